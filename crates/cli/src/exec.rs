@@ -1,0 +1,209 @@
+//! Executes a [`Plan`]: builds the workload instance, runs it through the runner with a live
+//! observer for interval reports, turns the measurement into a [`RunResult`] and renders it.
+//! Every grammar ends here, so every command line produces the same result.
+
+use anyhow::{Context, Result};
+use hostbench_core::clock::Clock;
+use hostbench_core::plan::Plan;
+use hostbench_core::result::{Interval, ResultContext, RunResult, ToolInfo};
+use hostbench_core::runner::{self, IntervalSample, Measurement, Observer, StopReason};
+use hostbench_core::workload::{SetupCtx, Workload};
+use hostbench_report::{csv, json, native, sysbench};
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// sysbench 1.0.20's layout.
+    Sysbench,
+    /// hostbench's own text.
+    Native,
+    /// JSON result.
+    Json,
+    /// CSV row.
+    Csv,
+}
+
+/// How to present a run.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// Format of stdout.
+    pub format: Format,
+    /// sysbench verbosity 0..5 (3 = reports; 0 = nothing).
+    pub verbosity: u8,
+    /// Print sysbench's `--histogram`.
+    pub histogram: bool,
+    /// The user gave a seed (sysbench says so in its header).
+    pub seed_given: bool,
+}
+
+/// The program, as recorded in results.
+pub fn tool() -> ToolInfo {
+    let hash = env!("HOSTBENCH_GIT_HASH");
+    ToolInfo {
+        name: "hostbench".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        git_hash: (!hash.is_empty()).then(|| hash.to_string()),
+    }
+}
+
+/// Writes to stdout, ignoring a closed pipe (the reader went away; nothing to tell it).
+pub fn out(s: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(s.as_bytes());
+    let _ = o.flush();
+}
+
+struct Live<'a> {
+    output: &'a Output,
+    build: &'a (dyn Fn(&Measurement) -> RunResult + Sync),
+    workload: &'a dyn Workload,
+}
+
+impl Observer for Live<'_> {
+    fn interval(&self, s: &IntervalSample) {
+        if self.output.verbosity < 3 {
+            return;
+        }
+        let i = Interval::from_sample(s, self.workload.counters());
+        match self.output.format {
+            Format::Sysbench => out(&sysbench::interval_line(&i)),
+            Format::Native => out(&native::interval_line(&i)),
+            // Structured formats carry intervals in the result; keep stdout parseable.
+            Format::Json | Format::Csv => {}
+        }
+    }
+
+    fn checkpoint(&self, m: &Measurement) {
+        if self.output.verbosity >= 3 && self.output.format == Format::Sysbench {
+            out(&sysbench::checkpoint(&(self.build)(m)));
+        }
+    }
+}
+
+/// Runs `plan` and prints its result; `grammar` and `argv` are recorded in the result.
+pub fn execute(
+    plan: &Plan,
+    workload: &dyn Workload,
+    output: &Output,
+    grammar: &str,
+    argv: &[String],
+) -> Result<ExitCode> {
+    let seed = if plan.seed == 0 {
+        hostbench_core::rand::time_seed()
+    } else {
+        plan.seed
+    };
+    let mut plan = plan.clone();
+    plan.seed = seed;
+    let instance = workload
+        .setup(&SetupCtx {
+            params: &plan.params,
+            threads: plan.threads,
+            dist: plan.rand,
+            seed,
+        })
+        .map_err(|e| anyhow::anyhow!("{}: {e}", workload.id()))?;
+    let clock = Clock::detect();
+    let clock_info = clock.info();
+    let host = hostbench_hostinfo::collect();
+    let facts = instance.facts();
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
+    let build = |m: &Measurement| {
+        RunResult::build(
+            &plan,
+            m,
+            ResultContext {
+                tool: tool(),
+                category: workload.category(),
+                counters: workload.counters(),
+                facts: facts.clone(),
+                clock: clock_info.clone(),
+                host: Some(host.clone()),
+                grammar,
+                command_line: argv.to_vec(),
+                label: None,
+                started_unix_s: started,
+            },
+        )
+    };
+
+    let text = output.verbosity >= 3;
+    if output.format == Format::Sysbench && text {
+        let mut s = sysbench::header(env!("CARGO_PKG_VERSION"));
+        s.push_str(&sysbench::run_mode(&sysbench::RunMode {
+            threads: plan.threads,
+            warmup_s: plan.warmup_s,
+            rate: plan.rate,
+            report_interval_s: plan.report_interval_s,
+            checkpoints: &plan.report_checkpoints,
+            seed: output.seed_given.then_some(seed),
+            forced_shutdown_s: plan.forced_shutdown_s,
+        }));
+        s.push_str(&sysbench::test_mode(workload.id(), &plan.params));
+        out(&s);
+    }
+    let live = Live {
+        output,
+        build: &build,
+        workload,
+    };
+    struct Started<'a>(&'a Live<'a>, bool);
+    impl Observer for Started<'_> {
+        fn started(&self) {
+            if self.1 {
+                out(sysbench::started());
+            }
+        }
+        fn interval(&self, s: &IntervalSample) {
+            self.0.interval(s)
+        }
+        fn checkpoint(&self, m: &Measurement) {
+            self.0.checkpoint(m)
+        }
+    }
+    let obs = Started(&live, output.format == Format::Sysbench && text);
+    let m =
+        runner::run(&plan, instance.as_ref(), clock, &obs).context("the run could not start")?;
+    let result = build(&m);
+
+    if text || matches!(output.format, Format::Json | Format::Csv) {
+        match output.format {
+            Format::Sysbench if text => out(&sysbench::final_report(&result, output.histogram)),
+            Format::Native if text => out(&native::render(&result)),
+            Format::Json => out(&json::render(&result)),
+            Format::Csv => out(&csv::render(std::slice::from_ref(&result))),
+            _ => {}
+        }
+    }
+    if output.verbosity >= 2 {
+        for w in &result.warnings {
+            eprintln!("WARNING: {}", w.message);
+        }
+    }
+    if output.verbosity >= 5 {
+        for (i, t) in result.fairness.per_thread.iter().enumerate() {
+            eprintln!(
+                "DEBUG: thread {i:>4}: events {:>10}  busy {:.4}s",
+                t.events,
+                t.latency_sum_ns as f64 / 1e9
+            );
+        }
+    }
+    Ok(match result.outcome.stop_reason {
+        StopReason::Error => {
+            eprintln!(
+                "FATAL: {}",
+                result.outcome.error.as_deref().unwrap_or("a worker failed")
+            );
+            ExitCode::from(1)
+        }
+        StopReason::ForcedShutdown => ExitCode::from(2),
+        StopReason::Interrupted => ExitCode::from(130),
+        _ => ExitCode::SUCCESS,
+    })
+}

@@ -1,0 +1,66 @@
+//! The `hostbench` binary: decides which grammar the command line is in, hands it to that
+//! front-end, and maps errors to exit codes (0 ok, 1 the run failed, 2 usage or setup
+//! error, 130 interrupted). Errors are one line on stderr that says what to fix.
+
+mod exec;
+mod info;
+mod native;
+mod sysbench;
+
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    // Second Ctrl-C: the user means it.
+    if hostbench_core::runner::INTERRUPT.swap(true, Ordering::SeqCst) {
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(130) };
+    }
+}
+
+fn install_signals() {
+    // SAFETY: installing a handler that only touches an atomic and calls _exit.
+    unsafe {
+        libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
+    }
+}
+
+fn main() -> ExitCode {
+    install_signals();
+    let argv: Vec<String> = std::env::args().collect();
+    let args = &argv[1..];
+    let result = if sysbench::claims(args) {
+        run_sysbench(&argv)
+    } else {
+        native::main(&argv)
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("hostbench: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_sysbench(argv: &[String]) -> anyhow::Result<ExitCode> {
+    let mut warnings = Vec::new();
+    let inv = sysbench::parse(&argv[1..], &mut warnings);
+    for w in &warnings {
+        eprintln!("WARNING: {w}");
+    }
+    match inv? {
+        sysbench::Invocation::Print(s) => {
+            exec::out(&s);
+            Ok(ExitCode::SUCCESS)
+        }
+        sysbench::Invocation::Unsupported(s) => {
+            exec::out(&format!("{s}\n"));
+            Ok(ExitCode::from(1))
+        }
+        sysbench::Invocation::Run(plan, output) => {
+            let w = hostbench_workloads::find(&plan.workload).expect("front-end found it");
+            exec::execute(&plan, w, &output, "sysbench", argv)
+        }
+    }
+}

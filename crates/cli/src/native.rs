@@ -1,0 +1,275 @@
+//! The native grammar (clap): `hostbench run WORKLOAD --set k=v ...`, `list`, `timer`,
+//! `sysinfo`. It maps to the same [`Plan`] as the peer grammars, so suites and later
+//! commands can build plans the same way.
+
+use crate::exec::{self, Format, Output};
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use hostbench_core::clock::Clock;
+use hostbench_core::params::Params;
+use hostbench_core::plan::Plan;
+use hostbench_core::rand::Distribution;
+use hostbench_core::units::parse_seconds;
+use hostbench_workloads::{WORKLOADS, find};
+use std::process::ExitCode;
+
+/// hostbench: one binary for system benchmarks.
+///
+/// Besides the commands below, peer command lines run as written with the program name
+/// swapped: `hostbench cpu --cpu-max-prime=20000 run` (sysbench grammar).
+#[derive(Debug, Parser)]
+#[command(name = "hostbench", version, about, long_about = None, disable_help_subcommand = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run one workload with hostbench's own options.
+    Run(RunArgs),
+    /// List every workload and its parameters.
+    List(ListArgs),
+    /// Measure what reading each clock costs on this machine.
+    Timer(FormatArgs),
+    /// Show the host fingerprint recorded with every result.
+    Sysinfo(FormatArgs),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum OutFormat {
+    Text,
+    Json,
+    Csv,
+    /// sysbench 1.0.20's layout
+    Sysbench,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// Workload id (see `hostbench list`).
+    workload: String,
+    /// Set a workload parameter, NAME=VALUE (repeatable).
+    #[arg(short = 's', long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
+    /// Worker threads.
+    #[arg(short, long, default_value_t = 1)]
+    threads: usize,
+    /// Time limit (10s, 500ms, 2m; 0 = none).
+    #[arg(long, default_value = "10s", value_parser = seconds)]
+    time: f64,
+    /// Event limit across all threads (0 = none).
+    #[arg(short = 'n', long, default_value_t = 0)]
+    events: u64,
+    /// Run this long before measuring (results discarded).
+    #[arg(long, default_value = "0", value_parser = seconds)]
+    warmup: f64,
+    /// Open-loop target rate, events/s (0 = closed loop).
+    #[arg(short = 'R', long, default_value_t = 0.0)]
+    rate: f64,
+    /// Print an interval report this often (0 = never).
+    #[arg(short = 'i', long = "report-interval", default_value = "0", value_parser = seconds)]
+    report_interval: f64,
+    /// Percentiles to report, comma-separated.
+    #[arg(
+        short = 'p',
+        long,
+        default_value = "50,95,99,99.9",
+        value_delimiter = ','
+    )]
+    percentile: Vec<f64>,
+    /// Distribution of random choices.
+    #[arg(long = "rand-type", default_value = "uniform")]
+    rand_type: String,
+    /// Seed of every random stream (0 = from the clock; the seed used is in the result).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = OutFormat::Text)]
+    format: OutFormat,
+    /// Only the report: no warnings on stderr.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(Debug, Args)]
+struct ListArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Args)]
+struct FormatArgs {
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = TextJson::Text)]
+    format: TextJson,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TextJson {
+    Text,
+    Json,
+}
+
+fn seconds(s: &str) -> Result<f64, String> {
+    parse_seconds(s).map_err(|e| e.to_string())
+}
+
+/// Runs the native command line.
+pub fn main(argv: &[String]) -> Result<ExitCode> {
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return Ok(ExitCode::from(code));
+        }
+    };
+    match cli.command {
+        Command::Run(a) => run(a, argv),
+        Command::List(a) => {
+            exec::out(&list(a.json));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Timer(a) => {
+            let r = hostbench_hostinfo::probe_timers(&Clock::detect());
+            exec::out(&if a.format == TextJson::Json {
+                serde_json::to_string_pretty(&r)? + "\n"
+            } else {
+                crate::info::timer_text(&r)
+            });
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Sysinfo(a) => {
+            let h = hostbench_hostinfo::collect();
+            exec::out(&if a.format == TextJson::Json {
+                serde_json::to_string_pretty(&h)? + "\n"
+            } else {
+                crate::info::sysinfo_text(&h)
+            });
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
+    let Some(w) = find(&a.workload) else {
+        bail!(
+            "unknown workload '{}'. Workloads: {}",
+            a.workload,
+            WORKLOADS
+                .iter()
+                .map(|w| w.id())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    };
+    let overrides = a
+        .set
+        .iter()
+        .map(|kv| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.to_string()))
+                .with_context(|| format!("--set {kv}: expected NAME=VALUE"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let params = Params::resolve(w.id(), w.params(), &overrides)?;
+    let mut plan = Plan::new(w.id(), params);
+    plan.threads = a.threads;
+    plan.time_s = a.time;
+    plan.events = a.events;
+    plan.warmup_s = a.warmup;
+    plan.rate = a.rate;
+    plan.report_interval_s = a.report_interval;
+    plan.percentiles = a.percentile;
+    plan.seed = a.seed;
+    plan.rand =
+        Distribution::from_name(&a.rand_type, 12, 1.0, 75.0, 0.2, 0.8).with_context(|| {
+            format!(
+                "--rand-type {}: use one of {}",
+                a.rand_type,
+                Distribution::NAMES.join(", ")
+            )
+        })?;
+    plan.validate().map_err(anyhow::Error::msg)?;
+    let output = Output {
+        format: match a.format {
+            OutFormat::Text => Format::Native,
+            OutFormat::Json => Format::Json,
+            OutFormat::Csv => Format::Csv,
+            OutFormat::Sysbench => Format::Sysbench,
+        },
+        verbosity: if a.quiet { 1 } else { 3 },
+        histogram: false,
+        seed_given: a.seed != 0,
+    };
+    let output = Output {
+        verbosity: if a.quiet && output.format == Format::Native {
+            3
+        } else {
+            output.verbosity
+        },
+        ..output
+    };
+    exec::execute(&plan, w, &output, "native", argv)
+}
+
+/// `hostbench list`.
+pub fn list(json: bool) -> String {
+    if json {
+        let v: Vec<serde_json::Value> = WORKLOADS
+            .iter()
+            .map(|w| {
+                serde_json::json!({
+                    "id": w.id(),
+                    "category": w.category().name(),
+                    "summary": w.summary(),
+                    "sysbench_test": w.sysbench_test(),
+                    "shape": if w.caps().loop_worker { "loop" } else { "event" },
+                    "params": w.params().iter().map(|p| serde_json::json!({
+                        "name": p.name, "kind": p.kind_name(), "default": p.default,
+                        "unit": p.unit, "help": p.help, "sysbench_option": p.sysbench.map(|s| format!("--{s}")),
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        return serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
+    }
+    let mut s = String::new();
+    for w in WORKLOADS {
+        s.push_str(&format!(
+            "{:<10} {:<7} {}\n",
+            w.id(),
+            w.category().name(),
+            w.summary()
+        ));
+        if let Some(t) = w.sysbench_test() {
+            s.push_str(&format!(
+                "           sysbench: hostbench {t} [options] run\n"
+            ));
+        }
+        for p in w.params() {
+            let sb = p.sysbench.map(|s| format!("  (--{s})")).unwrap_or_default();
+            s.push_str(&format!(
+                "           --set {}={:<10} {} [{}]{sb}\n",
+                p.name,
+                p.default,
+                p.help,
+                p.kind_name()
+            ));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn verify_cli() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,621 @@
+//! The sysbench front-end: `hostbench [options] <test> <command> [options]`, sysbench 1.0.20's
+//! grammar (options anywhere, `--name=value`, dashes and underscores alike, bare booleans,
+//! K/M/G/T sizes, `--config-file`, the deprecated 0.4/1.0 aliases with a warning), turned
+//! into a [`Plan`] and output settings. Test options come from each workload's parameter
+//! table (`ParamSpec::sysbench`), so a new workload needs no change here.
+
+use crate::exec::{Format, Output};
+use anyhow::{Context, Result, bail};
+use hostbench_core::params::{ParamKind, Params};
+use hostbench_core::plan::Plan;
+use hostbench_core::rand::Distribution;
+use hostbench_core::units::{parse_bool, parse_seconds};
+use hostbench_core::workload::Workload;
+use hostbench_workloads::{WORKLOADS, by_sysbench_test};
+
+/// What the command line asked for.
+pub enum Invocation {
+    /// Run a plan.
+    Run(Box<Plan>, Output),
+    /// Print text (help) and exit 0.
+    Print(String),
+    /// sysbench's "does not implement" for prepare/cleanup: print and exit 1.
+    Unsupported(String),
+}
+
+/// General options sysbench knows, with their kind (for help and validation).
+const GENERAL: &[(&str, &str, &str)] = &[
+    ("threads", "N", "number of threads to use [1]"),
+    ("events", "N", "limit for total number of events [0]"),
+    (
+        "time",
+        "N",
+        "limit for total execution time in seconds [10]",
+    ),
+    (
+        "warmup_time",
+        "N",
+        "execute events for this many seconds with statistics disabled before the actual benchmark run [0]",
+    ),
+    (
+        "forced_shutdown",
+        "STRING",
+        "number of seconds to wait after the --time limit before forcing shutdown, or 'off' to disable [off]",
+    ),
+    (
+        "thread_stack_size",
+        "SIZE",
+        "size of stack per thread [64K] (accepted; hostbench uses the platform default)",
+    ),
+    (
+        "thread_init_timeout",
+        "N",
+        "wait time in seconds for worker threads to initialize [30] (accepted; not needed)",
+    ),
+    (
+        "rate",
+        "N",
+        "average transactions rate. 0 for unlimited rate [0]",
+    ),
+    (
+        "report_interval",
+        "N",
+        "periodically report intermediate statistics with a specified interval in seconds (fractions allowed). 0 disables [0]",
+    ),
+    (
+        "report_checkpoints",
+        "[LIST,...]",
+        "dump full statistics and reset all counters at specified points in time (seconds since the start) []",
+    ),
+    ("debug", "[=on|off]", "print more debugging info [off]"),
+    (
+        "validate",
+        "[=on|off]",
+        "perform validation checks where possible [off]",
+    ),
+    ("help", "[=on|off]", "print help and exit [off]"),
+    ("version", "[=on|off]", "print version and exit [off]"),
+    (
+        "config_file",
+        "FILENAME",
+        "file containing command line options",
+    ),
+    (
+        "luajit_cmd",
+        "STRING",
+        "accepted for compatibility; hostbench has no LuaJIT",
+    ),
+    (
+        "percentile",
+        "LIST",
+        "percentiles to calculate in latency statistics (0-100), comma-separated; 0 disables [95]",
+    ),
+    (
+        "histogram",
+        "[=on|off]",
+        "print latency histogram in report [off]",
+    ),
+    (
+        "verbosity",
+        "N",
+        "verbosity level {5 - debug, 0 - only critical messages} [3]",
+    ),
+    (
+        "rand_type",
+        "STRING",
+        "random numbers distribution {uniform, gaussian, special, pareto, zipfian} [special]",
+    ),
+    (
+        "rand_seed",
+        "N",
+        "seed for random number generator. 0 = use the current time [0]",
+    ),
+    (
+        "rand_spec_iter",
+        "N",
+        "number of iterations for the special/gaussian distributions [12]",
+    ),
+    (
+        "rand_spec_pct",
+        "N",
+        "percentage of values treated as 'special' [1]",
+    ),
+    (
+        "rand_spec_res",
+        "N",
+        "percentage of 'special' values to use [75]",
+    ),
+    (
+        "rand_pareto_h",
+        "N",
+        "parameter h for pareto distribution [0.2]",
+    ),
+    (
+        "rand_zipfian_exp",
+        "N",
+        "shape parameter (exponent, theta) for the Zipfian distribution [0.8]",
+    ),
+    (
+        "format",
+        "STRING",
+        "hostbench: output format {text, json, csv} [text]",
+    ),
+];
+
+/// Deprecated names and what replaced them.
+const DEPRECATED: &[(&str, &str)] = &[
+    ("num_threads", "threads"),
+    ("max_requests", "events"),
+    ("max_time", "time"),
+    ("tx_rate", "rate"),
+];
+
+/// Test names sysbench has that hostbench does not run yet, with a pointer.
+const NOT_YET: &[&str] = &["fileio", "memory"];
+
+/// True when `args` look like a sysbench command line: the first word is a sysbench test
+/// name (or a Lua script), or `--test=` is given.
+pub fn claims(args: &[String]) -> bool {
+    if args.iter().any(|a| a.starts_with("--test=")) {
+        return true;
+    }
+    match args.iter().find(|a| !a.starts_with('-')) {
+        Some(w) => {
+            by_sysbench_test(w).is_some() || NOT_YET.contains(&w.as_str()) || w.ends_with(".lua")
+        }
+        None => false,
+    }
+}
+
+struct Opt {
+    name: String,
+    value: Option<String>,
+    shown: String,
+}
+
+fn split_opt(arg: &str) -> Option<Opt> {
+    let body = arg.strip_prefix("--")?;
+    let (n, v) = match body.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_string())),
+        None => (body, None),
+    };
+    Some(Opt {
+        name: n.replace('-', "_"),
+        value: v,
+        shown: arg.to_string(),
+    })
+}
+
+fn read_config(path: &str) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read --config-file={path}"))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let Some((k, v)) = l.split_once('=') else {
+            bail!("{path}:{}: expected name=value, found '{l}'", i + 1);
+        };
+        let v = v.trim().trim_matches('"').trim_matches('\'');
+        out.push(format!("--{}={v}", k.trim().trim_start_matches("--")));
+    }
+    Ok(out)
+}
+
+fn want_value<'a>(o: &'a Opt, what: &str) -> Result<&'a str> {
+    o.value
+        .as_deref()
+        .with_context(|| format!("{} needs a value: {}=<{what}>", o.shown, o.shown))
+}
+
+fn flag(o: &Opt) -> Result<bool> {
+    match &o.value {
+        None => Ok(true),
+        Some(v) => parse_bool(v).map_err(|e| anyhow::anyhow!("invalid value for {}: {e}", o.shown)),
+    }
+}
+
+fn int(o: &Opt) -> Result<u64> {
+    let v = want_value(o, "N")?;
+    v.trim().parse::<u64>().with_context(|| {
+        format!(
+            "invalid value for {}: '{v}' is not a whole number ≥ 0",
+            o.shown
+        )
+    })
+}
+
+fn float(o: &Opt) -> Result<f64> {
+    let v = want_value(o, "N")?;
+    v.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && *x >= 0.0)
+        .with_context(|| format!("invalid value for {}: '{v}' is not a number ≥ 0", o.shown))
+}
+
+fn seconds(o: &Opt) -> Result<f64> {
+    let v = want_value(o, "seconds")?;
+    parse_seconds(v).map_err(|e| anyhow::anyhow!("invalid value for {}: {e}", o.shown))
+}
+
+fn test_help(w: &dyn Workload) -> String {
+    let mut s = format!("{} options:\n", w.sysbench_test().unwrap_or(w.id()));
+    for p in w.params().iter().filter(|p| p.sysbench.is_some()) {
+        let arg = match p.kind {
+            ParamKind::Bool => "[=on|off]".to_string(),
+            ParamKind::Size => "=SIZE".to_string(),
+            ParamKind::Choice(c) => format!("=STRING ({})", c.join(", ")),
+            _ => "=N".to_string(),
+        };
+        s.push_str(&format!(
+            "  --{}{arg} {} [{}]\n",
+            p.sysbench.unwrap_or(p.name),
+            p.help,
+            p.default
+        ));
+    }
+    s
+}
+
+/// Full `hostbench <test> help`-less usage (sysbench's `--help`).
+pub fn usage() -> String {
+    let mut s = String::from(
+        "Usage:\n  hostbench [options]... [testname] [command]\n\nCommands implemented by most tests: prepare run cleanup help\n\nGeneral options:\n",
+    );
+    for (n, arg, h) in GENERAL {
+        let arg = if arg.starts_with('[') {
+            arg.to_string()
+        } else {
+            format!("={arg}")
+        };
+        s.push_str(&format!("  --{}{arg:<12} {h}\n", n.replace('_', "-")));
+    }
+    s.push_str("\nCompiled-in tests:\n");
+    for w in WORKLOADS.iter().filter(|w| w.sysbench_test().is_some()) {
+        s.push_str(&format!(
+            "  {:<10} - {}\n",
+            w.sysbench_test().unwrap_or_default(),
+            w.summary()
+        ));
+    }
+    s.push_str("\nSee 'hostbench <testname> help' for a list of options for each test.\n");
+    s
+}
+
+/// Parses a sysbench command line (without the program name).
+pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
+    // Expand --config-file first; the command line wins over the file.
+    let mut expanded: Vec<String> = Vec::new();
+    for a in args {
+        if let Some(o) = split_opt(a)
+            && o.name == "config_file"
+        {
+            expanded.extend(read_config(want_value(&o, "FILE")?)?);
+            continue;
+        }
+    }
+    expanded.extend(args.iter().cloned());
+
+    let mut words: Vec<String> = Vec::new();
+    let mut opts: Vec<Opt> = Vec::new();
+    let mut prev: Option<&str> = None;
+    for a in &expanded {
+        let after = prev.take();
+        if a.starts_with("--") {
+            let mut o = split_opt(a).expect("starts with --");
+            if let Some((_, new)) = DEPRECATED.iter().find(|(old, _)| *old == o.name) {
+                warn.push(format!(
+                    "--{} is deprecated, use --{} instead",
+                    o.name.replace('_', "-"),
+                    new.replace('_', "-")
+                ));
+                o.name = new.to_string();
+            }
+            if o.name == "test" {
+                warn.push("the --test option is deprecated. You can pass a script name or path on the command line without any options.".into());
+                words.insert(0, want_value(&o, "TEST")?.to_string());
+                continue;
+            }
+            if o.value.is_none() {
+                prev = Some(a.as_str());
+            }
+            opts.push(o);
+        } else if a.starts_with('-') && a.len() > 1 {
+            bail!("invalid option: {a} (sysbench options are written --name=value)");
+        } else {
+            let is_word = ["run", "help", "prepare", "cleanup"].contains(&a.as_str())
+                || by_sysbench_test(a).is_some()
+                || NOT_YET.contains(&a.as_str());
+            if let (Some(opt), false) = (after, is_word) {
+                bail!(
+                    "'{a}' after {opt} is not a test or command: sysbench options take their value after '=' (did you mean {opt}={a}?)"
+                );
+            }
+            words.push(a.clone());
+        }
+    }
+    if opts.iter().any(|o| o.name == "version") {
+        return Ok(Invocation::Print(format!(
+            "hostbench {} (sysbench 1.0.20 compatible)\n",
+            env!("CARGO_PKG_VERSION")
+        )));
+    }
+    let test = match words.first() {
+        Some(t) => t.clone(),
+        None => return Ok(Invocation::Print(usage())),
+    };
+    if opts.iter().any(|o| o.name == "help") && words.len() == 1 {
+        words.push("help".into());
+    }
+    let workload = match by_sysbench_test(&test) {
+        Some(w) => w,
+        None if NOT_YET.contains(&test.as_str()) => bail!(
+            "the sysbench '{test}' test is not in this version of hostbench yet; `hostbench list` shows what is"
+        ),
+        None if test.ends_with(".lua") => bail!(
+            "'{test}' is a sysbench Lua script; hostbench runs its own implementations of sysbench's tests and does not run Lua (the OLTP scripts are not in this version yet)"
+        ),
+        None => bail!(
+            "unknown test '{test}'. Tests: {}",
+            sysbench_names().join(", ")
+        ),
+    };
+    let command = match words.get(1) {
+        Some(c) => c.as_str(),
+        None => bail!("the '{test}' test requires a command argument. See 'hostbench {test} help'"),
+    };
+    if let Some(extra) = words.get(2) {
+        bail!("unexpected word '{extra}' after '{test} {command}'");
+    }
+    match command {
+        "run" => {}
+        "help" => return Ok(Invocation::Print(test_help(workload))),
+        "prepare" | "cleanup" => {
+            return Ok(Invocation::Unsupported(format!(
+                "'{test}' test does not implement the '{command}' command."
+            )));
+        }
+        other => bail!(
+            "unknown command '{other}' for the '{test}' test: use run, help, prepare or cleanup"
+        ),
+    }
+
+    let mut plan = Plan::new(workload.id(), Params::default());
+    let mut out = Output {
+        format: Format::Sysbench,
+        verbosity: 3,
+        histogram: false,
+        seed_given: false,
+    };
+    let mut overrides: Vec<(String, String)> = Vec::new();
+    let (mut iter, mut pct, mut res, mut h, mut zexp) = (12u32, 1.0, 75.0, 0.2, 0.8);
+    let mut rand_type = "special".to_string();
+    let mut forced: Option<String> = None;
+    for o in &opts {
+        match o.name.as_str() {
+            "threads" => {
+                let n = int(o)?;
+                if n == 0 {
+                    bail!(
+                        "invalid value for {}: the number of threads must be at least 1",
+                        o.shown
+                    );
+                }
+                plan.threads = n as usize;
+            }
+            "events" => plan.events = int(o)?,
+            "time" => plan.time_s = seconds(o)?,
+            "warmup_time" => plan.warmup_s = seconds(o)?,
+            "rate" => plan.rate = float(o)?,
+            "report_interval" => plan.report_interval_s = seconds(o)?,
+            "report_checkpoints" => {
+                plan.report_checkpoints = want_value(o, "LIST")?
+                    .split(',')
+                    .filter(|s| !s.trim().is_empty())
+                    .map(|s| {
+                        parse_seconds(s)
+                            .map_err(|e| anyhow::anyhow!("invalid value for {}: {e}", o.shown))
+                    })
+                    .collect::<Result<_>>()?;
+            }
+            "percentile" => {
+                plan.percentiles = want_value(o, "LIST")?
+                    .split(',')
+                    .map(|s| {
+                        s.trim()
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|p| (0.0..=100.0).contains(p))
+                            .with_context(|| {
+                                format!(
+                                    "invalid value for {}: '{s}' is not a percentile from 0 to 100",
+                                    o.shown
+                                )
+                            })
+                    })
+                    .collect::<Result<_>>()?;
+            }
+            "histogram" => out.histogram = flag(o)?,
+            "forced_shutdown" => forced = Some(want_value(o, "N|N%|off")?.to_string()),
+            "rand_type" => rand_type = want_value(o, "TYPE")?.to_string(),
+            "rand_seed" => {
+                plan.seed = int(o)?;
+                out.seed_given = plan.seed != 0;
+            }
+            "rand_spec_iter" => iter = int(o)?.clamp(1, 1_000) as u32,
+            "rand_spec_pct" => pct = float(o)?,
+            "rand_spec_res" => res = float(o)?,
+            "rand_pareto_h" => h = float(o)?,
+            "rand_zipfian_exp" => zexp = float(o)?,
+            "verbosity" => {
+                let v = int(o)?;
+                if v > 5 {
+                    bail!("invalid value for {}: verbosity is 0..5", o.shown);
+                }
+                out.verbosity = v as u8;
+            }
+            "debug" => {
+                if flag(o)? {
+                    out.verbosity = 5;
+                }
+            }
+            "format" => {
+                out.format = match want_value(o, "text|json|csv")? {
+                    "text" => Format::Sysbench,
+                    "json" => Format::Json,
+                    "csv" => Format::Csv,
+                    f => bail!(
+                        "invalid value for {}: '{f}' (use text, json or csv)",
+                        o.shown
+                    ),
+                }
+            }
+            "validate" | "thread_stack_size" | "thread_init_timeout" | "luajit_cmd" => {
+                let _ = &o.value;
+            }
+            name => {
+                let spec = workload
+                    .params()
+                    .iter()
+                    .find(|p| p.sysbench.map(|s| s.replace('-', "_")) == Some(name.to_string()));
+                match spec {
+                    Some(p) => {
+                        let v = match (&o.value, p.kind) {
+                            (Some(v), _) => v.clone(),
+                            (None, ParamKind::Bool) => "on".into(),
+                            (None, _) => bail!("{} needs a value: {}=<value>", o.shown, o.shown),
+                        };
+                        overrides.push((p.name.to_string(), v));
+                    }
+                    None => {
+                        let owner = WORKLOADS.iter().find(|w| {
+                            w.params().iter().any(|p| {
+                                p.sysbench.map(|s| s.replace('-', "_")) == Some(name.to_string())
+                            })
+                        });
+                        match owner {
+                            Some(w) => bail!(
+                                "invalid option: {} is an option of the '{}' test, not of '{test}'",
+                                o.shown,
+                                w.sysbench_test().unwrap_or(w.id())
+                            ),
+                            None => bail!(
+                                "invalid option: {} (see 'hostbench {test} help' and 'hostbench --help')",
+                                o.shown
+                            ),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if rand_type == "special" && !(0.0..100.0).contains(&res) {
+        bail!("invalid value for --rand-spec-res: {res} (use 0 to 99)");
+    }
+    plan.rand =
+        Distribution::from_name(&rand_type, iter, pct, res, h, zexp).with_context(|| {
+            format!(
+                "invalid value for --rand-type: '{rand_type}' (use {})",
+                Distribution::NAMES.join(", ")
+            )
+        })?;
+    if let Some(f) = forced {
+        plan.forced_shutdown_s = match f.as_str() {
+            "off" | "0" => None,
+            s if s.ends_with('%') => {
+                let p: f64 = s[..s.len() - 1]
+                    .parse()
+                    .ok()
+                    .filter(|p: &f64| *p >= 0.0)
+                    .with_context(|| {
+                        format!("invalid value for --forced-shutdown: '{f}' (use N, N% or off)")
+                    })?;
+                Some(plan.time_s * p / 100.0)
+            }
+            s => Some(
+                parse_seconds(s)
+                    .map_err(|e| anyhow::anyhow!("invalid value for --forced-shutdown: {e}"))?,
+            ),
+        };
+    }
+    if out.histogram && plan.percentiles.iter().all(|&p| p == 0.0) {
+        bail!("--histogram needs latency statistics: it cannot be combined with --percentile=0");
+    }
+    if plan.percentiles.iter().all(|&p| p == 0.0) {
+        plan.percentiles = vec![0.0];
+    }
+    plan.params = Params::resolve(workload.id(), workload.params(), &overrides).map_err(|e| {
+        // Speak sysbench's option names in errors.
+        let msg = e.to_string();
+        let mut m = msg;
+        for p in workload.params() {
+            if let Some(sb) = p.sysbench {
+                m = m.replace(&format!("for {}:", p.name), &format!("for --{sb}:"));
+            }
+        }
+        anyhow::anyhow!(m)
+    })?;
+    if plan.time_s == 0.0 && plan.events == 0 && workload.id() != "mutex" {
+        warn.push("Both event and time limits are disabled, running an endless test".into());
+    }
+    Ok(Invocation::Run(Box::new(plan), out))
+}
+
+fn sysbench_names() -> Vec<&'static str> {
+    WORKLOADS.iter().filter_map(|w| w.sysbench_test()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &str) -> (Plan, Vec<String>) {
+        let a: Vec<String> = args.split_whitespace().map(String::from).collect();
+        let mut w = Vec::new();
+        match parse(&a, &mut w).unwrap() {
+            Invocation::Run(p, _) => (*p, w),
+            _ => panic!("not a run"),
+        }
+    }
+
+    #[test]
+    fn options_anywhere_and_dash_underscore() {
+        let (p, _) = run("--threads=2 cpu --cpu_max_prime=300 run --time=0.5");
+        assert_eq!(p.threads, 2);
+        assert_eq!(p.params.int("max_prime"), 300);
+        assert_eq!(p.time_s, 0.5);
+    }
+
+    #[test]
+    fn old_grammar_warns() {
+        let (p, w) = run("--test=threads --num-threads=128 --max-time=10s run");
+        assert_eq!(p.workload, "threads");
+        assert_eq!(p.threads, 128);
+        assert_eq!(p.time_s, 10.0);
+        assert!(w.iter().any(|m| m.contains("--num-threads is deprecated")));
+        assert!(w.iter().any(|m| m.contains("--test option is deprecated")));
+        let (p, _) = run("--test=cpu --cpu-max-prime=3 --max-requests=524288 run");
+        assert_eq!(p.events, 524_288);
+    }
+
+    #[test]
+    fn errors_are_specific() {
+        let e = |s: &str| {
+            let a: Vec<String> = s.split_whitespace().map(String::from).collect();
+            match parse(&a, &mut Vec::new()) {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("{s} parsed"),
+            }
+        };
+        assert!(e("cpu --threads=0 run").contains("at least 1"));
+        assert!(e("cpu --foo=1 run").contains("invalid option: --foo=1"));
+        assert!(e("mutex --cpu-max-prime=5 run").contains("option of the 'cpu' test"));
+        assert!(e("cpu --cpu-max-prime=abc run").contains("--cpu-max-prime"));
+        assert!(e("cpu").contains("requires a command"));
+        assert!(e("cpu --threads 4 run").contains("did you mean --threads=4?"));
+        assert!(e("cpu --rand-type=normal run").contains("uniform, gaussian"));
+    }
+}

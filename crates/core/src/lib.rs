@@ -1,0 +1,18 @@
+//! hostbench-core: the model every front-end, workload and renderer shares.
+//!
+//! `Plan` (what to run) → [`runner::run`] (threads, limits, warmup, rate, intervals, Ctrl-C)
+//! → workers from a [`workload::Instance`] → per-thread [`recorder`] state → a
+//! [`runner::Measurement`] → a [`result::RunResult`] (versioned, schema in
+//! `schemas/result.v1.json`). No command-line parsing, drivers or printing live here.
+#![deny(missing_docs)]
+
+pub mod clock;
+pub mod host;
+pub mod params;
+pub mod plan;
+pub mod rand;
+pub mod recorder;
+pub mod result;
+pub mod runner;
+pub mod units;
+pub mod workload;

@@ -1,0 +1,100 @@
+//! The plan: everything a front-end decided, in one grammar-free value. Nothing after the
+//! front-end knows whether the user typed sysbench's, fio's or the native command line.
+
+use crate::params::Params;
+use crate::rand::Distribution;
+use serde::{Deserialize, Serialize};
+
+/// One run of one workload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Registry id of the workload.
+    pub workload: String,
+    /// Resolved parameters (defaults included).
+    pub params: Params,
+    /// Worker threads (≥ 1).
+    pub threads: usize,
+    /// Time limit in seconds, excluding warmup; 0 = none.
+    pub time_s: f64,
+    /// Event limit across all threads; 0 = none.
+    pub events: u64,
+    /// Warmup before measuring, seconds (events then are run and discarded).
+    pub warmup_s: f64,
+    /// Open-loop target rate in events/s; 0 = closed loop.
+    pub rate: f64,
+    /// Interval report period, seconds; 0 = none.
+    pub report_interval_s: f64,
+    /// Times (seconds after the measurement start) of full reports that then reset counters.
+    pub report_checkpoints: Vec<f64>,
+    /// Percentiles to report (0–100).
+    pub percentiles: Vec<f64>,
+    /// Stop waiting for workers this long after the time limit; `None` = wait forever.
+    pub forced_shutdown_s: Option<f64>,
+    /// `--rand-type`.
+    pub rand: Distribution,
+    /// Seed of every random stream; 0 = derive one from the clock (the chosen seed is
+    /// recorded in the result).
+    pub seed: u64,
+}
+
+impl Plan {
+    /// A plan with sysbench 1.0.20's general defaults for `workload`.
+    pub fn new(workload: &str, params: Params) -> Plan {
+        Plan {
+            workload: workload.to_string(),
+            params,
+            threads: 1,
+            time_s: 10.0,
+            events: 0,
+            warmup_s: 0.0,
+            rate: 0.0,
+            report_interval_s: 0.0,
+            report_checkpoints: Vec::new(),
+            percentiles: vec![95.0],
+            forced_shutdown_s: None,
+            rand: Distribution::Special {
+                iter: 12,
+                pct: 1.0,
+                res: 75.0,
+            },
+            seed: 0,
+        }
+    }
+
+    /// Checks the general limits; the message names the option to fix.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.threads == 0 {
+            return Err("--threads must be at least 1".into());
+        }
+        if self.threads > 100_000 {
+            return Err(format!(
+                "--threads={} is more than hostbench can start",
+                self.threads
+            ));
+        }
+        for (name, v) in [
+            ("--time", self.time_s),
+            ("--warmup-time", self.warmup_s),
+            ("--rate", self.rate),
+            ("--report-interval", self.report_interval_s),
+        ] {
+            if !v.is_finite() || v < 0.0 {
+                return Err(format!("{name} must be zero or positive, not {v}"));
+            }
+        }
+        if self.report_interval_s > 0.0 && self.report_interval_s < 0.001 {
+            return Err("--report-interval must be at least 0.001 s".into());
+        }
+        for &p in &self.percentiles {
+            if !(0.0..=100.0).contains(&p) {
+                return Err(format!(
+                    "--percentile values must be within 0..100, not {p}"
+                ));
+            }
+        }
+        if self.report_checkpoints.len() > 256 {
+            return Err("--report-checkpoints takes at most 256 values".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,581 @@
+//! The result of one run: one serializable value that every output format renders and the
+//! store keeps. `schemas/result.v1.json` describes it; tests validate every JSON we emit.
+//!
+//! Units are in the field names (`_ns`, `_s`, `_per_s`). Additive changes keep
+//! `schema_version`; anything else bumps it.
+
+use crate::clock::ClockInfo;
+use crate::host::HostInfo;
+use crate::params::Params;
+use crate::plan::Plan;
+use crate::rand::Distribution;
+use crate::recorder::{Counter, LatencyRec, LatencySummary, Percentile};
+use crate::runner::{IntervalSample, Measurement, StopReason, ThreadTotals, per_second};
+use crate::workload::Category;
+use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Value of the `schema` field.
+pub const SCHEMA_ID: &str = "hostbench.result";
+/// Current schema version.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// Always `hostbench.result`.
+    pub schema: String,
+    /// Schema version (1).
+    pub schema_version: u32,
+    /// Unique id of the run.
+    pub id: String,
+    /// The program that measured.
+    pub tool: ToolInfo,
+    /// Start of the run, RFC 3339 UTC.
+    pub started_at: String,
+    /// A name the user gave the run (the machine or variant it stands for).
+    pub label: Option<String>,
+    /// What ran.
+    pub workload: WorkloadInfo,
+    /// How it ran.
+    pub config: RunConfig,
+    /// The clock latencies were timed with and its cost per read.
+    pub clock: ClockInfo,
+    /// The machine.
+    pub host: Option<HostInfo>,
+    /// How the run ended.
+    pub outcome: Outcome,
+    /// Totals and rates.
+    pub metrics: Metrics,
+    /// Latency of one event.
+    pub latency: Latency,
+    /// How evenly threads shared the work.
+    pub fairness: Fairness,
+    /// Interval reports.
+    pub intervals: Vec<Interval>,
+    /// Things that make the figures less trustworthy, and what to do about them.
+    pub warnings: Vec<Warning>,
+}
+
+/// Program name, version and commit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    /// `hostbench`.
+    pub name: String,
+    /// Cargo version.
+    pub version: String,
+    /// Commit the binary was built from, if known.
+    pub git_hash: Option<String>,
+}
+
+/// The workload and its effective parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadInfo {
+    /// Registry id.
+    pub id: String,
+    /// Area.
+    pub category: Category,
+    /// Every parameter, defaults included.
+    pub params: Params,
+    /// Facts about the work (e.g. `divisions_per_event`).
+    pub facts: BTreeMap<String, f64>,
+}
+
+/// The general options of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// Worker threads.
+    pub threads: usize,
+    /// Time limit, s (0 = none).
+    pub time_limit_s: f64,
+    /// Event limit (0 = none).
+    pub event_limit: u64,
+    /// Warmup, s.
+    pub warmup_s: f64,
+    /// Open-loop rate, events/s (0 = closed loop).
+    pub rate_per_s: f64,
+    /// Interval report period, s.
+    pub report_interval_s: f64,
+    /// Percentiles reported.
+    pub percentiles: Vec<f64>,
+    /// Distribution of random choices.
+    pub rand: Distribution,
+    /// Seed of every random stream (replay with `--rand-seed`).
+    pub seed: u64,
+    /// Which command-line grammar the user typed (`native`, `sysbench`).
+    pub grammar: String,
+    /// The command line, as typed.
+    pub command_line: Vec<String>,
+}
+
+/// How the run ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Why it stopped.
+    pub stop_reason: StopReason,
+    /// Workers still inside an event at the end (forced shutdown, Ctrl-C).
+    pub unfinished_events: u64,
+    /// The error that stopped the run, if any.
+    pub error: Option<String>,
+}
+
+/// Totals and rates over the measured time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    /// Measured wall time (warmup excluded), s.
+    pub duration_s: f64,
+    /// Completed events.
+    pub events: u64,
+    /// Events per second.
+    pub events_per_s: f64,
+    /// Workload counters (reads, writes, bytes...), totals.
+    pub counters: BTreeMap<String, u64>,
+    /// The same counters per second.
+    pub counters_per_s: BTreeMap<String, f64>,
+}
+
+/// Event latency: exact count/min/avg/max/sum, percentiles from an HDR histogram (3
+/// significant digits), and the histogram itself for later merging and charting.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    /// Events timed.
+    pub count: u64,
+    /// Smallest, ns.
+    pub min_ns: u64,
+    /// Mean, ns.
+    pub avg_ns: u64,
+    /// Largest, ns.
+    pub max_ns: u64,
+    /// Sum, ns.
+    pub sum_ns: u64,
+    /// Standard deviation, ns (from the histogram).
+    pub stddev_ns: f64,
+    /// Requested percentiles.
+    pub percentiles: Vec<Percentile>,
+    /// HdrHistogram V2 compressed encoding, base64 (values in ns).
+    pub hdr_histogram: String,
+}
+
+/// Thread fairness (sysbench's population standard deviations).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fairness {
+    /// Mean events per thread.
+    pub events_avg: f64,
+    /// Standard deviation of events per thread.
+    pub events_stddev: f64,
+    /// Mean time spent in events per thread, s.
+    pub exec_time_avg_s: f64,
+    /// Standard deviation of that time, s.
+    pub exec_time_stddev_s: f64,
+    /// Per-thread totals.
+    pub per_thread: Vec<ThreadTotals>,
+}
+
+/// One interval report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// End of the interval, s since the measurement start.
+    pub t_s: f64,
+    /// Length of the interval, s.
+    pub elapsed_s: f64,
+    /// Threads running.
+    pub threads: usize,
+    /// Events completed in the interval.
+    pub events: u64,
+    /// Events per second.
+    pub events_per_s: f64,
+    /// Counters per second.
+    pub counters_per_s: BTreeMap<String, f64>,
+    /// Latency of the events published in the interval.
+    pub latency: LatencySummary,
+    /// Open-loop queue length.
+    pub queue_len: Option<u64>,
+    /// Events in progress (open loop).
+    pub concurrency: Option<u64>,
+}
+
+/// Kinds of warning; stable snake_case names in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningKind {
+    /// A clock read costs enough to distort short events.
+    SlowClock,
+    /// Events are so short that the harness and timer dominate them.
+    HarnessDominated,
+    /// Too few events for percentiles or rates to mean much.
+    FewEvents,
+    /// The run was cut short (Ctrl-C, forced shutdown); the figures cover part of it.
+    Partial,
+    /// The open-loop schedule could not be held.
+    RateNotMet,
+}
+
+/// Something that makes the figures less trustworthy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Warning {
+    /// Kind.
+    pub kind: WarningKind,
+    /// What it means and what to do.
+    pub message: String,
+}
+
+impl Latency {
+    /// From a latency record, with the given percentiles.
+    pub fn from_rec(rec: &LatencyRec, percentiles: &[f64]) -> Latency {
+        let s = rec.summary(percentiles);
+        let mut buf = Vec::new();
+        V2DeflateSerializer::new()
+            .serialize(&rec.hist, &mut buf)
+            .expect("serializing a histogram into memory cannot fail");
+        Latency {
+            count: s.count,
+            min_ns: s.min_ns,
+            avg_ns: s.avg_ns(),
+            max_ns: s.max_ns,
+            sum_ns: s.sum_ns,
+            stddev_ns: if rec.count > 0 { rec.hist.stdev() } else { 0.0 },
+            percentiles: s.percentiles,
+            hdr_histogram: base64_encode(&buf),
+        }
+    }
+}
+
+impl Fairness {
+    /// sysbench's formulas: population standard deviation over threads.
+    pub fn from_threads(t: &[ThreadTotals]) -> Fairness {
+        let n = t.len().max(1) as f64;
+        let ev: Vec<f64> = t.iter().map(|x| x.events as f64).collect();
+        let tm: Vec<f64> = t.iter().map(|x| x.latency_sum_ns as f64 / 1e9).collect();
+        let (ea, es) = mean_pstddev(&ev, n);
+        let (ta, ts) = mean_pstddev(&tm, n);
+        Fairness {
+            events_avg: ea,
+            events_stddev: es,
+            exec_time_avg_s: ta,
+            exec_time_stddev_s: ts,
+            per_thread: t.to_vec(),
+        }
+    }
+}
+
+fn mean_pstddev(v: &[f64], n: f64) -> (f64, f64) {
+    let mean = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (mean - x).powi(2)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
+fn counter_maps(
+    used: &[Counter],
+    values: &[u64; Counter::COUNT],
+    secs: f64,
+) -> (BTreeMap<String, u64>, BTreeMap<String, f64>) {
+    let mut totals = BTreeMap::new();
+    let mut rates = BTreeMap::new();
+    for &c in used {
+        let v = values[c as usize];
+        totals.insert(c.name().to_string(), v);
+        rates.insert(c.name().to_string(), per_second(v, secs));
+    }
+    (totals, rates)
+}
+
+impl Interval {
+    /// From a runner sample.
+    pub fn from_sample(s: &IntervalSample, used: &[Counter]) -> Interval {
+        Interval {
+            t_s: s.t_s,
+            elapsed_s: s.elapsed_s,
+            threads: s.threads,
+            events: s.delta.events,
+            events_per_s: per_second(s.delta.events, s.elapsed_s),
+            counters_per_s: counter_maps(used, &s.delta.values, s.elapsed_s).1,
+            latency: s.latency.clone(),
+            queue_len: s.queue_len,
+            concurrency: s.concurrency,
+        }
+    }
+}
+
+/// Everything besides the measurement that goes into a result.
+pub struct ResultContext<'a> {
+    /// Program.
+    pub tool: ToolInfo,
+    /// Workload category.
+    pub category: Category,
+    /// Counters the workload uses.
+    pub counters: &'a [Counter],
+    /// Facts from the instance.
+    pub facts: Vec<(String, f64)>,
+    /// Clock description.
+    pub clock: ClockInfo,
+    /// Host fingerprint.
+    pub host: Option<HostInfo>,
+    /// `native`, `sysbench`, ...
+    pub grammar: &'a str,
+    /// argv.
+    pub command_line: Vec<String>,
+    /// User label.
+    pub label: Option<String>,
+    /// Start time (unix seconds).
+    pub started_unix_s: f64,
+}
+
+impl RunResult {
+    /// Builds the result of `plan` from its measurement.
+    pub fn build(plan: &Plan, m: &Measurement, ctx: ResultContext<'_>) -> RunResult {
+        let (counters, counters_per_s) =
+            counter_maps(ctx.counters, &m.counters.values, m.elapsed_s);
+        let mut r = RunResult {
+            schema: SCHEMA_ID.into(),
+            schema_version: SCHEMA_VERSION,
+            id: run_id(ctx.started_unix_s, m.seed),
+            tool: ctx.tool,
+            started_at: rfc3339_utc(ctx.started_unix_s),
+            label: ctx.label,
+            workload: WorkloadInfo {
+                id: plan.workload.clone(),
+                category: ctx.category,
+                params: plan.params.clone(),
+                facts: ctx.facts.into_iter().collect(),
+            },
+            config: RunConfig {
+                threads: plan.threads,
+                time_limit_s: plan.time_s,
+                event_limit: plan.events,
+                warmup_s: plan.warmup_s,
+                rate_per_s: plan.rate,
+                report_interval_s: plan.report_interval_s,
+                percentiles: plan.percentiles.clone(),
+                rand: plan.rand,
+                seed: m.seed,
+                grammar: ctx.grammar.into(),
+                command_line: ctx.command_line,
+            },
+            clock: ctx.clock,
+            host: ctx.host,
+            outcome: Outcome {
+                stop_reason: m.stop,
+                unfinished_events: m.unfinished,
+                error: m.error.clone(),
+            },
+            metrics: Metrics {
+                duration_s: m.total_time_s,
+                events: m.counters.events,
+                events_per_s: per_second(m.counters.events, m.elapsed_s),
+                counters,
+                counters_per_s,
+            },
+            latency: Latency::from_rec(&m.latency, &plan.percentiles),
+            fairness: Fairness::from_threads(&m.threads),
+            intervals: m
+                .intervals
+                .iter()
+                .map(|s| Interval::from_sample(s, ctx.counters))
+                .collect(),
+            warnings: Vec::new(),
+        };
+        r.warnings = r.standard_warnings();
+        r
+    }
+
+    /// Warnings every run gets checked for.
+    fn standard_warnings(&self) -> Vec<Warning> {
+        let mut w = Vec::new();
+        let cost = self.clock.read_cost_ns;
+        if cost > 100.0 {
+            w.push(Warning {
+                kind: WarningKind::SlowClock,
+                message: format!(
+                    "one clock read costs {cost:.0} ns here, and every event is timed with two: \
+                     latencies below a few microseconds mostly measure the clock. Run \
+                     `hostbench timer` for the clocksources this machine offers."
+                ),
+            });
+        }
+        let avg = self.latency.avg_ns as f64;
+        if self.latency.count > 0 && avg < 20.0 * cost.max(5.0) {
+            w.push(Warning {
+                kind: WarningKind::HarnessDominated,
+                message: format!(
+                    "events average {avg:.0} ns, close to the {cost:.0} ns a clock read costs: \
+                     the figures measure the harness as much as the work. Give each event more \
+                     work to measure the workload itself."
+                ),
+            });
+        }
+        if self.latency.count < 10 && self.outcome.stop_reason != StopReason::WorkersDone {
+            w.push(Warning {
+                kind: WarningKind::FewEvents,
+                message: format!(
+                    "only {} event(s) completed: rates and percentiles are not meaningful. Run \
+                     longer (--time) or with less work per event.",
+                    self.latency.count
+                ),
+            });
+        }
+        if matches!(
+            self.outcome.stop_reason,
+            StopReason::Interrupted | StopReason::ForcedShutdown
+        ) {
+            w.push(Warning {
+                kind: WarningKind::Partial,
+                message: format!(
+                    "the run was cut short ({}); the figures cover {:.2} s and {} event(s) were \
+                     left unfinished.",
+                    match self.outcome.stop_reason {
+                        StopReason::Interrupted => "interrupted",
+                        _ => "forced shutdown",
+                    },
+                    self.metrics.duration_s,
+                    self.outcome.unfinished_events
+                ),
+            });
+        }
+        if self.config.rate_per_s > 0.0 && self.metrics.duration_s > 0.0 {
+            let achieved = self.metrics.events_per_s;
+            if achieved < self.config.rate_per_s * 0.9
+                && self.outcome.stop_reason == StopReason::TimeLimit
+            {
+                w.push(Warning {
+                    kind: WarningKind::RateNotMet,
+                    message: format!(
+                        "the target rate was {:.0}/s but only {achieved:.0}/s completed: the \
+                         workers fell behind and latencies include the time arrivals waited.",
+                        self.config.rate_per_s
+                    ),
+                });
+            }
+        }
+        w
+    }
+
+    /// The percentile `p` if it was requested.
+    pub fn percentile_ns(&self, p: f64) -> Option<u64> {
+        self.latency
+            .percentiles
+            .iter()
+            .find(|x| x.p == p)
+            .map(|x| x.ns)
+    }
+}
+
+fn run_id(t: f64, seed: u64) -> String {
+    let mut x = (t * 1e9) as u64 ^ seed.rotate_left(17) ^ u64::from(std::process::id());
+    let mut part = || {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    format!("{:016x}{:016x}", part(), part())
+}
+
+/// Formats unix seconds as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+pub fn rfc3339_utc(unix_s: f64) -> String {
+    let secs = unix_s.floor() as i64;
+    let ms = ((unix_s - secs as f64) * 1000.0) as u32;
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    // Howard Hinnant's days-to-civil.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+        sod / 3600,
+        sod % 3600 / 60,
+        sod % 60
+    )
+}
+
+fn base64_encode(data: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for c in data.chunks(3) {
+        let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(T[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Decodes a latency histogram written by [`Latency::from_rec`].
+pub fn decode_histogram(b64: &str) -> Option<hdrhistogram::Histogram<u64>> {
+    let mut bytes = Vec::with_capacity(b64.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for ch in b64.bytes() {
+        let v = match ch {
+            b'A'..=b'Z' => ch - b'A',
+            b'a'..=b'z' => ch - b'a' + 26,
+            b'0'..=b'9' => ch - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => break,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            bytes.push((acc >> bits) as u8);
+        }
+    }
+    hdrhistogram::serialization::Deserializer::new()
+        .deserialize(&mut &bytes[..])
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(rfc3339_utc(0.0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339_utc(1_795_000_000.25), "2026-11-18T11:06:40.250Z");
+        assert_eq!(rfc3339_utc(951_782_400.0), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn histogram_round_trips_through_base64() {
+        let mut r = LatencyRec::default();
+        for v in [10, 200, 3000, 40_000, 500_000] {
+            r.record(v);
+        }
+        let l = Latency::from_rec(&r, &[50.0]);
+        let h = decode_histogram(&l.hdr_histogram).unwrap();
+        assert_eq!(h, r.hist);
+    }
+
+    #[test]
+    fn fairness_is_population_stddev() {
+        let f = Fairness::from_threads(&[
+            ThreadTotals {
+                events: 151,
+                latency_sum_ns: 1_000_000_000,
+            },
+            ThreadTotals {
+                events: 49,
+                latency_sum_ns: 1_000_000_000,
+            },
+        ]);
+        assert_eq!(f.events_avg, 100.0);
+        assert_eq!(f.events_stddev, 51.0);
+        assert_eq!(f.exec_time_stddev_s, 0.0);
+    }
+}

@@ -1,0 +1,864 @@
+//! The runner: the only code that owns time.
+//!
+//! It starts one OS thread per worker behind a start barrier, enforces `--time`/`--events`,
+//! warmup, the open-loop arrival schedule, interval reports, checkpoints, forced shutdown and
+//! Ctrl-C, and hands back a [`Measurement`].
+//!
+//! How data leaves the workers without locks in the hot path: each worker records into its
+//! own [`LatencyRec`] and bumps its own [`Counters`]. When the controller needs a consistent
+//! view (interval tick, checkpoint, end of warmup) it bumps `epoch`; every worker notices the
+//! change after its current event, moves its record into its slot (one uncontended lock per
+//! interval, not per event) and acknowledges. The controller waits a short grace period for
+//! the acknowledgements; a worker still inside a long event contributes its latencies to the
+//! next interval instead. Event counts for interval rates are read from the counters at the
+//! tick itself, so they are exact.
+//!
+//! Time limits are checked by workers against the timestamp they already took at the end of
+//! each event (no extra clock read); the controller also raises `stop` at the deadline for
+//! workers that are waiting rather than running (open-loop queue).
+
+use crate::clock::Clock;
+use crate::plan::Plan;
+use crate::rand::Rng;
+use crate::recorder::{CounterSnapshot, Counters, LatencyRec, LatencySummary};
+use crate::workload::{EventWorker, Instance, Step, Worker};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::{self, JoinHandle, Thread};
+use std::time::{Duration, Instant};
+
+/// Set by the front-end's SIGINT handler; the runner stops and reports what it has.
+pub static INTERRUPT: AtomicBool = AtomicBool::new(false);
+
+/// Pending arrivals the open-loop queue holds before it declares the workers overrun
+/// (sysbench's ring size).
+pub const RATE_QUEUE_CAPACITY: usize = 131_072;
+
+/// Why a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// `--time` elapsed.
+    TimeLimit,
+    /// `--events` were all run.
+    EventLimit,
+    /// Every worker ran out of work on its own (e.g. one event per thread).
+    WorkersDone,
+    /// Ctrl-C.
+    Interrupted,
+    /// A worker failed.
+    Error,
+    /// `--forced-shutdown` gave up on workers stuck in an event.
+    ForcedShutdown,
+}
+
+/// The runner could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The plan is inconsistent.
+    #[error("{0}")]
+    Plan(String),
+    /// The workload could not build a worker.
+    #[error("{0}")]
+    Workload(#[from] crate::workload::WorkloadError),
+    /// The OS refused a thread.
+    #[error("could not start worker thread {tid}: {source}")]
+    Spawn {
+        /// Thread index.
+        tid: usize,
+        /// OS error.
+        source: std::io::Error,
+    },
+}
+
+/// Per-thread totals for fairness.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ThreadTotals {
+    /// Events this thread completed.
+    pub events: u64,
+    /// Sum of its event latencies, ns.
+    pub latency_sum_ns: u64,
+}
+
+/// One interval report.
+#[derive(Debug, Clone)]
+pub struct IntervalSample {
+    /// Seconds since the measurement start at the tick (on the report grid).
+    pub t_s: f64,
+    /// Actual length of the interval, seconds.
+    pub elapsed_s: f64,
+    /// Workers still running.
+    pub threads: usize,
+    /// Counter deltas over the interval (events included).
+    pub delta: CounterSnapshot,
+    /// Latencies of events published in this interval.
+    pub latency: LatencySummary,
+    /// Open-loop queue length at the tick (event workers with `--rate`).
+    pub queue_len: Option<u64>,
+    /// Events in progress at the tick (with `--rate`).
+    pub concurrency: Option<u64>,
+}
+
+/// What a run (or a checkpoint segment) measured.
+#[derive(Debug, Clone)]
+pub struct Measurement {
+    /// Seconds from the measurement start (after warmup) to this report.
+    pub total_time_s: f64,
+    /// Seconds since the last reset (checkpoint), the denominator of rates.
+    pub elapsed_s: f64,
+    /// Counter totals since the last reset; `events` is the number of timed events.
+    pub counters: CounterSnapshot,
+    /// Latencies since the last reset.
+    pub latency: LatencyRec,
+    /// Per-thread totals since the last reset.
+    pub threads: Vec<ThreadTotals>,
+    /// Interval reports (final measurement only).
+    pub intervals: Vec<IntervalSample>,
+    /// Why the run ended.
+    pub stop: StopReason,
+    /// Workers still inside an event when the report was taken (forced shutdown, Ctrl-C).
+    pub unfinished: u64,
+    /// First worker error, if any.
+    pub error: Option<String>,
+    /// The seed actually used.
+    pub seed: u64,
+}
+
+/// Callbacks for live output. Called from the controller thread only.
+pub trait Observer: Sync {
+    /// All workers passed the start barrier.
+    fn started(&self) {}
+    /// Warmup ended; measurement starts now.
+    fn warmup_done(&self) {}
+    /// An interval elapsed.
+    fn interval(&self, _s: &IntervalSample) {}
+    /// A checkpoint was reached; counters reset after this returns.
+    fn checkpoint(&self, _m: &Measurement) {}
+}
+
+/// An observer that ignores everything.
+pub struct Silent;
+impl Observer for Silent {}
+
+#[repr(align(128))]
+struct Slot {
+    counters: Counters,
+    pending: Mutex<LatencyRec>,
+    acked: AtomicU64,
+    done: AtomicBool,
+}
+
+struct Shared {
+    clock: Clock,
+    stop: AtomicBool,
+    epoch: AtomicU64,
+    warmup: AtomicBool,
+    claimed: AtomicU64,
+    events_limit: u64,
+    deadline: AtomicU64,
+    start: AtomicU64,
+    rate_per_thread: f64,
+    seed: u64,
+    slots: Vec<Slot>,
+    ready: AtomicUsize,
+    running: AtomicUsize,
+    in_event: AtomicU64,
+    error: Mutex<Option<String>>,
+    events_exhausted: AtomicBool,
+    controller: Thread,
+    queue: Option<RateQueue>,
+}
+
+impl Shared {
+    fn fail(&self, msg: String) {
+        let mut e = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        if e.is_none() {
+            *e = Some(msg);
+        }
+        self.stop.store(true, Release);
+        self.controller.unpark();
+    }
+}
+
+/// Arrival timestamps of the open-loop schedule, shared by event workers (sysbench's model:
+/// one queue, any idle worker takes the next arrival).
+struct RateQueue {
+    q: Mutex<VecDeque<u64>>,
+    cv: Condvar,
+}
+
+impl RateQueue {
+    fn pop(&self, stop: &AtomicBool) -> Option<u64> {
+        let mut g = self.q.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if stop.load(Acquire) {
+                return None;
+            }
+            if let Some(a) = g.pop_front() {
+                return Some(a);
+            }
+            g = self
+                .cv
+                .wait_timeout(g, Duration::from_millis(10))
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+
+    fn len(&self) -> u64 {
+        self.q.lock().unwrap_or_else(|p| p.into_inner()).len() as u64
+    }
+}
+
+/// A worker thread's private state.
+struct ThreadState {
+    tid: usize,
+    rec: LatencyRec,
+    epoch: u64,
+    in_warmup: bool,
+    deadline: u64,
+}
+
+impl ThreadState {
+    #[inline(always)]
+    fn check_epoch(&mut self, shared: &Shared) {
+        if shared.epoch.load(Relaxed) != self.epoch {
+            self.publish(shared);
+        }
+    }
+
+    fn publish(&mut self, shared: &Shared) {
+        let e = shared.epoch.load(Acquire);
+        let slot = &shared.slots[self.tid];
+        slot.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .merge(&self.rec);
+        self.rec.reset();
+        self.in_warmup = shared.warmup.load(Acquire);
+        self.epoch = e;
+        slot.acked.store(e, Release);
+    }
+
+    /// Claims one event against `--events`; false when the limit is reached.
+    #[inline(always)]
+    fn claim(&self, shared: &Shared) -> bool {
+        if shared.events_limit == 0 || self.in_warmup {
+            return true;
+        }
+        if shared.claimed.fetch_add(1, Relaxed) < shared.events_limit {
+            true
+        } else {
+            shared.events_exhausted.store(true, Relaxed);
+            false
+        }
+    }
+}
+
+/// What a [`LoopWorker`] uses to pace itself and record completions.
+pub struct RunControl<'a> {
+    shared: &'a Shared,
+    st: &'a mut ThreadState,
+    next_due: u64,
+    mean_gap: f64,
+    rng: Rng,
+}
+
+impl RunControl<'_> {
+    /// The run's clock.
+    #[inline]
+    pub fn clock(&self) -> Clock {
+        self.shared.clock
+    }
+
+    /// Now, in ticks.
+    #[inline]
+    pub fn now(&self) -> u64 {
+        self.shared.clock.now()
+    }
+
+    /// This thread's counters.
+    #[inline]
+    pub fn counters(&self) -> &Counters {
+        &self.shared.slots[self.st.tid].counters
+    }
+
+    /// True when the worker should stop starting operations (time limit, Ctrl-C, error).
+    #[inline]
+    pub fn should_stop(&mut self, now: u64) -> bool {
+        self.st.check_epoch(self.shared);
+        now >= self.st.deadline || self.shared.stop.load(Relaxed)
+    }
+
+    /// True on a hard stop (Ctrl-C, error): abandon operations in flight.
+    pub fn aborted(&self) -> bool {
+        self.shared.stop.load(Relaxed)
+    }
+
+    /// Claims the next operation and returns its intended start in ticks: `now` in closed
+    /// loop, the scheduled arrival in open loop (which may lie in the past when the worker
+    /// is behind, or in the future, in which case the caller waits for it). `None` when the
+    /// run is over for this worker.
+    #[inline]
+    pub fn next_op(&mut self, now: u64) -> Option<u64> {
+        if self.should_stop(now) || !self.st.claim(self.shared) {
+            return None;
+        }
+        if self.mean_gap == 0.0 {
+            return Some(now);
+        }
+        let due = self.next_due;
+        let u = self.rng.next_f64();
+        self.next_due += (-self.mean_gap * (1.0 - u).ln()) as u64;
+        Some(due)
+    }
+
+    /// Records an operation that was meant to start at `intended` and completed at `done`.
+    #[inline]
+    pub fn record(&mut self, intended: u64, done: u64) {
+        let ns = self.shared.clock.to_ns(done.saturating_sub(intended));
+        self.st.rec.record(ns);
+        self.shared.slots[self.st.tid].counters.add_event();
+    }
+
+    /// Waits until the clock reaches `t` (sleeping when far, spinning when near) or the run
+    /// is stopped; returns the time reached.
+    pub fn wait_until(&mut self, t: u64) -> u64 {
+        wait_until(&self.shared.clock, t, &self.shared.stop)
+    }
+}
+
+fn wait_until(clock: &Clock, t: u64, stop: &AtomicBool) -> u64 {
+    loop {
+        let now = clock.now();
+        if now >= t || stop.load(Relaxed) {
+            return now;
+        }
+        let left_ns = clock.to_ns(t - now);
+        if left_ns > 200_000 {
+            thread::sleep(Duration::from_nanos(left_ns - 100_000));
+        } else if left_ns > 20_000 {
+            thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+fn event_loop(w: &mut dyn EventWorker, st: &mut ThreadState, shared: &Shared) {
+    let clock = shared.clock;
+    let counters = &shared.slots[st.tid].counters;
+    loop {
+        if shared.stop.load(Relaxed) || !st.claim(shared) {
+            break;
+        }
+        let arrival = match &shared.queue {
+            Some(q) => match q.pop(&shared.stop) {
+                Some(a) => Some(a),
+                None => break,
+            },
+            None => None,
+        };
+        if arrival.is_some() {
+            shared.in_event.fetch_add(1, Relaxed);
+        }
+        let t0 = clock.now();
+        let step = w.event(counters);
+        let t1 = clock.now();
+        if arrival.is_some() {
+            shared.in_event.fetch_sub(1, Relaxed);
+        }
+        match step {
+            Ok(Step::Done) => {}
+            Ok(Step::End) => break,
+            Err(e) => {
+                shared.fail(format!("thread {}: {e}", st.tid));
+                break;
+            }
+        }
+        st.rec.record(clock.to_ns(t1 - arrival.unwrap_or(t0)));
+        counters.add_event();
+        if t1 >= st.deadline {
+            break;
+        }
+        st.check_epoch(shared);
+    }
+}
+
+fn thread_main(shared: Arc<Shared>, tid: usize, worker: Worker, gate: Arc<(Mutex<bool>, Condvar)>) {
+    let mut st = ThreadState {
+        tid,
+        rec: LatencyRec::default(),
+        epoch: 0,
+        in_warmup: shared.warmup.load(Acquire),
+        deadline: 0,
+    };
+    shared.ready.fetch_add(1, AcqRel);
+    shared.controller.unpark();
+    {
+        let (m, cv) = &*gate;
+        let mut open = m.lock().unwrap_or_else(|p| p.into_inner());
+        while !*open {
+            open = cv.wait(open).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+    st.deadline = shared.deadline.load(Acquire);
+    match worker {
+        Worker::Event(mut w) => event_loop(w.as_mut(), &mut st, &shared),
+        Worker::Loop(mut w) => {
+            let rate = shared.rate_per_thread;
+            let mut ctl = RunControl {
+                shared: &shared,
+                next_due: shared.start.load(Acquire),
+                mean_gap: if rate > 0.0 {
+                    shared.clock.from_ns(1_000_000_000) as f64 / rate
+                } else {
+                    0.0
+                },
+                rng: Rng::for_thread(shared.seed ^ 0x5EED_0000_0000_0000, tid as u64),
+                st: &mut st,
+            };
+            if let Err(e) = w.run(&mut ctl) {
+                shared.fail(format!("thread {tid}: {e}"));
+            }
+        }
+    }
+    st.publish(&shared);
+    let slot = &shared.slots[tid];
+    slot.done.store(true, Release);
+    if shared.running.fetch_sub(1, AcqRel) == 1 {
+        shared.controller.unpark();
+    }
+}
+
+fn generator(shared: Arc<Shared>, rate: f64) {
+    let q = shared
+        .queue
+        .as_ref()
+        .expect("generator runs only with a queue");
+    let clock = shared.clock;
+    let mean = clock.from_ns(1_000_000_000) as f64 / rate;
+    let mut rng = Rng::for_thread(shared.seed ^ 0xA771_7A15, u64::MAX);
+    let mut next = shared.start.load(Acquire) as f64;
+    while !shared.stop.load(Relaxed) {
+        next += -mean * (1.0 - rng.next_f64()).ln();
+        let due = next as u64;
+        wait_until(&clock, due, &shared.stop);
+        let len = {
+            let mut g = q.q.lock().unwrap_or_else(|p| p.into_inner());
+            g.push_back(due);
+            g.len()
+        };
+        q.cv.notify_one();
+        if len > RATE_QUEUE_CAPACITY {
+            shared.fail(format!(
+                "the event queue is full ({RATE_QUEUE_CAPACITY} arrivals waiting): {} worker \
+                 thread(s) cannot keep up with --rate={rate}. Lower --rate or raise --threads.",
+                shared.slots.len()
+            ));
+            break;
+        }
+    }
+    q.cv.notify_all();
+}
+
+/// Runs `plan` on `instance`, calling `observer` from this thread for live reports.
+pub fn run(
+    plan: &Plan,
+    instance: &dyn Instance,
+    clock: Clock,
+    observer: &dyn Observer,
+) -> Result<Measurement, RunError> {
+    plan.validate().map_err(RunError::Plan)?;
+    let n = plan.threads;
+    let seed = if plan.seed == 0 {
+        crate::rand::time_seed()
+    } else {
+        plan.seed
+    };
+    let mut workers = Vec::with_capacity(n);
+    for tid in 0..n {
+        workers.push(instance.worker(tid, Rng::for_thread(seed, tid as u64))?);
+    }
+    let has_loop = workers.iter().any(|w| matches!(w, Worker::Loop(_)));
+    let use_queue = plan.rate > 0.0 && !has_loop;
+    let shared = Arc::new(Shared {
+        clock,
+        stop: AtomicBool::new(false),
+        epoch: AtomicU64::new(0),
+        warmup: AtomicBool::new(plan.warmup_s > 0.0),
+        claimed: AtomicU64::new(0),
+        events_limit: plan.events,
+        deadline: AtomicU64::new(u64::MAX),
+        start: AtomicU64::new(0),
+        rate_per_thread: if has_loop { plan.rate / n as f64 } else { 0.0 },
+        seed,
+        slots: (0..n)
+            .map(|_| Slot {
+                counters: Counters::default(),
+                pending: Mutex::new(LatencyRec::default()),
+                acked: AtomicU64::new(0),
+                done: AtomicBool::new(false),
+            })
+            .collect(),
+        ready: AtomicUsize::new(0),
+        running: AtomicUsize::new(n),
+        in_event: AtomicU64::new(0),
+        error: Mutex::new(None),
+        events_exhausted: AtomicBool::new(false),
+        controller: thread::current(),
+        queue: use_queue.then(|| RateQueue {
+            q: Mutex::new(VecDeque::new()),
+            cv: Condvar::new(),
+        }),
+    });
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    let mut handles: Vec<Option<JoinHandle<()>>> = Vec::with_capacity(n);
+    for (tid, w) in workers.into_iter().enumerate() {
+        let (s, g) = (shared.clone(), gate.clone());
+        let h = thread::Builder::new()
+            .name(format!("hb-worker-{tid}"))
+            .spawn(move || thread_main(s, tid, w, g));
+        match h {
+            Ok(h) => handles.push(Some(h)),
+            Err(source) => {
+                shared.stop.store(true, Release);
+                shared.deadline.store(0, Release);
+                open_gate(&gate);
+                for h in handles.into_iter().flatten() {
+                    let _ = h.join();
+                }
+                return Err(RunError::Spawn { tid, source });
+            }
+        }
+    }
+    while shared.ready.load(Acquire) < n {
+        thread::park_timeout(Duration::from_millis(5));
+    }
+    // Time starts when every worker is ready, just before the gate opens.
+    let start = clock.now();
+    let start_i = Instant::now();
+    shared.start.store(start, Release);
+    if plan.time_s > 0.0 {
+        let ns = ((plan.warmup_s + plan.time_s) * 1e9) as u64;
+        shared.deadline.store(start + clock.from_ns(ns), Release);
+    }
+    open_gate(&gate);
+    let arrivals = use_queue.then(|| {
+        let s = shared.clone();
+        let rate = plan.rate;
+        thread::Builder::new()
+            .name("hb-arrivals".into())
+            .spawn(move || generator(s, rate))
+    });
+    let arrivals = match arrivals.transpose() {
+        Ok(g) => g,
+        Err(source) => {
+            shared.fail(format!("could not start the arrival generator: {source}"));
+            None
+        }
+    };
+    observer.started();
+
+    let mut ctl = Controller::new(&shared, plan, start_i);
+    let result = ctl.drive(observer, &mut handles);
+    shared.stop.store(true, Release);
+    if let Some(q) = &shared.queue {
+        q.cv.notify_all();
+    }
+    if let Some(g) = arrivals {
+        let _ = g.join();
+    }
+    Ok(Measurement { seed, ..result })
+}
+
+fn open_gate(gate: &(Mutex<bool>, Condvar)) {
+    *gate.0.lock().unwrap_or_else(|p| p.into_inner()) = true;
+    gate.1.notify_all();
+}
+
+struct Controller<'a> {
+    shared: &'a Shared,
+    plan: &'a Plan,
+    measure_start: Instant,
+    segment_start: Instant,
+    baseline: CounterSnapshot,
+    cumulative: LatencyRec,
+    per_thread: Vec<ThreadTotals>,
+    interval_base: CounterSnapshot,
+    last_tick: Instant,
+    intervals: Vec<IntervalSample>,
+}
+
+impl<'a> Controller<'a> {
+    fn new(shared: &'a Shared, plan: &'a Plan, start: Instant) -> Self {
+        let measure_start = start + Duration::from_secs_f64(plan.warmup_s);
+        Controller {
+            shared,
+            plan,
+            measure_start,
+            segment_start: measure_start,
+            baseline: CounterSnapshot::default(),
+            cumulative: LatencyRec::default(),
+            per_thread: vec![ThreadTotals::default(); plan.threads],
+            interval_base: CounterSnapshot::default(),
+            last_tick: measure_start,
+            intervals: Vec::new(),
+        }
+    }
+
+    fn counters(&self) -> CounterSnapshot {
+        let mut t = CounterSnapshot::default();
+        for s in &self.shared.slots {
+            t.add(&s.counters.snapshot());
+        }
+        t
+    }
+
+    /// Asks workers to publish, waits up to `grace` for the ones still running, and moves
+    /// everything published into `into` (and the per-thread totals).
+    fn collect(&mut self, grace: Duration, into: &mut LatencyRec, keep: bool) {
+        let e = self.shared.epoch.fetch_add(1, AcqRel) + 1;
+        let until = Instant::now() + grace;
+        for s in &self.shared.slots {
+            while !s.done.load(Acquire) && s.acked.load(Acquire) < e && Instant::now() < until {
+                thread::sleep(Duration::from_micros(50));
+            }
+        }
+        for (tid, s) in self.shared.slots.iter().enumerate() {
+            let mut p = s.pending.lock().unwrap_or_else(|p| p.into_inner());
+            if keep {
+                self.per_thread[tid].events += p.count;
+                self.per_thread[tid].latency_sum_ns += p.sum_ns;
+                into.merge(&p);
+            }
+            p.reset();
+        }
+    }
+
+    fn grace(&self) -> Duration {
+        let base = if self.plan.report_interval_s > 0.0 {
+            self.plan.report_interval_s * 0.05
+        } else {
+            0.05
+        };
+        Duration::from_secs_f64(base.clamp(0.001, 0.05))
+    }
+
+    fn running(&self) -> usize {
+        self.shared.running.load(Acquire)
+    }
+
+    fn snapshot(&self, stop: StopReason, unfinished: u64) -> Measurement {
+        let now = Instant::now();
+        let mut counters = self.counters().since(&self.baseline);
+        counters.events = self.per_thread.iter().map(|t| t.events).sum();
+        Measurement {
+            total_time_s: now
+                .saturating_duration_since(self.measure_start)
+                .as_secs_f64(),
+            elapsed_s: now
+                .saturating_duration_since(self.segment_start)
+                .as_secs_f64(),
+            counters,
+            latency: self.cumulative.clone(),
+            threads: self.per_thread.clone(),
+            intervals: Vec::new(),
+            stop,
+            unfinished,
+            error: self
+                .shared
+                .error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone(),
+            seed: 0,
+        }
+    }
+
+    fn drive(
+        &mut self,
+        observer: &dyn Observer,
+        handles: &mut [Option<JoinHandle<()>>],
+    ) -> Measurement {
+        let plan = self.plan;
+        let dur = Duration::from_secs_f64;
+        let mut warming = plan.warmup_s > 0.0;
+        let mut next_tick = (plan.report_interval_s > 0.0)
+            .then(|| self.measure_start + dur(plan.report_interval_s));
+        let mut tick_no = 1u64;
+        let mut checkpoints: Vec<f64> = plan.report_checkpoints.clone();
+        checkpoints.sort_by(f64::total_cmp);
+        let mut checkpoints = checkpoints.into_iter().peekable();
+        let deadline = (plan.time_s > 0.0).then(|| self.measure_start + dur(plan.time_s));
+        let forced_at = deadline
+            .zip(plan.forced_shutdown_s)
+            .map(|(d, f)| d + dur(f));
+        let mut interrupted_at: Option<Instant> = None;
+
+        loop {
+            let now = Instant::now();
+            if self.running() == 0 {
+                break;
+            }
+            if INTERRUPT.load(Relaxed) && interrupted_at.is_none() {
+                interrupted_at = Some(now);
+                self.shared.stop.store(true, Release);
+                if let Some(q) = &self.shared.queue {
+                    q.cv.notify_all();
+                }
+            }
+            if let Some(t) = interrupted_at
+                && now >= t + Duration::from_secs(2)
+            {
+                return self.give_up(StopReason::Interrupted);
+            }
+            if let Some(f) = forced_at
+                && now >= f
+            {
+                return self.give_up(StopReason::ForcedShutdown);
+            }
+            if let Some(d) = deadline
+                && now >= d
+                && !self.shared.stop.load(Relaxed)
+            {
+                self.shared.stop.store(true, Release);
+                if let Some(q) = &self.shared.queue {
+                    q.cv.notify_all();
+                }
+            }
+            if warming && now >= self.measure_start {
+                warming = false;
+                self.shared.warmup.store(false, Release);
+                self.baseline = self.counters();
+                let mut discard = LatencyRec::default();
+                self.collect(self.grace(), &mut discard, false);
+                self.baseline = self.counters();
+                self.interval_base = self.baseline;
+                self.last_tick = Instant::now();
+                observer.warmup_done();
+            }
+            if let Some(t) = next_tick
+                && !warming
+                && now >= t
+            {
+                self.tick(observer, tick_no as f64 * plan.report_interval_s);
+                // Stay on the grid; skip ticks that were missed.
+                let elapsed = Instant::now().saturating_duration_since(self.measure_start);
+                tick_no = (elapsed.as_secs_f64() / plan.report_interval_s).floor() as u64 + 1;
+                next_tick = Some(self.measure_start + dur(tick_no as f64 * plan.report_interval_s));
+            }
+            if let Some(&c) = checkpoints.peek()
+                && !warming
+                && now >= self.measure_start + dur(c)
+            {
+                checkpoints.next();
+                let mut cum = std::mem::take(&mut self.cumulative);
+                self.collect(self.grace(), &mut cum, true);
+                self.cumulative = cum;
+                let m = self.snapshot(StopReason::TimeLimit, 0);
+                observer.checkpoint(&m);
+                self.cumulative.reset();
+                self.per_thread
+                    .iter_mut()
+                    .for_each(|t| *t = ThreadTotals::default());
+                self.baseline = self.counters();
+                self.segment_start = Instant::now();
+            }
+            let mut wake = now + Duration::from_millis(50);
+            for t in [
+                next_tick,
+                deadline,
+                forced_at,
+                checkpoints.peek().map(|&c| self.measure_start + dur(c)),
+            ]
+            .into_iter()
+            .flatten()
+            .chain(warming.then_some(self.measure_start))
+            {
+                if t > now && t < wake {
+                    wake = t;
+                }
+            }
+            thread::park_timeout(wake.saturating_duration_since(Instant::now()));
+        }
+        for h in handles.iter_mut() {
+            if let Some(h) = h.take() {
+                let _ = h.join();
+            }
+        }
+        let mut cum = std::mem::take(&mut self.cumulative);
+        self.collect(Duration::ZERO, &mut cum, true);
+        self.cumulative = cum;
+        let reason = if self
+            .shared
+            .error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+        {
+            StopReason::Error
+        } else if interrupted_at.is_some() {
+            StopReason::Interrupted
+        } else if self.shared.events_exhausted.load(Relaxed) {
+            StopReason::EventLimit
+        } else if deadline.is_some_and(|d| Instant::now() >= d) {
+            StopReason::TimeLimit
+        } else {
+            StopReason::WorkersDone
+        };
+        let mut m = self.snapshot(reason, 0);
+        m.intervals = std::mem::take(&mut self.intervals);
+        m
+    }
+
+    /// Reports what has been published and leaves workers stuck in an event behind.
+    fn give_up(&mut self, reason: StopReason) -> Measurement {
+        self.shared.stop.store(true, Release);
+        let mut cum = std::mem::take(&mut self.cumulative);
+        self.collect(self.grace(), &mut cum, true);
+        self.cumulative = cum;
+        let unfinished = self
+            .shared
+            .slots
+            .iter()
+            .filter(|s| !s.done.load(Acquire))
+            .count() as u64;
+        let mut m = self.snapshot(reason, unfinished);
+        m.intervals = std::mem::take(&mut self.intervals);
+        m
+    }
+
+    fn tick(&mut self, observer: &dyn Observer, t_s: f64) {
+        let now_counters = self.counters();
+        let now = Instant::now();
+        let mut lat = LatencyRec::default();
+        self.collect(self.grace(), &mut lat, true);
+        self.cumulative.merge(&lat);
+        let sample = IntervalSample {
+            t_s,
+            elapsed_s: now.saturating_duration_since(self.last_tick).as_secs_f64(),
+            threads: self.running(),
+            delta: now_counters.since(&self.interval_base),
+            latency: lat.summary(&self.plan.percentiles),
+            queue_len: self.shared.queue.as_ref().map(|q| q.len()),
+            concurrency: self
+                .shared
+                .queue
+                .as_ref()
+                .map(|_| self.shared.in_event.load(Relaxed)),
+        };
+        self.interval_base = now_counters;
+        self.last_tick = now;
+        observer.interval(&sample);
+        // Samples keep a summary, not a histogram: memory stays small however long the run.
+        self.intervals.push(sample);
+    }
+}
+
+/// Counter deltas as a rate per second over `secs`.
+pub fn per_second(v: u64, secs: f64) -> f64 {
+    if secs > 0.0 { v as f64 / secs } else { 0.0 }
+}

@@ -1,0 +1,144 @@
+//! The contract between the runner and a workload.
+//!
+//! A workload describes itself (id, category, parameters, capabilities) and, given resolved
+//! parameters, builds an [`Instance`] that hands out one worker per thread. Workers come in
+//! two shapes:
+//! - [`EventWorker`]: the runner calls `event()` in a loop and times each call, exactly as
+//!   sysbench does (cpu, memory, mutex, threads, fileio, db);
+//! - [`LoopWorker`]: the worker owns its loop (queue depth, thousands of connections), asks
+//!   the [`RunControl`](crate::runner::RunControl) when to stop and when the next operation
+//!   is due, and records completions with their intended start times.
+//!
+//! Workloads never read the clock for limits, print, or handle signals: the runner owns time.
+
+use crate::params::{ParamSpec, Params};
+use crate::rand::{Distribution, Rng};
+use crate::recorder::{Counter, Counters};
+use crate::runner::RunControl;
+use serde::{Deserialize, Serialize};
+
+/// Broad area of a workload, for listings and suites.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// Processor work.
+    Cpu,
+    /// Memory bandwidth and latency.
+    Memory,
+    /// Files and block devices.
+    Disk,
+    /// HTTP load.
+    Http,
+    /// Databases.
+    Db,
+    /// Scheduler, locks, timers, the harness itself.
+    System,
+}
+
+impl Category {
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Cpu => "cpu",
+            Category::Memory => "memory",
+            Category::Disk => "disk",
+            Category::Http => "http",
+            Category::Db => "db",
+            Category::System => "system",
+        }
+    }
+}
+
+/// What a workload needs or does, beyond its parameters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Caps {
+    /// Writes or deletes files (only in the directory the user gave).
+    pub destructive: bool,
+    /// Needs a server (database, HTTP target).
+    pub needs_server: bool,
+    /// Uses a loop worker rather than event workers.
+    pub loop_worker: bool,
+}
+
+/// What `setup` gets to build an instance.
+#[derive(Debug, Clone)]
+pub struct SetupCtx<'a> {
+    /// Resolved parameters, defaults included.
+    pub params: &'a Params,
+    /// Number of worker threads.
+    pub threads: usize,
+    /// `--rand-type` distribution.
+    pub dist: Distribution,
+    /// The run's seed (never 0: a time-derived seed is chosen when the user gave none).
+    pub seed: u64,
+}
+
+/// A workload failed to set up or to run; the message says what and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct WorkloadError(pub String);
+
+/// A kind of benchmark. Implementations are unit structs listed in the registry.
+pub trait Workload: Send + Sync {
+    /// Stable id (`cpu`, `null.loop`, later `disk.fio`).
+    fn id(&self) -> &'static str;
+    /// Area.
+    fn category(&self) -> Category;
+    /// One line saying what one event or operation is.
+    fn summary(&self) -> &'static str;
+    /// Parameter table.
+    fn params(&self) -> &'static [ParamSpec];
+    /// Capabilities.
+    fn caps(&self) -> Caps {
+        Caps::default()
+    }
+    /// The sysbench test name this workload answers to, if any.
+    fn sysbench_test(&self) -> Option<&'static str> {
+        None
+    }
+    /// The counters this workload fills (beyond events), in report order.
+    fn counters(&self) -> &'static [Counter] {
+        &[]
+    }
+    /// Builds the shared state of one run.
+    fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError>;
+}
+
+/// The shared state of one run; hands out workers.
+pub trait Instance: Send + Sync {
+    /// The worker for thread `tid`, owning `rng` (that thread's stream).
+    fn worker(&self, tid: usize, rng: Rng) -> Result<Worker, WorkloadError>;
+    /// Facts about the work worth keeping with the result (e.g. divisions per event).
+    fn facts(&self) -> Vec<(String, f64)> {
+        Vec::new()
+    }
+}
+
+/// One thread's worker, of either shape.
+pub enum Worker {
+    /// Timed by the runner, one call per event.
+    Event(Box<dyn EventWorker>),
+    /// Owns its loop.
+    Loop(Box<dyn LoopWorker>),
+}
+
+/// What one call of [`EventWorker::event`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// One event ran; count and time it.
+    Done,
+    /// No event ran and this thread has no more (sysbench's `next_event` returning NULL).
+    End,
+}
+
+/// A worker the runner drives one event at a time.
+pub trait EventWorker: Send {
+    /// Runs one event. `counters` is this thread's, for reads/writes/bytes and the like.
+    fn event(&mut self, counters: &Counters) -> Result<Step, WorkloadError>;
+}
+
+/// A worker that owns its loop.
+pub trait LoopWorker: Send {
+    /// Runs until `ctl` says stop, recording every completed operation through `ctl`.
+    fn run(&mut self, ctl: &mut RunControl<'_>) -> Result<(), WorkloadError>;
+}

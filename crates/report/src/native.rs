@@ -1,0 +1,103 @@
+//! hostbench's own text report: the headline figure first, then latency, fairness, the
+//! clock and every warning. Units are always printed.
+
+use crate::pct_label;
+use hostbench_core::result::RunResult;
+use hostbench_core::units::fmt_ns;
+use std::fmt::Write;
+
+/// One interval line.
+pub fn interval_line(i: &hostbench_core::result::Interval) -> String {
+    let mut s = format!(
+        "[{:>8.3}s] {:>3} thr {:>12.2} ev/s",
+        i.t_s, i.threads, i.events_per_s
+    );
+    for p in &i.latency.percentiles {
+        let _ = write!(s, "  p{} {}", pct_label(p.p), fmt_ns(p.ns as f64));
+    }
+    if let Some(q) = i.queue_len {
+        let _ = write!(s, "  queue {q}");
+    }
+    s.push('\n');
+    s
+}
+
+/// The full report of one run.
+pub fn render(r: &RunResult) -> String {
+    let mut s = String::new();
+    let params: Vec<String> = r
+        .workload
+        .params
+        .values()
+        .iter()
+        .map(|(k, v)| {
+            format!(
+                "{k}={}",
+                serde_json::to_string(v)
+                    .unwrap_or_default()
+                    .trim_matches('"')
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "{} {}  ({} thread{}, {:.3} s{})",
+        r.workload.id,
+        if params.is_empty() {
+            String::new()
+        } else {
+            params.join(" ")
+        },
+        r.config.threads,
+        if r.config.threads == 1 { "" } else { "s" },
+        r.metrics.duration_s,
+        r.label
+            .as_ref()
+            .map(|l| format!(", label {l}"))
+            .unwrap_or_default()
+    );
+    let _ = writeln!(
+        s,
+        "  events         {:>14}   {:>14.2} /s",
+        r.metrics.events, r.metrics.events_per_s
+    );
+    for (k, v) in &r.metrics.counters {
+        let _ = writeln!(
+            s,
+            "  {k:<14} {v:>14}   {:>14.2} /s",
+            r.metrics.counters_per_s.get(k).copied().unwrap_or(0.0)
+        );
+    }
+    let l = &r.latency;
+    let _ = writeln!(
+        s,
+        "  latency        min {}  avg {}  max {}  stddev {}",
+        fmt_ns(l.min_ns as f64),
+        fmt_ns(l.avg_ns as f64),
+        fmt_ns(l.max_ns as f64),
+        fmt_ns(l.stddev_ns)
+    );
+    if !l.percentiles.is_empty() {
+        let ps: Vec<String> = l
+            .percentiles
+            .iter()
+            .map(|p| format!("p{} {}", pct_label(p.p), fmt_ns(p.ns as f64)))
+            .collect();
+        let _ = writeln!(s, "  percentiles    {}", ps.join("  "));
+    }
+    let f = &r.fairness;
+    let _ = writeln!(
+        s,
+        "  per thread     events {:.1} ± {:.2}   busy {:.4} s ± {:.4}",
+        f.events_avg, f.events_stddev, f.exec_time_avg_s, f.exec_time_stddev_s
+    );
+    let _ = writeln!(
+        s,
+        "  clock          {:?}, {:.1} ns per read   seed {}",
+        r.clock.source, r.clock.read_cost_ns, r.config.seed
+    );
+    for (k, v) in &r.workload.facts {
+        let _ = writeln!(s, "  {k:<14} {v}");
+    }
+    s
+}

@@ -1,0 +1,98 @@
+//! The one list of workloads. Help, `hostbench list`, the docs tables and the conformance
+//! test all come from it; adding a workload is a new file plus one line here.
+
+use hostbench_core::workload::Workload;
+
+/// Every workload, in listing order.
+pub static WORKLOADS: &[&dyn Workload] = &[
+    &crate::cpu::Cpu,
+    &crate::sys::threads::Threads,
+    &crate::sys::mutex::MutexTest,
+    &crate::sys::null::Null,
+    &crate::sys::null::NullLoop,
+];
+
+/// The workload with registry id `id`.
+pub fn find(id: &str) -> Option<&'static dyn Workload> {
+    WORKLOADS.iter().copied().find(|w| w.id() == id)
+}
+
+/// The workload that answers to sysbench test name `name`.
+pub fn by_sysbench_test(name: &str) -> Option<&'static dyn Workload> {
+    WORKLOADS
+        .iter()
+        .copied()
+        .find(|w| w.sysbench_test() == Some(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hostbench_core::clock::Clock;
+    use hostbench_core::params::Params;
+    use hostbench_core::plan::Plan;
+    use hostbench_core::rand::Distribution;
+    use hostbench_core::runner::{Silent, run};
+    use hostbench_core::workload::SetupCtx;
+    use std::collections::HashSet;
+
+    #[test]
+    fn ids_are_unique_and_params_documented() {
+        let mut seen = HashSet::new();
+        for w in WORKLOADS {
+            assert!(seen.insert(w.id()), "duplicate id {}", w.id());
+            assert!(!w.summary().is_empty());
+            let mut names = HashSet::new();
+            for p in w.params() {
+                assert!(
+                    names.insert(p.name),
+                    "{}: duplicate param {}",
+                    w.id(),
+                    p.name
+                );
+                assert!(!p.help.is_empty(), "{}.{} has no help", w.id(), p.name);
+                p.parse(p.default)
+                    .unwrap_or_else(|e| panic!("{}.{}: {e}", w.id(), p.name));
+            }
+        }
+    }
+
+    /// Conformance: every workload runs a few events with small parameters and reports them.
+    #[test]
+    fn every_workload_runs() {
+        let small: &[(&str, &str, &str)] = &[
+            ("cpu", "max_prime", "100"),
+            ("threads", "yields", "10"),
+            ("mutex", "locks", "100"),
+            ("mutex", "loops", "10"),
+            ("null.loop", "latency", "1us"),
+        ];
+        for w in WORKLOADS {
+            let ov: Vec<(String, String)> = small
+                .iter()
+                .filter(|(id, _, _)| *id == w.id())
+                .map(|(_, k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let params = Params::resolve(w.id(), w.params(), &ov).unwrap();
+            let mut plan = Plan::new(w.id(), params.clone());
+            plan.threads = 2;
+            plan.time_s = 0.0;
+            plan.events = 50;
+            plan.seed = 1;
+            plan.rand = Distribution::Uniform;
+            let inst = w
+                .setup(&SetupCtx {
+                    params: &params,
+                    threads: 2,
+                    dist: plan.rand,
+                    seed: 1,
+                })
+                .unwrap();
+            let m = run(&plan, inst.as_ref(), Clock::detect(), &Silent).unwrap();
+            assert!(m.error.is_none(), "{}: {:?}", w.id(), m.error);
+            let expect = if w.id() == "mutex" { 2 } else { 50 };
+            assert_eq!(m.counters.events, expect, "{}", w.id());
+            assert_eq!(m.latency.count, expect, "{}", w.id());
+        }
+    }
+}
