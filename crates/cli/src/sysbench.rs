@@ -473,7 +473,11 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
                     ),
                 }
             }
-            "validate" | "thread_stack_size" | "thread_init_timeout" | "luajit_cmd" => {
+            "config_file"
+            | "validate"
+            | "thread_stack_size"
+            | "thread_init_timeout"
+            | "luajit_cmd" => {
                 let _ = &o.value;
             }
             name => {

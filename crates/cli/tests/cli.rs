@@ -1,0 +1,655 @@
+//! Runs the real binary for every command-line family: the sysbench grammar (new and old),
+//! the native grammar, list/timer/sysinfo, errors, limits, intervals, open loop, warmup,
+//! checkpoints, forced shutdown and Ctrl-C. Report layouts are snapshots with every figure
+//! redacted, so a layout change shows up as a diff while run-to-run noise does not.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::time::Duration;
+
+fn hb() -> Command {
+    Command::cargo_bin("hostbench").expect("binary is built")
+}
+
+fn run_ok(args: &[&str]) -> (String, String) {
+    let out = hb()
+        .args(args)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{args:?} failed: {stderr}\n{stdout}");
+    (stdout, stderr)
+}
+
+/// Replaces figures (and the version) so snapshots pin the layout, not the measurement.
+/// Padding before a figure depends on its width, so it collapses to one space; the column
+/// alignment is asserted separately ([`assert_sysbench_columns`]).
+fn redact(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ' ' && chars.peek().is_some_and(|n| *n == ' ') {
+            let mut spaces = String::from(c);
+            while chars.peek() == Some(&' ') {
+                spaces.push(chars.next().unwrap());
+            }
+            if chars.peek().is_some_and(|n| n.is_ascii_digit()) {
+                out.push(' ');
+            } else {
+                out.push_str(&spaces);
+            }
+        } else if c.is_ascii_digit() {
+            let mut tok = String::from(c);
+            while let Some(&n) = chars.peek() {
+                if n.is_ascii_digit() || n == '.' {
+                    tok.push(n);
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            out.push_str(if tok.contains('.') { "#.#" } else { "#" });
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// sysbench right-aligns the latency figures so that every line is 53 characters wide, and
+/// the general statistics at column 41.
+fn assert_sysbench_columns(out: &str) {
+    let mut in_latency = false;
+    for l in out.lines() {
+        if l == "Latency (ms):" {
+            in_latency = true;
+            continue;
+        }
+        if l.is_empty() {
+            in_latency = false;
+        }
+        if in_latency && !l.contains("disabled") {
+            assert_eq!(l.len(), 53, "latency line not 53 wide: {l:?}");
+        }
+        if l.starts_with("    total time:") || l.starts_with("    total number of events:") {
+            assert_eq!(l.find(|c: char| c.is_ascii_digit()), Some(41), "{l:?}");
+        }
+    }
+}
+
+#[test]
+fn sysbench_cpu_layout() {
+    let (out, err) = run_ok(&["cpu", "--cpu-max-prime=2000", "--time=0.3", "run"]);
+    assert_sysbench_columns(&out);
+    insta::assert_snapshot!("sysbench_cpu", redact(&out));
+    assert!(!err.contains("panicked"));
+}
+
+#[test]
+fn sysbench_mutex_and_threads_layouts() {
+    let (out, _) = run_ok(&[
+        "mutex",
+        "--threads=2",
+        "--mutex-locks=2000",
+        "--mutex-loops=100",
+        "run",
+    ]);
+    assert_sysbench_columns(&out);
+    insta::assert_snapshot!("sysbench_mutex", redact(&out));
+    assert!(
+        out.contains("    total number of events:              2\n"),
+        "{out}"
+    );
+    let (out, _) = run_ok(&[
+        "threads",
+        "--threads=4",
+        "--thread-yields=50",
+        "--time=0.3",
+        "run",
+    ]);
+    insta::assert_snapshot!("sysbench_threads", redact(&out));
+}
+
+#[test]
+fn sysbench_events_limit_is_exact_and_percentile_list() {
+    let (out, _) = run_ok(&[
+        "cpu",
+        "--cpu-max-prime=100",
+        "--threads=2",
+        "--time=0",
+        "--events=10000",
+        "--percentile=50,95,99,99.9",
+        "run",
+    ]);
+    assert!(
+        out.contains("    total number of events:              10000\n"),
+        "{out}"
+    );
+    for l in [
+        "50th percentile:",
+        "95th percentile:",
+        "99th percentile:",
+        "99.9th percentile:",
+    ] {
+        assert!(out.contains(l), "{l} missing:\n{out}");
+    }
+    assert_sysbench_columns(&out);
+    insta::assert_snapshot!("sysbench_percentiles", redact(&out));
+}
+
+#[test]
+fn old_grammar_runs_with_deprecation_warnings() {
+    let (out, err) = run_ok(&[
+        "--test=cpu",
+        "--cpu-max-prime=3",
+        "--max-requests=524288",
+        "run",
+    ]);
+    assert!(
+        out.contains("    total number of events:              524288\n"),
+        "{out}"
+    );
+    assert!(
+        err.contains("WARNING: the --test option is deprecated"),
+        "{err}"
+    );
+    assert!(
+        err.contains("WARNING: --max-requests is deprecated, use --events instead"),
+        "{err}"
+    );
+    let (out, err) = run_ok(&[
+        "--test=threads",
+        "--num-threads=8",
+        "--max-time=0.3s",
+        "run",
+    ]);
+    assert!(out.contains("Number of threads: 8"), "{out}");
+    assert!(err.contains("--num-threads is deprecated"), "{err}");
+    assert!(err.contains("--max-time is deprecated"), "{err}");
+}
+
+#[test]
+fn interval_reports_with_fractional_seconds() {
+    let (out, _) = run_ok(&[
+        "cpu",
+        "--cpu-max-prime=500",
+        "--time=0.65",
+        "--report-interval=0.2",
+        "run",
+    ]);
+    assert!(
+        out.contains("Report intermediate results every 0.2 second(s)"),
+        "{out}"
+    );
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("[ ")).collect();
+    assert!(lines.len() >= 2, "{out}");
+    assert!(
+        lines[0].starts_with("[ 0.2s ] thds: 1 eps: "),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[0].contains(" lat (ms,95%): "), "{}", lines[0]);
+}
+
+#[test]
+fn open_loop_rate_reports_queue() {
+    let (out, _) = run_ok(&[
+        "cpu",
+        "--cpu-max-prime=200",
+        "--time=0.6",
+        "--rate=500",
+        "--report-interval=0.25",
+        "run",
+    ]);
+    assert!(out.contains("Target transaction rate: 500/sec"), "{out}");
+    assert!(out.contains("] queue length: "), "{out}");
+    let events: f64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("    total number of events:"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // Poisson arrivals at 500/s for 0.6 s: ~300, well within 150..450.
+    assert!(
+        (150.0..450.0).contains(&events),
+        "{events} events at --rate=500 for 0.6 s"
+    );
+}
+
+#[test]
+fn rate_overload_is_a_clear_error() {
+    let out = hb()
+        .args([
+            "cpu",
+            "--cpu-max-prime=100000",
+            "--time=3",
+            "--rate=1000000",
+            "run",
+        ])
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot keep up with --rate=1000000"), "{err}");
+}
+
+#[test]
+fn warmup_and_checkpoints() {
+    let (out, _) = run_ok(&[
+        "cpu",
+        "--cpu-max-prime=500",
+        "--warmup-time=0.2",
+        "--time=0.4",
+        "run",
+    ]);
+    assert!(out.contains("Warmup time: 0.2s"), "{out}");
+    let t: f64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("    total time:"))
+        .unwrap()
+        .trim()
+        .trim_end_matches('s')
+        .parse()
+        .unwrap();
+    assert!(
+        (0.35..0.6).contains(&t),
+        "total time {t} should exclude the warmup"
+    );
+    let (out, _) = run_ok(&[
+        "cpu",
+        "--cpu-max-prime=500",
+        "--time=0.5",
+        "--report-checkpoints=0.2",
+        "run",
+    ]);
+    assert!(out.contains("] Checkpoint report:\nCPU speed:"), "{out}");
+    assert_eq!(out.matches("General statistics:").count(), 2, "{out}");
+}
+
+#[test]
+fn forced_shutdown_exits_2_with_the_report() {
+    let out = hb()
+        .args([
+            "mutex",
+            "--threads=2",
+            "--mutex-locks=100000000",
+            "--time=0.2",
+            "--forced-shutdown=0.1",
+            "run",
+        ])
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("forcing shutdown"), "{s}");
+    assert!(
+        s.contains("Number of unfinished transactions on forced shutdown: 2"),
+        "{s}"
+    );
+}
+
+#[test]
+fn ctrl_c_keeps_the_partial_result() {
+    let bin = assert_cmd::cargo::cargo_bin("hostbench");
+    let child = std::process::Command::new(bin)
+        .args(["cpu", "--cpu-max-prime=2000", "--time=30", "run"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("General statistics:"), "{s}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cut short (interrupted)"), "{err}");
+}
+
+#[test]
+fn verbosity_zero_prints_nothing() {
+    let (out, err) = run_ok(&[
+        "cpu",
+        "--cpu-max-prime=100",
+        "--time=0.1",
+        "--verbosity=0",
+        "run",
+    ]);
+    assert_eq!(out, "");
+    assert_eq!(err, "");
+}
+
+#[test]
+fn histogram_layout() {
+    let (out, _) = run_ok(&[
+        "cpu",
+        "--cpu-max-prime=1000",
+        "--time=0.2",
+        "--histogram",
+        "run",
+    ]);
+    assert!(out.contains("Latency histogram (values are in milliseconds)\n       value  ------------- distribution ------------- count\n"), "{out}");
+    let row = out
+        .lines()
+        .find(|l| l.contains(" |*"))
+        .expect("a bucket row");
+    // `%12.3f |%-40s %lu`
+    assert_eq!(row.find('|'), Some(13), "{row}");
+    assert!(out.contains("\n \nCPU speed:"), "{out}");
+}
+
+#[test]
+fn config_file_and_options_anywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("sb.cfg");
+    std::fs::write(&cfg, "# comment\nthreads=2\ncpu-max-prime = \"300\"\n").unwrap();
+    let cfg_opt = format!("--config-file={}", cfg.display());
+    let (out, _) = run_ok(&["--time=0.1", "cpu", &cfg_opt, "run", "--events=50"]);
+    assert!(out.contains("Number of threads: 2"), "{out}");
+    assert!(out.contains("Prime numbers limit: 300"), "{out}");
+    assert!(
+        out.contains("    total number of events:              50\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn rand_seed_is_reported() {
+    let (out, _) = run_ok(&[
+        "mutex",
+        "--mutex-locks=100",
+        "--rand-seed=42",
+        "--rand-type=uniform",
+        "run",
+    ]);
+    assert!(
+        out.contains("Initializing random number generator from seed (42)."),
+        "{out}"
+    );
+}
+
+#[test]
+fn test_help_and_general_help() {
+    let (out, _) = run_ok(&["cpu", "help"]);
+    assert!(out.contains("--cpu-max-prime=N"), "{out}");
+    let (out, _) = run_ok(&["mutex", "help"]);
+    assert!(
+        out.contains("--mutex-locks=N")
+            && out.contains("--mutex-loops=N")
+            && out.contains("--mutex-num=N")
+    );
+    let (out, _) = run_ok(&["--help"]);
+    assert!(out.contains("run") && out.contains("list"), "{out}");
+}
+
+#[test]
+fn prepare_on_cpu_is_not_implemented() {
+    hb().args(["cpu", "prepare"])
+        .assert()
+        .code(1)
+        .stdout("'cpu' test does not implement the 'prepare' command.\n");
+}
+
+#[test]
+fn bad_input_is_one_clear_line_and_exit_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["cpu", "--threads=0", "run"], "at least 1"),
+        (&["cpu", "--foo=1", "run"], "invalid option: --foo=1"),
+        (&["cpu", "--cpu-max-prime=abc", "run"], "--cpu-max-prime"),
+        (&["cpu", "--cpu-max-prime=0", "run"], "--cpu-max-prime"),
+        (&["cpu"], "requires a command"),
+        (&["cpu", "walk"], "unknown command 'walk'"),
+        (
+            &["cpu", "--threads", "4", "run"],
+            "did you mean --threads=4?",
+        ),
+        (&["cpu", "--time=soon", "run"], "--time"),
+        (&["cpu", "--percentile=101", "run"], "--percentile"),
+        (&["cpu", "--rand-type=normal", "run"], "--rand-type"),
+        (&["--test=cpu", "--num-threads=-1", "run"], "--threads"),
+        (&["fileio", "run"], "not in this version"),
+        (&["oltp_read_write.lua", "run"], "Lua"),
+        (&["frobnicate"], "unrecognized subcommand"),
+        (&["run", "nosuch"], "unknown workload 'nosuch'"),
+        (&["run", "cpu", "--set", "max_prime=-5"], "max_prime"),
+        (
+            &["run", "cpu", "--set", "nope=1"],
+            "unknown parameter 'nope'",
+        ),
+        (
+            &["run", "cpu", "--threads", "0"],
+            "--threads must be at least 1",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = hb()
+            .args(*args)
+            .timeout(Duration::from_secs(20))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(needle),
+            "{args:?}: expected '{needle}' in: {err}"
+        );
+        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    }
+}
+
+#[test]
+fn native_run_text_json_csv() {
+    let (out, _) = run_ok(&[
+        "run",
+        "cpu",
+        "--set",
+        "max_prime=500",
+        "-t",
+        "2",
+        "--time",
+        "300ms",
+    ]);
+    assert!(out.starts_with("cpu max_prime=500  (2 threads, "), "{out}");
+    assert!(out.contains("percentiles    p50 "), "{out}");
+    let (out, _) = run_ok(&[
+        "run", "null", "--events", "1000", "--time", "0", "-f", "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["metrics"]["events"], 1000);
+    assert_eq!(v["config"]["grammar"], "native");
+    let (out, _) = run_ok(&["run", "null", "--events", "100", "--time", "0", "-f", "csv"]);
+    let mut lines = out.lines();
+    let head = lines.next().unwrap();
+    assert!(head.starts_with("id,started_at,label,workload,"), "{head}");
+    assert_eq!(lines.count(), 1);
+}
+
+#[test]
+fn native_and_sysbench_grammars_make_the_same_plan() {
+    let (a, _) = run_ok(&[
+        "run",
+        "cpu",
+        "--set",
+        "max_prime=700",
+        "-t",
+        "2",
+        "--time",
+        "0",
+        "-n",
+        "40",
+        "-f",
+        "json",
+        "-p",
+        "95",
+        "--rand-type",
+        "special",
+        "--seed",
+        "9",
+    ]);
+    let (b, _) = run_ok(&[
+        "cpu",
+        "--cpu-max-prime=700",
+        "--threads=2",
+        "--time=0",
+        "--events=40",
+        "--format=json",
+        "--rand-seed=9",
+        "run",
+    ]);
+    let a: serde_json::Value = serde_json::from_str(&a).unwrap();
+    let b: serde_json::Value = serde_json::from_str(&b).unwrap();
+    for k in [
+        "threads",
+        "time_limit_s",
+        "event_limit",
+        "percentiles",
+        "rand",
+        "seed",
+    ] {
+        assert_eq!(a["config"][k], b["config"][k], "config.{k}");
+    }
+    assert_eq!(a["workload"], b["workload"]);
+    assert_eq!(a["metrics"]["events"], b["metrics"]["events"]);
+}
+
+#[test]
+fn null_loop_closed_and_open_loop() {
+    let (out, _) = run_ok(&[
+        "run",
+        "null.loop",
+        "--set",
+        "depth=4",
+        "--set",
+        "latency=1ms",
+        "--time",
+        "0",
+        "-n",
+        "200",
+        "-f",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["metrics"]["events"], 200);
+    let p50 = v["latency"]["percentiles"][0]["ns"].as_u64().unwrap();
+    assert!(
+        (1_000_000..3_000_000).contains(&p50),
+        "closed-loop p50 {p50} ns should be ~1 ms"
+    );
+    // Open loop above capacity: depth 1 at 1 ms serves ≤ 1000/s; ask 3000/s and latency,
+    // measured from the intended start, must grow well past the 1 ms service time.
+    let (out, _) = run_ok(&[
+        "run",
+        "null.loop",
+        "--set",
+        "depth=1",
+        "--set",
+        "latency=1ms",
+        "--time",
+        "0.5s",
+        "-R",
+        "3000",
+        "-f",
+        "json",
+        "-q",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let max = v["latency"]["max_ns"].as_u64().unwrap();
+    assert!(
+        max > 50_000_000,
+        "coordinated omission: max {max} ns should include queueing"
+    );
+    let kinds: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w["kind"].as_str())
+        .collect();
+    assert!(kinds.contains(&"rate_not_met"), "{kinds:?}");
+}
+
+#[test]
+fn null_loop_intervals_and_warmup() {
+    let (out, _) = run_ok(&[
+        "run",
+        "null.loop",
+        "--time",
+        "0.6s",
+        "--warmup",
+        "0.2s",
+        "-i",
+        "0.2s",
+        "-f",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let iv = v["intervals"].as_array().unwrap();
+    assert!(iv.len() >= 2, "{iv:?}");
+    let d = v["metrics"]["duration_s"].as_f64().unwrap();
+    assert!(
+        (0.55..0.9).contains(&d),
+        "duration {d} excludes the 0.2 s warmup"
+    );
+}
+
+#[test]
+fn list_timer_sysinfo() {
+    let (out, _) = run_ok(&["list"]);
+    for id in ["cpu", "threads", "mutex", "null", "null.loop"] {
+        assert!(
+            out.lines().any(|l| l.starts_with(&format!("{id} "))),
+            "{id} missing:\n{out}"
+        );
+    }
+    let (out, _) = run_ok(&["list", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        v.as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["params"][0]["sysbench_option"] == "--cpu-max-prime")
+    );
+    let (out, _) = run_ok(&["timer"]);
+    assert!(
+        out.contains("CLOCK_MONOTONIC") && out.contains("CLOCK_BOOTTIME"),
+        "{out}"
+    );
+    assert!(out.contains("clocksource: "), "{out}");
+    let (out, _) = run_ok(&["timer", "-f", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["clocks"].as_array().unwrap().len() >= 4);
+    let (out, _) = run_ok(&["sysinfo"]);
+    assert!(
+        out.contains("cpu ") && out.contains("kernel ") && out.contains("clocksource "),
+        "{out}"
+    );
+    let (out, _) = run_ok(&["sysinfo", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["cpu"]["threads"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn broken_pipe_is_quiet() {
+    let bin = assert_cmd::cargo::cargo_bin("hostbench");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{} list | head -c 10 >/dev/null", bin.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
+
+#[test]
+fn version_flag() {
+    hb().arg("--version")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("hostbench "));
+}
