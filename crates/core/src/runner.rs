@@ -152,7 +152,10 @@ struct Slot {
 
 struct Shared {
     clock: Clock,
+    /// No new events or operations (deadline, events exhausted, or an abort).
     stop: AtomicBool,
+    /// Drop what is in flight too (Ctrl-C, error, forced shutdown).
+    abort: AtomicBool,
     epoch: AtomicU64,
     warmup: AtomicBool,
     claimed: AtomicU64,
@@ -177,6 +180,7 @@ impl Shared {
         if e.is_none() {
             *e = Some(msg);
         }
+        self.abort.store(true, Release);
         self.stop.store(true, Release);
         self.controller.unpark();
     }
@@ -292,9 +296,10 @@ impl RunControl<'_> {
         now >= self.st.deadline || self.shared.stop.load(Relaxed)
     }
 
-    /// True on a hard stop (Ctrl-C, error): abandon operations in flight.
+    /// True on a hard stop (Ctrl-C, error, forced shutdown): abandon operations in flight.
+    /// At the time limit this stays false, so in-flight operations complete and count.
     pub fn aborted(&self) -> bool {
-        self.shared.stop.load(Relaxed)
+        self.shared.abort.load(Relaxed)
     }
 
     /// Claims the next operation and returns its intended start in ticks: `now` in closed
@@ -324,9 +329,9 @@ impl RunControl<'_> {
     }
 
     /// Waits until the clock reaches `t` (sleeping when far, spinning when near) or the run
-    /// is stopped; returns the time reached.
+    /// is aborted; returns the time reached.
     pub fn wait_until(&mut self, t: u64) -> u64 {
-        wait_until(&self.shared.clock, t, &self.shared.stop)
+        wait_until(&self.shared.clock, t, &self.shared.abort)
     }
 }
 
@@ -337,8 +342,10 @@ fn wait_until(clock: &Clock, t: u64, stop: &AtomicBool) -> u64 {
             return now;
         }
         let left_ns = clock.to_ns(t - now);
-        if left_ns > 200_000 {
-            thread::sleep(Duration::from_nanos(left_ns - 100_000));
+        // Sleeping overshoots by 50 µs (timer slack) to milliseconds (a busy guest), so only
+        // long waits sleep, and they wake a millisecond early.
+        if left_ns > 2_000_000 {
+            thread::sleep(Duration::from_nanos(left_ns - 1_000_000));
         } else if left_ns > 20_000 {
             thread::yield_now();
         } else {
@@ -487,6 +494,7 @@ pub fn run(
     let shared = Arc::new(Shared {
         clock,
         stop: AtomicBool::new(false),
+        abort: AtomicBool::new(false),
         epoch: AtomicU64::new(0),
         warmup: AtomicBool::new(plan.warmup_s > 0.0),
         claimed: AtomicU64::new(0),
@@ -705,6 +713,7 @@ impl<'a> Controller<'a> {
             }
             if INTERRUPT.load(Relaxed) && interrupted_at.is_none() {
                 interrupted_at = Some(now);
+                self.shared.abort.store(true, Release);
                 self.shared.stop.store(true, Release);
                 if let Some(q) = &self.shared.queue {
                     q.cv.notify_all();
@@ -816,6 +825,7 @@ impl<'a> Controller<'a> {
 
     /// Reports what has been published and leaves workers stuck in an event behind.
     fn give_up(&mut self, reason: StopReason) -> Measurement {
+        self.shared.abort.store(true, Release);
         self.shared.stop.store(true, Release);
         let mut cum = std::mem::take(&mut self.cumulative);
         self.collect(self.grace(), &mut cum, true);

@@ -61,16 +61,16 @@ pub fn parse_seconds(text: &str) -> Result<f64, UnitError> {
     let n: f64 = t[..num_end]
         .parse()
         .map_err(|_| err(text, DURATION_FORMS))?;
-    let mult = match t[num_end..].trim().to_ascii_lowercase().as_str() {
-        "" | "s" | "sec" | "secs" => 1.0,
-        "ms" => 1e-3,
-        "us" | "µs" => 1e-6,
-        "ns" => 1e-9,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
+    // Sub-second units divide rather than multiply by 1e-3 etc., so 200us is exactly 0.0002.
+    let s = match t[num_end..].trim().to_ascii_lowercase().as_str() {
+        "" | "s" | "sec" | "secs" => n,
+        "ms" => n / 1e3,
+        "us" | "µs" => n / 1e6,
+        "ns" => n / 1e9,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
         _ => return Err(err(text, DURATION_FORMS)),
     };
-    let s = n * mult;
     if !s.is_finite() {
         return Err(err(text, DURATION_FORMS));
     }
@@ -145,6 +145,7 @@ mod tests {
         assert_eq!(parse_seconds("0.5").unwrap(), 0.5);
         assert_eq!(parse_seconds("10s").unwrap(), 10.0);
         assert!((parse_seconds("250ms").unwrap() - 0.25).abs() < 1e-12);
+        assert_eq!(parse_seconds("200us").unwrap(), 0.0002);
         assert_eq!(parse_seconds("2m").unwrap(), 120.0);
         assert!(parse_seconds("ten").is_err());
         assert!(parse_seconds("5 parsecs").is_err());

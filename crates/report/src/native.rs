@@ -88,7 +88,7 @@ pub fn render(r: &RunResult) -> String {
     let f = &r.fairness;
     let _ = writeln!(
         s,
-        "  per thread     events {:.1} ± {:.2}   busy {:.4} s ± {:.4}",
+        "  per thread     events {:.1} ± {:.2}   latency sum {:.4} s ± {:.4}",
         f.events_avg, f.events_stddev, f.exec_time_avg_s, f.exec_time_stddev_s
     );
     let _ = writeln!(

@@ -97,38 +97,40 @@ impl LoopWorker for LoopWorkerImpl {
     fn run(&mut self, ctl: &mut RunControl<'_>) -> Result<(), WorkloadError> {
         let lat = ctl.clock().from_ns(self.latency_ns);
         let mut now = ctl.now();
+        // The next operation, claimed from the runner but not yet issued.
+        let mut claimed: Option<u64> = None;
         let mut more = true;
         loop {
-            // Issue while there is room and the schedule says an operation is due.
-            while more && self.inflight.len() < self.depth {
-                match ctl.next_op(now) {
-                    Some(intended) => {
-                        if intended > now {
-                            now = ctl.wait_until(intended);
-                            if ctl.aborted() {
-                                return Ok(());
-                            }
-                        }
-                        self.inflight.push_back((intended, now + lat));
-                    }
-                    None => more = false,
-                }
+            let room = self.inflight.len() < self.depth;
+            // Claim only with a free slot: in closed loop the intended start is the claim
+            // time, and a full queue must not count as this operation's latency.
+            if claimed.is_none() && more && room {
+                claimed = ctl.next_op(now);
+                more = claimed.is_some();
             }
-            let Some(&(intended, done)) = self.inflight.front() else {
+            if let Some(t) = claimed.filter(|&t| room && t <= now) {
+                // Issued now; it completes `lat` later, whenever it was meant to start.
+                self.inflight.push_back((t, now + lat));
+                claimed = None;
+                continue;
+            }
+            // Sleep until the next thing happens: an issue falling due or a completion.
+            let due = claimed.filter(|_| room);
+            let done = self.inflight.front().map(|&(_, d)| d);
+            let Some(wake) = due.into_iter().chain(done).min() else {
                 return Ok(());
             };
-            now = ctl.wait_until(done);
+            now = ctl.wait_until(wake);
             if ctl.aborted() {
                 return Ok(());
             }
-            while let Some(&(i, d)) = self.inflight.front() {
+            while let Some(&(intended, d)) = self.inflight.front() {
                 if d > now {
                     break;
                 }
-                ctl.record(i, now);
+                ctl.record(intended, d);
                 self.inflight.pop_front();
             }
-            let _ = (intended, done);
         }
     }
 }
