@@ -753,7 +753,10 @@ impl<'a> Controller<'a> {
                 && !warming
                 && now >= t
             {
-                self.tick(observer, tick_no as f64 * plan.report_interval_s);
+                self.tick(
+                    observer,
+                    (tick_no as f64 * plan.report_interval_s * 1e6).round() / 1e6,
+                );
                 // Stay on the grid; skip ticks that were missed.
                 let elapsed = Instant::now().saturating_duration_since(self.measure_start);
                 tick_no = (elapsed.as_secs_f64() / plan.report_interval_s).floor() as u64 + 1;
