@@ -398,9 +398,9 @@ impl RunResult {
             w.push(Warning {
                 kind: WarningKind::HarnessDominated,
                 message: format!(
-                    "events average {avg:.0} ns, close to the {cost:.0} ns a clock read costs: \
-                     the figures measure the harness as much as the work. Give each event more \
-                     work to measure the workload itself."
+                    "events average {avg:.0} ns and each is timed with two clock reads of \
+                     {cost:.0} ns: the figures measure the harness as much as the work. Give \
+                     each event more work to measure the workload itself."
                 ),
             });
         }

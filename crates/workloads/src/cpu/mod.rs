@@ -26,7 +26,8 @@ const PARAMS: &[ParamSpec] = &[ParamSpec {
     sysbench: Some("cpu-max-prime"),
 }];
 
-/// Counts the primes in 3..max by trial division; returns (primes, divisions).
+/// Counts the primes in 3..max by trial division; returns (primes, trial divisions, the
+/// test by 2 included).
 #[inline(never)]
 pub fn count_primes(max: u64) -> (u64, u64) {
     let mut primes = 0u64;
@@ -35,12 +36,23 @@ pub fn count_primes(max: u64) -> (u64, u64) {
     while c < max {
         let t = (c as f64).sqrt();
         let mut l = 2u64;
-        while (l as f64) <= t {
+        // GCC (which builds every distribution's sysbench) peels the first trial and tests
+        // divisibility by 2 with a bit test, not a `div`; doing the same keeps the event's
+        // cost equal to the sysbench people compare with (7 % fewer divisions at 20000).
+        if 2.0 <= t {
             divisions += 1;
-            if rem64(c, l) == 0 {
-                break;
+            if c & 1 == 0 {
+                l = 2;
+            } else {
+                l = 3;
+                while (l as f64) <= t {
+                    divisions += 1;
+                    if rem64(c, l) == 0 {
+                        break;
+                    }
+                    l += 1;
+                }
             }
-            l += 1;
         }
         if (l as f64) > t {
             primes += 1;
