@@ -307,6 +307,12 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         if a.starts_with("--") {
             let mut o = split_opt(a).expect("starts with --");
             if let Some((_, new)) = DEPRECATED.iter().find(|(old, _)| *old == o.name) {
+                // sysbench 1.0 applies an alias only when it differs from the old default,
+                // so `--threads=2 --num-threads=1` keeps 2 threads.
+                let inert = if o.name == "num_threads" { "1" } else { "0" };
+                if o.value.as_deref() == Some(inert) {
+                    continue;
+                }
                 warn.push(format!(
                     "--{} is deprecated, use --{} instead",
                     o.name.replace('_', "-"),
@@ -347,7 +353,8 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         Some(t) => t.clone(),
         None => return Ok(Invocation::Print(usage())),
     };
-    if opts.iter().any(|o| o.name == "help") && words.len() == 1 {
+    if opts.iter().any(|o| o.name == "help") {
+        words.truncate(1);
         words.push("help".into());
     }
     let workload = match by_sysbench_test(&test) {
@@ -562,6 +569,8 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         }
         anyhow::anyhow!(m)
     })?;
+    plan.report_checkpoints.sort_by(f64::total_cmp);
+    plan.validate().map_err(anyhow::Error::msg)?;
     if plan.time_s == 0.0 && plan.events == 0 && workload.id() != "mutex" {
         warn.push("Both event and time limits are disabled, running an endless test".into());
     }
@@ -601,6 +610,12 @@ mod tests {
         assert_eq!(p.time_s, 10.0);
         assert!(w.iter().any(|m| m.contains("--num-threads is deprecated")));
         assert!(w.iter().any(|m| m.contains("--test option is deprecated")));
+        let (p, _) = run("cpu --threads=2 --num-threads=1 --events=50 --max-requests=0 run");
+        assert_eq!(
+            (p.threads, p.events),
+            (2, 50),
+            "inert aliases do not override"
+        );
         let (p, _) = run("--test=cpu --cpu-max-prime=3 --max-requests=524288 run");
         assert_eq!(p.events, 524_288);
     }

@@ -261,7 +261,7 @@ impl ThreadState {
     }
 }
 
-/// What a [`LoopWorker`] uses to pace itself and record completions.
+/// What a [`LoopWorker`](crate::workload::LoopWorker) uses to pace itself and record completions.
 pub struct RunControl<'a> {
     shared: &'a Shared,
     st: &'a mut ThreadState,
@@ -850,6 +850,11 @@ impl<'a> Controller<'a> {
         let mut lat = LatencyRec::default();
         self.collect(self.grace(), &mut lat, true);
         self.cumulative.merge(&lat);
+        if self.running() == 0 {
+            // The run ended on the tick: the final report covers it (sysbench silences
+            // interval reports once workers are done).
+            return;
+        }
         let sample = IntervalSample {
             t_s,
             elapsed_s: now.saturating_duration_since(self.last_tick).as_secs_f64(),

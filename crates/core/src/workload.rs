@@ -6,7 +6,7 @@
 //! - [`EventWorker`]: the runner calls `event()` in a loop and times each call, exactly as
 //!   sysbench does (cpu, memory, mutex, threads, fileio, db);
 //! - [`LoopWorker`]: the worker owns its loop (queue depth, thousands of connections), asks
-//!   the [`RunControl`](crate::runner::RunControl) when to stop and when the next operation
+//!   the [`RunControl`] when to stop and when the next operation
 //!   is due, and records completions with their intended start times.
 //!
 //! Workloads never read the clock for limits, print, or handle signals: the runner owns time.
