@@ -18,7 +18,8 @@ pub struct Rng {
     s: [u64; 2],
 }
 
-fn splitmix64(x: &mut u64) -> u64 {
+/// One step of splitmix64: seeds streams and derives ids from a single 64-bit value.
+pub(crate) fn splitmix64(x: &mut u64) -> u64 {
     *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *x;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

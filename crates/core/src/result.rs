@@ -462,13 +462,7 @@ impl RunResult {
 
 fn run_id(t: f64, seed: u64) -> String {
     let mut x = (t * 1e9) as u64 ^ seed.rotate_left(17) ^ u64::from(std::process::id());
-    let mut part = || {
-        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
+    let mut part = || crate::rand::splitmix64(&mut x);
     format!("{:016x}{:016x}", part(), part())
 }
 
