@@ -13,7 +13,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 /// Output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub enum Format {
     /// sysbench 1.0.20's layout.
     Sysbench,
@@ -23,6 +23,8 @@ pub enum Format {
     Json,
     /// CSV row.
     Csv,
+    /// A peer's layout printed after the run (STREAM's table), from the result alone.
+    Layout(fn(&RunResult) -> String),
 }
 
 /// How to present a run.
@@ -71,12 +73,12 @@ impl Observer for Live<'_> {
             Format::Sysbench => out(&sysbench::interval_line(&i)),
             Format::Native => out(&native::interval_line(&i)),
             // Structured formats carry intervals in the result; keep stdout parseable.
-            Format::Json | Format::Csv => {}
+            Format::Json | Format::Csv | Format::Layout(_) => {}
         }
     }
 
     fn checkpoint(&self, m: &Measurement) {
-        if self.output.verbosity >= 3 && self.output.format == Format::Sysbench {
+        if self.output.verbosity >= 3 && matches!(self.output.format, Format::Sysbench) {
             out(&sysbench::checkpoint(&(self.build)(m)));
         }
     }
@@ -97,18 +99,18 @@ pub fn execute(
     };
     let mut plan = plan.clone();
     plan.seed = seed;
+    let host = hostbench_hostinfo::collect();
     let instance = workload
         .setup(&SetupCtx {
             params: &plan.params,
             threads: plan.threads,
             dist: plan.rand,
             seed,
+            host: Some(&host),
         })
         .map_err(|e| anyhow::anyhow!("{}: {e}", workload.id()))?;
     let clock = Clock::detect();
     let clock_info = clock.info();
-    let host = hostbench_hostinfo::collect();
-    let facts = instance.facts();
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
@@ -121,7 +123,9 @@ pub fn execute(
                 tool: tool(),
                 category: workload.category(),
                 counters: workload.counters(),
-                facts: facts.clone(),
+                facts: instance.facts(),
+                tables: instance.tables(),
+                warnings: instance.warnings(),
                 clock: clock_info.clone(),
                 host: Some(host.clone()),
                 grammar,
@@ -133,7 +137,7 @@ pub fn execute(
     };
 
     let text = output.verbosity >= 3;
-    if output.format == Format::Sysbench && text {
+    if matches!(output.format, Format::Sysbench) && text {
         let mut s = sysbench::header(env!("CARGO_PKG_VERSION"));
         s.push_str(&sysbench::run_mode(&sysbench::RunMode {
             threads: plan.threads,
@@ -166,7 +170,7 @@ pub fn execute(
             self.0.checkpoint(m)
         }
     }
-    let obs = Started(&live, output.format == Format::Sysbench && text);
+    let obs = Started(&live, matches!(output.format, Format::Sysbench) && text);
     let m =
         runner::run(&plan, instance.as_ref(), clock, &obs).context("the run could not start")?;
     let result = build(&m);
@@ -177,6 +181,7 @@ pub fn execute(
             Format::Native if text => out(&native::render(&result)),
             Format::Json => out(&json::render(&result)),
             Format::Csv => out(&csv::render(std::slice::from_ref(&result))),
+            Format::Layout(render) if text => out(&render(&result)),
             _ => {}
         }
     }

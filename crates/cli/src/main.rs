@@ -4,7 +4,9 @@
 
 mod exec;
 mod info;
+mod memlat;
 mod native;
+mod stream;
 mod sysbench;
 
 use std::process::ExitCode;
@@ -29,10 +31,13 @@ fn main() -> ExitCode {
     install_signals();
     let argv: Vec<String> = std::env::args().collect();
     let args = &argv[1..];
-    let result = if sysbench::claims(args) {
-        run_sysbench(&argv)
-    } else {
-        native::main(&argv)
+    // Peer grammars whose program name is the first word; then sysbench's (test names
+    // anywhere); then the native clap grammar.
+    let result = match args.first().map(String::as_str) {
+        Some("stream") => stream::main(&argv),
+        Some("memlat") => memlat::main(&argv),
+        _ if sysbench::claims(args) => run_sysbench(&argv),
+        _ => native::main(&argv),
     };
     match result {
         Ok(code) => code,

@@ -205,7 +205,7 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
         seed_given: a.seed != 0,
     };
     let output = Output {
-        verbosity: if a.quiet && output.format == Format::Native {
+        verbosity: if a.quiet && matches!(output.format, Format::Native) {
             3
         } else {
             output.verbosity

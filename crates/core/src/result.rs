@@ -56,6 +56,10 @@ pub struct RunResult {
     pub intervals: Vec<Interval>,
     /// Things that make the figures less trustworthy, and what to do about them.
     pub warnings: Vec<Warning>,
+    /// Result tables of workloads whose answer is more than one figure (STREAM's kernels,
+    /// a latency ladder); empty for the others.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tables: Vec<Table>,
 }
 
 /// Program name, version and commit.
@@ -209,6 +213,56 @@ pub enum WarningKind {
     Partial,
     /// The open-loop schedule could not be held.
     RateNotMet,
+    /// The working set fits in a CPU cache: the figures describe the cache, not DRAM.
+    CacheResident,
+    /// The options leave the workload nothing (or far less than asked) to do.
+    NoWork,
+    /// The workload checked its own output and found it wrong.
+    ValidationFailed,
+    /// hostbench chose or cut a size for the user; the message says what and why.
+    SizeChosen,
+    /// A resource the user asked for (huge pages, pinning) is not available.
+    Unavailable,
+}
+
+/// A result table: named columns with units, one row per item (kernel, working-set size).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    /// Stable name (`stream`, `memlat`).
+    pub name: String,
+    /// One line saying what the rows are.
+    pub title: String,
+    /// Columns of `values`, in order.
+    pub columns: Vec<Column>,
+    /// Rows.
+    pub rows: Vec<Row>,
+}
+
+/// A column of a [`Table`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    /// snake_case name with its unit (`best_rate_mb_per_s`, `ns_per_load`).
+    pub name: String,
+    /// Unit as printed (`MB/s`, `s`, `ns`, `B`); empty for plain numbers.
+    pub unit: String,
+}
+
+/// A row of a [`Table`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// What the row is (`Copy`, `4 KiB`).
+    pub label: String,
+    /// One value per column; `null` in JSON where a value could not be measured.
+    pub values: Vec<Option<f64>>,
+}
+
+impl Table {
+    /// The value of `column` in the row labelled `label`.
+    pub fn get(&self, label: &str, column: &str) -> Option<f64> {
+        let c = self.columns.iter().position(|c| c.name == column)?;
+        let r = self.rows.iter().find(|r| r.label == label)?;
+        r.values.get(c).copied().flatten()
+    }
 }
 
 /// Something that makes the figures less trustworthy.
@@ -307,6 +361,10 @@ pub struct ResultContext<'a> {
     pub counters: &'a [Counter],
     /// Facts from the instance.
     pub facts: Vec<(String, f64)>,
+    /// Tables from the instance.
+    pub tables: Vec<Table>,
+    /// Warnings from the instance (what the user is really measuring, and what to do).
+    pub warnings: Vec<Warning>,
     /// Clock description.
     pub clock: ClockInfo,
     /// Host fingerprint.
@@ -374,8 +432,10 @@ impl RunResult {
                 .map(|s| Interval::from_sample(s, ctx.counters))
                 .collect(),
             warnings: Vec::new(),
+            tables: ctx.tables,
         };
-        r.warnings = r.standard_warnings();
+        r.warnings = ctx.warnings;
+        r.warnings.extend(r.standard_warnings());
         r
     }
 

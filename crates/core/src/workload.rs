@@ -11,7 +11,9 @@
 //!
 //! Workloads never read the clock for limits, print, or handle signals: the runner owns time.
 
+use crate::host::HostInfo;
 use crate::params::{ParamSpec, Params};
+use crate::result::{Table, Warning};
 use crate::rand::{Distribution, Rng};
 use crate::recorder::{Counter, Counters};
 use crate::runner::RunControl;
@@ -71,6 +73,8 @@ pub struct SetupCtx<'a> {
     pub dist: Distribution,
     /// The run's seed (never 0: a time-derived seed is chosen when the user gave none).
     pub seed: u64,
+    /// The host fingerprint (caches, memory), when it could be read.
+    pub host: Option<&'a HostInfo>,
 }
 
 /// A workload failed to set up or to run; the message says what and how to fix it.
@@ -109,7 +113,17 @@ pub trait Instance: Send + Sync {
     /// The worker for thread `tid`, owning `rng` (that thread's stream).
     fn worker(&self, tid: usize, rng: Rng) -> Result<Worker, WorkloadError>;
     /// Facts about the work worth keeping with the result (e.g. divisions per event).
+    /// Asked after the run (and at checkpoints), so it may report what the run found.
     fn facts(&self) -> Vec<(String, f64)> {
+        Vec::new()
+    }
+    /// Result tables (STREAM's kernels, a latency ladder), asked after the run.
+    fn tables(&self) -> Vec<Table> {
+        Vec::new()
+    }
+    /// What the user is really measuring with these options, and what to do about it;
+    /// asked after the run.
+    fn warnings(&self) -> Vec<Warning> {
         Vec::new()
     }
 }

@@ -2,7 +2,7 @@
 //! clock and every warning. Units are always printed.
 
 use crate::pct_label;
-use hostbench_core::result::RunResult;
+use hostbench_core::result::{RunResult, Table};
 use hostbench_core::units::fmt_ns;
 use std::fmt::Write;
 
@@ -99,5 +99,81 @@ pub fn render(r: &RunResult) -> String {
     for (k, v) in &r.workload.facts {
         let _ = writeln!(s, "  {k:<14} {v}");
     }
+    for t in &r.tables {
+        s.push('\n');
+        s.push_str(&table(t));
+    }
     s
+}
+
+/// A result table as aligned text: title, a header with units, one line per row; values
+/// that could not be measured print as `-`.
+pub fn table(t: &Table) -> String {
+    let mut s = format!("{}\n", t.title);
+    let head: Vec<String> = t
+        .columns
+        .iter()
+        .map(|c| {
+            if c.unit.is_empty() {
+                c.name.clone()
+            } else {
+                format!("{} ({})", c.name, c.unit)
+            }
+        })
+        .collect();
+    let cells: Vec<Vec<String>> = t
+        .rows
+        .iter()
+        .map(|r| {
+            r.values
+                .iter()
+                .map(|v| match v {
+                    Some(v) => fmt_value(*v),
+                    None => "-".into(),
+                })
+                .collect()
+        })
+        .collect();
+    let lw = t.rows.iter().map(|r| r.label.len()).max().unwrap_or(0).max(5);
+    let widths: Vec<usize> = head
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            cells
+                .iter()
+                .filter_map(|r| r.get(i).map(String::len))
+                .max()
+                .unwrap_or(0)
+                .max(h.len())
+        })
+        .collect();
+    let _ = write!(s, "  {:<lw$}", "");
+    for (h, w) in head.iter().zip(&widths) {
+        let _ = write!(s, "  {h:>w$}");
+    }
+    s.push('\n');
+    for (r, c) in t.rows.iter().zip(&cells) {
+        let _ = write!(s, "  {:<lw$}", r.label);
+        for (v, w) in c.iter().zip(&widths) {
+            let _ = write!(s, "  {v:>w$}");
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// Four significant digits at most, no exponent for everyday magnitudes.
+fn fmt_value(v: f64) -> String {
+    let a = v.abs();
+    if v == v.trunc() && a < 1e15 {
+        format!("{v:.0}")
+    } else if a >= 1000.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.3}")
+    } else if a >= 1e-6 {
+        format!("{v:.6}")
+    } else {
+        format!("{v:e}")
+    }
 }

@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 pub mod cpu;
+pub mod memory;
 pub mod registry;
 pub mod sys;
 

@@ -86,6 +86,7 @@ mod tests {
                     threads: 2,
                     dist: plan.rand,
                     seed: 1,
+                    host: None,
                 })
                 .unwrap();
             let m = run(&plan, inst.as_ref(), Clock::detect(), &Silent).unwrap();
