@@ -9,13 +9,14 @@
 #
 # Environment:
 #   PAIRS=N        number of pairs per case (default 5)
-#   CASES="..."    subset of: cpu1 cpu2 cpu3 cpu3p0 threads mutex (default: all)
+#   CASES="..."    subset of: cpu1 cpu2 cpu3 cpu3p0 threads mutex
+#                  mem64 mem64t2 mem1k mem1kt2 mem1m mem1mt2 mem256m (default: all)
 #   HOSTBENCH=path hostbench binary (default: <repo>/target/release/hostbench)
 #   SYSBENCH=path  sysbench binary (default: sysbench from PATH)
 #   LOGDIR=dir     where raw reports are kept (default: a new mktemp -d)
 #
 # Ratios are always oriented so that > 1 means hostbench is faster:
-#   throughput cases: hostbench/sysbench events per second
+#   throughput cases: hostbench/sysbench events per second (memory: MiB/sec)
 #   mutex:            sysbench_time/hostbench_time
 set -euo pipefail
 
@@ -23,7 +24,7 @@ script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_dir=$(cd "$script_dir/.." && pwd)
 
 PAIRS=${PAIRS:-5}
-CASES=${CASES:-"cpu1 cpu2 cpu3 cpu3p0 threads mutex"}
+CASES=${CASES:-"cpu1 cpu2 cpu3 cpu3p0 threads mutex mem64 mem64t2 mem1k mem1kt2 mem1m mem1mt2 mem256m"}
 HOSTBENCH=${HOSTBENCH:-$repo_dir/target/release/hostbench}
 SYSBENCH=${SYSBENCH:-$(command -v sysbench || true)}
 
@@ -51,6 +52,7 @@ HOSTBENCH=$LOGDIR/hostbench
 #   metric: eps   = "events per second" (higher is better, ratio hb/sb)
 #           evt   = total number of events / total time (higher is better, ratio hb/sb)
 #           time  = total time in seconds (lower is better, ratio sb/hb)
+#           mib   = "MiB transferred (X MiB/sec)" (higher is better, ratio hb/sb)
 #   target: "lo-hi" range, ">=x", or "-" (informational)
 declare -A CASE_DEF=(
     [cpu1]="cpu --cpu-max-prime=20000 --threads=1 --time=5 run|eps|0.97-1.03"
@@ -59,6 +61,15 @@ declare -A CASE_DEF=(
     [cpu3p0]="cpu --cpu-max-prime=3 --threads=1 --time=3 --percentile=0 run|eps|>=2"
     [threads]="threads --threads=4 --time=3 run|evt|-"
     [mutex]="mutex --threads=2 run|time|-"
+    # memory: a quota large enough that --time ends the run; local scope for 2 threads so
+    # both tools measure bandwidth, not two cores fighting over one block.
+    [mem64]="memory --memory-block-size=64 --memory-total-size=1T --threads=1 --time=3 run|mib|>=1"
+    [mem64t2]="memory --memory-block-size=64 --memory-total-size=1T --memory-scope=local --threads=2 --time=3 run|mib|>=1"
+    [mem1k]="memory --memory-block-size=1K --memory-total-size=1T --threads=1 --time=3 run|mib|>=1"
+    [mem1kt2]="memory --memory-block-size=1K --memory-total-size=1T --memory-scope=local --threads=2 --time=3 run|mib|>=1"
+    [mem1m]="memory --memory-block-size=1M --memory-total-size=1T --threads=1 --time=3 run|mib|>=1"
+    [mem1mt2]="memory --memory-block-size=1M --memory-total-size=1T --memory-scope=local --threads=2 --time=3 run|mib|>=1"
+    [mem256m]="memory --memory-block-size=256M --memory-total-size=1T --threads=1 --time=3 run|mib|-"
 )
 
 for c in $CASES; do
@@ -71,6 +82,7 @@ parse() {
     case $metric in
         eps)  v=$(awk '/^ *events per second:/ {print $4; exit}' "$file") ;;
         time) v=$(awk '/^ *total time:/ {sub(/s$/, "", $3); print $3; exit}' "$file") ;;
+        mib)  v=$(awk '/ MiB transferred \(/ {sub(/^\(/, "", $4); print $4; exit}' "$file") ;;
         evt)  v=$(awk '/^ *total time:/ {sub(/s$/, "", $3); t = $3}
                        /^ *total number of events:/ {n = $5}
                        END {if (t > 0 && n != "") printf "%.4f\n", n / t}' "$file") ;;
@@ -106,6 +118,7 @@ for c in $CASES; do
     case $METRIC in
         eps)  what="events per second; ratio = hostbench/sysbench (>1 = hostbench faster)" ;;
         evt)  what="total events / total time; ratio = hostbench/sysbench (>1 = hostbench faster)" ;;
+        mib)  what="MiB/sec; ratio = hostbench/sysbench (>1 = hostbench faster)" ;;
         time) what="total time in s, LOWER is better; ratio = sysbench_time/hostbench_time (>1 = hostbench faster)" ;;
     esac
     echo "## $c: <tool> $OPTS"

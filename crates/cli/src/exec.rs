@@ -59,6 +59,7 @@ pub fn out(s: &str) {
 
 struct Live<'a> {
     output: &'a Output,
+    params: &'a hostbench_core::params::Params,
     build: &'a (dyn Fn(&Measurement) -> RunResult + Sync),
     workload: &'a dyn Workload,
 }
@@ -70,7 +71,11 @@ impl Observer for Live<'_> {
         }
         let i = Interval::from_sample(s, self.workload.counters());
         match self.output.format {
-            Format::Sysbench => out(&sysbench::interval_line(&i)),
+            Format::Sysbench => out(&sysbench::interval_line(
+                &i,
+                self.workload.id(),
+                self.params,
+            )),
             Format::Native => out(&native::interval_line(&i)),
             // Structured formats carry intervals in the result; keep stdout parseable.
             Format::Json | Format::Csv | Format::Layout(_) => {}
@@ -153,6 +158,7 @@ pub fn execute(
     }
     let live = Live {
         output,
+        params: &plan.params,
         build: &build,
         workload,
     };

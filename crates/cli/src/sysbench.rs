@@ -151,7 +151,7 @@ const DEPRECATED: &[(&str, &str)] = &[
 ];
 
 /// Test names sysbench has that hostbench does not run yet, with a pointer.
-const NOT_YET: &[&str] = &["fileio", "memory"];
+const NOT_YET: &[&str] = &["fileio"];
 
 /// True when `args` look like a sysbench command line: the first word is a sysbench test
 /// name (or a Lua script), or `--test=` is given.
@@ -570,8 +570,12 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         anyhow::anyhow!(m)
     })?;
     plan.report_checkpoints.sort_by(f64::total_cmp);
+    if workload.caps().own_event_quota {
+        // sysbench's test init sets max_requests to 0: --events has no effect.
+        plan.events = 0;
+    }
     plan.validate().map_err(anyhow::Error::msg)?;
-    if plan.time_s == 0.0 && plan.events == 0 && workload.id() != "mutex" {
+    if plan.time_s == 0.0 && plan.events == 0 && !workload.caps().ends_itself {
         warn.push("Both event and time limits are disabled, running an endless test".into());
     }
     Ok(Invocation::Run(Box::new(plan), out))

@@ -3,81 +3,11 @@
 //! checkpoints, forced shutdown and Ctrl-C. Report layouts are snapshots with every figure
 //! redacted, so a layout change shows up as a diff while run-to-run noise does not.
 
-use assert_cmd::Command;
+mod common;
+
+use common::*;
 use predicates::prelude::*;
 use std::time::Duration;
-
-fn hb() -> Command {
-    Command::cargo_bin("hostbench").expect("binary is built")
-}
-
-fn run_ok(args: &[&str]) -> (String, String) {
-    let out = hb()
-        .args(args)
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(out.status.success(), "{args:?} failed: {stderr}\n{stdout}");
-    (stdout, stderr)
-}
-
-/// Replaces figures (and the version) so snapshots pin the layout, not the measurement.
-/// Padding before a figure depends on its width, so it collapses to one space; the column
-/// alignment is asserted separately ([`assert_sysbench_columns`]).
-fn redact(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == ' ' && chars.peek().is_some_and(|n| *n == ' ') {
-            let mut spaces = String::from(c);
-            while chars.peek() == Some(&' ') {
-                spaces.push(chars.next().unwrap());
-            }
-            if chars.peek().is_some_and(|n| n.is_ascii_digit()) {
-                out.push(' ');
-            } else {
-                out.push_str(&spaces);
-            }
-        } else if c.is_ascii_digit() {
-            let mut tok = String::from(c);
-            while let Some(&n) = chars.peek() {
-                if n.is_ascii_digit() || n == '.' {
-                    tok.push(n);
-                    chars.next();
-                } else {
-                    break;
-                }
-            }
-            out.push_str(if tok.contains('.') { "#.#" } else { "#" });
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// sysbench right-aligns the latency figures so that every line is 53 characters wide, and
-/// the general statistics at column 41.
-fn assert_sysbench_columns(out: &str) {
-    let mut in_latency = false;
-    for l in out.lines() {
-        if l == "Latency (ms):" {
-            in_latency = true;
-            continue;
-        }
-        if l.is_empty() {
-            in_latency = false;
-        }
-        if in_latency && !l.contains("disabled") {
-            assert_eq!(l.len(), 53, "latency line not 53 wide: {l:?}");
-        }
-        if l.starts_with("    total time:") || l.starts_with("    total number of events:") {
-            assert_eq!(l.find(|c: char| c.is_ascii_digit()), Some(41), "{l:?}");
-        }
-    }
-}
 
 #[test]
 fn sysbench_cpu_layout() {

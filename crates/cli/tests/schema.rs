@@ -367,6 +367,7 @@ fn quick_params(id: &str) -> &'static [&'static str] {
         "cpu" => &["--set", "max_prime=1000"],
         "mutex" => &["--set", "locks=1000", "--set", "loops=100"],
         "threads" => &["--set", "yields=10"],
+        "memory" => &["--set", "total_size=1M"],
         _ => &[],
     }
 }

@@ -223,6 +223,9 @@ pub enum WarningKind {
     SizeChosen,
     /// A resource the user asked for (huge pages, pinning) is not available.
     Unavailable,
+    /// Threads contend for the same data: the figure includes coherence traffic or lock
+    /// waits, not just the work.
+    Contention,
 }
 
 /// A result table: named columns with units, one row per item (kernel, working-set size).

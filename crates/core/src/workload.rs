@@ -13,9 +13,9 @@
 
 use crate::host::HostInfo;
 use crate::params::{ParamSpec, Params};
-use crate::result::{Table, Warning};
 use crate::rand::{Distribution, Rng};
 use crate::recorder::{Counter, Counters};
+use crate::result::{Table, Warning};
 use crate::runner::RunControl;
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +60,11 @@ pub struct Caps {
     pub needs_server: bool,
     /// Uses a loop worker rather than event workers.
     pub loop_worker: bool,
+    /// Ends by itself (a quota of its own), so a run without time or event limits is not
+    /// endless.
+    pub ends_itself: bool,
+    /// Sets its own event quota and ignores sysbench's `--events` (sysbench's memory test).
+    pub own_event_quota: bool,
 }
 
 /// What `setup` gets to build an instance.

@@ -134,7 +134,13 @@ pub fn table(t: &Table) -> String {
                 .collect()
         })
         .collect();
-    let lw = t.rows.iter().map(|r| r.label.len()).max().unwrap_or(0).max(5);
+    let lw = t
+        .rows
+        .iter()
+        .map(|r| r.label.len())
+        .max()
+        .unwrap_or(0)
+        .max(5);
     let widths: Vec<usize> = head
         .iter()
         .enumerate()

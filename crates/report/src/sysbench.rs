@@ -84,8 +84,22 @@ pub fn run_mode(m: &RunMode<'_>) -> String {
 /// The test's own mode lines and "Initializing worker threads...".
 pub fn test_mode(workload: &str, params: &Params) -> String {
     let mut s = String::new();
-    if workload == "cpu" {
-        let _ = writeln!(s, "Prime numbers limit: {}\n", params.int("max_prime"));
+    match workload {
+        "cpu" => {
+            let _ = writeln!(s, "Prime numbers limit: {}\n", params.int("max_prime"));
+        }
+        "memory" => {
+            // sysbench prints whole KiB and MiB, truncated (a 64-byte block shows as 0KiB).
+            let _ = writeln!(
+                s,
+                "Running memory speed test with the following options:\n  block size: {}KiB\n  total size: {}MiB\n  operation: {}\n  scope: {}\n",
+                params.int("block_size") / 1024,
+                params.int("total_size") / 1024 / 1024,
+                params.text("oper"),
+                params.text("scope"),
+            );
+        }
+        _ => {}
     }
     s.push_str("Initializing worker threads...\n\n");
     s
@@ -96,20 +110,21 @@ pub fn started() -> &'static str {
     "Threads started!\n\n"
 }
 
-/// One interval line (plus the queue line in open-loop mode).
-pub fn interval_line(i: &Interval) -> String {
-    let t = if i.t_s.fract() == 0.0 {
-        format!("{:.0}", i.t_s)
-    } else {
-        format!("{}", (i.t_s * 1000.0).round() / 1000.0)
-    };
-    let mut s = format!("[ {t}s ] thds: {} eps: {:4.2}", i.threads, i.events_per_s);
+/// One interval line (plus the queue line in open-loop mode); the memory test prints its
+/// own (`[ 1s ] 31891.16 MiB/sec`).
+pub fn interval_line(i: &Interval, workload: &str, params: &Params) -> String {
+    if workload == "memory" {
+        let mib = i.events_per_s * params.int("block_size") as f64 / MIB;
+        return format!("[ {} ] {mib:4.2} MiB/sec\n", stamp(i.t_s));
+    }
+    let t = stamp(i.t_s);
+    let mut s = format!("[ {t} ] thds: {} eps: {:4.2}", i.threads, i.events_per_s);
     for p in &i.latency.percentiles {
         let _ = write!(s, " lat (ms,{}%): {:4.2}", pct_label(p.p), ms(p.ns));
     }
     s.push('\n');
     if let (Some(q), Some(c)) = (i.queue_len, i.concurrency) {
-        let _ = writeln!(s, "[ {t}s ] queue length: {q} concurrency: {c}");
+        let _ = writeln!(s, "[ {t} ] queue length: {q} concurrency: {c}");
     }
     s
 }
@@ -144,6 +159,17 @@ pub fn histogram(r: &RunResult) -> String {
     s
 }
 
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// An interval timestamp: whole seconds as sysbench prints them, else milliseconds kept.
+fn stamp(t: f64) -> String {
+    if t.fract() == 0.0 {
+        format!("{t:.0}s")
+    } else {
+        format!("{}s", (t * 1000.0).round() / 1000.0)
+    }
+}
+
 /// The test's own final lines (before "General statistics").
 pub fn test_report(r: &RunResult) -> String {
     match r.workload.id.as_str() {
@@ -151,6 +177,22 @@ pub fn test_report(r: &RunResult) -> String {
             "CPU speed:\n    events per second: {:8.2}\n",
             r.metrics.events_per_s
         ),
+        "memory" => {
+            let mut s = format!(
+                "Total operations: {} ({:8.2} per second)\n\n",
+                r.metrics.events, r.metrics.events_per_s
+            );
+            if r.workload.params.text("oper") != "none" {
+                let block = r.workload.params.int("block_size") as f64;
+                let mib = r.metrics.events as f64 * block / MIB;
+                let _ = writeln!(
+                    s,
+                    "{mib:4.2} MiB transferred ({:4.2} MiB/sec)\n",
+                    r.metrics.events_per_s * block / MIB
+                );
+            }
+            s
+        }
         _ => String::new(),
     }
 }

@@ -6,6 +6,7 @@ use hostbench_core::workload::Workload;
 /// Every workload, in listing order.
 pub static WORKLOADS: &[&dyn Workload] = &[
     &crate::cpu::Cpu,
+    &crate::memory::sysbench_memory::Memory,
     &crate::sys::threads::Threads,
     &crate::sys::mutex::MutexTest,
     &crate::sys::null::Null,

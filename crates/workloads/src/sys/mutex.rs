@@ -124,6 +124,13 @@ impl Workload for MutexTest {
     fn sysbench_test(&self) -> Option<&'static str> {
         Some("mutex")
     }
+    fn caps(&self) -> Caps {
+        // One event per thread: the run ends when every thread has done its one.
+        Caps {
+            ends_itself: true,
+            ..Caps::default()
+        }
+    }
     fn setup(
         &self,
         ctx: &SetupCtx<'_>,
