@@ -28,25 +28,48 @@ const PARAMS: &[ParamSpec] = &[ParamSpec {
 
 /// Counts the primes in 3..max by trial division; returns (primes, trial divisions, the
 /// test by 2 included).
-#[inline(never)]
 pub fn count_primes(max: u64) -> (u64, u64) {
+    trial_division::<true>(max)
+}
+
+/// One event: the prime count alone, without counting divisions, so the loop is the same
+/// ten instructions per division as GCC-built sysbench's.
+#[inline(never)]
+fn event_primes(max: u64) -> u64 {
+    trial_division::<false>(max).0
+}
+
+/// A candidate or divisor as a double. Both stay below 2^40 (the `max_prime` limit), so the
+/// signed conversion is exact and a single `cvtsi2sd`, as GCC emits for sysbench; the
+/// unsigned one costs LLVM five instructions per trial.
+#[inline(always)]
+fn as_f64(v: u64) -> f64 {
+    v as i64 as f64
+}
+
+#[inline(always)]
+fn trial_division<const COUNT: bool>(max: u64) -> (u64, u64) {
     let mut primes = 0u64;
     let mut divisions = 0u64;
     let mut c = 3u64;
     while c < max {
-        let t = (c as f64).sqrt();
+        let t = as_f64(c).sqrt();
         let mut l = 2u64;
         // GCC (which builds every distribution's sysbench) peels the first trial and tests
         // divisibility by 2 with a bit test, not a `div`; doing the same keeps the event's
         // cost equal to the sysbench people compare with (7 % fewer divisions at 20000).
         if 2.0 <= t {
-            divisions += 1;
+            if COUNT {
+                divisions += 1;
+            }
             if c & 1 == 0 {
                 l = 2;
             } else {
                 l = 3;
-                while (l as f64) <= t {
-                    divisions += 1;
+                while as_f64(l) <= t {
+                    if COUNT {
+                        divisions += 1;
+                    }
                     if rem64(c, l) == 0 {
                         break;
                     }
@@ -54,7 +77,7 @@ pub fn count_primes(max: u64) -> (u64, u64) {
                 }
             }
         }
-        if (l as f64) > t {
+        if as_f64(l) > t {
             primes += 1;
         }
         c += 1;
@@ -93,6 +116,8 @@ fn rem64(c: u64, l: u64) -> u64 {
 
 struct Instance {
     max: u64,
+    /// (primes, divisions) of one event, counted once (facts are asked at every checkpoint).
+    work: std::sync::OnceLock<(u64, u64)>,
 }
 
 struct Worker {
@@ -102,7 +127,7 @@ struct Worker {
 impl EventWorker for Worker {
     #[inline]
     fn event(&mut self, _c: &Counters) -> Result<Step, WorkloadError> {
-        black_box(count_primes(black_box(self.max)));
+        black_box(event_primes(black_box(self.max)));
         Ok(Step::Done)
     }
 }
@@ -119,7 +144,7 @@ impl hostbench_core::workload::Instance for Instance {
     }
 
     fn facts(&self) -> Vec<(String, f64)> {
-        let (primes, divisions) = count_primes(self.max);
+        let (primes, divisions) = *self.work.get_or_init(|| count_primes(self.max));
         vec![
             ("primes_found_per_event".into(), primes as f64),
             ("divisions_per_event".into(), divisions as f64),
@@ -149,6 +174,7 @@ impl Workload for Cpu {
     ) -> Result<Box<dyn hostbench_core::workload::Instance>, WorkloadError> {
         Ok(Box::new(Instance {
             max: ctx.params.int("max_prime") as u64,
+            work: std::sync::OnceLock::new(),
         }))
     }
 }
