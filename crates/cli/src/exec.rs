@@ -38,6 +38,10 @@ pub struct Output {
     pub histogram: bool,
     /// The user gave a seed (sysbench says so in its header).
     pub seed_given: bool,
+    /// sysbench's `--debug` (the header says so; verbosity is 5).
+    pub debug: bool,
+    /// sysbench's `--validate` (the header says so; hostbench's workloads always check).
+    pub validate: bool,
 }
 
 /// The program, as recorded in results.
@@ -152,8 +156,15 @@ pub fn execute(
             checkpoints: &plan.report_checkpoints,
             seed: output.seed_given.then_some(seed),
             forced_shutdown_s: plan.forced_shutdown_s,
+            time_s: plan.time_s,
+            debug: output.debug,
+            validate: output.validate,
         }));
-        s.push_str(&sysbench::test_mode(workload.id(), &plan.params));
+        s.push_str(&sysbench::test_mode(
+            workload.id(),
+            &plan.params,
+            output.verbosity,
+        ));
         out(&s);
     }
     let live = Live {
@@ -183,7 +194,15 @@ pub fn execute(
 
     if text || matches!(output.format, Format::Json | Format::Csv) {
         match output.format {
-            Format::Sysbench if text => out(&sysbench::final_report(&result, output.histogram)),
+            Format::Sysbench if text => {
+                if output.verbosity >= 4 {
+                    out(&sysbench::workers_done(
+                        result.outcome.stop_reason == StopReason::TimeLimit,
+                        plan.threads,
+                    ));
+                }
+                out(&sysbench::final_report(&result, output.histogram))
+            }
             Format::Native if text => out(&native::render(&result)),
             Format::Json => out(&json::render(&result)),
             Format::Csv => out(&csv::render(std::slice::from_ref(&result))),

@@ -203,6 +203,8 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
         verbosity: if a.quiet { 1 } else { 3 },
         histogram: false,
         seed_given: a.seed != 0,
+        debug: false,
+        validate: false,
     };
     let output = Output {
         verbosity: if a.quiet && matches!(output.format, Format::Native) {

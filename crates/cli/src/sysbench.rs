@@ -396,6 +396,8 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         verbosity: 3,
         histogram: false,
         seed_given: false,
+        debug: false,
+        validate: false,
     };
     let mut overrides: Vec<(String, String)> = Vec::new();
     let (mut iter, mut pct, mut res, mut h, mut zexp) = (12u32, 1.0, 75.0, 0.2, 0.8);
@@ -465,10 +467,12 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
                 out.verbosity = v as u8;
             }
             "debug" => {
-                if flag(o)? {
+                out.debug = flag(o)?;
+                if out.debug {
                     out.verbosity = 5;
                 }
             }
+            "validate" => out.validate = flag(o)?,
             "format" => {
                 out.format = match want_value(o, "text|json|csv")? {
                     "text" => Format::Sysbench,
@@ -480,11 +484,7 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
                     ),
                 }
             }
-            "config_file"
-            | "validate"
-            | "thread_stack_size"
-            | "thread_init_timeout"
-            | "luajit_cmd" => {
+            "config_file" | "thread_stack_size" | "thread_init_timeout" | "luajit_cmd" => {
                 let _ = &o.value;
             }
             name => {
@@ -535,7 +535,8 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         })?;
     if let Some(f) = forced {
         plan.forced_shutdown_s = match f.as_str() {
-            "off" | "0" => None,
+            // sysbench: 0 is "force at the time limit", only "off" disables it.
+            "off" => None,
             s if s.ends_with('%') => {
                 let p: f64 = s[..s.len() - 1]
                     .parse()

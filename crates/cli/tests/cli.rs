@@ -583,3 +583,42 @@ fn version_flag() {
         .success()
         .stdout(predicate::str::starts_with("hostbench "));
 }
+
+#[test]
+fn header_lines_for_debug_validate_forced_shutdown_and_verbosity_4() {
+    let (out, _) = run_ok(&[
+        "cpu",
+        "--cpu-max-prime=100",
+        "--time=0.2",
+        "--forced-shutdown=0",
+        "--validate",
+        "--verbosity=4",
+        "run",
+    ]);
+    // sysbench prints the moment of the shutdown (time + delay), and 0 means "at the limit".
+    assert!(
+        out.contains("Validation checks: on.\n\nInitializing random number generator from current time\n\nForcing shutdown in 0.2 seconds\n\nDoing CPU performance benchmark\n\nPrime numbers limit: 100\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Threads started!\n\nTime limit exceeded, exiting...\nDone.\n\nCPU speed:"),
+        "{out}"
+    );
+    let (out, _) = run_ok(&[
+        "threads",
+        "--threads=2",
+        "--time=0.2",
+        "--debug",
+        "--forced-shutdown=off",
+        "run",
+    ]);
+    assert!(
+        out.contains("Number of threads: 2\nDebug mode enabled.\n\n"),
+        "{out}"
+    );
+    assert!(!out.contains("Forcing shutdown"), "{out}");
+    assert!(
+        out.contains("Time limit exceeded, exiting...\n(last message repeated 1 times)\nDone.\n"),
+        "{out}"
+    );
+}

@@ -31,8 +31,14 @@ pub struct RunMode<'a> {
     pub checkpoints: &'a [f64],
     /// The seed if the user gave one.
     pub seed: Option<u64>,
-    /// Forced shutdown delay, s.
+    /// Forced shutdown delay after the time limit, s.
     pub forced_shutdown_s: Option<f64>,
+    /// `--time`, s (the forced-shutdown line prints time + delay).
+    pub time_s: f64,
+    /// `--debug`.
+    pub debug: bool,
+    /// `--validate`.
+    pub validate: bool,
 }
 
 fn secs(v: f64) -> String {
@@ -65,6 +71,12 @@ pub fn run_mode(m: &RunMode<'_>) -> String {
         let list: Vec<String> = m.checkpoints.iter().map(|&c| secs(c)).collect();
         let _ = writeln!(s, "Report checkpoint(s) at {} seconds", list.join(", "));
     }
+    if m.debug {
+        s.push_str("Debug mode enabled.\n\n");
+    }
+    if m.validate {
+        s.push_str("Validation checks: on.\n\n");
+    }
     match m.seed {
         Some(seed) => {
             let _ = writeln!(
@@ -74,16 +86,36 @@ pub fn run_mode(m: &RunMode<'_>) -> String {
         }
         None => s.push_str("Initializing random number generator from current time\n"),
     }
-    if let Some(f) = m.forced_shutdown_s {
-        let _ = writeln!(s, "Forcing shutdown in {} seconds", secs(f));
+    s.push('\n');
+    if let Some(f) = m.forced_shutdown_s
+        && m.time_s > 0.0
+    {
+        // sysbench prints the moment of the shutdown, counted from the start.
+        let _ = writeln!(s, "Forcing shutdown in {} seconds", secs(m.time_s + f));
     }
-    s.push_str("\n\n");
+    s.push('\n');
     s
 }
 
-/// The test's own mode lines and "Initializing worker threads...".
-pub fn test_mode(workload: &str, params: &Params) -> String {
+/// The test's own mode lines and "Initializing worker threads..."; `verbosity` ≥ 4 adds
+/// sysbench's informational lines.
+pub fn test_mode(workload: &str, params: &Params, verbosity: u8) -> String {
     let mut s = String::new();
+    if verbosity >= 4 {
+        match workload {
+            "cpu" => s.push_str("Doing CPU performance benchmark\n\n"),
+            "threads" => {
+                let _ = writeln!(
+                    s,
+                    "Doing thread subsystem performance test\nThread yields per test: {} Locks used: {}",
+                    params.int("yields"),
+                    params.int("locks")
+                );
+            }
+            "mutex" => s.push_str("Doing mutex performance test\n"),
+            _ => {}
+        }
+    }
     match workload {
         "cpu" => {
             let _ = writeln!(s, "Prime numbers limit: {}\n", params.int("max_prime"));
@@ -102,6 +134,20 @@ pub fn test_mode(workload: &str, params: &Params) -> String {
         _ => {}
     }
     s.push_str("Initializing worker threads...\n\n");
+    s
+}
+
+/// What sysbench logs at verbosity ≥ 4 when the workers have stopped: one "Time limit
+/// exceeded" per thread (its logger folds repeats) and "Done.".
+pub fn workers_done(time_limit: bool, threads: usize) -> String {
+    let mut s = String::new();
+    if time_limit {
+        s.push_str("Time limit exceeded, exiting...\n");
+        if threads > 1 {
+            let _ = writeln!(s, "(last message repeated {} times)", threads - 1);
+        }
+    }
+    s.push_str("Done.\n\n");
     s
 }
 
