@@ -196,8 +196,10 @@ pub fn execute(
         match output.format {
             Format::Sysbench if text => {
                 if output.verbosity >= 4 {
+                    let stop = result.outcome.stop_reason;
                     out(&sysbench::workers_done(
-                        result.outcome.stop_reason == StopReason::TimeLimit,
+                        matches!(stop, StopReason::TimeLimit | StopReason::ForcedShutdown),
+                        stop != StopReason::ForcedShutdown,
                         plan.threads,
                     ));
                 }

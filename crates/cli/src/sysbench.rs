@@ -523,6 +523,10 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
             }
         }
     }
+    if out.debug {
+        // sysbench: --debug forces verbosity 5 wherever --verbosity appears.
+        out.verbosity = 5;
+    }
     if rand_type == "special" && !(0.0..100.0).contains(&res) {
         bail!("invalid value for --rand-spec-res: {res} (use 0 to 99)");
     }

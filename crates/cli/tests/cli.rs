@@ -590,14 +590,14 @@ fn header_lines_for_debug_validate_forced_shutdown_and_verbosity_4() {
         "cpu",
         "--cpu-max-prime=100",
         "--time=0.2",
-        "--forced-shutdown=0",
+        "--forced-shutdown=5",
         "--validate",
         "--verbosity=4",
         "run",
     ]);
-    // sysbench prints the moment of the shutdown (time + delay), and 0 means "at the limit".
+    // sysbench prints the moment of the shutdown: time + delay.
     assert!(
-        out.contains("Validation checks: on.\n\nInitializing random number generator from current time\n\nForcing shutdown in 0.2 seconds\n\nDoing CPU performance benchmark\n\nPrime numbers limit: 100\n"),
+        out.contains("Validation checks: on.\n\nInitializing random number generator from current time\n\nForcing shutdown in 5.2 seconds\n\nDoing CPU performance benchmark\n\nPrime numbers limit: 100\n"),
         "{out}"
     );
     assert!(

@@ -138,8 +138,9 @@ pub fn test_mode(workload: &str, params: &Params, verbosity: u8) -> String {
 }
 
 /// What sysbench logs at verbosity ≥ 4 when the workers have stopped: one "Time limit
-/// exceeded" per thread (its logger folds repeats) and "Done.".
-pub fn workers_done(time_limit: bool, threads: usize) -> String {
+/// exceeded" per thread (its logger folds repeats) and, unless the shutdown was forced,
+/// "Done.".
+pub fn workers_done(time_limit: bool, done: bool, threads: usize) -> String {
     let mut s = String::new();
     if time_limit {
         s.push_str("Time limit exceeded, exiting...\n");
@@ -147,7 +148,9 @@ pub fn workers_done(time_limit: bool, threads: usize) -> String {
             let _ = writeln!(s, "(last message repeated {} times)", threads - 1);
         }
     }
-    s.push_str("Done.\n\n");
+    if done {
+        s.push_str("Done.\n\n");
+    }
     s
 }
 
