@@ -120,6 +120,16 @@ fn seconds(s: &str) -> Result<f64, String> {
 pub fn main(argv: &[String]) -> Result<ExitCode> {
     let cli = match Cli::try_parse_from(argv) {
         Ok(c) => c,
+        Err(e) if e.kind() == clap::error::ErrorKind::InvalidSubcommand => {
+            let word = argv.get(1).map(String::as_str).unwrap_or("");
+            let tests: Vec<&str> = WORKLOADS.iter().filter_map(|w| w.sysbench_test()).collect();
+            bail!(
+                "unknown test or command '{word}'. sysbench tests: {} (e.g. `hostbench cpu run`); \
+                 peer tools: stream, memlat; hostbench commands: run, list, timer, sysinfo \
+                 (see `hostbench --help`)",
+                tests.join(", ")
+            );
+        }
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
