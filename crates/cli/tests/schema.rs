@@ -368,6 +368,7 @@ fn quick_params(id: &str) -> &'static [&'static str] {
         "mutex" => &["--set", "locks=1000", "--set", "loops=100"],
         "threads" => &["--set", "yields=10"],
         "memory" => &["--set", "total_size=1M"],
+        "stream" => &["--set", "array_size=100000"],
         _ => &[],
     }
 }

@@ -7,6 +7,7 @@
 pub mod csv;
 pub mod json;
 pub mod native;
+pub mod stream;
 pub mod sysbench;
 
 /// Milliseconds from nanoseconds, for layouts that print ms.

@@ -7,6 +7,7 @@ use hostbench_core::workload::Workload;
 pub static WORKLOADS: &[&dyn Workload] = &[
     &crate::cpu::Cpu,
     &crate::memory::sysbench_memory::Memory,
+    &crate::memory::stream::Stream,
     &crate::sys::threads::Threads,
     &crate::sys::mutex::MutexTest,
     &crate::sys::null::Null,
@@ -67,6 +68,7 @@ mod tests {
             ("mutex", "locks", "100"),
             ("mutex", "loops", "10"),
             ("null.loop", "latency", "1us"),
+            ("stream", "array_size", "100000"),
         ];
         for w in WORKLOADS {
             let ov: Vec<(String, String)> = small
