@@ -42,6 +42,9 @@ fi
 LOGDIR=${LOGDIR:-$(mktemp -d /tmp/hostbench-vs-sysbench.XXXXXX)}
 mkdir -p "$LOGDIR"
 
+# These runs measure hostbench itself: keep them out of the user's results store.
+export HOSTBENCH_NO_SAVE=${HOSTBENCH_NO_SAVE:-1}
+
 # Run a private copy of hostbench, so a rebuild of target/release during the run
 # (someone else running cargo build) cannot change the binary between cases.
 HOSTBENCH_SRC=$HOSTBENCH

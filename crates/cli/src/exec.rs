@@ -1,6 +1,7 @@
 //! Executes a [`Plan`]: builds the workload instance, runs it through the runner with a live
-//! observer for interval reports, turns the measurement into a [`RunResult`] and renders it.
-//! Every grammar ends here, so every command line produces the same result.
+//! observer for interval reports, turns the measurement into a [`RunResult`], renders it and
+//! saves it in the results store. Every grammar ends here, so every command line produces
+//! the same result and every run is saved (unless `--no-save`), interrupted ones included.
 
 use anyhow::{Context, Result};
 use hostbench_core::clock::Clock;
@@ -9,8 +10,10 @@ use hostbench_core::result::{Interval, ResultContext, RunResult, ToolInfo};
 use hostbench_core::runner::{self, IntervalSample, Measurement, Observer, StopReason};
 use hostbench_core::workload::{SetupCtx, Workload};
 use hostbench_report::{csv, json, native, sysbench};
+use hostbench_store::{ENV_NO_SAVE, Location, Store};
 use std::io::Write;
 use std::process::ExitCode;
+use std::time::Instant;
 
 /// Output formats.
 #[derive(Debug, Clone, Copy)]
@@ -24,6 +27,8 @@ pub enum Format {
     /// CSV row.
     Csv,
     /// A peer's layout printed after the run (STREAM's table), from the result alone.
+    // Constructed by the stream and memlat front-ends (in progress on their branches).
+    #[allow(dead_code)]
     Layout(fn(&RunResult) -> String),
 }
 
@@ -42,6 +47,70 @@ pub struct Output {
     pub debug: bool,
     /// sysbench's `--validate` (the header says so; hostbench's workloads always check).
     pub validate: bool,
+}
+
+/// Whether and where a run is saved, and the label it is saved under.
+#[derive(Debug, Clone, Default)]
+pub struct SaveOptions {
+    /// `--label NAME`: recorded in the result (the machine or variant it stands for).
+    pub label: Option<String>,
+    /// `--no-save`.
+    pub no_save: bool,
+    /// `--results-db PATH|URL`; `None` = `HOSTBENCH_RESULTS_DB` or the default file.
+    pub results_db: Option<String>,
+}
+
+impl SaveOptions {
+    /// Checks what the user typed, before anything runs: a label must say something and a
+    /// store location must be a path or a PostgreSQL URL.
+    pub fn new(label: Option<String>, no_save: bool, results_db: Option<String>) -> Result<Self> {
+        if let Some(l) = &label
+            && (l.trim().is_empty() || l.chars().any(char::is_control))
+        {
+            anyhow::bail!(
+                "--label needs a non-empty name without control characters, e.g. --label=graviton3"
+            );
+        }
+        if let Some(db) = &results_db {
+            Location::parse(db).context("--results-db")?;
+        }
+        Ok(SaveOptions {
+            label,
+            no_save,
+            results_db,
+        })
+    }
+
+    /// False with `--no-save` or `HOSTBENCH_NO_SAVE` set (to anything but empty or `0`).
+    fn enabled(&self) -> bool {
+        let env_off = std::env::var(ENV_NO_SAVE).is_ok_and(|v| !v.is_empty() && v != "0");
+        !self.no_save && !env_off
+    }
+}
+
+/// Saves `result` in the store `opts` names. A failure is one WARNING line on stderr and
+/// never changes the run's exit code: the report has already been printed.
+fn save(result: &RunResult, opts: &SaveOptions, output: &Output) {
+    if !opts.enabled() {
+        return;
+    }
+    let t0 = Instant::now();
+    let saved = Location::resolve(opts.results_db.as_deref()).and_then(|loc| {
+        Store::open(&loc)?.save(result)?;
+        Ok(loc)
+    });
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    match saved {
+        Ok(loc) => {
+            let native_text = matches!(output.format, Format::Native) && output.verbosity >= 3;
+            if output.verbosity >= 5 {
+                eprintln!("DEBUG: saved as {} in {loc} ({ms:.2} ms)", result.id);
+            } else if output.verbosity >= 4 || native_text {
+                eprintln!("saved as {} in {loc}", result.id);
+            }
+        }
+        Err(e) => eprintln!("WARNING: the result was not saved: {e}"),
+    }
 }
 
 /// The program, as recorded in results.
@@ -93,11 +162,34 @@ impl Observer for Live<'_> {
     }
 }
 
-/// Runs `plan` and prints its result; `grammar` and `argv` are recorded in the result.
+/// Runs `plan`, prints its result and saves it with the default [`SaveOptions`] (the store
+/// from `HOSTBENCH_RESULTS_DB` or the default file, no label); `grammar` and `argv` are
+/// recorded in the result.
+// Called by front-ends without saving options of their own (stream, memlat).
+#[allow(dead_code)]
 pub fn execute(
     plan: &Plan,
     workload: &dyn Workload,
     output: &Output,
+    grammar: &str,
+    argv: &[String],
+) -> Result<ExitCode> {
+    execute_with(
+        plan,
+        workload,
+        output,
+        &SaveOptions::default(),
+        grammar,
+        argv,
+    )
+}
+
+/// [`execute`] with the front-end's `--label`, `--no-save` and `--results-db`.
+pub fn execute_with(
+    plan: &Plan,
+    workload: &dyn Workload,
+    output: &Output,
+    saving: &SaveOptions,
     grammar: &str,
     argv: &[String],
 ) -> Result<ExitCode> {
@@ -139,7 +231,7 @@ pub fn execute(
                 host: Some(host.clone()),
                 grammar,
                 command_line: argv.to_vec(),
-                label: None,
+                label: saving.label.clone(),
                 started_unix_s: started,
             },
         )
@@ -226,6 +318,7 @@ pub fn execute(
             );
         }
     }
+    save(&result, saving, output);
     Ok(match result.outcome.stop_reason {
         StopReason::Error => {
             eprintln!(

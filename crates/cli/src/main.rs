@@ -6,6 +6,7 @@ mod exec;
 mod info;
 mod memlat;
 mod native;
+mod results;
 mod stream;
 mod sysbench;
 
@@ -63,9 +64,9 @@ fn run_sysbench(argv: &[String]) -> anyhow::Result<ExitCode> {
             exec::out(&format!("{s}\n"));
             Ok(ExitCode::from(1))
         }
-        sysbench::Invocation::Run(plan, output) => {
+        sysbench::Invocation::Run(plan, output, saving) => {
             let w = hostbench_workloads::find(&plan.workload).expect("front-end found it");
-            exec::execute(&plan, w, &output, "sysbench", argv)
+            exec::execute_with(&plan, w, &output, &saving, "sysbench", argv)
         }
     }
 }

@@ -1,8 +1,9 @@
 //! The native grammar (clap): `hostbench run WORKLOAD --set k=v ...`, `list`, `timer`,
-//! `sysinfo`. It maps to the same [`Plan`] as the peer grammars, so suites and later
-//! commands can build plans the same way.
+//! `sysinfo`, `results ...`. It maps to the same [`Plan`] as the peer grammars, so suites
+//! and later commands can build plans the same way.
 
-use crate::exec::{self, Format, Output};
+use crate::exec::{self, Format, Output, SaveOptions};
+use crate::results::{ResultsArgs, StoreArg};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use hostbench_core::clock::Clock;
@@ -18,11 +19,25 @@ use std::process::ExitCode;
 /// Besides the commands below, peer command lines run as written with the program name
 /// swapped: `hostbench cpu --cpu-max-prime=20000 run` (sysbench grammar).
 #[derive(Debug, Parser)]
-#[command(name = "hostbench", version, about, long_about = None, disable_help_subcommand = true)]
+#[command(
+    name = "hostbench",
+    version,
+    about,
+    long_about = None,
+    disable_help_subcommand = true,
+    after_help = SAVING_HELP
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
 }
+
+/// How saving works, for `hostbench --help`.
+const SAVING_HELP: &str = "Every run is saved in the results store unless --no-save is given \
+(or HOSTBENCH_NO_SAVE=1); --label NAME names what the run stands for; --results-db PATH|URL \
+(or HOSTBENCH_RESULTS_DB) chooses the store (default: $XDG_DATA_HOME/hostbench/results.db). In \
+the sysbench grammar: --label=NAME, --no-save, --results-db=PATH|URL, e.g. \
+`hostbench cpu --label=graviton3 run`. See `hostbench results --help`.";
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -34,6 +49,8 @@ enum Command {
     Timer(FormatArgs),
     /// Show the host fingerprint recorded with every result.
     Sysinfo(FormatArgs),
+    /// Stored results: list, show, export, import, rm.
+    Results(ResultsArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -90,6 +107,15 @@ struct RunArgs {
     /// Only the report: no warnings on stderr.
     #[arg(short, long)]
     quiet: bool,
+    /// Name what this run stands for (machine, instance type, variant); stored with the
+    /// result and shown in reports.
+    #[arg(long, value_name = "NAME")]
+    label: Option<String>,
+    /// Do not save the result in the results store (also: HOSTBENCH_NO_SAVE=1).
+    #[arg(long)]
+    no_save: bool,
+    #[command(flatten)]
+    store: StoreArg,
 }
 
 #[derive(Debug, Args)]
@@ -125,7 +151,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             let tests: Vec<&str> = WORKLOADS.iter().filter_map(|w| w.sysbench_test()).collect();
             bail!(
                 "unknown test or command '{word}'. sysbench tests: {} (e.g. `hostbench cpu run`); \
-                 peer tools: stream, memlat; hostbench commands: run, list, timer, sysinfo \
+                 peer tools: stream, memlat; hostbench commands: run, list, timer, sysinfo, results \
                  (see `hostbench --help`)",
                 tests.join(", ")
             );
@@ -160,6 +186,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             });
             Ok(ExitCode::SUCCESS)
         }
+        Command::Results(a) => crate::results::main(a),
     }
 }
 
@@ -203,6 +230,7 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
             )
         })?;
     plan.validate().map_err(anyhow::Error::msg)?;
+    let saving = SaveOptions::new(a.label, a.no_save, a.store.results_db)?;
     let output = Output {
         format: match a.format {
             OutFormat::Text => Format::Native,
@@ -224,7 +252,7 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
         },
         ..output
     };
-    exec::execute(&plan, w, &output, "native", argv)
+    exec::execute_with(&plan, w, &output, &saving, "native", argv)
 }
 
 /// `hostbench list`.

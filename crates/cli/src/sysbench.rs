@@ -4,7 +4,7 @@
 //! into a [`Plan`] and output settings. Test options come from each workload's parameter
 //! table (`ParamSpec::sysbench`), so a new workload needs no change here.
 
-use crate::exec::{Format, Output};
+use crate::exec::{Format, Output, SaveOptions};
 use anyhow::{Context, Result, bail};
 use hostbench_core::params::{ParamKind, Params};
 use hostbench_core::plan::Plan;
@@ -15,8 +15,8 @@ use hostbench_workloads::{WORKLOADS, by_sysbench_test};
 
 /// What the command line asked for.
 pub enum Invocation {
-    /// Run a plan.
-    Run(Box<Plan>, Output),
+    /// Run a plan, print and save its result.
+    Run(Box<Plan>, Output, SaveOptions),
     /// Print text (help) and exit 0.
     Print(String),
     /// sysbench's "does not implement" for prepare/cleanup: print and exit 1.
@@ -139,6 +139,21 @@ const GENERAL: &[(&str, &str, &str)] = &[
         "format",
         "STRING",
         "hostbench: output format {text, json, csv} [text]",
+    ),
+    (
+        "label",
+        "NAME",
+        "hostbench: name what this run stands for (machine, instance type, variant); stored with the result []",
+    ),
+    (
+        "no_save",
+        "[=on|off]",
+        "hostbench: do not save the result in the results store [off]",
+    ),
+    (
+        "results_db",
+        "PATH|URL",
+        "hostbench: results store, an SQLite file or a postgres:// URL [$HOSTBENCH_RESULTS_DB or ~/.local/share/hostbench/results.db]",
     ),
 ];
 
@@ -403,6 +418,7 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
     let (mut iter, mut pct, mut res, mut h, mut zexp) = (12u32, 1.0, 75.0, 0.2, 0.8);
     let mut rand_type = "special".to_string();
     let mut forced: Option<String> = None;
+    let (mut label, mut no_save, mut results_db) = (None, false, None);
     for o in &opts {
         match o.name.as_str() {
             "threads" => {
@@ -484,6 +500,9 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
                     ),
                 }
             }
+            "label" => label = Some(want_value(o, "NAME")?.to_string()),
+            "no_save" => no_save = flag(o)?,
+            "results_db" => results_db = Some(want_value(o, "PATH|URL")?.to_string()),
             "config_file" | "thread_stack_size" | "thread_init_timeout" | "luajit_cmd" => {
                 let _ = &o.value;
             }
@@ -583,7 +602,8 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
     if plan.time_s == 0.0 && plan.events == 0 && !workload.caps().ends_itself {
         warn.push("Both event and time limits are disabled, running an endless test".into());
     }
-    Ok(Invocation::Run(Box::new(plan), out))
+    let saving = SaveOptions::new(label, no_save, results_db)?;
+    Ok(Invocation::Run(Box::new(plan), out, saving))
 }
 
 fn sysbench_names() -> Vec<&'static str> {
@@ -598,7 +618,7 @@ mod tests {
         let a: Vec<String> = args.split_whitespace().map(String::from).collect();
         let mut w = Vec::new();
         match parse(&a, &mut w).unwrap() {
-            Invocation::Run(p, _) => (*p, w),
+            Invocation::Run(p, _, _) => (*p, w),
             _ => panic!("not a run"),
         }
     }
@@ -627,6 +647,34 @@ mod tests {
         );
         let (p, _) = run("--test=cpu --cpu-max-prime=3 --max-requests=524288 run");
         assert_eq!(p.events, 524_288);
+    }
+
+    #[test]
+    fn saving_options_are_general_options() {
+        let a: Vec<String> = "cpu --label=graviton3 --no-save --results-db=/tmp/x.db run"
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+        let Invocation::Run(_, _, s) = parse(&a, &mut Vec::new()).unwrap() else {
+            panic!("not a run")
+        };
+        assert_eq!(s.label.as_deref(), Some("graviton3"));
+        assert!(s.no_save);
+        assert_eq!(s.results_db.as_deref(), Some("/tmp/x.db"));
+        let Invocation::Run(_, _, s) =
+            parse(&["cpu".into(), "run".into()], &mut Vec::new()).unwrap()
+        else {
+            panic!("not a run")
+        };
+        assert_eq!((s.label, s.no_save, s.results_db), (None, false, None));
+        let u = usage();
+        for o in [
+            "--label=NAME",
+            "--no-save[=on|off]",
+            "--results-db=PATH|URL",
+        ] {
+            assert!(u.contains(o), "{o} missing from usage:\n{u}");
+        }
     }
 
     #[test]

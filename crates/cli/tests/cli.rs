@@ -225,8 +225,7 @@ fn forced_shutdown_exits_2_with_the_report() {
 
 #[test]
 fn ctrl_c_keeps_the_partial_result() {
-    let bin = assert_cmd::cargo::cargo_bin("hostbench");
-    let child = std::process::Command::new(bin)
+    let child = hb_std()
         .args(["cpu", "--cpu-max-prime=2000", "--time=30", "run"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -568,6 +567,7 @@ fn list_timer_sysinfo() {
 fn broken_pipe_is_quiet() {
     let bin = assert_cmd::cargo::cargo_bin("hostbench");
     let out = std::process::Command::new("sh")
+        .env("HOSTBENCH_RESULTS_DB", process_store())
         .arg("-c")
         .arg(format!("{} list | head -c 10 >/dev/null", bin.display()))
         .output()

@@ -4,7 +4,8 @@
 //! The runs are short (a few tenths of a second each) and use small workload parameters, so
 //! the whole file takes a few seconds.
 
-use assert_cmd::Command;
+mod common;
+
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -66,11 +67,7 @@ fn assert_valid(instance: &Value, what: &str) {
 
 /// Runs the binary, checks its exit code and returns its stdout parsed as JSON.
 fn hostbench_json(args: &[&str], expected_code: i32) -> Value {
-    let out = Command::cargo_bin("hostbench")
-        .expect("the hostbench binary is built")
-        .args(args)
-        .output()
-        .expect("hostbench starts");
+    let out = common::hb().args(args).output().expect("hostbench starts");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),

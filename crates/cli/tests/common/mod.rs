@@ -1,12 +1,61 @@
 //! Helpers shared by the integration tests: run the real binary, redact figures for
 //! snapshots, check sysbench's column layout.
+//!
+//! Every run saves its result, so every command built here points `HOSTBENCH_RESULTS_DB` at
+//! a store of this test process (removed when it exits): no test writes to the user's
+//! store. Tests that inspect a store give their own `--results-db` or environment.
 #![allow(dead_code)] // each test file uses a subset
 
 use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Duration;
 
+static STORE_DIR: OnceLock<PathBuf> = OnceLock::new();
+
+extern "C" fn remove_store_dir() {
+    if let Some(d) = STORE_DIR.get() {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// The results store every command of this test process saves into.
+pub fn process_store() -> PathBuf {
+    STORE_DIR
+        .get_or_init(|| {
+            let dir = tempfile::Builder::new()
+                .prefix("hostbench-test-store-")
+                .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+                .expect("a temporary directory for the test store")
+                .keep();
+            // SAFETY: registering a plain function that only removes a directory.
+            unsafe { libc::atexit(remove_store_dir) };
+            dir
+        })
+        .join("results.db")
+}
+
+/// The binary, saving into [`process_store`].
 pub fn hb() -> Command {
-    Command::cargo_bin("hostbench").expect("binary is built")
+    let mut c = Command::cargo_bin("hostbench").expect("binary is built");
+    c.env("HOSTBENCH_RESULTS_DB", process_store())
+        .env_remove("HOSTBENCH_NO_SAVE");
+    c
+}
+
+/// [`hb`] as a `std::process::Command`, for tests that signal the child or pipe it.
+pub fn hb_std() -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("hostbench"));
+    c.env("HOSTBENCH_RESULTS_DB", process_store())
+        .env_remove("HOSTBENCH_NO_SAVE");
+    c
+}
+
+/// A command with its own store at `db` (and nothing inherited that points elsewhere).
+pub fn hb_with_store(db: &Path) -> Command {
+    let mut c = hb();
+    c.env("HOSTBENCH_RESULTS_DB", db);
+    c
 }
 
 pub fn run_ok(args: &[&str]) -> (String, String) {

@@ -1,0 +1,370 @@
+//! `hostbench results list|show|export|import|rm`: the results store from the command line.
+//! Read-only commands never create a store; every change is one transaction. Bad input (an
+//! unknown id, an unreadable file, a file that is not an export, a bad date) is an error
+//! (exit 2) that says what to fix.
+
+use crate::exec;
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand, ValueEnum};
+use hostbench_store::time::{Bound, now_ms, parse_bound};
+use hostbench_store::{
+    Filter, Location, RunSummary, Store, StoredRun, export_document, parse_runs,
+};
+use std::fmt::Write as _;
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `hostbench results ...`.
+#[derive(Debug, Args)]
+pub struct ResultsArgs {
+    #[command(subcommand)]
+    command: ResultsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum ResultsCommand {
+    /// List stored runs, newest first: id, start, label, workload, host, headline figure.
+    List(ListArgs),
+    /// Print the report of a stored run (or, with --format json, its stored JSON).
+    Show(ShowArgs),
+    /// Write stored runs as one JSON document that `results import` reads back.
+    Export(ExportArgs),
+    /// Add the runs in export files (or result JSON files) to the store; runs already
+    /// stored are skipped.
+    Import(ImportArgs),
+    /// Remove runs by id (or unambiguous id prefix), or every run with a label.
+    Rm(RmArgs),
+}
+
+/// `--results-db`, shared by every command that touches the store.
+#[derive(Debug, Args)]
+pub struct StoreArg {
+    /// Results store: an SQLite file or a postgres:// URL [default: $HOSTBENCH_RESULTS_DB,
+    /// else $XDG_DATA_HOME/hostbench/results.db, else ~/.local/share/hostbench/results.db].
+    #[arg(long = "results-db", value_name = "PATH|URL")]
+    pub results_db: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct FilterArgs {
+    /// Only runs with exactly this label.
+    #[arg(long, value_name = "NAME")]
+    label: Option<String>,
+    /// Only this workload id, or every id of this family (`memory` matches `memory.stream`).
+    #[arg(long, value_name = "ID")]
+    workload: Option<String>,
+    /// Only this host name, or host fingerprint (or its first 4+ hex digits).
+    #[arg(long, value_name = "NAME|FINGERPRINT")]
+    host: Option<String>,
+    /// Only runs started at or after DATE: `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM]`
+    /// (UTC unless an offset is given) or a time ago (30m, 12h, 7d, 2w).
+    #[arg(long, value_name = "DATE")]
+    since: Option<String>,
+    /// Only runs started at or before DATE (a date alone includes that whole day).
+    #[arg(long, value_name = "DATE")]
+    until: Option<String>,
+    /// At most N runs, the most recent ones.
+    #[arg(long, value_name = "N")]
+    limit: Option<u64>,
+}
+
+impl FilterArgs {
+    fn filter(&self) -> Result<Filter> {
+        let now = now_ms();
+        let bound = |v: &Option<String>, b, name| -> Result<Option<i64>> {
+            v.as_deref()
+                .map(|s| parse_bound(s, b, now).with_context(|| format!("--{name}")))
+                .transpose()
+        };
+        Ok(Filter {
+            label: self.label.clone(),
+            workload: self.workload.clone(),
+            host: self.host.clone(),
+            since_ms: bound(&self.since, Bound::Since, "since")?,
+            until_ms: bound(&self.until, Bound::Until, "until")?,
+            limit: self.limit,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TextJson {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+struct ListArgs {
+    #[command(flatten)]
+    filter: FilterArgs,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = TextJson::Text)]
+    format: TextJson,
+    #[command(flatten)]
+    store: StoreArg,
+}
+
+#[derive(Debug, Args)]
+struct ShowArgs {
+    /// Run id, or an unambiguous prefix of one (at least 4 characters).
+    id: String,
+    /// `text`: the report; `json`: the stored result JSON, exactly as stored.
+    #[arg(short, long, value_enum, default_value_t = TextJson::Text)]
+    format: TextJson,
+    #[command(flatten)]
+    store: StoreArg,
+}
+
+#[derive(Debug, Args)]
+struct ExportArgs {
+    #[command(flatten)]
+    filter: FilterArgs,
+    /// Write the document to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    store: StoreArg,
+}
+
+#[derive(Debug, Args)]
+struct ImportArgs {
+    /// Files written by `results export`, by `--format json`, or JSON arrays of results;
+    /// `-` reads stdin.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
+    #[command(flatten)]
+    store: StoreArg,
+}
+
+#[derive(Debug, Args)]
+struct RmArgs {
+    /// Run ids (or unambiguous prefixes). If one is unknown, nothing is removed.
+    #[arg(
+        value_name = "ID",
+        required_unless_present = "label",
+        conflicts_with = "label"
+    )]
+    ids: Vec<String>,
+    /// Remove every run with exactly this label.
+    #[arg(long, value_name = "NAME")]
+    label: Option<String>,
+    #[command(flatten)]
+    store: StoreArg,
+}
+
+fn location(a: &StoreArg) -> Result<Location> {
+    Location::resolve(a.results_db.as_deref()).context("results store")
+}
+
+/// The store if it exists; read-only commands never create one.
+fn existing(a: &StoreArg) -> Result<(Location, Option<Store>)> {
+    let loc = location(a)?;
+    let s = Store::open_existing(&loc)?;
+    Ok((loc, s))
+}
+
+/// Runs `hostbench results ...`.
+pub fn main(a: ResultsArgs) -> Result<ExitCode> {
+    match a.command {
+        ResultsCommand::List(a) => list(a),
+        ResultsCommand::Show(a) => show(a),
+        ResultsCommand::Export(a) => export(a),
+        ResultsCommand::Import(a) => import(a),
+        ResultsCommand::Rm(a) => rm(a),
+    }
+}
+
+fn list(a: ListArgs) -> Result<ExitCode> {
+    let filter = a.filter.filter()?;
+    let (loc, store) = existing(&a.store)?;
+    let runs = match store {
+        Some(mut s) => s.list(&filter)?,
+        None => Vec::new(),
+    };
+    if a.format == TextJson::Json {
+        exec::out(&(serde_json::to_string_pretty(&runs)? + "\n"));
+    } else if runs.is_empty() {
+        eprintln!("no stored run matches (store: {loc})");
+    } else {
+        exec::out(&table(&runs));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The runs as an aligned table; ids shortened to 12 characters (any unique prefix works).
+fn table(runs: &[RunSummary]) -> String {
+    let rows: Vec<[String; 6]> = runs
+        .iter()
+        .map(|r| {
+            let mut head = match r.headline.value {
+                Some(v) => format!("{v:.2} {}", r.headline.unit),
+                None => "-".into(),
+            };
+            if !matches!(
+                r.stop_reason.as_str(),
+                "time_limit" | "event_limit" | "workers_done"
+            ) {
+                let _ = write!(head, " ({})", r.stop_reason.replace('_', " "));
+            }
+            [
+                r.id.chars().take(12).collect(),
+                r.started_at
+                    .get(..19)
+                    .unwrap_or(&r.started_at)
+                    .replace('T', " "),
+                r.label.clone().unwrap_or_else(|| "-".into()),
+                r.workload.clone(),
+                r.hostname.clone().unwrap_or_else(|| "-".into()),
+                head,
+            ]
+        })
+        .collect();
+    let header = ["ID", "STARTED (UTC)", "LABEL", "WORKLOAD", "HOST", "RESULT"];
+    let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in &rows {
+        for (i, c) in r.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let mut s = String::new();
+    let mut line = |cells: &[String]| {
+        let mut l = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i + 1 == cells.len() {
+                l.push_str(c);
+            } else {
+                let pad = w[i] - c.chars().count();
+                let _ = write!(l, "{c}{}  ", " ".repeat(pad));
+            }
+        }
+        s.push_str(l.trim_end());
+        s.push('\n');
+    };
+    line(&header.map(String::from));
+    for r in &rows {
+        line(r);
+    }
+    s
+}
+
+fn show(a: ShowArgs) -> Result<ExitCode> {
+    let (loc, store) = existing(&a.store)?;
+    let Some(mut store) = store else {
+        bail!(
+            "no stored run has the id '{}': there is no results store at {loc} yet",
+            a.id
+        );
+    };
+    let run = store.get(&a.id)?;
+    if a.format == TextJson::Json {
+        exec::out(&format!("{}\n", run.json));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let r = run
+        .result()
+        .context("`--format json` prints the stored text as it is")?;
+    let mut s = format!("run {}  started {}", r.id, r.started_at);
+    if let Some(l) = &r.label {
+        let _ = write!(s, "  label {l}");
+    }
+    if let Some(h) = &r.host {
+        let _ = write!(
+            s,
+            "  host {} (fingerprint {})",
+            h.hostname,
+            hostbench_store::host_fingerprint(h)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\ncommand: {}  [{} grammar, hostbench {}]\n",
+        r.config.command_line.join(" "),
+        r.config.grammar,
+        r.tool.version
+    );
+    s.push_str(&hostbench_report::native::render(&r));
+    for w in &r.warnings {
+        let _ = writeln!(s, "warning: {}", w.message);
+    }
+    exec::out(&s);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn export(a: ExportArgs) -> Result<ExitCode> {
+    let filter = a.filter.filter()?;
+    let (loc, store) = existing(&a.store)?;
+    let runs: Vec<StoredRun> = match store {
+        Some(mut s) => s.load(&filter)?,
+        None => Vec::new(),
+    };
+    if runs.is_empty() {
+        eprintln!("no stored run matches (store: {loc}); the export is empty");
+    }
+    let doc = export_document(&runs);
+    match &a.output {
+        Some(path) => {
+            std::fs::write(path, &doc)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            exec::out(&format!(
+                "exported {} run(s) to {}\n",
+                runs.len(),
+                path.display()
+            ));
+        }
+        None => exec::out(&doc),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn import(a: ImportArgs) -> Result<ExitCode> {
+    // Read and check every file first: a bad file imports nothing.
+    let mut runs = Vec::new();
+    for f in &a.files {
+        let (text, origin) = if f == "-" {
+            let mut t = String::new();
+            std::io::stdin()
+                .read_to_string(&mut t)
+                .context("cannot read stdin")?;
+            (t, "stdin".to_string())
+        } else {
+            let t = std::fs::read_to_string(f).with_context(|| format!("cannot read {f}"))?;
+            (t, f.clone())
+        };
+        runs.extend(parse_runs(&text, &origin)?);
+    }
+    let loc = location(&a.store)?;
+    let rep = Store::open(&loc)?.import(&runs)?;
+    for id in &rep.conflicts {
+        eprintln!(
+            "WARNING: run {id} is already stored with different content; the stored run was kept \
+             (remove it with `hostbench results rm {id}` to replace it)"
+        );
+    }
+    exec::out(&format!(
+        "imported {} run(s) into {loc}; {} already stored{}\n",
+        rep.added,
+        rep.already_present,
+        if rep.conflicts.is_empty() {
+            String::new()
+        } else {
+            format!(", {} conflicting (kept)", rep.conflicts.len())
+        }
+    ));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn rm(a: RmArgs) -> Result<ExitCode> {
+    let (loc, store) = existing(&a.store)?;
+    let n = match (store, &a.label) {
+        (Some(mut s), Some(l)) => s.remove_label(l)?,
+        (Some(mut s), None) => s.remove(&a.ids)?,
+        (None, Some(_)) => 0,
+        (None, None) => bail!(
+            "no stored run has the id '{}': there is no results store at {loc} yet",
+            a.ids.first().map(String::as_str).unwrap_or_default()
+        ),
+    };
+    exec::out(&format!("removed {n} run(s) from {loc}\n"));
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,375 @@
+//! The SQLite backend: one file, WAL journal, a busy timeout so that several hostbench
+//! processes can save at once, `synchronous=NORMAL` (a committed run survives a process
+//! crash; a power cut may lose the last runs, never corrupt the file). The schema version
+//! is `PRAGMA user_version`, and `PRAGMA application_id` marks the file as hostbench's so a
+//! foreign database is refused rather than altered.
+
+use crate::index::Indexed;
+use crate::migrations::MIGRATIONS;
+use crate::{Arg, Backend, Inserted, Result, RunSummary, StoreError, StoredRun, chain};
+use rusqlite::config::DbConfig;
+use rusqlite::types::Value;
+use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior, params_from_iter};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// `PRAGMA application_id` of a hostbench store: "HBRS" in ASCII.
+pub(crate) const APPLICATION_ID: i32 = 0x4842_5253;
+
+/// How long a writer waits for another one before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
+
+pub(crate) struct Sqlite {
+    conn: Connection,
+    location: String,
+    /// The WAL file beside the database.
+    wal: PathBuf,
+}
+
+/// WAL size past which a writer checkpoints and truncates it. The first connection to a
+/// WAL database reads the whole WAL to rebuild its index, so a WAL left to grow would make
+/// every later run's save slower; a checkpoint costs an fsync, so not on every save.
+pub(crate) const WAL_CHECKPOINT_BYTES: u64 = 1 << 20;
+
+impl Sqlite {
+    fn err(&self, action: &'static str) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+        move |e| to_store_error(&self.location, action, e)
+    }
+
+    /// Opens (or, with `create`, creates) the store at `path` and migrates it to `target`.
+    /// `None` when the file does not exist and `create` is false.
+    pub(crate) fn open(path: &Path, create: bool, target: u32) -> Result<Option<Sqlite>> {
+        let location = path.display().to_string();
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        if !create && !path.exists() {
+            return Ok(None);
+        }
+        if create && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::File {
+                action: "cannot create the results store's directory",
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        if create {
+            flags |= OpenFlags::SQLITE_OPEN_CREATE;
+        }
+        let conn = Connection::open_with_flags(path, flags)
+            .map_err(|e| to_store_error(&location, "cannot open it", e))?;
+        let mut s = Sqlite {
+            conn,
+            location,
+            wal: wal.into(),
+        };
+        s.conn
+            .busy_timeout(BUSY_TIMEOUT)
+            .map_err(s.err("cannot set the busy timeout"))?;
+        // Refuse a foreign database before changing anything in it (even its journal mode).
+        let found = s.check_identity()?;
+        if found > target {
+            return Err(StoreError::TooNew {
+                location: s.location.clone(),
+                found,
+                supported: target,
+            });
+        }
+        let mode: String = s
+            .conn
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .map_err(s.err("cannot read the journal mode"))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            s.conn
+                .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0))
+                .map_err(s.err("cannot switch to WAL"))?;
+        }
+        s.conn
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(s.err("cannot set synchronous=NORMAL"))?;
+        // Closing the last connection would checkpoint the WAL into the file and fsync it:
+        // milliseconds on every run. A save is a WAL append without fsync instead, and
+        // `checkpoint_if_large` folds the WAL back every ~1 MiB.
+        s.conn
+            .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+            .map_err(s.err("cannot configure checkpoints"))?;
+        if found < target {
+            s.migrate(target)?;
+        }
+        Ok(Some(s))
+    }
+
+    /// Reads the header; errors if this is not (or cannot become) a hostbench store.
+    /// Returns the schema version.
+    fn check_identity(&self) -> Result<u32> {
+        let (app, version): (i32, i64) = self
+            .conn
+            .query_row(
+                "SELECT application_id, user_version FROM pragma_application_id, pragma_user_version",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(self.err("cannot read the header"))?;
+        let not = |why: String| StoreError::NotAStore {
+            location: self.location.clone(),
+            why,
+        };
+        if app != 0 && app != APPLICATION_ID {
+            return Err(not(format!(
+                "its application id is {app:#x}, another program's"
+            )));
+        }
+        if version == 0 {
+            let tables: i64 = self
+                .conn
+                .query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+                    [],
+                    |r| r.get(0),
+                )
+                .map_err(self.err("cannot list its tables"))?;
+            if tables > 0 {
+                return Err(not(format!(
+                    "it is an SQLite database with {tables} table(s)/index(es) of another program"
+                )));
+            }
+        } else if app != APPLICATION_ID {
+            return Err(not(format!(
+                "it has schema version {version} but no hostbench application id"
+            )));
+        }
+        u32::try_from(version).map_err(|_| not(format!("its user_version is {version}")))
+    }
+
+    /// Applies the migrations above the current version, up to `target`, in one
+    /// transaction that also re-reads the version (another process may have migrated
+    /// since we looked).
+    fn migrate(&mut self, target: u32) -> Result<()> {
+        let location = self.location.clone();
+        let loc = location.as_str();
+        let e = |action| move |err| to_store_error(loc, action, err);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(e("cannot start the migration"))?;
+        let current: i64 = tx
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(e("cannot read the schema version"))?;
+        for m in MIGRATIONS
+            .iter()
+            .filter(|m| i64::from(m.version) > current && m.version <= target)
+        {
+            tx.execute_batch(m.sqlite)
+                .map_err(e("cannot apply a schema migration"))?;
+            tx.pragma_update(None, "user_version", m.version)
+                .map_err(e("cannot record the schema version"))?;
+        }
+        tx.pragma_update(None, "application_id", APPLICATION_ID)
+            .map_err(e("cannot mark the file as hostbench's"))?;
+        tx.commit().map_err(e("cannot commit the migration"))
+    }
+
+    /// After a write: when the WAL has grown past [`WAL_CHECKPOINT_BYTES`], copy it into the
+    /// database and truncate it. The write is already committed, so failing (another
+    /// process reading, say) only means a later write tries again; hence a short wait and
+    /// errors ignored.
+    fn checkpoint_if_large(&self) {
+        let big = std::fs::metadata(&self.wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES);
+        if big && self.conn.busy_timeout(Duration::from_millis(50)).is_ok() {
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+            let _ = self.conn.busy_timeout(BUSY_TIMEOUT);
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn wal_path(&self) -> &Path {
+        &self.wal
+    }
+
+    #[cfg(test)]
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+fn to_store_error(location: &str, action: &'static str, e: rusqlite::Error) -> StoreError {
+    if let rusqlite::Error::SqliteFailure(f, _) = &e
+        && f.code == ErrorCode::NotADatabase
+    {
+        return StoreError::NotAStore {
+            location: location.to_string(),
+            why: "it is not an SQLite database".into(),
+        };
+    }
+    StoreError::Database {
+        location: location.to_string(),
+        action,
+        detail: chain(&e),
+    }
+}
+
+fn values(args: &[Arg]) -> Vec<Value> {
+    args.iter()
+        .map(|a| match a {
+            Arg::Text(s) => Value::Text(s.clone()),
+            Arg::Int(i) => Value::Integer(*i),
+        })
+        .collect()
+}
+
+impl Backend for Sqlite {
+    fn placeholder(&self, n: usize) -> String {
+        format!("?{n}")
+    }
+
+    fn version(&mut self) -> Result<u32> {
+        let v: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(self.err("cannot read the schema version"))?;
+        Ok(u32::try_from(v).unwrap_or(0))
+    }
+
+    fn insert(&mut self, rows: &[(Indexed, &str)], stored_ms: i64) -> Result<Vec<Inserted>> {
+        let location = self.location.clone();
+        let loc = location.as_str();
+        let e = |action| move |err| to_store_error(loc, action, err);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(e(
+                "cannot start a write (another hostbench kept the store busy)",
+            ))?;
+        let mut out = Vec::with_capacity(rows.len());
+        {
+            let mut ins = tx
+                .prepare_cached(
+                    "INSERT INTO runs (id, started_at, started_ms, stored_ms, label, workload, \
+                     workload_family, category, hostname, host_fingerprint, tool_version, \
+                     stop_reason, headline_metric, headline_value, headline_unit, \
+                     result_schema_version, result_json) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) \
+                     ON CONFLICT (id) DO NOTHING",
+                )
+                .map_err(e("cannot prepare the insert"))?;
+            let mut existing = tx
+                .prepare_cached("SELECT result_json FROM runs WHERE id = ?1")
+                .map_err(e("cannot prepare a lookup"))?;
+            for (ix, json) in rows {
+                let n = ins
+                    .execute(rusqlite::params![
+                        ix.id,
+                        ix.started_at,
+                        ix.started_ms,
+                        stored_ms,
+                        ix.label,
+                        ix.workload,
+                        ix.workload_family,
+                        ix.category,
+                        ix.hostname,
+                        ix.host_fingerprint,
+                        ix.tool_version,
+                        ix.stop_reason,
+                        ix.headline.metric,
+                        ix.headline.value,
+                        ix.headline.unit,
+                        i64::from(ix.result_schema_version),
+                        json,
+                    ])
+                    .map_err(e("cannot insert a run"))?;
+                out.push(if n == 1 {
+                    Inserted::New
+                } else {
+                    let stored: String = existing
+                        .query_row([&ix.id], |r| r.get(0))
+                        .map_err(e("cannot read a stored run"))?;
+                    if stored == *json {
+                        Inserted::Same
+                    } else {
+                        Inserted::Conflict
+                    }
+                });
+            }
+        }
+        tx.commit().map_err(e("cannot commit"))?;
+        self.checkpoint_if_large();
+        Ok(out)
+    }
+
+    fn summaries(&mut self, tail: &str, args: &[Arg]) -> Result<Vec<RunSummary>> {
+        let sql = format!("SELECT {} FROM runs {tail}", crate::SUMMARY_COLUMNS);
+        let mut st = self.conn.prepare(&sql).map_err(self.err("cannot query"))?;
+        let rows = st
+            .query_map(params_from_iter(values(args)), |r| {
+                Ok(RunSummary {
+                    id: r.get(0)?,
+                    started_at: r.get(1)?,
+                    label: r.get(2)?,
+                    workload: r.get(3)?,
+                    category: r.get(4)?,
+                    hostname: r.get(5)?,
+                    host_fingerprint: r.get(6)?,
+                    tool_version: r.get(7)?,
+                    stop_reason: r.get(8)?,
+                    headline: crate::Headline {
+                        metric: r.get(9)?,
+                        value: r.get(10)?,
+                        unit: r.get(11)?,
+                    },
+                })
+            })
+            .and_then(|it| it.collect::<rusqlite::Result<Vec<_>>>());
+        rows.map_err(|e| to_store_error(&self.location, "cannot read runs", e))
+    }
+
+    fn runs(&mut self, tail: &str, args: &[Arg]) -> Result<Vec<StoredRun>> {
+        let sql = format!("SELECT id, result_json FROM runs {tail}");
+        let mut st = self.conn.prepare(&sql).map_err(self.err("cannot query"))?;
+        let rows = st
+            .query_map(params_from_iter(values(args)), |r| {
+                Ok(StoredRun {
+                    id: r.get(0)?,
+                    json: r.get(1)?,
+                })
+            })
+            .and_then(|it| it.collect::<rusqlite::Result<Vec<_>>>());
+        rows.map_err(|e| to_store_error(&self.location, "cannot read runs", e))
+    }
+
+    fn delete_ids(&mut self, ids: &[String]) -> Result<u64> {
+        let location = self.location.clone();
+        let loc = location.as_str();
+        let e = |action| move |err| to_store_error(loc, action, err);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(e("cannot start a write"))?;
+        let mut n = 0;
+        for id in ids {
+            n += tx
+                .execute("DELETE FROM runs WHERE id = ?1", [id])
+                .map_err(e("cannot remove a run"))? as u64;
+        }
+        tx.commit().map_err(e("cannot commit"))?;
+        self.checkpoint_if_large();
+        Ok(n)
+    }
+
+    fn delete_label(&mut self, label: &str) -> Result<u64> {
+        let location = self.location.clone();
+        let loc = location.as_str();
+        let e = |action| move |err| to_store_error(loc, action, err);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(e("cannot start a write"))?;
+        let n = tx
+            .execute("DELETE FROM runs WHERE label = ?1", [label])
+            .map_err(e("cannot remove runs"))? as u64;
+        tx.commit().map_err(e("cannot commit"))?;
+        self.checkpoint_if_large();
+        Ok(n)
+    }
+}
