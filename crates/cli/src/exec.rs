@@ -27,8 +27,6 @@ pub enum Format {
     /// CSV row.
     Csv,
     /// A peer's layout printed after the run (STREAM's table), from the result alone.
-    // Constructed by the stream and memlat front-ends (in progress on their branches).
-    #[allow(dead_code)]
     Layout(fn(&RunResult) -> String),
 }
 
@@ -165,8 +163,6 @@ impl Observer for Live<'_> {
 /// Runs `plan`, prints its result and saves it with the default [`SaveOptions`] (the store
 /// from `HOSTBENCH_RESULTS_DB` or the default file, no label); `grammar` and `argv` are
 /// recorded in the result.
-// Called by front-ends without saving options of their own (stream, memlat).
-#[allow(dead_code)]
 pub fn execute(
     plan: &Plan,
     workload: &dyn Workload,

@@ -6,64 +6,9 @@
 
 mod common;
 
+use common::{SCHEMA_PATH, assert_valid, schema, validator, violations};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::sync::OnceLock;
-
-const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/result.v1.json");
-
-fn schema() -> &'static Value {
-    static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let text = std::fs::read_to_string(SCHEMA_PATH)
-            .unwrap_or_else(|e| panic!("cannot read {SCHEMA_PATH}: {e}"));
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{SCHEMA_PATH} is not JSON: {e}"))
-    })
-}
-
-fn validator() -> &'static jsonschema::Validator {
-    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
-    VALIDATOR.get_or_init(|| {
-        jsonschema::options()
-            .should_validate_formats(true)
-            .build(schema())
-            .unwrap_or_else(|e| panic!("{SCHEMA_PATH} does not compile: {e}"))
-    })
-}
-
-/// Schema violations of `instance`: (JSON pointer, message), including those inside
-/// `anyOf`/`oneOf` branches (so a bad `host` names the field, not just `/host`).
-fn violations(instance: &Value) -> Vec<(String, String)> {
-    let v = validator();
-    if v.is_valid(instance) {
-        return Vec::new();
-    }
-    v.evaluate(instance)
-        .iter_errors()
-        .map(|e| {
-            // Messages quote the failing value; keep whole objects (`host`) readable.
-            let mut msg = e.error.to_string();
-            if msg.len() > 300 {
-                let cut = (0..=300).rev().find(|&i| msg.is_char_boundary(i)).unwrap();
-                msg.replace_range(cut.., " …");
-            }
-            (e.instance_location.to_string(), msg)
-        })
-        .collect()
-}
-
-fn assert_valid(instance: &Value, what: &str) {
-    let errors = violations(instance);
-    assert!(
-        errors.is_empty(),
-        "{what}: the result does not match {SCHEMA_PATH}:\n  {}",
-        errors
-            .iter()
-            .map(|(at, msg)| format!("{at}: {msg}"))
-            .collect::<Vec<_>>()
-            .join("\n  ")
-    );
-}
 
 /// Runs the binary, checks its exit code and returns its stdout parsed as JSON.
 fn hostbench_json(args: &[&str], expected_code: i32) -> Value {

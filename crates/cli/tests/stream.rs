@@ -5,16 +5,11 @@
 //! Arrays are small (10^5 elements), so every run takes a few milliseconds; the figures
 //! describe the cache, which is fine here: no test looks at a rate's value.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{assert_valid, hb, hb_std, redact_signed as redact};
 use serde_json::Value;
-use std::sync::OnceLock;
 use std::time::Duration;
-
-const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/result.v1.json");
-
-fn hb() -> Command {
-    Command::cargo_bin("hostbench").expect("binary is built")
-}
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = hb()
@@ -33,43 +28,6 @@ fn run_ok(args: &[&str]) -> String {
     let (code, out, err) = run(args);
     assert_eq!(code, 0, "{args:?} failed: {err}\n{out}");
     assert!(!err.contains("panicked"), "{err}");
-    out
-}
-
-/// Replaces figures so the snapshot pins the layout, not the measurement; runs of spaces
-/// before a figure collapse to one (their width is asserted by [`assert_stream_columns`]).
-fn redact(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == ' ' && chars.peek().is_some_and(|n| *n == ' ') {
-            let mut spaces = String::from(c);
-            while chars.peek() == Some(&' ') {
-                spaces.push(chars.next().unwrap());
-            }
-            if chars
-                .peek()
-                .is_some_and(|n| n.is_ascii_digit() || *n == '-')
-            {
-                out.push(' ');
-            } else {
-                out.push_str(&spaces);
-            }
-        } else if c.is_ascii_digit() {
-            let mut tok = String::from(c);
-            while let Some(&n) = chars.peek() {
-                if n.is_ascii_digit() || n == '.' {
-                    tok.push(n);
-                    chars.next();
-                } else {
-                    break;
-                }
-            }
-            out.push_str(if tok.contains('.') { "#.#" } else { "#" });
-        } else {
-            out.push(c);
-        }
-    }
     out
 }
 
@@ -148,33 +106,6 @@ fn offset_and_suffixes_reach_the_report() {
     );
     assert!(out.contains("Number of Threads requested = 1\n"));
     assert!(out.contains("Solution Validates: avg error less than 1.000000e-13"));
-}
-
-fn validator() -> &'static jsonschema::Validator {
-    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
-    VALIDATOR.get_or_init(|| {
-        let text = std::fs::read_to_string(SCHEMA_PATH)
-            .unwrap_or_else(|e| panic!("cannot read {SCHEMA_PATH}: {e}"));
-        let schema: Value = serde_json::from_str(&text).unwrap();
-        jsonschema::options()
-            .should_validate_formats(true)
-            .build(&schema)
-            .unwrap_or_else(|e| panic!("{SCHEMA_PATH} does not compile: {e}"))
-    })
-}
-
-fn assert_valid(instance: &Value, what: &str) {
-    let v = validator();
-    let errors: Vec<String> = v
-        .evaluate(instance)
-        .iter_errors()
-        .map(|e| format!("{}: {}", e.instance_location, e.error))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "{what}: the result does not match {SCHEMA_PATH}:\n  {}",
-        errors.join("\n  ")
-    );
 }
 
 fn json(args: &[&str]) -> Value {
@@ -290,8 +221,7 @@ fn native_run_stops_at_the_runners_event_limit() {
 
 #[test]
 fn ctrl_c_stops_after_a_pass_and_still_validates() {
-    let bin = assert_cmd::cargo::cargo_bin("hostbench");
-    let child = std::process::Command::new(bin)
+    let child = hb_std()
         .args([
             "stream",
             "--array-size=200000",

@@ -7,6 +7,7 @@
 #![allow(dead_code)] // each test file uses a subset
 
 use assert_cmd::Command;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -74,6 +75,16 @@ pub fn run_ok(args: &[&str]) -> (String, String) {
 /// Padding before a figure depends on its width, so it collapses to one space; the column
 /// alignment is asserted separately ([`assert_sysbench_columns`]).
 pub fn redact(s: &str) -> String {
+    redact_figures(s, false)
+}
+
+/// [`redact`], also treating a `-` after a run of spaces as the start of a figure (layouts
+/// that print signed numbers).
+pub fn redact_signed(s: &str) -> String {
+    redact_figures(s, true)
+}
+
+fn redact_figures(s: &str, signed: bool) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
@@ -82,7 +93,10 @@ pub fn redact(s: &str) -> String {
             while chars.peek() == Some(&' ') {
                 spaces.push(chars.next().unwrap());
             }
-            if chars.peek().is_some_and(|n| n.is_ascii_digit()) {
+            if chars
+                .peek()
+                .is_some_and(|n| n.is_ascii_digit() || (signed && *n == '-'))
+            {
                 out.push(' ');
             } else {
                 out.push_str(&spaces);
@@ -124,4 +138,60 @@ pub fn assert_sysbench_columns(out: &str) {
             assert_eq!(l.find(|c: char| c.is_ascii_digit()), Some(41), "{l:?}");
         }
     }
+}
+
+/// The checked-in result schema.
+pub const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/result.v1.json");
+
+pub fn schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let text = std::fs::read_to_string(SCHEMA_PATH)
+            .unwrap_or_else(|e| panic!("cannot read {SCHEMA_PATH}: {e}"));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{SCHEMA_PATH} is not JSON: {e}"))
+    })
+}
+
+pub fn validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| {
+        jsonschema::options()
+            .should_validate_formats(true)
+            .build(schema())
+            .unwrap_or_else(|e| panic!("{SCHEMA_PATH} does not compile: {e}"))
+    })
+}
+
+/// Schema violations of `instance`: (JSON pointer, message), including those inside
+/// `anyOf`/`oneOf` branches (so a bad `host` names the field, not just `/host`).
+pub fn violations(instance: &Value) -> Vec<(String, String)> {
+    let v = validator();
+    if v.is_valid(instance) {
+        return Vec::new();
+    }
+    v.evaluate(instance)
+        .iter_errors()
+        .map(|e| {
+            // Messages quote the failing value; keep whole objects (`host`) readable.
+            let mut msg = e.error.to_string();
+            if msg.len() > 300 {
+                let cut = (0..=300).rev().find(|&i| msg.is_char_boundary(i)).unwrap();
+                msg.replace_range(cut.., " …");
+            }
+            (e.instance_location.to_string(), msg)
+        })
+        .collect()
+}
+
+pub fn assert_valid(instance: &Value, what: &str) {
+    let errors = violations(instance);
+    assert!(
+        errors.is_empty(),
+        "{what}: the result does not match {SCHEMA_PATH}:\n  {}",
+        errors
+            .iter()
+            .map(|(at, msg)| format!("{at}: {msg}"))
+            .collect::<Vec<_>>()
+            .join("\n  ")
+    );
 }
