@@ -48,6 +48,8 @@ THREADS=${THREADS:-$(nproc)}
 NTIMES=${NTIMES:-10}
 LIKWID_TEST=${LIKWID_TEST:-stream}
 HOSTBENCH=${HOSTBENCH:-$repo_dir/target/release/hostbench}
+# Benchmark runs are not results to keep: do not fill the user's results store.
+export HOSTBENCH_NO_SAVE=${HOSTBENCH_NO_SAVE:-1}
 LIKWID_BENCH=${LIKWID_BENCH:-$(command -v likwid-bench || true)}
 
 die() { echo "error: $*" >&2; exit 1; }
