@@ -213,7 +213,7 @@ pub fn execute_with(
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0);
     let build = |m: &Measurement| {
-        RunResult::build(
+        let mut r = RunResult::build(
             &plan,
             m,
             ResultContext {
@@ -230,7 +230,9 @@ pub fn execute_with(
                 label: saving.label.clone(),
                 started_unix_s: started,
             },
-        )
+        );
+        r.figures = workload.figures(&r);
+        r
     };
 
     let text = output.verbosity >= 3;

@@ -60,6 +60,11 @@ pub struct RunResult {
     /// a latency ladder); empty for the others.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tables: Vec<Table>,
+    /// The figures people quote for this workload, headline first, each with its unit and
+    /// which way is better (`events_per_s`, STREAM's `triad_best_mb_per_s`, ...). Compare and
+    /// report read these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub figures: Vec<Figure>,
 }
 
 /// Program name, version and commit.
@@ -226,6 +231,41 @@ pub enum WarningKind {
     /// Threads contend for the same data: the figure includes coherence traffic or lock
     /// waits, not just the work.
     Contention,
+}
+
+/// Which way a figure improves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Better {
+    /// More is better (throughput).
+    Higher,
+    /// Less is better (latency, time).
+    Lower,
+}
+
+/// One quotable figure of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    /// snake_case name that carries the unit (`events_per_s`, `triad_best_mb_per_s`).
+    pub name: String,
+    /// Unit as printed (`events/s`, `MB/s`, `ns`).
+    pub unit: String,
+    /// The value.
+    pub value: f64,
+    /// Which way is better.
+    pub better: Better,
+}
+
+impl Figure {
+    /// A figure.
+    pub fn new(name: &str, unit: &str, value: f64, better: Better) -> Figure {
+        Figure {
+            name: name.into(),
+            unit: unit.into(),
+            value,
+            better,
+        }
+    }
 }
 
 /// A result table: named columns with units, one row per item (kernel, working-set size).
@@ -436,10 +476,31 @@ impl RunResult {
                 .collect(),
             warnings: Vec::new(),
             tables: ctx.tables,
+            figures: Vec::new(),
         };
         r.warnings = ctx.warnings;
         r.warnings.extend(r.standard_warnings());
         r
+    }
+
+    /// The figures every workload has: event rate (higher is better) and mean event latency
+    /// (lower is better). Workloads with a better headline put theirs first.
+    pub fn default_figures(&self) -> Vec<Figure> {
+        let mut f = vec![Figure::new(
+            "events_per_s",
+            "events/s",
+            self.metrics.events_per_s,
+            Better::Higher,
+        )];
+        if self.latency.count > 0 {
+            f.push(Figure::new(
+                "latency_avg_ns",
+                "ns",
+                self.latency.avg_ns as f64,
+                Better::Lower,
+            ));
+        }
+        f
     }
 
     /// Warnings every run gets checked for.

@@ -15,7 +15,7 @@ use crate::host::HostInfo;
 use crate::params::{ParamSpec, Params};
 use crate::rand::{Distribution, Rng};
 use crate::recorder::{Counter, Counters};
-use crate::result::{Table, Warning};
+use crate::result::{Figure, RunResult, Table, Warning};
 use crate::runner::RunControl;
 use serde::{Deserialize, Serialize};
 
@@ -108,6 +108,11 @@ pub trait Workload: Send + Sync {
     /// The counters this workload fills (beyond events), in report order.
     fn counters(&self) -> &'static [Counter] {
         &[]
+    }
+    /// The figures people quote for a run of this workload, headline first (see
+    /// [`RunResult::default_figures`]).
+    fn figures(&self, r: &RunResult) -> Vec<Figure> {
+        r.default_figures()
     }
     /// Builds the shared state of one run.
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError>;

@@ -56,6 +56,14 @@ pub fn render(r: &RunResult) -> String {
             .map(|l| format!(", label {l}"))
             .unwrap_or_default()
     );
+    // Workload-specific headline figures (the generic ones follow below).
+    for f in r
+        .figures
+        .iter()
+        .filter(|f| !matches!(f.name.as_str(), "events_per_s" | "latency_avg_ns"))
+    {
+        let _ = writeln!(s, "  {:<22} {:>14.2} {}", f.name, f.value, f.unit);
+    }
     let _ = writeln!(
         s,
         "  events         {:>14}   {:>14.2} /s",

@@ -19,9 +19,16 @@ pub struct Headline {
 }
 
 impl Headline {
-    /// The headline of a run: its event rate. Workload-specific figures (STREAM's kernels,
-    /// latency ladders) stay in the result; comparisons read them from there.
+    /// The headline of a run: its first figure (STREAM's Triad, the memory test's MiB/s),
+    /// or its event rate for results written before figures existed.
     pub fn of(r: &RunResult) -> Headline {
+        if let Some(f) = r.figures.first() {
+            return Headline {
+                metric: f.name.clone(),
+                value: f.value.is_finite().then_some(f.value),
+                unit: f.unit.clone(),
+            };
+        }
         let v = r.metrics.events_per_s;
         Headline {
             metric: "events_per_s".into(),

@@ -27,7 +27,7 @@ use hostbench_core::clock::Clock;
 use hostbench_core::host::HostInfo;
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
-use hostbench_core::result::{Column, Row, Table, Warning, WarningKind};
+use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
 use hostbench_core::runner::RunControl;
 use hostbench_core::workload::*;
 use std::alloc::Layout;
@@ -1692,6 +1692,25 @@ impl Stream {
 impl Workload for Stream {
     fn id(&self) -> &'static str {
         "stream"
+    }
+    fn figures(&self, r: &RunResult) -> Vec<Figure> {
+        // STREAM's best rates, Triad first (the figure people publish), then the NT block.
+        let mut f = Vec::new();
+        for (table, suffix) in [("stream", ""), ("stream_nt", "_nt")] {
+            let Some(t) = r.tables.iter().find(|t| t.name == table) else {
+                continue;
+            };
+            for k in ["Triad", "Copy", "Scale", "Add"] {
+                if let Some(v) = t.get(k, "best_rate_mb_per_s") {
+                    let name = format!("{}{suffix}_best_mb_per_s", k.to_lowercase());
+                    f.push(Figure::new(&name, "MB/s", v, Better::Higher));
+                }
+            }
+        }
+        if f.is_empty() {
+            return r.default_figures();
+        }
+        f
     }
     fn category(&self) -> Category {
         Category::Memory

@@ -20,7 +20,7 @@ use hostbench_core::host::HostInfo;
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::{Counter, Counters};
-use hostbench_core::result::{Warning, WarningKind};
+use hostbench_core::result::{Better, Figure, RunResult, Warning, WarningKind};
 use hostbench_core::units::Bytes;
 use hostbench_core::workload::*;
 use std::sync::Arc;
@@ -295,6 +295,16 @@ impl Workload for Memory {
     }
     fn counters(&self) -> &'static [Counter] {
         &[Counter::BytesRead, Counter::BytesWritten]
+    }
+    fn figures(&self, r: &RunResult) -> Vec<Figure> {
+        let mut f = r.default_figures();
+        if r.workload.params.text("oper") != "none" {
+            // sysbench's headline: MiB/sec = events × block / 2^20 per second.
+            let block = r.workload.params.int("block_size") as f64;
+            let mib = r.metrics.events_per_s * block / (1024.0 * 1024.0);
+            f.insert(0, Figure::new("mib_per_s", "MiB/s", mib, Better::Higher));
+        }
+        f
     }
     fn caps(&self) -> Caps {
         Caps {

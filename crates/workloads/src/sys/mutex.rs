@@ -10,6 +10,7 @@
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counters;
+use hostbench_core::result::{Better, Figure, RunResult};
 use hostbench_core::workload::*;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -123,6 +124,18 @@ impl Workload for MutexTest {
     }
     fn sysbench_test(&self) -> Option<&'static str> {
         Some("mutex")
+    }
+    fn figures(&self, r: &RunResult) -> Vec<Figure> {
+        // One event per thread: the run's length is the figure (sysbench users quote
+        // "total time"), not its event rate.
+        let mut f = vec![Figure::new(
+            "total_time_s",
+            "s",
+            r.metrics.duration_s,
+            Better::Lower,
+        )];
+        f.extend(r.default_figures().into_iter().skip(1));
+        f
     }
     fn caps(&self) -> Caps {
         // One event per thread: the run ends when every thread has done its one.
