@@ -12,6 +12,7 @@ pub static WORKLOADS: &[&dyn Workload] = &[
     &crate::sys::mutex::MutexTest,
     &crate::sys::null::Null,
     &crate::sys::null::NullLoop,
+    &crate::memory::memlat::Memlat,
 ];
 
 /// The workload with registry id `id`.
