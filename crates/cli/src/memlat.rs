@@ -172,8 +172,10 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         verbosity: 3,
         histogram: false,
         seed_given: args.seed != 0,
+        debug: false,
+        validate: false,
     };
-    exec::execute(&plan, &Memlat, &output, "native", argv)
+    exec::execute(&plan, &Memlat, &output, "memlat", argv)
 }
 
 /// The first line of a clap error, without its `error: ` prefix.

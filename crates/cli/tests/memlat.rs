@@ -5,7 +5,9 @@
 //! Runs use a 256 KiB ladder with 1 ms per size, so each takes a fraction of a second even
 //! in a debug build. Nothing asserts on speed.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{assert_valid, hb, hb_std};
 use hostbench_workloads::memory::memlat::{self, col, fact, size_label};
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -13,10 +15,6 @@ use std::time::Duration;
 
 /// A short ladder: 4 KiB to 256 KiB, 25 sizes, ~1 ms each.
 const SMALL: &[&str] = &["--max-size=256K", "--min-time=1ms", "--min-loads=10000"];
-
-fn hb() -> Command {
-    Command::cargo_bin("hostbench").expect("binary is built")
-}
 
 /// (exit code, stdout, stderr).
 fn run(args: &[&str]) -> (i32, String, String) {
@@ -190,28 +188,10 @@ fn markers_sit_where_the_host_caches_fall() {
     }
 }
 
-fn validate(r: &Value, what: &str) {
-    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
-    let v = V.get_or_init(|| {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/result.v1.json");
-        let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        jsonschema::options()
-            .should_validate_formats(true)
-            .build(&schema)
-            .unwrap()
-    });
-    let errors: Vec<String> = v
-        .evaluate(r)
-        .iter_errors()
-        .map(|e| format!("{}: {}", e.instance_location, e.error))
-        .collect();
-    assert!(errors.is_empty(), "{what}: {errors:#?}");
-}
-
 fn json(args: &[&str]) -> Value {
     let out = run_ok(args);
     let r: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}:\n{out}"));
-    validate(&r, &args.join(" "));
+    assert_valid(&r, &args.join(" "));
     r
 }
 
@@ -503,8 +483,7 @@ fn huge_pages_are_recorded_or_reported_unavailable() {
 
 #[test]
 fn ctrl_c_keeps_the_sizes_measured() {
-    let bin = assert_cmd::cargo::cargo_bin("hostbench");
-    let child = std::process::Command::new(bin)
+    let child = hb_std()
         .args(["memlat", "--max-size=64M", "--min-time=50ms"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

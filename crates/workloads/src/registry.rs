@@ -8,11 +8,11 @@ pub static WORKLOADS: &[&dyn Workload] = &[
     &crate::cpu::Cpu,
     &crate::memory::sysbench_memory::Memory,
     &crate::memory::stream::Stream,
+    &crate::memory::memlat::Memlat,
     &crate::sys::threads::Threads,
     &crate::sys::mutex::MutexTest,
     &crate::sys::null::Null,
     &crate::sys::null::NullLoop,
-    &crate::memory::memlat::Memlat,
 ];
 
 /// The workload with registry id `id`.

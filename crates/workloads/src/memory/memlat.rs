@@ -28,7 +28,7 @@ use hostbench_core::host::HostInfo;
 use hostbench_core::params::{ParamKind, ParamSpec, Params};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counter;
-use hostbench_core::result::{Column, Row, Table, Warning, WarningKind};
+use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
 use hostbench_core::runner::RunControl;
 use hostbench_core::workload::*;
 use std::alloc::Layout;
@@ -520,15 +520,13 @@ impl Buffer {
 
     #[cfg(target_os = "linux")]
     fn advise(&self, huge: bool) -> Result<(), String> {
-        // Same values on every Linux architecture (asm-generic/mman-common.h).
-        const MADV_HUGEPAGE: i32 = 14;
-        const MADV_NOHUGEPAGE: i32 = 15;
-        unsafe extern "C" {
-            fn madvise(addr: *mut core::ffi::c_void, len: usize, advice: i32) -> i32;
-        }
-        let advice = if huge { MADV_HUGEPAGE } else { MADV_NOHUGEPAGE };
+        let advice = if huge {
+            libc::MADV_HUGEPAGE
+        } else {
+            libc::MADV_NOHUGEPAGE
+        };
         // SAFETY: the range is one live allocation, page aligned, whole pages long.
-        let rc = unsafe { madvise(self.ptr.as_ptr().cast(), self.layout.size(), advice) };
+        let rc = unsafe { libc::madvise(self.ptr.as_ptr().cast(), self.layout.size(), advice) };
         if rc == 0 {
             Ok(())
         } else {
@@ -928,6 +926,31 @@ impl Instance for MemlatInstance {
 impl Workload for Memlat {
     fn id(&self) -> &'static str {
         "memlat"
+    }
+    fn figures(&self, r: &RunResult) -> Vec<Figure> {
+        // The two ends of the staircase: the largest size measured (DRAM when the ladder
+        // goes past the last-level cache) and the smallest (L1), as medians over chunks.
+        let Some(t) = r.tables.iter().find(|t| t.name == "memlat") else {
+            return r.default_figures();
+        };
+        let at = |row: Option<&Row>| {
+            let c = t
+                .columns
+                .iter()
+                .position(|c| c.name == col::MEDIAN_NS_PER_LOAD)?;
+            row?.values.get(c).copied().flatten()
+        };
+        let mut f = Vec::new();
+        if let Some(v) = at(t.rows.last()) {
+            f.push(Figure::new("max_size_ns_per_load", "ns", v, Better::Lower));
+        }
+        if let Some(v) = at(t.rows.first()) {
+            f.push(Figure::new("min_size_ns_per_load", "ns", v, Better::Lower));
+        }
+        if f.is_empty() {
+            return r.default_figures();
+        }
+        f
     }
     fn category(&self) -> Category {
         Category::Memory
