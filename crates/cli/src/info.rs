@@ -1,11 +1,13 @@
 //! Text renderings of `hostbench sysinfo` and `hostbench timer`.
 
-use hostbench_core::host::{HostInfo, TimerReport};
+use hostbench_core::clock::ClockInfo;
+use hostbench_core::host::{DirInfo, HostInfo, TimerReport};
 use hostbench_core::units::Bytes;
 use std::fmt::Write;
 
-/// `hostbench sysinfo` as text.
-pub fn sysinfo_text(h: &HostInfo) -> String {
+/// `hostbench sysinfo` as text; `clock` adds the measured cost of the clock hostbench
+/// times events with.
+pub fn sysinfo_text(h: &HostInfo, clock: Option<&ClockInfo>) -> String {
     let mut s = String::new();
     let c = &h.cpu;
     let _ = writeln!(s, "host            {}", h.hostname);
@@ -79,12 +81,86 @@ pub fn sysinfo_text(h: &HostInfo) -> String {
             d.product.as_deref().unwrap_or("?")
         );
     }
+    if let Some(c) = &h.cloud {
+        let _ = writeln!(
+            s,
+            "cloud           {}, instance type {}",
+            c.provider,
+            c.instance_type
+                .as_deref()
+                .unwrap_or("not in DMI (name it with --label)")
+        );
+    }
     let _ = writeln!(
         s,
         "clocksource     {} (available: {})",
         h.clocksource.current,
         h.clocksource.available.join(" ")
     );
+    if let Some(c) = clock {
+        let _ = writeln!(
+            s,
+            "timer           {}, {:.1} ns per read (`hostbench timer` for every clock)",
+            format!("{:?}", c.source).to_lowercase(),
+            c.read_cost_ns
+        );
+    }
+    for d in &h.dirs {
+        s.push_str(&dir_text(d));
+    }
+    s
+}
+
+/// The storage facts of one directory, as `sysinfo --dir` prints them.
+pub fn dir_text(d: &DirInfo) -> String {
+    let or = |v: &Option<String>| v.clone().unwrap_or_else(|| "?".into());
+    let mut s = String::new();
+    let _ = writeln!(s, "dir             {}", d.path);
+    let _ = writeln!(
+        s,
+        "  filesystem    {} on {} (mounted at {}), options {}",
+        or(&d.filesystem),
+        or(&d.mount_source),
+        or(&d.mount_point),
+        or(&d.mount_options)
+    );
+    if d.device.is_some() {
+        let mut disk = or(&d.disk);
+        if !d.underlying.is_empty() {
+            let _ = write!(disk, " over {}", d.underlying.join(", "));
+        }
+        let _ = writeln!(
+            s,
+            "  device        {} ({}), disk {}",
+            or(&d.device),
+            or(&d.device_number),
+            disk
+        );
+        let _ = writeln!(
+            s,
+            "  disk          model {}, driver {}, size {}",
+            d.model.as_deref().unwrap_or("not exposed"),
+            or(&d.driver),
+            d.size_bytes
+                .map(|b| Bytes(b).to_string())
+                .unwrap_or_else(|| "?".into())
+        );
+        let _ = writeln!(
+            s,
+            "  queue         rotational {}, scheduler {}",
+            match d.rotational {
+                Some(true) => "1 (the kernel's flag; unreliable in VMs)",
+                Some(false) => "0 (the kernel's flag; unreliable in VMs)",
+                None => "?",
+            },
+            or(&d.scheduler)
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "  device        none (no block device under this file system)"
+        );
+    }
     s
 }
 

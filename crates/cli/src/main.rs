@@ -2,6 +2,7 @@
 //! front-end, and maps errors to exit codes (0 ok, 1 the run failed, 2 usage or setup
 //! error, 130 interrupted). Errors are one line on stderr that says what to fix.
 
+mod compare;
 mod exec;
 mod info;
 mod memlat;

@@ -1,6 +1,6 @@
 //! The native grammar (clap): `hostbench run WORKLOAD --set k=v ...`, `list`, `timer`,
-//! `sysinfo`, `results ...`. It maps to the same [`Plan`] as the peer grammars, so suites
-//! and later commands can build plans the same way.
+//! `sysinfo`, `results ...`, `compare`, `report`. It maps to the same [`Plan`] as the peer
+//! grammars, so suites and later commands can build plans the same way.
 
 use crate::exec::{self, Format, Output, SaveOptions};
 use crate::results::{ResultsArgs, StoreArg};
@@ -48,9 +48,26 @@ enum Command {
     /// Measure what reading each clock costs on this machine.
     Timer(FormatArgs),
     /// Show the host fingerprint recorded with every result.
-    Sysinfo(FormatArgs),
+    Sysinfo(SysinfoArgs),
     /// Stored results: list, show, export, import, rm.
     Results(ResultsArgs),
+    /// Compare runs side by side: labels, run ids or exported files; the first is the
+    /// baseline.
+    Compare(crate::compare::CompareArgs),
+    /// Write one self-contained HTML report (host fingerprints, comparison, charts) of
+    /// labels, run ids or exported files.
+    Report(crate::compare::ReportArgs),
+}
+
+#[derive(Debug, Args)]
+struct SysinfoArgs {
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = TextJson::Text)]
+    format: TextJson,
+    /// Also describe the storage under DIR: mount, file system and options, device, disk
+    /// model, rotational flag, I/O scheduler (repeatable).
+    #[arg(long, value_name = "DIR")]
+    dir: Vec<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -151,8 +168,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             let tests: Vec<&str> = WORKLOADS.iter().filter_map(|w| w.sysbench_test()).collect();
             bail!(
                 "unknown test or command '{word}'. sysbench tests: {} (e.g. `hostbench cpu run`); \
-                 peer tools: stream, memlat; hostbench commands: run, list, timer, sysinfo, results \
-                 (see `hostbench --help`)",
+                 peer tools: stream, memlat; hostbench commands: run, list, timer, sysinfo, \
+                 results, compare, report (see `hostbench --help`)",
                 tests.join(", ")
             );
         }
@@ -178,15 +195,25 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Sysinfo(a) => {
-            let h = hostbench_hostinfo::collect();
+            for d in &a.dir {
+                std::fs::metadata(d).with_context(|| format!("--dir {}", d.display()))?;
+            }
+            let mut h = hostbench_hostinfo::collect();
+            h.dirs = a
+                .dir
+                .iter()
+                .map(|d| hostbench_hostinfo::dir_info(d))
+                .collect();
             exec::out(&if a.format == TextJson::Json {
                 serde_json::to_string_pretty(&h)? + "\n"
             } else {
-                crate::info::sysinfo_text(&h)
+                crate::info::sysinfo_text(&h, Some(&Clock::detect().info()))
             });
             Ok(ExitCode::SUCCESS)
         }
         Command::Results(a) => crate::results::main(a),
+        Command::Compare(a) => crate::compare::compare(a),
+        Command::Report(a) => crate::compare::report(a),
     }
 }
 

@@ -21,6 +21,63 @@ pub struct HostInfo {
     pub dmi: Option<DmiInfo>,
     /// Current and available clocksources.
     pub clocksource: ClocksourceInfo,
+    /// The cloud the DMI tables name, and the instance type where they tell it; absent
+    /// when they name none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cloud: Option<CloudInfo>,
+    /// The directories under test (disk workloads, `sysinfo --dir`): their device, disk
+    /// model, rotational flag, I/O scheduler, file system and mount options.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dirs: Vec<DirInfo>,
+}
+
+/// A cloud provider as the DMI tables tell it (nothing is asked of any metadata service).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CloudInfo {
+    /// `aws`, `gcp`, `azure`, `openstack`, `digitalocean`, `oracle`, `alibaba`, `hetzner`.
+    pub provider: String,
+    /// The instance type, where DMI carries it (AWS Nitro: `c7g.large`); `None` where only
+    /// the provider's metadata service knows it.
+    pub instance_type: Option<String>,
+}
+
+/// The storage under one directory, from /proc/self/mountinfo, /sys/dev/block, /sys/block
+/// and statfs(2). Every field is optional: tmpfs and overlay have no device, VMs often no
+/// model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DirInfo {
+    /// The directory, as given.
+    pub path: String,
+    /// Where its file system is mounted.
+    pub mount_point: Option<String>,
+    /// File system type (`ext4`, `xfs`, `tmpfs`, `overlay`).
+    pub filesystem: Option<String>,
+    /// What is mounted (`/dev/nvme0n1p1`, `overlay`).
+    pub mount_source: Option<String>,
+    /// Mount options, per-mount then super-block options, without repeats
+    /// (`rw,relatime,discard`).
+    pub mount_options: Option<String>,
+    /// The block device holding it (`nvme0n1p1`, `dm-0`, `vda`).
+    pub device: Option<String>,
+    /// Its `major:minor`.
+    pub device_number: Option<String>,
+    /// The whole disk of that device (`nvme0n1` for `nvme0n1p1`).
+    pub disk: Option<String>,
+    /// Disks under a device-mapper or md device (`dm-0` over `nvme0n1p3`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub underlying: Vec<String>,
+    /// Disk model (`Amazon Elastic Block Store`, `Samsung SSD 980 PRO 1TB`); virtio disks
+    /// have none.
+    pub model: Option<String>,
+    /// Kernel driver of the disk (`nvme`, `virtio_blk`, `sd`).
+    pub driver: Option<String>,
+    /// Disk size, bytes.
+    pub size_bytes: Option<u64>,
+    /// The kernel's rotational flag. Unreliable in VMs (virtio says 1, EBS NVMe says 0
+    /// whatever the media): never call a disk an SSD or HDD from it alone.
+    pub rotational: Option<bool>,
+    /// Active I/O scheduler (`none`, `mq-deadline`, `bfq`, `kyber`).
+    pub scheduler: Option<String>,
 }
 
 /// Processor description.

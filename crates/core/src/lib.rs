@@ -3,10 +3,12 @@
 //! `Plan` (what to run) → [`runner::run`] (threads, limits, warmup, rate, intervals, Ctrl-C)
 //! → workers from a [`workload::Instance`] → per-thread [`recorder`] state → a
 //! [`runner::Measurement`] → a [`result::RunResult`] (versioned, schema in
-//! `schemas/result.v1.json`). No command-line parsing, drivers or printing live here.
+//! `schemas/result.v1.json`). [`stats`] and [`compare`] set runs side by side (`hostbench
+//! compare`, `hostbench report`). No command-line parsing, drivers or printing live here.
 #![deny(missing_docs)]
 
 pub mod clock;
+pub mod compare;
 pub mod host;
 pub mod params;
 pub mod plan;
@@ -14,5 +16,6 @@ pub mod rand;
 pub mod recorder;
 pub mod result;
 pub mod runner;
+pub mod stats;
 pub mod units;
 pub mod workload;

@@ -59,6 +59,16 @@ impl Fs {
         self.path(abs).exists()
     }
 
+    /// `abs` with every symbolic link resolved, as an absolute path inside this tree
+    /// (sysfs links such as /sys/dev/block/8:1 lead into /sys/devices); `None` when it does
+    /// not resolve.
+    pub(crate) fn canonical(&self, abs: &str) -> Option<String> {
+        let real = std::fs::canonicalize(self.path(abs)).ok()?;
+        let root = std::fs::canonicalize(&self.root).ok()?;
+        let rel = real.strip_prefix(&root).ok()?;
+        Some(format!("/{}", rel.to_str()?))
+    }
+
     /// Names of the entries of directory `abs`; empty when it cannot be listed.
     pub(crate) fn list_dir(&self, abs: &str) -> Vec<String> {
         let Ok(rd) = std::fs::read_dir(self.path(abs)) else {

@@ -11,8 +11,12 @@
 //!   `/etc/os-release`;
 //! - `/sys/hypervisor/type`, `/sys/class/dmi/id/{sys_vendor,product_name}` (never serial
 //!   numbers or UUIDs), the CPUID hypervisor signature on x86, and the `/.dockerenv` and
-//!   `/run/.containerenv` markers;
-//! - `/sys/devices/system/clocksource/clocksource0`.
+//!   `/run/.containerenv` markers; the cloud provider (and on AWS the instance type) from
+//!   those DMI strings, `bios_version`, and `chassis_asset_tag`/`/sys/hypervisor/uuid`
+//!   compared with providers' fixed values;
+//! - `/sys/devices/system/clocksource/clocksource0`;
+//! - for [`dir_info`]: `/proc/self/mountinfo`, `/sys/dev/block`, `/sys/block/*/{queue,device}`
+//!   and statfs(2).
 //!
 //! It never touches the network: no cloud metadata endpoint, no DNS. A fingerprint must be
 //! cheap, work offline and in sandboxes, and must not leak anything beyond what it shows.
@@ -23,13 +27,14 @@
 #![deny(missing_docs)]
 
 mod cpu;
+mod dir;
 mod fs;
 mod memory;
 mod os;
 mod timer;
 
 use hostbench_core::clock::Clock;
-use hostbench_core::host::{ClocksourceInfo, HostInfo, TimerReport};
+use hostbench_core::host::{ClocksourceInfo, DirInfo, HostInfo, TimerReport};
 
 pub use cpu::{parse_cpu_list, parse_size_k};
 
@@ -50,6 +55,14 @@ pub fn collect() -> HostInfo {
         }
     }
     host
+}
+
+/// The storage under `path`: mount point, file system and mount options, block device and
+/// its disk's model, driver, size, rotational flag and I/O scheduler (see [`DirInfo`]). For
+/// disk workloads to record the directory they test, and `hostbench sysinfo --dir`. A path
+/// that does not exist gives a `DirInfo` with only `path` set.
+pub fn dir_info(path: &std::path::Path) -> DirInfo {
+    dir::dir_info(path)
 }
 
 /// The current and available clocksources from
@@ -89,6 +102,8 @@ fn collect_at(fs: &Fs, cpuid_signature: Option<String>) -> HostInfo {
         virtualization: os::classify_virtualization(&evidence),
         dmi,
         clocksource: os::clocksource(fs),
+        cloud: os::cloud(&os::CloudEvidence::read(fs)),
+        dirs: Vec::new(),
     }
 }
 
@@ -177,6 +192,7 @@ mod tests {
             })
         );
         assert!(!format!("{h:?}").contains("SECRET"));
+        assert_eq!(h.cloud.as_ref().map(|c| c.provider.as_str()), Some("gcp"));
         assert_eq!(h.clocksource.current, "kvm-clock");
     }
 

@@ -1,11 +1,13 @@
 //! Operating system and platform: host name, kernel release, distribution, DMI product
 //! strings, virtualization and the clocksource.
 //!
-//! DMI is read only through `sys_vendor` and `product_name`: the serial numbers and UUIDs
+//! DMI is kept only as `sys_vendor` and `product_name`: the serial numbers and UUIDs
 //! beside them identify a machine rather than describe it, and have no place in results
-//! that get shared.
+//! that get shared. The cloud provider is told from those two, `bios_version`, and the
+//! chassis asset tag and hypervisor UUID compared against providers' fixed values (never
+//! stored).
 
-use hostbench_core::host::{ClocksourceInfo, DmiInfo, OsInfo};
+use hostbench_core::host::{ClocksourceInfo, CloudInfo, DmiInfo, OsInfo};
 
 use crate::fs::Fs;
 
@@ -91,6 +93,80 @@ pub(crate) fn dmi(fs: &Fs) -> Option<DmiInfo> {
     let vendor = dmi_value(fs.read_trimmed("/sys/class/dmi/id/sys_vendor"));
     let product = dmi_value(fs.read_trimmed("/sys/class/dmi/id/product_name"));
     (vendor.is_some() || product.is_some()).then_some(DmiInfo { vendor, product })
+}
+
+/// DMI and hypervisor strings that tell a cloud; gathered first so the decision is
+/// testable. `chassis_asset_tag` and `/sys/hypervisor/uuid` are only matched against
+/// providers' constants, never stored: they can identify a machine.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct CloudEvidence {
+    pub(crate) vendor: Option<String>,
+    pub(crate) product: Option<String>,
+    pub(crate) bios_version: Option<String>,
+    pub(crate) chassis_asset_tag: Option<String>,
+    pub(crate) hypervisor_uuid: Option<String>,
+}
+
+impl CloudEvidence {
+    /// From the DMI files in /sys/class/dmi/id and /sys/hypervisor/uuid.
+    pub(crate) fn read(fs: &Fs) -> CloudEvidence {
+        let id = |f: &str| dmi_value(fs.read_trimmed(&format!("/sys/class/dmi/id/{f}")));
+        CloudEvidence {
+            vendor: id("sys_vendor"),
+            product: id("product_name"),
+            bios_version: id("bios_version"),
+            chassis_asset_tag: id("chassis_asset_tag"),
+            hypervisor_uuid: fs.read_trimmed("/sys/hypervisor/uuid"),
+        }
+    }
+}
+
+/// Azure's fixed chassis asset tag (cloud-init's ds-identify looks for the same).
+const AZURE_ASSET_TAG: &str = "7783-7084-3265-9085-8269-3286-77";
+
+/// The cloud the DMI tables name. Only AWS Nitro puts the instance type there
+/// (product_name); elsewhere the type needs the metadata service, which hostbench never
+/// asks: `--label` says it instead.
+pub(crate) fn cloud(e: &CloudEvidence) -> Option<CloudInfo> {
+    let vendor = e.vendor.as_deref().unwrap_or("");
+    let product = e.product.as_deref().unwrap_or("");
+    let tag = e.chassis_asset_tag.as_deref().unwrap_or("");
+    let provider = if vendor == "Amazon EC2" {
+        return Some(CloudInfo {
+            provider: "aws".into(),
+            instance_type: e.product.clone(),
+        });
+    } else if e
+        .bios_version
+        .as_deref()
+        .is_some_and(|b| b.to_ascii_lowercase().contains("amazon"))
+        || e.hypervisor_uuid
+            .as_deref()
+            .is_some_and(|u| u.to_ascii_lowercase().starts_with("ec2"))
+    {
+        // Xen-based EC2: the type is not in DMI.
+        "aws"
+    } else if vendor == "Google" || product == "Google Compute Engine" {
+        "gcp"
+    } else if tag == AZURE_ASSET_TAG {
+        "azure"
+    } else if tag == "OracleCloud.com" {
+        "oracle"
+    } else if product.starts_with("OpenStack") {
+        "openstack"
+    } else if vendor == "DigitalOcean" {
+        "digitalocean"
+    } else if product == "Alibaba Cloud ECS" {
+        "alibaba"
+    } else if vendor == "Hetzner" {
+        "hetzner"
+    } else {
+        return None;
+    };
+    Some(CloudInfo {
+        provider: provider.into(),
+        instance_type: None,
+    })
 }
 
 /// The hypervisor named by DMI strings, if they name one.
@@ -354,6 +430,78 @@ HOME_URL="https://www.debian.org/"
             ..Default::default()
         };
         assert_eq!(c(container).as_deref(), Some("container"));
+    }
+
+    #[test]
+    fn clouds_from_dmi() {
+        let c = |vendor: &str, product: &str, tag: &str| {
+            cloud(&CloudEvidence {
+                vendor: Some(vendor.into()),
+                product: Some(product.into()),
+                chassis_asset_tag: Some(tag.into()).filter(|t: &String| !t.is_empty()),
+                ..Default::default()
+            })
+        };
+        let aws = c("Amazon EC2", "c7g.large", "").unwrap();
+        assert_eq!(aws.provider, "aws");
+        assert_eq!(aws.instance_type.as_deref(), Some("c7g.large"));
+        let gce = c("Google", "Google Compute Engine", "").unwrap();
+        assert_eq!((gce.provider.as_str(), gce.instance_type), ("gcp", None));
+        assert_eq!(
+            c("Microsoft Corporation", "Virtual Machine", AZURE_ASSET_TAG)
+                .unwrap()
+                .provider,
+            "azure"
+        );
+        // Hyper-V on a desktop is not Azure.
+        assert_eq!(c("Microsoft Corporation", "Virtual Machine", ""), None);
+        assert_eq!(
+            c("QEMU", "Standard PC", "OracleCloud.com")
+                .unwrap()
+                .provider,
+            "oracle"
+        );
+        assert_eq!(
+            c("OpenStack Foundation", "OpenStack Nova", "")
+                .unwrap()
+                .provider,
+            "openstack"
+        );
+        assert_eq!(
+            c("DigitalOcean", "Droplet", "").unwrap().provider,
+            "digitalocean"
+        );
+        assert_eq!(
+            c("Alibaba Cloud", "Alibaba Cloud ECS", "")
+                .unwrap()
+                .provider,
+            "alibaba"
+        );
+        assert_eq!(c("Hetzner", "vServer", "").unwrap().provider, "hetzner");
+        assert_eq!(c("Dell Inc.", "Precision 5570", ""), None);
+        let xen_ec2 = CloudEvidence {
+            vendor: Some("Xen".into()),
+            product: Some("HVM domU".into()),
+            bios_version: Some("4.11.amazon".into()),
+            ..Default::default()
+        };
+        assert_eq!(cloud(&xen_ec2).unwrap().provider, "aws");
+        assert_eq!(cloud(&CloudEvidence::default()), None);
+    }
+
+    #[test]
+    fn cloud_evidence_from_a_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        put(root, "/sys/class/dmi/id/sys_vendor", "Amazon EC2\n");
+        put(root, "/sys/class/dmi/id/product_name", "m7i.large\n");
+        put(root, "/sys/class/dmi/id/chassis_asset_tag", "Amazon EC2\n");
+        let e = CloudEvidence::read(&Fs::at(root));
+        assert_eq!(e.product.as_deref(), Some("m7i.large"));
+        assert_eq!(
+            cloud(&e).and_then(|c| c.instance_type).as_deref(),
+            Some("m7i.large")
+        );
     }
 
     #[test]

@@ -1,0 +1,368 @@
+//! `hostbench compare SIDE SIDE...` and `hostbench report SIDE... -o FILE`: resolve each side
+//! (a label, a run id, or a results file) to runs, build the [`Comparison`] and render it.
+//! The comparison itself lives in `hostbench_core::compare`, the output formats in
+//! `hostbench_report::{compare, html}`; this file is the command line around them.
+//!
+//! Resolution of a side, first that applies:
+//! 1. `file:PATH`, `label:NAME`, `id:ID` say which it is.
+//! 2. An existing file (an export, a `--format json` result, or a JSON array of results).
+//!    If a label or run id of the store is spelled the same, that is an error that says to
+//!    write `file:` or `label:`/`id:`.
+//! 3. A label of stored runs (exact). If it is also the start of a run id, an error asks
+//!    for `label:` or `id:`.
+//! 4. A run id, or a unique prefix of 4+ characters.
+//!
+//! These commands never add, change or remove runs; without a store only files resolve.
+
+use crate::exec;
+use crate::results::StoreArg;
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use hostbench_core::compare::{Comparison, Options, SideInput};
+use hostbench_core::result::RunResult;
+use hostbench_store::{Filter, Location, Store, StoreError, load_file};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// `hostbench compare`.
+#[derive(Debug, Args)]
+#[command(after_help = SIDES_HELP)]
+pub struct CompareArgs {
+    /// Two or more sides: labels, run ids (or unique prefixes of 4+ characters), or files
+    /// written by `results export` or `--format json`. The first is the baseline.
+    #[arg(required = true, num_args = 2.., value_name = "SIDE")]
+    sides: Vec<String>,
+    #[command(flatten)]
+    common: Common,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = CompareFormat::Text)]
+    format: CompareFormat,
+}
+
+/// `hostbench report`.
+#[derive(Debug, Args)]
+#[command(after_help = SIDES_HELP)]
+pub struct ReportArgs {
+    /// One or more sides: labels, run ids (or unique prefixes), or results files. The first
+    /// is the baseline.
+    #[arg(required = true, num_args = 1.., value_name = "SIDE")]
+    sides: Vec<String>,
+    /// Write the HTML report to FILE (`-` for stdout).
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+    /// Page title [default: hostbench report: A vs B ...].
+    #[arg(long)]
+    title: Option<String>,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Debug, Args)]
+struct Common {
+    /// Noise threshold: a difference of medians at or below this is never called faster
+    /// or slower (`2%` or `0.02`).
+    #[arg(long, default_value = "2%", value_parser = threshold, value_name = "PERCENT")]
+    threshold: f64,
+    /// Only runs of this workload id, or of every id of this family (`memory` matches
+    /// `memory.stream`).
+    #[arg(long, value_name = "ID")]
+    workload: Option<String>,
+    #[command(flatten)]
+    store: StoreArg,
+}
+
+const SIDES_HELP: &str = "A SIDE is, first that applies: file:PATH, label:NAME or id:ID as \
+written; an existing file; a label of stored runs; a run id or unique id prefix. Runs of the \
+same workload with the same parameters and threads on one side are repetitions: the median, a \
+95% interval of it, and a verdict (Mann-Whitney U test, p < 0.05, and a difference above the \
+noise threshold) come from them. See docs/compare.md.";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CompareFormat {
+    Text,
+    Markdown,
+    Csv,
+    Json,
+}
+
+fn threshold(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let v = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => t.parse::<f64>(),
+    }
+    .map_err(|_| {
+        format!("'{s}' is not a threshold: give a percentage such as 2% or a fraction such as 0.02")
+    })?;
+    if !(0.0..1.0).contains(&v) {
+        return Err(format!(
+            "'{s}' is not a threshold between 0% and 100% (2% is the default)"
+        ));
+    }
+    Ok(v)
+}
+
+/// How a side was given.
+enum Spec<'a> {
+    File(&'a str),
+    Label(&'a str),
+    Id(&'a str),
+    Any(&'a str),
+}
+
+fn parse_spec(s: &str) -> Spec<'_> {
+    if let Some(p) = s.strip_prefix("file:") {
+        Spec::File(p)
+    } else if let Some(l) = s.strip_prefix("label:") {
+        Spec::Label(l)
+    } else if let Some(i) = s.strip_prefix("id:") {
+        Spec::Id(i)
+    } else {
+        Spec::Any(s)
+    }
+}
+
+/// The runs of one side, and the name to show for it.
+struct Resolved {
+    name: String,
+    runs: Vec<RunResult>,
+}
+
+fn results_of(runs: Vec<hostbench_store::StoredRun>) -> Result<Vec<RunResult>> {
+    runs.iter()
+        .map(|r| r.result().map_err(anyhow::Error::from))
+        .collect()
+}
+
+fn from_file(path: &str) -> Result<Resolved> {
+    let runs = results_of(load_file(Path::new(path))?)?;
+    // A file whose runs share one label stands for that label.
+    let labels: std::collections::BTreeSet<&str> =
+        runs.iter().filter_map(|r| r.label.as_deref()).collect();
+    let name = match (labels.len(), labels.iter().next()) {
+        (1, Some(l)) if runs.iter().all(|r| r.label.is_some()) => l.to_string(),
+        _ => Path::new(path)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.to_string()),
+    };
+    Ok(Resolved { name, runs })
+}
+
+fn label_runs(store: &mut Store, label: &str) -> Result<Vec<RunResult>> {
+    results_of(store.load(&Filter {
+        label: Some(label.to_string()),
+        ..Filter::default()
+    })?)
+}
+
+fn short(id: &str) -> String {
+    id.chars().take(12).collect()
+}
+
+fn by_id(store: &mut Store, full: &str) -> Result<Resolved> {
+    let r = store.get(full)?.result()?;
+    Ok(Resolved {
+        name: format!("{} {}", r.label.as_deref().unwrap_or("run"), short(&r.id)),
+        runs: vec![r],
+    })
+}
+
+fn no_store(spec: &str, loc: &Location) -> anyhow::Error {
+    anyhow::anyhow!(
+        "'{spec}' is not a file, and there is no results store at {loc} to look up labels and \
+         run ids in (give --results-db, or a file written by `hostbench results export`)"
+    )
+}
+
+fn resolve(spec: &str, store: &mut Option<Store>, loc: &Location) -> Result<Resolved> {
+    match parse_spec(spec) {
+        Spec::File(p) => from_file(p),
+        Spec::Label(l) => {
+            let s = store.as_mut().ok_or_else(|| no_store(spec, loc))?;
+            let runs = label_runs(s, l)?;
+            if runs.is_empty() {
+                bail!("no stored run has the label '{l}' (see `hostbench results list`)");
+            }
+            Ok(Resolved {
+                name: l.to_string(),
+                runs,
+            })
+        }
+        Spec::Id(i) => {
+            let s = store.as_mut().ok_or_else(|| no_store(spec, loc))?;
+            let full = s.resolve_id(i)?;
+            by_id(s, &full)
+        }
+        Spec::Any(word) => {
+            let is_file = Path::new(word).is_file();
+            let Some(s) = store.as_mut() else {
+                if is_file {
+                    return from_file(word);
+                }
+                return Err(no_store(spec, loc));
+            };
+            let labelled = label_runs(s, word)?;
+            // An ambiguous prefix is still an id match for the purpose of ambiguity.
+            let id = match s.resolve_id(word) {
+                Ok(full) => Some(Ok(full)),
+                Err(StoreError::UnknownRun(_)) => None,
+                Err(e @ StoreError::AmbiguousId { .. }) => Some(Err(e)),
+                Err(e) => return Err(e.into()),
+            };
+            if is_file && (!labelled.is_empty() || id.is_some()) {
+                bail!(
+                    "'{word}' is both a file here and a {} in the store: write file:{word} or \
+                     {}:{word}",
+                    if labelled.is_empty() {
+                        "run id"
+                    } else {
+                        "label"
+                    },
+                    if labelled.is_empty() { "id" } else { "label" }
+                );
+            }
+            if is_file {
+                return from_file(word);
+            }
+            match (labelled.is_empty(), id) {
+                (false, Some(_)) => bail!(
+                    "'{word}' is both a label ({} run(s)) and the start of a run id: write \
+                     label:{word} or id:{word}",
+                    labelled.len()
+                ),
+                (false, None) => Ok(Resolved {
+                    name: word.to_string(),
+                    runs: labelled,
+                }),
+                (true, Some(Ok(full))) => by_id(s, &full),
+                (true, Some(Err(e))) => Err(e.into()),
+                (true, None) => bail!(
+                    "'{word}' is not a file, a label or a run id in the results store {loc} \
+                     (see `hostbench results list`)"
+                ),
+            }
+        }
+    }
+}
+
+/// Resolves every side, applies `--workload`, and names the sides uniquely.
+fn sides(specs: &[String], c: &Common) -> Result<Vec<SideInput>> {
+    let loc = Location::resolve(c.store.results_db.as_deref()).context("results store")?;
+    // Bare words need the store even when they name a file: to check they are not also a
+    // label or a run id.
+    let needs_store = specs
+        .iter()
+        .any(|s| !matches!(parse_spec(s), Spec::File(_)));
+    let mut store = if needs_store {
+        Store::open_existing(&loc)?
+    } else {
+        None
+    };
+    let mut out: Vec<SideInput> = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let mut r = resolve(spec, &mut store, &loc).with_context(|| format!("side '{spec}'"))?;
+        if let Some(w) = &c.workload {
+            r.runs.retain(|x| {
+                x.workload.id == *w || x.workload.id.split('.').next() == Some(w.as_str())
+            });
+            if r.runs.is_empty() {
+                bail!("side '{spec}' has no run of workload '{w}'");
+            }
+        } else if r.runs.is_empty() {
+            bail!("side '{spec}' has no runs");
+        }
+        let mut name = r.name;
+        if out.iter().any(|s| s.name == name) {
+            name = format!("{name} ({spec})");
+            let mut k = 2;
+            while out.iter().any(|s| s.name == name) {
+                name = format!("{} #{k}", r.runs[0].id.chars().take(8).collect::<String>());
+                k += 1;
+            }
+        }
+        out.push(SideInput {
+            name,
+            spec: spec.clone(),
+            runs: r.runs,
+        });
+    }
+    Ok(out)
+}
+
+fn options(c: &Common) -> Options {
+    Options {
+        threshold: c.threshold,
+        ..Options::default()
+    }
+}
+
+/// Runs `hostbench compare`.
+pub fn compare(a: CompareArgs) -> Result<ExitCode> {
+    let sides = sides(&a.sides, &a.common)?;
+    let c = Comparison::build(&sides, options(&a.common));
+    use hostbench_report::compare as r;
+    exec::out(&match a.format {
+        CompareFormat::Text => r::text(&c),
+        CompareFormat::Markdown => r::markdown(&c),
+        CompareFormat::Csv => r::csv(&c),
+        CompareFormat::Json => r::json(&c),
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `hostbench report`.
+pub fn report(a: ReportArgs) -> Result<ExitCode> {
+    let start = std::time::Instant::now();
+    let sides = sides(&a.sides, &a.common)?;
+    let c = Comparison::build(&sides, options(&a.common));
+    let title = a.title.clone().unwrap_or_else(|| {
+        format!(
+            "hostbench report: {}",
+            sides
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" vs ")
+        )
+    });
+    let generator = format!("hostbench {}", env!("CARGO_PKG_VERSION"));
+    let html = hostbench_report::html::render(&hostbench_report::html::ReportInput {
+        title: &title,
+        comparison: &c,
+        sides: sides.iter().map(|s| s.runs.as_slice()).collect(),
+        generator: &generator,
+    });
+    if a.output.as_os_str() == "-" {
+        exec::out(&html);
+        return Ok(ExitCode::SUCCESS);
+    }
+    std::fs::write(&a.output, &html)
+        .with_context(|| format!("cannot write {}", a.output.display()))?;
+    let runs: usize = sides.iter().map(|s| s.runs.len()).sum();
+    eprintln!(
+        "wrote {} ({} KiB: {} side(s), {runs} run(s), {} row(s), {} warning(s)) in {:.0} ms",
+        a.output.display(),
+        html.len().div_ceil(1024),
+        sides.len(),
+        c.rows.len(),
+        c.warnings.len(),
+        start.elapsed().as_secs_f64() * 1e3
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_parse() {
+        assert_eq!(threshold("2%"), Ok(0.02));
+        assert_eq!(threshold("0.05"), Ok(0.05));
+        assert_eq!(threshold(" 10 % "), Ok(0.1));
+        assert!(threshold("abc").is_err());
+        assert!(threshold("150%").is_err());
+        assert!(threshold("-1%").is_err());
+    }
+}

@@ -1,0 +1,373 @@
+//! `hostbench compare` output: a terminal table, Markdown, CSV (one line per row and side)
+//! and JSON (the [`Comparison`] as is, `schemas/compare.v1.json`). Every format carries the
+//! same facts: per side the median, its confidence interval and the run count; per
+//! non-baseline side the ratio to the baseline and the verdict; the geometric-mean line, the
+//! variants not compared and why, and the warnings.
+//!
+//! [`Comparison`]: hostbench_core::compare::Comparison
+
+use crate::num;
+use hostbench_core::compare::{Cell, Comparison, Row, Verdict, min_runs_for_verdict};
+use hostbench_core::result::Better;
+use hostbench_core::stats::min_samples_for_ci;
+use std::fmt::Write as _;
+
+/// The verdict as a table cell: `faster`, `slower`, `~` (no significant difference),
+/// `single run, no verdict`, `too few runs`.
+pub fn verdict_short(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Faster => "faster",
+        Verdict::Slower => "slower",
+        Verdict::NoDifference => "~",
+        Verdict::SingleRun => "single run, no verdict",
+        Verdict::TooFewRuns => "too few runs",
+    }
+}
+
+/// The half-width of the interval around the median, in percent of it (the larger side).
+pub fn ci_percent(c: &Cell) -> Option<f64> {
+    let ci = c.ci?;
+    if c.median == 0.0 || !c.median.is_finite() {
+        return None;
+    }
+    Some((c.median - ci.lo).max(ci.hi - c.median) / c.median.abs() * 100.0)
+}
+
+/// `1234 ±0.4% n=6`, `1234 n=3`, or `1234` for a single run.
+pub fn cell_text(c: &Cell) -> String {
+    let mut s = num(c.median);
+    if let Some(p) = ci_percent(c) {
+        let _ = write!(s, " ±{}%", pct(p));
+    }
+    if c.n > 1 {
+        let _ = write!(s, " n={}", c.n);
+    }
+    s
+}
+
+fn pct(p: f64) -> String {
+    if p < 10.0 {
+        format!("{p:.1}")
+    } else {
+        format!("{p:.0}")
+    }
+}
+
+/// A ratio as `×1.23`.
+pub fn ratio_text(r: f64) -> String {
+    if (0.01..100.0).contains(&r) {
+        format!("×{r:.2}")
+    } else {
+        format!("×{}", num(r))
+    }
+}
+
+/// A p-value as `p=0.003` (or `p<0.001`).
+pub fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "p<0.001".into()
+    } else {
+        format!("p={p:.3}")
+    }
+}
+
+/// `×2.00 faster p=0.002`: the ratio to the baseline, the verdict, and the p-value when the
+/// test could decide.
+pub fn vs_text(c: &Cell) -> String {
+    let mut s = c.ratio.map(ratio_text).unwrap_or_else(|| "-".into());
+    if let Some(v) = c.verdict {
+        let _ = write!(s, " {}", verdict_short(v));
+        if let (Some(p), Verdict::Faster | Verdict::Slower | Verdict::NoDifference) = (c.p_value, v)
+        {
+            let _ = write!(s, " {}", p_text(p));
+        }
+    }
+    s
+}
+
+/// `higher` or `lower`.
+pub fn better_text(b: Better) -> &'static str {
+    match b {
+        Better::Higher => "higher",
+        Better::Lower => "lower",
+    }
+}
+
+/// The header and body cells of the comparison table.
+fn table(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut head = vec![
+        "WORKLOAD".to_string(),
+        "VARIANT".into(),
+        "FIGURE".into(),
+        "UNIT".into(),
+        "BETTER".into(),
+    ];
+    for (i, s) in c.sides.iter().enumerate() {
+        head.push(s.name.clone());
+        if i > 0 {
+            head.push(format!("{} vs {}", s.name, c.sides[0].name));
+        }
+    }
+    let body = c
+        .rows
+        .iter()
+        .map(|r| {
+            let v = c.variant_of(r);
+            let mut cells = vec![
+                v.workload.clone(),
+                v.label.clone(),
+                r.figure.clone(),
+                r.unit.clone(),
+                better_text(r.better).into(),
+            ];
+            for (i, cell) in r.cells.iter().enumerate() {
+                cells.push(cell.as_ref().map(cell_text).unwrap_or_else(|| "-".into()));
+                if i > 0 {
+                    cells.push(cell.as_ref().map(vs_text).unwrap_or_else(|| "-".into()));
+                }
+            }
+            cells
+        })
+        .collect();
+    (head, body)
+}
+
+/// The lines after the table: geometric means, variants not compared, warnings, method.
+fn notes(c: &Comparison, bullet: &str, code: &dyn Fn(&str) -> String) -> String {
+    let mut s = String::new();
+    let gm: Vec<String> = c
+        .sides
+        .iter()
+        .zip(&c.geomean)
+        .skip(1)
+        .map(|(side, g)| match g {
+            Some(g) => format!(
+                "{} {} over {} row(s)",
+                side.name,
+                ratio_text(g.speedup),
+                g.rows
+            ),
+            None => format!("{} - (no row in common)", side.name),
+        })
+        .collect();
+    if !gm.is_empty() {
+        let _ = writeln!(
+            s,
+            "\ngeomean vs {} (ratios turned so that above 1 is better): {}",
+            c.sides[0].name,
+            gm.join("; ")
+        );
+    }
+    let not: Vec<_> = c.variants.iter().filter(|v| !v.compared).collect();
+    if !not.is_empty() {
+        let _ = writeln!(s, "\nnot compared:");
+        for v in not {
+            let _ = writeln!(
+                s,
+                "{bullet}{} ({}): {}",
+                code(&v.workload),
+                v.label,
+                v.reason.as_deref().unwrap_or("")
+            );
+        }
+    }
+    if !c.warnings.is_empty() {
+        let _ = writeln!(s, "\nwarnings:");
+        for w in &c.warnings {
+            let _ = writeln!(s, "{bullet}{}", w.message);
+        }
+    }
+    let _ = writeln!(s, "\n{}", method(c));
+    s
+}
+
+/// One paragraph on how the figures and verdicts were computed.
+pub fn method(c: &Comparison) -> String {
+    let o = &c.options;
+    format!(
+        "Each cell is the median of a side's runs, ± the larger half of the {:.0} % confidence \
+         interval of the median (order statistics; needs {} runs), n = runs. Verdict: faster \
+         or slower when a two-sided Mann-Whitney U test gives p < {} and the medians differ by \
+         more than {}% (the noise threshold); ~ = no significant difference. A side needs {} \
+         runs (against as many) for the test to be able to decide; with one run there is only \
+         the ratio.",
+        o.confidence * 100.0,
+        min_samples_for_ci(o.confidence),
+        o.alpha,
+        crate::svg::tick(o.threshold * 100.0),
+        min_runs_for_verdict(o.alpha),
+    )
+}
+
+fn sides_text(c: &Comparison) -> String {
+    let mut s = String::from("sides (the first is the baseline):\n");
+    let w = c
+        .sides
+        .iter()
+        .map(|x| x.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    for x in &c.sides {
+        let _ = writeln!(
+            s,
+            "  {:<w$}  {} run(s) on {}, hostbench {}",
+            x.name,
+            x.runs,
+            if x.hosts.is_empty() {
+                "-".into()
+            } else {
+                x.hosts.join(", ")
+            },
+            x.tool_versions.join(", ")
+        );
+    }
+    s
+}
+
+/// The terminal table.
+pub fn text(c: &Comparison) -> String {
+    let (head, body) = table(c);
+    let mut w: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
+    for r in &body {
+        for (i, x) in r.iter().enumerate() {
+            w[i] = w[i].max(x.chars().count());
+        }
+    }
+    let mut s = sides_text(c);
+    s.push('\n');
+    let line = |cells: &[String]| {
+        let mut l = String::new();
+        for (i, x) in cells.iter().enumerate() {
+            let pad = w[i] - x.chars().count();
+            l.push_str(x);
+            if i + 1 < cells.len() {
+                l.push_str(&" ".repeat(pad + 2));
+            }
+        }
+        l.trim_end().to_string() + "\n"
+    };
+    if body.is_empty() {
+        s.push_str("no workload variant was run on the baseline and another side\n");
+    } else {
+        s.push_str(&line(&head));
+        for r in &body {
+            s.push_str(&line(r));
+        }
+    }
+    s.push_str(&notes(c, "  - ", &|t| t.to_string()));
+    s
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// Markdown: the sides, the table, and the notes as lists.
+pub fn markdown(c: &Comparison) -> String {
+    let mut s = String::from("| side | runs | hosts | hostbench |\n|---|---:|---|---|\n");
+    for (i, x) in c.sides.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "| {}{} | {} | {} | {} |",
+            md_cell(&x.name),
+            if i == 0 { " (baseline)" } else { "" },
+            x.runs,
+            md_cell(&x.hosts.join(", ")),
+            md_cell(&x.tool_versions.join(", "))
+        );
+    }
+    let (head, body) = table(c);
+    s.push('\n');
+    if body.is_empty() {
+        s.push_str("No workload variant was run on the baseline and another side.\n");
+    } else {
+        let _ = writeln!(
+            s,
+            "| {} |",
+            head.iter()
+                .map(|h| md_cell(h))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+        let _ = writeln!(
+            s,
+            "|{}",
+            head.iter()
+                .enumerate()
+                .map(|(i, _)| if i < 5 { "---|" } else { "---:|" })
+                .collect::<String>()
+        );
+        for r in &body {
+            let _ = writeln!(
+                s,
+                "| {} |",
+                r.iter().map(|x| md_cell(x)).collect::<Vec<_>>().join(" | ")
+            );
+        }
+    }
+    s.push_str(&notes(c, "- ", &|t| format!("`{t}`")));
+    s
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map(|x| format!("{x}")).unwrap_or_default()
+}
+
+/// CSV: a header, then one line per row and side that has a value.
+pub fn csv(c: &Comparison) -> String {
+    let mut s = String::from(
+        "workload,variant,figure,unit,better,side,baseline,n,median,ci_lo,ci_hi,ci_level,rsd,\
+         ratio,speedup,p_value,verdict\n",
+    );
+    for r in &c.rows {
+        let v = c.variant_of(r);
+        for (i, cell) in r.cells.iter().enumerate() {
+            let Some(x) = cell else { continue };
+            let fields = [
+                csv_field(&v.workload),
+                csv_field(&v.label),
+                csv_field(&r.figure),
+                csv_field(&r.unit),
+                better_text(r.better).into(),
+                csv_field(&c.sides[i].name),
+                (i == 0).to_string(),
+                x.n.to_string(),
+                format!("{}", x.median),
+                opt(x.ci.map(|c| c.lo)),
+                opt(x.ci.map(|c| c.hi)),
+                opt(x.ci.map(|c| c.level)),
+                opt(x.rsd),
+                opt(x.ratio),
+                opt(x.speedup),
+                opt(x.p_value),
+                x.verdict
+                    .map(|v| serde_json::to_value(v).ok())
+                    .and_then(|v| v?.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+            ];
+            let _ = writeln!(s, "{}", fields.join(","));
+        }
+    }
+    s
+}
+
+/// JSON: the comparison as is, pretty-printed, with a trailing newline.
+pub fn json(c: &Comparison) -> String {
+    serde_json::to_string_pretty(c).expect("a Comparison always serializes") + "\n"
+}
+
+/// The row's cells, for renderers that walk them with the side index.
+pub fn cells(r: &Row) -> impl Iterator<Item = (usize, &Cell)> {
+    r.cells
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.as_ref().map(|c| (i, c)))
+}
