@@ -3,11 +3,13 @@
 //! error, 130 interrupted). Errors are one line on stderr that says what to fix.
 
 mod exec;
+mod generate;
 mod info;
 mod memlat;
 mod native;
 mod results;
 mod stream;
+mod suite;
 mod sysbench;
 
 use std::process::ExitCode;

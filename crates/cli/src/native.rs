@@ -51,6 +51,10 @@ enum Command {
     Sysinfo(FormatArgs),
     /// Stored results: list, show, export, import, rm.
     Results(ResultsArgs),
+    /// Run a suite (quick, standard, full, or FILE.toml) and print a summary table.
+    Suite(crate::suite::SuiteArgs),
+    /// Generate the man page or shell completions.
+    Generate(crate::generate::GenerateArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -151,7 +155,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             let tests: Vec<&str> = WORKLOADS.iter().filter_map(|w| w.sysbench_test()).collect();
             bail!(
                 "unknown test or command '{word}'. sysbench tests: {} (e.g. `hostbench cpu run`); \
-                 peer tools: stream, memlat; hostbench commands: run, list, timer, sysinfo, results \
+                 peer tools: stream, memlat; hostbench commands: suite, run, list, timer, sysinfo, \
+                 results, generate \
                  (see `hostbench --help`)",
                 tests.join(", ")
             );
@@ -187,6 +192,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Results(a) => crate::results::main(a),
+        Command::Suite(a) => crate::suite::main(a, argv),
+        Command::Generate(a) => crate::generate::main(a, command()),
     }
 }
 
@@ -253,6 +260,12 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
         ..output
     };
     exec::execute_with(&plan, w, &output, &saving, "native", argv)
+}
+
+/// The clap definition of the native command line (for the man page and completions).
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command()
 }
 
 /// `hostbench list`.

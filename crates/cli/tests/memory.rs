@@ -97,7 +97,10 @@ fn oper_none_has_no_transfer_line_and_rnd_read_counts_bytes() {
     assert_eq!(v["figures"][0]["name"], "mib_per_s");
     let eps = v["metrics"]["events_per_s"].as_f64().unwrap();
     let mib = v["figures"][0]["value"].as_f64().unwrap();
-    assert!((mib - eps * 4096.0 / 1048576.0).abs() <= 1e-6 * mib, "{mib} vs {eps}");
+    assert!(
+        (mib - eps * 4096.0 / 1048576.0).abs() <= 1e-6 * mib,
+        "{mib} vs {eps}"
+    );
     assert!(err.contains("random generator"), "{err}");
     let kinds: Vec<&str> = v["warnings"]
         .as_array()
