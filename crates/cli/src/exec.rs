@@ -9,6 +9,7 @@ use hostbench_core::plan::Plan;
 use hostbench_core::result::{Interval, ResultContext, RunResult, ToolInfo};
 use hostbench_core::runner::{self, IntervalSample, Measurement, Observer, StopReason};
 use hostbench_core::workload::{SetupCtx, Workload};
+use hostbench_hostinfo::activity;
 use hostbench_report::{csv, json, native, sysbench};
 use hostbench_store::{ENV_NO_SAVE, Location, Store};
 use std::io::Write;
@@ -80,23 +81,30 @@ impl SaveOptions {
     }
 
     /// False with `--no-save` or `HOSTBENCH_NO_SAVE` set (to anything but empty or `0`).
-    fn enabled(&self) -> bool {
+    pub fn enabled(&self) -> bool {
         let env_off = std::env::var(ENV_NO_SAVE).is_ok_and(|v| !v.is_empty() && v != "0");
         !self.no_save && !env_off
     }
 }
 
+/// Saves `result` in the store `opts` names, printing nothing: `Ok(None)` when saving is off
+/// (`--no-save`, `HOSTBENCH_NO_SAVE`), else where it went.
+pub fn save_silently(result: &RunResult, opts: &SaveOptions) -> Result<Option<Location>> {
+    if !opts.enabled() {
+        return Ok(None);
+    }
+    let loc = Location::resolve(opts.results_db.as_deref())?;
+    Store::open(&loc)?.save(result)?;
+    Ok(Some(loc))
+}
+
 /// Saves `result` in the store `opts` names. A failure is one WARNING line on stderr and
 /// never changes the run's exit code: the report has already been printed.
 fn save(result: &RunResult, opts: &SaveOptions, output: &Output) {
-    if !opts.enabled() {
-        return;
-    }
     let t0 = Instant::now();
-    let saved = Location::resolve(opts.results_db.as_deref()).and_then(|loc| {
-        Store::open(&loc)?.save(result)?;
-        Ok(loc)
-    });
+    let Some(saved) = save_silently(result, opts).transpose() else {
+        return;
+    };
     let ms = t0.elapsed().as_secs_f64() * 1e3;
     match saved {
         Ok(loc) => {
@@ -180,6 +188,30 @@ pub fn execute(
     )
 }
 
+/// Runs `plan` without printing anything and returns its result, not yet saved (suites save
+/// it with [`save_silently`]). `label` is recorded in the result.
+pub fn measure(
+    plan: &Plan,
+    workload: &dyn Workload,
+    label: Option<String>,
+    grammar: &str,
+    argv: &[String],
+) -> Result<RunResult> {
+    let quiet = Output {
+        format: Format::Json,
+        verbosity: 0,
+        histogram: false,
+        seed_given: false,
+        debug: false,
+        validate: false,
+    };
+    let saving = SaveOptions {
+        label,
+        ..SaveOptions::default()
+    };
+    run_plan(plan, workload, &quiet, &saving, grammar, argv)
+}
+
 /// [`execute`] with the front-end's `--label`, `--no-save` and `--results-db`.
 pub fn execute_with(
     plan: &Plan,
@@ -189,6 +221,67 @@ pub fn execute_with(
     grammar: &str,
     argv: &[String],
 ) -> Result<ExitCode> {
+    let result = run_plan(plan, workload, output, saving, grammar, argv)?;
+    let text = output.verbosity >= 3;
+    if text || matches!(output.format, Format::Json | Format::Csv) {
+        match output.format {
+            Format::Sysbench if text => {
+                if output.verbosity >= 4 {
+                    let stop = result.outcome.stop_reason;
+                    out(&sysbench::workers_done(
+                        matches!(stop, StopReason::TimeLimit | StopReason::ForcedShutdown),
+                        stop != StopReason::ForcedShutdown,
+                        plan.threads,
+                    ));
+                }
+                out(&sysbench::final_report(&result, output.histogram))
+            }
+            Format::Native if text => out(&native::render(&result)),
+            Format::Json => out(&json::render(&result)),
+            Format::Csv => out(&csv::render(std::slice::from_ref(&result))),
+            Format::Layout(render) if text => out(&render(&result)),
+            _ => {}
+        }
+    }
+    if output.verbosity >= 2 {
+        for w in &result.warnings {
+            eprintln!("WARNING: {}", w.message);
+        }
+    }
+    if output.verbosity >= 5 {
+        for (i, t) in result.fairness.per_thread.iter().enumerate() {
+            eprintln!(
+                "DEBUG: thread {i:>4}: events {:>10}  busy {:.4}s",
+                t.events,
+                t.latency_sum_ns as f64 / 1e9
+            );
+        }
+    }
+    save(&result, saving, output);
+    Ok(match result.outcome.stop_reason {
+        StopReason::Error => {
+            eprintln!(
+                "FATAL: {}",
+                result.outcome.error.as_deref().unwrap_or("a worker failed")
+            );
+            ExitCode::from(1)
+        }
+        StopReason::ForcedShutdown => ExitCode::from(2),
+        StopReason::Interrupted => ExitCode::from(130),
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+/// Sets up and runs `plan` (printing the live parts of `output`: sysbench's header and
+/// interval lines) and builds its result, host-activity warnings included.
+fn run_plan(
+    plan: &Plan,
+    workload: &dyn Workload,
+    output: &Output,
+    saving: &SaveOptions,
+    grammar: &str,
+    argv: &[String],
+) -> Result<RunResult> {
     let seed = if plan.seed == 0 {
         hostbench_core::rand::time_seed()
     } else {
@@ -278,55 +371,20 @@ pub fn execute_with(
         }
     }
     let obs = Started(&live, matches!(output.format, Format::Sysbench) && text);
+    let before = activity::sample();
     let m =
         runner::run(&plan, instance.as_ref(), clock, &obs).context("the run could not start")?;
-    let result = build(&m);
-
-    if text || matches!(output.format, Format::Json | Format::Csv) {
-        match output.format {
-            Format::Sysbench if text => {
-                if output.verbosity >= 4 {
-                    let stop = result.outcome.stop_reason;
-                    out(&sysbench::workers_done(
-                        matches!(stop, StopReason::TimeLimit | StopReason::ForcedShutdown),
-                        stop != StopReason::ForcedShutdown,
-                        plan.threads,
-                    ));
-                }
-                out(&sysbench::final_report(&result, output.histogram))
-            }
-            Format::Native if text => out(&native::render(&result)),
-            Format::Json => out(&json::render(&result)),
-            Format::Csv => out(&csv::render(std::slice::from_ref(&result))),
-            Format::Layout(render) if text => out(&render(&result)),
-            _ => {}
-        }
-    }
-    if output.verbosity >= 2 {
-        for w in &result.warnings {
-            eprintln!("WARNING: {}", w.message);
-        }
-    }
-    if output.verbosity >= 5 {
-        for (i, t) in result.fairness.per_thread.iter().enumerate() {
-            eprintln!(
-                "DEBUG: thread {i:>4}: events {:>10}  busy {:.4}s",
-                t.events,
-                t.latency_sum_ns as f64 / 1e9
-            );
-        }
-    }
-    save(&result, saving, output);
-    Ok(match result.outcome.stop_reason {
-        StopReason::Error => {
-            eprintln!(
-                "FATAL: {}",
-                result.outcome.error.as_deref().unwrap_or("a worker failed")
-            );
-            ExitCode::from(1)
-        }
-        StopReason::ForcedShutdown => ExitCode::from(2),
-        StopReason::Interrupted => ExitCode::from(130),
-        _ => ExitCode::SUCCESS,
-    })
+    let after = activity::sample();
+    let mut result = build(&m);
+    let cpus = match host.cpu.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        n => n,
+    };
+    result
+        .warnings
+        .extend(activity::activity_warnings(&before, &after, cpus));
+    result
+        .warnings
+        .extend(activity::governor_warning(host.cpu.governor.as_deref()));
+    Ok(result)
 }

@@ -4,11 +4,13 @@
 
 mod compare;
 mod exec;
+mod generate;
 mod info;
 mod memlat;
 mod native;
 mod results;
 mod stream;
+mod suite;
 mod sysbench;
 
 use std::process::ExitCode;

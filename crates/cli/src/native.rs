@@ -57,6 +57,10 @@ enum Command {
     /// Write one self-contained HTML report (host fingerprints, comparison, charts) of
     /// labels, run ids or exported files.
     Report(crate::compare::ReportArgs),
+    /// Run a suite (quick, standard, full, or FILE.toml) and print a summary table.
+    Suite(crate::suite::SuiteArgs),
+    /// Generate the man page or shell completions.
+    Generate(crate::generate::GenerateArgs),
 }
 
 #[derive(Debug, Args)]
@@ -168,8 +172,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             let tests: Vec<&str> = WORKLOADS.iter().filter_map(|w| w.sysbench_test()).collect();
             bail!(
                 "unknown test or command '{word}'. sysbench tests: {} (e.g. `hostbench cpu run`); \
-                 peer tools: stream, memlat; hostbench commands: run, list, timer, sysinfo, \
-                 results, compare, report (see `hostbench --help`)",
+                 peer tools: stream, memlat; hostbench commands: suite, run, list, timer, \
+                 sysinfo, results, compare, report, generate (see `hostbench --help`)",
                 tests.join(", ")
             );
         }
@@ -214,6 +218,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Command::Results(a) => crate::results::main(a),
         Command::Compare(a) => crate::compare::compare(a),
         Command::Report(a) => crate::compare::report(a),
+        Command::Suite(a) => crate::suite::main(a, argv),
+        Command::Generate(a) => crate::generate::main(a, command()),
     }
 }
 
@@ -280,6 +286,12 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
         ..output
     };
     exec::execute_with(&plan, w, &output, &saving, "native", argv)
+}
+
+/// The clap definition of the native command line (for the man page and completions).
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command()
 }
 
 /// `hostbench list`.

@@ -231,6 +231,18 @@ pub enum WarningKind {
     /// Threads contend for the same data: the figure includes coherence traffic or lock
     /// waits, not just the work.
     Contention,
+    /// Other work ran on the machine during the run (load average above the CPU count, other
+    /// processes' CPU time): the figures describe a shared machine.
+    NoisyHost,
+    /// The hypervisor gave a noticeable share of the CPU time to other guests.
+    StealTime,
+    /// The system swapped pages in or out during the run.
+    SwapActivity,
+    /// The CPU frequency governor is not `performance`: the clock speed follows the load.
+    Governor,
+    /// Repetitions of the same measurement disagree more than the stability rule allows (a
+    /// suite's summary): the figure should not be trusted on its own.
+    WideSpread,
 }
 
 /// Which way a figure improves.

@@ -22,10 +22,14 @@
 //! cheap, work offline and in sandboxes, and must not leak anything beyond what it shows.
 //! Nothing here panics on a missing or unreadable file; the field is left at its default.
 //!
+//! [`activity`] samples the host's load, CPU time, steal and swapping around a run (two cheap
+//! reads of /proc) and turns what it saw, and the frequency governor, into typed warnings.
+//!
 //! [`probe_timers`] measures what each clock costs to read and explains in plain words when
 //! that cost, or the clocksource, distorts latency figures.
 #![deny(missing_docs)]
 
+pub mod activity;
 mod cpu;
 mod dir;
 mod fs;

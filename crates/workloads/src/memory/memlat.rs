@@ -964,6 +964,8 @@ impl Workload for Memlat {
     fn caps(&self) -> Caps {
         Caps {
             loop_worker: true,
+            // The ladder ends after its largest size.
+            ends_itself: true,
             ..Caps::default()
         }
     }
