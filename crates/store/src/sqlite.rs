@@ -102,8 +102,14 @@ impl Sqlite {
     /// Reads the header; errors if this is not (or cannot become) a hostbench store.
     /// Returns the schema version.
     fn check_identity(&self) -> Result<u32> {
-        let (app, version): (i32, i64) = self
+        // One read transaction: the header and the table count must come from the same
+        // snapshot, or a concurrent first open that migrates between the two reads makes a
+        // fresh store look like another program's database.
+        let snapshot = self
             .conn
+            .unchecked_transaction()
+            .map_err(self.err("cannot read the header"))?;
+        let (app, version): (i32, i64) = snapshot
             .query_row(
                 "SELECT application_id, user_version FROM pragma_application_id, pragma_user_version",
                 [],
@@ -120,8 +126,7 @@ impl Sqlite {
             )));
         }
         if version == 0 {
-            let tables: i64 = self
-                .conn
+            let tables: i64 = snapshot
                 .query_row(
                     "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
                     [],
