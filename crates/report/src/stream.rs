@@ -31,6 +31,29 @@ pub fn c_exp(v: f64) -> String {
     }
 }
 
+/// Why the array has its size, from the facts (the workload adds a `size_chosen` warning with
+/// the full story only when it departed from STREAM's rule; this covers the other cases).
+fn size_sentence(r: &RunResult) -> String {
+    let mib = |b: f64| format!("{:.1} MiB", b / 1048576.0);
+    let elements = fact(r, "array_elements").unwrap_or(0.0);
+    let llc = fact(r, "llc_assumed_bytes");
+    match fact(r, "size_rule").map(|v| v as u32) {
+        Some(1) => format!(
+            "array size {elements:.0} elements chosen by STREAM's rule: each array at least 4x \
+             the last-level cache ({}), rounded up to a multiple of 1048576 elements. Set \
+             --array-size to override.",
+            llc.map_or("size unknown".into(), mib)
+        ),
+        Some(2) => format!(
+            "array size {elements:.0} elements: stream.c's default, which is more than 4x the \
+             last-level cache ({}). Set --array-size to override.",
+            llc.map_or("size unknown".into(), mib)
+        ),
+        Some(0) => "array size given by --array-size.".into(),
+        _ => format!("array size {elements:.0} elements."),
+    }
+}
+
 fn fact(r: &RunResult, name: &str) -> Option<f64> {
     r.workload.facts.get(name).copied()
 }
@@ -158,7 +181,9 @@ pub fn render(r: &RunResult) -> String {
         Some(w) => {
             let _ = writeln!(s, "hostbench: {}", w.message);
         }
-        None => s.push_str("hostbench: array size given by --array-size.\n"),
+        None => {
+            let _ = writeln!(s, "hostbench: {}", size_sentence(r));
+        }
     }
     let pinned = fact(r, "threads_pinned").unwrap_or(0.0);
     let bits = fact(r, "simd_bits").unwrap_or(0.0);
@@ -293,5 +318,25 @@ mod tests {
         assert_eq!(c_exp(0.0), "0.000000e+00");
         assert_eq!(c_exp(-2.5e-3), "-2.500000e-03");
         assert_eq!(c_exp(3e100), "3.000000e+100");
+    }
+
+    #[test]
+    fn the_size_sentence_follows_the_rule_fact() {
+        let mut r: RunResult = serde_json::from_str(include_str!(
+            "../../store/tests/fixtures/result-v1.json"
+        ))
+        .unwrap();
+        let mut set = |rule: f64| {
+            r.workload.facts.insert("size_rule".into(), rule);
+            r.workload.facts.insert("array_elements".into(), 16777216.0);
+            r.workload
+                .facts
+                .insert("llc_assumed_bytes".into(), 33554432.0);
+            size_sentence(&r)
+        };
+        assert!(set(1.0).contains("16777216 elements chosen by STREAM's rule"));
+        assert!(set(1.0).contains("(32.0 MiB)"));
+        assert!(set(2.0).contains("stream.c's default"));
+        assert_eq!(set(0.0), "array size given by --array-size.");
     }
 }
