@@ -59,6 +59,28 @@ pub struct SaveOptions {
     pub results_db: Option<String>,
 }
 
+/// `--label`, `--no-save`, `--results-db`: every command that runs a workload takes them.
+#[derive(Debug, clap::Args)]
+pub struct SaveArgs {
+    /// Name what this run stands for (machine, instance type, variant); stored with the
+    /// result and shown in reports.
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
+    /// Do not save the result in the results store (also: HOSTBENCH_NO_SAVE=1).
+    #[arg(long)]
+    pub no_save: bool,
+    /// Where to save.
+    #[command(flatten)]
+    pub store: crate::results::StoreArg,
+}
+
+impl SaveArgs {
+    /// The checked options.
+    pub fn options(self) -> Result<SaveOptions> {
+        SaveOptions::new(self.label, self.no_save, self.store.results_db)
+    }
+}
+
 impl SaveOptions {
     /// Checks what the user typed, before anything runs: a label must say something and a
     /// store location must be a path or a PostgreSQL URL.
@@ -168,26 +190,6 @@ impl Observer for Live<'_> {
     }
 }
 
-/// Runs `plan`, prints its result and saves it with the default [`SaveOptions`] (the store
-/// from `HOSTBENCH_RESULTS_DB` or the default file, no label); `grammar` and `argv` are
-/// recorded in the result.
-pub fn execute(
-    plan: &Plan,
-    workload: &dyn Workload,
-    output: &Output,
-    grammar: &str,
-    argv: &[String],
-) -> Result<ExitCode> {
-    execute_with(
-        plan,
-        workload,
-        output,
-        &SaveOptions::default(),
-        grammar,
-        argv,
-    )
-}
-
 /// Runs `plan` without printing anything and returns its result, not yet saved (suites save
 /// it with [`save_silently`]). `label` is recorded in the result.
 pub fn measure(
@@ -212,7 +214,8 @@ pub fn measure(
     run_plan(plan, workload, &quiet, &saving, grammar, argv)
 }
 
-/// [`execute`] with the front-end's `--label`, `--no-save` and `--results-db`.
+/// Runs `plan`, prints its result and saves it as the front-end's `--label`, `--no-save` and
+/// `--results-db` say; `grammar` and `argv` are recorded in the result.
 pub fn execute_with(
     plan: &Plan,
     workload: &dyn Workload,

@@ -69,6 +69,8 @@ struct Args {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = OutFormat::Text)]
     format: OutFormat,
+    #[command(flatten)]
+    save: exec::SaveArgs,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -175,7 +177,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         debug: false,
         validate: false,
     };
-    exec::execute(&plan, &Memlat, &output, "memlat", argv)
+    let saving = args.save.options()?;
+    exec::execute_with(&plan, &Memlat, &output, &saving, "memlat", argv)
 }
 
 /// The first line of a clap error, without its `error: ` prefix.

@@ -2,8 +2,8 @@
 //! `sysinfo`, `results ...`, `compare`, `report`. It maps to the same [`Plan`] as the peer
 //! grammars, so suites and later commands can build plans the same way.
 
-use crate::exec::{self, Format, Output, SaveOptions};
-use crate::results::{ResultsArgs, StoreArg};
+use crate::exec::{self, Format, Output};
+use crate::results::ResultsArgs;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use hostbench_core::clock::Clock;
@@ -128,15 +128,8 @@ struct RunArgs {
     /// Only the report: no warnings on stderr.
     #[arg(short, long)]
     quiet: bool,
-    /// Name what this run stands for (machine, instance type, variant); stored with the
-    /// result and shown in reports.
-    #[arg(long, value_name = "NAME")]
-    label: Option<String>,
-    /// Do not save the result in the results store (also: HOSTBENCH_NO_SAVE=1).
-    #[arg(long)]
-    no_save: bool,
     #[command(flatten)]
-    store: StoreArg,
+    save: exec::SaveArgs,
 }
 
 #[derive(Debug, Args)]
@@ -263,7 +256,7 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
             )
         })?;
     plan.validate().map_err(anyhow::Error::msg)?;
-    let saving = SaveOptions::new(a.label, a.no_save, a.store.results_db)?;
+    let saving = a.save.options()?;
     let output = Output {
         format: match a.format {
             OutFormat::Text => Format::Native,

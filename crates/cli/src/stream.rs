@@ -22,6 +22,7 @@ use std::process::ExitCode;
 #[derive(Debug, Parser)]
 #[command(
     name = "hostbench stream",
+    bin_name = "hostbench stream",
     version,
     after_help = "Without --array-size each array is at least 4x the last-level caches (STREAM's \
                   rule), with a sanity cap for virtual machines that report the host's cache and \
@@ -54,6 +55,8 @@ struct Args {
     /// Output format (warnings always go to stderr).
     #[arg(short, long, value_enum, default_value_t = StreamFormat::Stream)]
     format: StreamFormat,
+    #[command(flatten)]
+    save: exec::SaveArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -236,7 +239,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         debug: false,
         validate: false,
     };
-    exec::execute(&plan, w, &output, "stream", argv)
+    let saving = args.save.options()?;
+    exec::execute_with(&plan, w, &output, &saving, "stream", argv)
 }
 
 #[cfg(test)]

@@ -295,3 +295,48 @@ fn bad_input_is_one_clear_line_and_exit_2() {
         assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
     }
 }
+
+#[test]
+fn stream_and_memlat_take_label_and_no_save() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    let ok = |args: &[&str]| {
+        let out = common::hb_with_store(&db)
+            .args(args)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    ok(&[
+        "stream",
+        "--array-size=100000",
+        "--ntimes=2",
+        "--label=box-a",
+    ]);
+    ok(&["stream", "--array-size=100000", "--ntimes=2", "--no-save"]);
+    ok(&[
+        "memlat",
+        "--max-size=64K",
+        "--min-time=1ms",
+        "--min-loads=1000",
+        "--label=box-a",
+    ]);
+    let list: Value =
+        serde_json::from_str(&ok(&["results", "list", "--label=box-a", "--format=json"])).unwrap();
+    let mut w: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["workload"].as_str().unwrap())
+        .collect();
+    w.sort();
+    assert_eq!(w, ["memlat", "stream"], "{list}");
+    let all: Value = serde_json::from_str(&ok(&["results", "list", "--format=json"])).unwrap();
+    assert_eq!(all.as_array().unwrap().len(), 2, "--no-save saved: {all}");
+}

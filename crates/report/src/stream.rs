@@ -322,10 +322,9 @@ mod tests {
 
     #[test]
     fn the_size_sentence_follows_the_rule_fact() {
-        let mut r: RunResult = serde_json::from_str(include_str!(
-            "../../store/tests/fixtures/result-v1.json"
-        ))
-        .unwrap();
+        let mut r: RunResult =
+            serde_json::from_str(include_str!("../../store/tests/fixtures/result-v1.json"))
+                .unwrap();
         let mut set = |rule: f64| {
             r.workload.facts.insert("size_rule".into(), rule);
             r.workload.facts.insert("array_elements".into(), 16777216.0);
