@@ -232,6 +232,8 @@ pub enum WarningKind {
     MixedHosts,
     /// Some runs did not end normally.
     IncompleteRuns,
+    /// Some runs were measured on a busy or unsettled host (other load, steal, swapping).
+    NoisyRuns,
     /// Too few repetitions for verdicts.
     FewRuns,
 }
@@ -243,6 +245,12 @@ pub struct Warning {
     pub kind: WarningKind,
     /// What differs, per side, and why it matters.
     pub message: String,
+}
+
+/// Run warnings that describe the host rather than the workload.
+fn is_host_noise(k: crate::result::WarningKind) -> bool {
+    use crate::result::WarningKind as K;
+    matches!(k, K::NoisyHost | K::StealTime | K::SwapActivity)
 }
 
 /// The figures of a run: its own, or (results saved before figures existed) the defaults.
@@ -873,6 +881,31 @@ fn warnings(
             })
             .map(|r| r.id.chars().take(12).collect())
             .collect();
+        // What the runs themselves said about the host while they ran.
+        let noisy: Vec<&RunResult> = side
+            .runs
+            .iter()
+            .filter(|r| r.warnings.iter().any(|w| is_host_noise(w.kind)))
+            .collect();
+        if let Some(first) = noisy.first() {
+            let example = first
+                .warnings
+                .iter()
+                .find(|w| is_host_noise(w.kind))
+                .map(|w| w.message.as_str())
+                .unwrap_or("");
+            push(
+                WarningKind::NoisyRuns,
+                format!(
+                    "{} of {}'s {} runs were measured on a busy or unsettled host, so a \
+                     difference may come from the host's load rather than the machine; e.g. \
+                     \"{example}\"",
+                    noisy.len(),
+                    side.name,
+                    side.runs.len(),
+                ),
+            );
+        }
         if !bad.is_empty() {
             push(
                 WarningKind::IncompleteRuns,
@@ -986,6 +1019,31 @@ pub(crate) mod tests {
         assert!(c.rows[0].cells[0].as_ref().unwrap().ci.is_some());
         assert_eq!(c.geomean[1].unwrap().speedup, 1.0);
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    }
+
+    #[test]
+    fn runs_that_saw_a_busy_host_are_named() {
+        let mut busy = reps("b", &BASE);
+        busy[2].warnings.push(crate::result::Warning {
+            kind: crate::result::WarningKind::NoisyHost,
+            message: "other processes used 54% of the CPU time".into(),
+        });
+        let c = Comparison::build(
+            &[side("a", reps("a", &BASE)), side("b", busy)],
+            Options::default(),
+        );
+        let w: Vec<_> = c
+            .warnings
+            .iter()
+            .filter(|w| w.kind == WarningKind::NoisyRuns)
+            .collect();
+        assert_eq!(w.len(), 1, "{:?}", c.warnings);
+        assert!(
+            w[0].message.starts_with("1 of b's 6 runs"),
+            "{}",
+            w[0].message
+        );
+        assert!(w[0].message.contains("54%"), "{}", w[0].message);
     }
 
     #[test]
