@@ -63,8 +63,8 @@ struct Common {
     /// or slower (`2%` or `0.02`).
     #[arg(long, default_value = "2%", value_parser = threshold, value_name = "PERCENT")]
     threshold: f64,
-    /// Only runs of this workload id, or of every id of this family (`memory` matches
-    /// `memory.stream`).
+    /// Only runs of this workload id, or of every id of this family (`null` matches
+    /// `null.loop`).
     #[arg(long, value_name = "ID")]
     workload: Option<String>,
     #[command(flatten)]

@@ -101,7 +101,7 @@ pub fn sysinfo_text(h: &HostInfo, clock: Option<&ClockInfo>) -> String {
         let _ = writeln!(
             s,
             "timer           {}, {:.1} ns per read (`hostbench timer` for every clock)",
-            format!("{:?}", c.source).to_lowercase(),
+            c.source.name(),
             c.read_cost_ns
         );
     }
@@ -181,8 +181,10 @@ pub fn timer_text(r: &TimerReport) -> String {
     if let Some(h) = &r.hostbench_clock {
         let _ = writeln!(
             s,
-            "\nhostbench times events with {:?} ({:.0} ticks/s): {:.1} ns per read",
-            h.source, h.ticks_per_s, h.read_cost_ns
+            "\nhostbench times events with {} ({:.0} ticks/s): {:.1} ns per read",
+            h.source.name(),
+            h.ticks_per_s,
+            h.read_cost_ns
         );
     }
     let _ = writeln!(

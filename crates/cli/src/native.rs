@@ -32,8 +32,14 @@ pub struct Cli {
     command: Command,
 }
 
-/// How saving works, for `hostbench --help`.
-const SAVING_HELP: &str = "Every run is saved in the results store unless --no-save is given \
+/// Peer grammars and how saving works, for `hostbench --help`.
+const SAVING_HELP: &str = "Peer command lines run as written, with the program name swapped:
+  hostbench cpu|memory|threads|mutex [--option=value ...] run|help    (sysbench 1.0.20)
+  hostbench stream [--array-size=N] [--ntimes=N] [--threads=N] ...    (STREAM)
+  hostbench memlat [--max-size=SIZE] ...                               (load latency ladder)
+Each has its own help: `hostbench cpu help`, `hostbench stream --help`.
+
+Every run is saved in the results store unless --no-save is given \
 (or HOSTBENCH_NO_SAVE=1); --label NAME names what the run stands for; --results-db PATH|URL \
 (or HOSTBENCH_RESULTS_DB) chooses the store (default: $XDG_DATA_HOME/hostbench/results.db). In \
 the sysbench grammar: --label=NAME, --no-save, --results-db=PATH|URL, e.g. \
@@ -319,6 +325,13 @@ pub fn list(json: bool) -> String {
         if let Some(t) = w.sysbench_test() {
             s.push_str(&format!(
                 "           sysbench: hostbench {t} [options] run\n"
+            ));
+        }
+        if matches!(w.id(), "stream" | "memlat") {
+            s.push_str(&format!(
+                "           command:  hostbench {} [options]  (see `hostbench {} --help`)\n",
+                w.id(),
+                w.id()
             ));
         }
         for p in w.params() {

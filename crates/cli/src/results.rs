@@ -51,7 +51,7 @@ struct FilterArgs {
     /// Only runs with exactly this label.
     #[arg(long, value_name = "NAME")]
     label: Option<String>,
-    /// Only this workload id, or every id of this family (`memory` matches `memory.stream`).
+    /// Only this workload id, or every id of this family (`null` matches `null.loop`).
     #[arg(long, value_name = "ID")]
     workload: Option<String>,
     /// Only this host name, or host fingerprint (or its first 4+ hex digits).

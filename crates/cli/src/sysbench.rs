@@ -234,10 +234,11 @@ fn flag(o: &Opt) -> Result<bool> {
 
 fn int(o: &Opt) -> Result<u64> {
     let v = want_value(o, "N")?;
-    v.trim().parse::<u64>().with_context(|| {
-        format!(
-            "invalid value for {}: '{v}' is not a whole number ≥ 0",
-            o.shown
+    v.trim().parse::<u64>().map_err(|_| {
+        anyhow::anyhow!(
+            "invalid value for {}: '{v}' is not a whole number (write digits, e.g. {}=4)",
+            o.shown.split('=').next().unwrap_or(&o.shown),
+            o.shown.split('=').next().unwrap_or(&o.shown)
         )
     })
 }

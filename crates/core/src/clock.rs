@@ -26,6 +26,17 @@ pub enum ClockSource {
     ArmCounter,
 }
 
+impl ClockSource {
+    /// The name used in JSON and text (`tsc`, `monotonic`, `arm_counter`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ClockSource::Monotonic => "monotonic",
+            ClockSource::Tsc => "tsc",
+            ClockSource::ArmCounter => "arm_counter",
+        }
+    }
+}
+
 /// A calibrated clock. Cheap to copy; reading it never allocates or locks.
 #[derive(Debug, Clone, Copy)]
 pub struct Clock {

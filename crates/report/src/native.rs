@@ -101,11 +101,13 @@ pub fn render(r: &RunResult) -> String {
     );
     let _ = writeln!(
         s,
-        "  clock          {:?}, {:.1} ns per read   seed {}",
-        r.clock.source, r.clock.read_cost_ns, r.config.seed
+        "  clock          {}, {:.1} ns per read   seed {}",
+        r.clock.source.name(),
+        r.clock.read_cost_ns,
+        r.config.seed
     );
     for (k, v) in &r.workload.facts {
-        let _ = writeln!(s, "  {k:<14} {v}");
+        let _ = writeln!(s, "  {k:<14} {}", fmt_value(*v));
     }
     for t in &r.tables {
         s.push('\n');

@@ -340,7 +340,7 @@ impl Workload for Memory {
             let avail = h.memory.available_bytes;
             if avail > 0 && footprint > avail / 10 * 9 {
                 return Err(WorkloadError(format!(
-                    "the buffers need {} ({} of {}) but only {} of memory is available; \
+                    "the buffers need {} ({} buffer(s) of {}) but only {} of memory is available; \
                      use a smaller --memory-block-size{}",
                     Bytes(footprint),
                     nbuf,
