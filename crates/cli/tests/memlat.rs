@@ -291,11 +291,19 @@ fn run_grammar_takes_the_same_parameters() {
         "json",
     ]);
     assert_eq!(rows(&r).len(), 17);
-    assert!(
-        r["warnings"].as_array().unwrap().is_empty(),
-        "{}",
-        r["warnings"]
-    );
+    // No warning about the workload; warnings about the host (a busy CI machine) may come.
+    let own: Vec<&Value> = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| {
+            !matches!(
+                w["kind"].as_str(),
+                Some("noisy_host" | "steal_time" | "swap_activity" | "governor")
+            )
+        })
+        .collect();
+    assert!(own.is_empty(), "{}", r["warnings"]);
     // Extra threads get no work, and a warning that says so.
     let r = json(&[
         "run",
