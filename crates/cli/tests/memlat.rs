@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{assert_valid, hb, hb_std};
+use common::{assert_valid, hb_std, run, stdout_ok as run_ok};
 use hostbench_workloads::memory::memlat::{self, col, fact, size_label};
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -15,27 +15,6 @@ use std::time::Duration;
 
 /// A short ladder: 4 KiB to 256 KiB, 25 sizes, ~1 ms each.
 const SMALL: &[&str] = &["--max-size=256K", "--min-time=1ms", "--min-loads=10000"];
-
-/// (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = hb()
-        .args(args)
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let (code, out, err) = run(args);
-    assert_eq!(code, 0, "{args:?} failed: {err}\n{out}");
-    assert!(!err.contains("panicked"), "{err}");
-    out
-}
 
 /// `memlat` with the [`SMALL`] ladder and `extra` options.
 fn small<'a>(extra: &[&'a str]) -> Vec<&'a str> {

@@ -7,29 +7,9 @@
 
 mod common;
 
-use common::{assert_valid, hb, hb_std, redact_signed as redact};
+use common::{assert_valid, hb_std, redact_signed as redact, run, stdout_ok as run_ok};
 use serde_json::Value;
 use std::time::Duration;
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = hb()
-        .args(args)
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let (code, out, err) = run(args);
-    assert_eq!(code, 0, "{args:?} failed: {err}\n{out}");
-    assert!(!err.contains("panicked"), "{err}");
-    out
-}
 
 /// stream.c prints `%s%12.1f  %11.6f  %11.6f  %11.6f` with 11-character labels: every kernel
 /// line is 62 characters wide and its four figures parse.

@@ -195,3 +195,25 @@ pub fn assert_valid(instance: &Value, what: &str) {
             .join("\n  ")
     );
 }
+
+/// Runs the binary: (exit code, stdout, stderr).
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = hb()
+        .args(args)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Runs the binary, asserts success without a panic, and returns stdout.
+pub fn stdout_ok(args: &[&str]) -> String {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 0, "{args:?} failed: {err}\n{out}");
+    assert!(!err.contains("panicked"), "{err}");
+    out
+}

@@ -290,14 +290,9 @@ pub fn sattolo(next: &mut [u32], rng: &mut Rng) {
     }
 }
 
-/// The largest data or unified cache the host reports: (level, bytes, sharing CPUs).
+/// The last-level cache the host reports: (level, bytes, sharing CPUs).
 fn last_level_cache(host: &HostInfo) -> Option<(u32, u64, u32)> {
-    host.cpu
-        .caches
-        .iter()
-        .filter(|c| c.kind != "Instruction" && c.size_bytes > 0)
-        .max_by_key(|c| (c.level, c.size_bytes))
-        .map(|c| (c.level, c.size_bytes, c.shared_by))
+    super::last_level_cache(host).map(|c| (c.level, c.size_bytes, c.shared_by))
 }
 
 /// Bytes the worker allocates for a ladder up to `max`: the buffer (whole huge pages) and

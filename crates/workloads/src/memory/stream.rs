@@ -177,18 +177,8 @@ fn array_bytes(elements: u64, offset: u64) -> Option<u64> {
 
 /// Sum of the last-level (data or unified) caches of the machine, and whether it is a guest.
 fn llc(host: &HostInfo) -> Option<(u64, u32, bool)> {
-    let level = host
-        .cpu
-        .caches
-        .iter()
-        .filter(|c| c.kind != "Instruction" && c.size_bytes > 0)
-        .map(|c| c.level)
-        .max()?;
-    let c = host
-        .cpu
-        .caches
-        .iter()
-        .find(|c| c.level == level && c.kind != "Instruction" && c.size_bytes > 0)?;
+    let c = super::last_level_cache(host)?;
+    let level = c.level;
     let cpus = host.cpu.threads.max(1);
     let instances = cpus.div_ceil(c.shared_by.max(1));
     let guest =
