@@ -765,13 +765,19 @@ impl Isa {
                 Isa::Avx => x86::avx(k, nt, d, x, y, n, SCALAR),
                 #[cfg(target_arch = "x86_64")]
                 Isa::Avx512 => x86::avx512(k, nt, d, x, y, n, SCALAR),
-                _ => portable(k, d, x, y, n, SCALAR),
+                _ => {
+                    // NT stores exist only as x86_64 kernels; elsewhere only the regular
+                    // stores run and an `unavailable` warning says so.
+                    let _ = nt;
+                    portable(k, d, x, y, n, SCALAR)
+                }
             }
         }
     }
 }
 
 /// One element, for heads and tails of the vector loops.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn scalar_one(k: Kernel, d: *mut f64, x: *const f64, y: *const f64, i: usize, q: f64) {
     // SAFETY: the caller keeps `i` within the arrays.
