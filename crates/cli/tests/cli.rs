@@ -225,16 +225,9 @@ fn forced_shutdown_exits_2_with_the_report() {
 
 #[test]
 fn ctrl_c_keeps_the_partial_result() {
-    let child = hb_std()
-        .args(["cpu", "--cpu-max-prime=2000", "--time=30", "run"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_piped(hb_std().args(["cpu", "--cpu-max-prime=2000", "--time=30", "run"]));
     std::thread::sleep(Duration::from_millis(700));
-    // SAFETY: sending a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
+    let out = interrupt(child);
     assert_eq!(out.status.code(), Some(130));
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.contains("General statistics:"), "{s}");

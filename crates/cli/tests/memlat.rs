@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{assert_valid, hb_std, run, stdout_ok as run_ok};
+use common::{assert_valid, hb_std, interrupt, run, spawn_piped, stdout_ok as run_ok};
 use hostbench_workloads::memory::memlat::{self, col, fact, size_label};
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -470,16 +470,9 @@ fn huge_pages_are_recorded_or_reported_unavailable() {
 
 #[test]
 fn ctrl_c_keeps_the_sizes_measured() {
-    let child = hb_std()
-        .args(["memlat", "--max-size=64M", "--min-time=50ms"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_piped(hb_std().args(["memlat", "--max-size=64M", "--min-time=50ms"]));
     std::thread::sleep(Duration::from_millis(800));
-    // SAFETY: sending a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
+    let out = interrupt(child);
     let s = String::from_utf8_lossy(&out.stdout);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{s}{err}");

@@ -477,23 +477,15 @@ fn stop_reasons(db: &Path) -> Vec<String> {
 fn interrupted_and_forced_shutdown_runs_are_saved() {
     let dir = temp();
     let db = dir.path().join("r.db");
-    let child = hb_std()
-        .env("HOSTBENCH_RESULTS_DB", &db)
-        .args([
-            "cpu",
-            "--cpu-max-prime=2000",
-            "--time=30",
-            "--label=cut",
-            "run",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_piped(hb_std().env("HOSTBENCH_RESULTS_DB", &db).args([
+        "cpu",
+        "--cpu-max-prime=2000",
+        "--time=30",
+        "--label=cut",
+        "run",
+    ]));
     std::thread::sleep(Duration::from_millis(700));
-    // SAFETY: sending a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
+    let out = interrupt(child);
     assert_eq!(out.status.code(), Some(130));
     assert_eq!(stop_reasons(&db), ["interrupted"]);
     let (table, _) = ok(&db, &["results", "list"]);

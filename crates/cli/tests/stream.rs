@@ -7,7 +7,9 @@
 
 mod common;
 
-use common::{assert_valid, hb_std, redact_signed as redact, run, stdout_ok as run_ok};
+use common::{
+    assert_valid, hb_std, interrupt, redact_signed as redact, run, spawn_piped, stdout_ok as run_ok,
+};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -201,22 +203,15 @@ fn native_run_stops_at_the_runners_event_limit() {
 
 #[test]
 fn ctrl_c_stops_after_a_pass_and_still_validates() {
-    let child = hb_std()
-        .args([
-            "stream",
-            "--array-size=200000",
-            "--ntimes=100000000",
-            "-t",
-            "2",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_piped(hb_std().args([
+        "stream",
+        "--array-size=200000",
+        "--ntimes=100000000",
+        "-t",
+        "2",
+    ]));
     std::thread::sleep(Duration::from_millis(500));
-    // SAFETY: sending a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
+    let out = interrupt(child);
     let s = String::from_utf8_lossy(&out.stdout);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");

@@ -371,13 +371,12 @@ workload = "null"
     let db = dir.path().join("r.db");
     let f = dir.path().join("long.toml");
     std::fs::write(&f, text).unwrap();
-    let child = hb_std()
-        .env("HOSTBENCH_RESULTS_DB", &db)
-        .args(["suite", f.to_str().unwrap(), "--label", "cut"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_piped(hb_std().env("HOSTBENCH_RESULTS_DB", &db).args([
+        "suite",
+        f.to_str().unwrap(),
+        "--label",
+        "cut",
+    ]));
     // Interrupt once the first entry's two runs are stored and the long cpu run has begun.
     let t0 = std::time::Instant::now();
     while stored(&db, "cut").len() < 2 {
@@ -388,9 +387,7 @@ workload = "null"
         std::thread::sleep(Duration::from_millis(100));
     }
     std::thread::sleep(Duration::from_millis(1000));
-    // SAFETY: sending a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
+    let out = interrupt(child);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(130), "{stdout}");
     let line = |n: &str| {

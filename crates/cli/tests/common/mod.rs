@@ -217,3 +217,18 @@ pub fn stdout_ok(args: &[&str]) -> String {
     assert!(!err.contains("panicked"), "{err}");
     out
 }
+
+/// Starts `cmd` with stdout and stderr captured, for tests that signal it.
+pub fn spawn_piped(cmd: &mut std::process::Command) -> std::process::Child {
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts")
+}
+
+/// Sends Ctrl-C (SIGINT) to `child` and waits for it to exit.
+pub fn interrupt(child: std::process::Child) -> std::process::Output {
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    child.wait_with_output().expect("the child exits")
+}
