@@ -8,7 +8,7 @@ use hostbench_core::clock::Clock;
 use hostbench_core::plan::Plan;
 use hostbench_core::result::{Interval, ResultContext, RunResult, ToolInfo};
 use hostbench_core::runner::{self, IntervalSample, Measurement, Observer, StopReason};
-use hostbench_core::workload::{SetupCtx, Workload};
+use hostbench_core::workload::{SetupCtx, Stage, StageDone, StageLog, Workload};
 use hostbench_hostinfo::activity;
 use hostbench_report::{csv, json, native, sysbench};
 use hostbench_store::{ENV_NO_SAVE, Location, Store};
@@ -272,6 +272,111 @@ pub fn execute_with(
         StopReason::ForcedShutdown => ExitCode::from(2),
         StopReason::Interrupted => ExitCode::from(130),
         _ => ExitCode::SUCCESS,
+    })
+}
+
+/// Prints a stage's lines on stdout, the sysbench header before the first one when the
+/// layout is sysbench's; progress goes to a bar on stderr when it is a terminal.
+struct StageOut<'a> {
+    output: &'a Output,
+    header_done: std::sync::atomic::AtomicBool,
+    bar: std::sync::Mutex<Option<indicatif::ProgressBar>>,
+    show_bar: bool,
+}
+
+impl StageLog for StageOut<'_> {
+    fn line(&self, line: &str) {
+        if self.output.verbosity < 3 {
+            return;
+        }
+        let mut s = String::new();
+        if matches!(self.output.format, Format::Sysbench)
+            && !self
+                .header_done
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            s.push_str(&sysbench::header(env!("CARGO_PKG_VERSION")));
+        }
+        s.push_str(line);
+        s.push('\n');
+        let bar = self.bar.lock().unwrap_or_else(|e| e.into_inner());
+        match bar.as_ref() {
+            Some(b) => b.suspend(|| out(&s)),
+            None => out(&s),
+        }
+    }
+
+    fn progress(&self, what: &str, done: u64, total: u64) {
+        if !self.show_bar || total == 0 {
+            return;
+        }
+        let mut bar = self.bar.lock().unwrap_or_else(|e| e.into_inner());
+        let b = bar.get_or_insert_with(|| crate::suite::progress::bytes_bar(total));
+        b.set_length(total);
+        b.set_message(what.to_string());
+        b.set_position(done);
+        if done >= total {
+            b.finish_and_clear();
+            *bar = None;
+        }
+    }
+}
+
+/// Runs `stage` (prepare or cleanup) of `workload` with `plan`'s parameters and threads,
+/// printing its report lines. Exit 1 when the workload has no such step (sysbench's
+/// "does not implement"), 130 when Ctrl-C stopped it.
+pub fn run_stage(
+    stage: Stage,
+    plan: &Plan,
+    workload: &dyn Workload,
+    output: &Output,
+) -> Result<ExitCode> {
+    let host = hostbench_hostinfo::collect();
+    let seed = if plan.seed == 0 {
+        hostbench_core::rand::time_seed()
+    } else {
+        plan.seed
+    };
+    let log = StageOut {
+        output,
+        header_done: std::sync::atomic::AtomicBool::new(false),
+        bar: std::sync::Mutex::new(None),
+        show_bar: crate::suite::progress::wanted(output.verbosity < 3),
+    };
+    let done = workload
+        .stage(
+            stage,
+            &SetupCtx {
+                params: &plan.params,
+                threads: plan.threads,
+                dist: plan.rand,
+                seed,
+                host: Some(&host),
+            },
+            &log,
+        )
+        .map_err(|e| anyhow::anyhow!("{} {}: {e}", workload.id(), stage.name()))?;
+    if let Some(b) = log.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        b.finish_and_clear();
+    }
+    Ok(match done {
+        StageDone::Done => ExitCode::SUCCESS,
+        StageDone::Interrupted => {
+            eprintln!(
+                "hostbench: {} interrupted; run `{} cleanup` before trusting its files",
+                stage.name(),
+                workload.sysbench_test().unwrap_or(workload.id())
+            );
+            ExitCode::from(130)
+        }
+        StageDone::NotImplemented => {
+            out(&format!(
+                "'{}' test does not implement the '{}' command.\n",
+                workload.sysbench_test().unwrap_or(workload.id()),
+                stage.name()
+            ));
+            ExitCode::from(1)
+        }
     })
 }
 

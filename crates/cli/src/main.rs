@@ -63,9 +63,9 @@ fn run_sysbench(argv: &[String]) -> anyhow::Result<ExitCode> {
             exec::out(&s);
             Ok(ExitCode::SUCCESS)
         }
-        sysbench::Invocation::Unsupported(s) => {
-            exec::out(&format!("{s}\n"));
-            Ok(ExitCode::from(1))
+        sysbench::Invocation::Stage(stage, plan, output) => {
+            let w = hostbench_workloads::find(&plan.workload).expect("front-end found it");
+            exec::run_stage(stage, &plan, w, &output)
         }
         sysbench::Invocation::Run(plan, output, saving) => {
             let w = hostbench_workloads::find(&plan.workload).expect("front-end found it");

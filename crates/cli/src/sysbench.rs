@@ -19,8 +19,8 @@ pub enum Invocation {
     Run(Box<Plan>, Output, SaveOptions),
     /// Print text (help) and exit 0.
     Print(String),
-    /// sysbench's "does not implement" for prepare/cleanup: print and exit 1.
-    Unsupported(String),
+    /// `prepare` or `cleanup`: run the workload's stage with the plan's parameters and threads.
+    Stage(hostbench_core::workload::Stage, Box<Plan>, Output),
 }
 
 /// General options sysbench knows, with their kind (for help and validation).
@@ -393,18 +393,16 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
     if let Some(extra) = words.get(2) {
         bail!("unexpected word '{extra}' after '{test} {command}'");
     }
-    match command {
-        "run" => {}
+    use hostbench_core::workload::Stage;
+    let stage = match command {
+        "run" => None,
         "help" => return Ok(Invocation::Print(test_help(workload))),
-        "prepare" | "cleanup" => {
-            return Ok(Invocation::Unsupported(format!(
-                "'{test}' test does not implement the '{command}' command."
-            )));
-        }
+        "prepare" => Some(Stage::Prepare),
+        "cleanup" => Some(Stage::Cleanup),
         other => bail!(
             "unknown command '{other}' for the '{test}' test: use run, help, prepare or cleanup"
         ),
-    }
+    };
 
     let mut plan = Plan::new(workload.id(), Params::default());
     let mut out = Output {
@@ -600,6 +598,9 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         plan.events = 0;
     }
     plan.validate().map_err(anyhow::Error::msg)?;
+    if let Some(stage) = stage {
+        return Ok(Invocation::Stage(stage, Box::new(plan), out));
+    }
     if plan.time_s == 0.0 && plan.events == 0 && !workload.caps().ends_itself {
         warn.push("Both event and time limits are disabled, running an endless test".into());
     }

@@ -116,6 +116,79 @@ pub trait Workload: Send + Sync {
     }
     /// Builds the shared state of one run.
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError>;
+    /// Runs a step outside the measured run (sysbench's `prepare` and `cleanup`): lays out
+    /// files, creates and loads tables, removes them. Lines for the report go to `log`, never
+    /// to stdout directly; a long step reports progress and checks [`StageLog::interrupted`].
+    /// The default is sysbench's "does not implement".
+    fn stage(
+        &self,
+        stage: Stage,
+        ctx: &SetupCtx<'_>,
+        log: &dyn StageLog,
+    ) -> Result<StageDone, WorkloadError> {
+        let _ = (stage, ctx, log);
+        Ok(StageDone::NotImplemented)
+    }
+}
+
+/// A step outside the measured run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Lay out what `run` needs (files, tables).
+    Prepare,
+    /// Remove what `prepare` made, and only that.
+    Cleanup,
+}
+
+impl Stage {
+    /// The command word (`prepare`, `cleanup`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Prepare => "prepare",
+            Stage::Cleanup => "cleanup",
+        }
+    }
+}
+
+/// What [`Workload::stage`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StageDone {
+    /// The step ran to the end.
+    Done,
+    /// Ctrl-C stopped it; what it left behind is marked so that a run will not trust it.
+    Interrupted,
+    /// This workload has no such step (sysbench prints "does not implement" and exits 1).
+    NotImplemented,
+}
+
+/// Where a stage reports: report lines (stdout, in the grammar's layout) and progress (a bar
+/// with an ETA on stderr when it is a terminal).
+pub trait StageLog: Sync {
+    /// One line of the stage's report, without the newline.
+    fn line(&self, line: &str);
+    /// `done` of `total` units (bytes, rows) of `what` are finished.
+    fn progress(&self, what: &str, done: u64, total: u64) {
+        let _ = (what, done, total);
+    }
+    /// True once the user pressed Ctrl-C: stop, leave nothing a run would trust, and return
+    /// [`StageDone::Interrupted`].
+    fn interrupted(&self) -> bool {
+        crate::runner::INTERRUPT.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// A [`StageLog`] that keeps its lines (tests, and callers that print them later).
+#[derive(Debug, Default)]
+pub struct CollectLog(pub std::sync::Mutex<Vec<String>>);
+
+impl StageLog for CollectLog {
+    fn line(&self, line: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(line.to_string());
+    }
 }
 
 /// The shared state of one run; hands out workers.

@@ -10,7 +10,7 @@
 //! the results store.
 
 mod file;
-mod progress;
+pub mod progress;
 mod report;
 mod stability;
 
