@@ -168,6 +168,22 @@ impl Progress {
     }
 }
 
+/// A bar over `total` bytes with throughput and an ETA (file layout, table loading), drawn on
+/// stderr; callers create it only when [`wanted`] says so.
+pub fn bytes_bar(total: u64) -> ProgressBar {
+    let colour = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let template = if colour {
+        "{msg:.bold} [{bar:30.cyan/blue}] {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}"
+    } else {
+        "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}"
+    };
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,20 +205,4 @@ mod tests {
         assert_eq!(p.suspend(|| 7), 7);
         p.finish();
     }
-}
-
-/// A bar over `total` bytes with throughput and an ETA (file layout, table loading), drawn on
-/// stderr; callers create it only when [`wanted`] says so.
-pub fn bytes_bar(total: u64) -> ProgressBar {
-    let colour = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let template = if colour {
-        "{msg:.bold} [{bar:30.cyan/blue}] {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}"
-    } else {
-        "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}"
-    };
-    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(template) {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar
 }
