@@ -243,6 +243,14 @@ pub enum WarningKind {
     /// Repetitions of the same measurement disagree more than the stability rule allows (a
     /// suite's summary): the figure should not be trusted on its own.
     WideSpread,
+    /// File I/O without direct I/O on a data set that fits in RAM: the figures describe the
+    /// page cache, not the device.
+    PageCache,
+    /// Too little free space where the workload writes (or it would fill the filesystem).
+    DiskSpace,
+    /// The target (server, device) refused or failed part of the work: errors are counted
+    /// and the figures cover only what succeeded.
+    Errors,
 }
 
 /// Which way a figure improves.

@@ -4,6 +4,9 @@
 #![deny(missing_docs)]
 
 pub mod cpu;
+pub mod db;
+pub mod disk;
+pub mod http;
 pub mod memory;
 pub mod registry;
 pub mod sys;

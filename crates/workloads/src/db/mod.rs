@@ -1,0 +1,2 @@
+//! Databases: sysbench OLTP workloads and insert-race over SQLite, PostgreSQL and
+//! MariaDB/MySQL.
