@@ -122,9 +122,16 @@ pub fn activity_warnings(
         if total >= MIN_TICKS {
             let busy = a.busy.saturating_sub(b.busy);
             let steal = a.steal.saturating_sub(b.steal);
-            if let (Some(sb), Some(sa)) = (before.self_ticks, after.self_ticks) {
+            // A process that ran for a CPU-second and used no CPU time at all is an emulator
+            // (qemu-user reports zeros): its own share is unknown, not zero.
+            let own = before
+                .self_ticks
+                .zip(after.self_ticks)
+                .map(|(sb, sa)| sa.saturating_sub(sb))
+                .filter(|&t| t > 0);
+            if let Some(own) = own {
                 judged_cpu = true;
-                let others = busy.saturating_sub(sa.saturating_sub(sb));
+                let others = busy.saturating_sub(own);
                 let share = others as f64 / total as f64;
                 if share > OTHERS_BUSY_MAX {
                     w.push(Warning {
@@ -327,6 +334,21 @@ mod tests {
             "{}",
             w[0].message
         );
+    }
+
+    #[test]
+    fn an_emulator_reporting_no_own_cpu_time_is_not_a_noisy_host() {
+        // qemu-user: the host's CPUs were busy with this very run, but /proc/self/stat says
+        // the process used nothing. Its own share is unknown, so the busy time is not blamed
+        // on others; the (low) load average decides.
+        let b = tree("0.1 0 0 1/1 1\n", STAT, VMSTAT, SELF);
+        let a = tree(
+            "0.1 0 0 1/1 1\n",
+            "cpu  1385 10 210 5005 30 0 5 0 0 0\n",
+            VMSTAT,
+            SELF,
+        );
+        assert!(activity_warnings(&b, &a, 2).is_empty());
     }
 
     #[test]
