@@ -10,6 +10,7 @@ mod memlat;
 mod native;
 mod results;
 mod stream;
+mod suggest;
 mod suite;
 mod sysbench;
 
@@ -31,17 +32,24 @@ fn install_signals() {
     }
 }
 
+/// Peer grammars whose program name is the first word (`hostbench stream ...`), each with its
+/// front-end; one line per grammar.
+pub const PEERS: &[(&str, fn(&[String]) -> anyhow::Result<ExitCode>)] =
+    &[("stream", stream::main), ("memlat", memlat::main)];
+
 fn main() -> ExitCode {
     install_signals();
     let argv: Vec<String> = std::env::args().collect();
     let args = &argv[1..];
     // Peer grammars whose program name is the first word; then sysbench's (test names
     // anywhere); then the native clap grammar.
-    let result = match args.first().map(String::as_str) {
-        Some("stream") => stream::main(&argv),
-        Some("memlat") => memlat::main(&argv),
-        _ if sysbench::claims(args) => run_sysbench(&argv),
-        _ => native::main(&argv),
+    let peer = args
+        .first()
+        .and_then(|w| PEERS.iter().find(|(name, _)| name == w));
+    let result = match peer {
+        Some((_, front_end)) => front_end(&argv),
+        None if sysbench::claims(args) => run_sysbench(&argv),
+        None => native::main(&argv),
     };
     match result {
         Ok(code) => code,

@@ -169,11 +169,21 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Err(e) if e.kind() == clap::error::ErrorKind::InvalidSubcommand => {
             let word = argv.get(1).map(String::as_str).unwrap_or("");
             let tests: Vec<&str> = WORKLOADS.iter().filter_map(|w| w.sysbench_test()).collect();
+            let peers: Vec<&str> = crate::PEERS.iter().map(|(n, _)| *n).collect();
+            let cmd = <Cli as clap::CommandFactory>::command();
+            let commands: Vec<&str> = cmd
+                .get_subcommands()
+                .filter(|c| !c.is_hide_set())
+                .map(|c| c.get_name())
+                .collect();
+            let all = tests.iter().chain(&peers).chain(&commands).copied();
             bail!(
-                "unknown test or command '{word}'. sysbench tests: {} (e.g. `hostbench cpu run`); \
-                 peer tools: stream, memlat; hostbench commands: suite, run, list, timer, \
-                 sysinfo, results, compare, report, generate (see `hostbench --help`)",
-                tests.join(", ")
+                "unknown test or command '{word}'{}. sysbench tests: {} (e.g. `hostbench cpu \
+                 run`); peer tools: {}; hostbench commands: {} (see `hostbench --help`)",
+                crate::suggest::did_you_mean(word, all),
+                tests.join(", "),
+                peers.join(", "),
+                commands.join(", ")
             );
         }
         Err(e) => {

@@ -157,6 +157,9 @@ const GENERAL: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// Options hostbench adds to sysbench's grammar (for suggestions; handled in `parse`).
+const HOSTBENCH_OPTIONS: &[&str] = &["format", "label", "no_save", "results_db"];
+
 /// Deprecated names and what replaced them.
 const DEPRECATED: &[(&str, &str)] = &[
     ("num_threads", "threads"),
@@ -382,7 +385,8 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
             "'{test}' is a sysbench Lua script; hostbench runs its own implementations of sysbench's tests and does not run Lua (the OLTP scripts are not in this version yet)"
         ),
         None => bail!(
-            "unknown test '{test}'. Tests: {}",
+            "unknown test '{test}'{}. Tests: {}",
+            crate::suggest::did_you_mean(&test, sysbench_names()),
             sysbench_names().join(", ")
         ),
     };
@@ -531,10 +535,24 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
                                 o.shown,
                                 w.sysbench_test().unwrap_or(w.id())
                             ),
-                            None => bail!(
-                                "invalid option: {} (see 'hostbench {test} help' and 'hostbench --help')",
-                                o.shown
-                            ),
+                            None => {
+                                let known: Vec<String> = GENERAL
+                                    .iter()
+                                    .map(|(n, _, _)| *n)
+                                    .chain(HOSTBENCH_OPTIONS.iter().copied())
+                                    .chain(workload.params().iter().filter_map(|p| p.sysbench))
+                                    .map(|n| format!("--{}", n.replace('_', "-")))
+                                    .collect();
+                                let typed = format!("--{}", name.replace('_', "-"));
+                                bail!(
+                                    "invalid option: {}{} (see 'hostbench {test} help' and 'hostbench --help')",
+                                    o.shown,
+                                    crate::suggest::did_you_mean(
+                                        &typed,
+                                        known.iter().map(String::as_str)
+                                    )
+                                )
+                            }
                         }
                     }
                 }
