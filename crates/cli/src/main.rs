@@ -32,10 +32,12 @@ fn install_signals() {
     }
 }
 
+/// A grammar's entry point: the whole argv in, an exit code (or a usage error) out.
+pub type FrontEnd = fn(&[String]) -> anyhow::Result<ExitCode>;
+
 /// Peer grammars whose program name is the first word (`hostbench stream ...`), each with its
 /// front-end; one line per grammar.
-pub const PEERS: &[(&str, fn(&[String]) -> anyhow::Result<ExitCode>)] =
-    &[("stream", stream::main), ("memlat", memlat::main)];
+pub const PEERS: &[(&str, FrontEnd)] = &[("stream", stream::main), ("memlat", memlat::main)];
 
 fn main() -> ExitCode {
     install_signals();
