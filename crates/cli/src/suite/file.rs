@@ -36,7 +36,8 @@ pub struct Suite {
     pub source: String,
     /// Label for every saved result, unless `--label` overrides it.
     pub label: Option<String>,
-    /// Directory for disk tests (checked to exist; no disk workload uses it yet).
+    /// Directory for disk tests (checked to exist): each disk entry runs in a scratch
+    /// directory of its own inside it.
     pub directory: Option<PathBuf>,
     /// The entries, in order.
     pub entries: Vec<Entry>,

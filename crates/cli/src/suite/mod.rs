@@ -12,6 +12,7 @@
 mod file;
 pub mod progress;
 mod report;
+mod scratch;
 mod stability;
 
 use crate::exec::{self, SaveOptions};
@@ -63,6 +64,10 @@ pub struct SuiteArgs {
     /// Print the suite's TOML (to copy and edit) and exit.
     #[arg(long)]
     print: bool,
+    /// Where disk entries write their files (each in a scratch directory of its own, removed
+    /// afterwards) [default: the suite's `directory`, else the current directory].
+    #[arg(long, value_name = "DIR")]
+    directory: Option<std::path::PathBuf>,
     /// Label for every saved result [default: the suite's `label`].
     #[arg(long, value_name = "NAME")]
     label: Option<String>,
@@ -113,7 +118,16 @@ pub fn main(a: SuiteArgs, argv: &[String]) -> Result<ExitCode> {
         exec::out(&text);
         return Ok(ExitCode::SUCCESS);
     }
-    let suite = file::parse(&text, &file_name, &source)?;
+    let mut suite = file::parse(&text, &file_name, &source)?;
+    if let Some(d) = a.directory {
+        if !d.is_dir() {
+            bail!(
+                "--directory {}: not an existing directory; create it or name another",
+                d.display()
+            );
+        }
+        suite.directory = Some(d);
+    }
     let saving = SaveOptions::new(
         a.label.or_else(|| suite.label.clone()),
         a.no_save,
@@ -356,7 +370,27 @@ fn run(
         };
         let est = run_estimate(e);
         let mut made = 0u32;
-        while !interrupted && another_run(&acc.values, e.reps, e.stable_rsd) {
+        // Disk entries run in a scratch directory of their own, prepared once for all
+        // repetitions and cleaned up (and removed) when the entry ends.
+        let scratch = match &e.what {
+            What::Workload { workload, plan } if !interrupted => {
+                let base = suite.directory.clone().unwrap_or_else(|| ".".into());
+                p.run_started(format!("[{}/{n}] {} (prepare)", i + 1, e.name), 0.0);
+                let s = scratch::Scratch::enter(&base, i, *workload, plan);
+                p.run_finished();
+                s
+            }
+            _ => Ok(None),
+        };
+        let _scratch = match scratch {
+            Ok(s) => s,
+            Err(err) => {
+                acc.error = Some(format!("{err:#}"));
+                None
+            }
+        };
+        while !interrupted && acc.error.is_none() && another_run(&acc.values, e.reps, e.stable_rsd)
+        {
             if INTERRUPT.load(Ordering::SeqCst) {
                 interrupted = true;
                 break;
