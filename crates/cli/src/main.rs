@@ -9,6 +9,7 @@ mod info;
 mod memlat;
 mod native;
 mod results;
+mod smallfiles;
 mod stream;
 mod suite;
 mod sysbench;
@@ -40,6 +41,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("stream") => stream::main(&argv),
         Some("memlat") => memlat::main(&argv),
+        Some("smallfiles") => smallfiles::main(&argv),
         _ if sysbench::claims(args) => run_sysbench(&argv),
         _ => native::main(&argv),
     };

@@ -12,6 +12,7 @@ pub mod fileio;
 pub mod html;
 pub mod json;
 pub mod native;
+pub mod smallfiles;
 pub mod stream;
 pub mod svg;
 pub mod sysbench;

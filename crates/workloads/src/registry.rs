@@ -10,6 +10,7 @@ pub static WORKLOADS: &[&dyn Workload] = &[
     &crate::memory::stream::Stream,
     &crate::memory::memlat::Memlat,
     &crate::disk::fileio::FileIo,
+    &crate::disk::smallfiles::SmallFiles,
     &crate::sys::threads::Threads,
     &crate::sys::mutex::MutexTest,
     &crate::sys::null::Null,
@@ -74,6 +75,7 @@ mod tests {
             ("fileio", "test_mode", "seqwr"),
             ("fileio", "num", "4"),
             ("fileio", "total_size", "1M"),
+            ("smallfiles", "files", "40"),
         ];
         for w in WORKLOADS {
             let ov: Vec<(String, String)> = small

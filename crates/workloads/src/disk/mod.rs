@@ -3,3 +3,4 @@
 
 pub mod fileio;
 pub mod files;
+pub mod smallfiles;
