@@ -67,11 +67,15 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         }
         Err(e) => {
             let text = e.render().to_string();
-            let line = text
+            // clap's message runs over several lines ("...not provided:" then the
+            // arguments); keep what comes before the usage block, on one line.
+            let line: Vec<&str> = text
                 .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid arguments")
-                .trim_start_matches("error: ");
+                .take_while(|l| !l.starts_with("Usage:"))
+                .map(|l| l.trim().trim_start_matches("error: "))
+                .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
+                .collect();
+            let line = line.join(" ");
             return Err(anyhow!(
                 "smallfiles: {line} (see `hostbench smallfiles --help`)"
             ));
