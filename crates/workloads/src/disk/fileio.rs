@@ -803,27 +803,29 @@ impl FileWorker {
 impl EventWorker for FileWorker {
     #[inline]
     fn event(&mut self, c: &Counters) -> Result<Step, WorkloadError> {
-        let sh = Arc::clone(&self.sh);
-        let write = sh.reqs.wants_write();
-        match sh.reqs.next(write) {
+        // Borrow the shared state field by field: cloning the Arc here would bounce its
+        // reference count between the threads' caches on every event.
+        let next = {
+            let r = &self.sh.reqs;
+            r.next(r.wants_write())
+        };
+        match next {
             Next::Fsync(f) => {
-                sh.sync_file(f as usize)?;
+                self.sh.sync_file(f as usize)?;
                 c.add(Counter::Other, 1);
             }
             Next::Io { write, index } => {
-                let (file, pos, len) = if sh.mode.sequential() {
-                    seq_request(index, sh.cfg.num, sh.cfg.file_size, sh.cfg.req_size)
-                } else {
-                    rnd_request(
-                        self.rng.next_f64(),
-                        sh.cfg.num,
-                        sh.cfg.file_size,
-                        sh.cfg.block,
-                    )
+                let (file, pos, len) = {
+                    let cfg = &self.sh.cfg;
+                    if self.sh.mode.sequential() {
+                        seq_request(index, cfg.num, cfg.file_size, cfg.req_size)
+                    } else {
+                        rnd_request(self.rng.next_f64(), cfg.num, cfg.file_size, cfg.block)
+                    }
                 };
                 self.io(write, file, pos, len, c)?;
-                if write && sh.cfg.fsync_all {
-                    sh.sync_file(file as usize)?;
+                if write && self.sh.cfg.fsync_all {
+                    self.sh.sync_file(file as usize)?;
                     c.add(Counter::Other, 1);
                 }
             }
