@@ -9,6 +9,7 @@ mod info;
 mod memlat;
 mod native;
 mod results;
+mod smallfiles;
 mod stream;
 mod suggest;
 mod suite;
@@ -37,7 +38,11 @@ pub type FrontEnd = fn(&[String]) -> anyhow::Result<ExitCode>;
 
 /// Peer grammars whose program name is the first word (`hostbench stream ...`), each with its
 /// front-end; one line per grammar.
-pub const PEERS: &[(&str, FrontEnd)] = &[("stream", stream::main), ("memlat", memlat::main)];
+pub const PEERS: &[(&str, FrontEnd)] = &[
+    ("stream", stream::main),
+    ("memlat", memlat::main),
+    ("smallfiles", smallfiles::main),
+];
 
 fn main() -> ExitCode {
     install_signals();
