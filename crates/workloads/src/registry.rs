@@ -9,6 +9,7 @@ pub static WORKLOADS: &[&dyn Workload] = &[
     &crate::memory::sysbench_memory::Memory,
     &crate::memory::stream::Stream,
     &crate::memory::memlat::Memlat,
+    &crate::disk::iozone::Iozone,
     &crate::sys::threads::Threads,
     &crate::sys::mutex::MutexTest,
     &crate::sys::null::Null,
@@ -70,12 +71,21 @@ mod tests {
             ("mutex", "loops", "10"),
             ("null.loop", "latency", "1us"),
             ("stream", "array_size", "100000"),
+            ("iozone", "throughput", "on"),
+            ("iozone", "file_size", "64K"),
         ];
+        let scratch =
+            std::env::temp_dir().join(format!("hostbench-conformance-{}", std::process::id()));
+        std::fs::create_dir_all(&scratch).unwrap();
         for w in WORKLOADS {
             let ov: Vec<(String, String)> = small
                 .iter()
                 .filter(|(id, _, _)| *id == w.id())
                 .map(|(_, k, v)| (k.to_string(), v.to_string()))
+                .chain(
+                    (w.caps().destructive && w.params().iter().any(|p| p.name == "dir"))
+                        .then(|| ("dir".to_string(), scratch.display().to_string())),
+                )
                 .collect();
             let params = Params::resolve(w.id(), w.params(), &ov).unwrap();
             let mut plan = Plan::new(w.id(), params.clone());
@@ -99,5 +109,6 @@ mod tests {
             assert_eq!(m.counters.events, expect, "{}", w.id());
             assert_eq!(m.latency.count, expect, "{}", w.id());
         }
+        let _ = std::fs::remove_dir_all(&scratch);
     }
 }
