@@ -311,6 +311,12 @@ fn quick_params(id: &str) -> &'static [&'static str] {
         "threads" => &["--set", "yields=10"],
         "memory" => &["--set", "total_size=1M"],
         "stream" => &["--set", "array_size=100000"],
+        "iozone" => &[
+            "--set",
+            "file_size=64K",
+            "--set",
+            concat!("dir=", env!("CARGO_TARGET_TMPDIR")),
+        ],
         _ => &[],
     }
 }

@@ -342,7 +342,11 @@ pub fn render(r: &RunResult) -> String {
 /// IOzone's `-R` report ("Excel"): after the usual report, one block per test, rows = file
 /// sizes, columns = record sizes, values in kB/s.
 pub fn render_excel(r: &RunResult) -> String {
-    let mut s = render(r);
+    let mut s = render(r).replacen(
+        "\tCommand line used:",
+        "\tExcel chart generation enabled\n\tCommand line used:",
+        1,
+    );
     let Some(t) = table(r, SINGLE) else {
         return s;
     };
@@ -377,7 +381,7 @@ pub fn render_excel(r: &RunResult) -> String {
     recs.dedup();
     let mut files: Vec<u64> = t.rows.iter().map(fk).collect();
     files.dedup();
-    let _ = writeln!(s, "\nExcel output is below:");
+    let _ = writeln!(s, "Excel output is below:");
     for (col, title) in titles {
         if !t.rows.iter().any(|row| t.get(&row.label, col).is_some()) {
             continue;
@@ -389,7 +393,7 @@ pub fn render_excel(r: &RunResult) -> String {
         }
         s.push('\n');
         for f in &files {
-            let _ = write!(s, "\"{f}\"   ");
+            let _ = write!(s, "\"{f}\"  ");
             for rec in &recs {
                 let v = t
                     .rows
@@ -398,9 +402,9 @@ pub fn render_excel(r: &RunResult) -> String {
                     .and_then(|row| t.get(&row.label, col));
                 match v {
                     Some(v) => {
-                        let _ = write!(s, "{} ", v as u64);
+                        let _ = write!(s, " {} ", v as u64);
                     }
-                    None => s.push_str("0 "),
+                    None => s.push_str(" 0 "),
                 }
             }
             s.push('\n');
