@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{assert_valid, hb, redact};
+use common::{assert_valid, hb, hb_std, interrupt, redact, spawn_piped};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -265,4 +265,35 @@ fn help_and_native_formats() {
     assert!(!text.is_empty());
     let csv = ok_in(&d, &["-s", "64k", "-i", "0", "--format", "csv"]);
     assert!(csv.lines().count() >= 2, "{csv}");
+}
+
+#[test]
+fn ctrl_c_stops_and_removes_its_files() {
+    let d = scratch("ctrl-c");
+    std::fs::write(d.join("foreign.dat"), b"keep").unwrap();
+    // A 64 MB purge buffer read before every one of 16384 calls: many seconds of work and
+    // almost no disk traffic.
+    let child = spawn_piped(hb_std().current_dir(&d).args([
+        "iozone", "-s", "64m", "-r", "4k", "-i", "0", "-+n", "-p", "-S", "64m", "-t", "2",
+        "--format", "json",
+    ]));
+    std::thread::sleep(Duration::from_millis(700));
+    let out = interrupt(child);
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_valid(&v, "interrupted iozone");
+    assert_eq!(v["outcome"]["stop_reason"], "interrupted");
+    let kinds: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"partial"), "{kinds:?}");
+    assert_eq!(files_in(&d), ["foreign.dat"]);
 }
