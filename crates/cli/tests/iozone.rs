@@ -213,19 +213,33 @@ fn foreign_files_are_never_touched() {
 fn keep_leaves_the_files_and_a_later_run_reuses_them() {
     let d = scratch("keep");
     ok_in(&d, &["-s", "64k", "-i", "0", "-t", "2", "-w"]);
-    assert_eq!(files_in(&d), ["iozone.DUMMY.0", "iozone.DUMMY.1"]);
+    // The manifest records that hostbench created them.
+    assert_eq!(
+        files_in(&d),
+        [
+            ".hostbench-iozone.manifest",
+            "iozone.DUMMY.0",
+            "iozone.DUMMY.1"
+        ]
+    );
     assert_eq!(
         std::fs::metadata(d.join("iozone.DUMMY.1")).unwrap().len(),
         65536
     );
-    // The marker says hostbench made them (where the filesystem keeps user xattrs).
-    let (code, _, err) = run_in(&d, &["-s", "64k", "-i", "0", "-t", "2"]);
-    if code == 2 && err.contains("did not create") {
-        eprintln!("no user xattrs on this filesystem; the reuse half is skipped");
-        return;
-    }
-    assert_eq!(code, 0, "{err}");
+    // So a later run reuses them, and removes them (and the manifest) at its end.
+    ok_in(&d, &["-s", "64k", "-i", "0", "-t", "2"]);
     assert!(files_in(&d).is_empty(), "{:?}", files_in(&d));
+    // A file replaced by someone else under the same name is not ours any more.
+    ok_in(&d, &["-s", "64k", "-i", "0", "-w"]);
+    std::fs::remove_file(d.join("iozone.tmp")).unwrap();
+    std::fs::write(d.join("iozone.tmp"), b"someone else's").unwrap();
+    let (code, _, err) = run_in(&d, &["-s", "64k", "-i", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("did not create"), "{err}");
+    assert_eq!(
+        std::fs::read(d.join("iozone.tmp")).unwrap(),
+        b"someone else's"
+    );
 }
 
 #[test]

@@ -26,11 +26,13 @@
 //! `if (!min) min = x` idiom), which makes min = max with avg at half; here min is the real
 //! minimum. See docs/iozone.md.
 //!
-//! Safety: files are created in setup with `O_EXCL` (a file that already exists is used only
-//! when it carries hostbench's marker, an extended attribute, i.e. hostbench made it), and
-//! only files this run created are removed when the instance is dropped (unless `keep`).
-//! Setup checks free space and, with `direct`, that the filesystem accepts `O_DIRECT`.
+//! Safety (through the shared helpers of [`crate::disk::files`]): files are created in setup
+//! with `O_EXCL` and recorded in their directory's manifest; a file that already exists is
+//! used only when the manifest says hostbench created it (same inode), and only such files
+//! are removed when the instance is dropped (unless `keep`). Setup checks free space and,
+//! with `direct`, that the filesystem accepts `O_DIRECT`, naming it when it does not.
 
+use crate::disk::files;
 use hostbench_core::params::{ParamKind, ParamSpec, Params};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counter;
@@ -38,11 +40,9 @@ use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warn
 use hostbench_core::runner::RunControl;
 use hostbench_core::workload::*;
 use std::alloc::Layout;
-use std::ffi::CString;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::os::fd::AsRawFd;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering::*};
@@ -59,8 +59,6 @@ pub const PVECMAX: usize = 16;
 pub const CROSSOVER: u64 = 16 << 20;
 /// Smallest record IOzone keeps above the crossover.
 pub const CROSSOVER_MIN_RECORD: u64 = 64 << 10;
-/// The extended attribute that marks a file hostbench created.
-pub const MARKER_XATTR: &str = "user.hostbench";
 /// Alignment of the I/O buffers (`O_DIRECT` needs the logical block size; a page covers it).
 const ALIGN: usize = 4096;
 
@@ -828,10 +826,12 @@ impl PhaseResult {
     }
 }
 
+/// The test files and, per directory, the shared manifest that records which of them
+/// hostbench created ([`files::Manifest`], tag `iozone`).
 struct Files {
     paths: Vec<PathBuf>,
-    /// Which of them this run created (and so may remove).
-    created: Vec<bool>,
+    manifests: Mutex<Vec<files::Manifest>>,
+    created: usize,
     keep: bool,
 }
 
@@ -840,76 +840,26 @@ impl Drop for Files {
         if self.keep {
             return;
         }
-        for (p, &c) in self.paths.iter().zip(&self.created) {
-            if c || has_marker(p) {
-                let _ = std::fs::remove_file(p);
-            }
+        let mut ms = self.manifests.lock().unwrap_or_else(|p| p.into_inner());
+        for m in ms.iter_mut() {
+            let names: Vec<String> = self
+                .paths
+                .iter()
+                .filter(|p| parent_dir(p) == m_dir(m))
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect();
+            // Only files the manifest says hostbench created, and still the same inode.
+            let _ = m.remove_owned(Some(&names));
         }
     }
 }
 
-fn has_marker(p: &Path) -> bool {
-    let Ok(c) = CString::new(p.as_os_str().as_bytes()) else {
-        return false;
-    };
-    let name = CString::new(MARKER_XATTR).expect("no NUL");
-    // SAFETY: valid C strings; a null buffer asks for the size only.
-    let r = unsafe { libc::getxattr(c.as_ptr(), name.as_ptr(), std::ptr::null_mut(), 0) };
-    r >= 0
+fn m_dir(m: &files::Manifest) -> PathBuf {
+    parent_dir(&m.path())
 }
 
-fn set_marker(f: &File) {
-    let name = CString::new(MARKER_XATTR).expect("no NUL");
-    let v = b"iozone";
-    // SAFETY: valid fd and buffers. Filesystems without user xattrs refuse; the file is then
-    // still removed by this run (it created it), just not recognised by a later one.
-    unsafe { libc::fsetxattr(f.as_raw_fd(), name.as_ptr(), v.as_ptr().cast(), v.len(), 0) };
-}
-
-/// The filesystem type of `dir`, by name when it is one people meet.
-pub fn fs_name(dir: &Path) -> String {
-    let Ok(c) = CString::new(dir.as_os_str().as_bytes()) else {
-        return "unknown".into();
-    };
-    // SAFETY: zeroed statfs is a valid out-parameter.
-    let mut s: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: valid path and out-pointer.
-    if unsafe { libc::statfs(c.as_ptr(), &mut s) } != 0 {
-        return "unknown".into();
-    }
-    #[allow(clippy::unnecessary_cast)]
-    let t = s.f_type as i64 as u32;
-    let name = match t {
-        0xEF53 => "ext4",
-        0x5846_5342 => "xfs",
-        0x9123_683E => "btrfs",
-        0x0102_1994 => "tmpfs",
-        0x2FC1_2FC1 => "zfs",
-        0x6573_5546 => "fuse",
-        0x794C_7630 => "overlayfs",
-        0x6969 => "nfs",
-        0xFF53_4D42 => "cifs",
-        0x0102_1997 => "9p",
-        0x5346_544E => "ntfs",
-        0x4d44 => "vfat",
-        0xF2F5_2010 => "f2fs",
-        0x7461_636f => "ocfs2",
-        _ => return format!("type 0x{t:x}"),
-    };
-    name.into()
-}
-
-fn free_bytes(dir: &Path) -> Option<u64> {
-    let c = CString::new(dir.as_os_str().as_bytes()).ok()?;
-    // SAFETY: zeroed statvfs is a valid out-parameter.
-    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: valid path and out-pointer.
-    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
-        return None;
-    }
-    #[allow(clippy::unnecessary_cast)]
-    Some((s.f_bavail as u64).saturating_mul(s.f_frsize as u64))
-}
+/// The manifest tag of IOzone's files.
+pub const MANIFEST_TAG: &str = "iozone";
 
 fn mem_total() -> Option<u64> {
     let t = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -955,7 +905,8 @@ struct Shared {
     /// Set when a child left early (limit, Ctrl-C, error): results stop at the last whole phase.
     cut: AtomicBool,
     mem_total: Option<u64>,
-    fs: String,
+    /// Warnings known at setup (page cache, nearly full filesystem).
+    setup_warnings: Vec<Warning>,
 }
 
 struct Child {
@@ -1391,10 +1342,7 @@ impl Instance for IozoneInstance {
             ("purge", b(c.purge.is_some())),
             ("stonewall", b(c.stonewall)),
             ("stride_records", c.stride as f64),
-            (
-                "files_created",
-                self.0.files.created.iter().filter(|&&x| x).count() as f64,
-            ),
+            ("files_created", self.0.files.created as f64),
             (
                 "phases_completed",
                 self.0.results.lock().map(|r| r.len()).unwrap_or(0) as f64,
@@ -1434,25 +1382,7 @@ impl Instance for IozoneInstance {
 
     fn warnings(&self) -> Vec<Warning> {
         let s = &self.0;
-        let c = &s.cfg;
-        let mut w = Vec::new();
-        let biggest = c.steps.iter().map(|&(f, _)| f).max().unwrap_or(0);
-        let set = biggest.saturating_mul(c.children as u64);
-        if !c.direct
-            && let Some(mem) = s.mem_total
-            && set < mem
-        {
-            w.push(Warning {
-                kind: WarningKind::PageCache,
-                message: format!(
-                    "the file set ({} MiB) is smaller than RAM ({} MiB) and -I (O_DIRECT) is off: \
-                     reads and unflushed writes measure the page cache, not the device. Use -I, \
-                     or a file size (-s) per child larger than RAM, and -e to include fsync.",
-                    set >> 20,
-                    mem >> 20
-                ),
-            });
-        }
+        let mut w = s.setup_warnings.clone();
         if s.cut.load(Acquire) {
             w.push(Warning {
                 kind: WarningKind::Partial,
@@ -1461,7 +1391,6 @@ impl Instance for IozoneInstance {
                     .into(),
             });
         }
-        let _ = &s.fs;
         w
     }
 }
@@ -1559,75 +1488,107 @@ impl Iozone {
                     path.display()
                 )));
             }
+            // A file that is already there (kept by an earlier run) needs only its growth.
+            let have = std::fs::metadata(path).map_or(0, |m| m.len());
+            let need = biggest.saturating_sub(have);
             match per_dir.iter_mut().find(|(x, _)| *x == d) {
-                Some((_, n)) => *n += biggest,
-                None => per_dir.push((d, biggest)),
+                Some((_, n)) => *n += need,
+                None => per_dir.push((d, need)),
             }
         }
+        let mut space_warnings = Vec::new();
         for (d, need) in &per_dir {
-            if let Some(free) = free_bytes(d)
-                && *need > free
-            {
-                return Err(WorkloadError(format!(
-                    "{} needs {} MiB for the test files but its filesystem has {} MiB free; \
-                     use a smaller file size (-s), fewer children (-t) or another directory",
-                    d.display(),
-                    need.div_ceil(1 << 20),
-                    free >> 20
-                )));
-            }
+            let what = format!(
+                "{children} file(s) of {} kB (-s{})",
+                biggest / 1024,
+                if throughput {
+                    format!(" x -t {children}")
+                } else {
+                    String::new()
+                }
+            );
+            let sp = files::ensure_space(d, *need, &what)?;
+            let after = files::Space {
+                free_bytes: sp.free_bytes.saturating_sub(*need),
+                ..sp
+            };
+            space_warnings.extend(files::space_warning(d, after));
         }
-        // Create the files (O_EXCL), or adopt ones an earlier hostbench run kept.
-        let mut created = Vec::with_capacity(paths.len());
+        // Create the files (O_EXCL), or reuse ones the directory's manifest says an earlier
+        // hostbench run created (and kept with -w). Anything else is not ours to overwrite.
         let mut files = Files {
             paths: Vec::new(),
-            created: Vec::new(),
+            manifests: Mutex::new(Vec::new()),
+            created: 0,
             keep: p.bool("keep"),
         };
         for path in &paths {
+            let d = parent_dir(path);
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .ok_or_else(|| WorkloadError(format!("{} does not name a file", path.display())))?;
+            let mut ms = files.manifests.lock().unwrap_or_else(|p| p.into_inner());
+            let idx = match ms.iter().position(|m| m_dir(m) == d) {
+                Some(i) => i,
+                None => {
+                    let m = files::Manifest::load(&d, MANIFEST_TAG)?
+                        .unwrap_or_else(|| files::Manifest::new(&d, MANIFEST_TAG));
+                    ms.push(m);
+                    ms.len() - 1
+                }
+            };
+            let m = &mut ms[idx];
             match std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
+                .mode(0o600)
                 .open(path)
             {
-                Ok(f) => {
-                    set_marker(&f);
-                    created.push(true);
+                Ok(_) => {
+                    m.record(&name, true)?;
+                    m.save()?;
+                    files.created += 1;
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    if !has_marker(path) {
+                    if !m.owns(&name) {
                         return Err(WorkloadError(format!(
                             "{} already exists and hostbench did not create it; hostbench \
-                             iozone does not overwrite other files — remove it or name \
+                             iozone does not overwrite other files: remove it or name \
                              another file with -f/-F",
                             path.display()
                         )));
                     }
-                    created.push(false);
                 }
                 Err(e) => return Err(io_err(path, "could not create", e)),
             }
+            drop(ms);
             files.paths.push(path.clone());
-            files.created = created.clone();
         }
-        let fs = fs_name(&parent_dir(&paths[0]));
         if direct {
             for path in &paths {
-                let r = std::fs::OpenOptions::new()
-                    .read(true)
-                    .custom_flags(libc::O_DIRECT)
-                    .open(path);
-                if let Err(e) = r {
-                    let fsn = fs_name(&parent_dir(path));
-                    return Err(WorkloadError(format!(
-                        "-I: the {fsn} filesystem holding {} refuses O_DIRECT ({e}); run \
-                         without -I or put the files on a filesystem that supports direct I/O \
-                         (ext4, xfs)",
-                        path.display()
-                    )));
-                }
+                let o = files::OpenOpts {
+                    read: true,
+                    direct: true,
+                    ..files::OpenOpts::default()
+                };
+                files::open(path, &o)?;
             }
         }
+        let data_bytes = biggest.saturating_mul(children as u64);
+        let ram = ctx
+            .host
+            .map(|h| h.memory.total_bytes)
+            .filter(|&m| m > 0)
+            .or_else(mem_total);
+        let page_cache = files::page_cache_decision(
+            files::fs_type(&parent_dir(&paths[0])),
+            data_bytes,
+            direct,
+            ram,
+            "use -I (O_DIRECT), or a file size (-s) per child so that the files together \
+             exceed RAM, and -e to include fsync in the timing",
+        );
         let cache_size = p.int("cache_size").max(0) as usize;
         let cache_line = (p.int("cache_line").max(1) as usize).max(1);
         let cfg = Config {
@@ -1657,12 +1618,8 @@ impl Iozone {
                 .collect(),
             results: Mutex::new(Vec::new()),
             cut: AtomicBool::new(false),
-            mem_total: ctx
-                .host
-                .map(|h| h.memory.total_bytes)
-                .filter(|&m| m > 0)
-                .or_else(mem_total),
-            fs,
+            mem_total: ram,
+            setup_warnings: page_cache.into_iter().chain(space_warnings).collect(),
             cfg,
             files,
         })

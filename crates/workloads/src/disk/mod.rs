@@ -1,4 +1,5 @@
 //! Disk workloads: sysbench fileio, the fio-class queue-depth engine, iozone, small files.
 //! Files live only in the directory the user gave; cleanup removes only what hostbench made.
 
+pub mod files;
 pub mod iozone;
