@@ -907,6 +907,9 @@ struct Shared {
     mem_total: Option<u64>,
     /// Warnings known at setup (page cache, nearly full filesystem).
     setup_warnings: Vec<Warning>,
+    /// Tests: this child sleeps before every call, so the others finish first.
+    #[cfg(test)]
+    slow: Option<usize>,
 }
 
 struct Child {
@@ -1048,6 +1051,10 @@ impl Child {
                     k += line;
                 }
                 std::hint::black_box(acc);
+            }
+            #[cfg(test)]
+            if s.slow == Some(self.tid) {
+                std::thread::sleep(Duration::from_millis(2));
             }
             let calls = per_call.min(n - i);
             let bytes = calls * rec;
@@ -1620,6 +1627,8 @@ impl Iozone {
             cut: AtomicBool::new(false),
             mem_total: ram,
             setup_warnings: page_cache.into_iter().chain(space_warnings).collect(),
+            #[cfg(test)]
+            slow: None,
             cfg,
             files,
         })
@@ -1902,6 +1911,63 @@ mod tests {
         drop(tables);
         assert!(!d.join("iozone.DUMMY.0").exists());
         assert!(d.join("foreign.dat").exists());
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn stonewall_stops_the_slow_child_but_the_file_is_whole() {
+        let d = tmpdir("stonewall");
+        let ov: Vec<(String, String)> = [
+            ("dir", d.to_str().unwrap()),
+            ("file_size", "256K"),
+            ("record_size", "4K"),
+            ("tests", "0,1"),
+            ("throughput", "on"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let params = Params::resolve("iozone", PARAMS, &ov).unwrap();
+        let mut shared = Iozone
+            .build(&SetupCtx {
+                params: &params,
+                threads: 2,
+                dist: Distribution::Uniform,
+                seed: 3,
+                host: None,
+            })
+            .unwrap();
+        shared.slow = Some(1);
+        let inst = IozoneInstance(Arc::new(shared));
+        let mut plan = Plan::new("iozone", params.clone());
+        plan.threads = 2;
+        plan.time_s = 0.0;
+        plan.events = 0;
+        let m = run(&plan, &inst, Clock::detect(), &Silent).unwrap();
+        assert!(m.error.is_none(), "{:?}", m.error);
+        let t = &inst.tables()[0];
+        let file = 256 << 10;
+        for label in ["initial writers", "rewriters", "readers", "re-readers"] {
+            let xfer = t.get(label, "min_xfer_kb").unwrap();
+            assert!(
+                xfer < 256.0,
+                "{label}: the slow child was stonewalled, min xfer {xfer}"
+            );
+            assert!(t.get(label, "max_kb_per_s").unwrap() > 0.0);
+        }
+        // The initial writers go on to the end of the file: both files are whole, so the fast
+        // child reads all of its file in each read pass; the slow child stops early.
+        let written = m.counters.get(Counter::BytesWritten);
+        assert!(written >= 3 * file && written < 4 * file, "{written}");
+        let read = m.counters.get(Counter::BytesRead);
+        assert!(read >= 2 * file && read < 4 * file, "{read}");
+        for i in 0..2 {
+            let len = std::fs::metadata(d.join(format!("iozone.DUMMY.{i}")))
+                .unwrap()
+                .len();
+            assert_eq!(len, file);
+        }
+        drop(inst);
         let _ = std::fs::remove_dir_all(&d);
     }
 
