@@ -1274,6 +1274,19 @@ impl IozoneInstance {
                 rows[idx].values[2 + c] = Some(r.children_kb_s());
             }
         }
+        // Keep the size columns and the passes that ran.
+        let keep: Vec<bool> = (0..cols.len())
+            .map(|c| c < 2 || rows.iter().any(|r| r.values[c].is_some()))
+            .collect();
+        let cols = cols
+            .into_iter()
+            .zip(&keep)
+            .filter_map(|(c, &k)| k.then_some(c))
+            .collect();
+        for r in &mut rows {
+            let mut k = keep.iter();
+            r.values.retain(|_| *k.next().unwrap_or(&false));
+        }
         Table {
             name: TABLE_SINGLE.into(),
             title: "IOzone single-stream results: kB/s (kB = 1024 B) per file size and record \
