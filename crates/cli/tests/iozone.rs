@@ -285,13 +285,12 @@ fn help_and_native_formats() {
 fn ctrl_c_stops_and_removes_its_files() {
     let d = scratch("ctrl-c");
     std::fs::write(d.join("foreign.dat"), b"keep").unwrap();
-    // A 64 MB purge buffer read before every one of 16384 calls: many seconds of work and
-    // almost no disk traffic.
+    // O_SYNC writes of 4 kB: each waits for the device, so 2 x 256 MB take far longer than
+    // the moment before Ctrl-C (only a few MB are written).
     let child = spawn_piped(hb_std().current_dir(&d).args([
-        "iozone", "-s", "64m", "-r", "4k", "-i", "0", "-+n", "-p", "-S", "64m", "-t", "2",
-        "--format", "json",
+        "iozone", "-s", "256m", "-r", "4k", "-i", "0", "-+n", "-o", "-t", "2", "--format", "json",
     ]));
-    std::thread::sleep(Duration::from_millis(700));
+    std::thread::sleep(Duration::from_millis(500));
     let out = interrupt(child);
     assert_eq!(
         out.status.code(),

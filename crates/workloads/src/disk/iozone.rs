@@ -176,7 +176,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Bool,
         "off",
         "",
-        "evict the CPU cache before every I/O call by reading a cache-sized buffer (-p)",
+        "evict the record buffer from the CPU cache before every I/O call (-p)",
     ),
     spec(
         "cache_size",
@@ -1044,9 +1044,13 @@ impl Child {
                 return Ok(false);
             };
             if let Some((size, line)) = cfg.purge {
+                // IOzone's purge: read one byte per cache line of a record-sized stretch of
+                // the purge buffer that maps to the same cache sets as the I/O buffer (its
+                // address modulo the cache size), evicting the record from the CPU cache.
                 let mut acc = 0u8;
-                let mut k = 0;
-                while k < size {
+                let mut k = buf.ptr as usize % size;
+                let end = k + rlen.min(size);
+                while k < end {
                     acc = acc.wrapping_add(purge[k]);
                     k += line;
                 }
@@ -1203,7 +1207,7 @@ impl LoopWorker for Child {
         let mut guard = LeaveGuard(&s, false);
         let max_rec = s.cfg.steps.iter().map(|&(_, r)| r).max().unwrap_or(4096) as usize;
         let mut buf = AlignedBuf::new(max_rec * PVECMAX)?;
-        let mut purge = vec![0x5Au8; s.cfg.purge.map_or(0, |(n, _)| n)];
+        let mut purge = vec![0x5Au8; s.cfg.purge.map_or(0, |(n, _)| 2 * n)];
         for &(fsize, rec) in &s.cfg.steps {
             for &phase in &s.cfg.phases {
                 if !self.phase(ctl, phase, fsize, rec, &mut buf, &mut purge)? {
