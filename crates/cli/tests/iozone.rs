@@ -259,6 +259,9 @@ fn bad_input_is_one_line_and_exit_2() {
         (&["-f", "no/such/dir/x"][..], "does not exist"),
         (&["--format", "xml"][..], "--format 'xml'"),
         (&["-s"][..], "-s needs a value"),
+        (&["-s", "100000g", "-r", "16m"][..], "not enough free space"),
+        (&["-s", "100000g"][..], "more than 2^32 records"),
+        (&["-t", "2", "-f", "one"][..], "needs 2 file names"),
     ] {
         let (code, out, err) = run_in(&d, args);
         assert_eq!(code, 2, "{args:?}: {out}{err}");
