@@ -6,6 +6,7 @@ mod compare;
 mod exec;
 mod generate;
 mod info;
+mod iozone;
 mod memlat;
 mod native;
 mod results;
@@ -42,6 +43,7 @@ pub const PEERS: &[(&str, FrontEnd)] = &[
     ("stream", stream::main),
     ("memlat", memlat::main),
     ("smallfiles", smallfiles::main),
+    ("iozone", iozone::main),
 ];
 
 fn main() -> ExitCode {

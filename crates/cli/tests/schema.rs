@@ -319,6 +319,12 @@ fn quick_params(id: &str) -> &'static [&'static str] {
             "--set",
             "total_size=1M",
         ],
+        "iozone" => &[
+            "--set",
+            "file_size=64K",
+            "--set",
+            concat!("dir=", env!("CARGO_TARGET_TMPDIR")),
+        ],
         _ => &[],
     }
 }

@@ -10,6 +10,7 @@ pub mod compare;
 pub mod csv;
 pub mod fileio;
 pub mod html;
+pub mod iozone;
 pub mod json;
 pub mod native;
 pub mod smallfiles;

@@ -11,6 +11,7 @@ pub static WORKLOADS: &[&dyn Workload] = &[
     &crate::memory::memlat::Memlat,
     &crate::disk::fileio::FileIo,
     &crate::disk::smallfiles::SmallFiles,
+    &crate::disk::iozone::Iozone,
     &crate::sys::threads::Threads,
     &crate::sys::mutex::MutexTest,
     &crate::sys::null::Null,
@@ -76,6 +77,8 @@ mod tests {
             ("fileio", "num", "4"),
             ("fileio", "total_size", "1M"),
             ("smallfiles", "files", "40"),
+            ("iozone", "throughput", "on"),
+            ("iozone", "file_size", "64K"),
         ];
         for w in WORKLOADS {
             let ov: Vec<(String, String)> = small

@@ -3,4 +3,5 @@
 
 pub mod fileio;
 pub mod files;
+pub mod iozone;
 pub mod smallfiles;

@@ -1,0 +1,474 @@
+//! The `hostbench iozone` front-end: IOzone's getopt-style flags (combined short flags such as
+//! `-peo`, values attached or separate: `-s2g`, `-s 2g`; the two-character `-+n` family),
+//! mapped onto the `iozone` workload's parameters. Sizes take k/m/g suffixes (1024-based);
+//! a plain number is kB, as IOzone reads it. hostbench's own options are long ones:
+//! `--format`, `--label`, `--no-save`, `--results-db`.
+//!
+//! An IOzone flag hostbench does not implement is an error naming it, never silently ignored.
+//! Usage errors are one line (exit 2).
+
+use crate::exec::{self, Format, Output, SaveOptions};
+use anyhow::{Result, anyhow, bail};
+use hostbench_core::params::Params;
+use hostbench_core::plan::Plan;
+use hostbench_core::workload::Workload;
+use hostbench_workloads::disk::iozone::Iozone;
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+Usage: hostbench iozone [-a] [-z] [-i test]... [-s size] [-r size] [-t N [-T]]
+                        [-f file | -F file1 file2 ...] [-I] [-o] [-e] [-c] [-p] [-w] [-x]
+                        [-+n] [-+p percent] [-j stride] [-n size] [-g size] [-y size]
+                        [-q size] [-S kB] [-L bytes] [-R]
+                        [--format iozone|text|json|csv] [--label NAME] [--no-save]
+                        [--results-db PATH|URL]
+
+IOzone's file tests, reimplemented (see docs/iozone.md). Output in kBytes/sec, kB = 1024 B.
+
+  -a         automatic mode: file sizes 64 kB..512 MB x record sizes 4 kB..16 MB
+  -z         with -a, keep records below 64 kB for files above 16 MB
+  -n/-g size smallest/largest file size in automatic mode
+  -y/-q size smallest/largest record size in automatic mode
+  -i N       test to run (repeat); 0 must be among them:
+               0 write/rewrite   1 read/reread     2 random read/write  3 backwards read
+               4 record rewrite  5 stride read     6 fwrite/frewrite    7 fread/freread
+               8 random mix      9 pwrite/repwrite 10 pread/repread     11 pwritev/repwritev
+               12 preadv/repreadv
+  -s size    file size (k/m/g; plain number = kB) [512k]
+  -r size    record size [4k]
+  -t N       throughput mode with N children (threads), each on its own file
+  -T         children are threads (they always are in hostbench; accepted)
+  -f file    the file of the single-stream test [iozone.tmp]
+  -F f1 ...  one file per child [iozone.DUMMY.0 ...]
+  -I         O_DIRECT
+  -o         O_SYNC writes
+  -e         include fsync in the timing
+  -c         include close() in the timing
+  -p         purge the CPU cache before every I/O call
+  -S kB      processor cache size for -p [1024]
+  -L bytes   processor cache line size for -p [32]
+  -w         keep the files
+  -x         no stonewalling
+  -j N       stride of the stride read, in records [17]
+  -+n        no retests (rewrite, reread, ...)
+  -+p N      percent of children that read in the random mix
+  -R         append IOzone's Excel-style report blocks
+  --format   iozone (default), text (hostbench's), json, csv
+";
+
+/// What an IOzone command line asks for.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Args {
+    /// Parameter overrides for the workload.
+    pub params: Vec<(String, String)>,
+    /// Children in throughput mode.
+    pub children: Option<usize>,
+    /// `-R`.
+    pub excel: bool,
+    /// `--format`.
+    pub format: Option<String>,
+    /// `--label`.
+    pub label: Option<String>,
+    /// `--no-save`.
+    pub no_save: bool,
+    /// `--results-db`.
+    pub results_db: Option<String>,
+    /// `-h`/`--help`.
+    pub help: bool,
+}
+
+/// IOzone's size syntax: digits with an optional k, m or g (any case, 1024-based); a plain
+/// number is `plain_unit` bytes (kB for -s, -r, -n, -g, -y, -q).
+pub fn parse_size(flag: &str, text: &str, plain_unit: u64) -> Result<u64> {
+    let t = text.trim();
+    let end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let bad = || {
+        anyhow!(
+            "iozone: {flag} '{text}' is not a size: give digits with an optional k, m or g \
+             (1024-based; a plain number is {}), e.g. {flag} 2g",
+            if plain_unit == 1024 { "kB" } else { "bytes" }
+        )
+    };
+    if end == 0 {
+        return Err(bad());
+    }
+    let n: u64 = t[..end].parse().map_err(|_| bad())?;
+    let mult = match t[end..].to_ascii_lowercase().as_str() {
+        "" => plain_unit,
+        "k" => 1 << 10,
+        "m" => 1 << 20,
+        "g" => 1 << 30,
+        _ => return Err(bad()),
+    };
+    n.checked_mul(mult).ok_or_else(bad)
+}
+
+fn parse_int(flag: &str, text: &str, min: i64, max: i64) -> Result<i64> {
+    match text.trim().parse::<i64>() {
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
+        _ => bail!("iozone: {flag} '{text}' must be a whole number from {min} to {max}"),
+    }
+}
+
+/// Flags that take a value (single characters after '-').
+const WITH_VALUE: &str = "sritfFjnqgySLb";
+/// IOzone flags hostbench does not implement, and what they do (for the error message).
+const UNSUPPORTED: &[(&str, &str)] = &[
+    ("A", "dense automatic mode (deprecated by IOzone; use -az)"),
+    ("B", "mmap files"),
+    ("C", "bytes per child"),
+    ("D", "msync(MS_ASYNC) on mmap files"),
+    ("E", "extension tests"),
+    ("G", "msync(MS_SYNC) on mmap files"),
+    ("H", "POSIX async I/O"),
+    ("J", "compute delay"),
+    ("k", "POSIX async I/O without copy"),
+    ("K", "random jitter"),
+    ("l", "lower child count"),
+    ("u", "upper child count"),
+    ("m", "multiple buffers"),
+    ("M", "uname output"),
+    ("N", "microseconds per operation"),
+    ("O", "operations per second"),
+    ("P", "CPU binding"),
+    ("Q", "offset/latency files"),
+    ("U", "remount between tests"),
+    ("V", "verify pattern"),
+    ("W", "lock files"),
+    ("X", "write telemetry"),
+    ("Y", "read telemetry"),
+    ("Z", "mixed mmap and file I/O"),
+    ("d", "stagger children"),
+    ("b", "binary Excel file (use -R and redirect stdout)"),
+    ("v", "version"),
+];
+
+/// Parses IOzone's flags (without the program words).
+pub fn parse(args: &[String]) -> Result<Args> {
+    let mut a = Args::default();
+    let mut tests: Vec<String> = Vec::new();
+    let mut files: Vec<String> = Vec::new();
+    let set = |a: &mut Args, k: &str, v: String| {
+        a.params.retain(|(x, _)| x != k);
+        a.params.push((k.to_string(), v));
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        if let Some(long) = arg.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (long, None),
+            };
+            let value = |i: &mut usize| -> Result<String> {
+                if let Some(v) = &inline {
+                    return Ok(v.clone());
+                }
+                let v = args
+                    .get(*i)
+                    .ok_or_else(|| anyhow!("iozone: --{name} needs a value"))?;
+                *i += 1;
+                Ok(v.clone())
+            };
+            match name {
+                "format" => a.format = Some(value(&mut i)?),
+                "label" => a.label = Some(value(&mut i)?),
+                "results-db" => a.results_db = Some(value(&mut i)?),
+                "no-save" => a.no_save = true,
+                "help" => a.help = true,
+                _ => bail!(
+                    "iozone: unknown option --{name}; hostbench's own options here are \
+                     --format, --label, --no-save, --results-db (see `hostbench iozone -h`)"
+                ),
+            }
+            continue;
+        }
+        let Some(body) = arg.strip_prefix('-').filter(|b| !b.is_empty()) else {
+            bail!(
+                "iozone: unexpected argument '{arg}': IOzone's options start with '-' \
+                 (see `hostbench iozone -h`)"
+            );
+        };
+        let chars: Vec<char> = body.chars().collect();
+        let mut k = 0;
+        while k < chars.len() {
+            let c = chars[k];
+            k += 1;
+            // `-+x` options: the '+' and the next character form one flag.
+            if c == '+' {
+                let Some(&p) = chars.get(k) else {
+                    bail!("iozone: '-+' needs a letter, e.g. -+n");
+                };
+                k += 1;
+                match p {
+                    'n' => set(&mut a, "no_retest", "on".into()),
+                    'p' => {
+                        let v = if k < chars.len() {
+                            let v: String = chars[k..].iter().collect();
+                            k = chars.len();
+                            v
+                        } else {
+                            let v = args
+                                .get(i)
+                                .ok_or_else(|| anyhow!("iozone: -+p needs a percentage"))?
+                                .clone();
+                            i += 1;
+                            v
+                        };
+                        let pct = parse_int("-+p", &v, 0, 100)?;
+                        set(&mut a, "mix_read_percent", pct.to_string());
+                    }
+                    other => bail!(
+                        "iozone: -+{other} is not supported by hostbench iozone (supported: \
+                         -+n, -+p); see docs/compatibility.md"
+                    ),
+                }
+                continue;
+            }
+            let flag = format!("-{c}");
+            if WITH_VALUE.contains(c) {
+                // The value is the rest of this word, or the next word.
+                let v = if k < chars.len() {
+                    let v: String = chars[k..].iter().collect();
+                    k = chars.len();
+                    v
+                } else {
+                    let v = args.get(i).cloned().ok_or_else(|| {
+                        anyhow!("iozone: {flag} needs a value (see `hostbench iozone -h`)")
+                    })?;
+                    i += 1;
+                    v
+                };
+                match c {
+                    's' => set(
+                        &mut a,
+                        "file_size",
+                        parse_size(&flag, &v, 1024)?.to_string(),
+                    ),
+                    'r' => set(
+                        &mut a,
+                        "record_size",
+                        parse_size(&flag, &v, 1024)?.to_string(),
+                    ),
+                    'n' => set(
+                        &mut a,
+                        "min_file_size",
+                        parse_size(&flag, &v, 1024)?.to_string(),
+                    ),
+                    'g' => set(
+                        &mut a,
+                        "max_file_size",
+                        parse_size(&flag, &v, 1024)?.to_string(),
+                    ),
+                    'y' => set(
+                        &mut a,
+                        "min_record_size",
+                        parse_size(&flag, &v, 1024)?.to_string(),
+                    ),
+                    'q' => set(
+                        &mut a,
+                        "max_record_size",
+                        parse_size(&flag, &v, 1024)?.to_string(),
+                    ),
+                    'S' => set(
+                        &mut a,
+                        "cache_size",
+                        parse_size(&flag, &v, 1024)?.to_string(),
+                    ),
+                    'L' => set(&mut a, "cache_line", parse_size(&flag, &v, 1)?.to_string()),
+                    'i' => {
+                        let t = parse_int("-i", &v, 0, 12).map_err(|_| {
+                            anyhow!(
+                                "iozone: -i '{v}' is not a test number: 0 to 12 (see `hostbench \
+                                 iozone -h`)"
+                            )
+                        })?;
+                        tests.push(t.to_string());
+                    }
+                    't' => {
+                        let n = parse_int("-t", &v, 1, 4096)?;
+                        a.children = Some(n as usize);
+                    }
+                    'j' => set(
+                        &mut a,
+                        "stride",
+                        parse_int("-j", &v, 1, 1 << 30)?.to_string(),
+                    ),
+                    'f' => files = vec![v],
+                    'F' => {
+                        files = vec![v];
+                        while let Some(next) = args.get(i).filter(|n| !n.starts_with('-')) {
+                            files.push(next.clone());
+                            i += 1;
+                        }
+                    }
+                    'b' => bail!(
+                        "iozone: -b (binary Excel file) is not supported by hostbench iozone; \
+                         use -R and redirect stdout, or --format json"
+                    ),
+                    _ => unreachable!("every WITH_VALUE flag is handled"),
+                }
+                continue;
+            }
+            match c {
+                'a' => set(&mut a, "auto", "on".into()),
+                'z' => set(&mut a, "all_records", "on".into()),
+                'I' => set(&mut a, "direct", "on".into()),
+                'o' => set(&mut a, "o_sync", "on".into()),
+                'e' => set(&mut a, "flush", "on".into()),
+                'c' => set(&mut a, "close", "on".into()),
+                'p' => set(&mut a, "purge", "on".into()),
+                'w' => set(&mut a, "keep", "on".into()),
+                'x' => set(&mut a, "stonewall", "off".into()),
+                'R' => a.excel = true,
+                'T' => {}
+                'h' => a.help = true,
+                other => {
+                    let s = other.to_string();
+                    match UNSUPPORTED.iter().find(|(f, _)| *f == s) {
+                        Some((_, what)) => bail!(
+                            "iozone: -{other} ({what}) is not supported by hostbench iozone; \
+                             see docs/compatibility.md for what is"
+                        ),
+                        None => {
+                            bail!("iozone: unknown option -{other} (see `hostbench iozone -h`)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if !tests.is_empty() {
+        set(&mut a, "tests", tests.join(","));
+    }
+    if !files.is_empty() {
+        if files.iter().any(|f| f.contains(',')) {
+            bail!("iozone: file names with commas are not supported (-f/-F)");
+        }
+        set(&mut a, "files", files.join(","));
+    }
+    if let Some(n) = a.children {
+        set(&mut a, "throughput", "on".into());
+        let given = a.params.iter().find(|(k, _)| k == "files");
+        if let Some((_, f)) = given
+            && f.split(',').count() < n
+        {
+            bail!(
+                "iozone: -t {n} needs {n} file names after -F (one per child), got {}",
+                f.split(',').count()
+            );
+        }
+        if a.params.iter().any(|(k, v)| k == "auto" && v == "on") {
+            bail!("iozone: -a and -t do not combine; give -s and -r with -t");
+        }
+    }
+    Ok(a)
+}
+
+/// Runs `hostbench iozone ...`.
+pub fn main(argv: &[String]) -> Result<ExitCode> {
+    let a = parse(&argv[2..])?;
+    if a.help {
+        exec::out(USAGE);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let w = &Iozone;
+    let params =
+        Params::resolve(w.id(), w.params(), &a.params).map_err(|e| anyhow!("iozone: {e}"))?;
+    let mut plan = Plan::new(w.id(), params);
+    plan.threads = a.children.unwrap_or(1);
+    plan.time_s = 0.0;
+    plan.events = 0;
+    plan.validate().map_err(|e| anyhow!("iozone: {e}"))?;
+    let format = match a.format.as_deref() {
+        None | Some("iozone") if a.excel => Format::Layout(hostbench_report::iozone::render_excel),
+        None | Some("iozone") => Format::Layout(hostbench_report::iozone::render),
+        Some("text") => Format::Native,
+        Some("json") => Format::Json,
+        Some("csv") => Format::Csv,
+        Some(other) => bail!("iozone: --format '{other}': use iozone, text, json or csv"),
+    };
+    let output = Output {
+        format,
+        verbosity: 3,
+        histogram: false,
+        seed_given: false,
+        debug: false,
+        validate: false,
+    };
+    let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
+    exec::execute_with(&plan, w, &output, &saving, "iozone", argv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Result<Args> {
+        parse(&s.split_whitespace().map(String::from).collect::<Vec<_>>())
+    }
+
+    fn get<'a>(a: &'a Args, k: &str) -> Option<&'a str> {
+        a.params
+            .iter()
+            .find(|(x, _)| x == k)
+            .map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn combined_flags_and_attached_values() {
+        let a = p("-s 2g -r4k -peo -t 2 -i 0 -i1").unwrap();
+        assert_eq!(get(&a, "file_size"), Some("2147483648"));
+        assert_eq!(get(&a, "record_size"), Some("4096"));
+        assert_eq!(get(&a, "purge"), Some("on"));
+        assert_eq!(get(&a, "flush"), Some("on"));
+        assert_eq!(get(&a, "o_sync"), Some("on"));
+        assert_eq!(get(&a, "throughput"), Some("on"));
+        assert_eq!(get(&a, "tests"), Some("0,1"));
+        assert_eq!(a.children, Some(2));
+        // A value flag at the end of a combined word takes the next word.
+        let a = p("-Ies 64").unwrap();
+        assert_eq!(get(&a, "file_size"), Some("65536"));
+        assert_eq!(get(&a, "direct"), Some("on"));
+    }
+
+    #[test]
+    fn sizes_follow_iozone() {
+        assert_eq!(parse_size("-s", "512", 1024).unwrap(), 512 << 10);
+        assert_eq!(parse_size("-s", "2G", 1024).unwrap(), 2 << 30);
+        assert_eq!(parse_size("-s", "16m", 1024).unwrap(), 16 << 20);
+        assert!(parse_size("-s", "1.5g", 1024).is_err());
+        assert!(parse_size("-s", "x", 1024).is_err());
+        assert!(parse_size("-s", "99999999999999g", 1024).is_err());
+    }
+
+    #[test]
+    fn plus_flags_and_files() {
+        let a = p("-+n -+p 30 -t 2 -F /a /b").unwrap();
+        assert_eq!(get(&a, "no_retest"), Some("on"));
+        assert_eq!(get(&a, "mix_read_percent"), Some("30"));
+        assert_eq!(get(&a, "files"), Some("/a,/b"));
+        assert!(
+            p("-t 3 -F /a /b")
+                .unwrap_err()
+                .to_string()
+                .contains("3 file names")
+        );
+        assert!(p("-+u").unwrap_err().to_string().contains("-+u"));
+    }
+
+    #[test]
+    fn bad_input_says_what_is_wrong() {
+        let e = |s: &str| p(s).unwrap_err().to_string();
+        assert!(e("-s").contains("-s needs a value"));
+        assert!(e("-i 13").contains("not a test number"));
+        assert!(e("-B").contains("mmap"));
+        assert!(e("-Q").contains("not supported"));
+        assert!(e("-9").contains("unknown option -9"));
+        assert!(e("--frobnicate").contains("--frobnicate"));
+        assert!(e("stray").contains("'stray'"));
+        assert!(e("-a -t 2").contains("do not combine"));
+        assert!(e("-t 0").contains("-t"));
+    }
+}

@@ -1,0 +1,443 @@
+//! IOzone's report layouts (3.489), rendered from a [`RunResult`] of the `iozone` workload
+//! alone: the header with the options in force, then either the single-stream table
+//! (`kB  reclen  write  rewrite ...`, kB/s with kB = 1024 B) or the throughput-mode blocks
+//! (`Children see throughput for  2 initial writers  = ... kB/sec`, parent, min, max, avg,
+//! min xfer). Field widths, tabs and labels follow IOzone's so scripts that grep or split its
+//! lines read ours; the banner says this is hostbench, and the children are threads, so the
+//! per-child lines say "per thread" as IOzone's `-T` runs do.
+//!
+//! Also `render_excel`: the `-R` report blocks ("Writer report", ...), a matrix of file size ×
+//! record size per test, appended after the table as IOzone does.
+
+use hostbench_core::params::Value;
+use hostbench_core::result::{RunResult, Table};
+use std::fmt::Write;
+
+const SINGLE: &str = "iozone";
+const THROUGHPUT: &str = "iozone_throughput";
+
+fn table<'a>(r: &'a RunResult, name: &str) -> Option<&'a Table> {
+    r.tables.iter().find(|t| t.name == name)
+}
+
+fn param<'a>(r: &'a RunResult, name: &str) -> Option<&'a Value> {
+    r.workload.params.values().get(name)
+}
+
+fn flag(r: &RunResult, name: &str) -> bool {
+    matches!(param(r, name), Some(Value::Bool(true)))
+}
+
+fn int(r: &RunResult, name: &str) -> Option<i64> {
+    match param(r, name) {
+        Some(Value::Int(v)) => Some(*v),
+        _ => None,
+    }
+}
+
+/// `Sun Nov 22 20:08:15 2026` (C's `ctime`, UTC) from an RFC 3339 UTC timestamp.
+pub fn ctime(rfc3339: &str) -> String {
+    let num = |a: usize, b: usize| -> Option<i64> { rfc3339.get(a..b)?.parse().ok() };
+    let (Some(y), Some(m), Some(d), Some(hh), Some(mm), Some(ss)) = (
+        num(0, 4),
+        num(5, 7),
+        num(8, 10),
+        num(11, 13),
+        num(14, 16),
+        num(17, 19),
+    ) else {
+        return rfc3339.to_string();
+    };
+    // Howard Hinnant's days-from-civil, then the weekday (1970-01-01 was a Thursday).
+    let yy = if m <= 2 { y - 1 } else { y };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let wd = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][days.rem_euclid(7) as usize];
+    let mon = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ][((m - 1).clamp(0, 11)) as usize];
+    format!("{wd} {mon} {d:2} {hh:02}:{mm:02}:{ss:02} {y}")
+}
+
+/// The banner, the option lines and the fixed lines up to the results.
+fn header(r: &RunResult) -> String {
+    let mut s = String::new();
+    let kb = |name: &str| int(r, name).unwrap_or(0) / 1024;
+    let _ = writeln!(s, "\tIozone: Performance Test of File I/O");
+    let _ = writeln!(s, "\t        Version $Revision: 3.489 $");
+    let _ = writeln!(
+        s,
+        "\t\thostbench {}: a reimplementation of IOzone's tests, not iozone.c",
+        r.tool.version
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(s, "\tRun began: {}", ctime(&r.started_at));
+    let _ = writeln!(s);
+    let auto = flag(r, "auto");
+    if auto {
+        let _ = writeln!(s, "\tAuto Mode");
+        if flag(r, "all_records") {
+            let _ = writeln!(s, "\tCross over of record size disabled.");
+        }
+        let _ = writeln!(
+            s,
+            "\tUsing minimum file size of {} kilobytes.",
+            kb("min_file_size")
+        );
+        let _ = writeln!(
+            s,
+            "\tUsing maximum file size of {} kilobytes.",
+            kb("max_file_size")
+        );
+        let _ = writeln!(
+            s,
+            "\tUsing Minimum Record Size {} kB",
+            kb("min_record_size")
+        );
+        let _ = writeln!(
+            s,
+            "\tUsing Maximum Record Size {} kB",
+            kb("max_record_size")
+        );
+    }
+    if flag(r, "direct") {
+        let _ = writeln!(s, "\tO_DIRECT feature enabled");
+    }
+    if !auto {
+        let _ = writeln!(s, "\tFile size set to {} kB", kb("file_size"));
+        let _ = writeln!(s, "\tRecord Size {} kB", kb("record_size"));
+    }
+    for (name, line) in [
+        ("purge", "\tPurge Mode On"),
+        ("flush", "\tInclude fsync in write timing"),
+        ("o_sync", "\tSYNC Mode. "),
+        ("close", "\tInclude close in write timing"),
+        ("keep", "\tSetting no_unlink"),
+        ("no_retest", "\tNo retest option selected"),
+    ] {
+        if flag(r, name) {
+            let _ = writeln!(s, "{line}");
+        }
+    }
+    if matches!(param(r, "stonewall"), Some(Value::Bool(false))) {
+        let _ = writeln!(s, "\tStonewall disabled");
+    }
+    if let Some(p) = int(r, "mix_read_percent").filter(|&p| p >= 0) {
+        let _ = writeln!(s, "\tPercent read in mix test is {p}");
+    }
+    let cmd = r.config.command_line.get(1..).unwrap_or_default().join(" ");
+    let _ = writeln!(s, "\tCommand line used: hostbench {cmd}");
+    let _ = writeln!(s, "\tOutput is in kBytes/sec");
+    // hostbench's clock resolves nanoseconds (IOzone's gettimeofday, microseconds).
+    let res = if r.clock.ticks_per_s > 0.0 {
+        (1.0 / r.clock.ticks_per_s).max(1e-9)
+    } else {
+        1e-9
+    };
+    let _ = writeln!(s, "\tTime Resolution = {res:.9} seconds.");
+    let _ = writeln!(
+        s,
+        "\tProcessor cache size set to {} kBytes.",
+        kb("cache_size")
+    );
+    let _ = writeln!(
+        s,
+        "\tProcessor cache line size set to {} bytes.",
+        int(r, "cache_line").unwrap_or(32)
+    );
+    let _ = writeln!(
+        s,
+        "\tFile stride size set to {} * record size.",
+        int(r, "stride").unwrap_or(17)
+    );
+    s
+}
+
+/// `printf` widths of IOzone's throughput lines: (count width, tabs after the children
+/// label, tabs after the parent label).
+fn label_format(label: &str) -> (usize, &'static str, &'static str) {
+    match label {
+        "initial writers" | "rewriters" => (2, "\t", "\t"),
+        "readers" => (2, "\t\t", "\t\t"),
+        "fwriters" | "freaders" => (2, "\t", "\t\t"),
+        _ => (0, "\t", "\t"),
+    }
+}
+
+/// One throughput block, as IOzone prints it.
+fn throughput_block(s: &mut String, t: &Table, label: &str, n: usize) {
+    let get = |c: &str| t.get(label, c).unwrap_or(0.0);
+    let (w, ct, pt) = label_format(label);
+    let _ = writeln!(
+        s,
+        "\tChildren see throughput for {n:w$} {label} {ct}= {:10.2} kB/sec",
+        get("children_kb_per_s")
+    );
+    let _ = writeln!(
+        s,
+        "\tParent sees throughput for {n:w$} {label} {pt}= {:10.2} kB/sec",
+        get("parent_kb_per_s")
+    );
+    let _ = writeln!(
+        s,
+        "\tMin throughput per thread \t\t\t= {:10.2} kB/sec ",
+        get("min_kb_per_s")
+    );
+    let _ = writeln!(
+        s,
+        "\tMax throughput per thread \t\t\t= {:10.2} kB/sec",
+        get("max_kb_per_s")
+    );
+    let _ = writeln!(
+        s,
+        "\tAvg throughput per thread \t\t\t= {:10.2} kB/sec",
+        get("avg_kb_per_s")
+    );
+    let _ = writeln!(s, "\tMin xfer \t\t\t\t\t= {:10.2} kB", get("min_xfer_kb"));
+    let _ = writeln!(s);
+}
+
+/// Single-stream columns: (result column, header line 1, header line 2, width).
+const COLUMNS: [(&str, &str, &str, usize); 21] = [
+    ("write", "", "write", 9),
+    ("rewrite", "", "rewrite", 9),
+    ("read", "", "read", 9),
+    ("reread", "", "reread", 9),
+    ("random_read", "random", "read", 9),
+    ("random_write", "random", "write", 9),
+    ("bkwd_read", "bkwd", "read", 9),
+    ("record_rewrite", "record", "rewrite", 10),
+    ("stride_read", "stride", "read", 10),
+    ("fwrite", "", "fwrite", 9),
+    ("frewrite", "", "frewrite", 9),
+    ("fread", "", "fread", 9),
+    ("freread", "", "freread", 9),
+    ("pwrite", "", "pwrite", 9),
+    ("repwrite", "", "repwrite", 9),
+    ("pread", "", "pread", 9),
+    ("repread", "", "repread", 9),
+    ("pwritev", "", "pwritev", 10),
+    ("repwritev", "", "repwritev", 10),
+    ("preadv", "", "preadv", 10),
+    ("repreadv", "", "repreadv", 10),
+];
+
+/// IOzone's first 13 columns are always printed (blank when not run); the positional and
+/// vectored ones only when one of them ran.
+fn shown_columns(t: &Table) -> usize {
+    let extra = COLUMNS[13..].iter().any(|(c, ..)| {
+        t.columns
+            .iter()
+            .position(|x| x.name == *c)
+            .is_some_and(|i| {
+                t.rows
+                    .iter()
+                    .any(|r| r.values.get(i).copied().flatten().is_some())
+            })
+    });
+    if extra { 21 } else { 13 }
+}
+
+fn single_table(s: &mut String, t: &Table) {
+    let shown = &COLUMNS[..shown_columns(t)];
+    // IOzone's two header lines for its 13 columns, then the extra ones right-aligned.
+    let mut h1 = format!(
+        "{:62}random    random     bkwd    record    stride{:36}",
+        "", ""
+    );
+    let mut h2 = String::from(
+        "              kB  reclen    write  rewrite    read    reread    read     write     \
+         read   rewrite      read   fwrite frewrite    fread  freread",
+    );
+    for (_, a, b, w) in &shown[13..] {
+        h1.push_str(&format!("{a:>w$}"));
+        h2.push_str(&format!("{b:>w$}"));
+    }
+    let _ = writeln!(s, "{h1}");
+    let _ = writeln!(s, "{h2}");
+    for row in &t.rows {
+        let get = |c: &str| t.get(&row.label, c);
+        let _ = write!(
+            s,
+            "{:16}{:8}",
+            get("file_kb").unwrap_or(0.0) as u64,
+            get("reclen_kb").unwrap_or(0.0) as u64
+        );
+        for (c, _, _, w) in shown {
+            match get(c) {
+                Some(v) => {
+                    let _ = write!(s, "{:>w$}", v as u64, w = *w);
+                }
+                None => s.push_str(&" ".repeat(*w)),
+            }
+        }
+        s.push('\n');
+    }
+}
+
+/// IOzone's report for an `iozone` run.
+pub fn render(r: &RunResult) -> String {
+    let mut s = header(r);
+    if let Some(t) = table(r, THROUGHPUT) {
+        let n = r
+            .workload
+            .facts
+            .get("children")
+            .copied()
+            .unwrap_or(r.config.threads as f64) as usize;
+        let file_kb = t
+            .rows
+            .first()
+            .and_then(|row| t.get(&row.label, "file_kb"))
+            .unwrap_or(0.0);
+        let rec_kb = t
+            .rows
+            .first()
+            .and_then(|row| t.get(&row.label, "reclen_kb"))
+            .unwrap_or(0.0);
+        let (file_kb, rec_kb) = if t.rows.is_empty() {
+            (
+                int(r, "file_size").unwrap_or(0) as f64 / 1024.0,
+                int(r, "record_size").unwrap_or(0) as f64 / 1024.0,
+            )
+        } else {
+            (file_kb, rec_kb)
+        };
+        let port = if n == 1 { "thread" } else { "threads" };
+        let _ = writeln!(s, "\tThroughput test with {n} {port}");
+        let _ = writeln!(
+            s,
+            "\tEach thread writes a {file_kb:.0} kByte file in {rec_kb:.0} kByte records"
+        );
+        let _ = writeln!(s);
+        for row in &t.rows {
+            throughput_block(&mut s, t, &row.label, n);
+        }
+        let _ = writeln!(s);
+        let _ = writeln!(s);
+    } else if let Some(t) = table(r, SINGLE) {
+        single_table(&mut s, t);
+        let _ = writeln!(s);
+    }
+    if r.outcome.error.is_some()
+        || !matches!(
+            r.outcome.stop_reason,
+            hostbench_core::runner::StopReason::WorkersDone
+        )
+    {
+        let _ = writeln!(
+            s,
+            "iozone test stopped early: the tables hold the passes that completed."
+        );
+    } else {
+        let _ = writeln!(s, "iozone test complete.");
+    }
+    s
+}
+
+/// IOzone's `-R` report ("Excel"): after the usual report, one block per test, rows = file
+/// sizes, columns = record sizes, values in kB/s.
+pub fn render_excel(r: &RunResult) -> String {
+    let mut s = render(r).replacen(
+        "\tCommand line used:",
+        "\tExcel chart generation enabled\n\tCommand line used:",
+        1,
+    );
+    let Some(t) = table(r, SINGLE) else {
+        return s;
+    };
+    let titles: [(&str, &str); 21] = [
+        ("write", "Writer report"),
+        ("rewrite", "Re-writer report"),
+        ("read", "Reader report"),
+        ("reread", "Re-Reader report"),
+        ("random_read", "Random read report"),
+        ("random_write", "Random write report"),
+        ("bkwd_read", "Backward read report"),
+        ("record_rewrite", "Record rewrite report"),
+        ("stride_read", "Stride read report"),
+        ("fwrite", "Fwrite report"),
+        ("frewrite", "Re-Fwrite report"),
+        ("fread", "Fread report"),
+        ("freread", "Re-Fread report"),
+        ("pwrite", "Pwrite report"),
+        ("repwrite", "Re-Pwrite report"),
+        ("pread", "Pread report"),
+        ("repread", "Re-Pread report"),
+        ("pwritev", "Pwritev report"),
+        ("repwritev", "Re-Pwritev report"),
+        ("preadv", "Preadv report"),
+        ("repreadv", "Re-Preadv report"),
+    ];
+    let fk = |row: &hostbench_core::result::Row| t.get(&row.label, "file_kb").unwrap_or(0.0) as u64;
+    let rk =
+        |row: &hostbench_core::result::Row| t.get(&row.label, "reclen_kb").unwrap_or(0.0) as u64;
+    let mut recs: Vec<u64> = t.rows.iter().map(rk).collect();
+    recs.sort_unstable();
+    recs.dedup();
+    let mut files: Vec<u64> = t.rows.iter().map(fk).collect();
+    files.dedup();
+    let _ = writeln!(s, "Excel output is below:");
+    for (col, title) in titles {
+        if !t.rows.iter().any(|row| t.get(&row.label, col).is_some()) {
+            continue;
+        }
+        let _ = writeln!(s, "\n\"{title}\"");
+        s.push_str("      ");
+        for rec in &recs {
+            let _ = write!(s, "  \"{rec}\"");
+        }
+        s.push('\n');
+        for f in &files {
+            let _ = write!(s, "\"{f}\"  ");
+            for rec in &recs {
+                let v = t
+                    .rows
+                    .iter()
+                    .find(|row| fk(row) == *f && rk(row) == *rec)
+                    .and_then(|row| t.get(&row.label, col));
+                match v {
+                    Some(v) => {
+                        let _ = write!(s, " {} ", v as u64);
+                    }
+                    None => s.push_str(" 0 "),
+                }
+            }
+            s.push('\n');
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ctime_matches_c() {
+        assert_eq!(
+            ctime("2026-11-22T20:08:15.123Z"),
+            "Sun Nov 22 20:08:15 2026"
+        );
+        assert_eq!(
+            ctime("1970-01-01T00:00:00.000Z"),
+            "Thu Jan  1 00:00:00 1970"
+        );
+        assert_eq!(
+            ctime("2000-02-29T12:00:00.000Z"),
+            "Tue Feb 29 12:00:00 2000"
+        );
+        assert_eq!(ctime("garbage"), "garbage");
+    }
+
+    #[test]
+    fn throughput_labels_use_iozone_widths() {
+        assert_eq!(label_format("readers"), (2, "\t\t", "\t\t"));
+        assert_eq!(label_format("fwriters"), (2, "\t", "\t\t"));
+        assert_eq!(label_format("re-readers"), (0, "\t", "\t"));
+    }
+}
