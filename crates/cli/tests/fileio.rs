@@ -318,6 +318,10 @@ fn ctrl_c_during_prepare_leaves_nothing_a_run_trusts() {
     std::thread::sleep(Duration::from_millis(700));
     let out = interrupt(child);
     let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(2) && err.contains("not enough free space") {
+        eprintln!("skipped: no room for a 4 GiB layout here: {err}");
+        return;
+    }
     if out.status.code() == Some(0) {
         // The disk wrote 4 GiB in 0.7 s: nothing was interrupted; nothing to check.
         ok_in(
