@@ -156,6 +156,21 @@ fn request_counts_match_sysbench() {
     assert_eq!((counter(&v, "writes"), counter(&v, "other")), (500, 500));
 }
 
+/// Whether io_uring can be set up here. Where it cannot (a kernel with io_uring disabled, a
+/// container's seccomp profile), `--file-io-mode=async` must fail with one clear line.
+fn io_uring_works(dir: &Path) -> bool {
+    let mut a = with(&["--file-io-mode=async", "--file-test-mode=rndrd"]);
+    a.extend_from_slice(&["--events=1", "--time=0", "run"]);
+    let (code, _, err) = run_in(dir, &a);
+    if code == 0 {
+        return true;
+    }
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot set up io_uring"), "{err}");
+    eprintln!("io_uring is not available here; async cases skipped: {err}");
+    false
+}
+
 #[test]
 fn io_modes_and_flags_run() {
     let d = tempfile::tempdir().unwrap();
@@ -177,12 +192,18 @@ fn io_modes_and_flags_run() {
     ] {
         let mut a = with(extra);
         a.extend_from_slice(&["--events=300", "--time=0", "--format=json", "run"]);
+        if extra.contains(&"--file-io-mode=async") && !io_uring_works(d.path()) {
+            continue;
+        }
         let v = json_in(d.path(), &a);
         assert_eq!(v["metrics"]["events"], 300, "{extra:?}");
         let io = counter(&v, "reads") + counter(&v, "writes");
         assert!(io > 0, "{extra:?}: {}", v["metrics"]);
     }
     // Async counts at completion and waits for everything in flight at the end.
+    if !io_uring_works(d.path()) {
+        return;
+    }
     let mut a = with(&["--file-io-mode=async", "--file-test-mode=rndrd"]);
     a.extend_from_slice(&["--events=1000", "--time=0", "--format=json", "run"]);
     let v = json_in(d.path(), &a);
@@ -297,6 +318,10 @@ fn ctrl_c_during_prepare_leaves_nothing_a_run_trusts() {
     std::thread::sleep(Duration::from_millis(700));
     let out = interrupt(child);
     let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(2) && err.contains("not enough free space") {
+        eprintln!("skipped: no room for a 4 GiB layout here: {err}");
+        return;
+    }
     if out.status.code() == Some(0) {
         // The disk wrote 4 GiB in 0.7 s: nothing was interrupted; nothing to check.
         ok_in(
