@@ -6,6 +6,7 @@ mod compare;
 mod exec;
 mod generate;
 mod info;
+mod insert_race;
 mod memlat;
 mod native;
 mod results;
@@ -40,6 +41,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("stream") => stream::main(&argv),
         Some("memlat") => memlat::main(&argv),
+        Some("insert-race") => insert_race::main(&argv),
         _ if sysbench::claims(args) => run_sysbench(&argv),
         _ => native::main(&argv),
     };

@@ -337,7 +337,7 @@ fn bad_input_is_one_clear_line_and_exit_2() {
         (&["cpu", "--rand-type=normal", "run"], "--rand-type"),
         (&["--test=cpu", "--num-threads=-1", "run"], "--threads"),
         (&["fileio", "run"], "not in this version"),
-        (&["oltp_read_write.lua", "run"], "Lua"),
+        (&["/usr/share/sysbench/oltp_common.lua", "run"], "Lua"),
         (&["frobnicate"], "unknown test or command 'frobnicate'"),
         (&["run", "nosuch"], "unknown workload 'nosuch'"),
         (&["run", "cpu", "--set", "max_prime=-5"], "max_prime"),

@@ -9,6 +9,7 @@
 pub mod compare;
 pub mod csv;
 pub mod html;
+pub mod insert_race;
 pub mod json;
 pub mod native;
 pub mod stream;

@@ -13,6 +13,18 @@ pub static WORKLOADS: &[&dyn Workload] = &[
     &crate::sys::mutex::MutexTest,
     &crate::sys::null::Null,
     &crate::sys::null::NullLoop,
+    &crate::db::oltp::READ_WRITE,
+    &crate::db::oltp::READ_ONLY,
+    &crate::db::oltp::WRITE_ONLY,
+    &crate::db::oltp::POINT_SELECT,
+    &crate::db::oltp::INSERT,
+    &crate::db::oltp::UPDATE_INDEX,
+    &crate::db::oltp::UPDATE_NON_INDEX,
+    &crate::db::oltp::DELETE,
+    &crate::db::oltp::BULK_INSERT,
+    &crate::db::oltp::SELECT_RANDOM_POINTS,
+    &crate::db::oltp::SELECT_RANDOM_RANGES,
+    &crate::db::insert_race::InsertRace,
 ];
 
 /// The workload with registry id `id`.
@@ -70,14 +82,45 @@ mod tests {
             ("mutex", "loops", "10"),
             ("null.loop", "latency", "1us"),
             ("stream", "array_size", "100000"),
+            ("db.insert_race", "rows", "1000"),
         ];
+        let scratch =
+            std::env::temp_dir().join(format!("hostbench-conformance-{}", std::process::id()));
+        std::fs::create_dir_all(&scratch).unwrap();
         for w in WORKLOADS {
-            let ov: Vec<(String, String)> = small
+            let mut ov: Vec<(String, String)> = small
                 .iter()
                 .filter(|(id, _, _)| *id == w.id())
                 .map(|(_, k, v)| (k.to_string(), v.to_string()))
                 .collect();
+            if w.category() == hostbench_core::workload::Category::Db {
+                // Database workloads run on an SQLite file of their own, prepared first.
+                let db = scratch.join(format!("{}.db", w.id()));
+                ov.push(("db_url".into(), format!("sqlite:{}", db.display())));
+                if w.params().iter().any(|p| p.name == "table_size") {
+                    ov.push(("table_size".into(), "200".into()));
+                }
+            }
             let params = Params::resolve(w.id(), w.params(), &ov).unwrap();
+            if w.category() == hostbench_core::workload::Category::Db {
+                let ctx = SetupCtx {
+                    params: &params,
+                    threads: 2,
+                    dist: Distribution::Uniform,
+                    seed: 1,
+                    host: None,
+                };
+                let log = hostbench_core::workload::CollectLog::default();
+                let done = w
+                    .stage(hostbench_core::workload::Stage::Prepare, &ctx, &log)
+                    .unwrap_or_else(|e| panic!("{}: prepare: {e}", w.id()));
+                assert_ne!(
+                    done,
+                    hostbench_core::workload::StageDone::Interrupted,
+                    "{}",
+                    w.id()
+                );
+            }
             let mut plan = Plan::new(w.id(), params.clone());
             plan.threads = 2;
             plan.time_s = 0.0;
@@ -99,5 +142,6 @@ mod tests {
             assert_eq!(m.counters.events, expect, "{}", w.id());
             assert_eq!(m.latency.count, expect, "{}", w.id());
         }
+        let _ = std::fs::remove_dir_all(&scratch);
     }
 }
