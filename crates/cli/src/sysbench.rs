@@ -273,6 +273,7 @@ fn test_help(w: &dyn Workload) -> String {
             ParamKind::Bool => "[=on|off]".to_string(),
             ParamKind::Size => "=SIZE".to_string(),
             ParamKind::Choice(c) => format!("=STRING ({})", c.join(", ")),
+            ParamKind::Text => "=STRING".to_string(),
             _ => "=N".to_string(),
         };
         s.push_str(&format!(

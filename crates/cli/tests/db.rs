@@ -620,3 +620,142 @@ fn sysbench_and_hostbench_share_tables() {
     );
     sb("cleanup");
 }
+
+// ---------------------------------------------------------------------------------------
+// insert-race
+
+fn insert_race(conn: &str, extra: &[&str]) -> Value {
+    let mut a = args(&[
+        "insert-race",
+        "--sessions",
+        "3",
+        "--rows",
+        "150",
+        "--format",
+        "json",
+        conn,
+    ]);
+    a.extend(args(extra));
+    let out = ok(&a);
+    let r: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{a:?}: {e}\n{out}"));
+    assert_valid(&r, "insert-race");
+    assert_eq!(r["workload"]["id"], "db.insert_race");
+    assert_eq!(r["outcome"]["stop_reason"], "workers_done", "{a:?}");
+    assert_eq!(
+        r["metrics"]["events"], 450,
+        "{a:?}: every session inserts every row"
+    );
+    assert_eq!(counter(&r, "writes"), 450, "{a:?}");
+    let per: Vec<u64> = r["fairness"]["per_thread"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["events"].as_u64().unwrap())
+        .collect();
+    assert_eq!(per, vec![150, 150, 150], "{a:?}");
+    let figures: Vec<&str> = r["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(figures[0], "makespan_s", "{a:?}");
+    r
+}
+
+#[test]
+fn insert_race_on_sqlite_every_mode() {
+    let d = scratch("race-sqlite");
+    let url = format!("--db-url=sqlite:{}", d.join("race.db").display());
+    let r = insert_race(&url, &["--table-mode", "temp"]);
+    assert_eq!(counter(&r, "other"), 0, "autocommit: no BEGIN/COMMIT");
+    let r = insert_race(
+        &url,
+        &["--table-mode", "per-session", "--commit", "batch:50"],
+    );
+    // 3 batches of 50 per session, each BEGIN + COMMIT.
+    assert_eq!(counter(&r, "other"), 3 * 3 * 2);
+    let r = insert_race(&url, &["--table-mode", "shared", "--commit", "none"]);
+    assert_eq!(counter(&r, "other"), 3 * 2);
+    assert!(
+        !d.join("race.db").exists(),
+        "the run removes the file it created"
+    );
+    // The report layout.
+    let out = ok(&args(&[
+        "insert-race",
+        "--sessions",
+        "2",
+        "--rows",
+        "100",
+        &url,
+    ]));
+    for needle in [
+        "insert-race: 2 session(s) x 100 row(s), table mode temp, commit row",
+        "makespan:",
+        "rows inserted:            200 ",
+        "session   1:        100 rows",
+        "session   2:        100 rows",
+        "insert latency (ms): min",
+        " p99 ",
+    ] {
+        assert!(out.contains(needle), "{needle:?} missing:\n{out}");
+    }
+}
+
+#[test]
+fn insert_race_on_servers() {
+    if let Some(url) = server("HOSTBENCH_TEST_PG_URL") {
+        let u = format!("--db-url={url}");
+        insert_race(&u, &["--table-mode", "temp"]);
+        insert_race(
+            &u,
+            &[
+                "--table-mode",
+                "per-session",
+                "--commit",
+                "batch:10",
+                "--values",
+                "seq",
+            ],
+        );
+    }
+    if let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") {
+        let u = format!("--db-url={url}");
+        insert_race(&u, &["--table-mode", "temp", "--engine", "myisam"]);
+        insert_race(&u, &["--table-mode", "shared", "--commit", "batch:25"]);
+    }
+}
+
+#[test]
+fn insert_race_bad_input() {
+    for (a, needle) in [
+        (&["insert-race", "--commit", "sometimes"][..], "batch:N"),
+        (&["insert-race", "--sessions", "0"][..], "--sessions"),
+        (
+            &["insert-race", "--table-mode", "global"][..],
+            "--table-mode",
+        ),
+        (
+            &[
+                "insert-race",
+                "--db-url",
+                "mysql://u:Sekr1tPw@127.0.0.1:1/x",
+            ][..],
+            "mysql://u:***@127.0.0.1:1/x",
+        ),
+    ] {
+        let out = hb()
+            .args(a)
+            .timeout(Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{a:?}: {err}");
+        assert!(err.contains(needle), "{a:?}: expected {needle}: {err}");
+        assert!(
+            !err.contains("Sekr1tPw") && !err.contains("panicked"),
+            "{err}"
+        );
+    }
+}
