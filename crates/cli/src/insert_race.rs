@@ -41,7 +41,8 @@ struct Args {
     /// Values: random (index inserts land anywhere) or seq (increasing).
     #[arg(long, default_value = "random", value_parser = ["random", "seq"])]
     values: String,
-    /// Connection URL: sqlite:PATH, postgres://USER[:PASS]@HOST[:PORT]/DB, mysql://...
+    /// Connection URL: sqlite:PATH, postgres://USER:PASS@HOST:PORT/DB or mysql://... (password
+    /// and port optional)
     #[arg(long = "db-url", default_value = "")]
     db_url: String,
     /// Driver when no --db-url is given (sysbench's option names below apply).
