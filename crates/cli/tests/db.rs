@@ -226,6 +226,32 @@ fn sysbench_sql_layout() {
 }
 
 #[test]
+fn sql_interval_lines() {
+    let d = scratch("sqlite-interval");
+    let url = format!("--db-url=sqlite:{}", d.join("i.db").display());
+    let a = |extra: &[&str]| {
+        let mut v = args(&["oltp_point_select", &url, "--table-size=200"]);
+        v.extend(args(extra));
+        v
+    };
+    ok(&a(&["prepare"]));
+    let out = ok(&a(&["--time=1.6", "--report-interval=0.5", "run"]));
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("[ ")).collect();
+    assert!(lines.len() >= 2, "{out}");
+    for l in &lines {
+        // sysbench: [ 1s ] thds: 1 tps: X qps: X (r/w/o: X/X/X) lat (ms,95%): X err/s: X reconn/s: X
+        // Whole seconds print as sysbench does ("1s"), fractions keep their digits ("0.5s").
+        let r = redact(l).replacen("[ #.#s ]", "[ #s ]", 1);
+        assert_eq!(
+            r,
+            "[ #s ] thds: # tps: #.# qps: #.# (r/w/o: #.#/#.#/#.#) lat (ms,#%): #.# err/s: #.# reconn/s: #.#",
+            "{l}"
+        );
+    }
+    ok(&a(&["cleanup"]));
+}
+
+#[test]
 fn bad_database_input_is_one_clear_line_and_exit_2() {
     let d = scratch("sqlite-bad");
     let missing = format!("--db-url=sqlite:{}", d.join("none.db").display());
@@ -530,6 +556,75 @@ fn passwords_are_not_saved_with_the_result() {
     a.truncate(base.len());
     a.push("cleanup".into());
     ok(&a);
+}
+
+/// The same on MariaDB: sysbench's tables run here and ours run in sysbench.
+#[test]
+fn sysbench_and_hostbench_share_tables_mysql() {
+    let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    if StdCommand::new("sysbench")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: sysbench is not installed");
+        return;
+    }
+    mysql_cli(&url, "CREATE DATABASE IF NOT EXISTS hbt_interop");
+    let rest = url.trim_start_matches("mysql://");
+    let (auth, hostdb) = rest.split_once('@').unwrap_or(("root", rest));
+    let hostport = hostdb.split('/').next().unwrap_or("127.0.0.1:3306");
+    let (host, port) = hostport.split_once(':').unwrap_or((hostport, "3306"));
+    let user = auth.split(':').next().unwrap_or("root");
+    let opts = [
+        "--db-driver=mysql".to_string(),
+        format!("--mysql-host={host}"),
+        format!("--mysql-port={port}"),
+        format!("--mysql-user={user}"),
+        "--mysql-db=hbt_interop".into(),
+        "--tables=2".into(),
+        "--table-size=500".into(),
+        "--events=30".into(),
+        "--time=0".into(),
+    ];
+    let sb = |cmd: &str| {
+        let out = StdCommand::new("sysbench")
+            .arg("oltp_read_write")
+            .args(&opts)
+            .arg(cmd)
+            .output()
+            .unwrap();
+        let so = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "sysbench {cmd}: {so}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        so
+    };
+    let hbx = |cmd: &str| {
+        let mut a = vec!["oltp_read_write".to_string()];
+        a.extend(opts.iter().cloned());
+        a.push(cmd.into());
+        ok(&a)
+    };
+    sb("cleanup");
+    sb("prepare");
+    let out = hbx("run");
+    assert!(
+        out.contains("        read:                            420\n"),
+        "{out}"
+    );
+    hbx("cleanup");
+    hbx("prepare");
+    let out = sb("run");
+    assert!(
+        out.contains("        read:                            420\n"),
+        "{out}"
+    );
+    sb("cleanup");
 }
 
 /// Tables prepared by Debian's sysbench run here, and tables prepared here run in sysbench.
