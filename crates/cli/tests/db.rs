@@ -854,3 +854,49 @@ fn insert_race_bad_input() {
         );
     }
 }
+
+/// `--db-ps-mode=disable` sends values inside the SQL text: same counts, same results.
+#[test]
+fn ps_mode_disable_gives_the_same_mix() {
+    let d = scratch("sqlite-psmode");
+    let mut targets = vec![format!("--db-url=sqlite:{}", d.join("p.db").display())];
+    if let Some(url) = server("HOSTBENCH_TEST_PG_URL") {
+        targets.push(format!("--db-url={url}"));
+    }
+    if let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") {
+        targets.push(format!("--db-url={url}"));
+    }
+    for t in targets {
+        let a = |extra: &[&str]| {
+            let mut v = args(&[
+                "oltp_read_write",
+                &t,
+                "--table-prefix=hbt_psm_",
+                "--table-size=200",
+            ]);
+            v.extend(args(extra));
+            v
+        };
+        ok(&a(&["cleanup"]));
+        ok(&a(&["prepare"]));
+        let out = ok(&a(&[
+            "--db-ps-mode=disable",
+            "--events=20",
+            "--time=0",
+            "--format=json",
+            "run",
+        ]));
+        let r: Value = serde_json::from_str(&out).unwrap();
+        assert_valid(&r, "ps-mode disable");
+        assert_eq!(
+            (
+                counter(&r, "reads"),
+                counter(&r, "writes"),
+                counter(&r, "other")
+            ),
+            (280, 80, 40),
+            "{t}"
+        );
+        ok(&a(&["cleanup"]));
+    }
+}
