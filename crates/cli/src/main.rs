@@ -6,6 +6,7 @@ mod compare;
 mod exec;
 mod generate;
 mod info;
+mod insert_race;
 mod iozone;
 mod memlat;
 mod native;
@@ -44,6 +45,7 @@ pub const PEERS: &[(&str, FrontEnd)] = &[
     ("memlat", memlat::main),
     ("smallfiles", smallfiles::main),
     ("iozone", iozone::main),
+    ("insert-race", insert_race::main),
 ];
 
 fn main() -> ExitCode {

@@ -37,6 +37,8 @@ const SAVING_HELP: &str = "Peer command lines run as written, with the program n
   hostbench cpu|memory|threads|mutex [--option=value ...] run|help    (sysbench 1.0.20)
   hostbench stream [--array-size=N] [--ntimes=N] [--threads=N] ...    (STREAM)
   hostbench memlat [--max-size=SIZE] ...                               (load latency ladder)
+  hostbench oltp_read_write --db-driver=pgsql ... prepare|run|cleanup   (sysbench OLTP scripts)
+  hostbench insert-race --sessions N --rows N --db-url URL ...         (parallel INSERT race)
 Each has its own help: `hostbench cpu help`, `hostbench stream --help`.
 
 Every run is saved in the results store unless --no-save is given \
@@ -343,6 +345,11 @@ pub fn list(json: bool) -> String {
                 w.id(),
                 w.id()
             ));
+        }
+        if w.id() == "db.insert_race" {
+            s.push_str(
+                "           command:  hostbench insert-race [options]  (see `hostbench insert-race --help`)\n",
+            );
         }
         for p in w.params() {
             let sb = p.sysbench.map(|s| format!("  (--{s})")).unwrap_or_default();

@@ -171,6 +171,17 @@ const DEPRECATED: &[(&str, &str)] = &[
 /// Test names sysbench has that hostbench does not run yet, with a pointer.
 const NOT_YET: &[&str] = &[];
 
+/// The workload a test word names: a sysbench test name, or the path of one of sysbench's
+/// Lua scripts (`/usr/share/sysbench/oltp_read_write.lua`), which runs our native
+/// implementation of that script.
+fn lookup(word: &str) -> Option<&'static dyn Workload> {
+    by_sysbench_test(word).or_else(|| {
+        let stem = word.strip_suffix(".lua")?;
+        let stem = stem.rsplit('/').next()?;
+        by_sysbench_test(stem)
+    })
+}
+
 /// True when `args` look like a sysbench command line: the first word is a sysbench test
 /// name (or a Lua script), or `--test=` is given.
 pub fn claims(args: &[String]) -> bool {
@@ -178,9 +189,7 @@ pub fn claims(args: &[String]) -> bool {
         return true;
     }
     match args.iter().find(|a| !a.starts_with('-')) {
-        Some(w) => {
-            by_sysbench_test(w).is_some() || NOT_YET.contains(&w.as_str()) || w.ends_with(".lua")
-        }
+        Some(w) => lookup(w).is_some() || NOT_YET.contains(&w.as_str()) || w.ends_with(".lua"),
         None => false,
     }
 }
@@ -267,6 +276,7 @@ fn test_help(w: &dyn Workload) -> String {
             ParamKind::Bool => "[=on|off]".to_string(),
             ParamKind::Size => "=SIZE".to_string(),
             ParamKind::Choice(c) => format!("=STRING ({})", c.join(", ")),
+            ParamKind::Text => "=STRING".to_string(),
             _ => "=N".to_string(),
         };
         s.push_str(&format!(
@@ -352,7 +362,8 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
             bail!("invalid option: {a} (sysbench options are written --name=value)");
         } else {
             let is_word = ["run", "help", "prepare", "cleanup"].contains(&a.as_str())
-                || by_sysbench_test(a).is_some()
+                || lookup(a).is_some()
+                || a.ends_with(".lua")
                 || NOT_YET.contains(&a.as_str());
             if let (Some(opt), false) = (after, is_word) {
                 bail!(
@@ -376,13 +387,20 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         words.truncate(1);
         words.push("help".into());
     }
-    let workload = match by_sysbench_test(&test) {
+    let workload = match lookup(&test) {
         Some(w) => w,
         None if NOT_YET.contains(&test.as_str()) => bail!(
             "the sysbench '{test}' test is not in this version of hostbench yet; `hostbench list` shows what is"
         ),
         None if test.ends_with(".lua") => bail!(
-            "'{test}' is a sysbench Lua script; hostbench runs its own implementations of sysbench's tests and does not run Lua (the OLTP scripts are not in this version yet)"
+            "'{test}' is not one of sysbench's bundled scripts; hostbench runs its own implementations of them ({}) and does not run Lua",
+            sysbench_names()
+                .into_iter()
+                .filter(|n| n.starts_with("oltp")
+                    || n.starts_with("select")
+                    || n.starts_with("bulk"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         None => bail!(
             "unknown test '{test}'{}. Tests: {}",

@@ -344,6 +344,40 @@ fn every_listed_workload_emits_a_valid_result() {
         if w["category"] == "disk" {
             args.extend_from_slice(&["--set", &dir_set]);
         }
+        // Database workloads run on an SQLite file of their own, prepared first through
+        // the sysbench grammar (crates/cli/tests/db.rs covers the servers).
+        let db_set: Vec<String>;
+        if w["category"] == "db" {
+            let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+                .join(format!("schema-db-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let url = format!("sqlite:{}", dir.join(format!("{id}.db")).display());
+            db_set = match id {
+                "db.insert_race" => vec![format!("db_url={url}"), "rows=200".into()],
+                "db.bulk_insert" => vec![format!("db_url={url}")],
+                _ => vec![format!("db_url={url}"), "table_size=100".into()],
+            };
+            if let Some(test) = id.strip_prefix("db.").filter(|t| *t != "insert_race") {
+                let out = common::hb()
+                    .args([
+                        test,
+                        &format!("--db-url={url}"),
+                        "--threads=2",
+                        if test == "bulk_insert" {
+                            "--threads=2"
+                        } else {
+                            "--table-size=100"
+                        },
+                        "prepare",
+                    ])
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "{test} prepare: {out:?}");
+            }
+            for s in &db_set {
+                args.extend_from_slice(&["--set", s]);
+            }
+        }
         args.extend_from_slice(&["-f", "json"]);
         let r = run_result(&args, 0);
         let what = format!("workload {id}");

@@ -16,6 +16,7 @@ pub mod rand;
 pub mod recorder;
 pub mod result;
 pub mod runner;
+pub mod secret;
 pub mod stats;
 pub mod units;
 pub mod workload;

@@ -200,6 +200,22 @@ impl Params {
         Ok(Params { values })
     }
 
+    /// Blanks every parameter whose name says it holds a password and hides passwords in
+    /// URL-valued parameters, so a saved or printed result never carries one.
+    pub fn redact_secrets(&mut self) {
+        for (name, v) in self.values.iter_mut() {
+            if let Value::Text(t) = v {
+                if crate::secret::is_secret_name(name) {
+                    if !t.is_empty() {
+                        *t = crate::secret::MASK.to_string();
+                    }
+                } else if let std::borrow::Cow::Owned(r) = crate::secret::redact_url(t) {
+                    *t = r;
+                }
+            }
+        }
+    }
+
     /// The raw value map.
     pub fn values(&self) -> &BTreeMap<String, Value> {
         &self.values

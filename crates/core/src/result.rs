@@ -471,7 +471,7 @@ impl RunResult {
                 rand: plan.rand,
                 seed: m.seed,
                 grammar: ctx.grammar.into(),
-                command_line: ctx.command_line,
+                command_line: crate::secret::redact_args(&ctx.command_line),
             },
             clock: ctx.clock,
             host: ctx.host,
@@ -500,6 +500,7 @@ impl RunResult {
         };
         r.warnings = ctx.warnings;
         r.warnings.extend(r.standard_warnings());
+        r.workload.params.redact_secrets();
         r
     }
 

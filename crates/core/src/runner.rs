@@ -61,7 +61,7 @@ pub enum RunError {
     #[error("{0}")]
     Plan(String),
     /// The workload could not build a worker.
-    #[error("{0}")]
+    #[error(transparent)]
     Workload(#[from] crate::workload::WorkloadError),
     /// The OS refused a thread.
     #[error("could not start worker thread {tid}: {source}")]

@@ -10,6 +10,7 @@ pub mod compare;
 pub mod csv;
 pub mod fileio;
 pub mod html;
+pub mod insert_race;
 pub mod iozone;
 pub mod json;
 pub mod native;

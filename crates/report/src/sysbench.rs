@@ -186,6 +186,9 @@ pub fn interval_line(i: &Interval, workload: &str, params: &Params) -> String {
         return crate::fileio::interval_line(i, &stamp(i.t_s));
     }
     let t = stamp(i.t_s);
+    if is_sql(workload) {
+        return sql_interval_line(i, &t);
+    }
     let mut s = format!("[ {t} ] thds: {} eps: {:4.2}", i.threads, i.events_per_s);
     for p in &i.latency.percentiles {
         let _ = write!(s, " lat (ms,{}%): {:4.2}", pct_label(p.p), ms(p.ns));
@@ -194,6 +197,78 @@ pub fn interval_line(i: &Interval, workload: &str, params: &Params) -> String {
     if let (Some(q), Some(c)) = (i.queue_len, i.concurrency) {
         let _ = writeln!(s, "[ {t} ] queue length: {q} concurrency: {c}");
     }
+    s
+}
+
+/// True for workloads that report in sysbench's SQL layout (the OLTP Lua scripts).
+pub fn is_sql(workload: &str) -> bool {
+    workload.starts_with("db.") && workload != "db.insert_race"
+}
+
+fn rate(m: &std::collections::BTreeMap<String, f64>, k: &str) -> f64 {
+    m.get(k).copied().unwrap_or(0.0)
+}
+
+/// sysbench's SQL interval line: tps, qps with the read/write/other split, latency, errors
+/// and reconnects per second.
+fn sql_interval_line(i: &Interval, t: &str) -> String {
+    let c = &i.counters_per_s;
+    let (r, w, o) = (rate(c, "reads"), rate(c, "writes"), rate(c, "other"));
+    let mut s = format!(
+        "[ {t} ] thds: {} tps: {:4.2} qps: {:4.2} (r/w/o: {r:4.2}/{w:4.2}/{o:4.2})",
+        i.threads,
+        i.events_per_s,
+        r + w + o
+    );
+    for p in &i.latency.percentiles {
+        let _ = write!(s, " lat (ms,{}%): {:4.2}", pct_label(p.p), ms(p.ns));
+    }
+    let _ = writeln!(
+        s,
+        " err/s: {:4.2} reconn/s: {:4.2}",
+        rate(c, "errors"),
+        rate(c, "reconnects")
+    );
+    if let (Some(q), Some(c)) = (i.queue_len, i.concurrency) {
+        let _ = writeln!(s, "[ {t} ] queue length: {q}, concurrency: {c}");
+    }
+    s
+}
+
+/// sysbench's "SQL statistics" block (before the common report).
+pub fn sql_report(r: &RunResult) -> String {
+    let get = |k: &str| r.metrics.counters.get(k).copied().unwrap_or(0);
+    let (rd, wr, ot) = (get("reads"), get("writes"), get("other"));
+    let total = rd + wr + ot;
+    let t = r.metrics.duration_s;
+    let per = |n: u64| if t > 0.0 { n as f64 / t } else { 0.0 };
+    let mut s = String::from("SQL statistics:\n    queries performed:\n");
+    let _ = writeln!(s, "        read:                            {rd}");
+    let _ = writeln!(s, "        write:                           {wr}");
+    let _ = writeln!(s, "        other:                           {ot}");
+    let _ = writeln!(s, "        total:                           {total}");
+    let ev = r.metrics.events;
+    let _ = writeln!(
+        s,
+        "    transactions:                        {ev:<6} ({:.2} per sec.)",
+        per(ev)
+    );
+    let _ = writeln!(
+        s,
+        "    queries:                             {total:<6} ({:.2} per sec.)",
+        per(total)
+    );
+    let (e, rc) = (get("errors"), get("reconnects"));
+    let _ = writeln!(
+        s,
+        "    ignored errors:                      {e:<6} ({:.2} per sec.)",
+        per(e)
+    );
+    let _ = writeln!(
+        s,
+        "    reconnects:                          {rc:<6} ({:.2} per sec.)",
+        per(rc)
+    );
     s
 }
 
@@ -262,6 +337,7 @@ pub fn test_report(r: &RunResult) -> String {
             s
         }
         "fileio" => crate::fileio::report(r),
+        id if is_sql(id) => sql_report(r),
         _ => String::new(),
     }
 }

@@ -16,6 +16,18 @@ pub static WORKLOADS: &[&dyn Workload] = &[
     &crate::sys::mutex::MutexTest,
     &crate::sys::null::Null,
     &crate::sys::null::NullLoop,
+    &crate::db::oltp::READ_WRITE,
+    &crate::db::oltp::READ_ONLY,
+    &crate::db::oltp::WRITE_ONLY,
+    &crate::db::oltp::POINT_SELECT,
+    &crate::db::oltp::INSERT,
+    &crate::db::oltp::UPDATE_INDEX,
+    &crate::db::oltp::UPDATE_NON_INDEX,
+    &crate::db::oltp::DELETE,
+    &crate::db::oltp::BULK_INSERT,
+    &crate::db::oltp::SELECT_RANDOM_POINTS,
+    &crate::db::oltp::SELECT_RANDOM_RANGES,
+    &crate::db::insert_race::InsertRace,
 ];
 
 /// The workload with registry id `id`.
@@ -79,25 +91,53 @@ mod tests {
             ("smallfiles", "files", "40"),
             ("iozone", "throughput", "on"),
             ("iozone", "file_size", "64K"),
+            ("db.insert_race", "rows", "1000"),
         ];
         for w in WORKLOADS {
-            let ov: Vec<(String, String)> = small
+            let mut ov: Vec<(String, String)> = small
                 .iter()
                 .filter(|(id, _, _)| *id == w.id())
                 .map(|(_, k, v)| (k.to_string(), v.to_string()))
                 .collect();
-            // Disk workloads write only into a directory of this test.
+            // Disk and database workloads write only into a directory of this test.
             let scratch = std::env::temp_dir().join(format!(
                 "hostbench-conformance-{}-{}",
                 w.id(),
                 std::process::id()
             ));
-            let mut ov = ov;
             if w.category() == hostbench_core::workload::Category::Disk {
                 std::fs::create_dir_all(&scratch).unwrap();
                 ov.push(("dir".into(), scratch.display().to_string()));
             }
+            if w.category() == hostbench_core::workload::Category::Db {
+                std::fs::create_dir_all(&scratch).unwrap();
+                // Database workloads run on an SQLite file of their own, prepared first.
+                let db = scratch.join(format!("{}.db", w.id()));
+                ov.push(("db_url".into(), format!("sqlite:{}", db.display())));
+                if w.params().iter().any(|p| p.name == "table_size") {
+                    ov.push(("table_size".into(), "200".into()));
+                }
+            }
             let params = Params::resolve(w.id(), w.params(), &ov).unwrap();
+            if w.category() == hostbench_core::workload::Category::Db {
+                let ctx = SetupCtx {
+                    params: &params,
+                    threads: 2,
+                    dist: Distribution::Uniform,
+                    seed: 1,
+                    host: None,
+                };
+                let log = hostbench_core::workload::CollectLog::default();
+                let done = w
+                    .stage(hostbench_core::workload::Stage::Prepare, &ctx, &log)
+                    .unwrap_or_else(|e| panic!("{}: prepare: {e}", w.id()));
+                assert_ne!(
+                    done,
+                    hostbench_core::workload::StageDone::Interrupted,
+                    "{}",
+                    w.id()
+                );
+            }
             let mut plan = Plan::new(w.id(), params.clone());
             plan.threads = 2;
             plan.time_s = 0.0;
@@ -130,8 +170,13 @@ mod tests {
                 let log = hostbench_core::workload::CollectLog::default();
                 w.stage(hostbench_core::workload::Stage::Cleanup, &ctx, &log)
                     .unwrap();
-                std::fs::remove_dir(&scratch)
-                    .unwrap_or_else(|e| panic!("{}: cleanup left files: {e}", w.id()));
+                if w.category() == hostbench_core::workload::Category::Db {
+                    // insert-race leaves its table by design (no prepare/cleanup).
+                    let _ = std::fs::remove_dir_all(&scratch);
+                } else {
+                    std::fs::remove_dir(&scratch)
+                        .unwrap_or_else(|e| panic!("{}: cleanup left files: {e}", w.id()));
+                }
             }
         }
     }

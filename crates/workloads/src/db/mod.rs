@@ -1,2 +1,19 @@
-//! Databases: sysbench OLTP workloads and insert-race over SQLite, PostgreSQL and
-//! MariaDB/MySQL.
+//! Databases: sysbench's OLTP workloads and the parallel single-row insert test
+//! (`insert-race`) over SQLite (embedded, the default), PostgreSQL and MariaDB/MySQL.
+//!
+//! Layering: [`driver`] is a small trait over one connection with prepared statements and a
+//! [`driver::Session`] that re-prepares after a reconnect; [`sqlite`], [`pg`] and [`mysql`]
+//! implement it (each behind a cargo feature, all on by default); [`oltp`] is sysbench's
+//! OLTP family (one parametrised workload per Lua script) and [`insert_race`] the insert
+//! test. One OS thread and one connection per worker; statements are prepared once per
+//! connection; workers never print, read the clock for limits or handle signals.
+
+pub mod driver;
+pub mod insert_race;
+#[cfg(feature = "mysql")]
+pub mod mysql;
+pub mod oltp;
+#[cfg(feature = "postgres")]
+pub mod pg;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;

@@ -1,0 +1,902 @@
+//! Database workloads through the real binary: sysbench's OLTP family on SQLite (always),
+//! PostgreSQL (`HOSTBENCH_TEST_PG_URL`) and MariaDB/MySQL (`HOSTBENCH_TEST_MYSQL_URL`).
+//! A server variable that is set must answer (the tests fail otherwise); unset, the server
+//! tests print a skip line. Every test uses tables or databases of its own (a table prefix
+//! `hbt_<test>_`), so the tests can run in parallel with each other and with the results
+//! store's tests.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::process::Command as StdCommand;
+use std::time::{Duration, Instant};
+
+/// Every OLTP test and the (reads, writes, other) one event makes with default options; `None`
+/// where the split depends on the data (oltp_delete: write or other; bulk_insert: one write
+/// per flushed statement).
+type Mix = Option<(u64, u64, u64)>;
+
+const MIX: &[(&str, Mix)] = &[
+    ("oltp_read_write", Some((14, 4, 2))),
+    ("oltp_read_only", Some((14, 0, 2))),
+    ("oltp_write_only", Some((0, 4, 2))),
+    ("oltp_point_select", Some((1, 0, 0))),
+    ("oltp_insert", Some((0, 1, 0))),
+    ("oltp_update_index", Some((0, 1, 0))),
+    ("oltp_update_non_index", Some((0, 1, 0))),
+    ("oltp_delete", None),
+    ("bulk_insert", None),
+    ("select_random_points", Some((1, 0, 0))),
+    ("select_random_ranges", Some((1, 0, 0))),
+];
+
+fn server(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ => {
+            eprintln!("skipped: {var} is not set (see .ci/run)");
+            None
+        }
+    }
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("db-{name}"));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `args` (sysbench grammar) and returns stdout; fails with stderr otherwise.
+fn ok(args: &[String]) -> String {
+    let out = hb()
+        .args(args)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let so = String::from_utf8_lossy(&out.stdout).into_owned();
+    let se = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{args:?} failed: {se}\n{so}");
+    assert!(!se.contains("panicked"), "{se}");
+    so
+}
+
+fn args(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+fn counter(r: &Value, k: &str) -> u64 {
+    r["metrics"]["counters"][k].as_u64().unwrap_or(0)
+}
+
+/// prepare, run a fixed number of events as JSON (checked against the schema and the
+/// reference query mix), cleanup — for every OLTP test on one target.
+fn every_test_on(conn: &[String], prefix: &str, threads: &str) {
+    for (test, mix) in MIX {
+        let mut base = conn.to_vec();
+        base.push(format!("--table-prefix={prefix}_"));
+        base.push(format!("--threads={threads}"));
+        if *test != "bulk_insert" {
+            base.push("--table-size=300".into());
+        }
+        if test.starts_with("oltp") {
+            base.push("--tables=2".into());
+        }
+        let with = |extra: &[&str]| {
+            let mut a = vec![test.to_string()];
+            a.extend(base.iter().cloned());
+            a.extend(extra.iter().map(|s| s.to_string()));
+            a
+        };
+        ok(&with(&["cleanup"]));
+        let p = ok(&with(&["prepare"]));
+        assert!(p.contains("Creating table '"), "{test}: {p}");
+        let out = ok(&with(&[
+            "--events=40",
+            "--time=0",
+            "--format=json",
+            "--rand-seed=7",
+            "run",
+        ]));
+        let r: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{test}: {e}\n{out}"));
+        assert_valid(&r, test);
+        assert_eq!(r["metrics"]["events"], 40, "{test}");
+        let (rd, wr, ot) = (
+            counter(&r, "reads"),
+            counter(&r, "writes"),
+            counter(&r, "other"),
+        );
+        let errors = counter(&r, "errors");
+        // With one thread the split is exact. With two, an UPDATE or DELETE can find its row
+        // gone (another thread's delete+insert in flight) and count as "other", and a
+        // deadlock retries a transaction (an ignored error; the queries of the failed try
+        // are counted too, as sysbench counts them).
+        match (test, mix) {
+            (_, Some((a, b, c))) if threads == "1" => {
+                assert_eq!(errors, 0, "{test}: {r}");
+                assert_eq!((rd, wr, ot), (a * 40, b * 40, c * 40), "{test}")
+            }
+            (_, Some((a, b, c))) if errors == 0 => {
+                assert_eq!((rd, wr + ot), (a * 40, (b + c) * 40), "{test}")
+            }
+            (_, Some((a, b, c))) => {
+                assert!(rd >= a * 40 && wr + ot >= (b + c) * 40, "{test}: {r}")
+            }
+            (&"oltp_delete", None) => assert_eq!((rd, wr + ot), (0, 40), "{test}"),
+            _ => assert_eq!((rd, ot), (0, 0), "{test}"),
+        }
+        assert!(
+            r["workload"]["id"].as_str().unwrap().ends_with(test),
+            "{test}"
+        );
+        let c = ok(&with(&["cleanup"]));
+        assert!(c.contains("Dropping table '"), "{test}: {c}");
+    }
+}
+
+#[test]
+fn sqlite_every_oltp_test_prepare_run_cleanup() {
+    let d = scratch("sqlite-all");
+    let url = format!("--db-url=sqlite:{}", d.join("all.db").display());
+    every_test_on(&[url], "hbt_s", "1");
+    assert!(
+        !d.join("all.db").exists(),
+        "cleanup removes the SQLite file it created"
+    );
+}
+
+#[test]
+fn sqlite_is_the_default_and_lua_paths_work() {
+    let d = scratch("sqlite-default");
+    let run = |a: &[&str]| {
+        let out = hb()
+            .current_dir(&d)
+            .args(a)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{a:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    run(&[
+        "/usr/share/sysbench/oltp_read_only.lua",
+        "--table-size=200",
+        "prepare",
+    ]);
+    assert!(d.join("sbtest.db").exists(), "default file in the cwd");
+    let out = run(&[
+        "/usr/share/sysbench/oltp_read_only.lua",
+        "--table-size=200",
+        "--events=30",
+        "--time=0",
+        "--percentile=95",
+        "run",
+    ]);
+    assert!(out.contains("SQL statistics:"), "{out}");
+    assert!(
+        out.contains("        read:                            420\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("        other:                           60\n"),
+        "{out}"
+    );
+    run(&["oltp_read_only", "cleanup"]);
+    assert!(!d.join("sbtest.db").exists());
+}
+
+#[test]
+fn sysbench_sql_layout() {
+    let d = scratch("sqlite-layout");
+    let url = format!("--db-url=sqlite:{}", d.join("l.db").display());
+    let a = |extra: &[&str]| {
+        let mut v = vec![
+            "oltp_read_write".to_string(),
+            url.clone(),
+            "--table-size=500".into(),
+        ];
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let p = ok(&a(&["prepare"]));
+    insta::assert_snapshot!("sqlite_prepare", redact(&p));
+    let out = ok(&a(&[
+        "--events=50",
+        "--time=0",
+        "--report-interval=1",
+        "run",
+    ]));
+    assert_sysbench_columns(&out);
+    // sysbench's SQL block: counts at column 41, "(x per sec.)" after a 6-wide count.
+    for l in out.lines().filter(|l| {
+        l.starts_with("    transactions:")
+            || l.starts_with("    queries:")
+            || l.starts_with("    ignored")
+    }) {
+        assert_eq!(l.find(|c: char| c.is_ascii_digit()), Some(41), "{l:?}");
+        assert!(l.ends_with(" per sec.)"), "{l:?}");
+    }
+    insta::assert_snapshot!("sqlite_oltp_read_write", redact(&out));
+    ok(&a(&["cleanup"]));
+}
+
+#[test]
+fn sql_interval_lines() {
+    let d = scratch("sqlite-interval");
+    let url = format!("--db-url=sqlite:{}", d.join("i.db").display());
+    let a = |extra: &[&str]| {
+        let mut v = args(&["oltp_point_select", &url, "--table-size=200"]);
+        v.extend(args(extra));
+        v
+    };
+    ok(&a(&["prepare"]));
+    let out = ok(&a(&["--time=1.6", "--report-interval=0.5", "run"]));
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("[ ")).collect();
+    assert!(lines.len() >= 2, "{out}");
+    for l in &lines {
+        // sysbench: [ 1s ] thds: 1 tps: X qps: X (r/w/o: X/X/X) lat (ms,95%): X err/s: X reconn/s: X
+        // Whole seconds print as sysbench does ("1s"), fractions keep their digits ("0.5s").
+        let r = redact(l).replacen("[ #.#s ]", "[ #s ]", 1);
+        assert_eq!(
+            r,
+            "[ #s ] thds: # tps: #.# qps: #.# (r/w/o: #.#/#.#/#.#) lat (ms,#%): #.# err/s: #.# reconn/s: #.#",
+            "{l}"
+        );
+    }
+    ok(&a(&["cleanup"]));
+}
+
+#[test]
+fn bad_database_input_is_one_clear_line_and_exit_2() {
+    let d = scratch("sqlite-bad");
+    let missing = format!("--db-url=sqlite:{}", d.join("none.db").display());
+    let cases: &[(&[&str], &str)] = &[
+        (&["oltp_read_write", "--tables=0", "run"], "--tables"),
+        (
+            &["oltp_read_write", "--db-driver=oracle", "run"],
+            "--db-driver",
+        ),
+        (
+            &["oltp_read_write", "--db-url=oracle://x/y", "run"],
+            "unknown kind of URL",
+        ),
+        (&["oltp_point_select", &missing, "run"], "prepare"),
+        (
+            &["select_random_points", "--tables=2", &missing, "prepare"],
+            "--tables > 1",
+        ),
+        (
+            &["oltp_read_write", "--table-prefix=x;drop", &missing, "run"],
+            "--table-prefix",
+        ),
+        (
+            &[
+                "oltp_read_write",
+                "--db-url=postgres://u:Sekr1tPw@127.0.0.1:1/x",
+                "run",
+            ],
+            "cannot connect to postgres://u:***@127.0.0.1:1/x",
+        ),
+        (
+            &[
+                "oltp_read_write",
+                "--db-driver=mysql",
+                "--mysql-host=127.0.0.1",
+                "--mysql-port=1",
+                "--mysql-password=Sekr1tPw",
+                "prepare",
+            ],
+            "cannot connect to mysql://sbtest:***@127.0.0.1:1/sbtest",
+        ),
+    ];
+    for (a, needle) in cases {
+        let out = hb()
+            .current_dir(&d)
+            .args(*a)
+            .timeout(Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{a:?}: {err}");
+        assert!(err.contains(needle), "{a:?}: expected '{needle}' in: {err}");
+        assert!(!err.contains("Sekr1tPw"), "{a:?}: password shown: {err}");
+        assert!(!err.contains("panicked"), "{a:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{a:?}: one line: {err}");
+    }
+    assert!(
+        !d.join("none.db").exists(),
+        "a run does not create a database"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Servers
+
+/// sysbench-style connection options for a `postgres://user@host:port/db` URL.
+fn pg_opts(url: &str) -> Vec<String> {
+    vec![format!("--db-url={url}")]
+}
+
+fn psql(url: &str, sql: &str) -> String {
+    let out = StdCommand::new("psql")
+        .args([url, "-XAtq", "-c", sql])
+        .output()
+        .expect("psql is installed with the server");
+    assert!(
+        out.status.success(),
+        "psql {sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn pgsql_every_oltp_test_prepare_run_cleanup() {
+    let Some(url) = server("HOSTBENCH_TEST_PG_URL") else {
+        return;
+    };
+    every_test_on(&pg_opts(&url), "hbt_pg", "2");
+}
+
+#[test]
+fn mysql_every_oltp_test_prepare_run_cleanup() {
+    let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    every_test_on(&[format!("--db-url={url}")], "hbt_my", "2");
+}
+
+/// The connection is killed from another session mid-run: the run counts the reconnect and
+/// the error, and goes on to its time limit.
+fn reconnects(conn: Vec<String>, prefix: &str, kill: &dyn Fn()) {
+    let with = |extra: &[&str]| {
+        let mut a = vec!["oltp_read_only".to_string()];
+        a.extend(conn.iter().cloned());
+        a.push(format!("--table-prefix={prefix}"));
+        a.push("--table-size=200".into());
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    ok(&with(&["cleanup"]));
+    ok(&with(&["prepare"]));
+    let child = hb_std()
+        .args(with(&["--time=4", "--format=json", "run"]))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    std::thread::sleep(Duration::from_millis(500));
+    kill();
+    let out = child.wait_with_output().unwrap();
+    let so = String::from_utf8_lossy(&out.stdout);
+    let se = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{se}\n{so}");
+    let r: Value = serde_json::from_str(&so).unwrap();
+    assert_valid(&r, "reconnect run");
+    assert!(counter(&r, "reconnects") >= 1, "no reconnect counted: {r}");
+    assert!(counter(&r, "errors") >= counter(&r, "reconnects"));
+    assert!(
+        t0.elapsed() >= Duration::from_millis(3900),
+        "ran to its time limit"
+    );
+    assert!(r["metrics"]["duration_s"].as_f64().unwrap() >= 3.9);
+    ok(&with(&["cleanup"]));
+}
+
+#[test]
+fn pgsql_backend_terminated_mid_run_reconnects() {
+    let Some(url) = server("HOSTBENCH_TEST_PG_URL") else {
+        return;
+    };
+    let prefix = "hbt_pgkill_";
+    reconnects(pg_opts(&url), prefix, &|| {
+        // Poll until the run's backend is there (start-up is slow on a loaded machine).
+        for _ in 0..400 {
+            let n = psql(
+                &url,
+                &format!(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+                     WHERE query LIKE '%{prefix}%' AND pid <> pg_backend_pid() \
+                     AND application_name = 'hostbench'"
+                ),
+            );
+            if n.trim() != "0" {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("no backend of the run found to terminate");
+    });
+}
+
+fn mysql_cli(url: &str, sql: &str) -> String {
+    // mysql://user@host:port/db → mysql -h host -P port -u user db
+    let rest = url.trim_start_matches("mysql://");
+    let (auth, hostdb) = rest.split_once('@').unwrap_or(("root", rest));
+    let (hostport, db) = hostdb.split_once('/').unwrap_or((hostdb, "test"));
+    let (host, port) = hostport.split_once(':').unwrap_or((hostport, "3306"));
+    let user = auth.split(':').next().unwrap_or("root");
+    let out = StdCommand::new("mysql")
+        .args([
+            "-h", host, "-P", port, "-u", user, "-N", "-B", "-e", sql, db,
+        ])
+        .output()
+        .expect("the mysql client is installed with the server");
+    assert!(
+        out.status.success(),
+        "mysql {sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn mysql_connection_killed_mid_run_reconnects() {
+    let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let prefix = "hbt_mykill_";
+    // MariaDB's process list shows a connection's statement only while it runs: poll until
+    // the run's connection is caught inside one of its (busy) statements on our tables.
+    let u = url.clone();
+    reconnects(vec![format!("--db-url={url}")], prefix, &move || {
+        for _ in 0..200 {
+            let ids = mysql_cli(
+                &u,
+                &format!(
+                    "SELECT id FROM information_schema.processlist \
+                     WHERE info LIKE '%{prefix}%' AND id <> connection_id()"
+                ),
+            );
+            if let Some(id) = ids.split_whitespace().next() {
+                mysql_cli(&u, &format!("KILL {id}"));
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("no connection of the run found to kill");
+    });
+}
+
+#[test]
+fn wrong_credentials_are_clear_and_hide_the_password() {
+    let mut cases: Vec<(Vec<String>, &str)> = Vec::new();
+    if let Some(url) = server("HOSTBENCH_TEST_PG_URL") {
+        let hostpart = url
+            .rsplit_once('@')
+            .map(|(_, h)| h)
+            .unwrap_or("127.0.0.1/test");
+        cases.push((
+            args(&[
+                "oltp_point_select",
+                &format!("--db-url=postgres://no_such_role_hb:Sekr1tPw@{hostpart}"),
+                "run",
+            ]),
+            "no_such_role_hb",
+        ));
+    }
+    if let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") {
+        let hostpart = url
+            .rsplit_once('@')
+            .map(|(_, h)| h)
+            .unwrap_or("127.0.0.1/test");
+        cases.push((
+            args(&[
+                "oltp_point_select",
+                &format!("--db-url=mysql://root:Sekr1tPw@{hostpart}"),
+                "run",
+            ]),
+            "Access denied",
+        ));
+    }
+    for (a, needle) in cases {
+        let out = hb()
+            .args(&a)
+            .timeout(Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{a:?}: {err}");
+        assert!(err.contains(needle), "{a:?}: expected {needle}: {err}");
+        assert!(err.contains(":***@"), "{a:?}: {err}");
+        assert!(!err.contains("Sekr1tPw"), "{a:?}: {err}");
+    }
+}
+
+#[test]
+fn passwords_are_not_saved_with_the_result() {
+    let Some(url) = server("HOSTBENCH_TEST_PG_URL") else {
+        return;
+    };
+    // The local server trusts loopback connections, so any password is accepted.
+    let with_pw = match url.split_once('@') {
+        Some((a, b)) if !a.trim_start_matches("postgres://").contains(':') => {
+            format!("{a}:Sekr1tPw@{b}")
+        }
+        _ => url.clone(),
+    };
+    let conn = format!("--db-url={with_pw}");
+    let base = [
+        "oltp_point_select",
+        conn.as_str(),
+        "--table-prefix=hbt_pw_",
+        "--table-size=100",
+        "--pgsql-password=Sekr1tPw",
+    ];
+    let mut a = args(&base);
+    a.push("cleanup".into());
+    ok(&a);
+    a.pop();
+    a.push("prepare".into());
+    ok(&a);
+    a.pop();
+    a.extend(args(&["--events=5", "--time=0", "--format=json", "run"]));
+    let out = ok(&a);
+    assert!(!out.contains("Sekr1tPw"), "{out}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_valid(&r, "pw run");
+    assert_eq!(r["workload"]["params"]["pgsql_password"], "***");
+    let (list, _) = run_ok(&[
+        "results",
+        "show",
+        r["id"].as_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(
+        !list.contains("Sekr1tPw"),
+        "saved result holds the password"
+    );
+    a.truncate(base.len());
+    a.push("cleanup".into());
+    ok(&a);
+}
+
+/// The same on MariaDB: sysbench's tables run here and ours run in sysbench.
+#[test]
+fn sysbench_and_hostbench_share_tables_mysql() {
+    let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    if StdCommand::new("sysbench")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: sysbench is not installed");
+        return;
+    }
+    mysql_cli(&url, "CREATE DATABASE IF NOT EXISTS hbt_interop");
+    let rest = url.trim_start_matches("mysql://");
+    let (auth, hostdb) = rest.split_once('@').unwrap_or(("root", rest));
+    let hostport = hostdb.split('/').next().unwrap_or("127.0.0.1:3306");
+    let (host, port) = hostport.split_once(':').unwrap_or((hostport, "3306"));
+    let user = auth.split(':').next().unwrap_or("root");
+    let opts = [
+        "--db-driver=mysql".to_string(),
+        format!("--mysql-host={host}"),
+        format!("--mysql-port={port}"),
+        format!("--mysql-user={user}"),
+        "--mysql-db=hbt_interop".into(),
+        "--tables=2".into(),
+        "--table-size=500".into(),
+        "--events=30".into(),
+        "--time=0".into(),
+    ];
+    let sb = |cmd: &str| {
+        let out = StdCommand::new("sysbench")
+            .arg("oltp_read_write")
+            .args(&opts)
+            .arg(cmd)
+            .output()
+            .unwrap();
+        let so = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "sysbench {cmd}: {so}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        so
+    };
+    let hbx = |cmd: &str| {
+        let mut a = vec!["oltp_read_write".to_string()];
+        a.extend(opts.iter().cloned());
+        a.push(cmd.into());
+        ok(&a)
+    };
+    sb("cleanup");
+    sb("prepare");
+    let out = hbx("run");
+    assert!(
+        out.contains("        read:                            420\n"),
+        "{out}"
+    );
+    hbx("cleanup");
+    hbx("prepare");
+    let out = sb("run");
+    assert!(
+        out.contains("        read:                            420\n"),
+        "{out}"
+    );
+    sb("cleanup");
+}
+
+/// Tables prepared by Debian's sysbench run here, and tables prepared here run in sysbench.
+#[test]
+fn sysbench_and_hostbench_share_tables() {
+    let Some(url) = server("HOSTBENCH_TEST_PG_URL") else {
+        return;
+    };
+    if StdCommand::new("sysbench")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: sysbench is not installed");
+        return;
+    }
+    // sysbench's table names are fixed (sbtest1..N): a database of this test's own.
+    let _ = StdCommand::new("psql")
+        .args([url.as_str(), "-XAtq", "-c", "CREATE DATABASE hbt_interop"])
+        .output();
+    let db_url = match url.rsplit_once('/') {
+        Some((head, _)) => format!("{head}/hbt_interop"),
+        None => panic!("{url}"),
+    };
+    let hostport = url
+        .rsplit_once('@')
+        .map(|(_, h)| h.split('/').next().unwrap_or(""))
+        .unwrap_or("127.0.0.1:5432");
+    let (host, port) = hostport.split_once(':').unwrap_or((hostport, "5432"));
+    let user = url
+        .trim_start_matches("postgres://")
+        .split(['@', ':'])
+        .next()
+        .unwrap();
+    let sb = |cmd: &str| {
+        let out = StdCommand::new("sysbench")
+            .args([
+                "oltp_read_write",
+                "--db-driver=pgsql",
+                &format!("--pgsql-host={host}"),
+                &format!("--pgsql-port={port}"),
+                &format!("--pgsql-user={user}"),
+                "--pgsql-db=hbt_interop",
+                "--tables=2",
+                "--table-size=500",
+                "--events=30",
+                "--time=0",
+                cmd,
+            ])
+            .output()
+            .unwrap();
+        let so = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "sysbench {cmd}: {so}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        so
+    };
+    let hbx = |cmd: &str| {
+        ok(&args(&[
+            "oltp_read_write",
+            &format!("--db-url={db_url}"),
+            "--tables=2",
+            "--table-size=500",
+            "--events=30",
+            "--time=0",
+            cmd,
+        ]))
+    };
+    sb("cleanup");
+    sb("prepare");
+    let out = hbx("run");
+    assert!(
+        out.contains("        read:                            420\n"),
+        "{out}"
+    );
+    hbx("cleanup");
+    hbx("prepare");
+    let out = sb("run");
+    assert!(
+        out.contains("        read:                            420\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ignored errors:                      0 "),
+        "{out}"
+    );
+    sb("cleanup");
+}
+
+// ---------------------------------------------------------------------------------------
+// insert-race
+
+fn insert_race(conn: &str, extra: &[&str]) -> Value {
+    let mut a = args(&[
+        "insert-race",
+        "--sessions",
+        "3",
+        "--rows",
+        "150",
+        "--format",
+        "json",
+        conn,
+    ]);
+    a.extend(args(extra));
+    let out = ok(&a);
+    let r: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{a:?}: {e}\n{out}"));
+    assert_valid(&r, "insert-race");
+    assert_eq!(r["workload"]["id"], "db.insert_race");
+    assert_eq!(r["outcome"]["stop_reason"], "workers_done", "{a:?}");
+    assert_eq!(
+        r["metrics"]["events"], 450,
+        "{a:?}: every session inserts every row"
+    );
+    assert_eq!(counter(&r, "writes"), 450, "{a:?}");
+    let per: Vec<u64> = r["fairness"]["per_thread"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["events"].as_u64().unwrap())
+        .collect();
+    assert_eq!(per, vec![150, 150, 150], "{a:?}");
+    let figures: Vec<&str> = r["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(figures[0], "makespan_s", "{a:?}");
+    r
+}
+
+#[test]
+fn insert_race_on_sqlite_every_mode() {
+    let d = scratch("race-sqlite");
+    let url = format!("--db-url=sqlite:{}", d.join("race.db").display());
+    let r = insert_race(&url, &["--table-mode", "temp"]);
+    assert_eq!(counter(&r, "other"), 0, "autocommit: no BEGIN/COMMIT");
+    let r = insert_race(
+        &url,
+        &["--table-mode", "per-session", "--commit", "batch:50"],
+    );
+    // 3 batches of 50 per session, each BEGIN + COMMIT.
+    assert_eq!(counter(&r, "other"), 3 * 3 * 2);
+    let r = insert_race(&url, &["--table-mode", "shared", "--commit", "none"]);
+    assert_eq!(counter(&r, "other"), 3 * 2);
+    assert!(
+        !d.join("race.db").exists(),
+        "the run removes the file it created"
+    );
+    // The report layout.
+    let out = ok(&args(&[
+        "insert-race",
+        "--sessions",
+        "2",
+        "--rows",
+        "100",
+        &url,
+    ]));
+    for needle in [
+        "insert-race: 2 session(s) x 100 row(s), table mode temp, commit row",
+        "makespan:",
+        "rows inserted:            200 ",
+        "session   1:        100 rows",
+        "session   2:        100 rows",
+        "insert latency (ms): min",
+        " p99 ",
+    ] {
+        assert!(out.contains(needle), "{needle:?} missing:\n{out}");
+    }
+}
+
+#[test]
+fn insert_race_on_servers() {
+    if let Some(url) = server("HOSTBENCH_TEST_PG_URL") {
+        let u = format!("--db-url={url}");
+        insert_race(&u, &["--table-mode", "temp"]);
+        insert_race(
+            &u,
+            &[
+                "--table-mode",
+                "per-session",
+                "--commit",
+                "batch:10",
+                "--values",
+                "seq",
+            ],
+        );
+    }
+    if let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") {
+        let u = format!("--db-url={url}");
+        insert_race(&u, &["--table-mode", "temp", "--engine", "myisam"]);
+        insert_race(&u, &["--table-mode", "shared", "--commit", "batch:25"]);
+    }
+}
+
+#[test]
+fn insert_race_bad_input() {
+    for (a, needle) in [
+        (&["insert-race", "--commit", "sometimes"][..], "batch:N"),
+        (&["insert-race", "--sessions", "0"][..], "--sessions"),
+        (
+            &["insert-race", "--table-mode", "global"][..],
+            "--table-mode",
+        ),
+        (
+            &[
+                "insert-race",
+                "--db-url",
+                "mysql://u:Sekr1tPw@127.0.0.1:1/x",
+            ][..],
+            "mysql://u:***@127.0.0.1:1/x",
+        ),
+    ] {
+        let out = hb()
+            .args(a)
+            .timeout(Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{a:?}: {err}");
+        assert!(err.contains(needle), "{a:?}: expected {needle}: {err}");
+        assert!(
+            !err.contains("Sekr1tPw") && !err.contains("panicked"),
+            "{err}"
+        );
+    }
+}
+
+/// `--db-ps-mode=disable` sends values inside the SQL text: same counts, same results.
+#[test]
+fn ps_mode_disable_gives_the_same_mix() {
+    let d = scratch("sqlite-psmode");
+    let mut targets = vec![format!("--db-url=sqlite:{}", d.join("p.db").display())];
+    if let Some(url) = server("HOSTBENCH_TEST_PG_URL") {
+        targets.push(format!("--db-url={url}"));
+    }
+    if let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") {
+        targets.push(format!("--db-url={url}"));
+    }
+    for t in targets {
+        let a = |extra: &[&str]| {
+            let mut v = args(&[
+                "oltp_read_write",
+                &t,
+                "--table-prefix=hbt_psm_",
+                "--table-size=200",
+            ]);
+            v.extend(args(extra));
+            v
+        };
+        ok(&a(&["cleanup"]));
+        ok(&a(&["prepare"]));
+        let out = ok(&a(&[
+            "--db-ps-mode=disable",
+            "--events=20",
+            "--time=0",
+            "--format=json",
+            "run",
+        ]));
+        let r: Value = serde_json::from_str(&out).unwrap();
+        assert_valid(&r, "ps-mode disable");
+        assert_eq!(
+            (
+                counter(&r, "reads"),
+                counter(&r, "writes"),
+                counter(&r, "other")
+            ),
+            (280, 80, 40),
+            "{t}"
+        );
+        ok(&a(&["cleanup"]));
+    }
+}

@@ -1,0 +1,106 @@
+//! The `insert-race` report: makespan first (the number the test is run for), then rows/s,
+//! per-session times and their spread, and per-insert latency percentiles.
+
+use crate::ms;
+use hostbench_core::result::RunResult;
+use std::fmt::Write;
+
+fn text<'a>(r: &'a RunResult, k: &str) -> &'a str {
+    match r.workload.params.values().get(k) {
+        Some(hostbench_core::params::Value::Text(t)) => t,
+        _ => "",
+    }
+}
+
+/// The full report.
+pub fn render(r: &RunResult) -> String {
+    let mut s = String::new();
+    let sessions = r.config.threads;
+    let rows = match r.workload.params.values().get("rows") {
+        Some(hostbench_core::params::Value::Int(n)) => *n as u64,
+        _ => 0,
+    };
+    let target = if text(r, "db_url").is_empty() {
+        text(r, "db_driver").to_string()
+    } else {
+        text(r, "db_url").to_string()
+    };
+    let _ = writeln!(
+        s,
+        "insert-race: {sessions} session(s) x {rows} row(s), table mode {}, commit {}, on {target}",
+        text(r, "table_mode"),
+        text(r, "commit"),
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "makespan:        {:>12.3} s   (start barrier to the last session done)",
+        r.metrics.duration_s
+    );
+    let _ = writeln!(
+        s,
+        "rows inserted:   {:>12}     ({:.1} rows/s)",
+        r.metrics.events, r.metrics.events_per_s
+    );
+    let get = |k: &str| r.metrics.counters.get(k).copied().unwrap_or(0);
+    let _ = writeln!(
+        s,
+        "BEGIN/COMMIT:    {:>12}     errors retried: {}",
+        get("other"),
+        get("errors")
+    );
+    let times: Vec<f64> = r
+        .fairness
+        .per_thread
+        .iter()
+        .map(|t| t.latency_sum_ns as f64 / 1e9)
+        .collect();
+    if !times.is_empty() {
+        let min = times.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = times.iter().copied().fold(0.0, f64::max);
+        let _ = writeln!(s);
+        let _ = writeln!(s, "session times (s, time spent inserting):");
+        let _ = writeln!(
+            s,
+            "    min {min:.3}  avg {:.3}  max {max:.3}  stddev {:.3}  max/min {}",
+            r.fairness.exec_time_avg_s,
+            r.fairness.exec_time_stddev_s,
+            if min > 0.0 {
+                format!("{:.2}", max / min)
+            } else {
+                "-".into()
+            }
+        );
+        for (i, (t, th)) in times.iter().zip(&r.fairness.per_thread).enumerate() {
+            let rate = if *t > 0.0 { th.events as f64 / t } else { 0.0 };
+            let _ = writeln!(
+                s,
+                "    session {:>3}: {:>10} rows  {t:>10.3} s  {rate:>12.1} rows/s",
+                i + 1,
+                th.events
+            );
+        }
+    }
+    let l = &r.latency;
+    let _ = writeln!(s);
+    let _ = write!(
+        s,
+        "insert latency (ms): min {:.3}  avg {:.3}",
+        ms(l.min_ns),
+        ms(l.avg_ns)
+    );
+    for p in &l.percentiles {
+        if p.p > 0.0 {
+            let _ = write!(s, "  p{} {:.3}", crate::pct_label(p.p), ms(p.ns));
+        }
+    }
+    let _ = writeln!(s, "  max {:.3}", ms(l.max_ns));
+    if r.outcome.stop_reason != hostbench_core::runner::StopReason::WorkersDone {
+        let _ = writeln!(
+            s,
+            "\nnote: the run ended by {:?} before every session finished; the makespan covers the part that ran",
+            r.outcome.stop_reason
+        );
+    }
+    s
+}

@@ -1,0 +1,751 @@
+//! The driver layer: where to connect ([`Target`], from sysbench's `--db-driver`,
+//! `--pgsql-*`, `--mysql-*` options or a native `--db-url`), one connection ([`Conn`]),
+//! and a [`Session`] that keeps the statements a worker prepared so it can re-prepare them
+//! after a reconnect.
+//!
+//! Invariants: SQL is written with `?` placeholders (the PostgreSQL driver numbers them);
+//! a statement is classified by its result as sysbench does — a result set is a read,
+//! otherwise affected rows > 0 a write, otherwise "other" (BEGIN, COMMIT, an UPDATE that
+//! matched nothing). Passwords appear only in [`Target`] and never in its `Display` or in
+//! an error message.
+
+use hostbench_core::params::{ParamKind, ParamSpec, Params};
+use hostbench_core::secret::redact_url;
+use hostbench_core::workload::WorkloadError;
+use std::fmt;
+use std::time::Duration;
+
+/// Which database a target is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Driver {
+    /// SQLite, embedded (bundled).
+    Sqlite,
+    /// PostgreSQL.
+    Pgsql,
+    /// MariaDB or MySQL.
+    Mysql,
+}
+
+impl Driver {
+    /// sysbench's driver name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Driver::Sqlite => "sqlite",
+            Driver::Pgsql => "pgsql",
+            Driver::Mysql => "mysql",
+        }
+    }
+}
+
+/// A bound parameter. Borrowed text, so binding allocates nothing on our side.
+#[derive(Debug, Clone, Copy)]
+pub enum Arg<'a> {
+    /// An INTEGER column value.
+    Int(i32),
+    /// A CHAR/TEXT column value.
+    Text(&'a str),
+}
+
+/// What a statement returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Res {
+    /// A result set with this many rows (a read, even when empty).
+    Rows(u64),
+    /// No result set; this many rows changed (> 0: a write, else "other").
+    Affected(u64),
+}
+
+/// How an error is treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrClass {
+    /// The connection is gone: reconnect, re-prepare, restart the transaction.
+    Lost,
+    /// Deadlock, serialization failure, lock wait, busy database, unique violation: the
+    /// transaction may succeed when run again (sysbench's default ignorable set).
+    Retry,
+    /// Anything else: fatal unless `--db-ignore-errors=all` or the code is listed.
+    Other,
+}
+
+/// A database error: class, the server's code (SQLSTATE, MySQL errno, SQLite result code)
+/// and the message (never with a password).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DbError {
+    /// How to treat it.
+    pub class: ErrClass,
+    /// The server's code, empty when there is none (I/O errors).
+    pub code: String,
+    /// What happened.
+    pub message: String,
+}
+
+impl fmt::Display for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.code.is_empty() {
+            write!(f, "{}", redact_url(&self.message))
+        } else {
+            write!(f, "{} (error {})", redact_url(&self.message), self.code)
+        }
+    }
+}
+
+impl DbError {
+    /// An error of class `class` with no server code.
+    pub fn new(class: ErrClass, message: impl Into<String>) -> DbError {
+        DbError {
+            class,
+            code: String::new(),
+            message: message.into(),
+        }
+    }
+}
+
+/// A prepared statement of one connection.
+pub type Stmt = usize;
+
+/// One connection to a database.
+pub trait Conn: Send {
+    /// Prepares `sql` (with `?` placeholders) on the server (or in the library).
+    fn prepare(&mut self, sql: &str) -> Result<Stmt, DbError>;
+    /// Runs prepared statement `s` with `args`, reading (and dropping) every row.
+    fn exec(&mut self, s: Stmt, args: &[Arg<'_>]) -> Result<Res, DbError>;
+    /// Runs `sql` as text (DDL, multi-row INSERTs, sysbench's non-prepared queries).
+    fn query(&mut self, sql: &str) -> Result<Res, DbError>;
+    /// Forgets every prepared statement (they are re-prepared on the new connection).
+    fn clear(&mut self);
+    /// Which database this is.
+    fn driver(&self) -> Driver;
+    /// The server's version string.
+    fn server_version(&mut self) -> String;
+}
+
+/// Where to connect.
+#[derive(Clone)]
+pub enum Target {
+    /// An SQLite database file.
+    Sqlite {
+        /// The file.
+        path: String,
+    },
+    /// A PostgreSQL server.
+    Pgsql {
+        /// Host name, address or socket directory.
+        host: String,
+        /// TCP port.
+        port: u16,
+        /// User.
+        user: String,
+        /// Password (empty = none).
+        password: String,
+        /// Database.
+        db: String,
+    },
+    /// A MariaDB/MySQL server.
+    Mysql {
+        /// Host name or address.
+        host: String,
+        /// TCP port.
+        port: u16,
+        /// Unix socket (wins over host and port when set).
+        socket: String,
+        /// User.
+        user: String,
+        /// Password (empty = none).
+        password: String,
+        /// Database.
+        db: String,
+    },
+}
+
+impl fmt::Display for Target {
+    /// The target as a URL with the password hidden.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pw = |p: &str| if p.is_empty() { "" } else { ":***" };
+        match self {
+            Target::Sqlite { path } => write!(f, "sqlite:{path}"),
+            Target::Pgsql {
+                host,
+                port,
+                user,
+                password,
+                db,
+            } => write!(f, "postgres://{user}{}@{host}:{port}/{db}", pw(password)),
+            Target::Mysql {
+                host,
+                port,
+                socket,
+                user,
+                password,
+                db,
+            } => {
+                if socket.is_empty() {
+                    write!(f, "mysql://{user}{}@{host}:{port}/{db}", pw(password))
+                } else {
+                    write!(
+                        f,
+                        "mysql://{user}{}@localhost/{db}?socket={socket}",
+                        pw(password)
+                    )
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Target({self})")
+    }
+}
+
+/// The connection parameters every database workload takes (sysbench's option names).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! db_params {
+    ($($extra:expr),* $(,)?) => {
+        &[
+            $($extra,)*
+            $crate::db::driver::p_choice("db_driver", &["sqlite", "pgsql", "mysql"], "sqlite",
+                "database driver (hostbench's default is the embedded SQLite; sysbench's is mysql)", "db-driver"),
+            $crate::db::driver::p_text("db_url", "",
+                "hostbench: connection URL, sqlite:PATH, postgres://USER[:PASS]@HOST[:PORT]/DB or mysql://USER[:PASS]@HOST[:PORT]/DB (wins over the driver options)", "db-url"),
+            $crate::db::driver::p_choice("db_ps_mode", &["auto", "disable"], "auto",
+                "prepared statements: auto = server-side, disable = values substituted into the SQL text", "db-ps-mode"),
+            $crate::db::driver::p_text("db_ignore_errors", "auto",
+                "errors that restart the transaction instead of stopping the run: auto (deadlocks, serialization failures, lock waits, busy, unique violations; lost connections always reconnect), all, or a list of codes (SQLSTATEs, MySQL errnos, SQLite result codes)", "db-ignore-errors"),
+            $crate::db::driver::p_text("mysql_ignore_errors", "",
+                "sysbench's name for --db-ignore-errors with the MySQL driver (codes, or all)", "mysql-ignore-errors"),
+            $crate::db::driver::p_text("sqlite_db", "sbtest.db", "SQLite database file", "sqlite-db"),
+            $crate::db::driver::p_text("pgsql_host", "localhost", "PostgreSQL server host", "pgsql-host"),
+            $crate::db::driver::p_port("pgsql_port", "5432", "PostgreSQL server port", "pgsql-port"),
+            $crate::db::driver::p_text("pgsql_user", "sbtest", "PostgreSQL user", "pgsql-user"),
+            $crate::db::driver::p_text("pgsql_password", "", "PostgreSQL password", "pgsql-password"),
+            $crate::db::driver::p_text("pgsql_db", "sbtest", "PostgreSQL database name", "pgsql-db"),
+            $crate::db::driver::p_text("mysql_host", "localhost", "MySQL server host", "mysql-host"),
+            $crate::db::driver::p_port("mysql_port", "3306", "MySQL server port", "mysql-port"),
+            $crate::db::driver::p_text("mysql_socket", "", "MySQL socket", "mysql-socket"),
+            $crate::db::driver::p_text("mysql_user", "sbtest", "MySQL user", "mysql-user"),
+            $crate::db::driver::p_text("mysql_password", "", "MySQL password", "mysql-password"),
+            $crate::db::driver::p_text("mysql_db", "sbtest", "MySQL database name", "mysql-db"),
+        ]
+    };
+}
+
+/// A text parameter (helper for [`db_params!`]).
+pub const fn p_text(
+    name: &'static str,
+    default: &'static str,
+    help: &'static str,
+    sb: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        name,
+        kind: ParamKind::Text,
+        default,
+        unit: "",
+        help,
+        sysbench: Some(sb),
+    }
+}
+
+/// A choice parameter (helper for [`db_params!`]).
+pub const fn p_choice(
+    name: &'static str,
+    words: &'static [&'static str],
+    default: &'static str,
+    help: &'static str,
+    sb: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        name,
+        kind: ParamKind::Choice(words),
+        default,
+        unit: "",
+        help,
+        sysbench: Some(sb),
+    }
+}
+
+/// A TCP port parameter (helper for [`db_params!`]).
+pub const fn p_port(
+    name: &'static str,
+    default: &'static str,
+    help: &'static str,
+    sb: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        name,
+        kind: ParamKind::Int { min: 1, max: 65535 },
+        default,
+        unit: "",
+        help,
+        sysbench: Some(sb),
+    }
+}
+
+fn bad(msg: String) -> WorkloadError {
+    WorkloadError(redact_url(&msg).into_owned())
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let Some(v) = std::str::from_utf8(&b[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+struct UrlParts {
+    user: Option<String>,
+    password: Option<String>,
+    host: Option<String>,
+    port: Option<u16>,
+    db: Option<String>,
+    socket: Option<String>,
+}
+
+fn split_url(url: &str, rest: &str) -> Result<UrlParts, WorkloadError> {
+    let (main, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let (authority, path) = main.split_once('/').unwrap_or((main, ""));
+    let (userinfo, hostport) = match authority.rsplit_once('@') {
+        Some((u, h)) => (Some(u), h),
+        None => (None, authority),
+    };
+    let (user, password) = match userinfo {
+        Some(u) => match u.split_once(':') {
+            Some((u, p)) => (Some(percent_decode(u)), Some(percent_decode(p))),
+            None => (Some(percent_decode(u)), None),
+        },
+        None => (None, None),
+    };
+    let (host, port) = match hostport.rsplit_once(':') {
+        Some((h, p)) if !h.is_empty() || !p.is_empty() => {
+            let port = p.parse::<u16>().map_err(|_| {
+                bad(format!(
+                    "--db-url={url}: '{p}' is not a port number (write HOST:PORT, e.g. 127.0.0.1:5432)"
+                ))
+            })?;
+            (Some(h.to_string()), Some(port))
+        }
+        _ => (Some(hostport.to_string()), None),
+    };
+    let mut socket = None;
+    for kv in query.split('&').filter(|s| !s.is_empty()) {
+        match kv.split_once('=') {
+            Some(("socket", v)) | Some(("host", v)) if v.starts_with('/') => {
+                socket = Some(percent_decode(v))
+            }
+            _ => {}
+        }
+    }
+    Ok(UrlParts {
+        user,
+        password,
+        host: host.filter(|h| !h.is_empty()),
+        port,
+        db: Some(percent_decode(path)).filter(|d| !d.is_empty()),
+        socket,
+    })
+}
+
+impl Target {
+    /// The target the parameters name: `db_url` when set, else `db_driver` and its
+    /// sysbench options.
+    pub fn from_params(p: &Params) -> Result<Target, WorkloadError> {
+        let url = p.text("db_url");
+        if !url.is_empty() {
+            return Target::from_url(url);
+        }
+        Ok(match p.text("db_driver") {
+            "pgsql" => Target::Pgsql {
+                host: p.text("pgsql_host").to_string(),
+                port: p.int("pgsql_port") as u16,
+                user: p.text("pgsql_user").to_string(),
+                password: p.text("pgsql_password").to_string(),
+                db: p.text("pgsql_db").to_string(),
+            },
+            "mysql" => Target::Mysql {
+                host: p.text("mysql_host").to_string(),
+                port: p.int("mysql_port") as u16,
+                socket: p.text("mysql_socket").to_string(),
+                user: p.text("mysql_user").to_string(),
+                password: p.text("mysql_password").to_string(),
+                db: p.text("mysql_db").to_string(),
+            },
+            _ => Target::Sqlite {
+                path: p.text("sqlite_db").to_string(),
+            },
+        })
+    }
+
+    /// Parses `sqlite:PATH`, `postgres://…` (or `postgresql://`) and `mysql://…`
+    /// (or `mariadb://`).
+    pub fn from_url(url: &str) -> Result<Target, WorkloadError> {
+        if let Some(path) = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))
+        {
+            if path.is_empty() {
+                return Err(bad(format!(
+                    "--db-url={url}: no file after 'sqlite:' (e.g. sqlite:sbtest.db)"
+                )));
+            }
+            return Ok(Target::Sqlite {
+                path: path.to_string(),
+            });
+        }
+        if let Some(rest) = url
+            .strip_prefix("postgres://")
+            .or_else(|| url.strip_prefix("postgresql://"))
+        {
+            let u = split_url(url, rest)?;
+            return Ok(Target::Pgsql {
+                host: u.socket.or(u.host).unwrap_or_else(|| "localhost".into()),
+                port: u.port.unwrap_or(5432),
+                user: u.user.unwrap_or_else(|| "postgres".into()),
+                password: u.password.unwrap_or_default(),
+                db: u.db.unwrap_or_else(|| "postgres".into()),
+            });
+        }
+        if let Some(rest) = url
+            .strip_prefix("mysql://")
+            .or_else(|| url.strip_prefix("mariadb://"))
+        {
+            let u = split_url(url, rest)?;
+            return Ok(Target::Mysql {
+                host: u.host.unwrap_or_else(|| "localhost".into()),
+                port: u.port.unwrap_or(3306),
+                socket: u.socket.unwrap_or_default(),
+                user: u.user.unwrap_or_else(|| "root".into()),
+                password: u.password.unwrap_or_default(),
+                db: u.db.unwrap_or_else(|| "test".into()),
+            });
+        }
+        Err(bad(format!(
+            "--db-url={url}: unknown kind of URL (use sqlite:PATH, postgres://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB)"
+        )))
+    }
+
+    /// Which database this is.
+    pub fn driver(&self) -> Driver {
+        match self {
+            Target::Sqlite { .. } => Driver::Sqlite,
+            Target::Pgsql { .. } => Driver::Pgsql,
+            Target::Mysql { .. } => Driver::Mysql,
+        }
+    }
+
+    /// Opens one connection (an SQLite file must exist).
+    pub fn connect(&self) -> Result<Box<dyn Conn>, DbError> {
+        self.connect_with(false)
+    }
+
+    /// Opens one connection; `create` lets SQLite create its file (prepare).
+    pub fn connect_with(&self, create: bool) -> Result<Box<dyn Conn>, DbError> {
+        let _ = create;
+        match self {
+            #[cfg(feature = "sqlite")]
+            Target::Sqlite { path } => {
+                Ok(Box::new(crate::db::sqlite::SqliteConn::open(path, create)?))
+            }
+            #[cfg(feature = "postgres")]
+            Target::Pgsql { .. } => Ok(Box::new(crate::db::pg::PgConn::open(self)?)),
+            #[cfg(feature = "mysql")]
+            Target::Mysql { .. } => Ok(Box::new(crate::db::mysql::MysqlConn::open(self)?)),
+            #[allow(unreachable_patterns)]
+            _ => Err(DbError::new(
+                ErrClass::Other,
+                format!(
+                    "this hostbench was built without the {} driver (cargo feature)",
+                    self.driver().name()
+                ),
+            )),
+        }
+    }
+
+    /// Opens one connection, or a setup error naming the target (password hidden) and
+    /// what to check; `create` lets SQLite create its file (prepare).
+    pub fn connect_for_setup(&self, create: bool) -> Result<Box<dyn Conn>, WorkloadError> {
+        self.connect_with(create).map_err(|e| {
+            let hint = match self.driver() {
+                Driver::Sqlite => "check the path and its directory's permissions",
+                Driver::Pgsql => {
+                    "check --pgsql-host/--pgsql-port/--pgsql-user/--pgsql-password/--pgsql-db or --db-url, and that the server is running"
+                }
+                Driver::Mysql => {
+                    "check --mysql-host/--mysql-port/--mysql-user/--mysql-password/--mysql-db or --db-url, and that the server is running"
+                }
+            };
+            bad(format!("cannot connect to {self}: {e} ({hint})"))
+        })
+    }
+}
+
+/// Which errors restart a transaction instead of stopping the run (`--db-ignore-errors`).
+#[derive(Debug, Clone)]
+pub enum IgnorePolicy {
+    /// Lost connections, deadlocks, serialization failures, lock waits, busy, unique
+    /// violations.
+    Auto,
+    /// Every error.
+    All,
+    /// Lost connections plus these codes.
+    Codes(Vec<String>),
+}
+
+impl IgnorePolicy {
+    /// From `db_ignore_errors` (and sysbench's `mysql_ignore_errors`, which wins when set).
+    pub fn from_params(p: &Params) -> IgnorePolicy {
+        let my = p.text("mysql_ignore_errors");
+        let v = if my.is_empty() {
+            p.text("db_ignore_errors")
+        } else {
+            my
+        };
+        match v.trim() {
+            "auto" | "" => IgnorePolicy::Auto,
+            "all" => IgnorePolicy::All,
+            list => IgnorePolicy::Codes(
+                list.split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect(),
+            ),
+        }
+    }
+
+    /// True when `e` restarts the transaction rather than stopping the run.
+    pub fn ignores(&self, e: &DbError) -> bool {
+        match self {
+            _ if e.class == ErrClass::Lost => true,
+            IgnorePolicy::Auto => e.class == ErrClass::Retry,
+            IgnorePolicy::All => true,
+            IgnorePolicy::Codes(c) => c.contains(&e.code),
+        }
+    }
+}
+
+/// A connection and the statements prepared on it, so that a reconnect can re-prepare
+/// them under the same ids.
+pub struct Session {
+    target: Target,
+    conn: Box<dyn Conn>,
+    sqls: Vec<String>,
+    ids: Vec<Stmt>,
+    prepared: bool,
+    text: String,
+}
+
+impl Session {
+    /// Connects; `prepared` = false is `--db-ps-mode=disable`.
+    pub fn open(target: &Target, prepared: bool) -> Result<Session, WorkloadError> {
+        Ok(Session {
+            conn: target.connect_for_setup(false)?,
+            target: target.clone(),
+            sqls: Vec::new(),
+            ids: Vec::new(),
+            prepared,
+            text: String::new(),
+        })
+    }
+
+    /// Prepares `sql` (or remembers it, without server-side statements).
+    pub fn prepare(&mut self, sql: &str) -> Result<Stmt, DbError> {
+        let id = if self.prepared {
+            self.conn.prepare(sql)?
+        } else {
+            0
+        };
+        self.sqls.push(sql.to_string());
+        self.ids.push(id);
+        Ok(self.sqls.len() - 1)
+    }
+
+    /// Runs statement `s`.
+    #[inline]
+    pub fn exec(&mut self, s: Stmt, args: &[Arg<'_>]) -> Result<Res, DbError> {
+        if self.prepared {
+            return self.conn.exec(self.ids[s], args);
+        }
+        self.text.clear();
+        substitute(&mut self.text, &self.sqls[s], args);
+        self.conn.query(&self.text)
+    }
+
+    /// Runs text SQL.
+    pub fn query(&mut self, sql: &str) -> Result<Res, DbError> {
+        self.conn.query(sql)
+    }
+
+    /// The connection.
+    pub fn conn(&mut self) -> &mut dyn Conn {
+        self.conn.as_mut()
+    }
+
+    /// Which database this is.
+    pub fn driver(&self) -> Driver {
+        self.target.driver()
+    }
+
+    /// Drops the connection, opens a new one (retrying for up to `patience` while the server
+    /// comes back) and re-prepares every statement under the same ids.
+    pub fn reconnect(&mut self, patience: Duration) -> Result<(), DbError> {
+        self.conn.clear();
+        let start = std::time::Instant::now();
+        let mut wait = Duration::from_millis(10);
+        let conn = loop {
+            match self.target.connect() {
+                Ok(c) => break c,
+                Err(e) => {
+                    if start.elapsed() >= patience
+                        || hostbench_core::runner::INTERRUPT
+                            .load(std::sync::atomic::Ordering::Relaxed)
+                    {
+                        return Err(DbError::new(
+                            ErrClass::Other,
+                            format!(
+                                "lost the connection to {} and could not reconnect: {e}",
+                                self.target
+                            ),
+                        ));
+                    }
+                    std::thread::sleep(wait);
+                    wait = (wait * 2).min(Duration::from_millis(500));
+                }
+            }
+        };
+        self.conn = conn;
+        if self.prepared {
+            for (i, sql) in self.sqls.iter().enumerate() {
+                self.ids[i] = self.conn.prepare(sql)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes `sql` with each `?` replaced by the literal of the next argument
+/// (`--db-ps-mode=disable`).
+pub fn substitute(out: &mut String, sql: &str, args: &[Arg<'_>]) {
+    use std::fmt::Write;
+    let mut it = args.iter();
+    for ch in sql.chars() {
+        if ch != '?' {
+            out.push(ch);
+            continue;
+        }
+        match it.next() {
+            Some(Arg::Int(v)) => {
+                let _ = write!(out, "{v}");
+            }
+            Some(Arg::Text(t)) => {
+                out.push('\'');
+                for c in t.chars() {
+                    if c == '\'' {
+                        out.push('\'');
+                    }
+                    out.push(c);
+                }
+                out.push('\'');
+            }
+            None => out.push('?'),
+        }
+    }
+}
+
+/// Counts one statement's result into `counters` the way sysbench does.
+#[inline]
+pub fn count(counters: &hostbench_core::recorder::Counters, r: Res) {
+    use hostbench_core::recorder::Counter;
+    match r {
+        Res::Rows(_) => counters.add(Counter::Reads, 1),
+        Res::Affected(n) if n > 0 => counters.add(Counter::Writes, 1),
+        Res::Affected(_) => counters.add(Counter::Other, 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_parse_and_never_show_passwords() {
+        let t = Target::from_url("postgres://bob:pa%40ss@db.example:6543/bench").unwrap();
+        match &t {
+            Target::Pgsql {
+                host,
+                port,
+                user,
+                password,
+                db,
+            } => {
+                assert_eq!(
+                    (
+                        host.as_str(),
+                        *port,
+                        user.as_str(),
+                        password.as_str(),
+                        db.as_str()
+                    ),
+                    ("db.example", 6543, "bob", "pa@ss", "bench")
+                );
+            }
+            _ => panic!("{t}"),
+        }
+        assert_eq!(t.to_string(), "postgres://bob:***@db.example:6543/bench");
+        let m = Target::from_url("mysql://root@127.0.0.1:3306/test").unwrap();
+        assert_eq!(m.to_string(), "mysql://root@127.0.0.1:3306/test");
+        assert!(matches!(
+            Target::from_url("sqlite:/tmp/x.db").unwrap(),
+            Target::Sqlite { .. }
+        ));
+        let e = Target::from_url("postgres://u:secret@h:notaport/d").unwrap_err();
+        assert!(!e.0.contains("secret"), "{e}");
+        assert!(Target::from_url("oracle://x").is_err());
+    }
+
+    #[test]
+    fn substitution_quotes_text() {
+        let mut s = String::new();
+        substitute(
+            &mut s,
+            "UPDATE t SET c=? WHERE id=?",
+            &[Arg::Text("it's"), Arg::Int(7)],
+        );
+        assert_eq!(s, "UPDATE t SET c='it''s' WHERE id=7");
+    }
+
+    #[test]
+    fn ignore_policy() {
+        let lost = DbError::new(ErrClass::Lost, "gone");
+        let dl = DbError {
+            class: ErrClass::Retry,
+            code: "40P01".into(),
+            message: "deadlock".into(),
+        };
+        let other = DbError {
+            class: ErrClass::Other,
+            code: "42P01".into(),
+            message: "no table".into(),
+        };
+        assert!(IgnorePolicy::Auto.ignores(&lost));
+        assert!(IgnorePolicy::Auto.ignores(&dl));
+        assert!(!IgnorePolicy::Auto.ignores(&other));
+        assert!(IgnorePolicy::All.ignores(&other));
+        assert!(IgnorePolicy::Codes(vec!["42P01".into()]).ignores(&other));
+        assert!(!IgnorePolicy::Codes(vec!["1213".into()]).ignores(&dl));
+    }
+}

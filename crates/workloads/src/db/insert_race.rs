@@ -1,0 +1,523 @@
+//! `insert-race` (`db.insert_race`): the parallel single-row INSERT test DBAs use to compare
+//! disks. `--sessions` workers (threads), one connection each, leave a start barrier
+//! together and each inserts `--rows` rows one prepared statement at a time into a table
+//! with an auto-increment key, a date, two integer columns and secondary indexes on the
+//! date and the first integer. One event = one INSERT (plus the COMMIT that ends a batch).
+//!
+//! `table_mode`: `temp` (a temporary table per session; the blog's MyISAM-temp setup when
+//! `engine=myisam` on MySQL), `per-session` (a regular table `PREFIX_<n>` per session) or
+//! `shared` (every session inserts into `PREFIX_shared`). `commit`: `row` (autocommit: one
+//! durable commit per row), `batch:N` (COMMIT every N rows) or `none` (one transaction per
+//! session, committed with its last row). Tables are created before the barrier and dropped
+//! when the workers go (temp tables vanish with their connection).
+//!
+//! The headline is the makespan (start barrier to the last session done, the runner's total
+//! time since the workload ends itself); per-session times are the fairness block, rows/s
+//! the event rate, per-insert latency the histogram.
+
+use super::driver::{Arg, DbError, Driver, ErrClass, IgnorePolicy, Session, Stmt, Target, count};
+use hostbench_core::params::{ParamKind, ParamSpec, Params};
+use hostbench_core::rand::Rng;
+use hostbench_core::recorder::{Counter, Counters};
+use hostbench_core::result::{Better, Figure, RunResult, Warning, WarningKind};
+use hostbench_core::workload::*;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+/// The insert test.
+pub struct InsertRace;
+
+const PARAMS: &[ParamSpec] = crate::db_params!(
+    ParamSpec {
+        name: "rows",
+        kind: ParamKind::Int {
+            min: 1,
+            max: i32::MAX as i64,
+        },
+        default: "100000",
+        unit: "rows",
+        help: "rows each session inserts",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "table_mode",
+        kind: ParamKind::Choice(&["temp", "per-session", "shared"]),
+        default: "temp",
+        unit: "",
+        help: "temp: a temporary table per session; per-session: a regular table per session; shared: one table for all sessions",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "commit",
+        kind: ParamKind::Text,
+        default: "row",
+        unit: "",
+        help: "row: autocommit, one commit per row; batch:N: COMMIT every N rows; none: one transaction per session, committed at its end",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "engine",
+        kind: ParamKind::Text,
+        default: "",
+        unit: "",
+        help: "MySQL/MariaDB storage engine of the tables (myisam, innodb, aria); empty = the server's default",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "values",
+        kind: ParamKind::Choice(&["random", "seq"]),
+        default: "random",
+        unit: "",
+        help: "random: d, a, b drawn uniformly (index inserts land anywhere); seq: increasing values",
+        sysbench: None,
+    },
+    super::driver::p_text(
+        "table_prefix",
+        "hb_insert_race",
+        "table name prefix (PREFIX_<session>, PREFIX_shared)",
+        "table-prefix"
+    ),
+);
+
+/// How often to commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitMode {
+    /// Autocommit.
+    Row,
+    /// COMMIT every N rows.
+    Batch(u64),
+    /// One transaction per session.
+    None,
+}
+
+impl CommitMode {
+    /// Parses `row`, `batch:N`, `none`.
+    pub fn parse(s: &str) -> Result<CommitMode, WorkloadError> {
+        match s.trim() {
+            "row" => Ok(CommitMode::Row),
+            "none" => Ok(CommitMode::None),
+            b => match b.strip_prefix("batch:").map(|n| n.parse::<u64>()) {
+                Some(Ok(n)) if n >= 1 => Ok(CommitMode::Batch(n)),
+                _ => Err(WorkloadError(format!(
+                    "invalid value for commit: '{s}' (use row, batch:N with N ≥ 1, or none)"
+                ))),
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Cfg {
+    target: Target,
+    prepared: bool,
+    ignore: IgnorePolicy,
+    rows: u64,
+    mode: String,
+    commit: CommitMode,
+    engine: String,
+    seq: bool,
+    prefix: String,
+}
+
+impl Cfg {
+    fn new(p: &Params) -> Result<Cfg, WorkloadError> {
+        let prefix = p.text("table_prefix").to_string();
+        let ident = |s: &str| s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if prefix.is_empty() || !ident(&prefix) || prefix.starts_with(|c: char| c.is_ascii_digit())
+        {
+            return Err(WorkloadError(format!(
+                "invalid value for table_prefix: '{prefix}' (letters, digits and '_')"
+            )));
+        }
+        let engine = p.text("engine").to_string();
+        if !ident(&engine) {
+            return Err(WorkloadError(format!(
+                "invalid value for engine: '{engine}' (an engine name such as myisam, innodb, aria)"
+            )));
+        }
+        Ok(Cfg {
+            target: Target::from_params(p)?,
+            prepared: p.text("db_ps_mode") == "auto",
+            ignore: IgnorePolicy::from_params(p),
+            rows: p.int("rows") as u64,
+            mode: p.text("table_mode").to_string(),
+            commit: CommitMode::parse(p.text("commit"))?,
+            engine,
+            seq: p.text("values") == "seq",
+            prefix,
+        })
+    }
+
+    fn table(&self, sid: usize) -> String {
+        match self.mode.as_str() {
+            "shared" => format!("{}_shared", self.prefix),
+            _ => format!("{}_{}", self.prefix, sid + 1),
+        }
+    }
+
+    fn create_sql(&self, sid: usize) -> String {
+        let t = self.table(sid);
+        let temp = if self.mode == "temp" {
+            "TEMPORARY "
+        } else {
+            ""
+        };
+        let exists = if self.mode == "shared" {
+            "IF NOT EXISTS "
+        } else {
+            ""
+        };
+        match self.target.driver() {
+            Driver::Mysql => {
+                let engine = if self.engine.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ENGINE={}", self.engine)
+                };
+                format!(
+                    "CREATE {temp}TABLE {exists}{t} (id INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, d DATE NOT NULL, a INT NOT NULL, b INT NOT NULL, KEY {t}_d (d), KEY {t}_a (a)){engine}"
+                )
+            }
+            Driver::Pgsql => format!(
+                "CREATE {temp}TABLE {exists}{t} (id INTEGER GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, d DATE NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL)"
+            ),
+            // INTEGER PRIMARY KEY is the rowid (no AUTOINCREMENT: it would add a write to
+            // sqlite_sequence per row); SQLite has no DATE type: d is 'YYYY-MM-DD' text.
+            Driver::Sqlite => format!(
+                "CREATE {temp}TABLE {exists}{t} (id INTEGER PRIMARY KEY, d TEXT NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL)"
+            ),
+        }
+    }
+
+    fn index_sql(&self, sid: usize) -> Vec<String> {
+        let t = self.table(sid);
+        let exists = if self.mode == "shared" {
+            "IF NOT EXISTS "
+        } else {
+            ""
+        };
+        match self.target.driver() {
+            Driver::Mysql => Vec::new(),
+            _ => vec![
+                format!("CREATE INDEX {exists}{t}_d ON {t}(d)"),
+                format!("CREATE INDEX {exists}{t}_a ON {t}(a)"),
+            ],
+        }
+    }
+
+    fn insert_sql(&self, sid: usize) -> String {
+        let t = self.table(sid);
+        match self.target.driver() {
+            Driver::Mysql => format!(
+                "INSERT INTO {t} (d, a, b) VALUES (DATE_ADD('2000-01-01', INTERVAL ? DAY), ?, ?)"
+            ),
+            Driver::Pgsql => {
+                format!(
+                    "INSERT INTO {t} (d, a, b) VALUES (DATE '2000-01-01' + CAST(? AS INTEGER), ?, ?)"
+                )
+            }
+            Driver::Sqlite => format!("INSERT INTO {t} (d, a, b) VALUES (date(2451545 + ?), ?, ?)"),
+        }
+    }
+}
+
+struct RaceWorker {
+    cfg: Arc<Cfg>,
+    s: Session,
+    rng: Rng,
+    insert: Stmt,
+    begin: Stmt,
+    commit: Stmt,
+    done: u64,
+    sid: usize,
+    drop_table: bool,
+}
+
+impl RaceWorker {
+    fn one(&mut self, c: &Counters) -> Result<(), DbError> {
+        let n = self.done;
+        if self.cfg.commit != CommitMode::Row && self.begin_due() {
+            count(c, self.s.exec(self.begin, &[])?);
+        }
+        let (d, a, b) = if self.cfg.seq {
+            ((n % 10_000) as i32, n as i32, n as i32)
+        } else {
+            (
+                self.rng.uniform(0, 9_999) as i32,
+                self.rng.next_u64() as i32,
+                self.rng.next_u64() as i32,
+            )
+        };
+        count(
+            c,
+            self.s
+                .exec(self.insert, &[Arg::Int(d), Arg::Int(a), Arg::Int(b)])?,
+        );
+        let last = n + 1 == self.cfg.rows;
+        let commit_now = match self.cfg.commit {
+            CommitMode::Row => false,
+            CommitMode::Batch(k) => (n + 1).is_multiple_of(k) || last,
+            CommitMode::None => last,
+        };
+        if commit_now {
+            count(c, self.s.exec(self.commit, &[])?);
+        }
+        Ok(())
+    }
+
+    fn begin_due(&self) -> bool {
+        match self.cfg.commit {
+            CommitMode::Row => false,
+            CommitMode::Batch(k) => self.done.is_multiple_of(k),
+            CommitMode::None => self.done == 0,
+        }
+    }
+}
+
+impl EventWorker for RaceWorker {
+    fn event(&mut self, c: &Counters) -> Result<Step, WorkloadError> {
+        if self.done >= self.cfg.rows {
+            return Ok(Step::End);
+        }
+        loop {
+            match self.one(c) {
+                Ok(()) => {
+                    self.done += 1;
+                    return Ok(Step::Done);
+                }
+                Err(e) if self.cfg.ignore.ignores(&e) && e.class != ErrClass::Lost => {
+                    // Retry the row (its transaction is rolled back; a batch restarts).
+                    c.add(Counter::Errors, 1);
+                    let _ = self.s.query("ROLLBACK");
+                    if hostbench_core::runner::INTERRUPT.load(Ordering::Relaxed) {
+                        return Ok(Step::End);
+                    }
+                }
+                Err(e) => {
+                    // A lost connection loses a temporary table and an open batch: the
+                    // session cannot go on meaningfully.
+                    return Err(WorkloadError(format!(
+                        "insert-race session {} on {}: {e}",
+                        self.sid + 1,
+                        self.cfg.target
+                    )));
+                }
+            }
+        }
+    }
+}
+
+impl Drop for RaceWorker {
+    fn drop(&mut self) {
+        if self.cfg.commit != CommitMode::Row && self.done < self.cfg.rows {
+            let _ = self.s.query("ROLLBACK");
+        }
+        if self.drop_table {
+            let _ = self.s.query(&format!(
+                "DROP TABLE IF EXISTS {}",
+                self.cfg.table(self.sid)
+            ));
+        }
+    }
+}
+
+struct RaceInstance {
+    cfg: Arc<Cfg>,
+    threads: usize,
+    version: String,
+    /// The SQLite file this run created (removed again at the end when it holds nothing).
+    created_file: Option<String>,
+}
+
+impl Instance for RaceInstance {
+    fn worker(&self, sid: usize, rng: Rng) -> Result<Worker, WorkloadError> {
+        let cfg = &self.cfg;
+        let mut s = Session::open(&cfg.target, cfg.prepared)?;
+        let setup = |e: DbError| {
+            WorkloadError(format!(
+                "insert-race: cannot create session {}'s table on {}: {e}",
+                sid + 1,
+                cfg.target
+            ))
+        };
+        if cfg.target.driver() == Driver::Sqlite {
+            let _ = s.query("PRAGMA temp_store = FILE");
+        }
+        if cfg.mode != "shared" || sid == 0 {
+            if cfg.mode == "per-session" {
+                s.query(&format!("DROP TABLE IF EXISTS {}", cfg.table(sid)))
+                    .map_err(setup)?;
+            }
+            s.query(&cfg.create_sql(sid)).map_err(setup)?;
+            for i in cfg.index_sql(sid) {
+                s.query(&i).map_err(setup)?;
+            }
+        }
+        let prepared = (|| {
+            let insert = s.prepare(&cfg.insert_sql(sid))?;
+            if cfg.commit == CommitMode::Row {
+                return Ok((insert, usize::MAX, usize::MAX));
+            }
+            let b = if cfg.target.driver() == Driver::Sqlite && cfg.mode != "temp" {
+                "BEGIN IMMEDIATE"
+            } else {
+                "BEGIN"
+            };
+            Ok((insert, s.prepare(b)?, s.prepare("COMMIT")?))
+        })();
+        let (insert, begin, commit) = match prepared {
+            Ok(v) => v,
+            Err(e) => {
+                if cfg.mode != "temp" {
+                    let _ = s.query(&format!("DROP TABLE IF EXISTS {}", cfg.table(sid)));
+                }
+                return Err(setup(e));
+            }
+        };
+        Ok(Worker::Event(Box::new(RaceWorker {
+            cfg: cfg.clone(),
+            s,
+            rng,
+            insert,
+            begin,
+            commit,
+            done: 0,
+            sid,
+            drop_table: cfg.mode == "per-session",
+        })))
+    }
+
+    fn warnings(&self) -> Vec<Warning> {
+        let mut w = Vec::new();
+        if self.cfg.target.driver() == Driver::Sqlite && self.cfg.mode != "temp" && self.threads > 1
+        {
+            w.push(Warning {
+                kind: WarningKind::Contention,
+                message: "SQLite has one writer per database file: the sessions take turns, so the makespan measures the lock as much as the disk (use --table-mode=temp, or a server database)".into(),
+            });
+        }
+        if self.cfg.mode == "temp" {
+            w.push(Warning {
+                kind: WarningKind::PageCache,
+                message: format!(
+                    "temporary tables are not durable: inserts land in the page cache ({}), so the disk matters only once dirty pages are written back (vm.dirty_* settings and RAM size decide when)",
+                    if self.version.is_empty() { "server" } else { &self.version }
+                ),
+            });
+        }
+        w
+    }
+}
+
+impl Drop for RaceInstance {
+    fn drop(&mut self) {
+        if self.cfg.mode == "shared"
+            && let Ok(mut c) = self.cfg.target.connect()
+        {
+            let _ = c.query(&format!("DROP TABLE IF EXISTS {}", self.cfg.table(0)));
+        }
+        if let Some(path) = &self.created_file {
+            let empty = self.cfg.target.connect().is_ok_and(|mut c| {
+                c.query("SELECT name FROM sqlite_master WHERE type = 'table'")
+                    == Ok(super::driver::Res::Rows(0))
+            });
+            if empty {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{path}{suffix}"));
+                }
+            }
+        }
+    }
+}
+
+impl Workload for InsertRace {
+    fn id(&self) -> &'static str {
+        "db.insert_race"
+    }
+    fn category(&self) -> Category {
+        Category::Db
+    }
+    fn summary(&self) -> &'static str {
+        "parallel single-row INSERTs: sessions race to insert N rows each (makespan, fairness, latency)"
+    }
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+    fn caps(&self) -> Caps {
+        Caps {
+            destructive: true,
+            ends_itself: true,
+            ..Caps::default()
+        }
+    }
+    fn counters(&self) -> &'static [Counter] {
+        &[Counter::Writes, Counter::Other, Counter::Errors]
+    }
+    fn figures(&self, r: &RunResult) -> Vec<Figure> {
+        let mut f = vec![
+            Figure::new("makespan_s", "s", r.metrics.duration_s, Better::Lower),
+            Figure::new(
+                "rows_per_s",
+                "rows/s",
+                r.metrics.events_per_s,
+                Better::Higher,
+            ),
+        ];
+        if let Some(p99) = r.percentile_ns(99.0) {
+            f.push(Figure::new(
+                "insert_p99_ms",
+                "ms",
+                p99 as f64 / 1e6,
+                Better::Lower,
+            ));
+        }
+        f
+    }
+    fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
+        let cfg = Cfg::new(ctx.params)?;
+        let create = cfg.target.driver() == Driver::Sqlite;
+        let created_file = match &cfg.target {
+            Target::Sqlite { path } if !std::path::Path::new(path).exists() => Some(path.clone()),
+            _ => None,
+        };
+        let mut conn = cfg.target.connect_for_setup(create)?;
+        let version = conn.server_version();
+        if cfg.mode == "shared" {
+            conn.query(&format!("DROP TABLE IF EXISTS {}", cfg.table(0)))
+                .map_err(|e| WorkloadError(format!("insert-race on {}: {e}", cfg.target)))?;
+        }
+        Ok(Box::new(RaceInstance {
+            cfg: Arc::new(cfg),
+            threads: ctx.threads.max(1),
+            version,
+            created_file,
+        }))
+    }
+}
+
+/// Parses a commit mode (for front-ends that check options before building a plan).
+pub fn check_commit(s: &str) -> Result<(), WorkloadError> {
+    CommitMode::parse(s).map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_modes() {
+        assert_eq!(CommitMode::parse("row").unwrap(), CommitMode::Row);
+        assert_eq!(
+            CommitMode::parse("batch:100").unwrap(),
+            CommitMode::Batch(100)
+        );
+        assert_eq!(CommitMode::parse("none").unwrap(), CommitMode::None);
+        assert!(CommitMode::parse("batch:0").is_err());
+        assert!(
+            CommitMode::parse("sometimes")
+                .unwrap_err()
+                .0
+                .contains("batch:N")
+        );
+    }
+}

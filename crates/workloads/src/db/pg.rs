@@ -1,0 +1,212 @@
+//! The PostgreSQL driver (the `postgres` crate, no TLS): server-side prepared statements,
+//! parameters bound straight from borrowed values.
+//!
+//! Lost connections (closed socket, `pg_terminate_backend`'s 57P01, a server shutting down,
+//! class 08) are [`ErrClass::Lost`]; 40P01, 40001 and 23505 are retryable, as sysbench's
+//! pgsql driver treats them. Allocation: we allocate nothing per query; the `postgres` crate
+//! itself builds each message in a buffer and hands rows over as small heap objects.
+
+use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target};
+use bytes::BytesMut;
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
+use postgres::{Client, NoTls, Statement};
+use std::time::Duration;
+
+/// One PostgreSQL connection.
+pub struct PgConn {
+    client: Client,
+    stmts: Vec<Statement>,
+}
+
+impl ToSql for Arg<'_> {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match self {
+            Arg::Int(v) => match *ty {
+                Type::INT8 => (*v as i64).to_sql(ty, out),
+                Type::INT2 => (*v as i16).to_sql(ty, out),
+                _ => v.to_sql(ty, out),
+            },
+            Arg::Text(t) => t.to_sql(ty, out),
+        }
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        <i32 as ToSql>::accepts(ty)
+            || <i64 as ToSql>::accepts(ty)
+            || <i16 as ToSql>::accepts(ty)
+            || <&str as ToSql>::accepts(ty)
+    }
+
+    to_sql_checked!();
+}
+
+fn err(e: postgres::Error) -> DbError {
+    if let Some(db) = e.as_db_error() {
+        let code = db.code().code();
+        let class = match code {
+            "40P01" | "40001" | "23505" => ErrClass::Retry,
+            "57P01" | "57P02" | "57P03" => ErrClass::Lost,
+            c if c.starts_with("08") => ErrClass::Lost,
+            _ => ErrClass::Other,
+        };
+        return DbError {
+            class,
+            code: code.to_string(),
+            message: db.message().to_string(),
+        };
+    }
+    let io = std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>());
+    let text = e.to_string();
+    let class = if e.is_closed()
+        || io
+        || text.contains("connection")
+        || text.contains("communicating with the server")
+    {
+        ErrClass::Lost
+    } else {
+        ErrClass::Other
+    };
+    DbError::new(class, text)
+}
+
+/// `?` placeholders to `$1, $2, …` (outside quoted strings).
+pub fn number_placeholders(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 8);
+    let (mut n, mut quoted) = (0, false);
+    for ch in sql.chars() {
+        match ch {
+            '\'' => {
+                quoted = !quoted;
+                out.push(ch);
+            }
+            '?' if !quoted => {
+                n += 1;
+                out.push('$');
+                out.push_str(&n.to_string());
+            }
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
+impl PgConn {
+    /// Connects to the PostgreSQL `target`.
+    pub fn open(target: &Target) -> Result<PgConn, DbError> {
+        let Target::Pgsql {
+            host,
+            port,
+            user,
+            password,
+            db,
+        } = target
+        else {
+            return Err(DbError::new(ErrClass::Other, "not a PostgreSQL target"));
+        };
+        let mut cfg = postgres::Config::new();
+        cfg.host(host)
+            .port(*port)
+            .user(user)
+            .dbname(db)
+            .application_name("hostbench")
+            .connect_timeout(Duration::from_secs(5));
+        if !password.is_empty() {
+            cfg.password(password);
+        }
+        let client = cfg.connect(NoTls).map_err(|e| {
+            let mut d = err(e);
+            // Not reachable or refused at start: not a "lost" connection but a setup error.
+            d.class = ErrClass::Other;
+            d
+        })?;
+        Ok(PgConn {
+            client,
+            stmts: Vec::new(),
+        })
+    }
+}
+
+impl Conn for PgConn {
+    fn prepare(&mut self, sql: &str) -> Result<Stmt, DbError> {
+        let s = self
+            .client
+            .prepare(&number_placeholders(sql))
+            .map_err(err)?;
+        self.stmts.push(s);
+        Ok(self.stmts.len() - 1)
+    }
+
+    #[inline]
+    fn exec(&mut self, s: Stmt, args: &[Arg<'_>]) -> Result<Res, DbError> {
+        let st = &self.stmts[s];
+        let has_rows = !st.columns().is_empty();
+        let mut it = self.client.query_raw(st, args.iter()).map_err(err)?;
+        let mut n = 0u64;
+        while it.next().map_err(err)?.is_some() {
+            n += 1;
+        }
+        Ok(if has_rows {
+            Res::Rows(n)
+        } else {
+            Res::Affected(it.rows_affected().unwrap_or(0))
+        })
+    }
+
+    fn query(&mut self, sql: &str) -> Result<Res, DbError> {
+        use postgres::SimpleQueryMessage as M;
+        let msgs = self.client.simple_query(sql).map_err(err)?;
+        let (mut rows, mut affected, mut has_rows) = (0u64, 0u64, false);
+        for m in &msgs {
+            match m {
+                M::Row(_) => rows += 1,
+                M::RowDescription(_) => has_rows = true,
+                M::CommandComplete(n) => affected = *n,
+                _ => {}
+            }
+        }
+        Ok(if has_rows || rows > 0 {
+            Res::Rows(rows)
+        } else {
+            Res::Affected(affected)
+        })
+    }
+
+    fn clear(&mut self) {
+        self.stmts.clear();
+    }
+
+    fn driver(&self) -> Driver {
+        Driver::Pgsql
+    }
+
+    fn server_version(&mut self) -> String {
+        match self.client.simple_query("SHOW server_version") {
+            Ok(m) => m
+                .iter()
+                .find_map(|m| match m {
+                    postgres::SimpleQueryMessage::Row(r) => {
+                        r.get(0).map(|v| format!("PostgreSQL {v}"))
+                    }
+                    _ => None,
+                })
+                .unwrap_or_default(),
+            Err(_) => String::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn placeholders_are_numbered() {
+        assert_eq!(
+            super::number_placeholders("SELECT c FROM t WHERE id BETWEEN ? AND ? AND c <> '?'"),
+            "SELECT c FROM t WHERE id BETWEEN $1 AND $2 AND c <> '?'"
+        );
+    }
+}
