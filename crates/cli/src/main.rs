@@ -4,6 +4,7 @@
 
 mod compare;
 mod exec;
+mod fio;
 mod generate;
 mod info;
 mod memlat;
@@ -39,6 +40,7 @@ fn main() -> ExitCode {
     // anywhere); then the native clap grammar.
     let result = match args.first().map(String::as_str) {
         Some("stream") => stream::main(&argv),
+        Some("fio") => fio::main(&argv),
         Some("memlat") => memlat::main(&argv),
         _ if sysbench::claims(args) => run_sysbench(&argv),
         _ => native::main(&argv),

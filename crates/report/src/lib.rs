@@ -8,6 +8,7 @@
 
 pub mod compare;
 pub mod csv;
+pub mod fio;
 pub mod html;
 pub mod json;
 pub mod native;

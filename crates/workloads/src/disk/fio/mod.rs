@@ -677,7 +677,9 @@ fn column_unit(c: &str) -> &'static str {
 }
 
 fn clone_row(s: &CloneStats, j: &JobSpec) -> Vec<f64> {
-    let runtime_ms = (s.runtime_ns / 1_000_000) as f64;
+    // fio counts runtime in whole ms; a run that did I/O lasted at least 1 ms of it.
+    let did_io = s.dirs[0].ios + s.dirs[1].ios > 0;
+    let runtime_ms = ((s.runtime_ns / 1_000_000).max(u64::from(did_io))) as f64;
     let pct = |ns: u64| {
         if s.runtime_ns > 0 {
             ns as f64 * 100.0 / s.runtime_ns as f64
