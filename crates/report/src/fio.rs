@@ -360,7 +360,7 @@ fn blocks(r: &RunResult) -> Option<Vec<Block>> {
                 ),
             ] {
                 for (k, key) in keys.iter().enumerate() {
-                    arr[k] = t.get(i, &format!("{p}_{key}"));
+                    arr[k] = t.get(i, &format!("{p}_{}", key.replace(">=", "ge")));
                 }
             }
             b

@@ -989,6 +989,35 @@ mod tests {
         assert_eq!(back[1].opts, s[1].opts);
     }
 
+    proptest::proptest! {
+        /// The parser's fuzz property (also a cargo-fuzz target in `fuzz/`): whatever bytes
+        /// a job file holds, parsing and checking it returns a value or an error, never a
+        /// panic, and what parses survives the canonical text round trip.
+        #[test]
+        fn any_bytes_parse_or_fail_cleanly(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..400)) {
+            let text = String::from_utf8_lossy(&bytes);
+            let env = |k: &str| (k.len() < 4).then(|| "1k".to_string());
+            if let Ok(s) = parse_ini(&text, "fuzz", &env) {
+                let _ = jobs_from_sections(&s);
+                let back = from_text(&to_text(&s));
+                proptest::prop_assert!(back.is_ok());
+            }
+        }
+
+        #[test]
+        fn job_like_lines_never_panic(
+            lines in proptest::collection::vec(
+                (proptest::sample::select(vec!["[a]", "[global]", "bs", "size", "rw", "iodepth", "numjobs", "runtime", "random_distribution", "rate_iops", "offset", "ioengine", "time_based", "verify"]),
+                 "[a-z0-9:,.%$={}]{0,8}"),
+                0..12),
+        ) {
+            let text: String = lines.iter().map(|(k, v)| if k.starts_with('[') { format!("{k}\n") } else { format!("{k}={v}\n") }).collect();
+            if let Ok(s) = parse_ini(&text, "fuzz", &no_env) {
+                let _ = jobs_from_sections(&s);
+            }
+        }
+    }
+
     #[test]
     fn file_names_follow_fio() {
         let s = parse_ini("[randr]\ndirectory=/d\n", "t", &no_env).unwrap();

@@ -648,7 +648,8 @@ pub fn clone_columns() -> Vec<String> {
         ("iodepth_complete", BATCH_KEYS),
     ] {
         for k in keys {
-            c.push(format!("{p}_{k}"));
+            // Column names are snake_case: fio's `>=64` becomes `ge64`.
+            c.push(format!("{p}_{}", k.replace(">=", "ge")));
         }
     }
     c
