@@ -17,7 +17,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::runner::StopReason;
-use hostbench_core::workload::Workload;
+use hostbench_core::workload::{Stage, Workload};
 use hostbench_report::fio::{Flavour, render};
 use hostbench_workloads::disk::fio::{Fio, job};
 use std::process::ExitCode;
@@ -235,6 +235,24 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         // Fail before the run, not after it.
         std::fs::File::create(path)
             .with_context(|| format!("fio: cannot write --output={path}"))?;
+    }
+    // Lay out missing files first, as fio does: its "Laying out IO file" line in the normal
+    // layout (stdout), a progress bar with an ETA on stderr when that is a terminal.
+    let stage_out = exec::Output {
+        format: exec::Format::Native,
+        verbosity: if cmd.format == Flavour::Normal && !cmd.hostbench_json && cmd.output.is_none() {
+            3
+        } else {
+            0
+        },
+        histogram: false,
+        seed_given: false,
+        debug: false,
+        validate: false,
+    };
+    let code = exec::run_stage(Stage::Prepare, &plan, w, &stage_out)?;
+    if code != ExitCode::SUCCESS {
+        return Ok(code);
     }
     let result = exec::measure(&plan, w, cmd.save.label.clone(), "fio", argv)?;
     let report = if cmd.hostbench_json {

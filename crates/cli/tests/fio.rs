@@ -14,12 +14,11 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn tmp(tag: &str) -> PathBuf {
-    let d = tempfile::Builder::new()
+    tempfile::Builder::new()
         .prefix(&format!("hb-fio-test-{tag}-"))
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
         .unwrap()
-        .keep();
-    d
+        .keep()
 }
 
 fn s(p: &Path) -> String {
@@ -78,7 +77,11 @@ fn gitlab_check_runs_as_written() {
         &format!("--filename={}", s(&file)),
     ]);
     assert!(file.exists());
-    assert!(out.starts_with("test: (g=0): rw=randrw, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=libaio, iodepth=64\n"), "{out}");
+    assert!(
+        out.starts_with("test: Laying out IO file (1 file / 4MiB)\n"),
+        "{out}"
+    );
+    assert!(out.contains("\ntest: (g=0): rw=randrw, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=libaio, iodepth=64\n"), "{out}");
     assert!(out.contains("\n  read: IOPS="), "{out}");
     assert!(out.contains("\n  write: IOPS="), "{out}");
     assert!(

@@ -174,7 +174,12 @@ pub fn to_text(sections: &[Section]) -> String {
 }
 
 /// Reads canonical text back (no environment expansion: it was expanded when first parsed).
+/// A single line of fio's command-line form (`--name=a --rw=read --size=1m`, no spaces
+/// inside values) is accepted too, for the native grammar's `--set jobs=...`.
 pub fn from_text(text: &str) -> Result<Vec<Section>, JobError> {
+    if !text.contains('\n') && text.trim_start().starts_with("--") {
+        return from_args(text);
+    }
     let mut out: Vec<Section> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.is_empty() {
@@ -192,6 +197,35 @@ pub fn from_text(text: &str) -> Result<Vec<Section>, JobError> {
         match out.last_mut() {
             Some(sec) => sec.opts.push((k.to_string(), v.to_string())),
             None => return err(format!("jobs:{}: option '{k}' before any section", i + 1)),
+        }
+    }
+    Ok(out)
+}
+
+fn from_args(line: &str) -> Result<Vec<Section>, JobError> {
+    let mut out: Vec<Section> = Vec::new();
+    for a in line.split_whitespace() {
+        let Some(body) = a.strip_prefix("--") else {
+            return err(format!("jobs: '{a}' is not --option=value"));
+        };
+        let (k, v) = body.split_once('=').unwrap_or((body, ""));
+        if k == "name" {
+            out.push(Section {
+                name: v.to_string(),
+                opts: Vec::new(),
+                origin: "jobs".into(),
+            });
+            continue;
+        }
+        if out.is_empty() {
+            out.push(Section {
+                name: "global".into(),
+                opts: Vec::new(),
+                origin: "jobs".into(),
+            });
+        }
+        if let Some(sec) = out.last_mut() {
+            sec.opts.push((k.to_string(), v.to_string()));
         }
     }
     Ok(out)
@@ -1016,6 +1050,16 @@ mod tests {
                 let _ = jobs_from_sections(&s);
             }
         }
+    }
+
+    #[test]
+    fn command_line_form_reads_as_sections() {
+        let s = from_text("--direct=1 --name=a --rw=randread --time_based --runtime=1").unwrap();
+        assert_eq!(s.len(), 2);
+        assert!(s[0].is_global());
+        assert_eq!(s[1].name, "a");
+        let j = &jobs_from_sections(&s).unwrap()[0];
+        assert!(j.direct && j.time_based);
     }
 
     #[test]

@@ -41,14 +41,14 @@ use std::sync::{Arc, Mutex};
 pub struct Fio;
 
 /// The `jobs` parameter's default: one small null-engine job (the conformance run).
-pub const DEFAULT_JOBS: &str = "[null]\nioengine=null\nsize=64m\n";
+pub const DEFAULT_JOBS: &str = "--name=null --ioengine=null --size=64m";
 
 const PARAMS: &[ParamSpec] = &[ParamSpec {
     name: "jobs",
     kind: ParamKind::Text,
     default: DEFAULT_JOBS,
     unit: "fio job file",
-    help: "the jobs, as an fio job file ([global] and job sections, key=value lines); `hostbench fio` fills it from fio's command line or job files",
+    help: "the jobs: fio's command-line form (--name=a --rw=randread ...) or a job file's text ([global] and job sections); `hostbench fio` fills it from fio's command line or job files",
     sysbench: None,
 }];
 
@@ -168,6 +168,24 @@ impl Workload for Fio {
         }
         f
     }
+    /// Prepare lays out the job files (fio does it before every run; `hostbench fio` runs
+    /// this stage first so the layout is reported and shows progress). Cleanup is not
+    /// offered: fio never deletes job files (`unlink=0`).
+    fn stage(
+        &self,
+        stage: Stage,
+        ctx: &SetupCtx<'_>,
+        log: &dyn StageLog,
+    ) -> Result<StageDone, WorkloadError> {
+        if stage != Stage::Prepare {
+            return Ok(StageDone::NotImplemented);
+        }
+        let mut jobs = jobs_of(ctx.params)?;
+        Ok(match layout_files(&mut jobs, ctx, Some(log))? {
+            Some(_) => StageDone::Done,
+            None => StageDone::Interrupted,
+        })
+    }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         let mut jobs = jobs_of(ctx.params)?;
         let total: u32 = jobs.iter().map(|j| j.numjobs).sum();
@@ -188,7 +206,8 @@ impl Workload for Fio {
                 threads.push((i, c));
             }
         }
-        let warnings = layout_files(&mut jobs, ctx)?;
+        let warnings = layout_files(&mut jobs, ctx, None)?
+            .ok_or_else(|| WorkloadError("interrupted while laying out the job files".into()))?;
         let n = threads.len();
         Ok(Box::new(FioInstance {
             shared: Arc::new(Shared {
@@ -254,8 +273,14 @@ fn free_bytes(dir: &Path) -> Option<u64> {
     Some(s.f_bavail as u64 * s.f_frsize as u64)
 }
 
-/// Resolves sizes, checks space and O_DIRECT, and lays out missing or short files.
-fn layout_files(jobs: &mut [JobSpec], ctx: &SetupCtx<'_>) -> Result<Vec<Warning>, WorkloadError> {
+/// Resolves sizes, checks free space and O_DIRECT, and lays out missing or short files
+/// (reporting through `log` when given: fio's "Laying out IO file" line and progress).
+/// `Ok(None)` when Ctrl-C stopped a layout.
+fn layout_files(
+    jobs: &mut [JobSpec],
+    ctx: &SetupCtx<'_>,
+    log: Option<&dyn StageLog>,
+) -> Result<Option<Vec<Warning>>, WorkloadError> {
     let mut warnings = Vec::new();
     let mut data_set = 0u64;
     let mut any_buffered = false;
@@ -312,8 +337,8 @@ fn layout_files(jobs: &mut [JobSpec], ctx: &SetupCtx<'_>) -> Result<Vec<Warning>
             }
             seen.push(path.clone());
             data_set += size;
-            if !is_dev {
-                lay_out(j, &path, j.offset + size, have)?;
+            if !is_dev && !lay_out(j, &path, j.offset + size, have, log)? {
+                return Ok(None);
             }
             if j.direct {
                 check_direct(&path)?;
@@ -339,7 +364,7 @@ fn layout_files(jobs: &mut [JobSpec], ctx: &SetupCtx<'_>) -> Result<Vec<Warning>
             ),
         });
     }
-    Ok(warnings)
+    Ok(Some(warnings))
 }
 
 fn mem_total() -> Option<u64> {
@@ -367,10 +392,17 @@ fn check_direct(path: &Path) -> Result<(), WorkloadError> {
 
 /// Lays out `path` to `need` bytes if it is shorter (`have`): 1 MiB buffered writes of random
 /// data from the current end, then fsync. A file this call created is removed if Ctrl-C
-/// stops it; an existing file is only ever extended, so a short file is never trusted.
-fn lay_out(j: &JobSpec, path: &Path, need: u64, have: u64) -> Result<(), WorkloadError> {
+/// stops it (returns false); an existing file is only ever extended, so a short file is
+/// never trusted.
+fn lay_out(
+    j: &JobSpec,
+    path: &Path,
+    need: u64,
+    have: u64,
+    log: Option<&dyn StageLog>,
+) -> Result<bool, WorkloadError> {
     if have >= need {
-        return Ok(());
+        return Ok(true);
     }
     let dir = path
         .parent()
@@ -397,12 +429,17 @@ fn lay_out(j: &JobSpec, path: &Path, need: u64, have: u64) -> Result<(), Workloa
         )));
     }
     let created = !path.exists();
-    eprintln!(
-        "{}: Laying out IO file (1 file / {}MiB)",
-        j.name,
-        need.div_ceil(1 << 20)
-    );
-    let t0 = std::time::Instant::now();
+    if let Some(log) = log {
+        log.line(&format!(
+            "{}: Laying out IO file (1 file / {}MiB)",
+            j.name,
+            need.div_ceil(1 << 20)
+        ));
+    }
+    let interrupted = || match log {
+        Some(l) => l.interrupted(),
+        None => hostbench_core::runner::INTERRUPT.load(std::sync::atomic::Ordering::Relaxed),
+    };
     let r = (|| -> Result<bool, WorkloadError> {
         let mut f = std::fs::OpenOptions::new()
             .write(true)
@@ -419,38 +456,24 @@ fn lay_out(j: &JobSpec, path: &Path, need: u64, have: u64) -> Result<(), Workloa
         let data = unsafe { std::slice::from_raw_parts(bufs.slot(0), chunk) };
         let mut left = missing;
         while left > 0 {
-            if hostbench_core::runner::INTERRUPT.load(std::sync::atomic::Ordering::Relaxed) {
+            if interrupted() {
                 return Ok(false);
             }
             let n = left.min(chunk as u64) as usize;
             f.write_all(&data[..n])
                 .map_err(|e| io_err("cannot write", path, &e))?;
             left -= n as u64;
+            if let Some(log) = log {
+                log.progress("laying out", missing - left, missing);
+            }
         }
         f.sync_all().map_err(|e| io_err("cannot fsync", path, &e))?;
         Ok(true)
     })();
-    match r {
-        Ok(true) => {
-            let s = t0.elapsed().as_secs_f64();
-            if s >= 1.0 {
-                eprintln!("{}: laid out {} MiB in {s:.1} s", j.name, missing >> 20);
-            }
-            Ok(())
-        }
-        Ok(false) | Err(_) => {
-            if created {
-                let _ = std::fs::remove_file(path);
-            }
-            match r {
-                Err(e) => Err(e),
-                _ => Err(WorkloadError(format!(
-                    "interrupted while laying out {}",
-                    path.display()
-                ))),
-            }
-        }
+    if !matches!(r, Ok(true)) && created {
+        let _ = std::fs::remove_file(path);
     }
+    r
 }
 
 impl Instance for FioInstance {
