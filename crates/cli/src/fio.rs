@@ -37,7 +37,7 @@ fio's command line and job files, measured by hostbench's own engine.
   --version                print the version
 
 Job options: name filename directory size offset bs rw/readwrite rwmixread rwmixwrite
-iodepth ioengine (psync sync libaio io_uring mmap null) direct buffered numjobs runtime
+iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null) direct buffered numjobs runtime
 time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
 (random zipf:θ pareto:h) fsync fdatasync end_fsync rate_iops group_reporting invalidate
 nrfiles=1 thread description. Any other fio option is an error. See docs/fio.md.

@@ -514,6 +514,9 @@ const IORING_OFF_SQES: i64 = 0x1000_0000;
 const IORING_FEAT_SINGLE_MMAP: u32 = 1;
 const IORING_ENTER_GETEVENTS: u32 = 1;
 const IORING_OP_READ: u8 = 22;
+const IORING_SETUP_COOP_TASKRUN: u32 = 1 << 8;
+const IORING_SETUP_SINGLE_ISSUER: u32 = 1 << 12;
+const IORING_SETUP_DEFER_TASKRUN: u32 = 1 << 13;
 const IORING_OP_WRITE: u8 = 23;
 
 struct Mapping {
@@ -575,15 +578,32 @@ unsafe impl Send for Uring {}
 
 impl Uring {
     fn new(fd: RawFd, depth: u32) -> io::Result<Uring> {
+        // The ring belongs to the one thread that builds and uses it: completions run in that
+        // thread when it asks for them (no interrupting task work), as fio sets it up on
+        // kernels that have these flags; older kernels get a plain ring.
         let mut p = UringParams::default();
-        // SAFETY: io_uring_setup fills `p`; the result is checked.
-        let ring_fd = unsafe {
-            libc::syscall(
-                libc::SYS_io_uring_setup,
-                depth.next_power_of_two() as libc::c_long,
-                &mut p as *mut UringParams,
-            )
-        } as i32;
+        let mut ring_fd = -1;
+        for flags in [
+            IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+            IORING_SETUP_COOP_TASKRUN,
+            0,
+        ] {
+            p = UringParams {
+                flags,
+                ..UringParams::default()
+            };
+            // SAFETY: io_uring_setup fills `p`; the result is checked.
+            ring_fd = unsafe {
+                libc::syscall(
+                    libc::SYS_io_uring_setup,
+                    depth.next_power_of_two() as libc::c_long,
+                    &mut p as *mut UringParams,
+                )
+            } as i32;
+            if ring_fd >= 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL) {
+                break;
+            }
+        }
         if ring_fd < 0 {
             let e = io::Error::last_os_error();
             let hint = match e.raw_os_error() {

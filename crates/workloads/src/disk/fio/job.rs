@@ -353,6 +353,8 @@ pub struct JobSpec {
     pub rwmixread: u32,
     /// `iodepth`.
     pub iodepth: u32,
+    /// `iodepth_batch_submit`: I/Os handed to the kernel per submit call (0 = 1).
+    pub iodepth_batch_submit: u32,
     /// `ioengine`.
     pub engine: EngineKind,
     /// `direct` (O_DIRECT).
@@ -680,6 +682,7 @@ fn build_job(
         rw: Rw::Read,
         rwmixread: 50,
         iodepth: 1,
+        iodepth_batch_submit: 1,
         engine: EngineKind::Psync,
         direct: false,
         numjobs: 1,
@@ -787,6 +790,9 @@ fn build_job(
             "rwmixread" => j.rwmixread = parse_int(k, v, at, 0, 100)? as u32,
             "rwmixwrite" => j.rwmixread = 100 - parse_int(k, v, at, 0, 100)? as u32,
             "iodepth" => j.iodepth = parse_int(k, v, at, 1, 65536)? as u32,
+            "iodepth_batch_submit" => {
+                j.iodepth_batch_submit = (parse_int(k, v, at, 0, 65536)? as u32).max(1)
+            }
             "ioengine" => {
                 j.engine = match v.trim() {
                     "psync" => EngineKind::Psync,

@@ -519,6 +519,14 @@ impl Instance for FioInstance {
         let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
         let engine = Engine::new(j.engine, raw, depth, (j.offset, size))
             .map_err(|e| WorkloadError(format!("job '{}': {e}", j.name)))?;
+        // An io_uring ring is single-issuer: it is built again in the worker's own thread
+        // (this one only proves that it can be built, so a failure is a setup error).
+        let engine = if j.engine == EngineKind::IoUring {
+            drop(engine);
+            None
+        } else {
+            Some(engine)
+        };
         let bufs = Buffers::new(depth as usize, j.max_bs() as usize, rng.clone().next_u64())
             .map_err(|e| WorkloadError(format!("job '{}': {e}", j.name)))?;
         let gran = j.bs_read.min(j.bs_write);
@@ -536,6 +544,7 @@ impl Instance for FioInstance {
             path,
             _fd: fd,
             engine,
+            engine_args: (j.engine, raw, depth, (j.offset, size)),
             bufs,
             depth,
             rng,
@@ -551,6 +560,7 @@ impl Instance for FioInstance {
                 ..CloneStats::default()
             },
             writes_since_sync: 0,
+            submit_batch: j.iodepth_batch_submit.clamp(1, depth) as usize,
         })))
     }
 
@@ -808,7 +818,9 @@ struct FioWorker {
     job: JobSpec,
     path: PathBuf,
     _fd: Option<OwnedFd>,
-    engine: Engine,
+    engine: Option<Engine>,
+    /// What `engine` is built from when the worker starts (io_uring).
+    engine_args: (EngineKind, i32, u32, (u64, u64)),
     bufs: Buffers,
     depth: u32,
     rng: Rng,
@@ -820,6 +832,8 @@ struct FioWorker {
     seq_pos: [u64; 2],
     stats: CloneStats,
     writes_since_sync: u32,
+    /// I/Os per submit call (fio's `iodepth_batch_submit`, default 1).
+    submit_batch: usize,
 }
 
 fn rusage() -> (u64, u64, u64, u64, u64) {
@@ -1037,7 +1051,11 @@ impl FioWorker {
             };
             let (dir, off, len) = self.next_io();
             let t0 = ctl.now();
-            let res = self.engine.sync_io(dir, buf, off, len);
+            let res = self
+                .engine
+                .as_mut()
+                .expect("engine built at start")
+                .sync_io(dir, buf, off, len);
             let t1 = ctl.now();
             if res < 0 {
                 return Err(self.fail(dir, off, res));
@@ -1074,8 +1092,35 @@ impl FioWorker {
         Ok(meas)
     }
 
+    /// Submits the queued `batch`, stamps its issue time and returns that time.
+    #[inline]
+    fn submit(
+        &mut self,
+        engine: &mut Engine,
+        batch: &mut Vec<u32>,
+        issue: &mut [u64],
+        inflight: &mut usize,
+        ctl: &RunControl<'_>,
+    ) -> Result<u64, WorkloadError> {
+        if let Err(e) = engine.submit() {
+            // What was not submitted is not in flight.
+            batch.clear();
+            return Err(WorkloadError(format!("job '{}': {e}", self.job.name)));
+        }
+        let t1 = ctl.now();
+        *inflight += batch.len();
+        self.stats.submit_map[batch_bucket(batch.len())] += 1;
+        self.stats.depth_map[depth_bucket(*inflight as u32)] += batch.len() as u64;
+        for &s in batch.iter() {
+            issue[s as usize] = t1;
+        }
+        batch.clear();
+        Ok(t1)
+    }
+
     fn run_queued(&mut self, ctl: &mut RunControl<'_>, pace: u64) -> Result<Meas, WorkloadError> {
         let clock = ctl.clock();
+        let mut engine = self.engine.take().expect("engine built at start");
         let depth = self.depth as usize;
         let mut free: Vec<u32> = (0..self.depth).rev().collect();
         let mut batch: Vec<u32> = Vec::with_capacity(depth);
@@ -1093,7 +1138,8 @@ impl FioWorker {
         let mut err: Option<WorkloadError> = None;
         loop {
             if more && !free.is_empty() {
-                let t0 = ctl.now();
+                let mut t0 = ctl.now();
+                let mut failed = false;
                 while let Some(&slot) = free.last() {
                     if !self.job.time_based && issued >= self.size {
                         more = false;
@@ -1108,7 +1154,7 @@ impl FioWorker {
                     }
                     free.pop();
                     let (dir, off, len) = self.next_io();
-                    self.engine.queue(slot, dir, self.bufs.slot(slot), off, len);
+                    engine.queue(slot, dir, self.bufs.slot(slot), off, len);
                     start[slot as usize] = if pace > 0 { due } else { t0 };
                     if pace > 0 {
                         due += pace;
@@ -1116,22 +1162,27 @@ impl FioWorker {
                     meta[slot as usize] = (dir, len, off);
                     issued += len as u64;
                     batch.push(slot);
+                    if batch.len() >= self.submit_batch {
+                        match self.submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl) {
+                            Ok(t1) => t0 = t1,
+                            Err(e) => {
+                                err = Some(e);
+                                failed = true;
+                                break;
+                            }
+                        }
+                    }
                 }
-                if !batch.is_empty() {
-                    if let Err(e) = self.engine.submit() {
-                        err = Some(WorkloadError(format!("job '{}': {e}", self.job.name)));
-                        // What was not submitted is not in flight.
-                        batch.clear();
-                        break;
-                    }
-                    let t1 = ctl.now();
-                    inflight += batch.len();
-                    self.stats.submit_map[batch_bucket(batch.len())] += 1;
-                    self.stats.depth_map[depth_bucket(inflight as u32)] += batch.len() as u64;
-                    for &s in &batch {
-                        issue[s as usize] = t1;
-                    }
-                    batch.clear();
+                if !failed
+                    && !batch.is_empty()
+                    && let Err(e) =
+                        self.submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl)
+                {
+                    err = Some(e);
+                    failed = true;
+                }
+                if failed {
+                    break;
                 }
             }
             if inflight == 0 {
@@ -1146,7 +1197,7 @@ impl FioWorker {
                 }
                 continue;
             }
-            let n = match self.engine.reap(1, &mut done) {
+            let n = match engine.reap(1, &mut done) {
                 Ok(n) => n,
                 Err(e) => {
                     err = Some(WorkloadError(format!("job '{}': {e}", self.job.name)));
@@ -1199,7 +1250,7 @@ impl FioWorker {
         }
         // Buffers must outlive the kernel's use of them: wait for what is still in flight.
         while inflight > 0 {
-            match self.engine.reap(1, &mut done) {
+            match engine.reap(1, &mut done) {
                 Ok(n) => inflight -= n,
                 Err(_) => break,
             }
@@ -1257,6 +1308,13 @@ impl LoopWorker for FioWorker {
         let pace = 1_000_000_000u64
             .checked_div(self.job.rate_iops)
             .map_or(0, |ns| clock.from_ns(ns));
+        if self.engine.is_none() {
+            let (k, fd, depth, region) = self.engine_args;
+            self.engine = Some(
+                Engine::new(k, fd, depth, region)
+                    .map_err(|e| WorkloadError(format!("job '{}': {e}", self.job.name)))?,
+            );
+        }
         let r = if self.job.engine.is_sync() {
             self.run_sync(ctl, pace)
         } else {
