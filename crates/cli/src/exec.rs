@@ -451,9 +451,10 @@ fn run_plan(
             debug: output.debug,
             validate: output.validate,
         }));
-        s.push_str(&sysbench::test_mode(
+        s.push_str(&sysbench::test_mode_with_events(
             workload.id(),
             &plan.params,
+            plan.events,
             output.verbosity,
         ));
         out(&s);

@@ -10,6 +10,7 @@ mod info;
 mod memlat;
 mod native;
 mod results;
+mod smallfiles;
 mod stream;
 mod suite;
 mod sysbench;
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
         Some("stream") => stream::main(&argv),
         Some("fio") => fio::main(&argv),
         Some("memlat") => memlat::main(&argv),
+        Some("smallfiles") => smallfiles::main(&argv),
         _ if sysbench::claims(args) => run_sysbench(&argv),
         _ => native::main(&argv),
     };

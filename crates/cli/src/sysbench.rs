@@ -166,7 +166,7 @@ const DEPRECATED: &[(&str, &str)] = &[
 ];
 
 /// Test names sysbench has that hostbench does not run yet, with a pointer.
-const NOT_YET: &[&str] = &["fileio"];
+const NOT_YET: &[&str] = &[];
 
 /// True when `args` look like a sysbench command line: the first word is a sysbench test
 /// name (or a Lua script), or `--test=` is given.

@@ -336,7 +336,10 @@ fn bad_input_is_one_clear_line_and_exit_2() {
         (&["cpu", "--percentile=101", "run"], "--percentile"),
         (&["cpu", "--rand-type=normal", "run"], "--rand-type"),
         (&["--test=cpu", "--num-threads=-1", "run"], "--threads"),
-        (&["fileio", "run"], "not in this version"),
+        (
+            &["fileio", "run"],
+            "Missing required argument: --file-test-mode",
+        ),
         (&["oltp_read_write.lua", "run"], "Lua"),
         (&["frobnicate"], "unknown test or command 'frobnicate'"),
         (&["run", "nosuch"], "unknown workload 'nosuch'"),

@@ -311,6 +311,14 @@ fn quick_params(id: &str) -> &'static [&'static str] {
         "threads" => &["--set", "yields=10"],
         "memory" => &["--set", "total_size=1M"],
         "stream" => &["--set", "array_size=100000"],
+        "fileio" => &[
+            "--set",
+            "test_mode=seqwr",
+            "--set",
+            "num=2",
+            "--set",
+            "total_size=1M",
+        ],
         _ => &[],
     }
 }
@@ -320,10 +328,16 @@ fn every_listed_workload_emits_a_valid_result() {
     let list = hostbench_json(&["list", "--json"], 0);
     let workloads = list.as_array().expect("list --json is an array");
     assert!(!workloads.is_empty());
+    // Disk workloads write only into a directory of this test.
+    let scratch = tempfile::tempdir().unwrap();
+    let dir_set = format!("dir={}", scratch.path().display());
     for w in workloads {
         let id = w["id"].as_str().unwrap();
         let mut args = vec!["run", id, "--time", "0.3s", "-t", "2", "-i", "0.1s"];
         args.extend_from_slice(quick_params(id));
+        if w["category"] == "disk" {
+            args.extend_from_slice(&["--set", &dir_set]);
+        }
         args.extend_from_slice(&["-f", "json"]);
         let r = run_result(&args, 0);
         let what = format!("workload {id}");

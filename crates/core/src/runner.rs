@@ -421,7 +421,14 @@ fn thread_main(shared: Arc<Shared>, tid: usize, worker: Worker, gate: Arc<(Mutex
     }
     st.deadline = shared.deadline.load(Acquire);
     match worker {
-        Worker::Event(mut w) => event_loop(w.as_mut(), &mut st, &shared),
+        Worker::Event(mut w) => {
+            event_loop(w.as_mut(), &mut st, &shared);
+            if !shared.abort.load(Acquire)
+                && let Err(e) = w.finish(&shared.slots[tid].counters)
+            {
+                shared.fail(format!("thread {tid}: {e}"));
+            }
+        }
         Worker::Loop(mut w) => {
             let rate = shared.rate_per_thread;
             let mut ctl = RunControl {

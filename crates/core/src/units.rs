@@ -120,6 +120,41 @@ pub fn fmt_ns(ns: f64) -> String {
     }
 }
 
+/// sysbench's `sb_print_value_size`: `%.5g` of the value scaled by 1024 with a `Ki`/`Mi`/…
+/// suffix (callers append `B`).
+pub fn sysbench_size(v: f64) -> String {
+    const MODS: &[char] = &['K', 'M', 'G', 'T', 'P', 'E'];
+    let (mut v, mut i) = (v, 0);
+    while i < MODS.len() && v >= 1024.0 {
+        v /= 1024.0;
+        i += 1;
+    }
+    let g = fmt_g5(v);
+    if i > 0 {
+        format!("{g}{}i", MODS[i - 1])
+    } else {
+        g
+    }
+}
+
+/// C's `%.5g` for values from 0 to 10^5.
+fn fmt_g5(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    let exp = v.abs().log10().floor() as i32;
+    if !(-4..5).contains(&exp) {
+        return format!("{v:.4e}");
+    }
+    let decimals = (4 - exp).max(0) as usize;
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -232,6 +232,14 @@ pub enum Step {
 pub trait EventWorker: Send {
     /// Runs one event. `counters` is this thread's, for reads/writes/bytes and the like.
     fn event(&mut self, counters: &Counters) -> Result<Step, WorkloadError>;
+    /// Called once after this thread's last event, before its totals are published (sysbench's
+    /// `thread_done`): finishing work that is not an event, such as fsyncing files at the end
+    /// or waiting for asynchronous I/O still in flight. What it counts goes into `counters`;
+    /// its time is not an event's. Not called after Ctrl-C or an error.
+    fn finish(&mut self, counters: &Counters) -> Result<(), WorkloadError> {
+        let _ = counters;
+        Ok(())
+    }
 }
 
 /// A worker that owns its loop.

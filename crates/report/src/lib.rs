@@ -8,10 +8,12 @@
 
 pub mod compare;
 pub mod csv;
+pub mod fileio;
 pub mod fio;
 pub mod html;
 pub mod json;
 pub mod native;
+pub mod smallfiles;
 pub mod stream;
 pub mod svg;
 pub mod sysbench;

@@ -137,6 +137,22 @@ pub fn test_mode(workload: &str, params: &Params, verbosity: u8) -> String {
     s
 }
 
+/// [`test_mode`] with what some tests print from the plan beyond their parameters
+/// (fileio's "Number of IO requests" is `--events`).
+pub fn test_mode_with_events(
+    workload: &str,
+    params: &Params,
+    events: u64,
+    verbosity: u8,
+) -> String {
+    let mut s = String::new();
+    if workload == "fileio" {
+        s.push_str(&crate::fileio::mode_lines(params, events));
+    }
+    s.push_str(&test_mode(workload, params, verbosity));
+    s
+}
+
 /// What sysbench logs at verbosity ≥ 4 when the workers have stopped: one "Time limit
 /// exceeded" per thread (its logger folds repeats) and, unless the shutdown was forced,
 /// "Done.".
@@ -165,6 +181,9 @@ pub fn interval_line(i: &Interval, workload: &str, params: &Params) -> String {
     if workload == "memory" {
         let mib = i.events_per_s * params.int("block_size") as f64 / MIB;
         return format!("[ {} ] {mib:4.2} MiB/sec\n", stamp(i.t_s));
+    }
+    if workload == "fileio" {
+        return crate::fileio::interval_line(i, &stamp(i.t_s));
     }
     let t = stamp(i.t_s);
     let mut s = format!("[ {t} ] thds: {} eps: {:4.2}", i.threads, i.events_per_s);
@@ -242,6 +261,7 @@ pub fn test_report(r: &RunResult) -> String {
             }
             s
         }
+        "fileio" => crate::fileio::report(r),
         _ => String::new(),
     }
 }

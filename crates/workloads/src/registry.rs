@@ -9,6 +9,8 @@ pub static WORKLOADS: &[&dyn Workload] = &[
     &crate::memory::sysbench_memory::Memory,
     &crate::memory::stream::Stream,
     &crate::memory::memlat::Memlat,
+    &crate::disk::fileio::FileIo,
+    &crate::disk::smallfiles::SmallFiles,
     &crate::sys::threads::Threads,
     &crate::sys::mutex::MutexTest,
     &crate::sys::null::Null,
@@ -71,6 +73,10 @@ mod tests {
             ("mutex", "loops", "10"),
             ("null.loop", "latency", "1us"),
             ("stream", "array_size", "100000"),
+            ("fileio", "test_mode", "seqwr"),
+            ("fileio", "num", "4"),
+            ("fileio", "total_size", "1M"),
+            ("smallfiles", "files", "40"),
         ];
         for w in WORKLOADS {
             let ov: Vec<(String, String)> = small
@@ -78,6 +84,17 @@ mod tests {
                 .filter(|(id, _, _)| *id == w.id())
                 .map(|(_, k, v)| (k.to_string(), v.to_string()))
                 .collect();
+            // Disk workloads write only into a directory of this test.
+            let scratch = std::env::temp_dir().join(format!(
+                "hostbench-conformance-{}-{}",
+                w.id(),
+                std::process::id()
+            ));
+            let mut ov = ov;
+            if w.category() == hostbench_core::workload::Category::Disk {
+                std::fs::create_dir_all(&scratch).unwrap();
+                ov.push(("dir".into(), scratch.display().to_string()));
+            }
             let params = Params::resolve(w.id(), w.params(), &ov).unwrap();
             let mut plan = Plan::new(w.id(), params.clone());
             plan.threads = 2;
@@ -99,6 +116,21 @@ mod tests {
             let expect = if w.id() == "mutex" { 2 } else { 50 };
             assert_eq!(m.counters.events, expect, "{}", w.id());
             assert_eq!(m.latency.count, expect, "{}", w.id());
+            drop(inst);
+            if scratch.exists() {
+                let ctx = SetupCtx {
+                    params: &params,
+                    threads: 2,
+                    dist: plan.rand,
+                    seed: 1,
+                    host: None,
+                };
+                let log = hostbench_core::workload::CollectLog::default();
+                w.stage(hostbench_core::workload::Stage::Cleanup, &ctx, &log)
+                    .unwrap();
+                std::fs::remove_dir(&scratch)
+                    .unwrap_or_else(|e| panic!("{}: cleanup left files: {e}", w.id()));
+            }
         }
     }
 }
