@@ -27,7 +27,7 @@ use engine::{Buffers, Dir, Done, Engine};
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::{Distribution, Rng, Sampler};
 use hostbench_core::recorder::Counter;
-use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
+use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning};
 use hostbench_core::runner::RunControl;
 use hostbench_core::workload::*;
 use job::{EngineKind, JobSpec, RandDist};
@@ -224,55 +224,6 @@ fn io_err(what: &str, path: &Path, e: &std::io::Error) -> WorkloadError {
     WorkloadError(format!("{what} {}: {e}", path.display()))
 }
 
-/// Name of the filesystem holding `path` (statfs magic), for messages.
-pub fn fs_type(path: &Path) -> String {
-    use std::os::unix::ffi::OsStrExt;
-    let dir = if path.is_dir() {
-        path.to_path_buf()
-    } else {
-        path.parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
-    };
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
-        return "unknown".into();
-    };
-    // SAFETY: statfs fills a zeroed struct for a valid C string path.
-    let mut s: libc::statfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statfs(c.as_ptr(), &mut s) } != 0 {
-        return "unknown".into();
-    }
-    let name = match s.f_type as u64 {
-        0x0102_1994 => "tmpfs",
-        0xEF53 => "ext4",
-        0x5846_5342 => "xfs",
-        0x9123_683E => "btrfs",
-        0x794C_7630 => "overlayfs",
-        0x6969 => "nfs",
-        0x6573_5546 => "fuse",
-        0x2FC1_2FC1 => "zfs",
-        0x5346_544E => "ntfs",
-        0x4D44 => "vfat",
-        0x0000_9fa0 => "proc",
-        0x6265_6572 => "sysfs",
-        0xFF53_4D42 => "cifs",
-        0x0027_e0eb => "cgroup",
-        other => return format!("type 0x{other:x}"),
-    };
-    name.into()
-}
-
-fn free_bytes(dir: &Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    // SAFETY: statvfs fills a zeroed struct for a valid C string path.
-    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
-        return None;
-    }
-    Some(s.f_bavail as u64 * s.f_frsize as u64)
-}
-
 /// Resolves sizes, checks free space and O_DIRECT, and lays out missing or short files
 /// (reporting through `log` when given: fio's "Laying out IO file" line and progress).
 /// `Ok(None)` when Ctrl-C stopped a layout.
@@ -285,6 +236,7 @@ fn layout_files(
     let mut data_set = 0u64;
     let mut any_buffered = false;
     let mut seen: Vec<PathBuf> = Vec::new();
+    let mut first_dir: Option<PathBuf> = None;
     for j in jobs.iter_mut() {
         if j.engine == EngineKind::Null {
             if j.size.is_none() {
@@ -337,6 +289,13 @@ fn layout_files(
             }
             seen.push(path.clone());
             data_set += size;
+            if first_dir.is_none() {
+                first_dir = Some(
+                    path.parent()
+                        .filter(|p| !p.as_os_str().is_empty())
+                        .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+                );
+            }
             if !is_dev && !lay_out(j, &path, j.offset + size, have, log)? {
                 return Ok(None);
             }
@@ -345,49 +304,28 @@ fn layout_files(
             }
         }
     }
-    let ram = ctx
-        .host
-        .map(|h| h.memory.total_bytes)
-        .filter(|&b| b > 0)
-        .or_else(mem_total);
-    if any_buffered
-        && data_set > 0
-        && let Some(ram) = ram
-        && data_set < ram
+    if data_set > 0
+        && let Some(dir) = first_dir
+        && let Some(w) = crate::disk::files::page_cache_warning(
+            &dir,
+            data_set,
+            !any_buffered,
+            ctx.host,
+            "use --direct=1 (or files larger than RAM) to measure the device",
+        )
     {
-        warnings.push(Warning {
-            kind: WarningKind::PageCache,
-            message: format!(
-                "buffered I/O (direct=0) on {} MiB of files with {} MiB of RAM: the page cache answers much of it, so the figures describe memory more than the device; use --direct=1 (or a data set larger than RAM)",
-                data_set >> 20,
-                ram >> 20
-            ),
-        });
+        warnings.push(w);
     }
     Ok(Some(warnings))
 }
 
-fn mem_total() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let l = s.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kb: u64 = l.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
 fn check_direct(path: &Path) -> Result<(), WorkloadError> {
-    match std::fs::OpenOptions::new()
+    std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_DIRECT)
         .open(path)
-    {
-        Ok(_) => Ok(()),
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Err(WorkloadError(format!(
-            "{} is on a filesystem that refuses O_DIRECT ({}); direct=1 cannot work there: use a directory on a disk filesystem (ext4, xfs) or --direct=0",
-            path.display(),
-            fs_type(path)
-        ))),
-        Err(e) => Err(io_err("cannot open", path, &e)),
-    }
+        .map(drop)
+        .map_err(|e| crate::disk::files::open_error(path, true, &e))
 }
 
 /// Lays out `path` to `need` bytes if it is shorter (`have`): 1 MiB buffered writes of random
@@ -416,18 +354,11 @@ fn lay_out(
         )));
     }
     let missing = need - have;
-    if let Some(free) = free_bytes(&dir)
-        && free < missing + (64 << 20)
-    {
-        return Err(WorkloadError(format!(
-            "job '{}': laying out {} needs {} MiB but {} has {} MiB free; lower --size or use another directory",
-            j.name,
-            path.display(),
-            missing.div_ceil(1 << 20),
-            dir.display(),
-            free >> 20
-        )));
-    }
+    crate::disk::files::ensure_space(
+        &dir,
+        missing,
+        &format!("laying out {} for job '{}'", path.display(), j.name),
+    )?;
     let created = !path.exists();
     if let Some(log) = log {
         log.line(&format!(
@@ -491,17 +422,9 @@ impl Instance for FioInstance {
             if j.direct {
                 o.custom_flags(libc::O_DIRECT);
             }
-            let f = o.open(&path).map_err(|e| {
-                if e.raw_os_error() == Some(libc::EINVAL) && j.direct {
-                    WorkloadError(format!(
-                        "{} is on a filesystem that refuses O_DIRECT ({}); use --direct=0 or another directory",
-                        path.display(),
-                        fs_type(&path)
-                    ))
-                } else {
-                    io_err("cannot open", &path, &e)
-                }
-            })?;
+            let f = o
+                .open(&path)
+                .map_err(|e| crate::disk::files::open_error(&path, j.direct, &e))?;
             if !j.direct && j.invalidate {
                 // SAFETY: advisory call on our fd.
                 unsafe {
