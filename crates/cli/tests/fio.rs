@@ -478,10 +478,7 @@ fn direct_io_on_tmpfs_names_the_filesystem() {
         assert!(err.contains("tmpfs") && err.contains("O_DIRECT"), "{err}");
     } else {
         // Newer kernels accept it; the figures still describe RAM, and the warning says so.
-        assert!(
-            err.contains("tmpfs") && err.contains("page_cache") || err.contains("RAM"),
-            "{err}"
-        );
+        assert!(err.contains("tmpfs") && err.contains("RAM"), "{err}");
     }
 }
 

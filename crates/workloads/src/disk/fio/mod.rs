@@ -43,14 +43,24 @@ pub struct Fio;
 /// The `jobs` parameter's default: one small null-engine job (the conformance run).
 pub const DEFAULT_JOBS: &str = "--name=null --ioengine=null --size=64m";
 
-const PARAMS: &[ParamSpec] = &[ParamSpec {
-    name: "jobs",
-    kind: ParamKind::Text,
-    default: DEFAULT_JOBS,
-    unit: "fio job file",
-    help: "the jobs: fio's command-line form (--name=a --rw=randread ...) or a job file's text ([global] and job sections); `hostbench fio` fills it from fio's command line or job files",
-    sysbench: None,
-}];
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "jobs",
+        kind: ParamKind::Text,
+        default: DEFAULT_JOBS,
+        unit: "fio job file",
+        help: "the jobs: fio's command-line form (--name=a --rw=randread ...) or a job file's text ([global] and job sections); `hostbench fio` fills it from fio's command line or job files",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "dir",
+        kind: ParamKind::Text,
+        default: "",
+        unit: "path",
+        help: "directory for the files of jobs that give no directory (fio's default: the current one)",
+        sysbench: None,
+    },
+];
 
 /// The counters the workload fills.
 const COUNTERS: &[Counter] = &[
@@ -112,7 +122,16 @@ struct FioInstance {
 /// The jobs of a parameter set (the `jobs` text), checked.
 pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, WorkloadError> {
     let sections = job::from_text(params.text("jobs")).map_err(|e| WorkloadError(e.0))?;
-    job::jobs_from_sections(&sections).map_err(|e| WorkloadError(e.0))
+    let mut jobs = job::jobs_from_sections(&sections).map_err(|e| WorkloadError(e.0))?;
+    let dir = params.text("dir");
+    if !dir.is_empty() {
+        for j in &mut jobs {
+            if j.directory == "." {
+                j.directory = dir.to_string();
+            }
+        }
+    }
+    Ok(jobs)
 }
 
 impl Workload for Fio {
