@@ -4,6 +4,7 @@
 
 mod compare;
 mod exec;
+mod fio;
 mod generate;
 mod info;
 mod insert_race;
@@ -42,6 +43,7 @@ pub type FrontEnd = fn(&[String]) -> anyhow::Result<ExitCode>;
 /// front-end; one line per grammar.
 pub const PEERS: &[(&str, FrontEnd)] = &[
     ("stream", stream::main),
+    ("fio", fio::main),
     ("memlat", memlat::main),
     ("smallfiles", smallfiles::main),
     ("iozone", iozone::main),

@@ -296,6 +296,14 @@ impl RunControl<'_> {
         now >= self.st.deadline || self.shared.stop.load(Relaxed)
     }
 
+    /// True while the run is warming up (`--warmup-time`, fio's `ramp_time`): what the worker
+    /// records through [`RunControl::record`] is discarded, and so should anything it keeps
+    /// on its own. Changes only between operations (at an epoch change).
+    #[inline]
+    pub fn warming_up(&self) -> bool {
+        self.st.in_warmup
+    }
+
     /// True on a hard stop (Ctrl-C, error, forced shutdown): abandon operations in flight.
     /// At the time limit this stays false, so in-flight operations complete and count.
     pub fn aborted(&self) -> bool {

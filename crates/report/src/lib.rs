@@ -9,6 +9,7 @@
 pub mod compare;
 pub mod csv;
 pub mod fileio;
+pub mod fio;
 pub mod html;
 pub mod insert_race;
 pub mod iozone;

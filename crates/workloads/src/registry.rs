@@ -16,6 +16,7 @@ pub static WORKLOADS: &[&dyn Workload] = &[
     &crate::sys::mutex::MutexTest,
     &crate::sys::null::Null,
     &crate::sys::null::NullLoop,
+    &crate::disk::fio::Fio,
     &crate::db::oltp::READ_WRITE,
     &crate::db::oltp::READ_ONLY,
     &crate::db::oltp::WRITE_ONLY,

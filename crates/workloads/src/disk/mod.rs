@@ -3,5 +3,6 @@
 
 pub mod fileio;
 pub mod files;
+pub mod fio;
 pub mod iozone;
 pub mod smallfiles;

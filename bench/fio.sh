@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Paired comparison of `hostbench fio` against Debian's fio on this machine: the same job,
+# the same file, run back to back, alternating which tool goes first.
+#
+# Cases (all time_based, RUNTIME seconds, one job, one file laid out once and reused):
+#   randread_uring  --rw=randread --bs=4k --iodepth=32 --direct=1 --ioengine=io_uring
+#   randread_aio    --rw=randread --bs=4k --iodepth=32 --direct=1 --ioengine=libaio
+#   gitlab          --randrepeat=1 --ioengine=libaio --direct=1 --gtod_reduce=1 --bs=4k
+#                   --iodepth=64 --readwrite=randrw --rwmixread=75   (GitLab's check)
+#   seqwrite_1m     --rw=write --bs=1M --iodepth=32 --direct=1 --ioengine=libaio
+#   null            --ioengine=null --rw=randread --bs=4k --size=1g (harness overhead)
+# Figures come from each tool's JSON (`--output-format=json`, fio's field names):
+#   IOPS = Σ over jobs and directions of iops;
+#   CPU per I/O = (usr_cpu + sys_cpu)% × job_runtime / total I/Os, in µs — the CPU time
+#   each tool itself spent per I/O, from getrusage as both report it.
+# For each pair the ratio hostbench/fio is computed (IOPS: > 1 = hostbench did more;
+# CPU/IO: < 1 = hostbench spent less); the summary is the median of the per-pair ratios.
+#
+# Environment:
+#   PAIRS=N        pairs per case (default 5)
+#   CASES="..."    subset of the cases above (default: all)
+#   RUNTIME=S      seconds per run (default 5)
+#   SIZE=SIZE      file size for the disk cases (default 1g)
+#   DIR=dir        where the test file lives (default: /var/tmp/hostbench-fio-bench; must
+#                  allow O_DIRECT, so not tmpfs)
+#   HOSTBENCH=path hostbench binary (default: <repo>/target/release/hostbench)
+#   FIO=path       fio binary (default: fio from PATH)
+#   LOGDIR=dir     where raw outputs are kept (default: a new mktemp -d)
+set -euo pipefail
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo_dir=$(cd "$script_dir/.." && pwd)
+
+PAIRS=${PAIRS:-5}
+CASES=${CASES:-"randread_uring randread_aio gitlab seqwrite_1m null"}
+RUNTIME=${RUNTIME:-5}
+SIZE=${SIZE:-1g}
+DIR=${DIR:-/var/tmp/hostbench-fio-bench}
+HOSTBENCH=${HOSTBENCH:-$repo_dir/target/release/hostbench}
+FIO=${FIO:-$(command -v fio || true)}
+export HOSTBENCH_NO_SAVE=${HOSTBENCH_NO_SAVE:-1}
+
+die() { echo "error: $*" >&2; exit 1; }
+[[ $PAIRS =~ ^[1-9][0-9]*$ ]] || die "PAIRS must be a positive integer (got '$PAIRS')"
+[[ $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "RUNTIME must be whole seconds (got '$RUNTIME')"
+command -v python3 >/dev/null || die "python3 is required for the arithmetic"
+[[ -n $FIO && -x $FIO ]] || die "fio not found. Install it with: apt-get install fio (or set FIO=/path/to/fio)"
+[[ -x $HOSTBENCH ]] || die "hostbench not found at '$HOSTBENCH'. Build it with: cd $repo_dir && cargo build --release"
+
+LOGDIR=${LOGDIR:-$(mktemp -d /tmp/hostbench-vs-fio.XXXXXX)}
+mkdir -p "$LOGDIR" "$DIR"
+cp "$HOSTBENCH" "$LOGDIR/hostbench"
+HOSTBENCH=$LOGDIR/hostbench
+FILE=$DIR/bench.dat
+
+common=(--time_based "--runtime=$RUNTIME" --output-format=json)
+case_args() {
+    case $1 in
+    randread_uring) echo "--name=rr --filename=$FILE --size=$SIZE --rw=randread --bs=4k --iodepth=32 --direct=1 --ioengine=io_uring" ;;
+    randread_aio) echo "--name=rr --filename=$FILE --size=$SIZE --rw=randread --bs=4k --iodepth=32 --direct=1 --ioengine=libaio" ;;
+    gitlab) echo "--randrepeat=1 --ioengine=libaio --direct=1 --gtod_reduce=1 --name=test --bs=4k --iodepth=64 --readwrite=randrw --rwmixread=75 --size=$SIZE --filename=$FILE" ;;
+    seqwrite_1m) echo "--name=sw --filename=$FILE --size=$SIZE --rw=write --bs=1M --iodepth=32 --direct=1 --ioengine=libaio" ;;
+    null) echo "--name=null --ioengine=null --rw=randread --bs=4k --size=1g" ;;
+    *) die "unknown case '$1'" ;;
+    esac
+}
+
+# Lay the file out once with fio (both tools then find it complete and reuse it).
+"$FIO" --name=layout --filename="$FILE" --size="$SIZE" --rw=read --bs=1M --io_size=1M >/dev/null
+
+# iops and CPU µs per I/O from a fio-format JSON document.
+figures() {
+    python3 - "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ios = iops = cpu_ms = 0.0
+for j in d["jobs"]:
+    for dr in ("read", "write"):
+        iops += j[dr]["iops"]
+        ios += j[dr]["total_ios"]
+    cpu_ms += (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * j["job_runtime"]
+print(f"{iops:.2f} {cpu_ms * 1000.0 / ios if ios else 0:.4f}")
+EOF
+}
+
+echo "hostbench fio vs $("$FIO" --version), $PAIRS pairs of ${RUNTIME}s, file $FILE ($SIZE), logs in $LOGDIR"
+printf "%-15s %12s %12s %9s %9s %9s %s\n" case "fio IOPS" "hb IOPS" "IOPS x" "fio us/IO" "hb us/IO" "CPU/IO x (per pair IOPS x)"
+for c in $CASES; do
+    read -r -a args <<<"$(case_args "$c")"
+    iops_r=() cpu_r=() fio_i=() hb_i=() fio_c=() hb_c=()
+    for ((p = 1; p <= PAIRS; p++)); do
+        order=(fio hb)
+        ((p % 2 == 0)) && order=(hb fio)
+        for t in "${order[@]}"; do
+            out=$LOGDIR/$c.$p.$t.json
+            if [[ $t == fio ]]; then
+                "$FIO" "${args[@]}" "${common[@]}" >"$out" 2>"$out.err"
+            else
+                "$HOSTBENCH" fio "${args[@]}" "${common[@]}" >"$out" 2>"$out.err"
+            fi
+        done
+        read -r fi fc <<<"$(figures "$LOGDIR/$c.$p.fio.json")"
+        read -r hi hc <<<"$(figures "$LOGDIR/$c.$p.hb.json")"
+        fio_i+=("$fi") hb_i+=("$hi") fio_c+=("$fc") hb_c+=("$hc")
+        iops_r+=("$(python3 -c "print(f'{$hi/$fi:.3f}')")")
+        cpu_r+=("$(python3 -c "print(f'{($hc/$fc) if $fc > 0 else 0:.3f}')")")
+    done
+    python3 - "$c" "${fio_i[*]}" "${hb_i[*]}" "${fio_c[*]}" "${hb_c[*]}" "${iops_r[*]}" "${cpu_r[*]}" <<'EOF'
+import statistics as s, sys
+c = sys.argv[1]
+f = lambda i: [float(x) for x in sys.argv[i].split()]
+fi, hi, fc, hc, ir, cr = (f(i) for i in range(2, 8))
+print(f"{c:<15} {s.median(fi):12.0f} {s.median(hi):12.0f} {s.median(ir):9.3f} "
+      f"{s.median(fc):9.3f} {s.median(hc):9.3f} {s.median(cr):9.3f} ({' '.join(f'{x:.3f}' for x in ir)})")
+EOF
+done

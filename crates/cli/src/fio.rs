@@ -1,0 +1,337 @@
+//! The `hostbench fio` front-end: fio's command line (`--name=x --rw=randread ...`, options
+//! before the first `--name` are global) and job files (`hostbench fio jobs.fio`), parsed
+//! by the `disk.fio` workload's job grammar into the `jobs` parameter and a plan: one thread
+//! per job clone, fio's `runtime` as the time limit (with `time_based`; otherwise a cap and
+//! the jobs end when `size` is done), `ramp_time` as warmup, `randrepeat`/`randseed` as the
+//! seed.
+//!
+//! Output: `--output-format=normal|json|json+` in fio's layouts (and `hostbench-json`, the
+//! full hostbench result), to stdout or `--output=FILE`. Diagnostics go to stderr only, so
+//! JSON output always parses. `--label`, `--no-save`, `--results-db` as everywhere.
+//!
+//! Bad input (an unknown or unsupported option, a bad value, a malformed job file) is one
+//! line naming the problem, exit 2.
+
+use crate::exec::{self, SaveOptions};
+use anyhow::{Context, Result, anyhow, bail};
+use hostbench_core::params::Params;
+use hostbench_core::plan::Plan;
+use hostbench_core::runner::StopReason;
+use hostbench_core::workload::{Stage, Workload};
+use hostbench_report::fio::{Flavour, render};
+use hostbench_workloads::disk::fio::{Fio, job};
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+Usage: hostbench fio [options] [job file(s)]
+
+fio's command line and job files, measured by hostbench's own engine.
+
+  --name=NAME              start a job (options before the first --name are global)
+  --OPTION=VALUE           a job option with fio's name and units (k/m/g = 1024)
+  --output-format=FORMAT   normal (default), json, json+, or hostbench-json (the full result)
+  --output=FILE            write the report to FILE instead of stdout
+  --label=NAME             name what this run stands for (stored with the result)
+  --no-save                do not save the result in the results store
+  --results-db=PATH|URL    where to save the result
+  --version                print the version
+
+Job options: name filename directory size offset bs rw/readwrite rwmixread rwmixwrite
+iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null) direct buffered numjobs runtime
+time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
+(random zipf:θ pareto:h) fsync fdatasync end_fsync rate_iops group_reporting invalidate
+nrfiles=1 thread description. Any other fio option is an error. See docs/fio.md.
+
+Example (GitLab's file-system check):
+  hostbench fio --randrepeat=1 --ioengine=libaio --direct=1 --gtod_reduce=1 --name=test \\
+      --bs=4k --iodepth=64 --readwrite=randrw --rwmixread=75 --size=4G --filename=testfile
+";
+
+/// Options that are flags (a bare `--opt` means 1).
+const FLAGS: &[&str] = &[
+    "direct",
+    "buffered",
+    "time_based",
+    "randrepeat",
+    "allrandrepeat",
+    "gtod_reduce",
+    "norandommap",
+    "end_fsync",
+    "group_reporting",
+    "invalidate",
+    "thread",
+];
+
+/// What the command line asked for.
+#[derive(Debug)]
+struct Cmd {
+    sections: Vec<job::Section>,
+    format: Flavour,
+    hostbench_json: bool,
+    output: Option<String>,
+    save: SaveOptions,
+}
+
+enum Parsed {
+    Run(Box<Cmd>),
+    Print(String),
+}
+
+fn parse(args: &[String]) -> Result<Parsed> {
+    let mut cmd_sections: Vec<job::Section> = Vec::new();
+    let mut files: Vec<String> = Vec::new();
+    let mut format = Flavour::Normal;
+    let mut hostbench_json = false;
+    let mut output = None;
+    let (mut label, mut no_save, mut results_db) = (None, false, None);
+    let mut i = 0;
+    let origin = "command line";
+    let cur = |secs: &mut Vec<job::Section>| -> usize {
+        if secs.is_empty() {
+            secs.push(job::Section {
+                name: "global".into(),
+                opts: Vec::new(),
+                origin: origin.into(),
+            });
+        }
+        secs.len() - 1
+    };
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        let Some(body) = a.strip_prefix("--") else {
+            if a.starts_with('-') && a.len() > 1 {
+                bail!(
+                    "fio: unknown option '{a}' (fio's options are --name=value; see `hostbench fio --help`)"
+                );
+            }
+            files.push(a.clone());
+            continue;
+        };
+        let (key, inline) = match body.split_once('=') {
+            Some((k, v)) => (k.to_string(), Some(v.to_string())),
+            None => (body.to_string(), None),
+        };
+        let mut value = |what: &str| -> Result<String> {
+            if let Some(v) = inline.clone() {
+                return Ok(v);
+            }
+            match args.get(i) {
+                Some(v) if !v.starts_with("--") => {
+                    i += 1;
+                    Ok(v.clone())
+                }
+                _ => bail!("fio: --{key} needs a value ({what})"),
+            }
+        };
+        match key.as_str() {
+            "help" | "h" => return Ok(Parsed::Print(USAGE.into())),
+            "version" => {
+                return Ok(Parsed::Print(format!(
+                    "fio-3.33 (hostbench {})\n",
+                    env!("CARGO_PKG_VERSION")
+                )));
+            }
+            "output-format" => {
+                let v = value("normal, json, json+ or hostbench-json")?;
+                match v.as_str() {
+                    "normal" => format = Flavour::Normal,
+                    "json" => format = Flavour::Json,
+                    "json+" => format = Flavour::JsonPlus,
+                    "hostbench-json" => hostbench_json = true,
+                    other => bail!(
+                        "fio: --output-format={other} is not supported; use normal, json, json+ or hostbench-json (terse and several formats at once are not supported)"
+                    ),
+                }
+            }
+            "output" => output = Some(value("a file name")?),
+            "label" => label = Some(value("a name")?),
+            "no-save" => no_save = true,
+            "results-db" => results_db = Some(value("a path or postgres:// URL")?),
+            "name" => {
+                let v = value("a job name")?;
+                if v.is_empty() {
+                    bail!("fio: --name needs a job name, e.g. --name=randread");
+                }
+                // The section carries the name (fio's "job options" show it as `name`).
+                cmd_sections.push(job::Section {
+                    name: v,
+                    opts: Vec::new(),
+                    origin: origin.into(),
+                });
+            }
+            k => {
+                let canon = job::canonical_option(k).ok_or_else(|| {
+                    anyhow!(
+                        "fio: option --{k} is not supported by hostbench (supported: {}); see docs/fio.md",
+                        job::supported_options().collect::<Vec<_>>().join(", ")
+                    )
+                })?;
+                let v = if FLAGS.contains(&k) || FLAGS.contains(&canon) {
+                    inline.clone().unwrap_or_default()
+                } else {
+                    value("see `hostbench fio --help`")?
+                };
+                let idx = cur(&mut cmd_sections);
+                cmd_sections[idx].opts.push((k.to_string(), v));
+            }
+        }
+    }
+    let mut sections = cmd_sections;
+    for f in &files {
+        let text =
+            std::fs::read_to_string(f).with_context(|| format!("fio: cannot read job file {f}"))?;
+        let env = |k: &str| std::env::var(k).ok();
+        let s = job::parse_ini(&text, f, &env).map_err(|e| anyhow!("fio: {e}"))?;
+        sections.extend(s);
+    }
+    if sections.iter().all(|s| s.is_global()) {
+        bail!(
+            "fio: no jobs given: add --name=NAME with job options, or a job file (see `hostbench fio --help`)"
+        );
+    }
+    let save = SaveOptions::new(label, no_save, results_db)?;
+    Ok(Parsed::Run(Box::new(Cmd {
+        sections,
+        format,
+        hostbench_json,
+        output,
+        save,
+    })))
+}
+
+/// Runs `hostbench fio ...`.
+pub fn main(argv: &[String]) -> Result<ExitCode> {
+    let args = &argv[2..];
+    if args.is_empty() {
+        bail!("fio: no jobs given (see `hostbench fio --help`)");
+    }
+    let cmd = match parse(args)? {
+        Parsed::Print(s) => {
+            exec::out(&s);
+            return Ok(ExitCode::SUCCESS);
+        }
+        Parsed::Run(c) => c,
+    };
+    let jobs = job::jobs_from_sections(&cmd.sections).map_err(|e| anyhow!("fio: {e}"))?;
+    let w = &Fio;
+    let text = job::to_text(&cmd.sections);
+    let params = Params::resolve(w.id(), w.params(), &[("jobs".to_string(), text)])
+        .map_err(|e| anyhow!("fio: {e}"))?;
+    let first = &jobs[0];
+    let mut plan = Plan::new(w.id(), params);
+    plan.threads = jobs.iter().map(|j| j.numjobs as usize).sum();
+    plan.time_s = first.runtime_s.unwrap_or(0.0);
+    plan.warmup_s = first.ramp_time_s;
+    plan.events = 0;
+    plan.percentiles = hostbench_report::fio::PERCENTILES.to_vec();
+    plan.seed = match first.randseed {
+        Some(s) => s.max(1),
+        None if first.randrepeat => 0x0F10_5EED,
+        None => 0,
+    };
+    plan.validate().map_err(|e| anyhow!("fio: {e}"))?;
+    if let Some(path) = &cmd.output {
+        // Fail before the run, not after it.
+        std::fs::File::create(path)
+            .with_context(|| format!("fio: cannot write --output={path}"))?;
+    }
+    // Lay out missing files first, as fio does: its "Laying out IO file" line in the normal
+    // layout (stdout), a progress bar with an ETA on stderr when that is a terminal.
+    let stage_out = exec::Output {
+        format: exec::Format::Native,
+        verbosity: if cmd.format == Flavour::Normal && !cmd.hostbench_json && cmd.output.is_none() {
+            3
+        } else {
+            0
+        },
+        histogram: false,
+        seed_given: false,
+        debug: false,
+        validate: false,
+    };
+    let code = exec::run_stage(Stage::Prepare, &plan, w, &stage_out)?;
+    if code != ExitCode::SUCCESS {
+        return Ok(code);
+    }
+    let result = exec::measure(&plan, w, cmd.save.label.clone(), "fio", argv)?;
+    let report = if cmd.hostbench_json {
+        hostbench_report::json::render(&result)
+    } else {
+        render(&result, cmd.format)
+    };
+    match &cmd.output {
+        Some(path) => std::fs::write(path, report)
+            .with_context(|| format!("fio: cannot write --output={path}"))?,
+        None => exec::out(&report),
+    }
+    for w in &result.warnings {
+        eprintln!("WARNING: {}", w.message);
+    }
+    match exec::save_silently(&result, &cmd.save) {
+        Ok(_) => {}
+        Err(e) => eprintln!("WARNING: the result was not saved: {e}"),
+    }
+    Ok(match result.outcome.stop_reason {
+        StopReason::Error => {
+            eprintln!(
+                "fio: error: {}",
+                result.outcome.error.as_deref().unwrap_or("a job failed")
+            );
+            ExitCode::from(1)
+        }
+        StopReason::ForcedShutdown => ExitCode::from(2),
+        StopReason::Interrupted => ExitCode::from(130),
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn command_line_forms() {
+        let Parsed::Run(c) = parse(&args(
+            "--direct=1 --name=a --rw randread --time_based --runtime=2 --name=b --bs=8k --output-format=json+",
+        ))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(c.sections.len(), 3);
+        assert!(c.sections[0].is_global());
+        assert_eq!(c.sections[1].name, "a");
+        assert!(
+            c.sections[1]
+                .opts
+                .contains(&("rw".into(), "randread".into()))
+        );
+        assert!(
+            c.sections[1]
+                .opts
+                .contains(&("time_based".into(), String::new()))
+        );
+        assert_eq!(c.format, Flavour::JsonPlus);
+    }
+
+    #[test]
+    fn bad_input_names_the_problem() {
+        for (a, needle) in [
+            ("--name=a --verify=md5", "--verify is not supported"),
+            ("--name=a --size", "--size needs a value"),
+            ("--name=a --output-format=terse", "terse"),
+            ("--rw=read", "no jobs"),
+            ("-x", "unknown option '-x'"),
+        ] {
+            let e = match parse(&args(a)) {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("{a} parsed"),
+            };
+            assert!(e.contains(needle), "{a}: {e}");
+        }
+    }
+}

@@ -1,0 +1,546 @@
+//! `hostbench fio` end to end: fio's normal layout (snapshot with figures redacted, plus the
+//! lines users parse), fio's JSON field names and arithmetic, json+ bins read by fio's own
+//! `fio_jsonplus_clat2csv` when it is installed, job files (globals, several jobs,
+//! group_reporting), the GitLab check as written, the hostbench result against the schema,
+//! and bad input (one line naming the problem, exit 2, no panic).
+//!
+//! Files are small (a few MiB) and live in a temporary directory under the target dir (a
+//! disk filesystem, so O_DIRECT works there); no test looks at a rate's value.
+
+mod common;
+
+use common::{assert_valid, run, stdout_ok};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn tmp(tag: &str) -> PathBuf {
+    tempfile::Builder::new()
+        .prefix(&format!("hb-fio-test-{tag}-"))
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
+        .keep()
+}
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// Redacts figures, the auto-scaled units fio picks for them, and the start time, so the
+/// snapshot pins the layout and not the measurement.
+fn redact(out: &str) -> String {
+    let r = common::redact(out);
+    let mut lines = Vec::new();
+    for l in r.lines() {
+        let mut l = l.to_string();
+        if let Some(p) = l.find(": pid=") {
+            l.truncate(p);
+            l.push_str(": pid=#: <time>");
+        }
+        for (a, b) in [
+            ("#.#", "#"),
+            ("#KiB", "#B"),
+            ("#MiB", "#B"),
+            ("#GiB", "#B"),
+            ("#kB", "#B"),
+            ("#MB", "#B"),
+            ("#GB", "#B"),
+            ("#k,", "#,"),
+            ("#M,", "#,"),
+        ] {
+            l = l.replace(a, b);
+        }
+        lines.push(l);
+    }
+    lines.join("\n") + "\n"
+}
+
+fn json(out: &str) -> Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"))
+}
+
+#[test]
+fn gitlab_check_runs_as_written() {
+    let d = tmp("gitlab");
+    let file = d.join("testfile");
+    let out = stdout_ok(&[
+        "fio",
+        "--randrepeat=1",
+        "--ioengine=libaio",
+        "--direct=1",
+        "--gtod_reduce=1",
+        "--name=test",
+        "--bs=4k",
+        "--iodepth=64",
+        "--readwrite=randrw",
+        "--rwmixread=75",
+        "--size=4m",
+        &format!("--filename={}", s(&file)),
+    ]);
+    assert!(file.exists());
+    assert!(
+        out.starts_with("test: Laying out IO file (1 file / 4MiB)\n"),
+        "{out}"
+    );
+    assert!(out.contains("\ntest: (g=0): rw=randrw, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=libaio, iodepth=64\n"), "{out}");
+    assert!(out.contains("\n  read: IOPS="), "{out}");
+    assert!(out.contains("\n  write: IOPS="), "{out}");
+    assert!(
+        !out.contains("clat"),
+        "gtod_reduce: no latency lines\n{out}"
+    );
+    assert!(
+        out.contains("Run status group 0 (all jobs):\n   READ: bw="),
+        "{out}"
+    );
+    assert!(out.contains("\n  WRITE: bw="), "{out}");
+    insta::assert_snapshot!("gitlab_layout", redact(&out));
+    // The whole 4 MiB region once (random map): 1024 I/Os of 4 KiB in all.
+    let issued = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("issued rwts: total="))
+        .unwrap();
+    let n: Vec<u64> = issued
+        .split(' ')
+        .next()
+        .unwrap()
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert_eq!(n[0] + n[1], 1024, "{issued}");
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn normal_layout_has_fio_latency_lines() {
+    let d = tmp("normal");
+    let out = stdout_ok(&[
+        "fio",
+        "--name=rr",
+        &format!("--directory={}", s(&d)),
+        "--size=2m",
+        "--rw=randrw",
+        "--ioengine=psync",
+        "--no-save",
+    ]);
+    for needle in [
+        "rr: (groupid=0, jobs=1): err= 0: pid=",
+        "\n  read: IOPS=",
+        "\n    clat (",
+        "\n     lat (",
+        "\n    clat percentiles (",
+        "\n     |  1.00th=[",
+        "99.99th=[",
+        "\n  cpu          : usr=",
+        "\n  IO depths    : 1=100.0%",
+        "\n     submit    : 0=0.0%, 4=100.0%",
+        "\n     issued rwts: total=",
+        "\n     latency   : target=0, window=0, percentile=100.00%, depth=1",
+    ] {
+        assert!(out.contains(needle), "missing {needle:?} in\n{out}");
+    }
+    assert!(!out.contains("slat"), "sync engines have no slat\n{out}");
+    assert!(d.join("rr.0.0").exists(), "fio's file name");
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn json_has_fio_fields_and_arithmetic() {
+    let d = tmp("json");
+    let out = stdout_ok(&[
+        "fio",
+        "--name=j",
+        &format!("--filename={}", s(&d.join("f"))),
+        "--size=4m",
+        "--bs=4k",
+        "--rw=randrw",
+        "--rwmixread=60",
+        "--ioengine=libaio",
+        "--iodepth=8",
+        "--direct=1",
+        "--output-format=json",
+    ]);
+    let v = json(&out);
+    assert!(v["fio version"].as_str().unwrap().starts_with("fio-3.33"));
+    for k in ["timestamp", "timestamp_ms", "time", "jobs"] {
+        assert!(v.get(k).is_some(), "{k}");
+    }
+    let j = &v["jobs"][0];
+    for k in [
+        "jobname",
+        "groupid",
+        "error",
+        "eta",
+        "elapsed",
+        "job options",
+        "read",
+        "write",
+        "trim",
+        "sync",
+        "job_runtime",
+        "usr_cpu",
+        "sys_cpu",
+        "ctx",
+        "majf",
+        "minf",
+        "iodepth_level",
+        "iodepth_submit",
+        "iodepth_complete",
+        "latency_ns",
+        "latency_us",
+        "latency_ms",
+        "latency_depth",
+        "latency_target",
+        "latency_percentile",
+        "latency_window",
+    ] {
+        assert!(j.get(k).is_some(), "job field {k}");
+    }
+    assert_eq!(j["jobname"], "j");
+    assert_eq!(
+        j["job options"]["rw"], "randrw",
+        "values are strings as in fio"
+    );
+    assert_eq!(j["job options"]["iodepth"], "8");
+    let mut total = 0;
+    for dir in ["read", "write"] {
+        let x = &j[dir];
+        for k in [
+            "io_bytes",
+            "io_kbytes",
+            "bw_bytes",
+            "bw",
+            "iops",
+            "runtime",
+            "total_ios",
+            "short_ios",
+            "drop_ios",
+            "slat_ns",
+            "clat_ns",
+            "lat_ns",
+            "bw_min",
+            "bw_max",
+            "bw_agg",
+            "bw_mean",
+            "bw_dev",
+            "bw_samples",
+            "iops_min",
+            "iops_max",
+            "iops_mean",
+            "iops_stddev",
+            "iops_samples",
+        ] {
+            assert!(x.get(k).is_some(), "{dir}.{k}");
+        }
+        let ios = x["total_ios"].as_u64().unwrap();
+        let bytes = x["io_bytes"].as_u64().unwrap();
+        let rt = x["runtime"].as_u64().unwrap();
+        total += ios;
+        assert_eq!(bytes, ios * 4096);
+        assert_eq!(x["io_kbytes"].as_u64().unwrap(), bytes / 1024);
+        assert_eq!(x["bw_bytes"].as_u64().unwrap(), bytes * 1000 / rt);
+        assert_eq!(x["bw"].as_u64().unwrap(), bytes * 1000 / rt / 1024);
+        let iops = x["iops"].as_f64().unwrap();
+        assert!((iops - ios as f64 * 1000.0 / rt as f64).abs() < 1e-6);
+        for m in ["slat_ns", "clat_ns", "lat_ns"] {
+            assert_eq!(x[m]["N"].as_u64().unwrap(), ios, "{dir}.{m}.N");
+            for k in ["min", "max", "mean", "stddev"] {
+                assert!(x[m][k].is_number(), "{dir}.{m}.{k}");
+            }
+        }
+        let p = x["clat_ns"]["percentile"].as_object().unwrap();
+        assert_eq!(p.len(), 17);
+        assert!(p.contains_key("99.990000") && p.contains_key("1.000000"));
+        assert!(x["clat_ns"].get("bins").is_none(), "bins only in json+");
+        // lat = slat + clat on average.
+        let (s, c, l) = (
+            x["slat_ns"]["mean"].as_f64().unwrap(),
+            x["clat_ns"]["mean"].as_f64().unwrap(),
+            x["lat_ns"]["mean"].as_f64().unwrap(),
+        );
+        assert!((s + c - l).abs() <= l * 1e-6 + 1.0, "{s} + {c} != {l}");
+    }
+    assert_eq!(total, 1024);
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn json_plus_bins_read_by_fio_tools() {
+    let d = tmp("jsonplus");
+    let report = d.join("out.json");
+    let out = stdout_ok(&[
+        "fio",
+        "--name=n",
+        "--ioengine=null",
+        "--size=8m",
+        "--rw=randread",
+        "--output-format=json+",
+        &format!("--output={}", s(&report)),
+    ]);
+    assert!(out.is_empty(), "--output takes the report: {out}");
+    let v = json(&std::fs::read_to_string(&report).unwrap());
+    let clat = &v["jobs"][0]["read"]["clat_ns"];
+    let bins = clat["bins"].as_object().unwrap();
+    let sum: u64 = bins.values().map(|c| c.as_u64().unwrap()).sum();
+    assert_eq!(sum, clat["N"].as_u64().unwrap());
+    assert_eq!(sum, 2048);
+    // fio ships a reader for these bins; when it is installed it must accept ours.
+    let tool = Path::new("/usr/bin/fio_jsonplus_clat2csv");
+    if tool.exists() {
+        let st = std::process::Command::new("python3")
+            .arg(tool)
+            .arg(&report)
+            .arg(d.join("csv"))
+            .output()
+            .unwrap();
+        assert!(
+            st.status.success(),
+            "fio_jsonplus_clat2csv: {}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+        let csv = std::fs::read_to_string(d.join("csv_job0")).unwrap();
+        assert!(csv.starts_with("nsec, read_slat_ns_count"), "{csv}");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn job_files_globals_and_group_reporting() {
+    let d = tmp("jobfile");
+    let jf = d.join("two.fio");
+    std::fs::write(
+        &jf,
+        format!(
+            "; two jobs\n[global]\ndirectory={}\nsize=${{HB_TEST_SIZE}}\nioengine=psync\n\n[seqw]\nrw=write\nbs=64k\n\n[randr]\nrw=randread\nnumjobs=2\ngroup_reporting\n",
+            s(&d)
+        ),
+    )
+    .unwrap();
+    let out = common::hb()
+        .env("HB_TEST_SIZE", "1m")
+        .args(["fio", &s(&jf), "--output-format=json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let v = json(&String::from_utf8(out.stdout).unwrap());
+    let jobs = v["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2, "seqw, and randr's two clones merged");
+    assert_eq!(v["global options"]["ioengine"], "psync");
+    assert_eq!(jobs[0]["jobname"], "seqw");
+    assert_eq!(jobs[0]["write"]["total_ios"], 16);
+    assert_eq!(jobs[0]["read"]["total_ios"], 0);
+    assert_eq!(jobs[1]["jobname"], "randr");
+    assert_eq!(jobs[1]["read"]["total_ios"], 512, "2 clones × 256 blocks");
+    for f in ["seqw.0.0", "randr.0.0", "randr.1.0"] {
+        assert!(d.join(f).exists(), "{f}");
+    }
+    // The normal layout shows the merged block once.
+    let text = common::hb()
+        .env("HB_TEST_SIZE", "1m")
+        .args(["fio", &s(&jf), "--no-save"])
+        .output()
+        .unwrap();
+    assert!(text.status.success());
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("randr: (groupid=0, jobs=2)"), "{text}");
+    assert!(text.contains("seqw: (groupid=0, jobs=1)"), "{text}");
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn an_existing_file_is_used_not_rewritten() {
+    let d = tmp("existing");
+    let f = d.join("data");
+    let content: Vec<u8> = (0..(1u32 << 20)).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&f, &content).unwrap();
+    stdout_ok(&[
+        "fio",
+        "--name=r",
+        &format!("--filename={}", s(&f)),
+        "--rw=randread",
+        "--no-save",
+    ]);
+    assert_eq!(
+        std::fs::read(&f).unwrap(),
+        content,
+        "a read job leaves the file alone"
+    );
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn hostbench_result_is_valid_and_saved() {
+    let d = tmp("result");
+    let out = stdout_ok(&[
+        "fio",
+        "--name=h",
+        &format!("--directory={}", s(&d)),
+        "--size=1m",
+        "--rw=randwrite",
+        "--ioengine=libaio",
+        "--iodepth=4",
+        "--fsync=16",
+        "--output-format=hostbench-json",
+        "--label=fio-test",
+    ]);
+    let r = json(&out);
+    assert_valid(&r, "hostbench fio result");
+    assert_eq!(r["workload"]["id"], "disk.fio");
+    assert_eq!(r["config"]["grammar"], "fio");
+    assert_eq!(r["label"], "fio-test");
+    assert_eq!(r["metrics"]["counters"]["writes"], 256);
+    assert_eq!(
+        r["metrics"]["counters"]["other"], 16,
+        "an fsync every 16 writes"
+    );
+    assert!(
+        r["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "fio_clones")
+    );
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn bad_input_is_one_clear_line() {
+    let d = tmp("bad");
+    let bad = d.join("bad.fio");
+    std::fs::write(&bad, "[a]\nrw=randread\nsize=1m\nbogus line here\n").unwrap();
+    let unknown = d.join("unknown.fio");
+    std::fs::write(&unknown, "[a]\nrw=randread\nverify=md5\n").unwrap();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["--name=a".into(), "--verify=md5".into()],
+            "--verify is not supported",
+        ),
+        (
+            vec!["--name=a".into(), "--rw=sideways".into()],
+            "rw=sideways",
+        ),
+        (vec!["--name=a".into(), "--bs=4q".into()], "bs=4q"),
+        (
+            vec!["--name=a".into(), "--ioengine=posixaio".into()],
+            "posixaio",
+        ),
+        (
+            vec!["--name=a".into(), "--time_based".into()],
+            "needs a runtime",
+        ),
+        (vec!["--rw=read".into()], "no jobs"),
+        (vec![s(&bad)], "bad.fio:4"),
+        (vec![s(&unknown)], "'verify' is not supported"),
+        (vec![s(&d.join("missing.fio"))], "cannot read job file"),
+        (
+            vec![
+                "--name=a".into(),
+                format!("--filename={}", s(&d.join("nofile"))),
+            ],
+            "give a size",
+        ),
+        (
+            vec!["--name=a".into(), "--output-format=terse".into()],
+            "terse",
+        ),
+    ];
+    for (args, needle) in cases {
+        let mut a = vec!["fio"];
+        a.extend(args.iter().map(String::as_str));
+        let (code, out, err) = run(&a);
+        assert_eq!(code, 2, "{a:?}: {err}{out}");
+        assert!(err.contains(needle), "{a:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn direct_io_on_tmpfs_names_the_filesystem() {
+    let shm = Path::new("/dev/shm");
+    if !shm.is_dir() {
+        return;
+    }
+    let f = shm.join(format!("hb-fio-test-{}", std::process::id()));
+    let (code, _, err) = run(&[
+        "fio",
+        "--name=d",
+        &format!("--filename={}", s(&f)),
+        "--size=1m",
+        "--direct=1",
+    ]);
+    let _ = std::fs::remove_file(&f);
+    assert!(!err.contains("panicked"), "{err}");
+    if code != 0 {
+        // Kernels before 6.6 refuse O_DIRECT on tmpfs: one line naming the filesystem.
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("tmpfs") && err.contains("O_DIRECT"), "{err}");
+    } else {
+        // Newer kernels accept it; the figures still describe RAM, and the warning says so.
+        assert!(err.contains("tmpfs") && err.contains("RAM"), "{err}");
+    }
+}
+
+#[test]
+fn buffered_small_files_warn_about_the_page_cache() {
+    let d = tmp("cache");
+    let (code, _, err) = run(&[
+        "fio",
+        "--name=c",
+        &format!("--directory={}", s(&d)),
+        "--size=1m",
+        "--no-save",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("page cache"), "{err}");
+    assert!(err.contains("--direct=1"), "{err}");
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn rate_iops_paces_and_ramp_time_is_not_counted() {
+    let out = stdout_ok(&[
+        "fio",
+        "--name=paced",
+        "--ioengine=null",
+        "--size=1g",
+        "--rate_iops=500",
+        "--ramp_time=1",
+        "--runtime=1",
+        "--time_based",
+        "--output-format=json",
+        "--no-save",
+    ]);
+    let v = json(&out);
+    let n = v["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+    // 500 I/Os per second for the one measured second; the ramp second is not counted.
+    assert!((400..=600).contains(&n), "{n} I/Os");
+}
+
+#[test]
+fn ctrl_c_stops_a_run_and_reports_it() {
+    let d = tmp("ctrlc");
+    let mut cmd = common::hb_std();
+    cmd.args([
+        "fio",
+        "--name=long",
+        &format!("--directory={}", s(&d)),
+        "--size=1m",
+        "--ioengine=libaio",
+        "--iodepth=4",
+        "--rw=randread",
+        "--runtime=60",
+        "--time_based",
+        "--no-save",
+    ]);
+    let child = common::spawn_piped(&mut cmd);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let out = common::interrupt(child);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stdout.contains("Run status group 0"), "{stdout}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    std::fs::remove_dir_all(d).unwrap();
+}

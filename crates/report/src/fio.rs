@@ -1,0 +1,1137 @@
+//! fio 3.33's outputs over a `disk.fio` result: the normal text layout and the JSON (and
+//! json+) document, with fio's field names, units and number formatting, so that parsers
+//! and dashboards written for fio read hostbench's.
+//!
+//! Everything comes from the result: the `jobs` parameter (the job file as given), and the
+//! `fio_clones` / `fio_bins` tables the workload fills (see `disk::fio` in
+//! hostbench-workloads). With `group_reporting` the clones of each job are merged the way
+//! fio merges them (sums of I/O, maximum runtime, exact merge of latency statistics and
+//! histograms, CPU averaged, context switches and faults summed).
+//!
+//! Differences from fio, on purpose: no "Disk stats" block (hostbench does not sample
+//! /sys/block around the run yet), times in the job header are UTC, the `lat (usec)`
+//! distribution lines are computed from fio's latency buckets (exact to < 1%), and
+//! `"fio version"` says `fio-3.33-hostbench-<version>`.
+
+use hostbench_core::params::Value;
+use hostbench_core::result::{RunResult, Table};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::{Value as J, json};
+use std::fmt::Write as _;
+
+/// A JSON object that keeps its keys in insertion order, as fio writes them (serde_json's
+/// map sorts them).
+#[derive(Debug, Clone, Default)]
+struct Map(Vec<(String, Node)>);
+
+#[derive(Debug, Clone)]
+enum Node {
+    V(J),
+    O(Map),
+    A(Vec<Node>),
+}
+
+impl Map {
+    fn new() -> Map {
+        Map(Vec::new())
+    }
+    fn insert(&mut self, k: String, v: impl Into<Node>) {
+        self.0.push((k, v.into()));
+    }
+}
+
+impl From<J> for Node {
+    fn from(v: J) -> Node {
+        Node::V(v)
+    }
+}
+
+impl From<Map> for Node {
+    fn from(v: Map) -> Node {
+        Node::O(v)
+    }
+}
+
+impl Serialize for Map {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+impl Serialize for Node {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Node::V(v) => v.serialize(s),
+            Node::O(m) => m.serialize(s),
+            Node::A(a) => a.serialize(s),
+        }
+    }
+}
+
+/// Output flavour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavour {
+    /// fio's normal text.
+    Normal,
+    /// `--output-format=json`.
+    Json,
+    /// `--output-format=json+` (adds latency `bins`).
+    JsonPlus,
+}
+
+const PLAT_BITS: u64 = 6;
+const PLAT_VAL: u64 = 1 << PLAT_BITS;
+const PLAT_NR: usize = 29 * PLAT_VAL as usize;
+/// fio's default `percentile_list`.
+pub const PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
+/// Representative value (ns) of fio latency bucket `idx` (see `disk::fio::stats`).
+pub fn plat_val(idx: usize) -> u64 {
+    let idx = idx as u64;
+    if idx < (PLAT_VAL << 1) {
+        return idx;
+    }
+    let error_bits = (idx >> PLAT_BITS) - 1;
+    let base = 1u64 << (error_bits + PLAT_BITS);
+    let k = idx % PLAT_VAL;
+    base + ((k as f64 + 0.5) * (1u64 << error_bits) as f64) as u64
+}
+
+fn percentiles(bins: &[u64], n: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    if n == 0 {
+        return out;
+    }
+    let mut sum = 0u64;
+    let mut j = 0;
+    for (i, &c) in bins.iter().enumerate() {
+        sum += c;
+        while j < PERCENTILES.len() && sum as f64 >= PERCENTILES[j] / 100.0 * n as f64 {
+            out.push(plat_val(i));
+            j += 1;
+        }
+        if j == PERCENTILES.len() {
+            break;
+        }
+    }
+    while out.len() < PERCENTILES.len() {
+        out.push(plat_val(PLAT_NR - 1));
+    }
+    out
+}
+
+/// Running statistics of one metric (mergeable).
+#[derive(Debug, Clone, Copy, Default)]
+struct Stat {
+    n: u64,
+    min: u64,
+    max: u64,
+    mean: f64,
+    m2: f64,
+}
+
+impl Stat {
+    fn merge(&mut self, o: &Stat) {
+        if o.n == 0 {
+            return;
+        }
+        if self.n == 0 {
+            *self = *o;
+            return;
+        }
+        let n = (self.n + o.n) as f64;
+        let d = o.mean - self.mean;
+        self.mean += d * o.n as f64 / n;
+        self.m2 += o.m2 + d * d * self.n as f64 * o.n as f64 / n;
+        self.n += o.n;
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+    }
+    /// fio's group sum of interval samples: the rates add up.
+    fn sum(&mut self, o: &Stat) {
+        if self.n == 0 {
+            *self = *o;
+            return;
+        }
+        self.min += o.min;
+        self.max += o.max;
+        self.mean += o.mean;
+        self.m2 += o.m2;
+        self.n = self.n.max(o.n);
+    }
+    fn stddev(&self) -> f64 {
+        if self.n > 1 {
+            (self.m2 / (self.n - 1) as f64).sqrt()
+        } else {
+            0.0
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct DirAgg {
+    io_bytes: u64,
+    ios: u64,
+    short: u64,
+    runtime_ms: u64,
+    slat: Stat,
+    clat: Stat,
+    lat: Stat,
+    bw: Stat,
+    iops: Stat,
+    bins: Vec<u64>,
+}
+
+impl DirAgg {
+    fn bw_bytes(&self) -> u64 {
+        (self.io_bytes * 1000)
+            .checked_div(self.runtime_ms)
+            .unwrap_or(0)
+    }
+    fn iops(&self) -> f64 {
+        if self.runtime_ms == 0 {
+            0.0
+        } else {
+            self.ios as f64 * 1000.0 / self.runtime_ms as f64
+        }
+    }
+}
+
+/// One job block of the report (a clone, or a job's clones merged by group_reporting).
+#[derive(Debug, Clone, Default)]
+struct Block {
+    name: String,
+    job_index: usize,
+    groupid: u64,
+    jobs: usize,
+    runtime_ms: u64,
+    usr: f64,
+    sys: f64,
+    ctx: u64,
+    majf: u64,
+    minf: u64,
+    iodepth: u64,
+    gtod_reduce: bool,
+    dirs: [DirAgg; 2],
+    sync: Stat,
+    sync_bins: Vec<u64>,
+    depth: [f64; 7],
+    submit: [f64; 7],
+    complete: [f64; 7],
+}
+
+struct Tables<'a> {
+    clones: &'a Table,
+    bins: Option<&'a Table>,
+}
+
+impl Tables<'_> {
+    fn col(&self, name: &str) -> Option<usize> {
+        self.clones.columns.iter().position(|c| c.name == name)
+    }
+    fn get(&self, row: usize, name: &str) -> f64 {
+        self.col(name)
+            .and_then(|c| self.clones.rows[row].values.get(c).copied().flatten())
+            .unwrap_or(0.0)
+    }
+    fn stat(&self, row: usize, prefix: &str) -> Stat {
+        Stat {
+            n: self.get(row, &format!("{prefix}_n")) as u64,
+            min: self.get(row, &format!("{prefix}_min")) as u64,
+            max: self.get(row, &format!("{prefix}_max")) as u64,
+            mean: self.get(row, &format!("{prefix}_mean")),
+            m2: self.get(row, &format!("{prefix}_m2")),
+        }
+    }
+}
+
+/// The job sections (name, own options) and global options of the `jobs` parameter.
+/// `key=value` options in order.
+type Opts = Vec<(String, String)>;
+
+fn job_sections(r: &RunResult) -> (Opts, Vec<(String, Opts)>) {
+    let text = match r.workload.params.values().get("jobs") {
+        Some(Value::Text(t)) => t.as_str(),
+        _ => "",
+    };
+    let mut global = Vec::new();
+    let mut jobs: Vec<(String, Opts)> = Vec::new();
+    let mut in_global = false;
+    for line in text.lines() {
+        if let Some(n) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            in_global = n == "global";
+            if !in_global {
+                jobs.push((n.to_string(), Vec::new()));
+            }
+            continue;
+        }
+        let (k, v) = line.split_once('=').unwrap_or((line, ""));
+        if k.is_empty() {
+            continue;
+        }
+        if in_global {
+            global.push((k.to_string(), v.to_string()));
+        } else if let Some(j) = jobs.last_mut() {
+            j.1.push((k.to_string(), v.to_string()));
+        }
+    }
+    (global, jobs)
+}
+
+fn opt<'a>(
+    global: &'a [(String, String)],
+    own: &'a [(String, String)],
+    keys: &[&str],
+) -> Option<&'a str> {
+    own.iter()
+        .rev()
+        .chain(global.iter().rev())
+        .find(|(k, _)| keys.contains(&k.as_str()))
+        .map(|(_, v)| v.as_str())
+}
+
+fn flag_on(v: Option<&str>) -> bool {
+    matches!(v, Some("" | "1" | "true" | "on" | "yes"))
+}
+
+fn blocks(r: &RunResult) -> Option<Vec<Block>> {
+    let clones = r.tables.iter().find(|t| t.name == "fio_clones")?;
+    let t = Tables {
+        clones,
+        bins: r.tables.iter().find(|t| t.name == "fio_bins"),
+    };
+    let (global, jobs) = job_sections(r);
+    let n = clones.rows.len();
+    let mut per_row: Vec<Block> = (0..n)
+        .map(|i| {
+            let mut b = Block {
+                name: clones.rows[i].label.clone(),
+                job_index: t.get(i, "job_index") as usize,
+                groupid: t.get(i, "groupid") as u64,
+                jobs: 1,
+                runtime_ms: t.get(i, "runtime_ms") as u64,
+                usr: t.get(i, "usr_cpu_pct"),
+                sys: t.get(i, "sys_cpu_pct"),
+                ctx: t.get(i, "ctx") as u64,
+                majf: t.get(i, "majf") as u64,
+                minf: t.get(i, "minf") as u64,
+                iodepth: t.get(i, "iodepth") as u64,
+                gtod_reduce: t.get(i, "gtod_reduce") > 0.0,
+                sync: t.stat(i, "sync_lat"),
+                sync_bins: vec![0; PLAT_NR],
+                ..Block::default()
+            };
+            for (d, name) in ["read", "write"].iter().enumerate() {
+                b.dirs[d] = DirAgg {
+                    io_bytes: t.get(i, &format!("{name}_io_bytes")) as u64,
+                    ios: t.get(i, &format!("{name}_total_ios")) as u64,
+                    short: t.get(i, &format!("{name}_short_ios")) as u64,
+                    runtime_ms: t.get(i, &format!("{name}_runtime_ms")) as u64,
+                    slat: t.stat(i, &format!("{name}_slat")),
+                    clat: t.stat(i, &format!("{name}_clat")),
+                    lat: t.stat(i, &format!("{name}_lat")),
+                    bw: t.stat(i, &format!("{name}_bw")),
+                    iops: t.stat(i, &format!("{name}_iops")),
+                    bins: vec![0; PLAT_NR],
+                };
+            }
+            for (arr, p, keys) in [
+                (
+                    &mut b.depth,
+                    "iodepth_level",
+                    ["1", "2", "4", "8", "16", "32", ">=64"],
+                ),
+                (
+                    &mut b.submit,
+                    "iodepth_submit",
+                    ["0", "4", "8", "16", "32", "64", ">=64"],
+                ),
+                (
+                    &mut b.complete,
+                    "iodepth_complete",
+                    ["0", "4", "8", "16", "32", "64", ">=64"],
+                ),
+            ] {
+                for (k, key) in keys.iter().enumerate() {
+                    arr[k] = t.get(i, &format!("{p}_{}", key.replace(">=", "ge")));
+                }
+            }
+            b
+        })
+        .collect();
+    if let Some(bins) = t.bins {
+        for row in &bins.rows {
+            let v = |k: usize| row.values.get(k).copied().flatten().unwrap_or(0.0);
+            let (ri, d, b, c) = (v(0) as usize, v(1) as usize, v(2) as usize, v(3) as u64);
+            if ri >= n || b >= PLAT_NR {
+                continue;
+            }
+            match d {
+                0 | 1 => per_row[ri].dirs[d].bins[b] += c,
+                _ => per_row[ri].sync_bins[b] += c,
+            }
+        }
+    }
+    // group_reporting: merge the clones of each job.
+    let mut out: Vec<Block> = Vec::new();
+    for b in per_row {
+        let group = jobs
+            .get(b.job_index)
+            .map(|(_, own)| flag_on(opt(&global, own, &["group_reporting"])))
+            .unwrap_or(false);
+        if group && let Some(m) = out.iter_mut().find(|x| x.job_index == b.job_index) {
+            let k = m.jobs as f64;
+            m.usr = (m.usr * k + b.usr) / (k + 1.0);
+            m.sys = (m.sys * k + b.sys) / (k + 1.0);
+            m.jobs += 1;
+            m.runtime_ms = m.runtime_ms.max(b.runtime_ms);
+            m.ctx += b.ctx;
+            m.majf += b.majf;
+            m.minf += b.minf;
+            m.sync.merge(&b.sync);
+            for (x, y) in m.sync_bins.iter_mut().zip(&b.sync_bins) {
+                *x += y;
+            }
+            for d in 0..2 {
+                let (md, bd) = (&mut m.dirs[d], &b.dirs[d]);
+                md.io_bytes += bd.io_bytes;
+                md.ios += bd.ios;
+                md.short += bd.short;
+                md.runtime_ms = md.runtime_ms.max(bd.runtime_ms);
+                md.slat.merge(&bd.slat);
+                md.clat.merge(&bd.clat);
+                md.lat.merge(&bd.lat);
+                md.bw.sum(&bd.bw);
+                md.iops.sum(&bd.iops);
+                for (x, y) in md.bins.iter_mut().zip(&bd.bins) {
+                    *x += y;
+                }
+            }
+            for (a, b2) in [
+                (&mut m.depth, &b.depth),
+                (&mut m.submit, &b.submit),
+                (&mut m.complete, &b.complete),
+            ] {
+                for (x, y) in a.iter_mut().zip(b2.iter()) {
+                    *x += y;
+                }
+            }
+            continue;
+        }
+        out.push(b);
+    }
+    Some(out)
+}
+
+/// fio's `num2str`: at most `maxlen` digits, dividing by 1000 or 1024 and adding a prefix
+/// (`k`/`Ki`, `M`/`Mi`, ...) until the number fits, with as many decimals as the room left.
+pub fn num2str(mut num: u64, maxlen: usize, pow2: bool, unit: &str) -> String {
+    let si = ["", "k", "M", "G", "T", "P"];
+    let iec = ["", "Ki", "Mi", "Gi", "Ti", "Pi"];
+    let prefix = if pow2 { iec } else { si };
+    let thousand = if pow2 { 1024 } else { 1000 };
+    let mut post = 0;
+    let mut modulo: Option<u64> = None;
+    let mut carry = false;
+    while post < prefix.len() {
+        if num.to_string().len() <= maxlen {
+            break;
+        }
+        let m = num % thousand;
+        num /= thousand;
+        carry = m >= thousand / 2;
+        modulo = Some(m);
+        post += 1;
+    }
+    let post = if post >= prefix.len() { 0 } else { post };
+    let Some(m) = modulo else {
+        return format!("{num}{}{unit}", prefix[post]);
+    };
+    let len = num.to_string().len();
+    if maxlen.saturating_sub(len) <= 1 {
+        if carry {
+            num += 1;
+        }
+        return format!("{num}{}{unit}", prefix[post]);
+    }
+    let decimals = maxlen - len - 1;
+    let frac = format!("{:.*}", decimals, m as f64 / thousand as f64);
+    format!("{num}.{}{}{unit}", &frac[2..], prefix[post])
+}
+
+/// fio's choice of unit for a latency line: nsec, usec when every figure is large enough,
+/// msec beyond that.
+fn lat_unit(s: &Stat) -> (&'static str, f64) {
+    let (min, max, dev) = (s.min, s.max, s.stddev());
+    if min > 2_000_000 && max > 99_999_999 && dev > 1_000_000.0 {
+        ("msec", 1e6)
+    } else if min > 2000 && max > 99_999 && dev > 1000.0 {
+        ("usec", 1e3)
+    } else {
+        ("nsec", 1.0)
+    }
+}
+
+fn lat_line(out: &mut String, name: &str, s: &Stat) {
+    if s.n == 0 {
+        return;
+    }
+    let (unit, div) = lat_unit(s);
+    let min = (s.min as f64 / div) as u64;
+    let max = (s.max as f64 / div) as u64;
+    let _ = writeln!(
+        out,
+        "    {name} ({unit}): min={}, max={}, avg={:5.02}, stdev={:5.02}",
+        num2str(min, 6, false, ""),
+        num2str(max, 6, false, ""),
+        s.mean / div,
+        s.stddev() / div
+    );
+}
+
+fn percentile_block(out: &mut String, name: &str, bins: &[u64], n: u64) {
+    let vals = percentiles(bins, n);
+    if vals.is_empty() {
+        return;
+    }
+    let minv = *vals.iter().min().unwrap_or(&0);
+    let maxv = *vals.iter().max().unwrap_or(&0);
+    let (unit, scale) = if minv > 2_000_000 && maxv > 99_999_999 {
+        ("msec", 2)
+    } else if minv > 2000 && maxv > 99_999 {
+        ("usec", 1)
+    } else {
+        ("nsec", 0)
+    };
+    let divisor = 1000u64.pow(scale);
+    let width = 5usize.max(((maxv / divisor) as f64).log10() as usize + 1);
+    let per_line = (80 - 7) / (2 + 10 + width);
+    let _ = write!(out, "    {name} percentiles ({unit}):\n     |");
+    for (j, (p, v)) in PERCENTILES.iter().zip(&vals).enumerate() {
+        if j != 0 && j % per_line == 0 {
+            out.push_str("     |");
+        }
+        let mut v = *v;
+        for _ in 0..scale {
+            v = v.div_ceil(1000);
+        }
+        let last = j == vals.len() - 1;
+        let _ = write!(
+            out,
+            " {p:5.2}th=[{v:width$}]{}",
+            if last { '\n' } else { ',' }
+        );
+        if last {
+            break;
+        }
+        if j % per_line == per_line - 1 {
+            out.push('\n');
+        }
+    }
+}
+
+fn pct_list(v: &[f64; 7], total: f64) -> Vec<f64> {
+    v.iter()
+        .map(|&x| {
+            if total <= 0.0 {
+                0.0
+            } else {
+                let p = x * 100.0 / total;
+                if p < 0.1 && x > 0.0 { 0.1 } else { p }
+            }
+        })
+        .collect()
+}
+
+const LAT_LABELS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+
+/// fio's latency distribution: (ns buckets, µs buckets, ms buckets incl. `>=2000`), in % of
+/// all I/Os of the block.
+fn lat_dist(b: &Block) -> ([f64; 10], [f64; 10], [f64; 12]) {
+    let mut n = [0u64; 10];
+    let mut u = [0u64; 10];
+    let mut m = [0u64; 12];
+    let idx = |x: u64| LAT_LABELS.iter().position(|&l| x < l).unwrap_or(9);
+    let mut total = 0u64;
+    for d in &b.dirs {
+        for (i, &c) in d.bins.iter().enumerate() {
+            if c == 0 {
+                continue;
+            }
+            total += c;
+            let v = plat_val(i);
+            if v < 1000 {
+                n[idx(v)] += c;
+            } else if v < 1_000_000 {
+                u[idx(v / 1000)] += c;
+            } else {
+                let ms = v / 1_000_000;
+                let k = if ms >= 2000 {
+                    11
+                } else if ms >= 1000 {
+                    10
+                } else {
+                    idx(ms)
+                };
+                m[k] += c;
+            }
+        }
+    }
+    let p = |c: u64| {
+        if total == 0 {
+            0.0
+        } else {
+            let x = c as f64 * 100.0 / total as f64;
+            if x < 0.01 && c > 0 { 0.01 } else { x }
+        }
+    };
+    (n.map(p), u.map(p), m.map(p))
+}
+
+fn lat_dist_lines(out: &mut String, unit: &str, labels: &[&str], vals: &[f64]) {
+    let mut line = 0;
+    for (l, &v) in labels.iter().zip(vals) {
+        if v <= 0.0 {
+            continue;
+        }
+        if line == 0 {
+            let _ = write!(out, "  lat ({unit})   : ");
+        } else {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{l}={v:3.2}%");
+        line += 1;
+        if line == 5 {
+            out.push('\n');
+            line = 0;
+        }
+    }
+    if line > 0 {
+        out.push('\n');
+    }
+}
+
+fn ctime(unix: i64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let days = unix.div_euclid(86_400);
+    let sod = unix.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{} {} {d:2} {:02}:{:02}:{:02} {y}",
+        DAYS[days.rem_euclid(7) as usize],
+        MONTHS[(m - 1) as usize],
+        sod / 3600,
+        sod % 3600 / 60,
+        sod % 60
+    )
+}
+
+/// Unix seconds of an RFC 3339 UTC timestamp as results carry (`2026-11-22T20:02:09.123Z`).
+fn unix_of(ts: &str) -> f64 {
+    let p = |a: usize, b: usize| {
+        ts.get(a..b)
+            .and_then(|s| s.parse::<i64>().ok())
+            .unwrap_or(0)
+    };
+    let (y, m, d) = (p(0, 4), p(5, 7), p(8, 10));
+    let (hh, mm, ss) = (p(11, 13), p(14, 16), p(17, 19));
+    let ms = p(20, 23);
+    let y2 = if m <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    (days * 86_400 + hh * 3600 + mm * 60 + ss) as f64 + ms as f64 / 1000.0
+}
+
+fn version() -> String {
+    format!("fio-3.33-hostbench-{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Renders `r` in `flavour`.
+pub fn render(r: &RunResult, flavour: Flavour) -> String {
+    match flavour {
+        Flavour::Normal => normal(r),
+        Flavour::Json => json_doc(r, false),
+        Flavour::JsonPlus => json_doc(r, true),
+    }
+}
+
+/// fio's normal layout.
+pub fn normal(r: &RunResult) -> String {
+    let mut out = String::new();
+    let Some(blocks) = blocks(r) else {
+        return "fio: this result has no fio statistics\n".into();
+    };
+    let (global, jobs) = job_sections(r);
+    // Start-up lines, one per job (fio prints "..." for further clones).
+    let mut threads = 0usize;
+    for (name, own) in &jobs {
+        let o = |k: &[&str]| opt(&global, own, k);
+        let bs = o(&["bs", "blocksize"]).unwrap_or("4096");
+        let mut parts = bs.split(',');
+        let br = parts.next().unwrap_or("4096").trim();
+        let bw = parts
+            .next()
+            .map(str::trim)
+            .filter(|w| !w.is_empty())
+            .unwrap_or(br);
+        let to_b = |s: &str| parse_size(s).map_or_else(|| s.to_string(), |v| format!("{v}B"));
+        let (br, bw) = (to_b(br), to_b(bw));
+        let numjobs: usize = o(&["numjobs"]).and_then(|v| v.parse().ok()).unwrap_or(1);
+        threads += numjobs;
+        let _ = writeln!(
+            out,
+            "{name}: (g=0): rw={}, bs=(R) {br}-{br}, (W) {bw}-{bw}, (T) {br}-{br}, ioengine={}, iodepth={}",
+            o(&["rw", "readwrite"]).unwrap_or("read"),
+            o(&["ioengine"]).unwrap_or("psync"),
+            o(&["iodepth"]).unwrap_or("1"),
+        );
+        if numjobs > 1 {
+            out.push_str("...\n");
+        }
+    }
+    let _ = writeln!(out, "{}", version());
+    let _ = writeln!(
+        out,
+        "Starting {threads} thread{}\n",
+        if threads == 1 { "" } else { "s" }
+    );
+    let when = ctime(unix_of(&r.started_at) as i64);
+    let pid = std::process::id();
+    // Group aggregates per direction (for per= and the status lines).
+    let mut agg_io = [0u64; 2];
+    let mut max_run = [0u64; 2];
+    let mut min_run = [u64::MAX; 2];
+    let mut min_bw = [u64::MAX; 2];
+    let mut max_bw = [0u64; 2];
+    for b in &blocks {
+        for d in 0..2 {
+            let x = &b.dirs[d];
+            if x.runtime_ms == 0 {
+                continue;
+            }
+            agg_io[d] += x.io_bytes;
+            max_run[d] = max_run[d].max(x.runtime_ms);
+            min_run[d] = min_run[d].min(x.runtime_ms);
+            min_bw[d] = min_bw[d].min(x.bw_bytes());
+            max_bw[d] = max_bw[d].max(x.bw_bytes());
+        }
+    }
+    let agg: [u64; 2] =
+        std::array::from_fn(|d| (agg_io[d] * 1000).checked_div(max_run[d]).unwrap_or(0));
+    for b in &blocks {
+        let err = i32::from(r.outcome.error.is_some());
+        let _ = writeln!(
+            out,
+            "{}: (groupid={}, jobs={}): err={err:2}: pid={pid}: {when}",
+            b.name, b.groupid, b.jobs
+        );
+        for (d, dname) in ["read", "write"].iter().enumerate() {
+            let x = &b.dirs[d];
+            if x.runtime_ms == 0 {
+                continue;
+            }
+            let bw = x.bw_bytes();
+            let iops = x.ios * 1000 / x.runtime_ms;
+            let _ = writeln!(
+                out,
+                "  {dname}: IOPS={}, BW={} ({})({}/{}msec){}",
+                num2str(iops, 4, false, ""),
+                num2str(bw, 4, true, "B/s"),
+                num2str(bw, 4, false, "B/s"),
+                num2str(x.io_bytes, 4, true, "B"),
+                x.runtime_ms,
+                if d == 1 { "; 0 zone resets" } else { "" }
+            );
+            if !b.gtod_reduce {
+                lat_line(&mut out, "slat", &x.slat);
+                lat_line(&mut out, "clat", &x.clat);
+                lat_line(&mut out, " lat", &x.lat);
+                percentile_block(&mut out, "clat", &x.bins, x.clat.n);
+            }
+            if x.bw.n > 0 {
+                let p_of_agg = if agg[d] > 1024 {
+                    (x.bw.mean * 100.0 / (agg[d] as f64 / 1024.0)).min(100.0)
+                } else {
+                    100.0
+                };
+                let (unit, div) = if x.bw.mean > 1024.0 * 1024.0 {
+                    ("MiB", 1024.0)
+                } else {
+                    ("KiB", 1.0)
+                };
+                let _ = writeln!(
+                    out,
+                    "   bw ({unit:>5}/s): min={:5}, max={:5}, per={p_of_agg:3.2}%, avg={:5.02}, stdev={:5.02}, samples={}",
+                    (x.bw.min as f64 / div) as u64,
+                    (x.bw.max as f64 / div) as u64,
+                    x.bw.mean / div,
+                    x.bw.stddev() / div,
+                    x.bw.n
+                );
+                let _ = writeln!(
+                    out,
+                    "   iops        : min={:5}, max={:5}, avg={:5.02}, stdev={:5.02}, samples={}",
+                    x.iops.min,
+                    x.iops.max,
+                    x.iops.mean,
+                    x.iops.stddev(),
+                    x.iops.n
+                );
+            }
+        }
+        if !b.gtod_reduce {
+            let (n, u, m) = lat_dist(b);
+            let l: Vec<String> = LAT_LABELS.iter().map(|x| x.to_string()).collect();
+            let l: Vec<&str> = l.iter().map(String::as_str).collect();
+            lat_dist_lines(&mut out, "nsec", &l, &n);
+            lat_dist_lines(&mut out, "usec", &l, &u);
+            let mut lm = l.clone();
+            lm.push("2000");
+            lm.push(">=2000");
+            lat_dist_lines(&mut out, "msec", &lm, &m);
+        }
+        if b.sync.n > 0 {
+            out.push_str("  fsync/fdatasync/sync_file_range:\n");
+            lat_line(&mut out, "sync", &b.sync);
+            percentile_block(&mut out, "sync", &b.sync_bins, b.sync.n);
+        }
+        let _ = writeln!(
+            out,
+            "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
+            b.usr, b.sys, b.ctx, b.majf, b.minf
+        );
+        let depth_total: f64 = b.depth.iter().sum();
+        let dp = pct_list(&b.depth, depth_total);
+        let _ = writeln!(
+            out,
+            "  IO depths    : 1={:.1}%, 2={:.1}%, 4={:.1}%, 8={:.1}%, 16={:.1}%, 32={:.1}%, >=64={:.1}%",
+            dp[0], dp[1], dp[2], dp[3], dp[4], dp[5], dp[6]
+        );
+        for (name, v) in [("submit", &b.submit), ("complete", &b.complete)] {
+            let t: f64 = v.iter().sum();
+            let p = pct_list(v, t);
+            let _ = writeln!(
+                out,
+                "     {name:<10}: 0={:.1}%, 4={:.1}%, 8={:.1}%, 16={:.1}%, 32={:.1}%, 64={:.1}%, >=64={:.1}%",
+                p[0], p[1], p[2], p[3], p[4], p[5], p[6]
+            );
+        }
+        let _ = writeln!(
+            out,
+            "     issued rwts: total={},{},0,0 short={},{},0,0 dropped=0,0,0,0",
+            b.dirs[0].ios, b.dirs[1].ios, b.dirs[0].short, b.dirs[1].short
+        );
+        let _ = writeln!(
+            out,
+            "     latency   : target=0, window=0, percentile=100.00%, depth={}\n",
+            b.iodepth
+        );
+    }
+    let _ = writeln!(out, "Run status group 0 (all jobs):");
+    for (d, label) in ["   READ", "  WRITE"].iter().enumerate() {
+        if max_run[d] == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
+            num2str(agg[d], 4, true, "B/s"),
+            num2str(agg[d], 4, false, "B/s"),
+            num2str(min_bw[d], 4, true, "B/s"),
+            num2str(max_bw[d], 4, true, "B/s"),
+            num2str(min_bw[d], 4, false, "B/s"),
+            num2str(max_bw[d], 4, false, "B/s"),
+            num2str(agg_io[d], 4, true, "B"),
+            num2str(agg_io[d], 4, false, "B"),
+            min_run[d],
+            max_run[d]
+        );
+    }
+    out
+}
+
+fn parse_size(t: &str) -> Option<u64> {
+    let end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let n: u64 = t.get(..end)?.parse().ok()?;
+    let suf = t[end..].to_ascii_lowercase();
+    let suf = suf
+        .strip_suffix("ib")
+        .or_else(|| suf.strip_suffix('b'))
+        .unwrap_or(&suf);
+    let shift = match suf {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        _ => return None,
+    };
+    n.checked_mul(1 << shift)
+}
+
+fn stat_json(s: &Stat, bins: Option<&[u64]>, with_pct: bool, plus: bool) -> Node {
+    let mut o = Map::new();
+    o.insert("min".into(), json!(if s.n == 0 { 0 } else { s.min }));
+    o.insert("max".into(), json!(s.max));
+    o.insert("mean".into(), json!(s.mean));
+    o.insert("stddev".into(), json!(s.stddev()));
+    o.insert("N".into(), json!(s.n));
+    if let Some(bins) = bins
+        && s.n > 0
+    {
+        if with_pct {
+            let mut p = Map::new();
+            for (k, v) in PERCENTILES.iter().zip(percentiles(bins, s.n)) {
+                p.insert(format!("{k:.6}"), json!(v));
+            }
+            o.insert("percentile".into(), Node::O(p));
+        }
+        if plus {
+            let mut b = Map::new();
+            for (i, &c) in bins.iter().enumerate() {
+                if c > 0 {
+                    b.insert(plat_val(i).to_string(), json!(c));
+                }
+            }
+            o.insert("bins".into(), Node::O(b));
+        }
+    }
+    Node::O(o)
+}
+
+/// An ordered object from (key, value) pairs.
+fn obj(pairs: Vec<(&str, Node)>) -> Node {
+    Node::O(Map(pairs
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()))
+}
+
+fn v(x: J) -> Node {
+    Node::V(x)
+}
+
+fn dir_json(x: &DirAgg, bw_agg: f64, clat: Node) -> Node {
+    obj(vec![
+        ("io_bytes", v(json!(x.io_bytes))),
+        ("io_kbytes", v(json!(x.io_bytes / 1024))),
+        ("bw_bytes", v(json!(x.bw_bytes()))),
+        ("bw", v(json!(x.bw_bytes() / 1024))),
+        ("iops", v(json!(x.iops()))),
+        ("runtime", v(json!(x.runtime_ms))),
+        ("total_ios", v(json!(x.ios))),
+        ("short_ios", v(json!(x.short))),
+        ("drop_ios", v(json!(0))),
+        ("slat_ns", stat_json(&x.slat, None, false, false)),
+        ("clat_ns", clat),
+        ("lat_ns", stat_json(&x.lat, None, false, false)),
+        ("bw_min", v(json!(x.bw.min))),
+        ("bw_max", v(json!(x.bw.max))),
+        ("bw_agg", v(json!(if x.bw.n > 0 { bw_agg } else { 0.0 }))),
+        ("bw_mean", v(json!(x.bw.mean))),
+        ("bw_dev", v(json!(x.bw.stddev()))),
+        ("bw_samples", v(json!(x.bw.n))),
+        ("iops_min", v(json!(x.iops.min))),
+        ("iops_max", v(json!(x.iops.max))),
+        ("iops_mean", v(json!(x.iops.mean))),
+        ("iops_stddev", v(json!(x.iops.stddev()))),
+        ("iops_samples", v(json!(x.iops.n))),
+    ])
+}
+
+fn empty_dir() -> Node {
+    let z = DirAgg::default();
+    dir_json(&z, 0.0, stat_json(&z.clat, None, false, false))
+}
+
+fn json_doc(r: &RunResult, plus: bool) -> String {
+    let blocks = blocks(r).unwrap_or_default();
+    let (global, jobs) = job_sections(r);
+    let unix = unix_of(&r.started_at);
+    let mut agg_io = [0u64; 2];
+    let mut max_run = [0u64; 2];
+    for b in &blocks {
+        for d in 0..2 {
+            agg_io[d] += b.dirs[d].io_bytes;
+            max_run[d] = max_run[d].max(b.dirs[d].runtime_ms);
+        }
+    }
+    let agg: [u64; 2] =
+        std::array::from_fn(|d| (agg_io[d] * 1000).checked_div(max_run[d]).unwrap_or(0));
+    let mut doc = Map::new();
+    doc.insert("fio version".into(), json!(version()));
+    doc.insert("timestamp".into(), json!(unix as i64));
+    doc.insert("timestamp_ms".into(), json!((unix * 1000.0) as i64));
+    doc.insert("time".into(), json!(ctime(unix as i64)));
+    if !global.is_empty() {
+        let mut g = Map::new();
+        for (k, v) in &global {
+            if !v.is_empty() {
+                g.insert(k.clone(), json!(v));
+            }
+        }
+        doc.insert("global options".into(), Node::O(g));
+    }
+    let mut arr = Vec::new();
+    for b in &blocks {
+        let mut j = Map::new();
+        j.insert("jobname".into(), json!(b.name));
+        j.insert("groupid".into(), json!(b.groupid));
+        j.insert("error".into(), json!(i32::from(r.outcome.error.is_some())));
+        j.insert("eta".into(), json!(0));
+        j.insert(
+            "elapsed".into(),
+            json!((r.metrics.duration_s + r.config.warmup_s).round() as u64),
+        );
+        let mut jo = Map::new();
+        if let Some((name, own)) = jobs.get(b.job_index) {
+            jo.insert("name".into(), json!(name));
+            for (k, v) in own {
+                // fio leaves flag-only options out of "job options".
+                if !v.is_empty() {
+                    jo.insert(k.clone(), json!(v));
+                }
+            }
+        }
+        j.insert("job options".into(), Node::O(jo));
+        for (d, dname) in ["read", "write"].iter().enumerate() {
+            let x = &b.dirs[d];
+            if x.runtime_ms == 0 && x.ios == 0 {
+                j.insert((*dname).into(), empty_dir());
+                continue;
+            }
+            let bw_agg = if agg[d] > 1024 {
+                (x.bw.mean * 100.0 / (agg[d] as f64 / 1024.0)).min(100.0)
+            } else {
+                100.0
+            };
+            let bins = (!b.gtod_reduce).then_some(x.bins.as_slice());
+            let clat = stat_json(&x.clat, bins, true, plus);
+            j.insert((*dname).into(), dir_json(x, bw_agg, clat));
+        }
+        j.insert("trim".into(), empty_dir());
+        j.insert(
+            "sync".into(),
+            obj(vec![
+                ("total_ios", v(json!(b.sync.n))),
+                ("lat_ns", stat_json(&b.sync, Some(&b.sync_bins), true, plus)),
+            ]),
+        );
+        j.insert("job_runtime".into(), json!(b.runtime_ms));
+        j.insert("usr_cpu".into(), json!(b.usr));
+        j.insert("sys_cpu".into(), json!(b.sys));
+        j.insert("ctx".into(), json!(b.ctx));
+        j.insert("majf".into(), json!(b.majf));
+        j.insert("minf".into(), json!(b.minf));
+        for (key, v, keys) in [
+            (
+                "iodepth_level",
+                &b.depth,
+                ["1", "2", "4", "8", "16", "32", ">=64"],
+            ),
+            (
+                "iodepth_submit",
+                &b.submit,
+                ["0", "4", "8", "16", "32", "64", ">=64"],
+            ),
+            (
+                "iodepth_complete",
+                &b.complete,
+                ["0", "4", "8", "16", "32", "64", ">=64"],
+            ),
+        ] {
+            let total: f64 = v.iter().sum();
+            let p = pct_list(v, total);
+            let mut m = Map::new();
+            for (k, x) in keys.iter().zip(p) {
+                m.insert((*k).into(), json!(x));
+            }
+            j.insert(key.into(), Node::O(m));
+        }
+        let (n, u, m) = if b.gtod_reduce {
+            ([0.0; 10], [0.0; 10], [0.0; 12])
+        } else {
+            lat_dist(b)
+        };
+        for (key, vals) in [("latency_ns", &n[..]), ("latency_us", &u[..])] {
+            let mut o = Map::new();
+            for (l, v) in LAT_LABELS.iter().zip(vals) {
+                o.insert(l.to_string(), json!(v));
+            }
+            j.insert(key.into(), Node::O(o));
+        }
+        let mut o = Map::new();
+        let mut labels: Vec<String> = LAT_LABELS.iter().map(|x| x.to_string()).collect();
+        labels.push("2000".into());
+        labels.push(">=2000".into());
+        for (l, v) in labels.iter().zip(&m) {
+            o.insert(l.clone(), json!(v));
+        }
+        j.insert("latency_ms".into(), Node::O(o));
+        j.insert("latency_depth".into(), json!(b.iodepth));
+        j.insert("latency_target".into(), json!(0));
+        j.insert("latency_percentile".into(), json!(100.0));
+        j.insert("latency_window".into(), json!(0));
+        arr.push(Node::O(j));
+    }
+    doc.insert("jobs".into(), Node::A(arr));
+    let mut s = serde_json::to_string_pretty(&doc).expect("JSON values serialize");
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn num2str_matches_fio() {
+        assert_eq!(num2str(29_100, 4, false, ""), "29.1k");
+        assert_eq!(num2str(9713, 4, false, ""), "9713");
+        assert_eq!(num2str(119_000_000, 4, true, "B/s"), "113MiB/s");
+        assert_eq!(num2str(119_537_664, 4, false, "B/s"), "120MB/s");
+        assert_eq!(num2str(39_741_440, 4, true, "B/s"), "37.9MiB/s");
+        assert_eq!(num2str(3_346_000_000, 4, true, "B"), "3191MiB");
+        assert_eq!(num2str(17_220_000, 6, false, ""), "17220k");
+        assert_eq!(num2str(1_500_000, 4, true, "B/s"), "1465KiB/s");
+    }
+
+    #[test]
+    fn time_round_trips() {
+        let t = unix_of("2026-11-22T09:49:20.765Z");
+        assert_eq!(t as i64, 1_795_340_960);
+        assert_eq!(ctime(t as i64), "Sun Nov 22 09:49:20 2026");
+    }
+
+    #[test]
+    fn percentiles_use_bucket_midpoints() {
+        let mut bins = vec![0u64; PLAT_NR];
+        bins[10] = 50;
+        bins[200] = 50;
+        let p = percentiles(&bins, 100);
+        assert_eq!(p[6], 10, "p50");
+        assert_eq!(p[10], plat_val(200), "p90");
+    }
+}

@@ -1,0 +1,868 @@
+//! I/O engines: how one thread issues reads and writes and learns they completed.
+//!
+//! | engine | queue depth | how | slat |
+//! |---|---|---|---|
+//! | `psync` | 1 | `pread`/`pwrite` | no |
+//! | `sync` | 1 | `lseek` + `read`/`write` | no |
+//! | `mmap` | 1 | `memcpy` to/from a shared mapping of the region | no |
+//! | `null` | 1 | nothing: the harness's own cost per I/O | no |
+//! | `libaio` | `iodepth` | `io_submit`/`io_getevents` syscalls (no libaio library) | yes |
+//! | `io_uring` | `iodepth` | a submission and a completion ring, `io_uring_enter` | yes |
+//!
+//! Everything an engine needs (ring memory, control blocks, event arrays) is allocated when
+//! it is built; queueing, submitting and reaping allocate nothing.
+
+#![allow(unsafe_code)]
+
+use super::job::EngineKind;
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Direction of one I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    /// Read.
+    Read = 0,
+    /// Write.
+    Write = 1,
+}
+
+/// One completed I/O: the slot it used and the kernel's result (bytes, or −errno).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Done {
+    /// Slot index.
+    pub slot: u32,
+    /// Bytes transferred, or a negative errno.
+    pub res: i64,
+}
+
+/// I/O buffers: `n` slots of `len` bytes, 4096-aligned (O_DIRECT), allocated once, filled with
+/// random bytes (fio's default buffer contents).
+pub struct Buffers {
+    ptr: *mut u8,
+    layout: std::alloc::Layout,
+    len: usize,
+}
+
+// SAFETY: the buffer is owned by one worker thread at a time; the raw pointer is only an
+// allocation handle.
+unsafe impl Send for Buffers {}
+
+impl Buffers {
+    /// `n` buffers of `len` bytes, with random contents from `seed`.
+    pub fn new(n: usize, len: usize, seed: u64) -> io::Result<Buffers> {
+        let total = n.max(1) * len.max(1);
+        let layout = std::alloc::Layout::from_size_align(total, 4096)
+            .map_err(|_| io::Error::other("I/O buffers too large"))?;
+        // SAFETY: layout has a non-zero size.
+        let ptr = unsafe { std::alloc::alloc(layout) };
+        if ptr.is_null() {
+            return Err(io::Error::other(format!(
+                "could not allocate {total} bytes of I/O buffers"
+            )));
+        }
+        let mut x = seed | 1;
+        // SAFETY: ptr is valid for `total` bytes; filled as u64 words where they fit.
+        unsafe {
+            let words = total / 8;
+            let p = ptr as *mut u64;
+            for i in 0..words {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                p.add(i).write_unaligned(x);
+            }
+            for i in words * 8..total {
+                *ptr.add(i) = i as u8;
+            }
+        }
+        Ok(Buffers { ptr, layout, len })
+    }
+
+    /// Start of slot `i`'s buffer.
+    #[inline(always)]
+    pub fn slot(&self, i: u32) -> *mut u8 {
+        // SAFETY: callers pass slots below n; the offset stays inside the allocation.
+        unsafe { self.ptr.add(i as usize * self.len) }
+    }
+}
+
+impl Drop for Buffers {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout.
+        unsafe { std::alloc::dealloc(self.ptr, self.layout) }
+    }
+}
+
+/// An engine bound to one open file.
+pub enum Engine {
+    /// pread/pwrite.
+    Psync(RawFd),
+    /// lseek + read/write.
+    Sync(RawFd),
+    /// The region mapped shared.
+    Mmap(Map),
+    /// No I/O.
+    Null,
+    /// Linux native AIO.
+    Libaio(Box<Aio>),
+    /// io_uring.
+    Uring(Box<Uring>),
+}
+
+impl Engine {
+    /// Builds engine `kind` for `fd` with room for `depth` I/Os in flight; `region` is the
+    /// (offset, length) of the file an mmap engine maps.
+    pub fn new(kind: EngineKind, fd: RawFd, depth: u32, region: (u64, u64)) -> io::Result<Engine> {
+        Ok(match kind {
+            EngineKind::Psync => Engine::Psync(fd),
+            EngineKind::Sync => Engine::Sync(fd),
+            EngineKind::Null => Engine::Null,
+            EngineKind::Mmap => Engine::Mmap(Map::new(fd, region.0, region.1)?),
+            EngineKind::Libaio => Engine::Libaio(Box::new(Aio::new(fd, depth)?)),
+            EngineKind::IoUring => Engine::Uring(Box::new(Uring::new(fd, depth)?)),
+        })
+    }
+
+    /// Runs one I/O to completion (sync engines); bytes or −errno.
+    #[inline]
+    pub fn sync_io(&mut self, dir: Dir, buf: *mut u8, off: u64, len: u32) -> i64 {
+        // SAFETY: buf points at a slot buffer of at least `len` bytes owned by this worker.
+        unsafe {
+            match self {
+                Engine::Psync(fd) => {
+                    let r = match dir {
+                        Dir::Read => libc::pread(*fd, buf.cast(), len as usize, off as i64),
+                        Dir::Write => libc::pwrite(*fd, buf.cast(), len as usize, off as i64),
+                    };
+                    ret(r as i64)
+                }
+                Engine::Sync(fd) => {
+                    if libc::lseek(*fd, off as i64, libc::SEEK_SET) < 0 {
+                        return ret(-1);
+                    }
+                    let r = match dir {
+                        Dir::Read => libc::read(*fd, buf.cast(), len as usize),
+                        Dir::Write => libc::write(*fd, buf.cast(), len as usize),
+                    };
+                    ret(r as i64)
+                }
+                Engine::Mmap(m) => m.copy(dir, buf, off, len),
+                Engine::Null => len as i64,
+                Engine::Libaio(_) | Engine::Uring(_) => {
+                    unreachable!("queue engines go through queue/submit/reap")
+                }
+            }
+        }
+    }
+
+    /// Prepares one I/O in slot `slot` (queue engines).
+    #[inline]
+    pub fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32) {
+        match self {
+            Engine::Libaio(a) => a.queue(slot, dir, buf, off, len),
+            Engine::Uring(u) => u.queue(slot, dir, buf, off, len),
+            _ => unreachable!("sync engines use sync_io"),
+        }
+    }
+
+    /// Hands everything queued to the kernel.
+    #[inline]
+    pub fn submit(&mut self) -> io::Result<()> {
+        match self {
+            Engine::Libaio(a) => a.submit(),
+            Engine::Uring(u) => u.submit(),
+            _ => Ok(()),
+        }
+    }
+
+    /// Waits for at least `min` completions and stores them in `out`; returns how many.
+    #[inline]
+    pub fn reap(&mut self, min: usize, out: &mut [Done]) -> io::Result<usize> {
+        match self {
+            Engine::Libaio(a) => a.reap(min, out),
+            Engine::Uring(u) => u.reap(min, out),
+            _ => Ok(0),
+        }
+    }
+}
+
+#[inline(always)]
+fn ret(r: i64) -> i64 {
+    if r < 0 {
+        -(io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO) as i64)
+    } else {
+        r
+    }
+}
+
+/// A shared mapping of a file region.
+pub struct Map {
+    base: *mut u8,
+    len: usize,
+    region_off: u64,
+    map_off: u64,
+}
+
+// SAFETY: the mapping is used by the one worker that owns it.
+unsafe impl Send for Map {}
+
+impl Map {
+    fn new(fd: RawFd, off: u64, len: u64) -> io::Result<Map> {
+        let page = 4096u64;
+        let map_off = off / page * page;
+        let map_len = (off - map_off + len) as usize;
+        // SAFETY: mapping a file descriptor we own; the result is checked.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd,
+                map_off as i64,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Map {
+            base: p.cast(),
+            len: map_len,
+            region_off: map_off,
+            map_off,
+        })
+    }
+
+    #[inline]
+    fn copy(&mut self, dir: Dir, buf: *mut u8, off: u64, len: u32) -> i64 {
+        let at = (off - self.region_off) as usize;
+        if at + len as usize > self.len {
+            return -(libc::EINVAL as i64);
+        }
+        // SAFETY: bounds checked above; buf holds len bytes.
+        unsafe {
+            let m = self.base.add(at);
+            match dir {
+                Dir::Read => std::ptr::copy_nonoverlapping(m, buf, len as usize),
+                Dir::Write => std::ptr::copy_nonoverlapping(buf, m, len as usize),
+            }
+        }
+        std::hint::black_box(buf);
+        len as i64
+    }
+}
+
+impl Drop for Map {
+    fn drop(&mut self) {
+        let _ = self.map_off;
+        // SAFETY: unmapping what `new` mapped.
+        unsafe {
+            libc::munmap(self.base.cast(), self.len);
+        }
+    }
+}
+
+// ---- libaio (Linux native AIO, raw syscalls) ----
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct Iocb {
+    data: u64,
+    #[cfg(target_endian = "little")]
+    key: u32,
+    #[cfg(target_endian = "little")]
+    rw_flags: i32,
+    #[cfg(target_endian = "big")]
+    rw_flags: i32,
+    #[cfg(target_endian = "big")]
+    key: u32,
+    lio_opcode: u16,
+    reqprio: i16,
+    fildes: u32,
+    buf: u64,
+    nbytes: u64,
+    offset: i64,
+    reserved2: u64,
+    flags: u32,
+    resfd: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct IoEvent {
+    data: u64,
+    obj: u64,
+    res: i64,
+    res2: i64,
+}
+
+const IOCB_CMD_PREAD: u16 = 0;
+const IOCB_CMD_PWRITE: u16 = 1;
+
+/// A Linux AIO context with its control blocks.
+pub struct Aio {
+    ctx: libc::c_ulong,
+    fd: RawFd,
+    iocbs: Vec<Iocb>,
+    pending: Vec<*mut Iocb>,
+    events: Vec<IoEvent>,
+    inflight: usize,
+}
+
+// SAFETY: the pointers in `pending` point into `iocbs`, owned by the same value.
+unsafe impl Send for Aio {}
+
+impl Aio {
+    fn new(fd: RawFd, depth: u32) -> io::Result<Aio> {
+        let mut ctx: libc::c_ulong = 0;
+        // SAFETY: io_setup writes the context id into ctx.
+        let r = unsafe { libc::syscall(libc::SYS_io_setup, depth as libc::c_long, &mut ctx) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            return Err(io::Error::new(
+                e.kind(),
+                format!(
+                    "io_setup({depth}) failed: {e} (check /proc/sys/fs/aio-max-nr, or lower iodepth)"
+                ),
+            ));
+        }
+        let d = depth as usize;
+        Ok(Aio {
+            ctx,
+            fd,
+            iocbs: vec![Iocb::default(); d],
+            pending: Vec::with_capacity(d),
+            events: vec![IoEvent::default(); d],
+            inflight: 0,
+        })
+    }
+
+    #[inline]
+    fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32) {
+        let cb = &mut self.iocbs[slot as usize];
+        *cb = Iocb {
+            data: slot as u64,
+            lio_opcode: match dir {
+                Dir::Read => IOCB_CMD_PREAD,
+                Dir::Write => IOCB_CMD_PWRITE,
+            },
+            fildes: self.fd as u32,
+            buf: buf as u64,
+            nbytes: len as u64,
+            offset: off as i64,
+            ..Iocb::default()
+        };
+        self.pending.push(cb as *mut Iocb);
+    }
+
+    fn submit(&mut self) -> io::Result<()> {
+        let mut done = 0;
+        while done < self.pending.len() {
+            // SAFETY: pending holds pointers to live iocbs; the kernel reads them.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_io_submit,
+                    self.ctx,
+                    (self.pending.len() - done) as libc::c_long,
+                    self.pending.as_mut_ptr().add(done),
+                )
+            };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                if e.raw_os_error() == Some(libc::EAGAIN) && self.inflight > 0 {
+                    // The kernel queue is full; caller reaps and we retry on the next round.
+                    break;
+                }
+                if e.raw_os_error() == Some(libc::EINTR) {
+                    continue;
+                }
+                return Err(io::Error::new(e.kind(), format!("io_submit failed: {e}")));
+            }
+            done += r as usize;
+            self.inflight += r as usize;
+        }
+        self.pending.drain(..done);
+        Ok(())
+    }
+
+    fn reap(&mut self, min: usize, out: &mut [Done]) -> io::Result<usize> {
+        let max = out.len().min(self.events.len());
+        loop {
+            // SAFETY: events has room for `max` entries.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_io_getevents,
+                    self.ctx,
+                    min as libc::c_long,
+                    max as libc::c_long,
+                    self.events.as_mut_ptr(),
+                    std::ptr::null_mut::<libc::timespec>(),
+                )
+            };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                if e.raw_os_error() == Some(libc::EINTR) {
+                    continue;
+                }
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("io_getevents failed: {e}"),
+                ));
+            }
+            let n = r as usize;
+            for (o, ev) in out.iter_mut().zip(&self.events[..n]) {
+                *o = Done {
+                    slot: ev.data as u32,
+                    res: ev.res,
+                };
+            }
+            self.inflight -= n;
+            return Ok(n);
+        }
+    }
+}
+
+impl Drop for Aio {
+    fn drop(&mut self) {
+        // io_destroy waits for I/O still in flight, so buffers outlive the kernel's use.
+        // SAFETY: destroying the context this value created.
+        unsafe {
+            libc::syscall(libc::SYS_io_destroy, self.ctx);
+        }
+    }
+}
+
+// ---- io_uring (raw syscalls) ----
+
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+struct SqOffsets {
+    head: u32,
+    tail: u32,
+    ring_mask: u32,
+    ring_entries: u32,
+    flags: u32,
+    dropped: u32,
+    array: u32,
+    resv1: u32,
+    user_addr: u64,
+}
+
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+struct CqOffsets {
+    head: u32,
+    tail: u32,
+    ring_mask: u32,
+    ring_entries: u32,
+    overflow: u32,
+    cqes: u32,
+    flags: u32,
+    resv1: u32,
+    user_addr: u64,
+}
+
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+struct UringParams {
+    sq_entries: u32,
+    cq_entries: u32,
+    flags: u32,
+    sq_thread_cpu: u32,
+    sq_thread_idle: u32,
+    features: u32,
+    wq_fd: u32,
+    resv: [u32; 3],
+    sq_off: SqOffsets,
+    cq_off: CqOffsets,
+}
+
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+struct Sqe {
+    opcode: u8,
+    flags: u8,
+    ioprio: u16,
+    fd: i32,
+    off: u64,
+    addr: u64,
+    len: u32,
+    rw_flags: u32,
+    user_data: u64,
+    buf_index: u16,
+    personality: u16,
+    splice_fd_in: i32,
+    addr3: u64,
+    pad: u64,
+}
+
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+struct Cqe {
+    user_data: u64,
+    res: i32,
+    flags: u32,
+}
+
+const IORING_OFF_SQ_RING: i64 = 0;
+const IORING_OFF_CQ_RING: i64 = 0x800_0000;
+const IORING_OFF_SQES: i64 = 0x1000_0000;
+const IORING_FEAT_SINGLE_MMAP: u32 = 1;
+const IORING_ENTER_GETEVENTS: u32 = 1;
+const IORING_OP_READ: u8 = 22;
+const IORING_SETUP_COOP_TASKRUN: u32 = 1 << 8;
+const IORING_SETUP_SINGLE_ISSUER: u32 = 1 << 12;
+const IORING_SETUP_DEFER_TASKRUN: u32 = 1 << 13;
+const IORING_OP_WRITE: u8 = 23;
+
+struct Mapping {
+    ptr: *mut u8,
+    len: usize,
+}
+
+impl Mapping {
+    fn new(fd: RawFd, len: usize, off: i64) -> io::Result<Mapping> {
+        // SAFETY: mapping the ring fd at the offsets the kernel defines; checked below.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_POPULATE,
+                fd,
+                off,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Mapping { ptr: p.cast(), len })
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: unmapping what `new` mapped.
+        unsafe {
+            libc::munmap(self.ptr.cast(), self.len);
+        }
+    }
+}
+
+/// An io_uring instance with its rings mapped.
+pub struct Uring {
+    ring_fd: RawFd,
+    fd: RawFd,
+    _sq_map: Mapping,
+    _cq_map: Option<Mapping>,
+    _sqe_map: Mapping,
+    sq_head: *const AtomicU32,
+    sq_tail: *const AtomicU32,
+    sq_mask: u32,
+    sq_array: *mut u32,
+    sqes: *mut Sqe,
+    cq_head: *const AtomicU32,
+    cq_tail: *const AtomicU32,
+    cq_mask: u32,
+    cqes: *const Cqe,
+    local_tail: u32,
+    to_submit: u32,
+}
+
+// SAFETY: the ring is used by the one worker thread that owns it.
+unsafe impl Send for Uring {}
+
+impl Uring {
+    fn new(fd: RawFd, depth: u32) -> io::Result<Uring> {
+        // The ring belongs to the one thread that builds and uses it: completions run in that
+        // thread when it asks for them (no interrupting task work), as fio sets it up on
+        // kernels that have these flags; older kernels get a plain ring.
+        let mut p = UringParams::default();
+        let mut ring_fd = -1;
+        for flags in [
+            IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+            IORING_SETUP_COOP_TASKRUN,
+            0,
+        ] {
+            p = UringParams {
+                flags,
+                ..UringParams::default()
+            };
+            // SAFETY: io_uring_setup fills `p`; the result is checked.
+            ring_fd = unsafe {
+                libc::syscall(
+                    libc::SYS_io_uring_setup,
+                    depth.next_power_of_two() as libc::c_long,
+                    &mut p as *mut UringParams,
+                )
+            } as i32;
+            if ring_fd >= 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL) {
+                break;
+            }
+        }
+        if ring_fd < 0 {
+            let e = io::Error::last_os_error();
+            let hint = match e.raw_os_error() {
+                Some(libc::EPERM) => {
+                    " (io_uring is disabled: /proc/sys/kernel/io_uring_disabled, or a container's seccomp policy)"
+                }
+                Some(libc::ENOSYS) => " (this kernel has no io_uring)",
+                Some(libc::ENOMEM) => {
+                    " (raise the locked-memory limit, ulimit -l, or lower iodepth)"
+                }
+                _ => "",
+            };
+            return Err(io::Error::new(
+                e.kind(),
+                format!(
+                    "io_uring_setup failed: {e}{hint}; ioengine=libaio or psync work without it"
+                ),
+            ));
+        }
+        let close_on_err = |e: io::Error| {
+            // SAFETY: closing the ring fd we just created.
+            unsafe { libc::close(ring_fd) };
+            e
+        };
+        let sq_len = p.sq_off.array as usize + p.sq_entries as usize * 4;
+        let cq_len = p.cq_off.cqes as usize + p.cq_entries as usize * std::mem::size_of::<Cqe>();
+        let single = p.features & IORING_FEAT_SINGLE_MMAP != 0;
+        let sq_map = Mapping::new(
+            ring_fd,
+            if single { sq_len.max(cq_len) } else { sq_len },
+            IORING_OFF_SQ_RING,
+        )
+        .map_err(close_on_err)?;
+        let cq_map = if single {
+            None
+        } else {
+            Some(Mapping::new(ring_fd, cq_len, IORING_OFF_CQ_RING).map_err(close_on_err)?)
+        };
+        let sqe_map = Mapping::new(
+            ring_fd,
+            p.sq_entries as usize * std::mem::size_of::<Sqe>(),
+            IORING_OFF_SQES,
+        )
+        .map_err(close_on_err)?;
+        let sq = sq_map.ptr;
+        let cq = cq_map.as_ref().map_or(sq, |m| m.ptr);
+        // SAFETY: offsets come from the kernel and lie inside the mappings.
+        unsafe {
+            let sq_mask = *(sq.add(p.sq_off.ring_mask as usize) as *const u32);
+            let cq_mask = *(cq.add(p.cq_off.ring_mask as usize) as *const u32);
+            let sq_tail = sq.add(p.sq_off.tail as usize) as *const AtomicU32;
+            Ok(Uring {
+                ring_fd,
+                fd,
+                sq_head: sq.add(p.sq_off.head as usize) as *const AtomicU32,
+                sq_tail,
+                sq_mask,
+                sq_array: sq.add(p.sq_off.array as usize) as *mut u32,
+                sqes: sqe_map.ptr as *mut Sqe,
+                cq_head: cq.add(p.cq_off.head as usize) as *const AtomicU32,
+                cq_tail: cq.add(p.cq_off.tail as usize) as *const AtomicU32,
+                cq_mask,
+                cqes: cq.add(p.cq_off.cqes as usize) as *const Cqe,
+                local_tail: (*sq_tail).load(Ordering::Relaxed),
+                to_submit: 0,
+                _sq_map: sq_map,
+                _cq_map: cq_map,
+                _sqe_map: sqe_map,
+            })
+        }
+    }
+
+    #[inline]
+    fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32) {
+        let idx = self.local_tail & self.sq_mask;
+        // SAFETY: idx is masked into the SQ ring; the caller never queues more than the
+        // ring holds (depth ≤ entries).
+        unsafe {
+            *self.sqes.add(idx as usize) = Sqe {
+                opcode: match dir {
+                    Dir::Read => IORING_OP_READ,
+                    Dir::Write => IORING_OP_WRITE,
+                },
+                fd: self.fd,
+                off,
+                addr: buf as u64,
+                len,
+                user_data: slot as u64,
+                ..Sqe::default()
+            };
+            *self.sq_array.add(idx as usize) = idx;
+        }
+        self.local_tail = self.local_tail.wrapping_add(1);
+        self.to_submit += 1;
+    }
+
+    fn enter(&self, submit: u32, min: u32, flags: u32) -> io::Result<u32> {
+        loop {
+            // SAFETY: io_uring_enter on our ring fd with no signal mask.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_io_uring_enter,
+                    self.ring_fd,
+                    submit,
+                    min,
+                    flags,
+                    std::ptr::null::<libc::sigset_t>(),
+                    0usize,
+                )
+            };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                if e.raw_os_error() == Some(libc::EINTR) {
+                    continue;
+                }
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("io_uring_enter failed: {e}"),
+                ));
+            }
+            return Ok(r as u32);
+        }
+    }
+
+    fn submit(&mut self) -> io::Result<()> {
+        if self.to_submit == 0 {
+            return Ok(());
+        }
+        // SAFETY: the tail pointer lies in the mapped SQ ring.
+        unsafe { (*self.sq_tail).store(self.local_tail, Ordering::Release) };
+        let mut left = self.to_submit;
+        while left > 0 {
+            let n = self.enter(left, 0, 0)?;
+            if n == 0 {
+                return Err(io::Error::other("io_uring_enter submitted nothing"));
+            }
+            left -= n.min(left);
+        }
+        self.to_submit = 0;
+        let _ = self.sq_head;
+        Ok(())
+    }
+
+    fn reap(&mut self, min: usize, out: &mut [Done]) -> io::Result<usize> {
+        loop {
+            // SAFETY: head/tail lie in the mapped CQ ring; entries between them are valid.
+            let (head, tail) = unsafe {
+                (
+                    (*self.cq_head).load(Ordering::Relaxed),
+                    (*self.cq_tail).load(Ordering::Acquire),
+                )
+            };
+            let avail = tail.wrapping_sub(head) as usize;
+            if avail >= min.max(1) || (min == 0) {
+                let n = avail.min(out.len());
+                for (i, o) in out.iter_mut().take(n).enumerate() {
+                    // SAFETY: index masked into the CQ ring.
+                    let c = unsafe {
+                        *self
+                            .cqes
+                            .add((head.wrapping_add(i as u32) & self.cq_mask) as usize)
+                    };
+                    *o = Done {
+                        slot: c.user_data as u32,
+                        res: c.res as i64,
+                    };
+                }
+                // SAFETY: publishing the new head in the mapped CQ ring.
+                unsafe { (*self.cq_head).store(head.wrapping_add(n as u32), Ordering::Release) };
+                return Ok(n);
+            }
+            self.enter(0, (min - avail) as u32, IORING_ENTER_GETEVENTS)?;
+        }
+    }
+}
+
+impl Drop for Uring {
+    fn drop(&mut self) {
+        // SAFETY: closing our ring fd (the kernel finishes or cancels what is in flight; the
+        // worker drains its I/O before dropping the engine).
+        unsafe {
+            libc::close(self.ring_fd);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_block_layouts_match_the_kernel_abi() {
+        assert_eq!(std::mem::size_of::<Iocb>(), 64);
+        assert_eq!(std::mem::size_of::<IoEvent>(), 32);
+        assert_eq!(std::mem::size_of::<Sqe>(), 64);
+        assert_eq!(std::mem::size_of::<Cqe>(), 16);
+        assert_eq!(std::mem::size_of::<UringParams>(), 120);
+    }
+
+    fn roundtrip(kind: EngineKind) {
+        use std::os::fd::AsRawFd;
+        let dir = std::env::temp_dir().join(format!(
+            "wt-fio-engine-{}-{}",
+            kind.name(),
+            std::process::id()
+        ));
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&dir)
+            .unwrap();
+        f.set_len(1 << 16).unwrap();
+        let bufs = Buffers::new(4, 4096, 7).unwrap();
+        let mut e = match Engine::new(kind, f.as_raw_fd(), 4, (0, 1 << 16)) {
+            Ok(e) => e,
+            Err(err) => {
+                // io_uring may be disabled where tests run; say so rather than fail.
+                eprintln!("{}: skipped: {err}", kind.name());
+                let _ = std::fs::remove_file(&dir);
+                return;
+            }
+        };
+        let want: Vec<u8> = (0..4096).map(|i| unsafe { *bufs.slot(0).add(i) }).collect();
+        let mut done = [Done::default(); 4];
+        if kind.is_sync() {
+            assert_eq!(e.sync_io(Dir::Write, bufs.slot(0), 8192, 4096), 4096);
+            assert_eq!(e.sync_io(Dir::Read, bufs.slot(1), 8192, 4096), 4096);
+        } else {
+            e.queue(0, Dir::Write, bufs.slot(0), 8192, 4096);
+            e.submit().unwrap();
+            let n = e.reap(1, &mut done).unwrap();
+            assert_eq!((n, done[0].slot, done[0].res), (1, 0, 4096));
+            e.queue(1, Dir::Read, bufs.slot(1), 8192, 4096);
+            e.queue(2, Dir::Read, bufs.slot(2), 0, 4096);
+            e.submit().unwrap();
+            let mut got = 0;
+            while got < 2 {
+                got += e.reap(1, &mut done[got..]).unwrap();
+            }
+            assert!(done[..2].iter().all(|d| d.res == 4096));
+        }
+        let back: Vec<u8> = (0..4096).map(|i| unsafe { *bufs.slot(1).add(i) }).collect();
+        assert_eq!(back, want, "{}: data read back differs", kind.name());
+        drop(e);
+        let _ = std::fs::remove_file(&dir);
+    }
+
+    #[test]
+    fn every_engine_writes_and_reads_back() {
+        for k in [
+            EngineKind::Psync,
+            EngineKind::Sync,
+            EngineKind::Mmap,
+            EngineKind::Libaio,
+            EngineKind::IoUring,
+        ] {
+            roundtrip(k);
+        }
+    }
+}

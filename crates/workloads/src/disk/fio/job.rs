@@ -1,0 +1,1077 @@
+//! fio's job description: the ini job-file grammar, the option table hostbench supports (with
+//! fio's spellings, aliases, units and defaults), and the typed [`JobSpec`] a run uses.
+//!
+//! Job files: `[section]` starts a job, `[global]` sets defaults for the jobs *below* it
+//! (several globals are allowed), `;` and `#` start comment lines, `key=value` or a bare
+//! `key` (a flag), `${VAR}` expands from the environment (empty when unset). The command
+//! line is the same grammar: `--name=x` starts a job, options before the first `--name`
+//! (or after `--name=global`) are global.
+//!
+//! Every option fio has that hostbench does not implement is an error that names it: a
+//! benchmark that silently ignores an option measures something else than the user asked.
+//!
+//! The canonical text ([`to_text`]) is the job file written back in section order; it is
+//! what the `disk.fio` workload keeps as its `jobs` parameter, so a result records every
+//! option as given and the report can show fio's `"job options"`.
+
+use std::fmt;
+
+/// One `[section]` of a job file (or one `--name=` group of a command line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    /// Section name (`global` for defaults).
+    pub name: String,
+    /// Options in the order given; a flag has an empty value.
+    pub opts: Vec<(String, String)>,
+    /// Where the section came from (`jobs.fio:3`, `command line`), for error messages.
+    pub origin: String,
+}
+
+impl Section {
+    /// True for `[global]`.
+    pub fn is_global(&self) -> bool {
+        self.name == "global"
+    }
+}
+
+/// A job description that could not be used; the message says what, where and how to fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobError(pub String);
+
+impl fmt::Display for JobError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for JobError {}
+
+fn err<T>(msg: impl Into<String>) -> Result<T, JobError> {
+    Err(JobError(msg.into()))
+}
+
+/// Parses job-file `text` (named `origin` in messages); `env` looks up `${VAR}`.
+pub fn parse_ini(
+    text: &str,
+    origin: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<Section>, JobError> {
+    let mut out: Vec<Section> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let at = format!("{origin}:{}", i + 1);
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix('[') {
+            let Some(name) = rest.strip_suffix(']') else {
+                return err(format!(
+                    "{at}: a section header must look like [name], not '{line}'"
+                ));
+            };
+            let name = name.trim();
+            if name.is_empty() || name.chars().any(|c| c.is_control() || c == '[' || c == ']') {
+                return err(format!("{at}: '{line}' is not a valid section name"));
+            }
+            out.push(Section {
+                name: name.to_string(),
+                opts: Vec::new(),
+                origin: at,
+            });
+            continue;
+        }
+        let line = expand_env(line, env, &at)?;
+        let (k, v) = match line.split_once('=') {
+            Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
+            None => (line.trim().to_string(), String::new()),
+        };
+        if k.is_empty() {
+            return err(format!("{at}: '{raw}' has no option name before '='"));
+        }
+        if k == "include" || k.starts_with("include ") {
+            return err(format!(
+                "{at}: 'include' is not supported; list the files on the command line instead"
+            ));
+        }
+        if k.contains(char::is_whitespace) {
+            return err(format!(
+                "{at}: '{k}' is not an option line; write key=value (or a bare flag)"
+            ));
+        }
+        let Some(sec) = out.last_mut() else {
+            return err(format!(
+                "{at}: option '{k}' comes before any [section]; start the file with [global] or [jobname]"
+            ));
+        };
+        sec.opts.push((k, v));
+    }
+    Ok(out)
+}
+
+fn expand_env(
+    line: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    at: &str,
+) -> Result<String, JobError> {
+    if !line.contains('$') {
+        return Ok(line.to_string());
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(p) = rest.find('$') {
+        out.push_str(&rest[..p]);
+        let after = &rest[p + 1..];
+        if let Some(body) = after.strip_prefix('{') {
+            let Some(end) = body.find('}') else {
+                return err(format!("{at}: '${{' without a closing '}}' in '{line}'"));
+            };
+            let name = &body[..end];
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return err(format!(
+                    "{at}: '${{{name}}}' is not an environment variable name"
+                ));
+            }
+            out.push_str(&env(name).unwrap_or_default());
+            rest = &body[end + 1..];
+        } else {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            let name = &after[..end];
+            if name.is_empty() {
+                out.push('$');
+            } else if matches!(name, "pagesize" | "mb_memory" | "ncpus") {
+                return err(format!(
+                    "{at}: fio's '${name}' keyword is not supported; write the number"
+                ));
+            } else {
+                out.push_str(&env(name).unwrap_or_default());
+            }
+            rest = &after[end..];
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The canonical job text: sections in order, one `key=value` (or bare flag) per line.
+pub fn to_text(sections: &[Section]) -> String {
+    let mut s = String::new();
+    for sec in sections {
+        s.push('[');
+        s.push_str(&sec.name);
+        s.push_str("]\n");
+        for (k, v) in &sec.opts {
+            s.push_str(k);
+            if !v.is_empty() {
+                s.push('=');
+                s.push_str(v);
+            }
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// Reads canonical text back (no environment expansion: it was expanded when first parsed).
+/// A single line of fio's command-line form (`--name=a --rw=read --size=1m`, no spaces
+/// inside values) is accepted too, for the native grammar's `--set jobs=...`.
+pub fn from_text(text: &str) -> Result<Vec<Section>, JobError> {
+    if !text.contains('\n') && text.trim_start().starts_with("--") {
+        return from_args(text);
+    }
+    let mut out: Vec<Section> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(name) = line.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            out.push(Section {
+                name: name.to_string(),
+                opts: Vec::new(),
+                origin: format!("jobs:{}", i + 1),
+            });
+            continue;
+        }
+        let (k, v) = line.split_once('=').unwrap_or((line, ""));
+        match out.last_mut() {
+            Some(sec) => sec.opts.push((k.to_string(), v.to_string())),
+            None => return err(format!("jobs:{}: option '{k}' before any section", i + 1)),
+        }
+    }
+    Ok(out)
+}
+
+fn from_args(line: &str) -> Result<Vec<Section>, JobError> {
+    let mut out: Vec<Section> = Vec::new();
+    for a in line.split_whitespace() {
+        let Some(body) = a.strip_prefix("--") else {
+            return err(format!("jobs: '{a}' is not --option=value"));
+        };
+        let (k, v) = body.split_once('=').unwrap_or((body, ""));
+        if k == "name" {
+            out.push(Section {
+                name: v.to_string(),
+                opts: Vec::new(),
+                origin: "jobs".into(),
+            });
+            continue;
+        }
+        if out.is_empty() {
+            out.push(Section {
+                name: "global".into(),
+                opts: Vec::new(),
+                origin: "jobs".into(),
+            });
+        }
+        if let Some(sec) = out.last_mut() {
+            sec.opts.push((k.to_string(), v.to_string()));
+        }
+    }
+    Ok(out)
+}
+
+/// Which directions and order a job does I/O in (fio's `rw`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rw {
+    /// Sequential reads.
+    Read,
+    /// Sequential writes.
+    Write,
+    /// Random reads.
+    RandRead,
+    /// Random writes.
+    RandWrite,
+    /// Sequential mixed reads and writes.
+    ReadWrite,
+    /// Random mixed reads and writes.
+    RandRw,
+}
+
+impl Rw {
+    /// fio's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rw::Read => "read",
+            Rw::Write => "write",
+            Rw::RandRead => "randread",
+            Rw::RandWrite => "randwrite",
+            Rw::ReadWrite => "rw",
+            Rw::RandRw => "randrw",
+        }
+    }
+    /// Offsets are random.
+    pub fn random(self) -> bool {
+        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandRw)
+    }
+    /// Share of reads, percent, given `rwmixread`.
+    pub fn read_pct(self, rwmixread: u32) -> u32 {
+        match self {
+            Rw::Read | Rw::RandRead => 100,
+            Rw::Write | Rw::RandWrite => 0,
+            Rw::ReadWrite | Rw::RandRw => rwmixread,
+        }
+    }
+    /// The job writes.
+    pub fn writes(self, rwmixread: u32) -> bool {
+        self.read_pct(rwmixread) < 100
+    }
+}
+
+/// How I/O is issued (fio's `ioengine`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineKind {
+    /// pread/pwrite, one at a time.
+    Psync,
+    /// lseek + read/write, one at a time.
+    Sync,
+    /// Linux native AIO (io_submit/io_getevents syscalls).
+    Libaio,
+    /// io_uring.
+    IoUring,
+    /// The file mapped; memcpy to and from it.
+    Mmap,
+    /// No I/O: the harness's own cost.
+    Null,
+}
+
+impl EngineKind {
+    /// fio's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Psync => "psync",
+            EngineKind::Sync => "sync",
+            EngineKind::Libaio => "libaio",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Mmap => "mmap",
+            EngineKind::Null => "null",
+        }
+    }
+    /// Issues one I/O at a time and completes it in the call (iodepth does not apply;
+    /// no submission latency).
+    pub fn is_sync(self) -> bool {
+        matches!(
+            self,
+            EngineKind::Psync | EngineKind::Sync | EngineKind::Mmap | EngineKind::Null
+        )
+    }
+}
+
+/// How random offsets are drawn (fio's `random_distribution`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RandDist {
+    /// Uniform.
+    Random,
+    /// Zipf with exponent θ.
+    Zipf(f64),
+    /// Pareto with shape h.
+    Pareto(f64),
+}
+
+/// One job, typed, with every default filled in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSpec {
+    /// `name`.
+    pub name: String,
+    /// Reporting group (0; `new_group`/`stonewall` are not supported).
+    pub groupid: u32,
+    /// `filename`, if given (all clones share it).
+    pub filename: Option<String>,
+    /// `directory` for generated names.
+    pub directory: String,
+    /// `size`: bytes of I/O per clone, and the region; `None` = the existing file's size.
+    pub size: Option<u64>,
+    /// `offset` into the file where the region starts.
+    pub offset: u64,
+    /// Block size of reads.
+    pub bs_read: u64,
+    /// Block size of writes.
+    pub bs_write: u64,
+    /// `rw`.
+    pub rw: Rw,
+    /// `rwmixread`, percent.
+    pub rwmixread: u32,
+    /// `iodepth`.
+    pub iodepth: u32,
+    /// `iodepth_batch_submit`: I/Os handed to the kernel per submit call (0 = 1).
+    pub iodepth_batch_submit: u32,
+    /// `ioengine`.
+    pub engine: EngineKind,
+    /// `direct` (O_DIRECT).
+    pub direct: bool,
+    /// `numjobs`.
+    pub numjobs: u32,
+    /// `runtime`, seconds.
+    pub runtime_s: Option<f64>,
+    /// `time_based`.
+    pub time_based: bool,
+    /// `ramp_time`, seconds.
+    pub ramp_time_s: f64,
+    /// `randrepeat`.
+    pub randrepeat: bool,
+    /// `randseed`.
+    pub randseed: Option<u64>,
+    /// `gtod_reduce`: no latency statistics.
+    pub gtod_reduce: bool,
+    /// `norandommap`.
+    pub norandommap: bool,
+    /// `random_distribution`.
+    pub dist: RandDist,
+    /// `fsync`: fsync after this many writes (0 = never).
+    pub fsync: u32,
+    /// `fdatasync`: fdatasync after this many writes (0 = never).
+    pub fdatasync: u32,
+    /// `end_fsync`.
+    pub end_fsync: bool,
+    /// `rate_iops` per clone (0 = unlimited).
+    pub rate_iops: u64,
+    /// `group_reporting`.
+    pub group_reporting: bool,
+    /// `invalidate`: drop the file's cached pages before the run.
+    pub invalidate: bool,
+    /// The options of the job's own section, as given (fio's `"job options"`).
+    pub own_opts: Vec<(String, String)>,
+}
+
+/// An option hostbench accepts: fio's name, its aliases, and whether it is a flag.
+struct Opt {
+    name: &'static str,
+    aliases: &'static [&'static str],
+}
+
+const OPTS: &[Opt] = &[
+    Opt {
+        name: "name",
+        aliases: &[],
+    },
+    Opt {
+        name: "description",
+        aliases: &[],
+    },
+    Opt {
+        name: "filename",
+        aliases: &[],
+    },
+    Opt {
+        name: "directory",
+        aliases: &[],
+    },
+    Opt {
+        name: "size",
+        aliases: &[],
+    },
+    Opt {
+        name: "offset",
+        aliases: &[],
+    },
+    Opt {
+        name: "bs",
+        aliases: &["blocksize"],
+    },
+    Opt {
+        name: "rw",
+        aliases: &["readwrite"],
+    },
+    Opt {
+        name: "rwmixread",
+        aliases: &[],
+    },
+    Opt {
+        name: "rwmixwrite",
+        aliases: &[],
+    },
+    Opt {
+        name: "iodepth",
+        aliases: &[],
+    },
+    Opt {
+        name: "ioengine",
+        aliases: &[],
+    },
+    Opt {
+        name: "direct",
+        aliases: &[],
+    },
+    Opt {
+        name: "buffered",
+        aliases: &[],
+    },
+    Opt {
+        name: "numjobs",
+        aliases: &[],
+    },
+    Opt {
+        name: "runtime",
+        aliases: &["timeout"],
+    },
+    Opt {
+        name: "time_based",
+        aliases: &[],
+    },
+    Opt {
+        name: "ramp_time",
+        aliases: &[],
+    },
+    Opt {
+        name: "randrepeat",
+        aliases: &["allrandrepeat"],
+    },
+    Opt {
+        name: "randseed",
+        aliases: &[],
+    },
+    Opt {
+        name: "gtod_reduce",
+        aliases: &[],
+    },
+    Opt {
+        name: "norandommap",
+        aliases: &[],
+    },
+    Opt {
+        name: "random_distribution",
+        aliases: &[],
+    },
+    Opt {
+        name: "fsync",
+        aliases: &[],
+    },
+    Opt {
+        name: "fdatasync",
+        aliases: &[],
+    },
+    Opt {
+        name: "end_fsync",
+        aliases: &[],
+    },
+    Opt {
+        name: "rate_iops",
+        aliases: &[],
+    },
+    Opt {
+        name: "group_reporting",
+        aliases: &[],
+    },
+    Opt {
+        name: "invalidate",
+        aliases: &[],
+    },
+    Opt {
+        name: "nrfiles",
+        aliases: &["nr_files"],
+    },
+    Opt {
+        name: "thread",
+        aliases: &[],
+    },
+];
+
+/// fio's name for option `k` (resolving aliases), if hostbench supports it.
+pub fn canonical_option(k: &str) -> Option<&'static str> {
+    OPTS.iter()
+        .find(|o| o.name == k || o.aliases.contains(&k))
+        .map(|o| o.name)
+}
+
+/// The options hostbench supports, in fio's spelling.
+pub fn supported_options() -> impl Iterator<Item = &'static str> {
+    OPTS.iter().map(|o| o.name)
+}
+
+/// Parses a fio size: digits with an optional k/m/g/t/p suffix (powers of 1024, fio's
+/// default `kb_base=1024`), optionally followed by `b`/`ib` (`4k`, `4KiB`, `1M`, `4096`).
+pub fn parse_fio_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    if end == 0 {
+        return None;
+    }
+    let n: u64 = t[..end].parse().ok()?;
+    let suf = t[end..].to_ascii_lowercase();
+    let suf = suf
+        .strip_suffix("ib")
+        .or_else(|| suf.strip_suffix('b'))
+        .unwrap_or(&suf);
+    let shift = match suf {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        "p" => 50,
+        _ => return None,
+    };
+    n.checked_mul(1u64 << shift)
+}
+
+/// Parses a fio time: a number with an optional unit (`us`, `ms`, `s`, `m`, `h`, `d`);
+/// `default_unit_s` is the unit of a bare number (seconds for runtime and ramp_time).
+pub fn parse_fio_time(text: &str, default_unit_s: f64) -> Option<f64> {
+    let t = text.trim().to_ascii_lowercase();
+    let end = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    if end == 0 {
+        return None;
+    }
+    let n: f64 = t[..end].parse().ok()?;
+    let mult = match &t[end..] {
+        "" => default_unit_s,
+        "us" | "usec" => 1e-6,
+        "ms" | "msec" => 1e-3,
+        "s" | "sec" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86400.0,
+        _ => return None,
+    };
+    let v = n * mult;
+    v.is_finite().then_some(v)
+}
+
+fn parse_bool_opt(k: &str, v: &str, at: &str) -> Result<bool, JobError> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "" | "1" | "true" | "on" | "yes" => Ok(true),
+        "0" | "false" | "off" | "no" => Ok(false),
+        _ => err(format!("{at}: {k}={v}: expected 0 or 1")),
+    }
+}
+
+fn parse_int(k: &str, v: &str, at: &str, min: u64, max: u64) -> Result<u64, JobError> {
+    match v.trim().parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => err(format!(
+            "{at}: {k}={v}: expected a whole number from {min} to {max}"
+        )),
+    }
+}
+
+fn parse_size_opt(k: &str, v: &str, at: &str) -> Result<u64, JobError> {
+    parse_fio_size(v).ok_or_else(|| {
+        JobError(format!(
+            "{at}: {k}={v}: expected a size such as 4096, 4k, 1m or 4g (k = 1024)"
+        ))
+    })
+}
+
+/// Turns parsed sections into jobs: every `[global]` applies to the jobs below it. Checks
+/// every option and value; the first problem is the error.
+pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError> {
+    let mut global: Vec<(String, String, String)> = Vec::new();
+    let mut jobs = Vec::new();
+    for sec in sections {
+        for (k, _) in &sec.opts {
+            if canonical_option(k).is_none() {
+                return err(format!(
+                    "{}: fio option '{k}' is not supported by hostbench (supported: {}); remove it or see docs/fio.md",
+                    sec.origin,
+                    supported_options().collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
+        if sec.is_global() {
+            for (k, v) in &sec.opts {
+                global.push((k.clone(), v.clone(), sec.origin.clone()));
+            }
+            // Check the values now so the error points at the global section.
+            let mut probe: Vec<(String, String, String)> = global.clone();
+            probe.push(("name".into(), "global-check".into(), sec.origin.clone()));
+            build_job(&probe, "global-check", &[])?;
+            continue;
+        }
+        let mut all = global.clone();
+        for (k, v) in &sec.opts {
+            all.push((k.clone(), v.clone(), sec.origin.clone()));
+        }
+        jobs.push(build_job(&all, &sec.name, &sec.opts)?);
+    }
+    if jobs.is_empty() {
+        return err(
+            "no jobs: give at least one job (--name=NAME on the command line, or a [jobname] section in a job file)",
+        );
+    }
+    let first = &jobs[0];
+    for j in &jobs[1..] {
+        if j.runtime_s != first.runtime_s
+            || j.time_based != first.time_based
+            || j.ramp_time_s != first.ramp_time_s
+        {
+            return err(format!(
+                "jobs '{}' and '{}' differ in runtime, time_based or ramp_time; hostbench runs all jobs of one command for the same time, so give these options once in [global]",
+                first.name, j.name
+            ));
+        }
+    }
+    Ok(jobs)
+}
+
+fn build_job(
+    opts: &[(String, String, String)],
+    section: &str,
+    own: &[(String, String)],
+) -> Result<JobSpec, JobError> {
+    let mut j = JobSpec {
+        name: section.to_string(),
+        groupid: 0,
+        filename: None,
+        directory: ".".into(),
+        size: None,
+        offset: 0,
+        bs_read: 4096,
+        bs_write: 4096,
+        rw: Rw::Read,
+        rwmixread: 50,
+        iodepth: 1,
+        iodepth_batch_submit: 1,
+        engine: EngineKind::Psync,
+        direct: false,
+        numjobs: 1,
+        runtime_s: None,
+        time_based: false,
+        ramp_time_s: 0.0,
+        randrepeat: true,
+        randseed: None,
+        gtod_reduce: false,
+        norandommap: false,
+        dist: RandDist::Random,
+        fsync: 0,
+        fdatasync: 0,
+        end_fsync: false,
+        rate_iops: 0,
+        group_reporting: false,
+        invalidate: true,
+        own_opts: own.to_vec(),
+    };
+    for (k, v, at) in opts {
+        let key = canonical_option(k).unwrap_or("");
+        let at = at.as_str();
+        match key {
+            "name" => {
+                if v.trim().is_empty() {
+                    return err(format!("{at}: name needs a value, e.g. --name=randread"));
+                }
+            }
+            "description" | "thread" => {}
+            "filename" => {
+                if v.is_empty() {
+                    return err(format!("{at}: filename needs a path"));
+                }
+                if v.contains(':') {
+                    return err(format!(
+                        "{at}: filename={v}: several files (':'-separated) are not supported; give one path"
+                    ));
+                }
+                j.filename = Some(v.clone());
+            }
+            "directory" => {
+                if v.is_empty() || v.contains(':') {
+                    return err(format!("{at}: directory={v}: give one directory"));
+                }
+                j.directory = v.clone();
+            }
+            "size" => {
+                if v.trim().ends_with('%') {
+                    return err(format!(
+                        "{at}: size={v}: percentages of a device are not supported; give a size"
+                    ));
+                }
+                let s = parse_size_opt(k, v, at)?;
+                if s == 0 {
+                    return err(format!("{at}: size must be more than 0"));
+                }
+                j.size = Some(s);
+            }
+            "offset" => {
+                if v.trim().ends_with('%') {
+                    return err(format!("{at}: offset={v}: percentages are not supported"));
+                }
+                j.offset = parse_size_opt(k, v, at)?;
+            }
+            "bs" => {
+                let parts: Vec<&str> = v.split(',').collect();
+                if parts.len() > 3 {
+                    return err(format!("{at}: bs={v}: at most read,write,trim sizes"));
+                }
+                let r = parse_size_opt(k, parts[0], at)?;
+                let w = match parts.get(1).map(|s| s.trim()) {
+                    Some(s) if !s.is_empty() => parse_size_opt(k, s, at)?,
+                    _ => r,
+                };
+                if r == 0 || w == 0 || r > (1 << 30) || w > (1 << 30) {
+                    return err(format!("{at}: bs={v}: block sizes from 1 byte to 1g"));
+                }
+                j.bs_read = r;
+                j.bs_write = w;
+            }
+            "rw" => {
+                let (mode, suffix) = v.split_once(':').unwrap_or((v, ""));
+                if !suffix.is_empty() {
+                    return err(format!(
+                        "{at}: rw={v}: the ':N' suffix (holes or sequential runs) is not supported"
+                    ));
+                }
+                j.rw = match mode.trim() {
+                    "read" => Rw::Read,
+                    "write" => Rw::Write,
+                    "randread" => Rw::RandRead,
+                    "randwrite" => Rw::RandWrite,
+                    "rw" | "readwrite" => Rw::ReadWrite,
+                    "randrw" => Rw::RandRw,
+                    "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
+                        return err(format!("{at}: rw={v}: trim workloads are not supported"));
+                    }
+                    _ => {
+                        return err(format!(
+                            "{at}: rw={v}: expected read, write, randread, randwrite, rw (readwrite) or randrw"
+                        ));
+                    }
+                };
+            }
+            "rwmixread" => j.rwmixread = parse_int(k, v, at, 0, 100)? as u32,
+            "rwmixwrite" => j.rwmixread = 100 - parse_int(k, v, at, 0, 100)? as u32,
+            "iodepth" => j.iodepth = parse_int(k, v, at, 1, 65536)? as u32,
+            "iodepth_batch_submit" => {
+                j.iodepth_batch_submit = (parse_int(k, v, at, 0, 65536)? as u32).max(1)
+            }
+            "ioengine" => {
+                j.engine = match v.trim() {
+                    "psync" => EngineKind::Psync,
+                    "sync" => EngineKind::Sync,
+                    "libaio" => EngineKind::Libaio,
+                    "io_uring" => EngineKind::IoUring,
+                    "mmap" => EngineKind::Mmap,
+                    "null" => EngineKind::Null,
+                    other => {
+                        return err(format!(
+                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap or null"
+                        ));
+                    }
+                }
+            }
+            "direct" => j.direct = parse_bool_opt(k, v, at)?,
+            "buffered" => j.direct = !parse_bool_opt(k, v, at)?,
+            "numjobs" => j.numjobs = parse_int(k, v, at, 1, 4096)? as u32,
+            "runtime" => {
+                let s = parse_fio_time(v, 1.0).ok_or_else(|| {
+                    JobError(format!(
+                        "{at}: runtime={v}: expected a time such as 10, 10s, 500ms or 2m"
+                    ))
+                })?;
+                j.runtime_s = (s > 0.0).then_some(s);
+            }
+            "time_based" => j.time_based = parse_bool_opt(k, v, at)?,
+            "ramp_time" => {
+                j.ramp_time_s = parse_fio_time(v, 1.0).ok_or_else(|| {
+                    JobError(format!(
+                        "{at}: ramp_time={v}: expected a time such as 2, 2s or 500ms"
+                    ))
+                })?;
+            }
+            "randrepeat" => j.randrepeat = parse_bool_opt(k, v, at)?,
+            "randseed" => j.randseed = Some(parse_int(k, v, at, 0, u64::MAX)?),
+            "gtod_reduce" => j.gtod_reduce = parse_bool_opt(k, v, at)?,
+            "norandommap" => j.norandommap = parse_bool_opt(k, v, at)?,
+            "random_distribution" => {
+                let mut parts = v.split(':');
+                let kind = parts.next().unwrap_or("").trim();
+                let arg = parts.next();
+                if parts.next().is_some() {
+                    return err(format!(
+                        "{at}: random_distribution={v}: the ':center' part is not supported"
+                    ));
+                }
+                let num = |what: &str| -> Result<f64, JobError> {
+                    match arg.map(|a| a.trim().parse::<f64>()) {
+                        Some(Ok(x)) if x.is_finite() && x > 0.0 => Ok(x),
+                        _ => err(format!(
+                            "{at}: random_distribution={v}: give the {what}, e.g. {kind}:1.2"
+                        )),
+                    }
+                };
+                j.dist = match kind {
+                    "random" if arg.is_none() => RandDist::Random,
+                    "zipf" => RandDist::Zipf(num("exponent θ")?),
+                    "pareto" => {
+                        let h = num("shape h")?;
+                        if h >= 1.0 {
+                            return err(format!(
+                                "{at}: random_distribution={v}: pareto's h must be between 0 and 1"
+                            ));
+                        }
+                        RandDist::Pareto(h)
+                    }
+                    _ => {
+                        return err(format!(
+                            "{at}: random_distribution={v}: expected random, zipf:θ or pareto:h (normal, zoned and gauss are not supported)"
+                        ));
+                    }
+                };
+            }
+            "fsync" => j.fsync = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
+            "fdatasync" => j.fdatasync = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
+            "end_fsync" => j.end_fsync = parse_bool_opt(k, v, at)?,
+            "rate_iops" => {
+                if v.contains(',') {
+                    return err(format!(
+                        "{at}: rate_iops={v}: per-direction rates are not supported; give one IOPS figure"
+                    ));
+                }
+                j.rate_iops = parse_int(k, v, at, 0, 1 << 40)?;
+            }
+            "group_reporting" => j.group_reporting = parse_bool_opt(k, v, at)?,
+            "invalidate" => j.invalidate = parse_bool_opt(k, v, at)?,
+            "nrfiles" => {
+                if parse_int(k, v, at, 1, 1)? != 1 {
+                    unreachable!("parse_int bounds nrfiles to 1");
+                }
+            }
+            _ => return err(format!("{at}: fio option '{k}' is not supported")),
+        }
+    }
+    if j.fsync > 0 && j.fdatasync > 0 {
+        return err(format!(
+            "job '{}': give fsync or fdatasync, not both",
+            j.name
+        ));
+    }
+    if j.time_based && j.runtime_s.is_none() {
+        return err(format!(
+            "job '{}': time_based needs a runtime (e.g. --runtime=10)",
+            j.name
+        ));
+    }
+    if j.engine == EngineKind::Mmap && j.direct {
+        return err(format!(
+            "job '{}': ioengine=mmap cannot do direct I/O; drop direct=1",
+            j.name
+        ));
+    }
+    Ok(j)
+}
+
+impl JobSpec {
+    /// The largest block size the job uses.
+    pub fn max_bs(&self) -> u64 {
+        self.bs_read.max(self.bs_write)
+    }
+    /// The file clone `clone` uses (fio's `$jobname.$jobnum.$filenum` unless `filename`).
+    pub fn file_path(&self, clone: u32) -> std::path::PathBuf {
+        match &self.filename {
+            Some(f) => {
+                let p = std::path::Path::new(f);
+                if p.is_absolute() || self.directory == "." {
+                    p.to_path_buf()
+                } else {
+                    std::path::Path::new(&self.directory).join(p)
+                }
+            }
+            None => std::path::Path::new(&self.directory).join(format!("{}.{clone}.0", self.name)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn ini_sections_globals_and_comments() {
+        let text = "; comment\n# another\n[global]\nioengine=libaio\ndirect=1\n\n[a]\nrw=randread\nbs=4k\n[global]\nbs=8k\n[b]\nrw=write\ntime_based\nruntime=1\n";
+        let s = parse_ini(text, "t.fio", &no_env).unwrap();
+        assert_eq!(s.len(), 4);
+        assert_eq!(s[1].opts[0], ("rw".to_string(), "randread".to_string()));
+        assert_eq!(s[3].opts[1], ("time_based".to_string(), String::new()));
+        let err = jobs_from_sections(&s).unwrap_err();
+        assert!(err.0.contains("differ in runtime"), "{err}");
+        let text = "[global]\nioengine=libaio\ndirect=1\n[a]\nrw=randread\n[global]\nbs=8k\n[b]\nrw=write\n";
+        let jobs = jobs_from_sections(&parse_ini(text, "t.fio", &no_env).unwrap()).unwrap();
+        assert_eq!(jobs[0].engine, EngineKind::Libaio);
+        assert_eq!(jobs[0].bs_read, 4096);
+        assert_eq!(
+            jobs[1].bs_read, 8192,
+            "the second global applies below it only"
+        );
+        assert!(jobs[1].direct);
+    }
+
+    #[test]
+    fn env_expansion() {
+        let env = |k: &str| (k == "SIZE").then(|| "64m".to_string());
+        let s = parse_ini(
+            "[a]\nsize=${SIZE}\nfilename=$SIZE.x\nbs=${NOPE}4k\n",
+            "t",
+            &env,
+        )
+        .unwrap();
+        assert_eq!(s[0].opts[0].1, "64m");
+        assert_eq!(s[0].opts[1].1, "64m.x");
+        assert_eq!(s[0].opts[2].1, "4k");
+        assert!(parse_ini("[a]\nsize=${SIZE\n", "t", &env).is_err());
+    }
+
+    #[test]
+    fn malformed_files_are_clear_errors() {
+        for (text, needle) in [
+            ("size=1m\n", "before any [section]"),
+            ("[a\nsize=1m\n", "section header"),
+            ("[]\n", "not a valid section name"),
+            ("[a]\n=3\n", "no option name"),
+            ("[a]\ninclude other.fio\n", "include"),
+        ] {
+            let e = parse_ini(text, "bad.fio", &no_env).unwrap_err();
+            assert!(e.0.contains(needle), "{text:?}: {e}");
+            assert!(e.0.starts_with("bad.fio:"), "{e}");
+        }
+        for (text, needle) in [
+            ("[a]\nverify=md5\n", "'verify' is not supported"),
+            ("[a]\nrw=trim\n", "trim workloads"),
+            ("[a]\nbs=4x\n", "expected a size"),
+            ("[a]\nioengine=posixaio\n", "posixaio is not supported"),
+            ("[a]\ntime_based\n", "needs a runtime"),
+            ("[a]\nrwmixread=101\n", "from 0 to 100"),
+            ("[global]\nbs=0\n", "block sizes"),
+            ("[global]\n", "no jobs"),
+        ] {
+            let s = parse_ini(text, "bad.fio", &no_env).unwrap();
+            let e = jobs_from_sections(&s).unwrap_err();
+            assert!(e.0.contains(needle), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn sizes_and_times_as_fio_reads_them() {
+        assert_eq!(parse_fio_size("4k"), Some(4096));
+        assert_eq!(parse_fio_size("4KiB"), Some(4096));
+        assert_eq!(parse_fio_size("4kb"), Some(4096));
+        assert_eq!(parse_fio_size("1M"), Some(1 << 20));
+        assert_eq!(parse_fio_size("4G"), Some(4 << 30));
+        assert_eq!(parse_fio_size("k"), None);
+        assert_eq!(parse_fio_time("10", 1.0), Some(10.0));
+        assert_eq!(parse_fio_time("500ms", 1.0), Some(0.5));
+        assert_eq!(parse_fio_time("2m", 1.0), Some(120.0));
+        assert_eq!(parse_fio_time("x", 1.0), None);
+    }
+
+    #[test]
+    fn canonical_text_round_trips() {
+        let s = parse_ini(
+            "[global]\ndirect=1\n[job1]\nrw=randrw\ntime_based\nruntime=2\n",
+            "t",
+            &no_env,
+        )
+        .unwrap();
+        let back = from_text(&to_text(&s)).unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(back[1].opts, s[1].opts);
+    }
+
+    proptest::proptest! {
+        /// The parser's fuzz property (also a cargo-fuzz target in `fuzz/`): whatever bytes
+        /// a job file holds, parsing and checking it returns a value or an error, never a
+        /// panic, and what parses survives the canonical text round trip.
+        #[test]
+        fn any_bytes_parse_or_fail_cleanly(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..400)) {
+            let text = String::from_utf8_lossy(&bytes);
+            let env = |k: &str| (k.len() < 4).then(|| "1k".to_string());
+            if let Ok(s) = parse_ini(&text, "fuzz", &env) {
+                let _ = jobs_from_sections(&s);
+                let back = from_text(&to_text(&s));
+                proptest::prop_assert!(back.is_ok());
+            }
+        }
+
+        #[test]
+        fn job_like_lines_never_panic(
+            lines in proptest::collection::vec(
+                (proptest::sample::select(vec!["[a]", "[global]", "bs", "size", "rw", "iodepth", "numjobs", "runtime", "random_distribution", "rate_iops", "offset", "ioengine", "time_based", "verify"]),
+                 "[a-z0-9:,.%$={}]{0,8}"),
+                0..12),
+        ) {
+            let text: String = lines.iter().map(|(k, v)| if k.starts_with('[') { format!("{k}\n") } else { format!("{k}={v}\n") }).collect();
+            if let Ok(s) = parse_ini(&text, "fuzz", &no_env) {
+                let _ = jobs_from_sections(&s);
+            }
+        }
+    }
+
+    #[test]
+    fn command_line_form_reads_as_sections() {
+        let s = from_text("--direct=1 --name=a --rw=randread --time_based --runtime=1").unwrap();
+        assert_eq!(s.len(), 2);
+        assert!(s[0].is_global());
+        assert_eq!(s[1].name, "a");
+        let j = &jobs_from_sections(&s).unwrap()[0];
+        assert!(j.direct && j.time_based);
+    }
+
+    #[test]
+    fn file_names_follow_fio() {
+        let s = parse_ini("[randr]\ndirectory=/d\n", "t", &no_env).unwrap();
+        let j = &jobs_from_sections(&s).unwrap()[0];
+        assert_eq!(j.file_path(1), std::path::PathBuf::from("/d/randr.1.0"));
+    }
+}
