@@ -13,6 +13,7 @@ pub static WORKLOADS: &[&dyn Workload] = &[
     &crate::sys::mutex::MutexTest,
     &crate::sys::null::Null,
     &crate::sys::null::NullLoop,
+    &crate::http::HttpLoad,
 ];
 
 /// The workload with registry id `id`.
