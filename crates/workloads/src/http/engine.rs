@@ -650,10 +650,18 @@ impl Engine<'_> {
             Ok((fd, done)) => {
                 self.generation = self.generation.wrapping_add(1);
                 let token = idx as u64 | (self.generation as u64) << 32;
-                if let Err(e) = self.ep.add(fd, sys::IN | sys::OUT | sys::ET | sys::RDHUP, token) {
+                if let Err(e) = self
+                    .ep
+                    .add(fd, sys::IN | sys::OUT | sys::ET | sys::RDHUP, token)
+                {
                     sys::close(fd);
                     let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                    self.fail(ctl, idx, ErrKind::from_errno(errno), &format!("epoll_ctl: {e}"));
+                    self.fail(
+                        ctl,
+                        idx,
+                        ErrKind::from_errno(errno),
+                        &format!("epoll_ctl: {e}"),
+                    );
                     return;
                 }
                 self.open += 1;
@@ -675,7 +683,12 @@ impl Engine<'_> {
             }
             Err(e) => {
                 let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                self.fail(ctl, idx, ErrKind::from_errno(errno), &format!("connect: {e}"));
+                self.fail(
+                    ctl,
+                    idx,
+                    ErrKind::from_errno(errno),
+                    &format!("connect: {e}"),
+                );
             }
         }
     }
@@ -759,7 +772,12 @@ impl Engine<'_> {
         loop {
             let s = &mut self.slots[idx];
             if s.len == s.buf.len() {
-                self.fail(ctl, idx, ErrKind::BadResponse, ParseError::TooLarge.describe());
+                self.fail(
+                    ctl,
+                    idx,
+                    ErrKind::BadResponse,
+                    ParseError::TooLarge.describe(),
+                );
                 return;
             }
             let room = s.buf.len() - s.len;
@@ -893,10 +911,13 @@ impl Engine<'_> {
         st.connect_per_req.record(clock.to_ns(s.t_conn - s.t_start));
         if s.t_first >= s.t_written {
             st.waiting.record(clock.to_ns(s.t_first - s.t_written));
-            st.transfer.record(clock.to_ns(now.saturating_sub(s.t_first)));
+            st.transfer
+                .record(clock.to_ns(now.saturating_sub(s.t_first)));
         }
-        st.processing.record(clock.to_ns(now.saturating_sub(s.t_conn)));
-        st.service.record(clock.to_ns(now.saturating_sub(s.t_start)));
+        st.processing
+            .record(clock.to_ns(now.saturating_sub(s.t_conn)));
+        st.service
+            .record(clock.to_ns(now.saturating_sub(s.t_start)));
         s.replies += 1;
         s.answered += 1;
         // Later pipelined responses time their first byte from the previous one's end.
@@ -959,7 +980,12 @@ impl Engine<'_> {
             return;
         }
         let (kind, msg) = if errno == 0 {
-            (ErrKind::Closed, format!("{what}: the server closed the connection before the response was complete"))
+            (
+                ErrKind::Closed,
+                format!(
+                    "{what}: the server closed the connection before the response was complete"
+                ),
+            )
         } else {
             (
                 ErrKind::from_errno(errno),
@@ -983,7 +1009,11 @@ impl Engine<'_> {
         s.st = St::Idle;
         self.in_flight -= 1;
         if self.cfg.stop_on_error && self.fatal.is_none() {
-            self.fatal = Some(format!("{msg} ({}:{})", self.cfg.addr.ip(), self.cfg.addr.port()));
+            self.fatal = Some(format!(
+                "{msg} ({}:{})",
+                self.cfg.addr.ip(),
+                self.cfg.addr.port()
+            ));
         }
         self.idle.push(idx);
         let _ = ctl;

@@ -18,9 +18,7 @@ use engine::{EngineCfg, ErrKind, HttpWorker, Model, Stats};
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::{Counter, LatencyRec};
-use hostbench_core::result::{
-    Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind,
-};
+use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
 use hostbench_core::workload::*;
 use server::{ServeConfig, Server};
 use std::sync::{Arc, Mutex};
@@ -264,8 +262,7 @@ impl Workload for HttpLoad {
         let addr = url.resolve().map_err(|e| err(format!("url: {e}")))?;
         let body = match p.text("body_file") {
             "" => Vec::new(),
-            f => std::fs::read(f)
-                .map_err(|e| err(format!("body_file: cannot read '{f}': {e}")))?,
+            f => std::fs::read(f).map_err(|e| err(format!("body_file: cannot read '{f}': {e}")))?,
         };
         let headers: Vec<String> = p
             .text("headers")
@@ -391,7 +388,10 @@ impl Instance for HttpInstance {
             ("request_bytes".into(), self.cfg.request.len() as f64),
             ("connections_opened".into(), s.conns_opened as f64),
             ("connections_with_reply".into(), s.conns_with_reply as f64),
-            ("replies_on_those_connections".into(), s.replies_on_conns as f64),
+            (
+                "replies_on_those_connections".into(),
+                s.replies_on_conns as f64,
+            ),
             ("max_open_connections".into(), s.max_open as f64),
             ("connections_requested".into(), self.requested_conns as f64),
             ("keepalive_responses".into(), s.keepalive_responses as f64),
@@ -409,7 +409,10 @@ impl Instance for HttpInstance {
             ("cpu_system_s".into(), s1 - s0),
             ("open_file_limit".into(), self.nofile as f64),
             ("target_port".into(), self.cfg.addr.port() as f64),
-            ("self_server".into(), f64::from(u8::from(self.server.is_some()))),
+            (
+                "self_server".into(),
+                f64::from(u8::from(self.server.is_some())),
+            ),
         ];
         if let Some(d) = s.doc_len {
             f.push(("document_length".into(), d as f64));

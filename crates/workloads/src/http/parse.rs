@@ -134,13 +134,10 @@ pub fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ParseE
         return Err(ParseError::StatusLine);
     }
     let code = &status_line[9..12];
-    if !code.iter().all(u8::is_ascii_digit) || (status_line.len() > 12 && status_line[12] != b' ')
-    {
+    if !code.iter().all(u8::is_ascii_digit) || (status_line.len() > 12 && status_line[12] != b' ') {
         return Err(ParseError::StatusLine);
     }
-    let status = code
-        .iter()
-        .fold(0u16, |a, &c| a * 10 + (c - b'0') as u16);
+    let status = code.iter().fold(0u16, |a, &c| a * 10 + (c - b'0') as u16);
     if status < 100 {
         return Err(ParseError::StatusLine);
     }
@@ -175,7 +172,10 @@ pub fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ParseE
             }
         } else if name.eq_ignore_ascii_case(b"server") {
             // `value` is a sub-slice of `head`.
-            server = (value.as_ptr() as usize - head.as_ptr() as usize, value.len());
+            server = (
+                value.as_ptr() as usize - head.as_ptr() as usize,
+                value.len(),
+            );
         }
     }
     let body = if head_request || status < 200 || status == 204 || status == 304 {
@@ -368,7 +368,10 @@ mod tests {
     fn incomplete_and_garbage() {
         assert_eq!(parse_head(b"HTTP/1.1 200 OK\r\nContent-", false), Ok(None));
         assert_eq!(parse_head(b"HTT", false), Ok(None));
-        assert_eq!(parse_head(b"garbage\r\n\r\n", false), Err(ParseError::StatusLine));
+        assert_eq!(
+            parse_head(b"garbage\r\n\r\n", false),
+            Err(ParseError::StatusLine)
+        );
         assert_eq!(
             parse_head(b"HTTP/1.1 2x0 OK\r\n\r\n", false),
             Err(ParseError::StatusLine)
@@ -392,7 +395,9 @@ mod tests {
         .unwrap()
         .unwrap();
         assert!(h.keep_alive);
-        let h = parse_head(b"HTTP/1.1 200 OK\r\n\r\n", false).unwrap().unwrap();
+        let h = parse_head(b"HTTP/1.1 200 OK\r\n\r\n", false)
+            .unwrap()
+            .unwrap();
         assert_eq!(h.body, BodyKind::UntilClose);
         assert!(!h.keep_alive);
         let h = parse_head(b"HTTP/1.1 204 No Content\r\n\r\n", false)
@@ -403,7 +408,8 @@ mod tests {
 
     #[test]
     fn chunked_in_pieces() {
-        let body = b"4\r\nWiki\r\n5;ext=1\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nX-T: 1\r\n\r\nNEXT";
+        let body =
+            b"4\r\nWiki\r\n5;ext=1\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nX-T: 1\r\n\r\nNEXT";
         for split in 0..body.len() {
             let mut b = Body::start(BodyKind::Chunked);
             let (a, c) = body.split_at(split);

@@ -102,7 +102,9 @@ pub fn response(cfg: &ServeConfig, keep_alive: bool) -> Vec<u8> {
     if no_body {
         return b;
     }
-    let fill = |b: &mut Vec<u8>, n: usize| b.extend((0..n).map(|i| b"abcdefghijklmnopqrstuvwxyz\n"[i % 27]));
+    let fill = |b: &mut Vec<u8>, n: usize| {
+        b.extend((0..n).map(|i| b"abcdefghijklmnopqrstuvwxyz\n"[i % 27]))
+    };
     if cfg.chunked {
         let mut left = cfg.body_size;
         while left > 0 {
@@ -518,7 +520,11 @@ impl Loop {
                 break c.closing && c.delayed == 0;
             }
             let last_closes = c.queued == 1 && c.close_after;
-            let resp = if last_closes { &self.r.close } else { &self.r.keep };
+            let resp = if last_closes {
+                &self.r.close
+            } else {
+                &self.r.keep
+            };
             match sys::write(c.fd, &resp[c.off..]) {
                 Ok(n) => {
                     c.off += n;

@@ -181,7 +181,9 @@ pub fn so_error(fd: RawFd) -> i32 {
         )
     };
     if r < 0 {
-        io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)
+        io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO)
     } else {
         v
     }
@@ -193,7 +195,9 @@ pub fn read(fd: RawFd, buf: &mut [u8]) -> Result<usize, i32> {
     // SAFETY: the buffer is valid for `buf.len()` bytes.
     let n = unsafe { libc::read(fd, buf.as_mut_ptr() as *mut libc::c_void, buf.len()) };
     if n < 0 {
-        Err(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO))
+        Err(io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO))
     } else {
         Ok(n as usize)
     }
@@ -212,7 +216,9 @@ pub fn write(fd: RawFd, buf: &[u8]) -> Result<usize, i32> {
         )
     };
     if n < 0 {
-        Err(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO))
+        Err(io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO))
     } else {
         Ok(n as usize)
     }

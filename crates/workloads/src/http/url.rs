@@ -63,10 +63,14 @@ impl Url {
             }
         };
         if host.is_empty() {
-            return Err(format!("'{text}' has no host (e.g. http://127.0.0.1:8080/)"));
+            return Err(format!(
+                "'{text}' has no host (e.g. http://127.0.0.1:8080/)"
+            ));
         }
         if host.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(format!("'{text}': the host contains spaces or control characters"));
+            return Err(format!(
+                "'{text}': the host contains spaces or control characters"
+            ));
         }
         let port = match port {
             None => 80,
@@ -136,7 +140,11 @@ pub struct RequestSpec<'a> {
 /// The request bytes, built once.
 pub fn build_request(s: &RequestSpec<'_>) -> Result<Vec<u8>, String> {
     let method = s.method.trim();
-    if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+    if method.is_empty()
+        || !method
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    {
         return Err(format!(
             "method '{}' is not a token (e.g. GET, POST, HEAD)",
             s.method
@@ -155,7 +163,9 @@ pub fn build_request(s: &RequestSpec<'_>) -> Result<Vec<u8>, String> {
             ));
         };
         if name.trim().is_empty() || h.contains(['\r', '\n']) {
-            return Err(format!("header '{h}' is malformed: write it as 'Name: value'"));
+            return Err(format!(
+                "header '{h}' is malformed: write it as 'Name: value'"
+            ));
         }
     }
     let mut r = format!("{method} {} {}\r\n", s.url.path, s.version);
@@ -201,7 +211,10 @@ mod tests {
     #[test]
     fn urls() {
         let u = Url::parse("http://127.0.0.1:8080/4k.txt?x=1").unwrap();
-        assert_eq!((u.host.as_str(), u.port, u.path.as_str()), ("127.0.0.1", 8080, "/4k.txt?x=1"));
+        assert_eq!(
+            (u.host.as_str(), u.port, u.path.as_str()),
+            ("127.0.0.1", 8080, "/4k.txt?x=1")
+        );
         let u = Url::parse("http://example.com").unwrap();
         assert_eq!((u.port, u.path.as_str()), (80, "/"));
         let u = Url::parse("http://[::1]:81/").unwrap();
