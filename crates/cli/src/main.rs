@@ -2,13 +2,17 @@
 //! front-end, and maps errors to exit codes (0 ok, 1 the run failed, 2 usage or setup
 //! error, 130 interrupted). Errors are one line on stderr that says what to fix.
 
+mod ab;
 mod compare;
 mod exec;
 mod generate;
+mod http;
+mod httperf;
 mod info;
 mod memlat;
 mod native;
 mod results;
+mod serve;
 mod stream;
 mod suite;
 mod sysbench;
@@ -40,6 +44,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("stream") => stream::main(&argv),
         Some("memlat") => memlat::main(&argv),
+        Some("ab") => ab::main(&argv),
+        Some("httperf") => httperf::main(&argv),
         _ if sysbench::claims(args) => run_sysbench(&argv),
         _ => native::main(&argv),
     };

@@ -6,9 +6,12 @@
 //! [`Comparison`]: hostbench_core::compare::Comparison
 #![deny(missing_docs)]
 
+pub mod ab;
 pub mod compare;
 pub mod csv;
 pub mod html;
+pub mod http;
+pub mod httperf;
 pub mod json;
 pub mod native;
 pub mod stream;

@@ -190,6 +190,9 @@ pub struct Stats {
     pub server: Option<String>,
     /// Connections reopened to retry a request the server had closed under it.
     pub retries: u64,
+    /// Most open-loop operations started at once to catch up with the schedule (httperf's
+    /// "maximum connect burst length").
+    pub max_burst: u64,
 }
 
 impl Default for Stats {
@@ -221,6 +224,7 @@ impl Default for Stats {
             max_lag_ns: 0,
             server: None,
             retries: 0,
+            max_burst: 0,
         }
     }
 }
@@ -273,6 +277,7 @@ impl Stats {
             self.server.clone_from(&o.server);
         }
         self.retries += o.retries;
+        self.max_burst = self.max_burst.max(o.max_burst);
     }
 
     /// Errors of every kind.
@@ -542,6 +547,7 @@ impl Engine<'_> {
     fn issue(&mut self, ctl: &mut RunControl<'_>, now: u64, open_loop: bool) {
         // Bounded, so failing connects (a refused port) cannot keep us from the clock.
         let mut budget = self.slots.len().max(64);
+        let mut burst = 0;
         while !self.exhausted && self.has_free_slot() && self.fatal.is_none() && budget > 0 {
             budget -= 1;
             let intended = match self.pending.take() {
@@ -559,6 +565,8 @@ impl Engine<'_> {
                 return;
             }
             if open_loop {
+                burst += 1;
+                self.stats.max_burst = self.stats.max_burst.max(burst);
                 let lag = ctl.clock().to_ns(now - intended);
                 if lag > 1_000_000 {
                     self.stats.late_sends += 1;
@@ -869,6 +877,10 @@ impl Engine<'_> {
                             s.phase = Phase::Body(b);
                             if f.done {
                                 s.phase = Phase::Head;
+                                // Compact first: what is left belongs to the next response.
+                                s.buf.copy_within(pos..s.len, 0);
+                                s.len -= pos;
+                                pos = 0;
                                 let more = self.response_done(ctl, idx, true);
                                 if !more {
                                     return false;

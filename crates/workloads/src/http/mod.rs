@@ -154,6 +154,14 @@ const PARAMS: &[ParamSpec] = &[
         sysbench: None,
     },
     ParamSpec {
+        name: "variable_length",
+        kind: ParamKind::Bool,
+        default: "off",
+        unit: "",
+        help: "responses may differ in length (ab -l): no length failures in the ab layout",
+        sysbench: None,
+    },
+    ParamSpec {
         name: "send_buffer",
         kind: ParamKind::Size,
         default: "0",
@@ -405,6 +413,7 @@ impl Instance for HttpInstance {
             ("late_sends".into(), s.late_sends as f64),
             ("max_schedule_lag_ns".into(), s.max_lag_ns as f64),
             ("retried_requests".into(), s.retries as f64),
+            ("max_connect_burst".into(), s.max_burst as f64),
             ("cpu_user_s".into(), u1 - u0),
             ("cpu_system_s".into(), s1 - s0),
             ("open_file_limit".into(), self.nofile as f64),
@@ -489,11 +498,14 @@ impl Instance for HttpInstance {
         if let Some(server) = &s.server {
             t.push(Table {
                 name: "http_server".into(),
-                title: "the Server header of the first response".into(),
-                columns: Vec::new(),
+                title: "the Server header of the first response (row label), and the port".into(),
+                columns: vec![Column {
+                    name: "port".into(),
+                    unit: String::new(),
+                }],
                 rows: vec![Row {
                     label: server.clone(),
-                    values: Vec::new(),
+                    values: vec![Some(self.cfg.addr.port() as f64)],
                 }],
             });
         }
