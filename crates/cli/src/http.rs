@@ -80,8 +80,8 @@ pub struct HttpArgs {
         value_delimiter = ','
     )]
     percentile: Vec<f64>,
-    /// Print an interval report this often (0 = never; text format).
-    #[arg(short = 'i', long = "report-interval", default_value = "0", value_parser = seconds)]
+    /// Keep a per-interval sample (requests/s, latency) this often in the result (0 = none).
+    #[arg(short = 'i', long = "report-interval", default_value = "1s", value_parser = seconds)]
     report_interval: f64,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = HttpFormat::Text)]

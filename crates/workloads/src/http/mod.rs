@@ -533,15 +533,6 @@ impl Instance for HttpInstance {
                 ),
             });
         }
-        if s.unfinished > 0 {
-            w.push(Warning {
-                kind: WarningKind::Partial,
-                message: format!(
-                    "{} request(s) were still in flight when the run ended and are not counted.",
-                    s.unfinished
-                ),
-            });
-        }
         if self.server.is_some() {
             w.push(Warning {
                 kind: WarningKind::Contention,

@@ -436,4 +436,51 @@ mod tests {
         let mut b = Body::start(BodyKind::Chunked);
         assert_eq!(b.feed(b"ffffffffffffffffff\r\n"), Err(ParseError::Chunk));
     }
+
+    proptest::proptest! {
+        /// Any bytes, split anywhere: parsing never panics, and a head never claims more
+        /// bytes than it was given.
+        #[test]
+        fn random_bytes_never_panic(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512),
+            split in 0usize..512,
+            head_req in proptest::bool::ANY,
+        ) {
+            if let Ok(Some(h)) = parse_head(&bytes, head_req) {
+                proptest::prop_assert!(h.len <= bytes.len());
+                let (o, l) = h.server;
+                proptest::prop_assert!(o + l <= h.len);
+            }
+            for kind in [BodyKind::Chunked, BodyKind::Length(100), BodyKind::UntilClose] {
+                let mut b = Body::start(kind);
+                let cut = split.min(bytes.len());
+                if let Ok(f) = b.feed(&bytes[..cut]) {
+                    proptest::prop_assert!(f.used <= cut);
+                    proptest::prop_assert!(f.content <= f.used as u64);
+                    if !f.done {
+                        let _ = b.feed(&bytes[cut..]);
+                    }
+                }
+            }
+        }
+
+        /// Valid responses with random framing parse to the body they carry.
+        #[test]
+        fn chunked_round_trip(chunks in proptest::collection::vec(1usize..300, 0..8)) {
+            let mut wire = Vec::new();
+            let mut total = 0u64;
+            for n in &chunks {
+                wire.extend_from_slice(format!("{n:x}\r\n").as_bytes());
+                wire.extend(std::iter::repeat_n(b'z', *n));
+                wire.extend_from_slice(b"\r\n");
+                total += *n as u64;
+            }
+            wire.extend_from_slice(b"0\r\n\r\n");
+            let mut b = Body::start(BodyKind::Chunked);
+            let f = b.feed(&wire).unwrap();
+            proptest::prop_assert!(f.done);
+            proptest::prop_assert_eq!(f.used, wire.len());
+            proptest::prop_assert_eq!(f.content, total);
+        }
+    }
 }
