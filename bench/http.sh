@@ -79,7 +79,7 @@ echo "- machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at
 echo "- pairs: $PAIRS, order alternates; raw outputs: $LOGDIR"
 echo
 
-exec python3 - "$LOGDIR" "$HB" "$URL" "$PORT" "$PAIRS" "$DURATION" $CASES <<'PY'
+python3 - "$LOGDIR" "$HB" "$URL" "$PORT" "$PAIRS" "$DURATION" $CASES <<'PY'
 import json, os, re, statistics, subprocess, sys
 logdir, hb, url, port, pairs, dur = sys.argv[1:7]
 cases = sys.argv[7:]
