@@ -618,3 +618,48 @@ fn against_nginx() {
     );
     assert_eq!(table_value(&missing, "http_status", "404"), Some(50.0));
 }
+
+#[test]
+fn ab_posts_a_body_and_the_native_command_prints_peer_layouts() {
+    let s = Serve::start(&["--body-size", "16"]);
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("post.json");
+    std::fs::write(&body, br#"{"k":"v"}"#).unwrap();
+    let out = stdout_ok(&[
+        "ab",
+        "-n",
+        "40",
+        "-c",
+        "2",
+        "-k",
+        "-p",
+        body.to_str().unwrap(),
+        "-T",
+        "application/json",
+        &s.url,
+    ]);
+    assert!(out.contains("Complete requests:      40\n"), "{out}");
+    assert!(out.contains("Total body sent:"), "{out}");
+    assert!(out.contains("kb/s sent"), "{out}");
+    let out = stdout_ok(&[
+        "http", &s.url, "-n", "30", "-d", "0", "-c", "2", "-f", "httperf",
+    ]);
+    assert!(out.contains("replies 30 test-duration"), "{out}");
+    let out = stdout_ok(&["http", &s.url, "-n", "30", "-d", "0", "-c", "2", "-f", "ab"]);
+    assert!(out.contains("Complete requests:      30\n"), "{out}");
+    assert!(out.contains("(longest request)"), "{out}");
+}
+
+#[test]
+fn ctrl_c_stops_a_run_and_keeps_what_it_measured() {
+    let s = Serve::start(&[]);
+    let child = spawn_piped(hb_std().args(["http", &s.url, "-d", "60s", "-c", "4", "-f", "json"]));
+    std::thread::sleep(Duration::from_millis(800));
+    let t0 = Instant::now();
+    let out = interrupt(child);
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    assert_eq!(out.status.code(), Some(130));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["outcome"]["stop_reason"], "interrupted");
+    assert!(v["metrics"]["events"].as_u64().unwrap() > 0);
+}
