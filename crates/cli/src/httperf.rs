@@ -24,7 +24,7 @@ const USAGE: &str = "Usage: hostbench httperf [options]
   --period=[d|e]T      T seconds between connections, deterministic (d) or exponential (e)
   --num-conns=N        connections in total (default 1)
   --num-calls=N        requests per connection (default 1)
-  --wsess=N1,N2,0      N1 sessions of N2 calls each (think time 0 only)
+  --wsess=N1,N2,X      N1 sessions (connections) of N2 calls, X seconds apart
   --timeout=S          seconds a request may take, connect included (default 60)
   --method=M           request method (default GET)
   --add-header=S       extra header lines ('\\n' separates several)
@@ -56,6 +56,7 @@ struct Args {
     recv_buffer: u64,
     threads: usize,
     runtime: f64,
+    think: f64,
     label: Option<String>,
     no_save: bool,
     results_db: Option<String>,
@@ -79,6 +80,7 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
         recv_buffer: 16384,
         threads: 1,
         runtime: 0.0,
+        think: 0.0,
         label: None,
         no_save: false,
         results_db: None,
@@ -183,12 +185,10 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
                 a.num_conns = parts[0].trim().parse().map_err(|_| bad())?;
                 a.num_calls = parts[1].trim().parse().map_err(|_| bad())?;
                 let think: f64 = parts[2].trim().parse().map_err(|_| bad())?;
-                if think != 0.0 {
-                    bail!(
-                        "httperf: --wsess={v}: think times are not supported yet; use X=0 \
-                         (each session is one connection carrying N2 calls)"
-                    );
+                if !(think.is_finite() && think >= 0.0) {
+                    return Err(bad());
                 }
+                a.think = think;
             }
             "timeout" => {
                 a.timeout = number("seconds")?;
@@ -295,6 +295,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ),
         ("send_buffer".into(), a.send_buffer.to_string()),
         ("recv_buffer".into(), a.recv_buffer.to_string()),
+        ("think".into(), format!("{}", a.think)),
     ];
     let params = Params::resolve(w.id(), w.params(), &ov).map_err(|e| anyhow!("httperf: {e}"))?;
     let mut plan = Plan::new(w.id(), params);
@@ -361,7 +362,8 @@ mod tests {
         assert!(p(&["--rate=x"]).is_err());
         assert!(p(&["--port=0"]).is_err());
         assert!(p(&["--ssl"]).is_err());
-        assert!(p(&["--wsess=1,2,3"]).is_err());
+        assert!(p(&["--wsess=1,2"]).is_err());
+        assert!(p(&["--wsess=1,2,-1"]).is_err());
         assert!(p(&["server"]).is_err());
     }
 }

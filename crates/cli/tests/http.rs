@@ -663,3 +663,27 @@ fn ctrl_c_stops_a_run_and_keeps_what_it_measured() {
     assert_eq!(v["outcome"]["stop_reason"], "interrupted");
     assert!(v["metrics"]["events"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn httperf_sessions_think_between_calls() {
+    // 5 sessions started 0.1 s apart, 3 calls each, 0.2 s apart: the last session starts at
+    // 0.4 s and ends after two think times, at 0.8 s.
+    let s = Serve::start(&[]);
+    let port = s.port.to_string();
+    let v = json_of(&[
+        "httperf",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "--wsess=5,3,0.2",
+        "--rate",
+        "10",
+        "--format=json",
+    ]);
+    assert_eq!(v["metrics"]["events"], 15);
+    assert_eq!(fact(&v, "connections_opened"), 5.0);
+    assert_eq!(fact(&v, "errors"), 0.0);
+    let d = v["metrics"]["duration_s"].as_f64().unwrap();
+    assert!(d >= 0.75, "{d}");
+}

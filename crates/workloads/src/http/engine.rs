@@ -67,6 +67,9 @@ pub struct EngineCfg {
     pub constant: bool,
     /// Fail the run on the first socket error (ab without `-r`).
     pub stop_on_error: bool,
+    /// Connections model: pause between the calls of one connection (httperf's session
+    /// think time), ns.
+    pub think_ns: u64,
     /// SO_SNDBUF / SO_RCVBUF (0 = system default).
     pub sndbuf: u32,
     /// See `sndbuf`.
@@ -293,6 +296,8 @@ enum St {
     Connecting,
     Writing,
     Reading,
+    /// Between two calls of a connection (think time); `deadline` is the next call's start.
+    Thinking,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -410,6 +415,7 @@ impl LoopWorker for HttpWorker {
             clock: ctl.clock(),
             timer: sys::Timer::new().ok(),
             timeout: ctl.clock().from_ns(self.cfg.timeout_ns),
+            think: ctl.clock().from_ns(self.cfg.think_ns),
             cap: conns,
         };
         let r = eng.run(ctl);
@@ -443,6 +449,7 @@ struct Engine<'a> {
     /// whole milliseconds).
     timer: Option<sys::Timer>,
     timeout: u64,
+    think: u64,
     cap: usize,
 }
 
@@ -516,13 +523,13 @@ impl Engine<'_> {
             }
             let now = clock.now();
             if now >= next_sweep {
-                next_sweep = now + 10 * self.ticks_1ms;
+                next_sweep = now + self.ticks_1ms * if self.think > 0 { 1 } else { 10 };
                 self.sweep(ctl, now);
             }
         }
         // Abandon what is in flight.
         for i in 0..self.slots.len() {
-            if self.slots[i].st != St::Idle {
+            if !matches!(self.slots[i].st, St::Idle | St::Thinking) {
                 let s = &self.slots[i];
                 self.stats.unfinished += s.batch.saturating_sub(s.answered) as u64;
             }
@@ -764,7 +771,7 @@ impl Engine<'_> {
                     self.read(ctl, idx);
                 }
             }
-            St::Idle => {
+            St::Idle | St::Thinking => {
                 if bits & (sys::IN | sys::RDHUP | sys::ERR | sys::HUP) != 0 {
                     // The server closed (or wrote to) an idle kept-alive connection.
                     self.close_fd(idx);
@@ -963,7 +970,17 @@ impl Engine<'_> {
             Model::Connections(_) => {
                 let s = &mut self.slots[idx];
                 s.calls_left = s.calls_left.saturating_sub(1);
-                if keep && s.calls_left > 0 {
+                if s.calls_left > 0 && self.cfg.think_ns > 0 {
+                    // The next call starts after the think time (reconnecting if the server
+                    // closed the connection meanwhile).
+                    if !keep {
+                        self.close_fd(idx);
+                    }
+                    let s = &mut self.slots[idx];
+                    s.st = St::Thinking;
+                    s.deadline = now + self.think;
+                    self.in_flight += 1;
+                } else if keep && s.calls_left > 0 {
                     // The next call on this connection starts now (closed loop within it).
                     self.start(ctl, idx, &[now]);
                 } else {
@@ -1048,10 +1065,18 @@ impl Engine<'_> {
         self.open -= 1;
     }
 
-    /// Fails operations past their deadline.
+    /// Fails operations past their deadline; starts calls whose think time is over.
     fn sweep(&mut self, ctl: &mut RunControl<'_>, now: u64) {
         for i in 0..self.slots.len() {
             let s = &self.slots[i];
+            if s.st == St::Thinking {
+                if now >= s.deadline {
+                    let due = s.deadline;
+                    self.in_flight -= 1;
+                    self.start(ctl, i, &[due]);
+                }
+                continue;
+            }
             if s.st != St::Idle && now > s.deadline {
                 self.fail(ctl, i, ErrKind::Timeout, "no response within the timeout");
             }

@@ -138,6 +138,15 @@ const PARAMS: &[ParamSpec] = &[
         sysbench: None,
     },
     ParamSpec {
+        name: "think",
+        kind: ParamKind::Seconds,
+        default: "0",
+        unit: "s",
+        help: "model=connections: pause between the calls of one connection (httperf's \
+               --wsess think time)",
+        sysbench: None,
+    },
+    ParamSpec {
         name: "schedule",
         kind: ParamKind::Choice(&["constant", "poisson"]),
         default: "constant",
@@ -330,6 +339,7 @@ impl Workload for HttpLoad {
             timeout_ns: (timeout * 1e9) as u64,
             constant: p.text("schedule") == "constant",
             stop_on_error: p.bool("stop_on_error"),
+            think_ns: (p.float("think") * 1e9) as u64,
             sndbuf: p.int("send_buffer").clamp(0, i32::MAX as i64) as u32,
             rcvbuf: p.int("recv_buffer").clamp(0, i32::MAX as i64) as u32,
         };
