@@ -224,6 +224,19 @@ pub fn execute_with(
     grammar: &str,
     argv: &[String],
 ) -> Result<ExitCode> {
+    execute_returning(plan, workload, output, saving, grammar, argv).map(|(code, _)| code)
+}
+
+/// [`execute_with`], also handing back the result (front-ends that write extra files from
+/// it, such as ab's `-e`).
+pub fn execute_returning(
+    plan: &Plan,
+    workload: &dyn Workload,
+    output: &Output,
+    saving: &SaveOptions,
+    grammar: &str,
+    argv: &[String],
+) -> Result<(ExitCode, RunResult)> {
     let result = run_plan(plan, workload, output, saving, grammar, argv)?;
     let text = output.verbosity >= 3;
     if text || matches!(output.format, Format::Json | Format::Csv) {
@@ -261,7 +274,7 @@ pub fn execute_with(
         }
     }
     save(&result, saving, output);
-    Ok(match result.outcome.stop_reason {
+    let code = match result.outcome.stop_reason {
         StopReason::Error => {
             eprintln!(
                 "FATAL: {}",
@@ -272,7 +285,8 @@ pub fn execute_with(
         StopReason::ForcedShutdown => ExitCode::from(2),
         StopReason::Interrupted => ExitCode::from(130),
         _ => ExitCode::SUCCESS,
-    })
+    };
+    Ok((code, result))
 }
 
 /// Prints a stage's lines on stdout, the sysbench header before the first one when the

@@ -2,16 +2,20 @@
 //! front-end, and maps errors to exit codes (0 ok, 1 the run failed, 2 usage or setup
 //! error, 130 interrupted). Errors are one line on stderr that says what to fix.
 
+mod ab;
 mod compare;
 mod exec;
 mod fio;
 mod generate;
+mod http;
+mod httperf;
 mod info;
 mod insert_race;
 mod iozone;
 mod memlat;
 mod native;
 mod results;
+mod serve;
 mod smallfiles;
 mod stream;
 mod suggest;
@@ -48,6 +52,8 @@ pub const PEERS: &[(&str, FrontEnd)] = &[
     ("smallfiles", smallfiles::main),
     ("iozone", iozone::main),
     ("insert-race", insert_race::main),
+    ("ab", ab::main),
+    ("httperf", httperf::main),
 ];
 
 fn main() -> ExitCode {

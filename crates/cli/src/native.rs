@@ -39,6 +39,8 @@ const SAVING_HELP: &str = "Peer command lines run as written, with the program n
   hostbench memlat [--max-size=SIZE] ...                               (load latency ladder)
   hostbench oltp_read_write --db-driver=pgsql ... prepare|run|cleanup   (sysbench OLTP scripts)
   hostbench insert-race --sessions N --rows N --db-url URL ...         (parallel INSERT race)
+  hostbench ab [-n N] [-c C] [-t S] [-k] ... http://HOST[:PORT]/PATH   (ApacheBench 2.3)
+  hostbench httperf --server HOST [--port P] [--rate R] ...           (httperf 0.9)
 Each has its own help: `hostbench cpu help`, `hostbench stream --help`.
 
 Every run is saved in the results store unless --no-save is given \
@@ -51,6 +53,10 @@ the sysbench grammar: --label=NAME, --no-save, --results-db=PATH|URL, e.g. \
 enum Command {
     /// Run one workload with hostbench's own options.
     Run(RunArgs),
+    /// HTTP load against a URL (closed loop, open loop at -R, connection rate).
+    Http(crate::http::HttpArgs),
+    /// Run the built-in HTTP target server until Ctrl-C.
+    Serve(crate::serve::ServeArgs),
     /// List every workload and its parameters.
     List(ListArgs),
     /// Measure what reading each clock costs on this machine.
@@ -196,6 +202,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     };
     match cli.command {
         Command::Run(a) => run(a, argv),
+        Command::Http(a) => crate::http::run(a, argv),
+        Command::Serve(a) => crate::serve::run(a),
         Command::List(a) => {
             exec::out(&list(a.json));
             Ok(ExitCode::SUCCESS)

@@ -267,6 +267,9 @@ pub struct RunControl<'a> {
     st: &'a mut ThreadState,
     next_due: u64,
     mean_gap: f64,
+    /// Constant pacing (`next_due` kept exact in `due_f`) instead of Poisson arrivals.
+    constant: bool,
+    due_f: f64,
     rng: Rng,
 }
 
@@ -323,9 +326,33 @@ impl RunControl<'_> {
             return Some(now);
         }
         let due = self.next_due;
-        let u = self.rng.next_f64();
-        self.next_due += (-self.mean_gap * (1.0 - u).ln()) as u64;
+        if self.constant {
+            self.due_f += self.mean_gap;
+            self.next_due = self.due_f as u64;
+        } else {
+            let u = self.rng.next_f64();
+            self.next_due += (-self.mean_gap * (1.0 - u).ln()) as u64;
+        }
         Some(due)
+    }
+
+    /// True in open loop (`--rate`): [`next_op`](Self::next_op) returns scheduled arrivals.
+    pub fn open_loop(&self) -> bool {
+        self.mean_gap > 0.0
+    }
+
+    /// Paces this thread's open-loop schedule at a constant rate (wrk2's and vegeta's model:
+    /// one arrival every `threads / rate` seconds, threads staggered evenly across one
+    /// period) instead of the default Poisson arrivals. Call before the first `next_op`; a
+    /// no-op in closed loop.
+    pub fn constant_schedule(&mut self) {
+        if self.mean_gap == 0.0 || self.constant {
+            return;
+        }
+        self.constant = true;
+        let threads = self.shared.slots.len() as f64;
+        self.due_f = self.next_due as f64 + self.mean_gap * self.st.tid as f64 / threads;
+        self.next_due = self.due_f as u64;
     }
 
     /// Records an operation that was meant to start at `intended` and completed at `done`.
@@ -439,6 +466,8 @@ fn thread_main(shared: Arc<Shared>, tid: usize, worker: Worker, gate: Arc<(Mutex
                 } else {
                     0.0
                 },
+                constant: false,
+                due_f: 0.0,
                 rng: Rng::for_thread(shared.seed ^ 0x5EED_0000_0000_0000, tid as u64),
                 st: &mut st,
             };

@@ -6,11 +6,14 @@
 //! [`Comparison`]: hostbench_core::compare::Comparison
 #![deny(missing_docs)]
 
+pub mod ab;
 pub mod compare;
 pub mod csv;
 pub mod fileio;
 pub mod fio;
 pub mod html;
+pub mod http;
+pub mod httperf;
 pub mod insert_race;
 pub mod iozone;
 pub mod json;

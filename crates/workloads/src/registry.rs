@@ -29,6 +29,7 @@ pub static WORKLOADS: &[&dyn Workload] = &[
     &crate::db::oltp::SELECT_RANDOM_POINTS,
     &crate::db::oltp::SELECT_RANDOM_RANGES,
     &crate::db::insert_race::InsertRace,
+    &crate::http::HttpLoad,
 ];
 
 /// The workload with registry id `id`.

@@ -1,2 +1,564 @@
 //! HTTP load: the client engine (closed loop, open loop, connection rate) and the target
 //! server.
+//!
+//! `http.load` is one workload whose event is one HTTP response: [`engine`] drives the
+//! requests, [`parse`] reads the responses, [`server`] is the built-in target (`url=self`
+//! starts it inside the run's setup, so a suite entry needs no external server), [`url`]
+//! parses targets and builds the request bytes. What the engine saw beyond latencies
+//! (status codes, errors by kind, connect/waiting/processing times, bytes) comes back as the
+//! instance's facts and tables, which the ab and httperf layouts render.
+
+pub mod engine;
+pub mod parse;
+pub mod server;
+pub mod sys;
+pub mod url;
+
+use engine::{EngineCfg, ErrKind, HttpWorker, Model, Stats};
+use hostbench_core::params::{ParamKind, ParamSpec};
+use hostbench_core::rand::Rng;
+use hostbench_core::recorder::{Counter, LatencyRec};
+use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
+use hostbench_core::workload::*;
+use server::{ServeConfig, Server};
+use std::sync::{Arc, Mutex};
+
+/// The HTTP load workload.
+pub struct HttpLoad;
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "url",
+        kind: ParamKind::Text,
+        default: "self",
+        unit: "",
+        help: "target, http://HOST[:PORT]/PATH; 'self' starts the built-in server (hostbench \
+               serve) on 127.0.0.1 inside the run",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "connections",
+        kind: ParamKind::Int {
+            min: 1,
+            max: 10_000_000,
+        },
+        default: "10",
+        unit: "connections",
+        help: "connections kept open, spread over the threads (model=connections: most open \
+               at once)",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "keepalive",
+        kind: ParamKind::Bool,
+        default: "on",
+        unit: "",
+        help: "reuse connections; off = a new connection per request",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "method",
+        kind: ParamKind::Text,
+        default: "GET",
+        unit: "",
+        help: "request method",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "headers",
+        kind: ParamKind::Text,
+        default: "",
+        unit: "",
+        help: "extra request headers 'Name: value', separated by newlines; they replace \
+               defaults of the same name",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "body_file",
+        kind: ParamKind::Text,
+        default: "",
+        unit: "",
+        help: "file whose bytes are the request body",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "content_type",
+        kind: ParamKind::Text,
+        default: "",
+        unit: "",
+        help: "Content-Type of the request body",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "http_version",
+        kind: ParamKind::Choice(&["1.1", "1.0"]),
+        default: "1.1",
+        unit: "",
+        help: "HTTP version of the request line",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "timeout",
+        kind: ParamKind::Seconds,
+        default: "10s",
+        unit: "s",
+        help: "a request (connect included) that takes longer fails with a timeout",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "pipeline",
+        kind: ParamKind::Int {
+            min: 1,
+            max: engine::MAX_PIPELINE as i64,
+        },
+        default: "1",
+        unit: "requests",
+        help: "requests written back to back on a keep-alive connection (closed loop)",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "model",
+        kind: ParamKind::Choice(&["requests", "connections"]),
+        default: "requests",
+        unit: "",
+        help: "one operation is a request on a pooled connection, or (connections) a new \
+               connection carrying 'calls' requests (httperf's model; --rate is then \
+               connections/s)",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "calls",
+        kind: ParamKind::Int {
+            min: 1,
+            max: 1_000_000_000,
+        },
+        default: "1",
+        unit: "requests",
+        help: "requests per connection in model=connections",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "think",
+        kind: ParamKind::Seconds,
+        default: "0",
+        unit: "s",
+        help: "model=connections: pause between the calls of one connection (httperf's \
+               --wsess think time)",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "schedule",
+        kind: ParamKind::Choice(&["constant", "poisson"]),
+        default: "constant",
+        unit: "",
+        help: "open-loop arrivals (--rate): evenly spaced (wrk2, vegeta, httperf) or Poisson",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "stop_on_error",
+        kind: ParamKind::Bool,
+        default: "off",
+        unit: "",
+        help: "end the run on the first socket error (ab without -r)",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "variable_length",
+        kind: ParamKind::Bool,
+        default: "off",
+        unit: "",
+        help: "responses may differ in length (ab -l): no length failures in the ab layout",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "send_buffer",
+        kind: ParamKind::Size,
+        default: "0",
+        unit: "bytes",
+        help: "SO_SNDBUF of each connection (0 = system default)",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "recv_buffer",
+        kind: ParamKind::Size,
+        default: "0",
+        unit: "bytes",
+        help: "SO_RCVBUF of each connection (0 = system default)",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "self_body",
+        kind: ParamKind::Size,
+        default: "4K",
+        unit: "bytes",
+        help: "url=self: body size of the built-in server's responses",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "self_threads",
+        kind: ParamKind::Int { min: 1, max: 1024 },
+        default: "1",
+        unit: "threads",
+        help: "url=self: event-loop threads of the built-in server",
+        sysbench: None,
+    },
+];
+
+impl Workload for HttpLoad {
+    fn id(&self) -> &'static str {
+        "http.load"
+    }
+    fn category(&self) -> Category {
+        Category::Http
+    }
+    fn summary(&self) -> &'static str {
+        "HTTP/1.1 load: one event is one complete response (closed loop, open loop at --rate, \
+         or httperf's connection rate)"
+    }
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+    fn caps(&self) -> Caps {
+        Caps {
+            needs_server: true,
+            loop_worker: true,
+            ..Caps::default()
+        }
+    }
+    fn counters(&self) -> &'static [Counter] {
+        &[
+            Counter::Reads,
+            Counter::Writes,
+            Counter::Errors,
+            Counter::Reconnects,
+            Counter::BytesRead,
+            Counter::BytesWritten,
+        ]
+    }
+    fn figures(&self, r: &RunResult) -> Vec<Figure> {
+        let mut f = vec![Figure::new(
+            "requests_per_s",
+            "req/s",
+            r.metrics.events_per_s,
+            Better::Higher,
+        )];
+        if r.latency.count > 0 {
+            f.push(Figure::new(
+                "latency_avg_ns",
+                "ns",
+                r.latency.avg_ns as f64,
+                Better::Lower,
+            ));
+            if let Some(p) = r.percentile_ns(99.0) {
+                f.push(Figure::new("latency_p99_ns", "ns", p as f64, Better::Lower));
+            }
+        }
+        f
+    }
+    fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
+        let p = ctx.params;
+        let err = |m: String| WorkloadError(m);
+        let self_target = p.text("url").trim() == "self";
+        let server = if self_target {
+            let cfg = ServeConfig {
+                body_size: p.int("self_body") as usize,
+                threads: p.int("self_threads") as usize,
+                ..ServeConfig::default()
+            };
+            let s = Server::start("127.0.0.1:0".parse().expect("static address"), cfg)
+                .map_err(|e| err(format!("url=self: cannot start the built-in server: {e}")))?;
+            Some(s)
+        } else {
+            None
+        };
+        let url_text = match &server {
+            Some(s) => format!("http://{}/", s.addr()),
+            None => p.text("url").to_string(),
+        };
+        let url = url::Url::parse(&url_text).map_err(|e| err(format!("url: {e}")))?;
+        let addr = url.resolve().map_err(|e| err(format!("url: {e}")))?;
+        let body = match p.text("body_file") {
+            "" => Vec::new(),
+            f => std::fs::read(f).map_err(|e| err(format!("body_file: cannot read '{f}': {e}")))?,
+        };
+        let headers: Vec<String> = p
+            .text("headers")
+            .split('\n')
+            .map(str::trim)
+            .filter(|h| !h.is_empty())
+            .map(String::from)
+            .collect();
+        let keep_alive = p.bool("keepalive");
+        let method = p.text("method").trim().to_ascii_uppercase();
+        let version = if p.text("http_version") == "1.0" {
+            "HTTP/1.0"
+        } else {
+            "HTTP/1.1"
+        };
+        let ct = p.text("content_type");
+        let request = url::build_request(&url::RequestSpec {
+            method: &method,
+            url: &url,
+            version,
+            headers: &headers,
+            keep_alive,
+            body: &body,
+            content_type: (!ct.is_empty()).then_some(ct),
+            user_agent: concat!("hostbench/", env!("CARGO_PKG_VERSION")),
+        })
+        .map_err(err)?;
+        let model = match p.text("model") {
+            "connections" => Model::Connections(p.int("calls") as u32),
+            _ => Model::Requests,
+        };
+        let threads = ctx.threads.max(1);
+        let total = p.int("connections") as usize;
+        let conns = (0..threads)
+            .map(|t| match model {
+                Model::Requests => total / threads + usize::from(t < total % threads),
+                Model::Connections(_) => total.div_ceil(threads),
+            })
+            .collect();
+        let timeout = p.float("timeout");
+        if timeout <= 0.0 {
+            return Err(err("timeout must be more than 0 (e.g. timeout=10s)".into()));
+        }
+        let nofile = sys::raise_nofile();
+        let cfg = EngineCfg {
+            addr,
+            request,
+            head_request: method == "HEAD",
+            conns,
+            keep_alive,
+            pipeline: if keep_alive {
+                p.int("pipeline") as usize
+            } else {
+                1
+            },
+            model,
+            timeout_ns: (timeout * 1e9) as u64,
+            constant: p.text("schedule") == "constant",
+            stop_on_error: p.bool("stop_on_error"),
+            think_ns: (p.float("think") * 1e9) as u64,
+            sndbuf: p.int("send_buffer").clamp(0, i32::MAX as i64) as u32,
+            rcvbuf: p.int("recv_buffer").clamp(0, i32::MAX as i64) as u32,
+        };
+        Ok(Box::new(HttpInstance {
+            cfg: Arc::new(cfg),
+            stats: Arc::new(Mutex::new(Stats::default())),
+            server,
+            cpu0: sys::cpu_times(),
+            nofile,
+            requested_conns: total,
+        }))
+    }
+}
+
+struct HttpInstance {
+    cfg: Arc<EngineCfg>,
+    stats: Arc<Mutex<Stats>>,
+    server: Option<Server>,
+    cpu0: (f64, f64),
+    nofile: u64,
+    requested_conns: usize,
+}
+
+impl HttpInstance {
+    fn stats(&self) -> Stats {
+        self.stats.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+}
+
+fn time_row(label: &str, r: &LatencyRec) -> Row {
+    let some = r.count > 0;
+    let v = |x: f64| some.then_some(x);
+    Row {
+        label: label.into(),
+        values: vec![
+            Some(r.count as f64),
+            v(r.min_ns as f64),
+            v(r.sum_ns as f64 / r.count.max(1) as f64),
+            v(if some { r.hist.stdev() } else { 0.0 }),
+            v(r.percentile(50.0) as f64),
+            v(r.max_ns as f64),
+        ],
+    }
+}
+
+impl Instance for HttpInstance {
+    fn worker(&self, tid: usize, _rng: Rng) -> Result<Worker, WorkloadError> {
+        Ok(Worker::Loop(Box::new(HttpWorker::new(
+            self.cfg.clone(),
+            tid,
+            self.stats.clone(),
+        ))))
+    }
+
+    fn facts(&self) -> Vec<(String, f64)> {
+        let s = self.stats();
+        let (u0, s0) = self.cpu0;
+        let (u1, s1) = sys::cpu_times();
+        let class = |c: usize| s.status[c * 100..c * 100 + 100].iter().sum::<u64>() as f64;
+        let non_2xx: u64 = s.status.iter().sum::<u64>() - class(2) as u64;
+        let mut f: Vec<(String, f64)> = vec![
+            ("responses".into(), s.responses as f64),
+            ("requests_sent".into(), s.requests_sent as f64),
+            ("request_bytes".into(), self.cfg.request.len() as f64),
+            ("connections_opened".into(), s.conns_opened as f64),
+            ("connections_with_reply".into(), s.conns_with_reply as f64),
+            (
+                "replies_on_those_connections".into(),
+                s.replies_on_conns as f64,
+            ),
+            ("max_open_connections".into(), s.max_open as f64),
+            ("connections_requested".into(), self.requested_conns as f64),
+            ("keepalive_responses".into(), s.keepalive_responses as f64),
+            ("header_bytes".into(), s.header_bytes as f64),
+            ("body_bytes".into(), s.body_bytes as f64),
+            ("footer_bytes".into(), s.footer_bytes as f64),
+            ("length_failures".into(), s.length_mismatch as f64),
+            ("non_2xx_responses".into(), non_2xx as f64),
+            ("errors".into(), s.error_total() as f64),
+            ("unfinished_requests".into(), s.unfinished as f64),
+            ("late_sends".into(), s.late_sends as f64),
+            ("max_schedule_lag_ns".into(), s.max_lag_ns as f64),
+            ("retried_requests".into(), s.retries as f64),
+            ("max_connect_burst".into(), s.max_burst as f64),
+            ("cpu_user_s".into(), u1 - u0),
+            ("cpu_system_s".into(), s1 - s0),
+            ("open_file_limit".into(), self.nofile as f64),
+            ("target_port".into(), self.cfg.addr.port() as f64),
+            (
+                "self_server".into(),
+                f64::from(u8::from(self.server.is_some())),
+            ),
+        ];
+        if let Some(d) = s.doc_len {
+            f.push(("document_length".into(), d as f64));
+        }
+        for c in 1..=5 {
+            f.push((format!("status_{c}xx"), class(c)));
+        }
+        f
+    }
+
+    fn tables(&self) -> Vec<Table> {
+        let s = self.stats();
+        let cols = ["count", "min_ns", "mean_ns", "sd_ns", "median_ns", "max_ns"];
+        let times = Table {
+            name: "http_times".into(),
+            title: "phases of each request (ab's Connection Times, httperf's connect, \
+                    response and transfer times)"
+                .into(),
+            columns: cols
+                .iter()
+                .map(|c| Column {
+                    name: c.to_string(),
+                    unit: if *c == "count" { "" } else { "ns" }.into(),
+                })
+                .collect(),
+            rows: vec![
+                time_row("connect", &s.connect_per_req),
+                time_row("connect_new", &s.connect),
+                time_row("waiting", &s.waiting),
+                time_row("processing", &s.processing),
+                time_row("service", &s.service),
+                time_row("transfer", &s.transfer),
+                time_row("connection_life", &s.conn_life),
+            ],
+        };
+        let status = Table {
+            name: "http_status".into(),
+            title: "responses by status code".into(),
+            columns: vec![Column {
+                name: "responses".into(),
+                unit: String::new(),
+            }],
+            rows: s
+                .status
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| **n > 0)
+                .map(|(code, n)| Row {
+                    label: if code == 0 {
+                        "other".into()
+                    } else {
+                        code.to_string()
+                    },
+                    values: vec![Some(*n as f64)],
+                })
+                .collect(),
+        };
+        let errors = Table {
+            name: "http_errors".into(),
+            title: "failed requests by kind".into(),
+            columns: vec![Column {
+                name: "errors".into(),
+                unit: String::new(),
+            }],
+            rows: ErrKind::ALL
+                .iter()
+                .map(|k| Row {
+                    label: k.name().into(),
+                    values: vec![Some(s.errors[*k as usize] as f64)],
+                })
+                .collect(),
+        };
+        let mut t = vec![times, status, errors];
+        if let Some(server) = &s.server {
+            t.push(Table {
+                name: "http_server".into(),
+                title: "the Server header of the first response (row label), and the port".into(),
+                columns: vec![Column {
+                    name: "port".into(),
+                    unit: String::new(),
+                }],
+                rows: vec![Row {
+                    label: server.clone(),
+                    values: vec![Some(self.cfg.addr.port() as f64)],
+                }],
+            });
+        }
+        t
+    }
+
+    fn warnings(&self) -> Vec<Warning> {
+        let s = self.stats();
+        let mut w = Vec::new();
+        let total = s.error_total();
+        if total > 0 {
+            let kinds: Vec<String> = ErrKind::ALL
+                .iter()
+                .filter(|k| s.errors[**k as usize] > 0)
+                .map(|k| format!("{} {}", k.name().replace('_', " "), s.errors[*k as usize]))
+                .collect();
+            w.push(Warning {
+                kind: WarningKind::Errors,
+                message: format!(
+                    "{total} request(s) failed ({}); the figures cover the {} responses that \
+                     completed. Check that the server at {} is up and sized for this load.",
+                    kinds.join(", "),
+                    s.responses,
+                    self.cfg.addr
+                ),
+            });
+        }
+        if self.server.is_some() {
+            w.push(Warning {
+                kind: WarningKind::Contention,
+                message: "url=self: the built-in server ran in this process and shared the \
+                          CPUs with the load generator; the figures describe both together."
+                    .into(),
+            });
+        }
+        w
+    }
+}
+
+impl Drop for HttpInstance {
+    fn drop(&mut self) {
+        if let Some(s) = self.server.take() {
+            s.stop();
+        }
+    }
+}

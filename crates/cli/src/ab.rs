@@ -1,0 +1,408 @@
+//! The `hostbench ab ...` front-end: ApacheBench 2.3's flags (getopt style: `-n 100`,
+//! `-n100`, bundled `-kq`) mapped onto the `http.load` workload, and ab's report layout.
+//!
+//! Semantics follow ab (HTTP/1.0 requests, a new connection per request unless `-k`, the run
+//! ends at the first socket error unless `-r`, `-s` 30 s timeout) with deliberate fixes,
+//! documented in docs/http.md: `-t` never caps the run at 50,000 requests (with `-t` alone
+//! the run is time-limited only; with `-t` and `-n` whichever comes first), times print with
+//! sub-millisecond precision, and the requests run on several event loops (`-W`, httpd
+//! trunk's option; default one per CPU, at most `-c`).
+
+use crate::exec::{self, Format, Output, SaveOptions};
+use anyhow::{Result, anyhow, bail};
+use hostbench_core::params::Params;
+use hostbench_core::plan::Plan;
+use hostbench_core::workload::Workload;
+use hostbench_workloads::http::HttpLoad;
+use std::process::ExitCode;
+
+const USAGE: &str = "Usage: hostbench ab [options] [http://]hostname[:port]/path
+Options are:
+    -n requests     Number of requests to perform
+    -c concurrency  Number of multiple requests to make at a time
+    -t timelimit    Seconds to max. to spend on benchmarking (no 50000-request cap)
+    -s timeout      Seconds to max. wait for each response (default 30)
+    -b windowsize   Size of TCP send/receive buffer, in bytes
+    -p postfile     File containing data to POST. Remember also to set -T
+    -u putfile      File containing data to PUT. Remember also to set -T
+    -T content-type Content-type header to use for POST/PUT data (default text/plain)
+    -v verbosity    Accepted; hostbench prints the report only
+    -i              Use HEAD instead of GET
+    -C attribute    Add cookie, eg. 'Apache=1234'. (repeatable)
+    -H attribute    Add Arbitrary header line, eg. 'Accept-Encoding: gzip' (repeatable)
+    -A attribute    Add Basic WWW Authentication, the attributes are a colon
+                    separated username and password.
+    -m method       Method name
+    -k              Use HTTP KeepAlive feature
+    -d              Do not show percentiles served table.
+    -S              Do not show confidence estimators and warnings.
+    -q              Do not show progress when doing more than 150 requests
+    -l              Accept variable document length (use this for dynamic pages)
+    -e filename     Output CSV file with percentages served
+    -r              Don't exit on socket receive errors.
+    -W workers      Event-loop threads (httpd trunk's option; default: one per CPU, at most -c)
+    -V              Print version number and exit
+    -h              Display usage information (this message)
+hostbench additions: --label=NAME, --no-save, --results-db=PATH|URL, --format=ab|json|text.
+Not supported (exit 2): -g (per-request samples are not kept: use --format=json), -w/-x/-y/-z
+(HTML), -X/-P (proxy), -B (bind address), -f/-Z/-E/-I (https).
+";
+
+/// What the command line asked for.
+#[derive(Debug, Default)]
+struct AbArgs {
+    requests: Option<u64>,
+    concurrency: Option<u64>,
+    time: Option<f64>,
+    timeout: Option<f64>,
+    window: Option<u64>,
+    post: Option<String>,
+    put: Option<String>,
+    content_type: Option<String>,
+    head: bool,
+    headers: Vec<String>,
+    method: Option<String>,
+    keepalive: bool,
+    no_pct: bool,
+    no_sd: bool,
+    variable: bool,
+    csv: Option<String>,
+    keep_going: bool,
+    workers: Option<usize>,
+    url: Option<String>,
+    label: Option<String>,
+    no_save: bool,
+    results_db: Option<String>,
+    format: Option<String>,
+}
+
+enum Parsed {
+    Run(Box<AbArgs>),
+    Print(String),
+}
+
+fn base64(input: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for c in input.chunks(3) {
+        let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
+        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+        for i in 0..4 {
+            if i <= c.len() {
+                s.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                s.push('=');
+            }
+        }
+    }
+    s
+}
+
+fn num<T: std::str::FromStr>(opt: char, v: &str, what: &str) -> Result<T> {
+    v.trim()
+        .parse()
+        .map_err(|_| anyhow!("ab: -{opt} {v}: expected {what}"))
+}
+
+fn parse(args: &[String]) -> Result<Parsed> {
+    let mut a = AbArgs::default();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        if let Some(long) = arg.strip_prefix("--") {
+            let (k, v) = match long.split_once('=') {
+                Some((k, v)) => (k, Some(v.to_string())),
+                None => (long, None),
+            };
+            let mut value = || -> Result<String> {
+                if let Some(v) = v.clone() {
+                    return Ok(v);
+                }
+                let v = args
+                    .get(i)
+                    .cloned()
+                    .ok_or_else(|| anyhow!("ab: --{k} needs a value"))?;
+                i += 1;
+                Ok(v)
+            };
+            match k {
+                "label" => a.label = Some(value()?),
+                "results-db" => a.results_db = Some(value()?),
+                "format" => a.format = Some(value()?),
+                "no-save" => a.no_save = true,
+                "help" => return Ok(Parsed::Print(USAGE.into())),
+                "version" => return Ok(Parsed::Print(version())),
+                _ => bail!("ab: unknown option --{k} (see `hostbench ab -h`)"),
+            }
+            continue;
+        }
+        let Some(flags) = arg.strip_prefix('-').filter(|f| !f.is_empty()) else {
+            if a.url.is_some() {
+                bail!(
+                    "ab: more than one URL ('{}' and '{arg}'); give exactly one, last",
+                    a.url.as_deref().unwrap_or("")
+                );
+            }
+            a.url = Some(arg.clone());
+            continue;
+        };
+        for (pos, c) in flags.char_indices() {
+            match c {
+                'k' => a.keepalive = true,
+                'r' => a.keep_going = true,
+                'q' => {}
+                'i' => a.head = true,
+                'l' => a.variable = true,
+                'd' => a.no_pct = true,
+                'S' => a.no_sd = true,
+                'V' => return Ok(Parsed::Print(version())),
+                'h' => return Ok(Parsed::Print(USAGE.into())),
+                'w' => bail!("ab: -w (HTML tables) is not supported; use --format=json"),
+                'I' => bail!("ab: -I (TLS SNI) is not supported: https is not supported yet"),
+                'n' | 'c' | 't' | 's' | 'b' | 'B' | 'p' | 'u' | 'T' | 'v' | 'g' | 'e' | 'C'
+                | 'H' | 'P' | 'A' | 'X' | 'm' | 'E' | 'f' | 'Z' | 'y' | 'x' | 'z' | 'W' => {
+                    let rest = &flags[pos + c.len_utf8()..];
+                    let v = if !rest.is_empty() {
+                        rest.to_string()
+                    } else {
+                        let v = args
+                            .get(i)
+                            .cloned()
+                            .ok_or_else(|| anyhow!("ab: option -{c} requires an argument"))?;
+                        i += 1;
+                        v
+                    };
+                    match c {
+                        'n' => a.requests = Some(num(c, &v, "a number of requests")?),
+                        'c' => a.concurrency = Some(num(c, &v, "a number of connections")?),
+                        't' => a.time = Some(num(c, &v, "a number of seconds")?),
+                        's' => a.timeout = Some(num(c, &v, "a number of seconds")?),
+                        'b' => a.window = Some(num(c, &v, "a buffer size in bytes")?),
+                        'W' => a.workers = Some(num(c, &v, "a number of threads")?),
+                        'p' => a.post = Some(v),
+                        'u' => a.put = Some(v),
+                        'T' => a.content_type = Some(v),
+                        'v' => {
+                            let _: u32 = num(c, &v, "a verbosity level")?;
+                        }
+                        'e' => a.csv = Some(v),
+                        'C' => a.headers.push(format!("Cookie: {v}")),
+                        'H' => a.headers.push(v),
+                        'A' => {
+                            if !v.contains(':') {
+                                bail!("ab: -A {v}: expected username:password");
+                            }
+                            a.headers
+                                .push(format!("Authorization: Basic {}", base64(v.as_bytes())));
+                        }
+                        'm' => a.method = Some(v),
+                        'g' => bail!(
+                            "ab: -g is not supported: hostbench keeps latency histograms, not \
+                             every request; use --format=json (percentiles and the HDR \
+                             histogram) or -e FILE"
+                        ),
+                        'X' | 'P' => bail!("ab: -{c} (proxy) is not supported"),
+                        'B' => bail!("ab: -B (local address) is not supported"),
+                        'E' | 'f' | 'Z' => {
+                            bail!("ab: -{c} is a TLS option: https is not supported yet")
+                        }
+                        _ => bail!("ab: -{c} (HTML attributes) is not supported"),
+                    }
+                    break;
+                }
+                other => bail!("ab: illegal option -- {other} (see `hostbench ab -h`)"),
+            }
+        }
+    }
+    Ok(Parsed::Run(Box::new(a)))
+}
+
+fn version() -> String {
+    format!(
+        "This is ApacheBench, Version 2.3 (hostbench {}: a reimplementation, not ab)\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// Runs `hostbench ab ...`.
+pub fn main(argv: &[String]) -> Result<ExitCode> {
+    let a = match parse(&argv[2..])? {
+        Parsed::Print(s) => {
+            exec::out(&s);
+            return Ok(ExitCode::SUCCESS);
+        }
+        Parsed::Run(a) => *a,
+    };
+    let Some(url) = a.url.clone() else {
+        bail!(
+            "ab: wrong number of arguments: give the URL last, e.g. `hostbench ab -n 1000 -c 10 http://127.0.0.1:8080/`"
+        );
+    };
+    let url = if url.contains("://") {
+        url
+    } else {
+        format!("http://{url}")
+    };
+    crate::http::check_url(&url).map_err(|e| anyhow!("ab: invalid URL {e}"))?;
+    let requests = match (a.requests, a.time) {
+        (Some(n), _) => n,
+        (None, Some(_)) => 0,
+        (None, None) => 1,
+    };
+    if a.requests == Some(0) {
+        bail!("ab: -n 0: give at least 1 request");
+    }
+    let conc = a.concurrency.unwrap_or(1);
+    if conc == 0 {
+        bail!("ab: -c 0: give at least 1 connection");
+    }
+    if requests > 0 && conc > requests {
+        bail!("ab: Cannot use concurrency level greater than total number of requests");
+    }
+    if let Some(t) = a.time
+        && !(t.is_finite() && t > 0.0)
+    {
+        bail!("ab: -t {t}: give a positive number of seconds");
+    }
+    let timeout = a.timeout.unwrap_or(30.0);
+    if !(timeout.is_finite() && timeout > 0.0) {
+        bail!("ab: -s {timeout}: give a positive number of seconds");
+    }
+    if a.post.is_some() && a.put.is_some() {
+        bail!("ab: -p and -u cannot be combined");
+    }
+    let body = a.post.as_ref().or(a.put.as_ref());
+    if let Some(b) = body
+        && let Err(e) = std::fs::metadata(b)
+    {
+        bail!("ab: could not open {b}: {e}");
+    }
+    let method = match (&a.method, a.head, &a.post, &a.put) {
+        (Some(m), _, _, _) => m.clone(),
+        (None, true, _, _) => "HEAD".into(),
+        (None, _, Some(_), _) => "POST".into(),
+        (None, _, _, Some(_)) => "PUT".into(),
+        _ => "GET".into(),
+    };
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if a.workers == Some(0) {
+        bail!("ab: -W 0: give at least 1 thread");
+    }
+    let threads = a.workers.unwrap_or(cpus).min(conc as usize).max(1);
+    let w = &HttpLoad;
+    let mut ov: Vec<(String, String)> = vec![
+        ("url".into(), url),
+        ("connections".into(), conc.to_string()),
+        (
+            "keepalive".into(),
+            if a.keepalive { "on" } else { "off" }.into(),
+        ),
+        ("method".into(), method),
+        ("headers".into(), a.headers.join("\n")),
+        ("http_version".into(), "1.0".into()),
+        ("timeout".into(), format!("{timeout}")),
+        (
+            "stop_on_error".into(),
+            if a.keep_going { "off" } else { "on" }.into(),
+        ),
+        (
+            "variable_length".into(),
+            if a.variable { "on" } else { "off" }.into(),
+        ),
+    ];
+    if let Some(b) = body {
+        ov.push(("body_file".into(), b.clone()));
+        ov.push((
+            "content_type".into(),
+            a.content_type
+                .clone()
+                .unwrap_or_else(|| "text/plain".into()),
+        ));
+    } else if let Some(t) = &a.content_type {
+        ov.push(("content_type".into(), t.clone()));
+    }
+    if let Some(b) = a.window {
+        ov.push(("send_buffer".into(), b.to_string()));
+        ov.push(("recv_buffer".into(), b.to_string()));
+    }
+    let params = Params::resolve(w.id(), w.params(), &ov).map_err(|e| anyhow!("ab: {e}"))?;
+    let mut plan = Plan::new(w.id(), params);
+    plan.threads = threads;
+    plan.time_s = a.time.unwrap_or(0.0);
+    plan.events = requests;
+    plan.percentiles = hostbench_report::ab::PERCENTILES.to_vec();
+    if a.csv.is_some() {
+        plan.percentiles = (0..=100).map(f64::from).collect();
+    }
+    plan.validate().map_err(|e| anyhow!("ab: {e}"))?;
+    let format = match a.format.as_deref() {
+        None | Some("ab") => Format::Layout(match (a.no_pct, a.no_sd) {
+            (false, false) => hostbench_report::ab::render_with::<false, false>,
+            (true, false) => hostbench_report::ab::render_with::<true, false>,
+            (false, true) => hostbench_report::ab::render_with::<false, true>,
+            (true, true) => hostbench_report::ab::render_with::<true, true>,
+        }),
+        Some("json") => Format::Json,
+        Some("text") => Format::Layout(hostbench_report::http::render),
+        Some(f) => bail!("ab: --format={f}: use ab, json or text"),
+    };
+    let output = Output {
+        format,
+        verbosity: 3,
+        histogram: false,
+        seed_given: false,
+        debug: false,
+        validate: false,
+    };
+    let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
+    let (code, result) = exec::execute_returning(&plan, w, &output, &saving, "ab", argv)?;
+    if let Some(path) = &a.csv {
+        std::fs::write(path, hostbench_report::ab::csv_percentages(&result))
+            .map_err(|e| anyhow!("ab: -e {path}: {e}"))?;
+    }
+    Ok(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> AbArgs {
+        match parse(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap() {
+            Parsed::Run(a) => *a,
+            Parsed::Print(_) => panic!("printed"),
+        }
+    }
+
+    #[test]
+    fn getopt_forms() {
+        let a = p(&["-n100", "-c", "10", "-kr", "-t", "5", "http://h/"]);
+        assert_eq!(a.requests, Some(100));
+        assert_eq!(a.concurrency, Some(10));
+        assert!(a.keepalive && a.keep_going);
+        assert_eq!(a.time, Some(5.0));
+        assert_eq!(a.url.as_deref(), Some("http://h/"));
+        let a = p(&["-H", "X-A: 1", "-C", "s=1", "-A", "u:p", "h/"]);
+        assert_eq!(
+            a.headers,
+            ["X-A: 1", "Cookie: s=1", "Authorization: Basic dTpw"]
+        );
+    }
+
+    #[test]
+    fn base64_encodes() {
+        assert_eq!(base64(b"u:p"), "dTpw");
+        assert_eq!(base64(b"user:pass"), "dXNlcjpwYXNz");
+        assert_eq!(base64(b"ab"), "YWI=");
+    }
+
+    #[test]
+    fn bad_flags_are_errors() {
+        let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(parse(&s(&["-j", "h/"])).is_err());
+        assert!(parse(&s(&["-n"])).is_err());
+        assert!(parse(&s(&["-n", "x", "h/"])).is_err());
+        assert!(parse(&s(&["-g", "f", "h/"])).is_err());
+    }
+}

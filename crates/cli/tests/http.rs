@@ -1,0 +1,689 @@
+//! HTTP load: `hostbench http`, `ab`, `httperf` and `serve`, run as the real binary against
+//! `hostbench serve`, tiny in-test servers that misbehave (refuse, reset, stay silent, send
+//! garbage, stall), and nginx when `HOSTBENCH_TEST_NGINX` is set (`.ci/run` sets it).
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// `hostbench serve --port 0 ARGS`, stopped on drop.
+struct Serve {
+    child: Child,
+    url: String,
+    port: u16,
+}
+
+impl Serve {
+    fn start(args: &[&str]) -> Serve {
+        let mut child = hb_std()
+            .args(["serve", "--port", "0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("serve starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .rsplit(' ')
+            .next()
+            .expect("serve prints its URL")
+            .to_string();
+        assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+        let port = url
+            .trim_end_matches('/')
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        Serve { child, url, port }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn json_run(args: &[&str]) -> Value {
+    let mut a = args.to_vec();
+    a.extend_from_slice(&["-f", "json"]);
+    let out = stdout_ok(&a);
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_valid(&v, &format!("{args:?}"));
+    v
+}
+
+fn fact(v: &Value, name: &str) -> f64 {
+    v["workload"]["facts"][name]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no fact {name}"))
+}
+
+fn table_value(v: &Value, table: &str, row: &str) -> Option<f64> {
+    let t = v["tables"]
+        .as_array()?
+        .iter()
+        .find(|t| t["name"] == table)?;
+    t["rows"].as_array()?.iter().find(|r| r["label"] == row)?["values"][0].as_f64()
+}
+
+fn errors(v: &Value, kind: &str) -> f64 {
+    table_value(v, "http_errors", kind).unwrap_or(0.0)
+}
+
+fn percentile_ms(v: &Value, p: f64) -> f64 {
+    v["latency"]["percentiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["p"].as_f64() == Some(p))
+        .unwrap_or_else(|| panic!("no p{p}"))["ns"]
+        .as_f64()
+        .unwrap()
+        / 1e6
+}
+
+#[test]
+fn counts_status_codes_and_bytes_are_exact() {
+    let s = Serve::start(&["--status", "404", "--body-size", "100"]);
+    let v = json_run(&["http", &s.url, "-n", "500", "-d", "0", "-c", "8", "-t", "2"]);
+    assert_eq!(v["metrics"]["events"], 500);
+    assert_eq!(table_value(&v, "http_status", "404"), Some(500.0));
+    assert_eq!(fact(&v, "responses"), 500.0);
+    assert_eq!(fact(&v, "body_bytes"), 50_000.0);
+    assert_eq!(fact(&v, "non_2xx_responses"), 500.0);
+    assert_eq!(fact(&v, "errors"), 0.0);
+    assert_eq!(v["workload"]["id"], "http.load");
+    assert_eq!(v["figures"][0]["name"], "requests_per_s");
+}
+
+#[test]
+fn keep_alive_reuses_connections_and_close_does_not() {
+    let s = Serve::start(&[]);
+    let v = json_run(&["http", &s.url, "-n", "400", "-d", "0", "-c", "4", "-t", "2"]);
+    assert_eq!(v["metrics"]["events"], 400);
+    let opened = fact(&v, "connections_opened");
+    assert!(
+        opened >= 4.0 && opened <= 4.0 + fact(&v, "retried_requests"),
+        "{opened}"
+    );
+    assert_eq!(fact(&v, "keepalive_responses"), 400.0 - opened);
+    let v = json_run(&[
+        "http",
+        &s.url,
+        "-n",
+        "300",
+        "-d",
+        "0",
+        "-c",
+        "4",
+        "--no-keepalive",
+    ]);
+    assert_eq!(v["metrics"]["events"], 300);
+    assert_eq!(fact(&v, "connections_opened"), 300.0);
+    assert_eq!(fact(&v, "keepalive_responses"), 0.0);
+    // A server that closes after every response: the client follows.
+    let s = Serve::start(&["--no-keepalive"]);
+    let v = json_run(&["http", &s.url, "-n", "200", "-d", "0", "-c", "2"]);
+    assert_eq!(v["metrics"]["events"], 200);
+    assert_eq!(fact(&v, "errors"), 0.0);
+    assert_eq!(fact(&v, "connections_opened"), 200.0);
+}
+
+#[test]
+fn chunked_bodies_and_pipelining() {
+    let s = Serve::start(&["--chunked", "--body-size", "10000"]);
+    let v = json_run(&[
+        "http",
+        &s.url,
+        "-n",
+        "300",
+        "-d",
+        "0",
+        "-c",
+        "3",
+        "--pipeline",
+        "4",
+    ]);
+    assert_eq!(v["metrics"]["events"], 300);
+    assert_eq!(fact(&v, "errors"), 0.0);
+    assert_eq!(fact(&v, "body_bytes"), 3_000_000.0);
+    assert!(fact(&v, "footer_bytes") > 0.0);
+    assert_eq!(fact(&v, "document_length"), 10_000.0);
+}
+
+#[test]
+fn built_in_target_needs_no_server() {
+    let v = json_run(&["http", "self", "-n", "200", "-d", "0", "-c", "2"]);
+    assert_eq!(v["metrics"]["events"], 200);
+    assert_eq!(fact(&v, "self_server"), 1.0);
+}
+
+fn strip_ab_notes(out: &str) -> String {
+    // ab's mean/median notes depend on the measured distribution.
+    let mut keep = Vec::new();
+    let mut skip = false;
+    for l in out.lines() {
+        if l.starts_with("ERROR: The median") || l.starts_with("WARNING: The median") {
+            skip = true;
+            continue;
+        }
+        if skip && l.starts_with(' ') {
+            continue;
+        }
+        skip = false;
+        keep.push(l);
+    }
+    keep.join("\n") + "\n"
+}
+
+#[test]
+fn ab_layout() {
+    let s = Serve::start(&[]);
+    let out = stdout_ok(&["ab", "-n", "200", "-c", "4", "-k", &s.url]);
+    assert!(out.contains("Complete requests:      200\n"), "{out}");
+    assert!(out.contains("Failed requests:        0\n"), "{out}");
+    assert!(
+        out.contains("Document Length:        4096 bytes\n"),
+        "{out}"
+    );
+    assert!(out.contains("Server Software:        hostbench/"), "{out}");
+    assert!(out.contains("Total transferred:      "), "{out}");
+    insta::assert_snapshot!("ab_layout", redact(&strip_ab_notes(&out)));
+    // Without -k: no Keep-Alive line; one connection per request.
+    let out = stdout_ok(&["ab", "-n", "50", "-c", "5", &s.url]);
+    assert!(!out.contains("Keep-Alive requests"), "{out}");
+    assert!(out.contains("Complete requests:      50\n"), "{out}");
+}
+
+#[test]
+fn ab_seed_command_runs_as_written() {
+    // The seed's `ab -c 1000 -n 1000 -t 10 URL`: 1000 connections at once.
+    let s = Serve::start(&[]);
+    let out = stdout_ok(&["ab", "-c", "1000", "-n", "1000", "-t", "10", &s.url]);
+    assert!(out.contains("Concurrency Level:      1000\n"), "{out}");
+    assert!(out.contains("Complete requests:      1000\n"), "{out}");
+    assert!(out.contains("Failed requests:        0\n"), "{out}");
+}
+
+#[test]
+fn ab_percentile_csv_and_no_50000_cap() {
+    let s = Serve::start(&["--body-size", "10"]);
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("p.csv");
+    // `-t` before `-n` in ab silently caps -n at 50000; here -n is what was asked.
+    let out = stdout_ok(&[
+        "ab",
+        "-t",
+        "30",
+        "-n",
+        "60000",
+        "-c",
+        "20",
+        "-k",
+        "-e",
+        csv.to_str().unwrap(),
+        &s.url,
+    ]);
+    assert!(out.contains("Complete requests:      60000\n"), "{out}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "Percentage served,Time in ms");
+    assert_eq!(lines.len(), 102);
+    assert!(lines[101].starts_with("100,"));
+}
+
+#[test]
+fn httperf_layout() {
+    let s = Serve::start(&[]);
+    let port = s.port.to_string();
+    let out = stdout_ok(&[
+        "httperf",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "--rate",
+        "200",
+        "--num-conns",
+        "100",
+        "--num-calls",
+        "2",
+    ]);
+    assert!(
+        out.contains("Total: connections 100 requests 200 replies 200 test-duration"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Connection length [replies/conn]: 2.000\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Reply status: 1xx=0 2xx=200 3xx=0 4xx=0 5xx=0\n"),
+        "{out}"
+    );
+    insta::assert_snapshot!("httperf_layout", redact(&out));
+}
+
+#[test]
+fn httperf_holds_its_rate_past_1024_sockets() {
+    // Each reply takes 1.5 s, so at 1000 connections/s about 1500 are open at once:
+    // httperf's select() build stops at 1024; this must not.
+    let s = Serve::start(&["--delay", "1500ms"]);
+    let port = s.port.to_string();
+    let v = json_of(&[
+        "httperf",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "--rate",
+        "1000",
+        "--num-conns",
+        "2000",
+        "--hog",
+        "--format=json",
+    ]);
+    assert_eq!(v["metrics"]["events"], 2000);
+    assert_eq!(fact(&v, "errors"), 0.0);
+    assert!(
+        fact(&v, "max_open_connections") > 1024.0,
+        "{}",
+        v["workload"]["facts"]
+    );
+    assert_eq!(v["config"]["grammar"], "httperf");
+}
+
+/// Runs a command that prints a JSON result.
+fn json_of(args: &[&str]) -> Value {
+    let out = stdout_ok(args);
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_valid(&v, &format!("{args:?}"));
+    v
+}
+
+#[test]
+fn open_loop_holds_the_rate() {
+    let s = Serve::start(&[]);
+    let v = json_run(&[
+        "http", &s.url, "-R", "500", "-d", "2s", "-c", "20", "-t", "2",
+    ]);
+    let rate = v["metrics"]["events_per_s"].as_f64().unwrap();
+    assert!((rate - 500.0).abs() < 25.0, "{rate}");
+    assert_eq!(v["config"]["rate_per_s"], 500.0);
+}
+
+/// A server on its own thread per connection that answers at once, except that the
+/// first request arriving `after` the first one waits `stall` before its answer.
+fn stalling_server(after: Duration, stall: Duration) -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let stalled = Arc::new(AtomicBool::new(false));
+    let first = Arc::new(std::sync::OnceLock::<Instant>::new());
+    std::thread::spawn(move || {
+        for c in l.incoming() {
+            let Ok(mut c) = c else { return };
+            let (stalled, first) = (stalled.clone(), first.clone());
+            std::thread::spawn(move || {
+                let resp = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                loop {
+                    let n = match c.read(&mut chunk) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => n,
+                    };
+                    buf.extend_from_slice(&chunk[..n]);
+                    while let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        buf.drain(..p + 4);
+                        let t0 = *first.get_or_init(Instant::now);
+                        if t0.elapsed() >= after && !stalled.swap(true, Ordering::SeqCst) {
+                            std::thread::sleep(stall);
+                        }
+                        if c.write_all(resp).is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn a_stall_shows_in_open_loop_percentiles() {
+    // 100 requests/s on one connection; the server stalls once for 1 s. Every request due
+    // during the stall waits for it, and is timed from its intended start: the stall is
+    // in the tail (a closed-loop tool would show one slow request among hundreds).
+    let port = stalling_server(Duration::from_millis(500), Duration::from_secs(1));
+    let url = format!("http://127.0.0.1:{port}/");
+    let v = json_run(&[
+        "http", &url, "-R", "100", "-d", "3s", "-c", "1", "-t", "1", "-p", "50,90,99",
+    ]);
+    let n = v["metrics"]["events"].as_f64().unwrap();
+    assert!(n >= 250.0, "{n}");
+    assert!(percentile_ms(&v, 90.0) >= 200.0, "{}", v["latency"]);
+    assert!(percentile_ms(&v, 99.0) >= 800.0, "{}", v["latency"]);
+    assert!(percentile_ms(&v, 50.0) < 200.0, "{}", v["latency"]);
+    // Service time (from the actual send) does not see the queue.
+    assert!(fact(&v, "late_sends") >= 50.0, "{}", v["workload"]["facts"]);
+}
+
+/// A server that accepts and then does `f` with each connection.
+fn misbehaving_server(f: fn(TcpStream)) -> String {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", l.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for c in l.incoming().flatten() {
+            std::thread::spawn(move || f(c));
+        }
+    });
+    url
+}
+
+fn read_head(c: &mut TcpStream) -> bool {
+    let mut buf = Vec::new();
+    let mut b = [0u8; 1024];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+        match c.read(&mut b) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => buf.extend_from_slice(&b[..n]),
+        }
+    }
+    true
+}
+
+#[test]
+fn refused_connections_are_counted_and_ab_stops() {
+    let port = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let url = format!("http://127.0.0.1:{port}/");
+    let t0 = Instant::now();
+    let v = json_run(&["http", &url, "-d", "500ms", "-c", "2", "-t", "1"]);
+    assert!(t0.elapsed() < Duration::from_secs(20));
+    assert!(errors(&v, "refused") > 0.0, "{}", v["tables"]);
+    assert_eq!(v["metrics"]["events"], 0);
+    let kinds: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"errors"), "{kinds:?}");
+    // ab ends at the first socket error (exit 1) unless -r.
+    let (code, _out, err) = run(&["ab", "-n", "10", &url]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("Connection refused"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let (code, out, err) = run(&["ab", "-r", "-n", "10", &url]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Failed requests:        10\n"), "{out}");
+}
+
+#[test]
+fn reset_silent_and_garbage_servers_end_on_time() {
+    let reset = misbehaving_server(|c| {
+        let mut c = c;
+        read_head(&mut c);
+        let l = libc::linger {
+            l_onoff: 1,
+            l_linger: 0,
+        };
+        use std::os::fd::AsRawFd;
+        // SAFETY: setting SO_LINGER on a socket we own.
+        unsafe {
+            libc::setsockopt(
+                c.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_LINGER,
+                &l as *const libc::linger as *const libc::c_void,
+                std::mem::size_of::<libc::linger>() as libc::socklen_t,
+            )
+        };
+    });
+    let v = json_run(&["http", &reset, "-n", "20", "-d", "5s", "-c", "2", "-t", "1"]);
+    assert_eq!(v["metrics"]["events"], 0);
+    assert_eq!(
+        errors(&v, "reset") + errors(&v, "closed"),
+        20.0,
+        "{}",
+        v["tables"]
+    );
+
+    let silent = misbehaving_server(|mut c| {
+        read_head(&mut c);
+        std::thread::sleep(Duration::from_secs(30));
+    });
+    let t0 = Instant::now();
+    let v = json_run(&[
+        "http",
+        &silent,
+        "-d",
+        "1s",
+        "-c",
+        "3",
+        "-t",
+        "1",
+        "--timeout",
+        "300ms",
+    ]);
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    assert!(errors(&v, "timeout") >= 3.0, "{}", v["tables"]);
+    // With a request limit: each request gives up at the timeout, then the run ends.
+    let t0 = Instant::now();
+    let v = json_run(&[
+        "http",
+        &silent,
+        "-n",
+        "4",
+        "-d",
+        "0",
+        "-c",
+        "2",
+        "--timeout",
+        "300ms",
+    ]);
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    assert_eq!(errors(&v, "timeout"), 4.0, "{}", v["tables"]);
+
+    let garbage = misbehaving_server(|mut c| {
+        while read_head(&mut c) {
+            if c.write_all(b"SPDY/9 what\r\n\r\n").is_err() {
+                return;
+            }
+        }
+    });
+    let v = json_run(&["http", &garbage, "-n", "10", "-d", "5s", "-c", "1"]);
+    assert_eq!(errors(&v, "bad_response"), 10.0, "{}", v["tables"]);
+}
+
+#[test]
+fn bad_input_is_one_clear_line_and_exit_2() {
+    for (args, needle) in [
+        (vec!["http", "ftp://x/"], "http://"),
+        (vec!["http", "127.0.0.1:8080/"], "not a URL"),
+        (vec!["http", "http://h:99999/"], "port"),
+        (
+            vec!["http", "http://127.0.0.1:1/", "-c", "0"],
+            "connections",
+        ),
+        (vec!["http", "https://127.0.0.1/"], "https"),
+        (vec!["ab", "-n", "10"], "URL"),
+        (
+            vec!["ab", "-n", "10", "-c", "20", "http://127.0.0.1:1/"],
+            "concurrency",
+        ),
+        (vec!["ab", "-j", "http://127.0.0.1:1/"], "illegal option"),
+        (vec!["ab", "-g", "x.tsv", "http://127.0.0.1:1/"], "-g"),
+        (vec!["ab", "-n", "many", "http://127.0.0.1:1/"], "-n"),
+        (vec!["httperf", "--bogus=1"], "--bogus"),
+        (vec!["httperf", "--rate=fast"], "--rate"),
+        (vec!["httperf", "--uri=x"], "--uri"),
+        (vec!["serve", "--status", "42"], "42"),
+    ] {
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn serve_answers_and_stops_on_its_own() {
+    let out = hb_std()
+        .args(["serve", "--port", "0", "--duration", "300ms"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("listening on http://127.0.0.1:"));
+}
+
+/// nginx on loopback with one worker, when `.ci/run` says it is installed.
+#[test]
+fn against_nginx() {
+    let Ok(nginx) = std::env::var("HOSTBENCH_TEST_NGINX") else {
+        eprintln!("skipped: set HOSTBENCH_TEST_NGINX=/usr/sbin/nginx to test against nginx");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("www")).unwrap();
+    std::fs::write(d.join("www/4k.txt"), vec![b'x'; 4096]).unwrap();
+    let port = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let p = d.display();
+    let conf = format!(
+        "worker_processes 1; daemon off; master_process off; pid {p}/nginx.pid; error_log {p}/error.log;\n\
+         events {{ worker_connections 4096; }}\n\
+         http {{ access_log off; client_body_temp_path {p}/t1; proxy_temp_path {p}/t2;\n\
+         fastcgi_temp_path {p}/t3; uwsgi_temp_path {p}/t4; scgi_temp_path {p}/t5;\n\
+         keepalive_requests 100000;\n\
+         server {{ listen 127.0.0.1:{port}; root {p}/www; }} }}\n"
+    );
+    std::fs::write(d.join("nginx.conf"), conf).unwrap();
+    let mut child = std::process::Command::new(&nginx)
+        .args(["-p", &p.to_string(), "-c", &format!("{p}/nginx.conf")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("HOSTBENCH_TEST_NGINX={nginx} is set but cannot start: {e}"));
+    let url = format!("http://127.0.0.1:{port}/4k.txt");
+    let t0 = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "nginx did not listen on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let v = json_run(&["http", &url, "-n", "2000", "-d", "0", "-c", "10", "-t", "2"]);
+    let out = stdout_ok(&["ab", "-n", "500", "-c", "5", &url]);
+    let missing = json_run(&[
+        "http",
+        &format!("http://127.0.0.1:{port}/nope"),
+        "-n",
+        "50",
+        "-d",
+        "0",
+    ]);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(v["metrics"]["events"], 2000);
+    assert_eq!(table_value(&v, "http_status", "200"), Some(2000.0));
+    assert_eq!(fact(&v, "document_length"), 4096.0);
+    assert!(out.contains("Server Software:        nginx"), "{out}");
+    assert!(out.contains("Complete requests:      500\n"), "{out}");
+    assert!(
+        out.contains("Document Length:        4096 bytes\n"),
+        "{out}"
+    );
+    assert_eq!(table_value(&missing, "http_status", "404"), Some(50.0));
+}
+
+#[test]
+fn ab_posts_a_body_and_the_native_command_prints_peer_layouts() {
+    let s = Serve::start(&["--body-size", "16"]);
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("post.json");
+    std::fs::write(&body, br#"{"k":"v"}"#).unwrap();
+    let out = stdout_ok(&[
+        "ab",
+        "-n",
+        "40",
+        "-c",
+        "2",
+        "-k",
+        "-p",
+        body.to_str().unwrap(),
+        "-T",
+        "application/json",
+        &s.url,
+    ]);
+    assert!(out.contains("Complete requests:      40\n"), "{out}");
+    assert!(out.contains("Total body sent:"), "{out}");
+    assert!(out.contains("kb/s sent"), "{out}");
+    let out = stdout_ok(&[
+        "http", &s.url, "-n", "30", "-d", "0", "-c", "2", "-f", "httperf",
+    ]);
+    assert!(out.contains("replies 30 test-duration"), "{out}");
+    let out = stdout_ok(&["http", &s.url, "-n", "30", "-d", "0", "-c", "2", "-f", "ab"]);
+    assert!(out.contains("Complete requests:      30\n"), "{out}");
+    assert!(out.contains("(longest request)"), "{out}");
+}
+
+#[test]
+fn ctrl_c_stops_a_run_and_keeps_what_it_measured() {
+    let s = Serve::start(&[]);
+    let child = spawn_piped(hb_std().args(["http", &s.url, "-d", "60s", "-c", "4", "-f", "json"]));
+    std::thread::sleep(Duration::from_millis(800));
+    let t0 = Instant::now();
+    let out = interrupt(child);
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    assert_eq!(out.status.code(), Some(130));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["outcome"]["stop_reason"], "interrupted");
+    assert!(v["metrics"]["events"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn httperf_sessions_think_between_calls() {
+    // 5 sessions started 0.1 s apart, 3 calls each, 0.2 s apart: the last session starts at
+    // 0.4 s and ends after two think times, at 0.8 s.
+    let s = Serve::start(&[]);
+    let port = s.port.to_string();
+    let v = json_of(&[
+        "httperf",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "--wsess=5,3,0.2",
+        "--rate",
+        "10",
+        "--format=json",
+    ]);
+    assert_eq!(v["metrics"]["events"], 15);
+    assert_eq!(fact(&v, "connections_opened"), 5.0);
+    assert_eq!(fact(&v, "errors"), 0.0);
+    let d = v["metrics"]["duration_s"].as_f64().unwrap();
+    assert!(d >= 0.75, "{d}");
+}

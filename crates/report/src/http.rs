@@ -1,0 +1,241 @@
+//! hostbench's own text report for `http.load` runs (`hostbench http`), and the helpers the
+//! ab and httperf layouts share: reading the workload's facts, its `http_times`,
+//! `http_status` and `http_errors` tables, and the target from the `url` parameter.
+
+use crate::{ms, pct_label};
+use hostbench_core::params::Value;
+use hostbench_core::result::RunResult;
+use std::fmt::Write;
+
+/// A fact of the run.
+pub fn fact(r: &RunResult, name: &str) -> Option<f64> {
+    r.workload.facts.get(name).copied()
+}
+
+/// A text parameter (empty when absent).
+pub fn param_text(r: &RunResult, name: &str) -> String {
+    match r.workload.params.values().get(name) {
+        Some(Value::Text(t)) => t.clone(),
+        _ => String::new(),
+    }
+}
+
+/// Host, port and path of the run's target (`url=self`: the built-in server on 127.0.0.1,
+/// whose port is the `target_port` fact).
+pub fn target(url: &str, port_fact: Option<f64>) -> (String, u16, String) {
+    let rest = url.trim().strip_prefix("http://").unwrap_or("");
+    let (auth, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    let fallback = port_fact.map_or(80, |p| p as u16);
+    if auth.is_empty() {
+        return ("127.0.0.1".into(), fallback, "/".into());
+    }
+    let (host, port) = if let Some(h) = auth.strip_prefix('[') {
+        match h.split_once(']') {
+            Some((h, p)) => (h, p.strip_prefix(':')),
+            None => (h, None),
+        }
+    } else {
+        match auth.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (auth, None),
+        }
+    };
+    let port = port.and_then(|p| p.parse().ok()).unwrap_or(fallback);
+    (host.to_string(), port, path.to_string())
+}
+
+/// One row of the `http_times` table: (min, mean, sd, median, max) in ns.
+pub fn time_row(r: &RunResult, label: &str) -> Option<(f64, f64, f64, f64, f64)> {
+    let t = r.tables.iter().find(|t| t.name == "http_times")?;
+    if t.get(label, "count").unwrap_or(0.0) == 0.0 {
+        return None;
+    }
+    Some((
+        t.get(label, "min_ns")?,
+        t.get(label, "mean_ns")?,
+        t.get(label, "sd_ns").unwrap_or(0.0),
+        t.get(label, "median_ns")?,
+        t.get(label, "max_ns")?,
+    ))
+}
+
+/// Errors of one kind.
+pub fn errors(r: &RunResult, kind: &str) -> f64 {
+    r.tables
+        .iter()
+        .find(|t| t.name == "http_errors")
+        .and_then(|t| t.get(kind, "errors"))
+        .unwrap_or(0.0)
+}
+
+fn dur(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.2}s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.2}ms", ns / 1e6)
+    } else {
+        format!("{:.2}us", ns / 1e3)
+    }
+}
+
+/// `hostbench http`'s report.
+pub fn render(r: &RunResult) -> String {
+    let mut s = String::new();
+    let url = param_text(r, "url");
+    let (host, port, path) = target(&url, fact(r, "target_port"));
+    let f = |n: &str| fact(r, n).unwrap_or(0.0);
+    let int = |n: &str| match r.workload.params.values().get(n) {
+        Some(Value::Int(i)) => *i,
+        _ => 0,
+    };
+    let model = if param_text(r, "model") == "connections" {
+        format!(
+            "connection rate, {} request(s) per connection",
+            int("calls")
+        )
+    } else if r.config.rate_per_s > 0.0 {
+        format!(
+            "open loop at {} req/s ({} schedule)",
+            r.config.rate_per_s,
+            param_text(r, "schedule")
+        )
+    } else {
+        "closed loop".into()
+    };
+    let _ = writeln!(s, "hostbench http: http://{host}:{port}{path}");
+    let _ = writeln!(
+        s,
+        "  {} thread(s), {} connection(s), {model}, {:.2} s",
+        r.config.threads,
+        int("connections"),
+        r.metrics.duration_s
+    );
+    let read = r.metrics.counters.get("bytes_read").copied().unwrap_or(0) as f64;
+    let t = r.metrics.duration_s.max(1e-9);
+    let _ = writeln!(
+        s,
+        "Requests:   {} completed, {:.2}/s; {:.0} failed, {:.0} unfinished",
+        r.metrics.events,
+        r.metrics.events_per_s,
+        f("errors"),
+        f("unfinished_requests")
+    );
+    let _ = writeln!(
+        s,
+        "Transfer:   {:.2} MiB read ({:.2} MiB/s), {:.0} connection(s) opened",
+        read / 1048576.0,
+        read / 1048576.0 / t,
+        f("connections_opened")
+    );
+    if r.latency.count > 0 {
+        let what = if r.config.rate_per_s > 0.0 {
+            "from each request's intended start"
+        } else {
+            "from the start of each request"
+        };
+        let _ = writeln!(s, "Latency ({what}):");
+        let _ = writeln!(
+            s,
+            "  avg {}  sd {}  min {}  max {}",
+            dur(r.latency.avg_ns as f64),
+            dur(r.latency.stddev_ns),
+            dur(r.latency.min_ns as f64),
+            dur(r.latency.max_ns as f64)
+        );
+        let pcts: Vec<String> = r
+            .latency
+            .percentiles
+            .iter()
+            .map(|p| format!("p{} {}", pct_label(p.p), dur(p.ns as f64)))
+            .collect();
+        let _ = writeln!(s, "  {}", pcts.join("  "));
+    }
+    for (label, name) in [
+        ("service time (actual send to end)", "service"),
+        ("connect", "connect_new"),
+        ("waiting (time to first byte)", "waiting"),
+    ] {
+        if let Some((min, mean, _sd, median, max)) = time_row(r, name) {
+            let _ = writeln!(
+                s,
+                "  {label}: avg {}  p50 {}  min {}  max {}",
+                dur(mean),
+                dur(median),
+                dur(min),
+                dur(max)
+            );
+        }
+    }
+    if r.config.rate_per_s > 0.0 {
+        let _ = writeln!(
+            s,
+            "Schedule:   {:.0} send(s) more than 1 ms late, largest lag {:.3} ms",
+            f("late_sends"),
+            ms(f("max_schedule_lag_ns") as u64)
+        );
+    }
+    if let Some(t) = r.tables.iter().find(|t| t.name == "http_status") {
+        let codes: Vec<String> = t
+            .rows
+            .iter()
+            .map(|row| format!("{} {:.0}", row.label, row.values[0].unwrap_or(0.0)))
+            .collect();
+        if !codes.is_empty() {
+            let _ = writeln!(s, "Status:     {}", codes.join(", "));
+        }
+    }
+    if f("errors") > 0.0
+        && let Some(t) = r.tables.iter().find(|t| t.name == "http_errors")
+    {
+        let kinds: Vec<String> = t
+            .rows
+            .iter()
+            .filter(|row| row.values[0].unwrap_or(0.0) > 0.0)
+            .map(|row| {
+                format!(
+                    "{} {:.0}",
+                    row.label.replace('_', " "),
+                    row.values[0].unwrap_or(0.0)
+                )
+            })
+            .collect();
+        let _ = writeln!(s, "Errors:     {}", kinds.join(", "));
+    }
+    let _ = writeln!(
+        s,
+        "CPU:        user {:.2}s, system {:.2}s ({:.2} us per request)",
+        f("cpu_user_s"),
+        f("cpu_system_s"),
+        if r.metrics.events > 0 {
+            (f("cpu_user_s") + f("cpu_system_s")) * 1e6 / r.metrics.events as f64
+        } else {
+            0.0
+        }
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets() {
+        assert_eq!(
+            target("http://127.0.0.1:8080/4k.txt", None),
+            ("127.0.0.1".into(), 8080, "/4k.txt".into())
+        );
+        assert_eq!(target("http://h", None), ("h".into(), 80, "/".into()));
+        assert_eq!(
+            target("self", Some(4242.0)),
+            ("127.0.0.1".into(), 4242, "/".into())
+        );
+        assert_eq!(
+            target("http://[::1]:81/x", None),
+            ("::1".into(), 81, "/x".into())
+        );
+    }
+}

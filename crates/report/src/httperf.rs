@@ -1,0 +1,189 @@
+//! httperf 0.9's report layout for `http.load` runs, from a [`RunResult`] alone: the same
+//! lines, labels and units (`Total: connections ...`, `Reply rate [replies/s]: min ...`,
+//! `Errors: total ...`), so scripts written for httperf parse hostbench's output.
+//!
+//! Sources of each figure: connection counts, lifetimes and connect times from the
+//! workload's facts and its `http_times` table; reply-rate samples from the run's intervals
+//! (the httperf front-end asks for one every 5 s, as httperf samples); CPU time from
+//! getrusage over the run (with `url=self` it includes the built-in server). Differences
+//! (docs/http.md): the connection-time median is exact to 3 significant digits rather than
+//! taken from httperf's 1 ms bins.
+
+use crate::http::{errors, fact, param_text, target, time_row};
+use hostbench_core::params::Value;
+use hostbench_core::result::RunResult;
+use std::fmt::Write;
+
+/// httperf's report.
+pub fn render(r: &RunResult) -> String {
+    let mut s = String::new();
+    let f = |n: &str| fact(r, n).unwrap_or(0.0);
+    let int = |n: &str| match r.workload.params.values().get(n) {
+        Some(Value::Int(i)) => *i,
+        _ => 0,
+    };
+    let (host, port, path) = target(&param_text(r, "url"), fact(r, "target_port"));
+    let _ = writeln!(
+        s,
+        "httperf --client=0/1 --server={host} --port={port} --uri={path} --rate={} \
+         --send-buffer={} --recv-buffer={} --num-conns={} --num-calls={}",
+        r.config.rate_per_s,
+        int("send_buffer"),
+        int("recv_buffer"),
+        r.config.event_limit,
+        int("calls")
+    );
+    let _ = writeln!(
+        s,
+        "Maximum connect burst length: {:.0}\n",
+        f("max_connect_burst")
+    );
+    let d = r.metrics.duration_s;
+    let per = |v: f64| if d > 0.0 { v / d } else { 0.0 };
+    let conns = f("connections_opened");
+    let reqs = f("requests_sent");
+    let replies = f("responses");
+    let _ = writeln!(
+        s,
+        "Total: connections {conns:.0} requests {reqs:.0} replies {replies:.0} test-duration {d:.3} s\n"
+    );
+    let period = |rate: f64| if rate > 0.0 { 1000.0 / rate } else { 0.0 };
+    let _ = writeln!(
+        s,
+        "Connection rate: {:.1} conn/s ({:.1} ms/conn, <={:.0} concurrent connections)",
+        per(conns),
+        period(per(conns)),
+        f("max_open_connections")
+    );
+    let (min, avg, sd, median, max) = time_row(r, "connection_life").unwrap_or_default();
+    let _ = writeln!(
+        s,
+        "Connection time [ms]: min {:.1} avg {:.1} max {:.1} median {:.1} stddev {:.1}",
+        min / 1e6,
+        avg / 1e6,
+        max / 1e6,
+        median / 1e6,
+        sd / 1e6
+    );
+    let connect = time_row(r, "connect_new").map_or(0.0, |t| t.1);
+    let _ = writeln!(s, "Connection time [ms]: connect {:.1}", connect / 1e6);
+    let with_reply = f("connections_with_reply");
+    let _ = writeln!(
+        s,
+        "Connection length [replies/conn]: {:.3}\n",
+        if with_reply > 0.0 {
+            f("replies_on_those_connections") / with_reply
+        } else {
+            0.0
+        }
+    );
+    let _ = writeln!(
+        s,
+        "Request rate: {:.1} req/s ({:.1} ms/req)",
+        per(reqs),
+        period(per(reqs))
+    );
+    let _ = writeln!(s, "Request size [B]: {:.1}\n", f("request_bytes"));
+    let samples: Vec<f64> = r.intervals.iter().map(|i| i.events_per_s).collect();
+    let (smin, savg, smax, ssd) = sample_stats(&samples);
+    let _ = writeln!(
+        s,
+        "Reply rate [replies/s]: min {smin:.1} avg {savg:.1} max {smax:.1} stddev {ssd:.1} ({} samples)",
+        samples.len()
+    );
+    let response = time_row(r, "waiting").map_or(0.0, |t| t.1);
+    let transfer = time_row(r, "transfer").map_or(0.0, |t| t.1);
+    let _ = writeln!(
+        s,
+        "Reply time [ms]: response {:.1} transfer {:.1}",
+        response / 1e6,
+        transfer / 1e6
+    );
+    let n = replies.max(1.0);
+    let (h, c, fo) = (
+        f("header_bytes") / n,
+        f("body_bytes") / n,
+        f("footer_bytes") / n,
+    );
+    let _ = writeln!(
+        s,
+        "Reply size [B]: header {h:.1} content {c:.1} footer {fo:.1} (total {:.1})",
+        h + c + fo
+    );
+    let _ = writeln!(
+        s,
+        "Reply status: 1xx={:.0} 2xx={:.0} 3xx={:.0} 4xx={:.0} 5xx={:.0}\n",
+        f("status_1xx"),
+        f("status_2xx"),
+        f("status_3xx"),
+        f("status_4xx"),
+        f("status_5xx")
+    );
+    let (u, sy) = (f("cpu_user_s"), f("cpu_system_s"));
+    let pct = |v: f64| if d > 0.0 { 100.0 * v / d } else { 0.0 };
+    let _ = writeln!(
+        s,
+        "CPU time [s]: user {u:.2} system {sy:.2} (user {:.1}% system {:.1}% total {:.1}%)",
+        pct(u),
+        pct(sy),
+        pct(u + sy)
+    );
+    let bytes = r.metrics.counters.get("bytes_read").copied().unwrap_or(0)
+        + r.metrics
+            .counters
+            .get("bytes_written")
+            .copied()
+            .unwrap_or(0);
+    let _ = writeln!(
+        s,
+        "Net I/O: {:.1} KB/s ({:.1}*10^6 bps)\n",
+        per(bytes as f64) / 1024.0,
+        per(bytes as f64) * 8.0 / 1e6
+    );
+    let e = |k: &str| errors(r, k);
+    let total: f64 = [
+        "refused",
+        "reset",
+        "timeout",
+        "bad_response",
+        "closed",
+        "fd_unavail",
+        "addr_unavail",
+        "other",
+    ]
+    .iter()
+    .map(|k| e(k))
+    .sum();
+    let _ = writeln!(
+        s,
+        "Errors: total {total:.0} client-timo {:.0} socket-timo 0 connrefused {:.0} connreset {:.0}",
+        e("timeout"),
+        e("refused"),
+        e("reset") + e("closed")
+    );
+    let _ = writeln!(
+        s,
+        "Errors: fd-unavail {:.0} addrunavail {:.0} ftab-full 0 other {:.0}",
+        e("fd_unavail"),
+        e("addr_unavail"),
+        e("bad_response") + e("other")
+    );
+    s
+}
+
+/// min, mean, max and sample standard deviation (0 for fewer than two samples).
+fn sample_stats(v: &[f64]) -> (f64, f64, f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0, 0.0, 0.0);
+    }
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let sd = if v.len() > 1 {
+        (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+    } else {
+        0.0
+    };
+    (min, mean, max, sd)
+}

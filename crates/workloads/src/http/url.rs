@@ -1,0 +1,269 @@
+//! Target URLs and the request bytes sent to them, built once per run.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+
+/// A parsed `http://host[:port]/path` URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Url {
+    /// Host as written (name or address; IPv6 without brackets).
+    pub host: String,
+    /// Port (80 by default).
+    pub port: u16,
+    /// Path and query, starting with `/`.
+    pub path: String,
+}
+
+impl Url {
+    /// Parses `text`; the error says what is wrong and how to write it.
+    pub fn parse(text: &str) -> Result<Url, String> {
+        let t = text.trim();
+        let rest = if let Some(r) = t.strip_prefix("http://") {
+            r
+        } else if t.starts_with("https://") {
+            return Err(format!(
+                "'{text}': https is not supported yet (HTTPS is planned); use an http:// URL"
+            ));
+        } else if t.contains("://") {
+            return Err(format!(
+                "'{text}': only http:// URLs are supported (e.g. http://127.0.0.1:8080/)"
+            ));
+        } else {
+            return Err(format!(
+                "'{text}' is not a URL: write it as http://HOST[:PORT]/PATH, e.g. \
+                 http://127.0.0.1:8080/"
+            ));
+        };
+        let (authority, path) = match rest.find(['/', '?']) {
+            Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], rest[i..].to_string()),
+            Some(i) => (&rest[..i], format!("/{}", &rest[i..])),
+            None => (rest, "/".to_string()),
+        };
+        if authority.contains('@') {
+            return Err(format!(
+                "'{text}': user:password@ in the URL is not supported; send an Authorization \
+                 header instead"
+            ));
+        }
+        let (host, port) = if let Some(h) = authority.strip_prefix('[') {
+            let close = h
+                .find(']')
+                .ok_or_else(|| format!("'{text}': the IPv6 address has no closing ']'"))?;
+            let port = match &h[close + 1..] {
+                "" => None,
+                p => Some(
+                    p.strip_prefix(':')
+                        .ok_or_else(|| format!("'{text}': expected ':PORT' after ']'"))?,
+                ),
+            };
+            (h[..close].to_string(), port)
+        } else {
+            match authority.rsplit_once(':') {
+                Some((h, p)) => (h.to_string(), Some(p)),
+                None => (authority.to_string(), None),
+            }
+        };
+        if host.is_empty() {
+            return Err(format!(
+                "'{text}' has no host (e.g. http://127.0.0.1:8080/)"
+            ));
+        }
+        if host.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(format!(
+                "'{text}': the host contains spaces or control characters"
+            ));
+        }
+        let port = match port {
+            None => 80,
+            Some(p) => match p.parse::<u16>() {
+                Ok(p) if p > 0 => p,
+                _ => {
+                    return Err(format!(
+                        "'{text}': port '{p}' is not a number from 1 to 65535"
+                    ));
+                }
+            },
+        };
+        if path.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(format!(
+                "'{text}': the path contains spaces or control characters (percent-encode them)"
+            ));
+        }
+        Ok(Url { host, port, path })
+    }
+
+    /// The first address the host resolves to.
+    pub fn resolve(&self) -> Result<SocketAddr, String> {
+        let mut addrs = (self.host.as_str(), self.port)
+            .to_socket_addrs()
+            .map_err(|e| format!("cannot resolve host '{}': {e}", self.host))?;
+        addrs
+            .next()
+            .ok_or_else(|| format!("host '{}' has no address", self.host))
+    }
+
+    /// `Host:` header value.
+    pub fn host_header(&self) -> String {
+        let h = if self.host.contains(':') {
+            format!("[{}]", self.host)
+        } else {
+            self.host.clone()
+        };
+        if self.port == 80 {
+            h
+        } else {
+            format!("{h}:{}", self.port)
+        }
+    }
+}
+
+/// What goes into every request.
+#[derive(Debug, Clone)]
+pub struct RequestSpec<'a> {
+    /// Method (GET, POST, HEAD, ...).
+    pub method: &'a str,
+    /// Target.
+    pub url: &'a Url,
+    /// `HTTP/1.0` or `HTTP/1.1`.
+    pub version: &'a str,
+    /// Extra header lines (`Name: value`), in order; they replace defaults of the same name.
+    pub headers: &'a [String],
+    /// Keep the connection open between requests.
+    pub keep_alive: bool,
+    /// Request body.
+    pub body: &'a [u8],
+    /// Content-Type of the body, if any.
+    pub content_type: Option<&'a str>,
+    /// User-Agent.
+    pub user_agent: &'a str,
+}
+
+/// The request bytes, built once.
+pub fn build_request(s: &RequestSpec<'_>) -> Result<Vec<u8>, String> {
+    let method = s.method.trim();
+    if method.is_empty()
+        || !method
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    {
+        return Err(format!(
+            "method '{}' is not a token (e.g. GET, POST, HEAD)",
+            s.method
+        ));
+    }
+    let has = |name: &str| {
+        s.headers.iter().any(|h| {
+            h.split_once(':')
+                .is_some_and(|(n, _)| n.trim().eq_ignore_ascii_case(name))
+        })
+    };
+    for h in s.headers {
+        let Some((name, _)) = h.split_once(':') else {
+            return Err(format!(
+                "header '{h}' has no colon: write it as 'Name: value'"
+            ));
+        };
+        if name.trim().is_empty() || h.contains(['\r', '\n']) {
+            return Err(format!(
+                "header '{h}' is malformed: write it as 'Name: value'"
+            ));
+        }
+    }
+    let mut r = format!("{method} {} {}\r\n", s.url.path, s.version);
+    if !has("host") {
+        r.push_str(&format!("Host: {}\r\n", s.url.host_header()));
+    }
+    if !has("user-agent") {
+        r.push_str(&format!("User-Agent: {}\r\n", s.user_agent));
+    }
+    if !has("accept") {
+        r.push_str("Accept: */*\r\n");
+    }
+    if !has("connection") {
+        match (s.keep_alive, s.version == "HTTP/1.0") {
+            (true, true) => r.push_str("Connection: Keep-Alive\r\n"),
+            (false, false) => r.push_str("Connection: close\r\n"),
+            _ => {}
+        }
+    }
+    if let Some(ct) = s.content_type
+        && !has("content-type")
+    {
+        r.push_str(&format!("Content-Type: {ct}\r\n"));
+    }
+    if (!s.body.is_empty() || matches!(method, "POST" | "PUT" | "PATCH")) && !has("content-length")
+    {
+        r.push_str(&format!("Content-Length: {}\r\n", s.body.len()));
+    }
+    for h in s.headers {
+        r.push_str(h.trim());
+        r.push_str("\r\n");
+    }
+    r.push_str("\r\n");
+    let mut bytes = r.into_bytes();
+    bytes.extend_from_slice(s.body);
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        let u = Url::parse("http://127.0.0.1:8080/4k.txt?x=1").unwrap();
+        assert_eq!(
+            (u.host.as_str(), u.port, u.path.as_str()),
+            ("127.0.0.1", 8080, "/4k.txt?x=1")
+        );
+        let u = Url::parse("http://example.com").unwrap();
+        assert_eq!((u.port, u.path.as_str()), (80, "/"));
+        let u = Url::parse("http://[::1]:81/").unwrap();
+        assert_eq!((u.host.as_str(), u.port), ("::1", 81));
+        assert_eq!(u.host_header(), "[::1]:81");
+        for bad in [
+            "127.0.0.1:8080/",
+            "ftp://x/",
+            "https://x/",
+            "http://:80/",
+            "http://h:0/",
+            "http://h:99999/",
+            "http://h:x/",
+            "http://h/a b",
+        ] {
+            assert!(Url::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn request_bytes() {
+        let u = Url::parse("http://h:81/p").unwrap();
+        let r = build_request(&RequestSpec {
+            method: "GET",
+            url: &u,
+            version: "HTTP/1.1",
+            headers: &["X-A: 1".into()],
+            keep_alive: true,
+            body: b"",
+            content_type: None,
+            user_agent: "hostbench",
+        })
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(r).unwrap(),
+            "GET /p HTTP/1.1\r\nHost: h:81\r\nUser-Agent: hostbench\r\nAccept: */*\r\nX-A: 1\r\n\r\n"
+        );
+        assert!(
+            build_request(&RequestSpec {
+                method: "G T",
+                url: &u,
+                version: "HTTP/1.1",
+                headers: &[],
+                keep_alive: true,
+                body: b"",
+                content_type: None,
+                user_agent: "x",
+            })
+            .is_err()
+        );
+    }
+}
