@@ -421,3 +421,66 @@ workload = "null"
         "{runs:?}"
     );
 }
+
+/// Disk and database entries: prepared once in a scratch directory of their own inside
+/// `--directory`, run, cleaned up, and the scratch directory removed; a file that was there
+/// before is left alone.
+#[test]
+fn disk_and_db_entries_run_in_a_scratch_directory_and_leave_nothing() {
+    let store = temp();
+    let data = temp();
+    let foreign = data.path().join("test_file.0");
+    std::fs::write(&foreign, b"not hostbench's").unwrap();
+    let text = r#"
+name = "disk"
+[defaults]
+time = "0.3s"
+repetitions = 2
+[[entry]]
+name = "fileio seqwr"
+workload = "fileio"
+params = { test_mode = "rndrw", total_size = "4M", num = 2 }
+[[entry]]
+name = "small files"
+workload = "smallfiles"
+params = { files = 50, dir = "." }
+time = 0
+[[entry]]
+name = "oltp on sqlite"
+workload = "db.oltp_read_only"
+params = { table_size = 200 }
+"#;
+    let dir = data.path().to_str().unwrap();
+    let (code, out, err) = suite(
+        text,
+        &["--directory", dir, "--label", "disk-suite"],
+        &store.path().join("r.db"),
+    );
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    for name in ["fileio seqwr", "small files", "oltp on sqlite"] {
+        let line = out.lines().find(|l| l.starts_with(name)).unwrap();
+        assert!(!line.contains("FAILED"), "{line}\n{out}");
+    }
+    assert_eq!(stored(&store.path().join("r.db"), "disk-suite").len(), 6);
+    let left: Vec<_> = std::fs::read_dir(data.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["test_file.0"], "the suite left or removed files");
+    assert_eq!(std::fs::read(&foreign).unwrap(), b"not hostbench's");
+}
+
+#[test]
+fn a_missing_directory_is_a_clear_error() {
+    let store = temp();
+    let (code, _, err) = suite(
+        TINY,
+        &["--directory", "/no/such/dir"],
+        &store.path().join("r.db"),
+    );
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("--directory /no/such/dir: not an existing directory"),
+        "{err}"
+    );
+}

@@ -73,7 +73,19 @@ fn the_quick_suite_runs_end_to_end() {
             saved += n;
         }
     }
-    for w in ["cpu", "memory", "stream", "threads", "mutex", "null"] {
+    for w in [
+        "cpu",
+        "memory",
+        "stream",
+        "threads",
+        "mutex",
+        "null",
+        "fileio",
+        "disk.fio",
+        "smallfiles",
+        "http.load",
+        "db.oltp_read_only",
+    ] {
         assert!(
             entries.iter().any(|e| e["workload"] == w),
             "quick lacks {w}"

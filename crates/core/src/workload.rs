@@ -65,6 +65,9 @@ pub struct Caps {
     pub ends_itself: bool,
     /// Sets its own event quota and ignores sysbench's `--events` (sysbench's memory test).
     pub own_event_quota: bool,
+    /// Has prepare and cleanup stages ([`Workload::stage`]): a run needs what `prepare` made
+    /// (files, tables), so a suite prepares it once, in a scratch directory, before the runs.
+    pub stages: bool,
 }
 
 /// What `setup` gets to build an instance.

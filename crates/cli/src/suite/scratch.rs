@@ -1,5 +1,5 @@
 //! Where a suite's entries that write files run: each such entry (a workload whose
-//! capabilities say *destructive*) gets a fresh directory of its own inside the suite's
+//! capabilities say *destructive*, or that has prepare/cleanup *stages*) gets a fresh directory of its own inside the suite's
 //! directory (`--directory`, the file's `directory`, or the current one), is prepared there,
 //! runs, is cleaned up, and the directory is removed. The process's working directory is
 //! the scratch directory for the entry's lifetime, because the peer grammars (sysbench's
@@ -59,7 +59,8 @@ impl Scratch {
         workload: &'static dyn Workload,
         plan: &Plan,
     ) -> Result<Option<Scratch>> {
-        if !workload.caps().destructive {
+        let caps = workload.caps();
+        if !caps.destructive && !caps.stages {
             return Ok(None);
         }
         let previous = std::env::current_dir().context("the current directory is unreadable")?;

@@ -1302,6 +1302,7 @@ impl Workload for Oltp {
                     | Script::RandomPoints
                     | Script::RandomRanges
             ),
+            stages: true,
             needs_server: false,
             ..Caps::default()
         }

@@ -1175,6 +1175,7 @@ impl Workload for FileIo {
     fn caps(&self) -> Caps {
         Caps {
             destructive: true,
+            stages: true,
             ..Caps::default()
         }
     }

@@ -152,6 +152,7 @@ impl Workload for Fio {
             destructive: true,
             loop_worker: true,
             ends_itself: true,
+            stages: true,
             ..Caps::default()
         }
     }
