@@ -347,14 +347,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Some("text") => Format::Layout(hostbench_report::http::render),
         Some(f) => bail!("ab: --format={f}: use ab, json or text"),
     };
-    let output = Output {
-        format,
-        verbosity: 3,
-        histogram: false,
-        seed_given: false,
-        debug: false,
-        validate: false,
-    };
+    let output = Output::report(format);
     let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
     let (code, result) = exec::execute_returning(&plan, w, &output, &saving, "ab", argv)?;
     if let Some(path) = &a.csv {

@@ -48,6 +48,21 @@ pub struct Output {
     pub validate: bool,
 }
 
+impl Output {
+    /// The report in `format` at sysbench's default verbosity (3), with none of sysbench's
+    /// header switches: what every peer front-end prints.
+    pub fn report(format: Format) -> Output {
+        Output {
+            format,
+            verbosity: 3,
+            histogram: false,
+            seed_given: false,
+            debug: false,
+            validate: false,
+        }
+    }
+}
+
 /// Whether and where a run is saved, and the label it is saved under.
 #[derive(Debug, Clone, Default)]
 pub struct SaveOptions {

@@ -313,14 +313,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         "text" => Format::Layout(hostbench_report::http::render),
         f => bail!("httperf: --format={f}: use httperf, json or text"),
     };
-    let output = Output {
-        format,
-        verbosity: 3,
-        histogram: false,
-        seed_given: false,
-        debug: false,
-        validate: false,
-    };
+    let output = Output::report(format);
     let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
     exec::execute_with(&plan, w, &output, &saving, "httperf", argv)
 }

@@ -144,17 +144,10 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     plan.events = 0;
     plan.percentiles = args.percentile.clone();
     plan.validate().map_err(|e| anyhow!("insert-race: {e}"))?;
-    let output = Output {
-        format: match args.format {
-            OutFormat::Text => Format::Layout(hostbench_report::insert_race::render),
-            OutFormat::Json => Format::Json,
-        },
-        verbosity: 3,
-        histogram: false,
-        seed_given: false,
-        debug: false,
-        validate: false,
-    };
+    let output = Output::report(match args.format {
+        OutFormat::Text => Format::Layout(hostbench_report::insert_race::render),
+        OutFormat::Json => Format::Json,
+    });
     let saving = args.save.options()?;
     exec::execute_with(&plan, w, &output, &saving, "insert-race", argv)
 }

@@ -389,14 +389,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Some("csv") => Format::Csv,
         Some(other) => bail!("iozone: --format '{other}': use iozone, text, json or csv"),
     };
-    let output = Output {
-        format,
-        verbosity: 3,
-        histogram: false,
-        seed_given: false,
-        debug: false,
-        validate: false,
-    };
+    let output = Output::report(format);
     let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
     exec::execute_with(&plan, w, &output, &saving, "iozone", argv)
 }

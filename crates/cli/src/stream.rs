@@ -225,20 +225,13 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     plan.time_s = 0.0;
     plan.events = 0;
     plan.validate().map_err(|e| anyhow!("stream: {e}"))?;
-    let output = Output {
-        format: match args.format {
-            StreamFormat::Stream => Format::Layout(hostbench_report::stream::render),
-            StreamFormat::Text => Format::Native,
-            StreamFormat::Json => Format::Json,
-            // The generic CSV has no tables; STREAM's figures are the point here.
-            StreamFormat::Csv => Format::Layout(hostbench_report::stream::render_csv),
-        },
-        verbosity: 3,
-        histogram: false,
-        seed_given: false,
-        debug: false,
-        validate: false,
-    };
+    let output = Output::report(match args.format {
+        StreamFormat::Stream => Format::Layout(hostbench_report::stream::render),
+        StreamFormat::Text => Format::Native,
+        StreamFormat::Json => Format::Json,
+        // The generic CSV has no tables; STREAM's figures are the point here.
+        StreamFormat::Csv => Format::Layout(hostbench_report::stream::render_csv),
+    });
     let saving = args.save.options()?;
     exec::execute_with(&plan, w, &output, &saving, "stream", argv)
 }

@@ -427,14 +427,7 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
     };
 
     let mut plan = Plan::new(workload.id(), Params::default());
-    let mut out = Output {
-        format: Format::Sysbench,
-        verbosity: 3,
-        histogram: false,
-        seed_given: false,
-        debug: false,
-        validate: false,
-    };
+    let mut out = Output::report(Format::Sysbench);
     let mut overrides: Vec<(String, String)> = Vec::new();
     let (mut iter, mut pct, mut res, mut h, mut zexp) = (12u32, 1.0, 75.0, 0.2, 0.8);
     let mut rand_type = "special".to_string();
