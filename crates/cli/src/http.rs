@@ -22,7 +22,7 @@ use std::process::ExitCode;
                         docs/http.md."
 )]
 pub struct HttpArgs {
-    /// Target, http://HOST[:PORT]/PATH, or 'self'.
+    /// Target: an http:// URL (host, optional port, path), or 'self'.
     url: String,
     /// Worker threads, each with its own event loop [default: one per CPU, at most -c].
     #[arg(short, long)]

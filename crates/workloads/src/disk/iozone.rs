@@ -415,7 +415,7 @@ impl Phase {
         }
     }
 
-    /// The words of IOzone's "Children see throughput for N <label>" line.
+    /// The words of IOzone's "Children see throughput for N `<label>`" line.
     pub fn throughput_label(self) -> &'static str {
         use Phase::*;
         match self {
