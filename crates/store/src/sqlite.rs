@@ -80,9 +80,25 @@ impl Sqlite {
             .pragma_query_value(None, "journal_mode", |r| r.get(0))
             .map_err(s.err("cannot read the journal mode"))?;
         if !mode.eq_ignore_ascii_case("wal") {
-            s.conn
-                .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0))
-                .map_err(s.err("cannot switch to WAL"))?;
+            // Switching the journal mode needs the file to itself, and SQLite may answer BUSY
+            // at once, without calling the busy handler, while another connection opening
+            // the same fresh store holds a lock: retry until the busy timeout runs out.
+            let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+            loop {
+                match s
+                    .conn
+                    .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0))
+                {
+                    Ok(_) => break,
+                    Err(rusqlite::Error::SqliteFailure(f, _))
+                        if f.code == rusqlite::ErrorCode::DatabaseBusy
+                            && std::time::Instant::now() < deadline =>
+                    {
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                    }
+                    Err(e) => return Err(s.err("cannot switch to WAL")(e)),
+                }
+            }
         }
         s.conn
             .pragma_update(None, "synchronous", "NORMAL")
