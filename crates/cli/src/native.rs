@@ -35,6 +35,10 @@ pub struct Cli {
 /// Peer grammars and how saving works, for `hostbench --help`.
 const SAVING_HELP: &str = "Peer command lines run as written, with the program name swapped:
   hostbench cpu|memory|threads|mutex [--option=value ...] run|help    (sysbench 1.0.20)
+  hostbench fileio --file-total-size=8G ... prepare|run|cleanup        (sysbench fileio)
+  hostbench fio --name=N --rw=randread --bs=4k ... | JOBFILE...        (fio 3.33)
+  hostbench iozone -s 2g -r 4k -i 0 -i 1 [-t N] ...                    (IOzone)
+  hostbench smallfiles --directory DIR [--files 1000] ...              (small-file check)
   hostbench stream [--array-size=N] [--ntimes=N] [--threads=N] ...    (STREAM)
   hostbench memlat [--max-size=SIZE] ...                               (load latency ladder)
   hostbench oltp_read_write --db-driver=pgsql ... prepare|run|cleanup   (sysbench OLTP scripts)
