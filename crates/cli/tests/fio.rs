@@ -28,6 +28,12 @@ fn s(p: &Path) -> String {
 /// Redacts figures, the auto-scaled units fio picks for them, and the start time, so the
 /// snapshot pins the layout and not the measurement.
 fn redact(out: &str) -> String {
+    // The Disk stats block names this machine's device (or is absent on a filesystem with
+    // none): checked by `disk_stats_line_ok`, left out of the snapshot.
+    let out = match out.find("\nDisk stats (read/write):\n") {
+        Some(i) => &out[..i + 1],
+        None => out,
+    };
     let r = common::redact(out);
     let mut lines = Vec::new();
     for l in r.lines() {
@@ -52,6 +58,58 @@ fn redact(out: &str) -> String {
         lines.push(l);
     }
     lines.join("\n") + "\n"
+}
+
+/// Whether the tests' files live on a block device (then fio's Disk stats must appear).
+fn on_block_device(p: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(p).unwrap().dev();
+    // Linux's dev_t encoding; major 0 = an anonymous device (tmpfs, overlay).
+    let major = ((dev >> 32) & 0xffff_f000) | ((dev >> 8) & 0xfff);
+    major != 0
+        && Path::new(&format!(
+            "/sys/dev/block/{major}:{}",
+            (dev & 0xff) | ((dev >> 12) & 0xffff_ff00)
+        ))
+        .exists()
+}
+
+/// fio's `Disk stats (read/write):` block: present when the file is on a block device, and
+/// each device line in fio's form.
+fn disk_stats_line_ok(out: &str, dir: &Path) {
+    let Some(i) = out.find("\nDisk stats (read/write):\n") else {
+        assert!(
+            !on_block_device(dir),
+            "no Disk stats for a file on a block device\n{out}"
+        );
+        return;
+    };
+    let block = &out[i + "\nDisk stats (read/write):\n".len()..];
+    let mut n = 0;
+    for l in block.lines().take_while(|l| l.starts_with("  ")) {
+        let (name, rest) = l.trim_start().split_once(": ").unwrap();
+        assert!(!name.is_empty() && !name.contains(' '), "{l}");
+        let fields: Vec<&str> = rest.split(", ").collect();
+        let keys: Vec<&str> = fields
+            .iter()
+            .map(|f| f.split('=').next().unwrap())
+            .collect();
+        assert_eq!(keys, ["ios", "merge", "ticks", "in_queue", "util"], "{l}");
+        for f in &fields[..3] {
+            let (a, b) = f.split_once('=').unwrap().1.split_once('/').unwrap();
+            a.parse::<u64>().unwrap();
+            b.parse::<u64>().unwrap();
+        }
+        let util = fields[4]
+            .strip_prefix("util=")
+            .unwrap()
+            .strip_suffix('%')
+            .unwrap();
+        assert!(util.parse::<f64>().unwrap() <= 100.0, "{l}");
+        assert_eq!(util.split_once('.').unwrap().1.len(), 2, "{l}");
+        n += 1;
+    }
+    assert!(n >= 1, "{out}");
 }
 
 fn json(out: &str) -> Value {
@@ -94,6 +152,7 @@ fn gitlab_check_runs_as_written() {
     );
     assert!(out.contains("\n  WRITE: bw="), "{out}");
     insta::assert_snapshot!("gitlab_layout", redact(&out));
+    disk_stats_line_ok(&out, &d);
     // The whole 4 MiB region once (random map): 1024 I/Os of 4 KiB in all.
     let issued = out
         .lines()
@@ -260,6 +319,37 @@ fn json_has_fio_fields_and_arithmetic() {
         assert!((s + c - l).abs() <= l * 1e-6 + 1.0, "{s} + {c} != {l}");
     }
     assert_eq!(total, 1024);
+    // fio 3.33's disk_util keys, in its order, when the file is on a block device.
+    match v.get("disk_util") {
+        None => assert!(!on_block_device(&d), "no disk_util on a block device"),
+        Some(du) => {
+            let du = du.as_array().unwrap();
+            assert!(!du.is_empty());
+            let want = [
+                "name",
+                "read_ios",
+                "write_ios",
+                "read_merges",
+                "write_merges",
+                "read_ticks",
+                "write_ticks",
+                "in_queue",
+                "util",
+            ];
+            assert_eq!(du[0].as_object().unwrap().len(), want.len(), "{}", du[0]);
+            // In fio's order in the text (serde_json's Value sorts keys).
+            let text = &out[out.find("\"disk_util\"").unwrap()..];
+            let pos: Vec<usize> = want
+                .iter()
+                .map(|k| text.find(&format!("\"{k}\"")).unwrap())
+                .collect();
+            assert!(pos.windows(2).all(|w| w[0] < w[1]), "{text}");
+            // Direct I/O reaches the device: at least the job's I/Os were counted.
+            let ios = du[0]["read_ios"].as_u64().unwrap() + du[0]["write_ios"].as_u64().unwrap();
+            assert!(ios >= 1, "{}", du[0]);
+            assert!(du[0]["util"].as_f64().unwrap() <= 100.0);
+        }
+    }
     std::fs::remove_dir_all(d).unwrap();
 }
 
@@ -543,4 +633,71 @@ fn ctrl_c_stops_a_run_and_reports_it() {
     assert!(stdout.contains("Run status group 0"), "{stdout}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     std::fs::remove_dir_all(d).unwrap();
+}
+
+/// fio's default reaps one completion and replaces it before taking the next
+/// (`iodepth_batch_complete_min`/`_max` = 1), so a QD8 job keeps 8 I/Os in flight: fio prints
+/// `IO depths : ... 8=100.0%`. Taking every completion at once and refilling them together
+/// would let the queue drain between refills (the depth histogram would spread to 1..4).
+#[test]
+fn the_queue_stays_at_iodepth() {
+    let d = tmp("depth");
+    for engine in ["libaio", "io_uring"] {
+        let f = d.join(format!("f-{engine}"));
+        let (code, out, err) = run(&[
+            "fio",
+            "--name=qd",
+            &format!("--filename={}", s(&f)),
+            "--size=8m",
+            "--bs=4k",
+            "--rw=randread",
+            &format!("--ioengine={engine}"),
+            "--iodepth=8",
+            "--direct=1",
+            "--output-format=json",
+        ]);
+        if engine == "io_uring" && code != 0 {
+            assert!(err.contains("io_uring_setup failed"), "{err}");
+            eprintln!("io_uring is not available here; its case skipped: {err}");
+            continue;
+        }
+        assert_eq!(code, 0, "{engine}: {err}");
+        let v = json(&out);
+        let j = &v["jobs"][0];
+        let at8 = j["iodepth_level"]["8"].as_f64().unwrap();
+        assert!(at8 >= 99.0, "{engine}: IO depths {}", j["iodepth_level"]);
+        // With batch sizes of one, every reap takes one completion (fio's "4" bucket is 1-4).
+        let c1 = j["iodepth_complete"]["4"].as_f64().unwrap();
+        assert!(c1 >= 99.0, "{engine}: complete {}", j["iodepth_complete"]);
+        assert_eq!(j["read"]["total_ios"], 2048, "{engine}");
+    }
+}
+
+/// `iodepth_batch_complete_max` lets a reap take several completions (and
+/// `iodepth_batch`, fio's alias for `iodepth_batch_submit`, is accepted).
+#[test]
+fn batch_options_are_accepted_and_used() {
+    let d = tmp("batch");
+    let out = stdout_ok(&[
+        "fio",
+        "--name=b",
+        &format!("--filename={}", s(&d.join("f"))),
+        "--size=8m",
+        "--bs=4k",
+        "--rw=randread",
+        "--ioengine=libaio",
+        "--iodepth=16",
+        "--iodepth_batch=4",
+        "--iodepth_batch_complete_min=1",
+        "--iodepth_batch_complete_max=16",
+        "--direct=1",
+        "--output-format=json",
+    ]);
+    let j = &json(&out)["jobs"][0];
+    assert_eq!(j["read"]["total_ios"], 2048);
+    assert_eq!(
+        j["job options"]["iodepth_batch"], "4",
+        "{}",
+        j["job options"]
+    );
 }

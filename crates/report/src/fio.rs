@@ -686,6 +686,7 @@ pub fn normal(r: &RunResult) -> String {
     let (global, jobs) = job_sections(r);
     // Start-up lines, one per job (fio prints "..." for further clones).
     let mut threads = 0usize;
+    let mut processes = 0usize;
     for (name, own) in &jobs {
         let o = |k: &[&str]| opt(&global, own, k);
         let bs = o(&["bs", "blocksize"]).unwrap_or("4096");
@@ -699,7 +700,15 @@ pub fn normal(r: &RunResult) -> String {
         let to_b = |s: &str| parse_size(s).map_or_else(|| s.to_string(), |v| format!("{v}B"));
         let (br, bw) = (to_b(br), to_b(bw));
         let numjobs: usize = o(&["numjobs"]).and_then(|v| v.parse().ok()).unwrap_or(1);
-        threads += numjobs;
+        // fio forks a process per clone unless the job says `thread` (hostbench always runs
+        // threads; the line counts what fio would start, as scripts read it).
+        let as_thread =
+            o(&["thread"]).is_some_and(|v| !matches!(v.trim(), "0" | "false" | "off" | "no"));
+        if as_thread {
+            threads += numjobs;
+        } else {
+            processes += numjobs;
+        }
         let _ = writeln!(
             out,
             "{name}: (g=0): rw={}, bs=(R) {br}-{br}, (W) {bw}-{bw}, (T) {br}-{br}, ioengine={}, iodepth={}",
@@ -712,11 +721,26 @@ pub fn normal(r: &RunResult) -> String {
         }
     }
     let _ = writeln!(out, "{}", version());
-    let _ = writeln!(
-        out,
-        "Starting {threads} thread{}\n",
-        if threads == 1 { "" } else { "s" }
-    );
+    // fio's start line: "Starting 2 processes", "Starting 1 thread", or both joined by "and".
+    let mut start = String::from("Starting ");
+    if processes > 0 {
+        let _ = write!(
+            start,
+            "{processes} process{}",
+            if processes == 1 { "" } else { "es" }
+        );
+    }
+    if processes > 0 && threads > 0 {
+        start.push_str(" and ");
+    }
+    if threads > 0 {
+        let _ = write!(
+            start,
+            "{threads} thread{}",
+            if threads == 1 { "" } else { "s" }
+        );
+    }
+    let _ = writeln!(out, "{start}\n");
     let when = ctime(unix_of(&r.started_at) as i64);
     let pid = std::process::id();
     // Group aggregates per direction (for per= and the status lines).
@@ -869,7 +893,61 @@ pub fn normal(r: &RunResult) -> String {
             max_run[d]
         );
     }
+    let disks = disk_util(r);
+    if !disks.is_empty() {
+        out.push_str("\nDisk stats (read/write):\n");
+        for d in &disks {
+            let v = |k: &str| d.get(k);
+            let _ = writeln!(
+                out,
+                "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:.2}%",
+                d.name,
+                v("read_ios") as u64,
+                v("write_ios") as u64,
+                v("read_merges") as u64,
+                v("write_merges") as u64,
+                v("read_ticks") as u64,
+                v("write_ticks") as u64,
+                v("in_queue") as u64,
+                v("util"),
+            );
+        }
+    }
     out
+}
+
+/// One device's row of the `fio_disk_util` table.
+struct Disk<'a> {
+    name: &'a str,
+    cols: Vec<(&'a str, f64)>,
+}
+
+impl Disk<'_> {
+    fn get(&self, k: &str) -> f64 {
+        self.cols
+            .iter()
+            .find(|(c, _)| *c == k)
+            .map_or(0.0, |(_, v)| *v)
+    }
+}
+
+/// The devices' counters over the run, when the result has them (fio's `disk_util`).
+fn disk_util(r: &RunResult) -> Vec<Disk<'_>> {
+    let Some(t) = r.tables.iter().find(|t| t.name == "fio_disk_util") else {
+        return Vec::new();
+    };
+    t.rows
+        .iter()
+        .map(|row| Disk {
+            name: &row.label,
+            cols: t
+                .columns
+                .iter()
+                .zip(&row.values)
+                .map(|(c, v)| (c.name.as_str(), v.unwrap_or(0.0)))
+                .collect(),
+        })
+        .collect()
 }
 
 fn parse_size(t: &str) -> Option<u64> {
@@ -1097,6 +1175,31 @@ fn json_doc(r: &RunResult, plus: bool) -> String {
         arr.push(Node::O(j));
     }
     doc.insert("jobs".into(), Node::A(arr));
+    let disks = disk_util(r);
+    if !disks.is_empty() {
+        // fio 3.33's keys and order (it has no sector counts in JSON).
+        let arr = disks
+            .iter()
+            .map(|d| {
+                let mut o = Map::new();
+                o.insert("name".into(), json!(d.name));
+                for k in [
+                    "read_ios",
+                    "write_ios",
+                    "read_merges",
+                    "write_merges",
+                    "read_ticks",
+                    "write_ticks",
+                    "in_queue",
+                ] {
+                    o.insert(k.into(), json!(d.get(k) as u64));
+                }
+                o.insert("util".into(), json!((d.get("util") * 1e6).round() / 1e6));
+                Node::O(o)
+            })
+            .collect();
+        doc.insert("disk_util".into(), Node::A(arr));
+    }
     let mut s = serde_json::to_string_pretty(&doc).expect("JSON values serialize");
     s.push('\n');
     s

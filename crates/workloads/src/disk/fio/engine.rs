@@ -736,7 +736,10 @@ impl Uring {
         unsafe { (*self.sq_tail).store(self.local_tail, Ordering::Release) };
         let mut left = self.to_submit;
         while left > 0 {
-            let n = self.enter(left, 0, 0)?;
+            // GETEVENTS with no minimum: on a DEFER_TASKRUN ring completions are only posted
+            // when the task enters with it, so this submit also posts what has finished and
+            // the next reap usually finds it in the ring without another syscall.
+            let n = self.enter(left, 0, IORING_ENTER_GETEVENTS)?;
             if n == 0 {
                 return Err(io::Error::other("io_uring_enter submitted nothing"));
             }

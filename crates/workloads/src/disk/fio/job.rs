@@ -355,6 +355,12 @@ pub struct JobSpec {
     pub iodepth: u32,
     /// `iodepth_batch_submit`: I/Os handed to the kernel per submit call (0 = 1).
     pub iodepth_batch_submit: u32,
+    /// `iodepth_batch_complete_min`: completions to wait for per reap (fio's default 1; 0 =
+    /// poll without waiting).
+    pub iodepth_batch_complete_min: u32,
+    /// `iodepth_batch_complete_max`: completions taken per reap (0 = the minimum, fio's
+    /// default). Taking one and replacing it before the next keeps the queue full.
+    pub iodepth_batch_complete_max: u32,
     /// `ioengine`.
     pub engine: EngineKind,
     /// `direct` (O_DIRECT).
@@ -389,6 +395,8 @@ pub struct JobSpec {
     pub group_reporting: bool,
     /// `invalidate`: drop the file's cached pages before the run.
     pub invalidate: bool,
+    /// `disk_util`: report the devices' counters over the run (fio's "Disk stats").
+    pub disk_util: bool,
     /// The options of the job's own section, as given (fio's `"job options"`).
     pub own_opts: Vec<(String, String)>,
 }
@@ -442,6 +450,18 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "iodepth",
+        aliases: &[],
+    },
+    Opt {
+        name: "iodepth_batch_submit",
+        aliases: &["iodepth_batch"],
+    },
+    Opt {
+        name: "iodepth_batch_complete_min",
+        aliases: &["iodepth_batch_complete"],
+    },
+    Opt {
+        name: "iodepth_batch_complete_max",
         aliases: &[],
     },
     Opt {
@@ -514,6 +534,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "invalidate",
+        aliases: &[],
+    },
+    Opt {
+        name: "disk_util",
         aliases: &[],
     },
     Opt {
@@ -683,6 +707,8 @@ fn build_job(
         rwmixread: 50,
         iodepth: 1,
         iodepth_batch_submit: 1,
+        iodepth_batch_complete_min: 1,
+        iodepth_batch_complete_max: 0,
         engine: EngineKind::Psync,
         direct: false,
         numjobs: 1,
@@ -700,6 +726,7 @@ fn build_job(
         rate_iops: 0,
         group_reporting: false,
         invalidate: true,
+        disk_util: true,
         own_opts: own.to_vec(),
     };
     for (k, v, at) in opts {
@@ -793,6 +820,12 @@ fn build_job(
             "iodepth_batch_submit" => {
                 j.iodepth_batch_submit = (parse_int(k, v, at, 0, 65536)? as u32).max(1)
             }
+            "iodepth_batch_complete_min" => {
+                j.iodepth_batch_complete_min = parse_int(k, v, at, 0, 65536)? as u32
+            }
+            "iodepth_batch_complete_max" => {
+                j.iodepth_batch_complete_max = parse_int(k, v, at, 0, 65536)? as u32
+            }
             "ioengine" => {
                 j.engine = match v.trim() {
                     "psync" => EngineKind::Psync,
@@ -880,6 +913,7 @@ fn build_job(
             }
             "group_reporting" => j.group_reporting = parse_bool_opt(k, v, at)?,
             "invalidate" => j.invalidate = parse_bool_opt(k, v, at)?,
+            "disk_util" => j.disk_util = parse_bool_opt(k, v, at)?,
             "nrfiles" => {
                 if parse_int(k, v, at, 1, 1)? != 1 {
                     unreachable!("parse_int bounds nrfiles to 1");

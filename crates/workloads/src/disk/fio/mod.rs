@@ -23,6 +23,7 @@ pub mod engine;
 pub mod job;
 pub mod stats;
 
+use crate::disk::diskstat::Watch;
 use engine::{Buffers, Dir, Done, Engine};
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::{Distribution, Rng, Sampler};
@@ -113,6 +114,8 @@ struct Shared {
     threads: Vec<(usize, u32)>,
     results: Mutex<Vec<Option<CloneStats>>>,
     warnings: Vec<Warning>,
+    /// The job files' devices, watched from just before the run (fio's `disk_util`).
+    disks: Option<Watch>,
 }
 
 struct FioInstance {
@@ -229,12 +232,22 @@ impl Workload for Fio {
         let warnings = layout_files(&mut jobs, ctx, None)?
             .ok_or_else(|| WorkloadError("interrupted while laying out the job files".into()))?;
         let n = threads.len();
+        // fio reports the devices when any job keeps `disk_util` on (its default).
+        let disks = jobs.iter().any(|j| j.disk_util).then(|| {
+            let paths: Vec<PathBuf> = jobs
+                .iter()
+                .filter(|j| j.disk_util)
+                .flat_map(|j| (0..j.numjobs).map(|c| j.file_path(c)))
+                .collect();
+            Watch::start(paths.iter().map(PathBuf::as_path))
+        });
         Ok(Box::new(FioInstance {
             shared: Arc::new(Shared {
                 jobs,
                 threads,
                 results: Mutex::new(vec![None; n]),
                 warnings,
+                disks,
             }),
         }))
     }
@@ -504,6 +517,12 @@ impl Instance for FioInstance {
             },
             writes_since_sync: 0,
             submit_batch: j.iodepth_batch_submit.clamp(1, depth) as usize,
+            complete_min: j.iodepth_batch_complete_min.min(depth) as usize,
+            // fio: a maximum below the minimum (0 by default) is the minimum; at least one.
+            complete_max: j
+                .iodepth_batch_complete_max
+                .max(j.iodepth_batch_complete_min)
+                .clamp(1, depth) as usize,
         })))
     }
 
@@ -571,6 +590,46 @@ impl Instance for FioInstance {
                     .collect(),
                 rows: bins,
             },
+            Table {
+                name: "fio_disk_util".into(),
+                title: "fio: block-device counters over the run (fio's Disk stats)".into(),
+                columns: DISK_COLUMNS
+                    .iter()
+                    .map(|(c, u)| Column {
+                        name: (*c).into(),
+                        unit: (*u).into(),
+                    })
+                    .collect(),
+                rows: self
+                    .shared
+                    .disks
+                    .as_ref()
+                    .map(|w| w.finish())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|u| {
+                        let d = u.delta;
+                        Row {
+                            label: u.name,
+                            values: [
+                                d.read_ios,
+                                d.write_ios,
+                                d.read_merges,
+                                d.write_merges,
+                                d.read_sectors,
+                                d.write_sectors,
+                                d.read_ticks,
+                                d.write_ticks,
+                                d.in_queue,
+                            ]
+                            .into_iter()
+                            .map(|v| Some(v as f64))
+                            .chain([Some(u.util)])
+                            .collect(),
+                        }
+                    })
+                    .collect(),
+            },
         ]
     }
 
@@ -581,6 +640,20 @@ impl Instance for FioInstance {
 
 const DIRS: [&str; 2] = ["read", "write"];
 const METRICS: [&str; 5] = ["slat", "clat", "lat", "bw", "iops"];
+/// Columns of the `fio_disk_util` table (fio's `disk_util` keys) and their units.
+pub const DISK_COLUMNS: [(&str, &str); 10] = [
+    ("read_ios", ""),
+    ("write_ios", ""),
+    ("read_merges", ""),
+    ("write_merges", ""),
+    ("read_sectors", ""),
+    ("write_sectors", ""),
+    ("read_ticks", "ms"),
+    ("write_ticks", "ms"),
+    ("in_queue", "ms"),
+    ("util", "%"),
+];
+
 /// fio's bucket labels for IO depths (`1`..`>=64`) and submit/complete batch sizes.
 pub const DEPTH_KEYS: [&str; 7] = ["1", "2", "4", "8", "16", "32", ">=64"];
 /// Submit/complete batch-size labels.
@@ -777,6 +850,12 @@ struct FioWorker {
     writes_since_sync: u32,
     /// I/Os per submit call (fio's `iodepth_batch_submit`, default 1).
     submit_batch: usize,
+    /// Completions waited for per reap (fio's `iodepth_batch_complete_min`, default 1).
+    complete_min: usize,
+    /// Completions taken per reap (fio's `iodepth_batch_complete_max`, default = the minimum):
+    /// by default one completion is taken and replaced before the next, so the queue stays at
+    /// `iodepth` instead of draining between refills.
+    complete_max: usize,
 }
 
 fn rusage() -> (u64, u64, u64, u64, u64) {
@@ -1140,7 +1219,8 @@ impl FioWorker {
                 }
                 continue;
             }
-            let n = match engine.reap(1, &mut done) {
+            let want = self.complete_min.min(inflight);
+            let n = match engine.reap(want, &mut done[..self.complete_max]) {
                 Ok(n) => n,
                 Err(e) => {
                     err = Some(WorkloadError(format!("job '{}': {e}", self.job.name)));
@@ -1148,7 +1228,9 @@ impl FioWorker {
                 }
             };
             let t2 = ctl.now();
-            self.stats.complete_map[batch_bucket(n)] += 1;
+            if n > 0 {
+                self.stats.complete_map[batch_bucket(n)] += 1;
+            }
             let warming = ctl.warming_up();
             if !warming {
                 meas.begin(ctl, t2);
