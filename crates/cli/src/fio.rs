@@ -161,11 +161,14 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 });
             }
             k => {
-                let canon = job::canonical_option(k).ok_or_else(|| {
-                    anyhow!(
+                let canon = job::canonical_option(k).ok_or_else(|| match job::closest_option(k) {
+                    Some(c) => anyhow!(
+                        "fio: option --{k} is not supported by hostbench (did you mean --{c}?)"
+                    ),
+                    None => anyhow!(
                         "fio: option --{k} is not supported by hostbench (supported: {}); see docs/fio.md",
                         job::supported_options().collect::<Vec<_>>().join(", ")
-                    )
+                    ),
                 })?;
                 let v = if FLAGS.contains(&k) || FLAGS.contains(&canon) {
                     inline.clone().unwrap_or_default()

@@ -18,7 +18,6 @@ mod results;
 mod serve;
 mod smallfiles;
 mod stream;
-mod suggest;
 mod suite;
 mod sysbench;
 

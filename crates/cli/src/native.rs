@@ -192,7 +192,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             bail!(
                 "unknown test or command '{word}'{}. sysbench tests: {} (e.g. `hostbench cpu \
                  run`); peer tools: {}; hostbench commands: {} (see `hostbench --help`)",
-                crate::suggest::did_you_mean(word, all),
+                hostbench_core::suggest::did_you_mean(word, all),
                 tests.join(", "),
                 peers.join(", "),
                 commands.join(", ")

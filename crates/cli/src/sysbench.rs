@@ -314,6 +314,9 @@ pub fn usage() -> String {
     s
 }
 
+/// sysbench's command words.
+const COMMANDS: [&str; 4] = ["run", "prepare", "cleanup", "help"];
+
 /// Parses a sysbench command line (without the program name).
 pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
     // Expand --config-file first; the command line wins over the file.
@@ -361,11 +364,19 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         } else if a.starts_with('-') && a.len() > 1 {
             bail!("invalid option: {a} (sysbench options are written --name=value)");
         } else {
-            let is_word = ["run", "help", "prepare", "cleanup"].contains(&a.as_str())
+            let is_word = COMMANDS.contains(&a.as_str())
                 || lookup(a).is_some()
                 || a.ends_with(".lua")
                 || NOT_YET.contains(&a.as_str());
             if let (Some(opt), false) = (after, is_word) {
+                // `--no-save ru`: a mistyped command word is likelier than a value for a
+                // flag written without '='.
+                if let Some(c) = hostbench_core::suggest::closest(a, COMMANDS) {
+                    bail!(
+                        "'{a}' after {opt} is not a test or command (did you mean {c}?); commands: {}",
+                        COMMANDS.join(", ")
+                    );
+                }
                 bail!(
                     "'{a}' after {opt} is not a test or command: sysbench options take their value after '=' (did you mean {opt}={a}?)"
                 );
@@ -404,7 +415,7 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         ),
         None => bail!(
             "unknown test '{test}'{}. Tests: {}",
-            crate::suggest::did_you_mean(&test, sysbench_names()),
+            hostbench_core::suggest::did_you_mean(&test, sysbench_names()),
             sysbench_names().join(", ")
         ),
     };
@@ -422,7 +433,8 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         "prepare" => Some(Stage::Prepare),
         "cleanup" => Some(Stage::Cleanup),
         other => bail!(
-            "unknown command '{other}' for the '{test}' test: use run, help, prepare or cleanup"
+            "unknown command '{other}' for the '{test}' test{}: use run, help, prepare or cleanup",
+            hostbench_core::suggest::did_you_mean(other, COMMANDS)
         ),
     };
 
@@ -558,7 +570,7 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
                                 bail!(
                                     "invalid option: {}{} (see 'hostbench {test} help' and 'hostbench --help')",
                                     o.shown,
-                                    crate::suggest::did_you_mean(
+                                    hostbench_core::suggest::did_you_mean(
                                         &typed,
                                         known.iter().map(String::as_str)
                                     )

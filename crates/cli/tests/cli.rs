@@ -329,6 +329,23 @@ fn bad_input_is_one_clear_line_and_exit_2() {
         (&["cpu"], "requires a command"),
         (&["cpu", "walk"], "unknown command 'walk'"),
         (
+            &["cpu", "rnu"],
+            "unknown command 'rnu' for the 'cpu' test (did you mean run?)",
+        ),
+        (
+            &["cpu", "--no-save", "ru"],
+            "'ru' after --no-save is not a test or command (did you mean run?)",
+        ),
+        (
+            &["fio", "--name=t", "--iodepht=4"],
+            "option --iodepht is not supported by hostbench (did you mean --iodepth?)",
+        ),
+        (&["fio", "--name=t", "--bogusopt=4"], "(supported: name, "),
+        (
+            &["suite", "quik"],
+            "unknown suite 'quik' (did you mean quick?)",
+        ),
+        (
             &["cpu", "--threads", "4", "run"],
             "did you mean --threads=4?",
         ),

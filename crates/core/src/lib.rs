@@ -18,5 +18,6 @@ pub mod result;
 pub mod runner;
 pub mod secret;
 pub mod stats;
+pub mod suggest;
 pub mod units;
 pub mod workload;

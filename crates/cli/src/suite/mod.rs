@@ -97,7 +97,8 @@ fn load(name: &str) -> Result<(String, String, String)> {
     }
     if !looks_like_file && !std::path::Path::new(name).exists() {
         bail!(
-            "unknown suite '{name}': built-in suites are {}; a suite file ends in .toml",
+            "unknown suite '{name}'{}: built-in suites are {}; a suite file ends in .toml",
+            hostbench_core::suggest::did_you_mean(name, BUILTIN.iter().map(|(n, _)| *n)),
             BUILTIN
                 .iter()
                 .map(|(n, _)| *n)

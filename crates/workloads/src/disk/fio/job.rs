@@ -562,6 +562,15 @@ pub fn supported_options() -> impl Iterator<Item = &'static str> {
     OPTS.iter().map(|o| o.name)
 }
 
+/// The closest supported option name or alias to a mistyped `k`, if it looks like a typo.
+pub fn closest_option(k: &str) -> Option<&'static str> {
+    hostbench_core::suggest::closest(
+        k,
+        OPTS.iter()
+            .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied())),
+    )
+}
+
 /// Parses a fio size: digits with an optional k/m/g/t/p suffix (powers of 1024, fio's
 /// default `kb_base=1024`), optionally followed by `b`/`ib` (`4k`, `4KiB`, `1M`, `4096`).
 pub fn parse_fio_size(text: &str) -> Option<u64> {
@@ -646,11 +655,17 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
     for sec in sections {
         for (k, _) in &sec.opts {
             if canonical_option(k).is_none() {
-                return err(format!(
-                    "{}: fio option '{k}' is not supported by hostbench (supported: {}); remove it or see docs/fio.md",
-                    sec.origin,
-                    supported_options().collect::<Vec<_>>().join(", ")
-                ));
+                return err(match closest_option(k) {
+                    Some(c) => format!(
+                        "{}: fio option '{k}' is not supported by hostbench (did you mean '{c}'?)",
+                        sec.origin
+                    ),
+                    None => format!(
+                        "{}: fio option '{k}' is not supported by hostbench (supported: {}); remove it or see docs/fio.md",
+                        sec.origin,
+                        supported_options().collect::<Vec<_>>().join(", ")
+                    ),
+                });
             }
         }
         if sec.is_global() {
@@ -970,6 +985,18 @@ mod tests {
 
     fn no_env(_: &str) -> Option<String> {
         None
+    }
+
+    #[test]
+    fn a_mistyped_option_gets_a_suggestion() {
+        let secs = from_text("[global]\niodepht=4\n[a]\nsize=1m\n").unwrap();
+        let e = jobs_from_sections(&secs).unwrap_err().0;
+        assert!(
+            e.contains("'iodepht'") && e.contains("did you mean 'iodepth'?"),
+            "{e}"
+        );
+        assert_eq!(closest_option("readwrit"), Some("readwrite"));
+        assert_eq!(closest_option("completely_unknown"), None);
     }
 
     #[test]

@@ -1,5 +1,7 @@
-//! "Did you mean …?" for the hand-written front-ends (clap suggests on its own for the native
-//! grammar): the closest candidate by edit distance, when it is close enough to be a typo.
+//! "Did you mean …?" for the hand-written grammars (sysbench options and commands, fio
+//! options on the command line and in job files, suite names; clap suggests on its own for
+//! the native grammar): the closest candidate by edit distance, when it is close enough to be
+//! a typo.
 
 /// Edit distance between `a` and `b` by characters, counting a swap of two neighbours as one
 /// edit (optimal string alignment: the usual typo model).
