@@ -33,9 +33,40 @@ pub fn ci_percent(c: &Cell) -> Option<f64> {
     Some((c.median - ci.lo).max(ci.hi - c.median) / c.median.abs() * 100.0)
 }
 
+/// The unit a row's figures are shown in, and the divisor from the stored unit: a time in ns
+/// is shown in ns, µs, ms or s by the row's smallest median (every side of a row in the same
+/// unit, so the cells compare at a glance); other units as stored. CSV and JSON keep ns.
+pub fn display_unit(r: &Row) -> (String, f64) {
+    if r.unit != "ns" {
+        return (r.unit.clone(), 1.0);
+    }
+    let least = r
+        .cells
+        .iter()
+        .flatten()
+        .map(|c| c.median.abs())
+        .filter(|m| m.is_finite())
+        .fold(f64::INFINITY, f64::min);
+    let (unit, div) = if !least.is_finite() || least < 1e4 {
+        ("ns", 1.0)
+    } else if least < 1e7 {
+        ("µs", 1e3)
+    } else if least < 1e10 {
+        ("ms", 1e6)
+    } else {
+        ("s", 1e9)
+    };
+    (unit.into(), div)
+}
+
 /// `1234 ±0.4% n=6`, `1234 n=3`, or `1234` for a single run.
 pub fn cell_text(c: &Cell) -> String {
-    let mut s = num(c.median);
+    cell_text_in(c, 1.0)
+}
+
+/// [`cell_text`] with the median divided by `div` (see [`display_unit`]).
+pub fn cell_text_in(c: &Cell, div: f64) -> String {
+    let mut s = num(c.median / div);
     if let Some(p) = ci_percent(c) {
         let _ = write!(s, " ±{}%", pct(p));
     }
@@ -113,15 +144,20 @@ fn table(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
         .iter()
         .map(|r| {
             let v = c.variant_of(r);
+            let (unit, div) = display_unit(r);
             let mut cells = vec![
                 v.workload.clone(),
                 v.label.clone(),
                 r.figure.clone(),
-                r.unit.clone(),
+                unit,
                 better_text(r.better).into(),
             ];
             for (i, cell) in r.cells.iter().enumerate() {
-                cells.push(cell.as_ref().map(cell_text).unwrap_or_else(|| "-".into()));
+                cells.push(
+                    cell.as_ref()
+                        .map(|x| cell_text_in(x, div))
+                        .unwrap_or_else(|| "-".into()),
+                );
                 if i > 0 {
                     cells.push(cell.as_ref().map(vs_text).unwrap_or_else(|| "-".into()));
                 }
@@ -370,4 +406,54 @@ pub fn cells(r: &Row) -> impl Iterator<Item = (usize, &Cell)> {
         .iter()
         .enumerate()
         .filter_map(|(i, c)| c.as_ref().map(|c| (i, c)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hostbench_core::result::Better;
+
+    fn cell(median: f64, n: usize) -> Cell {
+        Cell {
+            n,
+            values: vec![median; n],
+            median,
+            ci: None,
+            rsd: None,
+            ratio: None,
+            speedup: None,
+            p_value: None,
+            p_exact: None,
+            verdict: None,
+        }
+    }
+
+    fn row(unit: &str, medians: &[f64]) -> Row {
+        Row {
+            variant: 0,
+            figure: "latency_avg_ns".into(),
+            unit: unit.into(),
+            better: Better::Lower,
+            cells: medians.iter().map(|&m| Some(cell(m, 1))).collect(),
+        }
+    }
+
+    #[test]
+    fn times_are_shown_in_a_readable_unit_per_row() {
+        assert_eq!(
+            display_unit(&row("ns", &[68_898.0, 115_005.0])),
+            ("µs".into(), 1e3)
+        );
+        assert_eq!(
+            display_unit(&row("ns", &[950.0, 68_898.0])),
+            ("ns".into(), 1.0)
+        );
+        assert_eq!(display_unit(&row("ns", &[2.5e7, 3e7])), ("ms".into(), 1e6));
+        assert_eq!(display_unit(&row("ns", &[2.5e10])), ("s".into(), 1e9));
+        assert_eq!(
+            display_unit(&row("events/s", &[2.5e10])),
+            ("events/s".into(), 1.0)
+        );
+        assert_eq!(cell_text_in(&cell(68_898.0, 3), 1e3), "68.90 n=3");
+    }
 }

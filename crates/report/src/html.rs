@@ -12,7 +12,9 @@
 //! `application/json` block with `<`, `>` and `&` escaped; the output depends only on the
 //! input (no clock, no environment), so the same runs give the same bytes.
 
-use crate::compare::{cell_text, ci_percent, method, p_text, ratio_text, verdict_short};
+use crate::compare::{
+    cell_text, cell_text_in, ci_percent, display_unit, method, p_text, ratio_text, verdict_short,
+};
 use crate::num;
 use crate::svg::{self, Axis, Bar, Group, Series, color, esc, tick};
 use hostbench_core::compare::{Comparison, Variant, Verdict};
@@ -513,11 +515,12 @@ fn table(h: &mut String, c: &Comparison) {
                     esc(&v.label)
                 );
             }
+            let (unit, div) = display_unit(r);
             let _ = write!(
                 h,
                 "<tr><td>{} <span class=\"muted\">{} {}</span></td>",
                 esc(&r.figure),
-                esc(&r.unit),
+                esc(&unit),
                 match r.better {
                     Better::Higher => "↑",
                     Better::Lower => "↓",
@@ -526,7 +529,7 @@ fn table(h: &mut String, c: &Comparison) {
             for (i, cell) in r.cells.iter().enumerate() {
                 match cell {
                     Some(x) => {
-                        let _ = write!(h, "<td class=\"n\">{}</td>", esc(&cell_text(x)));
+                        let _ = write!(h, "<td class=\"n\">{}</td>", esc(&cell_text_in(x, div)));
                         if i > 0 {
                             let verdict = x.verdict.map(|v| {
                                 let p = match (x.p_value, v) {
