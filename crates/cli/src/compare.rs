@@ -293,8 +293,21 @@ fn sides(specs: &[String], c: &Common) -> Result<Vec<SideInput>> {
 fn options(c: &Common) -> Options {
     Options {
         threshold: c.threshold,
+        rand_workloads: Some(rand_workloads()),
         ..Options::default()
     }
+}
+
+/// The registered workloads that draw from `--rand-type` (computed once per process).
+fn rand_workloads() -> &'static [&'static str] {
+    static IDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    IDS.get_or_init(|| {
+        hostbench_workloads::registry::WORKLOADS
+            .iter()
+            .filter(|w| w.caps().rand_type)
+            .map(|w| w.id())
+            .collect()
+    })
 }
 
 /// Runs `hostbench compare`.

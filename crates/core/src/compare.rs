@@ -37,6 +37,13 @@ pub struct Options {
     pub alpha: f64,
     /// Confidence level of the intervals of the median (0.95).
     pub confidence: f64,
+    /// The workloads that draw from `--rand-type` ([`Caps::rand_type`]); a difference in the
+    /// random distribution is only a warning for those. `None` = warn for every workload (the
+    /// caller does not know the registry).
+    ///
+    /// [`Caps::rand_type`]: crate::workload::Caps::rand_type
+    #[serde(skip)]
+    pub rand_workloads: Option<&'static [&'static str]>,
 }
 
 impl Default for Options {
@@ -45,6 +52,7 @@ impl Default for Options {
             threshold: 0.02,
             alpha: 0.05,
             confidence: 0.95,
+            rand_workloads: None,
         }
     }
 }
@@ -843,7 +851,11 @@ fn warnings(
         if let Some(l) = setting(&|r| secs(r.config.warmup_s)) {
             diffs.push(format!("warmup ({l})"));
         }
-        if let Some(l) = setting(&|r| r.config.rand.name().to_string()) {
+        let draws = c
+            .options
+            .rand_workloads
+            .is_none_or(|ids| ids.contains(&v.workload.as_str()));
+        if draws && let Some(l) = setting(&|r| r.config.rand.name().to_string()) {
             diffs.push(format!("random distribution ({l})"));
         }
         if !diffs.is_empty() {
@@ -1019,6 +1031,45 @@ pub(crate) mod tests {
         assert!(c.rows[0].cells[0].as_ref().unwrap().ci.is_some());
         assert_eq!(c.geomean[1].unwrap().speedup, 1.0);
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    }
+
+    #[test]
+    fn a_random_distribution_difference_matters_only_where_it_is_drawn() {
+        let mut other = reps("b", &BASE);
+        for r in &mut other {
+            r.config.rand = crate::rand::Distribution::Pareto { h: 0.2 };
+        }
+        let settings = |opts: Options| {
+            Comparison::build(
+                &[side("a", reps("a", &BASE)), side("b", other.clone())],
+                opts,
+            )
+            .warnings
+            .into_iter()
+            .filter(|w| w.kind == WarningKind::RunSettings)
+            .collect::<Vec<_>>()
+        };
+        // Without the registry's word every workload is suspect ...
+        let w = settings(Options::default());
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].message.contains("random distribution"),
+            "{}",
+            w[0].message
+        );
+        // ... with it, a cpu run (which draws no random numbers) is not.
+        static DRAWS: [&str; 1] = ["db.oltp_read_only"];
+        let w = settings(Options {
+            rand_workloads: Some(&DRAWS),
+            ..Options::default()
+        });
+        assert!(w.is_empty(), "{w:?}");
+        static CPU: [&str; 1] = ["cpu"];
+        let w = settings(Options {
+            rand_workloads: Some(&CPU),
+            ..Options::default()
+        });
+        assert_eq!(w.len(), 1);
     }
 
     #[test]

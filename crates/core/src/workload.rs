@@ -68,6 +68,9 @@ pub struct Caps {
     /// Has prepare and cleanup stages ([`Workload::stage`]): a run needs what `prepare` made
     /// (files, tables), so a suite prepares it once, in a scratch directory, before the runs.
     pub stages: bool,
+    /// Draws from sysbench's `--rand-type` distribution (the OLTP family), so runs with
+    /// different distributions measure different things.
+    pub rand_type: bool,
 }
 
 /// What `setup` gets to build an instance.

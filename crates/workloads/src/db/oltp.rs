@@ -1304,6 +1304,7 @@ impl Workload for Oltp {
             ),
             stages: true,
             needs_server: false,
+            rand_type: true,
             ..Caps::default()
         }
     }
