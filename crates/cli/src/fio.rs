@@ -227,7 +227,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     plan.time_s = first.runtime_s.unwrap_or(0.0);
     plan.warmup_s = first.ramp_time_s;
     plan.events = 0;
-    plan.percentiles = hostbench_report::fio::PERCENTILES.to_vec();
+    plan.percentiles = hostbench_core::fio_hist::PERCENTILES.to_vec();
     plan.seed = match first.randseed {
         Some(s) => s.max(1),
         None if first.randrepeat => 0x0F10_5EED,

@@ -9,6 +9,7 @@
 
 pub mod clock;
 pub mod compare;
+pub mod fio_hist;
 pub mod host;
 pub mod params;
 pub mod plan;

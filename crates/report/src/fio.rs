@@ -83,48 +83,11 @@ pub enum Flavour {
     JsonPlus,
 }
 
-const PLAT_BITS: u64 = 6;
-const PLAT_VAL: u64 = 1 << PLAT_BITS;
-const PLAT_NR: usize = 29 * PLAT_VAL as usize;
-/// fio's default `percentile_list`.
-pub const PERCENTILES: [f64; 17] = [
-    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
-    99.99,
-];
+use hostbench_core::fio_hist::{PERCENTILES, PLAT_NR, plat_val};
 
-/// Representative value (ns) of fio latency bucket `idx` (see `disk::fio::stats`).
-pub fn plat_val(idx: usize) -> u64 {
-    let idx = idx as u64;
-    if idx < (PLAT_VAL << 1) {
-        return idx;
-    }
-    let error_bits = (idx >> PLAT_BITS) - 1;
-    let base = 1u64 << (error_bits + PLAT_BITS);
-    let k = idx % PLAT_VAL;
-    base + ((k as f64 + 0.5) * (1u64 << error_bits) as f64) as u64
-}
-
+/// The values at fio's default percentiles.
 fn percentiles(bins: &[u64], n: u64) -> Vec<u64> {
-    let mut out = Vec::new();
-    if n == 0 {
-        return out;
-    }
-    let mut sum = 0u64;
-    let mut j = 0;
-    for (i, &c) in bins.iter().enumerate() {
-        sum += c;
-        while j < PERCENTILES.len() && sum as f64 >= PERCENTILES[j] / 100.0 * n as f64 {
-            out.push(plat_val(i));
-            j += 1;
-        }
-        if j == PERCENTILES.len() {
-            break;
-        }
-    }
-    while out.len() < PERCENTILES.len() {
-        out.push(plat_val(PLAT_NR - 1));
-    }
-    out
+    hostbench_core::fio_hist::percentiles(bins, n, &PERCENTILES)
 }
 
 /// Running statistics of one metric (mergeable).
