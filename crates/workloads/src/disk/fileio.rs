@@ -1183,13 +1183,7 @@ impl Workload for FileIo {
         Some("fileio")
     }
     fn counters(&self) -> &'static [Counter] {
-        &[
-            Counter::Reads,
-            Counter::Writes,
-            Counter::Other,
-            Counter::BytesRead,
-            Counter::BytesWritten,
-        ]
+        super::IO_COUNTERS
     }
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         let per = |k: &str| r.metrics.counters_per_s.get(k).copied().unwrap_or(0.0);

@@ -1683,13 +1683,7 @@ impl Workload for Iozone {
         }
     }
     fn counters(&self) -> &'static [Counter] {
-        &[
-            Counter::Reads,
-            Counter::Writes,
-            Counter::Other,
-            Counter::BytesRead,
-            Counter::BytesWritten,
-        ]
+        super::IO_COUNTERS
     }
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         let mut f = Vec::new();

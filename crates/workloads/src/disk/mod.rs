@@ -7,3 +7,15 @@ pub mod files;
 pub mod fio;
 pub mod iozone;
 pub mod smallfiles;
+
+use hostbench_core::recorder::Counter;
+
+/// The counters every disk workload reports: read and write calls, fsyncs and other file
+/// operations, and the bytes moved each way.
+pub(crate) const IO_COUNTERS: &[Counter] = &[
+    Counter::Reads,
+    Counter::Writes,
+    Counter::Other,
+    Counter::BytesRead,
+    Counter::BytesWritten,
+];

@@ -399,13 +399,7 @@ impl Workload for SmallFiles {
         }
     }
     fn counters(&self) -> &'static [Counter] {
-        &[
-            Counter::Reads,
-            Counter::Writes,
-            Counter::Other,
-            Counter::BytesRead,
-            Counter::BytesWritten,
-        ]
+        super::IO_COUNTERS
     }
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         let mut f = Vec::new();

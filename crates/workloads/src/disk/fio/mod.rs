@@ -64,13 +64,7 @@ const PARAMS: &[ParamSpec] = &[
 ];
 
 /// The counters the workload fills.
-const COUNTERS: &[Counter] = &[
-    Counter::Reads,
-    Counter::Writes,
-    Counter::Other,
-    Counter::BytesRead,
-    Counter::BytesWritten,
-];
+const COUNTERS: &[Counter] = super::IO_COUNTERS;
 
 /// Statistics of one direction of one clone.
 #[derive(Debug, Clone, Default)]
