@@ -308,6 +308,9 @@ pub fn execute_returning(
 /// layout is sysbench's; progress goes to a bar on stderr when it is a terminal.
 struct StageOut<'a> {
     output: &'a Output,
+    /// Lines kept for the caller instead of printed (fio prints its layout lines inside its
+    /// report, after the start-up lines).
+    kept: Option<std::sync::Mutex<Vec<String>>>,
     header_done: std::sync::atomic::AtomicBool,
     bar: std::sync::Mutex<Option<indicatif::ProgressBar>>,
     show_bar: bool,
@@ -316,6 +319,12 @@ struct StageOut<'a> {
 impl StageLog for StageOut<'_> {
     fn line(&self, line: &str) {
         if self.output.verbosity < 3 {
+            return;
+        }
+        if let Some(k) = &self.kept {
+            k.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(line.to_string());
             return;
         }
         let mut s = String::new();
@@ -360,14 +369,26 @@ pub fn run_stage(
     workload: &dyn Workload,
     output: &Output,
 ) -> Result<ExitCode> {
+    run_stage_keeping(stage, plan, workload, output, false).map(|(code, _)| code)
+}
+
+/// [`run_stage`], returning the report lines instead of printing them when `keep` is set.
+pub fn run_stage_keeping(
+    stage: Stage,
+    plan: &Plan,
+    workload: &dyn Workload,
+    output: &Output,
+    keep: bool,
+) -> Result<(ExitCode, Vec<String>)> {
     let host = hostbench_hostinfo::collect();
     let seed = if plan.seed == 0 {
         hostbench_core::rand::time_seed()
     } else {
         plan.seed
     };
-    let log = StageOut {
+    let mut log = StageOut {
         output,
+        kept: keep.then(|| std::sync::Mutex::new(Vec::new())),
         header_done: std::sync::atomic::AtomicBool::new(false),
         bar: std::sync::Mutex::new(None),
         show_bar: crate::suite::progress::wanted(output.verbosity < 3),
@@ -388,7 +409,12 @@ pub fn run_stage(
     if let Some(b) = log.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
         b.finish_and_clear();
     }
-    Ok(match done {
+    let kept = log
+        .kept
+        .take()
+        .map(|k| k.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .unwrap_or_default();
+    let code = match done {
         StageDone::Done => ExitCode::SUCCESS,
         StageDone::Interrupted => {
             eprintln!(
@@ -406,7 +432,8 @@ pub fn run_stage(
             ));
             ExitCode::from(1)
         }
-    })
+    };
+    Ok((code, kept))
 }
 
 /// Sets up and runs `plan` (printing the live parts of `output`: sysbench's header and

@@ -18,7 +18,7 @@ use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::runner::StopReason;
 use hostbench_core::workload::{Stage, Workload};
-use hostbench_report::fio::{Flavour, render};
+use hostbench_report::fio::{Flavour, normal_with_layout, render};
 use hostbench_workloads::disk::fio::{Fio, job};
 use std::process::ExitCode;
 
@@ -92,6 +92,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 name: "global".into(),
                 opts: Vec::new(),
                 origin: origin.into(),
+                opt_at: Vec::new(),
             });
         }
         secs.len() - 1
@@ -158,17 +159,12 @@ fn parse(args: &[String]) -> Result<Parsed> {
                     name: v,
                     opts: Vec::new(),
                     origin: origin.into(),
+                    opt_at: Vec::new(),
                 });
             }
             k => {
-                let canon = job::canonical_option(k).ok_or_else(|| match job::closest_option(k) {
-                    Some(c) => anyhow!(
-                        "fio: option --{k} is not supported by hostbench (did you mean --{c}?)"
-                    ),
-                    None => anyhow!(
-                        "fio: option --{k} is not supported by hostbench (supported: {}); see docs/fio.md",
-                        job::supported_options().collect::<Vec<_>>().join(", ")
-                    ),
+                let canon = job::canonical_option(k).ok_or_else(|| {
+                    anyhow!("fio: {}", job::unsupported_option(k, &format!("--{k}")))
                 })?;
                 let v = if FLAGS.contains(&k) || FLAGS.contains(&canon) {
                     inline.clone().unwrap_or_default()
@@ -253,13 +249,28 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         debug: false,
         validate: false,
     };
-    let code = exec::run_stage(Stage::Prepare, &plan, w, &stage_out)?;
+    // fio prints the layout lines after its start-up lines, which need the run's result:
+    // they are kept and placed there (printed at once if the layout fails).
+    let (code, layout) = exec::run_stage_keeping(Stage::Prepare, &plan, w, &stage_out, true)?;
     if code != ExitCode::SUCCESS {
+        for l in &layout {
+            exec::out(&format!("{l}\n"));
+        }
         return Ok(code);
     }
-    let result = exec::measure(&plan, w, cmd.save.label.clone(), "fio", argv)?;
+    let result = match exec::measure(&plan, w, cmd.save.label.clone(), "fio", argv) {
+        Ok(r) => r,
+        Err(e) => {
+            for l in &layout {
+                exec::out(&format!("{l}\n"));
+            }
+            return Err(e);
+        }
+    };
     let report = if cmd.hostbench_json {
         hostbench_report::json::render(&result)
+    } else if cmd.format == Flavour::Normal {
+        normal_with_layout(&result, &layout)
     } else {
         render(&result, cmd.format)
     };

@@ -338,9 +338,17 @@ fn bad_input_is_one_clear_line_and_exit_2() {
         ),
         (
             &["fio", "--name=t", "--iodepht=4"],
-            "option --iodepht is not supported by hostbench (did you mean --iodepth?)",
+            "--iodepht is not a fio option (did you mean --iodepth?)",
         ),
         (&["fio", "--name=t", "--bogusopt=4"], "(supported: name, "),
+        (
+            &["fio", "--name=t", "--rate=1m"],
+            "--rate is a fio option hostbench does not support yet",
+        ),
+        (
+            &["fio", "--name=t", "--direct=1", "--bs=1000"],
+            "the read block size 1000 is not a multiple of 512",
+        ),
         (
             &["suite", "quik"],
             "unknown suite 'quik' (did you mean quick?)",

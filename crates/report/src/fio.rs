@@ -642,6 +642,12 @@ pub fn render(r: &RunResult, flavour: Flavour) -> String {
 
 /// fio's normal layout.
 pub fn normal(r: &RunResult) -> String {
+    normal_with_layout(r, &[])
+}
+
+/// fio's normal layout with the lines the file layout printed ("job: Laying out IO file
+/// ...") where fio prints them: after the "Starting N processes" line.
+pub fn normal_with_layout(r: &RunResult, layout: &[String]) -> String {
     let mut out = String::new();
     let Some(blocks) = blocks(r) else {
         return "fio: this result has no fio statistics\n".into();
@@ -660,7 +666,9 @@ pub fn normal(r: &RunResult) -> String {
             .map(str::trim)
             .filter(|w| !w.is_empty())
             .unwrap_or(br);
-        let to_b = |s: &str| parse_size(s).map_or_else(|| s.to_string(), |v| format!("{v}B"));
+        // fio prints block sizes with 4 significant digits: 4096B, 128KiB, 1024KiB.
+        let to_b =
+            |s: &str| parse_size(s).map_or_else(|| s.to_string(), |v| num2str(v, 4, true, "B"));
         let (br, bw) = (to_b(br), to_b(bw));
         let numjobs: usize = o(&["numjobs"]).and_then(|v| v.parse().ok()).unwrap_or(1);
         // fio forks a process per clone unless the job says `thread` (hostbench always runs
@@ -703,7 +711,11 @@ pub fn normal(r: &RunResult) -> String {
             if threads == 1 { "" } else { "s" }
         );
     }
-    let _ = writeln!(out, "{start}\n");
+    let _ = writeln!(out, "{start}");
+    for l in layout {
+        let _ = writeln!(out, "{l}");
+    }
+    out.push('\n');
     let when = ctime(unix_of(&r.started_at) as i64);
     let pid = std::process::id();
     // Group aggregates per direction (for per= and the status lines).
@@ -832,11 +844,12 @@ pub fn normal(r: &RunResult) -> String {
         );
         let _ = writeln!(
             out,
-            "     latency   : target=0, window=0, percentile=100.00%, depth={}\n",
+            "     latency   : target=0, window=0, percentile=100.00%, depth={}",
             b.iodepth
         );
     }
-    let _ = writeln!(out, "Run status group 0 (all jobs):");
+    // fio: job blocks follow one another; one blank line before the group summary.
+    let _ = writeln!(out, "\nRun status group 0 (all jobs):");
     for (d, label) in ["   READ", "  WRITE"].iter().enumerate() {
         if max_run[d] == 0 {
             continue;
@@ -1163,9 +1176,67 @@ fn json_doc(r: &RunResult, plus: bool) -> String {
             .collect();
         doc.insert("disk_util".into(), Node::A(arr));
     }
-    let mut s = serde_json::to_string_pretty(&doc).expect("JSON values serialize");
+    let mut s = fio_json_text(&doc);
     s.push('\n');
     s
+}
+
+/// fio's JSON text: two-space indents, `"key" : value` (a space each side of the colon, which
+/// grep-based scrapers match) and floats printed as C's `%f` (six decimals).
+fn fio_json_text<T: serde::Serialize>(v: &T) -> String {
+    use serde_json::ser::{Formatter, PrettyFormatter};
+    use std::io::{self, Write};
+
+    struct FioFormatter(PrettyFormatter<'static>);
+    impl Formatter for FioFormatter {
+        fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+            self.0.begin_array(w)
+        }
+        fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+            self.0.end_array(w)
+        }
+        fn begin_array_value<W: ?Sized + Write>(
+            &mut self,
+            w: &mut W,
+            first: bool,
+        ) -> io::Result<()> {
+            self.0.begin_array_value(w, first)
+        }
+        fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+            self.0.end_array_value(w)
+        }
+        fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+            self.0.begin_object(w)
+        }
+        fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+            self.0.end_object(w)
+        }
+        fn begin_object_key<W: ?Sized + Write>(
+            &mut self,
+            w: &mut W,
+            first: bool,
+        ) -> io::Result<()> {
+            self.0.begin_object_key(w, first)
+        }
+        fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+            w.write_all(b" : ")
+        }
+        fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+            self.0.end_object_value(w)
+        }
+        fn write_f64<W: ?Sized + Write>(&mut self, w: &mut W, v: f64) -> io::Result<()> {
+            if v.is_finite() {
+                write!(w, "{v:.6}")
+            } else {
+                w.write_all(b"0.000000")
+            }
+        }
+    }
+    let mut buf = Vec::new();
+    let mut ser =
+        serde_json::Serializer::with_formatter(&mut buf, FioFormatter(PrettyFormatter::new()));
+    v.serialize(&mut ser).expect("JSON values serialize");
+    String::from_utf8(buf).expect("serde_json writes UTF-8")
 }
 
 #[cfg(test)]

@@ -180,9 +180,21 @@ impl Engine {
     /// Waits for at least `min` completions and stores them in `out`; returns how many.
     #[inline]
     pub fn reap(&mut self, min: usize, out: &mut [Done]) -> io::Result<usize> {
+        self.reap_within(min, out, None)
+    }
+
+    /// As [`reap`](Self::reap), but waits at most `timeout_ns` for the first completion and
+    /// returns 0 when none came (a paced job must not sleep past its next due I/O).
+    #[inline]
+    pub fn reap_within(
+        &mut self,
+        min: usize,
+        out: &mut [Done],
+        timeout_ns: Option<u64>,
+    ) -> io::Result<usize> {
         match self {
-            Engine::Libaio(a) => a.reap(min, out),
-            Engine::Uring(u) => u.reap(min, out),
+            Engine::Libaio(a) => a.reap(min, out, timeout_ns),
+            Engine::Uring(u) => u.reap(min, out, timeout_ns),
             _ => Ok(0),
         }
     }
@@ -389,10 +401,14 @@ impl Aio {
         Ok(())
     }
 
-    fn reap(&mut self, min: usize, out: &mut [Done]) -> io::Result<usize> {
+    fn reap(&mut self, min: usize, out: &mut [Done], timeout_ns: Option<u64>) -> io::Result<usize> {
         let max = out.len().min(self.events.len());
+        let mut ts = timeout_ns.map(timespec);
+        let tsp = ts
+            .as_mut()
+            .map_or(std::ptr::null_mut(), |t| t as *mut libc::timespec);
         loop {
-            // SAFETY: events has room for `max` entries.
+            // SAFETY: events has room for `max` entries; tsp is null or points at ts.
             let r = unsafe {
                 libc::syscall(
                     libc::SYS_io_getevents,
@@ -400,7 +416,7 @@ impl Aio {
                     min as libc::c_long,
                     max as libc::c_long,
                     self.events.as_mut_ptr(),
-                    std::ptr::null_mut::<libc::timespec>(),
+                    tsp,
                 )
             };
             if r < 0 {
@@ -513,6 +529,32 @@ const IORING_OFF_CQ_RING: i64 = 0x800_0000;
 const IORING_OFF_SQES: i64 = 0x1000_0000;
 const IORING_FEAT_SINGLE_MMAP: u32 = 1;
 const IORING_ENTER_GETEVENTS: u32 = 1;
+const IORING_ENTER_EXT_ARG: u32 = 1 << 3;
+const IORING_FEAT_EXT_ARG: u32 = 1 << 8;
+
+/// `struct __kernel_timespec`.
+#[repr(C)]
+struct KernelTimespec {
+    tv_sec: i64,
+    tv_nsec: i64,
+}
+
+/// `struct io_uring_getevents_arg` (IORING_ENTER_EXT_ARG).
+#[repr(C)]
+struct GeteventsArg {
+    sigmask: u64,
+    sigmask_sz: u32,
+    pad: u32,
+    ts: u64,
+}
+
+/// A relative timeout for io_getevents.
+fn timespec(ns: u64) -> libc::timespec {
+    libc::timespec {
+        tv_sec: (ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+    }
+}
 const IORING_OP_READ: u8 = 22;
 const IORING_SETUP_COOP_TASKRUN: u32 = 1 << 8;
 const IORING_SETUP_SINGLE_ISSUER: u32 = 1 << 12;
@@ -571,6 +613,8 @@ pub struct Uring {
     cqes: *const Cqe,
     local_tail: u32,
     to_submit: u32,
+    /// The kernel takes a timeout with the wait (IORING_FEAT_EXT_ARG, Linux 5.11).
+    ext_arg: bool,
 }
 
 // SAFETY: the ring is used by the one worker thread that owns it.
@@ -669,6 +713,7 @@ impl Uring {
                 cqes: cq.add(p.cq_off.cqes as usize) as *const Cqe,
                 local_tail: (*sq_tail).load(Ordering::Relaxed),
                 to_submit: 0,
+                ext_arg: p.features & IORING_FEAT_EXT_ARG != 0,
                 _sq_map: sq_map,
                 _cq_map: cq_map,
                 _sqe_map: sqe_map,
@@ -701,8 +746,41 @@ impl Uring {
     }
 
     fn enter(&self, submit: u32, min: u32, flags: u32) -> io::Result<u32> {
+        self.enter_within(submit, min, flags, None)
+    }
+
+    /// io_uring_enter; with `timeout_ns` (and a kernel that has IORING_FEAT_EXT_ARG) the wait
+    /// for `min` completions ends after that long, returning 0.
+    fn enter_within(
+        &self,
+        submit: u32,
+        min: u32,
+        flags: u32,
+        timeout_ns: Option<u64>,
+    ) -> io::Result<u32> {
+        let ts = timeout_ns
+            .filter(|_| self.ext_arg)
+            .map(|ns| KernelTimespec {
+                tv_sec: (ns / 1_000_000_000) as i64,
+                tv_nsec: (ns % 1_000_000_000) as i64,
+            });
+        let arg = ts.as_ref().map(|t| GeteventsArg {
+            sigmask: 0,
+            sigmask_sz: 0,
+            pad: 0,
+            ts: t as *const KernelTimespec as u64,
+        });
+        let (flags, argp, argsz) = match &arg {
+            Some(a) => (
+                flags | IORING_ENTER_EXT_ARG,
+                a as *const GeteventsArg as *const libc::c_void,
+                std::mem::size_of::<GeteventsArg>(),
+            ),
+            None => (flags, std::ptr::null(), 0usize),
+        };
         loop {
-            // SAFETY: io_uring_enter on our ring fd with no signal mask.
+            // SAFETY: io_uring_enter on our ring fd; argp is null (no signal mask) or points
+            // at a getevents argument whose timespec outlives the call.
             let r = unsafe {
                 libc::syscall(
                     libc::SYS_io_uring_enter,
@@ -710,14 +788,17 @@ impl Uring {
                     submit,
                     min,
                     flags,
-                    std::ptr::null::<libc::sigset_t>(),
-                    0usize,
+                    argp,
+                    argsz,
                 )
             };
             if r < 0 {
                 let e = io::Error::last_os_error();
                 if e.raw_os_error() == Some(libc::EINTR) {
                     continue;
+                }
+                if e.raw_os_error() == Some(libc::ETIME) && ts.is_some() {
+                    return Ok(0);
                 }
                 return Err(io::Error::new(
                     e.kind(),
@@ -750,7 +831,8 @@ impl Uring {
         Ok(())
     }
 
-    fn reap(&mut self, min: usize, out: &mut [Done]) -> io::Result<usize> {
+    fn reap(&mut self, min: usize, out: &mut [Done], timeout_ns: Option<u64>) -> io::Result<usize> {
+        let mut waited = false;
         loop {
             // SAFETY: head/tail lie in the mapped CQ ring; entries between them are valid.
             let (head, tail) = unsafe {
@@ -760,7 +842,7 @@ impl Uring {
                 )
             };
             let avail = tail.wrapping_sub(head) as usize;
-            if avail >= min.max(1) || (min == 0) {
+            if avail >= min.max(1) || min == 0 || (waited && avail > 0) {
                 let n = avail.min(out.len());
                 for (i, o) in out.iter_mut().take(n).enumerate() {
                     // SAFETY: index masked into the CQ ring.
@@ -778,7 +860,11 @@ impl Uring {
                 unsafe { (*self.cq_head).store(head.wrapping_add(n as u32), Ordering::Release) };
                 return Ok(n);
             }
-            self.enter(0, (min - avail) as u32, IORING_ENTER_GETEVENTS)?;
+            if waited && timeout_ns.is_some() {
+                return Ok(0);
+            }
+            self.enter_within(0, (min - avail) as u32, IORING_ENTER_GETEVENTS, timeout_ns)?;
+            waited = true;
         }
     }
 }
@@ -804,6 +890,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<Sqe>(), 64);
         assert_eq!(std::mem::size_of::<Cqe>(), 16);
         assert_eq!(std::mem::size_of::<UringParams>(), 120);
+        assert_eq!(std::mem::size_of::<GeteventsArg>(), 24);
     }
 
     fn roundtrip(kind: EngineKind) {

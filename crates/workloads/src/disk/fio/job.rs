@@ -25,6 +25,8 @@ pub struct Section {
     pub opts: Vec<(String, String)>,
     /// Where the section came from (`jobs.fio:3`, `command line`), for error messages.
     pub origin: String,
+    /// Where each option came from (`jobs.fio:12`), when known; else `origin`.
+    pub opt_at: Vec<String>,
 }
 
 impl Section {
@@ -77,6 +79,7 @@ pub fn parse_ini(
                 name: name.to_string(),
                 opts: Vec::new(),
                 origin: at,
+                opt_at: Vec::new(),
             });
             continue;
         }
@@ -104,6 +107,7 @@ pub fn parse_ini(
             ));
         };
         sec.opts.push((k, v));
+        sec.opt_at.push(at);
     }
     Ok(out)
 }
@@ -190,6 +194,7 @@ pub fn from_text(text: &str) -> Result<Vec<Section>, JobError> {
                 name: name.to_string(),
                 opts: Vec::new(),
                 origin: format!("jobs:{}", i + 1),
+                opt_at: Vec::new(),
             });
             continue;
         }
@@ -214,6 +219,7 @@ fn from_args(line: &str) -> Result<Vec<Section>, JobError> {
                 name: v.to_string(),
                 opts: Vec::new(),
                 origin: "jobs".into(),
+                opt_at: Vec::new(),
             });
             continue;
         }
@@ -222,6 +228,7 @@ fn from_args(line: &str) -> Result<Vec<Section>, JobError> {
                 name: "global".into(),
                 opts: Vec::new(),
                 origin: "jobs".into(),
+                opt_at: Vec::new(),
             });
         }
         if let Some(sec) = out.last_mut() {
@@ -562,6 +569,85 @@ pub fn supported_options() -> impl Iterator<Item = &'static str> {
     OPTS.iter().map(|o| o.name)
 }
 
+/// fio options people use that hostbench does not implement: refused as such, without a
+/// "did you mean" pointing at a different option (`rate` is not `rate_iops`).
+const FIO_NOT_SUPPORTED: &[&str] = &[
+    "allow_mounted_write",
+    "bsrange",
+    "blocksize_range",
+    "bssplit",
+    "buffer_compress_percentage",
+    "clat_percentiles",
+    "clocksource",
+    "continue_on_error",
+    "cpumask",
+    "cpus_allowed",
+    "create_on_open",
+    "dedupe_percentage",
+    "exitall",
+    "fallocate",
+    "file_service_type",
+    "fixedbufs",
+    "hipri",
+    "invalidate",
+    "iodepth_low",
+    "ioscheduler",
+    "lat_percentiles",
+    "latency_target",
+    "log_avg_msec",
+    "loops",
+    "max_latency",
+    "new_group",
+    "nrfiles",
+    "numa_cpu_nodes",
+    "openfiles",
+    "percentile_list",
+    "per_job_logs",
+    "rate",
+    "rate_min",
+    "refill_buffers",
+    "registerfiles",
+    "scramble_buffers",
+    "sqthread_poll",
+    "startdelay",
+    "stonewall",
+    "sync",
+    "thinktime",
+    "trim_percentage",
+    "unlink",
+    "verify",
+    "wait_for",
+    "write_bw_log",
+    "write_iops_log",
+    "write_lat_log",
+    "zero_buffers",
+    "zonemode",
+];
+
+/// Why option `k` (which hostbench does not take) is refused; `shown` is how the user wrote
+/// it (`--rate`, `'rate'`).
+pub fn unsupported_option(k: &str, shown: &str) -> String {
+    let list = || supported_options().collect::<Vec<_>>().join(", ");
+    if FIO_NOT_SUPPORTED.contains(&k) {
+        return format!(
+            "{shown} is a fio option hostbench does not support yet; remove it (supported: {}; \
+             see docs/fio.md)",
+            list()
+        );
+    }
+    match closest_option(k) {
+        Some(c) => format!(
+            "{shown} is not a fio option (did you mean {}?)",
+            shown.replace(k, c)
+        ),
+        None => format!(
+            "{shown} is not a fio option hostbench knows (supported: {}); check the spelling or \
+             see docs/fio.md",
+            list()
+        ),
+    }
+}
+
 /// The closest supported option name or alias to a mistyped `k`, if it looks like a typo.
 pub fn closest_option(k: &str) -> Option<&'static str> {
     hostbench_core::suggest::closest(
@@ -653,19 +739,13 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
     let mut global: Vec<(String, String, String)> = Vec::new();
     let mut jobs = Vec::new();
     for sec in sections {
-        for (k, _) in &sec.opts {
+        for (i, (k, _)) in sec.opts.iter().enumerate() {
             if canonical_option(k).is_none() {
-                return err(match closest_option(k) {
-                    Some(c) => format!(
-                        "{}: fio option '{k}' is not supported by hostbench (did you mean '{c}'?)",
-                        sec.origin
-                    ),
-                    None => format!(
-                        "{}: fio option '{k}' is not supported by hostbench (supported: {}); remove it or see docs/fio.md",
-                        sec.origin,
-                        supported_options().collect::<Vec<_>>().join(", ")
-                    ),
-                });
+                let at = sec.opt_at.get(i).unwrap_or(&sec.origin);
+                return err(format!(
+                    "{at}: {}",
+                    unsupported_option(k, &format!("'{k}'"))
+                ));
             }
         }
         if sec.is_global() {
@@ -949,6 +1029,25 @@ fn build_job(
             j.name
         ));
     }
+    if j.direct && j.engine != EngineKind::Null {
+        for (what, bs) in [("read", j.bs_read), ("write", j.bs_write)] {
+            if !bs.is_multiple_of(512) {
+                return err(format!(
+                    "job '{}': the {what} block size {bs} is not a multiple of 512: with direct=1 \
+                     block sizes and offsets must be multiples of the device's logical block \
+                     size (512 or 4096 bytes); use e.g. bs=4k, or drop direct=1",
+                    j.name
+                ));
+            }
+        }
+        if !j.offset.is_multiple_of(512) {
+            return err(format!(
+                "job '{}': offset={} is not a multiple of 512: with direct=1 offsets must be \
+                 multiples of the device's logical block size (512 or 4096 bytes)",
+                j.name, j.offset
+            ));
+        }
+    }
     if j.engine == EngineKind::Mmap && j.direct {
         return err(format!(
             "job '{}': ioengine=mmap cannot do direct I/O; drop direct=1",
@@ -1048,7 +1147,16 @@ mod tests {
             assert!(e.0.starts_with("bad.fio:"), "{e}");
         }
         for (text, needle) in [
-            ("[a]\nverify=md5\n", "'verify' is not supported"),
+            (
+                "[a]\nverify=md5\n",
+                "bad.fio:2: 'verify' is a fio option hostbench does not support",
+            ),
+            ("[a]\n\nbogus=1\n", "bad.fio:3: 'bogus' is not a fio option"),
+            (
+                "[a]\nrate=1m\n",
+                "'rate' is a fio option hostbench does not support",
+            ),
+            ("[a]\ndirect=1\nbs=1000\n", "not a multiple of 512"),
             ("[a]\nrw=trim\n", "trim workloads"),
             ("[a]\nbs=4x\n", "expected a size"),
             ("[a]\nioengine=posixaio\n", "posixaio is not supported"),

@@ -952,7 +952,7 @@ impl FioWorker {
     }
 
     fn sample(&mut self, elapsed_ns: u64) {
-        if self.job.gtod_reduce || elapsed_ns == 0 {
+        if elapsed_ns == 0 {
             return;
         }
         let ms = elapsed_ns as f64 / 1e6;
@@ -976,8 +976,14 @@ impl FioWorker {
 
     fn fail(&self, dir: Dir, off: u64, res: i64) -> WorkloadError {
         let e = std::io::Error::from_raw_os_error((-res) as i32);
+        let hint = if self.job.direct && -res == libc::EINVAL as i64 {
+            " (with direct=1 the block size and offsets must be multiples of the device's \
+             logical block size, often 4096 bytes: try bs=4k, or drop direct=1)"
+        } else {
+            ""
+        };
         WorkloadError(format!(
-            "job '{}': {} of {} bytes at offset {off} of {} failed: {e}",
+            "job '{}': {} of {} bytes at offset {off} of {} failed: {e}{hint}",
             self.job.name,
             if dir == Dir::Read { "read" } else { "write" },
             self.job.max_bs(),
@@ -1214,7 +1220,13 @@ impl FioWorker {
                 continue;
             }
             let want = self.complete_min.min(inflight);
-            let n = match engine.reap(want, &mut done[..self.complete_max]) {
+            // A paced job with a free slot waits for completions only until its next I/O is
+            // due: blocking longer would issue it late (fio sleeps between issues the same way).
+            let timeout = (pace > 0 && more && !free.is_empty()).then(|| {
+                let now = ctl.now();
+                clock.to_ns(due.saturating_sub(now))
+            });
+            let n = match engine.reap_within(want, &mut done[..self.complete_max], timeout) {
                 Ok(n) => n,
                 Err(e) => {
                     err = Some(WorkloadError(format!("job '{}': {e}", self.job.name)));
@@ -1274,6 +1286,9 @@ impl FioWorker {
                 Err(_) => break,
             }
         }
+        // Back in its place, so it is torn down after the run's end is stamped: io_destroy
+        // waits for an RCU grace period (about 30 ms here) that is not the job's runtime.
+        self.engine = Some(engine);
         match err {
             Some(e) => Err(e),
             None => Ok(meas),
