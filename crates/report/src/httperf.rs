@@ -150,6 +150,8 @@ pub fn render(r: &RunResult) -> String {
         "fd_unavail",
         "addr_unavail",
         "other",
+        "tls_certificate",
+        "tls",
     ]
     .iter()
     .map(|k| e(k))
@@ -166,7 +168,8 @@ pub fn render(r: &RunResult) -> String {
         "Errors: fd-unavail {:.0} addrunavail {:.0} ftab-full 0 other {:.0}",
         e("fd_unavail"),
         e("addr_unavail"),
-        e("bad_response") + e("other")
+        // httperf counts a failed TLS handshake among the other errors.
+        e("bad_response") + e("other") + e("tls_certificate") + e("tls")
     );
     s
 }
