@@ -857,6 +857,10 @@ fn ab_and_httperf_speak_tls() {
         out.contains("Total: connections 20 requests 60 replies 60 "),
         "{out}"
     );
+    assert!(
+        out.contains(" --recv-buffer=16384 --ssl --num-conns=20"),
+        "{out}"
+    );
     let v = json_of(&[
         "httperf",
         "--ssl",
