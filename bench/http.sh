@@ -15,7 +15,11 @@
 # Environment:
 #   PAIRS=N         pairs per case (default 3)
 #   CASES="..."     subset of: wrk1c50 wrk2c50 wrk1c200 wrk2c200 abk ab httperf rate
-#                   (default: all)
+#                   tls-wrk1c50 tls-ab tls-ab-full (default: all; the tls-* cases hit nginx's
+#                   HTTPS port, a self-signed P-256 certificate made with the openssl CLI;
+#                   tls-ab resumes sessions on hostbench's side as it does by default,
+#                   tls-ab-full compares ab with `hostbench http --no-tls-resume`, both a
+#                   full handshake per request)
 #   DURATION=S      seconds per wrk/hostbench-http run (default 5)
 #   HOSTBENCH=path  hostbench binary (default: <repo>/target/release/hostbench)
 #   NGINX=path      nginx binary (default: nginx from PATH or /usr/sbin/nginx)
@@ -26,7 +30,7 @@ script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_dir=$(cd "$script_dir/.." && pwd)
 
 PAIRS=${PAIRS:-3}
-CASES=${CASES:-"wrk1c50 wrk2c50 wrk1c200 wrk2c200 abk ab httperf rate"}
+CASES=${CASES:-"wrk1c50 wrk2c50 wrk1c200 wrk2c200 abk ab httperf rate tls-wrk1c50 tls-ab tls-ab-full"}
 DURATION=${DURATION:-5}
 HOSTBENCH=${HOSTBENCH:-$repo_dir/target/release/hostbench}
 NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
@@ -36,7 +40,7 @@ die() { echo "error: $*" >&2; exit 1; }
 command -v python3 >/dev/null || die "python3 is required"
 [[ -x $HOSTBENCH ]] || die "hostbench not found at '$HOSTBENCH'. Build it: cd $repo_dir && cargo build --release"
 [[ -x $NGINX ]] || die "nginx not found. Install it: apt-get install nginx-light (or set NGINX=)"
-for t in wrk ab httperf; do
+for t in wrk ab httperf openssl; do
     command -v $t >/dev/null || die "$t not found. Install it: apt-get install wrk apache2-utils httperf"
 done
 
@@ -48,6 +52,10 @@ HB=$LOGDIR/hostbench
 
 head -c 4096 /dev/zero | tr '\0' x >"$LOGDIR/www/4k.txt"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+TLS_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=localhost \
+    -addext subjectAltName=DNS:localhost,IP:127.0.0.1 \
+    -keyout "$LOGDIR/key.pem" -out "$LOGDIR/cert.pem" >/dev/null 2>&1
 cat >"$LOGDIR/nginx.conf" <<EOF
 worker_processes 1; daemon off; master_process off;
 pid $LOGDIR/nginx.pid; error_log $LOGDIR/nginx-error.log;
@@ -59,6 +67,9 @@ http {
     client_body_temp_path $LOGDIR/t1; proxy_temp_path $LOGDIR/t2; fastcgi_temp_path $LOGDIR/t3;
     uwsgi_temp_path $LOGDIR/t4; scgi_temp_path $LOGDIR/t5;
     server { listen 127.0.0.1:$PORT backlog=4096; root $LOGDIR/www; }
+    server { listen 127.0.0.1:$TLS_PORT ssl backlog=4096; root $LOGDIR/www;
+             ssl_certificate $LOGDIR/cert.pem; ssl_certificate_key $LOGDIR/key.pem;
+             ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:hb:10m; }
 }
 EOF
 "$NGINX" -p "$LOGDIR" -c "$LOGDIR/nginx.conf" >/dev/null 2>&1 &
@@ -69,6 +80,7 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 URL=http://127.0.0.1:$PORT/4k.txt
+TLS_URL=https://127.0.0.1:$TLS_PORT/4k.txt
 
 echo "# hostbench vs wrk / ab / httperf, paired runs against nginx (1 worker) on loopback"
 echo
@@ -79,10 +91,10 @@ echo "- machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at
 echo "- pairs: $PAIRS, order alternates; raw outputs: $LOGDIR"
 echo
 
-python3 - "$LOGDIR" "$HB" "$URL" "$PORT" "$PAIRS" "$DURATION" $CASES <<'PY'
+python3 - "$LOGDIR" "$HB" "$URL" "$PORT" "$PAIRS" "$DURATION" "$TLS_URL" $CASES <<'PY'
 import json, os, re, statistics, subprocess, sys
-logdir, hb, url, port, pairs, dur = sys.argv[1:7]
-cases = sys.argv[7:]
+logdir, hb, url, port, pairs, dur, tls_url = sys.argv[1:8]
+cases = sys.argv[8:]
 pairs, dur = int(pairs), int(dur)
 
 def run(cmd, tag):
@@ -110,9 +122,9 @@ def num(pattern, text):
         sys.exit(f"error: /{pattern}/ not found in:\n{text[:2000]}")
     return float(m.group(1))
 
-def wrk_case(t, c):
+def wrk_case(t, c, url=url, extra=()):
     peer = ["wrk", f"-t{t}", f"-c{c}", f"-d{dur}s", url]
-    mine = [hb, "http", url, "-t", str(t), "-c", str(c), "-d", f"{dur}s", "-f", "json"]
+    mine = [hb, "http", url, *extra, "-t", str(t), "-c", str(c), "-d", f"{dur}s", "-f", "json"]
     def p(o): return num(r"^Requests/sec:\s+([\d.]+)", o), num(r"^\s+(\d+) requests in", o)
     def m(o):
         j = json.loads(o); return j["metrics"]["events_per_s"], j["metrics"]["events"]
@@ -125,6 +137,18 @@ def ab_case(k):
     mine = [hb, "ab", *flags, "-c", "50", "-n", n, url]
     def p(o): return num(r"^Requests per second:\s+([\d.]+)", o), num(r"^Complete requests:\s+(\d+)", o)
     return peer, p, mine, p, "-" if k else ">= 1.5x ab"
+
+def tls_ab_case(full):
+    n = "3000"
+    peer = ["ab", "-c", "20", "-n", n, tls_url]
+    def p(o): return num(r"^Requests per second:\s+([\d.]+)", o), num(r"^Complete requests:\s+(\d+)", o)
+    if not full:
+        return peer, p, [hb, "ab", "-c", "20", "-n", n, tls_url], p, "- (hostbench resumes sessions)"
+    mine = [hb, "http", tls_url, "-k", "--no-keepalive", "--no-tls-resume", "--http1.0",
+            "-c", "20", "-n", n, "-d", "0", "-f", "json"]
+    def m(o):
+        j = json.loads(o); return j["metrics"]["events_per_s"], j["metrics"]["events"]
+    return peer, p, mine, m, "full handshakes on both sides"
 
 def httperf_case():
     rate, conns = 2000, 10000
@@ -139,7 +163,13 @@ results = []
 for case in cases:
     if case == "rate":
         continue
-    if case.startswith("wrk"):
+    if case == "tls-wrk1c50":
+        peer, pp, mine, mp, target = wrk_case(1, 50, tls_url, ["-k"])
+    elif case == "tls-ab":
+        peer, pp, mine, mp, target = tls_ab_case(False)
+    elif case == "tls-ab-full":
+        peer, pp, mine, mp, target = tls_ab_case(True)
+    elif case.startswith("wrk"):
         t, c = re.match(r"wrk(\d)c(\d+)", case).groups()
         peer, pp, mine, mp, target = wrk_case(int(t), int(c))
     elif case == "abk":

@@ -41,11 +41,15 @@ Options are:
     -e filename     Output CSV file with percentages served
     -r              Don't exit on socket receive errors.
     -W workers      Event-loop threads (httpd trunk's option; default: one per CPU, at most -c)
+    -f protocol     Specify SSL/TLS protocol (TLS1.2, TLS1.3 or ALL)
+    -Z ciphersuite  Specify SSL/TLS cipher suite(s) (OpenSSL names, ':'-separated)
+    -I              Disable TLS Server Name Indication (SNI) extension
     -V              Print version number and exit
     -h              Display usage information (this message)
 hostbench additions: --label=NAME, --no-save, --results-db=PATH|URL, --format=ab|json|text.
+https:// URLs: TLS 1.2/1.3 via rustls, certificates not verified (as ab), sessions resumed.
 Not supported (exit 2): -g (per-request samples are not kept: use --format=json), -w/-x/-y/-z
-(HTML), -X/-P (proxy), -B (bind address), -f/-Z/-E/-I (https).
+(HTML), -X/-P (proxy), -B (bind address), -E (client certificate), -f SSL2/SSL3/TLS1/TLS1.1.
 ";
 
 /// What the command line asked for.
@@ -69,6 +73,9 @@ struct AbArgs {
     csv: Option<String>,
     keep_going: bool,
     workers: Option<usize>,
+    protocol: Option<String>,
+    ciphers: Option<String>,
+    no_sni: bool,
     url: Option<String>,
     label: Option<String>,
     no_save: bool,
@@ -159,7 +166,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 'V' => return Ok(Parsed::Print(version())),
                 'h' => return Ok(Parsed::Print(USAGE.into())),
                 'w' => bail!("ab: -w (HTML tables) is not supported; use --format=json"),
-                'I' => bail!("ab: -I (TLS SNI) is not supported: https is not supported yet"),
+                'I' => a.no_sni = true,
                 'n' | 'c' | 't' | 's' | 'b' | 'B' | 'p' | 'u' | 'T' | 'v' | 'g' | 'e' | 'C'
                 | 'H' | 'P' | 'A' | 'X' | 'm' | 'E' | 'f' | 'Z' | 'y' | 'x' | 'z' | 'W' => {
                     let rest = &flags[pos + c.len_utf8()..];
@@ -204,9 +211,12 @@ fn parse(args: &[String]) -> Result<Parsed> {
                         ),
                         'X' | 'P' => bail!("ab: -{c} (proxy) is not supported"),
                         'B' => bail!("ab: -B (local address) is not supported"),
-                        'E' | 'f' | 'Z' => {
-                            bail!("ab: -{c} is a TLS option: https is not supported yet")
-                        }
+                        'f' => a.protocol = Some(tls_protocol(&v)?.into()),
+                        'Z' => a.ciphers = Some(v),
+                        'E' => bail!(
+                            "ab: -E (client certificate) is not supported; hostbench's TLS \
+                             client does not authenticate itself"
+                        ),
                         _ => bail!("ab: -{c} (HTML attributes) is not supported"),
                     }
                     break;
@@ -216,6 +226,20 @@ fn parse(args: &[String]) -> Result<Parsed> {
         }
     }
     Ok(Parsed::Run(Box::new(a)))
+}
+
+/// ab's `-f` protocol names → the `tls_version` parameter.
+fn tls_protocol(v: &str) -> Result<&'static str> {
+    match v.to_ascii_uppercase().as_str() {
+        "ALL" => Ok("all"),
+        "TLS1.2" => Ok("1.2"),
+        "TLS1.3" => Ok("1.3"),
+        "SSL2" | "SSL3" | "TLS1" | "TLS1.1" => bail!(
+            "ab: -f {v}: not supported: rustls implements TLS 1.2 and 1.3 only (SSLv2, SSLv3, \
+             TLS 1.0 and 1.1 are obsolete); use TLS1.2, TLS1.3 or ALL"
+        ),
+        _ => bail!("ab: -f {v}: use TLS1.2, TLS1.3 or ALL"),
+    }
 }
 
 fn version() -> String {
@@ -301,6 +325,9 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ("method".into(), method),
         ("headers".into(), a.headers.join("\n")),
         ("http_version".into(), "1.0".into()),
+        // ab never verifies certificates.
+        ("tls_verify".into(), "off".into()),
+        ("tls_sni".into(), if a.no_sni { "off" } else { "on" }.into()),
         ("timeout".into(), format!("{timeout}")),
         (
             "stop_on_error".into(),
@@ -321,6 +348,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ));
     } else if let Some(t) = &a.content_type {
         ov.push(("content_type".into(), t.clone()));
+    }
+    if let Some(p) = &a.protocol {
+        ov.push(("tls_version".into(), p.clone()));
+    }
+    if let Some(z) = &a.ciphers {
+        ov.push(("tls_ciphers".into(), z.clone()));
     }
     if let Some(b) = a.window {
         ov.push(("send_buffer".into(), b.to_string()));
@@ -397,5 +430,17 @@ mod tests {
         assert!(parse(&s(&["-n"])).is_err());
         assert!(parse(&s(&["-n", "x", "h/"])).is_err());
         assert!(parse(&s(&["-g", "f", "h/"])).is_err());
+        assert!(parse(&s(&["-f", "SSL3", "https://h/"])).is_err());
+        assert!(parse(&s(&["-E", "c.pem", "https://h/"])).is_err());
+        let a = p(&[
+            "-f",
+            "tls1.3",
+            "-Z",
+            "TLS_AES_128_GCM_SHA256",
+            "-I",
+            "https://h/",
+        ]);
+        assert_eq!(a.protocol.as_deref(), Some("1.3"));
+        assert!(a.no_sni);
     }
 }

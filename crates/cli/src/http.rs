@@ -22,7 +22,7 @@ use std::process::ExitCode;
                         docs/http.md."
 )]
 pub struct HttpArgs {
-    /// Target: an http:// URL (host, optional port, path), or 'self'.
+    /// Target: an http:// or https:// URL (host, optional port, path), or 'self'.
     url: String,
     /// Worker threads, each with its own event loop [default: one per CPU, at most -c].
     #[arg(short, long)]
@@ -72,6 +72,24 @@ pub struct HttpArgs {
     /// Requests per connection with --model connections.
     #[arg(long, default_value_t = 1)]
     calls: u32,
+    /// https: do not verify the server's certificate (self-signed targets).
+    #[arg(short = 'k', long)]
+    insecure: bool,
+    /// https: no TLS session resumption (a full handshake per new connection).
+    #[arg(long)]
+    no_tls_resume: bool,
+    /// https: TLS versions offered.
+    #[arg(long, value_enum, default_value_t = TlsVersion::All)]
+    tls_version: TlsVersion,
+    /// https: cipher suites, OpenSSL or IANA names separated by ':'.
+    #[arg(long, value_name = "LIST")]
+    ciphers: Option<String>,
+    /// https: SNI and the name checked in the certificate [default: the URL's host].
+    #[arg(long, value_name = "NAME")]
+    tls_server_name: Option<String>,
+    /// URL 'self': the built-in server speaks HTTPS (self-signed; the client trusts it).
+    #[arg(long)]
+    tls: bool,
     /// Percentiles to report, comma-separated.
     #[arg(
         short = 'p',
@@ -97,6 +115,15 @@ pub struct HttpArgs {
 enum Schedule {
     Constant,
     Poisson,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TlsVersion {
+    All,
+    #[value(name = "1.2")]
+    V12,
+    #[value(name = "1.3")]
+    V13,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -191,7 +218,34 @@ pub fn run(a: HttpArgs, argv: &[String]) -> Result<ExitCode> {
             .into(),
         ),
         ("calls".into(), a.calls.max(1).to_string()),
+        (
+            "tls_verify".into(),
+            if a.insecure { "off" } else { "on" }.into(),
+        ),
+        (
+            "tls_resume".into(),
+            if a.no_tls_resume { "off" } else { "on" }.into(),
+        ),
+        (
+            "tls_version".into(),
+            match a.tls_version {
+                TlsVersion::All => "all",
+                TlsVersion::V12 => "1.2",
+                TlsVersion::V13 => "1.3",
+            }
+            .into(),
+        ),
+        ("self_tls".into(), if a.tls { "on" } else { "off" }.into()),
     ];
+    if a.tls && a.url.trim() != "self" {
+        bail!("--tls is for URL 'self' (the built-in server); for another server write https://");
+    }
+    if let Some(c) = &a.ciphers {
+        ov.push(("tls_ciphers".into(), c.clone()));
+    }
+    if let Some(n) = &a.tls_server_name {
+        ov.push(("tls_server_name".into(), n.clone()));
+    }
     if let Some(b) = &a.body {
         ov.push(("body_file".into(), b.clone()));
     }

@@ -32,10 +32,14 @@ const USAGE: &str = "Usage: hostbench httperf [options]
   --send-buffer=N      SO_SNDBUF (default 4096)
   --recv-buffer=N      SO_RCVBUF (default 16384)
   --hog                accepted (local ports are always the kernel's choice)
+  --ssl                HTTPS (TLS 1.2/1.3 via rustls; certificates are not verified, as httperf)
+  --ssl-no-reuse       a full TLS handshake on every connection (default: sessions are resumed)
+  --ssl-ciphers=L      cipher suites, OpenSSL names separated by ':'
+  --tls-server-name=N  SNI name (default: --server)
   --client=0/1, --burst-length=1, --verbose, --use-timer-cache: accepted
 hostbench additions: --threads=N (event loops, default 1), --runtime=S (time limit),
   --label=NAME, --no-save, --results-db=PATH|URL, --format=httperf|json|text.
-Not supported (exit 2): --ssl, --wlog, --wset, --wsesslog, --period=u|v, --burst-length>1,
+Not supported (exit 2): --wlog, --wset, --wsesslog, --period=u|v, --burst-length>1,
   --print-request, --print-reply, --think-timeout, --session-cookies.
 ";
 
@@ -57,6 +61,10 @@ struct Args {
     threads: usize,
     runtime: f64,
     think: f64,
+    ssl: bool,
+    ssl_no_reuse: bool,
+    ssl_ciphers: Option<String>,
+    tls_server_name: Option<String>,
     label: Option<String>,
     no_save: bool,
     results_db: Option<String>,
@@ -81,6 +89,10 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
         threads: 1,
         runtime: 0.0,
         think: 0.0,
+        ssl: false,
+        ssl_no_reuse: false,
+        ssl_ciphers: None,
+        tls_server_name: None,
         label: None,
         no_save: false,
         results_db: None,
@@ -115,6 +127,8 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
                 | "version"
                 | "no-save"
                 | "debug"
+                | "ssl"
+                | "ssl-no-reuse"
         );
         let v = if flag {
             String::new()
@@ -237,9 +251,10 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
             "results-db" => a.results_db = Some(v),
             "no-save" => a.no_save = true,
             "format" => a.format = v,
-            "ssl" | "ssl-ciphers" | "ssl-no-reuse" | "tls-server-name" => {
-                bail!("httperf: --{k}: https is not supported yet")
-            }
+            "ssl" => a.ssl = true,
+            "ssl-no-reuse" => a.ssl_no_reuse = true,
+            "ssl-ciphers" => a.ssl_ciphers = Some(v),
+            "tls-server-name" => a.tls_server_name = Some(v),
             "wlog" | "wset" | "wsesslog" | "print-request" | "print-reply" | "think-timeout"
             | "session-cookies" | "periodic-stats" => {
                 bail!("httperf: --{k} is not supported")
@@ -270,11 +285,15 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     } else {
         a.server.clone()
     };
-    let url = format!("http://{host}:{}{}", a.port, a.uri);
+    let scheme = if a.ssl { "https" } else { "http" };
+    let url = format!("{scheme}://{host}:{}{}", a.port, a.uri);
+    if !a.ssl && (a.ssl_no_reuse || a.ssl_ciphers.is_some() || a.tls_server_name.is_some()) {
+        bail!("httperf: --ssl-no-reuse, --ssl-ciphers and --tls-server-name need --ssl");
+    }
     crate::http::check_url(&url).map_err(|e| anyhow!("httperf: {e}"))?;
     let w = &HttpLoad;
     let sequential = a.rate == 0.0;
-    let ov: Vec<(String, String)> = vec![
+    let mut ov: Vec<(String, String)> = vec![
         ("url".into(), url),
         ("model".into(), "connections".into()),
         ("calls".into(), a.num_calls.to_string()),
@@ -296,7 +315,19 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ("send_buffer".into(), a.send_buffer.to_string()),
         ("recv_buffer".into(), a.recv_buffer.to_string()),
         ("think".into(), format!("{}", a.think)),
+        // httperf never verifies certificates.
+        ("tls_verify".into(), "off".into()),
+        (
+            "tls_resume".into(),
+            if a.ssl_no_reuse { "off" } else { "on" }.into(),
+        ),
     ];
+    if let Some(c) = &a.ssl_ciphers {
+        ov.push(("tls_ciphers".into(), c.clone()));
+    }
+    if let Some(n) = &a.tls_server_name {
+        ov.push(("tls_server_name".into(), n.clone()));
+    }
     let params = Params::resolve(w.id(), w.params(), &ov).map_err(|e| anyhow!("httperf: {e}"))?;
     let mut plan = Plan::new(w.id(), params);
     plan.threads = if sequential { 1 } else { a.threads };
@@ -354,7 +385,13 @@ mod tests {
         assert!(p(&["--bogus=1"]).is_err());
         assert!(p(&["--rate=x"]).is_err());
         assert!(p(&["--port=0"]).is_err());
-        assert!(p(&["--ssl"]).is_err());
+        assert!(p(&["--ssl-ciphers"]).is_err());
+        assert!(
+            p(&["--ssl", "--ssl-no-reuse"])
+                .unwrap()
+                .unwrap()
+                .ssl_no_reuse
+        );
         assert!(p(&["--wsess=1,2"]).is_err());
         assert!(p(&["--wsess=1,2,-1"]).is_err());
         assert!(p(&["server"]).is_err());

@@ -7,6 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use hostbench_core::units::{parse_seconds, parse_size};
 use hostbench_workloads::http::server::{ServeConfig, Server};
+use hostbench_workloads::http::tls;
 use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -40,6 +41,16 @@ pub struct ServeArgs {
     /// Close the connection after every response.
     #[arg(long)]
     no_keepalive: bool,
+    /// Serve HTTPS (TLS 1.2 and 1.3) with a self-signed certificate made at start (for
+    /// localhost, 127.0.0.1, ::1), or the one given with --cert/--key.
+    #[arg(long)]
+    tls: bool,
+    /// PEM certificate chain for --tls.
+    #[arg(long, value_name = "FILE", requires = "key")]
+    cert: Option<String>,
+    /// PEM private key for --tls.
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    key: Option<String>,
     /// Stop after this long (0 = until Ctrl-C).
     #[arg(short, long, default_value = "0", value_parser = seconds)]
     duration: f64,
@@ -61,7 +72,18 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
     if a.body_size > 1 << 30 {
         bail!("--body-size must be at most 1G (every response is built once, in memory)");
     }
+    let tls = if a.tls || a.cert.is_some() {
+        let id = match (&a.cert, &a.key) {
+            (Some(c), Some(k)) => tls::load_pem(c, k).map_err(anyhow::Error::msg)?,
+            _ => tls::self_signed(&[]).map_err(anyhow::Error::msg)?.0,
+        };
+        Some(tls::server_config(id).map_err(anyhow::Error::msg)?)
+    } else {
+        None
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let cfg = ServeConfig {
+        tls,
         body_size: a.body_size as usize,
         delay: Duration::from_secs_f64(a.delay),
         status: a.status,
@@ -73,8 +95,8 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
     let server = Server::start(addr, cfg)
         .with_context(|| format!("cannot listen on {addr} (is the port in use? try --port 0)"))?;
     let url = match server.addr() {
-        SocketAddr::V6(v6) => format!("http://[{}]:{}/", v6.ip(), v6.port()),
-        v4 => format!("http://{v4}/"),
+        SocketAddr::V6(v6) => format!("{scheme}://[{}]:{}/", v6.ip(), v6.port()),
+        v4 => format!("{scheme}://{v4}/"),
     };
     crate::exec::out(&format!("hostbench serve: listening on {url}\n"));
     let t0 = Instant::now();

@@ -1,6 +1,7 @@
 //! HTTP load: `hostbench http`, `ab`, `httperf` and `serve`, run as the real binary against
 //! `hostbench serve`, tiny in-test servers that misbehave (refuse, reset, stay silent, send
-//! garbage, stall), and nginx when `HOSTBENCH_TEST_NGINX` is set (`.ci/run` sets it).
+//! garbage, stall), and nginx when `HOSTBENCH_TEST_NGINX` is set (`.ci/run` sets it); HTTPS
+//! against `serve --tls` and nginx with a certificate made in the test.
 
 mod common;
 
@@ -39,7 +40,10 @@ impl Serve {
             .next()
             .expect("serve prints its URL")
             .to_string();
-        assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+        assert!(
+            url.starts_with("http://127.0.0.1:") || url.starts_with("https://127.0.0.1:"),
+            "{line}"
+        );
         let port = url
             .trim_end_matches('/')
             .rsplit(':')
@@ -524,7 +528,8 @@ fn bad_input_is_one_clear_line_and_exit_2() {
             vec!["http", "http://127.0.0.1:1/", "-c", "0"],
             "connections",
         ),
-        (vec!["http", "https://127.0.0.1/"], "https"),
+        (vec!["http", "https:///x"], "no host"),
+        (vec!["http", "self", "--tls-version", "1.1"], "1.1"),
         (vec!["ab", "-n", "10"], "URL"),
         (
             vec!["ab", "-n", "10", "-c", "20", "http://127.0.0.1:1/"],
@@ -686,4 +691,352 @@ fn httperf_sessions_think_between_calls() {
     assert_eq!(fact(&v, "errors"), 0.0);
     let d = v["metrics"]["duration_s"].as_f64().unwrap();
     assert!(d >= 0.75, "{d}");
+}
+
+fn has_row(v: &Value, table: &str, label: &str) -> bool {
+    v["tables"].as_array().is_some_and(|ts| {
+        ts.iter().any(|t| {
+            t["name"] == table
+                && t["rows"]
+                    .as_array()
+                    .is_some_and(|rs| rs.iter().any(|r| r["label"] == label))
+        })
+    })
+}
+
+fn warnings_text(v: &Value) -> String {
+    v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["message"].as_str().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn https_against_serve_tls_counts_requests_and_handshakes() {
+    let s = Serve::start(&["--tls", "--body-size", "1000"]);
+    assert!(s.url.starts_with("https://"), "{}", s.url);
+    let v = json_run(&[
+        "http", &s.url, "-k", "-n", "300", "-d", "0", "-c", "3", "-t", "1",
+    ]);
+    assert_eq!(v["metrics"]["events"], 300);
+    assert_eq!(fact(&v, "errors"), 0.0);
+    assert_eq!(fact(&v, "body_bytes"), 300_000.0);
+    let opened = fact(&v, "connections_opened");
+    assert_eq!(fact(&v, "keepalive_responses"), 300.0 - opened);
+    assert_eq!(
+        fact(&v, "tls_full_handshakes") + fact(&v, "tls_resumed_handshakes"),
+        opened
+    );
+    assert!(table_value(&v, "http_times", "tls_handshake").unwrap() >= opened);
+    assert!(table_value(&v, "http_times", "tcp_connect").unwrap() >= opened);
+    // A new connection per request on one connection: the first handshake is full, every
+    // later one resumes the session (TLS 1.3 tickets, TLS 1.2 session ids).
+    for version in ["1.3", "1.2"] {
+        let v = json_run(&[
+            "http",
+            &s.url,
+            "-k",
+            "--no-keepalive",
+            "--tls-version",
+            version,
+            "-n",
+            "40",
+            "-d",
+            "0",
+            "-c",
+            "1",
+        ]);
+        assert_eq!(v["metrics"]["events"], 40, "{version}");
+        assert_eq!(fact(&v, "connections_opened"), 40.0, "{version}");
+        assert_eq!(fact(&v, "tls_full_handshakes"), 1.0, "{version}");
+        assert_eq!(fact(&v, "tls_resumed_handshakes"), 39.0, "{version}");
+        assert!(
+            has_row(&v, "http_tls", &format!("protocol:TLSv{version}")),
+            "{version}: {}",
+            v["tables"]
+        );
+    }
+    // Resumption off: every handshake is full.
+    let v = json_run(&[
+        "http",
+        &s.url,
+        "-k",
+        "--no-keepalive",
+        "--no-tls-resume",
+        "-n",
+        "30",
+        "-d",
+        "0",
+        "-c",
+        "1",
+    ]);
+    assert_eq!(v["metrics"]["events"], 30);
+    assert_eq!(fact(&v, "tls_full_handshakes"), 30.0);
+    assert_eq!(fact(&v, "tls_resumed_handshakes"), 0.0);
+    let text = stdout_ok(&["http", &s.url, "-k", "-n", "20", "-d", "0", "-c", "2"]);
+    assert!(
+        text.contains("hostbench http: https://127.0.0.1:"),
+        "{text}"
+    );
+    assert!(text.contains("TLS:        TLSv1.3, TLS_"), "{text}");
+}
+
+#[test]
+fn untrusted_certificates_and_plain_ports_fail_as_tls_errors() {
+    let s = Serve::start(&["--tls"]);
+    // The self-signed certificate is not trusted without -k: every request fails, counted.
+    let v = json_run(&["http", &s.url, "-n", "10", "-d", "0", "-c", "2", "-t", "1"]);
+    assert_eq!(v["metrics"]["events"], 0);
+    assert_eq!(errors(&v, "tls_certificate"), 10.0, "{}", v["tables"]);
+    let w = warnings_text(&v);
+    assert!(w.contains("certificate") && w.contains("--insecure"), "{w}");
+    // An https URL to a port that speaks plain HTTP: TLS errors, quickly, no hang.
+    let plain = Serve::start(&[]);
+    let url = plain.url.replacen("http://", "https://", 1);
+    let t0 = Instant::now();
+    let v = json_run(&[
+        "http", &url, "-k", "-n", "10", "-d", "0", "-c", "2", "-t", "1",
+    ]);
+    assert!(t0.elapsed() < Duration::from_secs(8), "{:?}", t0.elapsed());
+    assert_eq!(errors(&v, "tls"), 10.0, "{}", v["tables"]);
+    // ab stops at the first failure (exit 1) with the reason on stderr, as for refusals.
+    let (code, _out, err) = run(&["ab", "-n", "5", &url]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("TLS"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn ab_and_httperf_speak_tls() {
+    let s = Serve::start(&["--tls", "--body-size", "512"]);
+    let local = s.url.replacen("127.0.0.1", "localhost", 1);
+    let out = stdout_ok(&[
+        "ab",
+        "-k",
+        "-n",
+        "100",
+        "-c",
+        "2",
+        "-f",
+        "TLS1.2",
+        "-Z",
+        "ECDHE-ECDSA-AES128-GCM-SHA256",
+        &local,
+    ]);
+    assert!(
+        out.contains("SSL/TLS Protocol:       TLSv1.2,ECDHE-ECDSA-AES128-GCM-SHA256,256,128\n"),
+        "{out}"
+    );
+    assert!(out.contains("Server Temp Key:        "), "{out}");
+    assert!(out.contains("TLS Server Name:        localhost\n"), "{out}");
+    assert!(out.contains("Complete requests:      100\n"), "{out}");
+    assert!(out.contains("Failed requests:        0\n"), "{out}");
+    let out = stdout_ok(&["ab", "-n", "50", "-c", "2", "-f", "TLS1.3", "-I", &local]);
+    assert!(
+        out.contains("SSL/TLS Protocol:       TLSv1.3,TLS_"),
+        "{out}"
+    );
+    assert!(!out.contains("TLS Server Name:"), "{out}");
+    assert!(out.contains("Complete requests:      50\n"), "{out}");
+    let out = stdout_ok(&[
+        "httperf",
+        "--ssl",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &s.port.to_string(),
+        "--num-conns",
+        "20",
+        "--num-calls",
+        "3",
+    ]);
+    assert!(
+        out.contains("Total: connections 20 requests 60 replies 60 "),
+        "{out}"
+    );
+    assert!(
+        out.contains(" --recv-buffer=16384 --ssl --num-conns=20"),
+        "{out}"
+    );
+    let v = json_of(&[
+        "httperf",
+        "--ssl",
+        "--ssl-no-reuse",
+        "--ssl-ciphers=TLS_CHACHA20_POLY1305_SHA256",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &s.port.to_string(),
+        "--num-conns",
+        "10",
+        "--format=json",
+    ]);
+    assert_eq!(fact(&v, "tls_full_handshakes"), 10.0);
+    assert_eq!(
+        table_value(&v, "http_tls", "cipher:TLS_CHACHA20_POLY1305_SHA256"),
+        Some(256.0)
+    );
+    for (args, needle) in [
+        (
+            vec!["ab", "-f", "SSL3", "-n", "1", "https://127.0.0.1:1/"],
+            "SSL3",
+        ),
+        (
+            vec!["ab", "-Z", "RC4-SHA", "-n", "1", "https://127.0.0.1:1/"],
+            "RC4-SHA",
+        ),
+        (
+            vec!["ab", "-E", "c.pem", "-n", "1", "https://127.0.0.1:1/"],
+            "-E",
+        ),
+        (vec!["httperf", "--ssl-no-reuse"], "--ssl"),
+        (
+            vec!["http", "https://127.0.0.1:1/", "--ciphers", "NULL-MD5"],
+            "NULL-MD5",
+        ),
+        (
+            vec![
+                "serve",
+                "--tls",
+                "--cert",
+                "/nonexistent.pem",
+                "--key",
+                "/x",
+            ],
+            "--cert",
+        ),
+    ] {
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn self_target_over_tls_verifies_its_own_certificate() {
+    let v = json_run(&[
+        "http", "self", "--tls", "-n", "50", "-d", "0", "-c", "2", "-t", "1",
+    ]);
+    assert_eq!(v["metrics"]["events"], 50);
+    assert_eq!(fact(&v, "errors"), 0.0);
+    assert_eq!(fact(&v, "tls"), 1.0);
+}
+
+/// A PEM certificate and key for localhost and 127.0.0.1, written into `dir`.
+fn pem_pair(dir: &std::path::Path) -> (String, String) {
+    let ck =
+        rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()]).unwrap();
+    let (c, k) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&c, ck.cert.pem()).unwrap();
+    std::fs::write(&k, ck.signing_key.serialize_pem()).unwrap();
+    (c.display().to_string(), k.display().to_string())
+}
+
+#[test]
+fn serve_takes_a_pem_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cert, key) = pem_pair(dir.path());
+    let s = Serve::start(&["--tls", "--cert", &cert, "--key", &key]);
+    let v = json_run(&[
+        "http", &s.url, "-k", "-n", "20", "-d", "0", "-c", "2", "-t", "1",
+    ]);
+    assert_eq!(v["metrics"]["events"], 20);
+}
+
+/// nginx with TLS on loopback, when `.ci/run` says it is installed.
+#[test]
+fn against_nginx_over_tls() {
+    let Ok(nginx) = std::env::var("HOSTBENCH_TEST_NGINX") else {
+        eprintln!("skipped: set HOSTBENCH_TEST_NGINX=/usr/sbin/nginx to test against nginx");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (cert, key) = pem_pair(d);
+    std::fs::create_dir_all(d.join("www")).unwrap();
+    std::fs::write(d.join("www/4k.txt"), vec![b'x'; 4096]).unwrap();
+    let port = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let p = d.display();
+    let conf = format!(
+        "worker_processes 1; daemon off; master_process off; pid {p}/nginx.pid; error_log {p}/error.log;\n\
+         events {{ worker_connections 4096; }}\n\
+         http {{ access_log off; client_body_temp_path {p}/t1; proxy_temp_path {p}/t2;\n\
+         fastcgi_temp_path {p}/t3; uwsgi_temp_path {p}/t4; scgi_temp_path {p}/t5;\n\
+         keepalive_requests 100000;\n\
+         server {{ listen 127.0.0.1:{port} ssl; ssl_certificate {cert}; ssl_certificate_key {key};\n\
+         ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:hb:1m; root {p}/www; }} }}\n"
+    );
+    std::fs::write(d.join("nginx.conf"), conf).unwrap();
+    let mut child = std::process::Command::new(&nginx)
+        .args(["-p", &p.to_string(), "-c", &format!("{p}/nginx.conf")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("HOSTBENCH_TEST_NGINX={nginx} is set but cannot start: {e}"));
+    let url = format!("https://127.0.0.1:{port}/4k.txt");
+    let t0 = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "nginx did not listen on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let v = json_run(&[
+        "http", &url, "-k", "-n", "2000", "-d", "0", "-c", "10", "-t", "2",
+    ]);
+    let fresh = json_run(&[
+        "http",
+        &url,
+        "-k",
+        "--no-keepalive",
+        "-n",
+        "100",
+        "-d",
+        "0",
+        "-c",
+        "1",
+    ]);
+    let untrusted = json_run(&["http", &url, "-n", "5", "-d", "0", "-c", "1"]);
+    let out = stdout_ok(&["ab", "-n", "300", "-c", "5", "-k", &url]);
+    let perf = stdout_ok(&[
+        "httperf",
+        "--ssl",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &port.to_string(),
+        "--uri",
+        "/4k.txt",
+        "--num-conns",
+        "30",
+        "--num-calls",
+        "2",
+    ]);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(v["metrics"]["events"], 2000);
+    assert_eq!(table_value(&v, "http_status", "200"), Some(2000.0));
+    assert_eq!(fact(&v, "body_bytes"), 2000.0 * 4096.0);
+    assert_eq!(fresh["metrics"]["events"], 100);
+    assert_eq!(fact(&fresh, "tls_full_handshakes"), 1.0);
+    assert_eq!(fact(&fresh, "tls_resumed_handshakes"), 99.0);
+    assert_eq!(errors(&untrusted, "tls_certificate"), 5.0);
+    assert!(out.contains("Server Software:        nginx"), "{out}");
+    assert!(
+        out.contains("SSL/TLS Protocol:       TLSv1.3,TLS_"),
+        "{out}"
+    );
+    assert!(out.contains("Complete requests:      300\n"), "{out}");
+    assert!(
+        perf.contains("Total: connections 30 requests 60 replies 60 "),
+        "{perf}"
+    );
 }

@@ -7,7 +7,7 @@
 //! medians and percentiles come from an HDR histogram (3 significant digits) rather than a
 //! sorted array of every request; the banner says this is hostbench.
 
-use crate::http::{fact, param_text, target, time_row};
+use crate::http::{fact, is_tls, param_text, target, time_row, tls_row};
 use hostbench_core::result::RunResult;
 use std::fmt::Write;
 
@@ -39,7 +39,26 @@ pub fn render_with<const NO_PCT: bool, const NO_SD: bool>(r: &RunResult) -> Stri
         .unwrap_or_default();
     let _ = writeln!(s, "Server Software:        {server}");
     let _ = writeln!(s, "Server Hostname:        {host}");
-    let _ = writeln!(s, "Server Port:            {port}\n");
+    let _ = writeln!(s, "Server Port:            {port}");
+    if is_tls(r)
+        && let (Some((v, _)), Some((c, bits))) = (tls_row(r, "protocol"), tls_row(r, "cipher"))
+    {
+        // ab: version, cipher, the certificate's key bits, the cipher's secret bits.
+        let pk = tls_row(r, "certificate_key").and_then(|(_, b)| b);
+        let _ = writeln!(
+            s,
+            "SSL/TLS Protocol:       {v},{c},{:.0},{:.0}",
+            pk.unwrap_or(0.0),
+            bits.unwrap_or(0.0)
+        );
+        if let Some((k, Some(b))) = tls_row(r, "key_exchange") {
+            let _ = writeln!(s, "Server Temp Key:        {k} {b:.0} bits");
+        }
+        if let Some((n, _)) = tls_row(r, "server_name") {
+            let _ = writeln!(s, "TLS Server Name:        {n}");
+        }
+    }
+    s.push('\n');
     let _ = writeln!(s, "Document Path:          {path}");
     let variable = r.workload.params.values().get("variable_length")
         == Some(&hostbench_core::params::Value::Bool(true));
@@ -72,7 +91,12 @@ pub fn render_with<const NO_PCT: bool, const NO_SD: bool>(r: &RunResult) -> Stri
             .and_then(|t| t.get(k, "errors"))
             .unwrap_or(0.0)
     };
-    let connect_err = err("refused") + err("fd_unavail") + err("addr_unavail");
+    // A failed TLS handshake is part of connecting.
+    let connect_err = err("refused")
+        + err("fd_unavail")
+        + err("addr_unavail")
+        + err("tls_certificate")
+        + err("tls");
     let receive_err =
         err("reset") + err("closed") + err("timeout") + err("bad_response") + err("other");
     let length_err = if variable { 0.0 } else { f("length_failures") };

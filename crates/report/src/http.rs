@@ -23,12 +23,16 @@ pub fn param_text(r: &RunResult, name: &str) -> String {
 /// Host, port and path of the run's target (`url=self`: the built-in server on 127.0.0.1,
 /// whose port is the `target_port` fact).
 pub fn target(url: &str, port_fact: Option<f64>) -> (String, u16, String) {
-    let rest = url.trim().strip_prefix("http://").unwrap_or("");
+    let url = url.trim();
+    let (rest, default) = match url.strip_prefix("https://") {
+        Some(r) => (r, 443),
+        None => (url.strip_prefix("http://").unwrap_or(""), 80),
+    };
     let (auth, path) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "/"),
     };
-    let fallback = port_fact.map_or(80, |p| p as u16);
+    let fallback = port_fact.map_or(default, |p| p as u16);
     if auth.is_empty() {
         return ("127.0.0.1".into(), fallback, "/".into());
     }
@@ -45,6 +49,24 @@ pub fn target(url: &str, port_fact: Option<f64>) -> (String, u16, String) {
     };
     let port = port.and_then(|p| p.parse().ok()).unwrap_or(fallback);
     (host.to_string(), port, path.to_string())
+}
+
+/// Whether the run was HTTPS.
+pub fn is_tls(r: &RunResult) -> bool {
+    fact(r, "tls").unwrap_or(0.0) > 0.0
+}
+
+/// A row of the `http_tls` table (labels are `kind:value`): its value text and bits.
+pub fn tls_row(r: &RunResult, kind: &str) -> Option<(String, Option<f64>)> {
+    let t = r.tables.iter().find(|t| t.name == "http_tls")?;
+    t.rows.iter().find_map(|row| {
+        let v = match row.label.split_once(':') {
+            Some((k, v)) if k == kind => v.to_string(),
+            None if row.label == kind => String::new(),
+            _ => return None,
+        };
+        Some((v, row.values.first().copied().flatten()))
+    })
 }
 
 /// One row of the `http_times` table: (min, mean, sd, median, max) in ns.
@@ -105,7 +127,8 @@ pub fn render(r: &RunResult) -> String {
     } else {
         "closed loop".into()
     };
-    let _ = writeln!(s, "hostbench http: http://{host}:{port}{path}");
+    let scheme = if is_tls(r) { "https" } else { "http" };
+    let _ = writeln!(s, "hostbench http: {scheme}://{host}:{port}{path}");
     let _ = writeln!(
         s,
         "  {} thread(s), {} connection(s), {model}, {:.2} s",
@@ -156,6 +179,8 @@ pub fn render(r: &RunResult) -> String {
     for (label, name) in [
         ("service time (actual send to end)", "service"),
         ("connect", "connect_new"),
+        ("tcp connect", "tcp_connect"),
+        ("tls handshake", "tls_handshake"),
         ("waiting (time to first byte)", "waiting"),
     ] {
         if let Some((min, mean, _sd, median, max)) = time_row(r, name) {
@@ -168,6 +193,29 @@ pub fn render(r: &RunResult) -> String {
                 dur(max)
             );
         }
+    }
+    if is_tls(r) {
+        let mut what = Vec::new();
+        if let Some((v, _)) = tls_row(r, "protocol") {
+            what.push(v);
+        }
+        if let Some((c, _)) = tls_row(r, "cipher") {
+            what.push(c);
+        }
+        if let Some((k, _)) = tls_row(r, "key_exchange") {
+            what.push(k);
+        }
+        let _ = writeln!(
+            s,
+            "TLS:        {}; handshakes {:.0} full, {:.0} resumed",
+            if what.is_empty() {
+                "no handshake completed".to_string()
+            } else {
+                what.join(", ")
+            },
+            f("tls_full_handshakes"),
+            f("tls_resumed_handshakes")
+        );
     }
     if r.config.rate_per_s > 0.0 {
         let _ = writeln!(
@@ -229,6 +277,7 @@ mod tests {
             ("127.0.0.1".into(), 8080, "/4k.txt".into())
         );
         assert_eq!(target("http://h", None), ("h".into(), 80, "/".into()));
+        assert_eq!(target("https://h/a", None), ("h".into(), 443, "/a".into()));
         assert_eq!(
             target("self", Some(4242.0)),
             ("127.0.0.1".into(), 4242, "/".into())

@@ -9,7 +9,7 @@
 //! (docs/http.md): the connection-time median is exact to 3 significant digits rather than
 //! taken from httperf's 1 ms bins.
 
-use crate::http::{errors, fact, param_text, target, time_row};
+use crate::http::{errors, fact, is_tls, param_text, target, time_row};
 use hostbench_core::params::Value;
 use hostbench_core::result::RunResult;
 use std::fmt::Write;
@@ -23,10 +23,22 @@ pub fn render(r: &RunResult) -> String {
         _ => 0,
     };
     let (host, port, path) = target(&param_text(r, "url"), fact(r, "target_port"));
+    // httperf echoes its TLS options after the buffers.
+    let mut ssl = String::new();
+    if is_tls(r) {
+        ssl.push_str(" --ssl");
+        let ciphers = param_text(r, "tls_ciphers");
+        if !ciphers.is_empty() {
+            let _ = write!(ssl, " --ssl-ciphers={ciphers}");
+        }
+        if r.workload.params.values().get("tls_resume") == Some(&Value::Bool(false)) {
+            ssl.push_str(" --ssl-no-reuse");
+        }
+    }
     let _ = writeln!(
         s,
         "httperf --client=0/1 --server={host} --port={port} --uri={path} --rate={} \
-         --send-buffer={} --recv-buffer={} --num-conns={} --num-calls={}",
+         --send-buffer={} --recv-buffer={}{ssl} --num-conns={} --num-calls={}",
         r.config.rate_per_s,
         int("send_buffer"),
         int("recv_buffer"),
@@ -150,6 +162,8 @@ pub fn render(r: &RunResult) -> String {
         "fd_unavail",
         "addr_unavail",
         "other",
+        "tls_certificate",
+        "tls",
     ]
     .iter()
     .map(|k| e(k))
@@ -166,7 +180,8 @@ pub fn render(r: &RunResult) -> String {
         "Errors: fd-unavail {:.0} addrunavail {:.0} ftab-full 0 other {:.0}",
         e("fd_unavail"),
         e("addr_unavail"),
-        e("bad_response") + e("other")
+        // httperf counts a failed TLS handshake among the other errors.
+        e("bad_response") + e("other") + e("tls_certificate") + e("tls")
     );
     s
 }

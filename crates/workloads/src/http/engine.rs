@@ -22,10 +22,14 @@
 
 use super::parse::{Body, ParseError, parse_head};
 use super::sys::{self, Epoll};
+use super::tls::{self, FdIo};
 use hostbench_core::clock::Clock;
 use hostbench_core::recorder::{Counter, LatencyRec};
 use hostbench_core::runner::RunControl;
 use hostbench_core::workload::{LoopWorker, WorkloadError};
+use rustls::pki_types::ServerName;
+use rustls::{ClientConfig, ClientConnection};
+use std::io::{ErrorKind as IoKind, Read, Write};
 use std::net::SocketAddr;
 use std::os::fd::RawFd;
 use std::sync::{Arc, Mutex};
@@ -74,6 +78,34 @@ pub struct EngineCfg {
     pub sndbuf: u32,
     /// See `sndbuf`.
     pub rcvbuf: u32,
+    /// HTTPS: the client config and server name (None = plain HTTP).
+    pub tls: Option<TlsCfg>,
+}
+
+/// What an HTTPS run shares.
+#[derive(Debug, Clone)]
+pub struct TlsCfg {
+    /// Built once per run; each thread adds its own session cache.
+    pub config: Arc<ClientConfig>,
+    /// SNI and the name the certificate must carry.
+    pub server_name: ServerName<'static>,
+    /// Resume sessions (a cache shared by the thread's connections).
+    pub resume: bool,
+}
+
+/// The first handshake's parameters (ab's `SSL/TLS Protocol:` and `Server Temp Key:`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsInfo {
+    /// `TLSv1.3`.
+    pub version: &'static str,
+    /// OpenSSL's name of the suite.
+    pub suite: String,
+    /// Secret key bits of the suite.
+    pub suite_bits: u32,
+    /// Public key bits of the server's certificate (0 = not known).
+    pub cert_bits: u32,
+    /// Key-exchange group and its bits.
+    pub group: Option<(&'static str, u32)>,
 }
 
 /// Kinds of error, counted separately.
@@ -95,11 +127,16 @@ pub enum ErrKind {
     AddrUnavail,
     /// Anything else.
     Other,
+    /// The server's TLS certificate was not accepted (untrusted, expired, wrong name).
+    TlsCertificate,
+    /// Any other TLS failure: handshake refused, no common version or suite, an alert, a
+    /// server that does not speak TLS, a record that does not decrypt.
+    Tls,
 }
 
 impl ErrKind {
     /// Number of kinds.
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 10;
     /// Every kind, in index order.
     pub const ALL: [ErrKind; ErrKind::COUNT] = [
         ErrKind::Refused,
@@ -110,6 +147,8 @@ impl ErrKind {
         ErrKind::FdUnavail,
         ErrKind::AddrUnavail,
         ErrKind::Other,
+        ErrKind::TlsCertificate,
+        ErrKind::Tls,
     ];
     /// snake_case name.
     pub fn name(self) -> &'static str {
@@ -122,6 +161,8 @@ impl ErrKind {
             ErrKind::FdUnavail => "fd_unavail",
             ErrKind::AddrUnavail => "addr_unavail",
             ErrKind::Other => "other",
+            ErrKind::TlsCertificate => "tls_certificate",
+            ErrKind::Tls => "tls",
         }
     }
 
@@ -144,8 +185,20 @@ pub struct Stats {
     pub status: Vec<u64>,
     /// Errors by kind.
     pub errors: [u64; ErrKind::COUNT],
-    /// Connect time of each new connection.
+    /// Connect time of each new connection (TCP plus the TLS handshake).
     pub connect: LatencyRec,
+    /// TCP connect time of each new connection (HTTPS).
+    pub tcp_connect: LatencyRec,
+    /// TLS handshake time of each new connection (HTTPS).
+    pub tls_handshake: LatencyRec,
+    /// Full TLS handshakes.
+    pub tls_full: u64,
+    /// Resumed TLS handshakes.
+    pub tls_resumed: u64,
+    /// The first handshake's parameters.
+    pub tls_info: Option<TlsInfo>,
+    /// The first TLS error's message (for the warning).
+    pub tls_error: Option<String>,
     /// Connect time per request (0 on a reused connection): ab's Connect row.
     pub connect_per_req: LatencyRec,
     /// First response byte − last request byte written: ab's Waiting.
@@ -204,6 +257,12 @@ impl Default for Stats {
             status: vec![0; 600],
             errors: [0; ErrKind::COUNT],
             connect: LatencyRec::default(),
+            tcp_connect: LatencyRec::default(),
+            tls_handshake: LatencyRec::default(),
+            tls_full: 0,
+            tls_resumed: 0,
+            tls_info: None,
+            tls_error: None,
             connect_per_req: LatencyRec::default(),
             waiting: LatencyRec::default(),
             processing: LatencyRec::default(),
@@ -243,6 +302,8 @@ impl Stats {
         }
         for (a, b) in [
             (&mut self.connect, &o.connect),
+            (&mut self.tcp_connect, &o.tcp_connect),
+            (&mut self.tls_handshake, &o.tls_handshake),
             (&mut self.connect_per_req, &o.connect_per_req),
             (&mut self.waiting, &o.waiting),
             (&mut self.processing, &o.processing),
@@ -253,6 +314,14 @@ impl Stats {
             a.merge(b);
         }
         self.conns_opened += o.conns_opened;
+        self.tls_full += o.tls_full;
+        self.tls_resumed += o.tls_resumed;
+        if self.tls_info.is_none() {
+            self.tls_info.clone_from(&o.tls_info);
+        }
+        if self.tls_error.is_none() {
+            self.tls_error.clone_from(&o.tls_error);
+        }
         self.conns_with_reply += o.conns_with_reply;
         self.replies_on_conns += o.replies_on_conns;
         self.max_open += o.max_open;
@@ -294,6 +363,8 @@ enum St {
     /// No request in flight (the descriptor may be open for reuse).
     Idle,
     Connecting,
+    /// TCP is up; the TLS handshake runs.
+    Handshaking,
     Writing,
     Reading,
     /// Between two calls of a connection (think time); `deadline` is the next call's start.
@@ -308,6 +379,10 @@ enum Phase {
 
 struct Slot {
     fd: RawFd,
+    /// The TLS session of an HTTPS connection (None: plain).
+    tls: Option<Box<ClientConnection>>,
+    /// TCP connection established (HTTPS: the handshake starts).
+    t_tcp: u64,
     generation: u32,
     st: St,
     buf: Box<[u8]>,
@@ -338,6 +413,8 @@ impl Slot {
     fn new() -> Slot {
         Slot {
             fd: -1,
+            tls: None,
+            t_tcp: 0,
             generation: 0,
             st: St::Idle,
             buf: vec![0u8; BUF].into_boxed_slice(),
@@ -397,7 +474,18 @@ impl LoopWorker for HttpWorker {
             return Ok(());
         }
         let ep = Epoll::new().map_err(|e| WorkloadError(format!("epoll_create1: {e}")))?;
+        // Each thread's connections share one session cache (resumption on), or none.
+        let tls = self.cfg.tls.as_ref().map(|t| {
+            let mut c = (*t.config).clone();
+            c.resumption = if t.resume {
+                rustls::client::Resumption::in_memory_sessions(1024)
+            } else {
+                rustls::client::Resumption::disabled()
+            };
+            (Arc::new(c), t.server_name.clone())
+        });
         let mut eng = Engine {
+            tls,
             cfg: &self.cfg,
             wbuf: &self.wbuf,
             req_len: self.req_len,
@@ -427,6 +515,8 @@ impl LoopWorker for HttpWorker {
 }
 
 struct Engine<'a> {
+    /// HTTPS: this thread's client config and the server name.
+    tls: Option<(Arc<ClientConfig>, ServerName<'static>)>,
     cfg: &'a EngineCfg,
     wbuf: &'a [u8],
     req_len: usize,
@@ -691,7 +781,7 @@ impl Engine<'_> {
                 s.t_open = now;
                 s.replies = 0;
                 if done {
-                    self.connected(ctl, idx);
+                    self.tcp_connected(ctl, idx);
                 } else {
                     s.st = St::Connecting;
                 }
@@ -708,18 +798,239 @@ impl Engine<'_> {
         }
     }
 
+    /// TCP is up: plain connections are ready; HTTPS ones start their handshake.
+    fn tcp_connected(&mut self, ctl: &mut RunControl<'_>, idx: usize) {
+        let Some((config, name)) = &self.tls else {
+            self.connected(ctl, idx);
+            return;
+        };
+        let now = ctl.now();
+        let s = &mut self.slots[idx];
+        s.t_tcp = now;
+        self.stats
+            .tcp_connect
+            .record(ctl.clock().to_ns(now - s.t_start));
+        match ClientConnection::new(config.clone(), name.clone()) {
+            Ok(c) => s.tls = Some(Box::new(c)),
+            Err(e) => {
+                let kind = tls_kind(&e);
+                self.fail(ctl, idx, kind, &format!("TLS: {e}"));
+                return;
+            }
+        }
+        s.st = St::Handshaking;
+        self.handshake(ctl, idx);
+    }
+
+    /// Drives the TLS handshake as far as the socket allows.
+    fn handshake(&mut self, ctl: &mut RunControl<'_>, idx: usize) {
+        loop {
+            let s = &mut self.slots[idx];
+            let Some(t) = s.tls.as_mut() else { return };
+            let fd = s.fd;
+            if let Err(e) = flush_tls(t, fd) {
+                self.io_error(ctl, idx, e, "TLS handshake: send");
+                return;
+            }
+            if !t.is_handshaking() {
+                break;
+            }
+            let mut io = FdIo { fd, short: false };
+            match t.read_tls(&mut io) {
+                Ok(0) => {
+                    self.fail(
+                        ctl,
+                        idx,
+                        ErrKind::Tls,
+                        "TLS handshake: the server closed the connection (does it speak TLS on this port?)",
+                    );
+                    return;
+                }
+                Ok(_) => {
+                    if let Err(e) = t.process_new_packets() {
+                        // Tell the server why (the alert is queued), then give up.
+                        let _ = flush_tls(t, fd);
+                        self.fail(ctl, idx, tls_kind(&e), &format!("TLS handshake: {e}"));
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == IoKind::WouldBlock => {
+                    if !t.wants_write() {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                    self.io_error(ctl, idx, errno, "TLS handshake: recv");
+                    return;
+                }
+            }
+        }
+        let s = &mut self.slots[idx];
+        if let Some(t) = s.tls.as_ref() {
+            match t.handshake_kind() {
+                Some(rustls::HandshakeKind::Resumed) => self.stats.tls_resumed += 1,
+                _ => self.stats.tls_full += 1,
+            }
+            if self.stats.tls_info.is_none()
+                && let Some(suite) = t.negotiated_cipher_suite()
+            {
+                self.stats.tls_info = Some(TlsInfo {
+                    version: t.protocol_version().map_or("unknown", tls::version_name),
+                    suite: tls::openssl_name(suite),
+                    suite_bits: tls::cipher_bits(suite),
+                    cert_bits: t
+                        .peer_certificates()
+                        .and_then(|c| c.first())
+                        .map_or(0, |c| tls::public_key_bits(c)),
+                    group: t
+                        .negotiated_key_exchange_group()
+                        .map(|g| tls::group_name(g.name())),
+                });
+            }
+        }
+        self.connected(ctl, idx);
+    }
+
+    /// Reads an HTTPS connection: records in, plaintext through the parser.
+    fn read_tls(&mut self, ctl: &mut RunControl<'_>, idx: usize) {
+        loop {
+            let s = &mut self.slots[idx];
+            let fd = s.fd;
+            let Some(t) = s.tls.as_mut() else { return };
+            let mut io = FdIo { fd, short: false };
+            let eof = match t.read_tls(&mut io) {
+                Ok(0) => true,
+                Ok(_) => false,
+                Err(e) if e.kind() == IoKind::WouldBlock => return,
+                Err(e) => {
+                    let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                    self.io_error(ctl, idx, errno, "recv");
+                    return;
+                }
+            };
+            if !eof && let Err(e) = t.process_new_packets() {
+                let _ = flush_tls(t, fd);
+                self.fail(ctl, idx, tls_kind(&e), &format!("TLS: {e}"));
+                return;
+            }
+            loop {
+                let s = &mut self.slots[idx];
+                let Some(t) = s.tls.as_mut() else { return };
+                if s.len == s.buf.len() {
+                    self.fail(
+                        ctl,
+                        idx,
+                        ErrKind::BadResponse,
+                        ParseError::TooLarge.describe(),
+                    );
+                    return;
+                }
+                match t.reader().read(&mut s.buf[s.len..]) {
+                    Ok(0) => {
+                        // close_notify: the server closed.
+                        self.eof(ctl, idx);
+                        return;
+                    }
+                    Ok(n) => {
+                        if s.t_first == 0 {
+                            s.t_first = ctl.now();
+                        }
+                        s.len += n;
+                        ctl.counters().add(Counter::BytesRead, n as u64);
+                        if !self.process(ctl, idx) {
+                            return;
+                        }
+                    }
+                    Err(e) if e.kind() == IoKind::WouldBlock => break,
+                    Err(_) => {
+                        // Closed without close_notify.
+                        self.eof(ctl, idx);
+                        return;
+                    }
+                }
+            }
+            if eof {
+                self.eof(ctl, idx);
+                return;
+            }
+            if io.short {
+                return;
+            }
+        }
+    }
+
+    /// An idle HTTPS connection became readable: session tickets and the like are taken in
+    /// (true: keep it); a close, an error or stray plaintext end it (false).
+    fn idle_tls(&mut self, idx: usize) -> bool {
+        let s = &mut self.slots[idx];
+        let Some(t) = s.tls.as_mut() else {
+            return false;
+        };
+        let mut io = FdIo {
+            fd: s.fd,
+            short: false,
+        };
+        loop {
+            match t.read_tls(&mut io) {
+                Ok(0) => return false,
+                Ok(_) => {
+                    if t.process_new_packets().is_err() {
+                        return false;
+                    }
+                    let mut probe = [0u8; 1];
+                    match t.reader().read(&mut probe) {
+                        Err(e) if e.kind() == IoKind::WouldBlock => {}
+                        _ => return false,
+                    }
+                    if io.short {
+                        return true;
+                    }
+                }
+                Err(e) => return e.kind() == IoKind::WouldBlock,
+            }
+        }
+    }
+
     fn connected(&mut self, ctl: &mut RunControl<'_>, idx: usize) {
         let now = ctl.now();
         let clock = ctl.clock();
         let s = &mut self.slots[idx];
         s.t_conn = now;
         self.stats.connect.record(clock.to_ns(now - s.t_start));
+        if s.tls.is_some() {
+            self.stats
+                .tls_handshake
+                .record(clock.to_ns(now.saturating_sub(s.t_tcp)));
+        }
         s.st = St::Writing;
         self.write(ctl, idx);
     }
 
     fn write(&mut self, ctl: &mut RunControl<'_>, idx: usize) {
         let s = &mut self.slots[idx];
+        if let Some(t) = s.tls.as_mut() {
+            // Plaintext into the session, records out to the socket.
+            loop {
+                match flush_tls(t, s.fd) {
+                    Ok(true) => {}
+                    Ok(false) => return,
+                    Err(e) => {
+                        self.io_error(ctl, idx, e, "send");
+                        return;
+                    }
+                }
+                if s.wrote == s.wlen {
+                    break;
+                }
+                let n = t.writer().write(&self.wbuf[s.wrote..s.wlen]).unwrap_or(0);
+                s.wrote += n;
+                if n == 0 && !t.wants_write() {
+                    self.fail(ctl, idx, ErrKind::Tls, "TLS: the session took no data");
+                    return;
+                }
+            }
+        }
         while s.wrote < s.wlen {
             match sys::write(s.fd, &self.wbuf[s.wrote..s.wlen]) {
                 Ok(n) => s.wrote += n,
@@ -755,9 +1066,10 @@ impl Engine<'_> {
                 } else if bits & sys::OUT != 0 {
                     // Writable without an error: connected. (A failed connect reports ERR;
                     // should one slip through, the send fails with its errno.)
-                    self.connected(ctl, idx);
+                    self.tcp_connected(ctl, idx);
                 }
             }
+            St::Handshaking => self.handshake(ctl, idx),
             St::Writing => {
                 if bits & (sys::OUT | sys::ERR | sys::HUP) != 0 {
                     self.write(ctl, idx);
@@ -772,7 +1084,7 @@ impl Engine<'_> {
                 }
             }
             St::Idle | St::Thinking => {
-                if bits & (sys::IN | sys::RDHUP | sys::ERR | sys::HUP) != 0 {
+                if bits & (sys::IN | sys::RDHUP | sys::ERR | sys::HUP) != 0 && !self.idle_tls(idx) {
                     // The server closed (or wrote to) an idle kept-alive connection.
                     self.close_fd(idx);
                 }
@@ -781,6 +1093,10 @@ impl Engine<'_> {
     }
 
     fn read(&mut self, ctl: &mut RunControl<'_>, idx: usize) {
+        if self.slots[idx].tls.is_some() {
+            self.read_tls(ctl, idx);
+            return;
+        }
         loop {
             let s = &mut self.slots[idx];
             if s.len == s.buf.len() {
@@ -1024,6 +1340,10 @@ impl Engine<'_> {
     /// The operation on `idx` failed: count it, close, and move on.
     fn fail(&mut self, ctl: &mut RunControl<'_>, idx: usize, kind: ErrKind, msg: &str) {
         self.stats.errors[kind as usize] += 1;
+        if matches!(kind, ErrKind::Tls | ErrKind::TlsCertificate) && self.stats.tls_error.is_none()
+        {
+            self.stats.tls_error = Some(msg.to_string());
+        }
         ctl.counters().add(Counter::Errors, 1);
         if self.slots[idx].fd >= 0 {
             self.close_fd(idx);
@@ -1060,6 +1380,7 @@ impl Engine<'_> {
         }
         sys::close(s.fd);
         s.fd = -1;
+        s.tls = None;
         s.len = 0;
         s.replies = 0;
         self.open -= 1;
@@ -1081,5 +1402,27 @@ impl Engine<'_> {
                 self.fail(ctl, i, ErrKind::Timeout, "no response within the timeout");
             }
         }
+    }
+}
+
+/// Writes queued TLS records: Ok(true) when all went out, Ok(false) when the socket is full
+/// (an EPOLLOUT edge follows), Err(errno) on a socket error.
+fn flush_tls(t: &mut ClientConnection, fd: RawFd) -> Result<bool, i32> {
+    let mut io = FdIo { fd, short: false };
+    while t.wants_write() {
+        match t.write_tls(&mut io) {
+            Ok(_) => {}
+            Err(e) if e.kind() == IoKind::WouldBlock => return Ok(false),
+            Err(e) => return Err(e.raw_os_error().unwrap_or(libc::EIO)),
+        }
+    }
+    Ok(true)
+}
+
+fn tls_kind(e: &rustls::Error) -> ErrKind {
+    if tls::is_certificate_error(e) {
+        ErrKind::TlsCertificate
+    } else {
+        ErrKind::Tls
     }
 }

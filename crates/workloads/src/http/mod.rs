@@ -12,6 +12,7 @@ pub mod engine;
 pub mod parse;
 pub mod server;
 pub mod sys;
+pub mod tls;
 pub mod url;
 
 use engine::{EngineCfg, ErrKind, HttpWorker, Model, Stats};
@@ -32,8 +33,8 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Text,
         default: "self",
         unit: "",
-        help: "target, http://HOST[:PORT]/PATH; 'self' starts the built-in server (hostbench \
-               serve) on 127.0.0.1 inside the run",
+        help: "target, http://HOST[:PORT]/PATH or https://...; 'self' starts the built-in \
+               server (hostbench serve) on 127.0.0.1 inside the run",
         sysbench: None,
     },
     ParamSpec {
@@ -187,6 +188,66 @@ const PARAMS: &[ParamSpec] = &[
         sysbench: None,
     },
     ParamSpec {
+        name: "tls_verify",
+        kind: ParamKind::Bool,
+        default: "on",
+        unit: "",
+        help: "https: check the server's certificate against the compiled-in Mozilla roots \
+               (off = accept any certificate, as ab and httperf do; --insecure)",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "tls_resume",
+        kind: ParamKind::Bool,
+        default: "on",
+        unit: "",
+        help: "https: resume TLS sessions (one session cache per thread); off = a full \
+               handshake on every new connection",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "tls_version",
+        kind: ParamKind::Choice(&["all", "1.2", "1.3"]),
+        default: "all",
+        unit: "",
+        help: "https: TLS versions offered",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "tls_ciphers",
+        kind: ParamKind::Text,
+        default: "",
+        unit: "",
+        help: "https: cipher suites offered, OpenSSL or IANA names separated by ':' (empty = \
+               rustls' defaults)",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "tls_server_name",
+        kind: ParamKind::Text,
+        default: "",
+        unit: "",
+        help: "https: name sent as SNI and checked in the certificate (empty = the URL's host)",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "tls_sni",
+        kind: ParamKind::Bool,
+        default: "on",
+        unit: "",
+        help: "https: send the server name (SNI) in the handshake (ab -I turns it off)",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "self_tls",
+        kind: ParamKind::Bool,
+        default: "off",
+        unit: "",
+        help: "url=self: the built-in server speaks HTTPS with a fresh self-signed certificate \
+               (which the client trusts)",
+        sysbench: None,
+    },
+    ParamSpec {
         name: "self_body",
         kind: ParamKind::Size,
         default: "4K",
@@ -259,10 +320,19 @@ impl Workload for HttpLoad {
         let p = ctx.params;
         let err = |m: String| WorkloadError(m);
         let self_target = p.text("url").trim() == "self";
+        let mut self_cert = None;
         let server = if self_target {
+            let tls = if p.bool("self_tls") {
+                let (id, _, _) = tls::self_signed(&[]).map_err(err)?;
+                self_cert = Some(id.certs[0].clone());
+                Some(tls::server_config(id).map_err(err)?)
+            } else {
+                None
+            };
             let cfg = ServeConfig {
                 body_size: p.int("self_body") as usize,
                 threads: p.int("self_threads") as usize,
+                tls,
                 ..ServeConfig::default()
             };
             let s = Server::start("127.0.0.1:0".parse().expect("static address"), cfg)
@@ -272,6 +342,7 @@ impl Workload for HttpLoad {
             None
         };
         let url_text = match &server {
+            Some(s) if self_cert.is_some() => format!("https://{}/", s.addr()),
             Some(s) => format!("http://{}/", s.addr()),
             None => p.text("url").to_string(),
         };
@@ -323,6 +394,29 @@ impl Workload for HttpLoad {
         if timeout <= 0.0 {
             return Err(err("timeout must be more than 0 (e.g. timeout=10s)".into()));
         }
+        let tls = if url.tls {
+            let versions = tls::Versions::parse(p.text("tls_version")).map_err(err)?;
+            let config = tls::client_config(&tls::ClientOpts {
+                verify: p.bool("tls_verify"),
+                versions,
+                ciphers: p.text("tls_ciphers").to_string(),
+                extra_root: self_cert,
+            })
+            .map_err(|e| err(format!("tls: {e}")))?;
+            let mut config = config;
+            config.enable_sni = p.bool("tls_sni");
+            let name = match p.text("tls_server_name").trim() {
+                "" => url.host.as_str(),
+                n => n,
+            };
+            Some(engine::TlsCfg {
+                config: Arc::new(config),
+                server_name: tls::server_name(name).map_err(err)?,
+                resume: p.bool("tls_resume"),
+            })
+        } else {
+            None
+        };
         let nofile = sys::raise_nofile();
         let cfg = EngineCfg {
             addr,
@@ -342,6 +436,7 @@ impl Workload for HttpLoad {
             think_ns: (p.float("think") * 1e9) as u64,
             sndbuf: p.int("send_buffer").clamp(0, i32::MAX as i64) as u32,
             rcvbuf: p.int("recv_buffer").clamp(0, i32::MAX as i64) as u32,
+            tls,
         };
         Ok(Box::new(HttpInstance {
             cfg: Arc::new(cfg),
@@ -433,6 +528,11 @@ impl Instance for HttpInstance {
                 f64::from(u8::from(self.server.is_some())),
             ),
         ];
+        if self.cfg.tls.is_some() {
+            f.push(("tls".into(), 1.0));
+            f.push(("tls_full_handshakes".into(), s.tls_full as f64));
+            f.push(("tls_resumed_handshakes".into(), s.tls_resumed as f64));
+        }
         if let Some(d) = s.doc_len {
             f.push(("document_length".into(), d as f64));
         }
@@ -467,6 +567,15 @@ impl Instance for HttpInstance {
                 time_row("connection_life", &s.conn_life),
             ],
         };
+        let mut times = times;
+        if self.cfg.tls.is_some() {
+            times
+                .rows
+                .insert(2, time_row("tcp_connect", &s.tcp_connect));
+            times
+                .rows
+                .insert(3, time_row("tls_handshake", &s.tls_handshake));
+        }
         let status = Table {
             name: "http_status".into(),
             title: "responses by status code".into(),
@@ -505,6 +614,52 @@ impl Instance for HttpInstance {
                 .collect(),
         };
         let mut t = vec![times, status, errors];
+        if let (Some(c), Some(i)) = (&self.cfg.tls, &s.tls_info) {
+            // Text facts as row labels "kind:value" (the result's facts are numbers).
+            let sni = match &c.server_name {
+                rustls::pki_types::ServerName::DnsName(n) if c.config.enable_sni => {
+                    Some(n.as_ref().to_string())
+                }
+                _ => None,
+            };
+            let mut rows = vec![
+                Row {
+                    label: format!("protocol:{}", i.version),
+                    values: vec![None],
+                },
+                Row {
+                    label: format!("cipher:{}", i.suite),
+                    values: vec![Some(i.suite_bits as f64)],
+                },
+                Row {
+                    label: "certificate_key".into(),
+                    values: vec![(i.cert_bits > 0).then_some(i.cert_bits as f64)],
+                },
+            ];
+            if let Some((g, bits)) = i.group {
+                rows.push(Row {
+                    label: format!("key_exchange:{g}"),
+                    values: vec![Some(bits as f64)],
+                });
+            }
+            if let Some(n) = sni {
+                rows.push(Row {
+                    label: format!("server_name:{n}"),
+                    values: vec![None],
+                });
+            }
+            t.push(Table {
+                name: "http_tls".into(),
+                title: "the first TLS handshake: protocol, cipher suite (OpenSSL's name), \
+                        certificate key, key exchange, SNI (row label kind:value)"
+                    .into(),
+                columns: vec![Column {
+                    name: "bits".into(),
+                    unit: String::new(),
+                }],
+                rows,
+            });
+        }
         if let Some(server) = &s.server {
             t.push(Table {
                 name: "http_server".into(),
@@ -541,6 +696,19 @@ impl Instance for HttpInstance {
                     s.responses,
                     self.cfg.addr
                 ),
+            });
+        }
+        if let Some(e) = &s.tls_error {
+            let hint = if s.errors[ErrKind::TlsCertificate as usize] > 0 {
+                " The certificate is checked against the Mozilla roots built into hostbench; \
+                 for a self-signed target pass -k/--insecure (tls_verify=off)."
+            } else {
+                " Check that the port speaks TLS and shares a version and cipher suite with \
+                 rustls (TLS 1.2/1.3, AEAD suites)."
+            };
+            w.push(Warning {
+                kind: WarningKind::Errors,
+                message: format!("TLS failed: {e}.{hint}"),
             });
         }
         if self.server.is_some() {

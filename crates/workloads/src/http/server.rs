@@ -10,8 +10,10 @@
 //! of [`Server::stop`] or drop.
 
 use super::sys::{self, Epoll};
+use super::tls::FdIo;
+use rustls::{ServerConfig, ServerConnection};
 use std::collections::VecDeque;
-use std::io;
+use std::io::{self, ErrorKind as IoKind, Read, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::Arc;
@@ -34,6 +36,8 @@ pub struct ServeConfig {
     pub keep_alive: bool,
     /// Event-loop threads.
     pub threads: usize,
+    /// Serve HTTPS with this config (None = plain HTTP).
+    pub tls: Option<Arc<ServerConfig>>,
 }
 
 impl Default for ServeConfig {
@@ -45,6 +49,7 @@ impl Default for ServeConfig {
             chunked: false,
             keep_alive: true,
             threads: 1,
+            tls: None,
         }
     }
 }
@@ -199,6 +204,8 @@ struct Responses {
 
 struct SConn {
     fd: RawFd,
+    /// The TLS session of an HTTPS connection.
+    tls: Option<Box<ServerConnection>>,
     generation: u32,
     buf: Vec<u8>,
     len: usize,
@@ -238,6 +245,10 @@ enum Parsed {
 }
 
 fn parse_request(buf: &[u8], from: usize) -> (Parsed, usize) {
+    if buf.first().is_some_and(|b| !b.is_ascii_alphabetic()) {
+        // Not a request line (a TLS ClientHello on a plain port starts with 0x16).
+        return (Parsed::Bad, buf.len());
+    }
     let start = from.saturating_sub(3);
     let Some(end) = buf[start..]
         .windows(4)
@@ -368,6 +379,17 @@ impl Loop {
             if buf.len() < 4096 {
                 buf = vec![0; 4096];
             }
+            let tls = match &self.r.cfg.tls {
+                Some(c) => match ServerConnection::new(c.clone()) {
+                    Ok(t) => Some(Box::new(t)),
+                    Err(_) => {
+                        sys::close(fd);
+                        self.free.push(idx);
+                        continue;
+                    }
+                },
+                None => None,
+            };
             let token = idx as u64 | (generation as u64) << 32;
             if self
                 .ep
@@ -380,6 +402,7 @@ impl Loop {
             }
             self.conns[idx] = Some(SConn {
                 fd,
+                tls,
                 generation,
                 buf,
                 len: 0,
@@ -422,7 +445,11 @@ impl Loop {
                 }
                 c.buf.resize(c.buf.len() * 2, 0);
             }
-            let n = match sys::read(c.fd, &mut c.buf[c.len..]) {
+            let r = match c.tls.as_mut() {
+                Some(t) => tls_read(t, c.fd, &mut c.buf[c.len..]),
+                None => sys::read(c.fd, &mut c.buf[c.len..]),
+            };
+            let n = match r {
                 Ok(0) => {
                     // The client closed: answer what was asked, then close.
                     c.closing = true;
@@ -516,6 +543,15 @@ impl Loop {
             return;
         }
         let close = loop {
+            if let Some(t) = c.tls.as_mut() {
+                // Records first (handshake messages, earlier responses), so the session
+                // never holds more than one response.
+                match tls_flush(t, c.fd) {
+                    Ok(true) => {}
+                    Ok(false) => break false,
+                    Err(_) => break true,
+                }
+            }
             if c.queued == 0 {
                 break c.closing && c.delayed == 0;
             }
@@ -525,13 +561,21 @@ impl Loop {
             } else {
                 &self.r.keep
             };
-            match sys::write(c.fd, &resp[c.off..]) {
+            let w = match c.tls.as_mut() {
+                Some(t) => tls_write(t, c.fd, &resp[c.off..]),
+                None => sys::write(c.fd, &resp[c.off..]),
+            };
+            match w {
                 Ok(n) => {
                     c.off += n;
                     if c.off == resp.len() {
                         c.off = 0;
                         c.queued -= 1;
                         if last_closes {
+                            if let Some(t) = c.tls.as_mut() {
+                                t.send_close_notify();
+                                let _ = tls_flush(t, c.fd);
+                            }
                             break true;
                         }
                     }
@@ -556,6 +600,55 @@ impl Loop {
             self.free.push(idx);
         }
     }
+}
+
+/// Reads plaintext from an HTTPS connection, as `sys::read` does from a plain one: Ok(0) at
+/// the end, Err(EAGAIN) when nothing more is there. Handshake replies are flushed on the way.
+fn tls_read(t: &mut ServerConnection, fd: RawFd, buf: &mut [u8]) -> Result<usize, i32> {
+    loop {
+        match t.reader().read(buf) {
+            Ok(n) => return Ok(n),
+            Err(e) if e.kind() == IoKind::WouldBlock => {}
+            Err(_) => return Ok(0),
+        }
+        let mut io = FdIo { fd, short: false };
+        match t.read_tls(&mut io) {
+            Ok(0) => return Ok(0),
+            Ok(_) => {
+                if t.process_new_packets().is_err() {
+                    let _ = tls_flush(t, fd);
+                    return Err(libc::EPROTO);
+                }
+                if tls_flush(t, fd).is_err() {
+                    return Err(libc::EPIPE);
+                }
+            }
+            Err(e) => return Err(e.raw_os_error().unwrap_or(libc::EIO)),
+        }
+    }
+}
+
+/// Queues plaintext (nothing while earlier records wait) and writes records out.
+fn tls_write(t: &mut ServerConnection, fd: RawFd, buf: &[u8]) -> Result<usize, i32> {
+    if !tls_flush(t, fd)? {
+        return Err(libc::EAGAIN);
+    }
+    let n = t.writer().write(buf).map_err(|_| libc::EIO)?;
+    tls_flush(t, fd)?;
+    Ok(n)
+}
+
+/// Writes queued records: Ok(false) when the socket is full.
+fn tls_flush(t: &mut ServerConnection, fd: RawFd) -> Result<bool, i32> {
+    let mut io = FdIo { fd, short: false };
+    while t.wants_write() {
+        match t.write_tls(&mut io) {
+            Ok(_) => {}
+            Err(e) if e.kind() == IoKind::WouldBlock => return Ok(false),
+            Err(e) => return Err(e.raw_os_error().unwrap_or(libc::EIO)),
+        }
+    }
+    Ok(true)
 }
 
 #[cfg(test)]

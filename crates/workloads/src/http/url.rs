@@ -2,12 +2,14 @@
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
-/// A parsed `http://host[:port]/path` URL.
+/// A parsed `http://host[:port]/path` or `https://...` URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Url {
+    /// `https://`: the connection is TLS.
+    pub tls: bool,
     /// Host as written (name or address; IPv6 without brackets).
     pub host: String,
-    /// Port (80 by default).
+    /// Port (80 by default, 443 for https).
     pub port: u16,
     /// Path and query, starting with `/`.
     pub path: String,
@@ -17,15 +19,14 @@ impl Url {
     /// Parses `text`; the error says what is wrong and how to write it.
     pub fn parse(text: &str) -> Result<Url, String> {
         let t = text.trim();
-        let rest = if let Some(r) = t.strip_prefix("http://") {
-            r
-        } else if t.starts_with("https://") {
-            return Err(format!(
-                "'{text}': https is not supported yet (HTTPS is planned); use an http:// URL"
-            ));
+        let (rest, tls) = if let Some(r) = t.strip_prefix("http://") {
+            (r, false)
+        } else if let Some(r) = t.strip_prefix("https://") {
+            (r, true)
         } else if t.contains("://") {
             return Err(format!(
-                "'{text}': only http:// URLs are supported (e.g. http://127.0.0.1:8080/)"
+                "'{text}': only http:// and https:// URLs are supported (e.g. \
+                 http://127.0.0.1:8080/)"
             ));
         } else {
             return Err(format!(
@@ -73,6 +74,7 @@ impl Url {
             ));
         }
         let port = match port {
+            None if tls => 443,
             None => 80,
             Some(p) => match p.parse::<u16>() {
                 Ok(p) if p > 0 => p,
@@ -88,7 +90,12 @@ impl Url {
                 "'{text}': the path contains spaces or control characters (percent-encode them)"
             ));
         }
-        Ok(Url { host, port, path })
+        Ok(Url {
+            tls,
+            host,
+            port,
+            path,
+        })
     }
 
     /// The first address the host resolves to.
@@ -108,7 +115,7 @@ impl Url {
         } else {
             self.host.clone()
         };
-        if self.port == 80 {
+        if self.port == if self.tls { 443 } else { 80 } {
             h
         } else {
             format!("{h}:{}", self.port)
@@ -220,10 +227,17 @@ mod tests {
         let u = Url::parse("http://[::1]:81/").unwrap();
         assert_eq!((u.host.as_str(), u.port), ("::1", 81));
         assert_eq!(u.host_header(), "[::1]:81");
+        let u = Url::parse("https://example.com/x").unwrap();
+        assert!(u.tls);
+        assert_eq!((u.port, u.host_header()), (443, "example.com".to_string()));
+        assert_eq!(
+            Url::parse("https://h:8443/").unwrap().host_header(),
+            "h:8443"
+        );
         for bad in [
             "127.0.0.1:8080/",
             "ftp://x/",
-            "https://x/",
+            "https://",
             "http://:80/",
             "http://h:0/",
             "http://h:99999/",
