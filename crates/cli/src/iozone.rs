@@ -363,6 +363,20 @@ pub fn parse(args: &[String]) -> Result<Args> {
             bail!("iozone: -a and -t do not combine; give -s and -r with -t");
         }
     }
+    // IOzone: in automatic mode -s fixes the file size and -r the record size (the other
+    // dimension still sweeps).
+    if a.params.iter().any(|(k, v)| k == "auto" && v == "on") {
+        for (given, lo, hi) in [
+            ("file_size", "min_file_size", "max_file_size"),
+            ("record_size", "min_record_size", "max_record_size"),
+        ] {
+            let v = a.params.iter().rev().find(|(k, _)| k == given).map(|(_, v)| v.clone());
+            if let Some(v) = v {
+                set(&mut a, lo, v.clone());
+                set(&mut a, hi, v);
+            }
+        }
+    }
     Ok(a)
 }
 

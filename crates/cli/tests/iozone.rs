@@ -181,6 +181,12 @@ fn excel_blocks_follow_the_table() {
         ],
     );
     assert!(out.contains("\tAuto Mode\n"));
+    // IOzone prints a line per limit given; hostbench prints those that differ from
+    // IOzone's defaults (-n 64k is the default: no line; docs/iozone.md).
+    assert!(!out.contains("Using minimum file size"), "{out}");
+    assert!(out.contains("\tUsing maximum file size of 128 kilobytes.\n"), "{out}");
+    assert!(out.contains("\tUsing Maximum Record Size 64 kB\n"), "{out}");
+    assert!(!out.contains("Minimum Record Size"), "{out}");
     assert!(out.contains("\n\"Writer report\"\n"), "{out}");
     assert!(out.contains("\n\"Re-writer report\"\n"));
     assert!(!out.contains("Reader report"));
@@ -192,6 +198,21 @@ fn excel_blocks_follow_the_table() {
     );
     assert!(lines.next().unwrap().starts_with("\"64\"   "));
     assert!(lines.next().unwrap().starts_with("\"128\"   "));
+}
+
+#[test]
+fn auto_mode_with_s_runs_one_file_size() {
+    // IOzone 3.489: `-a -s 128k` sweeps the record sizes at that one file size.
+    let d = scratch("auto-s");
+    let out = ok_in(&d, &["-a", "-s", "128k", "-i", "0"]);
+    assert!(out.contains("\tAuto Mode\n\tFile size set to 128 kB\n"), "{out}");
+    assert!(!out.contains("Using minimum file size"), "{out}");
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert_eq!(rows.len(), 6, "4k..128k records: {out}");
+    assert!(rows.iter().all(|r| r.split_whitespace().next() == Some("128")), "{out}");
 }
 
 #[test]

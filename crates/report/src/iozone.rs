@@ -83,26 +83,31 @@ fn header(r: &RunResult) -> String {
         if flag(r, "all_records") {
             let _ = writeln!(s, "\tCross over of record size disabled.");
         }
-        let _ = writeln!(
-            s,
-            "\tUsing minimum file size of {} kilobytes.",
-            kb("min_file_size")
-        );
-        let _ = writeln!(
-            s,
-            "\tUsing maximum file size of {} kilobytes.",
-            kb("max_file_size")
-        );
-        let _ = writeln!(
-            s,
-            "\tUsing Minimum Record Size {} kB",
-            kb("min_record_size")
-        );
-        let _ = writeln!(
-            s,
-            "\tUsing Maximum Record Size {} kB",
-            kb("max_record_size")
-        );
+        // IOzone prints a line for each limit given: "File size set to" when -s fixed the
+        // size, "Using minimum/maximum file size" for -n/-g (left at the defaults: no line);
+        // the same for record sizes (-r, -y/-q).
+        let (fmin, fmax) = (kb("min_file_size"), kb("max_file_size"));
+        if fmin == fmax {
+            let _ = writeln!(s, "\tFile size set to {fmin} kB");
+        } else {
+            if fmin != 64 {
+                let _ = writeln!(s, "\tUsing minimum file size of {fmin} kilobytes.");
+            }
+            if fmax != 512 * 1024 {
+                let _ = writeln!(s, "\tUsing maximum file size of {fmax} kilobytes.");
+            }
+        }
+        let (rmin, rmax) = (kb("min_record_size"), kb("max_record_size"));
+        if rmin == rmax {
+            let _ = writeln!(s, "\tRecord Size {rmin} kB");
+        } else {
+            if rmin != 4 {
+                let _ = writeln!(s, "\tUsing Minimum Record Size {rmin} kB");
+            }
+            if rmax != 16 * 1024 {
+                let _ = writeln!(s, "\tUsing Maximum Record Size {rmax} kB");
+            }
+        }
     }
     if flag(r, "direct") {
         let _ = writeln!(s, "\tO_DIRECT feature enabled");
