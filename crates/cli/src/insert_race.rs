@@ -123,7 +123,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         TableMode::PerSession => "per-session",
         TableMode::Shared => "shared",
     };
-    let overrides: Vec<(String, String)> = [
+    let mut overrides: Vec<(String, String)> = [
         ("rows", args.rows.to_string()),
         ("table_mode", mode.to_string()),
         ("commit", args.commit.clone()),
@@ -136,6 +136,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
+    hostbench_workloads::db::driver::record_url_driver(&mut overrides);
     let params =
         Params::resolve(w.id(), w.params(), &overrides).map_err(|e| anyhow!("insert-race: {e}"))?;
     let mut plan = Plan::new(w.id(), params);

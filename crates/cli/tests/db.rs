@@ -441,11 +441,22 @@ fn mysql_connection_killed_mid_run_reconnects() {
     let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
         return;
     };
-    let prefix = "hbt_mykill_";
+    for client in ["lean", "crate"] {
+        mysql_kill_mid_run(&url, client);
+    }
+}
+
+fn mysql_kill_mid_run(url: &str, client: &str) {
+    let prefix = format!("hbt_mykill_{client}_");
+    let prefix = prefix.as_str();
     // MariaDB's process list shows a connection's statement only while it runs: poll until
     // the run's connection is caught inside one of its (busy) statements on our tables.
-    let u = url.clone();
-    reconnects(vec![format!("--db-url={url}")], prefix, &move || {
+    let u = url.to_string();
+    let conn = vec![
+        format!("--db-url={url}"),
+        format!("--mysql-client={client}"),
+    ];
+    reconnects(conn, prefix, &move || {
         for _ in 0..200 {
             let ids = mysql_cli(
                 &u,
@@ -462,6 +473,107 @@ fn mysql_connection_killed_mid_run_reconnects() {
         }
         panic!("no connection of the run found to kill");
     });
+}
+
+#[test]
+fn mysql_lean_and_crate_clients_count_the_same() {
+    let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let a = |test: &str, extra: &[&str]| {
+        let mut v = args(&[
+            test,
+            &format!("--db-url={url}"),
+            "--table-prefix=hbt_myclients_",
+            "--tables=2",
+            "--table-size=300",
+        ]);
+        v.extend(args(extra));
+        v
+    };
+    ok(&a("oltp_read_write", &["cleanup"]));
+    ok(&a("oltp_read_write", &["prepare"]));
+    for (test, events, mix) in [
+        ("oltp_read_write", 50u64, (14u64, 4u64, 2u64)),
+        ("oltp_point_select", 200, (1, 0, 0)),
+        ("oltp_read_only", 30, (14, 0, 2)),
+    ] {
+        let mut seen = Vec::new();
+        for client in ["lean", "crate"] {
+            let out = ok(&a(
+                test,
+                &[
+                    &format!("--mysql-client={client}"),
+                    &format!("--events={events}"),
+                    "--time=0",
+                    "--format=json",
+                    // A seed per client: with the same seed, the second run's non-index
+                    // UPDATEs would write the c values the first run left, change nothing
+                    // and count as "other".
+                    if client == "lean" {
+                        "--rand-seed=11"
+                    } else {
+                        "--rand-seed=12"
+                    },
+                    "run",
+                ],
+            ));
+            let r: Value = serde_json::from_str(&out).unwrap();
+            assert_valid(&r, "mysql client");
+            // The client and the driver actually used are recorded (the URL names mysql;
+            // db_driver's own default is sqlite).
+            assert_eq!(r["workload"]["params"]["mysql_client"], client, "{test}");
+            assert_eq!(r["workload"]["params"]["db_driver"], "mysql", "{test}");
+            assert_eq!(counter(&r, "errors"), 0, "{test} {client}: {r}");
+            let got = (
+                counter(&r, "reads"),
+                counter(&r, "writes"),
+                counter(&r, "other"),
+            );
+            assert_eq!(
+                got,
+                (mix.0 * events, mix.1 * events, mix.2 * events),
+                "{test} {client}: the exact query mix per transaction"
+            );
+            seen.push(got);
+        }
+        assert_eq!(seen[0], seen[1], "{test}: both clients count the same");
+    }
+    // Without a URL: the sysbench options with the crate client still name mysql.
+    let (host, port) = url
+        .trim_start_matches("mysql://")
+        .split_once('@')
+        .map(|(_, h)| h.split('/').next().unwrap_or(h))
+        .and_then(|h| h.split_once(':'))
+        .unwrap_or(("127.0.0.1", "3306"));
+    let db = url.rsplit('/').next().unwrap_or("test");
+    let out = ok(&args(&[
+        "oltp_point_select",
+        "--db-driver=mysql",
+        &format!("--mysql-host={host}"),
+        &format!("--mysql-port={port}"),
+        "--mysql-user=root",
+        &format!("--mysql-db={db}"),
+        "--mysql-client=crate",
+        "--table-prefix=hbt_myclients_",
+        "--tables=2",
+        "--table-size=300",
+        "--events=20",
+        "--time=0",
+        "--format=json",
+        "run",
+    ]));
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["workload"]["params"]["mysql_client"], "crate");
+    assert_eq!(counter(&r, "reads"), 20);
+    // A client name that does not exist is a usage error.
+    let bad = hb()
+        .args(a("oltp_point_select", &["--mysql-client=libmysql", "run"]))
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    ok(&a("oltp_read_write", &["cleanup"]));
 }
 
 #[test]
@@ -486,14 +598,17 @@ fn wrong_credentials_are_clear_and_hide_the_password() {
             .rsplit_once('@')
             .map(|(_, h)| h)
             .unwrap_or("127.0.0.1/test");
-        cases.push((
-            args(&[
-                "oltp_point_select",
-                &format!("--db-url=mysql://root:Sekr1tPw@{hostpart}"),
-                "run",
-            ]),
-            "Access denied",
-        ));
+        for client in ["lean", "crate"] {
+            cases.push((
+                args(&[
+                    "oltp_point_select",
+                    &format!("--db-url=mysql://root:Sekr1tPw@{hostpart}"),
+                    &format!("--mysql-client={client}"),
+                    "run",
+                ]),
+                "Access denied",
+            ));
+        }
     }
     for (a, needle) in cases {
         let out = hb()
