@@ -937,6 +937,99 @@ fn insert_race_on_servers() {
     }
 }
 
+/// insert-race with a session's connection killed mid-run by `kill` (given the table
+/// prefix; it must pick a connection inside an INSERT, not one still creating its table):
+/// the run reconnects, counts it and finishes every session's rows.
+fn insert_race_survives(url: &str, prefix: &str, extra: &[&str], kill: &dyn Fn(&str)) {
+    let mut a = args(&[
+        "insert-race",
+        "--sessions",
+        "2",
+        "--rows",
+        "4000",
+        "--table-mode",
+        "per-session",
+        "--commit",
+        "batch:50",
+        "--format",
+        "json",
+        &format!("--db-url={url}"),
+        &format!("--table-prefix={prefix}"),
+    ]);
+    a.extend(args(extra));
+    let child = hb_std()
+        .args(&a)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    kill(prefix);
+    let out = child.wait_with_output().unwrap();
+    let so = String::from_utf8_lossy(&out.stdout);
+    let se = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{a:?}: {se}\n{so}");
+    let r: Value = serde_json::from_str(&so).unwrap();
+    assert_valid(&r, "insert-race reconnect");
+    assert_eq!(r["outcome"]["stop_reason"], "workers_done");
+    assert!(counter(&r, "reconnects") >= 1, "no reconnect counted: {r}");
+    assert!(counter(&r, "errors") >= counter(&r, "reconnects"));
+    // The rolled-back batch is inserted again: at least every row, each session.
+    for t in r["fairness"]["per_thread"].as_array().unwrap() {
+        assert!(t["events"].as_u64().unwrap() >= 4000, "{r}");
+    }
+}
+
+#[test]
+fn insert_race_survives_a_lost_connection() {
+    if let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") {
+        for client in ["lean", "crate"] {
+            let u = url.clone();
+            insert_race_survives(
+                &url,
+                &format!("hbt_racekill_{client}"),
+                &["--mysql-client", client],
+                &move |prefix| {
+                    for _ in 0..1000 {
+                        let ids = mysql_cli(
+                            &u,
+                            &format!(
+                                "SELECT id FROM information_schema.processlist \
+                                 WHERE info LIKE 'INSERT INTO {prefix}%' AND id <> connection_id()"
+                            ),
+                        );
+                        if let Some(id) = ids.split_whitespace().next() {
+                            mysql_cli(&u, &format!("KILL {id}"));
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    panic!("no connection of the run found to kill");
+                },
+            );
+        }
+    }
+    if let Some(url) = server("HOSTBENCH_TEST_PG_URL") {
+        let u = url.clone();
+        insert_race_survives(&url, "hbt_racekill_pg", &[], &move |prefix| {
+            for _ in 0..1000 {
+                let n = psql(
+                    &u,
+                    &format!(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+                         WHERE query LIKE 'INSERT INTO {prefix}%' AND pid <> pg_backend_pid() \
+                         AND application_name = 'hostbench'"
+                    ),
+                );
+                if n.trim() != "0" {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            panic!("no backend of the run found to terminate");
+        });
+    }
+}
+
 #[test]
 fn insert_race_bad_input() {
     for (a, needle) in [
