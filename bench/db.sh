@@ -20,6 +20,8 @@
 #                   (127.0.0.1/3306/root): the servers; the database hb_bench is created on
 #                   each and its sbtest tables are dropped at the end.
 #   HOSTBENCH=path  (default <repo>/target/release/hostbench)   SYSBENCH=path (default: PATH)
+#   HB_EXTRA="..."  options for hostbench only, e.g. "--mysql-client=crate" (default: none,
+#                   i.e. the lean MySQL client)
 #   LOGDIR=dir      raw reports (default: a new mktemp -d)
 set -euo pipefail
 
@@ -35,6 +37,7 @@ PG_HOST=${PG_HOST:-127.0.0.1} PG_PORT=${PG_PORT:-5432} PG_USER=${PG_USER:-postgr
 MY_HOST=${MY_HOST:-127.0.0.1} MY_PORT=${MY_PORT:-3306} MY_USER=${MY_USER:-root}
 HOSTBENCH=${HOSTBENCH:-$repo_dir/target/release/hostbench}
 SYSBENCH=${SYSBENCH:-$(command -v sysbench || true)}
+HB_EXTRA=${HB_EXTRA:-}
 
 die() { echo "error: $*" >&2; exit 1; }
 
@@ -148,15 +151,16 @@ for c in $CASES; do
     prepare "$SRV"
     if [[ $SRV == pg ]]; then conn=$PG_OPTS; else conn=$MY_OPTS; fi
     read -r -a opts <<<"$OPTS $conn $COMMON --time=$TIME run"
-    echo "## $c: <tool> ${opts[*]}"
+    read -r -a hbopts <<<"$HB_EXTRA $OPTS $conn $COMMON --time=$TIME run"
+    echo "## $c: <tool> ${opts[*]}${HB_EXTRA:+ (hostbench also: $HB_EXTRA)}"
     [[ -r /proc/loadavg ]] && echo "load average before the case: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"
     vals=()
     for ((i = 1; i <= PAIRS; i++)); do
         if ((i % 2 == 1)); then
             sb=$(run_tool sysbench "$SYSBENCH" "$c" "$i" "${opts[@]}")
-            hb=$(run_tool hostbench "$HOSTBENCH" "$c" "$i" "${opts[@]}")
+            hb=$(run_tool hostbench "$HOSTBENCH" "$c" "$i" "${hbopts[@]}")
         else
-            hb=$(run_tool hostbench "$HOSTBENCH" "$c" "$i" "${opts[@]}")
+            hb=$(run_tool hostbench "$HOSTBENCH" "$c" "$i" "${hbopts[@]}")
             sb=$(run_tool sysbench "$SYSBENCH" "$c" "$i" "${opts[@]}")
         fi
         echo "  pair $i: sysbench tx/s, µs CPU/query = $sb; hostbench = $hb"
