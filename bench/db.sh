@@ -14,6 +14,8 @@
 # Environment:
 #   PAIRS=N         pairs per case (default 5)
 #   TIME=S          seconds per run (default 5)
+#   EVENTS=N        a fixed number of transactions per run instead (--events=N --time=0):
+#                   both tools do the same work, so the CPU per query compares like with like
 #   CASES="..."     subset of: pg_ps1 pg_ps2 pg_rw1 pg_rw2 my_ps1 my_ps2 my_rw1 my_rw2
 #   TABLES=N        --tables (default 4)   TABLE_SIZE=N  --table-size (default 10000)
 #   PG_HOST/PG_PORT/PG_USER (127.0.0.1/5432/postgres), MY_HOST/MY_PORT/MY_USER
@@ -30,6 +32,8 @@ repo_dir=$(cd "$script_dir/.." && pwd)
 
 PAIRS=${PAIRS:-5}
 TIME=${TIME:-5}
+EVENTS=${EVENTS:-}
+if [[ -n $EVENTS ]]; then LIMIT="--events=$EVENTS --time=0"; else LIMIT="--time=$TIME"; fi
 CASES=${CASES:-"pg_ps1 pg_ps2 pg_rw1 pg_rw2 my_ps1 my_ps2 my_rw1 my_rw2"}
 TABLES=${TABLES:-4}
 TABLE_SIZE=${TABLE_SIZE:-10000}
@@ -142,7 +146,7 @@ echo
 echo "- sysbench:  $SYSBENCH ($("$SYSBENCH" --version 2>/dev/null | head -1))"
 echo "- hostbench: $HOSTBENCH_SRC ($("$HOSTBENCH" --version 2>/dev/null | head -1 || echo '?'))"
 echo "- servers: PostgreSQL $PG_HOST:$PG_PORT, MariaDB/MySQL $MY_HOST:$MY_PORT (database hb_bench)"
-echo "- $COMMON, --time=$TIME, pairs: $PAIRS, order alternates; raw reports: $LOGDIR"
+echo "- $COMMON, $LIMIT, pairs: $PAIRS, order alternates; raw reports: $LOGDIR"
 echo
 
 rows=()
@@ -150,8 +154,8 @@ for c in $CASES; do
     IFS='|' read -r SRV OPTS <<<"${CASE_DEF[$c]}"
     prepare "$SRV"
     if [[ $SRV == pg ]]; then conn=$PG_OPTS; else conn=$MY_OPTS; fi
-    read -r -a opts <<<"$OPTS $conn $COMMON --time=$TIME run"
-    read -r -a hbopts <<<"$HB_EXTRA $OPTS $conn $COMMON --time=$TIME run"
+    read -r -a opts <<<"$OPTS $conn $COMMON $LIMIT run"
+    read -r -a hbopts <<<"$HB_EXTRA $OPTS $conn $COMMON $LIMIT run"
     echo "## $c: <tool> ${opts[*]}${HB_EXTRA:+ (hostbench also: $HB_EXTRA)}"
     [[ -r /proc/loadavg ]] && echo "load average before the case: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"
     vals=()
