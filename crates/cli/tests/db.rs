@@ -577,6 +577,54 @@ fn mysql_lean_and_crate_clients_count_the_same() {
 }
 
 #[test]
+fn mysql_duplicate_keys_stop_the_run_unless_ignored() {
+    let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    for client in ["lean", "crate"] {
+        // With --auto-inc=off, oltp_insert draws its ids from the seed: a second run with the
+        // same seed inserts the same ids again.
+        let a = |extra: &[&str]| {
+            let mut v = args(&[
+                "oltp_insert",
+                &format!("--db-url={url}"),
+                &format!("--mysql-client={client}"),
+                "--table-prefix=hbt_mydup_",
+                "--tables=1",
+                "--auto-inc=off",
+            ]);
+            v.extend(args(extra));
+            v
+        };
+        let run = ["--events=20", "--time=0", "--rand-seed=5", "--format=json"];
+        ok(&a(&["cleanup"]));
+        ok(&a(&["prepare"]));
+        let first: Value = serde_json::from_str(&ok(&a(&[&run[..], &["run"]].concat()))).unwrap();
+        assert_eq!(counter(&first, "writes"), 20, "{client}");
+        let out = hb()
+            .args(a(&[&run[..], &["run"]].concat()))
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{client}: {err}");
+        assert!(err.contains("Duplicate entry"), "{client}: {err}");
+        assert!(err.contains("error 1062"), "{client}: {err}");
+        assert!(err.contains("--db-ignore-errors"), "{client}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        // Listed, each duplicate is an ignored error and the event goes on with the next id.
+        let again: Value =
+            serde_json::from_str(&ok(&a(
+                &[&run[..], &["--db-ignore-errors=1062", "run"]].concat()
+            )))
+            .unwrap();
+        assert_eq!(counter(&again, "writes"), 20, "{client}");
+        assert_eq!(counter(&again, "errors"), 20, "{client}: {again}");
+        ok(&a(&["cleanup"]));
+    }
+}
+
+#[test]
 fn wrong_credentials_are_clear_and_hide_the_password() {
     let mut cases: Vec<(Vec<String>, &str)> = Vec::new();
     if let Some(url) = server("HOSTBENCH_TEST_PG_URL") {
