@@ -224,7 +224,20 @@ fn fake_server(
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
     let h = std::thread::spawn(move || {
-        let (mut s, _) = l.accept().unwrap();
+        let (s, _) = l.accept().unwrap();
+        serve(s, plugin, scramble, replies)
+    });
+    (port, h)
+}
+
+/// [`fake_server`]'s conversation on one accepted connection.
+fn serve<S: std::io::Read + Write>(
+    mut s: S,
+    plugin: &'static str,
+    scramble: &'static [u8; 20],
+    replies: Vec<Option<Vec<u8>>>,
+) -> Vec<u8> {
+    {
         let mut g = vec![10u8];
         g.extend_from_slice(b"8.0.99-fake\0");
         g.extend_from_slice(&1u32.to_le_bytes());
@@ -242,7 +255,7 @@ fn fake_server(
         g.extend_from_slice(plugin.as_bytes());
         g.push(0);
         let mut seq = 0u8;
-        let send = |s: &mut std::net::TcpStream, seq: &mut u8, p: &[u8]| {
+        let send = |s: &mut S, seq: &mut u8, p: &[u8]| {
             let mut w = (p.len() as u32).to_le_bytes()[..3].to_vec();
             w.push(*seq);
             *seq = seq.wrapping_add(1);
@@ -269,8 +282,7 @@ fn fake_server(
         // Wait for the client to hang up.
         let _ = read_packet(&mut s, &mut 0, &mut resp);
         auth
-    });
-    (port, h)
+    }
 }
 
 fn target(port: u16, password: &str) -> Target {
@@ -354,4 +366,36 @@ fn auth_switch_to_native_password_and_server_errors() {
     drop(h);
     assert!(e.message.contains("client_ed25519"), "{e}");
     assert!(e.message.contains("--mysql-client=crate"), "{e}");
+}
+
+#[test]
+fn native_password_over_a_unix_socket() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("lean-socket");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("fake.sock");
+    let l = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    let h = std::thread::spawn(move || {
+        let (s, _) = l.accept().unwrap();
+        serve(
+            s,
+            "mysql_native_password",
+            SCRAMBLE,
+            vec![Some(OK.to_vec())],
+        )
+    });
+    let t = Target::from_url(&format!(
+        "mysql://bob:pw@localhost/test?socket={}",
+        path.display()
+    ))
+    .unwrap();
+    let c = LeanConn::open(&t).expect("login over the socket");
+    drop(c);
+    let auth = h.join().unwrap();
+    assert_eq!(
+        auth,
+        hostbench_workloads::db::mysql_lean::native_password("pw", SCRAMBLE)
+    );
+    assert_eq!(auth.len(), 20);
+    let _ = std::fs::remove_dir_all(&dir);
 }
