@@ -14,12 +14,16 @@
 # Environment:
 #   PAIRS=N         pairs per case (default 5)
 #   TIME=S          seconds per run (default 5)
+#   EVENTS=N        a fixed number of transactions per run instead (--events=N --time=0):
+#                   both tools do the same work, so the CPU per query compares like with like
 #   CASES="..."     subset of: pg_ps1 pg_ps2 pg_rw1 pg_rw2 my_ps1 my_ps2 my_rw1 my_rw2
 #   TABLES=N        --tables (default 4)   TABLE_SIZE=N  --table-size (default 10000)
 #   PG_HOST/PG_PORT/PG_USER (127.0.0.1/5432/postgres), MY_HOST/MY_PORT/MY_USER
 #                   (127.0.0.1/3306/root): the servers; the database hb_bench is created on
 #                   each and its sbtest tables are dropped at the end.
 #   HOSTBENCH=path  (default <repo>/target/release/hostbench)   SYSBENCH=path (default: PATH)
+#   HB_EXTRA="..."  options for hostbench only, e.g. "--mysql-client=crate" (default: none,
+#                   i.e. the lean MySQL client)
 #   LOGDIR=dir      raw reports (default: a new mktemp -d)
 set -euo pipefail
 
@@ -28,6 +32,8 @@ repo_dir=$(cd "$script_dir/.." && pwd)
 
 PAIRS=${PAIRS:-5}
 TIME=${TIME:-5}
+EVENTS=${EVENTS:-}
+if [[ -n $EVENTS ]]; then LIMIT="--events=$EVENTS --time=0"; else LIMIT="--time=$TIME"; fi
 CASES=${CASES:-"pg_ps1 pg_ps2 pg_rw1 pg_rw2 my_ps1 my_ps2 my_rw1 my_rw2"}
 TABLES=${TABLES:-4}
 TABLE_SIZE=${TABLE_SIZE:-10000}
@@ -35,6 +41,7 @@ PG_HOST=${PG_HOST:-127.0.0.1} PG_PORT=${PG_PORT:-5432} PG_USER=${PG_USER:-postgr
 MY_HOST=${MY_HOST:-127.0.0.1} MY_PORT=${MY_PORT:-3306} MY_USER=${MY_USER:-root}
 HOSTBENCH=${HOSTBENCH:-$repo_dir/target/release/hostbench}
 SYSBENCH=${SYSBENCH:-$(command -v sysbench || true)}
+HB_EXTRA=${HB_EXTRA:-}
 
 die() { echo "error: $*" >&2; exit 1; }
 
@@ -139,7 +146,7 @@ echo
 echo "- sysbench:  $SYSBENCH ($("$SYSBENCH" --version 2>/dev/null | head -1))"
 echo "- hostbench: $HOSTBENCH_SRC ($("$HOSTBENCH" --version 2>/dev/null | head -1 || echo '?'))"
 echo "- servers: PostgreSQL $PG_HOST:$PG_PORT, MariaDB/MySQL $MY_HOST:$MY_PORT (database hb_bench)"
-echo "- $COMMON, --time=$TIME, pairs: $PAIRS, order alternates; raw reports: $LOGDIR"
+echo "- $COMMON, $LIMIT, pairs: $PAIRS, order alternates; raw reports: $LOGDIR"
 echo
 
 rows=()
@@ -147,16 +154,17 @@ for c in $CASES; do
     IFS='|' read -r SRV OPTS <<<"${CASE_DEF[$c]}"
     prepare "$SRV"
     if [[ $SRV == pg ]]; then conn=$PG_OPTS; else conn=$MY_OPTS; fi
-    read -r -a opts <<<"$OPTS $conn $COMMON --time=$TIME run"
-    echo "## $c: <tool> ${opts[*]}"
+    read -r -a opts <<<"$OPTS $conn $COMMON $LIMIT run"
+    read -r -a hbopts <<<"$HB_EXTRA $OPTS $conn $COMMON $LIMIT run"
+    echo "## $c: <tool> ${opts[*]}${HB_EXTRA:+ (hostbench also: $HB_EXTRA)}"
     [[ -r /proc/loadavg ]] && echo "load average before the case: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"
     vals=()
     for ((i = 1; i <= PAIRS; i++)); do
         if ((i % 2 == 1)); then
             sb=$(run_tool sysbench "$SYSBENCH" "$c" "$i" "${opts[@]}")
-            hb=$(run_tool hostbench "$HOSTBENCH" "$c" "$i" "${opts[@]}")
+            hb=$(run_tool hostbench "$HOSTBENCH" "$c" "$i" "${hbopts[@]}")
         else
-            hb=$(run_tool hostbench "$HOSTBENCH" "$c" "$i" "${opts[@]}")
+            hb=$(run_tool hostbench "$HOSTBENCH" "$c" "$i" "${hbopts[@]}")
             sb=$(run_tool sysbench "$SYSBENCH" "$c" "$i" "${opts[@]}")
         fi
         echo "  pair $i: sysbench tx/s, µs CPU/query = $sb; hostbench = $hb"

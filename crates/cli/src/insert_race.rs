@@ -48,6 +48,12 @@ struct Args {
     /// Driver when no --db-url is given (sysbench's option names below apply).
     #[arg(long = "db-driver", default_value = "sqlite", value_parser = ["sqlite", "pgsql", "mysql"])]
     db_driver: String,
+    /// MariaDB/MySQL client: lean (hostbench's own) or crate (the mysql crate).
+    #[arg(long = "mysql-client", default_value = "lean", value_parser = ["lean", "crate"])]
+    mysql_client: String,
+    /// Table name prefix (PREFIX_<session>, PREFIX_shared).
+    #[arg(long = "table-prefix", default_value = "hb_insert_race")]
+    table_prefix: String,
     /// SQLite file (with --db-driver=sqlite).
     #[arg(long = "sqlite-db", default_value = "hb_insert_race.db")]
     sqlite_db: String,
@@ -123,7 +129,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         TableMode::PerSession => "per-session",
         TableMode::Shared => "shared",
     };
-    let overrides: Vec<(String, String)> = [
+    let mut overrides: Vec<(String, String)> = [
         ("rows", args.rows.to_string()),
         ("table_mode", mode.to_string()),
         ("commit", args.commit.clone()),
@@ -132,10 +138,13 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ("db_url", args.db_url.clone()),
         ("db_driver", args.db_driver.clone()),
         ("sqlite_db", args.sqlite_db.clone()),
+        ("mysql_client", args.mysql_client.clone()),
+        ("table_prefix", args.table_prefix.clone()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
+    hostbench_workloads::db::driver::record_url_driver(&mut overrides);
     let params =
         Params::resolve(w.id(), w.params(), &overrides).map_err(|e| anyhow!("insert-race: {e}"))?;
     let mut plan = Plan::new(w.id(), params);

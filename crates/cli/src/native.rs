@@ -258,7 +258,7 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
                 .join(", ")
         );
     };
-    let overrides = a
+    let mut overrides = a
         .set
         .iter()
         .map(|kv| {
@@ -267,6 +267,7 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
                 .with_context(|| format!("--set {kv}: expected NAME=VALUE"))
         })
         .collect::<Result<Vec<_>>>()?;
+    hostbench_workloads::db::driver::record_url_driver(&mut overrides);
     let params = Params::resolve(w.id(), w.params(), &overrides)?;
     let mut plan = Plan::new(w.id(), params);
     plan.threads = a.threads;

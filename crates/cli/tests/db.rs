@@ -441,11 +441,22 @@ fn mysql_connection_killed_mid_run_reconnects() {
     let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
         return;
     };
-    let prefix = "hbt_mykill_";
+    for client in ["lean", "crate"] {
+        mysql_kill_mid_run(&url, client);
+    }
+}
+
+fn mysql_kill_mid_run(url: &str, client: &str) {
+    let prefix = format!("hbt_mykill_{client}_");
+    let prefix = prefix.as_str();
     // MariaDB's process list shows a connection's statement only while it runs: poll until
     // the run's connection is caught inside one of its (busy) statements on our tables.
-    let u = url.clone();
-    reconnects(vec![format!("--db-url={url}")], prefix, &move || {
+    let u = url.to_string();
+    let conn = vec![
+        format!("--db-url={url}"),
+        format!("--mysql-client={client}"),
+    ];
+    reconnects(conn, prefix, &move || {
         for _ in 0..200 {
             let ids = mysql_cli(
                 &u,
@@ -462,6 +473,155 @@ fn mysql_connection_killed_mid_run_reconnects() {
         }
         panic!("no connection of the run found to kill");
     });
+}
+
+#[test]
+fn mysql_lean_and_crate_clients_count_the_same() {
+    let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let a = |test: &str, extra: &[&str]| {
+        let mut v = args(&[
+            test,
+            &format!("--db-url={url}"),
+            "--table-prefix=hbt_myclients_",
+            "--tables=2",
+            "--table-size=300",
+        ]);
+        v.extend(args(extra));
+        v
+    };
+    ok(&a("oltp_read_write", &["cleanup"]));
+    ok(&a("oltp_read_write", &["prepare"]));
+    for (test, events, mix) in [
+        ("oltp_read_write", 50u64, (14u64, 4u64, 2u64)),
+        ("oltp_point_select", 200, (1, 0, 0)),
+        ("oltp_read_only", 30, (14, 0, 2)),
+    ] {
+        let mut seen = Vec::new();
+        for client in ["lean", "crate"] {
+            let out = ok(&a(
+                test,
+                &[
+                    &format!("--mysql-client={client}"),
+                    &format!("--events={events}"),
+                    "--time=0",
+                    "--format=json",
+                    // A seed per client: with the same seed, the second run's non-index
+                    // UPDATEs would write the c values the first run left, change nothing
+                    // and count as "other".
+                    if client == "lean" {
+                        "--rand-seed=11"
+                    } else {
+                        "--rand-seed=12"
+                    },
+                    "run",
+                ],
+            ));
+            let r: Value = serde_json::from_str(&out).unwrap();
+            assert_valid(&r, "mysql client");
+            // The client and the driver actually used are recorded (the URL names mysql;
+            // db_driver's own default is sqlite).
+            assert_eq!(r["workload"]["params"]["mysql_client"], client, "{test}");
+            assert_eq!(r["workload"]["params"]["db_driver"], "mysql", "{test}");
+            assert_eq!(counter(&r, "errors"), 0, "{test} {client}: {r}");
+            let got = (
+                counter(&r, "reads"),
+                counter(&r, "writes"),
+                counter(&r, "other"),
+            );
+            assert_eq!(
+                got,
+                (mix.0 * events, mix.1 * events, mix.2 * events),
+                "{test} {client}: the exact query mix per transaction"
+            );
+            seen.push(got);
+        }
+        assert_eq!(seen[0], seen[1], "{test}: both clients count the same");
+    }
+    // Without a URL: the sysbench options with the crate client still name mysql.
+    let (host, port) = url
+        .trim_start_matches("mysql://")
+        .split_once('@')
+        .map(|(_, h)| h.split('/').next().unwrap_or(h))
+        .and_then(|h| h.split_once(':'))
+        .unwrap_or(("127.0.0.1", "3306"));
+    let db = url.rsplit('/').next().unwrap_or("test");
+    let out = ok(&args(&[
+        "oltp_point_select",
+        "--db-driver=mysql",
+        &format!("--mysql-host={host}"),
+        &format!("--mysql-port={port}"),
+        "--mysql-user=root",
+        &format!("--mysql-db={db}"),
+        "--mysql-client=crate",
+        "--table-prefix=hbt_myclients_",
+        "--tables=2",
+        "--table-size=300",
+        "--events=20",
+        "--time=0",
+        "--format=json",
+        "run",
+    ]));
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["workload"]["params"]["mysql_client"], "crate");
+    assert_eq!(counter(&r, "reads"), 20);
+    // A client name that does not exist is a usage error.
+    let bad = hb()
+        .args(a("oltp_point_select", &["--mysql-client=libmysql", "run"]))
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    ok(&a("oltp_read_write", &["cleanup"]));
+}
+
+#[test]
+fn mysql_duplicate_keys_stop_the_run_unless_ignored() {
+    let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    for client in ["lean", "crate"] {
+        // With --auto-inc=off, oltp_insert draws its ids from the seed: a second run with the
+        // same seed inserts the same ids again.
+        let a = |extra: &[&str]| {
+            let mut v = args(&[
+                "oltp_insert",
+                &format!("--db-url={url}"),
+                &format!("--mysql-client={client}"),
+                "--table-prefix=hbt_mydup_",
+                "--tables=1",
+                "--auto-inc=off",
+            ]);
+            v.extend(args(extra));
+            v
+        };
+        let run = ["--events=20", "--time=0", "--rand-seed=5", "--format=json"];
+        ok(&a(&["cleanup"]));
+        ok(&a(&["prepare"]));
+        let first: Value = serde_json::from_str(&ok(&a(&[&run[..], &["run"]].concat()))).unwrap();
+        assert_eq!(counter(&first, "writes"), 20, "{client}");
+        let out = hb()
+            .args(a(&[&run[..], &["run"]].concat()))
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{client}: {err}");
+        assert!(err.contains("Duplicate entry"), "{client}: {err}");
+        assert!(err.contains("error 1062"), "{client}: {err}");
+        assert!(err.contains("--db-ignore-errors"), "{client}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        // Listed, each duplicate is an ignored error and the event goes on with the next id.
+        let again: Value =
+            serde_json::from_str(&ok(&a(
+                &[&run[..], &["--db-ignore-errors=1062", "run"]].concat()
+            )))
+            .unwrap();
+        assert_eq!(counter(&again, "writes"), 20, "{client}");
+        assert_eq!(counter(&again, "errors"), 20, "{client}: {again}");
+        ok(&a(&["cleanup"]));
+    }
 }
 
 #[test]
@@ -486,14 +646,17 @@ fn wrong_credentials_are_clear_and_hide_the_password() {
             .rsplit_once('@')
             .map(|(_, h)| h)
             .unwrap_or("127.0.0.1/test");
-        cases.push((
-            args(&[
-                "oltp_point_select",
-                &format!("--db-url=mysql://root:Sekr1tPw@{hostpart}"),
-                "run",
-            ]),
-            "Access denied",
-        ));
+        for client in ["lean", "crate"] {
+            cases.push((
+                args(&[
+                    "oltp_point_select",
+                    &format!("--db-url=mysql://root:Sekr1tPw@{hostpart}"),
+                    &format!("--mysql-client={client}"),
+                    "run",
+                ]),
+                "Access denied",
+            ));
+        }
     }
     for (a, needle) in cases {
         let out = hb()
@@ -819,6 +982,99 @@ fn insert_race_on_servers() {
         let u = format!("--db-url={url}");
         insert_race(&u, &["--table-mode", "temp", "--engine", "myisam"]);
         insert_race(&u, &["--table-mode", "shared", "--commit", "batch:25"]);
+    }
+}
+
+/// insert-race with a session's connection killed mid-run by `kill` (given the table
+/// prefix; it must pick a connection inside an INSERT, not one still creating its table):
+/// the run reconnects, counts it and finishes every session's rows.
+fn insert_race_survives(url: &str, prefix: &str, extra: &[&str], kill: &dyn Fn(&str)) {
+    let mut a = args(&[
+        "insert-race",
+        "--sessions",
+        "2",
+        "--rows",
+        "4000",
+        "--table-mode",
+        "per-session",
+        "--commit",
+        "batch:50",
+        "--format",
+        "json",
+        &format!("--db-url={url}"),
+        &format!("--table-prefix={prefix}"),
+    ]);
+    a.extend(args(extra));
+    let child = hb_std()
+        .args(&a)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    kill(prefix);
+    let out = child.wait_with_output().unwrap();
+    let so = String::from_utf8_lossy(&out.stdout);
+    let se = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{a:?}: {se}\n{so}");
+    let r: Value = serde_json::from_str(&so).unwrap();
+    assert_valid(&r, "insert-race reconnect");
+    assert_eq!(r["outcome"]["stop_reason"], "workers_done");
+    assert!(counter(&r, "reconnects") >= 1, "no reconnect counted: {r}");
+    assert!(counter(&r, "errors") >= counter(&r, "reconnects"));
+    // The rolled-back batch is inserted again: at least every row, each session.
+    for t in r["fairness"]["per_thread"].as_array().unwrap() {
+        assert!(t["events"].as_u64().unwrap() >= 4000, "{r}");
+    }
+}
+
+#[test]
+fn insert_race_survives_a_lost_connection() {
+    if let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") {
+        for client in ["lean", "crate"] {
+            let u = url.clone();
+            insert_race_survives(
+                &url,
+                &format!("hbt_racekill_{client}"),
+                &["--mysql-client", client],
+                &move |prefix| {
+                    for _ in 0..1000 {
+                        let ids = mysql_cli(
+                            &u,
+                            &format!(
+                                "SELECT id FROM information_schema.processlist \
+                                 WHERE info LIKE 'INSERT INTO {prefix}%' AND id <> connection_id()"
+                            ),
+                        );
+                        if let Some(id) = ids.split_whitespace().next() {
+                            mysql_cli(&u, &format!("KILL {id}"));
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    panic!("no connection of the run found to kill");
+                },
+            );
+        }
+    }
+    if let Some(url) = server("HOSTBENCH_TEST_PG_URL") {
+        let u = url.clone();
+        insert_race_survives(&url, "hbt_racekill_pg", &[], &move |prefix| {
+            for _ in 0..1000 {
+                let n = psql(
+                    &u,
+                    &format!(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+                         WHERE query LIKE 'INSERT INTO {prefix}%' AND pid <> pg_backend_pid() \
+                         AND application_name = 'hostbench'"
+                    ),
+                );
+                if n.trim() != "0" {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            panic!("no backend of the run found to terminate");
+        });
     }
 }
 

@@ -439,6 +439,7 @@ fn build_plan(
             overrides.push(pair);
         }
     }
+    hostbench_workloads::db::driver::record_url_driver(&mut overrides);
     let params =
         Params::resolve(w.id(), w.params(), &overrides).map_err(|e| cx.err(0..0, e.to_string()))?;
     let mut plan = Plan::new(w.id(), params);

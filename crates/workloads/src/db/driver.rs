@@ -154,6 +154,9 @@ pub enum Target {
         password: String,
         /// Database.
         db: String,
+        /// Which client: hostbench's own (true, `--mysql-client=lean`) or the `mysql`
+        /// crate's.
+        lean: bool,
     },
 }
 
@@ -177,6 +180,7 @@ impl fmt::Display for Target {
                 user,
                 password,
                 db,
+                ..
             } => {
                 if socket.is_empty() {
                     write!(f, "mysql://{user}{}@{host}:{port}/{db}", pw(password))
@@ -227,6 +231,8 @@ macro_rules! db_params {
             $crate::db::driver::p_text("mysql_user", "sbtest", "MySQL user", "mysql-user"),
             $crate::db::driver::p_text("mysql_password", "", "MySQL password", "mysql-password"),
             $crate::db::driver::p_text("mysql_db", "sbtest", "MySQL database name", "mysql-db"),
+            $crate::db::driver::p_choice("mysql_client", &["lean", "crate"], "lean",
+                "hostbench: MariaDB/MySQL client, lean = hostbench's own binary-protocol client (mysql_native_password, caching_sha2_password fast auth, no TLS), crate = the mysql crate", "mysql-client"),
         ]
     };
 }
@@ -365,9 +371,14 @@ impl Target {
     /// The target the parameters name: `db_url` when set, else `db_driver` and its
     /// sysbench options.
     pub fn from_params(p: &Params) -> Result<Target, WorkloadError> {
+        let lean = p.text("mysql_client") != "crate";
         let url = p.text("db_url");
         if !url.is_empty() {
-            return Target::from_url(url);
+            let mut t = Target::from_url(url)?;
+            if let Target::Mysql { lean: l, .. } = &mut t {
+                *l = lean;
+            }
+            return Ok(t);
         }
         Ok(match p.text("db_driver") {
             "pgsql" => Target::Pgsql {
@@ -384,6 +395,7 @@ impl Target {
                 user: p.text("mysql_user").to_string(),
                 password: p.text("mysql_password").to_string(),
                 db: p.text("mysql_db").to_string(),
+                lean,
             },
             _ => Target::Sqlite {
                 path: p.text("sqlite_db").to_string(),
@@ -432,6 +444,7 @@ impl Target {
                 user: u.user.unwrap_or_else(|| "root".into()),
                 password: u.password.unwrap_or_default(),
                 db: u.db.unwrap_or_else(|| "test".into()),
+                lean: true,
             });
         }
         Err(bad(format!(
@@ -464,6 +477,10 @@ impl Target {
             #[cfg(feature = "postgres")]
             Target::Pgsql { .. } => Ok(Box::new(crate::db::pg::PgConn::open(self)?)),
             #[cfg(feature = "mysql")]
+            Target::Mysql { lean: true, .. } => {
+                Ok(Box::new(crate::db::mysql_lean::LeanConn::open(self)?))
+            }
+            #[cfg(feature = "mysql")]
             Target::Mysql { .. } => Ok(Box::new(crate::db::mysql::MysqlConn::open(self)?)),
             #[allow(unreachable_patterns)]
             _ => Err(DbError::new(
@@ -491,6 +508,34 @@ impl Target {
             };
             bad(format!("cannot connect to {self}: {e} ({hint})"))
         })
+    }
+}
+
+/// The driver a `--db-url` names (`sqlite`, `pgsql`, `mysql`), None for an unknown kind.
+pub fn url_driver(url: &str) -> Option<&'static str> {
+    let d = if url.starts_with("sqlite:") {
+        Driver::Sqlite
+    } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Driver::Pgsql
+    } else if url.starts_with("mysql://") || url.starts_with("mariadb://") {
+        Driver::Mysql
+    } else {
+        return None;
+    };
+    Some(d.name())
+}
+
+/// Makes the saved `db_driver` parameter the driver actually used: when the overrides set
+/// `db_url`, the URL's driver is appended as the last `db_driver` override (the URL wins
+/// over the driver options, so the recorded driver must follow it).
+pub fn record_url_driver(overrides: &mut Vec<(String, String)>) {
+    let d = overrides
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "db_url")
+        .and_then(|(_, v)| url_driver(v));
+    if let Some(d) = d {
+        overrides.push(("db_driver".into(), d.into()));
     }
 }
 
@@ -715,6 +760,26 @@ mod tests {
         let e = Target::from_url("postgres://u:secret@h:notaport/d").unwrap_err();
         assert!(!e.0.contains("secret"), "{e}");
         assert!(Target::from_url("oracle://x").is_err());
+    }
+
+    #[test]
+    fn the_url_names_the_recorded_driver() {
+        let mut ov = vec![
+            ("db_driver".to_string(), "sqlite".to_string()),
+            ("db_url".to_string(), "mysql://root@h/test".to_string()),
+        ];
+        record_url_driver(&mut ov);
+        assert_eq!(ov.last().unwrap(), &("db_driver".into(), "mysql".into()));
+        let mut ov = vec![("db_url".to_string(), "postgresql://u@h/d".to_string())];
+        record_url_driver(&mut ov);
+        assert_eq!(ov.last().unwrap().1, "pgsql");
+        let mut ov = vec![("db_url".to_string(), "oracle://x".to_string())];
+        record_url_driver(&mut ov);
+        assert_eq!(
+            ov.len(),
+            1,
+            "an unknown URL is left to Target::from_url's error"
+        );
     }
 
     #[test]

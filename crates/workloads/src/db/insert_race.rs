@@ -265,6 +265,27 @@ impl RaceWorker {
         Ok(())
     }
 
+    /// After a lost connection: reconnect (re-preparing the statements), count it, put a
+    /// temporary table back (it vanished with the connection) and go back to the last
+    /// commit, since the server rolled the open transaction back: those rows are inserted
+    /// again (and counted again as events).
+    fn recover(&mut self, c: &Counters) -> Result<(), DbError> {
+        self.s.reconnect(super::oltp::RECONNECT_PATIENCE)?;
+        c.add(Counter::Reconnects, 1);
+        if self.cfg.mode == "temp" {
+            self.s.query(&self.cfg.create_sql(self.sid))?;
+            for i in self.cfg.index_sql(self.sid) {
+                self.s.query(&i)?;
+            }
+        }
+        self.done = match self.cfg.commit {
+            CommitMode::Row => self.done,
+            CommitMode::Batch(k) => self.done - self.done % k,
+            CommitMode::None => 0,
+        };
+        Ok(())
+    }
+
     fn begin_due(&self) -> bool {
         match self.cfg.commit {
             CommitMode::Row => false,
@@ -293,9 +314,20 @@ impl EventWorker for RaceWorker {
                         return Ok(Step::End);
                     }
                 }
+                Err(e) if e.class == ErrClass::Lost => {
+                    c.add(Counter::Errors, 1);
+                    self.recover(c).map_err(|e| {
+                        WorkloadError(format!(
+                            "insert-race session {} on {}: {e}",
+                            self.sid + 1,
+                            self.cfg.target
+                        ))
+                    })?;
+                    if hostbench_core::runner::INTERRUPT.load(Ordering::Relaxed) {
+                        return Ok(Step::End);
+                    }
+                }
                 Err(e) => {
-                    // A lost connection loses a temporary table and an open batch: the
-                    // session cannot go on meaningfully.
                     return Err(WorkloadError(format!(
                         "insert-race session {} on {}: {e}",
                         self.sid + 1,
@@ -451,7 +483,12 @@ impl Workload for InsertRace {
         }
     }
     fn counters(&self) -> &'static [Counter] {
-        &[Counter::Writes, Counter::Other, Counter::Errors]
+        &[
+            Counter::Writes,
+            Counter::Other,
+            Counter::Errors,
+            Counter::Reconnects,
+        ]
     }
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         let mut f = vec![

@@ -59,6 +59,7 @@ impl MysqlConn {
             user,
             password,
             db,
+            ..
         } = target
         else {
             return Err(DbError::new(ErrClass::Other, "not a MySQL target"));

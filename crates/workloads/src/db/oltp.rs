@@ -343,7 +343,7 @@ oltp!(
 const BULK_BYTES: usize = 512 * 1024;
 
 /// How long a worker keeps trying to reconnect before the run fails.
-const RECONNECT_PATIENCE: Duration = Duration::from_secs(30);
+pub(crate) const RECONNECT_PATIENCE: Duration = Duration::from_secs(30);
 
 /// Resolved options.
 #[derive(Debug, Clone)]
