@@ -322,14 +322,14 @@ pub fn parse(args: &[String]) -> Result<Args> {
                 'w' => set(&mut a, "keep", "on".into()),
                 'x' => set(&mut a, "stonewall", "off".into()),
                 'R' => a.excel = true,
-                'T' => {}
+                'T' => set(&mut a, "pthreads", "on".into()),
                 'h' => a.help = true,
                 other => {
                     let s = other.to_string();
                     match UNSUPPORTED.iter().find(|(f, _)| *f == s) {
                         Some((_, what)) => bail!(
                             "iozone: -{other} ({what}) is not supported by hostbench iozone; \
-                             see docs/compatibility.md for what is"
+                             docs/compatibility.md lists the options it takes"
                         ),
                         None => {
                             bail!("iozone: unknown option -{other} (see `hostbench iozone -h`)")
@@ -370,7 +370,12 @@ pub fn parse(args: &[String]) -> Result<Args> {
             ("file_size", "min_file_size", "max_file_size"),
             ("record_size", "min_record_size", "max_record_size"),
         ] {
-            let v = a.params.iter().rev().find(|(k, _)| k == given).map(|(_, v)| v.clone());
+            let v = a
+                .params
+                .iter()
+                .rev()
+                .find(|(k, _)| k == given)
+                .map(|(_, v)| v.clone());
             if let Some(v) = v {
                 set(&mut a, lo, v.clone());
                 set(&mut a, hi, v);

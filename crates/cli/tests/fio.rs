@@ -732,7 +732,10 @@ fn gtod_reduce_keeps_bandwidth_samples_and_json_reads_like_fio() {
     a.push("--output-format=json");
     let out = stdout_ok(&a);
     // fio writes `"key" : value` and floats with six decimals; scrapers grep for that.
-    assert!(out.contains("\n  \"fio version\" : \"fio-3.33-hostbench-"), "{out}");
+    assert!(
+        out.contains("\n  \"fio version\" : \"fio-3.33-hostbench-"),
+        "{out}"
+    );
     let j: Value = serde_json::from_str(&out).unwrap();
     let r = &j["jobs"][0]["read"];
     assert!(r["bw_samples"].as_u64().unwrap() >= 2, "{r}");

@@ -88,11 +88,21 @@ fn throughput_blocks_read_like_iozone() {
     assert!(out.contains("\tChildren see throughput for  2 initial writers \t= "));
     assert!(out.contains("\tParent sees throughput for  2 readers \t\t= "));
     assert!(out.contains("\tChildren see throughput for 2 re-readers \t= "));
-    assert!(out.contains("\tMin throughput per thread \t\t\t= "));
+    // Without -T IOzone's children are processes, and its lines say so.
+    assert!(
+        out.contains("\tThroughput test with 2 processes\n\tEach process writes a 64 kByte file")
+    );
+    assert!(out.contains("\tMin throughput per process \t\t\t= "));
     assert!(out.contains("\tMin xfer \t\t\t\t\t= "));
     assert!(out.contains("\tPurge Mode On\n\tInclude fsync in write timing\n\tSYNC Mode. \n"));
     assert!(out.ends_with("\n\n\niozone test complete.\n"), "{out}");
     insta::assert_snapshot!("iozone_throughput", redact_run(&out));
+    let t = ok_in(&d, &["-s", "64k", "-r", "4k", "-i", "0", "-t", "2", "-T"]);
+    assert!(
+        t.contains("\tThroughput test with 2 threads\n\tEach thread writes"),
+        "{t}"
+    );
+    assert!(t.contains("\tAvg throughput per thread \t\t\t= "), "{t}");
     // Its own files are gone.
     assert!(files_in(&d).is_empty(), "{:?}", files_in(&d));
 }
@@ -184,7 +194,10 @@ fn excel_blocks_follow_the_table() {
     // IOzone prints a line per limit given; hostbench prints those that differ from
     // IOzone's defaults (-n 64k is the default: no line; docs/iozone.md).
     assert!(!out.contains("Using minimum file size"), "{out}");
-    assert!(out.contains("\tUsing maximum file size of 128 kilobytes.\n"), "{out}");
+    assert!(
+        out.contains("\tUsing maximum file size of 128 kilobytes.\n"),
+        "{out}"
+    );
     assert!(out.contains("\tUsing Maximum Record Size 64 kB\n"), "{out}");
     assert!(!out.contains("Minimum Record Size"), "{out}");
     assert!(out.contains("\n\"Writer report\"\n"), "{out}");
@@ -205,14 +218,21 @@ fn auto_mode_with_s_runs_one_file_size() {
     // IOzone 3.489: `-a -s 128k` sweeps the record sizes at that one file size.
     let d = scratch("auto-s");
     let out = ok_in(&d, &["-a", "-s", "128k", "-i", "0"]);
-    assert!(out.contains("\tAuto Mode\n\tFile size set to 128 kB\n"), "{out}");
+    assert!(
+        out.contains("\tAuto Mode\n\tFile size set to 128 kB\n"),
+        "{out}"
+    );
     assert!(!out.contains("Using minimum file size"), "{out}");
     let rows: Vec<&str> = out
         .lines()
         .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
         .collect();
     assert_eq!(rows.len(), 6, "4k..128k records: {out}");
-    assert!(rows.iter().all(|r| r.split_whitespace().next() == Some("128")), "{out}");
+    assert!(
+        rows.iter()
+            .all(|r| r.split_whitespace().next() == Some("128")),
+        "{out}"
+    );
 }
 
 #[test]

@@ -3,8 +3,8 @@
 //! (`kB  reclen  write  rewrite ...`, kB/s with kB = 1024 B) or the throughput-mode blocks
 //! (`Children see throughput for  2 initial writers  = ... kB/sec`, parent, min, max, avg,
 //! min xfer). Field widths, tabs and labels follow IOzone's so scripts that grep or split its
-//! lines read ours; the banner says this is hostbench, and the children are threads, so the
-//! per-child lines say "per thread" as IOzone's `-T` runs do.
+//! lines read ours; the banner says this is hostbench. The children are always threads, but
+//! the per-child lines say "process" as IOzone's do, or "thread" with `-T`, as IOzone's do.
 //!
 //! Also `render_excel`: the `-R` report blocks ("Writer report", ...), a matrix of file size ×
 //! record size per test, appended after the table as IOzone does.
@@ -61,6 +61,15 @@ pub fn ctime(rfc3339: &str) -> String {
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ][((m - 1).clamp(0, 11)) as usize];
     format!("{wd} {mon} {d:2} {hh:02}:{mm:02}:{ss:02} {y}")
+}
+
+/// What IOzone calls a child: "thread" with -T, else "process".
+fn child_word(r: &RunResult) -> &'static str {
+    if flag(r, "pthreads") {
+        "thread"
+    } else {
+        "process"
+    }
 }
 
 /// The banner, the option lines and the fixed lines up to the results.
@@ -174,7 +183,7 @@ fn label_format(label: &str) -> (usize, &'static str, &'static str) {
 }
 
 /// One throughput block, as IOzone prints it.
-fn throughput_block(s: &mut String, t: &Table, label: &str, n: usize) {
+fn throughput_block(s: &mut String, t: &Table, label: &str, n: usize, child: &str) {
     let get = |c: &str| t.get(label, c).unwrap_or(0.0);
     let (w, ct, pt) = label_format(label);
     let _ = writeln!(
@@ -189,17 +198,17 @@ fn throughput_block(s: &mut String, t: &Table, label: &str, n: usize) {
     );
     let _ = writeln!(
         s,
-        "\tMin throughput per thread \t\t\t= {:10.2} kB/sec ",
+        "\tMin throughput per {child} \t\t\t= {:10.2} kB/sec ",
         get("min_kb_per_s")
     );
     let _ = writeln!(
         s,
-        "\tMax throughput per thread \t\t\t= {:10.2} kB/sec",
+        "\tMax throughput per {child} \t\t\t= {:10.2} kB/sec",
         get("max_kb_per_s")
     );
     let _ = writeln!(
         s,
-        "\tAvg throughput per thread \t\t\t= {:10.2} kB/sec",
+        "\tAvg throughput per {child} \t\t\t= {:10.2} kB/sec",
         get("avg_kb_per_s")
     );
     let _ = writeln!(s, "\tMin xfer \t\t\t\t\t= {:10.2} kB", get("min_xfer_kb"));
@@ -312,15 +321,21 @@ pub fn render(r: &RunResult) -> String {
         } else {
             (file_kb, rec_kb)
         };
-        let port = if n == 1 { "thread" } else { "threads" };
+        let child = child_word(r);
+        let plural = if child == "thread" {
+            "threads"
+        } else {
+            "processes"
+        };
+        let port = if n == 1 { child } else { plural };
         let _ = writeln!(s, "\tThroughput test with {n} {port}");
         let _ = writeln!(
             s,
-            "\tEach thread writes a {file_kb:.0} kByte file in {rec_kb:.0} kByte records"
+            "\tEach {child} writes a {file_kb:.0} kByte file in {rec_kb:.0} kByte records"
         );
         let _ = writeln!(s);
         for row in &t.rows {
-            throughput_block(&mut s, t, &row.label, n);
+            throughput_block(&mut s, t, &row.label, n, child);
         }
         let _ = writeln!(s);
         let _ = writeln!(s);

@@ -200,6 +200,14 @@ const PARAMS: &[ParamSpec] = &[
         "keep the files at the end (-w)",
     ),
     spec(
+        "pthreads",
+        ParamKind::Bool,
+        "off",
+        "",
+        "IOzone's -T (children as POSIX threads): hostbench's children are always threads; \
+         this only makes the report say \"thread\" where IOzone's -T runs do (else \"process\")",
+    ),
+    spec(
         "no_retest",
         ParamKind::Bool,
         "off",
