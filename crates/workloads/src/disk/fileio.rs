@@ -1151,10 +1151,16 @@ fn cleanup(cfg: &Config, log: &dyn StageLog) -> Result<StageDone, WorkloadError>
             .cloned()
             .collect(),
     };
-    for n in kept {
-        log.line(&format!(
+    match kept.as_slice() {
+        [] => {}
+        [n] => log.line(&format!(
             "Not removing {n}: hostbench did not create it (remove it yourself if it is yours)"
-        ));
+        )),
+        [first, .., last] => log.line(&format!(
+            "Not removing {} files ({first} ... {last}): hostbench did not create them \
+             (another tool's, e.g. sysbench's prepare? remove them yourself if they are yours)",
+            kept.len()
+        )),
     }
     Ok(StageDone::Done)
 }
