@@ -598,13 +598,13 @@ fn smallfiles_phases_threshold_and_safety() {
         "--directory",
         &dir,
         "--files",
-        "100",
+        "2000",
         "--max-seconds",
-        "0",
+        "0.001",
     ]);
     assert_eq!(code, 1, "{err}");
     assert!(out.contains("FAIL"), "{out}");
-    assert!(err.contains("more than --max-seconds 0"), "{err}");
+    assert!(err.contains("more than --max-seconds 0.001"), "{err}");
     assert_eq!(names(d.path()), ["keep.txt"]);
 
     // Bad input.
@@ -612,6 +612,10 @@ fn smallfiles_phases_threshold_and_safety() {
         (
             &["smallfiles", "--directory", "/no/such/dir"][..],
             "/no/such/dir",
+        ),
+        (
+            &["smallfiles", "--directory", &dir, "--max-seconds", "0"][..],
+            "expected a number from 0.001",
         ),
         (&["smallfiles"][..], "--directory"),
         (

@@ -63,7 +63,11 @@ const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "max_seconds",
-        kind: ParamKind::Float { min: 0.0, max: 1e9 },
+        // 0 would fail every run: the smallest threshold is a millisecond.
+        kind: ParamKind::Float {
+            min: 0.001,
+            max: 1e9,
+        },
         default: "10",
         unit: "s",
         help: "pass/fail threshold for create + read wall time (the guides' 10 s)",
