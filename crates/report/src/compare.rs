@@ -59,6 +59,15 @@ pub fn display_unit(r: &Row) -> (String, f64) {
     (unit.into(), div)
 }
 
+/// The figure's name as shown beside `unit` (from [`display_unit`]): a stored `_ns` suffix is
+/// dropped when the row is shown in another unit (`latency_avg` in µs, not `latency_avg_ns`).
+pub fn display_figure(r: &Row, unit: &str) -> String {
+    match r.figure.strip_suffix("_ns") {
+        Some(base) if r.unit == "ns" && unit != "ns" && !base.is_empty() => base.to_string(),
+        _ => r.figure.clone(),
+    }
+}
+
 /// `1234 ±0.4% n=6`, `1234 n=3`, or `1234` for a single run.
 pub fn cell_text(c: &Cell) -> String {
     cell_text_in(c, 1.0)
@@ -148,7 +157,7 @@ fn table(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
             let mut cells = vec![
                 v.workload.clone(),
                 v.label.clone(),
-                r.figure.clone(),
+                display_figure(r, &unit),
                 unit,
                 better_text(r.better).into(),
             ];
@@ -450,6 +459,9 @@ mod tests {
         );
         assert_eq!(display_unit(&row("ns", &[2.5e7, 3e7])), ("ms".into(), 1e6));
         assert_eq!(display_unit(&row("ns", &[2.5e10])), ("s".into(), 1e9));
+        let r = row("ns", &[68_898.0]);
+        assert_eq!(display_figure(&r, "µs"), "latency_avg");
+        assert_eq!(display_figure(&r, "ns"), "latency_avg_ns");
         assert_eq!(
             display_unit(&row("events/s", &[2.5e10])),
             ("events/s".into(), 1.0)

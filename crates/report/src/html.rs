@@ -13,7 +13,8 @@
 //! input (no clock, no environment), so the same runs give the same bytes.
 
 use crate::compare::{
-    cell_text, cell_text_in, ci_percent, display_unit, method, p_text, ratio_text, verdict_short,
+    cell_text, cell_text_in, ci_percent, display_figure, display_unit, method, p_text, ratio_text,
+    verdict_short,
 };
 use crate::num;
 use crate::svg::{self, Axis, Bar, Group, Series, color, esc, tick};
@@ -519,7 +520,7 @@ fn table(h: &mut String, c: &Comparison) {
             let _ = write!(
                 h,
                 "<tr><td>{} <span class=\"muted\">{} {}</span></td>",
-                esc(&r.figure),
+                esc(&display_figure(r, &unit)),
                 esc(&unit),
                 match r.better {
                     Better::Higher => "↑",
