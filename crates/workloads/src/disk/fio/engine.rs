@@ -551,10 +551,11 @@ struct GeteventsArg {
 /// A relative timeout for io_getevents.
 fn timespec(ns: u64) -> libc::timespec {
     libc::timespec {
-        tv_sec: (ns / 1_000_000_000) as libc::time_t,
-        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+        tv_sec: (ns / 1_000_000_000) as _,
+        tv_nsec: (ns % 1_000_000_000) as _,
     }
 }
+
 const IORING_OP_READ: u8 = 22;
 const IORING_SETUP_COOP_TASKRUN: u32 = 1 << 8;
 const IORING_SETUP_SINGLE_ISSUER: u32 = 1 << 12;
