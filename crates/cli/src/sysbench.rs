@@ -271,20 +271,28 @@ fn seconds(o: &Opt) -> Result<f64> {
 
 fn test_help(w: &dyn Workload) -> String {
     let mut s = format!("{} options:\n", w.sysbench_test().unwrap_or(w.id()));
-    for p in w.params().iter().filter(|p| p.sysbench.is_some()) {
-        let arg = match p.kind {
-            ParamKind::Bool => "[=on|off]".to_string(),
-            ParamKind::Size => "=SIZE".to_string(),
-            ParamKind::Choice(c) => format!("=STRING ({})", c.join(", ")),
-            ParamKind::Text => "=STRING".to_string(),
-            _ => "=N".to_string(),
-        };
-        s.push_str(&format!(
-            "  --{}{arg} {} [{}]\n",
-            p.sysbench.unwrap_or(p.name),
-            p.help,
-            p.default
-        ));
+    let rows: Vec<(String, String)> = w
+        .params()
+        .iter()
+        .filter(|p| p.sysbench.is_some())
+        .map(|p| {
+            let (arg, choices) = match p.kind {
+                ParamKind::Bool => ("[=on|off]", String::new()),
+                ParamKind::Size => ("=SIZE", String::new()),
+                ParamKind::Choice(c) => ("=STRING", format!(" {{{}}}", c.join(", "))),
+                ParamKind::Text => ("=STRING", String::new()),
+                _ => ("=N", String::new()),
+            };
+            (
+                format!("--{}{arg}", p.sysbench.unwrap_or(p.name)),
+                format!("{}{choices} [{}]", p.help, p.default),
+            )
+        })
+        .collect();
+    // sysbench pads the option column to the longest option of the test, plus one space.
+    let width = rows.iter().map(|(o, _)| o.len()).max().unwrap_or(0);
+    for (opt, text) in rows {
+        s.push_str(&format!("  {opt:<width$} {text}\n"));
     }
     s
 }

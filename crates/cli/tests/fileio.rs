@@ -637,3 +637,17 @@ fn smallfiles_phases_threshold_and_safety() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+#[test]
+fn help_aligns_the_option_column_as_sysbench_does() {
+    // sysbench pads every option of a test to the longest one plus a space.
+    let out = stdout_ok(&["fileio", "help"]);
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("  --")).collect();
+    assert!(lines.len() > 10, "{out}");
+    let col = |l: &str| l[2..].find(' ').map(|i| i + 2).unwrap();
+    let starts: Vec<usize> = lines
+        .iter()
+        .map(|l| col(l) + l[col(l)..].len() - l[col(l)..].trim_start().len())
+        .collect();
+    assert!(starts.windows(2).all(|w| w[0] == w[1]), "{out}");
+}
