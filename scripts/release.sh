@@ -7,18 +7,22 @@
 #
 # It installs nothing: when a rustup target, a compiler or qemu is missing it stops and names
 # the command that installs it. It expects a Debian or Ubuntu host (x86_64 or aarch64): the C
-# code inside (SQLite) is compiled by Debian's <arch>-linux-gnu-gcc against musl's headers from
-# Debian's musl-dev. Set CC_<target>, CFLAGS_<target>, AR_<target> and
-# CARGO_TARGET_<TARGET>_LINKER yourself to use another toolchain.
+# code inside (SQLite; ring's C and assembly once rustls is in) is compiled by Debian's
+# <arch>-linux-gnu-gcc against musl's headers from Debian's musl-dev, and the binary is linked
+# by rust-lld, which ships with the Rust toolchain, against Rust's own copy of musl (the
+# target's self-contained crt objects and libc.a). Set CC_<target>, CFLAGS_<target>,
+# AR_<target> and CARGO_TARGET_<TARGET>_LINKER yourself to use another toolchain.
 set -euo pipefail
 
 usage() {
     cat <<'EOF'
-usage: scripts/release.sh [--target x86_64|aarch64|all] [--test] [--out DIR]
+usage: scripts/release.sh [--target x86_64|aarch64|all] [--test] [--out DIR] [--dry-run]
 
   --target T   which binary to build: x86_64, aarch64 or all (default: all)
   --test       run each binary after building it (the other architecture under qemu-user)
   --out DIR    where the archives and SHA256SUMS go (default: dist/)
+  --dry-run    print what would be built and how (targets, compilers, linker, flags, the
+               cargo command) and what is missing, then stop: builds nothing, exits 0
   -h, --help   this text
 
 Environment: CARGO_TARGET_DIR (default: target/ in the repository), CARGO_BUILD_JOBS.
@@ -29,6 +33,11 @@ die() {
     echo "release.sh: error: $*" >&2
     exit 1
 }
+usage_error() {
+    usage >&2
+    echo "release.sh: error: $*" >&2
+    exit 2
+}
 say() { echo "== $*"; }
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -36,25 +45,27 @@ cd "$root"
 
 which_targets=all
 run_tests=0
+dry_run=0
 out=dist
 while [[ $# -gt 0 ]]; do
     case $1 in
-        --target) [[ $# -ge 2 ]] || die "--target needs a value: x86_64, aarch64 or all"
+        --target) [[ $# -ge 2 ]] || usage_error "--target needs a value: x86_64, aarch64 or all"
                   which_targets=$2; shift 2 ;;
         --target=*) which_targets=${1#--target=}; shift ;;
         --test) run_tests=1; shift ;;
-        --out) [[ $# -ge 2 ]] || die "--out needs a directory"
+        --out) [[ $# -ge 2 ]] || usage_error "--out needs a directory"
                out=$2; shift 2 ;;
         --out=*) out=${1#--out=}; shift ;;
+        --dry-run) dry_run=1; shift ;;
         -h|--help) usage; exit 0 ;;
-        *) usage >&2; die "unknown argument '$1'" ;;
+        *) usage_error "unknown argument '$1'" ;;
     esac
 done
 case $which_targets in
     x86_64) arches=(x86_64) ;;
     aarch64) arches=(aarch64) ;;
     all) arches=(x86_64 aarch64) ;;
-    *) die "--target must be x86_64, aarch64 or all, not '$which_targets'" ;;
+    *) usage_error "--target must be x86_64, aarch64 or all, not '$which_targets'" ;;
 esac
 
 host_arch=$(uname -m)
@@ -81,7 +92,14 @@ musl_dev_cmd() {
         echo "dpkg --add-architecture $a && apt-get update && apt-get install musl-dev:$a"
     fi
 }
+# A missing prerequisite stops the script, naming the install command; a dry run lists them
+# all and goes on.
+missing_list=()
 missing() {
+    if [[ $dry_run == 1 ]]; then
+        missing_list+=("$1: $2")
+        return 0
+    fi
     echo "release.sh: missing $1; install it with: $2" >&2
     exit 1
 }
@@ -96,7 +114,8 @@ need_cmd sha256sum "apt-get install coreutils"
 need_cmd tar "apt-get install tar"
 need_cmd gzip "apt-get install gzip"
 
-installed_targets=$(rustup target list --installed)
+installed_targets=$(rustup target list --installed 2>/dev/null || true)
+rust_lld="$(rustc --print sysroot 2>/dev/null)/lib/rustlib/$(rustc -vV 2>/dev/null | sed -n 's/^host: //p')/bin/rust-lld"
 for arch in "${arches[@]}"; do
     triple=$arch-unknown-linux-musl
     tu=${triple//-/_}                      # x86_64_unknown_linux_musl
@@ -109,17 +128,23 @@ for arch in "${arches[@]}"; do
         need_cmd "$arch-linux-gnu-gcc" "apt-get install $(gcc_pkg "$arch")"
         [[ -f $specs ]] || missing "musl's headers for $arch ($specs)" "$(musl_dev_cmd "$arch")"
         export "$cc_var=$arch-linux-gnu-gcc"
-        export "$cflags_var=-specs=$specs ${!cflags_var:-}"
+        export "$cflags_var=-specs=$specs${!cflags_var:+ ${!cflags_var}}"
     fi
     [[ -n ${!ar_var:-} ]] || export "$ar_var=$arch-linux-gnu-ar"
-    [[ -n ${!linker_var:-} ]] || export "$linker_var=$arch-linux-gnu-gcc"
+    # rust-lld (in the toolchain's own bin directory, where rustc looks for it) links Rust's
+    # self-contained musl for either architecture: no cross linker needed.
+    [[ -n ${!linker_var:-} ]] || export "$linker_var=rust-lld"
     need_cmd "${!cc_var%% *}" "apt-get install $(gcc_pkg "$arch")"
     need_cmd "${!ar_var}" "apt-get install $(gcc_pkg "$arch")"
-    need_cmd "${!linker_var}" "apt-get install $(gcc_pkg "$arch")"
+    if [[ ${!linker_var} == rust-lld ]]; then
+        [[ -x $rust_lld ]] || missing "rust-lld ($rust_lld)" "rustup update (rust-lld ships with the Rust toolchain; or set $linker_var=$arch-linux-gnu-gcc)"
+    else
+        need_cmd "${!linker_var}" "apt-get install $(gcc_pkg "$arch")"
+    fi
     need_cmd "$arch-linux-gnu-strip" "apt-get install binutils-${arch//_/-}-linux-gnu"
     # musl targets link statically by default; say so, so that a changed default cannot slip by.
     rf_var=CARGO_TARGET_${TU}_RUSTFLAGS
-    export "$rf_var=-C target-feature=+crt-static ${!rf_var:-}"
+    export "$rf_var=-C target-feature=+crt-static${!rf_var:+ ${!rf_var}}"
 
     if [[ $run_tests == 1 && $arch != "$host_arch" ]]; then
         if ! command -v "qemu-$arch-static" >/dev/null 2>&1 && ! command -v "qemu-$arch" >/dev/null 2>&1; then
@@ -129,6 +154,35 @@ for arch in "${arches[@]}"; do
 done
 if [[ -n ${RUSTFLAGS:-}${CARGO_ENCODED_RUSTFLAGS:-} ]]; then
     die "RUSTFLAGS is set; it would replace the per-target flags this script sets (+crt-static). Unset it."
+fi
+
+if [[ $dry_run == 1 ]]; then
+    say "dry run: nothing is built"
+    for arch in "${arches[@]}"; do
+        triple=$arch-unknown-linux-musl
+        tu=${triple//-/_}
+        TU=${tu^^}
+        echo "target $triple"
+        for v in CC_$tu CFLAGS_$tu AR_$tu CARGO_TARGET_${TU}_LINKER CARGO_TARGET_${TU}_RUSTFLAGS; do
+            echo "   $v=${!v:-}"
+        done
+        echo "   cargo build --locked --profile dist --target $triple -p hostbench --bin hostbench"
+        echo "   check: file, readelf (no INTERP, no NEEDED), machine $([[ $arch == x86_64 ]] && echo X86-64 || echo AArch64), no glibc; strip with $arch-linux-gnu-strip"
+        if [[ $run_tests == 1 ]]; then
+            if [[ $arch == "$host_arch" ]]; then
+                echo "   test: natively"
+            else
+                echo "   test: under qemu-$arch-static"
+            fi
+        fi
+    done
+    if [[ ${#missing_list[@]} -gt 0 ]]; then
+        echo "missing (a real run stops at the first):"
+        for m in "${missing_list[@]}"; do echo "   $m"; done
+    else
+        echo "missing: nothing"
+    fi
+    exit 0
 fi
 
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}

@@ -551,5 +551,8 @@ fn run_plan(
     result
         .warnings
         .extend(activity::governor_warning(host.cpu.governor.as_deref()));
+    result
+        .warnings
+        .extend(activity::clocksource_warning(&host.clocksource));
     Ok(result)
 }

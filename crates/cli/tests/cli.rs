@@ -124,6 +124,26 @@ fn interval_reports_with_fractional_seconds() {
 }
 
 #[test]
+fn the_interval_ending_on_the_time_limit_is_printed() {
+    // --time a multiple of --report-interval: the last interval line is the one at the limit
+    // (sysbench prints it only when its reporting thread wins a race; docs/compatibility.md).
+    let (out, _) = run_ok(&[
+        "cpu",
+        "--cpu-max-prime=500",
+        "--time=1",
+        "--report-interval=0.5",
+        "run",
+    ]);
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("[ ")).collect();
+    assert!(
+        lines
+            .last()
+            .is_some_and(|l| l.starts_with("[ 1s ] thds: 1 eps: ")),
+        "{out}"
+    );
+}
+
+#[test]
 fn open_loop_rate_reports_queue() {
     let (out, _) = run_ok(&[
         "cpu",

@@ -278,7 +278,7 @@ fn run_grammar_takes_the_same_parameters() {
         .filter(|w| {
             !matches!(
                 w["kind"].as_str(),
-                Some("noisy_host" | "steal_time" | "swap_activity" | "governor")
+                Some("noisy_host" | "steal_time" | "swap_activity" | "governor" | "clocksource")
             )
         })
         .collect();

@@ -303,6 +303,46 @@ fn built_in_suites_check_and_print_round_trips() {
         let body = |s: &str| s.lines().skip(1).collect::<Vec<_>>().join("\n");
         assert_eq!(body(&check), body(&again));
     }
+    // standard reproduces the published comparisons: every area has an entry, the disk ones
+    // with direct I/O, and the estimate is in minutes.
+    let (standard, _) = run_ok(&["suite", "standard", "--check"]);
+    for w in [
+        "cpu max_prime=20000, 1 thread(s)",
+        "stream",
+        "fileio extra_flags=direct test_mode=rndrw total_size=4GiB",
+        "test_mode=seqwr total_size=4GiB",
+        "test_mode=seqrd total_size=4GiB",
+        "--rw=randread --bs=4k --iodepth=32",
+        "--rw=read --bs=1m",
+        "smallfiles dir=. files=10000",
+        "http.load connections=100",
+        "db.oltp_read_only table_size=100000",
+        "db.oltp_read_write",
+        "plus preparing",
+    ] {
+        assert!(standard.contains(w), "standard lacks {w}:\n{standard}");
+    }
+    let head = standard.lines().next().unwrap();
+    assert!(
+        head.contains(" at the minimum repetitions, up to ") && head.contains(" min"),
+        "{head}"
+    );
+    // One aligned row per entry under the header.
+    let col = standard.lines().nth(1).unwrap().find("what").unwrap();
+    let rows: Vec<&str> = standard
+        .lines()
+        .skip(2)
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert!(rows.len() >= 15, "{standard}");
+    for r in rows {
+        // The `what` column starts at the header's `what`, after the padding.
+        let (before, what) = r.split_at(col);
+        assert!(
+            before.ends_with("  ") && !what.starts_with(' '),
+            "misaligned: {r:?}"
+        );
+    }
     let (quick, _) = run_ok(&["suite", "quick", "--check"]);
     for w in [
         "probe timer",
@@ -483,4 +523,47 @@ fn a_missing_directory_is_a_clear_error() {
         err.contains("--directory /no/such/dir: not an existing directory"),
         "{err}"
     );
+}
+
+/// Progress bars: on a terminal the suite draws one on stderr (percent and ETA); `--quiet`
+/// silences it. The terminal is a pseudo-terminal from util-linux's `script` (Debian's
+/// bsdutils, always installed); piped stderr is covered by the tests above.
+#[test]
+fn progress_bar_on_a_terminal_only_without_quiet() {
+    let work = temp();
+    let file = work.path().join("p.toml");
+    std::fs::write(
+        &file,
+        "name = \"p\"\ndescription = \"d\"\n[[entry]]\nworkload = \"null\"\ntime = \"1s\"\n\
+         repetitions = 2\n",
+    )
+    .unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("hostbench");
+    let on_tty = |extra: &str| {
+        let cmd = format!(
+            "'{}' suite '{}' --no-save {extra}",
+            bin.display(),
+            file.display()
+        );
+        let out = std::process::Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .env("TERM", "xterm")
+            // Plain text to match (colours are drawn the same way).
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("util-linux `script` runs a command on a pseudo-terminal");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let shown = on_tty("");
+    assert!(
+        shown.contains("suite p ["),
+        "no bar on a terminal: {shown:?}"
+    );
+    assert!(shown.contains("ETA "), "{shown:?}");
+    assert!(shown.contains("null, 1 thread(s)"), "no summary: {shown:?}");
+    let quiet = on_tty("--quiet");
+    assert!(!quiet.contains("ETA "), "--quiet drew a bar: {quiet:?}");
+    assert!(!quiet.contains("suite p ["), "{quiet:?}");
+    assert!(quiet.contains("null, 1 thread(s)"), "{quiet:?}");
 }

@@ -251,6 +251,9 @@ pub enum WarningKind {
     /// The target (server, device) refused or failed part of the work: errors are counted
     /// and the figures cover only what succeeded.
     Errors,
+    /// The kernel keeps time with a fallback clocksource (`hpet`, `acpi_pm`, jiffies), usually
+    /// because it found the TSC unstable: clock reads are slow and their time less steady.
+    Clocksource,
 }
 
 /// Which way a figure improves.
@@ -528,16 +531,7 @@ impl RunResult {
     fn standard_warnings(&self) -> Vec<Warning> {
         let mut w = Vec::new();
         let cost = self.clock.read_cost_ns;
-        if cost > 100.0 {
-            w.push(Warning {
-                kind: WarningKind::SlowClock,
-                message: format!(
-                    "one clock read costs {cost:.0} ns here, and every event is timed with two: \
-                     latencies below a few microseconds mostly measure the clock. Run \
-                     `hostbench timer` for the clocksources this machine offers."
-                ),
-            });
-        }
+        w.extend(slow_clock_warning(cost));
         let avg = self.latency.avg_ns as f64;
         if self.latency.count > 0 && avg < 20.0 * cost.max(5.0) {
             w.push(Warning {
@@ -679,9 +673,34 @@ pub fn decode_histogram(b64: &str) -> Option<hdrhistogram::Histogram<u64>> {
         .ok()
 }
 
+/// Above this cost per read (ns), a clock is called slow.
+pub const SLOW_CLOCK_NS: f64 = 100.0;
+
+/// The `slow_clock` warning when one read of the clock events were timed with costs more than
+/// [`SLOW_CLOCK_NS`].
+pub fn slow_clock_warning(cost_ns: f64) -> Option<Warning> {
+    (cost_ns > SLOW_CLOCK_NS).then(|| Warning {
+        kind: WarningKind::SlowClock,
+        message: format!(
+            "one clock read costs {cost_ns:.0} ns here, and every event is timed with two: \
+             latencies below a few microseconds mostly measure the clock. Run `hostbench \
+             timer` for the clocksources this machine offers."
+        ),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slow_clock_is_reported() {
+        assert_eq!(slow_clock_warning(20.0), None);
+        assert_eq!(slow_clock_warning(SLOW_CLOCK_NS), None);
+        let w = slow_clock_warning(150.0).unwrap();
+        assert_eq!(w.kind, WarningKind::SlowClock);
+        assert!(w.message.contains("costs 150 ns"), "{}", w.message);
+    }
 
     #[test]
     fn dates() {

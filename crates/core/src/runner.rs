@@ -16,6 +16,13 @@
 //! Time limits are checked by workers against the timestamp they already took at the end of
 //! each event (no extra clock read); the controller also raises `stop` at the deadline for
 //! workers that are waiting rather than running (open-loop queue).
+//!
+//! Interval reports are deterministic at the end: when a run ends by its time limit and the
+//! limit falls on the report grid (`--time=10 --report-interval=1`), the interval ending at
+//! the limit is always reported, whether or not the workers have already stopped when the
+//! controller gets there (sysbench prints that last line only when its reporting thread wins
+//! the race). An interval cut short by any other end (event limit, workers done, Ctrl-C) is
+//! not reported; the final report covers it.
 
 use crate::clock::Clock;
 use crate::plan::Plan;
@@ -642,6 +649,8 @@ struct Controller<'a> {
     interval_base: CounterSnapshot,
     last_tick: Instant,
     intervals: Vec<IntervalSample>,
+    /// Workers running at the last look before the time limit: the final interval's count.
+    last_running: usize,
 }
 
 impl<'a> Controller<'a> {
@@ -658,6 +667,7 @@ impl<'a> Controller<'a> {
             interval_base: CounterSnapshot::default(),
             last_tick: measure_start,
             intervals: Vec::new(),
+            last_running: plan.threads,
         }
     }
 
@@ -749,11 +759,24 @@ impl<'a> Controller<'a> {
             .zip(plan.forced_shutdown_s)
             .map(|(d, f)| d + dur(f));
         let mut interrupted_at: Option<Instant> = None;
+        // The tick that falls on the time limit (within a millisecond: the grid is computed in
+        // floating point), if any: always reported when the run ends by its time limit.
+        let final_tick = deadline
+            .filter(|_| plan.report_interval_s > 0.0)
+            .and_then(|_| {
+                let n = (plan.time_s / plan.report_interval_s).round();
+                (n >= 1.0 && (n * plan.report_interval_s - plan.time_s).abs() < 1e-3)
+                    .then_some(n as u64)
+            });
 
         loop {
             let now = Instant::now();
-            if self.running() == 0 {
+            let running = self.running();
+            if running == 0 {
                 break;
+            }
+            if deadline.is_none_or(|d| now < d) {
+                self.last_running = running;
             }
             if INTERRUPT.load(Relaxed) && interrupted_at.is_none() {
                 interrupted_at = Some(now);
@@ -797,9 +820,11 @@ impl<'a> Controller<'a> {
                 && !warming
                 && now >= t
             {
+                let at_limit = final_tick == Some(tick_no) && interrupted_at.is_none();
                 self.tick(
                     observer,
                     (tick_no as f64 * plan.report_interval_s * 1e6).round() / 1e6,
+                    at_limit,
                 );
                 // Stay on the grid; skip ticks that were missed.
                 let elapsed = Instant::now().saturating_duration_since(self.measure_start);
@@ -845,6 +870,28 @@ impl<'a> Controller<'a> {
                 let _ = h.join();
             }
         }
+        // Every worker stopped at the time limit before the controller reached the tick on
+        // it: report that interval all the same, so the last line does not depend on who
+        // got there first.
+        if let (Some(n), Some(d)) = (final_tick, deadline)
+            && tick_no == n
+            && !warming
+            && interrupted_at.is_none()
+            && !self.shared.events_exhausted.load(Relaxed)
+            && Instant::now() >= d
+            && self
+                .shared
+                .error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .is_none()
+        {
+            self.tick(
+                observer,
+                (n as f64 * plan.report_interval_s * 1e6).round() / 1e6,
+                true,
+            );
+        }
         let mut cum = std::mem::take(&mut self.cumulative);
         self.collect(Duration::ZERO, &mut cum, true);
         self.cumulative = cum;
@@ -888,21 +935,37 @@ impl<'a> Controller<'a> {
         m
     }
 
-    fn tick(&mut self, observer: &dyn Observer, t_s: f64) {
+    /// One interval report at `t_s`. `at_limit`: the tick on the time limit, reported even
+    /// when the workers have stopped (see the module docs).
+    fn tick(&mut self, observer: &dyn Observer, t_s: f64, at_limit: bool) {
         let now_counters = self.counters();
         let now = Instant::now();
         let mut lat = LatencyRec::default();
         self.collect(self.grace(), &mut lat, true);
         self.cumulative.merge(&lat);
-        if self.running() == 0 {
-            // The run ended on the tick: the final report covers it (sysbench silences
-            // interval reports once workers are done).
+        let running = self.running();
+        if running == 0 && !at_limit {
+            // The run ended before the tick (event limit, workers done): the final report
+            // covers the rest (sysbench silences interval reports once workers are done).
             return;
         }
+        // At the limit some workers may have stopped already: they ran in this interval.
+        let threads = if at_limit {
+            running.max(self.last_running)
+        } else {
+            running
+        };
+        // Measured to the limit, not to the moment the controller got here.
+        let now = if at_limit {
+            now.min(self.measure_start + Duration::from_secs_f64(self.plan.time_s))
+                .max(self.last_tick)
+        } else {
+            now
+        };
         let sample = IntervalSample {
             t_s,
             elapsed_s: now.saturating_duration_since(self.last_tick).as_secs_f64(),
-            threads: self.running(),
+            threads,
             delta: now_counters.since(&self.interval_base),
             latency: lat.summary(&self.plan.percentiles),
             queue_len: self.shared.queue.as_ref().map(|q| q.len()),
@@ -923,4 +986,87 @@ impl<'a> Controller<'a> {
 /// Counter deltas as a rate per second over `secs`.
 pub fn per_second(v: u64, secs: f64) -> f64 {
     if secs > 0.0 { v as f64 / secs } else { 0.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::Params;
+    use crate::workload::WorkloadError;
+
+    /// Events of a fixed length (a sleep), so a run's timing is known.
+    struct Sleepy(Duration);
+    struct SleepyWorker(Duration);
+    impl EventWorker for SleepyWorker {
+        fn event(&mut self, _c: &crate::recorder::Counters) -> Result<Step, WorkloadError> {
+            thread::sleep(self.0);
+            Ok(Step::Done)
+        }
+    }
+    impl Instance for Sleepy {
+        fn worker(&self, _tid: usize, _rng: Rng) -> Result<Worker, WorkloadError> {
+            Ok(Worker::Event(Box::new(SleepyWorker(self.0))))
+        }
+    }
+    struct Quiet;
+    impl Observer for Quiet {}
+
+    fn plan(threads: usize, time_s: f64, interval_s: f64, events: u64) -> Plan {
+        let mut p = Plan::new("test.sleepy", Params::default());
+        p.threads = threads;
+        p.time_s = time_s;
+        p.report_interval_s = interval_s;
+        p.events = events;
+        p
+    }
+
+    fn grid(m: &Measurement) -> Vec<f64> {
+        m.intervals.iter().map(|i| i.t_s).collect()
+    }
+
+    #[test]
+    fn the_interval_ending_on_the_time_limit_is_always_reported() {
+        // Short events stop within microseconds of the limit, usually before the controller
+        // reaches the tick on it: the race sysbench loses sometimes. Every run must report
+        // the last interval, with the threads that ran in it.
+        for (threads, event) in [(1, 200), (2, 50), (3, 2000)] {
+            for _ in 0..4 {
+                let m = run(
+                    &plan(threads, 0.3, 0.1, 0),
+                    &Sleepy(Duration::from_micros(event)),
+                    Clock::monotonic(),
+                    &Quiet,
+                )
+                .unwrap();
+                assert_eq!(m.stop, StopReason::TimeLimit);
+                assert_eq!(grid(&m), [0.1, 0.2, 0.3], "{threads} thread(s), {event} µs");
+                let last = m.intervals.last().unwrap();
+                assert_eq!(last.threads, threads);
+                assert!(last.delta.events > 0, "{:?}", last.delta);
+                assert!(last.elapsed_s > 0.0 && last.elapsed_s <= 0.3, "{last:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_limit_off_the_grid_or_another_end_reports_no_partial_interval() {
+        let m = run(
+            &plan(1, 0.25, 0.1, 0),
+            &Sleepy(Duration::from_micros(100)),
+            Clock::monotonic(),
+            &Quiet,
+        )
+        .unwrap();
+        assert_eq!(grid(&m), [0.1, 0.2]);
+        // An event limit reached long before the time limit: no interval at all.
+        let m = run(
+            &plan(1, 0.3, 0.1, 5),
+            &Sleepy(Duration::from_micros(100)),
+            Clock::monotonic(),
+            &Quiet,
+        )
+        .unwrap();
+        assert_eq!(m.stop, StopReason::EventLimit);
+        assert!(m.intervals.is_empty(), "{:?}", grid(&m));
+    }
 }

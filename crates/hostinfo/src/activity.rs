@@ -8,6 +8,7 @@
 //! ratios are only judged over at least [`MIN_TICKS`] of CPU time, because /proc/stat counts
 //! in 10 ms ticks and a short run's ratio is mostly rounding.
 
+use hostbench_core::host::ClocksourceInfo;
 use hostbench_core::result::{Warning, WarningKind};
 
 use crate::fs::Fs;
@@ -212,6 +213,34 @@ pub fn governor_warning(governor: Option<&str>) -> Option<Warning> {
     })
 }
 
+/// Clocksources the kernel falls back to when it finds the CPU's counter unusable (the TSC
+/// marked unstable by the clocksource watchdog, or never trusted): slow to read and, for
+/// jiffies, coarse.
+const FALLBACK_CLOCKSOURCES: &[&str] = &["hpet", "acpi_pm", "pit", "jiffies", "refined-jiffies"];
+
+/// A `clocksource` warning when the kernel keeps time with a fallback clocksource
+/// ([`FALLBACK_CLOCKSOURCES`]). The usual cheap ones (`tsc`, `arch_sys_counter`) and the
+/// hypervisors' paravirtual clocks (`kvm-clock`, `xen`, Hyper-V's) give none; neither does an
+/// unknown clocksource (no /sys).
+pub fn clocksource_warning(cs: &ClocksourceInfo) -> Option<Warning> {
+    let current = cs.current.trim();
+    if !FALLBACK_CLOCKSOURCES.contains(&current) {
+        return None;
+    }
+    let tsc_listed = cs.available.iter().any(|a| a == "tsc");
+    let why = if tsc_listed {
+        "'tsc' is listed as available, so the kernel most likely marked it unstable (`dmesg |          grep -i clocksource` says why)"
+    } else {
+        "the CPU's own counter is not offered, or the kernel does not trust it (`dmesg | grep -i          clocksource` says why)"
+    };
+    Some(Warning {
+        kind: WarningKind::Clocksource,
+        message: format!(
+            "the kernel keeps time with the '{current}' clocksource, a fallback: {why}. Reading              the time then costs up to microseconds and its steps are coarser, so latencies,              short runs and anything timed with the system clock are distorted, and figures are              not comparable with hosts on 'tsc'. Fix the cause (firmware TSC settings, or the              instance type), or, if the TSC is in fact stable, boot with `tsc=reliable`; `hostbench              timer` shows what each clock costs."
+        ),
+    })
+}
+
 /// One line about the frequency governor for summaries: `None` when it is `performance`.
 pub fn governor_note(governor: Option<&str>) -> Option<String> {
     match governor.map(str::trim) {
@@ -410,6 +439,26 @@ mod tests {
                 .unwrap()
                 .contains("schedutil")
         );
+    }
+
+    #[test]
+    fn a_fallback_clocksource_is_reported() {
+        let cs = |current: &str, available: &[&str]| ClocksourceInfo {
+            current: current.into(),
+            available: available.iter().map(|s| s.to_string()).collect(),
+        };
+        for fine in ["tsc", "arch_sys_counter", "kvm-clock", "xen", ""] {
+            assert_eq!(
+                clocksource_warning(&cs(fine, &["tsc", "hpet", "acpi_pm"])),
+                None,
+                "{fine}"
+            );
+        }
+        let w = clocksource_warning(&cs("hpet", &["tsc", "hpet", "acpi_pm"])).unwrap();
+        assert_eq!(w.kind, WarningKind::Clocksource);
+        assert!(w.message.contains("'hpet'") && w.message.contains("marked it unstable"));
+        let w = clocksource_warning(&cs("acpi_pm\n", &["acpi_pm", "jiffies"])).unwrap();
+        assert!(w.message.contains("'acpi_pm'") && w.message.contains("not offered"));
     }
 
     #[test]

@@ -158,75 +158,178 @@ fn run_estimate(e: &Entry) -> f64 {
     }
 }
 
-/// `--check`: what would run.
+/// `--check`: what would run, one aligned line per entry, with the time each run is expected
+/// to take and the whole suite's estimate at the minimum and maximum repetitions.
 fn check_text(s: &Suite) -> String {
+    let at = |reps: fn(&Entry) -> u32| -> f64 {
+        s.entries
+            .iter()
+            .map(|e| run_estimate(e) * f64::from(reps(e)))
+            .sum()
+    };
+    let (low, high) = (at(|e| e.reps.min), at(|e| e.reps.max));
+    let staged = s
+        .entries
+        .iter()
+        .filter(|e| matches!(&e.what, What::Workload { workload, .. } if scratch::needs_scratch(*workload)))
+        .count();
     let mut out = format!(
-        "suite {} ({}): {} entries, about {:.0} s at the minimum repetitions\n",
+        "suite {} ({}): {} entries, about {} at the minimum repetitions, up to {} at the maximum",
         s.name,
         s.source,
         s.entries.len(),
-        s.entries
-            .iter()
-            .map(|e| run_estimate(e) * f64::from(e.reps.min))
-            .sum::<f64>()
+        duration_text(low),
+        duration_text(high),
     );
-    for (i, e) in s.entries.iter().enumerate() {
-        let what = match &e.what {
-            What::Timer => "probe timer".to_string(),
-            What::Workload { workload, plan } => {
-                let defaults =
-                    Params::resolve(workload.id(), workload.params(), &[]).unwrap_or_default();
-                let set: Vec<String> = plan
-                    .params
-                    .values()
-                    .iter()
-                    .filter(|(k, v)| defaults.values().get(*k) != Some(*v))
-                    .map(|(k, v)| format!("{k}={}", param_text(v)))
-                    .collect();
-                let mut w = workload.id().to_string();
-                if !set.is_empty() {
-                    let _ = write!(w, " {}", set.join(" "));
-                }
-                let _ = write!(w, ", {} thread(s)", plan.threads);
-                if plan.time_s > 0.0 {
-                    let _ = write!(w, ", time {}s", plan.time_s);
-                }
-                if plan.events > 0 {
-                    let _ = write!(w, ", {} events", plan.events);
-                }
-                if plan.warmup_s > 0.0 {
-                    let _ = write!(w, ", warmup {}s", plan.warmup_s);
-                }
-                w
-            }
-        };
-        let reps = if e.reps.min == e.reps.max {
-            format!("{} run(s)", e.reps.min)
-        } else {
-            format!("{}..{} runs", e.reps.min, e.reps.max)
-        };
-        let rule = e
-            .stable_rsd
-            .map(|r| format!(" until spread < {r}%"))
-            .unwrap_or_default();
-        let _ = writeln!(
+    if staged > 0 {
+        let _ = write!(
             out,
-            "{:>3}  {}  (line {}): {what}; {reps}{rule}",
-            i + 1,
-            e.name,
-            e.line
+            ", plus preparing {staged} disk/database entr{} (laying out files and tables: \
+             depends on the device)",
+            if staged == 1 { "y" } else { "ies" }
         );
     }
+    out.push('\n');
+    let rows: Vec<[String; 6]> = s
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let reps = if e.reps.min == e.reps.max {
+                e.reps.min.to_string()
+            } else {
+                format!("{}..{}", e.reps.min, e.reps.max)
+            };
+            let reps = match e.stable_rsd {
+                Some(r) => format!("{reps} <{r}%"),
+                None => reps,
+            };
+            [
+                (i + 1).to_string(),
+                e.name.clone(),
+                e.line.to_string(),
+                reps,
+                duration_text(run_estimate(e)),
+                what_text(&e.what),
+            ]
+        })
+        .collect();
+    let head = ["#", "entry", "line", "runs", "each", "what"];
+    let mut width = head.map(str::len);
+    for r in &rows {
+        for (w, c) in width.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: [&str; 6]| {
+        let pad = |c: &str, w: usize| " ".repeat(w.saturating_sub(c.chars().count()));
+        let mut l = String::new();
+        for (i, (c, w)) in cells.iter().zip(width).enumerate() {
+            // Numbers to the right, text to the left; the last column is not padded.
+            match i {
+                0 | 2 | 4 => l.push_str(&format!("{}{c}", pad(c, w))),
+                5 => l.push_str(c),
+                _ => l.push_str(&format!("{c}{}", pad(c, w))),
+            }
+            if i < 5 {
+                l.push_str("  ");
+            }
+        }
+        l.trim_end().to_string() + "\n"
+    };
+    out.push_str(&line(head));
+    for r in &rows {
+        out.push_str(&line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]));
+    }
+    out.push_str(
+        "(runs: minimum..maximum, and the stability rule: repeat until the spread is below it; \
+         each: the expected length of one run)\n",
+    );
     out
 }
 
-fn param_text(v: &hostbench_core::params::Value) -> String {
+/// What an entry runs: the workload, the parameters that differ from its defaults (sizes in
+/// binary units), threads and limits.
+fn what_text(w: &What) -> String {
+    let (workload, plan) = match w {
+        What::Timer => return "probe timer".into(),
+        What::Workload { workload, plan } => (workload, plan),
+    };
+    let defaults = Params::resolve(workload.id(), workload.params(), &[]).unwrap_or_default();
+    let set: Vec<String> =
+        plan.params
+            .values()
+            .iter()
+            .filter(|(k, v)| defaults.values().get(*k) != Some(*v))
+            .map(|(k, v)| {
+                let size = workload.params().iter().any(|p| {
+                    p.name == k.as_str() && p.kind == hostbench_core::params::ParamKind::Size
+                });
+                format!("{k}={}", param_text(v, size))
+            })
+            .collect();
+    let mut t = workload.id().to_string();
+    if !set.is_empty() {
+        let _ = write!(t, " {}", set.join(" "));
+    }
+    let _ = write!(t, ", {} thread(s)", plan.threads);
+    if plan.time_s > 0.0 {
+        let _ = write!(t, ", time {}", duration_text(plan.time_s));
+    }
+    if plan.events > 0 {
+        let _ = write!(t, ", {} events", plan.events);
+    }
+    if plan.warmup_s > 0.0 {
+        let _ = write!(t, ", warmup {}", duration_text(plan.warmup_s));
+    }
+    t
+}
+
+/// `45 s`, `2.5 s`, `4 min`, `1 min 30 s`, `1 h 5 min`.
+fn duration_text(secs: f64) -> String {
+    let s = secs.max(0.0);
+    if s < 10.0 && s.fract() != 0.0 {
+        return format!("{} s", (s * 10.0).round() / 10.0);
+    }
+    let s = s.round() as u64;
+    match s {
+        0..90 => format!("{s} s"),
+        90..3600 => {
+            let (m, r) = (s / 60, s % 60);
+            // Past ten minutes the seconds are noise in an estimate.
+            if r == 0 || m >= 10 {
+                format!("{} min", (s + 30) / 60)
+            } else {
+                format!("{m} min {r} s")
+            }
+        }
+        _ => format!("{} h {} min", s / 3600, (s % 3600 + 30) / 60),
+    }
+}
+
+/// A parameter as the file would write it; sizes in binary units (`4GiB`, `1.5MiB`).
+fn param_text(v: &hostbench_core::params::Value, size: bool) -> String {
     use hostbench_core::params::Value;
     match v {
+        Value::Int(i) if size && *i > 0 => size_text(*i as u64),
         Value::Int(i) => i.to_string(),
         Value::Float(f) => f.to_string(),
         Value::Bool(b) => if *b { "on" } else { "off" }.into(),
         Value::Text(t) => t.clone(),
+    }
+}
+
+fn size_text(b: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut i = 0;
+    while i + 1 < UNITS.len() && b >= 1u64 << (10 * (i + 1)) {
+        i += 1;
+    }
+    let v = b as f64 / (1u64 << (10 * i)) as f64;
+    if v.fract() == 0.0 {
+        format!("{v}{}", UNITS[i])
+    } else {
+        format!("{}{}", (v * 100.0).round() / 100.0, UNITS[i])
     }
 }
 
@@ -527,6 +630,40 @@ mod tests {
             assert!(!s.description.is_empty(), "{name} has no description");
             assert!(!s.entries.is_empty());
         }
+    }
+
+    #[test]
+    fn check_output_reads_as_a_table() {
+        assert_eq!(size_text(128 << 20), "128MiB");
+        assert_eq!(size_text(4 << 30), "4GiB");
+        assert_eq!(size_text(1536 << 10), "1.5MiB");
+        assert_eq!(size_text(1000), "1000B");
+        assert_eq!(duration_text(2.0), "2 s");
+        assert_eq!(duration_text(0.2), "0.2 s");
+        assert_eq!(duration_text(95.0), "1 min 35 s");
+        assert_eq!(duration_text(14.0 * 60.0 + 20.0), "14 min");
+        assert_eq!(duration_text(3900.0), "1 h 5 min");
+        let text = "name = \"t\"\ndescription = \"d\"\n[[entry]]\nworkload = \"fileio\"\n\
+                    params = { total_size = \"256M\", test_mode = \"rndrw\" }\ntime = 5\n\
+                    repetitions = 2\n[[entry]]\nname = \"a much longer entry name\"\n\
+                    probe = \"timer\"\n";
+        let s = file::parse(text, "t.toml", "t.toml").unwrap();
+        let out = check_text(&s);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(
+            lines[0].starts_with("suite t (t.toml): 2 entries, about 11 s"),
+            "{out}"
+        );
+        assert!(
+            lines[0].contains("plus preparing 1 disk/database entry"),
+            "{out}"
+        );
+        assert!(lines[2].contains("total_size=256MiB"), "{out}");
+        assert!(lines[2].contains("time 5 s"), "{out}");
+        // Columns line up: every row's `what` starts where the header's does.
+        let col = lines[1].find("what").unwrap();
+        assert!(lines[2][col..].starts_with("fileio"), "{out}");
+        assert!(lines[3][col..].starts_with("probe timer"), "{out}");
     }
 
     #[test]

@@ -207,11 +207,12 @@ fn rows(r: &SuiteReport) -> Vec<Row> {
 }
 
 /// Warnings about the machine rather than one workload: said once for the whole suite.
-const HOST_KINDS: [WarningKind; 4] = [
+const HOST_KINDS: [WarningKind; 5] = [
     WarningKind::NoisyHost,
     WarningKind::StealTime,
     WarningKind::SwapActivity,
     WarningKind::Governor,
+    WarningKind::Clocksource,
 ];
 
 fn kind_name(k: WarningKind) -> String {

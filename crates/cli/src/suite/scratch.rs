@@ -49,6 +49,13 @@ fn stage(w: &dyn Workload, s: Stage, plan: &Plan) -> Result<StageDone> {
     .map_err(|e| anyhow::anyhow!("{} {}: {e}", w.id(), s.name()))
 }
 
+/// Whether entries of `workload` run in a scratch directory (it writes files or has
+/// prepare/cleanup stages).
+pub fn needs_scratch(workload: &dyn Workload) -> bool {
+    let caps = workload.caps();
+    caps.destructive || caps.stages
+}
+
 impl Scratch {
     /// Creates a directory for entry `index` under `base`, enters it and runs the
     /// workload's prepare step there (if it has one). `None` when the workload writes no
@@ -59,8 +66,7 @@ impl Scratch {
         workload: &'static dyn Workload,
         plan: &Plan,
     ) -> Result<Option<Scratch>> {
-        let caps = workload.caps();
-        if !caps.destructive && !caps.stages {
+        if !needs_scratch(workload) {
             return Ok(None);
         }
         let previous = std::env::current_dir().context("the current directory is unreadable")?;

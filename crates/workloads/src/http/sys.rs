@@ -314,7 +314,7 @@ impl Timer {
                 tv_nsec: 0,
             },
             it_value: libc::timespec {
-                tv_sec: (ns / 1_000_000_000) as libc::time_t,
+                tv_sec: (ns / 1_000_000_000) as _, // time_t: its alias is deprecated on musl
                 tv_nsec: (ns % 1_000_000_000) as libc::c_long,
             },
         };
