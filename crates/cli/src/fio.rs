@@ -335,7 +335,10 @@ mod tests {
     #[test]
     fn bad_input_names_the_problem() {
         for (a, needle) in [
-            ("--name=a --verify=md5", "--verify is a fio option hostbench does not support"),
+            (
+                "--name=a --verify=md5",
+                "--verify is a fio option hostbench does not support",
+            ),
             ("--name=a --size", "--size needs a value"),
             ("--name=a --output-format=terse", "terse"),
             ("--rw=read", "no jobs"),
