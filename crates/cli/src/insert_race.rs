@@ -51,7 +51,7 @@ struct Args {
     /// MariaDB/MySQL client: lean (hostbench's own) or crate (the mysql crate).
     #[arg(long = "mysql-client", default_value = "lean", value_parser = ["lean", "crate"])]
     mysql_client: String,
-    /// Table name prefix (PREFIX_<session>, PREFIX_shared).
+    /// Table name prefix (`PREFIX_<session>`, `PREFIX_shared`).
     #[arg(long = "table-prefix", default_value = "hb_insert_race")]
     table_prefix: String,
     /// SQLite file (with --db-driver=sqlite).

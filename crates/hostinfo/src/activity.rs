@@ -219,7 +219,7 @@ pub fn governor_warning(governor: Option<&str>) -> Option<Warning> {
 const FALLBACK_CLOCKSOURCES: &[&str] = &["hpet", "acpi_pm", "pit", "jiffies", "refined-jiffies"];
 
 /// A `clocksource` warning when the kernel keeps time with a fallback clocksource
-/// ([`FALLBACK_CLOCKSOURCES`]). The usual cheap ones (`tsc`, `arch_sys_counter`) and the
+/// (`FALLBACK_CLOCKSOURCES`). The usual cheap ones (`tsc`, `arch_sys_counter`) and the
 /// hypervisors' paravirtual clocks (`kvm-clock`, `xen`, Hyper-V's) give none; neither does an
 /// unknown clocksource (no /sys).
 pub fn clocksource_warning(cs: &ClocksourceInfo) -> Option<Warning> {
