@@ -828,7 +828,7 @@ impl Engine<'_> {
             let s = &mut self.slots[idx];
             let Some(t) = s.tls.as_mut() else { return };
             let fd = s.fd;
-            if let Err(e) = flush_tls(t, fd) {
+            if let Err(e) = tls::flush(t, fd) {
                 self.io_error(ctl, idx, e, "TLS handshake: send");
                 return;
             }
@@ -849,7 +849,7 @@ impl Engine<'_> {
                 Ok(_) => {
                     if let Err(e) = t.process_new_packets() {
                         // Tell the server why (the alert is queued), then give up.
-                        let _ = flush_tls(t, fd);
+                        let _ = tls::flush(t, fd);
                         self.fail(ctl, idx, tls_kind(&e), &format!("TLS handshake: {e}"));
                         return;
                     }
@@ -910,7 +910,7 @@ impl Engine<'_> {
                 }
             };
             if !eof && let Err(e) = t.process_new_packets() {
-                let _ = flush_tls(t, fd);
+                let _ = tls::flush(t, fd);
                 self.fail(ctl, idx, tls_kind(&e), &format!("TLS: {e}"));
                 return;
             }
@@ -1012,7 +1012,7 @@ impl Engine<'_> {
         if let Some(t) = s.tls.as_mut() {
             // Plaintext into the session, records out to the socket.
             loop {
-                match flush_tls(t, s.fd) {
+                match tls::flush(t, s.fd) {
                     Ok(true) => {}
                     Ok(false) => return,
                     Err(e) => {
@@ -1403,20 +1403,6 @@ impl Engine<'_> {
             }
         }
     }
-}
-
-/// Writes queued TLS records: Ok(true) when all went out, Ok(false) when the socket is full
-/// (an EPOLLOUT edge follows), Err(errno) on a socket error.
-fn flush_tls(t: &mut ClientConnection, fd: RawFd) -> Result<bool, i32> {
-    let mut io = FdIo { fd, short: false };
-    while t.wants_write() {
-        match t.write_tls(&mut io) {
-            Ok(_) => {}
-            Err(e) if e.kind() == IoKind::WouldBlock => return Ok(false),
-            Err(e) => return Err(e.raw_os_error().unwrap_or(libc::EIO)),
-        }
-    }
-    Ok(true)
 }
 
 fn tls_kind(e: &rustls::Error) -> ErrKind {

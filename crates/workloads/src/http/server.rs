@@ -10,7 +10,7 @@
 //! of [`Server::stop`] or drop.
 
 use super::sys::{self, Epoll};
-use super::tls::FdIo;
+use super::tls::{self, FdIo};
 use rustls::{ServerConfig, ServerConnection};
 use std::collections::VecDeque;
 use std::io::{self, ErrorKind as IoKind, Read, Write};
@@ -546,7 +546,7 @@ impl Loop {
             if let Some(t) = c.tls.as_mut() {
                 // Records first (handshake messages, earlier responses), so the session
                 // never holds more than one response.
-                match tls_flush(t, c.fd) {
+                match tls::flush(t, c.fd) {
                     Ok(true) => {}
                     Ok(false) => break false,
                     Err(_) => break true,
@@ -574,7 +574,7 @@ impl Loop {
                         if last_closes {
                             if let Some(t) = c.tls.as_mut() {
                                 t.send_close_notify();
-                                let _ = tls_flush(t, c.fd);
+                                let _ = tls::flush(t, c.fd);
                             }
                             break true;
                         }
@@ -616,10 +616,10 @@ fn tls_read(t: &mut ServerConnection, fd: RawFd, buf: &mut [u8]) -> Result<usize
             Ok(0) => return Ok(0),
             Ok(_) => {
                 if t.process_new_packets().is_err() {
-                    let _ = tls_flush(t, fd);
+                    let _ = tls::flush(t, fd);
                     return Err(libc::EPROTO);
                 }
-                if tls_flush(t, fd).is_err() {
+                if tls::flush(t, fd).is_err() {
                     return Err(libc::EPIPE);
                 }
             }
@@ -630,25 +630,12 @@ fn tls_read(t: &mut ServerConnection, fd: RawFd, buf: &mut [u8]) -> Result<usize
 
 /// Queues plaintext (nothing while earlier records wait) and writes records out.
 fn tls_write(t: &mut ServerConnection, fd: RawFd, buf: &[u8]) -> Result<usize, i32> {
-    if !tls_flush(t, fd)? {
+    if !tls::flush(t, fd)? {
         return Err(libc::EAGAIN);
     }
     let n = t.writer().write(buf).map_err(|_| libc::EIO)?;
-    tls_flush(t, fd)?;
+    tls::flush(t, fd)?;
     Ok(n)
-}
-
-/// Writes queued records: Ok(false) when the socket is full.
-fn tls_flush(t: &mut ServerConnection, fd: RawFd) -> Result<bool, i32> {
-    let mut io = FdIo { fd, short: false };
-    while t.wants_write() {
-        match t.write_tls(&mut io) {
-            Ok(_) => {}
-            Err(e) if e.kind() == IoKind::WouldBlock => return Ok(false),
-            Err(e) => return Err(e.raw_os_error().unwrap_or(libc::EIO)),
-        }
-    }
-    Ok(true)
 }
 
 #[cfg(test)]

@@ -57,6 +57,21 @@ impl io::Write for FdIo {
     }
 }
 
+/// Writes a connection's queued TLS records to `fd` (client or server side): Ok(true) when
+/// all went out, Ok(false) when the socket is full (an EPOLLOUT edge follows), Err(errno) on
+/// a socket error.
+pub fn flush<D>(t: &mut rustls::ConnectionCommon<D>, fd: RawFd) -> Result<bool, i32> {
+    let mut io = FdIo { fd, short: false };
+    while t.wants_write() {
+        match t.write_tls(&mut io) {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+            Err(e) => return Err(e.raw_os_error().unwrap_or(libc::EIO)),
+        }
+    }
+    Ok(true)
+}
+
 /// Which protocol versions to offer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Versions {
