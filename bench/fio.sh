@@ -23,6 +23,10 @@
 #   SIZE=SIZE      file size for the disk cases (default 1g)
 #   DIR=dir        where the test file lives (default: /var/tmp/hostbench-fio-bench; must
 #                  allow O_DIRECT, so not tmpfs)
+#   FILE=path      the file or block device itself (default: DIR/bench.dat). A block device
+#                  is used as it is, never laid out; give read-only CASES for a device whose
+#                  contents matter. A loop device over a file in /dev/shm takes the disk out
+#                  of the measurement (CPU-bound): losetup -f --show /dev/shm/img
 #   HOSTBENCH=path hostbench binary (default: <repo>/target/release/hostbench)
 #   FIO=path       fio binary (default: fio from PATH)
 #   LOGDIR=dir     where raw outputs are kept (default: a new mktemp -d)
@@ -51,7 +55,7 @@ LOGDIR=${LOGDIR:-$(mktemp -d /tmp/hostbench-vs-fio.XXXXXX)}
 mkdir -p "$LOGDIR" "$DIR"
 cp "$HOSTBENCH" "$LOGDIR/hostbench"
 HOSTBENCH=$LOGDIR/hostbench
-FILE=$DIR/bench.dat
+FILE=${FILE:-$DIR/bench.dat}
 
 common=(--time_based "--runtime=$RUNTIME" --output-format=json)
 case_args() {
@@ -66,7 +70,7 @@ case_args() {
 }
 
 # Lay the file out once with fio (both tools then find it complete and reuse it).
-"$FIO" --name=layout --filename="$FILE" --size="$SIZE" --rw=read --bs=1M --io_size=1M >/dev/null
+[[ -b $FILE ]] || "$FIO" --name=layout --filename="$FILE" --size="$SIZE" --rw=read --bs=1M --io_size=1M >/dev/null
 
 # iops and CPU µs per I/O from a fio-format JSON document.
 figures() {

@@ -51,6 +51,9 @@ struct Args {
     /// MariaDB/MySQL client: lean (hostbench's own) or crate (the mysql crate).
     #[arg(long = "mysql-client", default_value = "lean", value_parser = ["lean", "crate"])]
     mysql_client: String,
+    /// PostgreSQL client: lean (hostbench's own) or crate (the postgres crate).
+    #[arg(long = "pgsql-client", default_value = "lean", value_parser = ["lean", "crate"])]
+    pgsql_client: String,
     /// Table name prefix (`PREFIX_<session>`, `PREFIX_shared`).
     #[arg(long = "table-prefix", default_value = "hb_insert_race")]
     table_prefix: String,
@@ -139,6 +142,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ("db_driver", args.db_driver.clone()),
         ("sqlite_db", args.sqlite_db.clone()),
         ("mysql_client", args.mysql_client.clone()),
+        ("pgsql_client", args.pgsql_client.clone()),
         ("table_prefix", args.table_prefix.clone()),
     ]
     .into_iter()

@@ -394,25 +394,29 @@ fn pgsql_backend_terminated_mid_run_reconnects() {
     let Some(url) = server("HOSTBENCH_TEST_PG_URL") else {
         return;
     };
-    let prefix = "hbt_pgkill_";
-    reconnects(pg_opts(&url), prefix, &|| {
-        // Poll until the run's backend is there (start-up is slow on a loaded machine).
-        for _ in 0..400 {
-            let n = psql(
-                &url,
-                &format!(
-                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
-                     WHERE query LIKE '%{prefix}%' AND pid <> pg_backend_pid() \
-                     AND application_name = 'hostbench'"
-                ),
-            );
-            if n.trim() != "0" {
-                return;
+    for client in ["lean", "crate"] {
+        let prefix = &format!("hbt_pgkill_{client}_");
+        let mut conn = pg_opts(&url);
+        conn.push(format!("--pgsql-client={client}"));
+        reconnects(conn, prefix, &|| {
+            // Poll until the run's backend is there (start-up is slow on a loaded machine).
+            for _ in 0..400 {
+                let n = psql(
+                    &url,
+                    &format!(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+                         WHERE query LIKE '%{prefix}%' AND pid <> pg_backend_pid() \
+                         AND application_name = 'hostbench'"
+                    ),
+                );
+                if n.trim() != "0" {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
             }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        panic!("no backend of the run found to terminate");
-    });
+            panic!("no backend of the run found to terminate");
+        });
+    }
 }
 
 fn mysql_cli(url: &str, sql: &str) -> String {
@@ -475,21 +479,24 @@ fn mysql_kill_mid_run(url: &str, client: &str) {
     });
 }
 
-#[test]
-fn mysql_lean_and_crate_clients_count_the_same() {
-    let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
-        return;
-    };
+/// The lean and the crate client of one server run the same transactions and count the
+/// exact same query mix; the client and the driver used are saved with the result.
+fn lean_and_crate_clients_count_the_same(url: &str, driver: &str, prefix: &str) {
     let a = |test: &str, extra: &[&str]| {
         let mut v = args(&[
             test,
             &format!("--db-url={url}"),
-            "--table-prefix=hbt_myclients_",
+            &format!("--table-prefix={prefix}"),
             "--tables=2",
             "--table-size=300",
         ]);
         v.extend(args(extra));
         v
+    };
+    let (flag, param) = if driver == "mysql" {
+        ("--mysql-client", "mysql_client")
+    } else {
+        ("--pgsql-client", "pgsql_client")
     };
     ok(&a("oltp_read_write", &["cleanup"]));
     ok(&a("oltp_read_write", &["prepare"]));
@@ -503,13 +510,13 @@ fn mysql_lean_and_crate_clients_count_the_same() {
             let out = ok(&a(
                 test,
                 &[
-                    &format!("--mysql-client={client}"),
+                    &format!("{flag}={client}"),
                     &format!("--events={events}"),
                     "--time=0",
                     "--format=json",
                     // A seed per client: with the same seed, the second run's non-index
                     // UPDATEs would write the c values the first run left, change nothing
-                    // and count as "other".
+                    // and count as "other" on MySQL.
                     if client == "lean" {
                         "--rand-seed=11"
                     } else {
@@ -519,11 +526,11 @@ fn mysql_lean_and_crate_clients_count_the_same() {
                 ],
             ));
             let r: Value = serde_json::from_str(&out).unwrap();
-            assert_valid(&r, "mysql client");
-            // The client and the driver actually used are recorded (the URL names mysql;
-            // db_driver's own default is sqlite).
-            assert_eq!(r["workload"]["params"]["mysql_client"], client, "{test}");
-            assert_eq!(r["workload"]["params"]["db_driver"], "mysql", "{test}");
+            assert_valid(&r, "db client");
+            // The client and the driver actually used are recorded (the URL names the
+            // driver; db_driver's own default is sqlite).
+            assert_eq!(r["workload"]["params"][param], client, "{test}");
+            assert_eq!(r["workload"]["params"]["db_driver"], driver, "{test}");
             assert_eq!(counter(&r, "errors"), 0, "{test} {client}: {r}");
             let got = (
                 counter(&r, "reads"),
@@ -539,6 +546,38 @@ fn mysql_lean_and_crate_clients_count_the_same() {
         }
         assert_eq!(seen[0], seen[1], "{test}: both clients count the same");
     }
+    // A client name that does not exist is a usage error.
+    let bad = hb()
+        .args(a("oltp_point_select", &[&format!("{flag}=libpq"), "run"]))
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    ok(&a("oltp_read_write", &["cleanup"]));
+}
+
+#[test]
+fn pgsql_lean_and_crate_clients_count_the_same() {
+    let Some(url) = server("HOSTBENCH_TEST_PG_URL") else {
+        return;
+    };
+    lean_and_crate_clients_count_the_same(&url, "pgsql", "hbt_pgclients_");
+}
+
+#[test]
+fn mysql_lean_and_crate_clients_count_the_same() {
+    let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    lean_and_crate_clients_count_the_same(&url, "mysql", "hbt_myclients_");
+    ok(&args(&[
+        "oltp_read_write",
+        &format!("--db-url={url}"),
+        "--table-prefix=hbt_myclients_",
+        "--tables=2",
+        "--table-size=300",
+        "prepare",
+    ]));
     // Without a URL: the sysbench options with the crate client still name mysql.
     let (host, port) = url
         .trim_start_matches("mysql://")
@@ -566,14 +605,13 @@ fn mysql_lean_and_crate_clients_count_the_same() {
     let r: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(r["workload"]["params"]["mysql_client"], "crate");
     assert_eq!(counter(&r, "reads"), 20);
-    // A client name that does not exist is a usage error.
-    let bad = hb()
-        .args(a("oltp_point_select", &["--mysql-client=libmysql", "run"]))
-        .timeout(Duration::from_secs(30))
-        .output()
-        .unwrap();
-    assert_eq!(bad.status.code(), Some(2));
-    ok(&a("oltp_read_write", &["cleanup"]));
+    ok(&args(&[
+        "oltp_read_write",
+        &format!("--db-url={url}"),
+        "--table-prefix=hbt_myclients_",
+        "--tables=2",
+        "cleanup",
+    ]));
 }
 
 #[test]
@@ -1057,24 +1095,31 @@ fn insert_race_survives_a_lost_connection() {
         }
     }
     if let Some(url) = server("HOSTBENCH_TEST_PG_URL") {
-        let u = url.clone();
-        insert_race_survives(&url, "hbt_racekill_pg", &[], &move |prefix| {
-            for _ in 0..1000 {
-                let n = psql(
-                    &u,
-                    &format!(
-                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
-                         WHERE query LIKE 'INSERT INTO {prefix}%' AND pid <> pg_backend_pid() \
-                         AND application_name = 'hostbench'"
-                    ),
-                );
-                if n.trim() != "0" {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            panic!("no backend of the run found to terminate");
-        });
+        for client in ["lean", "crate"] {
+            let u = url.clone();
+            insert_race_survives(
+                &url,
+                &format!("hbt_racekill_pg_{client}"),
+                &["--pgsql-client", client],
+                &move |prefix| {
+                    for _ in 0..1000 {
+                        let n = psql(
+                            &u,
+                            &format!(
+                                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+                                 WHERE query LIKE 'INSERT INTO {prefix}%' AND pid <> pg_backend_pid() \
+                                 AND application_name = 'hostbench'"
+                            ),
+                        );
+                        if n.trim() != "0" {
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    panic!("no backend of the run found to terminate");
+                },
+            );
+        }
     }
 }
 

@@ -139,6 +139,9 @@ pub enum Target {
         password: String,
         /// Database.
         db: String,
+        /// Which client: hostbench's own (true, `--pgsql-client=lean`) or the `postgres`
+        /// crate's.
+        lean: bool,
     },
     /// A MariaDB/MySQL server.
     Mysql {
@@ -172,6 +175,7 @@ impl fmt::Display for Target {
                 user,
                 password,
                 db,
+                ..
             } => write!(f, "postgres://{user}{}@{host}:{port}/{db}", pw(password)),
             Target::Mysql {
                 host,
@@ -233,6 +237,8 @@ macro_rules! db_params {
             $crate::db::driver::p_text("mysql_db", "sbtest", "MySQL database name", "mysql-db"),
             $crate::db::driver::p_choice("mysql_client", &["lean", "crate"], "lean",
                 "hostbench: MariaDB/MySQL client, lean = hostbench's own binary-protocol client (mysql_native_password, caching_sha2_password fast auth, no TLS), crate = the mysql crate", "mysql-client"),
+            $crate::db::driver::p_choice("pgsql_client", &["lean", "crate"], "lean",
+                "hostbench: PostgreSQL client, lean = hostbench's own blocking protocol-3 client (trust, password, md5, SCRAM-SHA-256; no TLS), crate = the postgres crate", "pgsql-client"),
         ]
     };
 }
@@ -344,9 +350,10 @@ fn split_url(url: &str, rest: &str) -> Result<UrlParts, WorkloadError> {
                     "--db-url={url}: '{p}' is not a port number (write HOST:PORT, e.g. 127.0.0.1:5432)"
                 ))
             })?;
-            (Some(h.to_string()), Some(port))
+            (Some(percent_decode(h)), Some(port))
         }
-        _ => (Some(hostport.to_string()), None),
+        // A percent-encoded socket directory (`%2Fvar%2Frun%2Fpostgresql`), as libpq takes it.
+        _ => (Some(percent_decode(hostport)), None),
     };
     let mut socket = None;
     for kv in query.split('&').filter(|s| !s.is_empty()) {
@@ -372,11 +379,14 @@ impl Target {
     /// sysbench options.
     pub fn from_params(p: &Params) -> Result<Target, WorkloadError> {
         let lean = p.text("mysql_client") != "crate";
+        let pg_lean = p.text("pgsql_client") != "crate";
         let url = p.text("db_url");
         if !url.is_empty() {
             let mut t = Target::from_url(url)?;
-            if let Target::Mysql { lean: l, .. } = &mut t {
-                *l = lean;
+            match &mut t {
+                Target::Mysql { lean: l, .. } => *l = lean,
+                Target::Pgsql { lean: l, .. } => *l = pg_lean,
+                Target::Sqlite { .. } => {}
             }
             return Ok(t);
         }
@@ -387,6 +397,7 @@ impl Target {
                 user: p.text("pgsql_user").to_string(),
                 password: p.text("pgsql_password").to_string(),
                 db: p.text("pgsql_db").to_string(),
+                lean: pg_lean,
             },
             "mysql" => Target::Mysql {
                 host: p.text("mysql_host").to_string(),
@@ -430,6 +441,7 @@ impl Target {
                 user: u.user.unwrap_or_else(|| "postgres".into()),
                 password: u.password.unwrap_or_default(),
                 db: u.db.unwrap_or_else(|| "postgres".into()),
+                lean: true,
             });
         }
         if let Some(rest) = url
@@ -473,6 +485,10 @@ impl Target {
             #[cfg(feature = "sqlite")]
             Target::Sqlite { path } => {
                 Ok(Box::new(crate::db::sqlite::SqliteConn::open(path, create)?))
+            }
+            #[cfg(feature = "postgres")]
+            Target::Pgsql { lean: true, .. } => {
+                Ok(Box::new(crate::db::pg_lean::PgLeanConn::open(self)?))
             }
             #[cfg(feature = "postgres")]
             Target::Pgsql { .. } => Ok(Box::new(crate::db::pg::PgConn::open(self)?)),
@@ -736,7 +752,9 @@ mod tests {
                 user,
                 password,
                 db,
+                lean,
             } => {
+                assert!(lean, "the lean client is the default");
                 assert_eq!(
                     (
                         host.as_str(),
@@ -760,6 +778,16 @@ mod tests {
         let e = Target::from_url("postgres://u:secret@h:notaport/d").unwrap_err();
         assert!(!e.0.contains("secret"), "{e}");
         assert!(Target::from_url("oracle://x").is_err());
+        // A socket directory, percent-encoded as libpq takes it, or as ?host=.
+        for u in [
+            "postgres://bob@%2Fvar%2Frun%2Fpostgresql/bench",
+            "postgres://bob@localhost/bench?host=/var/run/postgresql",
+        ] {
+            match Target::from_url(u).unwrap() {
+                Target::Pgsql { host, .. } => assert_eq!(host, "/var/run/postgresql", "{u}"),
+                t => panic!("{t}"),
+            }
+        }
     }
 
     #[test]

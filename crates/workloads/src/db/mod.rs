@@ -2,8 +2,10 @@
 //! (`insert-race`) over SQLite (embedded, the default), PostgreSQL and MariaDB/MySQL.
 //!
 //! Layering: [`driver`] is a small trait over one connection with prepared statements and a
-//! [`driver::Session`] that re-prepares after a reconnect; [`sqlite`], [`pg`], [`mysql_lean`] (hostbench's own MariaDB/MySQL
-//! client, the default) and [`mysql`] (the `mysql` crate, `--mysql-client=crate`)
+//! [`driver::Session`] that re-prepares after a reconnect; [`sqlite`], [`pg_lean`] (hostbench's own PostgreSQL client, the
+//! default), [`pg`] (the `postgres` crate, `--pgsql-client=crate`), [`mysql_lean`]
+//! (hostbench's own MariaDB/MySQL client, the default) and [`mysql`] (the `mysql` crate,
+//! `--mysql-client=crate`)
 //! implement it (each behind a cargo feature, all on by default); [`oltp`] is sysbench's
 //! OLTP family (one parametrised workload per Lua script) and [`insert_race`] the insert
 //! test. One OS thread and one connection per worker; statements are prepared once per
@@ -18,5 +20,7 @@ pub mod mysql_lean;
 pub mod oltp;
 #[cfg(feature = "postgres")]
 pub mod pg;
+#[cfg(feature = "postgres")]
+pub mod pg_lean;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;

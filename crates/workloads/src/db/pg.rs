@@ -1,4 +1,4 @@
-//! The PostgreSQL driver (the `postgres` crate, no TLS): server-side prepared statements,
+//! The PostgreSQL driver through the `postgres` crate (`--pgsql-client=crate`, no TLS): server-side prepared statements,
 //! parameters bound straight from borrowed values.
 //!
 //! Lost connections (closed socket, `pg_terminate_backend`'s 57P01, a server shutting down,
@@ -7,6 +7,7 @@
 //! itself builds each message in a buffer and hands rows over as small heap objects.
 
 use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target};
+use super::pg_lean::{classify, number_placeholders};
 use bytes::BytesMut;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
@@ -48,14 +49,8 @@ impl ToSql for Arg<'_> {
 fn err(e: postgres::Error) -> DbError {
     if let Some(db) = e.as_db_error() {
         let code = db.code().code();
-        let class = match code {
-            "40P01" | "40001" | "23505" => ErrClass::Retry,
-            "57P01" | "57P02" | "57P03" => ErrClass::Lost,
-            c if c.starts_with("08") => ErrClass::Lost,
-            _ => ErrClass::Other,
-        };
         return DbError {
-            class,
+            class: classify(code),
             code: code.to_string(),
             message: db.message().to_string(),
         };
@@ -74,27 +69,6 @@ fn err(e: postgres::Error) -> DbError {
     DbError::new(class, text)
 }
 
-/// `?` placeholders to `$1, $2, …` (outside quoted strings).
-pub fn number_placeholders(sql: &str) -> String {
-    let mut out = String::with_capacity(sql.len() + 8);
-    let (mut n, mut quoted) = (0, false);
-    for ch in sql.chars() {
-        match ch {
-            '\'' => {
-                quoted = !quoted;
-                out.push(ch);
-            }
-            '?' if !quoted => {
-                n += 1;
-                out.push('$');
-                out.push_str(&n.to_string());
-            }
-            _ => out.push(ch),
-        }
-    }
-    out
-}
-
 impl PgConn {
     /// Connects to the PostgreSQL `target`.
     pub fn open(target: &Target) -> Result<PgConn, DbError> {
@@ -104,6 +78,7 @@ impl PgConn {
             user,
             password,
             db,
+            ..
         } = target
         else {
             return Err(DbError::new(ErrClass::Other, "not a PostgreSQL target"));
@@ -197,16 +172,5 @@ impl Conn for PgConn {
                 .unwrap_or_default(),
             Err(_) => String::new(),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn placeholders_are_numbered() {
-        assert_eq!(
-            super::number_placeholders("SELECT c FROM t WHERE id BETWEEN ? AND ? AND c <> '?'"),
-            "SELECT c FROM t WHERE id BETWEEN $1 AND $2 AND c <> '?'"
-        );
     }
 }

@@ -1,0 +1,964 @@
+//! hostbench's own PostgreSQL client for the OLTP path (`--pgsql-client=lean`, the
+//! default): protocol 3.0 over TCP or a unix socket, without TLS; trust, cleartext, MD5
+//! and SCRAM-SHA-256 authentication; statements prepared once (Parse + Describe) and run
+//! with the extended protocol (Bind + Execute + Sync in one write); text queries with the
+//! simple protocol.
+//!
+//! Why: the `postgres` crate (`--pgsql-client=crate`) runs each query through a tokio
+//! runtime on the worker thread (a channel to the connection task, an `epoll_wait` per
+//! reply, a heap row per result row): measured, that is where most of its client CPU goes.
+//! This client blocks on the socket as libpq does.
+//!
+//! Invariants: one send buffer and one receive buffer per connection, reused by every
+//! query, so a query allocates nothing once they have grown to the largest message.
+//! Integer parameters go in binary when the server typed the parameter int2/int4/int8,
+//! else as text; results come back in binary and are not decoded, but every `DataRow` is
+//! walked: its column count must match the statement's and every value must lie inside the
+//! message. Errors are classified as the crate client does (40P01, 40001, 23505 retry;
+//! 57P01-57P03, class 08 and I/O errors lost). The password is used to answer the server's
+//! challenge and is never printed.
+
+use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target};
+use sha2::{Digest, Sha256};
+use std::io::{self, BufReader, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+/// Type OIDs sent in binary.
+const INT8: u32 = 20;
+const INT2: u32 = 21;
+const INT4: u32 = 23;
+
+/// Largest message we accept from the server (PostgreSQL's own limit on a row is 1 GB).
+const MAX_MESSAGE: usize = 1 << 30;
+
+enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Read for Stream {
+    fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(b),
+            Stream::Unix(s) => s.read(b),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write(b),
+            Stream::Unix(s) => s.write(b),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+struct LeanStmt {
+    /// Server-side name, `hb<N>`, NUL-terminated.
+    name: Vec<u8>,
+    /// Type OID of each parameter, from the server's ParameterDescription.
+    params: Vec<u32>,
+    /// Result columns (0: the statement returns no rows).
+    cols: usize,
+}
+
+/// One PostgreSQL connection speaking the protocol directly.
+pub struct PgLeanConn {
+    r: BufReader<Stream>,
+    wbuf: Vec<u8>,
+    msg: Vec<u8>,
+    stmts: Vec<LeanStmt>,
+    version: String,
+    sink: u64,
+}
+
+fn lost(e: io::Error) -> DbError {
+    DbError::new(
+        ErrClass::Lost,
+        format!("lost the connection to the PostgreSQL server: {e}"),
+    )
+}
+
+fn proto(what: &str) -> DbError {
+    DbError::new(
+        ErrClass::Lost,
+        format!("malformed message from the PostgreSQL server ({what})"),
+    )
+}
+
+fn setup(msg: String) -> DbError {
+    DbError::new(ErrClass::Other, msg)
+}
+
+/// The class of a SQLSTATE, as sysbench's pgsql driver treats it.
+pub fn classify(code: &str) -> ErrClass {
+    match code {
+        "40P01" | "40001" | "23505" => ErrClass::Retry,
+        "57P01" | "57P02" | "57P03" => ErrClass::Lost,
+        c if c.starts_with("08") => ErrClass::Lost,
+        _ => ErrClass::Other,
+    }
+}
+
+/// An ErrorResponse body (fields `<type byte><text>\0`, then `\0`) as a [`DbError`].
+pub fn server_err(body: &[u8]) -> DbError {
+    let (mut code, mut message, mut severity) = ("", String::new(), "");
+    for field in body.split(|&b| b == 0) {
+        let Some((&t, v)) = field.split_first() else {
+            continue;
+        };
+        let v = std::str::from_utf8(v).unwrap_or("");
+        match t {
+            b'C' => code = v,
+            b'M' => message = v.to_string(),
+            b'V' => severity = v,
+            b'S' if severity.is_empty() => severity = v,
+            _ => {}
+        }
+    }
+    if message.is_empty() {
+        message = "error without a message".into();
+    }
+    DbError {
+        class: classify(code),
+        code: code.to_string(),
+        message: if severity.is_empty() {
+            message
+        } else {
+            format!("{severity}: {message}")
+        },
+    }
+}
+
+/// `?` placeholders to `$1, $2, …` (outside quoted strings).
+pub fn number_placeholders(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 8);
+    let (mut n, mut quoted) = (0, false);
+    for ch in sql.chars() {
+        match ch {
+            '\'' => {
+                quoted = !quoted;
+                out.push(ch);
+            }
+            '?' if !quoted => {
+                n += 1;
+                out.push('$');
+                out.push_str(&n.to_string());
+            }
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
+/// The number at the end of a CommandComplete tag (`UPDATE 3`, `INSERT 0 1`, `SELECT 10`);
+/// 0 for tags without one (`BEGIN`, `COMMIT`, `CREATE TABLE`).
+pub fn tag_count(body: &[u8]) -> u64 {
+    let tag = body.strip_suffix(&[0]).unwrap_or(body);
+    let digits = tag.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits == tag.len() || tag[tag.len() - digits - 1] != b' ' {
+        return 0;
+    }
+    tag[tag.len() - digits..].iter().fold(0u64, |n, &d| {
+        n.wrapping_mul(10).wrapping_add((d - b'0') as u64)
+    })
+}
+
+/// Walks a DataRow body: `ncols` values, each an i32 length (-1 = NULL) and that many
+/// bytes, ending exactly where the message ends. Folds the lengths into `sink`.
+pub fn check_row(body: &[u8], ncols: usize, sink: &mut u64) -> bool {
+    if body.len() < 2 || u16::from_be_bytes([body[0], body[1]]) as usize != ncols {
+        return false;
+    }
+    let mut at = 2usize;
+    for _ in 0..ncols {
+        let Some(l) = body.get(at..at + 4) else {
+            return false;
+        };
+        let len = i32::from_be_bytes([l[0], l[1], l[2], l[3]]);
+        at += 4;
+        if len >= 0 {
+            at += len as usize;
+            if at > body.len() {
+                return false;
+            }
+            *sink = sink.wrapping_add(len as u64);
+        } else if len != -1 {
+            return false;
+        }
+    }
+    at == body.len()
+}
+
+/// MD5 authentication's answer: `"md5" + hex(md5(hex(md5(password + user)) + salt))`.
+pub fn md5_password(user: &str, password: &str, salt: &[u8]) -> String {
+    use md5::{Digest as _, Md5};
+    let inner = hex(&Md5::new()
+        .chain_update(password.as_bytes())
+        .chain_update(user.as_bytes())
+        .finalize());
+    let outer = Md5::new()
+        .chain_update(inner.as_bytes())
+        .chain_update(salt)
+        .finalize();
+    format!("md5{}", hex(&outer))
+}
+
+fn hex(b: &[u8]) -> String {
+    const D: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(b.len() * 2);
+    for &x in b {
+        s.push(D[(x >> 4) as usize] as char);
+        s.push(D[(x & 15) as usize] as char);
+    }
+    s
+}
+
+fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
+    let mut k = [0u8; 64];
+    if key.len() > 64 {
+        k[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        k[..key.len()].copy_from_slice(key);
+    }
+    let mut inner = Sha256::new();
+    inner.update(k.map(|b| b ^ 0x36));
+    for p in parts {
+        inner.update(p);
+    }
+    let ih = inner.finalize();
+    let mut outer = Sha256::new();
+    outer.update(k.map(|b| b ^ 0x5c));
+    outer.update(ih);
+    outer.finalize().into()
+}
+
+/// PBKDF2-HMAC-SHA-256 with one output block (SCRAM's SaltedPassword).
+fn pbkdf2_sha256(password: &[u8], salt: &[u8], iterations: u32) -> [u8; 32] {
+    let mut u = hmac_sha256(password, &[salt, &1u32.to_be_bytes()]);
+    let mut out = u;
+    for _ in 1..iterations {
+        u = hmac_sha256(password, &[&u]);
+        for (o, x) in out.iter_mut().zip(u) {
+            *o ^= x;
+        }
+    }
+    out
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+fn b64_encode(b: &[u8]) -> String {
+    let mut s = String::with_capacity(b.len().div_ceil(3) * 4);
+    for c in b.chunks(3) {
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
+        for i in 0..4 {
+            if i <= c.len() {
+                s.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                s.push('=');
+            }
+        }
+    }
+    s
+}
+
+fn b64_decode(s: &str) -> Option<Vec<u8>> {
+    let s = s.trim_end_matches('=');
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for ch in s.bytes() {
+        let v = B64.iter().position(|&c| c == ch)? as u32;
+        acc = acc << 6 | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// One SCRAM-SHA-256 exchange (RFC 5802/7677, no channel binding), client side.
+pub struct Scram {
+    password: Vec<u8>,
+    nonce: String,
+    /// `n=,r=<nonce>` (PostgreSQL ignores the SCRAM user name: the startup message's counts).
+    client_first_bare: String,
+    server_signature: [u8; 32],
+}
+
+impl Scram {
+    /// Starts an exchange with the client's `nonce` (printable, no comma).
+    pub fn new(password: &str, nonce: &str) -> Scram {
+        Scram {
+            password: password.as_bytes().to_vec(),
+            nonce: nonce.to_string(),
+            client_first_bare: format!("n=,r={nonce}"),
+            server_signature: [0; 32],
+        }
+    }
+
+    /// The client-first message.
+    pub fn client_first(&self) -> String {
+        format!("n,,{}", self.client_first_bare)
+    }
+
+    /// The client-final message for the server-first message `sf`.
+    pub fn client_final(&mut self, sf: &str) -> Result<String, String> {
+        let (mut r, mut s, mut i) = (None, None, None);
+        for kv in sf.split(',') {
+            match kv.split_once('=') {
+                Some(("r", v)) => r = Some(v),
+                Some(("s", v)) => s = Some(v),
+                Some(("i", v)) => i = v.parse::<u32>().ok(),
+                _ => {}
+            }
+        }
+        let (Some(r), Some(s), Some(i)) = (r, s, i) else {
+            return Err(format!("unexpected SCRAM server-first message '{sf}'"));
+        };
+        if !r.starts_with(&self.nonce) || r.len() == self.nonce.len() || i == 0 {
+            return Err("the server's SCRAM nonce or iteration count is invalid".into());
+        }
+        let salt = b64_decode(s).ok_or("the server's SCRAM salt is not base64")?;
+        let salted = pbkdf2_sha256(&self.password, &salt, i);
+        let client_key = hmac_sha256(&salted, &[b"Client Key"]);
+        let stored_key: [u8; 32] = Sha256::digest(client_key).into();
+        let without_proof = format!("c=biws,r={r}");
+        let auth = [
+            self.client_first_bare.as_bytes(),
+            b",",
+            sf.as_bytes(),
+            b",",
+            without_proof.as_bytes(),
+        ];
+        let sig = hmac_sha256(&stored_key, &auth);
+        let proof: Vec<u8> = client_key.iter().zip(sig).map(|(a, b)| a ^ b).collect();
+        let server_key = hmac_sha256(&salted, &[b"Server Key"]);
+        self.server_signature = hmac_sha256(&server_key, &auth);
+        Ok(format!("{without_proof},p={}", b64_encode(&proof)))
+    }
+
+    /// Checks the server-final message (`v=<signature>`): the server knew the password.
+    pub fn verify(&self, sf: &str) -> Result<(), String> {
+        if let Some(e) = sf.strip_prefix("e=") {
+            return Err(format!("SCRAM authentication failed: {e}"));
+        }
+        match sf.strip_prefix("v=").and_then(b64_decode) {
+            Some(v) if v == self.server_signature => Ok(()),
+            _ => Err("the server's SCRAM signature does not match (not the server the password belongs to?)".into()),
+        }
+    }
+}
+
+fn nonce() -> String {
+    let mut b = [0u8; 18];
+    // SAFETY: getrandom writes at most b.len() bytes into b.
+    let n = unsafe { libc::getrandom(b.as_mut_ptr().cast(), b.len(), 0) };
+    if n != b.len() as isize {
+        // Fallback: the clock and the address of a local, hashed (still unique per exchange).
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let h = Sha256::digest(format!("{t}{:p}", &b));
+        b.copy_from_slice(&h[..18]);
+    }
+    b64_encode(&b)
+}
+
+impl PgLeanConn {
+    /// Connects to the PostgreSQL `target` and logs in.
+    pub fn open(target: &Target) -> Result<PgLeanConn, DbError> {
+        let Target::Pgsql {
+            host,
+            port,
+            user,
+            password,
+            db,
+            ..
+        } = target
+        else {
+            return Err(setup("not a PostgreSQL target".into()));
+        };
+        let stream = if host.starts_with('/') {
+            let path = format!("{host}/.s.PGSQL.{port}");
+            Stream::Unix(
+                UnixStream::connect(&path)
+                    .map_err(|e| setup(format!("cannot connect to socket {path}: {e}")))?,
+            )
+        } else {
+            let addrs = (host.as_str(), *port)
+                .to_socket_addrs()
+                .map_err(|e| setup(format!("cannot resolve '{host}': {e}")))?;
+            let mut last = None;
+            let mut s = None;
+            for a in addrs {
+                match TcpStream::connect_timeout(&a, Duration::from_secs(5)) {
+                    Ok(c) => {
+                        s = Some(c);
+                        break;
+                    }
+                    Err(e) => last = Some(e),
+                }
+            }
+            let s = s.ok_or_else(|| {
+                setup(format!(
+                    "cannot connect to {host}:{port}: {}",
+                    last.map(|e| e.to_string())
+                        .unwrap_or_else(|| "no address".into())
+                ))
+            })?;
+            let _ = s.set_nodelay(true);
+            Stream::Tcp(s)
+        };
+        let mut c = PgLeanConn {
+            r: BufReader::with_capacity(64 * 1024, stream),
+            wbuf: Vec::with_capacity(4096),
+            msg: Vec::with_capacity(64 * 1024),
+            stmts: Vec::new(),
+            version: String::new(),
+            sink: 0,
+        };
+        c.login(user, password, db).map_err(|mut e| {
+            // Refused at start: a setup error, not a lost connection to reconnect.
+            e.class = ErrClass::Other;
+            e
+        })?;
+        Ok(c)
+    }
+
+    /// Reads one message into `self.msg`; returns its type byte.
+    #[inline]
+    fn read(&mut self) -> Result<u8, DbError> {
+        let mut h = [0u8; 5];
+        self.r.read_exact(&mut h).map_err(lost)?;
+        let len = u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize;
+        if !(4..=MAX_MESSAGE).contains(&len) {
+            return Err(proto("message length"));
+        }
+        self.msg.clear();
+        self.msg.resize(len - 4, 0);
+        self.r.read_exact(&mut self.msg).map_err(lost)?;
+        Ok(h[0])
+    }
+
+    /// Starts a message of type `t` in the send buffer (length filled in by `end`).
+    #[inline]
+    fn begin(&mut self, t: u8) -> usize {
+        self.wbuf.push(t);
+        let at = self.wbuf.len();
+        self.wbuf.extend_from_slice(&[0; 4]);
+        at
+    }
+
+    #[inline]
+    fn end(&mut self, at: usize) {
+        let len = (self.wbuf.len() - at) as u32;
+        self.wbuf[at..at + 4].copy_from_slice(&len.to_be_bytes());
+    }
+
+    #[inline]
+    fn flush(&mut self) -> Result<(), DbError> {
+        let r = self.r.get_mut().write_all(&self.wbuf);
+        self.wbuf.clear();
+        r.map_err(lost)
+    }
+
+    fn login(&mut self, user: &str, password: &str, db: &str) -> Result<(), DbError> {
+        self.wbuf.clear();
+        self.wbuf.extend_from_slice(&[0; 4]);
+        self.wbuf.extend_from_slice(&196608u32.to_be_bytes());
+        for (k, v) in [
+            ("user", user),
+            ("database", db),
+            ("application_name", "hostbench"),
+            ("client_encoding", "UTF8"),
+        ] {
+            self.wbuf.extend_from_slice(k.as_bytes());
+            self.wbuf.push(0);
+            self.wbuf.extend_from_slice(v.as_bytes());
+            self.wbuf.push(0);
+        }
+        self.wbuf.push(0);
+        let len = self.wbuf.len() as u32;
+        self.wbuf[..4].copy_from_slice(&len.to_be_bytes());
+        self.flush()?;
+        let mut scram: Option<Scram> = None;
+        loop {
+            let t = self.read()?;
+            match t {
+                b'R' => {
+                    if self.msg.len() < 4 {
+                        return Err(proto("short authentication request"));
+                    }
+                    let code =
+                        u32::from_be_bytes([self.msg[0], self.msg[1], self.msg[2], self.msg[3]]);
+                    let need_pw = |what: &str| {
+                        if password.is_empty() {
+                            Err(setup(format!(
+                                "the server asks for a password ({what}) and none was given: add it to the URL (postgres://USER:PASSWORD@HOST/DB) or use --pgsql-password"
+                            )))
+                        } else {
+                            Ok(())
+                        }
+                    };
+                    match code {
+                        0 => {}
+                        3 => {
+                            need_pw("cleartext")?;
+                            let at = self.begin(b'p');
+                            self.wbuf.extend_from_slice(password.as_bytes());
+                            self.wbuf.push(0);
+                            self.end(at);
+                            self.flush()?;
+                        }
+                        5 => {
+                            need_pw("md5")?;
+                            let salt = self.msg.get(4..8).ok_or_else(|| proto("md5 salt"))?;
+                            let answer = md5_password(user, password, salt);
+                            let at = self.begin(b'p');
+                            self.wbuf.extend_from_slice(answer.as_bytes());
+                            self.wbuf.push(0);
+                            self.end(at);
+                            self.flush()?;
+                        }
+                        10 => {
+                            let mechs = &self.msg[4..];
+                            if !mechs.split(|&b| b == 0).any(|m| m == b"SCRAM-SHA-256") {
+                                return Err(setup(format!(
+                                    "the server offers SASL mechanisms hostbench's lean client does not speak ({}); use --pgsql-client=crate",
+                                    String::from_utf8_lossy(mechs)
+                                        .trim_matches('\0')
+                                        .replace('\0', ", ")
+                                )));
+                            }
+                            need_pw("SCRAM-SHA-256")?;
+                            let s = Scram::new(password, &nonce());
+                            let first = s.client_first();
+                            let at = self.begin(b'p');
+                            self.wbuf.extend_from_slice(b"SCRAM-SHA-256\0");
+                            self.wbuf
+                                .extend_from_slice(&(first.len() as u32).to_be_bytes());
+                            self.wbuf.extend_from_slice(first.as_bytes());
+                            self.end(at);
+                            self.flush()?;
+                            scram = Some(s);
+                        }
+                        11 => {
+                            let s = scram.as_mut().ok_or_else(|| proto("SASL continue"))?;
+                            let sf = String::from_utf8_lossy(&self.msg[4..]).into_owned();
+                            let fin = s.client_final(&sf).map_err(setup)?;
+                            let at = self.begin(b'p');
+                            self.wbuf.extend_from_slice(fin.as_bytes());
+                            self.end(at);
+                            self.flush()?;
+                        }
+                        12 => {
+                            let s = scram.as_ref().ok_or_else(|| proto("SASL final"))?;
+                            s.verify(&String::from_utf8_lossy(&self.msg[4..]))
+                                .map_err(setup)?;
+                        }
+                        other => {
+                            return Err(setup(format!(
+                                "the server asks for an authentication method hostbench's lean client does not speak (code {other}: Kerberos, GSSAPI or SSPI); use --pgsql-client=crate"
+                            )));
+                        }
+                    }
+                }
+                b'S' => {
+                    let mut it = self.msg.split(|&b| b == 0);
+                    if it.next() == Some(b"server_version") {
+                        let v = String::from_utf8_lossy(it.next().unwrap_or(b"")).into_owned();
+                        self.version = format!("PostgreSQL {v}");
+                    }
+                }
+                b'E' => return Err(server_err(&self.msg)),
+                b'Z' => return Ok(()),
+                b'K' | b'N' => {}
+                _ => return Err(proto("unexpected message during startup")),
+            }
+        }
+    }
+
+    /// After an ErrorResponse: reads up to ReadyForQuery, then returns the error.
+    fn drain_error(&mut self, e: DbError) -> Result<Res, DbError> {
+        if e.class == ErrClass::Lost {
+            return Err(e);
+        }
+        loop {
+            match self.read() {
+                Ok(b'Z') => return Err(e),
+                Ok(_) => {}
+                Err(_) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Conn for PgLeanConn {
+    fn prepare(&mut self, sql: &str) -> Result<Stmt, DbError> {
+        let mut name = format!("hb{}", self.stmts.len()).into_bytes();
+        name.push(0);
+        let sql = number_placeholders(sql);
+        let at = self.begin(b'P');
+        self.wbuf.extend_from_slice(&name);
+        self.wbuf.extend_from_slice(sql.as_bytes());
+        self.wbuf.push(0);
+        self.wbuf.extend_from_slice(&0u16.to_be_bytes());
+        self.end(at);
+        let at = self.begin(b'D');
+        self.wbuf.push(b'S');
+        self.wbuf.extend_from_slice(&name);
+        self.end(at);
+        let at = self.begin(b'S');
+        self.end(at);
+        self.flush()?;
+        let (mut params, mut cols) = (Vec::new(), 0usize);
+        let mut failed = None;
+        loop {
+            match self.read()? {
+                b'1' | b'n' | b'N' | b'S' | b'A' => {}
+                b't' => {
+                    let m = &self.msg;
+                    let n = m.get(..2).map_or(0, |b| u16::from_be_bytes([b[0], b[1]])) as usize;
+                    if m.len() != 2 + 4 * n {
+                        return Err(proto("parameter description"));
+                    }
+                    params = m[2..]
+                        .chunks_exact(4)
+                        .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+                        .collect();
+                }
+                b'T' => {
+                    cols = self
+                        .msg
+                        .get(..2)
+                        .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]))
+                        as usize;
+                }
+                b'E' => failed = Some(server_err(&self.msg)),
+                b'Z' => break,
+                _ => return Err(proto("unexpected message after Parse")),
+            }
+        }
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        self.stmts.push(LeanStmt { name, params, cols });
+        Ok(self.stmts.len() - 1)
+    }
+
+    #[inline]
+    fn exec(&mut self, s: Stmt, args: &[Arg<'_>]) -> Result<Res, DbError> {
+        let st = &self.stmts[s];
+        if args.len() != st.params.len() {
+            return Err(DbError::new(
+                ErrClass::Other,
+                format!(
+                    "statement takes {} parameters, {} given",
+                    st.params.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let cols = st.cols;
+        // Bind: unnamed portal, this statement, per-parameter formats, values, results in
+        // binary.
+        self.wbuf.push(b'B');
+        let at = self.wbuf.len();
+        self.wbuf.extend_from_slice(&[0; 4]);
+        self.wbuf.push(0);
+        self.wbuf.extend_from_slice(&st.name);
+        self.wbuf
+            .extend_from_slice(&(args.len() as u16).to_be_bytes());
+        for (a, &ty) in args.iter().zip(&st.params) {
+            let binary = binary_int(a, ty);
+            self.wbuf.extend_from_slice(&(binary as u16).to_be_bytes());
+        }
+        self.wbuf
+            .extend_from_slice(&(args.len() as u16).to_be_bytes());
+        for (a, &ty) in args.iter().zip(&st.params) {
+            match *a {
+                Arg::Int(v) if !binary_int(a, ty) => {
+                    let mut b = itoa_buf();
+                    let t = fmt_int(v as i64, &mut b);
+                    self.wbuf.extend_from_slice(&(t.len() as u32).to_be_bytes());
+                    self.wbuf.extend_from_slice(t);
+                }
+                Arg::Int(v) => match ty {
+                    INT2 => {
+                        self.wbuf.extend_from_slice(&2u32.to_be_bytes());
+                        self.wbuf.extend_from_slice(&(v as i16).to_be_bytes());
+                    }
+                    INT4 => {
+                        self.wbuf.extend_from_slice(&4u32.to_be_bytes());
+                        self.wbuf.extend_from_slice(&v.to_be_bytes());
+                    }
+                    _ => {
+                        self.wbuf.extend_from_slice(&8u32.to_be_bytes());
+                        self.wbuf.extend_from_slice(&(v as i64).to_be_bytes());
+                    }
+                },
+                Arg::Text(t) => {
+                    self.wbuf.extend_from_slice(&(t.len() as u32).to_be_bytes());
+                    self.wbuf.extend_from_slice(t.as_bytes());
+                }
+            }
+        }
+        self.wbuf.extend_from_slice(&1u16.to_be_bytes());
+        self.wbuf.extend_from_slice(&1u16.to_be_bytes());
+        self.end(at);
+        // Execute the unnamed portal, all rows; Sync.
+        self.wbuf
+            .extend_from_slice(&[b'E', 0, 0, 0, 9, 0, 0, 0, 0, 0, b'S', 0, 0, 0, 4]);
+        self.flush()?;
+        let (mut rows, mut affected) = (0u64, 0u64);
+        let mut failed = None;
+        loop {
+            match self.read()? {
+                b'D' => {
+                    if failed.is_none() && !check_row(&self.msg, cols, &mut self.sink) {
+                        return Err(proto("data row"));
+                    }
+                    rows += 1;
+                }
+                b'2' | b'N' | b'S' | b'A' | b'I' => {}
+                b'C' => affected = tag_count(&self.msg),
+                b'E' => {
+                    let e = server_err(&self.msg);
+                    if e.class == ErrClass::Lost {
+                        return Err(e);
+                    }
+                    failed = Some(e);
+                }
+                b'Z' => break,
+                _ => return Err(proto("unexpected message after Execute")),
+            }
+        }
+        std::hint::black_box(self.sink);
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        Ok(if cols > 0 {
+            Res::Rows(rows)
+        } else {
+            Res::Affected(affected)
+        })
+    }
+
+    fn query(&mut self, sql: &str) -> Result<Res, DbError> {
+        let at = self.begin(b'Q');
+        self.wbuf.extend_from_slice(sql.as_bytes());
+        self.wbuf.push(0);
+        self.end(at);
+        self.flush()?;
+        let (mut rows, mut affected, mut has_rows) = (0u64, 0u64, false);
+        let mut failed = None;
+        loop {
+            match self.read()? {
+                b'T' => has_rows = true,
+                b'D' => rows += 1,
+                b'C' => affected = tag_count(&self.msg),
+                b'E' => {
+                    let e = server_err(&self.msg);
+                    if e.class == ErrClass::Lost {
+                        return self.drain_error(e);
+                    }
+                    failed = Some(e);
+                }
+                b'Z' => break,
+                // Notices, parameter changes, notifications, an empty query, COPY is not
+                // something the workloads send.
+                b'N' | b'S' | b'A' | b'I' => {}
+                _ => return Err(proto("unexpected message after Query")),
+            }
+        }
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        Ok(if has_rows || rows > 0 {
+            Res::Rows(rows)
+        } else {
+            Res::Affected(affected)
+        })
+    }
+
+    fn clear(&mut self) {
+        self.stmts.clear();
+    }
+
+    fn driver(&self) -> Driver {
+        Driver::Pgsql
+    }
+
+    fn server_version(&mut self) -> String {
+        self.version.clone()
+    }
+}
+
+impl Drop for PgLeanConn {
+    fn drop(&mut self) {
+        // Terminate: the server ends the session at once instead of logging an unexpected EOF.
+        self.wbuf.clear();
+        self.wbuf.extend_from_slice(&[b'X', 0, 0, 0, 4]);
+        let _ = self.r.get_mut().write_all(&self.wbuf);
+    }
+}
+
+/// An integer goes in binary to an int2 (when it fits), int4 or int8 parameter; anything
+/// else goes as text and the server converts it (or says it is out of range).
+#[inline]
+fn binary_int(a: &Arg<'_>, ty: u32) -> bool {
+    match (a, ty) {
+        (Arg::Int(v), INT2) => i16::try_from(*v).is_ok(),
+        (Arg::Int(_), INT4 | INT8) => true,
+        _ => false,
+    }
+}
+
+fn itoa_buf() -> [u8; 20] {
+    [0; 20]
+}
+
+/// Formats `v` in decimal into the end of `b`, returning the digits.
+fn fmt_int(v: i64, b: &mut [u8; 20]) -> &[u8] {
+    let mut n = v.unsigned_abs();
+    let mut i = b.len();
+    loop {
+        i -= 1;
+        b[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        i -= 1;
+        b[i] = b'-';
+    }
+    &b[i..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_numbered() {
+        assert_eq!(
+            number_placeholders("SELECT c FROM t WHERE id BETWEEN ? AND ? AND c <> '?'"),
+            "SELECT c FROM t WHERE id BETWEEN $1 AND $2 AND c <> '?'"
+        );
+    }
+
+    #[test]
+    fn command_tags_give_their_counts() {
+        assert_eq!(tag_count(b"UPDATE 3\0"), 3);
+        assert_eq!(tag_count(b"INSERT 0 1\0"), 1);
+        assert_eq!(tag_count(b"SELECT 100\0"), 100);
+        assert_eq!(tag_count(b"DELETE 0\0"), 0);
+        assert_eq!(tag_count(b"BEGIN\0"), 0);
+        assert_eq!(tag_count(b"CREATE TABLE\0"), 0);
+        assert_eq!(tag_count(b"12\0"), 0);
+    }
+
+    #[test]
+    fn rows_are_walked_to_their_end() {
+        let mut s = 0;
+        // 2 columns: 4 bytes, NULL.
+        let row = [0, 2, 0, 0, 0, 4, 1, 2, 3, 4, 255, 255, 255, 255];
+        assert!(check_row(&row, 2, &mut s));
+        assert!(!check_row(&row, 3, &mut s), "column count");
+        assert!(!check_row(&row[..row.len() - 1], 2, &mut s), "cut short");
+        let mut long = row.to_vec();
+        long.push(0);
+        assert!(!check_row(&long, 2, &mut s), "trailing bytes");
+        let over = [0, 1, 0, 0, 0, 9, 1];
+        assert!(!check_row(&over, 1, &mut s), "value past the end");
+        let neg = [0, 1, 255, 255, 255, 254];
+        assert!(!check_row(&neg, 1, &mut s), "length -2");
+    }
+
+    #[test]
+    fn integers_format_in_decimal() {
+        let mut b = itoa_buf();
+        assert_eq!(fmt_int(0, &mut b), b"0");
+        assert_eq!(fmt_int(-42, &mut b), b"-42");
+        assert_eq!(fmt_int(i64::MIN, &mut b), b"-9223372036854775808");
+        assert_eq!(fmt_int(1234567, &mut b), b"1234567");
+    }
+
+    #[test]
+    fn errors_keep_sqlstate_severity_and_class() {
+        let e = server_err(
+            b"SFATAL\0VFATAL\0C57P01\0Mterminating connection due to administrator command\0\0",
+        );
+        assert_eq!(e.code, "57P01");
+        assert_eq!(e.class, ErrClass::Lost);
+        assert_eq!(
+            e.message,
+            "FATAL: terminating connection due to administrator command"
+        );
+        assert_eq!(
+            server_err(b"SERROR\0C40P01\0Mdeadlock\0\0").class,
+            ErrClass::Retry
+        );
+        assert_eq!(server_err(b"C42P01\0Mno table\0\0").class, ErrClass::Other);
+        assert_eq!(server_err(b"C08006\0Mx\0\0").class, ErrClass::Lost);
+    }
+
+    #[test]
+    fn md5_answer_matches_postgres() {
+        // "md5" || md5(md5(password || user) || salt), computed with Python's hashlib.
+        assert_eq!(
+            md5_password("sbtest", "secret", &[1, 2, 3, 4]),
+            "md5296a6dee710ca91ac07f3d4180fad285"
+        );
+    }
+
+    #[test]
+    fn scram_matches_rfc7677() {
+        // RFC 7677 §3's example (user "user", password "pencil"); PostgreSQL leaves n= empty,
+        // which changes the client-first-bare and so the proof: the example's messages are
+        // used with its own n=user.
+        let mut s = Scram::new("pencil", "rOprNGfwEbeRWgbNEkqO");
+        s.client_first_bare = "n=user,r=rOprNGfwEbeRWgbNEkqO".into();
+        let sf = "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096";
+        let fin = s.client_final(sf).unwrap();
+        assert_eq!(
+            fin,
+            "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="
+        );
+        s.verify("v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=")
+            .unwrap();
+        assert!(s.verify("v=AAAA").is_err());
+        assert!(
+            s.verify("e=invalid-proof")
+                .unwrap_err()
+                .contains("invalid-proof")
+        );
+        // A server nonce that does not extend ours is refused.
+        let mut t = Scram::new("pencil", "abc");
+        assert!(t.client_final("r=xyz123,s=AAAA,i=4096").is_err());
+    }
+
+    #[test]
+    fn base64_roundtrips() {
+        for n in 0..40u8 {
+            let v: Vec<u8> = (0..n).map(|i| i.wrapping_mul(37)).collect();
+            assert_eq!(b64_decode(&b64_encode(&v)).unwrap(), v);
+        }
+        assert_eq!(b64_encode(b"pencil"), "cGVuY2ls");
+        assert!(b64_decode("a*b").is_none());
+    }
+}
