@@ -111,7 +111,7 @@ fn parse_int(flag: &str, text: &str, min: i64, max: i64) -> Result<i64> {
 }
 
 /// Flags that take a value (single characters after '-').
-const WITH_VALUE: &str = "sritfFjnqgySLb";
+const WITH_VALUE: &str = hostbench_report::iozone::IOZONE_WITH_VALUE;
 /// IOzone flags hostbench does not implement, and what they do (for the error message).
 const UNSUPPORTED: &[(&str, &str)] = &[
     ("A", "dense automatic mode (deprecated by IOzone; use -az)"),

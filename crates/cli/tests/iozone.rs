@@ -235,6 +235,63 @@ fn auto_mode_with_s_runs_one_file_size() {
     );
 }
 
+/// The option lines between "Run began" and "Command line used".
+fn option_lines(out: &str) -> Vec<&str> {
+    out.lines()
+        .skip_while(|l| !l.starts_with("\tRun began"))
+        .skip(2)
+        .take_while(|l| !l.starts_with("\tCommand line used"))
+        .collect()
+}
+
+#[test]
+fn option_lines_follow_the_flags_order() {
+    // As IOzone 3.489 prints them (checked against Debian's iozone3): one line per option,
+    // while it parses that option, so in the order given; -s and -r absent = no line.
+    let d = scratch("order");
+    for (args, want) in [
+        (
+            &["-e", "-w", "-r", "4k", "-s", "64k", "-i", "0"][..],
+            &[
+                "\tInclude fsync in write timing",
+                "\tSetting no_unlink",
+                "\tRecord Size 4 kB",
+                "\tFile size set to 64 kB",
+            ][..],
+        ),
+        (
+            &["-s", "64k", "-r", "4k", "-x", "-+p", "70", "-e", "-i", "0"][..],
+            &[
+                "\tFile size set to 64 kB",
+                "\tRecord Size 4 kB",
+                "\tStonewall disabled",
+                "\tPercent read in mix test is 70",
+                "\tInclude fsync in write timing",
+            ][..],
+        ),
+        (
+            &["-i", "0", "-s64k", "-c"][..],
+            &[
+                "\tFile size set to 64 kB",
+                "\tInclude close in write timing",
+            ][..],
+        ),
+        (
+            &["-a", "-s", "64k", "-z", "-+n", "-i", "0", "-R"][..],
+            &[
+                "\tAuto Mode",
+                "\tFile size set to 64 kB",
+                "\tCross over of record size disabled.",
+                "\tNo retest option selected",
+                "\tExcel chart generation enabled",
+            ][..],
+        ),
+    ] {
+        let out = ok_in(&d, args);
+        assert_eq!(option_lines(&out), want, "{args:?}\n{out}");
+    }
+}
+
 #[test]
 fn foreign_files_are_never_touched() {
     let d = scratch("foreign");

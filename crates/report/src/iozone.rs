@@ -72,6 +72,58 @@ fn child_word(r: &RunResult) -> &'static str {
     }
 }
 
+/// IOzone's flags that take a value (the rest of the word, or the next word).
+pub const IOZONE_WITH_VALUE: &str = "sritfFjnqgySLb";
+
+/// IOzone's flags in the order given (`-+n` as `+n`; a value is skipped), from the words
+/// after `iozone`. hostbench's own `--long` options are skipped.
+pub fn option_order(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        if arg.starts_with("--") {
+            // `--format json`: hostbench's, with or without '='.
+            if !arg.contains('=') && matches!(arg.as_str(), "--format" | "--label" | "--results-db")
+            {
+                i += 1;
+            }
+            continue;
+        }
+        let Some(body) = arg.strip_prefix('-') else {
+            continue;
+        };
+        let chars: Vec<char> = body.chars().collect();
+        let mut k = 0;
+        while k < chars.len() {
+            let c = chars[k];
+            k += 1;
+            if c == '+' {
+                if let Some(&p) = chars.get(k) {
+                    k += 1;
+                    out.push(format!("+{p}"));
+                    if p == 'p' {
+                        if k == chars.len() {
+                            i += 1;
+                        }
+                        k = chars.len();
+                    }
+                }
+                continue;
+            }
+            out.push(c.to_string());
+            if IOZONE_WITH_VALUE.contains(c) {
+                if k == chars.len() {
+                    i += 1;
+                }
+                k = chars.len();
+            }
+        }
+    }
+    out
+}
+
 /// The banner, the option lines and the fixed lines up to the results.
 fn header(r: &RunResult) -> String {
     let mut s = String::new();
@@ -86,62 +138,79 @@ fn header(r: &RunResult) -> String {
     let _ = writeln!(s);
     let _ = writeln!(s, "\tRun began: {}", ctime(&r.started_at));
     let _ = writeln!(s);
+    // IOzone prints an option's line while it parses that option: the lines come in the
+    // order the flags were given. Each line is tagged with its flag and sorted by where the
+    // flag appears in the command line; a flag that is not there prints no line.
+    let order = option_order(r.config.command_line.get(2..).unwrap_or_default());
+    let at = |f: &str| order.iter().position(|o| o == f);
+    let mut lines: Vec<(usize, String)> = Vec::new();
+    let mut line = |f: &str, text: String| {
+        if let Some(p) = at(f) {
+            lines.push((p, text));
+        }
+    };
+    line("R", "\tExcel chart generation enabled".into());
     let auto = flag(r, "auto");
     if auto {
-        let _ = writeln!(s, "\tAuto Mode");
+        line("a", "\tAuto Mode".into());
         if flag(r, "all_records") {
-            let _ = writeln!(s, "\tCross over of record size disabled.");
+            line("z", "\tCross over of record size disabled.".into());
         }
-        // IOzone prints a line for each limit given: "File size set to" when -s fixed the
-        // size, "Using minimum/maximum file size" for -n/-g (left at the defaults: no line);
-        // the same for record sizes (-r, -y/-q).
+        // A limit left at its default prints nothing (-n 64k, -g 512m, -y 4k, -q 16m).
         let (fmin, fmax) = (kb("min_file_size"), kb("max_file_size"));
         if fmin == fmax {
-            let _ = writeln!(s, "\tFile size set to {fmin} kB");
+            line("s", format!("\tFile size set to {fmin} kB"));
         } else {
             if fmin != 64 {
-                let _ = writeln!(s, "\tUsing minimum file size of {fmin} kilobytes.");
+                line(
+                    "n",
+                    format!("\tUsing minimum file size of {fmin} kilobytes."),
+                );
             }
             if fmax != 512 * 1024 {
-                let _ = writeln!(s, "\tUsing maximum file size of {fmax} kilobytes.");
+                line(
+                    "g",
+                    format!("\tUsing maximum file size of {fmax} kilobytes."),
+                );
             }
         }
         let (rmin, rmax) = (kb("min_record_size"), kb("max_record_size"));
         if rmin == rmax {
-            let _ = writeln!(s, "\tRecord Size {rmin} kB");
+            line("r", format!("\tRecord Size {rmin} kB"));
         } else {
             if rmin != 4 {
-                let _ = writeln!(s, "\tUsing Minimum Record Size {rmin} kB");
+                line("y", format!("\tUsing Minimum Record Size {rmin} kB"));
             }
             if rmax != 16 * 1024 {
-                let _ = writeln!(s, "\tUsing Maximum Record Size {rmax} kB");
+                line("q", format!("\tUsing Maximum Record Size {rmax} kB"));
             }
         }
+    } else {
+        line("s", format!("\tFile size set to {} kB", kb("file_size")));
+        line("r", format!("\tRecord Size {} kB", kb("record_size")));
     }
-    if flag(r, "direct") {
-        let _ = writeln!(s, "\tO_DIRECT feature enabled");
-    }
-    if !auto {
-        let _ = writeln!(s, "\tFile size set to {} kB", kb("file_size"));
-        let _ = writeln!(s, "\tRecord Size {} kB", kb("record_size"));
-    }
-    for (name, line) in [
-        ("purge", "\tPurge Mode On"),
-        ("flush", "\tInclude fsync in write timing"),
-        ("o_sync", "\tSYNC Mode. "),
-        ("close", "\tInclude close in write timing"),
-        ("keep", "\tSetting no_unlink"),
-        ("no_retest", "\tNo retest option selected"),
+    for (name, f, text) in [
+        ("direct", "I", "\tO_DIRECT feature enabled"),
+        ("purge", "p", "\tPurge Mode On"),
+        ("flush", "e", "\tInclude fsync in write timing"),
+        ("o_sync", "o", "\tSYNC Mode. "),
+        ("close", "c", "\tInclude close in write timing"),
+        ("keep", "w", "\tSetting no_unlink"),
+        ("no_retest", "+n", "\tNo retest option selected"),
     ] {
         if flag(r, name) {
-            let _ = writeln!(s, "{line}");
+            line(f, text.into());
         }
     }
     if matches!(param(r, "stonewall"), Some(Value::Bool(false))) {
-        let _ = writeln!(s, "\tStonewall disabled");
+        line("x", "\tStonewall disabled".into());
     }
     if let Some(p) = int(r, "mix_read_percent").filter(|&p| p >= 0) {
-        let _ = writeln!(s, "\tPercent read in mix test is {p}");
+        line("+p", format!("\tPercent read in mix test is {p}"));
+    }
+    lines.sort_by_key(|(p, _)| *p);
+    for (_, l) in lines {
+        let _ = writeln!(s, "{l}");
     }
     let cmd = r.config.command_line.get(1..).unwrap_or_default().join(" ");
     let _ = writeln!(s, "\tCommand line used: hostbench {cmd}");
@@ -362,11 +431,7 @@ pub fn render(r: &RunResult) -> String {
 /// IOzone's `-R` report ("Excel"): after the usual report, one block per test, rows = file
 /// sizes, columns = record sizes, values in kB/s.
 pub fn render_excel(r: &RunResult) -> String {
-    let mut s = render(r).replacen(
-        "\tCommand line used:",
-        "\tExcel chart generation enabled\n\tCommand line used:",
-        1,
-    );
+    let mut s = render(r);
     let Some(t) = table(r, SINGLE) else {
         return s;
     };
