@@ -51,6 +51,10 @@ struct Args {
     /// MariaDB/MySQL client: lean (hostbench's own) or crate (the mysql crate).
     #[arg(long = "mysql-client", default_value = "lean", value_parser = ["lean", "crate"])]
     mysql_client: String,
+    /// How long a session keeps trying to reconnect after a lost connection, e.g. while the
+    /// server restarts (10s, 1m).
+    #[arg(long = "db-reconnect-timeout", default_value = "10", value_parser = seconds)]
+    db_reconnect_timeout: f64,
     /// Table name prefix (`PREFIX_<session>`, `PREFIX_shared`).
     #[arg(long = "table-prefix", default_value = "hb_insert_race")]
     table_prefix: String,
@@ -139,6 +143,10 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ("db_driver", args.db_driver.clone()),
         ("sqlite_db", args.sqlite_db.clone()),
         ("mysql_client", args.mysql_client.clone()),
+        (
+            "db_reconnect_timeout",
+            args.db_reconnect_timeout.to_string(),
+        ),
         ("table_prefix", args.table_prefix.clone()),
     ]
     .into_iter()
