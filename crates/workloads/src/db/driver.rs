@@ -615,6 +615,8 @@ pub struct Session {
     conn: Box<dyn Conn>,
     sqls: Vec<String>,
     ids: Vec<Stmt>,
+    /// Session state a new connection needs before the statements are prepared again.
+    on_connect: Vec<String>,
     prepared: bool,
     text: String,
 }
@@ -627,6 +629,7 @@ impl Session {
             target: target.clone(),
             sqls: Vec::new(),
             ids: Vec::new(),
+            on_connect: Vec::new(),
             prepared,
             text: String::new(),
         })
@@ -660,6 +663,15 @@ impl Session {
         self.conn.query(sql)
     }
 
+    /// Runs text SQL now and again first thing on every new connection after a reconnect,
+    /// before the statements are prepared again: session state the statements depend on,
+    /// such as a temporary table (it vanishes with the connection).
+    pub fn query_on_connect(&mut self, sql: &str) -> Result<Res, DbError> {
+        let r = self.conn.query(sql)?;
+        self.on_connect.push(sql.to_string());
+        Ok(r)
+    }
+
     /// The connection.
     pub fn conn(&mut self) -> &mut dyn Conn {
         self.conn.as_mut()
@@ -676,8 +688,8 @@ impl Session {
     /// the re-prepare) it tries again with a short backoff (10 ms doubling to 200 ms) for
     /// up to `window`, and gives up early, returning [`Reconnected::RunOver`], as soon as
     /// the run is over (time limit, Ctrl-C, another worker's error). An error the new
-    /// connection gives while re-preparing that is not a lost connection (a dropped table)
-    /// fails at once.
+    /// connection gives while putting the session state back or re-preparing that is not a
+    /// lost connection (a dropped table) fails at once.
     pub fn reconnect(&mut self, window: Duration) -> Result<Reconnected, DbError> {
         use hostbench_core::runner::stopping;
         self.conn.clear();
@@ -716,19 +728,24 @@ impl Session {
         }
     }
 
-    /// One try: connect (any failure is worth another try while the server comes back)
-    /// and re-prepare (a lost connection is; anything else is not).
+    /// One try: connect (any failure is worth another try while the server comes back),
+    /// put the session state back and re-prepare (a lost connection is worth another try;
+    /// anything else is not).
     fn reconnect_once(&mut self) -> Result<(), Attempt> {
         self.conn = self.target.connect().map_err(Attempt::Again)?;
+        let again = |e: DbError| {
+            if e.class == ErrClass::Lost {
+                Attempt::Again(e)
+            } else {
+                Attempt::Fatal(e)
+            }
+        };
+        for sql in &self.on_connect {
+            self.conn.query(sql).map_err(again)?;
+        }
         if self.prepared {
             for (i, sql) in self.sqls.iter().enumerate() {
-                self.ids[i] = self.conn.prepare(sql).map_err(|e| {
-                    if e.class == ErrClass::Lost {
-                        Attempt::Again(e)
-                    } else {
-                        Attempt::Fatal(e)
-                    }
-                })?;
+                self.ids[i] = self.conn.prepare(sql).map_err(again)?;
             }
         }
         Ok(())

@@ -270,9 +270,9 @@ impl RaceWorker {
         Ok(())
     }
 
-    /// After a lost connection: reconnect (re-preparing the statements), count it, put a
-    /// temporary table back (it vanished with the connection) and go back to the last
-    /// commit, since the server rolled the open transaction back: those rows are inserted
+    /// After a lost connection: reconnect (putting a temporary table back, since it vanished
+    /// with the connection, and re-preparing the statements), count it and go back to the
+    /// last commit, since the server rolled the open transaction back: those rows are inserted
     /// again (and counted again as events). [`Reconnected::RunOver`] when the run ended
     /// while the server was away.
     fn recover(&mut self, c: &Counters) -> Result<Reconnected, DbError> {
@@ -280,12 +280,6 @@ impl RaceWorker {
             return Ok(Reconnected::RunOver);
         }
         c.add(Counter::Reconnects, 1);
-        if self.cfg.mode == "temp" {
-            self.s.query(&self.cfg.create_sql(self.sid))?;
-            for i in self.cfg.index_sql(self.sid) {
-                self.s.query(&i)?;
-            }
-        }
         self.done = match self.cfg.commit {
             CommitMode::Row => self.done,
             CommitMode::Batch(k) => self.done - self.done % k,
@@ -323,23 +317,17 @@ impl EventWorker for RaceWorker {
                     }
                 }
                 Err(e) if e.class == ErrClass::Lost => {
-                    loop {
-                        c.add(Counter::Errors, 1);
-                        match self.recover(c) {
-                            Ok(Reconnected::Yes) => break,
-                            // The rows in flight never finished: not an event.
-                            Ok(Reconnected::RunOver) => return Ok(Step::End),
-                            // Lost again while putting the temporary table back: another
-                            // lost connection, counted and recovered as such.
-                            Err(e) if e.class == ErrClass::Lost => {}
-                            Err(e) => {
-                                return Err(WorkloadError(format!(
-                                    "insert-race session {} on {}: {e}",
-                                    self.sid + 1,
-                                    self.cfg.target
-                                )));
-                            }
-                        }
+                    c.add(Counter::Errors, 1);
+                    let r = self.recover(c).map_err(|e| {
+                        WorkloadError(format!(
+                            "insert-race session {} on {}: {e}",
+                            self.sid + 1,
+                            self.cfg.target
+                        ))
+                    })?;
+                    if r == Reconnected::RunOver {
+                        // The rows in flight never finished: not an event.
+                        return Ok(Step::End);
                     }
                     if hostbench_core::runner::INTERRUPT.load(Ordering::Relaxed) {
                         return Ok(Step::End);
@@ -398,9 +386,17 @@ impl Instance for RaceInstance {
                 s.query(&format!("DROP TABLE IF EXISTS {}", cfg.table(sid)))
                     .map_err(setup)?;
             }
-            s.query(&cfg.create_sql(sid)).map_err(setup)?;
-            for i in cfg.index_sql(sid) {
-                s.query(&i).map_err(setup)?;
+            if cfg.mode == "temp" {
+                // A reconnect creates it again before preparing the INSERT into it.
+                s.query_on_connect(&cfg.create_sql(sid)).map_err(setup)?;
+                for i in cfg.index_sql(sid) {
+                    s.query_on_connect(&i).map_err(setup)?;
+                }
+            } else {
+                s.query(&cfg.create_sql(sid)).map_err(setup)?;
+                for i in cfg.index_sql(sid) {
+                    s.query(&i).map_err(setup)?;
+                }
             }
         }
         let prepared = (|| {
