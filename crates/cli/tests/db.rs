@@ -6,6 +6,7 @@
 //! store's tests.
 
 mod common;
+mod db_restart;
 
 use common::*;
 use serde_json::Value;
