@@ -1,7 +1,8 @@
-//! A database server restarted mid-run (`HOSTBENCH_TEST_DB_RESTART`): the run counts one
-//! reconnect per lost connection, goes on after the server is back and ends at its time
-//! limit with exit 0. A server still away at the time limit ends the run on time; one that
-//! never comes back fails the run after `--db-reconnect-timeout`. No password is printed.
+//! A database server restarted mid-run (`HOSTBENCH_TEST_DB_RESTART`): OLTP runs and an
+//! insert-race into temporary tables count one reconnect per lost connection, go on after
+//! the server is back and end at their time limit with exit 0. A server still away at the
+//! time limit ends the run on time; one that never comes back fails the run after
+//! `--db-reconnect-timeout`. No password is printed.
 //!
 //! The shared servers on 5432/3306 are never touched (other tests use them): each test
 //! starts a private PostgreSQL (initdb + pg_ctl as user postgres) or MariaDB

@@ -9,7 +9,9 @@
 //! the statement's result), so tables prepared by sysbench run here and the other way round.
 //! One event = one transaction (one script `event()`); an ignorable error restarts the whole
 //! event inside the same timed event and counts an error; a lost connection also counts a
-//! reconnect and re-prepares every statement on the new connection.
+//! reconnect and re-prepares every statement on the new connection (waiting up to
+//! `--db-reconnect-timeout` for a restarting server, less when the run ends first: then the
+//! unfinished transaction is no event and no reconnect is counted).
 //!
 //! Differences from sysbench, documented in docs/db.md: SQLite is supported (and the
 //! default); lost connections always reconnect (sysbench needs the code in
