@@ -702,7 +702,15 @@ impl Session {
             let last = match self.reconnect_once() {
                 Ok(()) => return Ok(Reconnected::Yes),
                 Err(Attempt::Again(e)) => e,
-                Err(Attempt::Fatal(e)) => return Err(e),
+                Err(Attempt::Fatal(e)) => {
+                    return Err(DbError {
+                        message: format!(
+                            "reconnected to {} after a lost connection, then: {}",
+                            self.target, e.message
+                        ),
+                        ..e
+                    });
+                }
             };
             let left = window.saturating_sub(start.elapsed());
             if left.is_zero() {
