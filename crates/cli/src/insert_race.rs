@@ -54,6 +54,10 @@ struct Args {
     /// PostgreSQL client: lean (hostbench's own) or crate (the postgres crate).
     #[arg(long = "pgsql-client", default_value = "lean", value_parser = ["lean", "crate"])]
     pgsql_client: String,
+    /// How long a session keeps trying to reconnect after a lost connection, e.g. while the
+    /// server restarts (10s, 1m).
+    #[arg(long = "db-reconnect-timeout", default_value = "10", value_parser = seconds)]
+    db_reconnect_timeout: f64,
     /// Table name prefix (`PREFIX_<session>`, `PREFIX_shared`).
     #[arg(long = "table-prefix", default_value = "hb_insert_race")]
     table_prefix: String,
@@ -143,6 +147,10 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ("sqlite_db", args.sqlite_db.clone()),
         ("mysql_client", args.mysql_client.clone()),
         ("pgsql_client", args.pgsql_client.clone()),
+        (
+            "db_reconnect_timeout",
+            args.db_reconnect_timeout.to_string(),
+        ),
         ("table_prefix", args.table_prefix.clone()),
     ]
     .into_iter()

@@ -3,9 +3,11 @@
 //! A server variable that is set must answer (the tests fail otherwise); unset, the server
 //! tests print a skip line. Every test uses tables or databases of its own (a table prefix
 //! `hbt_<test>_`), so the tests can run in parallel with each other and with the results
-//! store's tests.
+//! store's tests. The server-restart tests ([`db_restart`], `HOSTBENCH_TEST_DB_RESTART`)
+//! restart private servers of their own, never the shared ones.
 
 mod common;
+mod db_restart;
 
 use common::*;
 use serde_json::Value;

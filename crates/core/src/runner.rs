@@ -39,6 +39,21 @@ use std::time::{Duration, Instant};
 /// Set by the front-end's SIGINT handler; the runner stops and reports what it has.
 pub static INTERRUPT: AtomicBool = AtomicBool::new(false);
 
+thread_local! {
+    /// The run a worker thread belongs to (set by the runner for its worker threads only).
+    static RUN: std::cell::RefCell<Option<Arc<Shared>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// True when the run the calling worker thread belongs to is ending: its time limit has
+/// passed, another worker failed, or Ctrl-C was pressed (outside a worker thread: Ctrl-C
+/// only). An event that waits on something outside the run (a database reconnecting while
+/// its server restarts) polls this to give up waiting when the run is over, instead of
+/// keeping the run past its limit; the runner keeps owning time, the worker only asks.
+pub fn stopping() -> bool {
+    INTERRUPT.load(Relaxed)
+        || RUN.with(|r| r.borrow().as_ref().is_some_and(|s| s.stop.load(Relaxed)))
+}
+
 /// Pending arrivals the open-loop queue holds before it declares the workers overrun
 /// (sysbench's ring size).
 pub const RATE_QUEUE_CAPACITY: usize = 131_072;
@@ -444,6 +459,7 @@ fn thread_main(shared: Arc<Shared>, tid: usize, worker: Worker, gate: Arc<(Mutex
         in_warmup: shared.warmup.load(Acquire),
         deadline: 0,
     };
+    RUN.with(|r| *r.borrow_mut() = Some(shared.clone()));
     shared.ready.fetch_add(1, AcqRel);
     shared.controller.unpark();
     {
@@ -484,6 +500,7 @@ fn thread_main(shared: Arc<Shared>, tid: usize, worker: Worker, gate: Arc<(Mutex
         }
     }
     st.publish(&shared);
+    RUN.with(|r| *r.borrow_mut() = None);
     let slot = &shared.slots[tid];
     slot.done.store(true, Release);
     if shared.running.fetch_sub(1, AcqRel) == 1 {
@@ -1068,5 +1085,43 @@ mod tests {
         .unwrap();
         assert_eq!(m.stop, StopReason::EventLimit);
         assert!(m.intervals.is_empty(), "{:?}", grid(&m));
+    }
+
+    /// An event that waits on something outside the run (a server coming back) until the
+    /// run is over, then ends its thread.
+    struct Waiter;
+    struct WaiterWorker(u32);
+    impl EventWorker for WaiterWorker {
+        fn event(&mut self, _c: &crate::recorder::Counters) -> Result<Step, WorkloadError> {
+            if self.0 == 3 {
+                // The fourth event waits "forever" (10 s), as a reconnect would.
+                let t = Instant::now();
+                while !stopping() {
+                    if t.elapsed() > Duration::from_secs(10) {
+                        return Err(WorkloadError("never told to stop".into()));
+                    }
+                    thread::sleep(Duration::from_millis(2));
+                }
+                return Ok(Step::End);
+            }
+            self.0 += 1;
+            Ok(Step::Done)
+        }
+    }
+    impl Instance for Waiter {
+        fn worker(&self, _tid: usize, _rng: Rng) -> Result<Worker, WorkloadError> {
+            Ok(Worker::Event(Box::new(WaiterWorker(0))))
+        }
+    }
+
+    #[test]
+    fn a_waiting_event_learns_that_the_run_is_over() {
+        assert!(!stopping(), "outside a worker thread only Ctrl-C stops");
+        let t = Instant::now();
+        let m = run(&plan(2, 0.3, 0.0, 0), &Waiter, Clock::monotonic(), &Quiet).unwrap();
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        assert_eq!(m.stop, StopReason::TimeLimit);
+        assert_eq!(m.counters.events, 6, "the abandoned events are not counted");
+        assert!(!stopping(), "the run's flag stays with its worker threads");
     }
 }

@@ -221,6 +221,8 @@ macro_rules! db_params {
                 "prepared statements: auto = server-side, disable = values substituted into the SQL text", "db-ps-mode"),
             $crate::db::driver::p_text("db_ignore_errors", "auto",
                 "errors that restart the transaction instead of stopping the run: auto (deadlocks, serialization failures, lock waits, busy, unique violations; lost connections always reconnect), all, or a list of codes (SQLSTATEs, MySQL errnos, SQLite result codes)", "db-ignore-errors"),
+            $crate::db::driver::p_seconds("db_reconnect_timeout", "10",
+                "hostbench: how long a worker keeps trying to reconnect after a lost connection (the server restarting) before the run fails; the run's own end stops the wait sooner", "db-reconnect-timeout"),
             $crate::db::driver::p_text("mysql_ignore_errors", "",
                 "sysbench's name for --db-ignore-errors with the MySQL driver (codes, or all)", "mysql-ignore-errors"),
             $crate::db::driver::p_text("sqlite_db", "sbtest.db", "SQLite database file", "sqlite-db"),
@@ -258,6 +260,29 @@ pub const fn p_text(
         help,
         sysbench: Some(sb),
     }
+}
+
+/// A duration parameter in seconds (helper for [`db_params!`]).
+pub const fn p_seconds(
+    name: &'static str,
+    default: &'static str,
+    help: &'static str,
+    sb: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        name,
+        kind: ParamKind::Seconds,
+        default,
+        unit: "s",
+        help,
+        sysbench: Some(sb),
+    }
+}
+
+/// How long [`Session::reconnect`] may wait for a server to come back: the
+/// `db_reconnect_timeout` parameter (`--db-reconnect-timeout`).
+pub fn reconnect_window(p: &Params) -> Duration {
+    Duration::try_from_secs_f64(p.float("db_reconnect_timeout")).unwrap_or(Duration::MAX)
 }
 
 /// A choice parameter (helper for [`db_params!`]).
@@ -606,6 +631,8 @@ pub struct Session {
     conn: Box<dyn Conn>,
     sqls: Vec<String>,
     ids: Vec<Stmt>,
+    /// Session state a new connection needs before the statements are prepared again.
+    on_connect: Vec<String>,
     prepared: bool,
     text: String,
 }
@@ -618,6 +645,7 @@ impl Session {
             target: target.clone(),
             sqls: Vec::new(),
             ids: Vec::new(),
+            on_connect: Vec::new(),
             prepared,
             text: String::new(),
         })
@@ -651,6 +679,15 @@ impl Session {
         self.conn.query(sql)
     }
 
+    /// Runs text SQL now and again first thing on every new connection after a reconnect,
+    /// before the statements are prepared again: session state the statements depend on,
+    /// such as a temporary table (it vanishes with the connection).
+    pub fn query_on_connect(&mut self, sql: &str) -> Result<Res, DbError> {
+        let r = self.conn.query(sql)?;
+        self.on_connect.push(sql.to_string());
+        Ok(r)
+    }
+
     /// The connection.
     pub fn conn(&mut self) -> &mut dyn Conn {
         self.conn.as_mut()
@@ -661,41 +698,96 @@ impl Session {
         self.target.driver()
     }
 
-    /// Drops the connection, opens a new one (retrying for up to `patience` while the server
-    /// comes back) and re-prepares every statement under the same ids.
-    pub fn reconnect(&mut self, patience: Duration) -> Result<(), DbError> {
+    /// After a lost connection: drops it, opens a new one and re-prepares every statement
+    /// under the same ids. While the server is away (refused connections, PostgreSQL's
+    /// "starting up"/"shutting down" 57P03, MariaDB's 1053, a connection lost again during
+    /// the re-prepare) it tries again with a short backoff (10 ms doubling to 200 ms) for
+    /// up to `window`, and gives up early, returning [`Reconnected::RunOver`], as soon as
+    /// the run is over (time limit, Ctrl-C, another worker's error). An error the new
+    /// connection gives while putting the session state back or re-preparing that is not a
+    /// lost connection (a dropped table) fails at once.
+    pub fn reconnect(&mut self, window: Duration) -> Result<Reconnected, DbError> {
+        use hostbench_core::runner::stopping;
         self.conn.clear();
         let start = std::time::Instant::now();
         let mut wait = Duration::from_millis(10);
-        let conn = loop {
-            match self.target.connect() {
-                Ok(c) => break c,
-                Err(e) => {
-                    if start.elapsed() >= patience
-                        || hostbench_core::runner::INTERRUPT
-                            .load(std::sync::atomic::Ordering::Relaxed)
-                    {
-                        return Err(DbError::new(
-                            ErrClass::Other,
-                            format!(
-                                "lost the connection to {} and could not reconnect: {e}",
-                                self.target
-                            ),
-                        ));
-                    }
-                    std::thread::sleep(wait);
-                    wait = (wait * 2).min(Duration::from_millis(500));
+        loop {
+            if stopping() {
+                return Ok(Reconnected::RunOver);
+            }
+            let last = match self.reconnect_once() {
+                Ok(()) => return Ok(Reconnected::Yes),
+                Err(Attempt::Again(e)) => e,
+                Err(Attempt::Fatal(e)) => {
+                    return Err(DbError {
+                        message: format!(
+                            "reconnected to {} after a lost connection, then: {}",
+                            self.target, e.message
+                        ),
+                        ..e
+                    });
                 }
+            };
+            let left = window.saturating_sub(start.elapsed());
+            if left.is_zero() {
+                return Err(DbError::new(
+                    ErrClass::Other,
+                    format!(
+                        "lost the connection to {} and could not reconnect within {} s: {last}",
+                        self.target,
+                        window.as_secs_f64()
+                    ),
+                ));
+            }
+            // Sleep in short slices: the run may end meanwhile.
+            let until = std::time::Instant::now() + wait.min(left);
+            while !stopping() {
+                let now = std::time::Instant::now();
+                if now >= until {
+                    break;
+                }
+                std::thread::sleep((until - now).min(Duration::from_millis(10)));
+            }
+            wait = (wait * 2).min(Duration::from_millis(200));
+        }
+    }
+
+    /// One try: connect (any failure is worth another try while the server comes back),
+    /// put the session state back and re-prepare (a lost connection is worth another try;
+    /// anything else is not).
+    fn reconnect_once(&mut self) -> Result<(), Attempt> {
+        self.conn = self.target.connect().map_err(Attempt::Again)?;
+        let again = |e: DbError| {
+            if e.class == ErrClass::Lost {
+                Attempt::Again(e)
+            } else {
+                Attempt::Fatal(e)
             }
         };
-        self.conn = conn;
+        for sql in &self.on_connect {
+            self.conn.query(sql).map_err(again)?;
+        }
         if self.prepared {
             for (i, sql) in self.sqls.iter().enumerate() {
-                self.ids[i] = self.conn.prepare(sql)?;
+                self.ids[i] = self.conn.prepare(sql).map_err(again)?;
             }
         }
         Ok(())
     }
+}
+
+/// What [`Session::reconnect`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reconnected {
+    /// A new connection with every statement prepared again.
+    Yes,
+    /// The run ended while the server was still away: stop this worker (no reconnect).
+    RunOver,
+}
+
+enum Attempt {
+    Again(DbError),
+    Fatal(DbError),
 }
 
 /// Writes `sql` with each `?` replaced by the literal of the next argument

@@ -15,7 +15,10 @@
 //! time since the workload ends itself); per-session times are the fairness block, rows/s
 //! the event rate, per-insert latency the histogram.
 
-use super::driver::{Arg, DbError, Driver, ErrClass, IgnorePolicy, Session, Stmt, Target, count};
+use super::driver::{
+    Arg, DbError, Driver, ErrClass, IgnorePolicy, Reconnected, Session, Stmt, Target, count,
+    reconnect_window,
+};
 use hostbench_core::params::{ParamKind, ParamSpec, Params};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::{Counter, Counters};
@@ -111,6 +114,7 @@ struct Cfg {
     target: Target,
     prepared: bool,
     ignore: IgnorePolicy,
+    reconnect_window: std::time::Duration,
     rows: u64,
     mode: String,
     commit: CommitMode,
@@ -139,6 +143,7 @@ impl Cfg {
             target: Target::from_params(p)?,
             prepared: p.text("db_ps_mode") == "auto",
             ignore: IgnorePolicy::from_params(p),
+            reconnect_window: reconnect_window(p),
             rows: p.int("rows") as u64,
             mode: p.text("table_mode").to_string(),
             commit: CommitMode::parse(p.text("commit"))?,
@@ -265,25 +270,22 @@ impl RaceWorker {
         Ok(())
     }
 
-    /// After a lost connection: reconnect (re-preparing the statements), count it, put a
-    /// temporary table back (it vanished with the connection) and go back to the last
-    /// commit, since the server rolled the open transaction back: those rows are inserted
-    /// again (and counted again as events).
-    fn recover(&mut self, c: &Counters) -> Result<(), DbError> {
-        self.s.reconnect(super::oltp::RECONNECT_PATIENCE)?;
-        c.add(Counter::Reconnects, 1);
-        if self.cfg.mode == "temp" {
-            self.s.query(&self.cfg.create_sql(self.sid))?;
-            for i in self.cfg.index_sql(self.sid) {
-                self.s.query(&i)?;
-            }
+    /// After a lost connection: reconnect (putting a temporary table back, since it vanished
+    /// with the connection, and re-preparing the statements), count it and go back to the
+    /// last commit, since the server rolled the open transaction back: those rows are inserted
+    /// again (and counted again as events). [`Reconnected::RunOver`] when the run ended
+    /// while the server was away.
+    fn recover(&mut self, c: &Counters) -> Result<Reconnected, DbError> {
+        if self.s.reconnect(self.cfg.reconnect_window)? == Reconnected::RunOver {
+            return Ok(Reconnected::RunOver);
         }
+        c.add(Counter::Reconnects, 1);
         self.done = match self.cfg.commit {
             CommitMode::Row => self.done,
             CommitMode::Batch(k) => self.done - self.done % k,
             CommitMode::None => 0,
         };
-        Ok(())
+        Ok(Reconnected::Yes)
     }
 
     fn begin_due(&self) -> bool {
@@ -316,13 +318,17 @@ impl EventWorker for RaceWorker {
                 }
                 Err(e) if e.class == ErrClass::Lost => {
                     c.add(Counter::Errors, 1);
-                    self.recover(c).map_err(|e| {
+                    let r = self.recover(c).map_err(|e| {
                         WorkloadError(format!(
                             "insert-race session {} on {}: {e}",
                             self.sid + 1,
                             self.cfg.target
                         ))
                     })?;
+                    if r == Reconnected::RunOver {
+                        // The rows in flight never finished: not an event.
+                        return Ok(Step::End);
+                    }
                     if hostbench_core::runner::INTERRUPT.load(Ordering::Relaxed) {
                         return Ok(Step::End);
                     }
@@ -380,9 +386,17 @@ impl Instance for RaceInstance {
                 s.query(&format!("DROP TABLE IF EXISTS {}", cfg.table(sid)))
                     .map_err(setup)?;
             }
-            s.query(&cfg.create_sql(sid)).map_err(setup)?;
-            for i in cfg.index_sql(sid) {
-                s.query(&i).map_err(setup)?;
+            if cfg.mode == "temp" {
+                // A reconnect creates it again before preparing the INSERT into it.
+                s.query_on_connect(&cfg.create_sql(sid)).map_err(setup)?;
+                for i in cfg.index_sql(sid) {
+                    s.query_on_connect(&i).map_err(setup)?;
+                }
+            } else {
+                s.query(&cfg.create_sql(sid)).map_err(setup)?;
+                for i in cfg.index_sql(sid) {
+                    s.query(&i).map_err(setup)?;
+                }
             }
         }
         let prepared = (|| {

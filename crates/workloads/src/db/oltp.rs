@@ -9,7 +9,9 @@
 //! the statement's result), so tables prepared by sysbench run here and the other way round.
 //! One event = one transaction (one script `event()`); an ignorable error restarts the whole
 //! event inside the same timed event and counts an error; a lost connection also counts a
-//! reconnect and re-prepares every statement on the new connection.
+//! reconnect and re-prepares every statement on the new connection (waiting up to
+//! `--db-reconnect-timeout` for a restarting server, less when the run ends first: then the
+//! unfinished transaction is no event and no reconnect is counted).
 //!
 //! Differences from sysbench, documented in docs/db.md: SQLite is supported (and the
 //! default); lost connections always reconnect (sysbench needs the code in
@@ -17,7 +19,8 @@
 //! `--secondary` on PostgreSQL/SQLite creates an index `xid_N` instead of MySQL's `KEY`.
 
 use super::driver::{
-    Arg, DbError, Driver, ErrClass, IgnorePolicy, Res, Session, Stmt, Target, count,
+    Arg, DbError, Driver, ErrClass, IgnorePolicy, Reconnected, Res, Session, Stmt, Target, count,
+    reconnect_window,
 };
 use hostbench_core::params::{ParamKind, ParamSpec, Params};
 use hostbench_core::rand::{Distribution, Rng, Sampler};
@@ -342,9 +345,6 @@ oltp!(
 /// sysbench's bulk insert flushes a multi-row INSERT before it would exceed this.
 const BULK_BYTES: usize = 512 * 1024;
 
-/// How long a worker keeps trying to reconnect before the run fails.
-pub(crate) const RECONNECT_PATIENCE: Duration = Duration::from_secs(30);
-
 /// Resolved options.
 #[derive(Debug, Clone)]
 struct Cfg {
@@ -353,6 +353,7 @@ struct Cfg {
     target: Target,
     prepared: bool,
     ignore: IgnorePolicy,
+    reconnect_window: Duration,
     prefix: String,
     tables: u32,
     table_size: u32,
@@ -413,6 +414,7 @@ impl Cfg {
             test: w.test,
             prepared: p.text("db_ps_mode") == "auto",
             ignore: IgnorePolicy::from_params(p),
+            reconnect_window: reconnect_window(p),
             prefix,
             tables: get(p, "tables", 1),
             table_size: get(p, "table_size", 10_000),
@@ -969,9 +971,17 @@ impl EventWorker for OltpWorker {
             c.add(Counter::Errors, 1);
             if e.class == ErrClass::Lost {
                 self.in_bulk = false;
-                self.s
-                    .reconnect(RECONNECT_PATIENCE)
+                let r = self
+                    .s
+                    .reconnect(self.cfg.reconnect_window)
                     .map_err(|e| WorkloadError(format!("{}: {e}", self.cfg.test)))?;
+                if r == Reconnected::RunOver {
+                    // The run ended while the server was away: this transaction never
+                    // finished, so it is not an event.
+                    return Ok(Step::End);
+                }
+                // Counted once the new connection is there: one per lost connection, however
+                // many tries it took.
                 c.add(Counter::Reconnects, 1);
             } else {
                 // PostgreSQL refuses everything in an aborted transaction until ROLLBACK.

@@ -55,8 +55,14 @@ fn err(e: postgres::Error) -> DbError {
             message: db.message().to_string(),
         };
     }
-    let io = std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>());
-    let text = e.to_string();
+    let source = std::error::Error::source(&e);
+    let io = source.is_some_and(|s| s.is::<std::io::Error>());
+    // The crate's text names only the kind ("error connecting to server"); the cause
+    // ("Connection refused") is what a user needs.
+    let text = match source {
+        Some(s) => format!("{e}: {s}"),
+        None => e.to_string(),
+    };
     let class = if e.is_closed()
         || io
         || text.contains("connection")
