@@ -265,6 +265,16 @@ fn bad_suite_files_name_the_line() {
         "s.toml:9:1:",
         "unknown field `repeats`",
     );
+    bad(
+        &format!("{ok_head}workload = \"cpu\"\nfigure = \"Read BW\"\n"),
+        "s.toml:9:10:",
+        "not a figure name",
+    );
+    bad(
+        "name = \"x\"\n[[entry]]\nprobe = \"timer\"\nfigure = \"iops\"\n",
+        "s.toml:4:10:",
+        "takes no `figure`",
+    );
     bad("name = \"x\"\n[[entry]\n", "s.toml:2:", "");
 }
 
@@ -355,6 +365,55 @@ fn built_in_suites_check_and_print_round_trips() {
     ] {
         assert!(quick.contains(w), "quick lacks {w}:\n{quick}");
     }
+}
+
+#[test]
+fn figure_chooses_the_headline() {
+    // fio's first figure is IOPS; a throughput entry tracks bytes per second instead. A
+    // figure the run does not report fails that entry, naming the ones it does.
+    let text = r#"
+name = "figures"
+[defaults]
+time = 0
+repetitions = 2
+[[entry]]
+name = "seq bytes"
+workload = "disk.fio"
+params = { jobs = "--name=seq --ioengine=null --rw=read --bs=1m --size=256m" }
+figure = "read_bytes_per_s"
+[[entry]]
+name = "seq iops"
+workload = "disk.fio"
+params = { jobs = "--name=seq --ioengine=null --rw=read --bs=1m --size=256m" }
+[[entry]]
+name = "no writes"
+workload = "disk.fio"
+params = { jobs = "--name=seq --ioengine=null --rw=read --bs=1m --size=256m" }
+figure = "write_iops"
+"#;
+    let dir = temp();
+    let (code, out, err) = suite(
+        text,
+        &["--no-save", "--format=json"],
+        &dir.path().join("r.db"),
+    );
+    assert_eq!(code, Some(1), "the third entry fails: {err}\n{out}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let e = doc["entries"].as_array().unwrap();
+    assert_eq!(e[0]["figure"]["name"], "read_bytes_per_s", "{out}");
+    assert_eq!(e[0]["figure"]["unit"], "B/s", "{out}");
+    assert_eq!(e[1]["figure"]["name"], "iops", "{out}");
+    // 1 MiB per I/O: hundreds of MB/s where the IOPS figure is in the hundreds or thousands.
+    let bytes = e[0]["values"][0].as_f64().unwrap();
+    assert!(bytes > 1e8, "bytes per second, not IOPS: {bytes}");
+    assert_eq!(e[2]["status"], "failed", "{out}");
+    let msg = e[2]["error"].as_str().unwrap();
+    assert!(
+        msg.contains("'write_iops'")
+            && msg.contains("read_bytes_per_s")
+            && msg.contains("entry at line 15"),
+        "{msg}"
+    );
 }
 
 #[test]

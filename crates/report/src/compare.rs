@@ -37,9 +37,6 @@ pub fn ci_percent(c: &Cell) -> Option<f64> {
 /// is shown in ns, µs, ms or s by the row's smallest median (every side of a row in the same
 /// unit, so the cells compare at a glance); other units as stored. CSV and JSON keep ns.
 pub fn display_unit(r: &Row) -> (String, f64) {
-    if r.unit != "ns" {
-        return (r.unit.clone(), 1.0);
-    }
     let least = r
         .cells
         .iter()
@@ -47,16 +44,32 @@ pub fn display_unit(r: &Row) -> (String, f64) {
         .map(|c| c.median.abs())
         .filter(|m| m.is_finite())
         .fold(f64::INFINITY, f64::min);
-    let (unit, div) = if !least.is_finite() || least < 1e4 {
-        ("ns", 1.0)
-    } else if least < 1e7 {
-        ("µs", 1e3)
-    } else if least < 1e10 {
-        ("ms", 1e6)
-    } else {
-        ("s", 1e9)
+    scaled_unit(&r.unit, least)
+}
+
+/// The unit to show figures in `unit` whose smallest magnitude is `least`, and the divisor:
+/// nanoseconds as ns, µs, ms or s and bytes per second as B/s, KiB/s, MiB/s or GiB/s, so a
+/// figure keeps four or more significant digits; other units unchanged.
+pub fn scaled_unit(unit: &str, least: f64) -> (String, f64) {
+    let steps: &[(&str, f64)] = match unit {
+        "ns" => &[("ns", 1.0), ("µs", 1e3), ("ms", 1e6), ("s", 1e9)],
+        "B/s" => &[
+            ("B/s", 1.0),
+            ("KiB/s", 1024.0),
+            ("MiB/s", 1048576.0),
+            ("GiB/s", 1073741824.0),
+        ],
+        _ => return (unit.to_string(), 1.0),
     };
-    (unit.into(), div)
+    let mut pick = steps[0];
+    if least.is_finite() {
+        for &(u, div) in steps {
+            if least / div >= 10.0 {
+                pick = (u, div);
+            }
+        }
+    }
+    (pick.0.to_string(), pick.1)
 }
 
 /// The figure's name as shown beside `unit` (from [`display_unit`]): a stored `_ns` suffix is
@@ -467,5 +480,15 @@ mod tests {
             ("events/s".into(), 1.0)
         );
         assert_eq!(cell_text_in(&cell(68_898.0, 3), 1e3), "68.90 n=3");
+        // Bytes per second: fio's and STREAM's throughput in MiB/s or GiB/s.
+        assert_eq!(
+            display_unit(&row("B/s", &[5.2e8, 9.9e8])),
+            ("MiB/s".into(), 1048576.0)
+        );
+        assert_eq!(
+            display_unit(&row("B/s", &[2.1e11])),
+            ("GiB/s".into(), 1073741824.0)
+        );
+        assert_eq!(display_unit(&row("B/s", &[8000.0])), ("B/s".into(), 1.0));
     }
 }

@@ -56,6 +56,8 @@ pub struct Entry {
     pub reps: Reps,
     /// Stop repeating once the headline's relative standard deviation is below this, percent.
     pub stable_rsd: Option<f64>,
+    /// The figure the entry tracks (its headline), by name; `None`: the workload's first.
+    pub figure: Option<String>,
 }
 
 /// What an entry runs.
@@ -144,6 +146,7 @@ struct RawEntry {
     warmup: Option<Spanned<Value>>,
     repetitions: Option<Spanned<Value>>,
     stable_rsd: Option<Spanned<Value>>,
+    figure: Option<Spanned<String>>,
 }
 
 struct Ctx<'a> {
@@ -343,6 +346,7 @@ fn build_entry(
                 ("time", r.time.as_ref().map(Spanned::span)),
                 ("events", r.events.as_ref().map(Spanned::span)),
                 ("warmup", r.warmup.as_ref().map(Spanned::span)),
+                ("figure", r.figure.as_ref().map(Spanned::span)),
             ];
             if let Some((key, Some(sp))) = stray.into_iter().find(|(_, sp)| sp.is_some()) {
                 return Err(cx.err(sp, format!("the timer probe takes no `{key}`; remove it")));
@@ -394,7 +398,28 @@ fn build_entry(
         what,
         reps: s.reps,
         stable_rsd: s.stable_rsd,
+        figure: match &r.figure {
+            Some(f) if !is_figure_name(f.get_ref()) => {
+                return Err(cx.err(
+                    f.span(),
+                    format!(
+                        "`figure` '{}' is not a figure name: names are snake_case with their \
+                         unit, e.g. figure = \"read_bytes_per_s\" (`hostbench compare` lists \
+                         a workload's figures)",
+                        f.get_ref()
+                    ),
+                ));
+            }
+            Some(f) => Some(f.get_ref().clone()),
+            None => None,
+        },
     })
+}
+
+fn is_figure_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
 }
 
 fn first_key_span(

@@ -419,8 +419,24 @@ fn one_run(
                 }
                 _ => {}
             }
-            let Some(f) = r.figures.first() else {
-                acc.error = Some(format!("{} reported no figure", workload.id()));
+            let f = match &e.figure {
+                Some(name) => r.figures.iter().find(|f| &f.name == name),
+                None => r.figures.first(),
+            };
+            let Some(f) = f else {
+                acc.error = Some(match &e.figure {
+                    Some(name) => format!(
+                        "`figure` '{name}' (the entry at line {}) is not among this run's \
+                         figures ({}); name one of them",
+                        e.line,
+                        r.figures
+                            .iter()
+                            .map(|f| f.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    None => format!("{} reported no figure", workload.id()),
+                });
                 return;
             };
             acc.figure.get_or_insert(FigureRef {

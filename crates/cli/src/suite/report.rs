@@ -192,12 +192,25 @@ const HEAD: [&str; 7] = [
 fn rows(r: &SuiteReport) -> Vec<Row> {
     r.entries
         .iter()
-        .map(|e| Row {
+        .map(|e| {
+            // Nanoseconds and bytes per second in a readable unit (µs, MiB/s, …).
+            let (unit, div) = match (&e.figure, &e.stats) {
+                (Some(f), Some(s)) => {
+                    hostbench_report::compare::scaled_unit(&f.unit, s.median.abs())
+                }
+                (Some(f), None) => (f.unit.clone(), 1.0),
+                _ => (String::new(), 1.0),
+            };
+            (e, unit, div)
+        })
+        .map(|(e, unit, div)| Row {
             cells: [
                 e.name.clone(),
                 e.figure.as_ref().map_or("-".into(), |f| f.name.clone()),
-                e.stats.as_ref().map_or("-".into(), |s| figure(s.median)),
-                e.figure.as_ref().map_or("".into(), |f| f.unit.clone()),
+                e.stats
+                    .as_ref()
+                    .map_or("-".into(), |s| figure(s.median / div)),
+                unit,
                 spread(e),
                 e.values.len().to_string(),
                 e.note.clone(),
