@@ -97,6 +97,15 @@ fn oltp_statements_allocate_nothing_in_steady_state() {
         ins.push_str(&format!("({i}, {i}, '{:0>119}', '{:0>59}')", i, i));
     }
     assert_eq!(c.query(&ins).unwrap(), Res::Affected(100));
+    // A statement the server rejects leaves the connection ready for the next one.
+    let e = c
+        .prepare("SELECT c FROM hbt_no_such_table WHERE id=?")
+        .unwrap_err();
+    assert_eq!(
+        (e.code.as_str(), e.class),
+        ("42P01", ErrClass::Other),
+        "{e}"
+    );
     let point = c
         .prepare(&format!("SELECT c FROM {tbl} WHERE id=?"))
         .unwrap();
@@ -284,13 +293,33 @@ fn a_terminated_backend_is_a_lost_connection() {
     assert_eq!(e.class, ErrClass::Lost, "{e}");
 }
 
-/// A fake server: reads the startup message, sends `auth` (an Authentication message body)
-/// and, unless `answer_expected` is None, reads the client's password message and checks it
-/// against that; then AuthenticationOk, a server_version and ReadyForQuery.
-fn fake_server(
-    auth: Vec<u8>,
-    answer_expected: Option<Vec<u8>>,
-) -> (u16, std::thread::JoinHandle<Vec<u8>>) {
+/// One step of a [`fake_server`]'s conversation.
+enum Step {
+    /// Send a message: type byte and body.
+    Send(u8, Vec<u8>),
+    /// Read one message; with `Some`, it must be a password message with this body (else
+    /// the server answers 28P01 and stops).
+    Recv(Option<Vec<u8>>),
+}
+
+fn auth(code: u32, rest: &[u8]) -> Step {
+    let mut b = code.to_be_bytes().to_vec();
+    b.extend_from_slice(rest);
+    Step::Send(b'R', b)
+}
+
+/// The end of a successful startup: AuthenticationOk, a server_version, ReadyForQuery.
+fn welcome() -> Vec<Step> {
+    vec![
+        auth(0, &[]),
+        Step::Send(b'S', b"server_version\09.9fake\0".to_vec()),
+        Step::Send(b'Z', b"I".to_vec()),
+    ]
+}
+
+/// A fake server on a free port: reads the startup message, then plays `script`, then waits
+/// for the client to hang up; returns the startup message's body.
+fn fake_server(script: Vec<Step>) -> (u16, std::thread::JoinHandle<Vec<u8>>) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
     let h = std::thread::spawn(move || {
@@ -299,35 +328,38 @@ fn fake_server(
         s.read_exact(&mut len).unwrap();
         let mut startup = vec![0u8; u32::from_be_bytes(len) as usize - 4];
         s.read_exact(&mut startup).unwrap();
-        let msg = |t: u8, body: &[u8]| {
-            let mut m = vec![t];
-            m.extend_from_slice(&(body.len() as u32 + 4).to_be_bytes());
-            m.extend_from_slice(body);
-            m
-        };
-        s.write_all(&msg(b'R', &auth)).unwrap();
-        let Some(expected) = answer_expected else {
-            // Wait for the client to hang up.
-            let _ = s.read(&mut [0u8; 64]);
-            return startup;
-        };
-        let mut h = [0u8; 5];
-        s.read_exact(&mut h).unwrap();
-        assert_eq!(h[0], b'p');
-        let mut answer = vec![0u8; u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize - 4];
-        s.read_exact(&mut answer).unwrap();
-        if answer != expected {
-            s.write_all(&msg(
-                b'E',
-                b"SFATAL\0C28P01\0Mpassword authentication failed for user \"bob\"\0\0",
-            ))
-            .unwrap();
-            return startup;
+        for step in script {
+            match step {
+                Step::Send(t, body) => {
+                    let mut m = vec![t];
+                    m.extend_from_slice(&(body.len() as u32 + 4).to_be_bytes());
+                    m.extend_from_slice(&body);
+                    if s.write_all(&m).is_err() {
+                        return startup;
+                    }
+                }
+                Step::Recv(expected) => {
+                    let mut h = [0u8; 5];
+                    if s.read_exact(&mut h).is_err() {
+                        return startup;
+                    }
+                    let n = u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize - 4;
+                    let mut body = vec![0u8; n];
+                    s.read_exact(&mut body).unwrap();
+                    if let Some(want) = expected
+                        && (h[0] != b'p' || body != want)
+                    {
+                        let e = b"SFATAL\0VFATAL\0C28P01\0Mpassword authentication failed for user \"bob\"\0\0";
+                        let mut m = vec![b'E'];
+                        m.extend_from_slice(&(e.len() as u32 + 4).to_be_bytes());
+                        m.extend_from_slice(e);
+                        let _ = s.write_all(&m);
+                        return startup;
+                    }
+                }
+            }
         }
-        let mut ok = msg(b'R', &0u32.to_be_bytes());
-        ok.extend(msg(b'S', b"server_version\09.9fake\0"));
-        ok.extend(msg(b'Z', b"I"));
-        s.write_all(&ok).unwrap();
+        // Wait for the client to hang up.
         let _ = s.read(&mut [0u8; 64]);
         startup
     });
@@ -340,13 +372,13 @@ fn target(port: u16, password: &str) -> Target {
 
 #[test]
 fn md5_auth_against_a_fake_server() {
-    let mut auth = 5u32.to_be_bytes().to_vec();
-    auth.extend_from_slice(&[9, 8, 7, 6]);
     // "md5" || md5(md5("pw" || "bob") || salt), computed with Python's hashlib.
-    let (port, h) = fake_server(
-        auth,
-        Some(b"md5dcd7cdea2ec0b6b6b889b738ae52b26e\0".to_vec()),
-    );
+    let mut script = vec![
+        auth(5, &[9, 8, 7, 6]),
+        Step::Recv(Some(b"md5dcd7cdea2ec0b6b6b889b738ae52b26e\0".to_vec())),
+    ];
+    script.extend(welcome());
+    let (port, h) = fake_server(script);
     let mut c = PgLeanConn::open(&target(port, "pw")).expect("md5 login");
     assert_eq!(c.server_version(), "PostgreSQL 9.9fake");
     drop(c);
@@ -360,9 +392,10 @@ fn md5_auth_against_a_fake_server() {
 
 #[test]
 fn a_wrong_password_is_the_servers_error_and_never_printed() {
-    let mut auth = 5u32.to_be_bytes().to_vec();
-    auth.extend_from_slice(&[9, 8, 7, 6]);
-    let (port, h) = fake_server(auth, Some(b"md5-not-this\0".to_vec()));
+    let (port, h) = fake_server(vec![
+        auth(5, &[9, 8, 7, 6]),
+        Step::Recv(Some(b"md5-not-this\0".to_vec())),
+    ]);
     let e = PgLeanConn::open(&target(port, "hunter2"))
         .err()
         .expect("refused");
@@ -378,21 +411,16 @@ fn a_wrong_password_is_the_servers_error_and_never_printed() {
 
 #[test]
 fn cleartext_auth_sends_the_password() {
-    let (port, h) = fake_server(3u32.to_be_bytes().to_vec(), Some(b"s3cret\0".to_vec()));
+    let mut script = vec![auth(3, &[]), Step::Recv(Some(b"s3cret\0".to_vec()))];
+    script.extend(welcome());
+    let (port, h) = fake_server(script);
     PgLeanConn::open(&target(port, "s3cret")).expect("cleartext login");
     h.join().unwrap();
 }
 
 #[test]
 fn no_password_and_unknown_methods_are_clear_errors() {
-    let (port, h) = fake_server(
-        5u32.to_be_bytes()
-            .iter()
-            .chain(&[1, 2, 3, 4])
-            .copied()
-            .collect(),
-        None,
-    );
+    let (port, h) = fake_server(vec![auth(5, &[1, 2, 3, 4])]);
     let e = PgLeanConn::open(
         &Target::from_url(&format!("postgres://bob@127.0.0.1:{port}/db1")).unwrap(),
     )
@@ -402,16 +430,14 @@ fn no_password_and_unknown_methods_are_clear_errors() {
     assert!(e.message.contains("--pgsql-password"), "{e}");
     h.join().unwrap();
     // GSSAPI (7): not spoken; the crate client is named.
-    let (port, h) = fake_server(7u32.to_be_bytes().to_vec(), None);
+    let (port, h) = fake_server(vec![auth(7, &[])]);
     let e = PgLeanConn::open(&target(port, "pw"))
         .err()
         .expect("refused");
     assert!(e.message.contains("--pgsql-client=crate"), "{e}");
     h.join().unwrap();
     // SASL without SCRAM-SHA-256.
-    let mut sasl = 10u32.to_be_bytes().to_vec();
-    sasl.extend_from_slice(b"SCRAM-SHA-256-PLUS\0\0");
-    let (port, h) = fake_server(sasl, None);
+    let (port, h) = fake_server(vec![auth(10, b"SCRAM-SHA-256-PLUS\0\0")]);
     let e = PgLeanConn::open(&target(port, "pw"))
         .err()
         .expect("refused");
@@ -420,4 +446,76 @@ fn no_password_and_unknown_methods_are_clear_errors() {
         "{e}"
     );
     h.join().unwrap();
+}
+
+#[test]
+fn a_server_that_skips_the_scram_proof_is_refused() {
+    // AuthenticationOk right after the client's first SCRAM message: the server never proved
+    // it knows the password.
+    let mut script = vec![auth(10, b"SCRAM-SHA-256\0\0"), Step::Recv(None)];
+    script.extend(welcome());
+    let (port, h) = fake_server(script);
+    let e = PgLeanConn::open(&target(port, "pw"))
+        .err()
+        .expect("refused");
+    assert!(e.message.contains("without proving"), "{e}");
+    h.join().unwrap();
+    // The server's final message before its first one.
+    let (port, h) = fake_server(vec![
+        auth(10, b"SCRAM-SHA-256\0\0"),
+        Step::Recv(None),
+        auth(12, b"v=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="),
+    ]);
+    let e = PgLeanConn::open(&target(port, "pw"))
+        .err()
+        .expect("refused");
+    assert!(e.message.contains("before the client's"), "{e}");
+    h.join().unwrap();
+    // Falling back from SCRAM to cleartext, which would hand over the password.
+    let (port, h) = fake_server(vec![
+        auth(10, b"SCRAM-SHA-256\0\0"),
+        Step::Recv(None),
+        auth(3, &[]),
+    ]);
+    let e = PgLeanConn::open(&target(port, "pw"))
+        .err()
+        .expect("refused");
+    assert!(e.message.contains("weaker"), "{e}");
+    h.join().unwrap();
+}
+
+#[test]
+fn a_fatal_error_after_login_is_a_lost_connection_with_the_servers_words() {
+    // A FATAL error with a code outside the "lost" list (53300, too many connections at a
+    // point the server gives up on the session), then the socket closes.
+    let mut script = welcome();
+    script.push(Step::Recv(None));
+    script.push(Step::Send(
+        b'E',
+        b"SFATAL\0VFATAL\0C53300\0Msorry, too many clients already\0\0".to_vec(),
+    ));
+    let (port, h) = fake_server(script);
+    let mut c = PgLeanConn::open(&target(port, "pw")).expect("trust login");
+    let e = c.query("SELECT 1").unwrap_err();
+    assert_eq!(e.class, ErrClass::Lost, "{e}");
+    assert!(e.message.contains("too many clients"), "{e}");
+    drop(c);
+    h.join().unwrap();
+}
+
+#[test]
+fn a_bogus_length_is_refused_before_anything_is_allocated_for_it() {
+    // Not PostgreSQL: an 'E' message that claims 1 GiB.
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let p2 = l.local_addr().unwrap().port();
+    let t = std::thread::spawn(move || {
+        let (mut s, _) = l.accept().unwrap();
+        let mut buf = [0u8; 256];
+        let _ = s.read(&mut buf);
+        s.write_all(&[b'E', 0x40, 0, 0, 0]).unwrap();
+        let _ = s.read(&mut buf);
+    });
+    let e = PgLeanConn::open(&target(p2, "pw")).err().expect("refused");
+    assert!(e.message.contains("message length"), "{e}");
+    t.join().unwrap();
 }

@@ -30,8 +30,13 @@ const INT8: u32 = 20;
 const INT2: u32 = 21;
 const INT4: u32 = 23;
 
-/// Largest message we accept from the server (PostgreSQL's own limit on a row is 1 GB).
+/// Largest data row we accept from the server (PostgreSQL's own limit on a row is 1 GB).
 const MAX_MESSAGE: usize = 1 << 30;
+/// Largest message of any other type.
+const MAX_OTHER: usize = 16 << 20;
+/// Most SCRAM iterations we compute (PostgreSQL's default is 4096): more is a server making
+/// the client burn CPU.
+const MAX_SCRAM_ITERATIONS: u32 = 1 << 20;
 
 enum Stream {
     Tcp(TcpStream),
@@ -74,6 +79,9 @@ pub struct PgLeanConn {
     wbuf: Vec<u8>,
     msg: Vec<u8>,
     stmts: Vec<LeanStmt>,
+    /// Next server-side statement name: never reused on a connection, even after
+    /// [`Conn::clear`], so a name the server still holds cannot collide.
+    next_name: u64,
     version: String,
     sink: u64,
 }
@@ -92,6 +100,23 @@ fn proto(what: &str) -> DbError {
     )
 }
 
+/// A message the client does not handle after `what`: COPY and a suspended portal are the
+/// server's answer to SQL this client does not run (a clear error that stops the run);
+/// anything else means the stream is out of step (lost: reconnect).
+fn unexpected(t: u8, what: &str) -> DbError {
+    match t {
+        b'G' | b'H' | b'W' | b'd' | b'c' => DbError::new(
+            ErrClass::Other,
+            "the statement started a COPY, which hostbench's PostgreSQL client does not run",
+        ),
+        b's' => DbError::new(ErrClass::Other, "the portal was suspended (partial fetch)"),
+        _ => proto(&format!(
+            "unexpected message '{}' after {what}",
+            (t as char).escape_default()
+        )),
+    }
+}
+
 fn setup(msg: String) -> DbError {
     DbError::new(ErrClass::Other, msg)
 }
@@ -107,26 +132,47 @@ pub fn classify(code: &str) -> ErrClass {
 }
 
 /// An ErrorResponse body (fields `<type byte><text>\0`, then `\0`) as a [`DbError`].
+///
+/// The severity decides whether the connection is gone: FATAL and PANIC end the session (the
+/// server closes the socket after sending them), whatever the code. An ERROR leaves the
+/// session usable, so it is retryable or not by its SQLSTATE but never "lost", even in
+/// class 08 (08P01 at ERROR is a protocol mistake of the client, not a lost connection).
 pub fn server_err(body: &[u8]) -> DbError {
-    let (mut code, mut message, mut severity) = ("", String::new(), "");
+    let (mut code, mut message, mut severity) = (String::new(), String::new(), String::new());
+    let mut localized = String::new();
     for field in body.split(|&b| b == 0) {
         let Some((&t, v)) = field.split_first() else {
             continue;
         };
-        let v = std::str::from_utf8(v).unwrap_or("");
+        // Startup errors may come in the server's encoding: keep what can be read.
+        let v = String::from_utf8_lossy(v).into_owned();
         match t {
             b'C' => code = v,
-            b'M' => message = v.to_string(),
+            b'M' => message = v,
             b'V' => severity = v,
-            b'S' if severity.is_empty() => severity = v,
+            b'S' => localized = v,
             _ => {}
         }
     }
+    // V (9.6+) is never translated; S is, so it decides only when V is absent.
+    let shown = if severity.is_empty() {
+        localized.clone()
+    } else {
+        severity.clone()
+    };
+    let fatal = matches!(severity.as_str(), "FATAL" | "PANIC")
+        || (severity.is_empty() && matches!(localized.as_str(), "FATAL" | "PANIC"));
     if message.is_empty() {
         message = "error without a message".into();
     }
+    let class = match classify(&code) {
+        _ if fatal => ErrClass::Lost,
+        ErrClass::Lost => ErrClass::Other,
+        c => c,
+    };
+    let severity = shown;
     DbError {
-        class: classify(code),
+        class,
         code: code.to_string(),
         message: if severity.is_empty() {
             message
@@ -293,7 +339,10 @@ pub struct Scram {
     nonce: String,
     /// `n=,r=<nonce>` (PostgreSQL ignores the SCRAM user name: the startup message's counts).
     client_first_bare: String,
-    server_signature: [u8; 32],
+    /// What the server must prove, once the client-final message is computed.
+    server_signature: Option<[u8; 32]>,
+    /// The server proved it knows the password.
+    verified: bool,
 }
 
 impl Scram {
@@ -303,7 +352,8 @@ impl Scram {
             password: password.as_bytes().to_vec(),
             nonce: nonce.to_string(),
             client_first_bare: format!("n=,r={nonce}"),
-            server_signature: [0; 32],
+            server_signature: None,
+            verified: false,
         }
     }
 
@@ -326,8 +376,13 @@ impl Scram {
         let (Some(r), Some(s), Some(i)) = (r, s, i) else {
             return Err(format!("unexpected SCRAM server-first message '{sf}'"));
         };
-        if !r.starts_with(&self.nonce) || r.len() == self.nonce.len() || i == 0 {
-            return Err("the server's SCRAM nonce or iteration count is invalid".into());
+        if !r.starts_with(&self.nonce) || r.len() == self.nonce.len() {
+            return Err("the server's SCRAM nonce does not extend the client's".into());
+        }
+        if i == 0 || i > MAX_SCRAM_ITERATIONS {
+            return Err(format!(
+                "the server asks for {i} SCRAM iterations (accepted: 1 to {MAX_SCRAM_ITERATIONS})"
+            ));
         }
         let salt = b64_decode(s).ok_or("the server's SCRAM salt is not base64")?;
         let salted = pbkdf2_sha256(&self.password, &salt, i);
@@ -344,17 +399,23 @@ impl Scram {
         let sig = hmac_sha256(&stored_key, &auth);
         let proof: Vec<u8> = client_key.iter().zip(sig).map(|(a, b)| a ^ b).collect();
         let server_key = hmac_sha256(&salted, &[b"Server Key"]);
-        self.server_signature = hmac_sha256(&server_key, &auth);
+        self.server_signature = Some(hmac_sha256(&server_key, &auth));
         Ok(format!("{without_proof},p={}", b64_encode(&proof)))
     }
 
     /// Checks the server-final message (`v=<signature>`): the server knew the password.
-    pub fn verify(&self, sf: &str) -> Result<(), String> {
+    pub fn verify(&mut self, sf: &str) -> Result<(), String> {
         if let Some(e) = sf.strip_prefix("e=") {
             return Err(format!("SCRAM authentication failed: {e}"));
         }
+        let Some(expected) = self.server_signature else {
+            return Err("the server sent its SCRAM proof before the client's".into());
+        };
         match sf.strip_prefix("v=").and_then(b64_decode) {
-            Some(v) if v == self.server_signature => Ok(()),
+            Some(v) if v == expected => {
+                self.verified = true;
+                Ok(())
+            }
             _ => Err("the server's SCRAM signature does not match (not the server the password belongs to?)".into()),
         }
     }
@@ -426,6 +487,7 @@ impl PgLeanConn {
             wbuf: Vec::with_capacity(4096),
             msg: Vec::with_capacity(64 * 1024),
             stmts: Vec::new(),
+            next_name: 0,
             version: String::new(),
             sink: 0,
         };
@@ -443,12 +505,21 @@ impl PgLeanConn {
         let mut h = [0u8; 5];
         self.r.read_exact(&mut h).map_err(lost)?;
         let len = u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize;
-        if !(4..=MAX_MESSAGE).contains(&len) {
+        // Only a data row can be large; anything else this long means the stream is not
+        // (or no longer) PostgreSQL's.
+        let max = if h[0] == b'D' { MAX_MESSAGE } else { MAX_OTHER };
+        if !(4..=max).contains(&len) {
             return Err(proto("message length"));
         }
+        // The buffer grows as bytes arrive, not to what the header claims.
         self.msg.clear();
-        self.msg.resize(len - 4, 0);
-        self.r.read_exact(&mut self.msg).map_err(lost)?;
+        let n = (&mut self.r)
+            .take(len as u64 - 4)
+            .read_to_end(&mut self.msg)
+            .map_err(lost)?;
+        if n != len - 4 {
+            return Err(lost(io::ErrorKind::UnexpectedEof.into()));
+        }
         Ok(h[0])
     }
 
@@ -513,7 +584,23 @@ impl PgLeanConn {
                         }
                     };
                     match code {
-                        0 => {}
+                        0 => {
+                            if scram.as_ref().is_some_and(|s| !s.verified) {
+                                return Err(setup(
+                                    "the server ended SCRAM-SHA-256 authentication without \
+                                     proving it knows the password (is this the server the \
+                                     password belongs to?)"
+                                        .into(),
+                                ));
+                            }
+                        }
+                        3 | 5 if scram.is_some() => {
+                            return Err(setup(
+                                "the server switched from SCRAM-SHA-256 to a weaker password \
+                                 method in the middle of authentication; refused"
+                                    .into(),
+                            ));
+                        }
                         3 => {
                             need_pw("cleartext")?;
                             let at = self.begin(b'p');
@@ -564,7 +651,7 @@ impl PgLeanConn {
                             self.flush()?;
                         }
                         12 => {
-                            let s = scram.as_ref().ok_or_else(|| proto("SASL final"))?;
+                            let s = scram.as_mut().ok_or_else(|| proto("SASL final"))?;
                             s.verify(&String::from_utf8_lossy(&self.msg[4..]))
                                 .map_err(setup)?;
                         }
@@ -589,25 +676,12 @@ impl PgLeanConn {
             }
         }
     }
-
-    /// After an ErrorResponse: reads up to ReadyForQuery, then returns the error.
-    fn drain_error(&mut self, e: DbError) -> Result<Res, DbError> {
-        if e.class == ErrClass::Lost {
-            return Err(e);
-        }
-        loop {
-            match self.read() {
-                Ok(b'Z') => return Err(e),
-                Ok(_) => {}
-                Err(_) => return Err(e),
-            }
-        }
-    }
 }
 
 impl Conn for PgLeanConn {
     fn prepare(&mut self, sql: &str) -> Result<Stmt, DbError> {
-        let mut name = format!("hb{}", self.stmts.len()).into_bytes();
+        let mut name = format!("hb{}", self.next_name).into_bytes();
+        self.next_name += 1;
         name.push(0);
         let sql = number_placeholders(sql);
         let at = self.begin(b'P');
@@ -742,7 +816,7 @@ impl Conn for PgLeanConn {
                     failed = Some(e);
                 }
                 b'Z' => break,
-                _ => return Err(proto("unexpected message after Execute")),
+                t => return Err(unexpected(t, "Execute")),
             }
         }
         std::hint::black_box(self.sink);
@@ -772,7 +846,7 @@ impl Conn for PgLeanConn {
                 b'E' => {
                     let e = server_err(&self.msg);
                     if e.class == ErrClass::Lost {
-                        return self.drain_error(e);
+                        return Err(e);
                     }
                     failed = Some(e);
                 }
@@ -780,7 +854,7 @@ impl Conn for PgLeanConn {
                 // Notices, parameter changes, notifications, an empty query, COPY is not
                 // something the workloads send.
                 b'N' | b'S' | b'A' | b'I' => {}
-                _ => return Err(proto("unexpected message after Query")),
+                t => return Err(unexpected(t, "Query")),
             }
         }
         if let Some(e) = failed {
@@ -914,7 +988,21 @@ mod tests {
             ErrClass::Retry
         );
         assert_eq!(server_err(b"C42P01\0Mno table\0\0").class, ErrClass::Other);
-        assert_eq!(server_err(b"C08006\0Mx\0\0").class, ErrClass::Lost);
+        // The severity decides "lost": FATAL whatever the code (V wins over the translated
+        // S), never an ERROR, even in class 08.
+        assert_eq!(server_err(b"C08006\0Mx\0\0").class, ErrClass::Other);
+        assert_eq!(
+            server_err(b"SFATAL\0VFATAL\0C53300\0Mtoo many\0\0").class,
+            ErrClass::Lost
+        );
+        assert_eq!(server_err(b"SFATAL\0C08006\0Mx\0\0").class, ErrClass::Lost);
+        assert_eq!(
+            server_err(b"SERREUR\0VERROR\0C08P01\0Mbind message supplies 1 parameters\0\0").class,
+            ErrClass::Other
+        );
+        // A message in another encoding is kept, not dropped.
+        let e = server_err(b"SFATAL\0VFATAL\0C28000\0Mr\xf4le inconnu\0\0");
+        assert!(e.message.contains("le inconnu"), "{}", e.message);
     }
 
     #[test]
@@ -947,9 +1035,14 @@ mod tests {
                 .unwrap_err()
                 .contains("invalid-proof")
         );
-        // A server nonce that does not extend ours is refused.
+        // A proof checked before the client's final message has nothing to match.
+        let mut early = Scram::new("pencil", "abc");
+        assert!(early.verify("v=AAAA").is_err() && !early.verified);
+        // A server nonce that does not extend ours is refused, and absurd iteration counts.
         let mut t = Scram::new("pencil", "abc");
         assert!(t.client_final("r=xyz123,s=AAAA,i=4096").is_err());
+        assert!(t.client_final("r=abc123,s=AAAA,i=0").is_err());
+        assert!(t.client_final("r=abc123,s=AAAA,i=4000000000").is_err());
     }
 
     #[test]
