@@ -72,7 +72,7 @@ Not supported (exit 2): -E (client certificate), -f SSL2/SSL3/TLS1/TLS1.1, https
 ";
 
 /// What the command line asked for.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct AbArgs {
     requests: Option<u64>,
     concurrency: Option<u64>,
@@ -105,44 +105,6 @@ struct AbArgs {
     no_save: bool,
     results_db: Option<String>,
     format: Option<String>,
-}
-
-impl Default for AbArgs {
-    fn default() -> Self {
-        AbArgs {
-            requests: None,
-            concurrency: None,
-            time: None,
-            timeout: None,
-            window: None,
-            post: None,
-            put: None,
-            content_type: None,
-            head: false,
-            headers: Vec::new(),
-            method: None,
-            keepalive: false,
-            no_pct: false,
-            no_sd: false,
-            variable: false,
-            csv: None,
-            gnuplot: None,
-            html: false,
-            attrs: HtmlAttrs::default(),
-            proxy: None,
-            bind: None,
-            keep_going: false,
-            workers: None,
-            protocol: None,
-            ciphers: None,
-            no_sni: false,
-            url: None,
-            label: None,
-            no_save: false,
-            results_db: None,
-            format: None,
-        }
-    }
 }
 
 enum Parsed {

@@ -1283,11 +1283,14 @@ fn ab_html_report_has_abs_rows_and_attributes() {
     assert!(!out.contains("Benchmarking"), "{out}");
 }
 
+/// Request lines and Proxy-Authorization values a test proxy saw.
+type SeenRequests = Arc<std::sync::Mutex<Vec<(String, String)>>>;
+
 /// A forward proxy for tests: for each connection, reads the request head, keeps its
 /// request line and Proxy-Authorization value, and forwards it in origin form to the host
 /// and port of the absolute `http://` URL on the request line (400 without one), then copies
 /// the answer back until the server closes (HTTP/1.0, one request per connection).
-fn forward_proxy() -> (u16, Arc<std::sync::Mutex<Vec<(String, String)>>>) {
+fn forward_proxy() -> (u16, SeenRequests) {
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
