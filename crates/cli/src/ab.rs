@@ -7,14 +7,24 @@
 //! the run is time-limited only; with `-t` and `-n` whichever comes first), times print with
 //! sub-millisecond precision, and the requests run on several event loops (`-W`, httpd
 //! trunk's option; default one per CPU, at most `-c`).
+//!
+//! `-g` is the one option that keeps something per request: only when given, in memory
+//! allocated before the run and bounded by `-n` (with `-t` and no `-n`, by ab's 50,000).
 
 use crate::exec::{self, Format, Output, SaveOptions};
 use anyhow::{Result, anyhow, bail};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::Workload;
-use hostbench_workloads::http::HttpLoad;
+use hostbench_report::ab::{GnuplotRow, HtmlAttrs};
+use hostbench_workloads::http::reqlog::RequestLog;
+use hostbench_workloads::http::{HttpLoad, HttpLoadLogged};
+use std::io::Write as _;
 use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Requests `-g` keeps with `-t` and no `-n` (ab's array size for `-t`).
+const GNUPLOT_TIME_CAP: u64 = 50_000;
 
 const USAGE: &str = "Usage: hostbench ab [options] [http://]hostname[:port]/path
 Options are:
@@ -23,21 +33,31 @@ Options are:
     -t timelimit    Seconds to max. to spend on benchmarking (no 50000-request cap)
     -s timeout      Seconds to max. wait for each response (default 30)
     -b windowsize   Size of TCP send/receive buffer, in bytes
+    -B address      Address to bind to when making outgoing connections
     -p postfile     File containing data to POST. Remember also to set -T
     -u putfile      File containing data to PUT. Remember also to set -T
     -T content-type Content-type header to use for POST/PUT data (default text/plain)
     -v verbosity    Accepted; hostbench prints the report only
+    -w              Print out results in HTML tables
     -i              Use HEAD instead of GET
+    -x attributes   String to insert as table attributes
+    -y attributes   String to insert as tr attributes
+    -z attributes   String to insert as td or th attributes
     -C attribute    Add cookie, eg. 'Apache=1234'. (repeatable)
     -H attribute    Add Arbitrary header line, eg. 'Accept-Encoding: gzip' (repeatable)
     -A attribute    Add Basic WWW Authentication, the attributes are a colon
                     separated username and password.
+    -P attribute    Add Basic Proxy Authentication, the attributes
+                    are a colon separated username and password.
+    -X proxy:port   Proxyserver and port number to use (http:// URLs)
     -m method       Method name
     -k              Use HTTP KeepAlive feature
     -d              Do not show percentiles served table.
     -S              Do not show confidence estimators and warnings.
     -q              Do not show progress when doing more than 150 requests
     -l              Accept variable document length (use this for dynamic pages)
+    -g filename     Output collected data to gnuplot format file (every request; with -t
+                    and no -n, the first 50000)
     -e filename     Output CSV file with percentages served
     -r              Don't exit on socket receive errors.
     -W workers      Event-loop threads (httpd trunk's option; default: one per CPU, at most -c)
@@ -48,8 +68,7 @@ Options are:
     -h              Display usage information (this message)
 hostbench additions: --label=NAME, --no-save, --results-db=PATH|URL, --format=ab|json|text.
 https:// URLs: TLS 1.2/1.3 via rustls, certificates not verified (as ab), sessions resumed.
-Not supported (exit 2): -g (per-request samples are not kept: use --format=json), -w/-x/-y/-z
-(HTML), -X/-P (proxy), -B (bind address), -E (client certificate), -f SSL2/SSL3/TLS1/TLS1.1.
+Not supported (exit 2): -E (client certificate), -f SSL2/SSL3/TLS1/TLS1.1, https:// with -X.
 ";
 
 /// What the command line asked for.
@@ -71,6 +90,11 @@ struct AbArgs {
     no_sd: bool,
     variable: bool,
     csv: Option<String>,
+    gnuplot: Option<String>,
+    html: bool,
+    attrs: HtmlAttrs,
+    proxy: Option<String>,
+    bind: Option<String>,
     keep_going: bool,
     workers: Option<usize>,
     protocol: Option<String>,
@@ -165,7 +189,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 'S' => a.no_sd = true,
                 'V' => return Ok(Parsed::Print(version())),
                 'h' => return Ok(Parsed::Print(USAGE.into())),
-                'w' => bail!("ab: -w (HTML tables) is not supported; use --format=json"),
+                'w' => a.html = true,
                 'I' => a.no_sni = true,
                 'n' | 'c' | 't' | 's' | 'b' | 'B' | 'p' | 'u' | 'T' | 'v' | 'g' | 'e' | 'C'
                 | 'H' | 'P' | 'A' | 'X' | 'm' | 'E' | 'f' | 'Z' | 'y' | 'x' | 'z' | 'W' => {
@@ -196,28 +220,55 @@ fn parse(args: &[String]) -> Result<Parsed> {
                         'e' => a.csv = Some(v),
                         'C' => a.headers.push(format!("Cookie: {v}")),
                         'H' => a.headers.push(v),
-                        'A' => {
+                        'A' | 'P' => {
+                            // ab skips leading blanks, then encodes the rest as it is.
+                            let v = v.trim_start();
                             if !v.contains(':') {
-                                bail!("ab: -A {v}: expected username:password");
+                                bail!(
+                                    "ab: -{c} {v}: expected username:password (e.g. -{c} user:secret)"
+                                );
                             }
+                            let name = if c == 'A' {
+                                "Authorization"
+                            } else {
+                                "Proxy-Authorization"
+                            };
                             a.headers
-                                .push(format!("Authorization: Basic {}", base64(v.as_bytes())));
+                                .push(format!("{name}: Basic {}", base64(v.as_bytes())));
                         }
                         'm' => a.method = Some(v),
-                        'g' => bail!(
-                            "ab: -g is not supported: hostbench keeps latency histograms, not \
-                             every request; use --format=json (percentiles and the HDR \
-                             histogram) or -e FILE"
-                        ),
-                        'X' | 'P' => bail!("ab: -{c} (proxy) is not supported"),
-                        'B' => bail!("ab: -B (local address) is not supported"),
+                        'g' => {
+                            if v.is_empty() {
+                                bail!("ab: -g needs a file name, e.g. -g out.tsv");
+                            }
+                            a.gnuplot = Some(v);
+                        }
+                        'X' => {
+                            hostbench_workloads::http::url::parse_proxy(&v)
+                                .map_err(|e| anyhow!("ab: -X {v}: {e}"))?;
+                            a.proxy = Some(v);
+                        }
+                        'B' => a.bind = Some(v),
+                        // Any of the attribute options turns HTML on, as in ab.
+                        'x' => {
+                            a.html = true;
+                            a.attrs.table = v;
+                        }
+                        'y' => {
+                            a.html = true;
+                            a.attrs.tr = v;
+                        }
+                        'z' => {
+                            a.html = true;
+                            a.attrs.td = v;
+                        }
                         'f' => a.protocol = Some(tls_protocol(&v)?.into()),
                         'Z' => a.ciphers = Some(v),
                         'E' => bail!(
                             "ab: -E (client certificate) is not supported; hostbench's TLS \
                              client does not authenticate itself"
                         ),
-                        _ => bail!("ab: -{c} (HTML attributes) is not supported"),
+                        other => bail!("ab: illegal option -- {other} (see `hostbench ab -h`)"),
                     }
                     break;
                 }
@@ -240,6 +291,17 @@ fn tls_protocol(v: &str) -> Result<&'static str> {
         ),
         _ => bail!("ab: -f {v}: use TLS1.2, TLS1.3 or ALL"),
     }
+}
+
+/// ab's `-g` start time: `apr_ctime` in the local time zone (TZ, /etc/localtime).
+fn local_ctime(unix_s: i64) -> String {
+    let t = unix_s as libc::time_t;
+    // SAFETY: an all-zero `tm` is a valid value to be overwritten.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are valid for the call; localtime_r keeps no reference to them.
+    let ok = !unsafe { libc::localtime_r(&t, &mut tm) }.is_null();
+    let offset = if ok { tm.tm_gmtoff } else { 0 };
+    hostbench_report::ab::apr_ctime(unix_s + offset)
 }
 
 fn version() -> String {
@@ -269,6 +331,18 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         format!("http://{url}")
     };
     crate::http::check_url(&url).map_err(|e| anyhow!("ab: invalid URL {e}"))?;
+    if let Some(x) = &a.proxy
+        && url.starts_with("https://")
+    {
+        bail!(
+            "ab: -X {x} with {url}: https:// through a proxy needs a CONNECT tunnel, which \
+             hostbench does not make; leave out -X to reach the server directly, or use an \
+             http:// URL"
+        );
+    }
+    if let Some(b) = &a.bind {
+        hostbench_workloads::http::bind_addr(b).map_err(|e| anyhow!("ab: -B {b}: {e}"))?;
+    }
     let requests = match (a.requests, a.time) {
         (Some(n), _) => n,
         (None, Some(_)) => 0,
@@ -359,6 +433,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ov.push(("send_buffer".into(), b.to_string()));
         ov.push(("recv_buffer".into(), b.to_string()));
     }
+    if let Some(x) = &a.proxy {
+        ov.push(("proxy".into(), x.trim().to_string()));
+    }
+    if let Some(b) = &a.bind {
+        ov.push(("bind".into(), b.trim().to_string()));
+    }
     let params = Params::resolve(w.id(), w.params(), &ov).map_err(|e| anyhow!("ab: {e}"))?;
     let mut plan = Plan::new(w.id(), params);
     plan.threads = threads;
@@ -370,6 +450,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     }
     plan.validate().map_err(|e| anyhow!("ab: {e}"))?;
     let format = match a.format.as_deref() {
+        // -w: the HTML is printed after the run, from the result.
+        None | Some("ab") if a.html => Format::Layout(|_| String::new()),
+        Some(f) if a.html => bail!(
+            "ab: -w (or -x, -y, -z) asks for ab's HTML report and --format={f} for another; \
+             give one of them"
+        ),
         None | Some("ab") => Format::Layout(match (a.no_pct, a.no_sd) {
             (false, false) => hostbench_report::ab::render_with::<false, false>,
             (true, false) => hostbench_report::ab::render_with::<true, false>,
@@ -382,7 +468,60 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     };
     let output = Output::report(format);
     let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
-    let (code, result) = exec::execute_returning(&plan, w, &output, &saving, "ab", argv)?;
+    // -g: the file is created before the run (a bad path fails now, not after it), and the
+    // records are bounded by -n, or by ab's 50,000 with -t alone.
+    let gnuplot = match &a.gnuplot {
+        Some(path) => {
+            let file = std::fs::File::create(path).map_err(|e| {
+                anyhow!("ab: -g {path}: cannot create the file: {e}; give a writable path")
+            })?;
+            let cap = if requests > 0 {
+                requests
+            } else {
+                GNUPLOT_TIME_CAP
+            };
+            let cap = usize::try_from(cap)
+                .map_err(|_| anyhow!("ab: -g with -n {requests}: too many requests to keep"))?;
+            Some((path, file, Arc::new(RequestLog::new(cap))))
+        }
+        None => None,
+    };
+    let logged = gnuplot
+        .as_ref()
+        .map(|(_, _, log)| HttpLoadLogged { log: log.clone() });
+    let workload: &dyn Workload = match &logged {
+        Some(l) => l,
+        None => w,
+    };
+    let (code, result) = exec::execute_returning(&plan, workload, &output, &saving, "ab", argv)?;
+    if a.html {
+        exec::out(&hostbench_report::ab::render_html(&result, &a.attrs));
+    }
+    if let Some((path, file, log)) = gnuplot {
+        let taken = log.take();
+        let kept = taken.samples.len();
+        if taken.dropped > 0 {
+            eprintln!(
+                "ab: -g {path}: kept the first {kept} of {} responses (with -t and no -n, -g \
+                 keeps at most {GNUPLOT_TIME_CAP}, as ab does; give -n to keep more)",
+                kept as u64 + taken.dropped
+            );
+        }
+        let mut rows: Vec<GnuplotRow> = taken
+            .samples
+            .into_iter()
+            .map(|s| GnuplotRow {
+                start_us: (s.start_unix_ns / 1000) as i64,
+                ctime_us: (s.connect_ns / 1000) as i64,
+                ttime_us: (s.total_ns / 1000) as i64,
+                wait_us: (s.wait_ns / 1000) as i64,
+            })
+            .collect();
+        let mut out = std::io::BufWriter::new(file);
+        hostbench_report::ab::write_gnuplot(&mut out, &mut rows, &mut local_ctime)
+            .and_then(|()| out.flush())
+            .map_err(|e| anyhow!("ab: -g {path}: cannot write: {e}"))?;
+    }
     if let Some(path) = &a.csv {
         std::fs::write(path, hostbench_report::ab::csv_percentages(&result))
             .map_err(|e| anyhow!("ab: -e {path}: {e}"))?;
@@ -417,6 +556,40 @@ mod tests {
     }
 
     #[test]
+    fn html_proxy_bind_and_gnuplot_flags() {
+        let a = p(&["-w", "h/"]);
+        assert!(a.html);
+        assert_eq!(a.attrs, HtmlAttrs::default());
+        // Any attribute option turns HTML on, as in ab.
+        let a = p(&["-z", "align=left", "-y", "class=r", "h/"]);
+        assert!(a.html);
+        assert_eq!(
+            (
+                a.attrs.table.as_str(),
+                a.attrs.tr.as_str(),
+                a.attrs.td.as_str()
+            ),
+            ("", "class=r", "align=left")
+        );
+        let a = p(&["-x", "border=1", "h/"]);
+        assert!(a.html && a.attrs.table == "border=1" && a.attrs.td == "bgcolor=white");
+        let a = p(&[
+            "-X",
+            "127.0.0.1:3128",
+            "-P",
+            " u:p",
+            "-B",
+            "127.0.0.2",
+            "-gout.tsv",
+            "h/",
+        ]);
+        assert_eq!(a.proxy.as_deref(), Some("127.0.0.1:3128"));
+        assert_eq!(a.headers, ["Proxy-Authorization: Basic dTpw"]);
+        assert_eq!(a.bind.as_deref(), Some("127.0.0.2"));
+        assert_eq!(a.gnuplot.as_deref(), Some("out.tsv"));
+    }
+
+    #[test]
     fn base64_encodes() {
         assert_eq!(base64(b"u:p"), "dTpw");
         assert_eq!(base64(b"user:pass"), "dXNlcjpwYXNz");
@@ -429,7 +602,9 @@ mod tests {
         assert!(parse(&s(&["-j", "h/"])).is_err());
         assert!(parse(&s(&["-n"])).is_err());
         assert!(parse(&s(&["-n", "x", "h/"])).is_err());
-        assert!(parse(&s(&["-g", "f", "h/"])).is_err());
+        assert!(parse(&s(&["-g", "", "h/"])).is_err());
+        assert!(parse(&s(&["-X", "proxy", "h/"])).is_err());
+        assert!(parse(&s(&["-P", "nocolon", "h/"])).is_err());
         assert!(parse(&s(&["-f", "SSL3", "https://h/"])).is_err());
         assert!(parse(&s(&["-E", "c.pem", "https://h/"])).is_err());
         let a = p(&[

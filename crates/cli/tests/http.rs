@@ -536,7 +536,32 @@ fn bad_input_is_one_clear_line_and_exit_2() {
             "concurrency",
         ),
         (vec!["ab", "-j", "http://127.0.0.1:1/"], "illegal option"),
-        (vec!["ab", "-g", "x.tsv", "http://127.0.0.1:1/"], "-g"),
+        (
+            vec!["ab", "-g", "/nonexistent-dir/x.tsv", "http://127.0.0.1:1/"],
+            "cannot create",
+        ),
+        (vec!["ab", "-X", "proxy", "http://127.0.0.1:1/"], "no port"),
+        (
+            vec!["ab", "-X", "127.0.0.1:3128", "https://127.0.0.1:1/"],
+            "CONNECT",
+        ),
+        (
+            vec!["ab", "-P", "nocolon", "http://127.0.0.1:1/"],
+            "username:password",
+        ),
+        (
+            vec!["ab", "-B", "192.0.2.1", "http://127.0.0.1:1/"],
+            "cannot bind",
+        ),
+        (
+            vec!["ab", "-B", "127.0.0.2:80", "http://127.0.0.1:1/"],
+            "without a port",
+        ),
+        (vec!["ab", "-B", "::1", "http://127.0.0.1:1/"], "::1"),
+        (
+            vec!["ab", "-w", "--format=json", "http://127.0.0.1:1/"],
+            "give one of them",
+        ),
         (vec!["ab", "-n", "many", "http://127.0.0.1:1/"], "-n"),
         (vec!["httperf", "--bogus=1"], "--bogus"),
         (vec!["httperf", "--rate=fast"], "--rate"),
@@ -1039,4 +1064,433 @@ fn against_nginx_over_tls() {
         perf.contains("Total: connections 30 requests 60 replies 60 "),
         "{perf}"
     );
+}
+
+/// The rows of an ab `-g` file after its header, split on tabs; asserts the header.
+fn gnuplot_rows(path: &std::path::Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("starttime\tseconds\tctime\tdtime\tttime\twait"),
+        "{text}"
+    );
+    lines
+        .map(|l| l.split('\t').map(String::from).collect::<Vec<_>>())
+        .collect()
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
+
+#[test]
+fn ab_gnuplot_file_lists_every_request_as_ab_writes_it() {
+    // Each response is held 2 ms, so times are whole milliseconds ab's rounding keeps.
+    let s = Serve::start(&["--delay", "2ms", "--body-size", "100"]);
+    let dir = tempfile::tempdir().unwrap();
+    let tsv = dir.path().join("ab.tsv");
+    let t0 = unix_now();
+    // A zone 5:30 east of UTC (a POSIX TZ string: no tz database needed), so the start
+    // column is seen to be local time, as ab's apr_ctime writes it.
+    let out = hb()
+        .env("TZ", "XYZ-5:30")
+        .args([
+            "ab",
+            "-n",
+            "60",
+            "-c",
+            "3",
+            "-g",
+            tsv.to_str().unwrap(),
+            &s.url,
+        ])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let t1 = unix_now();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("Complete requests:      60\n"), "{stdout}");
+    let rows = gnuplot_rows(&tsv);
+    assert_eq!(rows.len(), 60);
+    let mut last_total = 0;
+    for r in &rows {
+        assert_eq!(r.len(), 6, "{r:?}");
+        let n = |i: usize| -> i64 { r[i].parse().unwrap_or_else(|_| panic!("{r:?}")) };
+        let (secs, ctime, dtime, ttime, wait) = (n(1), n(2), n(3), n(4), n(5));
+        assert!((t0..=t1).contains(&secs), "{r:?} not in {t0}..={t1}");
+        // `Tue Nov 24 17:18:00 2026`: apr_ctime pads the day with a zero.
+        let when: Vec<&str> = r[0].split(' ').collect();
+        assert_eq!(when.len(), 5, "{r:?}");
+        assert_eq!(when[2].len(), 2, "{r:?}");
+        let local = secs + 5 * 3600 + 30 * 60;
+        let hms = format!(
+            "{:02}:{:02}:{:02}",
+            local.rem_euclid(86_400) / 3600,
+            local.rem_euclid(3600) / 60,
+            local.rem_euclid(60)
+        );
+        assert_eq!(when[3], hms, "{r:?}");
+        // Whole milliseconds, each rounded on its own (so they may differ by one).
+        assert!(ttime >= 2, "{r:?}");
+        assert!((ctime + dtime - ttime).abs() <= 1, "{r:?}");
+        assert!(wait <= ttime + 1 && wait >= 1, "{r:?}");
+        // ab writes its array sorted by total time.
+        assert!(ttime >= last_total, "not sorted by ttime: {rows:?}");
+        last_total = ttime;
+    }
+    // Without keep-alive every request connects; with it only the first few do.
+    let ka = dir.path().join("ka.tsv");
+    stdout_ok(&[
+        "ab",
+        "-k",
+        "-n",
+        "40",
+        "-c",
+        "2",
+        "-g",
+        ka.to_str().unwrap(),
+        &s.url,
+    ]);
+    assert_eq!(gnuplot_rows(&ka).len(), 40);
+}
+
+#[test]
+fn ab_gnuplot_with_only_a_time_limit_keeps_the_first_50000() {
+    let s = Serve::start(&["--body-size", "10"]);
+    let dir = tempfile::tempdir().unwrap();
+    let tsv = dir.path().join("t.tsv");
+    let (code, out, err) = run(&[
+        "ab",
+        "-t",
+        "4",
+        "-k",
+        "-c",
+        "8",
+        "-g",
+        tsv.to_str().unwrap(),
+        &s.url,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let done: u64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("Complete requests:"))
+        .unwrap_or_else(|| panic!("{out}"))
+        .trim()
+        .parse()
+        .unwrap();
+    let rows = gnuplot_rows(&tsv);
+    // How many complete depends on the machine; the bound does not.
+    assert_eq!(rows.len() as u64, done.min(50_000), "{err}");
+    if done > 50_000 {
+        assert!(
+            err.contains(&format!("kept the first 50000 of {done} responses")),
+            "{err}"
+        );
+    } else {
+        assert!(!err.contains("kept the first"), "{err}");
+    }
+}
+
+/// The `<th>` labels and the `<td>` texts of an HTML report, cell by cell.
+fn html_cells(html: &str) -> Vec<String> {
+    let doc = scraper::Html::parse_fragment(html);
+    let sel = scraper::Selector::parse("th, td").unwrap();
+    doc.select(&sel)
+        .map(|c| c.text().collect::<String>().trim().to_string())
+        .collect()
+}
+
+#[test]
+fn ab_html_report_has_abs_rows_and_attributes() {
+    let s = Serve::start(&["--body-size", "100"]);
+    let out = stdout_ok(&["ab", "-w", "-k", "-n", "30", "-c", "2", &s.url]);
+    insta::assert_snapshot!("ab_html", redact(&out));
+    assert!(out.starts_with("<p>\n This is ApacheBench, Version 2.3 <i>&lt;hostbench "));
+    assert!(out.contains("\n<table >\n<tr ><th colspan=2 bgcolor=white>Server Software:</th>"));
+    assert!(out.ends_with("</table>\n"), "{out}");
+    let cells = html_cells(&out);
+    let labels: Vec<&str> = cells
+        .iter()
+        .map(String::as_str)
+        .filter(|c| c.ends_with(':') || *c == "Connection Times (ms)")
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "Server Software:",
+            "Server Hostname:",
+            "Server Port:",
+            "Document Path:",
+            "Document Length:",
+            "Concurrency Level:",
+            "Time taken for tests:",
+            "Complete requests:",
+            "Failed requests:",
+            "Keep-Alive requests:",
+            "Total transferred:",
+            "HTML transferred:",
+            "Requests per second:",
+            "Transfer rate:",
+            "Connection Times (ms)",
+            "Connect:",
+            "Processing:",
+            "Total:",
+        ]
+    );
+    let after = |label: &str| {
+        let i = cells.iter().position(|c| c == label).unwrap();
+        cells[i + 1].clone()
+    };
+    assert_eq!(after("Complete requests:"), "30");
+    assert_eq!(after("Document Length:"), "100 bytes");
+    assert_eq!(after("Server Port:"), s.port.to_string());
+    assert!(after("Transfer rate:").ends_with(" kb/s received"));
+    // -x, -y, -z (each of which also turns HTML on) go into the tags verbatim; a POST adds
+    // the body lines.
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("body");
+    std::fs::write(&body, "x=1").unwrap();
+    let out = stdout_ok(&[
+        "ab",
+        "-x",
+        "border=1",
+        "-y",
+        "class=r",
+        "-z",
+        "align=left",
+        "-n",
+        "5",
+        "-p",
+        body.to_str().unwrap(),
+        &s.url,
+    ]);
+    assert!(out.contains("\n<table border=1>\n"), "{out}");
+    assert!(
+        out.contains("<tr class=r><th colspan=2 align=left>Complete requests:</th><td colspan=2 align=left>5</td></tr>"),
+        "{out}"
+    );
+    assert!(
+        out.contains("<tr class=r><td colspan=2 align=left>&nbsp;</td><td colspan=2 align=left>"),
+        "{out}"
+    );
+    assert!(out.contains(" kb/s sent</td></tr>\n"), "{out}");
+    assert!(!out.contains("bgcolor"), "{out}");
+    assert!(!out.contains("Benchmarking"), "{out}");
+}
+
+/// Request lines and Proxy-Authorization values a test proxy saw.
+type SeenRequests = Arc<std::sync::Mutex<Vec<(String, String)>>>;
+
+/// A forward proxy for tests: for each connection, reads the request head, keeps its
+/// request line and Proxy-Authorization value, and forwards it in origin form to the host
+/// and port of the absolute `http://` URL on the request line (400 without one), then copies
+/// the answer back until the server closes (HTTP/1.0, one request per connection).
+fn forward_proxy() -> (u16, SeenRequests) {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for c in l.incoming().flatten() {
+            let log = log.clone();
+            std::thread::spawn(move || {
+                let mut c = c;
+                let mut head = Vec::new();
+                let mut b = [0u8; 4096];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match c.read(&mut b) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&b[..n]),
+                    }
+                }
+                let text = String::from_utf8_lossy(&head).into_owned();
+                let mut lines = text.split("\r\n");
+                let line = lines.next().unwrap_or("").to_string();
+                let auth = text
+                    .split("\r\n")
+                    .find_map(|h| h.strip_prefix("Proxy-Authorization: "))
+                    .unwrap_or("")
+                    .to_string();
+                log.lock().unwrap().push((line.clone(), auth));
+                let parts: Vec<&str> = line.split(' ').collect();
+                let Some(target) = parts.get(1).and_then(|t| t.strip_prefix("http://")) else {
+                    let _ = c.write_all(b"HTTP/1.0 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+                    return;
+                };
+                let (authority, path) = target.split_at(target.find('/').unwrap_or(target.len()));
+                let Ok(mut up) = TcpStream::connect(authority) else {
+                    let _ = c.write_all(b"HTTP/1.0 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n");
+                    return;
+                };
+                let mut fwd = format!("{} {} {}\r\n", parts[0], path, parts[2]);
+                for h in lines.filter(|h| !h.is_empty() && !h.starts_with("Proxy-Authorization")) {
+                    fwd.push_str(h);
+                    fwd.push_str("\r\n");
+                }
+                fwd.push_str("\r\n");
+                if up.write_all(fwd.as_bytes()).is_ok() {
+                    let _ = std::io::copy(&mut up, &mut c);
+                }
+            });
+        }
+    });
+    (port, seen)
+}
+
+#[test]
+fn ab_sends_absolute_urls_through_a_proxy_with_its_credentials() {
+    let s = Serve::start(&["--body-size", "123"]);
+    let (proxy, seen) = forward_proxy();
+    let url = format!("{}a/b?c=1", s.url);
+    let out = stdout_ok(&[
+        "ab",
+        "-X",
+        &format!("127.0.0.1:{proxy}"),
+        "-P",
+        "user:pass",
+        "-n",
+        "20",
+        "-c",
+        "2",
+        &url,
+    ]);
+    // The report names the server, not the proxy; the body is the server's.
+    assert!(
+        out.contains(&format!(
+            "Benchmarking 127.0.0.1 [through 127.0.0.1:{proxy}] (be patient)"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("Server Port:            {}\n", s.port)),
+        "{out}"
+    );
+    assert!(out.contains("Document Path:          /a/b?c=1\n"), "{out}");
+    assert!(out.contains("Document Length:        123 bytes\n"), "{out}");
+    assert!(out.contains("Complete requests:      20\n"), "{out}");
+    assert!(out.contains("Failed requests:        0\n"), "{out}");
+    assert!(!out.contains("Non-2xx"), "{out}");
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 20);
+    for (line, auth) in seen.iter() {
+        assert_eq!(
+            line,
+            &format!("GET http://127.0.0.1:{}/a/b?c=1 HTTP/1.0", s.port)
+        );
+        assert_eq!(auth, "Basic dXNlcjpwYXNz");
+    }
+}
+
+/// A server that answers every request with a 2-byte body and keeps each client's address.
+fn address_recording_server() -> (String, Arc<std::sync::Mutex<Vec<std::net::IpAddr>>>) {
+    let peers = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", l.local_addr().unwrap());
+    let log = peers.clone();
+    std::thread::spawn(move || {
+        for mut c in l.incoming().flatten() {
+            if let Ok(a) = c.peer_addr() {
+                log.lock().unwrap().push(a.ip());
+            }
+            if read_head(&mut c) {
+                let _ = c.write_all(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok");
+            }
+        }
+    });
+    (url, peers)
+}
+
+#[test]
+fn ab_binds_connections_to_the_address_given_with_b() {
+    let (url, peers) = address_recording_server();
+    stdout_ok(&["ab", "-n", "6", "-c", "2", &url]);
+    let before: Vec<_> = std::mem::take(&mut *peers.lock().unwrap());
+    assert_eq!(before.len(), 6);
+    assert!(
+        before.iter().all(|a| a.to_string() == "127.0.0.1"),
+        "{before:?}"
+    );
+    let out = stdout_ok(&["ab", "-B", "127.0.0.2", "-n", "6", "-c", "2", &url]);
+    assert!(out.contains("Complete requests:      6\n"), "{out}");
+    let after = peers.lock().unwrap();
+    assert_eq!(after.len(), 6);
+    assert!(
+        after.iter().all(|a| a.to_string() == "127.0.0.2"),
+        "{after:?}"
+    );
+}
+
+/// nginx as a forward proxy (`proxy_pass http://$http_host$request_uri`) logging what each
+/// request looked like, reached from 127.0.0.2, when `.ci/run` says nginx is installed.
+#[test]
+fn ab_through_nginx_as_a_proxy_from_a_bound_address() {
+    let Ok(nginx) = std::env::var("HOSTBENCH_TEST_NGINX") else {
+        eprintln!("skipped: set HOSTBENCH_TEST_NGINX=/usr/sbin/nginx to test against nginx");
+        return;
+    };
+    let s = Serve::start(&["--body-size", "321"]);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let port = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let p = d.display();
+    let conf = format!(
+        "worker_processes 1; daemon off; master_process off; pid {p}/nginx.pid; error_log {p}/error.log;\n\
+         events {{ worker_connections 1024; }}\n\
+         http {{ client_body_temp_path {p}/t1; proxy_temp_path {p}/t2;\n\
+         fastcgi_temp_path {p}/t3; uwsgi_temp_path {p}/t4; scgi_temp_path {p}/t5;\n\
+         log_format fwd '$remote_addr|$request|$http_proxy_authorization|$status';\n\
+         access_log {p}/access.log fwd;\n\
+         server {{ listen 127.0.0.1:{port}; location / {{ proxy_pass http://$http_host$request_uri; }} }} }}\n"
+    );
+    std::fs::write(d.join("nginx.conf"), conf).unwrap();
+    let mut child = std::process::Command::new(&nginx)
+        .args(["-p", &p.to_string(), "-c", &format!("{p}/nginx.conf")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("HOSTBENCH_TEST_NGINX={nginx} is set but cannot start: {e}"));
+    let t0 = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "nginx did not listen on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let url = format!("{}x", s.url);
+    let (code, out, err) = run(&[
+        "ab",
+        "-B",
+        "127.0.0.2",
+        "-X",
+        &format!("127.0.0.1:{port}"),
+        "-P",
+        "u:p",
+        "-n",
+        "10",
+        "-c",
+        "2",
+        &url,
+    ]);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Document Length:        321 bytes\n"), "{out}");
+    assert!(out.contains("Complete requests:      10\n"), "{out}");
+    let log = std::fs::read_to_string(d.join("access.log")).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 10, "{log}");
+    let want = format!(
+        "127.0.0.2|GET http://127.0.0.1:{}/x HTTP/1.0|Basic dTpw|200",
+        s.port
+    );
+    assert!(lines.iter().all(|l| *l == want), "{log}");
 }

@@ -6,40 +6,140 @@
 //! decimals where ab rounds to whole milliseconds (ab's loopback tables are all 0s and 1s);
 //! medians and percentiles come from an HDR histogram (3 significant digits) rather than a
 //! sorted array of every request; the banner says this is hostbench.
+//!
+//! Also here: ab's `-w` HTML tables ([`render_html`]) and its `-g` gnuplot file
+//! ([`write_gnuplot`]), which alone needs every request's times and gets them from the
+//! caller, not from the result.
 
 use crate::http::{fact, is_tls, param_text, target, time_row, tls_row};
+use hostbench_core::params::Value;
 use hostbench_core::result::RunResult;
 use std::fmt::Write;
+use std::io;
 
 /// Percentiles of ab's table.
 pub const PERCENTILES: [f64; 9] = [50.0, 66.0, 75.0, 80.0, 90.0, 95.0, 98.0, 99.0, 100.0];
 
+/// What both of ab's layouts (text and HTML) print, read from the result once.
+struct Summary {
+    host: String,
+    port: u16,
+    path: String,
+    /// `[through HOST:PORT] ` with a proxy, else empty.
+    through: String,
+    server: String,
+    variable: bool,
+    doc_len: f64,
+    conc: i64,
+    secs: f64,
+    done: u64,
+    connect_err: f64,
+    receive_err: f64,
+    length_err: f64,
+    failed: f64,
+    non_2xx: f64,
+    keepalive: Option<f64>,
+    read: u64,
+    written: u64,
+    posting: bool,
+    body_bytes: f64,
+    /// ab printed no report: a socket error ended the run.
+    aborted: bool,
+}
+
+impl Summary {
+    fn of(r: &RunResult) -> Summary {
+        let url = param_text(r, "url");
+        let (host, port, path) = target(&url, fact(r, "target_port"));
+        let through = match param_text(r, "proxy").trim() {
+            "" => String::new(),
+            p => format!("[through {p}] "),
+        };
+        let server = r
+            .tables
+            .iter()
+            .find(|t| t.name == "http_server")
+            .and_then(|t| t.rows.first())
+            .map(|row| row.label.clone())
+            .unwrap_or_default();
+        let values = r.workload.params.values();
+        let variable = values.get("variable_length") == Some(&Value::Bool(true));
+        let conc = match values.get("connections") {
+            Some(Value::Int(i)) => *i,
+            _ => 1,
+        };
+        let f = |n: &str| fact(r, n).unwrap_or(0.0);
+        let err = |k: &str| {
+            r.tables
+                .iter()
+                .find(|t| t.name == "http_errors")
+                .and_then(|t| t.get(k, "errors"))
+                .unwrap_or(0.0)
+        };
+        // A failed TLS handshake is part of connecting.
+        let connect_err = err("refused")
+            + err("fd_unavail")
+            + err("addr_unavail")
+            + err("tls_certificate")
+            + err("tls");
+        let receive_err =
+            err("reset") + err("closed") + err("timeout") + err("bad_response") + err("other");
+        let length_err = if variable { 0.0 } else { f("length_failures") };
+        let counter = |n: &str| r.metrics.counters.get(n).copied().unwrap_or(0);
+        Summary {
+            host,
+            port,
+            path,
+            through,
+            server,
+            variable,
+            doc_len: f("document_length"),
+            conc,
+            secs: r.metrics.duration_s,
+            done: r.metrics.events,
+            connect_err,
+            receive_err,
+            length_err,
+            failed: connect_err + receive_err + length_err,
+            non_2xx: f("non_2xx_responses"),
+            keepalive: (values.get("keepalive") == Some(&Value::Bool(true)))
+                .then(|| f("keepalive_responses")),
+            read: counter("bytes_read"),
+            written: counter("bytes_written"),
+            posting: !param_text(r, "body_file").is_empty(),
+            body_bytes: f("body_bytes"),
+            aborted: r.outcome.stop_reason == hostbench_core::runner::StopReason::Error,
+        }
+    }
+
+    /// Per second of the run (0 for a run of no time).
+    fn per_s(&self, v: f64) -> f64 {
+        if self.secs > 0.0 { v / self.secs } else { 0.0 }
+    }
+}
+
 /// ab's report (`-d`: no percentile table; `-S`: no sd/median columns and no warnings).
 pub fn render_with<const NO_PCT: bool, const NO_SD: bool>(r: &RunResult) -> String {
     let mut s = String::new();
-    let url = param_text(r, "url");
-    let (host, port, path) = target(&url, fact(r, "target_port"));
+    let m = Summary::of(r);
     let _ = writeln!(
         s,
         "This is ApacheBench, Version 2.3 (hostbench {}: a reimplementation, not ab)",
         r.tool.version
     );
-    if r.outcome.stop_reason == hostbench_core::runner::StopReason::Error {
+    let (host, through) = (&m.host, &m.through);
+    if m.aborted {
         // ab prints no report when a socket error ends the run (the error goes to stderr).
-        let _ = writeln!(s, "\nBenchmarking {host} (be patient)");
+        let _ = writeln!(s, "\nBenchmarking {host} {through}(be patient)");
         return s;
     }
-    let _ = writeln!(s, "\nBenchmarking {host} (be patient).....done\n\n");
-    let server = r
-        .tables
-        .iter()
-        .find(|t| t.name == "http_server")
-        .and_then(|t| t.rows.first())
-        .map(|row| row.label.clone())
-        .unwrap_or_default();
-    let _ = writeln!(s, "Server Software:        {server}");
+    let _ = writeln!(
+        s,
+        "\nBenchmarking {host} {through}(be patient).....done\n\n"
+    );
+    let _ = writeln!(s, "Server Software:        {}", m.server);
     let _ = writeln!(s, "Server Hostname:        {host}");
-    let _ = writeln!(s, "Server Port:            {port}");
+    let _ = writeln!(s, "Server Port:            {}", m.port);
     if is_tls(r)
         && let (Some((v, _)), Some((c, bits))) = (tls_row(r, "protocol"), tls_row(r, "cipher"))
     {
@@ -59,84 +159,40 @@ pub fn render_with<const NO_PCT: bool, const NO_SD: bool>(r: &RunResult) -> Stri
         }
     }
     s.push('\n');
-    let _ = writeln!(s, "Document Path:          {path}");
-    let variable = r.workload.params.values().get("variable_length")
-        == Some(&hostbench_core::params::Value::Bool(true));
-    if variable {
+    let _ = writeln!(s, "Document Path:          {}", m.path);
+    if m.variable {
         let _ = writeln!(s, "Document Length:        Variable\n");
     } else {
-        let _ = writeln!(
-            s,
-            "Document Length:        {:.0} bytes\n",
-            fact(r, "document_length").unwrap_or(0.0)
-        );
+        let _ = writeln!(s, "Document Length:        {:.0} bytes\n", m.doc_len);
     }
-    let conc = r
-        .workload
-        .params
-        .values()
-        .get("connections")
-        .and_then(|v| match v {
-            hostbench_core::params::Value::Int(i) => Some(*i),
-            _ => None,
-        })
-        .unwrap_or(1);
-    let t = r.metrics.duration_s;
-    let done = r.metrics.events;
-    let f = |n: &str| fact(r, n).unwrap_or(0.0);
-    let err = |k: &str| {
-        r.tables
-            .iter()
-            .find(|t| t.name == "http_errors")
-            .and_then(|t| t.get(k, "errors"))
-            .unwrap_or(0.0)
-    };
-    // A failed TLS handshake is part of connecting.
-    let connect_err = err("refused")
-        + err("fd_unavail")
-        + err("addr_unavail")
-        + err("tls_certificate")
-        + err("tls");
-    let receive_err =
-        err("reset") + err("closed") + err("timeout") + err("bad_response") + err("other");
-    let length_err = if variable { 0.0 } else { f("length_failures") };
-    let failed = connect_err + receive_err + length_err;
+    let (t, done, conc) = (m.secs, m.done, m.conc);
     let _ = writeln!(s, "Concurrency Level:      {conc}");
     let _ = writeln!(s, "Time taken for tests:   {t:.3} seconds");
     let _ = writeln!(s, "Complete requests:      {done}");
-    let _ = writeln!(s, "Failed requests:        {failed:.0}");
-    if failed > 0.0 {
+    let _ = writeln!(s, "Failed requests:        {:.0}", m.failed);
+    if m.failed > 0.0 {
         let _ = writeln!(
             s,
-            "   (Connect: {connect_err:.0}, Receive: {receive_err:.0}, Length: {length_err:.0}, Exceptions: 0)"
+            "   (Connect: {:.0}, Receive: {:.0}, Length: {:.0}, Exceptions: 0)",
+            m.connect_err, m.receive_err, m.length_err
         );
     }
-    if f("non_2xx_responses") > 0.0 {
-        let _ = writeln!(s, "Non-2xx responses:      {:.0}", f("non_2xx_responses"));
+    if m.non_2xx > 0.0 {
+        let _ = writeln!(s, "Non-2xx responses:      {:.0}", m.non_2xx);
     }
-    let keepalive = r.workload.params.values().get("keepalive")
-        == Some(&hostbench_core::params::Value::Bool(true));
-    if keepalive {
-        let _ = writeln!(s, "Keep-Alive requests:    {:.0}", f("keepalive_responses"));
+    if let Some(ka) = m.keepalive {
+        let _ = writeln!(s, "Keep-Alive requests:    {ka:.0}");
     }
-    let read = r.metrics.counters.get("bytes_read").copied().unwrap_or(0);
-    let written = r
-        .metrics
-        .counters
-        .get("bytes_written")
-        .copied()
-        .unwrap_or(0);
-    let posting = !param_text(r, "body_file").is_empty();
+    let (read, written) = (m.read, m.written);
     let _ = writeln!(s, "Total transferred:      {read} bytes");
-    if posting {
+    if m.posting {
         let _ = writeln!(s, "Total body sent:        {written}");
     }
-    let _ = writeln!(s, "HTML transferred:       {:.0} bytes", f("body_bytes"));
-    let per = |v: f64| if t > 0.0 { v / t } else { 0.0 };
+    let _ = writeln!(s, "HTML transferred:       {:.0} bytes", m.body_bytes);
     let _ = writeln!(
         s,
         "Requests per second:    {:.2} [#/sec] (mean)",
-        per(done as f64)
+        m.per_s(done as f64)
     );
     let tpr = if done > 0 {
         t * 1000.0 / done as f64
@@ -155,18 +211,18 @@ pub fn render_with<const NO_PCT: bool, const NO_SD: bool>(r: &RunResult) -> Stri
     let _ = writeln!(
         s,
         "Transfer rate:          {:.2} [Kbytes/sec] received",
-        per(read as f64) / 1024.0
+        m.per_s(read as f64) / 1024.0
     );
-    if posting {
+    if m.posting {
         let _ = writeln!(
             s,
             "                        {:.2} kb/s sent",
-            per(written as f64) / 1024.0
+            m.per_s(written as f64) / 1024.0
         );
         let _ = writeln!(
             s,
             "                        {:.2} kb/s total",
-            per((read + written) as f64) / 1024.0
+            m.per_s((read + written) as f64) / 1024.0
         );
     }
     s.push('\n');
@@ -193,6 +249,166 @@ pub fn render_with<const NO_PCT: bool, const NO_SD: bool>(r: &RunResult) -> Stri
         }
     }
     s
+}
+
+/// The attributes ab's `-x`, `-y` and `-z` put into the HTML tags (ab's defaults: none,
+/// none, `bgcolor=white`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HtmlAttrs {
+    /// Inside `<table ...>` (`-x`).
+    pub table: String,
+    /// Inside every `<tr ...>` (`-y`).
+    pub tr: String,
+    /// Inside every `<th ...>` and `<td ...>` (`-z`).
+    pub td: String,
+}
+
+impl Default for HtmlAttrs {
+    fn default() -> Self {
+        HtmlAttrs {
+            table: String::new(),
+            tr: String::new(),
+            td: "bgcolor=white".into(),
+        }
+    }
+}
+
+/// ab's `-w` report: the banner as a paragraph, then one table, row for row as ab's
+/// (attributes inserted verbatim, as ab does; values are not HTML-escaped either, except
+/// that hostbench escapes `<`, `>` and `&` in the server name and path it did not choose).
+/// Connection Times are milliseconds with three decimals (ab: whole milliseconds), and
+/// Processing is the processing time's own min/avg/max (ab subtracts Connect's min and
+/// max from Total's); the failure breakdown names Receive errors, as ab's text report does.
+pub fn render_html(r: &RunResult, a: &HtmlAttrs) -> String {
+    let mut s = String::new();
+    let m = Summary::of(r);
+    let (tr, td) = (&a.tr, &a.td);
+    let _ = writeln!(
+        s,
+        "<p>\n This is ApacheBench, Version 2.3 <i>&lt;hostbench {}: a reimplementation, not \
+         ab&gt;</i><br>\n</p>\n<p>",
+        r.tool.version
+    );
+    if m.aborted {
+        return s;
+    }
+    let _ = writeln!(s, "..done\n\n");
+    let _ = writeln!(s, "<table {}>", a.table);
+    let row = |s: &mut String, label: &str, value: &str| {
+        let _ = writeln!(
+            s,
+            "<tr {tr}><th colspan=2 {td}>{label}:</th><td colspan=2 {td}>{value}</td></tr>"
+        );
+    };
+    row(&mut s, "Server Software", &escape(&m.server));
+    row(&mut s, "Server Hostname", &escape(&m.host));
+    row(&mut s, "Server Port", &m.port.to_string());
+    row(&mut s, "Document Path", &escape(&m.path));
+    if m.variable {
+        row(&mut s, "Document Length", "Variable");
+    } else {
+        row(
+            &mut s,
+            "Document Length",
+            &format!("{:.0} bytes", m.doc_len),
+        );
+    }
+    row(&mut s, "Concurrency Level", &m.conc.to_string());
+    row(
+        &mut s,
+        "Time taken for tests",
+        &format!("{:.3} seconds", m.secs),
+    );
+    row(&mut s, "Complete requests", &m.done.to_string());
+    row(&mut s, "Failed requests", &format!("{:.0}", m.failed));
+    if m.failed > 0.0 {
+        let _ = writeln!(
+            s,
+            "<tr {tr}><td colspan=4 {td} >   (Connect: {:.0}, Receive: {:.0}, Length: {:.0}, \
+             Exceptions: 0)</td></tr>",
+            m.connect_err, m.receive_err, m.length_err
+        );
+    }
+    if m.non_2xx > 0.0 {
+        row(&mut s, "Non-2xx responses", &format!("{:.0}", m.non_2xx));
+    }
+    if let Some(ka) = m.keepalive {
+        row(&mut s, "Keep-Alive requests", &format!("{ka:.0}"));
+    }
+    row(&mut s, "Total transferred", &format!("{} bytes", m.read));
+    if m.posting {
+        row(&mut s, "Total body sent", &m.written.to_string());
+    }
+    row(
+        &mut s,
+        "HTML transferred",
+        &format!("{:.0} bytes", m.body_bytes),
+    );
+    if m.secs > 0.0 {
+        row(
+            &mut s,
+            "Requests per second",
+            &format!("{:.2}", m.per_s(m.done as f64)),
+        );
+        row(
+            &mut s,
+            "Transfer rate",
+            &format!("{:.2} kb/s received", m.per_s(m.read as f64) / 1024.0),
+        );
+        if m.posting {
+            for (v, what) in [(m.written, "sent"), (m.read + m.written, "total")] {
+                let _ = writeln!(
+                    s,
+                    "<tr {tr}><td colspan=2 {td}>&nbsp;</td><td colspan=2 {td}>{:.2} kb/s \
+                     {what}</td></tr>",
+                    m.per_s(v as f64) / 1024.0
+                );
+            }
+        }
+    }
+    if m.done > 0 {
+        let _ = writeln!(
+            s,
+            "<tr {tr}><th {td} colspan=4>Connection Times (ms)</th></tr>"
+        );
+        let _ = writeln!(
+            s,
+            "<tr {tr}><th {td}>&nbsp;</th> <th {td}>min</th>   <th {td}>avg</th>   <th \
+             {td}>max</th></tr>"
+        );
+        let total = (
+            r.latency.min_ns as f64,
+            r.latency.avg_ns as f64,
+            r.latency.max_ns as f64,
+        );
+        let rows = [
+            ("Connect:", time_row(r, "connect").map(|t| (t.0, t.1, t.4))),
+            (
+                "Processing:",
+                time_row(r, "processing").map(|t| (t.0, t.1, t.4)),
+            ),
+            ("Total:", Some(total)),
+        ];
+        for (label, v) in rows {
+            let (min, avg, max) = v.unwrap_or((0.0, 0.0, 0.0));
+            let _ = writeln!(
+                s,
+                "<tr {tr}><th {td}>{label}</th><td {td}>{:5.3}</td><td {td}>{:5.3}</td><td \
+                 {td}>{:5.3}</td></tr>",
+                min / 1e6,
+                avg / 1e6,
+                max / 1e6
+            );
+        }
+    }
+    s.push_str("</table>\n");
+    s
+}
+
+fn escape(t: &str) -> String {
+    t.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// ab's report with every section.
@@ -262,6 +478,87 @@ fn connection_times<const NO_SD: bool>(s: &mut String, r: &RunResult) {
     s.push('\n');
 }
 
+/// One request's times for ab's `-g` file, in microseconds (ab's unit).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GnuplotRow {
+    /// When the request started, Unix time.
+    pub start_us: i64,
+    /// Connecting (0 on a kept-alive connection).
+    pub ctime_us: i64,
+    /// Start to the end of the response.
+    pub ttime_us: i64,
+    /// Last request byte written to the first response byte.
+    pub wait_us: i64,
+}
+
+/// ab's rounding of microseconds to whole milliseconds (half up).
+fn round_ms(us: i64) -> i64 {
+    (us + 500) / 1000
+}
+
+/// ab's `-g` file: a header, then one tab-separated row per request with its start (as
+/// `ctime` formats the Unix second), the Unix second, and the connect, processing (total −
+/// connect), total and waiting times rounded to whole milliseconds, as ab writes them.
+///
+/// Rows come in ab's order: ab sorts its array by connect, processing, waiting and total
+/// time in turn before writing (glibc's qsort is a stable merge sort), so rows are ordered
+/// by total time, ties by waiting, processing, connect, then the order given here.
+pub fn write_gnuplot(
+    w: &mut dyn io::Write,
+    rows: &mut [GnuplotRow],
+    ctime: &mut dyn FnMut(i64) -> String,
+) -> io::Result<()> {
+    rows.sort_by_key(|r| (r.ttime_us, r.wait_us, r.ttime_us - r.ctime_us, r.ctime_us));
+    writeln!(w, "starttime\tseconds\tctime\tdtime\tttime\twait")?;
+    let mut last: Option<(i64, String)> = None;
+    for r in rows.iter() {
+        let sec = r.start_us.div_euclid(1_000_000);
+        if last.as_ref().is_none_or(|(s, _)| *s != sec) {
+            last = Some((sec, ctime(sec)));
+        }
+        let when = last.as_ref().map_or("", |(_, t)| t.as_str());
+        writeln!(
+            w,
+            "{when}\t{sec}\t{}\t{}\t{}\t{}",
+            round_ms(r.ctime_us),
+            round_ms(r.ttime_us - r.ctime_us),
+            round_ms(r.ttime_us),
+            round_ms(r.wait_us)
+        )?;
+    }
+    Ok(())
+}
+
+/// `Wed Jun 03 21:49:08 1993` for a count of seconds since 1970 in the wanted time zone
+/// (Unix time plus the zone's offset): APR's `apr_ctime`, which ab's `-g` uses — C's
+/// `ctime` without the newline, the day of the month padded with a zero, not a space.
+pub fn apr_ctime(local_s: i64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    // Howard Hinnant's civil-from-days.
+    let days = local_s.div_euclid(86_400);
+    let sod = local_s.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{} {} {d:02} {:02}:{:02}:{:02} {y}",
+        DAYS[days.rem_euclid(7) as usize],
+        MONTHS[(m - 1) as usize],
+        sod / 3600,
+        sod % 3600 / 60,
+        sod % 60
+    )
+}
+
 /// ab's `-e` file: the percentage of requests served within each time, 0..100 %.
 pub fn csv_percentages(r: &RunResult) -> String {
     let mut s = String::from("Percentage served,Time in ms\n");
@@ -275,4 +572,46 @@ pub fn csv_percentages(r: &RunResult) -> String {
         let _ = writeln!(s, "{p},{:.3}", ns as f64 / 1e6);
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn apr_ctime_pads_the_day_with_a_zero() {
+        assert_eq!(apr_ctime(1_795_540_680), "Tue Nov 24 17:18:00 2026");
+        assert_eq!(apr_ctime(0), "Thu Jan 01 00:00:00 1970");
+        assert_eq!(apr_ctime(951_825_600), "Tue Feb 29 12:00:00 2000");
+        assert_eq!(apr_ctime(-1), "Wed Dec 31 23:59:59 1969");
+    }
+
+    #[test]
+    fn gnuplot_rows_in_abs_order_and_rounding() {
+        let r = |start_us, ctime_us, ttime_us, wait_us| GnuplotRow {
+            start_us,
+            ctime_us,
+            ttime_us,
+            wait_us,
+        };
+        let t0 = 1_795_540_680_000_000;
+        let mut rows = vec![
+            r(t0 + 1_999_999, 0, 2_600, 2_000),
+            r(t0, 1_400, 2_600, 900),
+            r(t0 + 5, 499, 1_500, 600),
+            r(t0 + 6, 500, 1_500, 600),
+            r(t0 + 7, 0, 2_600, 900),
+        ];
+        let mut out = Vec::new();
+        write_gnuplot(&mut out, &mut rows, &mut |s| apr_ctime(s)).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "starttime\tseconds\tctime\tdtime\tttime\twait\n\
+             Tue Nov 24 17:18:00 2026\t1795540680\t1\t1\t2\t1\n\
+             Tue Nov 24 17:18:00 2026\t1795540680\t0\t1\t2\t1\n\
+             Tue Nov 24 17:18:00 2026\t1795540680\t1\t1\t3\t1\n\
+             Tue Nov 24 17:18:00 2026\t1795540680\t0\t3\t3\t1\n\
+             Tue Nov 24 17:18:01 2026\t1795540681\t0\t3\t3\t2\n"
+        );
+    }
 }

@@ -21,6 +21,7 @@
 //! the run); with an event limit they complete, each bounded by the response timeout.
 
 use super::parse::{Body, ParseError, parse_head};
+use super::reqlog::{LogWriter, RequestLog, Sample};
 use super::sys::{self, Epoll};
 use super::tls::{self, FdIo};
 use hostbench_core::clock::Clock;
@@ -50,8 +51,13 @@ pub enum Model {
 /// Everything the workers share, fixed for the run.
 #[derive(Debug, Clone)]
 pub struct EngineCfg {
-    /// Target address.
+    /// Address connections go to: the target's, or the proxy's.
     pub addr: SocketAddr,
+    /// Local address each connection is bound to before connecting (None: the kernel's
+    /// choice).
+    pub bind: Option<SocketAddr>,
+    /// Per-request records (ab's `-g`), when asked for.
+    pub log: Option<Arc<RequestLog>>,
     /// One request, pre-built.
     pub request: Vec<u8>,
     /// The method is HEAD (responses have no body).
@@ -484,9 +490,11 @@ impl LoopWorker for HttpWorker {
             };
             (Arc::new(c), t.server_name.clone())
         });
+        let cfg: &EngineCfg = &self.cfg;
         let mut eng = Engine {
             tls,
-            cfg: &self.cfg,
+            log: cfg.log.as_deref().map(|l| LogWriter::new(l, ctl.clock())),
+            cfg,
             wbuf: &self.wbuf,
             req_len: self.req_len,
             ep,
@@ -517,6 +525,8 @@ impl LoopWorker for HttpWorker {
 struct Engine<'a> {
     /// HTTPS: this thread's client config and the server name.
     tls: Option<(Arc<ClientConfig>, ServerName<'static>)>,
+    /// This thread's end of the per-request records, when they are kept.
+    log: Option<LogWriter<'a>>,
     cfg: &'a EngineCfg,
     wbuf: &'a [u8],
     req_len: usize,
@@ -751,7 +761,12 @@ impl Engine<'_> {
 
     fn connect(&mut self, ctl: &mut RunControl<'_>, idx: usize) {
         let now = ctl.now();
-        match sys::connect(&self.cfg.addr, self.cfg.sndbuf, self.cfg.rcvbuf) {
+        match sys::connect(
+            &self.cfg.addr,
+            self.cfg.bind.as_ref(),
+            self.cfg.sndbuf,
+            self.cfg.rcvbuf,
+        ) {
             Ok((fd, done)) => {
                 self.generation = self.generation.wrapping_add(1);
                 let token = idx as u64 | (self.generation as u64) << 32;
@@ -1227,6 +1242,23 @@ impl Engine<'_> {
         let s = &mut self.slots[idx];
         let k = s.answered;
         ctl.record(s.intended[k], now);
+        let connect_ns = clock.to_ns(s.t_conn - s.t_start);
+        let wait_ns = if s.t_first >= s.t_written {
+            Some(clock.to_ns(s.t_first - s.t_written))
+        } else {
+            None
+        };
+        if let Some(log) = &mut self.log
+            && !ctl.warming_up()
+        {
+            let start = s.intended[k];
+            log.push(Sample {
+                start_unix_ns: log.unix_ns(start),
+                connect_ns,
+                wait_ns: wait_ns.unwrap_or(0),
+                total_ns: clock.to_ns(now.saturating_sub(start)),
+            });
+        }
         ctl.counters().add(Counter::Reads, 1);
         let st = &mut self.stats;
         st.responses += 1;
@@ -1240,9 +1272,9 @@ impl Engine<'_> {
             Some(d) if d != s.content => st.length_mismatch += 1,
             _ => {}
         }
-        st.connect_per_req.record(clock.to_ns(s.t_conn - s.t_start));
-        if s.t_first >= s.t_written {
-            st.waiting.record(clock.to_ns(s.t_first - s.t_written));
+        st.connect_per_req.record(connect_ns);
+        if let Some(w) = wait_ns {
+            st.waiting.record(w);
             st.transfer
                 .record(clock.to_ns(now.saturating_sub(s.t_first)));
         }

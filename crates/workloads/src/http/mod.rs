@@ -10,6 +10,7 @@
 
 pub mod engine;
 pub mod parse;
+pub mod reqlog;
 pub mod server;
 pub mod sys;
 pub mod tls;
@@ -21,11 +22,20 @@ use hostbench_core::rand::Rng;
 use hostbench_core::recorder::{Counter, LatencyRec};
 use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
 use hostbench_core::workload::*;
+use reqlog::RequestLog;
 use server::{ServeConfig, Server};
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::{Arc, Mutex};
 
 /// The HTTP load workload.
 pub struct HttpLoad;
+
+/// `http.load` keeping a record of every request in `log` (ab's `-g`): the same workload
+/// (id, parameters, result) plus the records, which the caller takes after the run.
+pub struct HttpLoadLogged {
+    /// Where the records go; its capacity bounds them.
+    pub log: Arc<RequestLog>,
+}
 
 const PARAMS: &[ParamSpec] = &[
     ParamSpec {
@@ -188,6 +198,24 @@ const PARAMS: &[ParamSpec] = &[
         sysbench: None,
     },
     ParamSpec {
+        name: "bind",
+        kind: ParamKind::Text,
+        default: "",
+        unit: "",
+        help: "local address (IP or host name) every connection is bound to before connecting \
+               (ab -B); empty = the kernel's choice",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "proxy",
+        kind: ParamKind::Text,
+        default: "",
+        unit: "",
+        help: "HTTP proxy HOST:PORT: connections go there and request lines carry the \
+               absolute URL (ab -X); http:// targets only (no CONNECT tunnels)",
+        sysbench: None,
+    },
+    ParamSpec {
         name: "tls_verify",
         kind: ParamKind::Bool,
         default: "on",
@@ -317,136 +345,241 @@ impl Workload for HttpLoad {
         f
     }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
-        let p = ctx.params;
-        let err = |m: String| WorkloadError(m);
-        let self_target = p.text("url").trim() == "self";
-        let mut self_cert = None;
-        let server = if self_target {
-            let tls = if p.bool("self_tls") {
-                let (id, _, _) = tls::self_signed(&[]).map_err(err)?;
-                self_cert = Some(id.certs[0].clone());
-                Some(tls::server_config(id).map_err(err)?)
-            } else {
-                None
-            };
-            let cfg = ServeConfig {
-                body_size: p.int("self_body") as usize,
-                threads: p.int("self_threads") as usize,
-                tls,
-                ..ServeConfig::default()
-            };
-            let s = Server::start("127.0.0.1:0".parse().expect("static address"), cfg)
-                .map_err(|e| err(format!("url=self: cannot start the built-in server: {e}")))?;
-            Some(s)
-        } else {
-            None
-        };
-        let url_text = match &server {
-            Some(s) if self_cert.is_some() => format!("https://{}/", s.addr()),
-            Some(s) => format!("http://{}/", s.addr()),
-            None => p.text("url").to_string(),
-        };
-        let url = url::Url::parse(&url_text).map_err(|e| err(format!("url: {e}")))?;
-        let addr = url.resolve().map_err(|e| err(format!("url: {e}")))?;
-        let body = match p.text("body_file") {
-            "" => Vec::new(),
-            f => std::fs::read(f).map_err(|e| err(format!("body_file: cannot read '{f}': {e}")))?,
-        };
-        let headers: Vec<String> = p
-            .text("headers")
-            .split('\n')
-            .map(str::trim)
-            .filter(|h| !h.is_empty())
-            .map(String::from)
-            .collect();
-        let keep_alive = p.bool("keepalive");
-        let method = p.text("method").trim().to_ascii_uppercase();
-        let version = if p.text("http_version") == "1.0" {
-            "HTTP/1.0"
-        } else {
-            "HTTP/1.1"
-        };
-        let ct = p.text("content_type");
-        let request = url::build_request(&url::RequestSpec {
-            method: &method,
-            url: &url,
-            version,
-            headers: &headers,
-            keep_alive,
-            body: &body,
-            content_type: (!ct.is_empty()).then_some(ct),
-            user_agent: concat!("hostbench/", env!("CARGO_PKG_VERSION")),
-        })
-        .map_err(err)?;
-        let model = match p.text("model") {
-            "connections" => Model::Connections(p.int("calls") as u32),
-            _ => Model::Requests,
-        };
-        let threads = ctx.threads.max(1);
-        let total = p.int("connections") as usize;
-        let conns = (0..threads)
-            .map(|t| match model {
-                Model::Requests => total / threads + usize::from(t < total % threads),
-                Model::Connections(_) => total.div_ceil(threads),
-            })
-            .collect();
-        let timeout = p.float("timeout");
-        if timeout <= 0.0 {
-            return Err(err("timeout must be more than 0 (e.g. timeout=10s)".into()));
-        }
-        let tls = if url.tls {
-            let versions = tls::Versions::parse(p.text("tls_version")).map_err(err)?;
-            let config = tls::client_config(&tls::ClientOpts {
-                verify: p.bool("tls_verify"),
-                versions,
-                ciphers: p.text("tls_ciphers").to_string(),
-                extra_root: self_cert,
-            })
-            .map_err(|e| err(format!("tls: {e}")))?;
-            let mut config = config;
-            config.enable_sni = p.bool("tls_sni");
-            let name = match p.text("tls_server_name").trim() {
-                "" => url.host.as_str(),
-                n => n,
-            };
-            Some(engine::TlsCfg {
-                config: Arc::new(config),
-                server_name: tls::server_name(name).map_err(err)?,
-                resume: p.bool("tls_resume"),
-            })
-        } else {
-            None
-        };
-        let nofile = sys::raise_nofile();
-        let cfg = EngineCfg {
-            addr,
-            request,
-            head_request: method == "HEAD",
-            conns,
-            keep_alive,
-            pipeline: if keep_alive {
-                p.int("pipeline") as usize
-            } else {
-                1
-            },
-            model,
-            timeout_ns: (timeout * 1e9) as u64,
-            constant: p.text("schedule") == "constant",
-            stop_on_error: p.bool("stop_on_error"),
-            think_ns: (p.float("think") * 1e9) as u64,
-            sndbuf: p.int("send_buffer").clamp(0, i32::MAX as i64) as u32,
-            rcvbuf: p.int("recv_buffer").clamp(0, i32::MAX as i64) as u32,
-            tls,
-        };
-        Ok(Box::new(HttpInstance {
-            cfg: Arc::new(cfg),
-            stats: Arc::new(Mutex::new(Stats::default())),
-            server,
-            cpu0: sys::cpu_times(),
-            nofile,
-            requested_conns: total,
-        }))
+        setup(ctx, None)
     }
+}
+
+impl Workload for HttpLoadLogged {
+    fn id(&self) -> &'static str {
+        HttpLoad.id()
+    }
+    fn category(&self) -> Category {
+        HttpLoad.category()
+    }
+    fn summary(&self) -> &'static str {
+        HttpLoad.summary()
+    }
+    fn params(&self) -> &'static [ParamSpec] {
+        HttpLoad.params()
+    }
+    fn caps(&self) -> Caps {
+        HttpLoad.caps()
+    }
+    fn counters(&self) -> &'static [Counter] {
+        HttpLoad.counters()
+    }
+    fn figures(&self, r: &RunResult) -> Vec<Figure> {
+        HttpLoad.figures(r)
+    }
+    fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
+        let need = RequestLog::bytes_needed(self.log.capacity(), ctx.threads);
+        let avail = ctx.host.map_or(0, |h| h.memory.available_bytes);
+        if avail > 0 && need > avail / 10 * 9 {
+            return Err(WorkloadError(format!(
+                "keeping a record of each of {} requests takes {} MiB, more than this host's \
+                 available memory ({} MiB); ask for fewer requests",
+                self.log.capacity(),
+                need >> 20,
+                avail >> 20
+            )));
+        }
+        self.log.prepare(ctx.threads).map_err(WorkloadError)?;
+        setup(ctx, Some(self.log.clone()))
+    }
+}
+
+/// The local address `text` names (an IP address or a host name; port 0), checked by
+/// binding a socket to it. Errors say what is wrong and what to give instead.
+pub fn bind_addr(text: &str) -> Result<SocketAddr, String> {
+    let t = text.trim();
+    let bare = t
+        .strip_prefix('[')
+        .and_then(|x| x.strip_suffix(']'))
+        .unwrap_or(t);
+    let a = if let Ok(ip) = bare.parse::<IpAddr>() {
+        SocketAddr::new(ip, 0)
+    } else if t.parse::<SocketAddr>().is_ok() {
+        return Err(
+            "give an address without a port (each connection needs a port of its own), \
+             e.g. 127.0.0.2"
+                .into(),
+        );
+    } else if t.is_empty() || t.contains(['/', ' ', ':']) {
+        return Err("not an address: give an IP address of this host, e.g. 127.0.0.2".into());
+    } else {
+        (t, 0)
+            .to_socket_addrs()
+            .map_err(|e| format!("cannot resolve the name: {e}"))?
+            .next()
+            .ok_or("the name has no address")?
+    };
+    sys::check_bind(&a).map_err(|e| {
+        format!(
+            "cannot bind to {}: {e}; give an address of this host (see `ip -brief address`)",
+            a.ip()
+        )
+    })?;
+    Ok(a)
+}
+
+fn setup(
+    ctx: &SetupCtx<'_>,
+    log: Option<Arc<RequestLog>>,
+) -> Result<Box<dyn Instance>, WorkloadError> {
+    let p = ctx.params;
+    let err = |m: String| WorkloadError(m);
+    let self_target = p.text("url").trim() == "self";
+    let mut self_cert = None;
+    let server = if self_target {
+        let tls = if p.bool("self_tls") {
+            let (id, _, _) = tls::self_signed(&[]).map_err(err)?;
+            self_cert = Some(id.certs[0].clone());
+            Some(tls::server_config(id).map_err(err)?)
+        } else {
+            None
+        };
+        let cfg = ServeConfig {
+            body_size: p.int("self_body") as usize,
+            threads: p.int("self_threads") as usize,
+            tls,
+            ..ServeConfig::default()
+        };
+        let s = Server::start("127.0.0.1:0".parse().expect("static address"), cfg)
+            .map_err(|e| err(format!("url=self: cannot start the built-in server: {e}")))?;
+        Some(s)
+    } else {
+        None
+    };
+    let url_text = match &server {
+        Some(s) if self_cert.is_some() => format!("https://{}/", s.addr()),
+        Some(s) => format!("http://{}/", s.addr()),
+        None => p.text("url").to_string(),
+    };
+    let url = url::Url::parse(&url_text).map_err(|e| err(format!("url: {e}")))?;
+    let bind = match p.text("bind").trim() {
+        "" => None,
+        b => Some(bind_addr(b).map_err(|e| err(format!("bind '{b}': {e}")))?),
+    };
+    let proxy = match p.text("proxy").trim() {
+        "" => None,
+        t => Some(url::parse_proxy(t).map_err(err)?),
+    };
+    let addr = match &proxy {
+        Some(_) if url.tls => {
+            return Err(err(format!(
+                "proxy: {url_text}: https:// through a proxy needs a CONNECT tunnel, which \
+                 hostbench does not make; target the server directly, or use an http:// URL"
+            )));
+        }
+        Some(px) => px
+            .resolve_like(bind.as_ref())
+            .map_err(|e| err(format!("proxy: {e}")))?,
+        None => url
+            .resolve_like(bind.as_ref())
+            .map_err(|e| err(format!("url: {e}")))?,
+    };
+    let body = match p.text("body_file") {
+        "" => Vec::new(),
+        f => std::fs::read(f).map_err(|e| err(format!("body_file: cannot read '{f}': {e}")))?,
+    };
+    let headers: Vec<String> = p
+        .text("headers")
+        .split('\n')
+        .map(str::trim)
+        .filter(|h| !h.is_empty())
+        .map(String::from)
+        .collect();
+    let keep_alive = p.bool("keepalive");
+    let method = p.text("method").trim().to_ascii_uppercase();
+    let version = if p.text("http_version") == "1.0" {
+        "HTTP/1.0"
+    } else {
+        "HTTP/1.1"
+    };
+    let ct = p.text("content_type");
+    let request = url::build_request(&url::RequestSpec {
+        method: &method,
+        url: &url,
+        version,
+        headers: &headers,
+        keep_alive,
+        body: &body,
+        content_type: (!ct.is_empty()).then_some(ct),
+        user_agent: concat!("hostbench/", env!("CARGO_PKG_VERSION")),
+        via_proxy: proxy.is_some(),
+    })
+    .map_err(err)?;
+    let model = match p.text("model") {
+        "connections" => Model::Connections(p.int("calls") as u32),
+        _ => Model::Requests,
+    };
+    let threads = ctx.threads.max(1);
+    let total = p.int("connections") as usize;
+    let conns = (0..threads)
+        .map(|t| match model {
+            Model::Requests => total / threads + usize::from(t < total % threads),
+            Model::Connections(_) => total.div_ceil(threads),
+        })
+        .collect();
+    let timeout = p.float("timeout");
+    if timeout <= 0.0 {
+        return Err(err("timeout must be more than 0 (e.g. timeout=10s)".into()));
+    }
+    let tls = if url.tls {
+        let versions = tls::Versions::parse(p.text("tls_version")).map_err(err)?;
+        let config = tls::client_config(&tls::ClientOpts {
+            verify: p.bool("tls_verify"),
+            versions,
+            ciphers: p.text("tls_ciphers").to_string(),
+            extra_root: self_cert,
+        })
+        .map_err(|e| err(format!("tls: {e}")))?;
+        let mut config = config;
+        config.enable_sni = p.bool("tls_sni");
+        let name = match p.text("tls_server_name").trim() {
+            "" => url.host.as_str(),
+            n => n,
+        };
+        Some(engine::TlsCfg {
+            config: Arc::new(config),
+            server_name: tls::server_name(name).map_err(err)?,
+            resume: p.bool("tls_resume"),
+        })
+    } else {
+        None
+    };
+    let nofile = sys::raise_nofile();
+    let cfg = EngineCfg {
+        addr,
+        bind,
+        log,
+        request,
+        head_request: method == "HEAD",
+        conns,
+        keep_alive,
+        pipeline: if keep_alive {
+            p.int("pipeline") as usize
+        } else {
+            1
+        },
+        model,
+        timeout_ns: (timeout * 1e9) as u64,
+        constant: p.text("schedule") == "constant",
+        stop_on_error: p.bool("stop_on_error"),
+        think_ns: (p.float("think") * 1e9) as u64,
+        sndbuf: p.int("send_buffer").clamp(0, i32::MAX as i64) as u32,
+        rcvbuf: p.int("recv_buffer").clamp(0, i32::MAX as i64) as u32,
+        tls,
+    };
+    Ok(Box::new(HttpInstance {
+        cfg: Arc::new(cfg),
+        stats: Arc::new(Mutex::new(Stats::default())),
+        server,
+        cpu0: sys::cpu_times(),
+        nofile,
+        requested_conns: total,
+        target_port: url.port,
+    }))
 }
 
 struct HttpInstance {
@@ -456,6 +589,8 @@ struct HttpInstance {
     cpu0: (f64, f64),
     nofile: u64,
     requested_conns: usize,
+    /// The URL's port (connections may go to a proxy's).
+    target_port: u16,
 }
 
 impl HttpInstance {
@@ -522,7 +657,7 @@ impl Instance for HttpInstance {
             ("cpu_user_s".into(), u1 - u0),
             ("cpu_system_s".into(), s1 - s0),
             ("open_file_limit".into(), self.nofile as f64),
-            ("target_port".into(), self.cfg.addr.port() as f64),
+            ("target_port".into(), self.target_port as f64),
             (
                 "self_server".into(),
                 f64::from(u8::from(self.server.is_some())),

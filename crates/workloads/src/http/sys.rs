@@ -116,21 +116,57 @@ fn sockaddr(addr: &SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
     (ss, len as libc::socklen_t)
 }
 
-/// A nonblocking TCP socket with TCP_NODELAY, connecting to `addr`. Returns the descriptor
-/// and whether the connection is already established.
-pub fn connect(addr: &SocketAddr, sndbuf: u32, rcvbuf: u32) -> io::Result<(RawFd, bool)> {
+fn tcp_socket(addr: &SocketAddr) -> io::Result<RawFd> {
     let family = match addr {
         SocketAddr::V4(_) => libc::AF_INET,
         SocketAddr::V6(_) => libc::AF_INET6,
     };
     // SAFETY: plain syscall.
-    let fd = cvt(unsafe {
+    cvt(unsafe {
         libc::socket(
             family,
             libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
             0,
         )
-    })?;
+    })
+}
+
+/// Binds `fd` to `local`. With port 0 the port is left to `connect`
+/// (IP_BIND_ADDRESS_NO_PORT), so connections to different targets may share local ports as
+/// they do without a bind.
+fn bind(fd: RawFd, local: &SocketAddr) -> io::Result<()> {
+    if local.port() == 0 {
+        set_int(fd, libc::IPPROTO_IP, libc::IP_BIND_ADDRESS_NO_PORT, 1);
+    }
+    let (ss, len) = sockaddr(local);
+    // SAFETY: `ss` holds a valid address of `len` bytes.
+    cvt(unsafe { libc::bind(fd, &ss as *const _ as *const libc::sockaddr, len) }).map(|_| ())
+}
+
+/// Checks that a TCP socket can be bound to `local` (an address of this host, a family the
+/// kernel has), before a run relies on it.
+pub fn check_bind(local: &SocketAddr) -> io::Result<()> {
+    let fd = tcp_socket(local)?;
+    let r = bind(fd, local);
+    close(fd);
+    r
+}
+
+/// A nonblocking TCP socket with TCP_NODELAY, bound to `local` if given, connecting to
+/// `addr`. Returns the descriptor and whether the connection is already established.
+pub fn connect(
+    addr: &SocketAddr,
+    local: Option<&SocketAddr>,
+    sndbuf: u32,
+    rcvbuf: u32,
+) -> io::Result<(RawFd, bool)> {
+    let fd = tcp_socket(addr)?;
+    if let Some(local) = local
+        && let Err(e) = bind(fd, local)
+    {
+        close(fd);
+        return Err(e);
+    }
     set_int(fd, libc::IPPROTO_TCP, libc::TCP_NODELAY, 1);
     if sndbuf > 0 {
         set_int(fd, libc::SOL_SOCKET, libc::SO_SNDBUF, sndbuf as i32);

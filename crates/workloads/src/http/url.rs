@@ -100,12 +100,43 @@ impl Url {
 
     /// The first address the host resolves to.
     pub fn resolve(&self) -> Result<SocketAddr, String> {
-        let mut addrs = (self.host.as_str(), self.port)
+        self.resolve_like(None)
+    }
+
+    /// The first address the host resolves to in the family of `local` (a bind address),
+    /// or the first of any family without one.
+    pub fn resolve_like(&self, local: Option<&SocketAddr>) -> Result<SocketAddr, String> {
+        let addrs = (self.host.as_str(), self.port)
             .to_socket_addrs()
             .map_err(|e| format!("cannot resolve host '{}': {e}", self.host))?;
-        addrs
-            .next()
-            .ok_or_else(|| format!("host '{}' has no address", self.host))
+        let mut any = false;
+        for a in addrs {
+            any = true;
+            if local.is_none_or(|l| l.is_ipv4() == a.is_ipv4()) {
+                return Ok(a);
+            }
+        }
+        match local {
+            Some(l) if any => Err(format!(
+                "host '{}' has no IPv{} address to reach from the local address {}; bind an \
+                 address of the target's family",
+                self.host,
+                if l.is_ipv4() { 4 } else { 6 },
+                l.ip()
+            )),
+            _ => Err(format!("host '{}' has no address", self.host)),
+        }
+    }
+
+    /// The absolute form of the URL (`http://host[:port]/path`), as a request line through a
+    /// proxy carries it.
+    pub fn absolute(&self) -> String {
+        format!(
+            "{}://{}{}",
+            if self.tls { "https" } else { "http" },
+            self.host_header(),
+            self.path
+        )
     }
 
     /// `Host:` header value.
@@ -142,6 +173,27 @@ pub struct RequestSpec<'a> {
     pub content_type: Option<&'a str>,
     /// User-Agent.
     pub user_agent: &'a str,
+    /// The request goes to a proxy: the request line carries the absolute URL.
+    pub via_proxy: bool,
+}
+
+/// Parses a proxy given as `HOST:PORT` (`[v6]:PORT`; an `http://` prefix and a trailing `/`
+/// are accepted) into a URL whose host and port are the proxy's.
+pub fn parse_proxy(text: &str) -> Result<Url, String> {
+    let t = text.trim();
+    let bare = t.strip_prefix("http://").unwrap_or(t).trim_end_matches('/');
+    let how = "give it as HOST:PORT, e.g. 127.0.0.1:3128";
+    if bare.is_empty() || bare.contains(['/', '@']) || t.starts_with("https://") {
+        return Err(format!("proxy '{text}': {how} (an http:// proxy)"));
+    }
+    let has_port = match bare.strip_prefix('[') {
+        Some(v6) => v6.split_once(']').is_some_and(|(_, p)| p.starts_with(':')),
+        None => bare.contains(':'),
+    };
+    if !has_port {
+        return Err(format!("proxy '{text}' has no port: {how}"));
+    }
+    Url::parse(&format!("http://{bare}/")).map_err(|e| format!("proxy {e}; {how}"))
 }
 
 /// The request bytes, built once.
@@ -175,7 +227,11 @@ pub fn build_request(s: &RequestSpec<'_>) -> Result<Vec<u8>, String> {
             ));
         }
     }
-    let mut r = format!("{method} {} {}\r\n", s.url.path, s.version);
+    let mut r = if s.via_proxy {
+        format!("{method} {} {}\r\n", s.url.absolute(), s.version)
+    } else {
+        format!("{method} {} {}\r\n", s.url.path, s.version)
+    };
     if !has("host") {
         r.push_str(&format!("Host: {}\r\n", s.url.host_header()));
     }
@@ -260,6 +316,7 @@ mod tests {
             body: b"",
             content_type: None,
             user_agent: "hostbench",
+            via_proxy: false,
         })
         .unwrap();
         assert_eq!(
@@ -276,8 +333,59 @@ mod tests {
                 body: b"",
                 content_type: None,
                 user_agent: "x",
+                via_proxy: false,
             })
             .is_err()
         );
+        // Through a proxy: the absolute URL on the request line, the origin in Host.
+        let r = build_request(&RequestSpec {
+            method: "GET",
+            url: &u,
+            version: "HTTP/1.0",
+            headers: &["Proxy-Authorization: Basic dTpw".into()],
+            keep_alive: false,
+            body: b"",
+            content_type: None,
+            user_agent: "hostbench",
+            via_proxy: true,
+        })
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(r).unwrap(),
+            "GET http://h:81/p HTTP/1.0\r\nHost: h:81\r\nUser-Agent: hostbench\r\n\
+             Accept: */*\r\nProxy-Authorization: Basic dTpw\r\n\r\n"
+        );
+    }
+
+    #[test]
+    fn proxies() {
+        let p = parse_proxy("127.0.0.1:3128").unwrap();
+        assert_eq!((p.host.as_str(), p.port), ("127.0.0.1", 3128));
+        let p = parse_proxy("http://proxy.example:8080/").unwrap();
+        assert_eq!((p.host.as_str(), p.port), ("proxy.example", 8080));
+        let p = parse_proxy("[::1]:3128").unwrap();
+        assert_eq!((p.host.as_str(), p.port), ("::1", 3128));
+        for bad in [
+            "",
+            "proxy",
+            "[::1]",
+            "proxy:0",
+            "proxy:x",
+            "https://proxy:443",
+            "u:p@proxy:1",
+            "proxy:1/x",
+        ] {
+            assert!(parse_proxy(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn resolves_in_the_bind_family() {
+        let u = Url::parse("http://127.0.0.1:80/").unwrap();
+        let v4: SocketAddr = "127.0.0.2:0".parse().unwrap();
+        let v6: SocketAddr = "[::1]:0".parse().unwrap();
+        assert!(u.resolve_like(Some(&v4)).unwrap().is_ipv4());
+        let e = u.resolve_like(Some(&v6)).unwrap_err();
+        assert!(e.contains("no IPv6 address"), "{e}");
     }
 }
