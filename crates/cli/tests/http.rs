@@ -207,6 +207,9 @@ fn ab_layout() {
     );
     assert!(out.contains("Server Software:        hostbench/"), "{out}");
     assert!(out.contains("Total transferred:      "), "{out}");
+    // As ab counts them: every response that keeps its connection open, the first one on
+    // each of the 4 connections included (ab 2.3 prints 200 here).
+    assert!(out.contains("Keep-Alive requests:    200\n"), "{out}");
     insta::assert_snapshot!("ab_layout", redact(&strip_ab_notes(&out)));
     // Without -k: no Keep-Alive line; one connection per request.
     let out = stdout_ok(&["ab", "-n", "50", "-c", "5", &s.url]);

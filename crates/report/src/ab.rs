@@ -102,8 +102,11 @@ impl Summary {
             length_err,
             failed: connect_err + receive_err + length_err,
             non_2xx: f("non_2xx_responses"),
-            keepalive: (values.get("keepalive") == Some(&Value::Bool(true)))
-                .then(|| f("keepalive_responses")),
+            // ab counts every response whose head keeps the connection open, the first on
+            // each connection included (results saved before that fact: reused only).
+            keepalive: (values.get("keepalive") == Some(&Value::Bool(true))).then(|| {
+                fact(r, "keepalive_allowed_responses").unwrap_or_else(|| f("keepalive_responses"))
+            }),
             read: counter("bytes_read"),
             written: counter("bytes_written"),
             posting: !param_text(r, "body_file").is_empty(),

@@ -232,6 +232,9 @@ pub struct Stats {
     pub responses: u64,
     /// Responses on a reused connection.
     pub keepalive_responses: u64,
+    /// Responses whose head lets the connection be kept alive, with keep-alive on (ab's
+    /// "Keep-Alive requests": the first response of a connection counts too).
+    pub keepalive_allowed: u64,
     /// Response head bytes.
     pub header_bytes: u64,
     /// Decoded body bytes.
@@ -282,6 +285,7 @@ impl Default for Stats {
             requests_sent: 0,
             responses: 0,
             keepalive_responses: 0,
+            keepalive_allowed: 0,
             header_bytes: 0,
             body_bytes: 0,
             footer_bytes: 0,
@@ -334,6 +338,7 @@ impl Stats {
         self.requests_sent += o.requests_sent;
         self.responses += o.responses;
         self.keepalive_responses += o.keepalive_responses;
+        self.keepalive_allowed += o.keepalive_allowed;
         self.header_bytes += o.header_bytes;
         self.body_bytes += o.body_bytes;
         self.footer_bytes += o.footer_bytes;
@@ -1264,6 +1269,9 @@ impl Engine<'_> {
         st.responses += 1;
         if s.reused {
             st.keepalive_responses += 1;
+        }
+        if s.ka && self.cfg.keep_alive {
+            st.keepalive_allowed += 1;
         }
         st.body_bytes += s.content;
         st.footer_bytes += s.footer;

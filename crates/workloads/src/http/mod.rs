@@ -643,6 +643,10 @@ impl Instance for HttpInstance {
             ("max_open_connections".into(), s.max_open as f64),
             ("connections_requested".into(), self.requested_conns as f64),
             ("keepalive_responses".into(), s.keepalive_responses as f64),
+            (
+                "keepalive_allowed_responses".into(),
+                s.keepalive_allowed as f64,
+            ),
             ("header_bytes".into(), s.header_bytes as f64),
             ("body_bytes".into(), s.body_bytes as f64),
             ("footer_bytes".into(), s.footer_bytes as f64),
