@@ -454,6 +454,7 @@ impl LeanConn {
                 ))
             })?;
             let _ = s.set_nodelay(true);
+            super::driver::tcp_keepalive(&s);
             Stream::Tcp(s)
         } else {
             Stream::Unix(

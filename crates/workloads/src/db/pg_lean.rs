@@ -480,6 +480,7 @@ impl PgLeanConn {
                 ))
             })?;
             let _ = s.set_nodelay(true);
+            super::driver::tcp_keepalive(&s);
             Stream::Tcp(s)
         };
         let mut c = PgLeanConn {
