@@ -519,3 +519,42 @@ fn a_bogus_length_is_refused_before_anything_is_allocated_for_it() {
     assert!(e.message.contains("message length"), "{e}");
     t.join().unwrap();
 }
+
+#[test]
+fn a_silent_server_and_another_protocol_are_clear_setup_errors() {
+    // Accepts and says nothing (a stopped process, a server waiting for its own greeting):
+    // the login gives up after 10 s instead of holding the run.
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let t = std::thread::spawn(move || {
+        let (mut s, _) = l.accept().unwrap();
+        let _ = s.read(&mut [0u8; 256]);
+        let _ = s.read(&mut [0u8; 256]);
+    });
+    let t0 = std::time::Instant::now();
+    let e = PgLeanConn::open(&target(port, "pw"))
+        .err()
+        .expect("refused");
+    assert!(t0.elapsed() < std::time::Duration::from_secs(20), "{e}");
+    assert_eq!(e.class, ErrClass::Other, "{e}");
+    assert!(e.message.contains("no answer to the login"), "{e}");
+    t.join().unwrap();
+    // A MySQL server's greeting where PostgreSQL's answer was expected.
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let t = std::thread::spawn(move || {
+        let (mut s, _) = l.accept().unwrap();
+        let mut g = vec![0x4a, 0, 0, 0, 10];
+        g.extend_from_slice(b"10.11.19-MariaDB\0");
+        s.write_all(&g).unwrap();
+        let _ = s.read(&mut [0u8; 256]);
+    });
+    let e = PgLeanConn::open(&target(port, "pw"))
+        .err()
+        .expect("refused");
+    assert!(
+        e.message.contains("is a PostgreSQL server listening there"),
+        "{e}"
+    );
+    t.join().unwrap();
+}

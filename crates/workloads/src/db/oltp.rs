@@ -1066,11 +1066,37 @@ impl Instance for OltpInstance {
     }
 }
 
-fn prepare_first(cfg: &Cfg) -> String {
+/// The command line of `stage` for these tables (the prefix when it is not sbtest's).
+fn stage_command(cfg: &Cfg, stage: &str) -> String {
+    let prefix = if cfg.prefix == "sbtest" {
+        String::new()
+    } else {
+        format!(" --table-prefix={}", cfg.prefix)
+    };
     format!(
-        "run `hostbench {} --tables={} --table-size={} prepare` with the same driver options first",
+        "hostbench {} --tables={} --table-size={}{prefix} {stage}",
         cfg.test, cfg.tables, cfg.table_size
     )
+}
+
+fn prepare_first(cfg: &Cfg) -> String {
+    format!(
+        "run `{}` with the same driver options first",
+        stage_command(cfg, "prepare")
+    )
+}
+
+/// For a prepare that found its table already there.
+fn exists_hint(e: &DbError, cfg: &Cfg) -> String {
+    let m = e.message.to_ascii_lowercase();
+    if m.contains("already exists") || e.code == "42P07" || e.code == "1050" {
+        format!(
+            "; the tables are there already: run `{}` first, or choose another --table-prefix",
+            stage_command(cfg, "cleanup")
+        )
+    } else {
+        String::new()
+    }
 }
 
 fn missing_hint(e: &DbError, cfg: &Cfg) -> String {
@@ -1081,10 +1107,7 @@ fn missing_hint(e: &DbError, cfg: &Cfg) -> String {
         || e.code == "42P01"
         || e.code == "1146"
     {
-        format!(
-            "; the tables are missing: run `hostbench {} --tables={} --table-size={} prepare` with the same driver options first",
-            cfg.test, cfg.tables, cfg.table_size
-        )
+        format!("; the tables are missing: {}", prepare_first(cfg))
     } else {
         String::new()
     }
@@ -1136,10 +1159,11 @@ impl Oltp {
                             )
                             .map_err(|e| {
                                 WorkloadError(format!(
-                                    "{} prepare on {}: table '{}': {e}",
+                                    "{} prepare on {}: table '{}': {e}{}",
                                     cfg.test,
                                     cfg.target,
-                                    cfg.table(i)
+                                    cfg.table(i),
+                                    exists_hint(&e, cfg)
                                 ))
                             })?;
                             i += threads as u32;

@@ -38,6 +38,10 @@ const MAX_OTHER: usize = 16 << 20;
 /// the client burn CPU.
 const MAX_SCRAM_ITERATIONS: u32 = 1 << 20;
 
+/// How long the login may wait for the server's next message.
+const LOGIN_TIMEOUT_S: u64 = 10;
+const LOGIN_TIMEOUT: Duration = Duration::from_secs(LOGIN_TIMEOUT_S);
+
 enum Stream {
     Tcp(TcpStream),
     Unix(UnixStream),
@@ -49,6 +53,15 @@ impl Read for Stream {
             Stream::Tcp(s) => s.read(b),
             Stream::Unix(s) => s.read(b),
         }
+    }
+}
+
+impl Stream {
+    fn set_read_timeout(&self, d: Option<Duration>) {
+        let _ = match self {
+            Stream::Tcp(s) => s.set_read_timeout(d),
+            Stream::Unix(s) => s.set_read_timeout(d),
+        };
     }
 }
 
@@ -492,8 +505,27 @@ impl PgLeanConn {
             version: String::new(),
             sink: 0,
         };
-        c.login(user, password, db).map_err(|mut e| {
+        // A server that never answers the handshake (another kind of server on this port,
+        // a stopped process) must not hold the run: the login has LOGIN_TIMEOUT.
+        c.r.get_ref().set_read_timeout(Some(LOGIN_TIMEOUT));
+        let login = c.login(user, password, db);
+        c.r.get_ref().set_read_timeout(None);
+        login.map_err(|mut e| {
             // Refused at start: a setup error, not a lost connection to reconnect.
+            if e.class == ErrClass::Lost {
+                e.message = if e.message.contains("Resource temporarily unavailable")
+                    || e.message.contains("timed out")
+                {
+                    format!(
+                        "no answer to the login within {LOGIN_TIMEOUT_S} s: is a PostgreSQL server listening there (its usual port is 5432)?"
+                    )
+                } else {
+                    format!(
+                        "{}: is a PostgreSQL server listening there (its usual port is 5432)?",
+                        e.message
+                    )
+                };
+            }
             e.class = ErrClass::Other;
             e
         })?;
