@@ -265,6 +265,14 @@ fn bad_suite_files_name_the_line() {
         "s.toml:9:1:",
         "unknown field `repeats`",
     );
+    // A fio job string is read when the file loads, not when the entry's turn comes.
+    bad(
+        &format!(
+            "{ok_head}workload = \"disk.fio\"\nparams = {{ jobs = \"--name=a --ioengine=nul --size=1m\" }}\n"
+        ),
+        "s.toml:9:19:",
+        "ioengine=nul",
+    );
     bad(
         &format!("{ok_head}workload = \"cpu\"\nfigure = \"Read BW\"\n"),
         "s.toml:9:10:",

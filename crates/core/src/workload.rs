@@ -120,6 +120,13 @@ pub trait Workload: Send + Sync {
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         r.default_figures()
     }
+    /// Checks what only the workload understands in its parameters (a fio job string), so a
+    /// suite can refuse a bad entry when it loads instead of when the entry's turn comes.
+    /// Cheap and side-effect free: no files, no connections. Default: nothing to check.
+    fn check(&self, params: &Params) -> Result<(), WorkloadError> {
+        let _ = params;
+        Ok(())
+    }
     /// Builds the shared state of one run.
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError>;
     /// Runs a step outside the measured run (sysbench's `prepare` and `cleanup`): lays out

@@ -476,6 +476,16 @@ fn build_plan(
     plan.rand = Distribution::Uniform;
     let where_ = r.workload.as_ref().map_or(0..0, |w| w.span());
     plan.validate().map_err(|e| cx.err(where_.clone(), e))?;
+    // What only the workload can read (a fio job string): pointed at the first parameter's
+    // value, the usual home of such a string.
+    w.check(&plan.params).map_err(|e| {
+        let at = r
+            .params
+            .as_ref()
+            .and_then(|m| m.iter().min_by_key(|(k, _)| k.span().start))
+            .map_or(where_.clone(), |(_, v)| v.span());
+        cx.err(at, e.0)
+    })?;
     if plan.time_s == 0.0 && plan.events == 0 && !ends_by_itself(w, &plan.params) {
         return Err(cx.err(
             r.time.as_ref().map_or(where_, Spanned::span),

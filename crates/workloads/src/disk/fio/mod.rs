@@ -156,6 +156,10 @@ impl Workload for Fio {
     fn counters(&self) -> &'static [Counter] {
         COUNTERS
     }
+    /// The job string parses: options, values and engines as `setup` takes them.
+    fn check(&self, params: &hostbench_core::params::Params) -> Result<(), WorkloadError> {
+        jobs_of(params).map(|_| ())
+    }
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         let mut f = vec![Figure::new(
             "iops",
