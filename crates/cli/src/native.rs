@@ -364,12 +364,18 @@ pub fn list(json: bool) -> String {
                 "           command:  hostbench insert-race [options]  (see `hostbench insert-race --help`)\n",
             );
         }
+        // One column for the help text per workload: NAME=DEFAULT padded to the longest.
+        let width = w
+            .params()
+            .iter()
+            .map(|p| p.name.len() + 1 + p.default.len())
+            .max()
+            .unwrap_or(0);
         for p in w.params() {
             let sb = p.sysbench.map(|s| format!("  (--{s})")).unwrap_or_default();
+            let assign = format!("{}={}", p.name, p.default);
             s.push_str(&format!(
-                "           --set {}={:<10} {} [{}]{sb}\n",
-                p.name,
-                p.default,
+                "           --set {assign:<width$}  {} [{}]{sb}\n",
                 p.help,
                 p.kind_name()
             ));

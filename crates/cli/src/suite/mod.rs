@@ -174,10 +174,15 @@ fn check_text(s: &Suite) -> String {
         .filter(|e| matches!(&e.what, What::Workload { workload, .. } if scratch::needs_scratch(*workload)))
         .count();
     let mut out = format!(
-        "suite {} ({}): {} entries, about {} at the minimum repetitions, up to {} at the maximum",
+        "suite {} ({}): {} {}, about {} at the minimum repetitions, up to {} at the maximum",
         s.name,
         s.source,
         s.entries.len(),
+        if s.entries.len() == 1 {
+            "entry"
+        } else {
+            "entries"
+        },
         duration_text(low),
         duration_text(high),
     );
