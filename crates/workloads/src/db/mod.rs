@@ -24,3 +24,5 @@ pub mod pg;
 pub mod pg_lean;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub mod wire;

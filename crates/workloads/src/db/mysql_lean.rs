@@ -14,10 +14,8 @@
 //! The password is used to compute the auth response and is never printed.
 
 use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target};
+use super::wire::Stream;
 use std::io::{self, BufReader, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
-use std::os::unix::net::UnixStream;
-use std::time::Duration;
 
 const CLIENT_MYSQL: u64 = 1; // MySQL's CLIENT_LONG_PASSWORD; MariaDB 10.2+ servers clear it
 const CLIENT_LONG_FLAG: u64 = 4;
@@ -43,45 +41,6 @@ const COM_STMT_EXECUTE: u8 = 0x17;
 /// Binary-protocol type codes we send.
 const TYPE_LONG: u8 = 3;
 const TYPE_VAR_STRING: u8 = 253;
-
-/// How long the login may wait for the server's next message.
-const LOGIN_TIMEOUT_S: u64 = 10;
-const LOGIN_TIMEOUT: Duration = Duration::from_secs(LOGIN_TIMEOUT_S);
-
-enum Stream {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-}
-
-impl Read for Stream {
-    fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.read(b),
-            Stream::Unix(s) => s.read(b),
-        }
-    }
-}
-
-impl Stream {
-    fn set_read_timeout(&self, d: Option<Duration>) {
-        let _ = match self {
-            Stream::Tcp(s) => s.set_read_timeout(d),
-            Stream::Unix(s) => s.set_read_timeout(d),
-        };
-    }
-}
-
-impl Write for Stream {
-    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write(b),
-            Stream::Unix(s) => s.write(b),
-        }
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 struct LeanStmt {
     id: u32,
@@ -445,35 +404,9 @@ impl LeanConn {
             return Err(setup("not a MySQL target".into()));
         };
         let stream = if socket.is_empty() {
-            let addrs = (host.as_str(), *port)
-                .to_socket_addrs()
-                .map_err(|e| setup(format!("cannot resolve '{host}': {e}")))?;
-            let mut last = None;
-            let mut s = None;
-            for a in addrs {
-                match TcpStream::connect_timeout(&a, Duration::from_secs(5)) {
-                    Ok(c) => {
-                        s = Some(c);
-                        break;
-                    }
-                    Err(e) => last = Some(e),
-                }
-            }
-            let s = s.ok_or_else(|| {
-                setup(format!(
-                    "cannot connect to {host}:{port}: {}",
-                    last.map(|e| e.to_string())
-                        .unwrap_or_else(|| "no address".into())
-                ))
-            })?;
-            let _ = s.set_nodelay(true);
-            super::driver::tcp_keepalive(&s);
-            Stream::Tcp(s)
+            Stream::tcp(host, *port)?
         } else {
-            Stream::Unix(
-                UnixStream::connect(socket)
-                    .map_err(|e| setup(format!("cannot connect to socket {socket}: {e}")))?,
-            )
+            Stream::unix(socket)?
         };
         let mut c = LeanConn {
             r: BufReader::with_capacity(64 * 1024, stream),
@@ -485,30 +418,10 @@ impl LeanConn {
             version: String::new(),
             sink: 0,
         };
-        // A server that never answers the handshake (another kind of server on this port,
-        // a stopped process) must not hold the run: the login has LOGIN_TIMEOUT.
-        c.r.get_ref().set_read_timeout(Some(LOGIN_TIMEOUT));
+        c.r.get_ref().login_timeout(true);
         let login = c.login(user, password, db);
-        c.r.get_ref().set_read_timeout(None);
-        login.map_err(|mut e| {
-            // Refused at start: a setup error, not a lost connection to reconnect.
-            if e.class == ErrClass::Lost {
-                e.message = if e.message.contains("Resource temporarily unavailable")
-                    || e.message.contains("timed out")
-                {
-                    format!(
-                        "no answer to the login within {LOGIN_TIMEOUT_S} s: is a MySQL/MariaDB server listening there (its usual port is 3306)?"
-                    )
-                } else {
-                    format!(
-                        "{}: is a MySQL/MariaDB server listening there (its usual port is 3306)?",
-                        e.message
-                    )
-                };
-            }
-            e.class = ErrClass::Other;
-            e
-        })?;
+        c.r.get_ref().login_timeout(false);
+        login.map_err(|e| super::wire::login_error(e, "MySQL/MariaDB", 3306))?;
         Ok(c)
     }
 

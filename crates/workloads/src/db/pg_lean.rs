@@ -19,11 +19,9 @@
 //! challenge and is never printed.
 
 use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target};
+use super::wire::Stream;
 use sha2::{Digest, Sha256};
 use std::io::{self, BufReader, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
-use std::os::unix::net::UnixStream;
-use std::time::Duration;
 
 /// Type OIDs sent in binary.
 const INT8: u32 = 20;
@@ -37,45 +35,6 @@ const MAX_OTHER: usize = 16 << 20;
 /// Most SCRAM iterations we compute (PostgreSQL's default is 4096): more is a server making
 /// the client burn CPU.
 const MAX_SCRAM_ITERATIONS: u32 = 1 << 20;
-
-/// How long the login may wait for the server's next message.
-const LOGIN_TIMEOUT_S: u64 = 10;
-const LOGIN_TIMEOUT: Duration = Duration::from_secs(LOGIN_TIMEOUT_S);
-
-enum Stream {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-}
-
-impl Read for Stream {
-    fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.read(b),
-            Stream::Unix(s) => s.read(b),
-        }
-    }
-}
-
-impl Stream {
-    fn set_read_timeout(&self, d: Option<Duration>) {
-        let _ = match self {
-            Stream::Tcp(s) => s.set_read_timeout(d),
-            Stream::Unix(s) => s.set_read_timeout(d),
-        };
-    }
-}
-
-impl Write for Stream {
-    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write(b),
-            Stream::Unix(s) => s.write(b),
-        }
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 struct LeanStmt {
     /// Server-side name, `hb<N>`, NUL-terminated.
@@ -465,36 +424,9 @@ impl PgLeanConn {
             return Err(setup("not a PostgreSQL target".into()));
         };
         let stream = if host.starts_with('/') {
-            let path = format!("{host}/.s.PGSQL.{port}");
-            Stream::Unix(
-                UnixStream::connect(&path)
-                    .map_err(|e| setup(format!("cannot connect to socket {path}: {e}")))?,
-            )
+            Stream::unix(&format!("{host}/.s.PGSQL.{port}"))?
         } else {
-            let addrs = (host.as_str(), *port)
-                .to_socket_addrs()
-                .map_err(|e| setup(format!("cannot resolve '{host}': {e}")))?;
-            let mut last = None;
-            let mut s = None;
-            for a in addrs {
-                match TcpStream::connect_timeout(&a, Duration::from_secs(5)) {
-                    Ok(c) => {
-                        s = Some(c);
-                        break;
-                    }
-                    Err(e) => last = Some(e),
-                }
-            }
-            let s = s.ok_or_else(|| {
-                setup(format!(
-                    "cannot connect to {host}:{port}: {}",
-                    last.map(|e| e.to_string())
-                        .unwrap_or_else(|| "no address".into())
-                ))
-            })?;
-            let _ = s.set_nodelay(true);
-            super::driver::tcp_keepalive(&s);
-            Stream::Tcp(s)
+            Stream::tcp(host, *port)?
         };
         let mut c = PgLeanConn {
             r: BufReader::with_capacity(64 * 1024, stream),
@@ -505,30 +437,10 @@ impl PgLeanConn {
             version: String::new(),
             sink: 0,
         };
-        // A server that never answers the handshake (another kind of server on this port,
-        // a stopped process) must not hold the run: the login has LOGIN_TIMEOUT.
-        c.r.get_ref().set_read_timeout(Some(LOGIN_TIMEOUT));
+        c.r.get_ref().login_timeout(true);
         let login = c.login(user, password, db);
-        c.r.get_ref().set_read_timeout(None);
-        login.map_err(|mut e| {
-            // Refused at start: a setup error, not a lost connection to reconnect.
-            if e.class == ErrClass::Lost {
-                e.message = if e.message.contains("Resource temporarily unavailable")
-                    || e.message.contains("timed out")
-                {
-                    format!(
-                        "no answer to the login within {LOGIN_TIMEOUT_S} s: is a PostgreSQL server listening there (its usual port is 5432)?"
-                    )
-                } else {
-                    format!(
-                        "{}: is a PostgreSQL server listening there (its usual port is 5432)?",
-                        e.message
-                    )
-                };
-            }
-            e.class = ErrClass::Other;
-            e
-        })?;
+        c.r.get_ref().login_timeout(false);
+        login.map_err(|e| super::wire::login_error(e, "PostgreSQL", 5432))?;
         Ok(c)
     }
 

@@ -1,0 +1,112 @@
+//! The socket under hostbench's own database clients ([`super::pg_lean`],
+//! [`super::mysql_lean`]): TCP (no Nagle, keepalive) or a unix socket, connected with a
+//! timeout, and the login's time limit and error wording.
+
+use super::driver::{DbError, ErrClass, tcp_keepalive};
+use std::io::{self, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+/// How long a TCP connect may take, per address.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the login may wait for the server's next message, in seconds.
+pub const LOGIN_TIMEOUT_S: u64 = 10;
+
+/// A connected client socket.
+pub enum Stream {
+    /// TCP.
+    Tcp(TcpStream),
+    /// A unix-domain socket.
+    Unix(UnixStream),
+}
+
+impl Read for Stream {
+    fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(b),
+            Stream::Unix(s) => s.read(b),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write(b),
+            Stream::Unix(s) => s.write(b),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Stream {
+    /// Connects to `host:port` (each resolved address in turn, 5 s each), with
+    /// `TCP_NODELAY` and TCP keepalive.
+    pub fn tcp(host: &str, port: u16) -> Result<Stream, DbError> {
+        let addrs = (host, port)
+            .to_socket_addrs()
+            .map_err(|e| setup(format!("cannot resolve '{host}': {e}")))?;
+        let mut last = None;
+        for a in addrs {
+            match TcpStream::connect_timeout(&a, CONNECT_TIMEOUT) {
+                Ok(s) => {
+                    let _ = s.set_nodelay(true);
+                    tcp_keepalive(&s);
+                    return Ok(Stream::Tcp(s));
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(setup(format!(
+            "cannot connect to {host}:{port}: {}",
+            last.map(|e| e.to_string())
+                .unwrap_or_else(|| "no address".into())
+        )))
+    }
+
+    /// Connects to the unix socket at `path`.
+    pub fn unix(path: &str) -> Result<Stream, DbError> {
+        UnixStream::connect(path)
+            .map(Stream::Unix)
+            .map_err(|e| setup(format!("cannot connect to socket {path}: {e}")))
+    }
+
+    /// Bounds every read by the login time limit (`true`) or lifts the bound (`false`): a
+    /// server that never answers the handshake (another kind of server on this port, a
+    /// stopped process) must not hold the run, and a long query later must not be cut.
+    pub fn login_timeout(&self, on: bool) {
+        let d = on.then_some(Duration::from_secs(LOGIN_TIMEOUT_S));
+        let _ = match self {
+            Stream::Tcp(s) => s.set_read_timeout(d),
+            Stream::Unix(s) => s.set_read_timeout(d),
+        };
+    }
+}
+
+fn setup(msg: String) -> DbError {
+    DbError::new(ErrClass::Other, msg)
+}
+
+/// A failed login as a setup error (not a lost connection to reconnect); a lost connection
+/// or garbage during the login asks whether `kind`'s server listens there at all.
+pub fn login_error(mut e: DbError, kind: &str, usual_port: u16) -> DbError {
+    if e.class == ErrClass::Lost {
+        let timed_out = e.message.contains("Resource temporarily unavailable")
+            || e.message.contains("timed out");
+        e.message = if timed_out {
+            format!(
+                "no answer to the login within {LOGIN_TIMEOUT_S} s: is a {kind} server listening there (its usual port is {usual_port})?"
+            )
+        } else {
+            format!(
+                "{}: is a {kind} server listening there (its usual port is {usual_port})?",
+                e.message
+            )
+        };
+    }
+    e.class = ErrClass::Other;
+    e
+}
