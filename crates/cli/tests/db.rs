@@ -400,25 +400,31 @@ fn pgsql_backend_terminated_mid_run_reconnects() {
         let prefix = &format!("hbt_pgkill_{client}_");
         let mut conn = pg_opts(&url);
         conn.push(format!("--pgsql-client={client}"));
+        // Poll until the run's backend is there (start-up is slow on a loaded machine).
         reconnects(conn, prefix, &|| {
-            // Poll until the run's backend is there (start-up is slow on a loaded machine).
-            for _ in 0..400 {
-                let n = psql(
-                    &url,
-                    &format!(
-                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
-                         WHERE query LIKE '%{prefix}%' AND pid <> pg_backend_pid() \
-                         AND application_name = 'hostbench'"
-                    ),
-                );
-                if n.trim() != "0" {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            panic!("no backend of the run found to terminate");
+            terminate_backends(&url, &format!("%{prefix}%"), 400, 10)
         });
     }
+}
+
+/// Terminates the run's PostgreSQL backends whose current query is LIKE `pattern`, polling
+/// `tries` times `pause_ms` apart until there is one; panics when none shows up.
+fn terminate_backends(url: &str, pattern: &str, tries: u32, pause_ms: u64) {
+    for _ in 0..tries {
+        let n = psql(
+            url,
+            &format!(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+                 WHERE query LIKE '{pattern}' AND pid <> pg_backend_pid() \
+                 AND application_name = 'hostbench'"
+            ),
+        );
+        if n.trim() != "0" {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(pause_ms));
+    }
+    panic!("no backend of the run found to terminate");
 }
 
 fn mysql_cli(url: &str, sql: &str) -> String {
@@ -1103,23 +1109,7 @@ fn insert_race_survives_a_lost_connection() {
                 &url,
                 &format!("hbt_racekill_pg_{client}"),
                 &["--pgsql-client", client],
-                &move |prefix| {
-                    for _ in 0..1000 {
-                        let n = psql(
-                            &u,
-                            &format!(
-                                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
-                                 WHERE query LIKE 'INSERT INTO {prefix}%' AND pid <> pg_backend_pid() \
-                                 AND application_name = 'hostbench'"
-                            ),
-                        );
-                        if n.trim() != "0" {
-                            return;
-                        }
-                        std::thread::sleep(Duration::from_millis(5));
-                    }
-                    panic!("no backend of the run found to terminate");
-                },
+                &move |prefix| terminate_backends(&u, &format!("INSERT INTO {prefix}%"), 1000, 5),
             );
         }
     }
