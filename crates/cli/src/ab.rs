@@ -88,6 +88,7 @@ struct AbArgs {
     keepalive: bool,
     no_pct: bool,
     no_sd: bool,
+    quiet: bool,
     variable: bool,
     csv: Option<String>,
     gnuplot: Option<String>,
@@ -182,7 +183,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
             match c {
                 'k' => a.keepalive = true,
                 'r' => a.keep_going = true,
-                'q' => {}
+                'q' => a.quiet = true,
                 'i' => a.head = true,
                 'l' => a.variable = true,
                 'd' => a.no_pct = true,
@@ -449,19 +450,20 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         plan.percentiles = (0..=100).map(f64::from).collect();
     }
     plan.validate().map_err(|e| anyhow!("ab: {e}"))?;
+    // ab's heartbeat: past 150 requests (and with -t, whose request count is 50,000) and
+    // without -q it ends the Benchmarking line there and reports progress on stderr, then
+    // "Finished N requests"; otherwise it prints "(be patient).....done".
+    let heartbeat = !a.quiet && (requests > 150 || (a.requests.is_none() && a.time.is_some()));
+    let ab_layout = !a.html && matches!(a.format.as_deref(), None | Some("ab"));
     let format = match a.format.as_deref() {
-        // -w: the HTML is printed after the run, from the result.
+        // -w: the HTML is printed after the run, from the result; so is ab's own layout,
+        // which depends on the heartbeat.
         None | Some("ab") if a.html => Format::Layout(|_| String::new()),
+        None | Some("ab") => Format::Layout(|_| String::new()),
         Some(f) if a.html => bail!(
             "ab: -w (or -x, -y, -z) asks for ab's HTML report and --format={f} for another; \
              give one of them"
         ),
-        None | Some("ab") => Format::Layout(match (a.no_pct, a.no_sd) {
-            (false, false) => hostbench_report::ab::render_with::<false, false>,
-            (true, false) => hostbench_report::ab::render_with::<true, false>,
-            (false, true) => hostbench_report::ab::render_with::<false, true>,
-            (true, true) => hostbench_report::ab::render_with::<true, true>,
-        }),
         Some("json") => Format::Json,
         Some("text") => Format::Layout(hostbench_report::http::render),
         Some(f) => bail!("ab: --format={f}: use ab, json or text"),
@@ -494,6 +496,24 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         None => w,
     };
     let (code, result) = exec::execute_returning(&plan, workload, &output, &saving, "ab", argv)?;
+    if ab_layout {
+        let render = match (a.no_pct, a.no_sd) {
+            (false, false) => hostbench_report::ab::render_with::<false, false>,
+            (true, false) => hostbench_report::ab::render_with::<true, false>,
+            (false, true) => hostbench_report::ab::render_with::<false, true>,
+            (true, true) => hostbench_report::ab::render_with::<true, true>,
+        };
+        let mut text = render(&result);
+        if heartbeat {
+            // No live progress lines (the run does not stop to print); ab's last line on
+            // stderr, and its stdout as ab writes it with a heartbeat.
+            text = text.replacen("(be patient).....done\n", "(be patient)\n", 1);
+            if !text.trim_end().ends_with("(be patient)") {
+                eprintln!("Finished {} requests", result.metrics.events);
+            }
+        }
+        exec::out(&text);
+    }
     if a.html {
         exec::out(&hostbench_report::ab::render_html(&result, &a.attrs));
     }

@@ -211,10 +211,25 @@ fn ab_layout() {
     // each of the 4 connections included (ab 2.3 prints 200 here).
     assert!(out.contains("Keep-Alive requests:    200\n"), "{out}");
     insta::assert_snapshot!("ab_layout", redact(&strip_ab_notes(&out)));
+    // ab's heartbeat form past 150 requests: the Benchmarking line ends there and stderr
+    // gets "Finished N requests"; -q (or 150 requests or fewer) keeps ".....done".
+    assert!(out.contains("(be patient)\n"), "{out}");
+    let run = hb()
+        .args(["ab", "-n", "200", "-c", "4", &s.url])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&run.stderr).contains("Finished 200 requests\n"),
+        "{run:?}"
+    );
+    let quiet = stdout_ok(&["ab", "-q", "-n", "200", "-c", "4", &s.url]);
+    assert!(quiet.contains("(be patient).....done\n"), "{quiet}");
     // Without -k: no Keep-Alive line; one connection per request.
     let out = stdout_ok(&["ab", "-n", "50", "-c", "5", &s.url]);
     assert!(!out.contains("Keep-Alive requests"), "{out}");
     assert!(out.contains("Complete requests:      50\n"), "{out}");
+    assert!(out.contains("(be patient).....done\n"), "{out}");
 }
 
 #[test]
