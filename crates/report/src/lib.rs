@@ -60,6 +60,41 @@ pub fn num(v: f64) -> String {
     if s == "-0" { "0".into() } else { s }
 }
 
+/// C's `ctime` of seconds since 1970 (`Sun Nov 22 09:49:20 2026`, no newline), the day of
+/// the month padded with a space as C does, or with a zero (`zero_day`) as APR's
+/// `apr_ctime` does.
+pub fn ctime(secs: i64, zero_day: bool) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    // Howard Hinnant's civil-from-days.
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    let day = if zero_day {
+        format!("{d:02}")
+    } else {
+        format!("{d:2}")
+    };
+    format!(
+        "{} {} {day} {:02}:{:02}:{:02} {y}",
+        DAYS[days.rem_euclid(7) as usize],
+        MONTHS[(m - 1) as usize],
+        sod / 3600,
+        sod % 3600 / 60,
+        sod % 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
