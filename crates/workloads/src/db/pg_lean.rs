@@ -621,6 +621,48 @@ impl PgLeanConn {
             }
         }
     }
+
+    /// Reads one reply up to ReadyForQuery: the data rows (each walked against the
+    /// statement's `cols` when known), the last command tag's count, and whether a row
+    /// description came (a simple query's result set). A server ERROR is returned once
+    /// ReadyForQuery is read (the connection stays in step); a FATAL at once. `after` names
+    /// the request in an "unexpected message" error.
+    #[inline]
+    fn reply(&mut self, cols: Option<usize>, after: &str) -> Result<(u64, u64, bool), DbError> {
+        let (mut rows, mut affected, mut has_rows) = (0u64, 0u64, false);
+        let mut failed = None;
+        loop {
+            match self.read()? {
+                b'D' => {
+                    if let Some(n) = cols
+                        && failed.is_none()
+                        && !check_row(&self.msg, n, &mut self.sink)
+                    {
+                        return Err(proto("data row"));
+                    }
+                    rows += 1;
+                }
+                b'T' => has_rows = true,
+                b'C' => affected = tag_count(&self.msg),
+                b'E' => {
+                    let e = server_err(&self.msg);
+                    if e.class == ErrClass::Lost {
+                        return Err(e);
+                    }
+                    failed = Some(e);
+                }
+                b'Z' => break,
+                // BindComplete, notices, parameter changes, notifications, an empty query.
+                b'2' | b'N' | b'S' | b'A' | b'I' => {}
+                t => return Err(unexpected(t, after)),
+            }
+        }
+        std::hint::black_box(self.sink);
+        match failed {
+            Some(e) => Err(e),
+            None => Ok((rows, affected, has_rows)),
+        }
+    }
 }
 
 impl Conn for PgLeanConn {
@@ -741,33 +783,7 @@ impl Conn for PgLeanConn {
         self.wbuf
             .extend_from_slice(&[b'E', 0, 0, 0, 9, 0, 0, 0, 0, 0, b'S', 0, 0, 0, 4]);
         self.flush()?;
-        let (mut rows, mut affected) = (0u64, 0u64);
-        let mut failed = None;
-        loop {
-            match self.read()? {
-                b'D' => {
-                    if failed.is_none() && !check_row(&self.msg, cols, &mut self.sink) {
-                        return Err(proto("data row"));
-                    }
-                    rows += 1;
-                }
-                b'2' | b'N' | b'S' | b'A' | b'I' => {}
-                b'C' => affected = tag_count(&self.msg),
-                b'E' => {
-                    let e = server_err(&self.msg);
-                    if e.class == ErrClass::Lost {
-                        return Err(e);
-                    }
-                    failed = Some(e);
-                }
-                b'Z' => break,
-                t => return Err(unexpected(t, "Execute")),
-            }
-        }
-        std::hint::black_box(self.sink);
-        if let Some(e) = failed {
-            return Err(e);
-        }
+        let (rows, affected, _) = self.reply(Some(cols), "Execute")?;
         Ok(if cols > 0 {
             Res::Rows(rows)
         } else {
@@ -781,30 +797,7 @@ impl Conn for PgLeanConn {
         self.wbuf.push(0);
         self.end(at);
         self.flush()?;
-        let (mut rows, mut affected, mut has_rows) = (0u64, 0u64, false);
-        let mut failed = None;
-        loop {
-            match self.read()? {
-                b'T' => has_rows = true,
-                b'D' => rows += 1,
-                b'C' => affected = tag_count(&self.msg),
-                b'E' => {
-                    let e = server_err(&self.msg);
-                    if e.class == ErrClass::Lost {
-                        return Err(e);
-                    }
-                    failed = Some(e);
-                }
-                b'Z' => break,
-                // Notices, parameter changes, notifications, an empty query, COPY is not
-                // something the workloads send.
-                b'N' | b'S' | b'A' | b'I' => {}
-                t => return Err(unexpected(t, "Query")),
-            }
-        }
-        if let Some(e) = failed {
-            return Err(e);
-        }
+        let (rows, affected, has_rows) = self.reply(None, "Query")?;
         Ok(if has_rows || rows > 0 {
             Res::Rows(rows)
         } else {
