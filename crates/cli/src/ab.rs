@@ -15,6 +15,7 @@ use crate::exec::{self, Format, Output, SaveOptions};
 use anyhow::{Result, anyhow, bail};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
+use hostbench_core::runner::StopReason;
 use hostbench_core::workload::Workload;
 use hostbench_report::ab::{GnuplotRow, HtmlAttrs};
 use hostbench_workloads::http::reqlog::RequestLog;
@@ -497,22 +498,17 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     };
     let (code, result) = exec::execute_returning(&plan, workload, &output, &saving, "ab", argv)?;
     if ab_layout {
-        let render = match (a.no_pct, a.no_sd) {
-            (false, false) => hostbench_report::ab::render_with::<false, false>,
-            (true, false) => hostbench_report::ab::render_with::<true, false>,
-            (false, true) => hostbench_report::ab::render_with::<false, true>,
-            (true, true) => hostbench_report::ab::render_with::<true, true>,
+        let layout = hostbench_report::ab::Layout {
+            no_pct: a.no_pct,
+            no_sd: a.no_sd,
+            heartbeat,
         };
-        let mut text = render(&result);
-        if heartbeat {
-            // No live progress lines (the run does not stop to print); ab's last line on
-            // stderr, and its stdout as ab writes it with a heartbeat.
-            text = text.replacen("(be patient).....done\n", "(be patient)\n", 1);
-            if !text.trim_end().ends_with("(be patient)") {
-                eprintln!("Finished {} requests", result.metrics.events);
-            }
+        // No live "Completed N requests" lines (the run does not stop to print); ab's last
+        // heartbeat line on stderr, unless a socket error ended the run (no report then).
+        if heartbeat && result.outcome.stop_reason != StopReason::Error {
+            eprintln!("Finished {} requests", result.metrics.events);
         }
-        exec::out(&text);
+        exec::out(&hostbench_report::ab::render_with(&result, layout));
     }
     if a.html {
         exec::out(&hostbench_report::ab::render_html(&result, &a.attrs));

@@ -121,8 +121,20 @@ impl Summary {
     }
 }
 
-/// ab's report (`-d`: no percentile table; `-S`: no sd/median columns and no warnings).
-pub fn render_with<const NO_PCT: bool, const NO_SD: bool>(r: &RunResult) -> String {
+/// What of ab's text report to print (its options that shape the layout).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Layout {
+    /// `-d`: no percentile table.
+    pub no_pct: bool,
+    /// `-S`: no sd/median columns and no warnings.
+    pub no_sd: bool,
+    /// ab's heartbeat (past 150 requests or with `-t`, not with `-q`): the Benchmarking line
+    /// ends at "(be patient)" instead of "(be patient).....done".
+    pub heartbeat: bool,
+}
+
+/// ab's report, shaped by `o`.
+pub fn render_with(r: &RunResult, o: Layout) -> String {
     let mut s = String::new();
     let m = Summary::of(r);
     let _ = writeln!(
@@ -136,10 +148,10 @@ pub fn render_with<const NO_PCT: bool, const NO_SD: bool>(r: &RunResult) -> Stri
         let _ = writeln!(s, "\nBenchmarking {host} {through}(be patient)");
         return s;
     }
-    let _ = writeln!(
-        s,
-        "\nBenchmarking {host} {through}(be patient).....done\n\n"
-    );
+    // With ab's heartbeat the line ends at "(be patient)" (progress went to stderr);
+    // without it ab adds "..." and then "..done".
+    let done = if o.heartbeat { "" } else { ".....done" };
+    let _ = writeln!(s, "\nBenchmarking {host} {through}(be patient){done}\n\n");
     let _ = writeln!(s, "Server Software:        {}", m.server);
     let _ = writeln!(s, "Server Hostname:        {host}");
     let _ = writeln!(s, "Server Port:            {}", m.port);
@@ -230,8 +242,8 @@ pub fn render_with<const NO_PCT: bool, const NO_SD: bool>(r: &RunResult) -> Stri
     }
     s.push('\n');
     if done > 0 {
-        connection_times::<NO_SD>(&mut s, r);
-        if !NO_PCT {
+        connection_times(&mut s, r, o.no_sd);
+        if !o.no_pct {
             let _ = writeln!(
                 s,
                 "Percentage of the requests served within a certain time (ms)"
@@ -416,10 +428,10 @@ fn escape(t: &str) -> String {
 
 /// ab's report with every section.
 pub fn render(r: &RunResult) -> String {
-    render_with::<false, false>(r)
+    render_with(r, Layout::default())
 }
 
-fn connection_times<const NO_SD: bool>(s: &mut String, r: &RunResult) {
+fn connection_times(s: &mut String, r: &RunResult, no_sd: bool) {
     let ms = |ns: f64| ns / 1e6;
     // Total is the recorded latency (ab's done − start); the phases come from the workload.
     let total = (
@@ -436,7 +448,7 @@ fn connection_times<const NO_SD: bool>(s: &mut String, r: &RunResult) {
         ("Total:", Some(total)),
     ];
     let _ = writeln!(s, "Connection Times (ms)");
-    if NO_SD {
+    if no_sd {
         let _ = writeln!(s, "              min     avg       max");
     } else {
         let _ = writeln!(s, "              min    mean[+/-sd]   median       max");
@@ -444,7 +456,7 @@ fn connection_times<const NO_SD: bool>(s: &mut String, r: &RunResult) {
     let mut notes = String::new();
     for (label, row) in rows {
         let (min, mean, sd, median, max) = row.unwrap_or((0.0, 0.0, 0.0, 0.0, 0.0));
-        if NO_SD {
+        if no_sd {
             let _ = writeln!(
                 s,
                 "{label:<12}{:>7.3} {:>7.3} {:>9.3}",
