@@ -401,6 +401,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ("method".into(), method),
         ("headers".into(), a.headers.join("\n")),
         ("http_version".into(), "1.0".into()),
+        // The peer's request headers (User-Agent, Accept).
+        ("default_headers".into(), "ab".into()),
         // ab never verifies certificates.
         ("tls_verify".into(), "off".into()),
         ("tls_sni".into(), if a.no_sni { "off" } else { "on" }.into()),

@@ -303,6 +303,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ),
         ("method".into(), a.method.clone()),
         ("headers".into(), a.headers.join("\n")),
+        // The peer's request headers (User-Agent).
+        ("default_headers".into(), "httperf".into()),
         (
             "http_version".into(),
             if a.http10 { "1.0" } else { "1.1" }.into(),

@@ -1512,3 +1512,110 @@ fn ab_through_nginx_as_a_proxy_from_a_bound_address() {
     );
     assert!(lines.iter().all(|l| *l == want), "{log}");
 }
+
+/// A server that answers each connection's first request (2-byte body, then closes) and keeps
+/// the request heads it read.
+fn head_recording_server() -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+    let heads = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/p", l.local_addr().unwrap());
+    let log = heads.clone();
+    std::thread::spawn(move || {
+        for mut c in l.incoming().flatten() {
+            let mut head = Vec::new();
+            let mut b = [0u8; 4096];
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                match c.read(&mut b) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => head.extend_from_slice(&b[..n]),
+                }
+            }
+            log.lock()
+                .unwrap()
+                .push(String::from_utf8_lossy(&head).into_owned());
+            let _ =
+                c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
+        }
+    });
+    (url, heads)
+}
+
+#[test]
+fn each_grammar_sends_its_peers_request_headers() {
+    let (url, heads) = head_recording_server();
+    let version = env!("CARGO_PKG_VERSION");
+    let port = url
+        .trim_end_matches("/p")
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .to_string();
+    let mut take = || std::mem::take(&mut *heads.lock().unwrap());
+
+    // Native (wrk's request): Host only.
+    json_run(&[
+        "http",
+        &url,
+        "-t",
+        "1",
+        "-c",
+        "1",
+        "-n",
+        "1",
+        "--no-keepalive",
+    ]);
+    assert_eq!(
+        take(),
+        [format!(
+            "GET /p HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+        )]
+    );
+    // -H adds to it; a User-Agent given is the one sent.
+    json_run(&[
+        "http",
+        &url,
+        "-t",
+        "1",
+        "-c",
+        "1",
+        "-n",
+        "1",
+        "--no-keepalive",
+        "-H",
+        "User-Agent: x",
+    ]);
+    let h = take();
+    assert!(
+        h[0].contains("\r\nUser-Agent: x\r\n") && !h[0].contains("Accept"),
+        "{h:?}"
+    );
+
+    // ab: User-Agent and Accept, as ab sends them.
+    stdout_ok(&["ab", "-n", "1", &url]);
+    assert_eq!(
+        take(),
+        [format!(
+            "GET /p HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nUser-Agent: hostbench/{version}\r\n\
+             Accept: */*\r\n\r\n"
+        )]
+    );
+    // httperf: User-Agent only.
+    stdout_ok(&[
+        "httperf",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "--uri",
+        "/p",
+        "--num-conns",
+        "1",
+    ]);
+    let h = take();
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert!(
+        h[0].contains(&format!("\r\nUser-Agent: hostbench/{version}\r\n"))
+            && !h[0].contains("Accept"),
+        "{h:?}"
+    );
+}

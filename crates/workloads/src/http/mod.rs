@@ -85,6 +85,16 @@ const PARAMS: &[ParamSpec] = &[
         sysbench: None,
     },
     ParamSpec {
+        name: "default_headers",
+        kind: ParamKind::Choice(&["wrk", "httperf", "ab"]),
+        default: "wrk",
+        unit: "",
+        help: "headers sent besides Host, as the peer sends them: wrk = none, httperf = \
+               'User-Agent: hostbench/VERSION', ab = that and 'Accept: */*' (each header \
+               costs the server a parse)",
+        sysbench: None,
+    },
+    ParamSpec {
         name: "body_file",
         kind: ParamKind::Text,
         default: "",
@@ -505,7 +515,9 @@ fn setup(
         keep_alive,
         body: &body,
         content_type: (!ct.is_empty()).then_some(ct),
-        user_agent: concat!("hostbench/", env!("CARGO_PKG_VERSION")),
+        user_agent: (p.text("default_headers") != "wrk")
+            .then_some(concat!("hostbench/", env!("CARGO_PKG_VERSION"))),
+        accept: p.text("default_headers") == "ab",
         via_proxy: proxy.is_some(),
     })
     .map_err(err)?;

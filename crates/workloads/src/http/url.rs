@@ -171,8 +171,10 @@ pub struct RequestSpec<'a> {
     pub body: &'a [u8],
     /// Content-Type of the body, if any.
     pub content_type: Option<&'a str>,
-    /// User-Agent.
-    pub user_agent: &'a str,
+    /// User-Agent (None: none, as wrk).
+    pub user_agent: Option<&'a str>,
+    /// Send `Accept: */*` (as ab).
+    pub accept: bool,
     /// The request goes to a proxy: the request line carries the absolute URL.
     pub via_proxy: bool,
 }
@@ -235,10 +237,12 @@ pub fn build_request(s: &RequestSpec<'_>) -> Result<Vec<u8>, String> {
     if !has("host") {
         r.push_str(&format!("Host: {}\r\n", s.url.host_header()));
     }
-    if !has("user-agent") {
-        r.push_str(&format!("User-Agent: {}\r\n", s.user_agent));
+    if let Some(agent) = s.user_agent
+        && !has("user-agent")
+    {
+        r.push_str(&format!("User-Agent: {agent}\r\n"));
     }
-    if !has("accept") {
+    if s.accept && !has("accept") {
         r.push_str("Accept: */*\r\n");
     }
     if !has("connection") {
@@ -315,7 +319,8 @@ mod tests {
             keep_alive: true,
             body: b"",
             content_type: None,
-            user_agent: "hostbench",
+            user_agent: Some("hostbench"),
+            accept: true,
             via_proxy: false,
         })
         .unwrap();
@@ -323,6 +328,21 @@ mod tests {
             String::from_utf8(r).unwrap(),
             "GET /p HTTP/1.1\r\nHost: h:81\r\nUser-Agent: hostbench\r\nAccept: */*\r\nX-A: 1\r\n\r\n"
         );
+        // Without the agent headers: wrk's request, Host only.
+        let r = build_request(&RequestSpec {
+            method: "GET",
+            url: &u,
+            version: "HTTP/1.1",
+            headers: &[],
+            keep_alive: true,
+            body: b"",
+            content_type: None,
+            user_agent: None,
+            accept: false,
+            via_proxy: false,
+        })
+        .unwrap();
+        assert_eq!(r, b"GET /p HTTP/1.1\r\nHost: h:81\r\n\r\n");
         assert!(
             build_request(&RequestSpec {
                 method: "G T",
@@ -332,7 +352,8 @@ mod tests {
                 keep_alive: true,
                 body: b"",
                 content_type: None,
-                user_agent: "x",
+                user_agent: Some("x"),
+                accept: true,
                 via_proxy: false,
             })
             .is_err()
@@ -346,7 +367,8 @@ mod tests {
             keep_alive: false,
             body: b"",
             content_type: None,
-            user_agent: "hostbench",
+            user_agent: Some("hostbench"),
+            accept: true,
             via_proxy: true,
         })
         .unwrap();
