@@ -1550,7 +1550,7 @@ fn each_grammar_sends_its_peers_request_headers() {
         .next()
         .unwrap()
         .to_string();
-    let mut take = || std::mem::take(&mut *heads.lock().unwrap());
+    let take = || std::mem::take(&mut *heads.lock().unwrap());
 
     // Native (wrk's request): Host only.
     json_run(&[
