@@ -274,7 +274,11 @@ pub fn execute_returning(
             _ => {}
         }
     }
-    if output.verbosity >= 2 {
+    // A run that failed before anything completed: its warnings (no responses, too few
+    // events) only restate the error printed below.
+    let failed_empty =
+        result.outcome.stop_reason == StopReason::Error && result.metrics.events == 0;
+    if output.verbosity >= 2 && !failed_empty {
         for w in &result.warnings {
             eprintln!("WARNING: {}", w.message);
         }

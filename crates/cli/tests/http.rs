@@ -454,6 +454,8 @@ fn refused_connections_are_counted_and_ab_stops() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("Connection refused"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
+    // Nothing completed: the error alone, not warnings that restate it.
+    assert!(!err.contains("WARNING"), "{err}");
     let (code, out, err) = run(&["ab", "-r", "-n", "10", &url]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Failed requests:        10\n"), "{out}");
