@@ -24,8 +24,9 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-/// Requests `-g` keeps with `-t` and no `-n` (ab's array size for `-t`).
-const GNUPLOT_TIME_CAP: u64 = 50_000;
+/// ab's request count with `-t` and no `-n` (its array size): what `-g` keeps and what its
+/// heartbeat is a tenth of. hostbench's `-t` itself has no such cap.
+const AB_TIME_REQUESTS: u64 = 50_000;
 
 const USAGE: &str = "Usage: hostbench ab [options] [http://]hostname[:port]/path
 Options are:
@@ -471,7 +472,20 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Some("text") => Format::Layout(hostbench_report::http::render),
         Some(f) => bail!("ab: --format={f}: use ab, json or text"),
     };
-    let output = Output::report(format);
+    let mut output = Output::report(format);
+    if heartbeat {
+        // ab's: a line every tenth of the requests (of its 50,000 with -t alone), at
+        // least 100 apart.
+        let planned = if requests > 0 {
+            requests
+        } else {
+            AB_TIME_REQUESTS
+        };
+        output.progress = Some(exec::Progress {
+            every: (planned / 10).max(100),
+            line: |n| format!("Completed {n} requests"),
+        });
+    }
     let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
     // -g: the file is created before the run (a bad path fails now, not after it), and the
     // records are bounded by -n, or by ab's 50,000 with -t alone.
@@ -483,7 +497,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             let cap = if requests > 0 {
                 requests
             } else {
-                GNUPLOT_TIME_CAP
+                AB_TIME_REQUESTS
             };
             let cap = usize::try_from(cap)
                 .map_err(|_| anyhow!("ab: -g with -n {requests}: too many requests to keep"))?;
@@ -505,8 +519,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             no_sd: a.no_sd,
             heartbeat,
         };
-        // No live "Completed N requests" lines (the run does not stop to print); ab's last
-        // heartbeat line on stderr, unless a socket error ended the run (no report then).
+        // ab's last heartbeat line on stderr, after the "Completed N requests" lines,
+        // unless a socket error ended the run (no report then).
         if heartbeat && result.outcome.stop_reason != StopReason::Error {
             eprintln!("Finished {} requests", result.metrics.events);
         }
@@ -521,7 +535,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         if taken.dropped > 0 {
             eprintln!(
                 "ab: -g {path}: kept the first {kept} of {} responses (with -t and no -n, -g \
-                 keeps at most {GNUPLOT_TIME_CAP}, as ab does; give -n to keep more)",
+                 keeps at most {AB_TIME_REQUESTS}, as ab does; give -n to keep more)",
                 kept as u64 + taken.dropped
             );
         }

@@ -46,6 +46,17 @@ pub struct Output {
     pub debug: bool,
     /// sysbench's `--validate` (the header says so; hostbench's workloads always check).
     pub validate: bool,
+    /// Live progress lines on stderr (ab's "Completed N requests").
+    pub progress: Option<Progress>,
+}
+
+/// A line on stderr each time the completed events reach a multiple of `every`.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// Events between two lines (more than 0).
+    pub every: u64,
+    /// The line for a count.
+    pub line: fn(u64) -> String,
 }
 
 impl Output {
@@ -59,6 +70,7 @@ impl Output {
             seed_given: false,
             debug: false,
             validate: false,
+            progress: None,
         }
     }
 }
@@ -175,6 +187,8 @@ pub fn out(s: &str) {
 
 struct Live<'a> {
     output: &'a Output,
+    /// Progress lines printed so far.
+    lines: std::sync::atomic::AtomicU64,
     params: &'a hostbench_core::params::Params,
     build: &'a (dyn Fn(&Measurement) -> RunResult + Sync),
     workload: &'a dyn Workload,
@@ -203,6 +217,23 @@ impl Observer for Live<'_> {
             out(&sysbench::checkpoint(&(self.build)(m)));
         }
     }
+
+    fn wants_progress(&self) -> bool {
+        self.output.progress.is_some()
+    }
+
+    fn progress(&self, events: u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let Some(p) = self.output.progress else {
+            return;
+        };
+        let due = events / p.every.max(1);
+        let mut e = std::io::stderr().lock();
+        while self.lines.load(Relaxed) < due {
+            let k = self.lines.fetch_add(1, Relaxed) + 1;
+            let _ = writeln!(e, "{}", (p.line)(k * p.every));
+        }
+    }
 }
 
 /// Runs `plan` without printing anything and returns its result, not yet saved (suites save
@@ -221,6 +252,7 @@ pub fn measure(
         seed_given: false,
         debug: false,
         validate: false,
+        progress: None,
     };
     let saving = SaveOptions {
         label,
@@ -521,6 +553,7 @@ fn run_plan(
     }
     let live = Live {
         output,
+        lines: Default::default(),
         params: &plan.params,
         build: &build,
         workload,
@@ -537,6 +570,12 @@ fn run_plan(
         }
         fn checkpoint(&self, m: &Measurement) {
             self.0.checkpoint(m)
+        }
+        fn wants_progress(&self) -> bool {
+            self.0.wants_progress()
+        }
+        fn progress(&self, events: u64) {
+            self.0.progress(events)
         }
     }
     let obs = Started(&live, matches!(output.format, Format::Sysbench) && text);

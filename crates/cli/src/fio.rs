@@ -248,6 +248,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         seed_given: false,
         debug: false,
         validate: false,
+        progress: None,
     };
     // fio prints the layout lines after its start-up lines, which need the run's result:
     // they are kept and placed there (printed at once if the layout fails).

@@ -281,6 +281,7 @@ pub fn run(a: HttpArgs, argv: &[String]) -> Result<ExitCode> {
         seed_given: false,
         debug: false,
         validate: false,
+        progress: None,
     };
     let output = Output {
         verbosity: if a.quiet && matches!(output.format, Format::Layout(_)) {

@@ -176,6 +176,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         seed_given: args.seed != 0,
         debug: false,
         validate: false,
+        progress: None,
     };
     let saving = args.save.options()?;
     exec::execute_with(&plan, &Memlat, &output, &saving, "memlat", argv)

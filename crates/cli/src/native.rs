@@ -300,6 +300,7 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
         seed_given: a.seed != 0,
         debug: false,
         validate: false,
+        progress: None,
     };
     let output = Output {
         verbosity: if a.quiet && matches!(output.format, Format::Native) {

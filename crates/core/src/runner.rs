@@ -158,6 +158,13 @@ pub trait Observer: Sync {
     fn interval(&self, _s: &IntervalSample) {}
     /// A checkpoint was reached; counters reset after this returns.
     fn checkpoint(&self, _m: &Measurement) {}
+    /// True if [`Observer::progress`] should be called.
+    fn wants_progress(&self) -> bool {
+        false
+    }
+    /// Events completed since measurement started (warmup excluded): at every controller
+    /// wake-up (at most 50 ms apart) and once more when the workers have stopped.
+    fn progress(&self, _events: u64) {}
 }
 
 /// An observer that ignores everything.
@@ -865,6 +872,9 @@ impl<'a> Controller<'a> {
                 self.baseline = self.counters();
                 self.segment_start = Instant::now();
             }
+            if !warming && observer.wants_progress() {
+                observer.progress(self.counters().events - self.baseline.events);
+            }
             let mut wake = now + Duration::from_millis(50);
             for t in [
                 next_tick,
@@ -886,6 +896,9 @@ impl<'a> Controller<'a> {
             if let Some(h) = h.take() {
                 let _ = h.join();
             }
+        }
+        if !warming && observer.wants_progress() {
+            observer.progress(self.counters().events - self.baseline.events);
         }
         // Every worker stopped at the time limit before the controller reached the tick on
         // it: report that interval all the same, so the last line does not depend on who
