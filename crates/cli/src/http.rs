@@ -90,6 +90,13 @@ pub struct HttpArgs {
     /// URL 'self': the built-in server speaks HTTPS (self-signed; the client trusts it).
     #[arg(long)]
     tls: bool,
+    /// Local address each connection is bound to before connecting (ab's -B).
+    #[arg(long, value_name = "ADDRESS")]
+    bind: Option<String>,
+    /// Send requests through this HTTP forward proxy, HOST:PORT (ab's -X); credentials go
+    /// in -H 'Proxy-Authorization: Basic ...'.
+    #[arg(long, value_name = "HOST:PORT")]
+    proxy: Option<String>,
     /// Percentiles to report, comma-separated.
     #[arg(
         short = 'p',
@@ -242,6 +249,12 @@ pub fn run(a: HttpArgs, argv: &[String]) -> Result<ExitCode> {
     }
     if let Some(c) = &a.ciphers {
         ov.push(("tls_ciphers".into(), c.clone()));
+    }
+    if let Some(b) = &a.bind {
+        ov.push(("bind".into(), b.trim().to_string()));
+    }
+    if let Some(x) = &a.proxy {
+        ov.push(("proxy".into(), x.trim().to_string()));
     }
     if let Some(n) = &a.tls_server_name {
         ov.push(("tls_server_name".into(), n.clone()));

@@ -1443,6 +1443,57 @@ fn address_recording_server() -> (String, Arc<std::sync::Mutex<Vec<std::net::IpA
 }
 
 #[test]
+fn the_native_command_binds_and_goes_through_a_proxy_too() {
+    let (url, peers) = address_recording_server();
+    let v = json_run(&[
+        "http",
+        &url,
+        "--bind",
+        "127.0.0.2",
+        "-n",
+        "4",
+        "-c",
+        "2",
+        "-t",
+        "1",
+        "--no-keepalive",
+    ]);
+    assert_eq!(v["metrics"]["events"], 4);
+    let seen: Vec<_> = std::mem::take(&mut *peers.lock().unwrap());
+    assert_eq!(seen.len(), 4);
+    assert!(
+        seen.iter().all(|a| a.to_string() == "127.0.0.2"),
+        "{seen:?}"
+    );
+
+    let s = Serve::start(&["--body-size", "7"]);
+    let (proxy, lines) = forward_proxy();
+    let v = json_run(&[
+        "http",
+        &format!("{}x", s.url),
+        "--proxy",
+        &format!("127.0.0.1:{proxy}"),
+        "-H",
+        "Proxy-Authorization: Basic dTpw",
+        "-n",
+        "3",
+        "-c",
+        "1",
+        "-t",
+        "1",
+        "--http1.0",
+        "--no-keepalive",
+    ]);
+    assert_eq!(v["metrics"]["events"], 3);
+    let lines = lines.lock().unwrap();
+    assert_eq!(lines.len(), 3);
+    for (line, auth) in lines.iter() {
+        assert_eq!(line, &format!("GET http://127.0.0.1:{}/x HTTP/1.0", s.port));
+        assert_eq!(auth, "Basic dTpw");
+    }
+}
+
+#[test]
 fn ab_binds_connections_to_the_address_given_with_b() {
     let (url, peers) = address_recording_server();
     stdout_ok(&["ab", "-n", "6", "-c", "2", &url]);
