@@ -473,6 +473,30 @@ fn a_bogus_length_is_refused_before_anything_is_allocated_for_it() {
 }
 
 #[test]
+fn the_crate_client_gives_up_on_a_silent_server_too() {
+    // --pgsql-client=crate: the postgres crate bounds only the TCP connect; the login is
+    // bounded by hostbench (10 s), as the lean client's.
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let (mut s, _) = l.accept().unwrap();
+        let _ = s.read(&mut [0u8; 256]);
+        std::thread::sleep(std::time::Duration::from_secs(15));
+    });
+    let t0 = std::time::Instant::now();
+    let e = hostbench_workloads::db::pg::PgConn::open(&target(port, "pw"))
+        .err()
+        .expect("refused");
+    let took = t0.elapsed();
+    assert!(
+        took >= std::time::Duration::from_secs(9) && took < std::time::Duration::from_secs(14),
+        "{took:?}: {e}"
+    );
+    assert_eq!(e.class, ErrClass::Other, "{e}");
+    assert!(e.message.contains("no answer to the login"), "{e}");
+}
+
+#[test]
 fn a_silent_server_and_another_protocol_are_clear_setup_errors() {
     // Accepts and says nothing (a stopped process, a server waiting for its own greeting):
     // the login gives up after 10 s instead of holding the run.

@@ -99,12 +99,37 @@ impl PgConn {
         if !password.is_empty() {
             cfg.password(password);
         }
-        let client = cfg.connect(NoTls).map_err(|e| {
-            let mut d = err(e);
-            // Not reachable or refused at start: not a "lost" connection but a setup error.
-            d.class = ErrClass::Other;
-            d
-        })?;
+        // The crate bounds the TCP connect only; a server that accepts and never answers
+        // (another protocol on the port, a stopped process) would hold the login for ever.
+        // Log in on a helper thread and give up after the lean clients' login time limit;
+        // the thread ends when that server hangs up.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("hb-pg-login".into())
+            .spawn(move || {
+                let _ = tx.send(cfg.connect(NoTls));
+            })
+            .map_err(|e| DbError::new(ErrClass::Other, format!("cannot start a thread: {e}")))?;
+        let timeout = Duration::from_secs(super::wire::LOGIN_TIMEOUT_S);
+        let client = match rx.recv_timeout(timeout) {
+            Ok(r) => r.map_err(|e| {
+                let mut d = err(e);
+                // Not reachable or refused at start: not a "lost" connection but a setup
+                // error.
+                d.class = ErrClass::Other;
+                d
+            })?,
+            Err(_) => {
+                return Err(DbError::new(
+                    ErrClass::Other,
+                    format!(
+                        "no answer to the login within {} s: is a PostgreSQL server listening \
+                         there (its usual port is 5432)?",
+                        super::wire::LOGIN_TIMEOUT_S
+                    ),
+                ));
+            }
+        };
         Ok(PgConn {
             client,
             stmts: Vec::new(),
