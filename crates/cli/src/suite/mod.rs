@@ -148,14 +148,20 @@ pub fn main(a: SuiteArgs, argv: &[String]) -> Result<ExitCode> {
     Ok(code)
 }
 
-/// Seconds a run of `e` is expected to take, for the progress bar.
-fn run_estimate(e: &Entry) -> f64 {
+/// Seconds a run of `e` is expected to take, when its time limit says so; None for runs that
+/// end by an event count or their own quota (fio's size, small files' count).
+fn known_estimate(e: &Entry) -> Option<f64> {
     match &e.what {
-        What::Timer => 0.2,
-        What::Workload { plan, .. } if plan.time_s > 0.0 => plan.time_s + plan.warmup_s + 0.3,
-        // Event limits and workloads with their own quota: a guess.
-        What::Workload { .. } => 2.0,
+        What::Timer => Some(0.2),
+        What::Workload { plan, .. } if plan.time_s > 0.0 => Some(plan.time_s + plan.warmup_s + 0.3),
+        What::Workload { .. } => None,
     }
+}
+
+/// Seconds a run of `e` is expected to take, for the progress bar (2 s where no time
+/// limit tells: a guess the bar corrects as the run goes).
+fn run_estimate(e: &Entry) -> f64 {
+    known_estimate(e).unwrap_or(2.0)
 }
 
 /// `--check`: what would run, one aligned line per entry, with the time each run is expected
@@ -164,9 +170,14 @@ fn check_text(s: &Suite) -> String {
     let at = |reps: fn(&Entry) -> u32| -> f64 {
         s.entries
             .iter()
-            .map(|e| run_estimate(e) * f64::from(reps(e)))
+            .filter_map(|e| Some(known_estimate(e)? * f64::from(reps(e))))
             .sum()
     };
+    let untimed = s
+        .entries
+        .iter()
+        .filter(|e| known_estimate(e).is_none())
+        .count();
     let (low, high) = (at(|e| e.reps.min), at(|e| e.reps.max));
     let staged = s
         .entries
@@ -186,6 +197,14 @@ fn check_text(s: &Suite) -> String {
         duration_text(low),
         duration_text(high),
     );
+    if untimed > 0 {
+        let _ = write!(
+            out,
+            ", plus {untimed} entr{} with no time limit (they end by size or count: not \
+             estimated)",
+            if untimed == 1 { "y" } else { "ies" }
+        );
+    }
     if staged > 0 {
         let _ = write!(
             out,
@@ -214,7 +233,7 @@ fn check_text(s: &Suite) -> String {
                 e.name.clone(),
                 e.line.to_string(),
                 reps,
-                duration_text(run_estimate(e)),
+                known_estimate(e).map_or_else(|| "size/count".into(), duration_text),
                 what_text(&e.what),
             ]
         })
