@@ -579,15 +579,30 @@ fn run_plan(
         }
     }
     let obs = Started(&live, matches!(output.format, Format::Sysbench) && text);
-    let before = activity::sample();
+    // The server under test, when it runs here (nginx on loopback): its CPU time is part of
+    // the experiment, reported as such and not as other activity.
+    let me = std::process::id();
+    let servers: Vec<u32> = instance
+        .local_server_ports()
+        .into_iter()
+        .flat_map(hostbench_hostinfo::procs::tcp_listeners)
+        .filter(|&p| p != me)
+        .collect();
+    let before = activity::sample_with_servers(&servers);
     let m =
         runner::run(&plan, instance.as_ref(), clock, &obs).context("the run could not start")?;
-    let after = activity::sample();
+    let after = activity::sample_with_servers(&servers);
     let mut result = build(&m);
     let cpus = match host.cpu.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         n => n,
     };
+    if let Some(c) = activity::server_cpus(&before, &after, cpus) {
+        result
+            .workload
+            .facts
+            .insert("local_server_cpus".into(), (c * 100.0).round() / 100.0);
+    }
     result
         .warnings
         .extend(activity::activity_warnings(&before, &after, cpus));

@@ -1689,3 +1689,22 @@ fn each_grammar_sends_its_peers_request_headers() {
         "{h:?}"
     );
 }
+
+#[test]
+fn a_server_on_this_machine_has_its_cpu_reported_not_counted_as_noise() {
+    // `hostbench serve` is another process listening on loopback: found by its socket, its CPU
+    // time is the server's (a fact and a report line), not other processes' activity.
+    let s = Serve::start(&[]);
+    let v = json_run(&["http", &s.url, "-d", "1500ms", "-c", "8", "-t", "1"]);
+    let c = fact(&v, "local_server_cpus");
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    assert!(c > 0.05 && c <= cpus + 0.5, "{c}");
+    let out = stdout_ok(&["http", &s.url, "-d", "1s", "-c", "4", "-t", "1"]);
+    assert!(out.contains("\nServer CPU: "), "{out}");
+    // The built-in server runs inside the load generator: nothing to report apart.
+    let v = json_run(&["http", "self", "-d", "1s", "-c", "4", "-t", "1"]);
+    assert!(
+        v["workload"]["facts"].get("local_server_cpus").is_none(),
+        "{v}"
+    );
+}

@@ -222,6 +222,12 @@ pub trait Instance: Send + Sync {
     fn warnings(&self) -> Vec<Warning> {
         Vec::new()
     }
+    /// TCP ports of servers on this machine that the run loads (a web server on loopback),
+    /// asked before the run: their processes' CPU time is reported as the server's, not as
+    /// other activity. Default: none.
+    fn local_server_ports(&self) -> Vec<u16> {
+        Vec::new()
+    }
 }
 
 /// One thread's worker, of either shape.

@@ -46,11 +46,36 @@ pub struct ActivitySample {
     pub swap_in: Option<u64>,
     /// Pages swapped out since boot (`pswpout`).
     pub swap_out: Option<u64>,
+    /// CPU time of the local server processes under test (see [`sample_with_servers`]),
+    /// ticks; they are part of the experiment, not other activity.
+    pub server_ticks: Option<u64>,
 }
 
 /// Samples the live system.
 pub fn sample() -> ActivitySample {
     sample_at(&Fs::system())
+}
+
+/// [`sample`], plus the CPU time of `servers`: processes on this machine that the run talks
+/// to (a web server on loopback), whose CPU time is then not counted as other activity.
+pub fn sample_with_servers(servers: &[u32]) -> ActivitySample {
+    let mut s = sample();
+    if !servers.is_empty() {
+        s.server_ticks = Some(crate::procs::cpu_ticks(servers).0);
+    }
+    s
+}
+
+/// Average number of CPUs the server processes used between `before` and `after` (their CPU
+/// time over the wall time), when both samples have them and span at least [`MIN_TICKS`].
+pub fn server_cpus(before: &ActivitySample, after: &ActivitySample, cpus: u32) -> Option<f64> {
+    let (b, a) = (before.cpu?, after.cpu?);
+    let total = a.total.saturating_sub(b.total);
+    if total < MIN_TICKS || cpus == 0 {
+        return None;
+    }
+    let used = after.server_ticks?.saturating_sub(before.server_ticks?);
+    Some(used as f64 / total as f64 * f64::from(cpus))
 }
 
 /// [`sample`] over the tree at `fs`.
@@ -62,6 +87,7 @@ pub(crate) fn sample_at(fs: &Fs) -> ActivitySample {
         self_ticks: fs.read("/proc/self/stat").and_then(|s| parse_self_stat(&s)),
         swap_in: vmstat_value(&vmstat, "pswpin"),
         swap_out: vmstat_value(&vmstat, "pswpout"),
+        server_ticks: None,
     }
 }
 
@@ -132,7 +158,11 @@ pub fn activity_warnings(
                 .filter(|&t| t > 0);
             if let Some(own) = own {
                 judged_cpu = true;
-                let others = busy.saturating_sub(own);
+                let server = before
+                    .server_ticks
+                    .zip(after.server_ticks)
+                    .map_or(0, |(sb, sa)| sa.saturating_sub(sb));
+                let others = busy.saturating_sub(own).saturating_sub(server);
                 let share = others as f64 / total as f64;
                 if share > OTHERS_BUSY_MAX {
                     w.push(Warning {

@@ -69,6 +69,15 @@ impl Fs {
         Some(format!("/{}", rel.to_str()?))
     }
 
+    /// Where symbolic link `abs` points (`socket:[123]` for a socket descriptor).
+    pub(crate) fn read_link(&self, abs: &str) -> Option<String> {
+        std::fs::read_link(self.path(abs))
+            .ok()?
+            .into_os_string()
+            .into_string()
+            .ok()
+    }
+
     /// Names of the entries of directory `abs`; empty when it cannot be listed.
     pub(crate) fn list_dir(&self, abs: &str) -> Vec<String> {
         let Ok(rd) = std::fs::read_dir(self.path(abs)) else {

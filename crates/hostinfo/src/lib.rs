@@ -35,6 +35,7 @@ mod dir;
 mod fs;
 mod memory;
 mod os;
+pub mod procs;
 mod timer;
 
 use hostbench_core::clock::Clock;

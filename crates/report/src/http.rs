@@ -263,6 +263,13 @@ pub fn render(r: &RunResult) -> String {
             0.0
         }
     );
+    if let Some(c) = r.workload.facts.get("local_server_cpus") {
+        let _ = writeln!(
+            s,
+            "Server CPU: {c:.2} CPU(s) on average (the processes listening on the target port \
+             on this machine)"
+        );
+    }
     s
 }
 

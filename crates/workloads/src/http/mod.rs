@@ -636,6 +636,16 @@ impl Instance for HttpInstance {
         ))))
     }
 
+    fn local_server_ports(&self) -> Vec<u16> {
+        // The server connections go to (or the proxy), when it is on loopback and not the
+        // built-in one (whose CPU time is this process's).
+        if self.server.is_none() && self.cfg.addr.ip().is_loopback() {
+            vec![self.cfg.addr.port()]
+        } else {
+            Vec::new()
+        }
+    }
+
     fn facts(&self) -> Vec<(String, f64)> {
         let s = self.stats();
         let (u0, s0) = self.cpu0;
