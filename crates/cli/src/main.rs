@@ -2,6 +2,16 @@
 //! front-end, and maps errors to exit codes (0 ok, 1 the run failed, 2 usage or setup
 //! error, 130 interrupted). Errors are one line on stderr that says what to fix.
 
+/// std's `eprintln!` panics when stderr is a closed pipe (`hostbench ... 2>&1 | head`); a
+/// line nobody can read any more is dropped instead, and the run goes on to its exit code.
+/// Defined before the modules so that every `eprintln!` in this crate is this one.
+macro_rules! eprintln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
 mod ab;
 mod compare;
 mod exec;

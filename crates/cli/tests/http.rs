@@ -1708,3 +1708,18 @@ fn a_server_on_this_machine_has_its_cpu_reported_not_counted_as_noise() {
         "{v}"
     );
 }
+
+#[test]
+fn a_closed_stderr_is_not_a_panic() {
+    // `hostbench ab ... 2>&1 | head -3`: the reader goes away while progress lines are due.
+    let s = Serve::start(&[]);
+    let mut child = hb_std()
+        .args(["ab", "-n", "3000", "-c", "2", &s.url])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
