@@ -473,7 +473,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Some(f) => bail!("ab: --format={f}: use ab, json or text"),
     };
     let mut output = Output::report(format);
-    if heartbeat {
+    if heartbeat && (ab_layout || a.html) {
         // ab's: a line every tenth of the requests (of its 50,000 with -t alone), at
         // least 100 apart.
         let planned = if requests > 0 {
@@ -513,17 +513,17 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         None => w,
     };
     let (code, result) = exec::execute_returning(&plan, workload, &output, &saving, "ab", argv)?;
+    // ab's last heartbeat line on stderr, after the "Completed N requests" lines (ab's own
+    // reports only), unless a socket error ended the run (no report then).
+    if heartbeat && (ab_layout || a.html) && result.outcome.stop_reason != StopReason::Error {
+        eprintln!("Finished {} requests", result.metrics.events);
+    }
     if ab_layout {
         let layout = hostbench_report::ab::Layout {
             no_pct: a.no_pct,
             no_sd: a.no_sd,
             heartbeat,
         };
-        // ab's last heartbeat line on stderr, after the "Completed N requests" lines,
-        // unless a socket error ended the run (no report then).
-        if heartbeat && result.outcome.stop_reason != StopReason::Error {
-            eprintln!("Finished {} requests", result.metrics.events);
-        }
         exec::out(&hostbench_report::ab::render_with(&result, layout));
     }
     if a.html {

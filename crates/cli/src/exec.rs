@@ -306,12 +306,20 @@ pub fn execute_returning(
             _ => {}
         }
     }
-    // A run that failed before anything completed: its warnings (no responses, too few
-    // events) only restate the error printed below.
-    let failed_empty =
-        result.outcome.stop_reason == StopReason::Error && result.metrics.events == 0;
-    if output.verbosity >= 2 && !failed_empty {
-        for w in &result.warnings {
+    // A run where nothing completed because requests failed: "too few events" only restates
+    // that (the errors and their hints are printed).
+    let failed_empty = result.metrics.events == 0
+        && (result.outcome.stop_reason == StopReason::Error
+            || result
+                .warnings
+                .iter()
+                .any(|w| w.kind == hostbench_core::result::WarningKind::Errors));
+    if output.verbosity >= 2 {
+        for w in result
+            .warnings
+            .iter()
+            .filter(|w| !(failed_empty && w.kind == hostbench_core::result::WarningKind::FewEvents))
+        {
             eprintln!("WARNING: {}", w.message);
         }
     }

@@ -243,7 +243,14 @@ pub fn run(a: HttpArgs, argv: &[String]) -> Result<ExitCode> {
             .into(),
         ),
         ("self_tls".into(), if a.tls { "on" } else { "off" }.into()),
+        ("connect_check".into(), "on".into()),
     ];
+    if a.url.trim() == "self" && (a.proxy.is_some() || a.bind.is_some()) {
+        bail!(
+            "--proxy and --bind are for an external server; URL 'self' is the built-in one, \
+             reached directly on loopback"
+        );
+    }
     if a.tls && a.url.trim() != "self" {
         bail!("--tls is for URL 'self' (the built-in server); for another server write https://");
     }
@@ -306,5 +313,17 @@ pub fn run(a: HttpArgs, argv: &[String]) -> Result<ExitCode> {
         ..output
     };
     let saving = a.save.options()?;
-    exec::execute_with(&plan, w, &output, &saving, "native", argv)
+    let (code, result) = exec::execute_returning(&plan, w, &output, &saving, "native", argv)?;
+    let failed = result
+        .workload
+        .facts
+        .get("errors")
+        .is_some_and(|&e| e > 0.0);
+    if code == ExitCode::SUCCESS && result.metrics.events == 0 && failed {
+        // Every request failed (a server that went away, TLS to a plain port, one that
+        // never answers): a failed run, not a measurement of zero.
+        eprintln!("FATAL: no request succeeded; the errors are above (and in the result)");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(code)
 }

@@ -548,7 +548,7 @@ impl RunResult {
                 kind: WarningKind::FewEvents,
                 message: format!(
                     "only {} event(s) completed: rates and percentiles are not meaningful. Run \
-                     longer (--time) or with less work per event.",
+                     longer (a longer time limit or more events) or with less work per event.",
                     self.latency.count
                 ),
             });

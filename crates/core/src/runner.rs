@@ -162,8 +162,9 @@ pub trait Observer: Sync {
     fn wants_progress(&self) -> bool {
         false
     }
-    /// Events completed since measurement started (warmup excluded): at every controller
-    /// wake-up (at most 50 ms apart) and once more when the workers have stopped.
+    /// Events completed since measurement started, or since the last checkpoint (warmup
+    /// excluded): at every controller wake-up (at most 50 ms apart) and once more when the
+    /// workers have stopped.
     fn progress(&self, _events: u64) {}
 }
 

@@ -95,6 +95,15 @@ const PARAMS: &[ParamSpec] = &[
         sysbench: None,
     },
     ParamSpec {
+        name: "connect_check",
+        kind: ParamKind::Bool,
+        default: "off",
+        unit: "",
+        help: "connect once before the run and fail at once if the server is not there \
+               (wrk's check; the native command turns it on)",
+        sysbench: None,
+    },
+    ParamSpec {
         name: "body_file",
         kind: ParamKind::Text,
         default: "",
@@ -583,6 +592,19 @@ fn setup(
         rcvbuf: p.int("recv_buffer").clamp(0, i32::MAX as i64) as u32,
         tls,
     };
+    // One TCP connect before the run, as wrk does (native command): a server that is down
+    // is a clear setup error, not a run of refused connections. Not with a bound local
+    // address (the test would come from another one) nor the built-in server.
+    if p.bool("connect_check") && server.is_none() && cfg.bind.is_none() {
+        std::net::TcpStream::connect_timeout(&cfg.addr, std::time::Duration::from_secs(5))
+            .map_err(|e| {
+                err(format!(
+                    "cannot connect to {}{}: {e}; is the server up?",
+                    cfg.addr,
+                    if proxy.is_some() { " (the proxy)" } else { "" }
+                ))
+            })?;
+    }
     Ok(Box::new(HttpInstance {
         cfg: Arc::new(cfg),
         stats: Arc::new(Mutex::new(Stats::default())),
@@ -848,13 +870,20 @@ impl Instance for HttpInstance {
                 .filter(|k| s.errors[**k as usize] > 0)
                 .map(|k| format!("{} {}", k.name().replace('_', " "), s.errors[*k as usize]))
                 .collect();
+            let covered = if s.responses == 0 {
+                "none completed".to_string()
+            } else {
+                format!(
+                    "the figures cover the {} responses that completed",
+                    s.responses
+                )
+            };
             w.push(Warning {
                 kind: WarningKind::Errors,
                 message: format!(
-                    "{total} request(s) failed ({}); the figures cover the {} responses that \
-                     completed. Check that the server at {} is up and sized for this load.",
+                    "{total} request(s) failed ({}); {covered}. Check that the server at {} is \
+                     up and sized for this load.",
                     kinds.join(", "),
-                    s.responses,
                     self.cfg.addr
                 ),
             });
