@@ -117,6 +117,7 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
             Some((k, v)) => (k, Some(v.to_string())),
             None => (long, None),
         };
+        let k = long_name(k)?;
         let flag = matches!(
             k,
             "hog"
@@ -265,6 +266,76 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
     Ok(Some(a))
 }
 
+/// Every long option this front-end knows (httperf's, then hostbench's own).
+const LONG_OPTIONS: &[&str] = &[
+    "add-header",
+    "burst-length",
+    "client",
+    "debug",
+    "failure-status",
+    "help",
+    "hog",
+    "http-version",
+    "max-connections",
+    "max-piped-calls",
+    "method",
+    "no-host-hdr",
+    "num-calls",
+    "num-conns",
+    "period",
+    "periodic-stats",
+    "port",
+    "print-reply",
+    "print-request",
+    "rate",
+    "recv-buffer",
+    "retry-on-failure",
+    "send-buffer",
+    "server",
+    "session-cookies",
+    "ssl",
+    "ssl-ciphers",
+    "ssl-no-reuse",
+    "think-timeout",
+    "timeout",
+    "uri",
+    "use-timer-cache",
+    "verbose",
+    "version",
+    "wlog",
+    "wsess",
+    "wsesslog",
+    "wset",
+    "format",
+    "label",
+    "no-save",
+    "results-db",
+    "runtime",
+    "threads",
+    "tls-server-name",
+];
+
+/// The option `k` names: itself, or the one option it is a prefix of (httperf parses with
+/// getopt_long, which takes unambiguous abbreviations: `--num-conn`, `--ra`).
+fn long_name(k: &str) -> Result<&str> {
+    if LONG_OPTIONS.contains(&k) || k.is_empty() {
+        return Ok(k);
+    }
+    let hits: Vec<&str> = LONG_OPTIONS
+        .iter()
+        .copied()
+        .filter(|o| o.starts_with(k))
+        .collect();
+    match hits[..] {
+        [one] => Ok(one),
+        [] => Ok(k),
+        _ => bail!(
+            "httperf: --{k} is ambiguous: it could be --{}; write more of the name",
+            hits.join(", --")
+        ),
+    }
+}
+
 /// Runs `hostbench httperf ...`.
 pub fn main(argv: &[String]) -> Result<ExitCode> {
     let Some(a) = parse(&argv[2..])? else {
@@ -357,6 +428,26 @@ mod tests {
 
     fn p(v: &[&str]) -> Result<Option<Args>> {
         parse(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn abbreviations_as_getopt_long_takes_them() {
+        let a = p(&["--num-conn", "5", "--ra=10", "--num-cal", "3", "--ti", "2"])
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (a.num_conns, a.rate, a.num_calls, a.timeout),
+            (5, 10.0, 3, 2.0)
+        );
+        let e = p(&["--num-c", "5"]).err().unwrap().to_string();
+        assert!(
+            e.contains("ambiguous") && e.contains("--num-calls, --num-conns"),
+            "{e}"
+        );
+        // `--ssl` is a whole name, not a prefix of --ssl-ciphers.
+        assert!(p(&["--ssl"]).unwrap().unwrap().ssl);
+        let e = p(&["--bogus", "1"]).err().unwrap().to_string();
+        assert!(e.contains("unknown option --bogus"), "{e}");
     }
 
     #[test]
