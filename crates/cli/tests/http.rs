@@ -1780,3 +1780,56 @@ fn a_closed_stderr_is_not_a_panic() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(0), "{status:?}");
 }
+
+#[test]
+fn httperf_echoes_its_options_as_httperf_does() {
+    // The first line of httperf's report, checked against httperf 0.9.0 (Debian 12).
+    let s = Serve::start(&[]);
+    let port = s.port.to_string();
+    let out = stdout_ok(&[
+        "httperf",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "--uri",
+        "/x",
+        "--num-conns",
+        "2",
+        "--period=e0.01",
+        "--num-calls",
+        "2",
+        "--http-version",
+        "1.0",
+        "--hog",
+        "--add-header",
+        "X: y\\n",
+        "--timeout",
+        "2",
+    ]);
+    assert_eq!(
+        out.lines().next().unwrap(),
+        format!(
+            "httperf --timeout=2 --hog --client=0/1 --server=127.0.0.1 --port={port} --uri=/x \
+             --http-version=1.0 --period=e0.01 --send-buffer=4096 --recv-buffer=16384 \
+             --add-header='X: y\\n' --num-conns=2 --num-calls=2"
+        )
+    );
+    // No --rate given: none echoed.
+    let out = stdout_ok(&[
+        "httperf",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "--num-conn",
+        "1",
+    ]);
+    assert_eq!(
+        out.lines().next().unwrap(),
+        format!(
+            "httperf --client=0/1 --server=127.0.0.1 --port={port} --uri=/ --send-buffer=4096 \
+             --recv-buffer=16384 --num-conns=1 --num-calls=1"
+        )
+    );
+}

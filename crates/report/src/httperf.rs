@@ -35,15 +35,65 @@ pub fn render(r: &RunResult) -> String {
             ssl.push_str(" --ssl-no-reuse");
         }
     }
+    // The options line, in httperf's order; --timeout and --hog only when the httperf
+    // command line gave them (httperf prints what was set, and a run of another grammar has
+    // neither).
+    let typed = |name: &str| {
+        r.config.grammar == "httperf"
+            && r.config.command_line.iter().skip(2).any(|a| {
+                let k = a.trim_start_matches("--");
+                let k = k.split('=').next().unwrap_or("");
+                a.starts_with("--") && k.len() >= 2 && name.starts_with(k)
+            })
+    };
+    let mut line = String::from("httperf");
+    if typed("timeout")
+        && let Some(Value::Float(t)) = r.workload.params.values().get("timeout")
+    {
+        let _ = write!(line, " --timeout={t}");
+    }
+    if typed("hog") {
+        line.push_str(" --hog");
+    }
+    let _ = write!(
+        line,
+        " --client=0/1 --server={host} --port={port} --uri={path}"
+    );
+    if param_text(r, "http_version") == "1.0" {
+        line.push_str(" --http-version=1.0");
+    }
+    let rate = r.config.rate_per_s;
+    if rate > 0.0 {
+        if param_text(r, "schedule") == "poisson" {
+            let _ = write!(line, " --period=e{}", 1.0 / rate);
+        } else {
+            let _ = write!(line, " --rate={rate}");
+        }
+    }
+    let buf = |n: &str, default: i64| match int(n) {
+        0 => default,
+        b => b,
+    };
+    let _ = write!(
+        line,
+        " --send-buffer={} --recv-buffer={}{ssl}",
+        buf("send_buffer", 4096),
+        buf("recv_buffer", 16384)
+    );
+    let headers = param_text(r, "headers");
+    if !headers.trim().is_empty() {
+        let joined: String = headers
+            .lines()
+            .filter(|h| !h.trim().is_empty())
+            .map(|h| format!("{h}\\n"))
+            .collect();
+        let _ = write!(line, " --add-header='{joined}'");
+    }
     let _ = writeln!(
         s,
-        "httperf --client=0/1 --server={host} --port={port} --uri={path} --rate={} \
-         --send-buffer={} --recv-buffer={}{ssl} --num-conns={} --num-calls={}",
-        r.config.rate_per_s,
-        int("send_buffer"),
-        int("recv_buffer"),
+        "{line} --num-conns={} --num-calls={}",
         r.config.event_limit,
-        int("calls")
+        int("calls").max(1)
     );
     let _ = writeln!(
         s,
