@@ -1833,3 +1833,20 @@ fn httperf_echoes_its_options_as_httperf_does() {
         )
     );
 }
+
+#[test]
+fn ab_says_how_far_it_got_when_the_server_goes_away() {
+    // The server stops after 1 s of a 5 s run: ab's "Total of N requests completed", no
+    // report, the error on stderr, exit 1.
+    let s = Serve::start(&["--duration", "1s"]);
+    let (code, out, err) = run(&["ab", "-t", "5", "-c", "2", &s.url]);
+    assert_eq!(code, 1, "{err}");
+    let total = out
+        .lines()
+        .find_map(|l| l.strip_prefix("Total of "))
+        .and_then(|l| l.strip_suffix(" requests completed"))
+        .and_then(|n| n.parse::<u64>().ok());
+    assert!(total.is_some_and(|n| n > 0), "{out}");
+    assert!(!out.contains("Requests per second"), "{out}");
+    assert!(err.contains("FATAL: "), "{err}");
+}

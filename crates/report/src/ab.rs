@@ -144,8 +144,12 @@ pub fn render_with(r: &RunResult, o: Layout) -> String {
     );
     let (host, through) = (&m.host, &m.through);
     if m.aborted {
-        // ab prints no report when a socket error ends the run (the error goes to stderr).
+        // ab prints no report when a socket error ends the run (the error goes to stderr),
+        // only how far it got.
         let _ = writeln!(s, "\nBenchmarking {host} {through}(be patient)");
+        if r.metrics.events > 0 {
+            let _ = writeln!(s, "Total of {} requests completed", r.metrics.events);
+        }
         return s;
     }
     // With ab's heartbeat the line ends at "(be patient)" (progress went to stderr);
