@@ -61,6 +61,8 @@ struct Args {
     threads: usize,
     runtime: f64,
     think: f64,
+    /// `--wsess` was given (the report adds httperf's Session lines).
+    wsess: bool,
     ssl: bool,
     ssl_no_reuse: bool,
     ssl_ciphers: Option<String>,
@@ -89,6 +91,7 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
         threads: 1,
         runtime: 0.0,
         think: 0.0,
+        wsess: false,
         ssl: false,
         ssl_no_reuse: false,
         ssl_ciphers: None,
@@ -204,6 +207,7 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
                     return Err(bad());
                 }
                 a.think = think;
+                a.wsess = true;
             }
             "timeout" => {
                 a.timeout = number("seconds")?;
@@ -388,6 +392,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ("send_buffer".into(), a.send_buffer.to_string()),
         ("recv_buffer".into(), a.recv_buffer.to_string()),
         ("think".into(), format!("{}", a.think)),
+        ("sessions".into(), if a.wsess { "on" } else { "off" }.into()),
         // httperf never verifies certificates.
         ("tls_verify".into(), "off".into()),
         (

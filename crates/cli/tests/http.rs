@@ -1850,3 +1850,61 @@ fn ab_says_how_far_it_got_when_the_server_goes_away() {
     assert!(!out.contains("Requests per second"), "{out}");
     assert!(err.contains("FATAL: "), "{err}");
 }
+
+#[test]
+fn httperf_wsess_prints_the_session_lines() {
+    // 5 sessions of 3 calls 0.2 s apart: each lives about 0.4 s, every call answered.
+    let s = Serve::start(&[]);
+    let port = s.port.to_string();
+    let out = stdout_ok(&[
+        "httperf",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "--wsess=5,3,0.2",
+        "--rate",
+        "10",
+    ]);
+    assert!(
+        out.lines().next().unwrap().ends_with(" --wsess=5,3,0.200"),
+        "{out}"
+    );
+    let tail: Vec<&str> = out.lines().rev().take(5).collect();
+    assert!(
+        tail[4].starts_with("Session rate [sess/s]: min 0.00 avg ") && tail[4].ends_with(" (5/5)"),
+        "{out}"
+    );
+    assert_eq!(tail[3], "Session: avg 1.00 connections/session", "{out}");
+    assert_eq!(tail[2], "Session lifetime [s]: 0.4", "{out}");
+    assert_eq!(tail[1], "Session failtime [s]: 0.0", "{out}");
+    assert_eq!(tail[0], "Session length histogram: 0 0 0 5", "{out}");
+    // Refused: every session fails with no call answered.
+    let closed = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port().to_string()
+    };
+    let out = stdout_ok(&[
+        "httperf",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &closed,
+        "--wsess=3,2,0",
+        "--rate",
+        "100",
+    ]);
+    assert!(out.contains(" (0/3)\n"), "{out}");
+    assert!(out.ends_with("Session length histogram: 3 0 0\n"), "{out}");
+    // Without --wsess: no Session lines.
+    let out = stdout_ok(&[
+        "httperf",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "--num-conns",
+        "2",
+    ]);
+    assert!(!out.contains("Session"), "{out}");
+}

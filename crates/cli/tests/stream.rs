@@ -202,6 +202,35 @@ fn native_run_stops_at_the_runners_event_limit() {
 }
 
 #[test]
+fn long_runs_restart_the_recurrence_and_still_validate() {
+    // Each iteration multiplies the values by 15: without a restart they overflow past ~260
+    // iterations and validation compares infinities. 2,000 iterations (and an odd number of
+    // passes past the last restart) validate.
+    for events in ["8000", "8003"] {
+        let r = json(&[
+            "run",
+            "stream",
+            "--set",
+            "array_size=2000",
+            "-t",
+            "2",
+            "--events",
+            events,
+            "--time",
+            "0",
+            "-f",
+            "json",
+        ]);
+        assert_eq!(r["metrics"]["events"].to_string(), events);
+        assert_eq!(
+            r["workload"]["facts"]["validated"], 1.0,
+            "{}",
+            r["warnings"]
+        );
+    }
+}
+
+#[test]
 fn ctrl_c_stops_after_a_pass_and_still_validates() {
     let child = spawn_piped(hb_std().args([
         "stream",

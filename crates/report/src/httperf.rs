@@ -89,12 +89,25 @@ pub fn render(r: &RunResult) -> String {
             .collect();
         let _ = write!(line, " --add-header='{joined}'");
     }
-    let _ = writeln!(
-        s,
-        "{line} --num-conns={} --num-calls={}",
-        r.config.event_limit,
-        int("calls").max(1)
-    );
+    if r.workload.params.values().get("sessions") == Some(&Value::Bool(true)) {
+        let think = match r.workload.params.values().get("think") {
+            Some(Value::Float(t)) => *t,
+            _ => 0.0,
+        };
+        let _ = writeln!(
+            s,
+            "{line} --wsess={},{},{think:.3}",
+            r.config.event_limit,
+            int("calls").max(1)
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "{line} --num-conns={} --num-calls={}",
+            r.config.event_limit,
+            int("calls").max(1)
+        );
+    }
     let _ = writeln!(
         s,
         "Maximum connect burst length: {:.0}\n",
@@ -233,7 +246,61 @@ pub fn render(r: &RunResult) -> String {
         // httperf counts a failed TLS handshake among the other errors.
         e("bad_response") + e("other") + e("tls_certificate") + e("tls")
     );
+    if let (Some(ok), Some(failed)) = (fact(r, "sessions_ok"), fact(r, "sessions_failed")) {
+        sessions(&mut s, r, ok, failed);
+    }
     s
+}
+
+/// httperf's Session lines (`--wsess`): rate (5-second samples of successful sessions, only
+/// whole periods, as httperf samples), connections per session, lifetimes, and the
+/// histogram of sessions by calls answered.
+fn sessions(s: &mut String, r: &RunResult, ok: f64, failed: f64) {
+    let rows = |name: &str| -> Vec<f64> {
+        r.tables
+            .iter()
+            .find(|t| t.name == name)
+            .map(|t| {
+                t.rows
+                    .iter()
+                    .map(|row| row.values[0].unwrap_or(0.0))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let d = r.metrics.duration_s;
+    let whole = (d / 5.0).floor() as usize;
+    let mut per_5s = rows("http_sessions_per_5s");
+    per_5s.resize(per_5s.len().max(whole), 0.0);
+    let samples: Vec<f64> = per_5s[..whole].iter().map(|n| n / 5.0).collect();
+    let (min, _, max, sd) = sample_stats(&samples);
+    let total = ok + failed;
+    let avg = if d > 0.0 { ok / d } else { 0.0 };
+    let _ = writeln!(
+        s,
+        "\nSession rate [sess/s]: min {min:.2} avg {avg:.2} max {max:.2} stddev {sd:.2} ({ok:.0}/{total:.0})"
+    );
+    let conns = fact(r, "connections_opened").unwrap_or(0.0);
+    let _ = writeln!(
+        s,
+        "Session: avg {:.2} connections/session",
+        if total > 0.0 { conns / total } else { 0.0 }
+    );
+    let _ = writeln!(
+        s,
+        "Session lifetime [s]: {:.1}",
+        fact(r, "session_life_avg_s").unwrap_or(0.0)
+    );
+    let _ = writeln!(
+        s,
+        "Session failtime [s]: {:.1}",
+        fact(r, "session_failtime_avg_s").unwrap_or(0.0)
+    );
+    let hist: Vec<String> = rows("http_session_lengths")
+        .iter()
+        .map(|n| format!("{n:.0}"))
+        .collect();
+    let _ = writeln!(s, "Session length histogram: {}", hist.join(" "));
 }
 
 /// min, mean, max and sample standard deviation (0 for fewer than two samples).

@@ -80,6 +80,8 @@ pub struct EngineCfg {
     /// Connections model: pause between the calls of one connection (httperf's session
     /// think time), ns.
     pub think_ns: u64,
+    /// Connections model: account each operation as an httperf session (`--wsess`).
+    pub sessions: bool,
     /// SO_SNDBUF / SO_RCVBUF (0 = system default).
     pub sndbuf: u32,
     /// See `sndbuf`.
@@ -258,6 +260,8 @@ pub struct Stats {
     /// Most open-loop operations started at once to catch up with the schedule (httperf's
     /// "maximum connect burst length").
     pub max_burst: u64,
+    /// httperf sessions (`EngineCfg::sessions`).
+    pub sessions: SessionStats,
 }
 
 impl Default for Stats {
@@ -297,6 +301,46 @@ impl Default for Stats {
             server: None,
             retries: 0,
             max_burst: 0,
+            sessions: SessionStats::default(),
+        }
+    }
+}
+
+/// httperf's session figures: a session is one operation of the connections model (a
+/// connection carrying `calls` requests with think time between them).
+#[derive(Debug, Clone, Default)]
+pub struct SessionStats {
+    /// Sessions whose every call was answered.
+    pub ok: u64,
+    /// Sessions ended by an error (or a server that closed before the last call).
+    pub failed: u64,
+    /// Summed lifetime of the successful ones, ns.
+    pub life_ok_ns: u64,
+    /// Summed lifetime of the failed ones, ns.
+    pub life_failed_ns: u64,
+    /// Sessions by the number of calls answered (index = calls).
+    pub lengths: Vec<u64>,
+    /// Successful sessions ended in each 5-second period since the start (httperf's
+    /// samples).
+    pub per_5s: Vec<u64>,
+}
+
+impl SessionStats {
+    fn merge(&mut self, o: &SessionStats) {
+        self.ok += o.ok;
+        self.failed += o.failed;
+        self.life_ok_ns += o.life_ok_ns;
+        self.life_failed_ns += o.life_failed_ns;
+        for (v, o) in [
+            (&mut self.lengths, &o.lengths),
+            (&mut self.per_5s, &o.per_5s),
+        ] {
+            if v.len() < o.len() {
+                v.resize(o.len(), 0);
+            }
+            for (a, b) in v.iter_mut().zip(o) {
+                *a += b;
+            }
         }
     }
 }
@@ -361,6 +405,7 @@ impl Stats {
         }
         self.retries += o.retries;
         self.max_burst = self.max_burst.max(o.max_burst);
+        self.sessions.merge(&o.sessions);
     }
 
     /// Errors of every kind.
@@ -418,6 +463,9 @@ struct Slot {
     deadline: u64,
     calls_left: u32,
     replies: u32,
+    /// Start of this slot's session, and its calls answered (connections model).
+    t_sess: u64,
+    sess_replies: u32,
 }
 
 impl Slot {
@@ -449,6 +497,8 @@ impl Slot {
             deadline: 0,
             calls_left: 0,
             replies: 0,
+            t_sess: 0,
+            sess_replies: 0,
         }
     }
 }
@@ -510,6 +560,7 @@ impl LoopWorker for HttpWorker {
             in_flight: 0,
             generation: 0,
             fatal: None,
+            t0: ctl.clock().now(),
             exhausted: false,
             pending: None,
             ticks_1ms: ctl.clock().from_ns(1_000_000),
@@ -545,6 +596,8 @@ struct Engine<'a> {
     in_flight: u64,
     generation: u32,
     fatal: Option<String>,
+    /// Start of this thread's run (session rate samples).
+    t0: u64,
     exhausted: bool,
     /// An open-loop operation claimed but not yet started (its intended start).
     pending: Option<u64>,
@@ -692,8 +745,11 @@ impl Engine<'_> {
                         self.slots.push(Slot::new());
                         self.slots.len() - 1
                     });
-                    self.slots[i].calls_left = calls;
-                    self.slots[i].replies = 0;
+                    let s = &mut self.slots[i];
+                    s.calls_left = calls;
+                    s.replies = 0;
+                    s.t_sess = now;
+                    s.sess_replies = 0;
                     i
                 }
             };
@@ -1291,6 +1347,7 @@ impl Engine<'_> {
         st.service
             .record(clock.to_ns(now.saturating_sub(s.t_start)));
         s.replies += 1;
+        s.sess_replies += 1;
         s.answered += 1;
         // Later pipelined responses time their first byte from the previous one's end.
         s.t_first = now;
@@ -1340,6 +1397,9 @@ impl Engine<'_> {
                     // The next call on this connection starts now (closed loop within it).
                     self.start(ctl, idx, &[now]);
                 } else {
+                    // The last call, or a server that closed before it: the session ends.
+                    let ok = s.calls_left == 0;
+                    self.session_done(idx, now, ok);
                     self.close_fd(idx);
                     self.idle.push(idx);
                 }
@@ -1394,6 +1454,10 @@ impl Engine<'_> {
         self.stats.errors[kind as usize] += lost;
         s.st = St::Idle;
         self.in_flight -= 1;
+        if matches!(self.cfg.model, Model::Connections(_)) {
+            let now = self.clock.now();
+            self.session_done(idx, now, false);
+        }
         if self.cfg.stop_on_error && self.fatal.is_none() {
             self.fatal = Some(format!(
                 "{msg} ({}:{})",
@@ -1403,6 +1467,35 @@ impl Engine<'_> {
         }
         self.idle.push(idx);
         let _ = ctl;
+    }
+
+    /// The session on slot `idx` ended at `now` (httperf's `--wsess` accounting).
+    fn session_done(&mut self, idx: usize, now: u64, ok: bool) {
+        if !self.cfg.sessions {
+            return;
+        }
+        let s = &self.slots[idx];
+        let life = self.clock.to_ns(now.saturating_sub(s.t_sess));
+        let st = &mut self.stats.sessions;
+        let n = s.sess_replies as usize;
+        if st.lengths.len() <= n {
+            st.lengths.resize(n + 1, 0);
+        }
+        st.lengths[n] += 1;
+        if ok {
+            st.ok += 1;
+            st.life_ok_ns += life;
+            let k = (self.clock.to_ns(now.saturating_sub(self.t0)) / 5_000_000_000) as usize;
+            if k < 1 << 20 {
+                if st.per_5s.len() <= k {
+                    st.per_5s.resize(k + 1, 0);
+                }
+                st.per_5s[k] += 1;
+            }
+        } else {
+            st.failed += 1;
+            st.life_failed_ns += life;
+        }
     }
 
     fn close_fd(&mut self, idx: usize) {

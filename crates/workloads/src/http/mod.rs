@@ -177,6 +177,15 @@ const PARAMS: &[ParamSpec] = &[
         sysbench: None,
     },
     ParamSpec {
+        name: "sessions",
+        kind: ParamKind::Bool,
+        default: "off",
+        unit: "",
+        help: "model=connections: report each connection as an httperf session (--wsess): \
+               session rate, lifetime, failures, length histogram",
+        sysbench: None,
+    },
+    ParamSpec {
         name: "schedule",
         kind: ParamKind::Choice(&["constant", "poisson"]),
         default: "constant",
@@ -588,6 +597,7 @@ fn setup(
         constant: p.text("schedule") == "constant",
         stop_on_error: p.bool("stop_on_error"),
         think_ns: (p.float("think") * 1e9) as u64,
+        sessions: p.bool("sessions") && model != Model::Requests,
         sndbuf: p.int("send_buffer").clamp(0, i32::MAX as i64) as u32,
         rcvbuf: p.int("recv_buffer").clamp(0, i32::MAX as i64) as u32,
         tls,
@@ -722,6 +732,23 @@ impl Instance for HttpInstance {
         for c in 1..=5 {
             f.push((format!("status_{c}xx"), class(c)));
         }
+        if self.cfg.sessions {
+            let ss = &s.sessions;
+            let avg = |sum: u64, n: u64| {
+                if n > 0 {
+                    sum as f64 / n as f64 / 1e9
+                } else {
+                    0.0
+                }
+            };
+            f.push(("sessions_ok".into(), ss.ok as f64));
+            f.push(("sessions_failed".into(), ss.failed as f64));
+            f.push(("session_life_avg_s".into(), avg(ss.life_ok_ns, ss.ok)));
+            f.push((
+                "session_failtime_avg_s".into(),
+                avg(ss.life_failed_ns, ss.failed),
+            ));
+        }
         f
     }
 
@@ -797,6 +824,48 @@ impl Instance for HttpInstance {
                 .collect(),
         };
         let mut t = vec![times, status, errors];
+        if self.cfg.sessions {
+            // Sessions by calls answered (0..=calls), and successful sessions per 5 s period
+            // (httperf's session-rate samples; the last, partial period included).
+            let calls = match self.cfg.model {
+                Model::Connections(c) => c as usize,
+                Model::Requests => 0,
+            };
+            let ss = &s.sessions;
+            let mut lengths = ss.lengths.clone();
+            lengths.resize(lengths.len().max(calls + 1), 0);
+            let count = |name: &str| Column {
+                name: name.into(),
+                unit: String::new(),
+            };
+            t.push(Table {
+                name: "http_session_lengths".into(),
+                title: "sessions by calls answered".into(),
+                columns: vec![count("sessions")],
+                rows: lengths
+                    .iter()
+                    .enumerate()
+                    .map(|(k, n)| Row {
+                        label: k.to_string(),
+                        values: vec![Some(*n as f64)],
+                    })
+                    .collect(),
+            });
+            t.push(Table {
+                name: "http_sessions_per_5s".into(),
+                title: "successful sessions ended in each 5-second period of the run".into(),
+                columns: vec![count("sessions")],
+                rows: ss
+                    .per_5s
+                    .iter()
+                    .enumerate()
+                    .map(|(k, n)| Row {
+                        label: format!("{}", k * 5),
+                        values: vec![Some(*n as f64)],
+                    })
+                    .collect(),
+            });
+        }
         if let (Some(c), Some(i)) = (&self.cfg.tls, &s.tls_info) {
             // Text facts as row labels "kind:value" (the result's facts are numbers).
             let sni = match &c.server_name {

@@ -968,12 +968,24 @@ mod x86 {
 // Validation
 // ---------------------------------------------------------------------------------------
 
+/// Iterations after which a long run sets `a` back to 2.0 (untimed, between two
+/// barriers): each iteration multiplies the values by 15 (Copy, Scale, Add, Triad with
+/// q = 3 take a to 15a), so past about 260 iterations they overflow to infinity and nothing
+/// can be validated. STREAM itself runs 10. At an iteration boundary the next iteration reads
+/// only `a` (Copy rewrites c, Scale b), so restarting `a` restarts the recurrence.
+pub const RESTART_ITERATIONS: u64 = 64;
+
 /// STREAM's expected values of a, b and c after the initialisation, the timing check
-/// (`a = 2a`) and `passes` kernel passes in `order`.
+/// (`a = 2a`) and `passes` kernel passes in `order`, with `a` set back to 2.0 before every
+/// pass that starts a multiple of [`RESTART_ITERATIONS`] iterations.
 pub fn expected(order: &[Kernel], passes: u64) -> [f64; 3] {
     let mut abc = [1.0, 2.0, 0.0];
     abc[0] *= 2.0;
+    let period = RESTART_ITERATIONS * order.len() as u64;
     for p in 0..passes {
+        if p > 0 && p % period == 0 {
+            abc[0] = 2.0;
+        }
         order[(p % order.len() as u64) as usize].apply(&mut abc);
     }
     abc
@@ -1159,6 +1171,14 @@ impl Shared {
         }
     }
 
+    /// Sets this thread's chunk of a back to 2.0 ([`RESTART_ITERATIONS`]).
+    fn restart_a(&self, r: &Range<usize>) {
+        let [a, _, _] = self.arrays.abc();
+        // SAFETY: this thread's chunk of a; nobody else touches it.
+        let s = unsafe { std::slice::from_raw_parts_mut(a.add(r.start), r.len()) };
+        s.fill(2.0);
+    }
+
     /// STREAM's timing check, `a = 2a`, over this thread's chunk.
     fn double_a(&self, r: &Range<usize>) {
         let [a, _, _] = self.arrays.abc();
@@ -1287,6 +1307,14 @@ impl LoopWorker for StreamWorker {
             }
             t_prev = t;
             p += 1;
+            // A long run restarts the recurrence before it overflows; the rewrite of `a`
+            // runs between two barriers, outside every timed pass. Every thread reads the
+            // same `allowed` (thread 0 wrote it before the barrier above).
+            if p % (RESTART_ITERATIONS * s.order.len() as u64) == 0 && p < s.allowed.0.load(Acquire)
+            {
+                s.restart_a(&r);
+                t_prev = s.barrier.wait(tid, &clock);
+            }
         }
 
         #[cfg(test)]
@@ -1871,6 +1899,18 @@ mod tests {
         // a=2 → c=2 → b=6 → c=8 → a=6+24=30
         assert_eq!(e, [30.0, 6.0, 8.0]);
         assert_eq!(expected(&Kernel::ALL, 0), [2.0, 2.0, 0.0]);
+    }
+
+    #[test]
+    fn long_replays_stay_finite() {
+        // Past RESTART_ITERATIONS the recurrence starts again from a = 2.
+        let period = RESTART_ITERATIONS * 4;
+        assert_eq!(
+            expected(&Kernel::ALL, period + 4),
+            expected(&Kernel::ALL, 4)
+        );
+        let e = expected(&Kernel::ALL, 10_000 * 4 + 3);
+        assert!(e.iter().all(|v| v.is_finite()), "{e:?}");
     }
 
     #[test]
