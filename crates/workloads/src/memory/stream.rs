@@ -983,7 +983,7 @@ pub fn expected(order: &[Kernel], passes: u64) -> [f64; 3] {
     abc[0] *= 2.0;
     let period = RESTART_ITERATIONS * order.len() as u64;
     for p in 0..passes {
-        if p > 0 && p % period == 0 {
+        if p > 0 && p.is_multiple_of(period) {
             abc[0] = 2.0;
         }
         order[(p % order.len() as u64) as usize].apply(&mut abc);
@@ -1310,7 +1310,8 @@ impl LoopWorker for StreamWorker {
             // A long run restarts the recurrence before it overflows; the rewrite of `a`
             // runs between two barriers, outside every timed pass. Every thread reads the
             // same `allowed` (thread 0 wrote it before the barrier above).
-            if p % (RESTART_ITERATIONS * s.order.len() as u64) == 0 && p < s.allowed.0.load(Acquire)
+            if p.is_multiple_of(RESTART_ITERATIONS * s.order.len() as u64)
+                && p < s.allowed.0.load(Acquire)
             {
                 s.restart_a(&r);
                 t_prev = s.barrier.wait(tid, &clock);
