@@ -111,6 +111,12 @@ fn counts_status_codes_and_bytes_are_exact() {
     assert_eq!(fact(&v, "body_bytes"), 50_000.0);
     assert_eq!(fact(&v, "non_2xx_responses"), 500.0);
     assert_eq!(fact(&v, "errors"), 0.0);
+    // Not failures, but said: every response was a 404.
+    let w = warnings_text(&v);
+    assert!(
+        w.contains("500 of 500 responses had a status outside 2xx (404 x500)"),
+        "{w}"
+    );
     assert_eq!(v["workload"]["id"], "http.load");
     assert_eq!(v["figures"][0]["name"], "requests_per_s");
 }
@@ -1100,7 +1106,7 @@ fn against_nginx_over_tls() {
         "-c",
         "1",
     ]);
-    let untrusted = json_run(&["http", &url, "-n", "5", "-d", "0", "-c", "1"]);
+    let untrusted = json_failed(&["http", &url, "-n", "5", "-d", "0", "-c", "1"]);
     let out = stdout_ok(&["ab", "-n", "300", "-c", "5", "-k", &url]);
     let perf = stdout_ok(&[
         "httperf",

@@ -450,6 +450,13 @@ impl RunResult {
     pub fn build(plan: &Plan, m: &Measurement, ctx: ResultContext<'_>) -> RunResult {
         let (counters, counters_per_s) =
             counter_maps(ctx.counters, &m.counters.values, m.elapsed_s);
+        // A loop worker's operations in flight are invisible to the runner; such a workload
+        // reports the ones it abandoned as the fact `unfinished_requests`.
+        let unfinished = ctx
+            .facts
+            .iter()
+            .find(|(k, _)| k == "unfinished_requests")
+            .map_or(m.unfinished, |(_, v)| m.unfinished.max(*v as u64));
         let mut r = RunResult {
             schema: SCHEMA_ID.into(),
             schema_version: SCHEMA_VERSION,
@@ -480,7 +487,7 @@ impl RunResult {
             host: ctx.host,
             outcome: Outcome {
                 stop_reason: m.stop,
-                unfinished_events: m.unfinished,
+                unfinished_events: unfinished,
                 error: m.error.clone(),
             },
             metrics: Metrics {

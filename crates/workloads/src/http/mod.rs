@@ -957,6 +957,42 @@ impl Instance for HttpInstance {
                 ),
             });
         }
+        let answered: u64 = s.status.iter().sum();
+        let ok_2xx: u64 = s.status[200..300].iter().sum();
+        if answered > ok_2xx {
+            // The most frequent non-2xx codes, e.g. "404 x120, 500 x3".
+            let mut codes: Vec<(usize, u64)> = s
+                .status
+                .iter()
+                .enumerate()
+                .filter(|&(c, &n)| n > 0 && !(200..300).contains(&c))
+                .map(|(c, &n)| (c, n))
+                .collect();
+            codes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            let list: Vec<String> = codes
+                .iter()
+                .take(3)
+                .map(|&(c, n)| {
+                    let c = if c == 0 {
+                        "other".to_string()
+                    } else {
+                        c.to_string()
+                    };
+                    format!("{c} x{n}")
+                })
+                .collect();
+            w.push(Warning {
+                kind: WarningKind::Errors,
+                message: format!(
+                    "{} of {answered} responses had a status outside 2xx ({}): the server \
+                     did not serve the page (an error or a redirect), and the rates count them \
+                     as completed requests (as ab and wrk do). Check the URL, method and \
+                     headers.",
+                    answered - ok_2xx,
+                    list.join(", ")
+                ),
+            });
+        }
         if let Some(e) = &s.tls_error {
             let hint = if s.errors[ErrKind::TlsCertificate as usize] > 0 {
                 " The certificate is checked against the Mozilla roots built into hostbench; \
