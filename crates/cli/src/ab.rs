@@ -62,7 +62,8 @@ Options are:
                     and no -n, the first 50000)
     -e filename     Output CSV file with percentages served
     -r              Don't exit on socket receive errors.
-    -W workers      Event-loop threads (httpd trunk's option; default: one per CPU, at most -c)
+    -W workers      Event-loop threads (httpd trunk's option; default: one per CPU, at most -c;
+                    one with -k against a server on this machine)
     -f protocol     Specify SSL/TLS protocol (TLS1.2, TLS1.3 or ALL)
     -Z ciphersuite  Specify SSL/TLS cipher suite(s) (OpenSSL names, ':'-separated)
     -I              Disable TLS Server Name Indication (SNI) extension
@@ -390,7 +391,26 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     if a.workers == Some(0) {
         bail!("ab: -W 0: give at least 1 thread");
     }
-    let threads = a.workers.unwrap_or(cpus).min(conc as usize).max(1);
+    // Default event loops: one per CPU, except for keep-alive runs against a server on
+    // this machine, where a second loop takes the CPU the server needs (2 vCPUs, one nginx
+    // worker: 0.94x ab's rate with two loops, 1.00x with one; without keep-alive two loops
+    // are 1.1-1.25x ab, one 1.04-1.08x; bench/RESULTS.md).
+    let local_server = || {
+        let target = a.proxy.as_deref().map_or_else(
+            || url.clone(),
+            |x| format!("http://{}/", x.trim().trim_start_matches("http://")),
+        );
+        hostbench_workloads::http::url::Url::parse(&target)
+            .ok()
+            .and_then(|u| u.resolve_like(None).ok())
+            .is_some_and(|addr| addr.ip().is_loopback())
+    };
+    let default_loops = if a.keepalive && local_server() {
+        1
+    } else {
+        cpus
+    };
+    let threads = a.workers.unwrap_or(default_loops).min(conc as usize).max(1);
     let w = &HttpLoad;
     let mut ov: Vec<(String, String)> = vec![
         ("url".into(), url),

@@ -1914,3 +1914,19 @@ fn httperf_wsess_prints_the_session_lines() {
     ]);
     assert!(!out.contains("Session"), "{out}");
 }
+
+#[test]
+fn ab_keeps_one_event_loop_for_keep_alive_against_a_local_server() {
+    let s = Serve::start(&[]);
+    let threads = |args: &[&str]| -> u64 {
+        let mut a = vec!["ab", "--format=json", "-n", "200", "-c", "4"];
+        a.extend_from_slice(args);
+        a.push(&s.url);
+        let v: Value = serde_json::from_str(&stdout_ok(&a)).unwrap();
+        v["config"]["threads"].as_u64().unwrap()
+    };
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    assert_eq!(threads(&["-k"]), 1);
+    assert_eq!(threads(&[]), cpus.min(4));
+    assert_eq!(threads(&["-k", "-W", "2"]), 2);
+}

@@ -365,18 +365,54 @@ struct RaceInstance {
     version: String,
     /// The SQLite file this run created (removed again at the end when it holds nothing).
     created_file: Option<String>,
+    /// Session set-ups retried after a lost connection (before the run).
+    setup_retries: std::sync::atomic::AtomicU64,
 }
 
 impl Instance for RaceInstance {
     fn worker(&self, sid: usize, rng: Rng) -> Result<Worker, WorkloadError> {
+        // A connection lost while the session sets up (a server restarting, a backend
+        // killed) is retried as one lost mid-run is, within the reconnect time limit.
+        let until = std::time::Instant::now() + self.cfg.reconnect_window;
+        loop {
+            match self.open_worker(sid, rng.clone()) {
+                Err((ErrClass::Lost, _)) if std::time::Instant::now() < until => {
+                    self.setup_retries
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                r => return r.map_err(|(_, e)| e),
+            }
+        }
+    }
+
+    fn warnings(&self) -> Vec<Warning> {
+        self.warnings_now()
+    }
+
+    fn facts(&self) -> Vec<(String, f64)> {
+        let n = self
+            .setup_retries
+            .load(std::sync::atomic::Ordering::Relaxed);
+        vec![("setup_retries".into(), n as f64)]
+    }
+}
+
+impl RaceInstance {
+    /// One try at session `sid`'s connection, table and statements; an error carries the
+    /// class of the database error behind it.
+    fn open_worker(&self, sid: usize, rng: Rng) -> Result<Worker, (ErrClass, WorkloadError)> {
         let cfg = &self.cfg;
-        let mut s = Session::open(&cfg.target, cfg.prepared)?;
+        let mut s = Session::open(&cfg.target, cfg.prepared).map_err(|e| (ErrClass::Other, e))?;
         let setup = |e: DbError| {
-            WorkloadError(format!(
-                "insert-race: cannot create session {}'s table on {}: {e}",
-                sid + 1,
-                cfg.target
-            ))
+            (
+                e.class,
+                WorkloadError(format!(
+                    "insert-race: cannot create session {}'s table on {}: {e}",
+                    sid + 1,
+                    cfg.target
+                )),
+            )
         };
         if cfg.target.driver() == Driver::Sqlite {
             let _ = s.query("PRAGMA temp_store = FILE");
@@ -433,7 +469,7 @@ impl Instance for RaceInstance {
         })))
     }
 
-    fn warnings(&self) -> Vec<Warning> {
+    fn warnings_now(&self) -> Vec<Warning> {
         let mut w = Vec::new();
         if self.cfg.target.driver() == Driver::Sqlite && self.cfg.mode != "temp" && self.threads > 1
         {
@@ -542,6 +578,7 @@ impl Workload for InsertRace {
             threads: ctx.threads.max(1),
             version,
             created_file,
+            setup_retries: Default::default(),
         }))
     }
 }
