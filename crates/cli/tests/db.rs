@@ -381,11 +381,7 @@ fn reconnects(conn: Vec<String>, prefix: &str, kill: &dyn Fn()) {
     assert!(out.status.success(), "{se}\n{so}");
     let r: Value = serde_json::from_str(&so).unwrap();
     assert_valid(&r, "reconnect run");
-    let setup_retries = r["workload"]["facts"]["setup_retries"].as_f64().unwrap();
-    assert!(
-        counter(&r, "reconnects") as f64 + setup_retries >= 1.0,
-        "no reconnect counted: {r}"
-    );
+    assert!(counter(&r, "reconnects") >= 1, "no reconnect counted: {r}");
     assert!(counter(&r, "errors") >= counter(&r, "reconnects"));
     assert!(
         t0.elapsed() >= Duration::from_millis(3900),
@@ -1070,7 +1066,11 @@ fn insert_race_survives(url: &str, prefix: &str, extra: &[&str], kill: &dyn Fn(&
     let r: Value = serde_json::from_str(&so).unwrap();
     assert_valid(&r, "insert-race reconnect");
     assert_eq!(r["outcome"]["stop_reason"], "workers_done");
-    assert!(counter(&r, "reconnects") >= 1, "no reconnect counted: {r}");
+    let setup_retries = r["workload"]["facts"]["setup_retries"].as_f64().unwrap();
+    assert!(
+        counter(&r, "reconnects") as f64 + setup_retries >= 1.0,
+        "no reconnect counted: {r}"
+    );
     assert!(counter(&r, "errors") >= counter(&r, "reconnects"));
     // The rolled-back batch is inserted again: at least every row, each session.
     for t in r["fairness"]["per_thread"].as_array().unwrap() {

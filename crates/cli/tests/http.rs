@@ -774,10 +774,10 @@ fn ctrl_c_stops_a_run_and_keeps_what_it_measured() {
 #[test]
 fn httperf_sessions_think_between_calls() {
     // 5 sessions started 0.1 s apart, 3 calls each, 0.2 s apart: the last session starts at
-    // 0.4 s and ends after two think times, at 0.8 s.
+    // 0.4 s and ends after two think times, at 0.8 s. Each lives about 0.4 s.
     let s = Serve::start(&[]);
     let port = s.port.to_string();
-    let v = json_of(&[
+    let args = [
         "httperf",
         "--server",
         "127.0.0.1",
@@ -786,13 +786,56 @@ fn httperf_sessions_think_between_calls() {
         "--wsess=5,3,0.2",
         "--rate",
         "10",
-        "--format=json",
-    ]);
+    ];
+    let v = json_of(&[&args[..], &["--format=json"]].concat());
     assert_eq!(v["metrics"]["events"], 15);
     assert_eq!(fact(&v, "connections_opened"), 5.0);
     assert_eq!(fact(&v, "errors"), 0.0);
     let d = v["metrics"]["duration_s"].as_f64().unwrap();
     assert!(d >= 0.75, "{d}");
+    // httperf's layout adds its Session lines, every call answered.
+    let out = stdout_ok(&args);
+    assert!(
+        out.lines().next().unwrap().ends_with(" --wsess=5,3,0.200"),
+        "{out}"
+    );
+    let tail: Vec<&str> = out.lines().rev().take(5).collect();
+    assert!(
+        tail[4].starts_with("Session rate [sess/s]: min 0.00 avg ") && tail[4].ends_with(" (5/5)"),
+        "{out}"
+    );
+    assert_eq!(tail[3], "Session: avg 1.00 connections/session", "{out}");
+    assert_eq!(tail[2], "Session lifetime [s]: 0.4", "{out}");
+    assert_eq!(tail[1], "Session failtime [s]: 0.0", "{out}");
+    assert_eq!(tail[0], "Session length histogram: 0 0 0 5", "{out}");
+    // Refused: every session fails with no call answered.
+    let closed = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port().to_string()
+    };
+    let out = stdout_ok(&[
+        "httperf",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &closed,
+        "--wsess=3,2,0",
+        "--rate",
+        "100",
+    ]);
+    assert!(out.contains(" (0/3)\n"), "{out}");
+    assert!(out.ends_with("Session length histogram: 3 0 0\n"), "{out}");
+    // Without --wsess: no Session lines.
+    let out = stdout_ok(&[
+        "httperf",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "--num-conns",
+        "2",
+    ]);
+    assert!(!out.contains("Session"), "{out}");
 }
 
 fn has_row(v: &Value, table: &str, label: &str) -> bool {
@@ -1855,64 +1898,6 @@ fn ab_says_how_far_it_got_when_the_server_goes_away() {
     assert!(total.is_some_and(|n| n > 0), "{out}");
     assert!(!out.contains("Requests per second"), "{out}");
     assert!(err.contains("FATAL: "), "{err}");
-}
-
-#[test]
-fn httperf_wsess_prints_the_session_lines() {
-    // 5 sessions of 3 calls 0.2 s apart: each lives about 0.4 s, every call answered.
-    let s = Serve::start(&[]);
-    let port = s.port.to_string();
-    let out = stdout_ok(&[
-        "httperf",
-        "--server",
-        "127.0.0.1",
-        "--port",
-        &port,
-        "--wsess=5,3,0.2",
-        "--rate",
-        "10",
-    ]);
-    assert!(
-        out.lines().next().unwrap().ends_with(" --wsess=5,3,0.200"),
-        "{out}"
-    );
-    let tail: Vec<&str> = out.lines().rev().take(5).collect();
-    assert!(
-        tail[4].starts_with("Session rate [sess/s]: min 0.00 avg ") && tail[4].ends_with(" (5/5)"),
-        "{out}"
-    );
-    assert_eq!(tail[3], "Session: avg 1.00 connections/session", "{out}");
-    assert_eq!(tail[2], "Session lifetime [s]: 0.4", "{out}");
-    assert_eq!(tail[1], "Session failtime [s]: 0.0", "{out}");
-    assert_eq!(tail[0], "Session length histogram: 0 0 0 5", "{out}");
-    // Refused: every session fails with no call answered.
-    let closed = {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port().to_string()
-    };
-    let out = stdout_ok(&[
-        "httperf",
-        "--server",
-        "127.0.0.1",
-        "--port",
-        &closed,
-        "--wsess=3,2,0",
-        "--rate",
-        "100",
-    ]);
-    assert!(out.contains(" (0/3)\n"), "{out}");
-    assert!(out.ends_with("Session length histogram: 3 0 0\n"), "{out}");
-    // Without --wsess: no Session lines.
-    let out = stdout_ok(&[
-        "httperf",
-        "--server",
-        "127.0.0.1",
-        "--port",
-        &port,
-        "--num-conns",
-        "2",
-    ]);
-    assert!(!out.contains("Session"), "{out}");
 }
 
 #[test]

@@ -308,68 +308,52 @@ mod tests {
         }
     }
 
-    #[test]
-    fn request_bytes() {
-        let u = Url::parse("http://h:81/p").unwrap();
-        let r = build_request(&RequestSpec {
+    /// A GET of `u` with ab's headers (User-Agent "hostbench", Accept), keep-alive, HTTP/1.1.
+    fn spec<'a>(u: &'a Url, headers: &'a [String]) -> RequestSpec<'a> {
+        RequestSpec {
             method: "GET",
-            url: &u,
+            url: u,
             version: "HTTP/1.1",
-            headers: &["X-A: 1".into()],
+            headers,
             keep_alive: true,
             body: b"",
             content_type: None,
             user_agent: Some("hostbench"),
             accept: true,
             via_proxy: false,
-        })
-        .unwrap();
+        }
+    }
+
+    #[test]
+    fn request_bytes() {
+        let u = Url::parse("http://h:81/p").unwrap();
+        let r = build_request(&spec(&u, &["X-A: 1".into()])).unwrap();
         assert_eq!(
             String::from_utf8(r).unwrap(),
             "GET /p HTTP/1.1\r\nHost: h:81\r\nUser-Agent: hostbench\r\nAccept: */*\r\nX-A: 1\r\n\r\n"
         );
         // Without the agent headers: wrk's request, Host only.
         let r = build_request(&RequestSpec {
-            method: "GET",
-            url: &u,
-            version: "HTTP/1.1",
-            headers: &[],
-            keep_alive: true,
-            body: b"",
-            content_type: None,
             user_agent: None,
             accept: false,
-            via_proxy: false,
+            ..spec(&u, &[])
         })
         .unwrap();
         assert_eq!(r, b"GET /p HTTP/1.1\r\nHost: h:81\r\n\r\n");
         assert!(
             build_request(&RequestSpec {
                 method: "G T",
-                url: &u,
-                version: "HTTP/1.1",
-                headers: &[],
-                keep_alive: true,
-                body: b"",
-                content_type: None,
-                user_agent: Some("x"),
-                accept: true,
-                via_proxy: false,
+                ..spec(&u, &[])
             })
             .is_err()
         );
         // Through a proxy: the absolute URL on the request line, the origin in Host.
+        let auth = ["Proxy-Authorization: Basic dTpw".to_string()];
         let r = build_request(&RequestSpec {
-            method: "GET",
-            url: &u,
             version: "HTTP/1.0",
-            headers: &["Proxy-Authorization: Basic dTpw".into()],
             keep_alive: false,
-            body: b"",
-            content_type: None,
-            user_agent: Some("hostbench"),
-            accept: true,
             via_proxy: true,
+            ..spec(&u, &auth)
         })
         .unwrap();
         assert_eq!(
