@@ -451,11 +451,14 @@ impl RunResult {
         let (counters, counters_per_s) =
             counter_maps(ctx.counters, &m.counters.values, m.elapsed_s);
         // A loop worker's operations in flight are invisible to the runner; such a workload
-        // reports the ones it abandoned as the fact `unfinished_requests`.
+        // reports the ones it abandoned as the fact `unfinished_requests`. They count as
+        // unfinished events when the run was cut short (at a time limit, what was in flight
+        // is simply past the end, as for every workload).
+        let cut_short = matches!(m.stop, StopReason::Interrupted | StopReason::ForcedShutdown);
         let unfinished = ctx
             .facts
             .iter()
-            .find(|(k, _)| k == "unfinished_requests")
+            .find(|(k, _)| k == "unfinished_requests" && cut_short)
             .map_or(m.unfinished, |(_, v)| m.unfinished.max(*v as u64));
         let mut r = RunResult {
             schema: SCHEMA_ID.into(),
