@@ -450,16 +450,6 @@ impl RunResult {
     pub fn build(plan: &Plan, m: &Measurement, ctx: ResultContext<'_>) -> RunResult {
         let (counters, counters_per_s) =
             counter_maps(ctx.counters, &m.counters.values, m.elapsed_s);
-        // A loop worker's operations in flight are invisible to the runner; such a workload
-        // reports the ones it abandoned as the fact `unfinished_requests`. They count as
-        // unfinished events when the run was cut short (at a time limit, what was in flight
-        // is simply past the end, as for every workload).
-        let cut_short = matches!(m.stop, StopReason::Interrupted | StopReason::ForcedShutdown);
-        let unfinished = ctx
-            .facts
-            .iter()
-            .find(|(k, _)| k == "unfinished_requests" && cut_short)
-            .map_or(m.unfinished, |(_, v)| m.unfinished.max(*v as u64));
         let mut r = RunResult {
             schema: SCHEMA_ID.into(),
             schema_version: SCHEMA_VERSION,
@@ -490,7 +480,7 @@ impl RunResult {
             host: ctx.host,
             outcome: Outcome {
                 stop_reason: m.stop,
-                unfinished_events: unfinished,
+                unfinished_events: m.unfinished,
                 error: m.error.clone(),
             },
             metrics: Metrics {
@@ -615,13 +605,9 @@ fn run_id(t: f64, seed: u64) -> String {
     format!("{:016x}{:016x}", part(), part())
 }
 
-/// Formats unix seconds as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-pub fn rfc3339_utc(unix_s: f64) -> String {
-    let secs = unix_s.floor() as i64;
-    let ms = ((unix_s - secs as f64) * 1000.0) as u32;
-    let days = secs.div_euclid(86_400);
-    let sod = secs.rem_euclid(86_400);
-    // Howard Hinnant's days-to-civil.
+/// Year, month (1-12) and day (1-31) of `days` since 1970-01-01 (Howard Hinnant's
+/// days-to-civil, proleptic Gregorian).
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -630,7 +616,16 @@ pub fn rfc3339_utc(unix_s: f64) -> String {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// Formats unix seconds as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+pub fn rfc3339_utc(unix_s: f64) -> String {
+    let secs = unix_s.floor() as i64;
+    let ms = ((unix_s - secs as f64) * 1000.0) as u32;
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
     format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z",
         sod / 3600,

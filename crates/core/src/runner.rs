@@ -655,7 +655,12 @@ pub fn run(
     if let Some(g) = arrivals {
         let _ = g.join();
     }
-    Ok(Measurement { seed, ..result })
+    let mut m = Measurement { seed, ..result };
+    if matches!(m.stop, StopReason::Interrupted | StopReason::ForcedShutdown) {
+        // At a time limit what was in flight is simply past the end, as for every workload.
+        m.unfinished = m.unfinished.max(instance.abandoned());
+    }
+    Ok(m)
 }
 
 fn open_gate(gate: &(Mutex<bool>, Condvar)) {

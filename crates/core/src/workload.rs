@@ -222,6 +222,12 @@ pub trait Instance: Send + Sync {
     fn warnings(&self) -> Vec<Warning> {
         Vec::new()
     }
+    /// Operations a loop worker abandoned in flight when the run was cut short (Ctrl-C,
+    /// forced shutdown): the runner sees only events, not what a loop keeps in flight.
+    /// Asked after the run. Default: none.
+    fn abandoned(&self) -> u64 {
+        0
+    }
     /// TCP ports of servers on this machine that the run loads (a web server on loopback),
     /// asked before the run: their processes' CPU time is reported as the server's, not as
     /// other activity. Default: none.

@@ -668,6 +668,10 @@ impl Instance for HttpInstance {
         ))))
     }
 
+    fn abandoned(&self) -> u64 {
+        self.stats().unfinished
+    }
+
     fn local_server_ports(&self) -> Vec<u16> {
         // The server connections go to (or the proxy), when it is on loopback and not the
         // built-in one (whose CPU time is this process's).
