@@ -5,13 +5,18 @@
 //! Ctrl-C, and hands back a [`Measurement`].
 //!
 //! How data leaves the workers without locks in the hot path: each worker records into its
-//! own [`LatencyRec`] and bumps its own [`Counters`]. When the controller needs a consistent
-//! view (interval tick, checkpoint, end of warmup) it bumps `epoch`; every worker notices the
+//! own [`LatencyRec`] and bumps its own [`Counters`]. When the controller needs the whole
+//! record (checkpoint, end of warmup, end of run) it bumps `epoch`; every worker notices the
 //! change after its current event, moves its record into its slot (one uncontended lock per
-//! interval, not per event) and acknowledges. The controller waits a short grace period for
-//! the acknowledgements; a worker still inside a long event contributes its latencies to the
-//! next interval instead. Event counts for interval rates are read from the counters at the
-//! tick itself, so they are exact.
+//! checkpoint, not per event) and acknowledges. The controller waits a short grace period
+//! for the acknowledgements; a worker still inside a long event hands its record over
+//! later, and what it recorded during warmup is dropped, not counted.
+//!
+//! Interval reports do not wait for workers at all: their event counts are read from the
+//! counters at the tick, and their latencies from each thread's
+//! [`LiveLatency`](crate::recorder::live::LiveLatency), which the controller reads at the
+//! tick without the thread's help. So an interval's latency is that of the events that
+//! completed in it, even when every thread is inside a long event at the tick.
 //!
 //! Time limits are checked by workers against the timestamp they already took at the end of
 //! each event (no extra clock read); the controller also raises `stop` at the deadline for
@@ -27,6 +32,7 @@
 use crate::clock::Clock;
 use crate::plan::Plan;
 use crate::rand::Rng;
+use crate::recorder::live::{LiveLatency, LiveTotals};
 use crate::recorder::{CounterSnapshot, Counters, LatencyRec, LatencySummary};
 use crate::workload::{EventWorker, Instance, Step, Worker};
 use serde::{Deserialize, Serialize};
@@ -115,7 +121,8 @@ pub struct IntervalSample {
     pub threads: usize,
     /// Counter deltas over the interval (events included).
     pub delta: CounterSnapshot,
-    /// Latencies of events published in this interval.
+    /// Latencies of the events that completed in this interval (min, max and percentiles
+    /// to the precision of [`crate::recorder::live`]; count and sum exact).
     pub latency: LatencySummary,
     /// Open-loop queue length at the tick (event workers with `--rate`).
     pub queue_len: Option<u64>,
@@ -176,6 +183,8 @@ impl Observer for Silent {}
 struct Slot {
     counters: Counters,
     pending: Mutex<LatencyRec>,
+    /// Filled on the thread's first event when interval reports are on.
+    live: std::sync::OnceLock<LiveLatency>,
     acked: AtomicU64,
     done: AtomicBool,
 }
@@ -202,6 +211,8 @@ struct Shared {
     events_exhausted: AtomicBool,
     controller: Thread,
     queue: Option<RateQueue>,
+    /// Interval reports are on (workers keep live histograms).
+    live: bool,
 }
 
 impl Shared {
@@ -253,6 +264,8 @@ struct ThreadState {
     epoch: u64,
     in_warmup: bool,
     deadline: u64,
+    /// Interval reports are on: record into the slot's live histogram too.
+    live: bool,
 }
 
 impl ThreadState {
@@ -266,14 +279,30 @@ impl ThreadState {
     fn publish(&mut self, shared: &Shared) {
         let e = shared.epoch.load(Acquire);
         let slot = &shared.slots[self.tid];
-        slot.pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .merge(&self.rec);
+        // What was recorded during warmup is never handed over, even when this thread
+        // notices the end of warmup long after the controller stopped waiting for it.
+        if !self.in_warmup {
+            slot.pending
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .merge(&self.rec);
+        }
         self.rec.reset();
         self.in_warmup = shared.warmup.load(Acquire);
         self.epoch = e;
         slot.acked.store(e, Release);
+    }
+
+    /// Records one event's latency (its counter is bumped by the caller).
+    #[inline(always)]
+    fn record(&mut self, shared: &Shared, ns: u64) {
+        self.rec.record(ns);
+        if self.live {
+            shared.slots[self.tid]
+                .live
+                .get_or_init(LiveLatency::default)
+                .record(ns);
+        }
     }
 
     /// Claims one event against `--events`; false when the limit is reached.
@@ -389,7 +418,7 @@ impl RunControl<'_> {
     #[inline]
     pub fn record(&mut self, intended: u64, done: u64) {
         let ns = self.shared.clock.to_ns(done.saturating_sub(intended));
-        self.st.rec.record(ns);
+        self.st.record(self.shared, ns);
         self.shared.slots[self.st.tid].counters.add_event();
     }
 
@@ -450,7 +479,7 @@ fn event_loop(w: &mut dyn EventWorker, st: &mut ThreadState, shared: &Shared) {
                 break;
             }
         }
-        st.rec.record(clock.to_ns(t1 - arrival.unwrap_or(t0)));
+        st.record(shared, clock.to_ns(t1 - arrival.unwrap_or(t0)));
         counters.add_event();
         if t1 >= st.deadline {
             break;
@@ -466,6 +495,7 @@ fn thread_main(shared: Arc<Shared>, tid: usize, worker: Worker, gate: Arc<(Mutex
         epoch: 0,
         in_warmup: shared.warmup.load(Acquire),
         deadline: 0,
+        live: shared.live,
     };
     RUN.with(|r| *r.borrow_mut() = Some(shared.clone()));
     shared.ready.fetch_add(1, AcqRel);
@@ -583,6 +613,7 @@ pub fn run(
             .map(|_| Slot {
                 counters: Counters::default(),
                 pending: Mutex::new(LatencyRec::default()),
+                live: std::sync::OnceLock::new(),
                 acked: AtomicU64::new(0),
                 done: AtomicBool::new(false),
             })
@@ -597,6 +628,7 @@ pub fn run(
             q: Mutex::new(VecDeque::new()),
             cv: Condvar::new(),
         }),
+        live: plan.report_interval_s > 0.0,
     });
     let gate = Arc::new((Mutex::new(false), Condvar::new()));
     let mut handles: Vec<Option<JoinHandle<()>>> = Vec::with_capacity(n);
@@ -679,6 +711,8 @@ struct Controller<'a> {
     interval_base: CounterSnapshot,
     last_tick: Instant,
     intervals: Vec<IntervalSample>,
+    /// The live histograms' totals at the last tick.
+    live: LiveTotals,
     /// Workers running at the last look before the time limit: the final interval's count.
     last_running: usize,
 }
@@ -697,6 +731,7 @@ impl<'a> Controller<'a> {
             interval_base: CounterSnapshot::default(),
             last_tick: measure_start,
             intervals: Vec::new(),
+            live: LiveTotals::default(),
             last_running: plan.threads,
         }
     }
@@ -728,6 +763,12 @@ impl<'a> Controller<'a> {
             }
             p.reset();
         }
+    }
+
+    /// The latencies recorded in the live histograms since the last call.
+    fn advance_live(&mut self) -> crate::recorder::live::IntervalLatency {
+        self.live
+            .advance(self.shared.slots.iter().filter_map(|s| s.live.get()))
     }
 
     fn grace(&self) -> Duration {
@@ -841,6 +882,7 @@ impl<'a> Controller<'a> {
                 self.baseline = self.counters();
                 let mut discard = LatencyRec::default();
                 self.collect(self.grace(), &mut discard, false);
+                self.advance_live();
                 self.baseline = self.counters();
                 self.interval_base = self.baseline;
                 self.last_tick = Instant::now();
@@ -976,9 +1018,7 @@ impl<'a> Controller<'a> {
     fn tick(&mut self, observer: &dyn Observer, t_s: f64, at_limit: bool) {
         let now_counters = self.counters();
         let now = Instant::now();
-        let mut lat = LatencyRec::default();
-        self.collect(self.grace(), &mut lat, true);
-        self.cumulative.merge(&lat);
+        let lat = self.advance_live();
         let running = self.running();
         if running == 0 && !at_limit {
             // The run ended before the tick (event limit, workers done): the final report
@@ -1142,5 +1182,54 @@ mod tests {
         assert_eq!(m.stop, StopReason::TimeLimit);
         assert_eq!(m.counters.events, 6, "the abandoned events are not counted");
         assert!(!stopping(), "the run's flag stays with its worker threads");
+    }
+
+    #[test]
+    fn an_interval_has_the_latency_of_the_events_completed_in_it() {
+        // 2 threads of 90 ms events, ticks every 200 ms: at every tick both threads are
+        // (almost always) inside an event, and each interval completed ~4 of them. The
+        // interval's latency is theirs, never 0 (the old runner waited 10 ms for the
+        // threads to hand over their records, then printed p95 0).
+        let m = run(
+            &plan(2, 0.6, 0.2, 0),
+            &Sleepy(Duration::from_millis(90)),
+            Clock::monotonic(),
+            &Quiet,
+        )
+        .unwrap();
+        assert_eq!(grid(&m), [0.2, 0.4, 0.6]);
+        for s in &m.intervals {
+            assert!(s.delta.events > 0, "{s:?}");
+            let l = &s.latency;
+            assert!(l.count > 0, "events completed but no latency: {s:?}");
+            for p in &l.percentiles {
+                assert!(p.ns >= 90_000_000 && p.ns < 200_000_000, "{s:?}");
+            }
+            assert!(l.min_ns >= 90_000_000 && l.max_ns < 200_000_000, "{s:?}");
+            assert!(l.avg_ns() >= 90_000_000, "{s:?}");
+        }
+        // No event is in two intervals (the ones that end past the limit are only in the
+        // final report).
+        let in_intervals: u64 = m.intervals.iter().map(|s| s.latency.count).sum();
+        assert!(in_intervals <= m.latency.count);
+    }
+
+    #[test]
+    fn events_of_the_warmup_are_not_counted_even_when_handed_over_late() {
+        // A 250 ms event straddles the end of a 100 ms warmup: the thread notices the end
+        // of warmup long after the controller stopped waiting for it (50 ms).
+        let mut p = plan(1, 0.35, 0.0, 0);
+        p.warmup_s = 0.1;
+        let m = run(
+            &p,
+            &Sleepy(Duration::from_millis(250)),
+            Clock::monotonic(),
+            &Quiet,
+        )
+        .unwrap();
+        // Events end at 0.25 s (recorded while the thread was warming up: not counted) and
+        // 0.50 s (the one in progress at the 0.45 s deadline: counted).
+        assert_eq!(m.latency.count, 1);
+        assert_eq!(m.counters.events, m.latency.count);
     }
 }
