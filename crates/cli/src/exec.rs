@@ -342,7 +342,7 @@ pub fn execute_returning(
             ExitCode::from(1)
         }
         StopReason::ForcedShutdown => ExitCode::from(2),
-        StopReason::Interrupted => ExitCode::from(130),
+        StopReason::Interrupted => crate::interrupted_exit(),
         _ => ExitCode::SUCCESS,
     };
     Ok((code, result))
@@ -406,7 +406,7 @@ impl StageLog for StageOut<'_> {
 
 /// Runs `stage` (prepare or cleanup) of `workload` with `plan`'s parameters and threads,
 /// printing its report lines. Exit 1 when the workload has no such step (sysbench's
-/// "does not implement"), 130 when Ctrl-C stopped it.
+/// "does not implement"), 128 + the signal when SIGINT/SIGTERM/SIGHUP stopped it.
 pub fn run_stage(
     stage: Stage,
     plan: &Plan,
@@ -466,7 +466,7 @@ pub fn run_stage_keeping(
                 stage.name(),
                 workload.sysbench_test().unwrap_or(workload.id())
             );
-            ExitCode::from(130)
+            crate::interrupted_exit()
         }
         StageDone::NotImplemented => {
             out(&format!(

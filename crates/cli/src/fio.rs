@@ -296,7 +296,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             ExitCode::from(1)
         }
         StopReason::ForcedShutdown => ExitCode::from(2),
-        StopReason::Interrupted => ExitCode::from(130),
+        StopReason::Interrupted => crate::interrupted_exit(),
         _ => ExitCode::SUCCESS,
     })
 }

@@ -1,6 +1,6 @@
 //! The `hostbench` binary: decides which grammar the command line is in, hands it to that
 //! front-end, and maps errors to exit codes (0 ok, 1 the run failed, 2 usage or setup
-//! error, 130 interrupted). Errors are one line on stderr that says what to fix.
+//! error, 128 + the signal when SIGINT (130), SIGTERM (143) or SIGHUP (129) stopped it). Errors are one line on stderr that says what to fix.
 
 /// std's `eprintln!` panics when stderr is a closed pipe (`hostbench ... 2>&1 | head`); a
 /// line nobody can read any more is dropped instead, and the run goes on to its exit code.
@@ -32,21 +32,60 @@ mod suite;
 mod sysbench;
 
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-extern "C" fn on_sigint(_: libc::c_int) {
-    // Second Ctrl-C: the user means it.
-    if hostbench_core::runner::INTERRUPT.swap(true, Ordering::SeqCst) {
-        // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(130) };
+/// Monotonic time of the first SIGINT/SIGTERM/SIGHUP, ns (0: none yet).
+static FIRST_SIGNAL_NS: AtomicU64 = AtomicU64::new(0);
+
+/// A second signal this soon after the first is the same request (`timeout -s INT` sends
+/// one to the child and one to its process group; a terminal's hang-up may come with a
+/// SIGTERM from the session leader): ignored, so the partial report is still printed.
+const SAME_REQUEST_NS: u64 = 500_000_000;
+
+fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime is async-signal-safe and writes into our struct.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    (ts.tv_sec as u64) * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// SIGINT, SIGTERM and SIGHUP all stop a run the same way: the runner stops, the partial
+/// result is printed and saved, the files hostbench made are removed, and the exit code is
+/// 128 + the signal. A further signal later than [`SAME_REQUEST_NS`] means it: exit now.
+extern "C" fn on_signal(sig: libc::c_int) {
+    let now = monotonic_ns().max(1);
+    if !hostbench_core::runner::INTERRUPT.swap(true, Ordering::SeqCst) {
+        hostbench_core::runner::INTERRUPT_SIGNAL.store(sig, Ordering::SeqCst);
+        FIRST_SIGNAL_NS.store(now, Ordering::SeqCst);
+        return;
     }
+    let first = FIRST_SIGNAL_NS.load(Ordering::SeqCst);
+    if first != 0 && now.saturating_sub(first) < SAME_REQUEST_NS {
+        return;
+    }
+    let code = 128 + hostbench_core::runner::INTERRUPT_SIGNAL.load(Ordering::SeqCst);
+    // SAFETY: _exit is async-signal-safe.
+    unsafe { libc::_exit(code) };
 }
 
 fn install_signals() {
-    // SAFETY: installing a handler that only touches an atomic and calls _exit.
+    // SAFETY: installing a handler that only touches atomics, reads the clock and calls
+    // _exit, all async-signal-safe.
     unsafe {
-        libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            libc::signal(sig, on_signal as *const () as libc::sighandler_t);
+        }
     }
+}
+
+/// The exit code of a run stopped by a signal: 128 + the signal (130 for Ctrl-C, 143 for
+/// SIGTERM, 129 for SIGHUP).
+pub fn interrupted_exit() -> ExitCode {
+    let sig = hostbench_core::runner::INTERRUPT_SIGNAL.load(Ordering::SeqCst);
+    ExitCode::from((128 + if sig > 0 { sig } else { libc::SIGINT }) as u8)
 }
 
 /// A grammar's entry point: the whole argv in, an exit code (or a usage error) out.

@@ -131,7 +131,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             );
             ExitCode::from(1)
         }
-        StopReason::Interrupted => ExitCode::from(130),
+        StopReason::Interrupted => crate::interrupted_exit(),
         StopReason::ForcedShutdown => ExitCode::from(2),
         _ => match hostbench_report::smallfiles::verdict(&r) {
             Some((took, max, false)) => {

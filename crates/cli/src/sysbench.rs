@@ -246,12 +246,15 @@ fn flag(o: &Opt) -> Result<bool> {
 
 fn int(o: &Opt) -> Result<u64> {
     let v = want_value(o, "N")?;
-    v.trim().parse::<u64>().map_err(|_| {
-        anyhow::anyhow!(
-            "invalid value for {}: '{v}' is not a whole number (write digits, e.g. {}=4)",
-            o.shown.split('=').next().unwrap_or(&o.shown),
-            o.shown.split('=').next().unwrap_or(&o.shown)
-        )
+    let name = o.shown.split('=').next().unwrap_or(&o.shown);
+    hostbench_core::units::parse_count(v).map_err(|e| {
+        if e.problem.starts_with("is too large") {
+            anyhow::anyhow!("invalid value for {name}: {e}")
+        } else {
+            anyhow::anyhow!(
+                "invalid value for {name}: '{v}' is not a whole number (write digits, e.g. {name}=4)"
+            )
+        }
     })
 }
 

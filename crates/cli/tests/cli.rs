@@ -255,6 +255,139 @@ fn ctrl_c_keeps_the_partial_result() {
     assert!(err.contains("cut short (interrupted)"), "{err}");
 }
 
+/// Sends `sig` to `child` (twice, 1 ms apart, when `twice`) and waits for it.
+fn signal(child: std::process::Child, sig: i32, twice: bool) -> std::process::Output {
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, sig) };
+    if twice {
+        std::thread::sleep(Duration::from_millis(1));
+        // SAFETY: as above.
+        unsafe { libc::kill(child.id() as i32, sig) };
+    }
+    child.wait_with_output().expect("the child exits")
+}
+
+#[test]
+fn sigterm_and_sighup_keep_the_partial_result_like_ctrl_c() {
+    for (sig, code, twice) in [
+        (libc::SIGTERM, 143, false),
+        (libc::SIGHUP, 129, false),
+        // `timeout -s INT` sends two at once: still a partial report, not an abandon.
+        (libc::SIGINT, 130, true),
+    ] {
+        let db = tempfile::tempdir().unwrap();
+        let store = db.path().join("r.db");
+        let child = spawn_piped(hb_std().env("HOSTBENCH_RESULTS_DB", &store).args([
+            "cpu",
+            "--cpu-max-prime=2000",
+            "--time=30",
+            "--label=sig",
+            "run",
+        ]));
+        std::thread::sleep(Duration::from_millis(700));
+        let out = signal(child, sig, twice);
+        assert_eq!(out.status.code(), Some(code), "signal {sig}");
+        let s = String::from_utf8_lossy(&out.stdout);
+        assert!(s.contains("General statistics:"), "signal {sig}: {s}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("cut short (interrupted)"),
+            "signal {sig}: {err}"
+        );
+        // Saved too.
+        let list = hb_with_store(&store)
+            .args(["results", "list", "--label", "sig", "--format", "json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+        assert_eq!(v.as_array().map(Vec::len), Some(1), "signal {sig}: {v}");
+    }
+}
+
+#[test]
+fn a_seed_beyond_2_pow_53_is_refused_and_time_seeds_stay_below_it() {
+    let (code, _, err) = run(&[
+        "cpu",
+        "--rand-seed=9007199254740993",
+        "--time=1",
+        "--no-save",
+        "run",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("too large (at most 9007199254740991"), "{err}");
+    let out = stdout_ok(&[
+        "run",
+        "null",
+        "--time",
+        "0.05s",
+        "--format",
+        "json",
+        "--no-save",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let seed = v["config"]["seed"].as_u64().unwrap();
+    assert!(seed > 0 && seed < 1 << 53, "{seed}");
+}
+
+#[test]
+fn huge_values_are_refused_with_their_limit() {
+    for (args, want) in [
+        (
+            &["cpu", "--time=99999999999999999999", "run"][..],
+            "too large (at most 315360000 s",
+        ),
+        (
+            &["cpu", "--report-interval=1e30", "run"][..],
+            "too large (at most 315360000 s",
+        ),
+        (
+            &["cpu", "--events=99999999999999999999", "run"][..],
+            "too large (at most 18446744073709551615)",
+        ),
+        (
+            &["cpu", "--rate=1e300", "--time=1", "run"][..],
+            "--rate=1e300 is too large",
+        ),
+        (
+            &["run", "null", "--time", "99999999999999999999"][..],
+            "too large (at most 315360000 s",
+        ),
+        (
+            &["run", "null", "--events", "99999999999999999999"][..],
+            "too large",
+        ),
+    ] {
+        let mut a = args.to_vec();
+        a.push("--no-save");
+        let (code, out, err) = run(&a);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_rate_far_below_one_event_per_run_ends_at_the_time_limit() {
+    for (rate, time) in [("0.0000001", "1"), ("0.2", "2")] {
+        let t = std::time::Instant::now();
+        let (code, _, err) = run(&[
+            "cpu",
+            &format!("--rate={rate}"),
+            &format!("--time={time}"),
+            "--no-save",
+            "run",
+        ]);
+        let took = t.elapsed().as_secs_f64();
+        let limit: f64 = time.parse().unwrap();
+        assert_eq!(code, 0, "{err}");
+        // One event's duration (~1 ms) plus 100 ms, with room for a loaded machine.
+        assert!(
+            took < limit + 1.5,
+            "--rate={rate} --time={time} took {took:.2} s"
+        );
+    }
+}
+
 #[test]
 fn verbosity_zero_prints_nothing() {
     let (out, err) = run_ok(&[

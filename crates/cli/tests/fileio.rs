@@ -317,6 +317,40 @@ fn free_space_refusal_is_clean() {
 }
 
 #[test]
+fn sigterm_during_prepare_removes_the_part_files_as_ctrl_c_does() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let args = ["fileio", "--file-num=2", "--file-total-size=4G", "prepare"];
+    let child = spawn_piped(hb_std().current_dir(p).args(args));
+    std::thread::sleep(Duration::from_millis(700));
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(2) && err.contains("not enough free space") {
+        eprintln!("skipped: no room for a 4 GiB layout here: {err}");
+        return;
+    }
+    if out.status.code() == Some(0) {
+        eprintln!("skipped: the disk wrote 4 GiB in 0.7 s, nothing was interrupted");
+        ok_in(
+            p,
+            &["fileio", "--file-num=2", "--file-total-size=4G", "cleanup"],
+        );
+        return;
+    }
+    assert_eq!(out.status.code(), Some(143), "{err}");
+    assert!(err.contains("prepare interrupted"), "{err}");
+    for n in names(p) {
+        assert!(!n.ends_with(".hostbench-part"), "{n} left behind");
+    }
+    ok_in(
+        p,
+        &["fileio", "--file-num=2", "--file-total-size=4G", "cleanup"],
+    );
+}
+
+#[test]
 fn ctrl_c_during_prepare_leaves_nothing_a_run_trusts() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();

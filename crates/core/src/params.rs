@@ -113,7 +113,7 @@ impl ParamSpec {
                 Ok(Value::Int(v))
             }
             ParamKind::Size => {
-                let v = parse_size(text).map_err(|e| invalid(e.expected.to_string()))?;
+                let v = parse_size(text).map_err(|e| invalid(e.expected()))?;
                 i64::try_from(v)
                     .map(Value::Int)
                     .map_err(|_| invalid("a size below 8 EiB".into()))
@@ -130,10 +130,10 @@ impl ParamSpec {
             }
             ParamKind::Seconds => parse_seconds(text)
                 .map(Value::Float)
-                .map_err(|e| invalid(e.expected.to_string())),
+                .map_err(|e| invalid(e.expected())),
             ParamKind::Bool => parse_bool(text)
                 .map(Value::Bool)
-                .map_err(|e| invalid(e.expected.to_string())),
+                .map_err(|e| invalid(e.expected())),
             ParamKind::Choice(words) => {
                 let t = text.trim();
                 if words.contains(&t) {

@@ -37,6 +37,10 @@ pub struct Plan {
     pub seed: u64,
 }
 
+/// The highest `--rate` accepted: one arrival per nanosecond. A rate beyond the clock's
+/// resolution cannot be scheduled (and `1e300` printed as a 301-digit number).
+pub const MAX_RATE: f64 = 1e9;
+
 impl Plan {
     /// A plan with sysbench 1.0.20's general defaults for `workload`.
     pub fn new(workload: &str, params: Params) -> Plan {
@@ -81,6 +85,32 @@ impl Plan {
             if !v.is_finite() || v < 0.0 {
                 return Err(format!("{name} must be zero or positive, not {v}"));
             }
+        }
+        for (name, v) in [
+            ("--time", self.time_s),
+            ("--warmup-time", self.warmup_s),
+            ("--report-interval", self.report_interval_s),
+        ] {
+            if v > crate::units::MAX_SECONDS {
+                return Err(format!(
+                    "{name}={v} is too large (at most {} s, 10 years)",
+                    crate::units::MAX_SECONDS
+                ));
+            }
+        }
+        if self.seed > crate::rand::MAX_SEED {
+            return Err(format!(
+                "--rand-seed={} is too large (at most {} = 2^53 - 1, so that the seed in the \
+                 result reads back exactly in jq and JavaScript)",
+                self.seed,
+                crate::rand::MAX_SEED
+            ));
+        }
+        if self.rate > MAX_RATE {
+            return Err(format!(
+                "--rate={:e} is too large (at most {MAX_RATE:.0} events per second)",
+                self.rate
+            ));
         }
         if self.report_interval_s > 0.0 && self.report_interval_s < 0.001 {
             return Err("--report-interval must be at least 0.001 s".into());

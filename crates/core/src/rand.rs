@@ -63,15 +63,20 @@ impl Rng {
 }
 
 /// A seed from the current time, for runs where the user gave none (recorded in the result
-/// so that the run can be replayed).
+/// so that the run can be replayed); below 2^53 ([`MAX_SEED`]).
 pub fn time_seed() -> u64 {
     let t = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(1);
     let mut x = t ^ u64::from(std::process::id()).rotate_left(32);
-    splitmix64(&mut x).max(1)
+    (splitmix64(&mut x) & MAX_SEED).max(1)
 }
+
+/// The largest seed: 2^53 − 1, the largest integer a JSON reader that keeps numbers as
+/// doubles (jq, JavaScript) reads back exactly, so a seed copied from a result replays the
+/// run.
+pub const MAX_SEED: u64 = (1 << 53) - 1;
 
 /// `--rand-type` and its tuning options.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -45,6 +45,10 @@ use std::time::{Duration, Instant};
 /// Set by the front-end's SIGINT handler; the runner stops and reports what it has.
 pub static INTERRUPT: AtomicBool = AtomicBool::new(false);
 
+/// The signal that set [`INTERRUPT`] (SIGINT, SIGTERM or SIGHUP; 0 when none): the
+/// front-end exits with 128 + it.
+pub static INTERRUPT_SIGNAL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
 thread_local! {
     /// The run a worker thread belongs to (set by the runner for its worker threads only).
     static RUN: std::cell::RefCell<Option<Arc<Shared>>> = const { std::cell::RefCell::new(None) };
@@ -92,13 +96,16 @@ pub enum RunError {
     #[error(transparent)]
     Workload(#[from] crate::workload::WorkloadError),
     /// The OS refused a thread.
-    #[error("could not start worker thread {tid}: {source}")]
+    #[error("could not start worker thread {tid}: {error}")]
     Spawn {
         /// Thread index.
         tid: usize,
         /// OS error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
+    /// More threads than the host allows; says which limit.
+    #[error("{0}")]
+    TooManyThreads(String),
 }
 
 /// Per-thread totals for fairness.
@@ -385,6 +392,13 @@ impl RunControl<'_> {
             return Some(now);
         }
         let due = self.next_due;
+        if due >= self.st.deadline {
+            // Scheduled after the time limit: not part of this run. Waiting for it would
+            // keep the run going past its end (a rate of 0.2/s and --time=2 took 5 s); the
+            // worker idles until the limit instead, as an event worker does at the queue.
+            wait_until(&self.shared.clock, self.st.deadline, &self.shared.stop);
+            return None;
+        }
         if self.constant {
             self.due_f += self.mean_gap;
             self.next_due = self.due_f as u64;
@@ -437,9 +451,11 @@ fn wait_until(clock: &Clock, t: u64, stop: &AtomicBool) -> u64 {
         }
         let left_ns = clock.to_ns(t - now);
         // Sleeping overshoots by 50 µs (timer slack) to milliseconds (a busy guest), so only
-        // long waits sleep, and they wake a millisecond early.
+        // long waits sleep, and they wake a millisecond early. A sleep lasts at most 10 ms,
+        // so a stop is noticed in time however far away `t` is (an arrival of
+        // --rate=0.0000001 lies months ahead).
         if left_ns > 2_000_000 {
-            thread::sleep(Duration::from_nanos(left_ns - 1_000_000));
+            thread::sleep(Duration::from_nanos((left_ns - 1_000_000).min(10_000_000)));
         } else if left_ns > 20_000 {
             thread::yield_now();
         } else {
@@ -559,6 +575,9 @@ fn generator(shared: Arc<Shared>, rate: f64) {
         next += -mean * (1.0 - rng.next_f64()).ln();
         let due = next as u64;
         wait_until(&clock, due, &shared.stop);
+        if shared.stop.load(Acquire) {
+            break;
+        }
         let len = {
             let mut g = q.q.lock().unwrap_or_else(|p| p.into_inner());
             g.push_back(due);
@@ -586,6 +605,7 @@ pub fn run(
 ) -> Result<Measurement, RunError> {
     plan.validate().map_err(RunError::Plan)?;
     let n = plan.threads;
+    check_thread_capacity(n, &HostLimits::read()).map_err(RunError::TooManyThreads)?;
     let seed = if plan.seed == 0 {
         crate::rand::time_seed()
     } else {
@@ -639,14 +659,14 @@ pub fn run(
             .spawn(move || thread_main(s, tid, w, g));
         match h {
             Ok(h) => handles.push(Some(h)),
-            Err(source) => {
+            Err(error) => {
                 shared.stop.store(true, Release);
                 shared.deadline.store(0, Release);
                 open_gate(&gate);
                 for h in handles.into_iter().flatten() {
                     let _ = h.join();
                 }
-                return Err(RunError::Spawn { tid, source });
+                return Err(RunError::Spawn { tid, error });
             }
         }
     }
@@ -693,6 +713,130 @@ pub fn run(
         m.unfinished = m.unfinished.max(instance.abandoned());
     }
     Ok(m)
+}
+
+/// What bounds the number of threads this process can start (Linux; `None` = unknown).
+#[derive(Debug, Clone, Default)]
+pub struct HostLimits {
+    /// `kernel.pid_max` and `kernel.threads-max`, the smaller: tasks the system can hold.
+    pub tasks_max: Option<u64>,
+    /// Tasks that exist now (every thread of every process).
+    pub tasks_now: Option<u64>,
+    /// `vm.max_map_count`: memory maps per process.
+    pub max_map_count: Option<u64>,
+    /// This process's memory maps now.
+    pub maps_now: Option<u64>,
+    /// RLIMIT_NPROC (tasks per user; not enforced for root).
+    pub nproc: Option<u64>,
+    /// The process runs as root (RLIMIT_NPROC does not apply).
+    pub root: bool,
+    /// Memory available, bytes (MemAvailable, or the memory cgroup's room if smaller).
+    pub mem_available: Option<u64>,
+}
+
+/// Memory maps a worker thread adds: its stack and guard page, and the signal stack and
+/// guard page Rust's runtime gives every thread (measured: a 20,000-thread run failed at
+/// thread 16,426 with vm.max_map_count = 65,530).
+const MAPS_PER_THREAD: u64 = 4;
+/// Memory a worker thread costs at least: touched stack pages, the runner's per-thread
+/// records, and the worker's own state; a conservative floor, not a measurement of any
+/// one workload.
+const BYTES_PER_THREAD: u64 = 256 * 1024;
+
+impl HostLimits {
+    /// Reads the limits from /proc and getrlimit.
+    pub fn read() -> HostLimits {
+        let num = |p: &str| {
+            std::fs::read_to_string(p)
+                .ok()
+                .and_then(|s| s.trim().parse::<u64>().ok())
+        };
+        let tasks_max = match (
+            num("/proc/sys/kernel/pid_max"),
+            num("/proc/sys/kernel/threads-max"),
+        ) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        // /proc/loadavg's fourth field: running/total tasks.
+        let tasks_now = std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| {
+            s.split_whitespace()
+                .nth(3)?
+                .split('/')
+                .nth(1)?
+                .parse::<u64>()
+                .ok()
+        });
+        let maps_now = std::fs::read("/proc/self/maps")
+            .ok()
+            .map(|b| b.iter().filter(|&&c| c == b'\n').count() as u64);
+        let mut rl = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes into the struct we own.
+        let nproc = (unsafe { libc::getrlimit(libc::RLIMIT_NPROC, &mut rl) } == 0
+            && rl.rlim_cur != libc::RLIM_INFINITY)
+            .then_some(rl.rlim_cur);
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        let mem_available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("MemAvailable:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+                .map(|kb| kb * 1024)
+        });
+        HostLimits {
+            tasks_max,
+            tasks_now,
+            max_map_count: num("/proc/sys/vm/max_map_count"),
+            maps_now,
+            nproc,
+            root,
+            mem_available,
+        }
+    }
+}
+
+/// Refuses `n` worker threads when the host cannot hold them, naming the limit, so a run
+/// that cannot start fails at once instead of after starting thousands of threads.
+pub fn check_thread_capacity(n: usize, l: &HostLimits) -> Result<(), String> {
+    let n = n as u64;
+    let fix = "lower --threads (or raise the limit)";
+    if let (Some(max), Some(now)) = (l.tasks_max, l.tasks_now)
+        && now + n + 16 > max
+    {
+        return Err(format!(
+            "{n} threads do not fit the system's task limit: kernel.pid_max/threads-max is {max} and {now} tasks exist already; {fix}"
+        ));
+    }
+    if let (Some(max), Some(now)) = (l.max_map_count, l.maps_now)
+        && now + MAPS_PER_THREAD * n + 256 > max
+    {
+        return Err(format!(
+            "{n} threads need about {} memory maps and vm.max_map_count is {max} ({now} in use): at most about {} threads; {fix} (sysctl vm.max_map_count)",
+            MAPS_PER_THREAD * n,
+            max.saturating_sub(now + 256) / MAPS_PER_THREAD
+        ));
+    }
+    if let Some(max) = l.nproc
+        && !l.root
+        && n + 16 > max
+    {
+        return Err(format!(
+            "{n} threads exceed this user's process limit (RLIMIT_NPROC, ulimit -u) of {max}; {fix}"
+        ));
+    }
+    if let Some(avail) = l.mem_available
+        && n * BYTES_PER_THREAD > avail
+    {
+        return Err(format!(
+            "{n} threads need at least {} MiB and only {} MiB of memory is available; {fix}",
+            (n * BYTES_PER_THREAD) >> 20,
+            avail >> 20
+        ));
+    }
+    Ok(())
 }
 
 fn open_gate(gate: &(Mutex<bool>, Condvar)) {
@@ -1231,5 +1375,34 @@ mod tests {
         // 0.50 s (the one in progress at the 0.45 s deadline: counted).
         assert_eq!(m.latency.count, 1);
         assert_eq!(m.counters.events, m.latency.count);
+    }
+
+    #[test]
+    fn thread_counts_beyond_the_hosts_limits_are_refused_naming_the_limit() {
+        let l = HostLimits {
+            tasks_max: Some(32_768),
+            tasks_now: Some(250),
+            max_map_count: Some(65_530),
+            maps_now: Some(100),
+            nproc: Some(1_000),
+            root: false,
+            mem_available: Some(1 << 30),
+        };
+        assert!(check_thread_capacity(500, &l).is_ok());
+        let e = check_thread_capacity(20_000, &l).unwrap_err();
+        assert!(e.contains("vm.max_map_count is 65530"), "{e}");
+        let e = check_thread_capacity(40_000, &l).unwrap_err();
+        assert!(e.contains("pid_max"), "{e}");
+        let e = check_thread_capacity(2_000, &l).unwrap_err();
+        assert!(e.contains("RLIMIT_NPROC"), "{e}");
+        let root = HostLimits {
+            root: true,
+            ..l.clone()
+        };
+        let e = check_thread_capacity(5_000, &root).unwrap_err();
+        assert!(e.contains("memory is available"), "{e}");
+        assert!(check_thread_capacity(4_000, &root).is_ok());
+        // Unknown limits refuse nothing.
+        assert!(check_thread_capacity(50_000, &HostLimits::default()).is_ok());
     }
 }

@@ -6,21 +6,60 @@
 
 use std::fmt;
 
-/// A value that could not be parsed; `expected` is a human description of the accepted forms.
+/// A value that could not be parsed, or is out of range; the message names the text and the
+/// accepted forms or the limit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("'{text}' is not {expected}")]
+#[error("'{text}' {problem}")]
 pub struct UnitError {
     /// The text as given.
     pub text: String,
-    /// What would have been accepted.
-    pub expected: &'static str,
+    /// What is wrong with it: "is not <accepted forms>" or "is too large (at most <limit>)".
+    pub problem: String,
+}
+
+impl UnitError {
+    /// What would have been accepted, for messages of the form "expected ...".
+    pub fn expected(&self) -> String {
+        if let Some(rest) = self.problem.strip_prefix("is not ") {
+            rest.to_string()
+        } else if let Some(limit) = self
+            .problem
+            .strip_prefix("is too large (")
+            .and_then(|r| r.strip_suffix(')'))
+        {
+            limit.to_string()
+        } else {
+            self.problem.clone()
+        }
+    }
 }
 
 fn err(text: &str, expected: &'static str) -> UnitError {
     UnitError {
         text: text.to_string(),
-        expected,
+        problem: format!("is not {expected}"),
     }
+}
+
+fn too_large(text: &str, limit: &str) -> UnitError {
+    UnitError {
+        text: text.to_string(),
+        problem: format!("is too large (at most {limit})"),
+    }
+}
+
+/// The longest duration any option takes: 10 years (365-day), in seconds. Long enough for
+/// any benchmark, short enough that every deadline in nanoseconds or clock ticks fits a u64.
+pub const MAX_SECONDS: f64 = 315_360_000.0;
+
+/// Parses a whole number (a count: events, requests, threads); too large for a u64 says so.
+pub fn parse_count(text: &str) -> Result<u64, UnitError> {
+    let t = text.trim();
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(err(text, "a whole number (digits, e.g. 4)"));
+    }
+    t.parse::<u64>()
+        .map_err(|_| too_large(text, &u64::MAX.to_string()))
 }
 
 const SIZE_FORMS: &str = "a size (an integer with an optional K, M, G or T suffix, powers of 1024)";
@@ -32,7 +71,9 @@ pub fn parse_size(text: &str) -> Result<u64, UnitError> {
     if digits_end == 0 {
         return Err(err(text, SIZE_FORMS));
     }
-    let n: u64 = t[..digits_end].parse().map_err(|_| err(text, SIZE_FORMS))?;
+    let n: u64 = t[..digits_end]
+        .parse()
+        .map_err(|_| too_large(text, "16 EiB - 1"))?;
     let suffix = t[digits_end..].to_ascii_lowercase();
     let shift = match suffix.as_str() {
         "" | "b" => 0,
@@ -43,7 +84,7 @@ pub fn parse_size(text: &str) -> Result<u64, UnitError> {
         _ => return Err(err(text, SIZE_FORMS)),
     };
     n.checked_mul(1u64 << shift)
-        .ok_or_else(|| err(text, "a size below 16 EiB"))
+        .ok_or_else(|| too_large(text, "16 EiB - 1"))
 }
 
 const DURATION_FORMS: &str =
@@ -52,6 +93,16 @@ const DURATION_FORMS: &str =
 /// Parses a duration into seconds: `10`, `0.5`, `10s`, `250ms`, `2m`, `1h`, `100us`.
 pub fn parse_seconds(text: &str) -> Result<f64, UnitError> {
     let t = text.trim();
+    // A plain number in any notation Rust reads (`1e3`, `inf`): seconds.
+    if let Ok(x) = t.parse::<f64>() {
+        if x.is_nan() || x < 0.0 || t.starts_with(['-', '+']) {
+            return Err(err(text, DURATION_FORMS));
+        }
+        if x > MAX_SECONDS {
+            return Err(too_large(text, "315360000 s, 10 years"));
+        }
+        return Ok(x);
+    }
     let num_end = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
@@ -71,8 +122,8 @@ pub fn parse_seconds(text: &str) -> Result<f64, UnitError> {
         "h" => n * 3600.0,
         _ => return Err(err(text, DURATION_FORMS)),
     };
-    if !s.is_finite() {
-        return Err(err(text, DURATION_FORMS));
+    if !s.is_finite() || s > MAX_SECONDS {
+        return Err(too_large(text, "315360000 s, 10 years"));
     }
     Ok(s)
 }
@@ -184,6 +235,41 @@ mod tests {
         assert_eq!(parse_seconds("2m").unwrap(), 120.0);
         assert!(parse_seconds("ten").is_err());
         assert!(parse_seconds("5 parsecs").is_err());
+        assert!(parse_seconds("-1").is_err());
+        assert_eq!(parse_seconds("1e3").unwrap(), 1000.0);
+        for big in [
+            "99999999999999999999",
+            "1e30",
+            "inf",
+            "6000000h",
+            "315360001",
+        ] {
+            let e = parse_seconds(big).unwrap_err().to_string();
+            assert!(
+                e.contains("is too large (at most 315360000 s"),
+                "{big}: {e}"
+            );
+        }
+        assert_eq!(parse_seconds("315360000").unwrap(), MAX_SECONDS);
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count(" 42 ").unwrap(), 42);
+        assert!(
+            parse_count("-1")
+                .unwrap_err()
+                .to_string()
+                .contains("is not a whole number")
+        );
+        assert!(parse_count("4.5").is_err());
+        let e = parse_count("99999999999999999999").unwrap_err().to_string();
+        assert!(
+            e.contains("is too large (at most 18446744073709551615)"),
+            "{e}"
+        );
+        let e = parse_size("99999999999999999999").unwrap_err().to_string();
+        assert!(e.contains("is too large"), "{e}");
     }
 
     #[test]

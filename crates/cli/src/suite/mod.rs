@@ -5,7 +5,7 @@
 //! Order of events: the whole file is validated first (nothing runs if any entry is wrong);
 //! then each entry runs until the stability rule is met or its repetitions are spent; a
 //! failed run ends its entry (the suite goes on, exit 1 at the end); Ctrl-C ends the current
-//! run, keeps (and saves) what finished, prints the summary and exits 130. The built-in suites
+//! run, keeps (and saves) what finished, prints the summary and exits 128 + the signal (130 for Ctrl-C). The built-in suites
 //! are the TOML files in `suites/`, embedded at build time. Nothing is written anywhere but
 //! the results store.
 
@@ -603,7 +603,7 @@ fn run(
         entries,
     };
     let code = if interrupted {
-        ExitCode::from(130)
+        crate::interrupted_exit()
     } else if failed {
         ExitCode::from(1)
     } else {
