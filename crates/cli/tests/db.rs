@@ -316,6 +316,187 @@ fn bad_database_input_is_one_clear_line_and_exit_2() {
     );
 }
 
+/// sysbench's default driver is mysql: `--mysql-*` options without `--db-driver` mean MySQL,
+/// `--pgsql-*` options PostgreSQL, never a silent `./sbtest.db`. (Closed ports, so no server
+/// is needed: the error must name the right server.)
+#[test]
+fn connection_options_choose_the_driver() {
+    let d = scratch("driver-choice");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "oltp_point_select",
+                "--mysql-host=127.0.0.1",
+                "--mysql-port=1",
+            ],
+            "cannot connect to mysql://sbtest@127.0.0.1:1/sbtest",
+        ),
+        (
+            &[
+                "oltp_point_select",
+                "--pgsql-host=127.0.0.1",
+                "--pgsql-port=1",
+            ],
+            "cannot connect to postgres://sbtest@127.0.0.1:1/sbtest",
+        ),
+    ];
+    for (a, needle) in cases {
+        for stage in ["prepare", "run", "cleanup"] {
+            let out = hb()
+                .current_dir(&d)
+                .args(*a)
+                .arg(stage)
+                .timeout(Duration::from_secs(30))
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{a:?} {stage}: {err}");
+            assert!(err.contains(needle), "{a:?} {stage}: {err}");
+            assert!(
+                std::fs::read_dir(&d).unwrap().next().is_none(),
+                "{a:?} {stage}: a file appeared in the cwd"
+            );
+        }
+    }
+}
+
+/// A script path is not a name: a file called oltp_insert.lua that is not sysbench's script
+/// is refused (exit 2, nothing created); sysbench 1.0.20's bundled scripts are recognised by
+/// their content, Debian's and upstream's (which differ in the `#!` line), whatever their
+/// file name.
+#[test]
+fn lua_scripts_are_recognised_by_content() {
+    let d = scratch("lua-content");
+    std::fs::write(d.join("oltp_insert.lua"), "print(\"hello\")\n").unwrap();
+    let db = d.join("s.db");
+    let url = format!("--db-url=sqlite:{}", db.display());
+    let run = |a: &[&str]| {
+        hb().current_dir(&d)
+            .args(a)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap()
+    };
+    for stage in ["prepare", "run", "help"] {
+        let out = run(&["./oltp_insert.lua", "--table-size=10", &url, stage]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stage}: {err}");
+        assert!(
+            err.contains("'./oltp_insert.lua' is not one of sysbench 1.0.20's bundled scripts"),
+            "{stage}: {err}"
+        );
+        assert!(err.contains("hostbench oltp_insert"), "the fix: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    let out = run(&[
+        "./nosuch/oltp_insert.lua",
+        "--table-size=10",
+        &url,
+        "prepare",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot find the script"), "{err}");
+    assert!(!db.exists(), "nothing was prepared");
+
+    let debian = std::path::Path::new("/usr/share/sysbench/oltp_point_select.lua");
+    let Ok(text) = std::fs::read_to_string(debian) else {
+        eprintln!("skipped: {} is not installed", debian.display());
+        return;
+    };
+    let upstream = text.replacen("#!/usr/bin/sysbench", "#!/usr/bin/env sysbench", 1);
+    assert_ne!(upstream, text, "Debian's #! line");
+    for (name, body) in [("renamed.lua", &text), ("upstream.lua", &upstream)] {
+        std::fs::write(d.join(name), body).unwrap();
+        let out = run(&[name, "--table-size=10", &url, "prepare"]);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = run(&[
+            name,
+            "--table-size=10",
+            &url,
+            "--events=5",
+            "--time=0",
+            "--format=json",
+            "run",
+        ]);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["workload"]["id"], "db.oltp_point_select", "{name}");
+        assert_eq!(counter(&r, "reads"), 5, "{name}");
+        let out = run(&[name, "--table-size=10", &url, "cleanup"]);
+        assert!(out.status.success(), "{name}");
+    }
+}
+
+/// (user, host, port, db) of a `scheme://user@host:port/db` test URL.
+fn url_parts(url: &str) -> (String, String, String, String) {
+    let rest = url.split_once("://").unwrap().1;
+    let (auth, db) = rest.split_once('/').unwrap();
+    let (user, hp) = auth.split_once('@').unwrap();
+    let (host, port) = hp.split_once(':').unwrap_or((hp, ""));
+    (user.into(), host.into(), port.into(), db.into())
+}
+
+/// With sysbench's connection options and no `--db-driver`, prepare, run and cleanup talk
+/// to the server those options name, and say so on stderr (stdout stays sysbench's).
+#[test]
+fn sysbench_connection_options_reach_the_servers() {
+    for (var, drv, scheme) in [
+        ("HOSTBENCH_TEST_MYSQL_URL", "mysql", "mysql"),
+        ("HOSTBENCH_TEST_PG_URL", "pgsql", "postgres"),
+    ] {
+        let Some(url) = server(var) else { continue };
+        let (user, host, port, db) = url_parts(&url);
+        let d = scratch(&format!("driver-{drv}"));
+        let mut base = args(&["oltp_point_select", "--table-size=50"]);
+        base.push(format!("--table-prefix=hbt_drv_{drv}_"));
+        base.push(format!("--{drv}-host={host}"));
+        if !port.is_empty() {
+            base.push(format!("--{drv}-port={port}"));
+        }
+        base.push(format!("--{drv}-user={user}"));
+        base.push(format!("--{drv}-db={db}"));
+        let stage = |extra: &[&str]| {
+            let out = hb()
+                .current_dir(&d)
+                .args(&base)
+                .args(extra)
+                .timeout(Duration::from_secs(60))
+                .output()
+                .unwrap();
+            let so = String::from_utf8_lossy(&out.stdout).into_owned();
+            let se = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert!(out.status.success(), "{base:?} {extra:?}: {se}\n{so}");
+            (so, se)
+        };
+        stage(&["cleanup"]);
+        let (so, se) = stage(&["prepare"]);
+        let named = format!("hostbench: oltp_point_select on {drv}, server {scheme}://{user}@");
+        assert!(se.contains(&named), "prepare names the server: {se}");
+        assert!(so.starts_with("hostbench "), "{so}");
+        assert!(!so.contains("hostbench: "), "stdout stays sysbench's: {so}");
+        let (so, se) = stage(&["--events=20", "--time=0", "run"]);
+        assert!(se.contains(&named), "run names the server: {se}");
+        assert!(
+            so.contains("    total number of events:              20\n"),
+            "{so}"
+        );
+        stage(&["cleanup"]);
+        assert!(
+            std::fs::read_dir(&d).unwrap().next().is_none(),
+            "no SQLite file in the cwd"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Servers
 
