@@ -1301,6 +1301,156 @@ fn insert_race_survives_a_lost_connection() {
     }
 }
 
+/// A MyISAM temporary table whose connection is killed mid-run: the session reconnects, the
+/// rows it held are counted as lost (fact `rows_lost`, a warning, the report), and, since
+/// MyISAM has no transactions, nothing is rolled back and no row is inserted twice.
+#[test]
+fn insert_race_counts_rows_lost_with_a_temporary_table() {
+    let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let prefix = "hbt_racelost";
+    let a = args(&[
+        "insert-race",
+        "--sessions",
+        "2",
+        "--rows",
+        "30000",
+        "--table-mode",
+        "temp",
+        "--engine",
+        "myisam",
+        "--commit",
+        "batch:50",
+        "--format",
+        "json",
+        &format!("--db-url={url}"),
+        &format!("--table-prefix={prefix}"),
+    ]);
+    let child = hb_std()
+        .args(&a)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut killed = false;
+    for _ in 0..2000 {
+        let ids = mysql_cli(
+            &url,
+            &format!(
+                "SELECT id FROM information_schema.processlist \
+                 WHERE info LIKE 'INSERT INTO {prefix}%' AND id <> connection_id()"
+            ),
+        );
+        if let Some(id) = ids.split_whitespace().next() {
+            // Let the session insert some rows first.
+            std::thread::sleep(Duration::from_millis(300));
+            mysql_cli(&url, &format!("KILL {id}"));
+            killed = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(killed, "no connection of the run found to kill");
+    let out = child.wait_with_output().unwrap();
+    let so = String::from_utf8_lossy(&out.stdout);
+    let se = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{se}\n{so}");
+    let r: Value = serde_json::from_str(&so).unwrap();
+    assert_valid(&r, "insert-race rows lost");
+    if counter(&r, "reconnects") == 0 {
+        eprintln!("skipped: the session finished before the kill landed: {se}");
+        return;
+    }
+    let lost = r["workload"]["facts"]["rows_lost"].as_f64().unwrap();
+    assert!(lost > 0.0, "rows lost not counted: {r}");
+    for t in r["fairness"]["per_thread"].as_array().unwrap() {
+        assert_eq!(
+            t["events"], 30000,
+            "no transactions: nothing inserted twice: {r}"
+        );
+    }
+    assert!(se.contains("were lost"), "{se}");
+    assert!(se.contains("has no transactions"), "{se}");
+}
+
+/// insert-race takes sysbench's connection options (no `--db-driver`: they choose it), names
+/// the server and engine in its report, and warns when `--engine` is ignored (PostgreSQL)
+/// or has no transactions for `--commit batch:N` (MyISAM).
+#[test]
+fn insert_race_takes_sysbench_connection_options() {
+    let out = hb()
+        .args([
+            "insert-race",
+            "--rows",
+            "5",
+            "--mysql-host=127.0.0.1",
+            "--mysql-port=1",
+            "--mysql-password",
+            "Sekr1tPw",
+        ])
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot connect to mysql://sbtest:***@127.0.0.1:1/sbtest"),
+        "{err}"
+    );
+    assert!(!err.contains("Sekr1tPw"), "{err}");
+    for (var, drv) in [
+        ("HOSTBENCH_TEST_MYSQL_URL", "mysql"),
+        ("HOSTBENCH_TEST_PG_URL", "pgsql"),
+    ] {
+        let Some(url) = server(var) else { continue };
+        let (user, host, port, db) = url_parts(&url);
+        let mut a = args(&[
+            "insert-race",
+            "--sessions",
+            "2",
+            "--rows",
+            "40",
+            "--engine",
+            "myisam",
+            "--commit",
+            "batch:10",
+            "--table-mode",
+            "temp",
+        ]);
+        a.push(format!("--{drv}-host={host}"));
+        if !port.is_empty() {
+            a.push(format!("--{drv}-port={port}"));
+        }
+        a.extend([format!("--{drv}-user"), user.clone()]);
+        a.push(format!("--{drv}-db={db}"));
+        let out = hb()
+            .args(&a)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let so = String::from_utf8_lossy(&out.stdout);
+        let se = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{a:?}: {se}\n{so}");
+        assert!(so.contains("rows inserted:             80 "), "{so}");
+        if drv == "mysql" {
+            assert!(so.contains(", engine MyISAM (no transactions)\n"), "{so}");
+            assert!(so.contains("server: MySQL/MariaDB "), "{so}");
+            assert!(
+                se.contains("MyISAM has no transactions: --commit batch:10"),
+                "{se}"
+            );
+        } else {
+            assert!(so.contains("server: PostgreSQL"), "{so}");
+            assert!(se.contains("--engine myisam is ignored"), "{se}");
+        }
+        a.extend(args(&["--format", "json"]));
+        let r: Value = serde_json::from_str(&ok(&a)).unwrap();
+        assert_valid(&r, "insert-race options");
+        assert_eq!(r["workload"]["params"]["db_driver"], drv, "{r}");
+    }
+}
+
 #[test]
 fn insert_race_bad_input() {
     for (a, needle) in [

@@ -31,6 +31,16 @@ pub fn render(r: &RunResult) -> String {
         text(r, "table_mode"),
         text(r, "commit"),
     );
+    // The server and the engine its tables really use (the workload asked the server).
+    if let Some(t) = r.tables.iter().find(|t| t.name == "insert_race_server")
+        && let Some(row) = t.rows.first()
+    {
+        let tx = match row.values.first().copied().flatten() {
+            Some(0.0) => " (no transactions)",
+            _ => "",
+        };
+        let _ = writeln!(s, "server: {}{tx}", row.label);
+    }
     let _ = writeln!(s);
     let _ = writeln!(
         s,
@@ -49,6 +59,14 @@ pub fn render(r: &RunResult) -> String {
         get("other"),
         get("errors")
     );
+    let lost = r.workload.facts.get("rows_lost").copied().unwrap_or(0.0);
+    if get("reconnects") > 0 || lost > 0.0 {
+        let _ = writeln!(
+            s,
+            "reconnects:      {:>12}     rows lost with a vanished temporary table: {lost}",
+            get("reconnects")
+        );
+    }
     let times: Vec<f64> = r
         .fairness
         .per_thread

@@ -585,7 +585,7 @@ pub fn record_url_driver(overrides: &mut Vec<(String, String)>) {
     }
     if overrides
         .iter()
-        .any(|(k, _)| k == "db_driver" || k == "db_url")
+        .any(|(k, v)| k == "db_driver" || k == "db_url" && !v.is_empty())
     {
         return;
     }

@@ -22,10 +22,15 @@ use super::driver::{
 use hostbench_core::params::{ParamKind, ParamSpec, Params};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::{Counter, Counters};
-use hostbench_core::result::{Better, Figure, RunResult, Warning, WarningKind};
+use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
 use hostbench_core::workload::*;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The result table that names the database under test: one row labelled with the server
+/// and the engine the tables really use (`MySQL/MariaDB 10.11.6, engine MyISAM`), with a
+/// `transactions` column (1 when the engine has them).
+pub const SERVER_TABLE: &str = "insert_race_server";
 
 /// The insert test.
 pub struct InsertRace;
@@ -121,6 +126,9 @@ struct Cfg {
     engine: String,
     seq: bool,
     prefix: String,
+    /// The tables' engine has transactions (MyISAM, Aria, MEMORY do not): only then does a
+    /// lost connection roll back the rows since the last COMMIT.
+    transactional: bool,
 }
 
 impl Cfg {
@@ -150,6 +158,7 @@ impl Cfg {
             engine,
             seq: p.text("values") == "seq",
             prefix,
+            transactional: true,
         })
     }
 
@@ -226,6 +235,39 @@ impl Cfg {
     }
 }
 
+/// The engine the tables get and whether it has transactions, asked of a MySQL/MariaDB
+/// server with queries whose row count is the answer (the clients count rows; they do not
+/// copy values out). `None` when the server does not say.
+fn mysql_engine(conn: &mut dyn super::driver::Conn, cfg: &Cfg) -> Option<(String, bool)> {
+    let expr = if !cfg.engine.is_empty() {
+        format!("'{}'", cfg.engine)
+    } else if cfg.mode == "temp" {
+        "COALESCE(NULLIF(@@default_tmp_storage_engine, ''), @@default_storage_engine)".into()
+    } else {
+        "@@default_storage_engine".into()
+    };
+    let yes = |conn: &mut dyn super::driver::Conn, sql: &str| matches!(conn.query(sql), Ok(super::driver::Res::Rows(n)) if n > 0);
+    let name = [
+        "InnoDB", "MyISAM", "Aria", "MEMORY", "RocksDB", "TokuDB", "ARCHIVE", "CSV",
+    ]
+    .into_iter()
+    .find(|e| {
+        yes(
+            conn,
+            &format!("SELECT 1 FROM DUAL WHERE UPPER({expr}) = UPPER('{e}')"),
+        )
+    })
+    .map(str::to_string)
+    .or_else(|| (!cfg.engine.is_empty()).then(|| cfg.engine.clone()))?;
+    let transactional = !yes(
+        conn,
+        &format!(
+            "SELECT 1 FROM information_schema.ENGINES WHERE UPPER(ENGINE) = UPPER({expr}) AND TRANSACTIONS = 'NO'"
+        ),
+    );
+    Some((name, transactional))
+}
+
 struct RaceWorker {
     cfg: Arc<Cfg>,
     s: Session,
@@ -236,6 +278,9 @@ struct RaceWorker {
     done: u64,
     sid: usize,
     drop_table: bool,
+    /// Rows the run lost: counted done, then gone with a temporary table that vanished with
+    /// its connection (shared by the sessions; a fact of the result).
+    lost: Arc<AtomicU64>,
 }
 
 impl RaceWorker {
@@ -280,11 +325,18 @@ impl RaceWorker {
             return Ok(Reconnected::RunOver);
         }
         c.add(Counter::Reconnects, 1);
+        // Without transactions the server rolled nothing back: every row sent is there.
         self.done = match self.cfg.commit {
+            _ if !self.cfg.transactional => self.done,
             CommitMode::Row => self.done,
             CommitMode::Batch(k) => self.done - self.done % k,
             CommitMode::None => 0,
         };
+        if self.cfg.mode == "temp" {
+            // The new connection has a new, empty table: the rows this session had counted
+            // are gone, and it goes on with the rest (it does not insert them again).
+            self.lost.fetch_add(self.done, Ordering::Relaxed);
+        }
         Ok(Reconnected::Yes)
     }
 
@@ -367,6 +419,11 @@ struct RaceInstance {
     created_file: Option<String>,
     /// Session set-ups retried after a lost connection (before the run).
     setup_retries: std::sync::atomic::AtomicU64,
+    /// Rows lost with vanished temporary tables (see [`RaceWorker::lost`]).
+    lost: Arc<AtomicU64>,
+    /// The server and the tables' engine, as the server reports them, with whether the
+    /// engine has transactions.
+    engine: Option<(String, bool)>,
 }
 
 impl Instance for RaceInstance {
@@ -394,7 +451,40 @@ impl Instance for RaceInstance {
         let n = self
             .setup_retries
             .load(std::sync::atomic::Ordering::Relaxed);
-        vec![("setup_retries".into(), n as f64)]
+        vec![
+            ("setup_retries".into(), n as f64),
+            ("rows_lost".into(), self.lost.load(Ordering::Relaxed) as f64),
+        ]
+    }
+
+    fn tables(&self) -> Vec<Table> {
+        let engine = match (self.cfg.target.driver(), &self.engine) {
+            (Driver::Mysql, Some((e, _))) => format!("engine {e}"),
+            (Driver::Mysql, None) => "engine unknown".into(),
+            (Driver::Pgsql, _) => "heap tables".into(),
+            (Driver::Sqlite, _) => "B-tree file".into(),
+        };
+        let transactions = match (self.cfg.target.driver(), &self.engine) {
+            (Driver::Mysql, None) => None,
+            _ => Some(if self.cfg.transactional { 1.0 } else { 0.0 }),
+        };
+        let server = if self.version.is_empty() {
+            self.cfg.target.driver().name().to_string()
+        } else {
+            self.version.clone()
+        };
+        vec![Table {
+            name: SERVER_TABLE.into(),
+            title: "the database under test and the engine of its tables".into(),
+            columns: vec![Column {
+                name: "transactions".into(),
+                unit: String::new(),
+            }],
+            rows: vec![Row {
+                label: format!("{server}, {engine}"),
+                values: vec![transactions],
+            }],
+        }]
     }
 }
 
@@ -466,6 +556,7 @@ impl RaceInstance {
             done: 0,
             sid,
             drop_table: cfg.mode == "per-session",
+            lost: self.lost.clone(),
         })))
     }
 
@@ -476,6 +567,44 @@ impl RaceInstance {
             w.push(Warning {
                 kind: WarningKind::Contention,
                 message: "SQLite has one writer per database file: the sessions take turns, so the makespan measures the lock as much as the disk (use --table-mode=temp, or a server database)".into(),
+            });
+        }
+        if !self.cfg.engine.is_empty() && self.cfg.target.driver() != Driver::Mysql {
+            w.push(Warning {
+                kind: WarningKind::Unavailable,
+                message: format!(
+                    "--engine {} is ignored: storage engines are MySQL/MariaDB's; {} has one kind of table",
+                    self.cfg.engine,
+                    match self.cfg.target.driver() {
+                        Driver::Pgsql => "PostgreSQL",
+                        _ => "SQLite",
+                    }
+                ),
+            });
+        }
+        if !self.cfg.transactional && self.cfg.commit != CommitMode::Row {
+            let engine = self
+                .engine
+                .as_ref()
+                .map_or("the engine", |(e, _)| e.as_str());
+            w.push(Warning {
+                kind: WarningKind::NoWork,
+                message: format!(
+                    "{engine} has no transactions: --commit {} sends BEGIN and COMMIT, but every row is written when it is inserted, as with --commit row",
+                    match self.cfg.commit {
+                        CommitMode::Batch(k) => format!("batch:{k}"),
+                        _ => "none".into(),
+                    }
+                ),
+            });
+        }
+        let lost = self.lost.load(Ordering::Relaxed);
+        if lost > 0 {
+            w.push(Warning {
+                kind: WarningKind::Errors,
+                message: format!(
+                    "{lost} row(s) were lost: a session's connection was lost and its temporary table went with it; the session went on in a new, empty table (rows_lost)"
+                ),
             });
         }
         if self.cfg.mode == "temp" {
@@ -561,7 +690,7 @@ impl Workload for InsertRace {
         f
     }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
-        let cfg = Cfg::new(ctx.params)?;
+        let mut cfg = Cfg::new(ctx.params)?;
         let create = cfg.target.driver() == Driver::Sqlite;
         let created_file = match &cfg.target {
             Target::Sqlite { path } if !std::path::Path::new(path).exists() => Some(path.clone()),
@@ -569,6 +698,13 @@ impl Workload for InsertRace {
         };
         let mut conn = cfg.target.connect_for_setup(create)?;
         let version = conn.server_version();
+        let engine = match cfg.target.driver() {
+            Driver::Mysql => mysql_engine(conn.as_mut(), &cfg),
+            _ => None,
+        };
+        if let Some((_, t)) = &engine {
+            cfg.transactional = *t;
+        }
         if cfg.mode == "shared" {
             conn.query(&format!("DROP TABLE IF EXISTS {}", cfg.table(0)))
                 .map_err(|e| WorkloadError(format!("insert-race on {}: {e}", cfg.target)))?;
@@ -579,6 +715,8 @@ impl Workload for InsertRace {
             version,
             created_file,
             setup_retries: Default::default(),
+            lost: Default::default(),
+            engine,
         }))
     }
 }
