@@ -21,6 +21,8 @@ pub enum Invocation {
     Print(String),
     /// `prepare` or `cleanup`: run the workload's stage with the plan's parameters and threads.
     Stage(hostbench_core::workload::Stage, Box<Plan>, Output),
+    /// The OLTP tests' `prewarm` command (1.1.0's `warmup`).
+    Prewarm(Box<Plan>, Output),
 }
 
 /// General options sysbench knows, with their kind (for help and validation).
@@ -486,8 +488,8 @@ pub fn usage() -> String {
     s
 }
 
-/// sysbench's command words.
-const COMMANDS: [&str; 4] = ["run", "prepare", "cleanup", "help"];
+/// sysbench's command words (`prewarm` is the OLTP scripts' own, `warmup` its 1.1.0 name).
+const COMMANDS: [&str; 6] = ["run", "prepare", "cleanup", "help", "prewarm", "warmup"];
 
 /// Parses a sysbench command line (without the program name).
 pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
@@ -584,11 +586,21 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         bail!("unexpected word '{extra}' after '{test} {command}'");
     }
     use hostbench_core::workload::Stage;
+    let has_prewarm = workload.id().starts_with("db.")
+        && !matches!(workload.id(), "db.bulk_insert" | "db.insert_race");
+    let mut prewarm = false;
     let stage = match command {
         "run" => None,
         "help" => return Ok(Invocation::Print(test_help(workload))),
         "prepare" => Some(Stage::Prepare),
         "cleanup" => Some(Stage::Cleanup),
+        "prewarm" | "warmup" if has_prewarm => {
+            prewarm = true;
+            None
+        }
+        "prewarm" | "warmup" => bail!(
+            "the '{test}' test has no '{command}' command (the OLTP tests have it, except bulk_insert): use run, help, prepare or cleanup"
+        ),
         other => bail!(
             "unknown command '{other}' for the '{test}' test{}: use run, help, prepare or cleanup",
             hostbench_core::suggest::did_you_mean(other, COMMANDS)
@@ -797,6 +809,9 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         plan.events = 0;
     }
     plan.validate().map_err(anyhow::Error::msg)?;
+    if prewarm {
+        return Ok(Invocation::Prewarm(Box::new(plan), out));
+    }
     if let Some(stage) = stage {
         return Ok(Invocation::Stage(stage, Box::new(plan), out));
     }
@@ -805,6 +820,59 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
     }
     let saving = SaveOptions::new(label, no_save, results_db)?;
     Ok(Invocation::Run(Box::new(plan), out, saving))
+}
+
+/// Prints a stage's lines as sysbench does: its header before the first line, and the
+/// database named on stderr.
+struct PrewarmLog<'a> {
+    output: &'a Output,
+    db_target: Option<String>,
+    started: std::sync::Once,
+}
+
+impl hostbench_core::workload::StageLog for PrewarmLog<'_> {
+    fn line(&self, line: &str) {
+        if self.output.verbosity < 3 {
+            return;
+        }
+        self.started.call_once(|| {
+            if let Some(t) = &self.db_target {
+                eprint!("{t}");
+            }
+            crate::exec::out(&hostbench_report::sysbench::header(env!(
+                "CARGO_PKG_VERSION"
+            )));
+        });
+        crate::exec::out(&format!("{line}\n"));
+    }
+}
+
+/// Runs the OLTP `prewarm` command of `plan`'s workload.
+pub fn prewarm(plan: &Plan, output: &Output) -> Result<std::process::ExitCode> {
+    use hostbench_core::workload::{SetupCtx, StageDone};
+    let log = PrewarmLog {
+        output,
+        db_target: hostbench_report::sysbench::db_target(&plan.workload, &plan.params),
+        started: std::sync::Once::new(),
+    };
+    let ctx = SetupCtx {
+        params: &plan.params,
+        threads: plan.threads,
+        dist: plan.rand,
+        seed: if plan.seed == 0 {
+            hostbench_core::rand::time_seed()
+        } else {
+            plan.seed
+        },
+        host: None,
+    };
+    let done = hostbench_workloads::db::oltp::prewarm(&plan.workload, &ctx, &log)
+        .context("this test has no prewarm command")?
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(match done {
+        StageDone::Interrupted => std::process::ExitCode::from(130),
+        _ => std::process::ExitCode::SUCCESS,
+    })
 }
 
 fn sysbench_names() -> Vec<&'static str> {

@@ -269,8 +269,12 @@ fn bad_database_input_is_one_clear_line_and_exit_2() {
         ),
         (&["oltp_point_select", &missing, "run"], "prepare"),
         (
-            &["select_random_points", "--tables=2", &missing, "prepare"],
-            "--tables > 1",
+            &["oltp_read_write", &missing, "prewarm"],
+            "prewarm is MySQL only",
+        ),
+        (
+            &["bulk_insert", &missing, "prewarm"],
+            "no 'prewarm' command",
         ),
         (
             &["oltp_read_write", "--table-prefix=x;drop", &missing, "run"],
@@ -434,6 +438,116 @@ fn lua_scripts_are_recognised_by_content() {
         let out = run(&[name, "--table-size=10", &url, "cleanup"]);
         assert!(out.status.success(), "{name}");
     }
+}
+
+/// sysbench 1.0.20's small behaviours: select_random_points/ranges take `--tables > 1`
+/// (prepare makes every table, run reads the first; hostbench's cleanup drops them all),
+/// bulk_insert takes and ignores `--tables`/`--table-size`, and a prepare with `--threads > 1`
+/// says `Initializing worker threads...` as sysbench's parallel prepare does.
+#[test]
+fn sysbench_small_behaviours() {
+    let d = scratch("sqlite-small");
+    let db = d.join("s.db");
+    let url = format!("--db-url=sqlite:{}", db.display());
+    let with = |test: &str, extra: &[&str]| {
+        let mut a = args(&[test, &url, "--table-size=50"]);
+        a.extend(args(extra));
+        a
+    };
+    for test in ["select_random_points", "select_random_ranges"] {
+        let p = ok(&with(test, &["--tables=2", "prepare"]));
+        assert!(p.contains("Creating table 'sbtest2'..."), "{p}");
+        let out = hb()
+            .args(with(test, &["--tables=2", "--events=5", "--time=0", "run"]))
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let se = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{test}: {se}");
+        let so = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            so.contains("        read:                            5\n"),
+            "{so}"
+        );
+        assert!(se.contains("reads only sbtest1"), "{se}");
+        let c = ok(&with(test, &["--tables=2", "cleanup"]));
+        assert!(c.contains("Dropping table 'sbtest2'..."), "{c}");
+        assert!(!db.exists(), "cleanup dropped every table");
+    }
+    let b = |extra: &[&str]| {
+        let mut a = args(&["bulk_insert", &url, "--tables=4", "--table-size=100"]);
+        a.extend(args(extra));
+        a
+    };
+    ok(&b(&["prepare"]));
+    let out = ok(&b(&["--events=10", "--time=0", "run"]));
+    assert!(
+        out.contains("total number of events:              10\n"),
+        "{out}"
+    );
+    ok(&b(&["cleanup"]));
+    assert!(!db.exists());
+    let p = ok(&with(
+        "oltp_read_write",
+        &["--tables=2", "--threads=2", "prepare"],
+    ));
+    assert!(
+        p.contains("compatible)\n\nInitializing worker threads...\n\nCreating table 'sbtest1'..."),
+        "{p}"
+    );
+    let p = ok(&with(
+        "oltp_read_write",
+        &["--tables=2", "--threads=2", "cleanup"],
+    ));
+    assert!(
+        !p.contains("Initializing"),
+        "cleanup is not a parallel command: {p}"
+    );
+    let p = ok(&with("oltp_read_write", &["--tables=1", "prepare"]));
+    assert!(!p.contains("Initializing"), "one thread: {p}");
+    ok(&with("oltp_read_write", &["cleanup"]));
+}
+
+/// `prewarm` (MySQL only, as in sysbench): each table analysed and scanned, shared among the
+/// threads.
+#[test]
+fn mysql_prewarm() {
+    let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let a = |extra: &[&str]| {
+        let mut v = args(&[
+            "oltp_read_only",
+            "--tables=2",
+            "--table-size=100",
+            "--table-prefix=hbt_prewarm_",
+            "--threads=2",
+        ]);
+        v.push(format!("--db-url={url}"));
+        v.extend(args(extra));
+        v
+    };
+    ok(&a(&["cleanup"]));
+    ok(&a(&["prepare"]));
+    let out = ok(&a(&["prewarm"]));
+    assert!(
+        out.contains("compatible)\n\nInitializing worker threads...\n\n"),
+        "{out}"
+    );
+    for t in ["hbt_prewarm_1", "hbt_prewarm_2"] {
+        assert!(out.contains(&format!("Prewarming table {t}\n")), "{out}");
+    }
+    let out = ok(&a(&["warmup"]));
+    assert!(out.contains("Prewarming table hbt_prewarm_1\n"), "{out}");
+    ok(&a(&["cleanup"]));
+    let out = hb()
+        .args(a(&["prewarm"]))
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("prepare"), "missing tables: {err}");
 }
 
 /// (user, host, port, db) of a `scheme://user@host:port/db` test URL.
