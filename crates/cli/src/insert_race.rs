@@ -21,7 +21,7 @@ use std::process::ExitCode;
     name = "hostbench insert-race",
     bin_name = "hostbench insert-race",
     version,
-    after_help = "Examples:\n  hostbench insert-race --sessions 10 --rows 100000 --db-url mysql://root@127.0.0.1/test --engine myisam\n  hostbench insert-race --table-mode per-session --commit row --db-url postgres://postgres@127.0.0.1/test\nSee docs/db.md."
+    after_help = "Examples:\n  hostbench insert-race --sessions 10 --rows 100000 --db-url mysql://root@127.0.0.1/test --engine myisam\n  hostbench insert-race --mode procedure --stagger 1s --sessions 10 --rows 1000000 --mysql-host 127.0.0.1 --mysql-user root --mysql-db test --engine myisam\n  hostbench insert-race --table-mode per-session --commit row --db-url postgres://postgres@127.0.0.1/test\nSee docs/db.md."
 )]
 struct Args {
     /// Concurrent sessions (one thread and one connection each).
@@ -39,6 +39,15 @@ struct Args {
     /// MySQL/MariaDB storage engine (myisam, innodb, aria) [default: the server's].
     #[arg(long, default_value = "")]
     engine: String,
+    /// client: one prepared INSERT per row from the session; procedure: the session CALLs a
+    /// stored procedure that inserts the rows in a WHILE loop on the server (MySQL/MariaDB,
+    /// PostgreSQL; --table-mode temp)
+    #[arg(long, value_enum, default_value_t = Mode::Client)]
+    mode: Mode,
+    /// --mode procedure: start session n's CALL n × this after the start barrier (1s is the
+    /// write-up's `sleep 1`); 0 = all sessions together
+    #[arg(long, default_value = "0", value_parser = seconds)]
+    stagger: f64,
     /// Values: random (index inserts land anywhere) or seq (increasing).
     #[arg(long, default_value = "random", value_parser = ["random", "seq"])]
     values: String,
@@ -123,6 +132,14 @@ enum TableMode {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
+enum Mode {
+    /// one prepared INSERT per row, sent by the session
+    Client,
+    /// a stored procedure's WHILE loop inserts the rows on the server
+    Procedure,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
 enum OutFormat {
     /// the insert-race report
     Text,
@@ -184,6 +201,15 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             args.db_reconnect_timeout.to_string(),
         ),
         ("table_prefix", args.table_prefix.clone()),
+        (
+            "mode",
+            match args.mode {
+                Mode::Client => "client",
+                Mode::Procedure => "procedure",
+            }
+            .to_string(),
+        ),
+        ("stagger", args.stagger.to_string()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))

@@ -1565,11 +1565,123 @@ fn insert_race_takes_sysbench_connection_options() {
     }
 }
 
+/// The write-up's test: `--mode procedure` CALLs a stored procedure whose WHILE loop inserts
+/// the rows on the server, one CALL per session, the sessions started `--stagger` apart.
+#[test]
+fn insert_race_procedure_mode() {
+    for (var, extra) in [
+        ("HOSTBENCH_TEST_MYSQL_URL", &["--engine", "myisam"][..]),
+        ("HOSTBENCH_TEST_PG_URL", &["--commit", "batch:100"][..]),
+    ] {
+        let Some(url) = server(var) else { continue };
+        let mut a = args(&[
+            "insert-race",
+            "--mode",
+            "procedure",
+            "--stagger",
+            "0.3s",
+            "--sessions",
+            "3",
+            "--rows",
+            "300",
+            "--table-prefix",
+            "hbt_raceproc",
+        ]);
+        a.push(format!("--db-url={url}"));
+        a.extend(args(extra));
+        let text = ok(&a);
+        for needle in [
+            "mode procedure (a WHILE loop on the server), sessions 0.3 s apart",
+            "rows inserted:            900 ",
+            "session   3:        300 rows",
+        ] {
+            assert!(text.contains(needle), "{needle:?} missing:\n{text}");
+        }
+        a.extend(args(&["--format", "json"]));
+        let out = ok(&a);
+        let r: Value = serde_json::from_str(&out).unwrap();
+        assert_valid(&r, "insert-race procedure");
+        assert_eq!(r["outcome"]["stop_reason"], "workers_done", "{r}");
+        assert_eq!(r["metrics"]["events"], 3, "one CALL per session: {r}");
+        assert_eq!(counter(&r, "writes"), 900, "{r}");
+        let per: Vec<u64> = r["fairness"]["per_thread"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["events"].as_u64().unwrap())
+            .collect();
+        assert_eq!(per, vec![1, 1, 1]);
+        let makespan = r["metrics"]["duration_s"].as_f64().unwrap();
+        assert!(
+            makespan >= 0.6,
+            "the third session starts 2 × 0.3 s after the barrier: {makespan}"
+        );
+        let fig = |n: &str| {
+            r["figures"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["name"] == n)
+                .and_then(|f| f["value"].as_f64())
+                .unwrap()
+        };
+        assert_eq!(r["figures"][0]["name"], "makespan_s");
+        assert!((fig("rows_per_s") - 900.0 / makespan).abs() < 1e-6 * fig("rows_per_s").max(1.0));
+        let check = |sql: &str| {
+            if var.contains("MYSQL") {
+                mysql_cli(&url, sql)
+            } else {
+                psql(&url, sql)
+            }
+        };
+        let left = if var.contains("MYSQL") {
+            check(
+                "SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_NAME = 'hbt_raceproc_proc'",
+            )
+        } else {
+            check("SELECT COUNT(*) FROM pg_proc WHERE proname = 'hbt_raceproc_proc'")
+        };
+        assert_eq!(left.trim(), "0", "the procedure is dropped after the run");
+    }
+}
+
 #[test]
 fn insert_race_bad_input() {
     for (a, needle) in [
         (&["insert-race", "--commit", "sometimes"][..], "batch:N"),
         (&["insert-race", "--sessions", "0"][..], "--sessions"),
+        (
+            &[
+                "insert-race",
+                "--mode",
+                "procedure",
+                "--sqlite-db",
+                "/nonexistent/x.db",
+            ][..],
+            "SQLite has none",
+        ),
+        (
+            &[
+                "insert-race",
+                "--stagger",
+                "1s",
+                "--sqlite-db",
+                "/nonexistent/x.db",
+            ][..],
+            "--stagger",
+        ),
+        (
+            &[
+                "insert-race",
+                "--mode",
+                "procedure",
+                "--table-mode",
+                "shared",
+                "--db-url",
+                "mysql://u@127.0.0.1:1/x",
+            ][..],
+            "--table-mode shared is for --mode client",
+        ),
         (
             &["insert-race", "--table-mode", "global"][..],
             "--table-mode",

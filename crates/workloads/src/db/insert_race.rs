@@ -85,6 +85,22 @@ const PARAMS: &[ParamSpec] = crate::db_params!(
         "table name prefix (PREFIX_<session>, PREFIX_shared)",
         "table-prefix"
     ),
+    ParamSpec {
+        name: "mode",
+        kind: ParamKind::Choice(&["client", "procedure"]),
+        default: "client",
+        unit: "",
+        help: "client: the session sends one prepared INSERT per row; procedure: the session CALLs a stored procedure that inserts the rows one by one in a WHILE loop on the server (MySQL/MariaDB, PostgreSQL)",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "stagger",
+        kind: ParamKind::Seconds,
+        default: "0",
+        unit: "s",
+        help: "procedure mode: session n starts its CALL n × stagger after the start barrier (the write-up's `sleep 1` between sessions); 0 = all together",
+        sysbench: None,
+    },
 );
 
 /// How often to commit.
@@ -129,6 +145,10 @@ struct Cfg {
     /// The tables' engine has transactions (MyISAM, Aria, MEMORY do not): only then does a
     /// lost connection roll back the rows since the last COMMIT.
     transactional: bool,
+    /// `mode=procedure`: the server inserts the rows in a stored procedure's loop.
+    procedure: bool,
+    /// Procedure mode: session n CALLs n × this after the start barrier.
+    stagger: std::time::Duration,
 }
 
 impl Cfg {
@@ -159,10 +179,19 @@ impl Cfg {
             seq: p.text("values") == "seq",
             prefix,
             transactional: true,
+            procedure: p.text("mode") == "procedure",
+            stagger: std::time::Duration::try_from_secs_f64(p.float("stagger")).map_err(|_| {
+                WorkloadError("invalid value for stagger: use seconds such as 1s or 0.5".into())
+            })?,
         })
     }
 
     fn table(&self, sid: usize) -> String {
+        if self.procedure {
+            // One name for every session: the procedure names it, and each session's
+            // temporary table hides the others'.
+            return format!("{}_t", self.prefix);
+        }
         match self.mode.as_str() {
             "shared" => format!("{}_shared", self.prefix),
             _ => format!("{}_{}", self.prefix, sid + 1),
@@ -232,6 +261,102 @@ impl Cfg {
             }
             Driver::Sqlite => format!("INSERT INTO {t} (d, a, b) VALUES (date(2451545 + ?), ?, ?)"),
         }
+    }
+
+    /// The stored procedure's name.
+    fn proc_name(&self) -> String {
+        format!("{}_proc", self.prefix)
+    }
+
+    /// The stored procedure of `mode=procedure`: `PROC(n)` inserts n rows one by one in a
+    /// WHILE loop into the session's temporary table, committing as `--commit` says.
+    fn procedure_sql(&self) -> Vec<String> {
+        let (t, name) = (self.table(0), self.proc_name());
+        match self.target.driver() {
+            Driver::Mysql => {
+                let values = if self.seq {
+                    "DATE_ADD('2000-01-01', INTERVAL i % 10000 DAY), i, i"
+                } else {
+                    "DATE_ADD('2000-01-01', INTERVAL FLOOR(RAND() * 10000) DAY), \
+                     FLOOR(RAND() * 4294967296) - 2147483648, FLOOR(RAND() * 4294967296) - 2147483648"
+                };
+                let (open, every, close) = match self.commit {
+                    CommitMode::Row => ("", String::new(), ""),
+                    CommitMode::Batch(k) => (
+                        "START TRANSACTION; ",
+                        format!(" IF i % {k} = 0 THEN COMMIT; START TRANSACTION; END IF;"),
+                        " COMMIT;",
+                    ),
+                    CommitMode::None => ("START TRANSACTION; ", String::new(), " COMMIT;"),
+                };
+                vec![
+                    format!("DROP PROCEDURE IF EXISTS {name}"),
+                    format!(
+                        "CREATE PROCEDURE {name}(IN n INT) BEGIN DECLARE i INT DEFAULT 0; {open}\
+                         WHILE i < n DO INSERT INTO {t} (d, a, b) VALUES ({values}); SET i = i + 1;{every} \
+                         END WHILE;{close} END"
+                    ),
+                ]
+            }
+            _ => {
+                let values = if self.seq {
+                    "DATE '2000-01-01' + i % 10000, i, i"
+                } else {
+                    "DATE '2000-01-01' + floor(random() * 10000)::integer, \
+                     (floor(random() * 4294967296) - 2147483648)::integer, \
+                     (floor(random() * 4294967296) - 2147483648)::integer"
+                };
+                let every = match self.commit {
+                    CommitMode::Row => " COMMIT;".to_string(),
+                    CommitMode::Batch(k) => format!(" IF i % {k} = 0 THEN COMMIT; END IF;"),
+                    CommitMode::None => String::new(),
+                };
+                vec![format!(
+                    "CREATE OR REPLACE PROCEDURE {name}(n integer) LANGUAGE plpgsql AS $hb$ \
+                     DECLARE i integer := 0; BEGIN WHILE i < n LOOP \
+                     INSERT INTO {t} (d, a, b) VALUES ({values}); i := i + 1;{every} \
+                     END LOOP; END $hb$"
+                )]
+            }
+        }
+    }
+}
+
+/// A session of `mode=procedure`: waits its turn (`stagger`), then one CALL inserts every
+/// row on the server; the CALL is the session's one operation, timed from its start.
+struct ProcWorker {
+    cfg: Arc<Cfg>,
+    s: Session,
+    sid: usize,
+}
+
+impl LoopWorker for ProcWorker {
+    fn run(
+        &mut self,
+        ctl: &mut hostbench_core::runner::RunControl<'_>,
+    ) -> Result<(), WorkloadError> {
+        let start = ctl.now();
+        let wait = self.cfg.stagger.as_nanos() as u64 * self.sid as u64;
+        if wait > 0 {
+            let due = start + ctl.clock().from_ns(wait);
+            ctl.wait_until(due);
+        }
+        let now = ctl.now();
+        let Some(intended) = ctl.next_op(now) else {
+            return Ok(());
+        };
+        let call = format!("CALL {}({})", self.cfg.proc_name(), self.cfg.rows);
+        self.s.query(&call).map_err(|e| {
+            WorkloadError(format!(
+                "insert-race session {} on {}: {call}: {e}",
+                self.sid + 1,
+                self.cfg.target
+            ))
+        })?;
+        let done = ctl.now();
+        ctl.counters().add(Counter::Writes, self.cfg.rows);
+        ctl.record(intended, done);
+        Ok(())
     }
 }
 
@@ -525,6 +650,13 @@ impl RaceInstance {
                 }
             }
         }
+        if cfg.procedure {
+            return Ok(Worker::Loop(Box::new(ProcWorker {
+                cfg: cfg.clone(),
+                s,
+                sid,
+            })));
+        }
         let prepared = (|| {
             let insert = s.prepare(&cfg.insert_sql(sid))?;
             if cfg.commit == CommitMode::Row {
@@ -622,6 +754,14 @@ impl RaceInstance {
 
 impl Drop for RaceInstance {
     fn drop(&mut self) {
+        if self.cfg.procedure
+            && let Ok(mut c) = self.cfg.target.connect()
+        {
+            let _ = c.query(&format!(
+                "DROP PROCEDURE IF EXISTS {}",
+                self.cfg.proc_name()
+            ));
+        }
         if self.cfg.mode == "shared"
             && let Ok(mut c) = self.cfg.target.connect()
         {
@@ -672,13 +812,12 @@ impl Workload for InsertRace {
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         let mut f = vec![
             Figure::new("makespan_s", "s", r.metrics.duration_s, Better::Lower),
-            Figure::new(
-                "rows_per_s",
-                "rows/s",
-                r.metrics.events_per_s,
-                Better::Higher,
-            ),
+            Figure::new("rows_per_s", "rows/s", rows_per_s(r), Better::Higher),
         ];
+        if procedure(r) {
+            // One operation per session: its latency is the session's duration.
+            return f;
+        }
         if let Some(p99) = r.percentile_ns(99.0) {
             f.push(Figure::new(
                 "insert_p99_ms",
@@ -691,6 +830,22 @@ impl Workload for InsertRace {
     }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         let mut cfg = Cfg::new(ctx.params)?;
+        if cfg.procedure && cfg.target.driver() == Driver::Sqlite {
+            return Err(WorkloadError(
+                "insert-race: --mode procedure needs a server with stored procedures (MySQL/MariaDB or PostgreSQL); SQLite has none: give --db-url or the --mysql-*/--pgsql-* options, or use --mode client".into(),
+            ));
+        }
+        if cfg.procedure && cfg.mode != "temp" {
+            return Err(WorkloadError(format!(
+                "insert-race: --mode procedure inserts into each session's temporary table (the write-up's test); --table-mode {} is for --mode client",
+                cfg.mode
+            )));
+        }
+        if !cfg.procedure && !cfg.stagger.is_zero() {
+            return Err(WorkloadError(
+                "insert-race: --stagger starts the sessions' procedure calls apart; it needs --mode procedure".into(),
+            ));
+        }
         let create = cfg.target.driver() == Driver::Sqlite;
         let created_file = match &cfg.target {
             Target::Sqlite { path } if !std::path::Path::new(path).exists() => Some(path.clone()),
@@ -709,6 +864,17 @@ impl Workload for InsertRace {
             conn.query(&format!("DROP TABLE IF EXISTS {}", cfg.table(0)))
                 .map_err(|e| WorkloadError(format!("insert-race on {}: {e}", cfg.target)))?;
         }
+        if cfg.procedure {
+            for sql in cfg.procedure_sql() {
+                conn.query(&sql).map_err(|e| {
+                    WorkloadError(format!(
+                        "insert-race: cannot create the procedure {} on {}: {e}",
+                        cfg.proc_name(),
+                        cfg.target
+                    ))
+                })?;
+            }
+        }
         Ok(Box::new(RaceInstance {
             cfg: Arc::new(cfg),
             threads: ctx.threads.max(1),
@@ -718,6 +884,27 @@ impl Workload for InsertRace {
             lost: Default::default(),
             engine,
         }))
+    }
+}
+
+fn procedure(r: &RunResult) -> bool {
+    matches!(
+        r.workload.params.values().get("mode"),
+        Some(hostbench_core::params::Value::Text(m)) if m == "procedure"
+    )
+}
+
+/// Rows inserted per second over the makespan: events (one per row) in client mode, the
+/// rows the procedure calls inserted in procedure mode.
+fn rows_per_s(r: &RunResult) -> f64 {
+    if !procedure(r) {
+        return r.metrics.events_per_s;
+    }
+    let rows = r.metrics.counters.get("writes").copied().unwrap_or(0) as f64;
+    if r.metrics.duration_s > 0.0 {
+        rows / r.metrics.duration_s
+    } else {
+        0.0
     }
 }
 
