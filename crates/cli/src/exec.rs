@@ -358,6 +358,8 @@ struct StageOut<'a> {
     header_done: std::sync::atomic::AtomicBool,
     bar: std::sync::Mutex<Option<indicatif::ProgressBar>>,
     show_bar: bool,
+    /// The database the stage talks to, printed on stderr with the header.
+    db_target: Option<String>,
 }
 
 impl StageLog for StageOut<'_> {
@@ -377,6 +379,9 @@ impl StageLog for StageOut<'_> {
                 .header_done
                 .swap(true, std::sync::atomic::Ordering::Relaxed)
         {
+            if let Some(t) = &self.db_target {
+                eprint!("{t}");
+            }
             s.push_str(&sysbench::header(env!("CARGO_PKG_VERSION")));
         }
         s.push_str(line);
@@ -436,6 +441,7 @@ pub fn run_stage_keeping(
         header_done: std::sync::atomic::AtomicBool::new(false),
         bar: std::sync::Mutex::new(None),
         show_bar: crate::suite::progress::wanted(output.verbosity < 3),
+        db_target: sysbench::db_target(workload.id(), &plan.params),
     };
     let done = workload
         .stage(
@@ -538,6 +544,9 @@ fn run_plan(
 
     let text = output.verbosity >= 3;
     if matches!(output.format, Format::Sysbench) && text {
+        if let Some(t) = sysbench::db_target(workload.id(), &plan.params) {
+            eprint!("{t}");
+        }
         let mut s = sysbench::header(env!("CARGO_PKG_VERSION"));
         s.push_str(&sysbench::run_mode(&sysbench::RunMode {
             threads: plan.threads,

@@ -1,6 +1,7 @@
 //! The `hostbench insert-race` front-end: the parallel single-row INSERT test with its own
 //! options (`--sessions --rows --table-mode --commit`) and the database options of the OLTP
-//! workloads (`--db-url`, or `--db-driver` with `--pgsql-*`/`--mysql-*`). The plan's only
+//! workloads (`--db-url`, or sysbench's `--db-driver`, `--pgsql-*` and `--mysql-*`; without
+//! `--db-driver` the connection options given choose the driver, as in the OLTP tests). The plan's only
 //! limit is the rows (`--time` caps it when given); the report is the insert-race layout.
 
 use crate::exec::{self, Format, Output};
@@ -20,7 +21,7 @@ use std::process::ExitCode;
     name = "hostbench insert-race",
     bin_name = "hostbench insert-race",
     version,
-    after_help = "Examples:\n  hostbench insert-race --sessions 10 --rows 100000 --db-url mysql://root@127.0.0.1/test --engine myisam\n  hostbench insert-race --table-mode per-session --commit row --db-url postgres://postgres@127.0.0.1/test\nSee docs/db.md."
+    after_help = "Examples:\n  hostbench insert-race --sessions 10 --rows 100000 --db-url mysql://root@127.0.0.1/test --engine myisam\n  hostbench insert-race --mode procedure --stagger 1s --sessions 10 --rows 1000000 --mysql-host 127.0.0.1 --mysql-user root --mysql-db test --engine myisam\n  hostbench insert-race --table-mode per-session --commit row --db-url postgres://postgres@127.0.0.1/test\nSee docs/db.md."
 )]
 struct Args {
     /// Concurrent sessions (one thread and one connection each).
@@ -38,6 +39,15 @@ struct Args {
     /// MySQL/MariaDB storage engine (myisam, innodb, aria) [default: the server's].
     #[arg(long, default_value = "")]
     engine: String,
+    /// client: one prepared INSERT per row from the session; procedure: the session CALLs a
+    /// stored procedure that inserts the rows in a WHILE loop on the server (MySQL/MariaDB,
+    /// PostgreSQL; --table-mode temp)
+    #[arg(long, value_enum, default_value_t = Mode::Client)]
+    mode: Mode,
+    /// --mode procedure: start session n's CALL n × this after the start barrier (1s is the
+    /// write-up's `sleep 1`); 0 = all sessions together
+    #[arg(long, default_value = "0", value_parser = seconds)]
+    stagger: f64,
     /// Values: random (index inserts land anywhere) or seq (increasing).
     #[arg(long, default_value = "random", value_parser = ["random", "seq"])]
     values: String,
@@ -45,15 +55,49 @@ struct Args {
     /// and port optional)
     #[arg(long = "db-url", default_value = "")]
     db_url: String,
-    /// Driver when no --db-url is given (sysbench's option names below apply).
-    #[arg(long = "db-driver", default_value = "sqlite", value_parser = ["sqlite", "pgsql", "mysql"])]
-    db_driver: String,
-    /// MariaDB/MySQL client: lean (hostbench's own) or crate (the mysql crate).
-    #[arg(long = "mysql-client", default_value = "lean", value_parser = ["lean", "crate"])]
-    mysql_client: String,
-    /// PostgreSQL client: lean (hostbench's own) or crate (the postgres crate).
-    #[arg(long = "pgsql-client", default_value = "lean", value_parser = ["lean", "crate"])]
-    pgsql_client: String,
+    /// Driver when no --db-url is given [default: mysql with --mysql-* options, pgsql with
+    /// --pgsql-* options, else sqlite]
+    #[arg(long = "db-driver", value_parser = ["sqlite", "pgsql", "mysql"])]
+    db_driver: Option<String>,
+    /// MariaDB/MySQL server host [default: localhost]
+    #[arg(long = "mysql-host", value_name = "HOST")]
+    mysql_host: Option<String>,
+    /// MariaDB/MySQL server port [default: 3306]
+    #[arg(long = "mysql-port", value_name = "PORT")]
+    mysql_port: Option<String>,
+    /// MariaDB/MySQL unix socket (wins over host and port)
+    #[arg(long = "mysql-socket", value_name = "PATH")]
+    mysql_socket: Option<String>,
+    /// MariaDB/MySQL user [default: sbtest]
+    #[arg(long = "mysql-user", value_name = "USER")]
+    mysql_user: Option<String>,
+    /// MariaDB/MySQL password [default: none]
+    #[arg(long = "mysql-password", value_name = "PASSWORD")]
+    mysql_password: Option<String>,
+    /// MariaDB/MySQL database [default: sbtest]
+    #[arg(long = "mysql-db", value_name = "DB")]
+    mysql_db: Option<String>,
+    /// PostgreSQL server host or socket directory [default: localhost]
+    #[arg(long = "pgsql-host", value_name = "HOST")]
+    pgsql_host: Option<String>,
+    /// PostgreSQL server port [default: 5432]
+    #[arg(long = "pgsql-port", value_name = "PORT")]
+    pgsql_port: Option<String>,
+    /// PostgreSQL user [default: sbtest]
+    #[arg(long = "pgsql-user", value_name = "USER")]
+    pgsql_user: Option<String>,
+    /// PostgreSQL password [default: none]
+    #[arg(long = "pgsql-password", value_name = "PASSWORD")]
+    pgsql_password: Option<String>,
+    /// PostgreSQL database [default: sbtest]
+    #[arg(long = "pgsql-db", value_name = "DB")]
+    pgsql_db: Option<String>,
+    /// MariaDB/MySQL client: lean (hostbench's own) or crate (the mysql crate) [default: lean]
+    #[arg(long = "mysql-client", value_parser = ["lean", "crate"])]
+    mysql_client: Option<String>,
+    /// PostgreSQL client: lean (hostbench's own) or crate (the postgres crate) [default: lean]
+    #[arg(long = "pgsql-client", value_parser = ["lean", "crate"])]
+    pgsql_client: Option<String>,
     /// How long a session keeps trying to reconnect after a lost connection, e.g. while the
     /// server restarts (10s, 1m).
     #[arg(long = "db-reconnect-timeout", default_value = "10", value_parser = seconds)]
@@ -85,6 +129,14 @@ enum TableMode {
     PerSession,
     /// one table for every session
     Shared,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Mode {
+    /// one prepared INSERT per row, sent by the session
+    Client,
+    /// a stored procedure's WHILE loop inserts the rows on the server
+    Procedure,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -143,19 +195,46 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ("engine", args.engine.clone()),
         ("values", args.values.clone()),
         ("db_url", args.db_url.clone()),
-        ("db_driver", args.db_driver.clone()),
         ("sqlite_db", args.sqlite_db.clone()),
-        ("mysql_client", args.mysql_client.clone()),
-        ("pgsql_client", args.pgsql_client.clone()),
         (
             "db_reconnect_timeout",
             args.db_reconnect_timeout.to_string(),
         ),
         ("table_prefix", args.table_prefix.clone()),
+        (
+            "mode",
+            match args.mode {
+                Mode::Client => "client",
+                Mode::Procedure => "procedure",
+            }
+            .to_string(),
+        ),
+        ("stagger", args.stagger.to_string()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
+    // Only the connection options given: the driver follows them as in the OLTP tests.
+    for (k, v) in [
+        ("db_driver", &args.db_driver),
+        ("mysql_host", &args.mysql_host),
+        ("mysql_port", &args.mysql_port),
+        ("mysql_socket", &args.mysql_socket),
+        ("mysql_user", &args.mysql_user),
+        ("mysql_password", &args.mysql_password),
+        ("mysql_db", &args.mysql_db),
+        ("pgsql_host", &args.pgsql_host),
+        ("pgsql_port", &args.pgsql_port),
+        ("pgsql_user", &args.pgsql_user),
+        ("pgsql_password", &args.pgsql_password),
+        ("pgsql_db", &args.pgsql_db),
+        ("mysql_client", &args.mysql_client),
+        ("pgsql_client", &args.pgsql_client),
+    ] {
+        if let Some(v) = v {
+            overrides.push((k.to_string(), v.clone()));
+        }
+    }
     hostbench_workloads::db::driver::record_url_driver(&mut overrides);
     let params =
         Params::resolve(w.id(), w.params(), &overrides).map_err(|e| anyhow!("insert-race: {e}"))?;

@@ -142,6 +142,7 @@ fn run_sysbench(argv: &[String]) -> anyhow::Result<ExitCode> {
             let w = hostbench_workloads::find(&plan.workload).expect("front-end found it");
             exec::run_stage(stage, &plan, w, &output)
         }
+        sysbench::Invocation::Prewarm(plan, output) => sysbench::prewarm(&plan, &output),
         sysbench::Invocation::Run(plan, output, saving) => {
             let w = hostbench_workloads::find(&plan.workload).expect("front-end found it");
             exec::execute_with(&plan, w, &output, &saving, "sysbench", argv)

@@ -21,6 +21,8 @@ pub enum Invocation {
     Print(String),
     /// `prepare` or `cleanup`: run the workload's stage with the plan's parameters and threads.
     Stage(hostbench_core::workload::Stage, Box<Plan>, Output),
+    /// The OLTP tests' `prewarm` command (1.1.0's `warmup`).
+    Prewarm(Box<Plan>, Output),
 }
 
 /// General options sysbench knows, with their kind (for help and validation).
@@ -171,15 +173,179 @@ const DEPRECATED: &[(&str, &str)] = &[
 /// Test names sysbench has that hostbench does not run yet, with a pointer.
 const NOT_YET: &[&str] = &[];
 
-/// The workload a test word names: a sysbench test name, or the path of one of sysbench's
-/// Lua scripts (`/usr/share/sysbench/oltp_read_write.lua`), which runs our native
-/// implementation of that script.
+/// The workload a test word names, by name only (`oltp_read_write`, `cpu`).
 fn lookup(word: &str) -> Option<&'static dyn Workload> {
-    by_sysbench_test(word).or_else(|| {
-        let stem = word.strip_suffix(".lua")?;
-        let stem = stem.rsplit('/').next()?;
-        by_sysbench_test(stem)
-    })
+    by_sysbench_test(word)
+}
+
+/// SHA-256 of sysbench 1.0.20's bundled test scripts, with the test each one is: upstream's
+/// files (tag 1.0.20, `src/lua/`) and Debian's (`/usr/share/sysbench/`, package
+/// 1.0.20+ds, whose only change is the `#!` line). Only the hashes are kept, never the
+/// scripts. `oltp_common.lua` is a module, not a test.
+const BUNDLED_SCRIPTS: &[(&str, &str)] = &[
+    // upstream 1.0.20
+    (
+        "b183f7a112ce78e7d6f5d1c151c0192f83318593db8a51122f2e93e344b7cee6",
+        "bulk_insert",
+    ),
+    (
+        "c6a7fb30e997fdcd41ded5715e0ec4ed74022660975017c774a7a510c3398ef3",
+        "oltp_delete",
+    ),
+    (
+        "2f7f740ef7281b0ce77236d979ff67e16580b6de5082dd711d6a91560ccdbdb3",
+        "oltp_insert",
+    ),
+    (
+        "ffd9a921aac15b2e7031502e39d83b9d155190bde3e537fe66a3b7bb36dfd737",
+        "oltp_point_select",
+    ),
+    (
+        "fceacbc1f33fed843dd6e266d3459814d1bf4301f27c7ab89da0407942c8e380",
+        "oltp_read_only",
+    ),
+    (
+        "09620dd1aa3168444b9cb738e3ab0c049ecff1aa003ffba6e416f7ae59254ae4",
+        "oltp_read_write",
+    ),
+    (
+        "49ede5944e74c083c65acfdd551709d2f9aab45310887b7ec0f368af61f931bf",
+        "oltp_update_index",
+    ),
+    (
+        "8711cd26a0dbc7214322afef62f9cf31be8763ea57e9a082cfe996496d13a8cd",
+        "oltp_update_non_index",
+    ),
+    (
+        "8adb32e1833e712494db101f6f6f90448d0465535b9769b0f86d2ba596bb2c71",
+        "oltp_write_only",
+    ),
+    (
+        "c84d035191a8c895f31b9d6e92089105041aa6a1cf21f3dec07aca8c15d62306",
+        "select_random_points",
+    ),
+    (
+        "aba6f88f3fe18a24a9ff2926e0fd535164f3b22866e96db32b7d6319bd288593",
+        "select_random_ranges",
+    ),
+    // Debian 1.0.20+ds
+    (
+        "90ef17c63b8f959fa85f7c459b106b26d44d7f1686bfff467837a4c41d0a84de",
+        "bulk_insert",
+    ),
+    (
+        "11dc20862684615384145641e0114c1ea76b80d7c9ba8c755e0fd9ad0fe62711",
+        "oltp_delete",
+    ),
+    (
+        "46d250ef3be841b1a349b23e6390d6f7adfb2435a239802ef4ceed9873d1cd68",
+        "oltp_insert",
+    ),
+    (
+        "5002f6d702e1099fff451cfba06b03b77fc6a3110144c9a1102bfdb5de14b83d",
+        "oltp_point_select",
+    ),
+    (
+        "25eeb32f5877c254c7fceb5f0bc23a2da9ed708a9f07df5b95f0a9fdfe4817eb",
+        "oltp_read_only",
+    ),
+    (
+        "d3d68413ecce348242308cf693d5db7a320292e1def93ecc9cb080b2b4f32b45",
+        "oltp_read_write",
+    ),
+    (
+        "b79f401177f44f02dacf88175327e5bfd9410c54c75faf347b9458ae638fd21a",
+        "oltp_update_index",
+    ),
+    (
+        "5c6c923cc000bb6d4a535dd2dafbd3c4da2003c411ad8e585f146be4d713b984",
+        "oltp_update_non_index",
+    ),
+    (
+        "fcb462e264097d93c1d8cd0f7b55151c42261a5ab84ce553e41d6bd8bec8d690",
+        "oltp_write_only",
+    ),
+    (
+        "028832d7ce71e1bd615eaa61149ef1652d828ccfe2dec8d5c39fe35075f06c54",
+        "select_random_points",
+    ),
+    (
+        "be269a98a901e1305e69653c5fc977299a97487e5ef673051bcacee3c16dfaa0",
+        "select_random_ranges",
+    ),
+];
+
+/// The largest bundled script is 2.4 KB; anything much larger is not one of them.
+const SCRIPT_READ_LIMIT: u64 = 64 * 1024;
+
+/// The test a script's content is, when it is one of sysbench 1.0.20's bundled scripts.
+fn bundled_test(content: &[u8]) -> Option<&'static str> {
+    use sha2::{Digest, Sha256};
+    let hex: String = Sha256::digest(content)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    BUNDLED_SCRIPTS
+        .iter()
+        .find(|(h, _)| *h == hex)
+        .map(|(_, t)| *t)
+}
+
+/// The workload a test word is: a sysbench test name, or the path of a Lua script. A script
+/// runs our native implementation only when its content is one of sysbench 1.0.20's bundled
+/// scripts (its name does not matter); hostbench does not run other Lua yet.
+fn resolve_test(word: &str) -> Result<&'static dyn Workload> {
+    if let Some(w) = lookup(word) {
+        return Ok(w);
+    }
+    if !word.ends_with(".lua") {
+        bail!(
+            "unknown test '{word}'{}. Tests: {}",
+            hostbench_core::suggest::did_you_mean(word, sysbench_names()),
+            sysbench_names().join(", ")
+        );
+    }
+    let stem = word
+        .strip_suffix(".lua")
+        .and_then(|s| s.rsplit('/').next())
+        .unwrap_or(word);
+    let by_name = lookup(stem).and_then(|w| w.sysbench_test());
+    let use_name = match by_name {
+        Some(n) => {
+            format!(" (to run hostbench's built-in '{n}', write its name: hostbench {n} ...)")
+        }
+        None => String::new(),
+    };
+    let read = || -> std::io::Result<Vec<u8>> {
+        use std::io::Read;
+        let f = std::fs::File::open(word)?;
+        if f.metadata()?.is_dir() {
+            return Err(std::io::Error::other("it is a directory"));
+        }
+        let mut buf = Vec::new();
+        f.take(SCRIPT_READ_LIMIT + 1).read_to_end(&mut buf)?;
+        Ok(buf)
+    };
+    let content = match read() {
+        Ok(c) => c,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            bail!("cannot find the script '{word}': no such file{use_name}")
+        }
+        Err(e) => bail!("cannot read the script '{word}': {e}{use_name}"),
+    };
+    match bundled_test(&content).and_then(lookup) {
+        Some(w) => Ok(w),
+        None => bail!(
+            "'{word}' is not one of sysbench 1.0.20's bundled scripts (its content differs from every one of them), and hostbench does not run Lua scripts yet{use_name}; the bundled ones it runs natively: {}",
+            sysbench_names()
+                .into_iter()
+                .filter(|n| n.starts_with("oltp")
+                    || n.starts_with("select")
+                    || n.starts_with("bulk"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 /// True when `args` look like a sysbench command line: the first word is a sysbench test
@@ -325,8 +491,8 @@ pub fn usage() -> String {
     s
 }
 
-/// sysbench's command words.
-const COMMANDS: [&str; 4] = ["run", "prepare", "cleanup", "help"];
+/// sysbench's command words (`prewarm` is the OLTP scripts' own, `warmup` its 1.1.0 name).
+const COMMANDS: [&str; 6] = ["run", "prepare", "cleanup", "help", "prewarm", "warmup"];
 
 /// Parses a sysbench command line (without the program name).
 pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
@@ -409,26 +575,11 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         words.truncate(1);
         words.push("help".into());
     }
-    let workload = match lookup(&test) {
-        Some(w) => w,
-        None if NOT_YET.contains(&test.as_str()) => bail!(
+    let workload = match NOT_YET.contains(&test.as_str()) {
+        true => bail!(
             "the sysbench '{test}' test is not in this version of hostbench yet; `hostbench list` shows what is"
         ),
-        None if test.ends_with(".lua") => bail!(
-            "'{test}' is not one of sysbench's bundled scripts; hostbench runs its own implementations of them ({}) and does not run Lua",
-            sysbench_names()
-                .into_iter()
-                .filter(|n| n.starts_with("oltp")
-                    || n.starts_with("select")
-                    || n.starts_with("bulk"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        None => bail!(
-            "unknown test '{test}'{}. Tests: {}",
-            hostbench_core::suggest::did_you_mean(&test, sysbench_names()),
-            sysbench_names().join(", ")
-        ),
+        false => resolve_test(&test)?,
     };
     let command = match words.get(1) {
         Some(c) => c.as_str(),
@@ -438,11 +589,21 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         bail!("unexpected word '{extra}' after '{test} {command}'");
     }
     use hostbench_core::workload::Stage;
+    let has_prewarm = workload.id().starts_with("db.")
+        && !matches!(workload.id(), "db.bulk_insert" | "db.insert_race");
+    let mut prewarm = false;
     let stage = match command {
         "run" => None,
         "help" => return Ok(Invocation::Print(test_help(workload))),
         "prepare" => Some(Stage::Prepare),
         "cleanup" => Some(Stage::Cleanup),
+        "prewarm" | "warmup" if has_prewarm => {
+            prewarm = true;
+            None
+        }
+        "prewarm" | "warmup" => bail!(
+            "the '{test}' test has no '{command}' command (the OLTP tests have it, except bulk_insert): use run, help, prepare or cleanup"
+        ),
         other => bail!(
             "unknown command '{other}' for the '{test}' test{}: use run, help, prepare or cleanup",
             hostbench_core::suggest::did_you_mean(other, COMMANDS)
@@ -651,6 +812,9 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         plan.events = 0;
     }
     plan.validate().map_err(anyhow::Error::msg)?;
+    if prewarm {
+        return Ok(Invocation::Prewarm(Box::new(plan), out));
+    }
     if let Some(stage) = stage {
         return Ok(Invocation::Stage(stage, Box::new(plan), out));
     }
@@ -659,6 +823,59 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
     }
     let saving = SaveOptions::new(label, no_save, results_db)?;
     Ok(Invocation::Run(Box::new(plan), out, saving))
+}
+
+/// Prints a stage's lines as sysbench does: its header before the first line, and the
+/// database named on stderr.
+struct PrewarmLog<'a> {
+    output: &'a Output,
+    db_target: Option<String>,
+    started: std::sync::Once,
+}
+
+impl hostbench_core::workload::StageLog for PrewarmLog<'_> {
+    fn line(&self, line: &str) {
+        if self.output.verbosity < 3 {
+            return;
+        }
+        self.started.call_once(|| {
+            if let Some(t) = &self.db_target {
+                eprint!("{t}");
+            }
+            crate::exec::out(&hostbench_report::sysbench::header(env!(
+                "CARGO_PKG_VERSION"
+            )));
+        });
+        crate::exec::out(&format!("{line}\n"));
+    }
+}
+
+/// Runs the OLTP `prewarm` command of `plan`'s workload.
+pub fn prewarm(plan: &Plan, output: &Output) -> Result<std::process::ExitCode> {
+    use hostbench_core::workload::{SetupCtx, StageDone};
+    let log = PrewarmLog {
+        output,
+        db_target: hostbench_report::sysbench::db_target(&plan.workload, &plan.params),
+        started: std::sync::Once::new(),
+    };
+    let ctx = SetupCtx {
+        params: &plan.params,
+        threads: plan.threads,
+        dist: plan.rand,
+        seed: if plan.seed == 0 {
+            hostbench_core::rand::time_seed()
+        } else {
+            plan.seed
+        },
+        host: None,
+    };
+    let done = hostbench_workloads::db::oltp::prewarm(&plan.workload, &ctx, &log)
+        .context("this test has no prewarm command")?
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(match done {
+        StageDone::Interrupted => std::process::ExitCode::from(130),
+        _ => std::process::ExitCode::SUCCESS,
+    })
 }
 
 fn sysbench_names() -> Vec<&'static str> {

@@ -269,8 +269,12 @@ fn bad_database_input_is_one_clear_line_and_exit_2() {
         ),
         (&["oltp_point_select", &missing, "run"], "prepare"),
         (
-            &["select_random_points", "--tables=2", &missing, "prepare"],
-            "--tables > 1",
+            &["oltp_read_write", &missing, "prewarm"],
+            "prewarm is MySQL only",
+        ),
+        (
+            &["bulk_insert", &missing, "prewarm"],
+            "no 'prewarm' command",
         ),
         (
             &["oltp_read_write", "--table-prefix=x;drop", &missing, "run"],
@@ -314,6 +318,297 @@ fn bad_database_input_is_one_clear_line_and_exit_2() {
         !d.join("none.db").exists(),
         "a run does not create a database"
     );
+}
+
+/// sysbench's default driver is mysql: `--mysql-*` options without `--db-driver` mean MySQL,
+/// `--pgsql-*` options PostgreSQL, never a silent `./sbtest.db`. (Closed ports, so no server
+/// is needed: the error must name the right server.)
+#[test]
+fn connection_options_choose_the_driver() {
+    let d = scratch("driver-choice");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "oltp_point_select",
+                "--mysql-host=127.0.0.1",
+                "--mysql-port=1",
+            ],
+            "cannot connect to mysql://sbtest@127.0.0.1:1/sbtest",
+        ),
+        (
+            &[
+                "oltp_point_select",
+                "--pgsql-host=127.0.0.1",
+                "--pgsql-port=1",
+            ],
+            "cannot connect to postgres://sbtest@127.0.0.1:1/sbtest",
+        ),
+    ];
+    for (a, needle) in cases {
+        for stage in ["prepare", "run", "cleanup"] {
+            let out = hb()
+                .current_dir(&d)
+                .args(*a)
+                .arg(stage)
+                .timeout(Duration::from_secs(30))
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{a:?} {stage}: {err}");
+            assert!(err.contains(needle), "{a:?} {stage}: {err}");
+            assert!(
+                std::fs::read_dir(&d).unwrap().next().is_none(),
+                "{a:?} {stage}: a file appeared in the cwd"
+            );
+        }
+    }
+}
+
+/// A script path is not a name: a file called oltp_insert.lua that is not sysbench's script
+/// is refused (exit 2, nothing created); sysbench 1.0.20's bundled scripts are recognised by
+/// their content, Debian's and upstream's (which differ in the `#!` line), whatever their
+/// file name.
+#[test]
+fn lua_scripts_are_recognised_by_content() {
+    let d = scratch("lua-content");
+    std::fs::write(d.join("oltp_insert.lua"), "print(\"hello\")\n").unwrap();
+    let db = d.join("s.db");
+    let url = format!("--db-url=sqlite:{}", db.display());
+    let run = |a: &[&str]| {
+        hb().current_dir(&d)
+            .args(a)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap()
+    };
+    for stage in ["prepare", "run", "help"] {
+        let out = run(&["./oltp_insert.lua", "--table-size=10", &url, stage]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stage}: {err}");
+        assert!(
+            err.contains("'./oltp_insert.lua' is not one of sysbench 1.0.20's bundled scripts"),
+            "{stage}: {err}"
+        );
+        assert!(err.contains("hostbench oltp_insert"), "the fix: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    let out = run(&[
+        "./nosuch/oltp_insert.lua",
+        "--table-size=10",
+        &url,
+        "prepare",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot find the script"), "{err}");
+    assert!(!db.exists(), "nothing was prepared");
+
+    let debian = std::path::Path::new("/usr/share/sysbench/oltp_point_select.lua");
+    let Ok(text) = std::fs::read_to_string(debian) else {
+        eprintln!("skipped: {} is not installed", debian.display());
+        return;
+    };
+    let upstream = text.replacen("#!/usr/bin/sysbench", "#!/usr/bin/env sysbench", 1);
+    assert_ne!(upstream, text, "Debian's #! line");
+    for (name, body) in [("renamed.lua", &text), ("upstream.lua", &upstream)] {
+        std::fs::write(d.join(name), body).unwrap();
+        let out = run(&[name, "--table-size=10", &url, "prepare"]);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = run(&[
+            name,
+            "--table-size=10",
+            &url,
+            "--events=5",
+            "--time=0",
+            "--format=json",
+            "run",
+        ]);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["workload"]["id"], "db.oltp_point_select", "{name}");
+        assert_eq!(counter(&r, "reads"), 5, "{name}");
+        let out = run(&[name, "--table-size=10", &url, "cleanup"]);
+        assert!(out.status.success(), "{name}");
+    }
+}
+
+/// sysbench 1.0.20's small behaviours: select_random_points/ranges take `--tables > 1`
+/// (prepare makes every table, run reads the first; hostbench's cleanup drops them all),
+/// bulk_insert takes and ignores `--tables`/`--table-size`, and a prepare with `--threads > 1`
+/// says `Initializing worker threads...` as sysbench's parallel prepare does.
+#[test]
+fn sysbench_small_behaviours() {
+    let d = scratch("sqlite-small");
+    let db = d.join("s.db");
+    let url = format!("--db-url=sqlite:{}", db.display());
+    let with = |test: &str, extra: &[&str]| {
+        let mut a = args(&[test, &url, "--table-size=50"]);
+        a.extend(args(extra));
+        a
+    };
+    for test in ["select_random_points", "select_random_ranges"] {
+        let p = ok(&with(test, &["--tables=2", "prepare"]));
+        assert!(p.contains("Creating table 'sbtest2'..."), "{p}");
+        let out = hb()
+            .args(with(test, &["--tables=2", "--events=5", "--time=0", "run"]))
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let se = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{test}: {se}");
+        let so = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            so.contains("        read:                            5\n"),
+            "{so}"
+        );
+        assert!(se.contains("reads only sbtest1"), "{se}");
+        let c = ok(&with(test, &["--tables=2", "cleanup"]));
+        assert!(c.contains("Dropping table 'sbtest2'..."), "{c}");
+        assert!(!db.exists(), "cleanup dropped every table");
+    }
+    let b = |extra: &[&str]| {
+        let mut a = args(&["bulk_insert", &url, "--tables=4", "--table-size=100"]);
+        a.extend(args(extra));
+        a
+    };
+    ok(&b(&["prepare"]));
+    let out = ok(&b(&["--events=10", "--time=0", "run"]));
+    assert!(
+        out.contains("total number of events:              10\n"),
+        "{out}"
+    );
+    ok(&b(&["cleanup"]));
+    assert!(!db.exists());
+    let p = ok(&with(
+        "oltp_read_write",
+        &["--tables=2", "--threads=2", "prepare"],
+    ));
+    assert!(
+        p.contains("compatible)\n\nInitializing worker threads...\n\nCreating table 'sbtest1'..."),
+        "{p}"
+    );
+    let p = ok(&with(
+        "oltp_read_write",
+        &["--tables=2", "--threads=2", "cleanup"],
+    ));
+    assert!(
+        !p.contains("Initializing"),
+        "cleanup is not a parallel command: {p}"
+    );
+    let p = ok(&with("oltp_read_write", &["--tables=1", "prepare"]));
+    assert!(!p.contains("Initializing"), "one thread: {p}");
+    ok(&with("oltp_read_write", &["cleanup"]));
+}
+
+/// `prewarm` (MySQL only, as in sysbench): each table analysed and scanned, shared among the
+/// threads.
+#[test]
+fn mysql_prewarm() {
+    let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let a = |extra: &[&str]| {
+        let mut v = args(&[
+            "oltp_read_only",
+            "--tables=2",
+            "--table-size=100",
+            "--table-prefix=hbt_prewarm_",
+            "--threads=2",
+        ]);
+        v.push(format!("--db-url={url}"));
+        v.extend(args(extra));
+        v
+    };
+    ok(&a(&["cleanup"]));
+    ok(&a(&["prepare"]));
+    let out = ok(&a(&["prewarm"]));
+    assert!(
+        out.contains("compatible)\n\nInitializing worker threads...\n\n"),
+        "{out}"
+    );
+    for t in ["hbt_prewarm_1", "hbt_prewarm_2"] {
+        assert!(out.contains(&format!("Prewarming table {t}\n")), "{out}");
+    }
+    let out = ok(&a(&["warmup"]));
+    assert!(out.contains("Prewarming table hbt_prewarm_1\n"), "{out}");
+    ok(&a(&["cleanup"]));
+    let out = hb()
+        .args(a(&["prewarm"]))
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("prepare"), "missing tables: {err}");
+}
+
+/// (user, host, port, db) of a `scheme://user@host:port/db` test URL.
+fn url_parts(url: &str) -> (String, String, String, String) {
+    let rest = url.split_once("://").unwrap().1;
+    let (auth, db) = rest.split_once('/').unwrap();
+    let (user, hp) = auth.split_once('@').unwrap();
+    let (host, port) = hp.split_once(':').unwrap_or((hp, ""));
+    (user.into(), host.into(), port.into(), db.into())
+}
+
+/// With sysbench's connection options and no `--db-driver`, prepare, run and cleanup talk
+/// to the server those options name, and say so on stderr (stdout stays sysbench's).
+#[test]
+fn sysbench_connection_options_reach_the_servers() {
+    for (var, drv, scheme) in [
+        ("HOSTBENCH_TEST_MYSQL_URL", "mysql", "mysql"),
+        ("HOSTBENCH_TEST_PG_URL", "pgsql", "postgres"),
+    ] {
+        let Some(url) = server(var) else { continue };
+        let (user, host, port, db) = url_parts(&url);
+        let d = scratch(&format!("driver-{drv}"));
+        let mut base = args(&["oltp_point_select", "--table-size=50"]);
+        base.push(format!("--table-prefix=hbt_drv_{drv}_"));
+        base.push(format!("--{drv}-host={host}"));
+        if !port.is_empty() {
+            base.push(format!("--{drv}-port={port}"));
+        }
+        base.push(format!("--{drv}-user={user}"));
+        base.push(format!("--{drv}-db={db}"));
+        let stage = |extra: &[&str]| {
+            let out = hb()
+                .current_dir(&d)
+                .args(&base)
+                .args(extra)
+                .timeout(Duration::from_secs(60))
+                .output()
+                .unwrap();
+            let so = String::from_utf8_lossy(&out.stdout).into_owned();
+            let se = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert!(out.status.success(), "{base:?} {extra:?}: {se}\n{so}");
+            (so, se)
+        };
+        stage(&["cleanup"]);
+        let (so, se) = stage(&["prepare"]);
+        let named = format!("hostbench: oltp_point_select on {drv}, server {scheme}://{user}@");
+        assert!(se.contains(&named), "prepare names the server: {se}");
+        assert!(so.starts_with("hostbench "), "{so}");
+        assert!(!so.contains("hostbench: "), "stdout stays sysbench's: {so}");
+        let (so, se) = stage(&["--events=20", "--time=0", "run"]);
+        assert!(se.contains(&named), "run names the server: {se}");
+        assert!(
+            so.contains("    total number of events:              20\n"),
+            "{so}"
+        );
+        stage(&["cleanup"]);
+        assert!(
+            std::fs::read_dir(&d).unwrap().next().is_none(),
+            "no SQLite file in the cwd"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1120,11 +1415,273 @@ fn insert_race_survives_a_lost_connection() {
     }
 }
 
+/// A MyISAM temporary table whose connection is killed mid-run: the session reconnects, the
+/// rows it held are counted as lost (fact `rows_lost`, a warning, the report), and, since
+/// MyISAM has no transactions, nothing is rolled back and no row is inserted twice.
+#[test]
+fn insert_race_counts_rows_lost_with_a_temporary_table() {
+    let Some(url) = server("HOSTBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let prefix = "hbt_racelost";
+    let a = args(&[
+        "insert-race",
+        "--sessions",
+        "2",
+        "--rows",
+        "30000",
+        "--table-mode",
+        "temp",
+        "--engine",
+        "myisam",
+        "--commit",
+        "batch:50",
+        "--format",
+        "json",
+        &format!("--db-url={url}"),
+        &format!("--table-prefix={prefix}"),
+    ]);
+    let child = hb_std()
+        .args(&a)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut killed = false;
+    for _ in 0..2000 {
+        let ids = mysql_cli(
+            &url,
+            &format!(
+                "SELECT id FROM information_schema.processlist \
+                 WHERE info LIKE 'INSERT INTO {prefix}%' AND id <> connection_id()"
+            ),
+        );
+        if let Some(id) = ids.split_whitespace().next() {
+            // Let the session insert some rows first.
+            std::thread::sleep(Duration::from_millis(300));
+            mysql_cli(&url, &format!("KILL {id}"));
+            killed = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(killed, "no connection of the run found to kill");
+    let out = child.wait_with_output().unwrap();
+    let so = String::from_utf8_lossy(&out.stdout);
+    let se = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{se}\n{so}");
+    let r: Value = serde_json::from_str(&so).unwrap();
+    assert_valid(&r, "insert-race rows lost");
+    if counter(&r, "reconnects") == 0 {
+        eprintln!("skipped: the session finished before the kill landed: {se}");
+        return;
+    }
+    let lost = r["workload"]["facts"]["rows_lost"].as_f64().unwrap();
+    assert!(lost > 0.0, "rows lost not counted: {r}");
+    for t in r["fairness"]["per_thread"].as_array().unwrap() {
+        assert_eq!(
+            t["events"], 30000,
+            "no transactions: nothing inserted twice: {r}"
+        );
+    }
+    assert!(se.contains("were lost"), "{se}");
+    assert!(se.contains("has no transactions"), "{se}");
+}
+
+/// insert-race takes sysbench's connection options (no `--db-driver`: they choose it), names
+/// the server and engine in its report, and warns when `--engine` is ignored (PostgreSQL)
+/// or has no transactions for `--commit batch:N` (MyISAM).
+#[test]
+fn insert_race_takes_sysbench_connection_options() {
+    let out = hb()
+        .args([
+            "insert-race",
+            "--rows",
+            "5",
+            "--mysql-host=127.0.0.1",
+            "--mysql-port=1",
+            "--mysql-password",
+            "Sekr1tPw",
+        ])
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot connect to mysql://sbtest:***@127.0.0.1:1/sbtest"),
+        "{err}"
+    );
+    assert!(!err.contains("Sekr1tPw"), "{err}");
+    for (var, drv) in [
+        ("HOSTBENCH_TEST_MYSQL_URL", "mysql"),
+        ("HOSTBENCH_TEST_PG_URL", "pgsql"),
+    ] {
+        let Some(url) = server(var) else { continue };
+        let (user, host, port, db) = url_parts(&url);
+        let mut a = args(&[
+            "insert-race",
+            "--sessions",
+            "2",
+            "--rows",
+            "40",
+            "--engine",
+            "myisam",
+            "--commit",
+            "batch:10",
+            "--table-mode",
+            "temp",
+        ]);
+        a.push(format!("--{drv}-host={host}"));
+        if !port.is_empty() {
+            a.push(format!("--{drv}-port={port}"));
+        }
+        a.extend([format!("--{drv}-user"), user.clone()]);
+        a.push(format!("--{drv}-db={db}"));
+        let out = hb()
+            .args(&a)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let so = String::from_utf8_lossy(&out.stdout);
+        let se = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{a:?}: {se}\n{so}");
+        assert!(so.contains("rows inserted:             80 "), "{so}");
+        if drv == "mysql" {
+            assert!(so.contains(", engine MyISAM (no transactions)\n"), "{so}");
+            assert!(so.contains("server: MySQL/MariaDB "), "{so}");
+            assert!(
+                se.contains("MyISAM has no transactions: --commit batch:10"),
+                "{se}"
+            );
+        } else {
+            assert!(so.contains("server: PostgreSQL"), "{so}");
+            assert!(se.contains("--engine myisam is ignored"), "{se}");
+        }
+        a.extend(args(&["--format", "json"]));
+        let r: Value = serde_json::from_str(&ok(&a)).unwrap();
+        assert_valid(&r, "insert-race options");
+        assert_eq!(r["workload"]["params"]["db_driver"], drv, "{r}");
+    }
+}
+
+/// The write-up's test: `--mode procedure` CALLs a stored procedure whose WHILE loop inserts
+/// the rows on the server, one CALL per session, the sessions started `--stagger` apart.
+#[test]
+fn insert_race_procedure_mode() {
+    for (var, extra) in [
+        ("HOSTBENCH_TEST_MYSQL_URL", &["--engine", "myisam"][..]),
+        ("HOSTBENCH_TEST_PG_URL", &["--commit", "batch:100"][..]),
+    ] {
+        let Some(url) = server(var) else { continue };
+        let mut a = args(&[
+            "insert-race",
+            "--mode",
+            "procedure",
+            "--stagger",
+            "0.3s",
+            "--sessions",
+            "3",
+            "--rows",
+            "300",
+            "--table-prefix",
+            "hbt_raceproc",
+        ]);
+        a.push(format!("--db-url={url}"));
+        a.extend(args(extra));
+        let text = ok(&a);
+        for needle in [
+            "mode procedure (a WHILE loop on the server), sessions 0.3 s apart",
+            "rows inserted:            900 ",
+            "session   3:        300 rows",
+        ] {
+            assert!(text.contains(needle), "{needle:?} missing:\n{text}");
+        }
+        a.extend(args(&["--format", "json"]));
+        let out = ok(&a);
+        let r: Value = serde_json::from_str(&out).unwrap();
+        assert_valid(&r, "insert-race procedure");
+        assert_eq!(r["outcome"]["stop_reason"], "workers_done", "{r}");
+        assert_eq!(r["metrics"]["events"], 3, "one CALL per session: {r}");
+        assert_eq!(counter(&r, "writes"), 900, "{r}");
+        let per: Vec<u64> = r["fairness"]["per_thread"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["events"].as_u64().unwrap())
+            .collect();
+        assert_eq!(per, vec![1, 1, 1]);
+        let makespan = r["metrics"]["duration_s"].as_f64().unwrap();
+        assert!(
+            makespan >= 0.6,
+            "the third session starts 2 × 0.3 s after the barrier: {makespan}"
+        );
+        let fig = |n: &str| {
+            r["figures"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["name"] == n)
+                .and_then(|f| f["value"].as_f64())
+                .unwrap()
+        };
+        assert_eq!(r["figures"][0]["name"], "makespan_s");
+        assert!((fig("rows_per_s") - 900.0 / makespan).abs() < 1e-6 * fig("rows_per_s").max(1.0));
+        let check = |sql: &str| {
+            if var.contains("MYSQL") {
+                mysql_cli(&url, sql)
+            } else {
+                psql(&url, sql)
+            }
+        };
+        let left = if var.contains("MYSQL") {
+            check(
+                "SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_NAME = 'hbt_raceproc_proc'",
+            )
+        } else {
+            check("SELECT COUNT(*) FROM pg_proc WHERE proname = 'hbt_raceproc_proc'")
+        };
+        assert_eq!(left.trim(), "0", "the procedure is dropped after the run");
+    }
+}
+
 #[test]
 fn insert_race_bad_input() {
     for (a, needle) in [
         (&["insert-race", "--commit", "sometimes"][..], "batch:N"),
         (&["insert-race", "--sessions", "0"][..], "--sessions"),
+        (
+            &[
+                "insert-race",
+                "--mode",
+                "procedure",
+                "--sqlite-db",
+                "/nonexistent/x.db",
+            ][..],
+            "SQLite has none",
+        ),
+        (
+            &[
+                "insert-race",
+                "--stagger",
+                "1s",
+                "--sqlite-db",
+                "/nonexistent/x.db",
+            ][..],
+            "--stagger",
+        ),
+        (
+            &[
+                "insert-race",
+                "--mode",
+                "procedure",
+                "--table-mode",
+                "shared",
+                "--db-url",
+                "mysql://u@127.0.0.1:1/x",
+            ][..],
+            "--table-mode shared is for --mode client",
+        ),
         (
             &["insert-race", "--table-mode", "global"][..],
             "--table-mode",

@@ -16,6 +16,64 @@ pub fn header(version: &str) -> String {
     format!("hostbench {version} (sysbench 1.0.20 compatible)\n\n")
 }
 
+/// The line that names the database an OLTP run or stage talks to, from its parameters:
+/// `hostbench: oltp_read_write on mysql, server mysql://root@127.0.0.1:3306/test` (the
+/// password hidden). None for workloads without a database. sysbench's layout prints it on
+/// stderr, so stdout stays sysbench's.
+pub fn db_target(workload: &str, params: &Params) -> Option<String> {
+    use hostbench_core::params::Value;
+    if !workload.starts_with("db.") {
+        return None;
+    }
+    let v = params.values();
+    let text = |k: &str| match v.get(k) {
+        Some(Value::Text(t)) => t.as_str(),
+        _ => "",
+    };
+    let num = |k: &str| match v.get(k) {
+        Some(Value::Int(n)) => n.to_string(),
+        _ => String::new(),
+    };
+    let driver = text("db_driver");
+    if driver.is_empty() {
+        return None;
+    }
+    let url = text("db_url");
+    let pw = |k: &str| if text(k).is_empty() { "" } else { ":***" };
+    let server = if !url.is_empty() {
+        hostbench_core::secret::redact_url(url).into_owned()
+    } else {
+        match driver {
+            "pgsql" => format!(
+                "postgres://{}{}@{}:{}/{}",
+                text("pgsql_user"),
+                pw("pgsql_password"),
+                text("pgsql_host"),
+                num("pgsql_port"),
+                text("pgsql_db")
+            ),
+            "mysql" if !text("mysql_socket").is_empty() => format!(
+                "mysql://{}{}@localhost/{}?socket={}",
+                text("mysql_user"),
+                pw("mysql_password"),
+                text("mysql_db"),
+                text("mysql_socket")
+            ),
+            "mysql" => format!(
+                "mysql://{}{}@{}:{}/{}",
+                text("mysql_user"),
+                pw("mysql_password"),
+                text("mysql_host"),
+                num("mysql_port"),
+                text("mysql_db")
+            ),
+            _ => format!("sqlite:{}", text("sqlite_db")),
+        }
+    };
+    let test = workload.trim_start_matches("db.");
+    Some(format!("hostbench: {test} on {driver}, server {server}\n"))
+}
+
 /// The general options block that opens a run.
 #[derive(Debug, Clone, Default)]
 pub struct RunMode<'a> {

@@ -566,9 +566,13 @@ pub fn url_driver(url: &str) -> Option<&'static str> {
     Some(d.name())
 }
 
-/// Makes the saved `db_driver` parameter the driver actually used: when the overrides set
-/// `db_url`, the URL's driver is appended as the last `db_driver` override (the URL wins
-/// over the driver options, so the recorded driver must follow it).
+/// Makes the saved `db_driver` parameter the driver actually used:
+/// - when the overrides set `db_url`, the URL's driver is appended as the last `db_driver`
+///   override (the URL wins over the driver options, so the recorded driver must follow it);
+/// - when they set neither `db_url` nor `db_driver`, the connection options choose, as in
+///   sysbench, whose default driver is mysql: any `--mysql-*` option means MySQL, else any
+///   `--pgsql-*` option means PostgreSQL. A command line with neither keeps SQLite, the
+///   embedded default, so `--mysql-host=…` never silently lands in `./sbtest.db`.
 pub fn record_url_driver(overrides: &mut Vec<(String, String)>) {
     let d = overrides
         .iter()
@@ -577,7 +581,23 @@ pub fn record_url_driver(overrides: &mut Vec<(String, String)>) {
         .and_then(|(_, v)| url_driver(v));
     if let Some(d) = d {
         overrides.push(("db_driver".into(), d.into()));
+        return;
     }
+    if overrides
+        .iter()
+        .any(|(k, v)| k == "db_driver" || k == "db_url" && !v.is_empty())
+    {
+        return;
+    }
+    let names = |prefix: &str| overrides.iter().any(|(k, _)| k.starts_with(prefix));
+    let implied = if names("mysql_") {
+        Driver::Mysql
+    } else if names("pgsql_") {
+        Driver::Pgsql
+    } else {
+        return;
+    };
+    overrides.push(("db_driver".into(), implied.name().into()));
 }
 
 /// Which errors restart a transaction instead of stopping the run (`--db-ignore-errors`).
@@ -955,6 +975,34 @@ mod tests {
             ov.len(),
             1,
             "an unknown URL is left to Target::from_url's error"
+        );
+        let implied = |ov: &[(&str, &str)]| {
+            let mut ov: Vec<(String, String)> = ov
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            record_url_driver(&mut ov);
+            ov.iter()
+                .rev()
+                .find(|(k, _)| k == "db_driver")
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(implied(&[("mysql_host", "h")]).as_deref(), Some("mysql"));
+        assert_eq!(implied(&[("pgsql_port", "1")]).as_deref(), Some("pgsql"));
+        assert_eq!(
+            implied(&[("pgsql_port", "1"), ("mysql_user", "u")]).as_deref(),
+            Some("mysql"),
+            "sysbench's default driver takes its own options"
+        );
+        assert_eq!(
+            implied(&[("db_driver", "sqlite"), ("mysql_host", "h")]).as_deref(),
+            Some("sqlite"),
+            "an explicit driver wins"
+        );
+        assert_eq!(
+            implied(&[("tables", "2")]),
+            None,
+            "SQLite stays the default"
         );
     }
 

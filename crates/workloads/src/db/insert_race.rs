@@ -22,10 +22,15 @@ use super::driver::{
 use hostbench_core::params::{ParamKind, ParamSpec, Params};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::{Counter, Counters};
-use hostbench_core::result::{Better, Figure, RunResult, Warning, WarningKind};
+use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
 use hostbench_core::workload::*;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The result table that names the database under test: one row labelled with the server
+/// and the engine the tables really use (`MySQL/MariaDB 10.11.6, engine MyISAM`), with a
+/// `transactions` column (1 when the engine has them).
+pub const SERVER_TABLE: &str = "insert_race_server";
 
 /// The insert test.
 pub struct InsertRace;
@@ -80,6 +85,22 @@ const PARAMS: &[ParamSpec] = crate::db_params!(
         "table name prefix (PREFIX_<session>, PREFIX_shared)",
         "table-prefix"
     ),
+    ParamSpec {
+        name: "mode",
+        kind: ParamKind::Choice(&["client", "procedure"]),
+        default: "client",
+        unit: "",
+        help: "client: the session sends one prepared INSERT per row; procedure: the session CALLs a stored procedure that inserts the rows one by one in a WHILE loop on the server (MySQL/MariaDB, PostgreSQL)",
+        sysbench: None,
+    },
+    ParamSpec {
+        name: "stagger",
+        kind: ParamKind::Seconds,
+        default: "0",
+        unit: "s",
+        help: "procedure mode: session n starts its CALL n × stagger after the start barrier (the write-up's `sleep 1` between sessions); 0 = all together",
+        sysbench: None,
+    },
 );
 
 /// How often to commit.
@@ -121,6 +142,13 @@ struct Cfg {
     engine: String,
     seq: bool,
     prefix: String,
+    /// The tables' engine has transactions (MyISAM, Aria, MEMORY do not): only then does a
+    /// lost connection roll back the rows since the last COMMIT.
+    transactional: bool,
+    /// `mode=procedure`: the server inserts the rows in a stored procedure's loop.
+    procedure: bool,
+    /// Procedure mode: session n CALLs n × this after the start barrier.
+    stagger: std::time::Duration,
 }
 
 impl Cfg {
@@ -150,10 +178,20 @@ impl Cfg {
             engine,
             seq: p.text("values") == "seq",
             prefix,
+            transactional: true,
+            procedure: p.text("mode") == "procedure",
+            stagger: std::time::Duration::try_from_secs_f64(p.float("stagger")).map_err(|_| {
+                WorkloadError("invalid value for stagger: use seconds such as 1s or 0.5".into())
+            })?,
         })
     }
 
     fn table(&self, sid: usize) -> String {
+        if self.procedure {
+            // One name for every session: the procedure names it, and each session's
+            // temporary table hides the others'.
+            return format!("{}_t", self.prefix);
+        }
         match self.mode.as_str() {
             "shared" => format!("{}_shared", self.prefix),
             _ => format!("{}_{}", self.prefix, sid + 1),
@@ -224,6 +262,135 @@ impl Cfg {
             Driver::Sqlite => format!("INSERT INTO {t} (d, a, b) VALUES (date(2451545 + ?), ?, ?)"),
         }
     }
+
+    /// The stored procedure's name.
+    fn proc_name(&self) -> String {
+        format!("{}_proc", self.prefix)
+    }
+
+    /// The stored procedure of `mode=procedure`: `PROC(n)` inserts n rows one by one in a
+    /// WHILE loop into the session's temporary table, committing as `--commit` says.
+    fn procedure_sql(&self) -> Vec<String> {
+        let (t, name) = (self.table(0), self.proc_name());
+        match self.target.driver() {
+            Driver::Mysql => {
+                let values = if self.seq {
+                    "DATE_ADD('2000-01-01', INTERVAL i % 10000 DAY), i, i"
+                } else {
+                    "DATE_ADD('2000-01-01', INTERVAL FLOOR(RAND() * 10000) DAY), \
+                     FLOOR(RAND() * 4294967296) - 2147483648, FLOOR(RAND() * 4294967296) - 2147483648"
+                };
+                let (open, every, close) = match self.commit {
+                    CommitMode::Row => ("", String::new(), ""),
+                    CommitMode::Batch(k) => (
+                        "START TRANSACTION; ",
+                        format!(" IF i % {k} = 0 THEN COMMIT; START TRANSACTION; END IF;"),
+                        " COMMIT;",
+                    ),
+                    CommitMode::None => ("START TRANSACTION; ", String::new(), " COMMIT;"),
+                };
+                vec![
+                    format!("DROP PROCEDURE IF EXISTS {name}"),
+                    format!(
+                        "CREATE PROCEDURE {name}(IN n INT) BEGIN DECLARE i INT DEFAULT 0; {open}\
+                         WHILE i < n DO INSERT INTO {t} (d, a, b) VALUES ({values}); SET i = i + 1;{every} \
+                         END WHILE;{close} END"
+                    ),
+                ]
+            }
+            _ => {
+                let values = if self.seq {
+                    "DATE '2000-01-01' + i % 10000, i, i"
+                } else {
+                    "DATE '2000-01-01' + floor(random() * 10000)::integer, \
+                     (floor(random() * 4294967296) - 2147483648)::integer, \
+                     (floor(random() * 4294967296) - 2147483648)::integer"
+                };
+                let every = match self.commit {
+                    CommitMode::Row => " COMMIT;".to_string(),
+                    CommitMode::Batch(k) => format!(" IF i % {k} = 0 THEN COMMIT; END IF;"),
+                    CommitMode::None => String::new(),
+                };
+                vec![format!(
+                    "CREATE OR REPLACE PROCEDURE {name}(n integer) LANGUAGE plpgsql AS $hb$ \
+                     DECLARE i integer := 0; BEGIN WHILE i < n LOOP \
+                     INSERT INTO {t} (d, a, b) VALUES ({values}); i := i + 1;{every} \
+                     END LOOP; END $hb$"
+                )]
+            }
+        }
+    }
+}
+
+/// A session of `mode=procedure`: waits its turn (`stagger`), then one CALL inserts every
+/// row on the server; the CALL is the session's one operation, timed from its start.
+struct ProcWorker {
+    cfg: Arc<Cfg>,
+    s: Session,
+    sid: usize,
+}
+
+impl LoopWorker for ProcWorker {
+    fn run(
+        &mut self,
+        ctl: &mut hostbench_core::runner::RunControl<'_>,
+    ) -> Result<(), WorkloadError> {
+        let start = ctl.now();
+        let wait = self.cfg.stagger.as_nanos() as u64 * self.sid as u64;
+        if wait > 0 {
+            let due = start + ctl.clock().from_ns(wait);
+            ctl.wait_until(due);
+        }
+        let now = ctl.now();
+        let Some(intended) = ctl.next_op(now) else {
+            return Ok(());
+        };
+        let call = format!("CALL {}({})", self.cfg.proc_name(), self.cfg.rows);
+        self.s.query(&call).map_err(|e| {
+            WorkloadError(format!(
+                "insert-race session {} on {}: {call}: {e}",
+                self.sid + 1,
+                self.cfg.target
+            ))
+        })?;
+        let done = ctl.now();
+        ctl.counters().add(Counter::Writes, self.cfg.rows);
+        ctl.record(intended, done);
+        Ok(())
+    }
+}
+
+/// The engine the tables get and whether it has transactions, asked of a MySQL/MariaDB
+/// server with queries whose row count is the answer (the clients count rows; they do not
+/// copy values out). `None` when the server does not say.
+fn mysql_engine(conn: &mut dyn super::driver::Conn, cfg: &Cfg) -> Option<(String, bool)> {
+    let expr = if !cfg.engine.is_empty() {
+        format!("'{}'", cfg.engine)
+    } else if cfg.mode == "temp" {
+        "COALESCE(NULLIF(@@default_tmp_storage_engine, ''), @@default_storage_engine)".into()
+    } else {
+        "@@default_storage_engine".into()
+    };
+    let yes = |conn: &mut dyn super::driver::Conn, sql: &str| matches!(conn.query(sql), Ok(super::driver::Res::Rows(n)) if n > 0);
+    let name = [
+        "InnoDB", "MyISAM", "Aria", "MEMORY", "RocksDB", "TokuDB", "ARCHIVE", "CSV",
+    ]
+    .into_iter()
+    .find(|e| {
+        yes(
+            conn,
+            &format!("SELECT 1 FROM DUAL WHERE UPPER({expr}) = UPPER('{e}')"),
+        )
+    })
+    .map(str::to_string)
+    .or_else(|| (!cfg.engine.is_empty()).then(|| cfg.engine.clone()))?;
+    let transactional = !yes(
+        conn,
+        &format!(
+            "SELECT 1 FROM information_schema.ENGINES WHERE UPPER(ENGINE) = UPPER({expr}) AND TRANSACTIONS = 'NO'"
+        ),
+    );
+    Some((name, transactional))
 }
 
 struct RaceWorker {
@@ -236,6 +403,9 @@ struct RaceWorker {
     done: u64,
     sid: usize,
     drop_table: bool,
+    /// Rows the run lost: counted done, then gone with a temporary table that vanished with
+    /// its connection (shared by the sessions; a fact of the result).
+    lost: Arc<AtomicU64>,
 }
 
 impl RaceWorker {
@@ -280,11 +450,18 @@ impl RaceWorker {
             return Ok(Reconnected::RunOver);
         }
         c.add(Counter::Reconnects, 1);
+        // Without transactions the server rolled nothing back: every row sent is there.
         self.done = match self.cfg.commit {
+            _ if !self.cfg.transactional => self.done,
             CommitMode::Row => self.done,
             CommitMode::Batch(k) => self.done - self.done % k,
             CommitMode::None => 0,
         };
+        if self.cfg.mode == "temp" {
+            // The new connection has a new, empty table: the rows this session had counted
+            // are gone, and it goes on with the rest (it does not insert them again).
+            self.lost.fetch_add(self.done, Ordering::Relaxed);
+        }
         Ok(Reconnected::Yes)
     }
 
@@ -367,6 +544,11 @@ struct RaceInstance {
     created_file: Option<String>,
     /// Session set-ups retried after a lost connection (before the run).
     setup_retries: std::sync::atomic::AtomicU64,
+    /// Rows lost with vanished temporary tables (see [`RaceWorker::lost`]).
+    lost: Arc<AtomicU64>,
+    /// The server and the tables' engine, as the server reports them, with whether the
+    /// engine has transactions.
+    engine: Option<(String, bool)>,
 }
 
 impl Instance for RaceInstance {
@@ -394,7 +576,40 @@ impl Instance for RaceInstance {
         let n = self
             .setup_retries
             .load(std::sync::atomic::Ordering::Relaxed);
-        vec![("setup_retries".into(), n as f64)]
+        vec![
+            ("setup_retries".into(), n as f64),
+            ("rows_lost".into(), self.lost.load(Ordering::Relaxed) as f64),
+        ]
+    }
+
+    fn tables(&self) -> Vec<Table> {
+        let engine = match (self.cfg.target.driver(), &self.engine) {
+            (Driver::Mysql, Some((e, _))) => format!("engine {e}"),
+            (Driver::Mysql, None) => "engine unknown".into(),
+            (Driver::Pgsql, _) => "heap tables".into(),
+            (Driver::Sqlite, _) => "B-tree file".into(),
+        };
+        let transactions = match (self.cfg.target.driver(), &self.engine) {
+            (Driver::Mysql, None) => None,
+            _ => Some(if self.cfg.transactional { 1.0 } else { 0.0 }),
+        };
+        let server = if self.version.is_empty() {
+            self.cfg.target.driver().name().to_string()
+        } else {
+            self.version.clone()
+        };
+        vec![Table {
+            name: SERVER_TABLE.into(),
+            title: "the database under test and the engine of its tables".into(),
+            columns: vec![Column {
+                name: "transactions".into(),
+                unit: String::new(),
+            }],
+            rows: vec![Row {
+                label: format!("{server}, {engine}"),
+                values: vec![transactions],
+            }],
+        }]
     }
 }
 
@@ -435,6 +650,13 @@ impl RaceInstance {
                 }
             }
         }
+        if cfg.procedure {
+            return Ok(Worker::Loop(Box::new(ProcWorker {
+                cfg: cfg.clone(),
+                s,
+                sid,
+            })));
+        }
         let prepared = (|| {
             let insert = s.prepare(&cfg.insert_sql(sid))?;
             if cfg.commit == CommitMode::Row {
@@ -466,6 +688,7 @@ impl RaceInstance {
             done: 0,
             sid,
             drop_table: cfg.mode == "per-session",
+            lost: self.lost.clone(),
         })))
     }
 
@@ -476,6 +699,44 @@ impl RaceInstance {
             w.push(Warning {
                 kind: WarningKind::Contention,
                 message: "SQLite has one writer per database file: the sessions take turns, so the makespan measures the lock as much as the disk (use --table-mode=temp, or a server database)".into(),
+            });
+        }
+        if !self.cfg.engine.is_empty() && self.cfg.target.driver() != Driver::Mysql {
+            w.push(Warning {
+                kind: WarningKind::Unavailable,
+                message: format!(
+                    "--engine {} is ignored: storage engines are MySQL/MariaDB's; {} has one kind of table",
+                    self.cfg.engine,
+                    match self.cfg.target.driver() {
+                        Driver::Pgsql => "PostgreSQL",
+                        _ => "SQLite",
+                    }
+                ),
+            });
+        }
+        if !self.cfg.transactional && self.cfg.commit != CommitMode::Row {
+            let engine = self
+                .engine
+                .as_ref()
+                .map_or("the engine", |(e, _)| e.as_str());
+            w.push(Warning {
+                kind: WarningKind::NoWork,
+                message: format!(
+                    "{engine} has no transactions: --commit {} sends BEGIN and COMMIT, but every row is written when it is inserted, as with --commit row",
+                    match self.cfg.commit {
+                        CommitMode::Batch(k) => format!("batch:{k}"),
+                        _ => "none".into(),
+                    }
+                ),
+            });
+        }
+        let lost = self.lost.load(Ordering::Relaxed);
+        if lost > 0 {
+            w.push(Warning {
+                kind: WarningKind::Errors,
+                message: format!(
+                    "{lost} row(s) were lost: a session's connection was lost and its temporary table went with it; the session went on in a new, empty table (rows_lost)"
+                ),
             });
         }
         if self.cfg.mode == "temp" {
@@ -493,6 +754,14 @@ impl RaceInstance {
 
 impl Drop for RaceInstance {
     fn drop(&mut self) {
+        if self.cfg.procedure
+            && let Ok(mut c) = self.cfg.target.connect()
+        {
+            let _ = c.query(&format!(
+                "DROP PROCEDURE IF EXISTS {}",
+                self.cfg.proc_name()
+            ));
+        }
         if self.cfg.mode == "shared"
             && let Ok(mut c) = self.cfg.target.connect()
         {
@@ -543,13 +812,12 @@ impl Workload for InsertRace {
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         let mut f = vec![
             Figure::new("makespan_s", "s", r.metrics.duration_s, Better::Lower),
-            Figure::new(
-                "rows_per_s",
-                "rows/s",
-                r.metrics.events_per_s,
-                Better::Higher,
-            ),
+            Figure::new("rows_per_s", "rows/s", rows_per_s(r), Better::Higher),
         ];
+        if procedure(r) {
+            // One operation per session: its latency is the session's duration.
+            return f;
+        }
         if let Some(p99) = r.percentile_ns(99.0) {
             f.push(Figure::new(
                 "insert_p99_ms",
@@ -561,7 +829,23 @@ impl Workload for InsertRace {
         f
     }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
-        let cfg = Cfg::new(ctx.params)?;
+        let mut cfg = Cfg::new(ctx.params)?;
+        if cfg.procedure && cfg.target.driver() == Driver::Sqlite {
+            return Err(WorkloadError(
+                "insert-race: --mode procedure needs a server with stored procedures (MySQL/MariaDB or PostgreSQL); SQLite has none: give --db-url or the --mysql-*/--pgsql-* options, or use --mode client".into(),
+            ));
+        }
+        if cfg.procedure && cfg.mode != "temp" {
+            return Err(WorkloadError(format!(
+                "insert-race: --mode procedure inserts into each session's temporary table (the write-up's test); --table-mode {} is for --mode client",
+                cfg.mode
+            )));
+        }
+        if !cfg.procedure && !cfg.stagger.is_zero() {
+            return Err(WorkloadError(
+                "insert-race: --stagger starts the sessions' procedure calls apart; it needs --mode procedure".into(),
+            ));
+        }
         let create = cfg.target.driver() == Driver::Sqlite;
         let created_file = match &cfg.target {
             Target::Sqlite { path } if !std::path::Path::new(path).exists() => Some(path.clone()),
@@ -569,9 +853,27 @@ impl Workload for InsertRace {
         };
         let mut conn = cfg.target.connect_for_setup(create)?;
         let version = conn.server_version();
+        let engine = match cfg.target.driver() {
+            Driver::Mysql => mysql_engine(conn.as_mut(), &cfg),
+            _ => None,
+        };
+        if let Some((_, t)) = &engine {
+            cfg.transactional = *t;
+        }
         if cfg.mode == "shared" {
             conn.query(&format!("DROP TABLE IF EXISTS {}", cfg.table(0)))
                 .map_err(|e| WorkloadError(format!("insert-race on {}: {e}", cfg.target)))?;
+        }
+        if cfg.procedure {
+            for sql in cfg.procedure_sql() {
+                conn.query(&sql).map_err(|e| {
+                    WorkloadError(format!(
+                        "insert-race: cannot create the procedure {} on {}: {e}",
+                        cfg.proc_name(),
+                        cfg.target
+                    ))
+                })?;
+            }
         }
         Ok(Box::new(RaceInstance {
             cfg: Arc::new(cfg),
@@ -579,7 +881,30 @@ impl Workload for InsertRace {
             version,
             created_file,
             setup_retries: Default::default(),
+            lost: Default::default(),
+            engine,
         }))
+    }
+}
+
+fn procedure(r: &RunResult) -> bool {
+    matches!(
+        r.workload.params.values().get("mode"),
+        Some(hostbench_core::params::Value::Text(m)) if m == "procedure"
+    )
+}
+
+/// Rows inserted per second over the makespan: events (one per row) in client mode, the
+/// rows the procedure calls inserted in procedure mode.
+fn rows_per_s(r: &RunResult) -> f64 {
+    if !procedure(r) {
+        return r.metrics.events_per_s;
+    }
+    let rows = r.metrics.counters.get("writes").copied().unwrap_or(0) as f64;
+    if r.metrics.duration_s > 0.0 {
+        rows / r.metrics.duration_s
+    } else {
+        0.0
     }
 }
 
