@@ -742,3 +742,80 @@ fn gtod_reduce_keeps_bandwidth_samples_and_json_reads_like_fio() {
     assert!(r["iops_samples"].as_u64().unwrap() >= 2, "{r}");
     assert!(r["iops"].is_f64(), "{r}");
 }
+
+/// The installed fio (`fio --version` works), if any.
+fn peer_fio() -> bool {
+    std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Runs the real fio with `args` in `dir`; its normal output.
+fn run_peer_fio(dir: &Path, args: &[&str]) -> String {
+    let o = std::process::Command::new("fio")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "fio {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// The size figures of a normal report: the job line's `(64.0MiB/` and the group line's
+/// `io=64.0MiB (67.1MB)`, and the start-up line.
+fn size_figures(out: &str) -> (String, String, String) {
+    let job = out
+        .lines()
+        .find(|l| l.starts_with("  write: IOPS="))
+        .and_then(|l| l.split_once(")(").map(|(_, r)| r))
+        .and_then(|r| r.split_once('/').map(|(io, _)| io.to_string()))
+        .unwrap_or_else(|| panic!("no write line in\n{out}"));
+    let group = out
+        .lines()
+        .find(|l| l.starts_with("  WRITE: bw="))
+        .and_then(|l| l.split_once(", io=").map(|(_, r)| r))
+        .and_then(|r| r.split_once(", run=").map(|(io, _)| io.to_string()))
+        .unwrap_or_else(|| panic!("no WRITE line in\n{out}"));
+    let start = out.lines().next().unwrap_or_default().to_string();
+    (job, group, start)
+}
+
+/// Sizes and bandwidths are printed by fio's num2str rules, carry included: on size-limited
+/// jobs (so the figures do not depend on the machine's speed) every size figure reads as
+/// the real fio prints it. 63.996 MiB is `64.0MiB`, 20.99 MiB `21.0MiB`, 9.999 MiB
+/// `10.00MiB`, 999500 bytes `976KiB (1000kB)`.
+#[test]
+fn size_figures_read_as_fio_prints_them() {
+    if !peer_fio() {
+        eprintln!("skip: fio is not installed; size figures not compared with it");
+        return;
+    }
+    let d = tmp("num2str");
+    for (size, bs) in [
+        ("65532k", "4k"),
+        ("21494k", "4k"),
+        ("10239k", "1k"),
+        ("1048064", "512"),
+        ("999500", "4"),
+    ] {
+        let args = [
+            "--name=x",
+            "--ioengine=null",
+            "--rw=write",
+            &format!("--bs={bs}"),
+            &format!("--size={size}"),
+        ];
+        let theirs = size_figures(&run_peer_fio(&d, &args));
+        let mut ours_args = vec!["fio"];
+        ours_args.extend(args);
+        ours_args.push("--no-save");
+        let ours = size_figures(&stdout_ok(&ours_args));
+        assert_eq!(ours, theirs, "size={size} bs={bs}");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
