@@ -19,7 +19,7 @@ use hostbench_core::plan::Plan;
 use hostbench_core::runner::StopReason;
 use hostbench_core::workload::{Stage, Workload};
 use hostbench_report::fio::{Flavour, normal_with_layout, render};
-use hostbench_workloads::disk::fio::{Fio, job};
+use hostbench_workloads::disk::fio::{Fio, fio_names, job};
 use std::process::ExitCode;
 
 const USAGE: &str = "\
@@ -164,7 +164,15 @@ fn parse(args: &[String]) -> Result<Parsed> {
             }
             k => {
                 let canon = job::canonical_option(k).ok_or_else(|| {
-                    anyhow!("fio: {}", job::unsupported_option(k, &format!("--{k}")))
+                    if fio_names::is_command_line_option(k) {
+                        anyhow!(
+                            "fio: fio option --{k} is not supported by hostbench yet; remove it \
+                             (hostbench takes --output-format, --output, --version, --help and \
+                             job options; see docs/fio.md)"
+                        )
+                    } else {
+                        anyhow!("fio: {}", job::unsupported_option(k, &format!("--{k}")))
+                    }
                 })?;
                 let v = if FLAGS.contains(&k) || FLAGS.contains(&canon) {
                     inline.clone().unwrap_or_default()
@@ -338,7 +346,7 @@ mod tests {
         for (a, needle) in [
             (
                 "--name=a --verify=md5",
-                "--verify is a fio option hostbench does not support",
+                "fio option --verify is not supported by hostbench yet",
             ),
             ("--name=a --size", "--size needs a value"),
             ("--name=a --output-format=terse", "terse"),

@@ -20,6 +20,7 @@
 //! created is removed when Ctrl-C interrupts its layout.
 
 pub mod engine;
+pub mod fio_names;
 pub mod job;
 pub mod stats;
 
