@@ -40,6 +40,7 @@ Job options: name filename directory size offset bs rw/readwrite rwmixread rwmix
 iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null) direct buffered numjobs runtime
 time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
 (random zipf:θ pareto:h) fsync fdatasync end_fsync rate_iops group_reporting invalidate
+fadvise_hint (0 1 random sequential)
 nrfiles=1 thread description. Any other fio option is an error. See docs/fio.md.
 
 Example (GitLab's file-system check):

@@ -929,3 +929,116 @@ fn option_errors_name_their_line_and_fio_options_are_known() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// The access-pattern advice (`posix_fadvise` RANDOM/SEQUENTIAL on the file, `madvise` on an
+/// mmap engine's mapping) a command gives the kernel, as strace shows it: the fd and the
+/// mapping's address left out, so fio's calls and ours compare.
+fn advice(dir: &Path, program: &str, args: &[&str]) -> Vec<String> {
+    let trace = dir.join("strace.txt");
+    let o = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=fadvise64,madvise", "-o"])
+        .arg(&trace)
+        .arg(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let mut calls = Vec::new();
+    for l in text.lines() {
+        let Some(call) = l.split_once(' ').map(|(_, c)| c.trim_start()) else {
+            continue;
+        };
+        let pattern = ["RANDOM)", "SEQUENTIAL)"].iter().any(|p| call.contains(p));
+        if !pattern {
+            continue;
+        }
+        // fadvise64(6, 0, 4194304, POSIX_FADV_RANDOM) = 0 → fadvise64(0, 4194304, ...);
+        // madvise(0x7f.., 4194304, MADV_RANDOM) = 0 → madvise(4194304, MADV_RANDOM).
+        let (name, rest) = call.split_once('(').unwrap();
+        let args = rest.split_once(')').unwrap().0;
+        let args: Vec<&str> = args.split(", ").skip(1).collect();
+        calls.push(format!("{name}({})", args.join(", ")));
+    }
+    calls
+}
+
+/// fio advises the kernel of the job's access pattern when it opens a file (fadvise_hint=1,
+/// its default: RANDOM for random jobs, SEQUENTIAL otherwise; `random`/`sequential` force
+/// one; 0 none) and, for the mmap engine, the mapping too. Without it buffered random reads
+/// measure the kernel's readahead. hostbench gives the same advice as the installed fio, call
+/// for call, seen through strace.
+#[test]
+fn fadvise_hint_gives_the_kernel_fios_advice() {
+    let have = |p: &str| {
+        std::process::Command::new(p)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !have("strace") {
+        eprintln!("skip: strace is not installed; the advice given to the kernel is not checked");
+        return;
+    }
+    let d = tmp("fadvise");
+    let hb = env!("CARGO_BIN_EXE_hostbench");
+    let cases: [(&[&str], &[&str]); 6] = [
+        (
+            &["--rw=randread"],
+            &["fadvise64(0, 4194304, POSIX_FADV_RANDOM)"],
+        ),
+        (
+            &["--rw=read"],
+            &["fadvise64(0, 4194304, POSIX_FADV_SEQUENTIAL)"],
+        ),
+        (&["--rw=randread", "--fadvise_hint=0"], &[]),
+        (
+            &["--rw=read", "--fadvise_hint=random"],
+            &["fadvise64(0, 4194304, POSIX_FADV_RANDOM)"],
+        ),
+        (
+            &["--rw=randrw", "--ioengine=mmap"],
+            &[
+                "fadvise64(0, 4194304, POSIX_FADV_RANDOM)",
+                "madvise(4194304, MADV_RANDOM)",
+            ],
+        ),
+        (
+            &["--rw=read", "--ioengine=mmap", "--fadvise_hint=sequential"],
+            &[
+                "fadvise64(0, 4194304, POSIX_FADV_SEQUENTIAL)",
+                "madvise(4194304, MADV_SEQUENTIAL)",
+            ],
+        ),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec![
+            "fio",
+            "--name=x",
+            "--filename=hb.dat",
+            "--size=4m",
+            "--bs=4k",
+        ];
+        args.extend(extra);
+        args.push("--no-save");
+        let ours = advice(&d, hb, &args);
+        assert_eq!(ours, want, "{extra:?}");
+        if have("fio") {
+            let mut fio_args = vec!["--name=x", "--filename=fio.dat", "--size=4m", "--bs=4k"];
+            fio_args.extend(extra);
+            assert_eq!(advice(&d, "fio", &fio_args), want, "fio {extra:?}");
+        }
+    }
+    let (code, _, err) = run(&["fio", "--name=x", "--size=4m", "--fadvise_hint=sideways"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("fadvise_hint=sideways") && err.contains("0, 1, random or sequential"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -338,6 +338,22 @@ pub enum RandDist {
     Pareto(f64),
 }
 
+/// The access pattern a job announces to the kernel when it opens its file (fio's
+/// `fadvise_hint`): `posix_fadvise` on the file's region and, for the mmap engine,
+/// `madvise` on the mapping. Without it the kernel's readahead turns buffered random reads
+/// into cache hits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FadviseHint {
+    /// `0`: no advice.
+    None,
+    /// `1` (fio's default): RANDOM for a random job, SEQUENTIAL otherwise.
+    ByPattern,
+    /// `random`: POSIX_FADV_RANDOM whatever the pattern.
+    Random,
+    /// `sequential`: POSIX_FADV_SEQUENTIAL whatever the pattern.
+    Sequential,
+}
+
 /// One job, typed, with every default filled in.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
@@ -407,6 +423,8 @@ pub struct JobSpec {
     pub invalidate: bool,
     /// `disk_util`: report the devices' counters over the run (fio's "Disk stats").
     pub disk_util: bool,
+    /// `fadvise_hint`.
+    pub fadvise_hint: FadviseHint,
     /// The options of the job's own section, as given (fio's `"job options"`).
     pub own_opts: Vec<(String, String)>,
 }
@@ -548,6 +566,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "disk_util",
+        aliases: &[],
+    },
+    Opt {
+        name: "fadvise_hint",
         aliases: &[],
     },
     Opt {
@@ -777,6 +799,7 @@ fn apply_options(
         group_reporting: false,
         invalidate: true,
         disk_util: true,
+        fadvise_hint: FadviseHint::ByPattern,
         own_opts: own.to_vec(),
     };
     for (k, v, at) in opts {
@@ -964,6 +987,20 @@ fn apply_options(
             "group_reporting" => j.group_reporting = parse_bool_opt(k, v, at)?,
             "invalidate" => j.invalidate = parse_bool_opt(k, v, at)?,
             "disk_util" => j.disk_util = parse_bool_opt(k, v, at)?,
+            "fadvise_hint" => {
+                j.fadvise_hint = match v.trim() {
+                    "0" => FadviseHint::None,
+                    "1" => FadviseHint::ByPattern,
+                    "random" => FadviseHint::Random,
+                    "sequential" => FadviseHint::Sequential,
+                    _ => {
+                        return err(format!(
+                            "{at}: fadvise_hint={v}: expected 0, 1, random or sequential (1, \
+                             fio's default, advises the job's own pattern)"
+                        ));
+                    }
+                }
+            }
             "nrfiles" => {
                 if parse_int(k, v, at, 1, 1)? != 1 {
                     unreachable!("parse_int bounds nrfiles to 1");
@@ -1018,6 +1055,16 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
 }
 
 impl JobSpec {
+    /// The access pattern the job announces to the kernel for its file (`fadvise_hint`):
+    /// `Some(true)` random, `Some(false)` sequential, `None` no advice.
+    pub fn advises_random(&self) -> Option<bool> {
+        match self.fadvise_hint {
+            FadviseHint::None => None,
+            FadviseHint::ByPattern => Some(self.rw.random()),
+            FadviseHint::Random => Some(true),
+            FadviseHint::Sequential => Some(false),
+        }
+    }
     /// The largest block size the job uses.
     pub fn max_bs(&self) -> u64 {
         self.bs_read.max(self.bs_write)
