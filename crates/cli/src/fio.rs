@@ -19,7 +19,7 @@ use hostbench_core::plan::Plan;
 use hostbench_core::runner::StopReason;
 use hostbench_core::workload::{Stage, Workload};
 use hostbench_report::fio::{Flavour, normal_with_layout, render};
-use hostbench_workloads::disk::fio::{Fio, job};
+use hostbench_workloads::disk::fio::{Fio, fio_names, job};
 use std::process::ExitCode;
 
 const USAGE: &str = "\
@@ -40,6 +40,7 @@ Job options: name filename directory size offset bs rw/readwrite rwmixread rwmix
 iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null) direct buffered numjobs runtime
 time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
 (random zipf:θ pareto:h) fsync fdatasync end_fsync rate_iops group_reporting invalidate
+fadvise_hint (0 1 random sequential)
 nrfiles=1 thread description. Any other fio option is an error. See docs/fio.md.
 
 Example (GitLab's file-system check):
@@ -164,7 +165,15 @@ fn parse(args: &[String]) -> Result<Parsed> {
             }
             k => {
                 let canon = job::canonical_option(k).ok_or_else(|| {
-                    anyhow!("fio: {}", job::unsupported_option(k, &format!("--{k}")))
+                    if fio_names::is_command_line_option(k) {
+                        anyhow!(
+                            "fio: fio option --{k} is not supported by hostbench yet; remove it \
+                             (hostbench takes --output-format, --output, --version, --help and \
+                             job options; see docs/fio.md)"
+                        )
+                    } else {
+                        anyhow!("fio: {}", job::unsupported_option(k, &format!("--{k}")))
+                    }
                 })?;
                 let v = if FLAGS.contains(&k) || FLAGS.contains(&canon) {
                     inline.clone().unwrap_or_default()
@@ -338,7 +347,7 @@ mod tests {
         for (a, needle) in [
             (
                 "--name=a --verify=md5",
-                "--verify is a fio option hostbench does not support",
+                "fio option --verify is not supported by hostbench yet",
             ),
             ("--name=a --size", "--size needs a value"),
             ("--name=a --output-format=terse", "terse"),

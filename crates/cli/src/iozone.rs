@@ -148,6 +148,9 @@ pub fn parse(args: &[String]) -> Result<Args> {
     let mut a = Args::default();
     let mut tests: Vec<String> = Vec::new();
     let mut files: Vec<String> = Vec::new();
+    // The size flags (-s -r -n -g -y -q) in the order given, with their values in bytes, for
+    // automatic mode's ranges.
+    let mut limits: Vec<(char, String)> = Vec::new();
     let set = |a: &mut Args, k: &str, v: String| {
         a.params.retain(|(x, _)| x != k);
         a.params.push((k.to_string(), v));
@@ -241,36 +244,36 @@ pub fn parse(args: &[String]) -> Result<Args> {
                     v
                 };
                 match c {
-                    's' => set(
-                        &mut a,
-                        "file_size",
-                        parse_size(&flag, &v, 1024)?.to_string(),
-                    ),
-                    'r' => set(
-                        &mut a,
-                        "record_size",
-                        parse_size(&flag, &v, 1024)?.to_string(),
-                    ),
-                    'n' => set(
-                        &mut a,
-                        "min_file_size",
-                        parse_size(&flag, &v, 1024)?.to_string(),
-                    ),
-                    'g' => set(
-                        &mut a,
-                        "max_file_size",
-                        parse_size(&flag, &v, 1024)?.to_string(),
-                    ),
-                    'y' => set(
-                        &mut a,
-                        "min_record_size",
-                        parse_size(&flag, &v, 1024)?.to_string(),
-                    ),
-                    'q' => set(
-                        &mut a,
-                        "max_record_size",
-                        parse_size(&flag, &v, 1024)?.to_string(),
-                    ),
+                    's' => {
+                        let b = parse_size(&flag, &v, 1024)?.to_string();
+                        limits.push(('s', b.clone()));
+                        set(&mut a, "file_size", b);
+                    }
+                    'r' => {
+                        let b = parse_size(&flag, &v, 1024)?.to_string();
+                        limits.push(('r', b.clone()));
+                        set(&mut a, "record_size", b);
+                    }
+                    'n' => {
+                        let b = parse_size(&flag, &v, 1024)?.to_string();
+                        limits.push(('n', b.clone()));
+                        set(&mut a, "min_file_size", b);
+                    }
+                    'g' => {
+                        let b = parse_size(&flag, &v, 1024)?.to_string();
+                        limits.push(('g', b.clone()));
+                        set(&mut a, "max_file_size", b);
+                    }
+                    'y' => {
+                        let b = parse_size(&flag, &v, 1024)?.to_string();
+                        limits.push(('y', b.clone()));
+                        set(&mut a, "min_record_size", b);
+                    }
+                    'q' => {
+                        let b = parse_size(&flag, &v, 1024)?.to_string();
+                        limits.push(('q', b.clone()));
+                        set(&mut a, "max_record_size", b);
+                    }
                     'S' => set(
                         &mut a,
                         "cache_size",
@@ -341,6 +344,17 @@ pub fn parse(args: &[String]) -> Result<Args> {
     }
     if !tests.is_empty() {
         set(&mut a, "tests", tests.join(","));
+    } else {
+        // IOzone's own default set: its single-stream table has tests 0-7 (8, the mix, is
+        // a no-op there); its throughput mode runs 0-10 but for record rewrite (4), which it
+        // has no throughput pass for. pwrite/pread (9, 10) need -E in single-stream mode,
+        // and pwritev/preadv (11, 12) run only when asked for.
+        let default = if a.children.is_some() {
+            "0,1,2,3,5,6,7,8,9,10"
+        } else {
+            "0,1,2,3,4,5,6,7,8"
+        };
+        set(&mut a, "tests", default.into());
     }
     if !files.is_empty() {
         if files.iter().any(|f| f.contains(',')) {
@@ -363,26 +377,44 @@ pub fn parse(args: &[String]) -> Result<Args> {
             bail!("iozone: -a and -t do not combine; give -s and -r with -t");
         }
     }
-    // IOzone: in automatic mode -s fixes the file size and -r the record size (the other
-    // dimension still sweeps).
     if a.params.iter().any(|(k, v)| k == "auto" && v == "on") {
-        for (given, lo, hi) in [
-            ("file_size", "min_file_size", "max_file_size"),
-            ("record_size", "min_record_size", "max_record_size"),
-        ] {
-            let v = a
-                .params
-                .iter()
-                .rev()
-                .find(|(k, _)| k == given)
-                .map(|(_, v)| v.clone());
-            if let Some(v) = v {
-                set(&mut a, lo, v.clone());
-                set(&mut a, hi, v);
-            }
-        }
+        auto_limits(&mut a, &limits, set);
     }
     Ok(a)
+}
+
+/// Automatic mode's ranges from the size flags, as IOzone 3.489 applies them: `-s` makes the
+/// file size fixed (minimum and maximum) and `-r` the record size; `-n`/`-g` then set the
+/// smallest/largest file size whatever their place (IOzone applies them after parsing),
+/// while `-r`, `-y` and `-q` set the record range in the order given (the last one wins).
+/// IOzone skips records below 64 kB for files above 16 MB (its crossover) only when none
+/// of `-r`, `-s`, `-y`, `-q` is given.
+fn auto_limits(a: &mut Args, limits: &[(char, String)], set: impl Fn(&mut Args, &str, String)) {
+    let last = |f: char| limits.iter().rev().find(|(c, _)| *c == f).map(|(_, v)| v);
+    if let Some(s) = last('s') {
+        set(a, "min_file_size", s.clone());
+        set(a, "max_file_size", s.clone());
+    }
+    if let Some(n) = last('n') {
+        set(a, "min_file_size", n.clone());
+    }
+    if let Some(g) = last('g') {
+        set(a, "max_file_size", g.clone());
+    }
+    for (c, v) in limits {
+        match c {
+            'r' => {
+                set(a, "min_record_size", v.clone());
+                set(a, "max_record_size", v.clone());
+            }
+            'y' => set(a, "min_record_size", v.clone()),
+            'q' => set(a, "max_record_size", v.clone()),
+            _ => {}
+        }
+    }
+    if limits.iter().any(|(c, _)| "rsyq".contains(*c)) {
+        set(a, "all_records", "on".into());
+    }
 }
 
 /// Runs `hostbench iozone ...`.

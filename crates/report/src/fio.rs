@@ -394,39 +394,58 @@ fn blocks(r: &RunResult) -> Option<Vec<Block>> {
 }
 
 /// fio's `num2str`: at most `maxlen` digits, dividing by 1000 or 1024 and adding a prefix
-/// (`k`/`Ki`, `M`/`Mi`, ...) until the number fits, with as many decimals as the room left.
-pub fn num2str(mut num: u64, maxlen: usize, pow2: bool, unit: &str) -> String {
-    let si = ["", "k", "M", "G", "T", "P"];
-    let iec = ["", "Ki", "Mi", "Gi", "Ti", "Pi"];
-    let prefix = if pow2 { iec } else { si };
-    let thousand = if pow2 { 1024 } else { 1000 };
+/// (`k`/`Ki`, `M`/`Mi`, ... `E`/`Ei`) until the number fits, with as many decimals as the
+/// room left. Rounding is fio's: the decimals are the remainder of the last division
+/// rounded to that many places, and a fraction that rounds up to one carries into the
+/// integer part (20.99 MiB prints `21.0MiB`, 9.9990 MiB `10.00MiB`); with no room for
+/// decimals the integer part is rounded half up. Every size, bandwidth and IOPS figure of
+/// fio's normal layout goes through here.
+pub fn num2str(num: u64, maxlen: usize, pow2: bool, unit: &str) -> String {
+    const SI: [&str; 7] = ["", "k", "M", "G", "T", "P", "E"];
+    const IEC: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+    let prefix = if pow2 { IEC } else { SI };
+    let base: u64 = if pow2 { 1024 } else { 1000 };
+    let digits = |n: u64| n.to_string().len();
+    let mut whole = num;
     let mut post = 0;
-    let mut modulo: Option<u64> = None;
-    let mut carry = false;
-    while post < prefix.len() {
-        if num.to_string().len() <= maxlen {
-            break;
-        }
-        let m = num % thousand;
-        num /= thousand;
-        carry = m >= thousand / 2;
-        modulo = Some(m);
+    // The remainder of the last division, when there was one.
+    let mut rest: Option<u64> = None;
+    while post < prefix.len() && digits(whole) > maxlen {
+        rest = Some(whole % base);
+        whole /= base;
         post += 1;
     }
+    // fio's table ends at E; past it (not reachable with 64 bits and maxlen >= 3) fio
+    // prints no prefix.
     let post = if post >= prefix.len() { 0 } else { post };
-    let Some(m) = modulo else {
-        return format!("{num}{}{unit}", prefix[post]);
+    let Some(rest) = rest else {
+        return format!("{whole}{}{unit}", prefix[post]);
     };
-    let len = num.to_string().len();
-    if maxlen.saturating_sub(len) <= 1 {
-        if carry {
-            num += 1;
+    let room = maxlen as i64 - digits(whole) as i64;
+    if room <= 1 {
+        if rest >= base / 2 {
+            whole += 1;
         }
-        return format!("{num}{}{unit}", prefix[post]);
+        return format!("{whole}{}{unit}", prefix[post]);
     }
-    let decimals = maxlen - len - 1;
-    let frac = format!("{:.*}", decimals, m as f64 / thousand as f64);
-    format!("{num}.{}{}{unit}", &frac[2..], prefix[post])
+    let places = (room - 1) as usize;
+    // "0.99" or, when the remainder rounds up to a whole unit, "1.00".
+    let frac = format!("{:.*}", places, rest as f64 / base as f64);
+    if frac.starts_with('1') {
+        whole += 1;
+    }
+    format!("{whole}.{}{}{unit}", &frac[2..], prefix[post])
+}
+
+/// A job's share of its group's bandwidth, percent (the normal layout's `per=`, JSON's
+/// `bw_agg`): the mean of its bandwidth samples (KiB/s) over the group's aggregate (bytes/s),
+/// at most 100. fio passes the mean as an `int`, so its fraction is dropped first.
+fn share_of_group(mean_kib: f64, agg_bytes: u64) -> f64 {
+    if agg_bytes <= 1024 {
+        return 100.0;
+    }
+    let mean = mean_kib.trunc().min(i32::MAX as f64);
+    (mean * 100.0 / (agg_bytes as f64 / 1024.0)).min(100.0)
 }
 
 /// fio's choice of unit for a latency line: nsec, usec when every figure is large enough,
@@ -447,8 +466,9 @@ fn lat_line(out: &mut String, name: &str, s: &Stat) {
         return;
     }
     let (unit, div) = lat_unit(s);
-    let min = (s.min as f64 / div) as u64;
-    let max = (s.max as f64 / div) as u64;
+    // fio divides the integer extremes (truncating) and the float mean and deviation.
+    let min = s.min / div as u64;
+    let max = s.max / div as u64;
     let _ = writeln!(
         out,
         "    {name} ({unit}): min={}, max={}, avg={:5.02}, stdev={:5.02}",
@@ -748,11 +768,7 @@ pub fn normal_with_layout(r: &RunResult, layout: &[String]) -> String {
                 percentile_block(&mut out, "clat", &x.bins, x.clat.n);
             }
             if x.bw.n > 0 {
-                let p_of_agg = if agg[d] > 1024 {
-                    (x.bw.mean * 100.0 / (agg[d] as f64 / 1024.0)).min(100.0)
-                } else {
-                    100.0
-                };
+                let p_of_agg = share_of_group(x.bw.mean, agg[d]);
                 let (unit, div) = if x.bw.mean > 1024.0 * 1024.0 {
                     ("MiB", 1024.0)
                 } else {
@@ -761,8 +777,8 @@ pub fn normal_with_layout(r: &RunResult, layout: &[String]) -> String {
                 let _ = writeln!(
                     out,
                     "   bw ({unit:>5}/s): min={:5}, max={:5}, per={p_of_agg:3.2}%, avg={:5.02}, stdev={:5.02}, samples={}",
-                    (x.bw.min as f64 / div) as u64,
-                    (x.bw.max as f64 / div) as u64,
+                    x.bw.min / div as u64,
+                    x.bw.max / div as u64,
                     x.bw.mean / div,
                     x.bw.stddev() / div,
                     x.bw.n
@@ -1054,11 +1070,7 @@ fn json_doc(r: &RunResult, plus: bool) -> String {
                 j.insert((*dname).into(), empty_dir());
                 continue;
             }
-            let bw_agg = if agg[d] > 1024 {
-                (x.bw.mean * 100.0 / (agg[d] as f64 / 1024.0)).min(100.0)
-            } else {
-                100.0
-            };
+            let bw_agg = share_of_group(x.bw.mean, agg[d]);
             let bins = (!b.gtod_reduce).then_some(x.bins.as_slice());
             let clat = stat_json(&x.clat, bins, true, plus);
             j.insert((*dname).into(), dir_json(x, bw_agg, clat));
@@ -1231,6 +1243,43 @@ mod tests {
         assert_eq!(num2str(3_346_000_000, 4, true, "B"), "3191MiB");
         assert_eq!(num2str(17_220_000, 6, false, ""), "17220k");
         assert_eq!(num2str(1_500_000, 4, true, "B/s"), "1465KiB/s");
+    }
+
+    /// The fraction's rounding carries into the integer part, as fio's does: every pair
+    /// below is what fio 3.33 printed for `io=` with that many bytes (null engine,
+    /// size-limited jobs), or its bandwidth for that many bytes per second.
+    #[test]
+    fn num2str_carries_like_fio() {
+        for (n, pow2, want) in [
+            (67_104_768, true, "64.0MiB"),
+            (67_104_768, false, "67.1MB"),
+            (22_010_368, true, "21.0MiB"),
+            (22_010_368, false, "22.0MB"),
+            (10_484_736, true, "10.00MiB"),
+            (10_484_736, false, "10.5MB"),
+            (1_048_064, true, "1024KiB"),
+            (1_048_064, false, "1048kB"),
+            (999_500, true, "976KiB"),
+            (999_500, false, "1000kB"),
+            (1000, true, "1000B"),
+            (102_400, false, "102kB"),
+        ] {
+            assert_eq!(num2str(n, 4, pow2, "B"), want, "{n} bytes");
+        }
+        // 20.99 MiB/s.
+        assert_eq!(num2str(22_010_413, 4, true, "B/s"), "21.0MiB/s");
+        // The largest figures take the exa prefix (fio's table goes up to E).
+        assert_eq!(num2str(u64::MAX, 4, false, ""), "18.4E");
+        assert_eq!(num2str(u64::MAX, 4, true, "B"), "16.0EiB");
+    }
+
+    #[test]
+    fn share_of_group_drops_the_mean_fraction_as_fio_does() {
+        // fio: (int)1000.9 * 100 / (1025024 / 1024) = 1000 * 100 / 1001.
+        let p = share_of_group(1000.9, 1_025_024);
+        assert!((p - 99.900_099).abs() < 1e-5, "{p}");
+        assert_eq!(share_of_group(5000.0, 1_025_024), 100.0);
+        assert_eq!(share_of_group(10.0, 1024), 100.0);
     }
 
     #[test]

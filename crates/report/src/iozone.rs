@@ -150,45 +150,38 @@ fn header(r: &RunResult) -> String {
         }
     };
     line("R", "\tExcel chart generation enabled".into());
-    let auto = flag(r, "auto");
-    if auto {
+    if flag(r, "auto") {
         line("a", "\tAuto Mode".into());
         if flag(r, "all_records") {
             line("z", "\tCross over of record size disabled.".into());
         }
-        // A limit left at its default prints nothing (-n 64k, -g 512m, -y 4k, -q 16m).
-        let (fmin, fmax) = (kb("min_file_size"), kb("max_file_size"));
-        if fmin == fmax {
-            line("s", format!("\tFile size set to {fmin} kB"));
-        } else {
-            if fmin != 64 {
-                line(
-                    "n",
-                    format!("\tUsing minimum file size of {fmin} kilobytes."),
-                );
-            }
-            if fmax != 512 * 1024 {
-                line(
-                    "g",
-                    format!("\tUsing maximum file size of {fmax} kilobytes."),
-                );
-            }
-        }
-        let (rmin, rmax) = (kb("min_record_size"), kb("max_record_size"));
-        if rmin == rmax {
-            line("r", format!("\tRecord Size {rmin} kB"));
-        } else {
-            if rmin != 4 {
-                line("y", format!("\tUsing Minimum Record Size {rmin} kB"));
-            }
-            if rmax != 16 * 1024 {
-                line("q", format!("\tUsing Maximum Record Size {rmax} kB"));
-            }
-        }
-    } else {
-        line("s", format!("\tFile size set to {} kB", kb("file_size")));
-        line("r", format!("\tRecord Size {} kB", kb("record_size")));
     }
+    // Each size flag prints its line, with or without -a, even when its value is IOzone's
+    // default (`-g 512m`): IOzone prints them while it parses the flags.
+    line("s", format!("\tFile size set to {} kB", kb("file_size")));
+    line("r", format!("\tRecord Size {} kB", kb("record_size")));
+    line(
+        "n",
+        format!(
+            "\tUsing minimum file size of {} kilobytes.",
+            kb("min_file_size")
+        ),
+    );
+    line(
+        "g",
+        format!(
+            "\tUsing maximum file size of {} kilobytes.",
+            kb("max_file_size")
+        ),
+    );
+    line(
+        "y",
+        format!("\tUsing Minimum Record Size {} kB", kb("min_record_size")),
+    );
+    line(
+        "q",
+        format!("\tUsing Maximum Record Size {} kB", kb("max_record_size")),
+    );
     for (name, f, text) in [
         ("direct", "I", "\tO_DIRECT feature enabled"),
         ("purge", "p", "\tPurge Mode On"),

@@ -125,6 +125,15 @@ impl Engine {
         })
     }
 
+    /// The mmap engine's `madvise` for the job's access pattern (`random` or sequential);
+    /// other engines have no mapping to advise.
+    pub fn advise_mapping(&self, random: bool) -> io::Result<()> {
+        match self {
+            Engine::Mmap(m) => m.advise(random),
+            _ => Ok(()),
+        }
+    }
+
     /// Runs one I/O to completion (sync engines); bytes or −errno.
     #[inline]
     pub fn sync_io(&mut self, dir: Dir, buf: *mut u8, off: u64, len: u32) -> i64 {
@@ -247,6 +256,22 @@ impl Map {
             region_off: map_off,
             map_off,
         })
+    }
+
+    /// Tells the kernel how the mapping will be read (fio's `madvise` for `fadvise_hint`):
+    /// random access turns off the readahead that would fill neighbouring pages.
+    fn advise(&self, random: bool) -> io::Result<()> {
+        let advice = if random {
+            libc::MADV_RANDOM
+        } else {
+            libc::MADV_SEQUENTIAL
+        };
+        // SAFETY: advice on the mapping `new` made, of its own length.
+        let r = unsafe { libc::madvise(self.base.cast(), self.len, advice) };
+        if r != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
     }
 
     #[inline]

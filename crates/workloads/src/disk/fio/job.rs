@@ -2,7 +2,8 @@
 //! fio's spellings, aliases, units and defaults), and the typed [`JobSpec`] a run uses.
 //!
 //! Job files: `[section]` starts a job, `[global]` sets defaults for the jobs *below* it
-//! (several globals are allowed), `;` and `#` start comment lines, `key=value` or a bare
+//! (several globals are allowed), `;` and `#` start a comment anywhere on a line (so a value
+//! never holds one, as in fio), `key=value` or a bare
 //! `key` (a flag), `${VAR}` expands from the environment (empty when unset). The command
 //! line is the same grammar: `--name=x` starts a job, options before the first `--name`
 //! (or after `--name=global`) are global.
@@ -61,8 +62,10 @@ pub fn parse_ini(
     let mut out: Vec<Section> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let at = format!("{origin}:{}", i + 1);
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
+        // fio cuts a line at its first `;` or `#` wherever it is (a comment after a value
+        // or a section header), before anything else reads the line.
+        let line = raw.find([';', '#']).map_or(raw, |c| &raw[..c]).trim();
+        if line.is_empty() {
             continue;
         }
         if let Some(rest) = line.strip_prefix('[') {
@@ -335,6 +338,22 @@ pub enum RandDist {
     Pareto(f64),
 }
 
+/// The access pattern a job announces to the kernel when it opens its file (fio's
+/// `fadvise_hint`): `posix_fadvise` on the file's region and, for the mmap engine,
+/// `madvise` on the mapping. Without it the kernel's readahead turns buffered random reads
+/// into cache hits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FadviseHint {
+    /// `0`: no advice.
+    None,
+    /// `1` (fio's default): RANDOM for a random job, SEQUENTIAL otherwise.
+    ByPattern,
+    /// `random`: POSIX_FADV_RANDOM whatever the pattern.
+    Random,
+    /// `sequential`: POSIX_FADV_SEQUENTIAL whatever the pattern.
+    Sequential,
+}
+
 /// One job, typed, with every default filled in.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
@@ -404,6 +423,8 @@ pub struct JobSpec {
     pub invalidate: bool,
     /// `disk_util`: report the devices' counters over the run (fio's "Disk stats").
     pub disk_util: bool,
+    /// `fadvise_hint`.
+    pub fadvise_hint: FadviseHint,
     /// The options of the job's own section, as given (fio's `"job options"`).
     pub own_opts: Vec<(String, String)>,
 }
@@ -548,6 +569,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "fadvise_hint",
+        aliases: &[],
+    },
+    Opt {
         name: "nrfiles",
         aliases: &["nr_files"],
     },
@@ -569,70 +594,15 @@ pub fn supported_options() -> impl Iterator<Item = &'static str> {
     OPTS.iter().map(|o| o.name)
 }
 
-/// fio options people use that hostbench does not implement: refused as such, without a
-/// "did you mean" pointing at a different option (`rate` is not `rate_iops`).
-const FIO_NOT_SUPPORTED: &[&str] = &[
-    "allow_mounted_write",
-    "bsrange",
-    "blocksize_range",
-    "bssplit",
-    "buffer_compress_percentage",
-    "clat_percentiles",
-    "clocksource",
-    "continue_on_error",
-    "cpumask",
-    "cpus_allowed",
-    "create_on_open",
-    "dedupe_percentage",
-    "exitall",
-    "fallocate",
-    "file_service_type",
-    "fixedbufs",
-    "hipri",
-    "invalidate",
-    "iodepth_low",
-    "ioscheduler",
-    "lat_percentiles",
-    "latency_target",
-    "log_avg_msec",
-    "loops",
-    "max_latency",
-    "new_group",
-    "nrfiles",
-    "numa_cpu_nodes",
-    "openfiles",
-    "percentile_list",
-    "per_job_logs",
-    "rate",
-    "rate_min",
-    "refill_buffers",
-    "registerfiles",
-    "scramble_buffers",
-    "sqthread_poll",
-    "startdelay",
-    "stonewall",
-    "sync",
-    "thinktime",
-    "trim_percentage",
-    "unlink",
-    "verify",
-    "wait_for",
-    "write_bw_log",
-    "write_iops_log",
-    "write_lat_log",
-    "zero_buffers",
-    "zonemode",
-];
-
 /// Why option `k` (which hostbench does not take) is refused; `shown` is how the user wrote
-/// it (`--rate`, `'rate'`).
+/// it (`--rate`, `'rate'`). An option fio 3.33 has is named as such (never a spelling
+/// problem); anything else is a typo, with the closest name when there is one.
 pub fn unsupported_option(k: &str, shown: &str) -> String {
-    let list = || supported_options().collect::<Vec<_>>().join(", ");
-    if FIO_NOT_SUPPORTED.contains(&k) {
+    if super::fio_names::is_job_option(k) {
         return format!(
-            "{shown} is a fio option hostbench does not support yet; remove it (supported: {}; \
+            "fio option {shown} is not supported by hostbench yet; remove it (supported: {}; \
              see docs/fio.md)",
-            list()
+            supported_options().collect::<Vec<_>>().join(", ")
         );
     }
     match closest_option(k) {
@@ -641,9 +611,9 @@ pub fn unsupported_option(k: &str, shown: &str) -> String {
             shown.replace(k, c)
         ),
         None => format!(
-            "{shown} is not a fio option hostbench knows (supported: {}); check the spelling or \
-             see docs/fio.md",
-            list()
+            "{shown} is not a fio option; check the spelling (supported: {}; see \
+             docs/fio.md)",
+            supported_options().collect::<Vec<_>>().join(", ")
         ),
     }
 }
@@ -748,21 +718,26 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
                 ));
             }
         }
+        // Each option keeps its own line, so a bad value is reported where it is written.
+        let own = sec.opts.iter().enumerate().map(|(i, (k, v))| {
+            let at = sec.opt_at.get(i).unwrap_or(&sec.origin);
+            (k.clone(), v.clone(), at.clone())
+        });
         if sec.is_global() {
-            for (k, v) in &sec.opts {
-                global.push((k.clone(), v.clone(), sec.origin.clone()));
-            }
-            // Check the values now so the error points at the global section.
+            global.extend(own);
+            // Check the values now so the error points at the global option. Whether the
+            // options fit together (time_based needs a runtime) is a job's question: a
+            // job below may complete them.
             let mut probe: Vec<(String, String, String)> = global.clone();
             probe.push(("name".into(), "global-check".into(), sec.origin.clone()));
-            build_job(&probe, "global-check", &[])?;
+            apply_options(&probe, "global-check", &[])?;
             continue;
         }
         let mut all = global.clone();
-        for (k, v) in &sec.opts {
-            all.push((k.clone(), v.clone(), sec.origin.clone()));
-        }
-        jobs.push(build_job(&all, &sec.name, &sec.opts)?);
+        all.extend(own);
+        let job = apply_options(&all, &sec.name, &sec.opts)?;
+        check_job(&job)?;
+        jobs.push(job);
     }
     if jobs.is_empty() {
         return err(
@@ -784,7 +759,9 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
     Ok(jobs)
 }
 
-fn build_job(
+/// A job from its options (globals first, then its own, each with where it was written):
+/// every value checked, defaults filled in. [`check_job`] checks that they fit together.
+fn apply_options(
     opts: &[(String, String, String)],
     section: &str,
     own: &[(String, String)],
@@ -822,6 +799,7 @@ fn build_job(
         group_reporting: false,
         invalidate: true,
         disk_util: true,
+        fadvise_hint: FadviseHint::ByPattern,
         own_opts: own.to_vec(),
     };
     for (k, v, at) in opts {
@@ -1009,6 +987,20 @@ fn build_job(
             "group_reporting" => j.group_reporting = parse_bool_opt(k, v, at)?,
             "invalidate" => j.invalidate = parse_bool_opt(k, v, at)?,
             "disk_util" => j.disk_util = parse_bool_opt(k, v, at)?,
+            "fadvise_hint" => {
+                j.fadvise_hint = match v.trim() {
+                    "0" => FadviseHint::None,
+                    "1" => FadviseHint::ByPattern,
+                    "random" => FadviseHint::Random,
+                    "sequential" => FadviseHint::Sequential,
+                    _ => {
+                        return err(format!(
+                            "{at}: fadvise_hint={v}: expected 0, 1, random or sequential (1, \
+                             fio's default, advises the job's own pattern)"
+                        ));
+                    }
+                }
+            }
             "nrfiles" => {
                 if parse_int(k, v, at, 1, 1)? != 1 {
                     unreachable!("parse_int bounds nrfiles to 1");
@@ -1017,6 +1009,11 @@ fn build_job(
             _ => return err(format!("{at}: fio option '{k}' is not supported")),
         }
     }
+    Ok(j)
+}
+
+/// Whether a job's options fit together (the values are checked already).
+fn check_job(j: &JobSpec) -> Result<(), JobError> {
     if j.fsync > 0 && j.fdatasync > 0 {
         return err(format!(
             "job '{}': give fsync or fdatasync, not both",
@@ -1054,10 +1051,20 @@ fn build_job(
             j.name
         ));
     }
-    Ok(j)
+    Ok(())
 }
 
 impl JobSpec {
+    /// The access pattern the job announces to the kernel for its file (`fadvise_hint`):
+    /// `Some(true)` random, `Some(false)` sequential, `None` no advice.
+    pub fn advises_random(&self) -> Option<bool> {
+        match self.fadvise_hint {
+            FadviseHint::None => None,
+            FadviseHint::ByPattern => Some(self.rw.random()),
+            FadviseHint::Random => Some(true),
+            FadviseHint::Sequential => Some(false),
+        }
+    }
     /// The largest block size the job uses.
     pub fn max_bs(&self) -> u64 {
         self.bs_read.max(self.bs_write)
@@ -1119,6 +1126,65 @@ mod tests {
     }
 
     #[test]
+    fn inline_comments_are_cut_as_fio_cuts_them() {
+        let s = parse_ini(
+            "[global] ; defaults\ntime_based # flag\n[a]#job\nfilename=x ; note\nruntime=2 ; two seconds\ndescription=foo;bar#baz\n",
+            "t.fio",
+            &no_env,
+        )
+        .unwrap();
+        assert_eq!(s[0].name, "global");
+        assert_eq!(s[0].opts, [("time_based".to_string(), String::new())]);
+        assert_eq!(s[1].name, "a");
+        assert_eq!(s[1].opts[0], ("filename".to_string(), "x".to_string()));
+        assert_eq!(s[1].opts[1], ("runtime".to_string(), "2".to_string()));
+        assert_eq!(s[1].opts[2], ("description".to_string(), "foo".to_string()));
+        // time_based in [global], runtime in the job: one valid job.
+        let jobs = jobs_from_sections(&s).unwrap();
+        assert!(jobs[0].time_based);
+        assert_eq!(jobs[0].runtime_s, Some(2.0));
+    }
+
+    #[test]
+    fn a_bad_value_names_its_own_line() {
+        for (text, line) in [
+            ("[global]\nioengine=psync\n\nbs=4x\n[a]\n", "t.fio:4:"),
+            ("[a]\nsize=1m\n; c\n\nrw=sideways\n", "t.fio:5:"),
+            (
+                "[global]\nsize=1m\n[a]\nrw=read\n[global]\n\niodepth=0\n[b]\n",
+                "t.fio:7:",
+            ),
+        ] {
+            let e = jobs_from_sections(&parse_ini(text, "t.fio", &no_env).unwrap()).unwrap_err();
+            assert!(e.0.starts_with(line), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn fio_options_hostbench_lacks_are_not_typos() {
+        for k in ["fadvise_hint_x", "iodepht"] {
+            assert!(
+                unsupported_option(k, k).contains("is not a fio option"),
+                "{k}"
+            );
+        }
+        for k in [
+            "pre_read",
+            "fsync_on_close",
+            "sqthread_poll",
+            "verify",
+            "rate",
+        ] {
+            let m = unsupported_option(k, k);
+            assert!(
+                m.starts_with(&format!("fio option {k} is not supported by hostbench yet")),
+                "{m}"
+            );
+            assert!(!m.contains("spelling"), "{m}");
+        }
+    }
+
+    #[test]
     fn env_expansion() {
         let env = |k: &str| (k == "SIZE").then(|| "64m".to_string());
         let s = parse_ini(
@@ -1149,12 +1215,12 @@ mod tests {
         for (text, needle) in [
             (
                 "[a]\nverify=md5\n",
-                "bad.fio:2: 'verify' is a fio option hostbench does not support",
+                "bad.fio:2: fio option 'verify' is not supported by hostbench yet",
             ),
             ("[a]\n\nbogus=1\n", "bad.fio:3: 'bogus' is not a fio option"),
             (
                 "[a]\nrate=1m\n",
-                "'rate' is a fio option hostbench does not support",
+                "fio option 'rate' is not supported by hostbench yet",
             ),
             ("[a]\ndirect=1\nbs=1000\n", "not a multiple of 512"),
             ("[a]\nrw=trim\n", "trim workloads"),
