@@ -673,6 +673,8 @@ fn against_nginx() {
     let d = dir.path();
     std::fs::create_dir_all(d.join("www")).unwrap();
     std::fs::write(d.join("www/4k.txt"), vec![b'x'; 4096]).unwrap();
+    std::fs::create_dir_all(d.join("www/gz")).unwrap();
+    std::fs::write(d.join("www/gz/4k.txt"), vec![b'x'; 4096]).unwrap();
     let port = {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
@@ -684,7 +686,8 @@ fn against_nginx() {
          http {{ access_log off; client_body_temp_path {p}/t1; proxy_temp_path {p}/t2;\n\
          fastcgi_temp_path {p}/t3; uwsgi_temp_path {p}/t4; scgi_temp_path {p}/t5;\n\
          keepalive_requests 100000;\n\
-         server {{ listen 127.0.0.1:{port}; root {p}/www; }} }}\n"
+         server {{ listen 127.0.0.1:{port}; root {p}/www;\n\
+         location /gz/ {{ gzip on; gzip_http_version 1.0; gzip_min_length 0; gzip_types text/plain; }} }} }}\n"
     );
     std::fs::write(d.join("nginx.conf"), conf).unwrap();
     let mut child = std::process::Command::new(&nginx)
@@ -704,6 +707,22 @@ fn against_nginx() {
     }
     let v = json_run(&["http", &url, "-n", "2000", "-d", "0", "-c", "10", "-t", "2"]);
     let out = stdout_ok(&["ab", "-n", "500", "-c", "5", &url]);
+    // Compressed on the fly for ab's HTTP/1.0 requests: no length, the body ends at
+    // nginx's close (which arrives with the last bytes).
+    let t0 = Instant::now();
+    let gz = stdout_ok(&[
+        "ab",
+        "-n",
+        "200",
+        "-c",
+        "2",
+        "-s",
+        "20",
+        "-H",
+        "Accept-Encoding: gzip",
+        &format!("http://127.0.0.1:{port}/gz/4k.txt"),
+    ]);
+    let gz_time = t0.elapsed();
     let missing = json_run(&[
         "http",
         &format!("http://127.0.0.1:{port}/nope"),
@@ -724,6 +743,10 @@ fn against_nginx() {
         "{out}"
     );
     assert_eq!(table_value(&missing, "http_status", "404"), Some(50.0));
+    assert!(gz.contains("Complete requests:      200\n"), "{gz}");
+    assert!(gz.contains("Failed requests:        0\n"), "{gz}");
+    assert!(!gz.contains("Document Length:        4096 bytes"), "{gz}");
+    assert!(gz_time < Duration::from_secs(15), "{gz_time:?}");
 }
 
 #[test]
@@ -1914,4 +1937,136 @@ fn ab_keeps_one_event_loop_for_keep_alive_against_a_local_server() {
     assert_eq!(threads(&["-k"]), 1);
     assert_eq!(threads(&[]), cpus.min(4));
     assert_eq!(threads(&["-k", "-W", "2"]), 2);
+}
+
+/// A server that reads one request per connection, writes `resp` and closes at once, so
+/// the close (FIN) arrives with the last bytes of the response.
+fn answer_and_close(resp: &'static [u8]) -> String {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", l.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut c in l.incoming().flatten() {
+            std::thread::spawn(move || {
+                if read_head(&mut c) {
+                    let _ = c.write_all(resp);
+                }
+            });
+        }
+    });
+    url
+}
+
+#[test]
+fn a_close_with_the_last_bytes_ends_the_response() {
+    // No length: the body ends at the server's close, which arrives with it. ab: 20 of 20
+    // in a few ms; the old engine waited for the timeout on most of them.
+    for resp in [
+        &b"HTTP/1.0 200 OK\r\nServer: t\r\n\r\nhello world"[..],
+        &b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nhello world"[..],
+    ] {
+        let url = answer_and_close(resp);
+        let t0 = Instant::now();
+        let (code, out, err) = run(&["ab", "-n", "20", "-c", "2", "-s", "20", &url]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("Complete requests:      20\n"), "{out}");
+        assert!(out.contains("Failed requests:        0\n"), "{out}");
+        assert!(out.contains("Document Length:        11 bytes\n"), "{out}");
+        let v = json_run(&[
+            "http",
+            &url,
+            "-n",
+            "20",
+            "-d",
+            "0",
+            "-c",
+            "2",
+            "-t",
+            "1",
+            "--http1.0",
+            "--timeout",
+            "20s",
+        ]);
+        assert_eq!(v["metrics"]["events"], 20, "{}", v["tables"]);
+        assert_eq!(fact(&v, "errors"), 0.0, "{}", v["tables"]);
+        assert_eq!(fact(&v, "body_bytes"), 220.0);
+        assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    }
+    // A body cut short (Content-Length 100, 10 bytes, close) fails at once, as a closed
+    // connection; ab goes on (a close is not a receive error that ends ab's run).
+    let url = answer_and_close(
+        b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n0123456789",
+    );
+    let t0 = Instant::now();
+    let v = json_failed(&[
+        "http",
+        &url,
+        "-n",
+        "10",
+        "-d",
+        "0",
+        "-c",
+        "1",
+        "--timeout",
+        "20s",
+    ]);
+    assert_eq!(errors(&v, "closed"), 10.0, "{}", v["tables"]);
+    assert_eq!(errors(&v, "timeout"), 0.0, "{}", v["tables"]);
+    let (code, out, err) = run(&["ab", "-n", "10", "-s", "20", &url]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Failed requests:        10\n"), "{out}");
+    assert!(out.contains("(Connect: 0, Receive: 10, Length: 0"), "{out}");
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+}
+
+#[test]
+fn interim_1xx_responses_are_skipped() {
+    // 100 Continue and 103 Early Hints come before the response; they are not it.
+    let url = answer_and_close(
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n\
+          HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+    );
+    let v = json_run(&[
+        "http",
+        &url,
+        "-n",
+        "6",
+        "-d",
+        "0",
+        "-c",
+        "1",
+        "--timeout",
+        "20s",
+    ]);
+    assert_eq!(v["metrics"]["events"], 6, "{}", v["tables"]);
+    assert_eq!(
+        table_value(&v, "http_status", "200"),
+        Some(6.0),
+        "{}",
+        v["tables"]
+    );
+    assert_eq!(
+        table_value(&v, "http_status", "100"),
+        None,
+        "{}",
+        v["tables"]
+    );
+    assert_eq!(fact(&v, "non_2xx_responses"), 0.0);
+    assert_eq!(fact(&v, "body_bytes"), 12.0);
+    assert_eq!(fact(&v, "errors"), 0.0);
+    // On a kept-alive connection too, and in ab's layout.
+    let s = misbehaving_server(|mut c| {
+        while read_head(&mut c) {
+            let r = b"HTTP/1.1 100 Continue\r\n\r\n\
+                      HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok";
+            if c.write_all(r).is_err() {
+                return;
+            }
+        }
+    });
+    let (code, out, err) = run(&["ab", "-k", "-n", "8", "-c", "2", "-s", "20", &s]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Complete requests:      8\n"), "{out}");
+    assert!(out.contains("Document Length:        2 bytes\n"), "{out}");
+    assert!(!out.contains("Non-2xx"), "{out}");
+    assert!(out.contains("Keep-Alive requests:    8\n"), "{out}");
 }
