@@ -578,7 +578,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         std::fs::write(path, hostbench_report::ab::csv_percentages(&result))
             .map_err(|e| anyhow!("ab: -e {path}: {e}"))?;
     }
-    Ok(code)
+    Ok(crate::http::verdict(code, &result, true))
 }
 
 #[cfg(test)]

@@ -424,7 +424,9 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     };
     let output = Output::report(format);
     let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
-    exec::execute_with(&plan, w, &output, &saving, "httperf", argv)
+    let (code, result) = exec::execute_returning(&plan, w, &output, &saving, "httperf", argv)?;
+    // --num-conns counts connections, not requests: no note about a count not reached.
+    Ok(crate::http::verdict(code, &result, false))
 }
 
 #[cfg(test)]

@@ -361,7 +361,12 @@ fn json_failed(args: &[&str]) -> Value {
     a.extend_from_slice(&["-f", "json"]);
     let (code, out, err) = run(&a);
     assert_eq!(code, 1, "{a:?}: {err}");
-    assert!(err.contains("FATAL: no request succeeded"), "{err}");
+    // A server that never answered says so; one that failed the requests otherwise, that
+    // none succeeded.
+    assert!(
+        err.contains("FATAL: no request succeeded") || err.contains("FATAL: no response arrived"),
+        "{err}"
+    );
     let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
     assert_valid(&v, &format!("{args:?}"));
     assert_eq!(v["metrics"]["events"], 0);
@@ -2069,4 +2074,109 @@ fn interim_1xx_responses_are_skipped() {
     assert!(out.contains("Document Length:        2 bytes\n"), "{out}");
     assert!(!out.contains("Non-2xx"), "{out}");
     assert!(out.contains("Keep-Alive requests:    8\n"), "{out}");
+}
+
+#[test]
+fn a_server_that_never_answers_is_a_failed_run() {
+    // It accepts and reads, and never answers. Whatever the timeout, each grammar ends on
+    // time, says that no response arrived, and exits 1.
+    let silent = misbehaving_server(|mut c| {
+        read_head(&mut c);
+        std::thread::sleep(Duration::from_secs(60));
+    });
+    let port = silent
+        .trim_end_matches('/')
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .to_string();
+    let check = |args: &[&str], limit: Duration| -> String {
+        let t0 = Instant::now();
+        let (code, out, err) = run(args);
+        let took = t0.elapsed();
+        assert!(took < limit, "{args:?}: {took:?}");
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert!(err.contains("no response arrived"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!err.contains("event(s) completed"), "{args:?}: {err}");
+        out
+    };
+    // The timeout is longer than the run: the requests are still waiting at the end.
+    let out = check(
+        &[
+            "http",
+            &silent,
+            "-d",
+            "2s",
+            "-c",
+            "2",
+            "-t",
+            "1",
+            "--timeout",
+            "60s",
+            "-f",
+            "json",
+        ],
+        Duration::from_secs(10),
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_valid(&v, "silent");
+    assert_eq!(v["metrics"]["events"], 0);
+    assert_eq!(fact(&v, "unfinished_requests"), 2.0);
+    assert!(
+        warnings_text(&v).contains("no response arrived"),
+        "{}",
+        v["warnings"]
+    );
+    // ... or shorter: each request times out, again and again.
+    check(
+        &["http", &silent, "-d", "2s", "-c", "2", "--timeout", "300ms"],
+        Duration::from_secs(10),
+    );
+    check(
+        &["ab", "-t", "2", "-c", "2", &silent],
+        Duration::from_secs(10),
+    );
+    check(
+        &["ab", "-r", "-t", "2", "-c", "2", "-s", "1", &silent],
+        Duration::from_secs(10),
+    );
+    check(
+        &[
+            "httperf",
+            "--server=127.0.0.1",
+            &format!("--port={port}"),
+            "--num-conns=2",
+            "--timeout=1",
+        ],
+        Duration::from_secs(10),
+    );
+    check(
+        &[
+            "httperf",
+            "--server=127.0.0.1",
+            &format!("--port={port}"),
+            "--num-conns=2",
+            "--runtime=2",
+        ],
+        Duration::from_secs(10),
+    );
+}
+
+#[test]
+fn a_time_limit_that_ends_the_run_before_its_request_count_says_so() {
+    let s = Serve::start(&["--delay", "50ms"]);
+    let (code, _out, err) = run(&["http", &s.url, "-n", "1000", "-d", "1s", "-c", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("the time limit (1 s) ended the run") && err.contains("of the 1000 requests"),
+        "{err}"
+    );
+    let (code, _out, err) = run(&["ab", "-t", "1", "-n", "1000", "-s", "5", &s.url]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("of the 1000 requests"), "{err}");
+    // Reached: nothing to say.
+    let (code, _out, err) = run(&["http", &s.url, "-n", "3", "-d", "10s", "-c", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("ended the run"), "{err}");
 }
