@@ -217,6 +217,10 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
             }
             "method" => a.method = v,
             "add-header" => {
+                // httperf's own separator is the two characters `\n`; a real CR or LF
+                // would smuggle a header in.
+                hostbench_workloads::http::url::check_header_arg(&v)
+                    .map_err(|e| anyhow!("httperf: --add-header: {e}"))?;
                 for h in v.replace("\\n", "\n").split('\n') {
                     let h = h.trim();
                     if !h.is_empty() {
