@@ -222,8 +222,12 @@ fn parse(args: &[String]) -> Result<Parsed> {
                             let _: u32 = num(c, &v, "a verbosity level")?;
                         }
                         'e' => a.csv = Some(v),
-                        'C' => a.headers.push(format!("Cookie: {v}")),
-                        'H' => a.headers.push(v),
+                        'C' | 'H' => {
+                            hostbench_workloads::http::url::check_header_arg(&v)
+                                .map_err(|e| anyhow!("ab: -{c}: {e}"))?;
+                            a.headers
+                                .push(if c == 'C' { format!("Cookie: {v}") } else { v });
+                        }
                         'A' | 'P' => {
                             // ab skips leading blanks, then encodes the rest as it is.
                             let v = v.trim_start();
@@ -578,7 +582,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         std::fs::write(path, hostbench_report::ab::csv_percentages(&result))
             .map_err(|e| anyhow!("ab: -e {path}: {e}"))?;
     }
-    Ok(code)
+    Ok(crate::http::verdict(code, &result, true))
 }
 
 #[cfg(test)]

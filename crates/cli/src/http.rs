@@ -7,6 +7,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
+use hostbench_core::result::RunResult;
+use hostbench_core::runner::StopReason;
 use hostbench_core::units::parse_seconds;
 use hostbench_core::workload::Workload;
 use hostbench_workloads::http::HttpLoad;
@@ -166,9 +168,41 @@ pub fn check_url(url: &str) -> Result<()> {
     Ok(())
 }
 
+/// What every HTTP grammar says after exec has printed its run: a closed-loop run that its
+/// time limit ended before its request count (`requests`: the count is of requests, not of
+/// httperf's connections) is said on stderr; a run in which the server never answered is a
+/// failed run (FATAL, exit 1), whatever the timeout was. `code` is exec's.
+pub fn verdict(code: ExitCode, r: &RunResult, requests: bool) -> ExitCode {
+    if code != ExitCode::SUCCESS {
+        return code;
+    }
+    let c = &r.config;
+    if hostbench_workloads::http::server_never_answered(r) {
+        eprintln!(
+            "FATAL: no response arrived from {}; the run measured nothing",
+            r.workload.params.text("url")
+        );
+        return ExitCode::from(1);
+    }
+    if requests
+        && r.outcome.stop_reason == StopReason::TimeLimit
+        && c.rate_per_s == 0.0
+        && c.event_limit > r.metrics.events
+    {
+        eprintln!(
+            "NOTE: the time limit ({} s) ended the run after {} of the {} requests asked for",
+            c.time_limit_s, r.metrics.events, c.event_limit
+        );
+    }
+    code
+}
+
 /// Runs `hostbench http ...`.
 pub fn run(a: HttpArgs, argv: &[String]) -> Result<ExitCode> {
     check_url(&a.url)?;
+    for h in &a.headers {
+        hostbench_workloads::http::url::check_header_arg(h).map_err(|e| anyhow!("-H: {e}"))?;
+    }
     if a.connections == 0 {
         bail!("-c/--connections must be at least 1");
     }
@@ -314,6 +348,7 @@ pub fn run(a: HttpArgs, argv: &[String]) -> Result<ExitCode> {
     };
     let saving = a.save.options()?;
     let (code, result) = exec::execute_returning(&plan, w, &output, &saving, "native", argv)?;
+    let code = verdict(code, &result, true);
     let failed = result
         .workload
         .facts

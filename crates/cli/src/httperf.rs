@@ -217,6 +217,10 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
             }
             "method" => a.method = v,
             "add-header" => {
+                // httperf's own separator is the two characters `\n`; a real CR or LF
+                // would smuggle a header in.
+                hostbench_workloads::http::url::check_header_arg(&v)
+                    .map_err(|e| anyhow!("httperf: --add-header: {e}"))?;
                 for h in v.replace("\\n", "\n").split('\n') {
                     let h = h.trim();
                     if !h.is_empty() {
@@ -424,7 +428,9 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     };
     let output = Output::report(format);
     let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
-    exec::execute_with(&plan, w, &output, &saving, "httperf", argv)
+    let (code, result) = exec::execute_returning(&plan, w, &output, &saving, "httperf", argv)?;
+    // --num-conns counts connections, not requests: no note about a count not reached.
+    Ok(crate::http::verdict(code, &result, false))
 }
 
 #[cfg(test)]

@@ -51,6 +51,10 @@ pub struct ServeArgs {
     /// PEM private key for --tls.
     #[arg(long, value_name = "FILE", requires = "cert")]
     key: Option<String>,
+    /// Close a connection that completes no request for this long (silent, a head sent a
+    /// byte at a time, kept alive and unused); 0 = never.
+    #[arg(long, default_value = "60s", value_parser = seconds)]
+    idle_timeout: f64,
     /// Stop after this long (0 = until Ctrl-C).
     #[arg(short, long, default_value = "0", value_parser = seconds)]
     duration: f64,
@@ -90,6 +94,7 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
         chunked: a.chunked,
         keep_alive: !a.no_keepalive,
         threads: a.threads,
+        idle_timeout: Duration::from_secs_f64(a.idle_timeout),
     };
     let addr = SocketAddr::new(a.bind, a.port);
     let server = Server::start(addr, cfg)

@@ -361,7 +361,12 @@ fn json_failed(args: &[&str]) -> Value {
     a.extend_from_slice(&["-f", "json"]);
     let (code, out, err) = run(&a);
     assert_eq!(code, 1, "{a:?}: {err}");
-    assert!(err.contains("FATAL: no request succeeded"), "{err}");
+    // A server that never answered says so; one that failed the requests otherwise, that
+    // none succeeded.
+    assert!(
+        err.contains("FATAL: no request succeeded") || err.contains("FATAL: no response arrived"),
+        "{err}"
+    );
     let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
     assert_valid(&v, &format!("{args:?}"));
     assert_eq!(v["metrics"]["events"], 0);
@@ -644,6 +649,24 @@ fn bad_input_is_one_clear_line_and_exit_2() {
         (vec!["httperf", "--rate=fast"], "--rate"),
         (vec!["httperf", "--uri=x"], "--uri"),
         (vec!["serve", "--status", "42"], "42"),
+        // A CR or LF in a header would end its line and smuggle in another header.
+        (
+            vec!["ab", "-H", "X-A: 1\r\nX-B: 2", "http://127.0.0.1:1/"],
+            "CR or LF",
+        ),
+        (
+            vec!["ab", "-C", "a=1\nX-B: 2", "http://127.0.0.1:1/"],
+            "CR or LF",
+        ),
+        (
+            vec!["http", "http://127.0.0.1:1/", "-H", "X-A: 1\nX-B: 2"],
+            "CR or LF",
+        ),
+        (
+            vec!["http", "http://127.0.0.1:1/", "-H", "X-A: 1\rX-B: 2"],
+            "CR or LF",
+        ),
+        (vec!["httperf", "--add-header=X-A: 1\r\nX-B: 2"], "CR or LF"),
     ] {
         let (code, out, err) = run(&args);
         assert_eq!(code, 2, "{args:?}: {out}{err}");
@@ -673,6 +696,8 @@ fn against_nginx() {
     let d = dir.path();
     std::fs::create_dir_all(d.join("www")).unwrap();
     std::fs::write(d.join("www/4k.txt"), vec![b'x'; 4096]).unwrap();
+    std::fs::create_dir_all(d.join("www/gz")).unwrap();
+    std::fs::write(d.join("www/gz/4k.txt"), vec![b'x'; 4096]).unwrap();
     let port = {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
@@ -684,7 +709,8 @@ fn against_nginx() {
          http {{ access_log off; client_body_temp_path {p}/t1; proxy_temp_path {p}/t2;\n\
          fastcgi_temp_path {p}/t3; uwsgi_temp_path {p}/t4; scgi_temp_path {p}/t5;\n\
          keepalive_requests 100000;\n\
-         server {{ listen 127.0.0.1:{port}; root {p}/www; }} }}\n"
+         server {{ listen 127.0.0.1:{port}; root {p}/www;\n\
+         location /gz/ {{ gzip on; gzip_http_version 1.0; gzip_min_length 0; gzip_types text/plain; }} }} }}\n"
     );
     std::fs::write(d.join("nginx.conf"), conf).unwrap();
     let mut child = std::process::Command::new(&nginx)
@@ -704,6 +730,22 @@ fn against_nginx() {
     }
     let v = json_run(&["http", &url, "-n", "2000", "-d", "0", "-c", "10", "-t", "2"]);
     let out = stdout_ok(&["ab", "-n", "500", "-c", "5", &url]);
+    // Compressed on the fly for ab's HTTP/1.0 requests: no length, the body ends at
+    // nginx's close (which arrives with the last bytes).
+    let t0 = Instant::now();
+    let gz = stdout_ok(&[
+        "ab",
+        "-n",
+        "200",
+        "-c",
+        "2",
+        "-s",
+        "20",
+        "-H",
+        "Accept-Encoding: gzip",
+        &format!("http://127.0.0.1:{port}/gz/4k.txt"),
+    ]);
+    let gz_time = t0.elapsed();
     let missing = json_run(&[
         "http",
         &format!("http://127.0.0.1:{port}/nope"),
@@ -724,6 +766,10 @@ fn against_nginx() {
         "{out}"
     );
     assert_eq!(table_value(&missing, "http_status", "404"), Some(50.0));
+    assert!(gz.contains("Complete requests:      200\n"), "{gz}");
+    assert!(gz.contains("Failed requests:        0\n"), "{gz}");
+    assert!(!gz.contains("Document Length:        4096 bytes"), "{gz}");
+    assert!(gz_time < Duration::from_secs(15), "{gz_time:?}");
 }
 
 #[test]
@@ -1914,4 +1960,388 @@ fn ab_keeps_one_event_loop_for_keep_alive_against_a_local_server() {
     assert_eq!(threads(&["-k"]), 1);
     assert_eq!(threads(&[]), cpus.min(4));
     assert_eq!(threads(&["-k", "-W", "2"]), 2);
+}
+
+/// A server that reads one request per connection, writes `resp` and closes at once, so
+/// the close (FIN) arrives with the last bytes of the response.
+fn answer_and_close(resp: &'static [u8]) -> String {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", l.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut c in l.incoming().flatten() {
+            std::thread::spawn(move || {
+                if read_head(&mut c) {
+                    let _ = c.write_all(resp);
+                }
+            });
+        }
+    });
+    url
+}
+
+#[test]
+fn a_close_with_the_last_bytes_ends_the_response() {
+    // No length: the body ends at the server's close, which arrives with it. ab: 20 of 20
+    // in a few ms; the old engine waited for the timeout on most of them.
+    for resp in [
+        &b"HTTP/1.0 200 OK\r\nServer: t\r\n\r\nhello world"[..],
+        &b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nhello world"[..],
+    ] {
+        let url = answer_and_close(resp);
+        let t0 = Instant::now();
+        let (code, out, err) = run(&["ab", "-n", "20", "-c", "2", "-s", "20", &url]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("Complete requests:      20\n"), "{out}");
+        assert!(out.contains("Failed requests:        0\n"), "{out}");
+        assert!(out.contains("Document Length:        11 bytes\n"), "{out}");
+        let v = json_run(&[
+            "http",
+            &url,
+            "-n",
+            "20",
+            "-d",
+            "0",
+            "-c",
+            "2",
+            "-t",
+            "1",
+            "--http1.0",
+            "--timeout",
+            "20s",
+        ]);
+        assert_eq!(v["metrics"]["events"], 20, "{}", v["tables"]);
+        assert_eq!(fact(&v, "errors"), 0.0, "{}", v["tables"]);
+        assert_eq!(fact(&v, "body_bytes"), 220.0);
+        assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    }
+    // A body cut short (Content-Length 100, 10 bytes, close) fails at once, as a closed
+    // connection; ab goes on (a close is not a receive error that ends ab's run).
+    let url = answer_and_close(
+        b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n0123456789",
+    );
+    let t0 = Instant::now();
+    let v = json_failed(&[
+        "http",
+        &url,
+        "-n",
+        "10",
+        "-d",
+        "0",
+        "-c",
+        "1",
+        "--timeout",
+        "20s",
+    ]);
+    assert_eq!(errors(&v, "closed"), 10.0, "{}", v["tables"]);
+    assert_eq!(errors(&v, "timeout"), 0.0, "{}", v["tables"]);
+    let (code, out, err) = run(&["ab", "-n", "10", "-s", "20", &url]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Failed requests:        10\n"), "{out}");
+    assert!(out.contains("(Connect: 0, Receive: 10, Length: 0"), "{out}");
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+}
+
+#[test]
+fn interim_1xx_responses_are_skipped() {
+    // 100 Continue and 103 Early Hints come before the response; they are not it.
+    let url = answer_and_close(
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n\
+          HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+    );
+    let v = json_run(&[
+        "http",
+        &url,
+        "-n",
+        "6",
+        "-d",
+        "0",
+        "-c",
+        "1",
+        "--timeout",
+        "20s",
+    ]);
+    assert_eq!(v["metrics"]["events"], 6, "{}", v["tables"]);
+    assert_eq!(
+        table_value(&v, "http_status", "200"),
+        Some(6.0),
+        "{}",
+        v["tables"]
+    );
+    assert_eq!(
+        table_value(&v, "http_status", "100"),
+        None,
+        "{}",
+        v["tables"]
+    );
+    assert_eq!(fact(&v, "non_2xx_responses"), 0.0);
+    assert_eq!(fact(&v, "body_bytes"), 12.0);
+    assert_eq!(fact(&v, "errors"), 0.0);
+    // On a kept-alive connection too, and in ab's layout.
+    let s = misbehaving_server(|mut c| {
+        while read_head(&mut c) {
+            let r = b"HTTP/1.1 100 Continue\r\n\r\n\
+                      HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok";
+            if c.write_all(r).is_err() {
+                return;
+            }
+        }
+    });
+    let (code, out, err) = run(&["ab", "-k", "-n", "8", "-c", "2", "-s", "20", &s]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Complete requests:      8\n"), "{out}");
+    assert!(out.contains("Document Length:        2 bytes\n"), "{out}");
+    assert!(!out.contains("Non-2xx"), "{out}");
+    assert!(out.contains("Keep-Alive requests:    8\n"), "{out}");
+}
+
+#[test]
+fn a_server_that_never_answers_is_a_failed_run() {
+    // It accepts and reads, and never answers. Whatever the timeout, each grammar ends on
+    // time, says that no response arrived, and exits 1.
+    let silent = misbehaving_server(|mut c| {
+        read_head(&mut c);
+        std::thread::sleep(Duration::from_secs(60));
+    });
+    let port = silent
+        .trim_end_matches('/')
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .to_string();
+    let check = |args: &[&str], limit: Duration| -> String {
+        let t0 = Instant::now();
+        let (code, out, err) = run(args);
+        let took = t0.elapsed();
+        assert!(took < limit, "{args:?}: {took:?}");
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert!(err.contains("no response arrived"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!err.contains("event(s) completed"), "{args:?}: {err}");
+        out
+    };
+    // The timeout is longer than the run: the requests are still waiting at the end.
+    let out = check(
+        &[
+            "http",
+            &silent,
+            "-d",
+            "2s",
+            "-c",
+            "2",
+            "-t",
+            "1",
+            "--timeout",
+            "60s",
+            "-f",
+            "json",
+        ],
+        Duration::from_secs(10),
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_valid(&v, "silent");
+    assert_eq!(v["metrics"]["events"], 0);
+    assert_eq!(fact(&v, "unfinished_requests"), 2.0);
+    assert!(
+        warnings_text(&v).contains("no response arrived"),
+        "{}",
+        v["warnings"]
+    );
+    // ... or shorter: each request times out, again and again.
+    check(
+        &["http", &silent, "-d", "2s", "-c", "2", "--timeout", "300ms"],
+        Duration::from_secs(10),
+    );
+    check(
+        &["ab", "-t", "2", "-c", "2", &silent],
+        Duration::from_secs(10),
+    );
+    check(
+        &["ab", "-r", "-t", "2", "-c", "2", "-s", "1", &silent],
+        Duration::from_secs(10),
+    );
+    check(
+        &[
+            "httperf",
+            "--server=127.0.0.1",
+            &format!("--port={port}"),
+            "--num-conns=2",
+            "--timeout=1",
+        ],
+        Duration::from_secs(10),
+    );
+    check(
+        &[
+            "httperf",
+            "--server=127.0.0.1",
+            &format!("--port={port}"),
+            "--num-conns=2",
+            "--runtime=2",
+        ],
+        Duration::from_secs(10),
+    );
+}
+
+#[test]
+fn a_time_limit_that_ends_the_run_before_its_request_count_says_so() {
+    let s = Serve::start(&["--delay", "50ms"]);
+    let (code, _out, err) = run(&["http", &s.url, "-n", "1000", "-d", "1s", "-c", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("the time limit (1 s) ended the run") && err.contains("of the 1000 requests"),
+        "{err}"
+    );
+    let (code, _out, err) = run(&["ab", "-t", "1", "-n", "1000", "-s", "5", &s.url]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("of the 1000 requests"), "{err}");
+    // Reached: nothing to say.
+    let (code, _out, err) = run(&["http", &s.url, "-n", "3", "-d", "10s", "-c", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("ended the run"), "{err}");
+}
+
+/// Sends `req` on a new connection to `port` and reads until the server closes.
+fn exchange(port: u16, req: &[u8]) -> String {
+    let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    c.write_all(req).unwrap();
+    let mut out = Vec::new();
+    let _ = c.read_to_end(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[test]
+fn serve_answers_400_and_closes_on_what_it_cannot_read() {
+    let s = Serve::start(&[]);
+    for req in [
+        // Bare LF line endings.
+        &b"GET / HTTP/1.1\nHost: x\n\n"[..],
+        b"GET / HTTP/1.1\r\nHost: x\nX-A: 1\r\n\r\n",
+        // Conflicting lengths.
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3, 4\r\n\r\nabcd",
+        // A length and chunked together (a request-smuggling shape).
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n\
+          3\r\nabc\r\n0\r\n\r\n",
+        // Chunked bodies it cannot read.
+        b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
+        b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\nabc",
+        // Not HTTP/1.x.
+        b"GET / SPDY/3\r\n\r\n",
+    ] {
+        let t0 = Instant::now();
+        let out = exchange(s.port, req);
+        assert!(
+            out.starts_with("HTTP/1.1 400 Bad Request\r\n"),
+            "{:?}: {out:?}",
+            String::from_utf8_lossy(req)
+        );
+        assert!(out.contains("\r\nConnection: close\r\n"), "{out:?}");
+        assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    }
+    // A chunked body it can read is skipped, and the next request on the connection answered.
+    let out = exchange(
+        s.port,
+        b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3;x=1\r\nabc\r\n\
+          0\r\nX-T: 1\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(out.matches("HTTP/1.1 200 OK\r\n").count(), 2, "{out:?}");
+    // A request answered, then a bad one: the answer, then the 400.
+    let out = exchange(
+        s.port,
+        b"GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\nHost: x\n\n",
+    );
+    assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out:?}");
+    assert!(out.contains("HTTP/1.1 400 Bad Request\r\n"), "{out:?}");
+}
+
+#[test]
+fn serve_closes_connections_that_send_nothing() {
+    let s = Serve::start(&["--idle-timeout", "1s"]);
+    // Nothing at all; half a request head (slowloris); a request, then silence.
+    for req in [
+        &b""[..],
+        b"GET / HTTP/1.1\r\nHost:",
+        b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+    ] {
+        let t0 = Instant::now();
+        let out = exchange(s.port, req);
+        let took = t0.elapsed();
+        assert!(
+            took >= Duration::from_millis(900) && took < Duration::from_secs(10),
+            "{:?}: {took:?}",
+            String::from_utf8_lossy(req)
+        );
+        assert_eq!(
+            out.matches("HTTP/1.1 200 OK").count(),
+            usize::from(req.ends_with(b"\r\n\r\n")),
+            "{out:?}"
+        );
+    }
+    let (code, _out, err) = run(&["serve", "--idle-timeout", "soon"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+/// Clock ticks of CPU time (user + system) process `pid` has used.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let f: Vec<&str> = rest.split(' ').collect();
+    // Fields 14 and 15 of stat; `rest` starts at field 3.
+    f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
+}
+
+#[test]
+fn serve_backs_off_when_out_of_file_descriptors() {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = hb_std();
+    cmd.args(["serve", "--port", "0", "--idle-timeout", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs in the child before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let l = libc::rlimit {
+                rlim_cur: 32,
+                rlim_max: 32,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &l) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+    let mut child = cmd.spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port: u16 = line
+        .trim()
+        .trim_end_matches('/')
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // More connections than it has descriptors: the rest wait in the accept queue.
+    let held: Vec<TcpStream> = (0..60)
+        .map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let t0 = cpu_ticks(child.id());
+    std::thread::sleep(Duration::from_secs(2));
+    let used = cpu_ticks(child.id()) - t0;
+    drop(held);
+    // Descriptors free again: it accepts and answers.
+    std::thread::sleep(Duration::from_millis(500));
+    let out = exchange(
+        port,
+        b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    // Spinning on the listening socket costs a CPU (100 ticks a second); backing off, next
+    // to nothing.
+    assert!(used < 15, "{used} ticks in 2 s");
+    assert!(out.starts_with("HTTP/1.1 200 OK"), "{out:?}");
 }

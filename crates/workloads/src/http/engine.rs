@@ -456,6 +456,9 @@ struct Slot {
     t_open: u64,
     reused: bool,
     retried: bool,
+    /// The server closed its side (an event said so): this connection carries no more
+    /// requests.
+    peer_closed: bool,
     phase: Phase,
     ka: bool,
     content: u64,
@@ -490,6 +493,7 @@ impl Slot {
             t_open: 0,
             reused: false,
             retried: false,
+            peer_closed: false,
             phase: Phase::Head,
             ka: false,
             content: 0,
@@ -853,6 +857,7 @@ impl Engine<'_> {
                 s.fd = fd;
                 s.generation = self.generation;
                 s.reused = false;
+                s.peer_closed = false;
                 s.len = 0;
                 s.t_open = now;
                 s.replies = 0;
@@ -969,7 +974,7 @@ impl Engine<'_> {
     }
 
     /// Reads an HTTPS connection: records in, plaintext through the parser.
-    fn read_tls(&mut self, ctl: &mut RunControl<'_>, idx: usize) {
+    fn read_tls(&mut self, ctl: &mut RunControl<'_>, idx: usize, closing: bool) {
         loop {
             let s = &mut self.slots[idx];
             let fd = s.fd;
@@ -1030,7 +1035,7 @@ impl Engine<'_> {
                 self.eof(ctl, idx);
                 return;
             }
-            if io.short {
+            if io.short && !closing {
                 return;
             }
         }
@@ -1151,12 +1156,12 @@ impl Engine<'_> {
                     self.write(ctl, idx);
                 }
                 if self.slots[idx].st == St::Reading && bits & (sys::IN | sys::RDHUP) != 0 {
-                    self.read(ctl, idx);
+                    self.read(ctl, idx, closing(bits));
                 }
             }
             St::Reading => {
                 if bits & (sys::IN | sys::RDHUP | sys::ERR | sys::HUP) != 0 {
-                    self.read(ctl, idx);
+                    self.read(ctl, idx, closing(bits));
                 }
             }
             St::Idle | St::Thinking => {
@@ -1168,9 +1173,16 @@ impl Engine<'_> {
         }
     }
 
-    fn read(&mut self, ctl: &mut RunControl<'_>, idx: usize) {
+    /// Reads what the socket has. A short read usually means it is drained; but when the
+    /// event also said the server closed (`closing`), that edge will not come again, so the
+    /// loop goes on to the end of the stream (the close that ends an unframed body, or cuts
+    /// one short, arrives with the last bytes).
+    fn read(&mut self, ctl: &mut RunControl<'_>, idx: usize, closing: bool) {
+        if closing {
+            self.slots[idx].peer_closed = true;
+        }
         if self.slots[idx].tls.is_some() {
-            self.read_tls(ctl, idx);
+            self.read_tls(ctl, idx, closing);
             return;
         }
         loop {
@@ -1201,7 +1213,7 @@ impl Engine<'_> {
                     if !self.process(ctl, idx) {
                         return;
                     }
-                    if n < room {
+                    if n < room && !closing {
                         return;
                     }
                 }
@@ -1242,6 +1254,12 @@ impl Engine<'_> {
                         return false;
                     }
                     Ok(None) => break,
+                    Ok(Some(h)) if h.interim() => {
+                        // 100 Continue, 103 Early Hints: not the response; its head is
+                        // received bytes, the final response follows.
+                        self.stats.header_bytes += h.len as u64;
+                        pos += h.len;
+                    }
                     Ok(Some(h)) => {
                         let code = h.status as usize;
                         self.stats.status[if code < 600 { code } else { 0 }] += 1;
@@ -1356,7 +1374,7 @@ impl Engine<'_> {
         }
         // The operation is complete.
         self.in_flight -= 1;
-        let keep = reusable && s.ka && self.cfg.keep_alive && s.len == 0;
+        let keep = reusable && s.ka && self.cfg.keep_alive && s.len == 0 && !s.peer_closed;
         s.st = St::Idle;
         match self.cfg.model {
             Model::Requests => {
@@ -1458,7 +1476,8 @@ impl Engine<'_> {
             let now = self.clock.now();
             self.session_done(idx, now, false);
         }
-        if self.cfg.stop_on_error && self.fatal.is_none() {
+        // A close is not a socket error: ab counts the request and goes on.
+        if self.cfg.stop_on_error && self.fatal.is_none() && kind != ErrKind::Closed {
             self.fatal = Some(format!(
                 "{msg} ({}:{})",
                 self.cfg.addr.ip(),
@@ -1536,6 +1555,12 @@ impl Engine<'_> {
             }
         }
     }
+}
+
+/// The event says the peer closed its side (or the connection is gone): reading must go on
+/// until the end of the stream, because edge-triggered epoll reports that only once.
+fn closing(bits: u32) -> bool {
+    bits & (sys::RDHUP | sys::HUP | sys::ERR) != 0
 }
 
 fn tls_kind(e: &rustls::Error) -> ErrKind {

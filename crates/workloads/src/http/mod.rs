@@ -416,6 +416,32 @@ impl Workload for HttpLoadLogged {
     }
 }
 
+/// The server never answered: requests went out, not one response came back, and every
+/// request that ended, ended at the timeout (the others were still waiting when the run
+/// ended). Such a run measured nothing, whatever the timeout was.
+fn never_answered(sent: u64, responses: u64, errors: u64, timeouts: u64) -> bool {
+    sent > 0 && responses == 0 && errors == timeouts
+}
+
+/// [`never_answered`], read from the result of an `http.load` run: the front-ends make such
+/// a run a failed one (exit 1).
+pub fn server_never_answered(r: &RunResult) -> bool {
+    let fact = |n: &str| r.workload.facts.get(n).copied().unwrap_or(0.0) as u64;
+    let timeouts = r
+        .tables
+        .iter()
+        .find(|t| t.name == "http_errors")
+        .and_then(|t| t.get(ErrKind::Timeout.name(), "errors"))
+        .unwrap_or(0.0) as u64;
+    r.workload.id == HttpLoad.id()
+        && never_answered(
+            fact("requests_sent"),
+            fact("responses"),
+            fact("errors"),
+            timeouts,
+        )
+}
+
 /// The local address `text` names (an IP address or a host name; port 0), checked by
 /// binding a socket to it. Errors say what is wrong and what to give instead.
 pub fn bind_addr(text: &str) -> Result<SocketAddr, String> {
@@ -937,7 +963,30 @@ impl Instance for HttpInstance {
         let s = self.stats();
         let mut w = Vec::new();
         let total = s.error_total();
-        if total > 0 {
+        let timeouts = s.errors[ErrKind::Timeout as usize];
+        if never_answered(s.requests_sent, s.responses, total, timeouts) {
+            let mut how = Vec::new();
+            if timeouts > 0 {
+                how.push(format!(
+                    "{timeouts} timed out after {} s",
+                    self.cfg.timeout_ns as f64 / 1e9
+                ));
+            }
+            if s.unfinished > 0 {
+                how.push(format!("{} still waiting when the run ended", s.unfinished));
+            }
+            w.push(Warning {
+                kind: WarningKind::Errors,
+                message: format!(
+                    "no response arrived: {} request(s) went to {} and none was answered ({}). \
+                     The server accepted the connections but did not answer: check that this \
+                     port serves HTTP and that the server is not stalled (e.g. `curl -v URL`).",
+                    s.requests_sent,
+                    self.cfg.addr,
+                    how.join(", ")
+                ),
+            });
+        } else if total > 0 {
             let kinds: Vec<String> = ErrKind::ALL
                 .iter()
                 .filter(|k| s.errors[**k as usize] > 0)

@@ -178,6 +178,10 @@ pub fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ParseE
             );
         }
     }
+    if status == 101 {
+        // Switching Protocols: what follows is no longer HTTP/1.x.
+        keep_alive = false;
+    }
     let body = if head_request || status < 200 || status == 204 || status == 304 {
         BodyKind::None
     } else if chunked {
@@ -195,6 +199,14 @@ pub fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ParseE
         keep_alive,
         server,
     }))
+}
+
+impl Head {
+    /// An interim response (1xx other than 101 Switching Protocols: 100 Continue, 102,
+    /// 103 Early Hints): the final response to the same request follows it.
+    pub fn interim(&self) -> bool {
+        (100..200).contains(&self.status) && self.status != 101
+    }
 }
 
 /// Progress through a body. `feed` consumes what belongs to this body and says when it ends.
@@ -404,6 +416,24 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(h.body, BodyKind::None);
+    }
+
+    #[test]
+    fn interim_responses() {
+        let r = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+        let h = parse_head(r, false).unwrap().unwrap();
+        assert!(h.interim());
+        assert_eq!((h.len, h.body), (25, BodyKind::None));
+        let h = parse_head(&r[h.len..], false).unwrap().unwrap();
+        assert!(!h.interim() && h.status == 200);
+        let h = parse_head(b"HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n", false)
+            .unwrap()
+            .unwrap();
+        assert!(h.interim());
+        let h = parse_head(b"HTTP/1.1 101 Switching Protocols\r\n\r\n", false)
+            .unwrap()
+            .unwrap();
+        assert!(!h.interim() && !h.keep_alive);
     }
 
     #[test]

@@ -6,9 +6,12 @@
 //! (a fixed delay keeps it sorted), so a slow server costs no thread per request.
 //!
 //! Invariants: the server never allocates per request (connection buffers are reused), never
-//! panics on any input (a malformed request closes the connection), and stops within 100 ms
-//! of [`Server::stop`] or drop.
+//! panics on any input (a request it cannot read — bare LF line endings, conflicting
+//! lengths, a body framing it cannot follow — gets `400 Bad Request` and a close), holds no
+//! connection that sends nothing past its idle timeout, backs off (rather than spins) when it
+//! runs out of file descriptors, and stops within 100 ms of [`Server::stop`] or drop.
 
+use super::parse::{Body, BodyKind};
 use super::sys::{self, Epoll};
 use super::tls::{self, FdIo};
 use rustls::{ServerConfig, ServerConnection};
@@ -38,6 +41,9 @@ pub struct ServeConfig {
     pub threads: usize,
     /// Serve HTTPS with this config (None = plain HTTP).
     pub tls: Option<Arc<ServerConfig>>,
+    /// Close a connection that has not completed a request for this long (accepted and
+    /// silent, a head sent a byte at a time, kept alive and unused). Zero = never.
+    pub idle_timeout: Duration,
 }
 
 impl Default for ServeConfig {
@@ -50,6 +56,7 @@ impl Default for ServeConfig {
             keep_alive: true,
             threads: 1,
             tls: None,
+            idle_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -195,6 +202,11 @@ impl Drop for Server {
 
 const LISTENER: u64 = u64::MAX;
 const MAX_REQUEST_HEAD: usize = 64 * 1024;
+/// How long accepting pauses when the process is out of file descriptors.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+/// The answer to a request the server cannot read.
+const BAD_REQUEST: &[u8] =
+    b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
 
 struct Responses {
     cfg: ServeConfig,
@@ -211,8 +223,15 @@ struct SConn {
     len: usize,
     /// Bytes of `buf` already searched for the end of a head.
     scanned: usize,
-    /// Request body bytes still to skip.
+    /// Request body bytes still to skip (Content-Length).
     skip: u64,
+    /// A chunked request body being skipped, and whether its request keeps the connection
+    /// (it is answered once the body has been read).
+    chunked: Option<(Body, bool)>,
+    /// The last sign of progress: accepted, a request complete, body bytes read.
+    since: Instant,
+    /// The client sent what cannot be read: answer 400 (after what is queued) and close.
+    bad: bool,
     /// Responses ready to write.
     queued: u32,
     /// Responses waiting for their delay.
@@ -234,12 +253,15 @@ struct Loop {
     generation: u32,
     later: VecDeque<(Instant, usize, u32)>,
     served: u64,
+    /// Out of descriptors: the listening socket is out of the epoll set until then.
+    paused_until: Option<Instant>,
+    next_sweep: Instant,
 }
 
 enum Parsed {
-    /// A complete request head of this many bytes, its body length, and whether the client
-    /// allows keep-alive.
-    Request(usize, u64, bool),
+    /// A complete request head of this many bytes, its body, and whether the client allows
+    /// keep-alive.
+    Request(usize, BodyKind, bool),
     Incomplete,
     Bad,
 }
@@ -250,11 +272,19 @@ fn parse_request(buf: &[u8], from: usize) -> (Parsed, usize) {
         return (Parsed::Bad, buf.len());
     }
     let start = from.saturating_sub(3);
-    let Some(end) = buf[start..]
+    let end = buf[start..]
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
-        .map(|p| start + p + 4)
-    else {
+        .map(|p| start + p + 4);
+    // Lines end in CR LF; a bare LF is refused (a server reading it as a line end and a
+    // proxy reading it as data would see different requests).
+    let scan = &buf[..end.unwrap_or(buf.len())];
+    if (from.max(1)..scan.len()).any(|i| scan[i] == b'\n' && scan[i - 1] != b'\r')
+        || scan.first() == Some(&b'\n')
+    {
+        return (Parsed::Bad, buf.len());
+    }
+    let Some(end) = end else {
         return (Parsed::Incomplete, buf.len());
     };
     let head = &buf[..end];
@@ -265,17 +295,30 @@ fn parse_request(buf: &[u8], from: usize) -> (Parsed, usize) {
         return (Parsed::Bad, end);
     }
     let mut keep = !http10;
-    let mut len = 0u64;
+    let mut len: Option<u64> = None;
+    let mut chunked = false;
     for l in lines {
         let Some(c) = l.iter().position(|&b| b == b':') else {
             continue;
         };
         let (name, value) = (&l[..c], trim_ascii(&l[c + 1..]));
         if name.eq_ignore_ascii_case(b"content-length") {
-            match std::str::from_utf8(value).ok().and_then(|v| v.parse().ok()) {
-                Some(n) => len = n,
+            // One number; a repeated header (or a list) must not disagree.
+            let n = match std::str::from_utf8(value).ok().and_then(|v| v.parse().ok()) {
+                Some(n) => n,
                 None => return (Parsed::Bad, end),
+            };
+            if len.is_some_and(|l| l != n) {
+                return (Parsed::Bad, end);
             }
+            len = Some(n);
+        } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
+            // Only `chunked` can be followed (as the last coding); anything else leaves
+            // the body's end unknown.
+            if !value.eq_ignore_ascii_case(b"chunked") {
+                return (Parsed::Bad, end);
+            }
+            chunked = true;
         } else if name.eq_ignore_ascii_case(b"connection") {
             if value.eq_ignore_ascii_case(b"close") {
                 keep = false;
@@ -284,7 +327,13 @@ fn parse_request(buf: &[u8], from: usize) -> (Parsed, usize) {
             }
         }
     }
-    (Parsed::Request(end, len, keep), end)
+    let body = match (chunked, len) {
+        // Both: which one ends the body is what request smuggling plays on.
+        (true, Some(_)) => return (Parsed::Bad, end),
+        (true, None) => BodyKind::Chunked,
+        (false, n) => BodyKind::Length(n.unwrap_or(0)),
+    };
+    (Parsed::Request(end, body, keep), end)
 }
 
 fn trim_ascii(mut s: &[u8]) -> &[u8] {
@@ -308,19 +357,23 @@ impl Loop {
             generation: 0,
             later: VecDeque::new(),
             served: 0,
+            paused_until: None,
+            next_sweep: Instant::now(),
         }
     }
 
     fn run(mut self, stop: &AtomicBool, served: &AtomicU64) {
         let mut evs = sys::events(256);
         while !stop.load(Relaxed) {
-            let timeout = match self.later.front() {
-                Some((due, _, _)) => {
-                    let left = due.saturating_duration_since(Instant::now());
-                    (left.as_millis() as i32 + 1).min(100)
-                }
+            let now = Instant::now();
+            let left = |due: Instant| due.saturating_duration_since(now).as_millis() as i32 + 1;
+            let mut timeout = match self.later.front() {
+                Some((due, _, _)) => left(*due).min(100),
                 None => 100,
             };
+            if let Some(t) = self.paused_until {
+                timeout = timeout.min(left(t));
+            }
             let n = self.ep.wait(&mut evs, timeout);
             for ev in &evs[..n] {
                 let (token, bits) = (ev.u64, ev.events);
@@ -331,6 +384,20 @@ impl Loop {
                 }
             }
             self.release_delayed();
+            let now = Instant::now();
+            if self.paused_until.is_some_and(|t| now >= t) {
+                self.paused_until = None;
+                if self
+                    .ep
+                    .add(self.lfd, sys::IN | sys::EXCLUSIVE, LISTENER)
+                    .is_err()
+                {
+                    self.paused_until = Some(now + ACCEPT_BACKOFF);
+                }
+            }
+            if now >= self.next_sweep {
+                self.sweep_idle(now);
+            }
             if self.served > 0 {
                 served.fetch_add(self.served, Relaxed);
                 self.served = 0;
@@ -353,7 +420,18 @@ impl Loop {
                 )
             };
             if fd < 0 {
-                return; // EAGAIN (another thread took it), or out of descriptors
+                let e = io::Error::last_os_error().raw_os_error().unwrap_or(0);
+                if matches!(
+                    e,
+                    libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM
+                ) {
+                    // The connection stays queued and the (level-triggered) listening socket
+                    // readable: waiting on it would spin. Leave it out of the set for a while;
+                    // the idle sweep and clients closing free descriptors meanwhile.
+                    let _ = self.ep.delete(self.lfd);
+                    self.paused_until = Some(Instant::now() + ACCEPT_BACKOFF);
+                }
+                return; // EAGAIN: another thread took it
             }
             let one: i32 = 1;
             // SAFETY: `one` lives for the call.
@@ -408,6 +486,9 @@ impl Loop {
                 len: 0,
                 scanned: 0,
                 skip: 0,
+                chunked: None,
+                since: Instant::now(),
+                bad: false,
                 queued: 0,
                 delayed: 0,
                 off: 0,
@@ -454,7 +535,7 @@ impl Loop {
                     // The client closed: answer what was asked, then close.
                     c.closing = true;
                     c.close_after = true;
-                    break 'io c.queued > 0 || c.delayed > 0;
+                    break 'io c.queued > 0 || c.delayed > 0 || c.bad;
                 }
                 Ok(n) => n,
                 Err(libc::EAGAIN) => break 'io true,
@@ -469,8 +550,30 @@ impl Loop {
                     let k = c.skip.min((c.len - pos) as u64) as usize;
                     c.skip -= k as u64;
                     pos += k;
+                    c.since = Instant::now();
                     if c.skip > 0 {
                         break;
+                    }
+                }
+                if let Some((body, keep)) = c.chunked.as_mut() {
+                    let keep = *keep;
+                    match body.feed(&c.buf[pos..c.len]) {
+                        Err(_) => {
+                            c.chunked = None;
+                            reject(c);
+                            pos = c.len;
+                            break;
+                        }
+                        Ok(f) => {
+                            pos += f.used;
+                            c.since = Instant::now();
+                            if !f.done {
+                                break;
+                            }
+                            c.chunked = None;
+                            answer(c, keep && keep_alive, delay, idx, &mut later);
+                            served += 1;
+                        }
                     }
                 }
                 if c.closing || pos == c.len {
@@ -482,21 +585,28 @@ impl Loop {
                         c.scanned = scanned;
                         break;
                     }
-                    Parsed::Bad => break 'io false,
+                    Parsed::Bad => {
+                        reject(c);
+                        pos = c.len;
+                        break;
+                    }
                     Parsed::Request(end, body, keep) => {
                         pos += end;
                         c.scanned = 0;
-                        c.skip = body;
-                        served += 1;
-                        if !keep || !keep_alive {
-                            c.closing = true;
-                        }
-                        if delay.is_zero() {
-                            c.queued += 1;
-                            c.close_after = c.closing;
-                        } else {
-                            c.delayed += 1;
-                            later.push((Instant::now() + delay, idx, c.generation));
+                        c.since = Instant::now();
+                        match body {
+                            BodyKind::Chunked => {
+                                c.chunked = Some((Body::start(BodyKind::Chunked), keep));
+                            }
+                            BodyKind::Length(n) => {
+                                c.skip = n;
+                                answer(c, keep && keep_alive, delay, idx, &mut later);
+                                served += 1;
+                            }
+                            BodyKind::None | BodyKind::UntilClose => {
+                                answer(c, keep && keep_alive, delay, idx, &mut later);
+                                served += 1;
+                            }
                         }
                     }
                 }
@@ -527,7 +637,7 @@ impl Loop {
             }
             c.delayed -= 1;
             c.queued += 1;
-            if c.delayed == 0 && c.closing {
+            if c.delayed == 0 && c.closing && !c.bad {
                 c.close_after = true;
             }
             self.flush(idx);
@@ -552,11 +662,15 @@ impl Loop {
                     Err(_) => break true,
                 }
             }
-            if c.queued == 0 {
+            if c.queued == 0 && !(c.bad && c.delayed == 0) {
                 break c.closing && c.delayed == 0;
             }
-            let last_closes = c.queued == 1 && c.close_after;
-            let resp = if last_closes {
+            // Past what was asked, a request it could not read: 400, then close.
+            let rejecting = c.queued == 0;
+            let last_closes = rejecting || (c.queued == 1 && c.close_after);
+            let resp: &[u8] = if rejecting {
+                BAD_REQUEST
+            } else if last_closes {
                 &self.r.close
             } else {
                 &self.r.keep
@@ -570,7 +684,12 @@ impl Loop {
                     c.off += n;
                     if c.off == resp.len() {
                         c.off = 0;
-                        c.queued -= 1;
+                        c.since = Instant::now();
+                        if rejecting {
+                            c.bad = false;
+                        } else {
+                            c.queued -= 1;
+                        }
                         if last_closes {
                             if let Some(t) = c.tls.as_mut() {
                                 t.send_close_notify();
@@ -590,6 +709,27 @@ impl Loop {
         }
     }
 
+    /// Closes connections that have shown no progress for the idle timeout and have
+    /// nothing to answer.
+    fn sweep_idle(&mut self, now: Instant) {
+        let idle = self.r.cfg.idle_timeout;
+        if idle.is_zero() {
+            self.next_sweep = now + Duration::from_secs(3600);
+            return;
+        }
+        self.next_sweep = now + (idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(1));
+        for i in 0..self.conns.len() {
+            if let Some(c) = &self.conns[i]
+                && c.fd >= 0
+                && c.queued == 0
+                && c.delayed == 0
+                && now.saturating_duration_since(c.since) >= idle
+            {
+                self.close(i);
+            }
+        }
+    }
+
     fn close(&mut self, idx: usize) {
         if let Some(c) = self.conns[idx].as_mut()
             && c.fd >= 0
@@ -599,6 +739,33 @@ impl Loop {
             c.generation = 0;
             self.free.push(idx);
         }
+    }
+}
+
+/// The client sent what cannot be read: nothing more is parsed, and after what is queued
+/// the connection gets `400 Bad Request` and is closed.
+fn reject(c: &mut SConn) {
+    c.bad = true;
+    c.closing = true;
+}
+
+/// Queues the response to a complete request (or holds it for the delay).
+fn answer(
+    c: &mut SConn,
+    keep: bool,
+    delay: Duration,
+    idx: usize,
+    later: &mut Vec<(Instant, usize, u32)>,
+) {
+    if !keep {
+        c.closing = true;
+    }
+    if delay.is_zero() {
+        c.queued += 1;
+        c.close_after = c.closing;
+    } else {
+        c.delayed += 1;
+        later.push((Instant::now() + delay, idx, c.generation));
     }
 }
 

@@ -54,6 +54,13 @@ impl Epoll {
         cvt(unsafe { libc::epoll_ctl(self.0, libc::EPOLL_CTL_MOD, fd, &mut ev) }).map(|_| ())
     }
 
+    /// Removes `fd` from the set.
+    pub fn delete(&self, fd: RawFd) -> io::Result<()> {
+        let mut ev = libc::epoll_event { events: 0, u64: 0 };
+        // SAFETY: as above (a non-null event for kernels before 2.6.9).
+        cvt(unsafe { libc::epoll_ctl(self.0, libc::EPOLL_CTL_DEL, fd, &mut ev) }).map(|_| ())
+    }
+
     /// Waits up to `timeout_ms` (-1 = forever) and fills `events`; returns how many.
     pub fn wait(&self, events: &mut [libc::epoll_event], timeout_ms: i32) -> usize {
         // SAFETY: the buffer is valid for `events.len()` entries.

@@ -198,6 +198,19 @@ pub fn parse_proxy(text: &str) -> Result<Url, String> {
     Url::parse(&format!("http://{bare}/")).map_err(|e| format!("proxy {e}; {how}"))
 }
 
+/// A header given on a command line (`-H`, `-C`, `--add-header`) is one line, `Name:
+/// value`: a CR or LF in it would end that line early and smuggle in another header (or a
+/// request). Every grammar checks each one before the run.
+pub fn check_header_arg(h: &str) -> Result<(), String> {
+    if h.contains(['\r', '\n']) {
+        return Err(format!(
+            "header {h:?} contains a CR or LF; give each header as one line 'Name: value' \
+             (repeat the option for several)"
+        ));
+    }
+    Ok(())
+}
+
 /// The request bytes, built once.
 pub fn build_request(s: &RequestSpec<'_>) -> Result<Vec<u8>, String> {
     let method = s.method.trim();
