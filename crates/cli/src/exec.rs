@@ -179,10 +179,18 @@ pub fn tool() -> ToolInfo {
 }
 
 /// Writes to stdout, ignoring a closed pipe (the reader went away; nothing to tell it).
+/// The text goes through the one masking function: no password reaches stdout.
 pub fn out(s: &str) {
+    let s = hostbench_core::secret::mask(s);
     let mut o = std::io::stdout().lock();
     let _ = o.write_all(s.as_bytes());
     let _ = o.flush();
+}
+
+/// Writes a report or export the user asked for to `path`, through the one masking
+/// function like [`out`].
+pub fn write_file(path: &std::path::Path, s: &str) -> std::io::Result<()> {
+    std::fs::write(path, hostbench_core::secret::mask(s).as_bytes())
 }
 
 struct Live<'a> {

@@ -276,7 +276,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         render(&result, cmd.format)
     };
     match &cmd.output {
-        Some(path) => std::fs::write(path, report)
+        Some(path) => exec::write_file(std::path::Path::new(path), &report)
             .with_context(|| format!("fio: cannot write --output={path}"))?,
         None => exec::out(&report),
     }

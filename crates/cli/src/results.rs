@@ -304,7 +304,7 @@ fn export(a: ExportArgs) -> Result<ExitCode> {
     let doc = export_document(&runs);
     match &a.output {
         Some(path) => {
-            std::fs::write(path, &doc)
+            exec::write_file(path, &doc)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             exec::out(&format!(
                 "exported {} run(s) to {}\n",
