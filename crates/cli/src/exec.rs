@@ -113,10 +113,14 @@ impl SaveOptions {
     /// store location must be a path or a PostgreSQL URL.
     pub fn new(label: Option<String>, no_save: bool, results_db: Option<String>) -> Result<Self> {
         if let Some(l) = &label
-            && (l.trim().is_empty() || l.chars().any(char::is_control))
+            && (l.trim().is_empty()
+                || l.chars().any(char::is_control)
+                || l.chars().count() > hostbench_core::input::LABEL_MAX_CHARS)
         {
             anyhow::bail!(
-                "--label needs a non-empty name without control characters, e.g. --label=graviton3"
+                "--label needs a non-empty name of at most {} characters without control \
+                 characters, e.g. --label=graviton3",
+                hostbench_core::input::LABEL_MAX_CHARS
             );
         }
         if let Some(db) = &results_db {

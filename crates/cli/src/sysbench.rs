@@ -222,8 +222,12 @@ fn split_opt(arg: &str) -> Option<Opt> {
 }
 
 fn read_config(path: &str) -> Result<Vec<String>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read --config-file={path}"))?;
+    use hostbench_core::input;
+    let text = input::read_text(
+        std::path::Path::new(path),
+        "--config-file",
+        input::CONFIG_FILE_MAX,
+    )?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let l = line.trim();
