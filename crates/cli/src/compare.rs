@@ -350,7 +350,7 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
         exec::out(&html);
         return Ok(ExitCode::SUCCESS);
     }
-    std::fs::write(&a.output, &html)
+    crate::exec::write_file(&a.output, &html)
         .with_context(|| format!("cannot write {}", a.output.display()))?;
     let runs: usize = sides.iter().map(|s| s.runs.len()).sum();
     eprintln!(

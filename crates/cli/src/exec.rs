@@ -113,10 +113,14 @@ impl SaveOptions {
     /// store location must be a path or a PostgreSQL URL.
     pub fn new(label: Option<String>, no_save: bool, results_db: Option<String>) -> Result<Self> {
         if let Some(l) = &label
-            && (l.trim().is_empty() || l.chars().any(char::is_control))
+            && (l.trim().is_empty()
+                || l.chars().any(char::is_control)
+                || l.chars().count() > hostbench_core::input::LABEL_MAX_CHARS)
         {
             anyhow::bail!(
-                "--label needs a non-empty name without control characters, e.g. --label=graviton3"
+                "--label needs a non-empty name of at most {} characters without control \
+                 characters, e.g. --label=graviton3",
+                hostbench_core::input::LABEL_MAX_CHARS
             );
         }
         if let Some(db) = &results_db {
@@ -179,10 +183,18 @@ pub fn tool() -> ToolInfo {
 }
 
 /// Writes to stdout, ignoring a closed pipe (the reader went away; nothing to tell it).
+/// The text goes through the one masking function: no password reaches stdout.
 pub fn out(s: &str) {
+    let s = hostbench_core::secret::mask(s);
     let mut o = std::io::stdout().lock();
     let _ = o.write_all(s.as_bytes());
     let _ = o.flush();
+}
+
+/// Writes a report or export the user asked for to `path`, through the one masking
+/// function like [`out`].
+pub fn write_file(path: &std::path::Path, s: &str) -> std::io::Result<()> {
+    std::fs::write(path, hostbench_core::secret::mask(s).as_bytes())
 }
 
 struct Live<'a> {

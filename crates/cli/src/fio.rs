@@ -187,8 +187,12 @@ fn parse(args: &[String]) -> Result<Parsed> {
     }
     let mut sections = cmd_sections;
     for f in &files {
-        let text =
-            std::fs::read_to_string(f).with_context(|| format!("fio: cannot read job file {f}"))?;
+        let text = hostbench_core::input::read_text(
+            std::path::Path::new(f),
+            "job file",
+            hostbench_core::input::JOB_FILE_MAX,
+        )
+        .map_err(|e| anyhow!("fio: {e}"))?;
         let env = |k: &str| std::env::var(k).ok();
         let s = job::parse_ini(&text, f, &env).map_err(|e| anyhow!("fio: {e}"))?;
         sections.extend(s);
@@ -285,7 +289,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         render(&result, cmd.format)
     };
     match &cmd.output {
-        Some(path) => std::fs::write(path, report)
+        Some(path) => exec::write_file(std::path::Path::new(path), &report)
             .with_context(|| format!("fio: cannot write --output={path}"))?,
         None => exec::out(&report),
     }

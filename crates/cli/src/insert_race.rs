@@ -173,7 +173,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
                 .trim_start_matches("error: ");
             return Err(anyhow!(
                 "insert-race: {} (see `hostbench insert-race --help`)",
-                hostbench_core::secret::redact_url(line)
+                hostbench_core::secret::mask(line)
             ));
         }
     };

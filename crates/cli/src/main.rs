@@ -4,11 +4,13 @@
 
 /// std's `eprintln!` panics when stderr is a closed pipe (`hostbench ... 2>&1 | head`); a
 /// line nobody can read any more is dropped instead, and the run goes on to its exit code.
+/// Every line goes through the one masking function, so no password reaches stderr.
 /// Defined before the modules so that every `eprintln!` in this crate is this one.
 macro_rules! eprintln {
     ($($t:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($t)*);
+        let line = format!($($t)*);
+        let _ = writeln!(std::io::stderr(), "{}", hostbench_core::secret::mask(&line));
     }};
 }
 

@@ -199,9 +199,15 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             );
         }
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return Ok(ExitCode::from(code));
+            // Rendered to text so that it goes through the masking printers: clap quotes
+            // what was typed (`--pasword=...`).
+            let text = e.render().to_string();
+            if e.use_stderr() {
+                eprintln!("{}", text.trim_end());
+                return Ok(ExitCode::from(2));
+            }
+            exec::out(&text);
+            return Ok(ExitCode::SUCCESS);
         }
     };
     match cli.command {

@@ -8,10 +8,9 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use hostbench_store::time::{Bound, now_ms, parse_bound};
 use hostbench_store::{
-    Filter, Location, RunSummary, Store, StoredRun, export_document, parse_runs,
+    Filter, Location, RunSummary, Store, StoredRun, export_document, load_file, read_runs,
 };
 use std::fmt::Write as _;
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -192,6 +191,18 @@ fn list(a: ListArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A stored string as a table cell: control characters escaped (a stored label comes from
+/// whoever wrote the store or the imported file), at most `max` characters (then `…`).
+fn cell(s: &str, max: usize) -> String {
+    let s = hostbench_core::input::printable(s);
+    if s.chars().count() <= max {
+        return s.into_owned();
+    }
+    let mut t: String = s.chars().take(max - 1).collect();
+    t.push('…');
+    t
+}
+
 /// The runs as an aligned table; ids shortened to 12 characters (any unique prefix works).
 fn table(runs: &[RunSummary]) -> String {
     let rows: Vec<[String; 6]> = runs
@@ -208,14 +219,15 @@ fn table(runs: &[RunSummary]) -> String {
                 let _ = write!(head, " ({})", r.stop_reason.replace('_', " "));
             }
             [
-                r.id.chars().take(12).collect(),
-                r.started_at
-                    .get(..19)
-                    .unwrap_or(&r.started_at)
-                    .replace('T', " "),
-                r.label.clone().unwrap_or_else(|| "-".into()),
-                r.workload.clone(),
-                r.hostname.clone().unwrap_or_else(|| "-".into()),
+                cell(&r.id, 12),
+                cell(r.started_at.get(..19).unwrap_or(&r.started_at), 19).replace('T', " "),
+                r.label
+                    .as_deref()
+                    .map_or_else(|| "-".into(), |l| cell(l, 60)),
+                cell(&r.workload, 40),
+                r.hostname
+                    .as_deref()
+                    .map_or_else(|| "-".into(), |h| cell(h, 40)),
                 head,
             ]
         })
@@ -264,15 +276,20 @@ fn show(a: ShowArgs) -> Result<ExitCode> {
     let r = run
         .result()
         .context("`--format json` prints the stored text as it is")?;
-    let mut s = format!("run {}  started {}", r.id, r.started_at);
+    use hostbench_core::input::printable;
+    let mut s = format!(
+        "run {}  started {}",
+        printable(&r.id),
+        printable(&r.started_at)
+    );
     if let Some(l) = &r.label {
-        let _ = write!(s, "  label {l}");
+        let _ = write!(s, "  label {}", printable(l));
     }
     if let Some(h) = &r.host {
         let _ = write!(
             s,
             "  host {} (fingerprint {})",
-            h.hostname,
+            printable(&h.hostname),
             hostbench_store::host_fingerprint(h)
         );
     }
@@ -304,7 +321,7 @@ fn export(a: ExportArgs) -> Result<ExitCode> {
     let doc = export_document(&runs);
     match &a.output {
         Some(path) => {
-            std::fs::write(path, &doc)
+            exec::write_file(path, &doc)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             exec::out(&format!(
                 "exported {} run(s) to {}\n",
@@ -321,17 +338,11 @@ fn import(a: ImportArgs) -> Result<ExitCode> {
     // Read and check every file first: a bad file imports nothing.
     let mut runs = Vec::new();
     for f in &a.files {
-        let (text, origin) = if f == "-" {
-            let mut t = String::new();
-            std::io::stdin()
-                .read_to_string(&mut t)
-                .context("cannot read stdin")?;
-            (t, "stdin".to_string())
+        if f == "-" {
+            runs.extend(read_runs(std::io::stdin().lock(), "stdin")?);
         } else {
-            let t = std::fs::read_to_string(f).with_context(|| format!("cannot read {f}"))?;
-            (t, f.clone())
-        };
-        runs.extend(parse_runs(&text, &origin)?);
+            runs.extend(load_file(std::path::Path::new(f))?);
+        }
     }
     let loc = location(&a.store)?;
     let rep = Store::open(&loc)?.import(&runs)?;

@@ -366,6 +366,14 @@ struct Opt {
     shown: String,
 }
 
+impl Opt {
+    /// The option as typed, without its value: what "invalid option" errors quote, so that
+    /// a mistyped password option (`--pgsql-pasword=...`) does not echo the password.
+    fn typed_name(&self) -> &str {
+        self.shown.split('=').next().unwrap_or(&self.shown)
+    }
+}
+
 fn split_opt(arg: &str) -> Option<Opt> {
     let body = arg.strip_prefix("--")?;
     let (n, v) = match body.split_once('=') {
@@ -380,8 +388,12 @@ fn split_opt(arg: &str) -> Option<Opt> {
 }
 
 fn read_config(path: &str) -> Result<Vec<String>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read --config-file={path}"))?;
+    use hostbench_core::input;
+    let text = input::read_text(
+        std::path::Path::new(path),
+        "--config-file",
+        input::CONFIG_FILE_MAX,
+    )?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let l = line.trim();
@@ -389,7 +401,14 @@ fn read_config(path: &str) -> Result<Vec<String>> {
             continue;
         }
         let Some((k, v)) = l.split_once('=') else {
-            bail!("{path}:{}: expected name=value, found '{l}'", i + 1);
+            // `mysql-password hunter2`: the rest of the line may be the password.
+            let name = l.split_whitespace().next().unwrap_or_default();
+            let shown = if hostbench_core::secret::is_secret_name(name) {
+                format!("{name} {}", hostbench_core::secret::MASK)
+            } else {
+                l.to_string()
+            };
+            bail!("{path}:{}: expected name=value, found '{shown}'", i + 1);
         };
         let v = v.trim().trim_matches('"').trim_matches('\'');
         out.push(format!("--{}={v}", k.trim().trim_start_matches("--")));
@@ -552,6 +571,12 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
                     bail!(
                         "'{a}' after {opt} is not a test or command (did you mean {c}?); commands: {}",
                         COMMANDS.join(", ")
+                    );
+                }
+                // The word after a password option is the password: never echo it.
+                if hostbench_core::secret::is_secret_name(opt) {
+                    bail!(
+                        "the word after {opt} is not a test or command: sysbench options take their value after '=' (write {opt}=PASSWORD)"
                     );
                 }
                 bail!(
@@ -727,7 +752,7 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
                         match owner {
                             Some(w) => bail!(
                                 "invalid option: {} is an option of the '{}' test, not of '{test}'",
-                                o.shown,
+                                o.typed_name(),
                                 w.sysbench_test().unwrap_or(w.id())
                             ),
                             None => {
@@ -741,7 +766,7 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
                                 let typed = format!("--{}", name.replace('_', "-"));
                                 bail!(
                                     "invalid option: {}{} (see 'hostbench {test} help' and 'hostbench --help')",
-                                    o.shown,
+                                    o.typed_name(),
                                     hostbench_core::suggest::did_you_mean(
                                         &typed,
                                         known.iter().map(String::as_str)
@@ -959,7 +984,7 @@ mod tests {
             }
         };
         assert!(e("cpu --threads=0 run").contains("at least 1"));
-        assert!(e("cpu --foo=1 run").contains("invalid option: --foo=1"));
+        assert!(e("cpu --foo=1 run").contains("invalid option: --foo ("));
         assert!(e("mutex --cpu-max-prime=5 run").contains("option of the 'cpu' test"));
         assert!(e("cpu --cpu-max-prime=abc run").contains("--cpu-max-prime"));
         assert!(e("cpu").contains("requires a command"));

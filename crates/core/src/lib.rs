@@ -11,6 +11,7 @@ pub mod clock;
 pub mod compare;
 pub mod fio_hist;
 pub mod host;
+pub mod input;
 pub mod params;
 pub mod plan;
 pub mod rand;

@@ -209,7 +209,7 @@ impl Params {
                     if !t.is_empty() {
                         *t = crate::secret::MASK.to_string();
                     }
-                } else if let std::borrow::Cow::Owned(r) = crate::secret::redact_url(t) {
+                } else if let std::borrow::Cow::Owned(r) = crate::secret::mask(t) {
                     *t = r;
                 }
             }

@@ -5,7 +5,7 @@
 
 /// Edit distance between `a` and `b` by characters, counting a swap of two neighbours as one
 /// edit (optimal string alignment: the usual typo model).
-fn distance(a: &str, b: &str) -> usize {
+pub(crate) fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let mut prev2 = vec![0; b.len() + 1];

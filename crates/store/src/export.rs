@@ -20,6 +20,7 @@
 
 use crate::StoreError;
 use crate::StoredRun;
+use hostbench_core::input::{Bounded, IMPORT_MAX, human_bytes};
 use hostbench_core::result::{RunResult, SCHEMA_ID, SCHEMA_VERSION};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -109,9 +110,13 @@ pub fn parse_runs(text: &str, origin: &str) -> Result<Vec<StoredRun>, StoreError
         .collect()
 }
 
-/// Checks that `json` is a result this version understands and returns it as a stored run
-/// (the text unchanged).
+/// Checks that `json` is a result this version understands and returns it as a stored run:
+/// the text unchanged, except that a password in it (a result written by another tool or
+/// an older hostbench) is masked, since no secret is ever stored. Ids and labels must be
+/// short and free of control characters (they are printed in lists).
 pub(crate) fn check_run(json: &str) -> Result<StoredRun, String> {
+    let masked = hostbench_core::secret::mask(json);
+    let json = masked.as_ref();
     let p: Probe = serde_json::from_str(json).map_err(|e| format!("not a JSON object ({e})"))?;
     if p.schema.as_deref() != Some(SCHEMA_ID) {
         return Err(format!("its \"schema\" is not \"{SCHEMA_ID}\""));
@@ -124,25 +129,105 @@ pub(crate) fn check_run(json: &str) -> Result<StoredRun, String> {
     }
     let r: RunResult =
         serde_json::from_str(json).map_err(|e| format!("not a valid hostbench result ({e})"))?;
+    use hostbench_core::input::{ID_MAX_CHARS, LABEL_MAX_CHARS};
+    let short = |what: &str, v: &str, max: usize| -> Result<(), String> {
+        let n = v.chars().count();
+        if n == 0 || n > max {
+            return Err(format!(
+                "its {what} is {n} characters long (hostbench takes 1 to {max})"
+            ));
+        }
+        if v.chars().any(char::is_control) {
+            return Err(format!("its {what} holds control characters"));
+        }
+        Ok(())
+    };
+    short("id", &r.id, ID_MAX_CHARS)?;
+    if let Some(l) = &r.label {
+        short("label", l, LABEL_MAX_CHARS)?;
+    }
+    short("workload id", &r.workload.id, ID_MAX_CHARS)?;
+    if let Some(h) = &r.host {
+        short("host name", &h.hostname, 255)?;
+    }
     Ok(StoredRun {
         id: r.id,
         json: json.to_string(),
     })
 }
 
-/// Reads the runs in a file (see [`parse_runs`]).
+/// Reads the runs in a file (see [`read_runs`]).
 pub fn load_file(path: &Path) -> Result<Vec<StoredRun>, StoreError> {
-    let text = std::fs::read_to_string(path).map_err(|source| StoreError::File {
+    let f = std::fs::File::open(path).map_err(|source| StoreError::File {
         action: "cannot read",
         path: path.to_path_buf(),
         source,
     })?;
-    parse_runs(&text, &path.display().to_string())
+    read_runs(f, &path.display().to_string())
+}
+
+/// Reads the runs of a document from `r` (a file, stdin; see [`parse_runs`]), parsing as it
+/// reads: what is not JSON (`/dev/zero`, a binary file) is refused at its first bytes, and
+/// a document larger than [`IMPORT_MAX`] once it passes the limit, never after reading all
+/// of it.
+pub fn read_runs(r: impl std::io::Read, origin: &str) -> Result<Vec<StoredRun>, StoreError> {
+    read_runs_within(r, origin, IMPORT_MAX)
+}
+
+fn read_runs_within(
+    r: impl std::io::Read,
+    origin: &str,
+    limit: u64,
+) -> Result<Vec<StoredRun>, StoreError> {
+    let mut bounded = Bounded::new(std::io::BufReader::new(r), limit);
+    let parsed = {
+        let mut de = serde_json::Deserializer::from_reader(&mut bounded);
+        Box::<RawValue>::deserialize(&mut de).and_then(|v| de.end().map(|()| v))
+    };
+    let whole = match parsed {
+        Ok(v) => v,
+        Err(_) if bounded.exceeded() => {
+            return Err(StoreError::NotAnExport {
+                origin: origin.to_string(),
+                why: format!(
+                    "it is larger than {}, hostbench's limit for one file: export fewer runs per \
+                     file (--since, --until, --label, --workload)",
+                    human_bytes(limit)
+                ),
+            });
+        }
+        Err(e) if e.is_io() => {
+            return Err(StoreError::NotAnExport {
+                origin: origin.to_string(),
+                why: format!("it cannot be read ({e})"),
+            });
+        }
+        Err(e) => {
+            return Err(StoreError::NotAnExport {
+                origin: origin.to_string(),
+                why: format!("it is not JSON ({e})"),
+            });
+        }
+    };
+    parse_runs(whole.get(), origin)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reading_stops_at_the_limit_or_the_first_bad_byte() {
+        use std::io::Read;
+        let endless = std::io::Cursor::new(b"[".to_vec()).chain(std::io::repeat(b' '));
+        let e = read_runs_within(endless, "stdin", 1 << 20).unwrap_err();
+        assert!(e.to_string().contains("larger than 1 MiB"), "{e}");
+        let e = read_runs(std::io::repeat(0), "/dev/zero").unwrap_err();
+        assert!(e.to_string().contains("not JSON"), "{e}");
+        let doc = export_document(&[]);
+        let exact = read_runs_within(doc.as_bytes(), "x", doc.len() as u64).unwrap();
+        assert!(exact.is_empty());
+    }
 
     #[test]
     fn empty_export_parses_back() {

@@ -25,9 +25,11 @@ mod pg;
 mod sqlite;
 pub mod time;
 
-pub use export::{EXPORT_SCHEMA_ID, EXPORT_SCHEMA_VERSION, export_document, load_file, parse_runs};
+pub use export::{
+    EXPORT_SCHEMA_ID, EXPORT_SCHEMA_VERSION, export_document, load_file, parse_runs, read_runs,
+};
 pub use index::{Headline, host_fingerprint};
-pub use location::{DEFAULT_PG_SCHEMA, ENV_NO_SAVE, ENV_RESULTS_DB, Location, redact_url};
+pub use location::{DEFAULT_PG_SCHEMA, ENV_NO_SAVE, ENV_RESULTS_DB, Location};
 pub use migrations::LATEST_VERSION;
 
 use hostbench_core::result::RunResult;

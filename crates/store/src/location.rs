@@ -126,49 +126,12 @@ fn split_schema(url: &str) -> Result<(String, String), StoreError> {
     Ok((url, schema))
 }
 
-/// A URL with its password (in the user info or a `password=` parameter) replaced by `***`.
-pub fn redact_url(url: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
-        None => (url, None),
-    };
-    let mut out = match base.split_once("://") {
-        Some((scheme, rest)) => {
-            let (authority, path) = match rest.find('/') {
-                Some(i) => rest.split_at(i),
-                None => (rest, ""),
-            };
-            let authority = match authority.rsplit_once('@') {
-                Some((user, host)) => match user.split_once(':') {
-                    Some((name, _)) => format!("{name}:***@{host}"),
-                    None => authority.to_string(),
-                },
-                None => authority.to_string(),
-            };
-            format!("{scheme}://{authority}{path}")
-        }
-        None => base.to_string(),
-    };
-    if let Some(q) = query {
-        let q: Vec<String> = q
-            .split('&')
-            .map(|kv| match kv.split_once('=') {
-                Some(("password", _)) => "password=***".to_string(),
-                _ => kv.to_string(),
-            })
-            .collect();
-        out.push('?');
-        out.push_str(&q.join("&"));
-    }
-    out
-}
-
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Location::Sqlite(p) => write!(f, "{}", p.display()),
             Location::Postgres { url, schema } => {
-                write!(f, "{}", redact_url(url))?;
+                write!(f, "{}", hostbench_core::secret::mask(url))?;
                 if schema != DEFAULT_PG_SCHEMA {
                     write!(
                         f,
@@ -239,7 +202,7 @@ mod tests {
         assert!(Location::parse("mysql://h/db").is_err());
         assert!(Location::parse("").is_err());
         assert_eq!(
-            redact_url("postgres://h/db?user=u&password=pw"),
+            hostbench_core::secret::mask("postgres://h/db?user=u&password=pw"),
             "postgres://h/db?user=u&password=***"
         );
     }

@@ -5,7 +5,7 @@
 
 use crate::index::Indexed;
 use crate::migrations::MIGRATIONS;
-use crate::{Arg, Backend, Inserted, Result, RunSummary, StoreError, StoredRun, chain, redact_url};
+use crate::{Arg, Backend, Inserted, Result, RunSummary, StoreError, StoredRun, chain};
 use postgres::types::ToSql;
 use postgres::{Client, Config, GenericClient, NoTls};
 use std::time::Duration;
@@ -63,7 +63,7 @@ impl Pg {
         let mut cfg: Config = url.parse().map_err(|e: postgres::Error| {
             StoreError::BadLocation(format!(
                 "{} is not a usable PostgreSQL URL: {}",
-                redact_url(url),
+                hostbench_core::secret::mask(url),
                 chain(&e)
             ))
         })?;

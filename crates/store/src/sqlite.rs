@@ -42,8 +42,31 @@ impl Sqlite {
         let location = path.display().to_string();
         let mut wal = path.as_os_str().to_owned();
         wal.push("-wal");
-        if !create && !path.exists() {
-            return Ok(None);
+        let read_only = match std::fs::metadata(path) {
+            Ok(m) if !m.is_file() => {
+                // SQLite would write `PATH-journal` beside it (`/dev/null-journal`).
+                return Err(StoreError::BadLocation(format!(
+                    "the results store {location} is {}, not a regular file: give the path of                      an SQLite file (--results-db or HOSTBENCH_RESULTS_DB)",
+                    file_kind(&m)
+                )));
+            }
+            Ok(m) => is_read_only(path, &m),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if !create {
+                    return Ok(None);
+                }
+                false
+            }
+            Err(source) => {
+                return Err(StoreError::File {
+                    action: "cannot look at the results store",
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        if read_only {
+            return Sqlite::open_read_only(path, create, target, location, wal.into()).map(Some);
         }
         if create && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::File {
@@ -113,6 +136,56 @@ impl Sqlite {
             s.migrate(target)?;
         }
         Ok(Some(s))
+    }
+
+    /// A store file nobody may write (no write permission bit, or a read-only file system):
+    /// opened read-only, so that even root changes nothing in it. Reading works if its
+    /// schema is the one this build knows; saving into it is refused.
+    fn open_read_only(
+        path: &Path,
+        for_writing: bool,
+        target: u32,
+        location: String,
+        wal: PathBuf,
+    ) -> Result<Sqlite> {
+        if for_writing {
+            return Err(StoreError::BadLocation(format!(
+                "the results store {location} is read-only (no write permission, or a \
+                 read-only file system): hostbench will not write to it; make it writable or \
+                 give another --results-db"
+            )));
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut shm = path.as_os_str().to_owned();
+        shm.push("-shm");
+        // A WAL store without its -wal and -shm files (everything checkpointed) on a
+        // read-only file system: SQLite cannot create the -shm index, and there is nothing
+        // it would hold, so the file is opened as immutable.
+        let conn = if !wal.exists() && !Path::new(&shm).exists() {
+            let uri = format!("file:{}?immutable=1", uri_path(path));
+            Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
+        } else {
+            Connection::open_with_flags(path, flags)
+        }
+        .map_err(|e| to_store_error(&location, "cannot open it read-only", e))?;
+        let s = Sqlite {
+            conn,
+            location,
+            wal,
+        };
+        s.conn
+            .busy_timeout(BUSY_TIMEOUT)
+            .map_err(s.err("cannot set the busy timeout"))?;
+        let found = s.check_identity()?;
+        if found != target {
+            return Err(StoreError::BadLocation(format!(
+                "the results store {} is read-only and has schema version {found}, not {target}: \
+                 this hostbench cannot read it without upgrading it; make it writable (or use \
+                 the hostbench that wrote it)",
+                s.location
+            )));
+        }
+        Ok(s)
     }
 
     /// Reads the header; errors if this is not (or cannot become) a hostbench store.
@@ -215,7 +288,53 @@ impl Sqlite {
     }
 }
 
+/// `path` for an SQLite `file:` URI: `%`, `?` and `#` percent-encoded.
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' | '?' | '#' => out.push_str(&format!("%{:02X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// What a non-regular file is, for the error.
+fn file_kind(m: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = m.file_type();
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_fifo() {
+        "a named pipe"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
+}
+
+/// True when the file must not be written: no write permission bit for anyone (root could
+/// still write it), or it cannot be opened for writing (a read-only file system, another
+/// user's file). Opening for writing changes nothing; it is only done on a regular file.
+fn is_read_only(path: &Path, m: &std::fs::Metadata) -> bool {
+    m.permissions().readonly() || std::fs::OpenOptions::new().write(true).open(path).is_err()
+}
+
 fn to_store_error(location: &str, action: &'static str, e: rusqlite::Error) -> StoreError {
+    if let rusqlite::Error::SqliteFailure(f, _) = &e
+        && f.code == ErrorCode::ReadOnly
+    {
+        return StoreError::BadLocation(format!(
+            "the results store {location} is read-only ({action}): make it writable or give \
+             another --results-db"
+        ));
+    }
     if let rusqlite::Error::SqliteFailure(f, _) = &e
         && f.code == ErrorCode::NotADatabase
     {

@@ -537,7 +537,7 @@ impl PgScratch {
         if let Err(e) = postgres::Client::connect(&url, postgres::NoTls) {
             panic!(
                 "HOSTBENCH_TEST_PG_URL={} is set but the server cannot be reached: {}",
-                redact_url(&url),
+                hostbench_core::secret::mask(&url),
                 chain(&e)
             );
         }

@@ -218,11 +218,14 @@ pub fn parse(text: &str, file: &str, source: &str) -> Result<Suite, SuiteError> 
     let label = match raw.label {
         Some(l) => {
             let v = l.get_ref();
-            if v.trim().is_empty() || v.chars().any(char::is_control) {
+            if v.trim().is_empty()
+                || v.chars().any(char::is_control)
+                || v.chars().count() > hostbench_core::input::LABEL_MAX_CHARS
+            {
                 return Err(cx.err(
                     l.span(),
-                    "`label` needs a non-empty name without control characters, e.g. \
-                     label = \"graviton3\"",
+                    "`label` needs a non-empty name of at most 200 characters without control \
+                     characters, e.g. label = \"graviton3\"",
                 ));
             }
             Some(v.clone())

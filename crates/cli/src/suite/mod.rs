@@ -17,7 +17,7 @@ mod stability;
 
 use crate::exec::{self, SaveOptions};
 use crate::results::StoreArg;
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use file::{Entry, Suite, What};
 use hostbench_core::clock::Clock;
@@ -106,9 +106,12 @@ fn load(name: &str) -> Result<(String, String, String)> {
                 .join(", ")
         );
     }
-    let text = std::fs::read_to_string(name).with_context(|| {
-        format!("cannot read suite file {name} (give a built-in name or a readable .toml file)")
-    })?;
+    let text = hostbench_core::input::read_text(
+        std::path::Path::new(name),
+        "suite file",
+        hostbench_core::input::SUITE_FILE_MAX,
+    )
+    .map_err(|e| anyhow::anyhow!("{e} (give a built-in suite name or a readable .toml file)"))?;
     Ok((text, name.to_string(), name.to_string()))
 }
 

@@ -10,7 +10,7 @@
 //! an error message.
 
 use hostbench_core::params::{ParamKind, ParamSpec, Params};
-use hostbench_core::secret::redact_url;
+use hostbench_core::secret::mask;
 use hostbench_core::workload::WorkloadError;
 use std::fmt;
 use std::time::Duration;
@@ -82,9 +82,9 @@ pub struct DbError {
 impl fmt::Display for DbError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.code.is_empty() {
-            write!(f, "{}", redact_url(&self.message))
+            write!(f, "{}", mask(&self.message))
         } else {
-            write!(f, "{} (error {})", redact_url(&self.message), self.code)
+            write!(f, "{} (error {})", mask(&self.message), self.code)
         }
     }
 }
@@ -321,7 +321,7 @@ pub const fn p_port(
 }
 
 fn bad(msg: String) -> WorkloadError {
-    WorkloadError(redact_url(&msg).into_owned())
+    WorkloadError(mask(&msg).into_owned())
 }
 
 fn percent_decode(s: &str) -> String {

@@ -534,7 +534,12 @@ fn setup(
     };
     let body = match p.text("body_file") {
         "" => Vec::new(),
-        f => std::fs::read(f).map_err(|e| err(format!("body_file: cannot read '{f}': {e}")))?,
+        f => hostbench_core::input::read_bytes(
+            std::path::Path::new(f),
+            "body_file",
+            hostbench_core::input::BODY_FILE_MAX,
+        )
+        .map_err(|e| err(e.to_string()))?,
     };
     let headers: Vec<String> = p
         .text("headers")

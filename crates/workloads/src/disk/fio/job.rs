@@ -60,6 +60,8 @@ pub fn parse_ini(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<Section>, JobError> {
     let mut out: Vec<Section> = Vec::new();
+    // `${VAR}` expansion may grow the text; the expanded job stays within the file limit.
+    let mut budget = usize::try_from(hostbench_core::input::JOB_FILE_MAX).unwrap_or(usize::MAX);
     for (i, raw) in text.lines().enumerate() {
         let at = format!("{origin}:{}", i + 1);
         // fio cuts a line at its first `;` or `#` wherever it is (a comment after a value
@@ -86,7 +88,8 @@ pub fn parse_ini(
             });
             continue;
         }
-        let line = expand_env(line, env, &at)?;
+        let line = expand_env(line, env, &at, budget)?;
+        budget -= line.len().min(budget);
         let (k, v) = match line.split_once('=') {
             Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
             None => (line.trim().to_string(), String::new()),
@@ -115,17 +118,34 @@ pub fn parse_ini(
     Ok(out)
 }
 
+/// `line` with `${VAR}` and `$VAR` replaced; an error if the result would pass `budget`
+/// bytes (what is left of the job file limit), checked before each value is appended.
 fn expand_env(
     line: &str,
     env: &dyn Fn(&str) -> Option<String>,
     at: &str,
+    budget: usize,
 ) -> Result<String, JobError> {
+    let too_big = || {
+        err(format!(
+            "{at}: the job file grows past {} with its ${{VAR}} values expanded; use smaller \
+             values or fewer references",
+            hostbench_core::input::human_bytes(hostbench_core::input::JOB_FILE_MAX)
+        ))
+    };
     if !line.contains('$') {
+        if line.len() > budget {
+            return too_big();
+        }
         return Ok(line.to_string());
     }
-    let mut out = String::with_capacity(line.len());
+    let mut out = String::with_capacity(line.len().min(budget));
     let mut rest = line;
+    let fits = |out: &String, more: usize| out.len().saturating_add(more) <= budget;
     while let Some(p) = rest.find('$') {
+        if !fits(&out, p) {
+            return too_big();
+        }
         out.push_str(&rest[..p]);
         let after = &rest[p + 1..];
         if let Some(body) = after.strip_prefix('{') {
@@ -138,7 +158,11 @@ fn expand_env(
                     "{at}: '${{{name}}}' is not an environment variable name"
                 ));
             }
-            out.push_str(&env(name).unwrap_or_default());
+            let v = env(name).unwrap_or_default();
+            if !fits(&out, v.len()) {
+                return too_big();
+            }
+            out.push_str(&v);
             rest = &body[end + 1..];
         } else {
             let end = after
@@ -152,10 +176,17 @@ fn expand_env(
                     "{at}: fio's '${name}' keyword is not supported; write the number"
                 ));
             } else {
-                out.push_str(&env(name).unwrap_or_default());
+                let v = env(name).unwrap_or_default();
+                if !fits(&out, v.len()) {
+                    return too_big();
+                }
+                out.push_str(&v);
             }
             rest = &after[end..];
         }
+    }
+    if !fits(&out, rest.len()) {
+        return too_big();
     }
     out.push_str(rest);
     Ok(out)
@@ -1182,6 +1213,23 @@ mod tests {
             );
             assert!(!m.contains("spelling"), "{m}");
         }
+    }
+
+    #[test]
+    fn env_expansion_is_bounded() {
+        // 64 KiB per value, 200 references a line, 1000 lines: 12.5 GiB if unbounded.
+        let big = "x".repeat(64 << 10);
+        let env = |_: &str| Some(big.clone());
+        let line = format!("filename={}\n", "${X}".repeat(200));
+        let text = format!("[a]\n{}", line.repeat(1000));
+        let t0 = std::time::Instant::now();
+        let e = parse_ini(&text, "bomb.fio", &env).unwrap_err();
+        assert!(e.0.contains("bomb.fio:"), "{e}");
+        assert!(e.0.contains("4 MiB"), "{e}");
+        assert!(t0.elapsed() < std::time::Duration::from_secs(10));
+        // Below the limit it still expands.
+        let s = parse_ini("[a]\nfilename=${X}\n", "t", &env).unwrap();
+        assert_eq!(s[0].opts[0].1.len(), 64 << 10);
     }
 
     #[test]

@@ -1,0 +1,195 @@
+//! No secret is ever stored or printed: a run given a password in every way a user can give
+//! one (`--*-password` options, URL user info, `?password=`, a `--config-file` line, a
+//! `--results-db` URL, a mistyped option, a password written after a space), then every
+//! output of it (stdout and stderr of the run in text and JSON, `results list|show|export`,
+//! an export file, an HTML report, `compare`, the store's own files) is searched for it.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+use std::time::Duration;
+
+/// The password every case uses; it must appear in no output.
+const SECRET: &str = "Hunter2Zq9";
+
+fn temp() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("hostbench-test-secrets-")
+        .tempdir()
+        .unwrap()
+}
+
+/// Runs hostbench with its store at `db`; returns (exit code, stdout + stderr).
+fn all_output(db: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = hb_with_store(db)
+        .args(args)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!text.contains("panicked"), "{args:?}: {text}");
+    (out.status.code(), text)
+}
+
+fn assert_clean(what: &str, text: &str) {
+    assert!(!text.contains(SECRET), "{what} shows the password:\n{text}");
+}
+
+/// Every byte of every file under `dir` (the store, its WAL, export and report files).
+fn assert_files_clean(dir: &Path) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            let bytes = std::fs::read(&p).unwrap();
+            let found = bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes());
+            assert!(!found, "{} holds the password", p.display());
+        }
+    }
+}
+
+#[test]
+fn a_password_given_every_way_is_never_printed_or_stored() {
+    let d = temp();
+    // What hostbench writes goes under `out` (searched at the end); the inputs holding the
+    // password stay outside it.
+    let out = d.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let db = out.join("results.db");
+    let sqlite = format!("--db-url=sqlite:{}", out.join("sb.db").display());
+    let pg = format!("--pgsql-password={SECRET}");
+    let my = format!("--mysql-password={SECRET}");
+    let cfg = d.path().join("sb.cfg");
+    std::fs::write(&cfg, format!("pgsql-password = \"{SECRET}\"\n")).unwrap();
+    let cfg_opt = format!("--config-file={}", cfg.display());
+    let base = |cmd: &str, extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = vec![
+            "oltp_point_select".into(),
+            sqlite.clone(),
+            "--table-size=50".into(),
+            pg.clone(),
+            my.clone(),
+            cfg_opt.clone(),
+        ];
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v.push(cmd.into());
+        v
+    };
+    let run = |args: Vec<String>| {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, text) = all_output(&db, &a);
+        assert_eq!(code, Some(0), "{a:?}: {text}");
+        assert_clean(&format!("{a:?}"), &text);
+    };
+    run(base("prepare", &[]));
+    for extra in [
+        &["--events=20", "--time=0", "--label=secrets"][..],
+        &[
+            "--events=20",
+            "--time=0",
+            "--label=secrets",
+            "--format=json",
+        ],
+        &[
+            "--events=20",
+            "--time=0",
+            "--label=secrets",
+            "--verbosity=5",
+        ],
+    ] {
+        run(base("run", extra));
+    }
+    // The native grammar, with the password in the URL's user info and its query.
+    let (code, text) = all_output(
+        &db,
+        &[
+            "run",
+            "db.oltp_point_select",
+            "-s",
+            &format!("pgsql_password={SECRET}"),
+            "-s",
+            &format!(
+                "db_url=sqlite:{}?password={SECRET}",
+                out.join("sb.db").display()
+            ),
+            "-n",
+            "20",
+            "--time",
+            "0",
+            "--label",
+            "secrets",
+        ],
+    );
+    assert_clean("native run", &text);
+    let _ = code;
+
+    // Everything that reads the stored runs back.
+    let export = out.join("export.json");
+    let html = out.join("report.html");
+    for args in [
+        vec!["results", "list"],
+        vec!["results", "list", "--format", "json"],
+        vec!["results", "export"],
+        vec!["results", "export", "-o", export.to_str().unwrap()],
+        vec!["report", "secrets", "-o", html.to_str().unwrap()],
+        vec!["report", "secrets", "-o", "-"],
+        vec!["compare", "secrets", "secrets"],
+        vec!["compare", "secrets", "secrets", "--format", "json"],
+    ] {
+        let (_, text) = all_output(&db, &args);
+        assert_clean(&format!("{args:?}"), &text);
+    }
+    let (_, list) = all_output(&db, &["results", "list", "--format", "json"]);
+    let runs: serde_json::Value = serde_json::from_str(&list).unwrap();
+    for r in runs.as_array().unwrap() {
+        let id = r["id"].as_str().unwrap();
+        for f in ["text", "json"] {
+            let (_, text) = all_output(&db, &["results", "show", id, "--format", f]);
+            assert_clean("results show", &text);
+        }
+    }
+
+    // Errors and warnings.
+    let bad_cfg = d.path().join("bad.cfg");
+    std::fs::write(&bad_cfg, format!("mysql-password {SECRET}\n")).unwrap();
+    let bad_cfg_opt = format!("--config-file={}", bad_cfg.display());
+    let typo = format!("--pgsql-pasword={SECRET}");
+    let pg_store = format!("postgres://u:{SECRET}@127.0.0.1:1/x?password={SECRET}");
+    let pg_store_opt = format!("--results-db={pg_store}");
+    let native_typo = format!("--pasword={SECRET}");
+    let bad_url = format!("--db-url=postgres://u:{SECRET}@127.0.0.1:1/x");
+    for args in [
+        vec!["oltp_point_select", typo.as_str(), "run"],
+        vec!["oltp_point_select", "--pgsql-password", SECRET, "run"],
+        vec!["oltp_point_select", bad_cfg_opt.as_str(), "run"],
+        vec!["results", "list", "--results-db", pg_store.as_str()],
+        vec!["run", "null", "-n", "10", native_typo.as_str()],
+        vec![
+            "oltp_point_select",
+            bad_url.as_str(),
+            "--events=1",
+            "--time=0",
+            "run",
+        ],
+    ] {
+        let (code, text) = all_output(&db, &args);
+        assert_ne!(code, Some(0), "{args:?} should fail or warn: {text}");
+        assert_clean(&format!("{args:?}"), &text);
+        assert!(text.contains("***") || text.contains("error"), "{text}");
+    }
+    // A run whose store cannot be reached still runs; the warning hides the password.
+    let (_, text) = all_output(
+        &db,
+        &["cpu", "--events=10", "--time=0", &pg_store_opt, "run"],
+    );
+    assert!(text.contains("not saved"), "{text}");
+    assert!(text.contains("***"), "{text}");
+
+    run(base("cleanup", &[]));
+    assert!(db.exists() && export.exists() && html.exists());
+    assert_files_clean(&out);
+}
