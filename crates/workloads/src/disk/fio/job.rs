@@ -406,6 +406,8 @@ pub struct JobSpec {
     pub disk_util: bool,
     /// The options of the job's own section, as given (fio's `"job options"`).
     pub own_opts: Vec<(String, String)>,
+    /// `allow_mounted_write`: write a block device even while it is mounted or in use.
+    pub allow_mounted_write: bool,
 }
 
 /// An option hostbench accepts: fio's name, its aliases, and whether it is a flag.
@@ -548,6 +550,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "allow_mounted_write",
+        aliases: &[],
+    },
+    Opt {
         name: "nrfiles",
         aliases: &["nr_files"],
     },
@@ -572,7 +578,6 @@ pub fn supported_options() -> impl Iterator<Item = &'static str> {
 /// fio options people use that hostbench does not implement: refused as such, without a
 /// "did you mean" pointing at a different option (`rate` is not `rate_iops`).
 const FIO_NOT_SUPPORTED: &[&str] = &[
-    "allow_mounted_write",
     "bsrange",
     "blocksize_range",
     "bssplit",
@@ -823,6 +828,7 @@ fn build_job(
         invalidate: true,
         disk_util: true,
         own_opts: own.to_vec(),
+        allow_mounted_write: false,
     };
     for (k, v, at) in opts {
         let key = canonical_option(k).unwrap_or("");
@@ -1009,6 +1015,7 @@ fn build_job(
             "group_reporting" => j.group_reporting = parse_bool_opt(k, v, at)?,
             "invalidate" => j.invalidate = parse_bool_opt(k, v, at)?,
             "disk_util" => j.disk_util = parse_bool_opt(k, v, at)?,
+            "allow_mounted_write" => j.allow_mounted_write = parse_bool_opt(k, v, at)?,
             "nrfiles" => {
                 if parse_int(k, v, at, 1, 1)? != 1 {
                     unreachable!("parse_int bounds nrfiles to 1");
