@@ -20,6 +20,7 @@ use hostbench_core::runner::StopReason;
 use hostbench_core::workload::{Stage, Workload};
 use hostbench_report::fio::{Flavour, normal_with_layout, render};
 use hostbench_workloads::disk::fio::{Fio, job};
+use std::path::Path;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
@@ -231,9 +232,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     };
     plan.validate().map_err(|e| anyhow!("fio: {e}"))?;
     if let Some(path) = &cmd.output {
-        // Fail before the run, not after it.
-        std::fs::File::create(path)
-            .with_context(|| format!("fio: cannot write --output={path}"))?;
+        // Fail before the run, not after it (and never over the store or a database).
+        crate::output::check_writable(
+            Path::new(path),
+            "fio: --output",
+            cmd.save.results_db.as_deref(),
+        )?;
     }
     // Lay out missing files first, as fio does: its "Laying out IO file" line in the normal
     // layout (stdout), a progress bar with an ETA on stderr when that is a terminal.
@@ -276,8 +280,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         render(&result, cmd.format)
     };
     match &cmd.output {
-        Some(path) => std::fs::write(path, report)
-            .with_context(|| format!("fio: cannot write --output={path}"))?,
+        Some(path) => crate::output::write(
+            Path::new(path),
+            report.as_bytes(),
+            "fio: --output",
+            cmd.save.results_db.as_deref(),
+        )?,
         None => exec::out(&report),
     }
     for w in &result.warnings {

@@ -24,6 +24,7 @@ mod insert_race;
 mod iozone;
 mod memlat;
 mod native;
+mod output;
 mod results;
 mod serve;
 mod smallfiles;

@@ -416,3 +416,128 @@ fn cleanup_keeps_a_file_moved_over_a_test_file_without_birth_times() {
         "its own file still goes: {out}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// 2. Outputs never overwrite the store, a database, a device or a directory
+
+/// `hostbench <args>` with the results store at `db`, in `dir`.
+fn run_store(dir: &Path, db: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = hb_with_store(db)
+        .current_dir(dir)
+        .args(args)
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let (o, e) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(!e.contains("panicked"), "{args:?} panicked: {e}");
+    (out.status.code().unwrap_or(-1), o, e)
+}
+
+/// A store holding one run, in a fresh directory.
+fn store_with_a_run() -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("results.db");
+    let (code, _, err) = run_store(
+        d.path(),
+        &db,
+        &["run", "null", "--time", "0.05s", "--label", "keep"],
+    );
+    assert_eq!(code, 0, "{err}");
+    (d, db)
+}
+
+fn runs_in(dir: &Path, db: &Path) -> usize {
+    let (code, out, err) = run_store(dir, db, &["results", "list", "--format", "json"]);
+    assert_eq!(code, 0, "the store is still readable: {err}");
+    serde_json::from_str::<Vec<serde_json::Value>>(&out)
+        .unwrap()
+        .len()
+}
+
+#[test]
+fn outputs_refuse_the_results_store_also_through_links() {
+    let (d, db) = store_with_a_run();
+    let link = d.path().join("link.json");
+    std::os::unix::fs::symlink(&db, &link).unwrap();
+    let hard = d.path().join("hard.json");
+    std::fs::hard_link(&db, &hard).unwrap();
+    for target in [&db, &link, &hard] {
+        let t = target.to_str().unwrap();
+        let fio_out = format!("--output={t}");
+        for args in [
+            vec!["results", "export", "-o", t],
+            vec!["report", "keep", "-o", t],
+            vec![
+                "fio",
+                "--name=n",
+                "--ioengine=null",
+                "--size=1m",
+                fio_out.as_str(),
+            ],
+        ] {
+            let (code, out, err) = run_store(d.path(), &db, &args);
+            assert_eq!(code, 2, "{args:?} must refuse:\n{out}\n{err}");
+            assert!(err.contains("results store"), "{args:?}: {err}");
+            assert_eq!(runs_in(d.path(), &db), 1, "{args:?} damaged the store");
+        }
+    }
+}
+
+#[test]
+fn outputs_refuse_databases_devices_and_directories() {
+    let (d, db) = store_with_a_run();
+    // Another SQLite database (not the active store).
+    let other = d.path().join("other.sqlite");
+    std::fs::copy(&db, &other).unwrap();
+    let before = std::fs::read(&other).unwrap();
+    let (code, _, err) = run_store(
+        d.path(),
+        &db,
+        &["results", "export", "-o", other.to_str().unwrap()],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("SQLite database"), "{err}");
+    assert_eq!(std::fs::read(&other).unwrap(), before);
+    // A directory, and a device.
+    for (t, want) in [
+        (d.path().to_str().unwrap(), "directory"),
+        ("/dev/null", "device"),
+    ] {
+        let (code, _, err) = run_store(d.path(), &db, &["results", "export", "-o", t]);
+        assert_eq!(code, 2, "{t}: {err}");
+        assert!(err.contains(want), "{t}: {err}");
+    }
+}
+
+#[test]
+fn outputs_are_renamed_into_place_and_leave_no_temporary_files() {
+    let (d, db) = store_with_a_run();
+    let out_dir = d.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let target = out_dir.join("export.json");
+    std::fs::write(&target, b"old").unwrap();
+    // Through a symlink: the file it leads to is replaced, the link stays a link.
+    let link = d.path().join("export-link.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let (code, _, err) = run_store(
+        d.path(),
+        &db,
+        &["results", "export", "-o", link.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&target).unwrap()).unwrap();
+    assert!(doc.is_object() || doc.is_array(), "{doc}");
+    let left: Vec<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        left,
+        vec!["export.json".to_string()],
+        "temporary files left"
+    );
+}
