@@ -20,7 +20,6 @@ use hostbench_core::workload::Workload;
 use hostbench_report::ab::{GnuplotRow, HtmlAttrs};
 use hostbench_workloads::http::reqlog::RequestLog;
 use hostbench_workloads::http::{HttpLoad, HttpLoadLogged};
-use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -513,11 +512,20 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
     // -g: the file is created before the run (a bad path fails now, not after it), and the
     // records are bounded by -n, or by ab's 50,000 with -t alone.
+    if let Some(path) = &a.csv {
+        crate::output::check_writable(
+            std::path::Path::new(path),
+            "ab: -e",
+            saving.results_db.as_deref(),
+        )?;
+    }
     let gnuplot = match &a.gnuplot {
         Some(path) => {
-            let file = std::fs::File::create(path).map_err(|e| {
-                anyhow!("ab: -g {path}: cannot create the file: {e}; give a writable path")
-            })?;
+            crate::output::check_writable(
+                std::path::Path::new(path),
+                "ab: -g",
+                saving.results_db.as_deref(),
+            )?;
             let cap = if requests > 0 {
                 requests
             } else {
@@ -525,13 +533,13 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             };
             let cap = usize::try_from(cap)
                 .map_err(|_| anyhow!("ab: -g with -n {requests}: too many requests to keep"))?;
-            Some((path, file, Arc::new(RequestLog::new(cap))))
+            Some((path, Arc::new(RequestLog::new(cap))))
         }
         None => None,
     };
     let logged = gnuplot
         .as_ref()
-        .map(|(_, _, log)| HttpLoadLogged { log: log.clone() });
+        .map(|(_, log)| HttpLoadLogged { log: log.clone() });
     let workload: &dyn Workload = match &logged {
         Some(l) => l,
         None => w,
@@ -553,7 +561,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     if a.html {
         exec::out(&hostbench_report::ab::render_html(&result, &a.attrs));
     }
-    if let Some((path, file, log)) = gnuplot {
+    if let Some((path, log)) = gnuplot {
         let taken = log.take();
         let kept = taken.samples.len();
         if taken.dropped > 0 {
@@ -573,14 +581,23 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
                 wait_us: (s.wait_ns / 1000) as i64,
             })
             .collect();
-        let mut out = std::io::BufWriter::new(file);
+        let mut out = Vec::new();
         hostbench_report::ab::write_gnuplot(&mut out, &mut rows, &mut local_ctime)
-            .and_then(|()| out.flush())
             .map_err(|e| anyhow!("ab: -g {path}: cannot write: {e}"))?;
+        crate::output::write(
+            std::path::Path::new(path),
+            &out,
+            "ab: -g",
+            saving.results_db.as_deref(),
+        )?;
     }
     if let Some(path) = &a.csv {
-        std::fs::write(path, hostbench_report::ab::csv_percentages(&result))
-            .map_err(|e| anyhow!("ab: -e {path}: {e}"))?;
+        crate::output::write(
+            std::path::Path::new(path),
+            hostbench_report::ab::csv_percentages(&result).as_bytes(),
+            "ab: -e",
+            saving.results_db.as_deref(),
+        )?;
     }
     Ok(crate::http::verdict(code, &result, true))
 }

@@ -350,8 +350,12 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
         exec::out(&html);
         return Ok(ExitCode::SUCCESS);
     }
-    crate::exec::write_file(&a.output, &html)
-        .with_context(|| format!("cannot write {}", a.output.display()))?;
+    crate::output::write(
+        &a.output,
+        html.as_bytes(),
+        "-o",
+        a.common.store.results_db.as_deref(),
+    )?;
     let runs: usize = sides.iter().map(|s| s.runs.len()).sum();
     eprintln!(
         "wrote {} ({} KiB: {} side(s), {runs} run(s), {} row(s), {} warning(s)) in {:.0} ms",

@@ -191,12 +191,6 @@ pub fn out(s: &str) {
     let _ = o.flush();
 }
 
-/// Writes a report or export the user asked for to `path`, through the one masking
-/// function like [`out`].
-pub fn write_file(path: &std::path::Path, s: &str) -> std::io::Result<()> {
-    std::fs::write(path, hostbench_core::secret::mask(s).as_bytes())
-}
-
 struct Live<'a> {
     output: &'a Output,
     /// Progress lines printed so far.

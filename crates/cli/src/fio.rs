@@ -13,13 +13,14 @@
 //! line naming the problem, exit 2.
 
 use crate::exec::{self, SaveOptions};
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::runner::StopReason;
 use hostbench_core::workload::{Stage, Workload};
 use hostbench_report::fio::{Flavour, normal_with_layout, render};
 use hostbench_workloads::disk::fio::{Fio, fio_names, job};
+use std::path::Path;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
@@ -244,9 +245,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     };
     plan.validate().map_err(|e| anyhow!("fio: {e}"))?;
     if let Some(path) = &cmd.output {
-        // Fail before the run, not after it.
-        std::fs::File::create(path)
-            .with_context(|| format!("fio: cannot write --output={path}"))?;
+        // Fail before the run, not after it (and never over the store or a database).
+        crate::output::check_writable(
+            Path::new(path),
+            "fio: --output",
+            cmd.save.results_db.as_deref(),
+        )?;
     }
     // Lay out missing files first, as fio does: its "Laying out IO file" line in the normal
     // layout (stdout), a progress bar with an ETA on stderr when that is a terminal.
@@ -289,8 +293,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         render(&result, cmd.format)
     };
     match &cmd.output {
-        Some(path) => exec::write_file(std::path::Path::new(path), &report)
-            .with_context(|| format!("fio: cannot write --output={path}"))?,
+        Some(path) => crate::output::write(
+            Path::new(path),
+            report.as_bytes(),
+            "fio: --output",
+            cmd.save.results_db.as_deref(),
+        )?,
         None => exec::out(&report),
     }
     for w in &result.warnings {

@@ -26,6 +26,7 @@ mod insert_race;
 mod iozone;
 mod memlat;
 mod native;
+mod output;
 mod results;
 mod serve;
 mod smallfiles;

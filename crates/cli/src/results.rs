@@ -321,8 +321,7 @@ fn export(a: ExportArgs) -> Result<ExitCode> {
     let doc = export_document(&runs);
     match &a.output {
         Some(path) => {
-            exec::write_file(path, &doc)
-                .with_context(|| format!("cannot write {}", path.display()))?;
+            crate::output::write(path, doc.as_bytes(), "-o", a.store.results_db.as_deref())?;
             exec::out(&format!(
                 "exported {} run(s) to {}\n",
                 runs.len(),

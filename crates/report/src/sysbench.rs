@@ -41,7 +41,7 @@ pub fn db_target(workload: &str, params: &Params) -> Option<String> {
     let url = text("db_url");
     let pw = |k: &str| if text(k).is_empty() { "" } else { ":***" };
     let server = if !url.is_empty() {
-        hostbench_core::secret::redact_url(url).into_owned()
+        hostbench_core::secret::mask(url).into_owned()
     } else {
         match driver {
             "pgsql" => format!(

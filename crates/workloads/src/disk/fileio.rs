@@ -960,7 +960,7 @@ fn open_for_run(cfg: &Config, mode: Mode) -> Result<Vec<File>, WorkloadError> {
         let name = Config::name(i);
         let f = match files::open(&cfg.path(i), &cfg.open) {
             Ok(f) => f,
-            Err(e) if !cfg.path(i).exists() => {
+            Err(e) if std::fs::symlink_metadata(cfg.path(i)).is_err() => {
                 let _ = e;
                 return Err(err(format!(
                     "Cannot open file '{name}' in {}: No such file or directory. Did you forget to run the prepare step? ({})",
@@ -1014,7 +1014,18 @@ fn prepare(cfg: &Config, log: &dyn StageLog) -> Result<StageDone, WorkloadError>
     let mut todo = Vec::with_capacity(cfg.num as usize);
     let mut need = 0u64;
     for i in 0..cfg.num {
-        let cur = std::fs::metadata(cfg.path(i)).map(|m| m.len()).ok();
+        // Never through a symlink, never into a device or anything but a plain file.
+        let cur = match files::lstat_no_symlink(&cfg.path(i))? {
+            Some(m) if !m.is_file() => {
+                return Err(err(format!(
+                    "{} is not a regular file: hostbench lays out test files only as plain \
+                     files; remove it or use another directory (--file-dir)",
+                    cfg.path(i).display()
+                )));
+            }
+            Some(m) => Some(m.len()),
+            None => None,
+        };
         let start = cur.unwrap_or(0);
         let bytes = if start >= cfg.file_size {
             0
@@ -1095,7 +1106,16 @@ fn prepare(cfg: &Config, log: &dyn StageLog) -> Result<StageDone, WorkloadError>
             };
             if n != cfg.block as isize {
                 let e = std::io::Error::last_os_error();
-                return Err(if n < 0 {
+                // A part file of ours goes at once: nothing half-written stays behind.
+                if fresh {
+                    drop(f);
+                    let _ = std::fs::remove_file(&path);
+                    m.forget(&files::part_name(&name));
+                    let _ = m.save();
+                }
+                return Err(if n < 0 && e.raw_os_error() == Some(libc::ENOSPC) {
+                    files::write_error(&path, &e, need - written, fresh)
+                } else if n < 0 {
                     files::open_error(&path, cfg.open.direct, &e)
                 } else {
                     err(format!(
@@ -1143,14 +1163,27 @@ fn cleanup(cfg: &Config, log: &dyn StageLog) -> Result<StageDone, WorkloadError>
     log.line("Removing test files...");
     let mut names: Vec<String> = (0..cfg.num).map(Config::name).collect();
     names.extend((0..cfg.num).map(|i| files::part_name(&Config::name(i))));
-    let kept: Vec<String> = match Manifest::load(&cfg.dir, TAG)? {
-        Some(mut m) => m.remove_owned(Some(&names))?.1,
-        None => names
-            .iter()
-            .filter(|n| cfg.dir.join(n).exists())
-            .cloned()
-            .collect(),
+    let (kept, unproven): (Vec<String>, Vec<String>) = match Manifest::load(&cfg.dir, TAG)? {
+        Some(mut m) => {
+            let r = m.remove_owned(Some(&names))?;
+            (r.kept, r.unproven)
+        }
+        None => (
+            names
+                .iter()
+                .filter(|n| std::fs::symlink_metadata(cfg.dir.join(n)).is_ok())
+                .cloned()
+                .collect(),
+            Vec::new(),
+        ),
     };
+    for n in &unproven {
+        log.line(&format!(
+            "Not removing {n}: hostbench cannot prove it is the file it created (this \
+             filesystem keeps no birth time or extended attribute, and the file changed \
+             since); remove it yourself if it is a test file"
+        ));
+    }
     match kept.as_slice() {
         [] => {}
         [n] => log.line(&format!(

@@ -251,6 +251,9 @@ pub struct OpenOpts {
     pub sync: bool,
     /// `O_DSYNC`.
     pub dsync: bool,
+    /// Write a block device even while it is mounted or in use (fio's
+    /// `allow_mounted_write=1`); see [`check_device_write`].
+    pub allow_mounted_write: bool,
 }
 
 impl OpenOpts {
@@ -270,24 +273,47 @@ impl OpenOpts {
     }
 }
 
-/// Opens `path` (mode 0600 when created). `EINVAL` with `O_DIRECT` becomes a message naming
-/// the filesystem that refused it and what to do instead.
+/// Opens `path` (mode 0600 when created) without following a symlink at its name
+/// (`O_NOFOLLOW`: a planted link is an error naming it, [`symlink_refused`]). Opened for
+/// writing, a block device in use is refused ([`check_device_write`]) unless
+/// `allow_mounted_write`. `EINVAL` with `O_DIRECT` becomes a message naming the filesystem
+/// that refused it and what to do instead.
 pub fn open(path: &Path, o: &OpenOpts) -> Result<File, WorkloadError> {
-    std::fs::OpenOptions::new()
+    let f = std::fs::OpenOptions::new()
         .read(o.read)
         .write(o.write)
         .create(o.create && !o.create_new)
         .create_new(o.create_new)
         .truncate(o.truncate)
         .mode(0o600)
-        .custom_flags(o.extra_flags())
+        .custom_flags(o.extra_flags() | libc::O_NOFOLLOW)
         .open(path)
-        .map_err(|e| open_error(path, o.direct, &e))
+        .map_err(|e| open_error(path, o.direct, &e))?;
+    if o.write {
+        use std::os::unix::fs::FileTypeExt;
+        if let Ok(md) = f.metadata()
+            && md.file_type().is_block_device()
+        {
+            check_rdev_write(
+                path,
+                md.rdev(),
+                o.allow_mounted_write,
+                "opening for writing",
+                Some("allow_mounted_write=1"),
+            )?;
+        }
+    }
+    Ok(f)
 }
 
 /// The error for a failed open or I/O of `path`: with direct I/O and `EINVAL`, the
 /// filesystem-named O_DIRECT message; otherwise what failed and the OS reason.
 pub fn open_error(path: &Path, direct: bool, e: &std::io::Error) -> WorkloadError {
+    if e.raw_os_error() == Some(libc::ELOOP)
+        && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+    {
+        return symlink_refused(path);
+    }
     if direct && e.raw_os_error() == Some(libc::EINVAL) {
         let fs = fs_type(path)
             .or_else(|| path.parent().and_then(fs_type))
@@ -295,6 +321,283 @@ pub fn open_error(path: &Path, direct: bool, e: &std::io::Error) -> WorkloadErro
         return direct_refused(path, fs.as_deref());
     }
     err(format!("cannot open {}: {e}", path.display()))
+}
+
+/// `M:m` of a device number, as /proc and /sys spell it.
+fn dev_str(rdev: u64) -> String {
+    format!("{}:{}", libc::major(rdev), libc::minor(rdev))
+}
+
+/// A device number from sysfs's `M:m`.
+fn parse_dev(s: &str) -> Option<u64> {
+    let (a, b) = s.trim().split_once(':')?;
+    Some(libc::makedev(a.parse().ok()?, b.parse().ok()?))
+}
+
+/// Undoes the octal escapes (`\040` for a space) of /proc/self/mountinfo and /proc/swaps.
+fn unescape_proc(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The block device number a path names, following symlinks (`None` for anything else).
+fn block_rdev(path: &Path) -> Option<u64> {
+    use std::os::unix::fs::FileTypeExt;
+    let md = std::fs::metadata(path).ok()?;
+    md.file_type().is_block_device().then(|| md.rdev())
+}
+
+/// The mounts in `mountinfo` (the text of /proc/self/mountinfo) whose filesystem lives on
+/// one of `devs` (name, number): matched by the device number the kernel shows, or by the
+/// mount's source when that is a device node (btrfs shows an anonymous number). Each as
+/// `"/dev/x mounted at /mnt (ext4)"`.
+pub fn mounts_on(
+    mountinfo: &str,
+    devs: &[(String, u64)],
+    rdev_of: &dyn Fn(&Path) -> Option<u64>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in mountinfo.lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        let Some(sep) = f.iter().position(|w| *w == "-") else {
+            continue;
+        };
+        if f.len() < 5 || f.len() < sep + 3 {
+            continue;
+        }
+        let (num, mnt, fstype, source) = (f[2], f[4], f[sep + 1], f[sep + 2]);
+        let source = unescape_proc(source);
+        let by_num = parse_dev(num);
+        let by_src = source
+            .starts_with('/')
+            .then(|| rdev_of(Path::new(&source)))
+            .flatten();
+        for (name, d) in devs {
+            if by_num == Some(*d) || by_src == Some(*d) {
+                let s = format!("{name} is mounted at {} ({fstype})", unescape_proc(mnt));
+                if !out.contains(&s) {
+                    out.push(s);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What uses the block device `rdev` (named `path`) so that writing it would destroy data:
+/// a filesystem on it or on one of its partitions is mounted, it (or a partition) is active
+/// swap, or an md/dm/LVM device is built on it (its `holders` in sysfs). Empty when free.
+pub fn device_users(path: &Path, rdev: u64) -> Vec<String> {
+    let sys = PathBuf::from(format!("/sys/dev/block/{}", dev_str(rdev)));
+    let mut devs = vec![(path.display().to_string(), rdev)];
+    // Partitions are the subdirectories holding a `partition` file.
+    if let Ok(rd) = std::fs::read_dir(&sys) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.join("partition").exists()
+                && let Some(d) = std::fs::read_to_string(p.join("dev"))
+                    .ok()
+                    .and_then(|s| parse_dev(&s))
+            {
+                devs.push((
+                    format!("its partition {}", e.file_name().to_string_lossy()),
+                    d,
+                ));
+            }
+        }
+    }
+    let mut users = match std::fs::read_to_string("/proc/self/mountinfo") {
+        Ok(t) => mounts_on(&t, &devs, &block_rdev),
+        Err(e) => vec![format!(
+            "its mounts cannot be checked (/proc/self/mountinfo: {e})"
+        )],
+    };
+    if let Ok(t) = std::fs::read_to_string("/proc/swaps") {
+        for line in t.lines().skip(1) {
+            let Some(first) = line.split_whitespace().next() else {
+                continue;
+            };
+            let swap = unescape_proc(first);
+            if let Some(d) = block_rdev(Path::new(&swap))
+                && let Some((name, _)) = devs.iter().find(|(_, x)| *x == d)
+            {
+                users.push(format!("{name} is active swap ({swap})"));
+            }
+        }
+    }
+    for (name, d) in &devs {
+        let holders = PathBuf::from(format!("/sys/dev/block/{}/holders", dev_str(*d)));
+        if let Ok(rd) = std::fs::read_dir(&holders) {
+            for e in rd.flatten() {
+                let h = e.file_name().to_string_lossy().into_owned();
+                let label = std::fs::read_to_string(format!("/sys/block/{h}/dm/name"))
+                    .ok()
+                    .map(|n| n.trim().to_string())
+                    .filter(|n| !n.is_empty())
+                    .map_or(h.clone(), |n| format!("{h} ({n})"));
+                users.push(format!(
+                    "{name} is a member of {label} (an md/dm/LVM device built on it)"
+                ));
+            }
+        }
+    }
+    users
+}
+
+/// Refuses to write (or trim) the block device `path` while it is in use
+/// ([`device_users`]), as fio does for a mounted device, unless `allow` (fio's
+/// `allow_mounted_write=1`). `what` names the job or file in the message, `allow_hint`
+/// says how to override (`None`: the family has no override). Anything but a block
+/// device passes.
+pub fn check_device_write(
+    path: &Path,
+    allow: bool,
+    what: &str,
+    allow_hint: Option<&str>,
+) -> Result<(), WorkloadError> {
+    let Some(rdev) = block_rdev(path) else {
+        return Ok(());
+    };
+    check_rdev_write(path, rdev, allow, what, allow_hint)
+}
+
+fn check_rdev_write(
+    path: &Path,
+    rdev: u64,
+    allow: bool,
+    what: &str,
+    allow_hint: Option<&str>,
+) -> Result<(), WorkloadError> {
+    if allow {
+        return Ok(());
+    }
+    let users = device_users(path, rdev);
+    if users.is_empty() {
+        return Ok(());
+    }
+    let how = match allow_hint {
+        Some(h) => format!(", or add {h} if you really mean to overwrite it"),
+        None => String::new(),
+    };
+    Err(err(format!(
+        "{what}: refusing to write to block device {}: {}; writing would destroy the data \
+         there. Unmount it (stop the swap, the md/dm/LVM device) first{how}",
+        path.display(),
+        users.join("; ")
+    )))
+}
+
+/// The error for a symlink found where hostbench creates, writes or deletes a test file.
+pub fn symlink_refused(path: &Path) -> WorkloadError {
+    let to = std::fs::read_link(path)
+        .map(|t| format!(" (to {})", t.display()))
+        .unwrap_or_default();
+    err(format!(
+        "{} is a symbolic link{to}: hostbench never creates, writes or deletes a test file \
+         through a symlink; remove the link, or give the real path",
+        path.display()
+    ))
+}
+
+/// `lstat` of a test file's name: `None` when nothing is there, an error naming it when
+/// a symlink is.
+pub fn lstat_no_symlink(path: &Path) -> Result<Option<std::fs::Metadata>, WorkloadError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(symlink_refused(path)),
+        Ok(m) => Ok(Some(m)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(err(format!("cannot stat {}: {e}", path.display()))),
+    }
+}
+
+/// Eight random bytes as hex, for names a planted file cannot anticipate.
+pub fn unpredictable() -> String {
+    let mut b = [0u8; 8];
+    // SAFETY: writes at most 8 bytes into b.
+    let n = unsafe { libc::getrandom(b.as_mut_ptr().cast(), b.len(), 0) };
+    if n != 8 {
+        // Fall back to the clock and the pid: still not guessable ahead of time.
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        b = (t ^ (u64::from(std::process::id()) << 32)).to_le_bytes();
+    }
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Creates a fresh file next to `final_path` under an unpredictable hidden name with
+/// `O_CREAT|O_EXCL|O_NOFOLLOW` (mode `mode`): a symlink planted anywhere cannot redirect
+/// it. Returns the file and its path; rename it into place when written.
+pub fn create_temp_beside(final_path: &Path, mode: u32) -> std::io::Result<(File, PathBuf)> {
+    let dir = final_path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let base = final_path
+        .file_name()
+        .map_or("out".into(), |n| n.to_string_lossy().into_owned());
+    loop {
+        let tmp = dir.join(format!(".{base}.{}.hostbench-tmp", unpredictable()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&tmp)
+        {
+            Ok(f) => return Ok((f, tmp)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The error for a failed write of `path` while laying out `need` bytes. A full disk
+/// (`ENOSPC`, or `EDQUOT` for a quota) says "no space left on device" with the path and
+/// what was needed, and whether the partial file was removed (`removed`); anything else
+/// names the path and the OS reason.
+pub fn write_error(path: &Path, e: &std::io::Error, need: u64, removed: bool) -> WorkloadError {
+    let full = matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT));
+    if !full {
+        return err(format!("cannot write {}: {e}", path.display()));
+    }
+    let what = if e.raw_os_error() == Some(libc::EDQUOT) {
+        "disk quota exceeded"
+    } else {
+        "no space left on device"
+    };
+    let free = space(
+        path.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new(".")),
+    )
+    .map(|s| format!(", {} is free now", Bytes(s.free_bytes)))
+    .unwrap_or_default();
+    err(format!(
+        "{what} while writing {}: the layout needed {} more{free}{}; free some space, use a \
+         smaller size, or choose a directory on a larger filesystem",
+        path.display(),
+        Bytes(need),
+        if removed {
+            "; the partial file was removed"
+        } else {
+            ""
+        }
+    ))
 }
 
 /// The message when a filesystem refuses O_DIRECT.
@@ -466,10 +769,45 @@ pub struct Entry {
     /// True when hostbench created the file; false when it found it and reused it (then
     /// cleanup leaves it alone).
     pub created: bool,
+    /// `st_ctime` in ns when recorded (0: unknown, a manifest from an older hostbench). A
+    /// rename or any write changes it.
+    pub ctime_ns: i128,
+    /// Size in bytes when recorded.
+    pub size: u64,
+    /// The random token hostbench put in the file's `user.hostbench.owner` extended
+    /// attribute when it created it (0: none, the filesystem keeps no extended attributes).
+    pub token: u64,
+}
+
+/// What a manifest can prove about a file at a recorded name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ownership {
+    /// The very file hostbench created: same device and inode, and the same birth time or
+    /// the same owner token, or (with neither) unchanged ctime and size since recorded.
+    Ours,
+    /// Not recorded as created, gone, not a regular file, or provably another file.
+    NotOurs,
+    /// Same device and inode, but the filesystem keeps neither birth times nor extended
+    /// attributes and the file changed since it was recorded: it may be another file that
+    /// reused the inode number. Never deleted.
+    Unproven,
+}
+
+/// What [`Manifest::remove_owned`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Removal {
+    /// Names removed.
+    pub removed: Vec<String>,
+    /// Names left alone: hostbench did not create them (any more).
+    pub kept: Vec<String>,
+    /// Names left alone because hostbench cannot prove the file there is the one it
+    /// created ([`Ownership::Unproven`]).
+    pub unproven: Vec<String>,
 }
 
 /// The record of what hostbench laid out in a directory: a hidden sidecar file
-/// `.hostbench-<tag>.manifest` (one line per file: `file NAME DEV INO BIRTH_NS created|found`).
+/// `.hostbench-<tag>.manifest` (one line per file:
+/// `file NAME DEV INO BIRTH_NS created|found CTIME_NS SIZE TOKEN`).
 #[derive(Debug, Clone)]
 pub struct Manifest {
     dir: PathBuf,
@@ -483,14 +821,57 @@ pub struct Manifest {
 
 const MAGIC: &str = "hostbench manifest v1";
 
-/// What tells one file from another that later took its name: device, inode, birth time.
-fn identity(md: &std::fs::Metadata) -> (u64, u64, u128) {
-    let born = md
-        .created()
+/// The extended attribute holding a created file's owner token.
+const OWNER_XATTR: &str = "user.hostbench.owner";
+
+/// Birth time in ns (0 where the filesystem keeps none).
+fn born_ns(md: &std::fs::Metadata) -> u128 {
+    md.created()
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos());
-    (md.dev(), md.ino(), born)
+        .map_or(0, |d| d.as_nanos())
+}
+
+fn ctime_ns(md: &std::fs::Metadata) -> i128 {
+    i128::from(md.ctime()) * 1_000_000_000 + i128::from(md.ctime_nsec())
+}
+
+/// The owner token in `path`'s extended attribute, if any (never follows a symlink).
+fn read_token(path: &Path) -> Option<u64> {
+    let c = cpath(path).ok()?;
+    let name = CString::new(OWNER_XATTR).ok()?;
+    let mut buf = [0u8; 32];
+    // SAFETY: NUL-terminated strings and a buffer of the given length.
+    let n = unsafe {
+        libc::lgetxattr(
+            c.as_ptr(),
+            name.as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    if n <= 0 {
+        return None;
+    }
+    let t = std::str::from_utf8(&buf[..n as usize]).ok()?;
+    u64::from_str_radix(t, 16).ok().filter(|&t| t != 0)
+}
+
+/// Puts a fresh owner token on `path`; 0 when the filesystem keeps no extended attributes.
+fn write_token(path: &Path) -> u64 {
+    let token = u64::from_str_radix(&unpredictable(), 16).unwrap_or(0) | 1;
+    let (Ok(c), Ok(name)) = (cpath(path), CString::new(OWNER_XATTR)) else {
+        return 0;
+    };
+    let v = format!("{token:016x}");
+    // SAFETY: NUL-terminated strings and a value of the given length.
+    let r = unsafe { libc::lsetxattr(c.as_ptr(), name.as_ptr(), v.as_ptr().cast(), v.len(), 0) };
+    if r == 0 { token } else { 0 }
+}
+
+/// A name a manifest may hold: one plain file name in its directory.
+fn plain_name(n: &str) -> bool {
+    !n.is_empty() && n != "." && n != ".." && !n.contains('/')
 }
 
 impl Manifest {
@@ -515,13 +896,24 @@ impl Manifest {
         }
     }
 
-    /// The manifest in `dir`, if there is one.
+    /// The manifest in `dir`, if there is one. A symlink at its name is refused, and so is
+    /// a line naming anything but a plain file of the directory.
     pub fn load(dir: &Path, tag: &str) -> Result<Option<Manifest>, WorkloadError> {
         let mut m = Manifest::new(dir, tag);
         let path = m.path();
-        let text = match std::fs::read_to_string(&path) {
+        let read = || -> std::io::Result<String> {
+            let mut f = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(&path)?;
+            let mut t = String::new();
+            std::io::Read::read_to_string(&mut f, &mut t)?;
+            Ok(t)
+        };
+        let text = match read() {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(symlink_refused(&path)),
             Err(e) => return Err(err(format!("cannot read {}: {e}", path.display()))),
         };
         let bad = |what: &str| {
@@ -536,33 +928,61 @@ impl Manifest {
         }
         for l in lines {
             let w: Vec<&str> = l.split(' ').collect();
-            match w.as_slice() {
-                ["state", "preparing"] => m.state = State::Preparing,
-                ["state", "complete"] => m.state = State::Complete,
+            let (name, dev, ino, born, how, rest) = match w.as_slice() {
+                ["state", "preparing"] => {
+                    m.state = State::Preparing;
+                    continue;
+                }
+                ["state", "complete"] => {
+                    m.state = State::Complete;
+                    continue;
+                }
                 ["fact", k, v] => {
                     m.facts.insert(k.to_string(), v.to_string());
+                    continue;
                 }
-                ["file", name, dev, ino, born, how] => {
-                    let e = Entry {
-                        dev: dev.parse().map_err(|_| bad("device number"))?,
-                        ino: ino.parse().map_err(|_| bad("inode number"))?,
-                        born_ns: born.parse().map_err(|_| bad("birth time"))?,
-                        created: match *how {
-                            "created" => true,
-                            "found" => false,
-                            _ => return Err(bad("file origin")),
-                        },
-                    };
-                    m.entries.insert(name.to_string(), e);
+                ["file", name, dev, ino, born, how] => (*name, *dev, *ino, *born, *how, None),
+                ["file", name, dev, ino, born, how, ct, sz, tok] => {
+                    (*name, *dev, *ino, *born, *how, Some((*ct, *sz, *tok)))
                 }
-                [""] => {}
+                [""] => continue,
                 _ => return Err(bad("unknown line")),
+            };
+            if !plain_name(name) {
+                return Err(bad(&format!(
+                    "'{name}' is not a file name of the directory"
+                )));
             }
+            let (ctime_ns, size, token) = match rest {
+                None => (0, 0, 0),
+                Some((ct, sz, tok)) => (
+                    ct.parse().map_err(|_| bad("ctime"))?,
+                    sz.parse().map_err(|_| bad("size"))?,
+                    u64::from_str_radix(tok, 16).map_err(|_| bad("token"))?,
+                ),
+            };
+            let e = Entry {
+                dev: dev.parse().map_err(|_| bad("device number"))?,
+                ino: ino.parse().map_err(|_| bad("inode number"))?,
+                born_ns: born.parse().map_err(|_| bad("birth time"))?,
+                created: match how {
+                    "created" => true,
+                    "found" => false,
+                    _ => return Err(bad("file origin")),
+                },
+                ctime_ns,
+                size,
+                token,
+            };
+            m.entries.insert(name.to_string(), e);
         }
         Ok(Some(m))
     }
 
-    /// Writes the manifest atomically (temporary file, fsync, rename).
+    /// Writes the manifest atomically: a fresh file under an unpredictable name
+    /// ([`create_temp_beside`]: `O_CREAT|O_EXCL|O_NOFOLLOW`), fsync, rename over the
+    /// manifest's name (which replaces whatever is there, a symlink included, and never
+    /// writes through it).
     pub fn save(&self) -> Result<(), WorkloadError> {
         let mut s = format!("{MAGIC}\n");
         s.push_str(match self.state {
@@ -575,46 +995,64 @@ impl Manifest {
         for (n, e) in &self.entries {
             let how = if e.created { "created" } else { "found" };
             s.push_str(&format!(
-                "file {n} {} {} {} {how}\n",
-                e.dev, e.ino, e.born_ns
+                "file {n} {} {} {} {how} {} {} {:x}\n",
+                e.dev, e.ino, e.born_ns, e.ctime_ns, e.size, e.token
             ));
         }
         let path = self.path();
-        let tmp = self.dir.join(format!("{}.tmp", Self::file_name(&self.tag)));
-        let write = || -> std::io::Result<()> {
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(0o600)
-                .open(&tmp)?;
+        let mut tmp = None;
+        let mut write = || -> std::io::Result<()> {
+            let (mut f, t) = create_temp_beside(&path, 0o600)?;
+            tmp = Some(t.clone());
             f.write_all(s.as_bytes())?;
             f.sync_all()?;
-            std::fs::rename(&tmp, &path)
+            std::fs::rename(&t, &path)
         };
-        write().map_err(|e| err(format!("cannot write {}: {e}", path.display())))
+        let r = write();
+        if r.is_err()
+            && let Some(t) = &tmp
+        {
+            let _ = std::fs::remove_file(t);
+        }
+        r.map_err(|e| err(format!("cannot write {}: {e}", path.display())))
     }
 
     /// Records that `name` (which exists now) was created by hostbench (`created`) or found
-    /// and reused. A file already recorded as created keeps that origin while its inode is
-    /// the same.
+    /// and reused. A file already recorded as created keeps that origin (and its token)
+    /// while it is provably the same file. A file hostbench created gets a random owner
+    /// token in an extended attribute where the filesystem keeps them; a found file is
+    /// never touched.
     pub fn record(&mut self, name: &str, created: bool) -> Result<(), WorkloadError> {
-        let md = std::fs::symlink_metadata(self.dir.join(name)).map_err(|e| {
-            err(format!(
-                "cannot stat {}: {e}",
-                self.dir.join(name).display()
-            ))
-        })?;
+        let p = self.dir.join(name);
+        let stat = |p: &Path| -> Result<std::fs::Metadata, WorkloadError> {
+            lstat_no_symlink(p)?.ok_or_else(|| {
+                err(format!(
+                    "cannot stat {}: No such file or directory",
+                    p.display()
+                ))
+            })
+        };
+        stat(&p)?;
         let prev = self.entries.get(name).copied();
-        let now = identity(&md);
-        let same = prev.is_some_and(|p| (p.dev, p.ino, p.born_ns) == now);
+        let same = prev.is_some() && self.ownership(name) == Ownership::Ours;
+        let created = created || same;
+        let token = match prev {
+            Some(e) if same && e.token != 0 => e.token,
+            _ if created => write_token(&p),
+            _ => 0,
+        };
+        // Setting the attribute changes ctime: stat after it.
+        let md = stat(&p)?;
         self.entries.insert(
             name.to_string(),
             Entry {
-                dev: now.0,
-                ino: now.1,
-                born_ns: now.2,
-                created: created || (same && prev.is_some_and(|p| p.created)),
+                dev: md.dev(),
+                ino: md.ino(),
+                born_ns: born_ns(&md),
+                created,
+                ctime_ns: ctime_ns(&md),
+                size: md.len(),
+                token,
             },
         );
         Ok(())
@@ -635,16 +1073,26 @@ impl Manifest {
         self.entries.keys().cloned().collect()
     }
 
-    /// True when `name` exists, is a regular file hostbench created, and is still the same
-    /// file (device and inode) it recorded.
-    pub fn owns(&self, name: &str) -> bool {
-        let Some(e) = self.entries.get(name) else {
-            return false;
+    /// What the manifest proves about the file now at `name` ([`Ownership`]). Device and
+    /// inode must match, and then the birth time (where the filesystem keeps one) and the
+    /// owner token (where hostbench could set one); with neither, only an unchanged ctime
+    /// (a rename or write updates it) and size prove it.
+    pub fn ownership(&self, name: &str) -> Ownership {
+        let Some(e) = self.entries.get(name).filter(|e| e.created) else {
+            return Ownership::NotOurs;
         };
-        match std::fs::symlink_metadata(self.dir.join(name)) {
-            Ok(md) => e.created && md.is_file() && identity(&md) == (e.dev, e.ino, e.born_ns),
-            Err(_) => false,
-        }
+        let p = self.dir.join(name);
+        let md = match std::fs::symlink_metadata(&p) {
+            Ok(md) if md.is_file() => md,
+            _ => return Ownership::NotOurs,
+        };
+        decide_ownership(e, &md, || read_token(&p))
+    }
+
+    /// True when `name` exists, is a regular file hostbench created, and is provably still
+    /// the same file ([`Ownership::Ours`]).
+    pub fn owns(&self, name: &str) -> bool {
+        self.ownership(name) == Ownership::Ours
     }
 
     /// Refuses a layout that is not complete, saying how to fix it (`prepare_cmd`).
@@ -660,35 +1108,34 @@ impl Manifest {
     }
 
     /// Removes every file this manifest owns ([`Manifest::owns`]) among `names` (all recorded
-    /// names when `None`), and the manifest itself once nothing is left in it. Returns the
-    /// names removed and the names left alone (recorded but not ours any more).
-    pub fn remove_owned(
-        &mut self,
-        names: Option<&[String]>,
-    ) -> Result<(Vec<String>, Vec<String>), WorkloadError> {
+    /// names when `None`), and the manifest itself once nothing is left in it. Says what it
+    /// removed, what it left alone as not ours, and what it left alone because ownership
+    /// could not be proven.
+    pub fn remove_owned(&mut self, names: Option<&[String]>) -> Result<Removal, WorkloadError> {
         let list: Vec<String> = match names {
             Some(n) => n.to_vec(),
             None => self.names(),
         };
-        let (mut removed, mut kept) = (Vec::new(), Vec::new());
+        let mut out = Removal::default();
         for n in list {
             if !self.entries.contains_key(&n) {
                 continue;
             }
             let p = self.dir.join(&n);
-            if self.owns(&n) {
-                match std::fs::remove_file(&p) {
-                    Ok(()) => removed.push(n.clone()),
+            match self.ownership(&n) {
+                Ownership::Ours => match std::fs::remove_file(&p) {
+                    Ok(()) => out.removed.push(n.clone()),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                     Err(e) => return Err(err(format!("cannot remove {}: {e}", p.display()))),
+                },
+                Ownership::Unproven => out.unproven.push(n.clone()),
+                Ownership::NotOurs => {
+                    if std::fs::symlink_metadata(&p).is_ok() {
+                        out.kept.push(n.clone());
+                    }
                 }
-                self.entries.remove(&n);
-            } else {
-                if p.exists() {
-                    kept.push(n.clone());
-                }
-                self.entries.remove(&n);
             }
+            self.entries.remove(&n);
         }
         if self.entries.is_empty() {
             match std::fs::remove_file(self.path()) {
@@ -701,8 +1148,37 @@ impl Manifest {
         } else {
             self.save()?;
         }
-        Ok((removed, kept))
+        Ok(out)
     }
+}
+
+/// The decision of [`Manifest::ownership`] for a regular file `md` at a name recorded as
+/// created (`token` reads the file's owner token; pure otherwise, for tests).
+pub fn decide_ownership(
+    e: &Entry,
+    md: &std::fs::Metadata,
+    token: impl FnOnce() -> Option<u64>,
+) -> Ownership {
+    if (md.dev(), md.ino()) != (e.dev, e.ino) {
+        return Ownership::NotOurs;
+    }
+    if e.born_ns != 0 && born_ns(md) != e.born_ns {
+        return Ownership::NotOurs;
+    }
+    if e.token != 0 {
+        return if token() == Some(e.token) {
+            Ownership::Ours
+        } else {
+            Ownership::NotOurs
+        };
+    }
+    if e.born_ns != 0 {
+        return Ownership::Ours;
+    }
+    if e.ctime_ns != 0 && ctime_ns(md) == e.ctime_ns && md.len() == e.size {
+        return Ownership::Ours;
+    }
+    Ownership::Unproven
 }
 
 #[cfg(test)]
@@ -840,9 +1316,10 @@ mod tests {
         assert!(!m.owns("found"));
         assert!(!m.owns("replaced"));
         assert!(!m.owns("other.txt"));
-        let (removed, kept) = m.remove_owned(None).unwrap();
-        assert_eq!(removed, vec!["ours".to_string()]);
-        assert_eq!(kept, vec!["found".to_string(), "replaced".to_string()]);
+        let r = m.remove_owned(None).unwrap();
+        assert_eq!(r.removed, vec!["ours".to_string()]);
+        assert_eq!(r.kept, vec!["found".to_string(), "replaced".to_string()]);
+        assert!(r.unproven.is_empty());
         assert!(!d.join("ours").exists());
         for f in ["found", "replaced", "other.txt"] {
             assert!(d.join(f).exists(), "{f} must survive");
@@ -891,6 +1368,185 @@ mod tests {
         assert!(d.join("f").exists());
         assert!(!d.join(part_name("f")).exists());
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn mounts_on_matches_devices_partitions_and_sources() {
+        let info = "\
+22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw
+30 22 0:45 / /srv\\040data rw - btrfs /dev/fake-btrfs rw
+31 22 7:3 / /mnt/other rw - xfs /dev/loop3 rw
+32 22 0:50 / /proc rw - proc proc rw
+";
+        let sda = libc::makedev(8, 0);
+        let sda1 = libc::makedev(8, 1);
+        let btr = libc::makedev(8, 16);
+        let devs = vec![
+            ("/dev/sda".to_string(), sda),
+            ("its partition sda1".to_string(), sda1),
+        ];
+        let by_src = |p: &Path| (p == Path::new("/dev/fake-btrfs")).then_some(btr);
+        let m = mounts_on(info, &devs, &by_src);
+        assert_eq!(
+            m,
+            vec!["its partition sda1 is mounted at / (ext4)".to_string()]
+        );
+        // btrfs shows an anonymous device number: matched through its source device.
+        let m = mounts_on(info, &[("/dev/sdb".to_string(), btr)], &by_src);
+        assert_eq!(
+            m,
+            vec!["/dev/sdb is mounted at /srv data (btrfs)".to_string()]
+        );
+        assert!(mounts_on(info, &[("x".into(), libc::makedev(9, 9))], &by_src).is_empty());
+        // Malformed lines are skipped, not a panic.
+        assert!(mounts_on("garbage\n1 2\n- -\n", &devs, &by_src).is_empty());
+    }
+
+    #[test]
+    fn files_that_are_not_block_devices_pass_the_in_use_check() {
+        let d = tmpdir("notdev");
+        std::fs::write(d.join("f"), b"x").unwrap();
+        assert!(check_device_write(&d.join("f"), false, "job", None).is_ok());
+        assert!(check_device_write(&d.join("missing"), false, "job", None).is_ok());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn open_refuses_a_symlink_at_the_name() {
+        let d = tmpdir("nofollow");
+        std::fs::write(d.join("victim"), b"keep").unwrap();
+        std::os::unix::fs::symlink(d.join("victim"), d.join("link")).unwrap();
+        std::os::unix::fs::symlink(d.join("nowhere"), d.join("dangling")).unwrap();
+        for (name, o) in [
+            (
+                "link",
+                OpenOpts {
+                    write: true,
+                    ..Default::default()
+                },
+            ),
+            (
+                "link",
+                OpenOpts {
+                    read: true,
+                    ..Default::default()
+                },
+            ),
+            (
+                "dangling",
+                OpenOpts {
+                    write: true,
+                    create: true,
+                    ..Default::default()
+                },
+            ),
+        ] {
+            let e = open(&d.join(name), &o).unwrap_err().0;
+            assert!(e.contains("symbolic link") && e.contains(name), "{e}");
+        }
+        assert!(
+            !d.join("nowhere").exists(),
+            "a dangling link's target was created"
+        );
+        assert_eq!(std::fs::read(d.join("victim")).unwrap(), b"keep");
+        assert!(lstat_no_symlink(&d.join("link")).is_err());
+        assert!(lstat_no_symlink(&d.join("victim")).unwrap().is_some());
+        assert!(lstat_no_symlink(&d.join("none")).unwrap().is_none());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn temp_files_get_unpredictable_names_and_never_follow_links() {
+        let d = tmpdir("tmpname");
+        let (_, a) = create_temp_beside(&d.join("out.json"), 0o600).unwrap();
+        let (_, b) = create_temp_beside(&d.join("out.json"), 0o600).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a.parent(), Some(d.as_path()));
+        assert_ne!(unpredictable(), unpredictable());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn ownership_without_birth_time_or_token_needs_an_unchanged_file() {
+        let d = tmpdir("unproven");
+        std::fs::write(d.join("a"), b"x").unwrap();
+        let md = std::fs::symlink_metadata(d.join("a")).unwrap();
+        // As a filesystem with neither birth times nor extended attributes records it.
+        let e = Entry {
+            dev: md.dev(),
+            ino: md.ino(),
+            born_ns: 0,
+            created: true,
+            ctime_ns: ctime_ns(&md),
+            size: md.len(),
+            token: 0,
+        };
+        assert_eq!(decide_ownership(&e, &md, || None), Ownership::Ours);
+        // Changed since (a write, a rename over it): not provable, so kept.
+        let changed = Entry {
+            ctime_ns: e.ctime_ns - 1,
+            ..e
+        };
+        assert_eq!(
+            decide_ownership(&changed, &md, || None),
+            Ownership::Unproven
+        );
+        let resized = Entry { size: 99, ..e };
+        assert_eq!(
+            decide_ownership(&resized, &md, || None),
+            Ownership::Unproven
+        );
+        // An old manifest line (no ctime) proves nothing either.
+        let old = Entry {
+            ctime_ns: 0,
+            size: 0,
+            ..e
+        };
+        assert_eq!(decide_ownership(&old, &md, || None), Ownership::Unproven);
+        // A token decides when there is one.
+        let tok = Entry {
+            token: 7,
+            ctime_ns: 0,
+            ..e
+        };
+        assert_eq!(decide_ownership(&tok, &md, || Some(7)), Ownership::Ours);
+        assert_eq!(decide_ownership(&tok, &md, || Some(8)), Ownership::NotOurs);
+        assert_eq!(decide_ownership(&tok, &md, || None), Ownership::NotOurs);
+        // Another inode is never ours.
+        let other = Entry {
+            ino: e.ino + 1,
+            ..e
+        };
+        assert_eq!(decide_ownership(&other, &md, || None), Ownership::NotOurs);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn manifest_names_stay_in_their_directory() {
+        let d = tmpdir("names");
+        for bad in ["../etc/passwd", "a/b", "..", "."] {
+            std::fs::write(
+                d.join(Manifest::file_name("t")),
+                format!("{MAGIC}\nfile {bad} 1 2 0 created\n"),
+            )
+            .unwrap();
+            let e = Manifest::load(&d, "t").unwrap_err().0;
+            assert!(e.contains("damaged"), "{bad}: {e}");
+        }
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_full_disk_is_named_as_such() {
+        let e = std::io::Error::from_raw_os_error(libc::ENOSPC);
+        let m = write_error(Path::new("/tmp/x/test_file.0"), &e, 3 << 20, true).0;
+        assert!(m.starts_with("no space left on device"), "{m}");
+        assert!(m.contains("/tmp/x/test_file.0"), "{m}");
+        assert!(m.contains(&Bytes(3 << 20).to_string()), "{m}");
+        assert!(m.contains("partial file was removed"), "{m}");
+        let e = std::io::Error::from_raw_os_error(libc::EIO);
+        let m = write_error(Path::new("/tmp/x/f"), &e, 1, false).0;
+        assert!(m.contains("cannot write /tmp/x/f"), "{m}");
     }
 
     #[test]

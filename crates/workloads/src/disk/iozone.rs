@@ -856,8 +856,18 @@ impl Drop for Files {
                 .filter(|p| parent_dir(p) == m_dir(m))
                 .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
                 .collect();
-            // Only files the manifest says hostbench created, and still the same inode.
-            let _ = m.remove_owned(Some(&names));
+            // Only files the manifest says hostbench created, and provably the same file.
+            if let Ok(r) = m.remove_owned(Some(&names)) {
+                for n in r.unproven {
+                    eprintln!(
+                        "hostbench iozone: not removing {}: hostbench cannot prove it is the \
+                         file it created (no birth time or extended attribute on this \
+                         filesystem, and the file changed since); remove it yourself if it is \
+                         a test file",
+                        m_dir(m).join(n).display()
+                    );
+                }
+            }
         }
     }
 }
@@ -965,7 +975,8 @@ fn io_err(path: &Path, what: &str, e: std::io::Error) -> WorkloadError {
 impl Child {
     fn open(&self, phase: Phase, path: &Path, rec: usize) -> Result<Handle, WorkloadError> {
         let cfg = &self.s.cfg;
-        let mut flags = 0;
+        // Never through a symlink planted at the name after setup checked it.
+        let mut flags = libc::O_NOFOLLOW;
         if cfg.direct {
             flags |= libc::O_DIRECT;
         }
@@ -1588,10 +1599,12 @@ impl Iozone {
                 }
             };
             let m = &mut ms[idx];
+            files::lstat_no_symlink(path)?;
             match std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
                 .mode(0o600)
+                .custom_flags(libc::O_NOFOLLOW)
                 .open(path)
             {
                 Ok(_) => {

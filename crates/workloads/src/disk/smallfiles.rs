@@ -23,6 +23,7 @@ use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warn
 use hostbench_core::runner::RunControl;
 use hostbench_core::workload::*;
 use std::io::{Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -161,6 +162,7 @@ impl SmallWorker {
                 let mut f = std::fs::OpenOptions::new()
                     .write(true)
                     .create_new(true)
+                    .custom_flags(libc::O_NOFOLLOW)
                     .open(p)?;
                 self.created = k + 1;
                 f.write_all(&self.buf)?;
@@ -171,7 +173,10 @@ impl SmallWorker {
                 Ok(0)
             }
             2 => {
-                let mut f = std::fs::File::open(p)?;
+                let mut f = std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NOFOLLOW)
+                    .open(p)?;
                 let mut n = 0;
                 loop {
                     let r = f.read(&mut self.buf)?;

@@ -458,6 +458,8 @@ pub struct JobSpec {
     pub fadvise_hint: FadviseHint,
     /// The options of the job's own section, as given (fio's `"job options"`).
     pub own_opts: Vec<(String, String)>,
+    /// `allow_mounted_write`: write a block device even while it is mounted or in use.
+    pub allow_mounted_write: bool,
 }
 
 /// An option hostbench accepts: fio's name, its aliases, and whether it is a flag.
@@ -601,6 +603,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "fadvise_hint",
+        aliases: &[],
+    },
+    Opt {
+        name: "allow_mounted_write",
         aliases: &[],
     },
     Opt {
@@ -832,6 +838,7 @@ fn apply_options(
         disk_util: true,
         fadvise_hint: FadviseHint::ByPattern,
         own_opts: own.to_vec(),
+        allow_mounted_write: false,
     };
     for (k, v, at) in opts {
         let key = canonical_option(k).unwrap_or("");
@@ -1032,6 +1039,7 @@ fn apply_options(
                     }
                 }
             }
+            "allow_mounted_write" => j.allow_mounted_write = parse_bool_opt(k, v, at)?,
             "nrfiles" => {
                 if parse_int(k, v, at, 1, 1)? != 1 {
                     unreachable!("parse_int bounds nrfiles to 1");

@@ -281,11 +281,19 @@ fn layout_files(
         }
         for c in 0..j.numjobs {
             let path = j.file_path(c);
-            let meta = std::fs::metadata(&path).ok();
+            let (path, meta) = resolve_job_file(j, path)?;
             let is_dev = meta.as_ref().is_some_and(|m| {
                 use std::os::unix::fs::FileTypeExt;
                 m.file_type().is_block_device() || m.file_type().is_char_device()
             });
+            if is_dev && j.rw.writes(0) {
+                crate::disk::files::check_device_write(
+                    &path,
+                    j.allow_mounted_write,
+                    &format!("job '{}'", j.name),
+                    Some("allow_mounted_write=1 to the job"),
+                )?;
+            }
             let have = meta.as_ref().map_or(0, |m| m.len());
             let size = match j.size {
                 Some(s) => s,
@@ -371,10 +379,46 @@ fn advise_access(f: &std::fs::File, j: &JobSpec, size: u64) {
     }
 }
 
+/// The job's file at `path`, checked before anything is written: a symlink there is
+/// refused ([`crate::disk::files::symlink_refused`]) unless it leads to a device node (the
+/// `/dev/disk/by-id/…` names people give fio), which then stands for the device itself (the
+/// job's `filename` is rewritten to it, so every later open and the in-use check see the
+/// device). Returns the path to use and its metadata (`None` when nothing is there yet).
+fn resolve_job_file(
+    j: &mut JobSpec,
+    path: PathBuf,
+) -> Result<(PathBuf, Option<std::fs::Metadata>), WorkloadError> {
+    use std::os::unix::fs::FileTypeExt;
+    let lmeta = match std::fs::symlink_metadata(&path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((path, None)),
+        Err(e) => return Err(io_err("cannot stat", &path, &e)),
+    };
+    if !lmeta.file_type().is_symlink() {
+        return Ok((path, Some(lmeta)));
+    }
+    let target = std::fs::canonicalize(&path).ok();
+    let tmeta = target.as_ref().and_then(|t| std::fs::metadata(t).ok());
+    match (target, tmeta) {
+        (Some(t), Some(m))
+            if j.filename.is_some()
+                && (m.file_type().is_block_device() || m.file_type().is_char_device()) =>
+        {
+            j.filename = Some(t.to_string_lossy().into_owned());
+            Ok((t, Some(m)))
+        }
+        _ => Err(WorkloadError(format!(
+            "job '{}': {}",
+            j.name,
+            crate::disk::files::symlink_refused(&path).0
+        ))),
+    }
+}
+
 fn check_direct(path: &Path) -> Result<(), WorkloadError> {
     std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_DIRECT)
+        .custom_flags(libc::O_DIRECT | libc::O_NOFOLLOW)
         .open(path)
         .map(drop)
         .map_err(|e| crate::disk::files::open_error(path, true, &e))
@@ -411,7 +455,7 @@ fn lay_out(
         missing,
         &format!("laying out {} for job '{}'", path.display(), j.name),
     )?;
-    let created = !path.exists();
+    let created = std::fs::symlink_metadata(path).is_err();
     if let Some(log) = log {
         log.line(&format!(
             "{}: Laying out IO file (1 file / {}MiB)",
@@ -428,8 +472,9 @@ fn lay_out(
             .write(true)
             .create(true)
             .truncate(false)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(path)
-            .map_err(|e| io_err("cannot create", path, &e))?;
+            .map_err(|e| crate::disk::files::open_error(path, false, &e))?;
         use std::io::{Seek, SeekFrom, Write};
         f.seek(SeekFrom::Start(have))
             .map_err(|e| io_err("cannot seek in", path, &e))?;
@@ -444,7 +489,7 @@ fn lay_out(
             }
             let n = left.min(chunk as u64) as usize;
             f.write_all(&data[..n])
-                .map_err(|e| io_err("cannot write", path, &e))?;
+                .map_err(|e| crate::disk::files::write_error(path, &e, missing, created))?;
             left -= n as u64;
             if let Some(log) = log {
                 log.progress("laying out", missing - left, missing);
@@ -454,7 +499,10 @@ fn lay_out(
         Ok(true)
     })();
     if !matches!(r, Ok(true)) && created {
-        let _ = std::fs::remove_file(path);
+        // Only the file this call created (still a regular file at the name).
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(path);
+        }
     }
     r
 }
@@ -471,9 +519,12 @@ impl Instance for FioInstance {
             let writes = j.rw.writes(j.rwmixread);
             let mut o = std::fs::OpenOptions::new();
             o.read(true).write(writes || j.engine == EngineKind::Mmap);
+            // Never through a symlink planted at the name after the layout checked it.
+            let mut flags = libc::O_NOFOLLOW;
             if j.direct {
-                o.custom_flags(libc::O_DIRECT);
+                flags |= libc::O_DIRECT;
             }
+            o.custom_flags(flags);
             let f = o
                 .open(&path)
                 .map_err(|e| crate::disk::files::open_error(&path, j.direct, &e))?;
