@@ -1645,6 +1645,76 @@ fn insert_race_procedure_mode() {
     }
 }
 
+/// Ctrl-C in procedure mode: the CALLs the client abandons stop on the server too (the stop
+/// table), instead of inserting on after hostbench has exited.
+#[test]
+fn insert_race_procedure_stops_on_ctrl_c() {
+    for (var, extra) in [
+        ("HOSTBENCH_TEST_MYSQL_URL", &["--engine", "myisam"][..]),
+        ("HOSTBENCH_TEST_PG_URL", &["--commit", "none"][..]),
+    ] {
+        let Some(url) = server(var) else { continue };
+        let mysql = var.contains("MYSQL");
+        let running = || {
+            let sql = "CALL hbt_raceint_proc";
+            let n = if mysql {
+                mysql_cli(
+                    &url,
+                    &format!(
+                        "SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE '{sql}%'"
+                    ),
+                )
+            } else {
+                psql(
+                    &url,
+                    &format!(
+                        "SELECT COUNT(*) FROM pg_stat_activity WHERE query LIKE '{sql}%' AND state <> 'idle'"
+                    ),
+                )
+            };
+            n.trim().parse::<u32>().unwrap()
+        };
+        let mut cmd = hb_std();
+        cmd.args([
+            "insert-race",
+            "--mode",
+            "procedure",
+            "--sessions",
+            "2",
+            "--rows",
+            "50000000",
+            "--table-prefix",
+            "hbt_raceint",
+        ])
+        .arg(format!("--db-url={url}"))
+        .args(extra);
+        let child = spawn_piped(&mut cmd);
+        let t = Instant::now();
+        while running() < 2 {
+            assert!(
+                t.elapsed() < Duration::from_secs(30),
+                "the CALLs never started"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let out = interrupt(child);
+        assert_eq!(
+            out.status.code(),
+            Some(130),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let t = Instant::now();
+        while running() > 0 {
+            assert!(
+                t.elapsed() < Duration::from_secs(10),
+                "a CALL goes on on the server after hostbench exited"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
 #[test]
 fn insert_race_bad_input() {
     for (a, needle) in [

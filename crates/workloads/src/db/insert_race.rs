@@ -268,6 +268,15 @@ impl Cfg {
         format!("{}_proc", self.prefix)
     }
 
+    /// The table whose first row tells running procedures to stop (Ctrl-C, a failed run):
+    /// a CALL the client abandoned would otherwise go on inserting on the server.
+    fn stop_table(&self) -> String {
+        format!("{}_stop", self.prefix)
+    }
+
+    /// Rows between two looks at the stop table (one small lookup per 10 000 inserts).
+    const STOP_CHECK: u64 = 10_000;
+
     /// The stored procedure of `mode=procedure`: `PROC(n)` inserts n rows one by one in a
     /// WHILE loop into the session's temporary table, committing as `--commit` says.
     fn procedure_sql(&self) -> Vec<String> {
@@ -289,11 +298,17 @@ impl Cfg {
                     ),
                     CommitMode::None => ("START TRANSACTION; ", String::new(), " COMMIT;"),
                 };
+                let (stop, k) = (self.stop_table(), Self::STOP_CHECK);
                 vec![
+                    // Not transactional, so a stop row is seen inside any open transaction.
+                    format!("CREATE TABLE IF NOT EXISTS {stop} (x INT) ENGINE=MEMORY"),
+                    format!("DELETE FROM {stop}"),
                     format!("DROP PROCEDURE IF EXISTS {name}"),
                     format!(
                         "CREATE PROCEDURE {name}(IN n INT) BEGIN DECLARE i INT DEFAULT 0; {open}\
                          WHILE i < n DO INSERT INTO {t} (d, a, b) VALUES ({values}); SET i = i + 1;{every} \
+                         IF i % {k} = 0 AND EXISTS (SELECT 1 FROM {stop}) THEN \
+                         SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'insert-race stopped'; END IF; \
                          END WHILE;{close} END"
                     ),
                 ]
@@ -311,12 +326,20 @@ impl Cfg {
                     CommitMode::Batch(k) => format!(" IF i % {k} = 0 THEN COMMIT; END IF;"),
                     CommitMode::None => String::new(),
                 };
-                vec![format!(
-                    "CREATE OR REPLACE PROCEDURE {name}(n integer) LANGUAGE plpgsql AS $hb$ \
-                     DECLARE i integer := 0; BEGIN WHILE i < n LOOP \
-                     INSERT INTO {t} (d, a, b) VALUES ({values}); i := i + 1;{every} \
-                     END LOOP; END $hb$"
-                )]
+                let (stop, k) = (self.stop_table(), Self::STOP_CHECK);
+                vec![
+                    // Each statement of the loop sees rows committed before it started.
+                    format!("CREATE TABLE IF NOT EXISTS {stop} (x integer)"),
+                    format!("DELETE FROM {stop}"),
+                    format!(
+                        "CREATE OR REPLACE PROCEDURE {name}(n integer) LANGUAGE plpgsql AS $hb$ \
+                         DECLARE i integer := 0; BEGIN WHILE i < n LOOP \
+                         INSERT INTO {t} (d, a, b) VALUES ({values}); i := i + 1;{every} \
+                         IF i % {k} = 0 AND EXISTS (SELECT 1 FROM {stop}) THEN \
+                         RAISE EXCEPTION 'insert-race stopped'; END IF; \
+                         END LOOP; END $hb$"
+                    ),
+                ]
             }
         }
     }
@@ -346,14 +369,19 @@ impl LoopWorker for ProcWorker {
             return Ok(());
         };
         let call = format!("CALL {}({})", self.cfg.proc_name(), self.cfg.rows);
-        self.s.query(&call).map_err(|e| {
+        let r = self.s.query(&call);
+        let done = ctl.now();
+        if ctl.aborted() {
+            // Stopped (the stop table) or abandoned: not a finished session.
+            return Ok(());
+        }
+        r.map_err(|e| {
             WorkloadError(format!(
                 "insert-race session {} on {}: {call}: {e}",
                 self.sid + 1,
                 self.cfg.target
             ))
         })?;
-        let done = ctl.now();
         ctl.counters().add(Counter::Writes, self.cfg.rows);
         ctl.record(intended, done);
         Ok(())
@@ -757,10 +785,20 @@ impl Drop for RaceInstance {
         if self.cfg.procedure
             && let Ok(mut c) = self.cfg.target.connect()
         {
+            // CALLs still running (Ctrl-C, a failed session) stop at their next look at the
+            // stop table instead of inserting on for minutes; the DROPs wait for them at most
+            // a few seconds.
+            let stop = self.cfg.stop_table();
+            let _ = c.query(&format!("INSERT INTO {stop} VALUES (1)"));
+            let _ = c.query(match self.cfg.target.driver() {
+                Driver::Mysql => "SET SESSION lock_wait_timeout = 10",
+                _ => "SET lock_timeout = '10s'",
+            });
             let _ = c.query(&format!(
                 "DROP PROCEDURE IF EXISTS {}",
                 self.cfg.proc_name()
             ));
+            let _ = c.query(&format!("DROP TABLE IF EXISTS {stop}"));
         }
         if self.cfg.mode == "shared"
             && let Ok(mut c) = self.cfg.target.connect()
