@@ -552,7 +552,7 @@ fn a_full_disk_during_prepare_is_named_and_leaves_no_part_file() {
     let d = mnt.join("bench");
     std::fs::create_dir(&d).unwrap();
     // One big file, written in small blocks: slow enough to be caught in the middle.
-    let mut child = hb_std()
+    let child = hb_std()
         .current_dir(&d)
         .args([
             "fileio",
