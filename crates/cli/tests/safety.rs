@@ -552,7 +552,7 @@ fn a_full_disk_during_prepare_is_named_and_leaves_no_part_file() {
     let d = mnt.join("bench");
     std::fs::create_dir(&d).unwrap();
     // One big file, written in small blocks: slow enough to be caught in the middle.
-    let mut child = hb_std()
+    let child = hb_std()
         .current_dir(&d)
         .args([
             "fileio",
@@ -602,4 +602,114 @@ fn a_full_disk_during_prepare_is_named_and_leaves_no_part_file() {
     assert!(err.contains("needed"), "says what was needed: {err}");
     assert!(!part.exists(), "the part file stayed behind");
     assert!(!d.join("test_file.0").exists());
+}
+
+// ---------------------------------------------------------------------------------------
+// 5. Names and paths from input
+
+#[test]
+fn a_suite_file_cannot_name_paths_outside_its_scratch_directory() {
+    let d = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let o = outside.path().to_str().unwrap();
+    let cases = [
+        format!("workload = \"fileio\"\nparams = {{ dir = \"{o}\" }}\n"),
+        "workload = \"fileio\"\nparams = { dir = \"../..\" }\n".to_string(),
+        format!("workload = \"smallfiles\"\nparams = {{ dir = \"{o}\" }}\n"),
+        "workload = \"iozone\"\nparams = { files = \"ok.tmp,../../escape.tmp\" }\n".to_string(),
+        format!(
+            "workload = \"disk.fio\"\nparams = {{ jobs = \"--name=a --filename={o}/victim --rw=write --size=1m\" }}\n"
+        ),
+        "workload = \"disk.fio\"\nparams = { jobs = \"--name=a --directory=../.. --rw=write --size=1m\" }\n"
+            .to_string(),
+    ];
+    for (i, entry) in cases.iter().enumerate() {
+        let f = d.path().join(format!("s{i}.toml"));
+        std::fs::write(
+            &f,
+            format!("name = \"shared\"\n[[entry]]\ntime = \"1s\"\n{entry}"),
+        )
+        .unwrap();
+        for extra in [&["--check"][..], &["--no-save", "--quiet"][..]] {
+            let mut args = vec!["suite", f.to_str().unwrap()];
+            args.extend_from_slice(extra);
+            let (code, out, err) = run_in(d.path(), &args);
+            assert_eq!(code, 2, "{entry}{extra:?}: must refuse:\n{out}\n{err}");
+            assert!(
+                err.contains("absolute path") || err.contains("climbs out"),
+                "{entry}: {err}"
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read_dir(outside.path()).unwrap().count(),
+        0,
+        "something was written outside"
+    );
+}
+
+#[test]
+fn fio_and_iozone_names_stay_in_their_directory() {
+    let base = tempfile::tempdir().unwrap();
+    let work = base.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    for args in [
+        vec!["fio", "--name=../escape", "--rw=write", "--size=1m"],
+        vec![
+            "fio",
+            "--name=j",
+            "--filename=../escape",
+            "--rw=write",
+            "--size=1m",
+        ],
+        vec![
+            "fio",
+            "--name=j",
+            "--directory=.",
+            "--filename=sub/../../escape",
+            "--rw=write",
+            "--size=1m",
+        ],
+        vec![
+            "iozone",
+            "-i",
+            "0",
+            "-s",
+            "64k",
+            "-r",
+            "4k",
+            "-f",
+            "../escape",
+        ],
+    ] {
+        let (code, out, err) = run_in(&work, &args);
+        assert_eq!(code, 2, "{args:?}: must refuse:\n{out}\n{err}");
+        assert!(
+            err.contains("climbs out") || err.contains("contains a path"),
+            "{args:?}: {err}"
+        );
+    }
+    let left: Vec<_> = std::fs::read_dir(base.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        left,
+        vec![std::ffi::OsString::from("work")],
+        "wrote outside"
+    );
+    // An absolute path typed on the command line is the user's own choice.
+    let target = base.path().join("abs.dat");
+    let (code, _, err) = run_in(
+        &work,
+        &[
+            "fio",
+            "--name=j",
+            &format!("--filename={}", target.display()),
+            "--rw=write",
+            "--size=1m",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(target.exists());
 }
