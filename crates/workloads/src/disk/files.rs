@@ -1566,6 +1566,34 @@ mod tests {
     }
 
     #[test]
+    fn manifests_of_an_older_hostbench_still_load() {
+        let d = tmpdir("oldformat");
+        std::fs::write(d.join("a"), b"x").unwrap();
+        let md = std::fs::symlink_metadata(d.join("a")).unwrap();
+        let born = born_ns(&md);
+        std::fs::write(
+            d.join(Manifest::file_name("t")),
+            format!(
+                "{MAGIC}\nstate complete\nfile a {} {} {born} created\n",
+                md.dev(),
+                md.ino()
+            ),
+        )
+        .unwrap();
+        let m = Manifest::load(&d, "t").unwrap().unwrap();
+        let e = m.entry("a").unwrap();
+        assert_eq!((e.ctime_ns, e.size, e.token), (0, 0, 0));
+        // With a birth time it is still provably ours; without one, nothing proves it.
+        let want = if born != 0 {
+            Ownership::Ours
+        } else {
+            Ownership::Unproven
+        };
+        assert_eq!(m.ownership("a"), want);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
     fn a_full_disk_is_named_as_such() {
         let e = std::io::Error::from_raw_os_error(libc::ENOSPC);
         let m = write_error(Path::new("/tmp/x/test_file.0"), &e, 3 << 20, true).0;
