@@ -1,8 +1,9 @@
 //! "Harm nothing", through the real binary: block devices in use are never written, no
 //! test file or manifest is ever created, written or deleted through a symlink, cleanup
 //! deletes only files it can prove it created (also where the filesystem keeps no birth
-//! time), and output files never overwrite the results store, a database, a device or a
-//! directory.
+//! time), output files never overwrite the results store, a database, a device or a
+//! directory, names from job files, `-F` and suites stay in their directory, and a disk
+//! that fills during a layout is named and leaves no part file.
 //!
 //! Tests that need root (loop devices, mounts) print a skip line without it.
 
