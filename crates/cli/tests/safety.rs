@@ -714,3 +714,33 @@ fn fio_and_iozone_names_stay_in_their_directory() {
     assert_eq!(code, 0, "{err}");
     assert!(target.exists());
 }
+
+#[test]
+fn fio_refuses_to_write_a_member_of_a_device_mapper_device() {
+    let ld = or_skip!(LoopDev::new(16), "device-mapper member");
+    let sectors = or_skip!(
+        sh("blockdev", &["--getsz", &ld.dev]),
+        "device-mapper member"
+    );
+    let name = format!("hostbench-safety-{}", std::process::id());
+    let table = format!("0 {sectors} linear {} 0", ld.dev);
+    or_skip!(
+        sh("dmsetup", &["create", &name, "--table", &table]),
+        "device-mapper member (no device-mapper here)"
+    );
+    let cwd = tempfile::tempdir().unwrap();
+    let (code, _, err) = run_in(
+        cwd.path(),
+        &[
+            "fio",
+            "--name=wipe",
+            &format!("--filename={}", ld.dev),
+            "--rw=write",
+            "--size=1m",
+        ],
+    );
+    let _ = sh("dmsetup", &["remove", &name]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("member of"), "{err}");
+    assert!(err.contains(&name), "names the device-mapper device: {err}");
+}
