@@ -1,8 +1,9 @@
 //! "Harm nothing", through the real binary: block devices in use are never written, no
 //! test file or manifest is ever created, written or deleted through a symlink, cleanup
 //! deletes only files it can prove it created (also where the filesystem keeps no birth
-//! time), and output files never overwrite the results store, a database, a device or a
-//! directory.
+//! time), output files never overwrite the results store, a database, a device or a
+//! directory, names from job files, `-F` and suites stay in their directory, and a disk
+//! that fills during a layout is named and leaves no part file.
 //!
 //! Tests that need root (loop devices, mounts) print a skip line without it.
 
@@ -602,4 +603,144 @@ fn a_full_disk_during_prepare_is_named_and_leaves_no_part_file() {
     assert!(err.contains("needed"), "says what was needed: {err}");
     assert!(!part.exists(), "the part file stayed behind");
     assert!(!d.join("test_file.0").exists());
+}
+
+// ---------------------------------------------------------------------------------------
+// 5. Names and paths from input
+
+#[test]
+fn a_suite_file_cannot_name_paths_outside_its_scratch_directory() {
+    let d = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let o = outside.path().to_str().unwrap();
+    let cases = [
+        format!("workload = \"fileio\"\nparams = {{ dir = \"{o}\" }}\n"),
+        "workload = \"fileio\"\nparams = { dir = \"../..\" }\n".to_string(),
+        format!("workload = \"smallfiles\"\nparams = {{ dir = \"{o}\" }}\n"),
+        "workload = \"iozone\"\nparams = { files = \"ok.tmp,../../escape.tmp\" }\n".to_string(),
+        format!(
+            "workload = \"disk.fio\"\nparams = {{ jobs = \"--name=a --filename={o}/victim --rw=write --size=1m\" }}\n"
+        ),
+        "workload = \"disk.fio\"\nparams = { jobs = \"--name=a --directory=../.. --rw=write --size=1m\" }\n"
+            .to_string(),
+    ];
+    for (i, entry) in cases.iter().enumerate() {
+        let f = d.path().join(format!("s{i}.toml"));
+        std::fs::write(
+            &f,
+            format!("name = \"shared\"\n[[entry]]\ntime = \"1s\"\n{entry}"),
+        )
+        .unwrap();
+        for extra in [&["--check"][..], &["--no-save", "--quiet"][..]] {
+            let mut args = vec!["suite", f.to_str().unwrap()];
+            args.extend_from_slice(extra);
+            let (code, out, err) = run_in(d.path(), &args);
+            assert_eq!(code, 2, "{entry}{extra:?}: must refuse:\n{out}\n{err}");
+            assert!(
+                err.contains("absolute path") || err.contains("climbs out"),
+                "{entry}: {err}"
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read_dir(outside.path()).unwrap().count(),
+        0,
+        "something was written outside"
+    );
+}
+
+#[test]
+fn fio_and_iozone_names_stay_in_their_directory() {
+    let base = tempfile::tempdir().unwrap();
+    let work = base.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    for args in [
+        vec!["fio", "--name=../escape", "--rw=write", "--size=1m"],
+        vec![
+            "fio",
+            "--name=j",
+            "--filename=../escape",
+            "--rw=write",
+            "--size=1m",
+        ],
+        vec![
+            "fio",
+            "--name=j",
+            "--directory=.",
+            "--filename=sub/../../escape",
+            "--rw=write",
+            "--size=1m",
+        ],
+        vec![
+            "iozone",
+            "-i",
+            "0",
+            "-s",
+            "64k",
+            "-r",
+            "4k",
+            "-f",
+            "../escape",
+        ],
+    ] {
+        let (code, out, err) = run_in(&work, &args);
+        assert_eq!(code, 2, "{args:?}: must refuse:\n{out}\n{err}");
+        assert!(
+            err.contains("climbs out") || err.contains("contains a path"),
+            "{args:?}: {err}"
+        );
+    }
+    let left: Vec<_> = std::fs::read_dir(base.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        left,
+        vec![std::ffi::OsString::from("work")],
+        "wrote outside"
+    );
+    // An absolute path typed on the command line is the user's own choice.
+    let target = base.path().join("abs.dat");
+    let (code, _, err) = run_in(
+        &work,
+        &[
+            "fio",
+            "--name=j",
+            &format!("--filename={}", target.display()),
+            "--rw=write",
+            "--size=1m",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(target.exists());
+}
+
+#[test]
+fn fio_refuses_to_write_a_member_of_a_device_mapper_device() {
+    let ld = or_skip!(LoopDev::new(16), "device-mapper member");
+    let sectors = or_skip!(
+        sh("blockdev", &["--getsz", &ld.dev]),
+        "device-mapper member"
+    );
+    let name = format!("hostbench-safety-{}", std::process::id());
+    let table = format!("0 {sectors} linear {} 0", ld.dev);
+    or_skip!(
+        sh("dmsetup", &["create", &name, "--table", &table]),
+        "device-mapper member (no device-mapper here)"
+    );
+    let cwd = tempfile::tempdir().unwrap();
+    let (code, _, err) = run_in(
+        cwd.path(),
+        &[
+            "fio",
+            "--name=wipe",
+            &format!("--filename={}", ld.dev),
+            "--rw=write",
+            "--size=1m",
+        ],
+    );
+    let _ = sh("dmsetup", &["remove", &name]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("member of"), "{err}");
+    assert!(err.contains(&name), "names the device-mapper device: {err}");
 }

@@ -600,6 +600,35 @@ pub fn write_error(path: &Path, e: &std::io::Error, need: u64, removed: bool) ->
     ))
 }
 
+/// Checks a path taken from input (a job file, a suite, `-F`) against the directory it
+/// belongs to: a relative path must not climb out of it (`..`); an absolute one is
+/// accepted only when `allow_absolute` (the user typed it on the command line). `what`
+/// names it in the message.
+pub fn stays_inside(path: &str, allow_absolute: bool, what: &str) -> Result<(), WorkloadError> {
+    let p = Path::new(path);
+    if p.is_absolute() {
+        if allow_absolute {
+            return Ok(());
+        }
+        return Err(err(format!(
+            "{what} {path:?} is an absolute path: files of a suite entry stay in its scratch \
+             directory; give a name relative to it (or run the workload on its own command \
+             line to use that path)"
+        )));
+    }
+    if p.components().any(|c| c == std::path::Component::ParentDir) {
+        return Err(err(format!(
+            "{what} {path:?} climbs out of its directory with `..`; give a name inside it{}",
+            if allow_absolute {
+                ", or an absolute path"
+            } else {
+                ""
+            }
+        )));
+    }
+    Ok(())
+}
+
 /// The message when a filesystem refuses O_DIRECT.
 pub fn direct_refused(path: &Path, fs: Option<&str>) -> WorkloadError {
     let fs = fs.map_or("this filesystem".to_string(), |f| {
@@ -1533,6 +1562,34 @@ mod tests {
             let e = Manifest::load(&d, "t").unwrap_err().0;
             assert!(e.contains("damaged"), "{bad}: {e}");
         }
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn manifests_of_an_older_hostbench_still_load() {
+        let d = tmpdir("oldformat");
+        std::fs::write(d.join("a"), b"x").unwrap();
+        let md = std::fs::symlink_metadata(d.join("a")).unwrap();
+        let born = born_ns(&md);
+        std::fs::write(
+            d.join(Manifest::file_name("t")),
+            format!(
+                "{MAGIC}\nstate complete\nfile a {} {} {born} created\n",
+                md.dev(),
+                md.ino()
+            ),
+        )
+        .unwrap();
+        let m = Manifest::load(&d, "t").unwrap().unwrap();
+        let e = m.entry("a").unwrap();
+        assert_eq!((e.ctime_ns, e.size, e.token), (0, 0, 0));
+        // With a birth time it is still provably ours; without one, nothing proves it.
+        let want = if born != 0 {
+            Ownership::Ours
+        } else {
+            Ownership::Unproven
+        };
+        assert_eq!(m.ownership("a"), want);
         std::fs::remove_dir_all(&d).unwrap();
     }
 

@@ -1507,6 +1507,10 @@ impl Iozone {
             .filter(|s| !s.is_empty())
             .map(PathBuf::from)
             .collect();
+        for g in &given {
+            // A relative name stays in the current directory; an absolute one is the user's.
+            files::stays_inside(&g.to_string_lossy(), true, "file (-f/-F)")?;
+        }
         let dir = PathBuf::from(match p.text("dir") {
             "" => ".",
             d => d,

@@ -8,7 +8,42 @@ pub mod fio;
 pub mod iozone;
 pub mod smallfiles;
 
+use hostbench_core::params::Params;
 use hostbench_core::recorder::Counter;
+use hostbench_core::workload::WorkloadError;
+
+/// Checks that a disk workload's parameters name no file or directory outside the current
+/// directory (a suite entry's scratch directory): no absolute path and no `..` in `dir`,
+/// iozone's `files`, or a fio job's `directory`, `filename` and name. Other workloads pass.
+pub fn confine_to_current_dir(id: &str, params: &Params) -> Result<(), WorkloadError> {
+    let inside = |p: &str, what: &str| files::stays_inside(p, false, what);
+    match id {
+        "fileio" | "smallfiles" => inside(params.text("dir"), "parameter `dir`"),
+        "iozone" => {
+            inside(params.text("dir"), "parameter `dir`")?;
+            for f in params
+                .text("files")
+                .split(',')
+                .filter(|f| !f.trim().is_empty())
+            {
+                inside(f.trim(), "parameter `files`:")?;
+            }
+            Ok(())
+        }
+        "disk.fio" => {
+            inside(params.text("dir"), "parameter `dir`")?;
+            for j in fio::jobs_of(params)? {
+                let at = format!("job '{}': ", j.name);
+                inside(&j.directory, &format!("{at}directory"))?;
+                if let Some(f) = &j.filename {
+                    inside(f, &format!("{at}filename"))?;
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
 
 /// The counters every disk workload reports: read and write calls, fsyncs and other file
 /// operations, and the bytes moved each way.

@@ -129,6 +129,20 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
             }
         }
     }
+    for j in &jobs {
+        // The generated name ($jobname.$jobnum.$filenum) and a relative filename stay in the
+        // job's directory; an absolute filename is the user's own choice.
+        if j.filename.is_none() && (j.name.contains('/') || j.name == "..") {
+            return Err(WorkloadError(format!(
+                "job name '{}' contains a path: the job's file is named after it inside its \
+                 directory; use a plain name (and `directory`/`filename` for where it goes)",
+                j.name
+            )));
+        }
+        if let Some(f) = &j.filename {
+            crate::disk::files::stays_inside(f, true, &format!("job '{}': filename", j.name))?;
+        }
+    }
     Ok(jobs)
 }
 
