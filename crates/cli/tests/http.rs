@@ -2446,6 +2446,27 @@ fn long_runs_say_what_they_do_before_they_start() {
         "{early:?}"
     );
     assert!(rest.contains("Requests:"), "{rest:?}");
+    // httperf: its options echoed, then the report after the run.
+    let (early, rest, _err) = early_lines(
+        &[
+            "httperf",
+            "--server=127.0.0.1",
+            &format!("--port={}", s.port),
+            "--rate=1",
+            "--num-conns=7",
+        ],
+        Duration::from_secs(4),
+    );
+    let early = early.concat();
+    assert!(
+        early.starts_with(&format!(
+            "httperf --client=0/1 --server=127.0.0.1 --port={} --uri=/ --rate=1 ",
+            s.port
+        )) && early.ends_with("--num-conns=7 --num-calls=1\n"),
+        "{early:?}"
+    );
+    assert!(rest.starts_with("Maximum connect burst length"), "{rest:?}");
+    assert!(rest.contains("Total: connections 7 "), "{rest:?}");
 }
 
 #[test]
