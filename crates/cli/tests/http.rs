@@ -817,7 +817,9 @@ fn ab_posts_a_body_and_the_native_command_prints_peer_layouts() {
 fn ctrl_c_stops_a_run_and_keeps_what_it_measured() {
     let s = Serve::start(&[]);
     let child = spawn_piped(hb_std().args(["http", &s.url, "-d", "60s", "-c", "4", "-f", "json"]));
-    std::thread::sleep(Duration::from_millis(800));
+    // Long enough for the run to start on a loaded machine (0.8 s was not, under the whole
+    // test file on 2 busy CPUs).
+    std::thread::sleep(Duration::from_millis(2500));
     let t0 = Instant::now();
     let out = interrupt(child);
     assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
