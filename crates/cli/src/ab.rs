@@ -3,8 +3,9 @@
 //!
 //! Semantics follow ab (HTTP/1.0 requests, a new connection per request unless `-k`, the run
 //! ends at the first socket error unless `-r`, `-s` 30 s timeout) with deliberate fixes,
-//! documented in docs/http.md: `-t` never caps the run at 50,000 requests (with `-t` alone
-//! the run is time-limited only; with `-t` and `-n` whichever comes first), times print with
+//! documented in docs/http.md: `-t` follows ab's order rule (it replaces an earlier `-n`; a
+//! later `-n` holds, and then whichever comes first ends the run) but never caps the run at
+//! 50,000 requests, times print with
 //! sub-millisecond precision, and the requests run on several event loops (`-W`, httpd
 //! trunk's option; default one per CPU, at most `-c`).
 //!
@@ -77,6 +78,8 @@ Not supported (exit 2): -E (client certificate), -f SSL2/SSL3/TLS1/TLS1.1, https
 #[derive(Debug, Default)]
 struct AbArgs {
     requests: Option<u64>,
+    /// A `-n` that a later `-t` replaced (ab's `-t` sets the request count).
+    requests_reset: Option<u64>,
     concurrency: Option<u64>,
     time: Option<f64>,
     timeout: Option<f64>,
@@ -208,9 +211,22 @@ fn parse(args: &[String]) -> Result<Parsed> {
                         v
                     };
                     match c {
-                        'n' => a.requests = Some(num(c, &v, "a number of requests")?),
+                        'n' => {
+                            let n: u64 = num(c, &v, "a number of requests")?;
+                            if n == 0 {
+                                bail!("ab: -n 0: give at least 1 request");
+                            }
+                            a.requests = Some(n);
+                            a.requests_reset = None;
+                        }
                         'c' => a.concurrency = Some(num(c, &v, "a number of connections")?),
-                        't' => a.time = Some(num(c, &v, "a number of seconds")?),
+                        't' => {
+                            a.time = Some(num(c, &v, "a number of seconds")?);
+                            // As in ab: -t sets the request count, unless -n follows.
+                            if let Some(n) = a.requests.take() {
+                                a.requests_reset = Some(n);
+                            }
+                        }
                         's' => a.timeout = Some(num(c, &v, "a number of seconds")?),
                         'b' => a.window = Some(num(c, &v, "a buffer size in bytes")?),
                         'W' => a.workers = Some(num(c, &v, "a number of threads")?),
@@ -370,6 +386,21 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     {
         bail!("ab: -t {t}: give a positive number of seconds");
     }
+    if let (Some(t), None) = (a.time, a.requests) {
+        // ab's -t sets its request count to 50,000 (unless -n comes after it); hostbench
+        // drops that cap, and says so once.
+        match a.requests_reset {
+            Some(n) => eprintln!(
+                "ab: -t {t} after -n {n}: as in ab, -t replaces the request count (ab's with \
+                 50,000, hostbench's with no cap), so the run lasts {t} s; put -n after -t to \
+                 stop at {n} requests"
+            ),
+            None => eprintln!(
+                "ab: -t {t}: ab would also stop at 50,000 requests; hostbench runs for the \
+                 whole {t} s (give -n after -t for a request limit)"
+            ),
+        }
+    }
     let timeout = a.timeout.unwrap_or(30.0);
     if !(timeout.is_finite() && timeout > 0.0) {
         bail!("ab: -s {timeout}: give a positive number of seconds");
@@ -415,6 +446,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     };
     let threads = a.workers.unwrap_or(default_loops).min(conc as usize).max(1);
     let w = &HttpLoad;
+    let url_shown = url.clone();
     let mut ov: Vec<(String, String)> = vec![
         ("url".into(), url),
         ("connections".into(), conc.to_string()),
@@ -510,6 +542,21 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         });
     }
     let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
+    if ab_layout {
+        // ab's banner and Benchmarking line come before the run, so a long run does not
+        // look hung and `2>&1` logs keep ab's order.
+        let (host, _, _) = hostbench_report::http::target(&url_shown, None);
+        let through = match a.proxy.as_deref().map(str::trim) {
+            None | Some("") => String::new(),
+            Some(p) => format!("[through {p}] "),
+        };
+        exec::out(&hostbench_report::ab::started(
+            env!("CARGO_PKG_VERSION"),
+            &host,
+            &through,
+            heartbeat,
+        ));
+    }
     // -g: the file is created before the run (a bad path fails now, not after it), and the
     // records are bounded by -n, or by ab's 50,000 with -t alone.
     if let Some(path) = &a.csv {
@@ -555,6 +602,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             no_pct: a.no_pct,
             no_sd: a.no_sd,
             heartbeat,
+            started: true,
         };
         exec::out(&hostbench_report::ab::render_with(&result, layout));
     }

@@ -182,6 +182,18 @@ pub fn tool() -> ToolInfo {
     }
 }
 
+/// What a front-end wants printed on stdout when the run starts, after the workload's setup
+/// (wrk's `Running 10s test @ URL`): taken and printed once by the observer's `started`.
+static STARTED_TEXT: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Prints `text` on stdout when the next run starts (after setup, so a setup error is not
+/// preceded by it).
+pub fn print_when_started(text: String) {
+    if let Ok(mut t) = STARTED_TEXT.lock() {
+        *t = Some(text);
+    }
+}
+
 /// Writes to stdout, ignoring a closed pipe (the reader went away; nothing to tell it).
 /// The text goes through the one masking function: no password reaches stdout.
 pub fn out(s: &str) {
@@ -586,6 +598,9 @@ fn run_plan(
         fn started(&self) {
             if self.1 {
                 out(sysbench::started());
+            }
+            if let Some(t) = STARTED_TEXT.lock().ok().and_then(|mut t| t.take()) {
+                out(&t);
             }
         }
         fn interval(&self, s: &IntervalSample) {

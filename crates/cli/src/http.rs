@@ -347,6 +347,18 @@ pub fn run(a: HttpArgs, argv: &[String]) -> Result<ExitCode> {
         ..output
     };
     let saving = a.save.options()?;
+    if a.format == HttpFormat::Text {
+        // wrk's first lines, before the run: a long run does not look hung.
+        let what = if a.duration > 0.0 {
+            format!("{}s test", a.duration)
+        } else {
+            format!("test of {} requests", a.requests)
+        };
+        exec::print_when_started(format!(
+            "Running {what} @ {}\n  {threads} threads and {} connections\n",
+            a.url, a.connections
+        ));
+    }
     let (code, result) = exec::execute_returning(&plan, w, &output, &saving, "native", argv)?;
     let code = verdict(code, &result, true);
     let failed = result

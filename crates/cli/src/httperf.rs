@@ -421,13 +421,25 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     plan.percentiles = vec![50.0, 90.0, 99.0];
     plan.validate().map_err(|e| anyhow!("httperf: {e}"))?;
     let format = match a.format.as_str() {
-        "httperf" => Format::Layout(hostbench_report::httperf::render),
+        // The first line (the options echoed) when the run starts, the rest after it.
+        "httperf" => Format::Layout(hostbench_report::httperf::render_after_echo),
         "json" => Format::Json,
         "text" => Format::Layout(hostbench_report::http::render),
         f => bail!("httperf: --format={f}: use httperf, json or text"),
     };
     let output = Output::report(format);
     let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
+    if a.format == "httperf" {
+        let typed = |name: &str| hostbench_report::httperf::typed_in("httperf", argv, name);
+        exec::print_when_started(hostbench_report::httperf::echo(
+            &plan.params,
+            plan.rate,
+            plan.events,
+            None,
+            plan.params.text("url").starts_with("https://"),
+            &typed,
+        ));
+    }
     let (code, result) = exec::execute_returning(&plan, w, &output, &saving, "httperf", argv)?;
     // --num-conns counts connections, not requests: no note about a count not reached.
     Ok(crate::http::verdict(code, &result, false))

@@ -131,31 +131,45 @@ pub struct Layout {
     /// ab's heartbeat (past 150 requests or with `-t`, not with `-q`): the Benchmarking line
     /// ends at "(be patient)" instead of "(be patient).....done".
     pub heartbeat: bool,
+    /// The banner and the Benchmarking line were printed before the run ([`started`]): the
+    /// report goes on from there.
+    pub started: bool,
+}
+
+/// What ab prints before the run: its banner and `Benchmarking HOST [through PROXY] (be
+/// patient)`, then `...` (the rest of the line comes after the run) or, with the heartbeat, a
+/// line end (progress goes to stderr). `through` is `[through HOST:PORT] ` or empty.
+pub fn started(version: &str, host: &str, through: &str, heartbeat: bool) -> String {
+    format!(
+        "This is ApacheBench, Version 2.3 (hostbench {version}: a reimplementation, not ab)\n\
+         \nBenchmarking {host} {through}(be patient){}",
+        if heartbeat { "\n" } else { "..." }
+    )
 }
 
 /// ab's report, shaped by `o`.
 pub fn render_with(r: &RunResult, o: Layout) -> String {
-    let mut s = String::new();
     let m = Summary::of(r);
-    let _ = writeln!(
-        s,
-        "This is ApacheBench, Version 2.3 (hostbench {}: a reimplementation, not ab)",
-        r.tool.version
-    );
     let (host, through) = (&m.host, &m.through);
+    let mut s = if o.started {
+        String::new()
+    } else {
+        started(&r.tool.version, host, through, o.heartbeat)
+    };
     if m.aborted {
         // ab prints no report when a socket error ends the run (the error goes to stderr),
         // only how far it got.
-        let _ = writeln!(s, "\nBenchmarking {host} {through}(be patient)");
+        if !o.heartbeat {
+            s.push('\n');
+        }
         if r.metrics.events > 0 {
             let _ = writeln!(s, "Total of {} requests completed", r.metrics.events);
         }
         return s;
     }
-    // With ab's heartbeat the line ends at "(be patient)" (progress went to stderr);
-    // without it ab adds "..." and then "..done".
-    let done = if o.heartbeat { "" } else { ".....done" };
-    let _ = writeln!(s, "\nBenchmarking {host} {through}(be patient){done}\n\n");
+    // With ab's heartbeat the line ended at "(be patient)" (progress went to stderr);
+    // without it ab adds "..done" to the "..." printed before the run.
+    s.push_str(if o.heartbeat { "\n\n" } else { "..done\n\n\n" });
     let _ = writeln!(s, "Server Software:        {}", m.server);
     let _ = writeln!(s, "Server Hostname:        {host}");
     let _ = writeln!(s, "Server Port:            {}", m.port);

@@ -9,46 +9,78 @@
 //! (docs/http.md): the connection-time median is exact to 3 significant digits rather than
 //! taken from httperf's 1 ms bins.
 
-use crate::http::{errors, fact, is_tls, param_text, target, time_row};
-use hostbench_core::params::Value;
+use crate::http::{errors, fact, is_tls, target, time_row};
+use hostbench_core::params::{Params, Value};
 use hostbench_core::result::RunResult;
 use std::fmt::Write;
 
 /// httperf's report.
 pub fn render(r: &RunResult) -> String {
+    let typed = |name: &str| typed_in(&r.config.grammar, &r.config.command_line, name);
+    let mut s = echo(
+        &r.workload.params,
+        r.config.rate_per_s,
+        r.config.event_limit,
+        fact(r, "target_port"),
+        is_tls(r),
+        &typed,
+    );
+    s.push_str(&render_after_echo(r));
+    s
+}
+
+/// Whether an httperf command line (`grammar` "httperf") gave option `name` (getopt_long
+/// abbreviations included).
+pub fn typed_in(grammar: &str, command_line: &[String], name: &str) -> bool {
+    grammar == "httperf"
+        && command_line.iter().skip(2).any(|a| {
+            let k = a.trim_start_matches("--");
+            let k = k.split('=').next().unwrap_or("");
+            a.starts_with("--") && k.len() >= 2 && name.starts_with(k)
+        })
+}
+
+/// httperf's first line: the options it runs with, in its order, from the run's
+/// parameters, its rate and connection count (`port_fact`: the built-in server's port with
+/// `url=self`; `typed`: whether the command line gave an option). The httperf front-end
+/// prints it when the run starts, as httperf does.
+pub fn echo(
+    params: &Params,
+    rate: f64,
+    conns: u64,
+    port_fact: Option<f64>,
+    tls: bool,
+    typed: &dyn Fn(&str) -> bool,
+) -> String {
     let mut s = String::new();
-    let f = |n: &str| fact(r, n).unwrap_or(0.0);
-    let int = |n: &str| match r.workload.params.values().get(n) {
+    let values = params.values();
+    let text = |n: &str| match values.get(n) {
+        Some(Value::Text(t)) => t.clone(),
+        _ => String::new(),
+    };
+    let int = |n: &str| match values.get(n) {
         Some(Value::Int(i)) => *i,
         _ => 0,
     };
-    let (host, port, path) = target(&param_text(r, "url"), fact(r, "target_port"));
+    let (host, port, path) = target(&text("url"), port_fact);
     // httperf echoes its TLS options after the buffers.
     let mut ssl = String::new();
-    if is_tls(r) {
+    if tls {
         ssl.push_str(" --ssl");
-        let ciphers = param_text(r, "tls_ciphers");
+        let ciphers = text("tls_ciphers");
         if !ciphers.is_empty() {
             let _ = write!(ssl, " --ssl-ciphers={ciphers}");
         }
-        if r.workload.params.values().get("tls_resume") == Some(&Value::Bool(false)) {
+        if values.get("tls_resume") == Some(&Value::Bool(false)) {
             ssl.push_str(" --ssl-no-reuse");
         }
     }
     // The options line, in httperf's order; --timeout and --hog only when the httperf
     // command line gave them (httperf prints what was set, and a run of another grammar has
     // neither).
-    let typed = |name: &str| {
-        r.config.grammar == "httperf"
-            && r.config.command_line.iter().skip(2).any(|a| {
-                let k = a.trim_start_matches("--");
-                let k = k.split('=').next().unwrap_or("");
-                a.starts_with("--") && k.len() >= 2 && name.starts_with(k)
-            })
-    };
     let mut line = String::from("httperf");
     if typed("timeout")
-        && let Some(Value::Float(t)) = r.workload.params.values().get("timeout")
+        && let Some(Value::Float(t)) = values.get("timeout")
     {
         let _ = write!(line, " --timeout={t}");
     }
@@ -59,12 +91,11 @@ pub fn render(r: &RunResult) -> String {
         line,
         " --client=0/1 --server={host} --port={port} --uri={path}"
     );
-    if param_text(r, "http_version") == "1.0" {
+    if text("http_version") == "1.0" {
         line.push_str(" --http-version=1.0");
     }
-    let rate = r.config.rate_per_s;
     if rate > 0.0 {
-        if param_text(r, "schedule") == "poisson" {
+        if text("schedule") == "poisson" {
             let _ = write!(line, " --period=e{}", 1.0 / rate);
         } else {
             let _ = write!(line, " --rate={rate}");
@@ -80,7 +111,7 @@ pub fn render(r: &RunResult) -> String {
         buf("send_buffer", 4096),
         buf("recv_buffer", 16384)
     );
-    let headers = param_text(r, "headers");
+    let headers = text("headers");
     if !headers.trim().is_empty() {
         let joined: String = headers
             .lines()
@@ -89,25 +120,30 @@ pub fn render(r: &RunResult) -> String {
             .collect();
         let _ = write!(line, " --add-header='{joined}'");
     }
-    if r.workload.params.values().get("sessions") == Some(&Value::Bool(true)) {
-        let think = match r.workload.params.values().get("think") {
+    if values.get("sessions") == Some(&Value::Bool(true)) {
+        let think = match values.get("think") {
             Some(Value::Float(t)) => *t,
             _ => 0.0,
         };
         let _ = writeln!(
             s,
-            "{line} --wsess={},{},{think:.3}",
-            r.config.event_limit,
+            "{line} --wsess={conns},{},{think:.3}",
             int("calls").max(1)
         );
     } else {
         let _ = writeln!(
             s,
-            "{line} --num-conns={} --num-calls={}",
-            r.config.event_limit,
+            "{line} --num-conns={conns} --num-calls={}",
             int("calls").max(1)
         );
     }
+    s
+}
+
+/// httperf's report after its first line ([`echo`], printed when the run started).
+pub fn render_after_echo(r: &RunResult) -> String {
+    let mut s = String::new();
+    let f = |n: &str| fact(r, n).unwrap_or(0.0);
     let _ = writeln!(
         s,
         "Maximum connect burst length: {:.0}\n",

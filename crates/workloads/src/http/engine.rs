@@ -1476,6 +1476,16 @@ impl Engine<'_> {
             let now = self.clock.now();
             self.session_done(idx, now, false);
         }
+        if kind == ErrKind::TlsCertificate && self.fatal.is_none() {
+            // Every handshake would fail the same way: stop at the first, with the way out,
+            // rather than count thousands.
+            self.fatal = Some(format!(
+                "{msg} ({}:{}); the server's certificate is not trusted: for a self-signed \
+                 target pass -k/--insecure (tls_verify=off)",
+                self.cfg.addr.ip(),
+                self.cfg.addr.port()
+            ));
+        }
         // A close is not a socket error: ab counts the request and goes on.
         if self.cfg.stop_on_error && self.fatal.is_none() && kind != ErrKind::Closed {
             self.fatal = Some(format!(
