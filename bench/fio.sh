@@ -9,6 +9,10 @@
 #                   --iodepth=64 --readwrite=randrw --rwmixread=75   (GitLab's check)
 #   seqwrite_1m     --rw=write --bs=1M --iodepth=32 --direct=1 --ioengine=libaio
 #   null            --ioengine=null --rw=randread --bs=4k --size=1g (harness overhead)
+#   randread_buffered --rw=randread --bs=4k --ioengine=psync (buffered: the page cache of
+#                   the file is dropped first, fio's invalidate=1; with fio's default
+#                   fadvise_hint=1 readahead is off, so the reads reach the device)
+#   mmap_randrw     --rw=randrw --bs=4k --ioengine=mmap (madvise RANDOM on the mapping)
 # Figures come from each tool's JSON (`--output-format=json`, fio's field names):
 #   IOPS = Σ over jobs and directions of iops;
 #   CPU per I/O = (usr_cpu + sys_cpu)% × job_runtime / total I/Os, in µs — the CPU time
@@ -36,7 +40,7 @@ script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_dir=$(cd "$script_dir/.." && pwd)
 
 PAIRS=${PAIRS:-5}
-CASES=${CASES:-"randread_uring randread_aio gitlab seqwrite_1m null"}
+CASES=${CASES:-"randread_uring randread_aio gitlab seqwrite_1m null randread_buffered mmap_randrw"}
 RUNTIME=${RUNTIME:-5}
 SIZE=${SIZE:-1g}
 DIR=${DIR:-/var/tmp/hostbench-fio-bench}
@@ -65,6 +69,8 @@ case_args() {
     gitlab) echo "--randrepeat=1 --ioengine=libaio --direct=1 --gtod_reduce=1 --name=test --bs=4k --iodepth=64 --readwrite=randrw --rwmixread=75 --size=$SIZE --filename=$FILE" ;;
     seqwrite_1m) echo "--name=sw --filename=$FILE --size=$SIZE --rw=write --bs=1M --iodepth=32 --direct=1 --ioengine=libaio" ;;
     null) echo "--name=null --ioengine=null --rw=randread --bs=4k --size=1g" ;;
+    randread_buffered) echo "--name=rb --filename=$FILE --size=$SIZE --rw=randread --bs=4k --ioengine=psync" ;;
+    mmap_randrw) echo "--name=mm --filename=$FILE --size=$SIZE --rw=randrw --bs=4k --ioengine=mmap" ;;
     *) die "unknown case '$1'" ;;
     esac
 }

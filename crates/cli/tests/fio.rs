@@ -817,6 +817,22 @@ fn size_figures_read_as_fio_prints_them() {
         let ours = size_figures(&stdout_ok(&ours_args));
         assert_eq!(ours, theirs, "size={size} bs={bs}");
     }
+    // The layout line counts whole MiB as fio does (1500 KiB is "1MiB", not rounded up).
+    let layout = |out: &str| {
+        out.lines()
+            .find(|l| l.contains("Laying out IO file"))
+            .unwrap_or_else(|| panic!("no layout line in\n{out}"))
+            .to_string()
+    };
+    let job = ["--name=x", "--size=1500k", "--rw=read", "--bs=4k"];
+    let mut fio_args = job.to_vec();
+    fio_args.push("--filename=fio.dat");
+    let theirs = layout(&run_peer_fio(&d, &fio_args));
+    let ours_file = format!("--filename={}", s(&d.join("hb.dat")));
+    let mut ours_args = vec!["fio"];
+    ours_args.extend(job);
+    ours_args.extend([ours_file.as_str(), "--no-save"]);
+    assert_eq!(layout(&stdout_ok(&ours_args)), theirs);
     std::fs::remove_dir_all(d).unwrap();
 }
 

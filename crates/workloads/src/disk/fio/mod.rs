@@ -471,10 +471,11 @@ fn lay_out(
     )?;
     let created = std::fs::symlink_metadata(path).is_err();
     if let Some(log) = log {
+        // fio counts whole MiB (its `extend_size >> 20`): 1500 KiB reads "1MiB".
         log.line(&format!(
             "{}: Laying out IO file (1 file / {}MiB)",
             j.name,
-            need.div_ceil(1 << 20)
+            need >> 20
         ));
     }
     let interrupted = || match log {
