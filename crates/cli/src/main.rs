@@ -16,6 +16,7 @@ macro_rules! eprintln {
 
 mod ab;
 mod compare;
+mod config_file;
 mod exec;
 mod fio;
 mod generate;

@@ -219,7 +219,10 @@ fn table(runs: &[RunSummary]) -> String {
                 let _ = write!(head, " ({})", r.stop_reason.replace('_', " "));
             }
             [
-                cell(&r.id, 12),
+                hostbench_core::input::printable(&r.id)
+                    .chars()
+                    .take(12)
+                    .collect(),
                 cell(r.started_at.get(..19).unwrap_or(&r.started_at), 19).replace('T', " "),
                 r.label
                     .as_deref()

@@ -394,26 +394,7 @@ fn read_config(path: &str) -> Result<Vec<String>> {
         "--config-file",
         input::CONFIG_FILE_MAX,
     )?;
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let l = line.trim();
-        if l.is_empty() || l.starts_with('#') {
-            continue;
-        }
-        let Some((k, v)) = l.split_once('=') else {
-            // `mysql-password hunter2`: the rest of the line may be the password.
-            let name = l.split_whitespace().next().unwrap_or_default();
-            let shown = if hostbench_core::secret::is_secret_name(name) {
-                format!("{name} {}", hostbench_core::secret::MASK)
-            } else {
-                l.to_string()
-            };
-            bail!("{path}:{}: expected name=value, found '{shown}'", i + 1);
-        };
-        let v = v.trim().trim_matches('"').trim_matches('\'');
-        out.push(format!("--{}={v}", k.trim().trim_start_matches("--")));
-    }
-    Ok(out)
+    crate::config_file::parse(&text, path).map_err(anyhow::Error::msg)
 }
 
 fn want_value<'a>(o: &'a Opt, what: &str) -> Result<&'a str> {

@@ -51,18 +51,13 @@ impl Sqlite {
                 )));
             }
             Ok(m) => is_read_only(path, &m),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // Not there (or its directory is not one): nothing to read; creating it says
+            // what is wrong with the directory.
+            Err(_) => {
                 if !create {
                     return Ok(None);
                 }
                 false
-            }
-            Err(source) => {
-                return Err(StoreError::File {
-                    action: "cannot look at the results store",
-                    path: path.to_path_buf(),
-                    source,
-                });
             }
         };
         if read_only {
