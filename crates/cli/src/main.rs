@@ -58,28 +58,38 @@ fn monotonic_ns() -> u64 {
 
 /// SIGINT, SIGTERM and SIGHUP all stop a run the same way: the runner stops, the partial
 /// result is printed and saved, the files hostbench made are removed, and the exit code is
-/// 128 + the signal. A further signal later than [`SAME_REQUEST_NS`] means it: exit now.
+/// 128 + the signal. A further signal later than [`SAME_REQUEST_NS`] means it: exit now,
+/// with 128 + that signal.
 extern "C" fn on_signal(sig: libc::c_int) {
     let now = monotonic_ns().max(1);
-    if !hostbench_core::runner::INTERRUPT.swap(true, Ordering::SeqCst) {
-        hostbench_core::runner::INTERRUPT_SIGNAL.store(sig, Ordering::SeqCst);
-        FIRST_SIGNAL_NS.store(now, Ordering::SeqCst);
-        return;
+    // The first signal's time is claimed before anything else, so a second one handled at
+    // the same moment on another thread sees it and counts as the same request.
+    match FIRST_SIGNAL_NS.compare_exchange(0, now, Ordering::SeqCst, Ordering::SeqCst) {
+        Ok(_) => {
+            hostbench_core::runner::INTERRUPT_SIGNAL.store(sig, Ordering::SeqCst);
+            hostbench_core::runner::INTERRUPT.store(true, Ordering::SeqCst);
+        }
+        Err(first) if now.saturating_sub(first) < SAME_REQUEST_NS => {}
+        Err(_) => {
+            // SAFETY: _exit is async-signal-safe.
+            unsafe { libc::_exit(128 + sig) };
+        }
     }
-    let first = FIRST_SIGNAL_NS.load(Ordering::SeqCst);
-    if first != 0 && now.saturating_sub(first) < SAME_REQUEST_NS {
-        return;
-    }
-    let code = 128 + hostbench_core::runner::INTERRUPT_SIGNAL.load(Ordering::SeqCst);
-    // SAFETY: _exit is async-signal-safe.
-    unsafe { libc::_exit(code) };
 }
 
 fn install_signals() {
-    // SAFETY: installing a handler that only touches atomics, reads the clock and calls
-    // _exit, all async-signal-safe.
-    unsafe {
-        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: sigaction with a null new action only reads the current disposition into
+        // our struct; `signal` installs a handler that only touches atomics, reads the
+        // clock and calls _exit, all async-signal-safe.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            // A signal ignored by whoever started us stays ignored (`nohup`, `trap '' INT`).
+            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
+            {
+                continue;
+            }
             libc::signal(sig, on_signal as *const () as libc::sighandler_t);
         }
     }

@@ -879,7 +879,7 @@ pub fn prewarm(plan: &Plan, output: &Output) -> Result<std::process::ExitCode> {
         .context("this test has no prewarm command")?
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(match done {
-        StageDone::Interrupted => std::process::ExitCode::from(130),
+        StageDone::Interrupted => crate::interrupted_exit(),
         _ => std::process::ExitCode::SUCCESS,
     })
 }

@@ -305,6 +305,30 @@ fn sigterm_and_sighup_keep_the_partial_result_like_ctrl_c() {
 }
 
 #[test]
+fn a_hang_up_ignored_by_nohup_stays_ignored() {
+    let bin = assert_cmd::cargo::cargo_bin("hostbench");
+    let child = spawn_piped(
+        std::process::Command::new("nohup")
+            .arg(bin)
+            .env("HOSTBENCH_RESULTS_DB", process_store())
+            .args([
+                "cpu",
+                "--cpu-max-prime=2000",
+                "--time=2",
+                "--no-save",
+                "run",
+            ]),
+    );
+    std::thread::sleep(Duration::from_millis(700));
+    let out = signal(child, libc::SIGHUP, false);
+    assert_eq!(out.status.code(), Some(0), "{:?}", out);
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("General statistics:"), "{s}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("interrupted"), "{err}");
+}
+
+#[test]
 fn a_seed_beyond_2_pow_53_is_refused_and_time_seeds_stay_below_it() {
     let (code, _, err) = run(&[
         "cpu",

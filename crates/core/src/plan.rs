@@ -100,16 +100,38 @@ impl Plan {
         }
         if self.seed > crate::rand::MAX_SEED {
             return Err(format!(
-                "--rand-seed={} is too large (at most {} = 2^53 - 1, so that the seed in the \
-                 result reads back exactly in jq and JavaScript)",
+                "the random seed {} is too large (at most {} = 2^53 - 1, so that the seed in \
+                 the result reads back exactly in jq and JavaScript)",
                 self.seed,
                 crate::rand::MAX_SEED
             ));
         }
+        if let Some(f) = self.forced_shutdown_s
+            && !(f.is_finite() && f <= crate::units::MAX_SECONDS)
+        {
+            return Err(format!(
+                "--forced-shutdown={f} is too large (at most {} s, 10 years)",
+                crate::units::MAX_SECONDS
+            ));
+        }
+        if let Some(c) = self
+            .report_checkpoints
+            .iter()
+            .find(|&&c| !(c.is_finite() && c <= crate::units::MAX_SECONDS))
+        {
+            return Err(format!(
+                "--report-checkpoints value {c} is too large (at most {} s, 10 years)",
+                crate::units::MAX_SECONDS
+            ));
+        }
         if self.rate > MAX_RATE {
             return Err(format!(
-                "--rate={:e} is too large (at most {MAX_RATE:.0} events per second)",
-                self.rate
+                "--rate={} is too large (at most {MAX_RATE:.0} events per second)",
+                if self.rate < 1e15 {
+                    self.rate.to_string()
+                } else {
+                    format!("{:e}", self.rate)
+                }
             ));
         }
         if self.report_interval_s > 0.0 && self.report_interval_s < 0.001 {
