@@ -110,7 +110,7 @@ impl Plan {
             && !(f.is_finite() && f <= crate::units::MAX_SECONDS)
         {
             return Err(format!(
-                "--forced-shutdown={f} is too large (at most {} s, 10 years)",
+                "--forced-shutdown={f:e} is too large (at most {} s, 10 years)",
                 crate::units::MAX_SECONDS
             ));
         }
@@ -120,7 +120,7 @@ impl Plan {
             .find(|&&c| !(c.is_finite() && c <= crate::units::MAX_SECONDS))
         {
             return Err(format!(
-                "--report-checkpoints value {c} is too large (at most {} s, 10 years)",
+                "--report-checkpoints value {c:e} is too large (at most {} s, 10 years)",
                 crate::units::MAX_SECONDS
             ));
         }
