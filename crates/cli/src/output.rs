@@ -6,7 +6,7 @@
 //!   reached through a symlink or a hard link: compared by device and inode, with its
 //!   `-wal`/`-shm`/`-journal` files), any SQLite database or write-ahead log (by its header),
 //!   a device, FIFO or socket, and a directory, saying what the path is and what to do.
-//! - **Never half a file.** [`write`] writes a fresh temporary file in the target's
+//! - **Never half a file.** [`write()`] writes a fresh temporary file in the target's
 //!   directory (unpredictable name, `O_CREAT|O_EXCL|O_NOFOLLOW`), syncs it, and renames it
 //!   over the target: an interrupted write leaves the old file (or none), never a torn one.
 //!   A symlink at the name is followed to its target, which is replaced (the link stays).

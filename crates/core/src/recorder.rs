@@ -141,10 +141,10 @@ pub fn new_histogram() -> Histogram<u64> {
 /// until the thread publishes it between events, so a thread busy in a 300 ms event at
 /// the tick cannot hand it over in time; the interval would show its events in the rate
 /// and none in the latency. So while interval reports are on, each thread also records
-/// into a [`LiveLatency`]: log-linear buckets of atomic counters and sums that only the
+/// into a [`LiveLatency`](live::LiveLatency): log-linear buckets of atomic counters and sums that only the
 /// thread writes (plain load+store, no read-modify-write) and the controller reads at the
 /// tick without the thread's help. The bucket counts only grow, so an interval is the
-/// difference between two readings ([`LiveTotals`]).
+/// difference between two readings ([`LiveTotals`](live::LiveTotals)).
 ///
 /// Precision: 64 buckets per power of two (values within 1/64 of each other share a
 /// bucket; below 64 ns every value has its own), up to 2^42 ns (73 minutes; longer values

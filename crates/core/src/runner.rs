@@ -15,7 +15,7 @@
 //!
 //! Interval reports do not wait for workers at all: their event counts are read from the
 //! counters at the tick, and their latencies from each thread's
-//! [`LiveLatency`](crate::recorder::live::LiveLatency), which the controller reads at the
+//! [`LiveLatency`], which the controller reads at the
 //! tick without the thread's help. So an interval's latency is that of the events that
 //! completed in it, even when every thread is inside a long event at the tick.
 //!

@@ -13,7 +13,7 @@ use std::fmt;
 pub struct UnitError {
     /// The text as given.
     pub text: String,
-    /// What is wrong with it: "is not <accepted forms>" or "is too large (at most <limit>)".
+    /// What is wrong with it: `is not <accepted forms>` or `is too large (at most <limit>)`.
     pub problem: String,
 }
 

@@ -423,7 +423,7 @@ fn never_answered(sent: u64, responses: u64, errors: u64, timeouts: u64) -> bool
     sent > 0 && responses == 0 && errors == timeouts
 }
 
-/// [`never_answered`], read from the result of an `http.load` run: the front-ends make such
+/// `never_answered`, read from the result of an `http.load` run: the front-ends make such
 /// a run a failed one (exit 1).
 pub fn server_never_answered(r: &RunResult) -> bool {
     let fact = |n: &str| r.workload.facts.get(n).copied().unwrap_or(0.0) as u64;
