@@ -21,27 +21,6 @@ pub(crate) struct Mount {
     pub(crate) super_options: String,
 }
 
-/// Undoes mountinfo's octal escapes (`\040` for a space).
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
-            out.push(v);
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// Parses mountinfo text; malformed lines are skipped.
 pub(crate) fn parse_mountinfo(text: &str) -> Vec<Mount> {
     text.lines()
@@ -54,10 +33,10 @@ pub(crate) fn parse_mountinfo(text: &str) -> Vec<Mount> {
             }
             Some(Mount {
                 device_number: pre[2].to_string(),
-                mount_point: unescape(pre[4]),
+                mount_point: hostbench_core::input::unescape_octal(pre[4]),
                 options: pre[5].to_string(),
                 fs_type: post[0].to_string(),
-                source: unescape(post[1]),
+                source: hostbench_core::input::unescape_octal(post[1]),
                 super_options: post[2].to_string(),
             })
         })

@@ -334,26 +334,6 @@ fn parse_dev(s: &str) -> Option<u64> {
     Some(libc::makedev(a.parse().ok()?, b.parse().ok()?))
 }
 
-/// Undoes the octal escapes (`\040` for a space) of /proc/self/mountinfo and /proc/swaps.
-fn unescape_proc(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// The block device number a path names, following symlinks (`None` for anything else).
 fn block_rdev(path: &Path) -> Option<u64> {
     use std::os::unix::fs::FileTypeExt;
@@ -380,7 +360,7 @@ pub fn mounts_on(
             continue;
         }
         let (num, mnt, fstype, source) = (f[2], f[4], f[sep + 1], f[sep + 2]);
-        let source = unescape_proc(source);
+        let source = hostbench_core::input::unescape_octal(source);
         let by_num = parse_dev(num);
         let by_src = source
             .starts_with('/')
@@ -388,7 +368,10 @@ pub fn mounts_on(
             .flatten();
         for (name, d) in devs {
             if by_num == Some(*d) || by_src == Some(*d) {
-                let s = format!("{name} is mounted at {} ({fstype})", unescape_proc(mnt));
+                let s = format!(
+                    "{name} is mounted at {} ({fstype})",
+                    hostbench_core::input::unescape_octal(mnt)
+                );
                 if !out.contains(&s) {
                     out.push(s);
                 }
@@ -431,7 +414,7 @@ pub fn device_users(path: &Path, rdev: u64) -> Vec<String> {
             let Some(first) = line.split_whitespace().next() else {
                 continue;
             };
-            let swap = unescape_proc(first);
+            let swap = hostbench_core::input::unescape_octal(first);
             if let Some(d) = block_rdev(Path::new(&swap))
                 && let Some((name, _)) = devs.iter().find(|(_, x)| *x == d)
             {
