@@ -346,7 +346,7 @@ impl Latency {
         let s = rec.summary(percentiles);
         let mut buf = Vec::new();
         V2DeflateSerializer::new()
-            .serialize(&rec.hist, &mut buf)
+            .serialize(&*rec.histogram(), &mut buf)
             .expect("serializing a histogram into memory cannot fail");
         Latency {
             count: s.count,
@@ -354,7 +354,7 @@ impl Latency {
             avg_ns: s.avg_ns(),
             max_ns: s.max_ns,
             sum_ns: s.sum_ns,
-            stddev_ns: if rec.count > 0 { rec.hist.stdev() } else { 0.0 },
+            stddev_ns: rec.stdev(),
             percentiles: s.percentiles,
             hdr_histogram: base64_encode(&buf),
         }
@@ -722,7 +722,7 @@ mod tests {
         }
         let l = Latency::from_rec(&r, &[50.0]);
         let h = decode_histogram(&l.hdr_histogram).unwrap();
-        assert_eq!(h, r.hist);
+        assert_eq!(h, *r.histogram());
     }
 
     #[test]

@@ -486,6 +486,14 @@ fn event_loop(w: &mut dyn EventWorker, st: &mut ThreadState, shared: &Shared) {
             shared.in_event.fetch_add(1, Relaxed);
         }
         let t0 = clock.now();
+        if arrival.is_none() && t0 >= st.deadline {
+            // No event starts after the time limit (sysbench checks its timer before each
+            // event too). A thread that first runs after the limit — with thousands of
+            // threads on a few CPUs, most threads wait that long for their first time
+            // slice — would otherwise run a whole event and keep the run going: 4000 cpu
+            // threads with --time=1 took 1.9-4.4 s.
+            break;
+        }
         let step = w.event(counters);
         let t1 = clock.now();
         if arrival.is_some() {
@@ -1330,6 +1338,54 @@ mod tests {
         fn worker(&self, _tid: usize, _rng: Rng) -> Result<Worker, WorkloadError> {
             Ok(Worker::Event(Box::new(WaiterWorker(0))))
         }
+    }
+
+    /// Events that keep a CPU busy for 5 ms and note when they started.
+    struct Burner(Arc<Mutex<Vec<Instant>>>);
+    struct BurnerWorker(Arc<Mutex<Vec<Instant>>>);
+    impl EventWorker for BurnerWorker {
+        fn event(&mut self, _c: &crate::recorder::Counters) -> Result<Step, WorkloadError> {
+            let t = Instant::now();
+            self.0.lock().unwrap().push(t);
+            while t.elapsed() < Duration::from_millis(5) {
+                std::hint::spin_loop();
+            }
+            Ok(Step::Done)
+        }
+    }
+    impl Instance for Burner {
+        fn worker(&self, _tid: usize, _rng: Rng) -> Result<Worker, WorkloadError> {
+            Ok(Worker::Event(Box::new(BurnerWorker(self.0.clone()))))
+        }
+    }
+
+    /// Many more threads than CPUs: most threads get their first time slice late, some
+    /// after the time limit. None of them may start an event then (4000 cpu threads with
+    /// --time=1 ran 1.9-4.4 s when each late thread ran one event first).
+    #[test]
+    fn no_event_starts_after_the_time_limit_however_many_threads_wait_for_a_cpu() {
+        let starts = Arc::new(Mutex::new(Vec::new()));
+        let m = run(
+            &plan(1000, 0.05, 0.0, 0),
+            &Burner(starts.clone()),
+            Clock::monotonic(),
+            &Quiet,
+        )
+        .unwrap();
+        assert_eq!(m.stop, StopReason::TimeLimit);
+        // The run starts before any event does: the limit is no later than the first
+        // event's start plus the run time. 30 ms of slack for a thread preempted between
+        // its check and the event's first instruction.
+        let starts = starts.lock().unwrap();
+        let first = *starts.iter().min().unwrap();
+        let limit = first + Duration::from_millis(50 + 30);
+        let late = starts.iter().filter(|&&t| t > limit).count();
+        assert_eq!(
+            late,
+            0,
+            "{late} of {} events started after the limit",
+            starts.len()
+        );
     }
 
     #[test]

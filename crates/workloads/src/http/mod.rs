@@ -683,7 +683,7 @@ fn time_row(label: &str, r: &LatencyRec) -> Row {
             Some(r.count as f64),
             v(r.min_ns as f64),
             v(r.sum_ns as f64 / r.count.max(1) as f64),
-            v(if some { r.hist.stdev() } else { 0.0 }),
+            v(if some { r.stdev() } else { 0.0 }),
             v(r.percentile(50.0) as f64),
             v(r.max_ns as f64),
         ],
