@@ -36,7 +36,7 @@ mod suite;
 mod sysbench;
 
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// Monotonic time of the first SIGINT/SIGTERM/SIGHUP, ns (0: none yet).
 static FIRST_SIGNAL_NS: AtomicU64 = AtomicU64::new(0);
@@ -61,6 +61,13 @@ fn monotonic_ns() -> u64 {
 /// 128 + the signal. A further signal later than [`SAME_REQUEST_NS`] means it: exit now,
 /// with 128 + that signal.
 extern "C" fn on_signal(sig: libc::c_int) {
+    if PASSIVE.load(Ordering::SeqCst) && CRITICAL.load(Ordering::SeqCst) == 0 {
+        // A command that runs nothing (results, compare, report, ...) never looks at the
+        // flag: stop at once, as the signal's default action would (but with the exit code
+        // hostbench documents).
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(128 + sig) };
+    }
     let now = monotonic_ns().max(1);
     // The first signal's time is claimed before anything else, so a second one handled at
     // the same moment on another thread sees it and counts as the same request.
@@ -73,6 +80,46 @@ extern "C" fn on_signal(sig: libc::c_int) {
         Err(_) => {
             // SAFETY: _exit is async-signal-safe.
             unsafe { libc::_exit(128 + sig) };
+        }
+    }
+}
+
+/// Set by commands that run nothing ([`stop_at_once_on_signals`]).
+static PASSIVE: AtomicBool = AtomicBool::new(false);
+/// Sections of a passive command that a signal must not cut (a file half written beside
+/// its target): the signal waits for the section's end ([`Critical`]).
+static CRITICAL: AtomicUsize = AtomicUsize::new(0);
+
+/// For commands that run no workload and so never poll the stop flag (`results`,
+/// `compare`, `report`, `list`, `timer`, `sysinfo`, `generate`): SIGINT, SIGTERM and SIGHUP
+/// end the process at once with 128 + the signal, except inside a [`Critical`] section,
+/// which finishes first. (They used to set the flag nobody read: the first signal was
+/// swallowed.) The results store is SQLite, whose transactions survive such an exit.
+pub fn stop_at_once_on_signals() {
+    PASSIVE.store(true, Ordering::SeqCst);
+}
+
+/// A section no signal cuts short in a passive command: a signal that arrives inside it
+/// ends the process when the section ends. In a command that runs a workload it does
+/// nothing (the run's own stop handling applies).
+pub struct Critical(());
+
+impl Critical {
+    /// Enters the section.
+    pub fn enter() -> Critical {
+        CRITICAL.fetch_add(1, Ordering::SeqCst);
+        Critical(())
+    }
+}
+
+impl Drop for Critical {
+    fn drop(&mut self) {
+        if CRITICAL.fetch_sub(1, Ordering::SeqCst) == 1
+            && PASSIVE.load(Ordering::SeqCst)
+            && hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst)
+        {
+            let sig = hostbench_core::runner::INTERRUPT_SIGNAL.load(Ordering::SeqCst);
+            std::process::exit(128 + if sig > 0 { sig } else { libc::SIGINT });
         }
     }
 }

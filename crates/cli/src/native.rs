@@ -210,6 +210,18 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
     };
+    if matches!(
+        cli.command,
+        Command::List(_)
+            | Command::Timer(_)
+            | Command::Sysinfo(_)
+            | Command::Results(_)
+            | Command::Compare(_)
+            | Command::Report(_)
+            | Command::Generate(_)
+    ) {
+        crate::stop_at_once_on_signals();
+    }
     match cli.command {
         Command::Run(a) => run(a, argv),
         Command::Http(a) => crate::http::run(a, argv),

@@ -114,6 +114,7 @@ fn parent(path: &Path) -> PathBuf {
 pub fn check_writable(path: &Path, flag: &str, store: Option<&str>) -> Result<()> {
     check(path, flag, store)?;
     let target = target(path)?;
+    let _critical = crate::Critical::enter();
     let (f, tmp) = files::create_temp_beside(&target, 0o600)
         .with_context(|| format!("{flag} {}: cannot create a file there", path.display()))?;
     drop(f);
@@ -147,6 +148,8 @@ pub fn write(path: &Path, bytes: &[u8], flag: &str, store: Option<&str>) -> Resu
     let keep_mode = std::fs::metadata(&target)
         .ok()
         .map(|m| m.permissions().mode() & 0o7777);
+    // A signal in a passive command waits until the file is in place or removed.
+    let _critical = crate::Critical::enter();
     let (mut f, tmp) = files::create_temp_beside(&target, 0o666)
         .with_context(|| format!("{flag} {}: cannot create a file there", path.display()))?;
     let r = (|| -> std::io::Result<()> {

@@ -304,6 +304,40 @@ fn sigterm_and_sighup_keep_the_partial_result_like_ctrl_c() {
     }
 }
 
+/// `results`, `compare` and the other commands that run nothing never look at the stop
+/// flag: the first SIGTERM or Ctrl-C must end them (it used to be swallowed).
+#[test]
+fn a_command_that_runs_nothing_stops_at_the_first_signal() {
+    for (sig, code) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)] {
+        let db = tempfile::tempdir().unwrap();
+        // Reads its document from a pipe that stays open: it waits until stopped.
+        let mut child = hb_std()
+            .env("HOSTBENCH_RESULTS_DB", db.path().join("r.db"))
+            .args(["results", "import", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        // SAFETY: sending a signal to our own child.
+        unsafe { libc::kill(child.id() as i32, sig) };
+        let t = std::time::Instant::now();
+        let status = loop {
+            if let Some(st) = child.try_wait().unwrap() {
+                break st;
+            }
+            if t.elapsed() > Duration::from_secs(10) {
+                let _ = child.kill();
+                panic!("signal {sig}: still running 10 s after the signal");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(code), "signal {sig}");
+        drop(child.stdin.take());
+    }
+}
+
 #[test]
 fn a_hang_up_ignored_by_nohup_stays_ignored() {
     let bin = assert_cmd::cargo::cargo_bin("hostbench");
