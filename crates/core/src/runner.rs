@@ -1052,15 +1052,35 @@ impl<'a> Controller<'a> {
                 && !warming
                 && now >= t
             {
-                let at_limit = final_tick == Some(tick_no) && interrupted_at.is_none();
+                // The last grid point passed. A controller that wakes late (thousands of
+                // runnable threads on a few CPUs keep it waiting for a time slice) reports
+                // one interval up to now, named after the last point it passed — never
+                // after a point the interval ends long after — and a wake past the limit is
+                // the limit's interval.
+                let passed = (now
+                    .saturating_duration_since(self.measure_start)
+                    .as_secs_f64()
+                    / plan.report_interval_s)
+                    .floor() as u64;
+                let mut due = passed.max(tick_no);
+                if let Some(n) = final_tick {
+                    due = due.min(n);
+                }
+                let at_limit = final_tick == Some(due) && interrupted_at.is_none();
                 self.tick(
                     observer,
-                    (tick_no as f64 * plan.report_interval_s * 1e6).round() / 1e6,
+                    (due as f64 * plan.report_interval_s * 1e6).round() / 1e6,
                     at_limit,
                 );
-                // Stay on the grid; skip ticks that were missed.
+                // Stay on the grid; skip ticks that were missed, but never the limit's.
                 let elapsed = Instant::now().saturating_duration_since(self.measure_start);
-                tick_no = (elapsed.as_secs_f64() / plan.report_interval_s).floor() as u64 + 1;
+                tick_no = ((elapsed.as_secs_f64() / plan.report_interval_s).floor() as u64 + 1)
+                    .max(due + 1);
+                if let Some(n) = final_tick
+                    && due < n
+                {
+                    tick_no = tick_no.min(n);
+                }
                 next_tick = Some(self.measure_start + dur(tick_no as f64 * plan.report_interval_s));
             }
             if let Some(&c) = checkpoints.peek()
@@ -1112,7 +1132,7 @@ impl<'a> Controller<'a> {
         // it: report that interval all the same, so the last line does not depend on who
         // got there first.
         if let (Some(n), Some(d)) = (final_tick, deadline)
-            && tick_no == n
+            && tick_no <= n
             && !warming
             && interrupted_at.is_none()
             && !self.shared.events_exhausted.load(Relaxed)
@@ -1338,6 +1358,39 @@ mod tests {
         fn worker(&self, _tid: usize, _rng: Rng) -> Result<Worker, WorkloadError> {
             Ok(Worker::Event(Box::new(WaiterWorker(0))))
         }
+    }
+
+    /// An observer that takes 1.6 s to print its first interval, as a controller kept
+    /// from its CPU by thousands of runnable threads does.
+    struct SlowFirst(Mutex<Vec<(f64, usize)>>);
+    impl Observer for SlowFirst {
+        fn interval(&self, s: &IntervalSample) {
+            let mut v = self.0.lock().unwrap();
+            v.push((s.t_s, s.threads));
+            if v.len() == 1 {
+                thread::sleep(Duration::from_millis(1600));
+            }
+        }
+    }
+
+    /// A late controller still reports the interval that ends on the limit, and names an
+    /// interval after the last grid point it passed (4000 cpu threads printed `[ 1s ]` for
+    /// 0-2.3 s and nothing for 2 s).
+    #[test]
+    fn a_late_controller_still_reports_the_interval_ending_on_the_limit() {
+        let obs = SlowFirst(Mutex::new(Vec::new()));
+        let m = run(
+            &plan(2, 2.0, 0.5, 0),
+            &Sleepy(Duration::from_millis(10)),
+            Clock::monotonic(),
+            &obs,
+        )
+        .unwrap();
+        assert_eq!(m.stop, StopReason::TimeLimit);
+        let seen = obs.0.lock().unwrap().clone();
+        assert_eq!(seen.first().map(|s| s.0), Some(0.5), "{seen:?}");
+        assert_eq!(seen.last(), Some(&(2.0, 2)), "{seen:?}");
+        assert_eq!(grid(&m).last(), Some(&2.0));
     }
 
     /// Events that keep a CPU busy for 5 ms and note when they started.
