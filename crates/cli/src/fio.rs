@@ -243,7 +243,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         None if first.randrepeat => 0x0F10_5EED,
         None => 0,
     };
-    plan.validate().map_err(|e| anyhow!("fio: {e}"))?;
+    plan.validate_as(&hostbench_core::plan::OptionNames::FIO)
+        .map_err(|e| anyhow!("fio: {e}"))?;
     if let Some(path) = &cmd.output {
         // Fail before the run, not after it (and never over the store or a database).
         crate::output::check_writable(

@@ -1058,3 +1058,37 @@ fn fadvise_hint_gives_the_kernel_fios_advice() {
     );
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// The general limits (time, warmup, seed) are named as fio spells them, never with
+/// sysbench's option names.
+#[test]
+fn limits_are_named_with_fios_options() {
+    let dir = tmp("names");
+    let f = s(&dir.join("f"));
+    for (opt, want) in [
+        ("--runtime=99999999999", "runtime=99999999999 is too large"),
+        (
+            "--ramp_time=99999999999",
+            "ramp_time=99999999999 is too large",
+        ),
+        (
+            "--randseed=9007199254740993",
+            "randseed=9007199254740993 is too large",
+        ),
+    ] {
+        let (code, _, err) = run(&[
+            "fio",
+            "--name=x",
+            "--rw=read",
+            "--size=64k",
+            &format!("--filename={f}"),
+            opt,
+        ]);
+        assert_eq!(code, 2, "{opt}: {err}");
+        assert!(err.contains(want), "{opt}: {err}");
+        assert!(
+            !err.contains("--time") && !err.contains("--warmup") && !err.contains("random seed"),
+            "{opt}: {err}"
+        );
+    }
+}

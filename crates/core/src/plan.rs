@@ -37,6 +37,44 @@ pub struct Plan {
     pub seed: u64,
 }
 
+/// How a grammar spells the general options, for the messages of [`Plan::validate_as`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OptionNames {
+    /// Worker threads.
+    pub threads: &'static str,
+    /// Time limit.
+    pub time: &'static str,
+    /// Warmup.
+    pub warmup: &'static str,
+    /// Open-loop rate.
+    pub rate: &'static str,
+    /// Interval reports.
+    pub report_interval: &'static str,
+    /// Random seed.
+    pub seed: &'static str,
+}
+
+impl OptionNames {
+    /// sysbench's (and the native command line's).
+    pub const SYSBENCH: OptionNames = OptionNames {
+        threads: "--threads",
+        time: "--time",
+        warmup: "--warmup-time",
+        rate: "--rate",
+        report_interval: "--report-interval",
+        seed: "--rand-seed",
+    };
+    /// fio's (job options, as in a job file or after `--` on the command line).
+    pub const FIO: OptionNames = OptionNames {
+        threads: "numjobs",
+        time: "runtime",
+        warmup: "ramp_time",
+        rate: "rate_iops",
+        report_interval: "status-interval",
+        seed: "randseed",
+    };
+}
+
 /// The highest `--rate` accepted: one arrival per nanosecond. A rate beyond the clock's
 /// resolution cannot be scheduled (and `1e300` printed as a 301-digit number).
 pub const MAX_RATE: f64 = 1e9;
@@ -65,31 +103,37 @@ impl Plan {
         }
     }
 
-    /// Checks the general limits; the message names the option to fix.
+    /// Checks the general limits; the message names the option to fix, as sysbench and the
+    /// native command line spell it.
     pub fn validate(&self) -> Result<(), String> {
+        self.validate_as(&OptionNames::SYSBENCH)
+    }
+
+    /// [`validate`](Self::validate), naming the options as the front-end's grammar does.
+    pub fn validate_as(&self, n: &OptionNames) -> Result<(), String> {
         if self.threads == 0 {
-            return Err("--threads must be at least 1".into());
+            return Err(format!("{} must be at least 1", n.threads));
         }
         if self.threads > 100_000 {
             return Err(format!(
-                "--threads={} is more than hostbench can start",
-                self.threads
+                "{}={} is more than hostbench can start",
+                n.threads, self.threads
             ));
         }
         for (name, v) in [
-            ("--time", self.time_s),
-            ("--warmup-time", self.warmup_s),
-            ("--rate", self.rate),
-            ("--report-interval", self.report_interval_s),
+            (n.time, self.time_s),
+            (n.warmup, self.warmup_s),
+            (n.rate, self.rate),
+            (n.report_interval, self.report_interval_s),
         ] {
             if !v.is_finite() || v < 0.0 {
                 return Err(format!("{name} must be zero or positive, not {v}"));
             }
         }
         for (name, v) in [
-            ("--time", self.time_s),
-            ("--warmup-time", self.warmup_s),
-            ("--report-interval", self.report_interval_s),
+            (n.time, self.time_s),
+            (n.warmup, self.warmup_s),
+            (n.report_interval, self.report_interval_s),
         ] {
             if v > crate::units::MAX_SECONDS {
                 return Err(format!(
@@ -100,8 +144,9 @@ impl Plan {
         }
         if self.seed > crate::rand::MAX_SEED {
             return Err(format!(
-                "the random seed {} is too large (at most {} = 2^53 - 1, so that the seed in \
-                 the result reads back exactly in jq and JavaScript)",
+                "{}={} is too large (at most {} = 2^53 - 1, so that the seed in the result \
+                 reads back exactly in jq and JavaScript)",
+                n.seed,
                 self.seed,
                 crate::rand::MAX_SEED
             ));
@@ -126,7 +171,8 @@ impl Plan {
         }
         if self.rate > MAX_RATE {
             return Err(format!(
-                "--rate={} is too large (at most {MAX_RATE:.0} events per second)",
+                "{}={} is too large (at most {MAX_RATE:.0} events per second)",
+                n.rate,
                 if self.rate < 1e15 {
                     self.rate.to_string()
                 } else {
@@ -135,7 +181,7 @@ impl Plan {
             ));
         }
         if self.report_interval_s > 0.0 && self.report_interval_s < 0.001 {
-            return Err("--report-interval must be at least 0.001 s".into());
+            return Err(format!("{} must be at least 0.001 s", n.report_interval));
         }
         for &p in &self.percentiles {
             if !(0.0..=100.0).contains(&p) {
