@@ -76,13 +76,16 @@ impl Scratch {
             previous.join(base)
         };
         let dir = base.join(format!("{PREFIX}{}-{index}", std::process::id()));
-        std::fs::create_dir(&dir).with_context(|| {
-            format!(
-                "cannot create a scratch directory in {} for the disk entries; give a writable \
+        // Private (0700): nobody else can put a file in it that the removal would take.
+        std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
+            .create(&dir)
+            .with_context(|| {
+                format!(
+                    "cannot create a scratch directory in {} for the disk entries; give a writable \
                  directory with --directory DIR",
-                base.display()
-            )
-        })?;
+                    base.display()
+                )
+            })?;
         std::env::set_current_dir(&dir)
             .with_context(|| format!("cannot enter {}", dir.display()))?;
         let mut s = Scratch {
@@ -109,7 +112,9 @@ impl Drop for Scratch {
             eprintln!("WARNING: {e:#}");
         }
         let _ = std::env::set_current_dir(&self.previous);
-        // The directory is ours and only the entry's runs wrote in it.
+        // The directory is ours (created here, mode 0700, never a symlink: `create` fails
+        // on any existing name) and only the entry's runs wrote in it; remove_dir_all does
+        // not follow symlinks inside it.
         if let Err(e) = std::fs::remove_dir_all(&self.dir) {
             eprintln!(
                 "WARNING: could not remove the scratch directory {}: {e}",
