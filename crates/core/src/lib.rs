@@ -7,6 +7,8 @@
 //! compare`, `hostbench report`). No command-line parsing, drivers or printing live here.
 #![deny(missing_docs)]
 
+pub mod base64;
+pub mod civil;
 pub mod clock;
 pub mod compare;
 pub mod fio_hist;

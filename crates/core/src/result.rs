@@ -356,7 +356,7 @@ impl Latency {
             sum_ns: s.sum_ns,
             stddev_ns: rec.stdev(),
             percentiles: s.percentiles,
-            hdr_histogram: base64_encode(&buf),
+            hdr_histogram: crate::base64::encode(&buf),
         }
     }
 }
@@ -455,7 +455,7 @@ impl RunResult {
             schema_version: SCHEMA_VERSION,
             id: run_id(ctx.started_unix_s, m.seed),
             tool: ctx.tool,
-            started_at: rfc3339_utc(ctx.started_unix_s),
+            started_at: crate::civil::rfc3339_utc(ctx.started_unix_s),
             label: ctx.label,
             workload: WorkloadInfo {
                 id: plan.workload.clone(),
@@ -605,74 +605,9 @@ fn run_id(t: f64, seed: u64) -> String {
     format!("{:016x}{:016x}", part(), part())
 }
 
-/// Year, month (1-12) and day (1-31) of `days` since 1970-01-01 (Howard Hinnant's
-/// days-to-civil, proleptic Gregorian).
-pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// Formats unix seconds as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-pub fn rfc3339_utc(unix_s: f64) -> String {
-    let secs = unix_s.floor() as i64;
-    let ms = ((unix_s - secs as f64) * 1000.0) as u32;
-    let days = secs.div_euclid(86_400);
-    let sod = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z",
-        sod / 3600,
-        sod % 3600 / 60,
-        sod % 60
-    )
-}
-
-fn base64_encode(data: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for c in data.chunks(3) {
-        let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= c.len() {
-                out.push(T[(n >> (18 - 6 * i)) as usize & 63] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 /// Decodes a latency histogram written by [`Latency::from_rec`].
 pub fn decode_histogram(b64: &str) -> Option<hdrhistogram::Histogram<u64>> {
-    let mut bytes = Vec::with_capacity(b64.len() * 3 / 4);
-    let mut acc = 0u32;
-    let mut bits = 0;
-    for ch in b64.bytes() {
-        let v = match ch {
-            b'A'..=b'Z' => ch - b'A',
-            b'a'..=b'z' => ch - b'a' + 26,
-            b'0'..=b'9' => ch - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            b'=' => break,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            bytes.push((acc >> bits) as u8);
-        }
-    }
+    let bytes = crate::base64::decode(b64)?;
     hdrhistogram::serialization::Deserializer::new()
         .deserialize(&mut &bytes[..])
         .ok()
@@ -705,13 +640,6 @@ mod tests {
         let w = slow_clock_warning(150.0).unwrap();
         assert_eq!(w.kind, WarningKind::SlowClock);
         assert!(w.message.contains("costs 150 ns"), "{}", w.message);
-    }
-
-    #[test]
-    fn dates() {
-        assert_eq!(rfc3339_utc(0.0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(rfc3339_utc(1_795_000_000.25), "2026-11-18T11:06:40.250Z");
-        assert_eq!(rfc3339_utc(951_782_400.0), "2000-02-29T00:00:00.000Z");
     }
 
     #[test]

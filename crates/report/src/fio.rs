@@ -607,22 +607,7 @@ fn ctime(unix: i64) -> String {
 
 /// Unix seconds of an RFC 3339 UTC timestamp as results carry (`2026-11-22T20:02:09.123Z`).
 fn unix_of(ts: &str) -> f64 {
-    let p = |a: usize, b: usize| {
-        ts.get(a..b)
-            .and_then(|s| s.parse::<i64>().ok())
-            .unwrap_or(0)
-    };
-    let (y, m, d) = (p(0, 4), p(5, 7), p(8, 10));
-    let (hh, mm, ss) = (p(11, 13), p(14, 16), p(17, 19));
-    let ms = p(20, 23);
-    let y2 = if m <= 2 { y - 1 } else { y };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    (days * 86_400 + hh * 3600 + mm * 60 + ss) as f64 + ms as f64 / 1000.0
+    hostbench_core::civil::parse_rfc3339_ms(ts).map_or(0.0, |ms| ms as f64 / 1000.0)
 }
 
 fn version() -> String {

@@ -35,32 +35,13 @@ fn int(r: &RunResult, name: &str) -> Option<i64> {
     }
 }
 
-/// `Sun Nov 22 20:08:15 2026` (C's `ctime`, UTC) from an RFC 3339 UTC timestamp.
+/// `Sun Nov 22 20:08:15 2026` (C's `ctime`, UTC) from an RFC 3339 UTC timestamp; the text
+/// itself when it is not one.
 pub fn ctime(rfc3339: &str) -> String {
-    let num = |a: usize, b: usize| -> Option<i64> { rfc3339.get(a..b)?.parse().ok() };
-    let (Some(y), Some(m), Some(d), Some(hh), Some(mm), Some(ss)) = (
-        num(0, 4),
-        num(5, 7),
-        num(8, 10),
-        num(11, 13),
-        num(14, 16),
-        num(17, 19),
-    ) else {
-        return rfc3339.to_string();
-    };
-    // Howard Hinnant's days-from-civil, then the weekday (1970-01-01 was a Thursday).
-    let yy = if m <= 2 { y - 1 } else { y };
-    let era = yy.div_euclid(400);
-    let yoe = yy - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let wd = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][days.rem_euclid(7) as usize];
-    let mon = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ][((m - 1).clamp(0, 11)) as usize];
-    format!("{wd} {mon} {d:2} {hh:02}:{mm:02}:{ss:02} {y}")
+    match hostbench_core::civil::parse_rfc3339_ms(rfc3339) {
+        Some(ms) => hostbench_core::civil::ctime(ms.div_euclid(1000), false),
+        None => rfc3339.to_string(),
+    }
 }
 
 /// What IOzone calls a child: "thread" with -T, else "process".

@@ -60,31 +60,7 @@ pub fn num(v: f64) -> String {
     if s == "-0" { "0".into() } else { s }
 }
 
-/// C's `ctime` of seconds since 1970 (`Sun Nov 22 09:49:20 2026`, no newline), the day of
-/// the month padded with a space as C does, or with a zero (`zero_day`) as APR's
-/// `apr_ctime` does.
-pub fn ctime(secs: i64, zero_day: bool) -> String {
-    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let days = secs.div_euclid(86_400);
-    let sod = secs.rem_euclid(86_400);
-    let (y, m, d) = hostbench_core::result::civil_from_days(days);
-    let day = if zero_day {
-        format!("{d:02}")
-    } else {
-        format!("{d:2}")
-    };
-    format!(
-        "{} {} {day} {:02}:{:02}:{:02} {y}",
-        DAYS[days.rem_euclid(7) as usize],
-        MONTHS[(m - 1) as usize],
-        sod / 3600,
-        sod % 3600 / 60,
-        sod % 60
-    )
-}
+pub use hostbench_core::civil::ctime;
 
 #[cfg(test)]
 mod tests {

@@ -3,6 +3,12 @@
 //! No time zone database: a time without an offset is UTC.
 
 use crate::StoreError;
+use hostbench_core::civil::{parse_date, parse_digits, parse_rfc3339_ms};
+
+/// Parses an RFC 3339 timestamp into Unix milliseconds (`civil::parse_rfc3339_ms`).
+pub fn parse_timestamp_ms(s: &str) -> Option<i64> {
+    parse_rfc3339_ms(s)
+}
 
 /// Which end of a date range a bound is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,100 +21,6 @@ pub enum Bound {
 
 const DAY_MS: i64 = 86_400_000;
 
-/// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = i64::from(m);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn days_in_month(y: i64, m: u32) -> u32 {
-    match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        _ if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
-        _ => 28,
-    }
-}
-
-fn num(s: &str) -> Option<u32> {
-    (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| s.parse().ok())
-        .flatten()
-}
-
-/// Parses `YYYY-MM-DD`; returns the day number.
-fn parse_date(s: &str) -> Option<i64> {
-    let mut it = s.splitn(3, '-');
-    let (y, m, d) = (it.next()?, it.next()?, it.next()?);
-    if y.len() != 4 || m.len() != 2 || d.len() != 2 {
-        return None;
-    }
-    let (y, m, d) = (i64::from(num(y)?), num(m)?, num(d)?);
-    if !(1..=12).contains(&m) || d == 0 || d > days_in_month(y, m) {
-        return None;
-    }
-    Some(days_from_civil(y, m, d))
-}
-
-/// Parses `HH:MM[:SS[.fff]]`; returns milliseconds into the day.
-fn parse_clock(s: &str) -> Option<i64> {
-    let (hms, frac) = match s.split_once('.') {
-        Some((a, b)) => (a, Some(b)),
-        None => (s, None),
-    };
-    let parts: Vec<&str> = hms.split(':').collect();
-    if !(2..=3).contains(&parts.len()) || parts.iter().any(|p| p.len() != 2) {
-        return None;
-    }
-    let h = num(parts[0])?;
-    let mi = num(parts[1])?;
-    let sec = parts.get(2).map_or(Some(0), |p| num(p))?;
-    if h > 23 || mi > 59 || sec > 60 || (frac.is_some() && parts.len() != 3) {
-        return None;
-    }
-    let ms = match frac {
-        Some(f) if !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()) => {
-            let f3: String = f.chars().chain("000".chars()).take(3).collect();
-            i64::from(num(&f3)?)
-        }
-        Some(_) => return None,
-        None => 0,
-    };
-    Some(((i64::from(h) * 60 + i64::from(mi)) * 60 + i64::from(sec)) * 1000 + ms)
-}
-
-/// Parses an RFC 3339 timestamp (`2026-11-18T11:06:40.250Z`, `...+02:00`; a space instead of
-/// `T` and a missing offset, taken as UTC, are accepted) into Unix milliseconds.
-pub fn parse_timestamp_ms(s: &str) -> Option<i64> {
-    let s = s.trim();
-    if s.len() < 16 {
-        return None;
-    }
-    let (date, rest) = s.split_at(10);
-    let day = parse_date(date)?;
-    let rest = rest.strip_prefix(['T', 't', ' '])?;
-    let (clock, offset_ms) = if let Some(c) = rest.strip_suffix(['Z', 'z']) {
-        (c, 0)
-    } else if let Some(i) = rest.rfind(['+', '-']) {
-        let (c, off) = rest.split_at(i);
-        let sign = if off.starts_with('-') { -1 } else { 1 };
-        let (oh, om) = off[1..].split_once(':')?;
-        let (oh, om) = (num(oh)?, num(om)?);
-        if oh > 23 || om > 59 || off.len() != 6 {
-            return None;
-        }
-        (c, sign * i64::from(oh * 60 + om) * 60_000)
-    } else {
-        (rest, 0)
-    };
-    Some(day * DAY_MS + parse_clock(clock)? - offset_ms)
-}
-
 /// Parses `7d`, `12h`, `90m`, `30s`, `2w` into milliseconds.
 fn parse_ago(s: &str) -> Option<i64> {
     let unit = s.chars().last()?;
@@ -120,7 +32,7 @@ fn parse_ago(s: &str) -> Option<i64> {
         'w' => 7 * DAY_MS,
         _ => return None,
     };
-    let n: i64 = num(&s[..s.len() - 1])?.into();
+    let n: i64 = parse_digits(&s[..s.len() - 1])?.into();
     Some(n * per)
 }
 
@@ -156,7 +68,7 @@ pub fn now_ms() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hostbench_core::result::rfc3339_utc;
+    use hostbench_core::civil::rfc3339_utc;
 
     #[test]
     fn timestamps_round_trip_with_the_result_format() {

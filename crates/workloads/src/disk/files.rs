@@ -690,16 +690,26 @@ unsafe impl Send for AlignedBuf {}
 unsafe impl Sync for AlignedBuf {}
 
 impl AlignedBuf {
-    /// `len` zero bytes aligned to [`DIRECT_ALIGN`] (at least one page is allocated).
+    /// `len` zero bytes aligned to [`DIRECT_ALIGN`] (at least one page is allocated); aborts
+    /// when memory runs out, as a `Vec` does.
     pub fn new(len: usize) -> AlignedBuf {
         let size = len.max(1).next_multiple_of(DIRECT_ALIGN);
-        let layout = std::alloc::Layout::from_size_align(size, DIRECT_ALIGN)
-            .expect("size rounded to the alignment fits a layout");
+        Self::try_new(len).unwrap_or_else(|| {
+            std::alloc::handle_alloc_error(
+                std::alloc::Layout::from_size_align(size, DIRECT_ALIGN)
+                    .unwrap_or(std::alloc::Layout::new::<u8>()),
+            )
+        })
+    }
+
+    /// [`new`](Self::new), or `None` when the memory cannot be had (or `len` is absurd).
+    pub fn try_new(len: usize) -> Option<AlignedBuf> {
+        let size = len.max(1).checked_next_multiple_of(DIRECT_ALIGN)?;
+        let layout = std::alloc::Layout::from_size_align(size, DIRECT_ALIGN).ok()?;
         // SAFETY: the layout has a non-zero size.
         let p = unsafe { std::alloc::alloc_zeroed(layout) };
-        let ptr =
-            std::ptr::NonNull::new(p).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
-        AlignedBuf { ptr, len, layout }
+        let ptr = std::ptr::NonNull::new(p)?;
+        Some(AlignedBuf { ptr, len, layout })
     }
 
     /// Fills the buffer with bytes that do not compress or dedupe trivially.

@@ -39,7 +39,6 @@ use hostbench_core::recorder::Counter;
 use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
 use hostbench_core::runner::RunControl;
 use hostbench_core::workload::*;
-use std::alloc::Layout;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::os::fd::AsRawFd;
@@ -59,8 +58,6 @@ pub const PVECMAX: usize = 16;
 pub const CROSSOVER: u64 = 16 << 20;
 /// Smallest record IOzone keeps above the crossover.
 pub const CROSSOVER_MIN_RECORD: u64 = 64 << 10;
-/// Alignment of the I/O buffers (`O_DIRECT` needs the logical block size; a page covers it).
-const ALIGN: usize = 4096;
 
 const ALL_TESTS: &str = "0,1,2,3,4,5,6,7,8,9,10,11,12";
 
@@ -672,47 +669,6 @@ pub fn permutation(n: u64, rng: &mut Rng) -> Vec<u32> {
     v
 }
 
-/// A page-aligned buffer, filled with IOzone's kind of non-zero pattern.
-struct AlignedBuf {
-    ptr: *mut u8,
-    layout: Layout,
-}
-
-// SAFETY: the buffer is owned by one worker at a time.
-unsafe impl Send for AlignedBuf {}
-
-impl AlignedBuf {
-    fn new(len: usize) -> Result<AlignedBuf, WorkloadError> {
-        let layout = Layout::from_size_align(len.max(1).next_multiple_of(ALIGN), ALIGN)
-            .map_err(|e| WorkloadError(format!("I/O buffer of {len} B: {e}")))?;
-        // SAFETY: non-zero size.
-        let ptr = unsafe { std::alloc::alloc(layout) };
-        if ptr.is_null() {
-            return Err(WorkloadError(format!(
-                "could not allocate an I/O buffer of {len} B; use a smaller record size"
-            )));
-        }
-        // SAFETY: freshly allocated, `layout.size()` bytes.
-        unsafe { std::ptr::write_bytes(ptr, 0xA5, layout.size()) };
-        Ok(AlignedBuf { ptr, layout })
-    }
-    fn slice(&self, len: usize) -> &[u8] {
-        // SAFETY: len <= size (callers ask for at most the allocated length).
-        unsafe { std::slice::from_raw_parts(self.ptr, len.min(self.layout.size())) }
-    }
-    fn slice_mut(&mut self, len: usize) -> &mut [u8] {
-        // SAFETY: as above, and &mut self.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, len.min(self.layout.size())) }
-    }
-}
-
-impl Drop for AlignedBuf {
-    fn drop(&mut self) {
-        // SAFETY: allocated with this layout.
-        unsafe { std::alloc::dealloc(self.ptr, self.layout) };
-    }
-}
-
 /// Children meet here before and after every phase. The last to arrive runs a closure (reset
 /// the stonewall; aggregate the phase) and notes the release time. A child that leaves the
 /// run (limit, Ctrl-C, error) breaks the gate so no one waits for it forever.
@@ -1013,7 +969,7 @@ impl Child {
         phase: Phase,
         fsize: u64,
         rec: u64,
-        buf: &mut AlignedBuf,
+        buf: &mut files::AlignedBuf,
         purge: &mut [u8],
     ) -> Result<bool, WorkloadError> {
         let s = Arc::clone(&self.s);
@@ -1084,7 +1040,7 @@ impl Child {
                 // the purge buffer that maps to the same cache sets as the I/O buffer (its
                 // address modulo the cache size), evicting the record from the CPU cache.
                 let mut acc = 0u8;
-                let mut k = buf.ptr as usize % size;
+                let mut k = buf.as_ptr() as usize % size;
                 let end = k + rlen.min(size);
                 while k < end {
                     acc = acc.wrapping_add(purge[k]);
@@ -1100,9 +1056,10 @@ impl Child {
             let bytes = calls * rec;
             let r = record_at(access, i, n, cfg.stride, &perm);
             let off = (r * rec) as libc::off_t;
+            let p = buf.as_mut_ptr();
             let res: std::io::Result<()> = match (&mut h, phase.api()) {
-                (Handle::W(w), _) => w.write_all(buf.slice(rlen)),
-                (Handle::R(rd), _) => rd.read_exact(buf.slice_mut(rlen)),
+                (Handle::W(w), _) => w.write_all(&buf[..rlen]),
+                (Handle::R(rd), _) => rd.read_exact(&mut buf[..rlen]),
                 (Handle::Raw(_), Api::Sys) => {
                     let seq = access == Access::Seq;
                     // Sequential passes move the file offset by themselves, as IOzone's do.
@@ -1111,19 +1068,19 @@ impl Child {
                         Err(std::io::Error::last_os_error())
                     } else if reader {
                         // SAFETY: buffer of at least rlen bytes.
-                        full(unsafe { libc::read(fd, buf.ptr.cast(), rlen) }, rlen)
+                        full(unsafe { libc::read(fd, p.cast(), rlen) }, rlen)
                     } else {
                         // SAFETY: as above.
-                        full(unsafe { libc::write(fd, buf.ptr.cast(), rlen) }, rlen)
+                        full(unsafe { libc::write(fd, p.cast(), rlen) }, rlen)
                     }
                 }
                 (Handle::Raw(_), Api::Pos) => {
                     if reader {
                         // SAFETY: buffer of at least rlen bytes.
-                        full(unsafe { libc::pread(fd, buf.ptr.cast(), rlen, off) }, rlen)
+                        full(unsafe { libc::pread(fd, p.cast(), rlen, off) }, rlen)
                     } else {
                         // SAFETY: as above.
-                        full(unsafe { libc::pwrite(fd, buf.ptr.cast(), rlen, off) }, rlen)
+                        full(unsafe { libc::pwrite(fd, p.cast(), rlen, off) }, rlen)
                     }
                 }
                 (Handle::Raw(_), _) => {
@@ -1133,7 +1090,7 @@ impl Child {
                     }; PVECMAX];
                     for (k, v) in iov.iter_mut().enumerate().take(calls as usize) {
                         // SAFETY: the buffer holds PVECMAX records.
-                        v.iov_base = unsafe { buf.ptr.add(k * rlen) }.cast();
+                        v.iov_base = unsafe { p.add(k * rlen) }.cast();
                         v.iov_len = rlen;
                     }
                     let total = calls as usize * rlen;
@@ -1242,7 +1199,14 @@ impl LoopWorker for Child {
         let s = Arc::clone(&self.s);
         let mut guard = LeaveGuard(&s, false);
         let max_rec = s.cfg.steps.iter().map(|&(_, r)| r).max().unwrap_or(4096) as usize;
-        let mut buf = AlignedBuf::new(max_rec * PVECMAX)?;
+        let len = max_rec * PVECMAX;
+        let mut buf = files::AlignedBuf::try_new(len).ok_or_else(|| {
+            WorkloadError(format!(
+                "could not allocate an I/O buffer of {len} B; use a smaller record size"
+            ))
+        })?;
+        // IOzone's kind of non-zero pattern.
+        buf.fill(0xA5);
         let mut purge = vec![0x5Au8; s.cfg.purge.map_or(0, |(n, _)| 2 * n)];
         for &(fsize, rec) in &s.cfg.steps {
             for &phase in &s.cfg.phases {
