@@ -3,6 +3,8 @@
 //! `--results-db` URL, a mistyped option, a password written after a space), then every
 //! output of it (stdout and stderr of the run in text and JSON, `results list|show|export`,
 //! an export file, an HTML report, `compare`, the store's own files) is searched for it.
+//! The same for HTTP credentials: ab's `-A`/`-P`/`-C`/`-H`, httperf's `--add-header` and
+//! `hostbench http -H` with `Authorization`, `Proxy-Authorization` and `Cookie` lines.
 
 mod common;
 
