@@ -208,13 +208,11 @@ fn header_value_end(text: &str, start: usize) -> usize {
             b'\r' | b'\n' | b'<' | b'>' | b'\'' | b'`' => return i,
             b'\\' if b.get(i + 1) == Some(&b'"') => i += 2,
             b'\\' => return i,
-            b'"' if i > start && b[i - 1] == b'=' => {
-                match text[i + 1..].find(|c| matches!(c, '"' | '\r' | '\n')) {
-                    Some(k) if b[i + 1 + k] == b'"' => i += k + 2,
-                    Some(k) => return i + 1 + k,
-                    None => return b.len(),
-                }
-            }
+            b'"' if i > start && b[i - 1] == b'=' => match text[i + 1..].find(['"', '\r', '\n']) {
+                Some(k) if b[i + 1 + k] == b'"' => i += k + 2,
+                Some(k) => return i + 1 + k,
+                None => return b.len(),
+            },
             b'"' => return i,
             c if c.is_ascii_whitespace() => {
                 if i > start && matches!(b[i - 1], b',' | b';') {
