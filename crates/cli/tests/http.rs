@@ -2611,3 +2611,49 @@ fn ab_verbose_prints_the_request_and_each_response_head() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--format=json"), "{err}");
 }
+
+#[test]
+fn results_list_tells_http_runs_apart() {
+    let d = tempfile::Builder::new()
+        .prefix("hostbench-test-http-list-")
+        .tempdir()
+        .unwrap();
+    let db = d.path().join("results.db");
+    let s = Serve::start(&[]);
+    let port = s.port.to_string();
+    let native = format!("http://127.0.0.1:{port}/x?password=Pw7Secret");
+    for args in [
+        vec!["ab", "-n", "20", s.url.as_str()],
+        vec![
+            "httperf",
+            "--server=127.0.0.1",
+            &format!("--port={port}"),
+            "--num-conns=5",
+        ],
+        vec!["http", native.as_str(), "-n", "20", "-c", "1"],
+        vec!["cpu", "--events=10", "--time=0", "run"],
+    ] {
+        let out = hb_with_store(&db)
+            .args(&args)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+    }
+    let out = hb_with_store(&db)
+        .args(["results", "list"])
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&out.stdout);
+    let host = format!("127.0.0.1:{port}");
+    for want in [
+        format!("http.load ab http://{host}/ "),
+        format!("http.load httperf http://{host}/ "),
+        format!("http.load native http://{host}/x?password=*** "),
+    ] {
+        assert!(list.contains(&want), "no '{want}' in:\n{list}");
+    }
+    assert!(!list.contains("Pw7Secret"), "{list}");
+    // Other workloads are listed as before.
+    assert!(list.contains(" cpu "), "{list}");
+}
