@@ -340,6 +340,12 @@ fn http_credentials_are_never_printed_or_stored() {
     let (code, text) = all_output(&db, &["ab", "-A", SECRET, &url]);
     assert_eq!(code, Some(2), "{text}");
     clean("ab -A without a colon", &text);
+    // A credential header without its colon: only the name is echoed.
+    let no_colon = format!("Authorization Bearer {SECRET}");
+    let (code, text) = all_output(&db, &["http", &url, "-n", "1", "-H", &no_colon]);
+    assert_eq!(code, Some(2), "{text}");
+    clean("-H without a colon", &text);
+    assert!(text.contains("Authorization"), "{text}");
 
     // Everything that reads the stored runs back.
     let export = out.join("export.json");
