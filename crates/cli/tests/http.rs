@@ -2518,7 +2518,12 @@ fn verbose_server() -> String {
         }
         let head = String::from_utf8_lossy(&buf);
         let path = head.split(' ').nth(1).unwrap_or("/").to_string();
-        let date = "Date: Wed, 25 Nov 2026 15:18:42 GMT\r\n";
+        // A date that changes (Unix seconds, not HTTP's format): the snapshot redacts it.
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let date = format!("Date: {now}\r\n");
         let reply = match path.as_str() {
             "/err" => format!(
                 "HTTP/1.1 500 Internal Server Error\r\n{date}Content-Length: 4\r\n\r\nbad\n"
@@ -2545,12 +2550,22 @@ fn verbose_server() -> String {
     })
 }
 
-/// From "Benchmarking" to "..done", carriage returns shown, the port and version replaced.
+/// From "Benchmarking" to "..done", carriage returns shown, the port, version and dates
+/// replaced.
 fn ab_trace(out: &str, url: &str) -> String {
     let port = url.trim_end_matches('/').rsplit(':').next().unwrap();
     let from = out.find("Benchmarking").expect("Benchmarking line");
     let to = out.find("..done").expect("..done") + "..done".len();
     out[from..to]
+        .split_inclusive('\n')
+        .map(|l| {
+            if l.starts_with("Date: ") {
+                "Date: DATE\r\n"
+            } else {
+                l
+            }
+        })
+        .collect::<String>()
         .replace('\r', "\\r")
         .replace(&format!(":{port}"), ":PORT")
         .replace(env!("CARGO_PKG_VERSION"), "VERSION")
