@@ -19,6 +19,7 @@ use hostbench_core::plan::Plan;
 use hostbench_core::runner::StopReason;
 use hostbench_core::workload::Workload;
 use hostbench_report::ab::{GnuplotRow, HtmlAttrs};
+use hostbench_workloads::http::engine::Trace;
 use hostbench_workloads::http::reqlog::RequestLog;
 use hostbench_workloads::http::{HttpLoad, HttpLoadLogged};
 use std::process::ExitCode;
@@ -39,7 +40,8 @@ Options are:
     -p postfile     File containing data to POST. Remember also to set -T
     -u putfile      File containing data to PUT. Remember also to set -T
     -T content-type Content-type header to use for POST/PUT data (default text/plain)
-    -v verbosity    Accepted; hostbench prints the report only
+    -v verbosity    How much troubleshooting info to print (2: the request, then each
+                    response's head and non-2xx codes, on stdout; 3 and up: each code)
     -w              Print out results in HTML tables
     -i              Use HEAD instead of GET
     -x attributes   String to insert as table attributes
@@ -103,6 +105,7 @@ struct AbArgs {
     bind: Option<String>,
     keep_going: bool,
     workers: Option<usize>,
+    verbosity: u32,
     protocol: Option<String>,
     ciphers: Option<String>,
     no_sni: bool,
@@ -233,9 +236,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                         'p' => a.post = Some(v),
                         'u' => a.put = Some(v),
                         'T' => a.content_type = Some(v),
-                        'v' => {
-                            let _: u32 = num(c, &v, "a verbosity level")?;
-                        }
+                        'v' => a.verbosity = num(c, &v, "a verbosity level")?,
                         'e' => a.csv = Some(v),
                         'C' | 'H' => {
                             hostbench_workloads::http::url::check_header_arg(&v)
@@ -247,8 +248,10 @@ fn parse(args: &[String]) -> Result<Parsed> {
                             // ab skips leading blanks, then encodes the rest as it is.
                             let v = v.trim_start();
                             if !v.contains(':') {
+                                // The value is not echoed: it may be the password alone.
                                 bail!(
-                                    "ab: -{c} {v}: expected username:password (e.g. -{c} user:secret)"
+                                    "ab: -{c}: expected username:password, with a colon \
+                                     (e.g. -{c} user:secret)"
                                 );
                             }
                             let name = if c == 'A' {
@@ -313,6 +316,64 @@ fn tls_protocol(v: &str) -> Result<&'static str> {
              TLS 1.0 and 1.1 are obsolete); use TLS1.2, TLS1.3 or ALL"
         ),
         _ => bail!("ab: -f {v}: use TLS1.2, TLS1.3 or ALL"),
+    }
+}
+
+/// What ab's `-v` prints of one received response: at most this many bytes (ab's header
+/// buffer less its terminating NUL), so a huge response head prints no more.
+const AB_TRACE_BYTES: usize = 8191;
+
+/// ab's `-v 2` and up, on stdout as ab prints it: the request once ("INFO: GET header ==",
+/// between `---` lines), then for each response "LOG: header received:" and what arrived
+/// of it (head and the body bytes that came with it, up to `AB_TRACE_BYTES`, up to a NUL
+/// byte as C's `%s` stops there), then "WARNING: Response code not 2xx (CODE)" for a
+/// non-2xx code, or at `-v 3` and up "LOG: Response code = CODE". Every block goes
+/// through the one masking function (a credential header prints as `Basic ***`).
+#[derive(Debug)]
+struct AbTrace {
+    verbosity: u32,
+}
+
+impl AbTrace {
+    fn request_text(request: &[u8]) -> String {
+        // The head only: ab prints the header it built, not the body sent after it.
+        let head = request
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map_or(request, |p| &request[..p + 4]);
+        let method = head.split(|&b| b == b' ').next().unwrap_or_default();
+        format!(
+            "INFO: {} header == \n---\n{}\n---\n",
+            String::from_utf8_lossy(method),
+            String::from_utf8_lossy(head)
+        )
+    }
+
+    fn response_text(&self, received: &[u8], status: u16) -> String {
+        let shown = &received[..received.len().min(AB_TRACE_BYTES)];
+        let shown = shown
+            .iter()
+            .position(|&b| b == 0)
+            .map_or(shown, |z| &shown[..z]);
+        let mut s = format!(
+            "LOG: header received:\n{}\n",
+            String::from_utf8_lossy(shown)
+        );
+        if status / 100 != 2 {
+            s.push_str(&format!("WARNING: Response code not 2xx ({status:03})\n"));
+        } else if self.verbosity >= 3 {
+            s.push_str(&format!("LOG: Response code = {status:03}\n"));
+        }
+        s
+    }
+}
+
+impl Trace for AbTrace {
+    fn request(&self, request: &[u8]) {
+        exec::out(&Self::request_text(request));
+    }
+    fn response(&self, received: &[u8], status: u16) {
+        exec::out(&self.response_text(received, status));
     }
 }
 
@@ -527,6 +588,14 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Some("text") => Format::Layout(hostbench_report::http::render),
         Some(f) => bail!("ab: --format={f}: use ab, json or text"),
     };
+    if a.verbosity >= 2 && !(ab_layout || a.html) {
+        bail!(
+            "ab: -v {} prints the request and every response head on stdout, which would mix \
+             with --format={}; leave out -v, or --format",
+            a.verbosity,
+            a.format.as_deref().unwrap_or_default()
+        );
+    }
     let mut output = Output::report(format);
     if heartbeat && (ab_layout || a.html) {
         // ab's: a line every tenth of the requests (of its 50,000 with -t alone), at
@@ -584,9 +653,15 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         }
         None => None,
     };
-    let logged = gnuplot
-        .as_ref()
-        .map(|(_, log)| HttpLoadLogged { log: log.clone() });
+    let trace = (a.verbosity >= 2).then(|| {
+        Arc::new(AbTrace {
+            verbosity: a.verbosity,
+        }) as Arc<dyn Trace>
+    });
+    let logged = (gnuplot.is_some() || trace.is_some()).then(|| HttpLoadLogged {
+        log: gnuplot.as_ref().map(|(_, log)| log.clone()),
+        trace,
+    });
     let workload: &dyn Workload = match &logged {
         Some(l) => l,
         None => w,

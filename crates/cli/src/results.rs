@@ -176,9 +176,9 @@ pub fn main(a: ResultsArgs) -> Result<ExitCode> {
 
 fn list(a: ListArgs) -> Result<ExitCode> {
     let filter = a.filter.filter()?;
-    let (loc, store) = existing(&a.store)?;
-    let runs = match store {
-        Some(mut s) => s.list(&filter)?,
+    let (loc, mut store) = existing(&a.store)?;
+    let runs = match &mut store {
+        Some(s) => s.list(&filter)?,
         None => Vec::new(),
     };
     if a.format == TextJson::Json {
@@ -186,7 +186,17 @@ fn list(a: ListArgs) -> Result<ExitCode> {
     } else if runs.is_empty() {
         eprintln!("no stored run matches (store: {loc})");
     } else {
-        exec::out(&table(&runs));
+        // HTTP runs all read `http.load`: their grammar and URL tell them apart (read from
+        // the stored result; only for these rows).
+        let mut targets = std::collections::HashMap::new();
+        if let Some(s) = &mut store {
+            for r in runs.iter().filter(|r| r.workload == HTTP_LOAD) {
+                if let Some(t) = s.get(&r.id).ok().and_then(|run| http_target(&run.json)) {
+                    targets.insert(r.id.clone(), t);
+                }
+            }
+        }
+        exec::out(&table(&runs, &targets));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -203,8 +213,21 @@ fn cell(s: &str, max: usize) -> String {
     t
 }
 
-/// The runs as an aligned table; ids shortened to 12 characters (any unique prefix works).
-fn table(runs: &[RunSummary]) -> String {
+const HTTP_LOAD: &str = "http.load";
+
+/// An HTTP run's grammar and target URL, as `results list` shows them after the workload
+/// (`ab http://127.0.0.1:8080/`), the URL's password masked.
+fn http_target(json: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(json).ok()?;
+    let grammar = v["config"]["grammar"].as_str().unwrap_or("");
+    let url = v["workload"]["params"]["url"].as_str()?;
+    let url = hostbench_core::secret::mask(url);
+    Some(format!("{grammar} {url}").trim().to_string())
+}
+
+/// The runs as an aligned table; ids shortened to 12 characters (any unique prefix works);
+/// `targets` adds to the workload of the runs it has (HTTP runs: grammar and URL).
+fn table(runs: &[RunSummary], targets: &std::collections::HashMap<String, String>) -> String {
     let rows: Vec<[String; 6]> = runs
         .iter()
         .map(|r| {
@@ -227,7 +250,11 @@ fn table(runs: &[RunSummary]) -> String {
                 r.label
                     .as_deref()
                     .map_or_else(|| "-".into(), |l| cell(l, 60)),
-                cell(&r.workload, 40),
+                match targets.get(&r.id) {
+                    // The URL last: a masked `?password=***` ends the cell.
+                    Some(t) => cell(&format!("{} {t}", r.workload), 80),
+                    None => cell(&r.workload, 40),
+                },
                 r.hostname
                     .as_deref()
                     .map_or_else(|| "-".into(), |h| cell(h, 40)),

@@ -2503,3 +2503,172 @@ fn ab_t_resets_the_request_count_unless_n_follows() {
     assert_eq!(complete(&out), 10, "{out}");
     assert!(!err.contains("50,000"), "{err}");
 }
+
+/// A server of the test's own for `ab -v`: `/` answers 200 with a Date header, `/err` 500,
+/// `/big` 200 with a 12 KiB header, `/huge` an endless header (5 MiB, never ended).
+fn verbose_server() -> String {
+    misbehaving_server(|mut c| {
+        let mut buf = Vec::new();
+        let mut b = [0u8; 1024];
+        while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+            match c.read(&mut b) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => buf.extend_from_slice(&b[..n]),
+            }
+        }
+        let head = String::from_utf8_lossy(&buf);
+        let path = head.split(' ').nth(1).unwrap_or("/").to_string();
+        // A date that changes (Unix seconds, not HTTP's format): the snapshot redacts it.
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let date = format!("Date: {now}\r\n");
+        let reply = match path.as_str() {
+            "/err" => format!(
+                "HTTP/1.1 500 Internal Server Error\r\n{date}Content-Length: 4\r\n\r\nbad\n"
+            ),
+            "/big" => format!(
+                "HTTP/1.1 200 OK\r\nX-Big: {}\r\nContent-Length: 2\r\n\r\nok",
+                "b".repeat(12 * 1024)
+            ),
+            "/huge" => {
+                let _ = c.write_all(b"HTTP/1.1 200 OK\r\nX-Huge: ");
+                let chunk = vec![b'h'; 64 * 1024];
+                for _ in 0..80 {
+                    if c.write_all(&chunk).is_err() {
+                        return;
+                    }
+                }
+                return;
+            }
+            _ => format!(
+                "HTTP/1.1 200 OK\r\nServer: t\r\n{date}Content-Type: text/plain\r\nContent-Length: 6\r\n\r\nhello\n"
+            ),
+        };
+        let _ = c.write_all(reply.as_bytes());
+    })
+}
+
+/// From "Benchmarking" to "..done", carriage returns shown, the port, version and dates
+/// replaced.
+fn ab_trace(out: &str, url: &str) -> String {
+    let port = url.trim_end_matches('/').rsplit(':').next().unwrap();
+    let from = out.find("Benchmarking").expect("Benchmarking line");
+    let to = out.find("..done").expect("..done") + "..done".len();
+    out[from..to]
+        .split_inclusive('\n')
+        .map(|l| {
+            if l.starts_with("Date: ") {
+                "Date: DATE\r\n"
+            } else {
+                l
+            }
+        })
+        .collect::<String>()
+        .replace('\r', "\\r")
+        .replace(&format!(":{port}"), ":PORT")
+        .replace(env!("CARGO_PKG_VERSION"), "VERSION")
+}
+
+#[test]
+fn ab_verbose_prints_the_request_and_each_response_head() {
+    let url = verbose_server();
+    let err = format!("{url}err");
+    let mut snap = String::new();
+    for (v, target, n) in [
+        ("2", &url, "2"),
+        ("2", &err, "1"),
+        ("3", &url, "2"),
+        ("4", &err, "1"),
+    ] {
+        let out = stdout_ok(&[
+            "ab",
+            "-n",
+            n,
+            "-v",
+            v,
+            "-H",
+            "Authorization: Basic dTpw",
+            target,
+        ]);
+        snap.push_str(&format!(
+            "=== ab -n {n} -v {v} {}\n",
+            target.replace(&url, "URL/")
+        ));
+        snap.push_str(&ab_trace(&out, &url));
+        snap.push('\n');
+    }
+    insta::assert_snapshot!("ab_verbose", snap);
+    // -v 1 and no -v: the report only.
+    for v in [&["-v", "1"][..], &[]] {
+        let mut a = vec!["ab", "-n", "2"];
+        a.extend_from_slice(v);
+        a.push(&url);
+        let out = stdout_ok(&a);
+        assert!(!out.contains("LOG:") && !out.contains("INFO:"), "{out}");
+    }
+    // What one response prints is bounded: a 12 KiB head prints ab's 8191 bytes, an
+    // endless one fails the response (the head buffer is 16 KiB) and prints nothing more.
+    let big = stdout_ok(&["ab", "-n", "1", "-v", "2", &format!("{url}big")]);
+    let trace = &big[big.find("LOG: header received:\n").unwrap()..big.find("..done").unwrap()];
+    assert_eq!(
+        trace.len(),
+        "LOG: header received:\n".len() + 8191 + 1,
+        "{trace}"
+    );
+    let (code, out, _) = run(&["ab", "-n", "1", "-v", "4", &format!("{url}huge")]);
+    assert_ne!(code, 0);
+    assert!(out.len() < 16 * 1024, "{} bytes", out.len());
+    assert!(!out.contains("LOG: header received"), "{out}");
+    // Not with a layout of hostbench's (the trace would mix with it).
+    let (code, _, err) = run(&["ab", "-n", "1", "-v", "2", "--format=json", &url]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--format=json"), "{err}");
+}
+
+#[test]
+fn results_list_tells_http_runs_apart() {
+    let d = tempfile::Builder::new()
+        .prefix("hostbench-test-http-list-")
+        .tempdir()
+        .unwrap();
+    let db = d.path().join("results.db");
+    let s = Serve::start(&[]);
+    let port = s.port.to_string();
+    let native = format!("http://127.0.0.1:{port}/x?password=Pw7Secret");
+    for args in [
+        vec!["ab", "-n", "20", s.url.as_str()],
+        vec![
+            "httperf",
+            "--server=127.0.0.1",
+            &format!("--port={port}"),
+            "--num-conns=5",
+        ],
+        vec!["http", native.as_str(), "-n", "20", "-c", "1"],
+        vec!["cpu", "--events=10", "--time=0", "run"],
+    ] {
+        let out = hb_with_store(&db)
+            .args(&args)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+    }
+    let out = hb_with_store(&db)
+        .args(["results", "list"])
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&out.stdout);
+    let host = format!("127.0.0.1:{port}");
+    for want in [
+        format!("http.load ab http://{host}/ "),
+        format!("http.load httperf http://{host}/ "),
+        format!("http.load native http://{host}/x?password=*** "),
+    ] {
+        assert!(list.contains(&want), "no '{want}' in:\n{list}");
+    }
+    assert!(!list.contains("Pw7Secret"), "{list}");
+    // Other workloads are listed as before.
+    assert!(list.contains(" cpu "), "{list}");
+}

@@ -3,6 +3,8 @@
 //! `--results-db` URL, a mistyped option, a password written after a space), then every
 //! output of it (stdout and stderr of the run in text and JSON, `results list|show|export`,
 //! an export file, an HTML report, `compare`, the store's own files) is searched for it.
+//! The same for HTTP credentials: ab's `-A`/`-P`/`-C`/`-H`, httperf's `--add-header` and
+//! `hostbench http -H` with `Authorization`, `Proxy-Authorization` and `Cookie` lines.
 
 mod common;
 
@@ -192,4 +194,190 @@ fn a_password_given_every_way_is_never_printed_or_stored() {
     run(base("cleanup", &[]));
     assert!(db.exists() && export.exists() && html.exists());
     assert_files_clean(&out);
+}
+
+/// `bob:SECRET` as ab's `-A`/`-P` send it (Basic credentials): hidden too.
+const SECRET_B64: &str = "Ym9iOkh1bnRlcjJacTk=";
+
+/// A server answering every request `200 ok` and closing; it keeps every request head it
+/// read, to check that the real credentials went over the wire.
+fn recording_server() -> (String, std::sync::Arc<std::sync::Mutex<String>>) {
+    use std::io::{Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let keep = seen.clone();
+    std::thread::spawn(move || {
+        for mut c in l.incoming().flatten() {
+            let mut buf = Vec::new();
+            let mut b = [0u8; 4096];
+            while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                match c.read(&mut b) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => buf.extend_from_slice(&b[..n]),
+                }
+            }
+            if let Ok(mut s) = keep.lock()
+                && s.len() < 1 << 20
+            {
+                s.push_str(&String::from_utf8_lossy(&buf));
+            }
+            let _ = c.write_all(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        }
+    });
+    (format!("127.0.0.1:{port}"), seen)
+}
+
+#[test]
+fn http_credentials_are_never_printed_or_stored() {
+    let d = temp();
+    let out = d.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let db = out.join("results.db");
+    let (addr, seen) = recording_server();
+    let url = format!("http://{addr}/");
+    let port = addr.rsplit(':').next().unwrap().to_string();
+    let bob = format!("bob:{SECRET}");
+    let bearer = format!("Authorization: Bearer {SECRET}");
+    let proxy = format!("Proxy-Authorization: Basic {SECRET}");
+    let cookie = format!("Cookie: sid={SECRET}; theme=dark");
+    let ab_cookie = format!("sid={SECRET}");
+    let bundled = format!("-kA{bob}");
+    let add_header = format!("--add-header=Authorization: Basic {SECRET}\\nCookie: s={SECRET}\\n");
+    let clean = |what: &str, text: &str| {
+        assert_clean(what, text);
+        assert!(
+            !text.contains(SECRET_B64),
+            "{what} shows the credentials:\n{text}"
+        );
+    };
+    let run = |args: &[&str]| {
+        let (code, text) = all_output(&db, args);
+        assert_eq!(code, Some(0), "{args:?}: {text}");
+        clean(&format!("{args:?}"), &text);
+        text
+    };
+    // ab: -A, -P, -C and -H, in both getopt forms; its layout, -v 4 (the request and every
+    // response printed), JSON and HTML.
+    for extra in [&[][..], &["-v", "4"], &["--format=json"], &["-w"]] {
+        let mut a = vec![
+            "ab",
+            "-n",
+            "3",
+            "-A",
+            &bob,
+            "-P",
+            &bob,
+            "-C",
+            &ab_cookie,
+            "-H",
+            &bearer,
+            "-H",
+            &proxy,
+            "-H",
+            &cookie,
+            "--label=secrets",
+        ];
+        a.extend_from_slice(extra);
+        a.push(&url);
+        let text = run(&a);
+        if extra == ["-v", "4"] {
+            assert!(text.contains("Authorization: Bearer ***"), "{text}");
+            assert!(text.contains("Cookie: sid=***; theme=***"), "{text}");
+        }
+    }
+    run(&["ab", "-n", "2", &bundled, "--label=secrets", &url]);
+    // httperf's --add-header, and the native command's -H.
+    run(&[
+        "httperf",
+        "--server=127.0.0.1",
+        &format!("--port={port}"),
+        "--num-conns=3",
+        &add_header,
+        "--label=secrets",
+    ]);
+    run(&[
+        "http",
+        &url,
+        "-n",
+        "3",
+        "-c",
+        "1",
+        "-H",
+        &bearer,
+        "-H",
+        &cookie,
+        "--label=secrets",
+    ]);
+    run(&[
+        "http",
+        &url,
+        "-n",
+        "3",
+        "-c",
+        "1",
+        "-H",
+        &proxy,
+        "--label=secrets",
+        "--format=json",
+    ]);
+    // The server got the real values.
+    let wire = seen.lock().unwrap().clone();
+    for want in [
+        format!("Authorization: Basic {SECRET_B64}"),
+        format!("Proxy-Authorization: Basic {SECRET_B64}"),
+        format!("Authorization: Bearer {SECRET}"),
+        format!("Cookie: sid={SECRET}"),
+        format!("Authorization: Basic {SECRET}"),
+        format!("Cookie: s={SECRET}"),
+    ] {
+        assert!(
+            wire.contains(&want),
+            "the server never got '{want}':\n{wire}"
+        );
+    }
+    // Errors: a -A without a colon (maybe the password alone) is not echoed.
+    let (code, text) = all_output(&db, &["ab", "-A", SECRET, &url]);
+    assert_eq!(code, Some(2), "{text}");
+    clean("ab -A without a colon", &text);
+    // A credential header without its colon: only the name is echoed.
+    let no_colon = format!("Authorization Bearer {SECRET}");
+    let (code, text) = all_output(&db, &["http", &url, "-n", "1", "-H", &no_colon]);
+    assert_eq!(code, Some(2), "{text}");
+    clean("-H without a colon", &text);
+    assert!(text.contains("Authorization"), "{text}");
+
+    // Everything that reads the stored runs back.
+    let export = out.join("export.json");
+    let html = out.join("report.html");
+    for args in [
+        vec!["results", "list"],
+        vec!["results", "list", "--format", "json"],
+        vec!["results", "export"],
+        vec!["results", "export", "-o", export.to_str().unwrap()],
+        vec!["report", "secrets", "-o", html.to_str().unwrap()],
+        vec!["report", "secrets", "-o", "-"],
+        vec!["compare", "secrets", "secrets"],
+        vec!["compare", "secrets", "secrets", "--format", "json"],
+    ] {
+        let (_, text) = all_output(&db, &args);
+        clean(&format!("{args:?}"), &text);
+    }
+    let (_, list) = all_output(&db, &["results", "list", "--format", "json"]);
+    let runs: serde_json::Value = serde_json::from_str(&list).unwrap();
+    assert!(runs.as_array().unwrap().len() >= 8, "{list}");
+    for r in runs.as_array().unwrap() {
+        let id = r["id"].as_str().unwrap();
+        for f in ["text", "json"] {
+            let (_, text) = all_output(&db, &["results", "show", id, "--format", f]);
+            clean("results show", &text);
+        }
+    }
+    assert!(export.exists() && html.exists());
+    assert_files_clean(&out);
+    for e in std::fs::read_dir(&out).unwrap() {
+        let bytes = std::fs::read(e.unwrap().path()).unwrap();
+        let b64 = SECRET_B64.as_bytes();
+        assert!(!bytes.windows(b64.len()).any(|w| w == b64));
+    }
 }

@@ -8,9 +8,14 @@
 //! - the value of any `NAME=VALUE` whose name says password (`--mysql-password=PW`,
 //!   `?password=PW`, `&password=PW`, a libpq `password=PW`, `-spassword=PW`), including
 //!   typos of it (`--pgsql-pasword=PW`), so "did you mean" messages do not echo it;
-//! - the value of a JSON member whose name says password (`"mysql_password": "PW"`).
+//! - the value of a JSON member whose name says password (`"mysql_password": "PW"`);
+//! - HTTP credentials in a header line: the credentials of `Authorization:` and
+//!   `Proxy-Authorization:` after their scheme (`Authorization: Basic ***`), and the value
+//!   of each cookie of `Cookie:` (`Cookie: session=***`), wherever the line is written
+//!   (a `-H` word, a parameter, a JSON string with `\n` escapes, an HTML page).
 //!
-//! `--password VALUE` (two words) can only be told apart in a word list: [`redact_args`].
+//! `--password VALUE` (two words) and ab's `-A user:PW`, `-P user:PW` and `-C name=VALUE`
+//! can only be told apart in a word list: [`redact_args`].
 
 use std::borrow::Cow;
 
@@ -21,13 +26,18 @@ pub const MASK: &str = "***";
 /// when there is none. Masking twice gives the same text.
 pub fn mask(text: &str) -> Cow<'_, str> {
     // Cheap test first: every printer calls this on every line.
-    if !text.contains('=') && !text.contains("://") && !text.contains("\":") {
+    if !text.contains('=')
+        && !text.contains("://")
+        && !text.contains("\":")
+        && !has_credential_header(text)
+    {
         return Cow::Borrowed(text);
     }
     let mut ranges = Vec::new();
     userinfo_ranges(text, &mut ranges);
     assignment_ranges(text, &mut ranges);
     json_ranges(text, &mut ranges);
+    header_ranges(text, &mut ranges);
     if ranges.is_empty() {
         return Cow::Borrowed(text);
     }
@@ -158,12 +168,178 @@ fn json_ranges(text: &str, ranges: &mut Vec<(usize, usize)>) {
     }
 }
 
-/// A whole command line with secrets hidden: every word through [`mask`], and the word
-/// after a password option written without `=` (`--mysql-password VALUE`, `-p` excluded).
+/// Which credential header, if any, ends right before the `:` at byte `colon`: its name is
+/// the run of letters, digits, `-` and `_` before it, read case-insensitively, ending in
+/// `authorization` (`Proxy-Authorization` too) or `cookie` (a `\nCookie` inside a JSON
+/// string too).
+fn credential_header(text: &str, colon: usize) -> Option<bool> {
+    let name_start = text[..colon]
+        .bytes()
+        .rposition(|c| !(c.is_ascii_alphanumeric() || c == b'-' || c == b'_'))
+        .map_or(0, |i| i + 1);
+    let name = &text.as_bytes()[name_start..colon];
+    let ends = |suffix: &str| {
+        name.len() >= suffix.len()
+            && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+    };
+    if ends("authorization") {
+        Some(true)
+    } else if ends("cookie") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+fn has_credential_header(text: &str) -> bool {
+    text.match_indices(':')
+        .any(|(p, _)| credential_header(text, p).is_some())
+}
+
+/// Where a header value that starts at `start` ends: at the end of its line (CR, LF, or
+/// the `\n` and `\r` escapes of a JSON string), at a quote that ends the string it is in,
+/// at HTML's `<`, or at a blank, unless the blank follows a `,` or `;` (a list goes on).
+/// A quoted string after `=` (`username="bob"`, `username=\"bob\"`) is part of it.
+fn header_value_end(text: &str, start: usize) -> usize {
+    let b = text.as_bytes();
+    let mut i = start;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'\r' | b'\n' | b'<' | b'>' | b'\'' | b'`' => return i,
+            b'\\' if b.get(i + 1) == Some(&b'"') => i += 2,
+            b'\\' => return i,
+            b'"' if i > start && b[i - 1] == b'=' => match text[i + 1..].find(['"', '\r', '\n']) {
+                Some(k) if b[i + 1 + k] == b'"' => i += k + 2,
+                Some(k) => return i + 1 + k,
+                None => return b.len(),
+            },
+            b'"' => return i,
+            c if c.is_ascii_whitespace() => {
+                if i > start && matches!(b[i - 1], b',' | b';') {
+                    i += 1;
+                } else {
+                    return i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    i
+}
+
+/// `Authorization: SCHEME CREDENTIALS` (and `Proxy-Authorization`): the credentials, the
+/// scheme kept; `Cookie: NAME=VALUE; ...`: each value, the names kept.
+fn header_ranges(text: &str, ranges: &mut Vec<(usize, usize)>) {
+    let b = text.as_bytes();
+    for (p, _) in text.match_indices(':') {
+        let Some(authorization) = credential_header(text, p) else {
+            continue;
+        };
+        let mut v = p + 1;
+        while matches!(b.get(v), Some(b' ' | b'\t')) {
+            v += 1;
+        }
+        if authorization {
+            // The scheme: a token followed by blanks and more (`Basic dXNlcg==`); a single
+            // word is all credentials.
+            let tok_end = text[v..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                .map_or(text.len(), |k| v + k);
+            let mut start = tok_end;
+            while matches!(b.get(start), Some(b' ' | b'\t')) {
+                start += 1;
+            }
+            let mut end = header_value_end(text, start);
+            if tok_end == v || start == tok_end || end == start {
+                start = v;
+                end = header_value_end(text, v);
+            }
+            push_range(ranges, text, start, end);
+        } else {
+            let end = header_value_end(text, v);
+            let mut at = v;
+            for part in text[v..end].split(';') {
+                let lead = part.len() - part.trim_start().len();
+                let pair = part.trim();
+                let (s, e) = match pair.find('=') {
+                    Some(eq) => (at + lead + eq + 1, at + lead + pair.len()),
+                    None => (at + lead, at + lead + pair.len()),
+                };
+                push_range(ranges, text, s, e);
+                at += part.len() + 1;
+            }
+        }
+    }
+}
+
+/// ab's options that take a value (`-n 10`, `-n10`), and those whose value is a secret:
+/// `-A user:PW` and `-P user:PW` (Basic credentials; the user name is kept) and
+/// `-C name=VALUE` (a cookie; the name is kept).
+const AB_VALUE_OPTIONS: &str = "nctsbBpuTvgeCHPAXmEfZyxzW";
+
+/// ab's `-A`/`-P`/`-C` value with its secret part hidden.
+fn ab_secret_value(opt: char, value: &str) -> String {
+    let keep = match opt {
+        'A' | 'P' => value.find(':').map(|i| i + 1),
+        _ => value.find('=').map(|i| i + 1),
+    };
+    match keep {
+        Some(k) if &value[k..] != MASK && k < value.len() => format!("{}{MASK}", &value[..k]),
+        Some(_) => value.to_string(),
+        None => MASK.to_string(),
+    }
+}
+
+/// `hostbench ab ...`'s words after the command: the values of `-A`, `-P` and `-C`
+/// hidden, in every getopt form (`-A u:p`, `-Au:p`, `-kA u:p`).
+fn redact_ab(args: &mut [String]) {
+    let mut i = 0;
+    while i < args.len() {
+        let word = args[i].clone();
+        i += 1;
+        let Some(flags) = word
+            .strip_prefix('-')
+            .filter(|f| !f.is_empty() && !f.starts_with('-'))
+        else {
+            continue;
+        };
+        for (pos, c) in flags.char_indices() {
+            if !AB_VALUE_OPTIONS.contains(c) {
+                continue;
+            }
+            let rest = &flags[pos + c.len_utf8()..];
+            let secret = matches!(c, 'A' | 'P' | 'C');
+            if !rest.is_empty() {
+                if secret {
+                    args[i - 1] = format!(
+                        "-{}{}",
+                        &flags[..pos + c.len_utf8()],
+                        ab_secret_value(c, rest)
+                    );
+                }
+            } else if i < args.len() {
+                if secret {
+                    args[i] = ab_secret_value(c, &args[i]);
+                }
+                i += 1;
+            }
+            break;
+        }
+    }
+}
+
+/// A whole command line (`argv`, the program first) with secrets hidden: every word
+/// through [`mask`], the word after a password option written without `=`
+/// (`--mysql-password VALUE`, `-p` excluded), and for `hostbench ab` the values of `-A`,
+/// `-P` and `-C`.
 pub fn redact_args(args: &[String]) -> Vec<String> {
+    let mut args = args.to_vec();
+    if args.get(1).is_some_and(|c| c == "ab") {
+        redact_ab(&mut args[2..]);
+    }
     let mut out = Vec::with_capacity(args.len());
     let mut hide_next = false;
-    for a in args {
+    for a in &args {
         if hide_next {
             out.push(MASK.to_string());
             hide_next = false;
@@ -261,10 +437,88 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn any_text_masks_without_panic(s in "(\\PC|[=:/@\"\\\\&]|password|://){0,40}") {
+        fn any_text_masks_without_panic(
+            s in "(\\PC|[=:/@\"\\\\&; ]|password|://|Authorization: |Cookie: |Basic ){0,40}"
+        ) {
             let once = mask(&s).into_owned();
             proptest::prop_assert_eq!(mask(&once).into_owned(), once);
         }
+    }
+
+    #[test]
+    fn credential_headers_keep_their_scheme_and_cookie_names() {
+        for (raw, want) in [
+            ("Authorization: Basic dTpw", "Authorization: Basic ***"),
+            (
+                "proxy-authorization:Bearer abc.def",
+                "proxy-authorization:Bearer ***",
+            ),
+            ("Authorization: tok123", "Authorization: ***"),
+            ("Cookie: s=1; theme=dark", "Cookie: s=***; theme=***"),
+            ("Cookie: opaque", "Cookie: ***"),
+            // A -H word in a command line joined with blanks: the next words stay.
+            (
+                "-H Authorization: Basic dTpw -n 10 http://h/",
+                "-H Authorization: Basic *** -n 10 http://h/",
+            ),
+            // httperf's escaped line ends, and lines of a parameter.
+            (
+                "--add-header=Authorization: Basic dTpw\\nCookie: a=b\\n",
+                "--add-header=Authorization: Basic ***\\nCookie: a=***\\n",
+            ),
+            (
+                "X-A: 1\nAuthorization: Bearer t\r\nCookie: a=b",
+                "X-A: 1\nAuthorization: Bearer ***\r\nCookie: a=***",
+            ),
+            (
+                r#"Authorization: Digest username="bob", response="6629fae4", nc=1"#,
+                "Authorization: Digest ***",
+            ),
+            (
+                r#"{"headers": "X: 1\nAuthorization: Digest username=\"b\", response=\"66\"\nY: 2"}"#,
+                r#"{"headers": "X: 1\nAuthorization: Digest ***\nY: 2"}"#,
+            ),
+            ("<td>Cookie: s=abc</td>", "<td>Cookie: s=***</td>"),
+            ("'Authorization: Basic dTpw'", "'Authorization: Basic ***'"),
+            ("Authorization:", "Authorization:"),
+            ("authorization: ", "authorization: "),
+            ("time: 1.5 s", "time: 1.5 s"),
+        ] {
+            assert_eq!(mask(raw), want, "{raw}");
+            assert_eq!(mask(want), want, "masking twice: {want}");
+        }
+        assert!(matches!(mask("Host: h"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn ab_credentials_in_a_command_line() {
+        let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let r = redact_args(&args(&[
+            "hostbench",
+            "ab",
+            "-A",
+            "bob:pw1",
+            "-kPu:pw2",
+            "-C",
+            "sid=pw3",
+            "-Csid=pw4",
+            "-n",
+            "-A",
+            "-H",
+            "Cookie: a=pw5",
+            "http://h/",
+        ]));
+        assert_eq!(
+            r.join(" "),
+            "hostbench ab -A bob:*** -kPu:*** -C sid=*** -Csid=*** -n -A -H Cookie: a=*** http://h/"
+        );
+        // Only ab's grammar reads -A so.
+        let other = args(&["hostbench", "fio", "-A", "x:y"]);
+        assert_eq!(redact_args(&other), other);
+        assert_eq!(
+            redact_args(&args(&["hostbench", "ab", "-A", "nocolon"]))[3],
+            "***"
+        );
     }
 
     #[test]

@@ -58,6 +58,8 @@ pub struct EngineCfg {
     pub bind: Option<SocketAddr>,
     /// Per-request records (ab's `-g`), when asked for.
     pub log: Option<Arc<RequestLog>>,
+    /// Sees every response head as it arrives (ab's `-v 2` and up), when asked for.
+    pub trace: Option<Arc<dyn Trace>>,
     /// One request, pre-built.
     pub request: Vec<u8>,
     /// The method is HEAD (responses have no body).
@@ -88,6 +90,18 @@ pub struct EngineCfg {
     pub rcvbuf: u32,
     /// HTTPS: the client config and server name (None = plain HTTP).
     pub tls: Option<TlsCfg>,
+}
+
+/// What a front-end sees of the traffic when it prints it (ab's `-v 2` and up). Called on
+/// the event-loop threads, so implementations print each call's text in one write.
+pub trait Trace: Send + Sync + std::fmt::Debug {
+    /// The request as built, once, before the run.
+    fn request(&self, request: &[u8]);
+    /// A final (not 1xx) response's head has arrived: `received` is what the connection's
+    /// buffer holds of this response at that moment (its head, then as much of its body as
+    /// came with it; at most the 16 KiB buffer, as a longer head fails the response), and
+    /// `status` its status code.
+    fn response(&self, received: &[u8], status: u16);
 }
 
 /// What an HTTPS run shares.
@@ -1261,6 +1275,10 @@ impl Engine<'_> {
                         pos += h.len;
                     }
                     Ok(Some(h)) => {
+                        // One predictable branch per response when not traced.
+                        if let Some(t) = &self.cfg.trace {
+                            t.response(&s.buf[pos..s.len], h.status);
+                        }
                         let code = h.status as usize;
                         self.stats.status[if code < 600 { code } else { 0 }] += 1;
                         self.stats.header_bytes += h.len as u64;

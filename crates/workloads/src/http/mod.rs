@@ -30,11 +30,14 @@ use std::sync::{Arc, Mutex};
 /// The HTTP load workload.
 pub struct HttpLoad;
 
-/// `http.load` keeping a record of every request in `log` (ab's `-g`): the same workload
-/// (id, parameters, result) plus the records, which the caller takes after the run.
+/// `http.load` watched by its front-end: the same workload (id, parameters, result), plus
+/// a record of every request in `log` (ab's `-g`; the caller takes them after the run)
+/// and/or the request and every response head shown to `trace` (ab's `-v 2` and up).
 pub struct HttpLoadLogged {
     /// Where the records go; its capacity bounds them.
-    pub log: Arc<RequestLog>,
+    pub log: Option<Arc<RequestLog>>,
+    /// What sees the traffic.
+    pub trace: Option<Arc<dyn engine::Trace>>,
 }
 
 const PARAMS: &[ParamSpec] = &[
@@ -373,7 +376,7 @@ impl Workload for HttpLoad {
         f
     }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
-        setup(ctx, None)
+        setup(ctx, None, None)
     }
 }
 
@@ -400,19 +403,21 @@ impl Workload for HttpLoadLogged {
         HttpLoad.figures(r)
     }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
-        let need = RequestLog::bytes_needed(self.log.capacity(), ctx.threads);
-        let avail = ctx.host.map_or(0, |h| h.memory.available_bytes);
-        if avail > 0 && need > avail / 10 * 9 {
-            return Err(WorkloadError(format!(
-                "keeping a record of each of {} requests takes {} MiB, more than this host's \
-                 available memory ({} MiB); ask for fewer requests",
-                self.log.capacity(),
-                need >> 20,
-                avail >> 20
-            )));
+        if let Some(log) = &self.log {
+            let need = RequestLog::bytes_needed(log.capacity(), ctx.threads);
+            let avail = ctx.host.map_or(0, |h| h.memory.available_bytes);
+            if avail > 0 && need > avail / 10 * 9 {
+                return Err(WorkloadError(format!(
+                    "keeping a record of each of {} requests takes {} MiB, more than this \
+                     host's available memory ({} MiB); ask for fewer requests",
+                    log.capacity(),
+                    need >> 20,
+                    avail >> 20
+                )));
+            }
+            log.prepare(ctx.threads).map_err(WorkloadError)?;
         }
-        self.log.prepare(ctx.threads).map_err(WorkloadError)?;
-        setup(ctx, Some(self.log.clone()))
+        setup(ctx, self.log.clone(), self.trace.clone())
     }
 }
 
@@ -479,6 +484,7 @@ pub fn bind_addr(text: &str) -> Result<SocketAddr, String> {
 fn setup(
     ctx: &SetupCtx<'_>,
     log: Option<Arc<RequestLog>>,
+    trace: Option<Arc<dyn engine::Trace>>,
 ) -> Result<Box<dyn Instance>, WorkloadError> {
     let p = ctx.params;
     let err = |m: String| WorkloadError(m);
@@ -570,6 +576,9 @@ fn setup(
         via_proxy: proxy.is_some(),
     })
     .map_err(err)?;
+    if let Some(t) = &trace {
+        t.request(&request);
+    }
     let model = match p.text("model") {
         "connections" => Model::Connections(p.int("calls") as u32),
         _ => Model::Requests,
@@ -614,6 +623,7 @@ fn setup(
         addr,
         bind,
         log,
+        trace,
         request,
         head_request: method == "HEAD",
         conns,

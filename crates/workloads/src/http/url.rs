@@ -231,14 +231,18 @@ pub fn build_request(s: &RequestSpec<'_>) -> Result<Vec<u8>, String> {
         })
     };
     for h in s.headers {
+        // Only the name is echoed: the rest may be a credential the masking cannot tell
+        // from text without its `Name:` (`Authorization Bearer TOKEN`).
+        let shown = h.split_whitespace().next().unwrap_or_default();
         let Some((name, _)) = h.split_once(':') else {
             return Err(format!(
-                "header '{h}' has no colon: write it as 'Name: value'"
+                "a header ('{shown} ...') has no colon: write it as 'Name: value'"
             ));
         };
         if name.trim().is_empty() || h.contains(['\r', '\n']) {
             return Err(format!(
-                "header '{h}' is malformed: write it as 'Name: value'"
+                "a header ('{}: ...') is malformed: write it as 'Name: value'",
+                name.trim()
             ));
         }
     }
