@@ -121,23 +121,6 @@ enum Parsed {
     Print(String),
 }
 
-fn base64(input: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut s = String::new();
-    for c in input.chunks(3) {
-        let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
-        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
-        for i in 0..4 {
-            if i <= c.len() {
-                s.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                s.push('=');
-            }
-        }
-    }
-    s
-}
-
 fn num<T: std::str::FromStr>(opt: char, v: &str, what: &str) -> Result<T> {
     v.trim()
         .parse()
@@ -259,8 +242,10 @@ fn parse(args: &[String]) -> Result<Parsed> {
                             } else {
                                 "Proxy-Authorization"
                             };
-                            a.headers
-                                .push(format!("{name}: Basic {}", base64(v.as_bytes())));
+                            a.headers.push(format!(
+                                "{name}: Basic {}",
+                                hostbench_core::base64::encode(v.as_bytes())
+                            ));
                         }
                         'm' => a.method = Some(v),
                         'g' => {
@@ -789,9 +774,9 @@ mod tests {
 
     #[test]
     fn base64_encodes() {
-        assert_eq!(base64(b"u:p"), "dTpw");
-        assert_eq!(base64(b"user:pass"), "dXNlcjpwYXNz");
-        assert_eq!(base64(b"ab"), "YWI=");
+        assert_eq!(hostbench_core::base64::encode(b"u:p"), "dTpw");
+        assert_eq!(hostbench_core::base64::encode(b"user:pass"), "dXNlcjpwYXNz");
+        assert_eq!(hostbench_core::base64::encode(b"ab"), "YWI=");
     }
 
     #[test]
