@@ -139,6 +139,14 @@ impl PgConn {
                 // Not reachable or refused at start: not a "lost" connection but a setup
                 // error.
                 d.class = ErrClass::Other;
+                if d.message.contains("server does not support TLS") {
+                    d.message = format!(
+                        "the PostgreSQL server at {host}:{port} does not offer TLS and \
+                         sslmode={} requires it: enable ssl on the server, or use \
+                         sslmode=prefer or disable",
+                        tls.mode.pg_name()
+                    );
+                }
                 d
             })?,
             Err(_) => {
