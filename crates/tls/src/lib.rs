@@ -418,6 +418,104 @@ mod tests {
         );
     }
 
+    /// A test CA (PEM) and a server identity for `names` signed by it.
+    fn ca_and_server(
+        names: &[&str],
+    ) -> (
+        String,
+        Vec<CertificateDer<'static>>,
+        rustls::pki_types::PrivateKeyDer<'static>,
+    ) {
+        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca.distinguished_name
+            .push(rcgen::DnType::CommonName, "hostbench test CA");
+        let ca =
+            rcgen::CertifiedIssuer::self_signed(ca, rcgen::KeyPair::generate().unwrap()).unwrap();
+        let key = rcgen::KeyPair::generate().unwrap();
+        let leaf =
+            rcgen::CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>())
+                .unwrap()
+                .signed_by(&key, &ca)
+                .unwrap();
+        (
+            ca.pem(),
+            vec![leaf.der().clone()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+        )
+    }
+
+    /// Handshakes `opts` against an in-process TLS server whose certificate names `names`.
+    fn against(names: &[&str], mode: Mode, with_ca: bool) -> Result<String, String> {
+        let (ca_pem, certs, key) = ca_and_server(names);
+        let dir = std::env::temp_dir().join(format!(
+            "hostbench-tls-test-{}-{}",
+            std::process::id(),
+            names.join("_")
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ca_file = dir.join(format!("ca-{mode:?}-{with_ca}.pem"));
+        std::fs::write(&ca_file, ca_pem).unwrap();
+        let server =
+            rustls::ServerConfig::builder_with_provider(Arc::new(provider::default_provider()))
+                .with_safe_default_protocol_versions()
+                .unwrap()
+                .with_no_client_auth()
+                .with_single_cert(certs, key)
+                .unwrap();
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let t = std::thread::spawn(move || {
+            let (mut s, _) = l.accept().unwrap();
+            let mut c = rustls::ServerConnection::new(Arc::new(server)).unwrap();
+            while c.is_handshaking() {
+                if c.complete_io(&mut s).is_err() {
+                    return;
+                }
+            }
+        });
+        let opts = Opts {
+            mode,
+            ca: if with_ca {
+                ca_file.to_string_lossy().into_owned()
+            } else {
+                String::new()
+            },
+        };
+        let sock = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let r = handshake(opts.client_config()?, "127.0.0.1", sock, "THE FIX")
+            .map(|s| describe(&s.conn));
+        t.join().unwrap();
+        r
+    }
+
+    #[test]
+    fn each_mode_verifies_what_libpq_does() {
+        // The certificate names another host, signed by the test CA.
+        let other = ["db.example"];
+        let e = against(&other, Mode::VerifyFull, true).unwrap_err();
+        assert!(e.contains("certificate") && e.contains("THE FIX"), "{e}");
+        assert!(e.contains("not valid for name"), "the reason: {e}");
+        assert!(
+            against(&other, Mode::VerifyCa, true)
+                .unwrap()
+                .starts_with("TLSv1.3 ")
+        );
+        assert!(
+            against(&other, Mode::Require, true).is_ok(),
+            "require + CA = verify-ca"
+        );
+        assert!(
+            against(&other, Mode::Require, false).is_ok(),
+            "require checks nothing"
+        );
+        // Without a CA file the built-in roots decide: the test CA is not among them.
+        let e = against(&other, Mode::VerifyCa, false).unwrap_err();
+        assert!(e.contains("UnknownIssuer") && e.contains("THE FIX"), "{e}");
+        // The right address, the right CA: verify-full passes.
+        assert!(against(&["127.0.0.1"], Mode::VerifyFull, true).is_ok());
+    }
+
     #[test]
     fn ca_file_errors_name_the_file() {
         let o = Opts {
