@@ -864,6 +864,14 @@ impl Conn for LeanConn {
     }
 }
 
+impl Drop for LeanConn {
+    fn drop(&mut self) {
+        // COM_QUIT is not sent (the server takes the closed socket as the end, as before);
+        // a TLS session still says close_notify.
+        self.r.get_mut().close_tls();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -873,6 +873,7 @@ impl Drop for PgLeanConn {
         self.wbuf.clear();
         self.wbuf.extend_from_slice(&[b'X', 0, 0, 0, 4]);
         let _ = self.r.get_mut().write_all(&self.wbuf);
+        self.r.get_mut().close_tls();
     }
 }
 

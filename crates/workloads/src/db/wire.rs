@@ -94,6 +94,20 @@ impl Stream {
         };
     }
 
+    /// Ends a TLS session with close_notify, so the server logs a clean close rather than
+    /// an unexpected EOF; nothing for plaintext. Best effort (the connection is going).
+    pub fn close_tls(&mut self) {
+        if let Stream::Tls(s) = self {
+            s.conn.send_close_notify();
+            let s = &mut **s;
+            while s.conn.wants_write() {
+                if s.conn.write_tls(&mut s.sock).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+
     /// True for a unix-domain socket (never TLS, as libpq).
     pub fn is_unix(&self) -> bool {
         matches!(self, Stream::Unix(_))
