@@ -13,9 +13,9 @@ use hostbench_core::params::{ParamKind, ParamSpec, Params};
 use hostbench_core::secret::mask;
 use hostbench_core::workload::WorkloadError;
 use std::fmt;
+use std::time::Duration;
 
 pub use hostbench_tls::{Mode as TlsMode, Opts as TlsOpts};
-use std::time::Duration;
 
 /// Which database a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
