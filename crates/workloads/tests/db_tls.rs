@@ -175,6 +175,14 @@ fn mysql_without_tls() -> u16 {
 fn require_against_a_server_without_tls_is_a_clear_error() {
     let port = pg_without_tls();
     for lean in [true, false] {
+        // prefer goes on in plaintext (the fake server then hangs up: not a TLS error).
+        let u = format!("postgres://bob@127.0.0.1:{port}/db?sslmode=prefer");
+        let m = target(&u, lean)
+            .connect()
+            .err()
+            .expect("hung up")
+            .to_string();
+        assert!(!m.contains("TLS"), "lean={lean}: {m}");
         let u = format!("postgres://bob@127.0.0.1:{port}/db?sslmode=require");
         let e = target(&u, lean).connect().err().expect("refused");
         let m = e.to_string();
@@ -187,6 +195,13 @@ fn require_against_a_server_without_tls_is_a_clear_error() {
     }
     let port = mysql_without_tls();
     for lean in [true, false] {
+        let u = format!("mysql://bob@127.0.0.1:{port}/db?ssl-mode=PREFERRED");
+        let m = target(&u, lean)
+            .connect()
+            .err()
+            .expect("hung up")
+            .to_string();
+        assert!(!m.contains("TLS"), "lean={lean}: {m}");
         let u = format!("mysql://bob@127.0.0.1:{port}/db?ssl-mode=REQUIRED");
         let e = target(&u, lean).connect().err().expect("refused");
         let m = e.to_string();
@@ -277,6 +292,41 @@ fn verify_full_refuses_a_certificate_for_another_host_and_verify_ca_takes_it() {
             .expect("hung up")
             .to_string();
         assert!(!m.contains("certificate"), "lean={lean}: {m}");
+    }
+}
+
+#[test]
+fn verify_identity_refuses_a_mysql_certificate_for_another_host() {
+    let (ca, cfg) = ca_and_server("my-name");
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for s in l.incoming() {
+            let Ok(mut s) = s else { return };
+            s.write_all(&mysql_greeting(MY_CAPS | 2048)).unwrap();
+            let mut req = [0u8; 36];
+            if s.read_exact(&mut req).is_err() {
+                continue;
+            }
+            let mut c = rustls::ServerConnection::new(cfg.clone()).unwrap();
+            while c.is_handshaking() {
+                if c.complete_io(&mut s).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    for lean in [true, false] {
+        let u = format!("mysql://bob@127.0.0.1:{port}/test?ssl-mode=VERIFY_IDENTITY&ssl-ca={ca}");
+        let m = target(&u, lean)
+            .connect()
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            m.contains("certificate") && m.contains("--mysql-ssl-ca"),
+            "lean={lean}: {m}"
+        );
     }
 }
 
