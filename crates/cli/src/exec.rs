@@ -531,6 +531,11 @@ fn run_plan(
             host: Some(&host),
         })
         .map_err(|e| anyhow::anyhow!("{}: {e}", workload.id()))?;
+    if output.verbosity >= 3
+        && let Some(server) = instance.server()
+    {
+        eprintln!("hostbench: server: {server}");
+    }
     let clock = Clock::detect();
     let clock_info = clock.info();
     let started = std::time::SystemTime::now()

@@ -92,6 +92,20 @@ struct Args {
     /// PostgreSQL database [default: sbtest]
     #[arg(long = "pgsql-db", value_name = "DB")]
     pgsql_db: Option<String>,
+    /// PostgreSQL TLS, as libpq's sslmode: disable, prefer, require, verify-ca, verify-full
+    /// (sslmode= in --db-url wins) [default: prefer]
+    #[arg(long = "pgsql-sslmode", value_name = "MODE")]
+    pgsql_sslmode: Option<String>,
+    /// PEM file of the CA the PostgreSQL server's certificate must lead to (sslrootcert)
+    #[arg(long = "pgsql-sslrootcert", value_name = "PATH")]
+    pgsql_sslrootcert: Option<String>,
+    /// MariaDB/MySQL TLS, as --ssl-mode: DISABLED (off), PREFERRED, REQUIRED (on), VERIFY_CA,
+    /// VERIFY_IDENTITY (ssl-mode= in --db-url wins) [default: off]
+    #[arg(long = "mysql-ssl", value_name = "MODE")]
+    mysql_ssl: Option<String>,
+    /// PEM file of the CA the MariaDB/MySQL server's certificate must lead to
+    #[arg(long = "mysql-ssl-ca", value_name = "PATH")]
+    mysql_ssl_ca: Option<String>,
     /// MariaDB/MySQL client: lean (hostbench's own) or crate (the mysql crate) [default: lean]
     #[arg(long = "mysql-client", value_parser = ["lean", "crate"])]
     mysql_client: Option<String>,
@@ -228,6 +242,10 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ("pgsql_user", &args.pgsql_user),
         ("pgsql_password", &args.pgsql_password),
         ("pgsql_db", &args.pgsql_db),
+        ("pgsql_sslmode", &args.pgsql_sslmode),
+        ("pgsql_sslrootcert", &args.pgsql_sslrootcert),
+        ("mysql_ssl", &args.mysql_ssl),
+        ("mysql_ssl_ca", &args.mysql_ssl_ca),
         ("mysql_client", &args.mysql_client),
         ("pgsql_client", &args.pgsql_client),
     ] {

@@ -858,6 +858,26 @@ fn warnings(
         if draws && let Some(l) = setting(&|r| r.config.rand.name().to_string()) {
             diffs.push(format!("random distribution ({l})"));
         }
+        // TLS to a database costs CPU on both ends per query: the same parameters
+        // (sslmode=prefer) can give TLS on one server and plaintext on another.
+        let db_tls = |r: &RunResult| -> Option<String> {
+            let on = *r.workload.facts.get("db_tls")?;
+            Some(if on > 0.0 {
+                match r.workload.facts.get("db_tls_version") {
+                    Some(v) => format!("TLS {v}"),
+                    None => "TLS".into(),
+                }
+            } else {
+                "plaintext".into()
+            })
+        };
+        if runs.iter().flatten().any(|r| db_tls(r).is_some())
+            && let Some(l) = setting(&|r| db_tls(r).unwrap_or_else(|| "unknown".into()))
+        {
+            diffs.push(format!(
+                "database connection TLS ({l}): encryption costs client and server CPU per query"
+            ));
+        }
         if !diffs.is_empty() {
             push(
                 WarningKind::RunSettings,
@@ -1031,6 +1051,37 @@ pub(crate) mod tests {
         assert!(c.rows[0].cells[0].as_ref().unwrap().ci.is_some());
         assert_eq!(c.geomean[1].unwrap().speedup, 1.0);
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    }
+
+    #[test]
+    fn database_tls_on_one_side_only_is_flagged() {
+        let tls = |prefix: &str, on: f64| {
+            let mut v = reps(prefix, &BASE);
+            for r in &mut v {
+                r.workload.facts.insert("db_tls".into(), on);
+                if on > 0.0 {
+                    r.workload.facts.insert("db_tls_version".into(), 1.3);
+                }
+            }
+            v
+        };
+        let kinds = |a: Vec<RunResult>, b: Vec<RunResult>| {
+            Comparison::build(&[side("a", a), side("b", b)], Options::default())
+                .warnings
+                .into_iter()
+                .filter(|w| w.kind == WarningKind::RunSettings)
+                .map(|w| w.message)
+                .collect::<Vec<_>>()
+        };
+        let w = kinds(tls("a", 1.0), tls("b", 0.0));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("database connection TLS (a: TLS 1.3; b: plaintext)"),
+            "{}",
+            w[0]
+        );
+        assert!(kinds(tls("a", 1.0), tls("b", 1.0)).is_empty());
+        assert!(kinds(reps("a", &BASE), reps("b", &BASE)).is_empty());
     }
 
     #[test]

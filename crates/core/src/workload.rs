@@ -213,6 +213,11 @@ pub trait Instance: Send + Sync {
     fn facts(&self) -> Vec<(String, f64)> {
         Vec::new()
     }
+    /// The server the run talks to, for one line on stderr after setup (a database's
+    /// version, address and TLS). Default: none.
+    fn server(&self) -> Option<String> {
+        None
+    }
     /// Result tables (STREAM's kernels, a latency ladder), asked after the run.
     fn tables(&self) -> Vec<Table> {
         Vec::new()

@@ -6,6 +6,7 @@
 use crate::index::Indexed;
 use crate::migrations::MIGRATIONS;
 use crate::{Arg, Backend, Inserted, Result, RunSummary, StoreError, StoredRun, chain};
+use hostbench_tls::{Mode, Opts};
 use postgres::types::ToSql;
 use postgres::{Client, Config, GenericClient, NoTls};
 use std::time::Duration;
@@ -47,6 +48,59 @@ fn recorded_version(c: &mut impl GenericClient) -> std::result::Result<i64, post
     Ok(i64::from(v.unwrap_or(0)))
 }
 
+/// Takes `sslmode` and `sslrootcert` out of a PostgreSQL URL (the `postgres` crate knows
+/// only disable, prefer and require, and no root certificate): the URL without them and the
+/// TLS options (libpq's default, prefer, when the URL says nothing). Any other parameter is
+/// left for the crate, which refuses what it does not know.
+fn split_tls(url: &str) -> Result<(String, Opts)> {
+    let mut tls = Opts {
+        mode: Mode::Prefer,
+        ca: String::new(),
+    };
+    let Some((base, query)) = url.split_once('?') else {
+        return Ok((url.to_string(), tls));
+    };
+    let mut rest = Vec::new();
+    for kv in query.split('&').filter(|kv| !kv.is_empty()) {
+        if let Some(m) = kv.strip_prefix("sslmode=") {
+            tls.mode = Mode::parse_pg(m).map_err(|e| {
+                StoreError::BadLocation(format!("{}: {e}", hostbench_core::secret::mask(url)))
+            })?;
+        } else if let Some(c) = kv.strip_prefix("sslrootcert=") {
+            tls.ca = percent_decode(c);
+        } else {
+            rest.push(kv);
+        }
+    }
+    let url = if rest.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", rest.join("&"))
+    };
+    Ok((url, tls))
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && let Some(v) = b
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 impl Pg {
     fn err(&self, action: &'static str) -> impl Fn(postgres::Error) -> StoreError + '_ {
         move |e| to_store_error(&self.location, action, &e)
@@ -60,22 +114,63 @@ impl Pg {
             schema: schema.to_string(),
         }
         .to_string();
-        let mut cfg: Config = url.parse().map_err(|e: postgres::Error| {
+        let (rest, tls) = split_tls(url)?;
+        let mut cfg: Config = rest.parse().map_err(|e: postgres::Error| {
+            let detail = chain(&e);
+            let known = if detail.contains("unknown option") {
+                " (known parameters: schema, sslmode, sslrootcert, user, password, dbname, \
+                 options, application_name, host, hostaddr, port, connect_timeout, \
+                 tcp_user_timeout, keepalives, keepalives_idle, keepalives_interval, \
+                 keepalives_retries, target_session_attrs, channel_binding, sslnegotiation, \
+                 load_balance_hosts)"
+            } else {
+                ""
+            };
             StoreError::BadLocation(format!(
-                "{} is not a usable PostgreSQL URL: {}",
+                "{} is not a usable PostgreSQL URL: {detail}{known}",
                 hostbench_core::secret::mask(url),
-                chain(&e)
             ))
         })?;
+        // Unix sockets never use TLS (as libpq).
+        let unix = cfg
+            .get_hosts()
+            .iter()
+            .any(|h| matches!(h, postgres::config::Host::Unix(_)));
+        let maker = if tls.mode == Mode::Disable || unix {
+            cfg.ssl_mode(postgres::config::SslMode::Disable);
+            None
+        } else {
+            cfg.ssl_mode(hostbench_tls::pg::crate_mode(tls.mode));
+            let c = tls.client_config().map_err(StoreError::BadLocation)?;
+            Some(hostbench_tls::pg::MakeRustls::new(
+                c,
+                "give the CA certificate that signed it with sslrootcert=PATH in the results \
+                 store URL, or use sslmode=require to encrypt without verifying the server",
+            ))
+        };
         if cfg.get_connect_timeout().is_none() {
             cfg.connect_timeout(Duration::from_secs(10));
         }
         if cfg.get_application_name().is_none() {
             cfg.application_name("hostbench");
         }
-        let client = cfg
-            .connect(NoTls)
-            .map_err(|e| to_store_error(&location, "cannot connect", &e))?;
+        let connected = match maker {
+            Some(m) => cfg.connect(m),
+            None => cfg.connect(NoTls),
+        };
+        let client = connected.map_err(|e| {
+            let mut err = to_store_error(&location, "cannot connect", &e);
+            if let StoreError::Database { detail, .. } = &mut err
+                && detail.contains("server does not support TLS")
+            {
+                *detail = format!(
+                    "the server does not offer TLS and sslmode={} requires it: enable ssl on \
+                     the server, or use sslmode=prefer or disable in the results store URL",
+                    tls.mode.pg_name()
+                );
+            }
+            err
+        })?;
         let mut pg = Pg { client, location };
         // The schema name was checked to be a plain identifier (location.rs). Commits do not
         // wait for the server's WAL flush, as SQLite's synchronous=NORMAL: a server crash can

@@ -15,6 +15,8 @@ use hostbench_core::workload::WorkloadError;
 use std::fmt;
 use std::time::Duration;
 
+pub use hostbench_tls::{Mode as TlsMode, Opts as TlsOpts};
+
 /// Which database a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Driver {
@@ -117,6 +119,11 @@ pub trait Conn: Send {
     fn driver(&self) -> Driver;
     /// The server's version string.
     fn server_version(&mut self) -> String;
+    /// TLS on this connection: `TLSv1.3 TLS13_AES_256_GCM_SHA384`, `none`, or None for an
+    /// embedded database (SQLite).
+    fn tls(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// Where to connect.
@@ -142,6 +149,8 @@ pub enum Target {
         /// Which client: hostbench's own (true, `--pgsql-client=lean`) or the `postgres`
         /// crate's.
         lean: bool,
+        /// TLS: `sslmode` and `sslrootcert` (never used over a unix socket).
+        tls: TlsOpts,
     },
     /// A MariaDB/MySQL server.
     Mysql {
@@ -160,6 +169,9 @@ pub enum Target {
         /// Which client: hostbench's own (true, `--mysql-client=lean`) or the `mysql`
         /// crate's.
         lean: bool,
+        /// TLS: `--mysql-ssl` / `ssl-mode` and `--mysql-ssl-ca` / `ssl-ca` (never used over
+        /// a unix socket).
+        tls: TlsOpts,
     },
 }
 
@@ -175,8 +187,20 @@ impl fmt::Display for Target {
                 user,
                 password,
                 db,
+                tls,
                 ..
-            } => write!(f, "postgres://{user}{}@{host}:{port}/{db}", pw(password)),
+            } => {
+                write!(f, "postgres://{user}{}@{host}:{port}/{db}", pw(password))?;
+                let mut sep = '?';
+                if tls.mode != TlsMode::Prefer {
+                    write!(f, "{sep}sslmode={}", tls.mode.pg_name())?;
+                    sep = '&';
+                }
+                if !tls.ca.is_empty() {
+                    write!(f, "{sep}sslrootcert={}", tls.ca)?;
+                }
+                Ok(())
+            }
             Target::Mysql {
                 host,
                 port,
@@ -184,17 +208,28 @@ impl fmt::Display for Target {
                 user,
                 password,
                 db,
+                tls,
                 ..
             } => {
+                let mut sep = '?';
                 if socket.is_empty() {
-                    write!(f, "mysql://{user}{}@{host}:{port}/{db}", pw(password))
+                    write!(f, "mysql://{user}{}@{host}:{port}/{db}", pw(password))?;
                 } else {
                     write!(
                         f,
                         "mysql://{user}{}@localhost/{db}?socket={socket}",
                         pw(password)
-                    )
+                    )?;
+                    sep = '&';
                 }
+                if tls.mode != TlsMode::Disable {
+                    write!(f, "{sep}ssl-mode={}", tls.mode.mysql_name())?;
+                    sep = '&';
+                }
+                if !tls.ca.is_empty() {
+                    write!(f, "{sep}ssl-ca={}", tls.ca)?;
+                }
+                Ok(())
             }
         }
     }
@@ -216,7 +251,7 @@ macro_rules! db_params {
             $crate::db::driver::p_choice("db_driver", &["sqlite", "pgsql", "mysql"], "sqlite",
                 "database driver (hostbench's default is the embedded SQLite; sysbench's is mysql)", "db-driver"),
             $crate::db::driver::p_text("db_url", "",
-                "hostbench: connection URL, sqlite:PATH, postgres://USER[:PASS]@HOST[:PORT]/DB or mysql://USER[:PASS]@HOST[:PORT]/DB (wins over the driver options)", "db-url"),
+                "hostbench: connection URL, sqlite:PATH, postgres://USER[:PASS]@HOST[:PORT]/DB[?sslmode=MODE&sslrootcert=PATH] or mysql://USER[:PASS]@HOST[:PORT]/DB[?ssl-mode=MODE&ssl-ca=PATH] (wins over the driver options; any other URL parameter is an error)", "db-url"),
             $crate::db::driver::p_choice("db_ps_mode", &["auto", "disable"], "auto",
                 "prepared statements: auto = server-side, disable = values substituted into the SQL text", "db-ps-mode"),
             $crate::db::driver::p_text("db_ignore_errors", "auto",
@@ -231,16 +266,24 @@ macro_rules! db_params {
             $crate::db::driver::p_text("pgsql_user", "sbtest", "PostgreSQL user", "pgsql-user"),
             $crate::db::driver::p_text("pgsql_password", "", "PostgreSQL password", "pgsql-password"),
             $crate::db::driver::p_text("pgsql_db", "sbtest", "PostgreSQL database name", "pgsql-db"),
+            $crate::db::driver::p_choice("pgsql_sslmode", &["disable", "prefer", "require", "verify-ca", "verify-full"], "prefer",
+                "PostgreSQL TLS, as libpq's sslmode: disable, prefer (TLS when the server offers it; libpq's default), require (TLS or fail; the certificate is checked only with --pgsql-sslrootcert), verify-ca (the certificate chain must lead to --pgsql-sslrootcert, else to the Mozilla roots built in), verify-full (verify-ca and the certificate must name the host); never over a unix socket; sslmode= in --db-url wins", "pgsql-sslmode"),
+            $crate::db::driver::p_text("pgsql_sslrootcert", "",
+                "hostbench: PEM file of the CA the PostgreSQL server's certificate must lead to (libpq's sslrootcert; with require, verifies as verify-ca); sslrootcert= in --db-url wins", "pgsql-sslrootcert"),
             $crate::db::driver::p_text("mysql_host", "localhost", "MySQL server host", "mysql-host"),
             $crate::db::driver::p_port("mysql_port", "3306", "MySQL server port", "mysql-port"),
             $crate::db::driver::p_text("mysql_socket", "", "MySQL socket", "mysql-socket"),
             $crate::db::driver::p_text("mysql_user", "sbtest", "MySQL user", "mysql-user"),
             $crate::db::driver::p_text("mysql_password", "", "MySQL password", "mysql-password"),
             $crate::db::driver::p_text("mysql_db", "sbtest", "MySQL database name", "mysql-db"),
+            $crate::db::driver::p_text("mysql_ssl", "off",
+                "MariaDB/MySQL TLS, as the mysql client's --ssl-mode: DISABLED (off, the default), PREFERRED, REQUIRED (on: TLS or fail; the certificate is checked only with --mysql-ssl-ca), VERIFY_CA (the chain must lead to --mysql-ssl-ca, else to the Mozilla roots built in), VERIFY_IDENTITY (VERIFY_CA and the certificate must name the host); never over a unix socket; ssl-mode= in --db-url wins", "mysql-ssl"),
+            $crate::db::driver::p_text("mysql_ssl_ca", "",
+                "PEM file of the CA the MariaDB/MySQL server's certificate must lead to (with REQUIRED, verifies as VERIFY_CA); ssl-ca= in --db-url wins", "mysql-ssl-ca"),
             $crate::db::driver::p_choice("mysql_client", &["lean", "crate"], "lean",
-                "hostbench: MariaDB/MySQL client, lean = hostbench's own binary-protocol client (mysql_native_password, caching_sha2_password fast auth, no TLS), crate = the mysql crate", "mysql-client"),
+                "hostbench: MariaDB/MySQL client, lean = hostbench's own binary-protocol client (mysql_native_password, caching_sha2_password, TLS with rustls), crate = the mysql crate", "mysql-client"),
             $crate::db::driver::p_choice("pgsql_client", &["lean", "crate"], "lean",
-                "hostbench: PostgreSQL client, lean = hostbench's own blocking protocol-3 client (trust, password, md5, SCRAM-SHA-256; no TLS), crate = the postgres crate", "pgsql-client"),
+                "hostbench: PostgreSQL client, lean = hostbench's own blocking protocol-3 client (trust, password, md5, SCRAM-SHA-256; TLS with rustls), crate = the postgres crate", "pgsql-client"),
         ]
     };
 }
@@ -351,7 +394,8 @@ struct UrlParts {
     host: Option<String>,
     port: Option<u16>,
     db: Option<String>,
-    socket: Option<String>,
+    /// The query's `key=value` pairs, decoded, in order.
+    query: Vec<(String, String)>,
 }
 
 fn split_url(url: &str, rest: &str) -> Result<UrlParts, WorkloadError> {
@@ -380,14 +424,10 @@ fn split_url(url: &str, rest: &str) -> Result<UrlParts, WorkloadError> {
         // A percent-encoded socket directory (`%2Fvar%2Frun%2Fpostgresql`), as libpq takes it.
         _ => (Some(percent_decode(hostport)), None),
     };
-    let mut socket = None;
+    let mut pairs = Vec::new();
     for kv in query.split('&').filter(|s| !s.is_empty()) {
-        match kv.split_once('=') {
-            Some(("socket", v)) | Some(("host", v)) if v.starts_with('/') => {
-                socket = Some(percent_decode(v))
-            }
-            _ => {}
-        }
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        pairs.push((percent_decode(k), percent_decode(v)));
     }
     Ok(UrlParts {
         user,
@@ -395,8 +435,33 @@ fn split_url(url: &str, rest: &str) -> Result<UrlParts, WorkloadError> {
         host: host.filter(|h| !h.is_empty()),
         port,
         db: Some(percent_decode(path)).filter(|d| !d.is_empty()),
-        socket,
+        query: pairs,
     })
+}
+
+/// The URL's parameters checked against `known` (an unknown one is an error naming it and
+/// the known ones, never silently dropped); the last value of each wins.
+fn url_params<'a>(
+    url: &str,
+    u: &'a UrlParts,
+    known: &[&str],
+) -> Result<Vec<(&'a str, &'a str)>, WorkloadError> {
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    for (k, v) in &u.query {
+        if !known.contains(&k.as_str()) {
+            return Err(bad(format!(
+                "--db-url={url}: unknown URL parameter '{k}' (known: {})",
+                known.join(", ")
+            )));
+        }
+        out.retain(|(o, _)| *o != k.as_str());
+        out.push((k.as_str(), v.as_str()));
+    }
+    Ok(out)
+}
+
+fn url_param<'a>(ps: &[(&str, &'a str)], k: &str) -> Option<&'a str> {
+    ps.iter().find(|(n, _)| *n == k).map(|(_, v)| *v)
 }
 
 impl Target {
@@ -405,9 +470,19 @@ impl Target {
     pub fn from_params(p: &Params) -> Result<Target, WorkloadError> {
         let lean = p.text("mysql_client") != "crate";
         let pg_lean = p.text("pgsql_client") != "crate";
+        let pg_tls = TlsOpts {
+            mode: TlsMode::parse_pg(p.text("pgsql_sslmode"))
+                .map_err(|e| bad(format!("--pgsql-sslmode: {e}")))?,
+            ca: p.text("pgsql_sslrootcert").to_string(),
+        };
+        let my_tls = TlsOpts {
+            mode: TlsMode::parse_mysql(p.text("mysql_ssl"))
+                .map_err(|e| bad(format!("--mysql-ssl: {e}")))?,
+            ca: p.text("mysql_ssl_ca").to_string(),
+        };
         let url = p.text("db_url");
         if !url.is_empty() {
-            let mut t = Target::from_url(url)?;
+            let mut t = Target::from_url_with(url, &pg_tls, &my_tls)?;
             match &mut t {
                 Target::Mysql { lean: l, .. } => *l = lean,
                 Target::Pgsql { lean: l, .. } => *l = pg_lean,
@@ -423,6 +498,7 @@ impl Target {
                 password: p.text("pgsql_password").to_string(),
                 db: p.text("pgsql_db").to_string(),
                 lean: pg_lean,
+                tls: pg_tls,
             },
             "mysql" => Target::Mysql {
                 host: p.text("mysql_host").to_string(),
@@ -432,6 +508,7 @@ impl Target {
                 password: p.text("mysql_password").to_string(),
                 db: p.text("mysql_db").to_string(),
                 lean,
+                tls: my_tls,
             },
             _ => Target::Sqlite {
                 path: p.text("sqlite_db").to_string(),
@@ -442,6 +519,22 @@ impl Target {
     /// Parses `sqlite:PATH`, `postgres://…` (or `postgresql://`) and `mysql://…`
     /// (or `mariadb://`).
     pub fn from_url(url: &str) -> Result<Target, WorkloadError> {
+        let pg = TlsOpts {
+            mode: TlsMode::Prefer,
+            ca: String::new(),
+        };
+        Target::from_url_with(url, &pg, &TlsOpts::disabled())
+    }
+
+    /// As [`Target::from_url`], with the TLS options a URL without TLS parameters gets
+    /// (`--pgsql-sslmode`, `--mysql-ssl`, ...): PostgreSQL URLs take `host` (a socket
+    /// directory), `sslmode` and `sslrootcert`; MySQL URLs `socket` (or `host=/path`),
+    /// `ssl-mode` and `ssl-ca`. Any other parameter is an error.
+    pub fn from_url_with(
+        url: &str,
+        pg_tls: &TlsOpts,
+        my_tls: &TlsOpts,
+    ) -> Result<Target, WorkloadError> {
         if let Some(path) = url
             .strip_prefix("sqlite://")
             .or_else(|| url.strip_prefix("sqlite:"))
@@ -460,13 +553,26 @@ impl Target {
             .or_else(|| url.strip_prefix("postgresql://"))
         {
             let u = split_url(url, rest)?;
+            let ps = url_params(url, &u, &["host", "sslmode", "sslrootcert"])?;
+            let mut tls = pg_tls.clone();
+            if let Some(m) = url_param(&ps, "sslmode") {
+                tls.mode = TlsMode::parse_pg(m).map_err(|e| bad(format!("--db-url={url}: {e}")))?;
+            }
+            if let Some(c) = url_param(&ps, "sslrootcert") {
+                tls.ca = c.to_string();
+            }
+            let host = url_param(&ps, "host").map(str::to_string);
             return Ok(Target::Pgsql {
-                host: u.socket.or(u.host).unwrap_or_else(|| "localhost".into()),
+                host: host
+                    .filter(|h| !h.is_empty())
+                    .or(u.host.clone())
+                    .unwrap_or_else(|| "localhost".into()),
                 port: u.port.unwrap_or(5432),
-                user: u.user.unwrap_or_else(|| "postgres".into()),
-                password: u.password.unwrap_or_default(),
-                db: u.db.unwrap_or_else(|| "postgres".into()),
+                user: u.user.clone().unwrap_or_else(|| "postgres".into()),
+                password: u.password.clone().unwrap_or_default(),
+                db: u.db.clone().unwrap_or_else(|| "postgres".into()),
                 lean: true,
+                tls,
             });
         }
         if let Some(rest) = url
@@ -474,14 +580,32 @@ impl Target {
             .or_else(|| url.strip_prefix("mariadb://"))
         {
             let u = split_url(url, rest)?;
+            let ps = url_params(url, &u, &["socket", "host", "ssl-mode", "ssl-ca"])?;
+            let mut tls = my_tls.clone();
+            if let Some(m) = url_param(&ps, "ssl-mode") {
+                tls.mode =
+                    TlsMode::parse_mysql(m).map_err(|e| bad(format!("--db-url={url}: {e}")))?;
+            }
+            if let Some(c) = url_param(&ps, "ssl-ca") {
+                tls.ca = c.to_string();
+            }
+            let socket = url_param(&ps, "socket")
+                .or_else(|| url_param(&ps, "host").filter(|h| h.starts_with('/')))
+                .unwrap_or_default()
+                .to_string();
+            let host = url_param(&ps, "host")
+                .filter(|h| !h.is_empty() && !h.starts_with('/'))
+                .map(str::to_string)
+                .or(u.host.clone());
             return Ok(Target::Mysql {
-                host: u.host.unwrap_or_else(|| "localhost".into()),
+                host: host.unwrap_or_else(|| "localhost".into()),
                 port: u.port.unwrap_or(3306),
-                socket: u.socket.unwrap_or_default(),
-                user: u.user.unwrap_or_else(|| "root".into()),
-                password: u.password.unwrap_or_default(),
-                db: u.db.unwrap_or_else(|| "test".into()),
+                socket,
+                user: u.user.clone().unwrap_or_else(|| "root".into()),
+                password: u.password.clone().unwrap_or_default(),
+                db: u.db.clone().unwrap_or_else(|| "test".into()),
                 lean: true,
+                tls,
             });
         }
         Err(bad(format!(
@@ -547,8 +671,43 @@ impl Target {
                     "check --mysql-host/--mysql-port/--mysql-user/--mysql-password/--mysql-db or --db-url, and that the server is running"
                 }
             };
-            bad(format!("cannot connect to {self}: {e} ({hint})"))
+            if e.message.contains("TLS") || e.message.contains("CA file") {
+                // The TLS message says what to do; the connection options are fine.
+                bad(format!("cannot connect to {self}: {e}"))
+            } else {
+                bad(format!("cannot connect to {self}: {e} ({hint})"))
+            }
         })
+    }
+}
+
+/// The facts a connection's TLS gives a result: `db_tls` (1 = TLS, 0 = plaintext) and, with
+/// TLS, `db_tls_version` (1.2, 1.3). Nothing for an embedded database. TLS costs client and
+/// server CPU per query: runs with and without it are not comparable (compare says so).
+pub fn tls_facts(tls: Option<&str>) -> Vec<(String, f64)> {
+    let Some(t) = tls else { return Vec::new() };
+    let mut f = vec![(
+        "db_tls".to_string(),
+        if t.starts_with("TLS") { 1.0 } else { 0.0 },
+    )];
+    let v = t.split_whitespace().next().unwrap_or("");
+    if let Some(n) = v.strip_prefix("TLSv").and_then(|n| n.parse::<f64>().ok()) {
+        f.push(("db_tls_version".to_string(), n));
+    }
+    f
+}
+
+/// `PostgreSQL 15.4 at postgres://…, TLS TLSv1.3 TLS13_AES_256_GCM_SHA384` (or `TLS none`):
+/// the stderr line that names the server.
+pub fn server_line(version: &str, target: &Target, tls: Option<&str>) -> String {
+    let v = if version.is_empty() {
+        target.driver().name()
+    } else {
+        version
+    };
+    match tls {
+        Some(t) => format!("{v} at {target}, TLS {t}"),
+        None => format!("{v} at {target}"),
     }
 }
 
@@ -893,8 +1052,10 @@ mod tests {
                 password,
                 db,
                 lean,
+                tls,
             } => {
                 assert!(lean, "the lean client is the default");
+                assert_eq!(tls.mode, TlsMode::Prefer, "libpq's default");
                 assert_eq!(
                     (
                         host.as_str(),

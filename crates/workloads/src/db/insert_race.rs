@@ -568,6 +568,8 @@ struct RaceInstance {
     cfg: Arc<Cfg>,
     threads: usize,
     version: String,
+    /// The setup connection's TLS (`None`: SQLite).
+    tls: Option<String>,
     /// The SQLite file this run created (removed again at the end when it holds nothing).
     created_file: Option<String>,
     /// Session set-ups retried after a lost connection (before the run).
@@ -604,10 +606,21 @@ impl Instance for RaceInstance {
         let n = self
             .setup_retries
             .load(std::sync::atomic::Ordering::Relaxed);
-        vec![
+        let mut f = vec![
             ("setup_retries".into(), n as f64),
             ("rows_lost".into(), self.lost.load(Ordering::Relaxed) as f64),
-        ]
+        ];
+        f.extend(super::driver::tls_facts(self.tls.as_deref()));
+        f
+    }
+
+    fn server(&self) -> Option<String> {
+        self.tls.as_ref()?;
+        Some(super::driver::server_line(
+            &self.version,
+            &self.cfg.target,
+            self.tls.as_deref(),
+        ))
     }
 
     fn tables(&self) -> Vec<Table> {
@@ -891,6 +904,7 @@ impl Workload for InsertRace {
         };
         let mut conn = cfg.target.connect_for_setup(create)?;
         let version = conn.server_version();
+        let tls = conn.tls();
         let engine = match cfg.target.driver() {
             Driver::Mysql => mysql_engine(conn.as_mut(), &cfg),
             _ => None,
@@ -917,6 +931,7 @@ impl Workload for InsertRace {
             cfg: Arc::new(cfg),
             threads: ctx.threads.max(1),
             version,
+            tls,
             created_file,
             setup_retries: Default::default(),
             lost: Default::default(),

@@ -1,4 +1,4 @@
-//! The MariaDB/MySQL driver (the pure-Rust `mysql` crate, no TLS, rust flate2 backend so
+//! The MariaDB/MySQL driver (the pure-Rust `mysql` crate, TLS through its rustls/ring feature, rust flate2 backend so
 //! the static musl build needs no C libraries): binary-protocol prepared statements.
 //!
 //! Lost connections (I/O errors, 2006/2013/2055 and the server's 1927 "connection killed",
@@ -8,7 +8,7 @@
 //! hands each row over as an owned `Row`, so every execution allocates a few small buffers
 //! in the client; we allocate nothing else.
 
-use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target};
+use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target, TlsMode};
 use mysql::prelude::Queryable;
 use mysql::{Conn as MyConn, OptsBuilder, Params, Statement, Value};
 use std::time::Duration;
@@ -59,11 +59,14 @@ impl MysqlConn {
             user,
             password,
             db,
+            tls,
             ..
         } = target
         else {
             return Err(DbError::new(ErrClass::Other, "not a MySQL target"));
         };
+        // Unix sockets never use TLS.
+        let use_tls = tls.mode != TlsMode::Disable && socket.is_empty();
         let mut o = OptsBuilder::new()
             .user(Some(user.as_str()))
             .db_name(Some(db.as_str()))
@@ -78,11 +81,51 @@ impl MysqlConn {
         } else {
             o.socket(Some(socket.as_str()))
         };
-        let conn = MyConn::new(o).map_err(|e| {
+        let setup_err = |e: mysql::Error| {
             let mut d = err(e);
             d.class = ErrClass::Other;
             d
-        })?;
+        };
+        let conn = if use_tls {
+            let v = tls.verify();
+            let mut ssl = mysql::SslOpts::default()
+                .with_danger_accept_invalid_certs(v == hostbench_tls::Verify::Nothing)
+                .with_danger_skip_domain_validation(v != hostbench_tls::Verify::Full);
+            if !tls.ca.is_empty() {
+                ssl = ssl.with_root_cert_path(Some(std::path::PathBuf::from(&tls.ca)));
+            }
+            match MyConn::new(o.clone().ssl_opts(ssl)) {
+                Err(mysql::Error::DriverError(mysql::DriverError::TlsNotSupported))
+                    if !tls.mode.required() =>
+                {
+                    MyConn::new(o).map_err(setup_err)?
+                }
+                Err(mysql::Error::DriverError(mysql::DriverError::TlsNotSupported)) => {
+                    return Err(DbError::new(
+                        ErrClass::Other,
+                        format!(
+                            "the MySQL/MariaDB server at {host}:{port} does not offer TLS and \
+                             --mysql-ssl={} requires it: enable TLS on the server (ssl_cert, \
+                             ssl_key), or use --mysql-ssl=PREFERRED or DISABLED",
+                            tls.mode.mysql_name()
+                        ),
+                    ));
+                }
+                r => r.map_err(|e| {
+                    let mut d = setup_err(e);
+                    if d.message.contains("certificate") || d.message.contains("Certificate") {
+                        d.message = format!(
+                            "the server's TLS certificate was refused: {}; {}",
+                            d.message,
+                            super::mysql_lean::MY_TLS_FIX
+                        );
+                    }
+                    d
+                })?,
+            }
+        } else {
+            MyConn::new(o).map_err(setup_err)?
+        };
         Ok(MysqlConn {
             conn,
             stmts: Vec::new(),
@@ -158,5 +201,22 @@ impl Conn for MysqlConn {
             .flatten()
             .map(|v| format!("MySQL/MariaDB {v}"))
             .unwrap_or_default()
+    }
+
+    fn tls(&mut self) -> Option<String> {
+        // The crate does not say what it negotiated: the server does.
+        let get = |c: &mut MyConn, what: &str| {
+            c.query_first::<(String, String), _>(format!("SHOW SESSION STATUS LIKE '{what}'"))
+                .ok()
+                .flatten()
+                .map(|(_, v)| v)
+                .unwrap_or_default()
+        };
+        let cipher = get(&mut self.conn, "Ssl_cipher");
+        if cipher.is_empty() {
+            return Some("none".into());
+        }
+        let version = get(&mut self.conn, "Ssl_version");
+        Some(format!("{version} {cipher}"))
     }
 }

@@ -1,7 +1,8 @@
 //! hostbench's own MariaDB/MySQL client for the OLTP path (`--mysql-client=lean`, the
 //! default): the wire protocol's handshake v10, `mysql_native_password` and the
 //! `caching_sha2_password` fast path, `COM_QUERY`, `COM_STMT_PREPARE` and
-//! `COM_STMT_EXECUTE` with the binary protocol, over TCP or a unix socket, without TLS.
+//! `COM_STMT_EXECUTE` with the binary protocol, over TCP (TLS per `--mysql-ssl`, rustls) or
+//! a unix socket.
 //!
 //! Invariants: one send buffer and one receive buffer per connection, reused by every
 //! command, so a query allocates nothing once they have grown to the largest packet.
@@ -13,7 +14,7 @@
 //! crate client does (1213/1020/1205 retry, 1927/2006/2013/2055/1053 and I/O errors lost).
 //! The password is used to compute the auth response and is never printed.
 
-use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target};
+use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target, TlsMode};
 use super::wire::Stream;
 use std::io::{self, BufReader, Read, Write};
 
@@ -21,6 +22,7 @@ const CLIENT_MYSQL: u64 = 1; // MySQL's CLIENT_LONG_PASSWORD; MariaDB 10.2+ serv
 const CLIENT_LONG_FLAG: u64 = 4;
 const CLIENT_CONNECT_WITH_DB: u64 = 8;
 const CLIENT_PROTOCOL_41: u64 = 512;
+const CLIENT_SSL: u64 = 2048;
 const CLIENT_TRANSACTIONS: u64 = 8192;
 const CLIENT_SECURE_CONNECTION: u64 = 32768;
 const CLIENT_MULTI_RESULTS: u64 = 1 << 17;
@@ -388,6 +390,73 @@ fn coldef_type(p: &[u8]) -> Option<u8> {
     p.get(at + 6).copied()
 }
 
+/// What to do about a certificate that does not verify.
+pub(crate) const MY_TLS_FIX: &str = "give the CA certificate that signed it with --mysql-ssl-ca=PATH \
+    (ssl-ca=PATH in the URL), or use --mysql-ssl=REQUIRED to encrypt without verifying the \
+    server";
+
+/// The capabilities the client asks for, given the server's.
+fn client_caps(server: u64, db: &str) -> u64 {
+    let mut caps = CLIENT_MYSQL
+        | CLIENT_LONG_FLAG
+        | CLIENT_CONNECT_WITH_DB
+        | CLIENT_PROTOCOL_41
+        | CLIENT_TRANSACTIONS
+        | CLIENT_SECURE_CONNECTION
+        | CLIENT_MULTI_RESULTS
+        | CLIENT_PS_MULTI_RESULTS
+        | CLIENT_PLUGIN_AUTH
+        | CLIENT_DEPRECATE_EOF
+        | MARIADB_CLIENT_CACHE_METADATA;
+    caps &= server;
+    if db.is_empty() {
+        caps &= !CLIENT_CONNECT_WITH_DB;
+    }
+    caps
+}
+
+/// Reads the server's greeting from the unbuffered socket and, when `tls` asks for it and
+/// the server offers it (CLIENT_SSL), sends the SSL request and runs the TLS handshake.
+/// Returns the stream, the greeting, the next sequence id and whether TLS is on. A server
+/// without TLS is an error when the mode requires it. Unix sockets never use TLS.
+fn greet(
+    mut stream: Stream,
+    tls: &hostbench_tls::Opts,
+    host: &str,
+    port: u16,
+    db: &str,
+) -> Result<(Stream, Vec<u8>, u8, bool), DbError> {
+    let (mut seq, mut greeting) = (0u8, Vec::with_capacity(256));
+    read_packet(&mut stream, &mut seq, &mut greeting).map_err(lost)?;
+    if tls.mode == TlsMode::Disable || stream.is_unix() || greeting.first() == Some(&0xFF) {
+        return Ok((stream, greeting, seq, false));
+    }
+    let hs = parse_handshake(&greeting).map_err(setup)?;
+    if hs.caps & CLIENT_SSL == 0 {
+        if tls.mode.required() {
+            return Err(setup(format!(
+                "the MySQL/MariaDB server at {host}:{port} does not offer TLS (no CLIENT_SSL in \
+                 its greeting) and --mysql-ssl={} requires it: enable TLS on the server \
+                 (ssl_cert, ssl_key), or use --mysql-ssl=PREFERRED or DISABLED",
+                tls.mode.mysql_name()
+            )));
+        }
+        return Ok((stream, greeting, seq, false));
+    }
+    let caps = client_caps(hs.caps, db) | CLIENT_SSL;
+    let mut p = Vec::with_capacity(36);
+    p.extend_from_slice(&[32, 0, 0, seq]);
+    p.extend_from_slice(&(caps as u32).to_le_bytes());
+    p.extend_from_slice(&(MAX_PAYLOAD as u32).to_le_bytes());
+    p.push(45); // utf8mb4_general_ci
+    p.extend_from_slice(&[0; 19]);
+    p.extend_from_slice(&((caps >> 32) as u32).to_le_bytes());
+    stream.write_all(&p).map_err(lost)?;
+    seq = seq.wrapping_add(1);
+    let stream = stream.start_tls(tls, host, MY_TLS_FIX)?;
+    Ok((stream, greeting, seq, true))
+}
+
 impl LeanConn {
     /// Connects to the MariaDB/MySQL `target` and logs in.
     pub fn open(target: &Target) -> Result<LeanConn, DbError> {
@@ -398,6 +467,7 @@ impl LeanConn {
             user,
             password,
             db,
+            tls,
             ..
         } = target
         else {
@@ -408,18 +478,20 @@ impl LeanConn {
         } else {
             Stream::unix(socket)?
         };
+        stream.login_timeout(true);
+        let (stream, greeting, seq, ssl) = greet(stream, tls, host, *port, db)
+            .map_err(|e| super::wire::login_error(e, "MySQL/MariaDB", 3306))?;
         let mut c = LeanConn {
             r: BufReader::with_capacity(64 * 1024, stream),
             wbuf: Vec::with_capacity(4096),
-            pkt: Vec::with_capacity(64 * 1024),
-            seq: 0,
+            pkt: greeting,
+            seq,
             caps: 0,
             stmts: Vec::new(),
             version: String::new(),
             sink: 0,
         };
-        c.r.get_ref().login_timeout(true);
-        let login = c.login(user, password, db);
+        let login = c.login(user, password, db, ssl);
         c.r.get_ref().login_timeout(false);
         login.map_err(|e| super::wire::login_error(e, "MySQL/MariaDB", 3306))?;
         Ok(c)
@@ -459,8 +531,8 @@ impl LeanConn {
         }
     }
 
-    fn login(&mut self, user: &str, password: &str, db: &str) -> Result<(), DbError> {
-        self.read()?;
+    /// Logs in after [`greet`]: the greeting is in `self.pkt`; `ssl` = TLS is on.
+    fn login(&mut self, user: &str, password: &str, db: &str, ssl: bool) -> Result<(), DbError> {
         if self.pkt.first() == Some(&0xFF) {
             return Err(server_err(&self.pkt));
         }
@@ -471,20 +543,9 @@ impl LeanConn {
                 hs.version
             )));
         }
-        let mut caps = CLIENT_MYSQL
-            | CLIENT_LONG_FLAG
-            | CLIENT_CONNECT_WITH_DB
-            | CLIENT_PROTOCOL_41
-            | CLIENT_TRANSACTIONS
-            | CLIENT_SECURE_CONNECTION
-            | CLIENT_MULTI_RESULTS
-            | CLIENT_PS_MULTI_RESULTS
-            | CLIENT_PLUGIN_AUTH
-            | CLIENT_DEPRECATE_EOF
-            | MARIADB_CLIENT_CACHE_METADATA;
-        caps &= hs.caps;
-        if db.is_empty() {
-            caps &= !CLIENT_CONNECT_WITH_DB;
+        let mut caps = client_caps(hs.caps, db);
+        if ssl {
+            caps |= CLIENT_SSL;
         }
         self.caps = caps;
         self.version = hs
@@ -547,9 +608,17 @@ impl LeanConn {
                 }
                 Some(0x01) if plugin == "caching_sha2_password" => match self.pkt.get(1) {
                     Some(3) => {} // fast auth succeeded; the OK follows
+                    // Full authentication: over TLS or a unix socket (a secure transport,
+                    // as MySQL's clients treat it) the password goes in clear, NUL-ended.
+                    Some(4) if ssl || self.r.get_ref().is_unix() => {
+                        self.start();
+                        self.wbuf.extend_from_slice(password.as_bytes());
+                        self.wbuf.push(0);
+                        self.send()?;
+                    }
                     Some(4) => {
                         return Err(setup(format!(
-                            "user '{user}' needs caching_sha2_password's full authentication, which requires TLS or RSA key exchange; hostbench's lean MySQL client does neither: give the user mysql_native_password (ALTER USER ... IDENTIFIED WITH mysql_native_password BY ...), or use --mysql-client=crate"
+                            "user '{user}' needs caching_sha2_password's full authentication, which sends the password and so needs TLS (or RSA key exchange, which hostbench's lean MySQL client does not do): use --mysql-ssl=REQUIRED (or ssl-mode=REQUIRED in the URL), give the user mysql_native_password, or use --mysql-client=crate"
                         )));
                     }
                     _ => return Err(proto("caching_sha2_password exchange")),
@@ -788,6 +857,18 @@ impl Conn for LeanConn {
 
     fn server_version(&mut self) -> String {
         format!("MySQL/MariaDB {}", self.version)
+    }
+
+    fn tls(&mut self) -> Option<String> {
+        Some(self.r.get_ref().tls())
+    }
+}
+
+impl Drop for LeanConn {
+    fn drop(&mut self) {
+        // COM_QUIT is not sent (the server takes the closed socket as the end, as before);
+        // a TLS session still says close_notify.
+        self.r.get_mut().close_tls();
     }
 }
 

@@ -1020,9 +1020,26 @@ struct OltpInstance {
     cfg: Arc<Cfg>,
     dist: Distribution,
     threads: usize,
+    /// The server's version string, from the setup connection.
+    version: String,
+    /// The setup connection's TLS (`None`: SQLite).
+    tls: Option<String>,
 }
 
 impl Instance for OltpInstance {
+    fn facts(&self) -> Vec<(String, f64)> {
+        super::driver::tls_facts(self.tls.as_deref())
+    }
+
+    fn server(&self) -> Option<String> {
+        self.tls.as_ref()?;
+        Some(super::driver::server_line(
+            &self.version,
+            &self.cfg.target,
+            self.tls.as_deref(),
+        ))
+    }
+
     fn worker(&self, tid: usize, rng: Rng) -> Result<Worker, WorkloadError> {
         let cfg = &self.cfg;
         let s = Session::open(&cfg.target, cfg.prepared)?;
@@ -1514,11 +1531,15 @@ impl Workload for Oltp {
                 )));
             }
         }
+        let version = conn.server_version();
+        let tls = conn.tls();
         drop(conn);
         Ok(Box::new(OltpInstance {
             cfg: Arc::new(cfg),
             dist: ctx.dist,
             threads: ctx.threads.max(1),
+            version,
+            tls,
         }))
     }
     fn stage(

@@ -1,4 +1,4 @@
-//! The PostgreSQL driver through the `postgres` crate (`--pgsql-client=crate`, no TLS): server-side prepared statements,
+//! The PostgreSQL driver through the `postgres` crate (`--pgsql-client=crate`, TLS per `sslmode` through rustls): server-side prepared statements,
 //! parameters bound straight from borrowed values.
 //!
 //! Lost connections (closed socket, `pg_terminate_backend`'s 57P01, a server shutting down,
@@ -6,9 +6,10 @@
 //! pgsql driver treats them. Allocation: we allocate nothing per query; the `postgres` crate
 //! itself builds each message in a buffer and hands rows over as small heap objects.
 
-use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target};
+use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target, TlsMode};
 use super::pg_lean::{classify, number_placeholders};
 use bytes::BytesMut;
+use hostbench_tls::pg::{MakeRustls, crate_mode};
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use postgres::{Client, NoTls, Statement};
@@ -18,6 +19,7 @@ use std::time::Duration;
 pub struct PgConn {
     client: Client,
     stmts: Vec<Statement>,
+    tls: String,
 }
 
 impl ToSql for Arg<'_> {
@@ -84,10 +86,21 @@ impl PgConn {
             user,
             password,
             db,
+            tls,
             ..
         } = target
         else {
             return Err(DbError::new(ErrClass::Other, "not a PostgreSQL target"));
+        };
+        // Unix sockets never use TLS (as libpq).
+        let use_tls = tls.mode != TlsMode::Disable && !host.starts_with('/');
+        let maker = if use_tls {
+            let cfg = tls
+                .client_config()
+                .map_err(|e| DbError::new(ErrClass::Other, e))?;
+            Some(MakeRustls::new(cfg, super::pg_lean::PG_TLS_FIX))
+        } else {
+            None
         };
         let mut cfg = postgres::Config::new();
         cfg.host(host)
@@ -95,7 +108,12 @@ impl PgConn {
             .user(user)
             .dbname(db)
             .application_name("hostbench")
-            .connect_timeout(Duration::from_secs(5));
+            .connect_timeout(Duration::from_secs(5))
+            .ssl_mode(if use_tls {
+                crate_mode(tls.mode)
+            } else {
+                postgres::config::SslMode::Disable
+            });
         if !password.is_empty() {
             cfg.password(password);
         }
@@ -104,10 +122,14 @@ impl PgConn {
         // Log in on a helper thread and give up after the lean clients' login time limit;
         // the thread ends when that server hangs up.
         let (tx, rx) = std::sync::mpsc::channel();
+        let m = maker.clone();
         std::thread::Builder::new()
             .name("hb-pg-login".into())
             .spawn(move || {
-                let _ = tx.send(cfg.connect(NoTls));
+                let _ = tx.send(match m {
+                    Some(m) => cfg.connect(m),
+                    None => cfg.connect(NoTls),
+                });
             })
             .map_err(|e| DbError::new(ErrClass::Other, format!("cannot start a thread: {e}")))?;
         let timeout = Duration::from_secs(super::wire::LOGIN_TIMEOUT_S);
@@ -117,6 +139,14 @@ impl PgConn {
                 // Not reachable or refused at start: not a "lost" connection but a setup
                 // error.
                 d.class = ErrClass::Other;
+                if d.message.contains("server does not support TLS") {
+                    d.message = format!(
+                        "the PostgreSQL server at {host}:{port} does not offer TLS and \
+                         sslmode={} requires it: enable ssl on the server, or use \
+                         sslmode=prefer or disable",
+                        tls.mode.pg_name()
+                    );
+                }
                 d
             })?,
             Err(_) => {
@@ -130,9 +160,14 @@ impl PgConn {
                 ));
             }
         };
+        let tls = maker
+            .map(|m| m.negotiated())
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| "none".into());
         Ok(PgConn {
             client,
             stmts: Vec::new(),
+            tls,
         })
     }
 }
@@ -203,5 +238,9 @@ impl Conn for PgConn {
                 .unwrap_or_default(),
             Err(_) => String::new(),
         }
+    }
+
+    fn tls(&mut self) -> Option<String> {
+        Some(self.tls.clone())
     }
 }

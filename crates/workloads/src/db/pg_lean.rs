@@ -1,5 +1,5 @@
 //! hostbench's own PostgreSQL client for the OLTP path (`--pgsql-client=lean`, the
-//! default): protocol 3.0 over TCP or a unix socket, without TLS; trust, cleartext, MD5
+//! default): protocol 3.0 over TCP (TLS per `sslmode`, rustls) or a unix socket; trust, cleartext, MD5
 //! and SCRAM-SHA-256 authentication; statements prepared once (Parse + Describe) and run
 //! with the extended protocol (Bind + Execute + Sync in one write); text queries with the
 //! simple protocol.
@@ -18,7 +18,7 @@
 //! 57P01-57P03, class 08 and I/O errors lost). The password is used to answer the server's
 //! challenge and is never printed.
 
-use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target};
+use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target, TlsMode};
 use super::wire::Stream;
 use sha2::{Digest, Sha256};
 use std::io::{self, BufReader, Read, Write};
@@ -409,6 +409,44 @@ fn nonce() -> String {
     b64_encode(&b)
 }
 
+/// What to do about a certificate that does not verify.
+pub(crate) const PG_TLS_FIX: &str = "give the CA certificate that signed it with sslrootcert=PATH in \
+    the URL or --pgsql-sslrootcert=PATH, or use sslmode=require to encrypt without verifying \
+    the server";
+
+/// SSLRequest on a fresh TCP connection: 'S' starts the TLS handshake, 'N' leaves the
+/// connection plaintext (an error when the mode requires TLS). Exactly one byte is read
+/// before the handshake, so nothing the server (or a man in the middle) sent in plaintext
+/// is taken as part of the TLS session.
+fn negotiate_tls(
+    mut stream: Stream,
+    tls: &hostbench_tls::Opts,
+    host: &str,
+    port: u16,
+) -> Result<Stream, DbError> {
+    stream
+        .write_all(&[0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f])
+        .map_err(lost)?;
+    let mut b = [0u8; 1];
+    stream.read_exact(&mut b).map_err(lost)?;
+    match b[0] {
+        b'S' => stream.start_tls(tls, host, PG_TLS_FIX),
+        b'N' if !tls.mode.required() => Ok(stream),
+        b'N' => Err(setup(format!(
+            "the PostgreSQL server at {host}:{port} does not offer TLS (it answered 'N' to \
+             SSLRequest) and sslmode={} requires it: enable ssl on the server, or use \
+             sslmode=prefer or disable",
+            tls.mode.pg_name()
+        ))),
+        // An ErrorResponse: a server older than 7.0, or not PostgreSQL at all.
+        b'E' => Err(setup(format!(
+            "the server at {host}:{port} refused SSLRequest with an error (a very old \
+             PostgreSQL?); use sslmode=disable"
+        ))),
+        _ => Err(proto("answer to SSLRequest")),
+    }
+}
+
 impl PgLeanConn {
     /// Connects to the PostgreSQL `target` and logs in.
     pub fn open(target: &Target) -> Result<PgLeanConn, DbError> {
@@ -418,16 +456,23 @@ impl PgLeanConn {
             user,
             password,
             db,
+            tls,
             ..
         } = target
         else {
             return Err(setup("not a PostgreSQL target".into()));
         };
-        let stream = if host.starts_with('/') {
+        let mut stream = if host.starts_with('/') {
             Stream::unix(&format!("{host}/.s.PGSQL.{port}"))?
         } else {
             Stream::tcp(host, *port)?
         };
+        // Unix sockets never use TLS (as libpq).
+        if tls.mode != TlsMode::Disable && !stream.is_unix() {
+            stream.login_timeout(true);
+            stream = negotiate_tls(stream, tls, host, *port)
+                .map_err(|e| super::wire::login_error(e, "PostgreSQL", 5432))?;
+        }
         let mut c = PgLeanConn {
             r: BufReader::with_capacity(64 * 1024, stream),
             wbuf: Vec::with_capacity(4096),
@@ -816,6 +861,10 @@ impl Conn for PgLeanConn {
     fn server_version(&mut self) -> String {
         self.version.clone()
     }
+
+    fn tls(&mut self) -> Option<String> {
+        Some(self.r.get_ref().tls())
+    }
 }
 
 impl Drop for PgLeanConn {
@@ -824,6 +873,7 @@ impl Drop for PgLeanConn {
         self.wbuf.clear();
         self.wbuf.extend_from_slice(&[b'X', 0, 0, 0, 4]);
         let _ = self.r.get_mut().write_all(&self.wbuf);
+        self.r.get_mut().close_tls();
     }
 }
 

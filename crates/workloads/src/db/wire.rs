@@ -19,6 +19,8 @@ pub enum Stream {
     Tcp(TcpStream),
     /// A unix-domain socket.
     Unix(UnixStream),
+    /// TLS over TCP (boxed: the plaintext variants stay small).
+    Tls(Box<hostbench_tls::Stream<TcpStream>>),
 }
 
 impl Read for Stream {
@@ -26,6 +28,7 @@ impl Read for Stream {
         match self {
             Stream::Tcp(s) => s.read(b),
             Stream::Unix(s) => s.read(b),
+            Stream::Tls(s) => s.read(b),
         }
     }
 }
@@ -35,10 +38,15 @@ impl Write for Stream {
         match self {
             Stream::Tcp(s) => s.write(b),
             Stream::Unix(s) => s.write(b),
+            Stream::Tls(s) => s.write(b),
         }
     }
     fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+        match self {
+            // rustls' writer queues records until flushed.
+            Stream::Tls(s) => s.flush(),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -82,7 +90,52 @@ impl Stream {
         let _ = match self {
             Stream::Tcp(s) => s.set_read_timeout(d),
             Stream::Unix(s) => s.set_read_timeout(d),
+            Stream::Tls(s) => s.sock.set_read_timeout(d),
         };
+    }
+
+    /// Ends a TLS session with close_notify, so the server logs a clean close rather than
+    /// an unexpected EOF; nothing for plaintext. Best effort (the connection is going).
+    pub fn close_tls(&mut self) {
+        if let Stream::Tls(s) = self {
+            s.conn.send_close_notify();
+            let s = &mut **s;
+            while s.conn.wants_write() {
+                if s.conn.write_tls(&mut s.sock).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// True for a unix-domain socket (never TLS, as libpq).
+    pub fn is_unix(&self) -> bool {
+        matches!(self, Stream::Unix(_))
+    }
+
+    /// The TLS in use: `TLSv1.3 TLS13_…`, or `none`.
+    pub fn tls(&self) -> String {
+        match self {
+            Stream::Tls(s) => hostbench_tls::describe(&s.conn),
+            _ => "none".into(),
+        }
+    }
+
+    /// Runs the TLS handshake over this TCP connection with `opts`, verifying `host` as
+    /// they say; `fix` tells the user what to do about a certificate that does not verify.
+    pub fn start_tls(
+        self,
+        opts: &hostbench_tls::Opts,
+        host: &str,
+        fix: &str,
+    ) -> Result<Stream, DbError> {
+        let Stream::Tcp(tcp) = self else {
+            return Err(setup("TLS is only used over TCP".into()));
+        };
+        let cfg = opts.client_config().map_err(setup)?;
+        hostbench_tls::handshake(cfg, host, tcp, fix)
+            .map(|s| Stream::Tls(Box::new(s)))
+            .map_err(setup)
     }
 }
 

@@ -1,0 +1,532 @@
+//! TLS to databases, client side: libpq's `sslmode` and MySQL's `--ssl-mode` over rustls with
+//! the `ring` provider (no OpenSSL, no cmake: the static binary stays static). Shared by
+//! hostbench's own database clients, the `postgres` crate client ([`pg::MakeRustls`]) and the
+//! results store's PostgreSQL backend.
+//!
+//! What is verified, per [`Mode`] (libpq's rules, which MySQL's client follows too):
+//! - `disable`: no TLS.
+//! - `prefer`, `require` without a CA file: TLS (required or not), the certificate is not
+//!   checked (the handshake signatures still are: the key exchange is real).
+//! - `prefer`, `require` with a CA file (`sslrootcert`, `--mysql-ssl-ca`): the chain must lead
+//!   to that CA, as `verify-ca` (libpq does the same when a root certificate is present).
+//! - `verify-ca`: the chain must lead to the CA file, or without one to the Mozilla roots
+//!   compiled in (`webpki-roots`; no platform store is read); the host name is not checked.
+//! - `verify-full`: `verify-ca`, and the certificate must name the host connected to (a DNS
+//!   name, or an IP address in the certificate's IP SANs).
+//!
+//! Unix sockets never use TLS (as libpq): callers skip the negotiation there.
+
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{CryptoProvider, ring as provider};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, SignatureScheme};
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+
+#[cfg(feature = "postgres")]
+pub mod pg;
+
+/// How much TLS a connection asks for (libpq's `sslmode`, MySQL's `--ssl-mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// No TLS.
+    Disable,
+    /// TLS when the server offers it, else plaintext.
+    Prefer,
+    /// TLS or fail; the certificate is checked only when a CA file is given.
+    Require,
+    /// TLS, and the certificate chain must lead to a trusted CA.
+    VerifyCa,
+    /// As `VerifyCa`, and the certificate must name the host.
+    VerifyFull,
+}
+
+/// The PostgreSQL words, in order (`allow` is refused with its own message).
+pub const PG_MODES: &[&str] = &["disable", "prefer", "require", "verify-ca", "verify-full"];
+/// The MySQL words (case-insensitive), sysbench 1.0.20's `on`/`off` included.
+pub const MYSQL_MODES: &[&str] = &[
+    "DISABLED",
+    "PREFERRED",
+    "REQUIRED",
+    "VERIFY_CA",
+    "VERIFY_IDENTITY",
+    "on",
+    "off",
+];
+
+impl Mode {
+    /// libpq's `sslmode` word. `allow` (plaintext first, TLS only when the server refuses
+    /// plaintext) is not offered: it is an error saying so.
+    pub fn parse_pg(s: &str) -> Result<Mode, String> {
+        Ok(match s.trim() {
+            "disable" => Mode::Disable,
+            "prefer" => Mode::Prefer,
+            "require" => Mode::Require,
+            "verify-ca" => Mode::VerifyCa,
+            "verify-full" => Mode::VerifyFull,
+            "allow" => {
+                return Err(
+                    "sslmode=allow is not offered by hostbench (use disable for plaintext or \
+                     prefer for TLS when the server offers it)"
+                        .into(),
+                );
+            }
+            other => {
+                return Err(format!(
+                    "unknown sslmode '{other}' (use one of {})",
+                    PG_MODES.join(", ")
+                ));
+            }
+        })
+    }
+
+    /// MySQL's `--ssl-mode` word (case-insensitive), or sysbench 1.0.20's `on` (REQUIRED)
+    /// and `off` (DISABLED).
+    pub fn parse_mysql(s: &str) -> Result<Mode, String> {
+        Ok(match s.trim().to_ascii_uppercase().as_str() {
+            "DISABLED" | "OFF" | "0" | "FALSE" => Mode::Disable,
+            "PREFERRED" => Mode::Prefer,
+            "REQUIRED" | "ON" | "1" | "TRUE" => Mode::Require,
+            "VERIFY_CA" => Mode::VerifyCa,
+            "VERIFY_IDENTITY" => Mode::VerifyFull,
+            _ => {
+                return Err(format!(
+                    "unknown MySQL SSL mode '{}' (use one of {})",
+                    s.trim(),
+                    MYSQL_MODES.join(", ")
+                ));
+            }
+        })
+    }
+
+    /// The libpq word.
+    pub fn pg_name(self) -> &'static str {
+        match self {
+            Mode::Disable => "disable",
+            Mode::Prefer => "prefer",
+            Mode::Require => "require",
+            Mode::VerifyCa => "verify-ca",
+            Mode::VerifyFull => "verify-full",
+        }
+    }
+
+    /// The MySQL word.
+    pub fn mysql_name(self) -> &'static str {
+        match self {
+            Mode::Disable => "DISABLED",
+            Mode::Prefer => "PREFERRED",
+            Mode::Require => "REQUIRED",
+            Mode::VerifyCa => "VERIFY_CA",
+            Mode::VerifyFull => "VERIFY_IDENTITY",
+        }
+    }
+
+    /// TLS must be used: a server without it is an error.
+    pub fn required(self) -> bool {
+        !matches!(self, Mode::Disable | Mode::Prefer)
+    }
+}
+
+/// What a client asks for: the mode and the CA file (empty: none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opts {
+    /// How much TLS.
+    pub mode: Mode,
+    /// PEM file of the CA certificate(s) the server's chain must lead to (empty: none).
+    pub ca: String,
+}
+
+/// What the certificate check covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verify {
+    /// Nothing (only the handshake signatures).
+    Nothing,
+    /// The chain leads to a trusted CA.
+    Ca,
+    /// The chain, and the host name.
+    Full,
+}
+
+impl Opts {
+    /// No TLS.
+    pub fn disabled() -> Opts {
+        Opts {
+            mode: Mode::Disable,
+            ca: String::new(),
+        }
+    }
+
+    /// What is verified (see the module's table).
+    pub fn verify(&self) -> Verify {
+        match self.mode {
+            Mode::Disable => Verify::Nothing,
+            Mode::VerifyFull => Verify::Full,
+            Mode::VerifyCa => Verify::Ca,
+            Mode::Prefer | Mode::Require if self.ca.is_empty() => Verify::Nothing,
+            Mode::Prefer | Mode::Require => Verify::Ca,
+        }
+    }
+
+    /// The rustls client config for these options (TLS 1.2 and 1.3, no client certificate).
+    /// Errors name the CA file and what is wrong with it.
+    pub fn client_config(&self) -> Result<Arc<ClientConfig>, String> {
+        let p = Arc::new(provider::default_provider());
+        let builder = ClientConfig::builder_with_provider(p.clone())
+            .with_protocol_versions(rustls::ALL_VERSIONS)
+            .map_err(|e| format!("TLS setup: {e}"))?;
+        let verify = self.verify();
+        let mut cfg = if verify == Verify::Nothing {
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(AcceptAnyCert(p)))
+                .with_no_client_auth()
+        } else {
+            let roots = Arc::new(self.roots()?);
+            let full = WebPkiServerVerifier::builder_with_provider(roots, p)
+                .build()
+                .map_err(|e| format!("TLS setup: {e}"))?;
+            if verify == Verify::Full {
+                builder.with_webpki_verifier(full).with_no_client_auth()
+            } else {
+                builder
+                    .dangerous()
+                    .with_custom_certificate_verifier(Arc::new(AnyName(full)))
+                    .with_no_client_auth()
+            }
+        };
+        // Databases are reached by name or address; SNI is harmless and some proxies route
+        // by it.
+        cfg.enable_sni = true;
+        Ok(Arc::new(cfg))
+    }
+
+    fn roots(&self) -> Result<rustls::RootCertStore, String> {
+        if self.ca.is_empty() {
+            return Ok(rustls::RootCertStore {
+                roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+            });
+        }
+        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&self.ca)
+            .map_err(|e| format!("CA file {}: {e}", self.ca))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("CA file {}: {e}", self.ca))?;
+        if certs.is_empty() {
+            return Err(format!(
+                "CA file {}: no CERTIFICATE block found (expected PEM)",
+                self.ca
+            ));
+        }
+        let mut roots = rustls::RootCertStore::empty();
+        for c in certs {
+            roots
+                .add(c)
+                .map_err(|e| format!("CA file {}: {e}", self.ca))?;
+        }
+        Ok(roots)
+    }
+}
+
+/// The server name for SNI and verification: a DNS name or an IP address.
+pub fn server_name(host: &str) -> Result<ServerName<'static>, String> {
+    ServerName::try_from(host.to_string())
+        .map_err(|_| format!("'{host}' is not a valid TLS server name"))
+}
+
+/// `TLSv1.3 TLS13_AES_256_GCM_SHA384`: the negotiated version and suite of a connection.
+pub fn describe(c: &rustls::ClientConnection) -> String {
+    let v = match c.protocol_version() {
+        Some(rustls::ProtocolVersion::TLSv1_3) => "TLSv1.3",
+        Some(rustls::ProtocolVersion::TLSv1_2) => "TLSv1.2",
+        _ => "TLS",
+    };
+    match c.negotiated_cipher_suite() {
+        Some(s) => format!("{v} {:?}", s.suite()),
+        None => v.to_string(),
+    }
+}
+
+/// A finished TLS connection over a blocking socket.
+pub type Stream<S> = rustls::StreamOwned<rustls::ClientConnection, S>;
+
+/// Runs the handshake over `sock` (blocking; the socket's read timeout bounds it).
+/// `fix` is what to tell the user when the certificate does not verify.
+pub fn handshake<S: Read + Write>(
+    cfg: Arc<ClientConfig>,
+    host: &str,
+    mut sock: S,
+    fix: &str,
+) -> Result<Stream<S>, String> {
+    let name = server_name(host)?;
+    let mut c = rustls::ClientConnection::new(cfg, name).map_err(|e| format!("TLS setup: {e}"))?;
+    while c.is_handshaking() {
+        if let Err(e) = c.complete_io(&mut sock) {
+            return Err(handshake_error(&e, fix));
+        }
+    }
+    Ok(rustls::StreamOwned::new(c, sock))
+}
+
+/// The rustls error inside an I/O error, if any.
+pub fn rustls_error(e: &io::Error) -> Option<&rustls::Error> {
+    e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>())
+}
+
+/// A failed handshake in words: a certificate that does not verify says why and `fix`.
+pub fn handshake_error(e: &io::Error, fix: &str) -> String {
+    match rustls_error(e) {
+        Some(
+            r @ (rustls::Error::InvalidCertificate(_) | rustls::Error::NoCertificatesPresented),
+        ) => format!("the server's TLS certificate was refused: {r}; {fix}"),
+        Some(r) => format!("the TLS handshake failed: {r}"),
+        None => format!("the TLS handshake failed: {e}"),
+    }
+}
+
+/// Accepts any certificate; the handshake signatures are still verified with the
+/// provider's algorithms (so the key exchange is real).
+#[derive(Debug)]
+pub struct AcceptAnyCert(pub Arc<CryptoProvider>);
+
+impl ServerCertVerifier for AcceptAnyCert {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+/// `verify-ca`: the full check, with a certificate that does not name the host accepted.
+#[derive(Debug)]
+struct AnyName(Arc<WebPkiServerVerifier>);
+
+impl ServerCertVerifier for AnyName {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        match self
+            .0
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
+        {
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+            )) => Ok(ServerCertVerified::assertion()),
+            r => r,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.supported_verify_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse_as_libpq_and_mysql() {
+        for w in PG_MODES {
+            assert_eq!(Mode::parse_pg(w).unwrap().pg_name(), *w);
+        }
+        assert!(Mode::parse_pg("allow").unwrap_err().contains("allow"));
+        assert!(Mode::parse_pg("VERIFY-FULL").is_err());
+        assert_eq!(Mode::parse_mysql("on").unwrap(), Mode::Require);
+        assert_eq!(Mode::parse_mysql("off").unwrap(), Mode::Disable);
+        assert_eq!(
+            Mode::parse_mysql("verify_identity").unwrap(),
+            Mode::VerifyFull
+        );
+        assert!(Mode::parse_mysql("yes please").is_err());
+        let with_ca = Opts {
+            mode: Mode::Require,
+            ca: "/x.pem".into(),
+        };
+        assert_eq!(
+            with_ca.verify(),
+            Verify::Ca,
+            "require + a CA file = verify-ca"
+        );
+        assert_eq!(
+            Opts {
+                mode: Mode::Require,
+                ca: String::new()
+            }
+            .verify(),
+            Verify::Nothing
+        );
+    }
+
+    /// A test CA (PEM) and a server identity for `names` signed by it.
+    fn ca_and_server(
+        names: &[&str],
+    ) -> (
+        String,
+        Vec<CertificateDer<'static>>,
+        rustls::pki_types::PrivateKeyDer<'static>,
+    ) {
+        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca.distinguished_name
+            .push(rcgen::DnType::CommonName, "hostbench test CA");
+        let ca =
+            rcgen::CertifiedIssuer::self_signed(ca, rcgen::KeyPair::generate().unwrap()).unwrap();
+        let key = rcgen::KeyPair::generate().unwrap();
+        let leaf =
+            rcgen::CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>())
+                .unwrap()
+                .signed_by(&key, &ca)
+                .unwrap();
+        (
+            ca.pem(),
+            vec![leaf.der().clone()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+        )
+    }
+
+    /// Handshakes `opts` against an in-process TLS server whose certificate names `names`.
+    fn against(names: &[&str], mode: Mode, with_ca: bool) -> Result<String, String> {
+        let (ca_pem, certs, key) = ca_and_server(names);
+        let dir = std::env::temp_dir().join(format!(
+            "hostbench-tls-test-{}-{}",
+            std::process::id(),
+            names.join("_")
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ca_file = dir.join(format!("ca-{mode:?}-{with_ca}.pem"));
+        std::fs::write(&ca_file, ca_pem).unwrap();
+        let server =
+            rustls::ServerConfig::builder_with_provider(Arc::new(provider::default_provider()))
+                .with_safe_default_protocol_versions()
+                .unwrap()
+                .with_no_client_auth()
+                .with_single_cert(certs, key)
+                .unwrap();
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let t = std::thread::spawn(move || {
+            let (mut s, _) = l.accept().unwrap();
+            let mut c = rustls::ServerConnection::new(Arc::new(server)).unwrap();
+            while c.is_handshaking() {
+                if c.complete_io(&mut s).is_err() {
+                    return;
+                }
+            }
+        });
+        let opts = Opts {
+            mode,
+            ca: if with_ca {
+                ca_file.to_string_lossy().into_owned()
+            } else {
+                String::new()
+            },
+        };
+        let sock = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let r = handshake(opts.client_config()?, "127.0.0.1", sock, "THE FIX")
+            .map(|s| describe(&s.conn));
+        t.join().unwrap();
+        r
+    }
+
+    #[test]
+    fn each_mode_verifies_what_libpq_does() {
+        // The certificate names another host, signed by the test CA.
+        let other = ["db.example"];
+        let e = against(&other, Mode::VerifyFull, true).unwrap_err();
+        assert!(e.contains("certificate") && e.contains("THE FIX"), "{e}");
+        assert!(e.contains("not valid for name"), "the reason: {e}");
+        assert!(
+            against(&other, Mode::VerifyCa, true)
+                .unwrap()
+                .starts_with("TLSv1.3 ")
+        );
+        assert!(
+            against(&other, Mode::Require, true).is_ok(),
+            "require + CA = verify-ca"
+        );
+        assert!(
+            against(&other, Mode::Require, false).is_ok(),
+            "require checks nothing"
+        );
+        // Without a CA file the built-in roots decide: the test CA is not among them.
+        let e = against(&other, Mode::VerifyCa, false).unwrap_err();
+        assert!(e.contains("UnknownIssuer") && e.contains("THE FIX"), "{e}");
+        // The right address, the right CA: verify-full passes.
+        assert!(against(&["127.0.0.1"], Mode::VerifyFull, true).is_ok());
+    }
+
+    #[test]
+    fn ca_file_errors_name_the_file() {
+        let o = Opts {
+            mode: Mode::VerifyCa,
+            ca: "/nonexistent/ca.pem".into(),
+        };
+        assert!(
+            o.client_config()
+                .unwrap_err()
+                .contains("/nonexistent/ca.pem")
+        );
+        assert!(Opts::disabled().client_config().is_ok());
+    }
+}
