@@ -8,11 +8,10 @@
 //! compiled in (`webpki-roots`; no platform store is read). `insecure` accepts any
 //! certificate but still checks the handshake signatures, so the key exchange is real.
 
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::crypto::{CryptoProvider, ring as provider};
+use rustls::crypto::ring as provider;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
-use rustls::{ClientConfig, DigitallySignedStruct, ProtocolVersion, ServerConfig, SignatureScheme};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use rustls::{ClientConfig, ProtocolVersion, ServerConfig};
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::Arc;
@@ -251,55 +250,9 @@ pub fn server_name(host: &str) -> Result<ServerName<'static>, String> {
         .map_err(|_| format!("'{host}' is not a valid TLS server name"))
 }
 
-/// Accepts any certificate (`--insecure`, ab, httperf); handshake signatures are still
-/// verified with the provider's algorithms.
-#[derive(Debug)]
-struct AcceptAnyCert(Arc<CryptoProvider>);
-
-impl ServerCertVerifier for AcceptAnyCert {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
-}
+// Accepts any certificate (`--insecure`, ab, httperf); handshake signatures are still
+// verified with the provider's algorithms. The same verifier as the database clients'.
+use hostbench_tls::AcceptAnyCert;
 
 /// Whether a rustls error is about the server's certificate (else: any other TLS failure).
 pub fn is_certificate_error(e: &rustls::Error) -> bool {
