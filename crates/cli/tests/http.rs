@@ -2412,7 +2412,8 @@ fn early_lines(args: &[&str], within: Duration) -> (Vec<String>, String, String)
         "{args:?} ended before {within:?}"
     );
     let out = child.wait_with_output().unwrap();
-    let rest: String = rx.try_iter().collect();
+    // Until the reader saw the end of the output (it may still hold the last lines).
+    let rest: String = rx.iter().collect();
     (
         early,
         rest,
