@@ -554,7 +554,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     if a.csv.is_some() {
         plan.percentiles = (0..=100).map(f64::from).collect();
     }
-    plan.validate().map_err(|e| anyhow!("ab: {e}"))?;
+    plan.validate_as(&hostbench_core::plan::OptionNames::AB)
+        .map_err(|e| anyhow!("ab: {e}"))?;
     // ab's heartbeat: past 150 requests (and with -t, whose request count is 50,000) and
     // without -q it ends the Benchmarking line there and reports progress on stderr, then
     // "Finished N requests"; otherwise it prints "(be patient).....done".

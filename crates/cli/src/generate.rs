@@ -70,6 +70,8 @@ fn completions(mut cmd: clap::Command, shell: Shell) -> Vec<u8> {
 pub fn main(a: GenerateArgs, cmd: clap::Command) -> Result<ExitCode> {
     let bytes = match a.what {
         What::Man { dir: Some(dir) } => {
+            // A signal waits until the pages are written (no half page left behind).
+            let _critical = crate::Critical::enter();
             clap_mangen::generate_to(cmd, &dir)
                 .with_context(|| format!("cannot write man pages into {}", dir.display()))?;
             return Ok(ExitCode::SUCCESS);

@@ -321,7 +321,8 @@ pub fn run(a: HttpArgs, argv: &[String]) -> Result<ExitCode> {
             }
         }
     }
-    plan.validate().map_err(anyhow::Error::msg)?;
+    plan.validate_as(&hostbench_core::plan::OptionNames::HTTP)
+        .map_err(anyhow::Error::msg)?;
     let output = Output {
         format: match a.format {
             HttpFormat::Text => Format::Layout(hostbench_report::http::render),

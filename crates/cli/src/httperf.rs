@@ -419,7 +419,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     // httperf samples the reply rate every 5 s.
     plan.report_interval_s = 5.0;
     plan.percentiles = vec![50.0, 90.0, 99.0];
-    plan.validate().map_err(|e| anyhow!("httperf: {e}"))?;
+    plan.validate_as(&hostbench_core::plan::OptionNames::HTTPERF)
+        .map_err(|e| anyhow!("httperf: {e}"))?;
     let format = match a.format.as_str() {
         // The first line (the options echoed) when the run starts, the rest after it.
         "httperf" => Format::Layout(hostbench_report::httperf::render_after_echo),

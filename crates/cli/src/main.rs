@@ -61,12 +61,19 @@ fn monotonic_ns() -> u64 {
 /// 128 + the signal. A further signal later than [`SAME_REQUEST_NS`] means it: exit now,
 /// with 128 + that signal.
 extern "C" fn on_signal(sig: libc::c_int) {
-    if PASSIVE.load(Ordering::SeqCst) && CRITICAL.load(Ordering::SeqCst) == 0 {
+    if PASSIVE.load(Ordering::SeqCst) {
         // A command that runs nothing (results, compare, report, ...) never looks at the
         // flag: stop at once, as the signal's default action would (but with the exit code
-        // hostbench documents).
-        // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(128 + sig) };
+        // hostbench documents), unless a `Critical` section is open: it exits when it ends.
+        // The flag is set before the section count is read, and a section is counted out
+        // before it reads the flag, so one of the two always sees the other.
+        hostbench_core::runner::INTERRUPT_SIGNAL.store(sig, Ordering::SeqCst);
+        hostbench_core::runner::INTERRUPT.store(true, Ordering::SeqCst);
+        if CRITICAL.load(Ordering::SeqCst) == 0 {
+            // SAFETY: _exit is async-signal-safe.
+            unsafe { libc::_exit(128 + sig) };
+        }
+        return;
     }
     let now = monotonic_ns().max(1);
     // The first signal's time is claimed before anything else, so a second one handled at

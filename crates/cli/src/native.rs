@@ -304,7 +304,8 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
                 Distribution::NAMES.join(", ")
             )
         })?;
-    plan.validate().map_err(anyhow::Error::msg)?;
+    plan.validate_as(&hostbench_core::plan::OptionNames::NATIVE)
+        .map_err(anyhow::Error::msg)?;
     let saving = a.save.options()?;
     let output = Output {
         format: match a.format {

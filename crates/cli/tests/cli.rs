@@ -319,7 +319,15 @@ fn a_command_that_runs_nothing_stops_at_the_first_signal() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(500));
+        // Until it waits on the pipe (a signal before the command is known would only set
+        // the run's flag, as for any command still starting): at most 10 s.
+        let wchan = format!("/proc/{}/wchan", child.id());
+        let t = std::time::Instant::now();
+        while t.elapsed() < Duration::from_secs(10)
+            && !std::fs::read_to_string(&wchan).is_ok_and(|w| w.contains("pipe_read"))
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         // SAFETY: sending a signal to our own child.
         unsafe { libc::kill(child.id() as i32, sig) };
         let t = std::time::Instant::now();
@@ -335,6 +343,34 @@ fn a_command_that_runs_nothing_stops_at_the_first_signal() {
         };
         assert_eq!(status.code(), Some(code), "signal {sig}");
         drop(child.stdin.take());
+    }
+}
+
+/// Limits are named as the grammar the user typed spells the option, values in a form a
+/// person can read (`ab -t 1e300` printed a 301-digit number and `--time`).
+#[test]
+fn limits_are_named_as_each_grammar_spells_them() {
+    for (args, want) in [
+        (
+            &[
+                "run",
+                "cpu",
+                "--seed",
+                "9007199254740993",
+                "-n",
+                "1",
+                "--no-save",
+            ][..],
+            "--seed=9007199254740993 is too large",
+        ),
+        (
+            &["ab", "-t", "1e300", "http://127.0.0.1:9/"][..],
+            "ab: -t 1e300 is too large",
+        ),
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
     }
 }
 

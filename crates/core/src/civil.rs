@@ -139,7 +139,8 @@ pub fn parse_rfc3339_ms(s: &str) -> Option<i64> {
     if s.len() < 16 {
         return None;
     }
-    let (date, rest) = s.split_at(10);
+    // Not split_at: a multi-byte character across byte 10 would panic.
+    let (date, rest) = (s.get(..10)?, s.get(10..)?);
     let day = parse_date(date)?;
     let rest = rest.strip_prefix(['T', 't', ' '])?;
     let (clock, offset_ms) = if let Some(c) = rest.strip_suffix(['Z', 'z']) {
@@ -176,6 +177,17 @@ mod tests {
         assert_eq!(ctime(0, false), "Thu Jan  1 00:00:00 1970");
         assert_eq!(ctime(0, true), "Thu Jan 01 00:00:00 1970");
         assert_eq!(ctime(-1, true), "Wed Dec 31 23:59:59 1969");
+    }
+
+    #[test]
+    fn odd_timestamps_are_none_never_a_panic() {
+        for t in [
+            "2026-11-1éT00:00:00Z",
+            "éééééééééééééééé",
+            "2026-11-18T11:06:40+0é:00",
+        ] {
+            assert_eq!(parse_rfc3339_ms(t), None, "{t}");
+        }
     }
 
     #[test]

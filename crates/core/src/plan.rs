@@ -55,7 +55,7 @@ pub struct OptionNames {
 }
 
 impl OptionNames {
-    /// sysbench's (and the native command line's).
+    /// sysbench's.
     pub const SYSBENCH: OptionNames = OptionNames {
         threads: "--threads",
         time: "--time",
@@ -64,15 +64,60 @@ impl OptionNames {
         report_interval: "--report-interval",
         seed: "--rand-seed",
     };
+    /// The native command line's (`hostbench run`).
+    pub const NATIVE: OptionNames = OptionNames {
+        threads: "--threads",
+        time: "--time",
+        warmup: "--warmup",
+        rate: "--rate",
+        report_interval: "--report-interval",
+        seed: "--seed",
+    };
+    /// ab's (`-W` event loops, `-t` time limit; the rest are hostbench's).
+    pub const AB: OptionNames = OptionNames {
+        threads: "-W",
+        time: "-t",
+        warmup: "--warmup",
+        rate: "--rate",
+        report_interval: "--report-interval",
+        seed: "--seed",
+    };
+    /// httperf's (`--threads` and `--runtime` are hostbench's additions).
+    pub const HTTPERF: OptionNames = OptionNames {
+        threads: "--threads",
+        time: "--runtime",
+        warmup: "--warmup",
+        rate: "--rate",
+        report_interval: "--report-interval",
+        seed: "--seed",
+    };
+    /// The native `hostbench http` command's.
+    pub const HTTP: OptionNames = OptionNames {
+        threads: "--threads",
+        time: "--duration",
+        warmup: "--warmup",
+        rate: "--rate",
+        report_interval: "--report-interval",
+        seed: "--seed",
+    };
     /// fio's (job options, as in a job file or after `--` on the command line).
     pub const FIO: OptionNames = OptionNames {
-        threads: "numjobs",
+        threads: "numjobs (all jobs together)",
         time: "runtime",
         warmup: "ramp_time",
         rate: "rate_iops",
         report_interval: "status-interval",
         seed: "randseed",
     };
+}
+
+/// An option with its value as the user typed it: `--time=5`, `-t 5`, `runtime=5`.
+fn spell(name: &str, v: impl std::fmt::Display) -> String {
+    if name.starts_with('-') && !name.starts_with("--") {
+        format!("{name} {v}")
+    } else {
+        format!("{name}={v}")
+    }
 }
 
 /// The highest `--rate` accepted: one arrival per nanosecond. A rate beyond the clock's
@@ -103,8 +148,8 @@ impl Plan {
         }
     }
 
-    /// Checks the general limits; the message names the option to fix, as sysbench and the
-    /// native command line spell it.
+    /// Checks the general limits; the message names the option to fix, as sysbench spells
+    /// it (front-ends of other grammars call [`validate_as`](Self::validate_as) first).
     pub fn validate(&self) -> Result<(), String> {
         self.validate_as(&OptionNames::SYSBENCH)
     }
@@ -116,8 +161,8 @@ impl Plan {
         }
         if self.threads > 100_000 {
             return Err(format!(
-                "{}={} is more than hostbench can start",
-                n.threads, self.threads
+                "{} is more than hostbench can start",
+                spell(n.threads, self.threads)
             ));
         }
         for (name, v) in [
@@ -136,18 +181,23 @@ impl Plan {
             (n.report_interval, self.report_interval_s),
         ] {
             if v > crate::units::MAX_SECONDS {
+                let v = if v < 1e15 {
+                    v.to_string()
+                } else {
+                    format!("{v:e}")
+                };
                 return Err(format!(
-                    "{name}={v} is too large (at most {} s, 10 years)",
+                    "{} is too large (at most {} s, 10 years)",
+                    spell(name, v),
                     crate::units::MAX_SECONDS
                 ));
             }
         }
         if self.seed > crate::rand::MAX_SEED {
             return Err(format!(
-                "{}={} is too large (at most {} = 2^53 - 1, so that the seed in the result \
+                "{} is too large (at most {} = 2^53 - 1, so that the seed in the result \
                  reads back exactly in jq and JavaScript)",
-                n.seed,
-                self.seed,
+                spell(n.seed, self.seed),
                 crate::rand::MAX_SEED
             ));
         }
@@ -171,13 +221,15 @@ impl Plan {
         }
         if self.rate > MAX_RATE {
             return Err(format!(
-                "{}={} is too large (at most {MAX_RATE:.0} events per second)",
-                n.rate,
-                if self.rate < 1e15 {
-                    self.rate.to_string()
-                } else {
-                    format!("{:e}", self.rate)
-                }
+                "{} is too large (at most {MAX_RATE:.0} events per second)",
+                spell(
+                    n.rate,
+                    if self.rate < 1e15 {
+                        self.rate.to_string()
+                    } else {
+                        format!("{:e}", self.rate)
+                    }
+                )
             ));
         }
         if self.report_interval_s > 0.0 && self.report_interval_s < 0.001 {

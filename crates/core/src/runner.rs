@@ -217,6 +217,9 @@ struct Shared {
     in_event: AtomicU64,
     error: Mutex<Option<String>>,
     events_exhausted: AtomicBool,
+    /// Claims against `--events` whose event never ran because the time limit came first:
+    /// with any, the run ended by its time limit even if the claims reached the limit.
+    claims_unused: AtomicU64,
     controller: Thread,
     queue: Option<RateQueue>,
     /// Interval reports are on (workers keep live histograms).
@@ -224,6 +227,12 @@ struct Shared {
 }
 
 impl Shared {
+    /// The run ended because `--events` were all done (not merely all claimed: a claim
+    /// made just as the time limit passed is never run).
+    fn event_limit_reached(&self) -> bool {
+        self.events_exhausted.load(Acquire) && self.claims_unused.load(Acquire) == 0
+    }
+
     fn fail(&self, msg: String) {
         let mut e = self.error.lock().unwrap_or_else(|p| p.into_inner());
         if e.is_none() {
@@ -487,6 +496,9 @@ fn event_loop(w: &mut dyn EventWorker, st: &mut ThreadState, shared: &Shared) {
         }
         let t0 = clock.now();
         if arrival.is_none() && t0 >= st.deadline {
+            if shared.events_limit != 0 && !st.in_warmup {
+                shared.claims_unused.fetch_add(1, Relaxed);
+            }
             // No event starts after the time limit (sysbench checks its timer before each
             // event too). A thread that first runs after the limit — with thousands of
             // threads on a few CPUs, most threads wait that long for their first time
@@ -659,6 +671,7 @@ pub fn run(
         in_event: AtomicU64::new(0),
         error: Mutex::new(None),
         events_exhausted: AtomicBool::new(false),
+        claims_unused: AtomicU64::new(0),
         controller: thread::current(),
         queue: use_queue.then(|| RateQueue {
             q: Mutex::new(VecDeque::new()),
@@ -1065,13 +1078,20 @@ impl<'a> Controller<'a> {
                 let mut due = passed.max(tick_no);
                 if let Some(n) = final_tick {
                     due = due.min(n);
+                } else if deadline.is_some() {
+                    // Off the grid: the last point within the limit, if not reported yet
+                    // (the final report covers what comes after it).
+                    let last = (plan.time_s / plan.report_interval_s + 1e-9).floor() as u64;
+                    due = due.min(last);
                 }
                 let at_limit = final_tick == Some(due) && interrupted_at.is_none();
-                self.tick(
-                    observer,
-                    (due as f64 * plan.report_interval_s * 1e6).round() / 1e6,
-                    at_limit,
-                );
+                if due >= tick_no {
+                    self.tick(
+                        observer,
+                        (due as f64 * plan.report_interval_s * 1e6).round() / 1e6,
+                        at_limit,
+                    );
+                }
                 // Stay on the grid; skip ticks that were missed, but never the limit's.
                 let elapsed = Instant::now().saturating_duration_since(self.measure_start);
                 tick_no = ((elapsed.as_secs_f64() / plan.report_interval_s).floor() as u64 + 1)
@@ -1135,7 +1155,7 @@ impl<'a> Controller<'a> {
             && tick_no <= n
             && !warming
             && interrupted_at.is_none()
-            && !self.shared.events_exhausted.load(Relaxed)
+            && !self.shared.event_limit_reached()
             && Instant::now() >= d
             && self
                 .shared
@@ -1163,7 +1183,7 @@ impl<'a> Controller<'a> {
             StopReason::Error
         } else if interrupted_at.is_some() {
             StopReason::Interrupted
-        } else if self.shared.events_exhausted.load(Relaxed) {
+        } else if self.shared.event_limit_reached() {
             StopReason::EventLimit
         } else if deadline.is_some_and(|d| Instant::now() >= d) {
             StopReason::TimeLimit
@@ -1218,13 +1238,9 @@ impl<'a> Controller<'a> {
         } else {
             running
         };
-        // Measured to the limit, not to the moment the controller got here.
-        let now = if at_limit {
-            now.min(self.measure_start + Duration::from_secs_f64(self.plan.time_s))
-                .max(self.last_tick)
-        } else {
-            now
-        };
+        // Measured to the moment the counters were read, the limit's interval too: events
+        // that finish after the limit (each thread's last) are in its count, so cutting its
+        // length at the limit would inflate its rate (4000 threads on 2 CPUs: by 20%).
         let sample = IntervalSample {
             t_s,
             elapsed_s: now.saturating_duration_since(self.last_tick).as_secs_f64(),
@@ -1391,6 +1407,21 @@ mod tests {
         assert_eq!(seen.first().map(|s| s.0), Some(0.5), "{seen:?}");
         assert_eq!(seen.last(), Some(&(2.0, 2)), "{seen:?}");
         assert_eq!(grid(&m).last(), Some(&2.0));
+        // Its length is the real one (0.5 s to the late wake), as its count is.
+        let last = m.intervals.last().unwrap();
+        assert!(last.elapsed_s >= 1.55, "{last:?}");
+        // Off the grid (--time=1, intervals of 0.3 s): a late wake past the limit names the
+        // interval after the last point within it, never after 1.2 s.
+        let obs = SlowFirst(Mutex::new(Vec::new()));
+        let m = run(
+            &plan(2, 1.0, 0.3, 0),
+            &Sleepy(Duration::from_millis(10)),
+            Clock::monotonic(),
+            &obs,
+        )
+        .unwrap();
+        let points = grid(&m);
+        assert!(points.iter().all(|&t| t <= 1.0), "{points:?}");
     }
 
     /// Events that keep a CPU busy for 5 ms and note when they started.
@@ -1439,6 +1470,28 @@ mod tests {
             "{late} of {} events started after the limit",
             starts.len()
         );
+        drop(starts);
+        // With --events too: the late threads' claims against it are never run, and a run
+        // its time limit ended says so (it said event_limit). A run whose 500 events all
+        // started in time did reach its event limit.
+        let mut cut = 0;
+        for _ in 0..3 {
+            let m = run(
+                &plan(1000, 0.02, 0.0, 500),
+                &Burner(Arc::new(Mutex::new(Vec::new()))),
+                Clock::monotonic(),
+                &Quiet,
+            )
+            .unwrap();
+            let want = if m.counters.events < 500 {
+                cut += 1;
+                StopReason::TimeLimit
+            } else {
+                StopReason::EventLimit
+            };
+            assert_eq!(m.stop, want, "{} events", m.counters.events);
+        }
+        assert!(cut > 0, "no run was cut by its time limit");
     }
 
     #[test]
