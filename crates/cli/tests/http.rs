@@ -2372,6 +2372,42 @@ fn serve_backs_off_when_out_of_file_descriptors() {
     assert!(out.starts_with("HTTP/1.1 200 OK"), "{out:?}");
 }
 
+/// More connections than the process may open files: refused before the run, naming the
+/// limit (it ran and failed every connection with "Too many open files").
+#[test]
+fn more_connections_than_open_files_are_refused_before_the_run() {
+    use std::os::unix::process::CommandExt;
+    for args in [
+        &["ab", "-c", "200", "-n", "400", "http://127.0.0.1:9/"][..],
+        &["http", "-c", "200", "-d", "1s", "http://127.0.0.1:9/"][..],
+    ] {
+        let mut cmd = hb_std();
+        cmd.args(args).env("HOSTBENCH_NO_SAVE", "1");
+        // SAFETY: setrlimit is async-signal-safe; nothing else runs in the child before exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                let l = libc::rlimit {
+                    rlim_cur: 100,
+                    rlim_max: 100,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &l) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            })
+        };
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("200 connections need as many open files")
+                && err.contains("may open 100")
+                && err.contains("open at most 36 connections"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 /// Spawns `args` and returns the stdout lines that arrived within `within` of the start
 /// (the process still running), then the rest once it exits, and its stderr.
 fn early_lines(args: &[&str], within: Duration) -> (Vec<String>, String, String) {

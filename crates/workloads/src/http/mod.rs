@@ -619,6 +619,20 @@ fn setup(
         None
     };
     let nofile = sys::raise_nofile();
+    // Every connection is an open file; refused before the run, naming the limit, rather
+    // than a run of "Too many open files" errors (`ab -c 30000` with 20,000 descriptors).
+    // Some are hostbench's own: standard streams, the results store, epoll, the built-in
+    // server's sockets.
+    const OWN_FILES: u64 = 64;
+    if model == Model::Requests && total as u64 + OWN_FILES > nofile {
+        return Err(err(format!(
+            "{total} connections need as many open files, and this process may open {nofile} \
+             (RLIMIT_NOFILE; {OWN_FILES} are kept for hostbench's own): open at most {} \
+             connections, or raise the limit (`ulimit -n` in the shell that starts hostbench, \
+             /etc/security/limits.conf, or LimitNOFILE= for a systemd unit)",
+            nofile.saturating_sub(OWN_FILES)
+        )));
+    }
     let cfg = EngineCfg {
         addr,
         bind,
