@@ -589,7 +589,19 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
     };
     let command = match words.get(1) {
         Some(c) => c.as_str(),
-        None => bail!("the '{test}' test requires a command argument. See 'hostbench {test} help'"),
+        None => {
+            // Which words the test takes: run for all, prepare/cleanup for those with files
+            // or tables (sysbench's message names none).
+            let words = if workload.caps().stages {
+                "`run` (or `prepare`/`cleanup`)"
+            } else {
+                "`run`"
+            };
+            bail!(
+                "the '{test}' test requires a command argument: add {words} after the options, \
+                 e.g. `hostbench {test} [options] run`. See 'hostbench {test} help'"
+            )
+        }
     };
     if let Some(extra) = words.get(2) {
         bail!("unexpected word '{extra}' after '{test} {command}'");

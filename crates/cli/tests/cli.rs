@@ -374,6 +374,27 @@ fn limits_are_named_as_each_grammar_spells_them() {
     }
 }
 
+/// A sysbench command line without its command word says which word to add.
+#[test]
+fn a_missing_command_word_names_the_words_to_add() {
+    for (args, want) in [
+        (
+            &[
+                "fileio",
+                "--file-test-mode=rndrw",
+                "--max-time=30",
+                "--report-interval=1",
+            ][..],
+            "add `run` (or `prepare`/`cleanup`) after the options",
+        ),
+        (&["cpu", "--time=1"][..], "add `run` after the options"),
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn a_hang_up_ignored_by_nohup_stays_ignored() {
     let bin = assert_cmd::cargo::cargo_bin("hostbench");
