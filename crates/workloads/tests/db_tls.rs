@@ -438,7 +438,7 @@ fn verify_ca_without_a_ca_file_is_refused_before_connecting() {
             ],
         ),
     ] {
-        let e = Target::from_url(url).err().expect("refused").to_string();
+        let e = Target::from_url(url).expect_err("refused").to_string();
         assert!(words.iter().all(|w| e.contains(w)), "{url}: {e}");
     }
     // verify-full without a CA file keeps the public roots (the host name is checked).
