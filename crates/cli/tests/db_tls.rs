@@ -71,6 +71,83 @@ fn an_unknown_url_parameter_exits_2_naming_it() {
     );
 }
 
+#[test]
+fn tls_options_that_verify_less_than_they_say_exit_2() {
+    // Nothing listens on port 1: each is refused before connecting.
+    let pg_needs = ["sslmode=verify-ca needs a CA file", "sslrootcert=PATH"];
+    let my_needs = [
+        "--mysql-ssl=VERIFY_CA needs a CA file",
+        "--mysql-ssl-ca=PATH",
+    ];
+    let crate_ca = ["--mysql-client=crate cannot verify", "--mysql-client=lean"];
+    for (args, words) in [
+        (
+            vec!["--db-url=postgres://u@127.0.0.1:1/db?sslmode=verify-ca"],
+            &pg_needs,
+        ),
+        (
+            vec![
+                "--db-driver=pgsql",
+                "--pgsql-port=1",
+                "--pgsql-sslmode=verify-ca",
+            ],
+            &pg_needs,
+        ),
+        (
+            vec![
+                "--db-url=postgres://u@127.0.0.1:1/db?sslmode=verify-ca",
+                "--pgsql-client=crate",
+            ],
+            &pg_needs,
+        ),
+        (
+            vec!["--db-url=mysql://u@127.0.0.1:1/db?ssl-mode=VERIFY_CA"],
+            &my_needs,
+        ),
+        (
+            vec![
+                "--db-driver=mysql",
+                "--mysql-port=1",
+                "--mysql-ssl=VERIFY_CA",
+            ],
+            &my_needs,
+        ),
+        (
+            vec![
+                "--db-url=mysql://u@127.0.0.1:1/db?ssl-mode=REQUIRED&ssl-ca=/x.pem",
+                "--mysql-client=crate",
+            ],
+            &crate_ca,
+        ),
+        (
+            vec![
+                "--db-driver=mysql",
+                "--mysql-port=1",
+                "--mysql-ssl=VERIFY_IDENTITY",
+                "--mysql-ssl-ca=/x.pem",
+                "--mysql-client=crate",
+            ],
+            &crate_ca,
+        ),
+    ] {
+        let mut a = vec!["oltp_point_select"];
+        a.extend_from_slice(&args);
+        a.extend_from_slice(&["--time=1", "run"]);
+        let (code, _, err) = run(&a);
+        assert_eq!(code, 2, "{a:?}: {err}");
+        assert!(words.iter().all(|w| err.contains(w)), "{a:?}: {err}");
+    }
+    // The results store.
+    let (code, _, err) = run(&[
+        "results",
+        "list",
+        "--results-db",
+        "postgres://u@127.0.0.1:1/db?sslmode=verify-ca",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(pg_needs.iter().all(|w| err.contains(w)), "{err}");
+}
+
 /// prepare, run (JSON) and cleanup of oltp_point_select at `url`: the result's facts and
 /// the run's stderr.
 fn json_run(url: &str, prefix: &str) -> (Value, String) {

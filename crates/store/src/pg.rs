@@ -72,6 +72,9 @@ fn split_tls(url: &str) -> Result<(String, Opts)> {
             rest.push(kv);
         }
     }
+    tls.check(false).map_err(|e| {
+        StoreError::BadLocation(format!("{}: {e}", hostbench_core::secret::mask(url)))
+    })?;
     let url = if rest.is_empty() {
         base.to_string()
     } else {

@@ -6,13 +6,20 @@
 //! What is verified, per [`Mode`] (libpq's rules, which MySQL's client follows too):
 //! - `disable`: no TLS.
 //! - `prefer`, `require` without a CA file: TLS (required or not), the certificate is not
-//!   checked (the handshake signatures still are: the key exchange is real).
+//!   checked: the server's signature over the handshake is verified with the public key of
+//!   whatever certificate it sent, which proves nothing about who the server is (anyone in
+//!   the middle can send a certificate of their own); the traffic is encrypted, not
+//!   authenticated. (The `mysql` crate client, `--mysql-client=crate`, does not even check
+//!   that signature in this mode.)
 //! - `prefer`, `require` with a CA file (`sslrootcert`, `--mysql-ssl-ca`): the chain must lead
 //!   to that CA, as `verify-ca` (libpq does the same when a root certificate is present).
-//! - `verify-ca`: the chain must lead to the CA file, or without one to the Mozilla roots
-//!   compiled in (`webpki-roots`; no platform store is read); the host name is not checked.
-//! - `verify-full`: `verify-ca`, and the certificate must name the host connected to (a DNS
-//!   name, or an IP address in the certificate's IP SANs).
+//! - `verify-ca`: the chain must lead to the CA file; the host name is not checked. A CA file
+//!   is required ([`Opts::check`]): without one, any publicly trusted certificate for any
+//!   name would pass (libpq refuses it too).
+//! - `verify-full`: the chain must lead to the CA file, or without one to the Mozilla roots
+//!   compiled in (`webpki-roots`; no platform store is read), and the certificate must name
+//!   the host connected to (a DNS name, or an IP address in the certificate's IP SANs; the
+//!   subject's CN is never used, unlike libpq with a certificate without SANs).
 //!
 //! Unix sockets never use TLS (as libpq): callers skip the negotiation there.
 
@@ -37,9 +44,10 @@ pub enum Mode {
     Prefer,
     /// TLS or fail; the certificate is checked only when a CA file is given.
     Require,
-    /// TLS, and the certificate chain must lead to a trusted CA.
+    /// TLS, and the certificate chain must lead to the CA file (which is required).
     VerifyCa,
-    /// As `VerifyCa`, and the certificate must name the host.
+    /// The chain must lead to the CA file (or the public roots without one), and the
+    /// certificate must name the host.
     VerifyFull,
 }
 
@@ -158,6 +166,34 @@ impl Opts {
         }
     }
 
+    /// Refuses what would verify less than it says: `verify-ca` / `VERIFY_CA` without a CA
+    /// file (the public roots with no host name check accept any publicly trusted
+    /// certificate, whoever it was issued to). `mysql` picks the words of the message.
+    pub fn check(&self, mysql: bool) -> Result<(), String> {
+        if self.mode != Mode::VerifyCa || !self.ca.is_empty() {
+            return Ok(());
+        }
+        let (mode, full, ca) = if mysql {
+            (
+                "--mysql-ssl=VERIFY_CA",
+                "--mysql-ssl=VERIFY_IDENTITY",
+                "--mysql-ssl-ca=PATH (ssl-ca=PATH in a URL)",
+            )
+        } else {
+            (
+                "sslmode=verify-ca",
+                "sslmode=verify-full",
+                "sslrootcert=PATH (--pgsql-sslrootcert=PATH, or in the results store URL)",
+            )
+        };
+        Err(format!(
+            "{mode} needs a CA file: without one any publicly trusted certificate would pass, \
+             whoever it names (the host name is not checked in this mode). Give the CA \
+             certificate that signed the server's with {ca}, or use {full} to check the \
+             server's name against the public roots"
+        ))
+    }
+
     /// What is verified (see the module's table).
     pub fn verify(&self) -> Verify {
         match self.mode {
@@ -170,8 +206,16 @@ impl Opts {
     }
 
     /// The rustls client config for these options (TLS 1.2 and 1.3, no client certificate).
-    /// Errors name the CA file and what is wrong with it.
+    /// Errors name the CA file and what is wrong with it; `verify-ca` without a CA file is
+    /// refused (see [`Opts::check`]).
     pub fn client_config(&self) -> Result<Arc<ClientConfig>, String> {
+        if self.mode == Mode::VerifyCa && self.ca.is_empty() {
+            return Err(
+                "verify-ca without a CA file is refused: give the CA certificate that signed \
+                 the server's"
+                    .into(),
+            );
+        }
         let p = Arc::new(provider::default_provider());
         let builder = ClientConfig::builder_with_provider(p.clone())
             .with_protocol_versions(rustls::ALL_VERSIONS)
@@ -202,6 +246,8 @@ impl Opts {
         Ok(Arc::new(cfg))
     }
 
+    /// The CA file's certificates, or the public roots when there is no CA file (only
+    /// `verify-full` gets there: [`Opts::client_config`] refuses `verify-ca` without one).
     fn roots(&self) -> Result<rustls::RootCertStore, String> {
         if self.ca.is_empty() {
             return Ok(rustls::RootCertStore {
@@ -234,7 +280,8 @@ pub fn server_name(host: &str) -> Result<ServerName<'static>, String> {
         .map_err(|_| format!("'{host}' is not a valid TLS server name"))
 }
 
-/// `TLSv1.3 TLS13_AES_256_GCM_SHA384`: the negotiated version and suite of a connection.
+/// `TLSv1.3 TLS_AES_256_GCM_SHA384`: the negotiated version and suite of a connection, the
+/// suite by its OpenSSL name (what the servers report, `Ssl_cipher` and `pg_stat_ssl`).
 pub fn describe(c: &rustls::ClientConnection) -> String {
     let v = match c.protocol_version() {
         Some(rustls::ProtocolVersion::TLSv1_3) => "TLSv1.3",
@@ -242,9 +289,53 @@ pub fn describe(c: &rustls::ClientConnection) -> String {
         _ => "TLS",
     };
     match c.negotiated_cipher_suite() {
-        Some(s) => format!("{v} {:?}", s.suite()),
+        Some(s) => format!("{v} {}", openssl_name(s)),
         None => v.to_string(),
     }
+}
+
+/// (OpenSSL name, rustls/IANA name) of every suite the ring provider has.
+pub const SUITE_NAMES: &[(&str, &str)] = &[
+    ("TLS_AES_256_GCM_SHA384", "TLS13_AES_256_GCM_SHA384"),
+    ("TLS_AES_128_GCM_SHA256", "TLS13_AES_128_GCM_SHA256"),
+    (
+        "TLS_CHACHA20_POLY1305_SHA256",
+        "TLS13_CHACHA20_POLY1305_SHA256",
+    ),
+    (
+        "ECDHE-ECDSA-AES256-GCM-SHA384",
+        "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+    ),
+    (
+        "ECDHE-ECDSA-AES128-GCM-SHA256",
+        "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+    ),
+    (
+        "ECDHE-ECDSA-CHACHA20-POLY1305",
+        "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+    ),
+    (
+        "ECDHE-RSA-AES256-GCM-SHA384",
+        "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+    ),
+    (
+        "ECDHE-RSA-AES128-GCM-SHA256",
+        "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+    ),
+    (
+        "ECDHE-RSA-CHACHA20-POLY1305",
+        "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+    ),
+];
+
+/// OpenSSL's name of a suite (what ab, `psql` and the servers print); rustls's own name
+/// for one OpenSSL has no name for.
+pub fn openssl_name(s: rustls::SupportedCipherSuite) -> String {
+    let n = format!("{:?}", s.suite());
+    SUITE_NAMES
+        .iter()
+        .find(|(_, r)| *r == n)
+        .map_or(n, |(o, _)| (*o).to_string())
 }
 
 /// A finished TLS connection over a blocking socket.
@@ -284,8 +375,9 @@ pub fn handshake_error(e: &io::Error, fix: &str) -> String {
     }
 }
 
-/// Accepts any certificate; the handshake signatures are still verified with the
-/// provider's algorithms (so the key exchange is real).
+/// Accepts any certificate. The server's handshake signature is still verified against the
+/// public key of the certificate it sent, which only proves the server holds the key of a
+/// certificate nobody checked: encryption without authentication.
 #[derive(Debug)]
 pub struct AcceptAnyCert(pub Arc<CryptoProvider>);
 
@@ -445,16 +537,30 @@ mod tests {
         )
     }
 
-    /// Handshakes `opts` against an in-process TLS server whose certificate names `names`.
+    /// Handshakes `opts` against an in-process TLS server whose certificate names `names`;
+    /// `with_ca` gives the CA file of the test CA that signed it, `other_ca` (with `with_ca`)
+    /// that of another test CA instead.
     fn against(names: &[&str], mode: Mode, with_ca: bool) -> Result<String, String> {
-        let (ca_pem, certs, key) = ca_and_server(names);
+        against_ca(names, mode, with_ca, false)
+    }
+
+    fn against_ca(
+        names: &[&str],
+        mode: Mode,
+        with_ca: bool,
+        other_ca: bool,
+    ) -> Result<String, String> {
+        let (mut ca_pem, certs, key) = ca_and_server(names);
+        if other_ca {
+            ca_pem = ca_and_server(names).0;
+        }
         let dir = std::env::temp_dir().join(format!(
             "hostbench-tls-test-{}-{}",
             std::process::id(),
             names.join("_")
         ));
         std::fs::create_dir_all(&dir).unwrap();
-        let ca_file = dir.join(format!("ca-{mode:?}-{with_ca}.pem"));
+        let ca_file = dir.join(format!("ca-{mode:?}-{with_ca}-{other_ca}.pem"));
         std::fs::write(&ca_file, ca_pem).unwrap();
         let server =
             rustls::ServerConfig::builder_with_provider(Arc::new(provider::default_provider()))
@@ -509,11 +615,81 @@ mod tests {
             against(&other, Mode::Require, false).is_ok(),
             "require checks nothing"
         );
-        // Without a CA file the built-in roots decide: the test CA is not among them.
-        let e = against(&other, Mode::VerifyCa, false).unwrap_err();
+        // verify-full without a CA file: the built-in roots decide, and the test CA is not
+        // among them.
+        let e = against(&["127.0.0.1"], Mode::VerifyFull, false).unwrap_err();
         assert!(e.contains("UnknownIssuer") && e.contains("THE FIX"), "{e}");
+        // verify-ca without a CA file would take any public certificate for any name: no.
+        let e = against(&other, Mode::VerifyCa, false).unwrap_err();
+        assert!(e.contains("verify-ca without a CA file"), "{e}");
+        // A CA file of another CA: refused in every mode that checks the chain.
+        for mode in [Mode::Require, Mode::VerifyCa, Mode::VerifyFull] {
+            // (Same subject as the right CA: the signature does not verify.)
+            let e = against_ca(&["127.0.0.1"], mode, true, true).unwrap_err();
+            assert!(
+                e.contains("certificate was refused")
+                    && e.contains("BadSignature")
+                    && e.contains("THE FIX"),
+                "{mode:?}: {e}"
+            );
+        }
         // The right address, the right CA: verify-full passes.
         assert!(against(&["127.0.0.1"], Mode::VerifyFull, true).is_ok());
+    }
+
+    #[test]
+    fn verify_ca_without_a_ca_file_is_refused_with_what_to_give() {
+        let o = Opts {
+            mode: Mode::VerifyCa,
+            ca: String::new(),
+        };
+        let e = o.check(false).unwrap_err();
+        assert!(
+            e.contains("sslmode=verify-ca") && e.contains("sslrootcert=PATH"),
+            "{e}"
+        );
+        assert!(e.contains("sslmode=verify-full"), "{e}");
+        let e = o.check(true).unwrap_err();
+        assert!(
+            e.contains("--mysql-ssl=VERIFY_CA") && e.contains("--mysql-ssl-ca=PATH"),
+            "{e}"
+        );
+        assert!(o.client_config().is_err(), "no config either");
+        for ok in [
+            Opts {
+                mode: Mode::VerifyCa,
+                ca: "/x.pem".into(),
+            },
+            Opts {
+                mode: Mode::VerifyFull,
+                ca: String::new(),
+            },
+            Opts {
+                mode: Mode::Require,
+                ca: String::new(),
+            },
+        ] {
+            assert!(ok.check(false).is_ok() && ok.check(true).is_ok(), "{ok:?}");
+        }
+    }
+
+    #[test]
+    fn suites_are_named_as_openssl_does() {
+        let p = provider::default_provider();
+        let find = |n: &str| {
+            *p.cipher_suites
+                .iter()
+                .find(|s| format!("{:?}", s.suite()) == n)
+                .unwrap()
+        };
+        assert_eq!(
+            openssl_name(find("TLS13_AES_256_GCM_SHA384")),
+            "TLS_AES_256_GCM_SHA384"
+        );
+        assert_eq!(
+            openssl_name(find("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256")),
+            "ECDHE-RSA-AES128-GCM-SHA256"
+        );
     }
 
     #[test]

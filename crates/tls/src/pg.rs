@@ -30,7 +30,7 @@ impl MakeRustls {
         }
     }
 
-    /// `TLSv1.3 TLS13_…` once a handshake finished on a connection made by this connector;
+    /// `TLSv1.3 TLS_AES_…` once a handshake finished on a connection made by this connector;
     /// empty while none has (plaintext, or not connected yet).
     pub fn negotiated(&self) -> String {
         self.seen.lock().unwrap_or_else(|e| e.into_inner()).clone()

@@ -17,6 +17,13 @@ use std::time::Duration;
 
 pub use hostbench_tls::{Mode as TlsMode, Opts as TlsOpts};
 
+/// Why the `mysql` crate client takes no CA file.
+pub const MYSQL_CRATE_CA: &str = "--mysql-client=crate cannot verify the server against a CA \
+    file (--mysql-ssl-ca, ssl-ca=): the mysql crate always trusts the public Mozilla roots \
+    besides it, so any publicly trusted certificate would pass. Use hostbench's own client \
+    (the default, --mysql-client=lean) to verify with a CA file, or --mysql-ssl=REQUIRED \
+    without one to encrypt without verifying";
+
 /// Which database a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Driver {
@@ -119,8 +126,10 @@ pub trait Conn: Send {
     fn driver(&self) -> Driver;
     /// The server's version string.
     fn server_version(&mut self) -> String;
-    /// TLS on this connection: `TLSv1.3 TLS13_AES_256_GCM_SHA384`, `none`, or None for an
-    /// embedded database (SQLite).
+    /// TLS on this connection: `TLSv1.3 TLS_AES_256_GCM_SHA384` (the suite by its OpenSSL
+    /// name), `none`, or None for an embedded database (SQLite) or when the client could
+    /// not tell (the `mysql` crate client asks the server; an unknown state is never
+    /// reported as `none`).
     fn tls(&mut self) -> Option<String> {
         None
     }
@@ -267,7 +276,7 @@ macro_rules! db_params {
             $crate::db::driver::p_text("pgsql_password", "", "PostgreSQL password", "pgsql-password"),
             $crate::db::driver::p_text("pgsql_db", "sbtest", "PostgreSQL database name", "pgsql-db"),
             $crate::db::driver::p_choice("pgsql_sslmode", &["disable", "prefer", "require", "verify-ca", "verify-full"], "prefer",
-                "PostgreSQL TLS, as libpq's sslmode: disable, prefer (TLS when the server offers it; libpq's default), require (TLS or fail; the certificate is checked only with --pgsql-sslrootcert), verify-ca (the certificate chain must lead to --pgsql-sslrootcert, else to the Mozilla roots built in), verify-full (verify-ca and the certificate must name the host); never over a unix socket; sslmode= in --db-url wins", "pgsql-sslmode"),
+                "PostgreSQL TLS, as libpq's sslmode: disable, prefer (TLS when the server offers it; libpq's default), require (TLS or fail; the certificate is checked only with --pgsql-sslrootcert), verify-ca (the certificate chain must lead to --pgsql-sslrootcert, which it requires), verify-full (the chain must lead to --pgsql-sslrootcert, else to the Mozilla roots built in, and the certificate must name the host); never over a unix socket; sslmode= in --db-url wins", "pgsql-sslmode"),
             $crate::db::driver::p_text("pgsql_sslrootcert", "",
                 "hostbench: PEM file of the CA the PostgreSQL server's certificate must lead to (libpq's sslrootcert; with require, verifies as verify-ca); sslrootcert= in --db-url wins", "pgsql-sslrootcert"),
             $crate::db::driver::p_text("mysql_host", "localhost", "MySQL server host", "mysql-host"),
@@ -277,9 +286,9 @@ macro_rules! db_params {
             $crate::db::driver::p_text("mysql_password", "", "MySQL password", "mysql-password"),
             $crate::db::driver::p_text("mysql_db", "sbtest", "MySQL database name", "mysql-db"),
             $crate::db::driver::p_text("mysql_ssl", "off",
-                "MariaDB/MySQL TLS, as the mysql client's --ssl-mode: DISABLED (off, the default), PREFERRED, REQUIRED (on: TLS or fail; the certificate is checked only with --mysql-ssl-ca), VERIFY_CA (the chain must lead to --mysql-ssl-ca, else to the Mozilla roots built in), VERIFY_IDENTITY (VERIFY_CA and the certificate must name the host); never over a unix socket; ssl-mode= in --db-url wins", "mysql-ssl"),
+                "MariaDB/MySQL TLS, as the mysql client's --ssl-mode: DISABLED (off, the default), PREFERRED, REQUIRED (on: TLS or fail; the certificate is checked only with --mysql-ssl-ca), VERIFY_CA (the chain must lead to --mysql-ssl-ca, which it requires), VERIFY_IDENTITY (the chain must lead to --mysql-ssl-ca, else to the Mozilla roots built in, and the certificate must name the host); never over a unix socket; ssl-mode= in --db-url wins", "mysql-ssl"),
             $crate::db::driver::p_text("mysql_ssl_ca", "",
-                "PEM file of the CA the MariaDB/MySQL server's certificate must lead to (with REQUIRED, verifies as VERIFY_CA); ssl-ca= in --db-url wins", "mysql-ssl-ca"),
+                "PEM file of the CA the MariaDB/MySQL server's certificate must lead to (with REQUIRED, verifies as VERIFY_CA; not with --mysql-client=crate); ssl-ca= in --db-url wins", "mysql-ssl-ca"),
             $crate::db::driver::p_choice("mysql_client", &["lean", "crate"], "lean",
                 "hostbench: MariaDB/MySQL client, lean = hostbench's own binary-protocol client (mysql_native_password, caching_sha2_password, TLS with rustls), crate = the mysql crate", "mysql-client"),
             $crate::db::driver::p_choice("pgsql_client", &["lean", "crate"], "lean",
@@ -488,9 +497,10 @@ impl Target {
                 Target::Pgsql { lean: l, .. } => *l = pg_lean,
                 Target::Sqlite { .. } => {}
             }
+            t.check_tls().map_err(bad)?;
             return Ok(t);
         }
-        Ok(match p.text("db_driver") {
+        let t = match p.text("db_driver") {
             "pgsql" => Target::Pgsql {
                 host: p.text("pgsql_host").to_string(),
                 port: p.int("pgsql_port") as u16,
@@ -513,7 +523,26 @@ impl Target {
             _ => Target::Sqlite {
                 path: p.text("sqlite_db").to_string(),
             },
-        })
+        };
+        t.check_tls().map_err(bad)?;
+        Ok(t)
+    }
+
+    /// Refuses TLS options that would verify less than they say: `verify-ca` without a CA
+    /// file (see `hostbench_tls::Opts::check`), and a CA file on the `mysql` crate client,
+    /// which always trusts the public roots besides it.
+    pub fn check_tls(&self) -> Result<(), String> {
+        match self {
+            Target::Sqlite { .. } => Ok(()),
+            Target::Pgsql { tls, .. } => tls.check(false),
+            Target::Mysql { tls, lean, .. } => {
+                tls.check(true)?;
+                if !lean && tls.mode != TlsMode::Disable && !tls.ca.is_empty() {
+                    return Err(MYSQL_CRATE_CA.into());
+                }
+                Ok(())
+            }
+        }
     }
 
     /// Parses `sqlite:PATH`, `postgres://…` (or `postgresql://`) and `mysql://…`
@@ -562,7 +591,7 @@ impl Target {
                 tls.ca = c.to_string();
             }
             let host = url_param(&ps, "host").map(str::to_string);
-            return Ok(Target::Pgsql {
+            let t = Target::Pgsql {
                 host: host
                     .filter(|h| !h.is_empty())
                     .or(u.host.clone())
@@ -573,7 +602,10 @@ impl Target {
                 db: u.db.clone().unwrap_or_else(|| "postgres".into()),
                 lean: true,
                 tls,
-            });
+            };
+            t.check_tls()
+                .map_err(|e| bad(format!("--db-url={url}: {e}")))?;
+            return Ok(t);
         }
         if let Some(rest) = url
             .strip_prefix("mysql://")
@@ -597,7 +629,7 @@ impl Target {
                 .filter(|h| !h.is_empty() && !h.starts_with('/'))
                 .map(str::to_string)
                 .or(u.host.clone());
-            return Ok(Target::Mysql {
+            let t = Target::Mysql {
                 host: host.unwrap_or_else(|| "localhost".into()),
                 port: u.port.unwrap_or(3306),
                 socket,
@@ -606,7 +638,10 @@ impl Target {
                 db: u.db.clone().unwrap_or_else(|| "test".into()),
                 lean: true,
                 tls,
-            });
+            };
+            t.check_tls()
+                .map_err(|e| bad(format!("--db-url={url}: {e}")))?;
+            return Ok(t);
         }
         Err(bad(format!(
             "--db-url={url}: unknown kind of URL (use sqlite:PATH, postgres://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB)"
@@ -697,7 +732,7 @@ pub fn tls_facts(tls: Option<&str>) -> Vec<(String, f64)> {
     f
 }
 
-/// `PostgreSQL 15.4 at postgres://…, TLS TLSv1.3 TLS13_AES_256_GCM_SHA384` (or `TLS none`):
+/// `PostgreSQL 15.4 at postgres://…, TLS TLSv1.3 TLS_AES_256_GCM_SHA384` (or `TLS none`):
 /// the stderr line that names the server.
 pub fn server_line(version: &str, target: &Target, tls: Option<&str>) -> String {
     let v = if version.is_empty() {

@@ -65,6 +65,11 @@ impl MysqlConn {
         else {
             return Err(DbError::new(ErrClass::Other, "not a MySQL target"));
         };
+        // The crate always trusts the public roots besides a CA file: refused (Target's
+        // check says so before any connection; this is for callers that skip it).
+        target
+            .check_tls()
+            .map_err(|e| DbError::new(ErrClass::Other, e))?;
         // Unix sockets never use TLS.
         let use_tls = tls.mode != TlsMode::Disable && socket.is_empty();
         let mut o = OptsBuilder::new()
@@ -87,13 +92,14 @@ impl MysqlConn {
             d
         };
         let conn = if use_tls {
+            // No CA file here (refused above): REQUIRED and PREFERRED accept any certificate
+            // (the crate then checks no handshake signature either), VERIFY_IDENTITY checks
+            // the chain against the public roots and the host name (VERIFY_CA without a CA
+            // file is refused too).
             let v = tls.verify();
-            let mut ssl = mysql::SslOpts::default()
+            let ssl = mysql::SslOpts::default()
                 .with_danger_accept_invalid_certs(v == hostbench_tls::Verify::Nothing)
                 .with_danger_skip_domain_validation(v != hostbench_tls::Verify::Full);
-            if !tls.ca.is_empty() {
-                ssl = ssl.with_root_cert_path(Some(std::path::PathBuf::from(&tls.ca)));
-            }
             match MyConn::new(o.clone().ssl_opts(ssl)) {
                 Err(mysql::Error::DriverError(mysql::DriverError::TlsNotSupported))
                     if !tls.mode.required() =>
@@ -204,19 +210,22 @@ impl Conn for MysqlConn {
     }
 
     fn tls(&mut self) -> Option<String> {
-        // The crate does not say what it negotiated: the server does.
-        let get = |c: &mut MyConn, what: &str| {
-            c.query_first::<(String, String), _>(format!("SHOW SESSION STATUS LIKE '{what}'"))
+        // The crate does not say what it negotiated: the server does (`Ssl_version`
+        // `TLSv1.3`, `Ssl_cipher` by its OpenSSL name, as hostbench_tls::describe spells
+        // it). A failed query or a missing row leaves TLS unknown (None: no db_tls fact),
+        // never "none".
+        let mut get = |what: &str| {
+            self.conn
+                .query_first::<(String, String), _>(format!("SHOW SESSION STATUS LIKE '{what}'"))
                 .ok()
                 .flatten()
                 .map(|(_, v)| v)
-                .unwrap_or_default()
         };
-        let cipher = get(&mut self.conn, "Ssl_cipher");
+        let cipher = get("Ssl_cipher")?;
         if cipher.is_empty() {
             return Some("none".into());
         }
-        let version = get(&mut self.conn, "Ssl_version");
+        let version = get("Ssl_version")?;
         Some(format!("{version} {cipher}"))
     }
 }

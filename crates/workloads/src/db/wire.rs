@@ -113,7 +113,7 @@ impl Stream {
         matches!(self, Stream::Unix(_))
     }
 
-    /// The TLS in use: `TLSv1.3 TLS13_…`, or `none`.
+    /// The TLS in use: `TLSv1.3 TLS_AES_…`, or `none`.
     pub fn tls(&self) -> String {
         match self {
             Stream::Tls(s) => hostbench_tls::describe(&s.conn),

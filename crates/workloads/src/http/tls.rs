@@ -107,52 +107,14 @@ impl Versions {
     }
 }
 
-/// (OpenSSL name, rustls/IANA name) of every suite the ring provider has.
-const SUITE_NAMES: &[(&str, &str)] = &[
-    ("TLS_AES_256_GCM_SHA384", "TLS13_AES_256_GCM_SHA384"),
-    ("TLS_AES_128_GCM_SHA256", "TLS13_AES_128_GCM_SHA256"),
-    (
-        "TLS_CHACHA20_POLY1305_SHA256",
-        "TLS13_CHACHA20_POLY1305_SHA256",
-    ),
-    (
-        "ECDHE-ECDSA-AES256-GCM-SHA384",
-        "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
-    ),
-    (
-        "ECDHE-ECDSA-AES128-GCM-SHA256",
-        "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
-    ),
-    (
-        "ECDHE-ECDSA-CHACHA20-POLY1305",
-        "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
-    ),
-    (
-        "ECDHE-RSA-AES256-GCM-SHA384",
-        "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
-    ),
-    (
-        "ECDHE-RSA-AES128-GCM-SHA256",
-        "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
-    ),
-    (
-        "ECDHE-RSA-CHACHA20-POLY1305",
-        "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
-    ),
-];
+use hostbench_tls::SUITE_NAMES;
 
 fn rustls_name(s: rustls::SupportedCipherSuite) -> String {
     format!("{:?}", s.suite())
 }
 
 /// OpenSSL's name of a negotiated suite (what ab prints).
-pub fn openssl_name(s: rustls::SupportedCipherSuite) -> String {
-    let n = rustls_name(s);
-    SUITE_NAMES
-        .iter()
-        .find(|(_, r)| *r == n)
-        .map_or(n, |(o, _)| (*o).to_string())
-}
+pub use hostbench_tls::openssl_name;
 
 /// Secret key bits of a suite (OpenSSL's SSL_CIPHER_get_bits).
 pub fn cipher_bits(s: rustls::SupportedCipherSuite) -> u32 {
