@@ -392,7 +392,8 @@ fn version() -> String {
 pub fn main(argv: &[String]) -> Result<ExitCode> {
     let a = match parse(&argv[2..])? {
         Parsed::Print(s) => {
-            exec::out(&s);
+            // Usage or version: constant text.
+            exec::out_help(&s);
             return Ok(ExitCode::SUCCESS);
         }
         Parsed::Run(a) => *a,

@@ -360,7 +360,7 @@ fn long_name(k: &str) -> Result<&str> {
 /// Runs `hostbench httperf ...`.
 pub fn main(argv: &[String]) -> Result<ExitCode> {
     let Some(a) = parse(&argv[2..])? else {
-        exec::out(USAGE);
+        exec::out_help(USAGE);
         return Ok(ExitCode::SUCCESS);
     };
     if a.num_conns == 0 {
