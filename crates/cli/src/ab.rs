@@ -129,6 +129,8 @@ fn num<T: std::str::FromStr>(opt: char, v: &str, what: &str) -> Result<T> {
 
 fn parse(args: &[String]) -> Result<Parsed> {
     let mut a = AbArgs::default();
+    // How many -H and -C so far: an error names one by its position, never by its text.
+    let (mut headers, mut cookies) = (0, 0);
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
@@ -221,11 +223,17 @@ fn parse(args: &[String]) -> Result<Parsed> {
                         'T' => a.content_type = Some(v),
                         'v' => a.verbosity = num(c, &v, "a verbosity level")?,
                         'e' => a.csv = Some(v),
-                        'C' | 'H' => {
+                        'C' => {
+                            cookies += 1;
                             hostbench_workloads::http::url::check_header_arg(&v)
-                                .map_err(|e| anyhow!("ab: -{c}: {e}"))?;
-                            a.headers
-                                .push(if c == 'C' { format!("Cookie: {v}") } else { v });
+                                .map_err(|e| anyhow!("ab: -C #{cookies} {e}"))?;
+                            a.headers.push(format!("Cookie: {v}"));
+                        }
+                        'H' => {
+                            headers += 1;
+                            hostbench_workloads::http::url::check_header_line(&v)
+                                .map_err(|e| anyhow!("ab: -H #{headers} {e}"))?;
+                            a.headers.push(v);
                         }
                         'A' | 'P' => {
                             // ab skips leading blanks, then encodes the rest as it is.
@@ -384,7 +392,8 @@ fn version() -> String {
 pub fn main(argv: &[String]) -> Result<ExitCode> {
     let a = match parse(&argv[2..])? {
         Parsed::Print(s) => {
-            exec::out(&s);
+            // Usage or version: constant text.
+            exec::out_help(&s);
             return Ok(ExitCode::SUCCESS);
         }
         Parsed::Run(a) => *a,
@@ -737,6 +746,49 @@ mod tests {
             a.headers,
             ["X-A: 1", "Cookie: s=1", "Authorization: Basic dTpw"]
         );
+    }
+
+    /// The saved command line is redacted by core's word-level redaction, which must skip
+    /// the value of each long option that takes one: its list is the usage's.
+    #[test]
+    fn long_options_with_a_value_are_the_ones_redaction_skips() {
+        let additions = USAGE
+            .lines()
+            .find_map(|l| l.strip_prefix("hostbench additions: "))
+            .unwrap();
+        let mut with_value: Vec<&str> = additions
+            .trim_end_matches('.')
+            .split(", ")
+            .filter_map(|o| o.strip_prefix("--")?.split_once('=').map(|(n, _)| n))
+            .collect();
+        with_value.sort_unstable();
+        let mut skipped = hostbench_core::secret::AB_LONG_VALUE_OPTIONS.to_vec();
+        skipped.sort_unstable();
+        assert_eq!(with_value, skipped);
+        for name in skipped {
+            // The value is taken whatever it looks like.
+            let a = p(&[&format!("--{name}"), "-A", "h/"]);
+            assert!(a.headers.is_empty(), "--{name}");
+        }
+        assert_eq!(p(&["--no-save", "-A", "u:p", "h/"]).headers.len(), 1);
+    }
+
+    #[test]
+    fn headers_are_checked_and_named_by_position() {
+        let e = |args: &[&str]| {
+            let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            parse(&args)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
+        let m = e(&["-H", "X: 1", "-C", "a=1", "-HTOKEN123", "h/"]);
+        assert!(m.contains("-H #2") && m.contains("no colon"), "{m}");
+        assert!(!m.contains("TOKEN123"), "{m}");
+        let m = e(&["-C", "a=1", "-C", "b=TOKEN123\r\nX: 1", "h/"]);
+        assert!(m.contains("-C #2") && !m.contains("TOKEN123"), "{m}");
+        let m = e(&["-H", "Authorization : Basic TOKEN123", "h/"]);
+        assert!(m.contains("-H #1") && m.contains("blank"), "{m}");
     }
 
     #[test]

@@ -203,6 +203,16 @@ pub fn out(s: &str) {
     let _ = o.flush();
 }
 
+/// Writes help, usage or version text to stdout as it is, not through the masking
+/// function: such text is hostbench's own, with nothing the user typed in it, and its
+/// examples look like credentials (`-H 'Proxy-Authorization: Basic ...'`). Anything else
+/// goes through [`out`].
+pub fn out_help(s: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(s.as_bytes());
+    let _ = o.flush();
+}
+
 struct Live<'a> {
     output: &'a Output,
     /// Progress lines printed so far.

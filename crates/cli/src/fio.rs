@@ -221,7 +221,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     }
     let cmd = match parse(args)? {
         Parsed::Print(s) => {
-            exec::out(&s);
+            // Usage or version: constant text.
+            exec::out_help(&s);
             return Ok(ExitCode::SUCCESS);
         }
         Parsed::Run(c) => c,

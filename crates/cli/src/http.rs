@@ -200,8 +200,9 @@ pub fn verdict(code: ExitCode, r: &RunResult, requests: bool) -> ExitCode {
 /// Runs `hostbench http ...`.
 pub fn run(a: HttpArgs, argv: &[String]) -> Result<ExitCode> {
     check_url(&a.url)?;
-    for h in &a.headers {
-        hostbench_workloads::http::url::check_header_arg(h).map_err(|e| anyhow!("-H: {e}"))?;
+    for (i, h) in a.headers.iter().enumerate() {
+        hostbench_workloads::http::url::check_header_line(h)
+            .map_err(|e| anyhow!("-H #{} {e}", i + 1))?;
     }
     if a.connections == 0 {
         bail!("-c/--connections must be at least 1");

@@ -101,6 +101,8 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
         results_db: None,
         format: "httperf".into(),
     };
+    // How many --add-header so far (an error names one by its position).
+    let mut add_headers = 0;
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
@@ -218,14 +220,25 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
             "method" => a.method = v,
             "add-header" => {
                 // httperf's own separator is the two characters `\n`; a real CR or LF
-                // would smuggle a header in.
+                // would smuggle a header in. An error names the option and line by
+                // position, never by text.
+                add_headers += 1;
                 hostbench_workloads::http::url::check_header_arg(&v)
-                    .map_err(|e| anyhow!("httperf: --add-header: {e}"))?;
-                for h in v.replace("\\n", "\n").split('\n') {
-                    let h = h.trim();
-                    if !h.is_empty() {
-                        a.headers.push(h.to_string());
-                    }
+                    .map_err(|e| anyhow!("httperf: --add-header #{add_headers} {e}"))?;
+                let lines: Vec<&str> = v
+                    .split("\\n")
+                    .map(str::trim)
+                    .filter(|h| !h.is_empty())
+                    .collect();
+                for (n, h) in lines.iter().enumerate() {
+                    hostbench_workloads::http::url::check_header_line(h).map_err(|e| {
+                        if lines.len() == 1 {
+                            anyhow!("httperf: --add-header #{add_headers} {e}")
+                        } else {
+                            anyhow!("httperf: --add-header #{add_headers}, line {} {e}", n + 1)
+                        }
+                    })?;
+                    a.headers.push(h.to_string());
                 }
             }
             "http-version" => match v.as_str() {
@@ -347,7 +360,7 @@ fn long_name(k: &str) -> Result<&str> {
 /// Runs `hostbench httperf ...`.
 pub fn main(argv: &[String]) -> Result<ExitCode> {
     let Some(a) = parse(&argv[2..])? else {
-        exec::out(USAGE);
+        exec::out_help(USAGE);
         return Ok(ExitCode::SUCCESS);
     };
     if a.num_conns == 0 {

@@ -206,7 +206,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
                 eprintln!("{}", text.trim_end());
                 return Ok(ExitCode::from(2));
             }
-            exec::out(&text);
+            // Help and version: clap's text of hostbench's own options.
+            exec::out_help(&text);
             return Ok(ExitCode::SUCCESS);
         }
     };

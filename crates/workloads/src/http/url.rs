@@ -200,12 +200,50 @@ pub fn parse_proxy(text: &str) -> Result<Url, String> {
 
 /// A header given on a command line (`-H`, `-C`, `--add-header`) is one line, `Name:
 /// value`: a CR or LF in it would end that line early and smuggle in another header (or a
-/// request). Every grammar checks each one before the run.
+/// request). Every grammar checks each one before the run. The error quotes nothing of the
+/// header (it may hold a credential): the caller names the option and its position.
 pub fn check_header_arg(h: &str) -> Result<(), String> {
     if h.contains(['\r', '\n']) {
+        return Err(
+            "contains a CR or LF; give each header as one line 'Name: value' \
+                    (repeat the option for several)"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// True for the characters of an HTTP token (RFC 9110 5.6.2), what a header name is made of.
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// Checks one header line `Name: value` ([`check_header_arg`] too): a colon, and before it
+/// a name that is an HTTP token, right before the colon. A blank there
+/// (`Authorization : ...`) is refused: RFC 9112 5.1 has servers reject such a line, and
+/// proxies that do not may read it as another header. Blanks before the name are dropped
+/// when the request is built. The error quotes nothing of the header (with no colon, the
+/// whole text may be a credential): the caller names the option and its position.
+pub fn check_header_line(h: &str) -> Result<(), String> {
+    check_header_arg(h)?;
+    let expected = "write it as 'Name: value', e.g. 'Accept: text/html'";
+    let Some((name, _)) = h.trim_start().split_once(':') else {
+        return Err(format!("has no colon: {expected}"));
+    };
+    if name.is_empty() {
+        return Err(format!("has no name before its colon: {expected}"));
+    }
+    if name.ends_with([' ', '\t']) {
+        return Err(
+            "has a blank before its colon, which HTTP forbids (RFC 9112 5.1: servers \
+                    reject it): write it as 'Name: value', the colon right after the name"
+                .into(),
+        );
+    }
+    if !name.bytes().all(is_tchar) {
         return Err(format!(
-            "header {h:?} contains a CR or LF; give each header as one line 'Name: value' \
-             (repeat the option for several)"
+            "has a name that is not an HTTP token (letters, digits and \
+             !#$%&'*+-.^_`|~ only): {expected}"
         ));
     }
     Ok(())
@@ -230,21 +268,8 @@ pub fn build_request(s: &RequestSpec<'_>) -> Result<Vec<u8>, String> {
                 .is_some_and(|(n, _)| n.trim().eq_ignore_ascii_case(name))
         })
     };
-    for h in s.headers {
-        // Only the name is echoed: the rest may be a credential the masking cannot tell
-        // from text without its `Name:` (`Authorization Bearer TOKEN`).
-        let shown = h.split_whitespace().next().unwrap_or_default();
-        let Some((name, _)) = h.split_once(':') else {
-            return Err(format!(
-                "a header ('{shown} ...') has no colon: write it as 'Name: value'"
-            ));
-        };
-        if name.trim().is_empty() || h.contains(['\r', '\n']) {
-            return Err(format!(
-                "a header ('{}: ...') is malformed: write it as 'Name: value'",
-                name.trim()
-            ));
-        }
+    for (i, h) in s.headers.iter().enumerate() {
+        check_header_line(h).map_err(|e| format!("the headers parameter's line {} {e}", i + 1))?;
     }
     let mut r = if s.via_proxy {
         format!("{method} {} {}\r\n", s.url.absolute(), s.version)
@@ -410,5 +435,37 @@ mod tests {
         assert!(u.resolve_like(Some(&v4)).unwrap().is_ipv4());
         let e = u.resolve_like(Some(&v6)).unwrap_err();
         assert!(e.contains("no IPv6 address"), "{e}");
+    }
+
+    #[test]
+    fn header_lines_are_checked_without_echo() {
+        for ok in [
+            "Accept: */*",
+            "X-A:1",
+            "  X-B: a b",
+            "Authorization: Basic dTpw",
+            "E:",
+        ] {
+            assert_eq!(check_header_line(ok), Ok(()), "{ok}");
+        }
+        for (bad, why) in [
+            ("TOKEN123", "no colon"),
+            ("Authorization Bearer TOKEN123", "no colon"),
+            (": TOKEN123", "no name"),
+            ("Authorization : Basic TOKEN123", "blank before"),
+            ("Authorization\t: Basic TOKEN123", "blank before"),
+            ("Bearer TOKEN123: x", "not an HTTP token"),
+            ("X-A: 1\r\nX-B: TOKEN123", "CR or LF"),
+        ] {
+            let e = check_header_line(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+            assert!(
+                !e.contains("TOKEN123") && !e.contains("Authorization"),
+                "{e}"
+            );
+        }
+        let u = Url::parse("http://h/").unwrap();
+        let e = build_request(&spec(&u, &["X: 1".into(), "Y : TOKEN123".into()])).unwrap_err();
+        assert!(e.contains("line 2") && !e.contains("TOKEN123"), "{e}");
     }
 }
