@@ -236,9 +236,13 @@ fn forced_shutdown_exits_2_with_the_report() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let s = String::from_utf8_lossy(&out.stdout);
-    assert!(s.contains("forcing shutdown"), "{s}");
+    // sysbench's layout: the FATAL line, the test's report (none for mutex), a blank line,
+    // the count, a blank line, the common report.
     assert!(
-        s.contains("Number of unfinished transactions on forced shutdown: 2"),
+        s.contains(
+            "FATAL: The --max-time limit has expired, forcing shutdown...\n\n\
+             Number of unfinished transactions on forced shutdown: 2\n\nGeneral statistics:"
+        ),
         "{s}"
     );
 }

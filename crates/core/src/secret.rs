@@ -143,7 +143,11 @@ pub fn is_secret_name(name: &str) -> bool {
         .any(|v| is(w, v))
             || holds(w, "password")
             || ends(w, "passwd")
-            || ((6..=10).contains(&w.len()) && (near(w, "password", 2) || near(w, "passwd", 1)))
+            // A typo keeps the `w` that no ordinary word near "password" has: `passed`,
+            // `passes`, `passport`, `pass_rate` are not secrets.
+            || ((6..=10).contains(&w.len())
+                && w.bytes().any(|c| c.eq_ignore_ascii_case(&b'w'))
+                && (near(w, "password", 2) || near(w, "passwd", 1)))
     };
     let (mut before, mut last) = ("", "");
     for w in name
@@ -151,9 +155,16 @@ pub fn is_secret_name(name: &str) -> bool {
         .filter(|t| !t.is_empty())
     {
         if password(w) || holds(w, "apikey") {
-            return true;
+            // The short forms name a password only as the last word (`db_pass`, `?pass=`),
+            // not `pass_rate` or `pw_hist`.
+            if !["pass", "pw", "pwd"].iter().any(|v| is(w, v)) {
+                return true;
+            }
         }
         (before, last) = (last, w);
+    }
+    if ["pass", "pw", "pwd"].iter().any(|v| is(last, v)) {
+        return true;
     }
     ends(last, "token")
         || (is(last, "key")
@@ -333,11 +344,29 @@ fn credential_header(text: &str, colon: usize) -> Option<Header> {
         Some(Header::SetCookie)
     } else if ends("cookie") {
         Some(Header::Cookie)
-    } else if is_secret_name(name) {
+    } else if is_secret_header_name(name) {
         Some(Header::Secret)
     } else {
         None
     }
+}
+
+/// A `NAME:` that is a header whose value is a secret: an HTTP-style name with a `-` that
+/// says secret (`X-Api-Key`, `X-Auth-Token`, `Private-Token`), or one of a few whole
+/// words. Not any word that says secret: report lines start with names too (fio's
+/// `token: (g=0): rw=read` for a job named token, `Pass: 3 of 5`).
+fn is_secret_header_name(name: &str) -> bool {
+    (name.contains('-') && is_secret_name(name))
+        || [
+            "password",
+            "passwd",
+            "passphrase",
+            "apikey",
+            "api_key",
+            "secret",
+        ]
+        .iter()
+        .any(|v| name.eq_ignore_ascii_case(v))
 }
 
 fn has_credential_header(text: &str) -> bool {
@@ -942,6 +971,28 @@ mod tests {
         );
     }
 
+    /// Report lines that start with a name and a colon are not headers: a fio job named
+    /// `token` printed `token: *** rw=read`, a count `Pass: *** of 5`.
+    #[test]
+    fn report_lines_that_look_like_headers_are_kept() {
+        for line in [
+            "token: (g=0): rw=read, bs=(R) 4096B-4096B",
+            "auth_token: (groupid=0, jobs=1): err= 0: pid=21260",
+            "Pass: 3 of 5",
+            "passed: 5",
+            "tests_passed=12",
+        ] {
+            assert_eq!(mask(line), line);
+        }
+        for (line, want) in [
+            ("X-Api-Key: abc123", "X-Api-Key: ***"),
+            ("Private-Token: abc123", "Private-Token: ***"),
+            ("password: abc123", "password: ***"),
+        ] {
+            assert_eq!(mask(line), want);
+        }
+    }
+
     #[test]
     fn secret_names() {
         for n in [
@@ -972,6 +1023,9 @@ mod tests {
         }
         for n in [
             "passes",
+            "passed",
+            "passport",
+            "pass_rate",
             "threads",
             "mysql_user",
             "report_interval",

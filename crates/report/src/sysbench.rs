@@ -452,18 +452,23 @@ pub fn common_report(r: &RunResult) -> String {
 /// report and the common report.
 pub fn final_report(r: &RunResult, with_histogram: bool) -> String {
     let mut s = String::new();
-    if r.outcome.stop_reason == hostbench_core::runner::StopReason::ForcedShutdown {
-        s.push_str("The --max-time limit has expired, forcing shutdown...\n");
-        let _ = writeln!(
-            s,
-            "Number of unfinished transactions on forced shutdown: {}",
-            r.outcome.unfinished_events
-        );
+    let forced = r.outcome.stop_reason == hostbench_core::runner::StopReason::ForcedShutdown;
+    if forced {
+        // sysbench's order: its FATAL line, the test's report, then the unfinished count
+        // and a blank line before the common report.
+        s.push_str("FATAL: The --max-time limit has expired, forcing shutdown...\n");
     }
     if with_histogram {
         s.push_str(&histogram(r));
     }
     s.push_str(&test_report(r));
+    if forced {
+        let _ = writeln!(
+            s,
+            "\nNumber of unfinished transactions on forced shutdown: {}",
+            r.outcome.unfinished_events
+        );
+    }
     s.push_str(&common_report(r));
     s
 }

@@ -260,7 +260,7 @@ macro_rules! db_params {
             $crate::db::driver::p_choice("db_driver", &["sqlite", "pgsql", "mysql"], "sqlite",
                 "database driver (hostbench's default is the embedded SQLite; sysbench's is mysql)", "db-driver"),
             $crate::db::driver::p_text("db_url", "",
-                "hostbench: connection URL, sqlite:PATH, postgres://USER[:PASS]@HOST[:PORT]/DB[?sslmode=MODE&sslrootcert=PATH] or mysql://USER[:PASS]@HOST[:PORT]/DB[?ssl-mode=MODE&ssl-ca=PATH] (wins over the driver options; any other URL parameter is an error)", "db-url"),
+                "hostbench: connection URL, sqlite:PATH, postgres://USER@HOST[:PORT]/DB[?sslmode=MODE&sslrootcert=PATH] or mysql://USER@HOST[:PORT]/DB[?ssl-mode=MODE&ssl-ca=PATH] (USER:PASSWORD@HOST when the server wants a password) (wins over the driver options; any other URL parameter is an error)", "db-url"),
             $crate::db::driver::p_choice("db_ps_mode", &["auto", "disable"], "auto",
                 "prepared statements: auto = server-side, disable = values substituted into the SQL text", "db-ps-mode"),
             $crate::db::driver::p_text("db_ignore_errors", "auto",
