@@ -233,6 +233,10 @@ fn userinfo_ranges(text: &str, ranges: &mut Vec<(usize, usize)>) {
 /// (`?NAME=VALUE`, `&NAME=VALUE`) named in `QUERY_SECRETS`.
 fn assignment_ranges(text: &str, ranges: &mut Vec<(usize, usize)>) {
     let bytes = text.as_bytes();
+    // Where the value after the last secret `=` ends: the next one ends there too when it
+    // comes before it, so each stretch of text is searched once (a run without blanks
+    // holding thousands of `token=`s took seconds when every `=` searched to its end).
+    let mut value_end = 0;
     for (p, _) in text.match_indices('=') {
         let name_start = text[..p]
             .char_indices()
@@ -252,9 +256,12 @@ fn assignment_ranges(text: &str, ranges: &mut Vec<(usize, usize)>) {
         if bytes.get(p + 1).is_none_or(|&b| b == b'=') {
             continue;
         }
-        let value = &text[p + 1..];
-        let end = value.find(ends_value).unwrap_or(value.len());
-        push_range(ranges, text, p + 1, p + 1 + end);
+        if value_end <= p {
+            value_end = text[p + 1..]
+                .find(ends_value)
+                .map_or(text.len(), |k| p + 1 + k);
+        }
+        push_range(ranges, text, p + 1, value_end);
     }
 }
 
@@ -991,6 +998,15 @@ mod tests {
         ] {
             assert_eq!(mask(line), want);
         }
+    }
+
+    /// The same values hidden however many secret assignments share one run of text.
+    #[test]
+    fn many_assignments_in_one_run_are_each_hidden() {
+        let run = "a=1;token=abc;".repeat(3);
+        assert_eq!(mask(&run), "a=1;token=***");
+        let spaced = "a=1 token=abc x=2 password=p q";
+        assert_eq!(mask(spaced), "a=1 token=*** x=2 password=*** q");
     }
 
     #[test]
