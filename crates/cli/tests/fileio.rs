@@ -261,8 +261,10 @@ fn cleanup_never_touches_foreign_files() {
     assert_eq!(out.matches("Not removing").count(), 1, "{out}");
     assert!(
         out.contains(
-            "Not removing 4 files (test_file.0 ... test_file.3): hostbench did not create them"
-        ),
+            "Not removing 4 files (test_file.0 ... test_file.3): hostbench did not create them, \
+             so they were kept"
+        ) && out.contains("`sysbench fileio --file-num=N cleanup`")
+            && out.contains("`rm -- test_file.*`"),
         "{out}"
     );
     assert_eq!(names(e.path()).len(), 4);

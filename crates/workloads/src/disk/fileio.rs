@@ -1187,11 +1187,15 @@ fn cleanup(cfg: &Config, log: &dyn StageLog) -> Result<StageDone, WorkloadError>
     match kept.as_slice() {
         [] => {}
         [n] => log.line(&format!(
-            "Not removing {n}: hostbench did not create it (remove it yourself if it is yours)"
+            "Not removing {n}: hostbench did not create it, so it was kept. If it is a test \
+             file of yours, remove it with the tool that made it (`sysbench fileio ... \
+             cleanup`) or `rm -- {n}`"
         )),
         [first, .., last] => log.line(&format!(
-            "Not removing {} files ({first} ... {last}): hostbench did not create them \
-             (another tool's, e.g. sysbench's prepare? remove them yourself if they are yours)",
+            "Not removing {} files ({first} ... {last}): hostbench did not create them, so \
+             they were kept (another tool's, e.g. sysbench's prepare). If they are test files \
+             of yours, remove them with the tool that made them (`sysbench fileio \
+             --file-num=N cleanup`, N as prepared) or `rm -- test_file.*` in this directory",
             kept.len()
         )),
     }
