@@ -144,9 +144,11 @@ fn setup(msg: String) -> DbError {
 }
 
 /// A failed login as a setup error (not a lost connection to reconnect); a lost connection
-/// or garbage during the login asks whether `kind`'s server listens there at all.
+/// or garbage during the login asks whether `kind`'s server listens there at all. An error
+/// the server sent (it has a code: a missing role or database, a refused password) is the
+/// server's answer, so it gets no such question.
 pub fn login_error(mut e: DbError, kind: &str, usual_port: u16) -> DbError {
-    if e.class == ErrClass::Lost {
+    if e.class == ErrClass::Lost && e.code.is_empty() {
         let timed_out = e.message.contains("Resource temporarily unavailable")
             || e.message.contains("timed out");
         e.message = if timed_out {
@@ -162,4 +164,31 @@ pub fn login_error(mut e: DbError, kind: &str, usual_port: u16) -> DbError {
     }
     e.class = ErrClass::Other;
     e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `role "x" does not exist` is the server's answer: no "is a server listening?".
+    #[test]
+    fn a_servers_own_login_error_gets_no_listening_question() {
+        let sent = DbError::new(
+            ErrClass::Lost,
+            "FATAL: role \"x\" does not exist".to_string(),
+        );
+        let sent = DbError {
+            code: "28000".into(),
+            ..sent
+        };
+        let e = login_error(sent, "PostgreSQL", 5432);
+        assert_eq!(e.message, "FATAL: role \"x\" does not exist");
+        assert_eq!(e.class, ErrClass::Other);
+        let lost = DbError::new(ErrClass::Lost, "unexpected end of file".to_string());
+        let e = login_error(lost, "PostgreSQL", 5432);
+        assert!(
+            e.message.contains("is a PostgreSQL server listening there"),
+            "{e}"
+        );
+    }
 }
