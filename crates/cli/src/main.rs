@@ -174,7 +174,13 @@ pub const PEERS: &[(&str, FrontEnd)] = &[
 
 fn main() -> ExitCode {
     install_signals();
-    let argv: Vec<String> = std::env::args().collect();
+    let mut argv: Vec<String> = std::env::args().collect();
+    // `hostbench help [WORD...]` is `hostbench [WORD...] --help`, in whichever grammar WORD
+    // speaks (`help cpu`, `help fio`, `help results`).
+    if argv.get(1).is_some_and(|w| w == "help") {
+        argv.remove(1);
+        argv.push("--help".into());
+    }
     let args = &argv[1..];
     // Peer grammars whose program name is the first word; then sysbench's (test names
     // anywhere); then the native clap grammar.

@@ -506,7 +506,14 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
             continue;
         }
     }
-    expanded.extend(args.iter().cloned());
+    // `-h` is `--help` (sysbench itself knows only the long form).
+    expanded.extend(args.iter().map(|a| {
+        if a == "-h" {
+            "--help".to_string()
+        } else {
+            a.clone()
+        }
+    }));
 
     let mut words: Vec<String> = Vec::new();
     let mut opts: Vec<Opt> = Vec::new();

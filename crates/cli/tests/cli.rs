@@ -399,6 +399,21 @@ fn a_missing_command_word_names_the_words_to_add() {
     }
 }
 
+/// `hostbench help [WORD]` and `hostbench TEST -h` show help (they were an unknown command
+/// and an invalid option).
+#[test]
+fn help_and_dash_h_show_help() {
+    let top = stdout_ok(&["help"]);
+    assert!(top.contains("Usage: hostbench"), "{top}");
+    assert_eq!(top, stdout_ok(&["--help"]));
+    let cpu = stdout_ok(&["cpu", "help"]);
+    assert!(cpu.contains("--cpu-max-prime=N"), "{cpu}");
+    assert_eq!(stdout_ok(&["cpu", "-h"]), cpu);
+    assert_eq!(stdout_ok(&["help", "cpu"]), cpu);
+    let results = stdout_ok(&["help", "results"]);
+    assert!(results.contains("Usage: hostbench results"), "{results}");
+}
+
 #[test]
 fn a_hang_up_ignored_by_nohup_stays_ignored() {
     let bin = assert_cmd::cargo::cargo_bin("hostbench");
