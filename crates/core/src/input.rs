@@ -232,6 +232,29 @@ pub fn unescape_octal(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Undoes a URL's percent-encoding (`%40` for `@`); a `%` not followed by two hex digits
+/// stays as it is. Bytes that are not UTF-8 become U+FFFD.
+pub fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && let Some(v) = b
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,5 +274,13 @@ mod tests {
     fn printable_escapes_control_characters() {
         assert_eq!(printable("a\u{1b}[2Jb\n"), "a\\u{1b}[2Jb\\n");
         assert!(matches!(printable("plain é 'q'"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode("p%40ss%2Fw"), "p@ss/w");
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%zz%4"), "%zz%4");
+        assert_eq!(percent_decode("%e2%82%ac"), "€");
     }
 }

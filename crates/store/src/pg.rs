@@ -67,7 +67,7 @@ fn split_tls(url: &str) -> Result<(String, Opts)> {
                 StoreError::BadLocation(format!("{}: {e}", hostbench_core::secret::mask(url)))
             })?;
         } else if let Some(c) = kv.strip_prefix("sslrootcert=") {
-            tls.ca = percent_decode(c);
+            tls.ca = hostbench_core::input::percent_decode(c);
         } else {
             rest.push(kv);
         }
@@ -81,27 +81,6 @@ fn split_tls(url: &str) -> Result<(String, Opts)> {
         format!("{base}?{}", rest.join("&"))
     };
     Ok((url, tls))
-}
-
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && let Some(v) = b
-                .get(i + 1..i + 3)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 impl Pg {

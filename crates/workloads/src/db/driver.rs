@@ -376,27 +376,6 @@ fn bad(msg: String) -> WorkloadError {
     WorkloadError(mask(&msg).into_owned())
 }
 
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && i + 2 < b.len()
-            && let Some(v) = std::str::from_utf8(&b[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 struct UrlParts {
     user: Option<String>,
     password: Option<String>,
@@ -416,8 +395,11 @@ fn split_url(url: &str, rest: &str) -> Result<UrlParts, WorkloadError> {
     };
     let (user, password) = match userinfo {
         Some(u) => match u.split_once(':') {
-            Some((u, p)) => (Some(percent_decode(u)), Some(percent_decode(p))),
-            None => (Some(percent_decode(u)), None),
+            Some((u, p)) => (
+                Some(hostbench_core::input::percent_decode(u)),
+                Some(hostbench_core::input::percent_decode(p)),
+            ),
+            None => (Some(hostbench_core::input::percent_decode(u)), None),
         },
         None => (None, None),
     };
@@ -428,22 +410,25 @@ fn split_url(url: &str, rest: &str) -> Result<UrlParts, WorkloadError> {
                     "--db-url={url}: '{p}' is not a port number (write HOST:PORT, e.g. 127.0.0.1:5432)"
                 ))
             })?;
-            (Some(percent_decode(h)), Some(port))
+            (Some(hostbench_core::input::percent_decode(h)), Some(port))
         }
         // A percent-encoded socket directory (`%2Fvar%2Frun%2Fpostgresql`), as libpq takes it.
-        _ => (Some(percent_decode(hostport)), None),
+        _ => (Some(hostbench_core::input::percent_decode(hostport)), None),
     };
     let mut pairs = Vec::new();
     for kv in query.split('&').filter(|s| !s.is_empty()) {
         let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-        pairs.push((percent_decode(k), percent_decode(v)));
+        pairs.push((
+            hostbench_core::input::percent_decode(k),
+            hostbench_core::input::percent_decode(v),
+        ));
     }
     Ok(UrlParts {
         user,
         password,
         host: host.filter(|h| !h.is_empty()),
         port,
-        db: Some(percent_decode(path)).filter(|d| !d.is_empty()),
+        db: Some(hostbench_core::input::percent_decode(path)).filter(|d| !d.is_empty()),
         query: pairs,
     })
 }
