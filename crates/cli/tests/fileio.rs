@@ -11,22 +11,6 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 
-/// `hostbench <args>` in `dir`: (exit code, stdout, stderr).
-fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = hb()
-        .current_dir(dir)
-        .args(args)
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
-    let (o, e) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    assert!(!e.contains("panicked"), "{args:?} panicked: {e}");
-    (out.status.code().unwrap_or(-1), o, e)
-}
-
 fn ok_in(dir: &Path, args: &[&str]) -> (String, String) {
     let (code, o, e) = run_in(dir, args);
     assert_eq!(code, 0, "{args:?} failed:\n{e}\n{o}");

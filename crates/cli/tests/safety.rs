@@ -15,22 +15,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Sys;
 use std::time::Duration;
 
-/// `hostbench <args>` in `dir`: (exit code, stdout, stderr); a panic fails the test.
-fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = hb()
-        .current_dir(dir)
-        .args(args)
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
-    let (o, e) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    assert!(!e.contains("panicked"), "{args:?} panicked: {e}");
-    (out.status.code().unwrap_or(-1), o, e)
-}
-
 fn sh(cmd: &str, args: &[&str]) -> Result<String, String> {
     let out = Sys::new(cmd)
         .args(args)

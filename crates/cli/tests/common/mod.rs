@@ -210,6 +210,22 @@ pub fn run(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `hostbench <args>` in `dir`: (exit code, stdout, stderr); a panic fails the test.
+pub fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = hb()
+        .current_dir(dir)
+        .args(args)
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let (o, e) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(!e.contains("panicked"), "{args:?} panicked: {e}");
+    (out.status.code().unwrap_or(-1), o, e)
+}
+
 /// Runs the binary, asserts success without a panic, and returns stdout.
 pub fn stdout_ok(args: &[&str]) -> String {
     let (code, out, err) = run(args);

@@ -1933,15 +1933,21 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
     }
 
-    /// A child that starts only after another finished its pass (a busy machine, a small
-    /// file) is not stonewalled at 0 kB: it moves one record first, so "Min xfer" is not 0
-    /// and the children's throughput is not one child's.
-    #[test]
-    fn a_child_that_starts_late_is_not_stonewalled_at_zero() {
-        let d = tmpdir("late");
+    /// Two children writing and reading `file_size` each in 4 KiB records (tests 0 and 1,
+    /// throughput mode) in a fresh directory, `tweak` applied to the shared state first.
+    fn two_children(
+        tag: &str,
+        file_size: &str,
+        tweak: impl FnOnce(&mut Shared),
+    ) -> (
+        std::path::PathBuf,
+        IozoneInstance,
+        hostbench_core::runner::Measurement,
+    ) {
+        let d = tmpdir(tag);
         let ov: Vec<(String, String)> = [
             ("dir", d.to_str().unwrap()),
-            ("file_size", "64K"),
+            ("file_size", file_size),
             ("record_size", "4K"),
             ("tests", "0,1"),
             ("throughput", "on"),
@@ -1959,13 +1965,22 @@ mod tests {
                 host: None,
             })
             .unwrap();
-        shared.late = Some(1);
+        tweak(&mut shared);
         let inst = IozoneInstance(Arc::new(shared));
         let mut plan = Plan::new("iozone", params.clone());
         plan.threads = 2;
         plan.time_s = 0.0;
         plan.events = 0;
         let m = run(&plan, &inst, Clock::detect(), &Silent).unwrap();
+        (d, inst, m)
+    }
+
+    /// A child that starts only after another finished its pass (a busy machine, a small
+    /// file) is not stonewalled at 0 kB: it moves one record first, so "Min xfer" is not 0
+    /// and the children's throughput is not one child's.
+    #[test]
+    fn a_child_that_starts_late_is_not_stonewalled_at_zero() {
+        let (d, inst, m) = two_children("late", "64K", |s| s.late = Some(1));
         assert!(m.error.is_none(), "{:?}", m.error);
         let t = &inst.tables()[0];
         for label in ["initial writers", "rewriters", "readers", "re-readers"] {
@@ -1979,34 +1994,7 @@ mod tests {
 
     #[test]
     fn stonewall_stops_the_slow_child_but_the_file_is_whole() {
-        let d = tmpdir("stonewall");
-        let ov: Vec<(String, String)> = [
-            ("dir", d.to_str().unwrap()),
-            ("file_size", "256K"),
-            ("record_size", "4K"),
-            ("tests", "0,1"),
-            ("throughput", "on"),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        let params = Params::resolve("iozone", PARAMS, &ov).unwrap();
-        let mut shared = Iozone
-            .build(&SetupCtx {
-                params: &params,
-                threads: 2,
-                dist: Distribution::Uniform,
-                seed: 3,
-                host: None,
-            })
-            .unwrap();
-        shared.slow = Some(1);
-        let inst = IozoneInstance(Arc::new(shared));
-        let mut plan = Plan::new("iozone", params.clone());
-        plan.threads = 2;
-        plan.time_s = 0.0;
-        plan.events = 0;
-        let m = run(&plan, &inst, Clock::detect(), &Silent).unwrap();
+        let (d, inst, m) = two_children("stonewall", "256K", |s| s.slow = Some(1));
         assert!(m.error.is_none(), "{:?}", m.error);
         let t = &inst.tables()[0];
         let file = 256 << 10;
