@@ -315,7 +315,7 @@ fn a_command_that_runs_nothing_stops_at_the_first_signal() {
     for (sig, code) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)] {
         let db = tempfile::tempdir().unwrap();
         // Reads its document from a pipe that stays open: it waits until stopped.
-        let mut child = hb_std()
+        let mut child = default_signals(&mut hb_std())
             .env("HOSTBENCH_RESULTS_DB", db.path().join("r.db"))
             .args(["results", "import", "-"])
             .stdin(std::process::Stdio::piped())

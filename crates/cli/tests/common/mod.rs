@@ -235,7 +235,25 @@ pub fn stdout_ok(args: &[&str]) -> String {
 }
 
 /// Starts `cmd` with stdout and stderr captured, for tests that signal it.
+/// Makes `cmd`'s child start as from a terminal: SIGINT, SIGTERM and SIGHUP at their
+/// default, whatever this test process inherited (a test run under `nohup`, or as a
+/// background job of a script, would otherwise pass on an ignored SIGHUP or SIGINT, which
+/// hostbench rightly keeps ignored).
+pub fn default_signals(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: signal() is async-signal-safe; nothing else runs in the child before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+            Ok(())
+        })
+    }
+}
+
 pub fn spawn_piped(cmd: &mut std::process::Command) -> std::process::Child {
+    default_signals(cmd);
     cmd.stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
