@@ -12,11 +12,12 @@
 //! `-g` is the one option that keeps something per request: only when given, in memory
 //! allocated before the run and bounded by `-n` (with `-t` and no `-n`, by ab's 50,000).
 
-use crate::exec::{self, Format, Output, SaveOptions};
+use crate::exec::{self, SaveOptions};
+use crate::present::ab::AbOut;
+use crate::present::{Plain, Presenter, Progress, Text};
 use anyhow::{Result, anyhow, bail};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
-use hostbench_core::runner::StopReason;
 use hostbench_core::workload::Workload;
 use hostbench_report::ab::{GnuplotRow, HtmlAttrs};
 use hostbench_workloads::http::engine::Trace;
@@ -570,17 +571,16 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     // "Finished N requests"; otherwise it prints "(be patient).....done".
     let heartbeat = !a.quiet && (requests > 150 || (a.requests.is_none() && a.time.is_some()));
     let ab_layout = !a.html && matches!(a.format.as_deref(), None | Some("ab"));
-    let format = match a.format.as_deref() {
-        // -w: the HTML is printed after the run, from the result; so is ab's own layout,
-        // which depends on the heartbeat.
-        None | Some("ab") if a.html => Format::Layout(|_| String::new()),
-        None | Some("ab") => Format::Layout(|_| String::new()),
+    // -w: the HTML is printed after the run, from the result; so is ab's own layout, which
+    // depends on the heartbeat.
+    let plain = match a.format.as_deref() {
+        None | Some("ab") => None,
         Some(f) if a.html => bail!(
             "ab: -w (or -x, -y, -z) asks for ab's HTML report and --format={f} for another; \
              give one of them"
         ),
-        Some("json") => Format::Json,
-        Some("text") => Format::Layout(hostbench_report::http::render),
+        Some("json") => Some(Plain::new(Text::Json)),
+        Some("text") => Some(Plain::new(Text::Layout(hostbench_report::http::render))),
         Some(f) => bail!("ab: --format={f}: use ab, json or text"),
     };
     if a.verbosity >= 2 && !(ab_layout || a.html) {
@@ -591,20 +591,30 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             a.format.as_deref().unwrap_or_default()
         );
     }
-    let mut output = Output::report(format);
-    if heartbeat && (ab_layout || a.html) {
-        // ab's: a line every tenth of the requests (of its 50,000 with -t alone), at
-        // least 100 apart.
-        let planned = if requests > 0 {
-            requests
-        } else {
-            AB_TIME_REQUESTS
-        };
-        output.progress = Some(exec::Progress {
+    // ab's heartbeat: a line every tenth of the requests (of its 50,000 with -t alone), at
+    // least 100 apart.
+    let planned = if requests > 0 {
+        requests
+    } else {
+        AB_TIME_REQUESTS
+    };
+    let ab_out = AbOut {
+        layout: ab_layout.then_some(hostbench_report::ab::Layout {
+            no_pct: a.no_pct,
+            no_sd: a.no_sd,
+            heartbeat,
+            started: true,
+        }),
+        html: a.html.then(|| a.attrs.clone()),
+        heartbeat: heartbeat.then_some(Progress {
             every: (planned / 10).max(100),
             line: |n| format!("Completed {n} requests"),
-        });
-    }
+        }),
+    };
+    let output: &dyn Presenter = match &plain {
+        Some(p) => p,
+        None => &ab_out,
+    };
     let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
     if ab_layout {
         // ab's banner and Benchmarking line come before the run, so a long run does not
@@ -661,24 +671,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Some(l) => l,
         None => w,
     };
-    let (code, result) = exec::execute_returning(&plan, workload, &output, &saving, "ab", argv)?;
-    // ab's last heartbeat line on stderr, after the "Completed N requests" lines (ab's own
-    // reports only), unless a socket error ended the run (no report then).
-    if heartbeat && (ab_layout || a.html) && result.outcome.stop_reason != StopReason::Error {
-        eprintln!("Finished {} requests", result.metrics.events);
-    }
-    if ab_layout {
-        let layout = hostbench_report::ab::Layout {
-            no_pct: a.no_pct,
-            no_sd: a.no_sd,
-            heartbeat,
-            started: true,
-        };
-        exec::out(&hostbench_report::ab::render_with(&result, layout));
-    }
-    if a.html {
-        exec::out(&hostbench_report::ab::render_html(&result, &a.attrs));
-    }
+    let (code, result) = exec::execute(&plan, workload, output, &saving, "ab", argv)?;
     if let Some((path, log)) = gnuplot {
         let taken = log.take();
         let kept = taken.samples.len();

@@ -1,79 +1,22 @@
 //! Executes a [`Plan`]: builds the workload instance, runs it through the runner with a live
-//! observer for interval reports, turns the measurement into a [`RunResult`], renders it and
-//! saves it in the results store. Every grammar ends here, so every command line produces
-//! the same result and every run is saved (unless `--no-save`), interrupted ones included.
+//! observer, turns the measurement into a [`RunResult`] and saves it in the results store.
+//! Every grammar ends here, so every command line produces the same result and every run is
+//! saved (unless `--no-save`), interrupted ones included. What is printed, and when, is the
+//! grammar's output object's business ([`crate::present::Presenter`]): exec drives it and
+//! knows no grammar.
 
+use crate::present::{Presenter, Progress, Quiet, RunInfo};
 use anyhow::{Context, Result};
 use hostbench_core::clock::Clock;
 use hostbench_core::plan::Plan;
 use hostbench_core::result::{Interval, ResultContext, RunResult, ToolInfo};
-use hostbench_core::runner::{self, IntervalSample, Measurement, Observer, StopReason};
+use hostbench_core::runner::{self, IntervalSample, Measurement, Observer};
 use hostbench_core::workload::{SetupCtx, Stage, StageDone, StageLog, Workload};
 use hostbench_hostinfo::activity;
-use hostbench_report::{csv, json, native, sysbench};
 use hostbench_store::{ENV_NO_SAVE, Location, Store};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
-
-/// Output formats.
-#[derive(Debug, Clone, Copy)]
-pub enum Format {
-    /// sysbench 1.0.20's layout.
-    Sysbench,
-    /// hostbench's own text.
-    Native,
-    /// JSON result.
-    Json,
-    /// CSV row.
-    Csv,
-    /// A peer's layout printed after the run (STREAM's table), from the result alone.
-    Layout(fn(&RunResult) -> String),
-}
-
-/// How to present a run.
-#[derive(Debug, Clone)]
-pub struct Output {
-    /// Format of stdout.
-    pub format: Format,
-    /// sysbench verbosity 0..5 (3 = reports; 0 = nothing).
-    pub verbosity: u8,
-    /// Print sysbench's `--histogram`.
-    pub histogram: bool,
-    /// The user gave a seed (sysbench says so in its header).
-    pub seed_given: bool,
-    /// sysbench's `--debug` (the header says so; verbosity is 5).
-    pub debug: bool,
-    /// sysbench's `--validate` (the header says so; hostbench's workloads always check).
-    pub validate: bool,
-    /// Live progress lines on stderr (ab's "Completed N requests").
-    pub progress: Option<Progress>,
-}
-
-/// A line on stderr each time the completed events reach a multiple of `every`.
-#[derive(Debug, Clone, Copy)]
-pub struct Progress {
-    /// Events between two lines (more than 0).
-    pub every: u64,
-    /// The line for a count.
-    pub line: fn(u64) -> String,
-}
-
-impl Output {
-    /// The report in `format` at sysbench's default verbosity (3), with none of sysbench's
-    /// header switches: what every peer front-end prints.
-    pub fn report(format: Format) -> Output {
-        Output {
-            format,
-            verbosity: 3,
-            histogram: false,
-            seed_given: false,
-            debug: false,
-            validate: false,
-            progress: None,
-        }
-    }
-}
 
 /// Whether and where a run is saved, and the label it is saved under.
 #[derive(Debug, Clone, Default)]
@@ -151,27 +94,6 @@ pub fn save_silently(result: &RunResult, opts: &SaveOptions) -> Result<Option<Lo
     Ok(Some(loc))
 }
 
-/// Saves `result` in the store `opts` names. A failure is one WARNING line on stderr and
-/// never changes the run's exit code: the report has already been printed.
-fn save(result: &RunResult, opts: &SaveOptions, output: &Output) {
-    let t0 = Instant::now();
-    let Some(saved) = save_silently(result, opts).transpose() else {
-        return;
-    };
-    let ms = t0.elapsed().as_secs_f64() * 1e3;
-    match saved {
-        Ok(loc) => {
-            let native_text = matches!(output.format, Format::Native) && output.verbosity >= 3;
-            if output.verbosity >= 5 {
-                eprintln!("DEBUG: saved as {} in {loc} ({ms:.2} ms)", result.id);
-            } else if output.verbosity >= 4 || native_text {
-                eprintln!("saved as {} in {loc}", result.id);
-            }
-        }
-        Err(e) => eprintln!("WARNING: the result was not saved: {e}"),
-    }
-}
-
 /// The program, as recorded in results.
 pub fn tool() -> ToolInfo {
     let hash = env!("HOSTBENCH_GIT_HASH");
@@ -179,18 +101,6 @@ pub fn tool() -> ToolInfo {
         name: "hostbench".into(),
         version: env!("CARGO_PKG_VERSION").into(),
         git_hash: (!hash.is_empty()).then(|| hash.to_string()),
-    }
-}
-
-/// What a front-end wants printed on stdout when the run starts, after the workload's setup
-/// (wrk's `Running 10s test @ URL`): taken and printed once by the observer's `started`.
-static STARTED_TEXT: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
-
-/// Prints `text` on stdout when the next run starts (after setup, so a setup error is not
-/// preceded by it).
-pub fn print_when_started(text: String) {
-    if let Ok(mut t) = STARTED_TEXT.lock() {
-        *t = Some(text);
     }
 }
 
@@ -213,46 +123,39 @@ pub fn out_help(s: &str) {
     let _ = o.flush();
 }
 
+/// The runner's observer: hands the run's live events to the output object.
 struct Live<'a> {
-    output: &'a Output,
+    presenter: &'a dyn Presenter,
+    run: &'a RunInfo<'a>,
+    progress: Option<Progress>,
     /// Progress lines printed so far.
     lines: std::sync::atomic::AtomicU64,
-    params: &'a hostbench_core::params::Params,
     build: &'a (dyn Fn(&Measurement) -> RunResult + Sync),
-    workload: &'a dyn Workload,
 }
 
 impl Observer for Live<'_> {
+    fn started(&self) {
+        self.presenter.started(self.run);
+    }
+
     fn interval(&self, s: &IntervalSample) {
-        if self.output.verbosity < 3 {
-            return;
-        }
-        let i = Interval::from_sample(s, self.workload.counters());
-        match self.output.format {
-            Format::Sysbench => out(&sysbench::interval_line(
-                &i,
-                self.workload.id(),
-                self.params,
-            )),
-            Format::Native => out(&native::interval_line(&i)),
-            // Structured formats carry intervals in the result; keep stdout parseable.
-            Format::Json | Format::Csv | Format::Layout(_) => {}
-        }
+        let i = Interval::from_sample(s, self.run.workload.counters());
+        self.presenter.interval(self.run, &i);
     }
 
     fn checkpoint(&self, m: &Measurement) {
-        if self.output.verbosity >= 3 && matches!(self.output.format, Format::Sysbench) {
-            out(&sysbench::checkpoint(&(self.build)(m)));
+        if self.presenter.wants_checkpoints() {
+            self.presenter.checkpoint(&(self.build)(m));
         }
     }
 
     fn wants_progress(&self) -> bool {
-        self.output.progress.is_some()
+        self.progress.is_some()
     }
 
     fn progress(&self, events: u64) {
         use std::sync::atomic::Ordering::Relaxed;
-        let Some(p) = self.output.progress else {
+        let Some(p) = self.progress else {
             return;
         };
         let due = events / p.every.max(1);
@@ -273,85 +176,33 @@ pub fn measure(
     grammar: &str,
     argv: &[String],
 ) -> Result<RunResult> {
-    let quiet = Output {
-        format: Format::Json,
-        verbosity: 0,
-        histogram: false,
-        seed_given: false,
-        debug: false,
-        validate: false,
-        progress: None,
-    };
     let saving = SaveOptions {
         label,
         ..SaveOptions::default()
     };
-    run_plan(plan, workload, &quiet, &saving, grammar, argv)
+    run_plan(plan, workload, &Quiet, &saving, grammar, argv).map(|(r, _)| r)
 }
 
-/// Runs `plan`, prints its result and saves it as the front-end's `--label`, `--no-save` and
-/// `--results-db` say; `grammar` and `argv` are recorded in the result.
-pub fn execute_with(
+/// Runs `plan` with `presenter` printing what its grammar prints, saves the result as the
+/// front-end's `--label`, `--no-save` and `--results-db` say, and returns the exit code and
+/// the result (front-ends that write extra files from it, such as ab's `-e`). `grammar` and
+/// `argv` are recorded in the result.
+pub fn execute(
     plan: &Plan,
     workload: &dyn Workload,
-    output: &Output,
-    saving: &SaveOptions,
-    grammar: &str,
-    argv: &[String],
-) -> Result<ExitCode> {
-    execute_returning(plan, workload, output, saving, grammar, argv).map(|(code, _)| code)
-}
-
-/// [`execute_with`], also handing back the result (front-ends that write extra files from
-/// it, such as ab's `-e`).
-pub fn execute_returning(
-    plan: &Plan,
-    workload: &dyn Workload,
-    output: &Output,
+    presenter: &dyn Presenter,
     saving: &SaveOptions,
     grammar: &str,
     argv: &[String],
 ) -> Result<(ExitCode, RunResult)> {
-    let result = run_plan(plan, workload, output, saving, grammar, argv)?;
-    let text = output.verbosity >= 3;
-    if text || matches!(output.format, Format::Json | Format::Csv) {
-        match output.format {
-            Format::Sysbench if text => {
-                if output.verbosity >= 4 {
-                    let stop = result.outcome.stop_reason;
-                    out(&sysbench::workers_done(
-                        matches!(stop, StopReason::TimeLimit | StopReason::ForcedShutdown),
-                        stop != StopReason::ForcedShutdown,
-                        plan.threads,
-                    ));
-                }
-                out(&sysbench::final_report(&result, output.histogram))
-            }
-            Format::Native if text => out(&native::render(&result)),
-            Format::Json => out(&json::render(&result)),
-            Format::Csv => out(&csv::render(std::slice::from_ref(&result))),
-            Format::Layout(render) if text => out(&render(&result)),
-            _ => {}
-        }
-    }
-    // A run where nothing completed because requests failed: "too few events" only restates
-    // that (the errors and their hints are printed).
-    let failed_empty = result.metrics.events == 0
-        && (result.outcome.stop_reason == StopReason::Error
-            || result
-                .warnings
-                .iter()
-                .any(|w| w.kind == hostbench_core::result::WarningKind::Errors));
-    if output.verbosity >= 2 {
-        for w in result
-            .warnings
-            .iter()
-            .filter(|w| !(failed_empty && w.kind == hostbench_core::result::WarningKind::FewEvents))
-        {
-            eprintln!("WARNING: {}", w.message);
-        }
-    }
-    if output.verbosity >= 5 {
+    let (result, plan) = run_plan(plan, workload, presenter, saving, grammar, argv)?;
+    let run = RunInfo {
+        plan: &plan,
+        workload,
+    };
+    presenter.report(&run, &result)?;
+    presenter.warnings(&result);
+    if presenter.verbosity() >= 5 {
         for (i, t) in result.fairness.per_thread.iter().enumerate() {
             eprintln!(
                 "DEBUG: thread {i:>4}: events {:>10}  busy {:.4}s",
@@ -360,64 +211,27 @@ pub fn execute_returning(
             );
         }
     }
-    save(&result, saving, output);
-    let code = match result.outcome.stop_reason {
-        StopReason::Error => {
-            eprintln!(
-                "FATAL: {}",
-                result.outcome.error.as_deref().unwrap_or("a worker failed")
-            );
-            ExitCode::from(1)
-        }
-        StopReason::ForcedShutdown => ExitCode::from(2),
-        StopReason::Interrupted => crate::interrupted_exit(),
-        _ => ExitCode::SUCCESS,
-    };
-    Ok((code, result))
+    let t0 = Instant::now();
+    let saved = save_silently(&result, saving);
+    presenter.saved(&result, saved, t0.elapsed().as_secs_f64() * 1e3);
+    Ok((presenter.exit_code(&result), result))
 }
 
-/// Prints a stage's lines on stdout, the sysbench header before the first one when the
-/// layout is sysbench's; progress goes to a bar on stderr when it is a terminal.
+/// Hands a stage's lines to the output object; progress goes to a bar on stderr when that
+/// is a terminal.
 struct StageOut<'a> {
-    output: &'a Output,
-    /// Lines kept for the caller instead of printed (fio prints its layout lines inside its
-    /// report, after the start-up lines).
-    kept: Option<std::sync::Mutex<Vec<String>>>,
-    header_done: std::sync::atomic::AtomicBool,
+    presenter: &'a dyn Presenter,
+    run: RunInfo<'a>,
     bar: std::sync::Mutex<Option<indicatif::ProgressBar>>,
     show_bar: bool,
-    /// The database the stage talks to, printed on stderr with the header.
-    db_target: Option<String>,
 }
 
 impl StageLog for StageOut<'_> {
     fn line(&self, line: &str) {
-        if self.output.verbosity < 3 {
-            return;
-        }
-        if let Some(k) = &self.kept {
-            k.lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(line.to_string());
-            return;
-        }
-        let mut s = String::new();
-        if matches!(self.output.format, Format::Sysbench)
-            && !self
-                .header_done
-                .swap(true, std::sync::atomic::Ordering::Relaxed)
-        {
-            if let Some(t) = &self.db_target {
-                eprint!("{t}");
-            }
-            s.push_str(&sysbench::header(env!("CARGO_PKG_VERSION")));
-        }
-        s.push_str(line);
-        s.push('\n');
         let bar = self.bar.lock().unwrap_or_else(|e| e.into_inner());
         match bar.as_ref() {
-            Some(b) => b.suspend(|| out(&s)),
-            None => out(&s),
+            Some(b) => b.suspend(|| self.presenter.stage_line(&self.run, line)),
+            None => self.presenter.stage_line(&self.run, line),
         }
     }
 
@@ -438,38 +252,26 @@ impl StageLog for StageOut<'_> {
 }
 
 /// Runs `stage` (prepare or cleanup) of `workload` with `plan`'s parameters and threads,
-/// printing its report lines. Exit 1 when the workload has no such step (sysbench's
-/// "does not implement"), 128 + the signal when SIGINT/SIGTERM/SIGHUP stopped it.
+/// its report lines going to `presenter`. Exit 1 when the workload has no such step
+/// (sysbench's "does not implement"), 128 + the signal when SIGINT/SIGTERM/SIGHUP stopped
+/// it.
 pub fn run_stage(
     stage: Stage,
     plan: &Plan,
     workload: &dyn Workload,
-    output: &Output,
+    presenter: &dyn Presenter,
 ) -> Result<ExitCode> {
-    run_stage_keeping(stage, plan, workload, output, false).map(|(code, _)| code)
-}
-
-/// [`run_stage`], returning the report lines instead of printing them when `keep` is set.
-pub fn run_stage_keeping(
-    stage: Stage,
-    plan: &Plan,
-    workload: &dyn Workload,
-    output: &Output,
-    keep: bool,
-) -> Result<(ExitCode, Vec<String>)> {
     let host = hostbench_hostinfo::collect();
     let seed = if plan.seed == 0 {
         hostbench_core::rand::time_seed()
     } else {
         plan.seed
     };
-    let mut log = StageOut {
-        output,
-        kept: keep.then(|| std::sync::Mutex::new(Vec::new())),
-        header_done: std::sync::atomic::AtomicBool::new(false),
+    let log = StageOut {
+        presenter,
+        run: RunInfo { plan, workload },
         bar: std::sync::Mutex::new(None),
-        show_bar: crate::suite::progress::wanted(output.verbosity < 3),
-        db_target: sysbench::db_target(workload.id(), &plan.params),
+        show_bar: crate::suite::progress::wanted(presenter.verbosity() < 3),
     };
     let done = workload
         .stage(
@@ -487,12 +289,7 @@ pub fn run_stage_keeping(
     if let Some(b) = log.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
         b.finish_and_clear();
     }
-    let kept = log
-        .kept
-        .take()
-        .map(|k| k.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .unwrap_or_default();
-    let code = match done {
+    Ok(match done {
         StageDone::Done => ExitCode::SUCCESS,
         StageDone::Interrupted => {
             eprintln!(
@@ -510,20 +307,20 @@ pub fn run_stage_keeping(
             ));
             ExitCode::from(1)
         }
-    };
-    Ok((code, kept))
+    })
 }
 
-/// Sets up and runs `plan` (printing the live parts of `output`: sysbench's header and
-/// interval lines) and builds its result, host-activity warnings included.
+/// Sets up and runs `plan` (`presenter` printing the live parts: sysbench's header and
+/// interval lines) and builds its result, host-activity warnings included. Returns the
+/// plan as it ran too (its seed drawn).
 fn run_plan(
     plan: &Plan,
     workload: &dyn Workload,
-    output: &Output,
+    presenter: &dyn Presenter,
     saving: &SaveOptions,
     grammar: &str,
     argv: &[String],
-) -> Result<RunResult> {
+) -> Result<(RunResult, Plan)> {
     let seed = if plan.seed == 0 {
         hostbench_core::rand::time_seed()
     } else {
@@ -541,7 +338,7 @@ fn run_plan(
             host: Some(&host),
         })
         .map_err(|e| anyhow::anyhow!("{}: {e}", workload.id()))?;
-    if output.verbosity >= 3
+    if presenter.verbosity() >= 3
         && let Some(server) = instance.server()
     {
         eprintln!("hostbench: server: {server}");
@@ -574,64 +371,18 @@ fn run_plan(
         r.figures = workload.figures(&r);
         r
     };
-
-    let text = output.verbosity >= 3;
-    if matches!(output.format, Format::Sysbench) && text {
-        if let Some(t) = sysbench::db_target(workload.id(), &plan.params) {
-            eprint!("{t}");
-        }
-        let mut s = sysbench::header(env!("CARGO_PKG_VERSION"));
-        s.push_str(&sysbench::run_mode(&sysbench::RunMode {
-            threads: plan.threads,
-            warmup_s: plan.warmup_s,
-            rate: plan.rate,
-            report_interval_s: plan.report_interval_s,
-            checkpoints: &plan.report_checkpoints,
-            seed: output.seed_given.then_some(seed),
-            forced_shutdown_s: plan.forced_shutdown_s,
-            time_s: plan.time_s,
-            debug: output.debug,
-            validate: output.validate,
-        }));
-        s.push_str(&sysbench::test_mode_with_events(
-            workload.id(),
-            &plan.params,
-            plan.events,
-            output.verbosity,
-        ));
-        out(&s);
-    }
-    let live = Live {
-        output,
-        lines: Default::default(),
-        params: &plan.params,
-        build: &build,
+    let run = RunInfo {
+        plan: &plan,
         workload,
     };
-    struct Started<'a>(&'a Live<'a>, bool);
-    impl Observer for Started<'_> {
-        fn started(&self) {
-            if self.1 {
-                out(sysbench::started());
-            }
-            if let Some(t) = STARTED_TEXT.lock().ok().and_then(|mut t| t.take()) {
-                out(&t);
-            }
-        }
-        fn interval(&self, s: &IntervalSample) {
-            self.0.interval(s)
-        }
-        fn checkpoint(&self, m: &Measurement) {
-            self.0.checkpoint(m)
-        }
-        fn wants_progress(&self) -> bool {
-            self.0.wants_progress()
-        }
-        fn progress(&self, events: u64) {
-            self.0.progress(events)
-        }
-    }
-    let obs = Started(&live, matches!(output.format, Format::Sysbench) && text);
+    presenter.before_run(&run);
+    let live = Live {
+        presenter,
+        run: &run,
+        progress: presenter.progress(),
+        lines: Default::default(),
+        build: &build,
+    };
     // The server under test, when it runs here (nginx on loopback): its CPU time is part of
     // the experiment, reported as such and not as other activity.
     let me = std::process::id();
@@ -643,7 +394,7 @@ fn run_plan(
         .collect();
     let before = activity::sample_with_servers(&servers);
     let m =
-        runner::run(&plan, instance.as_ref(), clock, &obs).context("the run could not start")?;
+        runner::run(&plan, instance.as_ref(), clock, &live).context("the run could not start")?;
     let after = activity::sample_with_servers(&servers);
     let mut result = build(&m);
     let cpus = match host.cpu.threads {
@@ -665,5 +416,5 @@ fn run_plan(
     result
         .warnings
         .extend(activity::clocksource_warning(&host.clocksource));
-    Ok(result)
+    Ok((result, plan))
 }

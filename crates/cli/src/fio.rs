@@ -13,14 +13,14 @@
 //! line naming the problem, exit 2.
 
 use crate::exec::{self, SaveOptions};
+use crate::present::fio::FioOut;
 use anyhow::{Result, anyhow, bail};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
-use hostbench_core::runner::StopReason;
 use hostbench_core::workload::{Stage, Workload};
-use hostbench_report::fio::{Flavour, normal_with_layout, render};
+use hostbench_report::fio::Flavour;
 use hostbench_workloads::disk::fio::{Fio, fio_names, job};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const USAGE: &str = "\
@@ -255,73 +255,28 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         )?;
     }
     // Lay out missing files first, as fio does: its "Laying out IO file" line in the normal
-    // layout (stdout), a progress bar with an ETA on stderr when that is a terminal.
-    let stage_out = exec::Output {
-        format: exec::Format::Native,
-        verbosity: if cmd.format == Flavour::Normal && !cmd.hostbench_json && cmd.output.is_none() {
-            3
-        } else {
-            0
-        },
-        histogram: false,
-        seed_given: false,
-        debug: false,
-        validate: false,
-        progress: None,
-    };
-    // fio prints the layout lines after its start-up lines, which need the run's result:
-    // they are kept and placed there (printed at once if the layout fails).
-    let (code, layout) = exec::run_stage_keeping(Stage::Prepare, &plan, w, &stage_out, true)?;
+    // layout (stdout), a progress bar with an ETA on stderr when that is a terminal. fio
+    // prints the layout lines after its start-up lines, which need the run's result: the
+    // output object keeps them and places them there (printed at once if the layout or the
+    // run fails).
+    let output = FioOut::new(
+        cmd.format,
+        cmd.hostbench_json,
+        cmd.output.as_ref().map(PathBuf::from),
+        cmd.save.results_db.clone(),
+    );
+    let code = exec::run_stage(Stage::Prepare, &plan, w, &output)?;
     if code != ExitCode::SUCCESS {
-        for l in &layout {
-            exec::out(&format!("{l}\n"));
-        }
+        output.flush_layout();
         return Ok(code);
     }
-    let result = match exec::measure(&plan, w, cmd.save.label.clone(), "fio", argv) {
-        Ok(r) => r,
+    match exec::execute(&plan, w, &output, &cmd.save, "fio", argv) {
+        Ok((code, _)) => Ok(code),
         Err(e) => {
-            for l in &layout {
-                exec::out(&format!("{l}\n"));
-            }
-            return Err(e);
+            output.flush_layout();
+            Err(e)
         }
-    };
-    let report = if cmd.hostbench_json {
-        hostbench_report::json::render(&result)
-    } else if cmd.format == Flavour::Normal {
-        normal_with_layout(&result, &layout)
-    } else {
-        render(&result, cmd.format)
-    };
-    match &cmd.output {
-        Some(path) => crate::output::write(
-            Path::new(path),
-            report.as_bytes(),
-            "fio: --output",
-            cmd.save.results_db.as_deref(),
-        )?,
-        None => exec::out(&report),
     }
-    for w in &result.warnings {
-        eprintln!("WARNING: {}", w.message);
-    }
-    match exec::save_silently(&result, &cmd.save) {
-        Ok(_) => {}
-        Err(e) => eprintln!("WARNING: the result was not saved: {e}"),
-    }
-    Ok(match result.outcome.stop_reason {
-        StopReason::Error => {
-            eprintln!(
-                "fio: error: {}",
-                result.outcome.error.as_deref().unwrap_or("a job failed")
-            );
-            ExitCode::from(1)
-        }
-        StopReason::ForcedShutdown => ExitCode::from(2),
-        StopReason::Interrupted => crate::interrupted_exit(),
-        _ => ExitCode::SUCCESS,
-    })
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! the `http.load` workload and a plan. `-n` is an event limit, `-d` a time limit, `-R` the
 //! runner's open-loop rate; everything else is a workload parameter.
 
-use crate::exec::{self, Format, Output};
+use crate::exec;
+use crate::present::{Plain, Text};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 use hostbench_core::params::Params;
@@ -324,29 +325,21 @@ pub fn run(a: HttpArgs, argv: &[String]) -> Result<ExitCode> {
     }
     plan.validate_as(&hostbench_core::plan::OptionNames::HTTP)
         .map_err(anyhow::Error::msg)?;
-    let output = Output {
-        format: match a.format {
-            HttpFormat::Text => Format::Layout(hostbench_report::http::render),
-            HttpFormat::Json => Format::Json,
-            HttpFormat::Csv => Format::Csv,
-            HttpFormat::Ab => Format::Layout(hostbench_report::ab::render),
-            HttpFormat::Httperf => Format::Layout(hostbench_report::httperf::render),
-        },
-        verbosity: if a.quiet { 1 } else { 3 },
-        histogram: false,
-        seed_given: false,
-        debug: false,
-        validate: false,
-        progress: None,
+    let text = match a.format {
+        HttpFormat::Text => Text::Layout(hostbench_report::http::render),
+        HttpFormat::Json => Text::Json,
+        HttpFormat::Csv => Text::Csv,
+        HttpFormat::Ab => Text::Layout(hostbench_report::ab::render),
+        HttpFormat::Httperf => Text::Layout(hostbench_report::httperf::render),
     };
-    let output = Output {
-        verbosity: if a.quiet && matches!(output.format, Format::Layout(_)) {
-            // -q silences warnings, never the report.
-            3
+    let mut output = Plain {
+        // -q silences warnings, never the report.
+        verbosity: if a.quiet && !matches!(text, Text::Layout(_)) {
+            1
         } else {
-            output.verbosity
+            3
         },
-        ..output
+        ..Plain::new(text)
     };
     let saving = a.save.options()?;
     if a.format == HttpFormat::Text {
@@ -356,12 +349,12 @@ pub fn run(a: HttpArgs, argv: &[String]) -> Result<ExitCode> {
         } else {
             format!("test of {} requests", a.requests)
         };
-        exec::print_when_started(format!(
+        output.started = Some(format!(
             "Running {what} @ {}\n  {threads} threads and {} connections\n",
             a.url, a.connections
         ));
     }
-    let (code, result) = exec::execute_returning(&plan, w, &output, &saving, "native", argv)?;
+    let (code, result) = exec::execute(&plan, w, &output, &saving, "native", argv)?;
     let code = verdict(code, &result, true);
     let failed = result
         .workload

@@ -8,7 +8,8 @@
 //! and changes nothing (local ports are always chosen by the kernel); without `--timeout`
 //! a request gives up after 60 s rather than never, so a run always ends.
 
-use crate::exec::{self, Format, Output, SaveOptions};
+use crate::exec::{self, SaveOptions};
+use crate::present::{Plain, Text};
 use anyhow::{Result, anyhow, bail};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
@@ -436,16 +437,16 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         .map_err(|e| anyhow!("httperf: {e}"))?;
     let format = match a.format.as_str() {
         // The first line (the options echoed) when the run starts, the rest after it.
-        "httperf" => Format::Layout(hostbench_report::httperf::render_after_echo),
-        "json" => Format::Json,
-        "text" => Format::Layout(hostbench_report::http::render),
+        "httperf" => Text::Layout(hostbench_report::httperf::render_after_echo),
+        "json" => Text::Json,
+        "text" => Text::Layout(hostbench_report::http::render),
         f => bail!("httperf: --format={f}: use httperf, json or text"),
     };
-    let output = Output::report(format);
+    let mut output = Plain::new(format);
     let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
     if a.format == "httperf" {
         let typed = |name: &str| hostbench_report::httperf::typed_in("httperf", argv, name);
-        exec::print_when_started(hostbench_report::httperf::echo(
+        output.started = Some(hostbench_report::httperf::echo(
             &plan.params,
             plan.rate,
             plan.events,
@@ -454,7 +455,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             &typed,
         ));
     }
-    let (code, result) = exec::execute_returning(&plan, w, &output, &saving, "httperf", argv)?;
+    let (code, result) = exec::execute(&plan, w, &output, &saving, "httperf", argv)?;
     // --num-conns counts connections, not requests: no note about a count not reached.
     Ok(crate::http::verdict(code, &result, false))
 }

@@ -4,7 +4,8 @@
 //! `--db-driver` the connection options given choose the driver, as in the OLTP tests). The plan's only
 //! limit is the rows (`--time` caps it when given); the report is the insert-race layout.
 
-use crate::exec::{self, Format, Output};
+use crate::exec;
+use crate::present::{Plain, Text};
 use anyhow::{Result, anyhow};
 use clap::{Parser, ValueEnum};
 use hostbench_core::params::Params;
@@ -172,24 +173,9 @@ fn seconds(s: &str) -> Result<f64, String> {
 
 /// Runs `hostbench insert-race ...`.
 pub fn main(argv: &[String]) -> Result<ExitCode> {
-    let args = match Args::try_parse_from(&argv[1..]) {
-        Ok(a) => a,
-        Err(e) if !e.use_stderr() => {
-            exec::out(&e.render().to_string());
-            return Ok(ExitCode::SUCCESS);
-        }
-        Err(e) => {
-            let text = e.render().to_string();
-            let line = text
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid arguments")
-                .trim_start_matches("error: ");
-            return Err(anyhow!(
-                "insert-race: {} (see `hostbench insert-race --help`)",
-                hostbench_core::secret::mask(line)
-            ));
-        }
+    let Some(args) = crate::frontend::clap_parse::<Args>("insert-race", argv[1..].iter().cloned())?
+    else {
+        return Ok(ExitCode::SUCCESS);
     };
     if args.percentile.iter().any(|p| !(0.0..=100.0).contains(p)) {
         return Err(anyhow!(
@@ -262,12 +248,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     plan.events = 0;
     plan.percentiles = args.percentile.clone();
     plan.validate().map_err(|e| anyhow!("insert-race: {e}"))?;
-    let output = Output::report(match args.format {
-        OutFormat::Text => Format::Layout(hostbench_report::insert_race::render),
-        OutFormat::Json => Format::Json,
+    let output = Plain::new(match args.format {
+        OutFormat::Text => Text::Layout(hostbench_report::insert_race::render),
+        OutFormat::Json => Text::Json,
     });
     let saving = args.save.options()?;
-    exec::execute_with(&plan, w, &output, &saving, "insert-race", argv)
+    exec::execute(&plan, w, &output, &saving, "insert-race", argv).map(|(code, _)| code)
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //! An IOzone flag hostbench does not implement is an error naming it, never silently ignored.
 //! Usage errors are one line (exit 2).
 
-use crate::exec::{self, Format, Output, SaveOptions};
+use crate::exec::{self, SaveOptions};
+use crate::present::{Plain, Text};
 use anyhow::{Result, anyhow, bail};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
@@ -433,16 +434,16 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     plan.events = 0;
     plan.validate().map_err(|e| anyhow!("iozone: {e}"))?;
     let format = match a.format.as_deref() {
-        None | Some("iozone") if a.excel => Format::Layout(hostbench_report::iozone::render_excel),
-        None | Some("iozone") => Format::Layout(hostbench_report::iozone::render),
-        Some("text") => Format::Native,
-        Some("json") => Format::Json,
-        Some("csv") => Format::Csv,
+        None | Some("iozone") if a.excel => Text::Layout(hostbench_report::iozone::render_excel),
+        None | Some("iozone") => Text::Layout(hostbench_report::iozone::render),
+        Some("text") => Text::Native,
+        Some("json") => Text::Json,
+        Some("csv") => Text::Csv,
         Some(other) => bail!("iozone: --format '{other}': use iozone, text, json or csv"),
     };
-    let output = Output::report(format);
+    let output = Plain::new(format);
     let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
-    exec::execute_with(&plan, w, &output, &saving, "iozone", argv)
+    exec::execute(&plan, w, &output, &saving, "iozone", argv).map(|(code, _)| code)
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ mod compare;
 mod config_file;
 mod exec;
 mod fio;
+mod frontend;
 mod generate;
 mod http;
 mod httperf;
@@ -28,6 +29,7 @@ mod iozone;
 mod memlat;
 mod native;
 mod output;
+mod present;
 mod results;
 mod serve;
 mod smallfiles;
@@ -219,7 +221,7 @@ fn run_sysbench(argv: &[String]) -> anyhow::Result<ExitCode> {
         sysbench::Invocation::Prewarm(plan, output) => sysbench::prewarm(&plan, &output),
         sysbench::Invocation::Run(plan, output, saving) => {
             let w = hostbench_workloads::find(&plan.workload).expect("front-end found it");
-            exec::execute_with(&plan, w, &output, &saving, "sysbench", argv)
+            exec::execute(&plan, w, &output, &saving, "sysbench", argv).map(|(code, _)| code)
         }
     }
 }

@@ -8,7 +8,8 @@
 //! measured so far. Bad input is one line on stderr and exit 2, before any memory is
 //! allocated (the workload checks sizes against each other and the host in `setup`).
 
-use crate::exec::{self, Format, Output};
+use crate::exec;
+use crate::present::{Plain, Text};
 use anyhow::{Result, bail};
 use clap::{Parser, ValueEnum};
 use hostbench_core::host::CacheInfo;
@@ -109,13 +110,9 @@ fn seconds_text(s: &str) -> Result<String, String> {
 /// Runs `hostbench memlat ...`.
 pub fn main(argv: &[String]) -> Result<ExitCode> {
     // argv[0] is the program, argv[1] is `memlat`: clap sees `hostbench memlat ARGS...`.
-    let args = match Args::try_parse_from(argv.iter().skip(1)) {
-        Ok(a) => a,
-        Err(e) if !e.use_stderr() => {
-            let _ = e.print();
-            return Ok(ExitCode::SUCCESS);
-        }
-        Err(e) => bail!("memlat: {}", one_line(&e.to_string())),
+    let Some(args) = crate::frontend::clap_parse::<Args>("memlat", argv.iter().skip(1).cloned())?
+    else {
+        return Ok(ExitCode::SUCCESS);
     };
     if args.threads != 1 {
         bail!(
@@ -165,28 +162,13 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     plan.percentiles = vec![50.0, 95.0, 99.0];
     plan.rand = Distribution::Uniform;
     plan.seed = args.seed;
-    let output = Output {
-        format: match args.format {
-            OutFormat::Text => Format::Layout(text),
-            OutFormat::Json => Format::Json,
-            OutFormat::Csv => Format::Layout(csv),
-        },
-        verbosity: 3,
-        histogram: false,
-        seed_given: args.seed != 0,
-        debug: false,
-        validate: false,
-        progress: None,
-    };
+    let output = Plain::new(match args.format {
+        OutFormat::Text => Text::Layout(text),
+        OutFormat::Json => Text::Json,
+        OutFormat::Csv => Text::Layout(csv),
+    });
     let saving = args.save.options()?;
-    exec::execute_with(&plan, &Memlat, &output, &saving, "memlat", argv)
-}
-
-/// The first line of a clap error, without its `error: ` prefix.
-fn one_line(msg: &str) -> String {
-    let first = msg.lines().next().unwrap_or(msg);
-    let first = first.strip_prefix("error: ").unwrap_or(first);
-    format!("{first} (see `hostbench memlat --help`)")
+    exec::execute(&plan, &Memlat, &output, &saving, "memlat", argv).map(|(code, _)| code)
 }
 
 fn memlat_table(r: &RunResult) -> Option<&Table> {
@@ -467,13 +449,5 @@ mod tests {
         assert_eq!(bars.len(), 5, "{out}");
         assert!(bars.windows(2).all(|w| w[0] <= w[1]), "{bars:?}\n{out}");
         assert_eq!((bars[0], bars[4]), (1, BAR as usize + 1));
-    }
-
-    #[test]
-    fn clap_errors_become_one_line() {
-        let e = Args::try_parse_from(["memlat", "--max-size=abc"]).unwrap_err();
-        let l = one_line(&e.to_string());
-        assert!(!l.contains('\n'), "{l}");
-        assert!(l.starts_with("invalid value 'abc' for '--max-size"), "{l}");
     }
 }

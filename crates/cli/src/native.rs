@@ -2,7 +2,9 @@
 //! `sysinfo`, `results ...`, `compare`, `report`. It maps to the same [`Plan`] as the peer
 //! grammars, so suites and later commands can build plans the same way.
 
-use crate::exec::{self, Format, Output};
+use crate::exec;
+use crate::present::sysbench::SysbenchOut;
+use crate::present::{Plain, Text};
 use crate::results::ResultsArgs;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -92,7 +94,7 @@ struct SysinfoArgs {
     dir: Vec<std::path::PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum OutFormat {
     Text,
     Json,
@@ -203,8 +205,9 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             // what was typed (`--pasword=...`).
             let text = e.render().to_string();
             if e.use_stderr() {
-                eprintln!("{}", text.trim_end());
-                return Ok(ExitCode::from(2));
+                let cmd = <Cli as clap::CommandFactory>::command();
+                let help = crate::frontend::command_path(&cmd, argv.get(1..).unwrap_or_default());
+                bail!("{}", crate::frontend::clap_error_line("", &help, &text));
             }
             // Help and version: clap's text of hostbench's own options.
             exec::out_help(&text);
@@ -308,29 +311,28 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
     plan.validate_as(&hostbench_core::plan::OptionNames::NATIVE)
         .map_err(anyhow::Error::msg)?;
     let saving = a.save.options()?;
-    let output = Output {
-        format: match a.format {
-            OutFormat::Text => Format::Native,
-            OutFormat::Json => Format::Json,
-            OutFormat::Csv => Format::Csv,
-            OutFormat::Sysbench => Format::Sysbench,
-        },
-        verbosity: if a.quiet { 1 } else { 3 },
-        histogram: false,
-        seed_given: a.seed != 0,
-        debug: false,
-        validate: false,
-        progress: None,
+    // -q silences warnings, never hostbench's own text report.
+    let verbosity = if a.quiet && a.format != OutFormat::Text {
+        1
+    } else {
+        3
     };
-    let output = Output {
-        verbosity: if a.quiet && matches!(output.format, Format::Native) {
-            3
-        } else {
-            output.verbosity
-        },
-        ..output
+    let text = match a.format {
+        OutFormat::Text => Text::Native,
+        OutFormat::Json => Text::Json,
+        OutFormat::Csv => Text::Csv,
+        OutFormat::Sysbench => {
+            let mut output = SysbenchOut::default();
+            output.verbosity = verbosity;
+            output.seed_given = a.seed != 0;
+            return exec::execute(&plan, w, &output, &saving, "native", argv).map(|(code, _)| code);
+        }
     };
-    exec::execute_with(&plan, w, &output, &saving, "native", argv)
+    let output = Plain {
+        verbosity,
+        ..Plain::new(text)
+    };
+    exec::execute(&plan, w, &output, &saving, "native", argv).map(|(code, _)| code)
 }
 
 /// The clap definition of the native command line (for the man page and completions).

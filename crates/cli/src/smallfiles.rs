@@ -4,11 +4,11 @@
 //! create + read takes longer than `--max-seconds`, with a line saying so.
 
 use crate::exec::{self, SaveOptions};
+use crate::present::{Plain, Text};
 use anyhow::{Result, anyhow};
 use clap::{Parser, ValueEnum};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
-use hostbench_core::runner::StopReason;
 use hostbench_core::workload::Workload;
 use hostbench_workloads::disk::smallfiles::SmallFiles;
 use std::process::ExitCode;
@@ -59,27 +59,9 @@ enum SmallFormat {
 
 /// Runs `hostbench smallfiles ...`.
 pub fn main(argv: &[String]) -> Result<ExitCode> {
-    let args = match Args::try_parse_from(&argv[1..]) {
-        Ok(a) => a,
-        Err(e) if !e.use_stderr() => {
-            exec::out(&e.render().to_string());
-            return Ok(ExitCode::SUCCESS);
-        }
-        Err(e) => {
-            let text = e.render().to_string();
-            // clap's message runs over several lines ("...not provided:" then the
-            // arguments); keep what comes before the usage block, on one line.
-            let line: Vec<&str> = text
-                .lines()
-                .take_while(|l| !l.starts_with("Usage:"))
-                .map(|l| l.trim().trim_start_matches("error: "))
-                .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
-                .collect();
-            let line = line.join(" ");
-            return Err(anyhow!(
-                "smallfiles: {line} (see `hostbench smallfiles --help`)"
-            ));
-        }
+    let Some(args) = crate::frontend::clap_parse::<Args>("smallfiles", argv[1..].iter().cloned())?
+    else {
+        return Ok(ExitCode::SUCCESS);
     };
     if args.threads == 0 {
         return Err(anyhow!("smallfiles: --threads must be at least 1"));
@@ -112,38 +94,24 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     plan.percentiles = vec![50.0, 95.0, 99.0];
     plan.validate().map_err(|e| anyhow!("smallfiles: {e}"))?;
     let saving: SaveOptions = args.save.options()?;
-    let r = exec::measure(&plan, w, saving.label.clone(), "smallfiles", argv)?;
-    match args.format {
-        SmallFormat::Text => exec::out(&hostbench_report::smallfiles::render(&r)),
-        SmallFormat::Json => exec::out(&hostbench_report::json::render(&r)),
+    let output = Plain::new(match args.format {
+        SmallFormat::Text => Text::Layout(hostbench_report::smallfiles::render),
+        SmallFormat::Json => Text::Json,
+    });
+    let (code, r) = exec::execute(&plan, w, &output, &saving, "smallfiles", argv)?;
+    if code != ExitCode::SUCCESS {
+        return Ok(code);
     }
-    for wn in &r.warnings {
-        eprintln!("WARNING: {}", wn.message);
-    }
-    if let Err(e) = exec::save_silently(&r, &saving) {
-        eprintln!("WARNING: the result was not saved: {e}");
-    }
-    Ok(match r.outcome.stop_reason {
-        StopReason::Error => {
+    Ok(match hostbench_report::smallfiles::verdict(&r) {
+        Some((took, max, false)) => {
             eprintln!(
-                "FATAL: {}",
-                r.outcome.error.as_deref().unwrap_or("a worker failed")
+                "smallfiles: FAIL: creating and reading {} files took {took:.3} s, more than --max-seconds {max}; the file system under {} is slow for many small files",
+                r.workload.params.int("files"),
+                args.directory
             );
             ExitCode::from(1)
         }
-        StopReason::Interrupted => crate::interrupted_exit(),
-        StopReason::ForcedShutdown => ExitCode::from(2),
-        _ => match hostbench_report::smallfiles::verdict(&r) {
-            Some((took, max, false)) => {
-                eprintln!(
-                    "smallfiles: FAIL: creating and reading {} files took {took:.3} s, more than --max-seconds {max}; the file system under {} is slow for many small files",
-                    r.workload.params.int("files"),
-                    args.directory
-                );
-                ExitCode::from(1)
-            }
-            _ => ExitCode::SUCCESS,
-        },
+        _ => ExitCode::SUCCESS,
     })
 }
 

@@ -6,7 +6,8 @@
 //! Element counts take decimal suffixes as STREAM users write them (`80M` = 80 000 000) and
 //! binary ones when asked (`64Mi` = 67 108 864).
 
-use crate::exec::{self, Format, Output};
+use crate::exec;
+use crate::present::{Plain, Text};
 use anyhow::{Result, anyhow};
 use clap::{Parser, ValueEnum};
 use hostbench_core::params::Params;
@@ -156,31 +157,9 @@ fn parse_threads(text: &str) -> Result<usize, String> {
 
 /// Runs `hostbench stream ...`.
 pub fn main(argv: &[String]) -> Result<ExitCode> {
-    let args = match Args::try_parse_from(&argv[1..]) {
-        Ok(a) => a,
-        Err(e) if !e.use_stderr() => {
-            // --help, --version.
-            exec::out(&e.render().to_string());
-            return Ok(ExitCode::SUCCESS);
-        }
-        Err(e) => {
-            // clap's message is several lines; keep the error and the accepted values.
-            let text = e.render().to_string();
-            let line = text
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid arguments")
-                .trim_start_matches("error: ");
-            let values = text
-                .lines()
-                .map(str::trim)
-                .find(|l| l.starts_with("[possible values:"))
-                .map(|v| format!(" {v}"))
-                .unwrap_or_default();
-            return Err(anyhow!(
-                "stream: {line}{values} (see `hostbench stream --help`)"
-            ));
-        }
+    let Some(args) = crate::frontend::clap_parse::<Args>("stream", argv[1..].iter().cloned())?
+    else {
+        return Ok(ExitCode::SUCCESS);
     };
     if let Some(0) = args.array_size {
         return Err(anyhow!(
@@ -225,15 +204,15 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     plan.time_s = 0.0;
     plan.events = 0;
     plan.validate().map_err(|e| anyhow!("stream: {e}"))?;
-    let output = Output::report(match args.format {
-        StreamFormat::Stream => Format::Layout(hostbench_report::stream::render),
-        StreamFormat::Text => Format::Native,
-        StreamFormat::Json => Format::Json,
+    let output = Plain::new(match args.format {
+        StreamFormat::Stream => Text::Layout(hostbench_report::stream::render),
+        StreamFormat::Text => Text::Native,
+        StreamFormat::Json => Text::Json,
         // The generic CSV has no tables; STREAM's figures are the point here.
-        StreamFormat::Csv => Format::Layout(hostbench_report::stream::render_csv),
+        StreamFormat::Csv => Text::Layout(hostbench_report::stream::render_csv),
     });
     let saving = args.save.options()?;
-    exec::execute_with(&plan, w, &output, &saving, "stream", argv)
+    exec::execute(&plan, w, &output, &saving, "stream", argv).map(|(code, _)| code)
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //! into a [`Plan`] and output settings. Test options come from each workload's parameter
 //! table (`ParamSpec::sysbench`), so a new workload needs no change here.
 
-use crate::exec::{Format, Output, SaveOptions};
+use crate::exec::SaveOptions;
+use crate::present::sysbench::{SysbenchFormat, SysbenchOut};
 use anyhow::{Context, Result, bail};
 use hostbench_core::params::{ParamKind, Params};
 use hostbench_core::plan::Plan;
@@ -16,13 +17,13 @@ use hostbench_workloads::{WORKLOADS, by_sysbench_test};
 /// What the command line asked for.
 pub enum Invocation {
     /// Run a plan, print and save its result.
-    Run(Box<Plan>, Output, SaveOptions),
+    Run(Box<Plan>, SysbenchOut, SaveOptions),
     /// Print text (help) and exit 0.
     Print(String),
     /// `prepare` or `cleanup`: run the workload's stage with the plan's parameters and threads.
-    Stage(hostbench_core::workload::Stage, Box<Plan>, Output),
+    Stage(hostbench_core::workload::Stage, Box<Plan>, SysbenchOut),
     /// The OLTP tests' `prewarm` command (1.1.0's `warmup`).
-    Prewarm(Box<Plan>, Output),
+    Prewarm(Box<Plan>, SysbenchOut),
 }
 
 /// General options sysbench knows, with their kind (for help and validation).
@@ -636,7 +637,7 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
     };
 
     let mut plan = Plan::new(workload.id(), Params::default());
-    let mut out = Output::report(Format::Sysbench);
+    let mut out = SysbenchOut::default();
     let mut overrides: Vec<(String, String)> = Vec::new();
     let (mut iter, mut pct, mut res, mut h, mut zexp) = (12u32, 1.0, 75.0, 0.2, 0.8);
     let mut rand_type = "special".to_string();
@@ -714,9 +715,9 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
             "validate" => out.validate = flag(o)?,
             "format" => {
                 out.format = match want_value(o, "text|json|csv")? {
-                    "text" => Format::Sysbench,
-                    "json" => Format::Json,
-                    "csv" => Format::Csv,
+                    "text" => SysbenchFormat::Text,
+                    "json" => SysbenchFormat::Json,
+                    "csv" => SysbenchFormat::Csv,
                     f => bail!(
                         "invalid value for {}: '{f}' (use text, json or csv)",
                         o.shown
@@ -850,38 +851,27 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
     Ok(Invocation::Run(Box::new(plan), out, saving))
 }
 
-/// Prints a stage's lines as sysbench does: its header before the first line, and the
-/// database named on stderr.
+/// Hands the prewarm command's lines to sysbench's output object (its header before the
+/// first line, the database named on stderr).
 struct PrewarmLog<'a> {
-    output: &'a Output,
-    db_target: Option<String>,
-    started: std::sync::Once,
+    output: &'a SysbenchOut,
+    run: crate::present::RunInfo<'a>,
 }
 
 impl hostbench_core::workload::StageLog for PrewarmLog<'_> {
     fn line(&self, line: &str) {
-        if self.output.verbosity < 3 {
-            return;
-        }
-        self.started.call_once(|| {
-            if let Some(t) = &self.db_target {
-                eprint!("{t}");
-            }
-            crate::exec::out(&hostbench_report::sysbench::header(env!(
-                "CARGO_PKG_VERSION"
-            )));
-        });
-        crate::exec::out(&format!("{line}\n"));
+        use crate::present::Presenter;
+        self.output.stage_line(&self.run, line);
     }
 }
 
 /// Runs the OLTP `prewarm` command of `plan`'s workload.
-pub fn prewarm(plan: &Plan, output: &Output) -> Result<std::process::ExitCode> {
+pub fn prewarm(plan: &Plan, output: &SysbenchOut) -> Result<std::process::ExitCode> {
     use hostbench_core::workload::{SetupCtx, StageDone};
+    let workload = hostbench_workloads::find(&plan.workload).context("no such workload")?;
     let log = PrewarmLog {
         output,
-        db_target: hostbench_report::sysbench::db_target(&plan.workload, &plan.params),
-        started: std::sync::Once::new(),
+        run: crate::present::RunInfo { plan, workload },
     };
     let ctx = SetupCtx {
         params: &plan.params,

@@ -344,16 +344,21 @@ fn sides_resolve_from_labels_ids_and_files_and_say_when_ambiguous() {
     );
     std::fs::write(f.dir.join("junk.txt"), "not json").unwrap();
     fails(&f, &["compare", "label:base", "junk.txt"], &["junk.txt"]);
-    // clap's usage errors: exit 2, the error first.
+    // clap's usage errors: exit 2, one line in hostbench's one style, the error first.
     let (code, _, err) = hbf(
         &f,
         &["compare", "label:base", "other", "--threshold", "abc"],
     );
     assert_eq!(code, 2);
     assert!(
-        err.starts_with("error: invalid value 'abc' for '--threshold"),
+        err.starts_with("hostbench: error: invalid value 'abc' for '--threshold"),
         "{err}"
     );
+    assert!(
+        err.trim_end().ends_with("(see `hostbench compare --help`)"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     fails(
         &f,
         &["compare", "label:base", "other", "--workload", "stream"],

@@ -1,0 +1,44 @@
+//! ab's own report (and its `-w` HTML table): after the run, "Finished N requests" on stderr
+//! when ab's heartbeat was on, then the report shaped by `-d`/`-S` or the HTML table. The
+//! banner and the Benchmarking line are printed by the front-end before the run starts, as
+//! ab does, so a long run does not look hung; the `-e`/`-g` files are the front-end's too.
+
+use super::{Presenter, Progress, RunInfo};
+use crate::exec::out;
+use anyhow::Result;
+use hostbench_core::result::RunResult;
+use hostbench_core::runner::StopReason;
+use hostbench_report::ab::{HtmlAttrs, Layout};
+
+/// ab's report after the run.
+#[derive(Debug, Clone)]
+pub struct AbOut {
+    /// ab's text report, shaped by `-d`/`-S` (None with `-w`).
+    pub layout: Option<Layout>,
+    /// `-w`: the HTML table, with `-x`/`-y`/`-z`'s attributes.
+    pub html: Option<HtmlAttrs>,
+    /// ab's heartbeat: "Completed N requests" lines during the run and "Finished N
+    /// requests" after it, on stderr.
+    pub heartbeat: Option<Progress>,
+}
+
+impl Presenter for AbOut {
+    fn progress(&self) -> Option<Progress> {
+        self.heartbeat
+    }
+
+    fn report(&self, _run: &RunInfo, r: &RunResult) -> Result<()> {
+        // ab's last heartbeat line, after the "Completed N requests" lines, unless a socket
+        // error ended the run (no report then).
+        if self.heartbeat.is_some() && r.outcome.stop_reason != StopReason::Error {
+            eprintln!("Finished {} requests", r.metrics.events);
+        }
+        if let Some(layout) = self.layout {
+            out(&hostbench_report::ab::render_with(r, layout));
+        }
+        if let Some(attrs) = &self.html {
+            out(&hostbench_report::ab::render_html(r, attrs));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,121 @@
+//! fio's output: the "Laying out IO file" lines of the prepare stage kept and placed after
+//! fio's start-up lines in the normal layout, then the report in `--output-format`
+//! (normal, json, json+, or hostbench's own JSON result), on stdout or in `--output=FILE`.
+//! Diagnostics go to stderr only, so JSON output always parses; a failed run says
+//! `fio: error: ...` as fio does.
+
+use super::{Presenter, RunInfo, exit_code, print_warnings, say_saved};
+use crate::exec::out;
+use anyhow::Result;
+use hostbench_core::result::RunResult;
+use hostbench_report::fio::{Flavour, normal_with_layout, render};
+use hostbench_store::Location;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Mutex;
+
+/// fio's report after the run.
+#[derive(Debug)]
+pub struct FioOut {
+    /// `--output-format`.
+    pub flavour: Flavour,
+    /// `--output-format=hostbench-json`: the whole hostbench result instead.
+    pub hostbench_json: bool,
+    /// `--output=FILE`.
+    pub output: Option<PathBuf>,
+    /// `--results-db`, which `--output` must never overwrite.
+    pub results_db: Option<String>,
+    /// The prepare stage's lines, kept for the normal layout.
+    layout: Mutex<Vec<String>>,
+}
+
+impl FioOut {
+    /// The output `--output-format` and `--output` ask for.
+    pub fn new(
+        flavour: Flavour,
+        hostbench_json: bool,
+        output: Option<PathBuf>,
+        results_db: Option<String>,
+    ) -> FioOut {
+        FioOut {
+            flavour,
+            hostbench_json,
+            output,
+            results_db,
+            layout: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// fio's normal layout on stdout: the only one with the layout lines.
+    fn normal_on_stdout(&self) -> bool {
+        self.flavour == Flavour::Normal && !self.hostbench_json && self.output.is_none()
+    }
+
+    /// Prints the kept layout lines (the stage or the run failed: no report will carry
+    /// them).
+    pub fn flush_layout(&self) {
+        for l in self
+            .layout
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
+        {
+            out(&format!("{l}\n"));
+        }
+    }
+}
+
+impl Presenter for FioOut {
+    /// 3 (the layout lines, a progress bar while laying out) in fio's normal layout on
+    /// stdout; 0 otherwise, so nothing but the report reaches stdout.
+    fn verbosity(&self) -> u8 {
+        if self.normal_on_stdout() { 3 } else { 0 }
+    }
+
+    fn stage_line(&self, _run: &RunInfo, line: &str) {
+        if self.normal_on_stdout() {
+            self.layout
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(line.to_string());
+        }
+    }
+
+    fn report(&self, _run: &RunInfo, r: &RunResult) -> Result<()> {
+        let report = if self.hostbench_json {
+            hostbench_report::json::render(r)
+        } else if self.flavour == Flavour::Normal {
+            let layout =
+                std::mem::take(&mut *self.layout.lock().unwrap_or_else(|e| e.into_inner()));
+            normal_with_layout(r, &layout)
+        } else {
+            render(r, self.flavour)
+        };
+        match &self.output {
+            Some(path) => crate::output::write(
+                path,
+                report.as_bytes(),
+                "fio: --output",
+                self.results_db.as_deref(),
+            ),
+            None => {
+                out(&report);
+                Ok(())
+            }
+        }
+    }
+
+    /// Every warning, whatever the format: they go to stderr, never into the report.
+    fn warnings(&self, r: &RunResult) {
+        print_warnings(r);
+    }
+
+    /// Silent unless the save failed.
+    fn saved(&self, r: &RunResult, saved: Result<Option<Location>>, ms: f64) {
+        say_saved(r, saved, ms, false, 0);
+    }
+
+    fn exit_code(&self, r: &RunResult) -> ExitCode {
+        exit_code(r, "fio: error: ", "a job failed")
+    }
+}
