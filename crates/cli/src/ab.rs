@@ -12,7 +12,11 @@
 //! `-g` is the one option that keeps something per request: only when given, in memory
 //! allocated before the run and bounded by `-n` (with `-t` and no `-n`, by ab's 50,000).
 
-use crate::exec::{self, SaveOptions};
+use crate::exec;
+use crate::frontend::{
+    self,
+    getopt::{Arg, Flag, Getopt, GetoptError, Style},
+};
 use crate::present::ab::AbOut;
 use crate::present::{Plain, Presenter, Progress, Text};
 use anyhow::{Result, anyhow, bail};
@@ -30,52 +34,154 @@ use std::sync::Arc;
 /// heartbeat is a tenth of. hostbench's `-t` itself has no such cap.
 const AB_TIME_REQUESTS: u64 = 50_000;
 
-const USAGE: &str = "Usage: hostbench ab [options] [http://]hostname[:port]/path
-Options are:
-    -n requests     Number of requests to perform
-    -c concurrency  Number of multiple requests to make at a time
-    -t timelimit    Seconds to max. to spend on benchmarking (no 50000-request cap)
-    -s timeout      Seconds to max. wait for each response (default 30)
-    -b windowsize   Size of TCP send/receive buffer, in bytes
-    -B address      Address to bind to when making outgoing connections
-    -p postfile     File containing data to POST. Remember also to set -T
-    -u putfile      File containing data to PUT. Remember also to set -T
-    -T content-type Content-type header to use for POST/PUT data (default text/plain)
-    -v verbosity    How much troubleshooting info to print (2: the request, then each
-                    response's head and non-2xx codes, on stdout; 3 and up: each code)
-    -w              Print out results in HTML tables
-    -i              Use HEAD instead of GET
-    -x attributes   String to insert as table attributes
-    -y attributes   String to insert as tr attributes
-    -z attributes   String to insert as td or th attributes
-    -C attribute    Add cookie, eg. 'Apache=1234'. (repeatable)
-    -H attribute    Add Arbitrary header line, eg. 'Accept-Encoding: gzip' (repeatable)
-    -A attribute    Add Basic WWW Authentication, the attributes are a colon
-                    separated username and password.
-    -P attribute    Add Basic Proxy Authentication, the attributes
-                    are a colon separated username and password.
-    -X proxy:port   Proxyserver and port number to use (http:// URLs)
-    -m method       Method name
-    -k              Use HTTP KeepAlive feature
-    -d              Do not show percentiles served table.
-    -S              Do not show confidence estimators and warnings.
-    -q              Do not show progress when doing more than 150 requests
-    -l              Accept variable document length (use this for dynamic pages)
-    -g filename     Output collected data to gnuplot format file (every request; with -t
-                    and no -n, the first 50000)
-    -e filename     Output CSV file with percentages served
-    -r              Don't exit on socket receive errors.
-    -W workers      Event-loop threads (httpd trunk's option; default: one per CPU, at most -c;
-                    one with -k against a server on this machine)
-    -f protocol     Specify SSL/TLS protocol (TLS1.2, TLS1.3 or ALL)
-    -Z ciphersuite  Specify SSL/TLS cipher suite(s) (OpenSSL names, ':'-separated)
-    -I              Disable TLS Server Name Indication (SNI) extension
-    -V              Print version number and exit
-    -h              Display usage information (this message)
-hostbench additions: --label=NAME, --no-save, --results-db=PATH|URL, --format=ab|json|text.
-https:// URLs: TLS 1.2/1.3 via rustls, certificates not verified (as ab), sessions resumed.
-Not supported (exit 2): -E (client certificate), -f SSL2/SSL3/TLS1/TLS1.1, https:// with -X.
-";
+/// ab's options, one definition each: the parser below and the usage text come from it.
+const FLAGS: &[Flag] = &[
+    Flag::short("n", "requests", "Number of requests to perform"),
+    Flag::short(
+        "c",
+        "concurrency",
+        "Number of multiple requests to make at a time",
+    ),
+    Flag::short(
+        "t",
+        "timelimit",
+        "Seconds to max. to spend on benchmarking (no 50000-request cap)",
+    ),
+    Flag::short(
+        "s",
+        "timeout",
+        "Seconds to max. wait for each response (default 30)",
+    ),
+    Flag::short(
+        "b",
+        "windowsize",
+        "Size of TCP send/receive buffer, in bytes",
+    ),
+    Flag::short(
+        "B",
+        "address",
+        "Address to bind to when making outgoing connections",
+    ),
+    Flag::short(
+        "p",
+        "postfile",
+        "File containing data to POST. Remember also to set -T",
+    ),
+    Flag::short(
+        "u",
+        "putfile",
+        "File containing data to PUT. Remember also to set -T",
+    ),
+    Flag::short(
+        "T",
+        "content-type",
+        "Content-type header to use for POST/PUT data (default text/plain)",
+    ),
+    Flag::short(
+        "v",
+        "verbosity",
+        "How much troubleshooting info to print (2: the request, then each\n\
+         response's head and non-2xx codes, on stdout; 3 and up: each code)",
+    ),
+    Flag::short("w", "", "Print out results in HTML tables"),
+    Flag::short("i", "", "Use HEAD instead of GET"),
+    Flag::short("x", "attributes", "String to insert as table attributes"),
+    Flag::short("y", "attributes", "String to insert as tr attributes"),
+    Flag::short("z", "attributes", "String to insert as td or th attributes"),
+    Flag::short(
+        "C",
+        "attribute",
+        "Add cookie, eg. 'Apache=1234'. (repeatable)",
+    ),
+    Flag::short(
+        "H",
+        "attribute",
+        "Add Arbitrary header line, eg. 'Accept-Encoding: gzip' (repeatable)",
+    ),
+    Flag::short(
+        "A",
+        "attribute",
+        "Add Basic WWW Authentication, the attributes are a colon\n\
+         separated username and password.",
+    ),
+    Flag::short(
+        "P",
+        "attribute",
+        "Add Basic Proxy Authentication, the attributes\n\
+         are a colon separated username and password.",
+    ),
+    Flag::short(
+        "X",
+        "proxy:port",
+        "Proxyserver and port number to use (http:// URLs)",
+    ),
+    Flag::short("m", "method", "Method name"),
+    Flag::short("k", "", "Use HTTP KeepAlive feature"),
+    Flag::short("d", "", "Do not show percentiles served table."),
+    Flag::short("S", "", "Do not show confidence estimators and warnings."),
+    Flag::short(
+        "q",
+        "",
+        "Do not show progress when doing more than 150 requests",
+    ),
+    Flag::short(
+        "l",
+        "",
+        "Accept variable document length (use this for dynamic pages)",
+    ),
+    Flag::short(
+        "g",
+        "filename",
+        "Output collected data to gnuplot format file (every request; with -t\n\
+         and no -n, the first 50000)",
+    ),
+    Flag::short("e", "filename", "Output CSV file with percentages served"),
+    Flag::short("r", "", "Don't exit on socket receive errors."),
+    Flag::short(
+        "W",
+        "workers",
+        "Event-loop threads (httpd trunk's option; default: one per CPU, at most -c;\n\
+         one with -k against a server on this machine)",
+    ),
+    Flag::short(
+        "f",
+        "protocol",
+        "Specify SSL/TLS protocol (TLS1.2, TLS1.3 or ALL)",
+    ),
+    Flag::short(
+        "Z",
+        "ciphersuite",
+        "Specify SSL/TLS cipher suite(s) (OpenSSL names, ':'-separated)",
+    ),
+    Flag::short(
+        "I",
+        "",
+        "Disable TLS Server Name Indication (SNI) extension",
+    ),
+    Flag::short("E", "certfile", ""),
+    Flag::short("V", "", "Print version number and exit"),
+    Flag::short("h", "", "Display usage information (this message)"),
+    frontend::LABEL,
+    frontend::NO_SAVE,
+    frontend::RESULTS_DB,
+    Flag::long("format", "ab|json|text", ""),
+    Flag::long("help", "", ""),
+    Flag::long("version", "", ""),
+];
+
+/// `hostbench ab -h`: ab's usage, from [`FLAGS`].
+fn usage() -> String {
+    format!(
+        "Usage: hostbench ab [options] [http://]hostname[:port]/path\n\
+         Options are:\n\
+         {}\
+         hostbench additions: {}.\n\
+         https:// URLs: TLS 1.2/1.3 via rustls, certificates not verified (as ab), sessions resumed.\n\
+         Not supported (exit 2): -E (client certificate), -f SSL2/SSL3/TLS1/TLS1.1, https:// with -X.\n",
+        frontend::getopt::usage(FLAGS, 4, 20),
+        frontend::Common::usage(FLAGS)
+    )
+}
 
 /// What the command line asked for.
 #[derive(Debug, Default)]
@@ -111,10 +217,8 @@ struct AbArgs {
     ciphers: Option<String>,
     no_sni: bool,
     url: Option<String>,
-    label: Option<String>,
-    no_save: bool,
-    results_db: Option<String>,
-    format: Option<String>,
+    /// `--label`, `--no-save`, `--results-db`, `--format`.
+    common: frontend::Common,
 }
 
 enum Parsed {
@@ -132,168 +236,138 @@ fn parse(args: &[String]) -> Result<Parsed> {
     let mut a = AbArgs::default();
     // How many -H and -C so far: an error names one by its position, never by its text.
     let (mut headers, mut cookies) = (0, 0);
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        i += 1;
-        if let Some(long) = arg.strip_prefix("--") {
-            let (k, v) = match long.split_once('=') {
-                Some((k, v)) => (k, Some(v.to_string())),
-                None => (long, None),
-            };
-            let mut value = || -> Result<String> {
-                if let Some(v) = v.clone() {
-                    return Ok(v);
-                }
-                let v = args
-                    .get(i)
-                    .cloned()
-                    .ok_or_else(|| anyhow!("ab: --{k} needs a value"))?;
-                i += 1;
-                Ok(v)
-            };
-            match k {
-                "label" => a.label = Some(value()?),
-                "results-db" => a.results_db = Some(value()?),
-                "format" => a.format = Some(value()?),
-                "no-save" => a.no_save = true,
-                "help" => return Ok(Parsed::Print(USAGE.into())),
-                "version" => return Ok(Parsed::Print(version())),
-                _ => bail!("ab: unknown option --{k} (see `hostbench ab -h`)"),
+    for item in Getopt::new(FLAGS, args, Style::default()) {
+        let item = item.map_err(|e| match e {
+            GetoptError::UnknownShort(c) => {
+                anyhow!("ab: illegal option -- {c} (see `hostbench ab -h`)")
             }
+            GetoptError::MissingValue(o) if o.starts_with("--") => {
+                anyhow!("ab: {o} needs a value")
+            }
+            GetoptError::MissingValue(o) => anyhow!("ab: option {o} requires an argument"),
+            GetoptError::UnknownLong(o) | GetoptError::Ambiguous(o, _) => {
+                anyhow!("ab: unknown option --{o} (see `hostbench ab -h`)")
+            }
+            GetoptError::UnexpectedValue(o) => anyhow!("ab: {o} takes no value"),
+        })?;
+        if a.common.take(&item) {
             continue;
         }
-        let Some(flags) = arg.strip_prefix('-').filter(|f| !f.is_empty()) else {
-            if a.url.is_some() {
-                bail!(
-                    "ab: more than one URL ('{}' and '{arg}'); give exactly one, last",
-                    a.url.as_deref().unwrap_or("")
-                );
-            }
-            a.url = Some(arg.clone());
-            continue;
-        };
-        for (pos, c) in flags.char_indices() {
-            match c {
-                'k' => a.keepalive = true,
-                'r' => a.keep_going = true,
-                'q' => a.quiet = true,
-                'i' => a.head = true,
-                'l' => a.variable = true,
-                'd' => a.no_pct = true,
-                'S' => a.no_sd = true,
-                'V' => return Ok(Parsed::Print(version())),
-                'h' => return Ok(Parsed::Print(USAGE.into())),
-                'w' => a.html = true,
-                'I' => a.no_sni = true,
-                'n' | 'c' | 't' | 's' | 'b' | 'B' | 'p' | 'u' | 'T' | 'v' | 'g' | 'e' | 'C'
-                | 'H' | 'P' | 'A' | 'X' | 'm' | 'E' | 'f' | 'Z' | 'y' | 'x' | 'z' | 'W' => {
-                    let rest = &flags[pos + c.len_utf8()..];
-                    let v = if !rest.is_empty() {
-                        rest.to_string()
-                    } else {
-                        let v = args
-                            .get(i)
-                            .cloned()
-                            .ok_or_else(|| anyhow!("ab: option -{c} requires an argument"))?;
-                        i += 1;
-                        v
-                    };
-                    match c {
-                        'n' => {
-                            let n: u64 = num(c, &v, "a number of requests")?;
-                            if n == 0 {
-                                bail!("ab: -n 0: give at least 1 request");
-                            }
-                            a.requests = Some(n);
-                            a.requests_reset = None;
-                        }
-                        'c' => a.concurrency = Some(num(c, &v, "a number of connections")?),
-                        't' => {
-                            a.time = Some(num(c, &v, "a number of seconds")?);
-                            // As in ab: -t sets the request count, unless -n follows.
-                            if let Some(n) = a.requests.take() {
-                                a.requests_reset = Some(n);
-                            }
-                        }
-                        's' => a.timeout = Some(num(c, &v, "a number of seconds")?),
-                        'b' => a.window = Some(num(c, &v, "a buffer size in bytes")?),
-                        'W' => a.workers = Some(num(c, &v, "a number of threads")?),
-                        'p' => a.post = Some(v),
-                        'u' => a.put = Some(v),
-                        'T' => a.content_type = Some(v),
-                        'v' => a.verbosity = num(c, &v, "a verbosity level")?,
-                        'e' => a.csv = Some(v),
-                        'C' => {
-                            cookies += 1;
-                            hostbench_workloads::http::url::check_header_arg(&v)
-                                .map_err(|e| anyhow!("ab: -C #{cookies} {e}"))?;
-                            a.headers.push(format!("Cookie: {v}"));
-                        }
-                        'H' => {
-                            headers += 1;
-                            hostbench_workloads::http::url::check_header_line(&v)
-                                .map_err(|e| anyhow!("ab: -H #{headers} {e}"))?;
-                            a.headers.push(v);
-                        }
-                        'A' | 'P' => {
-                            // ab skips leading blanks, then encodes the rest as it is.
-                            let v = v.trim_start();
-                            if !v.contains(':') {
-                                // The value is not echoed: it may be the password alone.
-                                bail!(
-                                    "ab: -{c}: expected username:password, with a colon \
-                                     (e.g. -{c} user:secret)"
-                                );
-                            }
-                            let name = if c == 'A' {
-                                "Authorization"
-                            } else {
-                                "Proxy-Authorization"
-                            };
-                            a.headers.push(format!(
-                                "{name}: Basic {}",
-                                hostbench_core::base64::encode(v.as_bytes())
-                            ));
-                        }
-                        'm' => a.method = Some(v),
-                        'g' => {
-                            if v.is_empty() {
-                                bail!("ab: -g needs a file name, e.g. -g out.tsv");
-                            }
-                            a.gnuplot = Some(v);
-                        }
-                        'X' => {
-                            hostbench_workloads::http::url::parse_proxy(&v)
-                                .map_err(|e| anyhow!("ab: -X {v}: {e}"))?;
-                            a.proxy = Some(v);
-                        }
-                        'B' => a.bind = Some(v),
-                        // Any of the attribute options turns HTML on, as in ab.
-                        'x' => {
-                            a.html = true;
-                            a.attrs.table = v;
-                        }
-                        'y' => {
-                            a.html = true;
-                            a.attrs.tr = v;
-                        }
-                        'z' => {
-                            a.html = true;
-                            a.attrs.td = v;
-                        }
-                        'f' => a.protocol = Some(tls_protocol(&v)?.into()),
-                        'Z' => a.ciphers = Some(v),
-                        'E' => bail!(
-                            "ab: -E (client certificate) is not supported; hostbench's TLS \
-                             client does not authenticate itself"
-                        ),
-                        other => bail!("ab: illegal option -- {other} (see `hostbench ab -h`)"),
-                    }
-                    break;
+        let (flag, v) = match item {
+            Arg::Word(arg) => {
+                if a.url.is_some() {
+                    bail!(
+                        "ab: more than one URL ('{}' and '{arg}'); give exactly one, last",
+                        a.url.as_deref().unwrap_or("")
+                    );
                 }
-                other => bail!("ab: illegal option -- {other} (see `hostbench ab -h`)"),
+                a.url = Some(arg);
+                continue;
             }
+            Arg::Opt { flag, value, .. } => (flag, value.unwrap_or_default()),
+        };
+        let c = flag.short.chars().next().unwrap_or_default();
+        match (flag.short, flag.long) {
+            (_, "help") | ("h", _) => return Ok(Parsed::Print(usage())),
+            (_, "version") | ("V", _) => return Ok(Parsed::Print(version())),
+            ("k", _) => a.keepalive = true,
+            ("r", _) => a.keep_going = true,
+            ("q", _) => a.quiet = true,
+            ("i", _) => a.head = true,
+            ("l", _) => a.variable = true,
+            ("d", _) => a.no_pct = true,
+            ("S", _) => a.no_sd = true,
+            ("w", _) => a.html = true,
+            ("I", _) => a.no_sni = true,
+            ("n", _) => {
+                let n: u64 = num(c, &v, "a number of requests")?;
+                if n == 0 {
+                    bail!("ab: -n 0: give at least 1 request");
+                }
+                a.requests = Some(n);
+                a.requests_reset = None;
+            }
+            ("c", _) => a.concurrency = Some(num(c, &v, "a number of connections")?),
+            ("t", _) => {
+                a.time = Some(num(c, &v, "a number of seconds")?);
+                // As in ab: -t sets the request count, unless -n follows.
+                if let Some(n) = a.requests.take() {
+                    a.requests_reset = Some(n);
+                }
+            }
+            ("s", _) => a.timeout = Some(num(c, &v, "a number of seconds")?),
+            ("b", _) => a.window = Some(num(c, &v, "a buffer size in bytes")?),
+            ("W", _) => a.workers = Some(num(c, &v, "a number of threads")?),
+            ("p", _) => a.post = Some(v),
+            ("u", _) => a.put = Some(v),
+            ("T", _) => a.content_type = Some(v),
+            ("v", _) => a.verbosity = num(c, &v, "a verbosity level")?,
+            ("e", _) => a.csv = Some(v),
+            ("C", _) => {
+                cookies += 1;
+                hostbench_workloads::http::url::check_header_arg(&v)
+                    .map_err(|e| anyhow!("ab: -C #{cookies} {e}"))?;
+                a.headers.push(format!("Cookie: {v}"));
+            }
+            ("H", _) => {
+                headers += 1;
+                hostbench_workloads::http::url::check_header_line(&v)
+                    .map_err(|e| anyhow!("ab: -H #{headers} {e}"))?;
+                a.headers.push(v);
+            }
+            ("A" | "P", _) => {
+                // ab skips leading blanks, then encodes the rest as it is.
+                let v = v.trim_start();
+                if !v.contains(':') {
+                    // The value is not echoed: it may be the password alone.
+                    bail!(
+                        "ab: -{c}: expected username:password, with a colon \
+                         (e.g. -{c} user:secret)"
+                    );
+                }
+                let name = if c == 'A' {
+                    "Authorization"
+                } else {
+                    "Proxy-Authorization"
+                };
+                a.headers.push(format!(
+                    "{name}: Basic {}",
+                    hostbench_core::base64::encode(v.as_bytes())
+                ));
+            }
+            ("m", _) => a.method = Some(v),
+            ("g", _) => {
+                if v.is_empty() {
+                    bail!("ab: -g needs a file name, e.g. -g out.tsv");
+                }
+                a.gnuplot = Some(v);
+            }
+            ("X", _) => {
+                hostbench_workloads::http::url::parse_proxy(&v)
+                    .map_err(|e| anyhow!("ab: -X {v}: {e}"))?;
+                a.proxy = Some(v);
+            }
+            ("B", _) => a.bind = Some(v),
+            // Any of the attribute options turns HTML on, as in ab.
+            ("x", _) => {
+                a.html = true;
+                a.attrs.table = v;
+            }
+            ("y", _) => {
+                a.html = true;
+                a.attrs.tr = v;
+            }
+            ("z", _) => {
+                a.html = true;
+                a.attrs.td = v;
+            }
+            ("f", _) => a.protocol = Some(tls_protocol(&v)?.into()),
+            ("Z", _) => a.ciphers = Some(v),
+            ("E", _) => bail!(
+                "ab: -E (client certificate) is not supported; hostbench's TLS \
+                 client does not authenticate itself"
+            ),
+            _ => bail!("ab: illegal option -- {c} (see `hostbench ab -h`)"),
         }
     }
     Ok(Parsed::Run(Box::new(a)))
@@ -570,10 +644,10 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     // without -q it ends the Benchmarking line there and reports progress on stderr, then
     // "Finished N requests"; otherwise it prints "(be patient).....done".
     let heartbeat = !a.quiet && (requests > 150 || (a.requests.is_none() && a.time.is_some()));
-    let ab_layout = !a.html && matches!(a.format.as_deref(), None | Some("ab"));
+    let ab_layout = !a.html && matches!(a.common.format.as_deref(), None | Some("ab"));
     // -w: the HTML is printed after the run, from the result; so is ab's own layout, which
     // depends on the heartbeat.
-    let plain = match a.format.as_deref() {
+    let plain = match a.common.format.as_deref() {
         None | Some("ab") => None,
         Some(f) if a.html => bail!(
             "ab: -w (or -x, -y, -z) asks for ab's HTML report and --format={f} for another; \
@@ -588,7 +662,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             "ab: -v {} prints the request and every response head on stdout, which would mix \
              with --format={}; leave out -v, or --format",
             a.verbosity,
-            a.format.as_deref().unwrap_or_default()
+            a.common.format.as_deref().unwrap_or_default()
         );
     }
     // ab's heartbeat: a line every tenth of the requests (of its 50,000 with -t alone), at
@@ -615,7 +689,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Some(p) => p,
         None => &ab_out,
     };
-    let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
+    let saving = a.common.saving()?;
     if ab_layout {
         // ab's banner and Benchmarking line come before the run, so a long run does not
         // look hung and `2>&1` logs keep ab's order.
@@ -745,7 +819,8 @@ mod tests {
     /// the value of each long option that takes one: its list is the usage's.
     #[test]
     fn long_options_with_a_value_are_the_ones_redaction_skips() {
-        let additions = USAGE
+        let usage = usage();
+        let additions = usage
             .lines()
             .find_map(|l| l.strip_prefix("hostbench additions: "))
             .unwrap();

@@ -1,4 +1,7 @@
-//! What every front-end shares: parsing a clap grammar into one error line, in one style.
+//! What every front-end shares: the getopt tokenizer and flag tables of the hand-written
+//! peer grammars ([`getopt`]), hostbench's own options that every grammar takes
+//! ([`Common`]: `--label`, `--no-save`, `--results-db`, `--format`), and parsing a clap
+//! grammar into one error line, in one style.
 //!
 //! Every usage error of every grammar reaches the user as one line on stderr,
 //! `hostbench: error: <grammar>: <what was wrong> (see `hostbench <grammar> --help`)`, exit 2
@@ -8,7 +11,69 @@
 
 use anyhow::{Result, anyhow};
 
-use crate::exec;
+use crate::exec::{self, SaveOptions};
+use getopt::{Arg, Flag};
+
+pub mod getopt;
+
+/// `--label NAME`, in a peer grammar's flag table.
+pub const LABEL: Flag = Flag::long("label", "NAME", "");
+/// `--no-save`.
+pub const NO_SAVE: Flag = Flag::long("no-save", "", "");
+/// `--results-db PATH|URL`.
+pub const RESULTS_DB: Flag = Flag::long("results-db", "PATH|URL", "");
+
+/// hostbench's own options, as a peer grammar's getopt front-end reads them.
+#[derive(Debug, Clone, Default)]
+pub struct Common {
+    /// `--label`.
+    pub label: Option<String>,
+    /// `--no-save`.
+    pub no_save: bool,
+    /// `--results-db`.
+    pub results_db: Option<String>,
+    /// `--format`, as typed (the grammar checks it against its formats).
+    pub format: Option<String>,
+}
+
+impl Common {
+    /// Takes `arg` when it is one of hostbench's own options ([`LABEL`], [`NO_SAVE`],
+    /// [`RESULTS_DB`], or a `--format` entry of the grammar's table); false leaves it to the
+    /// grammar.
+    pub fn take(&mut self, arg: &Arg) -> bool {
+        let Arg::Opt { flag, value, .. } = arg else {
+            return false;
+        };
+        let value = || value.clone().unwrap_or_default();
+        match flag.long {
+            "label" => self.label = Some(value()),
+            "no-save" => self.no_save = true,
+            "results-db" => self.results_db = Some(value()),
+            "format" => self.format = Some(value()),
+            _ => return false,
+        }
+        true
+    }
+
+    /// The usage line that lists hostbench's own options in `flags`:
+    /// `--label=NAME, --no-save, --results-db=PATH|URL, --format=ab|json|text`.
+    pub fn usage(flags: &[Flag]) -> String {
+        flags
+            .iter()
+            .filter(|f| matches!(f.long, "label" | "no-save" | "results-db" | "format"))
+            .map(|f| match f.value {
+                "" => format!("--{}", f.long),
+                v => format!("--{}={v}", f.long),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The checked saving options (`SaveOptions::new`).
+    pub fn saving(&self) -> Result<SaveOptions> {
+        SaveOptions::new(self.label.clone(), self.no_save, self.results_db.clone())
+    }
+}
 
 /// Parses `args` (the program name first, as clap wants it) with grammar `T`. `Ok(None)`
 /// when clap printed help or the version (the caller exits 0); a usage error is one line
