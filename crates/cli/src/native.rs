@@ -27,15 +27,34 @@ use std::process::ExitCode;
     about,
     long_about = None,
     disable_help_subcommand = true,
-    after_help = SAVING_HELP
+    after_help = after_help()
 )]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
-/// Peer grammars and how saving works, for `hostbench --help`.
-const SAVING_HELP: &str = "Peer command lines run as written, with the program name swapped:
+/// Peer grammars, sysbench's general options and how saving works, for `hostbench --help`.
+fn after_help() -> String {
+    let mut general = String::from(
+        "sysbench's general options, in every sysbench test (`hostbench cpu --help` explains each):\n",
+    );
+    let mut line = String::from(" ");
+    for name in crate::sysbench::general_option_names() {
+        if line.len() + 1 + name.len() > 100 {
+            general.push_str(&line);
+            general.push('\n');
+            line = String::from(" ");
+        }
+        line.push(' ');
+        line.push_str(&name);
+    }
+    general.push_str(&line);
+    format!("{PEERS_HELP}\n\n{general}\n\n{SAVING_HELP}")
+}
+
+/// Peer grammars, for `hostbench --help`.
+const PEERS_HELP: &str = "Peer command lines run as written, with the program name swapped:
   hostbench cpu|memory|threads|mutex [--option=value ...] run|help    (sysbench 1.0.20)
   hostbench fileio --file-total-size=8G ... prepare|run|cleanup        (sysbench fileio)
   hostbench fio --name=N --rw=randread --bs=4k ... | JOBFILE...        (fio 3.33)
@@ -47,9 +66,10 @@ const SAVING_HELP: &str = "Peer command lines run as written, with the program n
   hostbench insert-race --sessions N --rows N --db-url URL ...         (parallel INSERT race)
   hostbench ab [-n N] [-c C] [-t S] [-k] ... http://HOST[:PORT]/PATH   (ApacheBench 2.3)
   hostbench httperf --server HOST [--port P] [--rate R] ...           (httperf 0.9)
-Each has its own help: `hostbench cpu help`, `hostbench stream --help`.
+Each has its own help: `hostbench cpu help`, `hostbench stream --help`.";
 
-Every run is saved in the results store unless --no-save is given \
+/// How saving works, for `hostbench --help`.
+const SAVING_HELP: &str = "Every run is saved in the results store unless --no-save is given \
 (or HOSTBENCH_NO_SAVE=1); --label NAME names what the run stands for; --results-db PATH|URL \
 (or HOSTBENCH_RESULTS_DB) chooses the store (default: $XDG_DATA_HOME/hostbench/results.db). In \
 the sysbench grammar: --label=NAME, --no-save, --results-db=PATH|URL, e.g. \

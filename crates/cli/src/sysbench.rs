@@ -467,18 +467,40 @@ fn test_help(w: &dyn Workload) -> String {
     s
 }
 
+/// The general options' names as sysbench spells them (`--threads=N`), for `hostbench
+/// --help`.
+pub fn general_option_names() -> Vec<String> {
+    GENERAL
+        .iter()
+        .filter(|(n, _, _)| !matches!(*n, "help" | "version"))
+        .map(|(n, arg, _)| option_form(n, arg))
+        .collect()
+}
+
+/// A general option as sysbench's help writes it: `--threads=N`, `--debug[=on|off]`,
+/// `--report-checkpoints=[LIST,...]`.
+fn option_form(name: &str, arg: &str) -> String {
+    let name = name.replace('_', "-");
+    if arg.starts_with("[=") {
+        format!("--{name}{arg}")
+    } else {
+        format!("--{name}={arg}")
+    }
+}
+
 /// Full `hostbench <test> help`-less usage (sysbench's `--help`).
 pub fn usage() -> String {
     let mut s = String::from(
         "Usage:\n  hostbench [options]... [testname] [command]\n\nCommands implemented by most tests: prepare run cleanup help\n\nGeneral options:\n",
     );
-    for (n, arg, h) in GENERAL {
-        let arg = if arg.starts_with('[') {
-            arg.to_string()
-        } else {
-            format!("={arg}")
-        };
-        s.push_str(&format!("  --{}{arg:<12} {h}\n", n.replace('_', "-")));
+    // sysbench pads the option column to its longest option, plus one space.
+    let rows: Vec<(String, &str)> = GENERAL
+        .iter()
+        .map(|(n, arg, h)| (option_form(n, arg), *h))
+        .collect();
+    let width = rows.iter().map(|(o, _)| o.len()).max().unwrap_or(0);
+    for (opt, h) in rows {
+        s.push_str(&format!("  {opt:<width$} {h}\n"));
     }
     s.push_str("\nCompiled-in tests:\n");
     for w in WORKLOADS.iter().filter(|w| w.sysbench_test().is_some()) {
@@ -585,7 +607,10 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         Some(t) => t.clone(),
         None => return Ok(Invocation::Print(usage())),
     };
-    if opts.iter().any(|o| o.name == "help") {
+    // `TEST --help` (and `-h`) is sysbench's `--help`, its general options, followed here by
+    // the test's own (`TEST help`).
+    let full_help = opts.iter().any(|o| o.name == "help");
+    if full_help {
         words.truncate(1);
         words.push("help".into());
     }
@@ -620,6 +645,13 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
     let mut prewarm = false;
     let stage = match command {
         "run" => None,
+        "help" if full_help => {
+            return Ok(Invocation::Print(format!(
+                "{}\n{}",
+                usage(),
+                test_help(workload)
+            )));
+        }
         "help" => return Ok(Invocation::Print(test_help(workload))),
         "prepare" => Some(Stage::Prepare),
         "cleanup" => Some(Stage::Cleanup),
@@ -962,6 +994,28 @@ mod tests {
         ] {
             assert!(u.contains(o), "{o} missing from usage:\n{u}");
         }
+    }
+
+    /// sysbench's --help layout: `=` before a list argument, one column for the help.
+    #[test]
+    fn general_options_are_written_as_sysbench_writes_them() {
+        let u = usage();
+        let at = |o: &str| {
+            u.lines()
+                .find(|l| l.starts_with(&format!("  {o} ")))
+                .and_then(|l| l.find(|c: char| c != ' ' && c != '-').map(|_| l))
+                .unwrap_or_else(|| panic!("{o} missing:\n{u}"))
+                .len()
+                - u.lines()
+                    .find(|l| l.starts_with(&format!("  {o} ")))
+                    .unwrap()
+                    .trim_start_matches(&format!("  {o}"))
+                    .trim_start()
+                    .len()
+        };
+        assert_eq!(at("--report-checkpoints=[LIST,...]"), at("--threads=N"));
+        assert_eq!(at("--debug[=on|off]"), at("--threads=N"));
+        assert!(general_option_names().contains(&"--report-checkpoints=[LIST,...]".to_string()));
     }
 
     #[test]

@@ -408,8 +408,25 @@ fn help_and_dash_h_show_help() {
     assert_eq!(top, stdout_ok(&["--help"]));
     let cpu = stdout_ok(&["cpu", "help"]);
     assert!(cpu.contains("--cpu-max-prime=N"), "{cpu}");
-    assert_eq!(stdout_ok(&["cpu", "-h"]), cpu);
-    assert_eq!(stdout_ok(&["help", "cpu"]), cpu);
+    assert!(!cpu.contains("--threads"), "{cpu}");
+    // `TEST --help` is sysbench's --help (the general options) and the test's own options.
+    let full = stdout_ok(&["cpu", "--help"]);
+    assert!(full.contains("General options:\n  --threads=N"), "{full}");
+    assert!(full.contains("--percentile="), "{full}");
+    assert!(full.ends_with(&cpu), "{full}");
+    assert_eq!(stdout_ok(&["cpu", "-h"]), full);
+    assert_eq!(stdout_ok(&["help", "cpu"]), full);
+    // `hostbench --help` names sysbench's general options too.
+    for o in [
+        "--threads=N",
+        "--time=N",
+        "--events=N",
+        "--rate=N",
+        "--report-interval=N",
+        "--percentile=LIST",
+    ] {
+        assert!(top.contains(o), "{o}: {top}");
+    }
     let results = stdout_ok(&["help", "results"]);
     assert!(results.contains("Usage: hostbench results"), "{results}");
 }
