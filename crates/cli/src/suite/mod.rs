@@ -654,7 +654,7 @@ fn finish_entry(e: &Entry, mut acc: Acc, status: Status) -> EntryReport {
         values: acc.values,
         stats,
         verdict,
-        note: report::note(status, verdict, e.stable_rsd, stats.as_ref()),
+        note: report::note(status, verdict, e.stable_rsd, stats.as_ref(), &acc.warnings),
         result_ids: acc.ids,
         warnings: acc.warnings,
         error: acc.error,

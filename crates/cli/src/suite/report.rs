@@ -148,12 +148,28 @@ fn spread(e: &EntryReport) -> String {
     }
 }
 
-/// The note column for an entry.
+/// What an entry's own warnings say its figure measures instead of what the entry names (a
+/// CPU cache, the harness, the page cache), for the note column: a steady figure of the
+/// wrong thing is steady, not right.
+pub fn caveat(warnings: &[EntryWarning]) -> Option<&'static str> {
+    warnings.iter().find_map(|w| match w.kind {
+        WarningKind::CacheResident => Some("measures a CPU cache"),
+        WarningKind::HarnessDominated => Some("measures the harness"),
+        WarningKind::PageCache => Some("measures the page cache"),
+        WarningKind::SlowClock => Some("slow clock reads distort it"),
+        WarningKind::NoWork => Some("does little work"),
+        _ => None,
+    })
+}
+
+/// The note column for an entry: the verdict on its spread, then what its warnings say it
+/// measures when that is not what it names.
 pub fn note(
     status: Status,
     verdict: Option<Verdict>,
     rule: Option<f64>,
     s: Option<&Stats>,
+    warnings: &[EntryWarning],
 ) -> String {
     match status {
         Status::Failed => return "FAILED (see below)".into(),
@@ -168,6 +184,11 @@ pub fn note(
         (Some(Verdict::WideSpread), _) => "WIDE SPREAD".into(),
         (Some(Verdict::Single), _) => "one run: no spread".into(),
         _ => String::new(),
+    };
+    let base = match caveat(warnings) {
+        Some(c) if base.is_empty() => format!("{c} (see warnings)"),
+        Some(c) => format!("{base}, but {c} (see warnings)"),
+        None => base,
     };
     if status == Status::Interrupted {
         format!("{base}; interrupted")
@@ -436,7 +457,7 @@ mod tests {
             values: values.to_vec(),
             stats,
             verdict,
-            note: note(Status::Done, verdict, rule, stats.as_ref()),
+            note: note(Status::Done, verdict, rule, stats.as_ref(), &[]),
             result_ids: values.iter().map(|_| "x".to_string()).collect(),
             warnings: Vec::new(),
             error: None,
@@ -537,16 +558,64 @@ mod tests {
     fn notes() {
         let s = Stats::of(&[1.0]).unwrap();
         assert_eq!(
-            note(Status::Done, Some(Verdict::Single), None, Some(&s)),
+            note(Status::Done, Some(Verdict::Single), None, Some(&s), &[]),
             "one run: no spread"
         );
         assert_eq!(
-            note(Status::Skipped, None, None, None),
+            note(Status::Skipped, None, None, None, &[]),
             "not run (interrupted)"
         );
         assert_eq!(
-            note(Status::Done, Some(Verdict::Unstable), Some(2.5), Some(&s)),
+            note(
+                Status::Done,
+                Some(Verdict::Unstable),
+                Some(2.5),
+                Some(&s),
+                &[]
+            ),
             "UNSTABLE (rule < 2.5%)"
+        );
+    }
+
+    /// A stable figure of a cache (sysbench memory's default 1 KiB blocks) is not just
+    /// "stable": the summary says what it measures.
+    #[test]
+    fn stable_notes_carry_the_caveat_of_their_warnings() {
+        let s = Stats::of(&[1.0, 1.01, 0.99]).unwrap();
+        let w = |kind| EntryWarning {
+            kind,
+            message: "m".into(),
+            runs: 3,
+        };
+        assert_eq!(
+            note(
+                Status::Done,
+                Some(Verdict::Stable),
+                Some(2.0),
+                Some(&s),
+                &[w(WarningKind::NoisyHost), w(WarningKind::CacheResident)]
+            ),
+            "stable (< 2%), but measures a CPU cache (see warnings)"
+        );
+        assert_eq!(
+            note(
+                Status::Done,
+                Some(Verdict::Stable),
+                Some(2.0),
+                Some(&s),
+                &[w(WarningKind::NoisyHost)]
+            ),
+            "stable (< 2%)"
+        );
+        assert_eq!(
+            note(
+                Status::Done,
+                Some(Verdict::Consistent),
+                None,
+                Some(&s),
+                &[w(WarningKind::HarnessDominated)]
+            ),
+            "consistent, but measures the harness (see warnings)"
         );
     }
 }
