@@ -85,6 +85,7 @@ svg .bar{fill-opacity:.85}
 .warn li{margin:.25em 0}
 code{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;word-break:break-all}
 ol.cmds li{margin:.3em 0}
+summary{cursor:pointer}summary h3{display:inline}
 .key span{display:inline-block;margin-right:16px;white-space:nowrap}
 .sw{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-1px;margin-right:5px}
 @media (max-width:600px){body{font-size:14px;padding:8px}table{font-size:12px}}
@@ -261,7 +262,13 @@ fn warnings(h: &mut String, c: &Comparison, sides: &[&[RunResult]]) {
         h.push_str("</ul>\n");
     }
     if !own.is_empty() {
-        h.push_str("<h3>From the runs</h3><p class=\"muted\">Each once, in the words of the first run that gave it.</p><ul>\n");
+        let _ = writeln!(
+            h,
+            "<details{}><summary><h3>From the runs <span class=\"muted\">({} kind{})</span></h3></summary><p class=\"muted\">Each once, in the words of the first run that gave it.</p><ul>",
+            if own.len() <= FOLD_AFTER { " open" } else { "" },
+            own.len(),
+            if own.len() == 1 { "" } else { "s" }
+        );
         for (m, who) in own {
             let _ = writeln!(
                 h,
@@ -270,7 +277,7 @@ fn warnings(h: &mut String, c: &Comparison, sides: &[&[RunResult]]) {
                 esc(&who)
             );
         }
-        h.push_str("</ul>\n");
+        h.push_str("</ul></details>\n");
     }
     h.push_str("</section>\n");
 }
@@ -1005,11 +1012,19 @@ pub fn shell_join(args: &[String]) -> String {
 fn commands(h: &mut String, c: &Comparison, sides: &[&[RunResult]]) {
     h.push_str("<section id=\"commands\"><h2>Commands</h2>\n<p class=\"muted\">Every run as it was typed, oldest first, with its id (for <code>hostbench results show</code>).</p>\n");
     for (i, runs) in sides.iter().enumerate() {
+        // A long list (a suite's runs) is folded: its heading says how many there are.
         let _ = writeln!(
             h,
-            "<h3><i class=\"sw\" style=\"background:{}\"></i>{}</h3><ol class=\"cmds\">",
+            "<details{}><summary><h3><i class=\"sw\" style=\"background:{}\"></i>{} <span class=\"muted\">({} run{})</span></h3></summary><ol class=\"cmds\">",
+            if runs.len() <= FOLD_AFTER {
+                " open"
+            } else {
+                ""
+            },
             color(i),
-            esc(c.sides.get(i).map(|s| s.name.as_str()).unwrap_or("?"))
+            esc(c.sides.get(i).map(|s| s.name.as_str()).unwrap_or("?")),
+            runs.len(),
+            if runs.len() == 1 { "" } else { "s" }
         );
         for r in runs.iter() {
             let _ = writeln!(
@@ -1026,10 +1041,13 @@ fn commands(h: &mut String, c: &Comparison, sides: &[&[RunResult]]) {
                 esc(&shell_join(&r.config.command_line))
             );
         }
-        h.push_str("</ol>\n");
+        h.push_str("</ol></details>\n");
     }
     h.push_str("</section>\n");
 }
+
+/// Lists longer than this are folded (`<details>`), their count in the heading.
+const FOLD_AFTER: usize = 8;
 
 #[cfg(test)]
 mod tests {
@@ -1240,6 +1258,58 @@ mod tests {
         // The exact command lines, quoted for a shell and escaped for HTML.
         assert!(html.contains("hostbench run cpu --label idle"));
         assert!(html.contains("--label &#39;&lt;script&gt;alert(1)&lt;/script&gt;&#39;"));
+    }
+
+    /// A suite's dozens of runs do not make the page a wall of commands: a side's list
+    /// past `FOLD_AFTER` is folded, its heading counting the runs; a short one stays open.
+    #[test]
+    fn long_command_lists_fold() {
+        let html = render_fixture();
+        let doc = Html::parse_document(&html);
+        let folded = Selector::parse("#commands details:not([open])").unwrap();
+        let open = Selector::parse("#commands details[open]").unwrap();
+        assert_eq!(doc.select(&folded).count(), 0, "8 runs stay open");
+        assert_eq!(doc.select(&open).count(), 2);
+        assert!(html.contains("(8 runs)</span></h3></summary>"), "{html}");
+        let runs: Vec<RunResult> = (0..12)
+            .map(|i| {
+                run(
+                    &format!("r{i}"),
+                    "many",
+                    100.0 + f64::from(i),
+                    serde_json::json!({}),
+                )
+            })
+            .collect();
+        let one = vec![run("o", "one", 50.0, serde_json::json!({}))];
+        let sides = vec![
+            SideInput {
+                name: "many".into(),
+                spec: "many".into(),
+                runs: runs.clone(),
+            },
+            SideInput {
+                name: "one".into(),
+                spec: "one".into(),
+                runs: one.clone(),
+            },
+        ];
+        let c = Comparison::build(&sides, Options::default());
+        let html = render(&ReportInput {
+            title: "t",
+            comparison: &c,
+            sides: vec![&runs, &one],
+            generator: "hostbench test",
+        });
+        let doc = Html::parse_document(&html);
+        assert!(doc.errors.is_empty(), "{:?}", doc.errors);
+        assert_eq!(doc.select(&folded).count(), 1, "12 runs fold");
+        assert_eq!(doc.select(&open).count(), 1, "1 run stays open");
+        assert!(html.contains("(12 runs)</span></h3></summary>"));
+        assert!(html.contains("(1 run)</span></h3></summary>"));
+        // Folded is not gone: every run is still in the page.
+        let items = Selector::parse("#commands ol.cmds li").unwrap();
+        assert_eq!(doc.select(&items).count(), 13);
     }
 
     #[test]
