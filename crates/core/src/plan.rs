@@ -35,6 +35,10 @@ pub struct Plan {
     /// Seed of every random stream; 0 = derive one from the clock (the chosen seed is
     /// recorded in the result).
     pub seed: u64,
+    /// The options of the grammar's report layout (recorded in the result, where renderers
+    /// read them); `None` for grammars whose layouts take none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<crate::layout::Layout>,
 }
 
 /// How a grammar spells the general options, for the messages of [`Plan::validate_as`].
@@ -145,6 +149,7 @@ impl Plan {
                 res: 75.0,
             },
             seed: 0,
+            layout: None,
         }
     }
 
