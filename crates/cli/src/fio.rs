@@ -14,11 +14,11 @@
 
 use crate::exec::{self, SaveOptions};
 use anyhow::{Result, anyhow, bail};
+use hostbench_core::layout::{FioFormat, FioLayout, Layout};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::runner::StopReason;
 use hostbench_core::workload::{Stage, Workload};
-use hostbench_report::fio::{Flavour, normal_with_layout, render};
 use hostbench_workloads::disk::fio::{Fio, fio_names, job};
 use std::path::Path;
 use std::process::ExitCode;
@@ -68,7 +68,7 @@ const FLAGS: &[&str] = &[
 #[derive(Debug)]
 struct Cmd {
     sections: Vec<job::Section>,
-    format: Flavour,
+    format: FioFormat,
     hostbench_json: bool,
     output: Option<String>,
     save: SaveOptions,
@@ -82,7 +82,7 @@ enum Parsed {
 fn parse(args: &[String]) -> Result<Parsed> {
     let mut cmd_sections: Vec<job::Section> = Vec::new();
     let mut files: Vec<String> = Vec::new();
-    let mut format = Flavour::Normal;
+    let mut format = FioFormat::Normal;
     let mut hostbench_json = false;
     let mut output = None;
     let (mut label, mut no_save, mut results_db) = (None, false, None);
@@ -138,9 +138,9 @@ fn parse(args: &[String]) -> Result<Parsed> {
             "output-format" => {
                 let v = value("normal, json, json+ or hostbench-json")?;
                 match v.as_str() {
-                    "normal" => format = Flavour::Normal,
-                    "json" => format = Flavour::Json,
-                    "json+" => format = Flavour::JsonPlus,
+                    "normal" => format = FioFormat::Normal,
+                    "json" => format = FioFormat::Json,
+                    "json+" => format = FioFormat::JsonPlus,
                     "hostbench-json" => hostbench_json = true,
                     other => bail!(
                         "fio: --output-format={other} is not supported; use normal, json, json+ or hostbench-json (terse and several formats at once are not supported)"
@@ -258,7 +258,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     // layout (stdout), a progress bar with an ETA on stderr when that is a terminal.
     let stage_out = exec::Output {
         format: exec::Format::Native,
-        verbosity: if cmd.format == Flavour::Normal && !cmd.hostbench_json && cmd.output.is_none() {
+        verbosity: if cmd.format == FioFormat::Normal && !cmd.hostbench_json && cmd.output.is_none()
+        {
             3
         } else {
             0
@@ -278,6 +279,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         }
         return Ok(code);
     }
+    // What fio's layouts print besides the measurement goes into the result with it, so a
+    // stored run renders as it printed (`hostbench results show ID -f fio`).
+    plan.layout = Some(Layout::Fio(FioLayout {
+        output_format: cmd.format,
+        laid_out: layout.clone(),
+    }));
     let result = match exec::measure(&plan, w, cmd.save.label.clone(), "fio", argv) {
         Ok(r) => r,
         Err(e) => {
@@ -289,10 +296,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     };
     let report = if cmd.hostbench_json {
         hostbench_report::json::render(&result)
-    } else if cmd.format == Flavour::Normal {
-        normal_with_layout(&result, &layout)
     } else {
-        render(&result, cmd.format)
+        hostbench_report::fio::render(&result, cmd.format)
     };
     match &cmd.output {
         Some(path) => crate::output::write(
@@ -353,7 +358,7 @@ mod tests {
                 .opts
                 .contains(&("time_based".into(), String::new()))
         );
-        assert_eq!(c.format, Flavour::JsonPlus);
+        assert_eq!(c.format, FioFormat::JsonPlus);
     }
 
     #[test]
