@@ -14,11 +14,12 @@
 
 use crate::exec::{self, Format, Output, SaveOptions};
 use anyhow::{Result, anyhow, bail};
+use hostbench_core::layout::{AbHtml, AbLayout, Layout};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::runner::StopReason;
 use hostbench_core::workload::Workload;
-use hostbench_report::ab::{GnuplotRow, HtmlAttrs};
+use hostbench_report::ab::GnuplotRow;
 use hostbench_workloads::http::engine::Trace;
 use hostbench_workloads::http::reqlog::RequestLog;
 use hostbench_workloads::http::{HttpLoad, HttpLoadLogged};
@@ -100,7 +101,7 @@ struct AbArgs {
     csv: Option<String>,
     gnuplot: Option<String>,
     html: bool,
-    attrs: HtmlAttrs,
+    attrs: AbHtml,
     proxy: Option<String>,
     bind: Option<String>,
     keep_going: bool,
@@ -569,6 +570,14 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     // without -q it ends the Benchmarking line there and reports progress on stderr, then
     // "Finished N requests"; otherwise it prints "(be patient).....done".
     let heartbeat = !a.quiet && (requests > 150 || (a.requests.is_none() && a.time.is_some()));
+    // What shapes ab's report goes into the result with the measurement: the report is
+    // rendered from the result alone, now and from the store.
+    plan.layout = Some(Layout::Ab(AbLayout {
+        no_pct: a.no_pct,
+        no_sd: a.no_sd,
+        heartbeat,
+        html: a.html.then(|| a.attrs.clone()),
+    }));
     let ab_layout = !a.html && matches!(a.format.as_deref(), None | Some("ab"));
     let format = match a.format.as_deref() {
         // -w: the HTML is printed after the run, from the result; so is ab's own layout,
@@ -668,16 +677,10 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         eprintln!("Finished {} requests", result.metrics.events);
     }
     if ab_layout {
-        let layout = hostbench_report::ab::Layout {
-            no_pct: a.no_pct,
-            no_sd: a.no_sd,
-            heartbeat,
-            started: true,
-        };
-        exec::out(&hostbench_report::ab::render_with(&result, layout));
+        exec::out(&hostbench_report::ab::render_with(&result, true));
     }
     if a.html {
-        exec::out(&hostbench_report::ab::render_html(&result, &a.attrs));
+        exec::out(&hostbench_report::ab::render(&result));
     }
     if let Some((path, log)) = gnuplot {
         let taken = log.take();
@@ -795,7 +798,7 @@ mod tests {
     fn html_proxy_bind_and_gnuplot_flags() {
         let a = p(&["-w", "h/"]);
         assert!(a.html);
-        assert_eq!(a.attrs, HtmlAttrs::default());
+        assert_eq!(a.attrs, AbHtml::default());
         // Any attribute option turns HTML on, as in ab.
         let a = p(&["-z", "align=left", "-y", "class=r", "h/"]);
         assert!(a.html);
