@@ -1,5 +1,7 @@
 //! The plan: everything a front-end decided, in one grammar-free value. Nothing after the
-//! front-end knows whether the user typed sysbench's, fio's or the native command line.
+//! front-end knows whether the user typed sysbench's, fio's or the native command line; the
+//! one exception is [`Plan::layout`], the options of the grammar's report, which only
+//! renderers read (from the result).
 
 use crate::params::Params;
 use crate::rand::Distribution;

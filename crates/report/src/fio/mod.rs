@@ -1,5 +1,5 @@
-//! fio 3.33's outputs over a `disk.fio` result: the normal text layout ([`normal`]) and the
-//! JSON (and json+) document ([`json`]), with fio's field names, units and number
+//! fio 3.33's outputs over a `disk.fio` result: the normal text layout (`normal.rs`) and the
+//! JSON (and json+) document (`json.rs`), with fio's field names, units and number
 //! formatting, so that parsers and dashboards written for fio read hostbench's.
 //!
 //! Everything comes from the result's typed `fio` section, which the workload fills (jobs,

@@ -3,23 +3,23 @@
 //! One run holds every job of one fio command (all jobs of a reporting group run at once);
 //! each job's `numjobs` clones are the runner's threads. A clone opens its file, builds its
 //! engine with its own queue of `iodepth` aligned buffers (allocated once), and runs as a
-//! loop worker ([`worker`]) that times each I/O as fio does. Per-direction statistics (fio
+//! loop worker (`worker.rs`) that times each I/O as fio does. Per-direction statistics (fio
 //! reports reads and writes separately) are kept by the worker in fio's own shapes
 //! ([`stats`]) and handed over once, at the end, as the result's typed `fio` section
-//! ([`result`]: jobs, report blocks with `group_reporting` merged, devices), which fio's
+//! (`result.rs`: jobs, report blocks with `group_reporting` merged, devices), which fio's
 //! layouts in hostbench-report render.
 //!
-//! Files are laid out before the run when missing or short ([`layout`]), never deleted
+//! Files are laid out before the run when missing or short (`layout.rs`), never deleted
 //! afterwards (fio's `unlink=0`).
 
 pub mod engine;
 pub mod fio_names;
 pub mod job;
 pub mod jobfile;
-pub mod layout;
-pub mod result;
+mod layout;
+mod result;
 pub mod stats;
-pub mod worker;
+mod worker;
 
 use crate::disk::diskstat::Watch;
 use hostbench_core::fio_result::{FioOption, FioResult};

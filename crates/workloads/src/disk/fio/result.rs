@@ -1,4 +1,4 @@
-//! What a run hands over: each clone's statistics ([`CloneStats`], kept by its worker in
+//! What a run hands over: each clone's statistics (`CloneStats`, kept by its worker in
 //! fio's own shapes, [`super::stats`]) become the result's typed `fio` section
 //! ([`FioResult`]): the jobs as the workload understood them, one report block per clone or,
 //! with `group_reporting`, per job with its clones merged the way fio merges them (sums of

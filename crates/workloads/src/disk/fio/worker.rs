@@ -2,7 +2,7 @@
 //! (start = prepared, issue = after the submit call returned, completion = reaped; slat =
 //! issue − start, clat = completion − issue, lat = completion − start; sync engines have no
 //! slat), records `lat` through [`RunControl::record`] and keeps fio's per-direction
-//! statistics in its [`CloneStats`], handed over once, at the end.
+//! statistics in its `CloneStats`, handed over once, at the end.
 
 use super::Shared;
 use super::engine::{Buffers, Dir, Done, Engine};
