@@ -19,9 +19,15 @@ fn temp() -> tempfile::TempDir {
 
 /// Runs hostbench with its store at `db`; asserts success; returns (stdout, stderr).
 fn ok(db: &Path, args: &[&str]) -> (String, String) {
+    ok_in(db, Path::new("."), args)
+}
+
+/// [`ok`] with the working directory at `dir` (IOzone and fio write their files there).
+fn ok_in(db: &Path, dir: &Path, args: &[&str]) -> (String, String) {
     let out = hb_with_store(db)
+        .current_dir(dir)
         .args(args)
-        .timeout(Duration::from_secs(60))
+        .timeout(Duration::from_secs(120))
         .output()
         .unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
@@ -655,24 +661,6 @@ fn postgres_store_from_the_command_line() {
     assert_eq!(list(&db, &[]).len(), 1);
 }
 
-/// [`ok`] with the working directory at `dir` (IOzone and fio write their files there).
-fn ok_in(db: &Path, dir: &Path, args: &[&str]) -> (String, String) {
-    let out = hb_with_store(db)
-        .current_dir(dir)
-        .args(args)
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?} failed ({:?}): {stderr}\n{stdout}",
-        out.status.code()
-    );
-    (stdout, stderr)
-}
-
 /// The id of the newest run in `db`.
 fn newest(db: &Path) -> String {
     list(db, &["--limit", "1"])[0]["id"]
@@ -684,43 +672,6 @@ fn newest(db: &Path) -> String {
 /// `results show ID -f FORMAT`: stdout.
 fn show(db: &Path, id: &str, format: &str) -> String {
     ok(db, &["results", "show", id, "-f", format]).0
-}
-
-/// `hostbench serve` on a free port, stopped on drop; its URL.
-struct Serve(std::process::Child, String);
-
-impl Serve {
-    fn start() -> Serve {
-        use std::io::BufRead;
-        let mut child = hb_std()
-            .args(["serve", "--port", "0"])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("serve starts");
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.as_mut().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().rsplit(' ').next().unwrap().to_string();
-        assert!(url.starts_with("http://127.0.0.1:"), "{line}");
-        Serve(child, url)
-    }
-    fn port(&self) -> String {
-        self.1
-            .trim_end_matches('/')
-            .rsplit(':')
-            .next()
-            .unwrap()
-            .into()
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 /// A stored run as JSON, edited by `edit`, imported into the store `into`.
@@ -742,8 +693,8 @@ fn show_prints_each_peer_layout_as_the_run_printed_it() {
     let db = dir.path().join("r.db");
     let work = dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
-    let s = Serve::start();
-    let port = s.port();
+    let s = Serve::start(&[]);
+    let port = s.port.to_string();
     // (layout, what the run printed on stdout, whether that is the whole of it).
     let mut runs: Vec<(String, &str, String, bool)> = Vec::new();
     let mut add = |format: &'static str, args: &[&str], whole: bool| {
@@ -790,12 +741,12 @@ fn show_prints_each_peer_layout_as_the_run_printed_it() {
     );
     add(
         "ab",
-        &["ab", "-n", "300", "-c", "2", "-k", "-d", "-S", &s.1],
+        &["ab", "-n", "300", "-c", "2", "-k", "-d", "-S", &s.url],
         true,
     );
     add(
         "ab",
-        &["ab", "-n", "20", "-w", "-x", "border=1", &s.1],
+        &["ab", "-n", "20", "-w", "-x", "border=1", &s.url],
         true,
     );
     add(
@@ -933,8 +884,8 @@ fn show_refuses_a_layout_a_run_has_no_data_for() {
          native grammar; it can be shown as: text, json\n",
     );
     // An ab run shows in httperf's layout (it gave none of httperf's options).
-    let s = Serve::start();
-    ok(&db, &["ab", "-n", "10", &s.1]);
+    let s = Serve::start(&[]);
+    ok(&db, &["ab", "-n", "10", &s.url]);
     let ab = newest(&db);
     let as_httperf = show(&db, &ab, "httperf");
     assert!(

@@ -10,7 +10,7 @@ use super::Shared;
 use super::job::{JobSpec, Section};
 use super::stats::{Plat, RunStat};
 use hostbench_core::fio_result::{
-    FioBins, FioBlock, FioDir, FioDisk, FioJob, FioOption, FioResult, FioStat,
+    FioBins, FioBlock, FioDir, FioDisk, FioJob, FioOption, FioResult,
 };
 
 /// Statistics of one direction of one clone.
@@ -79,16 +79,6 @@ fn job(j: &JobSpec) -> FioJob {
     }
 }
 
-fn stat(s: &RunStat) -> FioStat {
-    FioStat {
-        n: s.n,
-        min: s.min_or_zero(),
-        max: s.max,
-        mean: s.mean,
-        m2: s.m2,
-    }
-}
-
 /// A block while clones are merged into it: its histograms still whole (read, write, sync).
 struct Acc {
     block: FioBlock,
@@ -116,11 +106,11 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             total_ios: ds.ios,
             short_ios: ds.short,
             runtime_ms: if active { runtime_ms } else { 0 },
-            slat: stat(&ds.slat),
-            clat: stat(&ds.clat),
-            lat: stat(&ds.lat),
-            bw: stat(&ds.bw),
-            iops: stat(&ds.iops),
+            slat: ds.slat.to_fio(),
+            clat: ds.clat.to_fio(),
+            lat: ds.lat.to_fio(),
+            bw: ds.bw.to_fio(),
+            iops: ds.iops.to_fio(),
             clat_bins: FioBins::default(),
         }
     };
@@ -140,7 +130,7 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             gtod_reduce: j.gtod_reduce,
             read: dir(0),
             write: dir(1),
-            sync: stat(&s.sync),
+            sync: s.sync.to_fio(),
             sync_bins: FioBins::default(),
             iodepth_level: s.depth_map,
             iodepth_submit: s.submit_map,
