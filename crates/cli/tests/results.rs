@@ -779,6 +779,15 @@ fn show_prints_each_peer_layout_as_the_run_printed_it() {
     );
     let edited = dir.path().join("edited.db");
     for (id, format, printed, whole) in &runs {
+        // Each grammar's layout options are in the stored result, as the schema says.
+        let stored: Value = serde_json::from_str(&show(&db, id, "json")).unwrap();
+        assert_valid(&stored, &format!("{format} run {id}"));
+        let grammar = &stored["config"]["layout"]["grammar"];
+        if *format == "stream" {
+            assert!(grammar.is_null(), "STREAM's layout takes no options");
+        } else {
+            assert_eq!(grammar, *format, "{format} run {id}");
+        }
         let shown = show(&db, id, format);
         if *whole {
             assert_eq!(&shown, printed, "{format} run {id}");
