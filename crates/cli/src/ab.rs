@@ -20,10 +20,11 @@ use crate::frontend::{
 use crate::present::ab::AbOut;
 use crate::present::{Plain, Presenter, Progress, Text};
 use anyhow::{Result, anyhow, bail};
+use hostbench_core::layout::{AbHtml, AbLayout, Layout};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::Workload;
-use hostbench_report::ab::{GnuplotRow, HtmlAttrs};
+use hostbench_report::ab::GnuplotRow;
 use hostbench_workloads::http::engine::Trace;
 use hostbench_workloads::http::reqlog::RequestLog;
 use hostbench_workloads::http::{HttpLoad, HttpLoadLogged};
@@ -207,7 +208,7 @@ struct AbArgs {
     csv: Option<String>,
     gnuplot: Option<String>,
     html: bool,
-    attrs: HtmlAttrs,
+    attrs: AbHtml,
     proxy: Option<String>,
     bind: Option<String>,
     keep_going: bool,
@@ -644,6 +645,14 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     // without -q it ends the Benchmarking line there and reports progress on stderr, then
     // "Finished N requests"; otherwise it prints "(be patient).....done".
     let heartbeat = !a.quiet && (requests > 150 || (a.requests.is_none() && a.time.is_some()));
+    // What shapes ab's report goes into the result with the measurement: the report is
+    // rendered from the result alone, now and from the store.
+    plan.layout = Some(Layout::Ab(AbLayout {
+        no_pct: a.no_pct,
+        no_sd: a.no_sd,
+        heartbeat,
+        html: a.html.then(|| a.attrs.clone()),
+    }));
     let ab_layout = !a.html && matches!(a.common.format.as_deref(), None | Some("ab"));
     // -w: the HTML is printed after the run, from the result; so is ab's own layout, which
     // depends on the heartbeat.
@@ -673,13 +682,6 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         AB_TIME_REQUESTS
     };
     let ab_out = AbOut {
-        layout: ab_layout.then_some(hostbench_report::ab::Layout {
-            no_pct: a.no_pct,
-            no_sd: a.no_sd,
-            heartbeat,
-            started: true,
-        }),
-        html: a.html.then(|| a.attrs.clone()),
         heartbeat: heartbeat.then_some(Progress {
             every: (planned / 10).max(100),
             line: |n| format!("Completed {n} requests"),
@@ -863,7 +865,7 @@ mod tests {
     fn html_proxy_bind_and_gnuplot_flags() {
         let a = p(&["-w", "h/"]);
         assert!(a.html);
-        assert_eq!(a.attrs, HtmlAttrs::default());
+        assert_eq!(a.attrs, AbHtml::default());
         // Any attribute option turns HTML on, as in ab.
         let a = p(&["-z", "align=left", "-y", "class=r", "h/"]);
         assert!(a.html);

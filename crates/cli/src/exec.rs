@@ -359,6 +359,7 @@ fn run_plan(
                 counters: workload.counters(),
                 facts: instance.facts(),
                 tables: instance.tables(),
+                fio: instance.fio(),
                 warnings: instance.warnings(),
                 clock: clock_info.clone(),
                 host: Some(host.clone()),

@@ -15,10 +15,10 @@
 use crate::exec::{self, SaveOptions};
 use crate::present::fio::FioOut;
 use anyhow::{Result, anyhow, bail};
+use hostbench_core::layout::{FioFormat, FioLayout, Layout};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::{Stage, Workload};
-use hostbench_report::fio::Flavour;
 use hostbench_workloads::disk::fio::{Fio, fio_names, job};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -68,7 +68,7 @@ const FLAGS: &[&str] = &[
 #[derive(Debug)]
 struct Cmd {
     sections: Vec<job::Section>,
-    format: Flavour,
+    format: FioFormat,
     hostbench_json: bool,
     output: Option<String>,
     save: SaveOptions,
@@ -82,7 +82,7 @@ enum Parsed {
 fn parse(args: &[String]) -> Result<Parsed> {
     let mut cmd_sections: Vec<job::Section> = Vec::new();
     let mut files: Vec<String> = Vec::new();
-    let mut format = Flavour::Normal;
+    let mut format = FioFormat::Normal;
     let mut hostbench_json = false;
     let mut output = None;
     let (mut label, mut no_save, mut results_db) = (None, false, None);
@@ -138,9 +138,9 @@ fn parse(args: &[String]) -> Result<Parsed> {
             "output-format" => {
                 let v = value("normal, json, json+ or hostbench-json")?;
                 match v.as_str() {
-                    "normal" => format = Flavour::Normal,
-                    "json" => format = Flavour::Json,
-                    "json+" => format = Flavour::JsonPlus,
+                    "normal" => format = FioFormat::Normal,
+                    "json" => format = FioFormat::Json,
+                    "json+" => format = FioFormat::JsonPlus,
                     "hostbench-json" => hostbench_json = true,
                     other => bail!(
                         "fio: --output-format={other} is not supported; use normal, json, json+ or hostbench-json (terse and several formats at once are not supported)"
@@ -270,6 +270,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         output.flush_layout();
         return Ok(code);
     }
+    // What fio's layouts print besides the measurement goes into the result with it, so a
+    // stored run renders as it printed (`hostbench results show ID -f fio`).
+    plan.layout = Some(Layout::Fio(FioLayout {
+        output_format: cmd.format,
+        laid_out: output.layout_lines(),
+    }));
     match exec::execute(&plan, w, &output, &cmd.save, "fio", argv) {
         Ok((code, _)) => Ok(code),
         Err(e) => {
@@ -308,7 +314,7 @@ mod tests {
                 .opts
                 .contains(&("time_based".into(), String::new()))
         );
-        assert_eq!(c.format, Flavour::JsonPlus);
+        assert_eq!(c.format, FioFormat::JsonPlus);
     }
 
     #[test]

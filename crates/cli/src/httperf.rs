@@ -11,6 +11,7 @@
 use crate::exec::{self, SaveOptions};
 use crate::present::{Plain, Text};
 use anyhow::{Result, anyhow, bail};
+use hostbench_core::layout::{HttperfLayout, Layout};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::Workload;
@@ -64,6 +65,8 @@ struct Args {
     think: f64,
     /// `--wsess` was given (the report adds httperf's Session lines).
     wsess: bool,
+    /// What httperf's first line echoes only when it was given: `--timeout`, `--hog`.
+    echo: HttperfLayout,
     ssl: bool,
     ssl_no_reuse: bool,
     ssl_ciphers: Option<String>,
@@ -93,6 +96,7 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
         runtime: 0.0,
         think: 0.0,
         wsess: false,
+        echo: HttperfLayout::default(),
         ssl: false,
         ssl_no_reuse: false,
         ssl_ciphers: None,
@@ -213,6 +217,7 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
                 a.wsess = true;
             }
             "timeout" => {
+                a.echo.timeout = true;
                 a.timeout = number("seconds")?;
                 if a.timeout == 0.0 {
                     bail!("httperf: --timeout=0: give a positive number of seconds");
@@ -269,7 +274,8 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
             "max-connections" | "max-piped-calls" | "failure-status" | "retry-on-failure" => {
                 bail!("httperf: --{k} is not supported")
             }
-            "hog" | "verbose" | "use-timer-cache" | "no-host-hdr" | "debug" => {}
+            "hog" => a.echo.hog = true,
+            "verbose" | "use-timer-cache" | "no-host-hdr" | "debug" => {}
             "label" => a.label = Some(v),
             "results-db" => a.results_db = Some(v),
             "no-save" => a.no_save = true,
@@ -435,6 +441,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     plan.percentiles = vec![50.0, 90.0, 99.0];
     plan.validate_as(&hostbench_core::plan::OptionNames::HTTPERF)
         .map_err(|e| anyhow!("httperf: {e}"))?;
+    plan.layout = Some(Layout::Httperf(a.echo.clone()));
     let format = match a.format.as_str() {
         // The first line (the options echoed) when the run starts, the rest after it.
         "httperf" => Text::Layout(hostbench_report::httperf::render_after_echo),
@@ -445,14 +452,13 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     let mut output = Plain::new(format);
     let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
     if a.format == "httperf" {
-        let typed = |name: &str| hostbench_report::httperf::typed_in("httperf", argv, name);
         output.started = Some(hostbench_report::httperf::echo(
             &plan.params,
             plan.rate,
             plan.events,
             None,
             plan.params.text("url").starts_with("https://"),
-            &typed,
+            &a.echo,
         ));
     }
     let (code, result) = exec::execute(&plan, w, &output, &saving, "httperf", argv)?;
@@ -477,6 +483,8 @@ mod tests {
             (a.num_conns, a.rate, a.num_calls, a.timeout),
             (5, 10.0, 3, 2.0)
         );
+        // An abbreviated --timeout is --timeout: the echo says it was given.
+        assert!(a.echo.timeout && !a.echo.hog);
         let e = p(&["--num-c", "5"]).err().unwrap().to_string();
         assert!(
             e.contains("ambiguous") && e.contains("--num-calls, --num-conns"),
@@ -504,6 +512,7 @@ mod tests {
             (a.server.as_str(), a.rate, a.num_conns),
             ("h", 1000.0, 20000)
         );
+        assert!(a.echo.hog && !a.echo.timeout);
         let a = p(&["--period=e0.01", "--add-header=A: 1\\nB: 2"])
             .unwrap()
             .unwrap();

@@ -10,6 +10,7 @@
 use crate::exec::{self, SaveOptions};
 use crate::present::{Plain, Text};
 use anyhow::{Result, anyhow, bail};
+use hostbench_core::layout::{IozoneLayout, Layout};
 use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::Workload;
@@ -66,6 +67,9 @@ pub struct Args {
     pub children: Option<usize>,
     /// `-R`.
     pub excel: bool,
+    /// IOzone's flags in the order given (`s`, `+n`), for its header (IOzone prints an
+    /// option's line while it parses the option).
+    pub flags: Vec<String>,
     /// `--format`.
     pub format: Option<String>,
     /// `--label`.
@@ -111,8 +115,9 @@ fn parse_int(flag: &str, text: &str, min: i64, max: i64) -> Result<i64> {
     }
 }
 
-/// Flags that take a value (single characters after '-').
-const WITH_VALUE: &str = hostbench_report::iozone::IOZONE_WITH_VALUE;
+/// Flags that take a value (single characters after '-'): the rest of the word, or the next
+/// word.
+const WITH_VALUE: &str = "sritfFjnqgySLb";
 /// IOzone flags hostbench does not implement, and what they do (for the error message).
 const UNSUPPORTED: &[(&str, &str)] = &[
     ("A", "dense automatic mode (deprecated by IOzone; use -az)"),
@@ -205,6 +210,7 @@ pub fn parse(args: &[String]) -> Result<Args> {
                     bail!("iozone: '-+' needs a letter, e.g. -+n");
                 };
                 k += 1;
+                a.flags.push(format!("+{p}"));
                 match p {
                     'n' => set(&mut a, "no_retest", "on".into()),
                     'p' => {
@@ -230,6 +236,7 @@ pub fn parse(args: &[String]) -> Result<Args> {
                 }
                 continue;
             }
+            a.flags.push(c.to_string());
             let flag = format!("-{c}");
             if WITH_VALUE.contains(c) {
                 // The value is the rest of this word, or the next word.
@@ -433,8 +440,15 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     plan.time_s = 0.0;
     plan.events = 0;
     plan.validate().map_err(|e| anyhow!("iozone: {e}"))?;
+    // What IOzone's header prints besides the measurement, typed into the result: the
+    // report never reads the command line back.
+    let typed = hostbench_core::secret::redact_args(argv);
+    plan.layout = Some(Layout::Iozone(IozoneLayout {
+        flags: a.flags.clone(),
+        excel: a.excel,
+        command: typed.get(1..).unwrap_or_default().join(" "),
+    }));
     let format = match a.format.as_deref() {
-        None | Some("iozone") if a.excel => Text::Layout(hostbench_report::iozone::render_excel),
         None | Some("iozone") => Text::Layout(hostbench_report::iozone::render),
         Some("text") => Text::Native,
         Some("json") => Text::Json,
@@ -472,6 +486,7 @@ mod tests {
         assert_eq!(get(&a, "throughput"), Some("on"));
         assert_eq!(get(&a, "tests"), Some("0,1"));
         assert_eq!(a.children, Some(2));
+        assert_eq!(a.flags, ["s", "r", "p", "e", "o", "t", "i", "i"]);
         // A value flag at the end of a combined word takes the next word.
         let a = p("-Ies 64").unwrap();
         assert_eq!(get(&a, "file_size"), Some("65536"));
@@ -494,6 +509,7 @@ mod tests {
         assert_eq!(get(&a, "no_retest"), Some("on"));
         assert_eq!(get(&a, "mix_read_percent"), Some("30"));
         assert_eq!(get(&a, "files"), Some("/a,/b"));
+        assert_eq!(a.flags, ["+n", "+p", "t", "F"]);
         assert!(
             p("-t 3 -F /a /b")
                 .unwrap_err()

@@ -6,6 +6,7 @@
 use crate::exec;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
+use hostbench_core::result::RunResult;
 use hostbench_store::time::{Bound, now_ms, parse_bound};
 use hostbench_store::{
     Filter, Location, RunSummary, Store, StoredRun, export_document, load_file, read_runs,
@@ -93,6 +94,147 @@ enum TextJson {
     Json,
 }
 
+/// What `results show` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ShowFormat {
+    Text,
+    Json,
+    Sysbench,
+    Fio,
+    Ab,
+    Iozone,
+    Httperf,
+    Stream,
+}
+
+/// The peer layouts a stored run can be printed in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Peer {
+    Sysbench,
+    Fio,
+    Ab,
+    Iozone,
+    Httperf,
+    Stream,
+}
+
+const PEERS: [Peer; 6] = [
+    Peer::Sysbench,
+    Peer::Fio,
+    Peer::Ab,
+    Peer::Iozone,
+    Peer::Httperf,
+    Peer::Stream,
+];
+
+impl Peer {
+    fn name(self) -> &'static str {
+        match self {
+            Peer::Sysbench => "sysbench",
+            Peer::Fio => "fio",
+            Peer::Ab => "ab",
+            Peer::Iozone => "iozone",
+            Peer::Httperf => "httperf",
+            Peer::Stream => "stream",
+        }
+    }
+
+    /// `r` in this peer's layout, from the result alone (the measurement and the layout
+    /// options its front-end recorded), or why it cannot be: the layout is for other
+    /// workloads, or the run was stored before results carried what the layout needs. A run
+    /// typed in another grammar gave none of this peer's options: the layout then prints
+    /// what the peer prints without them (what `hostbench http --format ab` prints).
+    fn render(self, r: &RunResult) -> std::result::Result<String, String> {
+        use hostbench_core::layout::Layout;
+        use hostbench_report as report;
+        let id = r.workload.id.as_str();
+        let older = |what: &str| {
+            format!(
+                "it was stored by hostbench {} before results recorded {what} (result schema \
+                 1.{}; 1.1 has it)",
+                r.tool.version, r.schema_minor
+            )
+        };
+        // The grammar's own options: recorded, or not given at all (another grammar).
+        let options = |recorded: bool| {
+            if recorded || r.config.grammar != self.name() {
+                Ok(())
+            } else {
+                Err(older(&format!("{}'s layout options", self.name())))
+            }
+        };
+        let not_for = |what: &str| Err(format!("{}'s layout is for {what}, not {id}", self.name()));
+        let layout = r.config.layout.as_ref();
+        match self {
+            Peer::Sysbench => {
+                if hostbench_workloads::registry::find(id)
+                    .and_then(|w| w.sysbench_test())
+                    .is_none()
+                {
+                    return not_for("its tests (cpu, memory, fileio, threads, mutex, OLTP)");
+                }
+                options(matches!(layout, Some(Layout::Sysbench(_))))?;
+                Ok(report::sysbench::report(r))
+            }
+            Peer::Fio => {
+                if id != "disk.fio" {
+                    return not_for("disk.fio runs");
+                }
+                if r.fio.is_none() {
+                    return Err(older("fio's statistics as one typed section"));
+                }
+                options(matches!(layout, Some(Layout::Fio(_))))?;
+                Ok(report::fio::render_as_run(r))
+            }
+            Peer::Ab | Peer::Httperf => {
+                if id != HTTP_LOAD {
+                    return not_for("http.load runs");
+                }
+                if self == Peer::Ab {
+                    options(matches!(layout, Some(Layout::Ab(_))))?;
+                    Ok(report::ab::render(r))
+                } else {
+                    options(matches!(layout, Some(Layout::Httperf(_))))?;
+                    Ok(report::httperf::render(r))
+                }
+            }
+            Peer::Iozone => {
+                if id != "iozone" {
+                    return not_for("iozone runs");
+                }
+                match layout {
+                    Some(Layout::Iozone(_)) => Ok(report::iozone::render(r)),
+                    _ if r.config.grammar == "iozone" => Err(older("IOzone's layout options")),
+                    // IOzone's header echoes its own command line and flags.
+                    _ => Err(format!(
+                        "IOzone's header echoes the IOzone command line, and this run was typed \
+                         in the {} grammar",
+                        r.config.grammar
+                    )),
+                }
+            }
+            Peer::Stream => {
+                if id != "stream" {
+                    return not_for("stream runs");
+                }
+                Ok(report::stream::render(r))
+            }
+        }
+    }
+}
+
+/// Every format `r` can be shown in, for the message that refuses another.
+fn formats_for(r: &RunResult) -> String {
+    let mut f = vec!["text", "json"];
+    f.extend(
+        PEERS
+            .iter()
+            .filter(|p| p.render(r).is_ok())
+            .map(|p| p.name()),
+    );
+    f.join(", ")
+}
+
 #[derive(Debug, Args)]
 struct ListArgs {
     #[command(flatten)]
@@ -108,9 +250,11 @@ struct ListArgs {
 struct ShowArgs {
     /// Run id, or an unambiguous prefix of one (at least 4 characters).
     id: String,
-    /// `text`: the report; `json`: the stored result JSON, exactly as stored.
-    #[arg(short, long, value_enum, default_value_t = TextJson::Text)]
-    format: TextJson,
+    /// `text`: the report; `json`: the stored result JSON, exactly as stored; `sysbench`,
+    /// `fio`, `ab`, `iozone`, `httperf`, `stream`: the run's report in that program's layout,
+    /// as the run printed it (a layout the run has the data for).
+    #[arg(short, long, value_enum, default_value_t = ShowFormat::Text)]
+    format: ShowFormat,
     #[command(flatten)]
     store: StoreArg,
 }
@@ -299,13 +443,43 @@ fn show(a: ShowArgs) -> Result<ExitCode> {
         );
     };
     let run = store.get(&a.id)?;
-    if a.format == TextJson::Json {
+    if a.format == ShowFormat::Json {
         exec::out(&format!("{}\n", run.json));
         return Ok(ExitCode::SUCCESS);
     }
     let r = run
         .result()
         .context("`--format json` prints the stored text as it is")?;
+    let peer = match a.format {
+        ShowFormat::Text | ShowFormat::Json => None,
+        ShowFormat::Sysbench => Some(Peer::Sysbench),
+        ShowFormat::Fio => Some(Peer::Fio),
+        ShowFormat::Ab => Some(Peer::Ab),
+        ShowFormat::Iozone => Some(Peer::Iozone),
+        ShowFormat::Httperf => Some(Peer::Httperf),
+        ShowFormat::Stream => Some(Peer::Stream),
+    };
+    if let Some(peer) = peer {
+        // The report as the run printed it on stdout, its warnings on stderr as it did.
+        let text = peer.render(&r).map_err(|why| {
+            // Stored strings (id, workload, grammar) are printed escaped.
+            let msg = format!(
+                "run {} ({} run typed in the {} grammar) cannot be shown in {}'s layout: {why}; \
+                 it can be shown as: {}",
+                r.id,
+                r.workload.id,
+                r.config.grammar,
+                peer.name(),
+                formats_for(&r)
+            );
+            anyhow::anyhow!("{}", hostbench_core::input::printable(&msg))
+        })?;
+        exec::out(&text);
+        for w in &r.warnings {
+            eprintln!("WARNING: {}", w.message);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     use hostbench_core::input::printable;
     let mut s = format!(
         "run {}  started {}",

@@ -880,6 +880,12 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         warn.push("Both event and time limits are disabled, running an endless test".into());
     }
     let saving = SaveOptions::new(label, no_save, results_db)?;
+    // The report's options go into the result too (`results show ID -f sysbench`).
+    plan.layout = Some(hostbench_core::layout::Layout::Sysbench(
+        hostbench_core::layout::SysbenchLayout {
+            histogram: out.histogram,
+        },
+    ));
     Ok(Invocation::Run(Box::new(plan), out, saving))
 }
 

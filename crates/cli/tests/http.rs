@@ -9,58 +9,10 @@ use common::*;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-/// `hostbench serve --port 0 ARGS`, stopped on drop.
-struct Serve {
-    child: Child,
-    url: String,
-    port: u16,
-}
-
-impl Serve {
-    fn start(args: &[&str]) -> Serve {
-        let mut child = hb_std()
-            .args(["serve", "--port", "0"])
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("serve starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .rsplit(' ')
-            .next()
-            .expect("serve prints its URL")
-            .to_string();
-        assert!(
-            url.starts_with("http://127.0.0.1:") || url.starts_with("https://127.0.0.1:"),
-            "{line}"
-        );
-        let port = url
-            .trim_end_matches('/')
-            .rsplit(':')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
-        Serve { child, url, port }
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn json_run(args: &[&str]) -> Value {
     let mut a = args.to_vec();

@@ -19,9 +19,15 @@ fn temp() -> tempfile::TempDir {
 
 /// Runs hostbench with its store at `db`; asserts success; returns (stdout, stderr).
 fn ok(db: &Path, args: &[&str]) -> (String, String) {
+    ok_in(db, Path::new("."), args)
+}
+
+/// [`ok`] with the working directory at `dir` (IOzone and fio write their files there).
+fn ok_in(db: &Path, dir: &Path, args: &[&str]) -> (String, String) {
     let out = hb_with_store(db)
+        .current_dir(dir)
         .args(args)
-        .timeout(Duration::from_secs(60))
+        .timeout(Duration::from_secs(120))
         .output()
         .unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
@@ -653,4 +659,293 @@ fn postgres_store_from_the_command_line() {
     let (said, _) = ok(&db, &["results", "rm", "--label", "pg"]);
     assert!(said.starts_with("removed 1 run(s)"), "{said}");
     assert_eq!(list(&db, &[]).len(), 1);
+}
+
+/// The id of the newest run in `db`.
+fn newest(db: &Path) -> String {
+    list(db, &["--limit", "1"])[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// `results show ID -f FORMAT`: stdout.
+fn show(db: &Path, id: &str, format: &str) -> String {
+    ok(db, &["results", "show", id, "-f", format]).0
+}
+
+/// A stored run as JSON, edited by `edit`, imported into the store `into`.
+fn import_edited(from: &Path, id: &str, into: &Path, edit: impl Fn(&mut Value)) {
+    let mut v: Value = serde_json::from_str(&show(from, id, "json")).unwrap();
+    edit(&mut v);
+    let file = into.with_extension("json");
+    std::fs::write(&file, serde_json::to_string(&v).unwrap()).unwrap();
+    ok(into, &["results", "import", file.to_str().unwrap()]);
+}
+
+/// Runs of every peer grammar, each shown again from the store in its layout: the report
+/// is what the run printed, byte for byte (the same stored result, so the same times).
+/// Then the same results with `config.command_line` replaced render the same: no renderer
+/// reads the command line.
+#[test]
+fn show_prints_each_peer_layout_as_the_run_printed_it() {
+    let dir = temp();
+    let db = dir.path().join("r.db");
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let s = Serve::start(&[]);
+    let port = s.port.to_string();
+    // (layout, what the run printed on stdout, whether that is the whole of it).
+    let mut runs: Vec<(String, &str, String, bool)> = Vec::new();
+    let mut add = |format: &'static str, args: &[&str], whole: bool| {
+        let (out, _) = ok_in(&db, &work, args);
+        runs.push((newest(&db), format, out, whole));
+    };
+    // sysbench: the final report (its header and interval lines are printed live).
+    add(
+        "sysbench",
+        &[
+            "cpu",
+            "--cpu-max-prime=2000",
+            "--events=200",
+            "--time=0",
+            "--histogram",
+            "run",
+        ],
+        false,
+    );
+    // fio: the file layout line, the pid and group_reporting's merged block included.
+    add(
+        "fio",
+        &[
+            "fio",
+            "--name=t",
+            "--size=256k",
+            "--bs=4k",
+            "--rw=randrw",
+            "--numjobs=2",
+            "--group_reporting",
+        ],
+        true,
+    );
+    add(
+        "fio",
+        &[
+            "fio",
+            "--name=j",
+            "--ioengine=null",
+            "--size=1m",
+            "--output-format=json+",
+        ],
+        true,
+    );
+    add(
+        "ab",
+        &["ab", "-n", "300", "-c", "2", "-k", "-d", "-S", &s.url],
+        true,
+    );
+    add(
+        "ab",
+        &["ab", "-n", "20", "-w", "-x", "border=1", &s.url],
+        true,
+    );
+    add(
+        "httperf",
+        &[
+            "httperf",
+            "--server",
+            "127.0.0.1",
+            "--port",
+            &port,
+            "--num-conns",
+            "20",
+            "--timeout",
+            "5",
+            "--hog",
+        ],
+        true,
+    );
+    add(
+        "iozone",
+        &[
+            "iozone", "-s", "64k", "-r", "4k", "-i", "0", "-i", "1", "-e", "-R", "-f", "io.tmp",
+        ],
+        true,
+    );
+    add(
+        "stream",
+        &["stream", "--array-size=20000", "--ntimes=3", "--threads=1"],
+        true,
+    );
+    let edited = dir.path().join("edited.db");
+    for (id, format, printed, whole) in &runs {
+        // Each grammar's layout options are in the stored result, as the schema says.
+        let stored: Value = serde_json::from_str(&show(&db, id, "json")).unwrap();
+        assert_valid(&stored, &format!("{format} run {id}"));
+        let grammar = &stored["config"]["layout"]["grammar"];
+        if *format == "stream" {
+            assert!(grammar.is_null(), "STREAM's layout takes no options");
+        } else {
+            assert_eq!(grammar, *format, "{format} run {id}");
+        }
+        let shown = show(&db, id, format);
+        if *whole {
+            assert_eq!(&shown, printed, "{format} run {id}");
+        } else {
+            assert!(
+                printed.ends_with(&shown) && shown.contains("General statistics:"),
+                "{format} run {id}: the report printed:\n{printed}\nshown:\n{shown}"
+            );
+        }
+        import_edited(&db, id, &edited, |v| {
+            v["config"]["command_line"] = serde_json::json!(["hostbench", "run", "null", "-R"]);
+        });
+        assert_eq!(
+            show(&edited, id, format),
+            shown,
+            "{format} run {id} with another command line"
+        );
+    }
+    // What each layout put in the run's report, to be sure the layouts were the peers'.
+    let shown = |i: usize| show(&db, &runs[i].0, runs[i].1);
+    assert!(shown(0).contains("Latency histogram"), "{}", shown(0));
+    assert!(shown(1).contains("Laying out IO file"), "{}", shown(1));
+    assert!(shown(1).contains("(groupid=0, jobs=2)"), "{}", shown(1));
+    assert!(shown(2).contains("\"bins\" : {"), "{}", shown(2));
+    assert!(!shown(3).contains("Percentage of the requests"), "-d");
+    assert!(shown(4).contains("<table border=1>"), "{}", shown(4));
+    assert!(
+        shown(5).starts_with("httperf --timeout=5 --hog "),
+        "{}",
+        shown(5)
+    );
+    assert!(shown(6).contains("Excel output is below:"), "{}", shown(6));
+    assert!(shown(6).contains("\tInclude fsync in write timing\n"));
+    assert!(shown(7).contains("Triad:"), "{}", shown(7));
+}
+
+/// A layout a run has no data for is an error (exit 2) naming the layouts it can be shown
+/// in; runs stored before results recorded what a layout needs say so; a run typed in
+/// another grammar shows in a layout that takes nothing from its command line.
+#[test]
+fn show_refuses_a_layout_a_run_has_no_data_for() {
+    let dir = temp();
+    let db = dir.path().join("r.db");
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    ok(
+        &db,
+        &[
+            "cpu",
+            "--cpu-max-prime=1000",
+            "--events=20",
+            "--time=0",
+            "run",
+        ],
+    );
+    let cpu = newest(&db);
+    usage_error(
+        &db,
+        &["results", "show", &cpu, "-f", "fio"],
+        "(cpu run typed in the sysbench grammar) cannot be shown in fio's layout: fio's \
+         layout is for disk.fio runs, not cpu; it can be shown as: text, json, sysbench",
+    );
+    usage_error(
+        &db,
+        &["results", "show", &cpu, "-f", "ab"],
+        "it can be shown as: text, json, sysbench",
+    );
+    // A native run of a sysbench test takes sysbench's defaults (no histogram).
+    ok(
+        &db,
+        &[
+            "run",
+            "cpu",
+            "--set",
+            "max_prime=1000",
+            "-n",
+            "20",
+            "--time",
+            "0",
+        ],
+    );
+    let native = show(&db, &newest(&db), "sysbench");
+    assert!(native.starts_with("CPU speed:\n"), "{native}");
+    assert!(!native.contains("Latency histogram"), "{native}");
+    // IOzone's header echoes IOzone's command line: a native iozone run has none.
+    ok_in(
+        &db,
+        &work,
+        &[
+            "run",
+            "iozone",
+            "--set",
+            "file_size=64K",
+            "--format",
+            "json",
+        ],
+    );
+    let native_iozone = newest(&db);
+    usage_error(
+        &db,
+        &["results", "show", &native_iozone, "-f", "iozone"],
+        "IOzone's header echoes the IOzone command line, and this run was typed in the \
+         native grammar; it can be shown as: text, json\n",
+    );
+    // An ab run shows in httperf's layout (it gave none of httperf's options).
+    let s = Serve::start(&[]);
+    ok(&db, &["ab", "-n", "10", &s.url]);
+    let ab = newest(&db);
+    let as_httperf = show(&db, &ab, "httperf");
+    assert!(
+        as_httperf.starts_with("httperf --client=0/1 --server=127.0.0.1"),
+        "{as_httperf}"
+    );
+    usage_error(
+        &db,
+        &["results", "show", &ab, "-f", "stream"],
+        "stream's layout is for stream runs, not http.load; it can be shown as: text, json, \
+         ab, httperf",
+    );
+    // Runs stored before results carried the layout data (result schema 1.0).
+    ok_in(
+        &db,
+        &work,
+        &["fio", "--name=o", "--ioengine=null", "--size=64k"],
+    );
+    let fio = newest(&db);
+    ok_in(
+        &db,
+        &work,
+        &["iozone", "-s", "64k", "-i", "0", "-f", "o.tmp"],
+    );
+    let iozone = newest(&db);
+    let old = dir.path().join("old.db");
+    let strip = |v: &mut Value| {
+        let o = v.as_object_mut().unwrap();
+        o.remove("schema_minor");
+        o.remove("fio");
+        v["config"].as_object_mut().unwrap().remove("layout");
+    };
+    for id in [&cpu, &ab, &fio, &iozone] {
+        import_edited(&db, id, &old, strip);
+    }
+    for (id, layout, what) in [
+        (&cpu, "sysbench", "sysbench's layout options"),
+        (&ab, "ab", "ab's layout options"),
+        (&fio, "fio", "fio's statistics as one typed section"),
+        (&iozone, "iozone", "IOzone's layout options"),
+    ] {
+        usage_error(
+            &old,
+            &["results", "show", id, "-f", layout],
+            &format!(
+                "cannot be shown in {layout}'s layout: it was stored by hostbench {} before \
+                 results recorded {what} (result schema 1.0; 1.1 has it)",
+                env!("CARGO_PKG_VERSION")
+            ),
+        );
+    }
+    // What needs nothing new still shows: the old ab run in httperf's layout.
+    assert_eq!(show(&old, &ab, "httperf"), as_httperf);
 }

@@ -124,6 +124,7 @@ fn check_latency(l: &Value, avg: Option<u64>, percentiles: &[f64], what: &str) {
 fn check_semantics(r: &Value, what: &str) {
     assert_eq!(r["schema"], "hostbench.result", "{what}");
     assert_eq!(r["schema_version"], 1, "{what}");
+    assert_eq!(r["schema_minor"], 1, "{what}");
     assert_eq!(r["tool"]["name"], "hostbench", "{what}");
     assert_eq!(r["tool"]["version"], env!("CARGO_PKG_VERSION"), "{what}");
 
@@ -665,6 +666,30 @@ fn schema_rejects_what_serde_would_not_write() {
         ("schema_version 2", "/schema_version", |v| {
             set(v, "/schema_version", json!(2))
         }),
+        ("schema_minor negative", "/schema_minor", |v| {
+            set(v, "/schema_minor", json!(-1))
+        }),
+        ("a layout of an unknown grammar", "/config/layout", |v| {
+            set(v, "/config/layout", json!({"grammar": "wrk"}))
+        }),
+        (
+            "a layout option of another grammar",
+            "/config/layout",
+            |v| {
+                set(
+                    v,
+                    "/config/layout",
+                    json!({"grammar": "sysbench", "histogram": true, "hog": true}),
+                )
+            },
+        ),
+        ("a fio section without blocks", "/fio", |v| {
+            set(
+                v,
+                "/fio",
+                json!({"pid": 1, "global_options": [], "jobs": [], "disks": []}),
+            )
+        }),
         ("another schema id", "/schema", |v| {
             set(v, "/schema", json!("hostbench.results"))
         }),
@@ -747,6 +772,10 @@ fn schema_rejects_what_serde_would_not_write() {
         ("/outcome/error", json!("worker 0: boom")),
         ("/host/cpu/mhz_max", json!(3500.0)),
         ("/host/dmi", json!({"vendor": null, "product": "m5.large"})),
+        (
+            "/config/layout",
+            json!({"grammar": "sysbench", "histogram": true}),
+        ),
     ];
     for (ptr, x) in fine {
         let mut v = good.clone();

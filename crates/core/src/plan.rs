@@ -1,5 +1,7 @@
 //! The plan: everything a front-end decided, in one grammar-free value. Nothing after the
-//! front-end knows whether the user typed sysbench's, fio's or the native command line.
+//! front-end knows whether the user typed sysbench's, fio's or the native command line; the
+//! one exception is [`Plan::layout`], the options of the grammar's report, which only
+//! renderers read (from the result).
 
 use crate::params::Params;
 use crate::rand::Distribution;
@@ -35,6 +37,10 @@ pub struct Plan {
     /// Seed of every random stream; 0 = derive one from the clock (the chosen seed is
     /// recorded in the result).
     pub seed: u64,
+    /// The options of the grammar's report layout (recorded in the result, where renderers
+    /// read them); `None` for grammars whose layouts take none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<crate::layout::Layout>,
 }
 
 /// How a grammar spells the general options, for the messages of [`Plan::validate_as`].
@@ -145,6 +151,7 @@ impl Plan {
                 res: 75.0,
             },
             seed: 0,
+            layout: None,
         }
     }
 

@@ -2,10 +2,13 @@
 //! store keeps. `schemas/result.v1.json` describes it; tests validate every JSON we emit.
 //!
 //! Units are in the field names (`_ns`, `_s`, `_per_s`). Additive changes keep
-//! `schema_version`; anything else bumps it.
+//! `schema_version` and bump `schema_minor` (docs/results.md keeps the history); anything
+//! else bumps `schema_version`.
 
 use crate::clock::ClockInfo;
+use crate::fio_result::FioResult;
 use crate::host::HostInfo;
+use crate::layout::Layout;
 use crate::params::Params;
 use crate::plan::Plan;
 use crate::rand::Distribution;
@@ -20,6 +23,9 @@ use std::collections::BTreeMap;
 pub const SCHEMA_ID: &str = "hostbench.result";
 /// Current schema version.
 pub const SCHEMA_VERSION: u32 = 1;
+/// Current minor version of [`SCHEMA_VERSION`]: 1 added `config.layout` and `fio` (results
+/// without the field are 0, written before it existed).
+pub const SCHEMA_MINOR: u32 = 1;
 
 /// One run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -28,6 +34,10 @@ pub struct RunResult {
     pub schema: String,
     /// Schema version (1).
     pub schema_version: u32,
+    /// Additions to the schema version (0 when absent: written before `schema_minor`
+    /// existed). Tells a reader which optional sections a result of this version can have.
+    #[serde(default)]
+    pub schema_minor: u32,
     /// Unique id of the run.
     pub id: String,
     /// The program that measured.
@@ -65,6 +75,10 @@ pub struct RunResult {
     /// report read these.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub figures: Vec<Figure>,
+    /// fio's statistics of a `disk.fio` run (jobs, report blocks, devices), which fio's
+    /// layouts render (schema 1.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fio: Option<FioResult>,
 }
 
 /// Program name, version and commit.
@@ -116,6 +130,10 @@ pub struct RunConfig {
     pub grammar: String,
     /// The command line, as typed.
     pub command_line: Vec<String>,
+    /// What the grammar's report layout needs beyond the measurement (its options that
+    /// shape the report), for renderers, which never read `command_line` (schema 1.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<Layout>,
 }
 
 /// How the run ended.
@@ -429,6 +447,8 @@ pub struct ResultContext<'a> {
     pub facts: Vec<(String, f64)>,
     /// Tables from the instance.
     pub tables: Vec<Table>,
+    /// fio's statistics from the instance (`disk.fio` only).
+    pub fio: Option<FioResult>,
     /// Warnings from the instance (what the user is really measuring, and what to do).
     pub warnings: Vec<Warning>,
     /// Clock description.
@@ -453,6 +473,7 @@ impl RunResult {
         let mut r = RunResult {
             schema: SCHEMA_ID.into(),
             schema_version: SCHEMA_VERSION,
+            schema_minor: SCHEMA_MINOR,
             id: run_id(ctx.started_unix_s, m.seed),
             tool: ctx.tool,
             started_at: crate::civil::rfc3339_utc(ctx.started_unix_s),
@@ -475,6 +496,7 @@ impl RunResult {
                 seed: m.seed,
                 grammar: ctx.grammar.into(),
                 command_line: crate::secret::redact_args(&ctx.command_line),
+                layout: plan.layout.clone(),
             },
             clock: ctx.clock,
             host: ctx.host,
@@ -500,6 +522,7 @@ impl RunResult {
             warnings: Vec::new(),
             tables: ctx.tables,
             figures: Vec::new(),
+            fio: ctx.fio,
         };
         r.warnings = ctx.warnings;
         r.warnings.extend(r.standard_warnings());

@@ -222,6 +222,11 @@ pub trait Instance: Send + Sync {
     fn tables(&self) -> Vec<Table> {
         Vec::new()
     }
+    /// fio's statistics (`disk.fio` alone), asked after the run: the result's typed `fio`
+    /// section, which fio's layouts render. Default: none.
+    fn fio(&self) -> Option<crate::fio_result::FioResult> {
+        None
+    }
     /// What the user is really measuring with these options, and what to do about it;
     /// asked after the run.
     fn warnings(&self) -> Vec<Warning> {

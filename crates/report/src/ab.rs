@@ -7,11 +7,15 @@
 //! medians and percentiles come from an HDR histogram (3 significant digits) rather than a
 //! sorted array of every request; the banner says this is hostbench.
 //!
+//! The options that shape the report (`-d`, `-S`, `-w` and its attributes, the heartbeat)
+//! are the ab layout options the front-end recorded in the result (`config.layout`).
+//!
 //! Also here: ab's `-w` HTML tables ([`render_html`]) and its `-g` gnuplot file
 //! ([`write_gnuplot`]), which alone needs every request's times and gets them from the
 //! caller, not from the result.
 
 use crate::http::{fact, is_tls, param_text, target, time_row, tls_row};
+use hostbench_core::layout::{AbHtml, AbLayout, Layout};
 use hostbench_core::params::Value;
 use hostbench_core::result::RunResult;
 use std::fmt::Write;
@@ -121,19 +125,13 @@ impl Summary {
     }
 }
 
-/// What of ab's text report to print (its options that shape the layout).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Layout {
-    /// `-d`: no percentile table.
-    pub no_pct: bool,
-    /// `-S`: no sd/median columns and no warnings.
-    pub no_sd: bool,
-    /// ab's heartbeat (past 150 requests or with `-t`, not with `-q`): the Benchmarking line
-    /// ends at "(be patient)" instead of "(be patient).....done".
-    pub heartbeat: bool,
-    /// The banner and the Benchmarking line were printed before the run ([`started`]): the
-    /// report goes on from there.
-    pub started: bool,
+/// ab's layout options of `r`: what the ab front-end recorded, or ab's defaults (every
+/// section, no heartbeat, the text report) for a run typed in another grammar.
+pub fn layout_of(r: &RunResult) -> AbLayout {
+    match &r.config.layout {
+        Some(Layout::Ab(l)) => l.clone(),
+        _ => AbLayout::default(),
+    }
 }
 
 /// What ab prints before the run: its banner and `Benchmarking HOST [through PROXY] (be
@@ -147,11 +145,14 @@ pub fn started(version: &str, host: &str, through: &str, heartbeat: bool) -> Str
     )
 }
 
-/// ab's report, shaped by `o`.
-pub fn render_with(r: &RunResult, o: Layout) -> String {
+/// ab's text report, shaped by the options `r` recorded (`-d`, `-S`, the heartbeat);
+/// `banner_printed`: the banner and the Benchmarking line were printed before the run
+/// ([`started`]), so the report goes on from there.
+pub fn render_with(r: &RunResult, banner_printed: bool) -> String {
+    let o = layout_of(r);
     let m = Summary::of(r);
     let (host, through) = (&m.host, &m.through);
-    let mut s = if o.started {
+    let mut s = if banner_printed {
         String::new()
     } else {
         started(&r.tool.version, host, through, o.heartbeat)
@@ -284,35 +285,13 @@ pub fn render_with(r: &RunResult, o: Layout) -> String {
     s
 }
 
-/// The attributes ab's `-x`, `-y` and `-z` put into the HTML tags (ab's defaults: none,
-/// none, `bgcolor=white`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HtmlAttrs {
-    /// Inside `<table ...>` (`-x`).
-    pub table: String,
-    /// Inside every `<tr ...>` (`-y`).
-    pub tr: String,
-    /// Inside every `<th ...>` and `<td ...>` (`-z`).
-    pub td: String,
-}
-
-impl Default for HtmlAttrs {
-    fn default() -> Self {
-        HtmlAttrs {
-            table: String::new(),
-            tr: String::new(),
-            td: "bgcolor=white".into(),
-        }
-    }
-}
-
 /// ab's `-w` report: the banner as a paragraph, then one table, row for row as ab's
 /// (attributes inserted verbatim, as ab does; values are not HTML-escaped either, except
 /// that hostbench escapes `<`, `>` and `&` in the server name and path it did not choose).
 /// Connection Times are milliseconds with three decimals (ab: whole milliseconds), and
 /// Processing is the processing time's own min/avg/max (ab subtracts Connect's min and
 /// max from Total's); the failure breakdown names Receive errors, as ab's text report does.
-pub fn render_html(r: &RunResult, a: &HtmlAttrs) -> String {
+pub fn render_html(r: &RunResult, a: &AbHtml) -> String {
     let mut s = String::new();
     let m = Summary::of(r);
     let (tr, td) = (&a.tr, &a.td);
@@ -444,9 +423,13 @@ fn escape(t: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// ab's report with every section.
+/// ab's whole output for `r`, as the options it recorded shape it: the HTML table with
+/// `-w`, else the banner and the text report.
 pub fn render(r: &RunResult) -> String {
-    render_with(r, Layout::default())
+    match layout_of(r).html {
+        Some(h) => render_html(r, &h),
+        None => render_with(r, false),
+    }
 }
 
 fn connection_times(s: &mut String, r: &RunResult, no_sd: bool) {

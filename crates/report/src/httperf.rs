@@ -2,7 +2,9 @@
 //! lines, labels and units (`Total: connections ...`, `Reply rate [replies/s]: min ...`,
 //! `Errors: total ...`), so scripts written for httperf parse hostbench's output.
 //!
-//! Sources of each figure: connection counts, lifetimes and connect times from the
+//! The options httperf echoes only when given (`--timeout`, `--hog`) come from the httperf
+//! layout options the front-end recorded in the result (`config.layout`), never from the
+//! command line. Sources of each figure: connection counts, lifetimes and connect times from the
 //! workload's facts and its `http_times` table; reply-rate samples from the run's intervals
 //! (the httperf front-end asks for one every 5 s, as httperf samples); CPU time from
 //! getrusage over the run (with `url=self` it includes the built-in server). Differences
@@ -10,47 +12,45 @@
 //! taken from httperf's 1 ms bins.
 
 use crate::http::{errors, fact, is_tls, target, time_row};
+use hostbench_core::layout::{HttperfLayout, Layout};
 use hostbench_core::params::{Params, Value};
 use hostbench_core::result::RunResult;
 use std::fmt::Write;
 
 /// httperf's report.
 pub fn render(r: &RunResult) -> String {
-    let typed = |name: &str| typed_in(&r.config.grammar, &r.config.command_line, name);
     let mut s = echo(
         &r.workload.params,
         r.config.rate_per_s,
         r.config.event_limit,
         fact(r, "target_port"),
         is_tls(r),
-        &typed,
+        &layout_of(r),
     );
     s.push_str(&render_after_echo(r));
     s
 }
 
-/// Whether an httperf command line (`grammar` "httperf") gave option `name` (getopt_long
-/// abbreviations included).
-pub fn typed_in(grammar: &str, command_line: &[String], name: &str) -> bool {
-    grammar == "httperf"
-        && command_line.iter().skip(2).any(|a| {
-            let k = a.trim_start_matches("--");
-            let k = k.split('=').next().unwrap_or("");
-            a.starts_with("--") && k.len() >= 2 && name.starts_with(k)
-        })
+/// httperf's layout options of `r`: what the httperf front-end recorded, or none given (a
+/// run of another grammar has neither `--timeout` nor `--hog`).
+pub fn layout_of(r: &RunResult) -> HttperfLayout {
+    match &r.config.layout {
+        Some(Layout::Httperf(l)) => l.clone(),
+        _ => HttperfLayout::default(),
+    }
 }
 
 /// httperf's first line: the options it runs with, in its order, from the run's
 /// parameters, its rate and connection count (`port_fact`: the built-in server's port with
-/// `url=self`; `typed`: whether the command line gave an option). The httperf front-end
-/// prints it when the run starts, as httperf does.
+/// `url=self`; `given`: the options echoed only when the command line gave them). The
+/// httperf front-end prints it when the run starts, as httperf does.
 pub fn echo(
     params: &Params,
     rate: f64,
     conns: u64,
     port_fact: Option<f64>,
     tls: bool,
-    typed: &dyn Fn(&str) -> bool,
+    given: &HttperfLayout,
 ) -> String {
     let mut s = String::new();
     let values = params.values();
@@ -79,12 +79,12 @@ pub fn echo(
     // command line gave them (httperf prints what was set, and a run of another grammar has
     // neither).
     let mut line = String::from("httperf");
-    if typed("timeout")
+    if given.timeout
         && let Some(Value::Float(t)) = values.get("timeout")
     {
         let _ = write!(line, " --timeout={t}");
     }
-    if typed("hog") {
+    if given.hog {
         line.push_str(" --hog");
     }
     let _ = write!(

@@ -6,9 +6,14 @@
 //! lines read ours; the banner says this is hostbench. The children are always threads, but
 //! the per-child lines say "process" as IOzone's do, or "thread" with `-T`, as IOzone's do.
 //!
-//! Also `render_excel`: the `-R` report blocks ("Writer report", ...), a matrix of file size ×
-//! record size per test, appended after the table as IOzone does.
+//! With `-R`, the Excel-style report blocks ("Writer report", ...), a matrix of file size ×
+//! record size per test, follow the table as IOzone prints them.
+//!
+//! What the header needs beyond the measurement (the flags in the order given, the command
+//! line IOzone echoes, `-R`) is the `iozone` layout options the front-end recorded in the
+//! result (`config.layout`); the command line itself is never read back.
 
+use hostbench_core::layout::{IozoneLayout, Layout};
 use hostbench_core::params::Value;
 use hostbench_core::result::{RunResult, Table};
 use std::fmt::Write;
@@ -53,56 +58,13 @@ fn child_word(r: &RunResult) -> &'static str {
     }
 }
 
-/// IOzone's flags that take a value (the rest of the word, or the next word).
-pub const IOZONE_WITH_VALUE: &str = "sritfFjnqgySLb";
-
-/// IOzone's flags in the order given (`-+n` as `+n`; a value is skipped), from the words
-/// after `iozone`. hostbench's own `--long` options are skipped.
-pub fn option_order(args: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        i += 1;
-        if arg.starts_with("--") {
-            // `--format json`: hostbench's, with or without '='.
-            if !arg.contains('=') && matches!(arg.as_str(), "--format" | "--label" | "--results-db")
-            {
-                i += 1;
-            }
-            continue;
-        }
-        let Some(body) = arg.strip_prefix('-') else {
-            continue;
-        };
-        let chars: Vec<char> = body.chars().collect();
-        let mut k = 0;
-        while k < chars.len() {
-            let c = chars[k];
-            k += 1;
-            if c == '+' {
-                if let Some(&p) = chars.get(k) {
-                    k += 1;
-                    out.push(format!("+{p}"));
-                    if p == 'p' {
-                        if k == chars.len() {
-                            i += 1;
-                        }
-                        k = chars.len();
-                    }
-                }
-                continue;
-            }
-            out.push(c.to_string());
-            if IOZONE_WITH_VALUE.contains(c) {
-                if k == chars.len() {
-                    i += 1;
-                }
-                k = chars.len();
-            }
-        }
+/// IOzone's layout options of `r`: what the iozone front-end recorded, or none (no option
+/// lines, an empty command) for a run typed in another grammar.
+pub fn layout_of(r: &RunResult) -> IozoneLayout {
+    match &r.config.layout {
+        Some(Layout::Iozone(l)) => l.clone(),
+        _ => IozoneLayout::default(),
     }
-    out
 }
 
 /// The banner, the option lines and the fixed lines up to the results.
@@ -121,8 +83,10 @@ fn header(r: &RunResult) -> String {
     let _ = writeln!(s);
     // IOzone prints an option's line while it parses that option: the lines come in the
     // order the flags were given. Each line is tagged with its flag and sorted by where the
-    // flag appears in the command line; a flag that is not there prints no line.
-    let order = option_order(r.config.command_line.get(2..).unwrap_or_default());
+    // flag appears among those the front-end recorded; a flag that is not there prints no
+    // line.
+    let layout = layout_of(r);
+    let order = &layout.flags;
     let at = |f: &str| order.iter().position(|o| o == f);
     let mut lines: Vec<(usize, String)> = Vec::new();
     let mut line = |f: &str, text: String| {
@@ -186,8 +150,7 @@ fn header(r: &RunResult) -> String {
     for (_, l) in lines {
         let _ = writeln!(s, "{l}");
     }
-    let cmd = r.config.command_line.get(1..).unwrap_or_default().join(" ");
-    let _ = writeln!(s, "\tCommand line used: hostbench {cmd}");
+    let _ = writeln!(s, "\tCommand line used: hostbench {}", layout.command);
     let _ = writeln!(s, "\tOutput is in kBytes/sec");
     // hostbench's clock resolves nanoseconds (IOzone's gettimeofday, microseconds).
     let res = if r.clock.ticks_per_s > 0.0 {
@@ -336,8 +299,17 @@ fn single_table(s: &mut String, t: &Table) {
     }
 }
 
-/// IOzone's report for an `iozone` run.
+/// IOzone's report for an `iozone` run, with the `-R` blocks when the run asked for them.
 pub fn render(r: &RunResult) -> String {
+    let mut s = report(r);
+    if layout_of(r).excel {
+        excel(&mut s, r);
+    }
+    s
+}
+
+/// The header, then the table or the throughput blocks.
+fn report(r: &RunResult) -> String {
     let mut s = header(r);
     if let Some(t) = table(r, THROUGHPUT) {
         let n = r
@@ -402,12 +374,11 @@ pub fn render(r: &RunResult) -> String {
     s
 }
 
-/// IOzone's `-R` report ("Excel"): after the usual report, one block per test, rows = file
-/// sizes, columns = record sizes, values in kB/s.
-pub fn render_excel(r: &RunResult) -> String {
-    let mut s = render(r);
+/// IOzone's `-R` report ("Excel"), appended to `s`: one block per test, rows = file sizes,
+/// columns = record sizes, values in kB/s.
+fn excel(s: &mut String, r: &RunResult) {
     let Some(t) = table(r, SINGLE) else {
-        return s;
+        return;
     };
     let titles: [(&str, &str); 21] = [
         ("write", "Writer report"),
@@ -469,7 +440,6 @@ pub fn render_excel(r: &RunResult) -> String {
             s.push('\n');
         }
     }
-    s
 }
 
 #[cfg(test)]

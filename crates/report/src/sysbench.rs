@@ -7,6 +7,7 @@
 //! is not a whole number of seconds.
 
 use crate::{ms, pct_label};
+use hostbench_core::layout::{Layout, SysbenchLayout};
 use hostbench_core::params::Params;
 use hostbench_core::result::{Interval, RunResult, decode_histogram};
 use std::fmt::Write;
@@ -471,6 +472,16 @@ pub fn final_report(r: &RunResult, with_histogram: bool) -> String {
     }
     s.push_str(&common_report(r));
     s
+}
+
+/// The final report of a stored run, with the histogram when its sysbench command line
+/// asked for one (`--histogram`, recorded in the result's layout options).
+pub fn report(r: &RunResult) -> String {
+    let histogram = matches!(
+        &r.config.layout,
+        Some(Layout::Sysbench(SysbenchLayout { histogram: true }))
+    );
+    final_report(r, histogram)
 }
 
 /// A checkpoint: its title line, then a full report.

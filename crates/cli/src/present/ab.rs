@@ -1,22 +1,18 @@
 //! ab's own report (and its `-w` HTML table): after the run, "Finished N requests" on stderr
-//! when ab's heartbeat was on, then the report shaped by `-d`/`-S` or the HTML table. The
-//! banner and the Benchmarking line are printed by the front-end before the run starts, as
-//! ab does, so a long run does not look hung; the `-e`/`-g` files are the front-end's too.
+//! when ab's heartbeat was on, then the report shaped by `-d`/`-S`, or the HTML table, as
+//! the layout options stored in the result say. The banner and the Benchmarking line are
+//! printed by the front-end before the run starts, as ab does, so a long run does not look
+//! hung; the `-e`/`-g` files are the front-end's too.
 
 use super::{Presenter, Progress, RunInfo};
 use crate::exec::out;
 use anyhow::Result;
 use hostbench_core::result::RunResult;
 use hostbench_core::runner::StopReason;
-use hostbench_report::ab::{HtmlAttrs, Layout};
 
-/// ab's report after the run.
+/// ab's report after the run (its shape is in the result's layout options).
 #[derive(Debug, Clone)]
 pub struct AbOut {
-    /// ab's text report, shaped by `-d`/`-S` (None with `-w`).
-    pub layout: Option<Layout>,
-    /// `-w`: the HTML table, with `-x`/`-y`/`-z`'s attributes.
-    pub html: Option<HtmlAttrs>,
     /// ab's heartbeat: "Completed N requests" lines during the run and "Finished N
     /// requests" after it, on stderr.
     pub heartbeat: Option<Progress>,
@@ -33,12 +29,13 @@ impl Presenter for AbOut {
         if self.heartbeat.is_some() && r.outcome.stop_reason != StopReason::Error {
             eprintln!("Finished {} requests", r.metrics.events);
         }
-        if let Some(layout) = self.layout {
-            out(&hostbench_report::ab::render_with(r, layout));
-        }
-        if let Some(attrs) = &self.html {
-            out(&hostbench_report::ab::render_html(r, attrs));
-        }
+        // The banner was printed before the run; `-w`'s HTML has none.
+        let html = hostbench_report::ab::layout_of(r).html.is_some();
+        out(&if html {
+            hostbench_report::ab::render(r)
+        } else {
+            hostbench_report::ab::render_with(r, true)
+        });
         Ok(())
     }
 }

@@ -1,5 +1,6 @@
-//! fio's output: the "Laying out IO file" lines of the prepare stage kept and placed after
-//! fio's start-up lines in the normal layout, then the report in `--output-format`
+//! fio's output: the "Laying out IO file" lines of the prepare stage kept (the front-end
+//! stores them in the result's layout options, from which the normal layout prints them
+//! after fio's start-up lines), then the report in `--output-format`
 //! (normal, json, json+, or hostbench's own JSON result), on stdout or in `--output=FILE`.
 //! Diagnostics go to stderr only, so JSON output always parses; a failed run says
 //! `fio: error: ...` as fio does.
@@ -7,8 +8,8 @@
 use super::{Presenter, RunInfo, exit_code, print_warnings, say_saved};
 use crate::exec::out;
 use anyhow::Result;
+use hostbench_core::layout::FioFormat;
 use hostbench_core::result::RunResult;
-use hostbench_report::fio::{Flavour, normal_with_layout, render};
 use hostbench_store::Location;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,7 +19,7 @@ use std::sync::Mutex;
 #[derive(Debug)]
 pub struct FioOut {
     /// `--output-format`.
-    pub flavour: Flavour,
+    pub flavour: FioFormat,
     /// `--output-format=hostbench-json`: the whole hostbench result instead.
     pub hostbench_json: bool,
     /// `--output=FILE`.
@@ -32,7 +33,7 @@ pub struct FioOut {
 impl FioOut {
     /// The output `--output-format` and `--output` ask for.
     pub fn new(
-        flavour: Flavour,
+        flavour: FioFormat,
         hostbench_json: bool,
         output: Option<PathBuf>,
         results_db: Option<String>,
@@ -48,7 +49,16 @@ impl FioOut {
 
     /// fio's normal layout on stdout: the only one with the layout lines.
     fn normal_on_stdout(&self) -> bool {
-        self.flavour == Flavour::Normal && !self.hostbench_json && self.output.is_none()
+        self.flavour == FioFormat::Normal && !self.hostbench_json && self.output.is_none()
+    }
+
+    /// The layout lines kept so far (they go into the result's layout options, from which
+    /// the normal layout prints them).
+    pub fn layout_lines(&self) -> Vec<String> {
+        self.layout
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Prints the kept layout lines (the stage or the run failed: no report will carry
@@ -84,12 +94,8 @@ impl Presenter for FioOut {
     fn report(&self, _run: &RunInfo, r: &RunResult) -> Result<()> {
         let report = if self.hostbench_json {
             hostbench_report::json::render(r)
-        } else if self.flavour == Flavour::Normal {
-            let layout =
-                std::mem::take(&mut *self.layout.lock().unwrap_or_else(|e| e.into_inner()));
-            normal_with_layout(r, &layout)
         } else {
-            render(r, self.flavour)
+            hostbench_report::fio::render(r, self.flavour)
         };
         match &self.output {
             Some(path) => crate::output::write(

@@ -266,3 +266,57 @@ pub fn interrupt(child: std::process::Child) -> std::process::Output {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     child.wait_with_output().expect("the child exits")
 }
+
+/// `hostbench serve --port 0 ARGS`, stopped on drop.
+pub struct Serve {
+    /// The server process.
+    pub child: std::process::Child,
+    /// `http://127.0.0.1:PORT/` (`https://` with `--tls`).
+    pub url: String,
+    /// Its port.
+    pub port: u16,
+}
+
+impl Serve {
+    /// Starts it and reads the URL it prints.
+    pub fn start(args: &[&str]) -> Serve {
+        let mut child = hb_std()
+            .args(["serve", "--port", "0"])
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("serve starts");
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let url = line
+            .trim()
+            .rsplit(' ')
+            .next()
+            .expect("serve prints its URL")
+            .to_string();
+        assert!(
+            url.starts_with("http://127.0.0.1:") || url.starts_with("https://127.0.0.1:"),
+            "{line}"
+        );
+        let port = url
+            .trim_end_matches('/')
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        Serve { child, url, port }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

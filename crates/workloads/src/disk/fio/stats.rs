@@ -78,22 +78,15 @@ impl RunStat {
         self.m2 += d * (x - self.mean);
     }
 
-    /// Combines two sets of samples (Chan et al.'s parallel update).
-    pub fn merge(&mut self, o: &RunStat) {
-        if o.n == 0 {
-            return;
+    /// The result's form (the smallest is 0 when there are no samples).
+    pub fn to_fio(&self) -> hostbench_core::fio_result::FioStat {
+        hostbench_core::fio_result::FioStat {
+            n: self.n,
+            min: self.min_or_zero(),
+            max: self.max,
+            mean: self.mean,
+            m2: self.m2,
         }
-        if self.n == 0 {
-            *self = *o;
-            return;
-        }
-        let n = (self.n + o.n) as f64;
-        let d = o.mean - self.mean;
-        self.mean += d * o.n as f64 / n;
-        self.m2 += o.m2 + d * d * self.n as f64 * o.n as f64 / n;
-        self.n += o.n;
-        self.min = self.min.min(o.min);
-        self.max = self.max.max(o.max);
     }
 
     /// Standard deviation over N−1 (0 for fewer than 2 samples), as fio prints it.
@@ -140,10 +133,12 @@ mod tests {
             xs.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / (xs.len() - 1) as f64;
         assert!((all.mean - mean).abs() < 1e-9);
         assert!((all.stddev() - var.sqrt()).abs() < 1e-6);
-        a.merge(&b);
-        assert_eq!(a.n, all.n);
-        assert!((a.mean - all.mean).abs() < 1e-9);
-        assert!((a.stddev() - all.stddev()).abs() < 1e-6);
-        assert_eq!((a.min, a.max), (all.min, all.max));
+        // Clones merge in the result's shape (group_reporting), exactly.
+        let mut m = a.to_fio();
+        m.merge(&b.to_fio());
+        assert_eq!(m.n, all.n);
+        assert!((m.mean - all.mean).abs() < 1e-9);
+        assert!((m.stddev() - all.stddev()).abs() < 1e-6);
+        assert_eq!((m.min, m.max), (all.min, all.max));
     }
 }

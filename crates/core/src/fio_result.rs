@@ -1,0 +1,336 @@
+//! fio's statistics of a `disk.fio` run, typed: the result's `fio` section. The workload
+//! fills it once, at the end of the run (clones of a `group_reporting` job already merged as
+//! fio merges them), and fio's layouts (normal text, JSON, json+) read it and nothing else of
+//! the kind: no job text parsed again, no sizes parsed again, no statistics merged again.
+//!
+//! Units: latencies in ns, bandwidth samples in KiB/s, IOPS samples in I/Os per second,
+//! times in ms, sizes in bytes. A [`FioStat`] keeps fio's running statistics (count, min,
+//! max, mean and the sum of squared deviations), so blocks merge exactly; a [`FioBins`] is
+//! fio's latency histogram (buckets of [`crate::fio_hist`]) with its empty buckets left out.
+
+use crate::fio_hist::PLAT_NR;
+use serde::{Deserialize, Serialize};
+
+/// fio's view of one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioResult {
+    /// Process id of the hostbench that ran the jobs (fio's job header prints its own).
+    pub pid: u32,
+    /// The options of the `[global]` sections, in order.
+    pub global_options: Vec<FioOption>,
+    /// The jobs, in order.
+    pub jobs: Vec<FioJob>,
+    /// The report's job blocks, in order: one per clone, or one per job whose clones
+    /// `group_reporting` merged.
+    pub blocks: Vec<FioBlock>,
+    /// The job files' block devices over the run (fio's `disk_util`); empty when no job
+    /// keeps `disk_util` on or the files are not on a block device.
+    pub disks: Vec<FioDisk>,
+}
+
+/// One option as written (`rw=randread`; a bare flag has an empty value).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioOption {
+    /// Option name as written.
+    pub name: String,
+    /// Its value as written (empty for a bare flag).
+    pub value: String,
+}
+
+/// One job as the workload understood it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioJob {
+    /// The job's name.
+    pub name: String,
+    /// The job's own options, as written (fio's JSON "job options").
+    pub options: Vec<FioOption>,
+    /// fio's name of the I/O pattern (`read`, `randrw`, `rw`, ...).
+    pub rw: String,
+    /// Block size of reads, bytes.
+    pub bs_read: u64,
+    /// Block size of writes, bytes.
+    pub bs_write: u64,
+    /// fio's name of the engine (`psync`, `libaio`, ...).
+    pub ioengine: String,
+    /// `iodepth` as given (1 by default).
+    pub iodepth: u32,
+    /// Clones of the job.
+    pub numjobs: u32,
+    /// `thread`: fio would start threads, not processes, for it.
+    pub thread: bool,
+}
+
+/// One job block of fio's report: a clone, or a job's clones merged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioBlock {
+    /// Index of its job in [`FioResult::jobs`].
+    pub job: usize,
+    /// The job's name.
+    pub name: String,
+    /// Reporting group.
+    pub groupid: u32,
+    /// Clones in the block (fio's `jobs=`).
+    pub clones: u32,
+    /// Run time, ms (the longest clone's).
+    pub runtime_ms: u64,
+    /// User CPU time, % of the run time (the clones' mean).
+    pub usr_cpu_pct: f64,
+    /// System CPU time, % of the run time (the clones' mean).
+    pub sys_cpu_pct: f64,
+    /// Context switches.
+    pub ctx: u64,
+    /// Major page faults.
+    pub majf: u64,
+    /// Minor page faults.
+    pub minf: u64,
+    /// Queue depth the engine used (1 for the synchronous engines).
+    pub iodepth: u32,
+    /// `gtod_reduce`: no latency figures.
+    pub gtod_reduce: bool,
+    /// Reads.
+    pub read: FioDir,
+    /// Writes.
+    pub write: FioDir,
+    /// fsync/fdatasync latency, ns.
+    pub sync: FioStat,
+    /// fsync/fdatasync latency histogram.
+    pub sync_bins: FioBins,
+    /// I/Os in flight when one was submitted, in fio's buckets 1, 2, 4, 8, 16, 32, >=64.
+    pub iodepth_level: [u64; 7],
+    /// I/Os per submit call, in fio's buckets 0, 4, 8, 16, 32, 64, >=64.
+    pub iodepth_submit: [u64; 7],
+    /// I/Os per completion reap, in the same buckets.
+    pub iodepth_complete: [u64; 7],
+}
+
+/// One direction (reads or writes) of a block.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioDir {
+    /// Bytes transferred.
+    pub io_bytes: u64,
+    /// I/Os completed.
+    pub total_ios: u64,
+    /// I/Os that transferred less than asked.
+    pub short_ios: u64,
+    /// Run time, ms (0 when the job does no I/O in this direction).
+    pub runtime_ms: u64,
+    /// Submission latency, ns (none for the synchronous engines).
+    pub slat: FioStat,
+    /// Completion latency, ns.
+    pub clat: FioStat,
+    /// Total latency, ns.
+    pub lat: FioStat,
+    /// Bandwidth samples (every 500 ms), KiB/s.
+    pub bw: FioStat,
+    /// IOPS samples (every 500 ms).
+    pub iops: FioStat,
+    /// Completion latency histogram.
+    pub clat_bins: FioBins,
+}
+
+/// fio's running statistics of one metric.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioStat {
+    /// Samples.
+    pub n: u64,
+    /// Smallest (0 when there are none).
+    pub min: u64,
+    /// Largest.
+    pub max: u64,
+    /// Mean.
+    pub mean: f64,
+    /// Sum of squared deviations from the mean (the variance is `m2 / (n - 1)`).
+    pub m2: f64,
+}
+
+/// A latency histogram in fio's buckets: `[bucket, count]` pairs of the non-empty buckets,
+/// in bucket order.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FioBins(pub Vec<[u64; 2]>);
+
+/// One block device's counters over the run (fio's `disk_util`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioDisk {
+    /// Device name (`sda`, `nvme0n1`).
+    pub name: String,
+    /// Reads completed.
+    pub read_ios: u64,
+    /// Writes completed.
+    pub write_ios: u64,
+    /// Reads merged.
+    pub read_merges: u64,
+    /// Writes merged.
+    pub write_merges: u64,
+    /// Sectors read.
+    pub read_sectors: u64,
+    /// Sectors written.
+    pub write_sectors: u64,
+    /// Time spent reading, ms.
+    pub read_ticks: u64,
+    /// Time spent writing, ms.
+    pub write_ticks: u64,
+    /// Weighted time spent with I/O in flight, ms.
+    pub in_queue: u64,
+    /// Busy time, % of the run.
+    pub util: f64,
+}
+
+impl FioStat {
+    /// Adds another set of samples of the same metric (Chan et al.'s parallel update, as fio
+    /// merges the clones of a group).
+    pub fn merge(&mut self, o: &FioStat) {
+        if o.n == 0 {
+            return;
+        }
+        if self.n == 0 {
+            *self = *o;
+            return;
+        }
+        let n = (self.n + o.n) as f64;
+        let d = o.mean - self.mean;
+        self.mean += d * o.n as f64 / n;
+        self.m2 += o.m2 + d * d * self.n as f64 * o.n as f64 / n;
+        self.n += o.n;
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+    }
+
+    /// Adds the rate samples of another clone: fio sums a group's interval samples (the
+    /// rates add up), figure by figure.
+    pub fn sum(&mut self, o: &FioStat) {
+        if self.n == 0 {
+            *self = *o;
+            return;
+        }
+        self.min += o.min;
+        self.max += o.max;
+        self.mean += o.mean;
+        self.m2 += o.m2;
+        self.n = self.n.max(o.n);
+    }
+
+    /// Standard deviation over N−1 (0 for fewer than 2 samples), as fio prints it.
+    pub fn stddev(&self) -> f64 {
+        if self.n > 1 {
+            (self.m2 / (self.n - 1) as f64).sqrt()
+        } else {
+            0.0
+        }
+    }
+}
+
+impl FioBins {
+    /// From a full bucket array.
+    pub fn from_dense(counts: &[u64]) -> FioBins {
+        FioBins(
+            counts
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| **c > 0)
+                .map(|(b, c)| [b as u64, *c])
+                .collect(),
+        )
+    }
+
+    /// The full bucket array ([`PLAT_NR`] buckets; a bucket past the end is dropped).
+    pub fn dense(&self) -> Vec<u64> {
+        let mut v = vec![0; PLAT_NR];
+        for &[b, c] in &self.0 {
+            if let Some(slot) = usize::try_from(b).ok().and_then(|b| v.get_mut(b)) {
+                *slot += c;
+            }
+        }
+        v
+    }
+}
+
+impl FioDir {
+    /// Bandwidth over the direction's run time, bytes/s (fio's integer arithmetic).
+    pub fn bw_bytes(&self) -> u64 {
+        (self.io_bytes * 1000)
+            .checked_div(self.runtime_ms)
+            .unwrap_or(0)
+    }
+
+    /// I/Os per second over the direction's run time.
+    pub fn iops(&self) -> f64 {
+        if self.runtime_ms == 0 {
+            0.0
+        } else {
+            self.total_ios as f64 * 1000.0 / self.runtime_ms as f64
+        }
+    }
+}
+
+impl FioBlock {
+    /// Reads and writes, in that order.
+    pub fn dirs(&self) -> [&FioDir; 2] {
+        [&self.read, &self.write]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stat(v: &[u64]) -> FioStat {
+        let mut s = FioStat::default();
+        for &x in v {
+            let one = FioStat {
+                n: 1,
+                min: x,
+                max: x,
+                mean: x as f64,
+                m2: 0.0,
+            };
+            s.merge(&one);
+        }
+        s
+    }
+
+    #[test]
+    fn merging_equals_one_pass_over_all_samples() {
+        let mut a = stat(&[10, 20, 30]);
+        a.merge(&stat(&[40, 50]));
+        let all = stat(&[10, 20, 30, 40, 50]);
+        assert_eq!((a.n, a.min, a.max), (5, 10, 50));
+        assert!((a.mean - 30.0).abs() < 1e-9 && (all.mean - 30.0).abs() < 1e-9);
+        // Sample variance of 10..50 step 10 is 250.
+        assert!((a.stddev() - 250f64.sqrt()).abs() < 1e-9, "{}", a.stddev());
+        let mut e = FioStat::default();
+        e.merge(&FioStat::default());
+        assert_eq!(e, FioStat::default());
+    }
+
+    #[test]
+    fn rates_of_clones_add_up() {
+        let mut a = stat(&[100, 200]);
+        a.sum(&stat(&[10, 20, 30]));
+        assert_eq!((a.n, a.min, a.max), (3, 110, 230));
+        assert!((a.mean - 170.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn bins_keep_only_what_was_counted() {
+        let mut dense = vec![0u64; PLAT_NR];
+        dense[3] = 7;
+        dense[PLAT_NR - 1] = 1;
+        let b = FioBins::from_dense(&dense);
+        assert_eq!(b.0, vec![[3, 7], [PLAT_NR as u64 - 1, 1]]);
+        assert_eq!(b.dense(), dense);
+        assert_eq!(
+            serde_json::to_string(&b).unwrap(),
+            format!("[[3,7],[{},1]]", PLAT_NR - 1)
+        );
+        // A bucket that does not exist is ignored, not a panic.
+        assert_eq!(FioBins(vec![[u64::MAX, 1]]).dense(), vec![0; PLAT_NR]);
+    }
+}

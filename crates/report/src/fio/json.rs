@@ -1,0 +1,361 @@
+//! fio's JSON and json+ documents: fio's keys in fio's order, its `"key" : value` spacing
+//! and its six-decimal floats.
+
+use super::{LAT_LABELS, ctime, lat_dist, pct_list, percentiles, share_of_group, unix_of, version};
+use hostbench_core::fio_hist::{PERCENTILES, plat_val};
+use hostbench_core::fio_result::{FioDir, FioStat};
+use hostbench_core::result::RunResult;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::{Value as J, json};
+
+/// A JSON object that keeps its keys in insertion order, as fio writes them (serde_json's
+/// map sorts them).
+#[derive(Debug, Clone, Default)]
+struct Map(Vec<(String, Node)>);
+
+#[derive(Debug, Clone)]
+enum Node {
+    V(J),
+    O(Map),
+    A(Vec<Node>),
+}
+
+impl Map {
+    fn new() -> Map {
+        Map(Vec::new())
+    }
+    fn insert(&mut self, k: String, v: impl Into<Node>) {
+        self.0.push((k, v.into()));
+    }
+}
+
+impl From<J> for Node {
+    fn from(v: J) -> Node {
+        Node::V(v)
+    }
+}
+
+impl From<Map> for Node {
+    fn from(v: Map) -> Node {
+        Node::O(v)
+    }
+}
+
+impl Serialize for Map {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+impl Serialize for Node {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Node::V(v) => v.serialize(s),
+            Node::O(m) => m.serialize(s),
+            Node::A(a) => a.serialize(s),
+        }
+    }
+}
+
+fn stat_json(s: &FioStat, bins: Option<&[u64]>, with_pct: bool, plus: bool) -> Node {
+    let mut o = Map::new();
+    o.insert("min".into(), json!(if s.n == 0 { 0 } else { s.min }));
+    o.insert("max".into(), json!(s.max));
+    o.insert("mean".into(), json!(s.mean));
+    o.insert("stddev".into(), json!(s.stddev()));
+    o.insert("N".into(), json!(s.n));
+    if let Some(bins) = bins
+        && s.n > 0
+    {
+        if with_pct {
+            let mut p = Map::new();
+            for (k, v) in PERCENTILES.iter().zip(percentiles(bins, s.n)) {
+                p.insert(format!("{k:.6}"), json!(v));
+            }
+            o.insert("percentile".into(), Node::O(p));
+        }
+        if plus {
+            let mut b = Map::new();
+            for (i, &c) in bins.iter().enumerate() {
+                if c > 0 {
+                    b.insert(plat_val(i).to_string(), json!(c));
+                }
+            }
+            o.insert("bins".into(), Node::O(b));
+        }
+    }
+    Node::O(o)
+}
+
+/// An ordered object from (key, value) pairs.
+fn obj(pairs: Vec<(&str, Node)>) -> Node {
+    Node::O(Map(pairs
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()))
+}
+
+fn v(x: J) -> Node {
+    Node::V(x)
+}
+
+fn dir_json(x: &FioDir, bw_agg: f64, clat: Node) -> Node {
+    obj(vec![
+        ("io_bytes", v(json!(x.io_bytes))),
+        ("io_kbytes", v(json!(x.io_bytes / 1024))),
+        ("bw_bytes", v(json!(x.bw_bytes()))),
+        ("bw", v(json!(x.bw_bytes() / 1024))),
+        ("iops", v(json!(x.iops()))),
+        ("runtime", v(json!(x.runtime_ms))),
+        ("total_ios", v(json!(x.total_ios))),
+        ("short_ios", v(json!(x.short_ios))),
+        ("drop_ios", v(json!(0))),
+        ("slat_ns", stat_json(&x.slat, None, false, false)),
+        ("clat_ns", clat),
+        ("lat_ns", stat_json(&x.lat, None, false, false)),
+        ("bw_min", v(json!(x.bw.min))),
+        ("bw_max", v(json!(x.bw.max))),
+        ("bw_agg", v(json!(if x.bw.n > 0 { bw_agg } else { 0.0 }))),
+        ("bw_mean", v(json!(x.bw.mean))),
+        ("bw_dev", v(json!(x.bw.stddev()))),
+        ("bw_samples", v(json!(x.bw.n))),
+        ("iops_min", v(json!(x.iops.min))),
+        ("iops_max", v(json!(x.iops.max))),
+        ("iops_mean", v(json!(x.iops.mean))),
+        ("iops_stddev", v(json!(x.iops.stddev()))),
+        ("iops_samples", v(json!(x.iops.n))),
+    ])
+}
+
+fn empty_dir() -> Node {
+    let z = FioDir::default();
+    dir_json(&z, 0.0, stat_json(&z.clat, None, false, false))
+}
+
+/// The document: every block of `r`'s fio section; `plus` adds each latency's `bins`.
+pub(super) fn render(r: &RunResult, plus: bool) -> String {
+    let (global, jobs, blocks, disks) = match &r.fio {
+        Some(f) => (
+            &f.global_options[..],
+            &f.jobs[..],
+            &f.blocks[..],
+            &f.disks[..],
+        ),
+        None => (&[][..], &[][..], &[][..], &[][..]),
+    };
+    let unix = unix_of(&r.started_at);
+    let mut agg_io = [0u64; 2];
+    let mut max_run = [0u64; 2];
+    for b in blocks {
+        for (d, x) in b.dirs().into_iter().enumerate() {
+            agg_io[d] += x.io_bytes;
+            max_run[d] = max_run[d].max(x.runtime_ms);
+        }
+    }
+    let agg: [u64; 2] =
+        std::array::from_fn(|d| (agg_io[d] * 1000).checked_div(max_run[d]).unwrap_or(0));
+    let mut doc = Map::new();
+    doc.insert("fio version".into(), json!(version()));
+    doc.insert("timestamp".into(), json!(unix as i64));
+    doc.insert("timestamp_ms".into(), json!((unix * 1000.0) as i64));
+    doc.insert("time".into(), json!(ctime(unix as i64)));
+    if !global.is_empty() {
+        let mut g = Map::new();
+        for o in global {
+            if !o.value.is_empty() {
+                g.insert(o.name.clone(), json!(o.value));
+            }
+        }
+        doc.insert("global options".into(), Node::O(g));
+    }
+    let mut arr = Vec::new();
+    for b in blocks {
+        let mut j = Map::new();
+        j.insert("jobname".into(), json!(b.name));
+        j.insert("groupid".into(), json!(b.groupid));
+        j.insert("error".into(), json!(i32::from(r.outcome.error.is_some())));
+        j.insert("eta".into(), json!(0));
+        j.insert(
+            "elapsed".into(),
+            json!((r.metrics.duration_s + r.config.warmup_s).round() as u64),
+        );
+        let mut jo = Map::new();
+        if let Some(job) = jobs.get(b.job) {
+            jo.insert("name".into(), json!(job.name));
+            for o in &job.options {
+                // fio leaves flag-only options out of "job options".
+                if !o.value.is_empty() {
+                    jo.insert(o.name.clone(), json!(o.value));
+                }
+            }
+        }
+        j.insert("job options".into(), Node::O(jo));
+        for (d, (dname, x)) in ["read", "write"].iter().zip(b.dirs()).enumerate() {
+            if x.runtime_ms == 0 && x.total_ios == 0 {
+                j.insert((*dname).into(), empty_dir());
+                continue;
+            }
+            let bw_agg = share_of_group(x.bw.mean, agg[d]);
+            let dense = x.clat_bins.dense();
+            let bins = (!b.gtod_reduce).then_some(dense.as_slice());
+            let clat = stat_json(&x.clat, bins, true, plus);
+            j.insert((*dname).into(), dir_json(x, bw_agg, clat));
+        }
+        j.insert("trim".into(), empty_dir());
+        j.insert(
+            "sync".into(),
+            obj(vec![
+                ("total_ios", v(json!(b.sync.n))),
+                (
+                    "lat_ns",
+                    stat_json(&b.sync, Some(&b.sync_bins.dense()), true, plus),
+                ),
+            ]),
+        );
+        j.insert("job_runtime".into(), json!(b.runtime_ms));
+        j.insert("usr_cpu".into(), json!(b.usr_cpu_pct));
+        j.insert("sys_cpu".into(), json!(b.sys_cpu_pct));
+        j.insert("ctx".into(), json!(b.ctx));
+        j.insert("majf".into(), json!(b.majf));
+        j.insert("minf".into(), json!(b.minf));
+        for (key, v, keys) in [
+            (
+                "iodepth_level",
+                &b.iodepth_level,
+                ["1", "2", "4", "8", "16", "32", ">=64"],
+            ),
+            (
+                "iodepth_submit",
+                &b.iodepth_submit,
+                ["0", "4", "8", "16", "32", "64", ">=64"],
+            ),
+            (
+                "iodepth_complete",
+                &b.iodepth_complete,
+                ["0", "4", "8", "16", "32", "64", ">=64"],
+            ),
+        ] {
+            let p = pct_list(v);
+            let mut m = Map::new();
+            for (k, x) in keys.iter().zip(p) {
+                m.insert((*k).into(), json!(x));
+            }
+            j.insert(key.into(), Node::O(m));
+        }
+        let (n, u, m) = if b.gtod_reduce {
+            ([0.0; 10], [0.0; 10], [0.0; 12])
+        } else {
+            lat_dist(b)
+        };
+        for (key, vals) in [("latency_ns", &n[..]), ("latency_us", &u[..])] {
+            let mut o = Map::new();
+            for (l, v) in LAT_LABELS.iter().zip(vals) {
+                o.insert(l.to_string(), json!(v));
+            }
+            j.insert(key.into(), Node::O(o));
+        }
+        let mut o = Map::new();
+        let mut labels: Vec<String> = LAT_LABELS.iter().map(|x| x.to_string()).collect();
+        labels.push("2000".into());
+        labels.push(">=2000".into());
+        for (l, v) in labels.iter().zip(&m) {
+            o.insert(l.clone(), json!(v));
+        }
+        j.insert("latency_ms".into(), Node::O(o));
+        j.insert("latency_depth".into(), json!(b.iodepth));
+        j.insert("latency_target".into(), json!(0));
+        j.insert("latency_percentile".into(), json!(100.0));
+        j.insert("latency_window".into(), json!(0));
+        arr.push(Node::O(j));
+    }
+    doc.insert("jobs".into(), Node::A(arr));
+    if !disks.is_empty() {
+        // fio 3.33's keys and order (it has no sector counts in JSON).
+        let arr = disks
+            .iter()
+            .map(|d| {
+                let mut o = Map::new();
+                o.insert("name".into(), json!(d.name));
+                for (k, x) in [
+                    ("read_ios", d.read_ios),
+                    ("write_ios", d.write_ios),
+                    ("read_merges", d.read_merges),
+                    ("write_merges", d.write_merges),
+                    ("read_ticks", d.read_ticks),
+                    ("write_ticks", d.write_ticks),
+                    ("in_queue", d.in_queue),
+                ] {
+                    o.insert(k.into(), json!(x));
+                }
+                o.insert("util".into(), json!((d.util * 1e6).round() / 1e6));
+                Node::O(o)
+            })
+            .collect();
+        doc.insert("disk_util".into(), Node::A(arr));
+    }
+    let mut s = fio_json_text(&doc);
+    s.push('\n');
+    s
+}
+
+/// fio's JSON text: two-space indents, `"key" : value` (a space each side of the colon, which
+/// grep-based scrapers match) and floats printed as C's `%f` (six decimals).
+fn fio_json_text<T: serde::Serialize>(v: &T) -> String {
+    use serde_json::ser::{Formatter, PrettyFormatter};
+    use std::io::{self, Write};
+
+    struct FioFormatter(PrettyFormatter<'static>);
+    impl Formatter for FioFormatter {
+        fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+            self.0.begin_array(w)
+        }
+        fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+            self.0.end_array(w)
+        }
+        fn begin_array_value<W: ?Sized + Write>(
+            &mut self,
+            w: &mut W,
+            first: bool,
+        ) -> io::Result<()> {
+            self.0.begin_array_value(w, first)
+        }
+        fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+            self.0.end_array_value(w)
+        }
+        fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+            self.0.begin_object(w)
+        }
+        fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+            self.0.end_object(w)
+        }
+        fn begin_object_key<W: ?Sized + Write>(
+            &mut self,
+            w: &mut W,
+            first: bool,
+        ) -> io::Result<()> {
+            self.0.begin_object_key(w, first)
+        }
+        fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+            w.write_all(b" : ")
+        }
+        fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+            self.0.end_object_value(w)
+        }
+        fn write_f64<W: ?Sized + Write>(&mut self, w: &mut W, v: f64) -> io::Result<()> {
+            if v.is_finite() {
+                write!(w, "{v:.6}")
+            } else {
+                w.write_all(b"0.000000")
+            }
+        }
+    }
+    let mut buf = Vec::new();
+    let mut ser =
+        serde_json::Serializer::with_formatter(&mut buf, FioFormatter(PrettyFormatter::new()));
+    v.serialize(&mut ser).expect("JSON values serialize");
+    String::from_utf8(buf).expect("serde_json writes UTF-8")
+}

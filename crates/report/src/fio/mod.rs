@@ -1,0 +1,249 @@
+//! fio 3.33's outputs over a `disk.fio` result: the normal text layout (`normal.rs`) and the
+//! JSON (and json+) document (`json.rs`), with fio's field names, units and number
+//! formatting, so that parsers and dashboards written for fio read hostbench's.
+//!
+//! Everything comes from the result's typed `fio` section, which the workload fills (jobs,
+//! report blocks with `group_reporting` already merged, devices; see `disk::fio` in
+//! hostbench-workloads), and from the fio layout options the front-end recorded
+//! (`config.layout`: the output format, the file-layout lines). Nothing is parsed again
+//! here: not the job text, not a size, not the command line.
+//!
+//! Differences from fio, on purpose: times in the job header are UTC, the `lat (usec)`
+//! distribution lines are computed from fio's latency buckets (exact to < 1%), and
+//! `"fio version"` says `fio-3.33-hostbench-<version>`.
+
+mod json;
+mod normal;
+
+use hostbench_core::fio_hist::{PERCENTILES, plat_val};
+use hostbench_core::fio_result::FioBlock;
+use hostbench_core::layout::{FioFormat, FioLayout, Layout};
+use hostbench_core::result::RunResult;
+
+/// The values at fio's default percentiles.
+fn percentiles(bins: &[u64], n: u64) -> Vec<u64> {
+    hostbench_core::fio_hist::percentiles(bins, n, &PERCENTILES)
+}
+
+/// fio's `num2str`: at most `maxlen` digits, dividing by 1000 or 1024 and adding a prefix
+/// (`k`/`Ki`, `M`/`Mi`, ... `E`/`Ei`) until the number fits, with as many decimals as the
+/// room left. Rounding is fio's: the decimals are the remainder of the last division
+/// rounded to that many places, and a fraction that rounds up to one carries into the
+/// integer part (20.99 MiB prints `21.0MiB`, 9.9990 MiB `10.00MiB`); with no room for
+/// decimals the integer part is rounded half up. Every size, bandwidth and IOPS figure of
+/// fio's normal layout goes through here.
+pub fn num2str(num: u64, maxlen: usize, pow2: bool, unit: &str) -> String {
+    const SI: [&str; 7] = ["", "k", "M", "G", "T", "P", "E"];
+    const IEC: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+    let prefix = if pow2 { IEC } else { SI };
+    let base: u64 = if pow2 { 1024 } else { 1000 };
+    let digits = |n: u64| n.to_string().len();
+    let mut whole = num;
+    let mut post = 0;
+    // The remainder of the last division, when there was one.
+    let mut rest: Option<u64> = None;
+    while post < prefix.len() && digits(whole) > maxlen {
+        rest = Some(whole % base);
+        whole /= base;
+        post += 1;
+    }
+    // fio's table ends at E; past it (not reachable with 64 bits and maxlen >= 3) fio
+    // prints no prefix.
+    let post = if post >= prefix.len() { 0 } else { post };
+    let Some(rest) = rest else {
+        return format!("{whole}{}{unit}", prefix[post]);
+    };
+    let room = maxlen as i64 - digits(whole) as i64;
+    if room <= 1 {
+        if rest >= base / 2 {
+            whole += 1;
+        }
+        return format!("{whole}{}{unit}", prefix[post]);
+    }
+    let places = (room - 1) as usize;
+    // "0.99" or, when the remainder rounds up to a whole unit, "1.00".
+    let frac = format!("{:.*}", places, rest as f64 / base as f64);
+    if frac.starts_with('1') {
+        whole += 1;
+    }
+    format!("{whole}.{}{}{unit}", &frac[2..], prefix[post])
+}
+
+/// A job's share of its group's bandwidth, percent (the normal layout's `per=`, JSON's
+/// `bw_agg`): the mean of its bandwidth samples (KiB/s) over the group's aggregate (bytes/s),
+/// at most 100. fio passes the mean as an `int`, so its fraction is dropped first.
+fn share_of_group(mean_kib: f64, agg_bytes: u64) -> f64 {
+    if agg_bytes <= 1024 {
+        return 100.0;
+    }
+    let mean = mean_kib.trunc().min(i32::MAX as f64);
+    (mean * 100.0 / (agg_bytes as f64 / 1024.0)).min(100.0)
+}
+
+fn pct_list(v: &[u64; 7]) -> Vec<f64> {
+    let total: f64 = v.iter().map(|&x| x as f64).sum();
+    v.iter()
+        .map(|&x| {
+            let x = x as f64;
+            if total <= 0.0 {
+                0.0
+            } else {
+                let p = x * 100.0 / total;
+                if p < 0.1 && x > 0.0 { 0.1 } else { p }
+            }
+        })
+        .collect()
+}
+
+const LAT_LABELS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+
+/// fio's latency distribution: (ns buckets, µs buckets, ms buckets incl. `>=2000`), in % of
+/// all I/Os of the block.
+fn lat_dist(b: &FioBlock) -> ([f64; 10], [f64; 10], [f64; 12]) {
+    let mut n = [0u64; 10];
+    let mut u = [0u64; 10];
+    let mut m = [0u64; 12];
+    let idx = |x: u64| LAT_LABELS.iter().position(|&l| x < l).unwrap_or(9);
+    let mut total = 0u64;
+    for d in b.dirs() {
+        for (i, &c) in d.clat_bins.dense().iter().enumerate() {
+            if c == 0 {
+                continue;
+            }
+            total += c;
+            let v = plat_val(i);
+            if v < 1000 {
+                n[idx(v)] += c;
+            } else if v < 1_000_000 {
+                u[idx(v / 1000)] += c;
+            } else {
+                let ms = v / 1_000_000;
+                let k = if ms >= 2000 {
+                    11
+                } else if ms >= 1000 {
+                    10
+                } else {
+                    idx(ms)
+                };
+                m[k] += c;
+            }
+        }
+    }
+    let p = |c: u64| {
+        if total == 0 {
+            0.0
+        } else {
+            let x = c as f64 * 100.0 / total as f64;
+            if x < 0.01 && c > 0 { 0.01 } else { x }
+        }
+    };
+    (n.map(p), u.map(p), m.map(p))
+}
+
+fn ctime(unix: i64) -> String {
+    crate::ctime(unix, false)
+}
+
+/// Unix seconds of an RFC 3339 UTC timestamp as results carry (`2026-11-22T20:02:09.123Z`).
+fn unix_of(ts: &str) -> f64 {
+    hostbench_core::civil::parse_rfc3339_ms(ts).map_or(0.0, |ms| ms as f64 / 1000.0)
+}
+
+fn version() -> String {
+    format!("fio-3.33-hostbench-{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The fio layout options of `r`: what its fio front-end recorded, or fio's defaults (the
+/// normal layout, no file-layout lines) for a run typed in another grammar.
+pub fn layout_of(r: &RunResult) -> FioLayout {
+    match &r.config.layout {
+        Some(Layout::Fio(l)) => l.clone(),
+        _ => FioLayout::default(),
+    }
+}
+
+/// Renders `r` in `format` (the normal layout with the file-layout lines `r` recorded).
+pub fn render(r: &RunResult, format: FioFormat) -> String {
+    match format {
+        FioFormat::Normal => normal::render(r, &layout_of(r).laid_out),
+        FioFormat::Json => json::render(r, false),
+        FioFormat::JsonPlus => json::render(r, true),
+    }
+}
+
+/// Renders `r` as its fio front-end printed it: in the output format it recorded.
+pub fn render_as_run(r: &RunResult) -> String {
+    render(r, layout_of(r).output_format)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn num2str_matches_fio() {
+        assert_eq!(num2str(29_100, 4, false, ""), "29.1k");
+        assert_eq!(num2str(9713, 4, false, ""), "9713");
+        assert_eq!(num2str(119_000_000, 4, true, "B/s"), "113MiB/s");
+        assert_eq!(num2str(119_537_664, 4, false, "B/s"), "120MB/s");
+        assert_eq!(num2str(39_741_440, 4, true, "B/s"), "37.9MiB/s");
+        assert_eq!(num2str(3_346_000_000, 4, true, "B"), "3191MiB");
+        assert_eq!(num2str(17_220_000, 6, false, ""), "17220k");
+        assert_eq!(num2str(1_500_000, 4, true, "B/s"), "1465KiB/s");
+    }
+
+    /// The fraction's rounding carries into the integer part, as fio's does: every pair
+    /// below is what fio 3.33 printed for `io=` with that many bytes (null engine,
+    /// size-limited jobs), or its bandwidth for that many bytes per second.
+    #[test]
+    fn num2str_carries_like_fio() {
+        for (n, pow2, want) in [
+            (67_104_768, true, "64.0MiB"),
+            (67_104_768, false, "67.1MB"),
+            (22_010_368, true, "21.0MiB"),
+            (22_010_368, false, "22.0MB"),
+            (10_484_736, true, "10.00MiB"),
+            (10_484_736, false, "10.5MB"),
+            (1_048_064, true, "1024KiB"),
+            (1_048_064, false, "1048kB"),
+            (999_500, true, "976KiB"),
+            (999_500, false, "1000kB"),
+            (1000, true, "1000B"),
+            (102_400, false, "102kB"),
+        ] {
+            assert_eq!(num2str(n, 4, pow2, "B"), want, "{n} bytes");
+        }
+        // 20.99 MiB/s.
+        assert_eq!(num2str(22_010_413, 4, true, "B/s"), "21.0MiB/s");
+        // The largest figures take the exa prefix (fio's table goes up to E).
+        assert_eq!(num2str(u64::MAX, 4, false, ""), "18.4E");
+        assert_eq!(num2str(u64::MAX, 4, true, "B"), "16.0EiB");
+    }
+
+    #[test]
+    fn share_of_group_drops_the_mean_fraction_as_fio_does() {
+        // fio: (int)1000.9 * 100 / (1025024 / 1024) = 1000 * 100 / 1001.
+        let p = share_of_group(1000.9, 1_025_024);
+        assert!((p - 99.900_099).abs() < 1e-5, "{p}");
+        assert_eq!(share_of_group(5000.0, 1_025_024), 100.0);
+        assert_eq!(share_of_group(10.0, 1024), 100.0);
+    }
+
+    #[test]
+    fn time_round_trips() {
+        let t = unix_of("2026-11-22T09:49:20.765Z");
+        assert_eq!(t as i64, 1_795_340_960);
+        assert_eq!(ctime(t as i64), "Sun Nov 22 09:49:20 2026");
+    }
+
+    #[test]
+    fn percentiles_use_bucket_midpoints() {
+        use hostbench_core::fio_hist::PLAT_NR;
+        let mut bins = vec![0u64; PLAT_NR];
+        bins[10] = 50;
+        bins[200] = 50;
+        let p = percentiles(&bins, 100);
+        assert_eq!(p[6], 10, "p50");
+        assert_eq!(p[10], plat_val(200), "p90");
+    }
+}

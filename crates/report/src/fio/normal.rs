@@ -1,0 +1,333 @@
+//! fio's normal text layout: the start-up lines, one block per job (or clone), the group's
+//! status lines and the devices' counters.
+
+use super::{
+    LAT_LABELS, ctime, lat_dist, num2str, pct_list, percentiles, share_of_group, unix_of, version,
+};
+use hostbench_core::fio_hist::PERCENTILES;
+use hostbench_core::fio_result::FioStat;
+use hostbench_core::result::RunResult;
+use std::fmt::Write as _;
+
+/// fio's choice of unit for a latency line: nsec, usec when every figure is large enough,
+/// msec beyond that.
+fn lat_unit(s: &FioStat) -> (&'static str, f64) {
+    let (min, max, dev) = (s.min, s.max, s.stddev());
+    if min > 2_000_000 && max > 99_999_999 && dev > 1_000_000.0 {
+        ("msec", 1e6)
+    } else if min > 2000 && max > 99_999 && dev > 1000.0 {
+        ("usec", 1e3)
+    } else {
+        ("nsec", 1.0)
+    }
+}
+
+fn lat_line(out: &mut String, name: &str, s: &FioStat) {
+    if s.n == 0 {
+        return;
+    }
+    let (unit, div) = lat_unit(s);
+    // fio divides the integer extremes (truncating) and the float mean and deviation.
+    let min = s.min / div as u64;
+    let max = s.max / div as u64;
+    let _ = writeln!(
+        out,
+        "    {name} ({unit}): min={}, max={}, avg={:5.02}, stdev={:5.02}",
+        num2str(min, 6, false, ""),
+        num2str(max, 6, false, ""),
+        s.mean / div,
+        s.stddev() / div
+    );
+}
+
+fn percentile_block(out: &mut String, name: &str, bins: &[u64], n: u64) {
+    let vals = percentiles(bins, n);
+    if vals.is_empty() {
+        return;
+    }
+    let minv = *vals.iter().min().unwrap_or(&0);
+    let maxv = *vals.iter().max().unwrap_or(&0);
+    let (unit, scale) = if minv > 2_000_000 && maxv > 99_999_999 {
+        ("msec", 2)
+    } else if minv > 2000 && maxv > 99_999 {
+        ("usec", 1)
+    } else {
+        ("nsec", 0)
+    };
+    let divisor = 1000u64.pow(scale);
+    let width = 5usize.max(((maxv / divisor) as f64).log10() as usize + 1);
+    let per_line = (80 - 7) / (2 + 10 + width);
+    let _ = write!(out, "    {name} percentiles ({unit}):\n     |");
+    for (j, (p, v)) in PERCENTILES.iter().zip(&vals).enumerate() {
+        if j != 0 && j % per_line == 0 {
+            out.push_str("     |");
+        }
+        let mut v = *v;
+        for _ in 0..scale {
+            v = v.div_ceil(1000);
+        }
+        let last = j == vals.len() - 1;
+        let _ = write!(
+            out,
+            " {p:5.2}th=[{v:width$}]{}",
+            if last { '\n' } else { ',' }
+        );
+        if last {
+            break;
+        }
+        if j % per_line == per_line - 1 {
+            out.push('\n');
+        }
+    }
+}
+
+fn lat_dist_lines(out: &mut String, unit: &str, labels: &[&str], vals: &[f64]) {
+    let mut line = 0;
+    for (l, &v) in labels.iter().zip(vals) {
+        if v <= 0.0 {
+            continue;
+        }
+        if line == 0 {
+            let _ = write!(out, "  lat ({unit})   : ");
+        } else {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{l}={v:3.2}%");
+        line += 1;
+        if line == 5 {
+            out.push('\n');
+            line = 0;
+        }
+    }
+    if line > 0 {
+        out.push('\n');
+    }
+}
+
+/// fio's normal layout, with the lines the file layout printed ("job: Laying out IO file
+/// ...") where fio prints them: after the "Starting N processes" line.
+/// fio's normal layout with the lines the file layout printed ("job: Laying out IO file
+/// ...") where fio prints them: after the "Starting N processes" line.
+pub(super) fn render(r: &RunResult, layout: &[String]) -> String {
+    let mut out = String::new();
+    let Some(fio) = &r.fio else {
+        return "fio: this result has no fio statistics\n".into();
+    };
+    let blocks = &fio.blocks;
+    // Start-up lines, one per job (fio prints "..." for further clones).
+    let mut threads = 0usize;
+    let mut processes = 0usize;
+    for j in &fio.jobs {
+        // fio prints block sizes with 4 significant digits: 4096B, 128KiB, 1024KiB.
+        let br = num2str(j.bs_read, 4, true, "B");
+        let bw = num2str(j.bs_write, 4, true, "B");
+        let numjobs = j.numjobs as usize;
+        // fio forks a process per clone unless the job says `thread` (hostbench always runs
+        // threads; the line counts what fio would start, as scripts read it).
+        if j.thread {
+            threads += numjobs;
+        } else {
+            processes += numjobs;
+        }
+        let _ = writeln!(
+            out,
+            "{}: (g=0): rw={}, bs=(R) {br}-{br}, (W) {bw}-{bw}, (T) {br}-{br}, ioengine={}, iodepth={}",
+            j.name, j.rw, j.ioengine, j.iodepth,
+        );
+        if numjobs > 1 {
+            out.push_str("...\n");
+        }
+    }
+    let _ = writeln!(out, "{}", version());
+    // fio's start line: "Starting 2 processes", "Starting 1 thread", or both joined by "and".
+    let mut start = String::from("Starting ");
+    if processes > 0 {
+        let _ = write!(
+            start,
+            "{processes} process{}",
+            if processes == 1 { "" } else { "es" }
+        );
+    }
+    if processes > 0 && threads > 0 {
+        start.push_str(" and ");
+    }
+    if threads > 0 {
+        let _ = write!(
+            start,
+            "{threads} thread{}",
+            if threads == 1 { "" } else { "s" }
+        );
+    }
+    let _ = writeln!(out, "{start}");
+    for l in layout {
+        let _ = writeln!(out, "{l}");
+    }
+    out.push('\n');
+    let when = ctime(unix_of(&r.started_at) as i64);
+    let pid = fio.pid;
+    // Group aggregates per direction (for per= and the status lines).
+    let mut agg_io = [0u64; 2];
+    let mut max_run = [0u64; 2];
+    let mut min_run = [u64::MAX; 2];
+    let mut min_bw = [u64::MAX; 2];
+    let mut max_bw = [0u64; 2];
+    for b in blocks {
+        for (d, x) in b.dirs().into_iter().enumerate() {
+            if x.runtime_ms == 0 {
+                continue;
+            }
+            agg_io[d] += x.io_bytes;
+            max_run[d] = max_run[d].max(x.runtime_ms);
+            min_run[d] = min_run[d].min(x.runtime_ms);
+            min_bw[d] = min_bw[d].min(x.bw_bytes());
+            max_bw[d] = max_bw[d].max(x.bw_bytes());
+        }
+    }
+    let agg: [u64; 2] =
+        std::array::from_fn(|d| (agg_io[d] * 1000).checked_div(max_run[d]).unwrap_or(0));
+    for b in blocks {
+        let err = i32::from(r.outcome.error.is_some());
+        let _ = writeln!(
+            out,
+            "{}: (groupid={}, jobs={}): err={err:2}: pid={pid}: {when}",
+            b.name, b.groupid, b.clones
+        );
+        for (d, (dname, x)) in ["read", "write"].iter().zip(b.dirs()).enumerate() {
+            if x.runtime_ms == 0 {
+                continue;
+            }
+            let bw = x.bw_bytes();
+            let iops = x.total_ios * 1000 / x.runtime_ms;
+            let _ = writeln!(
+                out,
+                "  {dname}: IOPS={}, BW={} ({})({}/{}msec){}",
+                num2str(iops, 4, false, ""),
+                num2str(bw, 4, true, "B/s"),
+                num2str(bw, 4, false, "B/s"),
+                num2str(x.io_bytes, 4, true, "B"),
+                x.runtime_ms,
+                if d == 1 { "; 0 zone resets" } else { "" }
+            );
+            if !b.gtod_reduce {
+                lat_line(&mut out, "slat", &x.slat);
+                lat_line(&mut out, "clat", &x.clat);
+                lat_line(&mut out, " lat", &x.lat);
+                percentile_block(&mut out, "clat", &x.clat_bins.dense(), x.clat.n);
+            }
+            if x.bw.n > 0 {
+                let p_of_agg = share_of_group(x.bw.mean, agg[d]);
+                let (unit, div) = if x.bw.mean > 1024.0 * 1024.0 {
+                    ("MiB", 1024.0)
+                } else {
+                    ("KiB", 1.0)
+                };
+                let _ = writeln!(
+                    out,
+                    "   bw ({unit:>5}/s): min={:5}, max={:5}, per={p_of_agg:3.2}%, avg={:5.02}, stdev={:5.02}, samples={}",
+                    x.bw.min / div as u64,
+                    x.bw.max / div as u64,
+                    x.bw.mean / div,
+                    x.bw.stddev() / div,
+                    x.bw.n
+                );
+                let _ = writeln!(
+                    out,
+                    "   iops        : min={:5}, max={:5}, avg={:5.02}, stdev={:5.02}, samples={}",
+                    x.iops.min,
+                    x.iops.max,
+                    x.iops.mean,
+                    x.iops.stddev(),
+                    x.iops.n
+                );
+            }
+        }
+        if !b.gtod_reduce {
+            let (n, u, m) = lat_dist(b);
+            let l: Vec<String> = LAT_LABELS.iter().map(|x| x.to_string()).collect();
+            let l: Vec<&str> = l.iter().map(String::as_str).collect();
+            lat_dist_lines(&mut out, "nsec", &l, &n);
+            lat_dist_lines(&mut out, "usec", &l, &u);
+            let mut lm = l.clone();
+            lm.push("2000");
+            lm.push(">=2000");
+            lat_dist_lines(&mut out, "msec", &lm, &m);
+        }
+        if b.sync.n > 0 {
+            out.push_str("  fsync/fdatasync/sync_file_range:\n");
+            lat_line(&mut out, "sync", &b.sync);
+            percentile_block(&mut out, "sync", &b.sync_bins.dense(), b.sync.n);
+        }
+        let _ = writeln!(
+            out,
+            "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
+            b.usr_cpu_pct, b.sys_cpu_pct, b.ctx, b.majf, b.minf
+        );
+        let dp = pct_list(&b.iodepth_level);
+        let _ = writeln!(
+            out,
+            "  IO depths    : 1={:.1}%, 2={:.1}%, 4={:.1}%, 8={:.1}%, 16={:.1}%, 32={:.1}%, >=64={:.1}%",
+            dp[0], dp[1], dp[2], dp[3], dp[4], dp[5], dp[6]
+        );
+        for (name, v) in [
+            ("submit", &b.iodepth_submit),
+            ("complete", &b.iodepth_complete),
+        ] {
+            let p = pct_list(v);
+            let _ = writeln!(
+                out,
+                "     {name:<10}: 0={:.1}%, 4={:.1}%, 8={:.1}%, 16={:.1}%, 32={:.1}%, 64={:.1}%, >=64={:.1}%",
+                p[0], p[1], p[2], p[3], p[4], p[5], p[6]
+            );
+        }
+        let _ = writeln!(
+            out,
+            "     issued rwts: total={},{},0,0 short={},{},0,0 dropped=0,0,0,0",
+            b.read.total_ios, b.write.total_ios, b.read.short_ios, b.write.short_ios
+        );
+        let _ = writeln!(
+            out,
+            "     latency   : target=0, window=0, percentile=100.00%, depth={}",
+            b.iodepth
+        );
+    }
+    // fio: job blocks follow one another; one blank line before the group summary.
+    let _ = writeln!(out, "\nRun status group 0 (all jobs):");
+    for (d, label) in ["   READ", "  WRITE"].iter().enumerate() {
+        if max_run[d] == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
+            num2str(agg[d], 4, true, "B/s"),
+            num2str(agg[d], 4, false, "B/s"),
+            num2str(min_bw[d], 4, true, "B/s"),
+            num2str(max_bw[d], 4, true, "B/s"),
+            num2str(min_bw[d], 4, false, "B/s"),
+            num2str(max_bw[d], 4, false, "B/s"),
+            num2str(agg_io[d], 4, true, "B"),
+            num2str(agg_io[d], 4, false, "B"),
+            min_run[d],
+            max_run[d]
+        );
+    }
+    if !fio.disks.is_empty() {
+        out.push_str("\nDisk stats (read/write):\n");
+        for d in &fio.disks {
+            let _ = writeln!(
+                out,
+                "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:.2}%",
+                d.name,
+                d.read_ios,
+                d.write_ios,
+                d.read_merges,
+                d.write_merges,
+                d.read_ticks,
+                d.write_ticks,
+                d.in_queue,
+                d.util,
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,248 @@
+//! The job files before a run: sizes resolved from the files when not given, free space and
+//! O_DIRECT checked, missing or short files laid out (1 MiB buffered writes of random data,
+//! then fsync; fio's "Laying out IO file" line and a progress bar when a stage log is
+//! given). Files are never deleted afterwards (fio's `unlink=0`); only a file this run
+//! created is removed when Ctrl-C interrupts its layout.
+
+use super::engine::Buffers;
+use super::job::{EngineKind, JobSpec};
+use hostbench_core::result::Warning;
+use hostbench_core::workload::{SetupCtx, StageLog, WorkloadError};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+pub(super) fn io_err(what: &str, path: &Path, e: &std::io::Error) -> WorkloadError {
+    WorkloadError(format!("{what} {}: {e}", path.display()))
+}
+
+/// Resolves sizes, checks free space and O_DIRECT, and lays out missing or short files
+/// (reporting through `log` when given: fio's "Laying out IO file" line and progress).
+/// `Ok(None)` when Ctrl-C stopped a layout.
+pub(super) fn layout_files(
+    jobs: &mut [JobSpec],
+    ctx: &SetupCtx<'_>,
+    log: Option<&dyn StageLog>,
+) -> Result<Option<Vec<Warning>>, WorkloadError> {
+    let mut warnings = Vec::new();
+    let mut data_set = 0u64;
+    let mut any_buffered = false;
+    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut first_dir: Option<PathBuf> = None;
+    for j in jobs.iter_mut() {
+        if j.engine == EngineKind::Null {
+            if j.size.is_none() {
+                return Err(WorkloadError(format!(
+                    "job '{}': ioengine=null needs a size (e.g. --size=1g)",
+                    j.name
+                )));
+            }
+            continue;
+        }
+        for c in 0..j.numjobs {
+            let path = j.file_path(c);
+            let (path, meta) = resolve_job_file(j, path)?;
+            let is_dev = meta.as_ref().is_some_and(|m| {
+                use std::os::unix::fs::FileTypeExt;
+                m.file_type().is_block_device() || m.file_type().is_char_device()
+            });
+            if is_dev && j.rw.writes(0) {
+                crate::disk::files::check_device_write(
+                    &path,
+                    j.allow_mounted_write,
+                    &format!("job '{}'", j.name),
+                    Some("allow_mounted_write=1 to the job"),
+                )?;
+            }
+            let have = meta.as_ref().map_or(0, |m| m.len());
+            let size = match j.size {
+                Some(s) => s,
+                None if is_dev => {
+                    return Err(WorkloadError(format!(
+                        "job '{}': give a size for device {}",
+                        j.name,
+                        path.display()
+                    )));
+                }
+                None if have > j.offset => have - j.offset,
+                None => {
+                    return Err(WorkloadError(format!(
+                        "job '{}': {} does not exist (or is empty); give a size (e.g. --size=1g) to have it laid out",
+                        j.name,
+                        path.display()
+                    )));
+                }
+            };
+            j.size = Some(size);
+            if size < j.max_bs() {
+                return Err(WorkloadError(format!(
+                    "job '{}': size {size} is smaller than the block size {}",
+                    j.name,
+                    j.max_bs()
+                )));
+            }
+            if !j.direct {
+                any_buffered = true;
+            }
+            if seen.contains(&path) {
+                continue;
+            }
+            seen.push(path.clone());
+            data_set += size;
+            if first_dir.is_none() {
+                first_dir = Some(
+                    path.parent()
+                        .filter(|p| !p.as_os_str().is_empty())
+                        .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+                );
+            }
+            if !is_dev && !lay_out(j, &path, j.offset + size, have, log)? {
+                return Ok(None);
+            }
+            if j.direct {
+                check_direct(&path)?;
+            }
+        }
+    }
+    if data_set > 0
+        && let Some(dir) = first_dir
+        && let Some(w) = crate::disk::files::page_cache_warning(
+            &dir,
+            data_set,
+            !any_buffered,
+            ctx.host,
+            "use --direct=1 (or files larger than RAM) to measure the device",
+        )
+    {
+        warnings.push(w);
+    }
+    Ok(Some(warnings))
+}
+
+/// The job's file at `path`, checked before anything is written: a symlink there is
+/// refused ([`crate::disk::files::symlink_refused`]) unless it leads to a device node (the
+/// `/dev/disk/by-id/…` names people give fio), which then stands for the device itself (the
+/// job's `filename` is rewritten to it, so every later open and the in-use check see the
+/// device). Returns the path to use and its metadata (`None` when nothing is there yet).
+fn resolve_job_file(
+    j: &mut JobSpec,
+    path: PathBuf,
+) -> Result<(PathBuf, Option<std::fs::Metadata>), WorkloadError> {
+    use std::os::unix::fs::FileTypeExt;
+    let lmeta = match std::fs::symlink_metadata(&path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((path, None)),
+        Err(e) => return Err(io_err("cannot stat", &path, &e)),
+    };
+    if !lmeta.file_type().is_symlink() {
+        return Ok((path, Some(lmeta)));
+    }
+    let target = std::fs::canonicalize(&path).ok();
+    let tmeta = target.as_ref().and_then(|t| std::fs::metadata(t).ok());
+    match (target, tmeta) {
+        (Some(t), Some(m))
+            if j.filename.is_some()
+                && (m.file_type().is_block_device() || m.file_type().is_char_device()) =>
+        {
+            j.filename = Some(t.to_string_lossy().into_owned());
+            Ok((t, Some(m)))
+        }
+        _ => Err(WorkloadError(format!(
+            "job '{}': {}",
+            j.name,
+            crate::disk::files::symlink_refused(&path).0
+        ))),
+    }
+}
+
+fn check_direct(path: &Path) -> Result<(), WorkloadError> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT | libc::O_NOFOLLOW)
+        .open(path)
+        .map(drop)
+        .map_err(|e| crate::disk::files::open_error(path, true, &e))
+}
+
+/// Lays out `path` to `need` bytes if it is shorter (`have`): 1 MiB buffered writes of random
+/// data from the current end, then fsync. A file this call created is removed if Ctrl-C
+/// stops it (returns false); an existing file is only ever extended, so a short file is
+/// never trusted.
+fn lay_out(
+    j: &JobSpec,
+    path: &Path,
+    need: u64,
+    have: u64,
+    log: Option<&dyn StageLog>,
+) -> Result<bool, WorkloadError> {
+    if have >= need {
+        return Ok(true);
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    if !dir.is_dir() {
+        return Err(WorkloadError(format!(
+            "job '{}': directory {} does not exist; create it or give another --directory",
+            j.name,
+            dir.display()
+        )));
+    }
+    let missing = need - have;
+    crate::disk::files::ensure_space(
+        &dir,
+        missing,
+        &format!("laying out {} for job '{}'", path.display(), j.name),
+    )?;
+    let created = std::fs::symlink_metadata(path).is_err();
+    if let Some(log) = log {
+        // fio counts whole MiB (its `extend_size >> 20`): 1500 KiB reads "1MiB".
+        log.line(&format!(
+            "{}: Laying out IO file (1 file / {}MiB)",
+            j.name,
+            need >> 20
+        ));
+    }
+    let interrupted = || match log {
+        Some(l) => l.interrupted(),
+        None => hostbench_core::runner::INTERRUPT.load(std::sync::atomic::Ordering::Relaxed),
+    };
+    let r = (|| -> Result<bool, WorkloadError> {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+            .map_err(|e| crate::disk::files::open_error(path, false, &e))?;
+        use std::io::{Seek, SeekFrom, Write};
+        f.seek(SeekFrom::Start(have))
+            .map_err(|e| io_err("cannot seek in", path, &e))?;
+        let chunk = 1usize << 20;
+        let bufs = Buffers::new(1, chunk, 0x5eed).map_err(|e| io_err("buffers for", path, &e))?;
+        // SAFETY: one slot of `chunk` bytes.
+        let data = unsafe { std::slice::from_raw_parts(bufs.slot(0), chunk) };
+        let mut left = missing;
+        while left > 0 {
+            if interrupted() {
+                return Ok(false);
+            }
+            let n = left.min(chunk as u64) as usize;
+            f.write_all(&data[..n])
+                .map_err(|e| crate::disk::files::write_error(path, &e, missing, created))?;
+            left -= n as u64;
+            if let Some(log) = log {
+                log.progress("laying out", missing - left, missing);
+            }
+        }
+        f.sync_all().map_err(|e| io_err("cannot fsync", path, &e))?;
+        Ok(true)
+    })();
+    if !matches!(r, Ok(true)) && created {
+        // Only the file this call created (still a regular file at the name).
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    r
+}

@@ -1,0 +1,239 @@
+//! What a run hands over: each clone's statistics (`CloneStats`, kept by its worker in
+//! fio's own shapes, [`super::stats`]) become the result's typed `fio` section
+//! ([`FioResult`]): the jobs as the workload understood them, one report block per clone or,
+//! with `group_reporting`, per job with its clones merged the way fio merges them (sums of
+//! I/O, the longest runtime, an exact merge of latency statistics and histograms, bandwidth
+//! and IOPS samples added up, CPU averaged, context switches and faults summed), and the
+//! devices' counters. fio's layouts render that section alone.
+
+use super::Shared;
+use super::job::{JobSpec, Section};
+use super::stats::{Plat, RunStat};
+use hostbench_core::fio_result::{
+    FioBins, FioBlock, FioDir, FioDisk, FioJob, FioOption, FioResult,
+};
+
+/// Statistics of one direction of one clone.
+#[derive(Debug, Clone, Default)]
+pub(super) struct DirStats {
+    pub(super) bytes: u64,
+    pub(super) ios: u64,
+    pub(super) short: u64,
+    pub(super) slat: RunStat,
+    pub(super) clat: RunStat,
+    pub(super) lat: RunStat,
+    pub(super) clat_plat: Plat,
+    pub(super) bw: RunStat,
+    pub(super) iops: RunStat,
+    // Interval sample state.
+    pub(super) last_bytes: u64,
+    pub(super) last_ios: u64,
+}
+
+/// What one clone measured.
+#[derive(Debug, Clone, Default)]
+pub(super) struct CloneStats {
+    pub(super) job: usize,
+    pub(super) dirs: [DirStats; 2],
+    pub(super) sync: RunStat,
+    pub(super) sync_plat: Plat,
+    pub(super) runtime_ns: u64,
+    pub(super) usr_ns: u64,
+    pub(super) sys_ns: u64,
+    pub(super) ctx: u64,
+    pub(super) majf: u64,
+    pub(super) minf: u64,
+    pub(super) depth_map: [u64; 7],
+    pub(super) submit_map: [u64; 7],
+    pub(super) complete_map: [u64; 7],
+}
+
+/// The options of every `[global]` section, in order (fio's JSON "global options").
+pub(super) fn global_options(sections: &[Section]) -> Vec<FioOption> {
+    sections
+        .iter()
+        .filter(|s| s.is_global())
+        .flat_map(|s| &s.opts)
+        .map(|(k, v)| option(k, v))
+        .collect()
+}
+
+fn option(k: &str, v: &str) -> FioOption {
+    FioOption {
+        name: k.to_string(),
+        value: v.to_string(),
+    }
+}
+
+fn job(j: &JobSpec) -> FioJob {
+    FioJob {
+        name: j.name.clone(),
+        options: j.own_opts.iter().map(|(k, v)| option(k, v)).collect(),
+        rw: j.rw.name().into(),
+        bs_read: j.bs_read,
+        bs_write: j.bs_write,
+        ioengine: j.engine.name().into(),
+        iodepth: j.iodepth,
+        numjobs: j.numjobs,
+        thread: j.thread,
+    }
+}
+
+/// A block while clones are merged into it: its histograms still whole (read, write, sync).
+struct Acc {
+    block: FioBlock,
+    bins: [Vec<u64>; 3],
+}
+
+/// One clone's block.
+fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
+    // fio counts runtime in whole ms; a run that did I/O lasted at least 1 ms of it.
+    let did_io = s.dirs[0].ios + s.dirs[1].ios > 0;
+    let runtime_ms = (s.runtime_ns / 1_000_000).max(u64::from(did_io));
+    let pct = |ns: u64| {
+        if s.runtime_ns > 0 {
+            ns as f64 * 100.0 / s.runtime_ns as f64
+        } else {
+            0.0
+        }
+    };
+    let read_pct = j.rw.read_pct(j.rwmixread);
+    let dir = |d: usize| {
+        let ds = &s.dirs[d];
+        let active = if d == 0 { read_pct > 0 } else { read_pct < 100 };
+        FioDir {
+            io_bytes: ds.bytes,
+            total_ios: ds.ios,
+            short_ios: ds.short,
+            runtime_ms: if active { runtime_ms } else { 0 },
+            slat: ds.slat.to_fio(),
+            clat: ds.clat.to_fio(),
+            lat: ds.lat.to_fio(),
+            bw: ds.bw.to_fio(),
+            iops: ds.iops.to_fio(),
+            clat_bins: FioBins::default(),
+        }
+    };
+    Acc {
+        block: FioBlock {
+            job: s.job,
+            name: j.name.clone(),
+            groupid: j.groupid,
+            clones: 1,
+            runtime_ms,
+            usr_cpu_pct: pct(s.usr_ns),
+            sys_cpu_pct: pct(s.sys_ns),
+            ctx: s.ctx,
+            majf: s.majf,
+            minf: s.minf,
+            iodepth: if j.engine.is_sync() { 1 } else { j.iodepth },
+            gtod_reduce: j.gtod_reduce,
+            read: dir(0),
+            write: dir(1),
+            sync: s.sync.to_fio(),
+            sync_bins: FioBins::default(),
+            iodepth_level: s.depth_map,
+            iodepth_submit: s.submit_map,
+            iodepth_complete: s.complete_map,
+        },
+        bins: [
+            s.dirs[0].clat_plat.0.to_vec(),
+            s.dirs[1].clat_plat.0.to_vec(),
+            s.sync_plat.0.to_vec(),
+        ],
+    }
+}
+
+fn add(a: &mut [u64], b: &[u64]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+/// fio's group reporting: `b`, another clone of `m`'s job, merged into `m`.
+fn merge(m: &mut Acc, b: &Acc) {
+    let (mb, bb) = (&mut m.block, &b.block);
+    let k = f64::from(mb.clones);
+    mb.usr_cpu_pct = (mb.usr_cpu_pct * k + bb.usr_cpu_pct) / (k + 1.0);
+    mb.sys_cpu_pct = (mb.sys_cpu_pct * k + bb.sys_cpu_pct) / (k + 1.0);
+    mb.clones += 1;
+    mb.runtime_ms = mb.runtime_ms.max(bb.runtime_ms);
+    mb.ctx += bb.ctx;
+    mb.majf += bb.majf;
+    mb.minf += bb.minf;
+    mb.sync.merge(&bb.sync);
+    for (md, bd) in [(&mut mb.read, &bb.read), (&mut mb.write, &bb.write)] {
+        md.io_bytes += bd.io_bytes;
+        md.total_ios += bd.total_ios;
+        md.short_ios += bd.short_ios;
+        md.runtime_ms = md.runtime_ms.max(bd.runtime_ms);
+        md.slat.merge(&bd.slat);
+        md.clat.merge(&bd.clat);
+        md.lat.merge(&bd.lat);
+        md.bw.sum(&bd.bw);
+        md.iops.sum(&bd.iops);
+    }
+    add(&mut mb.iodepth_level, &bb.iodepth_level);
+    add(&mut mb.iodepth_submit, &bb.iodepth_submit);
+    add(&mut mb.iodepth_complete, &bb.iodepth_complete);
+    for (x, y) in m.bins.iter_mut().zip(&b.bins) {
+        add(x, y);
+    }
+}
+
+/// The result's `fio` section from what the clones handed over (clones that never ran have
+/// no block).
+pub(super) fn fio_result(shared: &Shared) -> FioResult {
+    let res = shared.results.lock().unwrap_or_else(|e| e.into_inner());
+    let mut blocks: Vec<Acc> = Vec::new();
+    for s in res.iter().flatten() {
+        let j = &shared.jobs[s.job];
+        let b = clone_block(s, j);
+        if j.group_reporting
+            && let Some(m) = blocks.iter_mut().find(|m| m.block.job == s.job)
+        {
+            merge(m, &b);
+            continue;
+        }
+        blocks.push(b);
+    }
+    let blocks = blocks
+        .into_iter()
+        .map(|Acc { mut block, bins }| {
+            block.read.clat_bins = FioBins::from_dense(&bins[0]);
+            block.write.clat_bins = FioBins::from_dense(&bins[1]);
+            block.sync_bins = FioBins::from_dense(&bins[2]);
+            block
+        })
+        .collect();
+    let disks = shared
+        .disks
+        .as_ref()
+        .map(|w| w.finish())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|u| {
+            let d = u.delta;
+            FioDisk {
+                name: u.name,
+                read_ios: d.read_ios,
+                write_ios: d.write_ios,
+                read_merges: d.read_merges,
+                write_merges: d.write_merges,
+                read_sectors: d.read_sectors,
+                write_sectors: d.write_sectors,
+                read_ticks: d.read_ticks,
+                write_ticks: d.write_ticks,
+                in_queue: d.in_queue,
+                util: u.util,
+            }
+        })
+        .collect();
+    FioResult {
+        pid: std::process::id(),
+        global_options: shared.global_options.clone(),
+        jobs: shared.jobs.iter().map(job).collect(),
+        blocks,
+        disks,
+    }
+}

@@ -1,0 +1,755 @@
+//! One clone's loop: it claims each I/O from [`RunControl::next_op`], times it as fio does
+//! (start = prepared, issue = after the submit call returned, completion = reaped; slat =
+//! issue − start, clat = completion − issue, lat = completion − start; sync engines have no
+//! slat), records `lat` through [`RunControl::record`] and keeps fio's per-direction
+//! statistics in its `CloneStats`, handed over once, at the end.
+
+use super::Shared;
+use super::engine::{Buffers, Dir, Done, Engine};
+use super::job::{EngineKind, JobSpec, RandDist};
+use super::result::CloneStats;
+use hostbench_core::rand::{Distribution, Rng, Sampler};
+use hostbench_core::recorder::Counter;
+use hostbench_core::runner::RunControl;
+use hostbench_core::workload::{LoopWorker, Worker, WorkloadError};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The worker of thread `tid`: the clone's file opened (O_DIRECT, `invalidate`,
+/// `fadvise_hint` as the job says), its engine and buffers built, its offset generator.
+pub(super) fn new_worker(
+    shared: &Arc<Shared>,
+    tid: usize,
+    rng: Rng,
+) -> Result<Worker, WorkloadError> {
+    let (ji, clone) = shared.threads[tid];
+    let j = &shared.jobs[ji];
+    let size = j.size.expect("sizes are resolved at setup");
+    let (fd, path) = if j.engine == EngineKind::Null {
+        (None, PathBuf::new())
+    } else {
+        let path = j.file_path(clone);
+        let writes = j.rw.writes(j.rwmixread);
+        let mut o = std::fs::OpenOptions::new();
+        o.read(true).write(writes || j.engine == EngineKind::Mmap);
+        // Never through a symlink planted at the name after the layout checked it.
+        let mut flags = libc::O_NOFOLLOW;
+        if j.direct {
+            flags |= libc::O_DIRECT;
+        }
+        o.custom_flags(flags);
+        let f = o
+            .open(&path)
+            .map_err(|e| crate::disk::files::open_error(&path, j.direct, &e))?;
+        if !j.direct && j.invalidate {
+            // SAFETY: advisory call on our fd.
+            unsafe {
+                libc::posix_fadvise(
+                    f.as_raw_fd(),
+                    j.offset as i64,
+                    size as i64,
+                    libc::POSIX_FADV_DONTNEED,
+                );
+            }
+        }
+        advise_access(&f, j, size);
+        (Some(OwnedFd::from(f)), path)
+    };
+    let depth = if j.engine.is_sync() { 1 } else { j.iodepth };
+    let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
+    let engine = Engine::new(j.engine, raw, depth, (j.offset, size))
+        .map_err(|e| WorkloadError(format!("job '{}': {e}", j.name)))?;
+    if let Some(random) = j.advises_random() {
+        engine
+            .advise_mapping(random)
+            .map_err(|e| WorkloadError(format!("job '{}': madvise: {e}", j.name)))?;
+    }
+    // An io_uring ring is single-issuer: it is built again in the worker's own thread
+    // (this one only proves that it can be built, so a failure is a setup error).
+    let engine = if j.engine == EngineKind::IoUring {
+        drop(engine);
+        None
+    } else {
+        Some(engine)
+    };
+    let bufs = Buffers::new(depth as usize, j.max_bs() as usize, rng.clone().next_u64())
+        .map_err(|e| WorkloadError(format!("job '{}': {e}", j.name)))?;
+    let gran = j.bs_read.min(j.bs_write);
+    let positions = (size - j.max_bs()) / gran + 1;
+    let sampler = match j.dist {
+        RandDist::Random => None,
+        RandDist::Zipf(t) => Some(Distribution::Zipfian { exp: t }.sampler(0, positions - 1)),
+        RandDist::Pareto(h) => Some(Distribution::Pareto { h }.sampler(0, positions - 1)),
+    };
+    let map = j.rw.random() && !j.norandommap && sampler.is_none();
+    Ok(Worker::Loop(Box::new(FioWorker {
+        shared: shared.clone(),
+        tid,
+        job: j.clone(),
+        path,
+        _fd: fd,
+        engine,
+        engine_args: (j.engine, raw, depth, (j.offset, size)),
+        bufs,
+        depth,
+        rng,
+        offsets: OffsetGen::new(positions, map),
+        sampler,
+        gran,
+        size,
+        read_pct: j.rw.read_pct(j.rwmixread),
+        seq_pos: [0, 0],
+        stats: CloneStats {
+            job: ji,
+            ..CloneStats::default()
+        },
+        writes_since_sync: 0,
+        submit_batch: j.iodepth_batch_submit.clamp(1, depth) as usize,
+        complete_min: j.iodepth_batch_complete_min.min(depth) as usize,
+        // fio: a maximum below the minimum (0 by default) is the minimum; at least one.
+        complete_max: j
+            .iodepth_batch_complete_max
+            .max(j.iodepth_batch_complete_min)
+            .clamp(1, depth) as usize,
+    })))
+}
+
+/// fio's `fadvise_hint`: tells the kernel the job's access pattern over its region of the
+/// file just opened (`posix_fadvise` RANDOM or SEQUENTIAL), as fio does for every job by
+/// default. Random advice turns off readahead, so buffered random reads go to the device
+/// instead of hitting pages the kernel read ahead. Advice only: a refusal changes nothing
+/// the job does, and fio ignores it too.
+fn advise_access(f: &std::fs::File, j: &JobSpec, size: u64) {
+    let Some(random) = j.advises_random() else {
+        return;
+    };
+    let advice = if random {
+        libc::POSIX_FADV_RANDOM
+    } else {
+        libc::POSIX_FADV_SEQUENTIAL
+    };
+    // SAFETY: advisory call on a descriptor we own.
+    unsafe {
+        libc::posix_fadvise(f.as_raw_fd(), j.offset as i64, size as i64, advice);
+    }
+}
+
+/// Offsets of a random job with fio's random map: every position once per pass, in a
+/// scrambled order (a full-period LCG over the next power of two, skipping values past the
+/// end), so no offset repeats until all were used.
+struct OffsetGen {
+    n: u64,
+    mask: u64,
+    x: u64,
+    a: u64,
+    c: u64,
+    map: bool,
+}
+
+impl OffsetGen {
+    fn new(n: u64, map: bool) -> OffsetGen {
+        let m = n.next_power_of_two();
+        OffsetGen {
+            n,
+            mask: m - 1,
+            x: 0,
+            a: (0x5851_F42D_4C95_7F2D & !3) | 1,
+            c: 0x1405_7B7E_F767_814F | 1,
+            map,
+        }
+    }
+    fn seed(&mut self, s: u64) {
+        self.x = s & self.mask;
+    }
+    #[inline]
+    fn next(&mut self, rng: &mut Rng) -> u64 {
+        if !self.map {
+            return rng.next_u64() % self.n;
+        }
+        loop {
+            self.x = self.x.wrapping_mul(self.a).wrapping_add(self.c) & self.mask;
+            if self.x < self.n {
+                return self.x;
+            }
+        }
+    }
+}
+
+struct FioWorker {
+    shared: Arc<Shared>,
+    tid: usize,
+    job: JobSpec,
+    path: PathBuf,
+    _fd: Option<OwnedFd>,
+    engine: Option<Engine>,
+    /// What `engine` is built from when the worker starts (io_uring).
+    engine_args: (EngineKind, i32, u32, (u64, u64)),
+    bufs: Buffers,
+    depth: u32,
+    rng: Rng,
+    offsets: OffsetGen,
+    sampler: Option<Sampler>,
+    gran: u64,
+    size: u64,
+    read_pct: u32,
+    seq_pos: [u64; 2],
+    stats: CloneStats,
+    writes_since_sync: u32,
+    /// I/Os per submit call (fio's `iodepth_batch_submit`, default 1).
+    submit_batch: usize,
+    /// Completions waited for per reap (fio's `iodepth_batch_complete_min`, default 1).
+    complete_min: usize,
+    /// Completions taken per reap (fio's `iodepth_batch_complete_max`, default = the minimum):
+    /// by default one completion is taken and replaced before the next, so the queue stays at
+    /// `iodepth` instead of draining between refills.
+    complete_max: usize,
+}
+
+fn rusage() -> (u64, u64, u64, u64, u64) {
+    // SAFETY: getrusage fills a zeroed struct.
+    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut r) };
+    let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+    (
+        tv(r.ru_utime),
+        tv(r.ru_stime),
+        (r.ru_nvcsw + r.ru_nivcsw) as u64,
+        r.ru_majflt as u64,
+        r.ru_minflt as u64,
+    )
+}
+
+#[inline(always)]
+fn depth_bucket(n: u32) -> usize {
+    match n {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        8..=15 => 3,
+        16..=31 => 4,
+        32..=63 => 5,
+        _ => 6,
+    }
+}
+
+#[inline(always)]
+fn batch_bucket(n: usize) -> usize {
+    match n {
+        0 => 0,
+        1..=4 => 1,
+        5..=8 => 2,
+        9..=16 => 3,
+        17..=32 => 4,
+        33..=64 => 5,
+        _ => 6,
+    }
+}
+
+/// Interval between bw/iops samples (fio's `bwavgtime`/`iopsavgtime` default), ns.
+const SAMPLE_NS: u64 = 500_000_000;
+
+impl FioWorker {
+    /// The next I/O: direction, offset, length.
+    #[inline]
+    fn next_io(&mut self) -> (Dir, u64, u32) {
+        let dir = match self.read_pct {
+            100 => Dir::Read,
+            0 => Dir::Write,
+            p => {
+                if (self.rng.next_u64() % 100) < p as u64 {
+                    Dir::Read
+                } else {
+                    Dir::Write
+                }
+            }
+        };
+        let len = match dir {
+            Dir::Read => self.job.bs_read,
+            Dir::Write => self.job.bs_write,
+        };
+        let off = if self.job.rw.random() {
+            let pos = match &self.sampler {
+                Some(s) => s.sample(&mut self.rng),
+                None => self.offsets.next(&mut self.rng),
+            };
+            pos * self.gran
+        } else {
+            let p = &mut self.seq_pos[dir as usize];
+            if *p + len > self.size {
+                *p = 0;
+            }
+            let o = *p;
+            *p += len;
+            o
+        };
+        (dir, self.job.offset + off, len as u32)
+    }
+
+    /// Accounts one completed I/O (not during ramp time).
+    #[inline(always)]
+    fn account(&mut self, dir: Dir, res: i64, len: u32, slat: Option<u64>, clat: u64, lat: u64) {
+        let d = &mut self.stats.dirs[dir as usize];
+        d.ios += 1;
+        d.bytes += res as u64;
+        if (res as u64) < len as u64 {
+            d.short += 1;
+        }
+        if !self.job.gtod_reduce {
+            if let Some(s) = slat {
+                d.slat.add(s);
+            }
+            d.clat.add(clat);
+            d.clat_plat.add(clat);
+            d.lat.add(lat);
+        }
+    }
+
+    fn sample(&mut self, elapsed_ns: u64) {
+        if elapsed_ns == 0 {
+            return;
+        }
+        let ms = elapsed_ns as f64 / 1e6;
+        for (i, d) in self.stats.dirs.iter_mut().enumerate() {
+            let active = if i == 0 {
+                self.read_pct > 0
+            } else {
+                self.read_pct < 100
+            };
+            if !active {
+                continue;
+            }
+            let bytes = d.bytes - d.last_bytes;
+            let ios = d.ios - d.last_ios;
+            d.bw.add((bytes as f64 * 1000.0 / ms / 1024.0) as u64);
+            d.iops.add((ios as f64 * 1000.0 / ms) as u64);
+            d.last_bytes = d.bytes;
+            d.last_ios = d.ios;
+        }
+    }
+
+    fn fail(&self, dir: Dir, off: u64, res: i64) -> WorkloadError {
+        let e = std::io::Error::from_raw_os_error((-res) as i32);
+        let hint = if self.job.direct && -res == libc::EINVAL as i64 {
+            " (with direct=1 the block size and offsets must be multiples of the device's \
+             logical block size, often 4096 bytes: try bs=4k, or drop direct=1)"
+        } else {
+            ""
+        };
+        WorkloadError(format!(
+            "job '{}': {} of {} bytes at offset {off} of {} failed: {e}{hint}",
+            self.job.name,
+            if dir == Dir::Read { "read" } else { "write" },
+            self.job.max_bs(),
+            self.path.display()
+        ))
+    }
+
+    /// fsync/fdatasync every N writes, timed into the sync statistics.
+    fn maybe_sync(&mut self, ctl: &mut RunControl<'_>, warming: bool) -> Result<(), WorkloadError> {
+        let n = self.job.fsync.max(self.job.fdatasync);
+        if n == 0 || self._fd.is_none() {
+            return Ok(());
+        }
+        self.writes_since_sync += 1;
+        if self.writes_since_sync < n {
+            return Ok(());
+        }
+        self.writes_since_sync = 0;
+        let fd = self._fd.as_ref().map_or(-1, |f| f.as_raw_fd());
+        let t0 = ctl.now();
+        // SAFETY: syncing our own fd.
+        let r = unsafe {
+            if self.job.fdatasync > 0 {
+                libc::fdatasync(fd)
+            } else {
+                libc::fsync(fd)
+            }
+        };
+        let t1 = ctl.now();
+        if r != 0 {
+            return Err(WorkloadError(format!(
+                "job '{}': fsync of {} failed: {}",
+                self.job.name,
+                self.path.display(),
+                std::io::Error::last_os_error()
+            )));
+        }
+        ctl.counters().add(Counter::Other, 1);
+        if !warming {
+            let ns = ctl.clock().to_ns(t1 - t0);
+            self.stats.sync.add(ns);
+            self.stats.sync_plat.add(ns);
+        }
+        Ok(())
+    }
+
+    fn count(ctl: &RunControl<'_>, dir: Dir, res: i64) {
+        let c = ctl.counters();
+        match dir {
+            Dir::Read => {
+                c.add(Counter::Reads, 1);
+                c.add(Counter::BytesRead, res as u64);
+            }
+            Dir::Write => {
+                c.add(Counter::Writes, 1);
+                c.add(Counter::BytesWritten, res as u64);
+            }
+        }
+    }
+
+    fn run_sync(&mut self, ctl: &mut RunControl<'_>, pace: u64) -> Result<Meas, WorkloadError> {
+        let clock = ctl.clock();
+        let mut now = ctl.now();
+        let mut meas = Meas::start(ctl, now);
+        let mut due = now;
+        let mut issued = 0u64;
+        let buf = self.bufs.slot(0);
+        loop {
+            if !self.job.time_based && issued >= self.size {
+                break;
+            }
+            if ctl.next_op(now).is_none() {
+                break;
+            }
+            let intended = if pace > 0 {
+                if due > now {
+                    ctl.wait_until(due);
+                    if ctl.aborted() {
+                        break;
+                    }
+                }
+                let d = due;
+                due += pace;
+                Some(d)
+            } else {
+                None
+            };
+            let (dir, off, len) = self.next_io();
+            let t0 = ctl.now();
+            let res = self
+                .engine
+                .as_mut()
+                .expect("engine built at start")
+                .sync_io(dir, buf, off, len);
+            let t1 = ctl.now();
+            if res < 0 {
+                return Err(self.fail(dir, off, res));
+            }
+            issued += len as u64;
+            let start = intended.unwrap_or(t0);
+            ctl.record(start, t1);
+            Self::count(ctl, dir, res);
+            let warming = ctl.warming_up();
+            if !warming {
+                meas.begin(ctl, t1);
+                self.account(
+                    dir,
+                    res,
+                    len,
+                    None,
+                    clock.to_ns(t1 - t0),
+                    clock.to_ns(t1 - start),
+                );
+                if t1 >= meas.next_sample {
+                    self.sample(clock.to_ns(t1 - meas.last_sample));
+                    meas.last_sample = t1;
+                    meas.next_sample = t1 + meas.sample_ticks;
+                }
+            }
+            if dir == Dir::Write {
+                self.maybe_sync(ctl, warming)?;
+            }
+            now = t1;
+        }
+        self.stats.depth_map[0] += self.stats.dirs[0].ios + self.stats.dirs[1].ios;
+        self.stats.submit_map[1] += self.stats.dirs[0].ios + self.stats.dirs[1].ios;
+        self.stats.complete_map[1] += self.stats.dirs[0].ios + self.stats.dirs[1].ios;
+        Ok(meas)
+    }
+
+    /// Submits the queued `batch`, stamps its issue time and returns that time.
+    #[inline]
+    fn submit(
+        &mut self,
+        engine: &mut Engine,
+        batch: &mut Vec<u32>,
+        issue: &mut [u64],
+        inflight: &mut usize,
+        ctl: &RunControl<'_>,
+    ) -> Result<u64, WorkloadError> {
+        if let Err(e) = engine.submit() {
+            // What was not submitted is not in flight.
+            batch.clear();
+            return Err(WorkloadError(format!("job '{}': {e}", self.job.name)));
+        }
+        let t1 = ctl.now();
+        *inflight += batch.len();
+        self.stats.submit_map[batch_bucket(batch.len())] += 1;
+        self.stats.depth_map[depth_bucket(*inflight as u32)] += batch.len() as u64;
+        for &s in batch.iter() {
+            issue[s as usize] = t1;
+        }
+        batch.clear();
+        Ok(t1)
+    }
+
+    fn run_queued(&mut self, ctl: &mut RunControl<'_>, pace: u64) -> Result<Meas, WorkloadError> {
+        let clock = ctl.clock();
+        let mut engine = self.engine.take().expect("engine built at start");
+        let depth = self.depth as usize;
+        let mut free: Vec<u32> = (0..self.depth).rev().collect();
+        let mut batch: Vec<u32> = Vec::with_capacity(depth);
+        let mut done = vec![Done::default(); depth];
+        // Per slot: start, issue time, direction, length, offset.
+        let mut start = vec![0u64; depth];
+        let mut issue = vec![0u64; depth];
+        let mut meta = vec![(Dir::Read, 0u32, 0u64); depth];
+        let mut inflight = 0usize;
+        let mut more = true;
+        let mut issued = 0u64;
+        let t_start = ctl.now();
+        let mut meas = Meas::start(ctl, t_start);
+        let mut due = t_start;
+        let mut err: Option<WorkloadError> = None;
+        loop {
+            if more && !free.is_empty() {
+                let mut t0 = ctl.now();
+                let mut failed = false;
+                while let Some(&slot) = free.last() {
+                    if !self.job.time_based && issued >= self.size {
+                        more = false;
+                        break;
+                    }
+                    if pace > 0 && due > t0 {
+                        break;
+                    }
+                    if ctl.next_op(t0).is_none() {
+                        more = false;
+                        break;
+                    }
+                    free.pop();
+                    let (dir, off, len) = self.next_io();
+                    engine.queue(slot, dir, self.bufs.slot(slot), off, len);
+                    start[slot as usize] = if pace > 0 { due } else { t0 };
+                    if pace > 0 {
+                        due += pace;
+                    }
+                    meta[slot as usize] = (dir, len, off);
+                    issued += len as u64;
+                    batch.push(slot);
+                    if batch.len() >= self.submit_batch {
+                        match self.submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl) {
+                            Ok(t1) => t0 = t1,
+                            Err(e) => {
+                                err = Some(e);
+                                failed = true;
+                                break;
+                            }
+                        }
+                    }
+                }
+                if !failed
+                    && !batch.is_empty()
+                    && let Err(e) =
+                        self.submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl)
+                {
+                    err = Some(e);
+                    failed = true;
+                }
+                if failed {
+                    break;
+                }
+            }
+            if inflight == 0 {
+                if !more || ctl.aborted() {
+                    break;
+                }
+                if pace > 0 {
+                    ctl.wait_until(due);
+                    if ctl.aborted() {
+                        break;
+                    }
+                }
+                continue;
+            }
+            let want = self.complete_min.min(inflight);
+            // A paced job with a free slot waits for completions only until its next I/O is
+            // due: blocking longer would issue it late (fio sleeps between issues the same way).
+            let timeout = (pace > 0 && more && !free.is_empty()).then(|| {
+                let now = ctl.now();
+                clock.to_ns(due.saturating_sub(now))
+            });
+            let n = match engine.reap_within(want, &mut done[..self.complete_max], timeout) {
+                Ok(n) => n,
+                Err(e) => {
+                    err = Some(WorkloadError(format!("job '{}': {e}", self.job.name)));
+                    break;
+                }
+            };
+            let t2 = ctl.now();
+            if n > 0 {
+                self.stats.complete_map[batch_bucket(n)] += 1;
+            }
+            let warming = ctl.warming_up();
+            if !warming {
+                meas.begin(ctl, t2);
+            }
+            for d in &done[..n] {
+                let s = d.slot as usize;
+                inflight -= 1;
+                free.push(d.slot);
+                let (dir, len, off) = meta[s];
+                if d.res < 0 {
+                    if err.is_none() {
+                        err = Some(self.fail(dir, off, d.res));
+                    }
+                    continue;
+                }
+                ctl.record(start[s], t2);
+                Self::count(ctl, dir, d.res);
+                if !warming {
+                    self.account(
+                        dir,
+                        d.res,
+                        len,
+                        Some(clock.to_ns(issue[s].saturating_sub(start[s]))),
+                        clock.to_ns(t2.saturating_sub(issue[s])),
+                        clock.to_ns(t2.saturating_sub(start[s])),
+                    );
+                }
+                if dir == Dir::Write
+                    && let Err(e) = self.maybe_sync(ctl, warming)
+                {
+                    err.get_or_insert(e);
+                }
+            }
+            if !warming && t2 >= meas.next_sample {
+                self.sample(clock.to_ns(t2 - meas.last_sample));
+                meas.last_sample = t2;
+                meas.next_sample = t2 + meas.sample_ticks;
+            }
+            if err.is_some() || ctl.aborted() {
+                break;
+            }
+        }
+        // Buffers must outlive the kernel's use of them: wait for what is still in flight.
+        while inflight > 0 {
+            match engine.reap(1, &mut done) {
+                Ok(n) => inflight -= n,
+                Err(_) => break,
+            }
+        }
+        // Back in its place, so it is torn down after the run's end is stamped: io_destroy
+        // waits for an RCU grace period (about 30 ms here) that is not the job's runtime.
+        self.engine = Some(engine);
+        match err {
+            Some(e) => Err(e),
+            None => Ok(meas),
+        }
+    }
+}
+
+/// When this clone's measured time began and its sample schedule.
+struct Meas {
+    begun: bool,
+    t0: u64,
+    last_sample: u64,
+    next_sample: u64,
+    sample_ticks: u64,
+    ru0: (u64, u64, u64, u64, u64),
+}
+
+impl Meas {
+    fn start(ctl: &RunControl<'_>, now: u64) -> Meas {
+        let sample_ticks = ctl.clock().from_ns(SAMPLE_NS);
+        let mut m = Meas {
+            begun: false,
+            t0: now,
+            last_sample: now,
+            next_sample: now + sample_ticks,
+            sample_ticks,
+            ru0: rusage(),
+        };
+        if !ctl.warming_up() {
+            m.begun = true;
+        }
+        m
+    }
+    /// Marks the start of measurement (the end of ramp time) at `now`, once.
+    #[inline(always)]
+    fn begin(&mut self, _ctl: &RunControl<'_>, now: u64) {
+        if !self.begun {
+            self.begun = true;
+            self.t0 = now;
+            self.last_sample = now;
+            self.next_sample = now + self.sample_ticks;
+            self.ru0 = rusage();
+        }
+    }
+}
+
+impl LoopWorker for FioWorker {
+    fn run(&mut self, ctl: &mut RunControl<'_>) -> Result<(), WorkloadError> {
+        let clock = ctl.clock();
+        self.offsets.seed(self.rng.next_u64());
+        let pace = 1_000_000_000u64
+            .checked_div(self.job.rate_iops)
+            .map_or(0, |ns| clock.from_ns(ns));
+        if self.engine.is_none() {
+            let (k, fd, depth, region) = self.engine_args;
+            self.engine = Some(
+                Engine::new(k, fd, depth, region)
+                    .map_err(|e| WorkloadError(format!("job '{}': {e}", self.job.name)))?,
+            );
+        }
+        let r = if self.job.engine.is_sync() {
+            self.run_sync(ctl, pace)
+        } else {
+            self.run_queued(ctl, pace)
+        };
+        let meas = r?;
+        if self.job.end_fsync
+            && let Some(f) = &self._fd
+        {
+            // SAFETY: syncing our own fd.
+            unsafe { libc::fsync(f.as_raw_fd()) };
+        }
+        let t_end = ctl.now();
+        let ru1 = rusage();
+        if meas.begun {
+            self.stats.runtime_ns = clock.to_ns(t_end.saturating_sub(meas.t0));
+            self.stats.usr_ns = ru1.0.saturating_sub(meas.ru0.0);
+            self.stats.sys_ns = ru1.1.saturating_sub(meas.ru0.1);
+            self.stats.ctx = ru1.2.saturating_sub(meas.ru0.2);
+            self.stats.majf = ru1.3.saturating_sub(meas.ru0.3);
+            self.stats.minf = ru1.4.saturating_sub(meas.ru0.4);
+        }
+        let mut res = self
+            .shared
+            .results
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        res[self.tid] = Some(std::mem::take(&mut self.stats));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_map_touches_every_block_once_per_pass() {
+        let mut g = OffsetGen::new(1000, true);
+        g.seed(12345);
+        let mut rng = Rng::for_thread(1, 0);
+        let mut seen = vec![false; 1000];
+        for _ in 0..1000 {
+            let x = g.next(&mut rng) as usize;
+            assert!(!seen[x], "{x} repeated within a pass");
+            seen[x] = true;
+        }
+    }
+}
