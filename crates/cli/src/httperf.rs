@@ -8,7 +8,11 @@
 //! and changes nothing (local ports are always chosen by the kernel); without `--timeout`
 //! a request gives up after 60 s rather than never, so a run always ends.
 
-use crate::exec::{self, SaveOptions};
+use crate::exec;
+use crate::frontend::{
+    self,
+    getopt::{Arg, Flag, Getopt, GetoptError, Style},
+};
 use crate::present::{Plain, Text};
 use anyhow::{Result, anyhow, bail};
 use hostbench_core::layout::{HttperfLayout, Layout};
@@ -18,32 +22,128 @@ use hostbench_core::workload::Workload;
 use hostbench_workloads::http::HttpLoad;
 use std::process::ExitCode;
 
-const USAGE: &str = "Usage: hostbench httperf [options]
-  --server=HOST        server name or address (default localhost)
-  --port=N             port (default 80)
-  --uri=PATH           path (default /)
-  --rate=X             new connections per second, evenly spaced (0 = one after another)
-  --period=[d|e]T      T seconds between connections, deterministic (d) or exponential (e)
-  --num-conns=N        connections in total (default 1)
-  --num-calls=N        requests per connection (default 1)
-  --wsess=N1,N2,X      N1 sessions (connections) of N2 calls, X seconds apart
-  --timeout=S          seconds a request may take, connect included (default 60)
-  --method=M           request method (default GET)
-  --add-header=S       extra header lines ('\\n' separates several)
-  --http-version=V     1.0 or 1.1 (default 1.1)
-  --send-buffer=N      SO_SNDBUF (default 4096)
-  --recv-buffer=N      SO_RCVBUF (default 16384)
-  --hog                accepted (local ports are always the kernel's choice)
-  --ssl                HTTPS (TLS 1.2/1.3 via rustls; certificates are not verified, as httperf)
-  --ssl-no-reuse       a full TLS handshake on every connection (default: sessions are resumed)
-  --ssl-ciphers=L      cipher suites, OpenSSL names separated by ':'
-  --tls-server-name=N  SNI name (default: --server)
-  --client=0/1, --burst-length=1, --verbose, --use-timer-cache: accepted
-hostbench additions: --threads=N (event loops, default 1), --runtime=S (time limit),
-  --label=NAME, --no-save, --results-db=PATH|URL, --format=httperf|json|text.
-Not supported (exit 2): --wlog, --wset, --wsesslog, --period=u|v, --burst-length>1,
-  --print-request, --print-reply, --think-timeout, --session-cookies.
-";
+/// httperf's options (and hostbench's), one definition each: the parser below and the usage
+/// text come from it. Entries without help are listed in the usage's closing lines.
+const FLAGS: &[Flag] = &[
+    Flag::long(
+        "server",
+        "HOST",
+        "server name or address (default localhost)",
+    ),
+    Flag::long("port", "N", "port (default 80)"),
+    Flag::long("uri", "PATH", "path (default /)"),
+    Flag::long(
+        "rate",
+        "X",
+        "new connections per second, evenly spaced (0 = one after another)",
+    ),
+    Flag::long(
+        "period",
+        "[d|e]T",
+        "T seconds between connections, deterministic (d) or exponential (e)",
+    ),
+    Flag::long("num-conns", "N", "connections in total (default 1)"),
+    Flag::long("num-calls", "N", "requests per connection (default 1)"),
+    Flag::long(
+        "wsess",
+        "N1,N2,X",
+        "N1 sessions (connections) of N2 calls, X seconds apart",
+    ),
+    Flag::long(
+        "timeout",
+        "S",
+        "seconds a request may take, connect included (default 60)",
+    ),
+    Flag::long("method", "M", "request method (default GET)"),
+    Flag::long(
+        "add-header",
+        "S",
+        "extra header lines ('\\n' separates several)",
+    ),
+    Flag::long("http-version", "V", "1.0 or 1.1 (default 1.1)"),
+    Flag::long("send-buffer", "N", "SO_SNDBUF (default 4096)"),
+    Flag::long("recv-buffer", "N", "SO_RCVBUF (default 16384)"),
+    Flag::long(
+        "hog",
+        "",
+        "accepted (local ports are always the kernel's choice)",
+    ),
+    Flag::long(
+        "ssl",
+        "",
+        "HTTPS (TLS 1.2/1.3 via rustls; certificates are not verified, as httperf)",
+    ),
+    Flag::long(
+        "ssl-no-reuse",
+        "",
+        "a full TLS handshake on every connection (default: sessions are resumed)",
+    ),
+    Flag::long(
+        "ssl-ciphers",
+        "L",
+        "cipher suites, OpenSSL names separated by ':'",
+    ),
+    Flag::long("tls-server-name", "N", "SNI name (default: --server)"),
+    // Accepted, and listed together at the end of the usage.
+    Flag::long("client", "I/N", ""),
+    Flag::long("burst-length", "N", ""),
+    Flag {
+        short: "v",
+        long: "verbose",
+        value: "",
+        help: "",
+    },
+    Flag::long("use-timer-cache", "", ""),
+    Flag::long("no-host-hdr", "", ""),
+    Flag {
+        short: "d",
+        long: "debug",
+        value: "",
+        help: "",
+    },
+    Flag {
+        short: "h",
+        long: "help",
+        value: "",
+        help: "",
+    },
+    Flag::long("version", "", ""),
+    // hostbench's additions.
+    Flag::long("threads", "N", ""),
+    Flag::long("runtime", "S", ""),
+    frontend::LABEL,
+    frontend::NO_SAVE,
+    frontend::RESULTS_DB,
+    Flag::long("format", "httperf|json|text", ""),
+    // httperf's, refused with a clear message.
+    Flag::long("wlog", "B,F", ""),
+    Flag::long("wset", "N,X", ""),
+    Flag::long("wsesslog", "N,X,F", ""),
+    Flag::long("print-request", "[=header|body]", ""),
+    Flag::long("print-reply", "[=header|body]", ""),
+    Flag::long("think-timeout", "S", ""),
+    Flag::long("session-cookies", "", ""),
+    Flag::long("periodic-stats", "", ""),
+    Flag::long("max-connections", "N", ""),
+    Flag::long("max-piped-calls", "N", ""),
+    Flag::long("failure-status", "N", ""),
+    Flag::long("retry-on-failure", "", ""),
+];
+
+/// `hostbench httperf --help`, from [`FLAGS`].
+fn usage() -> String {
+    format!(
+        "Usage: hostbench httperf [options]\n\
+         {}\
+         \x20 --client=0/1, --burst-length=1, --verbose, --use-timer-cache: accepted\n\
+         hostbench additions: --threads=N (event loops, default 1), --runtime=S (time limit),\n\
+         \x20 {}.\n\
+         Not supported (exit 2): --wlog, --wset, --wsesslog, --period=u|v, --burst-length>1,\n\
+         \x20 --print-request, --print-reply, --think-timeout, --session-cookies.\n",
+        frontend::getopt::usage(FLAGS, 2, 23),
+        frontend::Common::usage(FLAGS)
+    )
+}
 
 #[derive(Debug)]
 struct Args {
@@ -71,13 +171,11 @@ struct Args {
     ssl_no_reuse: bool,
     ssl_ciphers: Option<String>,
     tls_server_name: Option<String>,
-    label: Option<String>,
-    no_save: bool,
-    results_db: Option<String>,
-    format: String,
+    /// `--label`, `--no-save`, `--results-db`, `--format` (default httperf).
+    common: frontend::Common,
 }
 
-fn parse(args: &[String]) -> Result<Option<Args>> {
+fn parse(args: &[String]) -> Result<Parsed> {
     let mut a = Args {
         server: "localhost".into(),
         port: 80,
@@ -101,57 +199,37 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
         ssl_no_reuse: false,
         ssl_ciphers: None,
         tls_server_name: None,
-        label: None,
-        no_save: false,
-        results_db: None,
-        format: "httperf".into(),
+        common: frontend::Common::default(),
     };
     // How many --add-header so far (an error names one by its position).
     let mut add_headers = 0;
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        i += 1;
-        if arg == "-v" || arg == "-d" {
+    let style = Style {
+        long_prefixes: true,
+        ..Style::default()
+    };
+    for item in Getopt::new(FLAGS, args, style) {
+        let item = item.map_err(|e| match e {
+            GetoptError::UnknownLong(o) => {
+                anyhow!("httperf: unrecognized option '--{o}' (see `hostbench httperf --help`)")
+            }
+            GetoptError::UnknownShort(o) => {
+                anyhow!("httperf: invalid option -- '{o}' (see `hostbench httperf --help`)")
+            }
+            GetoptError::Ambiguous(o, names) => anyhow!(
+                "httperf: --{o} is ambiguous: it could be --{}; write more of the name",
+                names.join(", --")
+            ),
+            GetoptError::MissingValue(o) => anyhow!("httperf: {o} needs a value"),
+            GetoptError::UnexpectedValue(o) => anyhow!("httperf: {o} takes no value"),
+        })?;
+        if a.common.take(&item) {
             continue;
         }
-        if arg == "-h" {
-            return Ok(None);
-        }
-        let Some(long) = arg.strip_prefix("--") else {
-            bail!(
-                "httperf: unexpected argument '{arg}' (options start with --; see `hostbench httperf --help`)"
-            );
-        };
-        let (k, inline) = match long.split_once('=') {
-            Some((k, v)) => (k, Some(v.to_string())),
-            None => (long, None),
-        };
-        let k = long_name(k)?;
-        let flag = matches!(
-            k,
-            "hog"
-                | "verbose"
-                | "use-timer-cache"
-                | "no-host-hdr"
-                | "help"
-                | "version"
-                | "no-save"
-                | "debug"
-                | "ssl"
-                | "ssl-no-reuse"
-        );
-        let v = if flag {
-            String::new()
-        } else if let Some(v) = inline {
-            v
-        } else {
-            let v = args
-                .get(i)
-                .cloned()
-                .ok_or_else(|| anyhow!("httperf: --{k} needs a value"))?;
-            i += 1;
-            v
+        let (k, v) = match item {
+            Arg::Word(w) => bail!(
+                "httperf: unexpected argument '{w}' (options start with --; see `hostbench httperf --help`)"
+            ),
+            Arg::Opt { flag, value, .. } => (flag.long, value.unwrap_or_default()),
         };
         let number = |what: &str| -> Result<f64> {
             v.trim()
@@ -166,12 +244,13 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
                 .map_err(|_| anyhow!("httperf: --{k}={v}: expected {what}"))
         };
         match k {
-            "help" => return Ok(None),
+            "help" => return Ok(Parsed::Print(usage())),
             "version" => {
-                return Err(anyhow!(
-                    "httperf: hostbench {} reimplements httperf 0.9's options and report",
+                return Ok(Parsed::Print(format!(
+                    "httperf: hostbench {} (httperf 0.9.0 compatible: its options and report, \
+                     reimplemented)\n",
                     env!("CARGO_PKG_VERSION")
-                ));
+                )));
             }
             "server" => a.server = v,
             "port" => {
@@ -276,10 +355,6 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
             }
             "hog" => a.echo.hog = true,
             "verbose" | "use-timer-cache" | "no-host-hdr" | "debug" => {}
-            "label" => a.label = Some(v),
-            "results-db" => a.results_db = Some(v),
-            "no-save" => a.no_save = true,
-            "format" => a.format = v,
             "ssl" => a.ssl = true,
             "ssl-no-reuse" => a.ssl_no_reuse = true,
             "ssl-ciphers" => a.ssl_ciphers = Some(v),
@@ -288,87 +363,28 @@ fn parse(args: &[String]) -> Result<Option<Args>> {
             | "session-cookies" | "periodic-stats" => {
                 bail!("httperf: --{k} is not supported")
             }
-            _ => bail!("httperf: unknown option --{k} (see `hostbench httperf --help`)"),
+            _ => bail!("httperf: unrecognized option '--{k}' (see `hostbench httperf --help`)"),
         }
     }
-    Ok(Some(a))
+    Ok(Parsed::Run(Box::new(a)))
 }
 
-/// Every long option this front-end knows (httperf's, then hostbench's own).
-const LONG_OPTIONS: &[&str] = &[
-    "add-header",
-    "burst-length",
-    "client",
-    "debug",
-    "failure-status",
-    "help",
-    "hog",
-    "http-version",
-    "max-connections",
-    "max-piped-calls",
-    "method",
-    "no-host-hdr",
-    "num-calls",
-    "num-conns",
-    "period",
-    "periodic-stats",
-    "port",
-    "print-reply",
-    "print-request",
-    "rate",
-    "recv-buffer",
-    "retry-on-failure",
-    "send-buffer",
-    "server",
-    "session-cookies",
-    "ssl",
-    "ssl-ciphers",
-    "ssl-no-reuse",
-    "think-timeout",
-    "timeout",
-    "uri",
-    "use-timer-cache",
-    "verbose",
-    "version",
-    "wlog",
-    "wsess",
-    "wsesslog",
-    "wset",
-    "format",
-    "label",
-    "no-save",
-    "results-db",
-    "runtime",
-    "threads",
-    "tls-server-name",
-];
-
-/// The option `k` names: itself, or the one option it is a prefix of (httperf parses with
-/// getopt_long, which takes unambiguous abbreviations: `--num-conn`, `--ra`).
-fn long_name(k: &str) -> Result<&str> {
-    if LONG_OPTIONS.contains(&k) || k.is_empty() {
-        return Ok(k);
-    }
-    let hits: Vec<&str> = LONG_OPTIONS
-        .iter()
-        .copied()
-        .filter(|o| o.starts_with(k))
-        .collect();
-    match hits[..] {
-        [one] => Ok(one),
-        [] => Ok(k),
-        _ => bail!(
-            "httperf: --{k} is ambiguous: it could be --{}; write more of the name",
-            hits.join(", --")
-        ),
-    }
+/// What the command line asks for.
+enum Parsed {
+    /// Run the load.
+    Run(Box<Args>),
+    /// Print help or the version and exit 0.
+    Print(String),
 }
 
 /// Runs `hostbench httperf ...`.
 pub fn main(argv: &[String]) -> Result<ExitCode> {
-    let Some(a) = parse(&argv[2..])? else {
-        exec::out_help(USAGE);
-        return Ok(ExitCode::SUCCESS);
+    let a = match parse(&argv[2..])? {
+        Parsed::Run(a) => *a,
+        Parsed::Print(text) => {
+            exec::out_help(&text);
+            return Ok(ExitCode::SUCCESS);
+        }
     };
     if a.num_conns == 0 {
         bail!("httperf: --num-conns=0: give at least 1 connection");
@@ -442,7 +458,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     plan.validate_as(&hostbench_core::plan::OptionNames::HTTPERF)
         .map_err(|e| anyhow!("httperf: {e}"))?;
     plan.layout = Some(Layout::Httperf(a.echo.clone()));
-    let format = match a.format.as_str() {
+    let format_name = a.common.format.clone().unwrap_or_else(|| "httperf".into());
+    let format = match format_name.as_str() {
         // The first line (the options echoed) when the run starts, the rest after it.
         "httperf" => Text::Layout(hostbench_report::httperf::render_after_echo),
         "json" => Text::Json,
@@ -450,8 +467,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         f => bail!("httperf: --format={f}: use httperf, json or text"),
     };
     let mut output = Plain::new(format);
-    let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
-    if a.format == "httperf" {
+    let saving = a.common.saving()?;
+    if format_name == "httperf" {
         output.started = Some(hostbench_report::httperf::echo(
             &plan.params,
             plan.rate,
@@ -471,7 +488,10 @@ mod tests {
     use super::*;
 
     fn p(v: &[&str]) -> Result<Option<Args>> {
-        parse(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        parse(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>()).map(|p| match p {
+            Parsed::Run(a) => Some(*a),
+            Parsed::Print(_) => None,
+        })
     }
 
     #[test]
@@ -492,8 +512,38 @@ mod tests {
         );
         // `--ssl` is a whole name, not a prefix of --ssl-ciphers.
         assert!(p(&["--ssl"]).unwrap().unwrap().ssl);
-        let e = p(&["--bogus", "1"]).err().unwrap().to_string();
-        assert!(e.contains("unknown option --bogus"), "{e}");
+        // As httperf says it, with or without a value (which is never echoed).
+        for bogus in [&["--bogus", "1"][..], &["--bogus=SECRET"], &["--bogus"]] {
+            let e = p(bogus).err().unwrap().to_string();
+            assert!(
+                e.starts_with("httperf: unrecognized option '--bogus' ("),
+                "{e}"
+            );
+            assert!(!e.contains("SECRET"), "{e}");
+        }
+        // httperf's options this build refuses say so, whichever form they take.
+        for o in [
+            "--print-reply",
+            "--print-reply=header",
+            "--print-request",
+            "--print-req=body",
+        ] {
+            let e = p(&[o]).err().unwrap().to_string();
+            assert!(e.contains("is not supported"), "{o}: {e}");
+        }
+    }
+
+    #[test]
+    fn help_and_version_print_and_exit() {
+        let v = |args: &[&str]| match parse(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        {
+            Ok(Parsed::Print(t)) => t,
+            _ => panic!("{args:?} did not print"),
+        };
+        assert!(v(&["--version"]).contains("httperf 0.9.0 compatible"));
+        // getopt stops at help, as httperf does: a later bad option is not looked at.
+        assert!(v(&["-h", "--bogus"]).starts_with("Usage: hostbench httperf [options]\n"));
+        assert_eq!(v(&["--help"]), usage());
     }
 
     #[test]

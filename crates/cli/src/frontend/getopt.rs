@@ -16,7 +16,9 @@ pub struct Flag {
     pub short: &'static str,
     /// The long name without its dashes (`num-conns`), or "".
     pub long: &'static str,
-    /// The value's name in the usage text (`requests`); "" for a flag without a value.
+    /// The value's name in the usage text (`requests`); "" for a flag without a value; one
+    /// in brackets (`[=header]`) for a long option whose value is optional (getopt_long's
+    /// `optional_argument`: only `--name=value` gives it one).
     pub value: &'static str,
     /// The usage text, one or more lines (continuation lines are indented by
     /// [`usage`]); "" keeps the flag out of the usage text.
@@ -44,9 +46,14 @@ impl Flag {
         }
     }
 
-    /// Whether it takes a value.
+    /// Whether it takes a value (required or optional).
     pub fn takes_value(&self) -> bool {
         !self.value.is_empty()
+    }
+
+    /// Whether its value is optional (`--print-reply` or `--print-reply=header`).
+    pub fn optional_value(&self) -> bool {
+        self.value.starts_with('[')
     }
 }
 
@@ -73,7 +80,7 @@ pub enum GetoptError {
     UnknownShort(String),
     /// A long option that is not in the table (the name as typed, without dashes or value).
     UnknownLong(String),
-    /// A prefix of several long names (the prefix, the names).
+    /// A prefix of several long names (the prefix, the names in alphabetical order).
     Ambiguous(String, Vec<&'static str>),
     /// A flag that needs a value came last (its name as typed).
     MissingValue(String),
@@ -215,6 +222,7 @@ impl<'f, 'a> Getopt<'f, 'a> {
         let shown = format!("--{name}");
         let value = match (flag.takes_value(), inline) {
             (true, Some(v)) => Some(v),
+            (true, None) if flag.optional_value() => None,
             (true, None) => Some(self.next_word(&shown)?),
             (false, Some(_)) => return Err(GetoptError::UnexpectedValue(shown)),
             (false, None) => None,
@@ -256,10 +264,9 @@ fn find_long<'f>(flags: &'f [Flag], name: &str, style: Style) -> Result<&'f Flag
             [one] => return Ok(one),
             [] => {}
             many => {
-                return Err(GetoptError::Ambiguous(
-                    name.to_string(),
-                    many.iter().map(|f| f.long).collect(),
-                ));
+                let mut names: Vec<&'static str> = many.iter().map(|f| f.long).collect();
+                names.sort_unstable();
+                return Err(GetoptError::Ambiguous(name.to_string(), names));
             }
         }
     }
@@ -277,7 +284,10 @@ pub fn usage(flags: &[Flag], indent: usize, column: usize) -> String {
         } else {
             format!("-{}", f.short)
         };
-        let head = if f.takes_value() {
+        let head = if f.takes_value() && f.short.is_empty() {
+            // A long option's value as GNU tools write it: `--server=HOST`.
+            format!("{}{name}={}", " ".repeat(indent), f.value)
+        } else if f.takes_value() {
             format!("{}{name} {}", " ".repeat(indent), f.value)
         } else {
             format!("{}{name}", " ".repeat(indent))
@@ -310,6 +320,7 @@ mod tests {
         Flag::long("num-conns", "N", "Connections"),
         Flag::long("num-calls", "N", "Calls"),
         Flag::long("no-save", "", "Do not save\nin the store"),
+        Flag::long("print-reply", "[=header|body]", ""),
     ];
 
     fn args(s: &str) -> Vec<String> {
@@ -405,7 +416,7 @@ mod tests {
             getopt(FLAGS, &args("--num=3"), st),
             Err(GetoptError::Ambiguous(
                 "num".into(),
-                vec!["num-conns", "num-calls"]
+                vec!["num-calls", "num-conns"]
             ))
         );
     }
@@ -418,6 +429,17 @@ mod tests {
         assert!(matches!(g.next(), Some(Ok(Arg::Opt { .. }))));
         assert_eq!(g.next(), Some(Err(GetoptError::UnknownShort("x".into()))));
         assert_eq!(g.next(), None);
+    }
+
+    /// getopt_long's optional argument: only `=` gives it one; the next word stays a word.
+    #[test]
+    fn optional_values_come_only_after_an_equals_sign() {
+        let st = Style::default();
+        let v = getopt(FLAGS, &args("--print-reply url --print-reply=body"), st).unwrap();
+        assert_eq!(
+            names(&v),
+            ["--print-reply", "word:url", "--print-reply=body"]
+        );
     }
 
     #[test]
@@ -439,5 +461,7 @@ mod tests {
         );
         let u = usage(&FLAGS[7..], 2, 14);
         assert_eq!(u, "  --no-save   Do not save\n              in the store\n");
+        let u = usage(&FLAGS[5..6], 2, 20);
+        assert_eq!(u, "  --num-conns=N     Connections\n");
     }
 }
