@@ -7,7 +7,11 @@
 //! An IOzone flag hostbench does not implement is an error naming it, never silently ignored.
 //! Usage errors are one line (exit 2).
 
-use crate::exec::{self, SaveOptions};
+use crate::exec;
+use crate::frontend::{
+    self,
+    getopt::{Arg, Flag, Getopt, GetoptError, Style},
+};
 use crate::present::{Plain, Text};
 use anyhow::{Result, anyhow, bail};
 use hostbench_core::layout::{IozoneLayout, Layout};
@@ -56,6 +60,7 @@ IOzone's file tests, reimplemented (see docs/iozone.md). Output in kBytes/sec, k
   -+p N      percent of children that read in the random mix
   -R         append IOzone's Excel-style report blocks
   --format   iozone (default), text (hostbench's), json, csv
+  -h, --help this help
 ";
 
 /// What an IOzone command line asks for.
@@ -70,14 +75,8 @@ pub struct Args {
     /// IOzone's flags in the order given (`s`, `+n`), for its header (IOzone prints an
     /// option's line while it parses the option).
     pub flags: Vec<String>,
-    /// `--format`.
-    pub format: Option<String>,
-    /// `--label`.
-    pub label: Option<String>,
-    /// `--no-save`.
-    pub no_save: bool,
-    /// `--results-db`.
-    pub results_db: Option<String>,
+    /// `--format`, `--label`, `--no-save`, `--results-db`.
+    pub common: frontend::Common,
     /// `-h`/`--help`.
     pub help: bool,
 }
@@ -115,9 +114,45 @@ fn parse_int(flag: &str, text: &str, min: i64, max: i64) -> Result<i64> {
     }
 }
 
-/// Flags that take a value (single characters after '-'): the rest of the word, or the next
-/// word.
-const WITH_VALUE: &str = "sritfFjnqgySLb";
+/// IOzone's flags this front-end takes (and hostbench's own), one definition each: the parser
+/// reads them through the getopt toolkit; the usage text above describes them (a test checks
+/// that it names every one).
+const FLAGS: &[Flag] = &[
+    Flag::short("a", "", "automatic mode"),
+    Flag::short("z", "", "all record sizes in automatic mode"),
+    Flag::short("n", "size", "smallest file size in automatic mode"),
+    Flag::short("g", "size", "largest file size in automatic mode"),
+    Flag::short("y", "size", "smallest record size in automatic mode"),
+    Flag::short("q", "size", "largest record size in automatic mode"),
+    Flag::short("i", "N", "test to run"),
+    Flag::short("s", "size", "file size"),
+    Flag::short("r", "size", "record size"),
+    Flag::short("t", "N", "throughput mode with N children"),
+    Flag::short("T", "", "children are threads"),
+    Flag::short("f", "file", "the file of the single-stream test"),
+    Flag::short("F", "file", "one file per child"),
+    Flag::short("I", "", "O_DIRECT"),
+    Flag::short("o", "", "O_SYNC writes"),
+    Flag::short("e", "", "include fsync in the timing"),
+    Flag::short("c", "", "include close() in the timing"),
+    Flag::short("p", "", "purge the CPU cache"),
+    Flag::short("S", "kB", "processor cache size for -p"),
+    Flag::short("L", "bytes", "processor cache line size for -p"),
+    Flag::short("w", "", "keep the files"),
+    Flag::short("x", "", "no stonewalling"),
+    Flag::short("j", "N", "stride of the stride read"),
+    Flag::short("+n", "", "no retests"),
+    Flag::short("+p", "N", "percent of children that read in the random mix"),
+    Flag::short("R", "", "Excel-style report blocks"),
+    Flag::short("b", "file", "binary Excel file (refused)"),
+    Flag::short("h", "", "this help"),
+    Flag::long("help", "", ""),
+    Flag::long("format", "iozone|text|json|csv", ""),
+    frontend::LABEL,
+    frontend::NO_SAVE,
+    frontend::RESULTS_DB,
+];
+
 /// IOzone flags hostbench does not implement, and what they do (for the error message).
 const UNSUPPORTED: &[(&str, &str)] = &[
     ("A", "dense automatic mode (deprecated by IOzone; use -az)"),
@@ -161,193 +196,114 @@ pub fn parse(args: &[String]) -> Result<Args> {
         a.params.retain(|(x, _)| x != k);
         a.params.push((k.to_string(), v));
     };
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        i += 1;
-        if let Some(long) = arg.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            let value = |i: &mut usize| -> Result<String> {
-                if let Some(v) = &inline {
-                    return Ok(v.clone());
-                }
-                let v = args
-                    .get(*i)
-                    .ok_or_else(|| anyhow!("iozone: --{name} needs a value"))?;
-                *i += 1;
-                Ok(v.clone())
-            };
-            match name {
-                "format" => a.format = Some(value(&mut i)?),
-                "label" => a.label = Some(value(&mut i)?),
-                "results-db" => a.results_db = Some(value(&mut i)?),
-                "no-save" => a.no_save = true,
-                "help" => a.help = true,
-                _ => bail!(
-                    "iozone: unknown option --{name}; hostbench's own options here are \
-                     --format, --label, --no-save, --results-db (see `hostbench iozone -h`)"
-                ),
+    let mut g = Getopt::new(FLAGS, args, Style::default());
+    while let Some(item) = g.next() {
+        let item = item.map_err(|e| match e {
+            GetoptError::UnknownShort(p) if p == "+" => {
+                anyhow!("iozone: '-+' needs a letter, e.g. -+n")
             }
+            GetoptError::UnknownShort(p) if p.starts_with('+') => anyhow!(
+                "iozone: -{p} is not supported by hostbench iozone (supported: -+n, -+p); see \
+                 docs/compatibility.md"
+            ),
+            GetoptError::UnknownShort(c) => match UNSUPPORTED.iter().find(|(f, _)| *f == c) {
+                Some((_, what)) => anyhow!(
+                    "iozone: -{c} ({what}) is not supported by hostbench iozone; \
+                     docs/compatibility.md lists the options it takes"
+                ),
+                None => anyhow!("iozone: unknown option -{c} (see `hostbench iozone -h`)"),
+            },
+            GetoptError::MissingValue(o) if o == "-+p" => anyhow!("iozone: -+p needs a percentage"),
+            GetoptError::MissingValue(o) if o.starts_with("--") => {
+                anyhow!("iozone: {o} needs a value")
+            }
+            GetoptError::MissingValue(o) => {
+                anyhow!("iozone: {o} needs a value (see `hostbench iozone -h`)")
+            }
+            GetoptError::UnknownLong(o) | GetoptError::Ambiguous(o, _) => anyhow!(
+                "iozone: unknown option --{o}; hostbench's own options here are \
+                 --format, --label, --no-save, --results-db (see `hostbench iozone -h`)"
+            ),
+            GetoptError::UnexpectedValue(o) => anyhow!("iozone: {o} takes no value"),
+        })?;
+        if a.common.take(&item) {
             continue;
         }
-        let Some(body) = arg.strip_prefix('-').filter(|b| !b.is_empty()) else {
-            bail!(
+        let (flag, v) = match item {
+            Arg::Word(arg) => bail!(
                 "iozone: unexpected argument '{arg}': IOzone's options start with '-' \
                  (see `hostbench iozone -h`)"
-            );
+            ),
+            Arg::Opt { flag, value, .. } => (flag, value.unwrap_or_default()),
         };
-        let chars: Vec<char> = body.chars().collect();
-        let mut k = 0;
-        while k < chars.len() {
-            let c = chars[k];
-            k += 1;
-            // `-+x` options: the '+' and the next character form one flag.
-            if c == '+' {
-                let Some(&p) = chars.get(k) else {
-                    bail!("iozone: '-+' needs a letter, e.g. -+n");
+        if flag.long == "help" || flag.short == "h" {
+            a.help = true;
+            return Ok(a);
+        }
+        a.flags.push(flag.short.to_string());
+        let flag = format!("-{}", flag.short);
+        let size = |plain_unit| parse_size(&flag, &v, plain_unit).map(|b| b.to_string());
+        match &flag[1..] {
+            "+n" => set(&mut a, "no_retest", "on".into()),
+            "+p" => {
+                let pct = parse_int("-+p", &v, 0, 100)?;
+                set(&mut a, "mix_read_percent", pct.to_string());
+            }
+            // The size flags, remembered in order for automatic mode's ranges.
+            c @ ("s" | "r" | "n" | "g" | "y" | "q") => {
+                let b = size(1024)?;
+                let key = match c {
+                    "s" => "file_size",
+                    "r" => "record_size",
+                    "n" => "min_file_size",
+                    "g" => "max_file_size",
+                    "y" => "min_record_size",
+                    _ => "max_record_size",
                 };
-                k += 1;
-                a.flags.push(format!("+{p}"));
-                match p {
-                    'n' => set(&mut a, "no_retest", "on".into()),
-                    'p' => {
-                        let v = if k < chars.len() {
-                            let v: String = chars[k..].iter().collect();
-                            k = chars.len();
-                            v
-                        } else {
-                            let v = args
-                                .get(i)
-                                .ok_or_else(|| anyhow!("iozone: -+p needs a percentage"))?
-                                .clone();
-                            i += 1;
-                            v
-                        };
-                        let pct = parse_int("-+p", &v, 0, 100)?;
-                        set(&mut a, "mix_read_percent", pct.to_string());
-                    }
-                    other => bail!(
-                        "iozone: -+{other} is not supported by hostbench iozone (supported: \
-                         -+n, -+p); see docs/compatibility.md"
-                    ),
-                }
-                continue;
+                limits.push((c.chars().next().unwrap_or_default(), b.clone()));
+                set(&mut a, key, b);
             }
-            a.flags.push(c.to_string());
-            let flag = format!("-{c}");
-            if WITH_VALUE.contains(c) {
-                // The value is the rest of this word, or the next word.
-                let v = if k < chars.len() {
-                    let v: String = chars[k..].iter().collect();
-                    k = chars.len();
-                    v
-                } else {
-                    let v = args.get(i).cloned().ok_or_else(|| {
-                        anyhow!("iozone: {flag} needs a value (see `hostbench iozone -h`)")
-                    })?;
-                    i += 1;
-                    v
-                };
-                match c {
-                    's' => {
-                        let b = parse_size(&flag, &v, 1024)?.to_string();
-                        limits.push(('s', b.clone()));
-                        set(&mut a, "file_size", b);
-                    }
-                    'r' => {
-                        let b = parse_size(&flag, &v, 1024)?.to_string();
-                        limits.push(('r', b.clone()));
-                        set(&mut a, "record_size", b);
-                    }
-                    'n' => {
-                        let b = parse_size(&flag, &v, 1024)?.to_string();
-                        limits.push(('n', b.clone()));
-                        set(&mut a, "min_file_size", b);
-                    }
-                    'g' => {
-                        let b = parse_size(&flag, &v, 1024)?.to_string();
-                        limits.push(('g', b.clone()));
-                        set(&mut a, "max_file_size", b);
-                    }
-                    'y' => {
-                        let b = parse_size(&flag, &v, 1024)?.to_string();
-                        limits.push(('y', b.clone()));
-                        set(&mut a, "min_record_size", b);
-                    }
-                    'q' => {
-                        let b = parse_size(&flag, &v, 1024)?.to_string();
-                        limits.push(('q', b.clone()));
-                        set(&mut a, "max_record_size", b);
-                    }
-                    'S' => set(
-                        &mut a,
-                        "cache_size",
-                        parse_size(&flag, &v, 1024)?.to_string(),
-                    ),
-                    'L' => set(&mut a, "cache_line", parse_size(&flag, &v, 1)?.to_string()),
-                    'i' => {
-                        let t = parse_int("-i", &v, 0, 12).map_err(|_| {
-                            anyhow!(
-                                "iozone: -i '{v}' is not a test number: 0 to 12 (see `hostbench \
-                                 iozone -h`)"
-                            )
-                        })?;
-                        tests.push(t.to_string());
-                    }
-                    't' => {
-                        let n = parse_int("-t", &v, 1, 4096)?;
-                        a.children = Some(n as usize);
-                    }
-                    'j' => set(
-                        &mut a,
-                        "stride",
-                        parse_int("-j", &v, 1, 1 << 30)?.to_string(),
-                    ),
-                    'f' => files = vec![v],
-                    'F' => {
-                        files = vec![v];
-                        while let Some(next) = args.get(i).filter(|n| !n.starts_with('-')) {
-                            files.push(next.clone());
-                            i += 1;
-                        }
-                    }
-                    'b' => bail!(
-                        "iozone: -b (binary Excel file) is not supported by hostbench iozone; \
-                         use -R and redirect stdout, or --format json"
-                    ),
-                    _ => unreachable!("every WITH_VALUE flag is handled"),
-                }
-                continue;
+            "S" => set(&mut a, "cache_size", size(1024)?),
+            "L" => set(&mut a, "cache_line", size(1)?),
+            "i" => {
+                let t = parse_int("-i", &v, 0, 12).map_err(|_| {
+                    anyhow!(
+                        "iozone: -i '{v}' is not a test number: 0 to 12 (see `hostbench \
+                         iozone -h`)"
+                    )
+                })?;
+                tests.push(t.to_string());
             }
-            match c {
-                'a' => set(&mut a, "auto", "on".into()),
-                'z' => set(&mut a, "all_records", "on".into()),
-                'I' => set(&mut a, "direct", "on".into()),
-                'o' => set(&mut a, "o_sync", "on".into()),
-                'e' => set(&mut a, "flush", "on".into()),
-                'c' => set(&mut a, "close", "on".into()),
-                'p' => set(&mut a, "purge", "on".into()),
-                'w' => set(&mut a, "keep", "on".into()),
-                'x' => set(&mut a, "stonewall", "off".into()),
-                'R' => a.excel = true,
-                'T' => set(&mut a, "pthreads", "on".into()),
-                'h' => a.help = true,
-                other => {
-                    let s = other.to_string();
-                    match UNSUPPORTED.iter().find(|(f, _)| *f == s) {
-                        Some((_, what)) => bail!(
-                            "iozone: -{other} ({what}) is not supported by hostbench iozone; \
-                             docs/compatibility.md lists the options it takes"
-                        ),
-                        None => {
-                            bail!("iozone: unknown option -{other} (see `hostbench iozone -h`)")
-                        }
-                    }
-                }
+            "t" => {
+                let n = parse_int("-t", &v, 1, 4096)?;
+                a.children = Some(n as usize);
             }
+            "j" => set(
+                &mut a,
+                "stride",
+                parse_int("-j", &v, 1, 1 << 30)?.to_string(),
+            ),
+            "f" => files = vec![v],
+            "F" => {
+                files = vec![v];
+                files.extend(g.take_words(|w| !w.starts_with('-')));
+            }
+            "b" => bail!(
+                "iozone: -b (binary Excel file) is not supported by hostbench iozone; \
+                 use -R and redirect stdout, or --format json"
+            ),
+            "a" => set(&mut a, "auto", "on".into()),
+            "z" => set(&mut a, "all_records", "on".into()),
+            "I" => set(&mut a, "direct", "on".into()),
+            "o" => set(&mut a, "o_sync", "on".into()),
+            "e" => set(&mut a, "flush", "on".into()),
+            "c" => set(&mut a, "close", "on".into()),
+            "p" => set(&mut a, "purge", "on".into()),
+            "w" => set(&mut a, "keep", "on".into()),
+            "x" => set(&mut a, "stonewall", "off".into()),
+            "R" => a.excel = true,
+            "T" => set(&mut a, "pthreads", "on".into()),
+            other => bail!("iozone: unknown option -{other} (see `hostbench iozone -h`)"),
         }
     }
     if !tests.is_empty() {
@@ -448,7 +404,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         excel: a.excel,
         command: typed.get(1..).unwrap_or_default().join(" "),
     }));
-    let format = match a.format.as_deref() {
+    let format = match a.common.format.as_deref() {
         None | Some("iozone") => Text::Layout(hostbench_report::iozone::render),
         Some("text") => Text::Native,
         Some("json") => Text::Json,
@@ -456,13 +412,35 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Some(other) => bail!("iozone: --format '{other}': use iozone, text, json or csv"),
     };
     let output = Plain::new(format);
-    let saving = SaveOptions::new(a.label, a.no_save, a.results_db)?;
+    let saving = a.common.saving()?;
     exec::execute(&plan, w, &output, &saving, "iozone", argv).map(|(code, _)| code)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The parser's table and the usage text cannot drift apart: the usage names every flag
+    /// the parser takes (`-b` is named among the refused ones).
+    #[test]
+    fn usage_names_every_flag_of_the_table() {
+        for f in FLAGS {
+            let name = if f.short.is_empty() {
+                format!("--{}", f.long)
+            } else {
+                format!("-{}", f.short)
+            };
+            if name == "-b" {
+                continue;
+            }
+            assert!(
+                USAGE
+                    .split(|c: char| c.is_whitespace() || "/[],".contains(c))
+                    .any(|w| w == name || (name.len() == 2 && w.starts_with(&name) && w.len() == 2)),
+                "{name} is not in the usage"
+            );
+        }
+    }
 
     fn p(s: &str) -> Result<Args> {
         parse(&s.split_whitespace().map(String::from).collect::<Vec<_>>())

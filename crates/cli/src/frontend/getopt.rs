@@ -231,6 +231,23 @@ impl<'f, 'a> Getopt<'f, 'a> {
     }
 }
 
+impl Getopt<'_, '_> {
+    /// Takes the words that follow the item just handed out while `keep` says so (IOzone's
+    /// `-F f1 f2 ...`, a value that runs over several words). Nothing when that item's word
+    /// still has items to hand out (a cluster).
+    pub fn take_words(&mut self, keep: impl Fn(&str) -> bool) -> Vec<String> {
+        let mut words = Vec::new();
+        if !self.pending.is_empty() {
+            return words;
+        }
+        while let Some(w) = self.args.get(self.i).filter(|w| keep(w)) {
+            words.push(w.clone());
+            self.i += 1;
+        }
+        words
+    }
+}
+
 impl<'f> Iterator for Getopt<'f, '_> {
     type Item = Result<Arg<'f>, GetoptError>;
 
@@ -440,6 +457,22 @@ mod tests {
             names(&v),
             ["--print-reply", "word:url", "--print-reply=body"]
         );
+    }
+
+    #[test]
+    fn a_value_may_run_over_the_next_words() {
+        let a = args("-n a b c -k d");
+        let mut g = Getopt::new(FLAGS, &a, Style::default());
+        assert!(matches!(g.next(), Some(Ok(Arg::Opt { value: Some(v), .. })) if v == "a"));
+        assert_eq!(g.take_words(|w| !w.starts_with('-')), ["b", "c"]);
+        assert!(matches!(g.next(), Some(Ok(Arg::Opt { .. }))));
+        // Inside a cluster there is nothing to take.
+        let a = args("-kq x");
+        let mut g = Getopt::new(FLAGS, &a, Style::default());
+        g.next();
+        assert!(g.take_words(|_| true).is_empty());
+        g.next();
+        assert_eq!(g.take_words(|_| true), ["x"]);
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub const NO_SAVE: Flag = Flag::long("no-save", "", "");
 pub const RESULTS_DB: Flag = Flag::long("results-db", "PATH|URL", "");
 
 /// hostbench's own options, as a peer grammar's getopt front-end reads them.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Common {
     /// `--label`.
     pub label: Option<String>,
