@@ -18,6 +18,14 @@
 //! `--mysql-ignore-errors`); `--db-ignore-errors` also applies to PostgreSQL and SQLite;
 //! `--secondary` on PostgreSQL/SQLite creates an index `xid_N` instead of MySQL's `KEY`.
 
+use super::driver::{Driver, Session};
+use hostbench_core::params::ParamSpec;
+use hostbench_core::rand::{Distribution, Rng};
+use hostbench_core::recorder::Counter;
+use hostbench_core::result::{Warning, WarningKind};
+use hostbench_core::workload::*;
+use std::sync::Arc;
+
 mod cfg;
 mod params;
 mod stages;
@@ -30,14 +38,6 @@ use cfg::Cfg;
 use params::{BULK, COMMON, POINTS, RANGES};
 use stages::{missing_hint, prepare_first};
 use worker::{NONE, OltpWorker};
-
-use super::driver::{Driver, Session};
-use hostbench_core::params::ParamSpec;
-use hostbench_core::rand::{Distribution, Rng};
-use hostbench_core::recorder::Counter;
-use hostbench_core::result::{Warning, WarningKind};
-use hostbench_core::workload::*;
-use std::sync::Arc;
 
 /// Which sysbench script.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -34,6 +34,7 @@ use std::io::{ErrorKind as IoKind, Read, Write};
 use std::net::SocketAddr;
 use std::os::fd::RawFd;
 use std::sync::{Arc, Mutex};
+
 mod stats;
 #[cfg(test)]
 mod tests;
