@@ -169,6 +169,13 @@ fn drive(cfg: EngineCfg, events: u64, rate: f64) -> (Measurement, Stats) {
     (m, s)
 }
 
+/// [`drive`] for a run that must end without a worker error; returns the engine's stats.
+fn drive_ok(cfg: EngineCfg, events: u64, rate: f64) -> Stats {
+    let (m, s) = drive(cfg, events, rate);
+    assert!(m.error.is_none(), "{:?}", m.error);
+    s
+}
+
 #[test]
 fn a_request_connects_is_written_and_its_response_read() {
     const HEAD: &str = "HTTP/1.1 200 OK\r\nServer: scripted\r\nContent-Length: 5\r\n\r\n";
@@ -220,8 +227,7 @@ fn a_response_that_arrives_in_pieces_is_put_together() {
         }
         let _ = read_request(&mut c, &mut pending);
     });
-    let (m, s) = drive(cfg(srv.addr), 2, 0.0);
-    assert!(m.error.is_none(), "{:?}", m.error);
+    let s = drive_ok(cfg(srv.addr), 2, 0.0);
     assert_eq!(s.responses, 2);
     assert_eq!(s.error_total(), 0);
     assert_eq!(s.header_bytes, (head_a.len() + head_b.len()) as u64);
@@ -237,8 +243,7 @@ fn keep_alive_carries_every_request_on_one_connection() {
     let srv = Script::start(|mut c, _| {
         answer_all(&mut c, &ok("ka"));
     });
-    let (m, s) = drive(cfg(srv.addr), 5, 0.0);
-    assert!(m.error.is_none(), "{:?}", m.error);
+    let s = drive_ok(cfg(srv.addr), 5, 0.0);
     assert_eq!((s.responses, s.requests_sent), (5, 5));
     assert_eq!(s.conns_opened, 1);
     assert_eq!(srv.accepted(), 1);
@@ -258,8 +263,7 @@ fn without_keep_alive_each_request_has_its_own_connection() {
     });
     let mut cfg = cfg(srv.addr);
     cfg.keep_alive = false;
-    let (m, s) = drive(cfg, 3, 0.0);
-    assert!(m.error.is_none(), "{:?}", m.error);
+    let s = drive_ok(cfg, 3, 0.0);
     assert_eq!(s.responses, 3);
     assert_eq!(s.conns_opened, 3);
     assert_eq!(s.keepalive_responses, 0);
@@ -279,8 +283,7 @@ fn a_response_that_says_close_ends_its_connection() {
             b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
         );
     });
-    let (m, s) = drive(cfg(srv.addr), 3, 0.0);
-    assert!(m.error.is_none(), "{:?}", m.error);
+    let s = drive_ok(cfg(srv.addr), 3, 0.0);
     assert_eq!(s.responses, 3);
     assert_eq!(s.conns_opened, 3);
     assert_eq!(s.keepalive_allowed, 0);
@@ -298,8 +301,7 @@ fn a_body_without_length_ends_with_the_close() {
         std::thread::sleep(Duration::from_millis(20));
         c.write_all(last.as_bytes()).unwrap();
     });
-    let (m, s) = drive(cfg(srv.addr), 1, 0.0);
-    assert!(m.error.is_none(), "{:?}", m.error);
+    let s = drive_ok(cfg(srv.addr), 1, 0.0);
     assert_eq!(s.responses, 1);
     assert_eq!(s.body_bytes, (first.len() + last.len()) as u64);
     assert_eq!(s.error_total(), 0);
@@ -320,8 +322,7 @@ fn a_kept_alive_connection_closed_under_a_request_is_retried_once() {
             answer_all(&mut c, &ok("again"));
         }
     });
-    let (m, s) = drive(cfg(srv.addr), 2, 0.0);
-    assert!(m.error.is_none(), "{:?}", m.error);
+    let s = drive_ok(cfg(srv.addr), 2, 0.0);
     assert_eq!(s.responses, 2);
     assert_eq!(s.retries, 1);
     assert_eq!(s.error_total(), 0, "a retried request is not an error");
@@ -360,8 +361,7 @@ fn no_response_within_the_timeout_is_a_timeout() {
     let mut cfg = cfg(srv.addr);
     cfg.timeout_ns = 100_000_000;
     let t = Instant::now();
-    let (m, s) = drive(cfg, 1, 0.0);
-    assert!(m.error.is_none(), "{:?}", m.error);
+    let s = drive_ok(cfg, 1, 0.0);
     assert!(t.elapsed() >= Duration::from_millis(100));
     assert_eq!(s.requests_sent, 1);
     assert_eq!(s.responses, 0);
@@ -375,8 +375,7 @@ fn a_refused_connect_is_counted_or_with_stop_on_error_ends_the_run() {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap()
     };
-    let (m, s) = drive(cfg(addr), 3, 0.0);
-    assert!(m.error.is_none(), "{:?}", m.error);
+    let s = drive_ok(cfg(addr), 3, 0.0);
     assert_eq!(s.errors[ErrKind::Refused as usize], 3);
     assert_eq!((s.responses, s.requests_sent), (0, 0));
 
@@ -401,8 +400,7 @@ fn a_response_that_is_not_http_is_a_bad_response() {
         c.write_all(b"SSH-2.0-OpenSSH_9.6\r\n").unwrap();
         let _ = read_request(&mut c, &mut pending);
     });
-    let (m, s) = drive(cfg(srv.addr), 1, 0.0);
-    assert!(m.error.is_none(), "{:?}", m.error);
+    let s = drive_ok(cfg(srv.addr), 1, 0.0);
     assert_eq!(s.errors[ErrKind::BadResponse as usize], 1);
     assert_eq!(s.responses, 0);
 }
@@ -414,8 +412,7 @@ fn an_interim_response_is_not_the_response() {
     let srv = Script::start(|mut c, _| {
         answer_all(&mut c, format!("{INTERIM}{HEAD}no").as_bytes());
     });
-    let (m, s) = drive(cfg(srv.addr), 2, 0.0);
-    assert!(m.error.is_none(), "{:?}", m.error);
+    let s = drive_ok(cfg(srv.addr), 2, 0.0);
     assert_eq!(s.responses, 2);
     assert_eq!((s.status[100], s.status[404]), (0, 2));
     assert_eq!(s.header_bytes, 2 * (INTERIM.len() + HEAD.len()) as u64);
@@ -438,8 +435,7 @@ fn pipelined_requests_are_written_before_the_first_answer() {
     });
     let mut cfg = cfg(srv.addr);
     cfg.pipeline = 3;
-    let (m, s) = drive(cfg, 3, 0.0);
-    assert!(m.error.is_none(), "{:?}", m.error);
+    let s = drive_ok(cfg, 3, 0.0);
     assert!(
         all_before_answer.load(SeqCst),
         "three requests sent back to back"
@@ -466,8 +462,7 @@ fn an_idle_connection_the_server_closes_is_replaced_without_error() {
     let mut cfg = cfg(srv.addr);
     cfg.constant = true;
     cfg.timeout_ns = 2_000_000_000;
-    let (m, s) = drive(cfg, 3, 5.0);
-    assert!(m.error.is_none(), "{:?}", m.error);
+    let s = drive_ok(cfg, 3, 5.0);
     assert_eq!(s.responses, 3);
     assert_eq!((s.error_total(), s.retries), (0, 0));
     assert_eq!(s.conns_opened, 3);
@@ -485,8 +480,7 @@ fn a_connection_carries_its_calls_then_closes() {
     let mut cfg = cfg(srv.addr);
     cfg.model = Model::Connections(3);
     cfg.sessions = true;
-    let (m, s) = drive(cfg, 2, 0.0);
-    assert!(m.error.is_none(), "{:?}", m.error);
+    let s = drive_ok(cfg, 2, 0.0);
     assert_eq!(s.responses, 6);
     assert_eq!(s.conns_opened, 2);
     assert_eq!(
@@ -517,8 +511,7 @@ fn think_time_separates_the_calls_of_a_connection() {
     cfg.model = Model::Connections(2);
     cfg.think_ns = 50_000_000;
     cfg.sessions = true;
-    let (m, s) = drive(cfg, 1, 0.0);
-    assert!(m.error.is_none(), "{:?}", m.error);
+    let s = drive_ok(cfg, 1, 0.0);
     assert_eq!(s.responses, 2);
     assert_eq!(
         s.conns_opened, 1,
@@ -561,8 +554,7 @@ fn a_connection_the_server_closes_with_its_response_is_not_reused() {
     });
     let mut cfg = cfg(srv.addr);
     cfg.timeout_ns = 2_000_000_000;
-    let (m, s) = drive(cfg, 3, 0.0);
-    assert!(m.error.is_none(), "{:?}", m.error);
+    let s = drive_ok(cfg, 3, 0.0);
     assert_eq!(s.responses, 3);
     assert_eq!((s.error_total(), s.retries), (0, 0));
     assert_eq!(s.conns_opened, 3);
