@@ -30,7 +30,7 @@ pub struct OpenOpts {
     /// `O_DSYNC`.
     pub dsync: bool,
     /// Write a block device even while it is mounted or in use (fio's
-    /// `allow_mounted_write=1`); see [`check_device_write`].
+    /// `allow_mounted_write=1`); see [`check_device_write`](super::check_device_write).
     pub allow_mounted_write: bool,
 }
 
@@ -53,7 +53,7 @@ impl OpenOpts {
 
 /// Opens `path` (mode 0600 when created) without following a symlink at its name
 /// (`O_NOFOLLOW`: a planted link is an error naming it, [`symlink_refused`]). Opened for
-/// writing, a block device in use is refused ([`check_device_write`]) unless
+/// writing, a block device in use is refused ([`check_device_write`](super::check_device_write)) unless
 /// `allow_mounted_write`. `EINVAL` with `O_DIRECT` becomes a message naming the filesystem
 /// that refused it and what to do instead.
 pub fn open(path: &Path, o: &OpenOpts) -> Result<File, WorkloadError> {
