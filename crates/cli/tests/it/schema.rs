@@ -344,7 +344,7 @@ fn every_listed_workload_emits_a_valid_result() {
             args.extend_from_slice(&["--set", &dir_set]);
         }
         // Database workloads run on an SQLite file of their own, prepared first through
-        // the sysbench grammar (crates/cli/tests/db.rs covers the servers).
+        // the sysbench grammar (crates/cli/tests/it/db/ covers the servers).
         let db_set: Vec<String>;
         if w["category"] == "db" {
             let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
