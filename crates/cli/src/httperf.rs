@@ -10,7 +10,6 @@
 
 use crate::exec::{self, Format, Output, SaveOptions};
 use anyhow::{Result, anyhow, bail};
-use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::Workload;
 use hostbench_workloads::http::HttpLoad;
@@ -423,7 +422,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     if let Some(n) = &a.tls_server_name {
         ov.push(("tls_server_name".into(), n.clone()));
     }
-    let params = Params::resolve(w.id(), w.params(), &ov).map_err(|e| anyhow!("httperf: {e}"))?;
+    let params = w.resolve(&ov).map_err(|e| anyhow!("httperf: {e}"))?;
     let mut plan = Plan::new(w.id(), params);
     plan.threads = if sequential { 1 } else { a.threads };
     plan.time_s = a.runtime;

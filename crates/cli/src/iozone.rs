@@ -9,7 +9,6 @@
 
 use crate::exec::{self, Format, Output, SaveOptions};
 use anyhow::{Result, anyhow, bail};
-use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::Workload;
 use hostbench_workloads::disk::iozone::Iozone;
@@ -425,8 +424,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let w = &Iozone;
-    let params =
-        Params::resolve(w.id(), w.params(), &a.params).map_err(|e| anyhow!("iozone: {e}"))?;
+    let params = w.resolve(&a.params).map_err(|e| anyhow!("iozone: {e}"))?;
     let mut plan = Plan::new(w.id(), params);
     plan.threads = a.children.unwrap_or(1);
     plan.time_s = 0.0;

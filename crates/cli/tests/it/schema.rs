@@ -302,32 +302,6 @@ fn schema_is_a_valid_draft_2020_12_schema() {
     assert!(missing.is_empty(), "no description: {missing:#?}");
 }
 
-/// Small parameters for the workloads we know, so every run stays short.
-fn quick_params(id: &str) -> &'static [&'static str] {
-    match id {
-        "cpu" => &["--set", "max_prime=1000"],
-        "mutex" => &["--set", "locks=1000", "--set", "loops=100"],
-        "threads" => &["--set", "yields=10"],
-        "memory" => &["--set", "total_size=1M"],
-        "stream" => &["--set", "array_size=100000"],
-        "fileio" => &[
-            "--set",
-            "test_mode=seqwr",
-            "--set",
-            "num=2",
-            "--set",
-            "total_size=1M",
-        ],
-        "iozone" => &[
-            "--set",
-            "file_size=64K",
-            "--set",
-            concat!("dir=", env!("CARGO_TARGET_TMPDIR")),
-        ],
-        _ => &[],
-    }
-}
-
 #[test]
 fn every_listed_workload_emits_a_valid_result() {
     let list = hostbench_json(&["list", "--json"], 0);
@@ -339,7 +313,16 @@ fn every_listed_workload_emits_a_valid_result() {
     for w in workloads {
         let id = w["id"].as_str().unwrap();
         let mut args = vec!["run", id, "--time", "0.3s", "-t", "2", "-i", "0.1s"];
-        args.extend_from_slice(quick_params(id));
+        // The small parameters the workload declares, so every run stays short.
+        let small: Vec<String> = hostbench_workloads::find(id)
+            .unwrap_or_else(|| panic!("{id} is listed but not registered"))
+            .small_params()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        for kv in &small {
+            args.extend_from_slice(&["--set", kv]);
+        }
         if w["category"] == "disk" {
             args.extend_from_slice(&["--set", &dir_set]);
         }
@@ -351,26 +334,21 @@ fn every_listed_workload_emits_a_valid_result() {
                 .join(format!("schema-db-{}", std::process::id()));
             std::fs::create_dir_all(&dir).unwrap();
             let url = format!("sqlite:{}", dir.join(format!("{id}.db")).display());
-            db_set = match id {
-                "db.insert_race" => vec![format!("db_url={url}"), "rows=200".into()],
-                "db.bulk_insert" => vec![format!("db_url={url}")],
-                _ => vec![format!("db_url={url}"), "table_size=100".into()],
-            };
+            db_set = vec![format!("db_url={url}")];
             if let Some(test) = id.strip_prefix("db.").filter(|t| *t != "insert_race") {
-                let out = common::hb()
-                    .args([
-                        test,
-                        &format!("--db-url={url}"),
-                        "--threads=2",
-                        if test == "bulk_insert" {
-                            "--threads=2"
-                        } else {
-                            "--table-size=100"
-                        },
-                        "prepare",
-                    ])
-                    .output()
-                    .unwrap();
+                // Prepared with the run's small parameters, as sysbench options.
+                let wl = hostbench_workloads::find(id).unwrap();
+                let mut prepare = vec![
+                    test.to_string(),
+                    format!("--db-url={url}"),
+                    "--threads=2".to_string(),
+                ];
+                for (k, v) in wl.small_params() {
+                    let spec = wl.params().iter().find(|p| p.name == *k).unwrap();
+                    prepare.push(format!("--{}={v}", spec.sysbench.unwrap_or(k)));
+                }
+                prepare.push("prepare".into());
+                let out = common::hb().args(&prepare).output().unwrap();
                 assert!(out.status.success(), "{test} prepare: {out:?}");
             }
             for s in &db_set {
