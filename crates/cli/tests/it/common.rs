@@ -29,7 +29,8 @@ thread_local! {
 }
 
 /// Waits until no test that needs the machine alone is running, then shares it until the
-/// calling test ends.
+/// calling test ends. Start commands from the test's own thread: a thread the test spawns
+/// would take a share of its own, and wait behind a test waiting for [`alone`].
 fn share_the_machine() {
     if ALONE.get() {
         return;
@@ -49,11 +50,13 @@ pub fn alone() -> Alone {
     SHARE.with_borrow_mut(|s| *s = None);
     let guard = MACHINE.write().unwrap_or_else(|e| e.into_inner());
     ALONE.set(true);
-    Alone(guard)
+    Alone { _machine: guard }
 }
 
 /// See [`alone`].
-pub struct Alone(#[allow(dead_code)] RwLockWriteGuard<'static, ()>);
+pub struct Alone {
+    _machine: RwLockWriteGuard<'static, ()>,
+}
 
 impl Drop for Alone {
     fn drop(&mut self) {
