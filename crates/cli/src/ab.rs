@@ -21,7 +21,6 @@ use crate::present::ab::AbOut;
 use crate::present::{Plain, Presenter, Progress, Text};
 use anyhow::{Result, anyhow, bail};
 use hostbench_core::layout::{AbHtml, AbLayout, Layout};
-use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::Workload;
 use hostbench_report::ab::GnuplotRow;
@@ -630,7 +629,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     if let Some(b) = &a.bind {
         ov.push(("bind".into(), b.trim().to_string()));
     }
-    let params = Params::resolve(w.id(), w.params(), &ov).map_err(|e| anyhow!("ab: {e}"))?;
+    let params = w.resolve(&ov).map_err(|e| anyhow!("ab: {e}"))?;
     let mut plan = Plan::new(w.id(), params);
     plan.threads = threads;
     plan.time_s = a.time.unwrap_or(0.0);

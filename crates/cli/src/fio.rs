@@ -16,7 +16,6 @@ use crate::exec::{self, SaveOptions};
 use crate::present::fio::FioOut;
 use anyhow::{Result, anyhow, bail};
 use hostbench_core::layout::{FioFormat, FioLayout, Layout};
-use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::{Stage, Workload};
 use hostbench_workloads::disk::fio::{Fio, fio_names, job};
@@ -230,7 +229,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     let jobs = job::jobs_from_sections(&cmd.sections).map_err(|e| anyhow!("fio: {e}"))?;
     let w = &Fio;
     let text = job::to_text(&cmd.sections);
-    let params = Params::resolve(w.id(), w.params(), &[("jobs".to_string(), text)])
+    let params = w
+        .resolve(&[("jobs".to_string(), text)])
         .map_err(|e| anyhow!("fio: {e}"))?;
     let first = &jobs[0];
     let mut plan = Plan::new(w.id(), params);

@@ -1,6 +1,7 @@
 //! `hostbench generate man` and `hostbench generate completions bash|zsh|fish`: the man page
 //! and shell completions, generated from the clap definition of the native command line, so
-//! they never drift from `--help`.
+//! they never drift from `--help`; `hostbench generate workloads`: docs/workloads.md, the table
+//! of workloads, generated from the registry.
 //!
 //! Peer grammars (sysbench's test words, `hostbench stream`) are not clap subcommands of the
 //! native CLI; the man page mentions them (the top-level help text) and completions offer
@@ -34,6 +35,9 @@ enum What {
         #[arg(value_enum)]
         shell: Shell,
     },
+    /// Print the table of workloads (Markdown) from the registry:
+    /// `hostbench generate workloads > docs/workloads.md`.
+    Workloads,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -78,6 +82,7 @@ pub fn main(a: GenerateArgs, cmd: clap::Command) -> Result<ExitCode> {
         }
         What::Man { dir: None } => man_page(cmd)?,
         What::Completions { shell } => completions(cmd, shell),
+        What::Workloads => crate::native::workloads_markdown().into_bytes(),
     };
     exec::out(&String::from_utf8_lossy(&bytes));
     Ok(ExitCode::SUCCESS)
@@ -86,6 +91,22 @@ pub fn main(a: GenerateArgs, cmd: clap::Command) -> Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/workloads.md is the registry's table as generated: a workload added, renamed or
+    /// re-described in the registry fails here until the file is generated again.
+    #[test]
+    fn the_docs_table_of_workloads_is_generated_from_the_registry() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/workloads.md");
+        let docs = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            docs == crate::native::workloads_markdown(),
+            "{path} differs from the registry: run \
+             `cargo run -- generate workloads > docs/workloads.md`"
+        );
+        for w in hostbench_workloads::WORKLOADS {
+            assert!(docs.contains(&format!("| `{}` |", w.id())), "{}", w.id());
+        }
+    }
 
     #[test]
     fn every_shell_gets_a_script_naming_the_commands() {

@@ -6,7 +6,6 @@ use crate::exec;
 use crate::present::{Plain, Text};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
-use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::result::RunResult;
 use hostbench_core::runner::StopReason;
@@ -308,7 +307,7 @@ pub fn run(a: HttpArgs, argv: &[String]) -> Result<ExitCode> {
     if let Some(t) = &a.content_type {
         ov.push(("content_type".into(), t.clone()));
     }
-    let params = Params::resolve(w.id(), w.params(), &ov)?;
+    let params = w.resolve(&ov)?;
     let mut plan = Plan::new(w.id(), params);
     plan.threads = threads;
     plan.time_s = a.duration;

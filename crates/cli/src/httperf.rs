@@ -16,7 +16,6 @@ use crate::frontend::{
 use crate::present::{Plain, Text};
 use anyhow::{Result, anyhow, bail};
 use hostbench_core::layout::{HttperfLayout, Layout};
-use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::Workload;
 use hostbench_workloads::http::HttpLoad;
@@ -446,7 +445,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     if let Some(n) = &a.tls_server_name {
         ov.push(("tls_server_name".into(), n.clone()));
     }
-    let params = Params::resolve(w.id(), w.params(), &ov).map_err(|e| anyhow!("httperf: {e}"))?;
+    let params = w.resolve(&ov).map_err(|e| anyhow!("httperf: {e}"))?;
     let mut plan = Plan::new(w.id(), params);
     plan.threads = if sequential { 1 } else { a.threads };
     plan.time_s = a.runtime;

@@ -8,7 +8,6 @@ use crate::exec;
 use crate::present::{Plain, Text};
 use anyhow::{Result, anyhow};
 use clap::{Parser, ValueEnum};
-use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::units::parse_seconds;
 use hostbench_core::workload::Workload;
@@ -239,9 +238,9 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             overrides.push((k.to_string(), v.clone()));
         }
     }
-    hostbench_workloads::db::driver::record_url_driver(&mut overrides);
-    let params =
-        Params::resolve(w.id(), w.params(), &overrides).map_err(|e| anyhow!("insert-race: {e}"))?;
+    let params = w
+        .resolve(&overrides)
+        .map_err(|e| anyhow!("insert-race: {e}"))?;
     let mut plan = Plan::new(w.id(), params);
     plan.threads = args.sessions as usize;
     plan.time_s = args.time;

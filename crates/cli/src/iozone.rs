@@ -15,7 +15,6 @@ use crate::frontend::{
 use crate::present::{Plain, Text};
 use anyhow::{Result, anyhow, bail};
 use hostbench_core::layout::{IozoneLayout, Layout};
-use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::Workload;
 use hostbench_workloads::disk::iozone::Iozone;
@@ -389,8 +388,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let w = &Iozone;
-    let params =
-        Params::resolve(w.id(), w.params(), &a.params).map_err(|e| anyhow!("iozone: {e}"))?;
+    let params = w.resolve(&a.params).map_err(|e| anyhow!("iozone: {e}"))?;
     let mut plan = Plan::new(w.id(), params);
     plan.threads = a.children.unwrap_or(1);
     plan.time_s = 0.0;

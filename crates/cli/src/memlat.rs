@@ -13,7 +13,7 @@ use crate::present::{Plain, Text};
 use anyhow::{Result, bail};
 use clap::{Parser, ValueEnum};
 use hostbench_core::host::CacheInfo;
-use hostbench_core::params::{ParamError, Params};
+use hostbench_core::params::ParamError;
 use hostbench_core::plan::Plan;
 use hostbench_core::rand::Distribution;
 use hostbench_core::result::{RunResult, Table};
@@ -144,7 +144,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ov.push(("line_size", v));
     }
     let ov: Vec<(String, String)> = ov.into_iter().map(|(k, v)| (k.into(), v)).collect();
-    let params = Params::resolve(Memlat.id(), Memlat.params(), &ov).map_err(|e| match e {
+    let params = Memlat.resolve(&ov).map_err(|e| match e {
         ParamError::Invalid {
             name,
             value,

@@ -9,7 +9,6 @@ use crate::results::ResultsArgs;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use hostbench_core::clock::Clock;
-use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::rand::Distribution;
 use hostbench_core::units::parse_seconds;
@@ -300,7 +299,7 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
                 .join(", ")
         );
     };
-    let mut overrides = a
+    let overrides = a
         .set
         .iter()
         .map(|kv| {
@@ -309,8 +308,7 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
                 .with_context(|| format!("--set {kv}: expected NAME=VALUE"))
         })
         .collect::<Result<Vec<_>>>()?;
-    hostbench_workloads::db::driver::record_url_driver(&mut overrides);
-    let params = Params::resolve(w.id(), w.params(), &overrides)?;
+    let params = w.resolve(&overrides)?;
     let mut plan = Plan::new(w.id(), params);
     plan.threads = a.threads;
     plan.time_s = a.time;
@@ -372,6 +370,7 @@ pub fn list(json: bool) -> String {
                     "category": w.category().name(),
                     "summary": w.summary(),
                     "sysbench_test": w.sysbench_test(),
+                    "commands": w.commands(),
                     "shape": if w.caps().loop_worker { "loop" } else { "event" },
                     "params": w.params().iter().map(|p| serde_json::json!({
                         "name": p.name, "kind": p.kind_name(), "default": p.default,
@@ -395,17 +394,10 @@ pub fn list(json: bool) -> String {
                 "           sysbench: hostbench {t} [options] run\n"
             ));
         }
-        if matches!(w.id(), "stream" | "memlat") {
+        for c in w.commands() {
             s.push_str(&format!(
-                "           command:  hostbench {} [options]  (see `hostbench {} --help`)\n",
-                w.id(),
-                w.id()
+                "           command:  hostbench {c} [options]  (see `hostbench {c} --help`)\n"
             ));
-        }
-        if w.id() == "db.insert_race" {
-            s.push_str(
-                "           command:  hostbench insert-race [options]  (see `hostbench insert-race --help`)\n",
-            );
         }
         // One column for the help text per workload: NAME=DEFAULT padded to the longest.
         let width = w
@@ -427,6 +419,35 @@ pub fn list(json: bool) -> String {
     s
 }
 
+/// The table of workloads in Markdown (docs/workloads.md, `hostbench generate workloads`):
+/// each workload, its category, the commands that run it and what one event is.
+pub fn workloads_markdown() -> String {
+    let cell = |s: &str| s.replace('|', "\\|");
+    let mut s = String::from(
+        "# Workloads\n\n\
+         Generated from the registry (`crates/workloads/src/registry.rs`) by\n\
+         `hostbench generate workloads > docs/workloads.md`; a test fails when the two differ.\n\
+         `hostbench list` shows every parameter with its default, type and help.\n\n\
+         | workload | category | run it with | one event |\n\
+         |---|---|---|---|\n",
+    );
+    for w in WORKLOADS {
+        let mut how = vec![format!("`hostbench run {}`", w.id())];
+        if let Some(t) = w.sysbench_test() {
+            how.push(format!("`hostbench {t} run` (sysbench)"));
+        }
+        how.extend(w.commands().iter().map(|c| format!("`hostbench {c}`")));
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            w.id(),
+            w.category().name(),
+            how.join(", "),
+            cell(w.summary())
+        ));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -435,5 +456,71 @@ mod tests {
     #[test]
     fn verify_cli() {
         Cli::command().debug_assert();
+    }
+
+    /// Every command word a workload declares reaches a front-end (a peer grammar or a
+    /// native subcommand) and `hostbench --help` names it; every peer grammar runs a
+    /// registered workload.
+    #[test]
+    fn command_words_are_dispatched_and_named_in_the_help() {
+        let cmd = Cli::command();
+        let native: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
+        for w in WORKLOADS {
+            for c in w.commands() {
+                let peer = crate::PEERS.iter().any(|(n, _)| n == c);
+                assert!(
+                    peer || native.contains(c),
+                    "{}: command word '{c}' has no front-end (crate::PEERS)",
+                    w.id()
+                );
+                assert!(
+                    native.contains(c) || SAVING_HELP.contains(&format!("hostbench {c} ")),
+                    "{}: `hostbench --help` does not name '{c}'",
+                    w.id()
+                );
+            }
+        }
+        for (n, _) in crate::PEERS {
+            assert!(
+                hostbench_workloads::by_command(n).is_some(),
+                "peer grammar '{n}': no workload declares it (Workload::commands)"
+            );
+        }
+    }
+
+    /// The list comes from the registry: a row per workload, and under it a row per command
+    /// word that runs it (it once named only stream, memlat and insert-race).
+    #[test]
+    fn list_shows_every_workload_with_its_commands() {
+        let text = list(false);
+        let mut blocks: Vec<Vec<&str>> = Vec::new();
+        for l in text.lines() {
+            if l.starts_with(' ') {
+                blocks.last_mut().expect("a workload row first").push(l);
+            } else {
+                blocks.push(vec![l]);
+            }
+        }
+        assert_eq!(blocks.len(), WORKLOADS.len(), "{text}");
+        for (w, b) in WORKLOADS.iter().zip(&blocks) {
+            assert!(b[0].starts_with(&format!("{} ", w.id())), "{b:?}");
+            let commands: Vec<String> = b
+                .iter()
+                .filter_map(|l| l.trim_start().strip_prefix("command:  hostbench "))
+                .map(|l| l.split(' ').next().unwrap_or_default().to_string())
+                .collect();
+            assert_eq!(commands, w.commands(), "{}: {b:?}", w.id());
+        }
+        for word in ["iozone", "smallfiles", "fio", "ab", "httperf"] {
+            assert!(
+                text.contains(&format!("command:  hostbench {word} [options]")),
+                "{word}: {text}"
+            );
+        }
+        let json: serde_json::Value = serde_json::from_str(&list(true)).unwrap();
+        for (w, j) in WORKLOADS.iter().zip(json.as_array().unwrap()) {
+            assert_eq!(j["id"], w.id());
+            assert_eq!(j["commands"], serde_json::json!(w.commands()), "{}", w.id());
+        }
     }
 }

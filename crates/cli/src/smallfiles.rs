@@ -7,7 +7,6 @@ use crate::exec::{self, SaveOptions};
 use crate::present::{Plain, Text};
 use anyhow::{Result, anyhow};
 use clap::{Parser, ValueEnum};
-use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::Workload;
 use hostbench_workloads::disk::smallfiles::SmallFiles;
@@ -77,7 +76,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
-    let params = Params::resolve(w.id(), w.params(), &overrides).map_err(|e| {
+    let params = w.resolve(&overrides).map_err(|e| {
         let m = e.to_string();
         anyhow!(
             "smallfiles: {}",

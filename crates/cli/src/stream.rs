@@ -10,7 +10,6 @@ use crate::exec;
 use crate::present::{Plain, Text};
 use anyhow::{Result, anyhow};
 use clap::{Parser, ValueEnum};
-use hostbench_core::params::Params;
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::Workload;
 use hostbench_workloads::memory::stream::Stream;
@@ -197,8 +196,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
-    let params =
-        Params::resolve(w.id(), w.params(), &overrides).map_err(|e| anyhow!("stream: {e}"))?;
+    let params = w.resolve(&overrides).map_err(|e| anyhow!("stream: {e}"))?;
     let mut plan = Plan::new(w.id(), params);
     plan.threads = threads;
     plan.time_s = 0.0;

@@ -852,8 +852,7 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
     if plan.percentiles.iter().all(|&p| p == 0.0) {
         plan.percentiles = vec![0.0];
     }
-    hostbench_workloads::db::driver::record_url_driver(&mut overrides);
-    plan.params = Params::resolve(workload.id(), workload.params(), &overrides).map_err(|e| {
+    plan.params = workload.resolve(&overrides).map_err(|e| {
         // Speak sysbench's option names in errors.
         let msg = e.to_string();
         let mut m = msg;

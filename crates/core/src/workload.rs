@@ -12,7 +12,7 @@
 //! Workloads never read the clock for limits, print, or handle signals: the runner owns time.
 
 use crate::host::HostInfo;
-use crate::params::{ParamSpec, Params};
+use crate::params::{ParamError, ParamSpec, Params};
 use crate::rand::{Distribution, Rng};
 use crate::recorder::{Counter, Counters};
 use crate::result::{Figure, RunResult, Table, Warning};
@@ -110,6 +110,32 @@ pub trait Workload: Send + Sync {
     /// The sysbench test name this workload answers to, if any.
     fn sysbench_test(&self) -> Option<&'static str> {
         None
+    }
+    /// The command words that run this workload in a grammar of their own, after the program
+    /// name (`hostbench stream`, `hostbench ab`): `hostbench list`, the help and the docs
+    /// table name them, and the binary dispatches each to its front-end. Default: none (the
+    /// workload runs through `hostbench run ID` and its sysbench test name, if any).
+    fn commands(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Parameters (native names, text values) that make a run of this workload small: a few
+    /// milliseconds of work per event, little memory and few files, for the conformance tests
+    /// and smoke runs. The caller adds where it may write (`dir`, `db_url`). Default: none.
+    fn small_params(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+    /// Adds the parameters that follow from the ones given (`db_url` names the driver, so the
+    /// saved `db_driver` is the one used); applied by [`Workload::resolve`] before the
+    /// parameters are resolved. Default: none.
+    fn derive_params(&self, overrides: &mut Vec<(String, String)>) {
+        let _ = overrides;
+    }
+    /// This workload's parameters from `overrides` (native names, text values) over the
+    /// defaults, after [`Workload::derive_params`]: how every front-end resolves them.
+    fn resolve(&self, overrides: &[(String, String)]) -> Result<Params, ParamError> {
+        let mut ov = overrides.to_vec();
+        self.derive_params(&mut ov);
+        Params::resolve(self.id(), self.params(), &ov)
     }
     /// The counters this workload fills (beyond events), in report order.
     fn counters(&self) -> &'static [Counter] {

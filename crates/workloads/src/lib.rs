@@ -11,4 +11,4 @@ pub mod memory;
 pub mod registry;
 pub mod sys;
 
-pub use registry::{WORKLOADS, by_sysbench_test, find};
+pub use registry::{WORKLOADS, by_command, by_sysbench_test, find};

@@ -457,7 +457,7 @@ fn build_plan(
         for (k, v) in items {
             let text = param_text(cx, k.get_ref(), v)?;
             let pair = (k.get_ref().clone(), text);
-            Params::resolve(w.id(), w.params(), std::slice::from_ref(&pair)).map_err(|e| {
+            w.resolve(std::slice::from_ref(&pair)).map_err(|e| {
                 let at = match e {
                     hostbench_core::params::ParamError::Unknown { .. } => k.span(),
                     hostbench_core::params::ParamError::Invalid { .. } => v.span(),
@@ -467,9 +467,9 @@ fn build_plan(
             overrides.push(pair);
         }
     }
-    hostbench_workloads::db::driver::record_url_driver(&mut overrides);
-    let params =
-        Params::resolve(w.id(), w.params(), &overrides).map_err(|e| cx.err(0..0, e.to_string()))?;
+    let params = w
+        .resolve(&overrides)
+        .map_err(|e| cx.err(0..0, e.to_string()))?;
     let mut plan = Plan::new(w.id(), params);
     plan.threads = s.threads;
     plan.time_s = s.time_s;

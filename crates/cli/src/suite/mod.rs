@@ -22,7 +22,6 @@ use clap::{Args, ValueEnum};
 use file::{Entry, Suite, What};
 use hostbench_core::civil::rfc3339_utc;
 use hostbench_core::clock::Clock;
-use hostbench_core::params::Params;
 use hostbench_core::result::{Better, RunResult, Warning, WarningKind};
 use hostbench_core::runner::{INTERRUPT, StopReason};
 use hostbench_hostinfo::activity;
@@ -283,7 +282,7 @@ fn what_text(w: &What) -> String {
         What::Timer => return "probe timer".into(),
         What::Workload { workload, plan } => (workload, plan),
     };
-    let defaults = Params::resolve(workload.id(), workload.params(), &[]).unwrap_or_default();
+    let defaults = workload.resolve(&[]).unwrap_or_default();
     let set: Vec<String> =
         plan.params
             .values()

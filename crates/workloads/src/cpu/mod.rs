@@ -168,6 +168,9 @@ impl Workload for Cpu {
     fn sysbench_test(&self) -> Option<&'static str> {
         Some("cpu")
     }
+    fn small_params(&self) -> &'static [(&'static str, &'static str)] {
+        &[("max_prime", "100")]
+    }
     fn setup(
         &self,
         ctx: &SetupCtx<'_>,

@@ -752,7 +752,7 @@ pub fn url_driver(url: &str) -> Option<&'static str> {
 ///   sysbench, whose default driver is mysql: any `--mysql-*` option means MySQL, else any
 ///   `--pgsql-*` option means PostgreSQL. A command line with neither keeps SQLite, the
 ///   embedded default, so `--mysql-host=…` never silently lands in `./sbtest.db`.
-pub fn record_url_driver(overrides: &mut Vec<(String, String)>) {
+pub(crate) fn record_url_driver(overrides: &mut Vec<(String, String)>) {
     let d = overrides
         .iter()
         .rev()

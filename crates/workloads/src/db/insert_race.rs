@@ -879,6 +879,15 @@ impl Workload for InsertRace {
         }
         f
     }
+    fn commands(&self) -> &'static [&'static str] {
+        &["insert-race"]
+    }
+    fn small_params(&self) -> &'static [(&'static str, &'static str)] {
+        &[("rows", "200")]
+    }
+    fn derive_params(&self, overrides: &mut Vec<(String, String)>) {
+        crate::db::driver::record_url_driver(overrides);
+    }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         let mut cfg = Cfg::new(ctx.params)?;
         if cfg.procedure && cfg.target.driver() == Driver::Sqlite {

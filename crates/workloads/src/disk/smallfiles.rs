@@ -430,6 +430,12 @@ impl Workload for SmallFiles {
         f.extend(r.default_figures());
         f
     }
+    fn commands(&self) -> &'static [&'static str] {
+        &["smallfiles"]
+    }
+    fn small_params(&self) -> &'static [(&'static str, &'static str)] {
+        &[("files", "40")]
+    }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         let p = ctx.params;
         let dir = p.text("dir");

@@ -375,6 +375,9 @@ impl Workload for HttpLoad {
         }
         f
     }
+    fn commands(&self) -> &'static [&'static str] {
+        &["http", "ab", "httperf"]
+    }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         setup(ctx, None, None)
     }
@@ -401,6 +404,12 @@ impl Workload for HttpLoadLogged {
     }
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         HttpLoad.figures(r)
+    }
+    fn commands(&self) -> &'static [&'static str] {
+        HttpLoad.commands()
+    }
+    fn small_params(&self) -> &'static [(&'static str, &'static str)] {
+        HttpLoad.small_params()
     }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         if let Some(log) = &self.log {

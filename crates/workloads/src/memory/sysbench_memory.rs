@@ -313,6 +313,9 @@ impl Workload for Memory {
             ..Caps::default()
         }
     }
+    fn small_params(&self) -> &'static [(&'static str, &'static str)] {
+        &[("total_size", "1M")]
+    }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         let p = ctx.params;
         let block = p.int("block_size") as u64;

@@ -144,6 +144,9 @@ impl Workload for MutexTest {
             ..Caps::default()
         }
     }
+    fn small_params(&self) -> &'static [(&'static str, &'static str)] {
+        &[("locks", "100"), ("loops", "10")]
+    }
     fn setup(
         &self,
         ctx: &SetupCtx<'_>,

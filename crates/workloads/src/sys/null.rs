@@ -164,6 +164,9 @@ impl Workload for NullLoop {
             ..Caps::default()
         }
     }
+    fn small_params(&self) -> &'static [(&'static str, &'static str)] {
+        &[("latency", "1us")]
+    }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         Ok(Box::new(LoopInstance {
             depth: ctx.params.int("depth") as usize,

@@ -90,6 +90,9 @@ impl Workload for Threads {
     fn sysbench_test(&self) -> Option<&'static str> {
         Some("threads")
     }
+    fn small_params(&self) -> &'static [(&'static str, &'static str)] {
+        &[("yields", "10")]
+    }
     fn setup(
         &self,
         ctx: &SetupCtx<'_>,

@@ -301,6 +301,16 @@ impl Workload for Oltp {
             Counter::Reconnects,
         ]
     }
+    fn small_params(&self) -> &'static [(&'static str, &'static str)] {
+        if self.params.iter().any(|p| p.name == "table_size") {
+            &[("table_size", "100")]
+        } else {
+            &[]
+        }
+    }
+    fn derive_params(&self, overrides: &mut Vec<(String, String)>) {
+        crate::db::driver::record_url_driver(overrides);
+    }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         let cfg = Cfg::new(self, ctx.params)?;
         // Fail before the run with one clear line when the server is unreachable or the

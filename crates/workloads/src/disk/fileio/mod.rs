@@ -300,6 +300,9 @@ impl Workload for FileIo {
         f.extend(r.default_figures());
         f
     }
+    fn small_params(&self) -> &'static [(&'static str, &'static str)] {
+        &[("test_mode", "seqwr"), ("num", "2"), ("total_size", "1M")]
+    }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         let cfg = Config::from_params(ctx.params, true)?;
         let mode = cfg.mode.expect("run requires a mode");

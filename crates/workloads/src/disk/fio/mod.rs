@@ -184,6 +184,9 @@ impl Workload for Fio {
             None => StageDone::Interrupted,
         })
     }
+    fn commands(&self) -> &'static [&'static str] {
+        &["fio"]
+    }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         let mut jobs = jobs_of(ctx.params)?;
         let global_options = job::from_text(ctx.params.text("jobs"))

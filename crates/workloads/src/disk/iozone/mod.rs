@@ -726,6 +726,12 @@ impl Workload for Iozone {
         }
         f
     }
+    fn commands(&self) -> &'static [&'static str] {
+        &["iozone"]
+    }
+    fn small_params(&self) -> &'static [(&'static str, &'static str)] {
+        &[("throughput", "on"), ("file_size", "64K")]
+    }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         Ok(Box::new(IozoneInstance(Arc::new(self.build(ctx)?))))
     }

@@ -447,6 +447,9 @@ impl Workload for Memlat {
     fn counters(&self) -> &'static [Counter] {
         &[Counter::Reads]
     }
+    fn commands(&self) -> &'static [&'static str] {
+        &["memlat"]
+    }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         let cfg = Config::from_params(ctx.params, ctx.host)?;
         Ok(Box::new(MemlatInstance {

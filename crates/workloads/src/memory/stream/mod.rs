@@ -535,6 +535,12 @@ impl Workload for Stream {
             ..Caps::default()
         }
     }
+    fn commands(&self) -> &'static [&'static str] {
+        &["stream"]
+    }
+    fn small_params(&self) -> &'static [(&'static str, &'static str)] {
+        &[("array_size", "100000")]
+    }
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         Ok(Box::new(StreamInstance(Arc::new(self.build(ctx)?))))
     }

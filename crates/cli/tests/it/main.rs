@@ -1,0 +1,34 @@
+//! The integration tests of the `hostbench` binary, as one test binary (`cargo test --test it`):
+//! one link instead of one per file, as ripgrep does (`autotests = false` in Cargo.toml).
+//! Each former test file is a module; run one with a filter, e.g. `cargo test --test it http::`
+//! or `cargo test --test it db::sqlite::`. Insta names snapshots by module path
+//! (`snapshots/it__cli__sysbench_cpu.snap`, `http/snapshots/it__http__ab__ab_layout.snap`).
+//!
+//! All modules share one process, so nothing here may assume a process of its own: no
+//! `set_var`, no `set_current_dir` (children get `current_dir`/`env`), scratch names unique
+//! across modules, and the one store of [`common::process_store`]. A test that needs the
+//! machine to itself says so with [`common::alone`].
+
+mod common;
+
+mod cli;
+mod compare;
+mod db;
+mod db_tls;
+mod fileio;
+mod fio;
+mod generate;
+mod http;
+mod iozone;
+mod memlat;
+mod memory;
+mod nodirect;
+mod release;
+mod results;
+mod safety;
+mod schema;
+mod secrets;
+mod store_input;
+mod stream;
+mod suite;
+mod suite_quick;
