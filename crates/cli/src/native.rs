@@ -474,7 +474,7 @@ mod tests {
                     w.id()
                 );
                 assert!(
-                    native.contains(c) || SAVING_HELP.contains(&format!("hostbench {c} ")),
+                    native.contains(c) || after_help().contains(&format!("hostbench {c} ")),
                     "{}: `hostbench --help` does not name '{c}'",
                     w.id()
                 );
