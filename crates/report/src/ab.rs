@@ -169,8 +169,14 @@ pub fn render_with(r: &RunResult, banner_printed: bool) -> String {
         return s;
     }
     // With ab's heartbeat the line ended at "(be patient)" (progress went to stderr);
-    // without it ab adds "..done" to the "..." printed before the run.
-    s.push_str(if o.heartbeat { "\n\n" } else { "..done\n\n\n" });
+    // without it ab adds "..done" to the "..." printed before the run, unless Ctrl-C ended
+    // it: ab's signal handler prints the report at once, without the "..done".
+    let interrupted = r.outcome.stop_reason == hostbench_core::runner::StopReason::Interrupted;
+    s.push_str(if o.heartbeat || interrupted {
+        "\n\n"
+    } else {
+        "..done\n\n\n"
+    });
     let _ = writeln!(s, "Server Software:        {}", m.server);
     let _ = writeln!(s, "Server Hostname:        {host}");
     let _ = writeln!(s, "Server Port:            {}", m.port);
@@ -262,7 +268,8 @@ pub fn render_with(r: &RunResult, banner_printed: bool) -> String {
     s.push('\n');
     if done > 0 {
         connection_times(&mut s, r, o.no_sd);
-        if !o.no_pct {
+        // ab prints percentiles of more than one request only.
+        if !o.no_pct && done > 1 {
             let _ = writeln!(
                 s,
                 "Percentage of the requests served within a certain time (ms)"

@@ -539,3 +539,34 @@ fn ab_verbose_prints_the_request_and_each_response_head() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--format=json"), "{err}");
 }
+
+/// ab prints the percentile table for more than one request only; with one it ends at the
+/// Connection Times.
+#[test]
+fn ab_of_one_request_has_no_percentile_table() {
+    let s = Serve::start(&[]);
+    let one = stdout_ok(&["ab", "-n", "1", &s.url]);
+    assert!(one.contains("Complete requests:      1\n"), "{one}");
+    assert!(one.contains("Connection Times (ms)"), "{one}");
+    assert!(!one.contains("Percentage of the requests"), "{one}");
+    let two = stdout_ok(&["ab", "-n", "2", &s.url]);
+    assert!(two.contains("Percentage of the requests served"), "{two}");
+}
+
+/// Ctrl-C ends ab's run with the report of what was done, printed by its signal handler:
+/// without the "..done" that a run that ran its course adds to the Benchmarking line.
+#[test]
+fn an_interrupted_ab_prints_its_report_without_done() {
+    let s = Serve::start(&[]);
+    let child = spawn_piped(hb_std().args(["ab", "-q", "-t", "30", "-c", "2", &s.url]));
+    std::thread::sleep(Duration::from_millis(1500));
+    let out = interrupt(child);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{text}");
+    assert!(
+        text.contains("(be patient)...\n\nServer Software:"),
+        "{text}"
+    );
+    assert!(!text.contains("..done"), "{text}");
+    assert!(text.contains("Complete requests:"), "{text}");
+}

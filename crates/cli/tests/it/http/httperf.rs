@@ -182,4 +182,6 @@ fn httperf_echoes_its_options_as_httperf_does() {
              --recv-buffer=16384 --num-conns=1 --num-calls=1"
         )
     );
+    // Connections one after another are bursts of one, as httperf says (it was 0 here).
+    assert!(out.contains("\nMaximum connect burst length: 1\n"), "{out}");
 }

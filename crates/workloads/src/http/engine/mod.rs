@@ -440,9 +440,11 @@ impl Engine<'_> {
                 self.pending = Some(intended);
                 return;
             }
+            // Connections (or requests) started back to back in this pass: httperf's
+            // "maximum connect burst length", 1 when they go one after another.
+            burst += 1;
+            self.stats.max_burst = self.stats.max_burst.max(burst);
             if open_loop {
-                burst += 1;
-                self.stats.max_burst = self.stats.max_burst.max(burst);
                 let lag = ctl.clock().to_ns(now - intended);
                 if lag > 1_000_000 {
                     self.stats.late_sends += 1;
