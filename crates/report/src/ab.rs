@@ -64,7 +64,7 @@ impl Summary {
             .iter()
             .find(|t| t.name == "http_server")
             .and_then(|t| t.rows.first())
-            .map(|row| row.label.clone())
+            .map(|row| ab_server_software(&row.label))
             .unwrap_or_default();
         let values = r.workload.params.values();
         let variable = values.get("variable_length") == Some(&Value::Bool(true));
@@ -132,6 +132,17 @@ pub fn layout_of(r: &RunResult) -> AbLayout {
         Some(Layout::Ab(l)) => l.clone(),
         _ => AbLayout::default(),
     }
+}
+
+/// The Server header as ab shows it: up to its first blank (ab copies the value while the
+/// bytes are above a space), so `SimpleHTTP/0.6 Python/3.11.7` is `SimpleHTTP/0.6`.
+fn ab_server_software(header: &str) -> String {
+    header
+        .trim_start()
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .next()
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// What ab prints before the run: its banner and `Benchmarking HOST [through PROXY] (be
@@ -577,6 +588,17 @@ pub fn csv_percentages(r: &RunResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn server_software_stops_at_the_first_blank_as_ab_does() {
+        assert_eq!(
+            ab_server_software("SimpleHTTP/0.6 Python/3.11.7"),
+            "SimpleHTTP/0.6"
+        );
+        assert_eq!(ab_server_software("nginx/1.22.1"), "nginx/1.22.1");
+        assert_eq!(ab_server_software(" Apache"), "Apache");
+        assert_eq!(ab_server_software(""), "");
+    }
 
     #[test]
     fn apr_ctime_pads_the_day_with_a_zero() {
