@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod warnings;
+pub use warnings::TIMER_COST_RATIO;
 
 use warnings::warnings;
 

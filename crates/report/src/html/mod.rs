@@ -447,6 +447,25 @@ fn hosts(h: &mut String, c: &Comparison, sides: &[&[RunResult]]) {
             .collect(),
         false,
     ));
+    // The clock read's cost is measured, so it differs a little on every run: the row is
+    // marked only when the clock sources differ or one side's cost is more than
+    // TIMER_COST_RATIO times the other's (what the comparison warns about).
+    let timer_differs = {
+        let sources: BTreeSet<String> = sides
+            .iter()
+            .flat_map(|runs| runs.iter().map(|r| snake(&r.clock.source)))
+            .collect();
+        let costs: Vec<f64> = sides
+            .iter()
+            .filter_map(|runs| {
+                let v: Vec<f64> = runs.iter().map(|r| r.clock.read_cost_ns).collect();
+                stats::median(&stats::finite(&v)).filter(|c| *c > 0.0)
+            })
+            .collect();
+        let lo = costs.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = costs.iter().copied().fold(0.0, f64::max);
+        sources.len() > 1 || (lo.is_finite() && hi > hostbench_core::compare::TIMER_COST_RATIO * lo)
+    };
     rows.push((
         "hostbench".into(),
         c.sides
@@ -456,7 +475,11 @@ fn hosts(h: &mut String, c: &Comparison, sides: &[&[RunResult]]) {
         c.sides.iter().any(|s| s.tool_versions.len() > 1),
     ));
     for (name, vals, mixed) in rows {
-        let differ = vals.windows(2).any(|w| w[0] != w[1]) || mixed;
+        let differ = if name.starts_with("timer (") {
+            timer_differs
+        } else {
+            vals.windows(2).any(|w| w[0] != w[1]) || mixed
+        };
         let _ = write!(
             h,
             "<tr{}><th>{}</th>",

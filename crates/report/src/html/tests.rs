@@ -273,3 +273,44 @@ fn shell_quoting() {
     assert_eq!(a(&["hostbench", "--time=1s"]), "hostbench --time=1s");
     assert_eq!(a(&["a b", "it's", ""]), "'a b' 'it'\\''s' ''");
 }
+
+/// The clock read's cost is measured: 8.0 against 7.8 ns is noise, not a host difference;
+/// more than twice the cost, or another clock source, is.
+#[test]
+fn the_timer_row_is_marked_only_for_a_difference_that_matters() {
+    let marked = |a_cost: f64, b_cost: f64, b_source: &str| {
+        let mut a = run("a", "a", 100.0, serde_json::json!({}));
+        a.clock.read_cost_ns = a_cost;
+        let mut b = run("b", "b", 100.0, serde_json::json!({}));
+        b.clock.read_cost_ns = b_cost;
+        b.clock.source = serde_json::from_value(serde_json::json!(b_source)).unwrap();
+        let sides = vec![
+            SideInput {
+                name: "a".into(),
+                spec: "a".into(),
+                runs: vec![a.clone()],
+            },
+            SideInput {
+                name: "b".into(),
+                spec: "b".into(),
+                runs: vec![b.clone()],
+            },
+        ];
+        let c = Comparison::build(&sides, Options::default());
+        let a = [a];
+        let b = [b];
+        let html = render(&ReportInput {
+            title: "t",
+            comparison: &c,
+            sides: vec![&a, &b],
+            generator: "hostbench test",
+        });
+        let doc = Html::parse_document(&html);
+        let row = Selector::parse("#hosts tr.diff th").unwrap();
+        doc.select(&row)
+            .any(|th| th.text().collect::<String>().starts_with("timer ("))
+    };
+    assert!(!marked(8.0, 7.8, "tsc"), "noise is not a difference");
+    assert!(marked(8.0, 20.0, "tsc"), "more than twice the cost is");
+    assert!(marked(8.0, 8.0, "monotonic"), "another clock source is");
+}
