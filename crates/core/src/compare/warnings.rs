@@ -12,13 +12,12 @@ use crate::runner::StopReason;
 use crate::stats;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Run warnings that describe the host rather than the workload.
-
 /// How many times the clock read may cost on one side what it costs on the other before
 /// the comparison says so: a difference below is measurement noise (8.0 vs 7.8 ns), not a
 /// difference between the hosts.
 pub const TIMER_COST_RATIO: f64 = 2.0;
 
+/// Run warnings that describe the host rather than the workload.
 fn is_host_noise(k: crate::result::WarningKind) -> bool {
     use crate::result::WarningKind as K;
     matches!(k, K::NoisyHost | K::StealTime | K::SwapActivity)
