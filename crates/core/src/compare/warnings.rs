@@ -265,6 +265,8 @@ pub(super) fn warnings(
             );
         }
     }
+    let mut noisy_sides: Vec<(usize, &str, usize)> = Vec::new();
+    let mut noisy_example: Option<String> = None;
     for (s, side) in sides.iter().enumerate() {
         if c.sides[s].hosts.len() > 1 {
             push(
@@ -288,30 +290,22 @@ pub(super) fn warnings(
             })
             .map(|r| r.id.chars().take(12).collect())
             .collect();
-        // What the runs themselves said about the host while they ran.
+        // What the runs themselves said about the host while they ran: one warning for
+        // every side, after this loop.
         let noisy: Vec<&RunResult> = side
             .runs
             .iter()
             .filter(|r| r.warnings.iter().any(|w| is_host_noise(w.kind)))
             .collect();
-        if let Some(first) = noisy.first() {
-            let example = first
-                .warnings
-                .iter()
-                .find(|w| is_host_noise(w.kind))
-                .map(|w| w.message.as_str())
-                .unwrap_or("");
-            push(
-                WarningKind::NoisyRuns,
-                format!(
-                    "{} of {}'s {} runs were measured on a busy or unsettled host, so a \
-                     difference may come from the host's load rather than the machine; e.g. \
-                     \"{example}\"",
-                    noisy.len(),
-                    side.name,
-                    side.runs.len(),
-                ),
-            );
+        if !noisy.is_empty() {
+            noisy_sides.push((noisy.len(), side.name.as_str(), side.runs.len()));
+            if noisy_example.is_none() {
+                noisy_example = noisy[0]
+                    .warnings
+                    .iter()
+                    .find(|w| is_host_noise(w.kind))
+                    .map(|w| w.message.clone());
+            }
         }
         if !bad.is_empty() {
             push(
@@ -325,6 +319,26 @@ pub(super) fn warnings(
                 ),
             );
         }
+    }
+    if !noisy_sides.is_empty() {
+        // Once for all sides, with a count per side: the same sentence per side only
+        // repeated itself.
+        let counts: Vec<String> = noisy_sides
+            .iter()
+            .map(|(n, name, of)| format!("{n} of {name}'s {of} runs"))
+            .collect();
+        let counts = match counts.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => counts.join(""),
+        };
+        push(
+            WarningKind::NoisyRuns,
+            format!(
+                "{counts} were measured on a busy or unsettled host, so a difference may come \
+                 from the host's load rather than the machine; e.g. \"{}\"",
+                noisy_example.unwrap_or_default()
+            ),
+        );
     }
     let few = c
         .rows
@@ -449,6 +463,30 @@ mod tests {
             w[0].message
         );
         assert!(w[0].message.contains("54%"), "{}", w[0].message);
+        // Both sides busy: one warning counting each, not the same sentence twice.
+        let mut busy_a = reps("a", &BASE);
+        busy_a[0].warnings.push(crate::result::Warning {
+            kind: crate::result::WarningKind::StealTime,
+            message: "steal".into(),
+        });
+        let mut busy_b = reps("b", &BASE);
+        busy_b[1].warnings.push(crate::result::Warning {
+            kind: crate::result::WarningKind::NoisyHost,
+            message: "other processes used 54% of the CPU time".into(),
+        });
+        let c = Comparison::build(&[side("a", busy_a), side("b", busy_b)], Options::default());
+        let w: Vec<_> = c
+            .warnings
+            .iter()
+            .filter(|w| w.kind == WarningKind::NoisyRuns)
+            .collect();
+        assert_eq!(w.len(), 1, "{:?}", c.warnings);
+        assert!(
+            w[0].message
+                .starts_with("1 of a's 6 runs and 1 of b's 6 runs were measured"),
+            "{}",
+            w[0].message
+        );
     }
 
     #[test]
