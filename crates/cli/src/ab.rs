@@ -661,8 +661,14 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             "ab: -w (or -x, -y, -z) asks for ab's HTML report and --format={f} for another; \
              give one of them"
         ),
-        Some("json") => Some(Plain::new(Text::Json)),
-        Some("text") => Some(Plain::new(Text::Layout(hostbench_report::http::render))),
+        Some("json") => Some(Plain {
+            count_is_the_request: true,
+            ..Plain::new(Text::Json)
+        }),
+        Some("text") => Some(Plain {
+            count_is_the_request: true,
+            ..Plain::new(Text::Layout(hostbench_report::http::render))
+        }),
         Some(f) => bail!("ab: --format={f}: use ab, json or text"),
     };
     if a.verbosity >= 2 && !(ab_layout || a.html) {

@@ -465,7 +465,11 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         "text" => Text::Layout(hostbench_report::http::render),
         f => bail!("httperf: --format={f}: use httperf, json or text"),
     };
-    let mut output = Plain::new(format);
+    let mut output = Plain {
+        // --num-conns 5 asked for 5 connections: doing them is not "only 5".
+        count_is_the_request: true,
+        ..Plain::new(format)
+    };
     let saving = a.common.saving()?;
     if format_name == "httperf" {
         output.started = Some(hostbench_report::httperf::echo(

@@ -23,6 +23,11 @@ impl Presenter for AbOut {
         self.heartbeat
     }
 
+    /// `-n 5` asked for 5 requests: doing them is not "only 5".
+    fn count_is_the_request(&self) -> bool {
+        true
+    }
+
     fn report(&self, _run: &RunInfo, r: &RunResult) -> Result<()> {
         // ab's last heartbeat line, after the "Completed N requests" lines, unless a socket
         // error ended the run (no report then).

@@ -113,7 +113,7 @@ impl Presenter for FioOut {
 
     /// Every warning, whatever the format: they go to stderr, never into the report.
     fn warnings(&self, r: &RunResult) {
-        print_warnings(r);
+        print_warnings(r, false);
     }
 
     /// Silent unless the save failed.

@@ -103,8 +103,15 @@ pub trait Presenter: Sync {
     /// The run's warnings, on stderr (at verbosity ≥ 2; see [`print_warnings`]).
     fn warnings(&self, r: &RunResult) {
         if self.verbosity() >= 2 {
-            print_warnings(r);
+            print_warnings(r, self.count_is_the_request());
         }
+    }
+
+    /// Whether a run that did the number of events the user asked for (ab's `-n`,
+    /// httperf's `--num-conns`) did what was asked: then "only N events completed" is not
+    /// said on stderr (it stays in the result).
+    fn count_is_the_request(&self) -> bool {
+        false
     }
 
     /// Says where the result was saved: `saved` is `Ok(None)` when saving is off, the error
@@ -121,15 +128,17 @@ pub trait Presenter: Sync {
 }
 
 /// The run's warnings on stderr, one `WARNING:` line each. A run where nothing completed
-/// because requests failed does not add "too few events": that only restates it.
-pub fn print_warnings(r: &RunResult) {
+/// because requests failed does not add "too few events": that only restates it; nor does
+/// one that did the count the user asked for when `asked_count` (ab's `-n 5`).
+pub fn print_warnings(r: &RunResult, asked_count: bool) {
     let failed_empty = r.metrics.events == 0
         && (r.outcome.stop_reason == StopReason::Error
             || r.warnings.iter().any(|w| w.kind == WarningKind::Errors));
+    let as_asked = asked_count && r.outcome.stop_reason == StopReason::EventLimit;
     for w in r
         .warnings
         .iter()
-        .filter(|w| !(failed_empty && w.kind == WarningKind::FewEvents))
+        .filter(|w| !((failed_empty || as_asked) && w.kind == WarningKind::FewEvents))
     {
         eprintln!("WARNING: {}", w.message);
     }
@@ -200,6 +209,9 @@ pub struct Plain {
     pub started: Option<String>,
     /// Live progress lines on stderr.
     pub progress: Option<Progress>,
+    /// The grammar's event count is the user's request (httperf's `--num-conns`): a run
+    /// that did it is not told it did "only" that many.
+    pub count_is_the_request: bool,
 }
 
 impl Plain {
@@ -210,6 +222,7 @@ impl Plain {
             verbosity: 3,
             started: None,
             progress: None,
+            count_is_the_request: false,
         }
     }
 }
@@ -234,6 +247,10 @@ impl Presenter for Plain {
 
     fn progress(&self) -> Option<Progress> {
         self.progress
+    }
+
+    fn count_is_the_request(&self) -> bool {
+        self.count_is_the_request
     }
 
     fn report(&self, _run: &RunInfo, r: &RunResult) -> Result<()> {

@@ -551,6 +551,21 @@ fn ab_of_one_request_has_no_percentile_table() {
     assert!(!one.contains("Percentage of the requests"), "{one}");
     let two = stdout_ok(&["ab", "-n", "2", &s.url]);
     assert!(two.contains("Percentage of the requests served"), "{two}");
+    // Asked for one request, did one: not "only 1 event" on stderr (ab and httperf alike).
+    let (code, _, err) = run(&["ab", "-n", "1", &s.url]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("only 1 event"), "{err}");
+    let (code, _, err) = run(&[
+        "httperf",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &s.port.to_string(),
+        "--num-conns",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("only 2 event"), "{err}");
 }
 
 /// Ctrl-C ends ab's run with the report of what was done, printed by its signal handler:
