@@ -4,7 +4,7 @@
 //! grammar into one error line, in one style.
 //!
 //! Every usage error of every grammar reaches the user as one line on stderr,
-//! `hostbench: error: <grammar>: <what was wrong> (see `hostbench <grammar> --help`)`, exit 2
+//! `hostbench: error: GRAMMAR: WHAT WAS WRONG (see hostbench GRAMMAR --help)`, exit 2
 //! (the prefix is `main`'s). clap's own error text runs over several lines (the error, the
 //! accepted values, a tip, the usage block): [`clap_error_line`] keeps what says what was
 //! wrong and how to fix it, on one line.

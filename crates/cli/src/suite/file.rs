@@ -487,7 +487,7 @@ fn build_plan(
             .as_ref()
             .and_then(|m| m.iter().min_by_key(|(k, _)| k.span().start))
             .map_or(where_.clone(), |(_, v)| v.span());
-        cx.err(at, e.0)
+        cx.err(at, e.message)
     })?;
     // A shared suite file never writes outside the entry's scratch directory.
     hostbench_workloads::disk::confine_to_current_dir(w.id(), &plan.params).map_err(|e| {
@@ -496,7 +496,7 @@ fn build_plan(
             .as_ref()
             .and_then(|m| m.iter().min_by_key(|(k, _)| k.span().start))
             .map_or(where_.clone(), |(_, v)| v.span());
-        cx.err(at, e.0)
+        cx.err(at, e.message)
     })?;
     if plan.time_s == 0.0 && plan.events == 0 && !ends_by_itself(w, &plan.params) {
         return Err(cx.err(

@@ -372,8 +372,14 @@ pub const fn p_port(
     }
 }
 
+/// A bad option ([`WorkloadError::usage`]), any password in it masked.
 fn bad(msg: String) -> WorkloadError {
-    WorkloadError(mask(&msg).into_owned())
+    WorkloadError::usage(mask(&msg).into_owned())
+}
+
+/// The server refused ([`WorkloadError::environment`]), any password in it masked.
+fn refused(msg: String) -> WorkloadError {
+    WorkloadError::environment(mask(&msg).into_owned())
 }
 
 struct UrlParts {
@@ -693,9 +699,9 @@ impl Target {
             };
             if e.message.contains("TLS") || e.message.contains("CA file") {
                 // The TLS message says what to do; the connection options are fine.
-                bad(format!("cannot connect to {self}: {e}"))
+                refused(format!("cannot connect to {self}: {e}"))
             } else {
-                bad(format!("cannot connect to {self}: {e} ({hint})"))
+                refused(format!("cannot connect to {self}: {e} ({hint})"))
             }
         })
     }
@@ -1060,6 +1066,30 @@ pub fn count(counters: &hostbench_core::recorder::Counters, r: Res) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hostbench_core::workload::ErrorKind;
+
+    #[test]
+    fn a_refused_connection_is_the_environment_a_bad_url_the_command_line() {
+        // A port nobody listens on: bound, then closed.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap();
+        for url in [
+            format!("postgres://u@127.0.0.1:{port}/d"),
+            format!("mysql://u@127.0.0.1:{port}/d"),
+        ] {
+            let e = Target::from_url(&url)
+                .unwrap()
+                .connect_for_setup(false)
+                .err()
+                .expect("nothing listens there");
+            assert_eq!(e.kind, ErrorKind::Environment, "{e}");
+            assert!(e.message.starts_with("cannot connect to"), "{e}");
+        }
+        let e = Target::from_url("mysql://u@127.0.0.1:3306/d?nosuch=1").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Usage, "{e}");
+    }
 
     #[test]
     fn urls_parse_and_never_show_passwords() {
@@ -1097,7 +1127,12 @@ mod tests {
             Target::Sqlite { .. }
         ));
         let e = Target::from_url("postgres://u:secret@h:notaport/d").unwrap_err();
-        assert!(!e.0.contains("secret"), "{e}");
+        assert!(!e.message.contains("secret"), "{e}");
+        assert_eq!(
+            e.kind,
+            ErrorKind::Usage,
+            "a bad URL is the command line's: {e}"
+        );
         assert!(Target::from_url("oracle://x").is_err());
         // A socket directory, percent-encoded as libpq takes it, or as ?host=.
         for u in [

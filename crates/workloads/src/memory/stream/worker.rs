@@ -253,7 +253,7 @@ impl LoopWorker for StreamWorker {
         o.times_ns = times;
         o.validation = Some(v);
         match failure {
-            Some(msg) => Err(WorkloadError(msg)),
+            Some(msg) => Err(WorkloadError::failed(msg)),
             None => Ok(()),
         }
     }
