@@ -478,7 +478,8 @@ fn build_plan(
     plan.percentiles = PERCENTILES.to_vec();
     plan.rand = Distribution::Uniform;
     let where_ = r.workload.as_ref().map_or(0..0, |w| w.span());
-    plan.validate().map_err(|e| cx.err(where_.clone(), e))?;
+    plan.validate()
+        .map_err(|e| cx.err(where_.clone(), e.to_string()))?;
     // What only the workload can read (a fio job string): pointed at the first parameter's
     // value, the usual home of such a string.
     w.check(&plan.params).map_err(|e| {

@@ -47,7 +47,7 @@ mod limits;
 mod measurement;
 mod worker;
 
-pub use limits::{HostLimits, check_thread_capacity};
+pub use limits::{CapacityError, HostLimits, check_thread_capacity};
 pub use measurement::{
     IntervalSample, Measurement, Observer, RunError, Silent, StopReason, ThreadTotals,
 };
