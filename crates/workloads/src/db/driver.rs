@@ -24,6 +24,17 @@ pub const MYSQL_CRATE_CA: &str = "--mysql-client=crate cannot verify the server 
     (the default, --mysql-client=lean) to verify with a CA file, or --mysql-ssl=REQUIRED \
     without one to encrypt without verifying";
 
+/// TLS options that would verify less than they say ([`Target::check_tls`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TlsCheckError {
+    /// `verify-ca` without a CA file.
+    #[error(transparent)]
+    Mode(#[from] hostbench_tls::ModeError),
+    /// A CA file on the `mysql` crate client, which trusts the public roots besides it.
+    #[error("{MYSQL_CRATE_CA}")]
+    CrateWithCa,
+}
+
 /// Which database a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Driver {
@@ -488,7 +499,7 @@ impl Target {
                 Target::Pgsql { lean: l, .. } => *l = pg_lean,
                 Target::Sqlite { .. } => {}
             }
-            t.check_tls().map_err(bad)?;
+            t.check_tls().map_err(|e| bad(e.to_string()))?;
             return Ok(t);
         }
         let t = match p.text("db_driver") {
@@ -515,21 +526,21 @@ impl Target {
                 path: p.text("sqlite_db").to_string(),
             },
         };
-        t.check_tls().map_err(bad)?;
+        t.check_tls().map_err(|e| bad(e.to_string()))?;
         Ok(t)
     }
 
     /// Refuses TLS options that would verify less than they say: `verify-ca` without a CA
     /// file (see `hostbench_tls::Opts::check`), and a CA file on the `mysql` crate client,
     /// which always trusts the public roots besides it.
-    pub fn check_tls(&self) -> Result<(), String> {
+    pub fn check_tls(&self) -> Result<(), TlsCheckError> {
         match self {
             Target::Sqlite { .. } => Ok(()),
-            Target::Pgsql { tls, .. } => tls.check(false),
+            Target::Pgsql { tls, .. } => Ok(tls.check(false)?),
             Target::Mysql { tls, lean, .. } => {
                 tls.check(true)?;
                 if !lean && tls.mode != TlsMode::Disable && !tls.ca.is_empty() {
-                    return Err(MYSQL_CRATE_CA.into());
+                    return Err(TlsCheckError::CrateWithCa);
                 }
                 Ok(())
             }
