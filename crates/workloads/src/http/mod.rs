@@ -415,8 +415,7 @@ impl Workload for HttpLoadLogged {
                     avail >> 20
                 )));
             }
-            log.prepare(ctx.threads)
-                .map_err(WorkloadError::environment)?;
+            log.prepare(ctx.threads)?;
         }
         setup(ctx, self.log.clone(), self.trace.clone())
     }
@@ -450,7 +449,7 @@ pub fn server_never_answered(r: &RunResult) -> bool {
 
 /// The local address `text` names (an IP address or a host name; port 0), checked by
 /// binding a socket to it. Errors say what is wrong and what to give instead.
-pub fn bind_addr(text: &str) -> Result<SocketAddr, String> {
+pub fn bind_addr(text: &str) -> Result<SocketAddr, WorkloadError> {
     let t = text.trim();
     let bare = t
         .strip_prefix('[')
@@ -459,25 +458,26 @@ pub fn bind_addr(text: &str) -> Result<SocketAddr, String> {
     let a = if let Ok(ip) = bare.parse::<IpAddr>() {
         SocketAddr::new(ip, 0)
     } else if t.parse::<SocketAddr>().is_ok() {
-        return Err(
+        return Err(WorkloadError::usage(
             "give an address without a port (each connection needs a port of its own), \
-             e.g. 127.0.0.2"
-                .into(),
-        );
+             e.g. 127.0.0.2",
+        ));
     } else if t.is_empty() || t.contains(['/', ' ', ':']) {
-        return Err("not an address: give an IP address of this host, e.g. 127.0.0.2".into());
+        return Err(WorkloadError::usage(
+            "not an address: give an IP address of this host, e.g. 127.0.0.2",
+        ));
     } else {
         (t, 0)
             .to_socket_addrs()
-            .map_err(|e| format!("cannot resolve the name: {e}"))?
+            .map_err(|e| WorkloadError::environment(format!("cannot resolve the name: {e}")))?
             .next()
-            .ok_or("the name has no address")?
+            .ok_or_else(|| WorkloadError::environment("the name has no address"))?
     };
     sys::check_bind(&a).map_err(|e| {
-        format!(
+        WorkloadError::environment(format!(
             "cannot bind to {}: {e}; give an address of this host (see `ip -brief address`)",
             a.ip()
-        )
+        ))
     })?;
     Ok(a)
 }
@@ -492,9 +492,9 @@ fn setup(
     let mut self_cert = None;
     let server = if self_target {
         let tls = if p.bool("self_tls") {
-            let (id, _, _) = tls::self_signed(&[]).map_err(WorkloadError::environment)?;
+            let (id, _, _) = tls::self_signed(&[])?;
             self_cert = Some(id.certs[0].clone());
-            Some(tls::server_config(id).map_err(WorkloadError::environment)?)
+            Some(tls::server_config(id)?)
         } else {
             None
         };
@@ -519,14 +519,14 @@ fn setup(
         Some(s) => format!("http://{}/", s.addr()),
         None => p.text("url").to_string(),
     };
-    let url = url::Url::parse(&url_text).map_err(|e| WorkloadError::usage(format!("url: {e}")))?;
+    let url = url::Url::parse(&url_text).map_err(|e| e.map_message(|m| format!("url: {m}")))?;
     let bind = match p.text("bind").trim() {
         "" => None,
-        b => Some(bind_addr(b).map_err(|e| WorkloadError::usage(format!("bind '{b}': {e}")))?),
+        b => Some(bind_addr(b).map_err(|e| e.map_message(|m| format!("bind '{b}': {m}")))?),
     };
     let proxy = match p.text("proxy").trim() {
         "" => None,
-        t => Some(url::parse_proxy(t).map_err(WorkloadError::usage)?),
+        t => Some(url::parse_proxy(t)?),
     };
     let addr = match &proxy {
         Some(_) if url.tls => {
@@ -537,10 +537,10 @@ fn setup(
         }
         Some(px) => px
             .resolve_like(bind.as_ref())
-            .map_err(|e| WorkloadError::environment(format!("proxy: {e}")))?,
+            .map_err(|e| e.map_message(|m| format!("proxy: {m}")))?,
         None => url
             .resolve_like(bind.as_ref())
-            .map_err(|e| WorkloadError::environment(format!("url: {e}")))?,
+            .map_err(|e| e.map_message(|m| format!("url: {m}")))?,
     };
     let body = match p.text("body_file") {
         "" => Vec::new(),
@@ -602,14 +602,14 @@ fn setup(
         ));
     }
     let tls = if url.tls {
-        let versions = tls::Versions::parse(p.text("tls_version")).map_err(WorkloadError::usage)?;
+        let versions = tls::Versions::parse(p.text("tls_version"))?;
         let config = tls::client_config(&tls::ClientOpts {
             verify: p.bool("tls_verify"),
             versions,
             ciphers: p.text("tls_ciphers").to_string(),
             extra_root: self_cert,
         })
-        .map_err(|e| WorkloadError::usage(format!("tls: {e}")))?;
+        .map_err(|e| e.map_message(|m| format!("tls: {m}")))?;
         let mut config = config;
         config.enable_sni = p.bool("tls_sni");
         let name = match p.text("tls_server_name").trim() {
@@ -618,7 +618,7 @@ fn setup(
         };
         Some(engine::TlsCfg {
             config: Arc::new(config),
-            server_name: tls::server_name(name).map_err(WorkloadError::usage)?,
+            server_name: tls::server_name(name)?,
             resume: p.bool("tls_resume"),
         })
     } else {
