@@ -367,7 +367,7 @@ pub enum ScramError {
     /// The server's nonce is not the client's extended.
     #[error("the server's SCRAM nonce does not extend the client's")]
     Nonce,
-    /// An iteration count of 0 or beyond [`MAX_SCRAM_ITERATIONS`].
+    /// An iteration count of 0 or beyond the accepted maximum.
     #[error("the server asks for {0} SCRAM iterations (accepted: 1 to {MAX_SCRAM_ITERATIONS})")]
     Iterations(u32),
     /// The salt is not base64.
