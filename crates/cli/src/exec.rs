@@ -285,7 +285,7 @@ pub fn run_stage(
             },
             &log,
         )
-        .map_err(|e| anyhow::anyhow!("{} {}: {e}", workload.id(), stage.name()))?;
+        .map_err(|e| e.map_message(|m| format!("{} {}: {m}", workload.id(), stage.name())))?;
     if let Some(b) = log.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
         b.finish_and_clear();
     }
@@ -337,7 +337,7 @@ fn run_plan(
             seed,
             host: Some(&host),
         })
-        .map_err(|e| anyhow::anyhow!("{}: {e}", workload.id()))?;
+        .map_err(|e| e.map_message(|m| format!("{}: {m}", workload.id())))?;
     if presenter.verbosity() >= 3
         && let Some(server) = instance.server()
     {

@@ -162,7 +162,7 @@ enum OutFormat {
 }
 
 fn parse_commit(s: &str) -> Result<String, String> {
-    check_commit(s).map_err(|e| e.0)?;
+    check_commit(s).map_err(|e| e.message)?;
     Ok(s.to_string())
 }
 

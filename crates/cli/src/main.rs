@@ -37,6 +37,7 @@ mod stream;
 mod suite;
 mod sysbench;
 
+use hostbench_core::workload::{ErrorKind, WorkloadError};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
@@ -198,9 +199,26 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("hostbench: error: {e:#}");
-            ExitCode::from(2)
+            error_exit(&e)
         }
     }
+}
+
+/// The exit code of a command that ended on `e`: a workload's error answers with its kind
+/// ([`ErrorKind::exit_code`]: 2 for a usage or environment error, 1 for work that failed
+/// while running, such as an I/O error while laying out files); anything else is a usage or
+/// setup error, 2.
+fn error_exit(e: &anyhow::Error) -> ExitCode {
+    use hostbench_core::runner::RunError;
+    let kind = e.chain().find_map(|c| {
+        c.downcast_ref::<WorkloadError>()
+            .or(match c.downcast_ref::<RunError>() {
+                Some(RunError::Workload(w)) => Some(w),
+                _ => None,
+            })
+            .map(|w| w.kind)
+    });
+    ExitCode::from(kind.map_or(2, ErrorKind::exit_code))
 }
 
 fn run_sysbench(argv: &[String]) -> anyhow::Result<ExitCode> {
@@ -223,5 +241,32 @@ fn run_sysbench(argv: &[String]) -> anyhow::Result<ExitCode> {
             let w = hostbench_workloads::find(&plan.workload).expect("front-end found it");
             exec::execute(&plan, w, &output, &saving, "sysbench", argv).map(|(code, _)| code)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anyhow::Context;
+    use hostbench_core::runner::RunError;
+
+    #[test]
+    fn a_workload_error_exits_by_its_kind_wherever_it_sits_in_the_chain() {
+        let direct = |w: WorkloadError| error_exit(&anyhow::Error::new(w));
+        assert_eq!(
+            direct(WorkloadError::usage("bad option")),
+            ExitCode::from(2)
+        );
+        assert_eq!(
+            direct(WorkloadError::environment("refused")),
+            ExitCode::from(2)
+        );
+        assert_eq!(direct(WorkloadError::failed("EIO")), ExitCode::from(1));
+        // A worker that could not be built reaches main as the runner's error, in context.
+        let run: Result<(), RunError> = Err(RunError::Workload(WorkloadError::failed("EIO")));
+        let e = run.context("the run could not start").unwrap_err();
+        assert_eq!(error_exit(&e), ExitCode::from(1));
+        let e = anyhow::anyhow!("unknown option --x");
+        assert_eq!(error_exit(&e), ExitCode::from(2));
     }
 }

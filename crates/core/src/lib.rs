@@ -11,6 +11,7 @@ pub mod base64;
 pub mod civil;
 pub mod clock;
 pub mod compare;
+pub mod error;
 pub mod fio_hist;
 pub mod fio_result;
 pub mod host;

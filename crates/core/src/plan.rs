@@ -157,20 +157,19 @@ impl Plan {
 
     /// Checks the general limits; the message names the option to fix, as sysbench spells
     /// it (front-ends of other grammars call [`validate_as`](Self::validate_as) first).
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), PlanError> {
         self.validate_as(&OptionNames::SYSBENCH)
     }
 
     /// [`validate`](Self::validate), naming the options as the front-end's grammar does.
-    pub fn validate_as(&self, n: &OptionNames) -> Result<(), String> {
+    pub fn validate_as(&self, n: &OptionNames) -> Result<(), PlanError> {
         if self.threads == 0 {
-            return Err(format!("{} must be at least 1", n.threads));
+            return Err(PlanError::NoThreads { option: n.threads });
         }
         if self.threads > 100_000 {
-            return Err(format!(
-                "{} is more than hostbench can start",
-                spell(n.threads, self.threads)
-            ));
+            return Err(PlanError::TooManyThreads {
+                given: spell(n.threads, self.threads),
+            });
         }
         for (name, v) in [
             (n.time, self.time_s),
@@ -179,7 +178,10 @@ impl Plan {
             (n.report_interval, self.report_interval_s),
         ] {
             if !v.is_finite() || v < 0.0 {
-                return Err(format!("{name} must be zero or positive, not {v}"));
+                return Err(PlanError::Negative {
+                    option: name,
+                    value: v,
+                });
             }
         }
         for (name, v) in [
@@ -193,65 +195,170 @@ impl Plan {
                 } else {
                     format!("{v:e}")
                 };
-                return Err(format!(
-                    "{} is too large (at most {} s, 10 years)",
-                    spell(name, v),
-                    crate::units::MAX_SECONDS
-                ));
+                return Err(PlanError::TooLong {
+                    given: spell(name, v),
+                });
             }
         }
         if self.seed > crate::rand::MAX_SEED {
-            return Err(format!(
-                "{} is too large (at most {} = 2^53 - 1, so that the seed in the result \
-                 reads back exactly in jq and JavaScript)",
-                spell(n.seed, self.seed),
-                crate::rand::MAX_SEED
-            ));
+            return Err(PlanError::SeedTooLarge {
+                given: spell(n.seed, self.seed),
+            });
         }
         if let Some(f) = self.forced_shutdown_s
             && !(f.is_finite() && f <= crate::units::MAX_SECONDS)
         {
-            return Err(format!(
-                "--forced-shutdown={f:e} is too large (at most {} s, 10 years)",
-                crate::units::MAX_SECONDS
-            ));
+            return Err(PlanError::ForcedShutdownTooLong { value: f });
         }
-        if let Some(c) = self
+        if let Some(&c) = self
             .report_checkpoints
             .iter()
             .find(|&&c| !(c.is_finite() && c <= crate::units::MAX_SECONDS))
         {
-            return Err(format!(
-                "--report-checkpoints value {c:e} is too large (at most {} s, 10 years)",
-                crate::units::MAX_SECONDS
-            ));
+            return Err(PlanError::CheckpointTooLate { value: c });
         }
         if self.rate > MAX_RATE {
-            return Err(format!(
-                "{} is too large (at most {MAX_RATE:.0} events per second)",
-                spell(
+            return Err(PlanError::RateTooHigh {
+                given: spell(
                     n.rate,
                     if self.rate < 1e15 {
                         self.rate.to_string()
                     } else {
                         format!("{:e}", self.rate)
-                    }
-                )
-            ));
+                    },
+                ),
+            });
         }
         if self.report_interval_s > 0.0 && self.report_interval_s < 0.001 {
-            return Err(format!("{} must be at least 0.001 s", n.report_interval));
+            return Err(PlanError::IntervalTooShort {
+                option: n.report_interval,
+            });
         }
         for &p in &self.percentiles {
             if !(0.0..=100.0).contains(&p) {
-                return Err(format!(
-                    "--percentile values must be within 0..100, not {p}"
-                ));
+                return Err(PlanError::Percentile { value: p });
             }
         }
         if self.report_checkpoints.len() > 256 {
-            return Err("--report-checkpoints takes at most 256 values".into());
+            return Err(PlanError::TooManyCheckpoints);
         }
         Ok(())
+    }
+}
+
+/// Why a plan is refused ([`Plan::validate_as`]); each message names the option to fix, as
+/// the front-end's grammar spells it (`given` is the option with its value, `--time=5` or
+/// `-n 5`).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlanError {
+    /// No worker thread.
+    #[error("{option} must be at least 1")]
+    NoThreads {
+        /// The threads option.
+        option: &'static str,
+    },
+    /// More threads than hostbench starts.
+    #[error("{given} is more than hostbench can start")]
+    TooManyThreads {
+        /// The option and its value.
+        given: String,
+    },
+    /// A time, a rate or an interval below zero, or not a number.
+    #[error("{option} must be zero or positive, not {value}")]
+    Negative {
+        /// The option.
+        option: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// A time or an interval beyond [`crate::units::MAX_SECONDS`].
+    #[error(
+        "{given} is too large (at most {} s, 10 years)",
+        crate::units::MAX_SECONDS
+    )]
+    TooLong {
+        /// The option and its value.
+        given: String,
+    },
+    /// A seed beyond [`crate::rand::MAX_SEED`].
+    #[error(
+        "{given} is too large (at most {} = 2^53 - 1, so that the seed in the result \
+         reads back exactly in jq and JavaScript)",
+        crate::rand::MAX_SEED
+    )]
+    SeedTooLarge {
+        /// The option and its value.
+        given: String,
+    },
+    /// `--forced-shutdown` beyond [`crate::units::MAX_SECONDS`].
+    #[error(
+        "--forced-shutdown={value:e} is too large (at most {} s, 10 years)",
+        crate::units::MAX_SECONDS
+    )]
+    ForcedShutdownTooLong {
+        /// Its value, s.
+        value: f64,
+    },
+    /// A checkpoint beyond [`crate::units::MAX_SECONDS`].
+    #[error(
+        "--report-checkpoints value {value:e} is too large (at most {} s, 10 years)",
+        crate::units::MAX_SECONDS
+    )]
+    CheckpointTooLate {
+        /// The checkpoint, s.
+        value: f64,
+    },
+    /// A rate beyond [`MAX_RATE`].
+    #[error("{given} is too large (at most {MAX_RATE:.0} events per second)")]
+    RateTooHigh {
+        /// The option and its value.
+        given: String,
+    },
+    /// An interval below 1 ms.
+    #[error("{option} must be at least 0.001 s")]
+    IntervalTooShort {
+        /// The interval option.
+        option: &'static str,
+    },
+    /// A percentile outside 0..100.
+    #[error("--percentile values must be within 0..100, not {value}")]
+    Percentile {
+        /// The percentile.
+        value: f64,
+    },
+    /// More than 256 checkpoints.
+    #[error("--report-checkpoints takes at most 256 values")]
+    TooManyCheckpoints,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_plan_says_which_limit_in_the_grammars_spelling() {
+        let mut p = Plan::new("null", Params::default());
+        p.threads = 0;
+        let e = p.validate_as(&OptionNames::AB).unwrap_err();
+        assert_eq!(e, PlanError::NoThreads { option: "-W" });
+        assert_eq!(e.to_string(), "-W must be at least 1");
+        p.threads = 200_000;
+        let e = p.validate_as(&OptionNames::AB).unwrap_err();
+        assert_eq!(e.to_string(), "-W 200000 is more than hostbench can start");
+        p.threads = 1;
+        p.rate = 2e9;
+        let e = p.validate().unwrap_err();
+        assert!(matches!(e, PlanError::RateTooHigh { .. }), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "--rate=2000000000 is too large (at most 1000000000 events per second)"
+        );
+        p.rate = 0.0;
+        p.seed = crate::rand::MAX_SEED + 1;
+        let e = p.validate().unwrap_err().to_string();
+        assert!(
+            e.contains("= 2^53 - 1, so that the seed in the result reads back"),
+            "{e}"
+        );
     }
 }

@@ -88,10 +88,7 @@ pub struct SetupCtx<'a> {
     pub host: Option<&'a HostInfo>,
 }
 
-/// A workload failed to set up or to run; the message says what and how to fix it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct WorkloadError(pub String);
+pub use crate::error::{ErrorKind, WorkloadError};
 
 /// A kind of benchmark. Implementations are unit structs listed in the registry.
 pub trait Workload: Send + Sync {

@@ -67,45 +67,28 @@ pub const MYSQL_MODES: &[&str] = &[
 impl Mode {
     /// libpq's `sslmode` word. `allow` (plaintext first, TLS only when the server refuses
     /// plaintext) is not offered: it is an error saying so.
-    pub fn parse_pg(s: &str) -> Result<Mode, String> {
+    pub fn parse_pg(s: &str) -> Result<Mode, ModeError> {
         Ok(match s.trim() {
             "disable" => Mode::Disable,
             "prefer" => Mode::Prefer,
             "require" => Mode::Require,
             "verify-ca" => Mode::VerifyCa,
             "verify-full" => Mode::VerifyFull,
-            "allow" => {
-                return Err(
-                    "sslmode=allow is not offered by hostbench (use disable for plaintext or \
-                     prefer for TLS when the server offers it)"
-                        .into(),
-                );
-            }
-            other => {
-                return Err(format!(
-                    "unknown sslmode '{other}' (use one of {})",
-                    PG_MODES.join(", ")
-                ));
-            }
+            "allow" => return Err(ModeError::PgAllow),
+            other => return Err(ModeError::UnknownPg(other.to_string())),
         })
     }
 
     /// MySQL's `--ssl-mode` word (case-insensitive), or sysbench 1.0.20's `on` (REQUIRED)
     /// and `off` (DISABLED).
-    pub fn parse_mysql(s: &str) -> Result<Mode, String> {
+    pub fn parse_mysql(s: &str) -> Result<Mode, ModeError> {
         Ok(match s.trim().to_ascii_uppercase().as_str() {
             "DISABLED" | "OFF" | "0" | "FALSE" => Mode::Disable,
             "PREFERRED" => Mode::Prefer,
             "REQUIRED" | "ON" | "1" | "TRUE" => Mode::Require,
             "VERIFY_CA" => Mode::VerifyCa,
             "VERIFY_IDENTITY" => Mode::VerifyFull,
-            _ => {
-                return Err(format!(
-                    "unknown MySQL SSL mode '{}' (use one of {})",
-                    s.trim(),
-                    MYSQL_MODES.join(", ")
-                ));
-            }
+            _ => return Err(ModeError::UnknownMysql(s.trim().to_string())),
         })
     }
 
@@ -169,31 +152,76 @@ impl Opts {
     /// Refuses what would verify less than it says: `verify-ca` / `VERIFY_CA` without a CA
     /// file (the public roots with no host name check accept any publicly trusted
     /// certificate, whoever it was issued to). `mysql` picks the words of the message.
-    pub fn check(&self, mysql: bool) -> Result<(), String> {
+    pub fn check(&self, mysql: bool) -> Result<(), ModeError> {
         if self.mode != Mode::VerifyCa || !self.ca.is_empty() {
             return Ok(());
         }
-        let (mode, full, ca) = if mysql {
-            (
-                "--mysql-ssl=VERIFY_CA",
-                "--mysql-ssl=VERIFY_IDENTITY",
-                "--mysql-ssl-ca=PATH (ssl-ca=PATH in a URL)",
-            )
-        } else {
-            (
-                "sslmode=verify-ca",
-                "sslmode=verify-full",
-                "sslrootcert=PATH (--pgsql-sslrootcert=PATH, or in the results store URL)",
-            )
-        };
-        Err(format!(
-            "{mode} needs a CA file: without one any publicly trusted certificate would pass, \
+        Err(ModeError::VerifyCaWithoutCa { mysql })
+    }
+}
+
+/// A TLS mode that is not one, or options that would verify less than they say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModeError {
+    /// libpq's `sslmode=allow`, which hostbench does not offer.
+    PgAllow,
+    /// Not a libpq `sslmode` word.
+    UnknownPg(String),
+    /// Not a MySQL `--ssl-mode` word.
+    UnknownMysql(String),
+    /// `verify-ca` without a CA file ([`Opts::check`]), in MySQL's words or libpq's.
+    VerifyCaWithoutCa {
+        /// MySQL's option names (else PostgreSQL's).
+        mysql: bool,
+    },
+}
+
+impl std::fmt::Display for ModeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModeError::PgAllow => f.write_str(
+                "sslmode=allow is not offered by hostbench (use disable for plaintext or \
+                 prefer for TLS when the server offers it)",
+            ),
+            ModeError::UnknownPg(other) => write!(
+                f,
+                "unknown sslmode '{other}' (use one of {})",
+                PG_MODES.join(", ")
+            ),
+            ModeError::UnknownMysql(other) => write!(
+                f,
+                "unknown MySQL SSL mode '{other}' (use one of {})",
+                MYSQL_MODES.join(", ")
+            ),
+            &ModeError::VerifyCaWithoutCa { mysql } => {
+                let (mode, full, ca) = if mysql {
+                    (
+                        "--mysql-ssl=VERIFY_CA",
+                        "--mysql-ssl=VERIFY_IDENTITY",
+                        "--mysql-ssl-ca=PATH (ssl-ca=PATH in a URL)",
+                    )
+                } else {
+                    (
+                        "sslmode=verify-ca",
+                        "sslmode=verify-full",
+                        "sslrootcert=PATH (--pgsql-sslrootcert=PATH, or in the results store URL)",
+                    )
+                };
+                write!(
+                    f,
+                    "{mode} needs a CA file: without one any publicly trusted certificate would pass, \
              whoever it names (the host name is not checked in this mode). Give the CA \
              certificate that signed the server's with {ca}, or use {full} to check the \
              server's name against the public roots"
-        ))
+                )
+            }
+        }
     }
+}
 
+impl std::error::Error for ModeError {}
+
+impl Opts {
     /// What is verified (see the module's table).
     pub fn verify(&self) -> Verify {
         match self.mode {
@@ -482,7 +510,8 @@ mod tests {
         for w in PG_MODES {
             assert_eq!(Mode::parse_pg(w).unwrap().pg_name(), *w);
         }
-        assert!(Mode::parse_pg("allow").unwrap_err().contains("allow"));
+        assert_eq!(Mode::parse_pg("allow").unwrap_err(), ModeError::PgAllow);
+        assert!(ModeError::PgAllow.to_string().contains("allow"));
         assert!(Mode::parse_pg("VERIFY-FULL").is_err());
         assert_eq!(Mode::parse_mysql("on").unwrap(), Mode::Require);
         assert_eq!(Mode::parse_mysql("off").unwrap(), Mode::Disable);
@@ -644,12 +673,14 @@ mod tests {
             ca: String::new(),
         };
         let e = o.check(false).unwrap_err();
+        assert_eq!(e, ModeError::VerifyCaWithoutCa { mysql: false });
+        let e = e.to_string();
         assert!(
             e.contains("sslmode=verify-ca") && e.contains("sslrootcert=PATH"),
             "{e}"
         );
         assert!(e.contains("sslmode=verify-full"), "{e}");
-        let e = o.check(true).unwrap_err();
+        let e = o.check(true).unwrap_err().to_string();
         assert!(
             e.contains("--mysql-ssl=VERIFY_CA") && e.contains("--mysql-ssl-ca=PATH"),
             "{e}"

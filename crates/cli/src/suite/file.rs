@@ -478,7 +478,8 @@ fn build_plan(
     plan.percentiles = PERCENTILES.to_vec();
     plan.rand = Distribution::Uniform;
     let where_ = r.workload.as_ref().map_or(0..0, |w| w.span());
-    plan.validate().map_err(|e| cx.err(where_.clone(), e))?;
+    plan.validate()
+        .map_err(|e| cx.err(where_.clone(), e.to_string()))?;
     // What only the workload can read (a fio job string): pointed at the first parameter's
     // value, the usual home of such a string.
     w.check(&plan.params).map_err(|e| {
@@ -487,7 +488,7 @@ fn build_plan(
             .as_ref()
             .and_then(|m| m.iter().min_by_key(|(k, _)| k.span().start))
             .map_or(where_.clone(), |(_, v)| v.span());
-        cx.err(at, e.0)
+        cx.err(at, e.message)
     })?;
     // A shared suite file never writes outside the entry's scratch directory.
     hostbench_workloads::disk::confine_to_current_dir(w.id(), &plan.params).map_err(|e| {
@@ -496,7 +497,7 @@ fn build_plan(
             .as_ref()
             .and_then(|m| m.iter().min_by_key(|(k, _)| k.span().start))
             .map_or(where_.clone(), |(_, v)| v.span());
-        cx.err(at, e.0)
+        cx.err(at, e.message)
     })?;
     if plan.time_s == 0.0 && plan.events == 0 && !ends_by_itself(w, &plan.params) {
         return Err(cx.err(

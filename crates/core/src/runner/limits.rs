@@ -86,44 +86,100 @@ impl HostLimits {
 
 /// Refuses `n` worker threads when the host cannot hold them, naming the limit, so a run
 /// that cannot start fails at once instead of after starting thousands of threads.
-pub fn check_thread_capacity(n: usize, l: &HostLimits) -> Result<(), String> {
+pub fn check_thread_capacity(n: usize, l: &HostLimits) -> Result<(), CapacityError> {
     let n = n as u64;
-    let fix = "lower --threads (or raise the limit)";
     if let (Some(max), Some(now)) = (l.tasks_max, l.tasks_now)
         && now + n + 16 > max
     {
-        return Err(format!(
-            "{n} threads do not fit the system's task limit: kernel.pid_max/threads-max is {max} and {now} tasks exist already; {fix}"
-        ));
+        return Err(CapacityError::Tasks { n, max, now });
     }
     if let (Some(max), Some(now)) = (l.max_map_count, l.maps_now)
         && now + MAPS_PER_THREAD * n + 256 > max
     {
-        return Err(format!(
-            "{n} threads need about {} memory maps and vm.max_map_count is {max} ({now} in use): at most about {} threads; {fix} (sysctl vm.max_map_count)",
-            MAPS_PER_THREAD * n,
-            max.saturating_sub(now + 256) / MAPS_PER_THREAD
-        ));
+        return Err(CapacityError::Maps {
+            n,
+            need: MAPS_PER_THREAD * n,
+            max,
+            now,
+            fit: max.saturating_sub(now + 256) / MAPS_PER_THREAD,
+        });
     }
     if let Some(max) = l.nproc
         && !l.root
         && n + 16 > max
     {
-        return Err(format!(
-            "{n} threads exceed this user's process limit (RLIMIT_NPROC, ulimit -u) of {max}; {fix}"
-        ));
+        return Err(CapacityError::Processes { n, max });
     }
     if let Some(avail) = l.mem_available
         && n * BYTES_PER_THREAD > avail
     {
-        return Err(format!(
-            "{n} threads need at least {} MiB and only {} MiB of memory is available; {fix}",
-            (n * BYTES_PER_THREAD) >> 20,
-            avail >> 20
-        ));
+        return Err(CapacityError::Memory {
+            n,
+            need_mib: (n * BYTES_PER_THREAD) >> 20,
+            avail_mib: avail >> 20,
+        });
     }
     Ok(())
 }
+
+/// Which host limit `n` threads exceed ([`check_thread_capacity`]); each message names the
+/// limit and ends with how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CapacityError {
+    /// kernel.pid_max / threads-max.
+    #[error(
+        "{n} threads do not fit the system's task limit: kernel.pid_max/threads-max is {max} and {now} tasks exist already; {FIX}"
+    )]
+    Tasks {
+        /// Threads asked for.
+        n: u64,
+        /// The limit.
+        max: u64,
+        /// Tasks that exist now.
+        now: u64,
+    },
+    /// vm.max_map_count.
+    #[error(
+        "{n} threads need about {need} memory maps and vm.max_map_count is {max} ({now} in use): at most about {fit} threads; {FIX} (sysctl vm.max_map_count)"
+    )]
+    Maps {
+        /// Threads asked for.
+        n: u64,
+        /// Maps they need.
+        need: u64,
+        /// The limit.
+        max: u64,
+        /// Maps in use now.
+        now: u64,
+        /// Threads that would fit.
+        fit: u64,
+    },
+    /// RLIMIT_NPROC.
+    #[error(
+        "{n} threads exceed this user's process limit (RLIMIT_NPROC, ulimit -u) of {max}; {FIX}"
+    )]
+    Processes {
+        /// Threads asked for.
+        n: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// MemAvailable.
+    #[error(
+        "{n} threads need at least {need_mib} MiB and only {avail_mib} MiB of memory is available; {FIX}"
+    )]
+    Memory {
+        /// Threads asked for.
+        n: u64,
+        /// Memory they need, MiB.
+        need_mib: u64,
+        /// Memory available, MiB.
+        avail_mib: u64,
+    },
+}
+
+/// How to fix a [`CapacityError`].
+const FIX: &str = "lower --threads (or raise the limit)";
 
 #[cfg(test)]
 mod tests {
@@ -142,17 +198,18 @@ mod tests {
         };
         assert!(check_thread_capacity(500, &l).is_ok());
         let e = check_thread_capacity(20_000, &l).unwrap_err();
-        assert!(e.contains("vm.max_map_count is 65530"), "{e}");
+        assert!(matches!(e, CapacityError::Maps { max: 65_530, .. }), "{e}");
+        assert!(e.to_string().contains("vm.max_map_count is 65530"), "{e}");
         let e = check_thread_capacity(40_000, &l).unwrap_err();
-        assert!(e.contains("pid_max"), "{e}");
+        assert!(e.to_string().contains("pid_max"), "{e}");
         let e = check_thread_capacity(2_000, &l).unwrap_err();
-        assert!(e.contains("RLIMIT_NPROC"), "{e}");
+        assert!(e.to_string().contains("RLIMIT_NPROC"), "{e}");
         let root = HostLimits {
             root: true,
             ..l.clone()
         };
         let e = check_thread_capacity(5_000, &root).unwrap_err();
-        assert!(e.contains("memory is available"), "{e}");
+        assert!(e.to_string().contains("memory is available"), "{e}");
         assert!(check_thread_capacity(4_000, &root).is_ok());
         // Unknown limits refuse nothing.
         assert!(check_thread_capacity(50_000, &HostLimits::default()).is_ok());

@@ -27,8 +27,8 @@ pub enum StopReason {
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// The plan is inconsistent.
-    #[error("{0}")]
-    Plan(String),
+    #[error(transparent)]
+    Plan(#[from] crate::plan::PlanError),
     /// The workload could not build a worker.
     #[error(transparent)]
     Workload(#[from] crate::workload::WorkloadError),
@@ -41,8 +41,8 @@ pub enum RunError {
         error: std::io::Error,
     },
     /// More threads than the host allows; says which limit.
-    #[error("{0}")]
-    TooManyThreads(String),
+    #[error(transparent)]
+    TooManyThreads(#[from] crate::runner::CapacityError),
 }
 
 /// Per-thread totals for fairness.

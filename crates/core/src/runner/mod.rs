@@ -47,7 +47,7 @@ mod limits;
 mod measurement;
 mod worker;
 
-pub use limits::{HostLimits, check_thread_capacity};
+pub use limits::{CapacityError, HostLimits, check_thread_capacity};
 pub use measurement::{
     IntervalSample, Measurement, Observer, RunError, Silent, StopReason, ThreadTotals,
 };
@@ -359,7 +359,7 @@ mod tests {
                 let t = Instant::now();
                 while !stopping() {
                     if t.elapsed() > Duration::from_secs(10) {
-                        return Err(WorkloadError("never told to stop".into()));
+                        return Err(WorkloadError::failed("never told to stop"));
                     }
                     thread::sleep(Duration::from_millis(2));
                 }

@@ -24,6 +24,17 @@ pub const MYSQL_CRATE_CA: &str = "--mysql-client=crate cannot verify the server 
     (the default, --mysql-client=lean) to verify with a CA file, or --mysql-ssl=REQUIRED \
     without one to encrypt without verifying";
 
+/// TLS options that would verify less than they say ([`Target::check_tls`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TlsCheckError {
+    /// `verify-ca` without a CA file.
+    #[error(transparent)]
+    Mode(#[from] hostbench_tls::ModeError),
+    /// A CA file on the `mysql` crate client, which trusts the public roots besides it.
+    #[error("{MYSQL_CRATE_CA}")]
+    CrateWithCa,
+}
+
 /// Which database a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Driver {
@@ -372,8 +383,14 @@ pub const fn p_port(
     }
 }
 
+/// A bad option ([`WorkloadError::usage`]), any password in it masked.
 fn bad(msg: String) -> WorkloadError {
-    WorkloadError(mask(&msg).into_owned())
+    WorkloadError::usage(mask(&msg).into_owned())
+}
+
+/// The server refused ([`WorkloadError::environment`]), any password in it masked.
+fn refused(msg: String) -> WorkloadError {
+    WorkloadError::environment(mask(&msg).into_owned())
 }
 
 struct UrlParts {
@@ -482,7 +499,7 @@ impl Target {
                 Target::Pgsql { lean: l, .. } => *l = pg_lean,
                 Target::Sqlite { .. } => {}
             }
-            t.check_tls().map_err(bad)?;
+            t.check_tls().map_err(|e| bad(e.to_string()))?;
             return Ok(t);
         }
         let t = match p.text("db_driver") {
@@ -509,21 +526,21 @@ impl Target {
                 path: p.text("sqlite_db").to_string(),
             },
         };
-        t.check_tls().map_err(bad)?;
+        t.check_tls().map_err(|e| bad(e.to_string()))?;
         Ok(t)
     }
 
     /// Refuses TLS options that would verify less than they say: `verify-ca` without a CA
     /// file (see `hostbench_tls::Opts::check`), and a CA file on the `mysql` crate client,
     /// which always trusts the public roots besides it.
-    pub fn check_tls(&self) -> Result<(), String> {
+    pub fn check_tls(&self) -> Result<(), TlsCheckError> {
         match self {
             Target::Sqlite { .. } => Ok(()),
-            Target::Pgsql { tls, .. } => tls.check(false),
+            Target::Pgsql { tls, .. } => Ok(tls.check(false)?),
             Target::Mysql { tls, lean, .. } => {
                 tls.check(true)?;
                 if !lean && tls.mode != TlsMode::Disable && !tls.ca.is_empty() {
-                    return Err(MYSQL_CRATE_CA.into());
+                    return Err(TlsCheckError::CrateWithCa);
                 }
                 Ok(())
             }
@@ -693,9 +710,9 @@ impl Target {
             };
             if e.message.contains("TLS") || e.message.contains("CA file") {
                 // The TLS message says what to do; the connection options are fine.
-                bad(format!("cannot connect to {self}: {e}"))
+                refused(format!("cannot connect to {self}: {e}"))
             } else {
-                bad(format!("cannot connect to {self}: {e} ({hint})"))
+                refused(format!("cannot connect to {self}: {e} ({hint})"))
             }
         })
     }
@@ -1060,6 +1077,30 @@ pub fn count(counters: &hostbench_core::recorder::Counters, r: Res) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hostbench_core::workload::ErrorKind;
+
+    #[test]
+    fn a_refused_connection_is_the_environment_a_bad_url_the_command_line() {
+        // A port nobody listens on: bound, then closed.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap();
+        for url in [
+            format!("postgres://u@127.0.0.1:{port}/d"),
+            format!("mysql://u@127.0.0.1:{port}/d"),
+        ] {
+            let e = Target::from_url(&url)
+                .unwrap()
+                .connect_for_setup(false)
+                .err()
+                .expect("nothing listens there");
+            assert_eq!(e.kind, ErrorKind::Environment, "{e}");
+            assert!(e.message.starts_with("cannot connect to"), "{e}");
+        }
+        let e = Target::from_url("mysql://u@127.0.0.1:3306/d?nosuch=1").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Usage, "{e}");
+    }
 
     #[test]
     fn urls_parse_and_never_show_passwords() {
@@ -1097,7 +1138,12 @@ mod tests {
             Target::Sqlite { .. }
         ));
         let e = Target::from_url("postgres://u:secret@h:notaport/d").unwrap_err();
-        assert!(!e.0.contains("secret"), "{e}");
+        assert!(!e.message.contains("secret"), "{e}");
+        assert_eq!(
+            e.kind,
+            ErrorKind::Usage,
+            "a bad URL is the command line's: {e}"
+        );
         assert!(Target::from_url("oracle://x").is_err());
         // A socket directory, percent-encoded as libpq takes it, or as ?host=.
         for u in [

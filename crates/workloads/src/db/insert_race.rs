@@ -122,7 +122,7 @@ impl CommitMode {
             "none" => Ok(CommitMode::None),
             b => match b.strip_prefix("batch:").map(|n| n.parse::<u64>()) {
                 Some(Ok(n)) if n >= 1 => Ok(CommitMode::Batch(n)),
-                _ => Err(WorkloadError(format!(
+                _ => Err(WorkloadError::usage(format!(
                     "invalid value for commit: '{s}' (use row, batch:N with N ≥ 1, or none)"
                 ))),
             },
@@ -157,13 +157,13 @@ impl Cfg {
         let ident = |s: &str| s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if prefix.is_empty() || !ident(&prefix) || prefix.starts_with(|c: char| c.is_ascii_digit())
         {
-            return Err(WorkloadError(format!(
+            return Err(WorkloadError::usage(format!(
                 "invalid value for table_prefix: '{prefix}' (letters, digits and '_')"
             )));
         }
         let engine = p.text("engine").to_string();
         if !ident(&engine) {
-            return Err(WorkloadError(format!(
+            return Err(WorkloadError::usage(format!(
                 "invalid value for engine: '{engine}' (an engine name such as myisam, innodb, aria)"
             )));
         }
@@ -181,7 +181,7 @@ impl Cfg {
             transactional: true,
             procedure: p.text("mode") == "procedure",
             stagger: std::time::Duration::try_from_secs_f64(p.float("stagger")).map_err(|_| {
-                WorkloadError("invalid value for stagger: use seconds such as 1s or 0.5".into())
+                WorkloadError::usage("invalid value for stagger: use seconds such as 1s or 0.5")
             })?,
         })
     }
@@ -376,7 +376,7 @@ impl LoopWorker for ProcWorker {
             return Ok(());
         }
         r.map_err(|e| {
-            WorkloadError(format!(
+            WorkloadError::failed(format!(
                 "insert-race session {} on {}: {call}: {e}",
                 self.sid + 1,
                 self.cfg.target
@@ -524,7 +524,7 @@ impl EventWorker for RaceWorker {
                 Err(e) if e.class == ErrClass::Lost => {
                     c.add(Counter::Errors, 1);
                     let r = self.recover(c).map_err(|e| {
-                        WorkloadError(format!(
+                        WorkloadError::environment(format!(
                             "insert-race session {} on {}: {e}",
                             self.sid + 1,
                             self.cfg.target
@@ -539,7 +539,7 @@ impl EventWorker for RaceWorker {
                     }
                 }
                 Err(e) => {
-                    return Err(WorkloadError(format!(
+                    return Err(WorkloadError::failed(format!(
                         "insert-race session {} on {}: {e}",
                         self.sid + 1,
                         self.cfg.target
@@ -663,7 +663,7 @@ impl RaceInstance {
         let setup = |e: DbError| {
             (
                 e.class,
-                WorkloadError(format!(
+                WorkloadError::environment(format!(
                     "insert-race: cannot create session {}'s table on {}: {e}",
                     sid + 1,
                     cfg.target
@@ -891,19 +891,19 @@ impl Workload for InsertRace {
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         let mut cfg = Cfg::new(ctx.params)?;
         if cfg.procedure && cfg.target.driver() == Driver::Sqlite {
-            return Err(WorkloadError(
-                "insert-race: --mode procedure needs a server with stored procedures (MySQL/MariaDB or PostgreSQL); SQLite has none: give --db-url or the --mysql-*/--pgsql-* options, or use --mode client".into(),
+            return Err(WorkloadError::usage(
+                "insert-race: --mode procedure needs a server with stored procedures (MySQL/MariaDB or PostgreSQL); SQLite has none: give --db-url or the --mysql-*/--pgsql-* options, or use --mode client",
             ));
         }
         if cfg.procedure && cfg.mode != "temp" {
-            return Err(WorkloadError(format!(
+            return Err(WorkloadError::usage(format!(
                 "insert-race: --mode procedure inserts into each session's temporary table (the write-up's test); --table-mode {} is for --mode client",
                 cfg.mode
             )));
         }
         if !cfg.procedure && !cfg.stagger.is_zero() {
-            return Err(WorkloadError(
-                "insert-race: --stagger starts the sessions' procedure calls apart; it needs --mode procedure".into(),
+            return Err(WorkloadError::usage(
+                "insert-race: --stagger starts the sessions' procedure calls apart; it needs --mode procedure",
             ));
         }
         let create = cfg.target.driver() == Driver::Sqlite;
@@ -923,12 +923,14 @@ impl Workload for InsertRace {
         }
         if cfg.mode == "shared" {
             conn.query(&format!("DROP TABLE IF EXISTS {}", cfg.table(0)))
-                .map_err(|e| WorkloadError(format!("insert-race on {}: {e}", cfg.target)))?;
+                .map_err(|e| {
+                    WorkloadError::environment(format!("insert-race on {}: {e}", cfg.target))
+                })?;
         }
         if cfg.procedure {
             for sql in cfg.procedure_sql() {
                 conn.query(&sql).map_err(|e| {
-                    WorkloadError(format!(
+                    WorkloadError::environment(format!(
                         "insert-race: cannot create the procedure {} on {}: {e}",
                         cfg.proc_name(),
                         cfg.target
@@ -991,7 +993,7 @@ mod tests {
         assert!(
             CommitMode::parse("sometimes")
                 .unwrap_err()
-                .0
+                .message
                 .contains("batch:N")
         );
     }

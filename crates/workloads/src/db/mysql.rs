@@ -69,7 +69,7 @@ impl MysqlConn {
         // check says so before any connection; this is for callers that skip it).
         target
             .check_tls()
-            .map_err(|e| DbError::new(ErrClass::Other, e))?;
+            .map_err(|e| DbError::new(ErrClass::Other, e.to_string()))?;
         // Unix sockets never use TLS.
         let use_tls = tls.mode != TlsMode::Disable && socket.is_empty();
         let mut o = OptsBuilder::new()

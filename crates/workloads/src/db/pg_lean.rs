@@ -302,7 +302,7 @@ impl Scram {
     }
 
     /// The client-final message for the server-first message `sf`.
-    pub fn client_final(&mut self, sf: &str) -> Result<String, String> {
+    pub fn client_final(&mut self, sf: &str) -> Result<String, ScramError> {
         let (mut r, mut s, mut i) = (None, None, None);
         for kv in sf.split(',') {
             match kv.split_once('=') {
@@ -313,17 +313,15 @@ impl Scram {
             }
         }
         let (Some(r), Some(s), Some(i)) = (r, s, i) else {
-            return Err(format!("unexpected SCRAM server-first message '{sf}'"));
+            return Err(ScramError::ServerFirst(sf.to_string()));
         };
         if !r.starts_with(&self.nonce) || r.len() == self.nonce.len() {
-            return Err("the server's SCRAM nonce does not extend the client's".into());
+            return Err(ScramError::Nonce);
         }
         if i == 0 || i > MAX_SCRAM_ITERATIONS {
-            return Err(format!(
-                "the server asks for {i} SCRAM iterations (accepted: 1 to {MAX_SCRAM_ITERATIONS})"
-            ));
+            return Err(ScramError::Iterations(i));
         }
-        let salt = b64_decode(s).ok_or("the server's SCRAM salt is not base64")?;
+        let salt = b64_decode(s).ok_or(ScramError::Salt)?;
         let salted = pbkdf2_sha256(&self.password, &salt, i);
         let client_key = hmac_sha256(&salted, &[b"Client Key"]);
         let stored_key: [u8; 32] = Sha256::digest(client_key).into();
@@ -343,21 +341,49 @@ impl Scram {
     }
 
     /// Checks the server-final message (`v=<signature>`): the server knew the password.
-    pub fn verify(&mut self, sf: &str) -> Result<(), String> {
+    pub fn verify(&mut self, sf: &str) -> Result<(), ScramError> {
         if let Some(e) = sf.strip_prefix("e=") {
-            return Err(format!("SCRAM authentication failed: {e}"));
+            return Err(ScramError::Refused(e.to_string()));
         }
         let Some(expected) = self.server_signature else {
-            return Err("the server sent its SCRAM proof before the client's".into());
+            return Err(ScramError::Early);
         };
         match sf.strip_prefix("v=").and_then(b64_decode) {
             Some(v) if v == expected => {
                 self.verified = true;
                 Ok(())
             }
-            _ => Err("the server's SCRAM signature does not match (not the server the password belongs to?)".into()),
+            _ => Err(ScramError::Signature),
         }
     }
+}
+
+/// What went wrong in a SCRAM-SHA-256 exchange.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScramError {
+    /// The server-first message lacks r, s or i.
+    #[error("unexpected SCRAM server-first message '{0}'")]
+    ServerFirst(String),
+    /// The server's nonce is not the client's extended.
+    #[error("the server's SCRAM nonce does not extend the client's")]
+    Nonce,
+    /// An iteration count of 0 or beyond the accepted maximum.
+    #[error("the server asks for {0} SCRAM iterations (accepted: 1 to {MAX_SCRAM_ITERATIONS})")]
+    Iterations(u32),
+    /// The salt is not base64.
+    #[error("the server's SCRAM salt is not base64")]
+    Salt,
+    /// The server refused (`e=`).
+    #[error("SCRAM authentication failed: {0}")]
+    Refused(String),
+    /// A server-final message before the client-final one.
+    #[error("the server sent its SCRAM proof before the client's")]
+    Early,
+    /// The server's signature is wrong.
+    #[error(
+        "the server's SCRAM signature does not match (not the server the password belongs to?)"
+    )]
+    Signature,
 }
 
 fn nonce() -> String {
@@ -601,7 +627,7 @@ impl PgLeanConn {
                         11 => {
                             let s = scram.as_mut().ok_or_else(|| proto("SASL continue"))?;
                             let sf = String::from_utf8_lossy(&self.msg[4..]).into_owned();
-                            let fin = s.client_final(&sf).map_err(setup)?;
+                            let fin = s.client_final(&sf).map_err(|e| setup(e.to_string()))?;
                             let at = self.begin(b'p');
                             self.wbuf.extend_from_slice(fin.as_bytes());
                             self.end(at);
@@ -610,7 +636,7 @@ impl PgLeanConn {
                         12 => {
                             let s = scram.as_mut().ok_or_else(|| proto("SASL final"))?;
                             s.verify(&String::from_utf8_lossy(&self.msg[4..]))
-                                .map_err(setup)?;
+                                .map_err(|e| setup(e.to_string()))?;
                         }
                         other => {
                             return Err(setup(format!(
@@ -985,10 +1011,9 @@ mod tests {
         s.verify("v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=")
             .unwrap();
         assert!(s.verify("v=AAAA").is_err());
-        assert!(
-            s.verify("e=invalid-proof")
-                .unwrap_err()
-                .contains("invalid-proof")
+        assert_eq!(
+            s.verify("e=invalid-proof").unwrap_err(),
+            ScramError::Refused("invalid-proof".into())
         );
         // A proof checked before the client's final message has nothing to match.
         let mut early = Scram::new("pencil", "abc");

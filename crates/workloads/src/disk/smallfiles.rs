@@ -223,7 +223,7 @@ impl SmallWorker {
                 };
                 let bytes = self.op(phase, k).map_err(|e| {
                     self.sh.quit.store(true, Ordering::Release);
-                    WorkloadError(format!(
+                    WorkloadError::failed(format!(
                         "smallfiles {}: {}: {e}",
                         name,
                         self.mine[k].display()
@@ -440,8 +440,8 @@ impl Workload for SmallFiles {
         let p = ctx.params;
         let dir = p.text("dir");
         if dir.is_empty() {
-            return Err(WorkloadError(
-                "smallfiles needs a directory to test: give --directory DIR (a directory on the file system you want to measure)".into(),
+            return Err(WorkloadError::usage(
+                "smallfiles needs a directory to test: give --directory DIR (a directory on the file system you want to measure)",
             ));
         }
         let dir = PathBuf::from(dir);
@@ -457,8 +457,9 @@ impl Workload for SmallFiles {
             std::process::id(),
             SEQ.fetch_add(1, Ordering::Relaxed)
         ));
-        std::fs::create_dir(&root)
-            .map_err(|e| WorkloadError(format!("cannot create {}: {e}", root.display())))?;
+        std::fs::create_dir(&root).map_err(|e| {
+            WorkloadError::environment(format!("cannot create {}: {e}", root.display()))
+        })?;
         let fanout = p.int("fanout") as usize;
         let mut subdirs = Vec::with_capacity(fanout);
         for i in 0..fanout {
@@ -468,7 +469,10 @@ impl Workload for SmallFiles {
                     let _ = std::fs::remove_dir(s);
                 }
                 let _ = std::fs::remove_dir(&root);
-                return Err(WorkloadError(format!("cannot create {}: {e}", d.display())));
+                return Err(WorkloadError::environment(format!(
+                    "cannot create {}: {e}",
+                    d.display()
+                )));
             }
             subdirs.push(d);
         }

@@ -416,7 +416,7 @@ impl Workload for HttpLoadLogged {
             let need = RequestLog::bytes_needed(log.capacity(), ctx.threads);
             let avail = ctx.host.map_or(0, |h| h.memory.available_bytes);
             if avail > 0 && need > avail / 10 * 9 {
-                return Err(WorkloadError(format!(
+                return Err(WorkloadError::environment(format!(
                     "keeping a record of each of {} requests takes {} MiB, more than this \
                      host's available memory ({} MiB); ask for fewer requests",
                     log.capacity(),
@@ -424,7 +424,7 @@ impl Workload for HttpLoadLogged {
                     avail >> 20
                 )));
             }
-            log.prepare(ctx.threads).map_err(WorkloadError)?;
+            log.prepare(ctx.threads)?;
         }
         setup(ctx, self.log.clone(), self.trace.clone())
     }
@@ -458,7 +458,7 @@ pub fn server_never_answered(r: &RunResult) -> bool {
 
 /// The local address `text` names (an IP address or a host name; port 0), checked by
 /// binding a socket to it. Errors say what is wrong and what to give instead.
-pub fn bind_addr(text: &str) -> Result<SocketAddr, String> {
+pub fn bind_addr(text: &str) -> Result<SocketAddr, WorkloadError> {
     let t = text.trim();
     let bare = t
         .strip_prefix('[')
@@ -467,25 +467,26 @@ pub fn bind_addr(text: &str) -> Result<SocketAddr, String> {
     let a = if let Ok(ip) = bare.parse::<IpAddr>() {
         SocketAddr::new(ip, 0)
     } else if t.parse::<SocketAddr>().is_ok() {
-        return Err(
+        return Err(WorkloadError::usage(
             "give an address without a port (each connection needs a port of its own), \
-             e.g. 127.0.0.2"
-                .into(),
-        );
+             e.g. 127.0.0.2",
+        ));
     } else if t.is_empty() || t.contains(['/', ' ', ':']) {
-        return Err("not an address: give an IP address of this host, e.g. 127.0.0.2".into());
+        return Err(WorkloadError::usage(
+            "not an address: give an IP address of this host, e.g. 127.0.0.2",
+        ));
     } else {
         (t, 0)
             .to_socket_addrs()
-            .map_err(|e| format!("cannot resolve the name: {e}"))?
+            .map_err(|e| WorkloadError::environment(format!("cannot resolve the name: {e}")))?
             .next()
-            .ok_or("the name has no address")?
+            .ok_or_else(|| WorkloadError::environment("the name has no address"))?
     };
     sys::check_bind(&a).map_err(|e| {
-        format!(
+        WorkloadError::environment(format!(
             "cannot bind to {}: {e}; give an address of this host (see `ip -brief address`)",
             a.ip()
-        )
+        ))
     })?;
     Ok(a)
 }
@@ -496,14 +497,13 @@ fn setup(
     trace: Option<Arc<dyn engine::Trace>>,
 ) -> Result<Box<dyn Instance>, WorkloadError> {
     let p = ctx.params;
-    let err = |m: String| WorkloadError(m);
     let self_target = p.text("url").trim() == "self";
     let mut self_cert = None;
     let server = if self_target {
         let tls = if p.bool("self_tls") {
-            let (id, _, _) = tls::self_signed(&[]).map_err(err)?;
+            let (id, _, _) = tls::self_signed(&[])?;
             self_cert = Some(id.certs[0].clone());
-            Some(tls::server_config(id).map_err(err)?)
+            Some(tls::server_config(id)?)
         } else {
             None
         };
@@ -513,8 +513,12 @@ fn setup(
             tls,
             ..ServeConfig::default()
         };
-        let s = Server::start("127.0.0.1:0".parse().expect("static address"), cfg)
-            .map_err(|e| err(format!("url=self: cannot start the built-in server: {e}")))?;
+        let s =
+            Server::start("127.0.0.1:0".parse().expect("static address"), cfg).map_err(|e| {
+                WorkloadError::environment(format!(
+                    "url=self: cannot start the built-in server: {e}"
+                ))
+            })?;
         Some(s)
     } else {
         None
@@ -524,28 +528,28 @@ fn setup(
         Some(s) => format!("http://{}/", s.addr()),
         None => p.text("url").to_string(),
     };
-    let url = url::Url::parse(&url_text).map_err(|e| err(format!("url: {e}")))?;
+    let url = url::Url::parse(&url_text).map_err(|e| e.map_message(|m| format!("url: {m}")))?;
     let bind = match p.text("bind").trim() {
         "" => None,
-        b => Some(bind_addr(b).map_err(|e| err(format!("bind '{b}': {e}")))?),
+        b => Some(bind_addr(b).map_err(|e| e.map_message(|m| format!("bind '{b}': {m}")))?),
     };
     let proxy = match p.text("proxy").trim() {
         "" => None,
-        t => Some(url::parse_proxy(t).map_err(err)?),
+        t => Some(url::parse_proxy(t)?),
     };
     let addr = match &proxy {
         Some(_) if url.tls => {
-            return Err(err(format!(
+            return Err(WorkloadError::usage(format!(
                 "proxy: {url_text}: https:// through a proxy needs a CONNECT tunnel, which \
                  hostbench does not make; target the server directly, or use an http:// URL"
             )));
         }
         Some(px) => px
             .resolve_like(bind.as_ref())
-            .map_err(|e| err(format!("proxy: {e}")))?,
+            .map_err(|e| e.map_message(|m| format!("proxy: {m}")))?,
         None => url
             .resolve_like(bind.as_ref())
-            .map_err(|e| err(format!("url: {e}")))?,
+            .map_err(|e| e.map_message(|m| format!("url: {m}")))?,
     };
     let body = match p.text("body_file") {
         "" => Vec::new(),
@@ -554,7 +558,7 @@ fn setup(
             "body_file",
             hostbench_core::input::BODY_FILE_MAX,
         )
-        .map_err(|e| err(e.to_string()))?,
+        .map_err(|e| WorkloadError::usage(e.to_string()))?,
     };
     let headers: Vec<String> = p
         .text("headers")
@@ -584,7 +588,7 @@ fn setup(
         accept: p.text("default_headers") == "ab",
         via_proxy: proxy.is_some(),
     })
-    .map_err(err)?;
+    .map_err(WorkloadError::usage)?;
     if let Some(t) = &trace {
         t.request(&request);
     }
@@ -602,17 +606,19 @@ fn setup(
         .collect();
     let timeout = p.float("timeout");
     if timeout <= 0.0 {
-        return Err(err("timeout must be more than 0 (e.g. timeout=10s)".into()));
+        return Err(WorkloadError::usage(
+            "timeout must be more than 0 (e.g. timeout=10s)",
+        ));
     }
     let tls = if url.tls {
-        let versions = tls::Versions::parse(p.text("tls_version")).map_err(err)?;
+        let versions = tls::Versions::parse(p.text("tls_version"))?;
         let config = tls::client_config(&tls::ClientOpts {
             verify: p.bool("tls_verify"),
             versions,
             ciphers: p.text("tls_ciphers").to_string(),
             extra_root: self_cert,
         })
-        .map_err(|e| err(format!("tls: {e}")))?;
+        .map_err(|e| e.map_message(|m| format!("tls: {m}")))?;
         let mut config = config;
         config.enable_sni = p.bool("tls_sni");
         let name = match p.text("tls_server_name").trim() {
@@ -621,7 +627,7 @@ fn setup(
         };
         Some(engine::TlsCfg {
             config: Arc::new(config),
-            server_name: tls::server_name(name).map_err(err)?,
+            server_name: tls::server_name(name)?,
             resume: p.bool("tls_resume"),
         })
     } else {
@@ -634,7 +640,7 @@ fn setup(
     // server's sockets.
     const OWN_FILES: u64 = 64;
     if model == Model::Requests && total as u64 + OWN_FILES > nofile {
-        return Err(err(format!(
+        return Err(WorkloadError::environment(format!(
             "{total} connections need as many open files, and this process may open {nofile} \
              (RLIMIT_NOFILE; {OWN_FILES} are kept for hostbench's own): open at most {} \
              connections, or raise the limit (`ulimit -n` in the shell that starts hostbench, \
@@ -672,7 +678,7 @@ fn setup(
     if p.bool("connect_check") && server.is_none() && cfg.bind.is_none() {
         std::net::TcpStream::connect_timeout(&cfg.addr, std::time::Duration::from_secs(5))
             .map_err(|e| {
-                err(format!(
+                WorkloadError::environment(format!(
                     "cannot connect to {}{}: {e}; is the server up?",
                     cfg.addr,
                     if proxy.is_some() { " (the proxy)" } else { "" }

@@ -13,6 +13,7 @@
 //!   completed after the first `cap`.
 
 use hostbench_core::clock::Clock;
+use hostbench_core::workload::WorkloadError;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -84,7 +85,7 @@ impl RequestLog {
 
     /// Allocates the pool for `threads` workers (before the run). Fails, rather than
     /// aborting, when the memory cannot be had.
-    pub fn prepare(&self, threads: usize) -> Result<(), String> {
+    pub fn prepare(&self, threads: usize) -> Result<(), WorkloadError> {
         let mut left = self.cap + threads.max(1) * CHUNK;
         let mut pool = lock(&self.pool);
         pool.clear();
@@ -94,10 +95,10 @@ impl RequestLog {
             let n = left.min(CHUNK);
             let mut v: Vec<Sample> = Vec::new();
             v.try_reserve_exact(n).map_err(|e| {
-                format!(
+                WorkloadError::environment(format!(
                     "cannot allocate {} MiB for per-request records: {e}",
                     Self::bytes_needed(self.cap, threads) >> 20
-                )
+                ))
             })?;
             v.resize(n, Sample::default());
             pool.push(v.into_boxed_slice());

@@ -8,6 +8,7 @@
 //! compiled in (`webpki-roots`; no platform store is read). `insecure` accepts any
 //! certificate but still checks the handshake signatures, so the key exchange is real.
 
+use hostbench_core::workload::WorkloadError;
 use rustls::crypto::ring as provider;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
@@ -84,15 +85,15 @@ pub enum Versions {
 
 impl Versions {
     /// From the parameter's text (`all`, `1.2`, `1.3`).
-    pub fn parse(s: &str) -> Result<Versions, String> {
+    pub fn parse(s: &str) -> Result<Versions, WorkloadError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "all" | "" => Ok(Versions::All),
             "1.2" | "tls1.2" | "tlsv1.2" => Ok(Versions::Tls12),
             "1.3" | "tls1.3" | "tlsv1.3" => Ok(Versions::Tls13),
-            _ => Err(format!(
+            _ => Err(WorkloadError::usage(format!(
                 "tls_version '{s}': use all, 1.2 or 1.3 (SSLv2, SSLv3, TLS 1.0 and 1.1 are not \
                  offered: rustls implements TLS 1.2 and 1.3 only)"
-            )),
+            ))),
         }
     }
 
@@ -127,7 +128,7 @@ pub fn cipher_bits(s: rustls::SupportedCipherSuite) -> u32 {
 
 /// The suites named in `list` (OpenSSL names or rustls/IANA names, separated by ':' or ','),
 /// in the order given; an error names what rustls does not have.
-fn select_suites(list: &str) -> Result<Vec<rustls::SupportedCipherSuite>, String> {
+fn select_suites(list: &str) -> Result<Vec<rustls::SupportedCipherSuite>, WorkloadError> {
     let all = provider::default_provider().cipher_suites;
     let mut out = Vec::new();
     for name in list
@@ -146,16 +147,18 @@ fn select_suites(list: &str) -> Result<Vec<rustls::SupportedCipherSuite>, String
             Some(s) => out.push(*s),
             None => {
                 let known: Vec<&str> = SUITE_NAMES.iter().map(|(o, _)| *o).collect();
-                return Err(format!(
+                return Err(WorkloadError::usage(format!(
                     "cipher suite '{name}' is not available (rustls implements only modern \
                      AEAD suites); use one of {}",
                     known.join(", ")
-                ));
+                )));
             }
         }
     }
     if out.is_empty() {
-        return Err(format!("cipher list '{list}' names no suite"));
+        return Err(WorkloadError::usage(format!(
+            "cipher list '{list}' names no suite"
+        )));
     }
     Ok(out)
 }
@@ -174,7 +177,7 @@ pub struct ClientOpts {
 }
 
 /// The client config of a run (resumption is set per thread by the engine).
-pub fn client_config(o: &ClientOpts) -> Result<ClientConfig, String> {
+pub fn client_config(o: &ClientOpts) -> Result<ClientConfig, WorkloadError> {
     let mut p = provider::default_provider();
     if !o.ciphers.trim().is_empty() {
         p.cipher_suites = select_suites(&o.ciphers)?;
@@ -183,16 +186,20 @@ pub fn client_config(o: &ClientOpts) -> Result<ClientConfig, String> {
     let builder = ClientConfig::builder_with_provider(p.clone())
         .with_protocol_versions(o.versions.list())
         .map_err(|e| {
-            format!("the cipher suites and TLS versions asked for do not fit together: {e}")
+            WorkloadError::usage(format!(
+                "the cipher suites and TLS versions asked for do not fit together: {e}"
+            ))
         })?;
     let mut cfg = if o.verify {
         let mut roots = rustls::RootCertStore {
             roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
         };
         if let Some(c) = &o.extra_root {
-            roots
-                .add(c.clone())
-                .map_err(|e| format!("cannot trust the built-in server's certificate: {e}"))?;
+            roots.add(c.clone()).map_err(|e| {
+                WorkloadError::environment(format!(
+                    "cannot trust the built-in server's certificate: {e}"
+                ))
+            })?;
         }
         builder.with_root_certificates(roots).with_no_client_auth()
     } else {
@@ -207,9 +214,9 @@ pub fn client_config(o: &ClientOpts) -> Result<ClientConfig, String> {
 
 /// The server name for SNI and verification: a DNS name, or an IP address (no SNI is sent
 /// for those, and the certificate must name the address).
-pub fn server_name(host: &str) -> Result<ServerName<'static>, String> {
+pub fn server_name(host: &str) -> Result<ServerName<'static>, WorkloadError> {
     ServerName::try_from(host.to_string())
-        .map_err(|_| format!("'{host}' is not a valid TLS server name"))
+        .map_err(|_| WorkloadError::usage(format!("'{host}' is not a valid TLS server name")))
 }
 
 // Accepts any certificate (`--insecure`, ab, httperf); handshake signatures are still
@@ -319,15 +326,16 @@ pub struct Identity {
 
 /// A fresh self-signed ECDSA P-256 certificate for `localhost`, `127.0.0.1` and `::1`
 /// (plus `extra` names), and its key as PEM (for tests that hand it to another server).
-pub fn self_signed(extra: &[String]) -> Result<(Identity, String, String), String> {
+pub fn self_signed(extra: &[String]) -> Result<(Identity, String, String), WorkloadError> {
     let mut names = vec![
         "localhost".to_string(),
         "127.0.0.1".to_string(),
         "::1".to_string(),
     ];
     names.extend(extra.iter().cloned());
-    let ck = rcgen::generate_simple_self_signed(names)
-        .map_err(|e| format!("cannot generate a self-signed certificate: {e}"))?;
+    let ck = rcgen::generate_simple_self_signed(names).map_err(|e| {
+        WorkloadError::environment(format!("cannot generate a self-signed certificate: {e}"))
+    })?;
     let cert_pem = ck.cert.pem();
     let key_pem = ck.signing_key.serialize_pem();
     let id = Identity {
@@ -338,28 +346,33 @@ pub fn self_signed(extra: &[String]) -> Result<(Identity, String, String), Strin
 }
 
 /// A certificate chain and key from PEM files.
-pub fn load_pem(cert: &str, key: &str) -> Result<Identity, String> {
+pub fn load_pem(cert: &str, key: &str) -> Result<Identity, WorkloadError> {
     let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
-        .map_err(|e| format!("--cert {cert}: {e}"))?
+        .map_err(|e| WorkloadError::usage(format!("--cert {cert}: {e}")))?
         .collect::<Result<_, _>>()
-        .map_err(|e| format!("--cert {cert}: {e}"))?;
+        .map_err(|e| WorkloadError::usage(format!("--cert {cert}: {e}")))?;
     if certs.is_empty() {
-        return Err(format!("--cert {cert}: no CERTIFICATE block found"));
+        return Err(WorkloadError::usage(format!(
+            "--cert {cert}: no CERTIFICATE block found"
+        )));
     }
-    let key = PrivateKeyDer::from_pem_file(key)
-        .map_err(|e| format!("--key {key}: {e} (expected a PEM private key: PKCS#8, RSA or EC)"))?;
+    let key = PrivateKeyDer::from_pem_file(key).map_err(|e| {
+        WorkloadError::usage(format!(
+            "--key {key}: {e} (expected a PEM private key: PKCS#8, RSA or EC)"
+        ))
+    })?;
     Ok(Identity { certs, key })
 }
 
 /// The built-in server's TLS config (TLS 1.2 and 1.3, session resumption by cache and
 /// tickets).
-pub fn server_config(id: Identity) -> Result<Arc<ServerConfig>, String> {
+pub fn server_config(id: Identity) -> Result<Arc<ServerConfig>, WorkloadError> {
     let mut cfg = ServerConfig::builder_with_provider(Arc::new(provider::default_provider()))
         .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
-        .map_err(|e| e.to_string())?
+        .map_err(|e| WorkloadError::usage(e.to_string()))?
         .with_no_client_auth()
         .with_single_cert(id.certs, id.key)
-        .map_err(|e| format!("the certificate and key do not fit: {e}"))?;
+        .map_err(|e| WorkloadError::usage(format!("the certificate and key do not fit: {e}")))?;
     cfg.session_storage = rustls::server::ServerSessionMemoryCache::new(16 * 1024);
     Ok(Arc::new(cfg))
 }
@@ -375,7 +388,12 @@ mod tests {
         assert_eq!(openssl_name(s[0]), "TLS_AES_128_GCM_SHA256");
         assert_eq!(cipher_bits(s[0]), 128);
         assert_eq!(openssl_name(s[1]), "ECDHE-RSA-AES256-GCM-SHA384");
-        assert!(select_suites("RC4-SHA").unwrap_err().contains("RC4-SHA"));
+        assert!(
+            select_suites("RC4-SHA")
+                .unwrap_err()
+                .message
+                .contains("RC4-SHA")
+        );
         assert!(select_suites(":").is_err());
         for (o, _) in SUITE_NAMES {
             assert_eq!(select_suites(o).unwrap().len(), 1, "{o}");

@@ -1,5 +1,6 @@
 //! Target URLs and the request bytes sent to them, built once per run.
 
+use hostbench_core::workload::WorkloadError;
 use std::net::{SocketAddr, ToSocketAddrs};
 
 /// A parsed `http://host[:port]/path` or `https://...` URL.
@@ -17,22 +18,22 @@ pub struct Url {
 
 impl Url {
     /// Parses `text`; the error says what is wrong and how to write it.
-    pub fn parse(text: &str) -> Result<Url, String> {
+    pub fn parse(text: &str) -> Result<Url, WorkloadError> {
         let t = text.trim();
         let (rest, tls) = if let Some(r) = t.strip_prefix("http://") {
             (r, false)
         } else if let Some(r) = t.strip_prefix("https://") {
             (r, true)
         } else if t.contains("://") {
-            return Err(format!(
+            return Err(WorkloadError::usage(format!(
                 "'{text}': only http:// and https:// URLs are supported (e.g. \
                  http://127.0.0.1:8080/)"
-            ));
+            )));
         } else {
-            return Err(format!(
+            return Err(WorkloadError::usage(format!(
                 "'{text}' is not a URL: write it as http://HOST[:PORT]/PATH, e.g. \
                  http://127.0.0.1:8080/"
-            ));
+            )));
         };
         let (authority, path) = match rest.find(['/', '?']) {
             Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], rest[i..].to_string()),
@@ -40,21 +41,20 @@ impl Url {
             None => (rest, "/".to_string()),
         };
         if authority.contains('@') {
-            return Err(format!(
+            return Err(WorkloadError::usage(format!(
                 "'{text}': user:password@ in the URL is not supported; send an Authorization \
                  header instead"
-            ));
+            )));
         }
         let (host, port) = if let Some(h) = authority.strip_prefix('[') {
-            let close = h
-                .find(']')
-                .ok_or_else(|| format!("'{text}': the IPv6 address has no closing ']'"))?;
+            let close = h.find(']').ok_or_else(|| {
+                WorkloadError::usage(format!("'{text}': the IPv6 address has no closing ']'"))
+            })?;
             let port = match &h[close + 1..] {
                 "" => None,
-                p => Some(
-                    p.strip_prefix(':')
-                        .ok_or_else(|| format!("'{text}': expected ':PORT' after ']'"))?,
-                ),
+                p => Some(p.strip_prefix(':').ok_or_else(|| {
+                    WorkloadError::usage(format!("'{text}': expected ':PORT' after ']'"))
+                })?),
             };
             (h[..close].to_string(), port)
         } else {
@@ -64,14 +64,14 @@ impl Url {
             }
         };
         if host.is_empty() {
-            return Err(format!(
+            return Err(WorkloadError::usage(format!(
                 "'{text}' has no host (e.g. http://127.0.0.1:8080/)"
-            ));
+            )));
         }
         if host.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(format!(
+            return Err(WorkloadError::usage(format!(
                 "'{text}': the host contains spaces or control characters"
-            ));
+            )));
         }
         let port = match port {
             None if tls => 443,
@@ -79,16 +79,16 @@ impl Url {
             Some(p) => match p.parse::<u16>() {
                 Ok(p) if p > 0 => p,
                 _ => {
-                    return Err(format!(
+                    return Err(WorkloadError::usage(format!(
                         "'{text}': port '{p}' is not a number from 1 to 65535"
-                    ));
+                    )));
                 }
             },
         };
         if path.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(format!(
+            return Err(WorkloadError::usage(format!(
                 "'{text}': the path contains spaces or control characters (percent-encode them)"
-            ));
+            )));
         }
         Ok(Url {
             tls,
@@ -99,16 +99,18 @@ impl Url {
     }
 
     /// The first address the host resolves to.
-    pub fn resolve(&self) -> Result<SocketAddr, String> {
+    pub fn resolve(&self) -> Result<SocketAddr, WorkloadError> {
         self.resolve_like(None)
     }
 
     /// The first address the host resolves to in the family of `local` (a bind address),
     /// or the first of any family without one.
-    pub fn resolve_like(&self, local: Option<&SocketAddr>) -> Result<SocketAddr, String> {
+    pub fn resolve_like(&self, local: Option<&SocketAddr>) -> Result<SocketAddr, WorkloadError> {
         let addrs = (self.host.as_str(), self.port)
             .to_socket_addrs()
-            .map_err(|e| format!("cannot resolve host '{}': {e}", self.host))?;
+            .map_err(|e| {
+                WorkloadError::environment(format!("cannot resolve host '{}': {e}", self.host))
+            })?;
         let mut any = false;
         for a in addrs {
             any = true;
@@ -117,14 +119,17 @@ impl Url {
             }
         }
         match local {
-            Some(l) if any => Err(format!(
+            Some(l) if any => Err(WorkloadError::environment(format!(
                 "host '{}' has no IPv{} address to reach from the local address {}; bind an \
                  address of the target's family",
                 self.host,
                 if l.is_ipv4() { 4 } else { 6 },
                 l.ip()
-            )),
-            _ => Err(format!("host '{}' has no address", self.host)),
+            ))),
+            _ => Err(WorkloadError::environment(format!(
+                "host '{}' has no address",
+                self.host
+            ))),
         }
     }
 
@@ -181,34 +186,38 @@ pub struct RequestSpec<'a> {
 
 /// Parses a proxy given as `HOST:PORT` (`[v6]:PORT`; an `http://` prefix and a trailing `/`
 /// are accepted) into a URL whose host and port are the proxy's.
-pub fn parse_proxy(text: &str) -> Result<Url, String> {
+pub fn parse_proxy(text: &str) -> Result<Url, WorkloadError> {
     let t = text.trim();
     let bare = t.strip_prefix("http://").unwrap_or(t).trim_end_matches('/');
     let how = "give it as HOST:PORT, e.g. 127.0.0.1:3128";
     if bare.is_empty() || bare.contains(['/', '@']) || t.starts_with("https://") {
-        return Err(format!("proxy '{text}': {how} (an http:// proxy)"));
+        return Err(WorkloadError::usage(format!(
+            "proxy '{text}': {how} (an http:// proxy)"
+        )));
     }
     let has_port = match bare.strip_prefix('[') {
         Some(v6) => v6.split_once(']').is_some_and(|(_, p)| p.starts_with(':')),
         None => bare.contains(':'),
     };
     if !has_port {
-        return Err(format!("proxy '{text}' has no port: {how}"));
+        return Err(WorkloadError::usage(format!(
+            "proxy '{text}' has no port: {how}"
+        )));
     }
-    Url::parse(&format!("http://{bare}/")).map_err(|e| format!("proxy {e}; {how}"))
+    Url::parse(&format!("http://{bare}/"))
+        .map_err(|e| WorkloadError::usage(format!("proxy {e}; {how}")))
 }
 
 /// A header given on a command line (`-H`, `-C`, `--add-header`) is one line, `Name:
 /// value`: a CR or LF in it would end that line early and smuggle in another header (or a
 /// request). Every grammar checks each one before the run. The error quotes nothing of the
 /// header (it may hold a credential): the caller names the option and its position.
-pub fn check_header_arg(h: &str) -> Result<(), String> {
+pub fn check_header_arg(h: &str) -> Result<(), WorkloadError> {
     if h.contains(['\r', '\n']) {
-        return Err(
+        return Err(WorkloadError::usage(
             "contains a CR or LF; give each header as one line 'Name: value' \
-                    (repeat the option for several)"
-                .into(),
-        );
+                    (repeat the option for several)",
+        ));
     }
     Ok(())
 }
@@ -224,27 +233,28 @@ fn is_tchar(b: u8) -> bool {
 /// proxies that do not may read it as another header. Blanks before the name are dropped
 /// when the request is built. The error quotes nothing of the header (with no colon, the
 /// whole text may be a credential): the caller names the option and its position.
-pub fn check_header_line(h: &str) -> Result<(), String> {
+pub fn check_header_line(h: &str) -> Result<(), WorkloadError> {
     check_header_arg(h)?;
     let expected = "write it as 'Name: value', e.g. 'Accept: text/html'";
     let Some((name, _)) = h.trim_start().split_once(':') else {
-        return Err(format!("has no colon: {expected}"));
+        return Err(WorkloadError::usage(format!("has no colon: {expected}")));
     };
     if name.is_empty() {
-        return Err(format!("has no name before its colon: {expected}"));
+        return Err(WorkloadError::usage(format!(
+            "has no name before its colon: {expected}"
+        )));
     }
     if name.ends_with([' ', '\t']) {
-        return Err(
+        return Err(WorkloadError::usage(
             "has a blank before its colon, which HTTP forbids (RFC 9112 5.1: servers \
-                    reject it): write it as 'Name: value', the colon right after the name"
-                .into(),
-        );
+                    reject it): write it as 'Name: value', the colon right after the name",
+        ));
     }
     if !name.bytes().all(is_tchar) {
-        return Err(format!(
+        return Err(WorkloadError::usage(format!(
             "has a name that is not an HTTP token (letters, digits and \
              !#$%&'*+-.^_`|~ only): {expected}"
-        ));
+        )));
     }
     Ok(())
 }
@@ -316,6 +326,7 @@ pub fn build_request(s: &RequestSpec<'_>) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hostbench_core::workload::ErrorKind;
 
     #[test]
     fn urls() {
@@ -434,6 +445,8 @@ mod tests {
         let v6: SocketAddr = "[::1]:0".parse().unwrap();
         assert!(u.resolve_like(Some(&v4)).unwrap().is_ipv4());
         let e = u.resolve_like(Some(&v6)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Environment, "{e}");
+        let e = e.message;
         assert!(e.contains("no IPv6 address"), "{e}");
     }
 
@@ -458,6 +471,8 @@ mod tests {
             ("X-A: 1\r\nX-B: TOKEN123", "CR or LF"),
         ] {
             let e = check_header_line(bad).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::Usage, "{e}");
+            let e = e.message;
             assert!(e.contains(why), "{bad}: {e}");
             assert!(
                 !e.contains("TOKEN123") && !e.contains("Authorization"),

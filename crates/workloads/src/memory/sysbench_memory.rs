@@ -321,7 +321,7 @@ impl Workload for Memory {
         let block = p.int("block_size") as u64;
         let total = p.int("total_size") as u64;
         if block < WORD as u64 || !block.is_power_of_two() {
-            return Err(WorkloadError(format!(
+            return Err(WorkloadError::usage(format!(
                 "invalid value for --memory-block-size (block_size): {block} bytes; it must be \
                  a power of two of at least {WORD} bytes, e.g. 1K or 1M"
             )));
@@ -337,12 +337,13 @@ impl Workload for Memory {
         let quota = total / block / threads;
         let nbuf = if global { 1 } else { ctx.threads };
         let footprint = block.saturating_mul(nbuf as u64);
-        let block = usize::try_from(block)
-            .map_err(|_| WorkloadError(format!("--memory-block-size={block} is too large")))?;
+        let block = usize::try_from(block).map_err(|_| {
+            WorkloadError::usage(format!("--memory-block-size={block} is too large"))
+        })?;
         if let Some(h) = ctx.host {
             let avail = h.memory.available_bytes;
             if avail > 0 && footprint > avail / 10 * 9 {
-                return Err(WorkloadError(format!(
+                return Err(WorkloadError::environment(format!(
                     "the buffers need {} ({} buffer(s) of {}) but only {} of memory is available; \
                      use a smaller --memory-block-size{}",
                     Bytes(footprint),
@@ -365,8 +366,8 @@ impl Workload for Memory {
         let mut buffers = Vec::with_capacity(nbuf);
         for _ in 0..nbuf {
             let b = Buffer::new(block, huge).map_err(|e| match huge {
-                Some(h) => WorkloadError(hugetlb_error(h, block, nbuf, &e)),
-                None => WorkloadError(format!(
+                Some(h) => WorkloadError::environment(hugetlb_error(h, block, nbuf, &e)),
+                None => WorkloadError::environment(format!(
                     "could not allocate a {} buffer: {e}",
                     Bytes(block as u64)
                 )),
@@ -618,7 +619,8 @@ mod tests {
     fn bad_block_sizes_are_refused() {
         for bad in ["12", "4", "0", "1000"] {
             let e = setup(&[("block_size", bad)], 1).err().expect(bad);
-            assert!(e.0.contains("power of two"), "{}", e.0);
+            assert!(e.message.contains("power of two"), "{}", e.message);
+            assert_eq!(e.kind, ErrorKind::Usage, "{e}");
         }
     }
 

@@ -66,7 +66,7 @@ impl Cfg {
                 .all(|c| c.is_ascii_alphanumeric() || c == '_')
             || prefix.starts_with(|c: char| c.is_ascii_digit())
         {
-            return Err(WorkloadError(format!(
+            return Err(WorkloadError::usage(format!(
                 "invalid value for --table-prefix: '{prefix}' (letters, digits and '_', not starting with a digit)"
             )));
         }
@@ -117,7 +117,7 @@ impl Cfg {
             .chars()
             .all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
         {
-            return Err(WorkloadError(format!(
+            return Err(WorkloadError::usage(format!(
                 "invalid value for --mysql-storage-engine: '{}' (an engine name such as innodb, myisam, aria)",
                 c.engine
             )));
@@ -132,13 +132,13 @@ impl Cfg {
             // the script's own prepare(), which would refuse --tables > 1) and reads only
             // the first one.
             if c.random_points == 0 || c.number_of_ranges == 0 {
-                return Err(WorkloadError(
-                    "--random-points and --number-of-ranges must be at least 1".into(),
+                return Err(WorkloadError::usage(
+                    "--random-points and --number-of-ranges must be at least 1",
                 ));
             }
         }
         if c.table_size == 0 && !matches!(c.script, Script::Insert | Script::BulkInsert) {
-            return Err(WorkloadError(format!(
+            return Err(WorkloadError::usage(format!(
                 "--table-size=0 leaves {} nothing to read or change (use at least 1)",
                 c.test
             )));
@@ -275,7 +275,7 @@ mod tests {
         assert!(
             Cfg::new(&READ_WRITE, &p)
                 .unwrap_err()
-                .0
+                .message
                 .contains("--table-prefix")
         );
         let p = Params::resolve(

@@ -221,7 +221,7 @@ impl Instance for OltpInstance {
         };
         let _ = w.threads;
         w.prepare_all().map_err(|e| {
-            WorkloadError(format!(
+            WorkloadError::environment(format!(
                 "{}: cannot prepare statements on {}: {e}{}",
                 cfg.test,
                 cfg.target,
@@ -316,8 +316,8 @@ impl Workload for Oltp {
         // Fail before the run with one clear line when the server is unreachable or the
         // tables are missing.
         let mut conn = cfg.target.connect_for_setup(false).map_err(|e| {
-            if e.0.contains("no such table") {
-                WorkloadError(format!("{e}; {}", prepare_first(&cfg)))
+            if e.message.contains("no such table") {
+                e.map_message(|m| format!("{m}; {}", prepare_first(&cfg)))
             } else {
                 e
             }
@@ -330,7 +330,7 @@ impl Workload for Oltp {
             let t = cfg.table(i);
             if let Err(e) = conn.query(&format!("SELECT 1 FROM {t} WHERE 1 = 0")) {
                 let _ = &e;
-                return Err(WorkloadError(format!(
+                return Err(WorkloadError::environment(format!(
                     "table '{t}' is not there on {} ({e}); {}",
                     cfg.target,
                     prepare_first(&cfg)

@@ -116,7 +116,7 @@ impl Oltp {
                                 total,
                             )
                             .map_err(|e| {
-                                WorkloadError(format!(
+                                WorkloadError::environment(format!(
                                     "{} prepare on {}: table '{}': {e}{}",
                                     cfg.test,
                                     cfg.target,
@@ -134,7 +134,7 @@ impl Oltp {
                 .into_iter()
                 .map(|h| {
                     h.join()
-                        .unwrap_or_else(|_| Err(WorkloadError("a prepare thread panicked".into())))
+                        .unwrap_or_else(|_| Err(WorkloadError::failed("a prepare thread panicked")))
                 })
                 .collect()
         });
@@ -164,8 +164,9 @@ impl Oltp {
             return Ok(StageDone::Done);
         }
         let mut conn = cfg.target.connect_for_setup(false)?;
-        let fail =
-            |e: DbError| WorkloadError(format!("{} cleanup on {}: {e}", cfg.test, cfg.target));
+        let fail = |e: DbError| {
+            WorkloadError::environment(format!("{} cleanup on {}: {e}", cfg.test, cfg.target))
+        };
         for i in 1..=n {
             log.line(&format!("Dropping table '{}'...", cfg.table(i)));
             conn.query(&format!("DROP TABLE IF EXISTS {}", cfg.table(i)))
@@ -217,7 +218,7 @@ impl Oltp {
     fn prewarm(&self, ctx: &SetupCtx<'_>, log: &dyn StageLog) -> Result<StageDone, WorkloadError> {
         let cfg = Cfg::new(self, ctx.params)?;
         if cfg.driver() != Driver::Mysql {
-            return Err(WorkloadError(format!(
+            return Err(WorkloadError::usage(format!(
                 "{} prewarm: prewarm is MySQL only, as in sysbench (the driver is {}); give --db-driver=mysql with --mysql-* options or a mysql:// --db-url",
                 cfg.test,
                 cfg.driver().name()
@@ -236,7 +237,7 @@ impl Oltp {
                     sc.spawn(move || -> Result<(), WorkloadError> {
                         let mut conn = cfg.target.connect_for_setup(false)?;
                         let fail = |e: DbError| {
-                            WorkloadError(format!(
+                            WorkloadError::environment(format!(
                                 "{} prewarm on {}: {e}{}",
                                 cfg.test,
                                 cfg.target,
@@ -273,7 +274,7 @@ impl Oltp {
                 .into_iter()
                 .map(|h| {
                     h.join()
-                        .unwrap_or_else(|_| Err(WorkloadError("a prewarm thread panicked".into())))
+                        .unwrap_or_else(|_| Err(WorkloadError::failed("a prewarm thread panicked")))
                 })
                 .collect()
         });

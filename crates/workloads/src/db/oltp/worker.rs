@@ -402,7 +402,7 @@ impl EventWorker for OltpWorker {
                 Err(e) => e,
             };
             if !self.cfg.ignore.ignores(&e) {
-                return Err(WorkloadError(format!(
+                return Err(WorkloadError::failed(format!(
                     "{} on {}: {e} (add the code to --db-ignore-errors to count it and go on)",
                     self.cfg.test, self.cfg.target
                 )));
@@ -413,7 +413,7 @@ impl EventWorker for OltpWorker {
                 let r = self
                     .s
                     .reconnect(self.cfg.reconnect_window)
-                    .map_err(|e| WorkloadError(format!("{}: {e}", self.cfg.test)))?;
+                    .map_err(|e| WorkloadError::environment(format!("{}: {e}", self.cfg.test)))?;
                 if r == Reconnected::RunOver {
                     // The run ended while the server was away: this transaction never
                     // finished, so it is not an event.

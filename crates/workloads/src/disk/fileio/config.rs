@@ -2,7 +2,6 @@
 //! policy and open flags, checked as sysbench checks them, and printed back as sysbench
 //! prints them.
 
-use super::err;
 use crate::disk::files::OpenOpts;
 use hostbench_core::params::Params;
 use hostbench_core::workload::*;
@@ -106,7 +105,7 @@ pub fn extra_flags(text: &str) -> Result<OpenOpts, WorkloadError> {
             "dsync" => o.dsync = true,
             "direct" => o.direct = true,
             other => {
-                return Err(err(format!(
+                return Err(WorkloadError::usage(format!(
                     "Invalid value for --file-extra-flags: '{other}' (use a comma-separated list of sync, dsync, direct)"
                 )));
             }
@@ -122,32 +121,32 @@ impl Config {
         let total = p.int("total_size") as u64;
         let block = p.int("block_size") as u64;
         if total == 0 {
-            return Err(err(
-                "Invalid value for --file-total-size: 0 (give a size such as 2G)".into(),
+            return Err(WorkloadError::usage(
+                "Invalid value for --file-total-size: 0 (give a size such as 2G)",
             ));
         }
         if block == 0 {
-            return Err(err(
-                "Invalid value for --file-block-size: 0 (give a size such as 16K)".into(),
+            return Err(WorkloadError::usage(
+                "Invalid value for --file-block-size: 0 (give a size such as 16K)",
             ));
         }
         let file_size = total / num;
         if file_size == 0 {
-            return Err(err(format!(
+            return Err(WorkloadError::usage(format!(
                 "--file-total-size={total} is smaller than --file-num={num}: each file would be empty; give a larger total or fewer files"
             )));
         }
         let mode_text = p.text("test_mode").trim();
         let mode = match (mode_text, run) {
             ("", true) => {
-                return Err(err(format!(
+                return Err(WorkloadError::usage(format!(
                     "Missing required argument: --file-test-mode (one of {})",
                     MODES.join(", ")
                 )));
             }
             ("", false) => None,
             (m, _) => Some(Mode::parse(m).ok_or_else(|| {
-                err(format!(
+                WorkloadError::usage(format!(
                     "Invalid IO operations mode: {m} (use one of {})",
                     MODES.join(", ")
                 ))
@@ -260,7 +259,12 @@ mod tests {
         let o = extra_flags("sync,direct").unwrap();
         assert_eq!(flags_str(&o), "sync directio");
         assert_eq!(flags_str(&extra_flags("sync").unwrap()), "sync ");
-        assert!(extra_flags("odirect").unwrap_err().0.contains("odirect"));
+        assert!(
+            extra_flags("odirect")
+                .unwrap_err()
+                .message
+                .contains("odirect")
+        );
     }
 
     #[test]
@@ -273,12 +277,12 @@ mod tests {
                 .collect();
             Params::resolve("fileio", spec, &ov).unwrap()
         };
-        let e = Config::from_params(&p(&[]), true).unwrap_err().0;
+        let e = Config::from_params(&p(&[]), true).unwrap_err().message;
         assert!(e.contains("--file-test-mode"), "{e}");
         assert!(Config::from_params(&p(&[]), false).is_ok());
         let e = Config::from_params(&p(&[("test_mode", "rand")]), true)
             .unwrap_err()
-            .0;
+            .message;
         assert!(e.contains("rand") && e.contains("rndrw"), "{e}");
         let c = Config::from_params(
             &p(&[
@@ -294,7 +298,7 @@ mod tests {
         assert_eq!(c.file_size, (2u64 << 30) / 128);
         let e = Config::from_params(&p(&[("total_size", "100"), ("num", "128")]), false)
             .unwrap_err()
-            .0;
+            .message;
         assert!(e.contains("empty"), "{e}");
     }
 }

@@ -42,10 +42,6 @@ use worker::{FileWorker, Ring, Shared, map_file};
 /// sysbench's fileio test.
 pub struct FileIo;
 
-fn err(s: String) -> WorkloadError {
-    WorkloadError(s)
-}
-
 /// Manifest tag: `.hostbench-fileio.manifest`.
 const TAG: &str = "fileio";
 
@@ -188,7 +184,7 @@ impl Instance for FileInstance {
             IoMode::Async => {
                 let backlog = self.sh.cfg.backlog;
                 let ring = io_uring::IoUring::new(backlog.next_power_of_two()).map_err(|e| {
-                    err(format!(
+                    WorkloadError::environment(format!(
                         "cannot set up io_uring with {backlog} entries ({e}): the kernel may not allow io_uring here (containers, io_uring_disabled) or the locked-memory limit is low; use --file-io-mode=sync or a smaller --file-async-backlog"
                     ))
                 })?;

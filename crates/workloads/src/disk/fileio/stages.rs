@@ -2,7 +2,7 @@
 //! manifest once full), `cleanup` removes only the files hostbench created, and the files
 //! are opened (or, for `seqwr`, recreated) for a run.
 
-use super::{Config, IoMode, MIB, Mode, TAG, err, flags_str, size_str};
+use super::{Config, IoMode, MIB, Mode, TAG, flags_str, size_str};
 use crate::disk::files::{self, AlignedBuf, Manifest, State};
 use hostbench_core::workload::*;
 use std::fs::File;
@@ -21,7 +21,7 @@ pub(super) fn open_for_run(cfg: &Config, mode: Mode) -> Result<Vec<File>, Worklo
             let name = Config::name(i);
             if let Ok(md) = std::fs::symlink_metadata(cfg.path(i)) {
                 if !m.owns(&name) {
-                    return Err(err(format!(
+                    return Err(WorkloadError::environment(format!(
                         "{} exists and hostbench did not create it: --file-test-mode=seqwr deletes and recreates its files, and hostbench deletes only its own; remove it yourself or use another directory (--file-dir)",
                         cfg.path(i).display()
                     )));
@@ -36,18 +36,20 @@ pub(super) fn open_for_run(cfg: &Config, mode: Mode) -> Result<Vec<File>, Worklo
         for i in 0..cfg.num {
             let name = Config::name(i);
             if m.owns(&name) {
-                std::fs::remove_file(cfg.path(i))
-                    .map_err(|e| err(format!("cannot remove {}: {e}", cfg.path(i).display())))?;
+                std::fs::remove_file(cfg.path(i)).map_err(|e| {
+                    WorkloadError::failed(format!("cannot remove {}: {e}", cfg.path(i).display()))
+                })?;
                 m.forget(&name);
             }
             let mut o = cfg.open;
             o.create_new = true;
             let f = files::open(&cfg.path(i), &o)
-                .map_err(|e| err(format!("Cannot create file '{name}': {}", e.0)))?;
+                .map_err(|e| e.map_message(|m| format!("Cannot create file '{name}': {m}")))?;
             m.record(&name, true)?;
             if cfg.io == IoMode::Mmap {
-                f.set_len(cfg.file_size)
-                    .map_err(|e| err(format!("ftruncate() failed on file {name}: {e}")))?;
+                f.set_len(cfg.file_size).map_err(|e| {
+                    WorkloadError::failed(format!("ftruncate() failed on file {name}: {e}"))
+                })?;
             }
             out.push(f);
         }
@@ -67,7 +69,7 @@ pub(super) fn open_for_run(cfg: &Config, mode: Mode) -> Result<Vec<File>, Worklo
             Ok(f) => f,
             Err(e) if std::fs::symlink_metadata(cfg.path(i)).is_err() => {
                 let _ = e;
-                return Err(err(format!(
+                return Err(WorkloadError::environment(format!(
                     "Cannot open file '{name}' in {}: No such file or directory. Did you forget to run the prepare step? ({})",
                     cfg.dir.display(),
                     cfg.prepare_hint()
@@ -77,10 +79,10 @@ pub(super) fn open_for_run(cfg: &Config, mode: Mode) -> Result<Vec<File>, Worklo
         };
         let size = f
             .metadata()
-            .map_err(|e| err(format!("fstat() failed on file '{name}': {e}")))?
+            .map_err(|e| WorkloadError::failed(format!("fstat() failed on file '{name}': {e}")))?
             .len();
         if size < cfg.file_size {
-            return Err(err(format!(
+            return Err(WorkloadError::usage(format!(
                 "Size of file '{name}' is {}B, but at least {}B is expected. Did you run 'prepare' with different --file-total-size or --file-num values?",
                 size_str(size as f64),
                 size_str(cfg.file_size as f64)
@@ -109,7 +111,7 @@ pub(super) fn prepare(cfg: &Config, log: &dyn StageLog) -> Result<StageDone, Wor
         // Never through a symlink, never into a device or anything but a plain file.
         let cur = match files::lstat_no_symlink(&cfg.path(i))? {
             Some(m) if !m.is_file() => {
-                return Err(err(format!(
+                return Err(WorkloadError::environment(format!(
                     "{} is not a regular file: hostbench lays out test files only as plain \
                      files; remove it or use another directory (--file-dir)",
                     cfg.path(i).display()
@@ -210,12 +212,12 @@ pub(super) fn prepare(cfg: &Config, log: &dyn StageLog) -> Result<StageDone, Wor
                 } else if n < 0 {
                     files::open_error(&path, cfg.open.direct, &e)
                 } else {
-                    err(format!(
+                    WorkloadError::failed(format!(
                         "Failed to write file {}: short write",
                         path.display()
                     ))
                 })
-                .map_err(|e| err(format!("Failed to write file! {}", e.0)));
+                .map_err(|e| e.map_message(|m| format!("Failed to write file! {m}")));
             }
             off += cfg.block;
             written += cfg.block;
@@ -230,8 +232,9 @@ pub(super) fn prepare(cfg: &Config, log: &dyn StageLog) -> Result<StageDone, Wor
             m.forget(&files::part_name(&name));
             m.record(&name, true)?;
         } else {
-            f.sync_all()
-                .map_err(|e| err(format!("cannot fsync {}: {e}", path.display())))?;
+            f.sync_all().map_err(|e| {
+                WorkloadError::failed(format!("cannot fsync {}: {e}", path.display()))
+            })?;
         }
         m.save()?;
         log.progress("laying out test files", written, need);

@@ -2,7 +2,7 @@
 //! shared mapping (`mmap`) or through io_uring with a backlog in flight, and the fsyncs at
 //! the end of the thread.
 
-use super::{Config, Gen, IoMode, Mode, Next, err, rnd_request, seq_request};
+use super::{Config, Gen, IoMode, Mode, Next, rnd_request, seq_request};
 use crate::disk::files::{self, AlignedBuf};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::{Counter, Counters};
@@ -45,7 +45,7 @@ pub(super) fn map_file(f: &File, len: u64, path: &Path) -> Result<Map, WorkloadE
         )
     };
     if p == libc::MAP_FAILED {
-        return Err(err(format!(
+        return Err(WorkloadError::environment(format!(
             "cannot mmap {}: {}",
             path.display(),
             std::io::Error::last_os_error()
@@ -84,7 +84,7 @@ impl Shared {
             }
         };
         if rc != 0 {
-            return Err(err(format!(
+            return Err(WorkloadError::failed(format!(
                 "Failed to fsync file! file: {} ({})",
                 Config::name(f as u64),
                 std::io::Error::last_os_error()
@@ -104,12 +104,12 @@ impl Shared {
         let what = if write { "write" } else { "read" };
         if self.cfg.open.direct && e.raw_os_error() == Some(libc::EINVAL) {
             let fs = files::fs_type(&self.cfg.dir).map_or("this".into(), |t| t.label());
-            return err(format!(
+            return WorkloadError::usage(format!(
                 "Failed to {what} file! file: {} pos: {pos} size: {len}: direct I/O refused (Invalid argument) on the {fs} filesystem: with --file-extra-flags=direct the block size and offsets must be multiples of the device's logical block size (512 or 4096 bytes); or drop direct",
                 Config::name(file)
             ));
         }
-        err(format!(
+        WorkloadError::failed(format!(
             "Failed to {what} file! file: {} pos: {pos} size: {len} ({e})",
             Config::name(file)
         ))
@@ -228,13 +228,13 @@ impl FileWorker {
             r.ring
                 .submission()
                 .push(&sqe)
-                .map_err(|_| err("io_uring submission queue full".into()))?;
+                .map_err(|_| WorkloadError::failed("io_uring submission queue full"))?;
         }
         r.inflight += 1;
         let want = if r.inflight >= r.backlog { 1 } else { 0 };
         r.ring
             .submit_and_wait(want)
-            .map_err(|e| err(format!("io_uring submit failed: {e}")))?;
+            .map_err(|e| WorkloadError::failed(format!("io_uring submit failed: {e}")))?;
         if want > 0 {
             self.reap(c)?;
         }
@@ -283,7 +283,7 @@ impl FileWorker {
             }
             r.ring
                 .submit_and_wait(1)
-                .map_err(|e| err(format!("io_uring wait failed: {e}")))?;
+                .map_err(|e| WorkloadError::failed(format!("io_uring wait failed: {e}")))?;
             self.reap(c)?;
         }
         Ok(())

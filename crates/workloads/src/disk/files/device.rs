@@ -2,7 +2,6 @@
 //! partition, is active swap or has md/dm holders is refused unless
 //! `allow_mounted_write`, reading /proc/self/mountinfo, /proc/swaps and /sys.
 
-use super::err;
 use hostbench_core::workload::WorkloadError;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -160,7 +159,7 @@ pub(super) fn check_rdev_write(
         Some(h) => format!(", or add {h} if you really mean to overwrite it"),
         None => String::new(),
     };
-    Err(err(format!(
+    Err(WorkloadError::environment(format!(
         "{what}: refusing to write to block device {}: {}; writing would destroy the data \
          there. Unmount it (stop the swap, the md/dm/LVM device) first{how}",
         path.display(),

@@ -3,9 +3,9 @@
 //! ownership cleanup needs before it removes a file, and the part files that are renamed
 //! into place only once full.
 
+use super::PREFIX;
 use super::open::{create_temp_beside, lstat_no_symlink, symlink_refused, unpredictable};
 use super::space::{cpath, shown_dir};
-use super::{PREFIX, err};
 use hostbench_core::workload::WorkloadError;
 use std::collections::BTreeMap;
 use std::ffi::CString;
@@ -23,13 +23,13 @@ pub fn part_name(name: &str) -> String {
 /// partly written file.
 pub fn commit_part(dir: &Path, name: &str, f: &File) -> Result<(), WorkloadError> {
     f.sync_all().map_err(|e| {
-        err(format!(
+        WorkloadError::failed(format!(
             "cannot sync {}: {e}",
             dir.join(part_name(name)).display()
         ))
     })?;
     std::fs::rename(dir.join(part_name(name)), dir.join(name)).map_err(|e| {
-        err(format!(
+        WorkloadError::failed(format!(
             "cannot rename {} to {name}: {e}",
             dir.join(part_name(name)).display()
         ))
@@ -203,10 +203,15 @@ impl Manifest {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(symlink_refused(&path)),
-            Err(e) => return Err(err(format!("cannot read {}: {e}", path.display()))),
+            Err(e) => {
+                return Err(WorkloadError::environment(format!(
+                    "cannot read {}: {e}",
+                    path.display()
+                )));
+            }
         };
         let bad = |what: &str| {
-            err(format!(
+            WorkloadError::environment(format!(
                 "{} is damaged ({what}); remove it and the test files by hand, then prepare again",
                 path.display()
             ))
@@ -303,7 +308,7 @@ impl Manifest {
         {
             let _ = std::fs::remove_file(t);
         }
-        r.map_err(|e| err(format!("cannot write {}: {e}", path.display())))
+        r.map_err(|e| WorkloadError::failed(format!("cannot write {}: {e}", path.display())))
     }
 
     /// Records that `name` (which exists now) was created by hostbench (`created`) or found
@@ -315,7 +320,7 @@ impl Manifest {
         let p = self.dir.join(name);
         let stat = |p: &Path| -> Result<std::fs::Metadata, WorkloadError> {
             lstat_no_symlink(p)?.ok_or_else(|| {
-                err(format!(
+                WorkloadError::failed(format!(
                     "cannot stat {}: No such file or directory",
                     p.display()
                 ))
@@ -388,7 +393,7 @@ impl Manifest {
     pub fn require_complete(&self, prepare_cmd: &str) -> Result<(), WorkloadError> {
         match self.state {
             State::Complete => Ok(()),
-            State::Preparing => Err(err(format!(
+            State::Preparing => Err(WorkloadError::environment(format!(
                 "the test files in {} are from a prepare that did not finish (interrupted?): \
                  run `{prepare_cmd}` again before running",
                 shown_dir(&self.dir)
@@ -415,7 +420,12 @@ impl Manifest {
                 Ownership::Ours => match std::fs::remove_file(&p) {
                     Ok(()) => out.removed.push(n.clone()),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(err(format!("cannot remove {}: {e}", p.display()))),
+                    Err(e) => {
+                        return Err(WorkloadError::failed(format!(
+                            "cannot remove {}: {e}",
+                            p.display()
+                        )));
+                    }
                 },
                 Ownership::Unproven => out.unproven.push(n.clone()),
                 Ownership::NotOurs => {
@@ -431,7 +441,10 @@ impl Manifest {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => {
-                    return Err(err(format!("cannot remove {}: {e}", self.path().display())));
+                    return Err(WorkloadError::failed(format!(
+                        "cannot remove {}: {e}",
+                        self.path().display()
+                    )));
                 }
             }
         } else {
@@ -496,7 +509,12 @@ mod tests {
 
         let mut m = Manifest::load(&d, "t").unwrap().unwrap();
         assert_eq!(m.state, State::Preparing);
-        assert!(m.require_complete("prep").unwrap_err().0.contains("prep"));
+        assert!(
+            m.require_complete("prep")
+                .unwrap_err()
+                .message
+                .contains("prep")
+        );
         assert!(m.owns("ours"));
         assert!(!m.owns("found"));
         assert!(!m.owns("replaced"));
@@ -531,7 +549,12 @@ mod tests {
         l.record("a", false).unwrap();
         assert!(l.owns("a"));
         std::fs::write(d.join(Manifest::file_name("t")), "garbage\n").unwrap();
-        assert!(Manifest::load(&d, "t").unwrap_err().0.contains("damaged"));
+        assert!(
+            Manifest::load(&d, "t")
+                .unwrap_err()
+                .message
+                .contains("damaged")
+        );
         assert!(Manifest::load(&d, "absent").unwrap().is_none());
         std::fs::remove_dir_all(&d).unwrap();
     }
@@ -619,7 +642,7 @@ mod tests {
                 format!("{MAGIC}\nfile {bad} 1 2 0 created\n"),
             )
             .unwrap();
-            let e = Manifest::load(&d, "t").unwrap_err().0;
+            let e = Manifest::load(&d, "t").unwrap_err().message;
             assert!(e.contains("damaged"), "{bad}: {e}");
         }
         std::fs::remove_dir_all(&d).unwrap();

@@ -48,19 +48,15 @@ pub const PREFIX: &str = "hostbench-";
 /// Alignment of [`AlignedBuf`]: covers 512-byte and 4 KiB logical blocks and the page size.
 pub const DIRECT_ALIGN: usize = 4096;
 
-fn err(msg: String) -> WorkloadError {
-    WorkloadError(msg)
-}
-
 /// `dir` as given, checked to exist and be a directory.
 pub fn check_dir(dir: &Path) -> Result<(), WorkloadError> {
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => Ok(()),
-        Ok(_) => Err(err(format!(
+        Ok(_) => Err(WorkloadError::usage(format!(
             "{} is not a directory: give a directory to put the test files in",
             dir.display()
         ))),
-        Err(e) => Err(err(format!(
+        Err(e) => Err(WorkloadError::usage(format!(
             "directory {} cannot be used ({e}): create it first, or give an existing one",
             dir.display()
         ))),
@@ -77,14 +73,14 @@ pub fn stays_inside(path: &str, allow_absolute: bool, what: &str) -> Result<(), 
         if allow_absolute {
             return Ok(());
         }
-        return Err(err(format!(
+        return Err(WorkloadError::usage(format!(
             "{what} {path:?} is an absolute path: files of a suite entry stay in its scratch \
              directory; give a name relative to it (or run the workload on its own command \
              line to use that path)"
         )));
     }
     if p.components().any(|c| c == std::path::Component::ParentDir) {
-        return Err(err(format!(
+        return Err(WorkloadError::usage(format!(
             "{what} {path:?} climbs out of its directory with `..`; give a name inside it{}",
             if allow_absolute {
                 ", or an absolute path"
@@ -116,7 +112,7 @@ pub(super) mod tests {
         assert!(
             check_dir(Path::new("/no/such"))
                 .unwrap_err()
-                .0
+                .message
                 .contains("/no/such")
         );
         assert!(

@@ -2,9 +2,9 @@
 //! errors that name the filesystem, no file touched through a symlink, temporary files
 //! under unpredictable names, and [`AlignedBuf`], the aligned buffers `O_DIRECT` needs.
 
+use super::DIRECT_ALIGN;
 use super::device::check_rdev_write;
 use super::space::{FsType, fs_type};
-use super::{DIRECT_ALIGN, err};
 use hostbench_core::workload::WorkloadError;
 use std::fs::File;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -98,7 +98,7 @@ pub fn open_error(path: &Path, direct: bool, e: &std::io::Error) -> WorkloadErro
             .map(FsType::label);
         return direct_refused(path, fs.as_deref());
     }
-    err(format!("cannot open {}: {e}", path.display()))
+    WorkloadError::environment(format!("cannot open {}: {e}", path.display()))
 }
 
 /// The error for a symlink found where hostbench creates, writes or deletes a test file.
@@ -106,7 +106,7 @@ pub fn symlink_refused(path: &Path) -> WorkloadError {
     let to = std::fs::read_link(path)
         .map(|t| format!(" (to {})", t.display()))
         .unwrap_or_default();
-    err(format!(
+    WorkloadError::environment(format!(
         "{} is a symbolic link{to}: hostbench never creates, writes or deletes a test file \
          through a symlink; remove the link, or give the real path",
         path.display()
@@ -120,7 +120,10 @@ pub fn lstat_no_symlink(path: &Path) -> Result<Option<std::fs::Metadata>, Worklo
         Ok(m) if m.file_type().is_symlink() => Err(symlink_refused(path)),
         Ok(m) => Ok(Some(m)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(err(format!("cannot stat {}: {e}", path.display()))),
+        Err(e) => Err(WorkloadError::environment(format!(
+            "cannot stat {}: {e}",
+            path.display()
+        ))),
     }
 }
 
@@ -171,7 +174,7 @@ pub fn direct_refused(path: &Path, fs: Option<&str>) -> WorkloadError {
     let fs = fs.map_or("this filesystem".to_string(), |f| {
         format!("the {f} filesystem")
     });
-    err(format!(
+    WorkloadError::environment(format!(
         "{fs} holding {} does not support direct I/O (O_DIRECT: Invalid argument); \
          drop the direct flag to measure through the page cache, or put the files on a \
          filesystem that supports it (ext4, xfs, btrfs)",
@@ -253,16 +256,22 @@ impl Drop for AlignedBuf {
 mod tests {
     use super::*;
     use crate::disk::files::tests::tmpdir;
+    use hostbench_core::workload::ErrorKind;
 
     #[test]
     fn direct_refusal_names_filesystem() {
-        let e = direct_refused(Path::new("/mnt/x/test_file.0"), Some("fuse")).0;
+        let refused = direct_refused(Path::new("/mnt/x/test_file.0"), Some("fuse"));
+        // A filesystem without O_DIRECT is the machine's refusal, not a bad option.
+        assert_eq!(refused.kind, ErrorKind::Environment);
+        let e = refused.message;
         assert!(e.contains("fuse filesystem"), "{e}");
         assert!(e.contains("/mnt/x/test_file.0"), "{e}");
         let einval = std::io::Error::from_raw_os_error(libc::EINVAL);
-        let e = open_error(Path::new("/dev/shm/nothing"), true, &einval).0;
+        let direct = open_error(Path::new("/dev/shm/nothing"), true, &einval);
+        assert_eq!(direct.kind, ErrorKind::Environment);
+        let e = direct.message;
         assert!(e.contains("tmpfs"), "{e}");
-        let e = open_error(Path::new("/dev/shm/nothing"), false, &einval).0;
+        let e = open_error(Path::new("/dev/shm/nothing"), false, &einval).message;
         assert!(!e.contains("direct I/O"), "{e}");
     }
 
@@ -310,7 +319,7 @@ mod tests {
                 },
             ),
         ] {
-            let e = open(&d.join(name), &o).unwrap_err().0;
+            let e = open(&d.join(name), &o).unwrap_err().message;
             assert!(e.contains("symbolic link") && e.contains(name), "{e}");
         }
         assert!(

@@ -2,7 +2,6 @@
 //! written, the margin left free, the `disk_space` and `page_cache` warnings, a full disk
 //! named as such, and the filesystem type from `statfs`.
 
-use super::err;
 use hostbench_core::host::HostInfo;
 use hostbench_core::result::{Warning, WarningKind};
 use hostbench_core::units::Bytes;
@@ -22,7 +21,7 @@ pub struct Space {
 
 pub(super) fn cpath(p: &Path) -> Result<CString, WorkloadError> {
     CString::new(p.as_os_str().as_bytes())
-        .map_err(|_| err(format!("path {} contains a NUL byte", p.display())))
+        .map_err(|_| WorkloadError::usage(format!("path {} contains a NUL byte", p.display())))
 }
 
 /// `statvfs(2)` of `dir`.
@@ -33,7 +32,7 @@ pub fn space(dir: &Path) -> Result<Space, WorkloadError> {
     // SAFETY: a NUL-terminated path and a struct to fill.
     if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
         let e = std::io::Error::last_os_error();
-        return Err(err(format!(
+        return Err(WorkloadError::environment(format!(
             "cannot read the free space of {} ({e}): check that the directory exists",
             dir.display()
         )));
@@ -71,7 +70,7 @@ pub fn check_space(dir: &Path, s: Space, need_bytes: u64, what: &str) -> Result<
     }
     let keep = margin(s.total_bytes);
     if need_bytes.saturating_add(keep) > s.free_bytes {
-        return Err(err(format!(
+        return Err(WorkloadError::environment(format!(
             "not enough free space in {}: {what} needs {} more, {} is free and {} must stay free; \
              use a smaller size, free some space, or choose a directory on a larger filesystem",
             shown_dir(dir),
@@ -192,7 +191,7 @@ pub fn fs_magic_name(magic: u64) -> Option<&'static str> {
 pub fn write_error(path: &Path, e: &std::io::Error, need: u64, removed: bool) -> WorkloadError {
     let full = matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT));
     if !full {
-        return err(format!("cannot write {}: {e}", path.display()));
+        return WorkloadError::failed(format!("cannot write {}: {e}", path.display()));
     }
     let what = if e.raw_os_error() == Some(libc::EDQUOT) {
         "disk quota exceeded"
@@ -206,7 +205,7 @@ pub fn write_error(path: &Path, e: &std::io::Error, need: u64, removed: bool) ->
     )
     .map(|s| format!(", {} is free now", Bytes(s.free_bytes)))
     .unwrap_or_default();
-    err(format!(
+    WorkloadError::environment(format!(
         "{what} while writing {}: the layout needed {} more{free}{}; free some space, use a \
          smaller size, or choose a directory on a larger filesystem",
         path.display(),
@@ -274,6 +273,7 @@ pub fn page_cache_decision(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hostbench_core::workload::ErrorKind;
 
     #[test]
     fn space_refusal_names_dir_and_sizes() {
@@ -285,7 +285,7 @@ mod tests {
         assert!(check_space(d, s, 8 << 30, "x").is_ok());
         let e = check_space(d, s, 256 << 30, "--file-total-size=256G")
             .unwrap_err()
-            .0;
+            .message;
         assert!(e.contains("/data/bench"), "{e}");
         assert!(e.contains("--file-total-size=256G"), "{e}");
         assert!(e.contains(&Bytes(256 << 30).to_string()), "{e}");
@@ -348,13 +348,18 @@ mod tests {
     #[test]
     fn a_full_disk_is_named_as_such() {
         let e = std::io::Error::from_raw_os_error(libc::ENOSPC);
-        let m = write_error(Path::new("/tmp/x/test_file.0"), &e, 3 << 20, true).0;
+        let full = write_error(Path::new("/tmp/x/test_file.0"), &e, 3 << 20, true);
+        // No space is the filesystem's refusal; any other write error is a failed write.
+        assert_eq!(full.kind, ErrorKind::Environment);
+        let m = full.message;
         assert!(m.starts_with("no space left on device"), "{m}");
         assert!(m.contains("/tmp/x/test_file.0"), "{m}");
         assert!(m.contains(&Bytes(3 << 20).to_string()), "{m}");
         assert!(m.contains("partial file was removed"), "{m}");
         let e = std::io::Error::from_raw_os_error(libc::EIO);
-        let m = write_error(Path::new("/tmp/x/f"), &e, 1, false).0;
+        let eio = write_error(Path::new("/tmp/x/f"), &e, 1, false);
+        assert_eq!(eio.kind, ErrorKind::Failed);
+        let m = eio.message;
         assert!(m.contains("cannot write /tmp/x/f"), "{m}");
     }
 }

@@ -7,12 +7,18 @@
 use super::engine::Buffers;
 use super::job::{EngineKind, JobSpec};
 use hostbench_core::result::Warning;
-use hostbench_core::workload::{SetupCtx, StageLog, WorkloadError};
+use hostbench_core::workload::{ErrorKind, SetupCtx, StageLog, WorkloadError};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-pub(super) fn io_err(what: &str, path: &Path, e: &std::io::Error) -> WorkloadError {
-    WorkloadError(format!("{what} {}: {e}", path.display()))
+/// `what` failed on `path` (an I/O error: [`ErrorKind::Failed`], or `kind`).
+pub(super) fn io_err(
+    kind: ErrorKind,
+    what: &str,
+    path: &Path,
+    e: &std::io::Error,
+) -> WorkloadError {
+    WorkloadError::new(kind, format!("{what} {}: {e}", path.display()))
 }
 
 /// Resolves sizes, checks free space and O_DIRECT, and lays out missing or short files
@@ -31,7 +37,7 @@ pub(super) fn layout_files(
     for j in jobs.iter_mut() {
         if j.engine == EngineKind::Null {
             if j.size.is_none() {
-                return Err(WorkloadError(format!(
+                return Err(WorkloadError::usage(format!(
                     "job '{}': ioengine=null needs a size (e.g. --size=1g)",
                     j.name
                 )));
@@ -57,7 +63,7 @@ pub(super) fn layout_files(
             let size = match j.size {
                 Some(s) => s,
                 None if is_dev => {
-                    return Err(WorkloadError(format!(
+                    return Err(WorkloadError::usage(format!(
                         "job '{}': give a size for device {}",
                         j.name,
                         path.display()
@@ -65,7 +71,7 @@ pub(super) fn layout_files(
                 }
                 None if have > j.offset => have - j.offset,
                 None => {
-                    return Err(WorkloadError(format!(
+                    return Err(WorkloadError::usage(format!(
                         "job '{}': {} does not exist (or is empty); give a size (e.g. --size=1g) to have it laid out",
                         j.name,
                         path.display()
@@ -74,7 +80,7 @@ pub(super) fn layout_files(
             };
             j.size = Some(size);
             if size < j.max_bs() {
-                return Err(WorkloadError(format!(
+                return Err(WorkloadError::usage(format!(
                     "job '{}': size {size} is smaller than the block size {}",
                     j.name,
                     j.max_bs()
@@ -131,7 +137,7 @@ fn resolve_job_file(
     let lmeta = match std::fs::symlink_metadata(&path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((path, None)),
-        Err(e) => return Err(io_err("cannot stat", &path, &e)),
+        Err(e) => return Err(io_err(ErrorKind::Environment, "cannot stat", &path, &e)),
     };
     if !lmeta.file_type().is_symlink() {
         return Ok((path, Some(lmeta)));
@@ -146,11 +152,8 @@ fn resolve_job_file(
             j.filename = Some(t.to_string_lossy().into_owned());
             Ok((t, Some(m)))
         }
-        _ => Err(WorkloadError(format!(
-            "job '{}': {}",
-            j.name,
-            crate::disk::files::symlink_refused(&path).0
-        ))),
+        _ => Err(crate::disk::files::symlink_refused(&path)
+            .map_message(|m| format!("job '{}': {m}", j.name))),
     }
 }
 
@@ -182,7 +185,7 @@ fn lay_out(
         .filter(|p| !p.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     if !dir.is_dir() {
-        return Err(WorkloadError(format!(
+        return Err(WorkloadError::usage(format!(
             "job '{}': directory {} does not exist; create it or give another --directory",
             j.name,
             dir.display()
@@ -217,9 +220,10 @@ fn lay_out(
             .map_err(|e| crate::disk::files::open_error(path, false, &e))?;
         use std::io::{Seek, SeekFrom, Write};
         f.seek(SeekFrom::Start(have))
-            .map_err(|e| io_err("cannot seek in", path, &e))?;
+            .map_err(|e| io_err(ErrorKind::Failed, "cannot seek in", path, &e))?;
         let chunk = 1usize << 20;
-        let bufs = Buffers::new(1, chunk, 0x5eed).map_err(|e| io_err("buffers for", path, &e))?;
+        let bufs = Buffers::new(1, chunk, 0x5eed)
+            .map_err(|e| io_err(ErrorKind::Failed, "buffers for", path, &e))?;
         // SAFETY: one slot of `chunk` bytes.
         let data = unsafe { std::slice::from_raw_parts(bufs.slot(0), chunk) };
         let mut left = missing;
@@ -235,7 +239,8 @@ fn lay_out(
                 log.progress("laying out", missing - left, missing);
             }
         }
-        f.sync_all().map_err(|e| io_err("cannot fsync", path, &e))?;
+        f.sync_all()
+            .map_err(|e| io_err(ErrorKind::Failed, "cannot fsync", path, &e))?;
         Ok(true)
     })();
     if !matches!(r, Ok(true)) && created {

@@ -81,8 +81,8 @@ struct FioInstance {
 
 /// The jobs of a parameter set (the `jobs` text), checked.
 pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, WorkloadError> {
-    let sections = job::from_text(params.text("jobs")).map_err(|e| WorkloadError(e.0))?;
-    let mut jobs = job::jobs_from_sections(&sections).map_err(|e| WorkloadError(e.0))?;
+    let sections = job::from_text(params.text("jobs")).map_err(|e| WorkloadError::usage(e.0))?;
+    let mut jobs = job::jobs_from_sections(&sections).map_err(|e| WorkloadError::usage(e.0))?;
     let dir = params.text("dir");
     if !dir.is_empty() {
         for j in &mut jobs {
@@ -95,7 +95,7 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
         // The generated name ($jobname.$jobnum.$filenum) and a relative filename stay in the
         // job's directory; an absolute filename is the user's own choice.
         if j.filename.is_none() && (j.name.contains('/') || j.name == "..") {
-            return Err(WorkloadError(format!(
+            return Err(WorkloadError::usage(format!(
                 "job name '{}' contains a path: the job's file is named after it inside its \
                  directory; use a plain name (and `directory`/`filename` for where it goes)",
                 j.name
@@ -198,7 +198,7 @@ impl Workload for Fio {
             if jobs.len() == 1 {
                 jobs[0].numjobs = ctx.threads as u32;
             } else {
-                return Err(WorkloadError(format!(
+                return Err(WorkloadError::usage(format!(
                     "{} threads asked for jobs that have {total} clones in all; set numjobs in the jobs instead",
                     ctx.threads
                 )));
@@ -210,8 +210,9 @@ impl Workload for Fio {
                 threads.push((i, c));
             }
         }
-        let warnings = layout_files(&mut jobs, ctx, None)?
-            .ok_or_else(|| WorkloadError("interrupted while laying out the job files".into()))?;
+        let warnings = layout_files(&mut jobs, ctx, None)?.ok_or_else(|| {
+            WorkloadError::environment("interrupted while laying out the job files")
+        })?;
         let n = threads.len();
         // fio reports the devices when any job keeps `disk_util` on (its default).
         let disks = jobs.iter().any(|j| j.disk_util).then(|| {

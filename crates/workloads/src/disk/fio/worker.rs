@@ -60,11 +60,11 @@ pub(super) fn new_worker(
     let depth = if j.engine.is_sync() { 1 } else { j.iodepth };
     let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
     let engine = Engine::new(j.engine, raw, depth, (j.offset, size))
-        .map_err(|e| WorkloadError(format!("job '{}': {e}", j.name)))?;
+        .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
     if let Some(random) = j.advises_random() {
         engine
             .advise_mapping(random)
-            .map_err(|e| WorkloadError(format!("job '{}': madvise: {e}", j.name)))?;
+            .map_err(|e| WorkloadError::environment(format!("job '{}': madvise: {e}", j.name)))?;
     }
     // An io_uring ring is single-issuer: it is built again in the worker's own thread
     // (this one only proves that it can be built, so a failure is a setup error).
@@ -75,7 +75,7 @@ pub(super) fn new_worker(
         Some(engine)
     };
     let bufs = Buffers::new(depth as usize, j.max_bs() as usize, rng.clone().next_u64())
-        .map_err(|e| WorkloadError(format!("job '{}': {e}", j.name)))?;
+        .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
     let gran = j.bs_read.min(j.bs_write);
     let positions = (size - j.max_bs()) / gran + 1;
     let sampler = match j.dist {
@@ -337,7 +337,7 @@ impl FioWorker {
         } else {
             ""
         };
-        WorkloadError(format!(
+        WorkloadError::failed(format!(
             "job '{}': {} of {} bytes at offset {off} of {} failed: {e}{hint}",
             self.job.name,
             if dir == Dir::Read { "read" } else { "write" },
@@ -369,7 +369,7 @@ impl FioWorker {
         };
         let t1 = ctl.now();
         if r != 0 {
-            return Err(WorkloadError(format!(
+            return Err(WorkloadError::failed(format!(
                 "job '{}': fsync of {} failed: {}",
                 self.job.name,
                 self.path.display(),
@@ -482,7 +482,10 @@ impl FioWorker {
         if let Err(e) = engine.submit() {
             // What was not submitted is not in flight.
             batch.clear();
-            return Err(WorkloadError(format!("job '{}': {e}", self.job.name)));
+            return Err(WorkloadError::failed(format!(
+                "job '{}': {e}",
+                self.job.name
+            )));
         }
         let t1 = ctl.now();
         *inflight += batch.len();
@@ -584,7 +587,10 @@ impl FioWorker {
             let n = match engine.reap_within(want, &mut done[..self.complete_max], timeout) {
                 Ok(n) => n,
                 Err(e) => {
-                    err = Some(WorkloadError(format!("job '{}': {e}", self.job.name)));
+                    err = Some(WorkloadError::failed(format!(
+                        "job '{}': {e}",
+                        self.job.name
+                    )));
                     break;
                 }
             };
@@ -699,10 +705,9 @@ impl LoopWorker for FioWorker {
             .map_or(0, |ns| clock.from_ns(ns));
         if self.engine.is_none() {
             let (k, fd, depth, region) = self.engine_args;
-            self.engine = Some(
-                Engine::new(k, fd, depth, region)
-                    .map_err(|e| WorkloadError(format!("job '{}': {e}", self.job.name)))?,
-            );
+            self.engine = Some(Engine::new(k, fd, depth, region).map_err(|e| {
+                WorkloadError::environment(format!("job '{}': {e}", self.job.name))
+            })?);
         }
         let r = if self.job.engine.is_sync() {
             self.run_sync(ctl, pace)

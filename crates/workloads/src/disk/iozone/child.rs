@@ -107,8 +107,8 @@ impl Handle {
     }
 }
 
-pub(super) fn io_err(path: &Path, what: &str, e: std::io::Error) -> WorkloadError {
-    WorkloadError(format!("{what} {}: {e}", path.display()))
+pub(super) fn io_err(kind: ErrorKind, path: &Path, what: &str, e: std::io::Error) -> WorkloadError {
+    WorkloadError::new(kind, format!("{what} {}: {e}", path.display()))
 }
 
 impl Child {
@@ -136,7 +136,7 @@ impl Child {
         }
         let f = o
             .open(path)
-            .map_err(|e| io_err(path, "could not open", e))?;
+            .map_err(|e| io_err(ErrorKind::Environment, path, "could not open", e))?;
         Ok(match phase.api() {
             Api::Stdio if writes => Handle::W(BufWriter::with_capacity(rec, f)),
             Api::Stdio => Handle::R(BufReader::with_capacity(rec, f)),
@@ -292,7 +292,14 @@ impl Child {
                     }
                 }
             };
-            res.map_err(|e| io_err(&path, if reader { "read from" } else { "write to" }, e))?;
+            res.map_err(|e| {
+                io_err(
+                    ErrorKind::Failed,
+                    &path,
+                    if reader { "read from" } else { "write to" },
+                    e,
+                )
+            })?;
             let t = clock.now();
             ctl.record(intended, t);
             let c = ctl.counters();
@@ -311,7 +318,8 @@ impl Child {
             ctl.counters().add(Counter::Other, 1);
         }
         if let Handle::W(w) = &mut h {
-            w.flush().map_err(|e| io_err(&path, "could not flush", e))?;
+            w.flush()
+                .map_err(|e| io_err(ErrorKind::Failed, &path, "could not flush", e))?;
         }
         let end_open = clock.now();
         let end = if cfg.close {
@@ -356,11 +364,12 @@ impl Child {
 
 fn sync(h: &mut Handle, path: &Path) -> Result<(), WorkloadError> {
     if let Handle::W(w) = h {
-        w.flush().map_err(|e| io_err(path, "could not flush", e))?;
+        w.flush()
+            .map_err(|e| io_err(ErrorKind::Failed, path, "could not flush", e))?;
     }
     h.file()
         .sync_all()
-        .map_err(|e| io_err(path, "could not fsync", e))
+        .map_err(|e| io_err(ErrorKind::Failed, path, "could not fsync", e))
 }
 
 #[inline]
@@ -384,7 +393,7 @@ impl LoopWorker for Child {
         let max_rec = s.cfg.steps.iter().map(|&(_, r)| r).max().unwrap_or(4096) as usize;
         let len = max_rec * PVECMAX;
         let mut buf = files::AlignedBuf::try_new(len).ok_or_else(|| {
-            WorkloadError(format!(
+            WorkloadError::environment(format!(
                 "could not allocate an I/O buffer of {len} B; use a smaller record size"
             ))
         })?;

@@ -433,35 +433,34 @@ impl Iozone {
         let children = if throughput { ctx.threads.max(1) } else { 1 };
         let steps = matrix(p)?;
         if throughput && steps.len() > 1 {
-            return Err(WorkloadError(
+            return Err(WorkloadError::usage(
                 "automatic mode (-a) and throughput mode (-t) do not combine; give -s and -r \
-                 with -t"
-                    .into(),
+                 with -t",
             ));
         }
         let direct = p.bool("direct");
         for &(f, r) in &steps {
             if r == 0 || f < r {
-                return Err(WorkloadError(format!(
+                return Err(WorkloadError::usage(format!(
                     "the record size ({r} B) must be at least 1 byte and no larger than the \
                      file size ({f} B)"
                 )));
             }
             if direct && r % 512 != 0 {
-                return Err(WorkloadError(format!(
+                return Err(WorkloadError::usage(format!(
                     "-I (O_DIRECT) needs a record size that is a multiple of 512 bytes, not \
                      {r} B; use e.g. -r 4k"
                 )));
             }
             if f / r > u64::from(u32::MAX) {
-                return Err(WorkloadError(format!(
+                return Err(WorkloadError::usage(format!(
                     "{f} B in {r} B records is more than 2^32 records; use a larger record size"
                 )));
             }
         }
         let max_rec = steps.iter().map(|&(_, r)| r).max().unwrap_or(0);
         if max_rec > 1 << 30 {
-            return Err(WorkloadError(format!(
+            return Err(WorkloadError::usage(format!(
                 "a record of {max_rec} B is more than 1 GiB; use a smaller record size"
             )));
         }
@@ -492,7 +491,7 @@ impl Iozone {
                 vec![dir.join("iozone.tmp")]
             }
         } else if given.len() < children {
-            return Err(WorkloadError(format!(
+            return Err(WorkloadError::usage(format!(
                 "{} file name(s) for {children} children: give one name per child (-F name1 \
                  name2 ...)",
                 given.len()
@@ -502,7 +501,7 @@ impl Iozone {
         };
         for (i, a) in paths.iter().enumerate() {
             if paths[..i].contains(a) {
-                return Err(WorkloadError(format!(
+                return Err(WorkloadError::usage(format!(
                     "file {} is named twice; every child needs its own file",
                     a.display()
                 )));
@@ -514,7 +513,7 @@ impl Iozone {
         for path in &paths {
             let d = parent_dir(path);
             if !d.is_dir() {
-                return Err(WorkloadError(format!(
+                return Err(WorkloadError::usage(format!(
                     "directory {} does not exist (for file {}); create it or name another",
                     d.display(),
                     path.display()
@@ -559,7 +558,9 @@ impl Iozone {
             let name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
-                .ok_or_else(|| WorkloadError(format!("{} does not name a file", path.display())))?;
+                .ok_or_else(|| {
+                    WorkloadError::usage(format!("{} does not name a file", path.display()))
+                })?;
             let mut ms = files.manifests.lock().unwrap_or_else(|p| p.into_inner());
             let idx = match ms.iter().position(|m| m_dir(m) == d) {
                 Some(i) => i,
@@ -586,7 +587,7 @@ impl Iozone {
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                     if !m.owns(&name) {
-                        return Err(WorkloadError(format!(
+                        return Err(WorkloadError::environment(format!(
                             "{} already exists and hostbench did not create it; hostbench \
                              iozone does not overwrite other files: remove it or name \
                              another file with -f/-F",
@@ -594,7 +595,7 @@ impl Iozone {
                         )));
                     }
                 }
-                Err(e) => return Err(io_err(path, "could not create", e)),
+                Err(e) => return Err(io_err(ErrorKind::Environment, path, "could not create", e)),
             }
             drop(ms);
             files.paths.push(path.clone());
@@ -983,7 +984,7 @@ mod tests {
             })
             .err()
             .unwrap();
-        assert!(e.0.contains("did not create"), "{e}");
+        assert!(e.message.contains("did not create"), "{e}");
         assert_eq!(std::fs::read(&f).unwrap(), b"not yours");
         let _ = std::fs::remove_dir_all(&d);
     }

@@ -221,7 +221,7 @@ pub fn matrix(p: &Params) -> Result<Vec<(u64, u64)>, WorkloadError> {
         p.int("max_record_size").max(0) as u64,
     );
     if fmin == 0 || rmin == 0 || fmin > fmax || rmin > rmax {
-        return Err(WorkloadError(format!(
+        return Err(WorkloadError::usage(format!(
             "auto mode needs 0 < min file size ({fmin} B) <= max file size ({fmax} B) and \
              0 < min record size ({rmin} B) <= max record size ({rmax} B)"
         )));

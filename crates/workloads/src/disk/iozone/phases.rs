@@ -297,7 +297,7 @@ pub fn parse_tests(text: &str) -> Result<Vec<u32>, WorkloadError> {
                 }
             }
             _ => {
-                return Err(WorkloadError(format!(
+                return Err(WorkloadError::usage(format!(
                     "test '{t}' is not an IOzone test number (0 to 12: 0 write, 1 read, 2 random, \
                      3 backwards, 4 record rewrite, 5 stride, 6 fwrite, 7 fread, 8 mix, \
                      9 pwrite, 10 pread, 11 pwritev, 12 preadv)"
@@ -306,13 +306,12 @@ pub fn parse_tests(text: &str) -> Result<Vec<u32>, WorkloadError> {
         }
     }
     if out.is_empty() {
-        return Err(WorkloadError("no IOzone test selected".into()));
+        return Err(WorkloadError::usage("no IOzone test selected"));
     }
     if !out.contains(&0) {
-        return Err(WorkloadError(
+        return Err(WorkloadError::usage(
             "test 0 (write/rewrite) must be selected: the other tests use the file it writes \
-             (IOzone: -i 0 -i <n>)"
-                .into(),
+             (IOzone: -i 0 -i <n>)",
         ));
     }
     out.sort_unstable();
@@ -416,8 +415,8 @@ mod tests {
     #[test]
     fn tests_parse_and_order() {
         assert_eq!(parse_tests("0,1,2").unwrap(), vec![0, 1, 2]);
-        assert!(parse_tests("1").unwrap_err().0.contains("test 0"));
-        assert!(parse_tests("0,13").unwrap_err().0.contains("'13'"));
+        assert!(parse_tests("1").unwrap_err().message.contains("test 0"));
+        assert!(parse_tests("0,13").unwrap_err().message.contains("'13'"));
         let single = plan_phases(&[0, 1, 8], false, false);
         assert_eq!(
             single,

@@ -245,7 +245,8 @@ impl LoopWorker for HttpWorker {
         if conns == 0 && self.cfg.model == Model::Requests {
             return Ok(());
         }
-        let ep = Epoll::new().map_err(|e| WorkloadError(format!("epoll_create1: {e}")))?;
+        let ep =
+            Epoll::new().map_err(|e| WorkloadError::environment(format!("epoll_create1: {e}")))?;
         // Each thread's connections share one session cache (resumption on), or none.
         let tls = self.cfg.tls.as_ref().map(|t| {
             let mut c = (*t.config).clone();
@@ -407,7 +408,7 @@ impl Engine<'_> {
             }
         }
         match self.fatal.take() {
-            Some(m) => Err(WorkloadError(m)),
+            Some(m) => Err(WorkloadError::failed(m)),
             None => Ok(()),
         }
     }

@@ -4,7 +4,7 @@
 use super::ladder::{Config, sattolo, size_label};
 use super::{
     CHUNK_CLOCK_READS, CHUNK_MAX_NS, CHUNKS_PER_MIN_TIME, Cut, HUGE_PAGE, Measured, State, UNROLL,
-    WARM_SLICE, err,
+    WARM_SLICE,
 };
 use hostbench_core::clock::measure_read_cost;
 use hostbench_core::rand::Rng;
@@ -50,14 +50,14 @@ impl Buffer {
             .ok()
             .and_then(|l| Layout::from_size_align(l, HUGE_PAGE as usize).ok())
             .ok_or_else(|| {
-                err(format!(
+                WorkloadError::usage(format!(
                     "a buffer of {} cannot be laid out",
                     size_label(len)
                 ))
             })?;
         // SAFETY: the layout has a non-zero size.
         let ptr = NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or_else(|| {
-            err(format!(
+            WorkloadError::environment(format!(
                 "could not allocate {} for the chain; use a smaller max size",
                 size_label(len)
             ))
@@ -190,7 +190,7 @@ impl LoopWorker for MemlatWorker {
         let (mut buf, madvise_error) = Buffer::new(max, cfg.huge_pages)?;
         let mut next: Vec<u32> = Vec::new();
         next.try_reserve_exact(max_lines).map_err(|_| {
-            err(format!(
+            WorkloadError::environment(format!(
                 "could not allocate the {} chain index; use a smaller max size",
                 size_label(max_lines as u64 * 4)
             ))

@@ -2,9 +2,7 @@
 //! other and the host ([`Config`]), the automatic largest size from the last-level cache and
 //! MemAvailable, the sizes themselves, and Sattolo's single random cycle the chain follows.
 
-use super::{
-    AUTO_LLC_FACTOR, AUTO_MEMORY_SHARE, FALLBACK_MAX_SIZE, HUGE_PAGE, LLC_PER_CPU_CAP, err,
-};
+use super::{AUTO_LLC_FACTOR, AUTO_MEMORY_SHARE, FALLBACK_MAX_SIZE, HUGE_PAGE, LLC_PER_CPU_CAP};
 use hostbench_core::host::HostInfo;
 use hostbench_core::params::Params;
 use hostbench_core::rand::Rng;
@@ -175,14 +173,14 @@ impl Config {
     pub fn from_params(p: &Params, host: Option<&HostInfo>) -> Result<Config, WorkloadError> {
         let line = p.int("line_size") as u64;
         if !line.is_power_of_two() || !(8..=4096).contains(&line) {
-            return Err(err(format!(
+            return Err(WorkloadError::usage(format!(
                 "line size {line} B is not a power of two from 8 B to 4 KiB (each line holds \
                  one 8-byte pointer); use 64, or 128 on Apple M-series and POWER"
             )));
         }
         let min = p.int("min_size") as u64;
         if min < line {
-            return Err(err(format!(
+            return Err(WorkloadError::usage(format!(
                 "min size {} is below one cache line ({line} B); use a min size of at least {line} B",
                 size_label(min)
             )));
@@ -192,7 +190,7 @@ impl Config {
             auto_max(host, min)
         } else {
             if given < min {
-                return Err(err(format!(
+                return Err(WorkloadError::usage(format!(
                     "max size {} is below min size {}; raise the max size or lower the min size",
                     size_label(given),
                     size_label(min)
@@ -208,7 +206,7 @@ impl Config {
         };
         let lines = max.bytes / line;
         if lines > u64::from(u32::MAX) {
-            return Err(err(format!(
+            return Err(WorkloadError::usage(format!(
                 "max size {} is more than 2^32 lines of {line} B; use a max size up to {}",
                 size_label(max.bytes),
                 size_label(u64::from(u32::MAX) * line)
@@ -217,7 +215,7 @@ impl Config {
         let need = memory_needed(max.bytes, line);
         let avail = host.map_or(0, |h| h.memory.available_bytes);
         if avail > 0 && need > avail {
-            return Err(err(format!(
+            return Err(WorkloadError::environment(format!(
                 "max size {} needs {} (buffer and chain index) but only {} of memory is \
                  available; use a max size below {}",
                 size_label(max.bytes),

@@ -192,10 +192,6 @@ pub const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-fn err(msg: String) -> WorkloadError {
-    WorkloadError(msg)
-}
-
 /// One measured size.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Measured {

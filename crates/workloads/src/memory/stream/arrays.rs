@@ -30,17 +30,17 @@ impl Arrays {
     pub(super) fn new(n: usize, offset: usize, huge_pages: bool) -> Result<Arrays, WorkloadError> {
         let stride = n
             .checked_add(offset)
-            .ok_or_else(|| WorkloadError("array size overflows".into()))?;
+            .ok_or_else(|| WorkloadError::usage("array size overflows"))?;
         let bytes = stride
             .checked_mul(3 * BYTES_PER_ELEMENT as usize)
-            .ok_or_else(|| WorkloadError("array size overflows".into()))?;
+            .ok_or_else(|| WorkloadError::usage("array size overflows"))?;
         let layout = Layout::from_size_align(bytes.max(1), HUGE_PAGE)
-            .map_err(|e| WorkloadError(format!("cannot lay out {bytes} bytes: {e}")))?;
+            .map_err(|e| WorkloadError::usage(format!("cannot lay out {bytes} bytes: {e}")))?;
         // SAFETY: the layout has a non-zero size. `alloc` (not `alloc_zeroed`) leaves the
         // pages untouched, so the threads that use them fault them in.
         let base = unsafe { std::alloc::alloc(layout) } as *mut f64;
         if base.is_null() {
-            return Err(WorkloadError(format!(
+            return Err(WorkloadError::environment(format!(
                 "could not allocate {} for the three arrays; lower --array-size",
                 mib(bytes as u64)
             )));

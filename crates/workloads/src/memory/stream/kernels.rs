@@ -103,7 +103,7 @@ impl Isa {
                 "avx" if avx => Ok(Isa::Avx),
                 "avx512" if avx512 => Ok(Isa::Avx512),
                 "portable" => Ok(Isa::Portable),
-                other => Err(WorkloadError(format!(
+                other => Err(WorkloadError::environment(format!(
                     "--simd={other}: this CPU does not support {other}; use auto, sse2{}{} or \
                      portable",
                     if avx { ", avx" } else { "" },
@@ -114,7 +114,7 @@ impl Isa {
         #[cfg(not(target_arch = "x86_64"))]
         match choice {
             "auto" | "portable" => Ok(Isa::Portable),
-            other => Err(WorkloadError(format!(
+            other => Err(WorkloadError::environment(format!(
                 "--simd={other} is for x86_64; this build has portable kernels only (use auto)"
             ))),
         }

@@ -448,8 +448,8 @@ impl Stream {
         let offset = p.int("offset").max(0) as u64;
         let threads = ctx.threads.max(1);
         if ntimes == 1 {
-            return Err(WorkloadError(
-                "--ntimes=1: STREAM discards the first iteration, so at least 2 are needed".into(),
+            return Err(WorkloadError::usage(
+                "--ntimes=1: STREAM discards the first iteration, so at least 2 are needed",
             ));
         }
         let isa = Isa::select(p.text("simd"))?;
@@ -459,14 +459,14 @@ impl Stream {
             choose_size(ctx.host, offset)
         };
         if size.elements < threads as u64 {
-            return Err(WorkloadError(format!(
+            return Err(WorkloadError::usage(format!(
                 "--array-size={} is smaller than --threads={threads}: every thread needs at \
                  least one element",
                 size.elements
             )));
         }
         let n = usize::try_from(size.elements).map_err(|_| {
-            WorkloadError("--array-size does not fit this machine's addresses".into())
+            WorkloadError::usage("--array-size does not fit this machine's addresses")
         })?;
         let nt_requested = p.bool("nt_stores");
         let mut order: Vec<(Kernel, bool)> = Kernel::ALL.iter().map(|&k| (k, false)).collect();
@@ -675,7 +675,7 @@ mod tests {
                     host: None,
                 })
                 .err()
-                .map(|e| e.0)
+                .map(|e| e.message)
         };
         let e = try_build(&params(&[("ntimes", "1")]), 1).unwrap();
         assert!(e.contains("--ntimes=1"), "{e}");

@@ -181,7 +181,7 @@ pub fn check_given_size(
     host: Option<&HostInfo>,
 ) -> Result<SizeChoice, WorkloadError> {
     let need = array_bytes(elements, offset).ok_or_else(|| {
-        WorkloadError(format!(
+        WorkloadError::usage(format!(
             "--array-size={elements} with --offset={offset} does not fit in memory addresses"
         ))
     })?;
@@ -190,7 +190,7 @@ pub fn check_given_size(
         let limit = (avail as f64 * USER_MEMORY_FRACTION) as u64;
         if need > limit {
             let max = (limit / (3 * BYTES_PER_ELEMENT)).saturating_sub(offset);
-            return Err(WorkloadError(format!(
+            return Err(WorkloadError::environment(format!(
                 "--array-size={elements} needs 3 arrays x {} = {} but only {} is available \
                  (MemAvailable); use --array-size={max} or less, or leave it out for an \
                  automatic size",
@@ -286,7 +286,7 @@ mod tests {
     fn a_given_size_beyond_memory_is_refused() {
         let h = host(32 << 20, 2, 2, 1 << 30, false);
         let e = check_given_size(100_000_000, 0, Some(&h)).unwrap_err();
-        assert!(e.0.contains("--array-size="), "{e}");
+        assert!(e.message.contains("--array-size="), "{e}");
         assert!(check_given_size(10_000_000, 0, Some(&h)).is_ok());
         assert!(check_given_size(u64::MAX / 4, 0, None).is_err());
     }

@@ -101,23 +101,53 @@ impl SpinBarrier {
     }
 }
 
+/// Why a thread could not be pinned to a CPU (a warning in the result, never a failed run).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AffinityError {
+    /// `sched_getaffinity` failed (with this errno).
+    #[error("sched_getaffinity: {}", std::io::Error::from_raw_os_error(*.0))]
+    Get(i32),
+    /// A CPU number beyond what a `cpu_set_t` holds.
+    #[error("CPU {cpu} is beyond the {max} hostbench can address")]
+    Beyond {
+        /// The CPU.
+        cpu: usize,
+        /// CPUs a `cpu_set_t` can name.
+        max: usize,
+    },
+    /// `sched_setaffinity` failed (with this errno).
+    #[error("sched_setaffinity(CPU {cpu}): {}", std::io::Error::from_raw_os_error(*errno))]
+    Set {
+        /// The CPU.
+        cpu: usize,
+        /// The OS error.
+        errno: i32,
+    },
+    /// The process's CPU set is empty.
+    #[error("the process may run on no CPU?")]
+    NoCpu,
+    /// Not Linux.
+    #[cfg(not(target_os = "linux"))]
+    #[error("thread pinning is implemented for Linux only")]
+    Unsupported,
+}
+
 #[cfg(target_os = "linux")]
 pub(super) mod affinity {
+    use super::AffinityError;
+
     /// CPUs a `cpu_set_t` can name (1024 with glibc and musl).
     const MAX: usize = 8 * std::mem::size_of::<libc::cpu_set_t>();
 
     /// The CPUs this process may run on, in order.
-    pub fn allowed() -> Result<Vec<usize>, String> {
+    pub fn allowed() -> Result<Vec<usize>, AffinityError> {
         // SAFETY: cpu_set_t is plain bits; all-zero is the empty set.
         let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
         // SAFETY: `set` is a valid cpu_set_t of the size passed.
         let rc =
             unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
         if rc != 0 {
-            return Err(format!(
-                "sched_getaffinity: {}",
-                std::io::Error::last_os_error()
-            ));
+            return Err(AffinityError::Get(errno()));
         }
         // SAFETY: CPU_ISSET reads within the set for c < MAX.
         Ok((0..MAX)
@@ -126,11 +156,9 @@ pub(super) mod affinity {
     }
 
     /// Binds the calling thread to `cpu`.
-    pub fn pin(cpu: usize) -> Result<(), String> {
+    pub fn pin(cpu: usize) -> Result<(), AffinityError> {
         if cpu >= MAX {
-            return Err(format!(
-                "CPU {cpu} is beyond the {MAX} hostbench can address"
-            ));
+            return Err(AffinityError::Beyond { cpu, max: MAX });
         }
         // SAFETY: as above; CPU_SET writes within the set for cpu < MAX; pid 0 is the
         // calling thread.
@@ -140,21 +168,58 @@ pub(super) mod affinity {
             libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
         };
         if rc != 0 {
-            return Err(format!(
-                "sched_setaffinity(CPU {cpu}): {}",
-                std::io::Error::last_os_error()
-            ));
+            return Err(AffinityError::Set {
+                cpu,
+                errno: errno(),
+            });
         }
         Ok(())
+    }
+
+    /// The calling thread's `errno`.
+    fn errno() -> i32 {
+        std::io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO)
     }
 }
 
 #[cfg(not(target_os = "linux"))]
 pub(super) mod affinity {
-    pub fn allowed() -> Result<Vec<usize>, String> {
-        Err("thread pinning is implemented for Linux only".into())
+    use super::AffinityError;
+    pub fn allowed() -> Result<Vec<usize>, AffinityError> {
+        Err(AffinityError::Unsupported)
     }
-    pub fn pin(_cpu: usize) -> Result<(), String> {
-        Err("thread pinning is implemented for Linux only".into())
+    pub fn pin(_cpu: usize) -> Result<(), AffinityError> {
+        Err(AffinityError::Unsupported)
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cpu_beyond_the_set_is_refused_by_name() {
+        let e = affinity::pin(1 << 20).unwrap_err();
+        assert!(
+            matches!(e, AffinityError::Beyond { cpu: 1_048_576, .. }),
+            "{e}"
+        );
+        assert!(
+            e.to_string().starts_with("CPU 1048576 is beyond the "),
+            "{e}"
+        );
+        let e = AffinityError::Set {
+            cpu: 3,
+            errno: libc::EINVAL,
+        };
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "sched_setaffinity(CPU 3): {}",
+                std::io::Error::from_raw_os_error(libc::EINVAL)
+            )
+        );
     }
 }

@@ -4,7 +4,7 @@
 use super::arrays::{Arrays, partition};
 use super::kernels::{Isa, Kernel};
 use super::size::SizeChoice;
-use super::sys::{Padded, SpinBarrier, affinity};
+use super::sys::{AffinityError, Padded, SpinBarrier, affinity};
 use super::validation::{ErrorSums, RESTART_ITERATIONS, Validation, expected};
 use hostbench_core::runner::RunControl;
 use hostbench_core::workload::*;
@@ -35,12 +35,12 @@ pub(super) struct Shared {
     pub(super) nt_requested: bool,
     pub(super) size: SizeChoice,
     pub(super) offset: u64,
-    pub(super) cpus: Result<Vec<usize>, String>,
+    pub(super) cpus: Result<Vec<usize>, AffinityError>,
     pub(super) barrier: SpinBarrier,
     /// Passes every thread may run; only ever grows, written by thread 0 before a barrier.
     pub(super) allowed: Padded<AtomicU64>,
     pub(super) counted: AtomicUsize,
-    pub(super) pinned: Mutex<Vec<Option<Result<usize, String>>>>,
+    pub(super) pinned: Mutex<Vec<Option<Result<usize, AffinityError>>>>,
     pub(super) sums: Mutex<Vec<ErrorSums>>,
     pub(super) outcome: Mutex<Outcome>,
     #[cfg(test)]
@@ -173,7 +173,7 @@ impl LoopWorker for StreamWorker {
                 let cpu = cpus[tid % cpus.len()];
                 affinity::pin(cpu).map(|()| cpu)
             }
-            Ok(_) => Err("the process may run on no CPU?".to_string()),
+            Ok(_) => Err(AffinityError::NoCpu),
             Err(e) => Err(e.clone()),
         };
         if let Ok(mut p) = s.pinned.lock() {
@@ -253,7 +253,7 @@ impl LoopWorker for StreamWorker {
         o.times_ns = times;
         o.validation = Some(v);
         match failure {
-            Some(msg) => Err(WorkloadError(msg)),
+            Some(msg) => Err(WorkloadError::failed(msg)),
             None => Ok(()),
         }
     }
