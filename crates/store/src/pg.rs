@@ -123,7 +123,9 @@ impl Pg {
             None
         } else {
             cfg.ssl_mode(hostbench_tls::pg::crate_mode(tls.mode));
-            let c = tls.client_config().map_err(StoreError::BadLocation)?;
+            let c = tls
+                .client_config()
+                .map_err(|e| StoreError::BadLocation(e.to_string()))?;
             Some(hostbench_tls::pg::MakeRustls::new(
                 c,
                 "give the CA certificate that signed it with sslrootcert=PATH in the results \

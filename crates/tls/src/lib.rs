@@ -236,18 +236,14 @@ impl Opts {
     /// The rustls client config for these options (TLS 1.2 and 1.3, no client certificate).
     /// Errors name the CA file and what is wrong with it; `verify-ca` without a CA file is
     /// refused (see [`Opts::check`]).
-    pub fn client_config(&self) -> Result<Arc<ClientConfig>, String> {
+    pub fn client_config(&self) -> Result<Arc<ClientConfig>, TlsError> {
         if self.mode == Mode::VerifyCa && self.ca.is_empty() {
-            return Err(
-                "verify-ca without a CA file is refused: give the CA certificate that signed \
-                 the server's"
-                    .into(),
-            );
+            return Err(TlsError::VerifyCaWithoutCa);
         }
         let p = Arc::new(provider::default_provider());
         let builder = ClientConfig::builder_with_provider(p.clone())
             .with_protocol_versions(rustls::ALL_VERSIONS)
-            .map_err(|e| format!("TLS setup: {e}"))?;
+            .map_err(|e| TlsError::Setup(e.to_string()))?;
         let verify = self.verify();
         let mut cfg = if verify == Verify::Nothing {
             builder
@@ -258,7 +254,7 @@ impl Opts {
             let roots = Arc::new(self.roots()?);
             let full = WebPkiServerVerifier::builder_with_provider(roots, p)
                 .build()
-                .map_err(|e| format!("TLS setup: {e}"))?;
+                .map_err(|e| TlsError::Setup(e.to_string()))?;
             if verify == Verify::Full {
                 builder.with_webpki_verifier(full).with_no_client_auth()
             } else {
@@ -276,36 +272,72 @@ impl Opts {
 
     /// The CA file's certificates, or the public roots when there is no CA file (only
     /// `verify-full` gets there: [`Opts::client_config`] refuses `verify-ca` without one).
-    fn roots(&self) -> Result<rustls::RootCertStore, String> {
+    fn roots(&self) -> Result<rustls::RootCertStore, TlsError> {
         if self.ca.is_empty() {
             return Ok(rustls::RootCertStore {
                 roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
             });
         }
+        let ca_file = |what: String| TlsError::CaFile {
+            path: self.ca.clone(),
+            what,
+        };
         let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&self.ca)
-            .map_err(|e| format!("CA file {}: {e}", self.ca))?
+            .map_err(|e| ca_file(e.to_string()))?
             .collect::<Result<_, _>>()
-            .map_err(|e| format!("CA file {}: {e}", self.ca))?;
+            .map_err(|e| ca_file(e.to_string()))?;
         if certs.is_empty() {
-            return Err(format!(
-                "CA file {}: no CERTIFICATE block found (expected PEM)",
-                self.ca
-            ));
+            return Err(ca_file("no CERTIFICATE block found (expected PEM)".into()));
         }
         let mut roots = rustls::RootCertStore::empty();
         for c in certs {
-            roots
-                .add(c)
-                .map_err(|e| format!("CA file {}: {e}", self.ca))?;
+            roots.add(c).map_err(|e| ca_file(e.to_string()))?;
         }
         Ok(roots)
     }
 }
 
+/// What went wrong setting up TLS to a database or shaking hands with it, in words for the
+/// user ([`std::fmt::Display`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TlsError {
+    /// `verify-ca` without a CA file.
+    VerifyCaWithoutCa,
+    /// rustls refused the configuration (its message).
+    Setup(String),
+    /// The CA file could not be read, holds no certificate or a bad one.
+    CaFile {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        what: String,
+    },
+    /// Not a DNS name or an IP address.
+    ServerName(String),
+    /// The handshake failed ([`handshake_error`]'s words).
+    Handshake(String),
+}
+
+impl std::fmt::Display for TlsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TlsError::VerifyCaWithoutCa => f.write_str(
+                "verify-ca without a CA file is refused: give the CA certificate that signed \
+                 the server's",
+            ),
+            TlsError::Setup(e) => write!(f, "TLS setup: {e}"),
+            TlsError::CaFile { path, what } => write!(f, "CA file {path}: {what}"),
+            TlsError::ServerName(host) => write!(f, "'{host}' is not a valid TLS server name"),
+            TlsError::Handshake(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for TlsError {}
+
 /// The server name for SNI and verification: a DNS name or an IP address.
-pub fn server_name(host: &str) -> Result<ServerName<'static>, String> {
-    ServerName::try_from(host.to_string())
-        .map_err(|_| format!("'{host}' is not a valid TLS server name"))
+pub fn server_name(host: &str) -> Result<ServerName<'static>, TlsError> {
+    ServerName::try_from(host.to_string()).map_err(|_| TlsError::ServerName(host.to_string()))
 }
 
 /// `TLSv1.3 TLS_AES_256_GCM_SHA384`: the negotiated version and suite of a connection, the
@@ -376,12 +408,13 @@ pub fn handshake<S: Read + Write>(
     host: &str,
     mut sock: S,
     fix: &str,
-) -> Result<Stream<S>, String> {
+) -> Result<Stream<S>, TlsError> {
     let name = server_name(host)?;
-    let mut c = rustls::ClientConnection::new(cfg, name).map_err(|e| format!("TLS setup: {e}"))?;
+    let mut c =
+        rustls::ClientConnection::new(cfg, name).map_err(|e| TlsError::Setup(e.to_string()))?;
     while c.is_handshaking() {
         if let Err(e) = c.complete_io(&mut sock) {
-            return Err(handshake_error(&e, fix));
+            return Err(TlsError::Handshake(handshake_error(&e, fix)));
         }
     }
     Ok(rustls::StreamOwned::new(c, sock))
@@ -618,8 +651,10 @@ mod tests {
             },
         };
         let sock = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-        let r = handshake(opts.client_config()?, "127.0.0.1", sock, "THE FIX")
-            .map(|s| describe(&s.conn));
+        let cfg = opts.client_config().map_err(|e| e.to_string())?;
+        let r = handshake(cfg, "127.0.0.1", sock, "THE FIX")
+            .map(|s| describe(&s.conn))
+            .map_err(|e| e.to_string());
         t.join().unwrap();
         r
     }
@@ -729,11 +764,29 @@ mod tests {
             mode: Mode::VerifyCa,
             ca: "/nonexistent/ca.pem".into(),
         };
+        let e = o.client_config().unwrap_err();
         assert!(
-            o.client_config()
-                .unwrap_err()
-                .contains("/nonexistent/ca.pem")
+            matches!(&e, TlsError::CaFile { path, .. } if path == "/nonexistent/ca.pem"),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string().starts_with("CA file /nonexistent/ca.pem: "),
+            "{e}"
         );
         assert!(Opts::disabled().client_config().is_ok());
+        // verify-ca without a CA file, and a name that is no name: typed, in words.
+        let e = Opts {
+            mode: Mode::VerifyCa,
+            ca: String::new(),
+        }
+        .client_config()
+        .unwrap_err();
+        assert_eq!(e, TlsError::VerifyCaWithoutCa);
+        assert!(
+            e.to_string()
+                .starts_with("verify-ca without a CA file is refused")
+        );
+        let e = server_name("bad name").unwrap_err();
+        assert_eq!(e.to_string(), "'bad name' is not a valid TLS server name");
     }
 }

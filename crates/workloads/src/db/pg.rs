@@ -97,7 +97,7 @@ impl PgConn {
         let maker = if use_tls {
             let cfg = tls
                 .client_config()
-                .map_err(|e| DbError::new(ErrClass::Other, e))?;
+                .map_err(|e| DbError::new(ErrClass::Other, e.to_string()))?;
             Some(MakeRustls::new(cfg, super::pg_lean::PG_TLS_FIX))
         } else {
             None

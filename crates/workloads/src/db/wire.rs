@@ -132,10 +132,10 @@ impl Stream {
         let Stream::Tcp(tcp) = self else {
             return Err(setup("TLS is only used over TCP".into()));
         };
-        let cfg = opts.client_config().map_err(setup)?;
+        let cfg = opts.client_config().map_err(|e| setup(e.to_string()))?;
         hostbench_tls::handshake(cfg, host, tcp, fix)
             .map(|s| Stream::Tls(Box::new(s)))
-            .map_err(setup)
+            .map_err(|e| setup(e.to_string()))
     }
 }
 

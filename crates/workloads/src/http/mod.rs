@@ -587,8 +587,7 @@ fn setup(
             .then_some(concat!("hostbench/", env!("CARGO_PKG_VERSION"))),
         accept: p.text("default_headers") == "ab",
         via_proxy: proxy.is_some(),
-    })
-    .map_err(WorkloadError::usage)?;
+    })?;
     if let Some(t) = &trace {
         t.request(&request);
     }

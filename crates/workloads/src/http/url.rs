@@ -259,18 +259,19 @@ pub fn check_header_line(h: &str) -> Result<(), WorkloadError> {
     Ok(())
 }
 
-/// The request bytes, built once.
-pub fn build_request(s: &RequestSpec<'_>) -> Result<Vec<u8>, String> {
+/// The request bytes, built once. A method that is not a token or a bad header line is a
+/// usage error.
+pub fn build_request(s: &RequestSpec<'_>) -> Result<Vec<u8>, WorkloadError> {
     let method = s.method.trim();
     if method.is_empty()
         || !method
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-')
     {
-        return Err(format!(
+        return Err(WorkloadError::usage(format!(
             "method '{}' is not a token (e.g. GET, POST, HEAD)",
             s.method
-        ));
+        )));
     }
     let has = |name: &str| {
         s.headers.iter().any(|h| {
@@ -279,7 +280,9 @@ pub fn build_request(s: &RequestSpec<'_>) -> Result<Vec<u8>, String> {
         })
     };
     for (i, h) in s.headers.iter().enumerate() {
-        check_header_line(h).map_err(|e| format!("the headers parameter's line {} {e}", i + 1))?;
+        check_header_line(h).map_err(|e| {
+            e.map_message(|m| format!("the headers parameter's line {} {m}", i + 1))
+        })?;
     }
     let mut r = if s.via_proxy {
         format!("{method} {} {}\r\n", s.url.absolute(), s.version)
@@ -481,6 +484,8 @@ mod tests {
         }
         let u = Url::parse("http://h/").unwrap();
         let e = build_request(&spec(&u, &["X: 1".into(), "Y : TOKEN123".into()])).unwrap_err();
+        assert_eq!(e.kind, hostbench_core::error::ErrorKind::Usage);
+        let e = e.to_string();
         assert!(e.contains("line 2") && !e.contains("TOKEN123"), "{e}");
     }
 }
