@@ -918,6 +918,12 @@ mod tests {
         assert!(parse(&s(&["-P", "nocolon", "h/"])).is_err());
         assert!(parse(&s(&["-f", "SSL3", "https://h/"])).is_err());
         assert!(parse(&s(&["-E", "c.pem", "https://h/"])).is_err());
+        // A lone `--` is an unknown long option, as before the getopt toolkit (not "-- -").
+        let e = parse(&s(&["-n", "1", "--", "h/"]))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.starts_with("ab: unknown option -- ("), "{e}");
         let a = p(&[
             "-f",
             "tls1.3",

@@ -332,12 +332,14 @@ pub fn run(a: HttpArgs, argv: &[String]) -> Result<ExitCode> {
         HttpFormat::Httperf => Text::Layout(hostbench_report::httperf::render),
     };
     let mut output = Plain {
-        // -q silences warnings, never the report.
+        // -q silences the warnings, never the report: a layout keeps the verbosity it is
+        // printed at (3); JSON and CSV print at any.
         verbosity: if a.quiet && !matches!(text, Text::Layout(_)) {
             1
         } else {
             3
         },
+        quiet: a.quiet,
         ..Plain::new(text)
     };
     let saving = a.save.options()?;

@@ -329,8 +329,9 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
     plan.validate_as(&hostbench_core::plan::OptionNames::NATIVE)
         .map_err(anyhow::Error::msg)?;
     let saving = a.save.options()?;
-    // -q silences warnings, never hostbench's own text report.
-    let verbosity = if a.quiet && a.format != OutFormat::Text {
+    // -q silences the warnings, never the report: a text report keeps the verbosity it is
+    // printed at (3); JSON and CSV print at any.
+    let verbosity = if a.quiet && matches!(a.format, OutFormat::Json | OutFormat::Csv) {
         1
     } else {
         3
@@ -342,12 +343,14 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
         OutFormat::Sysbench => {
             let mut output = SysbenchOut::default();
             output.verbosity = verbosity;
+            output.quiet = a.quiet;
             output.seed_given = a.seed != 0;
             return exec::execute(&plan, w, &output, &saving, "native", argv).map(|(code, _)| code);
         }
     };
     let output = Plain {
         verbosity,
+        quiet: a.quiet,
         ..Plain::new(text)
     };
     exec::execute(&plan, w, &output, &saving, "native", argv).map(|(code, _)| code)

@@ -160,7 +160,14 @@ impl<'f, 'a> Getopt<'f, 'a> {
             self.i = self.args.len();
             return;
         }
-        if let Some(long) = arg.strip_prefix("--").filter(|l| !l.is_empty()) {
+        if arg == "--" {
+            // Not an end marker in this grammar: a long option without a name, not a short
+            // flag '-'.
+            self.pending
+                .push_back(Err(GetoptError::UnknownLong(String::new())));
+            return;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
             let item = self.long(long);
             self.pending.push_back(item);
             return;
@@ -414,6 +421,12 @@ mod tests {
         assert_eq!(
             getopt(FLAGS, &args("--num-con=3"), st),
             Err(GetoptError::UnknownLong("num-con".into()))
+        );
+        // A lone `--` where it does not end the options: a long option with no name (the
+        // grammars say "unknown option --"), not an unknown short flag '-'.
+        assert_eq!(
+            getopt(FLAGS, &args("-k -- url"), st),
+            Err(GetoptError::UnknownLong(String::new()))
         );
     }
 

@@ -212,6 +212,9 @@ pub struct Plain {
     /// The grammar's event count is the user's request (httperf's `--num-conns`): a run
     /// that did it is not told it did "only" that many.
     pub count_is_the_request: bool,
+    /// `-q`: no warnings on stderr, whatever the verbosity (a text report keeps verbosity 3
+    /// to be printed; the warnings stay in the result).
+    pub quiet: bool,
 }
 
 impl Plain {
@@ -223,6 +226,7 @@ impl Plain {
             started: None,
             progress: None,
             count_is_the_request: false,
+            quiet: false,
         }
     }
 }
@@ -251,6 +255,12 @@ impl Presenter for Plain {
 
     fn count_is_the_request(&self) -> bool {
         self.count_is_the_request
+    }
+
+    fn warnings(&self, r: &RunResult) {
+        if self.verbosity >= 2 && !self.quiet {
+            print_warnings(r, self.count_is_the_request);
+        }
     }
 
     fn report(&self, _run: &RunInfo, r: &RunResult) -> Result<()> {

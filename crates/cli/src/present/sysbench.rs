@@ -38,6 +38,8 @@ pub struct SysbenchOut {
     pub debug: bool,
     /// `--validate` (the header says so; hostbench's workloads always check).
     pub validate: bool,
+    /// `hostbench run -q --format sysbench`: the report without warnings on stderr.
+    pub quiet: bool,
     /// The header has been printed (once, before a stage's first line).
     header_done: AtomicBool,
 }
@@ -51,6 +53,7 @@ impl Default for SysbenchOut {
             seed_given: false,
             debug: false,
             validate: false,
+            quiet: false,
             header_done: AtomicBool::new(false),
         }
     }
@@ -128,6 +131,12 @@ impl Presenter for SysbenchOut {
                 run.workload.id(),
                 &run.plan.params,
             ));
+        }
+    }
+
+    fn warnings(&self, r: &RunResult) {
+        if self.verbosity >= 2 && !self.quiet {
+            super::print_warnings(r, false);
         }
     }
 

@@ -548,3 +548,30 @@ fn results_list_tells_http_runs_apart() {
     // Other workloads are listed as before.
     assert!(list.contains(" cpu "), "{list}");
 }
+
+/// `http -q`: the report, and no warnings on stderr, in wrk's layout as in JSON (every
+/// response a 404 is always a warning).
+#[test]
+fn quiet_keeps_the_report_and_drops_the_warnings() {
+    let s = Serve::start(&["--status", "404"]);
+    for format in ["text", "json", "ab", "httperf"] {
+        let args = [
+            "http",
+            &s.url,
+            "-n",
+            "20",
+            "-c",
+            "1",
+            "--no-save",
+            "-f",
+            format,
+        ];
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains("outside 2xx"), "{format}: {err}");
+        let (code, out, err) = run(&[&args[..], &["-q"]].concat());
+        assert_eq!(code, 0, "{err}");
+        assert!(!err.contains("WARNING"), "{format} -q: {err}");
+        assert!(!out.trim().is_empty(), "{format} -q printed no report");
+    }
+}
