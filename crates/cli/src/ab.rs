@@ -236,7 +236,12 @@ fn parse(args: &[String]) -> Result<Parsed> {
     let mut a = AbArgs::default();
     // How many -H and -C so far: an error names one by its position, never by its text.
     let (mut headers, mut cookies) = (0, 0);
-    for item in Getopt::new(FLAGS, args, Style::default()) {
+    // As ab's getopt: `--` ends the options (`ab -n 1 -- URL`).
+    let style = Style {
+        double_dash_ends: true,
+        ..Style::default()
+    };
+    for item in Getopt::new(FLAGS, args, style) {
         let item = item.map_err(|e| match e {
             GetoptError::UnknownShort(c) => {
                 anyhow!("ab: illegal option -- {c} (see `hostbench ab -h`)")
@@ -918,12 +923,13 @@ mod tests {
         assert!(parse(&s(&["-P", "nocolon", "h/"])).is_err());
         assert!(parse(&s(&["-f", "SSL3", "https://h/"])).is_err());
         assert!(parse(&s(&["-E", "c.pem", "https://h/"])).is_err());
-        // A lone `--` is an unknown long option, as before the getopt toolkit (not "-- -").
-        let e = parse(&s(&["-n", "1", "--", "h/"]))
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(e.starts_with("ab: unknown option -- ("), "{e}");
+        // `--` ends the options, as in ab's getopt: what follows is the URL, even one that
+        // starts with a dash; a second URL after it is still one too many.
+        let a = p(&["-n", "1", "--", "h/"]);
+        assert_eq!(a.url.as_deref(), Some("h/"));
+        assert_eq!(a.requests, Some(1));
+        let e = parse(&s(&["--", "h/", "-k"])).err().unwrap().to_string();
+        assert!(e.contains("more than one URL"), "{e}");
         let a = p(&[
             "-f",
             "tls1.3",

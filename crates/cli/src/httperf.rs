@@ -202,9 +202,11 @@ fn parse(args: &[String]) -> Result<Parsed> {
     };
     // How many --add-header so far (an error names one by its position).
     let mut add_headers = 0;
+    // getopt_long's: unique prefixes, and `--` ends the options (httperf takes no
+    // operands, so whatever follows is an unexpected argument).
     let style = Style {
         long_prefixes: true,
-        ..Style::default()
+        double_dash_ends: true,
     };
     for item in Getopt::new(FLAGS, args, style) {
         let item = item.map_err(|e| match e {

@@ -195,7 +195,12 @@ pub fn parse(args: &[String]) -> Result<Args> {
         a.params.retain(|(x, _)| x != k);
         a.params.push((k.to_string(), v));
     };
-    let mut g = Getopt::new(FLAGS, args, Style::default());
+    // As IOzone's getopt: `--` ends the options (it takes no operands).
+    let style = Style {
+        double_dash_ends: true,
+        ..Style::default()
+    };
+    let mut g = Getopt::new(FLAGS, args, style);
     while let Some(item) = g.next() {
         let item = item.map_err(|e| match e {
             GetoptError::UnknownShort(p) if p == "+" => {
