@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod warnings;
-pub use warnings::TIMER_COST_RATIO;
+pub use warnings::{TIMER_COST_RATIO, timer_cost_ns, timer_costs_differ};
 
 use warnings::warnings;
 

@@ -17,6 +17,23 @@ use std::collections::{BTreeMap, BTreeSet};
 /// difference between the hosts.
 pub const TIMER_COST_RATIO: f64 = 2.0;
 
+/// The median clock-read cost of `runs`, ns; None when no run measured one.
+pub fn timer_cost_ns(runs: &[RunResult]) -> Option<f64> {
+    let v: Vec<f64> = runs.iter().map(|r| r.clock.read_cost_ns).collect();
+    stats::median(&stats::finite(&v)).filter(|c| *c > 0.0)
+}
+
+/// Whether the known per-side costs (from [`timer_cost_ns`]) differ by more than
+/// [`TIMER_COST_RATIO`]: a difference between the hosts, not measurement noise.
+pub fn timer_costs_differ(costs: impl IntoIterator<Item = f64>) -> bool {
+    let (lo, hi) = costs
+        .into_iter()
+        .fold((f64::INFINITY, 0.0_f64), |(lo, hi), c| {
+            (lo.min(c), hi.max(c))
+        });
+    lo.is_finite() && hi > TIMER_COST_RATIO * lo
+}
+
 /// Run warnings that describe the host rather than the workload.
 fn is_host_noise(k: crate::result::WarningKind) -> bool {
     use crate::result::WarningKind as K;
@@ -87,19 +104,8 @@ pub(super) fn warnings(
                 ),
             );
         }
-        let cost: Vec<Option<f64>> = sides
-            .iter()
-            .map(|s| {
-                let v: Vec<f64> = s.runs.iter().map(|r| r.clock.read_cost_ns).collect();
-                stats::median(&stats::finite(&v)).filter(|c| *c > 0.0)
-            })
-            .collect();
-        let known: Vec<f64> = cost.iter().flatten().copied().collect();
-        if let (Some(lo), Some(hi)) = (
-            known.iter().copied().reduce(f64::min),
-            known.iter().copied().reduce(f64::max),
-        ) && hi > TIMER_COST_RATIO * lo
-        {
+        let cost: Vec<Option<f64>> = sides.iter().map(|s| timer_cost_ns(&s.runs)).collect();
+        if timer_costs_differ(cost.iter().flatten().copied()) {
             let list = sides
                 .iter()
                 .zip(&cost)

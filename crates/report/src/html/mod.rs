@@ -455,16 +455,12 @@ fn hosts(h: &mut String, c: &Comparison, sides: &[&[RunResult]]) {
             .iter()
             .flat_map(|runs| runs.iter().map(|r| snake(&r.clock.source)))
             .collect();
-        let costs: Vec<f64> = sides
-            .iter()
-            .filter_map(|runs| {
-                let v: Vec<f64> = runs.iter().map(|r| r.clock.read_cost_ns).collect();
-                stats::median(&stats::finite(&v)).filter(|c| *c > 0.0)
-            })
-            .collect();
-        let lo = costs.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = costs.iter().copied().fold(0.0, f64::max);
-        sources.len() > 1 || (lo.is_finite() && hi > hostbench_core::compare::TIMER_COST_RATIO * lo)
+        sources.len() > 1
+            || hostbench_core::compare::timer_costs_differ(
+                sides
+                    .iter()
+                    .filter_map(|runs| hostbench_core::compare::timer_cost_ns(runs)),
+            )
     };
     rows.push((
         "hostbench".into(),
