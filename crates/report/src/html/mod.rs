@@ -407,7 +407,9 @@ fn hosts(h: &mut String, c: &Comparison, sides: &[&[RunResult]]) {
         let _ = write!(h, "<th>{}</th>", esc(&s.name));
     }
     h.push_str("</tr></thead>\n<tbody>\n");
-    // (field, value per side, whether some side's runs disagree)
+    // A row is marked when its sides show different values, or some side's runs disagree.
+    let marked = |vals: &[String], mixed: bool| vals.windows(2).any(|w| w[0] != w[1]) || mixed;
+    // (field, value per side, whether the row is marked ≠)
     let mut rows: Vec<(String, Vec<String>, bool)> = Vec::new();
     for (name, f) in host_fields() {
         let mut mixed = false;
@@ -426,9 +428,25 @@ fn hosts(h: &mut String, c: &Comparison, sides: &[&[RunResult]]) {
         if vals.iter().all(|v| v.is_empty()) {
             continue;
         }
-        rows.push((name.into(), vals, mixed));
+        let m = marked(&vals, mixed);
+        rows.push((name.into(), vals, m));
     }
-    // From the runs rather than the host: the clock and the program.
+    // From the runs rather than the host: the clock and the program. The clock read's cost
+    // is measured, so it differs a little on every run: the row is marked only when the
+    // clock sources differ or one side's cost is more than TIMER_COST_RATIO times the
+    // other's (what the comparison warns about).
+    let timer_differs = sides.len() > 1 && {
+        let sources: BTreeSet<String> = sides
+            .iter()
+            .flat_map(|runs| runs.iter().map(|r| snake(&r.clock.source)))
+            .collect();
+        sources.len() > 1
+            || hostbench_core::compare::timer_costs_differ(
+                sides
+                    .iter()
+                    .filter_map(|runs| hostbench_core::compare::timer_cost_ns(runs)),
+            )
+    };
     rows.push((
         "timer (clock, ns per read)".into(),
         sides
@@ -445,45 +463,20 @@ fn hosts(h: &mut String, c: &Comparison, sides: &[&[RunResult]]) {
                 }
             })
             .collect(),
-        false,
+        timer_differs,
     ));
-    // The clock read's cost is measured, so it differs a little on every run: the row is
-    // marked only when the clock sources differ or one side's cost is more than
-    // TIMER_COST_RATIO times the other's (what the comparison warns about).
-    let timer_differs = {
-        let sources: BTreeSet<String> = sides
-            .iter()
-            .flat_map(|runs| runs.iter().map(|r| snake(&r.clock.source)))
-            .collect();
-        sources.len() > 1
-            || hostbench_core::compare::timer_costs_differ(
-                sides
-                    .iter()
-                    .filter_map(|runs| hostbench_core::compare::timer_cost_ns(runs)),
-            )
-    };
-    rows.push((
-        "hostbench".into(),
-        c.sides
-            .iter()
-            .map(|s| s.tool_versions.join(" | "))
-            .collect(),
-        c.sides.iter().any(|s| s.tool_versions.len() > 1),
-    ));
-    for (name, vals, mixed) in rows {
-        let differ = if name.starts_with("timer (") {
-            timer_differs
-        } else {
-            vals.windows(2).any(|w| w[0] != w[1]) || mixed
-        };
+    let versions: Vec<String> = c
+        .sides
+        .iter()
+        .map(|s| s.tool_versions.join(" | "))
+        .collect();
+    let m = marked(&versions, c.sides.iter().any(|s| s.tool_versions.len() > 1));
+    rows.push(("hostbench".into(), versions, m));
+    for (name, vals, differ) in rows {
         let _ = write!(
             h,
             "<tr{}><th>{}</th>",
-            if differ && (vals.len() > 1 || mixed) {
-                " class=\"diff\""
-            } else {
-                ""
-            },
+            if differ { " class=\"diff\"" } else { "" },
             esc(&name)
         );
         // Merge runs of identical neighbouring cells.
