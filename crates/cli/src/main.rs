@@ -229,7 +229,9 @@ fn run_sysbench(argv: &[String]) -> anyhow::Result<ExitCode> {
     }
     match inv? {
         sysbench::Invocation::Print(s) => {
-            exec::out(&s);
+            // Help, usage and version text: hostbench's own, with `--mysql-password=STRING`
+            // in it, which is a placeholder and not a secret.
+            exec::out_help(&s);
             Ok(ExitCode::SUCCESS)
         }
         sysbench::Invocation::Stage(stage, plan, output) => {

@@ -445,25 +445,10 @@ fn test_help(w: &dyn Workload) -> String {
         .params()
         .iter()
         .filter(|p| p.sysbench.is_some())
-        .map(|p| {
-            let (arg, choices) = match p.kind {
-                ParamKind::Bool => ("[=on|off]", String::new()),
-                ParamKind::Size => ("=SIZE", String::new()),
-                ParamKind::Choice(c) => ("=STRING", format!(" {{{}}}", c.join(", "))),
-                ParamKind::Text => ("=STRING", String::new()),
-                _ => ("=N", String::new()),
-            };
-            (
-                format!("--{}{arg}", p.sysbench.unwrap_or(p.name)),
-                format!("{}{choices} [{}]", p.help, p.default),
-            )
-        })
+        .map(|p| param_row(p.sysbench.unwrap_or(p.name), p))
         .collect();
     // sysbench pads the option column to the longest option of the test, plus one space.
-    let width = rows.iter().map(|(o, _)| o.len()).max().unwrap_or(0);
-    for (opt, text) in rows {
-        s.push_str(&format!("  {opt:<width$} {text}\n"));
-    }
+    push_rows(&mut s, &rows);
     s
 }
 
@@ -488,20 +473,145 @@ fn option_form(name: &str, arg: &str) -> String {
     }
 }
 
-/// Full `hostbench <test> help`-less usage (sysbench's `--help`).
-pub fn usage() -> String {
-    let mut s = String::from(
-        "Usage:\n  hostbench [options]... [testname] [command]\n\nCommands implemented by most tests: prepare run cleanup help\n\nGeneral options:\n",
-    );
-    // sysbench pads the option column to its longest option, plus one space.
-    let rows: Vec<(String, &str)> = GENERAL
-        .iter()
-        .map(|(n, arg, h)| (option_form(n, arg), *h))
-        .collect();
+/// The groups `--help` prints the general options in, in sysbench's order, by name (each
+/// name once, from [`GENERAL`]); the database groups come from the database workloads'
+/// parameter table. An empty title continues the group before it after a blank line, as
+/// sysbench prints `--percentile` and `--histogram` under "Log options".
+const HELP_GROUPS: &[(&str, &[&str])] = &[
+    (
+        "General options",
+        &[
+            "threads",
+            "events",
+            "time",
+            "warmup_time",
+            "forced_shutdown",
+            "thread_stack_size",
+            "thread_init_timeout",
+            "rate",
+            "report_interval",
+            "report_checkpoints",
+            "debug",
+            "validate",
+            "help",
+            "version",
+            "config_file",
+            "luajit_cmd",
+        ],
+    ),
+    (
+        "Pseudo-Random Numbers Generator options",
+        &[
+            "rand_type",
+            "rand_spec_iter",
+            "rand_spec_pct",
+            "rand_spec_res",
+            "rand_seed",
+            "rand_pareto_h",
+            "rand_zipfian_exp",
+        ],
+    ),
+    ("Log options", &["verbosity"]),
+    ("", &["percentile", "histogram"]),
+    (
+        "hostbench options",
+        &["format", "label", "no_save", "results_db"],
+    ),
+];
+
+/// Option rows padded as sysbench pads them: to the group's longest option, plus one space.
+fn push_rows(s: &mut String, rows: &[(String, String)]) {
     let width = rows.iter().map(|(o, _)| o.len()).max().unwrap_or(0);
     for (opt, h) in rows {
         s.push_str(&format!("  {opt:<width$} {h}\n"));
     }
+}
+
+/// The database options every database test takes (`--db-driver`, `--mysql-host`, ...), as
+/// sysbench's `--help` groups them: general, then one group per driver. They are read from
+/// a database workload's parameter table, so they are defined once.
+fn database_help() -> String {
+    let Some(w) = WORKLOADS
+        .iter()
+        .find(|w| w.params().iter().any(|p| p.name == "db_driver"))
+    else {
+        return String::new();
+    };
+    let params = w.params();
+    let rows = |prefix: &str| -> Vec<(String, String)> {
+        params
+            .iter()
+            .filter(|p| p.name.starts_with(prefix))
+            .map(|p| param_row(p.sysbench.unwrap_or(p.name), p))
+            .collect()
+    };
+    let mut s = String::from("General database options:\n\n");
+    push_rows(&mut s, &rows("db_"));
+    s.push_str(
+        "\n\nCompiled-in database drivers:\n  sqlite - SQLite driver (embedded; hostbench's default)\n  mysql - MySQL driver (MariaDB and MySQL)\n  pgsql - PostgreSQL driver\n",
+    );
+    for (driver, prefix) in [
+        ("sqlite", "sqlite_"),
+        ("mysql", "mysql_"),
+        ("pgsql", "pgsql_"),
+    ] {
+        s.push_str(&format!("\n{driver} options:\n"));
+        push_rows(&mut s, &rows(prefix));
+    }
+    s
+}
+
+/// One test option as sysbench's help writes it (`--table-size=N`, the name as the test
+/// declares it), with its help, choices and default.
+fn param_row(name: &str, p: &hostbench_core::params::ParamSpec) -> (String, String) {
+    let (arg, choices) = match p.kind {
+        ParamKind::Bool => ("[=on|off]", String::new()),
+        ParamKind::Size => ("=SIZE", String::new()),
+        ParamKind::Choice(c) => ("=STRING", format!(" {{{}}}", c.join(", "))),
+        ParamKind::Text => ("=STRING", String::new()),
+        _ => ("=N", String::new()),
+    };
+    (
+        format!("--{name}{arg}"),
+        format!("{}{choices} [{}]", p.help, p.default),
+    )
+}
+
+/// Full `hostbench <test> help`-less usage (sysbench's `--help`): the general options in
+/// sysbench's groups, the database options, the compiled-in tests.
+pub fn usage() -> String {
+    let mut s = String::from(
+        "Usage:\n  hostbench [options]... [testname] [command]\n\nCommands implemented by most tests: prepare run cleanup help\n",
+    );
+    for (title, names) in HELP_GROUPS {
+        let mut rows: Vec<(String, String)> = names
+            .iter()
+            .filter_map(|n| GENERAL.iter().find(|(g, _, _)| g == n))
+            .map(|(n, arg, h)| (option_form(n, arg), h.to_string()))
+            .collect();
+        if *title == "General options" {
+            // sysbench lists its deprecated aliases at the end of the general options.
+            rows.extend(DEPRECATED.iter().filter_map(|(old, new)| {
+                let (_, arg, h) = GENERAL.iter().find(|(g, _, _)| g == new)?;
+                let default = h.rsplit_once(" [").map_or("]", |(_, d)| d);
+                Some((
+                    option_form(old, arg),
+                    format!(
+                        "deprecated alias for --{} [{default}",
+                        new.replace('_', "-")
+                    ),
+                ))
+            }));
+        }
+        if title.is_empty() {
+            s.push('\n');
+        } else {
+            s.push_str(&format!("\n{title}:\n"));
+        }
+        push_rows(&mut s, &rows);
+    }
+    s.push('\n');
+    s.push_str(&database_help());
     s.push_str("\nCompiled-in tests:\n");
     for w in WORKLOADS.iter().filter(|w| w.sysbench_test().is_some()) {
         s.push_str(&format!(
