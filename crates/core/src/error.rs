@@ -21,6 +21,28 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// Whose move an OS error is: the machine's ([`Environment`](Self::Environment)) when
+    /// it says so by itself (no space, a quota, no permission, a read-only filesystem, no
+    /// memory, too many open files), else the work's ([`Failed`](Self::Failed): an I/O error
+    /// of the device, a file that vanished mid-phase).
+    pub fn of_io(e: &std::io::Error) -> ErrorKind {
+        const ENOSPC: i32 = 28;
+        const EDQUOT: i32 = 122;
+        const EACCES: i32 = 13;
+        const EPERM: i32 = 1;
+        const EROFS: i32 = 30;
+        const ENOMEM: i32 = 12;
+        const EMFILE: i32 = 24;
+        const ENFILE: i32 = 23;
+        match e.raw_os_error() {
+            Some(ENOSPC | EDQUOT | EACCES | EPERM | EROFS | ENOMEM | EMFILE | ENFILE) => {
+                ErrorKind::Environment
+            }
+            _ if e.kind() == std::io::ErrorKind::OutOfMemory => ErrorKind::Environment,
+            _ => ErrorKind::Failed,
+        }
+    }
+
     /// The process exit code for a run that stops on an error of this kind: 2 for
     /// [`Usage`](Self::Usage) and [`Environment`](Self::Environment) (nothing was measured:
     /// a setup error), 1 for [`Failed`](Self::Failed) (it ran and failed, as a worker's
@@ -68,6 +90,12 @@ impl WorkloadError {
         WorkloadError::new(ErrorKind::Failed, message)
     }
 
+    /// An OS error while doing `message`'s work, of the kind [`ErrorKind::of_io`] gives it
+    /// (`message` says what and where; the OS reason is appended after `: `).
+    pub fn io(message: impl std::fmt::Display, e: &std::io::Error) -> WorkloadError {
+        WorkloadError::new(ErrorKind::of_io(e), format!("{message}: {e}"))
+    }
+
     /// The same error with its message rewritten by `f` (a prefix naming the job, a hint
     /// appended); the kind stays.
     pub fn map_message(self, f: impl FnOnce(String) -> String) -> WorkloadError {
@@ -98,6 +126,22 @@ mod tests {
         assert_eq!(WorkloadError::usage("u").kind.exit_code(), 2);
         assert_eq!(WorkloadError::environment("e").kind.exit_code(), 2);
         assert_eq!(WorkloadError::failed("f").kind.exit_code(), 1);
+    }
+
+    #[test]
+    fn os_errors_that_name_the_machine_are_environment() {
+        use std::io::Error;
+        for errno in [28, 122, 13, 1, 30, 12, 24, 23] {
+            let e = WorkloadError::io("cannot write /x", &Error::from_raw_os_error(errno));
+            assert_eq!(e.kind, ErrorKind::Environment, "errno {errno}: {e}");
+            assert!(e.message.starts_with("cannot write /x: "), "{e}");
+        }
+        for errno in [5, 2, 9] {
+            let e = Error::from_raw_os_error(errno);
+            assert_eq!(ErrorKind::of_io(&e), ErrorKind::Failed, "errno {errno}");
+        }
+        let oom = Error::from(std::io::ErrorKind::OutOfMemory);
+        assert_eq!(ErrorKind::of_io(&oom), ErrorKind::Environment);
     }
 
     #[test]

@@ -23,16 +23,19 @@ pub fn part_name(name: &str) -> String {
 /// partly written file.
 pub fn commit_part(dir: &Path, name: &str, f: &File) -> Result<(), WorkloadError> {
     f.sync_all().map_err(|e| {
-        WorkloadError::failed(format!(
-            "cannot sync {}: {e}",
-            dir.join(part_name(name)).display()
-        ))
+        WorkloadError::io(
+            format_args!("cannot sync {}", dir.join(part_name(name)).display()),
+            &e,
+        )
     })?;
     std::fs::rename(dir.join(part_name(name)), dir.join(name)).map_err(|e| {
-        WorkloadError::failed(format!(
-            "cannot rename {} to {name}: {e}",
-            dir.join(part_name(name)).display()
-        ))
+        WorkloadError::io(
+            format_args!(
+                "cannot rename {} to {name}",
+                dir.join(part_name(name)).display()
+            ),
+            &e,
+        )
     })
 }
 
@@ -308,7 +311,7 @@ impl Manifest {
         {
             let _ = std::fs::remove_file(t);
         }
-        r.map_err(|e| WorkloadError::failed(format!("cannot write {}: {e}", path.display())))
+        r.map_err(|e| WorkloadError::io(format_args!("cannot write {}", path.display()), &e))
     }
 
     /// Records that `name` (which exists now) was created by hostbench (`created`) or found

@@ -191,7 +191,7 @@ pub fn fs_magic_name(magic: u64) -> Option<&'static str> {
 pub fn write_error(path: &Path, e: &std::io::Error, need: u64, removed: bool) -> WorkloadError {
     let full = matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT));
     if !full {
-        return WorkloadError::failed(format!("cannot write {}: {e}", path.display()));
+        return WorkloadError::io(format_args!("cannot write {}", path.display()), e);
     }
     let what = if e.raw_os_error() == Some(libc::EDQUOT) {
         "disk quota exceeded"

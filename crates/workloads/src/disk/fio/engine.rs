@@ -52,15 +52,16 @@ unsafe impl Send for Buffers {}
 impl Buffers {
     /// `n` buffers of `len` bytes, with random contents from `seed`.
     pub fn new(n: usize, len: usize, seed: u64) -> io::Result<Buffers> {
-        let total = n.max(1) * len.max(1);
-        let layout = std::alloc::Layout::from_size_align(total, 4096)
-            .map_err(|_| io::Error::other("I/O buffers too large"))?;
+        let too_large = || io::Error::new(io::ErrorKind::OutOfMemory, "I/O buffers too large");
+        let total = n.max(1).checked_mul(len.max(1)).ok_or_else(too_large)?;
+        let layout = std::alloc::Layout::from_size_align(total, 4096).map_err(|_| too_large())?;
         // SAFETY: layout has a non-zero size.
         let ptr = unsafe { std::alloc::alloc(layout) };
         if ptr.is_null() {
-            return Err(io::Error::other(format!(
-                "could not allocate {total} bytes of I/O buffers"
-            )));
+            return Err(io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                format!("could not allocate {total} bytes of I/O buffers"),
+            ));
         }
         let mut x = seed | 1;
         // SAFETY: ptr is valid for `total` bytes; filled as u64 words where they fit.
@@ -979,6 +980,20 @@ mod tests {
             EngineKind::IoUring,
         ] {
             roundtrip(k);
+        }
+    }
+
+    /// Buffers that cannot be had are the machine's limit (exit 2, setup error), not a
+    /// failed run; an absurd size is an error, not an overflow.
+    #[test]
+    fn buffers_that_cannot_be_had_are_an_environment_error() {
+        for (n, len) in [(usize::MAX / 2, 4096), (2, usize::MAX)] {
+            let e = Buffers::new(n, len, 1).err().expect("too large");
+            assert_eq!(
+                hostbench_core::error::ErrorKind::of_io(&e),
+                hostbench_core::error::ErrorKind::Environment,
+                "{e}"
+            );
         }
     }
 }

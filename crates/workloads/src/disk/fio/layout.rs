@@ -220,10 +220,10 @@ fn lay_out(
             .map_err(|e| crate::disk::files::open_error(path, false, &e))?;
         use std::io::{Seek, SeekFrom, Write};
         f.seek(SeekFrom::Start(have))
-            .map_err(|e| io_err(ErrorKind::Failed, "cannot seek in", path, &e))?;
+            .map_err(|e| io_err(ErrorKind::of_io(&e), "cannot seek in", path, &e))?;
         let chunk = 1usize << 20;
         let bufs = Buffers::new(1, chunk, 0x5eed)
-            .map_err(|e| io_err(ErrorKind::Failed, "buffers for", path, &e))?;
+            .map_err(|e| io_err(ErrorKind::of_io(&e), "buffers for", path, &e))?;
         // SAFETY: one slot of `chunk` bytes.
         let data = unsafe { std::slice::from_raw_parts(bufs.slot(0), chunk) };
         let mut left = missing;
@@ -240,7 +240,7 @@ fn lay_out(
             }
         }
         f.sync_all()
-            .map_err(|e| io_err(ErrorKind::Failed, "cannot fsync", path, &e))?;
+            .map_err(|e| io_err(ErrorKind::of_io(&e), "cannot fsync", path, &e))?;
         Ok(true)
     })();
     if !matches!(r, Ok(true)) && created {
