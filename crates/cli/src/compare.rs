@@ -64,7 +64,7 @@ struct Common {
     #[arg(long, default_value = "2%", value_parser = threshold, value_name = "PERCENT")]
     threshold: f64,
     /// Only runs of this workload id, or of every id of this family (`null` matches
-    /// `null.loop`).
+    /// `null.loop`), or of the workload a name runs (`oltp_point_select`, `fio`, `ab`).
     #[arg(long, value_name = "ID")]
     workload: Option<String>,
     #[command(flatten)]
@@ -206,7 +206,7 @@ fn resolve(spec: &str, store: &mut Option<Store>, loc: &Location) -> Result<Reso
             // An ambiguous prefix is still an id match for the purpose of ambiguity.
             let id = match s.resolve_id(word) {
                 Ok(full) => Some(Ok(full)),
-                Err(StoreError::UnknownRun(_)) => None,
+                Err(StoreError::UnknownRun(_) | StoreError::ShortPrefix(_)) => None,
                 Err(e @ StoreError::AmbiguousId { .. }) => Some(Err(e)),
                 Err(e) => return Err(e.into()),
             };
@@ -239,7 +239,12 @@ fn resolve(spec: &str, store: &mut Option<Store>, loc: &Location) -> Result<Reso
                 (true, Some(Err(e))) => Err(e.into()),
                 (true, None) => bail!(
                     "'{word}' is not a file, a label or a run id in the results store {loc} \
-                     (see `hostbench results list`)"
+                     (see `hostbench results list`){}",
+                    if word.chars().count() < 4 {
+                        "; an id prefix needs at least 4 characters"
+                    } else {
+                        ""
+                    }
                 ),
             }
         }
@@ -262,7 +267,8 @@ fn sides(specs: &[String], c: &Common) -> Result<Vec<SideInput>> {
     let mut out: Vec<SideInput> = Vec::with_capacity(specs.len());
     for spec in specs {
         let mut r = resolve(spec, &mut store, &loc).with_context(|| format!("side '{spec}'"))?;
-        if let Some(w) = &c.workload {
+        if let Some(w) = c.workload.as_deref().map(crate::results::workload_id) {
+            let w = &w;
             r.runs.retain(|x| {
                 x.workload.id == *w || x.workload.id.split('.').next() == Some(w.as_str())
             });

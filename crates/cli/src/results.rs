@@ -1,4 +1,5 @@
-//! `hostbench results list|show|export|import|rm`: the results store from the command line.
+//! `hostbench results list|show|export|import|rm|relabel|annotate`: the results store from
+//! the command line.
 //! Read-only commands never create a store; every change is one transaction. Bad input (an
 //! unknown id, an unreadable file, a file that is not an export, a bad date) is an error
 //! (exit 2) that says what to fix.
@@ -33,8 +34,14 @@ enum ResultsCommand {
     /// Add the runs in export files (or result JSON files) to the store; runs already
     /// stored are skipped.
     Import(ImportArgs),
-    /// Remove runs by id (or unambiguous id prefix), or every run with a label.
+    /// Remove runs by id (or unambiguous id prefix), or every run the filters select
+    /// (`--label`, `--workload`, `--host`, `--since`, `--until`); `--dry-run` lists them.
     Rm(RmArgs),
+    /// Give the runs of an id or a label another label.
+    Relabel(RelabelArgs),
+    /// Add notes to runs (instance type, region, price): `KEY=VALUE`, shown by `compare`
+    /// and `results show`; `KEY=` removes one.
+    Annotate(AnnotateArgs),
 }
 
 /// `--results-db`, shared by every command that touches the store.
@@ -51,7 +58,8 @@ struct FilterArgs {
     /// Only runs with exactly this label.
     #[arg(long, value_name = "NAME")]
     label: Option<String>,
-    /// Only this workload id, or every id of this family (`null` matches `null.loop`).
+    /// Only this workload id, or every id of this family (`null` matches `null.loop`), or
+    /// the name it is run by (`oltp_point_select`, `fio`, `ab`).
     #[arg(long, value_name = "ID")]
     workload: Option<String>,
     /// Only this host name, or host fingerprint (or its first 4+ hex digits).
@@ -69,6 +77,23 @@ struct FilterArgs {
     limit: Option<u64>,
 }
 
+/// The workload id (or family) a `--workload` word stands for: an id or a family as it is,
+/// else the workload a sysbench test name or a command word runs (`oltp_point_select` is
+/// `db.oltp_point_select`, `fio` is `disk.fio`, `ab` is `http.load`); an unknown word as it
+/// is (it then matches nothing).
+pub fn workload_id(word: &str) -> String {
+    use hostbench_workloads::{WORKLOADS, by_command, by_sysbench_test};
+    let known = WORKLOADS
+        .iter()
+        .any(|w| w.id() == word || w.id().split('.').next() == Some(word));
+    if known {
+        return word.to_string();
+    }
+    by_sysbench_test(word)
+        .or_else(|| by_command(word))
+        .map_or_else(|| word.to_string(), |w| w.id().to_string())
+}
+
 impl FilterArgs {
     fn filter(&self) -> Result<Filter> {
         let now = now_ms();
@@ -79,7 +104,7 @@ impl FilterArgs {
         };
         Ok(Filter {
             label: self.label.clone(),
-            workload: self.workload.clone(),
+            workload: self.workload.as_deref().map(workload_id),
             host: self.host.clone(),
             since_ms: bound(&self.since, Bound::Since, "since")?,
             until_ms: bound(&self.until, Bound::Until, "until")?,
@@ -283,15 +308,56 @@ struct ImportArgs {
 #[derive(Debug, Args)]
 struct RmArgs {
     /// Run ids (or unambiguous prefixes). If one is unknown, nothing is removed.
-    #[arg(
-        value_name = "ID",
-        required_unless_present = "label",
-        conflicts_with = "label"
-    )]
+    #[arg(value_name = "ID", conflicts_with_all = ["label", "workload", "host", "since", "until"])]
     ids: Vec<String>,
     /// Remove every run with exactly this label.
     #[arg(long, value_name = "NAME")]
     label: Option<String>,
+    /// Remove the runs of this workload id, family, or the name it is run by.
+    #[arg(long, value_name = "ID")]
+    workload: Option<String>,
+    /// Remove the runs of this host name or host fingerprint (4+ hex digits).
+    #[arg(long, value_name = "NAME|FINGERPRINT")]
+    host: Option<String>,
+    /// Remove the runs started at or after DATE (as `results list --since`).
+    #[arg(long, value_name = "DATE")]
+    since: Option<String>,
+    /// Remove the runs started at or before DATE (as `results list --until`).
+    #[arg(long, value_name = "DATE")]
+    until: Option<String>,
+    /// List what would be removed, and remove nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Do not ask before removing several runs (on a terminal, `rm` asks when it would
+    /// remove more than one).
+    #[arg(long, short = 'y')]
+    yes: bool,
+    #[command(flatten)]
+    store: StoreArg,
+}
+
+#[derive(Debug, Args)]
+struct RelabelArgs {
+    /// A run id (or unambiguous prefix), or a label: every run with it.
+    #[arg(value_name = "ID|LABEL")]
+    runs: String,
+    /// The new label.
+    #[arg(value_name = "NEW_LABEL")]
+    label: String,
+    #[command(flatten)]
+    store: StoreArg,
+}
+
+#[derive(Debug, Args)]
+struct AnnotateArgs {
+    /// A run id (or unambiguous prefix), or a label: every run with it.
+    #[arg(value_name = "ID|LABEL")]
+    runs: String,
+    /// `KEY=VALUE` notes (`instance=c7g.xlarge`, `price=0.145/h`, `region=eu-west-1`);
+    /// `KEY=` removes a note. Keys: lower-case letters, digits, `_`, `.`, `-` (at most 40);
+    /// values: at most 200 printable characters; never a secret.
+    #[arg(value_name = "KEY=VALUE", required = true)]
+    notes: Vec<String>,
     #[command(flatten)]
     store: StoreArg,
 }
@@ -315,6 +381,8 @@ pub fn main(a: ResultsArgs) -> Result<ExitCode> {
         ResultsCommand::Export(a) => export(a),
         ResultsCommand::Import(a) => import(a),
         ResultsCommand::Rm(a) => rm(a),
+        ResultsCommand::Relabel(a) => relabel(a),
+        ResultsCommand::Annotate(a) => annotate(a),
     }
 }
 
@@ -325,24 +393,110 @@ fn list(a: ListArgs) -> Result<ExitCode> {
         Some(s) => s.list(&filter)?,
         None => Vec::new(),
     };
+    // Threads and the parameters that differ from the workload's defaults, read from each
+    // stored result (the index has neither); HTTP runs, which all read `http.load`, add
+    // their grammar and URL.
+    let details = match &mut store {
+        Some(s) => details(s, &runs),
+        None => Default::default(),
+    };
     if a.format == TextJson::Json {
-        exec::out(&(serde_json::to_string_pretty(&runs)? + "\n"));
+        #[derive(serde::Serialize)]
+        struct Row<'a> {
+            #[serde(flatten)]
+            summary: &'a RunSummary,
+            threads: Option<usize>,
+            params: &'a std::collections::BTreeMap<String, String>,
+        }
+        let empty = Default::default();
+        let rows: Vec<Row> = runs
+            .iter()
+            .map(|r| {
+                let d = details.get(&r.id);
+                Row {
+                    summary: r,
+                    threads: d.and_then(|d| d.threads),
+                    params: d.map_or(&empty, |d| &d.params),
+                }
+            })
+            .collect();
+        exec::out(&(serde_json::to_string_pretty(&rows)? + "\n"));
     } else if runs.is_empty() {
         eprintln!("no stored run matches (store: {loc})");
     } else {
-        // HTTP runs all read `http.load`: their grammar and URL tell them apart (read from
-        // the stored result; only for these rows).
-        let mut targets = std::collections::HashMap::new();
-        if let Some(s) = &mut store {
-            for r in runs.iter().filter(|r| r.workload == HTTP_LOAD) {
-                if let Some(t) = s.get(&r.id).ok().and_then(|run| http_target(&run.json)) {
-                    targets.insert(r.id.clone(), t);
-                }
-            }
-        }
-        exec::out(&table(&runs, &targets));
+        exec::out(&table(&runs, &details));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The [`Details`] of these runs, by id.
+fn details(store: &mut Store, runs: &[RunSummary]) -> std::collections::HashMap<String, Details> {
+    runs.iter()
+        .filter_map(|r| Some((r.id.clone(), Details::of(&store.get(&r.id).ok()?.json))))
+        .collect()
+}
+
+/// What `results list` shows of a run beyond the index: threads, the parameters that
+/// differ from the workload's defaults (`max_prime=20000`, sizes readable), and an HTTP
+/// run's grammar and URL.
+#[derive(Debug, Default)]
+struct Details {
+    threads: Option<usize>,
+    params: std::collections::BTreeMap<String, String>,
+    target: Option<String>,
+}
+
+impl Details {
+    fn of(json: &str) -> Details {
+        let Ok(r) = serde_json::from_str::<RunResult>(json) else {
+            return Details::default();
+        };
+        let target = (r.workload.id == HTTP_LOAD)
+            .then(|| http_target(json))
+            .flatten();
+        let mut params = std::collections::BTreeMap::new();
+        if let Some(w) = hostbench_workloads::find(&r.workload.id) {
+            use hostbench_core::params::{ParamKind, Value};
+            for spec in w.params() {
+                let Some(v) = r.workload.params.values().get(spec.name) else {
+                    continue;
+                };
+                // The URL is in the workload column already; the default is what it says.
+                if spec.name == "url" || spec.parse(spec.default).ok().as_ref() == Some(v) {
+                    continue;
+                }
+                let text = match (v, spec.kind) {
+                    (Value::Int(n), ParamKind::Size) if *n >= 0 => {
+                        hostbench_core::units::Bytes(*n as u64).to_string()
+                    }
+                    (Value::Int(n), _) => n.to_string(),
+                    (Value::Float(x), _) => format!("{x}"),
+                    (Value::Bool(b), _) => if *b { "on" } else { "off" }.to_string(),
+                    (Value::Text(t), _) => hostbench_core::secret::mask(t).into_owned(),
+                };
+                params.insert(spec.name.to_string(), text);
+            }
+        }
+        Details {
+            threads: Some(r.config.threads),
+            params,
+            target,
+        }
+    }
+
+    /// `name=value ...` for the table.
+    fn params_cell(&self) -> String {
+        let all: Vec<String> = self
+            .params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        if all.is_empty() {
+            "-".into()
+        } else {
+            all.join(" ")
+        }
+    }
 }
 
 /// A stored string as a table cell: control characters escaped (a stored label comes from
@@ -370,9 +524,10 @@ fn http_target(json: &str) -> Option<String> {
 }
 
 /// The runs as an aligned table; ids shortened to 12 characters (any unique prefix works);
-/// `targets` adds to the workload of the runs it has (HTTP runs: grammar and URL).
-fn table(runs: &[RunSummary], targets: &std::collections::HashMap<String, String>) -> String {
-    let rows: Vec<[String; 6]> = runs
+/// `details` adds threads and key parameters, and to the workload of HTTP runs their
+/// grammar and URL.
+fn table(runs: &[RunSummary], details: &std::collections::HashMap<String, Details>) -> String {
+    let rows: Vec<[String; 8]> = runs
         .iter()
         .map(|r| {
             let mut head = match r.headline.value {
@@ -385,6 +540,7 @@ fn table(runs: &[RunSummary], targets: &std::collections::HashMap<String, String
             ) {
                 let _ = write!(head, " ({})", r.stop_reason.replace('_', " "));
             }
+            let d = details.get(&r.id);
             [
                 hostbench_core::input::printable(&r.id)
                     .chars()
@@ -394,11 +550,14 @@ fn table(runs: &[RunSummary], targets: &std::collections::HashMap<String, String
                 r.label
                     .as_deref()
                     .map_or_else(|| "-".into(), |l| cell(l, 60)),
-                match targets.get(&r.id) {
+                match d.and_then(|d| d.target.as_ref()) {
                     // The URL last: a masked `?password=***` ends the cell.
                     Some(t) => cell(&format!("{} {t}", r.workload), 80),
                     None => cell(&r.workload, 40),
                 },
+                d.and_then(|d| d.threads)
+                    .map_or_else(|| "-".into(), |t| t.to_string()),
+                d.map_or_else(|| "-".into(), |d| cell(&d.params_cell(), 48)),
                 r.hostname
                     .as_deref()
                     .map_or_else(|| "-".into(), |h| cell(h, 40)),
@@ -406,7 +565,16 @@ fn table(runs: &[RunSummary], targets: &std::collections::HashMap<String, String
             ]
         })
         .collect();
-    let header = ["ID", "STARTED (UTC)", "LABEL", "WORKLOAD", "HOST", "RESULT"];
+    let header = [
+        "ID",
+        "STARTED (UTC)",
+        "LABEL",
+        "WORKLOAD",
+        "THREADS",
+        "PARAMETERS",
+        "HOST",
+        "RESULT",
+    ];
     let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for r in &rows {
         for (i, c) in r.iter().enumerate() {
@@ -569,16 +737,201 @@ fn import(a: ImportArgs) -> Result<ExitCode> {
 }
 
 fn rm(a: RmArgs) -> Result<ExitCode> {
+    let filtered = a.label.is_some()
+        || a.workload.is_some()
+        || a.host.is_some()
+        || a.since.is_some()
+        || a.until.is_some();
+    if a.ids.is_empty() && !filtered {
+        bail!(
+            "say which runs to remove: run ids, or filters (--label, --workload, --host, \
+             --since, --until); `hostbench results list` shows what is stored"
+        );
+    }
     let (loc, store) = existing(&a.store)?;
-    let n = match (store, &a.label) {
-        (Some(mut s), Some(l)) => s.remove_label(l)?,
-        (Some(mut s), None) => s.remove(&a.ids)?,
-        (None, Some(_)) => 0,
-        (None, None) => bail!(
+    let Some(mut store) = store else {
+        if filtered {
+            exec::out(&format!(
+                "removed 0 run(s) from {loc} (there is no store yet)\n"
+            ));
+            return Ok(ExitCode::SUCCESS);
+        }
+        bail!(
             "no stored run has the id '{}': there is no results store at {loc} yet",
             a.ids.first().map(String::as_str).unwrap_or_default()
-        ),
+        );
+    };
+    // What goes: every id resolved first (one unknown id removes nothing), or what the
+    // filters select.
+    let ids: Vec<String> = if filtered {
+        let filter = FilterArgs {
+            label: a.label.clone(),
+            workload: a.workload.clone(),
+            host: a.host.clone(),
+            since: a.since.clone(),
+            until: a.until.clone(),
+            limit: None,
+        }
+        .filter()?;
+        store.list(&filter)?.into_iter().map(|r| r.id).collect()
+    } else {
+        let mut full = Vec::new();
+        for id in &a.ids {
+            let f = store.resolve_id(id)?;
+            if !full.contains(&f) {
+                full.push(f);
+            }
+        }
+        full
+    };
+    if a.dry_run {
+        let summaries: Vec<RunSummary> = store
+            .list(&Filter::default())?
+            .into_iter()
+            .filter(|r| ids.contains(&r.id))
+            .collect();
+        let mut s = format!("would remove {} run(s) from {loc}", ids.len());
+        if summaries.is_empty() {
+            s.push('\n');
+        } else {
+            s.push_str(":\n");
+            s.push_str(&table(&summaries, &details(&mut store, &summaries)));
+        }
+        exec::out(&s);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if ids.len() > 1
+        && !a.yes
+        && asks()
+        && !confirm(&format!("remove {} runs from {loc}?", ids.len()))?
+    {
+        eprintln!("nothing removed");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let n = if ids.is_empty() {
+        0
+    } else {
+        store.remove(&ids)?
     };
     exec::out(&format!("removed {n} run(s) from {loc}\n"));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Whether `rm` may ask: stdin and stderr are a terminal (a script's `rm` never waits).
+fn asks() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Asks `question [y/N]` on stderr and reads the answer from stdin: yes only for `y`/`yes`.
+fn confirm(question: &str) -> Result<bool> {
+    eprint!("{question} [y/N] ");
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .context("cannot read the answer")?;
+    Ok(matches!(
+        line.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
+/// The runs an `ID|LABEL` word names in the store: the run with that id (or unambiguous
+/// prefix), else every run with that label.
+fn pick(a: &StoreArg, word: &str) -> Result<(Store, Vec<RunResult>)> {
+    let (loc, store) = existing(a)?;
+    let Some(mut store) = store else {
+        bail!("no stored run has the id or label '{word}': there is no results store at {loc} yet");
+    };
+    let runs = match store.get(word) {
+        Ok(r) => vec![r],
+        Err(
+            hostbench_store::StoreError::UnknownRun(_)
+            | hostbench_store::StoreError::ShortPrefix(_),
+        ) => store.load(&Filter {
+            label: Some(word.to_string()),
+            ..Filter::default()
+        })?,
+        Err(e) => return Err(e.into()),
+    };
+    if runs.is_empty() {
+        bail!(
+            "no stored run has the id or label '{word}' (see `hostbench results list`){}",
+            if word.chars().count() < 4 {
+                "; an id prefix needs at least 4 characters"
+            } else {
+                ""
+            }
+        );
+    }
+    let runs = runs
+        .iter()
+        .map(|r| r.result().map_err(anyhow::Error::from))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((store, runs))
+}
+
+fn relabel(a: RelabelArgs) -> Result<ExitCode> {
+    let label = a.label.trim();
+    if label.is_empty() || label.chars().any(char::is_control) || label.chars().count() > 200 {
+        bail!("the new label must be 1 to 200 printable characters");
+    }
+    let (mut store, mut runs) = pick(&a.store, &a.runs)?;
+    for r in &mut runs {
+        r.label = Some(label.to_string());
+    }
+    let n = store.rewrite(&runs)?;
+    exec::out(&format!("relabelled {n} run(s) as '{label}'\n"));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A `KEY=VALUE` note checked: `(key, None)` removes the key.
+fn note(word: &str) -> Result<(String, Option<String>)> {
+    let Some((key, value)) = word.split_once('=') else {
+        bail!("'{word}' is not KEY=VALUE (write instance=c7g.xlarge; KEY= removes a note)");
+    };
+    let key_ok = !key.is_empty()
+        && key.len() <= 40
+        && key.as_bytes()[0].is_ascii_alphanumeric()
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_.-".contains(&b));
+    if !key_ok {
+        bail!(
+            "'{key}' is not a note key: use 1 to 40 lower-case letters, digits, '_', '.' or '-', \
+             starting with a letter or digit"
+        );
+    }
+    if hostbench_core::secret::is_secret_name(key) {
+        bail!(
+            "'{key}' looks like the name of a password or key, which hostbench never stores; leave it out"
+        );
+    }
+    if value.chars().count() > 200 || value.chars().any(char::is_control) {
+        bail!("the value of '{key}' must be at most 200 printable characters");
+    }
+    Ok((
+        key.to_string(),
+        (!value.is_empty()).then(|| value.to_string()),
+    ))
+}
+
+fn annotate(a: AnnotateArgs) -> Result<ExitCode> {
+    let notes = a
+        .notes
+        .iter()
+        .map(|w| note(w))
+        .collect::<Result<Vec<_>>>()?;
+    let (mut store, mut runs) = pick(&a.store, &a.runs)?;
+    for r in &mut runs {
+        for (k, v) in &notes {
+            match v {
+                Some(v) => r.annotations.insert(k.clone(), v.clone()),
+                None => r.annotations.remove(k),
+            };
+        }
+    }
+    let n = store.rewrite(&runs)?;
+    exec::out(&format!("annotated {n} run(s)\n"));
     Ok(ExitCode::SUCCESS)
 }

@@ -25,7 +25,7 @@ pub const SCHEMA_ID: &str = "hostbench.result";
 pub const SCHEMA_VERSION: u32 = 1;
 /// Current minor version of [`SCHEMA_VERSION`]: 1 added `config.layout` and `fio` (results
 /// without the field are 0, written before it existed).
-pub const SCHEMA_MINOR: u32 = 1;
+pub const SCHEMA_MINOR: u32 = 2;
 
 /// One run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -79,6 +79,10 @@ pub struct RunResult {
     /// layouts render (schema 1.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fio: Option<FioResult>,
+    /// Notes the user added after the run (`hostbench results annotate`): the instance
+    /// type, the region, the price, as `key = value` (schema 1.2). Never a secret.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
 }
 
 /// Program name, version and commit.
@@ -523,6 +527,7 @@ impl RunResult {
             tables: ctx.tables,
             figures: Vec::new(),
             fio: ctx.fio,
+            annotations: BTreeMap::new(),
         };
         r.warnings = ctx.warnings;
         r.warnings.extend(r.standard_warnings());

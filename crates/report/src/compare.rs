@@ -268,7 +268,7 @@ fn sides_text(c: &Comparison) -> String {
     for x in &c.sides {
         let _ = writeln!(
             s,
-            "  {:<w$}  {} run(s) on {}, hostbench {}",
+            "  {:<w$}  {} run(s) on {}, hostbench {}{}",
             x.name,
             x.runs,
             if x.hosts.is_empty() {
@@ -276,7 +276,12 @@ fn sides_text(c: &Comparison) -> String {
             } else {
                 x.hosts.join(", ")
             },
-            x.tool_versions.join(", ")
+            x.tool_versions.join(", "),
+            if x.notes.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", x.notes.join(", "))
+            }
         );
     }
     s
@@ -322,16 +327,27 @@ fn md_cell(s: &str) -> String {
 
 /// Markdown: the sides, the table, and the notes as lists.
 pub fn markdown(c: &Comparison) -> String {
-    let mut s = String::from("| side | runs | hosts | hostbench |\n|---|---:|---|---|\n");
+    // A notes column only when some side has notes (`results annotate`).
+    let with_notes = c.sides.iter().any(|x| !x.notes.is_empty());
+    let mut s = String::from(if with_notes {
+        "| side | runs | hosts | hostbench | notes |\n|---|---:|---|---|---|\n"
+    } else {
+        "| side | runs | hosts | hostbench |\n|---|---:|---|---|\n"
+    });
     for (i, x) in c.sides.iter().enumerate() {
         let _ = writeln!(
             s,
-            "| {}{} | {} | {} | {} |",
+            "| {}{} | {} | {} | {} |{}",
             md_cell(&x.name),
             if i == 0 { " (baseline)" } else { "" },
             x.runs,
             md_cell(&x.hosts.join(", ")),
-            md_cell(&x.tool_versions.join(", "))
+            md_cell(&x.tool_versions.join(", ")),
+            if with_notes {
+                format!(" {} |", md_cell(&x.notes.join(", ")))
+            } else {
+                String::new()
+            }
         );
     }
     let (head, body) = table(c);

@@ -96,6 +96,12 @@ pub enum StoreError {
     /// No stored run has this id (or id prefix).
     #[error("no stored run has the id '{0}' (see `hostbench results list`)")]
     UnknownRun(String),
+    /// A word too short to be an id prefix matched no id exactly.
+    #[error(
+        "no stored run has the id '{0}', and an id prefix needs at least 4 characters (see \
+         `hostbench results list`)"
+    )]
+    ShortPrefix(String),
     /// An id prefix matches several runs.
     #[error("the id prefix '{prefix}' matches {count} runs ({examples}, ...): give more of the id")]
     AmbiguousId {
@@ -248,6 +254,9 @@ pub(crate) trait Backend: Send {
     fn delete_ids(&mut self, ids: &[String]) -> Result<u64>;
     /// Deletes every run with this label in one transaction.
     fn delete_label(&mut self, label: &str) -> Result<u64>;
+    /// Replaces the label, schema version and JSON of runs already stored (by id) in one
+    /// transaction; returns how many rows changed.
+    fn replace(&mut self, rows: &[(Indexed, &str)]) -> Result<u64>;
 }
 
 /// An open results store.
@@ -409,7 +418,7 @@ impl Store {
             return Ok(s.id);
         }
         if id.chars().count() < 4 {
-            return Err(StoreError::UnknownRun(id.to_string()));
+            return Err(StoreError::ShortPrefix(id.to_string()));
         }
         let escaped: String = id
             .chars()
@@ -459,19 +468,21 @@ impl Store {
         if path.is_file() {
             return load_file(path);
         }
-        match self.get(spec) {
+        let short = match self.get(spec) {
             Ok(r) => return Ok(vec![r]),
-            Err(StoreError::UnknownRun(_)) => {}
+            Err(StoreError::UnknownRun(_)) => false,
+            Err(StoreError::ShortPrefix(_)) => true,
             Err(e) => return Err(e),
-        }
+        };
         let runs = self.load(&Filter {
             label: Some(spec.to_string()),
             ..Filter::default()
         })?;
-        if runs.is_empty() {
-            return Err(StoreError::NoMatch(spec.to_string()));
+        match (runs.is_empty(), short) {
+            (false, _) => Ok(runs),
+            (true, true) => Err(StoreError::ShortPrefix(spec.to_string())),
+            (true, false) => Err(StoreError::NoMatch(spec.to_string())),
         }
-        Ok(runs)
     }
 
     /// Removes the runs with these ids (or unambiguous prefixes) in one transaction. Every
@@ -487,9 +498,68 @@ impl Store {
         self.backend.delete_ids(&full)
     }
 
+    /// Replaces stored runs by these new versions of them (same ids: a new label, new
+    /// annotations), index columns and JSON, in one transaction; returns how many were
+    /// replaced. Every id must be stored already.
+    pub fn rewrite(&mut self, runs: &[RunResult]) -> Result<u64> {
+        let mut rows = Vec::with_capacity(runs.len());
+        let mut texts = Vec::with_capacity(runs.len());
+        for r in runs {
+            self.resolve_id(&r.id)?;
+            texts.push(serde_json::to_string(r).map_err(|e| StoreError::BadResult {
+                id: r.id.clone(),
+                why: format!("it does not serialize ({e})"),
+            })?);
+            rows.push(Indexed::of(r)?);
+        }
+        let pairs: Vec<(Indexed, &str)> = rows
+            .into_iter()
+            .zip(texts.iter().map(String::as_str))
+            .collect();
+        self.backend.replace(&pairs)
+    }
+
     /// Removes every run with exactly this label, in one transaction.
     pub fn remove_label(&mut self, label: &str) -> Result<u64> {
         self.backend.delete_label(label)
+    }
+}
+
+/// Whether a run's JSON as stored and as offered again are the same run: the same text, or
+/// the same JSON values once parsed (another program may have re-formatted an export:
+/// `jq .` changes spacing, member order and how a number is written, `1.0` as `1`).
+pub(crate) fn same_run_json(stored: &str, offered: &str) -> bool {
+    if stored == offered {
+        return true;
+    }
+    match (
+        serde_json::from_str::<serde_json::Value>(stored),
+        serde_json::from_str::<serde_json::Value>(offered),
+    ) {
+        (Ok(a), Ok(b)) => same_value(&a, &b),
+        _ => false,
+    }
+}
+
+/// JSON equality with numbers compared by value (`1.0` equals `1`) and objects whatever
+/// their member order.
+fn same_value(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as V;
+    match (a, b) {
+        (V::Number(x), V::Number(y)) => match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+            (Some(i), Some(j), _, _) => i == j,
+            (_, _, Some(i), Some(j)) => i == j,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        (V::Array(x), V::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_value(p, q))
+        }
+        (V::Object(x), V::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
+        }
+        _ => a == b,
     }
 }
 

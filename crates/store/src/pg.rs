@@ -308,7 +308,7 @@ impl Backend for Pg {
                     .query_one("SELECT result_json FROM runs WHERE id = $1", &[&ix.id])
                     .map_err(e("cannot read a stored run"))?
                     .get(0);
-                if stored == *json {
+                if crate::same_run_json(&stored, json) {
                     Inserted::Same
                 } else {
                     Inserted::Conflict
@@ -378,6 +378,29 @@ impl Backend for Pg {
             n += tx
                 .execute("DELETE FROM runs WHERE id = $1", &[id])
                 .map_err(e("cannot remove a run"))?;
+        }
+        tx.commit().map_err(e("cannot commit"))?;
+        Ok(n)
+    }
+
+    fn replace(&mut self, rows: &[(Indexed, &str)]) -> Result<u64> {
+        let location = self.location.clone();
+        let loc = location.as_str();
+        let e = |action| move |err: postgres::Error| to_store_error(loc, action, &err);
+        let mut tx = self
+            .client
+            .transaction()
+            .map_err(e("cannot start a write"))?;
+        let mut n = 0;
+        for (ix, json) in rows {
+            let version = ix.result_schema_version as i32;
+            n += tx
+                .execute(
+                    "UPDATE runs SET label = $1, result_schema_version = $2, result_json = $3 \
+                     WHERE id = $4",
+                    &[&ix.label, &version, json, &ix.id],
+                )
+                .map_err(e("cannot update a run"))?;
         }
         tx.commit().map_err(e("cannot commit"))?;
         Ok(n)

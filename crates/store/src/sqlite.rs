@@ -420,7 +420,7 @@ impl Backend for Sqlite {
                     let stored: String = existing
                         .query_row([&ix.id], |r| r.get(0))
                         .map_err(e("cannot read a stored run"))?;
-                    if stored == *json {
+                    if crate::same_run_json(&stored, json) {
                         Inserted::Same
                     } else {
                         Inserted::Conflict
@@ -486,6 +486,29 @@ impl Backend for Sqlite {
             n += tx
                 .execute("DELETE FROM runs WHERE id = ?1", [id])
                 .map_err(e("cannot remove a run"))? as u64;
+        }
+        tx.commit().map_err(e("cannot commit"))?;
+        self.checkpoint_if_large();
+        Ok(n)
+    }
+
+    fn replace(&mut self, rows: &[(Indexed, &str)]) -> Result<u64> {
+        let location = self.location.clone();
+        let loc = location.as_str();
+        let e = |action| move |err| to_store_error(loc, action, err);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(e("cannot start a write"))?;
+        let mut n = 0;
+        for (ix, json) in rows {
+            n += tx
+                .execute(
+                    "UPDATE runs SET label = ?1, result_schema_version = ?2, result_json = ?3 \
+                     WHERE id = ?4",
+                    rusqlite::params![ix.label, i64::from(ix.result_schema_version), json, ix.id],
+                )
+                .map_err(e("cannot update a run"))? as u64;
         }
         tx.commit().map_err(e("cannot commit"))?;
         self.checkpoint_if_large();

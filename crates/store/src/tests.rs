@@ -172,13 +172,16 @@ fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
     ));
     assert!(matches!(
         s.resolve_id("ccc"),
-        Err(StoreError::UnknownRun(_))
+        Err(StoreError::ShortPrefix(_))
     ));
     assert!(matches!(
         s.resolve_id("dddd"),
         Err(StoreError::UnknownRun(_))
     ));
-    assert!(matches!(s.resolve_id("a%"), Err(StoreError::UnknownRun(_))));
+    assert!(matches!(
+        s.resolve_id("a%"),
+        Err(StoreError::ShortPrefix(_))
+    ));
     assert!(matches!(
         s.resolve_id("aaa_"),
         Err(StoreError::UnknownRun(_))
@@ -192,6 +195,13 @@ fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
     let arm: Vec<String> = s.select("arm").unwrap().into_iter().map(|r| r.id).collect();
     assert_eq!(arm, ["aaaa0002", "cccc0005"]);
     assert!(matches!(s.select("graviton9"), Err(StoreError::NoMatch(_))));
+    // A short word that is no id and no label says how long a prefix must be.
+    let short = s.select("cc").unwrap_err();
+    assert!(matches!(short, StoreError::ShortPrefix(_)), "{short}");
+    assert!(
+        short.to_string().contains("at least 4 characters"),
+        "{short}"
+    );
 
     // Export → import into an empty store → export: identical documents, same ids.
     let doc = export_document(&s.load(&Filter::default()).unwrap());
@@ -224,6 +234,52 @@ fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
     let rep = s2.import(&one).unwrap();
     assert_eq!(rep.conflicts, ["cccc0005"]);
     assert_eq!(s2.get("cccc0005").unwrap().result().unwrap(), runs[4]);
+
+    // The same run re-formatted by another program (`jq .`: other spacing, members in
+    // another order, 1.0 written 1) is recognised as already stored, not a conflict.
+    let mut v: serde_json::Value = serde_json::to_value(&runs[3]).unwrap();
+    assert_eq!(v["config"]["warmup_s"], serde_json::json!(0.0));
+    v["config"]["warmup_s"] = serde_json::json!(0);
+    let mut members = v.as_object().unwrap().clone();
+    let workload = members.remove("workload").unwrap();
+    let mut reformatted = String::from("{\n  \"workload\": ");
+    reformatted.push_str(&serde_json::to_string_pretty(&workload).unwrap());
+    for (k, val) in &members {
+        reformatted.push_str(&format!(
+            ",\n  {}: {val}",
+            serde_json::to_string(k).unwrap()
+        ));
+    }
+    reformatted.push_str("\n}");
+    assert!(reformatted.contains("\"warmup_s\":0"), "{reformatted}");
+    assert!(!reformatted.contains("\"warmup_s\":0.0"), "{reformatted}");
+    let again = s2
+        .import(&[StoredRun {
+            id: runs[3].id.clone(),
+            json: reformatted,
+        }])
+        .unwrap();
+    assert_eq!((again.added, again.already_present), (0, 1), "{again:?}");
+    assert!(again.conflicts.is_empty());
+
+    // Rewriting a stored run (a new label): index and JSON change together.
+    let mut relabelled = runs[3].clone();
+    relabelled.label = Some("renamed".into());
+    assert_eq!(s2.rewrite(std::slice::from_ref(&relabelled)).unwrap(), 1);
+    assert_eq!(s2.get(&runs[3].id).unwrap().result().unwrap(), relabelled);
+    let renamed = Filter {
+        label: Some("renamed".into()),
+        ..Filter::default()
+    };
+    assert_eq!(ids(&s2.list(&renamed).unwrap()), [runs[3].id.as_str()]);
+    let mut stranger = relabelled.clone();
+    stranger.id = "ffff0009".into();
+    assert!(matches!(
+        s2.rewrite(&[stranger]),
+        Err(StoreError::UnknownRun(_))
+    ));
+    relabelled.label = runs[3].label.clone();
+    s2.rewrite(&[relabelled]).unwrap();
 
     // JSON text is kept as given (pretty-printed here), byte for byte.
     let pretty = parse_runs(FIXTURE, "fixture").unwrap();

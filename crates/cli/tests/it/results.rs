@@ -947,3 +947,163 @@ fn show_refuses_a_layout_a_run_has_no_data_for() {
     // What needs nothing new still shows: the old ab run in httperf's layout.
     assert_eq!(show(&old, &ab, "httperf"), as_httperf);
 }
+
+/// Housekeeping: `rm` with `list`'s filters and `--dry-run`, `relabel`, `annotate` (shown by
+/// `compare`, kept through export/import, schema-valid), `list` showing threads and the
+/// parameters that differ from the defaults, `--workload` by the name a workload is run by,
+/// a short id prefix that says how long it must be, and an export re-formatted by another
+/// program recognised as the runs already stored.
+#[test]
+fn housekeeping_rm_filters_relabel_annotate_list_details() {
+    let dir = temp();
+    let a = dir.path().join("a.db");
+    let b = dir.path().join("b.db");
+    for l in ["old", "old"] {
+        let args = quick_null(l);
+        ok(&a, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    ok(
+        &a,
+        &[
+            "cpu",
+            "--cpu-max-prime=3000",
+            "--threads=2",
+            "--time=0.1",
+            "--label=cpu",
+            "run",
+        ],
+    );
+
+    // list: threads and the parameters that differ from the defaults.
+    let cpu = list(&a, &["--workload", "cpu"]);
+    assert_eq!(cpu.len(), 1);
+    assert_eq!(cpu[0]["threads"], 2);
+    assert_eq!(cpu[0]["params"]["max_prime"], "3000", "{}", cpu[0]);
+    let (table, _) = ok(&a, &["results", "list", "--label", "cpu"]);
+    assert!(table.lines().next().unwrap().contains("THREADS"), "{table}");
+    assert!(table.contains("max_prime=3000"), "{table}");
+    // --workload takes the name a workload is run by (`fio` runs `disk.fio`).
+    let fio = dir.path().join("fio");
+    std::fs::create_dir(&fio).unwrap();
+    ok_in(
+        &a,
+        &fio,
+        &[
+            "fio",
+            "--name=x",
+            "--ioengine=null",
+            "--size=1m",
+            "--rw=read",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(list(&a, &["--workload", "fio"]).len(), 1);
+    assert_eq!(list(&a, &["--workload", "disk.fio"]).len(), 1);
+    assert_eq!(list(&a, &["--workload", "oltp_point_select"]).len(), 0);
+    ok(&a, &["results", "rm", "--workload", "fio"]);
+
+    // relabel and annotate: index and stored JSON change together.
+    let (said, _) = ok(&a, &["results", "relabel", "old", "graviton"]);
+    assert!(said.starts_with("relabelled 2 run(s)"), "{said}");
+    assert_eq!(list(&a, &["--label", "graviton"]).len(), 2);
+    assert_eq!(list(&a, &["--label", "old"]).len(), 0);
+    ok(
+        &a,
+        &[
+            "results",
+            "annotate",
+            "graviton",
+            "instance=c7g.large",
+            "price=0.0725/h",
+        ],
+    );
+    ok(&a, &["results", "annotate", "cpu", "instance=c6i.large"]);
+    let id = list(&a, &["--label", "graviton"])[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (stored, _) = ok(&a, &["results", "show", &id, "--format", "json"]);
+    let v: Value = serde_json::from_str(&stored).unwrap();
+    assert_eq!(v["label"], "graviton");
+    assert_eq!(v["annotations"]["instance"], "c7g.large");
+    assert_eq!(v["schema_minor"], 2);
+    assert!(violations(&v).is_empty(), "{:?}", violations(&v));
+    ok(&a, &["results", "annotate", &id, "price="]);
+    let (stored, _) = ok(&a, &["results", "show", &id, "--format", "json"]);
+    let v: Value = serde_json::from_str(&stored).unwrap();
+    assert!(v["annotations"].get("price").is_none(), "KEY= removes: {v}");
+    usage_error(
+        &a,
+        &["results", "annotate", &id, "api_key=abc"],
+        "never stores",
+    );
+    usage_error(
+        &a,
+        &["results", "annotate", &id, "Instance=x"],
+        "not a note key",
+    );
+    usage_error(
+        &a,
+        &["results", "annotate", &id, "instance"],
+        "not KEY=VALUE",
+    );
+    usage_error(
+        &a,
+        &["results", "relabel", "nosuchlabel", "x"],
+        "no stored run",
+    );
+    // compare shows each side's notes.
+    let (cmp, _) = ok(&a, &["compare", "graviton", "graviton", "--format", "json"]);
+    let c: Value = serde_json::from_str(&cmp).unwrap();
+    assert!(
+        c["sides"][0]["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("instance=c7g.large")),
+        "{}",
+        c["sides"]
+    );
+    let (text, _) = ok(&a, &["compare", "graviton", "graviton"]);
+    assert!(text.contains("instance=c7g.large"), "{text}");
+
+    // A short prefix says how long it must be.
+    usage_error(&a, &["results", "show", "ab"], "at least 4 characters");
+
+    // An export re-formatted by another program (members sorted, indented) imports as the
+    // runs already stored, not as conflicts.
+    let file = dir.path().join("export.json");
+    ok(&a, &["results", "export", "-o", file.to_str().unwrap()]);
+    ok(&b, &["results", "import", file.to_str().unwrap()]);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let mut pretty = serde_json::to_string_pretty(&doc).unwrap();
+    pretty.push('\n');
+    let file2 = dir.path().join("export-pretty.json");
+    std::fs::write(&file2, &pretty).unwrap();
+    let (said, _) = ok(&b, &["results", "import", file2.to_str().unwrap()]);
+    assert!(
+        said.contains("imported 0 run(s)") && said.contains("3 already"),
+        "{said}"
+    );
+
+    // rm: the filters select, --dry-run removes nothing, ids and filters do not mix.
+    let (said, _) = ok(&a, &["results", "rm", "--workload", "null", "--dry-run"]);
+    assert!(said.starts_with("would remove 2 run(s)"), "{said}");
+    assert_eq!(said.matches("graviton").count(), 2, "{said}");
+    assert_eq!(list(&a, &[]).len(), 3);
+    usage_error(&a, &["results", "rm"], "say which runs to remove");
+    usage_error(
+        &a,
+        &["results", "rm", &id, "--workload", "null"],
+        "cannot be used",
+    );
+    let (said, _) = ok(
+        &a,
+        &["results", "rm", "--workload", "null", "--since", "1d"],
+    );
+    assert!(said.starts_with("removed 2 run(s)"), "{said}");
+    let left = list(&a, &[]);
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0]["workload"], "cpu");
+    assert_eq!(list(&b, &[]).len(), 3, "the other store is untouched");
+}

@@ -107,6 +107,10 @@ pub struct Side {
     pub hosts: Vec<String>,
     /// hostbench versions of its runs (distinct, sorted).
     pub tool_versions: Vec<String>,
+    /// The notes the user added to its runs (`results annotate`), `key=value`, distinct and
+    /// sorted; a key whose runs disagree shows each value.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// A workload with one set of parameters.
@@ -407,6 +411,11 @@ impl Comparison {
                             .unwrap_or_else(|| "unknown".into())
                     })),
                     tool_versions: distinct(s.runs.iter().map(tool_text)),
+                    notes: distinct(
+                        s.runs
+                            .iter()
+                            .flat_map(|r| r.annotations.iter().map(|(k, v)| format!("{k}={v}"))),
+                    ),
                 })
                 .collect(),
             variants,

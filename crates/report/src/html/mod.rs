@@ -431,6 +431,13 @@ fn hosts(h: &mut String, c: &Comparison, sides: &[&[RunResult]]) {
         let m = marked(&vals, mixed);
         rows.push((name.into(), vals, m));
     }
+    // The notes the user added to the runs (`results annotate`: instance type, region,
+    // price).
+    if c.sides.iter().any(|x| !x.notes.is_empty()) {
+        let vals: Vec<String> = c.sides.iter().map(|x| x.notes.join(", ")).collect();
+        let m = marked(&vals, false);
+        rows.push(("notes".into(), vals, m));
+    }
     // From the runs rather than the host: the clock and the program. The clock read's cost
     // is measured, so it differs a little on every run: the row is marked only when the
     // clock sources differ or one side's cost is more than TIMER_COST_RATIO times the
