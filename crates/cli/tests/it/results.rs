@@ -1107,3 +1107,57 @@ fn housekeeping_rm_filters_relabel_annotate_list_details() {
     assert_eq!(left[0]["workload"], "cpu");
     assert_eq!(list(&b, &[]).len(), 3, "the other store is untouched");
 }
+
+/// On a terminal, `rm` asks before removing several runs: `n` (or anything but y/yes)
+/// removes nothing, `y` removes them, `-y` does not ask. The terminal is a pseudo-terminal
+/// from util-linux's `script`.
+#[test]
+fn rm_asks_on_a_terminal_before_removing_several_runs() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no `script` (util-linux) to give hostbench a terminal");
+        return;
+    }
+    let dir = temp();
+    let db = dir.path().join("r.db");
+    for _ in 0..2 {
+        let args = quick_null("many");
+        ok(&db, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    let on_a_terminal = |answer: &str, extra: &str| -> String {
+        let cmd = format!("{} results rm --label many {extra}", bin().display());
+        let out = std::process::Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .env("HOSTBENCH_RESULTS_DB", &db)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                // Before the answer: hostbench reads it after asking.
+                std::thread::sleep(Duration::from_millis(300));
+                c.stdin.take().unwrap().write_all(answer.as_bytes())?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let said = on_a_terminal("n\n", "");
+    assert!(said.contains("remove 2 runs from"), "{said}");
+    assert!(said.contains("[y/N]"), "{said}");
+    assert!(said.contains("nothing removed"), "{said}");
+    assert_eq!(list(&db, &["--label", "many"]).len(), 2);
+    let said = on_a_terminal("y\n", "");
+    assert!(said.contains("removed 2 run(s)"), "{said}");
+    assert_eq!(list(&db, &["--label", "many"]).len(), 0);
+    for _ in 0..2 {
+        let args = quick_null("many");
+        ok(&db, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    let said = on_a_terminal("", "-y");
+    assert!(!said.contains("[y/N]"), "{said}");
+    assert!(said.contains("removed 2 run(s)"), "{said}");
+}
