@@ -37,6 +37,11 @@ pub struct CompareArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = CompareFormat::Text)]
     format: CompareFormat,
+    /// A gate for CI: exit 1 when a variant's headline figure (its first) is significantly
+    /// worse on another side than on the baseline by more than PERCENT (`3%`), and say
+    /// which on stderr. Rows without a verdict (too few runs) are named, not failed.
+    #[arg(long, value_parser = threshold, value_name = "PERCENT")]
+    fail_if_slower: Option<f64>,
 }
 
 /// `hostbench report`.
@@ -327,7 +332,64 @@ pub fn compare(a: CompareArgs) -> Result<ExitCode> {
         CompareFormat::Csv => r::csv(&c),
         CompareFormat::Json => r::json(&c),
     });
-    Ok(ExitCode::SUCCESS)
+    match a.fail_if_slower {
+        Some(limit) => Ok(gate(&c, limit)),
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// `--fail-if-slower`: the headline rows (each variant's first) where a side is
+/// significantly worse than the baseline by more than `limit`, said on stderr; exit 1 when
+/// there is one. Headline rows that could not be decided (one run, too few runs) are named
+/// too, so a gate that checked nothing does not pass silently unnoticed.
+fn gate(c: &Comparison, limit: f64) -> ExitCode {
+    use hostbench_core::compare::Verdict;
+    let mut seen = std::collections::BTreeSet::new();
+    let (mut slower, mut undecided) = (Vec::new(), Vec::new());
+    for row in &c.rows {
+        if !seen.insert(row.variant) {
+            continue; // not the headline of its variant
+        }
+        let v = c.variant_of(row);
+        let what = format!("{} {} {}", v.workload, v.label, row.figure);
+        for (s, cell) in row.cells.iter().enumerate().skip(1) {
+            let Some(cell) = cell else { continue };
+            let side = &c.sides[s].name;
+            match (cell.verdict, cell.speedup) {
+                (Some(Verdict::Slower), Some(sp)) if sp < 1.0 - limit => slower.push(format!(
+                    "{what}: {side} is {:.1}% worse than {} (p={:.3})",
+                    (1.0 - sp) * 100.0,
+                    c.sides[0].name,
+                    cell.p_value.unwrap_or(f64::NAN)
+                )),
+                (Some(Verdict::SingleRun | Verdict::TooFewRuns), _) => {
+                    undecided.push(format!("{what} on {side}"))
+                }
+                _ => {}
+            }
+        }
+    }
+    let pct = limit * 100.0;
+    for u in &undecided {
+        eprintln!(
+            "WARNING: --fail-if-slower could not decide {u}: too few runs (run each side {} times or more)",
+            hostbench_core::compare::min_runs_for_verdict(c.options.alpha)
+        );
+    }
+    if slower.is_empty() {
+        eprintln!(
+            "compare: no headline figure is significantly worse than the baseline by more than {pct}%"
+        );
+        return ExitCode::SUCCESS;
+    }
+    for s in &slower {
+        eprintln!("FAILED: {s}");
+    }
+    eprintln!(
+        "compare: {} headline figure(s) significantly worse than the baseline by more than {pct}% (--fail-if-slower)",
+        slower.len()
+    );
+    ExitCode::from(1)
 }
 
 /// Runs `hostbench report`.

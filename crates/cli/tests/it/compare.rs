@@ -230,6 +230,50 @@ fn the_noise_threshold_decides_small_shifts() {
     assert_eq!(v["options"]["threshold"], 0.05);
 }
 
+/// `--fail-if-slower`: exit 1 when a headline is significantly worse by more than the limit,
+/// naming it; exit 0 when within it or better; rows without a verdict are named on stderr.
+#[test]
+fn fail_if_slower_gates_on_significant_headline_losses() {
+    let runs = [
+        reps("a", "base", 1000.0, 6),
+        reps("d", "down5", 950.0, 6),
+        reps("u", "up5", 1050.0, 6),
+        reps("s", "single", 900.0, 1),
+    ]
+    .concat();
+    let f = store_with(&runs);
+    let (code, out, err) = hbf(&f, &["compare", "base", "down5", "--fail-if-slower", "3%"]);
+    assert_eq!(code, 1, "{err}\n{out}");
+    assert!(
+        out.contains("events_per_s"),
+        "the comparison still prints: {out}"
+    );
+    assert!(err.contains("FAILED: cpu "), "{err}");
+    assert!(
+        err.contains("events_per_s: down5 is 5.0% worse than base"),
+        "{err}"
+    );
+    assert!(err.contains("1 headline figure(s)"), "{err}");
+    // Within the limit, better, or the latency row (not the headline): passes.
+    let (code, _, err) = hbf(&f, &["compare", "base", "down5", "--fail-if-slower", "8%"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("no headline figure is significantly worse"),
+        "{err}"
+    );
+    let (code, _, err) = hbf(&f, &["compare", "base", "up5", "--fail-if-slower", "1%"]);
+    assert_eq!(code, 0, "{err}");
+    // One run: no verdict, said, not failed.
+    let (code, _, err) = hbf(&f, &["compare", "base", "single", "--fail-if-slower", "3%"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("could not decide"), "{err}");
+    fails(
+        &f,
+        &["compare", "base", "down5", "--fail-if-slower", "x"],
+        &["not a threshold"],
+    );
+}
+
 #[test]
 fn single_runs_and_few_runs_get_no_verdict() {
     let runs = [
