@@ -90,7 +90,7 @@ enum CompareFormat {
     Json,
 }
 
-fn threshold(s: &str) -> Result<f64, String> {
+pub(crate) fn threshold(s: &str) -> Result<f64, String> {
     let t = s.trim();
     let v = match t.strip_suffix('%') {
         Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),

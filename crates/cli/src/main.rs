@@ -36,6 +36,7 @@ mod smallfiles;
 mod stream;
 mod suite;
 mod sysbench;
+mod trend;
 
 use hostbench_core::workload::{ErrorKind, WorkloadError};
 use std::process::ExitCode;

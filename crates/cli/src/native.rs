@@ -96,6 +96,9 @@ enum Command {
     /// Write one self-contained HTML report (host fingerprints, comparison, charts) of
     /// labels, run ids or exported files.
     Report(crate::compare::ReportArgs),
+    /// Follow a label's or a host's headline figures over time, with the runs that step
+    /// out of line marked (text, JSON, an HTML chart).
+    Trend(crate::trend::TrendArgs),
     /// Run a suite (quick, standard, full, or FILE.toml) and print a summary table.
     Suite(crate::suite::SuiteArgs),
     /// Generate the man page or shell completions.
@@ -241,6 +244,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             | Command::Results(_)
             | Command::Compare(_)
             | Command::Report(_)
+            | Command::Trend(_)
             | Command::Generate(_)
     ) {
         crate::stop_at_once_on_signals();
@@ -282,6 +286,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Command::Results(a) => crate::results::main(a),
         Command::Compare(a) => crate::compare::compare(a),
         Command::Report(a) => crate::compare::report(a),
+        Command::Trend(a) => crate::trend::main(a),
         Command::Suite(a) => crate::suite::main(a, argv),
         Command::Generate(a) => crate::generate::main(a, command()),
     }

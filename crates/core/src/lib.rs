@@ -26,5 +26,6 @@ pub mod runner;
 pub mod secret;
 pub mod stats;
 pub mod suggest;
+pub mod trend;
 pub mod units;
 pub mod workload;

@@ -22,6 +22,7 @@ pub mod smallfiles;
 pub mod stream;
 pub mod svg;
 pub mod sysbench;
+pub mod trend;
 
 /// Milliseconds from nanoseconds, for layouts that print ms.
 pub fn ms(ns: u64) -> f64 {

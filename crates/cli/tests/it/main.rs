@@ -32,3 +32,4 @@ mod store_input;
 mod stream;
 mod suite;
 mod suite_quick;
+mod trend;

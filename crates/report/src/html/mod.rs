@@ -39,7 +39,7 @@ pub struct ReportInput<'a> {
     pub generator: &'a str,
 }
 
-const CSS: &str = r#"
+pub(crate) const CSS: &str = r#"
 :root{--fg:#1b1b1b;--mu:#5f6368;--bd:#d9d9d9;--hl:#fff1c7;--ok:#0a7d32;--bad:#b3261e}
 *{box-sizing:border-box}
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;color:var(--fg);background:#fff;margin:0 auto;max-width:1120px;padding:12px 14px 40px}

@@ -1,0 +1,185 @@
+//! `hostbench trend LABEL|HOST`: a headline figure over time per workload variant, with the
+//! runs that step out of line marked (`hostbench_core::trend`), as text, JSON or one HTML
+//! page. Read-only: it never changes the store.
+
+use crate::exec;
+use crate::results::StoreArg;
+use anyhow::{Result, bail};
+use clap::{Args, ValueEnum};
+use hostbench_core::compare::{Comparison, Options, SideInput, run_figures};
+use hostbench_core::result::RunResult;
+use hostbench_core::trend::{Trend, TrendPoint, TrendSeries, judge};
+use hostbench_store::time::{Bound, now_ms, parse_bound};
+use hostbench_store::{Filter, Store};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `hostbench trend`.
+#[derive(Debug, Args)]
+pub struct TrendArgs {
+    /// The runs to follow: a label (every run with it), else a host name or host
+    /// fingerprint (4+ hex digits).
+    #[arg(value_name = "LABEL|HOST")]
+    subject: String,
+    /// Only this workload id, family, or the name it is run by (`cpu`, `fio`,
+    /// `oltp_point_select`).
+    #[arg(long, value_name = "ID")]
+    workload: Option<String>,
+    /// Only runs started at or after DATE (`YYYY-MM-DD`, or a time ago: `30d`).
+    #[arg(long, value_name = "DATE")]
+    since: Option<String>,
+    /// Only runs started at or before DATE.
+    #[arg(long, value_name = "DATE")]
+    until: Option<String>,
+    /// Follow this figure instead of each variant's headline (`latency_p95_ns`).
+    #[arg(long, value_name = "NAME")]
+    figure: Option<String>,
+    /// Noise threshold: a run closer than this to the median of the runs before it is
+    /// never out of line (`2%` or `0.02`).
+    #[arg(long, default_value = "2%", value_parser = crate::compare::threshold, value_name = "PERCENT")]
+    threshold: f64,
+    /// Output format on stdout.
+    #[arg(short, long, value_enum, default_value_t = TrendFormat::Text)]
+    format: TrendFormat,
+    /// Also write the trend as one self-contained HTML page (a chart per variant) to FILE.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    store: StoreArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TrendFormat {
+    Text,
+    Json,
+}
+
+/// Runs `hostbench trend`.
+pub fn main(a: TrendArgs) -> Result<ExitCode> {
+    let loc = hostbench_store::Location::resolve(a.store.results_db.as_deref())?;
+    let Some(mut store) = Store::open_existing(&loc)? else {
+        bail!("there is no results store at {loc} yet: nothing to follow");
+    };
+    let now = now_ms();
+    let bound = |v: &Option<String>, b, name: &str| -> Result<Option<i64>> {
+        v.as_deref()
+            .map(|s| parse_bound(s, b, now).map_err(|e| anyhow::anyhow!("--{name}: {e}")))
+            .transpose()
+    };
+    let mut filter = Filter {
+        label: Some(a.subject.clone()),
+        workload: a.workload.as_deref().map(crate::results::workload_id),
+        since_ms: bound(&a.since, Bound::Since, "since")?,
+        until_ms: bound(&a.until, Bound::Until, "until")?,
+        ..Filter::default()
+    };
+    let mut subject = format!("label {}", a.subject);
+    let mut stored = store.load(&filter)?;
+    if stored.is_empty() {
+        filter.label = None;
+        filter.host = Some(a.subject.clone());
+        subject = format!("host {}", a.subject);
+        stored = store.load(&filter)?;
+    }
+    if stored.is_empty() {
+        bail!(
+            "no stored run has the label or host '{}'{} (see `hostbench results list`)",
+            a.subject,
+            if a.workload.is_some() || a.since.is_some() || a.until.is_some() {
+                " with these filters"
+            } else {
+                ""
+            }
+        );
+    }
+    let mut runs = stored
+        .iter()
+        .map(|r| r.result().map_err(anyhow::Error::from))
+        .collect::<Result<Vec<RunResult>>>()?;
+    runs.sort_by(|x, y| x.started_at.cmp(&y.started_at).then(x.id.cmp(&y.id)));
+    let trend = build(&subject, &runs, a.figure.as_deref(), a.threshold)?;
+    exec::out(&match a.format {
+        TrendFormat::Text => hostbench_report::trend::text(&trend),
+        TrendFormat::Json => serde_json::to_string_pretty(&trend)? + "\n",
+    });
+    if let Some(path) = &a.output {
+        let title = format!("hostbench trend: {subject}");
+        let generator = format!("hostbench {}", env!("CARGO_PKG_VERSION"));
+        let html = hostbench_report::trend::html(&trend, &title, &generator);
+        crate::output::write(path, html.as_bytes(), "-o", a.store.results_db.as_deref())?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The trend of `runs` (oldest first): variants as `compare` groups repetitions, each
+/// followed on its headline figure (or `figure`).
+fn build(subject: &str, runs: &[RunResult], figure: Option<&str>, threshold: f64) -> Result<Trend> {
+    let c = Comparison::build(
+        &[SideInput {
+            name: subject.to_string(),
+            spec: subject.to_string(),
+            runs: runs.to_vec(),
+        }],
+        Options {
+            threshold,
+            ..Options::default()
+        },
+    );
+    let by_id: std::collections::HashMap<&str, &RunResult> =
+        runs.iter().map(|r| (r.id.as_str(), r)).collect();
+    let mut series = Vec::new();
+    for (vi, v) in c.variants.iter().enumerate() {
+        let rows: Vec<_> = c.rows.iter().filter(|r| r.variant == vi).collect();
+        let row = match figure {
+            Some(f) => rows.iter().find(|r| r.figure == f).copied(),
+            None => rows.first().copied(),
+        };
+        let Some(row) = row else { continue };
+        let members: Vec<&RunResult> = v.runs[0]
+            .iter()
+            .filter_map(|id| by_id.get(id.as_str()).copied())
+            .collect();
+        let values: Vec<f64> = members
+            .iter()
+            .map(|r| {
+                run_figures(r)
+                    .into_iter()
+                    .find(|f| f.name == row.figure)
+                    .map_or(f64::NAN, |f| f.value)
+            })
+            .collect();
+        let points = judge(&values, threshold)
+            .into_iter()
+            .zip(&members)
+            .map(|(point, r)| TrendPoint {
+                id: r.id.clone(),
+                started_at: r.started_at.clone(),
+                label: r.label.clone(),
+                point,
+            })
+            .collect();
+        series.push(TrendSeries {
+            workload: v.workload.clone(),
+            variant: v.label.clone(),
+            figure: row.figure.clone(),
+            unit: row.unit.clone(),
+            better: row.better,
+            points,
+        });
+    }
+    if series.is_empty() {
+        match figure {
+            Some(f) => bail!(
+                "no run of {subject} has the figure '{f}' (`hostbench results show ID -f json` lists a run's figures)"
+            ),
+            None => bail!("the runs of {subject} have no figures to follow"),
+        }
+    }
+    Ok(Trend {
+        schema: "hostbench.trend".into(),
+        subject: subject.to_string(),
+        threshold,
+        series,
+    })
+}
