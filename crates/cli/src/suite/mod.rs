@@ -403,6 +403,7 @@ fn one_run(
             };
             acc.figure.get_or_insert(FigureRef {
                 name: "clock_read_ns".into(),
+                label: Some("clock read cost".into()),
                 unit: "ns".into(),
                 better: Better::Lower,
             });
@@ -468,6 +469,7 @@ fn one_run(
             };
             acc.figure.get_or_insert(FigureRef {
                 name: f.name.clone(),
+                label: f.label.clone(),
                 unit: f.unit.clone(),
                 better: f.better,
             });

@@ -63,8 +63,12 @@ pub enum Status {
 /// The headline figure's identity.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FigureRef {
-    /// snake_case name with its unit (`events_per_s`).
+    /// snake_case name with its unit (`events_per_s`): what a suite file's `figure` names.
     pub name: String,
+    /// What it is, in words (`event rate`), as the summary shows it; `null` when the run
+    /// was stored before figures had labels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Unit as printed.
     pub unit: String,
     /// Which way is better.
@@ -227,7 +231,9 @@ fn rows(r: &SuiteReport) -> Vec<Row> {
         .map(|(e, unit, div)| Row {
             cells: [
                 e.name.clone(),
-                e.figure.as_ref().map_or("-".into(), |f| f.name.clone()),
+                e.figure
+                    .as_ref()
+                    .map_or("-".into(), |f| f.label.clone().unwrap_or(f.name.clone())),
                 e.stats
                     .as_ref()
                     .map_or("-".into(), |s| figure(s.median / div)),
@@ -451,6 +457,7 @@ mod tests {
             status: Status::Done,
             figure: Some(FigureRef {
                 name: "events_per_s".into(),
+                label: Some("event rate".into()),
                 unit: "events/s".into(),
                 better: Better::Higher,
             }),
@@ -551,7 +558,7 @@ mod tests {
         let r = report(vec![entry("a|b", &[1.0, 1.0], None)]);
         let m = markdown(&r);
         assert!(m.contains("| entry | figure | median |"), "{m}");
-        assert!(m.contains("| a\\|b | events_per_s | 1.000 |"), "{m}");
+        assert!(m.contains("| a\\|b | event rate | 1.000 |"), "{m}");
     }
 
     #[test]

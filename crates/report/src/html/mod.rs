@@ -20,7 +20,7 @@ use crate::num;
 use crate::svg::{self, Axis, Bar, Group, Series, color, esc, tick};
 use hostbench_core::compare::{Comparison, Variant, Verdict};
 use hostbench_core::host::HostInfo;
-use hostbench_core::result::{Better, RunResult, decode_histogram};
+use hostbench_core::result::{Better, RunResult, decode_histogram, title_with_unit};
 use hostbench_core::stats;
 use hostbench_core::units::Bytes;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -538,9 +538,8 @@ fn table(h: &mut String, c: &Comparison) {
             let (unit, div) = display_unit(r);
             let _ = write!(
                 h,
-                "<tr><td>{} <span class=\"muted\">{} {}</span></td>",
-                esc(&display_figure(r, &unit)),
-                esc(&unit),
+                "<tr><td>{} <span class=\"muted\">{}</span></td>",
+                esc(&title_with_unit(&display_figure(r, &unit), &unit)),
                 match r.better {
                     Better::Higher => "↑",
                     Better::Lower => "↓",
@@ -671,9 +670,8 @@ fn charts(h: &mut String, c: &Comparison, runs: &HashMap<&str, &RunResult>) {
                     .collect(),
             }];
             let title = format!(
-                "{} ({}, {} is better)",
-                r.figure,
-                r.unit,
+                "{} ({} is better)",
+                title_with_unit(&display_figure(r, &r.unit), &r.unit),
                 match r.better {
                     Better::Higher => "higher",
                     Better::Lower => "lower",

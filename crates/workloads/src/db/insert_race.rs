@@ -22,7 +22,9 @@ use super::driver::{
 use hostbench_core::params::{ParamKind, ParamSpec, Params};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::{Counter, Counters};
-use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
+use hostbench_core::result::{
+    Better, Column, Figure, FigureDef, Row, RunResult, Table, Warning, WarningKind,
+};
 use hostbench_core::workload::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -832,6 +834,28 @@ impl Drop for RaceInstance {
     }
 }
 
+/// The time from the first client's start to the last row inserted.
+pub const MAKESPAN_S: FigureDef = FigureDef {
+    name: "makespan_s",
+    label: "time to insert every row",
+    unit: "s",
+    better: Better::Lower,
+};
+/// Rows inserted per second over the whole race.
+pub const ROWS_PER_S: FigureDef = FigureDef {
+    name: "rows_per_s",
+    label: "rows inserted per second",
+    unit: "rows/s",
+    better: Better::Higher,
+};
+/// The 99th percentile of one insert's latency.
+pub const INSERT_P99_MS: FigureDef = FigureDef {
+    name: "insert_p99_ms",
+    label: "99th percentile insert latency",
+    unit: "ms",
+    better: Better::Lower,
+};
+
 impl Workload for InsertRace {
     fn id(&self) -> &'static str {
         "db.insert_race"
@@ -862,20 +886,15 @@ impl Workload for InsertRace {
     }
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         let mut f = vec![
-            Figure::new("makespan_s", "s", r.metrics.duration_s, Better::Lower),
-            Figure::new("rows_per_s", "rows/s", rows_per_s(r), Better::Higher),
+            MAKESPAN_S.at(r.metrics.duration_s),
+            ROWS_PER_S.at(rows_per_s(r)),
         ];
         if procedure(r) {
             // One operation per session: its latency is the session's duration.
             return f;
         }
         if let Some(p99) = r.percentile_ns(99.0) {
-            f.push(Figure::new(
-                "insert_p99_ms",
-                "ms",
-                p99 as f64 / 1e6,
-                Better::Lower,
-            ));
+            f.push(INSERT_P99_MS.at(p99 as f64 / 1e6));
         }
         f
     }

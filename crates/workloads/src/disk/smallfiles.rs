@@ -19,7 +19,9 @@ use super::files;
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::{Counter, LatencyRec};
-use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
+use hostbench_core::result::{
+    Better, Column, Figure, FigureDef, Row, RunResult, Table, Warning, WarningKind,
+};
 use hostbench_core::runner::RunControl;
 use hostbench_core::workload::*;
 use std::io::{Read, Write};
@@ -386,6 +388,14 @@ impl Instance for SmallInstance {
 
 static SEQ: AtomicU64 = AtomicU64::new(0);
 
+/// The time to create and read back every file, the figure `max_seconds` is checked against.
+pub const CREATE_READ_S: FigureDef = FigureDef {
+    name: "create_read_s",
+    label: "creates+reads",
+    unit: "s",
+    better: Better::Lower,
+};
+
 impl Workload for SmallFiles {
     fn id(&self) -> &'static str {
         "smallfiles"
@@ -413,13 +423,14 @@ impl Workload for SmallFiles {
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         let mut f = Vec::new();
         if let Some(v) = r.workload.facts.get("create_read_s") {
-            f.push(Figure::new("create_read_s", "s", *v, Better::Lower));
+            f.push(CREATE_READ_S.at(*v));
         }
         if let Some(t) = r.tables.iter().find(|t| t.name == "smallfiles") {
             for p in PHASES {
                 if let Some(v) = t.get(p, "ops_per_s") {
-                    f.push(Figure::new(
+                    f.push(Figure::labelled(
                         &format!("{p}_ops_per_s"),
+                        &format!("{p}s per second"),
                         "op/s",
                         v,
                         Better::Higher,

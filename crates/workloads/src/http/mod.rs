@@ -20,7 +20,9 @@ use engine::{EngineCfg, ErrKind, HttpWorker, Model, Stats};
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::{Counter, LatencyRec};
-use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
+use hostbench_core::result::{
+    Better, Column, Figure, FigureDef, Row, RunResult, Table, Warning, WarningKind, figure,
+};
 use hostbench_core::workload::*;
 use reqlog::RequestLog;
 use server::{ServeConfig, Server};
@@ -324,6 +326,21 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// Completed requests per second, the headline.
+pub const REQUESTS_PER_S: FigureDef = FigureDef {
+    name: "requests_per_s",
+    label: "request rate",
+    unit: "req/s",
+    better: Better::Higher,
+};
+/// The 99th percentile of request latency.
+pub const LATENCY_P99_NS: FigureDef = FigureDef {
+    name: "latency_p99_ns",
+    label: "99th percentile latency",
+    unit: "ns",
+    better: Better::Lower,
+};
+
 impl Workload for HttpLoad {
     fn id(&self) -> &'static str {
         "http.load"
@@ -356,21 +373,11 @@ impl Workload for HttpLoad {
         ]
     }
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
-        let mut f = vec![Figure::new(
-            "requests_per_s",
-            "req/s",
-            r.metrics.events_per_s,
-            Better::Higher,
-        )];
+        let mut f = vec![REQUESTS_PER_S.at(r.metrics.events_per_s)];
         if r.latency.count > 0 {
-            f.push(Figure::new(
-                "latency_avg_ns",
-                "ns",
-                r.latency.avg_ns as f64,
-                Better::Lower,
-            ));
+            f.push(figure::LATENCY_AVG_NS.at(r.latency.avg_ns as f64));
             if let Some(p) = r.percentile_ns(99.0) {
-                f.push(Figure::new("latency_p99_ns", "ns", p as f64, Better::Lower));
+                f.push(LATENCY_P99_NS.at(p as f64));
             }
         }
         f

@@ -704,7 +704,8 @@ impl Workload for Iozone {
             for row in &t.rows {
                 if let Some(v) = t.get(&row.label, "children_kb_per_s") {
                     let name = format!("{}_children_kb_per_s", row.label.replace(['-', ' '], "_"));
-                    f.push(Figure::new(&name, "kB/s", v, Better::Higher));
+                    let label = format!("{}: the children's total", row.label);
+                    f.push(Figure::labelled(&name, &label, "kB/s", v, Better::Higher));
                 }
             }
         } else if let Some(t) = r.tables.iter().find(|t| t.name == TABLE_SINGLE)
@@ -713,8 +714,9 @@ impl Workload for Iozone {
             // The largest step of the matrix (the only one without -a).
             for (c, v) in t.columns.iter().zip(&last.values).skip(2) {
                 if let Some(v) = v {
-                    f.push(Figure::new(
+                    f.push(Figure::labelled(
                         &format!("{}_kb_per_s", c.name),
+                        &format!("{} at the largest size", c.name.replace('_', " ")),
                         "kB/s",
                         *v,
                         Better::Higher,

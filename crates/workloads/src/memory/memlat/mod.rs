@@ -26,7 +26,9 @@
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counter;
-use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
+use hostbench_core::result::{
+    Better, Column, Figure, FigureDef, Row, RunResult, Table, Warning, WarningKind,
+};
 use hostbench_core::workload::*;
 use std::sync::{Arc, Mutex};
 
@@ -394,6 +396,22 @@ impl Instance for MemlatInstance {
     }
 }
 
+/// The median ns per load at the largest working set (DRAM when the ladder goes past the
+/// last-level cache).
+pub const MAX_SIZE_NS_PER_LOAD: FigureDef = FigureDef {
+    name: "max_size_ns_per_load",
+    label: "load-to-use latency at the largest size",
+    unit: "ns",
+    better: Better::Lower,
+};
+/// The median ns per load at the smallest working set (L1).
+pub const MIN_SIZE_NS_PER_LOAD: FigureDef = FigureDef {
+    name: "min_size_ns_per_load",
+    label: "load-to-use latency at the smallest size",
+    unit: "ns",
+    better: Better::Lower,
+};
+
 impl Workload for Memlat {
     fn id(&self) -> &'static str {
         "memlat"
@@ -413,10 +431,10 @@ impl Workload for Memlat {
         };
         let mut f = Vec::new();
         if let Some(v) = at(t.rows.last()) {
-            f.push(Figure::new("max_size_ns_per_load", "ns", v, Better::Lower));
+            f.push(MAX_SIZE_NS_PER_LOAD.at(v));
         }
         if let Some(v) = at(t.rows.first()) {
-            f.push(Figure::new("min_size_ns_per_load", "ns", v, Better::Lower));
+            f.push(MIN_SIZE_NS_PER_LOAD.at(v));
         }
         if f.is_empty() {
             return r.default_figures();

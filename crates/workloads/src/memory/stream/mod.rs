@@ -503,14 +503,18 @@ impl Workload for Stream {
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         // STREAM's best rates, Triad first (the figure people publish), then the NT block.
         let mut f = Vec::new();
-        for (table, suffix) in [("stream", ""), ("stream_nt", "_nt")] {
+        for (table, suffix, stores) in [
+            ("stream", "", ""),
+            ("stream_nt", "_nt", " with non-temporal stores"),
+        ] {
             let Some(t) = r.tables.iter().find(|t| t.name == table) else {
                 continue;
             };
             for k in ["Triad", "Copy", "Scale", "Add"] {
                 if let Some(v) = t.get(k, "best_rate_mb_per_s") {
                     let name = format!("{}{suffix}_best_mb_per_s", k.to_lowercase());
-                    f.push(Figure::new(&name, "MB/s", v, Better::Higher));
+                    let label = format!("{k} best rate{stores}");
+                    f.push(Figure::labelled(&name, &label, "MB/s", v, Better::Higher));
                 }
             }
         }
