@@ -4,7 +4,7 @@
 //! and the warnings the runs raised.
 
 use super::stability::{Reps, Stats, Verdict};
-use hostbench_core::result::{Better, WarningKind};
+use hostbench_core::result::{Better, FigureDef, WarningKind};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -73,6 +73,18 @@ pub struct FigureRef {
     pub unit: String,
     /// Which way is better.
     pub better: Better,
+}
+
+impl FigureRef {
+    /// The reference to a figure known in advance.
+    pub fn of(d: &FigureDef) -> FigureRef {
+        FigureRef {
+            name: d.name.into(),
+            label: Some(d.label.into()),
+            unit: d.unit.into(),
+            better: d.better,
+        }
+    }
 }
 
 /// One warning kind raised by an entry's runs.
@@ -455,12 +467,7 @@ mod tests {
             repetitions: Reps { min: 3, max: 5 },
             stable_rsd: rule,
             status: Status::Done,
-            figure: Some(FigureRef {
-                name: "events_per_s".into(),
-                label: Some("event rate".into()),
-                unit: "events/s".into(),
-                better: Better::Higher,
-            }),
+            figure: Some(FigureRef::of(&hostbench_core::result::figure::EVENTS_PER_S)),
             values: values.to_vec(),
             stats,
             verdict,

@@ -20,6 +20,7 @@ use crate::num;
 use crate::svg::{self, Axis, Bar, Group, Series, color, esc, tick};
 use hostbench_core::compare::{Comparison, Variant, Verdict};
 use hostbench_core::host::HostInfo;
+use hostbench_core::names::{memlat, stream};
 use hostbench_core::result::{Better, RunResult, decode_histogram, title_with_unit};
 use hostbench_core::stats;
 use hostbench_core::units::Bytes;
@@ -643,7 +644,7 @@ fn charts(h: &mut String, c: &Comparison, runs: &HashMap<&str, &RunResult>) {
         );
         let stream = stream_charts(h, c, &side_runs);
         for r in c.rows.iter().filter(|r| r.variant == vi) {
-            if stream && r.figure.ends_with("_best_mb_per_s") {
+            if stream && r.figure.ends_with(stream::FIGURE_SUFFIX) {
                 continue;
             }
             let groups = [Group {
@@ -871,11 +872,13 @@ fn memlat_chart(h: &mut String, c: &Comparison, side_runs: &[Vec<&RunResult>]) -
     for (i, runs) in side_runs.iter().enumerate() {
         let mut by_size: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
         for r in runs {
-            let Some(t) = r.tables.iter().find(|t| t.name == "memlat") else {
+            let Some(t) = r.tables.iter().find(|t| t.name == memlat::TABLE) else {
                 continue;
             };
             let col = |n: &str| t.columns.iter().position(|c| c.name == n);
-            let (Some(sc), Some(nc)) = (col("size_bytes"), col("ns_per_load")) else {
+            let (Some(sc), Some(nc)) =
+                (col(memlat::col::SIZE_BYTES), col(memlat::col::NS_PER_LOAD))
+            else {
                 continue;
             };
             for row in &t.rows {
@@ -942,11 +945,11 @@ fn stream_charts(h: &mut String, c: &Comparison, side_runs: &[Vec<&RunResult>]) 
     let mut drawn = false;
     for (table, title) in [
         (
-            "stream",
+            stream::table::STREAM,
             "STREAM best rate per kernel (MB/s, higher is better)",
         ),
         (
-            "stream_nt",
+            stream::table::STREAM_NT,
             "STREAM with non-temporal stores, best rate per kernel (MB/s)",
         ),
     ] {
@@ -958,7 +961,7 @@ fn stream_charts(h: &mut String, c: &Comparison, side_runs: &[Vec<&RunResult>]) 
                     continue;
                 };
                 for row in &t.rows {
-                    if let Some(v) = t.get(&row.label, "best_rate_mb_per_s") {
+                    if let Some(v) = t.get(&row.label, stream::col::BEST_RATE_MB_PER_S) {
                         if !kernels.contains(&row.label) {
                             kernels.push(row.label.clone());
                         }

@@ -19,6 +19,7 @@ use super::driver::{
     Arg, DbError, Driver, ErrClass, IgnorePolicy, Reconnected, Session, Stmt, Target, count,
     reconnect_window,
 };
+use hostbench_core::names::insert_race;
 use hostbench_core::params::{ParamKind, ParamSpec, Params};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::{Counter, Counters};
@@ -32,7 +33,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The result table that names the database under test: one row labelled with the server
 /// and the engine the tables really use (`MySQL/MariaDB 10.11.6, engine MyISAM`), with a
 /// `transactions` column (1 when the engine has them).
-pub const SERVER_TABLE: &str = "insert_race_server";
+pub use hostbench_core::names::insert_race::SERVER_TABLE;
 
 /// The insert test.
 pub struct InsertRace;
@@ -610,7 +611,10 @@ impl Instance for RaceInstance {
             .load(std::sync::atomic::Ordering::Relaxed);
         let mut f = vec![
             ("setup_retries".into(), n as f64),
-            ("rows_lost".into(), self.lost.load(Ordering::Relaxed) as f64),
+            (
+                insert_race::fact::ROWS_LOST.into(),
+                self.lost.load(Ordering::Relaxed) as f64,
+            ),
         ];
         f.extend(super::driver::tls_facts(self.tls.as_deref()));
         f
@@ -983,7 +987,12 @@ fn rows_per_s(r: &RunResult) -> f64 {
     if !procedure(r) {
         return r.metrics.events_per_s;
     }
-    let rows = r.metrics.counters.get("writes").copied().unwrap_or(0) as f64;
+    let rows = r
+        .metrics
+        .counters
+        .get(Counter::Writes.name())
+        .copied()
+        .unwrap_or(0) as f64;
     if r.metrics.duration_s > 0.0 {
         rows / r.metrics.duration_s
     } else {

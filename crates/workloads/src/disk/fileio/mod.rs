@@ -294,17 +294,22 @@ impl Workload for FileIo {
     }
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         let per = |k: &str| r.metrics.counters_per_s.get(k).copied().unwrap_or(0.0);
-        let (rd, wr) = (per("bytes_read") / MIB, per("bytes_written") / MIB);
+        let (rd, wr) = (
+            per(Counter::BytesRead.name()) / MIB,
+            per(Counter::BytesWritten.name()) / MIB,
+        );
         let mode = Mode::parse(r.workload.params.text("test_mode"));
         let mut f = Vec::new();
         match mode {
             Some(m) if m.sequential() && m.writes() => f.push(figures::WRITTEN_MIB_PER_S.at(wr)),
             Some(Mode::SeqRd) => f.push(figures::READ_MIB_PER_S.at(rd)),
-            _ => f.push(figures::IO_PER_S.at(per("reads") + per("writes"))),
+            _ => f.push(
+                figures::IO_PER_S.at(per(Counter::Reads.name()) + per(Counter::Writes.name())),
+            ),
         }
-        f.push(figures::READS_PER_S.at(per("reads")));
-        f.push(figures::WRITES_PER_S.at(per("writes")));
-        f.push(figures::FSYNCS_PER_S.at(per("other")));
+        f.push(figures::READS_PER_S.at(per(Counter::Reads.name())));
+        f.push(figures::WRITES_PER_S.at(per(Counter::Writes.name())));
+        f.push(figures::FSYNCS_PER_S.at(per(Counter::Other.name())));
         if !f.iter().any(|x| x.name == figures::READ_MIB_PER_S.name) {
             f.push(figures::READ_MIB_PER_S.at(rd));
         }

@@ -188,10 +188,10 @@ impl Workload for Fio {
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         let mut f = vec![figures::IOPS.at(r.metrics.events_per_s)];
         for (def, key) in [
-            (figures::READ_IOPS, "reads"),
-            (figures::WRITE_IOPS, "writes"),
-            (figures::READ_BYTES_PER_S, "bytes_read"),
-            (figures::WRITE_BYTES_PER_S, "bytes_written"),
+            (figures::READ_IOPS, Counter::Reads.name()),
+            (figures::WRITE_IOPS, Counter::Writes.name()),
+            (figures::READ_BYTES_PER_S, Counter::BytesRead.name()),
+            (figures::WRITE_BYTES_PER_S, Counter::BytesWritten.name()),
         ] {
             if let Some(&v) = r.metrics.counters_per_s.get(key)
                 && v > 0.0
