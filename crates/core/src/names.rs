@@ -130,7 +130,7 @@ pub mod http {
 
         /// Row: connecting, per request (0 on a reused connection; ab's "Connect").
         pub const CONNECT: &str = "connect";
-        /// Row: connecting, per new connection (httperf's "Connection time [ms]: connect").
+        /// Row: connecting, per new connection (httperf's `Connection time [ms]: connect`).
         pub const CONNECT_NEW: &str = "connect_new";
         /// Row: the TCP handshake alone (HTTPS).
         pub const TCP_CONNECT: &str = "tcp_connect";
@@ -144,7 +144,7 @@ pub mod http {
         pub const SERVICE: &str = "service";
         /// Row: first to last response byte (httperf's "transfer").
         pub const TRANSFER: &str = "transfer";
-        /// Row: a connection's life (httperf's "Connection time [ms]").
+        /// Row: a connection's life (httperf's `Connection time [ms]`).
         pub const CONNECTION_LIFE: &str = "connection_life";
     }
 
