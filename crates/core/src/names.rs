@@ -164,6 +164,43 @@ pub mod http {
 
     /// The column of the `http_errors` table (one row per kind of error).
     pub const ERRORS_COLUMN: &str = "errors";
+
+    /// The kinds of failed request: the rows of the `http_errors` table.
+    pub mod error {
+        /// The connection was refused.
+        pub const REFUSED: &str = "refused";
+        /// The connection was reset (or the pipe broke).
+        pub const RESET: &str = "reset";
+        /// No answer within the timeout.
+        pub const TIMEOUT: &str = "timeout";
+        /// A response that is not HTTP.
+        pub const BAD_RESPONSE: &str = "bad_response";
+        /// The server closed the connection before the response ended.
+        pub const CLOSED: &str = "closed";
+        /// No file descriptor left.
+        pub const FD_UNAVAIL: &str = "fd_unavail";
+        /// No local address (port) left.
+        pub const ADDR_UNAVAIL: &str = "addr_unavail";
+        /// Anything else.
+        pub const OTHER: &str = "other";
+        /// The server's certificate was refused.
+        pub const TLS_CERTIFICATE: &str = "tls_certificate";
+        /// Another TLS failure.
+        pub const TLS: &str = "tls";
+        /// Every kind, in the table's order.
+        pub const ALL: [&str; 10] = [
+            REFUSED,
+            RESET,
+            TIMEOUT,
+            BAD_RESPONSE,
+            CLOSED,
+            FD_UNAVAIL,
+            ADDR_UNAVAIL,
+            OTHER,
+            TLS_CERTIFICATE,
+            TLS,
+        ];
+    }
 }
 
 /// STREAM (`stream`); read by STREAM's layout and CSV and the HTML report's kernel chart.

@@ -16,7 +16,7 @@
 
 use crate::http::{fact, is_tls, param_text, target, time_row, tls_row};
 use hostbench_core::layout::{AbHtml, AbLayout, Layout};
-use hostbench_core::names::http::{ERRORS_COLUMN, fact, table, times, tls_kind};
+use hostbench_core::names::http::{ERRORS_COLUMN, error, fact, table, times, tls_kind};
 use hostbench_core::params::Value;
 use hostbench_core::recorder::Counter;
 use hostbench_core::result::RunResult;
@@ -83,13 +83,16 @@ impl Summary {
                 .unwrap_or(0.0)
         };
         // A failed TLS handshake is part of connecting.
-        let connect_err = err("refused")
-            + err("fd_unavail")
-            + err("addr_unavail")
-            + err("tls_certificate")
-            + err("tls");
-        let receive_err =
-            err("reset") + err("closed") + err("timeout") + err("bad_response") + err("other");
+        let connect_err = err(error::REFUSED)
+            + err(error::FD_UNAVAIL)
+            + err(error::ADDR_UNAVAIL)
+            + err(error::TLS_CERTIFICATE)
+            + err(error::TLS);
+        let receive_err = err(error::RESET)
+            + err(error::CLOSED)
+            + err(error::TIMEOUT)
+            + err(error::BAD_RESPONSE)
+            + err(error::OTHER);
         let length_err = if variable {
             0.0
         } else {

@@ -13,7 +13,7 @@
 
 use crate::http::{errors, fact, is_tls, target, time_row};
 use hostbench_core::layout::{HttperfLayout, Layout};
-use hostbench_core::names::http::{fact, table, times};
+use hostbench_core::names::http::{error, fact, table, times};
 use hostbench_core::params::{Params, Value};
 use hostbench_core::recorder::Counter;
 use hostbench_core::result::RunResult;
@@ -259,35 +259,21 @@ pub fn render_after_echo(r: &RunResult) -> String {
         per(bytes as f64) * 8.0 / 1e6
     );
     let e = |k: &str| errors(r, k);
-    let total: f64 = [
-        "refused",
-        "reset",
-        "timeout",
-        "bad_response",
-        "closed",
-        "fd_unavail",
-        "addr_unavail",
-        "other",
-        "tls_certificate",
-        "tls",
-    ]
-    .iter()
-    .map(|k| e(k))
-    .sum();
+    let total: f64 = error::ALL.iter().map(|k| e(k)).sum();
     let _ = writeln!(
         s,
         "Errors: total {total:.0} client-timo {:.0} socket-timo 0 connrefused {:.0} connreset {:.0}",
-        e("timeout"),
-        e("refused"),
-        e("reset") + e("closed")
+        e(error::TIMEOUT),
+        e(error::REFUSED),
+        e(error::RESET) + e(error::CLOSED)
     );
     let _ = writeln!(
         s,
         "Errors: fd-unavail {:.0} addrunavail {:.0} ftab-full 0 other {:.0}",
-        e("fd_unavail"),
-        e("addr_unavail"),
+        e(error::FD_UNAVAIL),
+        e(error::ADDR_UNAVAIL),
         // httperf counts a failed TLS handshake among the other errors.
-        e("bad_response") + e("other") + e("tls_certificate") + e("tls")
+        e(error::BAD_RESPONSE) + e(error::OTHER) + e(error::TLS_CERTIFICATE) + e(error::TLS)
     );
     if let (Some(ok), Some(failed)) = (fact(r, fact::SESSIONS_OK), fact(r, fact::SESSIONS_FAILED)) {
         sessions(&mut s, r, ok, failed);
