@@ -351,7 +351,10 @@ fn gate(c: &Comparison, limit: f64) -> ExitCode {
             continue; // not the headline of its variant
         }
         let v = c.variant_of(row);
-        let what = format!("{} {} {}", v.workload, v.label, row.figure);
+        let what = match &row.label {
+            Some(l) => format!("{} {} {l} ({})", v.workload, v.label, row.figure),
+            None => format!("{} {} {}", v.workload, v.label, row.figure),
+        };
         for (s, cell) in row.cells.iter().enumerate().skip(1) {
             let Some(cell) = cell else { continue };
             let side = &c.sides[s].name;

@@ -403,10 +403,10 @@ fn run_plan(
         n => n,
     };
     if let Some(c) = activity::server_cpus(&before, &after, cpus) {
-        result
-            .workload
-            .facts
-            .insert("local_server_cpus".into(), (c * 100.0).round() / 100.0);
+        result.workload.facts.insert(
+            hostbench_core::names::http::fact::LOCAL_SERVER_CPUS.into(),
+            (c * 100.0).round() / 100.0,
+        );
     }
     result
         .warnings

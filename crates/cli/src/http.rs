@@ -360,7 +360,7 @@ pub fn run(a: HttpArgs, argv: &[String]) -> Result<ExitCode> {
     let failed = result
         .workload
         .facts
-        .get("errors")
+        .get(hostbench_core::names::http::fact::ERRORS)
         .is_some_and(|&e| e > 0.0);
     if code == ExitCode::SUCCESS && result.metrics.events == 0 && failed {
         // Every request failed (a server that went away, TLS to a plain port, one that

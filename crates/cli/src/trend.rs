@@ -163,6 +163,7 @@ fn build(subject: &str, runs: &[RunResult], figure: Option<&str>, threshold: f64
             workload: v.workload.clone(),
             variant: v.label.clone(),
             figure: row.figure.clone(),
+            label: row.label.clone(),
             unit: row.unit.clone(),
             better: row.better,
             points,

@@ -17,6 +17,7 @@ pub mod fio_result;
 pub mod host;
 pub mod input;
 pub mod layout;
+pub mod names;
 pub mod params;
 pub mod plan;
 pub mod rand;

@@ -24,7 +24,8 @@ pub const SCHEMA_ID: &str = "hostbench.result";
 /// Current schema version.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Current minor version of [`SCHEMA_VERSION`]: 1 added `config.layout` and `fio` (results
-/// without the field are 0, written before it existed).
+/// without the field are 0, written before it existed); 2 added `figures[].label`
+/// and `annotations`.
 pub const SCHEMA_MINOR: u32 = 2;
 
 /// One run.
@@ -291,8 +292,13 @@ pub enum Better {
 /// One quotable figure of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
-    /// snake_case name that carries the unit (`events_per_s`, `triad_best_mb_per_s`).
+    /// snake_case name that carries the unit (`events_per_s`, `triad_best_mb_per_s`): the
+    /// stable key compare matches runs on and JSON consumers read.
     pub name: String,
+    /// What the figure is, in words, without its unit (`event rate`, `creates+reads`): what
+    /// people read (schema 1.2; `None` in results written before it, see [`Figure::title`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Unit as printed (`events/s`, `MB/s`, `ns`).
     pub unit: String,
     /// The value.
@@ -302,15 +308,79 @@ pub struct Figure {
 }
 
 impl Figure {
-    /// A figure.
-    pub fn new(name: &str, unit: &str, value: f64, better: Better) -> Figure {
+    /// A figure whose name and label are made at run time (one per STREAM kernel, per IOzone
+    /// test); figures known in advance come from a [`FigureDef`].
+    pub fn labelled(name: &str, label: &str, unit: &str, value: f64, better: Better) -> Figure {
         Figure {
             name: name.into(),
+            label: Some(label.into()),
             unit: unit.into(),
             value,
             better,
         }
     }
+
+    /// What to call the figure when showing it to people: its label, or its name for a
+    /// result written before labels existed (schema 1.1 and older).
+    pub fn title(&self) -> &str {
+        self.label.as_deref().unwrap_or(&self.name)
+    }
+
+    /// `label, unit` (`creates+reads, s`), as a figure standing alone is shown.
+    pub fn title_with_unit(&self) -> String {
+        title_with_unit(self.title(), &self.unit)
+    }
+}
+
+/// `label, unit`, or the label alone for a figure without a unit.
+pub fn title_with_unit(title: &str, unit: &str) -> String {
+    if unit.is_empty() {
+        title.to_string()
+    } else {
+        format!("{title}, {unit}")
+    }
+}
+
+/// The definition of a figure known before the run: its name, label, unit and direction
+/// written once, next to the workload that reports it, so every crate that refers to the
+/// figure refers to this value (a rename is a compile error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FigureDef {
+    /// snake_case name that carries the unit ([`Figure::name`]).
+    pub name: &'static str,
+    /// What it is, in words, without the unit ([`Figure::label`]).
+    pub label: &'static str,
+    /// Unit as printed.
+    pub unit: &'static str,
+    /// Which way is better.
+    pub better: Better,
+}
+
+impl FigureDef {
+    /// The figure with `value`.
+    pub fn at(&self, value: f64) -> Figure {
+        Figure::labelled(self.name, self.label, self.unit, value, self.better)
+    }
+}
+
+/// The figures every workload has (see [`RunResult::default_figures`]).
+pub mod figure {
+    use super::{Better, FigureDef};
+
+    /// Events per second.
+    pub const EVENTS_PER_S: FigureDef = FigureDef {
+        name: "events_per_s",
+        label: "event rate",
+        unit: "events/s",
+        better: Better::Higher,
+    };
+    /// Mean event latency.
+    pub const LATENCY_AVG_NS: FigureDef = FigureDef {
+        name: "latency_avg_ns",
+        label: "mean latency",
+        unit: "ns",
+        better: Better::Lower,
+    };
 }
 
 /// A result table: named columns with units, one row per item (kernel, working-set size).
@@ -538,19 +608,9 @@ impl RunResult {
     /// The figures every workload has: event rate (higher is better) and mean event latency
     /// (lower is better). Workloads with a better headline put theirs first.
     pub fn default_figures(&self) -> Vec<Figure> {
-        let mut f = vec![Figure::new(
-            "events_per_s",
-            "events/s",
-            self.metrics.events_per_s,
-            Better::Higher,
-        )];
+        let mut f = vec![figure::EVENTS_PER_S.at(self.metrics.events_per_s)];
         if self.latency.count > 0 {
-            f.push(Figure::new(
-                "latency_avg_ns",
-                "ns",
-                self.latency.avg_ns as f64,
-                Better::Lower,
-            ));
+            f.push(figure::LATENCY_AVG_NS.at(self.latency.avg_ns as f64));
         }
         f
     }

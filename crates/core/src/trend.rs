@@ -143,6 +143,9 @@ pub struct TrendSeries {
     pub variant: String,
     /// The figure followed (its headline unless `--figure` chose another).
     pub figure: String,
+    /// What the figure is, in words (absent for runs stored before figures had labels).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Its unit.
     pub unit: String,
     /// Which way is better.

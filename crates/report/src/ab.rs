@@ -16,7 +16,9 @@
 
 use crate::http::{fact, is_tls, param_text, target, time_row, tls_row};
 use hostbench_core::layout::{AbHtml, AbLayout, Layout};
+use hostbench_core::names::http::{ERRORS_COLUMN, error, fact, table, times, tls_kind};
 use hostbench_core::params::Value;
+use hostbench_core::recorder::Counter;
 use hostbench_core::result::RunResult;
 use std::fmt::Write;
 use std::io;
@@ -54,7 +56,7 @@ struct Summary {
 impl Summary {
     fn of(r: &RunResult) -> Summary {
         let url = param_text(r, "url");
-        let (host, port, path) = target(&url, fact(r, "target_port"));
+        let (host, port, path) = target(&url, fact(r, fact::TARGET_PORT));
         let through = match param_text(r, "proxy").trim() {
             "" => String::new(),
             p => format!("[through {p}] "),
@@ -62,7 +64,7 @@ impl Summary {
         let server = r
             .tables
             .iter()
-            .find(|t| t.name == "http_server")
+            .find(|t| t.name == table::SERVER)
             .and_then(|t| t.rows.first())
             .map(|row| ab_server_software(&row.label))
             .unwrap_or_default();
@@ -76,19 +78,26 @@ impl Summary {
         let err = |k: &str| {
             r.tables
                 .iter()
-                .find(|t| t.name == "http_errors")
-                .and_then(|t| t.get(k, "errors"))
+                .find(|t| t.name == table::ERRORS)
+                .and_then(|t| t.get(k, ERRORS_COLUMN))
                 .unwrap_or(0.0)
         };
         // A failed TLS handshake is part of connecting.
-        let connect_err = err("refused")
-            + err("fd_unavail")
-            + err("addr_unavail")
-            + err("tls_certificate")
-            + err("tls");
-        let receive_err =
-            err("reset") + err("closed") + err("timeout") + err("bad_response") + err("other");
-        let length_err = if variable { 0.0 } else { f("length_failures") };
+        let connect_err = err(error::REFUSED)
+            + err(error::FD_UNAVAIL)
+            + err(error::ADDR_UNAVAIL)
+            + err(error::TLS_CERTIFICATE)
+            + err(error::TLS);
+        let receive_err = err(error::RESET)
+            + err(error::CLOSED)
+            + err(error::TIMEOUT)
+            + err(error::BAD_RESPONSE)
+            + err(error::OTHER);
+        let length_err = if variable {
+            0.0
+        } else {
+            f(fact::LENGTH_FAILURES)
+        };
         let counter = |n: &str| r.metrics.counters.get(n).copied().unwrap_or(0);
         Summary {
             host,
@@ -97,7 +106,7 @@ impl Summary {
             through,
             server,
             variable,
-            doc_len: f("document_length"),
+            doc_len: f(fact::DOCUMENT_LENGTH),
             conc,
             secs: r.metrics.duration_s,
             done: r.metrics.events,
@@ -105,16 +114,17 @@ impl Summary {
             receive_err,
             length_err,
             failed: connect_err + receive_err + length_err,
-            non_2xx: f("non_2xx_responses"),
+            non_2xx: f(fact::NON_2XX_RESPONSES),
             // ab counts every response whose head keeps the connection open, the first on
             // each connection included (results saved before that fact: reused only).
             keepalive: (values.get("keepalive") == Some(&Value::Bool(true))).then(|| {
-                fact(r, "keepalive_allowed_responses").unwrap_or_else(|| f("keepalive_responses"))
+                fact(r, fact::KEEPALIVE_ALLOWED_RESPONSES)
+                    .unwrap_or_else(|| f(fact::KEEPALIVE_RESPONSES))
             }),
-            read: counter("bytes_read"),
-            written: counter("bytes_written"),
+            read: counter(Counter::BytesRead.name()),
+            written: counter(Counter::BytesWritten.name()),
             posting: !param_text(r, "body_file").is_empty(),
-            body_bytes: f("body_bytes"),
+            body_bytes: f(fact::BODY_BYTES),
             aborted: r.outcome.stop_reason == hostbench_core::runner::StopReason::Error,
         }
     }
@@ -192,20 +202,21 @@ pub fn render_with(r: &RunResult, banner_printed: bool) -> String {
     let _ = writeln!(s, "Server Hostname:        {host}");
     let _ = writeln!(s, "Server Port:            {}", m.port);
     if is_tls(r)
-        && let (Some((v, _)), Some((c, bits))) = (tls_row(r, "protocol"), tls_row(r, "cipher"))
+        && let (Some((v, _)), Some((c, bits))) =
+            (tls_row(r, tls_kind::PROTOCOL), tls_row(r, tls_kind::CIPHER))
     {
         // ab: version, cipher, the certificate's key bits, the cipher's secret bits.
-        let pk = tls_row(r, "certificate_key").and_then(|(_, b)| b);
+        let pk = tls_row(r, tls_kind::CERTIFICATE_KEY).and_then(|(_, b)| b);
         let _ = writeln!(
             s,
             "SSL/TLS Protocol:       {v},{c},{:.0},{:.0}",
             pk.unwrap_or(0.0),
             bits.unwrap_or(0.0)
         );
-        if let Some((k, Some(b))) = tls_row(r, "key_exchange") {
+        if let Some((k, Some(b))) = tls_row(r, tls_kind::KEY_EXCHANGE) {
             let _ = writeln!(s, "Server Temp Key:        {k} {b:.0} bits");
         }
-        if let Some((n, _)) = tls_row(r, "server_name") {
+        if let Some((n, _)) = tls_row(r, tls_kind::SERVER_NAME) {
             let _ = writeln!(s, "TLS Server Name:        {n}");
         }
     }
@@ -412,10 +423,13 @@ pub fn render_html(r: &RunResult, a: &AbHtml) -> String {
             r.latency.max_ns as f64,
         );
         let rows = [
-            ("Connect:", time_row(r, "connect").map(|t| (t.0, t.1, t.4))),
+            (
+                "Connect:",
+                time_row(r, times::CONNECT).map(|t| (t.0, t.1, t.4)),
+            ),
             (
                 "Processing:",
-                time_row(r, "processing").map(|t| (t.0, t.1, t.4)),
+                time_row(r, times::PROCESSING).map(|t| (t.0, t.1, t.4)),
             ),
             ("Total:", Some(total)),
         ];
@@ -461,9 +475,9 @@ fn connection_times(s: &mut String, r: &RunResult, no_sd: bool) {
         r.latency.max_ns as f64,
     );
     let rows = [
-        ("Connect:", time_row(r, "connect")),
-        ("Processing:", time_row(r, "processing")),
-        ("Waiting:", time_row(r, "waiting")),
+        ("Connect:", time_row(r, times::CONNECT)),
+        ("Processing:", time_row(r, times::PROCESSING)),
+        ("Waiting:", time_row(r, times::WAITING)),
         ("Total:", Some(total)),
     ];
     let _ = writeln!(s, "Connection Times (ms)");

@@ -72,9 +72,14 @@ pub fn scaled_unit(unit: &str, least: f64) -> (String, f64) {
     (pick.0.to_string(), pick.1)
 }
 
-/// The figure's name as shown beside `unit` (from [`display_unit`]): a stored `_ns` suffix is
-/// dropped when the row is shown in another unit (`latency_avg` in µs, not `latency_avg_ns`).
+/// What the row's figure is called beside `unit` (from [`display_unit`]): its label
+/// (`mean latency`), which carries no unit. A row of results stored before labels existed
+/// shows the name, whose stored `_ns` suffix is dropped when the row is shown in another unit
+/// (`latency_avg` in µs, not `latency_avg_ns`).
 pub fn display_figure(r: &Row, unit: &str) -> String {
+    if let Some(label) = &r.label {
+        return label.clone();
+    }
     match r.figure.strip_suffix("_ns") {
         Some(base) if r.unit == "ns" && unit != "ns" && !base.is_empty() => base.to_string(),
         _ => r.figure.clone(),
@@ -470,6 +475,7 @@ mod tests {
         Row {
             variant: 0,
             figure: "latency_avg_ns".into(),
+            label: None,
             unit: unit.into(),
             better: Better::Lower,
             cells: medians.iter().map(|&m| Some(cell(m, 1))).collect(),
@@ -491,6 +497,11 @@ mod tests {
         let r = row("ns", &[68_898.0]);
         assert_eq!(display_figure(&r, "µs"), "latency_avg");
         assert_eq!(display_figure(&r, "ns"), "latency_avg_ns");
+        let labelled = Row {
+            label: Some("mean latency".into()),
+            ..r
+        };
+        assert_eq!(display_figure(&labelled, "µs"), "mean latency");
         assert_eq!(
             display_unit(&row("events/s", &[2.5e10])),
             ("events/s".into(), 1.0)

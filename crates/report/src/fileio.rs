@@ -4,6 +4,7 @@
 //! rates are counts over the run's total time, MiB = 2^20 bytes.
 
 use hostbench_core::params::Params;
+use hostbench_core::recorder::Counter;
 use hostbench_core::result::{Interval, RunResult};
 use hostbench_core::units::sysbench_size as size;
 use std::fmt::Write;
@@ -96,11 +97,11 @@ pub fn report(r: &RunResult) -> String {
     let c = &r.metrics.counters_per_s;
     format!(
         "\nFile operations:\n    reads/s:                      {:4.2}\n    writes/s:                     {:4.2}\n    fsyncs/s:                     {:4.2}\n\nThroughput:\n    read, MiB/s:                  {:4.2}\n    written, MiB/s:               {:4.2}\n",
-        per(c, "reads"),
-        per(c, "writes"),
-        per(c, "other"),
-        per(c, "bytes_read") / MIB,
-        per(c, "bytes_written") / MIB,
+        per(c, Counter::Reads.name()),
+        per(c, Counter::Writes.name()),
+        per(c, Counter::Other.name()),
+        per(c, Counter::BytesRead.name()) / MIB,
+        per(c, Counter::BytesWritten.name()) / MIB,
     )
 }
 
@@ -115,9 +116,9 @@ pub fn interval_line(i: &Interval, stamp: &str) -> String {
         .map_or((0.0, 0.0), |p| (p.p, p.ns as f64 / 1e6));
     format!(
         "[ {stamp} ] reads: {:4.2} MiB/s writes: {:4.2} MiB/s fsyncs: {:4.2}/s latency (ms,{}%): {ms:4.3}\n",
-        per(c, "bytes_read") / MIB,
-        per(c, "bytes_written") / MIB,
-        per(c, "other"),
+        per(c, Counter::BytesRead.name()) / MIB,
+        per(c, Counter::BytesWritten.name()) / MIB,
+        per(c, Counter::Other.name()),
         crate::pct_label(p)
     )
 }

@@ -3,7 +3,9 @@
 //! `http_status` and `http_errors` tables, and the target from the `url` parameter.
 
 use crate::{ms, pct_label};
+use hostbench_core::names::http::{ERRORS_COLUMN, fact, table, times, tls_kind};
 use hostbench_core::params::Value;
+use hostbench_core::recorder::Counter;
 use hostbench_core::result::RunResult;
 use std::fmt::Write;
 
@@ -53,12 +55,12 @@ pub fn target(url: &str, port_fact: Option<f64>) -> (String, u16, String) {
 
 /// Whether the run was HTTPS.
 pub fn is_tls(r: &RunResult) -> bool {
-    fact(r, "tls").unwrap_or(0.0) > 0.0
+    fact(r, fact::TLS).unwrap_or(0.0) > 0.0
 }
 
 /// A row of the `http_tls` table (labels are `kind:value`): its value text and bits.
 pub fn tls_row(r: &RunResult, kind: &str) -> Option<(String, Option<f64>)> {
-    let t = r.tables.iter().find(|t| t.name == "http_tls")?;
+    let t = r.tables.iter().find(|t| t.name == table::TLS)?;
     t.rows.iter().find_map(|row| {
         let v = match row.label.split_once(':') {
             Some((k, v)) if k == kind => v.to_string(),
@@ -71,16 +73,16 @@ pub fn tls_row(r: &RunResult, kind: &str) -> Option<(String, Option<f64>)> {
 
 /// One row of the `http_times` table: (min, mean, sd, median, max) in ns.
 pub fn time_row(r: &RunResult, label: &str) -> Option<(f64, f64, f64, f64, f64)> {
-    let t = r.tables.iter().find(|t| t.name == "http_times")?;
-    if t.get(label, "count").unwrap_or(0.0) == 0.0 {
+    let t = r.tables.iter().find(|t| t.name == table::TIMES)?;
+    if t.get(label, times::COUNT).unwrap_or(0.0) == 0.0 {
         return None;
     }
     Some((
-        t.get(label, "min_ns")?,
-        t.get(label, "mean_ns")?,
-        t.get(label, "sd_ns").unwrap_or(0.0),
-        t.get(label, "median_ns")?,
-        t.get(label, "max_ns")?,
+        t.get(label, times::MIN_NS)?,
+        t.get(label, times::MEAN_NS)?,
+        t.get(label, times::SD_NS).unwrap_or(0.0),
+        t.get(label, times::MEDIAN_NS)?,
+        t.get(label, times::MAX_NS)?,
     ))
 }
 
@@ -88,8 +90,8 @@ pub fn time_row(r: &RunResult, label: &str) -> Option<(f64, f64, f64, f64, f64)>
 pub fn errors(r: &RunResult, kind: &str) -> f64 {
     r.tables
         .iter()
-        .find(|t| t.name == "http_errors")
-        .and_then(|t| t.get(kind, "errors"))
+        .find(|t| t.name == table::ERRORS)
+        .and_then(|t| t.get(kind, ERRORS_COLUMN))
         .unwrap_or(0.0)
 }
 
@@ -107,7 +109,7 @@ fn dur(ns: f64) -> String {
 pub fn render(r: &RunResult) -> String {
     let mut s = String::new();
     let url = param_text(r, "url");
-    let (host, port, path) = target(&url, fact(r, "target_port"));
+    let (host, port, path) = target(&url, fact(r, fact::TARGET_PORT));
     let f = |n: &str| fact(r, n).unwrap_or(0.0);
     let int = |n: &str| match r.workload.params.values().get(n) {
         Some(Value::Int(i)) => *i,
@@ -136,22 +138,27 @@ pub fn render(r: &RunResult) -> String {
         int("connections"),
         r.metrics.duration_s
     );
-    let read = r.metrics.counters.get("bytes_read").copied().unwrap_or(0) as f64;
+    let read = r
+        .metrics
+        .counters
+        .get(Counter::BytesRead.name())
+        .copied()
+        .unwrap_or(0) as f64;
     let t = r.metrics.duration_s.max(1e-9);
     let _ = writeln!(
         s,
         "Requests:   {} completed, {:.2}/s; {:.0} failed, {:.0} unfinished",
         r.metrics.events,
         r.metrics.events_per_s,
-        f("errors"),
-        f("unfinished_requests")
+        f(fact::ERRORS),
+        f(fact::UNFINISHED_REQUESTS)
     );
     let _ = writeln!(
         s,
         "Transfer:   {:.2} MiB read ({:.2} MiB/s), {:.0} connection(s) opened",
         read / 1048576.0,
         read / 1048576.0 / t,
-        f("connections_opened")
+        f(fact::CONNECTIONS_OPENED)
     );
     if r.latency.count > 0 {
         let what = if r.config.rate_per_s > 0.0 {
@@ -196,13 +203,13 @@ pub fn render(r: &RunResult) -> String {
     }
     if is_tls(r) {
         let mut what = Vec::new();
-        if let Some((v, _)) = tls_row(r, "protocol") {
+        if let Some((v, _)) = tls_row(r, tls_kind::PROTOCOL) {
             what.push(v);
         }
-        if let Some((c, _)) = tls_row(r, "cipher") {
+        if let Some((c, _)) = tls_row(r, tls_kind::CIPHER) {
             what.push(c);
         }
-        if let Some((k, _)) = tls_row(r, "key_exchange") {
+        if let Some((k, _)) = tls_row(r, tls_kind::KEY_EXCHANGE) {
             what.push(k);
         }
         let _ = writeln!(
@@ -213,19 +220,19 @@ pub fn render(r: &RunResult) -> String {
             } else {
                 what.join(", ")
             },
-            f("tls_full_handshakes"),
-            f("tls_resumed_handshakes")
+            f(fact::TLS_FULL_HANDSHAKES),
+            f(fact::TLS_RESUMED_HANDSHAKES)
         );
     }
     if r.config.rate_per_s > 0.0 {
         let _ = writeln!(
             s,
             "Schedule:   {:.0} send(s) more than 1 ms late, largest lag {:.3} ms",
-            f("late_sends"),
-            ms(f("max_schedule_lag_ns") as u64)
+            f(fact::LATE_SENDS),
+            ms(f(fact::MAX_SCHEDULE_LAG_NS) as u64)
         );
     }
-    if let Some(t) = r.tables.iter().find(|t| t.name == "http_status") {
+    if let Some(t) = r.tables.iter().find(|t| t.name == table::STATUS) {
         let codes: Vec<String> = t
             .rows
             .iter()
@@ -235,8 +242,8 @@ pub fn render(r: &RunResult) -> String {
             let _ = writeln!(s, "Status:     {}", codes.join(", "));
         }
     }
-    if f("errors") > 0.0
-        && let Some(t) = r.tables.iter().find(|t| t.name == "http_errors")
+    if f(fact::ERRORS) > 0.0
+        && let Some(t) = r.tables.iter().find(|t| t.name == table::ERRORS)
     {
         let kinds: Vec<String> = t
             .rows
@@ -255,15 +262,15 @@ pub fn render(r: &RunResult) -> String {
     let _ = writeln!(
         s,
         "CPU:        user {:.2}s, system {:.2}s ({:.2} us per request)",
-        f("cpu_user_s"),
-        f("cpu_system_s"),
+        f(fact::CPU_USER_S),
+        f(fact::CPU_SYSTEM_S),
         if r.metrics.events > 0 {
-            (f("cpu_user_s") + f("cpu_system_s")) * 1e6 / r.metrics.events as f64
+            (f(fact::CPU_USER_S) + f(fact::CPU_SYSTEM_S)) * 1e6 / r.metrics.events as f64
         } else {
             0.0
         }
     );
-    if let Some(c) = r.workload.facts.get("local_server_cpus") {
+    if let Some(c) = r.workload.facts.get(fact::LOCAL_SERVER_CPUS) {
         let _ = writeln!(
             s,
             "Server CPU: {c:.2} CPU(s) on average (the processes listening on the target port \

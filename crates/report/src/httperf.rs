@@ -13,7 +13,9 @@
 
 use crate::http::{errors, fact, is_tls, target, time_row};
 use hostbench_core::layout::{HttperfLayout, Layout};
+use hostbench_core::names::http::{error, fact, table, times};
 use hostbench_core::params::{Params, Value};
+use hostbench_core::recorder::Counter;
 use hostbench_core::result::RunResult;
 use std::fmt::Write;
 
@@ -23,7 +25,7 @@ pub fn render(r: &RunResult) -> String {
         &r.workload.params,
         r.config.rate_per_s,
         r.config.event_limit,
-        fact(r, "target_port"),
+        fact(r, fact::TARGET_PORT),
         is_tls(r),
         &layout_of(r),
     );
@@ -147,13 +149,13 @@ pub fn render_after_echo(r: &RunResult) -> String {
     let _ = writeln!(
         s,
         "Maximum connect burst length: {:.0}\n",
-        f("max_connect_burst")
+        f(fact::MAX_CONNECT_BURST)
     );
     let d = r.metrics.duration_s;
     let per = |v: f64| if d > 0.0 { v / d } else { 0.0 };
-    let conns = f("connections_opened");
-    let reqs = f("requests_sent");
-    let replies = f("responses");
+    let conns = f(fact::CONNECTIONS_OPENED);
+    let reqs = f(fact::REQUESTS_SENT);
+    let replies = f(fact::RESPONSES);
     let _ = writeln!(
         s,
         "Total: connections {conns:.0} requests {reqs:.0} replies {replies:.0} test-duration {d:.3} s\n"
@@ -164,9 +166,9 @@ pub fn render_after_echo(r: &RunResult) -> String {
         "Connection rate: {:.1} conn/s ({:.1} ms/conn, <={:.0} concurrent connections)",
         per(conns),
         period(per(conns)),
-        f("max_open_connections")
+        f(fact::MAX_OPEN_CONNECTIONS)
     );
-    let (min, avg, sd, median, max) = time_row(r, "connection_life").unwrap_or_default();
+    let (min, avg, sd, median, max) = time_row(r, times::CONNECTION_LIFE).unwrap_or_default();
     let _ = writeln!(
         s,
         "Connection time [ms]: min {:.1} avg {:.1} max {:.1} median {:.1} stddev {:.1}",
@@ -176,14 +178,14 @@ pub fn render_after_echo(r: &RunResult) -> String {
         median / 1e6,
         sd / 1e6
     );
-    let connect = time_row(r, "connect_new").map_or(0.0, |t| t.1);
+    let connect = time_row(r, times::CONNECT_NEW).map_or(0.0, |t| t.1);
     let _ = writeln!(s, "Connection time [ms]: connect {:.1}", connect / 1e6);
-    let with_reply = f("connections_with_reply");
+    let with_reply = f(fact::CONNECTIONS_WITH_REPLY);
     let _ = writeln!(
         s,
         "Connection length [replies/conn]: {:.3}\n",
         if with_reply > 0.0 {
-            f("replies_on_those_connections") / with_reply
+            f(fact::REPLIES_ON_THOSE_CONNECTIONS) / with_reply
         } else {
             0.0
         }
@@ -194,7 +196,7 @@ pub fn render_after_echo(r: &RunResult) -> String {
         per(reqs),
         period(per(reqs))
     );
-    let _ = writeln!(s, "Request size [B]: {:.1}\n", f("request_bytes"));
+    let _ = writeln!(s, "Request size [B]: {:.1}\n", f(fact::REQUEST_BYTES));
     let samples: Vec<f64> = r.intervals.iter().map(|i| i.events_per_s).collect();
     let (smin, savg, smax, ssd) = sample_stats(&samples);
     let _ = writeln!(
@@ -202,8 +204,8 @@ pub fn render_after_echo(r: &RunResult) -> String {
         "Reply rate [replies/s]: min {smin:.1} avg {savg:.1} max {smax:.1} stddev {ssd:.1} ({} samples)",
         samples.len()
     );
-    let response = time_row(r, "waiting").map_or(0.0, |t| t.1);
-    let transfer = time_row(r, "transfer").map_or(0.0, |t| t.1);
+    let response = time_row(r, times::WAITING).map_or(0.0, |t| t.1);
+    let transfer = time_row(r, times::TRANSFER).map_or(0.0, |t| t.1);
     let _ = writeln!(
         s,
         "Reply time [ms]: response {:.1} transfer {:.1}",
@@ -212,9 +214,9 @@ pub fn render_after_echo(r: &RunResult) -> String {
     );
     let n = replies.max(1.0);
     let (h, c, fo) = (
-        f("header_bytes") / n,
-        f("body_bytes") / n,
-        f("footer_bytes") / n,
+        f(fact::HEADER_BYTES) / n,
+        f(fact::BODY_BYTES) / n,
+        f(fact::FOOTER_BYTES) / n,
     );
     let _ = writeln!(
         s,
@@ -224,13 +226,13 @@ pub fn render_after_echo(r: &RunResult) -> String {
     let _ = writeln!(
         s,
         "Reply status: 1xx={:.0} 2xx={:.0} 3xx={:.0} 4xx={:.0} 5xx={:.0}\n",
-        f("status_1xx"),
-        f("status_2xx"),
-        f("status_3xx"),
-        f("status_4xx"),
-        f("status_5xx")
+        f(&fact::status_class(1)),
+        f(&fact::status_class(2)),
+        f(&fact::status_class(3)),
+        f(&fact::status_class(4)),
+        f(&fact::status_class(5))
     );
-    let (u, sy) = (f("cpu_user_s"), f("cpu_system_s"));
+    let (u, sy) = (f(fact::CPU_USER_S), f(fact::CPU_SYSTEM_S));
     let pct = |v: f64| if d > 0.0 { 100.0 * v / d } else { 0.0 };
     let _ = writeln!(
         s,
@@ -239,10 +241,15 @@ pub fn render_after_echo(r: &RunResult) -> String {
         pct(sy),
         pct(u + sy)
     );
-    let bytes = r.metrics.counters.get("bytes_read").copied().unwrap_or(0)
+    let bytes = r
+        .metrics
+        .counters
+        .get(Counter::BytesRead.name())
+        .copied()
+        .unwrap_or(0)
         + r.metrics
             .counters
-            .get("bytes_written")
+            .get(Counter::BytesWritten.name())
             .copied()
             .unwrap_or(0);
     let _ = writeln!(
@@ -252,37 +259,23 @@ pub fn render_after_echo(r: &RunResult) -> String {
         per(bytes as f64) * 8.0 / 1e6
     );
     let e = |k: &str| errors(r, k);
-    let total: f64 = [
-        "refused",
-        "reset",
-        "timeout",
-        "bad_response",
-        "closed",
-        "fd_unavail",
-        "addr_unavail",
-        "other",
-        "tls_certificate",
-        "tls",
-    ]
-    .iter()
-    .map(|k| e(k))
-    .sum();
+    let total: f64 = error::ALL.iter().map(|k| e(k)).sum();
     let _ = writeln!(
         s,
         "Errors: total {total:.0} client-timo {:.0} socket-timo 0 connrefused {:.0} connreset {:.0}",
-        e("timeout"),
-        e("refused"),
-        e("reset") + e("closed")
+        e(error::TIMEOUT),
+        e(error::REFUSED),
+        e(error::RESET) + e(error::CLOSED)
     );
     let _ = writeln!(
         s,
         "Errors: fd-unavail {:.0} addrunavail {:.0} ftab-full 0 other {:.0}",
-        e("fd_unavail"),
-        e("addr_unavail"),
+        e(error::FD_UNAVAIL),
+        e(error::ADDR_UNAVAIL),
         // httperf counts a failed TLS handshake among the other errors.
-        e("bad_response") + e("other") + e("tls_certificate") + e("tls")
+        e(error::BAD_RESPONSE) + e(error::OTHER) + e(error::TLS_CERTIFICATE) + e(error::TLS)
     );
-    if let (Some(ok), Some(failed)) = (fact(r, "sessions_ok"), fact(r, "sessions_failed")) {
+    if let (Some(ok), Some(failed)) = (fact(r, fact::SESSIONS_OK), fact(r, fact::SESSIONS_FAILED)) {
         sessions(&mut s, r, ok, failed);
     }
     s
@@ -306,7 +299,7 @@ fn sessions(s: &mut String, r: &RunResult, ok: f64, failed: f64) {
     };
     let d = r.metrics.duration_s;
     let whole = (d / 5.0).floor() as usize;
-    let mut per_5s = rows("http_sessions_per_5s");
+    let mut per_5s = rows(table::SESSIONS_PER_5S);
     per_5s.resize(per_5s.len().max(whole), 0.0);
     let samples: Vec<f64> = per_5s[..whole].iter().map(|n| n / 5.0).collect();
     let (min, _, max, sd) = sample_stats(&samples);
@@ -316,7 +309,7 @@ fn sessions(s: &mut String, r: &RunResult, ok: f64, failed: f64) {
         s,
         "\nSession rate [sess/s]: min {min:.2} avg {avg:.2} max {max:.2} stddev {sd:.2} ({ok:.0}/{total:.0})"
     );
-    let conns = fact(r, "connections_opened").unwrap_or(0.0);
+    let conns = fact(r, fact::CONNECTIONS_OPENED).unwrap_or(0.0);
     let _ = writeln!(
         s,
         "Session: avg {:.2} connections/session",
@@ -325,14 +318,14 @@ fn sessions(s: &mut String, r: &RunResult, ok: f64, failed: f64) {
     let _ = writeln!(
         s,
         "Session lifetime [s]: {:.1}",
-        fact(r, "session_life_avg_s").unwrap_or(0.0)
+        fact(r, fact::SESSION_LIFE_AVG_S).unwrap_or(0.0)
     );
     let _ = writeln!(
         s,
         "Session failtime [s]: {:.1}",
-        fact(r, "session_failtime_avg_s").unwrap_or(0.0)
+        fact(r, fact::SESSION_FAILTIME_AVG_S).unwrap_or(0.0)
     );
-    let hist: Vec<String> = rows("http_session_lengths")
+    let hist: Vec<String> = rows(table::SESSION_LENGTHS)
         .iter()
         .map(|n| format!("{n:.0}"))
         .collect();

@@ -2,6 +2,8 @@
 //! per-session times and their spread, and per-insert latency percentiles.
 
 use crate::ms;
+use hostbench_core::names::insert_race;
+use hostbench_core::recorder::Counter;
 use hostbench_core::result::RunResult;
 use std::fmt::Write;
 
@@ -44,7 +46,10 @@ pub fn render(r: &RunResult) -> String {
         text(r, "commit"),
     );
     // The server and the engine its tables really use (the workload asked the server).
-    if let Some(t) = r.tables.iter().find(|t| t.name == "insert_race_server")
+    if let Some(t) = r
+        .tables
+        .iter()
+        .find(|t| t.name == insert_race::SERVER_TABLE)
         && let Some(row) = t.rows.first()
     {
         let tx = match row.values.first().copied().flatten() {
@@ -63,7 +68,7 @@ pub fn render(r: &RunResult) -> String {
     // Client mode: one event per row. Procedure mode: one event (a CALL) per session, and
     // the rows it inserted are the writes.
     let inserted = if procedure {
-        get("writes")
+        get(Counter::Writes.name())
     } else {
         r.metrics.events
     };
@@ -80,15 +85,20 @@ pub fn render(r: &RunResult) -> String {
     let _ = writeln!(
         s,
         "BEGIN/COMMIT:    {:>12}     errors retried: {}",
-        get("other"),
-        get("errors")
+        get(Counter::Other.name()),
+        get(Counter::Errors.name())
     );
-    let lost = r.workload.facts.get("rows_lost").copied().unwrap_or(0.0);
-    if get("reconnects") > 0 || lost > 0.0 {
+    let lost = r
+        .workload
+        .facts
+        .get(insert_race::fact::ROWS_LOST)
+        .copied()
+        .unwrap_or(0.0);
+    if get(Counter::Reconnects.name()) > 0 || lost > 0.0 {
         let _ = writeln!(
             s,
             "reconnects:      {:>12}     rows lost with a vanished temporary table: {lost}",
-            get("reconnects")
+            get(Counter::Reconnects.name())
         );
     }
     let times: Vec<f64> = r

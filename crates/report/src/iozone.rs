@@ -18,8 +18,9 @@ use hostbench_core::params::Value;
 use hostbench_core::result::{RunResult, Table};
 use std::fmt::Write;
 
-const SINGLE: &str = "iozone";
-const THROUGHPUT: &str = "iozone_throughput";
+use hostbench_core::names::iozone::col::{self, PHASES};
+use hostbench_core::names::iozone::fact;
+use hostbench_core::names::iozone::table::{SINGLE, THROUGHPUT};
 
 fn table<'a>(r: &'a RunResult, name: &str) -> Option<&'a Table> {
     r.tables.iter().find(|t| t.name == name)
@@ -195,55 +196,59 @@ fn throughput_block(s: &mut String, t: &Table, label: &str, n: usize, child: &st
     let _ = writeln!(
         s,
         "\tChildren see throughput for {n:w$} {label} {ct}= {:10.2} kB/sec",
-        get("children_kb_per_s")
+        get(col::CHILDREN_KB_PER_S)
     );
     let _ = writeln!(
         s,
         "\tParent sees throughput for {n:w$} {label} {pt}= {:10.2} kB/sec",
-        get("parent_kb_per_s")
+        get(col::PARENT_KB_PER_S)
     );
     let _ = writeln!(
         s,
         "\tMin throughput per {child} \t\t\t= {:10.2} kB/sec ",
-        get("min_kb_per_s")
+        get(col::MIN_KB_PER_S)
     );
     let _ = writeln!(
         s,
         "\tMax throughput per {child} \t\t\t= {:10.2} kB/sec",
-        get("max_kb_per_s")
+        get(col::MAX_KB_PER_S)
     );
     let _ = writeln!(
         s,
         "\tAvg throughput per {child} \t\t\t= {:10.2} kB/sec",
-        get("avg_kb_per_s")
+        get(col::AVG_KB_PER_S)
     );
-    let _ = writeln!(s, "\tMin xfer \t\t\t\t\t= {:10.2} kB", get("min_xfer_kb"));
+    let _ = writeln!(
+        s,
+        "\tMin xfer \t\t\t\t\t= {:10.2} kB",
+        get(col::MIN_XFER_KB)
+    );
     let _ = writeln!(s);
 }
 
 /// Single-stream columns: (result column, header line 1, header line 2, width).
 const COLUMNS: [(&str, &str, &str, usize); 21] = [
-    ("write", "", "write", 9),
-    ("rewrite", "", "rewrite", 9),
-    ("read", "", "read", 9),
-    ("reread", "", "reread", 9),
-    ("random_read", "random", "read", 9),
-    ("random_write", "random", "write", 9),
-    ("bkwd_read", "bkwd", "read", 9),
-    ("record_rewrite", "record", "rewrite", 10),
-    ("stride_read", "stride", "read", 10),
-    ("fwrite", "", "fwrite", 9),
-    ("frewrite", "", "frewrite", 9),
-    ("fread", "", "fread", 9),
-    ("freread", "", "freread", 9),
-    ("pwrite", "", "pwrite", 9),
-    ("repwrite", "", "repwrite", 9),
-    ("pread", "", "pread", 9),
-    ("repread", "", "repread", 9),
-    ("pwritev", "", "pwritev", 10),
-    ("repwritev", "", "repwritev", 10),
-    ("preadv", "", "preadv", 10),
-    ("repreadv", "", "repreadv", 10),
+    (PHASES[0], "", "write", 9),
+    (PHASES[1], "", "rewrite", 9),
+    (PHASES[2], "", "read", 9),
+    (PHASES[3], "", "reread", 9),
+    (PHASES[4], "random", "read", 9),
+    (PHASES[5], "random", "write", 9),
+    (PHASES[6], "bkwd", "read", 9),
+    (PHASES[7], "record", "rewrite", 10),
+    (PHASES[8], "stride", "read", 10),
+    (PHASES[9], "", "fwrite", 9),
+    (PHASES[10], "", "frewrite", 9),
+    (PHASES[11], "", "fread", 9),
+    (PHASES[12], "", "freread", 9),
+    (PHASES[13], "", "pwrite", 9),
+    (PHASES[14], "", "repwrite", 9),
+    (PHASES[15], "", "pread", 9),
+    (PHASES[16], "", "repread", 9),
+    (PHASES[17], "", "pwritev", 10),
+    (PHASES[18], "", "repwritev", 10),
+    (PHASES[19], "", "preadv", 10),
+    (PHASES[20], "", "repreadv", 10),
 ];
 
 /// IOzone's first 13 columns are always printed (blank when not run); the positional and
@@ -284,8 +289,8 @@ fn single_table(s: &mut String, t: &Table) {
         let _ = write!(
             s,
             "{:16}{:8}",
-            get("file_kb").unwrap_or(0.0) as u64,
-            get("reclen_kb").unwrap_or(0.0) as u64
+            get(col::FILE_KB).unwrap_or(0.0) as u64,
+            get(col::RECLEN_KB).unwrap_or(0.0) as u64
         );
         for (c, _, _, w) in shown {
             match get(c) {
@@ -315,18 +320,18 @@ fn report(r: &RunResult) -> String {
         let n = r
             .workload
             .facts
-            .get("children")
+            .get(fact::CHILDREN)
             .copied()
             .unwrap_or(r.config.threads as f64) as usize;
         let file_kb = t
             .rows
             .first()
-            .and_then(|row| t.get(&row.label, "file_kb"))
+            .and_then(|row| t.get(&row.label, col::FILE_KB))
             .unwrap_or(0.0);
         let rec_kb = t
             .rows
             .first()
-            .and_then(|row| t.get(&row.label, "reclen_kb"))
+            .and_then(|row| t.get(&row.label, col::RECLEN_KB))
             .unwrap_or(0.0);
         let (file_kb, rec_kb) = if t.rows.is_empty() {
             (
@@ -381,31 +386,32 @@ fn excel(s: &mut String, r: &RunResult) {
         return;
     };
     let titles: [(&str, &str); 21] = [
-        ("write", "Writer report"),
-        ("rewrite", "Re-writer report"),
-        ("read", "Reader report"),
-        ("reread", "Re-Reader report"),
-        ("random_read", "Random read report"),
-        ("random_write", "Random write report"),
-        ("bkwd_read", "Backward read report"),
-        ("record_rewrite", "Record rewrite report"),
-        ("stride_read", "Stride read report"),
-        ("fwrite", "Fwrite report"),
-        ("frewrite", "Re-Fwrite report"),
-        ("fread", "Fread report"),
-        ("freread", "Re-Fread report"),
-        ("pwrite", "Pwrite report"),
-        ("repwrite", "Re-Pwrite report"),
-        ("pread", "Pread report"),
-        ("repread", "Re-Pread report"),
-        ("pwritev", "Pwritev report"),
-        ("repwritev", "Re-Pwritev report"),
-        ("preadv", "Preadv report"),
-        ("repreadv", "Re-Preadv report"),
+        (PHASES[0], "Writer report"),
+        (PHASES[1], "Re-writer report"),
+        (PHASES[2], "Reader report"),
+        (PHASES[3], "Re-Reader report"),
+        (PHASES[4], "Random read report"),
+        (PHASES[5], "Random write report"),
+        (PHASES[6], "Backward read report"),
+        (PHASES[7], "Record rewrite report"),
+        (PHASES[8], "Stride read report"),
+        (PHASES[9], "Fwrite report"),
+        (PHASES[10], "Re-Fwrite report"),
+        (PHASES[11], "Fread report"),
+        (PHASES[12], "Re-Fread report"),
+        (PHASES[13], "Pwrite report"),
+        (PHASES[14], "Re-Pwrite report"),
+        (PHASES[15], "Pread report"),
+        (PHASES[16], "Re-Pread report"),
+        (PHASES[17], "Pwritev report"),
+        (PHASES[18], "Re-Pwritev report"),
+        (PHASES[19], "Preadv report"),
+        (PHASES[20], "Re-Preadv report"),
     ];
-    let fk = |row: &hostbench_core::result::Row| t.get(&row.label, "file_kb").unwrap_or(0.0) as u64;
+    let fk =
+        |row: &hostbench_core::result::Row| t.get(&row.label, col::FILE_KB).unwrap_or(0.0) as u64;
     let rk =
-        |row: &hostbench_core::result::Row| t.get(&row.label, "reclen_kb").unwrap_or(0.0) as u64;
+        |row: &hostbench_core::result::Row| t.get(&row.label, col::RECLEN_KB).unwrap_or(0.0) as u64;
     let mut recs: Vec<u64> = t.rows.iter().map(rk).collect();
     recs.sort_unstable();
     recs.dedup();

@@ -2,7 +2,7 @@
 //! clock and every warning. Units are always printed.
 
 use crate::pct_label;
-use hostbench_core::result::{RunResult, Table};
+use hostbench_core::result::{RunResult, Table, figure};
 use hostbench_core::units::fmt_ns;
 use std::fmt::Write;
 
@@ -60,9 +60,9 @@ pub fn render(r: &RunResult) -> String {
     for f in r
         .figures
         .iter()
-        .filter(|f| !matches!(f.name.as_str(), "events_per_s" | "latency_avg_ns"))
+        .filter(|f| f.name != figure::EVENTS_PER_S.name && f.name != figure::LATENCY_AVG_NS.name)
     {
-        let _ = writeln!(s, "  {:<22} {:>14.2} {}", f.name, f.value, f.unit);
+        let _ = writeln!(s, "  {:<22} {:>14.2} {}", f.title(), f.value, f.unit);
     }
     let _ = writeln!(
         s,

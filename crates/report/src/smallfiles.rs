@@ -2,6 +2,7 @@
 //! git-hosting guides ask for (create + read under the threshold).
 
 use crate::native::table;
+use hostbench_core::names::smallfiles::fact;
 use hostbench_core::result::RunResult;
 use hostbench_core::units::Bytes;
 use std::fmt::Write;
@@ -10,8 +11,8 @@ use std::fmt::Write;
 /// completed, `None` when the run was cut short.
 pub fn verdict(r: &RunResult) -> Option<(f64, f64, bool)> {
     let f = &r.workload.facts;
-    let took = *f.get("create_read_s")?;
-    let max = *f.get("max_seconds")?;
+    let took = *f.get(fact::CREATE_READ_S)?;
+    let max = *f.get(fact::MAX_SECONDS)?;
     Some((took, max, took <= max))
 }
 

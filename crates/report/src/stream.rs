@@ -8,6 +8,7 @@
 //! Everything printed comes from the `stream` workload's facts, its `stream`/`stream_nt`
 //! tables and its warnings; a missing figure prints as `-`, never as a made-up number.
 
+use hostbench_core::names::stream::{col, fact, table};
 use hostbench_core::result::{RunResult, Table, WarningKind};
 use std::fmt::Write;
 
@@ -35,9 +36,9 @@ pub fn c_exp(v: f64) -> String {
 /// the full story only when it departed from STREAM's rule; this covers the other cases).
 fn size_sentence(r: &RunResult) -> String {
     let mib = |b: f64| format!("{:.1} MiB", b / 1048576.0);
-    let elements = fact(r, "array_elements").unwrap_or(0.0);
-    let llc = fact(r, "llc_assumed_bytes");
-    match fact(r, "size_rule").map(|v| v as u32) {
+    let elements = fact(r, fact::ARRAY_ELEMENTS).unwrap_or(0.0);
+    let llc = fact(r, fact::LLC_ASSUMED_BYTES);
+    match fact(r, fact::SIZE_RULE).map(|v| v as u32) {
         Some(1) => format!(
             "array size {elements:.0} elements chosen by STREAM's rule: each array at least 4x \
              the last-level cache ({}), rounded up to a multiple of 1048576 elements. Set \
@@ -78,26 +79,26 @@ fn kernel_rows(s: &mut String, t: &Table) {
         let _ = writeln!(
             s,
             "{label:<11}{}  {}  {}  {}",
-            cell(get("best_rate_mb_per_s"), 12, 1),
-            cell(get("avg_time_s"), 11, 6),
-            cell(get("min_time_s"), 11, 6),
-            cell(get("max_time_s"), 11, 6),
+            cell(get(col::BEST_RATE_MB_PER_S), 12, 1),
+            cell(get(col::AVG_TIME_S), 11, 6),
+            cell(get(col::MIN_TIME_S), 11, 6),
+            cell(get(col::MAX_TIME_S), 11, 6),
         );
     }
 }
 
 /// stream.c's failure lines for each array that failed.
 fn validation_lines(s: &mut String, r: &RunResult) {
-    let eps = fact(r, "epsilon").unwrap_or(1e-13);
+    let eps = fact(r, fact::EPSILON).unwrap_or(1e-13);
     for (k, name) in ["a", "b", "c"].iter().enumerate() {
-        let rel = fact(r, &format!("avg_rel_error_{name}"));
-        let bad = fact(r, &format!("error_elements_{name}")).unwrap_or(0.0);
+        let rel = fact(r, &fact::per_array(fact::AVG_REL_ERROR, name));
+        let bad = fact(r, &fact::per_array(fact::ERROR_ELEMENTS, name)).unwrap_or(0.0);
         // A non-finite error is absent from the facts (JSON has no NaN): that array failed.
         if rel.is_some_and(|e| e <= eps) {
             continue;
         }
-        let exp = fact(r, &format!("expected_{name}"));
-        let abs = fact(r, &format!("avg_abs_error_{name}"));
+        let exp = fact(r, &fact::per_array(fact::EXPECTED, name));
+        let abs = fact(r, &fact::per_array(fact::AVG_ABS_ERROR, name));
         let show = |v: Option<f64>| v.map(c_exp).unwrap_or_else(|| "nan".into());
         let _ = writeln!(
             s,
@@ -122,8 +123,8 @@ fn validation_lines(s: &mut String, r: &RunResult) {
 /// STREAM's report for a `stream` run.
 pub fn render(r: &RunResult) -> String {
     let mut s = String::new();
-    let n = fact(r, "array_elements").unwrap_or(0.0);
-    let bpe = fact(r, "bytes_per_element").unwrap_or(8.0);
+    let n = fact(r, fact::ARRAY_ELEMENTS).unwrap_or(0.0);
+    let bpe = fact(r, fact::BYTES_PER_ELEMENT).unwrap_or(8.0);
     let mib = bpe * n / 1024.0 / 1024.0;
     s.push_str(HLINE);
     let _ = writeln!(
@@ -137,7 +138,7 @@ pub fn render(r: &RunResult) -> String {
     let _ = writeln!(
         s,
         "Array size = {n:.0} (elements), Offset = {:.0} (elements)",
-        fact(r, "offset_elements").unwrap_or(0.0)
+        fact(r, fact::OFFSET_ELEMENTS).unwrap_or(0.0)
     );
     let _ = writeln!(
         s,
@@ -150,7 +151,7 @@ pub fn render(r: &RunResult) -> String {
         3.0 * mib,
         3.0 * mib / 1024.0
     );
-    match fact(r, "ntimes") {
+    match fact(r, fact::NTIMES) {
         Some(t) if t > 0.0 => {
             let _ = writeln!(s, "Each kernel will be executed {t:.0} times.");
         }
@@ -168,7 +169,7 @@ pub fn render(r: &RunResult) -> String {
     let _ = writeln!(
         s,
         "Number of Threads counted = {:.0}",
-        fact(r, "threads_counted").unwrap_or(0.0)
+        fact(r, fact::THREADS_COUNTED).unwrap_or(0.0)
     );
     s.push_str(HLINE);
 
@@ -185,14 +186,14 @@ pub fn render(r: &RunResult) -> String {
             let _ = writeln!(s, "hostbench: {}", size_sentence(r));
         }
     }
-    let pinned = fact(r, "threads_pinned").unwrap_or(0.0);
-    let bits = fact(r, "simd_bits").unwrap_or(0.0);
+    let pinned = fact(r, fact::THREADS_PINNED).unwrap_or(0.0);
+    let bits = fact(r, fact::SIMD_BITS).unwrap_or(0.0);
     let _ = writeln!(
         s,
         "hostbench: {pinned:.0} of {} thread(s) pinned to one CPU each; {bits:.0}-bit kernels; \
          {}.",
         r.config.threads,
-        if fact(r, "huge_pages_advised") == Some(1.0) {
+        if fact(r, fact::HUGE_PAGES_ADVISED) == Some(1.0) {
             "transparent huge pages requested"
         } else {
             "the system's page policy"
@@ -200,7 +201,7 @@ pub fn render(r: &RunResult) -> String {
     );
     s.push_str(HLINE);
 
-    let gran_ns = fact(r, "clock_granularity_ns").unwrap_or(0.0);
+    let gran_ns = fact(r, fact::CLOCK_GRANULARITY_NS).unwrap_or(0.0);
     let quantum_us = (gran_ns / 1e3).floor();
     if quantum_us >= 1.0 {
         let _ = writeln!(
@@ -210,7 +211,7 @@ pub fn render(r: &RunResult) -> String {
     } else {
         s.push_str("Your clock granularity appears to be less than one microsecond.\n");
     }
-    let check_us = fact(r, "timing_check_us").unwrap_or(0.0).floor();
+    let check_us = fact(r, fact::TIMING_CHECK_US).unwrap_or(0.0).floor();
     let _ = writeln!(
         s,
         "Each test below will take on the order of {check_us:.0} microseconds."
@@ -228,16 +229,16 @@ pub fn render(r: &RunResult) -> String {
     s.push_str("precision of your system timer.\n");
     s.push_str(HLINE);
 
-    if let Some(t) = table(r, "stream") {
+    if let Some(t) = table(r, table::STREAM) {
         kernel_rows(&mut s, t);
     }
     s.push_str(HLINE);
-    match fact(r, "validated") {
+    match fact(r, fact::VALIDATED) {
         Some(1.0) => {
             let _ = writeln!(
                 s,
                 "Solution Validates: avg error less than {} on all three arrays",
-                c_exp(fact(r, "epsilon").unwrap_or(1e-13))
+                c_exp(fact(r, fact::EPSILON).unwrap_or(1e-13))
             );
         }
         Some(_) => validation_lines(&mut s, r),
@@ -245,7 +246,7 @@ pub fn render(r: &RunResult) -> String {
     }
     s.push_str(HLINE);
 
-    if let Some(t) = table(r, "stream_nt") {
+    if let Some(t) = table(r, table::STREAM_NT) {
         s.push_str(
             "hostbench: the same kernels with non-temporal (streaming) stores, which skip the \
              write-allocate read:\n",
@@ -268,7 +269,7 @@ fn csv_field(v: Option<f64>) -> String {
 /// One CSV line per kernel (regular stores, then non-temporal), with the run's size,
 /// threads and validation on every line so rows from many runs can be concatenated.
 pub fn render_csv(r: &RunResult) -> String {
-    let tables: Vec<&Table> = ["stream", "stream_nt"]
+    let tables: Vec<&Table> = [table::STREAM, table::STREAM_NT]
         .iter()
         .filter_map(|n| table(r, n))
         .collect();
@@ -281,7 +282,7 @@ pub fn render_csv(r: &RunResult) -> String {
     }
     s.push_str(",array_elements,offset_elements,threads,ntimes,validated,started_at,id\n");
     for t in &tables {
-        let stores = if t.name == "stream_nt" {
+        let stores = if t.name == table::STREAM_NT {
             "non_temporal"
         } else {
             "regular"
@@ -294,11 +295,11 @@ pub fn render_csv(r: &RunResult) -> String {
             let _ = writeln!(
                 s,
                 ",{},{},{},{},{},{},{}",
-                csv_field(fact(r, "array_elements")),
-                csv_field(fact(r, "offset_elements")),
+                csv_field(fact(r, fact::ARRAY_ELEMENTS)),
+                csv_field(fact(r, fact::OFFSET_ELEMENTS)),
                 r.config.threads,
-                csv_field(fact(r, "ntimes")),
-                csv_field(fact(r, "validated")),
+                csv_field(fact(r, fact::NTIMES)),
+                csv_field(fact(r, fact::VALIDATED)),
                 r.started_at,
                 r.id
             );

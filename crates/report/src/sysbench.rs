@@ -9,6 +9,7 @@
 use crate::{ms, pct_label};
 use hostbench_core::layout::{Layout, SysbenchLayout};
 use hostbench_core::params::Params;
+use hostbench_core::recorder::Counter;
 use hostbench_core::result::{Interval, RunResult, decode_histogram};
 use std::fmt::Write;
 
@@ -272,7 +273,11 @@ fn rate(m: &std::collections::BTreeMap<String, f64>, k: &str) -> f64 {
 /// and reconnects per second.
 fn sql_interval_line(i: &Interval, t: &str) -> String {
     let c = &i.counters_per_s;
-    let (r, w, o) = (rate(c, "reads"), rate(c, "writes"), rate(c, "other"));
+    let (r, w, o) = (
+        rate(c, Counter::Reads.name()),
+        rate(c, Counter::Writes.name()),
+        rate(c, Counter::Other.name()),
+    );
     let mut s = format!(
         "[ {t} ] thds: {} tps: {:4.2} qps: {:4.2} (r/w/o: {r:4.2}/{w:4.2}/{o:4.2})",
         i.threads,
@@ -285,8 +290,8 @@ fn sql_interval_line(i: &Interval, t: &str) -> String {
     let _ = writeln!(
         s,
         " err/s: {:4.2} reconn/s: {:4.2}",
-        rate(c, "errors"),
-        rate(c, "reconnects")
+        rate(c, Counter::Errors.name()),
+        rate(c, Counter::Reconnects.name())
     );
     if let (Some(q), Some(c)) = (i.queue_len, i.concurrency) {
         let _ = writeln!(s, "[ {t} ] queue length: {q}, concurrency: {c}");
@@ -297,7 +302,11 @@ fn sql_interval_line(i: &Interval, t: &str) -> String {
 /// sysbench's "SQL statistics" block (before the common report).
 pub fn sql_report(r: &RunResult) -> String {
     let get = |k: &str| r.metrics.counters.get(k).copied().unwrap_or(0);
-    let (rd, wr, ot) = (get("reads"), get("writes"), get("other"));
+    let (rd, wr, ot) = (
+        get(Counter::Reads.name()),
+        get(Counter::Writes.name()),
+        get(Counter::Other.name()),
+    );
     let total = rd + wr + ot;
     let t = r.metrics.duration_s;
     let per = |n: u64| if t > 0.0 { n as f64 / t } else { 0.0 };
@@ -317,7 +326,7 @@ pub fn sql_report(r: &RunResult) -> String {
         "    queries:                             {total:<6} ({:.2} per sec.)",
         per(total)
     );
-    let (e, rc) = (get("errors"), get("reconnects"));
+    let (e, rc) = (get(Counter::Errors.name()), get(Counter::Reconnects.name()));
     let _ = writeln!(
         s,
         "    ignored errors:                      {e:<6} ({:.2} per sec.)",

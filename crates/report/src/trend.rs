@@ -49,10 +49,10 @@ fn fmt_value(v: f64) -> String {
 
 fn heading(s: &TrendSeries) -> String {
     format!(
-        "{} {} — {} ({}, {} is better)",
+        "{} {} — {}, {} ({} is better)",
         s.workload,
         s.variant,
-        s.figure,
+        s.label.as_deref().unwrap_or(&s.figure),
         s.unit,
         match s.better {
             Better::Higher => "higher",

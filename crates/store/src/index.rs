@@ -4,7 +4,7 @@
 use crate::StoreError;
 use crate::time::parse_timestamp_ms;
 use hostbench_core::host::HostInfo;
-use hostbench_core::result::RunResult;
+use hostbench_core::result::{RunResult, figure};
 use serde::Serialize;
 
 /// The figure `results list` shows for a run.
@@ -31,9 +31,9 @@ impl Headline {
         }
         let v = r.metrics.events_per_s;
         Headline {
-            metric: "events_per_s".into(),
+            metric: figure::EVENTS_PER_S.name.into(),
             value: v.is_finite().then_some(v),
-            unit: "events/s".into(),
+            unit: figure::EVENTS_PER_S.unit.into(),
         }
     }
 }

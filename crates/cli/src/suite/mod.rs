@@ -22,7 +22,7 @@ use clap::{Args, ValueEnum};
 use file::{Entry, Suite, What};
 use hostbench_core::civil::rfc3339_utc;
 use hostbench_core::clock::Clock;
-use hostbench_core::result::{Better, RunResult, Warning, WarningKind};
+use hostbench_core::result::{Better, FigureDef, RunResult, Warning, WarningKind};
 use hostbench_core::runner::{INTERRUPT, StopReason};
 use hostbench_hostinfo::activity;
 use progress::Progress;
@@ -32,6 +32,14 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
+
+/// The timer probe's figure: the cost of one read of hostbench's clock.
+pub const CLOCK_READ_NS: FigureDef = FigureDef {
+    name: "clock_read_ns",
+    label: "clock read cost",
+    unit: "ns",
+    better: Better::Lower,
+};
 
 /// The built-in suites: (name, TOML).
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -401,11 +409,7 @@ fn one_run(
                 acc.error = Some("the timer probe found no clock to measure".into());
                 return;
             };
-            acc.figure.get_or_insert(FigureRef {
-                name: "clock_read_ns".into(),
-                unit: "ns".into(),
-                better: Better::Lower,
-            });
+            acc.figure.get_or_insert(FigureRef::of(&CLOCK_READ_NS));
             acc.values.push(h.read_cost_ns);
             for w in &r.warnings {
                 acc.warn(&Warning {
@@ -468,6 +472,7 @@ fn one_run(
             };
             acc.figure.get_or_insert(FigureRef {
                 name: f.name.clone(),
+                label: f.label.clone(),
                 unit: f.unit.clone(),
                 better: f.better,
             });

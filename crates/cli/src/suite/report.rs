@@ -4,7 +4,7 @@
 //! and the warnings the runs raised.
 
 use super::stability::{Reps, Stats, Verdict};
-use hostbench_core::result::{Better, WarningKind};
+use hostbench_core::result::{Better, FigureDef, WarningKind};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -63,12 +63,28 @@ pub enum Status {
 /// The headline figure's identity.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FigureRef {
-    /// snake_case name with its unit (`events_per_s`).
+    /// snake_case name with its unit (`events_per_s`): what a suite file's `figure` names.
     pub name: String,
+    /// What it is, in words (`event rate`), as the summary shows it; `null` when the run
+    /// was stored before figures had labels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Unit as printed.
     pub unit: String,
     /// Which way is better.
     pub better: Better,
+}
+
+impl FigureRef {
+    /// The reference to a figure known in advance.
+    pub fn of(d: &FigureDef) -> FigureRef {
+        FigureRef {
+            name: d.name.into(),
+            label: Some(d.label.into()),
+            unit: d.unit.into(),
+            better: d.better,
+        }
+    }
 }
 
 /// One warning kind raised by an entry's runs.
@@ -227,7 +243,9 @@ fn rows(r: &SuiteReport) -> Vec<Row> {
         .map(|(e, unit, div)| Row {
             cells: [
                 e.name.clone(),
-                e.figure.as_ref().map_or("-".into(), |f| f.name.clone()),
+                e.figure
+                    .as_ref()
+                    .map_or("-".into(), |f| f.label.clone().unwrap_or(f.name.clone())),
                 e.stats
                     .as_ref()
                     .map_or("-".into(), |s| figure(s.median / div)),
@@ -449,11 +467,7 @@ mod tests {
             repetitions: Reps { min: 3, max: 5 },
             stable_rsd: rule,
             status: Status::Done,
-            figure: Some(FigureRef {
-                name: "events_per_s".into(),
-                unit: "events/s".into(),
-                better: Better::Higher,
-            }),
+            figure: Some(FigureRef::of(&hostbench_core::result::figure::EVENTS_PER_S)),
             values: values.to_vec(),
             stats,
             verdict,
@@ -551,7 +565,7 @@ mod tests {
         let r = report(vec![entry("a|b", &[1.0, 1.0], None)]);
         let m = markdown(&r);
         assert!(m.contains("| entry | figure | median |"), "{m}");
-        assert!(m.contains("| a\\|b | events_per_s | 1.000 |"), "{m}");
+        assert!(m.contains("| a\\|b | event rate | 1.000 |"), "{m}");
     }
 
     #[test]

@@ -1010,3 +1010,18 @@ fn quiet_keeps_warnings_off_stderr_in_every_format() {
         assert!(!quiet.trim().is_empty(), "{format} -q printed no report");
     }
 }
+
+#[test]
+fn native_text_names_a_workloads_figures_in_words() {
+    let (out, _) = run_ok(&[
+        "run",
+        "mutex",
+        "--set",
+        "locks=100",
+        "--set",
+        "loops=10",
+        "--no-save",
+    ]);
+    assert!(out.contains("\n  total time "), "{out}");
+    assert!(!out.contains("total_time_s"), "{out}");
+}

@@ -245,12 +245,12 @@ fn fail_if_slower_gates_on_significant_headline_losses() {
     let (code, out, err) = hbf(&f, &["compare", "base", "down5", "--fail-if-slower", "3%"]);
     assert_eq!(code, 1, "{err}\n{out}");
     assert!(
-        out.contains("events_per_s"),
+        out.contains("events/s"),
         "the comparison still prints: {out}"
     );
     assert!(err.contains("FAILED: cpu "), "{err}");
     assert!(
-        err.contains("events_per_s: down5 is 5.0% worse than base"),
+        err.contains("(events_per_s): down5 is 5.0% worse than base"),
         "{err}"
     );
     assert!(err.contains("1 headline figure(s)"), "{err}");
@@ -689,4 +689,67 @@ fn sysinfo_describes_the_directory_under_test() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("--dir /nonexistent/hostbench-test"), "{err}");
+}
+
+/// A run as hostbench stored it before figures had labels (result schema 1.1).
+fn unlabelled(mut v: Value) -> Value {
+    v["schema_minor"] = json!(1);
+    for f in v["figures"].as_array_mut().unwrap() {
+        f.as_object_mut().unwrap().remove("label");
+    }
+    v
+}
+
+#[test]
+fn figures_read_as_words_with_units_and_old_runs_by_name() {
+    let new = [reps("a", "base", 1000.0, 3), reps("b", "double", 2000.0, 3)].concat();
+    assert_eq!(new[0]["figures"][0]["label"], "event rate", "{}", new[0]);
+    let old: Vec<Value> = [reps("c", "old", 1000.0, 3), reps("d", "older", 2000.0, 3)]
+        .concat()
+        .into_iter()
+        .map(unlabelled)
+        .collect();
+    let f = store_with(&[new, old].concat());
+
+    // What people read: the label beside the unit; the identifier stays in JSON and CSV.
+    let text = ok(&f, &["compare", "base", "double"]);
+    let row = |t: &str, what: &str| {
+        t.lines()
+            .find(|l| l.starts_with("cpu") && l.contains(what))
+            .unwrap_or_else(|| panic!("no {what} row: {t}"))
+            .to_string()
+    };
+    assert!(row(&text, "event rate").contains("events/s"), "{text}");
+    assert!(
+        !text.contains("events_per_s") && !text.contains("latency_avg"),
+        "{text}"
+    );
+    row(&text, "mean latency");
+    let md = ok(&f, &["compare", "base", "double", "-f", "markdown"]);
+    assert!(md.contains("| event rate | events/s |"), "{md}");
+    let v = compare_json(&f, &["base", "double"]);
+    assert_eq!(v["rows"][0]["figure"], "events_per_s");
+    assert_eq!(v["rows"][0]["label"], "event rate");
+    let csv = ok(&f, &["compare", "base", "double", "-f", "csv"]);
+    assert!(csv.contains(",events_per_s,events/s,"), "{csv}");
+    let html = report(&f, &["base", "double"]);
+    assert!(html.contains("event rate, events/s"), "{html}");
+    assert!(
+        html.contains("event rate, events/s (higher is better)"),
+        "{html}"
+    );
+
+    // Runs stored before labels still load and compare, shown by name; beside a labelled
+    // run, the row takes the label.
+    let text = ok(&f, &["compare", "old", "older"]);
+    assert!(row(&text, "events_per_s").contains("×2.00"), "{text}");
+    let v = compare_json(&f, &["old", "older"]);
+    assert_eq!(v["rows"][0]["figure"], "events_per_s");
+    assert!(v["rows"][0].get("label").is_none(), "{}", v["rows"][0]);
+    let text = ok(&f, &["compare", "old", "double"]);
+    assert!(row(&text, "event rate").contains("×2.00"), "{text}");
+    let id = format!("c{:02}aaaaaaaaaaaaaaaa", 0);
+    let (code, shown, err) = hbf(&f, &["results", "show", &id]);
+    assert_eq!(code, 0, "{err}");
+    assert!(shown.contains("cpu"), "{shown}");
 }

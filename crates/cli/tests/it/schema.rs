@@ -124,6 +124,15 @@ fn check_semantics(r: &Value, what: &str) {
     assert_eq!(r["schema"], "hostbench.result", "{what}");
     assert_eq!(r["schema_version"], 1, "{what}");
     assert_eq!(r["schema_minor"], 2, "{what}");
+    // Schema 1.2: every figure says in words what it is (its name stays the key).
+    for fig in r["figures"].as_array().into_iter().flatten() {
+        let label = fig["label"].as_str().unwrap_or_default();
+        assert!(
+            !label.is_empty() && label != fig["name"],
+            "{what}: figure {} has no label in words: {fig}",
+            fig["name"]
+        );
+    }
     assert_eq!(r["tool"]["name"], "hostbench", "{what}");
     assert_eq!(r["tool"]["version"], env!("CARGO_PKG_VERSION"), "{what}");
 

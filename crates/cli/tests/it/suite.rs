@@ -101,7 +101,7 @@ fn a_custom_suite_runs_end_to_end_and_summarises_every_entry() {
             .unwrap_or_else(|| panic!("no summary line for {name}:\n{out}"));
         // name, figure, median, unit, spread, runs, note
         assert!(
-            line.contains("events_per_s") || line.contains("clock_read_ns"),
+            line.contains("event rate") || line.contains("clock read cost"),
             "{line}"
         );
         assert!(
@@ -202,7 +202,7 @@ fn markdown_summary_is_a_table() {
         out.contains("| entry | figure | median | unit | spread | runs | note |"),
         "{out}"
     );
-    assert!(out.contains("| cpu small | events_per_s |"), "{out}");
+    assert!(out.contains("| cpu small | event rate |"), "{out}");
     assert!(out.contains("not saved"), "{out}");
     assert!(
         !dir.path().join("r.db").exists(),
@@ -408,6 +408,7 @@ figure = "write_iops"
     let e = doc["entries"].as_array().unwrap();
     assert_eq!(e[0]["figure"]["name"], "read_bytes_per_s", "{out}");
     assert_eq!(e[0]["figure"]["unit"], "B/s", "{out}");
+    assert_eq!(e[0]["figure"]["label"], "read throughput", "{out}");
     assert_eq!(e[1]["figure"]["name"], "iops", "{out}");
     // 1 MiB per I/O: hundreds of MB/s where the IOPS figure is in the hundreds or thousands.
     let bytes = e[0]["values"][0].as_f64().unwrap();
@@ -449,7 +450,7 @@ workload = "null"
     );
     let fine = out.lines().find(|l| l.starts_with("fine")).unwrap();
     assert!(
-        fine.contains("events_per_s") && !fine.contains("FAILED"),
+        fine.contains("event rate") && !fine.contains("FAILED"),
         "{fine}"
     );
 }
@@ -501,8 +502,13 @@ workload = "null"
             .find(|l| l.starts_with(n))
             .unwrap_or_else(|| panic!("{n}: {stdout}"))
     };
-    let first: Vec<&str> = line("first").split_whitespace().collect();
-    assert_eq!(first[1], "events_per_s", "{stdout}");
+    // Columns are two spaces apart; the figure's label has one inside.
+    let first: Vec<&str> = line("first")
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(first[1], "event rate", "{stdout}");
     assert_eq!(
         first[5], "2",
         "both runs of the first entry count: {stdout}"

@@ -81,6 +81,8 @@ fn trend_finds_a_step_and_an_outlier() {
     let series = v["series"].as_array().unwrap();
     assert_eq!(series.len(), 1, "{v}");
     assert_eq!(series[0]["figure"], headline.as_str());
+    let label = t["figures"][0]["label"].as_str().unwrap().to_string();
+    assert_eq!(series[0]["label"], label.as_str());
     let marks: Vec<&str> = series[0]["points"]
         .as_array()
         .unwrap()
@@ -111,6 +113,10 @@ fn trend_finds_a_step_and_an_outlier() {
     );
     assert!(text.contains("outlier +33.2%"), "{text}");
     assert!(text.contains("1 change(s)"), "{text}");
+    assert!(
+        text.contains(&format!("null threads=1 — {label}, ")),
+        "the label in words: {text}"
+    );
     assert!(err.contains("wrote"), "{err}");
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(

@@ -140,8 +140,12 @@ pub struct Variant {
 pub struct Row {
     /// Index into `variants`.
     pub variant: usize,
-    /// Figure name (`events_per_s`).
+    /// Figure name (`events_per_s`): the key rows are matched on.
     pub figure: String,
+    /// What the figure is, in words (`event rate`): the first label any run of the row
+    /// carries; `null` when none does (results written before labels, schema 1.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Unit as printed.
     pub unit: String,
     /// Which way is better.
@@ -533,14 +537,17 @@ fn label_variants(variants: &mut [Variant]) {
 /// The rows of one compared variant.
 fn figure_rows(variant: usize, per_side: &[Vec<&RunResult>], opts: &Options) -> Vec<Row> {
     // Figure names in order of first appearance, baseline first; unit and direction from
-    // the first run that has the figure.
-    let mut order: Vec<(String, String, Better)> = Vec::new();
+    // the first run that has the figure, its label from the first run that has one (a run
+    // stored before labels existed has none).
+    let mut order: Vec<(String, Option<String>, String, Better)> = Vec::new();
     let mut values: Vec<BTreeMap<String, Vec<f64>>> = vec![BTreeMap::new(); per_side.len()];
     for (s, runs) in per_side.iter().enumerate() {
         for r in runs {
             for f in run_figures(r) {
-                if !order.iter().any(|(n, _, _)| *n == f.name) {
-                    order.push((f.name.clone(), f.unit.clone(), f.better));
+                match order.iter_mut().find(|(n, ..)| *n == f.name) {
+                    None => order.push((f.name.clone(), f.label.clone(), f.unit.clone(), f.better)),
+                    Some((_, label @ None, ..)) => label.clone_from(&f.label),
+                    Some(_) => {}
                 }
                 if f.value.is_finite() {
                     values[s].entry(f.name).or_default().push(f.value);
@@ -550,7 +557,7 @@ fn figure_rows(variant: usize, per_side: &[Vec<&RunResult>], opts: &Options) -> 
     }
     order
         .into_iter()
-        .map(|(name, unit, better)| {
+        .map(|(name, label, unit, better)| {
             let base = values[0].get(&name).cloned().unwrap_or_default();
             let base_median = stats::median(&base);
             let cells = values
@@ -564,6 +571,7 @@ fn figure_rows(variant: usize, per_side: &[Vec<&RunResult>], opts: &Options) -> 
             Row {
                 variant,
                 figure: name,
+                label,
                 unit,
                 better,
                 cells,

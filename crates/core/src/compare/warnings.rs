@@ -7,6 +7,7 @@
 use super::{
     Comparison, Key, SideInput, Verdict, Warning, WarningKind, min_runs_for_verdict, tool_text,
 };
+use crate::names::db;
 use crate::result::RunResult;
 use crate::runner::StopReason;
 use crate::stats;
@@ -242,9 +243,9 @@ pub(super) fn warnings(
         // TLS to a database costs CPU on both ends per query: the same parameters
         // (sslmode=prefer) can give TLS on one server and plaintext on another.
         let db_tls = |r: &RunResult| -> Option<String> {
-            let on = *r.workload.facts.get("db_tls")?;
+            let on = *r.workload.facts.get(db::fact::TLS)?;
             Some(if on > 0.0 {
-                match r.workload.facts.get("db_tls_version") {
+                match r.workload.facts.get(db::fact::TLS_VERSION) {
                     Some(v) => format!("TLS {v}"),
                     None => "TLS".into(),
                 }

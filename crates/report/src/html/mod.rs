@@ -20,7 +20,8 @@ use crate::num;
 use crate::svg::{self, Axis, Bar, Group, Series, color, esc, tick};
 use hostbench_core::compare::{Comparison, Variant, Verdict};
 use hostbench_core::host::HostInfo;
-use hostbench_core::result::{Better, RunResult, decode_histogram};
+use hostbench_core::names::{memlat, stream};
+use hostbench_core::result::{Better, RunResult, decode_histogram, title_with_unit};
 use hostbench_core::stats;
 use hostbench_core::units::Bytes;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -545,9 +546,8 @@ fn table(h: &mut String, c: &Comparison) {
             let (unit, div) = display_unit(r);
             let _ = write!(
                 h,
-                "<tr><td>{} <span class=\"muted\">{} {}</span></td>",
-                esc(&display_figure(r, &unit)),
-                esc(&unit),
+                "<tr><td>{} <span class=\"muted\">{}</span></td>",
+                esc(&title_with_unit(&display_figure(r, &unit), &unit)),
                 match r.better {
                     Better::Higher => "↑",
                     Better::Lower => "↓",
@@ -651,7 +651,7 @@ fn charts(h: &mut String, c: &Comparison, runs: &HashMap<&str, &RunResult>) {
         );
         let stream = stream_charts(h, c, &side_runs);
         for r in c.rows.iter().filter(|r| r.variant == vi) {
-            if stream && r.figure.ends_with("_best_mb_per_s") {
+            if stream && r.figure.ends_with(stream::FIGURE_SUFFIX) {
                 continue;
             }
             let groups = [Group {
@@ -678,9 +678,8 @@ fn charts(h: &mut String, c: &Comparison, runs: &HashMap<&str, &RunResult>) {
                     .collect(),
             }];
             let title = format!(
-                "{} ({}, {} is better)",
-                r.figure,
-                r.unit,
+                "{} ({} is better)",
+                title_with_unit(&display_figure(r, &r.unit), &r.unit),
                 match r.better {
                     Better::Higher => "higher",
                     Better::Lower => "lower",
@@ -880,11 +879,13 @@ fn memlat_chart(h: &mut String, c: &Comparison, side_runs: &[Vec<&RunResult>]) -
     for (i, runs) in side_runs.iter().enumerate() {
         let mut by_size: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
         for r in runs {
-            let Some(t) = r.tables.iter().find(|t| t.name == "memlat") else {
+            let Some(t) = r.tables.iter().find(|t| t.name == memlat::TABLE) else {
                 continue;
             };
             let col = |n: &str| t.columns.iter().position(|c| c.name == n);
-            let (Some(sc), Some(nc)) = (col("size_bytes"), col("ns_per_load")) else {
+            let (Some(sc), Some(nc)) =
+                (col(memlat::col::SIZE_BYTES), col(memlat::col::NS_PER_LOAD))
+            else {
                 continue;
             };
             for row in &t.rows {
@@ -951,11 +952,11 @@ fn stream_charts(h: &mut String, c: &Comparison, side_runs: &[Vec<&RunResult>]) 
     let mut drawn = false;
     for (table, title) in [
         (
-            "stream",
+            stream::table::STREAM,
             "STREAM best rate per kernel (MB/s, higher is better)",
         ),
         (
-            "stream_nt",
+            stream::table::STREAM_NT,
             "STREAM with non-temporal stores, best rate per kernel (MB/s)",
         ),
     ] {
@@ -967,7 +968,7 @@ fn stream_charts(h: &mut String, c: &Comparison, side_runs: &[Vec<&RunResult>]) 
                     continue;
                 };
                 for row in &t.rows {
-                    if let Some(v) = t.get(&row.label, "best_rate_mb_per_s") {
+                    if let Some(v) = t.get(&row.label, stream::col::BEST_RATE_MB_PER_S) {
                         if !kernels.contains(&row.label) {
                             kernels.push(row.label.clone());
                         }

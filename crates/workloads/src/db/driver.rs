@@ -724,12 +724,12 @@ impl Target {
 pub fn tls_facts(tls: Option<&str>) -> Vec<(String, f64)> {
     let Some(t) = tls else { return Vec::new() };
     let mut f = vec![(
-        "db_tls".to_string(),
+        hostbench_core::names::db::fact::TLS.to_string(),
         if t.starts_with("TLS") { 1.0 } else { 0.0 },
     )];
     let v = t.split_whitespace().next().unwrap_or("");
     if let Some(n) = v.strip_prefix("TLSv").and_then(|n| n.parse::<f64>().ok()) {
-        f.push(("db_tls_version".to_string(), n));
+        f.push((hostbench_core::names::db::fact::TLS_VERSION.to_string(), n));
     }
     f
 }

@@ -19,10 +19,13 @@ use super::driver::{
     Arg, DbError, Driver, ErrClass, IgnorePolicy, Reconnected, Session, Stmt, Target, count,
     reconnect_window,
 };
+use hostbench_core::names::insert_race;
 use hostbench_core::params::{ParamKind, ParamSpec, Params};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::{Counter, Counters};
-use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
+use hostbench_core::result::{
+    Better, Column, Figure, FigureDef, Row, RunResult, Table, Warning, WarningKind,
+};
 use hostbench_core::workload::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -30,7 +33,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The result table that names the database under test: one row labelled with the server
 /// and the engine the tables really use (`MySQL/MariaDB 10.11.6, engine MyISAM`), with a
 /// `transactions` column (1 when the engine has them).
-pub const SERVER_TABLE: &str = "insert_race_server";
+pub use hostbench_core::names::insert_race::SERVER_TABLE;
 
 /// The insert test.
 pub struct InsertRace;
@@ -608,7 +611,10 @@ impl Instance for RaceInstance {
             .load(std::sync::atomic::Ordering::Relaxed);
         let mut f = vec![
             ("setup_retries".into(), n as f64),
-            ("rows_lost".into(), self.lost.load(Ordering::Relaxed) as f64),
+            (
+                insert_race::fact::ROWS_LOST.into(),
+                self.lost.load(Ordering::Relaxed) as f64,
+            ),
         ];
         f.extend(super::driver::tls_facts(self.tls.as_deref()));
         f
@@ -832,6 +838,28 @@ impl Drop for RaceInstance {
     }
 }
 
+/// The time from the first client's start to the last row inserted.
+pub const MAKESPAN_S: FigureDef = FigureDef {
+    name: "makespan_s",
+    label: "time to insert every row",
+    unit: "s",
+    better: Better::Lower,
+};
+/// Rows inserted per second over the whole race.
+pub const ROWS_PER_S: FigureDef = FigureDef {
+    name: "rows_per_s",
+    label: "rows inserted per second",
+    unit: "rows/s",
+    better: Better::Higher,
+};
+/// The 99th percentile of one insert's latency.
+pub const INSERT_P99_MS: FigureDef = FigureDef {
+    name: "insert_p99_ms",
+    label: "99th percentile insert latency",
+    unit: "ms",
+    better: Better::Lower,
+};
+
 impl Workload for InsertRace {
     fn id(&self) -> &'static str {
         "db.insert_race"
@@ -862,20 +890,15 @@ impl Workload for InsertRace {
     }
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         let mut f = vec![
-            Figure::new("makespan_s", "s", r.metrics.duration_s, Better::Lower),
-            Figure::new("rows_per_s", "rows/s", rows_per_s(r), Better::Higher),
+            MAKESPAN_S.at(r.metrics.duration_s),
+            ROWS_PER_S.at(rows_per_s(r)),
         ];
         if procedure(r) {
             // One operation per session: its latency is the session's duration.
             return f;
         }
         if let Some(p99) = r.percentile_ns(99.0) {
-            f.push(Figure::new(
-                "insert_p99_ms",
-                "ms",
-                p99 as f64 / 1e6,
-                Better::Lower,
-            ));
+            f.push(INSERT_P99_MS.at(p99 as f64 / 1e6));
         }
         f
     }
@@ -964,7 +987,12 @@ fn rows_per_s(r: &RunResult) -> f64 {
     if !procedure(r) {
         return r.metrics.events_per_s;
     }
-    let rows = r.metrics.counters.get("writes").copied().unwrap_or(0) as f64;
+    let rows = r
+        .metrics
+        .counters
+        .get(Counter::Writes.name())
+        .copied()
+        .unwrap_or(0) as f64;
     if r.metrics.duration_s > 0.0 {
         rows / r.metrics.duration_s
     } else {

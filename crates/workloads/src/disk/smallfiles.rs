@@ -16,10 +16,13 @@
 //! an error) still deletes what it created.
 
 use super::files;
+use hostbench_core::names::smallfiles::{TABLE, fact};
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::{Counter, LatencyRec};
-use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
+use hostbench_core::result::{
+    Better, Column, Figure, FigureDef, Row, RunResult, Table, Warning, WarningKind,
+};
 use hostbench_core::runner::RunControl;
 use hostbench_core::workload::*;
 use std::io::{Read, Write};
@@ -307,10 +310,10 @@ impl Instance for SmallInstance {
     fn facts(&self) -> Vec<(String, f64)> {
         let mut f = vec![
             ("files".into(), self.sh.files as f64),
-            ("max_seconds".into(), self.sh.max_seconds),
+            (fact::MAX_SECONDS.into(), self.sh.max_seconds),
         ];
         if let (Some(c), Some(r)) = (self.phase(0), self.phase(2)) {
-            f.push(("create_read_s".into(), c.1 + r.1));
+            f.push((fact::CREATE_READ_S.into(), c.1 + r.1));
         }
         let all: Option<Vec<_>> = (0..4).map(|p| self.phase(p)).collect();
         if let Some(all) = all {
@@ -352,7 +355,7 @@ impl Instance for SmallInstance {
             unit: u.into(),
         };
         vec![Table {
-            name: "smallfiles".into(),
+            name: TABLE.into(),
             title: "small-file phases: operations, wall time and per-operation latency".into(),
             columns: vec![
                 col("ops", ""),
@@ -386,6 +389,14 @@ impl Instance for SmallInstance {
 
 static SEQ: AtomicU64 = AtomicU64::new(0);
 
+/// The time to create and read back every file, the figure `max_seconds` is checked against.
+pub const CREATE_READ_S: FigureDef = FigureDef {
+    name: fact::CREATE_READ_S,
+    label: "creates+reads",
+    unit: "s",
+    better: Better::Lower,
+};
+
 impl Workload for SmallFiles {
     fn id(&self) -> &'static str {
         "smallfiles"
@@ -412,14 +423,15 @@ impl Workload for SmallFiles {
     }
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         let mut f = Vec::new();
-        if let Some(v) = r.workload.facts.get("create_read_s") {
-            f.push(Figure::new("create_read_s", "s", *v, Better::Lower));
+        if let Some(v) = r.workload.facts.get(fact::CREATE_READ_S) {
+            f.push(CREATE_READ_S.at(*v));
         }
-        if let Some(t) = r.tables.iter().find(|t| t.name == "smallfiles") {
+        if let Some(t) = r.tables.iter().find(|t| t.name == TABLE) {
             for p in PHASES {
                 if let Some(v) = t.get(p, "ops_per_s") {
-                    f.push(Figure::new(
+                    f.push(Figure::labelled(
                         &format!("{p}_ops_per_s"),
+                        &format!("{p}s per second"),
                         "op/s",
                         v,
                         Better::Higher,

@@ -17,10 +17,13 @@ pub mod tls;
 pub mod url;
 
 use engine::{EngineCfg, ErrKind, HttpWorker, Model, Stats};
+use hostbench_core::names::http::{ERRORS_COLUMN, fact, table, times, tls_kind};
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::{Counter, LatencyRec};
-use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
+use hostbench_core::result::{
+    Better, Column, Figure, FigureDef, Row, RunResult, Table, Warning, WarningKind, figure,
+};
 use hostbench_core::workload::*;
 use reqlog::RequestLog;
 use server::{ServeConfig, Server};
@@ -324,6 +327,21 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// Completed requests per second, the headline.
+pub const REQUESTS_PER_S: FigureDef = FigureDef {
+    name: "requests_per_s",
+    label: "request rate",
+    unit: "req/s",
+    better: Better::Higher,
+};
+/// The 99th percentile of request latency.
+pub const LATENCY_P99_NS: FigureDef = FigureDef {
+    name: "latency_p99_ns",
+    label: "99th percentile latency",
+    unit: "ns",
+    better: Better::Lower,
+};
+
 impl Workload for HttpLoad {
     fn id(&self) -> &'static str {
         "http.load"
@@ -356,21 +374,11 @@ impl Workload for HttpLoad {
         ]
     }
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
-        let mut f = vec![Figure::new(
-            "requests_per_s",
-            "req/s",
-            r.metrics.events_per_s,
-            Better::Higher,
-        )];
+        let mut f = vec![REQUESTS_PER_S.at(r.metrics.events_per_s)];
         if r.latency.count > 0 {
-            f.push(Figure::new(
-                "latency_avg_ns",
-                "ns",
-                r.latency.avg_ns as f64,
-                Better::Lower,
-            ));
+            f.push(figure::LATENCY_AVG_NS.at(r.latency.avg_ns as f64));
             if let Some(p) = r.percentile_ns(99.0) {
-                f.push(Figure::new("latency_p99_ns", "ns", p as f64, Better::Lower));
+                f.push(LATENCY_P99_NS.at(p as f64));
             }
         }
         f
@@ -444,14 +452,14 @@ pub fn server_never_answered(r: &RunResult) -> bool {
     let timeouts = r
         .tables
         .iter()
-        .find(|t| t.name == "http_errors")
-        .and_then(|t| t.get(ErrKind::Timeout.name(), "errors"))
+        .find(|t| t.name == table::ERRORS)
+        .and_then(|t| t.get(ErrKind::Timeout.name(), ERRORS_COLUMN))
         .unwrap_or(0.0) as u64;
     r.workload.id == HttpLoad.id()
         && never_answered(
-            fact("requests_sent"),
-            fact("responses"),
-            fact("errors"),
+            fact(fact::REQUESTS_SENT),
+            fact(fact::RESPONSES),
+            fact(fact::ERRORS),
             timeouts,
         )
 }
@@ -758,52 +766,61 @@ impl Instance for HttpInstance {
         let class = |c: usize| s.status[c * 100..c * 100 + 100].iter().sum::<u64>() as f64;
         let non_2xx: u64 = s.status.iter().sum::<u64>() - class(2) as u64;
         let mut f: Vec<(String, f64)> = vec![
-            ("responses".into(), s.responses as f64),
-            ("requests_sent".into(), s.requests_sent as f64),
-            ("request_bytes".into(), self.cfg.request.len() as f64),
-            ("connections_opened".into(), s.conns_opened as f64),
-            ("connections_with_reply".into(), s.conns_with_reply as f64),
+            (fact::RESPONSES.into(), s.responses as f64),
+            (fact::REQUESTS_SENT.into(), s.requests_sent as f64),
+            (fact::REQUEST_BYTES.into(), self.cfg.request.len() as f64),
+            (fact::CONNECTIONS_OPENED.into(), s.conns_opened as f64),
             (
-                "replies_on_those_connections".into(),
+                fact::CONNECTIONS_WITH_REPLY.into(),
+                s.conns_with_reply as f64,
+            ),
+            (
+                fact::REPLIES_ON_THOSE_CONNECTIONS.into(),
                 s.replies_on_conns as f64,
             ),
-            ("max_open_connections".into(), s.max_open as f64),
-            ("connections_requested".into(), self.requested_conns as f64),
-            ("keepalive_responses".into(), s.keepalive_responses as f64),
+            (fact::MAX_OPEN_CONNECTIONS.into(), s.max_open as f64),
             (
-                "keepalive_allowed_responses".into(),
+                fact::CONNECTIONS_REQUESTED.into(),
+                self.requested_conns as f64,
+            ),
+            (
+                fact::KEEPALIVE_RESPONSES.into(),
+                s.keepalive_responses as f64,
+            ),
+            (
+                fact::KEEPALIVE_ALLOWED_RESPONSES.into(),
                 s.keepalive_allowed as f64,
             ),
-            ("header_bytes".into(), s.header_bytes as f64),
-            ("body_bytes".into(), s.body_bytes as f64),
-            ("footer_bytes".into(), s.footer_bytes as f64),
-            ("length_failures".into(), s.length_mismatch as f64),
-            ("non_2xx_responses".into(), non_2xx as f64),
-            ("errors".into(), s.error_total() as f64),
-            ("unfinished_requests".into(), s.unfinished as f64),
-            ("late_sends".into(), s.late_sends as f64),
-            ("max_schedule_lag_ns".into(), s.max_lag_ns as f64),
-            ("retried_requests".into(), s.retries as f64),
-            ("max_connect_burst".into(), s.max_burst as f64),
-            ("cpu_user_s".into(), u1 - u0),
-            ("cpu_system_s".into(), s1 - s0),
-            ("open_file_limit".into(), self.nofile as f64),
-            ("target_port".into(), self.target_port as f64),
+            (fact::HEADER_BYTES.into(), s.header_bytes as f64),
+            (fact::BODY_BYTES.into(), s.body_bytes as f64),
+            (fact::FOOTER_BYTES.into(), s.footer_bytes as f64),
+            (fact::LENGTH_FAILURES.into(), s.length_mismatch as f64),
+            (fact::NON_2XX_RESPONSES.into(), non_2xx as f64),
+            (fact::ERRORS.into(), s.error_total() as f64),
+            (fact::UNFINISHED_REQUESTS.into(), s.unfinished as f64),
+            (fact::LATE_SENDS.into(), s.late_sends as f64),
+            (fact::MAX_SCHEDULE_LAG_NS.into(), s.max_lag_ns as f64),
+            (fact::RETRIED_REQUESTS.into(), s.retries as f64),
+            (fact::MAX_CONNECT_BURST.into(), s.max_burst as f64),
+            (fact::CPU_USER_S.into(), u1 - u0),
+            (fact::CPU_SYSTEM_S.into(), s1 - s0),
+            (fact::OPEN_FILE_LIMIT.into(), self.nofile as f64),
+            (fact::TARGET_PORT.into(), self.target_port as f64),
             (
-                "self_server".into(),
+                fact::SELF_SERVER.into(),
                 f64::from(u8::from(self.server.is_some())),
             ),
         ];
         if self.cfg.tls.is_some() {
-            f.push(("tls".into(), 1.0));
-            f.push(("tls_full_handshakes".into(), s.tls_full as f64));
-            f.push(("tls_resumed_handshakes".into(), s.tls_resumed as f64));
+            f.push((fact::TLS.into(), 1.0));
+            f.push((fact::TLS_FULL_HANDSHAKES.into(), s.tls_full as f64));
+            f.push((fact::TLS_RESUMED_HANDSHAKES.into(), s.tls_resumed as f64));
         }
         if let Some(d) = s.doc_len {
-            f.push(("document_length".into(), d as f64));
+            f.push((fact::DOCUMENT_LENGTH.into(), d as f64));
         }
         for c in 1..=5 {
-            f.push((format!("status_{c}xx"), class(c)));
+            f.push((fact::status_class(c), class(c)));
         }
         if self.cfg.sessions {
             let ss = &s.sessions;
@@ -814,11 +831,11 @@ impl Instance for HttpInstance {
                     0.0
                 }
             };
-            f.push(("sessions_ok".into(), ss.ok as f64));
-            f.push(("sessions_failed".into(), ss.failed as f64));
-            f.push(("session_life_avg_s".into(), avg(ss.life_ok_ns, ss.ok)));
+            f.push((fact::SESSIONS_OK.into(), ss.ok as f64));
+            f.push((fact::SESSIONS_FAILED.into(), ss.failed as f64));
+            f.push((fact::SESSION_LIFE_AVG_S.into(), avg(ss.life_ok_ns, ss.ok)));
             f.push((
-                "session_failtime_avg_s".into(),
+                fact::SESSION_FAILTIME_AVG_S.into(),
                 avg(ss.life_failed_ns, ss.failed),
             ));
         }
@@ -827,40 +844,39 @@ impl Instance for HttpInstance {
 
     fn tables(&self) -> Vec<Table> {
         let s = self.stats();
-        let cols = ["count", "min_ns", "mean_ns", "sd_ns", "median_ns", "max_ns"];
         let times = Table {
-            name: "http_times".into(),
+            name: table::TIMES.into(),
             title: "phases of each request (ab's Connection Times, httperf's connect, \
                     response and transfer times)"
                 .into(),
-            columns: cols
+            columns: times::COLUMNS
                 .iter()
                 .map(|c| Column {
                     name: c.to_string(),
-                    unit: if *c == "count" { "" } else { "ns" }.into(),
+                    unit: if *c == times::COUNT { "" } else { "ns" }.into(),
                 })
                 .collect(),
             rows: vec![
-                time_row("connect", &s.connect_per_req),
-                time_row("connect_new", &s.connect),
-                time_row("waiting", &s.waiting),
-                time_row("processing", &s.processing),
-                time_row("service", &s.service),
-                time_row("transfer", &s.transfer),
-                time_row("connection_life", &s.conn_life),
+                time_row(times::CONNECT, &s.connect_per_req),
+                time_row(times::CONNECT_NEW, &s.connect),
+                time_row(times::WAITING, &s.waiting),
+                time_row(times::PROCESSING, &s.processing),
+                time_row(times::SERVICE, &s.service),
+                time_row(times::TRANSFER, &s.transfer),
+                time_row(times::CONNECTION_LIFE, &s.conn_life),
             ],
         };
         let mut times = times;
         if self.cfg.tls.is_some() {
             times
                 .rows
-                .insert(2, time_row("tcp_connect", &s.tcp_connect));
+                .insert(2, time_row(times::TCP_CONNECT, &s.tcp_connect));
             times
                 .rows
-                .insert(3, time_row("tls_handshake", &s.tls_handshake));
+                .insert(3, time_row(times::TLS_HANDSHAKE, &s.tls_handshake));
         }
         let status = Table {
-            name: "http_status".into(),
+            name: table::STATUS.into(),
             title: "responses by status code".into(),
             columns: vec![Column {
                 name: "responses".into(),
@@ -882,10 +898,10 @@ impl Instance for HttpInstance {
                 .collect(),
         };
         let errors = Table {
-            name: "http_errors".into(),
+            name: table::ERRORS.into(),
             title: "failed requests by kind".into(),
             columns: vec![Column {
-                name: "errors".into(),
+                name: ERRORS_COLUMN.into(),
                 unit: String::new(),
             }],
             rows: ErrKind::ALL
@@ -912,7 +928,7 @@ impl Instance for HttpInstance {
                 unit: String::new(),
             };
             t.push(Table {
-                name: "http_session_lengths".into(),
+                name: table::SESSION_LENGTHS.into(),
                 title: "sessions by calls answered".into(),
                 columns: vec![count("sessions")],
                 rows: lengths
@@ -925,7 +941,7 @@ impl Instance for HttpInstance {
                     .collect(),
             });
             t.push(Table {
-                name: "http_sessions_per_5s".into(),
+                name: table::SESSIONS_PER_5S.into(),
                 title: "successful sessions ended in each 5-second period of the run".into(),
                 columns: vec![count("sessions")],
                 rows: ss
@@ -949,32 +965,32 @@ impl Instance for HttpInstance {
             };
             let mut rows = vec![
                 Row {
-                    label: format!("protocol:{}", i.version),
+                    label: format!("{}:{}", tls_kind::PROTOCOL, i.version),
                     values: vec![None],
                 },
                 Row {
-                    label: format!("cipher:{}", i.suite),
+                    label: format!("{}:{}", tls_kind::CIPHER, i.suite),
                     values: vec![Some(i.suite_bits as f64)],
                 },
                 Row {
-                    label: "certificate_key".into(),
+                    label: tls_kind::CERTIFICATE_KEY.into(),
                     values: vec![(i.cert_bits > 0).then_some(i.cert_bits as f64)],
                 },
             ];
             if let Some((g, bits)) = i.group {
                 rows.push(Row {
-                    label: format!("key_exchange:{g}"),
+                    label: format!("{}:{g}", tls_kind::KEY_EXCHANGE),
                     values: vec![Some(bits as f64)],
                 });
             }
             if let Some(n) = sni {
                 rows.push(Row {
-                    label: format!("server_name:{n}"),
+                    label: format!("{}:{n}", tls_kind::SERVER_NAME),
                     values: vec![None],
                 });
             }
             t.push(Table {
-                name: "http_tls".into(),
+                name: table::TLS.into(),
                 title: "the first TLS handshake: protocol, cipher suite (OpenSSL's name), \
                         certificate key, key exchange, SNI (row label kind:value)"
                     .into(),
@@ -987,7 +1003,7 @@ impl Instance for HttpInstance {
         }
         if let Some(server) = &s.server {
             t.push(Table {
-                name: "http_server".into(),
+                name: table::SERVER.into(),
                 title: "the Server header of the first response (row label), and the port".into(),
                 columns: vec![Column {
                     name: "port".into(),

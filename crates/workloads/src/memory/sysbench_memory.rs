@@ -20,7 +20,7 @@ use hostbench_core::host::HostInfo;
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::{Counter, Counters};
-use hostbench_core::result::{Better, Figure, RunResult, Warning, WarningKind};
+use hostbench_core::result::{Better, Figure, FigureDef, RunResult, Warning, WarningKind};
 use hostbench_core::units::Bytes;
 use hostbench_core::workload::*;
 use std::sync::Arc;
@@ -277,6 +277,14 @@ impl Instance for Inst {
     }
 }
 
+/// sysbench's headline: MiB transferred per second.
+pub const MIB_PER_S: FigureDef = FigureDef {
+    name: "mib_per_s",
+    label: "transfer rate",
+    unit: "MiB/s",
+    better: Better::Higher,
+};
+
 impl Workload for Memory {
     fn id(&self) -> &'static str {
         "memory"
@@ -302,7 +310,7 @@ impl Workload for Memory {
             // sysbench's headline: MiB/sec = events × block / 2^20 per second.
             let block = r.workload.params.int("block_size") as f64;
             let mib = r.metrics.events_per_s * block / (1024.0 * 1024.0);
-            f.insert(0, Figure::new("mib_per_s", "MiB/s", mib, Better::Higher));
+            f.insert(0, MIB_PER_S.at(mib));
         }
         f
     }

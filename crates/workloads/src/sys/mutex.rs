@@ -10,7 +10,7 @@
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counters;
-use hostbench_core::result::{Better, Figure, RunResult};
+use hostbench_core::result::{Better, Figure, FigureDef, RunResult};
 use hostbench_core::workload::*;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -109,6 +109,14 @@ impl hostbench_core::workload::Instance for Instance {
     }
 }
 
+/// The run's length: every thread's one event done.
+pub const TOTAL_TIME_S: FigureDef = FigureDef {
+    name: "total_time_s",
+    label: "total time",
+    unit: "s",
+    better: Better::Lower,
+};
+
 impl Workload for MutexTest {
     fn id(&self) -> &'static str {
         "mutex"
@@ -128,12 +136,7 @@ impl Workload for MutexTest {
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         // One event per thread: the run's length is the figure (sysbench users quote
         // "total time"), not its event rate.
-        let mut f = vec![Figure::new(
-            "total_time_s",
-            "s",
-            r.metrics.duration_s,
-            Better::Lower,
-        )];
+        let mut f = vec![TOTAL_TIME_S.at(r.metrics.duration_s)];
         f.extend(r.default_figures().into_iter().skip(1));
         f
     }

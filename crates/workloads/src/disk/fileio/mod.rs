@@ -23,7 +23,7 @@ use crate::disk::files::{self, AlignedBuf};
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counter;
-use hostbench_core::result::{Better, Figure, RunResult, Warning};
+use hostbench_core::result::{Figure, RunResult, Warning};
 use hostbench_core::workload::*;
 use std::os::fd::AsRawFd;
 use std::sync::Arc;
@@ -218,6 +218,54 @@ impl Instance for FileInstance {
     }
 }
 
+/// The figures of a fileio run (sysbench's "File operations" and "Throughput" lines).
+pub mod figures {
+    use hostbench_core::result::{Better, FigureDef};
+
+    /// Reads plus writes per second, the headline of random and mixed modes.
+    pub const IO_PER_S: FigureDef = FigureDef {
+        name: "io_per_s",
+        label: "reads+writes per second",
+        unit: "requests/s",
+        better: Better::Higher,
+    };
+    /// Reads per second.
+    pub const READS_PER_S: FigureDef = FigureDef {
+        name: "reads_per_s",
+        label: "reads per second",
+        unit: "reads/s",
+        better: Better::Higher,
+    };
+    /// Writes per second.
+    pub const WRITES_PER_S: FigureDef = FigureDef {
+        name: "writes_per_s",
+        label: "writes per second",
+        unit: "writes/s",
+        better: Better::Higher,
+    };
+    /// fsync calls per second (sysbench's "fsyncs/s").
+    pub const FSYNCS_PER_S: FigureDef = FigureDef {
+        name: "fsyncs_per_s",
+        label: "fsyncs per second",
+        unit: "fsyncs/s",
+        better: Better::Higher,
+    };
+    /// MiB read per second, the headline of `seqrd`.
+    pub const READ_MIB_PER_S: FigureDef = FigureDef {
+        name: "read_mib_per_s",
+        label: "read throughput",
+        unit: "MiB/s",
+        better: Better::Higher,
+    };
+    /// MiB written per second, the headline of sequential writes.
+    pub const WRITTEN_MIB_PER_S: FigureDef = FigureDef {
+        name: "written_mib_per_s",
+        label: "write throughput",
+        unit: "MiB/s",
+        better: Better::Higher,
+    };
+}
+
 impl Workload for FileIo {
     fn id(&self) -> &'static str {
         "fileio"
@@ -246,52 +294,27 @@ impl Workload for FileIo {
     }
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         let per = |k: &str| r.metrics.counters_per_s.get(k).copied().unwrap_or(0.0);
-        let (rd, wr) = (per("bytes_read") / MIB, per("bytes_written") / MIB);
+        let (rd, wr) = (
+            per(Counter::BytesRead.name()) / MIB,
+            per(Counter::BytesWritten.name()) / MIB,
+        );
         let mode = Mode::parse(r.workload.params.text("test_mode"));
         let mut f = Vec::new();
         match mode {
-            Some(m) if m.sequential() && m.writes() => f.push(Figure::new(
-                "written_mib_per_s",
-                "MiB/s",
-                wr,
-                Better::Higher,
-            )),
-            Some(Mode::SeqRd) => f.push(Figure::new("read_mib_per_s", "MiB/s", rd, Better::Higher)),
-            _ => f.push(Figure::new(
-                "io_per_s",
-                "requests/s",
-                per("reads") + per("writes"),
-                Better::Higher,
-            )),
+            Some(m) if m.sequential() && m.writes() => f.push(figures::WRITTEN_MIB_PER_S.at(wr)),
+            Some(Mode::SeqRd) => f.push(figures::READ_MIB_PER_S.at(rd)),
+            _ => f.push(
+                figures::IO_PER_S.at(per(Counter::Reads.name()) + per(Counter::Writes.name())),
+            ),
         }
-        f.push(Figure::new(
-            "reads_per_s",
-            "reads/s",
-            per("reads"),
-            Better::Higher,
-        ));
-        f.push(Figure::new(
-            "writes_per_s",
-            "writes/s",
-            per("writes"),
-            Better::Higher,
-        ));
-        f.push(Figure::new(
-            "fsyncs_per_s",
-            "fsyncs/s",
-            per("other"),
-            Better::Higher,
-        ));
-        if !f.iter().any(|x| x.name == "read_mib_per_s") {
-            f.push(Figure::new("read_mib_per_s", "MiB/s", rd, Better::Higher));
+        f.push(figures::READS_PER_S.at(per(Counter::Reads.name())));
+        f.push(figures::WRITES_PER_S.at(per(Counter::Writes.name())));
+        f.push(figures::FSYNCS_PER_S.at(per(Counter::Other.name())));
+        if !f.iter().any(|x| x.name == figures::READ_MIB_PER_S.name) {
+            f.push(figures::READ_MIB_PER_S.at(rd));
         }
-        if !f.iter().any(|x| x.name == "written_mib_per_s") {
-            f.push(Figure::new(
-                "written_mib_per_s",
-                "MiB/s",
-                wr,
-                Better::Higher,
-            ));
+        if !f.iter().any(|x| x.name == figures::WRITTEN_MIB_PER_S.name) {
+            f.push(figures::WRITTEN_MIB_PER_S.at(wr));
         }
         f.extend(r.default_figures());
         f

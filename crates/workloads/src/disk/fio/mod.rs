@@ -26,7 +26,7 @@ use hostbench_core::fio_result::{FioOption, FioResult};
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counter;
-use hostbench_core::result::{Better, Figure, RunResult, Warning};
+use hostbench_core::result::{Figure, RunResult, Warning};
 use hostbench_core::workload::*;
 use job::JobSpec;
 use layout::layout_files;
@@ -108,6 +108,54 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
     Ok(jobs)
 }
 
+/// The figures of a fio run, headline first.
+pub mod figures {
+    use hostbench_core::result::{Better, FigureDef};
+
+    /// I/O operations per second, both directions.
+    pub const IOPS: FigureDef = FigureDef {
+        name: "iops",
+        label: "I/O operations per second",
+        unit: "IOPS",
+        better: Better::Higher,
+    };
+    /// Reads per second.
+    pub const READ_IOPS: FigureDef = FigureDef {
+        name: "read_iops",
+        label: "reads per second",
+        unit: "IOPS",
+        better: Better::Higher,
+    };
+    /// Writes per second.
+    pub const WRITE_IOPS: FigureDef = FigureDef {
+        name: "write_iops",
+        label: "writes per second",
+        unit: "IOPS",
+        better: Better::Higher,
+    };
+    /// Bytes read per second.
+    pub const READ_BYTES_PER_S: FigureDef = FigureDef {
+        name: "read_bytes_per_s",
+        label: "read throughput",
+        unit: "B/s",
+        better: Better::Higher,
+    };
+    /// Bytes written per second.
+    pub const WRITE_BYTES_PER_S: FigureDef = FigureDef {
+        name: "write_bytes_per_s",
+        label: "write throughput",
+        unit: "B/s",
+        better: Better::Higher,
+    };
+    /// Mean latency of one I/O (submission to completion).
+    pub const LAT_AVG_NS: FigureDef = FigureDef {
+        name: "lat_avg_ns",
+        label: "mean I/O latency",
+        unit: "ns",
+        better: Better::Lower,
+    };
+}
+
 impl Workload for Fio {
     fn id(&self) -> &'static str {
         "disk.fio"
@@ -138,31 +186,21 @@ impl Workload for Fio {
         jobs_of(params).map(|_| ())
     }
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
-        let mut f = vec![Figure::new(
-            "iops",
-            "IOPS",
-            r.metrics.events_per_s,
-            Better::Higher,
-        )];
-        for (name, key, unit) in [
-            ("read_iops", "reads", "IOPS"),
-            ("write_iops", "writes", "IOPS"),
-            ("read_bytes_per_s", "bytes_read", "B/s"),
-            ("write_bytes_per_s", "bytes_written", "B/s"),
+        let mut f = vec![figures::IOPS.at(r.metrics.events_per_s)];
+        for (def, key) in [
+            (figures::READ_IOPS, Counter::Reads.name()),
+            (figures::WRITE_IOPS, Counter::Writes.name()),
+            (figures::READ_BYTES_PER_S, Counter::BytesRead.name()),
+            (figures::WRITE_BYTES_PER_S, Counter::BytesWritten.name()),
         ] {
             if let Some(&v) = r.metrics.counters_per_s.get(key)
                 && v > 0.0
             {
-                f.push(Figure::new(name, unit, v, Better::Higher));
+                f.push(def.at(v));
             }
         }
         if r.latency.count > 0 {
-            f.push(Figure::new(
-                "lat_avg_ns",
-                "ns",
-                r.latency.avg_ns as f64,
-                Better::Lower,
-            ));
+            f.push(figures::LAT_AVG_NS.at(r.latency.avg_ns as f64));
         }
         f
     }

@@ -33,6 +33,7 @@
 //! with `direct`, that the filesystem accepts `O_DIRECT`, naming it when it does not.
 
 use crate::disk::files;
+use hostbench_core::names::iozone::{col, fact};
 use hostbench_core::params::ParamSpec;
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counter;
@@ -226,33 +227,33 @@ struct Shared {
 
 struct IozoneInstance(Arc<Shared>);
 
-/// Names of the result tables.
-pub const TABLE_SINGLE: &str = "iozone";
-/// Throughput-mode table.
-pub const TABLE_THROUGHPUT: &str = "iozone_throughput";
+/// Names of the result tables (IOzone's layouts read them too).
+pub use hostbench_core::names::iozone::table::{
+    SINGLE as TABLE_SINGLE, THROUGHPUT as TABLE_THROUGHPUT,
+};
 
 /// Columns of the throughput table.
 pub const THROUGHPUT_COLUMNS: [(&str, &str); 9] = [
-    ("file_kb", "kB"),
-    ("reclen_kb", "kB"),
-    ("children", ""),
-    ("children_kb_per_s", "kB/s"),
-    ("parent_kb_per_s", "kB/s"),
-    ("min_kb_per_s", "kB/s"),
-    ("max_kb_per_s", "kB/s"),
-    ("avg_kb_per_s", "kB/s"),
-    ("min_xfer_kb", "kB"),
+    (col::FILE_KB, "kB"),
+    (col::RECLEN_KB, "kB"),
+    (col::CHILDREN, ""),
+    (col::CHILDREN_KB_PER_S, "kB/s"),
+    (col::PARENT_KB_PER_S, "kB/s"),
+    (col::MIN_KB_PER_S, "kB/s"),
+    (col::MAX_KB_PER_S, "kB/s"),
+    (col::AVG_KB_PER_S, "kB/s"),
+    (col::MIN_XFER_KB, "kB"),
 ];
 
 impl IozoneInstance {
     fn single_table(&self, results: &[PhaseResult]) -> Table {
         let mut cols = vec![
             Column {
-                name: "file_kb".into(),
+                name: col::FILE_KB.into(),
                 unit: "kB".into(),
             },
             Column {
-                name: "reclen_kb".into(),
+                name: col::RECLEN_KB.into(),
                 unit: "kB".into(),
             },
         ];
@@ -361,7 +362,7 @@ impl Instance for IozoneInstance {
             ("file_kb", (f / 1024) as f64),
             ("reclen_kb", (r / 1024) as f64),
             ("steps", c.steps.len() as f64),
-            ("children", c.children as f64),
+            (fact::CHILDREN, c.children as f64),
             ("throughput_mode", b(c.throughput)),
             ("direct", b(c.direct)),
             ("o_sync", b(c.o_sync)),
@@ -702,9 +703,10 @@ impl Workload for Iozone {
         let mut f = Vec::new();
         if let Some(t) = r.tables.iter().find(|t| t.name == TABLE_THROUGHPUT) {
             for row in &t.rows {
-                if let Some(v) = t.get(&row.label, "children_kb_per_s") {
+                if let Some(v) = t.get(&row.label, col::CHILDREN_KB_PER_S) {
                     let name = format!("{}_children_kb_per_s", row.label.replace(['-', ' '], "_"));
-                    f.push(Figure::new(&name, "kB/s", v, Better::Higher));
+                    let label = format!("{}: the children's total", row.label);
+                    f.push(Figure::labelled(&name, &label, "kB/s", v, Better::Higher));
                 }
             }
         } else if let Some(t) = r.tables.iter().find(|t| t.name == TABLE_SINGLE)
@@ -713,8 +715,9 @@ impl Workload for Iozone {
             // The largest step of the matrix (the only one without -a).
             for (c, v) in t.columns.iter().zip(&last.values).skip(2) {
                 if let Some(v) = v {
-                    f.push(Figure::new(
+                    f.push(Figure::labelled(
                         &format!("{}_kb_per_s", c.name),
+                        &format!("{} at the largest size", c.name.replace('_', " ")),
                         "kB/s",
                         *v,
                         Better::Higher,

@@ -142,32 +142,13 @@ impl Phase {
         }
     }
 
-    /// Column name in results (snake_case).
+    /// Column name in results (snake_case): the single-stream table's name for its place
+    /// in [`Phase::COLUMNS`] (IOzone's layouts read the same list); `mixed` for the mixed
+    /// workload, which has no single-stream column.
     pub fn column(self) -> &'static str {
-        use Phase::*;
-        match self {
-            Write => "write",
-            Rewrite => "rewrite",
-            Read => "read",
-            Reread => "reread",
-            RandomRead => "random_read",
-            RandomWrite => "random_write",
-            BackwardRead => "bkwd_read",
-            RecordRewrite => "record_rewrite",
-            StrideRead => "stride_read",
-            Fwrite => "fwrite",
-            Frewrite => "frewrite",
-            Fread => "fread",
-            Freread => "freread",
-            Mix => "mixed",
-            Pwrite => "pwrite",
-            Repwrite => "repwrite",
-            Pread => "pread",
-            Repread => "repread",
-            Pwritev => "pwritev",
-            Repwritev => "repwritev",
-            Preadv => "preadv",
-            Repreadv => "repreadv",
+        match Phase::COLUMNS.iter().position(|&p| p == self) {
+            Some(i) => hostbench_core::names::iozone::col::PHASES[i],
+            None => "mixed",
         }
     }
 
@@ -385,6 +366,15 @@ pub fn permutation(n: u64, rng: &mut Rng) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn columns_keep_their_stored_names() {
+        // Stored results and IOzone's layouts know the columns by these names.
+        assert_eq!(Phase::Write.column(), "write");
+        assert_eq!(Phase::BackwardRead.column(), "bkwd_read");
+        assert_eq!(Phase::Repreadv.column(), "repreadv");
+        assert_eq!(Phase::Mix.column(), "mixed");
+    }
 
     #[test]
     fn stride_visits_every_record_once() {

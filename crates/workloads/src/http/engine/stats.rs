@@ -62,19 +62,20 @@ impl ErrKind {
         ErrKind::TlsCertificate,
         ErrKind::Tls,
     ];
-    /// snake_case name.
+    /// snake_case name: the row of the `http_errors` table.
     pub fn name(self) -> &'static str {
+        use hostbench_core::names::http::error;
         match self {
-            ErrKind::Refused => "refused",
-            ErrKind::Reset => "reset",
-            ErrKind::Timeout => "timeout",
-            ErrKind::BadResponse => "bad_response",
-            ErrKind::Closed => "closed",
-            ErrKind::FdUnavail => "fd_unavail",
-            ErrKind::AddrUnavail => "addr_unavail",
-            ErrKind::Other => "other",
-            ErrKind::TlsCertificate => "tls_certificate",
-            ErrKind::Tls => "tls",
+            ErrKind::Refused => error::REFUSED,
+            ErrKind::Reset => error::RESET,
+            ErrKind::Timeout => error::TIMEOUT,
+            ErrKind::BadResponse => error::BAD_RESPONSE,
+            ErrKind::Closed => error::CLOSED,
+            ErrKind::FdUnavail => error::FD_UNAVAIL,
+            ErrKind::AddrUnavail => error::ADDR_UNAVAIL,
+            ErrKind::Other => error::OTHER,
+            ErrKind::TlsCertificate => error::TLS_CERTIFICATE,
+            ErrKind::Tls => error::TLS,
         }
     }
 

@@ -26,7 +26,9 @@
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counter;
-use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
+use hostbench_core::result::{
+    Better, Column, Figure, FigureDef, Row, RunResult, Table, Warning, WarningKind,
+};
 use hostbench_core::workload::*;
 use std::sync::{Arc, Mutex};
 
@@ -41,59 +43,8 @@ use chase::{Idle, MemlatWorker};
 /// The load-latency ladder.
 pub struct Memlat;
 
-/// Name of the result table.
-pub const TABLE: &str = "memlat";
-
-/// Names of the columns of the result table, in order.
-pub mod col {
-    /// Working-set size, bytes.
-    pub const SIZE_BYTES: &str = "size_bytes";
-    /// Timed elapsed time / timed loads, ns.
-    pub const NS_PER_LOAD: &str = "ns_per_load";
-    /// Median over the timed chunks of each chunk's ns per load (robust to preemption).
-    pub const MEDIAN_NS_PER_LOAD: &str = "median_ns_per_load";
-    /// The fastest chunk's ns per load (what the hardware does when nothing disturbs it;
-    /// tinymembench reports this best-of figure).
-    pub const MIN_NS_PER_LOAD: &str = "min_ns_per_load";
-    /// Timed loads.
-    pub const LOADS: &str = "loads";
-    /// Timed chunks (runner events) of this size.
-    pub const CHUNKS: &str = "chunks";
-}
-
-/// Names of the facts the instance reports.
-pub mod fact {
-    /// Bytes per chain slot (one pointer per line).
-    pub const LINE_BYTES: &str = "line_bytes";
-    /// Ladder points per doubling of the size.
-    pub const STEPS_PER_DOUBLING: &str = "steps_per_doubling";
-    /// Smallest size of the ladder, bytes (after rounding to whole lines).
-    pub const MIN_SIZE_BYTES: &str = "min_size_bytes";
-    /// Largest size of the ladder, bytes (after rounding to whole lines).
-    pub const MAX_SIZE_BYTES: &str = "max_size_bytes";
-    /// 1 when hostbench chose the largest size, 0 when the user gave it.
-    pub const MAX_SIZE_AUTO: &str = "max_size_auto";
-    /// Last-level cache as the host reports it, bytes.
-    pub const LLC_REPORTED_BYTES: &str = "llc_reported_bytes";
-    /// Level of that cache (3 for an L3).
-    pub const LLC_LEVEL: &str = "llc_level";
-    /// The last-level cache size the automatic max size was derived from, bytes.
-    pub const LLC_ASSUMED_BYTES: &str = "llc_assumed_bytes";
-    /// Automatic max size = this × the assumed last-level cache (before memory caps).
-    pub const MAX_SIZE_LLC_FACTOR: &str = "max_size_llc_factor";
-    /// Sizes in the ladder.
-    pub const SIZES_PLANNED: &str = "sizes_planned";
-    /// Sizes measured to the end.
-    pub const SIZES_MEASURED: &str = "sizes_measured";
-    /// 1 when huge pages were asked for.
-    pub const HUGE_PAGES: &str = "huge_pages";
-    /// Bytes of the buffer the kernel backed with huge pages (from /proc/self/smaps).
-    pub const HUGE_PAGE_BYTES: &str = "huge_page_bytes";
-    /// Bytes of the buffer the ladder touched.
-    pub const TOUCHED_BYTES: &str = "touched_bytes";
-    /// Target length of one timed chunk, ns.
-    pub const CHUNK_TARGET_NS: &str = "chunk_target_ns";
-}
+// The table, its columns and the facts: names the front-end and the HTML report read too.
+pub use hostbench_core::names::memlat::{TABLE, col, fact};
 
 /// The automatic max size is this many times the last-level cache: a random walk over
 /// `k × LLC` hits the cache about `1/k` of the time, so at 8× the last rows are mostly DRAM.
@@ -394,6 +345,22 @@ impl Instance for MemlatInstance {
     }
 }
 
+/// The median ns per load at the largest working set (DRAM when the ladder goes past the
+/// last-level cache).
+pub const MAX_SIZE_NS_PER_LOAD: FigureDef = FigureDef {
+    name: "max_size_ns_per_load",
+    label: "load-to-use latency at the largest size",
+    unit: "ns",
+    better: Better::Lower,
+};
+/// The median ns per load at the smallest working set (L1).
+pub const MIN_SIZE_NS_PER_LOAD: FigureDef = FigureDef {
+    name: "min_size_ns_per_load",
+    label: "load-to-use latency at the smallest size",
+    unit: "ns",
+    better: Better::Lower,
+};
+
 impl Workload for Memlat {
     fn id(&self) -> &'static str {
         "memlat"
@@ -401,7 +368,7 @@ impl Workload for Memlat {
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         // The two ends of the staircase: the largest size measured (DRAM when the ladder
         // goes past the last-level cache) and the smallest (L1), as medians over chunks.
-        let Some(t) = r.tables.iter().find(|t| t.name == "memlat") else {
+        let Some(t) = r.tables.iter().find(|t| t.name == TABLE) else {
             return r.default_figures();
         };
         let at = |row: Option<&Row>| {
@@ -413,10 +380,10 @@ impl Workload for Memlat {
         };
         let mut f = Vec::new();
         if let Some(v) = at(t.rows.last()) {
-            f.push(Figure::new("max_size_ns_per_load", "ns", v, Better::Lower));
+            f.push(MAX_SIZE_NS_PER_LOAD.at(v));
         }
         if let Some(v) = at(t.rows.first()) {
-            f.push(Figure::new("min_size_ns_per_load", "ns", v, Better::Lower));
+            f.push(MIN_SIZE_NS_PER_LOAD.at(v));
         }
         if f.is_empty() {
             return r.default_figures();

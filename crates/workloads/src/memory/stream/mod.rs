@@ -23,6 +23,7 @@
 //! - `ntimes = 0` (the native grammar's default) runs until the runner stops it (`--time`,
 //!   `--events`); the STREAM front-end always sets it (default 10).
 
+use hostbench_core::names::stream::{FIGURE_SUFFIX, col, fact, table};
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::result::{Better, Column, Figure, Row, RunResult, Table, Warning, WarningKind};
@@ -169,10 +170,10 @@ pub fn kernel_stats(times_ns: &[u64], per_iter: usize, slot: usize) -> Option<Ke
 
 /// Column names of the `stream` and `stream_nt` tables, in order.
 pub const COLUMNS: [(&str, &str); 8] = [
-    ("best_rate_mb_per_s", "MB/s"),
-    ("avg_time_s", "s"),
-    ("min_time_s", "s"),
-    ("max_time_s", "s"),
+    (col::BEST_RATE_MB_PER_S, "MB/s"),
+    (col::AVG_TIME_S, "s"),
+    (col::MIN_TIME_S, "s"),
+    (col::MAX_TIME_S, "s"),
     ("bytes_per_iteration", "B"),
     ("samples", ""),
     ("traffic_bytes_per_iteration", "B"),
@@ -218,7 +219,7 @@ impl StreamInstance {
             })
             .collect();
         Table {
-            name: if nt { "stream_nt" } else { "stream" }.into(),
+            name: if nt { table::STREAM_NT } else { table::STREAM }.into(),
             title: if nt {
                 "STREAM kernels with non-temporal (streaming) stores: best rate over iterations \
                  2.. (MB = 10^6 B); no write-allocate traffic"
@@ -266,60 +267,60 @@ impl Instance for StreamInstance {
         let o = s.outcome.lock().unwrap_or_else(|p| p.into_inner());
         let n = s.arrays.n as u64;
         let mut f: Vec<(&str, f64)> = vec![
-            ("array_elements", n as f64),
-            ("offset_elements", s.offset as f64),
-            ("bytes_per_element", BYTES_PER_ELEMENT as f64),
-            ("array_bytes", (n * BYTES_PER_ELEMENT) as f64),
-            ("total_bytes", (3 * n * BYTES_PER_ELEMENT) as f64),
-            ("ntimes", s.ntimes as f64),
-            ("passes", o.times_ns.len() as f64),
+            (fact::ARRAY_ELEMENTS, n as f64),
+            (fact::OFFSET_ELEMENTS, s.offset as f64),
+            (fact::BYTES_PER_ELEMENT, BYTES_PER_ELEMENT as f64),
+            (fact::ARRAY_BYTES, (n * BYTES_PER_ELEMENT) as f64),
+            (fact::TOTAL_BYTES, (3 * n * BYTES_PER_ELEMENT) as f64),
+            (fact::NTIMES, s.ntimes as f64),
+            (fact::PASSES, o.times_ns.len() as f64),
             (
-                "iterations",
+                fact::ITERATIONS,
                 (o.times_ns.len() / s.order.len().max(1)) as f64,
             ),
-            ("threads_counted", s.counted.load(Relaxed) as f64),
+            (fact::THREADS_COUNTED, s.counted.load(Relaxed) as f64),
             (
-                "threads_pinned",
+                fact::THREADS_PINNED,
                 s.pinned
                     .lock()
                     .map(|p| p.iter().filter(|x| matches!(x, Some(Ok(_)))).count())
                     .unwrap_or(0) as f64,
             ),
-            ("nt_stores", f64::from(u8::from(self.nt_ran()))),
-            ("simd_bits", f64::from(s.isa.bits())),
+            (fact::NT_STORES, f64::from(u8::from(self.nt_ran()))),
+            (fact::SIMD_BITS, f64::from(s.isa.bits())),
             (
-                "huge_pages_advised",
+                fact::HUGE_PAGES_ADVISED,
                 f64::from(u8::from(s.arrays.huge_pages)),
             ),
-            ("size_rule", s.size.rule as u8 as f64),
-            ("clock_granularity_ns", o.granularity_ns as f64),
-            ("timing_check_us", o.timing_check_ns as f64 / 1e3),
-            ("epsilon", EPSILON),
+            (fact::SIZE_RULE, s.size.rule as u8 as f64),
+            (fact::CLOCK_GRANULARITY_NS, o.granularity_ns as f64),
+            (fact::TIMING_CHECK_US, o.timing_check_ns as f64 / 1e3),
+            (fact::EPSILON, EPSILON),
         ];
         if let Some(b) = s.size.llc_reported {
-            f.push(("llc_reported_bytes", b as f64));
+            f.push((fact::LLC_REPORTED_BYTES, b as f64));
         }
         if let Some(b) = s.size.llc_assumed {
-            f.push(("llc_assumed_bytes", b as f64));
+            f.push((fact::LLC_ASSUMED_BYTES, b as f64));
         }
         if let Some(b) = s.size.mem_available {
-            f.push(("mem_available_bytes", b as f64));
+            f.push((fact::MEM_AVAILABLE_BYTES, b as f64));
         }
         let mut out: Vec<(String, f64)> = f.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         if let Some(v) = &o.validation {
-            out.push(("validated".into(), f64::from(u8::from(v.passed()))));
+            out.push((fact::VALIDATED.into(), f64::from(u8::from(v.passed()))));
             for (k, name) in ["a", "b", "c"].iter().enumerate() {
                 let mut put = |what: &str, x: f64| {
                     // JSON has no NaN or infinity; a non-number error is shown by `validated`
                     // and the error-element count.
                     if x.is_finite() {
-                        out.push((format!("{what}_{name}"), x));
+                        out.push((fact::per_array(what, name), x));
                     }
                 };
-                put("expected", v.expected[k]);
-                put("avg_abs_error", v.avg_abs[k]);
-                put("avg_rel_error", v.avg_rel[k]);
-                put("error_elements", v.bad[k] as f64);
+                put(fact::EXPECTED, v.expected[k]);
+                put(fact::AVG_ABS_ERROR, v.avg_abs[k]);
+                put(fact::AVG_REL_ERROR, v.avg_rel[k]);
+                put(fact::ERROR_ELEMENTS, v.bad[k] as f64);
             }
         }
         out
@@ -503,14 +504,18 @@ impl Workload for Stream {
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
         // STREAM's best rates, Triad first (the figure people publish), then the NT block.
         let mut f = Vec::new();
-        for (table, suffix) in [("stream", ""), ("stream_nt", "_nt")] {
+        for (table, suffix, stores) in [
+            (table::STREAM, "", ""),
+            (table::STREAM_NT, "_nt", " with non-temporal stores"),
+        ] {
             let Some(t) = r.tables.iter().find(|t| t.name == table) else {
                 continue;
             };
             for k in ["Triad", "Copy", "Scale", "Add"] {
-                if let Some(v) = t.get(k, "best_rate_mb_per_s") {
-                    let name = format!("{}{suffix}_best_mb_per_s", k.to_lowercase());
-                    f.push(Figure::new(&name, "MB/s", v, Better::Higher));
+                if let Some(v) = t.get(k, col::BEST_RATE_MB_PER_S) {
+                    let name = format!("{}{suffix}{FIGURE_SUFFIX}", k.to_lowercase());
+                    let label = format!("{k} best rate{stores}");
+                    f.push(Figure::labelled(&name, &label, "MB/s", v, Better::Higher));
                 }
             }
         }
