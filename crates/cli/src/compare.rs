@@ -72,6 +72,10 @@ struct Common {
     /// `null.loop`), or of the workload a name runs (`oltp_point_select`, `fio`, `ab`).
     #[arg(long, value_name = "ID")]
     workload: Option<String>,
+    /// Score every figure, not only each variant's headline (its first figure): fileio's
+    /// eight figures of one measurement then weigh eight times.
+    #[arg(long)]
+    all_figures: bool,
     #[command(flatten)]
     store: StoreArg,
 }
@@ -304,6 +308,7 @@ fn sides(specs: &[String], c: &Common) -> Result<Vec<SideInput>> {
 fn options(c: &Common) -> Options {
     Options {
         threshold: c.threshold,
+        all_figures: c.all_figures,
         rand_workloads: Some(rand_workloads()),
         ..Options::default()
     }

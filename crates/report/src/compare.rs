@@ -120,6 +120,115 @@ pub fn ratio_text(r: f64) -> String {
     }
 }
 
+/// A score's change as a signed percentage (`+18%`, `-4.5%`): whole percents from 10 %,
+/// one decimal below.
+fn change_pct(speedup: f64) -> String {
+    let p = (speedup - 1.0) * 100.0;
+    if p.abs() >= 10.0 {
+        format!("{p:+.0}%")
+    } else {
+        format!("{p:+.1}%")
+    }
+}
+
+/// A side's score as the notes print it: `×1.18 (95% ×1.12–×1.24) over 5 headline rows`,
+/// plus the rows left out.
+pub fn score_text(c: &Comparison, s: usize) -> String {
+    let what = if c.options.all_figures {
+        "row(s)"
+    } else {
+        "headline row(s)"
+    };
+    let left = c.rows_left_out(s);
+    let left = if left > 0 {
+        format!(
+            "; {left} left out: a single run on a side (a score needs {} runs per side)",
+            hostbench_core::compare::MIN_RUNS_FOR_SCORE
+        )
+    } else {
+        String::new()
+    };
+    match c.geomean.get(s).copied().flatten() {
+        Some(g) => {
+            let ci = match (g.ci_lo, g.ci_hi) {
+                (Some(lo), Some(hi)) => format!(
+                    " ({:.0}% {}–{})",
+                    c.options.confidence * 100.0,
+                    ratio_text(lo),
+                    ratio_text(hi)
+                ),
+                _ => String::new(),
+            };
+            format!("{}{ci} over {} {what}{left}", ratio_text(g.speedup), g.rows)
+        }
+        None if left.is_empty() => "- (no row in common)".into(),
+        None => format!("- (no score{left})"),
+    }
+}
+
+/// The sentence a side's comparison opens with: how much faster or slower it is than the
+/// baseline overall, with the interval, and how many rows are not significant.
+pub fn verdict_sentence(c: &Comparison, s: usize) -> String {
+    let (side, base) = (&c.sides[s].name, &c.sides[0].name);
+    let rows: Vec<Option<Verdict>> = c
+        .rows
+        .iter()
+        .filter_map(|r| r.cells.get(s)?.as_ref().map(|x| x.verdict))
+        .collect();
+    let unsure = rows
+        .iter()
+        .filter(|v| !matches!(v, Some(Verdict::Faster | Verdict::Slower)))
+        .count();
+    let rows_note = if rows.is_empty() {
+        String::new()
+    } else {
+        format!("; {unsure} of {} row(s) not significant", rows.len())
+    };
+    let what = |n: usize| {
+        let w = if c.options.all_figures {
+            "row"
+        } else {
+            "headline"
+        };
+        format!("{n} {w}{}", if n == 1 { "" } else { "s" })
+    };
+    let Some(g) = c.geomean.get(s).copied().flatten() else {
+        let left = c.rows_left_out(s);
+        return if left > 0 {
+            format!(
+                "{side} against {base}: no overall score, every shared headline has a single run on a side (a score needs {} runs per side){rows_note}.",
+                hostbench_core::compare::MIN_RUNS_FOR_SCORE
+            )
+        } else {
+            format!("{side} against {base}: nothing in common to compare.")
+        };
+    };
+    let (lo, hi) = (g.ci_lo.unwrap_or(g.speedup), g.ci_hi.unwrap_or(g.speedup));
+    let level = c.options.confidence * 100.0;
+    let interval = format!(
+        "{level:.0}% interval {} to {}",
+        change_pct(lo),
+        change_pct(hi)
+    );
+    let head = if lo <= 1.0 && 1.0 <= hi {
+        format!(
+            "{side} and {base} are not clearly different ({} overall, {interval})",
+            change_pct(g.speedup)
+        )
+    } else if g.speedup > 1.0 {
+        format!(
+            "{side} is {:.0}% faster than {base} ({interval})",
+            (g.speedup - 1.0) * 100.0
+        )
+    } else {
+        format!(
+            "{side} is {:.0}% slower than {base} ({interval})",
+            (1.0 - g.speedup) * 100.0
+        )
+    };
+    format!("{head} over {}{rows_note}.", what(g.rows))
+}
+
 /// A p-value as `p=0.003` (or `p<0.001`).
 pub fn p_text(p: f64) -> String {
     if p < 0.001 {
@@ -203,23 +312,22 @@ fn notes(c: &Comparison, bullet: &str, code: &dyn Fn(&str) -> String) -> String 
         .iter()
         .zip(&c.geomean)
         .skip(1)
-        .map(|(side, g)| match g {
-            Some(g) => format!(
-                "{} {} over {} row(s)",
-                side.name,
-                ratio_text(g.speedup),
-                g.rows
-            ),
-            None => format!("{} - (no row in common)", side.name),
-        })
+        .enumerate()
+        .map(|(i, (side, _))| format!("{} {}", side.name, score_text(c, i + 1)))
         .collect();
     if !gm.is_empty() {
         let _ = writeln!(
             s,
-            "\ngeomean vs {} (ratios turned so that above 1 is better): {}",
+            "\nscore vs {} (geometric mean of the speedups, above 1 is better): {}",
             c.sides[0].name,
             gm.join("; ")
         );
+        if !c.scores_cover_the_same_rows() {
+            let _ = writeln!(
+                s,
+                "{bullet}the sides' scores cover different rows: compare each with the baseline, not with each other"
+            );
+        }
     }
     let not: Vec<_> = c.variants.iter().filter(|v| !v.compared).collect();
     if !not.is_empty() {
@@ -301,7 +409,15 @@ pub fn text(c: &Comparison) -> String {
             w[i] = w[i].max(x.chars().count());
         }
     }
-    let mut s = sides_text(c);
+    let mut s = String::new();
+    for i in 1..c.sides.len() {
+        s.push_str(&verdict_sentence(c, i));
+        s.push('\n');
+    }
+    if c.sides.len() > 1 {
+        s.push('\n');
+    }
+    s.push_str(&sides_text(c));
     s.push('\n');
     let line = |cells: &[String]| {
         let mut l = String::new();
@@ -334,7 +450,11 @@ fn md_cell(s: &str) -> String {
 pub fn markdown(c: &Comparison) -> String {
     // A notes column only when some side has notes (`results annotate`).
     let with_notes = c.sides.iter().any(|x| !x.notes.is_empty());
-    let mut s = String::from(if with_notes {
+    let mut s = String::new();
+    for i in 1..c.sides.len() {
+        s.push_str(&format!("**{}**\n\n", md_cell(&verdict_sentence(c, i))));
+    }
+    s.push_str(if with_notes {
         "| side | runs | hosts | hostbench | notes |\n|---|---:|---|---|---|\n"
     } else {
         "| side | runs | hosts | hostbench |\n|---|---:|---|---|\n"

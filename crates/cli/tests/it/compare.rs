@@ -198,7 +198,31 @@ fn a_2x_shift_is_faster_and_identical_sides_are_not() {
     assert!(text.contains("double vs base"), "{text}");
     assert!(text.contains("×2.00 faster"), "{text}");
     assert!(text.contains(" ~ p="), "{text}");
-    assert!(text.contains("geomean vs base"), "{text}");
+    assert!(text.contains("score vs base"), "{text}");
+    // The decision first, one sentence per side: the score over the headline (events/s,
+    // not its derived latency too) with its interval, and the rows not significant.
+    let first: Vec<&str> = text.lines().take(2).collect();
+    assert!(
+        first[0].starts_with("double is 100% faster than base (95% interval +")
+            && first[0].ends_with("over 1 headline; 0 of 2 row(s) not significant."),
+        "{text}"
+    );
+    assert!(
+        first[1].starts_with("same and base are not clearly different (")
+            && first[1].ends_with("; 2 of 2 row(s) not significant."),
+        "{text}"
+    );
+    assert!(
+        v["geomean"][1]["ci_lo"].as_f64().unwrap() < 2.0,
+        "{}",
+        v["geomean"]
+    );
+    assert!(
+        v["geomean"][1]["ci_hi"].as_f64().unwrap() > 2.0 * 0.99,
+        "{}",
+        v["geomean"]
+    );
+    assert_eq!(v["geomean"][1]["rows"], 1, "the headline only");
     let md = ok(&f, &["compare", "base", "double", "-f", "markdown"]);
     assert!(
         md.contains("| base (baseline) |") && md.contains("|---|"),

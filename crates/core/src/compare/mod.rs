@@ -21,6 +21,7 @@ use crate::stats;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
+mod score;
 mod warnings;
 pub use warnings::{TIMER_COST_RATIO, timer_cost_ns, timer_costs_differ};
 
@@ -39,8 +40,11 @@ pub struct Options {
     pub threshold: f64,
     /// Significance level of the rank test (0.05).
     pub alpha: f64,
-    /// Confidence level of the intervals of the median (0.95).
+    /// Confidence level of the intervals of the median and of the score (0.95).
     pub confidence: f64,
+    /// Score every figure (`--all-figures`), not only each variant's headline.
+    #[serde(default)]
+    pub all_figures: bool,
     /// The workloads that draw from `--rand-type` ([`Caps::rand_type`]); a difference in the
     /// random distribution is only a warning for those. `None` = warn for every workload (the
     /// caller does not know the registry).
@@ -56,6 +60,7 @@ impl Default for Options {
             threshold: 0.02,
             alpha: 0.05,
             confidence: 0.95,
+            all_figures: false,
             rand_workloads: None,
         }
     }
@@ -219,14 +224,27 @@ impl Verdict {
     }
 }
 
-/// A side's summary against the baseline.
+/// A side's score against the baseline: the geometric mean of its speedups over the
+/// headline rows both have enough runs of (see `score.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct GeoMean {
     /// Geometric mean of the rows' speedups (above 1: better than the baseline).
     pub speedup: f64,
     /// Rows it covers.
     pub rows: usize,
+    /// Lower end of its confidence interval (bootstrap over runs); `None` when it could
+    /// not be formed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_lo: Option<f64>,
+    /// Upper end of its confidence interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_hi: Option<f64>,
+    /// Rows of both sides left out for too few runs ([`MIN_RUNS_FOR_SCORE`]).
+    #[serde(default)]
+    pub rows_left_out: usize,
 }
+
+pub use score::{BOOTSTRAP_ROUNDS, MIN_RUNS_FOR_SCORE};
 
 /// Kinds of comparison warning; stable snake_case names in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -382,20 +400,13 @@ impl Comparison {
             }
         }
         label_variants(&mut variants);
+        let scored = score::score_rows(&rows, opts.all_figures);
         let geomean = (0..nsides)
             .map(|s| {
                 if s == 0 {
                     return None;
                 }
-                let sp: Vec<f64> = rows
-                    .iter()
-                    .filter(|r| r.cells[0].is_some())
-                    .filter_map(|r| r.cells[s].as_ref()?.speedup)
-                    .collect();
-                Some(GeoMean {
-                    speedup: stats::geomean(&sp)?,
-                    rows: sp.len(),
-                })
+                score::score(&scored, s, &opts)
             })
             .collect();
         let mut c = Comparison {
@@ -429,6 +440,21 @@ impl Comparison {
         };
         c.warnings = warnings(&c, sides, &members, &keys);
         c
+    }
+
+    /// How many of the rows a score would cover (headlines, or all with `all_figures`)
+    /// side `s` and the baseline share but have too few runs of to count
+    /// ([`MIN_RUNS_FOR_SCORE`]).
+    pub fn rows_left_out(&self, s: usize) -> usize {
+        score::left_out(&score::score_rows(&self.rows, self.options.all_figures), s)
+    }
+
+    /// Whether every side's score covers the same number of rows (else the scores are over
+    /// different rows, and not comparable with each other).
+    pub fn scores_cover_the_same_rows(&self) -> bool {
+        let counts: std::collections::BTreeSet<usize> =
+            self.geomean.iter().flatten().map(|g| g.rows).collect();
+        counts.len() <= 1
     }
 
     /// The variant a row belongs to.

@@ -66,6 +66,7 @@ tr.vh a{color:inherit;text-decoration:none}
 .cards{display:flex;flex-wrap:wrap;gap:10px}
 .card{border:1px solid var(--bd);border-radius:6px;padding:6px 10px;min-width:200px;flex:1 1 220px}
 .big{font-size:1.5em;font-weight:600}
+.verdict{font-size:1.1em;font-weight:600;margin:.3em 0}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,430px),1fr));gap:12px;align-items:start}
 figure{margin:0;border:1px solid var(--bd);border-radius:6px;padding:6px;break-inside:avoid;page-break-inside:avoid}
 figcaption{font-size:12px;color:var(--mu);margin-top:2px}
@@ -177,6 +178,15 @@ fn summary(h: &mut String, c: &Comparison) {
             c.rows.len()
         );
     } else {
+        // One sentence per side first: the decision, in words.
+        for i in 1..c.sides.len() {
+            let _ = writeln!(
+                h,
+                "<p class=\"verdict\"><i class=\"sw\" style=\"background:{}\"></i>{}</p>",
+                color(i),
+                esc(&crate::compare::verdict_sentence(c, i))
+            );
+        }
         h.push_str("<div class=\"cards\">\n");
         for (i, side) in c.sides.iter().enumerate().skip(1) {
             let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
@@ -198,13 +208,13 @@ fn summary(h: &mut String, c: &Comparison) {
             let g = c.geomean[i];
             let _ = writeln!(
                 h,
-                "<div class=\"card\"><div><i class=\"sw\" style=\"background:{}\"></i><b>{}</b> vs {}</div><div class=\"big\">{}</div><div class=\"muted\">geometric mean of {} row(s), above 1 = better</div><div>{}</div></div>",
+                "<div class=\"card\"><div><i class=\"sw\" style=\"background:{}\"></i><b>{}</b> vs {}</div><div class=\"big\">{}</div><div class=\"muted\">score: {}, above 1 = better</div><div>{}</div></div>",
                 color(i),
                 esc(&side.name),
                 esc(&c.sides[0].name),
                 g.map(|g| ratio_text(g.speedup))
                     .unwrap_or_else(|| "–".into()),
-                g.map(|g| g.rows).unwrap_or(0),
+                esc(&crate::compare::score_text(c, i)),
                 esc(&counts.join(", "))
             );
         }

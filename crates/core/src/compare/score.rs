@@ -1,0 +1,302 @@
+//! One score per side: the geometric mean of its speedups over the baseline, one row per
+//! workload variant, with a confidence interval.
+//!
+//! - **Which rows.** Each variant's headline figure only (its first: `events_per_s`,
+//!   `triad_best_mb_per_s`), so a workload that reports eight figures of one measurement
+//!   (fileio) weighs as much as one that reports one; `--all-figures`
+//!   ([`Options::all_figures`]) takes every row instead. A row counts for a side only when
+//!   the baseline and that side each have at least [`MIN_RUNS_FOR_SCORE`] runs of it: a
+//!   single run has no spread to put an interval on. The rows left out are counted.
+//! - **The interval.** A percentile bootstrap over runs: [`BOOTSTRAP_ROUNDS`] times, every
+//!   row's runs are resampled with replacement on both sides, the row's speedup is the
+//!   ratio of the resampled medians (turned so that above 1 is better), and the score is
+//!   their geometric mean; the interval is the middle `confidence` (95 %) of those scores.
+//!   It shows how much the score could move with other runs of the same machines; it
+//!   assumes runs are exchangeable repetitions (their order does not matter). The
+//!   resampling is seeded from nothing but the data, so a comparison always prints the same
+//!   interval.
+//! - **Several sides.** Each side's score covers the rows it shares with the baseline; when
+//!   the sides cover different rows, [`Comparison::scores_cover_the_same_rows`] is false and
+//!   the renderers say so.
+//!
+//! [`Options::all_figures`]: super::Options::all_figures
+//! [`Comparison::scores_cover_the_same_rows`]: super::Comparison::scores_cover_the_same_rows
+
+use super::{GeoMean, Options, Row};
+use crate::result::Better;
+use crate::stats;
+
+/// Runs a row needs on the baseline and on a side to count in that side's score.
+pub const MIN_RUNS_FOR_SCORE: usize = 2;
+
+/// Resamples of the bootstrap.
+pub const BOOTSTRAP_ROUNDS: usize = 2000;
+
+/// The rows a score is computed over: each variant's first (its headline), or all.
+pub(super) fn score_rows<'a>(rows: &'a [Row], all: bool) -> Vec<&'a Row> {
+    let mut seen = std::collections::BTreeSet::new();
+    rows.iter()
+        .filter(|r| all || seen.insert(r.variant))
+        .collect()
+}
+
+/// Side `s`'s score over `rows` (see the module doc); `None` when no row qualifies.
+pub(super) fn score(rows: &[&Row], s: usize, opts: &Options) -> Option<GeoMean> {
+    let mut pairs: Vec<(&[f64], &[f64], Better)> = Vec::new();
+    let mut left_out = 0;
+    for r in rows {
+        let (Some(base), Some(side)) = (r.cells[0].as_ref(), r.cells.get(s)?.as_ref()) else {
+            continue; // not on both: not a row of this pair at all
+        };
+        if base.values.len() < MIN_RUNS_FOR_SCORE || side.values.len() < MIN_RUNS_FOR_SCORE {
+            left_out += 1;
+            continue;
+        }
+        pairs.push((&base.values, &side.values, r.better));
+    }
+    let point: Vec<f64> = pairs
+        .iter()
+        .filter_map(|(b, x, better)| speedup(stats::median(b)?, stats::median(x)?, *better))
+        .collect();
+    let g = stats::geomean(&point)?;
+    let (lo, hi) = bootstrap(&pairs, opts.confidence).unzip();
+    Some(GeoMean {
+        speedup: g,
+        rows: point.len(),
+        ci_lo: lo,
+        ci_hi: hi,
+        rows_left_out: left_out,
+    })
+}
+
+/// How many rows were left out of side `s`'s score for too few runs (for a side with no
+/// score at all).
+pub(super) fn left_out(rows: &[&Row], s: usize) -> usize {
+    rows.iter()
+        .filter(|r| {
+            matches!((r.cells[0].as_ref(), r.cells.get(s).and_then(|c| c.as_ref())),
+                (Some(b), Some(x)) if b.values.len() < MIN_RUNS_FOR_SCORE || x.values.len() < MIN_RUNS_FOR_SCORE)
+        })
+        .count()
+}
+
+/// `side / base`, turned so that above 1 is better; `None` when it cannot be formed.
+fn speedup(base: f64, side: f64, better: Better) -> Option<f64> {
+    let r = match better {
+        Better::Higher => side / base,
+        Better::Lower => base / side,
+    };
+    (r.is_finite() && r > 0.0).then_some(r)
+}
+
+/// The percentile bootstrap interval of the score (module doc).
+fn bootstrap(pairs: &[(&[f64], &[f64], Better)], confidence: f64) -> Option<(f64, f64)> {
+    // Seeded from the data: the same comparison prints the same interval.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for (b, x, _) in pairs {
+        for v in b.iter().chain(x.iter()) {
+            seed = (seed ^ v.to_bits()).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    let mut rng = SplitMix(seed);
+    let mut scores = Vec::with_capacity(BOOTSTRAP_ROUNDS);
+    let mut buf_b = Vec::new();
+    let mut buf_x = Vec::new();
+    for _ in 0..BOOTSTRAP_ROUNDS {
+        let mut logs = 0.0;
+        let mut n = 0;
+        for (b, x, better) in pairs {
+            resample(b, &mut rng, &mut buf_b);
+            resample(x, &mut rng, &mut buf_x);
+            if let Some(sp) = speedup(stats::median(&buf_b)?, stats::median(&buf_x)?, *better) {
+                logs += sp.ln();
+                n += 1;
+            }
+        }
+        if n > 0 {
+            scores.push((logs / n as f64).exp());
+        }
+    }
+    if scores.is_empty() {
+        return None;
+    }
+    scores.sort_by(f64::total_cmp);
+    let tail = (1.0 - confidence) / 2.0;
+    let at = |q: f64| {
+        let i = (q * (scores.len() - 1) as f64).round() as usize;
+        scores[i.min(scores.len() - 1)]
+    };
+    Some((at(tail), at(1.0 - tail)))
+}
+
+fn resample(from: &[f64], rng: &mut SplitMix, into: &mut Vec<f64>) {
+    into.clear();
+    let n = from.len() as u64;
+    into.extend((0..from.len()).map(|_| from[(rng.next() % n) as usize]));
+}
+
+/// A small, fast generator for the resampling (SplitMix64).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{BASE, run, side};
+    use super::super::{Comparison, Options};
+    use super::*;
+    use crate::result::RunResult;
+    use proptest::prelude::*;
+
+    /// Runs of one variant with a headline and two derived figures.
+    fn runs(prefix: &str, head: &[f64], derived: f64) -> Vec<RunResult> {
+        head.iter()
+            .enumerate()
+            .map(|(i, v)| {
+                run(
+                    &format!("{prefix}{i}"),
+                    "fileio",
+                    1,
+                    &[
+                        ("ops_per_s", *v),
+                        ("reads_per_s", derived),
+                        ("writes_per_s", derived),
+                    ],
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_score_counts_each_variants_headline_once() {
+        let up: Vec<f64> = BASE.iter().map(|v| v * 1.1).collect();
+        // The derived figures differ 4× but are not headlines.
+        let c = Comparison::build(
+            &[
+                side("a", runs("a", &BASE, 100.0)),
+                side("b", runs("b", &up, 400.0)),
+            ],
+            Options::default(),
+        );
+        let g = c.geomean[1].unwrap();
+        assert_eq!(g.rows, 1);
+        assert!((g.speedup - 1.1).abs() < 1e-9, "{g:?}");
+        // --all-figures: every row, as before.
+        let all = Comparison::build(
+            &[
+                side("a", runs("a", &BASE, 100.0)),
+                side("b", runs("b", &up, 400.0)),
+            ],
+            Options {
+                all_figures: true,
+                ..Options::default()
+            },
+        );
+        let g = all.geomean[1].unwrap();
+        assert_eq!(g.rows, 3);
+        assert!(
+            (g.speedup - (1.1f64 * 4.0 * 4.0).cbrt()).abs() < 1e-9,
+            "{g:?}"
+        );
+    }
+
+    #[test]
+    fn the_interval_holds_a_known_difference_and_excludes_none() {
+        let up: Vec<f64> = BASE.iter().map(|v| v * 1.2).collect();
+        let sides = [
+            side("a", runs("a", &BASE, 1.0)),
+            side("b", runs("b", &up, 1.0)),
+        ];
+        let c = Comparison::build(&sides, Options::default());
+        let g = c.geomean[1].unwrap();
+        let (lo, hi) = (g.ci_lo.unwrap(), g.ci_hi.unwrap());
+        assert!(lo <= 1.2 && 1.2 <= hi, "{g:?}");
+        assert!(
+            lo > 1.1 && hi < 1.3,
+            "a narrow interval for ±1 % runs: {g:?}"
+        );
+        // Always the same interval for the same runs.
+        assert_eq!(
+            Comparison::build(&sides, Options::default()).geomean[1],
+            Some(g)
+        );
+    }
+
+    #[test]
+    fn single_runs_are_left_out_and_said() {
+        let c = Comparison::build(
+            &[
+                side("a", runs("a", &[100.0], 1.0)),
+                side("b", runs("b", &[150.0], 1.0)),
+            ],
+            Options::default(),
+        );
+        assert_eq!(c.geomean[1], None, "no row has two runs on both sides");
+        assert_eq!(c.rows_left_out(1), 1);
+        // One row with repetitions, one without: the score is the first, the second counted.
+        let mut a = runs("a", &BASE, 1.0);
+        let mut b = runs("b", &BASE, 1.0);
+        a.push(run("a9", "cpu", 1, &[("events_per_s", 10.0)]));
+        b.push(run("b9", "cpu", 1, &[("events_per_s", 20.0)]));
+        let c = Comparison::build(&[side("a", a), side("b", b)], Options::default());
+        let g = c.geomean[1].unwrap();
+        assert_eq!((g.rows, g.rows_left_out), (1, 1));
+        assert_eq!(g.speedup, 1.0);
+    }
+
+    #[test]
+    fn three_sides_say_when_their_scores_cover_other_rows() {
+        let a = [
+            runs("a", &BASE, 1.0),
+            vec![
+                run("a9", "cpu", 1, &[("events_per_s", 1.0)]),
+                run("a8", "cpu", 1, &[("events_per_s", 1.0)]),
+            ],
+        ]
+        .concat();
+        let b = [
+            runs("b", &BASE, 1.0),
+            vec![
+                run("b9", "cpu", 1, &[("events_per_s", 1.0)]),
+                run("b8", "cpu", 1, &[("events_per_s", 1.0)]),
+            ],
+        ]
+        .concat();
+        let c3 = runs("c", &BASE, 1.0);
+        let c = Comparison::build(
+            &[side("a", a.clone()), side("b", b.clone()), side("c", c3)],
+            Options::default(),
+        );
+        assert_eq!(c.geomean[1].unwrap().rows, 2);
+        assert_eq!(c.geomean[2].unwrap().rows, 1);
+        assert!(!c.scores_cover_the_same_rows());
+        let c = Comparison::build(&[side("a", a), side("b", b)], Options::default());
+        assert!(c.scores_cover_the_same_rows());
+    }
+
+    proptest! {
+        /// A side whose every run is the baseline's times k scores exactly k, inside an
+        /// interval that is ordered and positive.
+        #[test]
+        fn scaling_a_side_scales_its_score(vals in proptest::collection::vec(1.0f64..1e6, 2..12),
+                                           k in 0.1f64..10.0) {
+            let scaled: Vec<f64> = vals.iter().map(|v| v * k).collect();
+            let c = Comparison::build(
+                &[side("a", runs("a", &vals, 1.0)), side("b", runs("b", &scaled, 1.0))],
+                Options::default(),
+            );
+            let g = c.geomean[1].unwrap();
+            prop_assert!((g.speedup / k - 1.0).abs() < 1e-9, "{:?}", g);
+            let (lo, hi) = (g.ci_lo.unwrap(), g.ci_hi.unwrap());
+            prop_assert!(0.0 < lo && lo <= hi, "{:?}", g);
+        }
+    }
+}
