@@ -33,7 +33,7 @@ pub const MIN_RUNS_FOR_SCORE: usize = 2;
 pub const BOOTSTRAP_ROUNDS: usize = 2000;
 
 /// The rows a score is computed over: each variant's first (its headline), or all.
-pub(super) fn score_rows<'a>(rows: &'a [Row], all: bool) -> Vec<&'a Row> {
+pub(super) fn score_rows(rows: &[Row], all: bool) -> Vec<&Row> {
     let mut seen = std::collections::BTreeSet::new();
     rows.iter()
         .filter(|r| all || seen.insert(r.variant))
@@ -152,7 +152,6 @@ impl SplitMix {
 mod tests {
     use super::super::tests::{BASE, run, side};
     use super::super::{Comparison, Options};
-    use super::*;
     use crate::result::RunResult;
     use proptest::prelude::*;
 
