@@ -18,13 +18,14 @@ use hostbench_core::layout::{IozoneLayout, Layout};
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::Workload;
 use hostbench_workloads::disk::iozone::Iozone;
+use std::path::Path;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
 Usage: hostbench iozone [-a] [-z] [-i test]... [-s size] [-r size] [-t N [-T]]
                         [-f file | -F file1 file2 ...] [-I] [-o] [-e] [-c] [-p] [-w] [-x]
-                        [-+n] [-+p percent] [-j stride] [-n size] [-g size] [-y size]
-                        [-q size] [-S kB] [-L bytes] [-R]
+                        [-+n] [-+p percent] [-+u] [-j stride] [-n size] [-g size]
+                        [-y size] [-q size] [-S kB] [-L bytes] [-R] [-b file]
                         [--format iozone|text|json|csv] [--label NAME] [--no-save]
                         [--results-db PATH|URL]
 
@@ -57,7 +58,9 @@ IOzone's file tests, reimplemented (see docs/iozone.md). Output in kBytes/sec, k
   -j N       stride of the stride read, in records [17]
   -+n        no retests (rewrite, reread, ...)
   -+p N      percent of children that read in the random mix
+  -+u        CPU utilisation of every pass (CPU seconds / wall seconds)
   -R         append IOzone's Excel-style report blocks
+  -b file    also write them as a binary Excel spreadsheet (BIFF2) to file
   --format   iozone (default), text (hostbench's), json, csv
   -h, --help this help
 ";
@@ -71,6 +74,8 @@ pub struct Args {
     pub children: Option<usize>,
     /// `-R`.
     pub excel: bool,
+    /// `-b FILE`: the binary spreadsheet to write at the end.
+    pub bif: Option<String>,
     /// IOzone's flags in the order given (`s`, `+n`), for its header (IOzone prints an
     /// option's line while it parses the option).
     pub flags: Vec<String>,
@@ -143,7 +148,8 @@ const FLAGS: &[Flag] = &[
     Flag::short("+n", "", "no retests"),
     Flag::short("+p", "N", "percent of children that read in the random mix"),
     Flag::short("R", "", "Excel-style report blocks"),
-    Flag::short("b", "file", "binary Excel file (refused)"),
+    Flag::short("b", "file", "binary Excel spreadsheet of the -R blocks"),
+    Flag::short("+u", "", "CPU utilisation"),
     Flag::short("h", "", "this help"),
     Flag::long("help", "", ""),
     Flag::long("format", "iozone|text|json|csv", ""),
@@ -179,7 +185,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("Y", "read telemetry"),
     ("Z", "mixed mmap and file I/O"),
     ("d", "stagger children"),
-    ("b", "binary Excel file (use -R and redirect stdout)"),
     ("v", "version"),
 ];
 
@@ -207,8 +212,8 @@ pub fn parse(args: &[String]) -> Result<Args> {
                 anyhow!("iozone: '-+' needs a letter, e.g. -+n")
             }
             GetoptError::UnknownShort(p) if p.starts_with('+') => anyhow!(
-                "iozone: -{p} is not supported by hostbench iozone (supported: -+n, -+p); see \
-                 docs/compatibility.md"
+                "iozone: -{p} is not supported by hostbench iozone (supported: -+n, -+p, -+u); \
+                 see docs/compatibility.md"
             ),
             GetoptError::UnknownShort(c) => match UNSUPPORTED.iter().find(|(f, _)| *f == c) {
                 Some((_, what)) => anyhow!(
@@ -292,10 +297,13 @@ pub fn parse(args: &[String]) -> Result<Args> {
                 files = vec![v];
                 files.extend(g.take_words(|w| !w.starts_with('-')));
             }
-            "b" => bail!(
-                "iozone: -b (binary Excel file) is not supported by hostbench iozone; \
-                 use -R and redirect stdout, or --format json"
-            ),
+            "b" => {
+                if v.is_empty() {
+                    bail!("iozone: -b needs a file name, e.g. -b iozone.xls");
+                }
+                a.bif = Some(v);
+            }
+            "+u" => set(&mut a, "cpu_util", "on".into()),
             "a" => set(&mut a, "auto", "on".into()),
             "z" => set(&mut a, "all_records", "on".into()),
             "I" => set(&mut a, "direct", "on".into()),
@@ -392,6 +400,9 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         exec::out(USAGE);
         return Ok(ExitCode::SUCCESS);
     }
+    if let Some(path) = &a.bif {
+        check_bif(Path::new(path))?;
+    }
     let w = &Iozone;
     let params = w.resolve(&a.params).map_err(|e| anyhow!("iozone: {e}"))?;
     let mut plan = Plan::new(w.id(), params);
@@ -404,7 +415,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     let typed = hostbench_core::secret::redact_args(argv);
     plan.layout = Some(Layout::Iozone(IozoneLayout {
         flags: a.flags.clone(),
-        excel: a.excel,
+        // IOzone prints the -R blocks with -b too (without -R's header line).
+        excel: a.excel || a.bif.is_some(),
         command: typed.get(1..).unwrap_or_default().join(" "),
     }));
     let format = match a.common.format.as_deref() {
@@ -416,7 +428,99 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     };
     let output = Plain::new(format);
     let saving = a.common.saving()?;
-    exec::execute(&plan, w, &output, &saving, "iozone", argv).map(|(code, _)| code)
+    let (code, result) = exec::execute(&plan, w, &output, &saving, "iozone", argv)?;
+    if let Some(path) = &a.bif {
+        write_bif(
+            Path::new(path),
+            &hostbench_report::iozone::spreadsheet(&result),
+        )?;
+    }
+    Ok(code)
+}
+
+/// `-b FILE` before the run: the spreadsheet will be written to FILE and nowhere else, so
+/// FILE must be a regular file that can be opened for writing, or a new name in an existing
+/// directory. A directory, a symbolic link (never followed: IOzone would replace it) or a
+/// device is refused here, before anything is measured.
+fn check_bif(path: &Path) -> Result<()> {
+    let p = path.display();
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => bail!(
+            "iozone: -b {p} is a symbolic link; hostbench does not write through links: give \
+             the path of the file itself"
+        ),
+        Ok(m) if m.is_dir() => bail!(
+            "iozone: -b {p} is a directory; give a file name for the spreadsheet, e.g. -b \
+             {}",
+            path.join("iozone.xls").display()
+        ),
+        Ok(m) if !m.is_file() => bail!(
+            "iozone: -b {p} is not a regular file (a device, FIFO or socket); give a file name \
+             for the spreadsheet"
+        ),
+        Ok(_) => {
+            // Writable? Opened without truncating: the file is untouched until the end.
+            bif_open(path, false)
+                .map_err(|e| anyhow!("iozone: -b {p}: cannot write to it: {e}"))?;
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let dir = match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            if !dir.is_dir() {
+                bail!(
+                    "iozone: -b {p}: directory {} does not exist; create it or name a file \
+                     elsewhere",
+                    dir.display()
+                );
+            }
+            let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
+                .map_err(|_| anyhow!("iozone: -b {p}: the name holds a NUL byte"))?;
+            // SAFETY: a NUL-terminated path.
+            if unsafe { libc::access(c.as_ptr(), libc::W_OK) } != 0 {
+                bail!(
+                    "iozone: -b {p}: cannot create a file in {}: {}",
+                    dir.display(),
+                    std::io::Error::last_os_error()
+                );
+            }
+            Ok(())
+        }
+        Err(e) => bail!("iozone: -b {p}: {e}"),
+    }
+}
+
+/// Opens the `-b` file for writing without following a link or blocking on a FIFO; with
+/// `create`, creates or truncates it. Refuses anything that is not a regular file.
+fn bif_open(path: &Path, create: bool) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(create)
+        .truncate(create)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    Ok(f)
+}
+
+/// Writes the spreadsheet at the end of the run (only the file named; a link or a
+/// directory put there since the check is refused by the open).
+fn write_bif(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    bif_open(path, true)
+        .and_then(|mut f| f.write_all(bytes))
+        .map_err(|e| {
+            anyhow!(
+                "iozone: could not write the spreadsheet -b {}: {e}",
+                path.display()
+            )
+        })
 }
 
 #[cfg(test)]
@@ -424,7 +528,7 @@ mod tests {
     use super::*;
 
     /// The parser's table and the usage text cannot drift apart: the usage names every flag
-    /// the parser takes (`-b` is named among the refused ones).
+    /// the parser takes.
     #[test]
     fn usage_names_every_flag_of_the_table() {
         for f in FLAGS {
@@ -433,9 +537,6 @@ mod tests {
             } else {
                 format!("-{}", f.short)
             };
-            if name == "-b" {
-                continue;
-            }
             assert!(
                 USAGE
                     .split(|c: char| c.is_whitespace() || "/[],".contains(c))
@@ -497,7 +598,8 @@ mod tests {
                 .to_string()
                 .contains("3 file names")
         );
-        assert!(p("-+u").unwrap_err().to_string().contains("-+u"));
+        assert_eq!(get(&p("-+u").unwrap(), "cpu_util"), Some("on"));
+        assert!(p("-+m x").unwrap_err().to_string().contains("-+m"));
     }
 
     #[test]

@@ -51,6 +51,7 @@ pub use params::{CROSSOVER, CROSSOVER_MIN_RECORD, matrix};
 pub use phases::{Phase, parse_tests, permutation, phases_of, plan_phases, stride_record};
 
 use child::{Child, Gate, GateState, io_err};
+pub use child::{cpu_time_resolution, thread_cpu_s};
 use params::PARAMS;
 
 /// IOzone's file tests.
@@ -70,6 +71,12 @@ pub struct ChildStat {
     end: u64,
     /// The child read (the random mix assigns readers and writers).
     pub reader: bool,
+    /// With `cpu_util` (`-+u`): seconds from the release to the end of the whole pass (the
+    /// file closed), whatever the stonewall, as IOzone's children time their CPU share.
+    pub wall_s: f64,
+    /// With `cpu_util`: CPU seconds (user + system) this child's thread spent over `wall_s`
+    /// (`CLOCK_THREAD_CPUTIME_ID`: the thread's own time, not the process's).
+    pub cpu_s: f64,
 }
 
 /// One phase of one (file size, record size) step, aggregated IOzone's way.
@@ -115,6 +122,20 @@ impl PhaseResult {
             .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
                 (lo.min(v), hi.max(v))
             })
+    }
+    /// IOzone's CPU utilisation of the phase (`-+u`): (wall seconds, CPU seconds, percent)
+    /// with CPU = Σ over children of their CPU seconds and wall = the longest child's wall
+    /// seconds (a child's wall counted as at least its CPU time), percent = 100 × CPU / wall
+    /// (0 when the wall time is 0). Above 100 % when several children ran at once.
+    pub fn cpu(&self) -> (f64, f64, f64) {
+        let cpu: f64 = self.children.iter().map(|c| c.cpu_s).sum();
+        let wall = self
+            .children
+            .iter()
+            .map(|c| c.wall_s.max(c.cpu_s))
+            .fold(0.0f64, f64::max);
+        let pct = if wall > 0.0 { 100.0 * cpu / wall } else { 0.0 };
+        (wall, cpu, pct)
     }
     /// The least any child moved, kB.
     pub fn min_xfer_kb(&self) -> f64 {
@@ -191,6 +212,8 @@ struct Config {
     stride: u64,
     mix_read_percent: i64,
     tests: Vec<u32>,
+    /// `-+u`: measure each child's CPU time over every pass.
+    cpu_util: bool,
 }
 
 impl Config {
@@ -214,6 +237,9 @@ struct Shared {
     /// Set when a child left early (limit, Ctrl-C, error): results stop at the last whole phase.
     cut: AtomicBool,
     mem_total: Option<u64>,
+    /// With `cpu_util`: the smallest step of the thread CPU clock, measured at setup (what
+    /// IOzone's "CPU utilization Resolution" line prints).
+    cpu_resolution: Option<f64>,
     /// Warnings known at setup (page cache, nearly full filesystem).
     setup_warnings: Vec<Warning>,
     /// Tests: this child sleeps before every call, so the others finish first.
@@ -244,8 +270,23 @@ pub const THROUGHPUT_COLUMNS: [(&str, &str); 9] = [
     ("min_xfer_kb", "kB"),
 ];
 
+/// Columns added to the throughput table with `cpu_util` (`-+u`): IOzone's CPU line, the
+/// longest child's wall seconds, the children's summed CPU seconds, and their ratio in %.
+pub const CPU_COLUMNS: [(&str, &str); 3] = [("wall_s", "s"), ("cpu_s", "s"), ("cpu_percent", "%")];
+
+/// Single-stream CPU utilisation with `cpu_util` (`-+u`): the [`TABLE_SINGLE`] matrix with
+/// each pass's CPU % in its cell.
+pub const TABLE_CPU: &str = "iozone_cpu";
+
 impl IozoneInstance {
-    fn single_table(&self, results: &[PhaseResult]) -> Table {
+    /// The single-stream matrix: a row per (file size, record size), a column per pass,
+    /// `value` of each phase in its cell (kB/s, or CPU % for [`TABLE_CPU`]).
+    fn single_table(
+        &self,
+        results: &[PhaseResult],
+        (name, title, unit): (&str, &str, &str),
+        value: impl Fn(&PhaseResult) -> f64,
+    ) -> Table {
         let mut cols = vec![
             Column {
                 name: "file_kb".into(),
@@ -258,7 +299,7 @@ impl IozoneInstance {
         ];
         cols.extend(Phase::COLUMNS.iter().map(|p| Column {
             name: p.column().into(),
-            unit: "kB/s".into(),
+            unit: unit.into(),
         }));
         let mut rows: Vec<Row> = Vec::new();
         let mut keys: Vec<(u64, u64)> = Vec::new();
@@ -279,7 +320,7 @@ impl IozoneInstance {
                 }
             };
             if let Some(c) = Phase::COLUMNS.iter().position(|p| *p == r.phase) {
-                rows[idx].values[2 + c] = Some(r.children_kb_s());
+                rows[idx].values[2 + c] = Some(value(r));
             }
         }
         // Keep the size columns and the passes that ran.
@@ -296,24 +337,24 @@ impl IozoneInstance {
             r.values.retain(|_| *k.next().unwrap_or(&false));
         }
         Table {
-            name: TABLE_SINGLE.into(),
-            title: "IOzone single-stream results: kB/s (kB = 1024 B) per file size and record \
-                    size"
-                .into(),
+            name: name.into(),
+            title: title.into(),
             columns: cols,
             rows,
         }
     }
 
     fn throughput_table(&self, results: &[PhaseResult]) -> Table {
+        let cpu = self.0.cfg.cpu_util;
         let rows = results
             .iter()
             .map(|r| {
                 let (lo, hi) = r.min_max();
                 let n = r.children.len().max(1) as f64;
+                let (wall, cpu_s, pct) = r.cpu();
                 Row {
                     label: r.phase.throughput_label().into(),
-                    values: vec![
+                    values: [
                         Some((r.file_size / 1024) as f64),
                         Some((r.record_size / 1024) as f64),
                         Some(r.children.len() as f64),
@@ -323,7 +364,14 @@ impl IozoneInstance {
                         Some(hi),
                         Some(r.children_kb_s() / n),
                         Some(r.min_xfer_kb()).filter(|v| v.is_finite()),
-                    ],
+                    ]
+                    .into_iter()
+                    .chain(
+                        cpu.then_some([Some(wall), Some(cpu_s), Some(pct)])
+                            .into_iter()
+                            .flatten(),
+                    )
+                    .collect(),
                 }
             })
             .collect();
@@ -334,6 +382,7 @@ impl IozoneInstance {
                 .into(),
             columns: THROUGHPUT_COLUMNS
                 .iter()
+                .chain(if cpu { &CPU_COLUMNS[..] } else { &[] })
                 .map(|&(n, u)| Column {
                     name: n.into(),
                     unit: u.into(),
@@ -396,6 +445,10 @@ impl Instance for IozoneInstance {
         if let Some(m) = self.0.mem_total {
             out.push(("mem_total_bytes", m as f64));
         }
+        if let Some(res) = self.0.cpu_resolution {
+            out.push(("cpu_util", 1.0));
+            out.push(("cpu_time_resolution_s", res));
+        }
         out.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
     }
 
@@ -404,7 +457,29 @@ impl Instance for IozoneInstance {
         if self.0.cfg.throughput {
             vec![self.throughput_table(&results)]
         } else {
-            vec![self.single_table(&results)]
+            let mut t = vec![self.single_table(
+                &results,
+                (
+                    TABLE_SINGLE,
+                    "IOzone single-stream results: kB/s (kB = 1024 B) per file size and record \
+                     size",
+                    "kB/s",
+                ),
+                PhaseResult::children_kb_s,
+            )];
+            if self.0.cfg.cpu_util {
+                t.push(self.single_table(
+                    &results,
+                    (
+                        TABLE_CPU,
+                        "IOzone CPU utilisation (-+u): CPU seconds / wall seconds of each pass, \
+                         %, per file size and record size",
+                        "%",
+                    ),
+                    |r| r.cpu().2,
+                ));
+            }
+            t
         }
     }
 
@@ -640,6 +715,7 @@ impl Iozone {
             stride: p.int("stride").max(1) as u64,
             mix_read_percent: p.int("mix_read_percent"),
             tests,
+            cpu_util: p.bool("cpu_util"),
         };
         Ok(Shared {
             gate: Gate {
@@ -654,6 +730,7 @@ impl Iozone {
             results: Mutex::new(Vec::new()),
             cut: AtomicBool::new(false),
             mem_total: ram,
+            cpu_resolution: cfg.cpu_util.then(child::cpu_time_resolution),
             setup_warnings: page_cache.into_iter().chain(space_warnings).collect(),
             #[cfg(test)]
             slow: None,
@@ -961,6 +1038,83 @@ mod tests {
         }
         drop(inst);
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// -+u: every pass has a measured CPU share; a child's is at most its wall time, so the
+    /// phase's figure is above 0 and at most 100 % per child.
+    #[test]
+    fn cpu_util_measures_every_pass() {
+        let d = tmpdir("cpu");
+        let (_, tables) = go(
+            &[
+                ("dir", d.to_str().unwrap()),
+                ("file_size", "256K"),
+                ("record_size", "4K"),
+                ("tests", "0,1"),
+                ("throughput", "on"),
+                ("cpu_util", "on"),
+            ],
+            2,
+        );
+        let t = &tables[0];
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(&names[9..], ["wall_s", "cpu_s", "cpu_percent"]);
+        for r in &t.rows {
+            let v = |c: &str| t.get(&r.label, c).unwrap();
+            assert!(v("wall_s") > 0.0 && v("cpu_s") > 0.0, "{}", r.label);
+            assert!(
+                v("cpu_percent") > 0.0 && v("cpu_percent") <= 200.0,
+                "{}: {}",
+                r.label,
+                v("cpu_percent")
+            );
+            let want = 100.0 * v("cpu_s") / v("wall_s");
+            assert!((v("cpu_percent") - want).abs() < 1e-9);
+        }
+        drop(tables);
+        // Single stream: a second matrix of CPU %, the same cells as the kB/s one.
+        let (_, tables) = go(
+            &[
+                ("dir", d.to_str().unwrap()),
+                ("file_size", "256K"),
+                ("record_size", "4K"),
+                ("tests", "0,1,2"),
+                ("cpu_util", "on"),
+            ],
+            1,
+        );
+        assert_eq!(tables.len(), 2);
+        let (kb, cpu) = (&tables[0], &tables[1]);
+        assert_eq!(cpu.name, TABLE_CPU);
+        assert_eq!(kb.columns.len(), cpu.columns.len());
+        for c in &cpu.columns[2..] {
+            let v = cpu.get("256/4", &c.name).unwrap();
+            assert!(v > 0.0 && v <= 100.0, "{}: {v}", c.name);
+        }
+        drop(tables);
+        // Off (the default): no CPU figures anywhere.
+        let (_, tables) = go(
+            &[
+                ("dir", d.to_str().unwrap()),
+                ("file_size", "64K"),
+                ("tests", "0"),
+            ],
+            1,
+        );
+        assert_eq!(tables.len(), 1);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn the_thread_cpu_clock_moves_and_has_a_resolution() {
+        let a = thread_cpu_s();
+        let mut x = 0u64;
+        for i in 0..2_000_000u64 {
+            x = std::hint::black_box(x.wrapping_add(i));
+        }
+        assert!(thread_cpu_s() > a);
+        let res = cpu_time_resolution();
+        assert!(res > 0.0 && res < 0.02, "{res}");
     }
 
     #[test]
