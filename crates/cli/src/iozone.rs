@@ -517,7 +517,8 @@ fn write_bif(path: &Path, bytes: &[u8]) -> Result<()> {
         .and_then(|mut f| f.write_all(bytes))
         .map_err(|e| {
             anyhow!(
-                "iozone: could not write the spreadsheet -b {}: {e}",
+                "iozone: could not write the spreadsheet -b {}: {e} (the run itself completed: \
+                 its report is above)",
                 path.display()
             )
         })
