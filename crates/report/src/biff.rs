@@ -13,7 +13,10 @@
 //! length byte), whatever the string's length; readers take the length byte and skip the
 //! rest by the record length. This writer does the same, so its files have IOzone's record
 //! layout byte for byte, with the unused bytes zero (IOzone leaves stack garbage in some).
-//! A string longer than 255 bytes is cut at 255 (the length is one byte).
+//! A string longer than 255 bytes is cut at 255 (the length is one byte). Text is written
+//! as ASCII, any other character as `?`: a BIFF2 file without a CODEPAGE record (IOzone
+//! writes none) is read as ASCII by readers such as xlrd, which fail on other bytes (a
+//! UTF-8 file name on the command line did).
 //!
 //! Rows and columns are `u16`: a cell beyond 65535 is not written (no IOzone report comes
 //! near; the caller's matrices have tens of rows).
@@ -75,14 +78,18 @@ impl Sheet {
         Some(b)
     }
 
-    /// A text cell (its bytes, at most [`MAX_LABEL`]).
+    /// A text cell: ASCII (other characters as `?`), at most [`MAX_LABEL`] characters.
     pub fn label(&mut self, row: usize, col: usize, text: &str) {
         let Some(mut b) = Self::cell(row, col) else {
             return;
         };
-        let bytes = &text.as_bytes()[..text.len().min(MAX_LABEL)];
+        let bytes: Vec<u8> = text
+            .chars()
+            .take(MAX_LABEL)
+            .map(|c| if c.is_ascii() { c as u8 } else { b'?' })
+            .collect();
         b.push(bytes.len() as u8);
-        b.extend_from_slice(bytes);
+        b.extend_from_slice(&bytes);
         b.resize(LABEL_BODY, 0);
         self.record(LABEL, &b);
     }
@@ -219,6 +226,17 @@ mod tests {
         assert_eq!(b.len(), 8 + 268 + 4);
         let cells = read(&b).unwrap();
         assert_eq!(cells, [(0, 0, Cell::Label("x".repeat(255)))]);
+    }
+
+    #[test]
+    fn labels_are_ascii() {
+        let mut s = Sheet::new();
+        s.label(0, 0, "hostbench iozone -b ü/x.xls");
+        let cells = read(&s.finish()).unwrap();
+        assert_eq!(
+            cells,
+            [(0, 0, Cell::Label("hostbench iozone -b ?/x.xls".into()))]
+        );
     }
 
     #[test]
