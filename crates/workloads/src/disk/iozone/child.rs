@@ -324,9 +324,12 @@ impl Child {
                 .map_err(|e| io_err(ErrorKind::Failed, &path, "could not flush", e))?;
         }
         let end_open = clock.now();
-        // Closed here in every case (outside the timing without -c), so the CPU share
-        // below covers the whole pass, close included, as IOzone's children measure it.
-        drop(h);
+        // With -c the close is timed; with -+u it is closed here too (outside the timing),
+        // so the CPU share below covers the whole pass, close included, as IOzone's
+        // children measure it. Otherwise the file closes when the phase returns.
+        if cfg.close || cfg.cpu_util {
+            drop(h);
+        }
         let end = if cfg.close { clock.now() } else { end_open };
         let (wall_s, cpu_s) = match cpu0 {
             Some(c0) => (
