@@ -134,7 +134,14 @@ impl PhaseResult {
             .iter()
             .map(|c| c.wall_s.max(c.cpu_s))
             .fold(0.0f64, f64::max);
-        let pct = if wall > 0.0 { 100.0 * cpu / wall } else { 0.0 };
+        // Each child's CPU is at most the wall time, so the ratio is at most 100 % per
+        // child; the bound only removes the division's rounding (100.00000000000001).
+        let most = 100.0 * self.children.len() as f64;
+        let pct = if wall > 0.0 {
+            (100.0 * cpu / wall).min(most)
+        } else {
+            0.0
+        };
         (wall, cpu, pct)
     }
     /// The least any child moved, kB.
@@ -1070,6 +1077,7 @@ mod tests {
             );
             let want = 100.0 * v("cpu_s") / v("wall_s");
             assert!((v("cpu_percent") - want).abs() < 1e-9);
+            assert!(v("cpu_s") <= 2.0 * v("wall_s") + 1e-12);
         }
         drop(tables);
         // Single stream: a second matrix of CPU %, the same cells as the kB/s one.
