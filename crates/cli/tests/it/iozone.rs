@@ -123,7 +123,9 @@ fn single_stream_table_has_iozone_columns() {
         .lines()
         .find(|l| l.trim_start().starts_with("64       4"))
         .unwrap_or_else(|| panic!("no row in\n{out}"));
-    assert_eq!(row.len(), 143, "{row:?}");
+    // Debian's iozone3 (3.489) with these flags prints a 142-character row: it pads the
+    // fread/freread pair that did not run with 17 blanks, one less than the header.
+    assert_eq!(row.len(), 142, "{row:?}");
     // write rewrite read reread random-read random-write bkwd-read, blank record rewrite, stride.
     let cell = |a: usize, b: usize| row[a..b].trim().to_string();
     assert!(cell(24, 33).parse::<u64>().unwrap() > 0);
