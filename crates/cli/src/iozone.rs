@@ -401,7 +401,27 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(path) = &a.bif {
-        check_bif(Path::new(path))?;
+        check_bif(Path::new(path), a.common.results_db.as_deref())?;
+        // Not one of the test files (which the run creates and removes).
+        let files: Vec<String> = match a.params.iter().find(|(k, _)| k == "files") {
+            Some((_, f)) => f.split(',').map(String::from).collect(),
+            None => match a.children {
+                Some(n) => (0..n).map(|i| format!("iozone.DUMMY.{i}")).collect(),
+                None => vec!["iozone.tmp".into()],
+            },
+        };
+        let plain = |p: &str| {
+            Path::new(p)
+                .components()
+                .filter(|c| !matches!(c, std::path::Component::CurDir))
+                .collect::<std::path::PathBuf>()
+        };
+        if files.iter().any(|f| plain(f) == plain(path)) {
+            bail!(
+                "iozone: -b {path} is also a file the test writes (-f/-F, or IOzone's default \
+                 name); give the spreadsheet another name"
+            );
+        }
     }
     let w = &Iozone;
     let params = w.resolve(&a.params).map_err(|e| anyhow!("iozone: {e}"))?;
@@ -433,95 +453,40 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         write_bif(
             Path::new(path),
             &hostbench_report::iozone::spreadsheet(&result),
+            a.common.results_db.as_deref(),
         )?;
     }
     Ok(code)
 }
 
-/// `-b FILE` before the run: the spreadsheet will be written to FILE and nowhere else, so
-/// FILE must be a regular file that can be opened for writing, or a new name in an existing
-/// directory. A directory, a symbolic link (never followed: IOzone would replace it) or a
-/// device is refused here, before anything is measured.
-fn check_bif(path: &Path) -> Result<()> {
-    let p = path.display();
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => bail!(
-            "iozone: -b {p} is a symbolic link; hostbench does not write through links: give \
-             the path of the file itself"
-        ),
-        Ok(m) if m.is_dir() => bail!(
-            "iozone: -b {p} is a directory; give a file name for the spreadsheet, e.g. -b \
-             {}",
-            path.join("iozone.xls").display()
-        ),
-        Ok(m) if !m.is_file() => bail!(
-            "iozone: -b {p} is not a regular file (a device, FIFO or socket); give a file name \
-             for the spreadsheet"
-        ),
-        Ok(_) => {
-            // Writable? Opened without truncating: the file is untouched until the end.
-            bif_open(path, false)
-                .map_err(|e| anyhow!("iozone: -b {p}: cannot write to it: {e}"))?;
-            Ok(())
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let dir = match path.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d,
-                _ => Path::new("."),
-            };
-            if !dir.is_dir() {
-                bail!(
-                    "iozone: -b {p}: directory {} does not exist; create it or name a file \
-                     elsewhere",
-                    dir.display()
-                );
-            }
-            let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
-                .map_err(|_| anyhow!("iozone: -b {p}: the name holds a NUL byte"))?;
-            // SAFETY: a NUL-terminated path.
-            if unsafe { libc::access(c.as_ptr(), libc::W_OK) } != 0 {
-                bail!(
-                    "iozone: -b {p}: cannot create a file in {}: {}",
-                    dir.display(),
-                    std::io::Error::last_os_error()
-                );
-            }
-            Ok(())
-        }
-        Err(e) => bail!("iozone: -b {p}: {e}"),
-    }
+/// `-b FILE` before the run, through the output-file rules every hostbench output follows
+/// ([`crate::output::check_writable`]: not a directory, device, the results store or an
+/// SQLite database; the directory exists and takes a new file), plus IOzone's own: a
+/// symbolic link at the name is refused, not followed (IOzone would replace it). Fails
+/// before anything is measured.
+fn check_bif(path: &Path, store: Option<&str>) -> Result<()> {
+    refuse_link(path)?;
+    crate::output::check_writable(path, "iozone: -b", store)
 }
 
-/// Opens the `-b` file for writing without following a link or blocking on a FIFO; with
-/// `create`, creates or truncates it. Refuses anything that is not a regular file.
-fn bif_open(path: &Path, create: bool) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(create)
-        .truncate(create)
-        .mode(0o644)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)?;
-    if !f.metadata()?.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
+fn refuse_link(path: &Path) -> Result<()> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        bail!(
+            "iozone: -b {} is a symbolic link; hostbench does not write the spreadsheet \
+             through a link: give the path of the file itself",
+            path.display()
+        );
     }
-    Ok(f)
+    Ok(())
 }
 
-/// Writes the spreadsheet at the end of the run (only the file named; a link or a
-/// directory put there since the check is refused by the open).
-fn write_bif(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    bif_open(path, true)
-        .and_then(|mut f| f.write_all(bytes))
-        .map_err(|e| {
-            anyhow!(
-                "iozone: could not write the spreadsheet -b {}: {e} (the run itself completed: \
-                 its report is above)",
-                path.display()
-            )
-        })
+/// Writes the spreadsheet at the end of the run: checked again (a link put there since is
+/// refused), then a temporary file beside it renamed over the name, so an interrupted write
+/// never leaves half a file ([`crate::output::write`]).
+fn write_bif(path: &Path, bytes: &[u8], store: Option<&str>) -> Result<()> {
+    refuse_link(path)
+        .and_then(|()| crate::output::write(path, bytes, "iozone: -b", store))
+        .map_err(|e| anyhow!("{e} (the run itself completed: its report is above)"))
 }
 
 #[cfg(test)]

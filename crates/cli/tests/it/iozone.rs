@@ -931,14 +931,43 @@ fn spreadsheet_path_is_checked_before_the_run() {
     std::fs::write(d.join("target.txt"), b"precious").unwrap();
     std::os::unix::fs::symlink(d.join("target.txt"), d.join("link.xls")).unwrap();
     std::os::unix::fs::symlink(d.join("nowhere"), d.join("dangling.xls")).unwrap();
+    // A results store where -b points (the run saves there).
+    ok_in(
+        &d,
+        &[
+            "-s",
+            "64k",
+            "-i",
+            "0",
+            "-f",
+            "first.tmp",
+            "--results-db",
+            "store.db",
+        ],
+    );
     for (name, says) in [
         ("adir", "is a directory"),
         ("link.xls", "is a symbolic link"),
         ("dangling.xls", "is a symbolic link"),
         ("/dev/null", "not a regular file"),
+        ("store.db", "is the results store"),
         ("no/such/dir/x.xls", "does not exist"),
+        ("iozone.tmp", "also a file the test writes"),
+        ("./iozone.tmp", "also a file the test writes"),
     ] {
-        let (code, out, err) = run_in(&d, &["-s", "64k", "-i", "0", "-b", name, "--no-save"]);
+        let (code, out, err) = run_in(
+            &d,
+            &[
+                "-s",
+                "64k",
+                "-i",
+                "0",
+                "-b",
+                name,
+                "--results-db",
+                "store.db",
+            ],
+        );
         assert_eq!(code, 2, "{name}: {out}{err}");
         assert!(err.contains(says), "{name}: {err}");
         assert!(err.contains("-b"), "{name}: {err}");
@@ -948,13 +977,24 @@ fn spreadsheet_path_is_checked_before_the_run() {
     assert_eq!(std::fs::read(d.join("target.txt")).unwrap(), b"precious");
     assert!(std::fs::symlink_metadata(d.join("dangling.xls")).is_ok());
     assert!(!d.join("nowhere").exists());
+    let left: Vec<String> = files_in(&d)
+        .into_iter()
+        .filter(|f| !f.starts_with("store.db-")) // the store's WAL files
+        .collect();
     assert_eq!(
-        files_in(&d),
-        ["adir", "dangling.xls", "link.xls", "target.txt"]
+        left,
+        ["adir", "dangling.xls", "link.xls", "store.db", "target.txt"]
     );
     let (code, _, err) = run_in(&d, &["-b"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("-b needs"), "{err}");
+    // A run refused for another reason (a foreign file at the test file's name) writes no
+    // spreadsheet either.
+    let e = scratch("bif-refused");
+    std::fs::write(e.join("iozone.tmp"), b"not ours").unwrap();
+    let (code, _, err) = run_in(&e, &["-s", "64k", "-i", "0", "-b", "x.xls", "--no-save"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(files_in(&e), ["iozone.tmp"]);
 }
 
 /// -+u: IOzone's lines, where IOzone prints them (recorded from Debian's iozone3 with
