@@ -1051,6 +1051,25 @@ fn cpu_utilisation_lines_read_like_iozone() {
             .unwrap();
         assert!(pct > 0.0 && pct <= 200.0, "{l}");
     }
+    // Single stream: no extra columns, CPU blocks after the kB/s ones (IOzone 3.489's).
+    let single = ok_in(
+        &d,
+        &[
+            "-a",
+            "-n",
+            "64k",
+            "-g",
+            "128k",
+            "-q",
+            "8k",
+            "-i",
+            "0",
+            "-+u",
+            "-R",
+            "--no-save",
+        ],
+    );
+    insta::assert_snapshot!("iozone_cpu_single", redact_run(&single));
     // The JSON result carries the same measurements.
     let json = ok_in(
         &d,
