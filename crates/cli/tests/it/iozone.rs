@@ -1105,4 +1105,46 @@ fn cpu_utilisation_lines_read_like_iozone() {
             .unwrap()
             > 0.0
     );
+    // Throughput mode: per-child figures beside IOzone's aggregate.
+    let json = ok_in(
+        &d,
+        &[
+            "-s",
+            "64k",
+            "-r",
+            "4k",
+            "-i",
+            "0",
+            "-t",
+            "2",
+            "-+u",
+            "--format",
+            "json",
+            "--no-save",
+        ],
+    );
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_valid(&v, "iozone -t -+u json");
+    let names: Vec<&str> = v["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["iozone_throughput", "iozone_children"]);
+    let kids = v["tables"][1]["rows"].as_array().unwrap();
+    let labels: Vec<&str> = kids.iter().map(|r| r["label"].as_str().unwrap()).collect();
+    assert_eq!(
+        labels,
+        [
+            "initial writers/0",
+            "initial writers/1",
+            "rewriters/0",
+            "rewriters/1"
+        ]
+    );
+    for r in kids {
+        let pct = r["values"][5].as_f64().unwrap();
+        assert!(pct > 0.0 && pct <= 100.0, "{r}");
+    }
 }

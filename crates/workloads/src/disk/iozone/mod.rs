@@ -281,6 +281,59 @@ pub const THROUGHPUT_COLUMNS: [(&str, &str); 9] = [
 /// longest child's wall seconds, the children's summed CPU seconds, and their ratio in %.
 pub const CPU_COLUMNS: [(&str, &str); 3] = [("wall_s", "s"), ("cpu_s", "s"), ("cpu_percent", "%")];
 
+/// Throughput mode with `cpu_util` (`-+u`): a row per test and child (`initial writers/0`)
+/// with what IOzone's `-C -+u` lines print per child.
+pub const TABLE_CHILDREN: &str = "iozone_children";
+
+/// The per-child table of a throughput run with `cpu_util`.
+fn children_table(results: &[PhaseResult]) -> Table {
+    let cols = [
+        ("child", ""),
+        ("xfer_kb", "kB"),
+        ("kb_per_s", "kB/s"),
+        ("wall_s", "s"),
+        ("cpu_s", "s"),
+        ("cpu_percent", "%"),
+    ];
+    let rows = results
+        .iter()
+        .flat_map(|r| {
+            r.children.iter().enumerate().map(|(i, c)| {
+                let wall = c.wall_s.max(c.cpu_s);
+                Row {
+                    label: format!("{}/{i}", r.phase.throughput_label()),
+                    values: vec![
+                        Some(i as f64),
+                        Some(c.bytes as f64 / 1024.0),
+                        Some(PhaseResult::kb_per_s(c)),
+                        Some(c.wall_s),
+                        Some(c.cpu_s),
+                        Some(if wall > 0.0 {
+                            (100.0 * c.cpu_s / wall).min(100.0)
+                        } else {
+                            0.0
+                        }),
+                    ],
+                }
+            })
+        })
+        .collect();
+    Table {
+        name: TABLE_CHILDREN.into(),
+        title: "IOzone throughput mode, per child (-+u): kB moved before the stonewall, its \
+                rate, and the child's wall and CPU seconds over its whole pass"
+            .into(),
+        columns: cols
+            .iter()
+            .map(|&(n, u)| Column {
+                name: n.into(),
+                unit: u.into(),
+            })
+            .collect(),
+        rows,
+    }
+}
+
 /// Single-stream CPU utilisation with `cpu_util` (`-+u`): the [`TABLE_SINGLE`] matrix with
 /// each pass's CPU % in its cell.
 pub const TABLE_CPU: &str = "iozone_cpu";
@@ -462,7 +515,11 @@ impl Instance for IozoneInstance {
     fn tables(&self) -> Vec<Table> {
         let results = self.0.results.lock().map(|r| r.clone()).unwrap_or_default();
         if self.0.cfg.throughput {
-            vec![self.throughput_table(&results)]
+            let mut t = vec![self.throughput_table(&results)];
+            if self.0.cfg.cpu_util {
+                t.push(children_table(&results));
+            }
+            t
         } else {
             let mut t = vec![self.single_table(
                 &results,
@@ -1066,6 +1123,19 @@ mod tests {
         let t = &tables[0];
         let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(&names[9..], ["wall_s", "cpu_s", "cpu_percent"]);
+        // Per child: the phase's CPU is the children's sum, its wall the longest child's.
+        let kids = &tables[1];
+        assert_eq!(kids.name, TABLE_CHILDREN);
+        assert_eq!(kids.rows.len(), 2 * t.rows.len());
+        for r in &t.rows {
+            let k = |i: usize, c: &str| kids.get(&format!("{}/{i}", r.label), c).unwrap();
+            let cpu = k(0, "cpu_s") + k(1, "cpu_s");
+            assert!((cpu - t.get(&r.label, "cpu_s").unwrap()).abs() < 1e-12);
+            for i in 0..2 {
+                assert!(k(i, "cpu_percent") > 0.0 && k(i, "cpu_percent") <= 100.0);
+                assert!(k(i, "wall_s") <= t.get(&r.label, "wall_s").unwrap());
+            }
+        }
         for r in &t.rows {
             let v = |c: &str| t.get(&r.label, c).unwrap();
             assert!(v("wall_s") > 0.0 && v("cpu_s") > 0.0, "{}", r.label);
