@@ -4,6 +4,9 @@
 //! a plain number is kB, as IOzone reads it. hostbench's own options are long ones:
 //! `--format`, `--label`, `--no-save`, `--results-db`.
 //!
+//! `-b FILE` writes IOzone's binary spreadsheet after the run, through the shared output-file
+//! rules (checked before the run; a symbolic link is refused, not followed).
+//!
 //! An IOzone flag hostbench does not implement is an error naming it, never silently ignored.
 //! Usage errors are one line (exit 2).
 

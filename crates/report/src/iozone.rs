@@ -6,8 +6,13 @@
 //! lines read ours; the banner says this is hostbench. The children are always threads, but
 //! the per-child lines say "process" as IOzone's do, or "thread" with `-T`, as IOzone's do.
 //!
-//! With `-R`, the Excel-style report blocks ("Writer report", ...), a matrix of file size ×
-//! record size per test, follow the table as IOzone prints them.
+//! With `-R` (or `-b`), the Excel-style report blocks ("Writer report", ...), a matrix of
+//! file size × record size per test, follow the table as IOzone prints them; in throughput
+//! mode IOzone's "Throughput report" (test × figure) comes before `iozone test complete.`.
+//! With `-+u` (the run's `cpu_util`), the CPU lines and CPU blocks follow IOzone's too.
+//! [`spreadsheet`] lays the same blocks out as IOzone's `-b` BIFF2 file (through
+//! [`crate::biff`]); the text and the file are made from one model of the blocks, so their
+//! cells cannot disagree.
 //!
 //! What the header needs beyond the measurement (the flags in the order given, the command
 //! line IOzone echoes, `-R`) is the `iozone` layout options the front-end recorded in the

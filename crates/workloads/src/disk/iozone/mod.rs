@@ -22,6 +22,11 @@
 //!   fwrite, pwrite, pwritev) go on to the end of the file, so the next phase reads a whole
 //!   file; the others stop at once. "Min xfer" is the least any child moved before the flag.
 //!
+//! With `cpu_util` (`-+u`) each child also reads its thread's CPU clock and the wall clock
+//! from its release to the end of its pass (file closed); a phase's CPU % is IOzone's:
+//! Σ children's CPU seconds / the longest child's wall seconds (tables `iozone_cpu`, or the
+//! CPU columns of the throughput table and the per-child `iozone_children`).
+//!
 //! Where IOzone miscounts we do not: its "Min throughput" skips children that measured 0 (the
 //! `if (!min) min = x` idiom), which makes min = max with avg at half; here min is the real
 //! minimum. See docs/iozone.md.
