@@ -4,6 +4,9 @@
 //! a plain number is kB, as IOzone reads it. hostbench's own options are long ones:
 //! `--format`, `--label`, `--no-save`, `--results-db`.
 //!
+//! `-b FILE` writes IOzone's binary spreadsheet after the run, through the shared output-file
+//! rules (checked before the run; a symbolic link is refused, not followed).
+//!
 //! An IOzone flag hostbench does not implement is an error naming it, never silently ignored.
 //! Usage errors are one line (exit 2).
 
@@ -18,13 +21,14 @@ use hostbench_core::layout::{IozoneLayout, Layout};
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::Workload;
 use hostbench_workloads::disk::iozone::Iozone;
+use std::path::Path;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
 Usage: hostbench iozone [-a] [-z] [-i test]... [-s size] [-r size] [-t N [-T]]
                         [-f file | -F file1 file2 ...] [-I] [-o] [-e] [-c] [-p] [-w] [-x]
-                        [-+n] [-+p percent] [-j stride] [-n size] [-g size] [-y size]
-                        [-q size] [-S kB] [-L bytes] [-R]
+                        [-+n] [-+p percent] [-+u] [-j stride] [-n size] [-g size]
+                        [-y size] [-q size] [-S kB] [-L bytes] [-R] [-b file]
                         [--format iozone|text|json|csv] [--label NAME] [--no-save]
                         [--results-db PATH|URL]
 
@@ -57,7 +61,9 @@ IOzone's file tests, reimplemented (see docs/iozone.md). Output in kBytes/sec, k
   -j N       stride of the stride read, in records [17]
   -+n        no retests (rewrite, reread, ...)
   -+p N      percent of children that read in the random mix
+  -+u        CPU utilisation of every pass (CPU seconds / wall seconds)
   -R         append IOzone's Excel-style report blocks
+  -b file    also write them as a binary Excel spreadsheet (BIFF2) to file
   --format   iozone (default), text (hostbench's), json, csv
   -h, --help this help
 ";
@@ -71,6 +77,8 @@ pub struct Args {
     pub children: Option<usize>,
     /// `-R`.
     pub excel: bool,
+    /// `-b FILE`: the binary spreadsheet to write at the end.
+    pub bif: Option<String>,
     /// IOzone's flags in the order given (`s`, `+n`), for its header (IOzone prints an
     /// option's line while it parses the option).
     pub flags: Vec<String>,
@@ -143,7 +151,8 @@ const FLAGS: &[Flag] = &[
     Flag::short("+n", "", "no retests"),
     Flag::short("+p", "N", "percent of children that read in the random mix"),
     Flag::short("R", "", "Excel-style report blocks"),
-    Flag::short("b", "file", "binary Excel file (refused)"),
+    Flag::short("b", "file", "binary Excel spreadsheet of the -R blocks"),
+    Flag::short("+u", "", "CPU utilisation"),
     Flag::short("h", "", "this help"),
     Flag::long("help", "", ""),
     Flag::long("format", "iozone|text|json|csv", ""),
@@ -179,7 +188,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("Y", "read telemetry"),
     ("Z", "mixed mmap and file I/O"),
     ("d", "stagger children"),
-    ("b", "binary Excel file (use -R and redirect stdout)"),
     ("v", "version"),
 ];
 
@@ -207,8 +215,8 @@ pub fn parse(args: &[String]) -> Result<Args> {
                 anyhow!("iozone: '-+' needs a letter, e.g. -+n")
             }
             GetoptError::UnknownShort(p) if p.starts_with('+') => anyhow!(
-                "iozone: -{p} is not supported by hostbench iozone (supported: -+n, -+p); see \
-                 docs/compatibility.md"
+                "iozone: -{p} is not supported by hostbench iozone (supported: -+n, -+p, -+u); \
+                 see docs/compatibility.md"
             ),
             GetoptError::UnknownShort(c) => match UNSUPPORTED.iter().find(|(f, _)| *f == c) {
                 Some((_, what)) => anyhow!(
@@ -292,10 +300,13 @@ pub fn parse(args: &[String]) -> Result<Args> {
                 files = vec![v];
                 files.extend(g.take_words(|w| !w.starts_with('-')));
             }
-            "b" => bail!(
-                "iozone: -b (binary Excel file) is not supported by hostbench iozone; \
-                 use -R and redirect stdout, or --format json"
-            ),
+            "b" => {
+                if v.is_empty() {
+                    bail!("iozone: -b needs a file name, e.g. -b iozone.xls");
+                }
+                a.bif = Some(v);
+            }
+            "+u" => set(&mut a, "cpu_util", "on".into()),
             "a" => set(&mut a, "auto", "on".into()),
             "z" => set(&mut a, "all_records", "on".into()),
             "I" => set(&mut a, "direct", "on".into()),
@@ -392,6 +403,29 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         exec::out(USAGE);
         return Ok(ExitCode::SUCCESS);
     }
+    if let Some(path) = &a.bif {
+        check_bif(Path::new(path), a.common.results_db.as_deref())?;
+        // Not one of the test files (which the run creates and removes).
+        let files: Vec<String> = match a.params.iter().find(|(k, _)| k == "files") {
+            Some((_, f)) => f.split(',').map(String::from).collect(),
+            None => match a.children {
+                Some(n) => (0..n).map(|i| format!("iozone.DUMMY.{i}")).collect(),
+                None => vec!["iozone.tmp".into()],
+            },
+        };
+        let plain = |p: &str| {
+            Path::new(p)
+                .components()
+                .filter(|c| !matches!(c, std::path::Component::CurDir))
+                .collect::<std::path::PathBuf>()
+        };
+        if files.iter().any(|f| plain(f) == plain(path)) {
+            bail!(
+                "iozone: -b {path} is also a file the test writes (-f/-F, or IOzone's default \
+                 name); give the spreadsheet another name"
+            );
+        }
+    }
     let w = &Iozone;
     let params = w.resolve(&a.params).map_err(|e| anyhow!("iozone: {e}"))?;
     let mut plan = Plan::new(w.id(), params);
@@ -404,7 +438,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     let typed = hostbench_core::secret::redact_args(argv);
     plan.layout = Some(Layout::Iozone(IozoneLayout {
         flags: a.flags.clone(),
-        excel: a.excel,
+        // IOzone prints the -R blocks with -b too (without -R's header line).
+        excel: a.excel || a.bif.is_some(),
         command: typed.get(1..).unwrap_or_default().join(" "),
     }));
     let format = match a.common.format.as_deref() {
@@ -416,7 +451,45 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     };
     let output = Plain::new(format);
     let saving = a.common.saving()?;
-    exec::execute(&plan, w, &output, &saving, "iozone", argv).map(|(code, _)| code)
+    let (code, result) = exec::execute(&plan, w, &output, &saving, "iozone", argv)?;
+    if let Some(path) = &a.bif {
+        write_bif(
+            Path::new(path),
+            &hostbench_report::iozone::spreadsheet(&result),
+            a.common.results_db.as_deref(),
+        )?;
+    }
+    Ok(code)
+}
+
+/// `-b FILE` before the run, through the output-file rules every hostbench output follows
+/// ([`crate::output::check_writable`]: not a directory, device, the results store or an
+/// SQLite database; the directory exists and takes a new file), plus IOzone's own: a
+/// symbolic link at the name is refused, not followed (IOzone would replace it). Fails
+/// before anything is measured.
+fn check_bif(path: &Path, store: Option<&str>) -> Result<()> {
+    refuse_link(path)?;
+    crate::output::check_writable(path, "iozone: -b", store)
+}
+
+fn refuse_link(path: &Path) -> Result<()> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        bail!(
+            "iozone: -b {} is a symbolic link; hostbench does not write the spreadsheet \
+             through a link: give the path of the file itself",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Writes the spreadsheet at the end of the run: checked again (a link put there since is
+/// refused), then a temporary file beside it renamed over the name, so an interrupted write
+/// never leaves half a file ([`crate::output::write`]).
+fn write_bif(path: &Path, bytes: &[u8], store: Option<&str>) -> Result<()> {
+    refuse_link(path)
+        .and_then(|()| crate::output::write(path, bytes, "iozone: -b", store))
+        .map_err(|e| anyhow!("{e} (the run itself completed: its report is above)"))
 }
 
 #[cfg(test)]
@@ -424,7 +497,7 @@ mod tests {
     use super::*;
 
     /// The parser's table and the usage text cannot drift apart: the usage names every flag
-    /// the parser takes (`-b` is named among the refused ones).
+    /// the parser takes.
     #[test]
     fn usage_names_every_flag_of_the_table() {
         for f in FLAGS {
@@ -433,9 +506,6 @@ mod tests {
             } else {
                 format!("-{}", f.short)
             };
-            if name == "-b" {
-                continue;
-            }
             assert!(
                 USAGE
                     .split(|c: char| c.is_whitespace() || "/[],".contains(c))
@@ -497,7 +567,8 @@ mod tests {
                 .to_string()
                 .contains("3 file names")
         );
-        assert!(p("-+u").unwrap_err().to_string().contains("-+u"));
+        assert_eq!(get(&p("-+u").unwrap(), "cpu_util"), Some("on"));
+        assert!(p("-+m x").unwrap_err().to_string().contains("-+m"));
     }
 
     #[test]

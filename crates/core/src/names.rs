@@ -355,6 +355,10 @@ pub mod iozone {
         pub const SINGLE: &str = "iozone";
         /// Throughput mode (`-t`): one row per test.
         pub const THROUGHPUT: &str = "iozone_throughput";
+        /// Single-stream CPU utilisation (`-+u`): CPU % per file size and record size.
+        pub const CPU: &str = "iozone_cpu";
+        /// Throughput mode with `-+u`: each child's CPU per test.
+        pub const CHILDREN: &str = "iozone_children";
     }
 
     /// Columns of the two tables.
@@ -402,6 +406,12 @@ pub mod iozone {
         pub const AVG_KB_PER_S: &str = "avg_kb_per_s";
         /// Throughput table: the least any child moved by the stonewall, kB.
         pub const MIN_XFER_KB: &str = "min_xfer_kb";
+        /// `-+u`: wall time of a test, s (throughput and children tables).
+        pub const WALL_S: &str = "wall_s";
+        /// `-+u`: CPU time of a test, s.
+        pub const CPU_S: &str = "cpu_s";
+        /// `-+u`: CPU time over wall time, % (the CPU table's cells too).
+        pub const CPU_PERCENT: &str = "cpu_percent";
     }
 
     /// Facts of an `iozone` run that its layouts read.

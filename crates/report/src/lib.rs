@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod ab;
+pub mod biff;
 pub mod compare;
 pub mod csv;
 pub mod fileio;

@@ -190,6 +190,7 @@ impl Child {
             }
         }
         let start = clock.now();
+        let cpu0 = cfg.cpu_util.then(thread_cpu_s);
         // The stonewall stops a child after its first record, never before: on a busy
         // machine a small file's pass can end before another child is even scheduled, and
         // stopping that one at once reported 0 kB for it ("Min xfer 0") and one child's rate
@@ -212,6 +213,7 @@ impl Child {
                     time_s: clock.to_ns(t - start) as f64 / 1e9,
                     end: t,
                     reader,
+                    ..ChildStat::default()
                 });
             }
             let now = clock.now();
@@ -322,11 +324,19 @@ impl Child {
                 .map_err(|e| io_err(ErrorKind::Failed, &path, "could not flush", e))?;
         }
         let end_open = clock.now();
-        let end = if cfg.close {
+        // With -c the close is timed; with -+u it is closed here too (outside the timing),
+        // so the CPU share below covers the whole pass, close included, as IOzone's
+        // children measure it. Otherwise the file closes when the phase returns.
+        if cfg.close || cfg.cpu_util {
             drop(h);
-            clock.now()
-        } else {
-            end_open
+        }
+        let end = if cfg.close { clock.now() } else { end_open };
+        let (wall_s, cpu_s) = match cpu0 {
+            Some(c0) => (
+                clock.to_ns(clock.now() - start) as f64 / 1e9,
+                (thread_cpu_s() - c0).max(0.0),
+            ),
+            None => (0.0, 0.0),
         };
         if cfg.stonewall && i >= n {
             s.stop.store(true, Release);
@@ -336,8 +346,14 @@ impl Child {
             time_s: clock.to_ns(end - start) as f64 / 1e9,
             end,
             reader,
+            ..ChildStat::default()
         });
-        let mine = ChildStat { end, ..mine };
+        let mine = ChildStat {
+            end,
+            wall_s,
+            cpu_s,
+            ..mine
+        };
         *s.slots[self.tid].lock().unwrap_or_else(|p| p.into_inner()) = mine;
         let agg = || {
             let children: Vec<ChildStat> = s
@@ -370,6 +386,40 @@ fn sync(h: &mut Handle, path: &Path) -> Result<(), WorkloadError> {
     h.file()
         .sync_all()
         .map_err(|e| io_err(ErrorKind::Failed, path, "could not fsync", e))
+}
+
+/// CPU seconds (user + system) the calling thread has used: `CLOCK_THREAD_CPUTIME_ID`, the
+/// thread's own share (IOzone's forked children read `getrusage(RUSAGE_SELF)`, which is the
+/// same thing for a one-thread process; for hostbench's thread children the process figure
+/// would count every child).
+pub fn thread_cpu_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid timespec to fill; the clock id is a constant Linux knows.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
+/// The smallest step of [`thread_cpu_s`], found as IOzone finds its CPU clock's resolution:
+/// read the clock until the value changes (at most a million reads, so bounded; 0 when it
+/// never moved).
+pub fn cpu_time_resolution() -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let a = thread_cpu_s();
+        for _ in 0..1_000_000 {
+            let b = thread_cpu_s();
+            if b != a {
+                best = best.min(b - a);
+                break;
+            }
+        }
+    }
+    if best.is_finite() { best } else { 0.0 }
 }
 
 #[inline]

@@ -22,6 +22,11 @@
 //!   fwrite, pwrite, pwritev) go on to the end of the file, so the next phase reads a whole
 //!   file; the others stop at once. "Min xfer" is the least any child moved before the flag.
 //!
+//! With `cpu_util` (`-+u`) each child also reads its thread's CPU clock and the wall clock
+//! from its release to the end of its pass (file closed); a phase's CPU % is IOzone's:
+//! Σ children's CPU seconds / the longest child's wall seconds (tables `iozone_cpu`, or the
+//! CPU columns of the throughput table and the per-child `iozone_children`).
+//!
 //! Where IOzone miscounts we do not: its "Min throughput" skips children that measured 0 (the
 //! `if (!min) min = x` idiom), which makes min = max with avg at half; here min is the real
 //! minimum. See docs/iozone.md.
@@ -52,6 +57,7 @@ pub use params::{CROSSOVER, CROSSOVER_MIN_RECORD, matrix};
 pub use phases::{Phase, parse_tests, permutation, phases_of, plan_phases, stride_record};
 
 use child::{Child, Gate, GateState, io_err};
+pub use child::{cpu_time_resolution, thread_cpu_s};
 use params::PARAMS;
 
 /// IOzone's file tests.
@@ -71,6 +77,12 @@ pub struct ChildStat {
     end: u64,
     /// The child read (the random mix assigns readers and writers).
     pub reader: bool,
+    /// With `cpu_util` (`-+u`): seconds from the release to the end of the whole pass (the
+    /// file closed), whatever the stonewall, as IOzone's children time their CPU share.
+    pub wall_s: f64,
+    /// With `cpu_util`: CPU seconds (user + system) this child's thread spent over `wall_s`
+    /// (`CLOCK_THREAD_CPUTIME_ID`: the thread's own time, not the process's).
+    pub cpu_s: f64,
 }
 
 /// One phase of one (file size, record size) step, aggregated IOzone's way.
@@ -116,6 +128,27 @@ impl PhaseResult {
             .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
                 (lo.min(v), hi.max(v))
             })
+    }
+    /// IOzone's CPU utilisation of the phase (`-+u`): (wall seconds, CPU seconds, percent)
+    /// with CPU = Σ over children of their CPU seconds and wall = the longest child's wall
+    /// seconds (a child's wall counted as at least its CPU time), percent = 100 × CPU / wall
+    /// (0 when the wall time is 0). Above 100 % when several children ran at once.
+    pub fn cpu(&self) -> (f64, f64, f64) {
+        let cpu: f64 = self.children.iter().map(|c| c.cpu_s).sum();
+        let wall = self
+            .children
+            .iter()
+            .map(|c| c.wall_s.max(c.cpu_s))
+            .fold(0.0f64, f64::max);
+        // Each child's CPU is at most the wall time, so the ratio is at most 100 % per
+        // child; the bound only removes the division's rounding (100.00000000000001).
+        let most = 100.0 * self.children.len() as f64;
+        let pct = if wall > 0.0 {
+            (100.0 * cpu / wall).min(most)
+        } else {
+            0.0
+        };
+        (wall, cpu, pct)
     }
     /// The least any child moved, kB.
     pub fn min_xfer_kb(&self) -> f64 {
@@ -192,6 +225,8 @@ struct Config {
     stride: u64,
     mix_read_percent: i64,
     tests: Vec<u32>,
+    /// `-+u`: measure each child's CPU time over every pass.
+    cpu_util: bool,
 }
 
 impl Config {
@@ -215,6 +250,9 @@ struct Shared {
     /// Set when a child left early (limit, Ctrl-C, error): results stop at the last whole phase.
     cut: AtomicBool,
     mem_total: Option<u64>,
+    /// With `cpu_util`: the smallest step of the thread CPU clock, measured at setup (what
+    /// IOzone's "CPU utilization Resolution" line prints).
+    cpu_resolution: Option<f64>,
     /// Warnings known at setup (page cache, nearly full filesystem).
     setup_warnings: Vec<Warning>,
     /// Tests: this child sleeps before every call, so the others finish first.
@@ -245,8 +283,80 @@ pub const THROUGHPUT_COLUMNS: [(&str, &str); 9] = [
     (col::MIN_XFER_KB, "kB"),
 ];
 
+/// Columns added to the throughput table with `cpu_util` (`-+u`): IOzone's CPU line, the
+/// longest child's wall seconds, the children's summed CPU seconds, and their ratio in %.
+pub const CPU_COLUMNS: [(&str, &str); 3] = [
+    (col::WALL_S, "s"),
+    (col::CPU_S, "s"),
+    (col::CPU_PERCENT, "%"),
+];
+
+/// Throughput mode with `cpu_util` (`-+u`): a row per test and child (`initial writers/0`)
+/// with what IOzone's `-C -+u` lines print per child.
+pub const TABLE_CHILDREN: &str = hostbench_core::names::iozone::table::CHILDREN;
+
+/// The per-child table of a throughput run with `cpu_util`.
+fn children_table(results: &[PhaseResult]) -> Table {
+    let cols = [
+        ("child", ""),
+        ("xfer_kb", "kB"),
+        ("kb_per_s", "kB/s"),
+        (col::WALL_S, "s"),
+        (col::CPU_S, "s"),
+        (col::CPU_PERCENT, "%"),
+    ];
+    let rows = results
+        .iter()
+        .flat_map(|r| {
+            r.children.iter().enumerate().map(|(i, c)| {
+                let wall = c.wall_s.max(c.cpu_s);
+                Row {
+                    label: format!("{}/{i}", r.phase.throughput_label()),
+                    values: vec![
+                        Some(i as f64),
+                        Some(c.bytes as f64 / 1024.0),
+                        Some(PhaseResult::kb_per_s(c)),
+                        Some(c.wall_s),
+                        Some(c.cpu_s),
+                        Some(if wall > 0.0 {
+                            (100.0 * c.cpu_s / wall).min(100.0)
+                        } else {
+                            0.0
+                        }),
+                    ],
+                }
+            })
+        })
+        .collect();
+    Table {
+        name: TABLE_CHILDREN.into(),
+        title: "IOzone throughput mode, per child (-+u): kB moved before the stonewall, its \
+                rate, and the child's wall and CPU seconds over its whole pass"
+            .into(),
+        columns: cols
+            .iter()
+            .map(|&(n, u)| Column {
+                name: n.into(),
+                unit: u.into(),
+            })
+            .collect(),
+        rows,
+    }
+}
+
+/// Single-stream CPU utilisation with `cpu_util` (`-+u`): the [`TABLE_SINGLE`] matrix with
+/// each pass's CPU % in its cell.
+pub const TABLE_CPU: &str = hostbench_core::names::iozone::table::CPU;
+
 impl IozoneInstance {
-    fn single_table(&self, results: &[PhaseResult]) -> Table {
+    /// The single-stream matrix: a row per (file size, record size), a column per pass,
+    /// `value` of each phase in its cell (kB/s, or CPU % for [`TABLE_CPU`]).
+    fn single_table(
+        &self,
+        results: &[PhaseResult],
+        (name, title, unit): (&str, &str, &str),
+        value: impl Fn(&PhaseResult) -> f64,
+    ) -> Table {
         let mut cols = vec![
             Column {
                 name: col::FILE_KB.into(),
@@ -259,7 +369,7 @@ impl IozoneInstance {
         ];
         cols.extend(Phase::COLUMNS.iter().map(|p| Column {
             name: p.column().into(),
-            unit: "kB/s".into(),
+            unit: unit.into(),
         }));
         let mut rows: Vec<Row> = Vec::new();
         let mut keys: Vec<(u64, u64)> = Vec::new();
@@ -280,7 +390,7 @@ impl IozoneInstance {
                 }
             };
             if let Some(c) = Phase::COLUMNS.iter().position(|p| *p == r.phase) {
-                rows[idx].values[2 + c] = Some(r.children_kb_s());
+                rows[idx].values[2 + c] = Some(value(r));
             }
         }
         // Keep the size columns and the passes that ran.
@@ -297,24 +407,24 @@ impl IozoneInstance {
             r.values.retain(|_| *k.next().unwrap_or(&false));
         }
         Table {
-            name: TABLE_SINGLE.into(),
-            title: "IOzone single-stream results: kB/s (kB = 1024 B) per file size and record \
-                    size"
-                .into(),
+            name: name.into(),
+            title: title.into(),
             columns: cols,
             rows,
         }
     }
 
     fn throughput_table(&self, results: &[PhaseResult]) -> Table {
+        let cpu = self.0.cfg.cpu_util;
         let rows = results
             .iter()
             .map(|r| {
                 let (lo, hi) = r.min_max();
                 let n = r.children.len().max(1) as f64;
+                let (wall, cpu_s, pct) = r.cpu();
                 Row {
                     label: r.phase.throughput_label().into(),
-                    values: vec![
+                    values: [
                         Some((r.file_size / 1024) as f64),
                         Some((r.record_size / 1024) as f64),
                         Some(r.children.len() as f64),
@@ -324,7 +434,14 @@ impl IozoneInstance {
                         Some(hi),
                         Some(r.children_kb_s() / n),
                         Some(r.min_xfer_kb()).filter(|v| v.is_finite()),
-                    ],
+                    ]
+                    .into_iter()
+                    .chain(
+                        cpu.then_some([Some(wall), Some(cpu_s), Some(pct)])
+                            .into_iter()
+                            .flatten(),
+                    )
+                    .collect(),
                 }
             })
             .collect();
@@ -335,6 +452,7 @@ impl IozoneInstance {
                 .into(),
             columns: THROUGHPUT_COLUMNS
                 .iter()
+                .chain(if cpu { &CPU_COLUMNS[..] } else { &[] })
                 .map(|&(n, u)| Column {
                     name: n.into(),
                     unit: u.into(),
@@ -397,15 +515,45 @@ impl Instance for IozoneInstance {
         if let Some(m) = self.0.mem_total {
             out.push(("mem_total_bytes", m as f64));
         }
+        if let Some(res) = self.0.cpu_resolution {
+            out.push(("cpu_util", 1.0));
+            out.push(("cpu_time_resolution_s", res));
+        }
         out.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
     }
 
     fn tables(&self) -> Vec<Table> {
         let results = self.0.results.lock().map(|r| r.clone()).unwrap_or_default();
         if self.0.cfg.throughput {
-            vec![self.throughput_table(&results)]
+            let mut t = vec![self.throughput_table(&results)];
+            if self.0.cfg.cpu_util {
+                t.push(children_table(&results));
+            }
+            t
         } else {
-            vec![self.single_table(&results)]
+            let mut t = vec![self.single_table(
+                &results,
+                (
+                    TABLE_SINGLE,
+                    "IOzone single-stream results: kB/s (kB = 1024 B) per file size and record \
+                     size",
+                    "kB/s",
+                ),
+                PhaseResult::children_kb_s,
+            )];
+            if self.0.cfg.cpu_util {
+                t.push(self.single_table(
+                    &results,
+                    (
+                        TABLE_CPU,
+                        "IOzone CPU utilisation (-+u): CPU seconds / wall seconds of each pass, \
+                         %, per file size and record size",
+                        "%",
+                    ),
+                    |r| r.cpu().2,
+                ));
+            }
+            t
         }
     }
 
@@ -641,6 +789,7 @@ impl Iozone {
             stride: p.int("stride").max(1) as u64,
             mix_read_percent: p.int("mix_read_percent"),
             tests,
+            cpu_util: p.bool("cpu_util"),
         };
         Ok(Shared {
             gate: Gate {
@@ -655,6 +804,7 @@ impl Iozone {
             results: Mutex::new(Vec::new()),
             cut: AtomicBool::new(false),
             mem_total: ram,
+            cpu_resolution: cfg.cpu_util.then(child::cpu_time_resolution),
             setup_warnings: page_cache.into_iter().chain(space_warnings).collect(),
             #[cfg(test)]
             slow: None,
@@ -964,6 +1114,97 @@ mod tests {
         }
         drop(inst);
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// -+u: every pass has a measured CPU share; a child's is at most its wall time, so the
+    /// phase's figure is above 0 and at most 100 % per child.
+    #[test]
+    fn cpu_util_measures_every_pass() {
+        let d = tmpdir("cpu");
+        let (_, tables) = go(
+            &[
+                ("dir", d.to_str().unwrap()),
+                ("file_size", "256K"),
+                ("record_size", "4K"),
+                ("tests", "0,1"),
+                ("throughput", "on"),
+                ("cpu_util", "on"),
+            ],
+            2,
+        );
+        let t = &tables[0];
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(&names[9..], ["wall_s", "cpu_s", "cpu_percent"]);
+        // Per child: the phase's CPU is the children's sum, its wall the longest child's.
+        let kids = &tables[1];
+        assert_eq!(kids.name, TABLE_CHILDREN);
+        assert_eq!(kids.rows.len(), 2 * t.rows.len());
+        for r in &t.rows {
+            let k = |i: usize, c: &str| kids.get(&format!("{}/{i}", r.label), c).unwrap();
+            let cpu = k(0, "cpu_s") + k(1, "cpu_s");
+            assert!((cpu - t.get(&r.label, "cpu_s").unwrap()).abs() < 1e-12);
+            for i in 0..2 {
+                assert!(k(i, "cpu_percent") > 0.0 && k(i, "cpu_percent") <= 100.0);
+                assert!(k(i, "wall_s") <= t.get(&r.label, "wall_s").unwrap());
+            }
+        }
+        for r in &t.rows {
+            let v = |c: &str| t.get(&r.label, c).unwrap();
+            assert!(v("wall_s") > 0.0 && v("cpu_s") > 0.0, "{}", r.label);
+            assert!(
+                v("cpu_percent") > 0.0 && v("cpu_percent") <= 200.0,
+                "{}: {}",
+                r.label,
+                v("cpu_percent")
+            );
+            let want = 100.0 * v("cpu_s") / v("wall_s");
+            assert!((v("cpu_percent") - want).abs() < 1e-9);
+            assert!(v("cpu_s") <= 2.0 * v("wall_s") + 1e-12);
+        }
+        drop(tables);
+        // Single stream: a second matrix of CPU %, the same cells as the kB/s one.
+        let (_, tables) = go(
+            &[
+                ("dir", d.to_str().unwrap()),
+                ("file_size", "256K"),
+                ("record_size", "4K"),
+                ("tests", "0,1,2"),
+                ("cpu_util", "on"),
+            ],
+            1,
+        );
+        assert_eq!(tables.len(), 2);
+        let (kb, cpu) = (&tables[0], &tables[1]);
+        assert_eq!(cpu.name, TABLE_CPU);
+        assert_eq!(kb.columns.len(), cpu.columns.len());
+        for c in &cpu.columns[2..] {
+            let v = cpu.get("256/4", &c.name).unwrap();
+            assert!(v > 0.0 && v <= 100.0, "{}: {v}", c.name);
+        }
+        drop(tables);
+        // Off (the default): no CPU figures anywhere.
+        let (_, tables) = go(
+            &[
+                ("dir", d.to_str().unwrap()),
+                ("file_size", "64K"),
+                ("tests", "0"),
+            ],
+            1,
+        );
+        assert_eq!(tables.len(), 1);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn the_thread_cpu_clock_moves_and_has_a_resolution() {
+        let a = thread_cpu_s();
+        let mut x = 0u64;
+        for i in 0..2_000_000u64 {
+            x = std::hint::black_box(x.wrapping_add(i));
+        }
+        assert!(thread_cpu_s() > a);
+        let res = cpu_time_resolution();
+        assert!(res > 0.0 && res < 0.02, "{res}");
     }
 
     #[test]

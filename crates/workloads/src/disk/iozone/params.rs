@@ -163,6 +163,14 @@ pub(super) const PARAMS: &[ParamSpec] = &[
         "skip the re- passes: rewrite, reread, refwrite, ... (-+n)",
     ),
     spec(
+        "cpu_util",
+        ParamKind::Bool,
+        "off",
+        "",
+        "measure each child's CPU time (user + system, its own thread) over every pass and \
+         report CPU utilisation = CPU seconds / wall seconds (-+u)",
+    ),
+    spec(
         "stonewall",
         ParamKind::Bool,
         "on",
