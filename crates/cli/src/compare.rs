@@ -18,7 +18,7 @@ use crate::exec;
 use crate::results::StoreArg;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use hostbench_core::compare::{Comparison, Options, SideInput};
+use hostbench_core::compare::{Comparison, Options, Price, SideInput};
 use hostbench_core::result::RunResult;
 use hostbench_store::{Filter, Location, Store, StoreError, load_file};
 use std::path::{Path, PathBuf};
@@ -76,6 +76,16 @@ struct Common {
     /// eight figures of one measurement then weigh eight times.
     #[arg(long)]
     all_figures: bool,
+    /// A side's price, for price-performance: `SIDE=0.0725/h` (also /day, /month; a bare
+    /// number is per hour). Repeatable. A side without one takes its runs' `price` note
+    /// (`hostbench results annotate`).
+    #[arg(long = "price", value_name = "SIDE=PRICE")]
+    prices: Vec<String>,
+    /// Prices from a file: CSV lines `SIDE,PRICE[,UNIT]` (`c7g,0.0725,h`; a header line
+    /// `label,price,unit` is skipped) or TOML `[prices]` with `SIDE = "0.0725/h"`.
+    /// `--price` wins.
+    #[arg(long = "prices", value_name = "FILE")]
+    prices_file: Option<PathBuf>,
     #[command(flatten)]
     store: StoreArg,
 }
@@ -305,6 +315,104 @@ fn sides(specs: &[String], c: &Common) -> Result<Vec<SideInput>> {
     Ok(out)
 }
 
+/// The price of each side, in `sides` order: `--price`, else the prices file, else the
+/// side's runs' `price` note when they agree. A price for a side that is not there is an
+/// error (a typo would otherwise go unnoticed).
+fn prices(c: &Common, sides: &[SideInput]) -> Result<Vec<Option<Price>>> {
+    let mut given: Vec<(String, String, &'static str)> = Vec::new();
+    if let Some(f) = &c.prices_file {
+        let text = hostbench_core::input::read_text(f, "a prices file", 1 << 20)
+            .with_context(|| format!("--prices {}", f.display()))?;
+        for (k, v) in read_prices(&text).with_context(|| format!("--prices {}", f.display()))? {
+            given.push((k, v, "--prices"));
+        }
+    }
+    for p in &c.prices {
+        let Some((k, v)) = p.split_once('=') else {
+            bail!("--price {p}: write SIDE=PRICE, e.g. --price c7g=0.0725/h");
+        };
+        given.retain(|(g, _, _)| g != k.trim());
+        given.push((k.trim().to_string(), v.trim().to_string(), "--price"));
+    }
+    for (k, _, flag) in &given {
+        if !sides.iter().any(|s| s.name == *k || s.spec == *k) {
+            bail!(
+                "{flag} {k}: no side is called '{k}' (sides: {})",
+                sides
+                    .iter()
+                    .map(|s| s.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+    sides
+        .iter()
+        .map(|s| {
+            if let Some((_, v, flag)) = given.iter().find(|(k, _, _)| *k == s.name || *k == s.spec)
+            {
+                return Price::parse(v)
+                    .map(Some)
+                    .map_err(|e| anyhow::anyhow!("{flag} {}: {e}", s.name));
+            }
+            let notes: std::collections::BTreeSet<&str> = s
+                .runs
+                .iter()
+                .filter_map(|r| r.annotations.get("price").map(String::as_str))
+                .collect();
+            match notes.into_iter().collect::<Vec<_>>()[..] {
+                [one] => Price::parse(one)
+                    .map(Some)
+                    .map_err(|e| anyhow::anyhow!("side {}: its runs' price note {e}", s.name)),
+                _ => Ok(None),
+            }
+        })
+        .collect()
+}
+
+/// `(side, price text)` pairs of a prices file: TOML (`[prices]` table) or CSV.
+fn read_prices(text: &str) -> Result<Vec<(String, String)>> {
+    if text.lines().any(|l| l.trim() == "[prices]") {
+        let v: toml::Value = toml::from_str(text).context("not a TOML prices file")?;
+        let table = v
+            .get("prices")
+            .and_then(|p| p.as_table())
+            .context("a TOML prices file has a [prices] table")?;
+        return table
+            .iter()
+            .map(|(k, v)| {
+                let text = match v {
+                    toml::Value::String(s) => s.clone(),
+                    toml::Value::Float(f) => f.to_string(),
+                    toml::Value::Integer(i) => i.to_string(),
+                    _ => bail!("{k}: a price is \"0.0725/h\" or a number"),
+                };
+                Ok((k.clone(), text))
+            })
+            .collect();
+    }
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if n == 0 && f.first().is_some_and(|h| h.eq_ignore_ascii_case("label")) {
+            continue;
+        }
+        match f[..] {
+            [label, price] => out.push((label.to_string(), price.to_string())),
+            [label, price, unit] => out.push((
+                label.to_string(),
+                format!("{price}/{}", unit.trim_start_matches('/')),
+            )),
+            _ => bail!("line {}: write SIDE,PRICE[,UNIT] (c7g,0.0725,h)", n + 1),
+        }
+    }
+    Ok(out)
+}
+
 fn options(c: &Common) -> Options {
     Options {
         threshold: c.threshold,
@@ -329,7 +437,11 @@ fn rand_workloads() -> &'static [&'static str] {
 /// Runs `hostbench compare`.
 pub fn compare(a: CompareArgs) -> Result<ExitCode> {
     let sides = sides(&a.sides, &a.common)?;
-    let c = Comparison::build(&sides, options(&a.common));
+    let prices = prices(&a.common, &sides)?;
+    let mut c = Comparison::build(&sides, options(&a.common));
+    if prices.iter().any(Option::is_some) {
+        c.apply_prices(&prices);
+    }
     use hostbench_report::compare as r;
     exec::out(&match a.format {
         CompareFormat::Text => r::text(&c),
@@ -404,7 +516,11 @@ fn gate(c: &Comparison, limit: f64) -> ExitCode {
 pub fn report(a: ReportArgs) -> Result<ExitCode> {
     let start = std::time::Instant::now();
     let sides = sides(&a.sides, &a.common)?;
-    let c = Comparison::build(&sides, options(&a.common));
+    let prices = prices(&a.common, &sides)?;
+    let mut c = Comparison::build(&sides, options(&a.common));
+    if prices.iter().any(Option::is_some) {
+        c.apply_prices(&prices);
+    }
     let title = a.title.clone().unwrap_or_else(|| {
         format!(
             "hostbench report: {}",

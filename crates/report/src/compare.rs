@@ -131,6 +131,87 @@ fn change_pct(speedup: f64) -> String {
     }
 }
 
+/// A price per hour as typed back: `0.0725/h`.
+pub fn price_per_hour(p: f64) -> String {
+    // Up to six decimals, trailing zeros dropped (0.0725/h, 0.06/h, 1.2/h).
+    let t = format!("{p:.6}");
+    let t = t.trim_end_matches('0').trim_end_matches('.');
+    format!("{t}/h")
+}
+
+/// The price-performance lines of the notes: each side's score per unit of price against
+/// the baseline, and each headline rate per unit of price; `None` without prices.
+fn price_text(c: &Comparison, bullet: &str) -> Option<String> {
+    if c.price_performance.iter().all(Option::is_none) {
+        return None;
+    }
+    let mut s = String::new();
+    let priced: Vec<String> = c
+        .sides
+        .iter()
+        .zip(&c.price_performance)
+        .map(|(side, p)| match p {
+            Some(p) => format!("{} {}", side.name, price_per_hour(p.per_hour)),
+            None => format!("{} (no price)", side.name),
+        })
+        .collect();
+    let _ = writeln!(s, "\nprices: {}", priced.join(", "));
+    let scores: Vec<String> = c
+        .sides
+        .iter()
+        .zip(&c.price_performance)
+        .skip(1)
+        .filter_map(|(side, p)| {
+            let g = p.as_ref()?.score?;
+            let ci = match (g.ci_lo, g.ci_hi) {
+                (Some(lo), Some(hi)) => format!(
+                    " ({:.0}% {}–{})",
+                    c.options.confidence * 100.0,
+                    ratio_text(lo),
+                    ratio_text(hi)
+                ),
+                _ => String::new(),
+            };
+            Some(format!("{} {}{ci}", side.name, ratio_text(g.speedup)))
+        })
+        .collect();
+    if !scores.is_empty() {
+        let _ = writeln!(
+            s,
+            "price-performance vs {} (score per relative price, above 1 = more work for the money): {}",
+            c.sides[0].name,
+            scores.join("; ")
+        );
+    }
+    let mut rows: std::collections::BTreeMap<usize, Vec<String>> = Default::default();
+    for (side, p) in c.sides.iter().zip(&c.price_performance) {
+        for pp in p.iter().flat_map(|p| &p.per_price) {
+            rows.entry(pp.row).or_default().push(format!(
+                "{} {} {}",
+                side.name,
+                num(pp.value),
+                pp.unit
+            ));
+        }
+    }
+    if !rows.is_empty() {
+        let _ = writeln!(s, "per unit of price (headline rates):");
+        for (i, vals) in rows {
+            let r = &c.rows[i];
+            let v = c.variant_of(r);
+            let _ = writeln!(
+                s,
+                "{bullet}{} {} {}: {}",
+                v.workload,
+                v.label,
+                r.label.as_deref().unwrap_or(&r.figure),
+                vals.join("; ")
+            );
+        }
+    }
+    Some(s)
+}
+
 /// A side's score as the notes print it: `×1.18 (95% ×1.12–×1.24) over 5 headline rows`,
 /// plus the rows left out.
 pub fn score_text(c: &Comparison, s: usize) -> String {
@@ -226,7 +307,23 @@ pub fn verdict_sentence(c: &Comparison, s: usize) -> String {
             (1.0 - g.speedup) * 100.0
         )
     };
-    format!("{head} over {}{rows_note}.", what(g.rows))
+    let cost = c
+        .price_performance
+        .get(s)
+        .and_then(|p| p.as_ref()?.score)
+        .map(|pp| {
+            // Cost per unit of work relative to the baseline: 1 / price-performance.
+            let d = (1.0 / pp.speedup - 1.0) * 100.0;
+            if d.abs() < 0.5 {
+                ", at the same cost per unit of work".to_string()
+            } else if d < 0.0 {
+                format!(", {:.0}% cheaper per unit of work", -d)
+            } else {
+                format!(", {d:.0}% dearer per unit of work")
+            }
+        })
+        .unwrap_or_default();
+    format!("{head} over {}{cost}{rows_note}.", what(g.rows))
 }
 
 /// A p-value as `p=0.003` (or `p<0.001`).
@@ -322,6 +419,9 @@ fn notes(c: &Comparison, bullet: &str, code: &dyn Fn(&str) -> String) -> String 
             c.sides[0].name,
             gm.join("; ")
         );
+        if let Some(p) = price_text(c, bullet) {
+            s.push_str(&p);
+        }
         if !c.scores_cover_the_same_rows() {
             let _ = writeln!(
                 s,

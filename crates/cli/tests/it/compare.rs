@@ -298,6 +298,129 @@ fn fail_if_slower_gates_on_significant_headline_losses() {
     );
 }
 
+/// Price-performance: `--price`, a prices file (CSV and TOML) and the runs' `price` note
+/// give each side a price; the score per relative price, the headline rates per unit of
+/// price and the sentence's "cheaper per unit of work" follow; a price for no side, or one
+/// that is not a price, is refused.
+#[test]
+fn prices_give_price_performance() {
+    let runs = [reps("a", "c6i", 1000.0, 6), reps("b", "c7g", 1200.0, 6)].concat();
+    let f = store_with(&runs);
+    // c7g: 20 % faster at 60 % of the price: twice the work for the money.
+    let v = compare_json(
+        &f,
+        &[
+            "c6i",
+            "c7g",
+            "--price",
+            "c6i=0.1/h",
+            "--price",
+            "c7g=0.06/h",
+        ],
+    );
+    let pp = &v["price_performance"];
+    assert_eq!(pp[0]["per_hour"], 0.1);
+    assert!(
+        (pp[1]["score"]["speedup"].as_f64().unwrap() - 2.0).abs() < 0.01,
+        "{pp}"
+    );
+    assert!(
+        pp[0].get("score").is_none(),
+        "the baseline has no relative score"
+    );
+    assert_eq!(pp[1]["per_price"][0]["unit"], "events/s per /h");
+    let median = cell(&v, "events_per_s", 1)["median"].as_f64().unwrap();
+    assert!((pp[1]["per_price"][0]["value"].as_f64().unwrap() - median / 0.06).abs() < 1e-6);
+    let text = ok(
+        &f,
+        &[
+            "compare",
+            "c6i",
+            "c7g",
+            "--price",
+            "c6i=0.1/h",
+            "--price",
+            "c7g=43.8/month",
+        ],
+    );
+    let first = text.lines().next().unwrap();
+    assert!(first.contains("50% cheaper per unit of work"), "{text}");
+    assert!(text.contains("prices: c6i 0.1/h, c7g 0.06/h"), "{text}");
+    assert!(text.contains("price-performance vs c6i"), "{text}");
+    assert!(text.contains("events/s per /h"), "{text}");
+    // A prices file, CSV or TOML; --price wins over it.
+    let csv = f.dir.join("prices.csv");
+    std::fs::write(&csv, "label,price,unit\nc6i,0.1,h\nc7g,0.06,h\n").unwrap();
+    let v = compare_json(&f, &["c6i", "c7g", "--prices", csv.to_str().unwrap()]);
+    assert!(
+        (v["price_performance"][1]["score"]["speedup"]
+            .as_f64()
+            .unwrap()
+            - 2.0)
+            .abs()
+            < 0.01
+    );
+    let toml = f.dir.join("prices.toml");
+    std::fs::write(&toml, "[prices]\nc6i = \"2.4/day\"\nc7g = 0.06\n").unwrap();
+    let v = compare_json(
+        &f,
+        &[
+            "c6i",
+            "c7g",
+            "--prices",
+            toml.to_str().unwrap(),
+            "--price",
+            "c7g=0.12/h",
+        ],
+    );
+    assert!(
+        (v["price_performance"][1]["score"]["speedup"]
+            .as_f64()
+            .unwrap()
+            - 1.0)
+            .abs()
+            < 0.01
+    );
+    // The runs' price note (results annotate) when no price is given.
+    ok(&f, &["results", "annotate", "c6i", "price=0.1/h"]);
+    ok(&f, &["results", "annotate", "c7g", "price=0.06/h"]);
+    let v = compare_json(&f, &["c6i", "c7g"]);
+    assert!(
+        (v["price_performance"][1]["score"]["speedup"]
+            .as_f64()
+            .unwrap()
+            - 2.0)
+            .abs()
+            < 0.01
+    );
+    let report = f.dir.join("priced.html");
+    ok(
+        &f,
+        &["report", "c6i", "c7g", "-o", report.to_str().unwrap()],
+    );
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.contains("per unit of price"), "the report shows it");
+    assert!(
+        html.contains("cheaper per unit of work"),
+        "the sentence too"
+    );
+    fails(
+        &f,
+        &["compare", "c6i", "c7g", "--price", "c8g=0.1/h"],
+        &["no side is called 'c8g'"],
+    );
+    fails(
+        &f,
+        &["compare", "c6i", "c7g", "--price", "c7g=cheap"],
+        &["not a price"],
+    );
+    fails(
+        &f,
+        &["compare", "c6i", "c7g", "--price", "c7g"],
+        &["write SIDE=PRICE"],
+    );
+}
+
 #[test]
 fn single_runs_and_few_runs_get_no_verdict() {
     let runs = [

@@ -21,6 +21,7 @@ use crate::stats;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
+mod price;
 mod score;
 mod warnings;
 pub use warnings::{TIMER_COST_RATIO, timer_cost_ns, timer_costs_differ};
@@ -95,6 +96,10 @@ pub struct Comparison {
     /// Per side: the geometric mean of the direction-normalised ratios to the baseline over
     /// the rows both have; `null` for the baseline and for a side with no such row.
     pub geomean: Vec<Option<GeoMean>>,
+    /// Per side: its price and what it buys ([`Comparison::apply_prices`]); empty when no
+    /// side has a price.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub price_performance: Vec<Option<PricePerformance>>,
     /// What differs between the sides in ways that skew the comparison.
     pub warnings: Vec<Warning>,
 }
@@ -244,6 +249,7 @@ pub struct GeoMean {
     pub rows_left_out: usize,
 }
 
+pub use price::{HOURS_PER_MONTH, PerPrice, Price, PricePerformance};
 pub use score::{BOOTSTRAP_ROUNDS, MIN_RUNS_FOR_SCORE};
 
 /// Kinds of comparison warning; stable snake_case names in JSON.
@@ -436,6 +442,7 @@ impl Comparison {
             variants,
             rows,
             geomean,
+            price_performance: Vec::new(),
             warnings: Vec::new(),
         };
         c.warnings = warnings(&c, sides, &members, &keys);

@@ -217,6 +217,24 @@ fn summary(h: &mut String, c: &Comparison) {
                 esc(&crate::compare::score_text(c, i)),
                 esc(&counts.join(", "))
             );
+            if let Some(p) = c.price_performance.get(i).and_then(Option::as_ref) {
+                let base = c
+                    .price_performance
+                    .first()
+                    .and_then(Option::as_ref)
+                    .map(|b| crate::compare::price_per_hour(b.per_hour));
+                let _ = writeln!(
+                    h,
+                    "<div class=\"card\"><div><b>{}</b> per unit of price</div><div class=\"big\">{}</div><div class=\"muted\">{} against {} for {}: the score divided by the price ratio, above 1 = more work for the money</div></div>",
+                    esc(&side.name),
+                    p.score
+                        .map(|g| crate::compare::ratio_text(g.speedup))
+                        .unwrap_or_else(|| "–".into()),
+                    esc(&crate::compare::price_per_hour(p.per_hour)),
+                    esc(&base.unwrap_or_else(|| "no price".into())),
+                    esc(&c.sides[0].name)
+                );
+            }
         }
         h.push_str("</div>\n");
     }
