@@ -131,6 +131,48 @@ fn change_pct(speedup: f64) -> String {
     }
 }
 
+/// The ranking of three or more sides: rank (`=` when tied with a better one), side,
+/// score with its interval, and which sides it cannot be told from.
+fn ranking_text(c: &Comparison, bullet: &str) -> Option<String> {
+    let r = c.ranking();
+    if r.is_empty() {
+        return None;
+    }
+    let mut s = format!(
+        "\nranking by score ({:.0}% intervals; sides whose intervals overlap cannot be told apart):\n",
+        c.options.confidence * 100.0
+    );
+    for e in &r {
+        let tied = r.iter().any(|o| o.side != e.side && o.rank == e.rank);
+        let ci = match (e.ci_lo, e.ci_hi) {
+            (Some(lo), Some(hi)) if e.side != 0 => {
+                format!(" ({}–{})", ratio_text(lo), ratio_text(hi))
+            }
+            _ if e.side == 0 => " (baseline)".to_string(),
+            _ => String::new(),
+        };
+        let with: Vec<&str> = e
+            .tied_with
+            .iter()
+            .map(|&j| c.sides[j].name.as_str())
+            .collect();
+        let _ = writeln!(
+            s,
+            "{bullet}{}{} {} {}{ci}{}",
+            e.rank,
+            if tied { "=" } else { "" },
+            c.sides[e.side].name,
+            ratio_text(e.score),
+            if with.is_empty() {
+                String::new()
+            } else {
+                format!("; tied with {}", with.join(", "))
+            }
+        );
+    }
+    Some(s)
+}
+
 /// A price per hour as typed back: `0.0725/h`.
 pub fn price_per_hour(p: f64) -> String {
     // Up to six decimals, trailing zeros dropped (0.0725/h, 0.06/h, 1.2/h).
@@ -419,6 +461,9 @@ fn notes(c: &Comparison, bullet: &str, code: &dyn Fn(&str) -> String) -> String 
             c.sides[0].name,
             gm.join("; ")
         );
+        if let Some(r) = ranking_text(c, bullet) {
+            s.push_str(&r);
+        }
         if let Some(p) = price_text(c, bullet) {
             s.push_str(&p);
         }

@@ -421,6 +421,51 @@ fn prices_give_price_performance() {
     );
 }
 
+/// Three or more sides are ranked by score, ties (overlapping intervals) sharing a rank, in
+/// text, JSON (schema-valid) and the HTML report.
+#[test]
+fn three_sides_are_ranked_with_ties() {
+    let runs = [
+        reps("a", "base", 1000.0, 6),
+        reps("b", "fast", 1200.0, 6),
+        reps("c", "fast2", 1201.0, 6),
+        reps("d", "slow", 800.0, 6),
+    ]
+    .concat();
+    let f = store_with(&runs);
+    let v = compare_json(&f, &["base", "fast", "fast2", "slow"]);
+    let ranks: Vec<(u64, u64)> = v["ranking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["side"].as_u64().unwrap(), r["rank"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(ranks, [(2, 1), (1, 1), (0, 3), (3, 4)], "{}", v["ranking"]);
+    let text = ok(&f, &["compare", "base", "fast", "fast2", "slow"]);
+    assert!(text.contains("ranking by score"), "{text}");
+    assert!(text.contains("1= fast2 ×1.20"), "{text}");
+    assert!(text.contains("; tied with fast"), "{text}");
+    assert!(text.contains("3 base ×1.00 (baseline)"), "{text}");
+    let report = f.dir.join("ranked.html");
+    ok(
+        &f,
+        &[
+            "report",
+            "base",
+            "fast",
+            "fast2",
+            "slow",
+            "-o",
+            report.to_str().unwrap(),
+        ],
+    );
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.contains("<h3>Ranking</h3>"), "the report ranks too");
+    // Two sides: no ranking.
+    let v = compare_json(&f, &["base", "fast"]);
+    assert!(v.get("ranking").is_none());
+}
+
 #[test]
 fn single_runs_and_few_runs_get_no_verdict() {
     let runs = [

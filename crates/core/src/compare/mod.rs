@@ -96,6 +96,10 @@ pub struct Comparison {
     /// Per side: the geometric mean of the direction-normalised ratios to the baseline over
     /// the rows both have; `null` for the baseline and for a side with no such row.
     pub geomean: Vec<Option<GeoMean>>,
+    /// With three or more sides: the sides ranked by score, with their ties
+    /// ([`Comparison::ranking`]); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranking: Vec<Rank>,
     /// Per side: its price and what it buys ([`Comparison::apply_prices`]); empty when no
     /// side has a price.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -250,7 +254,7 @@ pub struct GeoMean {
 }
 
 pub use price::{HOURS_PER_MONTH, PerPrice, Price, PricePerformance};
-pub use score::{BOOTSTRAP_ROUNDS, MIN_RUNS_FOR_SCORE};
+pub use score::{BOOTSTRAP_ROUNDS, MIN_RUNS_FOR_SCORE, Rank};
 
 /// Kinds of comparison warning; stable snake_case names in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -443,9 +447,11 @@ impl Comparison {
             rows,
             geomean,
             price_performance: Vec::new(),
+            ranking: Vec::new(),
             warnings: Vec::new(),
         };
         c.warnings = warnings(&c, sides, &members, &keys);
+        c.ranking = c.ranking();
         c
     }
 

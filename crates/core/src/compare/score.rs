@@ -281,6 +281,47 @@ mod tests {
         assert!(c.scores_cover_the_same_rows());
     }
 
+    #[test]
+    fn three_or_more_sides_are_ranked_with_their_ties() {
+        let scaled = |k: f64| -> Vec<f64> { BASE.iter().map(|v| v * k).collect() };
+        let c = Comparison::build(
+            &[
+                side("a", runs("a", &BASE, 1.0)),
+                side("b", runs("b", &scaled(1.2), 1.0)),
+                side("c", runs("c", &scaled(1.201), 1.0)),
+                side("d", runs("d", &scaled(0.8), 1.0)),
+            ],
+            Options::default(),
+        );
+        let r = c.ranking();
+        let order: Vec<(usize, usize)> = r.iter().map(|x| (x.side, x.rank)).collect();
+        assert_eq!(order, [(2, 1), (1, 1), (0, 3), (3, 4)], "{r:?}");
+        assert_eq!(r[0].tied_with, [1]);
+        assert!(r[2].tied_with.is_empty(), "the baseline is apart: {r:?}");
+        // Ties are not transitive: m is tied with both, but a is clearly behind f.
+        let c = Comparison::build(
+            &[
+                side("a", runs("a", &BASE, 1.0)),
+                side("f", runs("f", &scaled(1.3), 1.0)),
+                side("m", runs("m", &[85.0, 135.0, 90.0, 132.0, 95.0, 130.0], 1.0)),
+            ],
+            Options::default(),
+        );
+        let r = c.ranking();
+        let order: Vec<(usize, usize)> = r.iter().map(|x| (x.side, x.rank)).collect();
+        assert!(r[1].tied_with.contains(&0) && r[1].tied_with.contains(&1), "{r:?}");
+        assert_eq!(order, [(1, 1), (2, 1), (0, 3)], "{r:?}");
+        // Two sides: no ranking.
+        let two = Comparison::build(
+            &[
+                side("a", runs("a", &BASE, 1.0)),
+                side("b", runs("b", &BASE, 1.0)),
+            ],
+            Options::default(),
+        );
+        assert!(two.ranking().is_empty());
+    }
+
     proptest! {
         /// A side whose every run is the baseline's times k scores exactly k, inside an
         /// interval that is ordered and positive.
@@ -297,5 +338,78 @@ mod tests {
             let (lo, hi) = (g.ci_lo.unwrap(), g.ci_hi.unwrap());
             prop_assert!(0.0 < lo && lo <= hi, "{:?}", g);
         }
+    }
+}
+
+/// One side's place in a ranking of three or more sides (see [`super::Comparison::ranking`]).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Rank {
+    /// Index into `sides`.
+    pub side: usize,
+    /// Its score against the baseline (1 for the baseline itself).
+    pub score: f64,
+    /// Its interval (the baseline's is the single point 1).
+    pub ci_lo: Option<f64>,
+    /// Upper end.
+    pub ci_hi: Option<f64>,
+    /// 1 = best; sides tied with a better one share its rank.
+    pub rank: usize,
+    /// The sides it cannot be told from: their intervals overlap.
+    pub tied_with: Vec<usize>,
+}
+
+impl super::Comparison {
+    /// The sides ranked by score, best first, with which cannot be told apart (their score
+    /// intervals overlap; the baseline is the exact point 1); empty with fewer than three
+    /// sides or when a side has no score. A side that cannot be told from the best side of
+    /// the rank above it shares that rank.
+    pub fn ranking(&self) -> Vec<Rank> {
+        if self.sides.len() < 3 {
+            return Vec::new();
+        }
+        let mut entries: Vec<Rank> = Vec::with_capacity(self.sides.len());
+        for s in 0..self.sides.len() {
+            let (score, lo, hi) = if s == 0 {
+                (1.0, Some(1.0), Some(1.0))
+            } else {
+                match self.geomean.get(s).copied().flatten() {
+                    Some(g) => (g.speedup, g.ci_lo, g.ci_hi),
+                    None => return Vec::new(),
+                }
+            };
+            entries.push(Rank {
+                side: s,
+                score,
+                ci_lo: lo,
+                ci_hi: hi,
+                rank: 0,
+                tied_with: Vec::new(),
+            });
+        }
+        let overlap = |a: &Rank, b: &Rank| {
+            let (alo, ahi) = (a.ci_lo.unwrap_or(a.score), a.ci_hi.unwrap_or(a.score));
+            let (blo, bhi) = (b.ci_lo.unwrap_or(b.score), b.ci_hi.unwrap_or(b.score));
+            alo <= bhi && blo <= ahi
+        };
+        for i in 0..entries.len() {
+            entries[i].tied_with = (0..entries.len())
+                .filter(|&j| j != i && overlap(&entries[i], &entries[j]))
+                .map(|j| entries[j].side)
+                .collect();
+        }
+        entries.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.side.cmp(&b.side)));
+        // A side shares the rank of the group above it only when it cannot be told from
+        // that group's best side (ties are not transitive: a side tied with the runner-up
+        // may still be clearly behind the leader).
+        let mut leader = 0;
+        for i in 0..entries.len() {
+            if i > 0 && entries[i].tied_with.contains(&entries[leader].side) {
+                entries[i].rank = entries[leader].rank;
+            } else {
+                entries[i].rank = i + 1;
+                leader = i;
+            }
+        }
+        entries
     }
 }

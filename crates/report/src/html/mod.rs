@@ -237,6 +237,41 @@ fn summary(h: &mut String, c: &Comparison) {
             }
         }
         h.push_str("</div>\n");
+        if !c.ranking.is_empty() {
+            let _ = writeln!(
+                h,
+                "<h3>Ranking</h3>\n<p class=\"muted\">By score, best first; sides whose {:.0}% intervals overlap cannot be told apart and share a rank (=).</p>\n<table>\n<thead><tr><th>rank</th><th>side</th><th>score</th><th>interval</th><th>tied with</th></tr></thead>\n<tbody>",
+                c.options.confidence * 100.0
+            );
+            for e in &c.ranking {
+                let tied = c
+                    .ranking
+                    .iter()
+                    .any(|o| o.side != e.side && o.rank == e.rank);
+                let interval = match (e.ci_lo, e.ci_hi) {
+                    _ if e.side == 0 => "baseline".to_string(),
+                    (Some(lo), Some(hi)) => format!("{}–{}", ratio_text(lo), ratio_text(hi)),
+                    _ => "–".into(),
+                };
+                let with: Vec<&str> = e
+                    .tied_with
+                    .iter()
+                    .map(|&j| c.sides[j].name.as_str())
+                    .collect();
+                let _ = writeln!(
+                    h,
+                    "<tr><td>{}{}</td><td><i class=\"sw\" style=\"background:{}\"></i>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
+                    e.rank,
+                    if tied { "=" } else { "" },
+                    color(e.side),
+                    esc(&c.sides[e.side].name),
+                    ratio_text(e.score),
+                    esc(&interval),
+                    esc(&with.join(", "))
+                );
+            }
+            h.push_str("</tbody></table>\n");
+        }
     }
     h.push_str("</section>\n");
 }
