@@ -303,13 +303,19 @@ mod tests {
             &[
                 side("a", runs("a", &BASE, 1.0)),
                 side("f", runs("f", &scaled(1.3), 1.0)),
-                side("m", runs("m", &[85.0, 135.0, 90.0, 132.0, 95.0, 130.0], 1.0)),
+                side(
+                    "m",
+                    runs("m", &[85.0, 135.0, 90.0, 132.0, 95.0, 130.0], 1.0),
+                ),
             ],
             Options::default(),
         );
         let r = c.ranking();
         let order: Vec<(usize, usize)> = r.iter().map(|x| (x.side, x.rank)).collect();
-        assert!(r[1].tied_with.contains(&0) && r[1].tied_with.contains(&1), "{r:?}");
+        assert!(
+            r[1].tied_with.contains(&0) && r[1].tied_with.contains(&1),
+            "{r:?}"
+        );
         assert_eq!(order, [(1, 1), (2, 1), (0, 3)], "{r:?}");
         // Two sides: no ranking.
         let two = Comparison::build(
