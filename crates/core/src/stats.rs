@@ -233,6 +233,45 @@ pub fn min_p_value(n1: usize, n2: usize) -> f64 {
     (2.0 / c).min(1.0)
 }
 
+/// Runs per side a two-sided Mann-Whitney test needs to find a relative difference `diff`
+/// (0.05 = 5 %) between two machines whose runs spread by `rsd` (relative standard
+/// deviation) with probability `power` at level `alpha`: the normal-approximation sample
+/// size of a two-sample comparison, `2 (z(1-α/2) + z(power))² (rsd/diff)²`, times π/3 (the
+/// rank test's efficiency against the t test on normal data is 3/π), and never fewer than
+/// the exact test needs to be able to reach `alpha` at all. An estimate for planning, not a
+/// promise: it assumes the spread seen so far is the spread to come. `None` without a
+/// spread or a difference.
+pub fn runs_needed(rsd: f64, diff: f64, alpha: f64, power: f64) -> Option<usize> {
+    if !(rsd > 0.0 && rsd.is_finite() && diff > 0.0 && diff.is_finite()) {
+        return None;
+    }
+    let z = |p: f64| normal_quantile(p);
+    let n = 2.0
+        * (z(1.0 - alpha / 2.0) + z(power)).powi(2)
+        * (rsd / diff).powi(2)
+        * std::f64::consts::PI
+        / 3.0;
+    let floor = (2..=64).find(|&k| min_p_value(k, k) < alpha).unwrap_or(64);
+    Some((n.ceil() as usize).max(floor))
+}
+
+/// The standard normal quantile (inverse CDF), by bisection on [`erfc`] (to 1e-9; called a
+/// few times per comparison).
+pub fn normal_quantile(p: f64) -> f64 {
+    let p = p.clamp(1e-12, 1.0 - 1e-12);
+    let (mut lo, mut hi) = (-10.0f64, 10.0f64);
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        // CDF(x) = erfc(-x/√2)/2.
+        if 0.5 * erfc(-mid / std::f64::consts::SQRT_2) < p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
 /// The complementary error function, to about 1e-7 relative (Numerical Recipes' erfcc,
 /// Chebyshev fit).
 pub fn erfc(x: f64) -> f64 {
@@ -256,6 +295,19 @@ pub fn erfc(x: f64) -> f64 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn runs_needed_follows_the_sample_size_formula() {
+        assert!((normal_quantile(0.975) - 1.959964).abs() < 1e-5);
+        assert!((normal_quantile(0.8) - 0.841621).abs() < 1e-5);
+        // 2 (1.96 + 0.84)² (0.05/0.05)² π/3 = 16.4 → 17 runs per side.
+        assert_eq!(runs_needed(0.05, 0.05, 0.05, 0.8), Some(17));
+        // Half the spread: a quarter of the runs (4.1 → 5), never under the exact test's 4.
+        assert_eq!(runs_needed(0.025, 0.05, 0.05, 0.8), Some(5));
+        assert_eq!(runs_needed(0.001, 0.05, 0.05, 0.8), Some(4));
+        assert_eq!(runs_needed(0.0, 0.05, 0.05, 0.8), None);
+        assert_eq!(runs_needed(0.05, 0.0, 0.05, 0.8), None);
+    }
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol * b.abs().max(1e-12)

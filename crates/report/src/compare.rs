@@ -131,6 +131,51 @@ fn change_pct(speedup: f64) -> String {
     }
 }
 
+/// For each headline row without a verdict: how many runs per side would find the observed
+/// difference, and a 5 % one, at the observed spread.
+fn runs_needed_text(c: &Comparison, bullet: &str) -> Option<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut lines = Vec::new();
+    for row in c.rows.iter().filter(|r| seen.insert(r.variant)) {
+        let v = c.variant_of(row);
+        for s in 1..c.sides.len() {
+            let Some(n) = c.runs_needed(row, s) else {
+                continue;
+            };
+            let observed = match n.for_observed {
+                Some(k) => format!(
+                    "the observed {:.1}% needs ~{k} runs per side",
+                    n.observed * 100.0
+                ),
+                None => format!(
+                    "the observed {:.1}% is within the noise threshold",
+                    n.observed * 100.0
+                ),
+            };
+            let five = n
+                .for_5_percent
+                .map(|k| format!("; 5% needs ~{k} runs per side"))
+                .unwrap_or_default();
+            lines.push(format!(
+                "{bullet}{} {} {}, {}: {observed}{five} (now {} and {})",
+                v.workload,
+                v.label,
+                row.label.as_deref().unwrap_or(&row.figure),
+                c.sides[s].name,
+                n.have.0,
+                n.have.1
+            ));
+        }
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "\nruns needed for a verdict (rank test, 80% power, at the larger spread of the two sides):\n{}\n",
+        lines.join("\n")
+    ))
+}
+
 /// The ranking of three or more sides: rank (`=` when tied with a better one), side,
 /// score with its interval, and which sides it cannot be told from.
 fn ranking_text(c: &Comparison, bullet: &str) -> Option<String> {
@@ -461,6 +506,9 @@ fn notes(c: &Comparison, bullet: &str, code: &dyn Fn(&str) -> String) -> String 
             c.sides[0].name,
             gm.join("; ")
         );
+        if let Some(r) = runs_needed_text(c, bullet) {
+            s.push_str(&r);
+        }
         if let Some(r) = ranking_text(c, bullet) {
             s.push_str(&r);
         }

@@ -466,6 +466,27 @@ fn three_sides_are_ranked_with_ties() {
     assert!(v.get("ranking").is_none());
 }
 
+/// A headline without a verdict says how many runs per side would decide it, at the spread
+/// seen so far.
+#[test]
+fn undecided_rows_say_how_many_runs_would_decide() {
+    let runs = [reps("a", "base", 1000.0, 3), reps("e", "up3", 1030.0, 3)].concat();
+    let f = store_with(&runs);
+    let text = ok(&f, &["compare", "base", "up3"]);
+    assert!(text.contains("runs needed for a verdict"), "{text}");
+    // ±0.4 % runs, 3 % apart: the exact test's floor of 4 runs per side decides it.
+    assert!(
+        text.contains(
+            "up3: the observed 3.0% needs ~4 runs per side; 5% needs ~4 runs per side (now 3 and 3)"
+        ),
+        "{text}"
+    );
+    // Decided rows need nothing.
+    let runs = [reps("a", "base", 1000.0, 6), reps("e", "up3", 1030.0, 6)].concat();
+    let f = store_with(&runs);
+    assert!(!ok(&f, &["compare", "base", "up3"]).contains("runs needed"));
+}
+
 #[test]
 fn single_runs_and_few_runs_get_no_verdict() {
     let runs = [

@@ -233,6 +233,19 @@ impl Verdict {
     }
 }
 
+/// How many runs a row without a verdict would need ([`Comparison::runs_needed`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunsNeeded {
+    /// The observed relative difference of the medians.
+    pub observed: f64,
+    /// Runs per side to find it (when it is above the noise threshold).
+    pub for_observed: Option<usize>,
+    /// Runs per side to find a 5 % difference.
+    pub for_5_percent: Option<usize>,
+    /// Runs now: (baseline, side).
+    pub have: (usize, usize),
+}
+
 /// A side's score against the baseline: the geometric mean of its speedups over the
 /// headline rows both have enough runs of (see `score.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -468,6 +481,29 @@ impl Comparison {
         let counts: std::collections::BTreeSet<usize> =
             self.geomean.iter().flatten().map(|g| g.rows).collect();
         counts.len() <= 1
+    }
+
+    /// For a row without a verdict for side `s` (no significant difference, too few runs):
+    /// the observed relative difference and the runs per side a rank test would need to
+    /// find it, and to find a 5 % difference, at the two sides' larger spread (80 % power;
+    /// [`stats::runs_needed`]). `None` with a single run on a side (no spread yet) or when
+    /// the row has a verdict.
+    pub fn runs_needed(&self, row: &Row, s: usize) -> Option<RunsNeeded> {
+        let (b, x) = (row.cells.first()?.as_ref()?, row.cells.get(s)?.as_ref()?);
+        if matches!(x.verdict, Some(Verdict::Faster | Verdict::Slower) | None) {
+            return None;
+        }
+        let rsd = b.rsd?.max(x.rsd?);
+        let observed = (x.speedup? - 1.0).abs();
+        let alpha = self.options.alpha;
+        Some(RunsNeeded {
+            observed,
+            for_observed: (observed > self.options.threshold)
+                .then(|| stats::runs_needed(rsd, observed, alpha, 0.8))
+                .flatten(),
+            for_5_percent: stats::runs_needed(rsd, 0.05, alpha, 0.8),
+            have: (b.n, x.n),
+        })
     }
 
     /// The variant a row belongs to.
