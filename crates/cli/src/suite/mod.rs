@@ -52,7 +52,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
 #[derive(Debug, Args)]
 #[command(
     after_help = "Built-in suites: quick (about 2 minutes: the first thing to run), \
-standard (about 15 minutes: the comparisons operators publish), full (longer, larger). \
+standard (about 15-20 minutes: the comparisons operators publish, each entry run often enough for `compare` to decide), full (longer, larger). \
 `hostbench suite quick --print > my.toml` starts a suite of your own; the format is in \
 docs/suites.md. Every run is saved in the results store (see `hostbench results --help`)."
 )]
@@ -677,6 +677,30 @@ mod tests {
             assert_eq!(s.name, *name);
             assert!(!s.description.is_empty(), "{name} has no description");
             assert!(!s.entries.is_empty());
+        }
+    }
+
+    /// The suites people compare machines with repeat each entry often enough for `compare`
+    /// to call a difference (4 runs per side at p < 0.05); quick is a first look (2-3 runs
+    /// an entry, about two minutes) and says so in its description.
+    #[test]
+    fn comparison_suites_repeat_enough_for_a_verdict() {
+        let need = hostbench_core::compare::min_runs_for_verdict(0.05) as u32;
+        for (name, text) in BUILTIN {
+            let s = file::parse(text, &format!("{name}.toml"), "built-in").unwrap();
+            if *name == "quick" {
+                assert!(s.description.contains("first look"), "{}", s.description);
+                continue;
+            }
+            for e in &s.entries {
+                assert!(
+                    e.reps.min >= need,
+                    "{name}: {} runs {}..{}",
+                    e.name,
+                    e.reps.min,
+                    e.reps.max
+                );
+            }
         }
     }
 
