@@ -418,8 +418,27 @@ fn options(c: &Common) -> Options {
         threshold: c.threshold,
         all_figures: c.all_figures,
         rand_workloads: Some(rand_workloads()),
+        size_params: Some(size_params()),
         ..Options::default()
     }
+}
+
+/// The registered workloads' byte-size parameters, `(workload, parameter)` (computed once
+/// per process), so variant labels print `512.0 MiB`.
+fn size_params() -> &'static [(&'static str, &'static str)] {
+    static PAIRS: std::sync::OnceLock<Vec<(&'static str, &'static str)>> =
+        std::sync::OnceLock::new();
+    PAIRS.get_or_init(|| {
+        hostbench_workloads::registry::WORKLOADS
+            .iter()
+            .flat_map(|w| {
+                w.params()
+                    .iter()
+                    .filter(|p| p.kind == hostbench_core::params::ParamKind::Size)
+                    .map(move |p| (w.id(), p.name))
+            })
+            .collect()
+    })
 }
 
 /// The registered workloads that draw from `--rand-type` (computed once per process).

@@ -84,6 +84,22 @@ pub struct RunResult {
     /// type, the region, the price, as `key = value` (schema 1.2). Never a secret.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
+    /// The suite entry that made this run, when a suite did (schema 1.2): `compare` names
+    /// the variant after the entry and scores the entry's figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<SuiteRef>,
+}
+
+/// Which suite entry a run came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteRef {
+    /// The suite's name (`standard`, or a suite file's `name`).
+    pub name: String,
+    /// The entry's name (`cpu 20000, 1 thread`).
+    pub entry: String,
+    /// The figure the entry follows, when it names one (else the workload's first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figure: Option<String>,
 }
 
 /// Program name, version and commit.
@@ -598,6 +614,7 @@ impl RunResult {
             figures: Vec::new(),
             fio: ctx.fio,
             annotations: BTreeMap::new(),
+            suite: None,
         };
         r.warnings = ctx.warnings;
         r.warnings.extend(r.standard_warnings());

@@ -395,6 +395,7 @@ impl Acc {
 /// One repetition of `e`. A failed save is one WARNING line on stderr for the whole suite
 /// (`save_error` remembers it) and never fails the entry.
 fn one_run(
+    suite: &str,
     e: &Entry,
     acc: &mut Acc,
     saving: &SaveOptions,
@@ -419,7 +420,7 @@ fn one_run(
             }
         }
         What::Workload { workload, plan } => {
-            let r: RunResult =
+            let mut r: RunResult =
                 match exec::measure(plan, *workload, saving.label.clone(), "suite", argv) {
                     Ok(r) => r,
                     Err(err) => {
@@ -427,6 +428,12 @@ fn one_run(
                         return;
                     }
                 };
+            // Which entry made it: compare names the variant after it.
+            r.suite = Some(hostbench_core::result::SuiteRef {
+                name: suite.to_string(),
+                entry: e.name.clone(),
+                figure: e.figure.clone(),
+            });
             if let Err(err) = exec::save_silently(&r, saving)
                 && save_error.is_none()
             {
@@ -552,7 +559,7 @@ fn run(
                 p.adjust(est);
             }
             p.run_started(format!("[{}/{n}] {} (run {made})", i + 1, e.name), est);
-            one_run(e, &mut acc, saving, argv, &p, &mut save_error);
+            one_run(&suite.name, e, &mut acc, saving, argv, &p, &mut save_error);
             p.run_finished();
             if acc.interrupted || INTERRUPT.load(Ordering::SeqCst) {
                 interrupted = true;

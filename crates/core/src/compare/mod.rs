@@ -53,6 +53,11 @@ pub struct Options {
     /// [`Caps::rand_type`]: crate::workload::Caps::rand_type
     #[serde(skip)]
     pub rand_workloads: Option<&'static [&'static str]>,
+    /// The `(workload, parameter)` pairs that are byte sizes, printed as `512.0 MiB` in
+    /// variant labels instead of 536870912 (the caller knows the registry); `None` = print
+    /// every number as it is.
+    #[serde(skip)]
+    pub size_params: Option<&'static [(&'static str, &'static str)]>,
 }
 
 impl Default for Options {
@@ -63,6 +68,7 @@ impl Default for Options {
             confidence: 0.95,
             all_figures: false,
             rand_workloads: None,
+            size_params: None,
         }
     }
 }
@@ -133,8 +139,12 @@ pub struct Variant {
     /// Workload id.
     pub workload: String,
     /// The settings that tell this variant from others of the same workload
-    /// (`threads=2, max_prime=20000`); always starts with the thread count.
+    /// (`threads=2, max_prime=20000`), always starting with the thread count; or, for runs
+    /// a suite made, the suite entry's name (`cpu 20000, 1 thread`).
     pub label: String,
+    /// The suite entry every run of the variant came from, when they all did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
     /// Every workload parameter.
     pub params: Params,
     /// Worker threads.
@@ -405,9 +415,24 @@ impl Comparison {
                 (true, None)
             };
             let vi = variants.len();
+            // The suite entry (and its figure) when every run of the variant came from one.
+            let suite: BTreeSet<Option<(&str, Option<&str>)>> = per_side
+                .iter()
+                .flatten()
+                .map(|r| {
+                    r.suite
+                        .as_ref()
+                        .map(|x| (x.entry.as_str(), x.figure.as_deref()))
+                })
+                .collect();
+            let entry = match suite.into_iter().collect::<Vec<_>>()[..] {
+                [Some(e)] => Some(e),
+                _ => None,
+            };
             variants.push(Variant {
                 workload: k.workload.clone(),
                 label: String::new(),
+                entry: entry.map(|(e, _)| e.to_string()),
                 params: any.workload.params.clone(),
                 threads: k.threads,
                 rate_per_s: f64::from_bits(k.rate_bits),
@@ -419,10 +444,22 @@ impl Comparison {
                 reason,
             });
             if compared {
-                rows.extend(figure_rows(vi, per_side, &opts));
+                let mut r = figure_rows(vi, per_side, &opts);
+                if let Some((_, figure)) = entry {
+                    // A suite entry: its figure (named, else the first) is the headline,
+                    // and the only row unless every figure was asked for.
+                    if let Some(i) = figure.and_then(|f| r.iter().position(|x| x.figure == f)) {
+                        let head = r.remove(i);
+                        r.insert(0, head);
+                    }
+                    if !opts.all_figures {
+                        r.truncate(1);
+                    }
+                }
+                rows.extend(r);
             }
         }
-        label_variants(&mut variants);
+        label_variants(&mut variants, &opts);
         let scored = score::score_rows(&rows, opts.all_figures);
         let geomean = (0..nsides)
             .map(|s| {
@@ -572,7 +609,15 @@ fn setting_diffs(a: &RunResult, b: &RunResult) -> Vec<String> {
 
 /// Fills each variant's label: the thread count, the rate if open loop, and every
 /// parameter whose value differs among the variants of the same workload.
-fn label_variants(variants: &mut [Variant]) {
+fn label_variants(variants: &mut [Variant], opts: &Options) {
+    let size = |w: &str, n: &str| {
+        opts.size_params
+            .is_some_and(|l| l.iter().any(|(a, b)| *a == w && *b == n))
+    };
+    let text = |w: &str, n: &str, v: &Value| match v {
+        Value::Int(b) if *b >= 0 && size(w, n) => crate::units::Bytes(*b as u64).to_string(),
+        _ => value_text(v),
+    };
     let mut varying: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut seen: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
     for v in variants.iter() {
@@ -600,12 +645,15 @@ fn label_variants(variants: &mut [Variant]) {
                     .params
                     .values()
                     .get(n)
-                    .map(value_text)
+                    .map(|x| text(&v.workload, n, x))
                     .unwrap_or_else(|| "unset".into());
                 parts.push(format!("{n}={val}"));
             }
         }
-        v.label = parts.join(", ");
+        v.label = match &v.entry {
+            Some(e) => e.clone(),
+            None => parts.join(", "),
+        };
     }
 }
 

@@ -419,3 +419,95 @@ impl super::Comparison {
         entries
     }
 }
+
+#[cfg(test)]
+mod suite_tests {
+    use super::super::tests::{BASE, run, side};
+    use super::super::{Comparison, Options};
+    use crate::result::{RunResult, SuiteRef};
+
+    fn entry_runs(prefix: &str, vals: &[f64], figure: Option<&str>) -> Vec<RunResult> {
+        vals.iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let mut r = run(
+                    &format!("{prefix}{i}"),
+                    "cpu",
+                    1,
+                    &[("events_per_s", *v), ("latency_avg_ns", 1e9 / v)],
+                );
+                r.suite = Some(SuiteRef {
+                    name: "standard".into(),
+                    entry: "cpu 20000, 1 thread".into(),
+                    figure: figure.map(String::from),
+                });
+                r
+            })
+            .collect()
+    }
+
+    #[test]
+    fn suite_runs_compare_entry_by_entry_on_the_entrys_figure() {
+        let c = Comparison::build(
+            &[
+                side("a", entry_runs("a", &BASE, None)),
+                side("b", entry_runs("b", &BASE, None)),
+            ],
+            Options::default(),
+        );
+        assert_eq!(c.variants[0].label, "cpu 20000, 1 thread");
+        assert_eq!(c.variants[0].entry.as_deref(), Some("cpu 20000, 1 thread"));
+        assert_eq!(c.rows.len(), 1, "one headline row per entry");
+        assert_eq!(c.rows[0].figure, "events_per_s");
+        // The entry's own figure leads; --all-figures keeps the others after it.
+        let c = Comparison::build(
+            &[
+                side("a", entry_runs("a", &BASE, Some("latency_avg_ns"))),
+                side("b", entry_runs("b", &BASE, Some("latency_avg_ns"))),
+            ],
+            Options {
+                all_figures: true,
+                ..Options::default()
+            },
+        );
+        let figs: Vec<&str> = c.rows.iter().map(|r| r.figure.as_str()).collect();
+        assert_eq!(figs, ["latency_avg_ns", "events_per_s"]);
+        // Runs outside suites keep their settings as the label.
+        let plain = Comparison::build(
+            &[side(
+                "a",
+                vec![run("x", "cpu", 1, &[("events_per_s", 1.0)])],
+            )],
+            Options::default(),
+        );
+        assert_eq!(plain.variants[0].label, "threads=1");
+        assert!(plain.variants[0].entry.is_none());
+    }
+
+    #[test]
+    fn byte_sizes_read_as_sizes_in_labels() {
+        static SIZES: [(&str, &str); 1] = [("cpu", "block")];
+        let mut a = run("a", "cpu", 1, &[("events_per_s", 1.0)]);
+        let mut b = run("b", "cpu", 1, &[("events_per_s", 1.0)]);
+        a.workload.params =
+            serde_json::from_value(serde_json::json!({"block": 536870912})).unwrap();
+        b.workload.params = serde_json::from_value(serde_json::json!({"block": 1024})).unwrap();
+        let c = Comparison::build(
+            &[side("a", vec![a.clone()]), side("b", vec![b.clone()])],
+            Options {
+                size_params: Some(&SIZES),
+                ..Options::default()
+            },
+        );
+        let labels: Vec<&str> = c.variants.iter().map(|v| v.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["threads=1, block=512.0 MiB", "threads=1, block=1.0 KiB"]
+        );
+        let raw = Comparison::build(
+            &[side("a", vec![a]), side("b", vec![b])],
+            Options::default(),
+        );
+        assert_eq!(raw.variants[0].label, "threads=1, block=536870912");
+    }
+}
