@@ -18,7 +18,7 @@ use anyhow::{Result, anyhow, bail};
 use hostbench_core::layout::{FioFormat, FioLayout, Layout};
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::{Stage, Workload};
-use hostbench_workloads::disk::fio::{Fio, fio_names, job};
+use hostbench_workloads::disk::fio::{self, Fio, fio_names, job};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -186,7 +186,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
         }
     }
     let mut sections = cmd_sections;
-    for f in &files {
+    for (n, f) in files.iter().enumerate() {
         let text = hostbench_core::input::read_text(
             std::path::Path::new(f),
             "job file",
@@ -194,7 +194,15 @@ fn parse(args: &[String]) -> Result<Parsed> {
         )
         .map_err(|e| anyhow!("fio: {e}"))?;
         let env = |k: &str| std::env::var(k).ok();
-        let s = job::parse_ini(&text, f, &env).map_err(|e| anyhow!("fio: {e}"))?;
+        let mut s = job::parse_ini(&text, f, &env).map_err(|e| anyhow!("fio: {e}"))?;
+        // fio runs each job file after the one before: the first job of every file but
+        // the first is a stonewall (and so starts a new group).
+        if n > 0
+            && let Some(first) = s.iter_mut().find(|x| !x.is_global())
+        {
+            first.opts.push(("stonewall".into(), String::new()));
+            first.opt_at.push(first.origin.clone());
+        }
         sections.extend(s);
     }
     if sections.iter().all(|s| s.is_global()) {
@@ -235,8 +243,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     let first = &jobs[0];
     let mut plan = Plan::new(w.id(), params);
     plan.threads = jobs.iter().map(|j| j.numjobs as usize).sum();
-    plan.time_s = first.runtime_s.unwrap_or(0.0);
-    plan.warmup_s = first.ramp_time_s;
+    // Jobs that start together with the same limits: the run's time limit and warmup are
+    // theirs. Otherwise (phases, delays, different runtimes) each clone keeps its own from
+    // its own start, and the run lasts until the last one ends.
+    let (runtime, ramp) = fio::common_limits(&jobs).unwrap_or((None, 0.0));
+    plan.time_s = runtime.unwrap_or(0.0);
+    plan.warmup_s = ramp;
     plan.events = 0;
     plan.percentiles = hostbench_core::fio_hist::PERCENTILES.to_vec();
     plan.seed = match first.randseed {

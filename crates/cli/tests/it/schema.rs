@@ -123,7 +123,7 @@ fn check_latency(l: &Value, avg: Option<u64>, percentiles: &[f64], what: &str) {
 fn check_semantics(r: &Value, what: &str) {
     assert_eq!(r["schema"], "hostbench.result", "{what}");
     assert_eq!(r["schema_version"], 1, "{what}");
-    assert_eq!(r["schema_minor"], 1, "{what}");
+    assert_eq!(r["schema_minor"], 2, "{what}");
     assert_eq!(r["tool"]["name"], "hostbench", "{what}");
     assert_eq!(r["tool"]["version"], env!("CARGO_PKG_VERSION"), "{what}");
 

@@ -80,6 +80,58 @@ fn share_of_group(mean_kib: f64, agg_bytes: u64) -> f64 {
     (mean * 100.0 / (agg_bytes as f64 / 1024.0)).min(100.0)
 }
 
+/// One reporting group's aggregates per direction (reads, writes), as fio computes its "Run
+/// status group" lines (`stat.c:__show_run_stats`) over the group's blocks that ran in that
+/// direction: bytes, the shortest and longest runtime, the slowest and fastest block's
+/// bandwidth, and the aggregate bandwidth (all bytes over the longest runtime).
+#[derive(Debug, Clone, Copy)]
+struct GroupAgg {
+    io: [u64; 2],
+    min_run: [u64; 2],
+    max_run: [u64; 2],
+    min_bw: [u64; 2],
+    max_bw: [u64; 2],
+}
+
+impl GroupAgg {
+    /// Aggregate bandwidth of direction `d`, bytes/s.
+    fn agg(&self, d: usize) -> u64 {
+        (self.io[d] * 1000)
+            .checked_div(self.max_run[d])
+            .unwrap_or(0)
+    }
+}
+
+/// The aggregates of every reporting group of `fio`, indexed by group id.
+fn group_aggs(fio: &hostbench_core::fio_result::FioResult) -> Vec<GroupAgg> {
+    let mut v = vec![
+        GroupAgg {
+            io: [0; 2],
+            min_run: [u64::MAX; 2],
+            max_run: [0; 2],
+            min_bw: [u64::MAX; 2],
+            max_bw: [0; 2],
+        };
+        fio.groups().count()
+    ];
+    for b in &fio.blocks {
+        let Some(g) = v.get_mut(b.groupid as usize) else {
+            continue;
+        };
+        for (d, x) in b.dirs().into_iter().enumerate() {
+            if x.runtime_ms == 0 {
+                continue;
+            }
+            g.io[d] += x.io_bytes;
+            g.max_run[d] = g.max_run[d].max(x.runtime_ms);
+            g.min_run[d] = g.min_run[d].min(x.runtime_ms);
+            g.min_bw[d] = g.min_bw[d].min(x.bw_bytes());
+            g.max_bw[d] = g.max_bw[d].max(x.bw_bytes());
+        }
+    }
+    v
+}
+
 fn pct_list(v: &[u64; 7]) -> Vec<f64> {
     let total: f64 = v.iter().map(|&x| x as f64).sum();
     v.iter()

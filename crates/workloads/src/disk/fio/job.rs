@@ -142,8 +142,25 @@ pub enum FadviseHint {
 pub struct JobSpec {
     /// `name`.
     pub name: String,
-    /// Reporting group (0; `new_group`/`stonewall` are not supported).
+    /// Reporting group, as fio numbers them: a job with `stonewall` or `new_group` starts
+    /// the next group when the current one has jobs already.
     pub groupid: u32,
+    /// `stonewall` (`wait_for_previous`): start only when every job before it has ended.
+    pub stonewall: bool,
+    /// `new_group`: start a new reporting group (without waiting).
+    pub new_group: bool,
+    /// `wait_for`: start only when every clone of the job of that name has ended.
+    pub wait_for: Option<String>,
+    /// `exitall`: when any job ends, stop the jobs `exit_what` names (fio makes this
+    /// process-wide as soon as one job sets it; see [`JobSpec::exit_what`]).
+    pub exitall: bool,
+    /// `exit_what`: which jobs a job's end stops under `exitall`/`exitall_on_error`.
+    pub exit_what: ExitWhat,
+    /// `exitall_on_error`: like `exitall`, only when this job ends with an error.
+    pub exitall_on_error: bool,
+    /// `startdelay`, seconds after the start of the run: `(low, high)`; a range draws one
+    /// value per clone, uniformly.
+    pub startdelay_s: (f64, f64),
     /// `filename`, if given (all clones share it).
     pub filename: Option<String>,
     /// `directory` for generated names.
@@ -214,6 +231,17 @@ pub struct JobSpec {
     pub allow_mounted_write: bool,
     /// `thread`: fio would start the clones as threads, not processes.
     pub thread: bool,
+}
+
+/// Which jobs stop when a job ends under `exitall` (fio's `exit_what`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitWhat {
+    /// `group` (fio's default): every job of the ending job's group, started or not.
+    Group,
+    /// `stonewall`: every job running at that moment, in any group; later groups go on.
+    Stonewall,
+    /// `all`: every job; those not started never start.
+    All,
 }
 
 /// An option hostbench accepts: fio's name, its aliases, and whether it is a flag.
@@ -371,6 +399,34 @@ const OPTS: &[Opt] = &[
         name: "thread",
         aliases: &[],
     },
+    Opt {
+        name: "stonewall",
+        aliases: &["wait_for_previous"],
+    },
+    Opt {
+        name: "new_group",
+        aliases: &[],
+    },
+    Opt {
+        name: "wait_for",
+        aliases: &[],
+    },
+    Opt {
+        name: "exitall",
+        aliases: &[],
+    },
+    Opt {
+        name: "exit_what",
+        aliases: &[],
+    },
+    Opt {
+        name: "exitall_on_error",
+        aliases: &[],
+    },
+    Opt {
+        name: "startdelay",
+        aliases: &[],
+    },
 ];
 
 /// fio's name for option `k` (resolving aliases), if hostbench supports it.
@@ -494,6 +550,31 @@ fn parse_size_opt(k: &str, v: &str, at: &str) -> Result<u64, JobError> {
     })
 }
 
+/// A time or a range of times (`startdelay=2`, `startdelay=1-5`, `1s:500ms`; a bare number
+/// is seconds), as `(low, high)` seconds; a reversed range is put in order, as fio does.
+fn parse_time_range(k: &str, v: &str, at: &str) -> Result<(f64, f64), JobError> {
+    let bad = || {
+        JobError(format!(
+            "{at}: {k}={v}: expected a time such as 2, 500ms or 10s, or a range such as 1-5"
+        ))
+    };
+    let (lo, hi) = match v.split_once(['-', ':']) {
+        Some((a, b)) => (
+            parse_fio_time(a, 1.0).ok_or_else(bad)?,
+            parse_fio_time(b, 1.0).ok_or_else(bad)?,
+        ),
+        None => {
+            let t = parse_fio_time(v, 1.0).ok_or_else(bad)?;
+            (t, t)
+        }
+    };
+    // fio keeps times in µs; a year is far beyond any benchmark and keeps the sums finite.
+    if lo > 366.0 * 86400.0 || hi > 366.0 * 86400.0 {
+        return Err(bad());
+    }
+    Ok((lo.min(hi), lo.max(hi)))
+}
+
 /// Turns parsed sections into jobs: every `[global]` applies to the jobs below it. Checks
 /// every option and value; the first problem is the error.
 pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError> {
@@ -528,6 +609,7 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
         all.extend(own);
         let job = apply_options(&all, &sec.name, &sec.opts)?;
         check_job(&job)?;
+        check_waitee(&job, &jobs, &sec.origin)?;
         jobs.push(job);
     }
     if jobs.is_empty() {
@@ -535,19 +617,46 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
             "no jobs: give at least one job (--name=NAME on the command line, or a [jobname] section in a job file)",
         );
     }
-    let first = &jobs[0];
-    for j in &jobs[1..] {
-        if j.runtime_s != first.runtime_s
-            || j.time_based != first.time_based
-            || j.ramp_time_s != first.ramp_time_s
-        {
-            return err(format!(
-                "jobs '{}' and '{}' differ in runtime, time_based or ramp_time; hostbench runs all jobs of one command for the same time, so give these options once in [global]",
-                first.name, j.name
-            ));
-        }
-    }
+    assign_groups(&mut jobs);
     Ok(jobs)
+}
+
+/// fio's group ids (`init.c:add_job`): the first job is in group 0; a job with `stonewall`
+/// or `new_group` starts the next group when the current one has a job already. Clones
+/// share their job's group.
+fn assign_groups(jobs: &mut [JobSpec]) {
+    let mut group = 0u32;
+    for (i, j) in jobs.iter_mut().enumerate() {
+        if (j.stonewall || j.new_group) && i > 0 {
+            group += 1;
+        }
+        j.groupid = group;
+    }
+}
+
+/// `wait_for` names exactly one job defined before this one (fio checks the jobs added so
+/// far: a later job, or two of that name, are errors).
+fn check_waitee(j: &JobSpec, earlier: &[JobSpec], origin: &str) -> Result<(), JobError> {
+    let Some(w) = &j.wait_for else {
+        return Ok(());
+    };
+    if *w == j.name {
+        return err(format!(
+            "{origin}: job '{}': a job cannot wait for itself (wait_for={w})",
+            j.name
+        ));
+    }
+    match earlier.iter().filter(|e| e.name == *w).count() {
+        0 => err(format!(
+            "{origin}: job '{}': wait_for={w}: no job named '{w}' before it (the waitee must              be defined earlier in the job file)",
+            j.name
+        )),
+        1 => Ok(()),
+        _ => err(format!(
+            "{origin}: job '{}': wait_for={w}: several jobs are named '{w}'; give them              distinct names",
+            j.name
+        )),
+    }
 }
 
 /// A job from its options (globals first, then its own, each with where it was written):
@@ -560,6 +669,13 @@ fn apply_options(
     let mut j = JobSpec {
         name: section.to_string(),
         groupid: 0,
+        stonewall: false,
+        new_group: false,
+        wait_for: None,
+        exitall: false,
+        exit_what: ExitWhat::Group,
+        exitall_on_error: false,
+        startdelay_s: (0.0, 0.0),
         filename: None,
         directory: ".".into(),
         size: None,
@@ -798,6 +914,30 @@ fn apply_options(
                 }
             }
             "allow_mounted_write" => j.allow_mounted_write = parse_bool_opt(k, v, at)?,
+            "stonewall" => j.stonewall = parse_bool_opt(k, v, at)?,
+            "new_group" => j.new_group = parse_bool_opt(k, v, at)?,
+            "exitall" => j.exitall = parse_bool_opt(k, v, at)?,
+            "exitall_on_error" => j.exitall_on_error = parse_bool_opt(k, v, at)?,
+            "wait_for" => {
+                let name = v.trim();
+                if name.is_empty() {
+                    return err(format!("{at}: wait_for needs the name of an earlier job"));
+                }
+                j.wait_for = Some(name.to_string());
+            }
+            "exit_what" => {
+                j.exit_what = match v.trim() {
+                    "group" => ExitWhat::Group,
+                    "stonewall" => ExitWhat::Stonewall,
+                    "all" => ExitWhat::All,
+                    _ => {
+                        return err(format!(
+                            "{at}: exit_what={v}: expected group (the default), stonewall or all"
+                        ));
+                    }
+                }
+            }
+            "startdelay" => j.startdelay_s = parse_time_range(k, v, at)?,
             "nrfiles" => {
                 if parse_int(k, v, at, 1, 1)? != 1 {
                     unreachable!("parse_int bounds nrfiles to 1");
@@ -909,8 +1049,10 @@ mod tests {
         assert_eq!(s.len(), 4);
         assert_eq!(s[1].opts[0], ("rw".to_string(), "randread".to_string()));
         assert_eq!(s[3].opts[1], ("time_based".to_string(), String::new()));
-        let err = jobs_from_sections(&s).unwrap_err();
-        assert!(err.0.contains("differ in runtime"), "{err}");
+        // Each job has its own runtime, as in fio.
+        let jobs = jobs_from_sections(&s).unwrap();
+        assert_eq!((jobs[0].runtime_s, jobs[1].runtime_s), (None, Some(1.0)));
+        assert!(!jobs[0].time_based && jobs[1].time_based);
         let text = "[global]\nioengine=libaio\ndirect=1\n[a]\nrw=randread\n[global]\nbs=8k\n[b]\nrw=write\n";
         let jobs = jobs_from_sections(&parse_ini(text, "t.fio", &no_env).unwrap()).unwrap();
         assert_eq!(jobs[0].engine, EngineKind::Libaio);
@@ -920,6 +1062,54 @@ mod tests {
             "the second global applies below it only"
         );
         assert!(jobs[1].direct);
+    }
+
+    /// fio's reference job (fio-jobfiles.md §1): a, b in group 0, c (new_group) in 1, d
+    /// (stonewall) in 2; a stonewall in [global] gives every job its own group.
+    #[test]
+    fn group_ids_as_fio_assigns_them() {
+        let g = |text: &str| -> Vec<u32> {
+            jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap())
+                .unwrap()
+                .iter()
+                .map(|j| j.groupid)
+                .collect()
+        };
+        let text = "[global]\nioengine=null\nsize=1m\n[a]\nnumjobs=2\n[b]\nrw=write\n[c]\nnew_group\ngroup_reporting\nnumjobs=3\n[d]\nstonewall\n";
+        assert_eq!(g(text), [0, 0, 1, 2]);
+        assert_eq!(g("[global]\nstonewall\n[a]\n[b]\n[c]\n"), [0, 1, 2]);
+        assert_eq!(
+            g("[a]\nstonewall\n[b]\nwait_for_previous\n[c]\nnew_group=0\n"),
+            [0, 1, 1]
+        );
+        // wait_for does not change the group.
+        assert_eq!(g("[a]\n[b]\nwait_for=a\n"), [0, 0]);
+    }
+
+    #[test]
+    fn sequencing_options_are_checked_as_fio_checks_them() {
+        let j = |text: &str| jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap());
+        let jobs = j("[a]\nstartdelay=1-500ms\nexitall\nexit_what=stonewall\n[b]\nstartdelay=2\n")
+            .unwrap();
+        assert_eq!(
+            jobs[0].startdelay_s,
+            (0.5, 1.0),
+            "a reversed range is ordered"
+        );
+        assert!(jobs[0].exitall && jobs[0].exit_what == ExitWhat::Stonewall);
+        assert_eq!(jobs[1].startdelay_s, (2.0, 2.0));
+        assert_eq!(jobs[1].exit_what, ExitWhat::Group);
+        for (text, needle) in [
+            ("[a]\nwait_for=b\n[b]\n", "no job named 'b' before it"),
+            ("[a]\nwait_for=a\n", "cannot wait for itself"),
+            ("[a]\n[a]\n[b]\nwait_for=a\n", "several jobs are named 'a'"),
+            ("[a]\nexit_what=some\n", "expected group"),
+            ("[a]\nstartdelay=x\n", "expected a time"),
+            ("[a]\nstartdelay=-1\n", "expected a time"),
+        ] {
+            let e = j(text).unwrap_err();
+            assert!(e.0.contains(needle), "{text:?}: {e}");
+        }
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod job;
 pub mod jobfile;
 mod layout;
 mod result;
+mod sequence;
 pub mod stats;
 mod worker;
 
@@ -73,10 +74,30 @@ struct Shared {
     warnings: Vec<Warning>,
     /// The job files' devices, watched from just before the run (fio's `disk_util`).
     disks: Option<Watch>,
+    /// When each clone starts and what stops it (stonewall, wait_for, startdelay, exitall).
+    seq: sequence::Sequencer,
 }
 
 struct FioInstance {
     shared: Arc<Shared>,
+}
+
+/// The time limits the runner can hold for every clone at once: `Some((runtime, ramp_time))`
+/// when all jobs start together (no `stonewall` after the first job, no `startdelay`, no
+/// `wait_for`) and share `runtime`, `time_based` and `ramp_time`; then the run's time limit
+/// and warmup are the jobs'. Otherwise `None`: each clone keeps its own limits from its own
+/// start (they always do; the run's limits then stay open).
+pub fn common_limits(jobs: &[JobSpec]) -> Option<(Option<f64>, f64)> {
+    let first = jobs.first()?;
+    let together = jobs.iter().enumerate().all(|(i, j)| {
+        (!j.stonewall || i == 0)
+            && j.startdelay_s.1 == 0.0
+            && j.wait_for.is_none()
+            && j.runtime_s == first.runtime_s
+            && j.time_based == first.time_based
+            && j.ramp_time_s == first.ramp_time_s
+    });
+    together.then_some((first.runtime_s, first.ramp_time_s))
 }
 
 /// The jobs of a parameter set (the `jobs` text), checked.
@@ -223,8 +244,10 @@ impl Workload for Fio {
                 .collect();
             Watch::start(paths.iter().map(PathBuf::as_path))
         });
+        let seq = sequence::Sequencer::new(&jobs, &threads, ctx.seed);
         Ok(Box::new(FioInstance {
             shared: Arc::new(Shared {
+                seq,
                 jobs,
                 global_options,
                 threads,
