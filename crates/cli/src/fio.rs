@@ -41,7 +41,9 @@ iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null) dir
 time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
 (random zipf:θ pareto:h) fsync fdatasync end_fsync rate_iops group_reporting invalidate
 fadvise_hint (0 1 random sequential)
-nrfiles=1 thread description. Any other fio option is an error. See docs/fio.md.
+nrfiles=1 thread description; sequencing: stonewall (wait_for_previous) new_group wait_for
+exitall exit_what (group stonewall all) exitall_on_error startdelay (a time or a range a-b).
+Any other fio option is an error. See docs/fio.md.
 
 Example (GitLab's file-system check):
   hostbench fio --randrepeat=1 --ioengine=libaio --direct=1 --gtod_reduce=1 --name=test \\
@@ -61,6 +63,11 @@ const FLAGS: &[&str] = &[
     "group_reporting",
     "invalidate",
     "thread",
+    "stonewall",
+    "wait_for_previous",
+    "new_group",
+    "exitall",
+    "exitall_on_error",
 ];
 
 /// What the command line asked for.

@@ -72,7 +72,8 @@ pub struct FioJob {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FioBlock {
-    /// Index of its job in [`FioResult::jobs`].
+    /// Index of its job in [`FioResult::jobs`] (for a merged block, the last merged clone's
+    /// job, whose options fio's JSON shows).
     pub job: usize,
     /// The job's name.
     pub name: String,

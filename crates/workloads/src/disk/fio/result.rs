@@ -154,6 +154,8 @@ fn add(a: &mut [u64], b: &[u64]) {
 /// fio's group reporting: `b`, another clone of `m`'s reporting group, merged into `m`.
 fn merge(m: &mut Acc, b: &Acc) {
     let (mb, bb) = (&mut m.block, &b.block);
+    // The block keeps its first clone's name; fio's JSON shows the last merged job's options.
+    mb.job = bb.job;
     let k = f64::from(mb.clones);
     mb.usr_cpu_pct = (mb.usr_cpu_pct * k + bb.usr_cpu_pct) / (k + 1.0);
     mb.sys_cpu_pct = (mb.sys_cpu_pct * k + bb.sys_cpu_pct) / (k + 1.0);

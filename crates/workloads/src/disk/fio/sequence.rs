@@ -277,8 +277,8 @@ mod tests {
         ];
         assert!(schedule(&mut t, &n, &w, 0));
         assert_eq!(states(&t), "RRRRPP");
-        for i in 0..3 {
-            t[i].state = State::Exited;
+        for x in &mut t[..3] {
+            x.state = State::Exited;
         }
         assert!(!schedule(&mut t, &n, &w, 0), "c still runs: d waits");
         assert_eq!(states(&t), "EEERPP");

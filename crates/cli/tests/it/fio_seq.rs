@@ -1,0 +1,398 @@
+//! fio's job sequencing and reporting groups, side by side with the installed fio: the same
+//! job file through both, compared on what does not depend on speed — group ids, the order
+//! of the job blocks, each block's I/O counts, the "Run status group" blocks (their
+//! directions and sizes) — and on when jobs start and stop (stonewall phases, startdelay,
+//! each job's own runtime, exitall and exit_what), with generous time windows.
+//!
+//! Without fio the comparisons are skipped with a message, unless `HOSTBENCH_TEST_FIO` is
+//! set (CI sets it and installs fio): then a missing fio fails the test.
+
+use super::fio::{json, peer_fio, redact, s, tmp};
+use crate::common;
+use serde_json::Value;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Whether fio is here to compare with; a failure when CI asked for it.
+fn need_fio(test: &str) -> bool {
+    if peer_fio() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("HOSTBENCH_TEST_FIO").is_none(),
+        "{test}: HOSTBENCH_TEST_FIO is set but fio is not installed"
+    );
+    eprintln!("skip: fio is not installed; {test} not compared with it");
+    false
+}
+
+/// Runs hostbench's fio front-end on `args` in `dir`: (stdout, wall time).
+fn hb(dir: &Path, args: &[&str]) -> (String, Duration) {
+    let t = Instant::now();
+    let out = common::hb()
+        .current_dir(dir)
+        .arg("fio")
+        .args(args)
+        .arg("--no-save")
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let took = t.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "hostbench fio {args:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    (String::from_utf8(out.stdout).unwrap(), took)
+}
+
+/// Runs the real fio on `args` in `dir`: (stdout, wall time).
+fn fio(dir: &Path, args: &[&str]) -> (String, Duration) {
+    let t = Instant::now();
+    let o = std::process::Command::new("fio")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let took = t.elapsed();
+    assert!(
+        o.status.success(),
+        "fio {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (String::from_utf8(o.stdout).unwrap(), took)
+}
+
+/// Each JSON job entry: (name, group, reads, writes). fio 3.33 can add an empty entry with
+/// group -1 (a miscount when group_reporting is set on some jobs of a group only): left out.
+fn entries(v: &Value) -> Vec<(String, u64, u64, u64)> {
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j.get("jobname").is_some())
+        .map(|j| {
+            (
+                j["jobname"].as_str().unwrap().to_string(),
+                j["groupid"].as_u64().unwrap(),
+                j["read"]["total_ios"].as_u64().unwrap(),
+                j["write"]["total_ios"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The structure of a normal report: start-up lines' names and groups, each job block's
+/// header (name, group, clones), and the Run status blocks with each direction's `io=`.
+fn structure(out: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    for l in out.lines() {
+        if let Some(p) = l.find(": (g=") {
+            v.push(format!("start {}{}", &l[..p], &l[p..p + 7]));
+        } else if let Some(p) = l.find(": err=") {
+            v.push(format!("block {}", &l[..p]));
+        } else if l.starts_with("Run status group ") {
+            v.push(l.to_string());
+        } else if l.starts_with("   READ: ") || l.starts_with("  WRITE: ") {
+            let io = l
+                .split(", io=")
+                .nth(1)
+                .unwrap()
+                .split(", run=")
+                .next()
+                .unwrap();
+            v.push(format!(
+                "{} io={io}",
+                l.trim_start().split(':').next().unwrap()
+            ));
+        }
+    }
+    v
+}
+
+/// The job files compared with fio: size-based, so every count is fio's exactly.
+fn job_files(dir: &Path) -> Vec<(&'static str, String)> {
+    let d = s(dir);
+    vec![
+        (
+            // The reference's §1 example: a, b in group 0; c (new_group, 3 clones merged) in
+            // 1; d (stonewall) in 2, after all of them.
+            "groups",
+            "[global]\nioengine=null\nsize=1m\n[a]\nnumjobs=2\n[b]\nrw=write\n[c]\nnew_group\n\
+             group_reporting\nnumjobs=3\n[d]\nstonewall\nrw=randread\n"
+                .to_string(),
+        ),
+        (
+            // Three stonewalled phases on one file, as fio's examples write then read.
+            "phases",
+            format!(
+                "[global]\nioengine=psync\ndirectory={d}\nfilename=ph.dat\nsize=2m\nbs=4k\n\
+                 [write]\nrw=write\n[randread]\nstonewall\nrw=randread\n[read]\nstonewall\n\
+                 rw=read\nbs=8k\nnumjobs=2\ngroup_reporting\n"
+            ),
+        ),
+        (
+            // examples/waitfor.fio in small: each phase waits for the one before by name.
+            "waitfor",
+            format!(
+                "[global]\ngroup_reporting\ndirectory={d}\nfilename=wf.dat\nsize=1m\n\
+                 [writers]\nrw=write\nbs=128k\nnumjobs=2\n[readers]\nnew_group\n\
+                 wait_for=writers\nrw=randread\nnumjobs=2\n[writers2]\nnew_group\n\
+                 wait_for=readers\nrw=randwrite\n"
+            ),
+        ),
+        (
+            // group_reporting in [global]: one block per group, across jobs.
+            "group_reporting",
+            "[global]\nioengine=null\nsize=256k\ngroup_reporting\n[a]\n[b]\nrw=write\n\
+             numjobs=2\n[c]\nstonewall\n[d]\nrw=randrw\n[e]\nnew_group\n"
+                .to_string(),
+        ),
+    ]
+}
+
+#[test]
+fn groups_phases_and_counts_match_fio() {
+    if !need_fio("fio_seq::groups_phases_and_counts_match_fio") {
+        return;
+    }
+    let d = tmp("seq-groups");
+    for (tag, text) in job_files(&d) {
+        let f = d.join(format!("{tag}.fio"));
+        std::fs::write(&f, text).unwrap();
+        let f = s(&f);
+        let (peer, _) = fio(&d, &[&f, "--output-format=json"]);
+        let (ours, _) = hb(&d, &[&f, "--output-format=json"]);
+        assert_eq!(entries(&json(&ours)), entries(&json(&peer)), "{tag}: JSON");
+        let (peer, _) = fio(&d, &[&f]);
+        let (ours, _) = hb(&d, &[&f]);
+        assert_eq!(structure(&ours), structure(&peer), "{tag}\n{ours}\n{peer}");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// Every job file after the first is a new group, run after the one before (fio's rule).
+#[test]
+fn each_further_job_file_is_a_stonewalled_group() {
+    if !need_fio("fio_seq::each_further_job_file_is_a_stonewalled_group") {
+        return;
+    }
+    let d = tmp("seq-files");
+    let one = d.join("one.fio");
+    let two = d.join("two.fio");
+    std::fs::write(
+        &one,
+        "[global]\nioengine=null\nsize=512k\n[a]\n[b]\nrw=write\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &two,
+        "[global]\nioengine=null\nsize=256k\n[c]\n[e]\nrw=randwrite\n",
+    )
+    .unwrap();
+    let args = [s(&one), s(&two)];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (peer, _) = fio(&d, &[args[0], args[1], "--output-format=json"]);
+    let (ours, _) = hb(&d, &[args[0], args[1], "--output-format=json"]);
+    let e = entries(&json(&ours));
+    assert_eq!(e, entries(&json(&peer)));
+    assert_eq!(e.iter().map(|x| x.1).collect::<Vec<_>>(), [0, 0, 1, 1]);
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// The `runtime` (ms) of each JSON entry's busy direction, by name.
+fn runtimes(v: &Value) -> Vec<(String, u64)> {
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j.get("jobname").is_some())
+        .map(|j| {
+            let r = j["read"]["runtime"]
+                .as_u64()
+                .unwrap()
+                .max(j["write"]["runtime"].as_u64().unwrap());
+            (j["jobname"].as_str().unwrap().to_string(), r)
+        })
+        .collect()
+}
+
+fn within(what: &str, got: u64, lo: u64, hi: u64) {
+    assert!(
+        (lo..=hi).contains(&got),
+        "{what}: {got} ms, expected {lo}-{hi}"
+    );
+}
+
+/// Each job stops at its own runtime; a stonewall phase starts when the one before ends;
+/// a start delay counts from the start of the run (so a stonewalled job whose delay passed
+/// during the phase before starts at its end). Time windows are wide: a busy machine is
+/// slow to wake a thread, and only the order of events is the point.
+#[test]
+fn each_job_keeps_its_own_time_and_phases_follow_each_other() {
+    let d = tmp("seq-time");
+    let f = d.join("time.fio");
+    std::fs::write(
+        &f,
+        "[global]\nioengine=null\nsize=1g\ntime_based\nrate_iops=200\n\
+         [short]\nruntime=400ms\n[long]\nruntime=1200ms\n\
+         [next]\nstonewall\nstartdelay=500ms\nruntime=300ms\n\
+         [late]\nnew_group\nstartdelay=600ms-800ms\nruntime=200ms\n",
+    )
+    .unwrap();
+    let f = s(&f);
+    let check = |who: &str, out: &str, took: Duration| {
+        let v = json(out);
+        let r = runtimes(&v);
+        let names: Vec<&str> = r.iter().map(|x| x.0.as_str()).collect();
+        assert_eq!(names, ["short", "long", "next", "late"], "{who}");
+        within(&format!("{who} short"), r[0].1, 380, 700);
+        within(&format!("{who} long"), r[1].1, 1180, 1600);
+        within(&format!("{who} next"), r[2].1, 280, 600);
+        within(&format!("{who} late"), r[3].1, 180, 500);
+        let groups: Vec<u64> = v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["groupid"].as_u64().unwrap())
+            .collect();
+        assert_eq!(groups, [0, 0, 1, 2], "{who}");
+        // long (1.2 s), then next (0.3 s; its delay passed long ago), while late (delay
+        // 0.6-0.8 s, no stonewall) ran beside long: about 1.5 s in all.
+        assert!(
+            took >= Duration::from_millis(1450) && took < Duration::from_secs(8),
+            "{who}: {took:?}"
+        );
+    };
+    let (ours, took) = hb(&d, &[&f, "--output-format=json"]);
+    check("hostbench", &ours, took);
+    if need_fio("fio_seq::each_job_keeps_its_own_time_and_phases_follow_each_other") {
+        let (peer, took) = fio(&d, &[&f, "--output-format=json"]);
+        check("fio", &peer, took);
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// `exitall`: the first job to end stops its group (acceptance check 3 of the reference);
+/// `exit_what=all` stops everything, and a job that never started has no block in the
+/// normal layout (JSON lists it with no I/O) while its group's Run status header stays.
+#[test]
+fn exitall_and_exit_what_stop_what_fio_stops() {
+    let d = tmp("seq-exit");
+    let group = d.join("group.fio");
+    std::fs::write(
+        &group,
+        "[global]\nioengine=null\nsize=1g\ntime_based\nrate_iops=200\n\
+         [a]\nexitall\nruntime=3\n[b]\nruntime=500ms\n[c]\nnew_group\nruntime=1500ms\n",
+    )
+    .unwrap();
+    let all = d.join("all.fio");
+    std::fs::write(
+        &all,
+        "[global]\nioengine=null\nsize=1g\ntime_based\nrate_iops=200\n\
+         [a]\nexitall\nruntime=3\n[b]\nruntime=500ms\nexit_what=all\n[c]\nnew_group\n\
+         runtime=3\n[never]\nstonewall\nruntime=1\n",
+    )
+    .unwrap();
+    let check = |who: &str, g: &str, a: &str, an: &str| {
+        let r = runtimes(&json(g));
+        // b ends at 0.5 s and stops a (its group); c, another group, runs its 1.5 s.
+        within(&format!("{who} a"), r[0].1, 450, 900);
+        within(&format!("{who} b"), r[1].1, 450, 900);
+        within(&format!("{who} c"), r[2].1, 1450, 2000);
+        let v = json(a);
+        let r = runtimes(&v);
+        // exit_what=all: c stops with b, and `never` never starts.
+        within(&format!("{who} c (all)"), r[2].1, 450, 900);
+        assert_eq!(r[3], ("never".to_string(), 0), "{who}");
+        assert_eq!(v["jobs"][3]["read"]["total_ios"], 0, "{who}");
+        assert!(!an.contains("never: (groupid"), "{who}: no block\n{an}");
+        assert!(
+            an.contains("never: (g=2)"),
+            "{who}: its start-up line\n{an}"
+        );
+        let after = an
+            .split("Run status group 2 (all jobs):\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{who}: the empty group's header\n{an}"));
+        assert!(!after.contains("READ:"), "{who}: group 2 is empty\n{an}");
+    };
+    let (g, _) = hb(&d, &[&s(&group), "--output-format=json"]);
+    let (a, _) = hb(&d, &[&s(&all), "--output-format=json"]);
+    let (an, _) = hb(&d, &[&s(&all)]);
+    check("hostbench", &g, &a, &an);
+    if need_fio("fio_seq::exitall_and_exit_what_stop_what_fio_stops") {
+        let (g, _) = fio(&d, &[&s(&group), "--output-format=json"]);
+        let (a, _) = fio(&d, &[&s(&all), "--output-format=json"]);
+        let (an, _) = fio(&d, &[&s(&all)]);
+        check("fio", &g, &a, &an);
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// The normal layout of a file with three groups (one merged by group_reporting), figures
+/// and times redacted: the start-up lines with their `g=`, a block per entry, and a Run
+/// status block per group.
+#[test]
+fn normal_layout_of_several_groups() {
+    let d = tmp("seq-snap");
+    let f = d.join("groups.fio");
+    std::fs::write(
+        &f,
+        "[global]\nioengine=null\nsize=1m\n[a]\nnumjobs=2\n[b]\nrw=write\n[c]\nnew_group\n\
+         group_reporting\nnumjobs=3\n[d]\nstonewall\nrw=randread\n",
+    )
+    .unwrap();
+    let (out, _) = hb(&d, &[&s(&f)]);
+    // The structure with its group ids and sizes (size-based jobs: exact), then the lines
+    // of figures with the figures redacted (a tiny job's latency lines vary from run to
+    // run: which units, how many distribution lines; they are not this test's business).
+    let mut snap = structure(&out).join("\n");
+    snap.push_str("\n--- lines, figures redacted ---\n");
+    for l in redact(&out).lines() {
+        if [
+            "fio-",
+            "Starting ",
+            "  read: ",
+            "  write: ",
+            "   READ: ",
+            "  WRITE: ",
+        ]
+        .iter()
+        .any(|p| l.starts_with(p))
+            || l.contains(": (g=")
+            || l.contains(": err=")
+            || l.starts_with("Run status")
+            || l.is_empty()
+        {
+            snap.push_str(l);
+            snap.push('\n');
+        }
+    }
+    insta::assert_snapshot!("several_groups", snap);
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// A sequenced run's hostbench result validates against the schema and carries each job's
+/// group.
+#[test]
+fn a_sequenced_result_is_valid() {
+    let d = tmp("seq-schema");
+    let f = d.join("v.fio");
+    std::fs::write(
+        &f,
+        "[global]\nioengine=null\nsize=256k\n[w]\nrw=write\n[r]\nstonewall\n[x]\nnew_group\n\
+         wait_for=r\nstartdelay=10ms-20ms\n",
+    )
+    .unwrap();
+    let (out, _) = hb(&d, &[&s(&f), "--output-format=hostbench-json"]);
+    let r = json(&out);
+    common::assert_valid(&r, "sequenced fio result");
+    let g: Vec<u64> = r["fio"]["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["groupid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(g, [0, 1, 2]);
+    assert_eq!(r["fio"]["blocks"].as_array().unwrap().len(), 3);
+    std::fs::remove_dir_all(d).unwrap();
+}
