@@ -2,7 +2,8 @@
 //! job file through both, compared on what does not depend on speed — group ids, the order
 //! of the job blocks, each block's I/O counts, the "Run status group" blocks (their
 //! directions and sizes) — and on when jobs start and stop (stonewall phases, startdelay,
-//! each job's own runtime, exitall and exit_what), with generous time windows.
+//! each job's own runtime, exitall and exit_what), with generous time windows; and how
+//! much I/O a size-based job does (`loops`, `number_ios`, `io_size`/`io_limit`).
 //!
 //! Without fio the comparisons are skipped with a message, unless `HOSTBENCH_TEST_FIO` is
 //! set (CI sets it and installs fio): then a missing fio fails the test.
@@ -271,6 +272,38 @@ fn each_job_keeps_its_own_time_and_phases_follow_each_other() {
     std::fs::remove_dir_all(d).unwrap();
 }
 
+/// A job's `ramp_time` starts at its own start: a stonewalled job ramps after the phase
+/// before it, then measures its runtime; nothing of its ramp is counted.
+#[test]
+fn ramp_time_is_the_jobs_own() {
+    let d = tmp("seq-ramp");
+    let f = d.join("ramp.fio");
+    std::fs::write(
+        &f,
+        "[global]\nioengine=null\nsize=1g\ntime_based\nrate_iops=200\n\
+         [first]\nruntime=300ms\n[second]\nstonewall\nramp_time=500ms\nruntime=500ms\n",
+    )
+    .unwrap();
+    let f = s(&f);
+    let check = |who: &str, out: &str, took: Duration| {
+        let v = json(out);
+        let r = runtimes(&v);
+        within(&format!("{who} first"), r[0].1, 280, 600);
+        within(&format!("{who} second"), r[1].1, 480, 800);
+        // 200 IOPS over the measured 0.5 s, not over the ramp too.
+        let n = v["jobs"][1]["read"]["total_ios"].as_u64().unwrap();
+        assert!((80..=130).contains(&n), "{who}: {n} I/Os counted");
+        assert!(took >= Duration::from_millis(1250), "{who}: {took:?}");
+    };
+    let (ours, took) = hb(&d, &[&f, "--output-format=json"]);
+    check("hostbench", &ours, took);
+    if need_fio("fio_seq::ramp_time_is_the_jobs_own") {
+        let (peer, took) = fio(&d, &[&f, "--output-format=json"]);
+        check("fio", &peer, took);
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
 /// `exitall`: the first job to end stops its group (acceptance check 3 of the reference);
 /// `exit_what=all` stops everything, and a job that never started has no block in the
 /// normal layout (JSON lists it with no I/O) while its group's Run status header stays.
@@ -394,5 +427,63 @@ fn a_sequenced_result_is_valid() {
         .collect();
     assert_eq!(g, [0, 1, 2]);
     assert_eq!(r["fio"]["blocks"].as_array().unwrap().len(), 3);
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// How much I/O a size-based job does, as fio: `loops`, `number_ios`, `io_size`/`io_limit`
+/// and a region that is not a whole number of blocks, each alone and together, on null
+/// jobs and on a file; every I/O count must be fio's.
+#[test]
+fn io_amounts_match_fio() {
+    if !need_fio("fio_seq::io_amounts_match_fio") {
+        return;
+    }
+    let d = tmp("seq-amount");
+    let cases = [
+        "loops=3",
+        "number_ios=100",
+        "number_ios=100 loops=3",
+        "number_ios=1000",
+        "io_size=3m",
+        "io_limit=512k",
+        "io_size=3m loops=2",
+        "io_size=512k loops=3",
+        "io_size=1536k loops=2",
+        "io_size=10k loops=2",
+        "io_size=6k loops=3",
+        "number_ios=100 io_size=200k",
+        "rw=randread loops=2",
+        "rw=randread io_size=2m",
+        "rw=randwrite number_ios=3 loops=2",
+        "rw=randrw bs=16k loops=2",
+        "size=1000k bs=64k",
+        "size=1000k bs=64k loops=2",
+        "size=1000k bs=64k rw=randread",
+        "io_size=1000k bs=64k",
+        "io_size=100k bs=64k loops=2",
+        "ioengine=psync filename=amount.dat rw=write loops=2",
+        "ioengine=psync filename=amount.dat rw=randread io_size=1536k",
+    ];
+    let total = |out: &str| -> (u64, u64) {
+        let v = json(out);
+        let j = &v["jobs"][0];
+        (
+            j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap(),
+            j["read"]["io_bytes"].as_u64().unwrap() + j["write"]["io_bytes"].as_u64().unwrap(),
+        )
+    };
+    for case in cases {
+        let mut args = vec![
+            "--name=amount".to_string(),
+            "--ioengine=null".to_string(),
+            "--size=1m".to_string(),
+        ];
+        args.extend(case.split(' ').map(|o| format!("--{o}")));
+        args.push("--output-format=json".into());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (peer, _) = fio(&d, &args);
+        let (ours, _) = hb(&d, &args);
+        assert_eq!(total(&ours), total(&peer), "{case}: (I/Os, bytes)");
+    }
     std::fs::remove_dir_all(d).unwrap();
 }

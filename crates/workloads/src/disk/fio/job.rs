@@ -161,6 +161,14 @@ pub struct JobSpec {
     /// `startdelay`, seconds after the start of the run: `(low, high)`; a range draws one
     /// value per clone, uniformly.
     pub startdelay_s: (f64, f64),
+    /// `io_size` (`io_limit`): bytes of I/O per pass, independent of the region (`size`);
+    /// more than the region wraps around it. `None` = `size`.
+    pub io_size: Option<u64>,
+    /// `loops`: passes over the workload (0 counts as 1; ignored by `time_based`).
+    pub loops: u32,
+    /// `number_ios`: stop after this many I/Os per pass (0 = no limit; ignored by
+    /// `time_based`).
+    pub number_ios: u64,
     /// `filename`, if given (all clones share it).
     pub filename: Option<String>,
     /// `directory` for generated names.
@@ -427,6 +435,18 @@ const OPTS: &[Opt] = &[
         name: "startdelay",
         aliases: &[],
     },
+    Opt {
+        name: "io_size",
+        aliases: &["io_limit"],
+    },
+    Opt {
+        name: "loops",
+        aliases: &[],
+    },
+    Opt {
+        name: "number_ios",
+        aliases: &[],
+    },
 ];
 
 /// fio's name for option `k` (resolving aliases), if hostbench supports it.
@@ -676,6 +696,9 @@ fn apply_options(
         exit_what: ExitWhat::Group,
         exitall_on_error: false,
         startdelay_s: (0.0, 0.0),
+        io_size: None,
+        loops: 1,
+        number_ios: 0,
         filename: None,
         directory: ".".into(),
         size: None,
@@ -938,6 +961,24 @@ fn apply_options(
                 }
             }
             "startdelay" => j.startdelay_s = parse_time_range(k, v, at)?,
+            "io_size" => {
+                if v.trim().ends_with('%') {
+                    return err(format!(
+                        "{at}: {k}={v}: percentages are not supported yet; give a size"
+                    ));
+                }
+                let n = parse_size_opt(k, v, at)?;
+                // fio: 0 means "not set" (the region's size).
+                j.io_size = (n > 0).then_some(n);
+            }
+            "loops" => j.loops = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
+            "number_ios" => {
+                j.number_ios = parse_fio_size(v).ok_or_else(|| {
+                    JobError(format!(
+                        "{at}: {k}={v}: expected a count such as 1000 (k = 1024 as fio reads it)"
+                    ))
+                })?
+            }
             "nrfiles" => {
                 if parse_int(k, v, at, 1, 1)? != 1 {
                     unreachable!("parse_int bounds nrfiles to 1");
@@ -992,6 +1033,24 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
 }
 
 impl JobSpec {
+    /// What ends a size-based clone (not `time_based`), as fio 3.33 ends it: `(bytes, ios)`,
+    /// the clone stops issuing once it has issued that many bytes, or that many I/Os (0 = no
+    /// I/O limit). `region` is the clone's region (`size`). Measured with fio on null jobs:
+    /// `loops` passes each cover the region once up to `io_size`, and an `io_size` larger
+    /// than the region is done in the first pass, so the bytes are
+    /// `max(io_size, loops × min(io_size, region))` (`size=1m`: `loops=3` 3 MiB,
+    /// `io_size=512k,loops=3` 1.5 MiB, `io_size=3m,loops=2` 3 MiB, `io_size=1536k,loops=2`
+    /// 2 MiB); `number_ios` counts over all passes (`number_ios × loops`). A pass covers the
+    /// region's whole blocks only (`size=1000k,bs=64k`: 15 I/Os).
+    pub fn io_limits(&self, region: u64) -> (u64, u64) {
+        let loops = u64::from(self.loops.max(1));
+        // A pass covers the region's whole blocks (size=1000k, bs=64k: 15 I/Os, as fio).
+        let pass = region - region % self.max_bs().max(1);
+        let io = self.io_size.unwrap_or(pass);
+        let bytes = io.max(loops.saturating_mul(io.min(pass)));
+        (bytes, self.number_ios.saturating_mul(loops))
+    }
+
     /// The access pattern the job announces to the kernel for its file (`fadvise_hint`):
     /// `Some(true)` random, `Some(false)` sequential, `None` no advice.
     pub fn advises_random(&self) -> Option<bool> {
@@ -1108,6 +1167,38 @@ mod tests {
             ("[a]\nstartdelay=-1\n", "expected a time"),
         ] {
             let e = j(text).unwrap_err();
+            assert!(e.0.contains(needle), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn io_limits_as_fio_counts_them() {
+        let lim = |opts: &str| {
+            let text = format!("[a]\nsize=1m\n{}\n", opts.replace(' ', "\n"));
+            let j = &jobs_from_sections(&parse_ini(&text, "t", &no_env).unwrap()).unwrap()[0];
+            j.io_limits(1 << 20)
+        };
+        assert_eq!(lim(""), (1 << 20, 0));
+        assert_eq!(lim("loops=3"), (3 << 20, 0));
+        assert_eq!(lim("loops=0"), (1 << 20, 0), "0 loops count as 1");
+        assert_eq!(lim("io_size=512k loops=3"), (3 << 19, 0));
+        assert_eq!(lim("io_limit=3m loops=2"), (3 << 20, 0));
+        assert_eq!(lim("io_size=1536k loops=2"), (2 << 20, 0));
+        assert_eq!(lim("number_ios=100 loops=3"), (3 << 20, 300));
+        assert_eq!(lim("number_ios=1k"), (1 << 20, 1024));
+        assert_eq!(lim("bs=64k io_size=0"), (1 << 20, 0), "io_size=0 is unset");
+        let j = &jobs_from_sections(&parse_ini("[a]\nbs=64k\n", "t", &no_env).unwrap()).unwrap()[0];
+        assert_eq!(
+            j.io_limits(1000 << 10),
+            (960 << 10, 0),
+            "whole blocks of the region"
+        );
+        for (text, needle) in [
+            ("[a]\nio_size=10%\n", "percentages"),
+            ("[a]\nloops=-1\n", "whole number"),
+            ("[a]\nnumber_ios=x\n", "expected a count"),
+        ] {
+            let e = jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap()).unwrap_err();
             assert!(e.0.contains(needle), "{text:?}: {e}");
         }
     }

@@ -104,6 +104,8 @@ pub(super) fn new_worker(
             .max(j.iodepth_batch_complete_min)
             .clamp(1, depth) as usize,
         ramp_end: 0,
+        limit_bytes: j.io_limits(size).0,
+        limit_ios: j.io_limits(size).1,
     })))
 }
 
@@ -198,6 +200,10 @@ struct FioWorker {
     complete_max: usize,
     /// End of this clone's own `ramp_time` (ticks; 0 = none): nothing before it is counted.
     ramp_end: u64,
+    /// A size-based clone stops once it has issued this many bytes ([`JobSpec::io_limits`]).
+    limit_bytes: u64,
+    /// ... or this many I/Os (0 = no such limit).
+    limit_ios: u64,
 }
 
 fn rusage() -> (u64, u64, u64, u64, u64) {
@@ -255,6 +261,13 @@ impl FioWorker {
     #[inline(always)]
     fn go(&self, ctl: &mut RunControl<'_>, now: u64) -> bool {
         !self.shared.seq.told_to_stop(self.tid) && ctl.next_op(now).is_some()
+    }
+
+    /// Whether a size-based clone has issued all it is to issue (`bytes` and `ios` so far).
+    #[inline(always)]
+    fn work_done(&self, bytes: u64, ios: u64) -> bool {
+        !self.job.time_based
+            && (bytes >= self.limit_bytes || (self.limit_ios > 0 && ios >= self.limit_ios))
     }
 
     /// The next I/O: direction, offset, length.
@@ -411,9 +424,10 @@ impl FioWorker {
         let mut meas = Meas::start(ctl, now, self.warming(ctl, now));
         let mut due = now;
         let mut issued = 0u64;
+        let mut issued_ios = 0u64;
         let buf = self.bufs.slot(0);
         loop {
-            if !self.job.time_based && issued >= self.size {
+            if self.work_done(issued, issued_ios) {
                 break;
             }
             if !self.go(ctl, now) {
@@ -444,6 +458,7 @@ impl FioWorker {
                 return Err(self.fail(dir, off, res));
             }
             issued += len as u64;
+            issued_ios += 1;
             let start = intended.unwrap_or(t0);
             let warming = self.warming(ctl, t1);
             if !warming {
@@ -520,6 +535,7 @@ impl FioWorker {
         let mut inflight = 0usize;
         let mut more = true;
         let mut issued = 0u64;
+        let mut issued_ios = 0u64;
         let t_start = ctl.now();
         let mut meas = Meas::start(ctl, t_start, self.warming(ctl, t_start));
         let mut due = t_start;
@@ -529,7 +545,7 @@ impl FioWorker {
                 let mut t0 = ctl.now();
                 let mut failed = false;
                 while let Some(&slot) = free.last() {
-                    if !self.job.time_based && issued >= self.size {
+                    if self.work_done(issued, issued_ios) {
                         more = false;
                         break;
                     }
@@ -549,6 +565,7 @@ impl FioWorker {
                     }
                     meta[slot as usize] = (dir, len, off);
                     issued += len as u64;
+                    issued_ios += 1;
                     batch.push(slot);
                     if batch.len() >= self.submit_batch {
                         match self.submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl) {
