@@ -3,7 +3,8 @@
 //! of the job blocks, each block's I/O counts, the "Run status group" blocks (their
 //! directions and sizes) — and on when jobs start and stop (stonewall phases, startdelay,
 //! each job's own runtime, exitall and exit_what), with generous time windows; and how
-//! much I/O a size-based job does (`loops`, `number_ios`, `io_size`/`io_limit`).
+//! much I/O a size-based job does (`loops`, `number_ios`, `io_size`/`io_limit`,
+//! `filesize`).
 //!
 //! Without fio the comparisons are skipped with a message, unless `HOSTBENCH_TEST_FIO` is
 //! set (CI sets it and installs fio): then a missing fio fails the test.
@@ -484,6 +485,65 @@ fn io_amounts_match_fio() {
         let (peer, _) = fio(&d, &args);
         let (ours, _) = hb(&d, &args);
         assert_eq!(total(&ours), total(&peer), "{case}: (I/Os, bytes)");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// `filesize` sets the file's size and `size` then only limits the I/O of a pass: the I/O
+/// counts and the laid-out file's length are fio's; a range gives a size in the range, a
+/// multiple of the block size, the same on every run.
+#[test]
+fn filesize_lays_out_and_limits_as_fio() {
+    let d = tmp("seq-filesize");
+    let run = |prog: &str, case: &str| -> (u64, u64) {
+        let f = d.join("fsz.0.0");
+        let _ = std::fs::remove_file(&f);
+        let mut args = vec!["--name=fsz".to_string(), "--ioengine=psync".to_string()];
+        args.extend(case.split(' ').map(|o| format!("--{o}")));
+        args.push("--output-format=json".into());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (out, _) = if prog == "fio" {
+            fio(&d, &args)
+        } else {
+            hb(&d, &args)
+        };
+        let v = json(&out);
+        let j = &v["jobs"][0];
+        let ios =
+            j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap();
+        (ios, std::fs::metadata(&f).unwrap().len())
+    };
+    let fixed = [
+        "filesize=64k",
+        "filesize=64k size=256k",
+        "filesize=64k size=32k",
+        "filesize=64k size=32k rw=write",
+        "filesize=100k bs=64k",
+        "filesize=64k rw=randread size=256k",
+        "filesize=64k loops=2",
+    ];
+    let peer = need_fio("fio_seq::filesize_lays_out_and_limits_as_fio");
+    for case in fixed {
+        let ours = run("hostbench", case);
+        if peer {
+            assert_eq!(ours, run("fio", case), "{case}: (I/Os, file length)");
+        }
+    }
+    let (ios, len) = run("hostbench", "filesize=10k-64k bs=4k");
+    assert!((8192..=65536).contains(&len) && len % 4096 == 0, "{len}");
+    assert_eq!(ios * 4096, len, "the whole file, once");
+    assert_eq!(
+        run("hostbench", "filesize=10k-64k bs=4k"),
+        (ios, len),
+        "the same size again"
+    );
+    if peer {
+        let (ios, len) = run("fio", "filesize=10k-64k bs=4k");
+        assert!(
+            (8192..=65536).contains(&len) && len % 4096 == 0,
+            "fio: {len}"
+        );
+        assert_eq!(ios * 4096, len, "fio");
     }
     std::fs::remove_dir_all(d).unwrap();
 }

@@ -166,6 +166,13 @@ pub struct JobSpec {
     pub io_size: Option<u64>,
     /// `loops`: passes over the workload (0 counts as 1; ignored by `time_based`).
     pub loops: u32,
+    /// `filesize`: the file's size, or a range `(low, high)` to draw it from; then `size`
+    /// only limits the I/O of a pass ([`JobSpec::size_limit`]). Resolved into `size` when
+    /// the files are laid out.
+    pub filesize: Option<(u64, u64)>,
+    /// With `filesize`: the `size` given, which limits each pass's bytes (never past the
+    /// file). `None` otherwise.
+    pub size_limit: Option<u64>,
     /// `number_ios`: stop after this many I/Os per pass (0 = no limit; ignored by
     /// `time_based`).
     pub number_ios: u64,
@@ -444,6 +451,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "filesize",
+        aliases: &[],
+    },
+    Opt {
         name: "number_ios",
         aliases: &[],
     },
@@ -698,6 +709,8 @@ fn apply_options(
         startdelay_s: (0.0, 0.0),
         io_size: None,
         loops: 1,
+        filesize: None,
+        size_limit: None,
         number_ios: 0,
         filename: None,
         directory: ".".into(),
@@ -972,6 +985,20 @@ fn apply_options(
                 j.io_size = (n > 0).then_some(n);
             }
             "loops" => j.loops = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
+            "filesize" => {
+                if v.contains('%') {
+                    return err(format!(
+                        "{at}: filesize={v}: percentages are not supported; give a size"
+                    ));
+                }
+                let (a, b) = v.split_once(['-', ':']).unwrap_or((v, v));
+                let (a, b) = (parse_size_opt(k, a, at)?, parse_size_opt(k, b, at)?);
+                if a == 0 || b == 0 {
+                    return err(format!("{at}: filesize={v}: must be more than 0"));
+                }
+                // fio swaps a reversed range.
+                j.filesize = Some((a.min(b), a.max(b)));
+            }
             "number_ios" => {
                 j.number_ios = parse_fio_size(v).ok_or_else(|| {
                     JobError(format!(
@@ -1041,14 +1068,40 @@ impl JobSpec {
     /// `max(io_size, loops × min(io_size, region))` (`size=1m`: `loops=3` 3 MiB,
     /// `io_size=512k,loops=3` 1.5 MiB, `io_size=3m,loops=2` 3 MiB, `io_size=1536k,loops=2`
     /// 2 MiB); `number_ios` counts over all passes (`number_ios × loops`). A pass covers the
-    /// region's whole blocks only (`size=1000k,bs=64k`: 15 I/Os).
+    /// region's whole blocks only (`size=1000k,bs=64k`: 15 I/Os), and with `filesize` no
+    /// more than `size` (`filesize=64k,size=32k`: 32 KiB; `size=256k`: 64 KiB).
     pub fn io_limits(&self, region: u64) -> (u64, u64) {
         let loops = u64::from(self.loops.max(1));
         // A pass covers the region's whole blocks (size=1000k, bs=64k: 15 I/Os, as fio).
-        let pass = region - region % self.max_bs().max(1);
+        let mut pass = region - region % self.max_bs().max(1);
+        if let Some(limit) = self.size_limit {
+            // `size` with `filesize`: the bytes of a pass, never past the file's end.
+            pass = pass.min(limit);
+        }
         let io = self.io_size.unwrap_or(pass);
         let bytes = io.max(loops.saturating_mul(io.min(pass)));
         (bytes, self.number_ios.saturating_mul(loops))
+    }
+
+    /// Resolves `filesize` into the region (`size`), keeping the `size` given as the limit of
+    /// a pass. A range draws a size uniformly and rounds it down to the smallest block size,
+    /// as fio; the draw is seeded by the job's index (`job`), so every run gets the same size
+    /// (fio draws one per file, with randrepeat's seed). Does nothing without `filesize`, or
+    /// when already resolved.
+    pub fn resolve_filesize(&mut self, job: usize) {
+        let Some((lo, hi)) = self.filesize.take() else {
+            return;
+        };
+        let size = if hi > lo {
+            let u = hostbench_core::rand::Rng::for_thread(0xF11E_512E, job as u64).next_f64();
+            let min_bs = self.bs_read.min(self.bs_write).max(1);
+            let v = lo + ((hi - lo) as f64 * u) as u64;
+            (v - v % min_bs).max(min_bs)
+        } else {
+            lo
+        };
+        self.size_limit = self.size;
+        self.size = Some(size);
     }
 
     /// The access pattern the job announces to the kernel for its file (`fadvise_hint`):
@@ -1187,6 +1240,32 @@ mod tests {
         assert_eq!(lim("number_ios=100 loops=3"), (3 << 20, 300));
         assert_eq!(lim("number_ios=1k"), (1 << 20, 1024));
         assert_eq!(lim("bs=64k io_size=0"), (1 << 20, 0), "io_size=0 is unset");
+        let resolved = |opts: &str| {
+            let text = format!("[a]\n{}\n", opts.replace(' ', "\n"));
+            let mut j =
+                jobs_from_sections(&parse_ini(&text, "t", &no_env).unwrap()).unwrap()[0].clone();
+            j.resolve_filesize(0);
+            (j.size, j.io_limits(j.size.unwrap()))
+        };
+        assert_eq!(resolved("filesize=64k"), (Some(64 << 10), (64 << 10, 0)));
+        assert_eq!(
+            resolved("filesize=64k size=32k"),
+            (Some(64 << 10), (32 << 10, 0))
+        );
+        assert_eq!(
+            resolved("filesize=64k size=1m"),
+            (Some(64 << 10), (64 << 10, 0))
+        );
+        assert_eq!(
+            resolved("filesize=64k size=1m loops=2"),
+            (Some(64 << 10), (128 << 10, 0))
+        );
+        let (size, _) = resolved("filesize=64k-10k bs=4k");
+        let size = size.unwrap();
+        assert!(
+            (8 << 10..=64 << 10).contains(&size) && size % 4096 == 0,
+            "{size}"
+        );
         let j = &jobs_from_sections(&parse_ini("[a]\nbs=64k\n", "t", &no_env).unwrap()).unwrap()[0];
         assert_eq!(
             j.io_limits(1000 << 10),
@@ -1197,6 +1276,9 @@ mod tests {
             ("[a]\nio_size=10%\n", "percentages"),
             ("[a]\nloops=-1\n", "whole number"),
             ("[a]\nnumber_ios=x\n", "expected a count"),
+            ("[a]\nfilesize=0\n", "more than 0"),
+            ("[a]\nfilesize=10%\n", "percentages"),
+            ("[a]\nfilesize=1k-x\n", "expected a size"),
         ] {
             let e = jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap()).unwrap_err();
             assert!(e.0.contains(needle), "{text:?}: {e}");

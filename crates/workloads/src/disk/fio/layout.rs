@@ -34,7 +34,8 @@ pub(super) fn layout_files(
     let mut any_buffered = false;
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut first_dir: Option<PathBuf> = None;
-    for j in jobs.iter_mut() {
+    for (ji, j) in jobs.iter_mut().enumerate() {
+        j.resolve_filesize(ji);
         if j.engine == EngineKind::Null {
             if j.size.is_none() {
                 return Err(WorkloadError::usage(format!(
