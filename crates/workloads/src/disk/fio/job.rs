@@ -182,8 +182,11 @@ pub struct JobSpec {
     pub directory: String,
     /// `size`: bytes of I/O per clone, and the region; `None` = the existing file's size.
     pub size: Option<u64>,
-    /// `offset` into the file where the region starts.
+    /// `offset` into the file where the region starts (of the first clone).
     pub offset: u64,
+    /// `offset_increment`: each further clone's region starts this much later (clone N at
+    /// `offset + N × offset_increment`, in its own file or the shared one).
+    pub offset_increment: u64,
     /// Block size of reads.
     pub bs_read: u64,
     /// Block size of writes.
@@ -288,6 +291,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "offset",
+        aliases: &[],
+    },
+    Opt {
+        name: "offset_increment",
         aliases: &[],
     },
     Opt {
@@ -716,6 +723,7 @@ fn apply_options(
         directory: ".".into(),
         size: None,
         offset: 0,
+        offset_increment: 0,
         bs_read: 4096,
         bs_write: 4096,
         rw: Rw::Read,
@@ -794,6 +802,14 @@ fn apply_options(
                     return err(format!("{at}: offset={v}: percentages are not supported"));
                 }
                 j.offset = parse_size_opt(k, v, at)?;
+            }
+            "offset_increment" => {
+                if v.trim().ends_with('%') {
+                    return err(format!(
+                        "{at}: offset_increment={v}: percentages are not supported; give a size"
+                    ));
+                }
+                j.offset_increment = parse_size_opt(k, v, at)?;
             }
             "bs" => {
                 let parts: Vec<&str> = v.split(',').collect();
@@ -1042,11 +1058,12 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
                 ));
             }
         }
-        if !j.offset.is_multiple_of(512) {
+        if !j.offset.is_multiple_of(512) || !j.offset_increment.is_multiple_of(512) {
             return err(format!(
-                "job '{}': offset={} is not a multiple of 512: with direct=1 offsets must be \
-                 multiples of the device's logical block size (512 or 4096 bytes)",
-                j.name, j.offset
+                "job '{}': offset={} (offset_increment={}) is not a multiple of 512: with \
+                 direct=1 offsets must be multiples of the device's logical block size (512 or \
+                 4096 bytes)",
+                j.name, j.offset, j.offset_increment
             ));
         }
     }
@@ -1114,6 +1131,13 @@ impl JobSpec {
             FadviseHint::Sequential => Some(false),
         }
     }
+    /// Where clone `clone`'s region starts: `offset + clone × offset_increment` (fio numbers
+    /// the clones differently, but clone N's file `name.N.0` gets the same offset as fio's).
+    pub fn clone_offset(&self, clone: u32) -> u64 {
+        self.offset
+            .saturating_add(self.offset_increment.saturating_mul(u64::from(clone)))
+    }
+
     /// The largest block size the job uses.
     pub fn max_bs(&self) -> u64 {
         self.bs_read.max(self.bs_write)
@@ -1222,6 +1246,26 @@ mod tests {
             let e = j(text).unwrap_err();
             assert!(e.0.contains(needle), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    fn each_clone_starts_at_its_offset() {
+        let s = parse_ini(
+            "[a]\noffset=8k\noffset_increment=64k\nnumjobs=3\n",
+            "t",
+            &no_env,
+        )
+        .unwrap();
+        let j = &jobs_from_sections(&s).unwrap()[0];
+        assert_eq!(
+            (0..3).map(|c| j.clone_offset(c)).collect::<Vec<_>>(),
+            [8 << 10, 72 << 10, 136 << 10]
+        );
+        let e = jobs_from_sections(
+            &parse_ini("[a]\ndirect=1\noffset_increment=100\n", "t", &no_env).unwrap(),
+        )
+        .unwrap_err();
+        assert!(e.0.contains("offset_increment=100"), "{e}");
     }
 
     #[test]

@@ -102,7 +102,15 @@ pub(super) fn layout_files(
                         .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
                 );
             }
-            if !is_dev && !lay_out(j, &path, j.offset + size, have, log)? {
+            // A shared file holds every clone's region (`offset_increment` moves them);
+            // a clone's own file, its own.
+            let last = if j.filename.is_some() {
+                j.numjobs.saturating_sub(1)
+            } else {
+                c
+            };
+            let need = j.clone_offset(last).saturating_add(size);
+            if !is_dev && !lay_out(j, &path, need, have, log)? {
                 return Ok(None);
             }
             if j.direct {

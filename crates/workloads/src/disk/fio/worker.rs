@@ -26,7 +26,10 @@ pub(super) fn new_worker(
     rng: Rng,
 ) -> Result<Worker, WorkloadError> {
     let (ji, clone) = shared.threads[tid];
-    let j = &shared.jobs[ji];
+    // The clone's own region starts at its offset (`offset` + clone × `offset_increment`).
+    let mut own = shared.jobs[ji].clone();
+    own.offset = own.clone_offset(clone);
+    let j = &own;
     let size = j.size.expect("sizes are resolved at setup");
     let (fd, path) = if j.engine == EngineKind::Null {
         (None, PathBuf::new())
