@@ -243,6 +243,16 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Parsed::Run(c) => c,
     };
     let jobs = job::jobs_from_sections(&cmd.sections).map_err(|e| anyhow!("fio: {e}"))?;
+    if cmd
+        .sections
+        .iter()
+        .any(|s| s.opts.iter().any(|(k, _)| k == "threads"))
+    {
+        eprintln!(
+            "fio: note: `threads` is an option of fio's tiobench profile; without it, fio and \
+             hostbench accept it and do nothing with it (`thread` starts threads)"
+        );
+    }
     let w = &Fio;
     let text = job::to_text(&cmd.sections);
     let params = w

@@ -273,6 +273,39 @@ fn each_job_keeps_its_own_time_and_phases_follow_each_other() {
     std::fs::remove_dir_all(d).unwrap();
 }
 
+/// `wait_for` holds a job until every clone of the job it names has ended, though both are
+/// in one phase: w's clones run 0.5 s, then r runs 0.3 s.
+#[test]
+fn wait_for_starts_a_job_when_its_waitee_has_ended() {
+    let d = tmp("seq-waitfor-time");
+    let f = d.join("wf.fio");
+    std::fs::write(
+        &f,
+        "[global]\nioengine=null\nsize=1g\ntime_based\nrate_iops=200\n\
+         [w]\nruntime=500ms\nnumjobs=2\n[r]\nwait_for=w\nruntime=300ms\n",
+    )
+    .unwrap();
+    let f = s(&f);
+    let check = |who: &str, out: &str, took: Duration| {
+        let v = json(out);
+        let g: Vec<u64> = v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["groupid"].as_u64().unwrap())
+            .collect();
+        assert_eq!(g, [0, 0, 0], "{who}: wait_for keeps the group");
+        assert!(took >= Duration::from_millis(780), "{who}: {took:?}");
+    };
+    let (ours, took) = hb(&d, &[&f, "--output-format=json"]);
+    check("hostbench", &ours, took);
+    if need_fio("fio_seq::wait_for_starts_a_job_when_its_waitee_has_ended") {
+        let (peer, took) = fio(&d, &[&f, "--output-format=json"]);
+        check("fio", &peer, took);
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
 /// A job's `ramp_time` starts at its own start: a stonewalled job ramps after the phase
 /// before it, then measures its runtime; nothing of its ramp is counted.
 #[test]
@@ -633,5 +666,58 @@ fn offset_increment_places_each_clone_as_fio() {
     );
     let data = std::fs::read(d.join("z.dat")).unwrap();
     assert_eq!(data.len(), 8192 + 2 * 65536 + 8192);
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// fio's own examples/waitfor.fio, adapted only in its file name and size (fio 3.33's
+/// text otherwise, `threads=1` of the tiobench profile included): four groups, each
+/// waiting for the one before by name; the same entries and Run status blocks as fio.
+#[test]
+fn fios_waitfor_example_runs_as_in_fio() {
+    let d = tmp("seq-waitfor");
+    let f = d.join("waitfor.fio");
+    std::fs::write(
+        &f,
+        format!(
+            "[global]\nthreads=1\ngroup_reporting\nfilename={}/data\nfilesize=1m\n\n\
+             [writers]\nrw=write\nbs=128k\nnumjobs=4\nruntime=10\n\n\
+             [readers]\nnew_group\nwait_for=writers\nrw=randread\nbs=4k\nnumjobs=4\nruntime=10\n\n\
+             [writers2]\nnew_group\nwait_for=readers\nrw=randwrite\nbs=4k\nnumjobs=4\nruntime=10\n\n\
+             [readers2]\nnew_group\nwait_for=writers2\nrw=randread\nbs=4k\nnumjobs=4\nruntime=10\n",
+            s(&d)
+        ),
+    )
+    .unwrap();
+    let f = s(&f);
+    let out = common::hb()
+        .current_dir(&d)
+        .args(["fio", &f, "--output-format=json", "--no-save"])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("`threads` is an option of fio's tiobench profile"),
+        "{err}"
+    );
+    let ours = String::from_utf8(out.stdout).unwrap();
+    let e = entries(&json(&ours));
+    assert_eq!(
+        e,
+        [
+            ("writers".to_string(), 0, 0, 32),
+            ("readers".to_string(), 1, 1024, 0),
+            ("writers2".to_string(), 2, 0, 1024),
+            ("readers2".to_string(), 3, 1024, 0),
+        ]
+    );
+    if need_fio("fio_seq::fios_waitfor_example_runs_as_in_fio") {
+        let (peer, _) = fio(&d, &[&f, "--output-format=json"]);
+        assert_eq!(e, entries(&json(&peer)));
+        let (peer, _) = fio(&d, &[&f]);
+        let (ours, _) = hb(&d, &[&f]);
+        assert_eq!(structure(&ours), structure(&peer));
+    }
     std::fs::remove_dir_all(d).unwrap();
 }

@@ -462,6 +462,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "threads",
+        aliases: &[],
+    },
+    Opt {
         name: "number_ios",
         aliases: &[],
     },
@@ -765,6 +769,10 @@ fn apply_options(
                 }
             }
             "description" => {}
+            // An option of fio's tiobench profile: without `profile=tiobench` fio accepts
+            // it and does nothing with it (examples/waitfor.fio and steadystate.fio set
+            // it); so does hostbench, and its front-end says so on stderr.
+            "threads" => {}
             // fio's `thread` is a flag; any value but an explicit "off" turns it on (hostbench
             // always runs threads: this is what fio would start, for its start-up line).
             "thread" => j.thread = !matches!(v.trim(), "0" | "false" | "off" | "no"),
@@ -905,6 +913,12 @@ fn apply_options(
                 let mut parts = v.split(':');
                 let kind = parts.next().unwrap_or("").trim();
                 let arg = parts.next();
+                if !matches!(kind, "random" | "zipf" | "pareto") {
+                    return err(format!(
+                        "{at}: random_distribution={v}: expected random, zipf:θ or pareto:h \
+                         ({kind} is not supported yet)"
+                    ));
+                }
                 if parts.next().is_some() {
                     return err(format!(
                         "{at}: random_distribution={v}: the ':center' part is not supported"
