@@ -1,9 +1,11 @@
 //! The `hostbench fio` front-end: fio's command line (`--name=x --rw=randread ...`, options
 //! before the first `--name` are global) and job files (`hostbench fio jobs.fio`), parsed
 //! by the `disk.fio` workload's job grammar into the `jobs` parameter and a plan: one thread
-//! per job clone, fio's `runtime` as the time limit (with `time_based`; otherwise a cap and
-//! the jobs end when `size` is done), `ramp_time` as warmup, `randrepeat`/`randseed` as the
-//! seed.
+//! per job clone; when every job starts at once with the same limits, fio's `runtime` as the
+//! time limit (with `time_based`; otherwise a cap and the jobs end when `size` is done) and
+//! `ramp_time` as warmup, else no run limit (each clone keeps its own, and the jobs start in
+//! fio's order: see the workload's `sequence.rs`); `randrepeat`/`randseed` as the seed.
+//! Every job file after the first starts with a stonewall, as in fio.
 //!
 //! Output: `--output-format=normal|json|json+` in fio's layouts (and `hostbench-json`, the
 //! full hostbench result), to stdout or `--output=FILE`. Diagnostics go to stderr only, so

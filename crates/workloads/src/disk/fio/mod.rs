@@ -1,13 +1,15 @@
 //! `disk.fio`: fio's queue-depth I/O engine, for fio's command lines and job files.
 //!
-//! One run holds every job of one fio command (all jobs of a reporting group run at once);
-//! each job's `numjobs` clones are the runner's threads. A clone opens its file, builds its
+//! One run holds every job of one fio command; each job's `numjobs` clones are the runner's
+//! threads, and each waits for its turn as fio starts it (`sequence.rs`: `stonewall`
+//! phases, `wait_for`, `startdelay`, stopped by `exitall`), then keeps its own `ramp_time`
+//! and `runtime` from its own start. A clone opens its file, builds its
 //! engine with its own queue of `iodepth` aligned buffers (allocated once), and runs as a
 //! loop worker (`worker.rs`) that times each I/O as fio does. Per-direction statistics (fio
 //! reports reads and writes separately) are kept by the worker in fio's own shapes
 //! ([`stats`]) and handed over once, at the end, as the result's typed `fio` section
-//! (`result.rs`: jobs, report blocks with `group_reporting` merged, devices), which fio's
-//! layouts in hostbench-report render.
+//! (`result.rs`: jobs with their reporting groups, report blocks with `group_reporting`
+//! merged as fio merges them, devices), which fio's layouts in hostbench-report render.
 //!
 //! Files are laid out before the run when missing or short (`layout.rs`), never deleted
 //! afterwards (fio's `unlink=0`).

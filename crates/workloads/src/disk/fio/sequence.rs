@@ -202,9 +202,14 @@ impl Sequencer {
                 return Turn::Never;
             }
             // A clone ending wakes every waiter; a start delay passes without one, so the
-            // scan runs again within 10 ms (fio's runs every 100 ms).
+            // scan runs again when it is due, and at least every 10 ms (fio's runs every
+            // 100 ms).
             let left = g[tid].delay_ns.saturating_sub(elapsed);
-            let nap = Duration::from_nanos(left.clamp(100_000, 10_000_000));
+            let nap = if left > 0 {
+                Duration::from_nanos(left.clamp(100_000, 10_000_000))
+            } else {
+                Duration::from_millis(10)
+            };
             g = self
                 .cv
                 .wait_timeout(g, nap)
