@@ -463,12 +463,11 @@ impl FioWorker {
             issued += len as u64;
             issued_ios += 1;
             let start = intended.unwrap_or(t0);
+            // Nothing of ramp time is counted: not in fio's statistics, not in the run's.
             let warming = self.warming(ctl, t1);
             if !warming {
                 ctl.record(start, t1);
                 Self::count(ctl, dir, res);
-            }
-            if !warming {
                 meas.begin(ctl, t1);
                 self.account(
                     dir,
@@ -644,8 +643,6 @@ impl FioWorker {
                 if !warming {
                     ctl.record(start[s], t2);
                     Self::count(ctl, dir, d.res);
-                }
-                if !warming {
                     self.account(
                         dir,
                         d.res,
