@@ -528,9 +528,17 @@ fn io_amounts_match_fio() {
 #[test]
 fn filesize_lays_out_and_limits_as_fio() {
     let d = tmp("seq-filesize");
+    // `case`, with the file absent or, after `existing:`, 100 KiB long already.
     let run = |prog: &str, case: &str| -> (u64, u64) {
         let f = d.join("fsz.0.0");
         let _ = std::fs::remove_file(&f);
+        let case = match case.strip_prefix("existing:") {
+            Some(rest) => {
+                std::fs::write(&f, vec![7u8; 100 << 10]).unwrap();
+                rest
+            }
+            None => case,
+        };
         let mut args = vec!["--name=fsz".to_string(), "--ioengine=psync".to_string()];
         args.extend(case.split(' ').map(|o| format!("--{o}")));
         args.push("--output-format=json".into());
@@ -554,6 +562,12 @@ fn filesize_lays_out_and_limits_as_fio() {
         "filesize=100k bs=64k",
         "filesize=64k rw=randread size=256k",
         "filesize=64k loops=2",
+        "filesize=64k offset=16k",
+        // A file already within the range is used as it is; one outside it keeps its
+        // length when longer (the region is the size from offset on) and grows when shorter.
+        "existing:filesize=64k-128k",
+        "existing:filesize=64k offset=16k",
+        "existing:filesize=256k",
     ];
     let peer = need_fio("fio_seq::filesize_lays_out_and_limits_as_fio");
     for case in fixed {

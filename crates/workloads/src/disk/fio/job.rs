@@ -1115,15 +1115,20 @@ impl JobSpec {
     }
 
     /// Resolves `filesize` into the region (`size`), keeping the `size` given as the limit of
-    /// a pass. A range draws a size uniformly and rounds it down to the smallest block size,
-    /// as fio; the draw is seeded by the job's index (`job`), so every run gets the same size
-    /// (fio draws one per file, with randrepeat's seed). Does nothing without `filesize`, or
-    /// when already resolved.
-    pub fn resolve_filesize(&mut self, job: usize) {
+    /// a pass; `have` is the length of the job's (first) file now (0 when there is none).
+    /// As fio (`filesetup.c:setup_files`): a file whose length is already within the range
+    /// is used as it is; otherwise the file is the fixed size, or a size drawn uniformly in
+    /// the range and rounded down to the smallest block size. The region is that length
+    /// from `offset` on (`filesize=64k,offset=16k`: 48 KiB). The draw is seeded by the job's
+    /// index (`job`), so every run gets the same size (fio draws one per file, with
+    /// randrepeat's seed). Does nothing without `filesize`, or when already resolved.
+    pub fn resolve_filesize(&mut self, job: usize, have: u64) -> Result<(), JobError> {
         let Some((lo, hi)) = self.filesize.take() else {
-            return;
+            return Ok(());
         };
-        let size = if hi > lo {
+        let file = if (lo..=hi).contains(&have) {
+            have
+        } else if hi > lo {
             let u = hostbench_core::rand::Rng::for_thread(0xF11E_512E, job as u64).next_f64();
             let min_bs = self.bs_read.min(self.bs_write).max(1);
             let v = lo + ((hi - lo) as f64 * u) as u64;
@@ -1131,8 +1136,15 @@ impl JobSpec {
         } else {
             lo
         };
+        if self.offset >= file {
+            return err(format!(
+                "job '{}': offset={} is past the end of the file (filesize gives {file} bytes)",
+                self.name, self.offset
+            ));
+        }
         self.size_limit = self.size;
-        self.size = Some(size);
+        self.size = Some(file - self.offset);
+        Ok(())
     }
 
     /// The access pattern the job announces to the kernel for its file (`fadvise_hint`):
@@ -1302,7 +1314,7 @@ mod tests {
             let text = format!("[a]\n{}\n", opts.replace(' ', "\n"));
             let mut j =
                 jobs_from_sections(&parse_ini(&text, "t", &no_env).unwrap()).unwrap()[0].clone();
-            j.resolve_filesize(0);
+            j.resolve_filesize(0, 0).unwrap();
             (j.size, j.io_limits(j.size.unwrap()))
         };
         assert_eq!(resolved("filesize=64k"), (Some(64 << 10), (64 << 10, 0)));
@@ -1317,6 +1329,28 @@ mod tests {
         assert_eq!(
             resolved("filesize=64k size=1m loops=2"),
             (Some(64 << 10), (128 << 10, 0))
+        );
+        assert_eq!(
+            resolved("filesize=64k offset=16k"),
+            (Some(48 << 10), (48 << 10, 0))
+        );
+        let text = "[a]\nfilesize=64k-128k\n";
+        let mut j = jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap()).unwrap()[0].clone();
+        j.resolve_filesize(0, 100 << 10).unwrap();
+        assert_eq!(
+            j.size,
+            Some(100 << 10),
+            "a file within the range is used as it is"
+        );
+        let mut j =
+            jobs_from_sections(&parse_ini("[a]\nfilesize=8k\noffset=8k\n", "t", &no_env).unwrap())
+                .unwrap()[0]
+                .clone();
+        assert!(
+            j.resolve_filesize(0, 0)
+                .unwrap_err()
+                .0
+                .contains("past the end")
         );
         let (size, _) = resolved("filesize=64k-10k bs=4k");
         let size = size.unwrap();

@@ -35,7 +35,18 @@ pub(super) fn layout_files(
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut first_dir: Option<PathBuf> = None;
     for (ji, j) in jobs.iter_mut().enumerate() {
-        j.resolve_filesize(ji);
+        // `filesize` reads the first clone's file as it is now (never through a symlink:
+        // one there is refused below).
+        let have = if j.engine == EngineKind::Null {
+            0
+        } else {
+            std::fs::symlink_metadata(j.file_path(0))
+                .ok()
+                .filter(|m| m.is_file())
+                .map_or(0, |m| m.len())
+        };
+        j.resolve_filesize(ji, have)
+            .map_err(|e| WorkloadError::usage(e.0))?;
         if j.engine == EngineKind::Null {
             if j.size.is_none() {
                 return Err(WorkloadError::usage(format!(
