@@ -735,3 +735,64 @@ fn fios_waitfor_example_runs_as_in_fio() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// `size`, `offset` and `offset_increment` in percent of the file there: the I/O counts of
+/// every clone are fio's, the file keeps its length, and a job without a file to take the
+/// percentage of is refused.
+#[test]
+fn percentages_of_the_file_as_fio() {
+    let d = tmp("seq-pct");
+    let data: Vec<u8> = (0..4u32 << 20).map(|i| (i % 251) as u8).collect();
+    let cases = [
+        "size=50%",
+        "size=10% bs=64k",
+        "offset=25% size=1m",
+        "offset=10% size=100%",
+        "offset=75% size=50%",
+        "size=100% offset_increment=25% numjobs=2",
+        "offset=10% offset_increment=20% numjobs=3 size=64k",
+    ];
+    let counts = |out: &str| -> Vec<u64> {
+        json(out)["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["read"]["total_ios"].as_u64().unwrap())
+            .collect()
+    };
+    let peer = need_fio("fio_seq::percentages_of_the_file_as_fio");
+    for case in cases {
+        std::fs::write(d.join("f4"), &data).unwrap();
+        let mut args = vec![
+            "--name=p".to_string(),
+            "--filename=f4".to_string(),
+            "--ioengine=psync".to_string(),
+        ];
+        args.extend(case.split(' ').map(|o| format!("--{o}")));
+        args.push("--output-format=json".into());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (ours, _) = hb(&d, &args);
+        assert_eq!(
+            std::fs::metadata(d.join("f4")).unwrap().len(),
+            4 << 20,
+            "{case}"
+        );
+        if peer {
+            let (theirs, _) = fio(&d, &args);
+            assert_eq!(counts(&ours), counts(&theirs), "{case}");
+        }
+    }
+    let (code, _, err) = common::run_in(
+        &d,
+        &[
+            "fio",
+            "--name=p",
+            "--filename=absent",
+            "--size=50%",
+            "--no-save",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("needs an existing regular file"), "{err}");
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -187,6 +187,12 @@ pub struct JobSpec {
     /// `offset_increment`: each further clone's region starts this much later (clone N at
     /// `offset + N × offset_increment`, in its own file or the shared one).
     pub offset_increment: u64,
+    /// `size`, `offset` and `offset_increment` given as percentages of the file's length
+    /// (`size=50%`): resolved against [`JobSpec::real_size`] when the files are laid out.
+    pub pct: Percentages,
+    /// The length of the job's file when percentages were resolved (`None` before, or
+    /// without percentages).
+    pub real_size: Option<u64>,
     /// Block size of reads.
     pub bs_read: u64,
     /// Block size of writes.
@@ -249,6 +255,24 @@ pub struct JobSpec {
     pub allow_mounted_write: bool,
     /// `thread`: fio would start the clones as threads, not processes.
     pub thread: bool,
+}
+
+/// `size`, `offset`, `offset_increment` given in percent of the file's length.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Percentages {
+    /// `size=P%`.
+    pub size: Option<u64>,
+    /// `offset=P%`.
+    pub offset: Option<u64>,
+    /// `offset_increment=P%`.
+    pub offset_increment: Option<u64>,
+}
+
+impl Percentages {
+    /// Whether any is given.
+    pub fn any(&self) -> bool {
+        self.size.is_some() || self.offset.is_some() || self.offset_increment.is_some()
+    }
 }
 
 /// Which jobs stop when a job ends under `exitall` (fio's `exit_what`).
@@ -592,6 +616,19 @@ fn parse_size_opt(k: &str, v: &str, at: &str) -> Result<u64, JobError> {
     })
 }
 
+/// `P%` (a whole percent from `min` to 100) as `Some(P)`; `None` when `v` is no percentage.
+fn percent(k: &str, v: &str, at: &str, min: u64) -> Result<Option<u64>, JobError> {
+    let Some(p) = v.trim().strip_suffix('%') else {
+        return Ok(None);
+    };
+    match p.trim().parse::<u64>() {
+        Ok(n) if (min..=100).contains(&n) => Ok(Some(n)),
+        _ => err(format!(
+            "{at}: {k}={v}: expected a whole percentage from {min}% to 100%"
+        )),
+    }
+}
+
 /// A time or a range of times (`startdelay=2`, `startdelay=1-5`, `1s:500ms`; a bare number
 /// is seconds), as `(low, high)` seconds; a reversed range is put in order, as fio does.
 fn parse_time_range(k: &str, v: &str, at: &str) -> Result<(f64, f64), JobError> {
@@ -728,6 +765,8 @@ fn apply_options(
         size: None,
         offset: 0,
         offset_increment: 0,
+        pct: Percentages::default(),
+        real_size: None,
         bs_read: 4096,
         bs_write: 4096,
         rw: Rw::Read,
@@ -794,11 +833,12 @@ fn apply_options(
                 j.directory = v.clone();
             }
             "size" => {
-                if v.trim().ends_with('%') {
-                    return err(format!(
-                        "{at}: size={v}: percentages of a device are not supported; give a size"
-                    ));
+                if let Some(p) = percent(k, v, at, 1)? {
+                    j.pct.size = Some(p);
+                    j.size = None;
+                    continue;
                 }
+                j.pct.size = None;
                 let s = parse_size_opt(k, v, at)?;
                 if s == 0 {
                     return err(format!("{at}: size must be more than 0"));
@@ -806,18 +846,16 @@ fn apply_options(
                 j.size = Some(s);
             }
             "offset" => {
-                if v.trim().ends_with('%') {
-                    return err(format!("{at}: offset={v}: percentages are not supported"));
+                j.pct.offset = percent(k, v, at, 0)?;
+                if j.pct.offset.is_none() {
+                    j.offset = parse_size_opt(k, v, at)?;
                 }
-                j.offset = parse_size_opt(k, v, at)?;
             }
             "offset_increment" => {
-                if v.trim().ends_with('%') {
-                    return err(format!(
-                        "{at}: offset_increment={v}: percentages are not supported; give a size"
-                    ));
+                j.pct.offset_increment = percent(k, v, at, 0)?;
+                if j.pct.offset_increment.is_none() {
+                    j.offset_increment = parse_size_opt(k, v, at)?;
                 }
-                j.offset_increment = parse_size_opt(k, v, at)?;
             }
             "bs" => {
                 let parts: Vec<&str> = v.split(',').collect();
@@ -1159,9 +1197,39 @@ impl JobSpec {
     }
     /// Where clone `clone`'s region starts: `offset + clone × offset_increment` (fio numbers
     /// the clones differently, but clone N's file `name.N.0` gets the same offset as fio's).
+    /// With percentages (`offset=10%`, `offset_increment=20%`) they are of the file's length
+    /// ([`JobSpec::real_size`]) and the sum is rounded up to the smallest block size, as fio
+    /// (`filesetup.c:get_start_offset`; 4 MiB, `10%` and `20%`: 0x67000, 0x134000, 0x200000).
     pub fn clone_offset(&self, clone: u32) -> u64 {
-        self.offset
-            .saturating_add(self.offset_increment.saturating_mul(u64::from(clone)))
+        let real = self.real_size.unwrap_or(0);
+        let of = |p: u64| real.saturating_mul(p) / 100;
+        let base = self.pct.offset.map_or(self.offset, of);
+        let inc = self.pct.offset_increment.map_or(self.offset_increment, of);
+        let raw = base.saturating_add(inc.saturating_mul(u64::from(clone)));
+        if self.pct.offset.is_some() || self.pct.offset_increment.is_some() {
+            let a = self.bs_read.min(self.bs_write).max(1);
+            raw.div_ceil(a).saturating_mul(a)
+        } else {
+            raw
+        }
+    }
+
+    /// Clone `clone`'s region: `size`, or with `size=P%` that share of the file's length,
+    /// no further than the file's end from the clone's offset, rounded down to the smallest
+    /// block size (fio's `setup_files`; `size=100%` is the rest of the file).
+    pub fn clone_size(&self, clone: u32) -> Option<u64> {
+        let Some(p) = self.pct.size else {
+            return self.size;
+        };
+        let real = self.real_size?;
+        let off = self.clone_offset(clone);
+        let rest = real.checked_sub(off)?;
+        if p == 100 {
+            return Some(rest);
+        }
+        let a = self.bs_read.min(self.bs_write).max(1);
+        let s = (real.saturating_mul(p) / 100).min(rest);
+        Some(s - s % a)
     }
 
     /// The largest block size the job uses.
@@ -1270,6 +1338,45 @@ mod tests {
             ("[a]\nstartdelay=-1\n", "expected a time"),
         ] {
             let e = j(text).unwrap_err();
+            assert!(e.0.contains(needle), "{text:?}: {e}");
+        }
+    }
+
+    /// fio's reference measurement: a 4 MiB file, `offset=10%`, `offset_increment=20%`,
+    /// three clones: first I/Os at 0x67000, 0x134000, 0x200000.
+    #[test]
+    fn percentages_are_of_the_file_and_rounded_as_fio() {
+        let job = |text: &str| {
+            let mut j =
+                jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap()).unwrap()[0].clone();
+            j.real_size = Some(4 << 20);
+            j
+        };
+        let j = job("[a]\noffset=10%\noffset_increment=20%\nnumjobs=3\nsize=4k\n");
+        assert_eq!(
+            (0..3).map(|c| j.clone_offset(c)).collect::<Vec<_>>(),
+            [0x67000, 0x134000, 0x200000]
+        );
+        let j = job("[a]\noffset=10%\nsize=100%\n");
+        assert_eq!(
+            j.clone_size(0),
+            Some((4 << 20) - 0x67000),
+            "the rest of the file"
+        );
+        let j = job("[a]\noffset=75%\nsize=50%\n");
+        assert_eq!(
+            j.clone_size(0),
+            Some(1 << 20),
+            "no further than the file's end"
+        );
+        let j = job("[a]\nsize=10%\nbs=64k\n");
+        assert_eq!(j.clone_size(0), Some(6 * 65536), "whole blocks");
+        for (text, needle) in [
+            ("[a]\nsize=0%\n", "from 1% to 100%"),
+            ("[a]\nsize=101%\n", "from 1% to 100%"),
+            ("[a]\noffset=x%\n", "from 0% to 100%"),
+        ] {
+            let e = jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap()).unwrap_err();
             assert!(e.0.contains(needle), "{text:?}: {e}");
         }
     }

@@ -47,6 +47,29 @@ pub(super) fn layout_files(
         };
         j.resolve_filesize(ji, have)
             .map_err(|e| WorkloadError::usage(e.0))?;
+        if j.pct.any() {
+            // Percentages are of the file there now (fio: its `real_file_size`).
+            if have == 0 {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': size, offset or offset_increment in percent needs an existing \
+                     regular file with data ({} is not one); give them in bytes",
+                    j.name,
+                    j.file_path(0).display()
+                )));
+            }
+            j.real_size = Some(have);
+            if j.pct.size.is_some() {
+                j.size = j.clone_size(0);
+                if j.size.is_none_or(|s| s < j.max_bs()) {
+                    return Err(WorkloadError::usage(format!(
+                        "job '{}': offset {} leaves less than a block of the file ({have} \
+                         bytes)",
+                        j.name,
+                        j.clone_offset(0)
+                    )));
+                }
+            }
+        }
         if j.engine == EngineKind::Null {
             if j.size.is_none() {
                 return Err(WorkloadError::usage(format!(
@@ -120,7 +143,10 @@ pub(super) fn layout_files(
             } else {
                 c
             };
-            let need = j.clone_offset(last).saturating_add(size);
+            // (With `size=P%` each region ends within the file: nothing to extend.)
+            let need = j
+                .clone_offset(last)
+                .saturating_add(j.clone_size(last).unwrap_or(size));
             if !is_dev && !lay_out(j, &path, need, have, log)? {
                 return Ok(None);
             }

@@ -28,7 +28,9 @@ pub(super) fn new_worker(
     let (ji, clone) = shared.threads[tid];
     // The clone's own region starts at its offset (`offset` + clone × `offset_increment`).
     let mut own = shared.jobs[ji].clone();
+    own.size = own.clone_size(clone);
     own.offset = own.clone_offset(clone);
+    own.pct = Default::default();
     let j = &own;
     let size = j.size.expect("sizes are resolved at setup");
     let (fd, path) = if j.engine == EngineKind::Null {
