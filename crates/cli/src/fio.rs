@@ -1,9 +1,11 @@
 //! The `hostbench fio` front-end: fio's command line (`--name=x --rw=randread ...`, options
 //! before the first `--name` are global) and job files (`hostbench fio jobs.fio`), parsed
 //! by the `disk.fio` workload's job grammar into the `jobs` parameter and a plan: one thread
-//! per job clone, fio's `runtime` as the time limit (with `time_based`; otherwise a cap and
-//! the jobs end when `size` is done), `ramp_time` as warmup, `randrepeat`/`randseed` as the
-//! seed.
+//! per job clone; when every job starts at once with the same limits, fio's `runtime` as the
+//! time limit (with `time_based`; otherwise a cap and the jobs end when `size` is done) and
+//! `ramp_time` as warmup, else no run limit (each clone keeps its own, and the jobs start in
+//! fio's order: see the workload's `sequence.rs`); `randrepeat`/`randseed` as the seed.
+//! Every job file after the first starts with a stonewall, as in fio.
 //!
 //! Output: `--output-format=normal|json|json+` in fio's layouts (and `hostbench-json`, the
 //! full hostbench result), to stdout or `--output=FILE`. Diagnostics go to stderr only, so
@@ -18,7 +20,7 @@ use anyhow::{Result, anyhow, bail};
 use hostbench_core::layout::{FioFormat, FioLayout, Layout};
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::{Stage, Workload};
-use hostbench_workloads::disk::fio::{Fio, fio_names, job};
+use hostbench_workloads::disk::fio::{self, Fio, fio_names, job};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -41,7 +43,11 @@ iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null) dir
 time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
 (random zipf:θ pareto:h) fsync fdatasync end_fsync rate_iops group_reporting invalidate
 fadvise_hint (0 1 random sequential)
-nrfiles=1 thread description. Any other fio option is an error. See docs/fio.md.
+nrfiles=1 thread description; sequencing: stonewall (wait_for_previous) new_group wait_for
+exitall exit_what (group stonewall all) exitall_on_error startdelay (a time or a range a-b);
+amount: io_size (io_limit) loops number_ios filesize (a size or a range a-b) offset_increment;
+size, offset and offset_increment may be P% of the existing file.
+Any other fio option is an error. See docs/fio.md.
 
 Example (GitLab's file-system check):
   hostbench fio --randrepeat=1 --ioengine=libaio --direct=1 --gtod_reduce=1 --name=test \\
@@ -61,6 +67,11 @@ const FLAGS: &[&str] = &[
     "group_reporting",
     "invalidate",
     "thread",
+    "stonewall",
+    "wait_for_previous",
+    "new_group",
+    "exitall",
+    "exitall_on_error",
 ];
 
 /// What the command line asked for.
@@ -186,7 +197,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
         }
     }
     let mut sections = cmd_sections;
-    for f in &files {
+    for (n, f) in files.iter().enumerate() {
         let text = hostbench_core::input::read_text(
             std::path::Path::new(f),
             "job file",
@@ -194,7 +205,15 @@ fn parse(args: &[String]) -> Result<Parsed> {
         )
         .map_err(|e| anyhow!("fio: {e}"))?;
         let env = |k: &str| std::env::var(k).ok();
-        let s = job::parse_ini(&text, f, &env).map_err(|e| anyhow!("fio: {e}"))?;
+        let mut s = job::parse_ini(&text, f, &env).map_err(|e| anyhow!("fio: {e}"))?;
+        // fio runs each job file after the one before: the first job of every file but
+        // the first is a stonewall (and so starts a new group).
+        if n > 0
+            && let Some(first) = s.iter_mut().find(|x| !x.is_global())
+        {
+            first.opts.push(("stonewall".into(), String::new()));
+            first.opt_at.push(first.origin.clone());
+        }
         sections.extend(s);
     }
     if sections.iter().all(|s| s.is_global()) {
@@ -227,6 +246,16 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Parsed::Run(c) => c,
     };
     let jobs = job::jobs_from_sections(&cmd.sections).map_err(|e| anyhow!("fio: {e}"))?;
+    if cmd
+        .sections
+        .iter()
+        .any(|s| s.opts.iter().any(|(k, _)| k == "threads"))
+    {
+        eprintln!(
+            "fio: note: `threads` is an option of fio's tiobench profile; without it, fio and \
+             hostbench accept it and do nothing with it (`thread` starts threads)"
+        );
+    }
     let w = &Fio;
     let text = job::to_text(&cmd.sections);
     let params = w
@@ -235,8 +264,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     let first = &jobs[0];
     let mut plan = Plan::new(w.id(), params);
     plan.threads = jobs.iter().map(|j| j.numjobs as usize).sum();
-    plan.time_s = first.runtime_s.unwrap_or(0.0);
-    plan.warmup_s = first.ramp_time_s;
+    // Jobs that start together with the same limits: the run's time limit and warmup are
+    // theirs. Otherwise (phases, delays, different runtimes) each clone keeps its own from
+    // its own start, and the run lasts until the last one ends.
+    let (runtime, ramp) = fio::common_limits(&jobs).unwrap_or((None, 0.0));
+    plan.time_s = runtime.unwrap_or(0.0);
+    plan.warmup_s = ramp;
     plan.events = 0;
     plan.percentiles = hostbench_core::fio_hist::PERCENTILES.to_vec();
     plan.seed = match first.randseed {

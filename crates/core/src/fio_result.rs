@@ -21,8 +21,9 @@ pub struct FioResult {
     pub global_options: Vec<FioOption>,
     /// The jobs, in order.
     pub jobs: Vec<FioJob>,
-    /// The report's job blocks, in order: one per clone, or one per job whose clones
-    /// `group_reporting` merged.
+    /// The report's job blocks, in order: one per clone, or, with `group_reporting`, one per
+    /// run of consecutive clones of one reporting group (fio's rule), merged. A clone that
+    /// never started (stopped by `exitall` first) has a block with no I/O.
     pub blocks: Vec<FioBlock>,
     /// The job files' block devices over the run (fio's `disk_util`); empty when no job
     /// keeps `disk_util` on or the files are not on a block device.
@@ -61,13 +62,18 @@ pub struct FioJob {
     pub numjobs: u32,
     /// `thread`: fio would start threads, not processes, for it.
     pub thread: bool,
+    /// Its reporting group (fio's `g=`): 0 for the first job, one more at each job with
+    /// `stonewall` or `new_group` (absent in results before schema 1.x: 0).
+    #[serde(default)]
+    pub groupid: u32,
 }
 
 /// One job block of fio's report: a clone, or a job's clones merged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FioBlock {
-    /// Index of its job in [`FioResult::jobs`].
+    /// Index of its job in [`FioResult::jobs`] (for a merged block, the last merged clone's
+    /// job, whose options fio's JSON shows).
     pub job: usize,
     /// The job's name.
     pub name: String,
@@ -270,7 +276,22 @@ impl FioDir {
     }
 }
 
+impl FioResult {
+    /// The reporting groups, `0..=` the largest group id (fio prints a "Run status group"
+    /// for each, empty or not).
+    pub fn groups(&self) -> std::ops::RangeInclusive<u32> {
+        let last = self.jobs.iter().map(|j| j.groupid).max().unwrap_or(0);
+        0..=last
+    }
+}
+
 impl FioBlock {
+    /// Whether the block did any I/O (fio prints no block for a job without any).
+    pub fn did_io(&self) -> bool {
+        self.read.total_ios + self.write.total_ios > 0
+            || self.read.io_bytes + self.write.io_bytes > 0
+    }
+
     /// Reads and writes, in that order.
     pub fn dirs(&self) -> [&FioDir; 2] {
         [&self.read, &self.write]

@@ -193,6 +193,20 @@ impl RunControl<'_> {
         Some(due)
     }
 
+    /// When the run started (the gate opened), in ticks: the origin of a loop worker's own
+    /// delays (fio's `startdelay` counts from there).
+    pub fn run_start(&self) -> u64 {
+        self.shared.start.load(Acquire)
+    }
+
+    /// Ends this thread's part of the run at `t` (ticks) if that is before the run's own
+    /// limit: from then on [`should_stop`](Self::should_stop) and [`next_op`](Self::next_op)
+    /// say stop, as at the run's time limit (operations in flight complete and count). For
+    /// loop workers whose threads have limits of their own (fio's per-job `runtime`).
+    pub fn end_at(&mut self, t: u64) {
+        self.st.deadline = self.st.deadline.min(t);
+    }
+
     /// True in open loop (`--rate`): [`next_op`](Self::next_op) returns scheduled arrivals.
     pub fn open_loop(&self) -> bool {
         self.mean_gap > 0.0

@@ -1,7 +1,10 @@
 //! fio's JSON and json+ documents: fio's keys in fio's order, its `"key" : value` spacing
 //! and its six-decimal floats.
 
-use super::{LAT_LABELS, ctime, lat_dist, pct_list, percentiles, share_of_group, unix_of, version};
+use super::{
+    LAT_LABELS, ctime, group_aggs, lat_dist, pct_list, percentiles, share_of_group, unix_of,
+    version,
+};
 use hostbench_core::fio_hist::{PERCENTILES, plat_val};
 use hostbench_core::fio_result::{FioDir, FioStat};
 use hostbench_core::result::RunResult;
@@ -148,16 +151,7 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
         None => (&[][..], &[][..], &[][..], &[][..]),
     };
     let unix = unix_of(&r.started_at);
-    let mut agg_io = [0u64; 2];
-    let mut max_run = [0u64; 2];
-    for b in blocks {
-        for (d, x) in b.dirs().into_iter().enumerate() {
-            agg_io[d] += x.io_bytes;
-            max_run[d] = max_run[d].max(x.runtime_ms);
-        }
-    }
-    let agg: [u64; 2] =
-        std::array::from_fn(|d| (agg_io[d] * 1000).checked_div(max_run[d]).unwrap_or(0));
+    let groups = r.fio.as_ref().map(group_aggs).unwrap_or_default();
     let mut doc = Map::new();
     doc.insert("fio version".into(), json!(version()));
     doc.insert("timestamp".into(), json!(unix as i64));
@@ -199,7 +193,8 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
                 j.insert((*dname).into(), empty_dir());
                 continue;
             }
-            let bw_agg = share_of_group(x.bw.mean, agg[d]);
+            let agg = groups.get(b.groupid as usize).map_or(0, |g| g.agg(d));
+            let bw_agg = share_of_group(x.bw.mean, agg);
             let dense = x.clat_bins.dense();
             let bins = (!b.gtod_reduce).then_some(dense.as_slice());
             let clat = stat_json(&x.clat, bins, true, plus);

@@ -80,6 +80,58 @@ fn share_of_group(mean_kib: f64, agg_bytes: u64) -> f64 {
     (mean * 100.0 / (agg_bytes as f64 / 1024.0)).min(100.0)
 }
 
+/// One reporting group's aggregates per direction (reads, writes), as fio computes its "Run
+/// status group" lines (`stat.c:__show_run_stats`) over the group's blocks that ran in that
+/// direction: bytes, the shortest and longest runtime, the slowest and fastest block's
+/// bandwidth, and the aggregate bandwidth (all bytes over the longest runtime).
+#[derive(Debug, Clone, Copy)]
+struct GroupAgg {
+    io: [u64; 2],
+    min_run: [u64; 2],
+    max_run: [u64; 2],
+    min_bw: [u64; 2],
+    max_bw: [u64; 2],
+}
+
+impl GroupAgg {
+    /// Aggregate bandwidth of direction `d`, bytes/s.
+    fn agg(&self, d: usize) -> u64 {
+        (self.io[d] * 1000)
+            .checked_div(self.max_run[d])
+            .unwrap_or(0)
+    }
+}
+
+/// The aggregates of every reporting group of `fio`, indexed by group id.
+fn group_aggs(fio: &hostbench_core::fio_result::FioResult) -> Vec<GroupAgg> {
+    let mut v = vec![
+        GroupAgg {
+            io: [0; 2],
+            min_run: [u64::MAX; 2],
+            max_run: [0; 2],
+            min_bw: [u64::MAX; 2],
+            max_bw: [0; 2],
+        };
+        fio.groups().count()
+    ];
+    for b in &fio.blocks {
+        let Some(g) = v.get_mut(b.groupid as usize) else {
+            continue;
+        };
+        for (d, x) in b.dirs().into_iter().enumerate() {
+            if x.runtime_ms == 0 {
+                continue;
+            }
+            g.io[d] += x.io_bytes;
+            g.max_run[d] = g.max_run[d].max(x.runtime_ms);
+            g.min_run[d] = g.min_run[d].min(x.runtime_ms);
+            g.min_bw[d] = g.min_bw[d].min(x.bw_bytes());
+            g.max_bw[d] = g.max_bw[d].max(x.bw_bytes());
+        }
+    }
+    v
+}
+
 fn pct_list(v: &[u64; 7]) -> Vec<f64> {
     let total: f64 = v.iter().map(|&x| x as f64).sum();
     v.iter()
@@ -179,6 +231,78 @@ pub fn render_as_run(r: &RunResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A block of group `g` that read `bytes` in `ms`.
+    fn block(g: u32, bytes: u64, ms: u64) -> hostbench_core::fio_result::FioBlock {
+        use hostbench_core::fio_result::{FioBins, FioBlock, FioDir, FioStat};
+        FioBlock {
+            job: 0,
+            name: "j".into(),
+            groupid: g,
+            clones: 1,
+            runtime_ms: ms,
+            usr_cpu_pct: 0.0,
+            sys_cpu_pct: 0.0,
+            ctx: 0,
+            majf: 0,
+            minf: 0,
+            iodepth: 1,
+            gtod_reduce: false,
+            read: FioDir {
+                io_bytes: bytes,
+                total_ios: bytes / 4096,
+                runtime_ms: ms,
+                ..FioDir::default()
+            },
+            write: FioDir::default(),
+            sync: FioStat::default(),
+            sync_bins: FioBins::default(),
+            iodepth_level: [0; 7],
+            iodepth_submit: [0; 7],
+            iodepth_complete: [0; 7],
+        }
+    }
+
+    /// Each group's Run status figures come from its own blocks only; a group with no I/O
+    /// still exists (fio prints its header), with nothing in it.
+    #[test]
+    fn group_aggregates_stay_within_their_group() {
+        use hostbench_core::fio_result::{FioJob, FioResult};
+        let job = |g: u32| FioJob {
+            name: format!("j{g}"),
+            options: Vec::new(),
+            rw: "read".into(),
+            bs_read: 4096,
+            bs_write: 4096,
+            ioengine: "null".into(),
+            iodepth: 1,
+            numjobs: 1,
+            thread: false,
+            groupid: g,
+        };
+        let f = FioResult {
+            pid: 1,
+            global_options: Vec::new(),
+            jobs: vec![job(0), job(0), job(1), job(2)],
+            blocks: vec![
+                block(0, 1 << 20, 1000),
+                block(0, 3 << 20, 500),
+                block(1, 1 << 20, 250),
+                block(2, 0, 0),
+            ],
+            disks: Vec::new(),
+        };
+        let g = group_aggs(&f);
+        assert_eq!(g.len(), 3);
+        // Group 0: 4 MiB over its longest runtime (1 s); 1 MiB/s and 6 MiB/s per block.
+        assert_eq!(g[0].agg(0), 4 << 20);
+        assert_eq!((g[0].min_run[0], g[0].max_run[0]), (500, 1000));
+        assert_eq!((g[0].min_bw[0], g[0].max_bw[0]), (1 << 20, 6 << 20));
+        assert_eq!(g[1].agg(0), 4 << 20);
+        assert_eq!(g[1].io[0], 1 << 20);
+        assert_eq!((g[2].agg(0), g[2].max_run[0]), (0, 0));
+        assert_eq!(g[0].agg(1), 0, "no writes");
+    }
 
     #[test]
     fn num2str_matches_fio() {

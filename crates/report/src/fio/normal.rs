@@ -2,7 +2,8 @@
 //! status lines and the devices' counters.
 
 use super::{
-    LAT_LABELS, ctime, lat_dist, num2str, pct_list, percentiles, share_of_group, unix_of, version,
+    LAT_LABELS, ctime, group_aggs, lat_dist, num2str, pct_list, percentiles, share_of_group,
+    unix_of, version,
 };
 use hostbench_core::fio_hist::PERCENTILES;
 use hostbench_core::fio_result::FioStat;
@@ -131,8 +132,8 @@ pub(super) fn render(r: &RunResult, layout: &[String]) -> String {
         }
         let _ = writeln!(
             out,
-            "{}: (g=0): rw={}, bs=(R) {br}-{br}, (W) {bw}-{bw}, (T) {br}-{br}, ioengine={}, iodepth={}",
-            j.name, j.rw, j.ioengine, j.iodepth,
+            "{}: (g={}): rw={}, bs=(R) {br}-{br}, (W) {bw}-{bw}, (T) {br}-{br}, ioengine={}, iodepth={}",
+            j.name, j.groupid, j.rw, j.ioengine, j.iodepth,
         );
         if numjobs > 1 {
             out.push_str("...\n");
@@ -165,27 +166,11 @@ pub(super) fn render(r: &RunResult, layout: &[String]) -> String {
     out.push('\n');
     let when = ctime(unix_of(&r.started_at) as i64);
     let pid = fio.pid;
-    // Group aggregates per direction (for per= and the status lines).
-    let mut agg_io = [0u64; 2];
-    let mut max_run = [0u64; 2];
-    let mut min_run = [u64::MAX; 2];
-    let mut min_bw = [u64::MAX; 2];
-    let mut max_bw = [0u64; 2];
-    for b in blocks {
-        for (d, x) in b.dirs().into_iter().enumerate() {
-            if x.runtime_ms == 0 {
-                continue;
-            }
-            agg_io[d] += x.io_bytes;
-            max_run[d] = max_run[d].max(x.runtime_ms);
-            min_run[d] = min_run[d].min(x.runtime_ms);
-            min_bw[d] = min_bw[d].min(x.bw_bytes());
-            max_bw[d] = max_bw[d].max(x.bw_bytes());
-        }
-    }
-    let agg: [u64; 2] =
-        std::array::from_fn(|d| (agg_io[d] * 1000).checked_div(max_run[d]).unwrap_or(0));
-    for b in blocks {
+    // Each reporting group's aggregates (for per= and its status lines).
+    let groups = group_aggs(fio);
+    // fio prints no block for a job that did no I/O (one `exitall` stopped before it
+    // started): JSON still lists it.
+    for b in blocks.iter().filter(|b| b.did_io()) {
         let err = i32::from(r.outcome.error.is_some());
         let _ = writeln!(
             out,
@@ -215,7 +200,8 @@ pub(super) fn render(r: &RunResult, layout: &[String]) -> String {
                 percentile_block(&mut out, "clat", &x.clat_bins.dense(), x.clat.n);
             }
             if x.bw.n > 0 {
-                let p_of_agg = share_of_group(x.bw.mean, agg[d]);
+                let agg = groups.get(b.groupid as usize).map_or(0, |g| g.agg(d));
+                let p_of_agg = share_of_group(x.bw.mean, agg);
                 let (unit, div) = if x.bw.mean > 1024.0 * 1024.0 {
                     ("MiB", 1024.0)
                 } else {
@@ -290,26 +276,30 @@ pub(super) fn render(r: &RunResult, layout: &[String]) -> String {
             b.iodepth
         );
     }
-    // fio: job blocks follow one another; one blank line before the group summary.
-    let _ = writeln!(out, "\nRun status group 0 (all jobs):");
-    for (d, label) in ["   READ", "  WRITE"].iter().enumerate() {
-        if max_run[d] == 0 {
-            continue;
+    // fio: job blocks follow one another; a blank line before each group's summary, which
+    // is printed for every group, empty or not.
+    for (gid, g) in groups.iter().enumerate() {
+        let _ = writeln!(out, "\nRun status group {gid} (all jobs):");
+        for (d, label) in ["   READ", "  WRITE"].iter().enumerate() {
+            if g.max_run[d] == 0 {
+                continue;
+            }
+            let agg = g.agg(d);
+            let _ = writeln!(
+                out,
+                "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
+                num2str(agg, 4, true, "B/s"),
+                num2str(agg, 4, false, "B/s"),
+                num2str(g.min_bw[d], 4, true, "B/s"),
+                num2str(g.max_bw[d], 4, true, "B/s"),
+                num2str(g.min_bw[d], 4, false, "B/s"),
+                num2str(g.max_bw[d], 4, false, "B/s"),
+                num2str(g.io[d], 4, true, "B"),
+                num2str(g.io[d], 4, false, "B"),
+                g.min_run[d],
+                g.max_run[d]
+            );
         }
-        let _ = writeln!(
-            out,
-            "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
-            num2str(agg[d], 4, true, "B/s"),
-            num2str(agg[d], 4, false, "B/s"),
-            num2str(min_bw[d], 4, true, "B/s"),
-            num2str(max_bw[d], 4, true, "B/s"),
-            num2str(min_bw[d], 4, false, "B/s"),
-            num2str(max_bw[d], 4, false, "B/s"),
-            num2str(agg_io[d], 4, true, "B"),
-            num2str(agg_io[d], 4, false, "B"),
-            min_run[d],
-            max_run[d]
-        );
     }
     if !fio.disks.is_empty() {
         out.push_str("\nDisk stats (read/write):\n");

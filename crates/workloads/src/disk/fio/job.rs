@@ -142,16 +142,57 @@ pub enum FadviseHint {
 pub struct JobSpec {
     /// `name`.
     pub name: String,
-    /// Reporting group (0; `new_group`/`stonewall` are not supported).
+    /// Reporting group, as fio numbers them: a job with `stonewall` or `new_group` starts
+    /// the next group when the current one has jobs already.
     pub groupid: u32,
+    /// `stonewall` (`wait_for_previous`): start only when every job before it has ended.
+    pub stonewall: bool,
+    /// `new_group`: start a new reporting group (without waiting).
+    pub new_group: bool,
+    /// `wait_for`: start only when every clone of the job of that name has ended.
+    pub wait_for: Option<String>,
+    /// `exitall`: when any job ends, stop the jobs `exit_what` names (fio makes this
+    /// process-wide as soon as one job sets it; see [`JobSpec::exit_what`]).
+    pub exitall: bool,
+    /// `exit_what`: which jobs a job's end stops under `exitall`/`exitall_on_error`.
+    pub exit_what: ExitWhat,
+    /// `exitall_on_error`: like `exitall`, only when this job ends with an error.
+    pub exitall_on_error: bool,
+    /// `startdelay`, seconds after the start of the run: `(low, high)`; a range draws one
+    /// value per clone, uniformly.
+    pub startdelay_s: (f64, f64),
+    /// `io_size` (`io_limit`): bytes of I/O per pass, independent of the region (`size`);
+    /// more than the region wraps around it. `None` = `size`.
+    pub io_size: Option<u64>,
+    /// `loops`: passes over the workload (0 counts as 1; ignored by `time_based`).
+    pub loops: u32,
+    /// `filesize`: the file's size, or a range `(low, high)` to draw it from; then `size`
+    /// only limits the I/O of a pass ([`JobSpec::size_limit`]). Resolved into `size` when
+    /// the files are laid out.
+    pub filesize: Option<(u64, u64)>,
+    /// With `filesize`: the `size` given, which limits each pass's bytes (never past the
+    /// file). `None` otherwise.
+    pub size_limit: Option<u64>,
+    /// `number_ios`: stop after this many I/Os per pass (0 = no limit; ignored by
+    /// `time_based`).
+    pub number_ios: u64,
     /// `filename`, if given (all clones share it).
     pub filename: Option<String>,
     /// `directory` for generated names.
     pub directory: String,
     /// `size`: bytes of I/O per clone, and the region; `None` = the existing file's size.
     pub size: Option<u64>,
-    /// `offset` into the file where the region starts.
+    /// `offset` into the file where the region starts (of the first clone).
     pub offset: u64,
+    /// `offset_increment`: each further clone's region starts this much later (clone N at
+    /// `offset + N × offset_increment`, in its own file or the shared one).
+    pub offset_increment: u64,
+    /// `size`, `offset` and `offset_increment` given as percentages of the file's length
+    /// (`size=50%`): resolved against [`JobSpec::real_size`] when the files are laid out.
+    pub pct: Percentages,
+    /// The length of the job's file when percentages were resolved (`None` before, or
+    /// without percentages).
+    pub real_size: Option<u64>,
     /// Block size of reads.
     pub bs_read: u64,
     /// Block size of writes.
@@ -216,6 +257,35 @@ pub struct JobSpec {
     pub thread: bool,
 }
 
+/// `size`, `offset`, `offset_increment` given in percent of the file's length.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Percentages {
+    /// `size=P%`.
+    pub size: Option<u64>,
+    /// `offset=P%`.
+    pub offset: Option<u64>,
+    /// `offset_increment=P%`.
+    pub offset_increment: Option<u64>,
+}
+
+impl Percentages {
+    /// Whether any is given.
+    pub fn any(&self) -> bool {
+        self.size.is_some() || self.offset.is_some() || self.offset_increment.is_some()
+    }
+}
+
+/// Which jobs stop when a job ends under `exitall` (fio's `exit_what`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitWhat {
+    /// `group` (fio's default): every job of the ending job's group, started or not.
+    Group,
+    /// `stonewall`: every job running at that moment, in any group; later groups go on.
+    Stonewall,
+    /// `all`: every job; those not started never start.
+    All,
+}
+
 /// An option hostbench accepts: fio's name, its aliases, and whether it is a flag.
 struct Opt {
     name: &'static str,
@@ -245,6 +315,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "offset",
+        aliases: &[],
+    },
+    Opt {
+        name: "offset_increment",
         aliases: &[],
     },
     Opt {
@@ -371,6 +445,54 @@ const OPTS: &[Opt] = &[
         name: "thread",
         aliases: &[],
     },
+    Opt {
+        name: "stonewall",
+        aliases: &["wait_for_previous"],
+    },
+    Opt {
+        name: "new_group",
+        aliases: &[],
+    },
+    Opt {
+        name: "wait_for",
+        aliases: &[],
+    },
+    Opt {
+        name: "exitall",
+        aliases: &[],
+    },
+    Opt {
+        name: "exit_what",
+        aliases: &[],
+    },
+    Opt {
+        name: "exitall_on_error",
+        aliases: &[],
+    },
+    Opt {
+        name: "startdelay",
+        aliases: &[],
+    },
+    Opt {
+        name: "io_size",
+        aliases: &["io_limit"],
+    },
+    Opt {
+        name: "loops",
+        aliases: &[],
+    },
+    Opt {
+        name: "filesize",
+        aliases: &[],
+    },
+    Opt {
+        name: "threads",
+        aliases: &[],
+    },
+    Opt {
+        name: "number_ios",
+        aliases: &[],
+    },
 ];
 
 /// fio's name for option `k` (resolving aliases), if hostbench supports it.
@@ -494,6 +616,44 @@ fn parse_size_opt(k: &str, v: &str, at: &str) -> Result<u64, JobError> {
     })
 }
 
+/// `P%` (a whole percent from `min` to 100) as `Some(P)`; `None` when `v` is no percentage.
+fn percent(k: &str, v: &str, at: &str, min: u64) -> Result<Option<u64>, JobError> {
+    let Some(p) = v.trim().strip_suffix('%') else {
+        return Ok(None);
+    };
+    match p.trim().parse::<u64>() {
+        Ok(n) if (min..=100).contains(&n) => Ok(Some(n)),
+        _ => err(format!(
+            "{at}: {k}={v}: expected a whole percentage from {min}% to 100%"
+        )),
+    }
+}
+
+/// A time or a range of times (`startdelay=2`, `startdelay=1-5`, `1s:500ms`; a bare number
+/// is seconds), as `(low, high)` seconds; a reversed range is put in order, as fio does.
+fn parse_time_range(k: &str, v: &str, at: &str) -> Result<(f64, f64), JobError> {
+    let bad = || {
+        JobError(format!(
+            "{at}: {k}={v}: expected a time such as 2, 500ms or 10s, or a range such as 1-5"
+        ))
+    };
+    let (lo, hi) = match v.split_once(['-', ':']) {
+        Some((a, b)) => (
+            parse_fio_time(a, 1.0).ok_or_else(bad)?,
+            parse_fio_time(b, 1.0).ok_or_else(bad)?,
+        ),
+        None => {
+            let t = parse_fio_time(v, 1.0).ok_or_else(bad)?;
+            (t, t)
+        }
+    };
+    // fio keeps times in µs; a year is far beyond any benchmark and keeps the sums finite.
+    if lo > 366.0 * 86400.0 || hi > 366.0 * 86400.0 {
+        return Err(bad());
+    }
+    Ok((lo.min(hi), lo.max(hi)))
+}
+
 /// Turns parsed sections into jobs: every `[global]` applies to the jobs below it. Checks
 /// every option and value; the first problem is the error.
 pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError> {
@@ -528,6 +688,7 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
         all.extend(own);
         let job = apply_options(&all, &sec.name, &sec.opts)?;
         check_job(&job)?;
+        check_waitee(&job, &jobs, &sec.origin)?;
         jobs.push(job);
     }
     if jobs.is_empty() {
@@ -535,19 +696,46 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
             "no jobs: give at least one job (--name=NAME on the command line, or a [jobname] section in a job file)",
         );
     }
-    let first = &jobs[0];
-    for j in &jobs[1..] {
-        if j.runtime_s != first.runtime_s
-            || j.time_based != first.time_based
-            || j.ramp_time_s != first.ramp_time_s
-        {
-            return err(format!(
-                "jobs '{}' and '{}' differ in runtime, time_based or ramp_time; hostbench runs all jobs of one command for the same time, so give these options once in [global]",
-                first.name, j.name
-            ));
-        }
-    }
+    assign_groups(&mut jobs);
     Ok(jobs)
+}
+
+/// fio's group ids (`init.c:add_job`): the first job is in group 0; a job with `stonewall`
+/// or `new_group` starts the next group when the current one has a job already. Clones
+/// share their job's group.
+fn assign_groups(jobs: &mut [JobSpec]) {
+    let mut group = 0u32;
+    for (i, j) in jobs.iter_mut().enumerate() {
+        if (j.stonewall || j.new_group) && i > 0 {
+            group += 1;
+        }
+        j.groupid = group;
+    }
+}
+
+/// `wait_for` names exactly one job defined before this one (fio checks the jobs added so
+/// far: a later job, or two of that name, are errors).
+fn check_waitee(j: &JobSpec, earlier: &[JobSpec], origin: &str) -> Result<(), JobError> {
+    let Some(w) = &j.wait_for else {
+        return Ok(());
+    };
+    if *w == j.name {
+        return err(format!(
+            "{origin}: job '{}': a job cannot wait for itself (wait_for={w})",
+            j.name
+        ));
+    }
+    match earlier.iter().filter(|e| e.name == *w).count() {
+        0 => err(format!(
+            "{origin}: job '{}': wait_for={w}: no job named '{w}' before it (the waitee must              be defined earlier in the job file)",
+            j.name
+        )),
+        1 => Ok(()),
+        _ => err(format!(
+            "{origin}: job '{}': wait_for={w}: several jobs are named '{w}'; give them              distinct names",
+            j.name
+        )),
+    }
 }
 
 /// A job from its options (globals first, then its own, each with where it was written):
@@ -560,10 +748,25 @@ fn apply_options(
     let mut j = JobSpec {
         name: section.to_string(),
         groupid: 0,
+        stonewall: false,
+        new_group: false,
+        wait_for: None,
+        exitall: false,
+        exit_what: ExitWhat::Group,
+        exitall_on_error: false,
+        startdelay_s: (0.0, 0.0),
+        io_size: None,
+        loops: 1,
+        filesize: None,
+        size_limit: None,
+        number_ios: 0,
         filename: None,
         directory: ".".into(),
         size: None,
         offset: 0,
+        offset_increment: 0,
+        pct: Percentages::default(),
+        real_size: None,
         bs_read: 4096,
         bs_write: 4096,
         rw: Rw::Read,
@@ -605,6 +808,10 @@ fn apply_options(
                 }
             }
             "description" => {}
+            // An option of fio's tiobench profile: without `profile=tiobench` fio accepts
+            // it and does nothing with it (examples/waitfor.fio and steadystate.fio set
+            // it); so does hostbench, and its front-end says so on stderr.
+            "threads" => {}
             // fio's `thread` is a flag; any value but an explicit "off" turns it on (hostbench
             // always runs threads: this is what fio would start, for its start-up line).
             "thread" => j.thread = !matches!(v.trim(), "0" | "false" | "off" | "no"),
@@ -626,11 +833,12 @@ fn apply_options(
                 j.directory = v.clone();
             }
             "size" => {
-                if v.trim().ends_with('%') {
-                    return err(format!(
-                        "{at}: size={v}: percentages of a device are not supported; give a size"
-                    ));
+                if let Some(p) = percent(k, v, at, 1)? {
+                    j.pct.size = Some(p);
+                    j.size = None;
+                    continue;
                 }
+                j.pct.size = None;
                 let s = parse_size_opt(k, v, at)?;
                 if s == 0 {
                     return err(format!("{at}: size must be more than 0"));
@@ -638,10 +846,16 @@ fn apply_options(
                 j.size = Some(s);
             }
             "offset" => {
-                if v.trim().ends_with('%') {
-                    return err(format!("{at}: offset={v}: percentages are not supported"));
+                j.pct.offset = percent(k, v, at, 0)?;
+                if j.pct.offset.is_none() {
+                    j.offset = parse_size_opt(k, v, at)?;
                 }
-                j.offset = parse_size_opt(k, v, at)?;
+            }
+            "offset_increment" => {
+                j.pct.offset_increment = percent(k, v, at, 0)?;
+                if j.pct.offset_increment.is_none() {
+                    j.offset_increment = parse_size_opt(k, v, at)?;
+                }
             }
             "bs" => {
                 let parts: Vec<&str> = v.split(',').collect();
@@ -737,6 +951,12 @@ fn apply_options(
                 let mut parts = v.split(':');
                 let kind = parts.next().unwrap_or("").trim();
                 let arg = parts.next();
+                if !matches!(kind, "random" | "zipf" | "pareto") {
+                    return err(format!(
+                        "{at}: random_distribution={v}: expected random, zipf:θ or pareto:h \
+                         ({kind} is not supported yet)"
+                    ));
+                }
                 if parts.next().is_some() {
                     return err(format!(
                         "{at}: random_distribution={v}: the ':center' part is not supported"
@@ -798,6 +1018,62 @@ fn apply_options(
                 }
             }
             "allow_mounted_write" => j.allow_mounted_write = parse_bool_opt(k, v, at)?,
+            "stonewall" => j.stonewall = parse_bool_opt(k, v, at)?,
+            "new_group" => j.new_group = parse_bool_opt(k, v, at)?,
+            "exitall" => j.exitall = parse_bool_opt(k, v, at)?,
+            "exitall_on_error" => j.exitall_on_error = parse_bool_opt(k, v, at)?,
+            "wait_for" => {
+                let name = v.trim();
+                if name.is_empty() {
+                    return err(format!("{at}: wait_for needs the name of an earlier job"));
+                }
+                j.wait_for = Some(name.to_string());
+            }
+            "exit_what" => {
+                j.exit_what = match v.trim() {
+                    "group" => ExitWhat::Group,
+                    "stonewall" => ExitWhat::Stonewall,
+                    "all" => ExitWhat::All,
+                    _ => {
+                        return err(format!(
+                            "{at}: exit_what={v}: expected group (the default), stonewall or all"
+                        ));
+                    }
+                }
+            }
+            "startdelay" => j.startdelay_s = parse_time_range(k, v, at)?,
+            "io_size" => {
+                if v.trim().ends_with('%') {
+                    return err(format!(
+                        "{at}: {k}={v}: percentages are not supported yet; give a size"
+                    ));
+                }
+                let n = parse_size_opt(k, v, at)?;
+                // fio: 0 means "not set" (the region's size).
+                j.io_size = (n > 0).then_some(n);
+            }
+            "loops" => j.loops = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
+            "filesize" => {
+                if v.contains('%') {
+                    return err(format!(
+                        "{at}: filesize={v}: percentages are not supported; give a size"
+                    ));
+                }
+                let (a, b) = v.split_once(['-', ':']).unwrap_or((v, v));
+                let (a, b) = (parse_size_opt(k, a, at)?, parse_size_opt(k, b, at)?);
+                if a == 0 || b == 0 {
+                    return err(format!("{at}: filesize={v}: must be more than 0"));
+                }
+                // fio swaps a reversed range.
+                j.filesize = Some((a.min(b), a.max(b)));
+            }
+            "number_ios" => {
+                j.number_ios = parse_fio_size(v).ok_or_else(|| {
+                    JobError(format!(
+                        "{at}: {k}={v}: expected a count such as 1000 (k = 1024 as fio reads it)"
+                    ))
+                })?
+            }
             "nrfiles" => {
                 if parse_int(k, v, at, 1, 1)? != 1 {
                     unreachable!("parse_int bounds nrfiles to 1");
@@ -834,11 +1110,12 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
                 ));
             }
         }
-        if !j.offset.is_multiple_of(512) {
+        if !j.offset.is_multiple_of(512) || !j.offset_increment.is_multiple_of(512) {
             return err(format!(
-                "job '{}': offset={} is not a multiple of 512: with direct=1 offsets must be \
-                 multiples of the device's logical block size (512 or 4096 bytes)",
-                j.name, j.offset
+                "job '{}': offset={} (offset_increment={}) is not a multiple of 512: with \
+                 direct=1 offsets must be multiples of the device's logical block size (512 or \
+                 4096 bytes)",
+                j.name, j.offset, j.offset_increment
             ));
         }
     }
@@ -852,6 +1129,62 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
 }
 
 impl JobSpec {
+    /// What ends a size-based clone (not `time_based`), as fio 3.33 ends it: `(bytes, ios)`,
+    /// the clone stops issuing once it has issued that many bytes, or that many I/Os (0 = no
+    /// I/O limit). `region` is the clone's region (`size`). Measured with fio on null jobs:
+    /// `loops` passes each cover the region once up to `io_size`, and an `io_size` larger
+    /// than the region is done in the first pass, so the bytes are
+    /// `max(io_size, loops × min(io_size, region))` (`size=1m`: `loops=3` 3 MiB,
+    /// `io_size=512k,loops=3` 1.5 MiB, `io_size=3m,loops=2` 3 MiB, `io_size=1536k,loops=2`
+    /// 2 MiB); `number_ios` counts over all passes (`number_ios × loops`). A pass covers the
+    /// region's whole blocks only (`size=1000k,bs=64k`: 15 I/Os), and with `filesize` no
+    /// more than `size` (`filesize=64k,size=32k`: 32 KiB; `size=256k`: 64 KiB).
+    pub fn io_limits(&self, region: u64) -> (u64, u64) {
+        let loops = u64::from(self.loops.max(1));
+        // A pass covers the region's whole blocks (size=1000k, bs=64k: 15 I/Os, as fio).
+        let mut pass = region - region % self.max_bs().max(1);
+        if let Some(limit) = self.size_limit {
+            // `size` with `filesize`: the bytes of a pass, never past the file's end.
+            pass = pass.min(limit);
+        }
+        let io = self.io_size.unwrap_or(pass);
+        let bytes = io.max(loops.saturating_mul(io.min(pass)));
+        (bytes, self.number_ios.saturating_mul(loops))
+    }
+
+    /// Resolves `filesize` into the region (`size`), keeping the `size` given as the limit of
+    /// a pass; `have` is the length of the job's (first) file now (0 when there is none).
+    /// As fio (`filesetup.c:setup_files`): a file whose length is already within the range
+    /// is used as it is; otherwise the file is the fixed size, or a size drawn uniformly in
+    /// the range and rounded down to the smallest block size. The region is that length
+    /// from `offset` on (`filesize=64k,offset=16k`: 48 KiB). The draw is seeded by the job's
+    /// index (`job`), so every run gets the same size (fio draws one per file, with
+    /// randrepeat's seed). Does nothing without `filesize`, or when already resolved.
+    pub fn resolve_filesize(&mut self, job: usize, have: u64) -> Result<(), JobError> {
+        let Some((lo, hi)) = self.filesize.take() else {
+            return Ok(());
+        };
+        let file = if (lo..=hi).contains(&have) {
+            have
+        } else if hi > lo {
+            let u = hostbench_core::rand::Rng::for_thread(0xF11E_512E, job as u64).next_f64();
+            let min_bs = self.bs_read.min(self.bs_write).max(1);
+            let v = lo + ((hi - lo) as f64 * u) as u64;
+            (v - v % min_bs).max(min_bs)
+        } else {
+            lo
+        };
+        if self.offset >= file {
+            return err(format!(
+                "job '{}': offset={} is past the end of the file (filesize gives {file} bytes)",
+                self.name, self.offset
+            ));
+        }
+        self.size_limit = self.size;
+        self.size = Some(file - self.offset);
+        Ok(())
+    }
+
     /// The access pattern the job announces to the kernel for its file (`fadvise_hint`):
     /// `Some(true)` random, `Some(false)` sequential, `None` no advice.
     pub fn advises_random(&self) -> Option<bool> {
@@ -862,6 +1195,43 @@ impl JobSpec {
             FadviseHint::Sequential => Some(false),
         }
     }
+    /// Where clone `clone`'s region starts: `offset + clone × offset_increment` (fio numbers
+    /// the clones differently, but clone N's file `name.N.0` gets the same offset as fio's).
+    /// With percentages (`offset=10%`, `offset_increment=20%`) they are of the file's length
+    /// ([`JobSpec::real_size`]) and the sum is rounded up to the smallest block size, as fio
+    /// (`filesetup.c:get_start_offset`; 4 MiB, `10%` and `20%`: 0x67000, 0x134000, 0x200000).
+    pub fn clone_offset(&self, clone: u32) -> u64 {
+        let real = self.real_size.unwrap_or(0);
+        let of = |p: u64| real.saturating_mul(p) / 100;
+        let base = self.pct.offset.map_or(self.offset, of);
+        let inc = self.pct.offset_increment.map_or(self.offset_increment, of);
+        let raw = base.saturating_add(inc.saturating_mul(u64::from(clone)));
+        if self.pct.offset.is_some() || self.pct.offset_increment.is_some() {
+            let a = self.bs_read.min(self.bs_write).max(1);
+            raw.div_ceil(a).saturating_mul(a)
+        } else {
+            raw
+        }
+    }
+
+    /// Clone `clone`'s region: `size`, or with `size=P%` that share of the file's length,
+    /// no further than the file's end from the clone's offset, rounded down to the smallest
+    /// block size (fio's `setup_files`; `size=100%` is the rest of the file).
+    pub fn clone_size(&self, clone: u32) -> Option<u64> {
+        let Some(p) = self.pct.size else {
+            return self.size;
+        };
+        let real = self.real_size?;
+        let off = self.clone_offset(clone);
+        let rest = real.checked_sub(off)?;
+        if p == 100 {
+            return Some(rest);
+        }
+        let a = self.bs_read.min(self.bs_write).max(1);
+        let s = (real.saturating_mul(p) / 100).min(rest);
+        Some(s - s % a)
+    }
+
     /// The largest block size the job uses.
     pub fn max_bs(&self) -> u64 {
         self.bs_read.max(self.bs_write)
@@ -909,8 +1279,10 @@ mod tests {
         assert_eq!(s.len(), 4);
         assert_eq!(s[1].opts[0], ("rw".to_string(), "randread".to_string()));
         assert_eq!(s[3].opts[1], ("time_based".to_string(), String::new()));
-        let err = jobs_from_sections(&s).unwrap_err();
-        assert!(err.0.contains("differ in runtime"), "{err}");
+        // Each job has its own runtime, as in fio.
+        let jobs = jobs_from_sections(&s).unwrap();
+        assert_eq!((jobs[0].runtime_s, jobs[1].runtime_s), (None, Some(1.0)));
+        assert!(!jobs[0].time_based && jobs[1].time_based);
         let text = "[global]\nioengine=libaio\ndirect=1\n[a]\nrw=randread\n[global]\nbs=8k\n[b]\nrw=write\n";
         let jobs = jobs_from_sections(&parse_ini(text, "t.fio", &no_env).unwrap()).unwrap();
         assert_eq!(jobs[0].engine, EngineKind::Libaio);
@@ -920,6 +1292,196 @@ mod tests {
             "the second global applies below it only"
         );
         assert!(jobs[1].direct);
+    }
+
+    /// fio's reference job (fio-jobfiles.md §1): a, b in group 0, c (new_group) in 1, d
+    /// (stonewall) in 2; a stonewall in [global] gives every job its own group.
+    #[test]
+    fn group_ids_as_fio_assigns_them() {
+        let g = |text: &str| -> Vec<u32> {
+            jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap())
+                .unwrap()
+                .iter()
+                .map(|j| j.groupid)
+                .collect()
+        };
+        let text = "[global]\nioengine=null\nsize=1m\n[a]\nnumjobs=2\n[b]\nrw=write\n[c]\nnew_group\ngroup_reporting\nnumjobs=3\n[d]\nstonewall\n";
+        assert_eq!(g(text), [0, 0, 1, 2]);
+        assert_eq!(g("[global]\nstonewall\n[a]\n[b]\n[c]\n"), [0, 1, 2]);
+        assert_eq!(
+            g("[a]\nstonewall\n[b]\nwait_for_previous\n[c]\nnew_group=0\n"),
+            [0, 1, 1]
+        );
+        // wait_for does not change the group.
+        assert_eq!(g("[a]\n[b]\nwait_for=a\n"), [0, 0]);
+    }
+
+    #[test]
+    fn sequencing_options_are_checked_as_fio_checks_them() {
+        let j = |text: &str| jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap());
+        let jobs = j("[a]\nstartdelay=1-500ms\nexitall\nexit_what=stonewall\n[b]\nstartdelay=2\n")
+            .unwrap();
+        assert_eq!(
+            jobs[0].startdelay_s,
+            (0.5, 1.0),
+            "a reversed range is ordered"
+        );
+        assert!(jobs[0].exitall && jobs[0].exit_what == ExitWhat::Stonewall);
+        assert_eq!(jobs[1].startdelay_s, (2.0, 2.0));
+        assert_eq!(jobs[1].exit_what, ExitWhat::Group);
+        for (text, needle) in [
+            ("[a]\nwait_for=b\n[b]\n", "no job named 'b' before it"),
+            ("[a]\nwait_for=a\n", "cannot wait for itself"),
+            ("[a]\n[a]\n[b]\nwait_for=a\n", "several jobs are named 'a'"),
+            ("[a]\nexit_what=some\n", "expected group"),
+            ("[a]\nstartdelay=x\n", "expected a time"),
+            ("[a]\nstartdelay=-1\n", "expected a time"),
+        ] {
+            let e = j(text).unwrap_err();
+            assert!(e.0.contains(needle), "{text:?}: {e}");
+        }
+    }
+
+    /// fio's reference measurement: a 4 MiB file, `offset=10%`, `offset_increment=20%`,
+    /// three clones: first I/Os at 0x67000, 0x134000, 0x200000.
+    #[test]
+    fn percentages_are_of_the_file_and_rounded_as_fio() {
+        let job = |text: &str| {
+            let mut j =
+                jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap()).unwrap()[0].clone();
+            j.real_size = Some(4 << 20);
+            j
+        };
+        let j = job("[a]\noffset=10%\noffset_increment=20%\nnumjobs=3\nsize=4k\n");
+        assert_eq!(
+            (0..3).map(|c| j.clone_offset(c)).collect::<Vec<_>>(),
+            [0x67000, 0x134000, 0x200000]
+        );
+        let j = job("[a]\noffset=10%\nsize=100%\n");
+        assert_eq!(
+            j.clone_size(0),
+            Some((4 << 20) - 0x67000),
+            "the rest of the file"
+        );
+        let j = job("[a]\noffset=75%\nsize=50%\n");
+        assert_eq!(
+            j.clone_size(0),
+            Some(1 << 20),
+            "no further than the file's end"
+        );
+        let j = job("[a]\nsize=10%\nbs=64k\n");
+        assert_eq!(j.clone_size(0), Some(6 * 65536), "whole blocks");
+        for (text, needle) in [
+            ("[a]\nsize=0%\n", "from 1% to 100%"),
+            ("[a]\nsize=101%\n", "from 1% to 100%"),
+            ("[a]\noffset=x%\n", "from 0% to 100%"),
+        ] {
+            let e = jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap()).unwrap_err();
+            assert!(e.0.contains(needle), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn each_clone_starts_at_its_offset() {
+        let s = parse_ini(
+            "[a]\noffset=8k\noffset_increment=64k\nnumjobs=3\n",
+            "t",
+            &no_env,
+        )
+        .unwrap();
+        let j = &jobs_from_sections(&s).unwrap()[0];
+        assert_eq!(
+            (0..3).map(|c| j.clone_offset(c)).collect::<Vec<_>>(),
+            [8 << 10, 72 << 10, 136 << 10]
+        );
+        let e = jobs_from_sections(
+            &parse_ini("[a]\ndirect=1\noffset_increment=100\n", "t", &no_env).unwrap(),
+        )
+        .unwrap_err();
+        assert!(e.0.contains("offset_increment=100"), "{e}");
+    }
+
+    #[test]
+    fn io_limits_as_fio_counts_them() {
+        let lim = |opts: &str| {
+            let text = format!("[a]\nsize=1m\n{}\n", opts.replace(' ', "\n"));
+            let j = &jobs_from_sections(&parse_ini(&text, "t", &no_env).unwrap()).unwrap()[0];
+            j.io_limits(1 << 20)
+        };
+        assert_eq!(lim(""), (1 << 20, 0));
+        assert_eq!(lim("loops=3"), (3 << 20, 0));
+        assert_eq!(lim("loops=0"), (1 << 20, 0), "0 loops count as 1");
+        assert_eq!(lim("io_size=512k loops=3"), (3 << 19, 0));
+        assert_eq!(lim("io_limit=3m loops=2"), (3 << 20, 0));
+        assert_eq!(lim("io_size=1536k loops=2"), (2 << 20, 0));
+        assert_eq!(lim("number_ios=100 loops=3"), (3 << 20, 300));
+        assert_eq!(lim("number_ios=1k"), (1 << 20, 1024));
+        assert_eq!(lim("bs=64k io_size=0"), (1 << 20, 0), "io_size=0 is unset");
+        let resolved = |opts: &str| {
+            let text = format!("[a]\n{}\n", opts.replace(' ', "\n"));
+            let mut j =
+                jobs_from_sections(&parse_ini(&text, "t", &no_env).unwrap()).unwrap()[0].clone();
+            j.resolve_filesize(0, 0).unwrap();
+            (j.size, j.io_limits(j.size.unwrap()))
+        };
+        assert_eq!(resolved("filesize=64k"), (Some(64 << 10), (64 << 10, 0)));
+        assert_eq!(
+            resolved("filesize=64k size=32k"),
+            (Some(64 << 10), (32 << 10, 0))
+        );
+        assert_eq!(
+            resolved("filesize=64k size=1m"),
+            (Some(64 << 10), (64 << 10, 0))
+        );
+        assert_eq!(
+            resolved("filesize=64k size=1m loops=2"),
+            (Some(64 << 10), (128 << 10, 0))
+        );
+        assert_eq!(
+            resolved("filesize=64k offset=16k"),
+            (Some(48 << 10), (48 << 10, 0))
+        );
+        let text = "[a]\nfilesize=64k-128k\n";
+        let mut j = jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap()).unwrap()[0].clone();
+        j.resolve_filesize(0, 100 << 10).unwrap();
+        assert_eq!(
+            j.size,
+            Some(100 << 10),
+            "a file within the range is used as it is"
+        );
+        let mut j =
+            jobs_from_sections(&parse_ini("[a]\nfilesize=8k\noffset=8k\n", "t", &no_env).unwrap())
+                .unwrap()[0]
+                .clone();
+        assert!(
+            j.resolve_filesize(0, 0)
+                .unwrap_err()
+                .0
+                .contains("past the end")
+        );
+        let (size, _) = resolved("filesize=64k-10k bs=4k");
+        let size = size.unwrap();
+        assert!(
+            (8 << 10..=64 << 10).contains(&size) && size % 4096 == 0,
+            "{size}"
+        );
+        let j = &jobs_from_sections(&parse_ini("[a]\nbs=64k\n", "t", &no_env).unwrap()).unwrap()[0];
+        assert_eq!(
+            j.io_limits(1000 << 10),
+            (960 << 10, 0),
+            "whole blocks of the region"
+        );
+        for (text, needle) in [
+            ("[a]\nio_size=10%\n", "percentages"),
+            ("[a]\nloops=-1\n", "whole number"),
+            ("[a]\nnumber_ios=x\n", "expected a count"),
+            ("[a]\nfilesize=0\n", "more than 0"),
+            ("[a]\nfilesize=10%\n", "percentages"),
+            ("[a]\nfilesize=1k-x\n", "expected a size"),
+        ] {
+            let e = jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap()).unwrap_err();
+            assert!(e.0.contains(needle), "{text:?}: {e}");
+        }
     }
 
     #[test]

@@ -34,7 +34,42 @@ pub(super) fn layout_files(
     let mut any_buffered = false;
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut first_dir: Option<PathBuf> = None;
-    for j in jobs.iter_mut() {
+    for (ji, j) in jobs.iter_mut().enumerate() {
+        // `filesize` reads the first clone's file as it is now (never through a symlink:
+        // one there is refused below).
+        let have = if j.engine == EngineKind::Null {
+            0
+        } else {
+            std::fs::symlink_metadata(j.file_path(0))
+                .ok()
+                .filter(|m| m.is_file())
+                .map_or(0, |m| m.len())
+        };
+        j.resolve_filesize(ji, have)
+            .map_err(|e| WorkloadError::usage(e.0))?;
+        if j.pct.any() {
+            // Percentages are of the file there now (fio: its `real_file_size`).
+            if have == 0 {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': size, offset or offset_increment in percent needs an existing \
+                     regular file with data ({} is not one); give them in bytes",
+                    j.name,
+                    j.file_path(0).display()
+                )));
+            }
+            j.real_size = Some(have);
+            if j.pct.size.is_some() {
+                j.size = j.clone_size(0);
+                if j.size.is_none_or(|s| s < j.max_bs()) {
+                    return Err(WorkloadError::usage(format!(
+                        "job '{}': offset {} leaves less than a block of the file ({have} \
+                         bytes)",
+                        j.name,
+                        j.clone_offset(0)
+                    )));
+                }
+            }
+        }
         if j.engine == EngineKind::Null {
             if j.size.is_none() {
                 return Err(WorkloadError::usage(format!(
@@ -101,7 +136,18 @@ pub(super) fn layout_files(
                         .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
                 );
             }
-            if !is_dev && !lay_out(j, &path, j.offset + size, have, log)? {
+            // A shared file holds every clone's region (`offset_increment` moves them);
+            // a clone's own file, its own.
+            let last = if j.filename.is_some() {
+                j.numjobs.saturating_sub(1)
+            } else {
+                c
+            };
+            // (With `size=P%` each region ends within the file: nothing to extend.)
+            let need = j
+                .clone_offset(last)
+                .saturating_add(j.clone_size(last).unwrap_or(size));
+            if !is_dev && !lay_out(j, &path, need, have, log)? {
                 return Ok(None);
             }
             if j.direct {

@@ -1,13 +1,15 @@
 //! `disk.fio`: fio's queue-depth I/O engine, for fio's command lines and job files.
 //!
-//! One run holds every job of one fio command (all jobs of a reporting group run at once);
-//! each job's `numjobs` clones are the runner's threads. A clone opens its file, builds its
+//! One run holds every job of one fio command; each job's `numjobs` clones are the runner's
+//! threads, and each waits for its turn as fio starts it (`sequence.rs`: `stonewall`
+//! phases, `wait_for`, `startdelay`, stopped by `exitall`), then keeps its own `ramp_time`
+//! and `runtime` from its own start. A clone opens its file, builds its
 //! engine with its own queue of `iodepth` aligned buffers (allocated once), and runs as a
 //! loop worker (`worker.rs`) that times each I/O as fio does. Per-direction statistics (fio
 //! reports reads and writes separately) are kept by the worker in fio's own shapes
 //! ([`stats`]) and handed over once, at the end, as the result's typed `fio` section
-//! (`result.rs`: jobs, report blocks with `group_reporting` merged, devices), which fio's
-//! layouts in hostbench-report render.
+//! (`result.rs`: jobs with their reporting groups, report blocks with `group_reporting`
+//! merged as fio merges them, devices), which fio's layouts in hostbench-report render.
 //!
 //! Files are laid out before the run when missing or short (`layout.rs`), never deleted
 //! afterwards (fio's `unlink=0`).
@@ -18,6 +20,7 @@ pub mod job;
 pub mod jobfile;
 mod layout;
 mod result;
+mod sequence;
 pub mod stats;
 mod worker;
 
@@ -73,10 +76,30 @@ struct Shared {
     warnings: Vec<Warning>,
     /// The job files' devices, watched from just before the run (fio's `disk_util`).
     disks: Option<Watch>,
+    /// When each clone starts and what stops it (stonewall, wait_for, startdelay, exitall).
+    seq: sequence::Sequencer,
 }
 
 struct FioInstance {
     shared: Arc<Shared>,
+}
+
+/// The time limits the runner can hold for every clone at once: `Some((runtime, ramp_time))`
+/// when all jobs start together (no `stonewall` after the first job, no `startdelay`, no
+/// `wait_for`) and share `runtime`, `time_based` and `ramp_time`; then the run's time limit
+/// and warmup are the jobs'. Otherwise `None`: each clone keeps its own limits from its own
+/// start (they always do; the run's limits then stay open).
+pub fn common_limits(jobs: &[JobSpec]) -> Option<(Option<f64>, f64)> {
+    let first = jobs.first()?;
+    let together = jobs.iter().enumerate().all(|(i, j)| {
+        (!j.stonewall || i == 0)
+            && j.startdelay_s.1 == 0.0
+            && j.wait_for.is_none()
+            && j.runtime_s == first.runtime_s
+            && j.time_based == first.time_based
+            && j.ramp_time_s == first.ramp_time_s
+    });
+    together.then_some((first.runtime_s, first.ramp_time_s))
 }
 
 /// The jobs of a parameter set (the `jobs` text), checked.
@@ -261,8 +284,10 @@ impl Workload for Fio {
                 .collect();
             Watch::start(paths.iter().map(PathBuf::as_path))
         });
+        let seq = sequence::Sequencer::new(&jobs, &threads, ctx.seed);
         Ok(Box::new(FioInstance {
             shared: Arc::new(Shared {
+                seq,
                 jobs,
                 global_options,
                 threads,

@@ -76,6 +76,7 @@ fn job(j: &JobSpec) -> FioJob {
         iodepth: j.iodepth,
         numjobs: j.numjobs,
         thread: j.thread,
+        groupid: j.groupid,
     }
 }
 
@@ -150,9 +151,11 @@ fn add(a: &mut [u64], b: &[u64]) {
     }
 }
 
-/// fio's group reporting: `b`, another clone of `m`'s job, merged into `m`.
+/// fio's group reporting: `b`, another clone of `m`'s reporting group, merged into `m`.
 fn merge(m: &mut Acc, b: &Acc) {
     let (mb, bb) = (&mut m.block, &b.block);
+    // The block keeps its first clone's name; fio's JSON shows the last merged job's options.
+    mb.job = bb.job;
     let k = f64::from(mb.clones);
     mb.usr_cpu_pct = (mb.usr_cpu_pct * k + bb.usr_cpu_pct) / (k + 1.0);
     mb.sys_cpu_pct = (mb.sys_cpu_pct * k + bb.sys_cpu_pct) / (k + 1.0);
@@ -186,11 +189,15 @@ fn merge(m: &mut Acc, b: &Acc) {
 pub(super) fn fio_result(shared: &Shared) -> FioResult {
     let res = shared.results.lock().unwrap_or_else(|e| e.into_inner());
     let mut blocks: Vec<Acc> = Vec::new();
+    // fio's rule (`stat.c:__show_run_stats`): a clone with `group_reporting` joins the
+    // block before it when that one is of the same reporting group (whichever job it
+    // belongs to); any other clone starts a block.
     for s in res.iter().flatten() {
         let j = &shared.jobs[s.job];
         let b = clone_block(s, j);
         if j.group_reporting
-            && let Some(m) = blocks.iter_mut().find(|m| m.block.job == s.job)
+            && let Some(m) = blocks.last_mut()
+            && m.block.groupid == j.groupid
         {
             merge(m, &b);
             continue;

@@ -8,6 +8,7 @@ use super::Shared;
 use super::engine::{Buffers, Dir, Done, Engine};
 use super::job::{EngineKind, JobSpec, RandDist};
 use super::result::CloneStats;
+use super::sequence::Turn;
 use hostbench_core::rand::{Distribution, Rng, Sampler};
 use hostbench_core::recorder::Counter;
 use hostbench_core::runner::RunControl;
@@ -25,7 +26,12 @@ pub(super) fn new_worker(
     rng: Rng,
 ) -> Result<Worker, WorkloadError> {
     let (ji, clone) = shared.threads[tid];
-    let j = &shared.jobs[ji];
+    // The clone's own region starts at its offset (`offset` + clone × `offset_increment`).
+    let mut own = shared.jobs[ji].clone();
+    own.size = own.clone_size(clone);
+    own.offset = own.clone_offset(clone);
+    own.pct = Default::default();
+    let j = &own;
     let size = j.size.expect("sizes are resolved at setup");
     let (fd, path) = if j.engine == EngineKind::Null {
         (None, PathBuf::new())
@@ -43,17 +49,6 @@ pub(super) fn new_worker(
         let f = o
             .open(&path)
             .map_err(|e| crate::disk::files::open_error(&path, j.direct, &e))?;
-        if !j.direct && j.invalidate {
-            // SAFETY: advisory call on our fd.
-            unsafe {
-                libc::posix_fadvise(
-                    f.as_raw_fd(),
-                    j.offset as i64,
-                    size as i64,
-                    libc::POSIX_FADV_DONTNEED,
-                );
-            }
-        }
         advise_access(&f, j, size);
         (Some(OwnedFd::from(f)), path)
     };
@@ -113,6 +108,9 @@ pub(super) fn new_worker(
             .iodepth_batch_complete_max
             .max(j.iodepth_batch_complete_min)
             .clamp(1, depth) as usize,
+        ramp_end: 0,
+        limit_bytes: j.io_limits(size).0,
+        limit_ios: j.io_limits(size).1,
     })))
 }
 
@@ -205,6 +203,12 @@ struct FioWorker {
     /// by default one completion is taken and replaced before the next, so the queue stays at
     /// `iodepth` instead of draining between refills.
     complete_max: usize,
+    /// End of this clone's own `ramp_time` (ticks; 0 = none): nothing before it is counted.
+    ramp_end: u64,
+    /// A size-based clone stops once it has issued this many bytes ([`JobSpec::io_limits`]).
+    limit_bytes: u64,
+    /// ... or this many I/Os (0 = no such limit).
+    limit_ios: u64,
 }
 
 fn rusage() -> (u64, u64, u64, u64, u64) {
@@ -251,6 +255,26 @@ fn batch_bucket(n: usize) -> usize {
 const SAMPLE_NS: u64 = 500_000_000;
 
 impl FioWorker {
+    /// Whether `now` is in ramp time: the run's warmup or this clone's own `ramp_time`.
+    #[inline(always)]
+    fn warming(&self, ctl: &RunControl<'_>, now: u64) -> bool {
+        ctl.warming_up() || now < self.ramp_end
+    }
+
+    /// Claims the next I/O: false when the clone's time is up, the run ends, or `exitall`
+    /// told it to stop.
+    #[inline(always)]
+    fn go(&self, ctl: &mut RunControl<'_>, now: u64) -> bool {
+        !self.shared.seq.told_to_stop(self.tid) && ctl.next_op(now).is_some()
+    }
+
+    /// Whether a size-based clone has issued all it is to issue (`bytes` and `ios` so far).
+    #[inline(always)]
+    fn work_done(&self, bytes: u64, ios: u64) -> bool {
+        !self.job.time_based
+            && (bytes >= self.limit_bytes || (self.limit_ios > 0 && ios >= self.limit_ios))
+    }
+
     /// The next I/O: direction, offset, length.
     #[inline]
     fn next_io(&mut self) -> (Dir, u64, u32) {
@@ -402,15 +426,16 @@ impl FioWorker {
     fn run_sync(&mut self, ctl: &mut RunControl<'_>, pace: u64) -> Result<Meas, WorkloadError> {
         let clock = ctl.clock();
         let mut now = ctl.now();
-        let mut meas = Meas::start(ctl, now);
+        let mut meas = Meas::start(ctl, now, self.warming(ctl, now));
         let mut due = now;
         let mut issued = 0u64;
+        let mut issued_ios = 0u64;
         let buf = self.bufs.slot(0);
         loop {
-            if !self.job.time_based && issued >= self.size {
+            if self.work_done(issued, issued_ios) {
                 break;
             }
-            if ctl.next_op(now).is_none() {
+            if !self.go(ctl, now) {
                 break;
             }
             let intended = if pace > 0 {
@@ -438,11 +463,13 @@ impl FioWorker {
                 return Err(self.fail(dir, off, res));
             }
             issued += len as u64;
+            issued_ios += 1;
             let start = intended.unwrap_or(t0);
-            ctl.record(start, t1);
-            Self::count(ctl, dir, res);
-            let warming = ctl.warming_up();
+            // Nothing of ramp time is counted: not in fio's statistics, not in the run's.
+            let warming = self.warming(ctl, t1);
             if !warming {
+                ctl.record(start, t1);
+                Self::count(ctl, dir, res);
                 meas.begin(ctl, t1);
                 self.account(
                     dir,
@@ -512,8 +539,9 @@ impl FioWorker {
         let mut inflight = 0usize;
         let mut more = true;
         let mut issued = 0u64;
+        let mut issued_ios = 0u64;
         let t_start = ctl.now();
-        let mut meas = Meas::start(ctl, t_start);
+        let mut meas = Meas::start(ctl, t_start, self.warming(ctl, t_start));
         let mut due = t_start;
         let mut err: Option<WorkloadError> = None;
         loop {
@@ -521,14 +549,14 @@ impl FioWorker {
                 let mut t0 = ctl.now();
                 let mut failed = false;
                 while let Some(&slot) = free.last() {
-                    if !self.job.time_based && issued >= self.size {
+                    if self.work_done(issued, issued_ios) {
                         more = false;
                         break;
                     }
                     if pace > 0 && due > t0 {
                         break;
                     }
-                    if ctl.next_op(t0).is_none() {
+                    if !self.go(ctl, t0) {
                         more = false;
                         break;
                     }
@@ -541,6 +569,7 @@ impl FioWorker {
                     }
                     meta[slot as usize] = (dir, len, off);
                     issued += len as u64;
+                    issued_ios += 1;
                     batch.push(slot);
                     if batch.len() >= self.submit_batch {
                         match self.submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl) {
@@ -598,7 +627,7 @@ impl FioWorker {
             if n > 0 {
                 self.stats.complete_map[batch_bucket(n)] += 1;
             }
-            let warming = ctl.warming_up();
+            let warming = self.warming(ctl, t2);
             if !warming {
                 meas.begin(ctl, t2);
             }
@@ -613,9 +642,9 @@ impl FioWorker {
                     }
                     continue;
                 }
-                ctl.record(start[s], t2);
-                Self::count(ctl, dir, d.res);
                 if !warming {
+                    ctl.record(start[s], t2);
+                    Self::count(ctl, dir, d.res);
                     self.account(
                         dir,
                         d.res,
@@ -668,7 +697,7 @@ struct Meas {
 }
 
 impl Meas {
-    fn start(ctl: &RunControl<'_>, now: u64) -> Meas {
+    fn start(ctl: &RunControl<'_>, now: u64, warming: bool) -> Meas {
         let sample_ticks = ctl.clock().from_ns(SAMPLE_NS);
         let mut m = Meas {
             begun: false,
@@ -678,7 +707,7 @@ impl Meas {
             sample_ticks,
             ru0: rusage(),
         };
-        if !ctl.warming_up() {
+        if !warming {
             m.begun = true;
         }
         m
@@ -697,8 +726,58 @@ impl Meas {
 }
 
 impl LoopWorker for FioWorker {
+    /// Waits for the clone's turn (stonewall, wait_for, startdelay: `sequence.rs`), runs
+    /// it with its own `ramp_time` and `runtime`, and tells the others it ended.
     fn run(&mut self, ctl: &mut RunControl<'_>) -> Result<(), WorkloadError> {
+        if self.shared.seq.wait_turn(self.tid, ctl) == Turn::Never {
+            // fio still lists a job that never started (JSON, all zero); it prints no block.
+            self.hand_over();
+            return Ok(());
+        }
+        let r = self.run_turn(ctl);
+        self.shared.seq.finish(self.tid, r.is_err());
+        r
+    }
+}
+
+impl FioWorker {
+    /// The clone's statistics into the run's shared results (once, at its end).
+    fn hand_over(&mut self) {
+        let mut res = self
+            .shared
+            .results
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        res[self.tid] = Some(std::mem::take(&mut self.stats));
+    }
+
+    fn run_turn(&mut self, ctl: &mut RunControl<'_>) -> Result<(), WorkloadError> {
         let clock = ctl.clock();
+        // The clone's own time, from its start: ramp_time, then runtime.
+        let t_job = ctl.now();
+        if self.job.ramp_time_s > 0.0 {
+            self.ramp_end = t_job + clock.from_ns((self.job.ramp_time_s * 1e9) as u64);
+        }
+        if let Some(rt) = self.job.runtime_s {
+            let ramp = clock.from_ns((self.job.ramp_time_s * 1e9) as u64);
+            ctl.end_at(t_job + ramp + clock.from_ns((rt * 1e9) as u64));
+        }
+        if self.job.invalidate
+            && !self.job.direct
+            && let Some(f) = &self._fd
+        {
+            // fio drops the region's cached pages when the job opens its file, at its start
+            // (so a read phase after a write phase reads the device, not the cache).
+            // SAFETY: advisory call on our fd.
+            unsafe {
+                libc::posix_fadvise(
+                    f.as_raw_fd(),
+                    self.job.offset as i64,
+                    self.size as i64,
+                    libc::POSIX_FADV_DONTNEED,
+                );
+            }
+        }
         self.offsets.seed(self.rng.next_u64());
         let pace = 1_000_000_000u64
             .checked_div(self.job.rate_iops)
@@ -731,12 +810,7 @@ impl LoopWorker for FioWorker {
             self.stats.majf = ru1.3.saturating_sub(meas.ru0.3);
             self.stats.minf = ru1.4.saturating_sub(meas.ru0.4);
         }
-        let mut res = self
-            .shared
-            .results
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        res[self.tid] = Some(std::mem::take(&mut self.stats));
+        self.hand_over();
         Ok(())
     }
 }
