@@ -82,6 +82,19 @@ pub struct SuiteArgs {
     /// Do not save the results in the results store (also: HOSTBENCH_NO_SAVE=1).
     #[arg(long)]
     no_save: bool,
+    /// Compare each entry with the stored runs labelled BASELINE as it goes, and repeat it
+    /// (beyond its own repetitions) until `compare` can give its headline a verdict
+    /// (faster, slower or no significant difference), or --max-extra-runs is spent.
+    #[arg(long, value_name = "BASELINE")]
+    until_decided: Option<String>,
+    /// With --until-decided: at most this many runs an entry adds to decide.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 10,
+        requires = "until_decided"
+    )]
+    max_extra_runs: u32,
     #[command(flatten)]
     store: StoreArg,
 }
@@ -150,7 +163,11 @@ pub fn main(a: SuiteArgs, argv: &[String]) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let show = progress::wanted(a.quiet);
-    let (report, code) = run(&suite, &saving, argv, show);
+    let decide = match &a.until_decided {
+        Some(label) => Some(Decide::load(label, &saving, a.max_extra_runs)?),
+        None => None,
+    };
+    let (report, code) = run(&suite, &saving, argv, show, decide.as_ref());
     exec::out(&match a.format {
         SuiteFormat::Text => report::text(&report),
         SuiteFormat::Markdown => report::markdown(&report),
@@ -372,6 +389,8 @@ fn size_text(b: u64) -> String {
 struct Acc {
     values: Vec<f64>,
     ids: Vec<String>,
+    /// The runs (for `--until-decided`).
+    results: Vec<RunResult>,
     figure: Option<FigureRef>,
     warnings: Vec<EntryWarning>,
     error: Option<String>,
@@ -441,6 +460,7 @@ fn one_run(
                 *save_error = Some(format!("{err:#}"));
             }
             acc.ids.push(r.id.clone());
+            acc.results.push(r.clone());
             match r.outcome.stop_reason {
                 StopReason::Interrupted => {
                     acc.interrupted = true;
@@ -495,11 +515,75 @@ fn one_run(
     }
 }
 
+/// `--until-decided`: the baseline's stored runs, and how many extra runs an entry may add.
+struct Decide {
+    label: String,
+    runs: Vec<RunResult>,
+    max_extra: u32,
+}
+
+impl Decide {
+    fn load(label: &str, saving: &SaveOptions, max_extra: u32) -> Result<Decide> {
+        let loc = hostbench_store::Location::resolve(saving.results_db.as_deref())?;
+        let Some(mut store) = hostbench_store::Store::open_existing(&loc)? else {
+            bail!("--until-decided {label}: there is no results store at {loc} yet");
+        };
+        let runs = store
+            .load(&hostbench_store::Filter {
+                label: Some(label.to_string()),
+                ..Default::default()
+            })?
+            .iter()
+            .map(|r| r.result().map_err(anyhow::Error::from))
+            .collect::<Result<Vec<_>>>()?;
+        if runs.is_empty() {
+            bail!(
+                "--until-decided {label}: no stored run has that label (see `hostbench results list`)"
+            );
+        }
+        Ok(Decide {
+            label: label.to_string(),
+            runs,
+            max_extra,
+        })
+    }
+
+    /// The verdict of `mine` (one entry's runs) against the baseline's runs of the same
+    /// variant: `None` when the baseline has none; `Some(None)` when there is no verdict yet.
+    fn verdict(
+        &self,
+        mine: &[RunResult],
+    ) -> Option<(Option<hostbench_core::compare::Verdict>, f64)> {
+        use hostbench_core::compare::{Comparison, Options, SideInput};
+        let c = Comparison::build(
+            &[
+                SideInput {
+                    name: self.label.clone(),
+                    spec: self.label.clone(),
+                    runs: self.runs.clone(),
+                },
+                SideInput {
+                    name: "this run".into(),
+                    spec: "this run".into(),
+                    runs: mine.to_vec(),
+                },
+            ],
+            Options::default(),
+        );
+        let id = &mine.first()?.id;
+        let vi = c.variants.iter().position(|v| v.runs[1].contains(id))?;
+        let row = c.rows.iter().find(|r| r.variant == vi)?;
+        let cell = row.cells.get(1)?.as_ref()?;
+        Some((cell.verdict, cell.speedup.unwrap_or(f64::NAN)))
+    }
+}
+
 fn run(
     suite: &Suite,
     saving: &SaveOptions,
     argv: &[String],
     show: bool,
+    decide: Option<&Decide>,
 ) -> (SuiteReport, ExitCode) {
     let t0 = Instant::now();
     let started = std::time::SystemTime::now()
@@ -521,6 +605,7 @@ fn run(
         let mut acc = Acc {
             values: Vec::new(),
             ids: Vec::new(),
+            results: Vec::new(),
             figure: None,
             warnings: Vec::new(),
             error: None,
@@ -568,6 +653,53 @@ fn run(
                 break;
             }
         }
+        // --until-decided: more runs while the headline has no verdict against the baseline.
+        let mut decision = None;
+        if let Some(d) =
+            decide.filter(|_| matches!(e.what, What::Workload { .. }) && acc.error.is_none())
+        {
+            let mut extra = 0;
+            loop {
+                let Some((v, speedup)) = d.verdict(&acc.results) else {
+                    decision = Some(format!(
+                        "{} has no run of this entry to compare with",
+                        d.label
+                    ));
+                    break;
+                };
+                use hostbench_core::compare::Verdict as V;
+                let decided = matches!(v, Some(V::Faster | V::Slower | V::NoDifference));
+                if decided || extra >= d.max_extra || interrupted || acc.error.is_some() {
+                    let what = v.map_or("no verdict", |v| v.text());
+                    decision = Some(format!(
+                        "vs {}: ×{speedup:.2} {what}{}",
+                        d.label,
+                        match (decided, extra) {
+                            (true, 0) => String::new(),
+                            (true, n) => format!(" after {n} extra run(s)"),
+                            (false, n) => format!(" after {n} extra run(s): the budget is spent"),
+                        }
+                    ));
+                    break;
+                }
+                if INTERRUPT.load(Ordering::SeqCst) {
+                    interrupted = true;
+                    continue;
+                }
+                extra += 1;
+                made += 1;
+                p.adjust(est);
+                p.run_started(
+                    format!("[{}/{n}] {} (run {made}, deciding)", i + 1, e.name),
+                    est,
+                );
+                one_run(&suite.name, e, &mut acc, saving, argv, &p, &mut save_error);
+                p.run_finished();
+                if acc.interrupted || INTERRUPT.load(Ordering::SeqCst) {
+                    interrupted = true;
+                }
+            }
+        }
         // Repetitions planned but not made (the entry failed or was interrupted).
         if made < e.reps.min {
             p.adjust(-est * f64::from(e.reps.min - made));
@@ -586,7 +718,15 @@ fn run(
         } else {
             Status::Done
         };
-        entries.push(finish_entry(e, acc, status));
+        let mut entry = finish_entry(e, acc, status);
+        if let Some(d) = decision {
+            entry.note = if entry.note.is_empty() {
+                d
+            } else {
+                format!("{}; {d}", entry.note)
+            };
+        }
+        entries.push(entry);
     }
     p.finish();
     let mut notes = Vec::new();

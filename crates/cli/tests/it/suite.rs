@@ -638,3 +638,70 @@ fn progress_bar_on_a_terminal_only_without_quiet() {
     assert!(!quiet.contains("suite p ["), "{quiet:?}");
     assert!(quiet.contains("null, 1 thread(s)"), "{quiet:?}");
 }
+
+/// `--until-decided BASELINE`: each entry is compared with the baseline's stored runs as it
+/// goes and repeated until its headline has a verdict or the extra runs are spent; the
+/// summary says which; the stored runs name their suite entry; a baseline that is not there
+/// is refused before anything runs.
+#[test]
+fn until_decided_repeats_an_entry_until_compare_can_decide() {
+    let dir = temp();
+    let db = dir.path().join("r.db");
+    let text = "name = \"decide\"\ndescription = \"d\"\n[[entry]]\nname = \"cpu small\"\n\
+                workload = \"cpu\"\nparams = { max_prime = 500 }\ntime = 0.1\n\
+                repetitions = 2\n";
+    let (code, _, err) = suite(text, &["--label", "base", "-q"], &db);
+    assert_eq!(code, Some(0), "{err}");
+    let base = stored(&db, "base");
+    assert_eq!(base.len(), 2);
+    let (code, out, err) = suite(
+        text,
+        &[
+            "--label",
+            "new",
+            "-q",
+            "-f",
+            "json",
+            "--until-decided",
+            "base",
+            "--max-extra-runs",
+            "8",
+        ],
+        &db,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let entry = &doc["entries"][0];
+    let note = entry["note"].as_str().unwrap();
+    assert!(note.contains("vs base: ×"), "{note}");
+    let runs = entry["result_ids"].as_array().unwrap().len();
+    // Two baseline runs: the rank test needs at least 9 on this side to reach p < 0.05, so
+    // the entry went on past its own 2 repetitions, up to the 8 extra allowed.
+    assert!(runs > 2 && runs <= 10, "{runs} runs: {note}");
+    if runs < 10 {
+        assert!(
+            note.contains("extra run(s)") && !note.contains("budget"),
+            "{note}"
+        );
+    } else {
+        assert!(note.contains("extra run(s)"), "{note}");
+    }
+    assert_eq!(stored(&db, "new").len(), runs);
+    // Each stored run names the entry that made it.
+    let id = entry["result_ids"][0].as_str().unwrap();
+    let show = hb_with_store(&db)
+        .args(["results", "show", id, "-f", "json"])
+        .output()
+        .unwrap();
+    let r: Value = serde_json::from_slice(&show.stdout).unwrap();
+    assert_eq!(r["suite"]["name"], "decide");
+    assert_eq!(r["suite"]["entry"], "cpu small");
+    // No such baseline: refused before running.
+    let (code, out, err) = suite(text, &["--until-decided", "nosuch", "-q"], &db);
+    assert_eq!(code, Some(2), "{err}\n{out}");
+    assert!(
+        err.contains("--until-decided nosuch: no stored run has that label"),
+        "{err}"
+    );
+    assert_eq!(stored(&db, "nosuch").len(), 0);
+}
