@@ -24,6 +24,7 @@ struct Main {
     values: Vec<(String, OptValue)>,
     threads: usize,
     reporter: Option<Lua>,
+    initialized: bool,
     done_called: bool,
 }
 
@@ -46,8 +47,11 @@ fn lua_err(e: mlua::Error) -> ScriptError {
     ScriptError(state::message(&e))
 }
 
+/// Runs `f` on the main state; what the script printed is flushed after it.
 fn with_main<T>(f: impl FnOnce(&mut Main) -> T) -> Option<T> {
-    MAIN.with(|m| m.borrow_mut().as_mut().map(f))
+    let r = MAIN.with(|m| m.borrow_mut().as_mut().map(f));
+    state::flush_stdio();
+    r
 }
 
 /// Loads `cfg`'s script in a new main state: the body runs, then its declared options are
@@ -66,7 +70,9 @@ pub fn load(cfg: &Config) -> Result<(), ScriptError> {
         options_help: String::new(),
     })
     .map_err(lua_err)?;
-    state::run_body(&lua, &cfg.source, &cfg.chunk_name).map_err(lua_err)?;
+    let body = state::run_body(&lua, &cfg.source, &cfg.chunk_name);
+    state::flush_stdio();
+    body.map_err(lua_err)?;
     let declared = options::declared(&lua).map_err(|m| {
         ScriptError(format!(
             "`sysbench.cmdline.read_cmdline_options' function failed: {m}"
@@ -95,6 +101,7 @@ pub fn load(cfg: &Config) -> Result<(), ScriptError> {
             values: Vec::new(),
             threads: 1,
             reporter: None,
+            initialized: false,
             done_called: false,
         })
     });
@@ -105,6 +112,7 @@ pub fn load(cfg: &Config) -> Result<(), ScriptError> {
 pub fn unload() {
     let old = MAIN.with(|m| m.borrow_mut().take());
     drop(old);
+    state::flush_stdio();
 }
 
 /// The options the loaded script declares (sorted by name).
@@ -232,7 +240,10 @@ pub fn call_parallel(name: &str, threads: usize, seed: u64) -> (bool, Vec<String
                         .map_err(|e| state::message(&e))?;
                     state::export_options(&lua, &values, legacy)
                         .map_err(|e| state::message(&e))?;
-                    call_command_in(&lua, &name).map_err(|e| e.0)
+                    let r = call_command_in(&lua, &name).map_err(|e| e.0);
+                    drop(lua);
+                    state::flush_stdio();
+                    r
                 })
         })
         .collect();
@@ -272,7 +283,10 @@ pub fn prepare_run(cfg: &Config) -> Result<(Vec<(String, OptValue)>, bool, Strin
     with_main(|m| -> Result<_, WorkloadError> {
         export(m, &m.lua).map_err(|e| WorkloadError::failed(e.0))?;
         let g = m.lua.globals();
-        if let Ok(Value::Function(f)) = g.get::<Value>("init") {
+        if !m.initialized
+            && let Ok(Value::Function(f)) = g.get::<Value>("init")
+        {
+            m.initialized = true;
             f.call::<()>(()).map_err(|e| {
                 WorkloadError::failed(format!(
                     "`init' function failed: {}",
@@ -438,4 +452,5 @@ pub fn report_cumulative(stat: &Stat) {
 pub fn close_reporter() {
     let r = with_main(|m| m.reporter.take()).flatten();
     drop(r);
+    state::flush_stdio();
 }

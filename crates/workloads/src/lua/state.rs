@@ -318,6 +318,13 @@ fn libc_functions() -> Vec<(&'static str, &'static str, *mut c_void)> {
     ]
 }
 
+/// Flushes C's stdio buffers: Lua's `print` and `io.write` write through them, hostbench's
+/// own output does not, so each side flushes before the other writes.
+pub fn flush_stdio() {
+    // SAFETY: fflush(NULL) flushes every open output stream; always valid.
+    unsafe { libc::fflush(std::ptr::null_mut()) };
+}
+
 /// What a new state is told about itself.
 pub struct StateInit<'a> {
     /// `sysbench.tid`.

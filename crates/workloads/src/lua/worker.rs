@@ -108,8 +108,9 @@ impl EventWorker for LuaWorker {
         }
         // SAFETY: the runner's counters of this thread outlive the thread.
         unsafe { state::set_thread_counters(counters) };
-        let live = self.build().map_err(WorkloadError::failed)?;
-        self.live = Some(live);
+        let live = self.build();
+        state::flush_stdio();
+        self.live = Some(live.map_err(WorkloadError::failed)?);
         Ok(())
     }
 
@@ -140,6 +141,7 @@ impl EventWorker for LuaWorker {
                 ))
             })?;
         }
+        state::flush_stdio();
         Ok(())
     }
 }
@@ -149,6 +151,7 @@ impl Drop for LuaWorker {
         // The state closes (its finalisers run: report_json's "]") in this thread; the
         // counters it pointed at are the runner's, which stop being ours now.
         self.live = None;
+        state::flush_stdio();
         // SAFETY: null means "count nowhere".
         unsafe { state::set_thread_counters(std::ptr::null()) };
     }
