@@ -9,6 +9,7 @@ use super::sysbench::SysbenchOut;
 use super::{Presenter, RunInfo};
 use anyhow::Result;
 use hostbench_core::result::{Interval, RunResult};
+use hostbench_core::runner::StopReason;
 use hostbench_store::Location;
 use hostbench_workloads::lua::script::{self, Stat};
 use std::process::ExitCode;
@@ -120,6 +121,12 @@ impl Presenter for LuaOut {
     }
 
     fn report(&self, run: &RunInfo, r: &RunResult) -> Result<()> {
+        if r.outcome.stop_reason == StopReason::Error {
+            // sysbench: a failed thread sets its global error flag; no final report and no
+            // done() follow.
+            script::close_reporter();
+            return Ok(());
+        }
         if self.cumulative {
             hostbench_workloads::lua::state::flush_stdio();
             script::report_cumulative(&cumulative_stat(r));
@@ -143,6 +150,19 @@ impl Presenter for LuaOut {
     }
 
     fn exit_code(&self, r: &RunResult) -> ExitCode {
-        self.inner.exit_code(r)
+        if r.outcome.stop_reason != StopReason::Error {
+            return self.inner.exit_code(r);
+        }
+        // sysbench's lines: the Lua message without the runner's "thread N: ".
+        let msg = r.outcome.error.as_deref().unwrap_or("a worker failed");
+        let msg = match msg.split_once(": ") {
+            Some((t, rest)) if t.starts_with("thread ") => rest,
+            _ => msg,
+        };
+        eprintln!("FATAL: {msg}");
+        if msg.starts_with("`thread_init'") {
+            eprintln!("FATAL: Thread initialization failed!");
+        }
+        ExitCode::from(1)
     }
 }

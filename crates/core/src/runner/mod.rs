@@ -238,7 +238,10 @@ pub fn run(
             None
         }
     };
-    observer.started();
+    // A worker that failed to start (its `start` hook) failed the run before it began.
+    if !shared.abort.load(Acquire) {
+        observer.started();
+    }
 
     let mut ctl = Controller::new(&shared, plan, start_i);
     let result = ctl.drive(observer, &mut handles);

@@ -35,6 +35,7 @@ pub mod worker;
 
 use hostbench_core::params::{ParamKind, ParamSpec, Params};
 use hostbench_core::rand::Rng;
+use hostbench_core::recorder::Counter;
 use hostbench_core::workload::*;
 use std::sync::Arc;
 
@@ -243,6 +244,16 @@ impl Workload for LuaScript {
     }
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS
+    }
+    fn counters(&self) -> &'static [Counter] {
+        // What `sb_counter_inc` (and later sysbench.sql) counts.
+        &[
+            Counter::Reads,
+            Counter::Writes,
+            Counter::Other,
+            Counter::Errors,
+            Counter::Reconnects,
+        ]
     }
     fn small_params(&self) -> &'static [(&'static str, &'static str)] {
         &[("code", "local n = 0\nfunction event() n = n + 1 end")]

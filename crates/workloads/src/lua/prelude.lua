@@ -111,19 +111,24 @@ local libc = {}
 for name, sig in pairs(hb.libc_signatures) do
   libc[name] = { sig = sig, ptr = hb.pointers[name] }
 end
+local function lookup(k)
+  return realC[k]
+end
 ffi.C = setmetatable({}, {
   __index = function(_, k)
     local f = own[k]
     if f ~= nil then return f end
+    local ok, v = pcall(lookup, k)
+    if ok then return v end
     local l = libc[k]
-    if l ~= nil then
-      local ok, v = pcall(function() return realC[k] end)
-      if ok then return v end
-      -- The script declared it (or the cast fails just as the lookup would have).
+    -- Undeclared stays an error, as in sysbench; only a declared libc function that
+    -- cannot be found (a static build) falls back to hostbench's.
+    if l ~= nil and not tostring(v):find("missing declaration", 1, true) then
       local cok, c = pcall(ffi.cast, l.sig, l.ptr)
       if cok then own[k] = c; return c end
     end
-    return realC[k]
+    -- The error as the script's own lookup raises it: at the script's line.
+    error((tostring(v):gsub("^hostbench:%d+: ", "")), 2)
   end,
   __newindex = function(_, k, v) realC[k] = v end,
 })

@@ -344,7 +344,11 @@ pub struct StateInit<'a> {
 /// its position, without mlua's wrapping and tracebacks.
 pub fn message(e: &mlua::Error) -> String {
     match e {
-        mlua::Error::RuntimeError(m) => m.clone(),
+        // mlua appends a traceback to runtime errors; sysbench prints the message alone.
+        mlua::Error::RuntimeError(m) => m
+            .split_once("\nstack traceback:")
+            .map_or(m.as_str(), |(head, _)| head)
+            .to_string(),
         mlua::Error::SyntaxError { message, .. } => message.clone(),
         mlua::Error::CallbackError { cause, .. } => message(cause),
         mlua::Error::MemoryError(m) => format!("not enough memory: {m}"),
