@@ -170,6 +170,10 @@ const GENERAL: &[(&str, &str, &str)] = &[
 /// Options hostbench adds to sysbench's grammar (for suggestions; handled in `parse`).
 const HOSTBENCH_OPTIONS: &[&str] = &["format", "label", "no_save", "results_db", "lua"];
 
+/// The default `--forced-shutdown` of a Lua script's run (sysbench's is off): seconds
+/// after the time limit before the run ends without the events still running.
+pub const LUA_FORCED_SHUTDOWN_S: f64 = 5.0;
+
 /// Deprecated names and what replaced them.
 const DEPRECATED: &[(&str, &str)] = &[
     ("num_threads", "threads"),
@@ -933,6 +937,11 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
             ),
         ];
         plan.params = workload.resolve(&ov).map_err(|e| anyhow::anyhow!("{e}"))?;
+        if plan.time_s > 0.0 && !opts.iter().any(|o| o.name == "forced_shutdown") {
+            // A script's event() can loop forever, and LuaJIT's compiled code cannot be
+            // interrupted: without a forced shutdown such a run would never end.
+            plan.forced_shutdown_s = Some(LUA_FORCED_SHUTDOWN_S);
+        }
         plan.report_checkpoints.sort_by(f64::total_cmp);
         plan.validate().map_err(anyhow::Error::msg)?;
         let saving = SaveOptions::new(label, no_save, results_db)?;

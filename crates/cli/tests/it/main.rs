@@ -20,6 +20,7 @@ mod fio;
 mod generate;
 mod http;
 mod iozone;
+mod lua;
 mod memlat;
 mod memory;
 mod nodirect;
