@@ -79,8 +79,8 @@ declare -A CASE_DEF=(
     [mem1mt2]="memory --memory-block-size=1M --memory-total-size=1T --memory-scope=local --threads=2 --time=3 run|mib|>=1"
     [mem256m]="memory --memory-block-size=256M --memory-total-size=1T --threads=1 --time=3 run|mib|-"
     # Lua: the target is events/s >= sysbench's at 1 and 2 threads.
-    [lua1]="$LOGDIR/empty_event.lua --threads=1 --time=3 run|eps|>=1"
-    [lua2]="$LOGDIR/empty_event.lua --threads=2 --time=3 run|eps|>=1"
+    [lua1]="$LOGDIR/empty_event.lua --threads=1 --time=3 run|evt|>=1"
+    [lua2]="$LOGDIR/empty_event.lua --threads=2 --time=3 run|evt|>=1"
 )
 
 for c in $CASES; do

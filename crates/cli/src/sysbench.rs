@@ -917,7 +917,9 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
             script_opts.into_iter().partition(|(k, _)| is_secret(k));
         let sep = hostbench_workloads::lua::SEP;
         if args.iter().any(|a| a.contains(sep)) {
-            bail!("the command line holds the character U+001F, which hostbench cannot pass to a Lua script");
+            bail!(
+                "the command line holds the character U+001F, which hostbench cannot pass to a Lua script"
+            );
         }
         let argv: Vec<String> = std::iter::once("sysbench".to_string())
             .chain(args.iter().cloned())
@@ -991,23 +993,23 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
 /// `--forced-shutdown`'s value: seconds after the time limit, N% of `time_s`, or `off`.
 fn forced_shutdown(f: &str, time_s: f64) -> Result<Option<f64>> {
     Ok(match f {
-            // sysbench: 0 is "force at the time limit", only "off" disables it.
-            "off" => None,
-            s if s.ends_with('%') => {
-                let p: f64 = s[..s.len() - 1]
-                    .parse()
-                    .ok()
-                    .filter(|p: &f64| *p >= 0.0)
-                    .with_context(|| {
-                        format!("invalid value for --forced-shutdown: '{f}' (use N, N% or off)")
-                    })?;
-                Some(time_s * p / 100.0)
-            }
-            s => Some(
-                parse_seconds(s)
-                    .map_err(|e| anyhow::anyhow!("invalid value for --forced-shutdown: {e}"))?,
-            ),
-        })
+        // sysbench: 0 is "force at the time limit", only "off" disables it.
+        "off" => None,
+        s if s.ends_with('%') => {
+            let p: f64 = s[..s.len() - 1]
+                .parse()
+                .ok()
+                .filter(|p: &f64| *p >= 0.0)
+                .with_context(|| {
+                    format!("invalid value for --forced-shutdown: '{f}' (use N, N% or off)")
+                })?;
+            Some(time_s * p / 100.0)
+        }
+        s => Some(
+            parse_seconds(s)
+                .map_err(|e| anyhow::anyhow!("invalid value for --forced-shutdown: {e}"))?,
+        ),
+    })
 }
 
 /// Hands the prewarm command's lines to sysbench's output object (its header before the

@@ -44,16 +44,17 @@ function done() print("done") end
 #[test]
 fn lifecycle_runs_in_sysbench_order() {
     let d = scripts(&[("life.lua", LIFECYCLE)]);
-    let (code, out, err) = hb(
-        d.path(),
-        &["life.lua", "--threads=2", "--events=2", "run"],
-    );
+    let (code, out, err) = hb(d.path(), &["life.lua", "--threads=2", "--events=2", "run"]);
     assert_eq!(code, 0, "{err}\n{out}");
     let mut bodies: Vec<&str> = lines_with(&out, "body");
     bodies.sort();
     assert_eq!(
         bodies,
-        ["body\t0\tnil\trun", "body\t0\tnil\trun", "body\t1\tnil\trun"],
+        [
+            "body\t0\tnil\trun",
+            "body\t0\tnil\trun",
+            "body\t1\tnil\trun"
+        ],
         "{out}"
     );
     assert_eq!(lines_with(&out, "init\t"), ["init\t0"]);
@@ -100,7 +101,10 @@ fn declared_options_help_and_values() {
     let d = scripts(&[("opts.lua", OPTIONS)]);
     let (code, out, err) = hb(d.path(), &["opts.lua", "help"]);
     assert_eq!(code, 0, "{err}");
-    let help = out.split_once("opts.lua options:\n").map(|(_, h)| h).unwrap();
+    let help = out
+        .split_once("opts.lua options:\n")
+        .map(|(_, h)| h)
+        .unwrap();
     assert_eq!(
         help,
         "  --b[=on|off]      a bool [on]\n  \
@@ -131,7 +135,11 @@ fn declared_options_help_and_values() {
     assert_eq!(code, 0, "{err}\n{out}");
     let want = "5\tfalse\tx+y\t[hi]\t-4\tz\t2048\t1\tuniform";
     for w in ["init", "thread_init", "event", "done"] {
-        assert_eq!(lines_with(&out, &format!("{w}\t")), [format!("{w}\t{want}")], "{out}");
+        assert_eq!(
+            lines_with(&out, &format!("{w}\t")),
+            [format!("{w}\t{want}")],
+            "{out}"
+        );
     }
 }
 
@@ -156,7 +164,10 @@ fn option_values_are_checked_as_sysbench_checks_them() {
         "sysbench.cmdline.options = {d = {'x', 1.5}, s = {'y', 1, sysbench.cmdline.ARG_SIZE}}\n\
          function event() print('v', sysbench.opt.d, sysbench.opt.s) end",
     )]);
-    let (code, out, _) = hb(d.path(), &["v.lua", "--d=abc", "--s=5Q", "--events=1", "run"]);
+    let (code, out, _) = hb(
+        d.path(),
+        &["v.lua", "--d=abc", "--s=5Q", "--events=1", "run"],
+    );
     assert_eq!(code, 0);
     assert_eq!(lines_with(&out, "v\t"), ["v\t0\t0"]);
 }
@@ -280,10 +291,17 @@ end
     );
     let line = lines_with(&out, "[ 1s ] thds: 1 tps: ");
     assert_eq!(line.len(), 1, "{out}");
-    assert!(line[0].contains(" err/s 0.00 reconn/s: 0.00"), "{}", line[0]);
+    assert!(
+        line[0].contains(" err/s 0.00 reconn/s: 0.00"),
+        "{}",
+        line[0]
+    );
     assert_eq!(lines_with(&out, "[ 2s ] thds: 0 tps: ").len(), 1, "{out}");
     assert_eq!(lines_with(&out, "1,1,").len(), 1, "{out}");
-    assert!(!out.contains("General statistics"), "the hook replaces it:\n{out}");
+    assert!(
+        !out.contains("General statistics"),
+        "the hook replaces it:\n{out}"
+    );
 }
 
 /// T8: a script without hooks prints sysbench's non-SQL interval line.
@@ -331,8 +349,14 @@ fn rand_seed_repeats_runs() {
     assert_ne!(a, draw("run", &["--rand-seed=6"]));
     let s = &a[0];
     let f: Vec<&str> = s.split('\t').collect();
-    assert!(f[3].len() == 10 && f[3].starts_with("ab-") && f[3].as_bytes()[6] == b'-', "{s}");
-    assert!(f[2].parse::<u32>().is_ok_and(|v| (1..=100).contains(&v)), "{s}");
+    assert!(
+        f[3].len() == 10 && f[3].starts_with("ab-") && f[3].as_bytes()[6] == b'-',
+        "{s}"
+    );
+    assert!(
+        f[2].parse::<u32>().is_ok_and(|v| (1..=100).contains(&v)),
+        "{s}"
+    );
     // Prepare draws from an unseeded stream: two prepares differ (1 in 10^9 to collide).
     assert_ne!(draw("prepare", &[]), draw("prepare", &[]));
 }
@@ -390,16 +414,35 @@ fn script_errors_are_sysbench_messages() {
     let d = scripts(&[
         ("syn.lua", "function event()\n  x =\n"),
         ("noev.lua", "x = 1\n"),
-        ("ti.lua", "function thread_init() error('boom') end\nfunction event() end\n"),
+        (
+            "ti.lua",
+            "function thread_init() error('boom') end\nfunction event() end\n",
+        ),
         ("et.lua", "function event() error({}) end\n"),
         ("es.lua", "function event() error('bad thing') end\n"),
-        ("init.lua", "function init() error('no init') end\nfunction event() end\n"),
-        ("prep.lua", "function prepare() local t = nil; return t.x end\n"),
+        (
+            "init.lua",
+            "function init() error('no init') end\nfunction event() end\n",
+        ),
+        (
+            "prep.lua",
+            "function prepare() local t = nil; return t.x end\n",
+        ),
         ("loop.lua", "function event() while true do end end\n"),
     ]);
     let cases: &[(&str, &str, i32, &[&str])] = &[
-        ("syn.lua", "run", 2, &["FATAL: syn.lua:3: unexpected symbol near '<eof>'"]),
-        ("noev.lua", "run", 1, &["FATAL: cannot find the event() function in noev.lua"]),
+        (
+            "syn.lua",
+            "run",
+            2,
+            &["FATAL: syn.lua:3: unexpected symbol near '<eof>'"],
+        ),
+        (
+            "noev.lua",
+            "run",
+            1,
+            &["FATAL: cannot find the event() function in noev.lua"],
+        ),
         (
             "ti.lua",
             "run",
@@ -409,21 +452,46 @@ fn script_errors_are_sysbench_messages() {
                 "FATAL: Thread initialization failed!",
             ],
         ),
-        ("et.lua", "run", 1, &["FATAL: `thread_run' function failed: (not a string)"]),
-        ("es.lua", "run", 1, &["FATAL: `thread_run' function failed: es.lua:1: bad thing"]),
-        ("init.lua", "run", 1, &["FATAL: `init' function failed: init.lua:1: no init"]),
+        (
+            "et.lua",
+            "run",
+            1,
+            &["FATAL: `thread_run' function failed: (not a string)"],
+        ),
+        (
+            "es.lua",
+            "run",
+            1,
+            &["FATAL: `thread_run' function failed: es.lua:1: bad thing"],
+        ),
+        (
+            "init.lua",
+            "run",
+            1,
+            &["FATAL: `init' function failed: init.lua:1: no init"],
+        ),
         (
             "prep.lua",
             "prepare",
             1,
-            &["FATAL: `prepare' function failed: prep.lua:1: attempt to index local 't' (a nil value)"],
+            &[
+                "FATAL: `prepare' function failed: prep.lua:1: attempt to index local 't' (a nil value)",
+            ],
         ),
-        ("missing.lua", "run", 2, &["Cannot find benchmark 'missing.lua'"]),
+        (
+            "missing.lua",
+            "run",
+            2,
+            &["Cannot find benchmark 'missing.lua'"],
+        ),
         (
             "/usr/share/sysbench/oltp_common.lua",
             "run",
             1,
-            &["FATAL: `init' function failed: ", "should not be called directly"],
+            &[
+                "FATAL: `init' function failed: ",
+                "should not be called directly",
+            ],
         ),
     ];
     for (script, cmd, want, msgs) in cases {
@@ -437,7 +505,10 @@ fn script_errors_are_sysbench_messages() {
             assert!(err.contains(m), "{script}: want {m}\n{err}");
         }
         assert!(!err.contains("stack traceback"), "{script}: {err}");
-        assert!(!out.contains("General statistics"), "{script}: no report\n{out}");
+        assert!(
+            !out.contains("General statistics"),
+            "{script}: no report\n{out}"
+        );
     }
     let t0 = std::time::Instant::now();
     let (code, _, err) = hb(

@@ -97,10 +97,7 @@ mod tests {
         assert_eq!(find_script("m.lua", &path), None);
         assert_eq!(find_script("sub.n", &path), Some(d.join("sub/n.lua")));
         let file = d.join("m.lua");
-        assert_eq!(
-            find_script(file.to_str().unwrap(), ""),
-            Some(file.clone())
-        );
+        assert_eq!(find_script(file.to_str().unwrap(), ""), Some(file.clone()));
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

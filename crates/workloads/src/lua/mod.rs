@@ -261,7 +261,11 @@ impl Workload for LuaScript {
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         let cfg = Arc::new(Config::from_params(ctx.params)?);
         // The main state: the front-end has usually loaded it already (and run init()).
-        let (values, legacy, help) = script::prepare_run(&cfg)?;
+        let script::RunSetup {
+            values,
+            legacy,
+            help,
+        } = script::prepare_run(&cfg)?;
         let rand = options::RandCfg::from_values(&values)
             .map_err(|e| WorkloadError::usage(e.to_string()))?;
         Ok(Box::new(LuaInstance {

@@ -164,7 +164,10 @@ pub const GENERAL: &[(&str, OptType, Option<&str>)] = &[
 
 /// The general option named `key` (underscores).
 pub fn general(key: &str) -> Option<OptType> {
-    GENERAL.iter().find(|(n, _, _)| *n == key).map(|(_, t, _)| *t)
+    GENERAL
+        .iter()
+        .find(|(n, _, _)| *n == key)
+        .map(|(_, t, _)| *t)
 }
 
 /// Reads `sysbench.cmdline.options` as sysbench's `read_cmdline_options` does (§2.1). The
@@ -196,7 +199,10 @@ pub fn declared(lua: &Lua) -> Result<Vec<Declared>, String> {
         let default: Value = v.get(2).map_err(err)?;
         let explicit: Value = v.get(3).map_err(err)?;
         let (def_text, inferred) = match &default {
-            Value::Boolean(b) => (Some(if *b { "on" } else { "off" }.to_string()), OptType::Bool),
+            Value::Boolean(b) => (
+                Some(if *b { "on" } else { "off" }.to_string()),
+                OptType::Bool,
+            ),
             Value::Integer(n) => (Some(n.to_string()), OptType::Double),
             Value::Number(n) => (Some(lua_number_text(*n)), OptType::Double),
             Value::String(s) => (Some(s.to_string_lossy()), OptType::Str),
@@ -363,7 +369,10 @@ pub fn typed_values(
         None => out.push((k, v)),
     };
     for (n, t, def) in GENERAL {
-        set(n.to_string(), convert(*t, n, *def, n).unwrap_or(OptValue::Nil));
+        set(
+            n.to_string(),
+            convert(*t, n, *def, n).unwrap_or(OptValue::Nil),
+        );
     }
     for d in declared {
         let k = d.key();
@@ -487,7 +496,10 @@ mod tests {
         assert_eq!(get(&v, "s"), OptValue::Num(1024.0));
         assert_eq!(get(&v, "dash_opt"), OptValue::Str(String::new()));
         assert_eq!(get(&v, "threads"), OptValue::Num(1.0));
-        assert_eq!(get(&v, "mysql_host"), OptValue::List(vec!["localhost".into()]));
+        assert_eq!(
+            get(&v, "mysql_host"),
+            OptValue::List(vec!["localhost".into()])
+        );
         let v = typed_values(
             &d,
             &g(&[
@@ -542,7 +554,10 @@ mod tests {
     #[test]
     fn rand_type_names_sysbench_distributions() {
         let v = typed_values(&[], &g(&[("rand_type", Some("uniform"))])).unwrap();
-        assert_eq!(RandCfg::from_values(&v).unwrap().default, Distribution::Uniform);
+        assert_eq!(
+            RandCfg::from_values(&v).unwrap().default,
+            Distribution::Uniform
+        );
         let v = typed_values(&[], &g(&[("rand_type", Some("normal"))])).unwrap();
         assert_eq!(
             RandCfg::from_values(&v).unwrap_err().0,

@@ -8,9 +8,9 @@
 //! output object reach the state the front-end loaded without carrying a `!Send` value
 //! through the runner.
 
+use super::Config;
 use super::options::{self, Declared, OptValue, RandCfg};
 use super::state::{self, StateInit};
-use super::Config;
 use hostbench_core::rand::Rng;
 use hostbench_core::workload::WorkloadError;
 use mlua::{Function, Lua, Table, Value};
@@ -238,8 +238,7 @@ pub fn call_parallel(name: &str, threads: usize, seed: u64) -> (bool, Vec<String
                     .map_err(|e| state::message(&e))?;
                     state::run_body(&lua, &cfg.source, &cfg.chunk_name)
                         .map_err(|e| state::message(&e))?;
-                    state::export_options(&lua, &values, legacy)
-                        .map_err(|e| state::message(&e))?;
+                    state::export_options(&lua, &values, legacy).map_err(|e| state::message(&e))?;
                     let r = call_command_in(&lua, &name).map_err(|e| e.0);
                     drop(lua);
                     state::flush_stdio();
@@ -262,13 +261,23 @@ pub fn call_parallel(name: &str, threads: usize, seed: u64) -> (bool, Vec<String
     (ok && errors.is_empty(), errors)
 }
 
+/// What the workers of a run need from the main state.
+#[derive(Debug, Clone)]
+pub struct RunSetup {
+    /// `sysbench.opt`'s values.
+    pub values: Vec<(String, OptValue)>,
+    /// The script declares no options (legacy: options as globals too).
+    pub legacy: bool,
+    /// `print_test_options()`'s text.
+    pub help: String,
+}
+
 /// Before a run (the workload's `setup`): the main state the front-end loaded (or a new
 /// one, for `hostbench run lua`), its options exported and `init()` called, and a global
-/// `event` checked. Returns what the workers need: the options' values, whether the
-/// script is a legacy one, and the options' help text.
-pub fn prepare_run(cfg: &Config) -> Result<(Vec<(String, OptValue)>, bool, String), WorkloadError> {
-    let same = with_main(|m| m.cfg.source == cfg.source && m.cfg.given == cfg.given)
-        .unwrap_or(false);
+/// `event` checked. Returns what the workers need.
+pub fn prepare_run(cfg: &Config) -> Result<RunSetup, WorkloadError> {
+    let same =
+        with_main(|m| m.cfg.source == cfg.source && m.cfg.given == cfg.given).unwrap_or(false);
     if !same {
         load(cfg).map_err(|e| WorkloadError::usage(e.0))?;
         let threads = cfg
@@ -288,10 +297,7 @@ pub fn prepare_run(cfg: &Config) -> Result<(Vec<(String, OptValue)>, bool, Strin
         {
             m.initialized = true;
             f.call::<()>(()).map_err(|e| {
-                WorkloadError::failed(format!(
-                    "`init' function failed: {}",
-                    state::message(&e)
-                ))
+                WorkloadError::failed(format!("`init' function failed: {}", state::message(&e)))
             })?;
         }
         if !matches!(g.get::<Value>("event"), Ok(Value::Function(_))) {
@@ -300,11 +306,11 @@ pub fn prepare_run(cfg: &Config) -> Result<(Vec<(String, OptValue)>, bool, Strin
                 m.cfg.sname()
             )));
         }
-        Ok((
-            m.values.clone(),
-            m.declared.is_empty(),
-            options::help_text(&m.declared, None),
-        ))
+        Ok(RunSetup {
+            values: m.values.clone(),
+            legacy: m.declared.is_empty(),
+            help: options::help_text(&m.declared, None),
+        })
     })
     .unwrap_or_else(|| Err(WorkloadError::failed("no script is loaded")))
 }

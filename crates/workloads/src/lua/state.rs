@@ -300,11 +300,7 @@ fn own_functions() -> Vec<(&'static str, &'static str, *mut c_void)> {
 
 fn libc_functions() -> Vec<(&'static str, &'static str, *mut c_void)> {
     vec![
-        (
-            "usleep",
-            "int (*)(unsigned int)",
-            hb_usleep as *mut c_void,
-        ),
+        ("usleep", "int (*)(unsigned int)", hb_usleep as *mut c_void),
         (
             "sleep",
             "unsigned int (*)(unsigned int)",

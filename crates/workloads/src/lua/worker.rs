@@ -8,9 +8,9 @@
 //! is over. A truthy return value ends this thread's events without counting that call
 //! ([`Step::End`]); an error fails the run with the Lua message (file and line).
 
+use super::Config;
 use super::options::{OptValue, RandCfg};
 use super::state::{self, StateInit};
-use super::Config;
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counters;
 use hostbench_core::workload::{EventWorker, Step, WorkloadError};
@@ -93,9 +93,7 @@ impl LuaWorker {
                 cfg.sname()
             ));
         }
-        let event: Function = g
-            .get("__hostbench_event")
-            .map_err(|e| state::message(&e))?;
+        let event: Function = g.get("__hostbench_event").map_err(|e| state::message(&e))?;
         drop(g);
         Ok(Live { lua, event })
     }

@@ -254,7 +254,10 @@ fn lua_scripts_are_recognised_by_content() {
             "prepare",
             "'oltp_insert.lua' test does not implement the 'prepare' command.",
         ),
-        ("run", "FATAL: cannot find the event() function in oltp_insert.lua"),
+        (
+            "run",
+            "FATAL: cannot find the event() function in oltp_insert.lua",
+        ),
         (
             "help",
             "'oltp_insert.lua' test does not implement the 'help' command.",
@@ -277,7 +280,10 @@ fn lua_scripts_are_recognised_by_content() {
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("Cannot find benchmark './nosuch/oltp_insert.lua'"), "{err}");
+    assert!(
+        err.contains("Cannot find benchmark './nosuch/oltp_insert.lua'"),
+        "{err}"
+    );
     assert!(!db.exists(), "nothing was prepared");
 
     let debian = std::path::Path::new("/usr/share/sysbench/oltp_point_select.lua");
