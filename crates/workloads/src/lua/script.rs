@@ -134,7 +134,7 @@ pub fn set_options(threads: usize) -> Result<(), ScriptError> {
     .unwrap_or_else(|| Err(ScriptError("no script is loaded".into())))
 }
 
-/// `sysbench SCRIPT help` without a `help()` function: "<sname> options:" and the list;
+/// `sysbench SCRIPT help` without a `help()` function: "`<sname>` options:" and the list;
 /// `None` when the script declares no options.
 pub fn options_help() -> Option<String> {
     with_main(|m| {
