@@ -24,7 +24,8 @@ pub enum Invocation {
     Stage(hostbench_core::workload::Stage, Box<Plan>, SysbenchOut),
     /// The OLTP tests' `prewarm` command (1.1.0's `warmup`).
     Prewarm(Box<Plan>, SysbenchOut),
-    /// A Lua script and its command (none: load it only), run by [`crate::lua`].
+    /// A Lua script and its command (none: load it only), run by `crate::lua`.
+    #[cfg_attr(not(feature = "lua"), allow(dead_code))]
     Lua(Box<Plan>, SysbenchOut, SaveOptions, Option<String>),
 }
 
