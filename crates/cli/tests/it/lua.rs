@@ -238,6 +238,34 @@ fn event_return_values() {
     }
 }
 
+/// An event raising `{errcode = sysbench.error.RESTART_EVENT}` calls the
+/// before_restart_event hook and runs again inside the same event (one event counted).
+#[test]
+fn restart_errors_retry_the_event() {
+    let d = scripts(&[(
+        "r.lua",
+        r#"
+local calls, restarts = 0, 0
+sysbench.hooks.before_restart_event = function(err)
+  restarts = restarts + 1
+  assert(err.errcode == sysbench.error.RESTART_EVENT)
+end
+function event()
+  calls = calls + 1
+  if calls % 2 == 1 then error({errcode = sysbench.error.RESTART_EVENT}) end
+end
+function thread_done() print("calls", calls, "restarts", restarts) end
+"#,
+    )]);
+    let (code, out, err) = hb(d.path(), &["r.lua", "--events=3", "--format=json", "run"]);
+    assert_eq!(code, 0, "{err}");
+    // thread_done prints during the run, before the JSON report.
+    let (pre, json) = out.split_at(out.find('{').unwrap());
+    assert_eq!(pre.trim(), "calls\t6\trestarts\t3");
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    assert_eq!(v["metrics"]["events"], 3);
+}
+
 /// T6, T7: report hooks replace the interval line and the final report; the formatters
 /// print sysbench's lines; the stat tables hold sysbench's keys.
 #[test]

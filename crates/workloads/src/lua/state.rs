@@ -451,3 +451,111 @@ pub fn export_options(lua: &Lua, values: &[(String, OptValue)], legacy: bool) ->
     sb.set("opt", opt)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> Lua {
+        let lua = new_state(&StateInit {
+            tid: 3,
+            argv: &["sysbench".into(), "x.lua".into(), "run".into()],
+            command: Some("run"),
+            script_path: Some("x.lua"),
+            options_help: String::new(),
+        })
+        .unwrap();
+        set_thread_rand(Rng::for_thread(7, 0), RandCfg::DEFAULT);
+        lua
+    }
+
+    fn eval<T: mlua::FromLua>(lua: &Lua, code: &str) -> T {
+        lua.load(code).eval().unwrap()
+    }
+
+    #[test]
+    fn the_sysbench_table_and_globals() {
+        let lua = state();
+        assert_eq!(eval::<usize>(&lua, "return sysbench.tid"), 3);
+        assert_eq!(eval::<String>(&lua, "return sysbench.version"), "1.0.20");
+        assert_eq!(eval::<String>(&lua, "return sysbench.cmdline.argv[0]"), "sysbench");
+        assert_eq!(eval::<String>(&lua, "return sysbench.cmdline.argv[2]"), "run");
+        assert!(eval::<bool>(&lua, "return sysbench.opt == nil"));
+        assert!(eval::<bool>(&lua, "return type(ffi.cdef) == 'function'"));
+        // Lua 5.1 semantics the scripts rely on.
+        assert_eq!(eval::<String>(&lua, "return string.format('%d', 3.7)"), "3");
+        assert!(eval::<bool>(&lua, "return unpack ~= nil and newproxy ~= nil and bit ~= nil"));
+        assert_eq!(eval::<i64>(&lua, "return ffi.C.SB_CNT_TRX"), 3);
+        assert_eq!(eval::<usize>(&lua, "return thread_id"), 3);
+        assert_eq!(eval::<String>(&lua, "return test"), "x.lua");
+    }
+
+    /// T20's behaviour: the generators' shapes, the FFI conversions' errors, unique values.
+    #[test]
+    fn rand_functions() {
+        let lua = state();
+        let s: String = eval(&lua, "return sysbench.rand.string('abc-###-@@@-xyz')");
+        assert_eq!(s.len(), 15);
+        let b = s.as_bytes();
+        assert!(b[4..7].iter().all(u8::is_ascii_digit), "{s}");
+        assert!(b[8..11].iter().all(u8::is_ascii_lowercase), "{s}");
+        assert!(s.starts_with("abc-") && s.ends_with("-xyz"), "{s}");
+        for _ in 0..1000 {
+            let v: u32 = eval(&lua, "return sysbench.rand.uniform(5, 9)");
+            assert!((5..=9).contains(&v));
+            let d: f64 = eval(&lua, "return sysbench.rand.uniform_double()");
+            assert!((0.0..1.0).contains(&d));
+            let v: u32 = eval(&lua, "return sysbench.rand.default(1, 100)");
+            assert!((1..=100).contains(&v));
+        }
+        let e = lua
+            .load("return sysbench.rand.uniform(5, '6')")
+            .eval::<u32>()
+            .unwrap_err();
+        assert!(
+            message(&e).contains("cannot convert 'string' to 'unsigned int'"),
+            "{e}"
+        );
+        assert!(eval::<String>(&lua, "return tostring(sysbench.rand.uniform_uint64())").ends_with("ULL"));
+        let distinct: usize = eval(
+            &lua,
+            "local seen, n = {}, 0
+             for i = 1, 100000 do
+               local v = sb_rand_uniq(1, 1e9)
+               if not seen[v] then seen[v] = true; n = n + 1 end
+             end
+             return n",
+        );
+        assert_eq!(distinct, 100_000);
+        let v: String = eval(&lua, "return sysbench.rand.varstring(3, 5)");
+        assert!((3..=5).contains(&v.len()) && v.bytes().all(|c| (48..=122).contains(&c)), "{v}");
+    }
+
+    /// sb_counter_inc counts into the counters set for this thread, and nowhere without.
+    #[test]
+    fn counters_through_ffi() {
+        let lua = state();
+        let c = Counters::default();
+        let code = "ffi.cdef 'void sb_counter_inc(int, sb_counter_type);'
+                    ffi.C.sb_counter_inc(0, ffi.C.SB_CNT_WRITE)
+                    ffi.C.sb_counter_inc(0, ffi.C.SB_CNT_RECONNECT)
+                    ffi.C.sb_counter_inc(0, ffi.C.SB_CNT_TRX)";
+        lua.load(code).exec().unwrap();
+        // SAFETY: `c` outlives its use; reset before it goes.
+        unsafe { set_thread_counters(&c) };
+        lua.load(code).exec().unwrap();
+        unsafe { set_thread_counters(std::ptr::null()) };
+        let s = c.snapshot();
+        assert_eq!(s.get(Counter::Writes), 1);
+        assert_eq!(s.get(Counter::Reconnects), 1);
+        assert_eq!(s.events, 0, "SB_CNT_TRX is the runner's");
+    }
+
+    #[test]
+    fn a_hash_bang_line_is_skipped_and_lines_keep_their_numbers() {
+        let lua = state();
+        let e = run_body(&lua, b"#!/usr/bin/sysbench\nx = 1\nerror('here')\n", "@s.lua")
+            .unwrap_err();
+        assert_eq!(message(&e), "s.lua:3: here");
+    }
+}
