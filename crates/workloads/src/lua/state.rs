@@ -478,13 +478,22 @@ mod tests {
         let lua = state();
         assert_eq!(eval::<usize>(&lua, "return sysbench.tid"), 3);
         assert_eq!(eval::<String>(&lua, "return sysbench.version"), "1.0.20");
-        assert_eq!(eval::<String>(&lua, "return sysbench.cmdline.argv[0]"), "sysbench");
-        assert_eq!(eval::<String>(&lua, "return sysbench.cmdline.argv[2]"), "run");
+        assert_eq!(
+            eval::<String>(&lua, "return sysbench.cmdline.argv[0]"),
+            "sysbench"
+        );
+        assert_eq!(
+            eval::<String>(&lua, "return sysbench.cmdline.argv[2]"),
+            "run"
+        );
         assert!(eval::<bool>(&lua, "return sysbench.opt == nil"));
         assert!(eval::<bool>(&lua, "return type(ffi.cdef) == 'function'"));
         // Lua 5.1 semantics the scripts rely on.
         assert_eq!(eval::<String>(&lua, "return string.format('%d', 3.7)"), "3");
-        assert!(eval::<bool>(&lua, "return unpack ~= nil and newproxy ~= nil and bit ~= nil"));
+        assert!(eval::<bool>(
+            &lua,
+            "return unpack ~= nil and newproxy ~= nil and bit ~= nil"
+        ));
         assert_eq!(eval::<i64>(&lua, "return ffi.C.SB_CNT_TRX"), 3);
         assert_eq!(eval::<usize>(&lua, "return thread_id"), 3);
         assert_eq!(eval::<String>(&lua, "return test"), "x.lua");
@@ -516,7 +525,10 @@ mod tests {
             message(&e).contains("cannot convert 'string' to 'unsigned int'"),
             "{e}"
         );
-        assert!(eval::<String>(&lua, "return tostring(sysbench.rand.uniform_uint64())").ends_with("ULL"));
+        assert!(
+            eval::<String>(&lua, "return tostring(sysbench.rand.uniform_uint64())")
+                .ends_with("ULL")
+        );
         let distinct: usize = eval(
             &lua,
             "local seen, n = {}, 0
@@ -528,7 +540,10 @@ mod tests {
         );
         assert_eq!(distinct, 100_000);
         let v: String = eval(&lua, "return sysbench.rand.varstring(3, 5)");
-        assert!((3..=5).contains(&v.len()) && v.bytes().all(|c| (48..=122).contains(&c)), "{v}");
+        assert!(
+            (3..=5).contains(&v.len()) && v.bytes().all(|c| (48..=122).contains(&c)),
+            "{v}"
+        );
     }
 
     /// sb_counter_inc counts into the counters set for this thread, and nowhere without.
@@ -554,8 +569,12 @@ mod tests {
     #[test]
     fn a_hash_bang_line_is_skipped_and_lines_keep_their_numbers() {
         let lua = state();
-        let e = run_body(&lua, b"#!/usr/bin/sysbench\nx = 1\nerror('here')\n", "@s.lua")
-            .unwrap_err();
+        let e = run_body(
+            &lua,
+            b"#!/usr/bin/sysbench\nx = 1\nerror('here')\n",
+            "@s.lua",
+        )
+        .unwrap_err();
         assert_eq!(message(&e), "s.lua:3: here");
     }
 }
