@@ -601,3 +601,107 @@ fn scripts_are_found_by_path_and_module_path() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// sysbench's options for the server a test URL names (`scheme://user[:pw]@host:port/db`).
+fn server_options(url: &str) -> Vec<String> {
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let (auth, rest) = rest.split_once('@').unwrap();
+    let (user, pw) = auth.split_once(':').unwrap_or((auth, ""));
+    let (hostport, db) = rest.split_once('/').unwrap();
+    let db = db.split('?').next().unwrap();
+    let (host, port) = hostport.split_once(':').unwrap_or((hostport, ""));
+    let p = if scheme.starts_with("postgres") {
+        "pgsql"
+    } else {
+        "mysql"
+    };
+    let mut o = vec![
+        format!("--db-driver={p}"),
+        format!("--{p}-host={host}"),
+        format!("--{p}-user={user}"),
+        format!("--{p}-db={db}"),
+    ];
+    if !port.is_empty() {
+        o.push(format!("--{p}-port={port}"));
+    }
+    if !pw.is_empty() {
+        o.push(format!("--{p}-password={pw}"));
+    }
+    o
+}
+
+/// The issue's first acceptance check: a custom script whose thread_init connects and whose
+/// event runs `SELECT 1`, on SQLite and on the PostgreSQL and MariaDB servers of the test
+/// environment; each query is a read, a failing one sysbench's error message.
+#[test]
+fn sql_select_one_on_every_driver() {
+    let d = scripts(&[
+        (
+            "sel.lua",
+            "function thread_init() drv = sysbench.sql.driver(); con = drv:connect() end\n\
+             function event() con:query('SELECT 1') end\n\
+             function thread_done() print('driver', drv:name(), tostring(con)); con:disconnect() end\n",
+        ),
+        (
+            "bad.lua",
+            "function thread_init() con = sysbench.sql.driver():connect() end\n\
+             function event() con:query('SELECT * FROM hostbench_lua_no_such_table') end\n",
+        ),
+    ]);
+    let db = d.path().join("s.db");
+    let mut targets: Vec<(String, Vec<String>)> = vec![(
+        "sqlite".into(),
+        vec![
+            "--db-driver=sqlite".into(),
+            format!("--sqlite-db={}", db.display()),
+        ],
+    )];
+    for (var, name) in [
+        ("HOSTBENCH_TEST_PG_URL", "pgsql"),
+        ("HOSTBENCH_TEST_MYSQL_URL", "mysql"),
+    ] {
+        match std::env::var(var) {
+            Ok(u) if !u.is_empty() => targets.push((name.into(), server_options(&u))),
+            _ => eprintln!("skipped {name}: {var} is not set (see .ci/run)"),
+        }
+    }
+    for (name, opts) in &targets {
+        let mut a: Vec<&str> = vec!["sel.lua"];
+        a.extend(opts.iter().map(String::as_str));
+        a.extend(["--threads=2", "--events=50", "--format=json", "run"]);
+        let (code, out, err) = hb(d.path(), &a);
+        assert_eq!(code, 0, "{name}: {err}");
+        // thread_done prints during the run, before the JSON report.
+        let (tail, json) = out.split_at(out.find('{').unwrap());
+        let v: serde_json::Value = serde_json::from_str(json).unwrap_or_else(|e| {
+            panic!("{name}: {e}\n{out}");
+        });
+        assert_eq!(v["metrics"]["events"], 50, "{name}");
+        assert_eq!(v["metrics"]["counters"]["reads"], 50, "{name}");
+        assert_eq!(v["metrics"]["counters"]["errors"], 0, "{name}");
+        assert!(
+            tail.contains(&format!("driver\t{name}\t<sql_connection>")),
+            "{name}: {out}"
+        );
+        let mut a: Vec<&str> = vec!["bad.lua"];
+        a.extend(opts.iter().map(String::as_str));
+        a.extend(["--events=1", "run"]);
+        let (code, _, err) = hb(d.path(), &a);
+        assert_eq!(code, 1, "{name}: {err}");
+        assert!(
+            err.contains("FATAL: `thread_run' function failed: bad.lua:2: SQL error, errno = ")
+                && err.contains("hostbench_lua_no_such_table"),
+            "{name}: {err}"
+        );
+    }
+    let (code, _, err) = hb(
+        d.path(),
+        &["sel.lua", "--db-driver=oracle", "--events=1", "run"],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("FATAL: invalid database driver name: 'oracle'")
+            && err.contains("failed to initialize the DB driver"),
+        "{err}"
+    );
+}

@@ -14,6 +14,7 @@
 //! - [`script`]: the main state ("gstate") the front-end drives: the script's body, its
 //!   options and commands, `prepare`/`cleanup`/`help`/custom commands, `init`/`done`, and
 //!   the report hooks.
+//! - [`sql`]: `sysbench.sql` on hostbench's database clients (first slice: text queries).
 //! - [`worker`]: the worker of one thread: its own state, created in that thread (a Lua
 //!   state never moves between threads), `thread_init`, `event`, `thread_done`.
 //!
@@ -30,6 +31,7 @@
 pub mod find;
 pub mod options;
 pub mod script;
+pub mod sql;
 pub mod state;
 pub mod worker;
 

@@ -160,6 +160,8 @@ pub const GENERAL: &[(&str, OptType, Option<&str>)] = &[
     ("pgsql_user", OptType::Str, Some("sbtest")),
     ("pgsql_password", OptType::Str, Some("")),
     ("pgsql_db", OptType::Str, Some("sbtest")),
+    // hostbench's: `--db-driver=sqlite` (sysbench has no SQLite driver).
+    ("sqlite_db", OptType::Str, Some("sbtest.db")),
 ];
 
 /// The general option named `key` (underscores).

@@ -319,15 +319,85 @@ function sysbench.report_json(stat)
 end
 
 -------------------------------------------------------------------------------
--- sysbench.sql: constants only in this version of hostbench (no driver yet).
+-- sysbench.sql, first slice: drivers, connections, text queries and their errors. Rows,
+-- prepared statements, bulk inserts and reconnects are not there yet: they raise an
+-- error that says so.
 -------------------------------------------------------------------------------
-sysbench.sql.error = { NONE = 0, IGNORABLE = 1, FATAL = 2 }
-sysbench.sql.type = {
+local sql = sysbench.sql
+local hsql = hb.sql
+sql.error = { NONE = 0, IGNORABLE = 1, FATAL = 2 }
+sql.type = {
   NONE = 0, TINYINT = 1, SMALLINT = 2, INT = 3, BIGINT = 4, FLOAT = 5, DOUBLE = 6,
   TIME = 7, DATE = 8, DATETIME = 9, TIMESTAMP = 10, CHAR = 11, VARCHAR = 12,
 }
-function sysbench.sql.driver()
-  error("sysbench.sql is not available in this version of hostbench yet (see docs/lua.md)", 2)
+
+local function not_yet(what)
+  error(what .. " is not available in this version of hostbench yet (see docs/lua.md)", 3)
+end
+
+-- A failed query: an ignorable error (or one the sql_error_ignorable hook forgives)
+-- restarts the event with an error table; any other is sysbench's message.
+local function raise(con, query, class, code, msg)
+  local errno, state = 0, ""
+  if con._driver == "pgsql" then state = code else errno = tonumber(code) or 0 end
+  local errdesc = { connection = con, query = query, sql_errno = errno,
+                    sql_state = state, sql_errmsg = msg }
+  if class == "ignorable" or (sysbench.hooks.sql_error_ignorable ~= nil
+                              and sysbench.hooks.sql_error_ignorable(errdesc)) then
+    errdesc.errcode = sysbench.error.RESTART_EVENT
+    error(errdesc)
+  end
+  error(string.format("SQL error, errno = %d, state = '%s': %s", errno, state, msg), 3)
+end
+
+local rs_mt = {}
+rs_mt.__index = rs_mt
+rs_mt.__tostring = function() return "<sql_result>" end
+function rs_mt:fetch_row() not_yet("result rows (fetch_row)") end
+function rs_mt:free() end
+
+local con_mt = {}
+con_mt.__index = con_mt
+con_mt.__tostring = function() return "<sql_connection>" end
+function con_mt:query(q)
+  local kind, a, b, c = hsql.query(self._c, q)
+  if kind == "rows" then return setmetatable({ nrows = a, nfields = 0 }, rs_mt) end
+  if kind == "none" then return nil end
+  if kind == "closed" then
+    io.stderr:write("ALERT: attempt to use an already closed connection\n")
+    error("SQL API error", 2)
+  end
+  raise(self, q, a, b, c)
+end
+function con_mt:disconnect() hsql.disconnect(self._c) end
+function con_mt:query_row() not_yet("query_row") end
+function con_mt:prepare() not_yet("prepared statements") end
+function con_mt:bulk_insert_init() not_yet("bulk inserts") end
+function con_mt:bulk_insert_next() not_yet("bulk inserts") end
+function con_mt:bulk_insert_done() not_yet("bulk inserts") end
+function con_mt:reconnect() not_yet("reconnect") end
+
+local drv_mt = {}
+drv_mt.__index = drv_mt
+drv_mt.__tostring = function() return "<sql_driver>" end
+function drv_mt:name() return self._name end
+function drv_mt:connect()
+  local c, msg = hsql.connect(self._name, sysbench.opt)
+  if c == nil then
+    io.stderr:write("FATAL: " .. msg .. "\n")
+    error("connection creation failed", 2)
+  end
+  return setmetatable({ _c = c, _driver = self._name }, con_mt)
+end
+
+function sql.driver(name)
+  name = name or sysbench.opt.db_driver
+  local msg = hsql.check(name, sysbench.opt)
+  if msg ~= nil then
+    io.stderr:write("FATAL: " .. msg .. "\n")
+    error("failed to initialize the DB driver", 2)
+  end
+  return setmetatable({ _name = name }, drv_mt)
 end
 
 -------------------------------------------------------------------------------

@@ -45,6 +45,22 @@ pub unsafe fn set_thread_counters(c: *const Counters) {
     COUNTERS.with(|p| p.set(c));
 }
 
+/// Counts one statement's result into this thread's counters (if any), as sysbench does.
+pub(crate) fn count_result(r: crate::db::driver::Res) {
+    COUNTERS.with(|p| {
+        let c = p.get();
+        if !c.is_null() {
+            // SAFETY: as in `sb_counter_inc`.
+            crate::db::driver::count(unsafe { &*c }, r);
+        }
+    });
+}
+
+/// Counts one failed statement (sysbench's ERROR counter).
+pub(crate) fn count_error() {
+    sb_counter_inc(0, 4);
+}
+
 fn with_rng<T>(f: impl FnOnce(&mut Rng, &RandCfg) -> T) -> T {
     let cfg = RAND.with(Cell::get);
     RNG.with(|r| f(&mut r.borrow_mut(), &cfg))
@@ -395,6 +411,7 @@ pub fn new_state(init: &StateInit<'_>) -> mlua::Result<Lua> {
         "print_options",
         lua.create_function(move |_, ()| Ok(help.clone()))?,
     )?;
+    super::sql::install(&lua, &hb)?;
     g.set("__hostbench", hb)?;
     lua.load(PRELUDE).set_name("=hostbench").exec()?;
     // The prelude's thread_run, to tell whether a script replaces it.
