@@ -100,6 +100,10 @@ impl Presenter for LuaOut {
     }
 
     fn started(&self, run: &RunInfo) {
+        if run.plan.report_interval_s > 0.0 {
+            // sysbench's reporter state exists from the start of a run with intervals.
+            script::start_reporter();
+        }
         self.inner.started(run);
     }
 

@@ -44,16 +44,25 @@ function done() print("done") end
 #[test]
 fn lifecycle_runs_in_sysbench_order() {
     let d = scripts(&[("life.lua", LIFECYCLE)]);
-    let (code, out, err) = hb(d.path(), &["life.lua", "--threads=2", "--events=2", "run"]);
+    let args = [
+        "life.lua",
+        "--threads=2",
+        "--events=2",
+        "--report-interval=1",
+        "run",
+    ];
+    let (code, out, err) = hb(d.path(), &args);
     assert_eq!(code, 0, "{err}\n{out}");
     let mut bodies: Vec<&str> = lines_with(&out, "body");
     bodies.sort();
+    // The main state, two workers, and the reporter state (tid = threads).
     assert_eq!(
         bodies,
         [
             "body\t0\tnil\trun",
             "body\t0\tnil\trun",
-            "body\t1\tnil\trun"
+            "body\t1\tnil\trun",
+            "body\t2\tnil\trun"
         ],
         "{out}"
     );

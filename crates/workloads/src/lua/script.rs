@@ -406,27 +406,39 @@ pub fn has_hook(name: &str) -> bool {
     with_main(|m| hook(&m.lua, name).is_some()).unwrap_or(false)
 }
 
+/// Creates the reporter state (tid = threads; the script's body runs in it) if it is not
+/// there yet: sysbench makes it when a run with `--report-interval` starts.
+pub fn start_reporter() {
+    let r = with_main(|m| reporter(m).map(|_| ()));
+    if let Some(Err(e)) = r {
+        eprintln!("FATAL: {e}");
+    }
+}
+
+fn reporter(m: &mut Main) -> Result<&Lua, String> {
+    if m.reporter.is_none() {
+        let help = options::help_text(&m.declared, None);
+        let lua = state::new_state(&StateInit {
+            tid: m.threads,
+            argv: &m.cfg.argv,
+            command: m.cfg.command.as_deref(),
+            script_path: m.cfg.script_path.as_deref(),
+            options_help: help,
+        })
+        .map_err(|e| state::message(&e))?;
+        state::run_body(&lua, &m.cfg.source, &m.cfg.chunk_name).map_err(|e| state::message(&e))?;
+        state::export_options(&lua, &m.values, m.declared.is_empty())
+            .map_err(|e| state::message(&e))?;
+        m.reporter = Some(lua);
+    }
+    Ok(m.reporter.as_ref().expect("just made"))
+}
+
 /// Calls `report_intermediate(stat)` in the reporter state (created on first use, tid =
 /// threads). A failing hook prints sysbench's FATAL line; the run goes on.
 pub fn report_intermediate(stat: &Stat) {
     let r = with_main(|m| -> Result<(), String> {
-        if m.reporter.is_none() {
-            let help = options::help_text(&m.declared, None);
-            let lua = state::new_state(&StateInit {
-                tid: m.threads,
-                argv: &m.cfg.argv,
-                command: m.cfg.command.as_deref(),
-                script_path: m.cfg.script_path.as_deref(),
-                options_help: help,
-            })
-            .map_err(|e| state::message(&e))?;
-            state::run_body(&lua, &m.cfg.source, &m.cfg.chunk_name)
-                .map_err(|e| state::message(&e))?;
-            state::export_options(&lua, &m.values, m.declared.is_empty())
-                .map_err(|e| state::message(&e))?;
-            m.reporter = Some(lua);
-        }
-        let lua = m.reporter.as_ref().expect("just made");
+        let lua = reporter(m)?;
         if let Some(f) = hook(lua, "report_intermediate") {
             let t = stat_table(lua, stat).map_err(|e| state::message(&e))?;
             f.call::<()>(t).map_err(|e| state::message(&e))?;
