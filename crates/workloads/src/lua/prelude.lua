@@ -332,7 +332,7 @@ sql.type = {
 }
 
 local function not_yet(what)
-  error(what .. " is not available in this version of hostbench yet (see docs/lua.md)", 3)
+  error("not in this version of hostbench yet: " .. what .. " (see docs/lua.md)", 3)
 end
 
 -- A failed query: an ignorable error (or one the sql_error_ignorable hook forgives)
