@@ -10,7 +10,8 @@
 # Environment:
 #   PAIRS=N        number of pairs per case (default 5)
 #   CASES="..."    subset of: cpu1 cpu2 cpu3 cpu3p0 threads mutex
-#                  mem64 mem64t2 mem1k mem1kt2 mem1m mem1mt2 mem256m (default: all)
+#                  mem64 mem64t2 mem1k mem1kt2 mem1m mem1mt2 mem256m
+#                  lua1 lua2 (an empty Lua event(), 1 and 2 threads) (default: all)
 #   HOSTBENCH=path hostbench binary (default: <repo>/target/release/hostbench)
 #   SYSBENCH=path  sysbench binary (default: sysbench from PATH)
 #   LOGDIR=dir     where raw reports are kept (default: a new mktemp -d)
@@ -24,7 +25,7 @@ script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_dir=$(cd "$script_dir/.." && pwd)
 
 PAIRS=${PAIRS:-5}
-CASES=${CASES:-"cpu1 cpu2 cpu3 cpu3p0 threads mutex mem64 mem64t2 mem1k mem1kt2 mem1m mem1mt2 mem256m"}
+CASES=${CASES:-"cpu1 cpu2 cpu3 cpu3p0 threads mutex mem64 mem64t2 mem1k mem1kt2 mem1m mem1mt2 mem256m lua1 lua2"}
 HOSTBENCH=${HOSTBENCH:-$repo_dir/target/release/hostbench}
 SYSBENCH=${SYSBENCH:-$(command -v sysbench || true)}
 
@@ -51,6 +52,10 @@ HOSTBENCH_SRC=$HOSTBENCH
 cp "$HOSTBENCH_SRC" "$LOGDIR/hostbench"
 HOSTBENCH=$LOGDIR/hostbench
 
+# The Lua cases' script: an empty event(), so both tools measure their own cost per
+# Lua event (LuaJIT call, timing, accounting).
+printf 'function event()\nend\n' >"$LOGDIR/empty_event.lua"
+
 # case -> "options|metric|target"
 #   metric: eps   = "events per second" (higher is better, ratio hb/sb)
 #           evt   = total number of events / total time (higher is better, ratio hb/sb)
@@ -73,6 +78,9 @@ declare -A CASE_DEF=(
     [mem1m]="memory --memory-block-size=1M --memory-total-size=1T --threads=1 --time=3 run|mib|>=1"
     [mem1mt2]="memory --memory-block-size=1M --memory-total-size=1T --memory-scope=local --threads=2 --time=3 run|mib|>=1"
     [mem256m]="memory --memory-block-size=256M --memory-total-size=1T --threads=1 --time=3 run|mib|-"
+    # Lua: the issue's target is events/s >= sysbench's at 1 and 2 threads.
+    [lua1]="$LOGDIR/empty_event.lua --threads=1 --time=3 run|evt|>=1"
+    [lua2]="$LOGDIR/empty_event.lua --threads=2 --time=3 run|evt|>=1"
 )
 
 for c in $CASES; do

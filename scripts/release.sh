@@ -142,6 +142,11 @@ for arch in "${arches[@]}"; do
         need_cmd "${!linker_var}" "apt-get install $(gcc_pkg "$arch")"
     fi
     need_cmd "$arch-linux-gnu-strip" "apt-get install binutils-${arch//_/-}-linux-gnu"
+    # The vendored LuaJIT (mlua's `vendored` feature) also links its standalone `luajit`
+    # interpreter, which nobody uses (only libluajit.a goes into hostbench); linked with the
+    # gnu gcc and musl's specs it fails on glibc's libgcc_eh (`_dl_find_object`). Let that
+    # link ignore it, so make finishes; hostbench itself links with rust-lld as below.
+    export TARGET_XLDFLAGS="${TARGET_XLDFLAGS:--Wl,--unresolved-symbols=ignore-in-object-files}"
     # musl targets link statically by default; say so, so that a changed default cannot slip by.
     rf_var=CARGO_TARGET_${TU}_RUSTFLAGS
     export "$rf_var=-C target-feature=+crt-static${!rf_var:+ ${!rf_var}}"
@@ -163,7 +168,7 @@ if [[ $dry_run == 1 ]]; then
         tu=${triple//-/_}
         TU=${tu^^}
         echo "target $triple"
-        for v in CC_$tu CFLAGS_$tu AR_$tu CARGO_TARGET_${TU}_LINKER CARGO_TARGET_${TU}_RUSTFLAGS; do
+        for v in CC_$tu CFLAGS_$tu AR_$tu CARGO_TARGET_${TU}_LINKER CARGO_TARGET_${TU}_RUSTFLAGS TARGET_XLDFLAGS; do
             echo "   $v=${!v:-}"
         done
         echo "   cargo build --locked --profile dist --target $triple -p hostbench --bin hostbench"

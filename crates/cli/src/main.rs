@@ -26,6 +26,8 @@ mod httperf;
 mod info;
 mod insert_race;
 mod iozone;
+#[cfg(feature = "lua")]
+mod lua;
 mod memlat;
 mod native;
 mod output;
@@ -240,6 +242,12 @@ fn run_sysbench(argv: &[String]) -> anyhow::Result<ExitCode> {
             exec::run_stage(stage, &plan, w, &output)
         }
         sysbench::Invocation::Prewarm(plan, output) => sysbench::prewarm(&plan, &output),
+        #[cfg(feature = "lua")]
+        sysbench::Invocation::Lua(plan, output, saving, command) => {
+            lua::run(&plan, output, &saving, command.as_deref(), argv)
+        }
+        #[cfg(not(feature = "lua"))]
+        sysbench::Invocation::Lua(..) => anyhow::bail!("this hostbench was built without Lua"),
         sysbench::Invocation::Run(plan, output, saving) => {
             let w = hostbench_workloads::find(&plan.workload).expect("front-end found it");
             exec::execute(&plan, w, &output, &saving, "sysbench", argv).map(|(code, _)| code)

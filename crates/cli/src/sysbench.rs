@@ -24,6 +24,9 @@ pub enum Invocation {
     Stage(hostbench_core::workload::Stage, Box<Plan>, SysbenchOut),
     /// The OLTP tests' `prewarm` command (1.1.0's `warmup`).
     Prewarm(Box<Plan>, SysbenchOut),
+    /// A Lua script and its command (none: load it only), run by `crate::lua`.
+    #[cfg_attr(not(feature = "lua"), allow(dead_code))]
+    Lua(Box<Plan>, SysbenchOut, SaveOptions, Option<String>),
 }
 
 /// General options sysbench knows, with their kind (for help and validation).
@@ -144,6 +147,11 @@ const GENERAL: &[(&str, &str, &str)] = &[
         "hostbench: output format {text, json, csv} [text]",
     ),
     (
+        "lua",
+        "[=on|off]",
+        "hostbench: run a bundled test (oltp_read_write, ...) through its Lua script instead of natively [off]",
+    ),
+    (
         "label",
         "NAME",
         "hostbench: name what this run stands for (machine, instance type, variant); stored with the result []",
@@ -161,7 +169,11 @@ const GENERAL: &[(&str, &str, &str)] = &[
 ];
 
 /// Options hostbench adds to sysbench's grammar (for suggestions; handled in `parse`).
-const HOSTBENCH_OPTIONS: &[&str] = &["format", "label", "no_save", "results_db"];
+const HOSTBENCH_OPTIONS: &[&str] = &["format", "label", "no_save", "results_db", "lua"];
+
+/// The default `--forced-shutdown` of a Lua script's run (sysbench's is off): seconds
+/// after the time limit before the run ends without the events still running.
+pub const LUA_FORCED_SHUTDOWN_S: f64 = 5.0;
 
 /// Deprecated names and what replaced them.
 const DEPRECATED: &[(&str, &str)] = &[
@@ -292,13 +304,50 @@ fn bundled_test(content: &[u8]) -> Option<&'static str> {
         .map(|(_, t)| *t)
 }
 
-/// The workload a test word is: a sysbench test name, or the path of a Lua script. A script
-/// runs our native implementation only when its content is one of sysbench 1.0.20's bundled
-/// scripts (its name does not matter); hostbench does not run other Lua yet.
-fn resolve_test(word: &str) -> Result<&'static dyn Workload> {
+/// What a test word names.
+enum Target {
+    /// A workload hostbench runs natively (a sysbench test, or a bundled script recognised
+    /// by its content).
+    Native(&'static dyn Workload),
+    /// A Lua script: the file found, and the name as given.
+    #[cfg(feature = "lua")]
+    Lua(String),
+}
+
+/// The test a test word names: a sysbench test name, or a Lua script (a path, or a name on
+/// sysbench's module path). A script runs natively when its content is one of sysbench
+/// 1.0.20's bundled scripts (its name does not matter) unless `lua` (`--lua`) asks for Lua;
+/// every other script runs through Lua.
+fn resolve_test(word: &str, lua: bool) -> Result<Target> {
     if let Some(w) = lookup(word) {
-        return Ok(w);
+        #[cfg(feature = "lua")]
+        if lua && w.sysbench_test().is_some() {
+            use hostbench_workloads::lua::find;
+            return match find::find_script(word, &find::package_path()) {
+                Some(p) => Ok(Target::Lua(p.display().to_string())),
+                None => bail!(
+                    "--lua: cannot find the script of '{word}' on the Lua module path ({}); give its path instead",
+                    find::package_path()
+                ),
+            };
+        }
+        return Ok(Target::Native(w));
     }
+    #[cfg(feature = "lua")]
+    {
+        use hostbench_workloads::lua::find;
+        let found = find::find_script(word, &find::package_path());
+        if let Some(path) = found {
+            if !lua && let Some(w) = native_bundled(&path) {
+                return Ok(Target::Native(w));
+            }
+            return Ok(Target::Lua(path.display().to_string()));
+        }
+        if word.ends_with(".lua") || word.contains('/') {
+            bail!("Cannot find benchmark '{word}': no such built-in test, file or module");
+        }
+    }
+    let _ = lua;
     if !word.ends_with(".lua") {
         bail!(
             "unknown test '{word}'{}. Tests: {}",
@@ -306,19 +355,18 @@ fn resolve_test(word: &str) -> Result<&'static dyn Workload> {
             sysbench_names().join(", ")
         );
     }
-    let stem = word
-        .strip_suffix(".lua")
-        .and_then(|s| s.rsplit('/').next())
-        .unwrap_or(word);
-    let by_name = lookup(stem).and_then(|w| w.sysbench_test());
-    let use_name = match by_name {
-        Some(n) => {
-            format!(" (to run hostbench's built-in '{n}', write its name: hostbench {n} ...)")
-        }
-        None => String::new(),
-    };
+    let content = read_script(word)?;
+    match bundled_test(&content).and_then(lookup) {
+        Some(w) => Ok(Target::Native(w)),
+        None => bail!(
+            "'{word}' is not one of sysbench 1.0.20's bundled scripts, and this hostbench was built without Lua (the `lua` feature)"
+        ),
+    }
+}
+
+fn read_script(word: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
     let read = || -> std::io::Result<Vec<u8>> {
-        use std::io::Read;
         let f = std::fs::File::open(word)?;
         if f.metadata()?.is_dir() {
             return Err(std::io::Error::other("it is a directory"));
@@ -327,26 +375,14 @@ fn resolve_test(word: &str) -> Result<&'static dyn Workload> {
         f.take(SCRIPT_READ_LIMIT + 1).read_to_end(&mut buf)?;
         Ok(buf)
     };
-    let content = match read() {
-        Ok(c) => c,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            bail!("cannot find the script '{word}': no such file{use_name}")
-        }
-        Err(e) => bail!("cannot read the script '{word}': {e}{use_name}"),
-    };
-    match bundled_test(&content).and_then(lookup) {
-        Some(w) => Ok(w),
-        None => bail!(
-            "'{word}' is not one of sysbench 1.0.20's bundled scripts (its content differs from every one of them), and hostbench does not run Lua scripts yet{use_name}; the bundled ones it runs natively: {}",
-            sysbench_names()
-                .into_iter()
-                .filter(|n| n.starts_with("oltp")
-                    || n.starts_with("select")
-                    || n.starts_with("bulk"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
+    read().with_context(|| format!("cannot read the script '{word}'"))
+}
+
+/// The native workload a script file is, when its content is a bundled script's.
+#[cfg(feature = "lua")]
+fn native_bundled(path: &std::path::Path) -> Option<&'static dyn Workload> {
+    let content = read_script(path.to_str()?).ok()?;
+    bundled_test(&content).and_then(lookup)
 }
 
 /// True when `args` look like a sysbench command line: the first word is a sysbench test
@@ -724,13 +760,40 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         words.truncate(1);
         words.push("help".into());
     }
-    let workload = match NOT_YET.contains(&test.as_str()) {
+    let lua_flag = match opts.iter().rev().find(|o| o.name == "lua") {
+        Some(o) => flag(o)?,
+        None => false,
+    };
+    let target = match NOT_YET.contains(&test.as_str()) {
         true => bail!(
             "the sysbench '{test}' test is not in this version of hostbench yet; `hostbench list` shows what is"
         ),
-        false => resolve_test(&test)?,
+        false => resolve_test(&test, lua_flag)?,
     };
+    #[cfg(feature = "lua")]
+    let lua_script = match &target {
+        Target::Lua(p) => Some(p.clone()),
+        Target::Native(_) => None,
+    };
+    #[cfg(not(feature = "lua"))]
+    let lua_script: Option<String> = None;
+    let workload = match target {
+        Target::Native(w) => w,
+        #[cfg(feature = "lua")]
+        Target::Lua(_) => hostbench_workloads::find("lua").context("the lua workload")?,
+    };
+    if lua_script.is_some() {
+        if let Some(extra) = words.get(2) {
+            bail!("Unrecognized command line argument: {extra}");
+        }
+        if full_help {
+            words.truncate(1);
+            words.push("help".into());
+        }
+    }
     let command = match words.get(1) {
+        Some(_) if lua_script.is_some() => "run",
+        None if lua_script.is_some() => "run",
         Some(c) => c.as_str(),
         None => {
             // Which words the test takes: run for all, prepare/cleanup for those with files
@@ -780,12 +843,21 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
 
     let mut plan = Plan::new(workload.id(), Params::default());
     let mut out = SysbenchOut::default();
+    // A script's options: every option as typed (its `sysbench.opt`), the undeclared ones
+    // checked by the script's declarations later.
+    let mut script_opts: Vec<(String, Option<String>)> = Vec::new();
     let mut overrides: Vec<(String, String)> = Vec::new();
     let (mut iter, mut pct, mut res, mut h, mut zexp) = (12u32, 1.0, 75.0, 0.2, 0.8);
     let mut rand_type = "special".to_string();
     let mut forced: Option<String> = None;
     let (mut label, mut no_save, mut results_db) = (None, false, None);
     for o in &opts {
+        if lua_script.is_some()
+            && !HOSTBENCH_OPTIONS.contains(&o.name.as_str())
+            && o.name != "config_file"
+        {
+            script_opts.push((o.name.clone(), o.value.clone()));
+        }
         match o.name.as_str() {
             "threads" => {
                 let n = int(o)?;
@@ -872,6 +944,10 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
             "config_file" | "thread_stack_size" | "thread_init_timeout" | "luajit_cmd" => {
                 let _ = &o.value;
             }
+            "lua" => {}
+            _ if lua_script.is_some() && GENERAL.iter().all(|(n, _, _)| *n != o.name) => {
+                // The script's own option: typed and checked against its declarations.
+            }
             name => {
                 let spec = workload
                     .params()
@@ -937,30 +1013,57 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
             )
         })?;
     if let Some(f) = forced {
-        plan.forced_shutdown_s = match f.as_str() {
-            // sysbench: 0 is "force at the time limit", only "off" disables it.
-            "off" => None,
-            s if s.ends_with('%') => {
-                let p: f64 = s[..s.len() - 1]
-                    .parse()
-                    .ok()
-                    .filter(|p: &f64| *p >= 0.0)
-                    .with_context(|| {
-                        format!("invalid value for --forced-shutdown: '{f}' (use N, N% or off)")
-                    })?;
-                Some(plan.time_s * p / 100.0)
-            }
-            s => Some(
-                parse_seconds(s)
-                    .map_err(|e| anyhow::anyhow!("invalid value for --forced-shutdown: {e}"))?,
-            ),
-        };
+        plan.forced_shutdown_s = forced_shutdown(&f, plan.time_s)?;
     }
     if out.histogram && plan.percentiles.iter().all(|&p| p == 0.0) {
         bail!("--histogram needs latency statistics: it cannot be combined with --percentile=0");
     }
     if plan.percentiles.iter().all(|&p| p == 0.0) {
         plan.percentiles = vec![0.0];
+    }
+    if let Some(script) = &lua_script {
+        let command = words.get(1).cloned();
+        let is_secret = |k: &str| hostbench_core::secret::is_secret_name(k);
+        let (secret, plain): (Vec<_>, Vec<_>) =
+            script_opts.into_iter().partition(|(k, _)| is_secret(k));
+        let sep = hostbench_workloads::lua::SEP;
+        if args.iter().any(|a| a.contains(sep)) {
+            bail!(
+                "the command line holds the character U+001F, which hostbench cannot pass to a Lua script"
+            );
+        }
+        let argv: Vec<String> = std::iter::once("sysbench".to_string())
+            .chain(args.iter().cloned())
+            .collect();
+        let ov = vec![
+            ("script".to_string(), script.clone()),
+            ("script_path".to_string(), test.clone()),
+            ("command".to_string(), command.clone().unwrap_or_default()),
+            ("argv".to_string(), argv.join(&sep.to_string())),
+            (
+                "options".to_string(),
+                hostbench_workloads::lua::encode_options(&plain),
+            ),
+            (
+                "secret_options".to_string(),
+                hostbench_workloads::lua::encode_options(&secret),
+            ),
+        ];
+        plan.params = workload.resolve(&ov).map_err(|e| anyhow::anyhow!("{e}"))?;
+        if plan.time_s > 0.0 && !opts.iter().any(|o| o.name == "forced_shutdown") {
+            // A script's event() can loop forever, and LuaJIT's compiled code cannot be
+            // interrupted: without a forced shutdown such a run would never end.
+            plan.forced_shutdown_s = Some(LUA_FORCED_SHUTDOWN_S);
+        }
+        plan.report_checkpoints.sort_by(f64::total_cmp);
+        plan.validate().map_err(anyhow::Error::msg)?;
+        let saving = SaveOptions::new(label, no_save, results_db)?;
+        plan.layout = Some(hostbench_core::layout::Layout::Sysbench(
+            hostbench_core::layout::SysbenchLayout {
+                histogram: out.histogram,
+            },
+        ));
+        return Ok(Invocation::Lua(Box::new(plan), out, saving, command));
     }
     plan.params = workload.resolve(&overrides).map_err(|e| {
         // Speak sysbench's option names in errors.
@@ -996,6 +1099,28 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
         },
     ));
     Ok(Invocation::Run(Box::new(plan), out, saving))
+}
+
+/// `--forced-shutdown`'s value: seconds after the time limit, N% of `time_s`, or `off`.
+fn forced_shutdown(f: &str, time_s: f64) -> Result<Option<f64>> {
+    Ok(match f {
+        // sysbench: 0 is "force at the time limit", only "off" disables it.
+        "off" => None,
+        s if s.ends_with('%') => {
+            let p: f64 = s[..s.len() - 1]
+                .parse()
+                .ok()
+                .filter(|p: &f64| *p >= 0.0)
+                .with_context(|| {
+                    format!("invalid value for --forced-shutdown: '{f}' (use N, N% or off)")
+                })?;
+            Some(time_s * p / 100.0)
+        }
+        s => Some(
+            parse_seconds(s)
+                .map_err(|e| anyhow::anyhow!("invalid value for --forced-shutdown: {e}"))?,
+        ),
+    })
 }
 
 /// Hands the prewarm command's lines to sysbench's output object (its header before the

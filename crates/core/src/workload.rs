@@ -288,6 +288,15 @@ pub enum Step {
 
 /// A worker the runner drives one event at a time.
 pub trait EventWorker: Send {
+    /// Called once in the worker's own thread before the start barrier, so the time it
+    /// takes is no event's and no part of the measured run (sysbench's `thread_init`): a
+    /// worker that must build thread-bound state (a Lua state, which may not move between
+    /// threads) builds it here. An error fails the run before it starts. `counters` is the
+    /// thread's, as in [`EventWorker::event`].
+    fn start(&mut self, counters: &Counters) -> Result<(), WorkloadError> {
+        let _ = counters;
+        Ok(())
+    }
     /// Runs one event. `counters` is this thread's, for reads/writes/bytes and the like.
     fn event(&mut self, counters: &Counters) -> Result<Step, WorkloadError>;
     /// Called once after this thread's last event, before its totals are published (sysbench's

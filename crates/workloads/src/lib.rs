@@ -7,6 +7,8 @@ pub mod cpu;
 pub mod db;
 pub mod disk;
 pub mod http;
+#[cfg(feature = "lua")]
+pub mod lua;
 pub mod memory;
 pub mod registry;
 pub mod sys;

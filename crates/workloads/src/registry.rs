@@ -30,6 +30,8 @@ pub static WORKLOADS: &[&dyn Workload] = &[
     &crate::db::oltp::SELECT_RANDOM_RANGES,
     &crate::db::insert_race::InsertRace,
     &crate::http::HttpLoad,
+    #[cfg(feature = "lua")]
+    &crate::lua::LuaScript,
 ];
 
 /// The workload with registry id `id`.

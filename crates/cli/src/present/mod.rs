@@ -36,6 +36,8 @@ use crate::exec::out;
 
 pub mod ab;
 pub mod fio;
+#[cfg(feature = "lua")]
+pub mod lua;
 pub mod sysbench;
 
 /// What the output object knows of the run it presents: the plan (its seed resolved) and the

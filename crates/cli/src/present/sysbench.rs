@@ -60,6 +60,15 @@ impl Default for SysbenchOut {
 }
 
 impl SysbenchOut {
+    /// Prints the header now, if the text layout wants it and it has not been printed (a
+    /// Lua script's output comes from its body, before anything else).
+    #[cfg_attr(not(feature = "lua"), allow(dead_code))]
+    pub fn header_now(&self, run: &RunInfo) {
+        if self.text() {
+            self.header_once(run);
+        }
+    }
+
     /// sysbench's text at verbosity ≥ 3.
     fn text(&self) -> bool {
         self.format == SysbenchFormat::Text && self.verbosity >= 3

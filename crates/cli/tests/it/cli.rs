@@ -698,7 +698,6 @@ fn bad_input_is_one_clear_line_and_exit_2() {
             &["fileio", "run"],
             "Missing required argument: --file-test-mode",
         ),
-        (&["/usr/share/sysbench/oltp_common.lua", "run"], "Lua"),
         (&["frobnicate"], "unknown test or command 'frobnicate'"),
         (&["run", "nosuch"], "unknown workload 'nosuch'"),
         (&["run", "cpu", "--set", "max_prime=-5"], "max_prime"),

@@ -21,6 +21,7 @@ mod fio_seq;
 mod generate;
 mod http;
 mod iozone;
+mod lua;
 mod memlat;
 mod memory;
 mod nodirect;

@@ -238,7 +238,10 @@ pub fn run(
             None
         }
     };
-    observer.started();
+    // A worker that failed to start (its `start` hook) failed the run before it began.
+    if !shared.abort.load(Acquire) {
+        observer.started();
+    }
 
     let mut ctl = Controller::new(&shared, plan, start_i);
     let result = ctl.drive(observer, &mut handles);
@@ -300,6 +303,76 @@ mod tests {
 
     fn grid(m: &Measurement) -> Vec<f64> {
         m.intervals.iter().map(|i| i.t_s).collect()
+    }
+
+    /// `EventWorker::start` runs in the worker's own thread before the run starts; when it
+    /// fails, the run fails without starting (no `started`, no events) and says why.
+    #[test]
+    fn start_runs_in_the_worker_thread_and_its_failure_stops_the_run() {
+        use std::sync::atomic::AtomicBool;
+        struct Starting {
+            fail_tid: Option<usize>,
+        }
+        struct StartingWorker {
+            tid: usize,
+            fail: bool,
+            started_here: bool,
+        }
+        impl EventWorker for StartingWorker {
+            fn start(&mut self, _c: &crate::recorder::Counters) -> Result<(), WorkloadError> {
+                self.started_here = thread::current()
+                    .name()
+                    .is_some_and(|n| n == format!("hb-worker-{}", self.tid));
+                if self.fail {
+                    return Err(WorkloadError::failed("no state"));
+                }
+                Ok(())
+            }
+            fn event(&mut self, _c: &crate::recorder::Counters) -> Result<Step, WorkloadError> {
+                assert!(self.started_here, "start ran in this worker's thread");
+                Ok(Step::Done)
+            }
+        }
+        impl Instance for Starting {
+            fn worker(&self, tid: usize, _rng: Rng) -> Result<Worker, WorkloadError> {
+                Ok(Worker::Event(Box::new(StartingWorker {
+                    tid,
+                    fail: self.fail_tid == Some(tid),
+                    started_here: false,
+                })))
+            }
+        }
+        struct Seen(AtomicBool);
+        impl Observer for Seen {
+            fn started(&self) {
+                self.0.store(true, Relaxed);
+            }
+        }
+        let seen = Seen(AtomicBool::new(false));
+        let m = run(
+            &plan(2, 0.0, 0.0, 100),
+            &Starting { fail_tid: None },
+            Clock::monotonic(),
+            &seen,
+        )
+        .unwrap();
+        assert_eq!((m.stop, m.counters.events), (StopReason::EventLimit, 100));
+        assert!(seen.0.load(Relaxed));
+        let seen = Seen(AtomicBool::new(false));
+        let m = run(
+            &plan(2, 0.0, 0.0, 100),
+            &Starting { fail_tid: Some(1) },
+            Clock::monotonic(),
+            &seen,
+        )
+        .unwrap();
+        assert_eq!(m.stop, StopReason::Error);
+        assert_eq!(m.counters.events, 0);
+        assert_eq!(m.error.as_deref(), Some("thread 1: no state"));
+        assert!(
+            !seen.0.load(Relaxed),
+            "a run that never began is not announced"
+        );
     }
 
     #[test]

@@ -329,6 +329,12 @@ pub(super) fn thread_main(
         idle_to_deadline: false,
     };
     RUN.with(|r| *r.borrow_mut() = Some(shared.clone()));
+    let mut worker = worker;
+    if let Worker::Event(w) = &mut worker
+        && let Err(e) = w.start(&shared.slots[tid].counters)
+    {
+        shared.fail(format!("thread {tid}: {e}"));
+    }
     shared.ready.fetch_add(1, AcqRel);
     shared.controller.unpark();
     {

@@ -1,0 +1,425 @@
+-- hostbench's sysbench 1.0.20 API, the Lua half. Runs in every state before the script's
+-- body (see lua/state.rs, which prepares the table `__hostbench` this file consumes and
+-- then removes). Written for hostbench from the behaviour described in the reference
+-- notes; the Rust half provides the generators and counters as C functions.
+
+local hb = __hostbench
+__hostbench = nil
+
+local ffi = require("ffi")
+_G.ffi = ffi
+
+-- The declarations sysbench 1.0.20 makes in every state. Enum constants may be declared
+-- once only (LuaJIT raises "attempt to redefine" otherwise), so this is exactly sysbench's
+-- set: a script that declares SB_CNT_READ itself fails here as it fails there.
+ffi.cdef [[
+void sb_event_start(int thread_id);
+void sb_event_stop(int thread_id);
+bool sb_more_events(int thread_id);
+
+typedef enum
+{
+  SB_ARG_TYPE_NULL,
+  SB_ARG_TYPE_BOOL,
+  SB_ARG_TYPE_INT,
+  SB_ARG_TYPE_SIZE,
+  SB_ARG_TYPE_DOUBLE,
+  SB_ARG_TYPE_STRING,
+  SB_ARG_TYPE_LIST,
+  SB_ARG_TYPE_FILE,
+  SB_ARG_TYPE_MAX
+} sb_arg_type_t;
+
+typedef bool sb_opt_validate_t(const char *, const char *);
+
+typedef struct
+{
+  const char *name;
+  const char *desc;
+  const char *value;
+  sb_arg_type_t type;
+  sb_opt_validate_t *validate;
+} sb_arg_t;
+
+int sb_lua_set_test_args(sb_arg_t *args, size_t len);
+void sb_print_test_options(void);
+
+uint64_t sb_rand_uniform_uint64(void);
+uint32_t sb_rand_default(uint32_t, uint32_t);
+uint32_t sb_rand_uniform(uint32_t, uint32_t);
+uint32_t sb_rand_gaussian(uint32_t, uint32_t);
+uint32_t sb_rand_special(uint32_t, uint32_t);
+uint32_t sb_rand_pareto(uint32_t, uint32_t);
+uint32_t sb_rand_unique(void);
+void sb_rand_str(const char *, char *);
+double sb_rand_uniform_double(void);
+
+typedef enum
+{
+  DB_ERROR_NONE,
+  DB_ERROR_IGNORABLE,
+  DB_ERROR_FATAL
+} sql_error_t;
+
+typedef enum
+{
+  SB_CNT_OTHER,
+  SB_CNT_READ,
+  SB_CNT_WRITE,
+  SB_CNT_TRX,
+  SB_CNT_ERROR,
+  SB_CNT_RECONNECT,
+  SB_CNT_MAX
+} sb_counter_type;
+
+typedef enum
+{
+  SQL_TYPE_NONE,
+  SQL_TYPE_TINYINT,
+  SQL_TYPE_SMALLINT,
+  SQL_TYPE_INT,
+  SQL_TYPE_BIGINT,
+  SQL_TYPE_FLOAT,
+  SQL_TYPE_DOUBLE,
+  SQL_TYPE_TIME,
+  SQL_TYPE_DATE,
+  SQL_TYPE_DATETIME,
+  SQL_TYPE_TIMESTAMP,
+  SQL_TYPE_CHAR,
+  SQL_TYPE_VARCHAR
+} sql_bind_type_t;
+
+typedef struct sql_driver sql_driver;
+typedef struct sql_connection sql_connection;
+typedef struct sql_statement sql_statement;
+typedef struct sql_result sql_result;
+
+typedef struct histogram sb_histogram_t;
+]]
+
+-- ffi.C, with the sysbench functions hostbench implements resolved to its own code: a
+-- static binary has no dynamic symbol table for dlsym, and even a dynamic one would not
+-- export Rust functions by these names. Everything else (usleep, gettimeofday, a
+-- script's own declarations) goes to the real namespace; libc functions the real one
+-- cannot find (a static build) fall back to hostbench's copies.
+local realC = ffi.C
+local own = {}
+for name, sig in pairs(hb.signatures) do
+  own[name] = ffi.cast(sig, hb.pointers[name])
+end
+local libc = {}
+for name, sig in pairs(hb.libc_signatures) do
+  libc[name] = { sig = sig, ptr = hb.pointers[name] }
+end
+local function lookup(k)
+  return realC[k]
+end
+ffi.C = setmetatable({}, {
+  __index = function(_, k)
+    local f = own[k]
+    if f ~= nil then return f end
+    local ok, v = pcall(lookup, k)
+    if ok then return v end
+    local l = libc[k]
+    -- Undeclared stays an error, as in sysbench; only a declared libc function that
+    -- cannot be found (a static build) falls back to hostbench's.
+    if l ~= nil and not tostring(v):find("missing declaration", 1, true) then
+      local cok, c = pcall(ffi.cast, l.sig, l.ptr)
+      if cok then own[k] = c; return c end
+    end
+    -- The error as the script's own lookup raises it: at the script's line.
+    error((tostring(v):gsub("^hostbench:%d+: ", "")), 2)
+  end,
+  __newindex = function(_, k, v) realC[k] = v end,
+})
+local C = ffi.C
+
+sysbench = {
+  tid = hb.tid,
+  version = "1.0.20",
+  version_string = "sysbench 1.0.20",
+  error = { NONE = 0, RESTART_EVENT = 1 },
+  cmdline = {
+    argv = hb.argv,
+    command = hb.command,
+    script_path = hb.script_path,
+  },
+  hooks = {},
+  rand = {},
+  sql = {},
+  histogram = {},
+}
+
+-- The event loop sysbench runs in each worker. hostbench's runner calls event() itself
+-- (see lua/worker.rs), so this exists for scripts that call or wrap it.
+function thread_run(thread_id)
+  while C.sb_more_events(thread_id) do
+    C.sb_event_start(thread_id)
+    local ok, ret
+    repeat
+      ok, ret = pcall(event, thread_id)
+      if not ok then
+        if type(ret) == "table" and ret.errcode == sysbench.error.RESTART_EVENT then
+          if sysbench.hooks.before_restart_event then
+            sysbench.hooks.before_restart_event(ret)
+          end
+        else
+          error(ret, 0)
+        end
+      end
+    until ok
+    if ret then break end
+    C.sb_event_stop(thread_id)
+  end
+end
+
+-- One event as hostbench's runner calls it: sysbench's retry of a restarted event (an
+-- ignorable error), which also ends when the run is over, instead of retrying forever.
+local stopping = hb.stopping
+function __hostbench_event(thread_id)
+  while true do
+    local ok, ret = pcall(event, thread_id)
+    if ok then return ret end
+    if type(ret) == "table" and ret.errcode == sysbench.error.RESTART_EVENT then
+      if sysbench.hooks.before_restart_event then
+        sysbench.hooks.before_restart_event(ret)
+      end
+      if stopping() then return true end
+    elseif type(ret) == "string" then
+      error(ret, 0)
+    else
+      error("(not a string)", 0)
+    end
+  end
+end
+
+-------------------------------------------------------------------------------
+-- sysbench.rand: arguments go through the C types, as sysbench's do (truncated, negative
+-- values wrap, strings are refused by the FFI conversion).
+-------------------------------------------------------------------------------
+local r = sysbench.rand
+function r.uniform_uint64() return C.sb_rand_uniform_uint64() end
+function r.uniform(a, b) return C.sb_rand_uniform(a, b) end
+function r.gaussian(a, b) return C.sb_rand_gaussian(a, b) end
+function r.special(a, b) return C.sb_rand_special(a, b) end
+function r.pareto(a, b) return C.sb_rand_pareto(a, b) end
+function r.default(a, b) return C.sb_rand_default(a, b) end
+function r.unique() return C.sb_rand_unique() end
+function r.uniform_double() return C.sb_rand_uniform_double() end
+-- sysbench master's additions.
+local zipf = own.sb_rand_zipfian
+function r.zipfian(a, b) return zipf(a, b) end
+function r.string(fmt)
+  local n = #fmt
+  local buf = ffi.new("char[?]", n + 1)
+  C.sb_rand_str(fmt, buf)
+  return ffi.string(buf, n)
+end
+local varstr = own.sb_rand_varstr
+function r.varstring(min, max)
+  assert(min <= max)
+  assert(max > 0)
+  local buf = ffi.new("char[?]", max)
+  local n = varstr(buf, min, max)
+  return ffi.string(buf, n)
+end
+
+-------------------------------------------------------------------------------
+-- sysbench.cmdline
+-------------------------------------------------------------------------------
+local cl = sysbench.cmdline
+cl.ARG_NULL, cl.ARG_BOOL, cl.ARG_INT, cl.ARG_SIZE = 0, 1, 2, 3
+cl.ARG_DOUBLE, cl.ARG_STRING, cl.ARG_LIST, cl.ARG_FILE, cl.ARG_MAX = 4, 5, 6, 7, 8
+cl.PARALLEL_COMMAND = true
+
+function cl.command_defined(name)
+  return type(cl.commands) == "table" and type(cl.commands[name]) == "table"
+    and cl.commands[name][1] ~= nil
+end
+
+function cl.command_parallel(name)
+  return cl.command_defined(name) and cl.commands[name][2] == cl.PARALLEL_COMMAND
+end
+
+function cl.call_command(name)
+  local ret = cl.commands[name][1]()
+  if ret == nil then return true end
+  return ret and true or false
+end
+
+local print_options = hb.print_options
+function cl.print_test_options()
+  io.write(print_options())
+end
+
+-------------------------------------------------------------------------------
+-- Report formatters: hooks may be set to these (sysbench.hooks.report_intermediate =
+-- sysbench.report_csv). They print to stdout whatever the verbosity, as sysbench's do.
+-------------------------------------------------------------------------------
+function sysbench.report_default(stat)
+  local seconds = stat.time_interval
+  print(string.format("[ %.0fs ] thds: %u tps: %4.2f qps: %4.2f " ..
+                        "(r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%u%%): %4.2f " ..
+                        "err/s %4.2f reconn/s: %4.2f",
+                      stat.time_total, stat.threads_running,
+                      stat.events / seconds,
+                      (stat.reads + stat.writes + stat.other) / seconds,
+                      stat.reads / seconds, stat.writes / seconds,
+                      stat.other / seconds,
+                      sysbench.opt.percentile, stat.latency_pct * 1000,
+                      stat.errors / seconds, stat.reconnects / seconds))
+end
+
+function sysbench.report_csv(stat)
+  local seconds = stat.time_interval
+  print(string.format("%.0f,%u,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f",
+                      stat.time_total, stat.threads_running,
+                      stat.events / seconds,
+                      (stat.reads + stat.writes + stat.other) / seconds,
+                      stat.reads / seconds, stat.writes / seconds,
+                      stat.other / seconds, stat.latency_pct * 1000,
+                      stat.errors / seconds, stat.reconnects / seconds))
+end
+
+-- One JSON array per state: "[" before the first object, "," between objects, and "]"
+-- when the state closes (a finaliser on a proxy, as in sysbench).
+local json_open = false
+local json_guard
+function sysbench.report_json(stat)
+  if not json_open then
+    print("[")
+    json_open = true
+    json_guard = newproxy(true)
+    getmetatable(json_guard).__gc = function() print("]") end
+  else
+    print(",")
+  end
+  local seconds = stat.time_interval
+  print(string.format([[
+  {
+    "time": %4.0f,
+    "threads": %u,
+    "tps": %4.2f,
+    "qps": {
+      "total": %4.2f,
+      "reads": %4.2f,
+      "writes": %4.2f,
+      "other": %4.2f
+    },
+    "latency": %4.2f,
+    "errors": %4.2f,
+    "reconnects": %4.2f
+  }]],
+                      stat.time_total, stat.threads_running,
+                      stat.events / seconds,
+                      (stat.reads + stat.writes + stat.other) / seconds,
+                      stat.reads / seconds, stat.writes / seconds,
+                      stat.other / seconds, stat.latency_pct * 1000,
+                      stat.errors / seconds, stat.reconnects / seconds))
+end
+
+-------------------------------------------------------------------------------
+-- sysbench.sql, first slice: drivers, connections, text queries and their errors. Rows,
+-- prepared statements, bulk inserts and reconnects are not there yet: they raise an
+-- error that says so.
+-------------------------------------------------------------------------------
+local sql = sysbench.sql
+local hsql = hb.sql
+sql.error = { NONE = 0, IGNORABLE = 1, FATAL = 2 }
+sql.type = {
+  NONE = 0, TINYINT = 1, SMALLINT = 2, INT = 3, BIGINT = 4, FLOAT = 5, DOUBLE = 6,
+  TIME = 7, DATE = 8, DATETIME = 9, TIMESTAMP = 10, CHAR = 11, VARCHAR = 12,
+}
+
+local function not_yet(what)
+  error("not in this version of hostbench yet: " .. what .. " (see docs/lua.md)", 3)
+end
+
+-- A failed query: an ignorable error (or one the sql_error_ignorable hook forgives)
+-- restarts the event with an error table; any other is sysbench's message.
+local function raise(con, query, class, code, msg)
+  local errno, state = 0, ""
+  if con._driver == "pgsql" then state = code else errno = tonumber(code) or 0 end
+  local errdesc = { connection = con, query = query, sql_errno = errno,
+                    sql_state = state, sql_errmsg = msg }
+  if class == "ignorable" or (sysbench.hooks.sql_error_ignorable ~= nil
+                              and sysbench.hooks.sql_error_ignorable(errdesc)) then
+    errdesc.errcode = sysbench.error.RESTART_EVENT
+    error(errdesc)
+  end
+  error(string.format("SQL error, errno = %d, state = '%s': %s", errno, state, msg), 3)
+end
+
+local rs_mt = {}
+rs_mt.__index = rs_mt
+rs_mt.__tostring = function() return "<sql_result>" end
+function rs_mt:fetch_row() not_yet("result rows (fetch_row)") end
+function rs_mt:free() end
+
+local con_mt = {}
+con_mt.__index = con_mt
+con_mt.__tostring = function() return "<sql_connection>" end
+function con_mt:query(q)
+  local kind, a, b, c = hsql.query(self._c, q)
+  if kind == "rows" then return setmetatable({ nrows = a, nfields = 0 }, rs_mt) end
+  if kind == "none" then return nil end
+  if kind == "closed" then
+    io.stderr:write("ALERT: attempt to use an already closed connection\n")
+    error("SQL API error", 2)
+  end
+  raise(self, q, a, b, c)
+end
+function con_mt:disconnect() hsql.disconnect(self._c) end
+function con_mt:query_row() not_yet("query_row") end
+function con_mt:prepare() not_yet("prepared statements") end
+function con_mt:bulk_insert_init() not_yet("bulk inserts") end
+function con_mt:bulk_insert_next() not_yet("bulk inserts") end
+function con_mt:bulk_insert_done() not_yet("bulk inserts") end
+function con_mt:reconnect() not_yet("reconnect") end
+
+local drv_mt = {}
+drv_mt.__index = drv_mt
+drv_mt.__tostring = function() return "<sql_driver>" end
+function drv_mt:name() return self._name end
+function drv_mt:connect()
+  local c, msg = hsql.connect(self._name, sysbench.opt)
+  if c == nil then
+    io.stderr:write("FATAL: " .. msg .. "\n")
+    error("connection creation failed", 2)
+  end
+  return setmetatable({ _c = c, _driver = self._name }, con_mt)
+end
+
+function sql.driver(name)
+  name = name or sysbench.opt.db_driver
+  local msg = hsql.check(name, sysbench.opt)
+  if msg ~= nil then
+    io.stderr:write("FATAL: " .. msg .. "\n")
+    error("failed to initialize the DB driver", 2)
+  end
+  return setmetatable({ _name = name }, drv_mt)
+end
+
+-------------------------------------------------------------------------------
+-- The 0.4/0.5-style globals sysbench 1.0.20 keeps for old scripts.
+-------------------------------------------------------------------------------
+thread_id = sysbench.tid
+test = sysbench.cmdline.script_path
+function sb_rnd() return tonumber(C.sb_rand_uniform_uint64() % 4294967296ULL) end
+sb_rand = r.default
+sb_rand_str = r.string
+sb_rand_uniform = r.uniform
+sb_rand_gaussian = r.gaussian
+sb_rand_special = r.special
+function sb_rand_uniq(a, b)
+  a = a or 0
+  b = b or 4294967295
+  local v
+  repeat v = r.unique() until v >= a and v <= b
+  return v
+end
+DB_ERROR_NONE = 0
+DB_ERROR_RESTART_TRANSACTION = 1
+DB_ERROR_FAILED = 2
+mysql_table_engine = "innodb"
+myisam_max_rows = 1000000
