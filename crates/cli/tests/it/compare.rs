@@ -461,6 +461,12 @@ fn three_sides_are_ranked_with_ties() {
     );
     let html = std::fs::read_to_string(&report).unwrap();
     assert!(html.contains("<h3>Ranking</h3>"), "the report ranks too");
+    // Charts use the unit the table shows (1 ms latencies: µs in both, not ns in the chart).
+    assert!(
+        html.contains("aria-label=\"mean latency, µs (lower is better)\""),
+        "chart unit"
+    );
+    assert!(!html.contains("mean latency, ns"), "no chart left in ns");
     // Two sides: no ranking.
     let v = compare_json(&f, &["base", "fast"]);
     assert!(v.get("ranking").is_none());

@@ -13,7 +13,7 @@
 //! input (no clock, no environment), so the same runs give the same bytes.
 
 use crate::compare::{
-    cell_text, cell_text_in, ci_percent, display_figure, display_unit, method, p_text, ratio_text,
+    cell_text_in, ci_percent, display_figure, display_unit, method, p_text, ratio_text,
     verdict_short,
 };
 use crate::num;
@@ -717,6 +717,8 @@ fn charts(h: &mut String, c: &Comparison, runs: &HashMap<&str, &RunResult>) {
             if stream && r.figure.ends_with(stream::FIGURE_SUFFIX) {
                 continue;
             }
+            // In the unit the table shows the row in (µs, not ns), scaled alike.
+            let (unit, div) = crate::compare::display_unit(r);
             let groups = [Group {
                 label: String::new(),
                 bars: r
@@ -725,15 +727,15 @@ fn charts(h: &mut String, c: &Comparison, runs: &HashMap<&str, &RunResult>) {
                     .enumerate()
                     .filter_map(|(i, x)| {
                         let x = x.as_ref()?;
-                        let mut note = cell_text(x);
+                        let mut note = cell_text_in(x, div);
                         if let Some(ratio) = x.ratio {
                             let _ = write!(note, " {}", ratio_text(ratio));
                         }
                         Some(Bar {
                             label: c.sides[i].name.clone(),
-                            value: x.median,
-                            ci: x.ci.map(|ci| (ci.lo, ci.hi)),
-                            points: x.values.clone(),
+                            value: x.median / div,
+                            ci: x.ci.map(|ci| (ci.lo / div, ci.hi / div)),
+                            points: x.values.iter().map(|v| v / div).collect(),
                             color: color(i).into(),
                             note,
                         })
@@ -742,7 +744,7 @@ fn charts(h: &mut String, c: &Comparison, runs: &HashMap<&str, &RunResult>) {
             }];
             let title = format!(
                 "{} ({} is better)",
-                title_with_unit(&display_figure(r, &r.unit), &r.unit),
+                title_with_unit(&display_figure(r, &unit), &unit),
                 match r.better {
                     Better::Higher => "higher",
                     Better::Lower => "lower",
@@ -756,7 +758,7 @@ fn charts(h: &mut String, c: &Comparison, runs: &HashMap<&str, &RunResult>) {
             } else {
                 "Bar: median; dots: runs (too few runs for a confidence interval).".into()
             };
-            any |= figure(h, svg::bar_chart(&title, &r.unit, &groups), &ci_note);
+            any |= figure(h, svg::bar_chart(&title, &unit, &groups), &ci_note);
         }
         any |= latency_chart(h, c, &side_runs);
         any |= timeline_chart(h, c, &side_runs);
