@@ -461,6 +461,15 @@ fn three_sides_are_ranked_with_ties() {
     );
     let html = std::fs::read_to_string(&report).unwrap();
     assert!(html.contains("<h3>Ranking</h3>"), "the report ranks too");
+    // The sentences are coloured by the score, whatever the figures' directions.
+    assert!(
+        html.contains("<p class=\"verdict v-faster\">"),
+        "fast sides in the better colour"
+    );
+    assert!(
+        html.contains("<p class=\"verdict v-slower\">"),
+        "the slow side in the worse one"
+    );
     // Charts use the unit the table shows (1 ms latencies: µs in both, not ns in the chart).
     assert!(
         html.contains("aria-label=\"mean latency, µs (lower is better)\""),

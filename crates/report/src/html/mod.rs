@@ -182,7 +182,8 @@ fn summary(h: &mut String, c: &Comparison) {
         for i in 1..c.sides.len() {
             let _ = writeln!(
                 h,
-                "<p class=\"verdict\"><i class=\"sw\" style=\"background:{}\"></i>{}</p>",
+                "<p class=\"verdict {}\"><i class=\"sw\" style=\"background:{}\"></i>{}</p>",
+                score_class(c, i),
                 color(i),
                 esc(&crate::compare::verdict_sentence(c, i))
             );
@@ -208,10 +209,11 @@ fn summary(h: &mut String, c: &Comparison) {
             let g = c.geomean[i];
             let _ = writeln!(
                 h,
-                "<div class=\"card\"><div><i class=\"sw\" style=\"background:{}\"></i><b>{}</b> vs {}</div><div class=\"big\">{}</div><div class=\"muted\">score: {}, above 1 = better</div><div>{}</div></div>",
+                "<div class=\"card\"><div><i class=\"sw\" style=\"background:{}\"></i><b>{}</b> vs {}</div><div class=\"big {}\">{}</div><div class=\"muted\">score: {}, above 1 = better</div><div>{}</div></div>",
                 color(i),
                 esc(&side.name),
                 esc(&c.sides[0].name),
+                score_class(c, i),
                 g.map(|g| ratio_text(g.speedup))
                     .unwrap_or_else(|| "–".into()),
                 esc(&crate::compare::score_text(c, i)),
@@ -568,6 +570,16 @@ fn hosts(h: &mut String, c: &Comparison, sides: &[&[RunResult]]) {
         h.push_str("</tr>\n");
     }
     h.push_str("</tbody></table></div>\n</section>\n");
+}
+
+/// The colour of a side's score, whatever its figures' directions: better (its interval
+/// above ×1), worse (below), or neither.
+fn score_class(c: &Comparison, s: usize) -> &'static str {
+    match c.geomean.get(s).copied().flatten() {
+        Some(g) if g.ci_lo.is_some_and(|lo| lo > 1.0) => "v-faster",
+        Some(g) if g.ci_hi.is_some_and(|hi| hi < 1.0) => "v-slower",
+        _ => "v-none",
+    }
 }
 
 fn verdict_class(v: Verdict) -> &'static str {
