@@ -58,6 +58,10 @@ pub struct ReportArgs {
     /// Page title [default: hostbench report: A vs B ...].
     #[arg(long)]
     title: Option<String>,
+    /// Add the trend of a label (or host) over time: a chart per workload variant with its
+    /// changes marked, as `hostbench trend` draws it. Repeatable.
+    #[arg(long = "trend", value_name = "LABEL|HOST")]
+    trends: Vec<String>,
     #[command(flatten)]
     common: Common,
 }
@@ -551,12 +555,37 @@ pub fn report(a: ReportArgs) -> Result<ExitCode> {
         )
     });
     let generator = format!("hostbench {}", env!("CARGO_PKG_VERSION"));
-    let html = hostbench_report::html::render(&hostbench_report::html::ReportInput {
+    let mut html = hostbench_report::html::render(&hostbench_report::html::ReportInput {
         title: &title,
         comparison: &c,
         sides: sides.iter().map(|s| s.runs.as_slice()).collect(),
         generator: &generator,
     });
+    if !a.trends.is_empty() {
+        let mut extra = String::from("<section id=\"trends\"><h2>Trends</h2>\n");
+        for (k, subject) in a.trends.iter().enumerate() {
+            let t = crate::trend::load(
+                subject,
+                a.common.workload.as_deref(),
+                None,
+                None,
+                None,
+                a.common.threshold,
+                a.common.store.results_db.as_deref(),
+            )
+            .with_context(|| format!("--trend {subject}"))?;
+            extra.push_str(&format!(
+                "<p class=\"muted\">{}: changes and outliers marked as `hostbench trend` marks them.</p>\n",
+                hostbench_report::svg::esc(&t.subject)
+            ));
+            extra.push_str(&hostbench_report::trend::sections(&t, &format!("trend{k}")));
+        }
+        extra.push_str("</section>\n");
+        match html.rfind("</body>") {
+            Some(at) => html.insert_str(at, &extra),
+            None => html.push_str(&extra),
+        }
+    }
     if a.output.as_os_str() == "-" {
         exec::out(&html);
         return Ok(ExitCode::SUCCESS);

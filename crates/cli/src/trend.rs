@@ -56,36 +56,69 @@ enum TrendFormat {
 
 /// Runs `hostbench trend`.
 pub fn main(a: TrendArgs) -> Result<ExitCode> {
-    let loc = hostbench_store::Location::resolve(a.store.results_db.as_deref())?;
+    let trend = load(
+        &a.subject,
+        a.workload.as_deref(),
+        a.since.as_deref(),
+        a.until.as_deref(),
+        a.figure.as_deref(),
+        a.threshold,
+        a.store.results_db.as_deref(),
+    )?;
+    exec::out(&match a.format {
+        TrendFormat::Text => hostbench_report::trend::text(&trend),
+        TrendFormat::Json => serde_json::to_string_pretty(&trend)? + "\n",
+    });
+    if let Some(path) = &a.output {
+        let title = format!("hostbench trend: {}", trend.subject);
+        let generator = format!("hostbench {}", env!("CARGO_PKG_VERSION"));
+        let html = hostbench_report::trend::html(&trend, &title, &generator);
+        crate::output::write(path, html.as_bytes(), "-o", a.store.results_db.as_deref())?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The trend of `subject` (a label, else a host) in the store at `results_db`, narrowed by
+/// the filters (also what `hostbench report --trend` draws).
+pub fn load(
+    subject_word: &str,
+    workload: Option<&str>,
+    since: Option<&str>,
+    until: Option<&str>,
+    figure: Option<&str>,
+    threshold: f64,
+    results_db: Option<&str>,
+) -> Result<Trend> {
+    let loc = hostbench_store::Location::resolve(results_db)?;
     let Some(mut store) = Store::open_existing(&loc)? else {
         bail!("there is no results store at {loc} yet: nothing to follow");
     };
     let now = now_ms();
-    let bound = |v: &Option<String>, b, name: &str| -> Result<Option<i64>> {
-        v.as_deref()
-            .map(|s| parse_bound(s, b, now).map_err(|e| anyhow::anyhow!("--{name}: {e}")))
+    let bound = |v: Option<&str>, b, name: &str| -> Result<Option<i64>> {
+        v.map(|s| parse_bound(s, b, now).map_err(|e| anyhow::anyhow!("--{name}: {e}")))
             .transpose()
     };
     let mut filter = Filter {
-        label: Some(a.subject.clone()),
-        workload: a.workload.as_deref().map(crate::results::workload_id),
-        since_ms: bound(&a.since, Bound::Since, "since")?,
-        until_ms: bound(&a.until, Bound::Until, "until")?,
+        label: Some(subject_word.to_string()),
+        workload: workload.map(crate::results::workload_id),
+        since_ms: bound(since, Bound::Since, "since")?,
+        until_ms: bound(until, Bound::Until, "until")?,
         ..Filter::default()
     };
-    let mut subject = format!("label {}", a.subject);
+    let mut subject = format!("label {subject_word}");
     let mut stored = store.load(&filter)?;
     if stored.is_empty() {
         filter.label = None;
-        filter.host = Some(a.subject.clone());
-        subject = format!("host {}", a.subject);
+        filter.host = Some(subject_word.to_string());
+        subject = format!("host {subject_word}");
         stored = store.load(&filter)?;
     }
     if stored.is_empty() {
         bail!(
             "no stored run has the label or host '{}'{} (see `hostbench results list`)",
-            a.subject,
-            if a.workload.is_some() || a.since.is_some() || a.until.is_some() {
+            subject_word,
+            if workload.is_some() || since.is_some() || until.is_some() {
                 " with these filters"
             } else {
                 ""
@@ -97,19 +130,7 @@ pub fn main(a: TrendArgs) -> Result<ExitCode> {
         .map(|r| r.result().map_err(anyhow::Error::from))
         .collect::<Result<Vec<RunResult>>>()?;
     runs.sort_by(|x, y| x.started_at.cmp(&y.started_at).then(x.id.cmp(&y.id)));
-    let trend = build(&subject, &runs, a.figure.as_deref(), a.threshold)?;
-    exec::out(&match a.format {
-        TrendFormat::Text => hostbench_report::trend::text(&trend),
-        TrendFormat::Json => serde_json::to_string_pretty(&trend)? + "\n",
-    });
-    if let Some(path) = &a.output {
-        let title = format!("hostbench trend: {subject}");
-        let generator = format!("hostbench {}", env!("CARGO_PKG_VERSION"));
-        let html = hostbench_report::trend::html(&trend, &title, &generator);
-        crate::output::write(path, html.as_bytes(), "-o", a.store.results_db.as_deref())?;
-        eprintln!("wrote {}", path.display());
-    }
-    Ok(ExitCode::SUCCESS)
+    build(&subject, &runs, figure, threshold)
 }
 
 /// The trend of `runs` (oldest first): variants as `compare` groups repetitions, each

@@ -122,12 +122,17 @@ pub fn html(t: &Trend, title: &str, generator: &str) -> String {
         hostbench_core::trend::ROBUST_Z,
         t.threshold * 100.0
     );
+    h.push_str(&sections(t, "series"));
+    h.push_str("</body>\n</html>\n");
+    h
+}
+
+/// The trend's sections, a chart and a table per variant (ids prefixed with `id`), for its
+/// own page and for `hostbench report --trend`.
+pub fn sections(t: &Trend, id: &str) -> String {
+    let mut h = String::new();
     for (i, s) in t.series.iter().enumerate() {
-        let _ = writeln!(
-            h,
-            "<section id=\"series-{i}\"><h2>{}</h2>",
-            esc(&heading(s))
-        );
+        let _ = writeln!(h, "<section id=\"{id}-{i}\"><h2>{}</h2>", esc(&heading(s)));
         let vals: Vec<f64> = s
             .points
             .iter()
@@ -203,6 +208,5 @@ pub fn html(t: &Trend, title: &str, generator: &str) -> String {
         }
         h.push_str("</tbody></table></div></section>\n");
     }
-    h.push_str("</body>\n</html>\n");
     h
 }

@@ -129,6 +129,37 @@ fn trend_finds_a_step_and_an_outlier() {
         "self-contained"
     );
 
+    // `report --trend` adds the same charts and tables to a report.
+    let report = dir.path().join("report.html");
+    ok(&[
+        "report",
+        "nightly",
+        "-o",
+        report.to_str().unwrap(),
+        "--trend",
+        "nightly",
+    ]);
+    let page = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        page.contains("<section id=\"trends\"><h2>Trends</h2>"),
+        "a Trends section"
+    );
+    assert!(page.contains("CHANGE -10.2%"), "its table");
+    assert!(page.trim_end().ends_with("</html>"), "still one page");
+    let out = hb_with_store(&db)
+        .args([
+            "report",
+            "nightly",
+            "-o",
+            report.to_str().unwrap(),
+            "--trend",
+            "nosuch",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--trend nosuch"));
+
     // A host name follows the same runs; filters narrow; what cannot be followed is refused.
     let host = t["host"]["hostname"].as_str().unwrap();
     let (by_host, _) = ok(&["trend", host, "--workload", "null", "--format", "json"]);
