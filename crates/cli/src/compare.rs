@@ -38,8 +38,9 @@ pub struct CompareArgs {
     #[arg(short, long, value_enum, default_value_t = CompareFormat::Text)]
     format: CompareFormat,
     /// A gate for CI: exit 1 when a variant's headline figure (its first) is significantly
-    /// worse on another side than on the baseline by more than PERCENT (`3%`), and say
-    /// which on stderr. Rows without a verdict (too few runs) are named, not failed.
+    /// worse on another side than on the baseline by more than PERCENT (`3%`), or a side's
+    /// whole score interval is, and say which on stderr. Rows without a verdict (too few
+    /// runs) are named, not failed.
     #[arg(long, value_parser = threshold, value_name = "PERCENT")]
     fail_if_slower: Option<f64>,
 }
@@ -512,6 +513,21 @@ fn gate(c: &Comparison, limit: f64) -> ExitCode {
             }
         }
     }
+    // The score too: its whole interval below 1 - limit (significantly worse by more).
+    for (s, g) in c.geomean.iter().enumerate().skip(1) {
+        if let Some(g) = g
+            && g.ci_hi.is_some_and(|hi| hi < 1.0 - limit)
+        {
+            slower.push(format!(
+                "the score: {} is {:.1}% worse than {} over {} headline(s) (95% interval up to {:.1}% worse)",
+                c.sides[s].name,
+                (1.0 - g.speedup) * 100.0,
+                c.sides[0].name,
+                g.rows,
+                (1.0 - g.ci_hi.unwrap_or(g.speedup)) * 100.0
+            ));
+        }
+    }
     let pct = limit * 100.0;
     for u in &undecided {
         eprintln!(
@@ -529,7 +545,7 @@ fn gate(c: &Comparison, limit: f64) -> ExitCode {
         eprintln!("FAILED: {s}");
     }
     eprintln!(
-        "compare: {} headline figure(s) significantly worse than the baseline by more than {pct}% (--fail-if-slower)",
+        "compare: {} finding(s) significantly worse than the baseline by more than {pct}% (headline figures, or a side's score; --fail-if-slower)",
         slower.len()
     );
     ExitCode::from(1)
