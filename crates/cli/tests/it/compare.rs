@@ -277,7 +277,10 @@ fn fail_if_slower_gates_on_significant_headline_losses() {
         err.contains("(events_per_s): down5 is 5.0% worse than base"),
         "{err}"
     );
-    assert!(err.contains("FAILED: the score: down5 is 5.0% worse than base"), "{err}");
+    assert!(
+        err.contains("FAILED: the score: down5 is 5.0% worse than base"),
+        "{err}"
+    );
     assert!(err.contains("2 finding(s)"), "{err}");
     // Within the limit, better, or the latency row (not the headline): passes.
     let (code, _, err) = hbf(&f, &["compare", "base", "down5", "--fail-if-slower", "8%"]);
