@@ -218,6 +218,19 @@ fn ranking_text(c: &Comparison, bullet: &str) -> Option<String> {
     Some(s)
 }
 
+/// A score's interval as the notes print it: ` (95% ×1.12–×1.24)`; empty without one.
+fn score_interval(c: &Comparison, g: &hostbench_core::compare::GeoMean) -> String {
+    match (g.ci_lo, g.ci_hi) {
+        (Some(lo), Some(hi)) => format!(
+            " ({:.0}% {}–{})",
+            c.options.confidence * 100.0,
+            ratio_text(lo),
+            ratio_text(hi)
+        ),
+        _ => String::new(),
+    }
+}
+
 /// A price per hour as typed back: `0.0725/h`.
 pub fn price_per_hour(p: f64) -> String {
     // Up to six decimals, trailing zeros dropped (0.0725/h, 0.06/h, 1.2/h).
@@ -250,15 +263,7 @@ fn price_text(c: &Comparison, bullet: &str) -> Option<String> {
         .skip(1)
         .filter_map(|(side, p)| {
             let g = p.as_ref()?.score?;
-            let ci = match (g.ci_lo, g.ci_hi) {
-                (Some(lo), Some(hi)) => format!(
-                    " ({:.0}% {}–{})",
-                    c.options.confidence * 100.0,
-                    ratio_text(lo),
-                    ratio_text(hi)
-                ),
-                _ => String::new(),
-            };
+            let ci = score_interval(c, &g);
             Some(format!("{} {}{ci}", side.name, ratio_text(g.speedup)))
         })
         .collect();
@@ -318,15 +323,7 @@ pub fn score_text(c: &Comparison, s: usize) -> String {
     };
     match c.geomean.get(s).copied().flatten() {
         Some(g) => {
-            let ci = match (g.ci_lo, g.ci_hi) {
-                (Some(lo), Some(hi)) => format!(
-                    " ({:.0}% {}–{})",
-                    c.options.confidence * 100.0,
-                    ratio_text(lo),
-                    ratio_text(hi)
-                ),
-                _ => String::new(),
-            };
+            let ci = score_interval(c, &g);
             format!("{}{ci} over {} {what}{left}", ratio_text(g.speedup), g.rows)
         }
         None if left.is_empty() => "- (no row in common)".into(),
