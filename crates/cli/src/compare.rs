@@ -424,9 +424,18 @@ fn options(c: &Common) -> Options {
         all_figures: c.all_figures,
         rand_workloads: Some(rand_workloads()),
         size_params: Some(size_params()),
+        auto_params: Some(AUTO_PARAMS),
         ..Options::default()
     }
 }
+
+/// Parameters where 0 means "chosen at run time", with the fact that records the choice:
+/// STREAM's array size.
+const AUTO_PARAMS: &[(&str, &str, &str)] = &[(
+    "stream",
+    "array_size",
+    hostbench_core::names::stream::fact::ARRAY_ELEMENTS,
+)];
 
 /// The registered workloads' byte-size parameters, `(workload, parameter)` (computed once
 /// per process), so variant labels print `512.0 MiB`.

@@ -58,6 +58,11 @@ pub struct Options {
     /// every number as it is.
     #[serde(skip)]
     pub size_params: Option<&'static [(&'static str, &'static str)]>,
+    /// The `(workload, parameter, fact)` triples where 0 means "chosen automatically" and
+    /// the fact holds what was chosen (STREAM's `array_size` and `array_elements`): variant
+    /// labels print `auto (45000000)` instead of 0.
+    #[serde(skip)]
+    pub auto_params: Option<&'static [(&'static str, &'static str, &'static str)]>,
 }
 
 impl Default for Options {
@@ -69,6 +74,7 @@ impl Default for Options {
             all_figures: false,
             rand_workloads: None,
             size_params: None,
+            auto_params: None,
         }
     }
 }
@@ -376,6 +382,9 @@ impl Comparison {
             }
         }
         let mut variants = Vec::with_capacity(keys.len());
+        // Per variant: what each automatically chosen parameter was (distinct values of its
+        // runs, joined by `|` when the runs chose differently).
+        let mut autos: Vec<BTreeMap<String, String>> = Vec::with_capacity(keys.len());
         let mut rows = Vec::new();
         for k in &keys {
             let per_side = &members[k];
@@ -429,6 +438,27 @@ impl Comparison {
                 [Some(e)] => Some(e),
                 _ => None,
             };
+            let mut auto = BTreeMap::new();
+            for (w, param, fact) in opts.auto_params.unwrap_or(&[]) {
+                if *w != k.workload
+                    || any.workload.params.values().get(*param) != Some(&Value::Int(0))
+                {
+                    continue;
+                }
+                let chosen: BTreeSet<String> = per_side
+                    .iter()
+                    .flatten()
+                    .filter_map(|r| r.workload.facts.get(*fact))
+                    .map(|f| format!("{f}"))
+                    .collect();
+                if !chosen.is_empty() {
+                    auto.insert(
+                        param.to_string(),
+                        chosen.into_iter().collect::<Vec<_>>().join("|"),
+                    );
+                }
+            }
+            autos.push(auto);
             variants.push(Variant {
                 workload: k.workload.clone(),
                 label: String::new(),
@@ -459,7 +489,7 @@ impl Comparison {
                 rows.extend(r);
             }
         }
-        label_variants(&mut variants, &opts);
+        label_variants(&mut variants, &opts, &autos);
         let scored = score::score_rows(&rows, opts.all_figures);
         let geomean = (0..nsides)
             .map(|s| {
@@ -609,12 +639,15 @@ fn setting_diffs(a: &RunResult, b: &RunResult) -> Vec<String> {
 
 /// Fills each variant's label: the thread count, the rate if open loop, and every
 /// parameter whose value differs among the variants of the same workload.
-fn label_variants(variants: &mut [Variant], opts: &Options) {
+fn label_variants(variants: &mut [Variant], opts: &Options, autos: &[BTreeMap<String, String>]) {
     let size = |w: &str, n: &str| {
         opts.size_params
             .is_some_and(|l| l.iter().any(|(a, b)| *a == w && *b == n))
     };
-    let text = |w: &str, n: &str, v: &Value| match v {
+    let text = |vi: usize, w: &str, n: &str, v: &Value| match v {
+        Value::Int(0) if autos.get(vi).is_some_and(|a| a.contains_key(n)) => {
+            format!("auto ({})", autos[vi][n])
+        }
         Value::Int(b) if *b >= 0 && size(w, n) => crate::units::Bytes(*b as u64).to_string(),
         _ => value_text(v),
     };
@@ -634,7 +667,7 @@ fn label_variants(variants: &mut [Variant], opts: &Options) {
             .collect();
         varying.insert(w, names);
     }
-    for v in variants.iter_mut() {
+    for (vi, v) in variants.iter_mut().enumerate() {
         let mut parts = vec![format!("threads={}", v.threads)];
         if v.rate_per_s > 0.0 {
             parts.push(format!("rate={}/s", v.rate_per_s));
@@ -645,7 +678,7 @@ fn label_variants(variants: &mut [Variant], opts: &Options) {
                     .params
                     .values()
                     .get(n)
-                    .map(|x| text(&v.workload, n, x))
+                    .map(|x| text(vi, &v.workload, n, x))
                     .unwrap_or_else(|| "unset".into());
                 parts.push(format!("{n}={val}"));
             }

@@ -485,6 +485,34 @@ mod suite_tests {
     }
 
     #[test]
+    fn automatic_sizes_read_as_what_was_chosen() {
+        static AUTO: [(&str, &str, &str); 1] = [("stream", "array_size", "array_elements")];
+        let mut a = run("a", "stream", 1, &[("triad", 1.0)]);
+        let mut b = run("b", "stream", 1, &[("triad", 1.0)]);
+        a.workload.params = serde_json::from_value(serde_json::json!({"array_size": 0})).unwrap();
+        a.workload
+            .facts
+            .insert("array_elements".into(), 45_000_000.0);
+        b.workload.params =
+            serde_json::from_value(serde_json::json!({"array_size": 1000})).unwrap();
+        let c = Comparison::build(
+            &[side("x", vec![a, b])],
+            Options {
+                auto_params: Some(&AUTO),
+                ..Options::default()
+            },
+        );
+        let labels: Vec<&str> = c.variants.iter().map(|v| v.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "threads=1, array_size=auto (45000000)",
+                "threads=1, array_size=1000"
+            ]
+        );
+    }
+
+    #[test]
     fn byte_sizes_read_as_sizes_in_labels() {
         static SIZES: [(&str, &str); 1] = [("cpu", "block")];
         let mut a = run("a", "cpu", 1, &[("events_per_s", 1.0)]);
