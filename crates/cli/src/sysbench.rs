@@ -1048,6 +1048,28 @@ fn sysbench_names() -> Vec<&'static str> {
 mod tests {
     use super::*;
 
+    /// A test option whose help already lists its choices gets them once (fileio's
+    /// `--file-fsync-mode` printed `{fsync, fdatasync} {fsync, fdatasync}`).
+    #[test]
+    fn test_help_lists_choices_once() {
+        for test in [
+            "fileio",
+            "memory",
+            "cpu",
+            "threads",
+            "mutex",
+            "oltp_read_write",
+        ] {
+            let a: Vec<String> = [test, "help"].iter().map(|s| s.to_string()).collect();
+            let Invocation::Print(help) = parse(&a, &mut Vec::new()).unwrap() else {
+                panic!("{test} help printed nothing");
+            };
+            for line in help.lines() {
+                assert!(line.matches('{').count() <= 1, "{test}: {line}");
+            }
+        }
+    }
+
     fn run(args: &str) -> (Plan, Vec<String>) {
         let a: Vec<String> = args.split_whitespace().map(String::from).collect();
         let mut w = Vec::new();
