@@ -425,7 +425,7 @@ fn options(c: &Common) -> Options {
 
 /// The registered workloads' byte-size parameters, `(workload, parameter)` (computed once
 /// per process), so variant labels print `512.0 MiB`.
-fn size_params() -> &'static [(&'static str, &'static str)] {
+pub(crate) fn size_params() -> &'static [(&'static str, &'static str)] {
     static PAIRS: std::sync::OnceLock<Vec<(&'static str, &'static str)>> =
         std::sync::OnceLock::new();
     PAIRS.get_or_init(|| {
