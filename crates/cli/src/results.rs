@@ -910,6 +910,18 @@ fn note(word: &str) -> Result<(String, Option<String>)> {
     if value.chars().count() > 200 || value.chars().any(char::is_control) {
         bail!("the value of '{key}' must be at most 200 printable characters");
     }
+    if let std::borrow::Cow::Owned(masked) = hostbench_core::secret::mask(value) {
+        bail!(
+            "the value of '{key}' holds a password ({masked}), which hostbench never stores; \
+             leave it out"
+        );
+    }
+    if key == "price"
+        && !value.is_empty()
+        && let Err(e) = hostbench_core::compare::Price::parse(value)
+    {
+        bail!("price={value}: {e} (compare and report read this note as the runs' price)");
+    }
     Ok((
         key.to_string(),
         (!value.is_empty()).then(|| value.to_string()),

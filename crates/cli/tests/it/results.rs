@@ -1161,3 +1161,56 @@ fn rm_asks_on_a_terminal_before_removing_several_runs() {
     assert!(!said.contains("[y/N]"), "{said}");
     assert!(said.contains("removed 2 run(s)"), "{said}");
 }
+
+/// A note's value is held to the same rules as its key: one that carries a password (a
+/// URL's user info, `password=...`) is refused, not stored in clear (an export would mask
+/// it, and importing that export back would then conflict with the stored run), and a
+/// `price` note that `compare` cannot read is refused at once rather than breaking every
+/// later `compare` and `report` of those runs.
+#[test]
+fn annotate_refuses_secret_values_and_unreadable_prices() {
+    let dir = temp();
+    let a = dir.path().join("a.db");
+    let args = quick_null("n");
+    ok(&a, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    usage_error(
+        &a,
+        &["results", "annotate", "n", "note=postgres://u:hunter2@db/x"],
+        "password",
+    );
+    usage_error(
+        &a,
+        &["results", "annotate", "n", "note=password=hunter2"],
+        "password",
+    );
+    usage_error(&a, &["results", "annotate", "n", "price=abc"], "price");
+    let (stored, _) = ok(&a, &["results", "export", "--label", "n"]);
+    assert!(!stored.contains("hunter2"), "{stored}");
+    assert!(!stored.contains("\"annotations\""), "{stored}");
+    // What is allowed still is: a readable price, a URL without a password.
+    ok(
+        &a,
+        &[
+            "results",
+            "annotate",
+            "n",
+            "price=$0.10/h",
+            "note=https://example.com/runbook",
+        ],
+    );
+    // Export, then import into the same store: the same runs, nothing conflicting.
+    let file = dir.path().join("n.json");
+    ok(
+        &a,
+        &[
+            "results",
+            "export",
+            "--label",
+            "n",
+            "-o",
+            file.to_str().unwrap(),
+        ],
+    );
+    let (said, _) = ok(&a, &["results", "import", file.to_str().unwrap()]);
+    assert!(said.contains("1 already stored"), "{said}");
+}
