@@ -1214,3 +1214,51 @@ fn annotate_refuses_secret_values_and_unreadable_prices() {
     let (said, _) = ok(&a, &["results", "import", file.to_str().unwrap()]);
     assert!(said.contains("1 already stored"), "{said}");
 }
+
+/// `relabel` and `annotate` take an id or a label; a word that is both (a label that is
+/// also the start of a run id) is refused, as `compare` refuses it, instead of silently
+/// changing the run with that id; `label:` and `id:` say which is meant.
+#[test]
+fn relabel_and_annotate_refuse_a_word_that_is_both_label_and_id() {
+    let dir = temp();
+    let a = dir.path().join("a.db");
+    for l in ["x", "y"] {
+        let args = quick_null(l);
+        ok(&a, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    let (listed, _) = ok(&a, &["results", "list", "--label", "x", "-f", "json"]);
+    let v: Value = serde_json::from_str(&listed).unwrap();
+    let id_x = v[0]["id"].as_str().unwrap().to_string();
+    let prefix = &id_x[..6];
+    // The run labelled y is now labelled with the start of x's id.
+    ok(&a, &["results", "relabel", "y", prefix]);
+    usage_error(&a, &["results", "relabel", prefix, "z"], "label:");
+    usage_error(&a, &["results", "annotate", prefix, "k=v"], "label:");
+    let label_of = |id: &str| {
+        let (s, _) = ok(&a, &["results", "show", id, "--format", "json"]);
+        serde_json::from_str::<Value>(&s).unwrap()["label"].clone()
+    };
+    assert_eq!(label_of(&id_x), "x", "nothing changed");
+    ok(
+        &a,
+        &["results", "relabel", &format!("label:{prefix}"), "y2"],
+    );
+    assert_eq!(label_of(&id_x), "x");
+    let (listed, _) = ok(&a, &["results", "list", "--label", "y2", "-f", "json"]);
+    assert_eq!(
+        serde_json::from_str::<Value>(&listed)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    ok(&a, &["results", "relabel", "y2", prefix]);
+    ok(&a, &["results", "annotate", &format!("id:{prefix}"), "k=v"]);
+    assert_eq!(label_of(&id_x), "x");
+    let (s, _) = ok(&a, &["results", "show", &id_x, "--format", "json"]);
+    assert_eq!(
+        serde_json::from_str::<Value>(&s).unwrap()["annotations"]["k"],
+        "v"
+    );
+}
