@@ -119,9 +119,17 @@ pub(crate) fn threshold(s: &str) -> Result<f64, String> {
         format!("'{s}' is not a threshold: give a percentage such as 2% or a fraction such as 0.02")
     })?;
     if !(0.0..1.0).contains(&v) {
-        return Err(format!(
-            "'{s}' is not a threshold between 0% and 100% (2% is the default)"
-        ));
+        let hint = match t.strip_suffix('%') {
+            // A bare number is a fraction: `3` is 300%; say how to write 3%.
+            None if (1.0..100.0).contains(&v) => {
+                format!(
+                    ": a number without % is a fraction; write {t}% or {}",
+                    v / 100.0
+                )
+            }
+            _ => String::new(),
+        };
+        return Err(format!("'{s}' is not between 0% and 100%{hint}"));
     }
     Ok(v)
 }
@@ -439,7 +447,7 @@ const AUTO_PARAMS: &[(&str, &str, &str)] = &[(
 
 /// The registered workloads' byte-size parameters, `(workload, parameter)` (computed once
 /// per process), so variant labels print `512.0 MiB`.
-fn size_params() -> &'static [(&'static str, &'static str)] {
+pub(crate) fn size_params() -> &'static [(&'static str, &'static str)] {
     static PAIRS: std::sync::OnceLock<Vec<(&'static str, &'static str)>> =
         std::sync::OnceLock::new();
     PAIRS.get_or_init(|| {
@@ -646,5 +654,10 @@ mod tests {
         assert!(threshold("abc").is_err());
         assert!(threshold("150%").is_err());
         assert!(threshold("-1%").is_err());
+        // A bare number is a fraction: `3` (meant as 3%) is 300%, and the message says how
+        // to write 3% rather than naming --threshold's default under --fail-if-slower.
+        let e = threshold("3").unwrap_err();
+        assert!(e.contains("3%") && e.contains("0.03"), "{e}");
+        assert!(!e.contains("default"), "{e}");
     }
 }

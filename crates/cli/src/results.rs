@@ -338,7 +338,8 @@ struct RmArgs {
 
 #[derive(Debug, Args)]
 struct RelabelArgs {
-    /// A run id (or unambiguous prefix), or a label: every run with it.
+    /// A run id (or unambiguous prefix), or a label: every run with it (`id:ID`,
+    /// `label:NAME` when a label is spelled like the start of an id).
     #[arg(value_name = "ID|LABEL")]
     runs: String,
     /// The new label.
@@ -350,7 +351,8 @@ struct RelabelArgs {
 
 #[derive(Debug, Args)]
 struct AnnotateArgs {
-    /// A run id (or unambiguous prefix), or a label: every run with it.
+    /// A run id (or unambiguous prefix), or a label: every run with it (`id:ID`,
+    /// `label:NAME` when a label is spelled like the start of an id).
     #[arg(value_name = "ID|LABEL")]
     runs: String,
     /// `KEY=VALUE` notes (`instance=c7g.xlarge`, `price=0.145/h`, `region=eu-west-1`);
@@ -843,16 +845,37 @@ fn pick(a: &StoreArg, word: &str) -> Result<(Store, Vec<RunResult>)> {
     let Some(mut store) = store else {
         bail!("no stored run has the id or label '{word}': there is no results store at {loc} yet");
     };
-    let runs = match store.get(word) {
-        Ok(r) => vec![r],
-        Err(
-            hostbench_store::StoreError::UnknownRun(_)
-            | hostbench_store::StoreError::ShortPrefix(_),
-        ) => store.load(&Filter {
-            label: Some(word.to_string()),
+    let by_label = |store: &mut Store, label: &str| {
+        store.load(&Filter {
+            label: Some(label.to_string()),
             ..Filter::default()
-        })?,
-        Err(e) => return Err(e.into()),
+        })
+    };
+    let runs = if let Some(label) = word.strip_prefix("label:") {
+        by_label(&mut store, label)?
+    } else if let Some(id) = word.strip_prefix("id:") {
+        vec![store.get(id)?]
+    } else {
+        match store.get(word) {
+            Ok(r) => {
+                // A label spelled like the start of a run id: say which is meant, as
+                // `compare` does, rather than change the run with that id.
+                let labelled = by_label(&mut store, word)?;
+                if !labelled.is_empty() {
+                    bail!(
+                        "'{word}' is both a label ({} run(s)) and the start of a run id: write \
+                         label:{word} or id:{word}",
+                        labelled.len()
+                    );
+                }
+                vec![r]
+            }
+            Err(
+                hostbench_store::StoreError::UnknownRun(_)
+                | hostbench_store::StoreError::ShortPrefix(_),
+            ) => by_label(&mut store, word)?,
+            Err(e) => return Err(e.into()),
+        }
     };
     if runs.is_empty() {
         bail!(
@@ -909,6 +932,18 @@ fn note(word: &str) -> Result<(String, Option<String>)> {
     }
     if value.chars().count() > 200 || value.chars().any(char::is_control) {
         bail!("the value of '{key}' must be at most 200 printable characters");
+    }
+    if let std::borrow::Cow::Owned(masked) = hostbench_core::secret::mask(value) {
+        bail!(
+            "the value of '{key}' holds a password ({masked}), which hostbench never stores; \
+             leave it out"
+        );
+    }
+    if key == "price"
+        && !value.is_empty()
+        && let Err(e) = hostbench_core::compare::Price::parse(value)
+    {
+        bail!("price={value}: {e} (compare and report read this note as the runs' price)");
     }
     Ok((
         key.to_string(),

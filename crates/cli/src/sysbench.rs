@@ -743,7 +743,15 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
             words.push(a.clone());
         }
     }
-    if opts.iter().any(|o| o.name == "version") {
+    // `--help` and `--version` are sysbench's booleans: `--help=off` does not print.
+    let on = |name: &str| -> Result<bool> {
+        let mut on = false;
+        for o in opts.iter().filter(|o| o.name == name) {
+            on = flag(o)?;
+        }
+        Ok(on)
+    };
+    if on("version")? {
         return Ok(Invocation::Print(format!(
             "hostbench {} (sysbench 1.0.20 compatible)\n",
             env!("CARGO_PKG_VERSION")
@@ -755,7 +763,7 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
     };
     // `TEST --help` (and `-h`) is sysbench's `--help`, its general options, followed here by
     // the test's own (`TEST help`).
-    let full_help = opts.iter().any(|o| o.name == "help");
+    let full_help = on("help")?;
     if full_help {
         words.truncate(1);
         words.push("help".into());
@@ -869,6 +877,8 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
                 }
                 plan.threads = n as usize;
             }
+            // Turned off (`--help=off`, `--version=off`): read above, nothing to do.
+            "help" | "version" => {}
             "events" => plan.events = int(o)?,
             "time" => plan.time_s = seconds(o)?,
             "warmup_time" => plan.warmup_s = seconds(o)?,
@@ -1172,6 +1182,44 @@ fn sysbench_names() -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--help=off` and `--version=off` are sysbench's booleans turned off: the test runs.
+    #[test]
+    fn help_and_version_off_do_not_print() {
+        for off in ["--help=off", "--version=off"] {
+            let (p, _) = run(&format!("cpu {off} --time=0.1 run"));
+            assert_eq!(p.time_s, 0.1, "{off}");
+        }
+        for on in ["--help", "--help=on"] {
+            let a: Vec<String> = ["cpu", on].iter().map(|s| s.to_string()).collect();
+            assert!(matches!(
+                parse(&a, &mut Vec::new()).unwrap(),
+                Invocation::Print(_)
+            ));
+        }
+    }
+
+    /// A test option whose help already lists its choices gets them once (fileio's
+    /// `--file-fsync-mode` printed `{fsync, fdatasync} {fsync, fdatasync}`).
+    #[test]
+    fn test_help_lists_choices_once() {
+        for test in [
+            "fileio",
+            "memory",
+            "cpu",
+            "threads",
+            "mutex",
+            "oltp_read_write",
+        ] {
+            let a: Vec<String> = [test, "help"].iter().map(|s| s.to_string()).collect();
+            let Invocation::Print(help) = parse(&a, &mut Vec::new()).unwrap() else {
+                panic!("{test} help printed nothing");
+            };
+            for line in help.lines() {
+                assert!(line.matches('{').count() <= 1, "{test}: {line}");
+            }
+        }
+    }
 
     fn run(args: &str) -> (Plan, Vec<String>) {
         let a: Vec<String> = args.split_whitespace().map(String::from).collect();

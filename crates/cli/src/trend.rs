@@ -144,6 +144,7 @@ fn build(subject: &str, runs: &[RunResult], figure: Option<&str>, threshold: f64
         }],
         Options {
             threshold,
+            size_params: Some(crate::compare::size_params()),
             ..Options::default()
         },
     );

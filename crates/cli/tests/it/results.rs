@@ -1161,3 +1161,104 @@ fn rm_asks_on_a_terminal_before_removing_several_runs() {
     assert!(!said.contains("[y/N]"), "{said}");
     assert!(said.contains("removed 2 run(s)"), "{said}");
 }
+
+/// A note's value is held to the same rules as its key: one that carries a password (a
+/// URL's user info, `password=...`) is refused, not stored in clear (an export would mask
+/// it, and importing that export back would then conflict with the stored run), and a
+/// `price` note that `compare` cannot read is refused at once rather than breaking every
+/// later `compare` and `report` of those runs.
+#[test]
+fn annotate_refuses_secret_values_and_unreadable_prices() {
+    let dir = temp();
+    let a = dir.path().join("a.db");
+    let args = quick_null("n");
+    ok(&a, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    usage_error(
+        &a,
+        &["results", "annotate", "n", "note=postgres://u:hunter2@db/x"],
+        "password",
+    );
+    usage_error(
+        &a,
+        &["results", "annotate", "n", "note=password=hunter2"],
+        "password",
+    );
+    usage_error(&a, &["results", "annotate", "n", "price=abc"], "price");
+    let (stored, _) = ok(&a, &["results", "export", "--label", "n"]);
+    assert!(!stored.contains("hunter2"), "{stored}");
+    assert!(!stored.contains("\"annotations\""), "{stored}");
+    // What is allowed still is: a readable price, a URL without a password.
+    ok(
+        &a,
+        &[
+            "results",
+            "annotate",
+            "n",
+            "price=$0.10/h",
+            "note=https://example.com/runbook",
+        ],
+    );
+    // Export, then import into the same store: the same runs, nothing conflicting.
+    let file = dir.path().join("n.json");
+    ok(
+        &a,
+        &[
+            "results",
+            "export",
+            "--label",
+            "n",
+            "-o",
+            file.to_str().unwrap(),
+        ],
+    );
+    let (said, _) = ok(&a, &["results", "import", file.to_str().unwrap()]);
+    assert!(said.contains("1 already stored"), "{said}");
+}
+
+/// `relabel` and `annotate` take an id or a label; a word that is both (a label that is
+/// also the start of a run id) is refused, as `compare` refuses it, instead of silently
+/// changing the run with that id; `label:` and `id:` say which is meant.
+#[test]
+fn relabel_and_annotate_refuse_a_word_that_is_both_label_and_id() {
+    let dir = temp();
+    let a = dir.path().join("a.db");
+    for l in ["x", "y"] {
+        let args = quick_null(l);
+        ok(&a, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    let (listed, _) = ok(&a, &["results", "list", "--label", "x", "-f", "json"]);
+    let v: Value = serde_json::from_str(&listed).unwrap();
+    let id_x = v[0]["id"].as_str().unwrap().to_string();
+    let prefix = &id_x[..6];
+    // The run labelled y is now labelled with the start of x's id.
+    ok(&a, &["results", "relabel", "y", prefix]);
+    usage_error(&a, &["results", "relabel", prefix, "z"], "label:");
+    usage_error(&a, &["results", "annotate", prefix, "k=v"], "label:");
+    let label_of = |id: &str| {
+        let (s, _) = ok(&a, &["results", "show", id, "--format", "json"]);
+        serde_json::from_str::<Value>(&s).unwrap()["label"].clone()
+    };
+    assert_eq!(label_of(&id_x), "x", "nothing changed");
+    ok(
+        &a,
+        &["results", "relabel", &format!("label:{prefix}"), "y2"],
+    );
+    assert_eq!(label_of(&id_x), "x");
+    let (listed, _) = ok(&a, &["results", "list", "--label", "y2", "-f", "json"]);
+    assert_eq!(
+        serde_json::from_str::<Value>(&listed)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    ok(&a, &["results", "relabel", "y2", prefix]);
+    ok(&a, &["results", "annotate", &format!("id:{prefix}"), "k=v"]);
+    assert_eq!(label_of(&id_x), "x");
+    let (s, _) = ok(&a, &["results", "show", &id_x, "--format", "json"]);
+    assert_eq!(
+        serde_json::from_str::<Value>(&s).unwrap()["annotations"]["k"],
+        "v"
+    );
+}

@@ -197,3 +197,54 @@ fn trend_finds_a_step_and_an_outlier() {
         assert_eq!(e.trim_end().lines().count(), 1, "{args:?}: {e}");
     }
 }
+
+/// Variant names read sizes as sizes, as `compare`'s do (`total_size=32.0 MiB`, not
+/// 33554432), in the text and the JSON.
+#[test]
+fn trend_names_variants_with_readable_sizes() {
+    let dir = tempfile::Builder::new()
+        .prefix("hostbench-test-trend-")
+        .tempdir()
+        .unwrap();
+    let db = dir.path().join("r.db");
+    for size in ["32M", "64M"] {
+        let out = hb_with_store(&db)
+            .args([
+                "memory",
+                "--memory-block-size=1M",
+                &format!("--memory-total-size={size}"),
+                "--label=sizes",
+                "run",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let text = hb_with_store(&db)
+        .args(["trend", "sizes"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("total_size=32.0 MiB"), "{text}");
+    assert!(text.contains("total_size=64.0 MiB"), "{text}");
+    assert!(!text.contains("33554432"), "{text}");
+    let json = hb_with_store(&db)
+        .args(["trend", "sizes", "-f", "json"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let variants: Vec<&str> = doc["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["variant"].as_str().unwrap())
+        .collect();
+    assert!(
+        variants.iter().any(|v| v.contains("total_size=32.0 MiB")),
+        "{variants:?}"
+    );
+}

@@ -142,7 +142,7 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Choice(&["fsync", "fdatasync"]),
         default: "fsync",
         unit: "",
-        help: "which method to use for synchronization {fsync, fdatasync}",
+        help: "which method to use for synchronization",
         sysbench: Some("file-fsync-mode"),
     },
     ParamSpec {

@@ -727,12 +727,12 @@ fn check_waitee(j: &JobSpec, earlier: &[JobSpec], origin: &str) -> Result<(), Jo
     }
     match earlier.iter().filter(|e| e.name == *w).count() {
         0 => err(format!(
-            "{origin}: job '{}': wait_for={w}: no job named '{w}' before it (the waitee must              be defined earlier in the job file)",
+            "{origin}: job '{}': wait_for={w}: no job named '{w}' before it (the waitee must be defined earlier in the job file)",
             j.name
         )),
         1 => Ok(()),
         _ => err(format!(
-            "{origin}: job '{}': wait_for={w}: several jobs are named '{w}'; give them              distinct names",
+            "{origin}: job '{}': wait_for={w}: several jobs are named '{w}'; give them distinct names",
             j.name
         )),
     }
@@ -1339,6 +1339,7 @@ mod tests {
         ] {
             let e = j(text).unwrap_err();
             assert!(e.0.contains(needle), "{text:?}: {e}");
+            assert!(!e.0.contains("  "), "{text:?}: a run of spaces in {e}");
         }
     }
 
