@@ -96,6 +96,7 @@ pub(super) fn new_worker(
         size,
         read_pct: j.rw.read_pct(j.rwmixread),
         seq_pos: [0, 0],
+        pass_bytes: 0,
         stats: CloneStats {
             job: ji,
             ..CloneStats::default()
@@ -193,6 +194,10 @@ struct FioWorker {
     size: u64,
     read_pct: u32,
     seq_pos: [u64; 2],
+    /// Bytes issued in the current pass over the region: at each new pass a buffered job
+    /// with `invalidate` drops the region's cached pages again, as fio does when it starts
+    /// a file's next loop (else `loops`/`time_based` reads measure the page cache).
+    pass_bytes: u64,
     stats: CloneStats,
     writes_since_sync: u32,
     /// I/Os per submit call (fio's `iodepth_batch_submit`, default 1).
@@ -293,6 +298,12 @@ impl FioWorker {
             Dir::Read => self.job.bs_read,
             Dir::Write => self.job.bs_write,
         };
+        self.pass_bytes += len;
+        if self.pass_bytes > self.size {
+            // A new pass over the region: its pages leave the cache first.
+            self.pass_bytes = len;
+            self.drop_cache();
+        }
         let off = if self.job.rw.random() {
             let pos = match &self.sampler {
                 Some(s) => s.sample(&mut self.rng),
@@ -751,6 +762,25 @@ impl FioWorker {
         res[self.tid] = Some(std::mem::take(&mut self.stats));
     }
 
+    /// With `invalidate` (fio's default) on a buffered job: drops the region's pages from
+    /// the page cache (`POSIX_FADV_DONTNEED`), at the job's start and at each new pass.
+    fn drop_cache(&self) {
+        if self.job.invalidate
+            && !self.job.direct
+            && let Some(f) = &self._fd
+        {
+            // SAFETY: advisory call on our fd.
+            unsafe {
+                libc::posix_fadvise(
+                    f.as_raw_fd(),
+                    self.job.offset as i64,
+                    self.size as i64,
+                    libc::POSIX_FADV_DONTNEED,
+                );
+            }
+        }
+    }
+
     fn run_turn(&mut self, ctl: &mut RunControl<'_>) -> Result<(), WorkloadError> {
         let clock = ctl.clock();
         // The clone's own time, from its start: ramp_time, then runtime.
@@ -762,22 +792,10 @@ impl FioWorker {
             let ramp = clock.from_ns((self.job.ramp_time_s * 1e9) as u64);
             ctl.end_at(t_job + ramp + clock.from_ns((rt * 1e9) as u64));
         }
-        if self.job.invalidate
-            && !self.job.direct
-            && let Some(f) = &self._fd
-        {
-            // fio drops the region's cached pages when the job opens its file, at its start
-            // (so a read phase after a write phase reads the device, not the cache).
-            // SAFETY: advisory call on our fd.
-            unsafe {
-                libc::posix_fadvise(
-                    f.as_raw_fd(),
-                    self.job.offset as i64,
-                    self.size as i64,
-                    libc::POSIX_FADV_DONTNEED,
-                );
-            }
-        }
+        // fio drops the region's cached pages when the job opens its file, at its start
+        // (so a read phase after a write phase reads the device, not the cache).
+        self.drop_cache();
+        self.pass_bytes = 0;
         self.offsets.seed(self.rng.next_u64());
         let pace = 1_000_000_000u64
             .checked_div(self.job.rate_iops)
