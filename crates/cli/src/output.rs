@@ -9,7 +9,9 @@
 //! - **Never half a file.** [`write()`] writes a fresh temporary file in the target's
 //!   directory (unpredictable name, `O_CREAT|O_EXCL|O_NOFOLLOW`), syncs it, and renames it
 //!   over the target: an interrupted write leaves the old file (or none), never a torn one.
-//!   A symlink at the name is followed to its target, which is replaced (the link stays).
+//! - **Never through a link.** A symbolic link at the name is refused: hostbench never
+//!   writes through a link it did not make (a link planted at `/tmp/report.html` could
+//!   point at any file the user may write, root's `/etc/passwd` included).
 
 use anyhow::{Context, Result, anyhow, bail};
 use hostbench_store::Location;
@@ -47,14 +49,15 @@ pub fn check(path: &Path, flag: &str, store: Option<&str>) -> Result<()> {
     if path.as_os_str().is_empty() {
         bail!("{flag}: the output path is empty; give a file name");
     }
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        bail!(
+            "{flag} {shown} is a symbolic link: hostbench never writes through a link it did not \
+             make (it could lead anywhere); give the real path, or remove the link"
+        );
+    }
     let md = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if std::fs::symlink_metadata(path).is_ok() {
-                bail!(
-                    "{flag} {shown}: a symbolic link to a file that does not exist; give the real path"
-                );
-            }
             let dir = parent(path);
             if !dir.is_dir() {
                 bail!(
@@ -122,13 +125,9 @@ pub fn check_writable(path: &Path, flag: &str, store: Option<&str>) -> Result<()
     Ok(())
 }
 
-/// Where the bytes go: the path, or the file a symlink there leads to.
+/// Where the bytes go: the path itself ([`check`] refused a link there).
 fn target(path: &Path) -> Result<PathBuf> {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path)
-            .with_context(|| format!("cannot resolve the symbolic link {}", path.display())),
-        _ => Ok(path.to_path_buf()),
-    }
+    Ok(path.to_path_buf())
 }
 
 /// Writes `bytes` to `path` after [`check`]: a temporary file beside it, synced, renamed

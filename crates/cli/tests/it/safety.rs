@@ -463,7 +463,13 @@ fn outputs_refuse_the_results_store_also_through_links() {
         ] {
             let (code, out, err) = run_store(d.path(), &db, &args);
             assert_eq!(code, 2, "{args:?} must refuse:\n{out}\n{err}");
-            assert!(err.contains("results store"), "{args:?}: {err}");
+            // A symbolic link is refused as a link, before anything else.
+            let why = if *target == link {
+                "symbolic link"
+            } else {
+                "results store"
+            };
+            assert!(err.contains(why), "{args:?}: {err}");
             assert_eq!(runs_in(d.path(), &db), 1, "{args:?} damaged the store");
         }
     }
@@ -495,6 +501,32 @@ fn outputs_refuse_databases_devices_and_directories() {
     }
 }
 
+/// An output name that is a symbolic link is refused, whatever it leads to: a link planted
+/// at `report.html` replaced the file it pointed at (`report -o`, `trend -o`, `results
+/// export -o` followed it).
+#[test]
+fn outputs_never_write_through_a_symlink() {
+    let (d, db) = store_with_a_run();
+    let (work, _elsewhere, victim) = planted("out.html");
+    let link = work.path().join("out.html");
+    let label_or_id = {
+        let (code, out, err) = run_store(d.path(), &db, &["results", "list", "-f", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v[0]["id"].as_str().unwrap().to_string()
+    };
+    for args in [
+        vec!["results", "export", "-o", link.to_str().unwrap()],
+        vec!["report", &label_or_id, "-o", link.to_str().unwrap()],
+    ] {
+        let (code, _, err) = run_store(d.path(), &db, &args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("is a symbolic link"), "{args:?}: {err}");
+        assert_untouched(&victim);
+        assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    }
+}
+
 #[test]
 fn outputs_are_renamed_into_place_and_leave_no_temporary_files() {
     let (d, db) = store_with_a_run();
@@ -502,16 +534,14 @@ fn outputs_are_renamed_into_place_and_leave_no_temporary_files() {
     std::fs::create_dir(&out_dir).unwrap();
     let target = out_dir.join("export.json");
     std::fs::write(&target, b"old").unwrap();
-    // Through a symlink: the file it leads to is replaced, the link stays a link.
-    let link = d.path().join("export-link.json");
-    std::os::unix::fs::symlink(&target, &link).unwrap();
+    // Over an existing file: replaced whole (never through a symlink: see
+    // outputs_never_write_through_a_symlink).
     let (code, _, err) = run_store(
         d.path(),
         &db,
-        &["results", "export", "-o", link.to_str().unwrap()],
+        &["results", "export", "-o", target.to_str().unwrap()],
     );
     assert_eq!(code, 0, "{err}");
-    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&target).unwrap()).unwrap();
     assert!(doc.is_object() || doc.is_array(), "{doc}");
     let left: Vec<String> = std::fs::read_dir(&out_dir)
