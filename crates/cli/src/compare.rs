@@ -329,8 +329,8 @@ fn sides(specs: &[String], c: &Common) -> Result<Vec<SideInput>> {
 }
 
 /// The price of each side, in `sides` order: `--price`, else the prices file, else the
-/// side's runs' `price` note when they agree. A price for a side that is not there is an
-/// error (a typo would otherwise go unnoticed).
+/// side's runs' `price` note when they agree. A `--price` for a side that is not there is
+/// an error (a typo would otherwise go unnoticed); a prices file may list more machines.
 fn prices(c: &Common, sides: &[SideInput]) -> Result<Vec<Option<Price>>> {
     let mut given: Vec<(String, String, &'static str)> = Vec::new();
     if let Some(f) = &c.prices_file {
@@ -347,7 +347,9 @@ fn prices(c: &Common, sides: &[SideInput]) -> Result<Vec<Option<Price>>> {
         given.retain(|(g, _, _)| g != k.trim());
         given.push((k.trim().to_string(), v.trim().to_string(), "--price"));
     }
-    for (k, _, flag) in &given {
+    // A price list may name machines this comparison leaves out; a --price may not (a typo
+    // would go unnoticed).
+    for (k, _, flag) in given.iter().filter(|(_, _, f)| *f == "--price") {
         if !sides.iter().any(|s| s.name == *k || s.spec == *k) {
             bail!(
                 "{flag} {k}: no side is called '{k}' (sides: {})",
@@ -509,9 +511,10 @@ fn gate(c: &Comparison, limit: f64) -> ExitCode {
             continue; // not the headline of its variant
         }
         let v = c.variant_of(row);
+        let name = hostbench_report::compare::variant_name(v);
         let what = match &row.label {
-            Some(l) => format!("{} {} {l} ({})", v.workload, v.label, row.figure),
-            None => format!("{} {} {}", v.workload, v.label, row.figure),
+            Some(l) => format!("{name} {l} ({})", row.figure),
+            None => format!("{name} {}", row.figure),
         };
         for (s, cell) in row.cells.iter().enumerate().skip(1) {
             let Some(cell) = cell else { continue };

@@ -157,9 +157,8 @@ fn runs_needed_text(c: &Comparison, bullet: &str) -> Option<String> {
                 .map(|k| format!("; 5% needs ~{k} runs per side"))
                 .unwrap_or_default();
             lines.push(format!(
-                "{bullet}{} {} {}, {}: {observed}{five} (now {} and {})",
-                v.workload,
-                v.label,
+                "{bullet}{} {}, {}: {observed}{five} (now {} and {})",
+                variant_name(v),
                 row.label.as_deref().unwrap_or(&row.figure),
                 c.sides[s].name,
                 n.have.0,
@@ -216,6 +215,16 @@ fn ranking_text(c: &Comparison, bullet: &str) -> Option<String> {
         );
     }
     Some(s)
+}
+
+/// A variant as the notes name it: `cpu threads=1, max_prime=20000`, or a suite entry's
+/// own name (`cpu 20000, 1 thread`), which says the workload already.
+pub fn variant_name(v: &hostbench_core::compare::Variant) -> String {
+    if v.entry.is_some() {
+        v.label.clone()
+    } else {
+        format!("{} {}", v.workload, v.label)
+    }
 }
 
 /// A score's interval as the notes print it: ` (95% ×1.12–×1.24)`; empty without one.
@@ -293,9 +302,8 @@ fn price_text(c: &Comparison, bullet: &str) -> Option<String> {
             let v = c.variant_of(r);
             let _ = writeln!(
                 s,
-                "{bullet}{} {} {}: {}",
-                v.workload,
-                v.label,
+                "{bullet}{} {}: {}",
+                variant_name(v),
                 r.label.as_deref().unwrap_or(&r.figure),
                 vals.join("; ")
             );
@@ -340,14 +348,15 @@ pub fn verdict_sentence(c: &Comparison, s: usize) -> String {
         .iter()
         .filter_map(|r| r.cells.get(s)?.as_ref().map(|x| x.verdict))
         .collect();
-    let unsure = rows
-        .iter()
-        .filter(|v| !matches!(v, Some(Verdict::Faster | Verdict::Slower)))
-        .count();
-    let rows_note = if rows.is_empty() {
-        String::new()
-    } else {
-        format!("; {unsure} of {} row(s) not significant", rows.len())
+    let count = |f: &dyn Fn(&Option<Verdict>) -> bool| rows.iter().filter(|v| f(v)).count();
+    let same = count(&|v| *v == Some(Verdict::NoDifference));
+    let undecided = count(&|v| matches!(v, Some(Verdict::SingleRun | Verdict::TooFewRuns)));
+    let rows_note = match (rows.len(), same, undecided) {
+        (0, ..) => String::new(),
+        (n, s, 0) => format!("; {s} of {n} row(s) not significant"),
+        (n, s, u) => {
+            format!("; {s} of {n} row(s) not significant, {u} without a verdict (too few runs)")
+        }
     };
     let what = |n: usize| {
         let w = if c.options.all_figures {

@@ -354,7 +354,12 @@ fn prices_give_price_performance() {
     assert!(text.contains("events/s per /h"), "{text}");
     // A prices file, CSV or TOML; --price wins over it.
     let csv = f.dir.join("prices.csv");
-    std::fs::write(&csv, "label,price,unit\nc6i,0.1,h\nc7g,0.06,h\n").unwrap();
+    // A shared price list may name machines this comparison leaves out (m7a).
+    std::fs::write(
+        &csv,
+        "label,price,unit\nc6i,0.1,h\nc7g,0.06,h\nm7a,0.09,h\n",
+    )
+    .unwrap();
     let v = compare_json(&f, &["c6i", "c7g", "--prices", csv.to_str().unwrap()]);
     assert!(
         (v["price_performance"][1]["score"]["speedup"]
@@ -493,6 +498,12 @@ fn undecided_rows_say_how_many_runs_would_decide() {
     let f = store_with(&runs);
     let text = ok(&f, &["compare", "base", "up3"]);
     assert!(text.contains("runs needed for a verdict"), "{text}");
+    // The sentence tells rows without a verdict from rows without a difference.
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.ends_with("0 of 2 row(s) not significant, 2 without a verdict (too few runs)."),
+        "{first}"
+    );
     // ±0.4 % runs, 3 % apart: the exact test's floor of 4 runs per side decides it.
     assert!(
         text.contains(
