@@ -130,7 +130,38 @@ pub fn load(
         .map(|r| r.result().map_err(anyhow::Error::from))
         .collect::<Result<Vec<RunResult>>>()?;
     runs.sort_by(|x, y| x.started_at.cmp(&y.started_at).then(x.id.cmp(&y.id)));
-    build(&subject, &runs, figure, threshold)
+    // One machine per series: a label's runs from several hosts are split by host (else a
+    // slower machine's runs read as outliers or changes of one).
+    let hosts: std::collections::BTreeSet<String> = runs.iter().map(host_of).collect();
+    if hosts.len() < 2 {
+        return build(&subject, &runs, figure, threshold);
+    }
+    let mut all: Option<Trend> = None;
+    for h in &hosts {
+        let mine: Vec<RunResult> = runs.iter().filter(|r| host_of(r) == *h).cloned().collect();
+        let Ok(mut t) = build(&subject, &mine, figure, threshold) else {
+            continue;
+        };
+        for s in &mut t.series {
+            s.variant = format!("{} on {h}", s.variant);
+        }
+        match &mut all {
+            Some(a) => a.series.extend(t.series),
+            None => all = Some(t),
+        }
+    }
+    match all {
+        Some(t) => Ok(t),
+        // Say why as for one host (an unknown --figure).
+        None => build(&subject, &runs, figure, threshold),
+    }
+}
+
+/// The host a run was measured on, as its series is named.
+fn host_of(r: &RunResult) -> String {
+    r.host
+        .as_ref()
+        .map_or_else(|| "an unknown host".to_string(), |h| h.hostname.clone())
 }
 
 /// The trend of `runs` (oldest first): variants as `compare` groups repetitions, each

@@ -176,6 +176,39 @@ fn trend_finds_a_step_and_an_outlier() {
     ]);
     let s: Value = serde_json::from_str(&since).unwrap();
     assert_eq!(s["series"][0]["points"].as_array().unwrap().len(), 5);
+    // Runs of one label from another host: a series of their own, not outliers.
+    let mut other = history(&t, "nightly", &[80.0, 80.5, 79.5]);
+    for (i, r) in other.iter_mut().enumerate() {
+        r["id"] = json!(format!("{:032x}", 0xdef0_0000u64 + i as u64));
+        r["host"]["hostname"] = json!("other-host");
+    }
+    let file3 = dir.path().join("other.json");
+    std::fs::write(&file3, serde_json::to_string(&other).unwrap()).unwrap();
+    ok(&["results", "import", file3.to_str().unwrap()]);
+    let (split, _) = ok(&["trend", "nightly", "--format", "json"]);
+    let v: Value = serde_json::from_str(&split).unwrap();
+    let names: Vec<&str> = v["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["variant"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names.iter().any(|n| n.ends_with("on other-host")),
+        "{names:?}"
+    );
+    let mine = v["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| !s["variant"].as_str().unwrap().ends_with("on other-host"))
+        .unwrap();
+    assert_eq!(
+        mine["points"].as_array().unwrap().len(),
+        10,
+        "the first host's runs alone"
+    );
     for (args, want) in [
         (
             vec!["trend", "nosuch"],
