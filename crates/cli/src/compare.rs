@@ -344,6 +344,15 @@ fn prices(c: &Common, sides: &[SideInput]) -> Result<Vec<Option<Price>>> {
         let Some((k, v)) = p.split_once('=') else {
             bail!("--price {p}: write SIDE=PRICE, e.g. --price c7g=0.0725/h");
         };
+        if given
+            .iter()
+            .any(|(g, w, f)| g == k.trim() && *f == "--price" && w != v.trim())
+        {
+            bail!(
+                "--price {}: given twice with different prices; give one",
+                k.trim()
+            );
+        }
         given.retain(|(g, _, _)| g != k.trim());
         given.push((k.trim().to_string(), v.trim().to_string(), "--price"));
     }

@@ -474,6 +474,10 @@ impl Details {
                     (Value::Int(n), _) => n.to_string(),
                     (Value::Float(x), _) => format!("{x}"),
                     (Value::Bool(b), _) => if *b { "on" } else { "off" }.to_string(),
+                    // A job file's text (fio): its size, not its lines in a table cell.
+                    (Value::Text(t), _) if t.contains('\n') => {
+                        format!("({} lines)", t.lines().count())
+                    }
                     (Value::Text(t), _) => hostbench_core::secret::mask(t).into_owned(),
                 };
                 params.insert(spec.name.to_string(), text);

@@ -242,7 +242,11 @@ fn score_interval(c: &Comparison, g: &hostbench_core::compare::GeoMean) -> Strin
 
 /// A price per hour as typed back: `0.0725/h`.
 pub fn price_per_hour(p: f64) -> String {
-    // Up to six decimals, trailing zeros dropped (0.0725/h, 0.06/h, 1.2/h).
+    // Up to six decimals, trailing zeros dropped (0.0725/h, 0.06/h, 1.2/h); a price too
+    // small or too large for that in scientific notation (1.0e-9/h), never "0/h".
+    if !(1e-4..1e9).contains(&p) {
+        return format!("{p:.3e}/h");
+    }
     let t = format!("{p:.6}");
     let t = t.trim_end_matches('0').trim_end_matches('.');
     format!("{t}/h")
@@ -642,7 +646,13 @@ pub fn text(c: &Comparison) -> String {
 }
 
 fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    // Markdown renderers pass raw HTML through: a label such as `<img onerror=...>` must
+    // arrive as text.
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "\\|")
+        .replace('\n', " ")
 }
 
 /// Markdown: the sides, the table, and the notes as lists.
@@ -703,7 +713,13 @@ pub fn markdown(c: &Comparison) -> String {
             );
         }
     }
-    s.push_str(&notes(c, "- ", &|t| format!("`{t}`")));
+    // The notes quote names and messages: no raw HTML may pass through either.
+    s.push_str(
+        &notes(c, "- ", &|t| format!("`{t}`"))
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;"),
+    );
     s
 }
 

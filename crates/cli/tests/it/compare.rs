@@ -428,6 +428,44 @@ fn prices_give_price_performance() {
         &["compare", "c6i", "c7g", "--price", "c7g"],
         &["write SIDE=PRICE"],
     );
+    fails(
+        &f,
+        &[
+            "compare", "c6i", "c7g", "--price", "c7g=1/h", "--price", "c7g=2/h",
+        ],
+        &["given twice with different prices"],
+    );
+    // A tiny price reads as one, not as 0/h.
+    let text = ok(
+        &f,
+        &[
+            "compare",
+            "c6i",
+            "c7g",
+            "--price",
+            "c6i=1e-9/h",
+            "--price",
+            "c7g=1/h",
+        ],
+    );
+    assert!(text.contains("c6i 1.000e-9/h"), "{text}");
+    // Markdown passes no raw HTML through from labels.
+    ok(
+        &f,
+        &["results", "relabel", "c7g", "<img src=x onerror=alert(1)>"],
+    );
+    let md = ok(
+        &f,
+        &[
+            "compare",
+            "c6i",
+            "<img src=x onerror=alert(1)>",
+            "-f",
+            "markdown",
+        ],
+    );
+    assert!(!md.contains("<img"), "{md}");
+    assert!(md.contains("&lt;img src=x onerror=alert(1)&gt;"), "{md}");
 }
 
 /// Three or more sides are ranked by score, ties (overlapping intervals) sharing a rank, in
