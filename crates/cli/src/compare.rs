@@ -388,7 +388,17 @@ fn prices(c: &Common, sides: &[SideInput]) -> Result<Vec<Option<Price>>> {
                 [one] => Price::parse(one)
                     .map(Some)
                     .map_err(|e| anyhow::anyhow!("side {}: its runs' price note {e}", s.name)),
-                _ => Ok(None),
+                [] => Ok(None),
+                ref several => {
+                    eprintln!(
+                        "WARNING: side {}: its runs' price notes disagree ({}), so it has no \
+                         price; give one with --price {}=PRICE",
+                        s.name,
+                        several.join(", "),
+                        s.name
+                    );
+                    Ok(None)
+                }
             }
         })
         .collect()

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 #[derive(Debug, Args)]
 pub struct TrendArgs {
     /// The runs to follow: a label (every run with it), else a host name or host
-    /// fingerprint (4+ hex digits).
+    /// fingerprint (4+ hex digits); `label:NAME` or `host:NAME` says which.
     #[arg(value_name = "LABEL|HOST")]
     subject: String,
     /// Only this workload id, family, or the name it is run by (`cpu`, `fio`,
@@ -99,25 +99,47 @@ pub fn load(
         v.map(|s| parse_bound(s, b, now).map_err(|e| anyhow::anyhow!("--{name}: {e}")))
             .transpose()
     };
-    let mut filter = Filter {
-        label: Some(subject_word.to_string()),
+    // `label:NAME` and `host:NAME` say which; a bare word is a label, else a host.
+    let (word, only) = match subject_word.split_once(':') {
+        Some(("label", w)) => (w, Some(true)),
+        Some(("host", w)) => (w, Some(false)),
+        _ => (subject_word, None),
+    };
+    let base = Filter {
         workload: workload.map(crate::results::workload_id),
         since_ms: bound(since, Bound::Since, "since")?,
         until_ms: bound(until, Bound::Until, "until")?,
         ..Filter::default()
     };
-    let mut subject = format!("label {subject_word}");
-    let mut stored = store.load(&filter)?;
-    if stored.is_empty() {
-        filter.label = None;
-        filter.host = Some(subject_word.to_string());
-        subject = format!("host {subject_word}");
-        stored = store.load(&filter)?;
+    let by_label = Filter {
+        label: Some(word.to_string()),
+        ..base.clone()
+    };
+    let by_host = Filter {
+        host: Some(word.to_string()),
+        ..base
+    };
+    let (mut subject, mut stored) = (String::new(), Vec::new());
+    if only != Some(false) {
+        subject = format!("label {word}");
+        stored = store.load(&by_label)?;
+    }
+    if stored.is_empty() && only != Some(true) {
+        subject = format!("host {word}");
+        stored = store.load(&by_host)?;
+    } else if only.is_none() {
+        let host_runs = store.list(&by_host)?.len();
+        if host_runs > 0 {
+            eprintln!(
+                "note: '{word}' is a label and also a host name ({host_runs} run(s)); this follows \
+                 the label: write host:{word} to follow the host"
+            );
+        }
     }
     if stored.is_empty() {
         bail!(
             "no stored run has the label or host '{}'{} (see `hostbench results list`)",
-            subject_word,
+            word,
             if workload.is_some() || since.is_some() || until.is_some() {
                 " with these filters"
             } else {

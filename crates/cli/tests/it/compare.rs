@@ -402,6 +402,19 @@ fn prices_give_price_performance() {
             .abs()
             < 0.01
     );
+    // Notes that disagree: no price for that side, and a warning that says why.
+    let one = v["sides"][1]["name"].as_str().unwrap().to_string();
+    let ids = v["variants"][0]["runs"][1].clone();
+    let first = ids[0].as_str().unwrap();
+    ok(&f, &["results", "annotate", first, "price=0.07/h"]);
+    let (code, out, err) = hbf(&f, &["compare", "c6i", &one]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("price notes disagree (0.06/h, 0.07/h)"),
+        "{err}"
+    );
+    assert!(out.contains("(no price)"), "{out}");
+    ok(&f, &["results", "annotate", first, "price=0.06/h"]);
     let report = f.dir.join("priced.html");
     ok(
         &f,

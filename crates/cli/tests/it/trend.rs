@@ -209,6 +209,22 @@ fn trend_finds_a_step_and_an_outlier() {
         10,
         "the first host's runs alone"
     );
+    // A word that is a label and a host name: the label, with a note; host: says which.
+    let hostname = t["host"]["hostname"].as_str().unwrap().to_string();
+    let mut named = history(&t, &hostname, &[1.0, 1.0, 1.0]);
+    for (i, r) in named.iter_mut().enumerate() {
+        r["id"] = json!(format!("{:032x}", 0xbee0_0000u64 + i as u64));
+    }
+    let file4 = dir.path().join("named.json");
+    std::fs::write(&file4, serde_json::to_string(&named).unwrap()).unwrap();
+    ok(&["results", "import", file4.to_str().unwrap()]);
+    let (out, err) = ok(&["trend", &hostname, "--format", "json"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["subject"], format!("label {hostname}"));
+    assert!(err.contains(&format!("write host:{hostname}")), "{err}");
+    let (out, _) = ok(&["trend", &format!("host:{hostname}"), "--format", "json"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["subject"], format!("host {hostname}"));
     for (args, want) in [
         (
             vec!["trend", "nosuch"],

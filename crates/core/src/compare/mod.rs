@@ -400,7 +400,7 @@ impl Comparison {
                     Some(format!(
                         "not run on the baseline ({}){}",
                         sides[0].name,
-                        differing_params(k, &keys, &members, 0, sides)
+                        differing_params(k, &keys, &members, 0, sides, &opts)
                     )),
                 )
             } else if present.len() < 2 {
@@ -409,7 +409,7 @@ impl Comparison {
                         format!(
                             "{}{}",
                             sides[s].name,
-                            differing_params(k, &keys, &members, s, sides)
+                            differing_params(k, &keys, &members, s, sides, &opts)
                         )
                     })
                     .collect();
@@ -587,6 +587,7 @@ fn differing_params(
     members: &BTreeMap<Key, Vec<Vec<&RunResult>>>,
     s: usize,
     sides: &[SideInput],
+    opts: &Options,
 ) -> String {
     let mine = members[k].iter().flatten().next().expect("a key has a run");
     let mut diffs = BTreeSet::new();
@@ -595,7 +596,7 @@ fn differing_params(
         .filter(|o| o.workload == k.workload && *o != k && !members[*o][s].is_empty())
     {
         let theirs = members[other][s][0];
-        for d in setting_diffs(mine, theirs) {
+        for d in setting_diffs(mine, theirs, opts) {
             diffs.insert(d);
         }
     }
@@ -614,7 +615,7 @@ fn differing_params(
 }
 
 /// `name mine→theirs` for every setting that tells two runs' variants apart.
-fn setting_diffs(a: &RunResult, b: &RunResult) -> Vec<String> {
+fn setting_diffs(a: &RunResult, b: &RunResult, opts: &Options) -> Vec<String> {
     let mut d = Vec::new();
     if a.config.threads != b.config.threads {
         d.push(format!("threads {}→{}", a.config.threads, b.config.threads));
@@ -630,26 +631,36 @@ fn setting_diffs(a: &RunResult, b: &RunResult) -> Vec<String> {
     for n in names {
         let (x, y) = (pa.get(n), pb.get(n));
         if x != y {
-            let t = |v: Option<&Value>| v.map(value_text).unwrap_or_else(|| "unset".into());
+            let t = |v: Option<&Value>| {
+                v.map(|v| param_text(opts, &a.workload.id, n, v))
+                    .unwrap_or_else(|| "unset".into())
+            };
             d.push(format!("{n} {}→{}", t(x), t(y)));
         }
     }
     d
 }
 
+/// A parameter's value as labels print it: a byte size (per [`Options::size_params`]) as
+/// `512.0 MiB`, anything else as [`value_text`].
+fn param_text(opts: &Options, workload: &str, name: &str, v: &Value) -> String {
+    let size = opts
+        .size_params
+        .is_some_and(|l| l.iter().any(|(a, b)| *a == workload && *b == name));
+    match v {
+        Value::Int(b) if *b >= 0 && size => crate::units::Bytes(*b as u64).to_string(),
+        _ => value_text(v),
+    }
+}
+
 /// Fills each variant's label: the thread count, the rate if open loop, and every
 /// parameter whose value differs among the variants of the same workload.
 fn label_variants(variants: &mut [Variant], opts: &Options, autos: &[BTreeMap<String, String>]) {
-    let size = |w: &str, n: &str| {
-        opts.size_params
-            .is_some_and(|l| l.iter().any(|(a, b)| *a == w && *b == n))
-    };
     let text = |vi: usize, w: &str, n: &str, v: &Value| match v {
         Value::Int(0) if autos.get(vi).is_some_and(|a| a.contains_key(n)) => {
             format!("auto ({})", autos[vi][n])
         }
-        Value::Int(b) if *b >= 0 && size(w, n) => crate::units::Bytes(*b as u64).to_string(),
-        _ => value_text(v),
+        _ => param_text(opts, w, n, v),
     };
     let mut varying: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut seen: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();

@@ -532,6 +532,9 @@ mod suite_tests {
             labels,
             ["threads=1, block=512.0 MiB", "threads=1, block=1.0 KiB"]
         );
+        // The reason a variant was not compared reads the same way.
+        let why = c.variants[0].reason.as_deref().unwrap_or_default();
+        assert!(why.contains("block 512.0 MiB→1.0 KiB"), "{why}");
         let raw = Comparison::build(
             &[side("a", vec![a]), side("b", vec![b])],
             Options::default(),
