@@ -558,12 +558,14 @@ fn gate(c: &Comparison, limit: f64) -> ExitCode {
             && g.ci_hi.is_some_and(|hi| hi < 1.0 - limit)
         {
             slower.push(format!(
-                "the score: {} is {:.1}% worse than {} over {} headline(s) (95% interval up to {:.1}% worse)",
+                "the score: {} is {:.1}% worse than {} over {} row(s) ({:.0}% interval: {:.1}% to {:.1}% worse)",
                 c.sides[s].name,
                 (1.0 - g.speedup) * 100.0,
                 c.sides[0].name,
                 g.rows,
-                (1.0 - g.ci_hi.unwrap_or(g.speedup)) * 100.0
+                c.options.confidence * 100.0,
+                (1.0 - g.ci_hi.unwrap_or(g.speedup)) * 100.0,
+                (1.0 - g.ci_lo.unwrap_or(g.speedup)) * 100.0
             ));
         }
     }

@@ -281,6 +281,22 @@ fn fail_if_slower_gates_on_significant_headline_losses() {
         err.contains("FAILED: the score: down5 is 5.0% worse than base"),
         "{err}"
     );
+    // The interval runs from the least to the most worse, both beyond the limit.
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("FAILED: the score"))
+        .unwrap();
+    let (lo, hi) = line
+        .split_once("interval: ")
+        .and_then(|(_, r)| r.split_once("% to "))
+        .map(|(a, b)| {
+            (
+                a.parse::<f64>().unwrap(),
+                b.split('%').next().unwrap().parse::<f64>().unwrap(),
+            )
+        })
+        .unwrap();
+    assert!(3.0 < lo && lo <= 5.0 && 5.0 <= hi, "{line}");
     assert!(err.contains("2 finding(s)"), "{err}");
     // Within the limit, better, or the latency row (not the headline): passes.
     let (code, _, err) = hbf(&f, &["compare", "base", "down5", "--fail-if-slower", "8%"]);
