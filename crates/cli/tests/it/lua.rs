@@ -714,3 +714,17 @@ fn sql_select_one_on_every_driver() {
         "{err}"
     );
 }
+
+/// A script's `print` goes through the secret masking like everything hostbench prints: a
+/// script that prints its connection URL does not print the password.
+#[test]
+fn print_masks_secrets() {
+    let d = scripts(&[(
+        "pw.lua",
+        "print(\"url\", \"postgres://u:hunter2@h/db\")\nfunction event() return true end\n",
+    )]);
+    let (code, out, err) = hb(d.path(), &["pw.lua", "--events=1", "run"]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(out.contains("url\tpostgres://u:***@h/db\n"), "{out}");
+    assert!(!out.contains("hunter2") && !err.contains("hunter2"));
+}

@@ -415,7 +415,8 @@ pub fn new_state(init: &StateInit<'_>) -> mlua::Result<Lua> {
     g.set("__hostbench", hb)?;
     // `print` writes its whole line in one write: worker states print at once, and Lua's
     // own print writes each value and tab apart, so lines from two threads interleaved
-    // ("bodybody\t1\t0..."). Values are turned into text by `tostring`, as Lua's does.
+    // ("bodybody\t1\t0..."). Values are turned into text by `tostring`, as Lua's does,
+    // and the line goes through the secret masking as everything hostbench prints.
     let tostring: Function = g.get("tostring")?;
     g.set(
         "print",
@@ -429,9 +430,14 @@ pub fn new_state(init: &StateInit<'_>) -> mlua::Result<Lua> {
                 line.extend_from_slice(&s.as_bytes());
             }
             line.push(b'\n');
+            // Through the one masking function, as every printer of hostbench's: a script
+            // printing its connection options does not print the password.
+            let masked = std::str::from_utf8(&line)
+                .map(|t| hostbench_core::secret::mask(t).into_owned().into_bytes())
+                .unwrap_or(line);
             use std::io::Write;
             let mut out = std::io::stdout().lock();
-            let _ = out.write_all(&line);
+            let _ = out.write_all(&masked);
             let _ = out.flush();
             Ok(())
         })?,
