@@ -94,20 +94,28 @@ pub fn workload_id(word: &str) -> String {
         .map_or_else(|| word.to_string(), |w| w.id().to_string())
 }
 
+/// `--since` and `--until` as Unix ms (each a date or a time ago, see `parse_bound`).
+pub fn date_bounds(since: Option<&str>, until: Option<&str>) -> Result<(Option<i64>, Option<i64>)> {
+    let now = now_ms();
+    let bound = |v: Option<&str>, b, name| -> Result<Option<i64>> {
+        v.map(|s| parse_bound(s, b, now).with_context(|| format!("--{name}")))
+            .transpose()
+    };
+    Ok((
+        bound(since, Bound::Since, "since")?,
+        bound(until, Bound::Until, "until")?,
+    ))
+}
+
 impl FilterArgs {
     fn filter(&self) -> Result<Filter> {
-        let now = now_ms();
-        let bound = |v: &Option<String>, b, name| -> Result<Option<i64>> {
-            v.as_deref()
-                .map(|s| parse_bound(s, b, now).with_context(|| format!("--{name}")))
-                .transpose()
-        };
+        let (since_ms, until_ms) = date_bounds(self.since.as_deref(), self.until.as_deref())?;
         Ok(Filter {
             label: self.label.clone(),
             workload: self.workload.as_deref().map(workload_id),
             host: self.host.clone(),
-            since_ms: bound(&self.since, Bound::Since, "since")?,
-            until_ms: bound(&self.until, Bound::Until, "until")?,
+            since_ms,
+            until_ms,
             limit: self.limit,
         })
     }
@@ -471,14 +479,13 @@ impl Details {
                     (Value::Int(n), ParamKind::Size) if *n >= 0 => {
                         hostbench_core::units::Bytes(*n as u64).to_string()
                     }
-                    (Value::Int(n), _) => n.to_string(),
-                    (Value::Float(x), _) => format!("{x}"),
-                    (Value::Bool(b), _) => if *b { "on" } else { "off" }.to_string(),
                     // A job file's text (fio): its size, not its lines in a table cell.
                     (Value::Text(t), _) if t.contains('\n') => {
                         format!("({} lines)", t.lines().count())
                     }
-                    (Value::Text(t), _) => hostbench_core::secret::mask(t).into_owned(),
+                    // As compare's labels print values.
+                    (v, _) => hostbench_core::secret::mask(&hostbench_core::compare::value_text(v))
+                        .into_owned(),
                 };
                 params.insert(spec.name.to_string(), text);
             }

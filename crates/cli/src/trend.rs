@@ -9,7 +9,6 @@ use clap::{Args, ValueEnum};
 use hostbench_core::compare::{Comparison, Options, SideInput, run_figures};
 use hostbench_core::result::RunResult;
 use hostbench_core::trend::{Trend, TrendPoint, TrendSeries, judge};
-use hostbench_store::time::{Bound, now_ms, parse_bound};
 use hostbench_store::{Filter, Store};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -94,11 +93,7 @@ pub fn load(
     let Some(mut store) = Store::open_existing(&loc)? else {
         bail!("there is no results store at {loc} yet: nothing to follow");
     };
-    let now = now_ms();
-    let bound = |v: Option<&str>, b, name: &str| -> Result<Option<i64>> {
-        v.map(|s| parse_bound(s, b, now).map_err(|e| anyhow::anyhow!("--{name}: {e}")))
-            .transpose()
-    };
+    let (since_ms, until_ms) = crate::results::date_bounds(since, until)?;
     // `label:NAME` and `host:NAME` say which; a bare word is a label, else a host.
     let (word, only) = match subject_word.split_once(':') {
         Some(("label", w)) => (w, Some(true)),
@@ -107,8 +102,8 @@ pub fn load(
     };
     let base = Filter {
         workload: workload.map(crate::results::workload_id),
-        since_ms: bound(since, Bound::Since, "since")?,
-        until_ms: bound(until, Bound::Until, "until")?,
+        since_ms,
+        until_ms,
         ..Filter::default()
     };
     let by_label = Filter {
