@@ -26,7 +26,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// Current minor version of [`SCHEMA_VERSION`]: 1 added `config.layout` and `fio` (results
 /// without the field are 0, written before it existed); 2 added `figures[].label`,
 /// `annotations`, `suite` and `fio.jobs[].groupid`.
-pub const SCHEMA_MINOR: u32 = 2;
+pub const SCHEMA_MINOR: u32 = 3;
 
 /// One run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -100,6 +100,10 @@ pub struct SuiteRef {
     /// The figure the entry follows, when it names one (else the workload's first).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub figure: Option<String>,
+    /// The absolute directory the entry's scratch directory was made in, for entries that
+    /// write files (schema 1.3): what `suite --until-decided --interleave` re-creates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub directory: Option<String>,
 }
 
 /// Program name, version and commit.

@@ -10,6 +10,7 @@
 //! the results store.
 
 mod file;
+mod interleave;
 pub mod progress;
 mod report;
 mod scratch;
@@ -95,6 +96,13 @@ pub struct SuiteArgs {
         requires = "until_decided"
     )]
     max_extra_runs: u32,
+    /// With --until-decided: alternate the extra runs with runs of the baseline's own
+    /// configuration of the entry (re-created from its stored run: parameters, threads,
+    /// limits, directory), when the baseline ran on this machine; saved under the baseline's
+    /// label. For sides that differ in what a run records (a directory, an option), not in
+    /// the machine's state. See docs/suites.md.
+    #[arg(long, requires = "until_decided")]
+    interleave: bool,
     #[command(flatten)]
     store: StoreArg,
 }
@@ -164,7 +172,12 @@ pub fn main(a: SuiteArgs, argv: &[String]) -> Result<ExitCode> {
     }
     let show = progress::wanted(a.quiet);
     let decide = match &a.until_decided {
-        Some(label) => Some(Decide::load(label, &saving, a.max_extra_runs)?),
+        Some(label) => Some(Decide::load(
+            label,
+            &saving,
+            a.max_extra_runs,
+            a.interleave,
+        )?),
         None => None,
     };
     let (report, code) = run(&suite, &saving, argv, show, decide.as_ref());
@@ -412,10 +425,13 @@ impl Acc {
 }
 
 /// One repetition of `e`. A failed save is one WARNING line on stderr for the whole suite
-/// (`save_error` remembers it) and never fails the entry.
+/// (`save_error` remembers it) and never fails the entry. `directory`: where the entry's
+/// scratch directory is (entries that write files), recorded in the result.
+#[allow(clippy::too_many_arguments)]
 fn one_run(
     suite: &str,
     e: &Entry,
+    directory: Option<&std::path::Path>,
     acc: &mut Acc,
     saving: &SaveOptions,
     argv: &[String],
@@ -452,6 +468,7 @@ fn one_run(
                 name: suite.to_string(),
                 entry: e.name.clone(),
                 figure: e.figure.clone(),
+                directory: directory.map(|d| d.display().to_string()),
             });
             if let Err(err) = exec::save_silently(&r, saving)
                 && save_error.is_none()
@@ -515,15 +532,17 @@ fn one_run(
     }
 }
 
-/// `--until-decided`: the baseline's stored runs, and how many extra runs an entry may add.
+/// `--until-decided`: the baseline's stored runs, how many extra runs an entry may add, and
+/// whether they alternate with re-created runs of the baseline (`--interleave`).
 struct Decide {
     label: String,
     runs: Vec<RunResult>,
     max_extra: u32,
+    interleave: bool,
 }
 
 impl Decide {
-    fn load(label: &str, saving: &SaveOptions, max_extra: u32) -> Result<Decide> {
+    fn load(label: &str, saving: &SaveOptions, max_extra: u32, interleave: bool) -> Result<Decide> {
         let loc = hostbench_store::Location::resolve(saving.results_db.as_deref())?;
         let Some(mut store) = hostbench_store::Store::open_existing(&loc)? else {
             bail!("--until-decided {label}: there is no results store at {loc} yet");
@@ -541,17 +560,26 @@ impl Decide {
                 "--until-decided {label}: no stored run has that label (see `hostbench results list`)"
             );
         }
+        if interleave && saving.label.as_deref() == Some(label) {
+            bail!(
+                "--interleave: this suite saves its runs under {label} too, so the baseline's \
+                 re-created runs and this side's would mix; give this side another --label"
+            );
+        }
         Ok(Decide {
             label: label.to_string(),
             runs,
             max_extra,
+            interleave,
         })
     }
 
-    /// The verdict of `mine` (one entry's runs) against the baseline's runs of the same
-    /// variant: `None` when the baseline has none; `Some(None)` when there is no verdict yet.
+    /// The verdict of `mine` (one entry's runs) against the baseline's runs (`base`) of the
+    /// same variant: `None` when the baseline has none; `Some(None)` when there is no
+    /// verdict yet.
     fn verdict(
         &self,
+        base: &[RunResult],
         mine: &[RunResult],
     ) -> Option<(Option<hostbench_core::compare::Verdict>, f64)> {
         use hostbench_core::compare::{Comparison, Options, SideInput};
@@ -560,7 +588,7 @@ impl Decide {
                 SideInput {
                     name: self.label.clone(),
                     spec: self.label.clone(),
-                    runs: self.runs.clone(),
+                    runs: base.to_vec(),
                 },
                 SideInput {
                     name: "this run".into(),
@@ -575,6 +603,41 @@ impl Decide {
         let row = c.rows.iter().find(|r| r.variant == vi)?;
         let cell = row.cells.get(1)?.as_ref()?;
         Some((cell.verdict, cell.speedup.unwrap_or(f64::NAN)))
+    }
+}
+
+/// One run of the baseline's re-created configuration of entry `e` (`--interleave`), saved
+/// under the baseline's label. `Err` says why the interleaving stops.
+fn baseline_run(
+    suite: &str,
+    e: &Entry,
+    b: &interleave::Baseline,
+    label: &str,
+    saving: &SaveOptions,
+    argv: &[String],
+) -> std::result::Result<RunResult, String> {
+    let mut r = exec::measure(&b.plan, b.workload, Some(label.to_string()), "suite", argv)
+        .map_err(|err| format!("the baseline's run failed: {err:#}"))?;
+    r.suite = Some(hostbench_core::result::SuiteRef {
+        name: suite.to_string(),
+        entry: e.name.clone(),
+        figure: e.figure.clone(),
+        directory: b.directory.as_ref().map(|d| d.display().to_string()),
+    });
+    let keep = SaveOptions {
+        label: Some(label.to_string()),
+        ..saving.clone()
+    };
+    if let Err(err) = exec::save_silently(&r, &keep) {
+        eprintln!("WARNING: a run of the baseline's configuration is not saved: {err:#}");
+    }
+    match r.outcome.stop_reason {
+        StopReason::Interrupted => Err("interrupted".into()),
+        StopReason::Error | StopReason::ForcedShutdown => Err(format!(
+            "the baseline's run failed: {}",
+            r.outcome.error.as_deref().unwrap_or("it did not finish")
+        )),
+        _ => Ok(r),
     }
 }
 
@@ -616,6 +679,19 @@ fn run(
         let mut made = 0u32;
         // Disk entries run in a scratch directory of their own, prepared once for all
         // repetitions and cleaned up (and removed) when the entry ends.
+        // The absolute directory a disk entry's scratch directory goes in (recorded in its
+        // results: what --interleave re-creates).
+        let entry_dir = match &e.what {
+            What::Workload { workload, .. } if scratch::needs_scratch(*workload) => {
+                let base = suite.directory.clone().unwrap_or_else(|| ".".into());
+                Some(if base.is_absolute() {
+                    base
+                } else {
+                    std::env::current_dir().map_or(base.clone(), |c| c.join(&base))
+                })
+            }
+            _ => None,
+        };
         let scratch = match &e.what {
             What::Workload { workload, plan } if !interrupted => {
                 let base = suite.directory.clone().unwrap_or_else(|| ".".into());
@@ -644,7 +720,16 @@ fn run(
                 p.adjust(est);
             }
             p.run_started(format!("[{}/{n}] {} (run {made})", i + 1, e.name), est);
-            one_run(&suite.name, e, &mut acc, saving, argv, &p, &mut save_error);
+            one_run(
+                &suite.name,
+                e,
+                entry_dir.as_deref(),
+                &mut acc,
+                saving,
+                argv,
+                &p,
+                &mut save_error,
+            );
             p.run_finished();
             if acc.interrupted || INTERRUPT.load(Ordering::SeqCst) {
                 interrupted = true;
@@ -653,14 +738,33 @@ fn run(
                 break;
             }
         }
-        // --until-decided: more runs while the headline has no verdict against the baseline.
+        // --until-decided: more runs while the headline has no verdict against the baseline
+        // (with --interleave, each preceded by a run of the baseline's configuration).
         let mut decision = None;
-        if let Some(d) =
-            decide.filter(|_| matches!(e.what, What::Workload { .. }) && acc.error.is_none())
+        // Declared after `_scratch`: dropped (cleaned up) first, back into ours.
+        let mut base_scratch: Option<scratch::Scratch> = None;
+        if let (Some(d), What::Workload { plan, .. }) = (decide, &e.what)
+            && acc.error.is_none()
         {
+            let mut base_runs = d.runs.clone();
+            let mut base = None;
+            let mut why_not = None;
+            if d.interleave {
+                match interleave::recreate(
+                    &d.runs,
+                    &suite.name,
+                    e,
+                    plan,
+                    entry_dir.as_deref(),
+                    &host,
+                ) {
+                    Ok(b) => base = Some(b),
+                    Err(reason) => why_not = Some(reason),
+                }
+            }
             let mut extra = 0;
             loop {
-                let Some((v, speedup)) = d.verdict(&acc.results) else {
+                let Some((v, speedup)) = d.verdict(&base_runs, &acc.results) else {
                     decision = Some(format!(
                         "{} has no run of this entry to compare with",
                         d.label
@@ -671,14 +775,25 @@ fn run(
                 let decided = matches!(v, Some(V::Faster | V::Slower | V::NoDifference));
                 if decided || extra >= d.max_extra || interrupted || acc.error.is_some() {
                     let what = v.map_or("no verdict", |v| v.text());
+                    let runs = match (base.is_some(), extra) {
+                        (true, n) => format!(
+                            "{n} extra run(s) of each side, interleaved with {}'s configuration",
+                            d.label
+                        ),
+                        (false, n) => format!("{n} extra run(s)"),
+                    };
                     decision = Some(format!(
-                        "vs {}: ×{speedup:.2} {what}{}",
+                        "vs {}: ×{speedup:.2} {what}{}{}",
                         d.label,
                         match (decided, extra) {
                             (true, 0) => String::new(),
-                            (true, n) => format!(" after {n} extra run(s)"),
-                            (false, n) => format!(" after {n} extra run(s): the budget is spent"),
-                        }
+                            (true, _) => format!(" after {runs}"),
+                            (false, _) => format!(" after {runs}: the budget is spent"),
+                        },
+                        why_not
+                            .as_ref()
+                            .map(|w| format!(" (not interleaved: {w})"))
+                            .unwrap_or_default()
                     ));
                     break;
                 }
@@ -687,19 +802,67 @@ fn run(
                     continue;
                 }
                 extra += 1;
+                if let Some(b) = &base {
+                    p.adjust(est);
+                    p.run_started(
+                        format!("[{}/{n}] {} ({}'s configuration)", i + 1, e.name, d.label),
+                        est,
+                    );
+                    let entered = match &base_scratch {
+                        Some(s) => s.activate(),
+                        None => match b.directory.as_deref() {
+                            Some(dir) => scratch::Scratch::enter(dir, n + i, b.workload, &b.plan)
+                                .map(|s| base_scratch = s),
+                            None => Ok(()),
+                        },
+                    };
+                    let made_base = entered
+                        .map_err(|err| format!("{err:#}"))
+                        .and_then(|()| baseline_run(&suite.name, e, b, &d.label, saving, argv));
+                    p.run_finished();
+                    match made_base {
+                        Ok(r) => base_runs.push(r),
+                        Err(reason) => {
+                            if INTERRUPT.load(Ordering::SeqCst) {
+                                interrupted = true;
+                            }
+                            why_not = Some(reason);
+                            base = None;
+                        }
+                    }
+                    if let Some(s) = &_scratch
+                        && let Err(err) = s.activate()
+                    {
+                        acc.error = Some(format!("{err:#}"));
+                        continue;
+                    }
+                    if interrupted {
+                        continue;
+                    }
+                }
                 made += 1;
                 p.adjust(est);
                 p.run_started(
                     format!("[{}/{n}] {} (run {made}, deciding)", i + 1, e.name),
                     est,
                 );
-                one_run(&suite.name, e, &mut acc, saving, argv, &p, &mut save_error);
+                one_run(
+                    &suite.name,
+                    e,
+                    entry_dir.as_deref(),
+                    &mut acc,
+                    saving,
+                    argv,
+                    &p,
+                    &mut save_error,
+                );
                 p.run_finished();
                 if acc.interrupted || INTERRUPT.load(Ordering::SeqCst) {
                     interrupted = true;
                 }
             }
         }
+        drop(base_scratch);
         // Repetitions planned but not made (the entry failed or was interrupted).
         if made < e.reps.min {
             p.adjust(-est * f64::from(e.reps.min - made));

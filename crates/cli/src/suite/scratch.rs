@@ -104,6 +104,15 @@ impl Scratch {
     }
 }
 
+impl Scratch {
+    /// Makes this scratch directory the current one again (after another entry's, as
+    /// `suite --interleave` alternates two).
+    pub fn activate(&self) -> Result<()> {
+        std::env::set_current_dir(&self.dir)
+            .with_context(|| format!("cannot enter {}", self.dir.display()))
+    }
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
         if self.prepared

@@ -705,3 +705,151 @@ fn until_decided_repeats_an_entry_until_compare_can_decide() {
     );
     assert_eq!(stored(&db, "nosuch").len(), 0);
 }
+
+/// `--until-decided BASELINE --interleave`: a disk entry compared across two directories of
+/// this machine alternates its extra runs with runs of the baseline's configuration,
+/// re-created in the baseline's directory and saved under its label with the same
+/// parameters; entries whose sides differ in nothing a run records, and baselines from
+/// another machine, are not interleaved, and the note says why.
+#[test]
+fn interleave_recreates_the_baselines_configuration_where_it_ran() {
+    let dir = temp();
+    let db = dir.path().join("r.db");
+    let side_a = temp();
+    let side_b = temp();
+    let text = "name = \"il\"\ndescription = \"d\"\n[[entry]]\nname = \"files\"\n\
+                workload = \"fileio\"\nparams = { total_size = \"256K\", num = 2, \
+                test_mode = \"rndrd\" }\ntime = 0.1\nrepetitions = 2\n\
+                [[entry]]\nname = \"cpu small\"\nworkload = \"cpu\"\n\
+                params = { max_prime = 500 }\ntime = 0.1\nrepetitions = 2\n";
+    let a = side_a.path().to_str().unwrap();
+    let (code, _, err) = suite(text, &["--label", "a", "--directory", a, "-q"], &db);
+    assert_eq!(code, Some(0), "{err}");
+    let before = stored(&db, "a").len();
+    assert_eq!(before, 4);
+    let b = side_b.path().to_str().unwrap();
+    let (code, out, err) = suite(
+        text,
+        &[
+            "--label",
+            "b",
+            "--directory",
+            b,
+            "-q",
+            "-f",
+            "json",
+            "--until-decided",
+            "a",
+            "--interleave",
+            "--max-extra-runs",
+            "2",
+        ],
+        &db,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let files = &doc["entries"][0];
+    let note = files["note"].as_str().unwrap();
+    let mine = files["result_ids"].as_array().unwrap().len();
+    let show = |id: &str| -> Value {
+        let o = hb_with_store(&db)
+            .args(["results", "show", id, "-f", "json"])
+            .output()
+            .unwrap();
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let all_a = stored(&db, "a");
+    let files_a: Vec<Value> = all_a
+        .iter()
+        .map(|r| show(r["id"].as_str().unwrap()))
+        .filter(|r| r["suite"]["entry"] == "files")
+        .collect();
+    if note.contains("after") {
+        // Extra runs were made: as many of the baseline's configuration as of this side's.
+        assert!(
+            note.contains("interleaved with a's configuration"),
+            "{note}"
+        );
+        assert_eq!(files_a.len(), 2 + (mine - 2), "{note}");
+    } else {
+        // Decided at once (2 runs a side can already be apart): nothing re-created.
+        assert_eq!(files_a.len(), 2, "{note}");
+    }
+    // Every run of side a, re-created or not, ran in a's directory with a's parameters.
+    let canon = |p: &str| std::fs::canonicalize(p).unwrap();
+    for r in &files_a {
+        assert_eq!(
+            canon(r["suite"]["directory"].as_str().unwrap()),
+            canon(a),
+            "{r}"
+        );
+        assert_eq!(r["workload"]["params"], files_a[0]["workload"]["params"]);
+        assert_eq!(r["config"]["threads"], files_a[0]["config"]["threads"]);
+    }
+    let first_b = show(files["result_ids"][0].as_str().unwrap());
+    assert_eq!(
+        canon(first_b["suite"]["directory"].as_str().unwrap()),
+        canon(b)
+    );
+    // Nothing left behind in either directory.
+    for d in [&side_a, &side_b] {
+        let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+    // The CPU entry: same parameters, no directory: nothing to re-create.
+    let cpu = &doc["entries"][1];
+    let note = cpu["note"].as_str().unwrap();
+    assert!(
+        note.contains("not interleaved: nothing the runs record differs"),
+        "{note}"
+    );
+    // A baseline from another machine is not re-created here.
+    let other = dir.path().join("other.json");
+    let mut r = files_a[0].clone();
+    r["id"] = Value::String("0123456789abcdef0123456789abcdef".into());
+    r["label"] = Value::String("elsewhere".into());
+    r["host"]["hostname"] = Value::String("not-this-host.example".into());
+    std::fs::write(&other, serde_json::to_string(&r).unwrap()).unwrap();
+    let imp = hb_with_store(&db)
+        .args(["results", "import", other.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(imp.status.success(), "{imp:?}");
+    let (code, out, err) = suite(
+        text,
+        &[
+            "--label",
+            "c",
+            "--directory",
+            b,
+            "-q",
+            "-f",
+            "json",
+            "--until-decided",
+            "elsewhere",
+            "--interleave",
+            "--max-extra-runs",
+            "1",
+        ],
+        &db,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let note = doc["entries"][0]["note"].as_str().unwrap();
+    assert!(
+        note.contains("not interleaved: the baseline ran on not-this-host.example"),
+        "{note}"
+    );
+    assert_eq!(stored(&db, "elsewhere").len(), 1);
+    // The same label on both sides would mix the runs: refused before running.
+    let (code, _, err) = suite(
+        text,
+        &["--label", "a", "--until-decided", "a", "--interleave", "-q"],
+        &db,
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--interleave: this suite saves its runs under a too"),
+        "{err}"
+    );
+}

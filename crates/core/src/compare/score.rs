@@ -440,6 +440,7 @@ mod suite_tests {
                     name: "standard".into(),
                     entry: "cpu 20000, 1 thread".into(),
                     figure: figure.map(String::from),
+                    directory: None,
                 });
                 r
             })
