@@ -18,6 +18,7 @@ mod db_tls;
 mod fileio;
 mod fio;
 mod fio_seq;
+mod fio_syntax;
 mod generate;
 mod http;
 mod iozone;
