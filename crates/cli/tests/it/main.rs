@@ -23,6 +23,7 @@ mod generate;
 mod http;
 mod iozone;
 mod lua;
+mod lua_histogram;
 mod memlat;
 mod memory;
 mod nodirect;
