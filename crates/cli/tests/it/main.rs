@@ -24,6 +24,7 @@ mod http;
 mod iozone;
 mod lua;
 mod lua_histogram;
+mod lua_modules;
 mod memlat;
 mod memory;
 mod nodirect;
