@@ -22,6 +22,7 @@ mod generate;
 mod http;
 mod iozone;
 mod lua;
+mod lua_sql;
 mod memlat;
 mod memory;
 mod nodirect;
