@@ -295,3 +295,59 @@ fn mysql_lost_connections_reconnect_and_ignore_errors_are_read() {
         assert!(!err.contains("FATAL"), "{list}: {err}");
     }
 }
+
+/// A Lua run that created a driver reports as sysbench does then: the SQL interval line
+/// (tps, qps, r/w/o) and "SQL statistics" with the queries by kind, transactions, ignored
+/// errors and reconnects; its JSON result says a driver was used.
+#[test]
+fn a_run_that_used_a_driver_prints_the_sql_report() {
+    let d = scripts(&[(
+        "q.lua",
+        "function thread_init() con = sysbench.sql.driver():connect() end\n\
+         function event() con:query('SELECT 1'); con:query('BEGIN'); con:query('COMMIT') end\n",
+    )]);
+    let opts = &targets(d.path())[0].1;
+    let (code, out, err) = hb(
+        d.path(),
+        &with("q.lua", opts, &["--time=2", "--report-interval=1", "run"]),
+    );
+    assert_eq!(code, 0, "{err}\n{out}");
+    let line = lines_with(&out, "[ 1s ] ");
+    assert!(
+        line.len() == 1
+            && line[0].contains(" tps: ")
+            && line[0].contains(" qps: ")
+            && line[0].contains(" (r/w/o: ")
+            && line[0].contains(" reconn/s: "),
+        "{out}"
+    );
+    for want in [
+        "SQL statistics:",
+        "    queries performed:",
+        "        write:                           0",
+        "    transactions:  ",
+        "    ignored errors:                      0 ",
+        "    reconnects:                          0 ",
+    ] {
+        assert!(out.contains(want), "{want:?} in\n{out}");
+    }
+    let reads: u64 = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("read:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    let other: u64 = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("other:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(reads > 0 && other == 2 * reads, "{out}");
+    let (code, out, err) = hb(
+        d.path(),
+        &with("q.lua", opts, &["--events=5", "--format=json", "run"]),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v = json("sqlite", &out);
+    assert_eq!(v["workload"]["facts"]["sql_driver_used"], 1.0, "{v}");
+    assert_eq!(v["metrics"]["counters"]["other"], 10, "{v}");
+}

@@ -219,6 +219,15 @@ struct LuaInstance {
 }
 
 impl Instance for LuaInstance {
+    fn facts(&self) -> Vec<(String, f64)> {
+        // The report crate's SQL_DRIVER_FACT: the run reports in sysbench's SQL layout.
+        if sql::driver_used() {
+            vec![("sql_driver_used".to_string(), 1.0)]
+        } else {
+            Vec::new()
+        }
+    }
+
     fn worker(&self, tid: usize, rng: Rng) -> Result<Worker, WorkloadError> {
         Ok(Worker::Event(Box::new(worker::LuaWorker::new(
             worker::WorkerSetup {

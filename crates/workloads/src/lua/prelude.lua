@@ -572,7 +572,6 @@ function sql.driver(name)
     io.stderr:write("FATAL: " .. msg .. "\n")
     error("failed to initialize the DB driver", 2)
   end
-  hb.sql_used = true
   return setmetatable({ _name = name }, drv_mt)
 end
 

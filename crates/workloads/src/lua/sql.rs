@@ -20,11 +20,26 @@ use crate::db::driver::{
     Arg, DbError, Driver, ErrClass, Reconnected, Res, Rows, Session, Target, TlsMode, TlsOpts,
 };
 use mlua::{AnyUserData, Lua, MultiValue, Table, UserData, UserDataMethods, Value};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Duration;
 
 /// How long a lost MySQL connection is retried before the query fails (sysbench retries
 /// until the run ends; the run's end stops the wait sooner here too).
 const RECONNECT_WINDOW: Duration = Duration::from_secs(10);
+
+/// Set once a state of the loaded script creates a driver (`sysbench.sql.driver()`): the
+/// run then reports in sysbench's SQL layout, as sysbench does once a driver exists.
+static DRIVER_USED: AtomicBool = AtomicBool::new(false);
+
+/// True when a state of the loaded script has created a database driver.
+pub fn driver_used() -> bool {
+    DRIVER_USED.load(Relaxed)
+}
+
+/// Forgets [`driver_used`] (a new script is loaded).
+pub fn reset_driver_used() {
+    DRIVER_USED.store(false, Relaxed);
+}
 
 /// One connection, owned by the Lua state that opened it (closed when collected).
 struct SqlConn {
@@ -241,7 +256,13 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
     // check(name, opt) -> nil | message: whether the driver name and options make a target.
     t.set(
         "check",
-        lua.create_function(|_, (name, opt): (String, Table)| Ok(target(&name, &opt).err()))?,
+        lua.create_function(|_, (name, opt): (String, Table)| {
+            let bad = target(&name, &opt).err();
+            if bad.is_none() {
+                DRIVER_USED.store(true, Relaxed);
+            }
+            Ok(bad)
+        })?,
     )?;
     // connect(name, opt) -> conn | nil, message
     t.set(
