@@ -1,7 +1,7 @@
 //! sysbench Lua scripts (`hostbench SCRIPT.lua [options] command`): the lifecycle, options,
 //! commands, hooks, the FFI counters, seeds and errors, checked against what sysbench
-//! 1.0.20 does (the numbered checks T1.. of the reference notes, docs/lua.md). No
-//! database: the SQL API comes in a later sitting.
+//! 1.0.20 does (the numbered checks T1.. of the reference notes, docs/lua.md). The SQL
+//! API's tests are in lua_sql.rs.
 
 use crate::common::run_in;
 use std::path::{Path, PathBuf};

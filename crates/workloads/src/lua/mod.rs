@@ -14,7 +14,8 @@
 //! - [`script`]: the main state ("gstate") the front-end drives: the script's body, its
 //!   options and commands, `prepare`/`cleanup`/`help`/custom commands, `init`/`done`, and
 //!   the report hooks.
-//! - [`sql`]: `sysbench.sql` on hostbench's database clients (first slice: text queries).
+//! - [`sql`]: `sysbench.sql` on hostbench's database clients (queries, result rows,
+//!   prepared statements, bulk inserts, reconnects).
 //! - [`worker`]: the worker of one thread: its own state, created in that thread (a Lua
 //!   state never moves between threads), `thread_init`, `event`, `thread_done`.
 //!
@@ -257,7 +258,7 @@ impl Workload for LuaScript {
         PARAMS
     }
     fn counters(&self) -> &'static [Counter] {
-        // What `sb_counter_inc` (and later sysbench.sql) counts.
+        // What `sb_counter_inc` and sysbench.sql count.
         &[
             Counter::Reads,
             Counter::Writes,
