@@ -237,7 +237,8 @@ pub fn started() -> &'static str {
 
 /// One interval line (plus the queue line in open-loop mode); the memory test prints its
 /// own (`[ 1s ] 31891.16 MiB/sec`).
-pub fn interval_line(i: &Interval, workload: &str, params: &Params) -> String {
+/// `sql`: the run used a database driver (sysbench's SQL line: tps, qps, r/w/o).
+pub fn interval_line(i: &Interval, workload: &str, params: &Params, sql: bool) -> String {
     if workload == "memory" {
         let mib = i.events_per_s * params.int("block_size") as f64 / MIB;
         return format!("[ {} ] {mib:4.2} MiB/sec\n", stamp(i.t_s));
@@ -246,7 +247,7 @@ pub fn interval_line(i: &Interval, workload: &str, params: &Params) -> String {
         return crate::fileio::interval_line(i, &stamp(i.t_s));
     }
     let t = stamp(i.t_s);
-    if is_sql(workload) {
+    if sql {
         return sql_interval_line(i, &t);
     }
     let mut s = format!("[ {t} ] thds: {} eps: {:4.2}", i.threads, i.events_per_s);
@@ -263,6 +264,21 @@ pub fn interval_line(i: &Interval, workload: &str, params: &Params) -> String {
 /// True for workloads that report in sysbench's SQL layout (the OLTP Lua scripts).
 pub fn is_sql(workload: &str) -> bool {
     workload.starts_with("db.") && workload != "db.insert_race"
+}
+
+/// The fact a run records when it used a database driver without being a database
+/// workload (a Lua script that called `sysbench.sql.driver()`): sysbench then prints its
+/// SQL report, whatever the test.
+pub const SQL_DRIVER_FACT: &str = "sql_driver_used";
+
+/// True when `r` reports in sysbench's SQL layout: a database workload, or a run that
+/// used a database driver ([`SQL_DRIVER_FACT`]).
+pub fn uses_sql(r: &RunResult) -> bool {
+    is_sql(&r.workload.id)
+        || r.workload
+            .facts
+            .get(SQL_DRIVER_FACT)
+            .is_some_and(|v| *v > 0.0)
 }
 
 fn rate(m: &std::collections::BTreeMap<String, f64>, k: &str) -> f64 {
@@ -405,7 +421,7 @@ pub fn test_report(r: &RunResult) -> String {
             s
         }
         "fileio" => crate::fileio::report(r),
-        id if is_sql(id) => sql_report(r),
+        _ if uses_sql(r) => sql_report(r),
         _ => String::new(),
     }
 }

@@ -112,7 +112,9 @@ impl Presenter for LuaOut {
             hostbench_workloads::lua::state::flush_stdio();
             script::report_intermediate(&interval_stat(i));
         } else {
-            self.inner.interval(run, i);
+            // sysbench's SQL line once a script has initialised a driver.
+            let sql = hostbench_workloads::lua::sql::driver_used();
+            self.inner.interval_as(run, i, sql);
         }
     }
 

@@ -69,6 +69,19 @@ impl SysbenchOut {
         }
     }
 
+    /// One interval line; `sql`: in sysbench's SQL layout (a Lua run that used a driver
+    /// asks for it).
+    pub fn interval_as(&self, run: &RunInfo, i: &Interval, sql: bool) {
+        if self.text() {
+            out(&sysbench::interval_line(
+                i,
+                run.workload.id(),
+                &run.plan.params,
+                sql,
+            ));
+        }
+    }
+
     /// sysbench's text at verbosity ≥ 3.
     fn text(&self) -> bool {
         self.format == SysbenchFormat::Text && self.verbosity >= 3
@@ -134,13 +147,7 @@ impl Presenter for SysbenchOut {
     }
 
     fn interval(&self, run: &RunInfo, i: &Interval) {
-        if self.text() {
-            out(&sysbench::interval_line(
-                i,
-                run.workload.id(),
-                &run.plan.params,
-            ));
-        }
+        self.interval_as(run, i, sysbench::is_sql(run.workload.id()));
     }
 
     fn warnings(&self, r: &RunResult) {

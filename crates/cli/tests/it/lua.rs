@@ -1,13 +1,13 @@
 //! sysbench Lua scripts (`hostbench SCRIPT.lua [options] command`): the lifecycle, options,
 //! commands, hooks, the FFI counters, seeds and errors, checked against what sysbench
-//! 1.0.20 does (the numbered checks T1.. of the reference notes, docs/lua.md). No
-//! database: the SQL API comes in a later sitting.
+//! 1.0.20 does (the numbered checks T1.. of the reference notes, docs/lua.md). The SQL
+//! API's tests are in lua_sql.rs.
 
 use crate::common::run_in;
 use std::path::{Path, PathBuf};
 
 /// A scratch directory holding `files` (name, text).
-fn scripts(files: &[(&str, &str)]) -> tempfile::TempDir {
+pub(crate) fn scripts(files: &[(&str, &str)]) -> tempfile::TempDir {
     let d = tempfile::Builder::new()
         .prefix("hostbench-lua-")
         .tempdir()
@@ -18,7 +18,7 @@ fn scripts(files: &[(&str, &str)]) -> tempfile::TempDir {
     d
 }
 
-fn hb(dir: &Path, args: &[&str]) -> (i32, String, String) {
+pub(crate) fn hb(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let mut a: Vec<&str> = args.to_vec();
     if a.contains(&"run") {
         a.push("--no-save");
@@ -26,7 +26,7 @@ fn hb(dir: &Path, args: &[&str]) -> (i32, String, String) {
     run_in(dir, &a)
 }
 
-fn lines_with<'a>(s: &'a str, prefix: &str) -> Vec<&'a str> {
+pub(crate) fn lines_with<'a>(s: &'a str, prefix: &str) -> Vec<&'a str> {
     s.lines().filter(|l| l.starts_with(prefix)).collect()
 }
 
@@ -612,7 +612,7 @@ fn scripts_are_found_by_path_and_module_path() {
 }
 
 /// sysbench's options for the server a test URL names (`scheme://user[:pw]@host:port/db`).
-fn server_options(url: &str) -> Vec<String> {
+pub(crate) fn server_options(url: &str) -> Vec<String> {
     let (scheme, rest) = url.split_once("://").unwrap();
     let (auth, rest) = rest.split_once('@').unwrap();
     let (user, pw) = auth.split_once(':').unwrap_or((auth, ""));

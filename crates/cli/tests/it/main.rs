@@ -25,6 +25,7 @@ mod iozone;
 mod lua;
 mod lua_histogram;
 mod lua_modules;
+mod lua_sql;
 mod lua_thread_run;
 mod memlat;
 mod memory;

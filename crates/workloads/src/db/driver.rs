@@ -64,6 +64,71 @@ pub enum Arg<'a> {
     Int(i32),
     /// A CHAR/TEXT column value.
     Text(&'a str),
+    /// A 64-bit integer (sysbench's Lua binds every integer type as BIGINT).
+    Big(i64),
+    /// A double (sysbench's FLOAT/DOUBLE binds).
+    Double(f64),
+    /// SQL NULL.
+    Null,
+}
+
+/// Result rows read as text, as sysbench's Lua API hands them over (`query_row`,
+/// `fetch_row`): values row after row in one buffer, NULL as None. Only callers that look
+/// at values use it ([`Conn::query_rows`], [`Conn::exec_rows`]); the benchmark paths
+/// ([`Conn::exec`], [`Conn::query`]) read rows without keeping them.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Rows {
+    /// Columns per row (0 for a result whose values the client cannot read: MySQL's
+    /// binary-protocol rows of a prepared statement, as in sysbench).
+    pub fields: usize,
+    /// The values' bytes, end to end.
+    data: Vec<u8>,
+    /// Each value's (start, end) in `data`, row after row; None = NULL.
+    cells: Vec<Option<(usize, usize)>>,
+}
+
+impl Rows {
+    /// Forgets every value (keeps the buffers).
+    pub fn clear(&mut self) {
+        self.fields = 0;
+        self.data.clear();
+        self.cells.clear();
+    }
+
+    /// Appends one value (None = NULL) to the current row.
+    pub fn push(&mut self, v: Option<&[u8]>) {
+        self.cells.push(v.map(|b| {
+            let at = self.data.len();
+            self.data.extend_from_slice(b);
+            (at, self.data.len())
+        }));
+    }
+
+    /// Appends one value written by `f` (None = NULL) to the current row.
+    pub fn push_with(&mut self, f: impl FnOnce(&mut Vec<u8>)) {
+        let at = self.data.len();
+        f(&mut self.data);
+        self.cells.push(Some((at, self.data.len())));
+    }
+
+    /// How many rows hold values (0 when `fields` is 0).
+    pub fn len(&self) -> usize {
+        self.cells.len().checked_div(self.fields).unwrap_or(0)
+    }
+
+    /// True when no row holds values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Row `i`'s values (`fields` of them), or None past the last row.
+    pub fn row(&self, i: usize) -> Option<impl Iterator<Item = Option<&[u8]>>> {
+        if i >= self.len() {
+            return None;
+        }
+        let cells = &self.cells[i * self.fields..(i + 1) * self.fields];
+        Some(cells.iter().map(|c| c.map(|(a, b)| &self.data[a..b])))
+    }
 }
 
 /// What a statement returned.
@@ -131,6 +196,12 @@ pub trait Conn: Send {
     fn exec(&mut self, s: Stmt, args: &[Arg<'_>]) -> Result<Res, DbError>;
     /// Runs `sql` as text (DDL, multi-row INSERTs, sysbench's non-prepared queries).
     fn query(&mut self, sql: &str) -> Result<Res, DbError>;
+    /// As [`Conn::query`], keeping the rows' values as text in `out` (cleared first).
+    fn query_rows(&mut self, sql: &str, out: &mut Rows) -> Result<Res, DbError>;
+    /// As [`Conn::exec`], keeping the rows' values as text in `out` (cleared first). MySQL
+    /// clients leave `out.fields` 0 (binary-protocol rows are counted, not read), as
+    /// sysbench's MySQL driver does.
+    fn exec_rows(&mut self, s: Stmt, args: &[Arg<'_>], out: &mut Rows) -> Result<Res, DbError>;
     /// Forgets every prepared statement (they are re-prepared on the new connection).
     fn clear(&mut self);
     /// Which database this is.
@@ -867,6 +938,34 @@ impl Session {
         })
     }
 
+    /// A session over connection `conn` to `target`, already open.
+    pub fn with_conn(target: &Target, conn: Box<dyn Conn>, prepared: bool) -> Session {
+        Session {
+            conn,
+            target: target.clone(),
+            sqls: Vec::new(),
+            ids: Vec::new(),
+            on_connect: Vec::new(),
+            prepared,
+            text: String::new(),
+        }
+    }
+
+    /// Runs statement `s`, keeping the rows' values as text in `out`.
+    pub fn exec_rows(&mut self, s: Stmt, args: &[Arg<'_>], out: &mut Rows) -> Result<Res, DbError> {
+        if self.prepared {
+            return self.conn.exec_rows(self.ids[s], args, out);
+        }
+        self.text.clear();
+        substitute(&mut self.text, &self.sqls[s], args);
+        self.conn.query_rows(&self.text, out)
+    }
+
+    /// Runs text SQL, keeping the rows' values as text in `out`.
+    pub fn query_rows(&mut self, sql: &str, out: &mut Rows) -> Result<Res, DbError> {
+        self.conn.query_rows(sql, out)
+    }
+
     /// Prepares `sql` (or remembers it, without server-side statements).
     pub fn prepare(&mut self, sql: &str) -> Result<Stmt, DbError> {
         let id = if self.prepared {
@@ -1048,6 +1147,13 @@ pub fn substitute(out: &mut String, sql: &str, args: &[Arg<'_>]) {
             Some(Arg::Int(v)) => {
                 let _ = write!(out, "{v}");
             }
+            Some(Arg::Big(v)) => {
+                let _ = write!(out, "{v}");
+            }
+            Some(Arg::Double(v)) => {
+                let _ = write!(out, "{v}");
+            }
+            Some(Arg::Null) => out.push_str("NULL"),
             Some(Arg::Text(t)) => {
                 out.push('\'');
                 for c in t.chars() {

@@ -14,7 +14,7 @@
 //! crate client does (1213/1020/1205 retry, 1927/2006/2013/2055/1053 and I/O errors lost).
 //! The password is used to compute the auth response and is never printed.
 
-use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target, TlsMode};
+use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Rows, Stmt, Target, TlsMode};
 use super::wire::Stream;
 use std::io::{self, BufReader, Read, Write};
 
@@ -42,6 +42,9 @@ const COM_STMT_EXECUTE: u8 = 0x17;
 
 /// Binary-protocol type codes we send.
 const TYPE_LONG: u8 = 3;
+const TYPE_DOUBLE: u8 = 5;
+const TYPE_NULL: u8 = 6;
+const TYPE_LONGLONG: u8 = 8;
 const TYPE_VAR_STRING: u8 = 253;
 
 struct LeanStmt {
@@ -384,6 +387,31 @@ pub fn check_text_row(p: &[u8], ncols: usize) -> bool {
     at == p.len()
 }
 
+/// Appends a text-protocol row's `ncols` values to `out` (0xFB = NULL); false when the
+/// row is malformed.
+pub fn text_row_values(p: &[u8], ncols: usize, out: &mut Rows) -> bool {
+    let mut at = 0;
+    for _ in 0..ncols {
+        if p.get(at) == Some(&0xFB) {
+            at += 1;
+            out.push(None);
+            continue;
+        }
+        let Some(n) = get_lenenc(p, &mut at) else {
+            return false;
+        };
+        let Some(v) = usize::try_from(n)
+            .ok()
+            .and_then(|n| p.get(at..at.checked_add(n)?))
+        else {
+            return false;
+        };
+        out.push(Some(v));
+        at += v.len();
+    }
+    at == p.len()
+}
+
 /// The type code of a column definition packet (protocol 4.1), without allocating.
 fn coldef_type(p: &[u8]) -> Option<u8> {
     let mut at = 0;
@@ -656,7 +684,11 @@ impl LeanConn {
 
     /// Reads a command's whole response; `stmt` = the prepared statement whose binary rows
     /// these are (None: text rows of COM_QUERY).
-    fn read_result(&mut self, stmt: Option<usize>) -> Result<Res, DbError> {
+    fn read_result(
+        &mut self,
+        stmt: Option<usize>,
+        mut out: Option<&mut Rows>,
+    ) -> Result<Res, DbError> {
         let mut rows = 0u64;
         let mut sets = false;
         let mut affected = 0u64;
@@ -712,6 +744,12 @@ impl LeanConn {
                 return Err(proto("column count differs from the prepared statement's"));
             }
             sets = true;
+            if let Some(o) = out.as_deref_mut() {
+                o.clear();
+                // Binary rows (a prepared statement's) are counted, not read: sysbench's
+                // MySQL driver gives them no fields either.
+                o.fields = if stmt.is_none() { ncols } else { 0 };
+            }
             let status = loop {
                 self.read()?;
                 let p = &self.pkt;
@@ -725,7 +763,10 @@ impl LeanConn {
                         p.first() == Some(&0)
                             && check_binary_row(p, &self.stmts[s].cols, &mut self.sink)
                     }
-                    None => check_text_row(p, ncols),
+                    None => match out.as_deref_mut() {
+                        Some(o) => text_row_values(p, ncols, o),
+                        None => check_text_row(p, ncols),
+                    },
                 };
                 if !ok {
                     return Err(proto("result row"));
@@ -750,11 +791,14 @@ fn arg_type(a: &Arg<'_>) -> u8 {
     match a {
         Arg::Int(_) => TYPE_LONG,
         Arg::Text(_) => TYPE_VAR_STRING,
+        Arg::Big(_) => TYPE_LONGLONG,
+        Arg::Double(_) => TYPE_DOUBLE,
+        Arg::Null => TYPE_NULL,
     }
 }
 
-impl Conn for LeanConn {
-    fn prepare(&mut self, sql: &str) -> Result<Stmt, DbError> {
+impl LeanConn {
+    fn prepare_stmt(&mut self, sql: &str) -> Result<Stmt, DbError> {
         self.seq = 0;
         self.start();
         self.wbuf.push(COM_STMT_PREPARE);
@@ -798,8 +842,9 @@ impl Conn for LeanConn {
         Ok(self.stmts.len() - 1)
     }
 
+    /// Sends COM_STMT_EXECUTE for statement `s` with `args`.
     #[inline]
-    fn exec(&mut self, s: Stmt, args: &[Arg<'_>]) -> Result<Res, DbError> {
+    fn send_execute(&mut self, s: Stmt, args: &[Arg<'_>]) -> Result<(), DbError> {
         let st = &mut self.stmts[s];
         if args.len() != st.params {
             return Err(setup(format!(
@@ -814,9 +859,15 @@ impl Conn for LeanConn {
         self.wbuf.push(0); // no cursor
         self.wbuf.extend_from_slice(&1u32.to_le_bytes());
         if !args.is_empty() {
-            // No NULL parameter: an all-zero bitmap.
+            // The NULL bitmap: a bit per NULL parameter.
+            let bm = self.wbuf.len();
             self.wbuf
                 .resize(self.wbuf.len() + args.len().div_ceil(8), 0);
+            for (i, a) in args.iter().enumerate() {
+                if matches!(a, Arg::Null) {
+                    self.wbuf[bm + i / 8] |= 1 << (i % 8);
+                }
+            }
             let same = st.bound.len() == args.len()
                 && args.iter().zip(&st.bound).all(|(a, t)| arg_type(a) == *t);
             self.wbuf.push(!same as u8);
@@ -835,21 +886,53 @@ impl Conn for LeanConn {
                         put_lenenc(&mut self.wbuf, t.len() as u64);
                         self.wbuf.extend_from_slice(t.as_bytes());
                     }
+                    Arg::Big(v) => self.wbuf.extend_from_slice(&v.to_le_bytes()),
+                    Arg::Double(v) => self.wbuf.extend_from_slice(&v.to_le_bytes()),
+                    Arg::Null => {}
                 }
             }
         }
         self.seq = 0;
         self.send()?;
-        self.read_result(Some(s))
+        Ok(())
     }
 
-    fn query(&mut self, sql: &str) -> Result<Res, DbError> {
+    /// Sends COM_QUERY with `sql`.
+    fn send_query(&mut self, sql: &str) -> Result<(), DbError> {
         self.seq = 0;
         self.start();
         self.wbuf.push(COM_QUERY);
         self.wbuf.extend_from_slice(sql.as_bytes());
-        self.send()?;
-        self.read_result(None)
+        self.send()
+    }
+}
+
+impl Conn for LeanConn {
+    fn prepare(&mut self, sql: &str) -> Result<Stmt, DbError> {
+        self.prepare_stmt(sql)
+    }
+
+    #[inline]
+    fn exec(&mut self, s: Stmt, args: &[Arg<'_>]) -> Result<Res, DbError> {
+        self.send_execute(s, args)?;
+        self.read_result(Some(s), None)
+    }
+
+    fn exec_rows(&mut self, s: Stmt, args: &[Arg<'_>], out: &mut Rows) -> Result<Res, DbError> {
+        out.clear();
+        self.send_execute(s, args)?;
+        self.read_result(Some(s), Some(out))
+    }
+
+    fn query(&mut self, sql: &str) -> Result<Res, DbError> {
+        self.send_query(sql)?;
+        self.read_result(None, None)
+    }
+
+    fn query_rows(&mut self, sql: &str, out: &mut Rows) -> Result<Res, DbError> {
+        out.clear();
+        self.send_query(sql)?;
+        self.read_result(None, Some(out))
     }
 
     fn clear(&mut self) {

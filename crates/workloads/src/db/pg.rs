@@ -6,7 +6,7 @@
 //! pgsql driver treats them. Allocation: we allocate nothing per query; the `postgres` crate
 //! itself builds each message in a buffer and hands rows over as small heap objects.
 
-use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target, TlsMode};
+use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Rows, Stmt, Target, TlsMode};
 use super::pg_lean::{classify, number_placeholders};
 use bytes::BytesMut;
 use hostbench_tls::pg::{MakeRustls, crate_mode};
@@ -35,17 +35,69 @@ impl ToSql for Arg<'_> {
                 _ => v.to_sql(ty, out),
             },
             Arg::Text(t) => t.to_sql(ty, out),
+            Arg::Big(v) => match *ty {
+                Type::INT4 => i32::try_from(*v)?.to_sql(ty, out),
+                Type::INT2 => i16::try_from(*v)?.to_sql(ty, out),
+                _ => v.to_sql(ty, out),
+            },
+            Arg::Double(v) => match *ty {
+                Type::FLOAT4 => (*v as f32).to_sql(ty, out),
+                _ => v.to_sql(ty, out),
+            },
+            Arg::Null => Ok(IsNull::Yes),
         }
     }
 
     fn accepts(ty: &Type) -> bool {
-        <i32 as ToSql>::accepts(ty)
+        <f64 as ToSql>::accepts(ty)
+            || <f32 as ToSql>::accepts(ty)
+            || <i32 as ToSql>::accepts(ty)
             || <i64 as ToSql>::accepts(ty)
             || <i16 as ToSql>::accepts(ty)
             || <&str as ToSql>::accepts(ty)
     }
 
     to_sql_checked!();
+}
+
+/// A binary-format value as PostgreSQL's text output: integers, floats and booleans
+/// decoded, text types as they are (their binary form is their text).
+struct AsText(Vec<u8>);
+
+impl<'a> postgres::types::FromSql<'a> for AsText {
+    fn from_sql(
+        ty: &Type,
+        raw: &'a [u8],
+    ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        Ok(AsText(match *ty {
+            Type::BOOL => if bool::from_sql(ty, raw)? { b"t" } else { b"f" }.to_vec(),
+            Type::INT2 => i16::from_sql(ty, raw)?.to_string().into_bytes(),
+            Type::INT4 => i32::from_sql(ty, raw)?.to_string().into_bytes(),
+            Type::INT8 => i64::from_sql(ty, raw)?.to_string().into_bytes(),
+            Type::OID => u32::from_sql(ty, raw)?.to_string().into_bytes(),
+            Type::FLOAT4 => f32::from_sql(ty, raw)?.to_string().into_bytes(),
+            Type::FLOAT8 => f64::from_sql(ty, raw)?.to_string().into_bytes(),
+            _ => raw.to_vec(),
+        }))
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        matches!(
+            *ty,
+            Type::BOOL
+                | Type::INT2
+                | Type::INT4
+                | Type::INT8
+                | Type::OID
+                | Type::FLOAT4
+                | Type::FLOAT8
+                | Type::TEXT
+                | Type::VARCHAR
+                | Type::BPCHAR
+                | Type::NAME
+                | Type::UNKNOWN
+        )
+    }
 }
 
 fn err(e: postgres::Error) -> DbError {
@@ -195,6 +247,61 @@ impl Conn for PgConn {
             Res::Rows(n)
         } else {
             Res::Affected(it.rows_affected().unwrap_or(0))
+        })
+    }
+
+    fn exec_rows(&mut self, s: Stmt, args: &[Arg<'_>], out: &mut Rows) -> Result<Res, DbError> {
+        out.clear();
+        let st = &self.stmts[s];
+        let has_rows = !st.columns().is_empty();
+        out.fields = st.columns().len();
+        let mut it = self.client.query_raw(st, args.iter()).map_err(err)?;
+        let mut n = 0u64;
+        while let Some(row) = it.next().map_err(err)? {
+            n += 1;
+            for i in 0..out.fields {
+                let v: Option<AsText> = row
+                    .try_get(i)
+                    .map_err(|e| DbError::new(ErrClass::Other, format!("column {}: {e}", i + 1)))?;
+                out.push(v.as_ref().map(|t| t.0.as_slice()));
+            }
+        }
+        Ok(if has_rows {
+            Res::Rows(n)
+        } else {
+            Res::Affected(it.rows_affected().unwrap_or(0))
+        })
+    }
+
+    fn query_rows(&mut self, sql: &str, out: &mut Rows) -> Result<Res, DbError> {
+        use postgres::SimpleQueryMessage as M;
+        out.clear();
+        let msgs = self.client.simple_query(sql).map_err(err)?;
+        let (mut rows, mut affected, mut has_rows) = (0u64, 0u64, false);
+        for m in &msgs {
+            match m {
+                M::Row(r) => {
+                    if !has_rows {
+                        out.fields = r.len();
+                    }
+                    rows += 1;
+                    for i in 0..r.len() {
+                        out.push(r.get(i).map(str::as_bytes));
+                    }
+                }
+                M::RowDescription(c) => {
+                    has_rows = true;
+                    out.clear();
+                    out.fields = c.len();
+                }
+                M::CommandComplete(n) => affected = *n,
+                _ => {}
+            }
+        }
+        Ok(if has_rows || rows > 0 {
+            Res::Rows(rows)
+        } else {
+            Res::Affected(affected)
         })
     }
 

@@ -18,7 +18,7 @@
 //! 57P01-57P03, class 08 and I/O errors lost). The password is used to answer the server's
 //! challenge and is never printed.
 
-use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt, Target, TlsMode};
+use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Rows, Stmt, Target, TlsMode};
 use super::wire::Stream;
 use sha2::{Digest, Sha256};
 use std::io::{self, BufReader, Read, Write};
@@ -210,6 +210,32 @@ pub fn check_row(body: &[u8], ncols: usize, sink: &mut u64) -> bool {
         } else if len != -1 {
             return false;
         }
+    }
+    at == body.len()
+}
+
+/// Appends a (text-format) DataRow's values to `out`; false when the row is malformed or
+/// its column count is not `out.fields`.
+pub fn row_values(body: &[u8], out: &mut Rows) -> bool {
+    if body.len() < 2 || u16::from_be_bytes([body[0], body[1]]) as usize != out.fields {
+        return false;
+    }
+    let mut at = 2usize;
+    for _ in 0..out.fields {
+        let Some(l) = body.get(at..at + 4) else {
+            return false;
+        };
+        let len = i32::from_be_bytes([l[0], l[1], l[2], l[3]]);
+        at += 4;
+        if len == -1 {
+            out.push(None);
+            continue;
+        }
+        let Some(v) = usize::try_from(len).ok().and_then(|n| body.get(at..at + n)) else {
+            return false;
+        };
+        out.push(Some(v));
+        at += v.len();
     }
     at == body.len()
 }
@@ -666,7 +692,12 @@ impl PgLeanConn {
     /// ReadyForQuery is read (the connection stays in step); a FATAL at once. `after` names
     /// the request in an "unexpected message" error.
     #[inline]
-    fn reply(&mut self, cols: Option<usize>, after: &str) -> Result<(u64, u64, bool), DbError> {
+    fn reply(
+        &mut self,
+        cols: Option<usize>,
+        after: &str,
+        mut out: Option<&mut Rows>,
+    ) -> Result<(u64, u64, bool), DbError> {
         let (mut rows, mut affected, mut has_rows) = (0u64, 0u64, false);
         let mut failed = None;
         loop {
@@ -678,9 +709,25 @@ impl PgLeanConn {
                     {
                         return Err(proto("data row"));
                     }
+                    if let Some(o) = out.as_deref_mut()
+                        && failed.is_none()
+                        && !row_values(&self.msg, o)
+                    {
+                        return Err(proto("data row"));
+                    }
                     rows += 1;
                 }
-                b'T' => has_rows = true,
+                b'T' => {
+                    has_rows = true;
+                    if let Some(o) = out.as_deref_mut() {
+                        o.clear();
+                        o.fields = self
+                            .msg
+                            .get(..2)
+                            .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]))
+                            as usize;
+                    }
+                }
                 b'C' => affected = tag_count(&self.msg),
                 b'E' => {
                     let e = server_err(&self.msg);
@@ -759,6 +806,58 @@ impl Conn for PgLeanConn {
 
     #[inline]
     fn exec(&mut self, s: Stmt, args: &[Arg<'_>]) -> Result<Res, DbError> {
+        let cols = self.bind_execute(s, args, false)?;
+        let (rows, affected, _) = self.reply(Some(cols), "Execute", None)?;
+        Ok(if cols > 0 {
+            Res::Rows(rows)
+        } else {
+            Res::Affected(affected)
+        })
+    }
+
+    fn exec_rows(&mut self, s: Stmt, args: &[Arg<'_>], out: &mut Rows) -> Result<Res, DbError> {
+        out.clear();
+        let cols = self.bind_execute(s, args, true)?;
+        out.fields = cols;
+        let (rows, affected, _) = self.reply(Some(cols), "Execute", Some(out))?;
+        Ok(if cols > 0 {
+            Res::Rows(rows)
+        } else {
+            Res::Affected(affected)
+        })
+    }
+
+    fn query(&mut self, sql: &str) -> Result<Res, DbError> {
+        self.simple(sql, None)
+    }
+
+    fn query_rows(&mut self, sql: &str, out: &mut Rows) -> Result<Res, DbError> {
+        out.clear();
+        self.simple(sql, Some(out))
+    }
+
+    fn clear(&mut self) {
+        self.stmts.clear();
+    }
+
+    fn driver(&self) -> Driver {
+        Driver::Pgsql
+    }
+
+    fn server_version(&mut self) -> String {
+        self.version.clone()
+    }
+
+    fn tls(&mut self) -> Option<String> {
+        Some(self.r.get_ref().tls())
+    }
+}
+
+impl PgLeanConn {
+    /// Sends Bind + Execute + Sync for statement `s` with `args`, results in binary (or in
+    /// text when `text`); returns the statement's column count.
+    #[inline]
+    fn bind_execute(&mut self, s: Stmt, args: &[Arg<'_>], text: bool) -> Result<usize, DbError> {
         let st = &self.stmts[s];
         if args.len() != st.params.len() {
             return Err(DbError::new(
@@ -812,51 +911,60 @@ impl Conn for PgLeanConn {
                     self.wbuf.extend_from_slice(&(t.len() as u32).to_be_bytes());
                     self.wbuf.extend_from_slice(t.as_bytes());
                 }
+                Arg::Big(v) => match ty {
+                    INT8 => {
+                        self.wbuf.extend_from_slice(&8u32.to_be_bytes());
+                        self.wbuf.extend_from_slice(&v.to_be_bytes());
+                    }
+                    INT4 if i32::try_from(v).is_ok() => {
+                        self.wbuf.extend_from_slice(&4u32.to_be_bytes());
+                        self.wbuf.extend_from_slice(&(v as i32).to_be_bytes());
+                    }
+                    INT2 if i16::try_from(v).is_ok() => {
+                        self.wbuf.extend_from_slice(&2u32.to_be_bytes());
+                        self.wbuf.extend_from_slice(&(v as i16).to_be_bytes());
+                    }
+                    _ => {
+                        let mut b = itoa_buf();
+                        let t = fmt_int(v, &mut b);
+                        self.wbuf.extend_from_slice(&(t.len() as u32).to_be_bytes());
+                        self.wbuf.extend_from_slice(t);
+                    }
+                },
+                Arg::Double(v) => {
+                    use std::io::Write as _;
+                    let at = self.wbuf.len();
+                    self.wbuf.extend_from_slice(&[0; 4]);
+                    let _ = write!(self.wbuf, "{v:?}");
+                    let n = (self.wbuf.len() - at - 4) as u32;
+                    self.wbuf[at..at + 4].copy_from_slice(&n.to_be_bytes());
+                }
+                Arg::Null => self.wbuf.extend_from_slice(&(-1i32).to_be_bytes()),
             }
         }
         self.wbuf.extend_from_slice(&1u16.to_be_bytes());
-        self.wbuf.extend_from_slice(&1u16.to_be_bytes());
+        self.wbuf.extend_from_slice(&(!text as u16).to_be_bytes());
         self.end(at);
         // Execute the unnamed portal, all rows; Sync.
         self.wbuf
             .extend_from_slice(&[b'E', 0, 0, 0, 9, 0, 0, 0, 0, 0, b'S', 0, 0, 0, 4]);
         self.flush()?;
-        let (rows, affected, _) = self.reply(Some(cols), "Execute")?;
-        Ok(if cols > 0 {
-            Res::Rows(rows)
-        } else {
-            Res::Affected(affected)
-        })
+        Ok(cols)
     }
 
-    fn query(&mut self, sql: &str) -> Result<Res, DbError> {
+    /// A text query (simple protocol); its rows' values go to `out` when given.
+    fn simple(&mut self, sql: &str, out: Option<&mut Rows>) -> Result<Res, DbError> {
         let at = self.begin(b'Q');
         self.wbuf.extend_from_slice(sql.as_bytes());
         self.wbuf.push(0);
         self.end(at);
         self.flush()?;
-        let (rows, affected, has_rows) = self.reply(None, "Query")?;
+        let (rows, affected, has_rows) = self.reply(None, "Query", out)?;
         Ok(if has_rows || rows > 0 {
             Res::Rows(rows)
         } else {
             Res::Affected(affected)
         })
-    }
-
-    fn clear(&mut self) {
-        self.stmts.clear();
-    }
-
-    fn driver(&self) -> Driver {
-        Driver::Pgsql
-    }
-
-    fn server_version(&mut self) -> String {
-        self.version.clone()
-    }
-
-    fn tls(&mut self) -> Option<String> {
-        Some(self.r.get_ref().tls())
     }
 }
 
@@ -877,6 +985,9 @@ fn binary_int(a: &Arg<'_>, ty: u32) -> bool {
     match (a, ty) {
         (Arg::Int(v), INT2) => i16::try_from(*v).is_ok(),
         (Arg::Int(_), INT4 | INT8) => true,
+        (Arg::Big(v), INT2) => i16::try_from(*v).is_ok(),
+        (Arg::Big(v), INT4) => i32::try_from(*v).is_ok(),
+        (Arg::Big(_), INT8) => true,
         _ => false,
     }
 }

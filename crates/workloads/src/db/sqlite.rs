@@ -6,7 +6,8 @@
 //! "prepare once" holds: each execution is a cache lookup by SQL text, no re-parse and no
 //! allocation on our side.
 
-use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Stmt};
+use super::driver::{Arg, Conn, DbError, Driver, ErrClass, Res, Rows, Stmt};
+use rusqlite::types::ValueRef;
 use rusqlite::{Connection, ErrorCode};
 
 /// One SQLite connection.
@@ -71,7 +72,13 @@ impl SqliteConn {
         })
     }
 
-    fn run(&mut self, sql_idx: Option<Stmt>, text: &str, args: &[Arg<'_>]) -> Result<Res, DbError> {
+    fn run(
+        &mut self,
+        sql_idx: Option<Stmt>,
+        text: &str,
+        args: &[Arg<'_>],
+        out: Option<&mut Rows>,
+    ) -> Result<Res, DbError> {
         let (sql, dml) = match sql_idx {
             Some(i) => (self.sqls[i].0.as_str(), self.sqls[i].1),
             None => (text, is_dml(text)),
@@ -81,16 +88,14 @@ impl SqliteConn {
             let r = match a {
                 Arg::Int(v) => st.raw_bind_parameter(i + 1, v),
                 Arg::Text(t) => st.raw_bind_parameter(i + 1, t),
+                Arg::Big(v) => st.raw_bind_parameter(i + 1, v),
+                Arg::Double(v) => st.raw_bind_parameter(i + 1, v),
+                Arg::Null => st.raw_bind_parameter(i + 1, rusqlite::types::Null),
             };
             r.map_err(err)?;
         }
         if st.column_count() > 0 {
-            let mut rows = st.raw_query();
-            let mut n = 0u64;
-            while rows.next().map_err(err)?.is_some() {
-                n += 1;
-            }
-            return Ok(Res::Rows(n));
+            return read_rows(&mut st, out);
         }
 
         st.raw_execute().map_err(err)?;
@@ -108,29 +113,21 @@ impl Conn for SqliteConn {
     }
 
     fn exec(&mut self, s: Stmt, args: &[Arg<'_>]) -> Result<Res, DbError> {
-        self.run(Some(s), "", args)
+        self.run(Some(s), "", args, None)
     }
 
     fn query(&mut self, sql: &str) -> Result<Res, DbError> {
-        if sql.len() > 4096 || sql.trim_start().to_ascii_uppercase().starts_with("CREATE") {
-            // One-off statements (bulk loads, DDL) stay out of the statement cache.
-            let mut st = self.conn.prepare(sql).map_err(err)?;
-            if st.column_count() > 0 {
-                let mut rows = st.raw_query();
-                let mut n = 0;
-                while rows.next().map_err(err)?.is_some() {
-                    n += 1;
-                }
-                return Ok(Res::Rows(n));
-            }
-            st.raw_execute().map_err(err)?;
-            return Ok(Res::Affected(if is_dml(sql) {
-                self.conn.changes()
-            } else {
-                0
-            }));
-        }
-        self.run(None, sql, &[])
+        self.text(sql, None)
+    }
+
+    fn query_rows(&mut self, sql: &str, out: &mut Rows) -> Result<Res, DbError> {
+        out.clear();
+        self.text(sql, Some(out))
+    }
+
+    fn exec_rows(&mut self, s: Stmt, args: &[Arg<'_>], out: &mut Rows) -> Result<Res, DbError> {
+        out.clear();
+        self.run(Some(s), "", args, Some(out))
     }
 
     fn clear(&mut self) {
@@ -145,4 +142,55 @@ impl Conn for SqliteConn {
     fn server_version(&mut self) -> String {
         format!("SQLite {}", rusqlite::version())
     }
+}
+
+impl SqliteConn {
+    fn text(&mut self, sql: &str, out: Option<&mut Rows>) -> Result<Res, DbError> {
+        if sql.len() > 4096 || sql.trim_start().to_ascii_uppercase().starts_with("CREATE") {
+            // One-off statements (bulk loads, DDL) stay out of the statement cache.
+            let mut st = self.conn.prepare(sql).map_err(err)?;
+            if st.column_count() > 0 {
+                return read_rows(&mut st, out);
+            }
+            st.raw_execute().map_err(err)?;
+            return Ok(Res::Affected(if is_dml(sql) {
+                self.conn.changes()
+            } else {
+                0
+            }));
+        }
+        self.run(None, sql, &[], out)
+    }
+}
+
+/// Steps through a statement's rows, counting them, and keeps their values as text in
+/// `out` when given (integers and reals in decimal, blobs as their bytes).
+fn read_rows(st: &mut rusqlite::Statement<'_>, mut out: Option<&mut Rows>) -> Result<Res, DbError> {
+    let ncols = st.column_count();
+    if let Some(o) = out.as_deref_mut() {
+        o.fields = ncols;
+    }
+    let mut rows = st.raw_query();
+    let mut n = 0u64;
+    while let Some(row) = rows.next().map_err(err)? {
+        n += 1;
+        let Some(o) = out.as_deref_mut() else {
+            continue;
+        };
+        for i in 0..ncols {
+            match row.get_ref(i).map_err(err)? {
+                ValueRef::Null => o.push(None),
+                ValueRef::Integer(v) => o.push_with(|b| {
+                    use std::io::Write;
+                    let _ = write!(b, "{v}");
+                }),
+                ValueRef::Real(v) => o.push_with(|b| {
+                    use std::io::Write;
+                    let _ = write!(b, "{v:?}");
+                }),
+                ValueRef::Text(t) | ValueRef::Blob(t) => o.push(Some(t)),
+            }
+        }
+    }
+    Ok(Res::Rows(n))
 }

@@ -14,7 +14,8 @@
 //! - [`script`]: the main state ("gstate") the front-end drives: the script's body, its
 //!   options and commands, `prepare`/`cleanup`/`help`/custom commands, `init`/`done`, and
 //!   the report hooks.
-//! - [`sql`]: `sysbench.sql` on hostbench's database clients (first slice: text queries).
+//! - [`sql`]: `sysbench.sql` on hostbench's database clients (queries, result rows,
+//!   prepared statements, bulk inserts, reconnects).
 //! - [`worker`]: the worker of one thread: its own state, created in that thread (a Lua
 //!   state never moves between threads), `thread_init`, `event`, `thread_done`.
 //!
@@ -221,6 +222,15 @@ struct LuaInstance {
 }
 
 impl Instance for LuaInstance {
+    fn facts(&self) -> Vec<(String, f64)> {
+        // The report crate's SQL_DRIVER_FACT: the run reports in sysbench's SQL layout.
+        if sql::driver_used() {
+            vec![("sql_driver_used".to_string(), 1.0)]
+        } else {
+            Vec::new()
+        }
+    }
+
     fn worker(&self, tid: usize, rng: Rng) -> Result<Worker, WorkloadError> {
         let w = worker::LuaWorker::new(
             worker::WorkerSetup {
@@ -255,7 +265,7 @@ impl Workload for LuaScript {
         PARAMS
     }
     fn counters(&self) -> &'static [Counter] {
-        // What `sb_counter_inc` (and later sysbench.sql) counts.
+        // What `sb_counter_inc` and sysbench.sql count.
         &[
             Counter::Reads,
             Counter::Writes,

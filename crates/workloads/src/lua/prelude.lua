@@ -373,9 +373,8 @@ function sysbench.report_json(stat)
 end
 
 -------------------------------------------------------------------------------
--- sysbench.sql, first slice: drivers, connections, text queries and their errors. Rows,
--- prepared statements, bulk inserts and reconnects are not there yet: they raise an
--- error that says so.
+-- sysbench.sql: drivers, connections, text queries, result sets, prepared statements
+-- with binds, bulk inserts, reconnects, and their errors (the Rust half is lua/sql.rs).
 -------------------------------------------------------------------------------
 local sql = sysbench.sql
 local hsql = hb.sql
@@ -384,52 +383,228 @@ sql.type = {
   NONE = 0, TINYINT = 1, SMALLINT = 2, INT = 3, BIGINT = 4, FLOAT = 5, DOUBLE = 6,
   TIME = 7, DATE = 8, DATETIME = 9, TIMESTAMP = 10, CHAR = 11, VARCHAR = 12,
 }
+local T = sql.type
 
-local function not_yet(what)
-  error("not in this version of hostbench yet: " .. what .. " (see docs/lua.md)", 3)
+local function api_error(lvl)
+  error("SQL API error", lvl + 1)
+end
+
+local function closed(lvl)
+  io.stderr:write("ALERT: attempt to use an already closed connection\n")
+  api_error(lvl + 1)
 end
 
 -- A failed query: an ignorable error (or one the sql_error_ignorable hook forgives)
--- restarts the event with an error table; any other is sysbench's message.
-local function raise(con, query, class, code, msg)
+-- restarts the event with an error table; any other is sysbench's message, raised at
+-- level lvl (the script's call).
+local function raise(con, query, class, code, msg, lvl)
   local errno, state = 0, ""
   if con._driver == "pgsql" then state = code else errno = tonumber(code) or 0 end
   local errdesc = { connection = con, query = query, sql_errno = errno,
                     sql_state = state, sql_errmsg = msg }
+  if class ~= "ignorable" then
+    if con._driver == "mysql" then
+      io.stderr:write(string.format(
+        "FATAL: mysql_drv_query() returned error %d (%s) for query '%s'\n", errno, msg, query))
+    elseif con._driver == "pgsql" then
+      io.stderr:write(string.format("FATAL: PQexec() failed: 7 %s\nFATAL: failed query was: %s\n",
+                                    msg, query))
+    end
+  end
   if class == "ignorable" or (sysbench.hooks.sql_error_ignorable ~= nil
                               and sysbench.hooks.sql_error_ignorable(errdesc)) then
     errdesc.errcode = sysbench.error.RESTART_EVENT
     error(errdesc)
   end
-  error(string.format("SQL error, errno = %d, state = '%s': %s", errno, state, msg), 3)
+  error(string.format("SQL error, errno = %d, state = '%s': %s", errno, state, msg), lvl + 1)
 end
 
 local rs_mt = {}
 rs_mt.__index = rs_mt
 rs_mt.__tostring = function() return "<sql_result>" end
-function rs_mt:fetch_row() not_yet("result rows (fetch_row)") end
-function rs_mt:free() end
+function rs_mt:fetch_row()
+  if self._rows == nil then
+    io.stderr:write("ALERT: attempt to fetch row from an empty result set\n")
+    return nil
+  end
+  if self.nfields == 0 then
+    io.stderr:write("ALERT: attempt to fetch row from an empty result set\n")
+    return nil
+  end
+  return self._rows:fetch()
+end
+function rs_mt:free()
+  if self._freed then
+    io.stderr:write("ALERT: attempt to free an invalid result set\n")
+    error("db_free_results() failed", 2)
+  end
+  self._freed = true
+  self._rows = nil
+end
+
+-- The outcome of a query or execute (see lua/sql.rs) as sysbench returns it: a result
+-- object for a result set, nil without one, or an error.
+local function result(con, q, lvl, kind, a, b, c, d)
+  if kind == "rows" then
+    return setmetatable({ nrows = a, nfields = b, _rows = c }, rs_mt)
+  end
+  if kind == "none" then return nil end
+  if kind == "closed" then closed(lvl + 1) end
+  raise(con, q, a, b, c, lvl + 1)
+end
 
 local con_mt = {}
 con_mt.__index = con_mt
 con_mt.__tostring = function() return "<sql_connection>" end
 function con_mt:query(q)
-  local kind, a, b, c = hsql.query(self._c, q)
-  if kind == "rows" then return setmetatable({ nrows = a, nfields = 0 }, rs_mt) end
-  if kind == "none" then return nil end
-  if kind == "closed" then
-    io.stderr:write("ALERT: attempt to use an already closed connection\n")
-    error("SQL API error", 2)
-  end
-  raise(self, q, a, b, c)
+  local rs = result(self, q, 2, hsql.query(self._c, q))
+  return rs -- not a tail call: error levels count this frame
+end
+function con_mt:query_row(q)
+  local rs = result(self, q, 2, hsql.query(self._c, q))
+  if rs == nil or rs.nrows == 0 or rs.nfields == 0 then return end
+  return unpack(rs._rows:fetch(), 1, rs.nfields)
 end
 function con_mt:disconnect() hsql.disconnect(self._c) end
-function con_mt:query_row() not_yet("query_row") end
-function con_mt:prepare() not_yet("prepared statements") end
-function con_mt:bulk_insert_init() not_yet("bulk inserts") end
-function con_mt:bulk_insert_next() not_yet("bulk inserts") end
-function con_mt:bulk_insert_done() not_yet("bulk inserts") end
-function con_mt:reconnect() not_yet("reconnect") end
+function con_mt:reconnect()
+  local ok, msg = hsql.reconnect(self._c)
+  if ok == "closed" then closed(2) end
+  if not ok then
+    io.stderr:write("FATAL: " .. tostring(msg) .. "\n")
+    api_error(2)
+  end
+  return true
+end
+
+-- Bulk inserts: rows gathered after the prefix and sent as one INSERT when the next row
+-- would take the statement past sysbench's 512 KiB buffer, and at bulk_insert_done().
+local BULK_MAX = 512 * 1024
+function con_mt:bulk_insert_init(prefix)
+  self._bulk = { prefix = prefix, rows = {}, len = #prefix + 1 }
+  return true
+end
+local function bulk_flush(con, lvl)
+  local b = con._bulk
+  if #b.rows == 0 then return end
+  local q = b.prefix .. table.concat(b.rows, ",")
+  b.rows = {}
+  b.len = #b.prefix + 1
+  result(con, q, lvl + 1, hsql.query(con._c, q))
+end
+function con_mt:bulk_insert_next(v)
+  local b = self._bulk
+  if b == nil then
+    io.stderr:write("ALERT: attempt to call bulk_insert_next() before bulk_insert_init()\n")
+    error("db_bulk_insert_next() failed", 2)
+  end
+  local add = #v + (#b.rows > 0 and 1 or 0)
+  if b.len + add > BULK_MAX then
+    if #b.rows == 0 then
+      io.stderr:write("ALERT: Query length exceeds the maximum value. Aborting.\n")
+      error("db_bulk_insert_next() failed", 2)
+    end
+    bulk_flush(self, 2)
+    add = #v
+    if b.len + add > BULK_MAX then
+      io.stderr:write("ALERT: Query length exceeds the maximum value. Aborting.\n")
+      error("db_bulk_insert_next() failed", 2)
+    end
+  end
+  b.rows[#b.rows + 1] = v
+  b.len = b.len + add
+  return true
+end
+function con_mt:bulk_insert_done()
+  if self._bulk ~= nil then
+    bulk_flush(self, 2)
+    self._bulk = nil
+  end
+  return true
+end
+
+-- Parameters: `_k` is how the value goes to the server (1 integer, 2 double, 3 text),
+-- `_v` the value (nil = NULL).
+local param_mt = {}
+param_mt.__index = param_mt
+param_mt.__tostring = function() return "<sql_param>" end
+function param_mt:set(v)
+  if v == nil then
+    self._v = nil
+    self.is_null = true
+    return
+  end
+  self.is_null = false
+  if self._k == 1 then
+    if type(v) ~= "number" then
+      error("cannot convert '" .. type(v) .. "' to 'int64_t'", 2)
+    end
+    self._v = v >= 0 and math.floor(v) or math.ceil(v)
+  elseif self._k == 2 then
+    if type(v) ~= "number" then
+      error("cannot convert '" .. type(v) .. "' to 'double'", 2)
+    end
+    self._v = v
+  else
+    v = tostring(v)
+    if #v > self.max_len then v = v:sub(1, self.max_len) end
+    self._v = v
+  end
+end
+function param_mt:set_rand_str(fmt)
+  local v = sysbench.rand.string(fmt)
+  if #v > self.max_len then v = v:sub(1, self.max_len) end
+  self.is_null = false
+  self._v = v
+end
+
+local stmt_mt = {}
+stmt_mt.__index = stmt_mt
+stmt_mt.__tostring = function() return "<sql_statement>" end
+function stmt_mt:bind_create(t, max_len)
+  local k
+  if t == T.TINYINT or t == T.SMALLINT or t == T.INT or t == T.BIGINT then
+    k = 1
+  elseif t == T.FLOAT or t == T.DOUBLE then
+    k = 2
+  elseif t == T.CHAR or t == T.VARCHAR then
+    k = 3
+    if max_len == nil then error("max_len is required for CHAR/VARCHAR parameters", 2) end
+  else
+    error("Unsupported argument type: " .. tostring(t), 2)
+  end
+  return setmetatable({ type = t, max_len = max_len or 8, is_null = true, _k = k }, param_mt)
+end
+function stmt_mt:bind_param(...)
+  local n = select("#", ...)
+  if n == 0 then return nil end
+  self._params = { ... }
+  return 0
+end
+function stmt_mt:execute()
+  if self._closed then api_error(2) end
+  local rs = result(self._con, "<prepared statement>", 2,
+                    hsql.execute(self._con._c, self._id, self._params))
+  return rs -- not a tail call: error levels count this frame
+
+end
+function stmt_mt:close()
+  self._closed = true
+  return 0
+end
+
+function con_mt:prepare(q)
+  local id, a, b, c = hsql.prepare(self._c, q)
+  if type(id) == "number" then
+    return setmetatable({ _con = self, _id = id }, stmt_mt)
+  end
+  if id == "closed" then closed(2) end
+  if id == "api" then
+    io.stderr:write("FATAL: mysql_stmt_prepare() failed\n")
+    io.stderr:write(string.format("FATAL: MySQL error: %s \"%s\"\n", a, b))
+    api_error(2)
+  end
+  raise(self, q, a, b, c, 2)
+end
 
 local drv_mt = {}
 drv_mt.__index = drv_mt

@@ -58,6 +58,7 @@ fn with_main<T>(f: impl FnOnce(&mut Main) -> T) -> Option<T> {
 /// read. Replaces a state loaded before.
 pub fn load(cfg: &Config) -> Result<(), ScriptError> {
     unload();
+    super::sql::reset_driver_used();
     state::set_thread_rand(
         Rng::for_thread(hostbench_core::rand::time_seed(), u64::MAX),
         RandCfg::DEFAULT,

@@ -6,17 +6,95 @@
 //! affected rows > 0 a write, anything else "other", a failure an error). The Lua half
 //! (objects, error tables and messages) is in the prelude.
 //!
-//! Not yet: result rows (`query_row`, `fetch_row`, `nfields`), prepared statements, bulk
-//! inserts, reconnects (docs/lua.md, Status).
+//! Results come back with their rows as text (`Rows`, read by `fetch_row` when the script
+//! asks); prepared statements run on the clients' own prepared-statement paths (through a
+//! [`Session`], which also does `--db-ps-mode=disable`'s substitution and re-prepares after
+//! a reconnect). Errors are classified as sysbench's drivers do: MySQL errnos in
+//! `--mysql-ignore-errors` (or `all`) are ignorable and a lost MySQL connection reconnects
+//! (counted as a reconnect) and restarts the event; PostgreSQL's and SQLite's retryable
+//! errors are ignorable (after an uncounted ROLLBACK, as sysbench's pgsql driver does);
+//! anything else is fatal.
 
 use super::state;
-use crate::db::driver::{Conn, DbError, ErrClass, Res, Target, TlsMode, TlsOpts};
-use mlua::{Lua, Table, UserData, Value};
+use crate::db::driver::{
+    Arg, DbError, Driver, ErrClass, Reconnected, Res, Rows, Session, Target, TlsMode, TlsOpts,
+};
+use mlua::{AnyUserData, Lua, MultiValue, Table, UserData, UserDataMethods, Value};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::time::Duration;
+
+/// How long a lost MySQL connection is retried before the query fails (sysbench retries
+/// until the run ends; the run's end stops the wait sooner here too).
+const RECONNECT_WINDOW: Duration = Duration::from_secs(10);
+
+/// Set once a state of the loaded script creates a driver (`sysbench.sql.driver()`): the
+/// run then reports in sysbench's SQL layout, as sysbench does once a driver exists.
+static DRIVER_USED: AtomicBool = AtomicBool::new(false);
+
+/// True when a state of the loaded script has created a database driver.
+pub fn driver_used() -> bool {
+    DRIVER_USED.load(Relaxed)
+}
+
+/// Forgets [`driver_used`] (a new script is loaded).
+pub fn reset_driver_used() {
+    DRIVER_USED.store(false, Relaxed);
+}
 
 /// One connection, owned by the Lua state that opened it (closed when collected).
-struct SqlConn(Option<Box<dyn Conn>>);
+struct SqlConn {
+    s: Option<Session>,
+    driver: Driver,
+    /// MySQL errnos that are ignorable (`--mysql-ignore-errors`); `all` = every one.
+    ignore: Vec<String>,
+}
 
 impl UserData for SqlConn {}
+
+/// A result set's rows, fetched one at a time.
+struct SqlRows {
+    rows: Rows,
+    next: usize,
+}
+
+impl UserData for SqlRows {
+    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
+        // fetch() -> table of the next row's values (NULL leaves a hole) | nil
+        m.add_method_mut("fetch", |lua, r, ()| {
+            let Some(vals) = r.rows.row(r.next) else {
+                return Ok(Value::Nil);
+            };
+            let t = lua.create_table_with_capacity(r.rows.fields, 0)?;
+            for (i, v) in vals.enumerate() {
+                if let Some(b) = v {
+                    t.raw_set(i + 1, lua.create_string(b)?)?;
+                }
+            }
+            r.next += 1;
+            Ok(Value::Table(t))
+        });
+    }
+}
+
+fn list(opt: &Table, k: &str) -> Vec<String> {
+    match opt.get::<Value>(k) {
+        Ok(Value::Table(t)) => t
+            .sequence_values::<Value>()
+            .filter_map(|v| match v {
+                Ok(Value::String(s)) => Some(s.to_string_lossy()),
+                Ok(Value::Integer(n)) => Some(n.to_string()),
+                Ok(Value::Number(n)) => Some(n.to_string()),
+                _ => None,
+            })
+            .collect(),
+        Ok(Value::String(s)) => s
+            .to_string_lossy()
+            .split(',')
+            .map(|x| x.trim().to_string())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
 
 fn text(opt: &Table, k: &str) -> String {
     match opt.get::<Value>(k) {
@@ -70,11 +148,50 @@ fn target(name: &str, opt: &Table) -> Result<Target, String> {
     })
 }
 
-fn error_values(lua: &Lua, e: &DbError) -> mlua::Result<mlua::MultiValue> {
-    let class = match e.class {
-        ErrClass::Retry => "ignorable",
-        ErrClass::Lost | ErrClass::Other => "fatal",
+/// What a failed statement means for the script: the error values the prelude raises
+/// ("error", "ignorable"|"fatal", code, message), after counting it and, for a lost MySQL
+/// connection, reconnecting.
+fn failed(lua: &Lua, c: &mut SqlConn, e: &DbError) -> mlua::Result<MultiValue> {
+    let ignorable = match c.driver {
+        Driver::Mysql if e.class == ErrClass::Lost => {
+            // sysbench's MySQL driver reconnects and counts a reconnect, not an error.
+            let Some(s) = c.s.as_mut() else {
+                return lua.pack_multi("closed");
+            };
+            match s.reconnect(RECONNECT_WINDOW) {
+                Ok(Reconnected::Yes) => {
+                    state::count_reconnect();
+                    true
+                }
+                Ok(Reconnected::RunOver) => {
+                    state::count_error();
+                    true
+                }
+                Err(e2) => {
+                    state::count_error();
+                    return error_values(lua, "fatal", &e2);
+                }
+            }
+        }
+        Driver::Mysql => {
+            state::count_error();
+            e.class != ErrClass::Lost && c.ignore.iter().any(|x| x == "all" || *x == e.code)
+        }
+        Driver::Pgsql | Driver::Sqlite => {
+            state::count_error();
+            let retry = e.class == ErrClass::Retry;
+            if retry && let Some(s) = c.s.as_mut() {
+                // The failed transaction is rolled back, uncounted (sysbench's pgsql
+                // driver does so), so the restarted event can BEGIN again.
+                let _ = s.query("ROLLBACK");
+            }
+            retry
+        }
     };
+    error_values(lua, if ignorable { "ignorable" } else { "fatal" }, e)
+}
+
+fn error_values(lua: &Lua, class: &str, e: &DbError) -> mlua::Result<MultiValue> {
     lua.pack_multi((
         "error",
         class,
@@ -83,13 +200,69 @@ fn error_values(lua: &Lua, e: &DbError) -> mlua::Result<mlua::MultiValue> {
     ))
 }
 
+/// A statement's outcome as the prelude reads it: "rows", nrows, nfields, rows | "none",
+/// affected | the error values.
+fn outcome(
+    lua: &Lua,
+    c: &mut SqlConn,
+    r: Result<Res, DbError>,
+    rows: Rows,
+) -> mlua::Result<MultiValue> {
+    match r {
+        Ok(r) => {
+            state::count_result(r);
+            match r {
+                Res::Rows(n) => {
+                    let nf = rows.fields;
+                    lua.pack_multi(("rows", n, nf, SqlRows { rows, next: 0 }))
+                }
+                Res::Affected(n) => lua.pack_multi(("none", n)),
+            }
+        }
+        Err(e) => failed(lua, c, &e),
+    }
+}
+
+/// A bound value as the prelude keeps it in a parameter object: `_k` (1 integer,
+/// 2 double, 3 text) and `_v` (nil = NULL).
+enum Bound {
+    Int(i64),
+    Double(f64),
+    Text(mlua::String),
+    Null,
+}
+
+fn bound(p: &Table) -> mlua::Result<Bound> {
+    let k: i64 = p.raw_get("_k")?;
+    Ok(match (k, p.raw_get::<Value>("_v")?) {
+        (_, Value::Nil) => Bound::Null,
+        (1, Value::Integer(v)) => Bound::Int(v),
+        (1, Value::Number(v)) => Bound::Int(v as i64),
+        (2, Value::Integer(v)) => Bound::Double(v as f64),
+        (2, Value::Number(v)) => Bound::Double(v),
+        (_, Value::String(s)) => Bound::Text(s),
+        (_, v) => {
+            return Err(mlua::Error::runtime(format!(
+                "cannot bind a {} value",
+                v.type_name()
+            )));
+        }
+    })
+}
+
 /// Adds the functions the prelude's `sysbench.sql` wraps to `hb`.
 pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
     let t = lua.create_table()?;
     // check(name, opt) -> nil | message: whether the driver name and options make a target.
     t.set(
         "check",
-        lua.create_function(|_, (name, opt): (String, Table)| Ok(target(&name, &opt).err()))?,
+        lua.create_function(|_, (name, opt): (String, Table)| {
+            let bad = target(&name, &opt).err();
+            if bad.is_none() {
+                DRIVER_USED.store(true, Relaxed);
+            }
+            Ok(bad)
+        })?,
     )?;
     // connect(name, opt) -> conn | nil, message
     t.set(
@@ -99,42 +272,122 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
                 Ok(t) => t,
                 Err(m) => return lua.pack_multi((Value::Nil, m)),
             };
+            let prepared = text(&opt, "db_ps_mode") != "disable";
             // SQLite: the file the options name is created, as a server database exists.
             match tgt.connect_with(true) {
-                Ok(c) => lua.pack_multi(SqlConn(Some(c))),
+                Ok(c) => lua.pack_multi(SqlConn {
+                    driver: tgt.driver(),
+                    s: Some(Session::with_conn(&tgt, c, prepared)),
+                    ignore: list(&opt, "mysql_ignore_errors"),
+                }),
                 Err(e) => lua.pack_multi((Value::Nil, format!("connection to {tgt} failed: {e}"))),
             }
         })?,
     )?;
-    // query(conn, sql) -> "rows", n | "none", affected | "error", class, code, message |
-    // "closed"
+    // query(conn, sql) -> outcome | "closed"
     t.set(
         "query",
-        lua.create_function(|lua, (conn, sql): (mlua::AnyUserData, mlua::String)| {
+        lua.create_function(|lua, (conn, sql): (AnyUserData, mlua::String)| {
             let mut c = conn.borrow_mut::<SqlConn>()?;
-            let Some(conn) = c.0.as_mut() else {
+            let Some(s) = c.s.as_mut() else {
                 return lua.pack_multi("closed");
             };
             let sql = sql.to_str()?;
-            match conn.query(&sql) {
-                Ok(r) => {
-                    state::count_result(r);
-                    match r {
-                        Res::Rows(n) => lua.pack_multi(("rows", n)),
-                        Res::Affected(n) => lua.pack_multi(("none", n)),
+            let mut rows = Rows::default();
+            let r = s.query_rows(&sql, &mut rows);
+            outcome(lua, &mut c, r, rows)
+        })?,
+    )?;
+    // prepare(conn, sql) -> id | error values | "closed"
+    t.set(
+        "prepare",
+        lua.create_function(|lua, (conn, sql): (AnyUserData, mlua::String)| {
+            let mut c = conn.borrow_mut::<SqlConn>()?;
+            let Some(s) = c.s.as_mut() else {
+                return lua.pack_multi("closed");
+            };
+            let sql = sql.to_str()?;
+            match s.prepare(&sql) {
+                Ok(id) => lua.pack_multi(id),
+                Err(e) => {
+                    if c.driver == Driver::Mysql {
+                        // sysbench's MySQL prepare error carries no SQL state: "SQL API error".
+                        return lua.pack_multi(("api", e.code.clone(), e.message.clone()));
                     }
+                    failed(lua, &mut c, &e)
+                }
+            }
+        })?,
+    )?;
+    // execute(conn, id, params) -> outcome | "closed"; params: the bound parameter objects
+    t.set(
+        "execute",
+        lua.create_function(
+            |lua, (conn, id, params): (AnyUserData, usize, Option<Table>)| {
+                let mut c = conn.borrow_mut::<SqlConn>()?;
+                let Some(s) = c.s.as_mut() else {
+                    return lua.pack_multi("closed");
+                };
+                let mut vals: Vec<Bound> = Vec::new();
+                if let Some(ps) = &params {
+                    for p in ps.sequence_values::<Table>() {
+                        vals.push(bound(&p?)?);
+                    }
+                }
+                let strs: Vec<Option<mlua::BorrowedStr<'_>>> = vals
+                    .iter()
+                    .map(|b| match b {
+                        Bound::Text(t) => t.to_str().ok(),
+                        _ => None,
+                    })
+                    .collect();
+                let mut args: Vec<Arg<'_>> = Vec::with_capacity(vals.len());
+                for (b, st) in vals.iter().zip(&strs) {
+                    args.push(match b {
+                        Bound::Int(v) => Arg::Big(*v),
+                        Bound::Double(v) => Arg::Double(*v),
+                        Bound::Null => Arg::Null,
+                        Bound::Text(_) => match st {
+                            Some(t) => Arg::Text(t),
+                            None => {
+                                return Err(mlua::Error::runtime(
+                                    "a bound string is not valid UTF-8",
+                                ));
+                            }
+                        },
+                    });
+                }
+                let mut rows = Rows::default();
+                let r = s.exec_rows(id, &args, &mut rows);
+                drop(args);
+                outcome(lua, &mut c, r, rows)
+            },
+        )?,
+    )?;
+    // reconnect(conn) -> true | false, message
+    t.set(
+        "reconnect",
+        lua.create_function(|lua, conn: AnyUserData| {
+            let mut c = conn.borrow_mut::<SqlConn>()?;
+            let Some(s) = c.s.as_mut() else {
+                return lua.pack_multi("closed");
+            };
+            match s.reconnect(RECONNECT_WINDOW) {
+                Ok(_) => {
+                    state::count_reconnect();
+                    lua.pack_multi(true)
                 }
                 Err(e) => {
                     state::count_error();
-                    error_values(lua, &e)
+                    lua.pack_multi((false, hostbench_core::secret::mask(&e.message).into_owned()))
                 }
             }
         })?,
     )?;
     t.set(
         "disconnect",
-        lua.create_function(|_, conn: mlua::AnyUserData| {
-            conn.borrow_mut::<SqlConn>()?.0 = None;
+        lua.create_function(|_, conn: AnyUserData| {
+            conn.borrow_mut::<SqlConn>()?.s = None;
             Ok(())
         })?,
     )?;

@@ -61,6 +61,11 @@ pub(crate) fn count_error() {
     sb_counter_inc(0, 4);
 }
 
+/// Counts one reconnect (sysbench's RECONNECT counter).
+pub(crate) fn count_reconnect() {
+    sb_counter_inc(0, 5);
+}
+
 fn with_rng<T>(f: impl FnOnce(&mut Rng, &RandCfg) -> T) -> T {
     let cfg = RAND.with(Cell::get);
     RNG.with(|r| f(&mut r.borrow_mut(), &cfg))

@@ -20,9 +20,9 @@ mod sqlite;
 /// Every OLTP test and the (reads, writes, other) one event makes with default options; `None`
 /// where the split depends on the data (oltp_delete: write or other; bulk_insert: one write
 /// per flushed statement).
-type Mix = Option<(u64, u64, u64)>;
+pub(crate) type Mix = Option<(u64, u64, u64)>;
 
-const MIX: &[(&str, Mix)] = &[
+pub(crate) const MIX: &[(&str, Mix)] = &[
     ("oltp_read_write", Some((14, 4, 2))),
     ("oltp_read_only", Some((14, 0, 2))),
     ("oltp_write_only", Some((0, 4, 2))),

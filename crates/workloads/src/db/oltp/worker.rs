@@ -395,6 +395,17 @@ impl OltpWorker {
 }
 
 impl EventWorker for OltpWorker {
+    fn finish(&mut self, c: &Counters) -> Result<(), WorkloadError> {
+        // sysbench's thread_done: bulk_insert sends the rows still buffered, and that
+        // INSERT is counted (a write), outside the timed events.
+        self.bulk_flush(Some(c)).map_err(|e| {
+            WorkloadError::failed(format!(
+                "{} on {}: the last bulk INSERT failed: {e}",
+                self.cfg.test, self.cfg.target
+            ))
+        })
+    }
+
     fn event(&mut self, c: &Counters) -> Result<Step, WorkloadError> {
         loop {
             let e = match self.attempt(c) {
@@ -435,7 +446,7 @@ impl EventWorker for OltpWorker {
 
 impl Drop for OltpWorker {
     fn drop(&mut self) {
-        // sysbench's thread_done: the rows still buffered are sent, outside the timed run.
+        // After Ctrl-C or an error (no finish()): the rows still buffered are sent anyway.
         let _ = self.bulk_flush(None);
     }
 }
