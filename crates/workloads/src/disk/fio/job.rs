@@ -255,6 +255,9 @@ pub struct JobSpec {
     pub allow_mounted_write: bool,
     /// `thread`: fio would start the clones as threads, not processes.
     pub thread: bool,
+    /// The options that shape the job's report (percentiles, `unified_rw_reporting`,
+    /// `description`: [`super::report_opts`]).
+    pub report: hostbench_core::fio_result::FioReportOpts,
 }
 
 /// `size`, `offset`, `offset_increment` given in percent of the file's length.
@@ -491,6 +494,26 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "number_ios",
+        aliases: &[],
+    },
+    Opt {
+        name: "percentile_list",
+        aliases: &[],
+    },
+    Opt {
+        name: "clat_percentiles",
+        aliases: &[],
+    },
+    Opt {
+        name: "lat_percentiles",
+        aliases: &[],
+    },
+    Opt {
+        name: "slat_percentiles",
+        aliases: &[],
+    },
+    Opt {
+        name: "unified_rw_reporting",
         aliases: &[],
     },
 ];
@@ -797,6 +820,7 @@ fn apply_options(
         own_opts: own.to_vec(),
         allow_mounted_write: false,
         thread: false,
+        report: Default::default(),
     };
     for (k, v, at) in opts {
         let key = canonical_option(k).unwrap_or("");
@@ -807,7 +831,9 @@ fn apply_options(
                     return err(format!("{at}: name needs a value, e.g. --name=randread"));
                 }
             }
-            "description" => {}
+            k if super::report_opts::handles(k) => {
+                super::report_opts::apply(&mut j.report, k, v, at)?
+            }
             // An option of fio's tiobench profile: without `profile=tiobench` fio accepts
             // it and does nothing with it (examples/waitfor.fio and steadystate.fio set
             // it); so does hostbench, and its front-end says so on stderr.
