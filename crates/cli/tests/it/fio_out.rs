@@ -346,6 +346,75 @@ fn unified_rw_reporting_matches_fio() {
     std::fs::remove_dir_all(d).unwrap();
 }
 
+/// Every key path of a JSON document, in order, once (array indexes and json+ bin
+/// buckets as `#`).
+fn key_paths(v: &Value) -> Vec<String> {
+    fn walk(v: &Value, at: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    let k = if at.ends_with("/bins") { "#" } else { k };
+                    walk(x, &format!("{at}/{k}"), out);
+                }
+            }
+            Value::Array(a) => {
+                for x in a {
+                    walk(x, &format!("{at}/#"), out);
+                }
+            }
+            _ => {
+                if !out.iter().any(|p| p == at) {
+                    out.push(at.to_string());
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, "", &mut out);
+    out
+}
+
+/// The JSON (json+) of the report options has fio's keys (compared as sets: serde_json
+/// sorts them): `mixed` in the reads' place or besides them, the percentile objects of the
+/// latencies asked for with their keys, `desc`.
+#[test]
+fn json_keys_of_report_options_match_fio() {
+    if !need_fio("json_keys_of_report_options_match_fio") {
+        return;
+    }
+    let d = tmp("json-keys");
+    std::fs::write(d.join("f"), vec![7u8; 1 << 20]).unwrap();
+    for job in [
+        with(
+            NULL_RW,
+            &[
+                "--unified_rw_reporting=both",
+                "--description=d",
+                "--percentile_list=50:99",
+                "--lat_percentiles=1",
+            ],
+        ),
+        with(NULL_RW, &["--unified_rw_reporting=mixed"]),
+        vec![
+            "--name=b",
+            "--ioengine=libaio",
+            "--iodepth=2",
+            "--filename=f",
+            "--size=1m",
+            "--rw=randwrite",
+            "--fsync=4",
+            "--slat_percentiles=1",
+            "--clat_percentiles=0",
+        ],
+    ] {
+        let args = with(&["--output-format=json+"], &job);
+        let a = key_paths(&json(&hb(&d, &args).0));
+        let b = key_paths(&json(&fio(&d, &args).0));
+        assert_eq!(a, b, "{job:?}");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
 /// What an output is made of, in order: fio's start-up lines, terse lines, the JSON
 /// document, the normal report's job blocks and group lines (consecutive repeats merged).
 fn sections(out: &str) -> Vec<&'static str> {

@@ -238,8 +238,9 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
             );
         }
         if opts.unified_rw_reporting == FioUnified::Both {
-            // fio 3.33 leaves this object's percentile keys out (a bug); hostbench fills
-            // them. Its share is of the group's reads, as in fio.
+            // fio 3.33 prints this object's (and `mixed` alone's) percentile object empty
+            // when another format is printed with the JSON (a bug); hostbench always fills
+            // it. Its share is of the group's reads, as in fio.
             let m = FioDir::mixed(&[&b.read, &b.write]);
             j.insert("mixed".into(), dir(0, &m));
         }
