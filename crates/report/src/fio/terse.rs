@@ -160,8 +160,15 @@ pub(super) fn render(r: &RunResult, ver: u8) -> String {
             u[0] += n.iter().sum::<u64>() as f64 * 100.0 / total as f64;
         }
         let m = m.map(|c| lat_pct(c, total));
-        for p in u.iter().chain(&m) {
-            let _ = write!(out, ";{p:3.2}%");
+        for (i, p) in u.iter().chain(&m).enumerate() {
+            if i == 0 && total == 0 {
+                // fio divides the ns buckets by no I/Os at all there (a block that never
+                // started): its C library prints the NaN as `-nan`; so does hostbench, for
+                // parsers that expect fio's line.
+                out.push_str(";-nan%");
+            } else {
+                let _ = write!(out, ";{p:3.2}%");
+            }
         }
         if ver >= 3 {
             for d in &fio.disks {
