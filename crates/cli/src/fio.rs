@@ -196,8 +196,9 @@ fn parse(args: &[String]) -> Result<Parsed> {
                     if fio_names::is_command_line_option(k) {
                         anyhow!(
                             "fio: fio option --{k} is not supported by hostbench yet; remove it \
-                             (hostbench takes --output-format, --output, --version, --help and \
-                             job options; see docs/fio.md)"
+                             (hostbench takes --output-format, --output, --minimal, \
+                             --append-terse, --terse-version, --version, --help and job \
+                             options; see docs/fio.md)"
                         )
                     } else {
                         anyhow!("fio: {}", job::unsupported_option(k, &format!("--{k}")))

@@ -163,6 +163,23 @@ fn terse_fields_match_fio() {
                 "--new_group",
             ],
         ),
+        // group_reporting across two jobs: the description and unified_rw_reporting are
+        // the first job's, the percentiles the last one's (fio's rule).
+        vec![
+            "--group_reporting",
+            "--name=x",
+            "--ioengine=null",
+            "--size=1m",
+            "--rw=randrw",
+            "--description=first",
+            "--unified_rw_reporting=mixed",
+            "--name=y",
+            "--ioengine=null",
+            "--size=1m",
+            "--rw=randrw",
+            "--description=second",
+            "--percentile_list=50:99",
+        ],
         // A job that `exitall` stops before it starts: a terse line with no I/O.
         vec![
             "--exitall",

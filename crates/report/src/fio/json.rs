@@ -2,8 +2,8 @@
 //! and its six-decimal floats.
 
 use super::{
-    LAT_LABELS, ctime, group_aggs, lat_dist, pct_list, percentiles, share_of_group, unified_view,
-    unix_of, version,
+    LAT_LABELS, ctime, first_opts, group_aggs, lat_dist, pct_list, percentiles, share_of_group,
+    unified_view, unix_of, version,
 };
 use hostbench_core::fio_hist::plat_val;
 use hostbench_core::fio_result::{FioDir, FioReportOpts, FioStat, FioUnified};
@@ -204,6 +204,7 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
         }
         j.insert("job options".into(), Node::O(jo));
         let opts = jobs.get(b.job).map_or(&default_opts, |j| &j.report);
+        let first = view.as_ref().map_or(opts, |f| first_opts(f, b));
         let agg_of = |d: usize| groups.get(b.groupid as usize).map_or(0, |g| g.agg(d));
         let dir = |d: usize, x: &FioDir| {
             if x.runtime_ms == 0 && x.total_ios == 0 {
@@ -212,7 +213,7 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
             let bw_agg = share_of_group(x.bw.mean, agg_of(d));
             dir_json(x, bw_agg, opts, b.gtod_reduce, plus)
         };
-        if opts.unified_rw_reporting == FioUnified::Mixed {
+        if first.unified_rw_reporting == FioUnified::Mixed {
             // fio: one `mixed` object in the reads' place; no write, trim or sync.
             j.insert("mixed".into(), dir(0, &b.read));
         } else {
@@ -237,7 +238,7 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
                 ]),
             );
         }
-        if opts.unified_rw_reporting == FioUnified::Both {
+        if first.unified_rw_reporting == FioUnified::Both {
             // fio 3.33 prints this object's (and `mixed` alone's) percentile object empty
             // when another format is printed with the JSON (a bug); hostbench always fills
             // it. Its share is of the group's reads, as in fio.
@@ -298,8 +299,8 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
         j.insert("latency_target".into(), json!(0));
         j.insert("latency_percentile".into(), json!(100.0));
         j.insert("latency_window".into(), json!(0));
-        if !opts.description.is_empty() {
-            j.insert("desc".into(), json!(opts.description));
+        if !first.description.is_empty() {
+            j.insert("desc".into(), json!(first.description));
         }
         arr.push(Node::O(j));
     }

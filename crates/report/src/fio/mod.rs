@@ -35,6 +35,16 @@ fn report_opts<'a>(fio: &'a FioResult, b: &FioBlock) -> &'a FioReportOpts {
         .unwrap_or_else(|| DEFAULT.get_or_init(FioReportOpts::default))
 }
 
+/// The report options fio takes from a block's *first* clone's job: the description and
+/// `unified_rw_reporting` (the percentile options are the last merged clone's,
+/// [`report_opts`]). The first job of the block's name in its group.
+fn first_opts<'a>(fio: &'a FioResult, b: &FioBlock) -> &'a FioReportOpts {
+    fio.jobs
+        .iter()
+        .find(|j| j.name == b.name && j.groupid == b.groupid)
+        .map_or_else(|| report_opts(fio, b), |j| &j.report)
+}
+
 /// `fio` as fio reports it under each job's `unified_rw_reporting=mixed`: such a block's
 /// reads and writes become one `mixed` direction in the reads' place (fio sums them into
 /// its first direction before reporting, so the group's figures, `issued rwts` and the
@@ -42,7 +52,7 @@ fn report_opts<'a>(fio: &'a FioResult, b: &FioBlock) -> &'a FioReportOpts {
 fn unified_view(fio: &FioResult) -> FioResult {
     let mut f = fio.clone();
     for b in &mut f.blocks {
-        if report_opts(fio, b).unified_rw_reporting == FioUnified::Mixed {
+        if first_opts(fio, b).unified_rw_reporting == FioUnified::Mixed {
             b.read = FioDir::mixed(&[&b.read, &b.write]);
             b.write = FioDir::default();
         }
@@ -55,7 +65,7 @@ fn unified_view(fio: &FioResult) -> FioResult {
 fn group_unified(fio: &FioResult, gid: u32) -> FioUnified {
     let mut bits = 0u8;
     for b in fio.blocks.iter().filter(|b| b.groupid == gid) {
-        bits |= match report_opts(fio, b).unified_rw_reporting {
+        bits |= match first_opts(fio, b).unified_rw_reporting {
             FioUnified::None => 0,
             FioUnified::Mixed => 1,
             FioUnified::Both => 2,

@@ -2,8 +2,8 @@
 //! status lines and the devices' counters.
 
 use super::{
-    LAT_LABELS, ctime, group_aggs, group_unified, lat_dist, num2str, pct_list, percentiles,
-    report_opts, share_of_group, unified_view, unix_of, version,
+    LAT_LABELS, ctime, first_opts, group_aggs, group_unified, lat_dist, num2str, pct_list,
+    percentiles, report_opts, share_of_group, unified_view, unix_of, version,
 };
 use hostbench_core::fio_result::{FioDir, FioReportOpts, FioStat, FioUnified};
 use hostbench_core::result::RunResult;
@@ -284,16 +284,17 @@ pub(super) fn render(r: &RunResult) -> String {
     // started): JSON still lists it.
     for b in fio.blocks.iter().filter(|b| b.did_io()) {
         let opts = report_opts(fio, b);
+        let first = first_opts(fio, b);
         let err = i32::from(r.outcome.error.is_some());
         let _ = writeln!(
             out,
             "{}: (groupid={}, jobs={}): err={err:2}: pid={pid}: {when}",
             b.name, b.groupid, b.clones
         );
-        if !opts.description.is_empty() {
-            let _ = writeln!(out, "  Description  : [{}]", opts.description);
+        if !first.description.is_empty() {
+            let _ = writeln!(out, "  Description  : [{}]", first.description);
         }
-        let mixed_only = opts.unified_rw_reporting == FioUnified::Mixed;
+        let mixed_only = first.unified_rw_reporting == FioUnified::Mixed;
         let g = groups.get(b.groupid as usize);
         for (d, (dname, x)) in ["read", "write"].iter().zip(b.dirs()).enumerate() {
             if x.io_bytes == 0 || x.runtime_ms == 0 {
@@ -304,7 +305,7 @@ pub(super) fn render(r: &RunResult) -> String {
             let agg = g.map_or(0, |g| g.agg(d));
             dir_lines(&mut out, name, x, agg, opts, b.gtod_reduce, suffix);
         }
-        if opts.unified_rw_reporting == FioUnified::Both {
+        if first.unified_rw_reporting == FioUnified::Both {
             // fio 3.33 prints zeros on this line's rate figures (a bug); hostbench the
             // mixed direction's own, as in its JSON. `per=` is of the group's reads, as fio.
             let m = FioDir::mixed(&[&b.read, &b.write]);

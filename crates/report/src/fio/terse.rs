@@ -18,7 +18,8 @@
 //! Field counts without devices or description: 121 (v3), 162 (v4), 180 (v5), 161 (v2).
 
 use super::{
-    group_aggs, lat_counts, lat_pct, pct_list, percentiles, report_opts, unified_view, version,
+    first_opts, group_aggs, lat_counts, lat_pct, pct_list, percentiles, report_opts, unified_view,
+    version,
 };
 use hostbench_core::fio_result::{FioDir, FioReportOpts, FioStat, FioUnified};
 use hostbench_core::result::RunResult;
@@ -127,6 +128,7 @@ pub(super) fn render(r: &RunResult, ver: u8) -> String {
     let none = FioDir::default();
     for b in &fio.blocks {
         let opts = report_opts(fio, b);
+        let first = first_opts(fio, b);
         if ver == 2 {
             let _ = write!(out, "2;{};{};{error}", b.name, b.groupid);
         } else {
@@ -134,13 +136,13 @@ pub(super) fn render(r: &RunResult, ver: u8) -> String {
         }
         let agg = |d: usize| groups.get(b.groupid as usize).map_or(0, |g| g.agg(d));
         dir_fields(&mut out, &b.read, agg(0), opts, ver);
-        if opts.unified_rw_reporting != FioUnified::Mixed {
+        if first.unified_rw_reporting != FioUnified::Mixed {
             dir_fields(&mut out, &b.write, agg(1), opts, ver);
             if with_trim {
                 dir_fields(&mut out, &none, 0, opts, ver);
             }
         }
-        if opts.unified_rw_reporting == FioUnified::Both {
+        if first.unified_rw_reporting == FioUnified::Both {
             let m = FioDir::mixed(&[&b.read, &b.write]);
             dir_fields(&mut out, &m, agg(0), opts, ver);
         }
@@ -187,11 +189,11 @@ pub(super) fn render(r: &RunResult, ver: u8) -> String {
                 );
             }
         }
-        if !opts.description.is_empty() {
+        if !first.description.is_empty() {
             if ver == 2 {
                 out.push('\n');
             }
-            let _ = write!(out, ";{}", opts.description);
+            let _ = write!(out, ";{}", first.description);
         }
         out.push('\n');
     }
