@@ -465,6 +465,50 @@ mod tests {
         assert!((a.mean - 170.0).abs() < 1e-9);
     }
 
+    /// unified_rw_reporting's mixed direction: sums, an exact merge of the latencies (as
+    /// if every sample had been in one direction), rate samples added with their counts
+    /// (fio's pure sum), the longest runtime, histograms added.
+    #[test]
+    fn mixed_direction_sums_as_fio() {
+        let mut bins_r = vec![0u64; PLAT_NR];
+        bins_r[5] = 3;
+        let mut bins_w = vec![0u64; PLAT_NR];
+        bins_w[5] = 1;
+        bins_w[9] = 2;
+        let r = FioDir {
+            io_bytes: 3 * 4096,
+            total_ios: 3,
+            runtime_ms: 40,
+            clat: stat(&[10, 20, 30]),
+            bw: stat(&[100, 300]),
+            clat_bins: FioBins::from_dense(&bins_r),
+            ..FioDir::default()
+        };
+        let w = FioDir {
+            io_bytes: 2 * 4096,
+            total_ios: 2,
+            short_ios: 1,
+            runtime_ms: 50,
+            clat: stat(&[40, 50]),
+            bw: stat(&[10, 20, 30]),
+            clat_bins: FioBins::from_dense(&bins_w),
+            ..FioDir::default()
+        };
+        let m = FioDir::mixed(&[&r, &w]);
+        assert_eq!((m.io_bytes, m.total_ios, m.short_ios), (5 * 4096, 5, 1));
+        assert_eq!(m.runtime_ms, 50);
+        let all = stat(&[10, 20, 30, 40, 50]);
+        assert_eq!((m.clat.n, m.clat.min, m.clat.max), (5, 10, 50));
+        assert!((m.clat.stddev() - all.stddev()).abs() < 1e-9);
+        assert_eq!((m.bw.n, m.bw.min, m.bw.max), (5, 110, 330));
+        assert!((m.bw.mean - 220.0).abs() < 1e-9, "{}", m.bw.mean);
+        let mut want = vec![0u64; PLAT_NR];
+        want[5] = 4;
+        want[9] = 2;
+        assert_eq!(m.clat_bins.dense(), want);
+        assert!(m.lat_bins.is_empty() && m.slat.n == 0);
+    }
+
     #[test]
     fn bins_keep_only_what_was_counted() {
         let mut dense = vec![0u64; PLAT_NR];
