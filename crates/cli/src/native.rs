@@ -362,6 +362,14 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
 }
 
 /// The clap definition of the native command line (for the man page and completions).
+/// True when `word` is one of hostbench's own subcommands (or an alias of one).
+pub fn is_command(word: &str) -> bool {
+    command()
+        .get_subcommands()
+        .any(|c| c.get_name() == word || c.get_all_aliases().any(|a| a == word))
+        || matches!(word, "help")
+}
+
 pub fn command() -> clap::Command {
     use clap::CommandFactory;
     Cli::command()

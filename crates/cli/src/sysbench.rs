@@ -386,14 +386,40 @@ fn native_bundled(path: &std::path::Path) -> Option<&'static dyn Workload> {
 }
 
 /// True when `args` look like a sysbench command line: the first word is a sysbench test
-/// name (or a Lua script), or `--test=` is given.
+/// name (or a Lua script: a `.lua` file, or a name sysbench would load as a module, such as
+/// `tpcc` beside `./tpcc.lua`), or `--test=` is given. hostbench's own commands (`run`,
+/// `suite`, `results`, ...) keep their names: a module of that name is not claimed.
 pub fn claims(args: &[String]) -> bool {
     if args.iter().any(|a| a.starts_with("--test=")) {
         return true;
     }
     match args.iter().find(|a| !a.starts_with('-')) {
-        Some(w) => lookup(w).is_some() || NOT_YET.contains(&w.as_str()) || w.ends_with(".lua"),
+        Some(w) => {
+            lookup(w).is_some()
+                || NOT_YET.contains(&w.as_str())
+                || w.ends_with(".lua")
+                || (!crate::native::is_command(w) && lua_module(w))
+        }
         None => false,
+    }
+}
+
+/// True when `word` names a Lua script sysbench would find as a module on its search path
+/// (`./NAME.lua`, `LUA_PATH`, /usr/share/sysbench).
+fn lua_module(word: &str) -> bool {
+    #[cfg(feature = "lua")]
+    {
+        use hostbench_workloads::lua::find;
+        let plain = !word.is_empty()
+            && word
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        plain && find::find_module(word, &find::package_path()).is_some()
+    }
+    #[cfg(not(feature = "lua"))]
+    {
+        let _ = word;
+        false
     }
 }
 
@@ -720,7 +746,8 @@ pub fn parse(args: &[String], warn: &mut Vec<String>) -> Result<Invocation> {
             let is_word = COMMANDS.contains(&a.as_str())
                 || lookup(a).is_some()
                 || a.ends_with(".lua")
-                || NOT_YET.contains(&a.as_str());
+                || NOT_YET.contains(&a.as_str())
+                || (words.is_empty() && lua_module(a));
             if let (Some(opt), false) = (after, is_word) {
                 // `--no-save ru`: a mistyped command word is likelier than a value for a
                 // flag written without '='.

@@ -311,6 +311,13 @@ pub trait EventWorker: Send {
 
 /// A worker that owns its loop.
 pub trait LoopWorker: Send {
+    /// Called once in the worker's own thread before the start barrier (untimed), as
+    /// [`EventWorker::start`]: state bound to the thread is built here. An error fails the
+    /// run before it starts.
+    fn start(&mut self, counters: &Counters) -> Result<(), WorkloadError> {
+        let _ = counters;
+        Ok(())
+    }
     /// Runs until `ctl` says stop, recording every completed operation through `ctl`.
     fn run(&mut self, ctl: &mut RunControl<'_>) -> Result<(), WorkloadError>;
 }

@@ -330,9 +330,11 @@ pub(super) fn thread_main(
     };
     RUN.with(|r| *r.borrow_mut() = Some(shared.clone()));
     let mut worker = worker;
-    if let Worker::Event(w) = &mut worker
-        && let Err(e) = w.start(&shared.slots[tid].counters)
-    {
+    let started = match &mut worker {
+        Worker::Event(w) => w.start(&shared.slots[tid].counters),
+        Worker::Loop(w) => w.start(&shared.slots[tid].counters),
+    };
+    if let Err(e) = started {
         shared.fail(format!("thread {tid}: {e}"));
     }
     shared.ready.fetch_add(1, AcqRel);

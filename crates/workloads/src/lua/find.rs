@@ -68,6 +68,12 @@ pub fn find_script(name: &str, path: &str) -> Option<PathBuf> {
     if std::fs::File::open(p).is_ok_and(|f| f.metadata().is_ok_and(|m| m.is_file())) {
         return Some(p.to_path_buf());
     }
+    find_module(name, path)
+}
+
+/// The first file `require(name)` would load from `path` (dots in the name are directory
+/// separators), without looking for a file named `name` itself.
+pub fn find_module(name: &str, path: &str) -> Option<PathBuf> {
     let module = name.replace('.', "/");
     path.split(';')
         .filter(|t| !t.is_empty())

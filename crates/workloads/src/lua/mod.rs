@@ -28,6 +28,7 @@
 //! lives inside its worker and is created by [`EventWorker::start`] in the worker's
 //! thread, which is also where the runner drops it.
 
+mod event_loop;
 pub mod find;
 pub mod options;
 pub mod script;
@@ -216,11 +217,12 @@ struct LuaInstance {
     legacy: bool,
     rand: options::RandCfg,
     help: String,
+    own_loop: bool,
 }
 
 impl Instance for LuaInstance {
     fn worker(&self, tid: usize, rng: Rng) -> Result<Worker, WorkloadError> {
-        Ok(Worker::Event(Box::new(worker::LuaWorker::new(
+        let w = worker::LuaWorker::new(
             worker::WorkerSetup {
                 cfg: self.cfg.clone(),
                 values: self.values.clone(),
@@ -230,7 +232,12 @@ impl Instance for LuaInstance {
             },
             tid,
             rng,
-        ))))
+        );
+        Ok(if self.own_loop {
+            Worker::Loop(Box::new(event_loop::LuaLoopWorker(w)))
+        } else {
+            Worker::Event(Box::new(w))
+        })
     }
 }
 
@@ -267,6 +274,7 @@ impl Workload for LuaScript {
             values,
             legacy,
             help,
+            own_loop,
         } = script::prepare_run(&cfg)?;
         let rand = options::RandCfg::from_values(&values)
             .map_err(|e| WorkloadError::usage(e.to_string()))?;
@@ -276,6 +284,7 @@ impl Workload for LuaScript {
             legacy,
             rand,
             help,
+            own_loop,
         }))
     }
 }

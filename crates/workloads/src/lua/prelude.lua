@@ -150,6 +150,60 @@ sysbench = {
   histogram = {},
 }
 
+-- sysbench.histogram: sysbench's logarithmic histogram (`size` buckets from `min` to `max`,
+-- bucket i holding the values nearest exp(i / mult + log(min))), as a Lua object of this
+-- state. print() writes sysbench's layout; an empty histogram prints nothing (as sysbench).
+-- Differences, on purpose: bad arguments are an error naming them (sysbench computes with
+-- log(0) or a zero range), and tostring(h) works (1.0.20 raises an error there).
+local hist_mt = {}
+hist_mt.__index = hist_mt
+function sysbench.histogram.new(size, min, max)
+  size, min, max = tonumber(size), tonumber(min), tonumber(max)
+  if size == nil or size < 1 or size ~= math.floor(size) then
+    error("sysbench.histogram.new(size, min, max): size must be a whole number >= 1", 2)
+  end
+  if min == nil or max == nil or min <= 0 or max <= min then
+    error("sysbench.histogram.new(size, min, max): need 0 < min < max", 2)
+  end
+  local deduct = math.log(min)
+  local mult = size > 1 and (size - 1) / (math.log(max) - deduct) or 0
+  local counts = {}
+  for i = 0, size - 1 do counts[i] = 0 end
+  return setmetatable({ _size = size, _deduct = deduct, _mult = mult, _counts = counts },
+    hist_mt)
+end
+function hist_mt:update(v)
+  v = tonumber(v)
+  if v == nil then error("histogram:update(value): value must be a number", 2) end
+  local i = 0
+  if v > 0 then
+    i = math.floor((math.log(v) - self._deduct) * self._mult + 0.5)
+    if i < 0 then i = 0 elseif i >= self._size then i = self._size - 1 end
+  end
+  self._counts[i] = self._counts[i] + 1
+end
+function hist_mt:print()
+  local max = 0
+  for i = 0, self._size - 1 do
+    if self._counts[i] > max then max = self._counts[i] end
+  end
+  if max == 0 then return end
+  local lines = { "       value  ------------- distribution ------------- count" }
+  for i = 0, self._size - 1 do
+    local c = self._counts[i]
+    if c > 0 then
+      local value = self._mult > 0 and math.exp(i / self._mult + self._deduct)
+        or math.exp(self._deduct)
+      local stars = math.floor(c * 40 / max + 0.5)
+      lines[#lines + 1] = string.format("%12.3f |%-40s %d", value, string.rep("*", stars), c)
+    end
+  end
+  print(table.concat(lines, "\n"))
+end
+function hist_mt:__tostring()
+  return "sysbench.histogram(" .. self._size .. " buckets)"
+end
+
 -- The event loop sysbench runs in each worker. hostbench's runner calls event() itself
 -- (see lua/worker.rs), so this exists for scripts that call or wrap it.
 function thread_run(thread_id)

@@ -270,6 +270,8 @@ pub struct RunSetup {
     pub legacy: bool,
     /// `print_test_options()`'s text.
     pub help: String,
+    /// The script replaces `thread_run` (its workers run it: [`super::event_loop`]).
+    pub own_loop: bool,
 }
 
 /// Before a run (the workload's `setup`): the main state the front-end loaded (or a new
@@ -310,6 +312,7 @@ pub fn prepare_run(cfg: &Config) -> Result<RunSetup, WorkloadError> {
             values: m.values.clone(),
             legacy: m.declared.is_empty(),
             help: options::help_text(&m.declared, None),
+            own_loop: state::thread_run_replaced(&m.lua),
         })
     })
     .unwrap_or_else(|| Err(WorkloadError::failed("no script is loaded")))

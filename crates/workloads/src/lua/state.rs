@@ -391,7 +391,10 @@ pub fn new_state(init: &StateInit<'_>) -> mlua::Result<Lua> {
     let sigs = lua.create_table()?;
     let lsigs = lua.create_table()?;
     let ptrs = lua.create_table()?;
-    for (name, sig, ptr) in own_functions() {
+    for (name, sig, ptr) in own_functions()
+        .into_iter()
+        .chain(super::event_loop::functions())
+    {
         sigs.set(name, sig)?;
         ptrs.set(name, LightUserData(ptr))?;
     }

@@ -7,6 +7,9 @@
 //! `before_restart_event` hook, as sysbench's `thread_run` does, but gives up when the run
 //! is over. A truthy return value ends this thread's events without counting that call
 //! ([`Step::End`]); an error fails the run with the Lua message (file and line).
+//!
+//! A script that replaces `thread_run` runs it instead, as a loop worker
+//! ([`super::event_loop`]).
 
 use super::Config;
 use super::options::{OptValue, RandCfg};
@@ -62,7 +65,7 @@ impl LuaWorker {
         }
     }
 
-    fn build(&mut self) -> Result<Live, String> {
+    fn build(&mut self, own_loop: bool) -> Result<Live, String> {
         let cfg = &self.setup.cfg;
         let lua = state::new_state(&StateInit {
             tid: self.tid,
@@ -73,11 +76,12 @@ impl LuaWorker {
         })
         .map_err(|e| state::message(&e))?;
         state::run_body(&lua, &cfg.source, &cfg.chunk_name).map_err(|e| state::message(&e))?;
-        if state::thread_run_replaced(&lua) {
+        if !own_loop && state::thread_run_replaced(&lua) {
             return Err(format!(
-                "{} replaces thread_run(), which hostbench does not run yet: its runner calls \
-                 event() itself (see docs/lua.md)",
-                cfg.sname()
+                "{} replaces thread_run() in worker thread {} but not in the main state: \
+                 define thread_run() the same way in every state",
+                cfg.sname(),
+                self.tid
             ));
         }
         state::export_options(&lua, &self.setup.values, self.setup.legacy)
@@ -99,17 +103,66 @@ impl LuaWorker {
     }
 }
 
-impl EventWorker for LuaWorker {
-    fn start(&mut self, counters: &Counters) -> Result<(), WorkloadError> {
+impl LuaWorker {
+    /// Builds this thread's state (`own_loop`: the script's `thread_run` will run, see
+    /// [`super::event_loop`]).
+    pub(super) fn start_state(
+        &mut self,
+        counters: &Counters,
+        own_loop: bool,
+    ) -> Result<(), WorkloadError> {
         if let Some(rng) = self.rng.take() {
             state::set_thread_rand(rng, self.setup.rand);
         }
         // SAFETY: the runner's counters of this thread outlive the thread.
         unsafe { state::set_thread_counters(counters) };
-        let live = self.build();
+        let live = self.build(own_loop);
         state::flush_stdio();
         self.live = Some(live.map_err(WorkloadError::failed)?);
         Ok(())
+    }
+
+    /// Calls the script's own `thread_run(tid)`.
+    pub(super) fn thread_run(&mut self) -> Result<(), WorkloadError> {
+        let Some(live) = &self.live else {
+            return Err(WorkloadError::failed("the Lua state was not started"));
+        };
+        let f: Function = live
+            .lua
+            .globals()
+            .get("thread_run")
+            .map_err(|e| WorkloadError::failed(state::message(&e)))?;
+        let ran = f.call::<Value>(self.tid);
+        state::flush_stdio();
+        ran.map(|_| ()).map_err(|e| {
+            WorkloadError::failed(format!(
+                "`thread_run' function failed: {}",
+                state::message(&e)
+            ))
+        })
+    }
+
+    /// `thread_done(tid)`.
+    pub(super) fn finish_state(&mut self) -> Result<(), WorkloadError> {
+        let Some(live) = &self.live else {
+            return Ok(());
+        };
+        if let Ok(Value::Function(f)) = live.lua.globals().get::<Value>("thread_done") {
+            f.call::<()>(self.tid).map_err(|e| {
+                WorkloadError::failed(format!(
+                    "`thread_done' function failed: {}",
+                    state::message(&e)
+                ))
+            })?;
+        }
+        state::flush_stdio();
+        Ok(())
+    }
+}
+
+impl EventWorker for LuaWorker {
+    fn start(&mut self, counters: &Counters) -> Result<(), WorkloadError> {
+        self.start_state(counters, false)
     }
 
     #[inline]
@@ -128,19 +181,7 @@ impl EventWorker for LuaWorker {
     }
 
     fn finish(&mut self, _counters: &Counters) -> Result<(), WorkloadError> {
-        let Some(live) = &self.live else {
-            return Ok(());
-        };
-        if let Ok(Value::Function(f)) = live.lua.globals().get::<Value>("thread_done") {
-            f.call::<()>(self.tid).map_err(|e| {
-                WorkloadError::failed(format!(
-                    "`thread_done' function failed: {}",
-                    state::message(&e)
-                ))
-            })?;
-        }
-        state::flush_stdio();
-        Ok(())
+        self.finish_state()
     }
 }
 

@@ -305,6 +305,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "kb_base",
+        aliases: &[],
+    },
+    Opt {
         name: "filename",
         aliases: &[],
     },
@@ -563,36 +567,46 @@ pub fn closest_option(k: &str) -> Option<&'static str> {
     )
 }
 
-/// Parses a fio size: digits with an optional k/m/g/t/p suffix (powers of 1024, fio's
-/// default `kb_base=1024`), optionally followed by `b`/`ib` (`4k`, `4KiB`, `1M`, `4096`).
+/// Parses a fio size as fio 3.33 reads it: digits (or `0x` hex) with an optional suffix
+/// matched by its first letters, case-insensitive — `k m g t p` powers of the job's
+/// `kb_base` (1024 unless the job sets `kb_base=1000`), the IEC forms `kib mib gib tib pib`
+/// powers of the other base (fio's rule: `4kib` is 4000 with the default kb_base), `b`
+/// bytes (`4k`, `4KB`, `1M`, `4096`, `0x1000`) — or an arithmetic value in parentheses
+/// (`(64*1024)`, `(4k*2)`: [`super::expr::eval`]). A fraction (`1.5m`, which fio reads as 1
+/// byte) is refused.
 pub fn parse_fio_size(text: &str) -> Option<u64> {
     let t = text.trim();
-    let end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    if end == 0 {
-        return None;
+    if t.starts_with('(') {
+        let v = super::expr::eval(t, super::expr::Kind::Size).ok()?;
+        return (v >= 0.0 && v < u64::MAX as f64).then_some(v as u64);
     }
-    let n: u64 = t[..end].parse().ok()?;
-    let suf = t[end..].to_ascii_lowercase();
-    let suf = suf
-        .strip_suffix("ib")
-        .or_else(|| suf.strip_suffix('b'))
-        .unwrap_or(&suf);
-    let shift = match suf {
-        "" => 0,
-        "k" => 10,
-        "m" => 20,
-        "g" => 30,
-        "t" => 40,
-        "p" => 50,
-        _ => return None,
+    let (n, rest) = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => {
+            let end = hex
+                .find(|c: char| !c.is_ascii_hexdigit())
+                .unwrap_or(hex.len());
+            (u64::from_str_radix(&hex[..end], 16).ok()?, &hex[end..])
+        }
+        None => {
+            let end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+            if end == 0 {
+                return None;
+            }
+            (t[..end].parse::<u64>().ok()?, &t[end..])
+        }
     };
-    n.checked_mul(1u64 << shift)
+    n.checked_mul(super::expr::size_multiplier(rest, super::expr::kb_base())?)
 }
 
-/// Parses a fio time: a number with an optional unit (`us`, `ms`, `s`, `m`, `h`, `d`);
-/// `default_unit_s` is the unit of a bare number (seconds for runtime and ramp_time).
+/// Parses a fio time: a number with an optional unit (`us`, `ms`, `s`, `m`, `h`, `d`), or an
+/// arithmetic value in parentheses (`(2*30)`, `(1m+30s)`); `default_unit_s` is the unit of a
+/// bare number (seconds for runtime and ramp_time).
 pub fn parse_fio_time(text: &str, default_unit_s: f64) -> Option<f64> {
     let t = text.trim().to_ascii_lowercase();
+    if t.starts_with('(') {
+        let v = super::expr::eval(&t, super::expr::Kind::Time(default_unit_s)).ok()?;
+        return (v >= 0.0).then_some(v);
+    }
     let end = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
@@ -623,7 +637,17 @@ fn parse_bool_opt(k: &str, v: &str, at: &str) -> Result<bool, JobError> {
 }
 
 fn parse_int(k: &str, v: &str, at: &str, min: u64, max: u64) -> Result<u64, JobError> {
-    match v.trim().parse::<u64>() {
+    let t = v.trim();
+    let n = if t.starts_with('(') {
+        match super::expr::eval(t, super::expr::Kind::Count) {
+            Ok(x) if x >= 0.0 && x < u64::MAX as f64 => Ok(x as u64),
+            Ok(_) => Err(()),
+            Err(e) => return err(format!("{at}: {k}={v}: {e}")),
+        }
+    } else {
+        t.parse::<u64>().map_err(|_| ())
+    };
+    match n {
         Ok(n) if (min..=max).contains(&n) => Ok(n),
         _ => err(format!(
             "{at}: {k}={v}: expected a whole number from {min} to {max}"
@@ -632,9 +656,16 @@ fn parse_int(k: &str, v: &str, at: &str, min: u64, max: u64) -> Result<u64, JobE
 }
 
 fn parse_size_opt(k: &str, v: &str, at: &str) -> Result<u64, JobError> {
+    if v.trim().starts_with('(')
+        && let Err(e) = super::expr::eval(v.trim(), super::expr::Kind::Size)
+    {
+        return err(format!("{at}: {k}={v}: {e}"));
+    }
     parse_fio_size(v).ok_or_else(|| {
         JobError(format!(
-            "{at}: {k}={v}: expected a size such as 4096, 4k, 1m or 4g (k = 1024)"
+            "{at}: {k}={v}: expected a size such as 4096, 4k, 1m or 4g (k = {}), or an \
+             arithmetic value such as (64*1024)",
+            super::expr::kb_base()
         ))
     })
 }
@@ -822,6 +853,19 @@ fn apply_options(
         thread: false,
         report: Default::default(),
     };
+    // fio applies kb_base before the job's other options, wherever it is written; the
+    // last one given (the job's own over its global's) wins.
+    let mut kb_base = 1024;
+    for (k, v, at) in opts {
+        if canonical_option(k) == Some("kb_base") {
+            kb_base = match v.trim() {
+                "1024" => 1024,
+                "1000" => 1000,
+                _ => return err(format!("{at}: kb_base={v}: expected 1024 or 1000")),
+            };
+        }
+    }
+    let _kb_base = super::expr::KbBaseScope::enter(kb_base);
     for (k, v, at) in opts {
         let key = canonical_option(k).unwrap_or("");
         let at = at.as_str();
@@ -834,6 +878,7 @@ fn apply_options(
             k if super::report_opts::handles(k) => {
                 super::report_opts::apply(&mut j.report, k, v, at)?
             }
+            "kb_base" => {}
             // An option of fio's tiobench profile: without `profile=tiobench` fio accepts
             // it and does nothing with it (examples/waitfor.fio and steadystate.fio set
             // it); so does hostbench, and its front-end says so on stderr.
@@ -1643,7 +1688,19 @@ mod tests {
     #[test]
     fn sizes_and_times_as_fio_reads_them() {
         assert_eq!(parse_fio_size("4k"), Some(4096));
-        assert_eq!(parse_fio_size("4KiB"), Some(4096));
+        // fio 3.33: the three-letter IEC forms are powers of 1000 with the default kb_base.
+        assert_eq!(parse_fio_size("4KiB"), Some(4000));
+        assert_eq!(parse_fio_size("1GiB"), Some(1_000_000_000));
+        assert_eq!(parse_fio_size("4ki"), Some(4096));
+        assert_eq!(parse_fio_size("0x1000"), Some(4096));
+        assert_eq!(parse_fio_size("(64*1024)"), Some(65536));
+        assert_eq!(parse_fio_size("1.5m"), None);
+        {
+            let _k = super::super::expr::KbBaseScope::enter(1000);
+            assert_eq!(parse_fio_size("4k"), Some(4000));
+            assert_eq!(parse_fio_size("4kib"), Some(4096));
+        }
+        assert_eq!(parse_fio_size("4k"), Some(4096));
         assert_eq!(parse_fio_size("4kb"), Some(4096));
         assert_eq!(parse_fio_size("1M"), Some(1 << 20));
         assert_eq!(parse_fio_size("4G"), Some(4 << 30));

@@ -31,15 +31,37 @@ impl Section {
     }
 }
 
-/// Parses job-file `text` (named `origin` in messages); `env` looks up `${VAR}`.
+/// Parses job-file `text` (named `origin` in messages, the path it was read from);
+/// `env` looks up `${VAR}`. `include FILE` lines read FILE (relative to the current
+/// directory first, then to the including file's directory, as fio does) for options of
+/// the section they are in; fio's keywords `$pagesize`, `$mb_memory` and `$ncpus` are
+/// replaced by this machine's values, and a value where one was replaced and that holds
+/// `+ - * /` is evaluated as fio has `bc` do it (whole numbers: `iodepth=$ncpus+1`).
 pub fn parse_ini(
     text: &str,
     origin: &str,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<Section>, JobError> {
     let mut out: Vec<Section> = Vec::new();
-    // `${VAR}` expansion may grow the text; the expanded job stays within the file limit.
+    // `${VAR}` expansion and included files may grow the text; all of it stays within the
+    // job file limit.
     let mut budget = usize::try_from(hostbench_core::input::JOB_FILE_MAX).unwrap_or(usize::MAX);
+    parse_lines(text, origin, env, &mut out, &mut budget, 0)?;
+    Ok(out)
+}
+
+/// How deep `include`s may nest (a file that includes itself ends here).
+const MAX_INCLUDE_DEPTH: u32 = 16;
+
+/// The lines of one file into `out`; `depth` > 0 for an included file (options only).
+fn parse_lines(
+    text: &str,
+    origin: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    out: &mut Vec<Section>,
+    budget: &mut usize,
+    depth: u32,
+) -> Result<(), JobError> {
     for (i, raw) in text.lines().enumerate() {
         let at = format!("{origin}:{}", i + 1);
         // fio cuts a line at its first `;` or `#` wherever it is (a comment after a value
@@ -49,6 +71,13 @@ pub fn parse_ini(
             continue;
         }
         if let Some(rest) = line.strip_prefix('[') {
+            if depth > 0 {
+                return err(format!(
+                    "{at}: '{line}': an included file holds options only, not [sections] \
+                     (fio: \"No new sections in included files\"); move the section to the \
+                     job file"
+                ));
+            }
             let Some(name) = rest.strip_suffix(']') else {
                 return err(format!(
                     "{at}: a section header must look like [name], not '{line}'"
@@ -66,24 +95,37 @@ pub fn parse_ini(
             });
             continue;
         }
-        let line = expand_env(line, env, &at, budget)?;
-        budget -= line.len().min(budget);
-        let (k, v) = match line.split_once('=') {
+        if let Some(file) = line.strip_prefix("include")
+            && (file.is_empty() || file.starts_with(char::is_whitespace))
+        {
+            include(file.trim(), &at, origin, env, out, budget, depth)?;
+            continue;
+        }
+        let (line, keyword) = expand_env(line, env, &at, *budget)?;
+        *budget -= line.len().min(*budget);
+        let (k, mut v) = match line.split_once('=') {
             Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
             None => (line.trim().to_string(), String::new()),
         };
         if k.is_empty() {
             return err(format!("{at}: '{raw}' has no option name before '='"));
         }
-        if k == "include" || k.starts_with("include ") {
-            return err(format!(
-                "{at}: 'include' is not supported; list the files on the command line instead"
-            ));
-        }
         if k.contains(char::is_whitespace) {
             return err(format!(
                 "{at}: '{k}' is not an option line; write key=value (or a bare flag)"
             ));
+        }
+        if keyword && v.contains(['+', '-', '*', '/']) && !v.contains('\'') {
+            v = match super::expr::bc(&v) {
+                Some(n) => n.to_string(),
+                None => {
+                    return err(format!(
+                        "{at}: {k}={v}: a value with a $pagesize, $mb_memory or $ncpus keyword \
+                         and + - * / is whole-number arithmetic (fio has bc compute it): \
+                         numbers, + - * / % ^ and parentheses only, no units"
+                    ));
+                }
+            };
         }
         let Some(sec) = out.last_mut() else {
             return err(format!(
@@ -93,17 +135,77 @@ pub fn parse_ini(
         sec.opts.push((k, v));
         sec.opt_at.push(at);
     }
-    Ok(out)
+    Ok(())
 }
 
-/// `line` with `${VAR}` and `$VAR` replaced; an error if the result would pass `budget`
-/// bytes (what is left of the job file limit), checked before each value is appended.
+/// `include FILE` at `at` in the file `origin`: its options join the current section.
+fn include(
+    file: &str,
+    at: &str,
+    origin: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    out: &mut Vec<Section>,
+    budget: &mut usize,
+    depth: u32,
+) -> Result<(), JobError> {
+    if file.is_empty() {
+        return err(format!("{at}: include needs a file name: include FILE"));
+    }
+    if out.is_empty() {
+        return err(format!(
+            "{at}: include {file} comes before any [section]; put it inside the section whose \
+             options it holds"
+        ));
+    }
+    if depth >= MAX_INCLUDE_DEPTH {
+        return err(format!(
+            "{at}: include {file}: includes nest more than {MAX_INCLUDE_DEPTH} deep (does a \
+             file include itself?)"
+        ));
+    }
+    let given = std::path::Path::new(file);
+    let beside = std::path::Path::new(origin)
+        .parent()
+        .map(|d| d.join(given))
+        .filter(|_| given.is_relative());
+    let path = if given.exists() {
+        given.to_path_buf()
+    } else if let Some(b) = beside.filter(|b| b.exists()) {
+        b
+    } else {
+        return err(format!(
+            "{at}: include {file}: no such file (looked in the current directory{})",
+            match std::path::Path::new(origin).parent() {
+                Some(d) if given.is_relative() && !d.as_os_str().is_empty() =>
+                    format!(" and in {}", d.display()),
+                _ => String::new(),
+            }
+        ));
+    };
+    let limit = u64::try_from(*budget).unwrap_or(u64::MAX);
+    let text = hostbench_core::input::read_text(&path, "included job file", limit)
+        .map_err(|e| JobError(format!("{at}: include {file}: {e}")))?;
+    *budget -= text.len().min(*budget);
+    parse_lines(
+        &text,
+        &path.display().to_string(),
+        env,
+        out,
+        budget,
+        depth + 1,
+    )
+}
+
+/// `line` with `${VAR}` and `$VAR` replaced, and fio's keywords (`$pagesize`,
+/// `$mb_memory`, `$ncpus`) by this machine's values (the flag says whether one was); an
+/// error if the result would pass `budget` bytes (what is left of the job file limit),
+/// checked before each value is appended.
 fn expand_env(
     line: &str,
     env: &dyn Fn(&str) -> Option<String>,
     at: &str,
     budget: usize,
-) -> Result<String, JobError> {
+) -> Result<(String, bool), JobError> {
     let too_big = || {
         err(format!(
             "{at}: the job file grows past {} with its ${{VAR}} values expanded; use smaller \
@@ -115,8 +217,9 @@ fn expand_env(
         if line.len() > budget {
             return too_big();
         }
-        return Ok(line.to_string());
+        return Ok((line.to_string(), false));
     }
+    let mut keyword = false;
     let mut out = String::with_capacity(line.len().min(budget));
     let mut rest = line;
     let fits = |out: &String, more: usize| out.len().saturating_add(more) <= budget;
@@ -150,9 +253,14 @@ fn expand_env(
             if name.is_empty() {
                 out.push('$');
             } else if matches!(name, "pagesize" | "mb_memory" | "ncpus") {
-                return err(format!(
-                    "{at}: fio's '${name}' keyword is not supported; write the number"
-                ));
+                let Some(n) = super::expr::keyword(name) else {
+                    return err(format!(
+                        "{at}: fio's '${name}' keyword: this machine does not say its value; \
+                         write the number"
+                    ));
+                };
+                keyword = true;
+                out.push_str(&n.to_string());
             } else {
                 let v = env(name).unwrap_or_default();
                 if !fits(&out, v.len()) {
@@ -167,7 +275,7 @@ fn expand_env(
         return too_big();
     }
     out.push_str(rest);
-    Ok(out)
+    Ok((out, keyword))
 }
 
 /// The canonical job text: sections in order, one `key=value` (or bare flag) per line.

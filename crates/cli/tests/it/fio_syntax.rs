@@ -1,0 +1,201 @@
+//! fio's job-file syntax beyond `key=value`, side by side with the installed fio where it
+//! has the feature: sizes in the job's `kb_base` (and fio's IEC rule: `64kib` is 64000
+//! bytes), `include FILE` (relative to the current directory, then to the including file),
+//! the keywords `$pagesize`, `$mb_memory`, `$ncpus` with fio's `bc` arithmetic; and
+//! arithmetic values in parentheses, which Debian's fio is built without (checked against
+//! the values fio's documented parser gives).
+
+use super::fio::{json, peer_fio, s, tmp};
+use crate::common;
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+
+fn need_fio(test: &str) -> bool {
+    if peer_fio() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("HOSTBENCH_TEST_FIO").is_none(),
+        "{test}: HOSTBENCH_TEST_FIO is set but fio is not installed"
+    );
+    eprintln!("skip: fio is not installed; {test} not compared with it");
+    false
+}
+
+fn hb(dir: &Path, args: &[&str]) -> std::process::Output {
+    common::hb()
+        .current_dir(dir)
+        .arg("fio")
+        .args(args)
+        .arg("--no-save")
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap()
+}
+
+fn hb_json(dir: &Path, args: &[&str]) -> Value {
+    let o = hb(dir, args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "hostbench fio {args:?}: {err}");
+    json(&String::from_utf8(o.stdout).unwrap())
+}
+
+fn fio_json(dir: &Path, args: &[&str]) -> Value {
+    let o = std::process::Command::new("fio")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "fio {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    json(&String::from_utf8(o.stdout).unwrap())
+}
+
+/// (I/Os, bytes) of the first job.
+fn amounts(v: &Value) -> (u64, u64) {
+    let j = &v["jobs"][0];
+    (
+        j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap(),
+        j["read"]["io_bytes"].as_u64().unwrap() + j["write"]["io_bytes"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn sizes_follow_kb_base_as_in_fio() {
+    if !need_fio("fio_syntax::sizes_follow_kb_base_as_in_fio") {
+        return;
+    }
+    let d = tmp("syntax-kb");
+    for case in [
+        "--size=64kib --bs=4k",
+        "--size=64k --kb_base=1000 --bs=4k",
+        "--kb_base=1000 --size=64kib --bs=4kib",
+        "--size=0x10000 --bs=4KB",
+        "--size=1MiB --bs=64ki",
+        "--size=128kk --bs=8K",
+    ] {
+        let mut args = vec!["--name=kb", "--ioengine=null", "--output-format=json"];
+        args.extend(case.split(' '));
+        let peer = fio_json(&d, &args);
+        let ours = hb_json(&d, &args);
+        assert_eq!(amounts(&ours), amounts(&peer), "{case}: (I/Os, bytes)");
+    }
+    // In a job file kb_base applies wherever it is written (before the other options).
+    let f = d.join("kb.fio");
+    std::fs::write(&f, "[kb]\nioengine=null\nsize=64k\nbs=4k\nkb_base=1000\n").unwrap();
+    let args = ["--output-format=json", "kb.fio"];
+    assert_eq!(
+        amounts(&hb_json(&d, &args)),
+        amounts(&fio_json(&d, &args)),
+        "kb_base after size in a job file"
+    );
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn include_reads_options_as_fio_does() {
+    if !need_fio("fio_syntax::include_reads_options_as_fio_does") {
+        return;
+    }
+    let d = tmp("syntax-include");
+    std::fs::create_dir(d.join("jobs")).unwrap();
+    std::fs::create_dir(d.join("jobs/more")).unwrap();
+    // jobs/main.fio includes more/a.inc (beside it), which includes b.inc (beside itself).
+    std::fs::write(
+        d.join("jobs/main.fio"),
+        "[global]\nioengine=null\n[inc]\ninclude more/a.inc\nrw=read\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("jobs/more/a.inc"), "size=192k\ninclude b.inc\n").unwrap();
+    std::fs::write(d.join("jobs/more/b.inc"), "bs=16k ; a comment\n").unwrap();
+    let args = ["--output-format=json", "jobs/main.fio"];
+    let peer = fio_json(&d, &args);
+    let ours = hb_json(&d, &args);
+    assert_eq!(amounts(&ours), amounts(&peer));
+    assert_eq!(amounts(&ours), (12, 192 * 1024));
+    // An included file with a section is refused, naming the line.
+    std::fs::write(d.join("jobs/more/b.inc"), "[other]\nbs=16k\n").unwrap();
+    let o = hb(&d, &args);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("b.inc:1") && err.contains("options only"),
+        "{err}"
+    );
+    // A missing file says where it was looked for; an include loop ends.
+    std::fs::write(d.join("jobs/more/b.inc"), "include nope.inc\n").unwrap();
+    let err = String::from_utf8_lossy(&hb(&d, &args).stderr).into_owned();
+    assert!(err.contains("include nope.inc: no such file"), "{err}");
+    std::fs::write(d.join("jobs/more/b.inc"), "include b.inc\n").unwrap();
+    let o = hb(&d, &args);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("nest more than 16 deep"), "{err}");
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn keywords_and_bc_arithmetic_as_in_fio() {
+    if !need_fio("fio_syntax::keywords_and_bc_arithmetic_as_in_fio") {
+        return;
+    }
+    let d = tmp("syntax-keywords");
+    std::fs::write(
+        d.join("kw.fio"),
+        "[kw]\nioengine=null\nsize=2*$pagesize\nbs=$pagesize\niodepth=$ncpus+1\n",
+    )
+    .unwrap();
+    let args = ["--output-format=json", "kw.fio"];
+    let peer = fio_json(&d, &args);
+    let ours = hb_json(&d, &args);
+    assert_eq!(amounts(&ours), amounts(&peer));
+    let opts = |v: &Value| v["jobs"][0]["job options"].clone();
+    for k in ["size", "bs", "iodepth"] {
+        assert_eq!(opts(&ours)[k], opts(&peer)[k], "job option {k}");
+    }
+    // A unit in a value that bc computes is refused (fio's bc fails on it too).
+    std::fs::write(
+        d.join("bad.fio"),
+        "[kw]\nioengine=null\nsize=2*$pagesize k\n",
+    )
+    .unwrap();
+    let o = hb(&d, &["bad.fio"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("bad.fio:3") && err.contains("whole-number arithmetic"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// Arithmetic in parentheses (fio's expression parser, absent from Debian's fio build):
+/// the values its documentation and parser give.
+#[test]
+fn arithmetic_values() {
+    let d = tmp("syntax-arith");
+    let v = hb_json(
+        &d,
+        &[
+            "--name=a",
+            "--ioengine=null",
+            "--size=(64*1024)",
+            "--bs=(2^12)",
+            "--iodepth=(2*2)",
+            "--runtime=(1*60)",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(amounts(&v), (16, 65536));
+    let o = hb(&d, &["--name=a", "--ioengine=null", "--size=(1/0)"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("size=(1/0): division by zero"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let _ = s(&d);
+    std::fs::remove_dir_all(d).unwrap();
+}
