@@ -37,6 +37,8 @@ fio's command line and job files, measured by hostbench's own engine.
                            normal), or hostbench-json (the full result) alone
   --minimal                terse output only; --append-terse adds it to the others
   --terse-version=N        terse format version, 2 to 5 (default 3)
+  --eta=never|auto         accepted (hostbench prints no status line yet; always is refused);
+                           --eta-newline and --eta-interval are checked and accepted
   --output=FILE            write the report to FILE instead of stdout
   --label=NAME             name what this run stands for (stored with the result)
   --no-save                do not save the result in the results store
@@ -165,6 +167,30 @@ fn parse(args: &[String]) -> Result<Parsed> {
                     formats.push(FioFormat::Terse);
                 }
             }
+            // fio's status line: hostbench prints none yet, which is what `never` asks (and
+            // what `auto` gives off a terminal, fio's default); `always` is refused.
+            "eta" => {
+                let v = value("always, never or auto")?;
+                match v.as_str() {
+                    "never" | "auto" => {}
+                    "always" => bail!(
+                        "fio: --eta=always: hostbench does not print fio's status line yet; \
+                         leave the option out or use --eta=never (see docs/fio.md)"
+                    ),
+                    _ => bail!("fio: --eta={v}: expected always, never or auto"),
+                }
+            }
+            // They shape the status line only (checked as fio checks them).
+            "eta-newline" | "eta-interval" => {
+                let v = value("a time such as 5s or 500ms")?;
+                let min_ms = if key == "eta-interval" { 250.0 } else { 1.0 };
+                match job::parse_fio_time(&v, 1.0) {
+                    Some(t) if t * 1000.0 >= min_ms => {}
+                    _ => bail!(
+                        "fio: --{key}={v}: expected a time of at least {min_ms} ms, such as 5s or 500ms"
+                    ),
+                }
+            }
             "terse-version" => {
                 let v = value("2, 3, 4 or 5")?;
                 terse_version = match v.trim().parse::<u8>() {
@@ -197,8 +223,8 @@ fn parse(args: &[String]) -> Result<Parsed> {
                         anyhow!(
                             "fio: fio option --{k} is not supported by hostbench yet; remove it \
                              (hostbench takes --output-format, --output, --minimal, \
-                             --append-terse, --terse-version, --version, --help and job \
-                             options; see docs/fio.md)"
+                             --append-terse, --terse-version, --eta=never, --version, \
+                             --help and job options; see docs/fio.md)"
                         )
                     } else {
                         anyhow!("fio: {}", job::unsupported_option(k, &format!("--{k}")))
@@ -451,6 +477,10 @@ mod tests {
                 "cannot be combined",
             ),
             ("--name=a --terse-version=6", "expected 2, 3, 4 or 5"),
+            ("--name=a --eta=always", "does not print fio's status line"),
+            ("--name=a --eta=sometimes", "expected always, never or auto"),
+            ("--name=a --eta-interval=100ms", "at least 250 ms"),
+            ("--name=a --eta-newline=0", "at least 1 ms"),
             ("--rw=read", "no jobs"),
             ("-x", "unknown option '-x'"),
         ] {

@@ -676,6 +676,8 @@ fn bad_output_options_are_one_clear_line() {
             &["--unified_rw_reporting=all"],
             "expected none, mixed or both",
         ),
+        (&["--eta=always"], "does not print fio's status line yet"),
+        (&["--eta-interval=100ms"], "at least 250 ms"),
     ] {
         let mut a = vec!["fio"];
         a.extend(NULL_RW);
@@ -687,4 +689,29 @@ fn bad_output_options_are_one_clear_line() {
         assert!(err.contains(needle), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
+}
+
+/// `--eta=never` (common in scripts) and `auto` ask for what hostbench does: no status
+/// line; `--eta-newline` and `--eta-interval` are checked and accepted. The report is the
+/// same as without them.
+#[test]
+fn eta_never_is_accepted() {
+    let d = tmp("eta");
+    let (out, _) = hb(
+        &d,
+        &with(
+            NULL_RW,
+            &[
+                "--eta=never",
+                "--eta-newline=5",
+                "--eta-interval=500ms",
+                "--minimal",
+            ],
+        ),
+    );
+    assert_eq!(terse_lines(&out).len(), 1, "{out}");
+    assert!(!out.contains("Jobs:"), "{out}");
+    let (out, _) = hb(&d, &with(NULL_RW, &["--eta=auto"]));
+    assert!(out.contains("Run status group 0 (all jobs):"), "{out}");
+    std::fs::remove_dir_all(d).unwrap();
 }
