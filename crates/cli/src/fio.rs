@@ -7,8 +7,9 @@
 //! fio's order: see the workload's `sequence.rs`); `randrepeat`/`randseed` as the seed.
 //! Every job file after the first starts with a stonewall, as in fio.
 //!
-//! Output: `--output-format=normal|json|json+` in fio's layouts (and `hostbench-json`, the
-//! full hostbench result), to stdout or `--output=FILE`. Diagnostics go to stderr only, so
+//! Output: `--output-format=normal|json|json+|terse` in fio's layouts, several at once
+//! separated by commas (and `hostbench-json`, the full hostbench result), to stdout or
+//! `--output=FILE`; `--minimal`, `--append-terse`, `--terse-version` as in fio. Diagnostics go to stderr only, so
 //! JSON output always parses. `--label`, `--no-save`, `--results-db` as everywhere.
 //!
 //! Bad input (an unknown or unsupported option, a bad value, a malformed job file) is one
@@ -31,7 +32,13 @@ fio's command line and job files, measured by hostbench's own engine.
 
   --name=NAME              start a job (options before the first --name are global)
   --OPTION=VALUE           a job option with fio's name and units (k/m/g = 1024)
-  --output-format=FORMAT   normal (default), json, json+, or hostbench-json (the full result)
+  --output-format=FORMATS  normal (default), json, json+, terse (minimal, csv), several
+                           separated by commas (printed in fio's order: terse, json,
+                           normal), or hostbench-json (the full result) alone
+  --minimal                terse output only; --append-terse adds it to the others
+  --terse-version=N        terse format version, 2 to 5 (default 3)
+  --eta=never|auto         accepted (hostbench prints no status line yet; always is refused);
+                           --eta-newline and --eta-interval are checked and accepted
   --output=FILE            write the report to FILE instead of stdout
   --label=NAME             name what this run stands for (stored with the result)
   --no-save                do not save the result in the results store
@@ -43,7 +50,8 @@ iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null) dir
 time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
 (random zipf:θ pareto:h) fsync fdatasync end_fsync rate_iops group_reporting invalidate
 fadvise_hint (0 1 random sequential)
-nrfiles=1 thread description; sequencing: stonewall (wait_for_previous) new_group wait_for
+nrfiles=1 thread description; report: percentile_list clat_percentiles lat_percentiles
+slat_percentiles unified_rw_reporting (none mixed both, 0 1 2); sequencing: stonewall (wait_for_previous) new_group wait_for
 exitall exit_what (group stonewall all) exitall_on_error startdelay (a time or a range a-b);
 amount: io_size (io_limit) loops number_ios filesize (a size or a range a-b) offset_increment;
 size, offset and offset_increment may be P% of the existing file.
@@ -78,7 +86,9 @@ const FLAGS: &[&str] = &[
 #[derive(Debug)]
 struct Cmd {
     sections: Vec<job::Section>,
-    format: FioFormat,
+    /// Every format selected, in the order given (no repeats).
+    formats: Vec<FioFormat>,
+    terse_version: u8,
     hostbench_json: bool,
     output: Option<String>,
     save: SaveOptions,
@@ -92,7 +102,8 @@ enum Parsed {
 fn parse(args: &[String]) -> Result<Parsed> {
     let mut cmd_sections: Vec<job::Section> = Vec::new();
     let mut files: Vec<String> = Vec::new();
-    let mut format = FioFormat::Normal;
+    let mut formats = vec![FioFormat::Normal];
+    let mut terse_version = 3u8;
     let mut hostbench_json = false;
     let mut output = None;
     let (mut label, mut no_save, mut results_db) = (None, false, None);
@@ -146,16 +157,48 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 )));
             }
             "output-format" => {
-                let v = value("normal, json, json+ or hostbench-json")?;
+                let v = value("normal, json, json+, terse or hostbench-json")?;
+                (formats, hostbench_json) = output_formats(&v)?;
+            }
+            // fio's --minimal replaces the formats with terse; --append-terse adds it.
+            "minimal" => (formats, hostbench_json) = (vec![FioFormat::Terse], false),
+            "append-terse" => {
+                if !formats.contains(&FioFormat::Terse) {
+                    formats.push(FioFormat::Terse);
+                }
+            }
+            // fio's status line: hostbench prints none yet, which is what `never` asks (and
+            // what `auto` gives off a terminal, fio's default); `always` is refused.
+            "eta" => {
+                let v = value("always, never or auto")?;
                 match v.as_str() {
-                    "normal" => format = FioFormat::Normal,
-                    "json" => format = FioFormat::Json,
-                    "json+" => format = FioFormat::JsonPlus,
-                    "hostbench-json" => hostbench_json = true,
-                    other => bail!(
-                        "fio: --output-format={other} is not supported; use normal, json, json+ or hostbench-json (terse and several formats at once are not supported)"
+                    "never" | "auto" => {}
+                    "always" => bail!(
+                        "fio: --eta=always: hostbench does not print fio's status line yet; \
+                         leave the option out or use --eta=never (see docs/fio.md)"
+                    ),
+                    _ => bail!("fio: --eta={v}: expected always, never or auto"),
+                }
+            }
+            // They shape the status line only (checked as fio checks them).
+            "eta-newline" | "eta-interval" => {
+                let v = value("a time such as 5s or 500ms")?;
+                let min_ms = if key == "eta-interval" { 250.0 } else { 1.0 };
+                match job::parse_fio_time(&v, 1.0) {
+                    Some(t) if t * 1000.0 >= min_ms => {}
+                    _ => bail!(
+                        "fio: --{key}={v}: expected a time of at least {min_ms} ms, such as 5s or 500ms"
                     ),
                 }
+            }
+            "terse-version" => {
+                let v = value("2, 3, 4 or 5")?;
+                terse_version = match v.trim().parse::<u8>() {
+                    Ok(n @ 2..=5) => n,
+                    _ => bail!(
+                        "fio: --terse-version={v}: expected 2, 3, 4 or 5 (fio's terse formats; 3 is the default)"
+                    ),
+                };
             }
             "output" => output = Some(value("a file name")?),
             "label" => label = Some(value("a name")?),
@@ -179,8 +222,9 @@ fn parse(args: &[String]) -> Result<Parsed> {
                     if fio_names::is_command_line_option(k) {
                         anyhow!(
                             "fio: fio option --{k} is not supported by hostbench yet; remove it \
-                             (hostbench takes --output-format, --output, --version, --help and \
-                             job options; see docs/fio.md)"
+                             (hostbench takes --output-format, --output, --minimal, \
+                             --append-terse, --terse-version, --eta=never, --version, \
+                             --help and job options; see docs/fio.md)"
                         )
                     } else {
                         anyhow!("fio: {}", job::unsupported_option(k, &format!("--{k}")))
@@ -222,13 +266,46 @@ fn parse(args: &[String]) -> Result<Parsed> {
         );
     }
     let save = SaveOptions::new(label, no_save, results_db)?;
+    if hostbench_json && !formats.is_empty() {
+        bail!(
+            "fio: --output-format=hostbench-json cannot be combined with fio's formats; give it alone"
+        );
+    }
     Ok(Parsed::Run(Box::new(Cmd {
         sections,
-        format,
+        formats,
+        terse_version,
         hostbench_json,
         output,
         save,
     })))
+}
+
+/// `--output-format=A,B,...`: fio's formats in the order given (repeats dropped), and
+/// whether hostbench's own JSON was asked for (alone).
+fn output_formats(v: &str) -> Result<(Vec<FioFormat>, bool)> {
+    let mut formats = Vec::new();
+    let mut hostbench_json = false;
+    for f in v.split(',') {
+        let f = match f {
+            "normal" => FioFormat::Normal,
+            "json" => FioFormat::Json,
+            "json+" => FioFormat::JsonPlus,
+            "terse" | "minimal" | "csv" => FioFormat::Terse,
+            "hostbench-json" => {
+                hostbench_json = true;
+                continue;
+            }
+            other => bail!(
+                "fio: --output-format={v}: '{other}' is not an output format; use normal, json, \
+                 json+, terse (minimal, csv), several separated by commas, or hostbench-json alone"
+            ),
+        };
+        if !formats.contains(&f) {
+            formats.push(f);
+        }
+    }
+    Ok((formats, hostbench_json))
 }
 
 /// Runs `hostbench fio ...`.
@@ -292,8 +369,16 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     // prints the layout lines after its start-up lines, which need the run's result: the
     // output object keeps them and places them there (printed at once if the layout or the
     // run fails).
+    // hostbench-json runs record fio's normal layout (what `results show -f fio` prints).
+    let first = cmd.formats.first().copied().unwrap_or_default();
+    let formats = FioLayout {
+        output_format: first,
+        more_formats: cmd.formats.iter().skip(1).copied().collect(),
+        terse_version: cmd.terse_version,
+        laid_out: Vec::new(),
+    };
     let output = FioOut::new(
-        cmd.format,
+        formats.clone(),
         cmd.hostbench_json,
         cmd.output.as_ref().map(PathBuf::from),
         cmd.save.results_db.clone(),
@@ -306,8 +391,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     // What fio's layouts print besides the measurement goes into the result with it, so a
     // stored run renders as it printed (`hostbench results show ID -f fio`).
     plan.layout = Some(Layout::Fio(FioLayout {
-        output_format: cmd.format,
         laid_out: output.layout_lines(),
+        ..formats
     }));
     match exec::execute(&plan, w, &output, &cmd.save, "fio", argv) {
         Ok((code, _)) => Ok(code),
@@ -347,7 +432,28 @@ mod tests {
                 .opts
                 .contains(&("time_based".into(), String::new()))
         );
-        assert_eq!(c.format, FioFormat::JsonPlus);
+        assert_eq!(c.formats, vec![FioFormat::JsonPlus]);
+        let Parsed::Run(c) = parse(&args(
+            "--name=a --output-format=json,terse,normal,json --terse-version=5",
+        ))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            c.formats,
+            vec![FioFormat::Json, FioFormat::Terse, FioFormat::Normal]
+        );
+        assert_eq!(c.terse_version, 5);
+        let Parsed::Run(c) = parse(&args("--name=a --output-format=json --minimal")).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(c.formats, vec![FioFormat::Terse]);
+        let Parsed::Run(c) = parse(&args("--name=a --output-format=json --append-terse")).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(c.formats, vec![FioFormat::Json, FioFormat::Terse]);
     }
 
     #[test]
@@ -358,7 +464,23 @@ mod tests {
                 "fio option --verify is not supported by hostbench yet",
             ),
             ("--name=a --size", "--size needs a value"),
-            ("--name=a --output-format=terse", "terse"),
+            (
+                "--name=a --output-format=xml",
+                "'xml' is not an output format",
+            ),
+            (
+                "--name=a --output-format=json,",
+                "'' is not an output format",
+            ),
+            (
+                "--name=a --output-format=json,hostbench-json",
+                "cannot be combined",
+            ),
+            ("--name=a --terse-version=6", "expected 2, 3, 4 or 5"),
+            ("--name=a --eta=always", "does not print fio's status line"),
+            ("--name=a --eta=sometimes", "expected always, never or auto"),
+            ("--name=a --eta-interval=100ms", "at least 250 ms"),
+            ("--name=a --eta-newline=0", "at least 1 ms"),
             ("--rw=read", "no jobs"),
             ("-x", "unknown option '-x'"),
         ] {

@@ -41,7 +41,7 @@ pub struct FioOption {
 }
 
 /// One job as the workload understood it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FioJob {
     /// The job's name.
@@ -66,6 +66,75 @@ pub struct FioJob {
     /// `stonewall` or `new_group` (absent in results before schema 1.x: 0).
     #[serde(default)]
     pub groupid: u32,
+    /// The job's options that shape its report (percentiles, `unified_rw_reporting`,
+    /// `description`); absent in results before schema 1.4: fio's defaults.
+    #[serde(default, skip_serializing_if = "FioReportOpts::is_default")]
+    pub report: FioReportOpts,
+}
+
+/// A job's options that shape fio's report of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FioReportOpts {
+    /// `percentile_list`, as given (sorted when used); empty = fio's 17 defaults.
+    pub percentile_list: Vec<f64>,
+    /// Decimals of the percentiles in the normal layout (the most typed in
+    /// `percentile_list`; 2 for the defaults).
+    pub percentile_precision: u32,
+    /// `clat_percentiles` (fio's default 1).
+    pub clat_percentiles: bool,
+    /// `lat_percentiles` (default 0).
+    pub lat_percentiles: bool,
+    /// `slat_percentiles` (default 0).
+    pub slat_percentiles: bool,
+    /// `unified_rw_reporting`.
+    pub unified_rw_reporting: FioUnified,
+    /// `description`, empty when not given.
+    pub description: String,
+}
+
+impl Default for FioReportOpts {
+    fn default() -> Self {
+        FioReportOpts {
+            percentile_list: Vec::new(),
+            percentile_precision: 2,
+            clat_percentiles: true,
+            lat_percentiles: false,
+            slat_percentiles: false,
+            unified_rw_reporting: FioUnified::None,
+            description: String::new(),
+        }
+    }
+}
+
+impl FioReportOpts {
+    /// Whether every option is fio's default (the result then leaves the section out).
+    pub fn is_default(&self) -> bool {
+        *self == FioReportOpts::default()
+    }
+
+    /// The percentiles to report, sorted: `percentile_list`, or fio's defaults.
+    pub fn percentiles(&self) -> Vec<f64> {
+        if self.percentile_list.is_empty() {
+            return crate::fio_hist::PERCENTILES.to_vec();
+        }
+        let mut v = self.percentile_list.clone();
+        v.sort_by(f64::total_cmp);
+        v
+    }
+}
+
+/// fio's `unified_rw_reporting`: how reads and writes are reported.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FioUnified {
+    /// `none` (`0`): reads and writes apart.
+    #[default]
+    None,
+    /// `mixed` (`1`): one `mixed` direction only.
+    Mixed,
+    /// `both` (`2`): reads and writes, then `mixed`.
+    Both,
 }
 
 /// One job block of fio's report: a clone, or a job's clones merged.
@@ -137,6 +206,12 @@ pub struct FioDir {
     pub iops: FioStat,
     /// Completion latency histogram.
     pub clat_bins: FioBins,
+    /// Total latency histogram (kept with `lat_percentiles` only).
+    #[serde(default, skip_serializing_if = "FioBins::is_empty")]
+    pub lat_bins: FioBins,
+    /// Submission latency histogram (kept with `slat_percentiles` only).
+    #[serde(default, skip_serializing_if = "FioBins::is_empty")]
+    pub slat_bins: FioBins,
 }
 
 /// fio's running statistics of one metric.
@@ -234,6 +309,23 @@ impl FioStat {
 }
 
 impl FioBins {
+    /// No bucket counted.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Every count of `o` added (bucket by bucket).
+    pub fn add(&mut self, o: &FioBins) {
+        if o.is_empty() {
+            return;
+        }
+        let mut d = self.dense();
+        for (a, b) in d.iter_mut().zip(o.dense()) {
+            *a += b;
+        }
+        *self = FioBins::from_dense(&d);
+    }
+
     /// From a full bucket array.
     pub fn from_dense(counts: &[u64]) -> FioBins {
         FioBins(
@@ -259,6 +351,40 @@ impl FioBins {
 }
 
 impl FioDir {
+    /// fio's `mixed` direction of `unified_rw_reporting` (`stat.c:sum_thread_stats` into
+    /// one direction): bytes, I/Os and histograms added, latencies merged exactly, the
+    /// rate samples added figure by figure (samples counted in both), the longest runtime.
+    pub fn mixed(dirs: &[&FioDir]) -> FioDir {
+        let mut m = FioDir::default();
+        for d in dirs {
+            m.io_bytes += d.io_bytes;
+            m.total_ios += d.total_ios;
+            m.short_ios += d.short_ios;
+            m.runtime_ms = m.runtime_ms.max(d.runtime_ms);
+            m.slat.merge(&d.slat);
+            m.clat.merge(&d.clat);
+            m.lat.merge(&d.lat);
+            for (a, b) in [(&mut m.bw, &d.bw), (&mut m.iops, &d.iops)] {
+                if b.n == 0 {
+                    continue;
+                }
+                if a.n == 0 {
+                    *a = *b;
+                } else {
+                    a.min += b.min;
+                    a.max += b.max;
+                    a.mean += b.mean;
+                    a.m2 += b.m2;
+                    a.n += b.n;
+                }
+            }
+            m.clat_bins.add(&d.clat_bins);
+            m.lat_bins.add(&d.lat_bins);
+            m.slat_bins.add(&d.slat_bins);
+        }
+        m
+    }
+
     /// Bandwidth over the direction's run time, bytes/s (fio's integer arithmetic).
     pub fn bw_bytes(&self) -> u64 {
         (self.io_bytes * 1000)
@@ -337,6 +463,50 @@ mod tests {
         a.sum(&stat(&[10, 20, 30]));
         assert_eq!((a.n, a.min, a.max), (3, 110, 230));
         assert!((a.mean - 170.0).abs() < 1e-9);
+    }
+
+    /// unified_rw_reporting's mixed direction: sums, an exact merge of the latencies (as
+    /// if every sample had been in one direction), rate samples added with their counts
+    /// (fio's pure sum), the longest runtime, histograms added.
+    #[test]
+    fn mixed_direction_sums_as_fio() {
+        let mut bins_r = vec![0u64; PLAT_NR];
+        bins_r[5] = 3;
+        let mut bins_w = vec![0u64; PLAT_NR];
+        bins_w[5] = 1;
+        bins_w[9] = 2;
+        let r = FioDir {
+            io_bytes: 3 * 4096,
+            total_ios: 3,
+            runtime_ms: 40,
+            clat: stat(&[10, 20, 30]),
+            bw: stat(&[100, 300]),
+            clat_bins: FioBins::from_dense(&bins_r),
+            ..FioDir::default()
+        };
+        let w = FioDir {
+            io_bytes: 2 * 4096,
+            total_ios: 2,
+            short_ios: 1,
+            runtime_ms: 50,
+            clat: stat(&[40, 50]),
+            bw: stat(&[10, 20, 30]),
+            clat_bins: FioBins::from_dense(&bins_w),
+            ..FioDir::default()
+        };
+        let m = FioDir::mixed(&[&r, &w]);
+        assert_eq!((m.io_bytes, m.total_ios, m.short_ios), (5 * 4096, 5, 1));
+        assert_eq!(m.runtime_ms, 50);
+        let all = stat(&[10, 20, 30, 40, 50]);
+        assert_eq!((m.clat.n, m.clat.min, m.clat.max), (5, 10, 50));
+        assert!((m.clat.stddev() - all.stddev()).abs() < 1e-9);
+        assert_eq!((m.bw.n, m.bw.min, m.bw.max), (5, 110, 330));
+        assert!((m.bw.mean - 220.0).abs() < 1e-9, "{}", m.bw.mean);
+        let mut want = vec![0u64; PLAT_NR];
+        want[5] = 4;
+        want[9] = 2;
+        assert_eq!(m.clat_bins.dense(), want);
+        assert!(m.lat_bins.is_empty() && m.slat.n == 0);
     }
 
     #[test]

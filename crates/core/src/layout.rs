@@ -37,14 +37,52 @@ pub struct SysbenchLayout {
 }
 
 /// fio's output options.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FioLayout {
-    /// `--output-format`.
+    /// `--output-format` (the first format given).
     pub output_format: FioFormat,
+    /// The other formats of `--output-format=normal,json,...` (fio prints every format
+    /// selected, in its own order: terse, JSON, normal); absent before schema 1.4.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more_formats: Vec<FioFormat>,
+    /// `--terse-version` (2 to 5; fio's default 3).
+    #[serde(default = "terse_v3", skip_serializing_if = "is_terse_v3")]
+    pub terse_version: u8,
     /// The lines the file layout printed before the run ("job: Laying out IO file (1 file /
     /// 64MiB)"), which fio's normal layout shows after its "Starting N processes" line.
     pub laid_out: Vec<String>,
+}
+
+fn terse_v3() -> u8 {
+    3
+}
+
+fn is_terse_v3(v: &u8) -> bool {
+    *v == 3
+}
+
+impl Default for FioLayout {
+    fn default() -> Self {
+        FioLayout {
+            output_format: FioFormat::Normal,
+            more_formats: Vec::new(),
+            terse_version: 3,
+            laid_out: Vec::new(),
+        }
+    }
+}
+
+impl FioLayout {
+    /// Whether `f` is among the formats selected (`json+` counts as `json` too, as in fio).
+    pub fn has(&self, f: FioFormat) -> bool {
+        let all = std::iter::once(&self.output_format).chain(&self.more_formats);
+        let mut any = false;
+        for &g in all {
+            any |= g == f || (f == FioFormat::Json && g == FioFormat::JsonPlus);
+        }
+        any
+    }
 }
 
 /// fio's `--output-format` (hostbench's own `hostbench-json` renders the result itself: its
@@ -60,6 +98,8 @@ pub enum FioFormat {
     /// `json+` (adds latency `bins`).
     #[serde(rename = "json+")]
     JsonPlus,
+    /// `terse` (`minimal`, `csv`): one `;`-separated line per job block.
+    Terse,
 }
 
 /// ApacheBench's options that shape its report.
@@ -154,10 +194,33 @@ mod tests {
         let f = Layout::Fio(FioLayout {
             output_format: FioFormat::JsonPlus,
             laid_out: vec!["a: Laying out IO file (1 file / 1MiB)".into()],
+            ..FioLayout::default()
         });
         let j = serde_json::to_value(&f).unwrap();
         assert_eq!(j["output_format"], "json+");
         assert_eq!(serde_json::from_value::<Layout>(j).unwrap(), f);
         assert!(serde_json::from_value::<Layout>(serde_json::json!({"grammar": "wrk"})).is_err());
+        // A layout of schema 1.3 (no more_formats, no terse_version) reads as fio's defaults.
+        let old: Layout = serde_json::from_value(serde_json::json!(
+            {"grammar": "fio", "output_format": "json", "laid_out": []}
+        ))
+        .unwrap();
+        let Layout::Fio(old) = old else { panic!() };
+        assert_eq!((old.terse_version, old.more_formats.len()), (3, 0));
+        assert!(old.has(FioFormat::Json) && !old.has(FioFormat::Terse));
+        let both = FioLayout {
+            output_format: FioFormat::Terse,
+            more_formats: vec![FioFormat::JsonPlus],
+            terse_version: 5,
+            laid_out: Vec::new(),
+        };
+        assert!(both.has(FioFormat::Json) && both.has(FioFormat::JsonPlus));
+        assert!(!both.has(FioFormat::Normal));
+        let j = serde_json::to_value(Layout::Fio(both.clone())).unwrap();
+        assert_eq!(j["more_formats"][0], "json+");
+        assert_eq!(
+            serde_json::from_value::<Layout>(j).unwrap(),
+            Layout::Fio(both)
+        );
     }
 }

@@ -1,14 +1,15 @@
 //! fio's output: the "Laying out IO file" lines of the prepare stage kept (the front-end
 //! stores them in the result's layout options, from which the normal layout prints them
-//! after fio's start-up lines), then the report in `--output-format`
-//! (normal, json, json+, or hostbench's own JSON result), on stdout or in `--output=FILE`.
+//! after fio's start-up lines), then the report in every format of `--output-format`
+//! (normal, json, json+, terse, in fio's order; or hostbench's own JSON result), on stdout
+//! or in `--output=FILE`.
 //! Diagnostics go to stderr only, so JSON output always parses; a failed run says
 //! `fio: error: ...` as fio does.
 
 use super::{Presenter, RunInfo, exit_code, print_warnings, say_saved};
 use crate::exec::out;
 use anyhow::Result;
-use hostbench_core::layout::FioFormat;
+use hostbench_core::layout::{FioFormat, FioLayout};
 use hostbench_core::result::RunResult;
 use hostbench_store::Location;
 use std::path::PathBuf;
@@ -18,8 +19,8 @@ use std::sync::Mutex;
 /// fio's report after the run.
 #[derive(Debug)]
 pub struct FioOut {
-    /// `--output-format`.
-    pub flavour: FioFormat,
+    /// `--output-format` (every format selected) and `--terse-version`.
+    pub formats: FioLayout,
     /// `--output-format=hostbench-json`: the whole hostbench result instead.
     pub hostbench_json: bool,
     /// `--output=FILE`.
@@ -33,13 +34,13 @@ pub struct FioOut {
 impl FioOut {
     /// The output `--output-format` and `--output` ask for.
     pub fn new(
-        flavour: FioFormat,
+        formats: FioLayout,
         hostbench_json: bool,
         output: Option<PathBuf>,
         results_db: Option<String>,
     ) -> FioOut {
         FioOut {
-            flavour,
+            formats,
             hostbench_json,
             output,
             results_db,
@@ -47,9 +48,10 @@ impl FioOut {
         }
     }
 
-    /// fio's normal layout on stdout: the only one with the layout lines.
+    /// fio's normal layout (alone or with others) on stdout: the only one with the layout
+    /// lines.
     fn normal_on_stdout(&self) -> bool {
-        self.flavour == FioFormat::Normal && !self.hostbench_json && self.output.is_none()
+        self.formats.has(FioFormat::Normal) && !self.hostbench_json && self.output.is_none()
     }
 
     /// The layout lines kept so far (they go into the result's layout options, from which
@@ -95,7 +97,10 @@ impl Presenter for FioOut {
         let report = if self.hostbench_json {
             hostbench_report::json::render(r)
         } else {
-            hostbench_report::fio::render(r, self.flavour)
+            // Every format selected, as the result records them (fio's order).
+            let mut l = self.formats.clone();
+            l.laid_out = hostbench_report::fio::layout_of(r).laid_out;
+            hostbench_report::fio::render_layout(r, &l)
         };
         match &self.output {
             Some(path) => crate::output::write(

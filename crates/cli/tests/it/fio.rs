@@ -495,7 +495,7 @@ fn hostbench_result_is_valid_and_saved() {
         "an fsync every 16 writes"
     );
     // fio's statistics are one typed section (schema 1.1), not tables of flattened columns.
-    assert_eq!(r["schema_minor"], 3);
+    assert_eq!(r["schema_minor"], 4);
     assert_eq!(r["fio"]["jobs"][0]["name"], "h");
     assert_eq!(r["fio"]["blocks"][0]["write"]["total_ios"], 256);
     assert_eq!(r["fio"]["blocks"][0]["sync"]["n"], 16);
@@ -544,8 +544,8 @@ fn bad_input_is_one_clear_line() {
             "give a size",
         ),
         (
-            vec!["--name=a".into(), "--output-format=terse".into()],
-            "terse",
+            vec!["--name=a".into(), "--output-format=yaml".into()],
+            "'yaml' is not an output format",
         ),
     ];
     for (args, needle) in cases {
@@ -924,8 +924,8 @@ fn option_errors_name_their_line_and_fio_options_are_known() {
             "fio option --verify is not supported by hostbench yet",
         ),
         (
-            vec!["--eta=never".into(), "--name=a".into()],
-            "fio option --eta is not supported by hostbench yet",
+            vec!["--status-interval=1".into(), "--name=a".into()],
+            "fio option --status-interval is not supported by hostbench yet",
         ),
         (
             vec!["--name=a".into(), "--iodepht=4".into()],

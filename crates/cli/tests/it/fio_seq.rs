@@ -16,7 +16,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Whether fio is here to compare with; a failure when CI asked for it.
-fn need_fio(test: &str) -> bool {
+pub(crate) fn need_fio(test: &str) -> bool {
     if peer_fio() {
         return true;
     }
@@ -29,7 +29,7 @@ fn need_fio(test: &str) -> bool {
 }
 
 /// Runs hostbench's fio front-end on `args` in `dir`: (stdout, wall time).
-fn hb(dir: &Path, args: &[&str]) -> (String, Duration) {
+pub(crate) fn hb(dir: &Path, args: &[&str]) -> (String, Duration) {
     let t = Instant::now();
     let out = common::hb()
         .current_dir(dir)
@@ -47,7 +47,7 @@ fn hb(dir: &Path, args: &[&str]) -> (String, Duration) {
 }
 
 /// Runs the real fio on `args` in `dir`: (stdout, wall time).
-fn fio(dir: &Path, args: &[&str]) -> (String, Duration) {
+pub(crate) fn fio(dir: &Path, args: &[&str]) -> (String, Duration) {
     let t = Instant::now();
     let o = std::process::Command::new("fio")
         .args(args)

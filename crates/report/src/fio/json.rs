@@ -2,11 +2,11 @@
 //! and its six-decimal floats.
 
 use super::{
-    LAT_LABELS, ctime, group_aggs, lat_dist, pct_list, percentiles, share_of_group, unix_of,
-    version,
+    LAT_LABELS, ctime, first_opts, group_aggs, lat_dist, pct_list, percentiles, share_of_group,
+    unified_view, unix_of, version,
 };
-use hostbench_core::fio_hist::{PERCENTILES, plat_val};
-use hostbench_core::fio_result::{FioDir, FioStat};
+use hostbench_core::fio_hist::plat_val;
+use hostbench_core::fio_result::{FioDir, FioReportOpts, FioStat, FioUnified};
 use hostbench_core::result::RunResult;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Value as J, json};
@@ -64,23 +64,24 @@ impl Serialize for Node {
     }
 }
 
-fn stat_json(s: &FioStat, bins: Option<&[u64]>, with_pct: bool, plus: bool) -> Node {
+/// One latency's object: its statistics and, when `pct` holds its histogram (the job asks
+/// for its percentiles) and it has samples, the values at `list`, keyed as fio's `%f`
+/// prints them, and with json+ the histogram's non-empty `bins`.
+fn stat_json(s: &FioStat, pct: Option<&[u64]>, list: &[f64], plus: bool) -> Node {
     let mut o = Map::new();
     o.insert("min".into(), json!(if s.n == 0 { 0 } else { s.min }));
     o.insert("max".into(), json!(s.max));
     o.insert("mean".into(), json!(s.mean));
     o.insert("stddev".into(), json!(s.stddev()));
     o.insert("N".into(), json!(s.n));
-    if let Some(bins) = bins
+    if let Some(bins) = pct
         && s.n > 0
     {
-        if with_pct {
-            let mut p = Map::new();
-            for (k, v) in PERCENTILES.iter().zip(percentiles(bins, s.n)) {
-                p.insert(format!("{k:.6}"), json!(v));
-            }
-            o.insert("percentile".into(), Node::O(p));
+        let mut p = Map::new();
+        for (k, v) in list.iter().zip(percentiles(bins, s.n, list)) {
+            p.insert(format!("{k:.6}"), json!(v));
         }
+        o.insert("percentile".into(), Node::O(p));
         if plus {
             let mut b = Map::new();
             for (i, &c) in bins.iter().enumerate() {
@@ -106,7 +107,14 @@ fn v(x: J) -> Node {
     Node::V(x)
 }
 
-fn dir_json(x: &FioDir, bw_agg: f64, clat: Node) -> Node {
+/// One direction's object (`read`, `write`, `mixed`): `bw_agg` is its share of the group.
+fn dir_json(x: &FioDir, bw_agg: f64, opts: &FioReportOpts, gtod_reduce: bool, plus: bool) -> Node {
+    let list = opts.percentiles();
+    let lat = |s: &FioStat, on: bool, bins: &hostbench_core::fio_result::FioBins| {
+        let dense = bins.dense();
+        let pct = (on && !gtod_reduce).then_some(dense.as_slice());
+        stat_json(s, pct, &list, plus)
+    };
     obj(vec![
         ("io_bytes", v(json!(x.io_bytes))),
         ("io_kbytes", v(json!(x.io_bytes / 1024))),
@@ -117,9 +125,9 @@ fn dir_json(x: &FioDir, bw_agg: f64, clat: Node) -> Node {
         ("total_ios", v(json!(x.total_ios))),
         ("short_ios", v(json!(x.short_ios))),
         ("drop_ios", v(json!(0))),
-        ("slat_ns", stat_json(&x.slat, None, false, false)),
-        ("clat_ns", clat),
-        ("lat_ns", stat_json(&x.lat, None, false, false)),
+        ("slat_ns", lat(&x.slat, opts.slat_percentiles, &x.slat_bins)),
+        ("clat_ns", lat(&x.clat, opts.clat_percentiles, &x.clat_bins)),
+        ("lat_ns", lat(&x.lat, opts.lat_percentiles, &x.lat_bins)),
         ("bw_min", v(json!(x.bw.min))),
         ("bw_max", v(json!(x.bw.max))),
         ("bw_agg", v(json!(if x.bw.n > 0 { bw_agg } else { 0.0 }))),
@@ -135,13 +143,19 @@ fn dir_json(x: &FioDir, bw_agg: f64, clat: Node) -> Node {
 }
 
 fn empty_dir() -> Node {
-    let z = FioDir::default();
-    dir_json(&z, 0.0, stat_json(&z.clat, None, false, false))
+    dir_json(
+        &FioDir::default(),
+        0.0,
+        &FioReportOpts::default(),
+        true,
+        false,
+    )
 }
 
 /// The document: every block of `r`'s fio section; `plus` adds each latency's `bins`.
 pub(super) fn render(r: &RunResult, plus: bool) -> String {
-    let (global, jobs, blocks, disks) = match &r.fio {
+    let view = r.fio.as_ref().map(unified_view);
+    let (global, jobs, blocks, disks) = match &view {
         Some(f) => (
             &f.global_options[..],
             &f.jobs[..],
@@ -151,7 +165,8 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
         None => (&[][..], &[][..], &[][..], &[][..]),
     };
     let unix = unix_of(&r.started_at);
-    let groups = r.fio.as_ref().map(group_aggs).unwrap_or_default();
+    let groups = view.as_ref().map(group_aggs).unwrap_or_default();
+    let default_opts = FioReportOpts::default();
     let mut doc = Map::new();
     doc.insert("fio version".into(), json!(version()));
     doc.insert("timestamp".into(), json!(unix as i64));
@@ -188,29 +203,48 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
             }
         }
         j.insert("job options".into(), Node::O(jo));
-        for (d, (dname, x)) in ["read", "write"].iter().zip(b.dirs()).enumerate() {
+        let opts = jobs.get(b.job).map_or(&default_opts, |j| &j.report);
+        let first = view.as_ref().map_or(opts, |f| first_opts(f, b));
+        let agg_of = |d: usize| groups.get(b.groupid as usize).map_or(0, |g| g.agg(d));
+        let dir = |d: usize, x: &FioDir| {
             if x.runtime_ms == 0 && x.total_ios == 0 {
-                j.insert((*dname).into(), empty_dir());
-                continue;
+                return empty_dir();
             }
-            let agg = groups.get(b.groupid as usize).map_or(0, |g| g.agg(d));
-            let bw_agg = share_of_group(x.bw.mean, agg);
-            let dense = x.clat_bins.dense();
-            let bins = (!b.gtod_reduce).then_some(dense.as_slice());
-            let clat = stat_json(&x.clat, bins, true, plus);
-            j.insert((*dname).into(), dir_json(x, bw_agg, clat));
+            let bw_agg = share_of_group(x.bw.mean, agg_of(d));
+            dir_json(x, bw_agg, opts, b.gtod_reduce, plus)
+        };
+        if first.unified_rw_reporting == FioUnified::Mixed {
+            // fio: one `mixed` object in the reads' place; no write, trim or sync.
+            j.insert("mixed".into(), dir(0, &b.read));
+        } else {
+            j.insert("read".into(), dir(0, &b.read));
+            j.insert("write".into(), dir(1, &b.write));
+            j.insert("trim".into(), empty_dir());
+            let sync_pct = opts.lat_percentiles || opts.clat_percentiles;
+            let sync_dense = b.sync_bins.dense();
+            j.insert(
+                "sync".into(),
+                obj(vec![
+                    ("total_ios", v(json!(b.sync.n))),
+                    (
+                        "lat_ns",
+                        stat_json(
+                            &b.sync,
+                            sync_pct.then_some(sync_dense.as_slice()),
+                            &opts.percentiles(),
+                            plus,
+                        ),
+                    ),
+                ]),
+            );
         }
-        j.insert("trim".into(), empty_dir());
-        j.insert(
-            "sync".into(),
-            obj(vec![
-                ("total_ios", v(json!(b.sync.n))),
-                (
-                    "lat_ns",
-                    stat_json(&b.sync, Some(&b.sync_bins.dense()), true, plus),
-                ),
-            ]),
-        );
+        if first.unified_rw_reporting == FioUnified::Both {
+            // fio 3.33 prints this object's (and `mixed` alone's) percentile object empty
+            // when another format is printed with the JSON (a bug); hostbench always fills
+            // it. Its share is of the group's reads, as in fio.
+            let m = FioDir::mixed(&[&b.read, &b.write]);
+            j.insert("mixed".into(), dir(0, &m));
+        }
         j.insert("job_runtime".into(), json!(b.runtime_ms));
         j.insert("usr_cpu".into(), json!(b.usr_cpu_pct));
         j.insert("sys_cpu".into(), json!(b.sys_cpu_pct));
@@ -265,6 +299,9 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
         j.insert("latency_target".into(), json!(0));
         j.insert("latency_percentile".into(), json!(100.0));
         j.insert("latency_window".into(), json!(0));
+        if !first.description.is_empty() {
+            j.insert("desc".into(), json!(first.description));
+        }
         arr.push(Node::O(j));
     }
     doc.insert("jobs".into(), Node::A(arr));

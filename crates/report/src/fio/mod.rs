@@ -14,15 +14,68 @@
 
 mod json;
 mod normal;
+mod terse;
 
-use hostbench_core::fio_hist::{PERCENTILES, plat_val};
-use hostbench_core::fio_result::FioBlock;
+use hostbench_core::fio_hist::plat_val;
+use hostbench_core::fio_result::{FioBlock, FioDir, FioReportOpts, FioResult, FioUnified};
 use hostbench_core::layout::{FioFormat, FioLayout, Layout};
 use hostbench_core::result::RunResult;
 
-/// The values at fio's default percentiles.
-fn percentiles(bins: &[u64], n: u64) -> Vec<u64> {
-    hostbench_core::fio_hist::percentiles(bins, n, &PERCENTILES)
+/// The values at the percentiles `list` (sorted) of a histogram of `n` samples.
+fn percentiles(bins: &[u64], n: u64, list: &[f64]) -> Vec<u64> {
+    hostbench_core::fio_hist::percentiles(bins, n, list)
+}
+
+/// The report options of block `b`'s job (fio's defaults for a block without one).
+fn report_opts<'a>(fio: &'a FioResult, b: &FioBlock) -> &'a FioReportOpts {
+    static DEFAULT: std::sync::OnceLock<FioReportOpts> = std::sync::OnceLock::new();
+    fio.jobs
+        .get(b.job)
+        .map(|j| &j.report)
+        .unwrap_or_else(|| DEFAULT.get_or_init(FioReportOpts::default))
+}
+
+/// The report options fio takes from a block's *first* clone's job: the description and
+/// `unified_rw_reporting` (the percentile options are the last merged clone's,
+/// [`report_opts`]). The first job of the block's name in its group.
+fn first_opts<'a>(fio: &'a FioResult, b: &FioBlock) -> &'a FioReportOpts {
+    fio.jobs
+        .iter()
+        .find(|j| j.name == b.name && j.groupid == b.groupid)
+        .map_or_else(|| report_opts(fio, b), |j| &j.report)
+}
+
+/// `fio` as fio reports it under each job's `unified_rw_reporting=mixed`: such a block's
+/// reads and writes become one `mixed` direction in the reads' place (fio sums them into
+/// its first direction before reporting, so the group's figures, `issued rwts` and the
+/// latency distribution count them there too). Other blocks are unchanged.
+fn unified_view(fio: &FioResult) -> FioResult {
+    let mut f = fio.clone();
+    for b in &mut f.blocks {
+        if first_opts(fio, b).unified_rw_reporting == FioUnified::Mixed {
+            b.read = FioDir::mixed(&[&b.read, &b.write]);
+            b.write = FioDir::default();
+        }
+    }
+    f
+}
+
+/// How the groups' status lines name their directions: `unified_rw_reporting` of the
+/// group's jobs (fio ORs them: `mixed` and `both` in one group make neither).
+fn group_unified(fio: &FioResult, gid: u32) -> FioUnified {
+    let mut bits = 0u8;
+    for b in fio.blocks.iter().filter(|b| b.groupid == gid) {
+        bits |= match first_opts(fio, b).unified_rw_reporting {
+            FioUnified::None => 0,
+            FioUnified::Mixed => 1,
+            FioUnified::Both => 2,
+        };
+    }
+    match bits {
+        1 => FioUnified::Mixed,
+        2 => FioUnified::Both,
+        _ => FioUnified::None,
+    }
 }
 
 /// fio's `num2str`: at most `maxlen` digits, dividing by 1000 or 1024 and adding a prefix
@@ -149,9 +202,9 @@ fn pct_list(v: &[u64; 7]) -> Vec<f64> {
 
 const LAT_LABELS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
 
-/// fio's latency distribution: (ns buckets, µs buckets, ms buckets incl. `>=2000`), in % of
-/// all I/Os of the block.
-fn lat_dist(b: &FioBlock) -> ([f64; 10], [f64; 10], [f64; 12]) {
+/// The I/Os of block `b` in fio's latency distribution buckets: (ns, µs, ms incl.
+/// `>=2000`), and their total.
+fn lat_counts(b: &FioBlock) -> ([u64; 10], [u64; 10], [u64; 12], u64) {
     let mut n = [0u64; 10];
     let mut u = [0u64; 10];
     let mut m = [0u64; 12];
@@ -181,14 +234,24 @@ fn lat_dist(b: &FioBlock) -> ([f64; 10], [f64; 10], [f64; 12]) {
             }
         }
     }
-    let p = |c: u64| {
-        if total == 0 {
-            0.0
-        } else {
-            let x = c as f64 * 100.0 / total as f64;
-            if x < 0.01 && c > 0 { 0.01 } else { x }
-        }
-    };
+    (n, u, m, total)
+}
+
+/// A bucket's share of `total`, percent, at least 0.01 when it counted anything (fio's).
+fn lat_pct(c: u64, total: u64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        let x = c as f64 * 100.0 / total as f64;
+        if x < 0.01 && c > 0 { 0.01 } else { x }
+    }
+}
+
+/// fio's latency distribution: (ns buckets, µs buckets, ms buckets incl. `>=2000`), in % of
+/// all I/Os of the block.
+fn lat_dist(b: &FioBlock) -> ([f64; 10], [f64; 10], [f64; 12]) {
+    let (n, u, m, total) = lat_counts(b);
+    let p = |c: u64| lat_pct(c, total);
     (n.map(p), u.map(p), m.map(p))
 }
 
@@ -214,18 +277,40 @@ pub fn layout_of(r: &RunResult) -> FioLayout {
     }
 }
 
-/// Renders `r` in `format` (the normal layout with the file-layout lines `r` recorded).
+/// Renders `r` in `format` alone (the normal layout with the file-layout lines `r`
+/// recorded, terse in the version it recorded).
 pub fn render(r: &RunResult, format: FioFormat) -> String {
-    match format {
-        FioFormat::Normal => normal::render(r, &layout_of(r).laid_out),
-        FioFormat::Json => json::render(r, false),
-        FioFormat::JsonPlus => json::render(r, true),
-    }
+    let mut l = layout_of(r);
+    l.output_format = format;
+    l.more_formats.clear();
+    render_layout(r, &l)
 }
 
-/// Renders `r` as its fio front-end printed it: in the output format it recorded.
+/// Renders `r` in every format `l` selects, as fio prints them: the start-up lines first
+/// when `normal` is among them, then terse, JSON (json+ when selected) and the normal
+/// report, in that order whatever the order given.
+pub fn render_layout(r: &RunResult, l: &FioLayout) -> String {
+    let mut out = String::new();
+    if l.has(FioFormat::Normal) {
+        out.push_str(&normal::banner(r, &l.laid_out));
+    }
+    if l.has(FioFormat::Terse) {
+        out.push_str(&terse::render(r, l.terse_version));
+    }
+    if l.has(FioFormat::JsonPlus) {
+        out.push_str(&json::render(r, true));
+    } else if l.has(FioFormat::Json) {
+        out.push_str(&json::render(r, false));
+    }
+    if l.has(FioFormat::Normal) {
+        out.push_str(&normal::render(r));
+    }
+    out
+}
+
+/// Renders `r` as its fio front-end printed it: in the output formats it recorded.
 pub fn render_as_run(r: &RunResult) -> String {
-    render(r, layout_of(r).output_format)
+    render_layout(r, &layout_of(r))
 }
 
 #[cfg(test)]
@@ -269,6 +354,7 @@ mod tests {
     fn group_aggregates_stay_within_their_group() {
         use hostbench_core::fio_result::{FioJob, FioResult};
         let job = |g: u32| FioJob {
+            report: Default::default(),
             name: format!("j{g}"),
             options: Vec::new(),
             rw: "read".into(),
@@ -366,7 +452,7 @@ mod tests {
         let mut bins = vec![0u64; PLAT_NR];
         bins[10] = 50;
         bins[200] = 50;
-        let p = percentiles(&bins, 100);
+        let p = percentiles(&bins, 100, &hostbench_core::fio_hist::PERCENTILES);
         assert_eq!(p[6], 10, "p50");
         assert_eq!(p[10], plat_val(200), "p90");
     }

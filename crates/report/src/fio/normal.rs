@@ -2,11 +2,10 @@
 //! status lines and the devices' counters.
 
 use super::{
-    LAT_LABELS, ctime, group_aggs, lat_dist, num2str, pct_list, percentiles, share_of_group,
-    unix_of, version,
+    LAT_LABELS, ctime, first_opts, group_aggs, group_unified, lat_dist, num2str, pct_list,
+    percentiles, report_opts, share_of_group, unified_view, unix_of, version,
 };
-use hostbench_core::fio_hist::PERCENTILES;
-use hostbench_core::fio_result::FioStat;
+use hostbench_core::fio_result::{FioDir, FioReportOpts, FioStat, FioUnified};
 use hostbench_core::result::RunResult;
 use std::fmt::Write as _;
 
@@ -41,8 +40,17 @@ fn lat_line(out: &mut String, name: &str, s: &FioStat) {
     );
 }
 
-fn percentile_block(out: &mut String, name: &str, bins: &[u64], n: u64) {
-    let vals = percentiles(bins, n);
+/// fio's percentile block of one latency (`name` = `clat`, `lat`, `slat`, `sync`): the
+/// values at `list` with `precision` decimals, in fio's columns and unit.
+fn percentile_block(
+    out: &mut String,
+    name: &str,
+    bins: &[u64],
+    n: u64,
+    list: &[f64],
+    precision: usize,
+) {
+    let vals = percentiles(bins, n, list);
     if vals.is_empty() {
         return;
     }
@@ -57,9 +65,9 @@ fn percentile_block(out: &mut String, name: &str, bins: &[u64], n: u64) {
     };
     let divisor = 1000u64.pow(scale);
     let width = 5usize.max(((maxv / divisor) as f64).log10() as usize + 1);
-    let per_line = (80 - 7) / (2 + 10 + width);
+    let per_line = ((80 - 7) / (precision + 10 + width)).max(1);
     let _ = write!(out, "    {name} percentiles ({unit}):\n     |");
-    for (j, (p, v)) in PERCENTILES.iter().zip(&vals).enumerate() {
+    for (j, (p, v)) in list.iter().zip(&vals).enumerate() {
         if j != 0 && j % per_line == 0 {
             out.push_str("     |");
         }
@@ -70,8 +78,9 @@ fn percentile_block(out: &mut String, name: &str, bins: &[u64], n: u64) {
         let last = j == vals.len() - 1;
         let _ = write!(
             out,
-            " {p:5.2}th=[{v:width$}]{}",
-            if last { '\n' } else { ',' }
+            " {p:pw$.precision$}th=[{v:width$}]{}",
+            if last { '\n' } else { ',' },
+            pw = precision + 3,
         );
         if last {
             break;
@@ -105,16 +114,14 @@ fn lat_dist_lines(out: &mut String, unit: &str, labels: &[&str], vals: &[f64]) {
     }
 }
 
-/// fio's normal layout, with the lines the file layout printed ("job: Laying out IO file
-/// ...") where fio prints them: after the "Starting N processes" line.
-/// fio's normal layout with the lines the file layout printed ("job: Laying out IO file
-/// ...") where fio prints them: after the "Starting N processes" line.
-pub(super) fn render(r: &RunResult, layout: &[String]) -> String {
+/// fio's start-up lines (printed only when the normal layout is among the formats): one
+/// per job, the version, "Starting N processes", then the lines the file layout printed
+/// ("job: Laying out IO file ...").
+pub(super) fn banner(r: &RunResult, layout: &[String]) -> String {
     let mut out = String::new();
     let Some(fio) = &r.fio else {
-        return "fio: this result has no fio statistics\n".into();
+        return out;
     };
-    let blocks = &fio.blocks;
     // Start-up lines, one per job (fio prints "..." for further clones).
     let mut threads = 0usize;
     let mut processes = 0usize;
@@ -163,69 +170,147 @@ pub(super) fn render(r: &RunResult, layout: &[String]) -> String {
     for l in layout {
         let _ = writeln!(out, "{l}");
     }
-    out.push('\n');
+    out
+}
+
+/// One direction of a job block (`read`, `write` or `mixed`): its rate line, latencies,
+/// percentile blocks and bandwidth/IOPS samples. `agg` is its group's aggregate bandwidth
+/// in the same direction (bytes/s), for `per=`.
+fn dir_lines(
+    out: &mut String,
+    dname: &str,
+    x: &FioDir,
+    agg: u64,
+    opts: &FioReportOpts,
+    gtod_reduce: bool,
+    suffix: &str,
+) {
+    let bw = x.bw_bytes();
+    let iops = (x.total_ios * 1000).checked_div(x.runtime_ms).unwrap_or(0);
+    let _ = writeln!(
+        out,
+        "  {dname}: IOPS={}, BW={} ({})({}/{}msec){suffix}",
+        num2str(iops, 4, false, ""),
+        num2str(bw, 4, true, "B/s"),
+        num2str(bw, 4, false, "B/s"),
+        num2str(x.io_bytes, 4, true, "B"),
+        x.runtime_ms,
+    );
+    if !gtod_reduce {
+        lat_line(out, "slat", &x.slat);
+        lat_line(out, "clat", &x.clat);
+        lat_line(out, " lat", &x.lat);
+        let list = opts.percentiles();
+        let prec = opts.percentile_precision as usize;
+        for (on, name, s, bins) in [
+            (opts.slat_percentiles, "slat", &x.slat, &x.slat_bins),
+            (opts.clat_percentiles, "clat", &x.clat, &x.clat_bins),
+            (opts.lat_percentiles, "lat", &x.lat, &x.lat_bins),
+        ] {
+            if on && s.n > 0 {
+                percentile_block(out, name, &bins.dense(), s.n, &list, prec);
+            }
+        }
+    }
+    if x.bw.n > 0 {
+        let p_of_agg = share_of_group(x.bw.mean, agg);
+        let (unit, div) = if x.bw.mean > 1024.0 * 1024.0 {
+            ("MiB", 1024.0)
+        } else {
+            ("KiB", 1.0)
+        };
+        let _ = writeln!(
+            out,
+            "   bw ({unit:>5}/s): min={:5}, max={:5}, per={p_of_agg:3.2}%, avg={:5.02}, stdev={:5.02}, samples={}",
+            x.bw.min / div as u64,
+            x.bw.max / div as u64,
+            x.bw.mean / div,
+            x.bw.stddev() / div,
+            x.bw.n
+        );
+        let _ = writeln!(
+            out,
+            "   iops        : min={:5}, max={:5}, avg={:5.02}, stdev={:5.02}, samples={}",
+            x.iops.min,
+            x.iops.max,
+            x.iops.mean,
+            x.iops.stddev(),
+            x.iops.n
+        );
+    }
+}
+
+/// One "Run status group" line (`   READ`, `  WRITE`, `  MIXED`).
+#[allow(clippy::too_many_arguments)]
+fn group_line(
+    out: &mut String,
+    label: &str,
+    agg: u64,
+    min_bw: u64,
+    max_bw: u64,
+    io: u64,
+    min_run: u64,
+    max_run: u64,
+) {
+    let _ = writeln!(
+        out,
+        "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
+        num2str(agg, 4, true, "B/s"),
+        num2str(agg, 4, false, "B/s"),
+        num2str(min_bw, 4, true, "B/s"),
+        num2str(max_bw, 4, true, "B/s"),
+        num2str(min_bw, 4, false, "B/s"),
+        num2str(max_bw, 4, false, "B/s"),
+        num2str(io, 4, true, "B"),
+        num2str(io, 4, false, "B"),
+        min_run,
+        max_run
+    );
+}
+
+/// fio's normal report after the start-up lines: a blank line, the job blocks one after
+/// another, each group's status lines and the devices' counters.
+pub(super) fn render(r: &RunResult) -> String {
+    let mut out = String::from("\n");
+    let Some(orig) = &r.fio else {
+        return "fio: this result has no fio statistics\n".into();
+    };
+    let fio = &unified_view(orig);
     let when = ctime(unix_of(&r.started_at) as i64);
     let pid = fio.pid;
     // Each reporting group's aggregates (for per= and its status lines).
     let groups = group_aggs(fio);
     // fio prints no block for a job that did no I/O (one `exitall` stopped before it
     // started): JSON still lists it.
-    for b in blocks.iter().filter(|b| b.did_io()) {
+    for b in fio.blocks.iter().filter(|b| b.did_io()) {
+        let opts = report_opts(fio, b);
+        let first = first_opts(fio, b);
         let err = i32::from(r.outcome.error.is_some());
         let _ = writeln!(
             out,
             "{}: (groupid={}, jobs={}): err={err:2}: pid={pid}: {when}",
             b.name, b.groupid, b.clones
         );
+        if !first.description.is_empty() {
+            let _ = writeln!(out, "  Description  : [{}]", first.description);
+        }
+        let mixed_only = first.unified_rw_reporting == FioUnified::Mixed;
+        let g = groups.get(b.groupid as usize);
         for (d, (dname, x)) in ["read", "write"].iter().zip(b.dirs()).enumerate() {
-            if x.runtime_ms == 0 {
+            if x.io_bytes == 0 || x.runtime_ms == 0 {
                 continue;
             }
-            let bw = x.bw_bytes();
-            let iops = x.total_ios * 1000 / x.runtime_ms;
-            let _ = writeln!(
-                out,
-                "  {dname}: IOPS={}, BW={} ({})({}/{}msec){}",
-                num2str(iops, 4, false, ""),
-                num2str(bw, 4, true, "B/s"),
-                num2str(bw, 4, false, "B/s"),
-                num2str(x.io_bytes, 4, true, "B"),
-                x.runtime_ms,
-                if d == 1 { "; 0 zone resets" } else { "" }
-            );
-            if !b.gtod_reduce {
-                lat_line(&mut out, "slat", &x.slat);
-                lat_line(&mut out, "clat", &x.clat);
-                lat_line(&mut out, " lat", &x.lat);
-                percentile_block(&mut out, "clat", &x.clat_bins.dense(), x.clat.n);
-            }
-            if x.bw.n > 0 {
-                let agg = groups.get(b.groupid as usize).map_or(0, |g| g.agg(d));
-                let p_of_agg = share_of_group(x.bw.mean, agg);
-                let (unit, div) = if x.bw.mean > 1024.0 * 1024.0 {
-                    ("MiB", 1024.0)
-                } else {
-                    ("KiB", 1.0)
-                };
-                let _ = writeln!(
-                    out,
-                    "   bw ({unit:>5}/s): min={:5}, max={:5}, per={p_of_agg:3.2}%, avg={:5.02}, stdev={:5.02}, samples={}",
-                    x.bw.min / div as u64,
-                    x.bw.max / div as u64,
-                    x.bw.mean / div,
-                    x.bw.stddev() / div,
-                    x.bw.n
-                );
-                let _ = writeln!(
-                    out,
-                    "   iops        : min={:5}, max={:5}, avg={:5.02}, stdev={:5.02}, samples={}",
-                    x.iops.min,
-                    x.iops.max,
-                    x.iops.mean,
-                    x.iops.stddev(),
-                    x.iops.n
-                );
-            }
+            let name = if mixed_only { "mixed" } else { dname };
+            let suffix = if d == 1 { "; 0 zone resets" } else { "" };
+            let agg = g.map_or(0, |g| g.agg(d));
+            dir_lines(&mut out, name, x, agg, opts, b.gtod_reduce, suffix);
+        }
+        if first.unified_rw_reporting == FioUnified::Both {
+            // fio 3.33 prints zeros on this line's rate figures (a bug); hostbench the
+            // mixed direction's own, as in its JSON. `per=` is of the group's reads, as fio.
+            let m = FioDir::mixed(&[&b.read, &b.write]);
+            let agg = g.map_or(0, |g| g.agg(0));
+            dir_lines(&mut out, "mixed", &m, agg, opts, b.gtod_reduce, "");
         }
         if !b.gtod_reduce {
             let (n, u, m) = lat_dist(b);
@@ -241,7 +326,15 @@ pub(super) fn render(r: &RunResult, layout: &[String]) -> String {
         if b.sync.n > 0 {
             out.push_str("  fsync/fdatasync/sync_file_range:\n");
             lat_line(&mut out, "sync", &b.sync);
-            percentile_block(&mut out, "sync", &b.sync_bins.dense(), b.sync.n);
+            let prec = opts.percentile_precision as usize;
+            percentile_block(
+                &mut out,
+                "sync",
+                &b.sync_bins.dense(),
+                b.sync.n,
+                &opts.percentiles(),
+                prec,
+            );
         }
         let _ = writeln!(
             out,
@@ -280,24 +373,42 @@ pub(super) fn render(r: &RunResult, layout: &[String]) -> String {
     // is printed for every group, empty or not.
     for (gid, g) in groups.iter().enumerate() {
         let _ = writeln!(out, "\nRun status group {gid} (all jobs):");
+        let unified = group_unified(orig, gid as u32);
         for (d, label) in ["   READ", "  WRITE"].iter().enumerate() {
             if g.max_run[d] == 0 {
                 continue;
             }
-            let agg = g.agg(d);
-            let _ = writeln!(
-                out,
-                "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
-                num2str(agg, 4, true, "B/s"),
-                num2str(agg, 4, false, "B/s"),
-                num2str(g.min_bw[d], 4, true, "B/s"),
-                num2str(g.max_bw[d], 4, true, "B/s"),
-                num2str(g.min_bw[d], 4, false, "B/s"),
-                num2str(g.max_bw[d], 4, false, "B/s"),
-                num2str(g.io[d], 4, true, "B"),
-                num2str(g.io[d], 4, false, "B"),
+            let label = if unified == FioUnified::Mixed {
+                "  MIXED"
+            } else {
+                label
+            };
+            group_line(
+                &mut out,
+                label,
+                g.agg(d),
+                g.min_bw[d],
+                g.max_bw[d],
+                g.io[d],
                 g.min_run[d],
-                g.max_run[d]
+                g.max_run[d],
+            );
+        }
+        if unified == FioUnified::Both {
+            // fio's `show_mixed_group_stats`: the directions' sums, extremes and runtimes.
+            let ds = (0..2).filter(|&d| g.max_run[d] > 0);
+            let (mut io, mut agg, mut min_bw, mut max_bw) = (0, 0, u64::MAX, 0);
+            let (mut min_run, mut max_run) = (u64::MAX, 0);
+            for d in ds {
+                io += g.io[d];
+                agg += g.agg(d);
+                min_bw = min_bw.min(g.min_bw[d]);
+                max_bw = max_bw.max(g.max_bw[d]);
+                min_run = min_run.min(g.min_run[d]);
+                max_run = max_run.max(g.max_run[d]);
+            }
+            group_line(
+                &mut out, "  MIXED", agg, min_bw, max_bw, io, min_run, max_run,
             );
         }
     }

@@ -255,6 +255,9 @@ pub struct JobSpec {
     pub allow_mounted_write: bool,
     /// `thread`: fio would start the clones as threads, not processes.
     pub thread: bool,
+    /// The options that shape the job's report (percentiles, `unified_rw_reporting`,
+    /// `description`: [`super::report_opts`]).
+    pub report: hostbench_core::fio_result::FioReportOpts,
 }
 
 /// `size`, `offset`, `offset_increment` given in percent of the file's length.
@@ -495,6 +498,26 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "number_ios",
+        aliases: &[],
+    },
+    Opt {
+        name: "percentile_list",
+        aliases: &[],
+    },
+    Opt {
+        name: "clat_percentiles",
+        aliases: &[],
+    },
+    Opt {
+        name: "lat_percentiles",
+        aliases: &[],
+    },
+    Opt {
+        name: "slat_percentiles",
+        aliases: &[],
+    },
+    Opt {
+        name: "unified_rw_reporting",
         aliases: &[],
     },
 ];
@@ -828,6 +851,7 @@ fn apply_options(
         own_opts: own.to_vec(),
         allow_mounted_write: false,
         thread: false,
+        report: Default::default(),
     };
     // fio applies kb_base before the job's other options, wherever it is written; the
     // last one given (the job's own over its global's) wins.
@@ -851,7 +875,9 @@ fn apply_options(
                     return err(format!("{at}: name needs a value, e.g. --name=randread"));
                 }
             }
-            "description" => {}
+            k if super::report_opts::handles(k) => {
+                super::report_opts::apply(&mut j.report, k, v, at)?
+            }
             "kb_base" => {}
             // An option of fio's tiobench profile: without `profile=tiobench` fio accepts
             // it and does nothing with it (examples/waitfor.fio and steadystate.fio set

@@ -20,6 +20,7 @@ pub mod fio_names;
 pub mod job;
 pub mod jobfile;
 mod layout;
+pub mod report_opts;
 mod result;
 mod sequence;
 pub mod stats;

@@ -23,6 +23,9 @@ pub(super) struct DirStats {
     pub(super) clat: RunStat,
     pub(super) lat: RunStat,
     pub(super) clat_plat: Plat,
+    /// Total and submission latency histograms (`lat_percentiles`, `slat_percentiles`).
+    pub(super) lat_plat: Plat,
+    pub(super) slat_plat: Plat,
     pub(super) bw: RunStat,
     pub(super) iops: RunStat,
     // Interval sample state.
@@ -77,13 +80,15 @@ fn job(j: &JobSpec) -> FioJob {
         numjobs: j.numjobs,
         thread: j.thread,
         groupid: j.groupid,
+        report: j.report.clone(),
     }
 }
 
-/// A block while clones are merged into it: its histograms still whole (read, write, sync).
+/// A block while clones are merged into it: its histograms still whole (read, write, sync;
+/// then the total and submission latencies of reads and writes).
 struct Acc {
     block: FioBlock,
-    bins: [Vec<u64>; 3],
+    bins: [Vec<u64>; 7],
 }
 
 /// One clone's block.
@@ -113,6 +118,8 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             bw: ds.bw.to_fio(),
             iops: ds.iops.to_fio(),
             clat_bins: FioBins::default(),
+            lat_bins: FioBins::default(),
+            slat_bins: FioBins::default(),
         }
     };
     Acc {
@@ -141,6 +148,10 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             s.dirs[0].clat_plat.0.to_vec(),
             s.dirs[1].clat_plat.0.to_vec(),
             s.sync_plat.0.to_vec(),
+            s.dirs[0].lat_plat.0.to_vec(),
+            s.dirs[1].lat_plat.0.to_vec(),
+            s.dirs[0].slat_plat.0.to_vec(),
+            s.dirs[1].slat_plat.0.to_vec(),
         ],
     }
 }
@@ -210,6 +221,10 @@ pub(super) fn fio_result(shared: &Shared) -> FioResult {
             block.read.clat_bins = FioBins::from_dense(&bins[0]);
             block.write.clat_bins = FioBins::from_dense(&bins[1]);
             block.sync_bins = FioBins::from_dense(&bins[2]);
+            block.read.lat_bins = FioBins::from_dense(&bins[3]);
+            block.write.lat_bins = FioBins::from_dense(&bins[4]);
+            block.read.slat_bins = FioBins::from_dense(&bins[5]);
+            block.write.slat_bins = FioBins::from_dense(&bins[6]);
             block
         })
         .collect();

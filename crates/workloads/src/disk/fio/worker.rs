@@ -338,6 +338,15 @@ impl FioWorker {
             d.clat.add(clat);
             d.clat_plat.add(clat);
             d.lat.add(lat);
+            // The other histograms only when the report asks for their percentiles.
+            if self.job.report.lat_percentiles {
+                d.lat_plat.add(lat);
+            }
+            if self.job.report.slat_percentiles
+                && let Some(s) = slat
+            {
+                d.slat_plat.add(s);
+            }
         }
     }
 

@@ -1,0 +1,717 @@
+//! fio's outputs beyond the normal layout and JSON: terse lines (versions 2 to 5, with
+//! `--minimal` and `--terse-version`), the percentile options (`percentile_list`,
+//! `clat_percentiles`, `lat_percentiles`, `slat_percentiles`), `unified_rw_reporting` and
+//! several formats at once, with `--output FILE`. Compared with the installed fio on the
+//! same jobs, on what does not depend on speed: field counts, each field's kind and
+//! position, which are filled, the percentile keys, block and direction names, the order
+//! of the formats. Without fio the comparisons are skipped, unless `HOSTBENCH_TEST_FIO` is
+//! set (then a missing fio fails them); the field counts fio 3.33 prints are checked
+//! without it.
+
+use super::fio::{json, redact, s, tmp};
+use super::fio_seq::{fio, hb, need_fio};
+use crate::common;
+use crate::common::assert_valid;
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+
+/// A null-engine random mix, quick and size-based.
+const NULL_RW: &[&str] = &[
+    "--name=a",
+    "--ioengine=null",
+    "--size=4m",
+    "--rw=randrw",
+    "--bs=4k",
+];
+
+fn with<'a>(base: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
+    base.iter().chain(more).copied().collect()
+}
+
+/// The kind of one terse field, with what must be equal between two runs of one job: the
+/// text of a name, the percentile of a `P%=V` field; numbers only as integer, decimal or
+/// percentage.
+fn kind(f: &str) -> String {
+    if let Some((p, _)) = f.split_once("%=") {
+        return format!("pct {p}");
+    }
+    if let Some(x) = f.strip_suffix('%') {
+        return if x.parse::<f64>().is_ok() || x.contains("nan") {
+            "percent".into()
+        } else {
+            format!("text {f}")
+        };
+    }
+    if f.parse::<u64>().is_ok() {
+        "int".into()
+    } else if f.contains('.') && f.parse::<f64>().is_ok() {
+        "decimal".into()
+    } else {
+        format!("text {f}")
+    }
+}
+
+/// Each terse line's fields.
+fn terse_lines(out: &str) -> Vec<Vec<String>> {
+    out.lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split(';').map(String::from).collect())
+        .collect()
+}
+
+/// fio 3.33's terse field counts (measured with its `null` engine: no devices, no
+/// description), by version and `unified_rw_reporting`.
+#[test]
+fn terse_lines_have_fios_field_counts() {
+    let d = tmp("terse-count");
+    for (u, counts) in [
+        ("none", [161, 121, 162, 180]),
+        ("mixed", [79, 80, 80, 86]),
+        ("both", [202, 162, 203, 227]),
+    ] {
+        for (v, want) in (2..=5).zip(counts) {
+            let ver = format!("--terse-version={v}");
+            let uni = format!("--unified_rw_reporting={u}");
+            let (out, _) = hb(&d, &with(NULL_RW, &["--minimal", &ver, &uni]));
+            let lines = terse_lines(&out);
+            assert_eq!(lines.len(), 1, "{u} v{v}:\n{out}");
+            let f = &lines[0];
+            assert_eq!(f.len(), want, "{u} v{v}:\n{out}");
+            if v == 2 {
+                assert_eq!(&f[..4], ["2", "a", "0", "0"]);
+            } else {
+                assert_eq!(f[0], v.to_string());
+                assert!(f[1].starts_with("fio-3.33"), "{}", f[1]);
+                assert_eq!(&f[2..5], ["a", "0", "0"]);
+            }
+        }
+    }
+    // terse, minimal and csv are one format; a description is one more field (version 2:
+    // on a line of its own); the percentiles are the job's, sorted.
+    let (a, _) = hb(&d, &with(NULL_RW, &["--output-format=csv"]));
+    let (b, _) = hb(
+        &d,
+        &with(
+            NULL_RW,
+            &[
+                "--output-format=terse",
+                "--description=first try",
+                "--percentile_list=99.9:50",
+            ],
+        ),
+    );
+    let (a, b) = (&terse_lines(&a)[0], &terse_lines(&b)[0]);
+    assert_eq!((a.len(), b.len()), (121, 122));
+    assert_eq!(b[121], "first try");
+    assert!(b[17].starts_with("50.000000%="), "{}", b[17]);
+    assert!(b[18].starts_with("99.900000%="), "{}", b[18]);
+    assert_eq!(b[19], "0%=0");
+    let (c, _) = hb(
+        &d,
+        &with(
+            NULL_RW,
+            &["--minimal", "--terse-version=2", "--description=x"],
+        ),
+    );
+    assert!(c.ends_with("\n;x\n"), "{c}");
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// The terse lines of the same jobs, field by field, as fio's: kinds and positions, the
+/// names, the percentiles, the KiB done, which latencies are filled, the devices.
+#[test]
+fn terse_fields_match_fio() {
+    if !need_fio("terse_fields_match_fio") {
+        return;
+    }
+    let d = tmp("terse-fio");
+    // Lay the file out once, for both (fio's and hostbench's layout lines aside).
+    std::fs::write(d.join("f"), vec![7u8; 2 << 20]).unwrap();
+    let file = &["--filename=f", "--size=2m", "--bs=4k"][..];
+    let jobs: Vec<Vec<&str>> = vec![
+        with(
+            NULL_RW,
+            &["--percentile_list=50:99.5:1", "--lat_percentiles=1"],
+        ),
+        with(NULL_RW, &["--clat_percentiles=0"]),
+        with(
+            NULL_RW,
+            &["--unified_rw_reporting=both", "--description=mix"],
+        ),
+        with(
+            &["--name=r", "--ioengine=psync", "--rw=read"],
+            &[
+                file,
+                &[
+                    "--name=w",
+                    "--ioengine=libaio",
+                    "--iodepth=4",
+                    "--rw=randwrite",
+                ],
+                file,
+            ]
+            .concat(),
+        ),
+        with(
+            &["--name=g", "--ioengine=null", "--size=1m", "--numjobs=2"],
+            &[
+                "--group_reporting",
+                "--name=h",
+                "--ioengine=null",
+                "--size=1m",
+                "--new_group",
+            ],
+        ),
+        // group_reporting across two jobs: the description and unified_rw_reporting are
+        // the first job's, the percentiles the last one's (fio's rule).
+        vec![
+            "--group_reporting",
+            "--name=x",
+            "--ioengine=null",
+            "--size=1m",
+            "--rw=randrw",
+            "--description=first",
+            "--unified_rw_reporting=mixed",
+            "--name=y",
+            "--ioengine=null",
+            "--size=1m",
+            "--rw=randrw",
+            "--description=second",
+            "--percentile_list=50:99",
+        ],
+        // A job that `exitall` stops before it starts: a terse line with no I/O.
+        vec![
+            "--exitall",
+            "--name=a",
+            "--ioengine=null",
+            "--size=1m",
+            "--name=b",
+            "--ioengine=null",
+            "--size=1m",
+            "--startdelay=3",
+        ],
+    ];
+    for job in &jobs {
+        for v in ["3", "5", "2", "4"] {
+            // The format first: fio prints a job's start-up line when the job is complete
+            // (at the next --name), in the output format chosen by then.
+            let ver = format!("--terse-version={v}");
+            let args = with(&["--minimal", &ver], job);
+            let (a, _) = hb(&d, &args);
+            let (b, _) = fio(&d, &args);
+            let (a, b) = (terse_lines(&a), terse_lines(&b));
+            assert_eq!(a.len(), b.len(), "{args:?}: lines\n{a:?}\n{b:?}");
+            for (x, y) in a.iter().zip(&b) {
+                let kx: Vec<String> = x.iter().map(|f| kind(f)).collect();
+                let ky: Vec<String> = y.iter().map(|f| kind(f)).collect();
+                // The version field says hostbench; every other kind is fio's.
+                let skip = usize::from(v != "2");
+                assert_eq!(kx.len(), ky.len(), "{args:?}:\n{x:?}\n{y:?}");
+                for (i, (p, q)) in kx.iter().zip(&ky).enumerate() {
+                    if i == skip && v != "2" {
+                        continue;
+                    }
+                    assert_eq!(p, q, "{args:?} field {i}:\n{x:?}\n{y:?}");
+                    // Not a number where fio has none (a block without I/O).
+                    let nan = |f: &str| f.contains("nan");
+                    assert_eq!(nan(&x[i]), nan(&y[i]), "{args:?} field {i}");
+                }
+                // The KiB of each direction (size-based jobs: fio's exactly when the job
+                // reads or writes alone) and whether its latencies were measured.
+                let head = if v == "2" { 4 } else { 5 };
+                let per_dir = if v == "5" { 47 } else { 41 };
+                let dirs = x.len().min(y.len()).saturating_sub(head + 34) / per_dir;
+                for k in 0..dirs {
+                    let at = head + k * per_dir;
+                    let mixed = job.iter().any(|a| a.contains("randrw"));
+                    if !mixed {
+                        assert_eq!(x[at], y[at], "{args:?}: KiB of direction {k}");
+                    }
+                    // slat mean, clat mean, lat mean: measured or not.
+                    for off in [6, 10, 34] {
+                        let filled = |f: &str| f.parse::<f64>().unwrap() > 0.0;
+                        assert_eq!(
+                            filled(&x[at + off]),
+                            filled(&y[at + off]),
+                            "{args:?}: field {} of direction {k}:\n{x:?}\n{y:?}",
+                            at + off
+                        );
+                    }
+                }
+            }
+        }
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// The percentile block headers and labels of a normal report, in order.
+fn percentile_labels(out: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    for l in out.lines() {
+        if let Some(h) = l.trim().strip_suffix("):")
+            && let Some((name, _unit)) = h.split_once(" percentiles (")
+        {
+            v.push(format!("block {name}"));
+        } else if let Some(rest) = l.strip_prefix("     |") {
+            for cell in rest.split(',') {
+                if let Some((p, _)) = cell.split_once("th=[") {
+                    v.push(p.trim().to_string());
+                }
+            }
+        } else if let Some(p) = l.find(": IOPS=") {
+            v.push(l[..p].trim().to_string());
+        }
+    }
+    v
+}
+
+/// Which latencies of each JSON direction carry percentiles, with their keys.
+fn json_percentiles(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for j in v["jobs"].as_array().unwrap() {
+        for dir in ["read", "write", "mixed"] {
+            for lat in ["slat_ns", "clat_ns", "lat_ns"] {
+                if let Some(p) = j[dir][lat]["percentile"].as_object() {
+                    let keys: Vec<&str> = p.keys().map(String::as_str).collect();
+                    out.push(format!("{dir}.{lat}: {}", keys.join(" ")));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// percentile_list (precision as typed), clat/lat/slat_percentiles: the same blocks, in the
+/// same order, with the same labels and JSON keys as fio's.
+#[test]
+fn percentile_options_match_fio() {
+    if !need_fio("percentile_options_match_fio") {
+        return;
+    }
+    let d = tmp("pct-fio");
+    std::fs::write(d.join("f"), vec![7u8; 2 << 20]).unwrap();
+    let base = [
+        "--name=p",
+        "--filename=f",
+        "--size=2m",
+        "--ioengine=libaio",
+        "--iodepth=4",
+        "--rw=randrw",
+    ];
+    for more in [
+        &[][..],
+        &["--percentile_list=99.5:50:1", "--lat_percentiles=1"],
+        &["--percentile_list=50:90", "--slat_percentiles=1"],
+        &[
+            "--clat_percentiles=0",
+            "--lat_percentiles=1",
+            "--slat_percentiles=1",
+            "--percentile_list=10:99.999",
+        ],
+        &["--clat_percentiles=0"],
+    ] {
+        let args = with(&base, more);
+        let (a, _) = hb(&d, &args);
+        let (b, _) = fio(&d, &args);
+        assert_eq!(
+            percentile_labels(&a),
+            percentile_labels(&b),
+            "{more:?}:\n{a}\n{b}"
+        );
+        let args = with(&args, &["--output-format=json"]);
+        let (a, _) = hb(&d, &args);
+        let (b, _) = fio(&d, &args);
+        assert_eq!(
+            json_percentiles(&json(&a)),
+            json_percentiles(&json(&b)),
+            "{more:?}"
+        );
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// The shape of a run under `unified_rw_reporting`: each JSON job's keys, the direction
+/// lines of the normal report, the Run status labels and which `issued rwts` are counted.
+fn unified_shape(normal: &str, j: &Value) -> Vec<String> {
+    let mut v: Vec<String> = j["jobs"][0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| ["read", "write", "trim", "sync", "mixed"].contains(&k.as_str()))
+        .map(|k| format!("json {k}"))
+        .collect();
+    for l in normal.lines() {
+        if let Some(p) = l.find(": IOPS=") {
+            v.push(l[..p].to_string());
+        } else if let Some(p) = l.find(": bw=") {
+            v.push(l[..p].to_string());
+        } else if let Some(t) = l.strip_prefix("     issued rwts: total=") {
+            let n: Vec<bool> = t
+                .split(' ')
+                .next()
+                .unwrap()
+                .split(',')
+                .map(|x| x != "0")
+                .collect();
+            v.push(format!("issued {n:?}"));
+        }
+    }
+    v
+}
+
+#[test]
+fn unified_rw_reporting_matches_fio() {
+    if !need_fio("unified_rw_reporting_matches_fio") {
+        return;
+    }
+    let d = tmp("unified-fio");
+    for u in ["none", "mixed", "both", "0", "1", "2"] {
+        let uni = format!("--unified_rw_reporting={u}");
+        let normal = with(NULL_RW, &[&uni]);
+        let js = with(&normal, &["--output-format=json"]);
+        let a = unified_shape(&hb(&d, &normal).0, &json(&hb(&d, &js).0));
+        let b = unified_shape(&fio(&d, &normal).0, &json(&fio(&d, &js).0));
+        assert_eq!(a, b, "{u}");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// Every key path of a JSON document, in order, once (array indexes and json+ bin
+/// buckets as `#`).
+fn key_paths(v: &Value) -> Vec<String> {
+    fn walk(v: &Value, at: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    let k = if at.ends_with("/bins") { "#" } else { k };
+                    walk(x, &format!("{at}/{k}"), out);
+                }
+            }
+            Value::Array(a) => {
+                for x in a {
+                    walk(x, &format!("{at}/#"), out);
+                }
+            }
+            _ => {
+                if !out.iter().any(|p| p == at) {
+                    out.push(at.to_string());
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, "", &mut out);
+    out
+}
+
+/// The JSON (json+) of the report options has fio's keys (compared as sets: serde_json
+/// sorts them): `mixed` in the reads' place or besides them, the percentile objects of the
+/// latencies asked for with their keys, `desc`.
+#[test]
+fn json_keys_of_report_options_match_fio() {
+    if !need_fio("json_keys_of_report_options_match_fio") {
+        return;
+    }
+    let d = tmp("json-keys");
+    std::fs::write(d.join("f"), vec![7u8; 1 << 20]).unwrap();
+    for job in [
+        with(
+            NULL_RW,
+            &[
+                "--unified_rw_reporting=both",
+                "--description=d",
+                "--percentile_list=50:99",
+                "--lat_percentiles=1",
+            ],
+        ),
+        with(NULL_RW, &["--unified_rw_reporting=mixed"]),
+        vec![
+            "--name=b",
+            "--ioengine=libaio",
+            "--iodepth=2",
+            "--filename=f",
+            "--size=1m",
+            "--rw=randwrite",
+            "--fsync=4",
+            "--slat_percentiles=1",
+            "--clat_percentiles=0",
+        ],
+    ] {
+        let args = with(&["--output-format=json+"], &job);
+        let a = key_paths(&json(&hb(&d, &args).0));
+        let b = key_paths(&json(&fio(&d, &args).0));
+        assert_eq!(a, b, "{job:?}");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// What an output is made of, in order: fio's start-up lines, terse lines, the JSON
+/// document, the normal report's job blocks and group lines (consecutive repeats merged).
+fn sections(out: &str) -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = Vec::new();
+    let mut in_json = false;
+    for l in out.lines() {
+        let k = if in_json {
+            if l == "}" {
+                in_json = false;
+            }
+            "json"
+        } else if l == "{" {
+            in_json = true;
+            "json"
+        } else if l.contains(": (g=") || l.starts_with("fio-3.33") || l.starts_with("Starting ") {
+            "start-up"
+        } else if l.starts_with("3;fio-3.33") {
+            "terse"
+        } else if l.contains(": (groupid=") {
+            "job block"
+        } else if l.starts_with("Run status group") {
+            "group"
+        } else if l.is_empty() {
+            "blank"
+        } else {
+            continue;
+        };
+        if v.last() != Some(&k) {
+            v.push(k);
+        }
+    }
+    v
+}
+
+/// Several formats at once come in fio's order (terse, JSON, normal) whatever the order
+/// given, the start-up lines only with normal, on stdout or all in `--output`.
+#[test]
+fn several_formats_in_fios_order() {
+    let d = tmp("formats");
+    let want = [
+        "start-up",
+        "terse",
+        "json",
+        "blank",
+        "job block",
+        "blank",
+        "group",
+    ];
+    let (out, _) = hb(&d, &with(NULL_RW, &["--output-format=normal,json,terse"]));
+    assert_eq!(sections(&out), want, "{out}");
+    let j = out.find("\n{\n").unwrap() + 1;
+    let end = out[j..].find("\n}\n").unwrap() + j + 2;
+    let doc = json(&out[j..end]);
+    assert_eq!(doc["jobs"][0]["jobname"], "a");
+    let (out, _) = hb(&d, &with(NULL_RW, &["--output-format=json,terse"]));
+    assert_eq!(sections(&out), ["terse", "json"], "{out}");
+    let (out, _) = hb(&d, &with(NULL_RW, &["--output-format=json+,json"]));
+    assert!(json(&out)["jobs"][0]["read"]["clat_ns"]["bins"].is_object());
+    // --output: everything in the file, nothing on stdout.
+    let file = d.join("out.txt");
+    let o = format!("--output={}", s(&file));
+    let (stdout, _) = hb(&d, &with(NULL_RW, &["--output-format=terse,normal", &o]));
+    assert_eq!(stdout, "");
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        sections(&written),
+        ["start-up", "terse", "blank", "job block", "blank", "group"],
+        "{written}"
+    );
+    if need_fio("several_formats_in_fios_order") {
+        for f in [
+            "normal,json,terse",
+            "terse,normal",
+            "json,terse",
+            "terse,json,normal",
+        ] {
+            let args = with(NULL_RW, &[]);
+            let fmt = format!("--output-format={f}");
+            let a = hb(&d, &with(&args, &[&fmt])).0;
+            let b = fio(&d, &with(&args, &[&fmt])).0;
+            assert_eq!(sections(&a), sections(&b), "{f}:\n{a}\n{b}");
+            let fa = d.join("a.txt");
+            let fb = d.join("b.txt");
+            hb(&d, &with(&args, &[&fmt, &format!("--output={}", s(&fa))]));
+            fio(&d, &with(&args, &[&fmt, &format!("--output={}", s(&fb))]));
+            let (a, b) = (
+                std::fs::read_to_string(&fa).unwrap(),
+                std::fs::read_to_string(&fb).unwrap(),
+            );
+            assert_eq!(sections(&a), sections(&b), "{f} --output:\n{a}\n{b}");
+        }
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// The layout of the percentile options and `unified_rw_reporting=both` (figures
+/// redacted): a description, slat/clat/lat percentile blocks with the typed precision, the
+/// mixed direction and the MIXED group line.
+#[test]
+fn percentile_and_unified_layout() {
+    let d = tmp("pct-layout");
+    let (out, _) = hb(
+        &d,
+        &[
+            "--name=lay",
+            "--ioengine=libaio",
+            "--iodepth=2",
+            &format!("--filename={}", s(&d.join("f"))),
+            "--size=1m",
+            "--rw=write",
+            "--percentile_list=50:99.5:1",
+            "--lat_percentiles=1",
+            "--slat_percentiles=1",
+            "--unified_rw_reporting=both",
+            "--description=layout check",
+        ],
+    );
+    // The layout line names the temporary file: left out.
+    let out: String = out
+        .lines()
+        .filter(|l| !l.contains("Laying out"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    // Column widths and units follow the figures, and so do the latency distribution's
+    // lines: the snapshot pins the lines, not how wide the figures are.
+    let out: String = redact(&out)
+        .lines()
+        .filter(|l| !l.starts_with("  lat ("))
+        .map(|l| {
+            let mut l = l.replace("(usec)", "(nsec)").replace("(msec)", "(nsec)");
+            while l.contains("[ ") || l.contains("= #") {
+                l = l.replace("[ ", "[").replace("= #", "=#");
+            }
+            format!("{l}\n")
+        })
+        .collect();
+    insta::assert_snapshot!("fio_percentiles_unified_layout", out);
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// The stored result keeps what the report options need (schema 1.4), valid against the
+/// schema; the stored run shows as it printed, terse and JSON together, byte for byte.
+#[test]
+fn terse_and_percentiles_from_a_stored_run() {
+    let d = tmp("stored");
+    let db = d.join("r.db");
+    let run = |args: &[&str]| {
+        let out = common::hb_with_store(&db)
+            .current_dir(&d)
+            .arg("fio")
+            .args(args)
+            .timeout(Duration::from_secs(120))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let printed = run(&with(
+        NULL_RW,
+        &[
+            "--output-format=terse,json",
+            "--terse-version=5",
+            "--lat_percentiles=1",
+            "--percentile_list=50:99",
+            "--unified_rw_reporting=mixed",
+        ],
+    ));
+    let list = run_store(
+        &db,
+        &["results", "list", "--format", "json", "--limit", "1"],
+    );
+    let id = json(&list)[0]["id"].as_str().unwrap().to_string();
+    let shown = run_store(&db, &["results", "show", &id, "-f", "fio"]);
+    assert_eq!(shown, printed);
+    assert_eq!(terse_lines(&shown)[0].len(), 86, "v5 mixed:\n{shown}");
+    let stored = json(&run_store(&db, &["results", "show", &id, "-f", "json"]));
+    assert_valid(&stored, "fio run with report options");
+    let layout = &stored["config"]["layout"];
+    assert_eq!(layout["output_format"], "terse");
+    assert_eq!(layout["more_formats"], serde_json::json!(["json"]));
+    assert_eq!(layout["terse_version"], 5);
+    let report = &stored["fio"]["jobs"][0]["report"];
+    assert_eq!(report["percentile_list"], serde_json::json!([50.0, 99.0]));
+    assert_eq!(report["lat_percentiles"], true);
+    assert_eq!(report["unified_rw_reporting"], "mixed");
+    let block = &stored["fio"]["blocks"][0];
+    assert!(!block["read"]["lat_bins"].as_array().unwrap().is_empty());
+    assert!(block["read"].get("slat_bins").is_none(), "not asked for");
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+fn run_store(db: &Path, args: &[&str]) -> String {
+    let out = common::hb_with_store(db)
+        .args(args)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Bad output options: one line naming the problem, exit 2.
+#[test]
+fn bad_output_options_are_one_clear_line() {
+    for (args, needle) in [
+        (
+            &["--output-format=xml"][..],
+            "'xml' is not an output format",
+        ),
+        (
+            &["--terse-version=1"],
+            "--terse-version=1: expected 2, 3, 4 or 5",
+        ),
+        (
+            &["--output-format=terse,hostbench-json"],
+            "cannot be combined",
+        ),
+        (&["--percentile_list=50:0"], "not above 0"),
+        (
+            &["--unified_rw_reporting=all"],
+            "expected none, mixed or both",
+        ),
+        (&["--eta=always"], "does not print fio's status line yet"),
+        (&["--eta-interval=100ms"], "at least 250 ms"),
+    ] {
+        let mut a = vec!["fio"];
+        a.extend(NULL_RW);
+        a.extend(args);
+        a.push("--no-save");
+        let (code, out, err) = common::run(&a);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(out, "", "{args:?}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+/// `--eta=never` (common in scripts) and `auto` ask for what hostbench does: no status
+/// line; `--eta-newline` and `--eta-interval` are checked and accepted. The report is the
+/// same as without them.
+#[test]
+fn eta_never_is_accepted() {
+    let d = tmp("eta");
+    let (out, _) = hb(
+        &d,
+        &with(
+            NULL_RW,
+            &[
+                "--eta=never",
+                "--eta-newline=5",
+                "--eta-interval=500ms",
+                "--minimal",
+            ],
+        ),
+    );
+    assert_eq!(terse_lines(&out).len(), 1, "{out}");
+    assert!(!out.contains("Jobs:"), "{out}");
+    let (out, _) = hb(&d, &with(NULL_RW, &["--eta=auto"]));
+    assert!(out.contains("Run status group 0 (all jobs):"), "{out}");
+    std::fs::remove_dir_all(d).unwrap();
+}
