@@ -25,6 +25,7 @@ mod http;
 mod iozone;
 mod lua;
 mod lua_histogram;
+mod lua_legacy;
 mod lua_modules;
 mod lua_sql;
 mod lua_thread_run;

@@ -652,3 +652,193 @@ DB_ERROR_RESTART_TRANSACTION = 1
 DB_ERROR_FAILED = 2
 mysql_table_engine = "innodb"
 myisam_max_rows = 1000000
+
+-------------------------------------------------------------------------------
+-- The legacy C API of sysbench 1.0.20 (`sysbench.db.*` and the `db_*` globals that
+-- tests/include/oltp_legacy uses), on top of sysbench.sql: one implicit connection per
+-- thread, queries that return nothing, prepared statements bound to a Lua table that is
+-- re-read at every execute. Differences, on purpose: a failed execute or bulk-insert
+-- flush raises an error (sysbench 1.0.20 logs it and goes on as if it had worked); numbers
+-- bind as 64-bit integers (sysbench: a C int, whose overflow is undefined).
+-------------------------------------------------------------------------------
+local ldb = {}
+sysbench.db = ldb
+local lcon, ldrv
+local RESTART = sysbench.error.RESTART_EVENT
+
+local function restart_or(msg, e, lvl)
+  if type(e) == "table" and e.errcode == RESTART then
+    error({ errcode = RESTART }, 0)
+  end
+  error(msg, lvl + 1)
+end
+
+local function need_con(lvl)
+  if lcon == nil then error("Uninitialized database connection", lvl + 1) end
+end
+
+function ldb.connect()
+  if ldrv == nil then
+    local ok, d = pcall(sql.driver)
+    if not ok then error("DB initialization failed", 2) end
+    ldrv = d
+  end
+  db_driver = ldrv:name()
+  if lcon ~= nil then return end
+  local ok, c = pcall(ldrv.connect, ldrv)
+  if not ok then error("Failed to connect to the database", 2) end
+  lcon = c
+end
+
+function ldb.disconnect()
+  if lcon ~= nil then
+    lcon:disconnect()
+    lcon = nil
+  end
+end
+
+function ldb.query(q)
+  if lcon == nil then ldb.connect() end
+  if type(q) ~= "string" and type(q) ~= "number" then
+    error("bad argument #1 to 'db_query' (string expected, got " .. type(q) .. ")", 2)
+  end
+  local ok, e = pcall(lcon.query, lcon, q)
+  if not ok then restart_or("db_query() failed", e, 2) end
+end
+
+function ldb.bulk_insert_init(q)
+  if lcon == nil then ldb.connect() end
+  local ok = pcall(lcon.bulk_insert_init, lcon, q)
+  if not ok then error("db_bulk_insert_init() failed", 2) end
+end
+
+function ldb.bulk_insert_next(v)
+  need_con(2)
+  local ok, e = pcall(lcon.bulk_insert_next, lcon, v)
+  if not ok then restart_or("db_bulk_insert_next() failed", e, 2) end
+end
+
+function ldb.bulk_insert_done()
+  need_con(2)
+  local ok, e = pcall(lcon.bulk_insert_done, lcon)
+  if not ok then restart_or("db_bulk_insert_done() failed", e, 2) end
+end
+
+local lstmt_mt = { __tostring = function() return "<sysbench.stmt>" end }
+lstmt_mt.__index = lstmt_mt
+local lrs_mt = { __tostring = function() return "<sysbench.rs>" end }
+lrs_mt.__index = lrs_mt
+
+local function check_stmt(s, fname)
+  if getmetatable(s) ~= lstmt_mt then
+    error("bad argument #1 to '" .. fname .. "' (prepared statement expected)", 3)
+  end
+end
+
+function ldb.prepare(q)
+  if lcon == nil then ldb.connect() end
+  local ok, s = pcall(lcon.prepare, lcon, q)
+  if not ok then error("db_prepare() failed", 2) end
+  return setmetatable({ _s = s, _ids = {}, _params = nil }, lstmt_mt)
+end
+
+-- A number binds as an integer, a string as text; the table stays the statement's, and
+-- every execute reads the values it holds then (nil is NULL).
+function ldb.bind_param(stmt, params)
+  need_con(2)
+  check_stmt(stmt, "db_bind_param")
+  if type(params) ~= "table" then error("table was expected", 2) end
+  local ids, binds = {}, {}
+  for k, v in pairs(params) do
+    if type(k) ~= "number" then
+      error("bad argument to 'db_bind_param' (number expected as the key, got " .. type(k) .. ")", 2)
+    end
+    local t = type(v)
+    local b
+    if t == "number" then
+      b = stmt._s:bind_create(T.BIGINT)
+    elseif t == "string" then
+      b = stmt._s:bind_create(T.VARCHAR, math.huge)
+    else
+      error("Unsupported variable type: " .. t, 2)
+    end
+    ids[#ids + 1] = k
+    binds[#binds + 1] = b
+  end
+  if #ids == 0 then error("table is empty", 2) end
+  stmt._ids, stmt._binds, stmt._params = ids, binds, params
+  stmt._s:bind_param(unpack(binds))
+end
+
+function ldb.bind_result(stmt, results)
+  need_con(2)
+  check_stmt(stmt, "db_bind_result")
+  if type(results) ~= "table" then error("table was expected", 2) end
+  if next(results) == nil then error("table is empty", 2) end
+  -- sysbench 1.0.20 binds the buffers but never fills the table: nothing to do.
+  stmt._results = results
+end
+
+function ldb.execute(stmt)
+  need_con(2)
+  check_stmt(stmt, "db_execute")
+  local p = stmt._params
+  for i, id in ipairs(stmt._ids) do
+    local v = p[id]
+    local b = stmt._binds[i]
+    if v == nil then
+      b:set(nil)
+    elseif b._k == 1 then
+      local n = tonumber(v)
+      if n == nil then
+        error("bad argument to 'db_execute' (number expected, got " .. type(v) .. ")", 2)
+      end
+      b:set(n)
+    else
+      if type(v) ~= "string" and type(v) ~= "number" then
+        error("bad argument to 'db_execute' (string expected, got " .. type(v) .. ")", 2)
+      end
+      b:set(tostring(v))
+    end
+  end
+  local ok, rs = pcall(stmt._s.execute, stmt._s)
+  if not ok then restart_or("db_execute() failed", rs, 2) end
+  return setmetatable({ _rs = rs }, lrs_mt)
+end
+
+function ldb.store_results(rs)
+  need_con(2)
+  if getmetatable(rs) ~= lrs_mt then
+    error("bad argument #1 to 'db_store_results' (result set expected)", 2)
+  end
+end
+
+function ldb.free_results(rs)
+  need_con(2)
+  if getmetatable(rs) ~= lrs_mt then
+    error("bad argument #1 to 'db_free_results' (result set expected)", 2)
+  end
+  if rs._rs ~= nil and not rs._rs._freed then rs._rs:free() end
+  rs._rs = nil
+end
+
+function ldb.close(stmt)
+  need_con(2)
+  check_stmt(stmt, "db_close")
+  stmt._s:close()
+  stmt._params = nil
+end
+
+db_connect = ldb.connect
+db_disconnect = ldb.disconnect
+db_query = ldb.query
+db_bulk_insert_init = ldb.bulk_insert_init
+db_bulk_insert_next = ldb.bulk_insert_next
+db_bulk_insert_done = ldb.bulk_insert_done
+db_prepare = ldb.prepare
+db_bind_param = ldb.bind_param
+db_bind_result = ldb.bind_result
+db_execute = ldb.execute
+db_store_results = ldb.store_results
+db_free_results = ldb.free_results
+db_close = ldb.close
