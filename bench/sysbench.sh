@@ -12,6 +12,15 @@
 #   CASES="..."    subset of: cpu1 cpu2 cpu3 cpu3p0 threads mutex
 #                  mem64 mem64t2 mem1k mem1kt2 mem1m mem1mt2 mem256m
 #                  lua1 lua2 (an empty Lua event(), 1 and 2 threads) (default: all)
+#                  pslua1 pslua2: oltp_point_select on PostgreSQL, hostbench through
+#                    sysbench's own script (--lua) against sysbench;
+#                  psnative1 psnative2: the same --lua run against hostbench's native
+#                    path (baseline = hostbench without --lua);
+#                  (the ps* cases are not in the default set: they need a server)
+#   PGSQL_OPTS="..." connection options of the ps* cases (default:
+#                  --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=postgres
+#                  --pgsql-db=test); their table (sbtest1, 10000 rows) is made by
+#                  hostbench's native prepare before the first ps* case
 #   HOSTBENCH=path hostbench binary (default: <repo>/target/release/hostbench)
 #   SYSBENCH=path  sysbench binary (default: sysbench from PATH)
 #   LOGDIR=dir     where raw reports are kept (default: a new mktemp -d)
@@ -56,11 +65,16 @@ HOSTBENCH=$LOGDIR/hostbench
 # Lua event (LuaJIT call, timing, accounting).
 printf 'function event()\nend\n' >"$LOGDIR/empty_event.lua"
 
-# case -> "options|metric|target"
+PGSQL_OPTS=${PGSQL_OPTS:-"--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=postgres --pgsql-db=test"}
+PS="oltp_point_select $PGSQL_OPTS --tables=1 --table-size=10000 --time=5"
+
+# case -> "options|metric|target[|hostbench's extra options[|baseline]]"
+#   baseline: sysbench (default), or native = hostbench without the extra options
 #   metric: eps   = "events per second" (higher is better, ratio hb/sb)
 #           evt   = total number of events / total time (higher is better, ratio hb/sb)
 #           time  = total time in seconds (lower is better, ratio sb/hb)
 #           mib   = "MiB transferred (X MiB/sec)" (higher is better, ratio hb/sb)
+#           tps   = "transactions: N (X per sec.)" (higher is better, ratio hb/sb)
 #   target: "lo-hi" range, ">=x", or "-" (informational)
 declare -A CASE_DEF=(
     [cpu1]="cpu --cpu-max-prime=20000 --threads=1 --time=5 run|eps|0.97-1.03"
@@ -81,6 +95,12 @@ declare -A CASE_DEF=(
     # Lua: the issue's target is events/s >= sysbench's at 1 and 2 threads.
     [lua1]="$LOGDIR/empty_event.lua --threads=1 --time=3 run|evt|>=1"
     [lua2]="$LOGDIR/empty_event.lua --threads=2 --time=3 run|evt|>=1"
+    # oltp_point_select on PostgreSQL through sysbench's script: the issue's targets are
+    # tps >= sysbench's, and within 10% of hostbench's native path.
+    [pslua1]="$PS --threads=1 run|tps|>=1|--lua"
+    [pslua2]="$PS --threads=2 run|tps|>=1|--lua"
+    [psnative1]="$PS --threads=1 run|tps|>=0.9|--lua|native"
+    [psnative2]="$PS --threads=2 run|tps|>=0.9|--lua|native"
 )
 
 for c in $CASES; do
@@ -94,6 +114,7 @@ parse() {
         eps)  v=$(awk '/^ *events per second:/ {print $4; exit}' "$file") ;;
         time) v=$(awk '/^ *total time:/ {sub(/s$/, "", $3); print $3; exit}' "$file") ;;
         mib)  v=$(awk '/ MiB transferred \(/ {sub(/^\(/, "", $4); print $4; exit}' "$file") ;;
+        tps)  v=$(awk '/^ *transactions:/ {sub(/^\(/, "", $3); print $3; exit}' "$file") ;;
         evt)  v=$(awk '/^ *total time:/ {sub(/s$/, "", $3); t = $3}
                        /^ *total number of events:/ {n = $5}
                        END {if (t > 0 && n != "") printf "%.4f\n", n / t}' "$file") ;;
@@ -122,37 +143,54 @@ echo "- pairs: $PAIRS, order alternates (odd pairs: sysbench first, even pairs: 
 echo "- raw reports: $LOGDIR"
 echo
 
+# The ps* cases' table, made once by hostbench's native prepare (sysbench's own prepare
+# would make the same one).
+if [[ " $CASES " =~ \ ps ]]; then
+    read -r -a ps_opts <<<"$PGSQL_OPTS"
+    "$HOSTBENCH" oltp_point_select "${ps_opts[@]}" --tables=1 cleanup >/dev/null 2>&1 || true
+    "$HOSTBENCH" oltp_point_select "${ps_opts[@]}" --tables=1 --table-size=10000 prepare >"$LOGDIR/ps-prepare.txt" 2>&1 ||
+        die "the ps* cases' prepare failed (PGSQL_OPTS='$PGSQL_OPTS'); see $LOGDIR/ps-prepare.txt"
+fi
+
 rows=()
 for c in $CASES; do
-    IFS='|' read -r OPTS METRIC TARGET <<<"${CASE_DEF[$c]}"
+    IFS='|' read -r OPTS METRIC TARGET HB_EXTRA BASE <<<"${CASE_DEF[$c]}"
     read -r -a opts <<<"$OPTS"
+    read -r -a hb_extra <<<"${HB_EXTRA:-}"
+    # The hostbench side: its extra options before the command word (the last option).
+    hb_opts=("${opts[@]:0:${#opts[@]}-1}" "${hb_extra[@]}" "${opts[-1]}")
+    BASE_BIN=$SYSBENCH base_name=sysbench
+    if [[ ${BASE:-} == native ]]; then
+        BASE_BIN=$HOSTBENCH base_name="hostbench-native"
+    fi
     case $METRIC in
         eps)  what="events per second; ratio = hostbench/sysbench (>1 = hostbench faster)" ;;
         evt)  what="total events / total time; ratio = hostbench/sysbench (>1 = hostbench faster)" ;;
         mib)  what="MiB/sec; ratio = hostbench/sysbench (>1 = hostbench faster)" ;;
+        tps)  what="transactions per second; ratio = hostbench/$base_name (>1 = hostbench faster)" ;;
         time) what="total time in s, LOWER is better; ratio = sysbench_time/hostbench_time (>1 = hostbench faster)" ;;
     esac
-    echo "## $c: <tool> $OPTS"
+    echo "## $c: <tool> $OPTS${HB_EXTRA:+ (hostbench adds: $HB_EXTRA)}${BASE:+; baseline: $base_name}"
     echo "figure: $what"
     [[ -r /proc/loadavg ]] && echo "load average before the case: $(cut -d' ' -f1-3 /proc/loadavg) (includes the previous case; $(nproc) CPUs)"
     sb_vals=() hb_vals=()
     for ((i = 1; i <= PAIRS; i++)); do
         if ((i % 2 == 1)); then
-            sb=$(run_tool sysbench "$SYSBENCH" "$c" "$i" "${opts[@]}")
-            hb=$(run_tool hostbench "$HOSTBENCH" "$c" "$i" "${opts[@]}")
-            first=sysbench
+            sb=$(run_tool "$base_name" "$BASE_BIN" "$c" "$i" "${opts[@]}")
+            hb=$(run_tool hostbench "$HOSTBENCH" "$c" "$i" "${hb_opts[@]}")
+            first=$base_name
         else
-            hb=$(run_tool hostbench "$HOSTBENCH" "$c" "$i" "${opts[@]}")
-            sb=$(run_tool sysbench "$SYSBENCH" "$c" "$i" "${opts[@]}")
+            hb=$(run_tool hostbench "$HOSTBENCH" "$c" "$i" "${hb_opts[@]}")
+            sb=$(run_tool "$base_name" "$BASE_BIN" "$c" "$i" "${opts[@]}")
             first=hostbench
         fi
         sb_vals+=("$sb") hb_vals+=("$hb")
         r=$(python3 -c 'import sys; sb, hb, m = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3]; print("%.3f" % ((sb / hb) if m == "time" else (hb / sb)))' "$sb" "$hb" "$METRIC")
-        printf '  pair %d/%d (%s first): sysbench %s  hostbench %s  ratio %s\n' "$i" "$PAIRS" "$first" "$sb" "$hb" "$r"
+        printf '  pair %d/%d (%s first): %s %s  hostbench %s  ratio %s\n' "$i" "$PAIRS" "$first" "$base_name" "$sb" "$hb" "$r"
     done
-    row=$(python3 - "$c" "$METRIC" "$TARGET" "${sb_vals[*]}" "${hb_vals[*]}" <<'EOF'
+    row=$(python3 - "$c" "$METRIC" "$TARGET" "${sb_vals[*]}" "${hb_vals[*]}" "${BASE:-sysbench}" <<'EOF'
 import statistics, sys
-case, metric, target, sb, hb = sys.argv[1:6]
+case, metric, target, sb, hb, base = sys.argv[1:7]
 sb = [float(x) for x in sb.split()]
 hb = [float(x) for x in hb.split()]
 ratios = [(s / h) if metric == "time" else (h / s) for s, h in zip(sb, hb)]
@@ -167,6 +205,8 @@ else:
     lo, hi = (float(x) for x in target.split("-"))
     tcell = "%g–%g %s" % (lo, hi, "(met)" if lo <= med <= hi else "(MISSED)")
 name = case + (" (time, lower better; ratio sb/hb)" if metric == "time" else "")
+if base == "native":
+    name += " (baseline: hostbench native, in the sysbench column)"
 print("| %s | %s | %s | %.3f | %s | %s |" % (
     name, fmt(statistics.median(sb)), fmt(statistics.median(hb)), med,
     " ".join("%.3f" % r for r in ratios), tcell))

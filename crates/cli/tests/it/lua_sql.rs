@@ -59,6 +59,10 @@ function prepare()
   rs:free()
   print("empty", con:query("SELECT id FROM hb_lua_rows WHERE id < 0").nrows)
   print("upd", con:query("UPDATE hb_lua_rows SET n = 1"))
+  local r1 = con:query("SELECT id FROM hb_lua_rows")
+  con:query("SELECT 1")
+  local ok, e = pcall(r1.fetch_row, r1)
+  print("replaced", ok, e:match("replaced by a later statement") ~= nil)
   con:query("DROP TABLE hb_lua_rows")
 end
 "###;
@@ -66,7 +70,8 @@ end
 /// `query_row` gives the first row's columns as values (NULL as nil, nothing without a
 /// row or a result set); `query` gives a result set whose rows `fetch_row` returns as
 /// tables of strings with holes for NULL, then nil; a statement without a result set
-/// gives nil.
+/// gives nil; a connection keeps only its last result (as sysbench), so fetching an older
+/// one is an error that says so.
 #[test]
 fn result_rows_on_every_driver() {
     let d = scripts(&[("rows.lua", ROWS)]);
@@ -87,6 +92,7 @@ fn result_rows_on_every_driver() {
                 "end\tnil",
                 "empty\t0",
                 "upd\tnil",
+                "replaced\tfalse\ttrue",
             ],
             "{name}: {out}\n{err}"
         );
@@ -117,7 +123,7 @@ function prepare()
   k:set(10)
   local rs = sel:execute()
   print("sel", rs.nrows)
-  if sysbench.opt.db_driver ~= "mysql" then
+  if rs.nfields > 0 then
     print("fetch", rs.nfields, unpack(rs:fetch_row(), 1, rs.nfields))
   end
   local ok, e = pcall(function() return T.DATE and ins:bind_create(T.DATE) end)
@@ -130,13 +136,18 @@ end
 /// Prepared statements on the clients' prepared paths: BIGINT, VARCHAR (cut to its
 /// max_len), INT (numbers truncated), DOUBLE and NULL binds; parameters keep their buffer,
 /// so `set` between executes changes what is sent; a SELECT gives its rows (PostgreSQL,
-/// SQLite) or only its count (MySQL's binary rows, as in sysbench).
+/// SQLite) or only its count (MySQL's binary rows, as in sysbench); the same with
+/// `--db-ps-mode=disable` (values substituted into the text).
 #[test]
 fn prepared_statements_with_binds_on_every_driver() {
     let d = scripts(&[("ps.lua", PREPARED)]);
-    for (name, opts) in targets(d.path()) {
-        let (code, out, err) = hb(d.path(), &with("ps.lua", &opts, &["prepare"]));
-        assert_eq!(code, 0, "{name}: {err}\n{out}");
+    for ((name, opts), mode) in targets(d.path())
+        .into_iter()
+        .flat_map(|t| [(t.clone(), "auto"), (t, "disable")])
+    {
+        let m = format!("--db-ps-mode={mode}");
+        let (code, out, err) = hb(d.path(), &with("ps.lua", &opts, &[&m, "prepare"]));
+        assert_eq!(code, 0, "{name} {mode}: {err}\n{out}");
         let mut want = vec![
             "stmt\t<sql_statement>",
             "param\t<sql_param>\t0",
@@ -145,7 +156,9 @@ fn prepared_statements_with_binds_on_every_driver() {
             "r5g\ttrue\t7\tnil",
             "sel\t1",
         ];
-        if name != "mysql" {
+        // With --db-ps-mode=disable the values go into the text, and the rows come back
+        // as text on MySQL too.
+        if name != "mysql" || mode == "disable" {
             want.push("fetch\t1\tabcde");
         }
         want.extend([
@@ -153,7 +166,7 @@ fn prepared_statements_with_binds_on_every_driver() {
             "close\t0\t0",
         ]);
         let got: Vec<&str> = out.lines().filter(|l| l.contains('\t')).collect();
-        assert_eq!(got, want, "{name}: {out}\n{err}");
+        assert_eq!(got, want, "{name} {mode}: {out}\n{err}");
     }
 }
 
@@ -448,6 +461,82 @@ fn bundled_scripts_through_lua_match_the_native_mix() {
             }
             let (code, _, err) = run(&["--lua", "cleanup"]);
             assert_eq!(code, 0, "{name} {test} cleanup: {err}");
+        }
+    }
+}
+
+const DUP: &str = r###"
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  con:query("DROP TABLE IF EXISTS hb_lua_dup")
+  con:query("CREATE TABLE hb_lua_dup (id INT PRIMARY KEY)")
+  con:query("INSERT INTO hb_lua_dup VALUES (1)")
+end
+sysbench.hooks.sql_error_ignorable = function(e)
+  print("hook", e.sql_errno, e.sql_state)
+  return hook == "yes"
+end
+sysbench.hooks.before_restart_event = function(e)
+  print("restart", e.errcode, e.sql_errno, e.sql_state, e.query, tostring(e.connection))
+end
+function event()
+  if not tried then tried = true; con:query("INSERT INTO hb_lua_dup VALUES (1)") end
+end
+function thread_done() con:query("DROP TABLE hb_lua_dup") end
+"###;
+
+/// T13/T14: a duplicate key. MySQL: 1062 is not ignorable by default, so the
+/// `sql_error_ignorable` hook decides (false: fatal; true: the event restarts with
+/// sysbench's errdesc, errno 1062, SQLSTATE 23000); listed in `--mysql-ignore-errors` it
+/// restarts without asking the hook. PostgreSQL: 23505 restarts without the hook (errno 0).
+/// The counters: thread_init's DROP, CREATE (other) and INSERT (write), thread_done's
+/// DROP, and one error.
+#[test]
+fn duplicate_keys_restart_with_sysbench_errdesc() {
+    let d = scripts(&[("dup.lua", DUP)]);
+    for (name, opts) in targets(d.path()) {
+        let go = |extra: &[&str]| {
+            let mut a = with("dup.lua", &opts, extra);
+            a.extend(["--events=2", "--format=json", "run"]);
+            hb(d.path(), &a)
+        };
+        let restart =
+            "restart\t1\t{errno}\t{state}\tINSERT INTO hb_lua_dup VALUES (1)\t<sql_connection>";
+        match name {
+            "mysql" => {
+                let (code, out, err) = go(&[]);
+                assert_eq!(code, 1, "{out}\n{err}");
+                assert_eq!(lines_with(&out, "hook"), ["hook\t1062\t23000"], "{out}");
+                assert!(
+                    err.contains("SQL error, errno = 1062, state = '23000': Duplicate"),
+                    "{err}"
+                );
+                let (code, out, err) = go(&["--hook=yes"]);
+                assert_eq!(code, 0, "{out}\n{err}");
+                assert_eq!(lines_with(&out, "hook"), ["hook\t1062\t23000"], "{out}");
+                let r = restart
+                    .replace("{errno}", "1062")
+                    .replace("{state}", "23000");
+                assert_eq!(lines_with(&out, "restart"), [r.as_str()], "{out}");
+                assert_eq!(mix(name, &out), (0, 1, 3, 1), "{out}");
+                let (code, out, err) = go(&["--mysql-ignore-errors=1062"]);
+                assert_eq!(code, 0, "{out}\n{err}");
+                assert!(lines_with(&out, "hook").is_empty(), "{out}");
+                assert_eq!(lines_with(&out, "restart"), [r.as_str()], "{out}");
+            }
+            _ => {
+                let (errno, state) = if name == "pgsql" {
+                    ("0", "23505")
+                } else {
+                    ("1555", "") // SQLITE_CONSTRAINT_PRIMARYKEY
+                };
+                let (code, out, err) = go(&[]);
+                assert_eq!(code, 0, "{name}: {out}\n{err}");
+                assert!(lines_with(&out, "hook").is_empty(), "{name}: {out}");
+                let r = restart.replace("{errno}", errno).replace("{state}", state);
+                assert_eq!(lines_with(&out, "restart"), [r.as_str()], "{name}: {out}");
+                assert_eq!(mix(name, &out), (0, 1, 3, 1), "{name}: {out}");
+            }
         }
     }
 }

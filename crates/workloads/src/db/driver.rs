@@ -160,6 +160,9 @@ pub struct DbError {
     pub class: ErrClass,
     /// The server's code, empty when there is none (I/O errors).
     pub code: String,
+    /// The SQLSTATE a MySQL server sends beside its errno (`23000`); empty elsewhere
+    /// (PostgreSQL's code is its SQLSTATE).
+    pub state: String,
     /// What happened.
     pub message: String,
 }
@@ -180,6 +183,7 @@ impl DbError {
         DbError {
             class,
             code: String::new(),
+            state: String::new(),
             message: message.into(),
         }
     }
@@ -1356,11 +1360,13 @@ mod tests {
         let dl = DbError {
             class: ErrClass::Retry,
             code: "40P01".into(),
+            state: String::new(),
             message: "deadlock".into(),
         };
         let other = DbError {
             class: ErrClass::Other,
             code: "42P01".into(),
+            state: String::new(),
             message: "no table".into(),
         };
         assert!(IgnorePolicy::Auto.ignores(&lost));

@@ -30,6 +30,7 @@ fn err(e: mysql::Error) -> DbError {
             DbError {
                 class,
                 code: m.code.to_string(),
+                state: m.state.clone(),
                 message: m.message.clone(),
             }
         }

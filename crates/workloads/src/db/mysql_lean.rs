@@ -102,14 +102,15 @@ pub fn server_err(p: &[u8]) -> DbError {
         return proto("short error packet");
     }
     let code = u16::from_le_bytes([p[1], p[2]]);
-    let msg = if p.len() >= 9 && p[3] == b'#' {
-        &p[9..]
+    let (state, msg) = if p.len() >= 9 && p[3] == b'#' {
+        (String::from_utf8_lossy(&p[4..9]).into_owned(), &p[9..])
     } else {
-        &p[3..]
+        (String::new(), &p[3..])
     };
     DbError {
         class: classify(code),
         code: code.to_string(),
+        state,
         message: String::from_utf8_lossy(msg).into_owned(),
     }
 }

@@ -106,6 +106,7 @@ fn err(e: postgres::Error) -> DbError {
         return DbError {
             class: classify(code),
             code: code.to_string(),
+            state: String::new(),
             message: db.message().to_string(),
         };
     }

@@ -146,6 +146,7 @@ pub fn server_err(body: &[u8]) -> DbError {
     DbError {
         class,
         code: code.to_string(),
+        state: String::new(),
         message: if severity.is_empty() {
             message
         } else {

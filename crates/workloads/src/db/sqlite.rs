@@ -37,6 +37,7 @@ fn err(e: rusqlite::Error) -> DbError {
             DbError {
                 class,
                 code: f.extended_code.to_string(),
+                state: String::new(),
                 message: msg.clone().unwrap_or_else(|| e.to_string()),
             }
         }

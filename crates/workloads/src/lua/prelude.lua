@@ -397,9 +397,14 @@ end
 -- A failed query: an ignorable error (or one the sql_error_ignorable hook forgives)
 -- restarts the event with an error table; any other is sysbench's message, raised at
 -- level lvl (the script's call).
-local function raise(con, query, class, code, msg, lvl)
+local function raise(con, query, class, code, msg, lvl, mystate)
   local errno, state = 0, ""
-  if con._driver == "pgsql" then state = code else errno = tonumber(code) or 0 end
+  if con._driver == "pgsql" then
+    state = code
+  else
+    errno = tonumber(code) or 0
+    state = mystate or ""
+  end
   local errdesc = { connection = con, query = query, sql_errno = errno,
                     sql_state = state, sql_errmsg = msg }
   if class ~= "ignorable" then
@@ -422,16 +427,24 @@ end
 local rs_mt = {}
 rs_mt.__index = rs_mt
 rs_mt.__tostring = function() return "<sql_result>" end
+-- A result's rows live in its connection, which keeps only its last statement's (as
+-- sysbench does): a result replaced by a later statement cannot be fetched any more.
+local function fetch(rs, lvl)
+  local row = hsql.fetch(rs._c, rs._gen, rs._next)
+  if row == "replaced" then
+    error("this result set was replaced by a later statement on the same connection " ..
+          "(a connection keeps only its last result, as in sysbench): fetch its rows first",
+          lvl + 1)
+  end
+  if row ~= nil then rs._next = rs._next + 1 end
+  return row
+end
 function rs_mt:fetch_row()
-  if self._rows == nil then
+  if self._freed or self.nfields == 0 then
     io.stderr:write("ALERT: attempt to fetch row from an empty result set\n")
     return nil
   end
-  if self.nfields == 0 then
-    io.stderr:write("ALERT: attempt to fetch row from an empty result set\n")
-    return nil
-  end
-  return self._rows:fetch()
+  return (fetch(self, 2))
 end
 function rs_mt:free()
   if self._freed then
@@ -439,18 +452,17 @@ function rs_mt:free()
     error("db_free_results() failed", 2)
   end
   self._freed = true
-  self._rows = nil
 end
 
 -- The outcome of a query or execute (see lua/sql.rs) as sysbench returns it: a result
 -- object for a result set, nil without one, or an error.
 local function result(con, q, lvl, kind, a, b, c, d)
   if kind == "rows" then
-    return setmetatable({ nrows = a, nfields = b, _rows = c }, rs_mt)
+    return setmetatable({ nrows = a, nfields = b, _c = con._c, _gen = c, _next = 0 }, rs_mt)
   end
   if kind == "none" then return nil end
   if kind == "closed" then closed(lvl + 1) end
-  raise(con, q, a, b, c, lvl + 1)
+  raise(con, q, a, b, c, lvl + 1, d)
 end
 
 local con_mt = {}
@@ -463,7 +475,7 @@ end
 function con_mt:query_row(q)
   local rs = result(self, q, 2, hsql.query(self._c, q))
   if rs == nil or rs.nrows == 0 or rs.nfields == 0 then return end
-  return unpack(rs._rows:fetch(), 1, rs.nfields)
+  return unpack(fetch(rs, 2), 1, rs.nfields)
 end
 function con_mt:disconnect() hsql.disconnect(self._c) end
 function con_mt:reconnect()
@@ -593,7 +605,7 @@ function stmt_mt:close()
 end
 
 function con_mt:prepare(q)
-  local id, a, b, c = hsql.prepare(self._c, q)
+  local id, a, b, c, d = hsql.prepare(self._c, q)
   if type(id) == "number" then
     return setmetatable({ _con = self, _id = id }, stmt_mt)
   end
@@ -603,7 +615,7 @@ function con_mt:prepare(q)
     io.stderr:write(string.format("FATAL: MySQL error: %s \"%s\"\n", a, b))
     api_error(2)
   end
-  raise(self, q, a, b, c, 2)
+  raise(self, q, a, b, c, 2, d)
 end
 
 local drv_mt = {}

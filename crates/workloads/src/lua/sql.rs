@@ -19,7 +19,7 @@ use super::state;
 use crate::db::driver::{
     Arg, DbError, Driver, ErrClass, Reconnected, Res, Rows, Session, Target, TlsMode, TlsOpts,
 };
-use mlua::{AnyUserData, Lua, MultiValue, Table, UserData, UserDataMethods, Value};
+use mlua::{AnyUserData, Lua, MultiValue, Table, UserData, Value};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Duration;
 
@@ -42,39 +42,24 @@ pub fn reset_driver_used() {
 }
 
 /// One connection, owned by the Lua state that opened it (closed when collected).
+///
+/// Like sysbench, a connection keeps one result: the rows of its last statement, in a
+/// buffer reused by every statement (no allocation per statement once it has grown), named
+/// by a generation number that result objects carry.
 struct SqlConn {
     s: Option<Session>,
     driver: Driver,
     /// MySQL errnos that are ignorable (`--mysql-ignore-errors`); `all` = every one.
     ignore: Vec<String>,
+    /// The last statement's rows.
+    rows: Rows,
+    /// Which statement `rows` belongs to.
+    generation: u64,
+    /// The values of an execute's parameters (reused).
+    bound: Vec<Bound>,
 }
 
 impl UserData for SqlConn {}
-
-/// A result set's rows, fetched one at a time.
-struct SqlRows {
-    rows: Rows,
-    next: usize,
-}
-
-impl UserData for SqlRows {
-    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        // fetch() -> table of the next row's values (NULL leaves a hole) | nil
-        m.add_method_mut("fetch", |lua, r, ()| {
-            let Some(vals) = r.rows.row(r.next) else {
-                return Ok(Value::Nil);
-            };
-            let t = lua.create_table_with_capacity(r.rows.fields, 0)?;
-            for (i, v) in vals.enumerate() {
-                if let Some(b) = v {
-                    t.raw_set(i + 1, lua.create_string(b)?)?;
-                }
-            }
-            r.next += 1;
-            Ok(Value::Table(t))
-        });
-    }
-}
 
 fn list(opt: &Table, k: &str) -> Vec<String> {
     match opt.get::<Value>(k) {
@@ -149,7 +134,7 @@ fn target(name: &str, opt: &Table) -> Result<Target, String> {
 }
 
 /// What a failed statement means for the script: the error values the prelude raises
-/// ("error", "ignorable"|"fatal", code, message), after counting it and, for a lost MySQL
+/// ("error", "ignorable"|"fatal", code, message, MySQL's SQLSTATE), after counting it and, for a lost MySQL
 /// connection, reconnecting.
 fn failed(lua: &Lua, c: &mut SqlConn, e: &DbError) -> mlua::Result<MultiValue> {
     let ignorable = match c.driver {
@@ -197,25 +182,18 @@ fn error_values(lua: &Lua, class: &str, e: &DbError) -> mlua::Result<MultiValue>
         class,
         e.code.clone(),
         hostbench_core::secret::mask(&e.message).into_owned(),
+        e.state.clone(),
     ))
 }
 
 /// A statement's outcome as the prelude reads it: "rows", nrows, nfields, rows | "none",
 /// affected | the error values.
-fn outcome(
-    lua: &Lua,
-    c: &mut SqlConn,
-    r: Result<Res, DbError>,
-    rows: Rows,
-) -> mlua::Result<MultiValue> {
+fn outcome(lua: &Lua, c: &mut SqlConn, r: Result<Res, DbError>) -> mlua::Result<MultiValue> {
     match r {
         Ok(r) => {
             state::count_result(r);
             match r {
-                Res::Rows(n) => {
-                    let nf = rows.fields;
-                    lua.pack_multi(("rows", n, nf, SqlRows { rows, next: 0 }))
-                }
+                Res::Rows(n) => lua.pack_multi(("rows", n, c.rows.fields, c.generation)),
                 Res::Affected(n) => lua.pack_multi(("none", n)),
             }
         }
@@ -250,6 +228,20 @@ fn bound(p: &Table) -> mlua::Result<Bound> {
     })
 }
 
+/// The argument a bound value sends (`text`: a string value's text, None when it is not
+/// UTF-8).
+fn arg<'a>(b: &Bound, text: Option<&'a str>) -> mlua::Result<Arg<'a>> {
+    Ok(match b {
+        Bound::Int(v) => Arg::Big(*v),
+        Bound::Double(v) => Arg::Double(*v),
+        Bound::Null => Arg::Null,
+        Bound::Text(_) => match text {
+            Some(t) => Arg::Text(t),
+            None => return Err(mlua::Error::runtime("a bound string is not valid UTF-8")),
+        },
+    })
+}
+
 /// Adds the functions the prelude's `sysbench.sql` wraps to `hb`.
 pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
     let t = lua.create_table()?;
@@ -279,6 +271,9 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
                     driver: tgt.driver(),
                     s: Some(Session::with_conn(&tgt, c, prepared)),
                     ignore: list(&opt, "mysql_ignore_errors"),
+                    rows: Rows::default(),
+                    generation: 0,
+                    bound: Vec::new(),
                 }),
                 Err(e) => lua.pack_multi((Value::Nil, format!("connection to {tgt} failed: {e}"))),
             }
@@ -289,13 +284,14 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
         "query",
         lua.create_function(|lua, (conn, sql): (AnyUserData, mlua::String)| {
             let mut c = conn.borrow_mut::<SqlConn>()?;
+            let c = &mut *c;
             let Some(s) = c.s.as_mut() else {
                 return lua.pack_multi("closed");
             };
             let sql = sql.to_str()?;
-            let mut rows = Rows::default();
-            let r = s.query_rows(&sql, &mut rows);
-            outcome(lua, &mut c, r, rows)
+            c.generation += 1;
+            let r = s.query_rows(&sql, &mut c.rows);
+            outcome(lua, c, r)
         })?,
     )?;
     // prepare(conn, sql) -> id | error values | "closed"
@@ -325,44 +321,76 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
         lua.create_function(
             |lua, (conn, id, params): (AnyUserData, usize, Option<Table>)| {
                 let mut c = conn.borrow_mut::<SqlConn>()?;
-                let Some(s) = c.s.as_mut() else {
+                let c = &mut *c;
+                if c.s.is_none() {
                     return lua.pack_multi("closed");
-                };
-                let mut vals: Vec<Bound> = Vec::new();
+                }
+                c.bound.clear();
                 if let Some(ps) = &params {
-                    for p in ps.sequence_values::<Table>() {
-                        vals.push(bound(&p?)?);
+                    for i in 1..=ps.raw_len() {
+                        c.bound.push(bound(&ps.raw_get::<Table>(i)?)?);
                     }
                 }
-                let strs: Vec<Option<mlua::BorrowedStr<'_>>> = vals
-                    .iter()
-                    .map(|b| match b {
-                        Bound::Text(t) => t.to_str().ok(),
-                        _ => None,
-                    })
-                    .collect();
-                let mut args: Vec<Arg<'_>> = Vec::with_capacity(vals.len());
-                for (b, st) in vals.iter().zip(&strs) {
-                    args.push(match b {
-                        Bound::Int(v) => Arg::Big(*v),
-                        Bound::Double(v) => Arg::Double(*v),
-                        Bound::Null => Arg::Null,
-                        Bound::Text(_) => match st {
-                            Some(t) => Arg::Text(t),
-                            None => {
-                                return Err(mlua::Error::runtime(
-                                    "a bound string is not valid UTF-8",
-                                ));
-                            }
-                        },
-                    });
-                }
-                let mut rows = Rows::default();
-                let r = s.exec_rows(id, &args, &mut rows);
-                drop(args);
-                outcome(lua, &mut c, r, rows)
+                c.generation += 1;
+                // Up to 16 parameters on the stack (sysbench's scripts bind 1 to 4).
+                const N: usize = 16;
+                let r = if c.bound.len() <= N {
+                    let strs: [Option<mlua::BorrowedStr<'_>>; N] =
+                        std::array::from_fn(|i| match c.bound.get(i) {
+                            Some(Bound::Text(t)) => t.to_str().ok(),
+                            _ => None,
+                        });
+                    let mut args = [Arg::Null; N];
+                    for (i, b) in c.bound.iter().enumerate() {
+                        args[i] = arg(b, strs[i].as_deref())?;
+                    }
+                    let n = c.bound.len();
+                    let s = c.s.as_mut().expect("checked above");
+                    s.exec_rows(id, &args[..n], &mut c.rows)
+                } else {
+                    let strs: Vec<Option<mlua::BorrowedStr<'_>>> = c
+                        .bound
+                        .iter()
+                        .map(|b| match b {
+                            Bound::Text(t) => t.to_str().ok(),
+                            _ => None,
+                        })
+                        .collect();
+                    let args = c
+                        .bound
+                        .iter()
+                        .zip(&strs)
+                        .map(|(b, t)| arg(b, t.as_deref()))
+                        .collect::<mlua::Result<Vec<_>>>()?;
+                    let s = c.s.as_mut().expect("checked above");
+                    s.exec_rows(id, &args, &mut c.rows)
+                };
+                c.bound.clear();
+                outcome(lua, c, r)
             },
         )?,
+    )?;
+    // fetch(conn, generation, i) -> row i (0-based) of the connection's last result as a
+    // table of strings (NULL leaves a hole) | nil past the last row | "replaced" when a
+    // later statement on the connection replaced that result
+    t.set(
+        "fetch",
+        lua.create_function(|lua, (conn, generation, i): (AnyUserData, u64, usize)| {
+            let c = conn.borrow::<SqlConn>()?;
+            if c.generation != generation {
+                return Ok(Value::String(lua.create_string("replaced")?));
+            }
+            let Some(vals) = c.rows.row(i) else {
+                return Ok(Value::Nil);
+            };
+            let t = lua.create_table_with_capacity(c.rows.fields, 0)?;
+            for (k, v) in vals.enumerate() {
+                if let Some(b) = v {
+                    t.raw_set(k + 1, lua.create_string(b)?)?;
+                }
+            }
+            Ok(Value::Table(t))
+        })?,
     )?;
     // reconnect(conn) -> true | false, message
     t.set(
