@@ -25,8 +25,8 @@ pub const SCHEMA_ID: &str = "hostbench.result";
 pub const SCHEMA_VERSION: u32 = 1;
 /// Current minor version of [`SCHEMA_VERSION`]: 1 added `config.layout` and `fio` (results
 /// without the field are 0, written before it existed); 2 added `figures[].label`,
-/// `annotations`, `suite` and `fio.jobs[].groupid`.
-pub const SCHEMA_MINOR: u32 = 2;
+/// `annotations`, `suite` and `fio.jobs[].groupid`; 3 added `fio.blocks[].error`.
+pub const SCHEMA_MINOR: u32 = 3;
 
 /// One run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

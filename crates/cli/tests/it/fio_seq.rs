@@ -16,7 +16,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Whether fio is here to compare with; a failure when CI asked for it.
-fn need_fio(test: &str) -> bool {
+pub(crate) fn need_fio(test: &str) -> bool {
     if peer_fio() {
         return true;
     }

@@ -260,6 +260,7 @@ mod tests {
             iodepth_level: [0; 7],
             iodepth_submit: [0; 7],
             iodepth_complete: [0; 7],
+            error: None,
         }
     }
 

@@ -171,10 +171,15 @@ pub(super) fn render(r: &RunResult, layout: &[String]) -> String {
     // fio prints no block for a job that did no I/O (one `exitall` stopped before it
     // started): JSON still lists it.
     for b in blocks.iter().filter(|b| b.did_io()) {
-        let err = i32::from(r.outcome.error.is_some());
+        // fio's `err=28 (file:io_u.c:1876, func=io_u error, error=No space left on device)`,
+        // without fio's source location.
+        let err = match &b.error {
+            Some(e) => format!("{:2} (func={}, error={})", e.errno, e.func, e.text),
+            None => format!("{:2}", i32::from(r.outcome.error.is_some())),
+        };
         let _ = writeln!(
             out,
-            "{}: (groupid={}, jobs={}): err={err:2}: pid={pid}: {when}",
+            "{}: (groupid={}, jobs={}): err={err}: pid={pid}: {when}",
             b.name, b.groupid, b.clones
         );
         for (d, (dname, x)) in ["read", "write"].iter().zip(b.dirs()).enumerate() {

@@ -29,7 +29,7 @@ use hostbench_core::fio_result::{FioOption, FioResult};
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counter;
-use hostbench_core::result::{Figure, RunResult, Warning};
+use hostbench_core::result::{Figure, RunResult, Warning, WarningKind};
 use hostbench_core::workload::*;
 use job::JobSpec;
 use layout::layout_files;
@@ -308,8 +308,33 @@ impl Instance for FioInstance {
         Some(result::fio_result(&self.shared))
     }
 
+    /// The layout's warnings, then one per clone that ended with an error (fio prints its
+    /// `io_u error` line at the time; hostbench says it once the run is over, on stderr).
     fn warnings(&self) -> Vec<Warning> {
-        self.shared.warnings.clone()
+        let mut w = self.shared.warnings.clone();
+        let res = self
+            .shared
+            .results
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for s in res.iter().flatten() {
+            if let Some(e) = &s.error {
+                let j = &self.shared.jobs[s.job];
+                let then = if j.exitall_on_error {
+                    "exitall_on_error stopped the jobs its exit_what names"
+                } else {
+                    "the other jobs went on, as in fio (exitall_on_error stops them)"
+                };
+                w.push(Warning {
+                    kind: WarningKind::Errors,
+                    message: format!(
+                        "job '{}' ended with err={} ({}): {}; {then}",
+                        j.name, e.errno, e.text, e.detail
+                    ),
+                });
+            }
+        }
+        w
     }
 }
 

@@ -9,6 +9,7 @@ use super::engine::{Buffers, Dir, Done, Engine};
 use super::job::{EngineKind, JobSpec, RandDist};
 use super::result::CloneStats;
 use super::sequence::Turn;
+use hostbench_core::fio_result::FioError;
 use hostbench_core::rand::{Distribution, Rng, Sampler};
 use hostbench_core::recorder::Counter;
 use hostbench_core::runner::RunControl;
@@ -112,6 +113,7 @@ pub(super) fn new_worker(
         ramp_end: 0,
         limit_bytes: j.io_limits(size).0,
         limit_ios: j.io_limits(size).1,
+        failed: false,
     })))
 }
 
@@ -214,6 +216,17 @@ struct FioWorker {
     limit_bytes: u64,
     /// ... or this many I/Os (0 = no such limit).
     limit_ios: u64,
+    /// The clone ended with an error (kept once its statistics are handed over).
+    failed: bool,
+}
+
+/// The system's text for `errno` (`No space left on device`), without Rust's `(os error N)`.
+fn strerror(errno: i32) -> String {
+    let s = std::io::Error::from_raw_os_error(errno).to_string();
+    match s.rfind(" (os error ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
 }
 
 fn rusage() -> (u64, u64, u64, u64, u64) {
@@ -364,32 +377,54 @@ impl FioWorker {
         }
     }
 
-    fn fail(&self, dir: Dir, off: u64, res: i64) -> WorkloadError {
-        let e = std::io::Error::from_raw_os_error((-res) as i32);
-        let hint = if self.job.direct && -res == libc::EINVAL as i64 {
+    /// An I/O of `len` bytes at `off` that failed with `-res`: the clone ends with fio's
+    /// `err=` (the other clones go on, as in fio). fio counts the failed I/O as issued.
+    fn fail(&mut self, dir: Dir, off: u64, len: u32, res: i64) {
+        let errno = (-res) as i32;
+        let hint = if self.job.direct && errno == libc::EINVAL {
             " (with direct=1 the block size and offsets must be multiples of the device's \
              logical block size, often 4096 bytes: try bs=4k, or drop direct=1)"
         } else {
             ""
         };
-        WorkloadError::failed(format!(
-            "job '{}': {} of {} bytes at offset {off} of {} failed: {e}{hint}",
-            self.job.name,
+        self.stats.dirs[dir as usize].ios += 1;
+        let detail = format!(
+            "io_u error on file {}: {}: {} offset={off}, buflen={len}{hint}",
+            self.path.display(),
+            strerror(errno),
             if dir == Dir::Read { "read" } else { "write" },
-            self.job.max_bs(),
-            self.path.display()
-        ))
+        );
+        self.set_error(errno, "io_u error", detail);
     }
 
-    /// fsync/fdatasync every N writes, timed into the sync statistics.
-    fn maybe_sync(&mut self, ctl: &mut RunControl<'_>, warming: bool) -> Result<(), WorkloadError> {
+    /// Ends the clone with an error (the first one it met stays), fio's `td_verror`.
+    fn set_error(&mut self, errno: i32, func: &str, detail: String) {
+        self.stats.error.get_or_insert_with(|| FioError {
+            errno,
+            func: func.to_string(),
+            text: strerror(errno),
+            detail,
+            clones: 1,
+        });
+    }
+
+    /// An engine call (submit, reap) that failed: the clone ends with its error.
+    fn fail_engine(&mut self, func: &str, e: &std::io::Error) {
+        let errno = e.raw_os_error().unwrap_or(libc::EIO);
+        let detail = format!("{func} failed on file {}: {e}", self.path.display());
+        self.set_error(errno, func, detail);
+    }
+
+    /// fsync/fdatasync every N writes, timed into the sync statistics; false when it failed
+    /// (the clone then ends with the error).
+    fn maybe_sync(&mut self, ctl: &mut RunControl<'_>, warming: bool) -> bool {
         let n = self.job.fsync.max(self.job.fdatasync);
         if n == 0 || self._fd.is_none() {
-            return Ok(());
+            return true;
         }
         self.writes_since_sync += 1;
         if self.writes_since_sync < n {
-            return Ok(());
+            return true;
         }
         self.writes_since_sync = 0;
         let fd = self._fd.as_ref().map_or(-1, |f| f.as_raw_fd());
@@ -404,12 +439,15 @@ impl FioWorker {
         };
         let t1 = ctl.now();
         if r != 0 {
-            return Err(WorkloadError::failed(format!(
-                "job '{}': fsync of {} failed: {}",
-                self.job.name,
-                self.path.display(),
-                std::io::Error::last_os_error()
-            )));
+            let e = std::io::Error::last_os_error();
+            let func = if self.job.fdatasync > 0 {
+                "fdatasync"
+            } else {
+                "fsync"
+            };
+            let detail = format!("{func} of {} failed: {e}", self.path.display());
+            self.set_error(e.raw_os_error().unwrap_or(libc::EIO), func, detail);
+            return false;
         }
         ctl.counters().add(Counter::Other, 1);
         if !warming {
@@ -417,7 +455,7 @@ impl FioWorker {
             self.stats.sync.add(ns);
             self.stats.sync_plat.add(ns);
         }
-        Ok(())
+        true
     }
 
     fn count(ctl: &RunControl<'_>, dir: Dir, res: i64) {
@@ -471,7 +509,8 @@ impl FioWorker {
                 .sync_io(dir, buf, off, len);
             let t1 = ctl.now();
             if res < 0 {
-                return Err(self.fail(dir, off, res));
+                self.fail(dir, off, len, res);
+                break;
             }
             issued += len as u64;
             issued_ios += 1;
@@ -496,8 +535,8 @@ impl FioWorker {
                     meas.next_sample = t1 + meas.sample_ticks;
                 }
             }
-            if dir == Dir::Write {
-                self.maybe_sync(ctl, warming)?;
+            if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
+                break;
             }
             now = t1;
         }
@@ -516,14 +555,12 @@ impl FioWorker {
         issue: &mut [u64],
         inflight: &mut usize,
         ctl: &RunControl<'_>,
-    ) -> Result<u64, WorkloadError> {
+    ) -> Result<u64, ()> {
         if let Err(e) = engine.submit() {
             // What was not submitted is not in flight.
             batch.clear();
-            return Err(WorkloadError::failed(format!(
-                "job '{}': {e}",
-                self.job.name
-            )));
+            self.fail_engine("io submit", &e);
+            return Err(());
         }
         let t1 = ctl.now();
         *inflight += batch.len();
@@ -554,7 +591,9 @@ impl FioWorker {
         let t_start = ctl.now();
         let mut meas = Meas::start(ctl, t_start, self.warming(ctl, t_start));
         let mut due = t_start;
-        let mut err: Option<WorkloadError> = None;
+        // Set when an I/O, a submit, a reap or a sync failed: the clone ends (its error is in
+        // its statistics).
+        let mut err = false;
         loop {
             if more && !free.is_empty() {
                 let mut t0 = ctl.now();
@@ -585,8 +624,8 @@ impl FioWorker {
                     if batch.len() >= self.submit_batch {
                         match self.submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl) {
                             Ok(t1) => t0 = t1,
-                            Err(e) => {
-                                err = Some(e);
+                            Err(()) => {
+                                err = true;
                                 failed = true;
                                 break;
                             }
@@ -595,10 +634,11 @@ impl FioWorker {
                 }
                 if !failed
                     && !batch.is_empty()
-                    && let Err(e) =
-                        self.submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl)
+                    && self
+                        .submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl)
+                        .is_err()
                 {
-                    err = Some(e);
+                    err = true;
                     failed = true;
                 }
                 if failed {
@@ -627,10 +667,7 @@ impl FioWorker {
             let n = match engine.reap_within(want, &mut done[..self.complete_max], timeout) {
                 Ok(n) => n,
                 Err(e) => {
-                    err = Some(WorkloadError::failed(format!(
-                        "job '{}': {e}",
-                        self.job.name
-                    )));
+                    self.fail_engine("io getevents", &e);
                     break;
                 }
             };
@@ -648,9 +685,8 @@ impl FioWorker {
                 free.push(d.slot);
                 let (dir, len, off) = meta[s];
                 if d.res < 0 {
-                    if err.is_none() {
-                        err = Some(self.fail(dir, off, d.res));
-                    }
+                    self.fail(dir, off, len, d.res);
+                    err = true;
                     continue;
                 }
                 if !warming {
@@ -665,10 +701,8 @@ impl FioWorker {
                         clock.to_ns(t2.saturating_sub(start[s])),
                     );
                 }
-                if dir == Dir::Write
-                    && let Err(e) = self.maybe_sync(ctl, warming)
-                {
-                    err.get_or_insert(e);
+                if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
+                    err = true;
                 }
             }
             if !warming && t2 >= meas.next_sample {
@@ -676,7 +710,7 @@ impl FioWorker {
                 meas.last_sample = t2;
                 meas.next_sample = t2 + meas.sample_ticks;
             }
-            if err.is_some() || ctl.aborted() {
+            if err || ctl.aborted() {
                 break;
             }
         }
@@ -690,10 +724,7 @@ impl FioWorker {
         // Back in its place, so it is torn down after the run's end is stamped: io_destroy
         // waits for an RCU grace period (about 30 ms here) that is not the job's runtime.
         self.engine = Some(engine);
-        match err {
-            Some(e) => Err(e),
-            None => Ok(meas),
-        }
+        Ok(meas)
     }
 }
 
@@ -746,7 +777,9 @@ impl LoopWorker for FioWorker {
             return Ok(());
         }
         let r = self.run_turn(ctl);
-        self.shared.seq.finish(self.tid, r.is_err());
+        // A clone that ended with an error (fio's `err=`) stops only what `exitall_on_error`
+        // names; one that could not run at all (its engine) ends the run.
+        self.shared.seq.finish(self.tid, r.is_err() || self.failed);
         r
     }
 }
@@ -759,6 +792,7 @@ impl FioWorker {
             .results
             .lock()
             .unwrap_or_else(|e| e.into_inner());
+        self.failed = self.stats.error.is_some();
         res[self.tid] = Some(std::mem::take(&mut self.stats));
     }
 
