@@ -38,10 +38,11 @@ fio's command line and job files, measured by hostbench's own engine.
   --results-db=PATH|URL    where to save the result
   --version                print the version
 
-Job options: name filename directory size offset bs rw/readwrite rwmixread rwmixwrite
+Job options: name filename directory size offset bs (R,W,T) rw/readwrite (with :N) rwmixread rwmixwrite
 iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null) direct buffered numjobs runtime
 time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
-(random zipf:θ pareto:h) fsync fdatasync end_fsync rate_iops group_reporting invalidate
+(random zipf:θ pareto:h normal:dev[:center] zoned:... zoned_abs:...) random_generator
+bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsync fdatasync end_fsync rate_iops group_reporting invalidate
 fadvise_hint (0 1 random sequential)
 nrfiles=1 thread description; sequencing: stonewall (wait_for_previous) new_group wait_for
 exitall exit_what (group stonewall all) exitall_on_error startdelay (a time or a range a-b);

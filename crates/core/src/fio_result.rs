@@ -66,6 +66,11 @@ pub struct FioJob {
     /// `stonewall` or `new_group` (absent in results before schema 1.x: 0).
     #[serde(default)]
     pub groupid: u32,
+    /// Smallest and largest block size of reads, writes and trims (fio's start-up line
+    /// `bs=(R) 4096B-16.0KiB, (W) ..., (T) ...`), from `bs`, `bsrange` or `bssplit` (schema
+    /// 1.3; absent in older results: `bs_read`/`bs_write`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bs_ranges: Vec<[u64; 2]>,
 }
 
 /// One job block of fio's report: a clone, or a job's clones merged.

@@ -280,6 +280,7 @@ mod tests {
             numjobs: 1,
             thread: false,
             groupid: g,
+            bs_ranges: Vec::new(),
         };
         let f = FioResult {
             pid: 1,

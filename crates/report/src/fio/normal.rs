@@ -120,8 +120,21 @@ pub(super) fn render(r: &RunResult, layout: &[String]) -> String {
     let mut processes = 0usize;
     for j in &fio.jobs {
         // fio prints block sizes with 4 significant digits: 4096B, 128KiB, 1024KiB.
-        let br = num2str(j.bs_read, 4, true, "B");
-        let bw = num2str(j.bs_write, 4, true, "B");
+        // Each direction's smallest and largest size (older results: reads' and writes'
+        // one size, trims as reads).
+        let range = |d: usize, or: u64| {
+            let [lo, hi] = j.bs_ranges.get(d).copied().unwrap_or([or, or]);
+            format!(
+                "{}-{}",
+                num2str(lo, 4, true, "B"),
+                num2str(hi, 4, true, "B")
+            )
+        };
+        let (br, bw, bt) = (
+            range(0, j.bs_read),
+            range(1, j.bs_write),
+            range(2, j.bs_read),
+        );
         let numjobs = j.numjobs as usize;
         // fio forks a process per clone unless the job says `thread` (hostbench always runs
         // threads; the line counts what fio would start, as scripts read it).
@@ -132,7 +145,7 @@ pub(super) fn render(r: &RunResult, layout: &[String]) -> String {
         }
         let _ = writeln!(
             out,
-            "{}: (g={}): rw={}, bs=(R) {br}-{br}, (W) {bw}-{bw}, (T) {br}-{br}, ioengine={}, iodepth={}",
+            "{}: (g={}): rw={}, bs=(R) {br}, (W) {bw}, (T) {bt}, ioengine={}, iodepth={}",
             j.name, j.groupid, j.rw, j.ioengine, j.iodepth,
         );
         if numjobs > 1 {

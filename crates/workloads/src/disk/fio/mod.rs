@@ -19,6 +19,7 @@ pub mod fio_names;
 pub mod job;
 pub mod jobfile;
 mod layout;
+mod pattern;
 mod result;
 mod sequence;
 pub mod stats;

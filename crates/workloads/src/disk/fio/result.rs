@@ -79,6 +79,7 @@ fn job(j: &JobSpec) -> FioJob {
         numjobs: j.numjobs,
         thread: j.thread,
         groupid: j.groupid,
+        bs_ranges: j.bsz.iter().map(|b| [b.min, b.max]).collect(),
     }
 }
 

@@ -6,11 +6,12 @@
 
 use super::Shared;
 use super::engine::{Buffers, Dir, Done, Engine};
-use super::job::{EngineKind, JobSpec, RandDist};
+use super::job::{EngineKind, JobSpec};
+use super::pattern::Pattern;
 use super::result::CloneStats;
 use super::sequence::Turn;
 use hostbench_core::fio_result::FioError;
-use hostbench_core::rand::{Distribution, Rng, Sampler};
+use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counter;
 use hostbench_core::runner::RunControl;
 use hostbench_core::workload::{LoopWorker, Worker, WorkloadError};
@@ -72,14 +73,7 @@ pub(super) fn new_worker(
     };
     let bufs = Buffers::new(depth as usize, j.max_bs() as usize, rng.clone().next_u64())
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
-    let gran = j.bs_read.min(j.bs_write);
-    let positions = (size - j.max_bs()) / gran + 1;
-    let sampler = match j.dist {
-        RandDist::Random => None,
-        RandDist::Zipf(t) => Some(Distribution::Zipfian { exp: t }.sampler(0, positions - 1)),
-        RandDist::Pareto(h) => Some(Distribution::Pareto { h }.sampler(0, positions - 1)),
-    };
-    let map = j.rw.random() && !j.norandommap && sampler.is_none();
+    let pattern = Pattern::new(j, size).map_err(WorkloadError::usage)?;
     Ok(Worker::Loop(Box::new(FioWorker {
         shared: shared.clone(),
         tid,
@@ -91,12 +85,9 @@ pub(super) fn new_worker(
         bufs,
         depth,
         rng,
-        offsets: OffsetGen::new(positions, map),
-        sampler,
-        gran,
+        pattern,
         size,
         read_pct: j.rw.read_pct(j.rwmixread),
-        seq_pos: [0, 0],
         pass_bytes: 0,
         stats: CloneStats {
             job: ji,
@@ -137,47 +128,6 @@ fn advise_access(f: &std::fs::File, j: &JobSpec, size: u64) {
     }
 }
 
-/// Offsets of a random job with fio's random map: every position once per pass, in a
-/// scrambled order (a full-period LCG over the next power of two, skipping values past the
-/// end), so no offset repeats until all were used.
-struct OffsetGen {
-    n: u64,
-    mask: u64,
-    x: u64,
-    a: u64,
-    c: u64,
-    map: bool,
-}
-
-impl OffsetGen {
-    fn new(n: u64, map: bool) -> OffsetGen {
-        let m = n.next_power_of_two();
-        OffsetGen {
-            n,
-            mask: m - 1,
-            x: 0,
-            a: (0x5851_F42D_4C95_7F2D & !3) | 1,
-            c: 0x1405_7B7E_F767_814F | 1,
-            map,
-        }
-    }
-    fn seed(&mut self, s: u64) {
-        self.x = s & self.mask;
-    }
-    #[inline]
-    fn next(&mut self, rng: &mut Rng) -> u64 {
-        if !self.map {
-            return rng.next_u64() % self.n;
-        }
-        loop {
-            self.x = self.x.wrapping_mul(self.a).wrapping_add(self.c) & self.mask;
-            if self.x < self.n {
-                return self.x;
-            }
-        }
-    }
-}
-
 struct FioWorker {
     shared: Arc<Shared>,
     tid: usize,
@@ -190,12 +140,10 @@ struct FioWorker {
     bufs: Buffers,
     depth: u32,
     rng: Rng,
-    offsets: OffsetGen,
-    sampler: Option<Sampler>,
-    gran: u64,
+    /// Where each I/O goes and how long it is.
+    pattern: Pattern,
     size: u64,
     read_pct: u32,
-    seq_pos: [u64; 2],
     /// Bytes issued in the current pass over the region: at each new pass a buffered job
     /// with `invalidate` drops the region's cached pages again, as fio does when it starts
     /// a file's next loop (else `loops`/`time_based` reads measure the page cache).
@@ -293,9 +241,10 @@ impl FioWorker {
             && (bytes >= self.limit_bytes || (self.limit_ios > 0 && ios >= self.limit_ios))
     }
 
-    /// The next I/O: direction, offset, length.
+    /// The next I/O: direction, offset, length; `None` when the clone's region is done
+    /// (a size-based job with holes, `rw=read:8k`, past its end).
     #[inline]
-    fn next_io(&mut self) -> (Dir, u64, u32) {
+    fn next_io(&mut self) -> Option<(Dir, u64, u32)> {
         let dir = match self.read_pct {
             100 => Dir::Read,
             0 => Dir::Write,
@@ -307,32 +256,14 @@ impl FioWorker {
                 }
             }
         };
-        let len = match dir {
-            Dir::Read => self.job.bs_read,
-            Dir::Write => self.job.bs_write,
-        };
+        let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
         self.pass_bytes += len;
         if self.pass_bytes > self.size {
             // A new pass over the region: its pages leave the cache first.
             self.pass_bytes = len;
             self.drop_cache();
         }
-        let off = if self.job.rw.random() {
-            let pos = match &self.sampler {
-                Some(s) => s.sample(&mut self.rng),
-                None => self.offsets.next(&mut self.rng),
-            };
-            pos * self.gran
-        } else {
-            let p = &mut self.seq_pos[dir as usize];
-            if *p + len > self.size {
-                *p = 0;
-            }
-            let o = *p;
-            *p += len;
-            o
-        };
-        (dir, self.job.offset + off, len as u32)
+        Some((dir, self.job.offset + off, len as u32))
     }
 
     /// Accounts one completed I/O (not during ramp time).
@@ -500,7 +431,9 @@ impl FioWorker {
             } else {
                 None
             };
-            let (dir, off, len) = self.next_io();
+            let Some((dir, off, len)) = self.next_io() else {
+                break;
+            };
             let t0 = ctl.now();
             let res = self
                 .engine
@@ -610,8 +543,11 @@ impl FioWorker {
                         more = false;
                         break;
                     }
+                    let Some((dir, off, len)) = self.next_io() else {
+                        more = false;
+                        break;
+                    };
                     free.pop();
-                    let (dir, off, len) = self.next_io();
                     engine.queue(slot, dir, self.bufs.slot(slot), off, len);
                     start[slot as usize] = if pace > 0 { due } else { t0 };
                     if pace > 0 {
@@ -830,7 +766,7 @@ impl FioWorker {
         // (so a read phase after a write phase reads the device, not the cache).
         self.drop_cache();
         self.pass_bytes = 0;
-        self.offsets.seed(self.rng.next_u64());
+        self.pattern.seed(&mut self.rng);
         let pace = 1_000_000_000u64
             .checked_div(self.job.rate_iops)
             .map_or(0, |ns| clock.from_ns(ns));
@@ -864,23 +800,5 @@ impl FioWorker {
         }
         self.hand_over();
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn random_map_touches_every_block_once_per_pass() {
-        let mut g = OffsetGen::new(1000, true);
-        g.seed(12345);
-        let mut rng = Rng::for_thread(1, 0);
-        let mut seen = vec![false; 1000];
-        for _ in 0..1000 {
-            let x = g.next(&mut rng) as usize;
-            assert!(!seen[x], "{x} repeated within a pass");
-            seen[x] = true;
-        }
     }
 }
