@@ -473,3 +473,167 @@ fn fios_block_pattern_examples_run_as_in_fio() {
         }
     }
 }
+
+/// The fallocate/ftruncate calls a command makes on files named `file`, as strace shows
+/// them (the descriptor left out).
+fn space_calls(dir: &Path, program: &str, args: &[&str]) -> Vec<String> {
+    let log = dir.join("space.txt");
+    let o = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=fallocate,ftruncate", "-o"])
+        .arg(&log)
+        .arg(program)
+        .args(args)
+        .current_dir(dir)
+        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let call = l.split_once(' ')?.1.trim_start();
+            let (name, rest) = call.split_once('(')?;
+            let args = rest.split_once(')')?.0;
+            let args: Vec<&str> = args.split(", ").skip(1).collect();
+            Some(format!("{name}({})", args.join(", ")))
+        })
+        .collect()
+}
+
+#[test]
+fn fallocate_unlink_and_create_on_open_as_fio() {
+    if !need_fio("fallocate_unlink_and_create_on_open_as_fio") {
+        return;
+    }
+    let d = tmp("fcalls");
+    let have_strace = std::process::Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_ok();
+    let hbp = common::bin();
+    let hbp = hbp.to_str().expect("a UTF-8 path");
+    if have_strace {
+        for (mode, rw) in [
+            ("none", "write"),
+            ("native", "write"),
+            ("posix", "write"),
+            ("keep", "write"),
+            ("truncate", "write"),
+            ("1", "write"),
+            ("native", "read"),
+        ] {
+            let (m, r) = (format!("--fallocate={mode}"), format!("--rw={rw}"));
+            let args = ["--name=fa", "--size=64k", &m, &r];
+            let _ = std::fs::remove_file(d.join("fa.0.0"));
+            let mut ours = vec!["fio"];
+            ours.extend_from_slice(&args);
+            ours.push("--no-save");
+            let h = space_calls(&d, hbp, &ours);
+            let _ = std::fs::remove_file(d.join("fa.0.0"));
+            let p = space_calls(&d, "fio", &args);
+            assert_eq!(h, p, "fallocate={mode} rw={rw}");
+        }
+    } else {
+        eprintln!("skip: strace is not installed; fallocate's calls not compared");
+    }
+    // unlink: the job's file is gone afterwards (a generated name and a named file).
+    for file in [None, Some("named.dat")] {
+        let f = file.map(|f| format!("--filename={f}"));
+        let mut args = vec!["--name=ul", "--size=64k", "--rw=write", "--unlink=1"];
+        args.extend(f.as_deref());
+        let left = |r: &Ran, who: &str| {
+            assert_eq!(r.code, 0, "{who}: {}", r.err);
+            d.join(file.unwrap_or("ul.0.0")).exists()
+        };
+        assert!(!left(&hb(&d, &args), "hostbench"), "{file:?}");
+        assert!(!left(&fio(&d, &args), "fio"), "{file:?}");
+    }
+    // create_on_open: no layout line; the job's writes make the file.
+    let args = [
+        "--name=co",
+        "--size=64k",
+        "--rw=write",
+        "--create_on_open=1",
+    ];
+    for who in ["hostbench", "fio"] {
+        let r = if who == "fio" {
+            fio(&d, &args)
+        } else {
+            hb(&d, &args)
+        };
+        assert_eq!(r.code, 0, "{who}: {}", r.err);
+        assert!(!r.out.contains("Laying out"), "{who}:\n{}", r.out);
+        let m = std::fs::metadata(d.join("co.0.0")).unwrap();
+        assert_eq!(m.len(), 64 << 10, "{who}");
+        std::fs::remove_file(d.join("co.0.0")).unwrap();
+    }
+    // unlink refuses a device node.
+    let r = hb(
+        &d,
+        &[
+            "--name=dv",
+            "--filename=/dev/null",
+            "--size=64k",
+            "--unlink=1",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(
+        r.err.contains("unlink=1 would delete the device node"),
+        "{}",
+        r.err
+    );
+    assert!(Path::new("/dev/null").exists());
+}
+
+#[test]
+fn offset_align_rounds_percent_offsets_as_fio() {
+    if !need_fio("offset_align_rounds_percent_offsets_as_fio") {
+        return;
+    }
+    if std::process::Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!("skip: strace is not installed; offsets not compared");
+        return;
+    }
+    let d = tmp("oalign");
+    let hbp = common::bin();
+    let hbp = hbp.to_str().expect("a UTF-8 path");
+    for align in ["64k", "1m"] {
+        let a = format!("--offset_align={align}");
+        let args = [
+            "--name=oa",
+            "--filename=oa.dat",
+            "--bs=4k",
+            "--offset=10%",
+            "--number_ios=1",
+            "--rw=read",
+            &a,
+        ];
+        std::fs::write(d.join("oa.dat"), vec![0u8; 4 << 20]).unwrap();
+        let log = d.join("oa.txt");
+        let o = std::process::Command::new("strace")
+            .args(["-f", "-y", "-e", "trace=pread64", "-o"])
+            .arg(&log)
+            .arg(hbp)
+            .arg("fio")
+            .args(args)
+            .arg("--no-save")
+            .current_dir(&d)
+            .env("HOSTBENCH_RESULTS_DB", d.join("r.db"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let ours = traced_offsets(&std::fs::read_to_string(&log).unwrap(), "oa.dat");
+        let mut fa = args.to_vec();
+        fa.push("--debug=io");
+        let p = fio(&d, &fa);
+        let theirs = fio_offsets(&format!("{}{}", p.out, p.err));
+        assert_eq!(ours, theirs, "offset_align={align}");
+        assert_eq!(ours.len(), 1);
+    }
+}

@@ -159,6 +159,21 @@ impl BlockSizes {
     }
 }
 
+/// How a laid-out file's space is reserved first (fio's `fallocate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fallocate {
+    /// `none` (`0`): nothing.
+    None,
+    /// `native` (fio's default on Linux): `fallocate(fd, 0, ...)`, errors ignored.
+    Native,
+    /// `posix` (`1`): `posix_fallocate`.
+    Posix,
+    /// `keep`: `fallocate(fd, FALLOC_FL_KEEP_SIZE, ...)`.
+    Keep,
+    /// `truncate`: `ftruncate` to the size.
+    Truncate,
+}
+
 /// `random_generator`: hostbench has one generator; the names say what fio would use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RandGen {
@@ -262,6 +277,15 @@ pub struct JobSpec {
     pub percentage_random: [u32; 3],
     /// `random_generator`.
     pub random_generator: RandGen,
+    /// `offset_align`: percentages of `offset`/`offset_increment` are rounded up to it
+    /// (`None`: to the smallest block size).
+    pub offset_align: Option<u64>,
+    /// `unlink`: the job's files are deleted when it ends.
+    pub unlink: bool,
+    /// `create_on_open`: no layout; the file is created when the job opens it.
+    pub create_on_open: bool,
+    /// `fallocate`: how a laid-out file's space is reserved first.
+    pub fallocate: Fallocate,
     /// `rw`.
     pub rw: Rw,
     /// `rwmixread`, percent.
@@ -590,6 +614,22 @@ const OPTS: &[Opt] = &[
         name: "random_generator",
         aliases: &[],
     },
+    Opt {
+        name: "offset_align",
+        aliases: &[],
+    },
+    Opt {
+        name: "unlink",
+        aliases: &[],
+    },
+    Opt {
+        name: "create_on_open",
+        aliases: &[],
+    },
+    Opt {
+        name: "fallocate",
+        aliases: &[],
+    },
 ];
 
 /// fio's name for option `k` (resolving aliases), if hostbench supports it.
@@ -878,6 +918,10 @@ fn apply_options(
         rw_seq_identical: false,
         percentage_random: [100; 3],
         random_generator: RandGen::Tausworthe,
+        offset_align: None,
+        unlink: false,
+        create_on_open: false,
+        fallocate: Fallocate::Native,
         rw: Rw::Read,
         rwmixread: 50,
         iodepth: 1,
@@ -1004,6 +1048,27 @@ fn apply_options(
                 }
             }
             "bs_unaligned" => j.bs_unaligned = parse_bool_opt(k, v, at)?,
+            "offset_align" => {
+                let a = parse_size_opt(k, v, at)?;
+                j.offset_align = (a > 0).then_some(a);
+            }
+            "unlink" => j.unlink = parse_bool_opt(k, v, at)?,
+            "create_on_open" => j.create_on_open = parse_bool_opt(k, v, at)?,
+            "fallocate" => {
+                j.fallocate = match v.trim() {
+                    "none" | "0" => Fallocate::None,
+                    "native" => Fallocate::Native,
+                    "posix" | "1" => Fallocate::Posix,
+                    "keep" => Fallocate::Keep,
+                    "truncate" => Fallocate::Truncate,
+                    _ => {
+                        return err(format!(
+                            "{at}: fallocate={v}: expected none, native (the default), posix, \
+                             keep, truncate, 0 or 1"
+                        ));
+                    }
+                }
+            }
             "rw_sequencer" => {
                 j.rw_seq_identical = match v.trim() {
                     "sequential" => false,
@@ -1627,7 +1692,11 @@ impl JobSpec {
         let inc = self.pct.offset_increment.map_or(self.offset_increment, of);
         let raw = base.saturating_add(inc.saturating_mul(u64::from(clone)));
         if self.pct.offset.is_some() || self.pct.offset_increment.is_some() {
-            let a = self.bs_read.min(self.bs_write).max(1);
+            // fio: up to `offset_align` when given, else to the smallest block size.
+            let a = self
+                .offset_align
+                .unwrap_or(self.bs_read.min(self.bs_write))
+                .max(1);
             raw.div_ceil(a).saturating_mul(a)
         } else {
             raw

@@ -86,6 +86,14 @@ pub(super) fn layout_files(
                 use std::os::unix::fs::FileTypeExt;
                 m.file_type().is_block_device() || m.file_type().is_char_device()
             });
+            if is_dev && j.unlink {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': unlink=1 would delete the device node {}; unlink deletes \
+                     regular files only",
+                    j.name,
+                    path.display()
+                )));
+            }
             if is_dev && j.rw.writes(0) {
                 crate::disk::files::check_device_write(
                     &path,
@@ -147,7 +155,20 @@ pub(super) fn layout_files(
             let need = j
                 .clone_offset(last)
                 .saturating_add(j.clone_size(last).unwrap_or(size));
-            if !is_dev && !lay_out(j, &path, need, have, log)? {
+            // create_on_open: no layout, the job's open creates the file (fio); the space
+            // its writes will take is checked all the same.
+            if !is_dev && j.create_on_open && need > have && j.rw.writes(j.rwmixread) {
+                let dir = path
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+                crate::disk::files::ensure_space(
+                    &dir,
+                    need - have,
+                    &format!("job '{}' writing {}", j.name, path.display()),
+                )?;
+            }
+            if !is_dev && !j.create_on_open && !lay_out(j, &path, need, have, log)? {
                 return Ok(None);
             }
             if j.direct {
@@ -200,6 +221,38 @@ fn resolve_job_file(
         }
         _ => Err(crate::disk::files::symlink_refused(&path)
             .map_message(|m| format!("job '{}': {m}", j.name))),
+    }
+}
+
+/// fio's `fallocate` over the part of the file about to be laid out (`have..need`), then,
+/// for a job that reads, the length set with `ftruncate` as fio sets it before its filler
+/// (the calls fio makes, checked with strace). Failures change nothing hostbench does next
+/// (the data is written anyway), as fio ignores them.
+fn reserve(j: &JobSpec, f: &std::fs::File, have: u64, need: u64) {
+    use super::job::Fallocate;
+    use std::os::fd::AsRawFd;
+    let fd = f.as_raw_fd();
+    let (off, len) = (have as libc::off_t, (need - have) as libc::off_t);
+    // SAFETY: space calls on a descriptor we own.
+    unsafe {
+        match j.fallocate {
+            Fallocate::None => {}
+            Fallocate::Native => {
+                libc::fallocate(fd, 0, off, len);
+            }
+            Fallocate::Posix => {
+                libc::posix_fallocate(fd, off, len);
+            }
+            Fallocate::Keep => {
+                libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, off, len);
+            }
+            Fallocate::Truncate => {
+                libc::ftruncate(fd, need as libc::off_t);
+            }
+        }
+        if j.rw.read_pct(j.rwmixread) > 0 {
+            libc::ftruncate(fd, need as libc::off_t);
+        }
     }
 }
 
@@ -264,6 +317,7 @@ fn lay_out(
             .custom_flags(libc::O_NOFOLLOW)
             .open(path)
             .map_err(|e| crate::disk::files::open_error(path, false, &e))?;
+        reserve(j, &f, have, need);
         use std::io::{Seek, SeekFrom, Write};
         f.seek(SeekFrom::Start(have))
             .map_err(|e| io_err(ErrorKind::of_io(&e), "cannot seek in", path, &e))?;

@@ -42,6 +42,11 @@ pub(super) fn new_worker(
         let writes = j.rw.writes(j.rwmixread);
         let mut o = std::fs::OpenOptions::new();
         o.read(true).write(writes || j.engine == EngineKind::Mmap);
+        if j.create_on_open && (writes || j.engine == EngineKind::Mmap) {
+            // fio's create_on_open: the job's open makes the file (no layout before), with
+            // fio's mode.
+            o.create(true).mode(0o600);
+        }
         // Never through a symlink planted at the name after the layout checked it.
         let mut flags = libc::O_NOFOLLOW;
         if j.direct {
@@ -713,6 +718,9 @@ impl LoopWorker for FioWorker {
             return Ok(());
         }
         let r = self.run_turn(ctl);
+        if self.job.unlink {
+            self.unlink_file();
+        }
         // A clone that ended with an error (fio's `err=`) stops only what `exitall_on_error`
         // names; one that could not run at all (its engine) ends the run.
         self.shared.seq.finish(self.tid, r.is_err() || self.failed);
@@ -730,6 +738,17 @@ impl FioWorker {
             .unwrap_or_else(|e| e.into_inner());
         self.failed = self.stats.error.is_some();
         res[self.tid] = Some(std::mem::take(&mut self.stats));
+    }
+
+    /// fio's `unlink`: the job's file goes when the clone ends (a regular file only, never
+    /// through a symlink; another clone of a shared file may have removed it already).
+    fn unlink_file(&self) {
+        if self.path.as_os_str().is_empty() {
+            return;
+        }
+        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 
     /// With `invalidate` (fio's default) on a buffered job: drops the region's pages from
