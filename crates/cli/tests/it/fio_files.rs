@@ -637,3 +637,65 @@ fn offset_align_rounds_percent_offsets_as_fio() {
         assert_eq!(ours.len(), 1);
     }
 }
+
+#[test]
+fn filesize_draws_a_size_per_file_as_fio() {
+    let d = tmp("fsizes");
+    let args = [
+        "--name=fs",
+        "--filesize=10k-64k",
+        "--numjobs=4",
+        "--bs=4k",
+        "--output-format=json",
+    ];
+    // (each clone's bytes, each file's length), both sorted.
+    let run = |prog: &str| -> (Vec<u64>, Vec<u64>) {
+        for c in 0..4 {
+            let _ = std::fs::remove_file(d.join(format!("fs.{c}.0")));
+        }
+        let r = if prog == "fio" {
+            fio(&d, &args)
+        } else {
+            hb(&d, &args)
+        };
+        assert_eq!(r.code, 0, "{prog}: {}", r.err);
+        let v = doc(&r.out);
+        let mut bytes: Vec<u64> = v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["read"]["io_bytes"].as_u64().unwrap())
+            .collect();
+        let mut lens: Vec<u64> = (0..4)
+            .map(|c| {
+                std::fs::metadata(d.join(format!("fs.{c}.0")))
+                    .unwrap()
+                    .len()
+            })
+            .collect();
+        bytes.sort_unstable();
+        lens.sort_unstable();
+        (bytes, lens)
+    };
+    let mut progs = vec!["hostbench"];
+    if need_fio("filesize_draws_a_size_per_file_as_fio") {
+        progs.push("fio");
+    }
+    for prog in progs {
+        let (bytes, lens) = run(prog);
+        assert_eq!(bytes, lens, "{prog}: each clone reads its whole file once");
+        for l in &lens {
+            assert!(
+                (8192..=65536).contains(l) && l % 4096 == 0,
+                "{prog}: {lens:?}"
+            );
+        }
+        assert!(
+            lens.windows(2).any(|w| w[0] != w[1]),
+            "{prog}: one size per file: {lens:?}"
+        );
+        if prog == "hostbench" {
+            assert_eq!(run(prog), (bytes, lens), "the same sizes on every run");
+        }
+    }
+}

@@ -232,6 +232,9 @@ pub struct JobSpec {
     /// only limits the I/O of a pass ([`JobSpec::size_limit`]). Resolved into `size` when
     /// the files are laid out.
     pub filesize: Option<(u64, u64)>,
+    /// With `filesize` and a file per clone: each clone's region, drawn per file (empty
+    /// otherwise: every clone's region is `size`).
+    pub file_sizes: Vec<u64>,
     /// With `filesize`: the `size` given, which limits each pass's bytes (never past the
     /// file). `None` otherwise.
     pub size_limit: Option<u64>,
@@ -895,6 +898,7 @@ fn apply_options(
         io_size: None,
         loops: 1,
         filesize: None,
+        file_sizes: Vec::new(),
         size_limit: None,
         number_ios: 0,
         filename: None,
@@ -1637,36 +1641,51 @@ impl JobSpec {
         (bytes, self.number_ios.saturating_mul(loops))
     }
 
-    /// Resolves `filesize` into the region (`size`), keeping the `size` given as the limit of
-    /// a pass; `have` is the length of the job's (first) file now (0 when there is none).
-    /// As fio (`filesetup.c:setup_files`): a file whose length is already within the range
+    /// Resolves `filesize` into the regions, keeping the `size` given as the limit of a
+    /// pass; `haves` are the lengths of the job's files now (0 when there is none): one per
+    /// clone with their own files, one for a shared `filename`. As fio
+    /// (`filesetup.c:setup_files`), per file: a file whose length is already within the range
     /// is used as it is; otherwise the file is the fixed size, or a size drawn uniformly in
-    /// the range and rounded down to the smallest block size. The region is that length
-    /// from `offset` on (`filesize=64k,offset=16k`: 48 KiB). The draw is seeded by the job's
-    /// index (`job`), so every run gets the same size (fio draws one per file, with
-    /// randrepeat's seed). Does nothing without `filesize`, or when already resolved.
-    pub fn resolve_filesize(&mut self, job: usize, have: u64) -> Result<(), JobError> {
+    /// the range and rounded down to the smallest block size. A region is its file's length
+    /// from `offset` on (`filesize=64k,offset=16k`: 48 KiB). Each draw is seeded by the job's
+    /// index (`job`) and the clone, so every run gets the same sizes. `size` becomes the first
+    /// file's region, [`JobSpec::file_sizes`] every clone's. Does nothing without `filesize`,
+    /// or when already resolved.
+    pub fn resolve_filesize(&mut self, job: usize, haves: &[u64]) -> Result<(), JobError> {
         let Some((lo, hi)) = self.filesize.take() else {
             return Ok(());
         };
-        let file = if (lo..=hi).contains(&have) {
-            have
-        } else if hi > lo {
-            let u = hostbench_core::rand::Rng::for_thread(0xF11E_512E, job as u64).next_f64();
-            let min_bs = self.bs_read.min(self.bs_write).max(1);
-            let v = lo + ((hi - lo) as f64 * u) as u64;
-            (v - v % min_bs).max(min_bs)
-        } else {
-            lo
-        };
-        if self.offset >= file {
-            return err(format!(
-                "job '{}': offset={} is past the end of the file (filesize gives {file} bytes)",
-                self.name, self.offset
-            ));
+        let mut regions = Vec::new();
+        for (c, &have) in haves.iter().enumerate() {
+            let file = if (lo..=hi).contains(&have) {
+                have
+            } else if hi > lo {
+                let u = hostbench_core::rand::Rng::for_thread(
+                    0xF11E_512E ^ ((job as u64) << 32),
+                    c as u64,
+                )
+                .next_f64();
+                let min_bs = self.bs_read.min(self.bs_write).max(1);
+                let v = lo + ((hi - lo) as f64 * u) as u64;
+                (v - v % min_bs).max(min_bs)
+            } else {
+                lo
+            };
+            let off = self.clone_offset(c as u32);
+            if off >= file {
+                return err(format!(
+                    "job '{}': offset={off} is past the end of the file (filesize gives {file} \
+                     bytes)",
+                    self.name
+                ));
+            }
+            regions.push(file - off);
         }
         self.size_limit = self.size;
-        self.size = Some(file - self.offset);
+        self.size = regions.first().copied();
+        if regions.len() > 1 {
+            self.file_sizes = regions;
+        }
         Ok(())
     }
 
@@ -1707,6 +1726,9 @@ impl JobSpec {
     /// no further than the file's end from the clone's offset, rounded down to the smallest
     /// block size (fio's `setup_files`; `size=100%` is the rest of the file).
     pub fn clone_size(&self, clone: u32) -> Option<u64> {
+        if let Some(&s) = self.file_sizes.get(clone as usize) {
+            return Some(s);
+        }
         let Some(p) = self.pct.size else {
             return self.size;
         };
@@ -1911,7 +1933,7 @@ mod tests {
             let text = format!("[a]\n{}\n", opts.replace(' ', "\n"));
             let mut j =
                 jobs_from_sections(&parse_ini(&text, "t", &no_env).unwrap()).unwrap()[0].clone();
-            j.resolve_filesize(0, 0).unwrap();
+            j.resolve_filesize(0, &[0]).unwrap();
             (j.size, j.io_limits(j.size.unwrap()))
         };
         assert_eq!(resolved("filesize=64k"), (Some(64 << 10), (64 << 10, 0)));
@@ -1933,7 +1955,7 @@ mod tests {
         );
         let text = "[a]\nfilesize=64k-128k\n";
         let mut j = jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap()).unwrap()[0].clone();
-        j.resolve_filesize(0, 100 << 10).unwrap();
+        j.resolve_filesize(0, &[100 << 10]).unwrap();
         assert_eq!(
             j.size,
             Some(100 << 10),
@@ -1944,7 +1966,7 @@ mod tests {
                 .unwrap()[0]
                 .clone();
         assert!(
-            j.resolve_filesize(0, 0)
+            j.resolve_filesize(0, &[0])
                 .unwrap_err()
                 .0
                 .contains("past the end")

@@ -35,17 +35,23 @@ pub(super) fn layout_files(
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut first_dir: Option<PathBuf> = None;
     for (ji, j) in jobs.iter_mut().enumerate() {
-        // `filesize` reads the first clone's file as it is now (never through a symlink:
-        // one there is refused below).
-        let have = if j.engine == EngineKind::Null {
-            0
-        } else {
-            std::fs::symlink_metadata(j.file_path(0))
-                .ok()
-                .filter(|m| m.is_file())
-                .map_or(0, |m| m.len())
-        };
-        j.resolve_filesize(ji, have)
+        // `filesize` reads each file as it is now (never through a symlink: one there is
+        // refused below): one per clone, or the shared `filename`.
+        let files = if j.filename.is_some() { 1 } else { j.numjobs };
+        let haves: Vec<u64> = (0..files)
+            .map(|c| {
+                if j.engine == EngineKind::Null {
+                    0
+                } else {
+                    std::fs::symlink_metadata(j.file_path(c))
+                        .ok()
+                        .filter(|m| m.is_file())
+                        .map_or(0, |m| m.len())
+                }
+            })
+            .collect();
+        let have = haves[0];
+        j.resolve_filesize(ji, &haves)
             .map_err(|e| WorkloadError::usage(e.0))?;
         if j.pct.any() {
             // Percentages are of the file there now (fio: its `real_file_size`).
@@ -103,7 +109,7 @@ pub(super) fn layout_files(
                 )?;
             }
             let have = meta.as_ref().map_or(0, |m| m.len());
-            let size = match j.size {
+            let size = match j.clone_size(c).or(j.size) {
                 Some(s) => s,
                 None if is_dev => {
                     return Err(WorkloadError::usage(format!(
