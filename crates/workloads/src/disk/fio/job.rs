@@ -226,6 +226,8 @@ pub struct JobSpec {
     /// `io_size` (`io_limit`): bytes of I/O per pass, independent of the region (`size`);
     /// more than the region wraps around it. `None` = `size`.
     pub io_size: Option<u64>,
+    /// `io_size=P%`: that share of the region per pass (fio's `io_size_percent`).
+    pub io_size_pct: Option<u64>,
     /// `loops`: passes over the workload (0 counts as 1; ignored by `time_based`).
     pub loops: u32,
     /// `filesize`: the file's size, or a range `(low, high)` to draw it from; then `size`
@@ -896,6 +898,7 @@ fn apply_options(
         exitall_on_error: false,
         startdelay_s: (0.0, 0.0),
         io_size: None,
+        io_size_pct: None,
         loops: 1,
         filesize: None,
         file_sizes: Vec::new(),
@@ -1232,11 +1235,21 @@ fn apply_options(
             }
             "startdelay" => j.startdelay_s = parse_time_range(k, v, at)?,
             "io_size" => {
-                if v.trim().ends_with('%') {
-                    return err(format!(
-                        "{at}: {k}={v}: percentages are not supported yet; give a size"
-                    ));
+                if let Some(p) = v.trim().strip_suffix('%') {
+                    // fio: a share of the region, at most all of it.
+                    let p = p.trim().parse::<u64>().map_err(|_| {
+                        JobError(format!("{at}: {k}={v}: expected a whole percentage"))
+                    })?;
+                    if p > 100 {
+                        return err(format!(
+                            "{at}: {k}={v}: fio: io_size values greater than 100% aren't supported"
+                        ));
+                    }
+                    j.io_size = None;
+                    j.io_size_pct = (p > 0).then_some(p);
+                    continue;
                 }
+                j.io_size_pct = None;
                 let n = parse_size_opt(k, v, at)?;
                 // fio: 0 means "not set" (the region's size).
                 j.io_size = (n > 0).then_some(n);
@@ -1636,7 +1649,10 @@ impl JobSpec {
             // `size` with `filesize`: the bytes of a pass, never past the file's end.
             pass = pass.min(limit);
         }
-        let io = self.io_size.unwrap_or(pass);
+        let io = self
+            .io_size
+            .or(self.io_size_pct.map(|p| region.saturating_mul(p) / 100))
+            .unwrap_or(pass);
         let bytes = io.max(loops.saturating_mul(io.min(pass)));
         (bytes, self.number_ios.saturating_mul(loops))
     }
@@ -1929,6 +1945,9 @@ mod tests {
         assert_eq!(lim("number_ios=100 loops=3"), (3 << 20, 300));
         assert_eq!(lim("number_ios=1k"), (1 << 20, 1024));
         assert_eq!(lim("bs=64k io_size=0"), (1 << 20, 0), "io_size=0 is unset");
+        // A share of the region (fio: 30% of 1 MiB twice is 154 blocks of 4 KiB).
+        assert_eq!(lim("io_size=50%"), (512 << 10, 0));
+        assert_eq!(lim("io_size=30% loops=2"), (2 * ((1 << 20) * 30 / 100), 0));
         let resolved = |opts: &str| {
             let text = format!("[a]\n{}\n", opts.replace(' ', "\n"));
             let mut j =
@@ -1984,7 +2003,10 @@ mod tests {
             "whole blocks of the region"
         );
         for (text, needle) in [
-            ("[a]\nio_size=10%\n", "percentages"),
+            (
+                "[a]\nio_size=150%\n",
+                "io_size values greater than 100% aren't supported",
+            ),
             ("[a]\nloops=-1\n", "whole number"),
             ("[a]\nnumber_ios=x\n", "expected a count"),
             ("[a]\nfilesize=0\n", "more than 0"),
