@@ -699,3 +699,67 @@ fn filesize_draws_a_size_per_file_as_fio() {
         }
     }
 }
+
+/// The files under `dir` (relative paths, sorted), directories marked with a `/`.
+fn tree(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(dir).unwrap().display().to_string();
+            if p.is_dir() {
+                out.push(format!("{rel}/"));
+                stack.push(p);
+            } else {
+                out.push(rel);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn filename_format_names_files_as_fio() {
+    let run = |prog: &str, format: &str, numjobs: &str| -> Vec<String> {
+        let d = tmp("fformat");
+        let f = format!("--filename_format={format}");
+        let n = format!("--numjobs={numjobs}");
+        let args = ["--name=job1", "--size=16k", &n, &f];
+        let r = if prog == "fio" {
+            fio(&d, &args)
+        } else {
+            hb(&d, &args)
+        };
+        assert_eq!(r.code, 0, "{prog} {format}: {}", r.err);
+        let t = tree(&d);
+        std::fs::remove_dir_all(&d).unwrap();
+        t
+    };
+    let cases = [
+        ("f.$clientuid.$jobnum.$filenum.$JOBNAME", "2"),
+        ("data/$jobname", "1"),
+        ("$jobname-$JobNum", "3"),
+    ];
+    let peer = need_fio("filename_format_names_files_as_fio");
+    for (format, n) in cases {
+        let ours = run("hostbench", format, n);
+        assert!(!ours.is_empty());
+        if peer {
+            assert_eq!(ours, run("fio", format, n), "{format}");
+        }
+    }
+    assert_eq!(
+        run("hostbench", "f.$clientuid.$jobnum.$filenum.$JOBNAME", "2"),
+        ["f..0.0.job1", "f..1.0.job1"]
+    );
+    // A name that climbs out of the job's directory is refused.
+    let d = tmp("fformat-bad");
+    let r = hb(
+        &d,
+        &["--name=j", "--size=16k", "--filename_format=../$jobname"],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("climbs out"), "{}", r.err);
+}

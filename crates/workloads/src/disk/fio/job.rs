@@ -291,6 +291,9 @@ pub struct JobSpec {
     pub create_on_open: bool,
     /// `fallocate`: how a laid-out file's space is reserved first.
     pub fallocate: Fallocate,
+    /// `filename_format`: how generated file names are made (`None`: fio's default
+    /// `$jobname.$jobnum.$filenum`).
+    pub filename_format: Option<String>,
     /// `rw`.
     pub rw: Rw,
     /// `rwmixread`, percent.
@@ -635,6 +638,10 @@ const OPTS: &[Opt] = &[
         name: "fallocate",
         aliases: &[],
     },
+    Opt {
+        name: "filename_format",
+        aliases: &[],
+    },
 ];
 
 /// fio's name for option `k` (resolving aliases), if hostbench supports it.
@@ -929,6 +936,7 @@ fn apply_options(
         unlink: false,
         create_on_open: false,
         fallocate: Fallocate::Native,
+        filename_format: None,
         rw: Rw::Read,
         rwmixread: 50,
         iodepth: 1,
@@ -1060,6 +1068,14 @@ fn apply_options(
                 j.offset_align = (a > 0).then_some(a);
             }
             "unlink" => j.unlink = parse_bool_opt(k, v, at)?,
+            "filename_format" => {
+                if v.trim().is_empty() {
+                    return err(format!(
+                        "{at}: filename_format needs a pattern, e.g. $jobname.$jobnum.$filenum"
+                    ));
+                }
+                j.filename_format = Some(v.trim().to_string());
+            }
             "create_on_open" => j.create_on_open = parse_bool_opt(k, v, at)?,
             "fallocate" => {
                 j.fallocate = match v.trim() {
@@ -1774,8 +1790,41 @@ impl JobSpec {
                     std::path::Path::new(&self.directory).join(p)
                 }
             }
-            None => std::path::Path::new(&self.directory).join(format!("{}.{clone}.0", self.name)),
+            None => std::path::Path::new(&self.directory).join(self.generated_name(clone)),
         }
+    }
+
+    /// The name fio generates for clone `clone`'s file: `filename_format` (default
+    /// `$jobname.$jobnum.$filenum`) with its keywords, in any case, replaced: `$jobname`,
+    /// `$jobnum` (the clone), `$filenum` (0: one file per clone) and `$clientuid` (empty
+    /// outside fio's client mode, as in fio).
+    pub fn generated_name(&self, clone: u32) -> String {
+        let format = self
+            .filename_format
+            .as_deref()
+            .unwrap_or("$jobname.$jobnum.$filenum");
+        let mut out = String::new();
+        let mut rest = format;
+        'scan: while let Some(i) = rest.find('$') {
+            out.push_str(&rest[..i]);
+            let tail = &rest[i..];
+            for (kw, val) in [
+                ("$jobname", self.name.clone()),
+                ("$jobnum", clone.to_string()),
+                ("$filenum", "0".to_string()),
+                ("$clientuid", String::new()),
+            ] {
+                if tail.len() >= kw.len() && tail[..kw.len()].eq_ignore_ascii_case(kw) {
+                    out.push_str(&val);
+                    rest = &tail[kw.len()..];
+                    continue 'scan;
+                }
+            }
+            out.push('$');
+            rest = &tail[1..];
+        }
+        out.push_str(rest);
+        out
     }
 }
 

@@ -87,6 +87,9 @@ pub(super) fn layout_files(
         }
         for c in 0..j.numjobs {
             let path = j.file_path(c);
+            if j.filename.is_none() && j.filename_format.is_some() {
+                make_parents(j, &path)?;
+            }
             let (path, meta) = resolve_job_file(j, path)?;
             let is_dev = meta.as_ref().is_some_and(|m| {
                 use std::os::unix::fs::FileTypeExt;
@@ -260,6 +263,38 @@ fn reserve(j: &JobSpec, f: &std::fs::File, have: u64, need: u64) {
             libc::ftruncate(fd, need as libc::off_t);
         }
     }
+}
+
+/// fio's `filename_format` with a `/` (`data/$jobname`): the missing directories under the
+/// job's directory are made (mode 0700, as fio); an existing one must be a directory, not a
+/// symlink (never followed).
+fn make_parents(j: &JobSpec, path: &Path) -> Result<(), WorkloadError> {
+    use std::os::unix::fs::DirBuilderExt;
+    let base = Path::new(&j.directory);
+    let Ok(rel) = path.strip_prefix(base) else {
+        return Ok(());
+    };
+    let mut at = base.to_path_buf();
+    let parts: Vec<_> = rel.components().collect();
+    for c in &parts[..parts.len().saturating_sub(1)] {
+        at.push(c);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': {} is in the way of filename_format's directories (not a \
+                     directory, or a symlink, which is never followed)",
+                    j.name,
+                    at.display()
+                )));
+            }
+            Err(_) => std::fs::DirBuilder::new()
+                .mode(0o700)
+                .create(&at)
+                .map_err(|e| io_err(ErrorKind::of_io(&e), "cannot create directory", &at, &e))?,
+        }
+    }
+    Ok(())
 }
 
 fn check_direct(path: &Path) -> Result<(), WorkloadError> {

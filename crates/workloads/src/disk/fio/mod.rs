@@ -118,7 +118,22 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
     for j in &jobs {
         // The generated name ($jobname.$jobnum.$filenum) and a relative filename stay in the
         // job's directory; an absolute filename is the user's own choice.
-        if j.filename.is_none() && (j.name.contains('/') || j.name == "..") {
+        if j.filename.is_none() && j.filename_format.is_some() {
+            for c in 0..j.numjobs {
+                let n = j.generated_name(c);
+                crate::disk::files::stays_inside(
+                    &n,
+                    false,
+                    &format!("job '{}': filename_format gives", j.name),
+                )?;
+                if n.is_empty() || n.ends_with('/') {
+                    return Err(WorkloadError::usage(format!(
+                        "job '{}': filename_format gives {n:?}, which names no file",
+                        j.name
+                    )));
+                }
+            }
+        } else if j.filename.is_none() && (j.name.contains('/') || j.name == "..") {
             return Err(WorkloadError::usage(format!(
                 "job name '{}' contains a path: the job's file is named after it inside its \
                  directory; use a plain name (and `directory`/`filename` for where it goes)",
