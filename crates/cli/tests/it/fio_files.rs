@@ -763,3 +763,29 @@ fn filename_format_names_files_as_fio() {
     assert_eq!(r.code, 2, "{}", r.err);
     assert!(r.err.contains("climbs out"), "{}", r.err);
 }
+
+#[test]
+fn a_failing_job_fails_a_native_run_too() {
+    let d = tmp("fail-native");
+    let o = common::hb()
+        .current_dir(&d)
+        .args([
+            "run",
+            "disk.fio",
+            "-s",
+            "jobs=--name=a --filename=/dev/full --rw=write --size=64k --name=b --ioengine=null --size=1m",
+            "--threads=2",
+            "--time=0",
+            "--no-save",
+        ])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("job 'a' ended with err=28 (No space left on device)"),
+        "{err}"
+    );
+    assert!(err.contains("a job ended with an error"), "{err}");
+}
