@@ -47,8 +47,8 @@ fadvise_hint (0 1 random sequential)
 nrfiles=1 thread description; sequencing: stonewall (wait_for_previous) new_group wait_for
 exitall exit_what (group stonewall all) exitall_on_error startdelay (a time or a range a-b);
 amount: io_size (io_limit; bytes or P%) loops number_ios filesize (a size or a range a-b) offset_increment;
-files: filename_format offset_align unlink create_on_open fallocate (none native posix keep
-truncate);
+files: filename_format openfiles file_service_type offset_align unlink create_on_open
+fallocate (none native posix keep truncate);
 size, offset and offset_increment may be P% of the existing file.
 Any other fio option is an error. See docs/fio.md.
 

@@ -642,6 +642,14 @@ const OPTS: &[Opt] = &[
         name: "filename_format",
         aliases: &[],
     },
+    Opt {
+        name: "openfiles",
+        aliases: &[],
+    },
+    Opt {
+        name: "file_service_type",
+        aliases: &[],
+    },
 ];
 
 /// fio's name for option `k` (resolving aliases), if hostbench supports it.
@@ -1295,6 +1303,33 @@ fn apply_options(
             "nrfiles" => {
                 if parse_int(k, v, at, 1, 1)? != 1 {
                     unreachable!("parse_int bounds nrfiles to 1");
+                }
+            }
+            // With one file per clone (nrfiles=1, hostbench's only value) which file comes
+            // next and how many stay open change nothing, in fio too: the values are
+            // checked as fio checks them and have no effect.
+            "openfiles" => {
+                parse_int(k, v, at, 0, u32::MAX as u64)?;
+            }
+            "file_service_type" => {
+                let (kind, arg) = v.trim().split_once(':').unwrap_or((v.trim(), ""));
+                let ok = match kind {
+                    "random" | "roundrobin" | "sequential" => {
+                        arg.is_empty() || arg.parse::<u32>().is_ok()
+                    }
+                    "zipf" | "pareto" | "normal" | "gauss" => {
+                        arg.is_empty()
+                            || arg
+                                .split(':')
+                                .all(|a| a.parse::<f64>().is_ok_and(|x| x.is_finite() && x >= 0.0))
+                    }
+                    _ => false,
+                };
+                if !ok {
+                    return err(format!(
+                        "{at}: {k}={v}: expected random, roundrobin (the default) or sequential, \
+                         each with an optional :N, or zipf[:θ], pareto[:h], normal[:dev]"
+                    ));
                 }
             }
             _ => return err(format!("{at}: fio option '{k}' is not supported")),
@@ -2260,6 +2295,20 @@ mod tests {
             RandGen::Lfsr
         );
         assert!(one("random_generator=mt").is_err());
+        for ok in [
+            "roundrobin",
+            "sequential:4",
+            "random:2",
+            "zipf:1.2",
+            "gauss",
+        ] {
+            assert!(one(&format!("file_service_type={ok}")).is_ok(), "{ok}");
+        }
+        for bad in ["rr", "random:x", "sequential:-1"] {
+            assert!(one(&format!("file_service_type={bad}")).is_err(), "{bad}");
+        }
+        assert!(one("openfiles=4").is_ok());
+        assert!(one("openfiles=x").is_err());
         match one("random_distribution=zoned:50/5:30/15:20/")
             .unwrap()
             .dist
