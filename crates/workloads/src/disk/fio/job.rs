@@ -1301,8 +1301,13 @@ fn apply_options(
                 })?
             }
             "nrfiles" => {
-                if parse_int(k, v, at, 1, 1)? != 1 {
-                    unreachable!("parse_int bounds nrfiles to 1");
+                let n = parse_int(k, v, at, 1, u32::MAX as u64)?;
+                if n != 1 {
+                    return err(format!(
+                        "{at}: {k}={v}: several files per job are not supported by hostbench \
+                         yet (one file per clone); use numjobs={n} for {n} files, each with its \
+                         own clone"
+                    ));
                 }
             }
             // With one file per clone (nrfiles=1, hostbench's only value) which file comes
@@ -2309,6 +2314,11 @@ mod tests {
         }
         assert!(one("openfiles=4").is_ok());
         assert!(one("openfiles=x").is_err());
+        let e = one("nrfiles=4").unwrap_err();
+        assert!(
+            e.0.contains("several files per job are not supported"),
+            "{e}"
+        );
         match one("random_distribution=zoned:50/5:30/15:20/")
             .unwrap()
             .dist
