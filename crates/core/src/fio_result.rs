@@ -70,6 +70,11 @@ pub struct FioJob {
     /// `description`); absent in results before schema 1.4: fio's defaults.
     #[serde(default, skip_serializing_if = "FioReportOpts::is_default")]
     pub report: FioReportOpts,
+    /// Smallest and largest block size of reads, writes and trims (fio's start-up line
+    /// `bs=(R) 4096B-16.0KiB, (W) ..., (T) ...`), from `bs`, `bsrange` or `bssplit` (schema
+    /// 1.5; absent in older results: `bs_read`/`bs_write`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bs_ranges: Vec<[u64; 2]>,
 }
 
 /// A job's options that shape fio's report of it.
@@ -180,6 +185,28 @@ pub struct FioBlock {
     pub iodepth_submit: [u64; 7],
     /// I/Os per completion reap, in the same buckets.
     pub iodepth_complete: [u64; 7],
+    /// The error a clone of the block ended with (fio's `err=`), absent when none did
+    /// (schema 1.5; absent in older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<FioError>,
+}
+
+/// The error that ended a clone (fio's per-job `err=`): the other jobs go on unless
+/// `exitall_on_error` stops them, and fio's exit status counts the clones that failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioError {
+    /// The error number (fio's `err=28`, JSON `error`): the first failing clone's.
+    pub errno: i32,
+    /// Where it happened, in fio's words (`io_u error`, `fsync`).
+    pub func: String,
+    /// The system's text for the error (`No space left on device`).
+    pub text: String,
+    /// What failed, as fio reports it at the time (`io_u error on file F: ...: write
+    /// offset=0, buflen=4096`).
+    pub detail: String,
+    /// Clones of the block that ended with an error.
+    pub clones: u32,
 }
 
 /// One direction (reads or writes) of a block.

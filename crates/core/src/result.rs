@@ -27,8 +27,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// without the field are 0, written before it existed); 2 added `figures[].label`,
 /// `annotations`, `suite` and `fio.jobs[].groupid`; 3 `suite.directory`; 4 fio's
 /// `jobs[].report`, `blocks[].*.lat_bins`/`slat_bins` and the layout's `more_formats` and
-/// `terse_version`.
-pub const SCHEMA_MINOR: u32 = 4;
+/// `terse_version`; 5 `fio.blocks[].error` and `fio.jobs[].bs_ranges`.
+pub const SCHEMA_MINOR: u32 = 5;
 
 /// One run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

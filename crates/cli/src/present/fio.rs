@@ -11,6 +11,7 @@ use crate::exec::out;
 use anyhow::Result;
 use hostbench_core::layout::{FioFormat, FioLayout};
 use hostbench_core::result::RunResult;
+use hostbench_core::runner::StopReason;
 use hostbench_store::Location;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -126,7 +127,22 @@ impl Presenter for FioOut {
         say_saved(r, saved, ms, false, 0);
     }
 
+    /// fio's exit status: 1 when the run failed, else the number of clones that ended with
+    /// an error (their jobs' `err=`), 0 when none did.
     fn exit_code(&self, r: &RunResult) -> ExitCode {
-        exit_code(r, "fio: error: ", "a job failed")
+        if matches!(
+            r.outcome.stop_reason,
+            StopReason::Error | StopReason::Interrupted | StopReason::ForcedShutdown
+        ) {
+            return exit_code(r, "fio: error: ", "a job failed");
+        }
+        let failed: u32 = r
+            .fio
+            .iter()
+            .flat_map(|f| &f.blocks)
+            .filter_map(|b| b.error.as_ref())
+            .map(|e| e.clones)
+            .sum();
+        ExitCode::from(failed.min(255) as u8)
     }
 }

@@ -182,6 +182,16 @@ pub fn exit_code(r: &RunResult, prefix: &str, otherwise: &str) -> ExitCode {
         }
         StopReason::ForcedShutdown => ExitCode::from(2),
         StopReason::Interrupted => crate::interrupted_exit(),
+        // A disk.fio job that ended with an error (the others went on, as in fio): the run
+        // failed all the same (its warning says which job and why).
+        _ if r
+            .fio
+            .as_ref()
+            .is_some_and(|f| f.blocks.iter().any(|b| b.error.is_some())) =>
+        {
+            eprintln!("{prefix}a job ended with an error (see the warning above)");
+            ExitCode::from(1)
+        }
         _ => ExitCode::SUCCESS,
     }
 }

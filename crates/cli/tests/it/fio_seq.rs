@@ -497,6 +497,10 @@ fn io_amounts_match_fio() {
         "io_size=100k bs=64k loops=2",
         "ioengine=psync filename=amount.dat rw=write loops=2",
         "ioengine=psync filename=amount.dat rw=randread io_size=1536k",
+        "io_size=50%",
+        "io_size=30% loops=2",
+        "io_size=100% rw=randread",
+        "bs=64k io_size=40%",
     ];
     let total = |out: &str| -> (u64, u64) {
         let v = json(out);

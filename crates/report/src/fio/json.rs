@@ -186,7 +186,11 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
         let mut j = Map::new();
         j.insert("jobname".into(), json!(b.name));
         j.insert("groupid".into(), json!(b.groupid));
-        j.insert("error".into(), json!(i32::from(r.outcome.error.is_some())));
+        let error = b
+            .error
+            .as_ref()
+            .map_or(i32::from(r.outcome.error.is_some()), |e| e.errno);
+        j.insert("error".into(), json!(error));
         j.insert("eta".into(), json!(0));
         j.insert(
             "elapsed".into(),

@@ -345,6 +345,7 @@ mod tests {
             iodepth_level: [0; 7],
             iodepth_submit: [0; 7],
             iodepth_complete: [0; 7],
+            error: None,
         }
     }
 
@@ -365,6 +366,7 @@ mod tests {
             numjobs: 1,
             thread: false,
             groupid: g,
+            bs_ranges: Vec::new(),
         };
         let f = FioResult {
             pid: 1,

@@ -127,8 +127,21 @@ pub(super) fn banner(r: &RunResult, layout: &[String]) -> String {
     let mut processes = 0usize;
     for j in &fio.jobs {
         // fio prints block sizes with 4 significant digits: 4096B, 128KiB, 1024KiB.
-        let br = num2str(j.bs_read, 4, true, "B");
-        let bw = num2str(j.bs_write, 4, true, "B");
+        // Each direction's smallest and largest size (older results: reads' and writes'
+        // one size, trims as reads).
+        let range = |d: usize, or: u64| {
+            let [lo, hi] = j.bs_ranges.get(d).copied().unwrap_or([or, or]);
+            format!(
+                "{}-{}",
+                num2str(lo, 4, true, "B"),
+                num2str(hi, 4, true, "B")
+            )
+        };
+        let (br, bw, bt) = (
+            range(0, j.bs_read),
+            range(1, j.bs_write),
+            range(2, j.bs_read),
+        );
         let numjobs = j.numjobs as usize;
         // fio forks a process per clone unless the job says `thread` (hostbench always runs
         // threads; the line counts what fio would start, as scripts read it).
@@ -139,7 +152,7 @@ pub(super) fn banner(r: &RunResult, layout: &[String]) -> String {
         }
         let _ = writeln!(
             out,
-            "{}: (g={}): rw={}, bs=(R) {br}-{br}, (W) {bw}-{bw}, (T) {br}-{br}, ioengine={}, iodepth={}",
+            "{}: (g={}): rw={}, bs=(R) {br}, (W) {bw}, (T) {bt}, ioengine={}, iodepth={}",
             j.name, j.groupid, j.rw, j.ioengine, j.iodepth,
         );
         if numjobs > 1 {
@@ -285,10 +298,15 @@ pub(super) fn render(r: &RunResult) -> String {
     for b in fio.blocks.iter().filter(|b| b.did_io()) {
         let opts = report_opts(fio, b);
         let first = first_opts(fio, b);
-        let err = i32::from(r.outcome.error.is_some());
+        // fio's `err=28 (file:io_u.c:1876, func=io_u error, error=No space left on device)`,
+        // without fio's source location.
+        let err = match &b.error {
+            Some(e) => format!("{:2} (func={}, error={})", e.errno, e.func, e.text),
+            None => format!("{:2}", i32::from(r.outcome.error.is_some())),
+        };
         let _ = writeln!(
             out,
-            "{}: (groupid={}, jobs={}): err={err:2}: pid={pid}: {when}",
+            "{}: (groupid={}, jobs={}): err={err}: pid={pid}: {when}",
             b.name, b.groupid, b.clones
         );
         if !first.description.is_empty() {

@@ -111,7 +111,7 @@ impl EngineKind {
 }
 
 /// How random offsets are drawn (fio's `random_distribution`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum RandDist {
     /// Uniform.
     Random,
@@ -119,6 +119,68 @@ pub enum RandDist {
     Zipf(f64),
     /// Pareto with shape h.
     Pareto(f64),
+    /// `normal:dev[:center]` (`gauss`): fio's sum of 12 uniform draws, `dev` percent of the
+    /// range added as a uniform deviation, shifted by `center` (0..1) when given.
+    Normal {
+        /// Deviation, percent of the range (0 ≤ dev < 100).
+        dev: f64,
+        /// Where the peak sits, as a fraction of the range (`None`: the middle).
+        center: Option<f64>,
+    },
+    /// `zoned:access/size:...` (sizes in percent of the region) or `zoned_abs:` (sizes in
+    /// bytes), per direction (read, write, trim).
+    Zoned {
+        /// `zoned_abs`.
+        abs: bool,
+        /// Per direction, the zones in order: (access percent, size percent or bytes).
+        zones: [Vec<(u32, u64)>; 3],
+    },
+}
+
+/// The block sizes of one direction (fio's `bs`, `bsrange`, `bssplit`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockSizes {
+    /// Smallest size.
+    pub min: u64,
+    /// Largest size.
+    pub max: u64,
+    /// `bssplit`: (size, percent) sorted by percent, as fio keeps them (empty: a size is
+    /// drawn in `min..=max`, or `min` when they are equal).
+    pub split: Vec<(u64, u32)>,
+}
+
+impl BlockSizes {
+    fn fixed(bs: u64) -> BlockSizes {
+        BlockSizes {
+            min: bs,
+            max: bs,
+            split: Vec::new(),
+        }
+    }
+}
+
+/// How a laid-out file's space is reserved first (fio's `fallocate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fallocate {
+    /// `none` (`0`): nothing.
+    None,
+    /// `native` (fio's default on Linux): `fallocate(fd, 0, ...)`, errors ignored.
+    Native,
+    /// `posix` (`1`): `posix_fallocate`.
+    Posix,
+    /// `keep`: `fallocate(fd, FALLOC_FL_KEEP_SIZE, ...)`.
+    Keep,
+    /// `truncate`: `ftruncate` to the size.
+    Truncate,
+}
+
+/// `random_generator`: hostbench has one generator; the names say what fio would use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RandGen {
+    /// `tausworthe` (fio's default) and `tausworthe64`: hostbench's own generator.
+    Tausworthe,
+    /// `lfsr`: every block once per pass, even with `norandommap` (a full-period sequence).
+    Lfsr,
 }
 
 /// The access pattern a job announces to the kernel when it opens its file (fio's
@@ -164,12 +226,17 @@ pub struct JobSpec {
     /// `io_size` (`io_limit`): bytes of I/O per pass, independent of the region (`size`);
     /// more than the region wraps around it. `None` = `size`.
     pub io_size: Option<u64>,
+    /// `io_size=P%`: that share of the region per pass (fio's `io_size_percent`).
+    pub io_size_pct: Option<u64>,
     /// `loops`: passes over the workload (0 counts as 1; ignored by `time_based`).
     pub loops: u32,
     /// `filesize`: the file's size, or a range `(low, high)` to draw it from; then `size`
     /// only limits the I/O of a pass ([`JobSpec::size_limit`]). Resolved into `size` when
     /// the files are laid out.
     pub filesize: Option<(u64, u64)>,
+    /// With `filesize` and a file per clone: each clone's region, drawn per file (empty
+    /// otherwise: every clone's region is `size`).
+    pub file_sizes: Vec<u64>,
     /// With `filesize`: the `size` given, which limits each pass's bytes (never past the
     /// file). `None` otherwise.
     pub size_limit: Option<u64>,
@@ -193,10 +260,40 @@ pub struct JobSpec {
     /// The length of the job's file when percentages were resolved (`None` before, or
     /// without percentages).
     pub real_size: Option<u64>,
-    /// Block size of reads.
+    /// Block size of reads (the smallest, with `bsrange`/`bssplit`).
     pub bs_read: u64,
-    /// Block size of writes.
+    /// Block size of writes (the smallest, with `bsrange`/`bssplit`).
     pub bs_write: u64,
+    /// Block sizes per direction (read, write, trim): `bs`, `bsrange`, `bssplit`.
+    pub bsz: [BlockSizes; 3],
+    /// `blockalign` (`ba`) per direction: random offsets are multiples of it (`None`: the
+    /// smallest block size of reads and writes).
+    pub blockalign: [Option<u64>; 3],
+    /// `bs_unaligned`: sizes drawn from a range are not rounded to the smallest size.
+    pub bs_unaligned: bool,
+    /// `rw=...:N` on a sequential job: bytes skipped after each I/O (holes; negative reads
+    /// backwards).
+    pub seq_add: i64,
+    /// `rw=...:N` on a random job: a new random offset every N I/Os, sequential between.
+    pub seq_nr: u32,
+    /// `rw_sequencer=identical`: between random offsets the same offset again.
+    pub rw_seq_identical: bool,
+    /// `percentage_random` per direction (random jobs; 100 by default).
+    pub percentage_random: [u32; 3],
+    /// `random_generator`.
+    pub random_generator: RandGen,
+    /// `offset_align`: percentages of `offset`/`offset_increment` are rounded up to it
+    /// (`None`: to the smallest block size).
+    pub offset_align: Option<u64>,
+    /// `unlink`: the job's files are deleted when it ends.
+    pub unlink: bool,
+    /// `create_on_open`: no layout; the file is created when the job opens it.
+    pub create_on_open: bool,
+    /// `fallocate`: how a laid-out file's space is reserved first.
+    pub fallocate: Fallocate,
+    /// `filename_format`: how generated file names are made (`None`: fio's default
+    /// `$jobname.$jobnum.$filenum`).
+    pub filename_format: Option<String>,
     /// `rw`.
     pub rw: Rw,
     /// `rwmixread`, percent.
@@ -520,6 +617,66 @@ const OPTS: &[Opt] = &[
         name: "unified_rw_reporting",
         aliases: &[],
     },
+    Opt {
+        name: "bsrange",
+        aliases: &["blocksize_range"],
+    },
+    Opt {
+        name: "bssplit",
+        aliases: &[],
+    },
+    Opt {
+        name: "blockalign",
+        aliases: &["ba"],
+    },
+    Opt {
+        name: "bs_unaligned",
+        aliases: &["blocksize_unaligned"],
+    },
+    Opt {
+        name: "rw_sequencer",
+        aliases: &[],
+    },
+    Opt {
+        name: "percentage_random",
+        aliases: &[],
+    },
+    Opt {
+        name: "percentage_sequential",
+        aliases: &[],
+    },
+    Opt {
+        name: "random_generator",
+        aliases: &[],
+    },
+    Opt {
+        name: "offset_align",
+        aliases: &[],
+    },
+    Opt {
+        name: "unlink",
+        aliases: &[],
+    },
+    Opt {
+        name: "create_on_open",
+        aliases: &[],
+    },
+    Opt {
+        name: "fallocate",
+        aliases: &[],
+    },
+    Opt {
+        name: "filename_format",
+        aliases: &[],
+    },
+    Opt {
+        name: "openfiles",
+        aliases: &[],
+    },
+    Opt {
+        name: "file_service_type",
+        aliases: &[],
+    },
 ];
 
 /// fio's name for option `k` (resolving aliases), if hostbench supports it.
@@ -810,8 +967,10 @@ fn apply_options(
         exitall_on_error: false,
         startdelay_s: (0.0, 0.0),
         io_size: None,
+        io_size_pct: None,
         loops: 1,
         filesize: None,
+        file_sizes: Vec::new(),
         size_limit: None,
         number_ios: 0,
         filename: None,
@@ -823,6 +982,23 @@ fn apply_options(
         real_size: None,
         bs_read: 4096,
         bs_write: 4096,
+        bsz: [
+            BlockSizes::fixed(4096),
+            BlockSizes::fixed(4096),
+            BlockSizes::fixed(4096),
+        ],
+        blockalign: [None; 3],
+        bs_unaligned: false,
+        seq_add: 0,
+        seq_nr: 1,
+        rw_seq_identical: false,
+        percentage_random: [100; 3],
+        random_generator: RandGen::Tausworthe,
+        offset_align: None,
+        unlink: false,
+        create_on_open: false,
+        fallocate: Fallocate::Native,
+        filename_format: None,
         rw: Rw::Read,
         rwmixread: 50,
         iodepth: 1,
@@ -866,6 +1042,12 @@ fn apply_options(
         }
     }
     let _kb_base = super::expr::KbBaseScope::enter(kb_base);
+    // bs, bsrange and bssplit are kept apart, as fio keeps them: a split wins over a range,
+    // a range over bs, whatever their order.
+    let mut bs_fixed = [4096u64; 3];
+    let mut bs_range: [Option<(u64, u64)>; 3] = [None; 3];
+    let mut bs_split: [Vec<(u64, u32)>; 3] = Default::default();
+    let mut rw_suffix: Option<(String, String)> = None;
     for (k, v, at) in opts {
         let key = canonical_option(k).unwrap_or("");
         let at = at.as_str();
@@ -929,28 +1111,103 @@ fn apply_options(
                 }
             }
             "bs" => {
-                let parts: Vec<&str> = v.split(',').collect();
-                if parts.len() > 3 {
-                    return err(format!("{at}: bs={v}: at most read,write,trim sizes"));
+                bs_fixed = [4096; 3];
+                for (d, p) in per_dir(k, v, at)?.into_iter().enumerate() {
+                    if let Some(p) = p {
+                        bs_fixed[d] = block_size(k, v, &p, at)?;
+                    }
                 }
-                let r = parse_size_opt(k, parts[0], at)?;
-                let w = match parts.get(1).map(|s| s.trim()) {
-                    Some(s) if !s.is_empty() => parse_size_opt(k, s, at)?,
-                    _ => r,
-                };
-                if r == 0 || w == 0 || r > (1 << 30) || w > (1 << 30) {
-                    return err(format!("{at}: bs={v}: block sizes from 1 byte to 1g"));
+            }
+            "bsrange" => {
+                bs_range = [None; 3];
+                for (d, p) in per_dir(k, v, at)?.into_iter().enumerate() {
+                    let Some(p) = p else { continue };
+                    let Some((a, b)) = p.split_once(['-', ':']) else {
+                        return err(format!(
+                            "{at}: {k}={v}: give each direction's range as min-max, e.g. \
+                             bsrange=1k-4k,2k-8k"
+                        ));
+                    };
+                    let (a, b) = (block_size(k, v, a, at)?, block_size(k, v, b, at)?);
+                    bs_range[d] = Some((a.min(b), a.max(b)));
                 }
-                j.bs_read = r;
-                j.bs_write = w;
+            }
+            "bssplit" => bs_split = parse_bssplit(k, v, at)?,
+            "blockalign" => {
+                j.blockalign = [None; 3];
+                for (d, p) in per_dir(k, v, at)?.into_iter().enumerate() {
+                    if let Some(p) = p {
+                        j.blockalign[d] = Some(block_size(k, v, &p, at)?);
+                    }
+                }
+            }
+            "bs_unaligned" => j.bs_unaligned = parse_bool_opt(k, v, at)?,
+            "offset_align" => {
+                let a = parse_size_opt(k, v, at)?;
+                j.offset_align = (a > 0).then_some(a);
+            }
+            "unlink" => j.unlink = parse_bool_opt(k, v, at)?,
+            "filename_format" => {
+                if v.trim().is_empty() {
+                    return err(format!(
+                        "{at}: filename_format needs a pattern, e.g. $jobname.$jobnum.$filenum"
+                    ));
+                }
+                j.filename_format = Some(v.trim().to_string());
+            }
+            "create_on_open" => j.create_on_open = parse_bool_opt(k, v, at)?,
+            "fallocate" => {
+                j.fallocate = match v.trim() {
+                    "none" | "0" => Fallocate::None,
+                    "native" => Fallocate::Native,
+                    "posix" | "1" => Fallocate::Posix,
+                    "keep" => Fallocate::Keep,
+                    "truncate" => Fallocate::Truncate,
+                    _ => {
+                        return err(format!(
+                            "{at}: fallocate={v}: expected none, native (the default), posix, \
+                             keep, truncate, 0 or 1"
+                        ));
+                    }
+                }
+            }
+            "rw_sequencer" => {
+                j.rw_seq_identical = match v.trim() {
+                    "sequential" => false,
+                    "identical" => true,
+                    _ => {
+                        return err(format!(
+                            "{at}: rw_sequencer={v}: expected sequential (the default) or identical"
+                        ));
+                    }
+                }
+            }
+            "percentage_random" | "percentage_sequential" => {
+                j.percentage_random = [100; 3];
+                let inverse = k.trim() == "percentage_sequential";
+                for (d, p) in per_dir(k, v, at)?.into_iter().enumerate() {
+                    if let Some(p) = p {
+                        let n = parse_int(k, &p, at, 0, 100)? as u32;
+                        j.percentage_random[d] = if inverse { 100 - n } else { n };
+                    }
+                }
+            }
+            "random_generator" => {
+                j.random_generator = match v.trim() {
+                    "tausworthe" | "tausworthe64" => RandGen::Tausworthe,
+                    "lfsr" => RandGen::Lfsr,
+                    _ => {
+                        return err(format!(
+                            "{at}: random_generator={v}: expected tausworthe (the default), lfsr \
+                             or tausworthe64"
+                        ));
+                    }
+                }
             }
             "rw" => {
                 let (mode, suffix) = v.split_once(':').unwrap_or((v, ""));
-                if !suffix.is_empty() {
-                    return err(format!(
-                        "{at}: rw={v}: the ':N' suffix (holes or sequential runs) is not supported"
-                    ));
-                }
+                rw_suffix = (!suffix.trim().is_empty())
+                    .then(|| (suffix.trim().to_string(), at.to_string()));
                 j.rw = match mode.trim() {
                     "read" => Rw::Read,
                     "write" => Rw::Write,
@@ -1018,48 +1275,7 @@ fn apply_options(
             "randseed" => j.randseed = Some(parse_int(k, v, at, 0, u64::MAX)?),
             "gtod_reduce" => j.gtod_reduce = parse_bool_opt(k, v, at)?,
             "norandommap" => j.norandommap = parse_bool_opt(k, v, at)?,
-            "random_distribution" => {
-                let mut parts = v.split(':');
-                let kind = parts.next().unwrap_or("").trim();
-                let arg = parts.next();
-                if !matches!(kind, "random" | "zipf" | "pareto") {
-                    return err(format!(
-                        "{at}: random_distribution={v}: expected random, zipf:θ or pareto:h \
-                         ({kind} is not supported yet)"
-                    ));
-                }
-                if parts.next().is_some() {
-                    return err(format!(
-                        "{at}: random_distribution={v}: the ':center' part is not supported"
-                    ));
-                }
-                let num = |what: &str| -> Result<f64, JobError> {
-                    match arg.map(|a| a.trim().parse::<f64>()) {
-                        Some(Ok(x)) if x.is_finite() && x > 0.0 => Ok(x),
-                        _ => err(format!(
-                            "{at}: random_distribution={v}: give the {what}, e.g. {kind}:1.2"
-                        )),
-                    }
-                };
-                j.dist = match kind {
-                    "random" if arg.is_none() => RandDist::Random,
-                    "zipf" => RandDist::Zipf(num("exponent θ")?),
-                    "pareto" => {
-                        let h = num("shape h")?;
-                        if h >= 1.0 {
-                            return err(format!(
-                                "{at}: random_distribution={v}: pareto's h must be between 0 and 1"
-                            ));
-                        }
-                        RandDist::Pareto(h)
-                    }
-                    _ => {
-                        return err(format!(
-                            "{at}: random_distribution={v}: expected random, zipf:θ or pareto:h (normal, zoned and gauss are not supported)"
-                        ));
-                    }
-                };
-            }
+            "random_distribution" => j.dist = parse_distribution(k, v, at)?,
             "fsync" => j.fsync = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
             "fdatasync" => j.fdatasync = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
             "end_fsync" => j.end_fsync = parse_bool_opt(k, v, at)?,
@@ -1114,11 +1330,21 @@ fn apply_options(
             }
             "startdelay" => j.startdelay_s = parse_time_range(k, v, at)?,
             "io_size" => {
-                if v.trim().ends_with('%') {
-                    return err(format!(
-                        "{at}: {k}={v}: percentages are not supported yet; give a size"
-                    ));
+                if let Some(p) = v.trim().strip_suffix('%') {
+                    // fio: a share of the region, at most all of it.
+                    let p = p.trim().parse::<u64>().map_err(|_| {
+                        JobError(format!("{at}: {k}={v}: expected a whole percentage"))
+                    })?;
+                    if p > 100 {
+                        return err(format!(
+                            "{at}: {k}={v}: fio: io_size values greater than 100% aren't supported"
+                        ));
+                    }
+                    j.io_size = None;
+                    j.io_size_pct = (p > 0).then_some(p);
+                    continue;
                 }
+                j.io_size_pct = None;
                 let n = parse_size_opt(k, v, at)?;
                 // fio: 0 means "not set" (the region's size).
                 j.io_size = (n > 0).then_some(n);
@@ -1146,14 +1372,330 @@ fn apply_options(
                 })?
             }
             "nrfiles" => {
-                if parse_int(k, v, at, 1, 1)? != 1 {
-                    unreachable!("parse_int bounds nrfiles to 1");
+                let n = parse_int(k, v, at, 1, u32::MAX as u64)?;
+                if n != 1 {
+                    return err(format!(
+                        "{at}: {k}={v}: several files per job are not supported by hostbench \
+                         yet (one file per clone); use numjobs={n} for {n} files, each with its \
+                         own clone"
+                    ));
+                }
+            }
+            // With one file per clone (nrfiles=1, hostbench's only value) which file comes
+            // next and how many stay open change nothing, in fio too: the values are
+            // checked as fio checks them and have no effect.
+            "openfiles" => {
+                parse_int(k, v, at, 0, u32::MAX as u64)?;
+            }
+            "file_service_type" => {
+                let (kind, arg) = v.trim().split_once(':').unwrap_or((v.trim(), ""));
+                let ok = match kind {
+                    "random" | "roundrobin" | "sequential" => {
+                        arg.is_empty() || arg.parse::<u32>().is_ok()
+                    }
+                    "zipf" | "pareto" | "normal" | "gauss" => {
+                        arg.is_empty()
+                            || arg
+                                .split(':')
+                                .all(|a| a.parse::<f64>().is_ok_and(|x| x.is_finite() && x >= 0.0))
+                    }
+                    _ => false,
+                };
+                if !ok {
+                    return err(format!(
+                        "{at}: {k}={v}: expected random, roundrobin (the default) or sequential, \
+                         each with an optional :N, or zipf[:θ], pareto[:h], normal[:dev]"
+                    ));
                 }
             }
             _ => return err(format!("{at}: fio option '{k}' is not supported")),
         }
     }
+    for d in 0..3 {
+        j.bsz[d] = if !bs_split[d].is_empty() {
+            let sizes = bs_split[d].iter().map(|&(b, _)| b);
+            BlockSizes {
+                min: sizes.clone().min().unwrap_or(4096),
+                max: sizes.max().unwrap_or(4096),
+                split: std::mem::take(&mut bs_split[d]),
+            }
+        } else if let Some((a, b)) = bs_range[d] {
+            BlockSizes {
+                min: a,
+                max: b,
+                split: Vec::new(),
+            }
+        } else {
+            BlockSizes::fixed(bs_fixed[d])
+        };
+    }
+    j.bs_read = j.bsz[0].min;
+    j.bs_write = j.bsz[1].min;
+    if let Some((n, at)) = rw_suffix {
+        // fio's `rw=randread:8` (a new random offset every 8 I/Os) or `rw=read:4k` (4 KiB
+        // skipped after each I/O; negative reads backwards).
+        if j.rw.random() {
+            j.seq_nr = parse_int("rw", &n, &at, 1, u32::MAX as u64)? as u32;
+        } else {
+            let (neg, abs) = match n.strip_prefix('-') {
+                Some(a) => (true, a),
+                None => (false, n.as_str()),
+            };
+            let add = parse_size_opt("rw", abs, &at)?;
+            if add > (1 << 50) {
+                return err(format!("{at}: rw=...:{n}: at most 1p"));
+            }
+            j.seq_add = if neg { -(add as i64) } else { add as i64 };
+        }
+    }
     Ok(j)
+}
+
+/// fio's three-direction values (`bs=8k,32k`): the elements split at `,` go to read, write
+/// and trim; a list shorter than three fills the rest with its last element unless it ends
+/// with a comma (`bs=8k,32k,`: trim keeps its default); an empty element keeps the default.
+fn per_dir(k: &str, v: &str, at: &str) -> Result<[Option<String>; 3], JobError> {
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    if parts.len() > 3 {
+        return err(format!(
+            "{at}: {k}={v}: at most three values, for reads, writes and trims"
+        ));
+    }
+    let last = parts.last().copied().unwrap_or("");
+    let mut out: [Option<String>; 3] = Default::default();
+    for (d, o) in out.iter_mut().enumerate() {
+        let p = parts.get(d).copied().unwrap_or(last);
+        if !p.is_empty() {
+            *o = Some(p.to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// One block size of `k=v`: 1 byte to 1 GiB.
+fn block_size(k: &str, v: &str, p: &str, at: &str) -> Result<u64, JobError> {
+    let b = parse_fio_size(p).ok_or_else(|| {
+        JobError(format!(
+            "{at}: {k}={v}: '{p}': expected a size such as 4096, 4k or 1m (k = 1024)"
+        ))
+    })?;
+    if b == 0 || b > (1 << 30) {
+        return err(format!("{at}: {k}={v}: block sizes go from 1 byte to 1g"));
+    }
+    Ok(b)
+}
+
+/// The `:`-separated `value/percent` entries of one direction of a split (`bssplit`,
+/// `zoned`): (value, percent or `None` when missing or 0, as fio counts it).
+fn split_entries<'a>(
+    k: &str,
+    v: &str,
+    list: &'a str,
+    at: &str,
+    max: usize,
+) -> Result<Vec<(&'a str, &'a str)>, JobError> {
+    let mut out = Vec::new();
+    for e in list.split(':') {
+        let e = e.trim();
+        if e.is_empty() {
+            // fio: an empty entry ends the list.
+            break;
+        }
+        let (val, rest) = e.split_once('/').unwrap_or((e, ""));
+        out.push((val.trim(), rest.trim()));
+        if out.len() > max {
+            return err(format!(
+                "{at}: {k}={v}: at most {max} entries per direction"
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The percent after a split entry's `/`: `None` when missing or 0 (it then shares what the
+/// others leave, as in fio), at most 100.
+fn split_pct(k: &str, v: &str, p: &str, at: &str) -> Result<Option<u64>, JobError> {
+    if p.is_empty() {
+        return Ok(None);
+    }
+    let n = p.parse::<u64>().map_err(|_| {
+        JobError(format!(
+            "{at}: {k}={v}: '{p}': the part after '/' is a whole percent"
+        ))
+    })?;
+    Ok((n > 0).then_some(n.min(100)))
+}
+
+/// fio's `bssplit=4k/10:64k/50:32k/40[,writes[,trims]]`: entries without a percent share
+/// what the others leave (`(100 - sum) / missing`, whole percents), sorted by percent.
+fn parse_bssplit(k: &str, v: &str, at: &str) -> Result<[Vec<(u64, u32)>; 3], JobError> {
+    let mut out: [Vec<(u64, u32)>; 3] = Default::default();
+    for (d, list) in per_dir(k, v, at)?.into_iter().enumerate() {
+        let Some(list) = list else { continue };
+        let entries = split_entries(k, v, &list, at, 64)?
+            .into_iter()
+            .map(|(b, p)| Ok((b, split_pct(k, v, p, at)?)))
+            .collect::<Result<Vec<_>, JobError>>()?;
+        let sum: u64 = entries.iter().filter_map(|e| e.1).sum();
+        let missing = entries.iter().filter(|e| e.1.is_none()).count() as u64;
+        if sum > 100 && missing > 1 {
+            return err(format!(
+                "{at}: {k}={v}: fio: bssplit percentages add to more than 100%"
+            ));
+        }
+        let share = if missing == 1 && entries.len() == 1 {
+            100
+        } else {
+            100u64.saturating_sub(sum) / missing.max(1)
+        };
+        let mut split = Vec::new();
+        for (b, p) in entries {
+            split.push((block_size(k, v, b, at)?, p.unwrap_or(share) as u32));
+        }
+        split.sort_by_key(|&(_, p)| p);
+        out[d] = split;
+    }
+    Ok(out)
+}
+
+/// fio's `random_distribution`: `random`, `zipf:θ`, `pareto:h`, `normal:dev[:center]`
+/// (`gauss`), `zoned:access/size%:...` and `zoned_abs:access/bytes:...` (per direction with
+/// `,`).
+fn parse_distribution(k: &str, v: &str, at: &str) -> Result<RandDist, JobError> {
+    let v = v.trim();
+    let (kind, rest) = v.split_once(':').unwrap_or((v, ""));
+    let kind = kind.trim();
+    if kind == "zoned" || kind == "zoned_abs" {
+        let abs = kind == "zoned_abs";
+        let mut zones: [Vec<(u32, u64)>; 3] = Default::default();
+        for (d, list) in per_dir(k, rest, at)?.into_iter().enumerate() {
+            let Some(list) = list else { continue };
+            let entries = split_entries(k, v, &list, at, 256)?;
+            let mut access = 0u64;
+            let mut sized = 0u64;
+            let mut missing = 0u64;
+            let mut z = Vec::new();
+            for (a, sz) in entries {
+                let a = a.parse::<u64>().ok().filter(|a| *a <= 100).ok_or_else(|| {
+                    JobError(format!(
+                        "{at}: {k}={v}: '{a}': each zone starts with its share of the I/O, \
+                         a whole percent"
+                    ))
+                })?;
+                access += a;
+                let size = if abs {
+                    // zoned_abs: the part after '/' is a size.
+                    parse_fio_size(sz).filter(|s| *s > 0).ok_or_else(|| {
+                        JobError(format!(
+                            "{at}: {k}={v}: zoned_abs gives each zone's size in bytes \
+                             (zoned_abs:60/20g:40/100g)"
+                        ))
+                    })?
+                } else {
+                    match split_pct(k, v, sz, at)? {
+                        Some(p) => {
+                            sized += p;
+                            p
+                        }
+                        None => {
+                            missing += 1;
+                            u64::MAX
+                        }
+                    }
+                };
+                z.push((a as u32, size));
+            }
+            if access > 100 || sized > 100 {
+                return err(format!(
+                    "{at}: {k}={v}: fio: zone_split percentages add to more than 100%"
+                ));
+            }
+            if access < 100 {
+                return err(format!(
+                    "{at}: {k}={v}: fio: access percentage don't add up to 100 for zoned \
+                     random distribution (got={access})"
+                ));
+            }
+            let share = if missing == 1 && z.len() == 1 {
+                100
+            } else {
+                (100 - sized) / missing.max(1)
+            };
+            for e in &mut z {
+                if e.1 == u64::MAX {
+                    e.1 = share;
+                }
+            }
+            zones[d] = z;
+        }
+        if zones.iter().all(Vec::is_empty) {
+            return err(format!(
+                "{at}: {k}={v}: give the zones, e.g. zoned:60/10:30/20:10/70"
+            ));
+        }
+        return Ok(RandDist::Zoned { abs, zones });
+    }
+    let args: Vec<&str> = if rest.is_empty() {
+        Vec::new()
+    } else {
+        rest.split(':').map(str::trim).collect()
+    };
+    let num = |i: usize, what: &str| -> Result<Option<f64>, JobError> {
+        match args.get(i) {
+            None => Ok(None),
+            Some(a) => match a.parse::<f64>() {
+                Ok(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
+                _ => err(format!("{at}: {k}={v}: '{a}' is not a number ({what})")),
+            },
+        }
+    };
+    if args.len() > 2 || (kind == "random" && !args.is_empty()) {
+        return err(format!("{at}: {k}={v}: too many ':' parts"));
+    }
+    Ok(match kind {
+        "random" => RandDist::Random,
+        "zipf" | "pareto" if args.len() > 1 => {
+            return err(format!(
+                "{at}: {k}={v}: the ':center' part of {kind} is not supported (hostbench puts \
+                 the hot blocks at the start of the region)"
+            ));
+        }
+        "zipf" => {
+            let t = num(0, "θ")?.unwrap_or(1.1);
+            if t == 1.0 || t == 0.0 {
+                return err(format!(
+                    "{at}: {k}={v}: zipf's θ must be more than 0 and not 1"
+                ));
+            }
+            RandDist::Zipf(t)
+        }
+        "pareto" => {
+            let h = num(0, "h")?.unwrap_or(0.2);
+            if h <= 0.0 || h >= 1.0 {
+                return err(format!("{at}: {k}={v}: pareto's h must be between 0 and 1"));
+            }
+            RandDist::Pareto(h)
+        }
+        "normal" | "gauss" => {
+            let dev = num(0, "deviation, percent")?.unwrap_or(0.0);
+            if dev >= 100.0 {
+                return err(format!(
+                    "{at}: {k}={v}: the deviation is a percent of the range, below 100"
+                ));
+            }
+            let center = num(1, "center")?;
+            if center.is_some_and(|c| c > 1.0) {
+                return err(format!("{at}: {k}={v}: the center is from 0 to 1"));
+            }
+            RandDist::Normal { dev, center }
+        }
+        _ => {
+            return err(format!(
+                "{at}: {k}={v}: expected random, zipf[:θ], pareto[:h], normal[:dev[:center]], \
+                 zoned:... or zoned_abs:..."
+            ));
+        }
+    })
 }
 
 /// Whether a job's options fit together (the values are checked already).
@@ -1171,7 +1713,23 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
         ));
     }
     if j.direct && j.engine != EngineKind::Null {
-        for (what, bs) in [("read", j.bs_read), ("write", j.bs_write)] {
+        let sizes = (0..2).flat_map(|d| {
+            let what = ["read", "write"][d];
+            let b = &j.bsz[d];
+            [b.min, b.max]
+                .into_iter()
+                .chain(b.split.iter().map(|e| e.0))
+                .chain(j.blockalign[d])
+                .map(move |x| (what, x))
+        });
+        if j.bs_unaligned && j.bsz.iter().take(2).any(|b| b.min != b.max) {
+            return err(format!(
+                "job '{}': bs_unaligned draws sizes that are not multiples of 512, which \
+                 direct=1 cannot do; drop bs_unaligned or direct=1",
+                j.name
+            ));
+        }
+        for (what, bs) in sizes {
             if !bs.is_multiple_of(512) {
                 return err(format!(
                     "job '{}': the {what} block size {bs} is not a multiple of 512: with direct=1 \
@@ -1218,41 +1776,59 @@ impl JobSpec {
             // `size` with `filesize`: the bytes of a pass, never past the file's end.
             pass = pass.min(limit);
         }
-        let io = self.io_size.unwrap_or(pass);
+        let io = self
+            .io_size
+            .or(self.io_size_pct.map(|p| region.saturating_mul(p) / 100))
+            .unwrap_or(pass);
         let bytes = io.max(loops.saturating_mul(io.min(pass)));
         (bytes, self.number_ios.saturating_mul(loops))
     }
 
-    /// Resolves `filesize` into the region (`size`), keeping the `size` given as the limit of
-    /// a pass; `have` is the length of the job's (first) file now (0 when there is none).
-    /// As fio (`filesetup.c:setup_files`): a file whose length is already within the range
+    /// Resolves `filesize` into the regions, keeping the `size` given as the limit of a
+    /// pass; `haves` are the lengths of the job's files now (0 when there is none): one per
+    /// clone with their own files, one for a shared `filename`. As fio
+    /// (`filesetup.c:setup_files`), per file: a file whose length is already within the range
     /// is used as it is; otherwise the file is the fixed size, or a size drawn uniformly in
-    /// the range and rounded down to the smallest block size. The region is that length
-    /// from `offset` on (`filesize=64k,offset=16k`: 48 KiB). The draw is seeded by the job's
-    /// index (`job`), so every run gets the same size (fio draws one per file, with
-    /// randrepeat's seed). Does nothing without `filesize`, or when already resolved.
-    pub fn resolve_filesize(&mut self, job: usize, have: u64) -> Result<(), JobError> {
+    /// the range and rounded down to the smallest block size. A region is its file's length
+    /// from `offset` on (`filesize=64k,offset=16k`: 48 KiB). Each draw is seeded by the job's
+    /// index (`job`) and the clone, so every run gets the same sizes. `size` becomes the first
+    /// file's region, [`JobSpec::file_sizes`] every clone's. Does nothing without `filesize`,
+    /// or when already resolved.
+    pub fn resolve_filesize(&mut self, job: usize, haves: &[u64]) -> Result<(), JobError> {
         let Some((lo, hi)) = self.filesize.take() else {
             return Ok(());
         };
-        let file = if (lo..=hi).contains(&have) {
-            have
-        } else if hi > lo {
-            let u = hostbench_core::rand::Rng::for_thread(0xF11E_512E, job as u64).next_f64();
-            let min_bs = self.bs_read.min(self.bs_write).max(1);
-            let v = lo + ((hi - lo) as f64 * u) as u64;
-            (v - v % min_bs).max(min_bs)
-        } else {
-            lo
-        };
-        if self.offset >= file {
-            return err(format!(
-                "job '{}': offset={} is past the end of the file (filesize gives {file} bytes)",
-                self.name, self.offset
-            ));
+        let mut regions = Vec::new();
+        for (c, &have) in haves.iter().enumerate() {
+            let file = if (lo..=hi).contains(&have) {
+                have
+            } else if hi > lo {
+                let u = hostbench_core::rand::Rng::for_thread(
+                    0xF11E_512E ^ ((job as u64) << 32),
+                    c as u64,
+                )
+                .next_f64();
+                let min_bs = self.bs_read.min(self.bs_write).max(1);
+                let v = lo + ((hi - lo) as f64 * u) as u64;
+                (v - v % min_bs).max(min_bs)
+            } else {
+                lo
+            };
+            let off = self.clone_offset(c as u32);
+            if off >= file {
+                return err(format!(
+                    "job '{}': offset={off} is past the end of the file (filesize gives {file} \
+                     bytes)",
+                    self.name
+                ));
+            }
+            regions.push(file - off);
         }
         self.size_limit = self.size;
-        self.size = Some(file - self.offset);
+        self.size = regions.first().copied();
+        if regions.len() > 1 {
+            self.file_sizes = regions;
+        }
         Ok(())
     }
 
@@ -1278,7 +1854,11 @@ impl JobSpec {
         let inc = self.pct.offset_increment.map_or(self.offset_increment, of);
         let raw = base.saturating_add(inc.saturating_mul(u64::from(clone)));
         if self.pct.offset.is_some() || self.pct.offset_increment.is_some() {
-            let a = self.bs_read.min(self.bs_write).max(1);
+            // fio: up to `offset_align` when given, else to the smallest block size.
+            let a = self
+                .offset_align
+                .unwrap_or(self.bs_read.min(self.bs_write))
+                .max(1);
             raw.div_ceil(a).saturating_mul(a)
         } else {
             raw
@@ -1289,6 +1869,9 @@ impl JobSpec {
     /// no further than the file's end from the clone's offset, rounded down to the smallest
     /// block size (fio's `setup_files`; `size=100%` is the rest of the file).
     pub fn clone_size(&self, clone: u32) -> Option<u64> {
+        if let Some(&s) = self.file_sizes.get(clone as usize) {
+            return Some(s);
+        }
         let Some(p) = self.pct.size else {
             return self.size;
         };
@@ -1305,7 +1888,7 @@ impl JobSpec {
 
     /// The largest block size the job uses.
     pub fn max_bs(&self) -> u64 {
-        self.bs_read.max(self.bs_write)
+        self.bsz[0].max.max(self.bsz[1].max)
     }
     /// The file clone `clone` uses (fio's `$jobname.$jobnum.$filenum` unless `filename`).
     pub fn file_path(&self, clone: u32) -> std::path::PathBuf {
@@ -1318,8 +1901,41 @@ impl JobSpec {
                     std::path::Path::new(&self.directory).join(p)
                 }
             }
-            None => std::path::Path::new(&self.directory).join(format!("{}.{clone}.0", self.name)),
+            None => std::path::Path::new(&self.directory).join(self.generated_name(clone)),
         }
+    }
+
+    /// The name fio generates for clone `clone`'s file: `filename_format` (default
+    /// `$jobname.$jobnum.$filenum`) with its keywords, in any case, replaced: `$jobname`,
+    /// `$jobnum` (the clone), `$filenum` (0: one file per clone) and `$clientuid` (empty
+    /// outside fio's client mode, as in fio).
+    pub fn generated_name(&self, clone: u32) -> String {
+        let format = self
+            .filename_format
+            .as_deref()
+            .unwrap_or("$jobname.$jobnum.$filenum");
+        let mut out = String::new();
+        let mut rest = format;
+        'scan: while let Some(i) = rest.find('$') {
+            out.push_str(&rest[..i]);
+            let tail = &rest[i..];
+            for (kw, val) in [
+                ("$jobname", self.name.clone()),
+                ("$jobnum", clone.to_string()),
+                ("$filenum", "0".to_string()),
+                ("$clientuid", String::new()),
+            ] {
+                if tail.len() >= kw.len() && tail[..kw.len()].eq_ignore_ascii_case(kw) {
+                    out.push_str(&val);
+                    rest = &tail[kw.len()..];
+                    continue 'scan;
+                }
+            }
+            out.push('$');
+            rest = &tail[1..];
+        }
+        out.push_str(rest);
+        out
     }
 }
 
@@ -1489,11 +2105,14 @@ mod tests {
         assert_eq!(lim("number_ios=100 loops=3"), (3 << 20, 300));
         assert_eq!(lim("number_ios=1k"), (1 << 20, 1024));
         assert_eq!(lim("bs=64k io_size=0"), (1 << 20, 0), "io_size=0 is unset");
+        // A share of the region (fio: 30% of 1 MiB twice is 154 blocks of 4 KiB).
+        assert_eq!(lim("io_size=50%"), (512 << 10, 0));
+        assert_eq!(lim("io_size=30% loops=2"), (2 * ((1 << 20) * 30 / 100), 0));
         let resolved = |opts: &str| {
             let text = format!("[a]\n{}\n", opts.replace(' ', "\n"));
             let mut j =
                 jobs_from_sections(&parse_ini(&text, "t", &no_env).unwrap()).unwrap()[0].clone();
-            j.resolve_filesize(0, 0).unwrap();
+            j.resolve_filesize(0, &[0]).unwrap();
             (j.size, j.io_limits(j.size.unwrap()))
         };
         assert_eq!(resolved("filesize=64k"), (Some(64 << 10), (64 << 10, 0)));
@@ -1515,7 +2134,7 @@ mod tests {
         );
         let text = "[a]\nfilesize=64k-128k\n";
         let mut j = jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap()).unwrap()[0].clone();
-        j.resolve_filesize(0, 100 << 10).unwrap();
+        j.resolve_filesize(0, &[100 << 10]).unwrap();
         assert_eq!(
             j.size,
             Some(100 << 10),
@@ -1526,7 +2145,7 @@ mod tests {
                 .unwrap()[0]
                 .clone();
         assert!(
-            j.resolve_filesize(0, 0)
+            j.resolve_filesize(0, &[0])
                 .unwrap_err()
                 .0
                 .contains("past the end")
@@ -1544,7 +2163,10 @@ mod tests {
             "whole blocks of the region"
         );
         for (text, needle) in [
-            ("[a]\nio_size=10%\n", "percentages"),
+            (
+                "[a]\nio_size=150%\n",
+                "io_size values greater than 100% aren't supported",
+            ),
             ("[a]\nloops=-1\n", "whole number"),
             ("[a]\nnumber_ios=x\n", "expected a count"),
             ("[a]\nfilesize=0\n", "more than 0"),
@@ -1673,6 +2295,7 @@ mod tests {
             ("[a]\ndirect=1\nbs=1000\n", "not a multiple of 512"),
             ("[a]\nrw=trim\n", "trim workloads"),
             ("[a]\nbs=4x\n", "expected a size"),
+            ("[a]\nbsrange=4k\n", "min-max"),
             ("[a]\nioengine=posixaio\n", "posixaio is not supported"),
             ("[a]\ntime_based\n", "needs a runtime"),
             ("[a]\nrwmixread=101\n", "from 0 to 100"),
@@ -1683,6 +2306,132 @@ mod tests {
             let e = jobs_from_sections(&s).unwrap_err();
             assert!(e.0.contains(needle), "{text:?}: {e}");
         }
+    }
+
+    fn one(opts: &str) -> Result<JobSpec, JobError> {
+        let text = format!("[j]\n{}\n", opts.replace(' ', "\n"));
+        jobs_from_sections(&parse_ini(&text, "t.fio", &no_env).unwrap()).map(|mut v| v.remove(0))
+    }
+
+    #[test]
+    fn block_sizes_per_direction_as_fio() {
+        let mm = |j: &JobSpec| j.bsz.iter().map(|b| (b.min, b.max)).collect::<Vec<_>>();
+        let k = 1024;
+        assert_eq!(
+            mm(&one("bs=8k,32k").unwrap()),
+            [(8 * k, 8 * k), (32 * k, 32 * k), (32 * k, 32 * k)]
+        );
+        assert_eq!(
+            mm(&one("bs=8k,32k,").unwrap())[2],
+            (4 * k, 4 * k),
+            "a trailing comma keeps trim's default"
+        );
+        assert_eq!(mm(&one("bs=,8k").unwrap())[0], (4 * k, 4 * k));
+        assert_eq!(
+            mm(&one("bsrange=1k-16k,2k-8k,512-1k").unwrap()),
+            [(k, 16 * k), (2 * k, 8 * k), (512, k)]
+        );
+        // A split wins over bs whatever the order; one list serves every direction.
+        let j = one("bssplit=4k/60:8k/30,16k bs=64k").unwrap();
+        assert_eq!(mm(&j), [(4 * k, 8 * k), (16 * k, 16 * k), (16 * k, 16 * k)]);
+        assert_eq!(
+            j.bsz[0].split,
+            [(8 * k, 30), (4 * k, 60)],
+            "sorted by percent"
+        );
+        assert_eq!(j.bs_read, 4 * k);
+        // fio's rule: over 100% is an error only with more than one entry lacking a percent.
+        assert!(one("bssplit=4k/60:8k/60").is_ok());
+        let e = one("bssplit=4k/60:8k/60:16k:32k").unwrap_err();
+        assert!(
+            e.0.contains("bssplit percentages add to more than 100%"),
+            "{e}"
+        );
+        let j = one("bssplit=512/10:1k/5:2k/5:4k/60:8k/2:16k/4:32k/4:64k/10").unwrap();
+        assert_eq!(mm(&j)[0], (512, 64 * k));
+    }
+
+    #[test]
+    fn rw_suffix_distributions_and_generators_as_fio() {
+        assert_eq!(one("rw=read:-8k").unwrap().seq_add, -8192);
+        assert_eq!(one("rw=write:4k").unwrap().seq_add, 4096);
+        assert_eq!(one("rw=randread:8").unwrap().seq_nr, 8);
+        assert!(one("rw=randread:x").is_err());
+        assert!(one("rw_sequencer=identical").unwrap().rw_seq_identical);
+        assert_eq!(
+            one("percentage_random=30,70").unwrap().percentage_random,
+            [30, 70, 70]
+        );
+        assert_eq!(
+            one("percentage_sequential=30").unwrap().percentage_random,
+            [70; 3]
+        );
+        assert_eq!(
+            one("random_generator=lfsr").unwrap().random_generator,
+            RandGen::Lfsr
+        );
+        assert!(one("random_generator=mt").is_err());
+        for ok in [
+            "roundrobin",
+            "sequential:4",
+            "random:2",
+            "zipf:1.2",
+            "gauss",
+        ] {
+            assert!(one(&format!("file_service_type={ok}")).is_ok(), "{ok}");
+        }
+        for bad in ["rr", "random:x", "sequential:-1"] {
+            assert!(one(&format!("file_service_type={bad}")).is_err(), "{bad}");
+        }
+        assert!(one("openfiles=4").is_ok());
+        assert!(one("openfiles=x").is_err());
+        let e = one("nrfiles=4").unwrap_err();
+        assert!(
+            e.0.contains("several files per job are not supported"),
+            "{e}"
+        );
+        match one("random_distribution=zoned:50/5:30/15:20/")
+            .unwrap()
+            .dist
+        {
+            RandDist::Zoned { abs: false, zones } => {
+                assert_eq!(zones[0], [(50, 5), (30, 15), (20, 80)]);
+                assert_eq!(zones[1], zones[0]);
+            }
+            d => panic!("{d:?}"),
+        }
+        let e = one("random_distribution=zoned:50/5:30/15").unwrap_err();
+        assert!(e.0.contains("access percentage don't add up to 100"), "{e}");
+        assert!(e.0.contains("got=80"), "{e}");
+        let e = one("random_distribution=zoned:50/60:50/60").unwrap_err();
+        assert!(
+            e.0.contains("zone_split percentages add to more than 100%"),
+            "{e}"
+        );
+        match one("random_distribution=zoned_abs:60/20g:40/100g")
+            .unwrap()
+            .dist
+        {
+            RandDist::Zoned { abs: true, zones } => {
+                assert_eq!(zones[0], [(60, 20 << 30), (40, 100 << 30)])
+            }
+            d => panic!("{d:?}"),
+        }
+        assert_eq!(
+            one("random_distribution=normal:10:0.3").unwrap().dist,
+            RandDist::Normal {
+                dev: 10.0,
+                center: Some(0.3)
+            }
+        );
+        assert_eq!(
+            one("random_distribution=zipf").unwrap().dist,
+            RandDist::Zipf(1.1)
+        );
+        assert!(one("random_distribution=zipf:1").is_err());
+        assert!(one("random_distribution=bogus").is_err());
+        let e = one("direct=1 bssplit=4k/50:1000/50").unwrap_err();
+        assert!(e.0.contains("not a multiple of 512"), "{e}");
     }
 
     #[test]

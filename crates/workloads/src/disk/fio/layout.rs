@@ -35,17 +35,23 @@ pub(super) fn layout_files(
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut first_dir: Option<PathBuf> = None;
     for (ji, j) in jobs.iter_mut().enumerate() {
-        // `filesize` reads the first clone's file as it is now (never through a symlink:
-        // one there is refused below).
-        let have = if j.engine == EngineKind::Null {
-            0
-        } else {
-            std::fs::symlink_metadata(j.file_path(0))
-                .ok()
-                .filter(|m| m.is_file())
-                .map_or(0, |m| m.len())
-        };
-        j.resolve_filesize(ji, have)
+        // `filesize` reads each file as it is now (never through a symlink: one there is
+        // refused below): one per clone, or the shared `filename`.
+        let files = if j.filename.is_some() { 1 } else { j.numjobs };
+        let haves: Vec<u64> = (0..files)
+            .map(|c| {
+                if j.engine == EngineKind::Null {
+                    0
+                } else {
+                    std::fs::symlink_metadata(j.file_path(c))
+                        .ok()
+                        .filter(|m| m.is_file())
+                        .map_or(0, |m| m.len())
+                }
+            })
+            .collect();
+        let have = haves[0];
+        j.resolve_filesize(ji, &haves)
             .map_err(|e| WorkloadError::usage(e.0))?;
         if j.pct.any() {
             // Percentages are of the file there now (fio: its `real_file_size`).
@@ -81,11 +87,22 @@ pub(super) fn layout_files(
         }
         for c in 0..j.numjobs {
             let path = j.file_path(c);
+            if j.filename.is_none() && j.filename_format.is_some() {
+                make_parents(j, &path)?;
+            }
             let (path, meta) = resolve_job_file(j, path)?;
             let is_dev = meta.as_ref().is_some_and(|m| {
                 use std::os::unix::fs::FileTypeExt;
                 m.file_type().is_block_device() || m.file_type().is_char_device()
             });
+            if is_dev && j.unlink {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': unlink=1 would delete the device node {}; unlink deletes \
+                     regular files only",
+                    j.name,
+                    path.display()
+                )));
+            }
             if is_dev && j.rw.writes(0) {
                 crate::disk::files::check_device_write(
                     &path,
@@ -95,7 +112,7 @@ pub(super) fn layout_files(
                 )?;
             }
             let have = meta.as_ref().map_or(0, |m| m.len());
-            let size = match j.size {
+            let size = match j.clone_size(c).or(j.size) {
                 Some(s) => s,
                 None if is_dev => {
                     return Err(WorkloadError::usage(format!(
@@ -147,7 +164,20 @@ pub(super) fn layout_files(
             let need = j
                 .clone_offset(last)
                 .saturating_add(j.clone_size(last).unwrap_or(size));
-            if !is_dev && !lay_out(j, &path, need, have, log)? {
+            // create_on_open: no layout, the job's open creates the file (fio); the space
+            // its writes will take is checked all the same.
+            if !is_dev && j.create_on_open && need > have && j.rw.writes(j.rwmixread) {
+                let dir = path
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+                crate::disk::files::ensure_space(
+                    &dir,
+                    need - have,
+                    &format!("job '{}' writing {}", j.name, path.display()),
+                )?;
+            }
+            if !is_dev && !j.create_on_open && !lay_out(j, &path, need, have, log)? {
                 return Ok(None);
             }
             if j.direct {
@@ -201,6 +231,70 @@ fn resolve_job_file(
         _ => Err(crate::disk::files::symlink_refused(&path)
             .map_message(|m| format!("job '{}': {m}", j.name))),
     }
+}
+
+/// fio's `fallocate` over the part of the file about to be laid out (`have..need`), then,
+/// for a job that reads, the length set with `ftruncate` as fio sets it before its filler
+/// (the calls fio makes, checked with strace). Failures change nothing hostbench does next
+/// (the data is written anyway), as fio ignores them.
+fn reserve(j: &JobSpec, f: &std::fs::File, have: u64, need: u64) {
+    use super::job::Fallocate;
+    use std::os::fd::AsRawFd;
+    let fd = f.as_raw_fd();
+    let (off, len) = (have as libc::off_t, (need - have) as libc::off_t);
+    // SAFETY: space calls on a descriptor we own.
+    unsafe {
+        match j.fallocate {
+            Fallocate::None => {}
+            Fallocate::Native => {
+                libc::fallocate(fd, 0, off, len);
+            }
+            Fallocate::Posix => {
+                libc::posix_fallocate(fd, off, len);
+            }
+            Fallocate::Keep => {
+                libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, off, len);
+            }
+            Fallocate::Truncate => {
+                libc::ftruncate(fd, need as libc::off_t);
+            }
+        }
+        if j.rw.read_pct(j.rwmixread) > 0 {
+            libc::ftruncate(fd, need as libc::off_t);
+        }
+    }
+}
+
+/// fio's `filename_format` with a `/` (`data/$jobname`): the missing directories under the
+/// job's directory are made (mode 0700, as fio); an existing one must be a directory, not a
+/// symlink (never followed).
+fn make_parents(j: &JobSpec, path: &Path) -> Result<(), WorkloadError> {
+    use std::os::unix::fs::DirBuilderExt;
+    let base = Path::new(&j.directory);
+    let Ok(rel) = path.strip_prefix(base) else {
+        return Ok(());
+    };
+    let mut at = base.to_path_buf();
+    let parts: Vec<_> = rel.components().collect();
+    for c in &parts[..parts.len().saturating_sub(1)] {
+        at.push(c);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': {} is in the way of filename_format's directories (not a \
+                     directory, or a symlink, which is never followed)",
+                    j.name,
+                    at.display()
+                )));
+            }
+            Err(_) => std::fs::DirBuilder::new()
+                .mode(0o700)
+                .create(&at)
+                .map_err(|e| io_err(ErrorKind::of_io(&e), "cannot create directory", &at, &e))?,
+        }
+    }
+    Ok(())
 }
 
 fn check_direct(path: &Path) -> Result<(), WorkloadError> {
@@ -264,6 +358,7 @@ fn lay_out(
             .custom_flags(libc::O_NOFOLLOW)
             .open(path)
             .map_err(|e| crate::disk::files::open_error(path, false, &e))?;
+        reserve(j, &f, have, need);
         use std::io::{Seek, SeekFrom, Write};
         f.seek(SeekFrom::Start(have))
             .map_err(|e| io_err(ErrorKind::of_io(&e), "cannot seek in", path, &e))?;

@@ -20,6 +20,7 @@ pub mod fio_names;
 pub mod job;
 pub mod jobfile;
 mod layout;
+mod pattern;
 pub mod report_opts;
 mod result;
 mod sequence;
@@ -31,7 +32,7 @@ use hostbench_core::fio_result::{FioOption, FioResult};
 use hostbench_core::params::{ParamKind, ParamSpec};
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counter;
-use hostbench_core::result::{Figure, RunResult, Warning};
+use hostbench_core::result::{Figure, RunResult, Warning, WarningKind};
 use hostbench_core::workload::*;
 use job::JobSpec;
 use layout::layout_files;
@@ -119,7 +120,22 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
     for j in &jobs {
         // The generated name ($jobname.$jobnum.$filenum) and a relative filename stay in the
         // job's directory; an absolute filename is the user's own choice.
-        if j.filename.is_none() && (j.name.contains('/') || j.name == "..") {
+        if j.filename.is_none() && j.filename_format.is_some() {
+            for c in 0..j.numjobs {
+                let n = j.generated_name(c);
+                crate::disk::files::stays_inside(
+                    &n,
+                    false,
+                    &format!("job '{}': filename_format gives", j.name),
+                )?;
+                if n.is_empty() || n.ends_with('/') {
+                    return Err(WorkloadError::usage(format!(
+                        "job '{}': filename_format gives {n:?}, which names no file",
+                        j.name
+                    )));
+                }
+            }
+        } else if j.filename.is_none() && (j.name.contains('/') || j.name == "..") {
             return Err(WorkloadError::usage(format!(
                 "job name '{}' contains a path: the job's file is named after it inside its \
                  directory; use a plain name (and `directory`/`filename` for where it goes)",
@@ -310,8 +326,33 @@ impl Instance for FioInstance {
         Some(result::fio_result(&self.shared))
     }
 
+    /// The layout's warnings, then one per clone that ended with an error (fio prints its
+    /// `io_u error` line at the time; hostbench says it once the run is over, on stderr).
     fn warnings(&self) -> Vec<Warning> {
-        self.shared.warnings.clone()
+        let mut w = self.shared.warnings.clone();
+        let res = self
+            .shared
+            .results
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for s in res.iter().flatten() {
+            if let Some(e) = &s.error {
+                let j = &self.shared.jobs[s.job];
+                let then = if j.exitall_on_error {
+                    "exitall_on_error stopped the jobs its exit_what names"
+                } else {
+                    "the other jobs went on, as in fio (exitall_on_error stops them)"
+                };
+                w.push(Warning {
+                    kind: WarningKind::Errors,
+                    message: format!(
+                        "job '{}' ended with err={} ({}): {}; {then}",
+                        j.name, e.errno, e.text, e.detail
+                    ),
+                });
+            }
+        }
+        w
     }
 }
 

@@ -10,7 +10,7 @@ use super::Shared;
 use super::job::{JobSpec, Section};
 use super::stats::{Plat, RunStat};
 use hostbench_core::fio_result::{
-    FioBins, FioBlock, FioDir, FioDisk, FioJob, FioOption, FioResult,
+    FioBins, FioBlock, FioDir, FioDisk, FioError, FioJob, FioOption, FioResult,
 };
 
 /// Statistics of one direction of one clone.
@@ -49,6 +49,8 @@ pub(super) struct CloneStats {
     pub(super) depth_map: [u64; 7],
     pub(super) submit_map: [u64; 7],
     pub(super) complete_map: [u64; 7],
+    /// The error the clone ended with (fio's `err=`), if any.
+    pub(super) error: Option<FioError>,
 }
 
 /// The options of every `[global]` section, in order (fio's JSON "global options").
@@ -81,6 +83,7 @@ fn job(j: &JobSpec) -> FioJob {
         thread: j.thread,
         groupid: j.groupid,
         report: j.report.clone(),
+        bs_ranges: j.bsz.iter().map(|b| [b.min, b.max]).collect(),
     }
 }
 
@@ -93,8 +96,9 @@ struct Acc {
 
 /// One clone's block.
 fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
-    // fio counts runtime in whole ms; a run that did I/O lasted at least 1 ms of it.
-    let did_io = s.dirs[0].ios + s.dirs[1].ios > 0;
+    // fio counts runtime in whole ms; a run that moved data lasted at least 1 ms of it (a
+    // clone whose first I/O failed has none, as in fio).
+    let did_io = s.dirs[0].bytes + s.dirs[1].bytes > 0;
     let runtime_ms = (s.runtime_ns / 1_000_000).max(u64::from(did_io));
     let pct = |ns: u64| {
         if s.runtime_ns > 0 {
@@ -143,6 +147,7 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             iodepth_level: s.depth_map,
             iodepth_submit: s.submit_map,
             iodepth_complete: s.complete_map,
+            error: s.error.clone(),
         },
         bins: [
             s.dirs[0].clat_plat.0.to_vec(),
@@ -171,6 +176,12 @@ fn merge(m: &mut Acc, b: &Acc) {
     mb.usr_cpu_pct = (mb.usr_cpu_pct * k + bb.usr_cpu_pct) / (k + 1.0);
     mb.sys_cpu_pct = (mb.sys_cpu_pct * k + bb.sys_cpu_pct) / (k + 1.0);
     mb.clones += 1;
+    // fio's merged entry keeps the first error; the exit status counts every failed clone.
+    match (&mut mb.error, &bb.error) {
+        (Some(m), Some(b)) => m.clones += b.clones,
+        (m @ None, Some(b)) => *m = Some(b.clone()),
+        _ => {}
+    }
     mb.runtime_ms = mb.runtime_ms.max(bb.runtime_ms);
     mb.ctx += bb.ctx;
     mb.majf += bb.majf;

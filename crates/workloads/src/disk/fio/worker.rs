@@ -6,10 +6,12 @@
 
 use super::Shared;
 use super::engine::{Buffers, Dir, Done, Engine};
-use super::job::{EngineKind, JobSpec, RandDist};
+use super::job::{EngineKind, JobSpec};
+use super::pattern::Pattern;
 use super::result::CloneStats;
 use super::sequence::Turn;
-use hostbench_core::rand::{Distribution, Rng, Sampler};
+use hostbench_core::fio_result::FioError;
+use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counter;
 use hostbench_core::runner::RunControl;
 use hostbench_core::workload::{LoopWorker, Worker, WorkloadError};
@@ -40,6 +42,11 @@ pub(super) fn new_worker(
         let writes = j.rw.writes(j.rwmixread);
         let mut o = std::fs::OpenOptions::new();
         o.read(true).write(writes || j.engine == EngineKind::Mmap);
+        if j.create_on_open && (writes || j.engine == EngineKind::Mmap) {
+            // fio's create_on_open: the job's open makes the file (no layout before), with
+            // fio's mode.
+            o.create(true).mode(0o600);
+        }
         // Never through a symlink planted at the name after the layout checked it.
         let mut flags = libc::O_NOFOLLOW;
         if j.direct {
@@ -71,14 +78,7 @@ pub(super) fn new_worker(
     };
     let bufs = Buffers::new(depth as usize, j.max_bs() as usize, rng.clone().next_u64())
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
-    let gran = j.bs_read.min(j.bs_write);
-    let positions = (size - j.max_bs()) / gran + 1;
-    let sampler = match j.dist {
-        RandDist::Random => None,
-        RandDist::Zipf(t) => Some(Distribution::Zipfian { exp: t }.sampler(0, positions - 1)),
-        RandDist::Pareto(h) => Some(Distribution::Pareto { h }.sampler(0, positions - 1)),
-    };
-    let map = j.rw.random() && !j.norandommap && sampler.is_none();
+    let pattern = Pattern::new(j, size).map_err(WorkloadError::usage)?;
     Ok(Worker::Loop(Box::new(FioWorker {
         shared: shared.clone(),
         tid,
@@ -90,12 +90,9 @@ pub(super) fn new_worker(
         bufs,
         depth,
         rng,
-        offsets: OffsetGen::new(positions, map),
-        sampler,
-        gran,
+        pattern,
         size,
         read_pct: j.rw.read_pct(j.rwmixread),
-        seq_pos: [0, 0],
         pass_bytes: 0,
         stats: CloneStats {
             job: ji,
@@ -112,6 +109,7 @@ pub(super) fn new_worker(
         ramp_end: 0,
         limit_bytes: j.io_limits(size).0,
         limit_ios: j.io_limits(size).1,
+        failed: false,
     })))
 }
 
@@ -135,47 +133,6 @@ fn advise_access(f: &std::fs::File, j: &JobSpec, size: u64) {
     }
 }
 
-/// Offsets of a random job with fio's random map: every position once per pass, in a
-/// scrambled order (a full-period LCG over the next power of two, skipping values past the
-/// end), so no offset repeats until all were used.
-struct OffsetGen {
-    n: u64,
-    mask: u64,
-    x: u64,
-    a: u64,
-    c: u64,
-    map: bool,
-}
-
-impl OffsetGen {
-    fn new(n: u64, map: bool) -> OffsetGen {
-        let m = n.next_power_of_two();
-        OffsetGen {
-            n,
-            mask: m - 1,
-            x: 0,
-            a: (0x5851_F42D_4C95_7F2D & !3) | 1,
-            c: 0x1405_7B7E_F767_814F | 1,
-            map,
-        }
-    }
-    fn seed(&mut self, s: u64) {
-        self.x = s & self.mask;
-    }
-    #[inline]
-    fn next(&mut self, rng: &mut Rng) -> u64 {
-        if !self.map {
-            return rng.next_u64() % self.n;
-        }
-        loop {
-            self.x = self.x.wrapping_mul(self.a).wrapping_add(self.c) & self.mask;
-            if self.x < self.n {
-                return self.x;
-            }
-        }
-    }
-}
-
 struct FioWorker {
     shared: Arc<Shared>,
     tid: usize,
@@ -188,12 +145,10 @@ struct FioWorker {
     bufs: Buffers,
     depth: u32,
     rng: Rng,
-    offsets: OffsetGen,
-    sampler: Option<Sampler>,
-    gran: u64,
+    /// Where each I/O goes and how long it is.
+    pattern: Pattern,
     size: u64,
     read_pct: u32,
-    seq_pos: [u64; 2],
     /// Bytes issued in the current pass over the region: at each new pass a buffered job
     /// with `invalidate` drops the region's cached pages again, as fio does when it starts
     /// a file's next loop (else `loops`/`time_based` reads measure the page cache).
@@ -214,6 +169,17 @@ struct FioWorker {
     limit_bytes: u64,
     /// ... or this many I/Os (0 = no such limit).
     limit_ios: u64,
+    /// The clone ended with an error (kept once its statistics are handed over).
+    failed: bool,
+}
+
+/// The system's text for `errno` (`No space left on device`), without Rust's `(os error N)`.
+fn strerror(errno: i32) -> String {
+    let s = std::io::Error::from_raw_os_error(errno).to_string();
+    match s.rfind(" (os error ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
 }
 
 fn rusage() -> (u64, u64, u64, u64, u64) {
@@ -280,9 +246,10 @@ impl FioWorker {
             && (bytes >= self.limit_bytes || (self.limit_ios > 0 && ios >= self.limit_ios))
     }
 
-    /// The next I/O: direction, offset, length.
+    /// The next I/O: direction, offset, length; `None` when the clone's region is done
+    /// (a size-based job with holes, `rw=read:8k`, past its end).
     #[inline]
-    fn next_io(&mut self) -> (Dir, u64, u32) {
+    fn next_io(&mut self) -> Option<(Dir, u64, u32)> {
         let dir = match self.read_pct {
             100 => Dir::Read,
             0 => Dir::Write,
@@ -294,32 +261,14 @@ impl FioWorker {
                 }
             }
         };
-        let len = match dir {
-            Dir::Read => self.job.bs_read,
-            Dir::Write => self.job.bs_write,
-        };
+        let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
         self.pass_bytes += len;
         if self.pass_bytes > self.size {
             // A new pass over the region: its pages leave the cache first.
             self.pass_bytes = len;
             self.drop_cache();
         }
-        let off = if self.job.rw.random() {
-            let pos = match &self.sampler {
-                Some(s) => s.sample(&mut self.rng),
-                None => self.offsets.next(&mut self.rng),
-            };
-            pos * self.gran
-        } else {
-            let p = &mut self.seq_pos[dir as usize];
-            if *p + len > self.size {
-                *p = 0;
-            }
-            let o = *p;
-            *p += len;
-            o
-        };
-        (dir, self.job.offset + off, len as u32)
+        Some((dir, self.job.offset + off, len as u32))
     }
 
     /// Accounts one completed I/O (not during ramp time).
@@ -373,32 +322,54 @@ impl FioWorker {
         }
     }
 
-    fn fail(&self, dir: Dir, off: u64, res: i64) -> WorkloadError {
-        let e = std::io::Error::from_raw_os_error((-res) as i32);
-        let hint = if self.job.direct && -res == libc::EINVAL as i64 {
+    /// An I/O of `len` bytes at `off` that failed with `-res`: the clone ends with fio's
+    /// `err=` (the other clones go on, as in fio). fio counts the failed I/O as issued.
+    fn fail(&mut self, dir: Dir, off: u64, len: u32, res: i64) {
+        let errno = (-res) as i32;
+        let hint = if self.job.direct && errno == libc::EINVAL {
             " (with direct=1 the block size and offsets must be multiples of the device's \
              logical block size, often 4096 bytes: try bs=4k, or drop direct=1)"
         } else {
             ""
         };
-        WorkloadError::failed(format!(
-            "job '{}': {} of {} bytes at offset {off} of {} failed: {e}{hint}",
-            self.job.name,
+        self.stats.dirs[dir as usize].ios += 1;
+        let detail = format!(
+            "io_u error on file {}: {}: {} offset={off}, buflen={len}{hint}",
+            self.path.display(),
+            strerror(errno),
             if dir == Dir::Read { "read" } else { "write" },
-            self.job.max_bs(),
-            self.path.display()
-        ))
+        );
+        self.set_error(errno, "io_u error", detail);
     }
 
-    /// fsync/fdatasync every N writes, timed into the sync statistics.
-    fn maybe_sync(&mut self, ctl: &mut RunControl<'_>, warming: bool) -> Result<(), WorkloadError> {
+    /// Ends the clone with an error (the first one it met stays), fio's `td_verror`.
+    fn set_error(&mut self, errno: i32, func: &str, detail: String) {
+        self.stats.error.get_or_insert_with(|| FioError {
+            errno,
+            func: func.to_string(),
+            text: strerror(errno),
+            detail,
+            clones: 1,
+        });
+    }
+
+    /// An engine call (submit, reap) that failed: the clone ends with its error.
+    fn fail_engine(&mut self, func: &str, e: &std::io::Error) {
+        let errno = e.raw_os_error().unwrap_or(libc::EIO);
+        let detail = format!("{func} failed on file {}: {e}", self.path.display());
+        self.set_error(errno, func, detail);
+    }
+
+    /// fsync/fdatasync every N writes, timed into the sync statistics; false when it failed
+    /// (the clone then ends with the error).
+    fn maybe_sync(&mut self, ctl: &mut RunControl<'_>, warming: bool) -> bool {
         let n = self.job.fsync.max(self.job.fdatasync);
         if n == 0 || self._fd.is_none() {
-            return Ok(());
+            return true;
         }
         self.writes_since_sync += 1;
         if self.writes_since_sync < n {
-            return Ok(());
+            return true;
         }
         self.writes_since_sync = 0;
         let fd = self._fd.as_ref().map_or(-1, |f| f.as_raw_fd());
@@ -413,12 +384,15 @@ impl FioWorker {
         };
         let t1 = ctl.now();
         if r != 0 {
-            return Err(WorkloadError::failed(format!(
-                "job '{}': fsync of {} failed: {}",
-                self.job.name,
-                self.path.display(),
-                std::io::Error::last_os_error()
-            )));
+            let e = std::io::Error::last_os_error();
+            let func = if self.job.fdatasync > 0 {
+                "fdatasync"
+            } else {
+                "fsync"
+            };
+            let detail = format!("{func} of {} failed: {e}", self.path.display());
+            self.set_error(e.raw_os_error().unwrap_or(libc::EIO), func, detail);
+            return false;
         }
         ctl.counters().add(Counter::Other, 1);
         if !warming {
@@ -426,7 +400,7 @@ impl FioWorker {
             self.stats.sync.add(ns);
             self.stats.sync_plat.add(ns);
         }
-        Ok(())
+        true
     }
 
     fn count(ctl: &RunControl<'_>, dir: Dir, res: i64) {
@@ -471,7 +445,9 @@ impl FioWorker {
             } else {
                 None
             };
-            let (dir, off, len) = self.next_io();
+            let Some((dir, off, len)) = self.next_io() else {
+                break;
+            };
             let t0 = ctl.now();
             let res = self
                 .engine
@@ -480,7 +456,8 @@ impl FioWorker {
                 .sync_io(dir, buf, off, len);
             let t1 = ctl.now();
             if res < 0 {
-                return Err(self.fail(dir, off, res));
+                self.fail(dir, off, len, res);
+                break;
             }
             issued += len as u64;
             issued_ios += 1;
@@ -505,8 +482,8 @@ impl FioWorker {
                     meas.next_sample = t1 + meas.sample_ticks;
                 }
             }
-            if dir == Dir::Write {
-                self.maybe_sync(ctl, warming)?;
+            if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
+                break;
             }
             now = t1;
         }
@@ -525,14 +502,12 @@ impl FioWorker {
         issue: &mut [u64],
         inflight: &mut usize,
         ctl: &RunControl<'_>,
-    ) -> Result<u64, WorkloadError> {
+    ) -> Result<u64, ()> {
         if let Err(e) = engine.submit() {
             // What was not submitted is not in flight.
             batch.clear();
-            return Err(WorkloadError::failed(format!(
-                "job '{}': {e}",
-                self.job.name
-            )));
+            self.fail_engine("io submit", &e);
+            return Err(());
         }
         let t1 = ctl.now();
         *inflight += batch.len();
@@ -563,7 +538,9 @@ impl FioWorker {
         let t_start = ctl.now();
         let mut meas = Meas::start(ctl, t_start, self.warming(ctl, t_start));
         let mut due = t_start;
-        let mut err: Option<WorkloadError> = None;
+        // Set when an I/O, a submit, a reap or a sync failed: the clone ends (its error is in
+        // its statistics).
+        let mut err = false;
         loop {
             if more && !free.is_empty() {
                 let mut t0 = ctl.now();
@@ -580,8 +557,11 @@ impl FioWorker {
                         more = false;
                         break;
                     }
+                    let Some((dir, off, len)) = self.next_io() else {
+                        more = false;
+                        break;
+                    };
                     free.pop();
-                    let (dir, off, len) = self.next_io();
                     engine.queue(slot, dir, self.bufs.slot(slot), off, len);
                     start[slot as usize] = if pace > 0 { due } else { t0 };
                     if pace > 0 {
@@ -594,8 +574,8 @@ impl FioWorker {
                     if batch.len() >= self.submit_batch {
                         match self.submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl) {
                             Ok(t1) => t0 = t1,
-                            Err(e) => {
-                                err = Some(e);
+                            Err(()) => {
+                                err = true;
                                 failed = true;
                                 break;
                             }
@@ -604,10 +584,11 @@ impl FioWorker {
                 }
                 if !failed
                     && !batch.is_empty()
-                    && let Err(e) =
-                        self.submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl)
+                    && self
+                        .submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl)
+                        .is_err()
                 {
-                    err = Some(e);
+                    err = true;
                     failed = true;
                 }
                 if failed {
@@ -636,10 +617,7 @@ impl FioWorker {
             let n = match engine.reap_within(want, &mut done[..self.complete_max], timeout) {
                 Ok(n) => n,
                 Err(e) => {
-                    err = Some(WorkloadError::failed(format!(
-                        "job '{}': {e}",
-                        self.job.name
-                    )));
+                    self.fail_engine("io getevents", &e);
                     break;
                 }
             };
@@ -657,9 +635,8 @@ impl FioWorker {
                 free.push(d.slot);
                 let (dir, len, off) = meta[s];
                 if d.res < 0 {
-                    if err.is_none() {
-                        err = Some(self.fail(dir, off, d.res));
-                    }
+                    self.fail(dir, off, len, d.res);
+                    err = true;
                     continue;
                 }
                 if !warming {
@@ -674,10 +651,8 @@ impl FioWorker {
                         clock.to_ns(t2.saturating_sub(start[s])),
                     );
                 }
-                if dir == Dir::Write
-                    && let Err(e) = self.maybe_sync(ctl, warming)
-                {
-                    err.get_or_insert(e);
+                if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
+                    err = true;
                 }
             }
             if !warming && t2 >= meas.next_sample {
@@ -685,7 +660,7 @@ impl FioWorker {
                 meas.last_sample = t2;
                 meas.next_sample = t2 + meas.sample_ticks;
             }
-            if err.is_some() || ctl.aborted() {
+            if err || ctl.aborted() {
                 break;
             }
         }
@@ -699,10 +674,7 @@ impl FioWorker {
         // Back in its place, so it is torn down after the run's end is stamped: io_destroy
         // waits for an RCU grace period (about 30 ms here) that is not the job's runtime.
         self.engine = Some(engine);
-        match err {
-            Some(e) => Err(e),
-            None => Ok(meas),
-        }
+        Ok(meas)
     }
 }
 
@@ -755,7 +727,12 @@ impl LoopWorker for FioWorker {
             return Ok(());
         }
         let r = self.run_turn(ctl);
-        self.shared.seq.finish(self.tid, r.is_err());
+        if self.job.unlink {
+            self.unlink_file();
+        }
+        // A clone that ended with an error (fio's `err=`) stops only what `exitall_on_error`
+        // names; one that could not run at all (its engine) ends the run.
+        self.shared.seq.finish(self.tid, r.is_err() || self.failed);
         r
     }
 }
@@ -768,7 +745,19 @@ impl FioWorker {
             .results
             .lock()
             .unwrap_or_else(|e| e.into_inner());
+        self.failed = self.stats.error.is_some();
         res[self.tid] = Some(std::mem::take(&mut self.stats));
+    }
+
+    /// fio's `unlink`: the job's file goes when the clone ends (a regular file only, never
+    /// through a symlink; another clone of a shared file may have removed it already).
+    fn unlink_file(&self) {
+        if self.path.as_os_str().is_empty() {
+            return;
+        }
+        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 
     /// With `invalidate` (fio's default) on a buffered job: drops the region's pages from
@@ -805,7 +794,7 @@ impl FioWorker {
         // (so a read phase after a write phase reads the device, not the cache).
         self.drop_cache();
         self.pass_bytes = 0;
-        self.offsets.seed(self.rng.next_u64());
+        self.pattern.seed(&mut self.rng);
         let pace = 1_000_000_000u64
             .checked_div(self.job.rate_iops)
             .map_or(0, |ns| clock.from_ns(ns));
@@ -839,23 +828,5 @@ impl FioWorker {
         }
         self.hand_over();
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn random_map_touches_every_block_once_per_pass() {
-        let mut g = OffsetGen::new(1000, true);
-        g.seed(12345);
-        let mut rng = Rng::for_thread(1, 0);
-        let mut seen = vec![false; 1000];
-        for _ in 0..1000 {
-            let x = g.next(&mut rng) as usize;
-            assert!(!seen[x], "{x} repeated within a pass");
-            seen[x] = true;
-        }
     }
 }

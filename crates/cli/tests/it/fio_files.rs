@@ -1,0 +1,791 @@
+//! fio's jobs that fail, their files and their block sizes, side by side with the installed
+//! fio: the same job through both, compared on what does not depend on speed — exit status,
+//! each job's `error`, I/O counts, files made and their sizes, offsets touched.
+//!
+//! Without fio the comparisons are skipped with a message, unless `HOSTBENCH_TEST_FIO` is
+//! set: then a missing fio fails the test.
+
+use super::fio::{s, tmp};
+use super::fio_seq::need_fio;
+use crate::common;
+use serde_json::Value;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// What one run of a fio (ours or the real one) gave.
+struct Ran {
+    code: i32,
+    out: String,
+    err: String,
+    took: Duration,
+}
+
+/// The JSON document of `out` (fio 3.33 prints a failing job's start-up line before its
+/// JSON, so the document starts at the first `{`).
+fn doc(out: &str) -> Value {
+    let i = out
+        .find('{')
+        .unwrap_or_else(|| panic!("no JSON in:\n{out}"));
+    serde_json::from_str(&out[i..]).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"))
+}
+
+/// hostbench's fio front-end on `args` in `dir`.
+fn hb(dir: &Path, args: &[&str]) -> Ran {
+    let t = Instant::now();
+    let o = common::hb()
+        .current_dir(dir)
+        .arg("fio")
+        .args(args)
+        .arg("--no-save")
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(!err.contains("panicked"), "{err}");
+    Ran {
+        code: o.status.code().unwrap_or(-1),
+        out: String::from_utf8(o.stdout).unwrap(),
+        err,
+        took: t.elapsed(),
+    }
+}
+
+/// The real fio on `args` in `dir`.
+fn fio(dir: &Path, args: &[&str]) -> Ran {
+    let t = Instant::now();
+    let o = std::process::Command::new("fio")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    Ran {
+        code: o.status.code().unwrap_or(-1),
+        out: String::from_utf8(o.stdout).unwrap(),
+        err: String::from_utf8_lossy(&o.stderr).to_string(),
+        took: t.elapsed(),
+    }
+}
+
+/// Each JSON job entry: (name, error, reads, writes).
+fn entries(v: &Value) -> Vec<(String, i64, u64, u64)> {
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["jobname"].as_str().unwrap().to_string(),
+                j["error"].as_i64().unwrap(),
+                j["read"]["total_ios"].as_u64().unwrap(),
+                j["write"]["total_ios"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Every job block's header in a normal report, cut after `err=` and its number.
+fn err_lines(out: &str) -> Vec<String> {
+    out.lines()
+        .filter_map(|l| {
+            let p = l.find(": err=")?;
+            let rest = &l[p + 6..];
+            let n = rest.split([':', '(']).next().unwrap().trim();
+            Some(format!("{} err={n}", &l[..p]))
+        })
+        .collect()
+}
+
+/// A job writing /dev/full (every write fails with ENOSPC) and a null job beside it.
+const FAILING: &[&str] = &[
+    "--name=a",
+    "--filename=/dev/full",
+    "--rw=write",
+    "--size=64k",
+    "--bs=4k",
+    "--name=b",
+    "--ioengine=null",
+    "--size=1m",
+];
+
+#[test]
+fn a_failing_job_lets_the_others_go_on_as_in_fio() {
+    if !need_fio("a_failing_job_lets_the_others_go_on_as_in_fio") {
+        return;
+    }
+    let d = tmp("fail");
+    let f = format!("--filename={}", s(&d.join("x")));
+    let mut args = FAILING.to_vec();
+    args.push(&f);
+    let (h, p) = (hb(&d, &args), fio(&d, &args));
+    assert_eq!(h.code, 1, "one job failed: exit status 1\n{}", h.err);
+    assert_eq!(h.code, p.code, "fio: {}", p.err);
+    assert_eq!(
+        err_lines(&h.out),
+        [
+            "a: (groupid=0, jobs=1) err=28",
+            "b: (groupid=0, jobs=1) err=0"
+        ]
+    );
+    assert_eq!(err_lines(&h.out), err_lines(&p.out), "fio:\n{}", p.out);
+    assert!(
+        h.out
+            .contains("err=28 (func=io_u error, error=No space left on device)"),
+        "{}",
+        h.out
+    );
+    assert!(h.err.contains("io_u error on file /dev/full"), "{}", h.err);
+    // The null job did all of its work; the failed write counts as issued, as in fio.
+    for fmt in ["--output-format=json", "--output-format=json+"] {
+        args.push(fmt);
+        let (h, p) = (hb(&d, &args), fio(&d, &args));
+        args.pop();
+        let he = entries(&doc(&h.out));
+        assert_eq!(
+            he,
+            [("a".to_string(), 28, 0, 1), ("b".to_string(), 0, 256, 0)],
+            "{fmt}"
+        );
+        assert_eq!(he, entries(&doc(&p.out)), "{fmt}");
+        assert_eq!(h.code, 1);
+    }
+    // The stored result carries the error too (hostbench's own JSON, schema 1.3).
+    args.push("--output-format=hostbench-json");
+    let h = hb(&d, &args);
+    let r = doc(&h.out);
+    let e = &r["fio"]["blocks"][0]["error"];
+    assert_eq!(e["errno"], 28, "{r}");
+    assert_eq!(e["func"], "io_u error");
+    assert_eq!(e["clones"], 1);
+    assert!(r["fio"]["blocks"][1].get("error").is_none());
+    assert!(
+        common::violations(&r).is_empty(),
+        "{:?}",
+        common::violations(&r)
+    );
+}
+
+#[test]
+fn exit_status_counts_the_failed_clones_as_in_fio() {
+    if !need_fio("exit_status_counts_the_failed_clones_as_in_fio") {
+        return;
+    }
+    let d = tmp("fail2");
+    let args = [
+        "--name=a",
+        "--filename=/dev/full",
+        "--rw=write",
+        "--size=64k",
+        "--bs=4k",
+        "--numjobs=2",
+        "--group_reporting",
+        "--output-format=json",
+    ];
+    let (h, p) = (hb(&d, &args), fio(&d, &args));
+    assert_eq!((h.code, p.code), (2, 2), "{}", h.err);
+    assert_eq!(entries(&doc(&h.out)), [("a".to_string(), 28, 0, 2)]);
+    assert_eq!(entries(&doc(&h.out)), entries(&doc(&p.out)));
+}
+
+#[test]
+fn exitall_on_error_stops_the_others_as_in_fio() {
+    if !need_fio("exitall_on_error_stops_the_others_as_in_fio") {
+        return;
+    }
+    let d = tmp("fail3");
+    let f = format!("--filename={}", s(&d.join("x")));
+    // a fails 1 s into the run; b would run 20 s.
+    let args = [
+        "--name=a",
+        "--filename=/dev/full",
+        "--rw=write",
+        "--size=64k",
+        "--bs=4k",
+        "--exitall_on_error",
+        "--startdelay=1",
+        "--name=b",
+        "--ioengine=null",
+        "--size=1m",
+        &f,
+        "--time_based",
+        "--runtime=20",
+        "--output-format=json",
+    ];
+    let (h, p) = (hb(&d, &args), fio(&d, &args));
+    for (who, r) in [("hostbench", &h), ("fio", &p)] {
+        assert_eq!(r.code, 1, "{who}: {}", r.err);
+        assert!(r.took < Duration::from_secs(10), "{who} took {:?}", r.took);
+        let e = entries(&doc(&r.out));
+        assert_eq!((e[0].1, e[1].1), (28, 0), "{who}: {e:?}");
+        assert!(e[1].2 > 0, "{who}: b ran until a failed");
+    }
+    // Without exitall_on_error b runs its time (2 s here).
+    let args2: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| *a != "--exitall_on_error")
+        .map(|a| {
+            if a == "--runtime=20" {
+                "--runtime=2"
+            } else {
+                a
+            }
+        })
+        .collect();
+    let h = hb(&d, &args2);
+    assert_eq!(h.code, 1);
+    assert!(h.took >= Duration::from_millis(1900), "{:?}", h.took);
+    let b = &doc(&h.out)["jobs"][1];
+    assert!(b["job_runtime"].as_u64().unwrap() >= 1900, "{b}");
+}
+
+/// The start-up line (`name: (g=0): rw=..., bs=(R) ...`) of a job.
+fn start_line(out: &str) -> String {
+    out.lines().next().unwrap_or("").to_string()
+}
+
+#[test]
+fn block_size_start_up_lines_match_fio() {
+    if !need_fio("block_size_start_up_lines_match_fio") {
+        return;
+    }
+    let d = tmp("bsline");
+    for opts in [
+        &["--bs=8k,32k"][..],
+        &["--bs=8k,32k,"],
+        &["--bs=,8k"],
+        &["--bsrange=1k-16k,2k-8k,512-1k", "--rw=randrw"],
+        &["--bssplit=4k/60:8k/30,16k"],
+        &[
+            "--bssplit=512/10:1k/5:2k/5:4k/60:8k/2:16k/4:32k/4:64k/10",
+            "--rw=randrw",
+        ],
+        &["--rw=read:8k", "--bs=4k"],
+        &["--rw=randread:4", "--rw_sequencer=identical"],
+    ] {
+        let mut args = vec!["--name=a", "--ioengine=null", "--size=1m"];
+        args.extend_from_slice(opts);
+        let (h, p) = (hb(&d, &args), fio(&d, &args));
+        assert_eq!(h.code, 0, "{opts:?}: {}", h.err);
+        assert_eq!(start_line(&h.out), start_line(&p.out), "{opts:?}");
+    }
+}
+
+/// The file offsets of `file`'s reads and writes in an strace log (`-y` names the files).
+fn traced_offsets(log: &str, file: &str) -> Vec<u64> {
+    log.lines()
+        .filter(|l| (l.contains("pread64(") || l.contains("pwrite64(")) && l.contains(file))
+        .filter_map(|l| {
+            let args = &l[..l.rfind(')')?];
+            args.rsplit(", ").next()?.trim().parse().ok()
+        })
+        .collect()
+}
+
+/// The offsets fio queues (`--debug=io`).
+fn fio_offsets(stderr_and_out: &str) -> Vec<u64> {
+    stderr_and_out
+        .lines()
+        .filter(|l| l.contains(" queue: "))
+        .filter_map(|l| {
+            let o = l.split("off=0x").nth(1)?.split(',').next()?;
+            u64::from_str_radix(o, 16).ok()
+        })
+        .collect()
+}
+
+/// hostbench's offsets for `args` on `file` (64 KiB, made before), seen through strace.
+fn hb_offsets(dir: &Path, file: &str, args: &[&str]) -> Vec<u64> {
+    std::fs::write(dir.join(file), vec![0u8; 64 << 10]).unwrap();
+    let log = dir.join("strace.txt");
+    let o = std::process::Command::new("strace")
+        .args(["-f", "-y", "-e", "trace=pread64,pwrite64", "-o"])
+        .arg(&log)
+        .arg(common::bin())
+        .arg("fio")
+        .args(args)
+        .args(["--no-save", "--disk_util=0"])
+        .current_dir(dir)
+        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    traced_offsets(&std::fs::read_to_string(&log).unwrap(), file)
+}
+
+#[test]
+fn holes_backwards_and_random_runs_touch_what_fio_touches() {
+    if !need_fio("holes_backwards_and_random_runs_touch_what_fio_touches") {
+        return;
+    }
+    if std::process::Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        assert!(
+            std::env::var_os("HOSTBENCH_TEST_FIO").is_none(),
+            "HOSTBENCH_TEST_FIO is set but strace is not installed"
+        );
+        eprintln!("skip: strace is not installed; offsets not compared");
+        return;
+    }
+    let d = tmp("holes");
+    for rw in ["read:8k", "write:4k", "read:-8k", "write:-8k", "read:16k"] {
+        let rwo = format!("--rw={rw}");
+        let args = [
+            "--name=a",
+            "--filename=h.dat",
+            "--size=64k",
+            "--bs=4k",
+            &rwo,
+        ];
+        let ours = hb_offsets(&d, "h.dat", &args);
+        std::fs::write(d.join("h.dat"), vec![0u8; 64 << 10]).unwrap();
+        let mut fa = args.to_vec();
+        fa.push("--debug=io");
+        let p = fio(&d, &fa);
+        let theirs = fio_offsets(&format!("{}{}", p.out, p.err));
+        assert!(!theirs.is_empty(), "{rw}: fio's debug output:\n{}", p.err);
+        assert_eq!(ours, theirs, "{rw}");
+    }
+    // Random every 3rd I/O: the first three sequential from the start, then runs of three
+    // (following the random pick, or repeating it with rw_sequencer=identical), as fio.
+    for (seqr, step) in [
+        ("--rw_sequencer=sequential", 4096),
+        ("--rw_sequencer=identical", 0),
+    ] {
+        let args = [
+            "--name=a",
+            "--filename=h.dat",
+            "--size=64k",
+            "--bs=4k",
+            "--rw=randread:3",
+            seqr,
+        ];
+        let ours = hb_offsets(&d, "h.dat", &args);
+        let mut fa = args.to_vec();
+        fa.push("--debug=io");
+        let p = fio(&d, &fa);
+        let theirs = fio_offsets(&format!("{}{}", p.out, p.err));
+        assert_eq!(ours.len(), theirs.len(), "{seqr}: {ours:?} / {theirs:?}");
+        assert_eq!(ours[..3], theirs[..3], "{seqr}");
+        for o in [&ours, &theirs] {
+            for i in (3..o.len() - 2).step_by(3) {
+                assert_eq!(
+                    (o[i + 1], o[i + 2]),
+                    (o[i] + step, o[i] + 2 * step),
+                    "{seqr}: {o:?}"
+                );
+            }
+        }
+    }
+}
+
+/// fio's examples that need block-size mixes, holes and zones, adapted in sizes only (never
+/// committed: written here from their text): each job's error and I/O counts as fio's, and
+/// for random size mixes the bytes.
+#[test]
+fn fios_block_pattern_examples_run_as_in_fio() {
+    if !need_fio("fios_block_pattern_examples_run_as_in_fio") {
+        return;
+    }
+    let d = tmp("bsex");
+    let examples = [
+        // examples/backwards-read.fio (128m → 1m)
+        (
+            "backwards-read",
+            "[backwards-read]\nbs=4k\nrw=read:-8k\nfilename=bw.dat\nsize=1m\n",
+            true,
+        ),
+        // examples/tiobench-example.fio (512m → 1m)
+        (
+            "tiobench",
+            "[global]\ndirect=1\nsize=1m\nbsrange=4k-4k\ntimeout=60\nnumjobs=4\n\
+             [f1]\nrw=write\n[f2]\nstonewall\nrw=randwrite\n[f3]\nstonewall\nrw=read\n\
+             [f4]\nstonewall\nrw=randread\n",
+            true,
+        ),
+        // examples/iometer-file-access-server.fio (4g → 4m)
+        (
+            "iometer",
+            "[global]\ndescription=Emulation of Intel IOmeter File Server Access Pattern\n\
+             [iometer]\nbssplit=512/10:1k/5:2k/5:4k/60:8k/2:16k/4:32k/4:64k/10\nrw=randrw\n\
+             rwmixread=80\ndirect=1\nsize=4m\nioengine=libaio\niodepth=64\n",
+            false,
+        ),
+        // examples/jesd219.fio (/dev/nvme0n1 → an 8 MiB file)
+        (
+            "jesd219",
+            "[JESD219]\nioengine=libaio\ndirect=1\nrw=randrw\nnorandommap\nrandrepeat=0\n\
+             rwmixread=40\nrwmixwrite=60\niodepth=256\nnumjobs=4\n\
+             bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3\n\
+             blockalign=4k\nrandom_distribution=zoned:50/5:30/15:20/80\nfilename=jesd.dat\n\
+             size=8m\ngroup_reporting\n",
+            false,
+        ),
+        // examples/rand-zones.fio (2g → 8m)
+        (
+            "rand-zones",
+            "[zones]\nsize=8m\ndirect=1\nbs=4k\nrw=randread\nnorandommap\n\
+             random_distribution=zoned:50/5:30/15:20/\n",
+            true,
+        ),
+    ];
+    for (name, text, exact) in examples {
+        let f = d.join(format!("{name}.fio"));
+        std::fs::write(&f, text).unwrap();
+        let fs = s(&f);
+        let args = [fs.as_str(), "--output-format=json"];
+        let h = hb(&d, &args);
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let n = e.file_name().to_string_lossy().to_string();
+            if !n.ends_with(".fio") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+        let p = fio(&d, &args);
+        assert_eq!((h.code, p.code), (0, 0), "{name}: {}\n{}", h.err, p.err);
+        let (he, pe) = (entries(&doc(&h.out)), entries(&doc(&p.out)));
+        if exact {
+            assert_eq!(he, pe, "{name}");
+        } else {
+            let bytes = |v: &Value| -> Vec<u64> {
+                v["jobs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|j| {
+                        j["read"]["io_bytes"].as_u64().unwrap()
+                            + j["write"]["io_bytes"].as_u64().unwrap()
+                    })
+                    .collect()
+            };
+            // Each clone does its size; the last I/O may pass it by a block, as in fio.
+            for (hb, pb) in bytes(&doc(&h.out)).into_iter().zip(bytes(&doc(&p.out))) {
+                assert!(hb.abs_diff(pb) * 200 < pb, "{name}: {hb} bytes, fio {pb}");
+            }
+            // The mix of sizes: I/O counts within a quarter of fio's.
+            let (hn, pn) = (he[0].2 + he[0].3, pe[0].2 + pe[0].3);
+            assert!(
+                hn * 4 > pn * 3 && hn * 3 < pn * 4,
+                "{name}: {hn} I/Os, fio {pn}"
+            );
+        }
+    }
+}
+
+/// The fallocate/ftruncate calls a command makes on files named `file`, as strace shows
+/// them (the descriptor left out).
+fn space_calls(dir: &Path, program: &str, args: &[&str]) -> Vec<String> {
+    let log = dir.join("space.txt");
+    let o = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=fallocate,ftruncate", "-o"])
+        .arg(&log)
+        .arg(program)
+        .args(args)
+        .current_dir(dir)
+        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let call = l.split_once(' ')?.1.trim_start();
+            let (name, rest) = call.split_once('(')?;
+            let args = rest.split_once(')')?.0;
+            let args: Vec<&str> = args.split(", ").skip(1).collect();
+            Some(format!("{name}({})", args.join(", ")))
+        })
+        .collect()
+}
+
+#[test]
+fn fallocate_unlink_and_create_on_open_as_fio() {
+    if !need_fio("fallocate_unlink_and_create_on_open_as_fio") {
+        return;
+    }
+    let d = tmp("fcalls");
+    let have_strace = std::process::Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_ok();
+    let hbp = common::bin();
+    let hbp = hbp.to_str().expect("a UTF-8 path");
+    if have_strace {
+        for (mode, rw) in [
+            ("none", "write"),
+            ("native", "write"),
+            ("posix", "write"),
+            ("keep", "write"),
+            ("truncate", "write"),
+            ("1", "write"),
+            ("native", "read"),
+        ] {
+            let (m, r) = (format!("--fallocate={mode}"), format!("--rw={rw}"));
+            let args = ["--name=fa", "--size=64k", &m, &r];
+            let _ = std::fs::remove_file(d.join("fa.0.0"));
+            let mut ours = vec!["fio"];
+            ours.extend_from_slice(&args);
+            ours.push("--no-save");
+            let h = space_calls(&d, hbp, &ours);
+            let _ = std::fs::remove_file(d.join("fa.0.0"));
+            let p = space_calls(&d, "fio", &args);
+            assert_eq!(h, p, "fallocate={mode} rw={rw}");
+        }
+    } else {
+        eprintln!("skip: strace is not installed; fallocate's calls not compared");
+    }
+    // unlink: the job's file is gone afterwards (a generated name and a named file).
+    for file in [None, Some("named.dat")] {
+        let f = file.map(|f| format!("--filename={f}"));
+        let mut args = vec!["--name=ul", "--size=64k", "--rw=write", "--unlink=1"];
+        args.extend(f.as_deref());
+        let left = |r: &Ran, who: &str| {
+            assert_eq!(r.code, 0, "{who}: {}", r.err);
+            d.join(file.unwrap_or("ul.0.0")).exists()
+        };
+        assert!(!left(&hb(&d, &args), "hostbench"), "{file:?}");
+        assert!(!left(&fio(&d, &args), "fio"), "{file:?}");
+    }
+    // create_on_open: no layout line; the job's writes make the file.
+    let args = [
+        "--name=co",
+        "--size=64k",
+        "--rw=write",
+        "--create_on_open=1",
+    ];
+    for who in ["hostbench", "fio"] {
+        let r = if who == "fio" {
+            fio(&d, &args)
+        } else {
+            hb(&d, &args)
+        };
+        assert_eq!(r.code, 0, "{who}: {}", r.err);
+        assert!(!r.out.contains("Laying out"), "{who}:\n{}", r.out);
+        let m = std::fs::metadata(d.join("co.0.0")).unwrap();
+        assert_eq!(m.len(), 64 << 10, "{who}");
+        std::fs::remove_file(d.join("co.0.0")).unwrap();
+    }
+    // unlink refuses a device node.
+    let r = hb(
+        &d,
+        &[
+            "--name=dv",
+            "--filename=/dev/null",
+            "--size=64k",
+            "--unlink=1",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(
+        r.err.contains("unlink=1 would delete the device node"),
+        "{}",
+        r.err
+    );
+    assert!(Path::new("/dev/null").exists());
+}
+
+#[test]
+fn offset_align_rounds_percent_offsets_as_fio() {
+    if !need_fio("offset_align_rounds_percent_offsets_as_fio") {
+        return;
+    }
+    if std::process::Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!("skip: strace is not installed; offsets not compared");
+        return;
+    }
+    let d = tmp("oalign");
+    let hbp = common::bin();
+    let hbp = hbp.to_str().expect("a UTF-8 path");
+    for align in ["64k", "1m"] {
+        let a = format!("--offset_align={align}");
+        let args = [
+            "--name=oa",
+            "--filename=oa.dat",
+            "--bs=4k",
+            "--offset=10%",
+            "--number_ios=1",
+            "--rw=read",
+            &a,
+        ];
+        std::fs::write(d.join("oa.dat"), vec![0u8; 4 << 20]).unwrap();
+        let log = d.join("oa.txt");
+        let o = std::process::Command::new("strace")
+            .args(["-f", "-y", "-e", "trace=pread64", "-o"])
+            .arg(&log)
+            .arg(hbp)
+            .arg("fio")
+            .args(args)
+            .arg("--no-save")
+            .current_dir(&d)
+            .env("HOSTBENCH_RESULTS_DB", d.join("r.db"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let ours = traced_offsets(&std::fs::read_to_string(&log).unwrap(), "oa.dat");
+        let mut fa = args.to_vec();
+        fa.push("--debug=io");
+        let p = fio(&d, &fa);
+        let theirs = fio_offsets(&format!("{}{}", p.out, p.err));
+        assert_eq!(ours, theirs, "offset_align={align}");
+        assert_eq!(ours.len(), 1);
+    }
+}
+
+#[test]
+fn filesize_draws_a_size_per_file_as_fio() {
+    let d = tmp("fsizes");
+    let args = [
+        "--name=fs",
+        "--filesize=10k-64k",
+        "--numjobs=4",
+        "--bs=4k",
+        "--output-format=json",
+    ];
+    // (each clone's bytes, each file's length), both sorted.
+    let run = |prog: &str| -> (Vec<u64>, Vec<u64>) {
+        for c in 0..4 {
+            let _ = std::fs::remove_file(d.join(format!("fs.{c}.0")));
+        }
+        let r = if prog == "fio" {
+            fio(&d, &args)
+        } else {
+            hb(&d, &args)
+        };
+        assert_eq!(r.code, 0, "{prog}: {}", r.err);
+        let v = doc(&r.out);
+        let mut bytes: Vec<u64> = v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["read"]["io_bytes"].as_u64().unwrap())
+            .collect();
+        let mut lens: Vec<u64> = (0..4)
+            .map(|c| {
+                std::fs::metadata(d.join(format!("fs.{c}.0")))
+                    .unwrap()
+                    .len()
+            })
+            .collect();
+        bytes.sort_unstable();
+        lens.sort_unstable();
+        (bytes, lens)
+    };
+    let mut progs = vec!["hostbench"];
+    if need_fio("filesize_draws_a_size_per_file_as_fio") {
+        progs.push("fio");
+    }
+    for prog in progs {
+        let (bytes, lens) = run(prog);
+        assert_eq!(bytes, lens, "{prog}: each clone reads its whole file once");
+        for l in &lens {
+            assert!(
+                (8192..=65536).contains(l) && l % 4096 == 0,
+                "{prog}: {lens:?}"
+            );
+        }
+        assert!(
+            lens.windows(2).any(|w| w[0] != w[1]),
+            "{prog}: one size per file: {lens:?}"
+        );
+        if prog == "hostbench" {
+            assert_eq!(run(prog), (bytes, lens), "the same sizes on every run");
+        }
+    }
+}
+
+/// The files under `dir` (relative paths, sorted), directories marked with a `/`.
+fn tree(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(dir).unwrap().display().to_string();
+            if p.is_dir() {
+                out.push(format!("{rel}/"));
+                stack.push(p);
+            } else {
+                out.push(rel);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn filename_format_names_files_as_fio() {
+    let run = |prog: &str, format: &str, numjobs: &str| -> Vec<String> {
+        let d = tmp("fformat");
+        let f = format!("--filename_format={format}");
+        let n = format!("--numjobs={numjobs}");
+        let args = ["--name=job1", "--size=16k", &n, &f];
+        let r = if prog == "fio" {
+            fio(&d, &args)
+        } else {
+            hb(&d, &args)
+        };
+        assert_eq!(r.code, 0, "{prog} {format}: {}", r.err);
+        let t = tree(&d);
+        std::fs::remove_dir_all(&d).unwrap();
+        t
+    };
+    let cases = [
+        ("f.$clientuid.$jobnum.$filenum.$JOBNAME", "2"),
+        ("data/$jobname", "1"),
+        ("$jobname-$JobNum", "3"),
+    ];
+    let peer = need_fio("filename_format_names_files_as_fio");
+    for (format, n) in cases {
+        let ours = run("hostbench", format, n);
+        assert!(!ours.is_empty());
+        if peer {
+            assert_eq!(ours, run("fio", format, n), "{format}");
+        }
+    }
+    assert_eq!(
+        run("hostbench", "f.$clientuid.$jobnum.$filenum.$JOBNAME", "2"),
+        ["f..0.0.job1", "f..1.0.job1"]
+    );
+    // A name that climbs out of the job's directory is refused.
+    let d = tmp("fformat-bad");
+    let r = hb(
+        &d,
+        &["--name=j", "--size=16k", "--filename_format=../$jobname"],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("climbs out"), "{}", r.err);
+}
+
+#[test]
+fn a_failing_job_fails_a_native_run_too() {
+    let d = tmp("fail-native");
+    let o = common::hb()
+        .current_dir(&d)
+        .args([
+            "run",
+            "disk.fio",
+            "-s",
+            "jobs=--name=a --filename=/dev/full --rw=write --size=64k --name=b --ioengine=null --size=1m",
+            "--threads=2",
+            "--time=0",
+            "--no-save",
+        ])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("job 'a' ended with err=28 (No space left on device)"),
+        "{err}"
+    );
+    assert!(err.contains("a job ended with an error"), "{err}");
+}

@@ -1,0 +1,694 @@
+//! Where each I/O of a clone goes and how long it is, as fio 3.33 chooses them
+//! (`io_u.c:get_next_offset`, `get_next_buflen`): per direction, the block sizes (`bs`,
+//! `bsrange`, `bssplit`, `bs_unaligned`), random offsets on `blockalign` boundaries drawn by
+//! `random_distribution` (with fio's random map: every block once per pass), sequential
+//! offsets with `rw=...:N` holes or backwards steps, random jobs that go sequential between
+//! random picks (`rw=randread:N`, `rw_sequencer`, `percentage_random`).
+//!
+//! Offsets here are relative to the clone's region (`[0, size)`); the worker adds the
+//! region's start.
+
+use super::job::{JobSpec, RandDist, RandGen};
+use hostbench_core::rand::{Distribution, Rng, Sampler};
+
+/// Offsets of a random job with fio's random map: every position once per pass, in a
+/// scrambled order (a full-period LCG over the next power of two, skipping values past the
+/// end), so no offset repeats until all were used.
+pub(super) struct OffsetGen {
+    n: u64,
+    mask: u64,
+    x: u64,
+    a: u64,
+    c: u64,
+    map: bool,
+}
+
+impl OffsetGen {
+    pub(super) fn new(n: u64, map: bool) -> OffsetGen {
+        let m = n.max(1).next_power_of_two();
+        OffsetGen {
+            n: n.max(1),
+            mask: m - 1,
+            x: 0,
+            a: (0x5851_F42D_4C95_7F2D & !3) | 1,
+            c: 0x1405_7B7E_F767_814F | 1,
+            map,
+        }
+    }
+    pub(super) fn seed(&mut self, s: u64) {
+        self.x = s & self.mask;
+    }
+    #[inline]
+    pub(super) fn next(&mut self, rng: &mut Rng) -> u64 {
+        if !self.map {
+            return rng.next_u64() % self.n;
+        }
+        loop {
+            self.x = self.x.wrapping_mul(self.a).wrapping_add(self.c) & self.mask;
+            if self.x < self.n {
+                return self.x;
+            }
+        }
+    }
+}
+
+/// fio's random map where I/O sizes or alignments differ: a bit per `gran` bytes of the
+/// region, set when an I/O covers it. A drawn block that is used already moves to the next
+/// free one, and an I/O stops where the used blocks begin (fio's `mark_random_map` cuts it
+/// there), so a pass covers each byte once and fio's short I/Os show up as in fio.
+struct BlockMap {
+    gran: u64,
+    bits: Vec<u64>,
+    n: u64,
+    free: u64,
+}
+
+impl BlockMap {
+    fn new(size: u64, gran: u64) -> BlockMap {
+        let n = size.div_ceil(gran).max(1);
+        BlockMap {
+            gran,
+            bits: vec![0; n.div_ceil(64) as usize],
+            n,
+            free: n,
+        }
+    }
+    #[inline]
+    fn used(&self, b: u64) -> bool {
+        self.bits[(b / 64) as usize] & (1 << (b % 64)) != 0
+    }
+    fn reset(&mut self) {
+        self.bits.iter_mut().for_each(|w| *w = 0);
+        self.free = self.n;
+    }
+    /// The first free block at or after `from` (wrapping once) that is a multiple of
+    /// `step` and below `limit` blocks.
+    fn next_free(&self, from: u64, step: u64, limit: u64) -> Option<u64> {
+        let limit = limit.min(self.n);
+        let scan = |lo: u64, hi: u64| {
+            let mut b = lo.div_ceil(step) * step;
+            while b < hi {
+                let w = self.bits[(b / 64) as usize];
+                if w == u64::MAX && step < 64 {
+                    b = ((b / 64 + 1) * 64).div_ceil(step) * step;
+                    continue;
+                }
+                if !self.used(b) {
+                    return Some(b);
+                }
+                b += step;
+            }
+            None
+        };
+        scan(from, limit).or_else(|| scan(0, from.min(limit)))
+    }
+    /// Marks the free blocks of `[off, off + len)` from its start up to the first used one:
+    /// the length the I/O keeps (at least one block).
+    fn take(&mut self, off: u64, len: u64) -> u64 {
+        let first = off / self.gran;
+        let want = len.div_ceil(self.gran);
+        let mut k = 0;
+        while k < want && first + k < self.n && !self.used(first + k) {
+            let b = first + k;
+            self.bits[(b / 64) as usize] |= 1 << (b % 64);
+            k += 1;
+        }
+        self.free -= k;
+        if k == want {
+            len
+        } else {
+            (k * self.gran).max(self.gran)
+        }
+    }
+}
+
+/// How a random block is drawn.
+enum Picker {
+    /// Uniform, through the direction's [`OffsetGen`] (with or without the random map).
+    Uniform,
+    /// zipf or pareto (hot blocks at the start of the region).
+    Sampler(Sampler),
+    /// fio's `normal`: the mean of 12 uniform draws, plus a uniform deviation of `stddev`
+    /// positions, shifted by `off`.
+    Normal { stddev: i64, off: i64 },
+    /// `zoned`/`zoned_abs`, per direction: (cumulative access percent, first position,
+    /// positions) of each zone; an empty list draws uniformly.
+    Zoned([Vec<(u32, u64, u64)>; 2]),
+}
+
+/// One clone's offsets and lengths.
+pub(super) struct Pattern {
+    size: u64,
+    random: bool,
+    /// Per direction: smallest and largest size, bssplit.
+    min: [u64; 2],
+    max: [u64; 2],
+    split: [Vec<(u64, u32)>; 2],
+    unaligned: bool,
+    /// Per direction: random offsets are multiples of this, over `positions` positions.
+    align: [u64; 2],
+    positions: [u64; 2],
+    /// Per direction: index into `maps` (reads and writes share one when they have the
+    /// same positions, so a randrw pass touches each block once, as fio's one map).
+    map_of: [usize; 2],
+    maps: Vec<OffsetGen>,
+    /// The random map by blocks, where sizes or alignments vary (`None`: the
+    /// permutations in `maps` are the map).
+    blocks: Option<BlockMap>,
+    picker: Picker,
+    seq_add: i64,
+    seq_nr: u32,
+    seq_left: u32,
+    identical: bool,
+    pct_random: [u32; 2],
+    /// Per direction: end and start of the last I/O.
+    last_end: [u64; 2],
+    last_start: [Option<u64>; 2],
+    /// With holes (`seq_add`), a size-based job is done when its offset passes the end;
+    /// the next loop starts over, until `loops` passes are done.
+    time_based: bool,
+    loops: u32,
+    passes: u32,
+}
+
+impl Pattern {
+    /// The pattern of job `j` over a region of `size` bytes (`size` ≥ every direction's
+    /// smallest block). Errors are the job's (zoned_abs past the region).
+    pub(super) fn new(j: &JobSpec, size: u64) -> Result<Pattern, String> {
+        let min = [j.bsz[0].min, j.bsz[1].min];
+        let max = [j.bsz[0].max, j.bsz[1].max];
+        let align = [
+            j.blockalign[0].unwrap_or(min[0]).max(1),
+            j.blockalign[1].unwrap_or(min[1]).max(1),
+        ];
+        let positions = [0, 1].map(|d| size.saturating_sub(min[d]) / align[d] + 1);
+        // fio: `blockalign` other than the smallest size turns the random map off, and so
+        // does any distribution but the uniform one; `lfsr` visits every block once anyway.
+        let uniform = matches!(j.dist, RandDist::Random);
+        let ba_off = (0..2).any(|d| j.blockalign[d].is_some_and(|a| a != min[d]));
+        let map = j.rw.random()
+            && uniform
+            && ((!j.norandommap && !ba_off) || j.random_generator == RandGen::Lfsr);
+        let (map_of, maps) = if positions[0] == positions[1] && align[0] == align[1] {
+            ([0, 0], vec![OffsetGen::new(positions[0], map)])
+        } else {
+            (
+                [0, 1],
+                vec![
+                    OffsetGen::new(positions[0], map),
+                    OffsetGen::new(positions[1], map),
+                ],
+            )
+        };
+        // Fixed and equal sizes and alignments: the permutation alone visits every block
+        // once. Otherwise a map by blocks of the finest grain keeps fio's account.
+        let varied = min != max || min[0] != min[1] || align[0] != align[1] || align != min;
+        let blocks = (map && varied).then(|| {
+            let gran = min.into_iter().chain(align).min().unwrap_or(1).max(1);
+            BlockMap::new(size, gran)
+        });
+        let n = positions[0].min(positions[1]).max(1);
+        let picker = match &j.dist {
+            RandDist::Random => Picker::Uniform,
+            RandDist::Zipf(t) => {
+                Picker::Sampler(Distribution::Zipfian { exp: *t }.sampler(0, n - 1))
+            }
+            RandDist::Pareto(h) => {
+                Picker::Sampler(Distribution::Pareto { h: *h }.sampler(0, n - 1))
+            }
+            RandDist::Normal { dev, center } => {
+                let mut stddev = if *dev > 0.0 {
+                    ((n as f64 * dev) / 100.0).ceil() as i64
+                } else {
+                    0
+                };
+                stddev = stddev.min((n / 2) as i64);
+                let off = center.map_or(0, |c| (n as f64 * (c - 0.5)) as i64);
+                Picker::Normal { stddev, off }
+            }
+            RandDist::Zoned { abs, zones } => {
+                let mut out: [Vec<(u32, u64, u64)>; 2] = Default::default();
+                for d in 0..2 {
+                    let p = positions[d];
+                    let mut access = 0u32;
+                    let mut start = 0u64;
+                    for &(a, sz) in &zones[d] {
+                        access += a;
+                        let (first, len) = if *abs {
+                            let (s0, s1) = (start, start.saturating_add(sz));
+                            if s1 > size {
+                                return Err(format!(
+                                    "fio: zoned_abs sizes exceed file size: job '{}' has zones \
+                                     up to {s1} bytes in a region of {size}",
+                                    j.name
+                                ));
+                            }
+                            start = s1;
+                            (s0 / align[d], (s1 / align[d]).min(p) - s0 / align[d])
+                        } else {
+                            let (s0, s1) = (start, start + sz);
+                            start = s1;
+                            let a0 = p * s0 / 100;
+                            (a0, (p * s1 / 100).min(p).saturating_sub(a0))
+                        };
+                        out[d].push((access, first, len));
+                    }
+                }
+                Picker::Zoned(out)
+            }
+        };
+        Ok(Pattern {
+            size,
+            random: j.rw.random(),
+            min,
+            max,
+            split: [j.bsz[0].split.clone(), j.bsz[1].split.clone()],
+            unaligned: j.bs_unaligned,
+            align,
+            positions,
+            map_of,
+            maps,
+            blocks,
+            picker,
+            seq_add: j.seq_add,
+            seq_nr: j.seq_nr.max(1),
+            // fio's `rw=randread:N` starts with N sequential I/Os from the region's start
+            // (measured: `randread:3` reads 0, 4k, 8k, then a random block and the two after
+            // it). A plain random job starts at random.
+            seq_left: if j.seq_nr > 1 { j.seq_nr + 1 } else { 1 },
+            identical: j.rw_seq_identical,
+            pct_random: [j.percentage_random[0], j.percentage_random[1]],
+            last_end: [0; 2],
+            last_start: [None; 2],
+            time_based: j.time_based,
+            loops: j.loops.max(1),
+            passes: 0,
+        })
+    }
+
+    /// Seeds the random maps (at the clone's start).
+    pub(super) fn seed(&mut self, rng: &mut Rng) {
+        for m in &mut self.maps {
+            m.seed(rng.next_u64());
+        }
+    }
+
+    /// The next I/O of direction `d` (0 read, 1 write): (offset in the region, length), or
+    /// `None` when a size-based job with holes has passed the end of its region for the
+    /// last time (fio's file done).
+    #[inline]
+    pub(super) fn next(&mut self, d: usize, rng: &mut Rng) -> Option<(u64, u64)> {
+        let off = if self.random {
+            // fio: every `seq_nr`-th I/O is placed at random (each one by default), with
+            // probability `percentage_random`; the others follow the last one.
+            self.seq_left -= 1;
+            let hit = self.seq_left == 0;
+            if hit {
+                self.seq_left = self.seq_nr;
+            }
+            let pct = self.pct_random[d];
+            if hit && (pct >= 100 || (rng.next_u64() % 100) < u64::from(pct)) {
+                self.mapped_offset(d, rng)?
+            } else if !hit && self.identical {
+                self.last_start[d].unwrap_or(0)
+            } else if self.last_end[d] + self.min[d] <= self.size {
+                self.seq_offset(d)?
+            } else {
+                self.mapped_offset(d, rng)?
+            }
+        } else {
+            self.seq_offset(d)?
+        };
+        let mut len = self.buflen(d, off, rng);
+        if self.random
+            && let Some(m) = &mut self.blocks
+        {
+            len = m.take(off, len);
+        }
+        self.last_start[d] = Some(off);
+        self.last_end[d] = off + len;
+        Some((off, len))
+    }
+
+    /// A random offset, moved to the next free block of the map by blocks when it has one
+    /// (`None` when the map is full and the job's passes are done).
+    fn mapped_offset(&mut self, d: usize, rng: &mut Rng) -> Option<u64> {
+        let off = self.random_offset(d, rng);
+        let Some(m) = &mut self.blocks else {
+            return Some(off);
+        };
+        let step = (self.align[d] / m.gran).max(1);
+        let limit = (self.size - self.min[d]) / m.gran + 1;
+        let b = off / m.gran;
+        if m.free > 0
+            && let Some(f) = m.next_free(b, step, limit)
+        {
+            return Some(f * m.gran);
+        }
+        // The map is full: the pass is over (fio's file done; time_based starts again).
+        self.passes += 1;
+        if !self.time_based && self.passes >= self.loops {
+            return None;
+        }
+        m.reset();
+        Some(off)
+    }
+
+    fn random_offset(&mut self, d: usize, rng: &mut Rng) -> u64 {
+        let n = self.positions[d];
+        let pos = match &self.picker {
+            Picker::Uniform => self.maps[self.map_of[d]].next(rng),
+            Picker::Sampler(s) => s.sample(rng).min(n - 1),
+            Picker::Normal { stddev, off } => {
+                let mut sum = 0u64;
+                for _ in 0..12 {
+                    sum += rng.next_u64() % (n + 1);
+                }
+                let mut v = sum.div_ceil(12) as i64;
+                if *stddev > 0 {
+                    let mut dev = (*stddev as f64 * rng.next_f64()) as i64 - stddev / 2;
+                    while v + dev < 0 || v + dev >= n as i64 {
+                        dev /= 2;
+                    }
+                    v += dev;
+                }
+                (v + off).rem_euclid(n as i64) as u64
+            }
+            Picker::Zoned(zones) if !zones[d].is_empty() => {
+                let v = (rng.next_u64() % 100) as u32 + 1;
+                let z = zones[d]
+                    .iter()
+                    .find(|z| z.0 >= v)
+                    .unwrap_or(&zones[d][zones[d].len() - 1]);
+                if z.2 == 0 {
+                    z.1.min(n - 1)
+                } else {
+                    (z.1 + rng.next_u64() % z.2).min(n - 1)
+                }
+            }
+            Picker::Zoned(_) => rng.next_u64() % n,
+        };
+        pos * self.align[d]
+    }
+
+    /// fio's `get_next_seq_offset`: after the last I/O, `seq_add` bytes further (holes,
+    /// or backwards when negative), wrapping to the region's start (backwards: its end).
+    fn seq_offset(&mut self, d: usize) -> Option<u64> {
+        let size = self.size;
+        let mut last = self.last_end[d];
+        if last >= size {
+            if self.seq_add != 0 && !self.time_based {
+                self.passes += 1;
+                if self.passes >= self.loops {
+                    return None;
+                }
+            }
+            last = 0;
+            self.last_end[d] = 0;
+        }
+        let mut pos = last;
+        if pos != 0 && self.seq_add != 0 {
+            let p = i128::from(pos) + i128::from(self.seq_add);
+            pos = if p < 0 || p >= i128::from(size) {
+                if self.seq_add > 0 {
+                    0
+                } else {
+                    (i128::from(size) + i128::from(self.seq_add)).max(0) as u64
+                }
+            } else {
+                p as u64
+            };
+        }
+        if pos + self.min[d] > size {
+            pos = 0;
+        }
+        Some(pos)
+    }
+
+    /// fio's `get_next_buflen`: the direction's size, or one drawn from its range or split
+    /// that fits before the region's end (redrawn until it does).
+    fn buflen(&self, d: usize, off: u64, rng: &mut Rng) -> u64 {
+        let (min, max) = (self.min[d], self.max[d]);
+        if min == max {
+            return min;
+        }
+        let room = self.size - off;
+        if room < min {
+            return min;
+        }
+        for _ in 0..1000 {
+            let u = rng.next_f64();
+            let mut len = if self.split[d].is_empty() {
+                min + (max as f64 * u) as u64
+            } else {
+                // Entries sorted by percent, chosen by cumulative weight; one that does not
+                // fit passes to the next; past the last, the last one's size (fio's rule:
+                // percents that add to less than 100 give the rest to the most likely).
+                let v = u * 100.0;
+                let mut cum = 0u32;
+                let mut pick = min;
+                for &(bs, p) in &self.split[d] {
+                    if p == 0 {
+                        continue;
+                    }
+                    pick = bs;
+                    cum += p;
+                    if v < f64::from(cum) && bs <= room {
+                        break;
+                    }
+                }
+                pick
+            };
+            if !self.unaligned {
+                len -= len % min;
+            }
+            len = len.min(max);
+            if len > 0 && len <= room {
+                return len;
+            }
+        }
+        min
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::fio::job::{from_text, jobs_from_sections};
+
+    fn job(opts: &str) -> JobSpec {
+        let text = format!("[j]\nioengine=null\n{}\n", opts.replace(' ', "\n"));
+        jobs_from_sections(&from_text(&text).unwrap())
+            .unwrap()
+            .remove(0)
+    }
+
+    fn offsets(opts: &str, size: u64, n: usize) -> Vec<u64> {
+        let j = job(opts);
+        let mut p = Pattern::new(&j, size).unwrap();
+        let mut rng = Rng::for_thread(7, 0);
+        p.seed(&mut rng);
+        let d = usize::from(j.rw.read_pct(j.rwmixread) == 0);
+        (0..n)
+            .map_while(|_| p.next(d, &mut rng).map(|(o, _)| o))
+            .collect()
+    }
+
+    #[test]
+    fn random_map_touches_every_block_once_per_pass() {
+        let mut g = OffsetGen::new(1000, true);
+        g.seed(12345);
+        let mut rng = Rng::for_thread(1, 0);
+        let mut seen = vec![false; 1000];
+        for _ in 0..1000 {
+            let x = g.next(&mut rng) as usize;
+            assert!(!seen[x], "{x} repeated within a pass");
+            seen[x] = true;
+        }
+    }
+
+    /// The offsets fio 3.33 issues (measured with `--debug=io`, 64 KiB, bs=4k).
+    #[test]
+    fn holes_and_backwards_as_fio() {
+        let k = |v: &[u64]| v.iter().map(|x| x * 1024).collect::<Vec<_>>();
+        assert_eq!(
+            offsets("rw=read:8k", 64 << 10, 100),
+            k(&[0, 12, 24, 36, 48, 60]),
+            "the job is done once its offset passes the end"
+        );
+        assert_eq!(
+            offsets("rw=write:4k", 64 << 10, 16),
+            k(&[0, 8, 16, 24, 32, 40, 48, 56, 0, 8, 16, 24, 32, 40, 48, 56]),
+            "holes wrap to the start"
+        );
+        assert_eq!(
+            offsets("rw=read:-8k", 64 << 10, 16),
+            k(&[0, 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0]),
+            "backwards from the end"
+        );
+    }
+
+    #[test]
+    fn random_every_n_with_sequential_or_identical_runs_between() {
+        // As fio (measured): three sequential I/Os from the start, then every third one
+        // random and the two after it following it (or repeating it: `identical`).
+        let o = offsets("rw=randread:3 norandommap", 1 << 30, 12);
+        assert_eq!(&o[..3], &[0, 4096, 8192]);
+        for i in (3..12).step_by(3) {
+            assert_eq!((o[i + 1], o[i + 2]), (o[i] + 4096, o[i] + 8192), "{o:?}");
+        }
+        assert!(o[3] != 12288 || o[6] != o[5] + 4096, "random picks: {o:?}");
+        let o = offsets("rw=randread:3 rw_sequencer=identical", 64 << 10, 12);
+        assert_eq!(&o[..3], &[0, 0, 0]);
+        for i in (3..12).step_by(3) {
+            assert_eq!((o[i + 1], o[i + 2]), (o[i], o[i]), "{o:?}");
+        }
+    }
+
+    #[test]
+    fn percentage_random_mixes_random_and_sequential() {
+        let o = offsets(
+            "rw=randread percentage_random=50 norandommap",
+            1 << 30,
+            4000,
+        );
+        let seq = o.windows(2).filter(|w| w[1] == w[0] + 4096).count();
+        assert!((1700..2300).contains(&seq), "about half sequential: {seq}");
+        let o = offsets("rw=randread percentage_random=0", 1 << 20, 256);
+        assert_eq!(o, (0..256).map(|i| i * 4096).collect::<Vec<_>>());
+    }
+
+    fn lengths(opts: &str, size: u64, n: usize) -> Vec<u64> {
+        let j = job(opts);
+        let mut p = Pattern::new(&j, size).unwrap();
+        let mut rng = Rng::for_thread(3, 0);
+        p.seed(&mut rng);
+        (0..n)
+            .filter_map(|_| p.next(0, &mut rng).map(|x| x.1))
+            .collect()
+    }
+
+    #[test]
+    fn bssplit_follows_its_percentages_and_the_remainder_rule() {
+        let l = lengths("rw=randread bssplit=4k/60:8k/30:16k/10", 1 << 30, 20000);
+        let share = |b: u64| l.iter().filter(|&&x| x == b).count() as f64 / l.len() as f64;
+        assert!((share(4096) - 0.6).abs() < 0.02, "{}", share(4096));
+        assert!((share(8192) - 0.3).abs() < 0.02, "{}", share(8192));
+        assert!((share(16384) - 0.1).abs() < 0.02, "{}", share(16384));
+        // 4k/50 and 8k without a percent: 8k gets the other 50.
+        let l = lengths("rw=randread bssplit=4k/50:8k", 1 << 30, 20000);
+        let small = l.iter().filter(|&&x| x == 4096).count() as f64 / l.len() as f64;
+        assert!((small - 0.5).abs() < 0.02, "{small}");
+        // Percents adding to 90: the most likely entry (4k) takes the rest, as in fio.
+        let l = lengths("rw=randread bssplit=4k/60:8k/30", 1 << 30, 20000);
+        let small = l.iter().filter(|&&x| x == 4096).count() as f64 / l.len() as f64;
+        assert!((small - 0.7).abs() < 0.02, "{small}");
+    }
+
+    #[test]
+    fn bsrange_draws_multiples_of_its_minimum_and_fits_the_region() {
+        let l = lengths("rw=randread bsrange=4k-16k", 1 << 30, 5000);
+        assert!(
+            l.iter()
+                .all(|&x| x % 4096 == 0 && (4096..=16384).contains(&x))
+        );
+        for b in [4096, 8192, 12288, 16384] {
+            assert!(l.contains(&b), "{b} never drawn");
+        }
+        let l = lengths("rw=randread bsrange=1000-3000 bs_unaligned", 1 << 30, 5000);
+        assert!(
+            l.iter().any(|x| x % 1000 != 0),
+            "bs_unaligned keeps odd sizes"
+        );
+        // Sequential: every I/O fits the region, which is covered exactly.
+        let j = job("rw=read bsrange=4k-64k");
+        let mut p = Pattern::new(&j, 1 << 20).unwrap();
+        let mut rng = Rng::for_thread(5, 0);
+        let (mut at, mut sum) = (0, 0);
+        while sum < 1 << 20 {
+            let (o, l) = p.next(0, &mut rng).unwrap();
+            assert_eq!(o, at);
+            assert!(o + l <= 1 << 20);
+            at += l;
+            sum += l;
+        }
+        assert_eq!(sum, 1 << 20);
+    }
+
+    #[test]
+    fn a_random_pass_with_mixed_sizes_covers_each_block_once() {
+        let j = job("rw=randread bssplit=4k/50:64k/50");
+        let size = 4 << 20;
+        let mut p = Pattern::new(&j, size).unwrap();
+        let mut rng = Rng::for_thread(9, 0);
+        p.seed(&mut rng);
+        let mut seen = vec![false; (size / 4096) as usize];
+        let mut total = 0;
+        while let Some((o, l)) = p.next(0, &mut rng) {
+            assert_eq!(o % 4096, 0);
+            for b in o / 4096..(o + l) / 4096 {
+                assert!(!seen[b as usize], "block {b} twice");
+                seen[b as usize] = true;
+            }
+            total += l;
+        }
+        assert_eq!(total, size, "the pass covers the region once, then ends");
+        // fio cuts an I/O where used blocks begin, so sizes between the entries appear.
+        assert!(seen.iter().all(|&x| x));
+    }
+
+    #[test]
+    fn blockalign_places_random_offsets() {
+        let o = offsets("rw=randread bs=4k blockalign=64k", 1 << 24, 500);
+        assert!(o.iter().all(|x| x % 65536 == 0), "{o:?}");
+    }
+
+    #[test]
+    fn zoned_sends_each_zone_its_share() {
+        // 50% of the I/O to the first 5%, 30% to the next 15%, 20% to the other 80%.
+        let o = offsets(
+            "rw=randread norandommap random_distribution=zoned:50/5:30/15:20/",
+            1 << 30,
+            20000,
+        );
+        let n = o.len() as f64;
+        let zone = |lo: u64, hi: u64| o.iter().filter(|&&x| x >= lo && x < hi).count() as f64 / n;
+        let g = 1u64 << 30;
+        assert!((zone(0, g * 5 / 100) - 0.5).abs() < 0.02);
+        assert!((zone(g * 5 / 100, g * 20 / 100) - 0.3).abs() < 0.02);
+        assert!((zone(g * 20 / 100, g) - 0.2).abs() < 0.02);
+        let o = offsets(
+            "rw=randread random_distribution=zoned_abs:60/1m:40/3m",
+            4 << 20,
+            10000,
+        );
+        let first = o.iter().filter(|&&x| x < 1 << 20).count() as f64 / o.len() as f64;
+        assert!((first - 0.6).abs() < 0.03, "{first}");
+        let j = job("rw=randread random_distribution=zoned_abs:60/1m:40/3m");
+        let e = Pattern::new(&j, 2 << 20)
+            .err()
+            .expect("zones past the region");
+        assert!(e.contains("zoned_abs sizes exceed"), "{e}");
+    }
+
+    #[test]
+    fn normal_gathers_offsets_around_the_center() {
+        let o = offsets("rw=randread random_distribution=normal", 1 << 30, 5000);
+        let g = 1u64 << 30;
+        let mid = o.iter().filter(|&&x| x > g / 4 && x < g * 3 / 4).count();
+        assert!(mid > 4500, "{mid} of 5000 in the middle half");
+    }
+
+    #[test]
+    fn lfsr_keeps_every_block_once_even_without_the_map() {
+        let o = offsets(
+            "rw=randread norandommap random_generator=lfsr",
+            1 << 20,
+            256,
+        );
+        let mut s = o.clone();
+        s.sort_unstable();
+        s.dedup();
+        assert_eq!(s.len(), 256);
+    }
+}
