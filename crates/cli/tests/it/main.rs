@@ -18,6 +18,7 @@ mod db_tls;
 mod fileio;
 mod fio;
 mod fio_seq;
+mod fleet;
 mod generate;
 mod http;
 mod iozone;
