@@ -49,3 +49,258 @@ fn harness_hosts_answer_over_ssh_and_leave_nothing_behind() {
         assert!(!list.contains(n.as_str()), "{n} left behind: {list}");
     }
 }
+
+use crate::common::{bin, default_signals};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// `hostbench fleet` with the hosts' ssh config, saving into `db`.
+fn fleet(hosts: &Hosts, db: &Path) -> Command {
+    let mut c = Command::new(bin());
+    c.env("HOSTBENCH_RESULTS_DB", db)
+        .env_remove("HOSTBENCH_NO_SAVE")
+        .arg("fleet")
+        .arg("-F")
+        .arg(&hosts.ssh_config);
+    default_signals(&mut c);
+    c
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Every stored run of `db`, as stored.
+fn stored(db: &Path) -> Vec<Value> {
+    let o = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", db)
+        .args(["results", "export"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    doc["runs"].as_array().cloned().unwrap_or_default()
+}
+
+/// Only sshd is left in each host's namespace: no agent, no command, no ssh session.
+fn assert_nothing_left(hosts: &Hosts) {
+    let t0 = Instant::now();
+    for i in 0..hosts.hosts.len() {
+        while hosts.pids(i).len() > 1 && t0.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert_eq!(hosts.pids(i).len(), 1, "processes left on host {i}");
+    }
+}
+
+#[test]
+fn runs_on_every_host_starts_them_together_and_saves_each_hosts_results() {
+    if netns::skip("runs_on_every_host_starts_them_together_and_saves_each_hosts_results") {
+        return;
+    }
+    let hosts = Hosts::start(3);
+    let db = hosts.dir.path().join("results.db");
+    let o = fleet(&hosts, &db)
+        .args([&hosts.list(), "--label", "qual", "--"])
+        .args(["cpu", "--cpu-max-prime=2000", "--time=1", "run"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    // The first time, the binary is copied to every host; the report says so per host.
+    for h in &hosts.hosts {
+        let line = out.lines().find(|l| l.starts_with(&h.addr)).expect(&out);
+        assert!(line.contains("copied") && line.ends_with("ok"), "{line}");
+        // Into the host's cache, under its SHA-256, and the run's directory is gone.
+        let bins: Vec<_> = std::fs::read_dir(h.cache.join("hostbench/bin"))
+            .unwrap()
+            .collect();
+        assert_eq!(bins.len(), 1);
+        let runs = h.cache.join("hostbench/runs");
+        let left: Vec<_> = std::fs::read_dir(&runs)
+            .map(|d| {
+                d.flatten()
+                    .flat_map(|r| std::fs::read_dir(r.path()).unwrap().flatten())
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert!(left.is_empty(), "run directories left: {left:?}");
+    }
+    let runs = stored(&db);
+    assert_eq!(runs.len(), 3, "{err}");
+    let fleet_run = runs[0]["fleet"]["run"].as_str().unwrap().to_string();
+    assert!(out.contains(&format!("fleet run {fleet_run}")), "{out}");
+    let mut names: Vec<&str> = runs
+        .iter()
+        .map(|r| r["fleet"]["host"].as_str().unwrap())
+        .collect();
+    names.sort();
+    let mut want: Vec<&str> = hosts.hosts.iter().map(|h| h.addr.as_str()).collect();
+    want.sort();
+    assert_eq!(names, want);
+    let mut lates = Vec::new();
+    for r in &runs {
+        crate::common::assert_valid(r, "a fleet run");
+        assert_eq!(r["fleet"]["run"], fleet_run.as_str());
+        assert_eq!(r["label"], "qual");
+        assert_eq!(r["workload"]["id"], "cpu");
+        assert!(r["metrics"]["events"].as_u64().unwrap() > 0);
+        assert_eq!(r["schema_minor"], 3);
+        // One common instant for every host, each host's lateness and clock recorded.
+        assert_eq!(
+            r["fleet"]["start_at_unix_ns"],
+            runs[0]["fleet"]["start_at_unix_ns"]
+        );
+        let late = r["fleet"]["start_late_ns"].as_i64().unwrap();
+        assert!(late >= 0, "started before the instant: {late}");
+        lates.push(late);
+        assert!(r["fleet"]["clock_rtt_ns"].as_i64().unwrap() > 0);
+        // The namespaces share this machine's clock: the measured offset is within the
+        // sample's round trip.
+        let off = r["fleet"]["clock_offset_ns"].as_i64().unwrap();
+        assert!(
+            off.abs() <= r["fleet"]["clock_rtt_ns"].as_i64().unwrap(),
+            "{off}"
+        );
+    }
+    let skew = lates.iter().max().unwrap() - lates.iter().min().unwrap();
+    eprintln!("fleet start skew over 3 hosts: {:.3} ms", skew as f64 / 1e6);
+    assert!(out.contains("start skew: "), "{out}");
+    assert_nothing_left(&hosts);
+
+    // The second time the binary is found in each host's cache, and an inventory names the
+    // hosts (the host names recorded are the inventory's).
+    let inv = hosts.dir.path().join("inventory.ini");
+    let mut ini = String::from("[compute]\n");
+    for (i, h) in hosts.hosts.iter().enumerate() {
+        ini.push_str(&format!(
+            "node{i} ansible_host={} ansible_user=root\n",
+            h.addr
+        ));
+    }
+    ini.push_str("[other]\nnowhere\n");
+    std::fs::write(&inv, ini).unwrap();
+    let o = fleet(&hosts, &db)
+        .arg("-i")
+        .arg(format!("{}:compute", inv.display()))
+        .args(["--", "cpu", "--cpu-max-prime=2000", "--time=1", "run"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    for i in 0..3 {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("node{i} ")))
+            .expect(&out);
+        assert!(line.contains("cached") && line.ends_with("ok"), "{line}");
+    }
+    let runs = stored(&db);
+    assert_eq!(runs.len(), 6);
+    assert_eq!(
+        runs.iter()
+            .filter(|r| r["fleet"]["host"] == "node1")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn a_failing_and_an_unreachable_host_are_reported_while_the_others_complete() {
+    if netns::skip("a_failing_and_an_unreachable_host_are_reported_while_the_others_complete") {
+        return;
+    }
+    let hosts = Hosts::start(3);
+    let db = hosts.dir.path().join("results.db");
+    // Host 2 cannot keep the binary: its cache's place is taken by a file.
+    std::fs::write(hosts.hosts[2].cache.join("hostbench"), "not a directory").unwrap();
+    // Nothing listens on port 2222 of host 0.
+    let unreachable = format!("{}:2222", hosts.hosts[0].addr);
+    let list = format!("{},{unreachable}", hosts.list());
+    let o = fleet(&hosts, &db)
+        .args([list.as_str(), "--connect-timeout", "3s", "--"])
+        .args(["cpu", "--cpu-max-prime=2000", "--time=1", "run"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    let line = |name: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no line for {name}: {out}"))
+            .to_string()
+    };
+    assert!(line(&hosts.hosts[0].addr).ends_with("ok"), "{out}");
+    assert!(line(&hosts.hosts[1].addr).ends_with("ok"), "{out}");
+    assert!(
+        line(&hosts.hosts[2].addr).contains("FAILED: exit 1 (copying the binary)"),
+        "{out}"
+    );
+    assert!(
+        line(&unreachable).contains("FAILED: unreachable (connect)"),
+        "{out}"
+    );
+    // Each failure comes with what the host said.
+    assert!(err.contains("Connection refused"), "{err}");
+    assert!(
+        err.contains("Not a directory") || err.contains("File exists"),
+        "{err}"
+    );
+    let runs = stored(&db);
+    let mut names: Vec<&str> = runs
+        .iter()
+        .map(|r| r["fleet"]["host"].as_str().unwrap())
+        .collect();
+    names.sort();
+    let mut want = vec![hosts.hosts[0].addr.as_str(), hosts.hosts[1].addr.as_str()];
+    want.sort();
+    assert_eq!(names, want);
+    assert_nothing_left(&hosts);
+}
+
+#[test]
+fn ctrl_c_stops_every_remote_run_and_keeps_their_partial_results() {
+    if netns::skip("ctrl_c_stops_every_remote_run_and_keeps_their_partial_results") {
+        return;
+    }
+    let hosts = Hosts::start(3);
+    let db = hosts.dir.path().join("results.db");
+    let err_file = hosts.dir.path().join("fleet.err");
+    let mut child = fleet(&hosts, &db)
+        .args([&hosts.list(), "--start-delay", "1s", "--"])
+        .args(["cpu", "--cpu-max-prime=2000", "--time=120", "run"])
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&err_file).unwrap())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !std::fs::read_to_string(&err_file)
+        .unwrap()
+        .contains("start at")
+    {
+        assert!(t0.elapsed() < Duration::from_secs(60), "never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(2500));
+    let stopped = Instant::now();
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    let err = std::fs::read_to_string(&err_file).unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(stopped.elapsed() < Duration::from_secs(30), "{err}");
+    let runs = stored(&db);
+    assert_eq!(runs.len(), 3, "{err}");
+    for r in &runs {
+        assert_eq!(r["outcome"]["stop_reason"], "interrupted", "{r}");
+        assert!(r["metrics"]["events"].as_u64().unwrap() > 0);
+        let d = r["metrics"]["duration_s"].as_f64().unwrap();
+        assert!(d > 0.5 && d < 60.0, "{d}");
+    }
+    assert_nothing_left(&hosts);
+}
