@@ -304,3 +304,118 @@ fn ctrl_c_stops_every_remote_run_and_keeps_their_partial_results() {
     }
     assert_nothing_left(&hosts);
 }
+
+#[test]
+fn job_files_travel_with_the_command_and_a_host_past_its_timeout_keeps_its_partial_results() {
+    if netns::skip(
+        "job_files_travel_with_the_command_and_a_host_past_its_timeout_keeps_its_partial_results",
+    ) {
+        return;
+    }
+    let hosts = Hosts::start(2);
+    let db = hosts.dir.path().join("results.db");
+    // A host file: comments, blank lines, user@host:port.
+    let list = hosts.dir.path().join("nodes.txt");
+    let mut nodes = String::from("# the test's hosts\n\n");
+    for h in &hosts.hosts {
+        nodes.push_str(&format!("root@{}:22  # a node\n", h.addr));
+    }
+    std::fs::write(&list, nodes).unwrap();
+    // A job file that exists only here: it travels with the command.
+    let job = hosts.dir.path().join("null.fio");
+    std::fs::write(
+        &job,
+        "[travel]\nioengine=null\nsize=8m\nbs=4k\nrw=randread\n",
+    )
+    .unwrap();
+    let o = fleet(&hosts, &db)
+        .arg(format!("@{}", list.display()))
+        .args(["--", "fio", "--output-format=json"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let runs = stored(&db);
+    assert_eq!(runs.len(), 2, "{err}");
+    for r in &runs {
+        assert_eq!(r["workload"]["id"], "disk.fio");
+        assert_eq!(r["fio"]["jobs"][0]["name"], "travel", "{}", r["fio"]);
+        assert_eq!(r["fio"]["blocks"][0]["read"]["total_ios"], 2048);
+        assert!(r["fleet"]["host"].as_str().unwrap().starts_with("root@"));
+    }
+    // Each host's own report stays there (its tail is shown when the host fails); stdout
+    // is the fleet's summary.
+    assert!(!out.contains("jobname"), "{out}");
+
+    // A host past its time is stopped like Ctrl-C stops it: its partial result is kept and
+    // it is reported as failed.
+    let t0 = Instant::now();
+    let o = fleet(&hosts, &db)
+        .args([
+            &hosts.list(),
+            "--timeout",
+            "8s",
+            "--start-delay",
+            "1s",
+            "--",
+        ])
+        .args(["cpu", "--cpu-max-prime=2000", "--time=120", "run"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(t0.elapsed() < Duration::from_secs(60));
+    for h in &hosts.hosts {
+        let line = out.lines().find(|l| l.starts_with(&h.addr)).expect(&out);
+        assert!(line.contains("FAILED: timed out (run)"), "{line}");
+    }
+    let runs = stored(&db);
+    let stopped: Vec<&Value> = runs
+        .iter()
+        .filter(|r| r["workload"]["id"] == "cpu")
+        .collect();
+    assert_eq!(stopped.len(), 2, "{err}");
+    for r in stopped {
+        assert_eq!(r["outcome"]["stop_reason"], "interrupted");
+        assert!(r["metrics"]["events"].as_u64().unwrap() > 0);
+    }
+    assert_nothing_left(&hosts);
+}
+
+#[test]
+fn bad_fleet_command_lines_are_one_line_and_exit_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["fleet", "a,b"], "after --"),
+        (&["fleet", "--", "cpu", "run"], "which hosts?"),
+        (&["fleet", "a,a", "--", "cpu", "run"], "named twice"),
+        (
+            &["fleet", "-oProxyCommand=x", "--", "cpu", "run"],
+            "unexpected argument",
+        ),
+        (
+            &["fleet", "h", "--", "cpu", "--results-db=x", "run"],
+            "fleet's business",
+        ),
+        (
+            &["fleet", "@/nonexistent/nodes", "--", "cpu", "run"],
+            "host file /nonexistent/nodes",
+        ),
+        (
+            &["fleet", "-i", "inv.ini", "--", "cpu", "run"],
+            "INVENTORY:GROUP",
+        ),
+        (&["fleet", "h:99999", "--", "cpu", "run"], "not 1-65535"),
+        (
+            &["fleet", "h", "--parallel", "0", "--", "cpu", "run"],
+            "at least 1",
+        ),
+    ];
+    for (args, want) in cases {
+        let o = Command::new(bin()).args(*args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
