@@ -23,6 +23,7 @@
 pub mod agent;
 pub mod gate;
 mod hosts;
+mod report;
 mod ssh;
 
 use crate::results::StoreArg;
@@ -97,6 +98,10 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     let rest = &argv[2.min(argv.len())..];
     if rest.first().is_some_and(|w| w == "agent") {
         return agent::main(&rest[1..]);
+    }
+    // `fleet report RUN_ID`; a host named `report` is written `report,` or `user@report`.
+    if rest.first().is_some_and(|w| w == "report") {
+        return report::main(&rest[1..]);
     }
     let (ours, command) = match rest.iter().position(|a| a == "--") {
         Some(i) => (&rest[..i], rest[i + 1..].to_vec()),

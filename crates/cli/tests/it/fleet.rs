@@ -419,3 +419,96 @@ fn bad_fleet_command_lines_are_one_line_and_exit_2() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+#[test]
+fn fleet_report_flags_the_host_with_a_cpu_quota_as_a_slow_outlier() {
+    if netns::skip("fleet_report_flags_the_host_with_a_cpu_quota_as_a_slow_outlier") {
+        return;
+    }
+    let mut hosts = Hosts::start(3);
+    if let Err(why) = hosts.slow_down(2, 10) {
+        eprintln!(
+            "SKIPPED fleet::fleet_report_flags_the_host_with_a_cpu_quota_as_a_slow_outlier: {why}"
+        );
+        return;
+    }
+    let db = hosts.dir.path().join("results.db");
+    let o = fleet(&hosts, &db)
+        .args([&hosts.list(), "--"])
+        .args(["cpu", "--cpu-max-prime=5000", "--time=2", "run"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let id = out
+        .lines()
+        .find_map(|l| l.strip_prefix("fleet run "))
+        .expect(&out)
+        .trim()
+        .to_string();
+    let report = |args: &[&str]| {
+        Command::new(bin())
+            .env("HOSTBENCH_RESULTS_DB", &db)
+            .args(["fleet", "report", &id])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = report(&["--fail-below", "50%"]);
+    let (text_out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{text_out}\n{err}");
+    assert!(
+        text_out.contains("cpu: event rate, events/s (higher is better)"),
+        "{text_out}"
+    );
+    let line = |name: &str| {
+        text_out
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("{name}: {text_out}"))
+            .to_string()
+    };
+    assert!(line(&hosts.hosts[0].addr).ends_with("pass"), "{text_out}");
+    assert!(line(&hosts.hosts[1].addr).ends_with("pass"), "{text_out}");
+    assert!(
+        line(&hosts.hosts[2].addr).ends_with("slow (outlier)"),
+        "{text_out}"
+    );
+    eprintln!("{text_out}");
+    // JSON: the same verdicts, the median the middle host's figure.
+    let o = report(&["-f", "json"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "without --fail-below the report only reports"
+    );
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let g = &j["groups"][0];
+    let mut values: Vec<f64> = g["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["value"].as_f64().unwrap())
+        .collect();
+    values.sort_by(f64::total_cmp);
+    assert_eq!(g["median"].as_f64().unwrap(), values[1]);
+    let slow = g["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["host"] == hosts.hosts[2].addr.as_str())
+        .unwrap();
+    assert_eq!(slow["verdict"], "slow");
+    assert_eq!(slow["outlier"], true);
+    assert!(slow["ratio"].as_f64().unwrap() < 0.8, "{slow}");
+    // CSV: a row per host.
+    let o = report(&["-f", "csv"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 4);
+    // An unknown fleet run is an error.
+    let o = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", &db)
+        .args(["fleet", "report", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -70,6 +70,8 @@ pub struct Host {
     /// The host's working directory for its sshd's files.
     pub dir: PathBuf,
     sshd: Option<Child>,
+    /// A CPU-limited cgroup the host's sshd was moved into ([`Hosts::slow_down`]).
+    cgroup: Option<PathBuf>,
 }
 
 /// A set of hosts and the client configuration that reaches them.
@@ -219,6 +221,7 @@ impl Hosts {
                 cache: cache.clone(),
                 dir: hdir.clone(),
                 sshd: None,
+                cgroup: None,
             });
             ip(&[
                 "link", "add", &outside, "type", "veth", "peer", "name", &inside,
@@ -328,6 +331,48 @@ impl Hosts {
     }
 }
 
+impl Hosts {
+    /// Limits host `i` to `percent` of one CPU: its sshd goes into a cgroup with that CPU
+    /// quota (cgroup v2 `cpu.max`, or v1's CFS quota), which every session it starts
+    /// inherits. `Err` says why it cannot be done here.
+    pub fn slow_down(&mut self, i: usize, percent: u32) -> Result<(), String> {
+        let pid = self.hosts[i]
+            .sshd
+            .as_ref()
+            .map(|c| c.id())
+            .ok_or("no sshd")?;
+        let name = self.hosts[i].ns.clone();
+        let v2 = Path::new("/sys/fs/cgroup/cgroup.controllers").exists();
+        let (dir, files): (PathBuf, Vec<(&str, String)>) = if v2 {
+            let root = Path::new("/sys/fs/cgroup");
+            // The cpu controller must be on for the root's children.
+            let _ = std::fs::write(root.join("cgroup.subtree_control"), "+cpu");
+            (
+                root.join(&name),
+                vec![("cpu.max", format!("{} 100000", percent * 1000))],
+            )
+        } else if Path::new("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").exists() {
+            (
+                Path::new("/sys/fs/cgroup/cpu").join(&name),
+                vec![
+                    ("cpu.cfs_period_us", "100000".into()),
+                    ("cpu.cfs_quota_us", (percent * 1000).to_string()),
+                ],
+            )
+        } else {
+            return Err("no cgroup CPU controller (v2 cpu.max or v1 cpu.cfs_quota_us)".into());
+        };
+        std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        self.hosts[i].cgroup = Some(dir.clone());
+        for (f, v) in files {
+            std::fs::write(dir.join(f), v).map_err(|e| format!("{f}: {e}"))?;
+        }
+        std::fs::write(dir.join("cgroup.procs"), pid.to_string())
+            .map_err(|e| format!("cgroup.procs: {e}"))?;
+        Ok(())
+    }
+}
+
 impl Drop for Hosts {
     fn drop(&mut self) {
         for h in &mut self.hosts {
@@ -336,6 +381,15 @@ impl Drop for Hosts {
                 let _ = c.wait();
             }
             remove_namespace(&h.ns);
+            if let Some(cg) = h.cgroup.take() {
+                // Empty once the namespace's processes are gone.
+                for _ in 0..50 {
+                    if std::fs::remove_dir(&cg).is_ok() || !cg.exists() {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
         }
     }
 }
