@@ -167,6 +167,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             control_dir: control_dir.clone(),
             connect_timeout_s: args.connect_timeout.ceil().max(1.0) as u64,
         },
+        size: std::fs::metadata(&binary).map(|m| m.len()).unwrap_or(0),
         binary,
         sha,
         command,
@@ -184,6 +185,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         if targets.len() == 1 { "" } else { "s" },
         args.parallel.min(targets.len())
     );
+    let t0 = Instant::now();
     let mut outcomes = Vec::new();
     for (w, wave) in targets.chunks(args.parallel).enumerate() {
         if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst) {
@@ -198,11 +200,17 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         }
         outcomes.extend(run_wave(&ctx, wave, w * args.parallel));
     }
+    let ran = t0.elapsed();
     for t in &targets {
         ctx.ssh.close(t);
     }
     let _ = std::fs::remove_dir_all(&control_dir);
     let saved = save(&outcomes, &location, args.label.as_deref(), &run_id);
+    eprintln!(
+        "fleet {run_id}: hosts done after {:.2} s, saved after {:.2} s",
+        ran.as_secs_f64(),
+        t0.elapsed().as_secs_f64()
+    );
     summary(&run_id, &outcomes, saved, &location)
 }
 
@@ -211,6 +219,8 @@ struct Ctx {
     ssh: Ssh,
     binary: PathBuf,
     sha: String,
+    /// The binary's size, bytes.
+    size: u64,
     /// The command, with carried files' words replaced by `\0N` markers (see
     /// [`carried_files`]).
     command: Vec<String>,
@@ -341,6 +351,7 @@ type Start = Arc<(Mutex<Option<Option<i64>>>, Condvar)>;
 fn run_wave(ctx: &Ctx, wave: &[Target], first: usize) -> Vec<Outcome> {
     let (tx, rx) = mpsc::channel::<Ready>();
     let start: Start = Arc::new((Mutex::new(None), Condvar::new()));
+    let wave_t0 = Instant::now();
     std::thread::scope(|s| {
         let handles: Vec<_> = wave
             .iter()
@@ -380,9 +391,10 @@ fn run_wave(ctx: &Ctx, wave: &[Target], first: usize) -> Vec<Outcome> {
                 .unwrap_or(Duration::from_secs(2) + slowest * 3);
             let at = gate::now_ns() + delay.as_nanos() as i64;
             eprintln!(
-                "fleet {}: {ready} host{} ready; start at {} (in {:.2} s)",
+                "fleet {}: {ready} host{} ready after {:.2} s; start at {} (in {:.2} s)",
                 ctx.run_id,
                 if ready == 1 { "" } else { "s" },
+                wave_t0.elapsed().as_secs_f64(),
                 hostbench_core::civil::rfc3339_utc(at as f64 / 1e9),
                 delay.as_secs_f64()
             );
@@ -534,10 +546,15 @@ fn prepare(
     o: &mut Outcome,
 ) -> std::result::Result<Prepared, (String, Vec<u8>)> {
     let sha = &ctx.sha;
+    // The cache is content-addressed and a file gets there only by a rename after its
+    // SHA-256 was checked on the host, in a directory only the user can write: finding it
+    // with the right size is enough (hashing it again on every run cost each host a read
+    // of the whole binary).
+    let size = ctx.size;
     let check = format!(
         "b=\"${{XDG_CACHE_HOME:-$HOME/.cache}}\"; case \"$b\" in /*) ;; *) b=\"$HOME/.cache\";; esac; \
          b=\"$b/hostbench\"; f=\"$b/bin/{sha}/hostbench\"; echo \"base $b\"; \
-         if [ -f \"$f\" ] && [ ! -L \"$f\" ] && [ \"$(sha256sum < \"$f\" | cut -c1-64)\" = {sha} ]; \
+         if [ -f \"$f\" ] && [ ! -L \"$f\" ] && [ \"$(wc -c < \"$f\")\" -eq {size} ]; \
          then echo present; else echo missing; fi"
     );
     let out = ssh::run(ctx.ssh.command(t, &check), None, deadline)

@@ -512,3 +512,108 @@ fn fleet_report_flags_the_host_with_a_cpu_quota_as_a_slow_outlier() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// The fan-out's own cost: a 1-second run on many hosts (HOSTBENCH_FLEET_SCALE_HOSTS,
+/// default 50), the binary already in their (shared) cache. A measurement, not a check:
+/// run it by name with `--ignored --nocapture`; it prints where the time went.
+#[test]
+#[ignore]
+fn scale_fan_out_of_a_one_second_run() {
+    if netns::skip("scale_fan_out_of_a_one_second_run") {
+        return;
+    }
+    let n: usize = std::env::var("HOSTBENCH_FLEET_SCALE_HOSTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50);
+    let t0 = Instant::now();
+    let hosts = Hosts::start_with(n, true);
+    eprintln!("{n} hosts made in {:.1} s", t0.elapsed().as_secs_f64());
+    // A stripped copy of the binary: what is hashed and copied is the size of a release
+    // build, not of a debug build's symbols.
+    let small = hosts.dir.path().join("hostbench");
+    let s = Command::new("strip")
+        .arg("-o")
+        .arg(&small)
+        .arg(bin())
+        .status()
+        .unwrap();
+    assert!(s.success());
+    let db = hosts.dir.path().join("results.db");
+    let first = hosts.hosts[0].addr.clone();
+    let o = fleet(&hosts, &db)
+        .arg(&first)
+        .arg("--binary")
+        .arg(&small)
+        .args(["--", "cpu", "--time=1", "run"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let t1 = Instant::now();
+    let o = fleet(&hosts, &db)
+        .arg(hosts.list())
+        .arg("--binary")
+        .arg(&small)
+        .args(["--start-delay", "0.5s", "--", "cpu", "--time=1", "run"])
+        .output()
+        .unwrap();
+    let wall = t1.elapsed().as_secs_f64();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    for l in err.lines().filter(|l| l.starts_with("fleet 2")) {
+        eprintln!("{l}");
+    }
+    eprintln!("{}", out.lines().last().unwrap_or(""));
+    eprintln!(
+        "{n} hosts, 1 s run, 0.5 s start delay: {wall:.2} s wall, {:.2} s overhead",
+        wall - 1.5
+    );
+    assert_eq!(stored(&db).len(), n + 1);
+}
+
+#[test]
+fn runs_started_by_anything_else_join_a_fleet_run_through_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    for host in ["node-a", "node-b"] {
+        let o = Command::new(bin())
+            .env("HOSTBENCH_RESULTS_DB", &db)
+            .env("HOSTBENCH_FLEET_RUN", "daemonset-7")
+            .env("HOSTBENCH_FLEET_HOST", host)
+            .args(["cpu", "--cpu-max-prime=2000", "--time=1", "run"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let runs = stored(&db);
+    assert_eq!(runs.len(), 2);
+    for r in &runs {
+        assert_eq!(r["fleet"]["run"], "daemonset-7");
+        // No common start was asked for: none is recorded.
+        assert!(r["fleet"].get("start_late_ns").is_none(), "{}", r["fleet"]);
+        crate::common::assert_valid(r, "a run that joined a fleet run");
+    }
+    let o = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", &db)
+        .args(["fleet", "report", "daemonset-7", "-f", "markdown"])
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{md}");
+    assert!(
+        md.contains("| node-a |") && md.contains("| node-b |"),
+        "{md}"
+    );
+    // A value that is not what it must be is a usage error naming the variable.
+    let o = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", &db)
+        .env("HOSTBENCH_FLEET_RUN", "x")
+        .env("HOSTBENCH_FLEET_START_AT_NS", "soon")
+        .args(["cpu", "--cpu-max-prime=2000", "--time=1", "run"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("HOSTBENCH_FLEET_START_AT_NS"), "{err}");
+    assert_eq!(stored(&db).len(), 2);
+}

@@ -168,6 +168,12 @@ impl Hosts {
     /// Makes `n` hosts and waits until each answers over ssh. Panics (after removing what
     /// it made) when one cannot be made.
     pub fn start(n: usize) -> Hosts {
+        Hosts::start_with(n, false)
+    }
+
+    /// [`Hosts::start`], every host's sessions sharing one cache directory when
+    /// `shared_cache` (so a binary copied once is found by all: for the scale measurement).
+    pub fn start_with(n: usize, shared_cache: bool) -> Hosts {
         remove_stale();
         // sshd's privilege separation directory (Debian's package makes it at boot).
         std::fs::create_dir_all("/run/sshd").expect("/run/sshd");
@@ -212,8 +218,13 @@ impl Hosts {
             let net = format!("10.{}.{k}", 192 + pid % 32);
             let addr = format!("{net}.2");
             let hdir = hosts.dir.path().join(format!("host{k}"));
-            let cache = hdir.join("cache");
-            std::fs::create_dir_all(&cache).expect("host directory");
+            let cache = if shared_cache {
+                hosts.dir.path().join("shared-cache")
+            } else {
+                hdir.join("cache")
+            };
+            std::fs::create_dir_all(&hdir).expect("host directory");
+            std::fs::create_dir_all(&cache).expect("host cache");
             ip(&["netns", "add", &ns]);
             hosts.hosts.push(Host {
                 ns: ns.clone(),
