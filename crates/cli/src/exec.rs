@@ -362,8 +362,8 @@ fn run_plan(
     let before = activity::sample_with_servers(&servers);
     // A fleet's hosts start together: the wait is the last thing before the runner, after
     // everything whose time differs from host to host.
-    let gate = crate::fleet::gate::from_env()?;
-    let late = gate.as_ref().and_then(|g| g.wait());
+    let mut gate = crate::fleet::gate::from_env()?;
+    let late = gate.as_mut().and_then(|g| g.wait());
     let fleet = gate.map(|g| g.fleet_ref(late, &host.hostname));
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -7,13 +7,17 @@
 //! - `agent run --dir DIR --run ID --host NAME [--start-at NS] [--offset NS] [--rtt NS] --
 //!   COMMAND...`: runs `hostbench COMMAND...` with the fleet settings in its environment
 //!   ([`super::gate`]) and a results store of its own in DIR; its report goes to stderr.
+//!   Without `--start-at`, the start is a barrier: the command says `ready` on a pipe once
+//!   it is set up, which the agent passes on as an `@ready` line on stdout; the controller
+//!   answers `go NS` (the common start in this host's clock) on stdin, which the agent
+//!   passes on to the command's other pipe.
 //!   When stdin closes (the controller stopped the run: Ctrl-C, timeout, lost connection)
 //!   the command gets SIGINT and ends as interrupted, keeping its partial results. Then the
 //!   runs it saved go to stdout as one export document, and DIR is removed.
 
 use super::gate;
 use anyhow::{Context, Result, bail};
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, Write};
 use std::os::fd::AsFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
@@ -92,6 +96,23 @@ fn parse(args: &[String]) -> Result<RunArgs> {
     Ok(r)
 }
 
+/// A pipe, both ends close-on-exec.
+fn pipe() -> Result<(std::fs::File, std::fs::File)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 writes two descriptors into the array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error()).context("agent: pipe");
+    }
+    // SAFETY: both descriptors are new and owned by nothing else.
+    Ok(unsafe {
+        (
+            std::fs::File::from_raw_fd(fds[0]),
+            std::fs::File::from_raw_fd(fds[1]),
+        )
+    })
+}
+
 fn run(args: &[String]) -> Result<ExitCode> {
     let a = parse(args)?;
     std::fs::create_dir_all(&a.dir)
@@ -118,18 +139,75 @@ fn run(args: &[String]) -> Result<ExitCode> {
             None => cmd.env_remove(var),
         };
     }
+    // The barrier's two pipes: the command's ends stay open across exec, ours do not.
+    let (ready_r, ready_w) = pipe()?;
+    let (go_r, go_w) = pipe()?;
+    let barrier = a.start_at.is_none();
+    if barrier {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::process::CommandExt;
+        let (w, r) = (ready_w.as_raw_fd(), go_r.as_raw_fd());
+        cmd.env(gate::ENV_READY_FD, w.to_string())
+            .env(gate::ENV_GO_FD, r.to_string());
+        // SAFETY: fcntl is async-signal-safe; it only clears close-on-exec on two
+        // descriptors this process owns.
+        unsafe {
+            cmd.pre_exec(move || {
+                for fd in [w, r] {
+                    if libc::fcntl(fd, libc::F_SETFD, 0) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
+    } else {
+        cmd.env_remove(gate::ENV_READY_FD)
+            .env_remove(gate::ENV_GO_FD);
+    }
     let mut child = cmd.spawn().context("agent: cannot start the command")?;
+    drop(ready_w);
+    drop(go_r);
     let pid = child.id() as libc::pid_t;
-    // stdin closing is the controller's stop: Ctrl-C for the command.
+    // `ready` from the command becomes `@ready` on stdout.
+    let relay = std::thread::spawn(move || {
+        for line in std::io::BufReader::new(ready_r).lines() {
+            match line {
+                Ok(l) if l == "ready" => {
+                    let mut out = std::io::stdout().lock();
+                    let _ = out.write_all(b"@ready\n").and_then(|_| out.flush());
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+    });
+    // `go NS` on stdin goes to the command; stdin closing is the controller's stop:
+    // Ctrl-C for the command.
     std::thread::spawn(move || {
-        let mut sink = [0u8; 256];
-        let mut stdin = std::io::stdin();
-        while matches!(stdin.read(&mut sink), Ok(n) if n > 0) {}
+        let mut go = Some(go_w);
+        let mut line = String::new();
+        let mut stdin = std::io::stdin().lock();
+        loop {
+            line.clear();
+            match stdin.read_line(&mut line) {
+                Ok(n) if n > 0 => {
+                    if line.starts_with("go ")
+                        && let Some(mut w) = go.take()
+                    {
+                        let _ = w.write_all(line.as_bytes());
+                    }
+                }
+                _ => break,
+            }
+        }
         // SAFETY: signalling our own child, which we have not reaped yet (the main thread
         // reaps it; a pid reused after that would need this thread to run after exit).
         unsafe { libc::kill(pid, libc::SIGINT) };
+        drop(go);
     });
     let status = child.wait().context("agent: waiting for the command")?;
+    let _ = relay.join();
     let runs = match hostbench_store::Store::open_existing(&hostbench_store::Location::Sqlite(
         store.clone(),
     )) {

@@ -22,6 +22,11 @@ pub const ENV_START_AT: &str = "HOSTBENCH_FLEET_START_AT_NS";
 pub const ENV_OFFSET: &str = "HOSTBENCH_FLEET_CLOCK_OFFSET_NS";
 /// The round trip of the offset's sample, ns.
 pub const ENV_RTT: &str = "HOSTBENCH_FLEET_CLOCK_RTT_NS";
+/// A pipe (file descriptor) the run writes `ready` to once it is set up (the agent's).
+pub const ENV_READY_FD: &str = "HOSTBENCH_FLEET_READY_FD";
+/// A pipe the run then reads `go NS` from: the common start, Unix ns in this host's clock
+/// (end of file: do not wait, the run is being stopped).
+pub const ENV_GO_FD: &str = "HOSTBENCH_FLEET_GO_FD";
 
 /// Longest fleet run id or host name.
 const NAME_MAX: usize = 200;
@@ -36,6 +41,20 @@ pub struct Gate {
     start_at_ns: Option<i64>,
     offset_ns: Option<i64>,
     rtt_ns: Option<i64>,
+    /// [`ENV_READY_FD`] and [`ENV_GO_FD`].
+    pipes: Option<(i32, i32)>,
+}
+
+/// A file descriptor named by `var`: open, and not stdin, stdout or stderr.
+fn fd(var: &str) -> Result<Option<i32>> {
+    let Some(n) = number(var)? else {
+        return Ok(None);
+    };
+    // SAFETY: F_GETFD only reads the descriptor's flags.
+    if n < 3 || n > i64::from(i32::MAX) || unsafe { libc::fcntl(n as i32, libc::F_GETFD) } < 0 {
+        bail!("{var}={n} is not an open pipe hostbench fleet agent made");
+    }
+    Ok(Some(n as i32))
 }
 
 fn name(var: &str, v: String) -> Result<String> {
@@ -74,6 +93,16 @@ pub fn from_env() -> Result<Option<Gate>> {
         start_at_ns: number(ENV_START_AT)?,
         offset_ns: number(ENV_OFFSET)?,
         rtt_ns: number(ENV_RTT)?,
+        // Only the first run of the process waits; the pipes are closed after it.
+        pipes: match if WAITED.load(Ordering::SeqCst) {
+            (None, None)
+        } else {
+            (fd(ENV_READY_FD)?, fd(ENV_GO_FD)?)
+        } {
+            (Some(r), Some(g)) => Some((r, g)),
+            (None, None) => None,
+            _ => bail!("{ENV_READY_FD} and {ENV_GO_FD} go together"),
+        },
     }))
 }
 
@@ -88,11 +117,29 @@ pub fn now_ns() -> i64 {
 impl Gate {
     /// Waits for the common start (the first run of the process only) and returns how late
     /// it started, ns; `None` when there is nothing to wait for. Ctrl-C ends the wait.
-    pub fn wait(&self) -> Option<i64> {
-        let at = self.start_at_ns?;
+    pub fn wait(&mut self) -> Option<i64> {
         if WAITED.swap(true, Ordering::SeqCst) {
             return None;
         }
+        if let Some((ready, go)) = self.pipes.take() {
+            use std::io::{BufRead, Write};
+            use std::os::fd::FromRawFd;
+            // SAFETY: descriptors the agent opened for this and checked open in `from_env`;
+            // taken once (`WAITED`), so each is owned and closed once.
+            let mut ready = unsafe { std::fs::File::from_raw_fd(ready) };
+            // SAFETY: as above.
+            let go = unsafe { std::fs::File::from_raw_fd(go) };
+            let _ = ready.write_all(b"ready\n");
+            drop(ready);
+            let mut line = String::new();
+            let _ = std::io::BufReader::new(go).read_line(&mut line);
+            match line.trim().strip_prefix("go ").map(str::parse::<i64>) {
+                Some(Ok(at)) => self.start_at_ns = Some(at),
+                // Stopped before the start: run now (and stop at once).
+                _ => return None,
+            }
+        }
+        let at = self.start_at_ns?;
         loop {
             if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst) {
                 break;

@@ -22,6 +22,8 @@ pub struct Target {
     pub host: String,
     /// `ssh -p`, when given.
     pub port: Option<u16>,
+    /// Its place in the fleet (0, 1, ...): names its master connection's socket.
+    pub slot: usize,
 }
 
 fn bad_word(w: &str) -> bool {
@@ -71,6 +73,7 @@ pub fn parse_target(spec: &str, name: &str, origin: &str) -> Result<Target> {
         user,
         host,
         port,
+        slot: 0,
     })
 }
 
@@ -120,7 +123,10 @@ pub fn from_arg(arg: &str) -> Result<Vec<Target>> {
     check(out)
 }
 
-fn check(hosts: Vec<Target>) -> Result<Vec<Target>> {
+fn check(mut hosts: Vec<Target>) -> Result<Vec<Target>> {
+    for (i, h) in hosts.iter_mut().enumerate() {
+        h.slot = i;
+    }
     if hosts.len() > HOSTS_MAX {
         bail!(
             "{} hosts: at most {HOSTS_MAX} in one fleet run",

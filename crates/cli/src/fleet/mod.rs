@@ -9,10 +9,11 @@
 //! 2. copy the files the command names (job files, suite files) into a run directory;
 //! 3. measure the host's clock offset over ssh ([`agent`]'s `clock`): the sample with the
 //!    shortest round trip, offset = remote − (send + rtt/2);
-//! 4. report ready. When every host of the wave is ready (or failed), the controller picks
-//!    an instant far enough ahead for the slowest host to get going, and each host's
-//!    `agent run` waits for it in its own clock (the instant plus its offset) just before
-//!    its runner starts ([`gate`]);
+//! 4. start `agent run`: the command sets itself up (workload setup, host fingerprint) and
+//!    says `@ready` just before its runner would start ([`gate`]). When every host of the
+//!    wave is ready (or failed), the controller picks an instant a little ahead (enough
+//!    for one line to reach every host) and sends each host `go` with the instant in its
+//!    own clock (the instant plus its offset); the command waits for it and starts;
 //! 5. collect the export document the agent prints, and save each run with the fleet run
 //!    id, the host's name and the label.
 //!
@@ -307,7 +308,11 @@ fn carried_files(command: &[String]) -> Result<(Vec<String>, Vec<PathBuf>)> {
 /// A directory only we can use, for the ssh master sockets.
 fn private_temp_dir() -> Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
-    let base = std::env::temp_dir();
+    // The sockets' path must fit a Unix socket's name (108 bytes): a long TMPDIR is not
+    // used.
+    let base = Some(std::env::temp_dir())
+        .filter(|d| d.as_os_str().len() <= 64)
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
     for _ in 0..16 {
         let d = base.join(format!(
             "hostbench-fleet-{}-{:08x}",
@@ -341,7 +346,10 @@ fn new_run_id() -> String {
 
 /// What a host's thread tells the controller before the start.
 enum Ready {
-    Ready { launch: Duration },
+    /// The command is set up; `rtt` is the host's round trip over ssh.
+    Ready {
+        rtt: Duration,
+    },
     Failed,
 }
 
@@ -369,10 +377,10 @@ fn run_wave(ctx: &Ctx, wave: &[Target], first: usize) -> Vec<Outcome> {
         let mut reports = 0;
         while reports < wave.len() {
             match rx.recv_timeout(Duration::from_millis(50)) {
-                Ok(Ready::Ready { launch }) => {
+                Ok(Ready::Ready { rtt }) => {
                     reports += 1;
                     ready += 1;
-                    slowest = slowest.max(launch);
+                    slowest = slowest.max(rtt);
                 }
                 Ok(Ready::Failed) => reports += 1,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -386,9 +394,14 @@ fn run_wave(ctx: &Ctx, wave: &[Target], first: usize) -> Vec<Outcome> {
         let go = if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst) || ready == 0 {
             None
         } else {
-            let delay = ctx
-                .start_delay
-                .unwrap_or(Duration::from_secs(2) + slowest * 3);
+            // Every command is set up and waiting: the start only has to reach them, one
+            // line over each host's open ssh session.
+            let delay = ctx.start_delay.unwrap_or(
+                (Duration::from_millis(200)
+                    + slowest * 4
+                    + Duration::from_micros(500) * ready as u32)
+                    .min(Duration::from_secs(5)),
+            );
             let at = gate::now_ns() + delay.as_nanos() as i64;
             eprintln!(
                 "fleet {}: {ready} host{} ready after {:.2} s; start at {} (in {:.2} s)",
@@ -455,34 +468,20 @@ fn host(ctx: &Ctx, t: &Target, index: usize, ready: mpsc::Sender<Ready>, start: 
         o
     };
     let prepared = prepare(ctx, t, index, deadline, &mut o);
-    let (bin, dir, launch) = match prepared {
+    let (bin, dir) = match prepared {
         Ok(p) => p,
         Err((why, tail)) => {
             let _ = ready.send(Ready::Failed);
             return fail(o, why, &tail);
         }
     };
-    let _ = ready.send(Ready::Ready { launch });
-    let go = {
-        let (m, c) = &*start;
-        let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
-        while g.is_none() {
-            g = c.wait(g).unwrap_or_else(|e| e.into_inner());
-        }
-        g.expect("set")
-    };
-    let Some(at) = go else {
-        o.interrupted = true;
-        return fail(o, "not started (interrupted)".into(), &[]);
-    };
     let offset = o.offset_ns.unwrap_or(0);
     let mut remote = format!(
-        "{} fleet agent run --dir {} --run {} --host {} --start-at {} --offset {} --rtt {} --",
+        "{} fleet agent run --dir {} --run {} --host {} --offset {} --rtt {} --",
         ssh::quote(&bin),
         ssh::quote(&dir),
         ssh::quote(&ctx.run_id),
         ssh::quote(&t.name),
-        at + offset,
         offset,
         o.rtt_ns.unwrap_or(0)
     );
@@ -490,10 +489,70 @@ fn host(ctx: &Ctx, t: &Target, index: usize, ready: mpsc::Sender<Ready>, start: 
         remote.push(' ');
         remote.push_str(&ssh::quote(&remote_word(w, &dir)));
     }
-    let running = match ssh::spawn(ctx.ssh.command(t, &remote), None, RESULTS_MAX) {
-        Ok(r) => r,
-        Err(e) => return fail(o, format!("ssh cannot start: {e}"), &[]),
+    // The agent's stdout: `@ready` lines (the command is set up and waits for the start),
+    // then the results document.
+    let (ready_tx, ready_rx) = mpsc::channel::<()>();
+    let reader = move |out: std::process::ChildStdout| {
+        let mut r = BufReader::new(out);
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match r.read_line(&mut line) {
+                Ok(n) if n > 0 && line.trim_end() == "@ready" => {
+                    let _ = ready_tx.send(());
+                }
+                Ok(n) if n > 0 => break,
+                _ => return Vec::new(),
+            }
+        }
+        drop(ready_tx);
+        let mut doc = line.clone().into_bytes();
+        doc.extend(ssh::read_max(r, RESULTS_MAX));
+        doc
     };
+    let mut running = match ssh::spawn_with(ctx.ssh.command(t, &remote), None, reader) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = ready.send(Ready::Failed);
+            return fail(o, format!("ssh cannot start: {e}"), &[]);
+        }
+    };
+    // Ready when the command says so; not when it ends first, the host's time runs out or
+    // Ctrl-C comes.
+    let set_up = loop {
+        match ready_rx.recv_timeout(Duration::from_millis(10)) {
+            Ok(()) => break true,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break false,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst)
+                    || deadline.is_some_and(|d| Instant::now() >= d)
+                {
+                    break false;
+                }
+            }
+        }
+    };
+    if set_up {
+        let _ = ready.send(Ready::Ready {
+            rtt: Duration::from_nanos(o.rtt_ns.unwrap_or(0).max(0) as u64),
+        });
+        let go = {
+            let (m, c) = &*start;
+            let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+            while g.is_none() {
+                g = c.wait(g).unwrap_or_else(|e| e.into_inner());
+            }
+            g.expect("set")
+        };
+        match go {
+            Some(at) => {
+                running.send(&format!("go {}\n", at + offset));
+            }
+            None => running.close_stdin(),
+        }
+    } else {
+        let _ = ready.send(Ready::Failed);
+    }
     let out = running.wait(deadline, Duration::from_secs(60));
     o.interrupted = out.stopped == Some(Stop::Interrupt);
     // Whatever came back is kept, a failed or stopped run's partial results included.
@@ -534,10 +593,10 @@ fn remote_word(w: &str, dir: &str) -> String {
     }
 }
 
-type Prepared = (String, String, Duration);
+type Prepared = (String, String);
 
 /// Steps 1-3: binary, files, clock. Returns the binary's and the run directory's paths on
-/// the host and how long a session took to start, or why it failed and stderr's tail.
+/// the host, or why it failed and stderr's tail.
 fn prepare(
     ctx: &Ctx,
     t: &Target,
@@ -615,7 +674,7 @@ fn prepare(
             ));
         }
     }
-    let (offset, rtt, launch) = measure_clock(ctx, t, &bin)?;
+    let (offset, rtt) = measure_clock(ctx, t, &bin)?;
     o.offset_ns = Some(offset);
     o.rtt_ns = Some(rtt);
     eprintln!(
@@ -625,17 +684,15 @@ fn prepare(
         offset as f64 / 1e6,
         rtt as f64 / 2e6
     );
-    Ok((bin, dir, launch))
+    Ok((bin, dir))
 }
 
-/// The host's clock offset (remote − local, ns), the round trip of that sample, and how
-/// long the session took to answer first.
+/// The host's clock offset (remote − local, ns) and the round trip of that sample.
 fn measure_clock(
     ctx: &Ctx,
     t: &Target,
     bin: &str,
-) -> std::result::Result<(i64, i64, Duration), (String, Vec<u8>)> {
-    let t0 = Instant::now();
+) -> std::result::Result<(i64, i64), (String, Vec<u8>)> {
     let mut cmd = ctx
         .ssh
         .command(t, &format!("{} fleet agent clock", ssh::quote(bin)));
@@ -654,7 +711,6 @@ fn measure_clock(
         v
     });
     let mut best: Option<(i64, i64)> = None;
-    let mut launch = None;
     for _ in 0..CLOCK_SAMPLES {
         let sent = gate::now_ns();
         let mut line = String::new();
@@ -664,7 +720,6 @@ fn measure_clock(
             break;
         }
         let back = gate::now_ns();
-        launch.get_or_insert(t0.elapsed());
         let Ok(remote) = line.trim().parse::<i64>() else {
             break;
         };
@@ -677,10 +732,7 @@ fn measure_clock(
     drop(stdin);
     let _ = child.wait();
     let tail = err.join().unwrap_or_default();
-    match (best, launch) {
-        (Some((o, r)), Some(l)) => Ok((o, r, l)),
-        _ => Err(("the deployed binary did not answer (clock)".into(), tail)),
-    }
+    best.ok_or_else(|| ("the deployed binary did not answer (clock)".into(), tail))
 }
 
 /// Saves every host's runs; returns how many were saved, or why none could be.

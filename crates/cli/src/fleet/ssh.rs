@@ -12,7 +12,9 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-/// How ssh is run for a fleet.
+/// How ssh is run for a fleet. The master sockets are named by the host's slot, not
+/// ssh's `%C` (40 hex digits), so their path stays under the 108 bytes a Unix socket's
+/// name may have.
 #[derive(Debug, Clone)]
 pub struct Ssh {
     /// `ssh -F FILE`.
@@ -50,7 +52,11 @@ impl Ssh {
             "ControlPersist=30",
         ])
         .arg("-o")
-        .arg(format!("ControlPath={}/%C", self.control_dir.display()))
+        .arg(format!(
+            "ControlPath={}/{}",
+            self.control_dir.display(),
+            t.slot
+        ))
         .arg("-o")
         .arg(format!("ConnectTimeout={}", self.connect_timeout_s))
         .args([
@@ -78,7 +84,11 @@ impl Ssh {
             c.arg("-F").arg(f);
         }
         c.arg("-o")
-            .arg(format!("ControlPath={}/%C", self.control_dir.display()))
+            .arg(format!(
+                "ControlPath={}/{}",
+                self.control_dir.display(),
+                t.slot
+            ))
             .args(["-O", "exit"]);
         if let Some(u) = &t.user {
             c.arg("-l").arg(u);
@@ -139,7 +149,8 @@ fn read_tail(mut r: impl Read) -> Vec<u8> {
     tail
 }
 
-fn read_max(mut r: impl Read, max: usize) -> Vec<u8> {
+/// Reads `r` to its end, keeping at most `max` bytes.
+pub fn read_max(mut r: impl Read, max: usize) -> Vec<u8> {
     let mut out = Vec::new();
     let mut buf = [0u8; 65536];
     while let Ok(n) = r.read(&mut buf) {
@@ -165,10 +176,15 @@ pub struct Running {
 
 /// Starts `cmd` with stdin from `input` (written then closed) or kept open (`None`), and
 /// stdout (at most `stdout_max` bytes) and stderr collected.
-pub fn spawn(
+pub fn spawn(cmd: Command, input: Option<Input>, stdout_max: usize) -> std::io::Result<Running> {
+    spawn_with(cmd, input, move |out| read_max(out, stdout_max))
+}
+
+/// [`spawn`] with stdout read by `reader` (in a thread of its own).
+pub fn spawn_with(
     mut cmd: Command,
     input: Option<Input>,
-    stdout_max: usize,
+    reader: impl FnOnce(std::process::ChildStdout) -> Vec<u8> + Send + 'static,
 ) -> std::io::Result<Running> {
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -176,7 +192,7 @@ pub fn spawn(
     let mut child = cmd.spawn()?;
     let out = child.stdout.take().expect("piped");
     let err = child.stderr.take().expect("piped");
-    let out = std::thread::spawn(move || read_max(out, stdout_max));
+    let out = std::thread::spawn(move || reader(out));
     let err = std::thread::spawn(move || read_tail(err));
     let mut stdin = child.stdin.take();
     if let Some(input) = input {
@@ -206,6 +222,19 @@ pub enum Input {
 }
 
 impl Running {
+    /// Writes `line` to the command's stdin; false when it is closed.
+    pub fn send(&mut self, line: &str) -> bool {
+        match self.stdin.as_mut() {
+            Some(w) => w.write_all(line.as_bytes()).and_then(|_| w.flush()).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Closes the command's stdin (the fleet agent's signal to stop).
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
     /// Waits for the end, stopping the command at `deadline` or on Ctrl-C: stdin closed
     /// first, then killed `grace` later.
     pub fn wait(mut self, deadline: Option<Instant>, grace: Duration) -> Output {
