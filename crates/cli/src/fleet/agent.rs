@@ -217,6 +217,11 @@ fn run(args: &[String]) -> Result<ExitCode> {
     };
     let doc = hostbench_store::export_document(&runs);
     let _ = std::fs::remove_dir_all(&a.dir);
+    // The fleet run's directory, once its last host's is gone (the same host named twice
+    // shares it).
+    if let Some(parent) = a.dir.parent() {
+        let _ = std::fs::remove_dir(parent);
+    }
     let mut out = std::io::stdout().lock();
     out.write_all(doc.as_bytes())?;
     out.flush()?;

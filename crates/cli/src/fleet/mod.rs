@@ -78,6 +78,10 @@ struct FleetArgs {
     /// plus three times the slowest host's session start).
     #[arg(long, value_name = "DURATION", value_parser = crate::native::seconds)]
     start_delay: Option<f64>,
+    /// Remove what was deployed (the binary, the run's files) from each host at the end;
+    /// by default the binary stays in the host's cache for the next fleet.
+    #[arg(long)]
+    clean: bool,
     /// The label every host's runs are saved under.
     #[arg(long, value_name = "NAME")]
     label: Option<String>,
@@ -179,6 +183,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             .filter(|t| *t > 0.0)
             .map(Duration::from_secs_f64),
         start_delay: args.start_delay.map(Duration::from_secs_f64),
+        clean: args.clean,
     };
     eprintln!(
         "fleet {run_id}: {} host{} ({} at once)",
@@ -229,6 +234,8 @@ struct Ctx {
     run_id: String,
     timeout: Option<Duration>,
     start_delay: Option<Duration>,
+    /// `--clean`.
+    clean: bool,
 }
 
 /// How one host did.
@@ -244,6 +251,8 @@ struct Outcome {
     offset_ns: Option<i64>,
     rtt_ns: Option<i64>,
     interrupted: bool,
+    /// The host's `…/hostbench` cache directory, once known.
+    base: Option<String>,
 }
 
 impl Outcome {
@@ -257,6 +266,7 @@ impl Outcome {
             offset_ns: None,
             rtt_ns: None,
             interrupted: false,
+            base: None,
         }
     }
 }
@@ -454,6 +464,38 @@ fn ok(out: &ssh::Output) -> bool {
 
 /// One host, start to end.
 fn host(ctx: &Ctx, t: &Target, index: usize, ready: mpsc::Sender<Ready>, start: Start) -> Outcome {
+    let o = host_run(ctx, t, index, ready, start);
+    if ctx.clean
+        && let Some(base) = &o.base
+    {
+        // What this fleet put there: the binary and this run's directory (the agent
+        // removes the latter itself when the run gets that far).
+        let rm = format!(
+            "rm -rf -- {bin} {dir}; rmdir -- {run} 2>/dev/null; true",
+            bin = ssh::quote(&format!("{base}/bin/{}", ctx.sha)),
+            dir = ssh::quote(&format!("{base}/runs/{}/{index}", ctx.run_id)),
+            run = ssh::quote(&format!("{base}/runs/{}", ctx.run_id)),
+        );
+        match ssh::run(ctx.ssh.command(t, &rm), None, None) {
+            Ok(out) if ok(&out) => eprintln!("fleet: {}: removed what was deployed", t.name),
+            Ok(out) => eprintln!(
+                "WARNING: {}: what was deployed could not be removed: {}",
+                t.name,
+                ssh::last_lines(&out.stderr_tail, 1)
+            ),
+            Err(e) => eprintln!("WARNING: {}: ssh cannot start: {e}", t.name),
+        }
+    }
+    o
+}
+
+fn host_run(
+    ctx: &Ctx,
+    t: &Target,
+    index: usize,
+    ready: mpsc::Sender<Ready>,
+    start: Start,
+) -> Outcome {
     let deadline = ctx.timeout.map(|d| Instant::now() + d);
     let mut o = Outcome::failed(t, "", String::new());
     o.failure = None;
@@ -632,6 +674,7 @@ fn prepare(
                 Vec::new(),
             )
         })?;
+    o.base = Some(base.clone());
     let bin_dir = format!("{base}/bin/{sha}");
     let bin = format!("{bin_dir}/hostbench");
     if text.lines().any(|l| l == "present") {

@@ -218,6 +218,7 @@ fn runs_on_every_host_starts_them_together_and_saves_each_hosts_results() {
     let o = fleet(&hosts, &db)
         .arg("-i")
         .arg(format!("{}:compute", inv.display()))
+        .arg("--clean")
         .args(["--", "cpu", "--cpu-max-prime=2000", "--time=1", "run"])
         .output()
         .unwrap();
@@ -238,6 +239,22 @@ fn runs_on_every_host_starts_them_together_and_saves_each_hosts_results() {
             .count(),
         1
     );
+    // --clean: nothing this fleet put on the hosts is left there.
+    for h in &hosts.hosts {
+        let bins: Vec<_> = std::fs::read_dir(h.cache.join("hostbench/bin"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        assert!(bins.is_empty(), "{bins:?}");
+        let runs: Vec<_> = std::fs::read_dir(h.cache.join("hostbench/runs"))
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        assert!(
+            runs.len() <= 1,
+            "only the first fleet's empty directory may stay: {runs:?}"
+        );
+    }
 }
 
 #[test]
