@@ -73,6 +73,36 @@ fn fleet(hosts: &Hosts, db: &Path) -> Command {
     c
 }
 
+static SMALL: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+extern "C" fn remove_small() {
+    if let Some(p) = SMALL.get() {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+/// [`fleet`] deploying a stripped copy of the binary (`--binary`): 35 MB to copy to each
+/// host instead of the debug build's 190 MB. The first test deploys the binary itself.
+fn fleet_small(hosts: &Hosts, db: &Path) -> Command {
+    let small = SMALL.get_or_init(|| {
+        let p = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("hostbench-fleet-stripped-{}", std::process::id()));
+        let s = Command::new("strip")
+            .arg("-o")
+            .arg(&p)
+            .arg(bin())
+            .status()
+            .expect("strip (binutils) runs");
+        assert!(s.success(), "strip failed");
+        // SAFETY: registering a plain function that only removes a file.
+        unsafe { libc::atexit(remove_small) };
+        p
+    });
+    let mut c = fleet(hosts, db);
+    c.arg("--binary").arg(small);
+    c
+}
+
 fn text(o: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -269,7 +299,7 @@ fn a_failing_and_an_unreachable_host_are_reported_while_the_others_complete() {
     // Nothing listens on port 2222 of host 0.
     let unreachable = format!("{}:2222", hosts.hosts[0].addr);
     let list = format!("{},{unreachable}", hosts.list());
-    let o = fleet(&hosts, &db)
+    let o = fleet_small(&hosts, &db)
         .args([list.as_str(), "--connect-timeout", "3s", "--"])
         .args(["cpu", "--cpu-max-prime=2000", "--time=1", "run"])
         .output()
@@ -318,7 +348,7 @@ fn ctrl_c_stops_every_remote_run_and_keeps_their_partial_results() {
     let hosts = Hosts::start(3);
     let db = hosts.dir.path().join("results.db");
     let err_file = hosts.dir.path().join("fleet.err");
-    let mut child = fleet(&hosts, &db)
+    let mut child = fleet_small(&hosts, &db)
         .args([&hosts.list(), "--start-delay", "1s", "--"])
         .args(["cpu", "--cpu-max-prime=2000", "--time=120", "run"])
         .stdout(Stdio::piped())
@@ -375,7 +405,7 @@ fn job_files_travel_with_the_command_and_a_host_past_its_timeout_keeps_its_parti
         "[travel]\nioengine=null\nsize=8m\nbs=4k\nrw=randread\n",
     )
     .unwrap();
-    let o = fleet(&hosts, &db)
+    let o = fleet_small(&hosts, &db)
         .arg(format!("@{}", list.display()))
         .args(["--", "fio", "--output-format=json"])
         .arg(&job)
@@ -398,7 +428,7 @@ fn job_files_travel_with_the_command_and_a_host_past_its_timeout_keeps_its_parti
     // A host past its time is stopped like Ctrl-C stops it: its partial result is kept and
     // it is reported as failed.
     let t0 = Instant::now();
-    let o = fleet(&hosts, &db)
+    let o = fleet_small(&hosts, &db)
         .args([
             &hosts.list(),
             "--timeout",
@@ -478,7 +508,7 @@ fn fleet_report_finds_the_host_with_a_cpu_quota_slow() {
         return;
     }
     let db = hosts.dir.path().join("results.db");
-    let o = fleet(&hosts, &db)
+    let o = fleet_small(&hosts, &db)
         .args([&hosts.list(), "--"])
         .args(["cpu", "--cpu-max-prime=5000", "--time=2", "run"])
         .output()
