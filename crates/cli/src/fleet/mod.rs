@@ -184,6 +184,14 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             .map(Duration::from_secs_f64),
         start_delay: args.start_delay.map(Duration::from_secs_f64),
         clean: args.clean,
+        saver: Saver {
+            location: location.clone(),
+            label: args.label.clone(),
+            run_id: run_id.clone(),
+            store: Mutex::new(None),
+            saved: Default::default(),
+            error: Mutex::new(None),
+        },
     };
     eprintln!(
         "fleet {run_id}: {} host{} ({} at once)",
@@ -211,9 +219,18 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ctx.ssh.close(t);
     }
     let _ = std::fs::remove_dir_all(&control_dir);
-    let saved = save(&outcomes, &location, args.label.as_deref(), &run_id);
+    let saved = match ctx
+        .saver
+        .error
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+    {
+        Some(e) => Err(anyhow::anyhow!(e)),
+        None => Ok(ctx.saver.saved.load(Ordering::SeqCst)),
+    };
     eprintln!(
-        "fleet {run_id}: hosts done after {:.2} s, saved after {:.2} s",
+        "fleet {run_id}: hosts done and saved after {:.2} s, ended after {:.2} s",
         ran.as_secs_f64(),
         t0.elapsed().as_secs_f64()
     );
@@ -236,6 +253,7 @@ struct Ctx {
     start_delay: Option<Duration>,
     /// `--clean`.
     clean: bool,
+    saver: Saver,
 }
 
 /// How one host did.
@@ -253,6 +271,10 @@ struct Outcome {
     interrupted: bool,
     /// The host's `…/hostbench` cache directory, once known.
     base: Option<String>,
+    /// Runs brought back (once [`Saver::take`] has them).
+    run_count: usize,
+    /// How late its first run started, ns.
+    late_ns: Option<i64>,
 }
 
 impl Outcome {
@@ -267,6 +289,8 @@ impl Outcome {
             rtt_ns: None,
             interrupted: false,
             base: None,
+            run_count: 0,
+            late_ns: None,
         }
     }
 }
@@ -464,7 +488,8 @@ fn ok(out: &ssh::Output) -> bool {
 
 /// One host, start to end.
 fn host(ctx: &Ctx, t: &Target, index: usize, ready: mpsc::Sender<Ready>, start: Start) -> Outcome {
-    let o = host_run(ctx, t, index, ready, start);
+    let mut o = host_run(ctx, t, index, ready, start);
+    ctx.saver.take(&mut o);
     if ctx.clean
         && let Some(base) = &o.base
     {
@@ -778,45 +803,78 @@ fn measure_clock(
     best.ok_or_else(|| ("the deployed binary did not answer (clock)".into(), tail))
 }
 
-/// Saves every host's runs; returns how many were saved, or why none could be.
-fn save(
-    outcomes: &[Outcome],
-    location: &hostbench_store::Location,
-    label: Option<&str>,
-    run_id: &str,
-) -> Result<usize> {
-    let runs: usize = outcomes.iter().map(|o| o.runs.len()).sum();
-    if runs == 0 {
-        return Ok(0);
-    }
-    let mut store = hostbench_store::Store::open(location)?;
-    let mut n = 0;
-    for o in outcomes {
-        for r in &o.runs {
-            let mut result = r.result()?;
-            // The fleet's identity wins over anything the host's environment said.
-            let mut fleet = result
-                .fleet
-                .take()
-                .unwrap_or(hostbench_core::result::FleetRef {
-                    run: run_id.to_string(),
-                    host: o.name.clone(),
-                    start_at_unix_ns: None,
-                    start_late_ns: None,
-                    clock_offset_ns: o.offset_ns,
-                    clock_rtt_ns: o.rtt_ns,
-                });
-            fleet.run = run_id.to_string();
-            fleet.host = o.name.clone();
-            result.fleet = Some(fleet);
-            if let Some(l) = label {
-                result.label = Some(l.to_string());
+/// Saves each host's runs as the host ends, so the controller holds one host's results at
+/// a time, not the fleet's.
+struct Saver {
+    location: hostbench_store::Location,
+    label: Option<String>,
+    run_id: String,
+    store: Mutex<Option<hostbench_store::Store>>,
+    saved: std::sync::atomic::AtomicUsize,
+    error: Mutex<Option<String>>,
+}
+
+impl Saver {
+    /// Saves `o`'s runs with the fleet's identity (which wins over anything the host's
+    /// environment said) and the label, then lets go of them.
+    fn take(&self, o: &mut Outcome) {
+        let runs = std::mem::take(&mut o.runs);
+        o.run_count = runs.len();
+        let mut results = Vec::new();
+        for r in &runs {
+            match r.result() {
+                Ok(mut result) => {
+                    let mut fleet =
+                        result
+                            .fleet
+                            .take()
+                            .unwrap_or(hostbench_core::result::FleetRef {
+                                run: self.run_id.clone(),
+                                host: o.name.clone(),
+                                start_at_unix_ns: None,
+                                start_late_ns: None,
+                                clock_offset_ns: o.offset_ns,
+                                clock_rtt_ns: o.rtt_ns,
+                            });
+                    fleet.run = self.run_id.clone();
+                    fleet.host = o.name.clone();
+                    o.late_ns = o.late_ns.or(fleet.start_late_ns);
+                    result.fleet = Some(fleet);
+                    if let Some(l) = &self.label {
+                        result.label = Some(l.clone());
+                    }
+                    results.push(result);
+                }
+                Err(e) => self.fail(format!("{}: {e}", o.name)),
             }
-            store.save(&result)?;
-            n += 1;
+        }
+        if results.is_empty() {
+            return;
+        }
+        let mut store = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        if store.is_none() {
+            match hostbench_store::Store::open(&self.location) {
+                Ok(st) => *store = Some(st),
+                Err(e) => return self.fail(e.to_string()),
+            }
+        }
+        let st = store.as_mut().expect("opened");
+        for r in &results {
+            match st.save(r) {
+                Ok(()) => {
+                    self.saved.fetch_add(1, Ordering::SeqCst);
+                }
+                Err(e) => self.fail(format!("{}: {e}", o.name)),
+            }
         }
     }
-    Ok(n)
+
+    fn fail(&self, why: String) {
+        self.error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert(why);
+    }
 }
 
 fn summary(
@@ -832,11 +890,7 @@ fn summary(
     ));
     let mut lates = Vec::new();
     for o in outcomes {
-        let late = o
-            .runs
-            .iter()
-            .filter_map(|r| r.result().ok())
-            .find_map(|r| r.fleet.and_then(|f| f.start_late_ns));
+        let late = o.late_ns;
         if let Some(l) = late {
             lates.push(l);
         }
@@ -844,7 +898,7 @@ fn summary(
             "{:<24} {:<8} {:>4} {:>14} {:>12}  {}\n",
             o.name,
             o.deployed.unwrap_or("-"),
-            o.runs.len(),
+            o.run_count,
             o.offset_ns
                 .map_or("-".into(), |v| format!("{:+.3} ms", v as f64 / 1e6)),
             late.map_or("-".into(), |v| format!("{:.3} ms", v as f64 / 1e6)),
