@@ -407,7 +407,8 @@ fn job_files_travel_with_the_command_and_a_host_past_its_timeout_keeps_its_parti
     .unwrap();
     let o = fleet_small(&hosts, &db)
         .arg(format!("@{}", list.display()))
-        .args(["--", "fio", "--output-format=json"])
+        // One host at a time: two waves, each started on its own.
+        .args(["--parallel", "1", "--", "fio", "--output-format=json"])
         .arg(&job)
         .output()
         .unwrap();
@@ -421,6 +422,7 @@ fn job_files_travel_with_the_command_and_a_host_past_its_timeout_keeps_its_parti
         assert_eq!(r["fio"]["blocks"][0]["read"]["total_ios"], 2048);
         assert!(r["fleet"]["host"].as_str().unwrap().starts_with("root@"));
     }
+    assert_eq!(err.matches(" start at ").count(), 2, "two waves: {err}");
     // Each host's own report stays there (its tail is shown when the host fails); stdout
     // is the fleet's summary.
     assert!(!out.contains("jobname"), "{out}");
