@@ -345,6 +345,26 @@ fn run_plan(
     }
     let clock = Clock::detect();
     let clock_info = clock.info();
+    let run = RunInfo {
+        plan: &plan,
+        workload,
+    };
+    presenter.before_run(&run);
+    // The server under test, when it runs here (nginx on loopback): its CPU time is part of
+    // the experiment, reported as such and not as other activity.
+    let me = std::process::id();
+    let servers: Vec<u32> = instance
+        .local_server_ports()
+        .into_iter()
+        .flat_map(hostbench_hostinfo::procs::tcp_listeners)
+        .filter(|&p| p != me)
+        .collect();
+    let before = activity::sample_with_servers(&servers);
+    // A fleet's hosts start together: the wait is the last thing before the runner, after
+    // everything whose time differs from host to host.
+    let mut gate = crate::fleet::gate::from_env()?;
+    let late = gate.as_mut().and_then(|g| g.wait());
+    let fleet = gate.map(|g| g.fleet_ref(late, &host.hostname));
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
@@ -370,13 +390,9 @@ fn run_plan(
             },
         );
         r.figures = workload.figures(&r);
+        r.fleet = fleet.clone();
         r
     };
-    let run = RunInfo {
-        plan: &plan,
-        workload,
-    };
-    presenter.before_run(&run);
     let live = Live {
         presenter,
         run: &run,
@@ -384,16 +400,6 @@ fn run_plan(
         lines: Default::default(),
         build: &build,
     };
-    // The server under test, when it runs here (nginx on loopback): its CPU time is part of
-    // the experiment, reported as such and not as other activity.
-    let me = std::process::id();
-    let servers: Vec<u32> = instance
-        .local_server_ports()
-        .into_iter()
-        .flat_map(hostbench_hostinfo::procs::tcp_listeners)
-        .filter(|&p| p != me)
-        .collect();
-    let before = activity::sample_with_servers(&servers);
     let m =
         runner::run(&plan, instance.as_ref(), clock, &live).context("the run could not start")?;
     let after = activity::sample_with_servers(&servers);

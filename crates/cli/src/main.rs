@@ -19,6 +19,7 @@ mod compare;
 mod config_file;
 mod exec;
 mod fio;
+mod fleet;
 mod frontend;
 mod generate;
 mod http;
@@ -194,6 +195,8 @@ fn main() -> ExitCode {
         .first()
         .and_then(|w| PEERS.iter().find(|(name, _)| name == w));
     let result = match peer {
+        // A fleet runs any command line on other hosts: a layer above the grammars.
+        None if args.first().is_some_and(|w| w == "fleet") => fleet::main(&argv),
         Some((_, front_end)) => front_end(&argv),
         None if sysbench::claims(args) => run_sysbench(&argv),
         None => native::main(&argv),

@@ -49,7 +49,7 @@ fn after_help() -> String {
         line.push_str(&name);
     }
     general.push_str(&line);
-    format!("{PEERS_HELP}\n\n{general}\n\n{SAVING_HELP}")
+    format!("{PEERS_HELP}\n\n{FLEET_HELP}\n\n{general}\n\n{SAVING_HELP}")
 }
 
 /// Peer grammars, for `hostbench --help`.
@@ -66,6 +66,12 @@ const PEERS_HELP: &str = "Peer command lines run as written, with the program na
   hostbench ab [-n N] [-c C] [-t S] [-k] ... http://HOST[:PORT]/PATH   (ApacheBench 2.3)
   hostbench httperf --server HOST [--port P] [--rate R] ...           (httperf 0.9)
 Each has its own help: `hostbench cpu help`, `hostbench stream --help`.";
+
+/// Fleets, for `hostbench --help`.
+const FLEET_HELP: &str =
+    "Many hosts over ssh: hostbench fleet HOSTS|@FILE|-i INVENTORY:GROUP -- COMMAND...
+  runs COMMAND (any line above) on every host, started together; results saved here
+  (`hostbench fleet --help`).";
 
 /// How saving works, for `hostbench --help`.
 const SAVING_HELP: &str = "Every run is saved in the results store unless --no-save is given \
@@ -194,7 +200,7 @@ enum TextJson {
     Json,
 }
 
-fn seconds(s: &str) -> Result<f64, String> {
+pub fn seconds(s: &str) -> Result<f64, String> {
     parse_seconds(s).map_err(|e| e.to_string())
 }
 

@@ -14,6 +14,7 @@ pub mod compare;
 pub mod error;
 pub mod fio_hist;
 pub mod fio_result;
+pub mod fleet;
 pub mod host;
 pub mod input;
 pub mod layout;

@@ -27,8 +27,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// without the field are 0, written before it existed); 2 added `figures[].label`,
 /// `annotations`, `suite` and `fio.jobs[].groupid`; 3 `suite.directory`; 4 fio's
 /// `jobs[].report`, `blocks[].*.lat_bins`/`slat_bins` and the layout's `more_formats` and
-/// `terse_version`; 5 `fio.blocks[].error` and `fio.jobs[].bs_ranges`.
-pub const SCHEMA_MINOR: u32 = 5;
+/// `terse_version`; 5 `fio.blocks[].error` and `fio.jobs[].bs_ranges`; 6 `fleet`.
+pub const SCHEMA_MINOR: u32 = 6;
 
 /// One run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,6 +90,35 @@ pub struct RunResult {
     /// the variant after the entry and scores the entry's figure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite: Option<SuiteRef>,
+    /// The fleet run this run belongs to, when `hostbench fleet` (or a run started with
+    /// `HOSTBENCH_FLEET_RUN`) made it (schema 1.6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<FleetRef>,
+}
+
+/// A run's place in a fleet run: which fleet run, which host as the user named it, and how
+/// its start and clock compared with the host that started the fleet.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FleetRef {
+    /// The fleet run's id (every host's runs of one `hostbench fleet` share it).
+    pub run: String,
+    /// The host as the user named it (`web1`, `10.0.0.7`, an inventory name).
+    pub host: String,
+    /// The wall-clock instant the hosts were told to start together, Unix ns in the
+    /// controller's clock; absent when the run did not wait for one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at_unix_ns: Option<i64>,
+    /// How much later than that instant this host's run really started, ns (its own clock,
+    /// corrected by `clock_offset_ns`); the spread of this across hosts is the start skew.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_late_ns: Option<i64>,
+    /// This host's clock minus the controller's, ns, measured over ssh (the sample with the
+    /// shortest round trip).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_offset_ns: Option<i64>,
+    /// The round trip of that sample, ns: the offset is known to within half of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_rtt_ns: Option<i64>,
 }
 
 /// Which suite entry a run came from.
@@ -621,6 +650,7 @@ impl RunResult {
             fio: ctx.fio,
             annotations: BTreeMap::new(),
             suite: None,
+            fleet: None,
         };
         r.warnings = ctx.warnings;
         r.warnings.extend(r.standard_warnings());

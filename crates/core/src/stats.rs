@@ -32,6 +32,21 @@ pub fn median(xs: &[f64]) -> Option<f64> {
     })
 }
 
+/// The median absolute deviation from the median (unscaled).
+pub fn mad(xs: &[f64]) -> Option<f64> {
+    let m = median(xs)?;
+    let dev: Vec<f64> = finite(xs).iter().map(|x| (x - m).abs()).collect();
+    median(&dev)
+}
+
+/// Iglewicz and Hoaglin's modified z-score of `x` in a sample of median `median` and
+/// median absolute deviation `mad`: 0.6745 (x − median) / MAD; |z| > 3.5 is their outlier
+/// rule. `None` when the MAD is 0 (half the sample or more is one value): the score is
+/// then undefined, and a relative threshold has to judge.
+pub fn robust_z(x: f64, median: f64, mad: f64) -> Option<f64> {
+    (mad > 0.0 && mad.is_finite()).then(|| 0.6745 * (x - median) / mad)
+}
+
 /// The arithmetic mean.
 pub fn mean(xs: &[f64]) -> Option<f64> {
     sorted(xs).map(|v| v.iter().sum::<f64>() / v.len() as f64)
@@ -483,5 +498,17 @@ mod tests {
                 prop_assert!(xs.len() < 6);
             }
         }
+    }
+
+    #[test]
+    fn robust_z_flags_the_one_slow_host() {
+        let xs = [1000.0, 1010.0, 990.0, 1005.0, 200.0];
+        let m = median(&xs).unwrap();
+        let d = mad(&xs).unwrap();
+        assert_eq!((m, d), (1000.0, 10.0));
+        let z = robust_z(200.0, m, d).unwrap();
+        assert!((z - (-53.96)).abs() < 0.01, "{z}");
+        assert!(robust_z(1005.0, m, d).unwrap().abs() < 3.5);
+        assert_eq!(robust_z(5.0, 5.0, 0.0), None);
     }
 }

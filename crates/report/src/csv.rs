@@ -4,7 +4,7 @@
 use crate::{ms, pct_label};
 use hostbench_core::result::RunResult;
 
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

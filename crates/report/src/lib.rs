@@ -12,6 +12,7 @@ pub mod compare;
 pub mod csv;
 pub mod fileio;
 pub mod fio;
+pub mod fleet;
 pub mod html;
 pub mod http;
 pub mod httperf;

@@ -21,6 +21,7 @@ mod fio_files;
 mod fio_out;
 mod fio_seq;
 mod fio_syntax;
+mod fleet;
 mod generate;
 mod http;
 mod iozone;

@@ -1,0 +1,170 @@
+//! The remote half of a fleet's common start, and a run's fleet identity: read from the
+//! environment `hostbench fleet agent run` (or anything else that joins a fleet run: a
+//! Kubernetes DaemonSet, a Slurm job, an Ansible play) gives the command it runs.
+//!
+//! `exec` calls [`from_env`] before a run and [`Gate::wait`] just before the runner starts
+//! (after the workload's setup, the host fingerprint and the activity sample, whose time
+//! differs from host to host), so the hosts' runners start at the same instant. Only the
+//! first run of a process waits (a suite's later entries follow it as they come).
+
+use anyhow::{Result, bail};
+use hostbench_core::result::FleetRef;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// The fleet run id a run belongs to.
+pub const ENV_RUN: &str = "HOSTBENCH_FLEET_RUN";
+/// The host's name as the user wrote it (default: the machine's host name).
+pub const ENV_HOST: &str = "HOSTBENCH_FLEET_HOST";
+/// The common start, Unix ns in this host's clock.
+pub const ENV_START_AT: &str = "HOSTBENCH_FLEET_START_AT_NS";
+/// This host's clock minus the controller's, ns.
+pub const ENV_OFFSET: &str = "HOSTBENCH_FLEET_CLOCK_OFFSET_NS";
+/// The round trip of the offset's sample, ns.
+pub const ENV_RTT: &str = "HOSTBENCH_FLEET_CLOCK_RTT_NS";
+/// A pipe (file descriptor) the run writes `ready` to once it is set up (the agent's).
+pub const ENV_READY_FD: &str = "HOSTBENCH_FLEET_READY_FD";
+/// A pipe the run then reads `go NS` from: the common start, Unix ns in this host's clock
+/// (end of file: do not wait, the run is being stopped).
+pub const ENV_GO_FD: &str = "HOSTBENCH_FLEET_GO_FD";
+
+/// Longest fleet run id or host name.
+const NAME_MAX: usize = 200;
+
+static WAITED: AtomicBool = AtomicBool::new(false);
+
+/// The fleet settings of this process's runs.
+#[derive(Debug, Clone)]
+pub struct Gate {
+    run: String,
+    host: Option<String>,
+    start_at_ns: Option<i64>,
+    offset_ns: Option<i64>,
+    rtt_ns: Option<i64>,
+    /// [`ENV_READY_FD`] and [`ENV_GO_FD`].
+    pipes: Option<(i32, i32)>,
+}
+
+/// A file descriptor named by `var`: open, and not stdin, stdout or stderr.
+fn fd(var: &str) -> Result<Option<i32>> {
+    let Some(n) = number(var)? else {
+        return Ok(None);
+    };
+    // SAFETY: F_GETFD only reads the descriptor's flags.
+    if n < 3 || n > i64::from(i32::MAX) || unsafe { libc::fcntl(n as i32, libc::F_GETFD) } < 0 {
+        bail!("{var}={n} is not an open pipe hostbench fleet agent made");
+    }
+    Ok(Some(n as i32))
+}
+
+fn name(var: &str, v: String) -> Result<String> {
+    if v.trim().is_empty() || v.chars().count() > NAME_MAX || v.chars().any(char::is_control) {
+        bail!(
+            "{var} must be a name of 1 to {NAME_MAX} characters without control characters, \
+             e.g. {var}=qualify-2026-11"
+        );
+    }
+    Ok(v)
+}
+
+fn number(var: &str) -> Result<Option<i64>> {
+    match std::env::var(var) {
+        Ok(v) if !v.is_empty() => match v.parse::<i64>() {
+            Ok(n) => Ok(Some(n)),
+            Err(_) => bail!("{var}={v:?} is not a whole number of nanoseconds"),
+        },
+        _ => Ok(None),
+    }
+}
+
+/// The fleet settings in the environment: `None` when `HOSTBENCH_FLEET_RUN` is not set.
+pub fn from_env() -> Result<Option<Gate>> {
+    let run = match std::env::var(ENV_RUN) {
+        Ok(v) if !v.is_empty() => name(ENV_RUN, v)?,
+        _ => return Ok(None),
+    };
+    let host = match std::env::var(ENV_HOST) {
+        Ok(v) if !v.is_empty() => Some(name(ENV_HOST, v)?),
+        _ => None,
+    };
+    Ok(Some(Gate {
+        run,
+        host,
+        start_at_ns: number(ENV_START_AT)?,
+        offset_ns: number(ENV_OFFSET)?,
+        rtt_ns: number(ENV_RTT)?,
+        // Only the first run of the process waits; the pipes are closed after it.
+        pipes: match if WAITED.load(Ordering::SeqCst) {
+            (None, None)
+        } else {
+            (fd(ENV_READY_FD)?, fd(ENV_GO_FD)?)
+        } {
+            (Some(r), Some(g)) => Some((r, g)),
+            (None, None) => None,
+            _ => bail!("{ENV_READY_FD} and {ENV_GO_FD} go together"),
+        },
+    }))
+}
+
+/// Unix time now, ns.
+pub fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+impl Gate {
+    /// Waits for the common start (the first run of the process only) and returns how late
+    /// it started, ns; `None` when there is nothing to wait for. Ctrl-C ends the wait.
+    pub fn wait(&mut self) -> Option<i64> {
+        if WAITED.swap(true, Ordering::SeqCst) {
+            return None;
+        }
+        if let Some((ready, go)) = self.pipes.take() {
+            use std::io::{BufRead, Write};
+            use std::os::fd::FromRawFd;
+            // SAFETY: descriptors the agent opened for this and checked open in `from_env`;
+            // taken once (`WAITED`), so each is owned and closed once.
+            let mut ready = unsafe { std::fs::File::from_raw_fd(ready) };
+            // SAFETY: as above.
+            let go = unsafe { std::fs::File::from_raw_fd(go) };
+            let _ = ready.write_all(b"ready\n");
+            drop(ready);
+            let mut line = String::new();
+            let _ = std::io::BufReader::new(go).read_line(&mut line);
+            match line.trim().strip_prefix("go ").map(str::parse::<i64>) {
+                Some(Ok(at)) => self.start_at_ns = Some(at),
+                // Stopped before the start: run now (and stop at once).
+                _ => return None,
+            }
+        }
+        let at = self.start_at_ns?;
+        loop {
+            if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst) {
+                break;
+            }
+            let left = at - now_ns();
+            if left <= 0 {
+                break;
+            }
+            // Short sleeps, so Ctrl-C is seen; the last one ends at the instant.
+            std::thread::sleep(Duration::from_nanos(left.min(50_000_000) as u64));
+        }
+        Some(now_ns() - at)
+    }
+
+    /// The run's fleet section: `late_ns` from [`Gate::wait`], `hostname` the machine's
+    /// name, used when no host name was given.
+    pub fn fleet_ref(&self, late_ns: Option<i64>, hostname: &str) -> FleetRef {
+        let offset = self.offset_ns.unwrap_or(0);
+        FleetRef {
+            run: self.run.clone(),
+            host: self.host.clone().unwrap_or_else(|| hostname.to_string()),
+            start_at_unix_ns: late_ns.and(self.start_at_ns.map(|s| s - offset)),
+            start_late_ns: late_ns,
+            clock_offset_ns: self.offset_ns,
+            clock_rtt_ns: self.rtt_ns,
+        }
+    }
+}

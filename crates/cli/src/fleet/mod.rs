@@ -1,0 +1,972 @@
+//! `hostbench fleet HOSTS -- COMMAND...`: the same hostbench command on many hosts over the
+//! system's OpenSSH client, started at one wall-clock instant, with every host's results
+//! brought back over the ssh channel and saved in one store (docs/fleet.md).
+//!
+//! Per host, in a thread of its own (at most `--parallel` hosts at once, a wave each):
+//! 1. connect (one master connection) and look for the binary in the host's cache
+//!    (`${XDG_CACHE_HOME:-~/.cache}/hostbench/bin/SHA256/hostbench`); copy it there when it
+//!    is missing, checked by SHA-256 on the host before it is moved into place;
+//! 2. copy the files the command names (job files, suite files) into a run directory;
+//! 3. measure the host's clock offset over ssh ([`agent`]'s `clock`): the sample with the
+//!    shortest round trip, offset = remote − (send + rtt/2);
+//! 4. start `agent run`: the command sets itself up (workload setup, host fingerprint) and
+//!    says `@ready` just before its runner would start ([`gate`]). When every host of the
+//!    wave is ready (or failed), the controller picks an instant a little ahead (enough
+//!    for one line to reach every host) and sends each host `go` with the instant in its
+//!    own clock (the instant plus its offset); the command waits for it and starts;
+//! 5. collect the export document the agent prints, and save each run with the fleet run
+//!    id, the host's name and the label.
+//!
+//! A host that fails at any step is reported with the tail of its stderr while the others
+//! go on. Ctrl-C closes each running host's stdin: the agent stops the command, which ends
+//! as interrupted and sends its partial results.
+
+pub mod agent;
+pub mod gate;
+mod hosts;
+mod report;
+mod ssh;
+
+use crate::results::StoreArg;
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use hosts::Target;
+use sha2::Digest;
+use ssh::{Input, Ssh, Stop};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{ExitCode, Stdio};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Condvar, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+/// Run hostbench on many hosts over ssh, started together, results saved here.
+///
+/// HOSTS is a comma list (web1,root@10.0.0.7:2222) or @FILE (one host a line, # comments);
+/// or give -i INVENTORY:GROUP (an Ansible INI inventory). Everything after -- is the
+/// hostbench command line each host runs, e.g.
+/// `hostbench fleet @nodes.txt --label qual -- cpu --cpu-max-prime=20000 --time=30 run`.
+/// Files the command names (job files, suite files) are copied to each host with the
+/// binary. Exit 0 when every host succeeded, 1 when one failed, 130 on Ctrl-C.
+#[derive(Debug, Parser)]
+#[command(
+    name = "hostbench fleet",
+    version,
+    override_usage = "hostbench fleet [OPTIONS] HOSTS|-i INVENTORY:GROUP -- COMMAND...\n       \
+                      hostbench fleet report RUN_ID [-f text|markdown|csv|json] [--fail-below PCT]"
+)]
+struct FleetArgs {
+    /// The hosts: a comma list or @FILE.
+    #[arg(value_name = "HOSTS")]
+    hosts: Option<String>,
+    /// An Ansible INI inventory and group (`all` for every host).
+    #[arg(short = 'i', long = "inventory", value_name = "FILE:GROUP")]
+    inventory: Option<String>,
+    /// ssh's configuration file (`ssh -F`), instead of ~/.ssh/config.
+    #[arg(short = 'F', long = "ssh-config", value_name = "FILE")]
+    ssh_config: Option<PathBuf>,
+    /// Hosts worked on at once; more hosts run in waves of this many, each wave started
+    /// together.
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    parallel: usize,
+    /// Time each host gets for everything (copy, run, results); a host past it is stopped
+    /// and reported as failed (e.g. 10m; default: no limit).
+    #[arg(long, value_name = "DURATION", value_parser = crate::native::seconds)]
+    timeout: Option<f64>,
+    /// ssh's connection timeout.
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = crate::native::seconds)]
+    connect_timeout: f64,
+    /// The binary to deploy (a static build for the hosts' architecture); default: this one.
+    #[arg(long, value_name = "PATH")]
+    binary: Option<PathBuf>,
+    /// How far ahead of the moment every host's command is set up the common start is
+    /// (default: 200 ms + 4 × the slowest round trip + 0.5 ms a host, at most 5 s).
+    #[arg(long, value_name = "DURATION", value_parser = crate::native::seconds)]
+    start_delay: Option<f64>,
+    /// Remove what was deployed (the binary, the run's files) from each host at the end;
+    /// by default the binary stays in the host's cache for the next fleet.
+    #[arg(long)]
+    clean: bool,
+    /// The label every host's runs are saved under.
+    #[arg(long, value_name = "NAME")]
+    label: Option<String>,
+    #[command(flatten)]
+    store: StoreArg,
+}
+
+/// Largest file the command names that is copied along.
+const CARRY_MAX: u64 = 64 << 20;
+/// Largest results document read back from one host.
+const RESULTS_MAX: usize = 256 << 20;
+/// Clock samples per host.
+const CLOCK_SAMPLES: usize = 16;
+/// Clock offsets (and start skews) above this are warned about.
+const SKEW_WARN_NS: i64 = 10_000_000;
+
+/// `hostbench fleet ...` (`argv[1]` is `fleet`).
+pub fn main(argv: &[String]) -> Result<ExitCode> {
+    let rest = &argv[2.min(argv.len())..];
+    if rest.first().is_some_and(|w| w == "agent") {
+        return agent::main(&rest[1..]);
+    }
+    // `fleet report RUN_ID`; a host named `report` is written `report,` or `user@report`.
+    if rest.first().is_some_and(|w| w == "report") {
+        return report::main(&rest[1..]);
+    }
+    let (ours, command) = match rest.iter().position(|a| a == "--") {
+        Some(i) => (&rest[..i], rest[i + 1..].to_vec()),
+        None => (rest, Vec::new()),
+    };
+    let parsed = crate::frontend::clap_parse::<FleetArgs>(
+        "fleet",
+        std::iter::once("hostbench fleet".to_string()).chain(ours.iter().cloned()),
+    )?;
+    let Some(args) = parsed else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    if command.is_empty() {
+        bail!(
+            "fleet: give the hostbench command each host runs after --, e.g. \
+             hostbench fleet web1,web2 -- cpu --time=10 run"
+        );
+    }
+    if command[0] == "fleet" {
+        bail!("fleet: the command after -- cannot be another fleet");
+    }
+    if let Some(a) = command
+        .iter()
+        .find(|a| a.starts_with("--results-db") || a.starts_with("--no-save"))
+    {
+        bail!(
+            "fleet: {a} in the command after -- is the fleet's business: every host's runs come \
+             back here; give --results-db before -- instead"
+        );
+    }
+    let saving =
+        crate::exec::SaveOptions::new(args.label.clone(), false, args.store.results_db.clone())?;
+    let targets = match (&args.hosts, &args.inventory) {
+        (Some(h), None) => hosts::from_arg(h)?,
+        (None, Some(i)) => hosts::from_inventory(i)?,
+        (Some(_), Some(_)) => bail!("fleet: give HOSTS or -i INVENTORY:GROUP, not both"),
+        (None, None) => {
+            bail!("fleet: which hosts? give a comma list (web1,web2), @FILE or -i INVENTORY:GROUP")
+        }
+    };
+    if args.parallel == 0 {
+        bail!("fleet: --parallel must be at least 1");
+    }
+    if let Some(f) = &args.ssh_config
+        && !f.is_file()
+    {
+        bail!("fleet: --ssh-config {} is not a file", f.display());
+    }
+    let binary = match &args.binary {
+        Some(p) => p.clone(),
+        None => {
+            std::env::current_exe().context("fleet: where is this binary? give --binary PATH")?
+        }
+    };
+    let sha = sha256_file(&binary)?;
+    let (command, carried) = carried_files(&command)?;
+    let location = hostbench_store::Location::resolve(saving.results_db.as_deref())?;
+    let control_dir = private_temp_dir()?;
+    let run_id = new_run_id();
+    let ctx = Ctx {
+        ssh: Ssh {
+            config: args.ssh_config.clone(),
+            control_dir: control_dir.clone(),
+            connect_timeout_s: args.connect_timeout.ceil().max(1.0) as u64,
+        },
+        size: std::fs::metadata(&binary).map(|m| m.len()).unwrap_or(0),
+        binary,
+        sha,
+        command,
+        carried,
+        run_id: run_id.clone(),
+        timeout: args
+            .timeout
+            .filter(|t| *t > 0.0)
+            .map(Duration::from_secs_f64),
+        start_delay: args.start_delay.map(Duration::from_secs_f64),
+        clean: args.clean,
+        saver: Saver {
+            location: location.clone(),
+            label: args.label.clone(),
+            run_id: run_id.clone(),
+            store: Mutex::new(None),
+            saved: Default::default(),
+            error: Mutex::new(None),
+        },
+    };
+    eprintln!(
+        "fleet {run_id}: {} host{} ({} at once)",
+        targets.len(),
+        if targets.len() == 1 { "" } else { "s" },
+        args.parallel.min(targets.len())
+    );
+    let t0 = Instant::now();
+    let mut outcomes = Vec::new();
+    for (w, wave) in targets.chunks(args.parallel).enumerate() {
+        if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst) {
+            for t in wave {
+                outcomes.push(Outcome::failed(
+                    t,
+                    "not started (interrupted)",
+                    String::new(),
+                ));
+            }
+            continue;
+        }
+        outcomes.extend(run_wave(&ctx, wave, w * args.parallel));
+    }
+    let ran = t0.elapsed();
+    for t in &targets {
+        ctx.ssh.close(t);
+    }
+    let _ = std::fs::remove_dir_all(&control_dir);
+    let saved = match ctx
+        .saver
+        .error
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+    {
+        Some(e) => Err(anyhow::anyhow!(e)),
+        None => Ok(ctx.saver.saved.load(Ordering::SeqCst)),
+    };
+    eprintln!(
+        "fleet {run_id}: hosts done and saved after {:.2} s, ended after {:.2} s",
+        ran.as_secs_f64(),
+        t0.elapsed().as_secs_f64()
+    );
+    summary(&run_id, &outcomes, saved, &location)
+}
+
+/// What every host's thread reads.
+struct Ctx {
+    ssh: Ssh,
+    binary: PathBuf,
+    sha: String,
+    /// The binary's size, bytes.
+    size: u64,
+    /// The command, with carried files' words replaced by `\0N` markers (see
+    /// [`carried_files`]).
+    command: Vec<String>,
+    carried: Vec<PathBuf>,
+    run_id: String,
+    timeout: Option<Duration>,
+    start_delay: Option<Duration>,
+    /// `--clean`.
+    clean: bool,
+    saver: Saver,
+}
+
+/// How one host did.
+struct Outcome {
+    name: String,
+    /// Runs brought back.
+    runs: Vec<hostbench_store::StoredRun>,
+    /// Why it failed, when it did.
+    failure: Option<String>,
+    /// The last lines of its stderr, for a failure.
+    tail: String,
+    deployed: Option<&'static str>,
+    offset_ns: Option<i64>,
+    rtt_ns: Option<i64>,
+    interrupted: bool,
+    /// The host's `…/hostbench` cache directory, once known.
+    base: Option<String>,
+    /// Runs brought back (once [`Saver::take`] has them).
+    run_count: usize,
+    /// How late its first run started, ns.
+    late_ns: Option<i64>,
+}
+
+impl Outcome {
+    fn failed(t: &Target, why: &str, tail: String) -> Outcome {
+        Outcome {
+            name: t.name.clone(),
+            runs: Vec::new(),
+            failure: Some(why.to_string()),
+            tail,
+            deployed: None,
+            offset_ns: None,
+            rtt_ns: None,
+            interrupted: false,
+            base: None,
+            run_count: 0,
+            late_ns: None,
+        }
+    }
+}
+
+fn sha256_file(p: &Path) -> Result<String> {
+    let meta = std::fs::metadata(p).with_context(|| format!("fleet: binary {}", p.display()))?;
+    if !meta.is_file() {
+        bail!("fleet: binary {} is not a regular file", p.display());
+    }
+    let mut f = std::fs::File::open(p).with_context(|| format!("fleet: binary {}", p.display()))?;
+    let mut h = sha2::Sha256::new();
+    std::io::copy(&mut f, &mut h).with_context(|| format!("fleet: reading {}", p.display()))?;
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The words of `command` that name local files to copy along: an existing regular file
+/// whose name has a `/` or a `.` (`jobs.fio`, `./suite.toml`; not `run`, which is a
+/// command word even where a file of that name exists), as a word or as the value of
+/// `--option=VALUE`. Returns the command with each such file replaced by a marker
+/// (`\0N`, the N-th file) and the files.
+fn carried_files(command: &[String]) -> Result<(Vec<String>, Vec<PathBuf>)> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut out = Vec::new();
+    for (i, w) in command.iter().enumerate() {
+        let (prefix, value) = match w.split_once('=') {
+            Some((k, v)) if w.starts_with('-') => (format!("{k}="), v),
+            _ => (String::new(), w.as_str()),
+        };
+        let p = Path::new(value);
+        let looks_like_file = i > 0 && (value.contains('/') || value.contains('.'));
+        match std::fs::metadata(p) {
+            Ok(m) if looks_like_file && m.is_file() => {
+                if m.len() > CARRY_MAX {
+                    bail!(
+                        "fleet: {value} is larger than {} MiB; put it on the hosts yourself and \
+                         name it by its path there",
+                        CARRY_MAX >> 20
+                    );
+                }
+                out.push(format!("{prefix}\0{}", files.len()));
+                files.push(p.to_path_buf());
+            }
+            _ => out.push(w.clone()),
+        }
+    }
+    Ok((out, files))
+}
+
+/// A directory only we can use, for the ssh master sockets.
+fn private_temp_dir() -> Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    // The sockets' path must fit a Unix socket's name (108 bytes): a long TMPDIR is not
+    // used.
+    let base = Some(std::env::temp_dir())
+        .filter(|d| d.as_os_str().len() <= 64)
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
+    for _ in 0..16 {
+        let d = base.join(format!(
+            "hostbench-fleet-{}-{:08x}",
+            std::process::id(),
+            hostbench_core::rand::time_seed() as u32
+        ));
+        match std::fs::DirBuilder::new().mode(0o700).create(&d) {
+            Ok(()) => return Ok(d),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("fleet: cannot make {}", d.display())),
+        }
+    }
+    bail!(
+        "fleet: cannot make a temporary directory in {}",
+        base.display()
+    )
+}
+
+/// `YYYYMMDD-HHMMSS-xxxx` (UTC).
+fn new_run_id() -> String {
+    let now = gate::now_ns() as f64 / 1e9;
+    let t = hostbench_core::civil::rfc3339_utc(now);
+    let compact: String = t.chars().filter(char::is_ascii_digit).take(14).collect();
+    format!(
+        "{}-{}-{:04x}",
+        &compact[..8.min(compact.len())],
+        &compact[8.min(compact.len())..],
+        hostbench_core::rand::time_seed() as u16
+    )
+}
+
+/// What a host's thread tells the controller before the start.
+enum Ready {
+    /// The command is set up; `rtt` is the host's round trip over ssh.
+    Ready {
+        rtt: Duration,
+    },
+    Failed,
+}
+
+/// The common start, once chosen: `Some(ns)` (controller clock) or `None` (do not start).
+type Start = Arc<(Mutex<Option<Option<i64>>>, Condvar)>;
+
+fn run_wave(ctx: &Ctx, wave: &[Target], first: usize) -> Vec<Outcome> {
+    let (tx, rx) = mpsc::channel::<Ready>();
+    let start: Start = Arc::new((Mutex::new(None), Condvar::new()));
+    let wave_t0 = Instant::now();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = wave
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let tx = tx.clone();
+                let start = start.clone();
+                s.spawn(move || host(ctx, t, first + i, tx, start))
+            })
+            .collect();
+        drop(tx);
+        // Every host ready (or failed): pick the instant.
+        let mut slowest = Duration::ZERO;
+        let mut ready = 0;
+        let mut reports = 0;
+        while reports < wave.len() {
+            match rx.recv_timeout(Duration::from_millis(50)) {
+                Ok(Ready::Ready { rtt }) => {
+                    reports += 1;
+                    ready += 1;
+                    slowest = slowest.max(rtt);
+                }
+                Ok(Ready::Failed) => reports += 1,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst) {
+                        break;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        let go = if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst) || ready == 0 {
+            None
+        } else {
+            // Every command is set up and waiting: the start only has to reach them, one
+            // line over each host's open ssh session.
+            let delay = ctx.start_delay.unwrap_or(
+                (Duration::from_millis(200)
+                    + slowest * 4
+                    + Duration::from_micros(500) * ready as u32)
+                    .min(Duration::from_secs(5)),
+            );
+            let at = gate::now_ns() + delay.as_nanos() as i64;
+            eprintln!(
+                "fleet {}: {ready} host{} ready after {:.2} s; start at {} (in {:.2} s)",
+                ctx.run_id,
+                if ready == 1 { "" } else { "s" },
+                wave_t0.elapsed().as_secs_f64(),
+                hostbench_core::civil::rfc3339_utc(at as f64 / 1e9),
+                delay.as_secs_f64()
+            );
+            Some(at)
+        };
+        {
+            let (m, c) = &*start;
+            *m.lock().unwrap_or_else(|e| e.into_inner()) = Some(go);
+            c.notify_all();
+        }
+        handles
+            .into_iter()
+            .zip(wave)
+            .map(|(h, t)| {
+                h.join().unwrap_or_else(|_| {
+                    Outcome::failed(t, "internal error (thread panicked)", String::new())
+                })
+            })
+            .collect()
+    })
+}
+
+/// Why an ssh command failed, in words: ssh's own failures (exit 255) by their message.
+fn ssh_failure(step: &str, out: &ssh::Output) -> String {
+    let tail = String::from_utf8_lossy(&out.stderr_tail).to_lowercase();
+    match (out.stopped, out.status.and_then(|s| s.code())) {
+        (Some(Stop::Timeout), _) => format!("timed out ({step})"),
+        (Some(Stop::Interrupt), _) => format!("interrupted ({step})"),
+        (None, Some(255)) if tail.contains("permission denied") => {
+            format!("authentication failed ({step})")
+        }
+        (None, Some(255)) if tail.contains("host key verification failed") => {
+            format!("host key not trusted ({step})")
+        }
+        (None, Some(255)) => format!("unreachable ({step})"),
+        (None, Some(c)) => format!("exit {c} ({step})"),
+        (None, None) => format!("killed ({step})"),
+    }
+}
+
+fn ok(out: &ssh::Output) -> bool {
+    out.stopped.is_none() && out.status.is_some_and(|s| s.success())
+}
+
+/// One host, start to end.
+fn host(ctx: &Ctx, t: &Target, index: usize, ready: mpsc::Sender<Ready>, start: Start) -> Outcome {
+    let mut o = host_run(ctx, t, index, ready, start);
+    ctx.saver.take(&mut o);
+    if ctx.clean
+        && let Some(base) = &o.base
+    {
+        // What this fleet put there: the binary and this run's directory (the agent
+        // removes the latter itself when the run gets that far).
+        let rm = format!(
+            "rm -rf -- {bin} {dir}; rmdir -- {run} 2>/dev/null; true",
+            bin = ssh::quote(&format!("{base}/bin/{}", ctx.sha)),
+            dir = ssh::quote(&format!("{base}/runs/{}/{index}", ctx.run_id)),
+            run = ssh::quote(&format!("{base}/runs/{}", ctx.run_id)),
+        );
+        match ssh::run(ctx.ssh.command(t, &rm), None, None) {
+            Ok(out) if ok(&out) => eprintln!("fleet: {}: removed what was deployed", t.name),
+            Ok(out) => eprintln!(
+                "WARNING: {}: what was deployed could not be removed: {}",
+                t.name,
+                ssh::last_lines(&out.stderr_tail, 1)
+            ),
+            Err(e) => eprintln!("WARNING: {}: ssh cannot start: {e}", t.name),
+        }
+    }
+    o
+}
+
+fn host_run(
+    ctx: &Ctx,
+    t: &Target,
+    index: usize,
+    ready: mpsc::Sender<Ready>,
+    start: Start,
+) -> Outcome {
+    let deadline = ctx.timeout.map(|d| Instant::now() + d);
+    let mut o = Outcome::failed(t, "", String::new());
+    o.failure = None;
+    let fail = |mut o: Outcome, why: String, tail: &[u8]| {
+        o.failure = Some(why);
+        o.tail = ssh::last_lines(tail, 5);
+        eprintln!(
+            "fleet: {}: FAILED: {}",
+            o.name,
+            o.failure.as_deref().unwrap_or("")
+        );
+        o
+    };
+    let prepared = prepare(ctx, t, index, deadline, &mut o);
+    let (bin, dir) = match prepared {
+        Ok(p) => p,
+        Err((why, tail)) => {
+            let _ = ready.send(Ready::Failed);
+            return fail(o, why, &tail);
+        }
+    };
+    let offset = o.offset_ns.unwrap_or(0);
+    let mut remote = format!(
+        "{} fleet agent run --dir {} --run {} --host {} --offset {} --rtt {} --",
+        ssh::quote(&bin),
+        ssh::quote(&dir),
+        ssh::quote(&ctx.run_id),
+        ssh::quote(&t.name),
+        offset,
+        o.rtt_ns.unwrap_or(0)
+    );
+    for w in &ctx.command {
+        remote.push(' ');
+        remote.push_str(&ssh::quote(&remote_word(w, &dir)));
+    }
+    // The agent's stdout: `@ready` lines (the command is set up and waits for the start),
+    // then the results document.
+    let (ready_tx, ready_rx) = mpsc::channel::<()>();
+    let reader = move |out: std::process::ChildStdout| {
+        let mut r = BufReader::new(out);
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match r.read_line(&mut line) {
+                Ok(n) if n > 0 && line.trim_end() == "@ready" => {
+                    let _ = ready_tx.send(());
+                }
+                Ok(n) if n > 0 => break,
+                _ => return Vec::new(),
+            }
+        }
+        drop(ready_tx);
+        let mut doc = line.clone().into_bytes();
+        doc.extend(ssh::read_max(r, RESULTS_MAX));
+        doc
+    };
+    let mut running = match ssh::spawn_with(ctx.ssh.command(t, &remote), None, reader) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = ready.send(Ready::Failed);
+            return fail(o, format!("ssh cannot start: {e}"), &[]);
+        }
+    };
+    // Ready when the command says so; not when it ends first, the host's time runs out or
+    // Ctrl-C comes.
+    let set_up = loop {
+        match ready_rx.recv_timeout(Duration::from_millis(10)) {
+            Ok(()) => break true,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break false,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst)
+                    || deadline.is_some_and(|d| Instant::now() >= d)
+                {
+                    break false;
+                }
+            }
+        }
+    };
+    if set_up {
+        let _ = ready.send(Ready::Ready {
+            rtt: Duration::from_nanos(o.rtt_ns.unwrap_or(0).max(0) as u64),
+        });
+        let go = {
+            let (m, c) = &*start;
+            let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+            while g.is_none() {
+                g = c.wait(g).unwrap_or_else(|e| e.into_inner());
+            }
+            g.expect("set")
+        };
+        match go {
+            Some(at) => {
+                running.send(&format!("go {}\n", at + offset));
+            }
+            None => running.close_stdin(),
+        }
+    } else {
+        let _ = ready.send(Ready::Failed);
+    }
+    let out = running.wait(deadline, Duration::from_secs(60));
+    o.interrupted = out.stopped == Some(Stop::Interrupt);
+    // Whatever came back is kept, a failed or stopped run's partial results included.
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !text.trim().is_empty() {
+        match hostbench_store::parse_runs(&text, &format!("host {}", t.name)) {
+            Ok(runs) => o.runs = runs,
+            Err(e) => {
+                return fail(
+                    o,
+                    format!("its results could not be read: {e}"),
+                    &out.stderr_tail,
+                );
+            }
+        }
+    }
+    if !ok(&out) {
+        return fail(o, ssh_failure("run", &out), &out.stderr_tail);
+    }
+    if o.runs.is_empty() {
+        return fail(o, "the command saved no run".into(), &out.stderr_tail);
+    }
+    eprintln!(
+        "fleet: {}: done, {} run{}",
+        t.name,
+        o.runs.len(),
+        if o.runs.len() == 1 { "" } else { "s" }
+    );
+    o
+}
+
+/// A word of the command as the host sees it: carried files' markers become their path in
+/// the host's run directory.
+fn remote_word(w: &str, dir: &str) -> String {
+    match w.split_once('\0') {
+        Some((prefix, n)) => format!("{prefix}{dir}/files/{n}"),
+        None => w.to_string(),
+    }
+}
+
+type Prepared = (String, String);
+
+/// Steps 1-3: binary, files, clock. Returns the binary's and the run directory's paths on
+/// the host, or why it failed and stderr's tail.
+fn prepare(
+    ctx: &Ctx,
+    t: &Target,
+    index: usize,
+    deadline: Option<Instant>,
+    o: &mut Outcome,
+) -> std::result::Result<Prepared, (String, Vec<u8>)> {
+    let sha = &ctx.sha;
+    // The cache is content-addressed and a file gets there only by a rename after its
+    // SHA-256 was checked on the host, in a directory only the user can write: finding it
+    // with the right size is enough (hashing it again on every run cost each host a read
+    // of the whole binary).
+    let size = ctx.size;
+    let check = format!(
+        "b=\"${{XDG_CACHE_HOME:-$HOME/.cache}}\"; case \"$b\" in /*) ;; *) b=\"$HOME/.cache\";; esac; \
+         b=\"$b/hostbench\"; f=\"$b/bin/{sha}/hostbench\"; echo \"base $b\"; \
+         if [ -f \"$f\" ] && [ ! -L \"$f\" ] && [ \"$(wc -c < \"$f\")\" -eq {size} ]; \
+         then echo present; else echo missing; fi"
+    );
+    let out = ssh::run(ctx.ssh.command(t, &check), None, deadline)
+        .map_err(|e| (format!("ssh cannot start: {e}"), Vec::new()))?;
+    if !ok(&out) {
+        return Err((ssh_failure("connect", &out), out.stderr_tail));
+    }
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let base = text
+        .lines()
+        .find_map(|l| l.strip_prefix("base "))
+        .map(str::to_string)
+        .ok_or_else(|| {
+            (
+                format!("the host's shell said {text:?}, not where its cache is"),
+                Vec::new(),
+            )
+        })?;
+    o.base = Some(base.clone());
+    let bin_dir = format!("{base}/bin/{sha}");
+    let bin = format!("{bin_dir}/hostbench");
+    if text.lines().any(|l| l == "present") {
+        o.deployed = Some("cached");
+    } else {
+        let upload = format!(
+            "set -e; umask 077; d={}; mkdir -p \"$d\"; t=\"$d/.upload.$$\"; cat > \"$t\"; \
+             s=$(sha256sum < \"$t\" | cut -c1-64); if [ \"$s\" != {sha} ]; then rm -f \"$t\"; \
+             echo \"SHA-256 mismatch after the copy: $s\" >&2; exit 3; fi; chmod 700 \"$t\"; \
+             mv -f \"$t\" \"$d/hostbench\"; echo copied",
+            ssh::quote(&bin_dir)
+        );
+        let out = ssh::run(
+            ctx.ssh.command(t, &upload),
+            Some(Input::File(ctx.binary.clone())),
+            deadline,
+        )
+        .map_err(|e| (format!("ssh cannot start: {e}"), Vec::new()))?;
+        if !ok(&out) || !String::from_utf8_lossy(&out.stdout).contains("copied") {
+            return Err((ssh_failure("copying the binary", &out), out.stderr_tail));
+        }
+        o.deployed = Some("copied");
+    }
+    let dir = format!("{base}/runs/{}/{index}", ctx.run_id);
+    for (n, f) in ctx.carried.iter().enumerate() {
+        let put = format!(
+            "umask 077; mkdir -p {d}/files && cat > {d}/files/{n}",
+            d = ssh::quote(&dir)
+        );
+        let out = ssh::run(
+            ctx.ssh.command(t, &put),
+            Some(Input::File(f.clone())),
+            deadline,
+        )
+        .map_err(|e| (format!("ssh cannot start: {e}"), Vec::new()))?;
+        if !ok(&out) {
+            return Err((
+                ssh_failure(&format!("copying {}", f.display()), &out),
+                out.stderr_tail,
+            ));
+        }
+    }
+    let (offset, rtt) = measure_clock(ctx, t, &bin)?;
+    o.offset_ns = Some(offset);
+    o.rtt_ns = Some(rtt);
+    eprintln!(
+        "fleet: {}: ready (binary {}, clock offset {:+.3} ms ± {:.3} ms)",
+        t.name,
+        o.deployed.unwrap_or("?"),
+        offset as f64 / 1e6,
+        rtt as f64 / 2e6
+    );
+    Ok((bin, dir))
+}
+
+/// The host's clock offset (remote − local, ns) and the round trip of that sample.
+fn measure_clock(
+    ctx: &Ctx,
+    t: &Target,
+    bin: &str,
+) -> std::result::Result<(i64, i64), (String, Vec<u8>)> {
+    let mut cmd = ctx
+        .ssh
+        .command(t, &format!("{} fleet agent clock", ssh::quote(bin)));
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| (format!("ssh cannot start: {e}"), Vec::new()))?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let mut lines = BufReader::new(child.stdout.take().expect("piped"));
+    let err = child.stderr.take().expect("piped");
+    let err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut std::io::Read::take(err, 1 << 16), &mut v);
+        v
+    });
+    let mut best: Option<(i64, i64)> = None;
+    for _ in 0..CLOCK_SAMPLES {
+        let sent = gate::now_ns();
+        let mut line = String::new();
+        if stdin.write_all(b"\n").and_then(|_| stdin.flush()).is_err()
+            || lines.read_line(&mut line).unwrap_or(0) == 0
+        {
+            break;
+        }
+        let back = gate::now_ns();
+        let Ok(remote) = line.trim().parse::<i64>() else {
+            break;
+        };
+        let rtt = back - sent;
+        let offset = remote - (sent + rtt / 2);
+        if best.is_none_or(|(_, r)| rtt < r) {
+            best = Some((offset, rtt));
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+    let tail = err.join().unwrap_or_default();
+    best.ok_or_else(|| ("the deployed binary did not answer (clock)".into(), tail))
+}
+
+/// Saves each host's runs as the host ends, so the controller holds one host's results at
+/// a time, not the fleet's.
+struct Saver {
+    location: hostbench_store::Location,
+    label: Option<String>,
+    run_id: String,
+    store: Mutex<Option<hostbench_store::Store>>,
+    saved: std::sync::atomic::AtomicUsize,
+    error: Mutex<Option<String>>,
+}
+
+impl Saver {
+    /// Saves `o`'s runs with the fleet's identity (which wins over anything the host's
+    /// environment said) and the label, then lets go of them.
+    fn take(&self, o: &mut Outcome) {
+        let runs = std::mem::take(&mut o.runs);
+        o.run_count = runs.len();
+        let mut results = Vec::new();
+        for r in &runs {
+            match r.result() {
+                Ok(mut result) => {
+                    let mut fleet =
+                        result
+                            .fleet
+                            .take()
+                            .unwrap_or(hostbench_core::result::FleetRef {
+                                run: self.run_id.clone(),
+                                host: o.name.clone(),
+                                start_at_unix_ns: None,
+                                start_late_ns: None,
+                                clock_offset_ns: o.offset_ns,
+                                clock_rtt_ns: o.rtt_ns,
+                            });
+                    fleet.run = self.run_id.clone();
+                    fleet.host = o.name.clone();
+                    o.late_ns = o.late_ns.or(fleet.start_late_ns);
+                    result.fleet = Some(fleet);
+                    if let Some(l) = &self.label {
+                        result.label = Some(l.clone());
+                    }
+                    results.push(result);
+                }
+                Err(e) => self.fail(format!("{}: {e}", o.name)),
+            }
+        }
+        if results.is_empty() {
+            return;
+        }
+        let mut store = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        if store.is_none() {
+            match hostbench_store::Store::open(&self.location) {
+                Ok(st) => *store = Some(st),
+                Err(e) => return self.fail(e.to_string()),
+            }
+        }
+        let st = store.as_mut().expect("opened");
+        for r in &results {
+            match st.save(r) {
+                Ok(()) => {
+                    self.saved.fetch_add(1, Ordering::SeqCst);
+                }
+                Err(e) => self.fail(format!("{}: {e}", o.name)),
+            }
+        }
+    }
+
+    fn fail(&self, why: String) {
+        self.error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert(why);
+    }
+}
+
+fn summary(
+    run_id: &str,
+    outcomes: &[Outcome],
+    saved: Result<usize>,
+    location: &hostbench_store::Location,
+) -> Result<ExitCode> {
+    let mut text = format!("fleet run {run_id}\n");
+    text.push_str(&format!(
+        "{:<24} {:<8} {:>4} {:>14} {:>12}  {}\n",
+        "host", "binary", "runs", "clock offset", "start late", "status"
+    ));
+    let mut lates = Vec::new();
+    for o in outcomes {
+        let late = o.late_ns;
+        if let Some(l) = late {
+            lates.push(l);
+        }
+        text.push_str(&format!(
+            "{:<24} {:<8} {:>4} {:>14} {:>12}  {}\n",
+            o.name,
+            o.deployed.unwrap_or("-"),
+            o.run_count,
+            o.offset_ns
+                .map_or("-".into(), |v| format!("{:+.3} ms", v as f64 / 1e6)),
+            late.map_or("-".into(), |v| format!("{:.3} ms", v as f64 / 1e6)),
+            match &o.failure {
+                None => "ok".to_string(),
+                Some(f) => format!("FAILED: {f}"),
+            }
+        ));
+    }
+    if lates.len() > 1 {
+        let skew = lates.iter().max().unwrap_or(&0) - lates.iter().min().unwrap_or(&0);
+        text.push_str(&format!(
+            "start skew: {:.3} ms over {} hosts (from each host's recorded start)\n",
+            skew as f64 / 1e6,
+            lates.len()
+        ));
+        if skew > SKEW_WARN_NS {
+            eprintln!(
+                "WARNING: the hosts started {:.1} ms apart: more than {} ms (busy hosts, or a \
+                 start delay too short for the command's setup: --start-delay)",
+                skew as f64 / 1e6,
+                SKEW_WARN_NS / 1_000_000
+            );
+        }
+    }
+    crate::exec::out(&text);
+    for o in outcomes {
+        if let Some(off) = o.offset_ns
+            && off.abs() > SKEW_WARN_NS
+        {
+            eprintln!(
+                "WARNING: {}'s clock is {:+.1} ms off this host's: the common start was \
+                 corrected for it, but the times its results record are off by as much \
+                 (is chrony/NTP running there?)",
+                o.name,
+                off as f64 / 1e6
+            );
+        }
+        if o.failure.is_some() && !o.tail.is_empty() {
+            eprintln!("fleet: {} stderr (last lines):", o.name);
+            for l in o.tail.lines() {
+                eprintln!("  {l}");
+            }
+        }
+    }
+    match saved {
+        Ok(n) => eprintln!(
+            "fleet {run_id}: {n} run{} saved in {location}",
+            if n == 1 { "" } else { "s" }
+        ),
+        Err(e) => {
+            eprintln!("WARNING: the fleet's results were not saved: {e:#}");
+            return Ok(ExitCode::from(1));
+        }
+    }
+    if outcomes.iter().any(|o| o.interrupted)
+        || hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst)
+    {
+        return Ok(crate::interrupted_exit());
+    }
+    Ok(if outcomes.iter().all(|o| o.failure.is_none()) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,94 @@
+//! `hostbench fleet report RUN_ID`: the hosts of one fleet run side by side per workload,
+//! with the fleet median, the spread, a robust z-score per host and a verdict
+//! (`hostbench_core::fleet`), rendered by `hostbench_report::fleet`.
+
+use crate::results::StoreArg;
+use anyhow::{Result, bail};
+use clap::{Parser, ValueEnum};
+use std::process::ExitCode;
+
+/// Report one fleet run: per workload, each host's headline figure against the fleet's
+/// median, with a robust z-score (median and MAD; |z| > 3.5 is an outlier) and a verdict.
+/// Exit 1 when --fail-below is given and a host is slow or failed.
+#[derive(Debug, Parser)]
+#[command(name = "hostbench fleet report")]
+struct ReportArgs {
+    /// The fleet run's id (`hostbench fleet` prints it; every run of it records it).
+    #[arg(value_name = "RUN_ID")]
+    run: String,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Fail a host whose figure is worse than the fleet median by more than this (10%, 0.1).
+    #[arg(long, value_name = "PERCENT")]
+    fail_below: Option<String>,
+    #[command(flatten)]
+    store: StoreArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Markdown,
+    Csv,
+    Json,
+}
+
+/// `10%` or `0.1`: a fraction in (0, 1).
+fn fraction(s: &str) -> Result<f64> {
+    let t = s.trim();
+    let v = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|x| x / 100.0),
+        None => t.parse::<f64>(),
+    };
+    match v {
+        Ok(x) if x > 0.0 && x < 1.0 => Ok(x),
+        _ => bail!("--fail-below {s:?}: give a share of the median between 0 and 100 %, e.g. 10%"),
+    }
+}
+
+/// `hostbench fleet report ARGS` (`argv` from `report` on).
+pub fn main(argv: &[String]) -> Result<ExitCode> {
+    crate::stop_at_once_on_signals();
+    let Some(args) = crate::frontend::clap_parse::<ReportArgs>(
+        "fleet report",
+        std::iter::once("hostbench fleet report".to_string()).chain(argv.iter().cloned()),
+    )?
+    else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let fail_below = args.fail_below.as_deref().map(fraction).transpose()?;
+    let location = hostbench_store::Location::resolve(args.store.results_db.as_deref())?;
+    let Some(mut store) = hostbench_store::Store::open_existing(&location)? else {
+        bail!(
+            "no results store at {location}: no fleet run {} there",
+            args.run
+        );
+    };
+    let mut runs = Vec::new();
+    for s in store.load(&hostbench_store::Filter::default())? {
+        let r = s.result()?;
+        if r.fleet.as_ref().is_some_and(|f| f.run == args.run) {
+            runs.push(r);
+        }
+    }
+    if runs.is_empty() {
+        bail!(
+            "no run of fleet run {:?} in {location}; `hostbench fleet` prints the id (or give \
+             --results-db where it saved)",
+            args.run
+        );
+    }
+    let report = hostbench_core::fleet::report(&args.run, &runs, fail_below);
+    crate::exec::out(&match args.format {
+        Format::Text => hostbench_report::fleet::text(&report),
+        Format::Markdown => hostbench_report::fleet::markdown(&report),
+        Format::Csv => hostbench_report::fleet::csv(&report),
+        Format::Json => hostbench_report::fleet::json(&report),
+    });
+    Ok(if fail_below.is_some() && report.any_failed() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

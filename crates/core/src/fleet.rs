@@ -1,0 +1,335 @@
+//! The fleet report's model: one fleet run's results grouped by what ran, each host's
+//! headline figure set against the fleet's median, with the median absolute deviation, a
+//! robust z-score (Iglewicz and Hoaglin) and a verdict per host. Renderers live in
+//! `hostbench-report` (`fleet.rs`); this module only computes.
+
+use crate::result::{Better, RunResult};
+use crate::runner::StopReason;
+use crate::stats;
+use serde::Serialize;
+
+/// Iglewicz and Hoaglin's outlier rule: |z| above this.
+pub const Z_OUTLIER: f64 = 3.5;
+
+/// The report of one fleet run.
+#[derive(Debug, Clone, Serialize)]
+pub struct FleetReport {
+    /// The fleet run's id.
+    pub run: String,
+    /// Hosts with at least one run.
+    pub hosts: usize,
+    /// Spread of the hosts' recorded starts (the largest minus the smallest lateness), ns,
+    /// when at least two hosts recorded one.
+    pub start_skew_ns: Option<i64>,
+    /// `--fail-below` as a fraction (0.1 = 10 %), when given.
+    pub fail_below: Option<f64>,
+    /// One group per workload (suite entry) that ran.
+    pub groups: Vec<Group>,
+}
+
+/// The hosts' runs of one workload.
+#[derive(Debug, Clone, Serialize)]
+pub struct Group {
+    /// What ran: the workload id, or `suite/entry` for a suite's entry.
+    pub what: String,
+    /// The headline figure's key (`events_per_s`).
+    pub figure: String,
+    /// The figure in words, with its unit.
+    pub title: String,
+    /// Its unit.
+    pub unit: String,
+    /// Whether more is better.
+    pub higher_is_better: bool,
+    /// Median over the hosts that completed.
+    pub median: Option<f64>,
+    /// Median absolute deviation over them.
+    pub mad: Option<f64>,
+    /// (largest − smallest) / median, over them.
+    pub spread: Option<f64>,
+    /// One row per host, by host name.
+    pub rows: Vec<Row>,
+}
+
+/// One host's figure in a group.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// The host as the user named it.
+    pub host: String,
+    /// The stored run.
+    pub run_id: String,
+    /// The figure (`None` when the run has none).
+    pub value: Option<f64>,
+    /// value / median.
+    pub ratio: Option<f64>,
+    /// Robust z-score; `None` when the MAD is 0 or the run did not complete.
+    pub z: Option<f64>,
+    /// `pass`, `slow`, `fast` or `failed`.
+    pub verdict: Verdict,
+    /// Outside |z| > [`Z_OUTLIER`].
+    pub outlier: bool,
+}
+
+/// A host's verdict in a group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Within the thresholds.
+    Pass,
+    /// Worse than `--fail-below` allows, or an outlier on the worse side.
+    Slow,
+    /// An outlier on the better side.
+    Fast,
+    /// The run did not complete (error, interrupted, forced shutdown).
+    Failed,
+}
+
+impl Verdict {
+    /// The word printed.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Slow => "slow",
+            Verdict::Fast => "fast",
+            Verdict::Failed => "failed",
+        }
+    }
+}
+
+fn completed(r: &RunResult) -> bool {
+    r.outcome.error.is_none()
+        && matches!(
+            r.outcome.stop_reason,
+            StopReason::TimeLimit | StopReason::EventLimit | StopReason::WorkersDone
+        )
+}
+
+/// Builds the report of fleet run `run` from its results (`runs` may hold others: only
+/// those whose `fleet.run` is `run` count). A host with several runs of one workload is
+/// represented by its last.
+pub fn report(run: &str, runs: &[RunResult], fail_below: Option<f64>) -> FleetReport {
+    let mut mine: Vec<&RunResult> = runs
+        .iter()
+        .filter(|r| r.fleet.as_ref().is_some_and(|f| f.run == run))
+        .collect();
+    mine.sort_by(|a, b| a.started_at.cmp(&b.started_at));
+    let host = |r: &RunResult| r.fleet.as_ref().map(|f| f.host.clone()).unwrap_or_default();
+    let mut hosts: Vec<String> = mine.iter().map(|r| host(r)).collect();
+    hosts.sort();
+    hosts.dedup();
+    let lates: Vec<i64> = hosts
+        .iter()
+        .filter_map(|h| {
+            mine.iter()
+                .filter(|r| &host(r) == h)
+                .find_map(|r| r.fleet.as_ref().and_then(|f| f.start_late_ns))
+        })
+        .collect();
+    let start_skew_ns = (lates.len() > 1).then(|| {
+        lates.iter().max().copied().unwrap_or(0) - lates.iter().min().copied().unwrap_or(0)
+    });
+    let what = |r: &RunResult| match &r.suite {
+        Some(s) => format!("{}/{}", s.name, s.entry),
+        None => r.workload.id.clone(),
+    };
+    let mut keys: Vec<String> = Vec::new();
+    for r in &mine {
+        let k = what(r);
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let groups = keys
+        .into_iter()
+        .map(|k| {
+            // The last run of each host.
+            let mut per_host: Vec<(String, &RunResult)> = Vec::new();
+            for r in mine.iter().filter(|r| what(r) == k) {
+                let h = host(r);
+                match per_host.iter_mut().find(|(x, _)| *x == h) {
+                    Some(slot) => slot.1 = r,
+                    None => per_host.push((h, r)),
+                }
+            }
+            per_host.sort_by(|a, b| a.0.cmp(&b.0));
+            let first = per_host[0].1;
+            let fig = first
+                .figures
+                .first()
+                .cloned()
+                .unwrap_or_else(|| first.default_figures()[0].clone());
+            let value_of = |r: &RunResult| {
+                r.figures
+                    .iter()
+                    .chain(r.default_figures().iter())
+                    .find(|f| f.name == fig.name)
+                    .map(|f| f.value)
+                    .filter(|v| v.is_finite())
+            };
+            let good: Vec<f64> = per_host
+                .iter()
+                .filter(|(_, r)| completed(r))
+                .filter_map(|(_, r)| value_of(r))
+                .collect();
+            let median = stats::median(&good);
+            let mad = stats::mad(&good);
+            let spread = match (
+                median,
+                good.iter().copied().reduce(f64::max),
+                good.iter().copied().reduce(f64::min),
+            ) {
+                (Some(m), Some(hi), Some(lo)) if m != 0.0 && good.len() > 1 => Some((hi - lo) / m),
+                _ => None,
+            };
+            let higher = fig.better == Better::Higher;
+            let rows = per_host
+                .iter()
+                .map(|(h, r)| {
+                    let value = value_of(r);
+                    let ok = completed(r) && value.is_some();
+                    let ratio = match (value, median) {
+                        (Some(v), Some(m)) if m != 0.0 => Some(v / m),
+                        _ => None,
+                    };
+                    let z = match (ok, value, median, mad) {
+                        (true, Some(v), Some(m), Some(d)) => stats::robust_z(v, m, d),
+                        _ => None,
+                    };
+                    let outlier = z.is_some_and(|z| z.abs() > Z_OUTLIER);
+                    // On the worse side: below the median for a throughput, above for a time.
+                    let worse_side = |x: f64| if higher { x < 0.0 } else { x > 0.0 };
+                    let below = match (fail_below, ratio) {
+                        (Some(fb), Some(q)) => {
+                            if higher {
+                                q < 1.0 - fb
+                            } else {
+                                q > 1.0 + fb
+                            }
+                        }
+                        _ => false,
+                    };
+                    let verdict = if !ok {
+                        Verdict::Failed
+                    } else if below || (outlier && z.is_some_and(worse_side)) {
+                        Verdict::Slow
+                    } else if outlier {
+                        Verdict::Fast
+                    } else {
+                        Verdict::Pass
+                    };
+                    Row {
+                        host: h.clone(),
+                        run_id: r.id.clone(),
+                        value,
+                        ratio,
+                        z,
+                        verdict,
+                        outlier,
+                    }
+                })
+                .collect();
+            Group {
+                what: k,
+                figure: fig.name.clone(),
+                title: fig.title_with_unit(),
+                unit: fig.unit.clone(),
+                higher_is_better: higher,
+                median,
+                mad,
+                spread,
+                rows,
+            }
+        })
+        .collect();
+    FleetReport {
+        run: run.to_string(),
+        hosts: hosts.len(),
+        start_skew_ns,
+        fail_below,
+        groups,
+    }
+}
+
+impl FleetReport {
+    /// True when a host failed or is slow: the qualification did not pass.
+    pub fn any_failed(&self) -> bool {
+        self.groups
+            .iter()
+            .flat_map(|g| &g.rows)
+            .any(|r| matches!(r.verdict, Verdict::Slow | Verdict::Failed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::tests::run;
+    use crate::result::FleetRef;
+
+    fn on(host: &str, id: &str, v: f64, late: i64) -> RunResult {
+        let mut r = run(id, "cpu", 1, &[("events_per_s", v)]);
+        r.fleet = Some(FleetRef {
+            run: "f1".into(),
+            host: host.into(),
+            start_at_unix_ns: Some(0),
+            start_late_ns: Some(late),
+            clock_offset_ns: None,
+            clock_rtt_ns: None,
+        });
+        r
+    }
+
+    #[test]
+    fn the_slow_host_is_an_outlier_and_fails_the_threshold() {
+        let mut runs = vec![
+            on("a", "1", 1000.0, 100),
+            on("b", "2", 1010.0, 300),
+            on("c", "3", 990.0, 200),
+            on("d", "4", 1005.0, 150),
+            on("e", "5", 200.0, 120),
+            run("x", "cpu", 1, &[("events_per_s", 1.0)]), // not in the fleet run
+        ];
+        let mut broken = on("f", "6", 0.0, 0);
+        broken.outcome.stop_reason = StopReason::Interrupted;
+        runs.push(broken);
+        let rep = report("f1", &runs, Some(0.1));
+        assert_eq!((rep.hosts, rep.start_skew_ns), (6, Some(300)));
+        let g = &rep.groups[0];
+        // The median and MAD are of the completed hosts only.
+        assert_eq!((g.median, g.mad), (Some(1000.0), Some(10.0)));
+        let v: Vec<(&str, Verdict)> = g
+            .rows
+            .iter()
+            .map(|r| (r.host.as_str(), r.verdict))
+            .collect();
+        assert_eq!(
+            v,
+            [
+                ("a", Verdict::Pass),
+                ("b", Verdict::Pass),
+                ("c", Verdict::Pass),
+                ("d", Verdict::Pass),
+                ("e", Verdict::Slow),
+                ("f", Verdict::Failed),
+            ]
+        );
+        assert!(g.rows[4].outlier && g.rows[4].z.unwrap() < -50.0);
+        assert!(rep.any_failed());
+        // Without the failed host and the slow one, the qualification passes.
+        let ok = report("f1", &runs[..4], Some(0.1));
+        assert!(!ok.any_failed());
+    }
+
+    #[test]
+    fn a_fast_outlier_is_flagged_but_not_failed() {
+        let runs = vec![
+            on("a", "1", 1000.0, 0),
+            on("b", "2", 1010.0, 0),
+            on("c", "3", 990.0, 0),
+            on("d", "4", 3000.0, 0),
+        ];
+        let rep = report("f1", &runs, None);
+        let d = &rep.groups[0].rows[3];
+        assert_eq!((d.verdict, d.outlier), (Verdict::Fast, true));
+        assert!(!rep.any_failed());
+    }
+}
