@@ -381,7 +381,7 @@ EOF
             -- stream --array-size=1000000 --ntimes=3 --no-save
         check timer 'hostbench times events with' '^CLOCK_MONOTONIC +[0-9.]+' -- timer
         check sysinfo '^cpu +' '^clocksource +' -- sysinfo
-        check suite '^cpu 2000, 1 thread +events_per_s' '^memory read 64M, all threads +mib_per_s' \
+        check suite '^cpu 2000, 1 thread +event rate' '^memory read 64M, all threads +transfer rate' \
             'run\(s\) in .*, not saved' -- suite "$tmp/suite.toml" --no-save --quiet
         # The cpu run above went into a fresh SQLite store: the bundled C code works too.
         check store '"workload": *"cpu"' -- results list --label release-test --format json
