@@ -540,3 +540,40 @@ fn duplicate_keys_restart_with_sysbench_errdesc() {
         }
     }
 }
+
+/// A failed statement's message reaches the script as sysbench gives it: PostgreSQL's
+/// without the severity in front (`relation "..." does not exist`, not `ERROR: relation
+/// ...`), in the `SQL error` line and in the FATAL lines on stderr.
+#[test]
+fn postgres_errors_reach_the_script_as_sysbench_words_them() {
+    let Ok(url) = std::env::var("HOSTBENCH_TEST_PG_URL") else {
+        eprintln!("skipped: HOSTBENCH_TEST_PG_URL is not set (see .ci/run)");
+        return;
+    };
+    let script = r#"
+function event()
+  local con = sysbench.sql.driver():connect()
+  local ok, e = pcall(con.query, con, "SELECT * FROM hb_no_such_table")
+  print("err: " .. e)
+  con:disconnect()
+  return true
+end
+"#;
+    let d = scripts(&[("pe.lua", script)]);
+    let opts = server_options(&url);
+    let mut args = vec!["pe.lua", "--events=1"];
+    args.extend(opts.iter().map(String::as_str));
+    args.push("run");
+    let (code, out, err) = hb(d.path(), &args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        lines_with(&out, "err: "),
+        [
+            "err: SQL error, errno = 0, state = '42P01': relation \"hb_no_such_table\" does not exist"
+        ]
+    );
+    assert!(
+        err.contains("FATAL: PQexec() failed: 7 relation \"hb_no_such_table\" does not exist"),
+        "{err}"
+    );
+}

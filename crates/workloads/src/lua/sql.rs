@@ -154,7 +154,8 @@ fn failed(lua: &Lua, c: &mut SqlConn, e: &DbError) -> mlua::Result<MultiValue> {
                 }
                 Err(e2) => {
                     state::count_error();
-                    return error_values(lua, "fatal", &e2);
+                    let message = e2.message.clone();
+                    return error_values(lua, "fatal", &e2, message);
                 }
             }
         }
@@ -173,15 +174,35 @@ fn failed(lua: &Lua, c: &mut SqlConn, e: &DbError) -> mlua::Result<MultiValue> {
             retry
         }
     };
-    error_values(lua, if ignorable { "ignorable" } else { "fatal" }, e)
+    let message = script_message(c.driver, &e.message);
+    error_values(
+        lua,
+        if ignorable { "ignorable" } else { "fatal" },
+        e,
+        message,
+    )
 }
 
-fn error_values(lua: &Lua, class: &str, e: &DbError) -> mlua::Result<MultiValue> {
+/// The server's message as sysbench gives it to a script: PostgreSQL's without the
+/// severity hostbench's client puts in front (`ERROR: relation ... does not exist` is
+/// `relation ... does not exist` in sysbench's `sql_errmsg` and its `SQL error` line).
+fn script_message(driver: Driver, message: &str) -> String {
+    if driver == Driver::Pgsql {
+        for severity in ["ERROR: ", "FATAL: ", "PANIC: "] {
+            if let Some(rest) = message.strip_prefix(severity) {
+                return rest.to_string();
+            }
+        }
+    }
+    message.to_string()
+}
+
+fn error_values(lua: &Lua, class: &str, e: &DbError, message: String) -> mlua::Result<MultiValue> {
     lua.pack_multi((
         "error",
         class,
         e.code.clone(),
-        hostbench_core::secret::mask(&e.message).into_owned(),
+        hostbench_core::secret::mask(&message).into_owned(),
         e.state.clone(),
     ))
 }
