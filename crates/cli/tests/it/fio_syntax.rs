@@ -226,3 +226,29 @@ fn job_options_name_only_for_command_line_jobs_as_in_fio() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// A size smaller than one block is refused on every engine (ioengine=null panicked on a
+/// subtraction that went below zero); fio refuses it too ("size too small").
+#[test]
+fn a_size_below_one_block_is_refused_on_the_null_engine() {
+    let d = tmp("syntax-tiny");
+    for size in ["23", "8k"] {
+        let o = hb(
+            &d,
+            &[
+                "--name=j",
+                "--ioengine=null",
+                &format!("--size={size}"),
+                "--bs=16k",
+            ],
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(
+            err.contains("is smaller than the block size 16384"),
+            "{err}"
+        );
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
