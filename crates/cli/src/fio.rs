@@ -212,10 +212,11 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 if v.is_empty() {
                     bail!("fio: --name needs a job name, e.g. --name=randread");
                 }
-                // The section carries the name (fio's "job options" show it as `name`).
+                // On the command line `name` is an option: fio's "job options" show it
+                // (a job file's `[header]` is not one, and they do not).
                 cmd_sections.push(job::Section {
+                    opts: vec![("name".into(), v.clone())],
                     name: v,
-                    opts: Vec::new(),
                     origin: origin.into(),
                     opt_at: Vec::new(),
                 });

@@ -404,8 +404,9 @@ pub fn claims(args: &[String]) -> bool {
     }
 }
 
-/// True when `word` names a Lua script sysbench would find as a module on its search path
-/// (`./NAME.lua`, `LUA_PATH`, /usr/share/sysbench).
+/// True when `word` names a Lua script as sysbench finds one: a file of that name without
+/// an extension, or a module on its search path (`./NAME.lua`, `./sub/NAME.lua` for
+/// `sub/NAME`, `LUA_PATH`, /usr/share/sysbench).
 fn lua_module(word: &str) -> bool {
     #[cfg(feature = "lua")]
     {
@@ -413,8 +414,13 @@ fn lua_module(word: &str) -> bool {
         let plain = !word.is_empty()
             && word
                 .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-        plain && find::find_module(word, &find::package_path()).is_some()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
+        // A file with another extension (`my.toml`, `r.json`) is not taken for a script:
+        // it is likelier a mistyped command than Lua.
+        let file_name = word.rsplit('/').next().unwrap_or(word);
+        plain
+            && (find::find_module(word, &find::package_path()).is_some()
+                || (!file_name.contains('.') && find::find_script(word, "").is_some()))
     }
     #[cfg(not(feature = "lua"))]
     {

@@ -581,7 +581,7 @@ impl Decide {
         &self,
         base: &[RunResult],
         mine: &[RunResult],
-    ) -> Option<(Option<hostbench_core::compare::Verdict>, f64)> {
+    ) -> Option<(Option<hostbench_core::compare::Verdict>, f64, usize)> {
         use hostbench_core::compare::{Comparison, Options, SideInput};
         let c = Comparison::build(
             &[
@@ -602,7 +602,8 @@ impl Decide {
         let vi = c.variants.iter().position(|v| v.runs[1].contains(id))?;
         let row = c.rows.iter().find(|r| r.variant == vi)?;
         let cell = row.cells.get(1)?.as_ref()?;
-        Some((cell.verdict, cell.speedup.unwrap_or(f64::NAN)))
+        let base_runs = c.variants[vi].runs[0].len();
+        Some((cell.verdict, cell.speedup.unwrap_or(f64::NAN), base_runs))
     }
 }
 
@@ -764,7 +765,7 @@ fn run(
             }
             let mut extra = 0;
             loop {
-                let Some((v, speedup)) = d.verdict(&base_runs, &acc.results) else {
+                let Some((v, speedup, n_base)) = d.verdict(&base_runs, &acc.results) else {
                     decision = Some(format!(
                         "{} has no run of this entry to compare with",
                         d.label
@@ -773,6 +774,30 @@ fn run(
                 };
                 use hostbench_core::compare::Verdict as V;
                 let decided = matches!(v, Some(V::Faster | V::Slower | V::NoDifference));
+                // Without interleaving the baseline's runs are fixed: when even the whole
+                // budget of runs here could not bring the rank test below alpha, spending it
+                // would decide nothing.
+                let alpha = hostbench_core::compare::Options::default().alpha;
+                let reachable = acc.results.len() + d.max_extra.saturating_sub(extra) as usize;
+                if !decided
+                    && base.is_none()
+                    && hostbench_core::stats::min_p_value(n_base, reachable) >= alpha
+                {
+                    decision = Some(format!(
+                        "vs {}: ×{speedup:.2} no verdict: {} has only {n_base} run(s) of this \
+                         entry, too few for a verdict even after {} more run(s) here; run {} \
+                         again with more repetitions{}",
+                        d.label,
+                        d.label,
+                        d.max_extra.saturating_sub(extra),
+                        d.label,
+                        why_not
+                            .as_ref()
+                            .map(|w| format!(" (not interleaved: {w})"))
+                            .unwrap_or_default()
+                    ));
+                    break;
+                }
                 if decided || extra >= d.max_extra || interrupted || acc.error.is_some() {
                     let what = v.map_or("no verdict", |v| v.text());
                     let runs = match (base.is_some(), extra) {

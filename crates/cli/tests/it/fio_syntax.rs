@@ -199,3 +199,56 @@ fn arithmetic_values() {
     let _ = s(&d);
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// fio's JSON "job options" hold `name` for a job named on the command line (`--name` is an
+/// option there) and not for a job-file section (its name is the `[header]`).
+#[test]
+fn job_options_name_only_for_command_line_jobs_as_in_fio() {
+    if !need_fio("fio_syntax::job_options_name_only_for_command_line_jobs_as_in_fio") {
+        return;
+    }
+    let d = tmp("syntax-jobname");
+    std::fs::write(d.join("n.fio"), "[filejob]\nioengine=null\nsize=64k\n").unwrap();
+    let file = ["--output-format=json", "n.fio"];
+    let cmd = [
+        "--output-format=json",
+        "--name=cmdjob",
+        "--ioengine=null",
+        "--size=64k",
+    ];
+    for args in [&file[..], &cmd[..]] {
+        let peer = fio_json(&d, args);
+        let ours = hb_json(&d, args);
+        assert_eq!(
+            ours["jobs"][0]["job options"], peer["jobs"][0]["job options"],
+            "{args:?}"
+        );
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// A size smaller than one block is refused on every engine (ioengine=null panicked on a
+/// subtraction that went below zero); fio refuses it too ("size too small").
+#[test]
+fn a_size_below_one_block_is_refused_on_the_null_engine() {
+    let d = tmp("syntax-tiny");
+    for size in ["23", "8k"] {
+        let o = hb(
+            &d,
+            &[
+                "--name=j",
+                "--ioengine=null",
+                &format!("--size={size}"),
+                "--bs=16k",
+            ],
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(
+            err.contains("is smaller than the block size 16384"),
+            "{err}"
+        );
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}

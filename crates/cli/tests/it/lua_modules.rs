@@ -41,3 +41,27 @@ fn a_module_name_runs_the_script_as_sysbench_finds_it() {
     assert!(out.contains("cpu"), "{out}");
     assert!(!out.contains("hello"), "{out}");
 }
+
+/// sysbench loads a name that is a file, or a module with a directory in it (`sub/mybench`
+/// for `./sub/mybench.lua`), as it loads a bare name; so does hostbench.
+#[test]
+fn a_module_path_or_a_file_without_lua_runs_as_in_sysbench() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("sub")).unwrap();
+    std::fs::write(d.path().join("sub/mybench.lua"), SCRIPT).unwrap();
+    std::fs::write(d.path().join("sub/noext"), SCRIPT).unwrap();
+    for name in ["sub/mybench", "sub/noext", "./sub/noext"] {
+        let (code, out, err) = run_in(d.path(), &[name, "hello"]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(out.contains(&format!("hello from {name}")), "{name}: {out}");
+    }
+    // A file with another extension is not taken for a script.
+    std::fs::write(d.path().join("my.toml"), "name = 1\n").unwrap();
+    let (code, _, err) = run_in(d.path(), &["my.toml"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown test or command"), "{err}");
+    // A path to nothing is still an unknown command.
+    let (code, _, err) = run_in(d.path(), &["sub/nothing", "hello"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("Lua"), "{err}");
+}

@@ -706,6 +706,49 @@ fn until_decided_repeats_an_entry_until_compare_can_decide() {
     assert_eq!(stored(&db, "nosuch").len(), 0);
 }
 
+/// `--until-decided BASELINE` against a baseline with so few stored runs that no number of
+/// extra runs within the budget could reach a verdict: the entry stops at its own
+/// repetitions and the note says why and what to do, instead of spending the budget.
+#[test]
+fn until_decided_does_not_spend_runs_that_cannot_decide() {
+    let dir = temp();
+    let db = dir.path().join("r.db");
+    let text = "name = \"decide\"\ndescription = \"d\"\n[[entry]]\nname = \"cpu small\"\n\
+                workload = \"cpu\"\nparams = { max_prime = 500 }\ntime = 0.1\n\
+                repetitions = 2\n";
+    for (label, reps, extra) in [("one", "1", "8"), ("two", "2", "3")] {
+        let base_text = text.replace("repetitions = 2", &format!("repetitions = {reps}"));
+        let (code, _, err) = suite(&base_text, &["--label", label, "-q"], &db);
+        assert_eq!(code, Some(0), "{err}");
+        let (code, out, err) = suite(
+            text,
+            &[
+                "--label",
+                &format!("vs-{label}"),
+                "-q",
+                "-f",
+                "json",
+                "--until-decided",
+                label,
+                "--max-extra-runs",
+                extra,
+            ],
+            &db,
+        );
+        assert_eq!(code, Some(0), "{err}");
+        let doc: Value = serde_json::from_str(&out).unwrap();
+        let entry = &doc["entries"][0];
+        let note = entry["note"].as_str().unwrap();
+        // 1 baseline run: never a verdict; 2 baseline runs: only from 8 runs here on.
+        assert_eq!(entry["result_ids"].as_array().unwrap().len(), 2, "{note}");
+        assert!(
+            note.contains(&format!("{label} has only {reps} run(s) of this entry"))
+                && note.contains(&format!("even after {extra} more run(s)")),
+            "{note}"
+        );
+    }
+}
+
 /// `--until-decided BASELINE --interleave`: a disk entry compared across two directories of
 /// this machine alternates its extra runs with runs of the baseline's configuration,
 /// re-created in the baseline's directory and saved under its label with the same

@@ -198,7 +198,7 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
         );
         let mut jo = Map::new();
         if let Some(job) = jobs.get(b.job) {
-            jo.insert("name".into(), json!(job.name));
+            // `name` is among them when the job was named on the command line.
             for o in &job.options {
                 // fio leaves flag-only options out of "job options".
                 if !o.value.is_empty() {

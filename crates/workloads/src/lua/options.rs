@@ -181,13 +181,41 @@ pub fn declared(lua: &Lua) -> Result<Vec<Declared>, String> {
     let opts = match cl.get::<Value>("options").map_err(err)? {
         Value::Nil => return Ok(Vec::new()),
         Value::Table(t) => t,
-        _ => return Err("wrong table structure in sysbench.cmdline.options".into()),
+        v => {
+            return Err(format!(
+                "wrong type for sysbench.cmdline.options: {} (it must be a table: \
+                 {{ name = {{\"description\", default}}, ... }})",
+                lua_type(&v)
+            ));
+        }
     };
+    let form = "each option is name = {\"description\", default[, sysbench.cmdline.ARG_*]}";
     let mut out = Vec::new();
     for pair in opts.pairs::<Value, Value>() {
         let (k, v) = pair.map_err(err)?;
-        let (Value::String(k), Value::Table(v)) = (k, v) else {
-            return Err("wrong table structure in sysbench.cmdline.options".into());
+        let (k, v) = match (k, v) {
+            (Value::String(k), Value::Table(v)) => (k, v),
+            (Value::String(k), v) => {
+                return Err(format!(
+                    "wrong table structure in sysbench.cmdline.options: option '{}' is a {}; \
+                     {form}",
+                    k.to_string_lossy(),
+                    lua_type(&v)
+                ));
+            }
+            (k, _) => {
+                let shown = lua
+                    .coerce_string(k.clone())
+                    .ok()
+                    .flatten()
+                    .map(|s| s.to_string_lossy())
+                    .unwrap_or_default();
+                return Err(format!(
+                    "wrong table structure in sysbench.cmdline.options: key {shown} is a {}, \
+                     not an option name; {form}",
+                    lua_type(&k)
+                ));
+            }
         };
         let name = k.to_str().map_err(err)?.to_string();
         let desc = match v.get::<Value>(1).map_err(err)? {
@@ -233,6 +261,14 @@ pub fn declared(lua: &Lua) -> Result<Vec<Declared>, String> {
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(out)
+}
+
+/// A value's type as Lua's `type()` names it (mlua calls integers `integer`).
+fn lua_type(v: &Value) -> &'static str {
+    match v {
+        Value::Integer(_) | Value::Number(_) => "number",
+        v => v.type_name(),
+    }
 }
 
 /// A number as Lua's `tostring` writes it (`%.14g`).
@@ -480,6 +516,44 @@ mod tests {
 
     fn get(v: &[(String, OptValue)], k: &str) -> OptValue {
         v.iter().find(|(n, _)| n == k).unwrap().1.clone()
+    }
+
+    /// A malformed `sysbench.cmdline.options` is refused with sysbench's words plus what is
+    /// wrong and what is expected (sysbench's own message names neither the option nor the
+    /// form).
+    #[test]
+    fn malformed_declarations_say_what_and_how() {
+        let lua = Lua::new();
+        let cases = [
+            (
+                "5",
+                &["wrong type for sysbench.cmdline.options: number", "a table"][..],
+            ),
+            (
+                "{ x = 'oops' }",
+                &[
+                    "wrong table structure in sysbench.cmdline.options",
+                    "option 'x' is a string",
+                    "{\"description\", default",
+                ][..],
+            ),
+            (
+                "{ 'a', 'b' }",
+                &[
+                    "wrong table structure in sysbench.cmdline.options",
+                    "key 1 is a number",
+                ][..],
+            ),
+        ];
+        for (decl, want) in cases {
+            lua.load(format!("sysbench = {{ cmdline = {{ options = {decl} }} }}"))
+                .exec()
+                .unwrap();
+            let e = declared(&lua).unwrap_err();
+            for w in want {
+                assert!(e.contains(w), "{decl}: {e}");
+            }
+        }
     }
 
     /// §2.2 / T3: sysbench's conversions and messages.

@@ -335,9 +335,10 @@ fn from_args(line: &str) -> Result<Vec<Section>, JobError> {
         };
         let (k, v) = body.split_once('=').unwrap_or((body, ""));
         if k == "name" {
+            // An option here, as on fio's command line (its "job options" show it).
             out.push(Section {
                 name: v.to_string(),
-                opts: Vec::new(),
+                opts: vec![(k.to_string(), v.to_string())],
                 origin: "jobs".into(),
                 opt_at: Vec::new(),
             });

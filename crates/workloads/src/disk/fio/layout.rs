@@ -77,11 +77,21 @@ pub(super) fn layout_files(
             }
         }
         if j.engine == EngineKind::Null {
-            if j.size.is_none() {
-                return Err(WorkloadError::usage(format!(
-                    "job '{}': ioengine=null needs a size (e.g. --size=1g)",
-                    j.name
-                )));
+            match j.size {
+                None => {
+                    return Err(WorkloadError::usage(format!(
+                        "job '{}': ioengine=null needs a size (e.g. --size=1g)",
+                        j.name
+                    )));
+                }
+                Some(size) if size < j.max_bs() => {
+                    return Err(WorkloadError::usage(format!(
+                        "job '{}': size {size} is smaller than the block size {}",
+                        j.name,
+                        j.max_bs()
+                    )));
+                }
+                Some(_) => {}
             }
             continue;
         }
