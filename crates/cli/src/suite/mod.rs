@@ -742,6 +742,7 @@ fn run(
         // --until-decided: more runs while the headline has no verdict against the baseline
         // (with --interleave, each preceded by a run of the baseline's configuration).
         let mut decision = None;
+        let mut base_ids: Vec<String> = Vec::new();
         // Declared after `_scratch`: dropped (cleaned up) first, back into ours.
         let mut base_scratch: Option<scratch::Scratch> = None;
         if let (Some(d), What::Workload { plan, .. }) = (decide, &e.what)
@@ -846,7 +847,10 @@ fn run(
                         .and_then(|()| baseline_run(&suite.name, e, b, &d.label, saving, argv));
                     p.run_finished();
                     match made_base {
-                        Ok(r) => base_runs.push(r),
+                        Ok(r) => {
+                            base_ids.push(r.id.clone());
+                            base_runs.push(r);
+                        }
                         Err(reason) => {
                             if INTERRUPT.load(Ordering::SeqCst) {
                                 interrupted = true;
@@ -907,6 +911,12 @@ fn run(
             Status::Done
         };
         let mut entry = finish_entry(e, acc, status);
+        if let Some(d) = decide.filter(|_| !base_ids.is_empty()) {
+            entry.baseline_runs = Some(report::BaselineRuns {
+                label: d.label.clone(),
+                result_ids: base_ids,
+            });
+        }
         if let Some(d) = decision {
             entry.note = if entry.note.is_empty() {
                 d
@@ -995,6 +1005,7 @@ fn finish_entry(e: &Entry, mut acc: Acc, status: Status) -> EntryReport {
         verdict,
         note: report::note(status, verdict, e.stable_rsd, stats.as_ref(), &acc.warnings),
         result_ids: acc.ids,
+        baseline_runs: None,
         warnings: acc.warnings,
         error: acc.error,
     }

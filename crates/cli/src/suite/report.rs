@@ -127,10 +127,23 @@ pub struct EntryReport {
     pub note: String,
     /// Ids of its runs, interrupted ones included; in the store unless saving was off.
     pub result_ids: Vec<String>,
+    /// Runs of the baseline's configuration made to decide it (`--interleave`), saved
+    /// under the baseline's label; absent when there were none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_runs: Option<BaselineRuns>,
     /// Warnings of its runs, one per kind, plus `wide_spread`.
     pub warnings: Vec<EntryWarning>,
     /// Why it failed.
     pub error: Option<String>,
+}
+
+/// Runs an entry made of the baseline's configuration (`suite --interleave`).
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineRuns {
+    /// The baseline's label, which they were saved under.
+    pub label: String,
+    /// Their ids.
+    pub result_ids: Vec<String>,
 }
 
 /// Formats a figure with about four significant digits (no exponent).
@@ -338,6 +351,25 @@ fn footer(r: &SuiteReport) -> String {
         }
         None => s.push_str(", not saved"),
     }
+    // Runs of a baseline's configuration (`--interleave`) went under its label.
+    let mut baseline: Vec<(&str, usize)> = Vec::new();
+    for b in r.entries.iter().filter_map(|e| e.baseline_runs.as_ref()) {
+        match baseline.iter_mut().find(|(l, _)| *l == b.label) {
+            Some((_, n)) => *n += b.result_ids.len(),
+            None => baseline.push((&b.label, b.result_ids.len())),
+        }
+    }
+    for (label, n) in baseline.into_iter().filter(|(_, n)| *n > 0) {
+        let _ = write!(
+            s,
+            "; and {n} run(s) of {label}'s configuration (--interleave), {}",
+            if r.saved_in.is_some() {
+                format!("saved with label '{label}'")
+            } else {
+                "not saved".to_string()
+            }
+        );
+    }
     if r.interrupted {
         s.push_str("; interrupted: later entries did not run");
     }
@@ -473,6 +505,7 @@ mod tests {
             verdict,
             note: note(Status::Done, verdict, rule, stats.as_ref(), &[]),
             result_ids: values.iter().map(|_| "x".to_string()).collect(),
+            baseline_runs: None,
             warnings: Vec::new(),
             error: None,
         }

@@ -814,10 +814,21 @@ fn interleave_recreates_the_baselines_configuration_where_it_ran() {
             "{note}"
         );
         assert_eq!(files_a.len(), 2 + (mine - 2), "{note}");
+        // The suite document names them, under the baseline's label.
+        assert_eq!(files["baseline_runs"]["label"], "a");
+        assert_eq!(
+            files["baseline_runs"]["result_ids"]
+                .as_array()
+                .unwrap()
+                .len(),
+            mine - 2
+        );
     } else {
         // Decided at once (2 runs a side can already be apart): nothing re-created.
         assert_eq!(files_a.len(), 2, "{note}");
+        assert!(files.get("baseline_runs").is_none(), "{files}");
     }
+    assert!(suite_schema().is_valid(&doc), "{doc}");
     // Every run of side a, re-created or not, ran in a's directory with a's parameters.
     let canon = |p: &str| std::fs::canonicalize(p).unwrap();
     for r in &files_a {
