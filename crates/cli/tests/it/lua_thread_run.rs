@@ -55,8 +55,9 @@ fn a_replaced_thread_run_drives_the_events() {
         .output()
     {
         let theirs = String::from_utf8_lossy(&o.stdout);
+        // (Not its "looped" lines: sysbench's print is not line-atomic, and two threads'
+        // lines can interleave; hostbench's print writes whole lines.)
         assert_eq!(events(&theirs), 1000, "{theirs}");
-        assert_eq!(looped(&theirs), 1000, "{theirs}");
     }
     // The time limit ends the loop; open loop paces it at the rate.
     let (code, out, err) = run_in(
