@@ -271,7 +271,7 @@ pub struct RunSetup {
     pub legacy: bool,
     /// `print_test_options()`'s text.
     pub help: String,
-    /// The script replaces `thread_run` (its workers run it: [`super::event_loop`]).
+    /// The script replaces `thread_run` (its workers run it: `lua/event_loop.rs`).
     pub own_loop: bool,
 }
 

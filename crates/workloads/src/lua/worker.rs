@@ -9,7 +9,7 @@
 //! ([`Step::End`]); an error fails the run with the Lua message (file and line).
 //!
 //! A script that replaces `thread_run` runs it instead, as a loop worker
-//! ([`super::event_loop`]).
+//! (`lua/event_loop.rs`).
 
 use super::Config;
 use super::options::{OptValue, RandCfg};
@@ -105,7 +105,7 @@ impl LuaWorker {
 
 impl LuaWorker {
     /// Builds this thread's state (`own_loop`: the script's `thread_run` will run, see
-    /// [`super::event_loop`]).
+    /// `lua/event_loop.rs`).
     pub(super) fn start_state(
         &mut self,
         counters: &Counters,

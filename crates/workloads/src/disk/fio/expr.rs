@@ -20,6 +20,7 @@ pub struct KbBaseScope {
 }
 
 impl KbBaseScope {
+    /// Reads sizes with `kb_base` until the scope is dropped (the previous base then).
     pub fn enter(kb_base: u64) -> KbBaseScope {
         KbBaseScope {
             previous: KB_BASE.with(|c| c.replace(kb_base)),

@@ -15,7 +15,7 @@
 //! afterwards (fio's `unlink=0`).
 
 pub mod engine;
-pub(crate) mod expr;
+pub mod expr;
 pub mod fio_names;
 pub mod job;
 pub mod jobfile;
