@@ -21,6 +21,7 @@ pub mod job;
 pub mod jobfile;
 mod layout;
 mod pattern;
+mod rate;
 pub mod report_opts;
 mod result;
 mod sequence;
