@@ -59,7 +59,7 @@ files: filename_format openfiles file_service_type offset_align unlink create_on
 fallocate (none native posix keep truncate);
 rate: rate (bytes/s, R,W) rate_iops (R,W) rate_min (ratemin) rate_iops_min rate_process (linear poisson)
 rate_cycle (ratecycle) rate_ignore_thinktime thinktime thinktime_spin thinktime_blocks
-thinktime_blocks_type (complete issue) thinktime_iotime;
+thinktime_blocks_type (complete issue) thinktime_iotime; flow (0-1000) flow_id flow_sleep;
 size, offset and offset_increment may be P% of the existing file.
 Any other fio option is an error. See docs/fio.md.
 

@@ -353,3 +353,63 @@ fn fios_exitwhat_example_runs_as_in_fio() {
     assert!(he[1].6 <= slow1 + 200, "{he:?}");
     assert!(h.took < Duration::from_secs(5), "{:?}", h.took);
 }
+
+#[test]
+fn fios_flow_example_keeps_its_ratio_as_in_fio() {
+    if !need_fio("fios_flow_example_keeps_its_ratio_as_in_fio") {
+        return;
+    }
+    let d = tmp("flow");
+    // examples/flow.fio with its file here, 64m instead of 100g and 2 s instead of 30:
+    // job1 (flow=8) reads 8 blocks for each block job2 (flow=1) writes.
+    let text = format!(
+        "[global]\nnorandommap\nthread\ntime_based\nruntime=2\ndirect=1\nioengine=libaio\n\
+         iodepth=256\nsize=64m\nbs=8k\nfilename={}\nflow_sleep=1000\n\n\
+         [job2]\nnumjobs=1\nrw=write\nflow=1\n\n[job1]\nnumjobs=1\nrw=randread\nflow=8\n",
+        s(&d.join("testfile"))
+    );
+    std::fs::write(d.join("flow.fio"), text).unwrap();
+    // Also without flow_sleep: a held-back job yields and tries again.
+    for extra in ["--flow_sleep=1000", "--flow_sleep=0"] {
+        let args = ["flow.fio", extra, "--output-format=json"];
+        let (h, p) = (hb(&d, &args), fio(&d, &args));
+        assert_eq!((h.code, p.code), (0, 0), "{}\n{}", h.err, p.err);
+        for (who, r) in [("hostbench", &h), ("fio", &p)] {
+            let e = entries(&doc(&r.out));
+            assert_eq!((e[0].0.as_str(), e[1].0.as_str()), ("job2", "job1"));
+            assert!(e[0].3 > 100, "{who} {extra}: {e:?}");
+            near(
+                &format!("{who} {extra}: job1's reads per job2's write"),
+                e[1].2 as f64 / e[0].3 as f64,
+                8.0,
+                0.1,
+            );
+        }
+    }
+    // A flow whose other job ended: the one left goes on alone, as in fio.
+    let f = format!("--filename={}", s(&d.join("b")));
+    let args = [
+        "--name=a",
+        "--ioengine=null",
+        "--rw=read",
+        "--size=1g",
+        "--flow=3",
+        "--flow_id=2",
+        "--runtime=1",
+        "--time_based",
+        "--name=b",
+        "--ioengine=psync",
+        "--rw=write",
+        "--size=1m",
+        "--flow=1",
+        "--flow_id=2",
+        &f,
+        "--output-format=json",
+    ];
+    let (h, p) = (hb(&d, &args), fio(&d, &args));
+    for (who, r) in [("hostbench", &h), ("fio", &p)] {
+        let e = entries(&doc(&r.out));
+        assert_eq!(e[1].3, 256, "{who}: {e:?}");
+        assert!(e[0].2 > 100 * 256, "{who}: {e:?}");
+    }
+}

@@ -405,6 +405,12 @@ pub struct JobSpec {
     pub rate: RateOpts,
     /// `thinktime` and its companions.
     pub think: ThinkOpts,
+    /// `flow`: the job's weight in its flow (0 = none).
+    pub flow: u32,
+    /// `flow_id`.
+    pub flow_id: u32,
+    /// `flow_sleep`, µs: how long a clone held back by its flow sleeps.
+    pub flow_sleep_us: u64,
     /// `group_reporting`.
     pub group_reporting: bool,
     /// `invalidate`: drop the file's cached pages before the run.
@@ -614,6 +620,18 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "thinktime",
+        aliases: &[],
+    },
+    Opt {
+        name: "flow",
+        aliases: &[],
+    },
+    Opt {
+        name: "flow_id",
+        aliases: &[],
+    },
+    Opt {
+        name: "flow_sleep",
         aliases: &[],
     },
     Opt {
@@ -1132,6 +1150,9 @@ fn apply_options(
         end_fsync: false,
         rate: RateOpts::default(),
         think: ThinkOpts::default(),
+        flow: 0,
+        flow_id: 0,
+        flow_sleep_us: 0,
         group_reporting: false,
         invalidate: true,
         disk_util: true,
@@ -1441,6 +1462,9 @@ fn apply_options(
                     _ => j.think.iotime_us = us,
                 }
             }
+            "flow" => j.flow = parse_int(k, v, at, 0, 1000)? as u32,
+            "flow_id" => j.flow_id = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
+            "flow_sleep" => j.flow_sleep_us = parse_int(k, v, at, 0, u32::MAX as u64)?,
             "thinktime_blocks" => {
                 j.think.blocks = parse_int(k, v, at, 1, u32::MAX as u64)?;
                 j.think.blocks_set = true;
@@ -2421,7 +2445,7 @@ mod tests {
             "fsync_on_close",
             "sqthread_poll",
             "verify",
-            "flow",
+            "flow_watermark",
         ] {
             let m = unsupported_option(k, k);
             assert!(
@@ -2484,9 +2508,10 @@ mod tests {
             ),
             ("[a]\n\nbogus=1\n", "bad.fio:3: 'bogus' is not a fio option"),
             (
-                "[a]\nflow=1\n",
-                "fio option 'flow' is not supported by hostbench yet",
+                "[a]\nverify_pattern=1\n",
+                "fio option 'verify_pattern' is not supported by hostbench yet",
             ),
+            ("[a]\nflow=1001\n", "from 0 to 1000"),
             ("[a]\nrate=1m\nrate_iops=5\n", "mutually exclusive"),
             ("[a]\nrate_iops=5,10\nrate_iops_min=1,20\n", "ddir 1"),
             ("[a]\nrate_process=uniform\n", "linear or poisson"),

@@ -8,6 +8,53 @@
 use super::engine::Dir;
 use super::job::JobSpec;
 use hostbench_core::rand::Rng;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// fio's flows: jobs sharing a `flow_id` issue I/Os in the ratio of their `flow` weights.
+/// Per id, the I/Os counted so far (from 1, as fio) and the weight of the clones that have
+/// not ended (every clone's from the start, as fio adds them when it sets jobs up).
+pub(super) struct Flows(HashMap<u32, (AtomicU64, AtomicU64)>);
+
+impl Flows {
+    pub(super) fn new(jobs: &[JobSpec], threads: &[(usize, u32)]) -> Flows {
+        let mut m: HashMap<u32, (AtomicU64, AtomicU64)> = HashMap::new();
+        for &(ji, _) in threads {
+            let j = &jobs[ji];
+            if j.flow > 0 {
+                let e = m
+                    .entry(j.flow_id)
+                    .or_insert_with(|| (AtomicU64::new(1), AtomicU64::new(0)));
+                e.1.fetch_add(j.flow as u64, Relaxed);
+            }
+        }
+        Flows(m)
+    }
+
+    /// fio's `flow_threshold_exceeded`: whether a clone of weight `flow` in flow `id` that
+    /// has counted `mine` I/Os may issue the next one now (then it is counted).
+    pub(super) fn allows(&self, id: u32, flow: u32, mine: &mut u64) -> bool {
+        let Some((count, weight)) = self.0.get(&id) else {
+            return true;
+        };
+        let c = count.load(Relaxed).max(1) as f64;
+        let w = weight.load(Relaxed).max(1) as f64;
+        if *mine as f64 / c > flow as f64 / w {
+            return false;
+        }
+        count.fetch_add(1, Relaxed);
+        *mine += 1;
+        true
+    }
+
+    /// A clone of weight `flow` that counted `mine` I/Os ended: the others go on without it.
+    pub(super) fn leave(&self, id: u32, flow: u32, mine: u64) {
+        if let Some((count, weight)) = self.0.get(&id) {
+            count.fetch_sub(mine, Relaxed);
+            weight.fetch_sub(flow as u64, Relaxed);
+        }
+    }
+}
 
 /// The schedule of a clone's rated directions.
 pub(super) struct Pacer {
@@ -400,5 +447,33 @@ mod tests {
         t.count = 10;
         assert!(t.due(5));
         assert!(Think::new(&job("[a]\n"), 0, 1e9).is_none());
+    }
+}
+
+#[cfg(test)]
+mod flow_tests {
+    use super::*;
+    use crate::disk::fio::job::jobs_from_sections;
+    use crate::disk::fio::jobfile::parse_ini;
+
+    #[test]
+    fn a_flow_shares_ios_by_weight_and_frees_them_when_a_job_ends() {
+        let text = "[a]\nflow=3\nflow_id=4\n[b]\nflow=1\nflow_id=4\n[c]\n";
+        let jobs = jobs_from_sections(&parse_ini(text, "t", &|_: &str| None).unwrap()).unwrap();
+        let f = Flows::new(&jobs, &[(0, 0), (1, 0), (2, 0)]);
+        let (mut a, mut b) = (0u64, 0u64);
+        // Both try in turn: a gets three I/Os for each of b's.
+        for _ in 0..4000 {
+            f.allows(4, 3, &mut a);
+            f.allows(4, 1, &mut b);
+        }
+        let r = a as f64 / b as f64;
+        assert!((r - 3.0).abs() < 0.05, "{a}:{b}");
+        // b ends: a is never held back again.
+        f.leave(4, 1, b);
+        assert!((0..100).all(|_| f.allows(4, 3, &mut a)));
+        // A job outside any flow is never held back.
+        let mut c = 0;
+        assert!(f.allows(0, 1, &mut c));
     }
 }

@@ -115,6 +115,7 @@ pub(super) fn new_worker(
         min_rate: None,
         think: None,
         pending_dir: None,
+        flow_count: 0,
     })))
 }
 
@@ -185,6 +186,8 @@ struct FioWorker {
     /// A queued clone's drawn direction that waits for its time (drawn once, so waiting
     /// does not change the read/write mix).
     pending_dir: Option<Dir>,
+    /// I/Os this clone counted in its flow (fio's `td->flow_counter`).
+    flow_count: u64,
 }
 
 /// The system's text for `errno` (`No space left on device`), without Rust's `(os error N)`.
@@ -468,6 +471,26 @@ impl FioWorker {
         }
     }
 
+    /// fio's flow check before an I/O: true when the clone may issue it (and it is counted).
+    #[inline]
+    fn flow_allows(&mut self) -> bool {
+        self.job.flow == 0
+            || self
+                .shared
+                .flows
+                .allows(self.job.flow_id, self.job.flow, &mut self.flow_count)
+    }
+
+    /// A clone held back by its flow: sleeps `flow_sleep` (nothing in flight), or yields.
+    fn flow_pause(&self, ctl: &mut RunControl<'_>) {
+        if self.job.flow_sleep_us > 0 {
+            let t = ctl.now() + ctl.clock().from_ns(self.job.flow_sleep_us * 1000);
+            self.wait_for(ctl, t);
+        } else {
+            std::thread::yield_now();
+        }
+    }
+
     /// The intended start of an I/O due at `due` (`None`: not paced): never before the end
     /// of the last think, which the job asked for.
     #[inline]
@@ -503,6 +526,11 @@ impl FioWorker {
             }
             if !self.go(ctl, now) {
                 break;
+            }
+            if !self.flow_allows() {
+                self.flow_pause(ctl);
+                now = ctl.now();
+                continue;
             }
             let mut dir = self.pick_dir();
             let mut due = None;
@@ -623,6 +651,9 @@ impl FioWorker {
         let mut wait_due: Option<u64> = None;
         // A think is due: nothing more is issued until what is in flight is done.
         let mut think_pending = false;
+        // Held back by its flow: with flow_sleep, nothing more is issued until what is in
+        // flight is done, then the clone sleeps (fio quiesces first).
+        let mut flow_held = false;
         // Set when an I/O, a submit, a reap or a sync failed: the clone ends (its error is in
         // its statistics).
         let mut err = false;
@@ -631,13 +662,23 @@ impl FioWorker {
                 self.think_now(ctl);
                 think_pending = false;
             }
-            if more && !free.is_empty() && !think_pending {
+            if flow_held && (inflight == 0 || self.job.flow_sleep_us == 0) {
+                if inflight == 0 {
+                    self.flow_pause(ctl);
+                }
+                flow_held = false;
+            }
+            if more && !free.is_empty() && !think_pending && !flow_held {
                 let mut t0 = ctl.now();
                 wait_due = None;
                 let mut failed = false;
                 while let Some(&slot) = free.last() {
                     if self.work_done(issued, issued_ios) {
                         more = false;
+                        break;
+                    }
+                    if self.pending_dir.is_none() && !self.flow_allows() {
+                        flow_held = true;
                         break;
                     }
                     let drawn = match self.pending_dir.take() {
@@ -704,7 +745,7 @@ impl FioWorker {
                 }
             }
             if inflight == 0 {
-                if think_pending {
+                if think_pending || flow_held {
                     continue;
                 }
                 if !more || ctl.aborted() {
@@ -849,10 +890,18 @@ impl LoopWorker for FioWorker {
     fn run(&mut self, ctl: &mut RunControl<'_>) -> Result<(), WorkloadError> {
         if self.shared.seq.wait_turn(self.tid, ctl) == Turn::Never {
             // fio still lists a job that never started (JSON, all zero); it prints no block.
+            if self.job.flow > 0 {
+                self.shared.flows.leave(self.job.flow_id, self.job.flow, 0);
+            }
             self.hand_over();
             return Ok(());
         }
         let r = self.run_turn(ctl);
+        if self.job.flow > 0 {
+            self.shared
+                .flows
+                .leave(self.job.flow_id, self.job.flow, self.flow_count);
+        }
         if self.job.unlink {
             self.unlink_file();
         }
