@@ -413,3 +413,53 @@ fn fios_flow_example_keeps_its_ratio_as_in_fio() {
         assert!(e[0].2 > 100 * 256, "{who}: {e:?}");
     }
 }
+
+#[test]
+fn fios_1mbs_clients_and_butterfly_examples_run_as_in_fio() {
+    if !need_fio("fios_1mbs_clients_and_butterfly_examples_run_as_in_fio") {
+        return;
+    }
+    let d = tmp("rate-examples");
+    // examples/1mbs_clients.fio: 3 clients 1 s apart instead of 32 clients 4 s apart, 4m
+    // at 1250 KiB/s (minimum 1024 KiB/s) instead of 32m at 1250 B/s; its directory here.
+    let clients = format!(
+        "[global]\nsize=4m\nrw=read\ndirectory={}\nrate=1250k\nratemin=1024k\n\
+         [file1]\nstartdelay=0\n[file2]\nstartdelay=1\n[file3]\nstartdelay=2\n",
+        s(&d)
+    );
+    // examples/butterfly.fio: its file here, 8m (fio's example reads a whole device).
+    let butterfly = format!(
+        "[global]\nfilename={}\nsize=8m\nbs=4k\ndirect=1\n\
+         [forward]\nrw=read\nflow=2\n[backward]\nrw=read:-8k\nflow=2\n",
+        s(&d.join("testfile"))
+    );
+    for (name, text) in [("1mbs_clients.fio", clients), ("butterfly.fio", butterfly)] {
+        std::fs::write(d.join(name), text).unwrap();
+        let args = [name, "--output-format=json"];
+        let (h, p) = (hb(&d, &args), fio(&d, &args));
+        assert_eq!((h.code, p.code), (0, 0), "{name}: {}\n{}", h.err, p.err);
+        let (he, pe) = (entries(&doc(&h.out)), entries(&doc(&p.out)));
+        let counts = |e: &[Entry]| {
+            e.iter()
+                .map(|x| (x.0.clone(), x.1, x.2, x.3))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(counts(&he), counts(&pe), "{name}");
+        if name == "1mbs_clients.fio" {
+            // 4 MiB at 1250 KiB/s: 3.28 s each, above the minimum.
+            for (who, e) in [("hostbench", &he), ("fio", &pe)] {
+                for x in e.iter() {
+                    near(
+                        &format!("{who} {name} {} runtime", x.0),
+                        x.6 as f64,
+                        3277.0,
+                        0.1,
+                    );
+                }
+            }
+        } else {
+            assert_eq!(counts(&he)[0].2, 2048, "{he:?}");
+            assert_eq!(counts(&he)[1].2, 2048, "{he:?}");
+        }
+    }
+}
