@@ -49,7 +49,7 @@ Job options: name filename directory size offset bs (R,W,T) rw/readwrite (with :
 iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null) direct buffered numjobs runtime
 time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
 (random zipf:θ pareto:h normal:dev[:center] zoned:... zoned_abs:...) random_generator
-bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsync fdatasync end_fsync rate_iops group_reporting invalidate
+bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsync fdatasync end_fsync group_reporting invalidate
 fadvise_hint (0 1 random sequential)
 nrfiles=1 thread description; report: percentile_list clat_percentiles lat_percentiles
 slat_percentiles unified_rw_reporting (none mixed both, 0 1 2); sequencing: stonewall (wait_for_previous) new_group wait_for
@@ -57,6 +57,9 @@ exitall exit_what (group stonewall all) exitall_on_error startdelay (a time or a
 amount: io_size (io_limit; bytes or P%) loops number_ios filesize (a size or a range a-b) offset_increment;
 files: filename_format openfiles file_service_type offset_align unlink create_on_open
 fallocate (none native posix keep truncate);
+rate: rate (bytes/s, R,W) rate_iops (R,W) rate_min (ratemin) rate_iops_min rate_process (linear poisson)
+rate_cycle (ratecycle) rate_ignore_thinktime thinktime thinktime_spin thinktime_blocks
+thinktime_blocks_type (complete issue) thinktime_iotime; flow (0-1000) flow_id flow_sleep;
 size, offset and offset_increment may be P% of the existing file.
 Any other fio option is an error. See docs/fio.md.
 
@@ -83,6 +86,7 @@ const FLAGS: &[&str] = &[
     "new_group",
     "exitall",
     "exitall_on_error",
+    "rate_ignore_thinktime",
 ];
 
 /// What the command line asked for.

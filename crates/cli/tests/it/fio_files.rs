@@ -13,16 +13,16 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// What one run of a fio (ours or the real one) gave.
-struct Ran {
-    code: i32,
-    out: String,
-    err: String,
-    took: Duration,
+pub(crate) struct Ran {
+    pub(crate) code: i32,
+    pub(crate) out: String,
+    pub(crate) err: String,
+    pub(crate) took: Duration,
 }
 
 /// The JSON document of `out` (fio 3.33 prints a failing job's start-up line before its
 /// JSON, so the document starts at the first `{`).
-fn doc(out: &str) -> Value {
+pub(crate) fn doc(out: &str) -> Value {
     let i = out
         .find('{')
         .unwrap_or_else(|| panic!("no JSON in:\n{out}"));
@@ -30,7 +30,7 @@ fn doc(out: &str) -> Value {
 }
 
 /// hostbench's fio front-end on `args` in `dir`.
-fn hb(dir: &Path, args: &[&str]) -> Ran {
+pub(crate) fn hb(dir: &Path, args: &[&str]) -> Ran {
     let t = Instant::now();
     let o = common::hb()
         .current_dir(dir)
@@ -51,7 +51,7 @@ fn hb(dir: &Path, args: &[&str]) -> Ran {
 }
 
 /// The real fio on `args` in `dir`.
-fn fio(dir: &Path, args: &[&str]) -> Ran {
+pub(crate) fn fio(dir: &Path, args: &[&str]) -> Ran {
     let t = Instant::now();
     let o = std::process::Command::new("fio")
         .args(args)

@@ -19,6 +19,7 @@ mod fileio;
 mod fio;
 mod fio_files;
 mod fio_out;
+mod fio_rate;
 mod fio_seq;
 mod fio_syntax;
 mod fleet;

@@ -207,6 +207,12 @@ impl RunControl<'_> {
         self.st.deadline = self.st.deadline.min(t);
     }
 
+    /// When this thread's part of the run ends (ticks): the run's time limit, or earlier
+    /// after [`end_at`](Self::end_at). Far in the future for a run without one.
+    pub fn deadline(&self) -> u64 {
+        self.st.deadline
+    }
+
     /// True in open loop (`--rate`): [`next_op`](Self::next_op) returns scheduled arrivals.
     pub fn open_loop(&self) -> bool {
         self.mean_gap > 0.0

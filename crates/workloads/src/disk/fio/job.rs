@@ -137,6 +137,70 @@ pub enum RandDist {
     },
 }
 
+/// The rate options of a job (fio's `rate*`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RateOpts {
+    /// `rate`: bytes/s per direction (read, write; 0 = none).
+    pub bps: [u64; 2],
+    /// `rate_iops` per direction.
+    pub iops: [u64; 2],
+    /// `rate_min` (`ratemin`): bytes/s per direction below which the job fails.
+    pub min_bps: [u64; 2],
+    /// `rate_iops_min` per direction.
+    pub min_iops: [u64; 2],
+    /// `rate_process=poisson` (else linear).
+    pub poisson: bool,
+    /// `rate_cycle` (`ratecycle`), ms: the window of the minimum-rate check.
+    pub cycle_ms: u64,
+    /// `rate_ignore_thinktime`: the time a job thinks is not owed to its rate.
+    pub ignore_thinktime: bool,
+}
+
+impl Default for RateOpts {
+    fn default() -> Self {
+        RateOpts {
+            bps: [0; 2],
+            iops: [0; 2],
+            min_bps: [0; 2],
+            min_iops: [0; 2],
+            poisson: false,
+            cycle_ms: 1000,
+            ignore_thinktime: false,
+        }
+    }
+}
+
+/// fio's think time: after every `blocks` I/Os (or `iotime_us` of I/O) the job waits for
+/// what is in flight, spins `spin_us`, then sleeps the rest of `us`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThinkOpts {
+    /// `thinktime`, µs (0 = none).
+    pub us: u64,
+    /// `thinktime_spin`, µs.
+    pub spin_us: u64,
+    /// `thinktime_blocks` (default 1).
+    pub blocks: u64,
+    /// `thinktime_blocks` was given (with `thinktime_iotime`, only then does it count).
+    pub blocks_set: bool,
+    /// `thinktime_blocks_type=issue` (else I/Os are counted as they complete).
+    pub at_issue: bool,
+    /// `thinktime_iotime`, µs (0 = none).
+    pub iotime_us: u64,
+}
+
+impl Default for ThinkOpts {
+    fn default() -> Self {
+        ThinkOpts {
+            us: 0,
+            spin_us: 0,
+            blocks: 1,
+            blocks_set: false,
+            at_issue: false,
+            iotime_us: 0,
+        }
+    }
+}
+
 /// The block sizes of one direction (fio's `bs`, `bsrange`, `bssplit`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockSizes {
@@ -336,8 +400,17 @@ pub struct JobSpec {
     pub fdatasync: u32,
     /// `end_fsync`.
     pub end_fsync: bool,
-    /// `rate_iops` per clone (0 = unlimited).
-    pub rate_iops: u64,
+    /// `rate` and `rate_iops` (per clone), `rate_min`, `rate_iops_min`, `rate_process`,
+    /// `rate_cycle`, `rate_ignore_thinktime`.
+    pub rate: RateOpts,
+    /// `thinktime` and its companions.
+    pub think: ThinkOpts,
+    /// `flow`: the job's weight in its flow (0 = none).
+    pub flow: u32,
+    /// `flow_id`.
+    pub flow_id: u32,
+    /// `flow_sleep`, µs: how long a clone held back by its flow sleeps.
+    pub flow_sleep_us: u64,
     /// `group_reporting`.
     pub group_reporting: bool,
     /// `invalidate`: drop the file's cached pages before the run.
@@ -518,7 +591,63 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "rate",
+        aliases: &[],
+    },
+    Opt {
         name: "rate_iops",
+        aliases: &[],
+    },
+    Opt {
+        name: "rate_min",
+        aliases: &["ratemin"],
+    },
+    Opt {
+        name: "rate_iops_min",
+        aliases: &[],
+    },
+    Opt {
+        name: "rate_process",
+        aliases: &[],
+    },
+    Opt {
+        name: "rate_cycle",
+        aliases: &["ratecycle"],
+    },
+    Opt {
+        name: "rate_ignore_thinktime",
+        aliases: &[],
+    },
+    Opt {
+        name: "thinktime",
+        aliases: &[],
+    },
+    Opt {
+        name: "flow",
+        aliases: &[],
+    },
+    Opt {
+        name: "flow_id",
+        aliases: &[],
+    },
+    Opt {
+        name: "flow_sleep",
+        aliases: &[],
+    },
+    Opt {
+        name: "thinktime_spin",
+        aliases: &[],
+    },
+    Opt {
+        name: "thinktime_blocks",
+        aliases: &[],
+    },
+    Opt {
+        name: "thinktime_blocks_type",
+        aliases: &[],
+    },
+    Opt {
+        name: "thinktime_iotime",
         aliases: &[],
     },
     Opt {
@@ -1019,7 +1148,11 @@ fn apply_options(
         fsync: 0,
         fdatasync: 0,
         end_fsync: false,
-        rate_iops: 0,
+        rate: RateOpts::default(),
+        think: ThinkOpts::default(),
+        flow: 0,
+        flow_id: 0,
+        flow_sleep_us: 0,
         group_reporting: false,
         invalidate: true,
         disk_util: true,
@@ -1279,13 +1412,69 @@ fn apply_options(
             "fsync" => j.fsync = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
             "fdatasync" => j.fdatasync = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
             "end_fsync" => j.end_fsync = parse_bool_opt(k, v, at)?,
-            "rate_iops" => {
-                if v.contains(',') {
-                    return err(format!(
-                        "{at}: rate_iops={v}: per-direction rates are not supported; give one IOPS figure"
-                    ));
+            "rate" | "rate_iops" | "rate_min" | "rate_iops_min" => {
+                let dest = match key {
+                    "rate" => &mut j.rate.bps,
+                    "rate_iops" => &mut j.rate.iops,
+                    "rate_min" => &mut j.rate.min_bps,
+                    _ => &mut j.rate.min_iops,
+                };
+                *dest = [0; 2];
+                for (d, p) in per_dir(k, v, at)?.into_iter().take(2).enumerate() {
+                    if let Some(p) = p {
+                        dest[d] = if key.contains("iops") {
+                            parse_int(k, &p, at, 0, 1 << 40)?
+                        } else {
+                            parse_size_opt(k, &p, at)?
+                        };
+                    }
                 }
-                j.rate_iops = parse_int(k, v, at, 0, 1 << 40)?;
+            }
+            "rate_process" => {
+                j.rate.poisson = match v.trim() {
+                    "linear" => false,
+                    "poisson" => true,
+                    _ => return err(format!("{at}: {k}={v}: expected linear or poisson")),
+                }
+            }
+            "rate_cycle" => j.rate.cycle_ms = parse_int(k, v, at, 1, 1 << 32)?,
+            "rate_ignore_thinktime" => j.rate.ignore_thinktime = parse_bool_opt(k, v, at)?,
+            "thinktime" | "thinktime_spin" | "thinktime_iotime" => {
+                // thinktime and thinktime_spin count µs by default, thinktime_iotime seconds.
+                let unit = if key == "thinktime_iotime" { 1.0 } else { 1e-6 };
+                let us = parse_fio_time(v, unit)
+                    .map(|s| (s * 1e6).round())
+                    .filter(|&u| u <= u32::MAX as f64)
+                    .ok_or_else(|| {
+                        JobError(format!(
+                            "{at}: {k}={v}: expected a time such as 100 (µs{}), 500us, 20ms or 1s, \
+                             at most about 71 minutes",
+                            if unit == 1.0 {
+                                "; a bare number is seconds here"
+                            } else {
+                                ""
+                            }
+                        ))
+                    })? as u64;
+                match key {
+                    "thinktime" => j.think.us = us,
+                    "thinktime_spin" => j.think.spin_us = us,
+                    _ => j.think.iotime_us = us,
+                }
+            }
+            "flow" => j.flow = parse_int(k, v, at, 0, 1000)? as u32,
+            "flow_id" => j.flow_id = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
+            "flow_sleep" => j.flow_sleep_us = parse_int(k, v, at, 0, u32::MAX as u64)?,
+            "thinktime_blocks" => {
+                j.think.blocks = parse_int(k, v, at, 1, u32::MAX as u64)?;
+                j.think.blocks_set = true;
+            }
+            "thinktime_blocks_type" => {
+                j.think.at_issue = match v.trim() {
+                    "complete" => false,
+                    "issue" => true,
+                    _ => return err(format!("{at}: {k}={v}: expected complete or issue")),
+                }
             }
             "group_reporting" => j.group_reporting = parse_bool_opt(k, v, at)?,
             "invalidate" => j.invalidate = parse_bool_opt(k, v, at)?,
@@ -1700,6 +1889,26 @@ fn parse_distribution(k: &str, v: &str, at: &str) -> Result<RandDist, JobError> 
 
 /// Whether a job's options fit together (the values are checked already).
 fn check_job(j: &JobSpec) -> Result<(), JobError> {
+    let r = &j.rate;
+    let any = |a: &[u64; 2]| a.iter().any(|&x| x > 0);
+    if (any(&r.bps) && any(&r.iops)) || (any(&r.min_bps) && any(&r.min_iops)) {
+        return err(format!(
+            "job '{}': rate and rate_iops are mutually exclusive (as are rate_min and \
+             rate_iops_min): give the limit in bytes/s or in IOPS",
+            j.name
+        ));
+    }
+    for d in 0..2 {
+        if (r.bps[d] > 0 && r.bps[d] < r.min_bps[d]) || (r.iops[d] > 0 && r.iops[d] < r.min_iops[d])
+        {
+            return err(format!(
+                "job '{}': the minimum rate exceeds the rate for {} (fio: minimum rate \
+                 exceeds rate, ddir {d})",
+                j.name,
+                ["reads", "writes"][d]
+            ));
+        }
+    }
     if j.fsync > 0 && j.fdatasync > 0 {
         return err(format!(
             "job '{}': give fsync or fdatasync, not both",
@@ -1884,6 +2093,16 @@ impl JobSpec {
         let a = self.bs_read.min(self.bs_write).max(1);
         let s = (real.saturating_mul(p) / 100).min(rest);
         Some(s - s % a)
+    }
+
+    /// fio's `rate_bps` of direction `d`: `rate`, or `rate_iops` times the smallest block
+    /// size of the direction; 0 when the direction is not limited.
+    pub fn rate_bps(&self, d: usize) -> u64 {
+        if self.rate.bps[d] > 0 {
+            self.rate.bps[d]
+        } else {
+            self.rate.iops[d].saturating_mul(self.bsz[d].min)
+        }
     }
 
     /// The largest block size the job uses.
@@ -2226,7 +2445,7 @@ mod tests {
             "fsync_on_close",
             "sqthread_poll",
             "verify",
-            "rate",
+            "flow_watermark",
         ] {
             let m = unsupported_option(k, k);
             assert!(
@@ -2289,9 +2508,14 @@ mod tests {
             ),
             ("[a]\n\nbogus=1\n", "bad.fio:3: 'bogus' is not a fio option"),
             (
-                "[a]\nrate=1m\n",
-                "fio option 'rate' is not supported by hostbench yet",
+                "[a]\nverify_pattern=1\n",
+                "fio option 'verify_pattern' is not supported by hostbench yet",
             ),
+            ("[a]\nflow=1001\n", "from 0 to 1000"),
+            ("[a]\nrate=1m\nrate_iops=5\n", "mutually exclusive"),
+            ("[a]\nrate_iops=5,10\nrate_iops_min=1,20\n", "ddir 1"),
+            ("[a]\nrate_process=uniform\n", "linear or poisson"),
+            ("[a]\nthinktime=5x\n", "expected a time"),
             ("[a]\ndirect=1\nbs=1000\n", "not a multiple of 512"),
             ("[a]\nrw=trim\n", "trim workloads"),
             ("[a]\nbs=4x\n", "expected a size"),

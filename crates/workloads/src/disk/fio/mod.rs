@@ -21,6 +21,7 @@ pub mod job;
 pub mod jobfile;
 mod layout;
 mod pattern;
+mod rate;
 pub mod report_opts;
 mod result;
 mod sequence;
@@ -81,6 +82,8 @@ struct Shared {
     disks: Option<Watch>,
     /// When each clone starts and what stops it (stonewall, wait_for, startdelay, exitall).
     seq: sequence::Sequencer,
+    /// fio's flows (`flow`, `flow_id`): per id, the I/Os counted and the clones' weights.
+    flows: rate::Flows,
 }
 
 struct FioInstance {
@@ -303,9 +306,11 @@ impl Workload for Fio {
             Watch::start(paths.iter().map(PathBuf::as_path))
         });
         let seq = sequence::Sequencer::new(&jobs, &threads, ctx.seed);
+        let flows = rate::Flows::new(&jobs, &threads);
         Ok(Box::new(FioInstance {
             shared: Arc::new(Shared {
                 seq,
+                flows,
                 jobs,
                 global_options,
                 threads,

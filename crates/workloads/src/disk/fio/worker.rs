@@ -8,6 +8,7 @@ use super::Shared;
 use super::engine::{Buffers, Dir, Done, Engine};
 use super::job::{EngineKind, JobSpec};
 use super::pattern::Pattern;
+use super::rate::{MinRate, Pacer, Think};
 use super::result::CloneStats;
 use super::sequence::Turn;
 use hostbench_core::fio_result::FioError;
@@ -110,6 +111,11 @@ pub(super) fn new_worker(
         limit_bytes: j.io_limits(size).0,
         limit_ios: j.io_limits(size).1,
         failed: false,
+        pacer: Pacer::new(j, j.rw.read_pct(j.rwmixread), 1e9),
+        min_rate: None,
+        think: None,
+        pending_dir: None,
+        flow_count: 0,
     })))
 }
 
@@ -171,6 +177,17 @@ struct FioWorker {
     limit_ios: u64,
     /// The clone ended with an error (kept once its statistics are handed over).
     failed: bool,
+    /// `rate`/`rate_iops`: when each direction's next I/O is due.
+    pacer: Pacer,
+    /// `rate_min`/`rate_iops_min`.
+    min_rate: Option<MinRate>,
+    /// `thinktime`.
+    think: Option<Think>,
+    /// A queued clone's drawn direction that waits for its time (drawn once, so waiting
+    /// does not change the read/write mix).
+    pending_dir: Option<Dir>,
+    /// I/Os this clone counted in its flow (fio's `td->flow_counter`).
+    flow_count: u64,
 }
 
 /// The system's text for `errno` (`No space left on device`), without Rust's `(os error N)`.
@@ -249,8 +266,8 @@ impl FioWorker {
     /// The next I/O: direction, offset, length; `None` when the clone's region is done
     /// (a size-based job with holes, `rw=read:8k`, past its end).
     #[inline]
-    fn next_io(&mut self) -> Option<(Dir, u64, u32)> {
-        let dir = match self.read_pct {
+    fn pick_dir(&mut self) -> Dir {
+        match self.read_pct {
             100 => Dir::Read,
             0 => Dir::Write,
             p => {
@@ -260,7 +277,13 @@ impl FioWorker {
                     Dir::Write
                 }
             }
-        };
+        }
+    }
+
+    /// The offset and length of the next I/O in direction `dir` (see [`Self::pick_dir`]);
+    /// `None` when the region is done.
+    #[inline]
+    fn next_io(&mut self, dir: Dir) -> Option<(Dir, u64, u32)> {
         let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
         self.pass_bytes += len;
         if self.pass_bytes > self.size {
@@ -403,6 +426,79 @@ impl FioWorker {
         true
     }
 
+    /// fio's `check_min_rate` after completions at `now`: false (and the clone's error set,
+    /// EIO in `check_min_rate`) when a direction fell below its minimum.
+    fn rate_ok(&mut self, now: u64) -> bool {
+        let Some(m) = self.min_rate.as_mut() else {
+            return true;
+        };
+        for d in 0..2 {
+            let s = &self.stats.dirs[d];
+            if let Some(msg) = m.check(&self.job.name, d, now, s.bytes, s.ios) {
+                self.set_error(libc::EIO, "check_min_rate", msg);
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Thinks (nothing in flight) and, with `rate_ignore_thinktime`, moves the rate
+    /// schedule on by the time it took.
+    fn think_now(&mut self, ctl: &mut RunControl<'_>) {
+        let Some(t) = self.think.as_mut() else {
+            return;
+        };
+        let (shared, tid) = (&self.shared, self.tid);
+        let took = t.think(ctl, &|| shared.seq.told_to_stop(tid));
+        if self.job.rate.ignore_thinktime {
+            self.pacer.shift(took);
+        }
+    }
+
+    /// Waits until `t` in slices of at most 10 ms; false when the clone is to stop first
+    /// (its time is up, the run ends, or `exitall`/`exit_what` stops it).
+    fn wait_for(&self, ctl: &mut RunControl<'_>, t: u64) -> bool {
+        let slice = ctl.clock().from_ns(10_000_000);
+        loop {
+            let now = ctl.now();
+            if ctl.aborted() || ctl.should_stop(now) || self.shared.seq.told_to_stop(self.tid) {
+                return false;
+            }
+            if now >= t {
+                return true;
+            }
+            ctl.wait_until(t.min(now + slice));
+        }
+    }
+
+    /// fio's flow check before an I/O: true when the clone may issue it (and it is counted).
+    #[inline]
+    fn flow_allows(&mut self) -> bool {
+        self.job.flow == 0
+            || self
+                .shared
+                .flows
+                .allows(self.job.flow_id, self.job.flow, &mut self.flow_count)
+    }
+
+    /// A clone held back by its flow: sleeps `flow_sleep` (nothing in flight), or yields.
+    fn flow_pause(&self, ctl: &mut RunControl<'_>) {
+        if self.job.flow_sleep_us > 0 {
+            let t = ctl.now() + ctl.clock().from_ns(self.job.flow_sleep_us * 1000);
+            self.wait_for(ctl, t);
+        } else {
+            std::thread::yield_now();
+        }
+    }
+
+    /// The intended start of an I/O due at `due` (`None`: not paced): never before the end
+    /// of the last think, which the job asked for.
+    #[inline]
+    fn intended(&self, due: Option<u64>) -> Option<u64> {
+        let until = self.think.as_ref().map_or(0, |t| t.until);
+        due.map(|d| d.max(until))
+    }
+
     fn count(ctl: &RunControl<'_>, dir: Dir, res: i64) {
         let c = ctl.counters();
         match dir {
@@ -417,11 +513,10 @@ impl FioWorker {
         }
     }
 
-    fn run_sync(&mut self, ctl: &mut RunControl<'_>, pace: u64) -> Result<Meas, WorkloadError> {
+    fn run_sync(&mut self, ctl: &mut RunControl<'_>) -> Result<Meas, WorkloadError> {
         let clock = ctl.clock();
         let mut now = ctl.now();
         let mut meas = Meas::start(ctl, now, self.warming(ctl, now));
-        let mut due = now;
         let mut issued = 0u64;
         let mut issued_ios = 0u64;
         let buf = self.bufs.slot(0);
@@ -432,22 +527,27 @@ impl FioWorker {
             if !self.go(ctl, now) {
                 break;
             }
-            let intended = if pace > 0 {
-                if due > now {
-                    ctl.wait_until(due);
-                    if ctl.aborted() {
-                        break;
-                    }
+            if !self.flow_allows() {
+                self.flow_pause(ctl);
+                now = ctl.now();
+                continue;
+            }
+            let mut dir = self.pick_dir();
+            let mut due = None;
+            if self.pacer.active() {
+                (dir, due) = self.pacer.choose(dir, now);
+                if let Some(d) = due
+                    && d > now
+                    && !self.wait_for(ctl, d)
+                {
+                    break;
                 }
-                let d = due;
-                due += pace;
-                Some(d)
-            } else {
-                None
-            };
-            let Some((dir, off, len)) = self.next_io() else {
+            }
+            let intended = self.intended(due);
+            let Some((dir, off, len)) = self.next_io(dir) else {
                 break;
             };
+            self.pacer.issued(dir, len as u64, &mut self.rng);
             let t0 = ctl.now();
             let res = self
                 .engine
@@ -485,7 +585,17 @@ impl FioWorker {
             if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
                 break;
             }
+            if !warming && !self.rate_ok(t1) {
+                break;
+            }
             now = t1;
+            if let Some(t) = self.think.as_mut() {
+                t.count += 1;
+                if t.due(now) {
+                    self.think_now(ctl);
+                    now = ctl.now();
+                }
+            }
         }
         self.stats.depth_map[0] += self.stats.dirs[0].ios + self.stats.dirs[1].ios;
         self.stats.submit_map[1] += self.stats.dirs[0].ios + self.stats.dirs[1].ios;
@@ -520,7 +630,7 @@ impl FioWorker {
         Ok(t1)
     }
 
-    fn run_queued(&mut self, ctl: &mut RunControl<'_>, pace: u64) -> Result<Meas, WorkloadError> {
+    fn run_queued(&mut self, ctl: &mut RunControl<'_>) -> Result<Meas, WorkloadError> {
         let clock = ctl.clock();
         let mut engine = self.engine.take().expect("engine built at start");
         let depth = self.depth as usize;
@@ -537,40 +647,79 @@ impl FioWorker {
         let mut issued_ios = 0u64;
         let t_start = ctl.now();
         let mut meas = Meas::start(ctl, t_start, self.warming(ctl, t_start));
-        let mut due = t_start;
+        // When the next paced I/O is due, if the last one waits for its time.
+        let mut wait_due: Option<u64> = None;
+        // A think is due: nothing more is issued until what is in flight is done.
+        let mut think_pending = false;
+        // Held back by its flow: with flow_sleep, nothing more is issued until what is in
+        // flight is done, then the clone sleeps (fio quiesces first).
+        let mut flow_held = false;
         // Set when an I/O, a submit, a reap or a sync failed: the clone ends (its error is in
         // its statistics).
         let mut err = false;
         loop {
-            if more && !free.is_empty() {
+            if think_pending && inflight == 0 {
+                self.think_now(ctl);
+                think_pending = false;
+            }
+            if flow_held && (inflight == 0 || self.job.flow_sleep_us == 0) {
+                if inflight == 0 {
+                    self.flow_pause(ctl);
+                }
+                flow_held = false;
+            }
+            if more && !free.is_empty() && !think_pending && !flow_held {
                 let mut t0 = ctl.now();
+                wait_due = None;
                 let mut failed = false;
                 while let Some(&slot) = free.last() {
                     if self.work_done(issued, issued_ios) {
                         more = false;
                         break;
                     }
-                    if pace > 0 && due > t0 {
+                    if self.pending_dir.is_none() && !self.flow_allows() {
+                        flow_held = true;
+                        break;
+                    }
+                    let drawn = match self.pending_dir.take() {
+                        Some(d) => d,
+                        None => self.pick_dir(),
+                    };
+                    let (dir, due) = self.pacer.choose(drawn, t0);
+                    if let Some(d) = due
+                        && d > t0
+                    {
+                        self.pending_dir = Some(drawn);
+                        wait_due = Some(d);
                         break;
                     }
                     if !self.go(ctl, t0) {
                         more = false;
                         break;
                     }
-                    let Some((dir, off, len)) = self.next_io() else {
+                    let Some((dir, off, len)) = self.next_io(dir) else {
                         more = false;
                         break;
                     };
+                    self.pacer.issued(dir, len as u64, &mut self.rng);
                     free.pop();
                     engine.queue(slot, dir, self.bufs.slot(slot), off, len);
-                    start[slot as usize] = if pace > 0 { due } else { t0 };
-                    if pace > 0 {
-                        due += pace;
+                    start[slot as usize] = self.intended(due).unwrap_or(t0);
+                    if let Some(t) = self.think.as_mut()
+                        && t.at_issue
+                    {
+                        t.count += 1;
+                        if t.due(t0) {
+                            think_pending = true;
+                        }
                     }
                     meta[slot as usize] = (dir, len, off);
                     issued += len as u64;
                     issued_ios += 1;
                     batch.push(slot);
+                    if think_pending {
+                        break;
+                    }
                     if batch.len() >= self.submit_batch {
                         match self.submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl) {
                             Ok(t1) => t0 = t1,
@@ -596,24 +745,28 @@ impl FioWorker {
                 }
             }
             if inflight == 0 {
+                if think_pending || flow_held {
+                    continue;
+                }
                 if !more || ctl.aborted() {
                     break;
                 }
-                if pace > 0 {
-                    ctl.wait_until(due);
-                    if ctl.aborted() {
-                        break;
-                    }
+                if let Some(d) = wait_due
+                    && !self.wait_for(ctl, d)
+                {
+                    break;
                 }
                 continue;
             }
             let want = self.complete_min.min(inflight);
             // A paced job with a free slot waits for completions only until its next I/O is
             // due: blocking longer would issue it late (fio sleeps between issues the same way).
-            let timeout = (pace > 0 && more && !free.is_empty()).then(|| {
-                let now = ctl.now();
-                clock.to_ns(due.saturating_sub(now))
-            });
+            let timeout = wait_due
+                .filter(|_| more && !free.is_empty() && !think_pending)
+                .map(|d| {
+                    let now = ctl.now();
+                    clock.to_ns(d.saturating_sub(now))
+                });
             let n = match engine.reap_within(want, &mut done[..self.complete_max], timeout) {
                 Ok(n) => n,
                 Err(e) => {
@@ -654,6 +807,20 @@ impl FioWorker {
                 if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
                     err = true;
                 }
+                if let Some(t) = self.think.as_mut()
+                    && !t.at_issue
+                {
+                    t.count += 1;
+                }
+            }
+            if let Some(t) = self.think.as_ref()
+                && !think_pending
+                && t.due(t2)
+            {
+                think_pending = true;
+            }
+            if !warming && n > 0 && !err && !self.rate_ok(t2) {
+                err = true;
             }
             if !warming && t2 >= meas.next_sample {
                 self.sample(clock.to_ns(t2 - meas.last_sample));
@@ -723,10 +890,18 @@ impl LoopWorker for FioWorker {
     fn run(&mut self, ctl: &mut RunControl<'_>) -> Result<(), WorkloadError> {
         if self.shared.seq.wait_turn(self.tid, ctl) == Turn::Never {
             // fio still lists a job that never started (JSON, all zero); it prints no block.
+            if self.job.flow > 0 {
+                self.shared.flows.leave(self.job.flow_id, self.job.flow, 0);
+            }
             self.hand_over();
             return Ok(());
         }
         let r = self.run_turn(ctl);
+        if self.job.flow > 0 {
+            self.shared
+                .flows
+                .leave(self.job.flow_id, self.job.flow, self.flow_count);
+        }
         if self.job.unlink {
             self.unlink_file();
         }
@@ -795,9 +970,13 @@ impl FioWorker {
         self.drop_cache();
         self.pass_bytes = 0;
         self.pattern.seed(&mut self.rng);
-        let pace = 1_000_000_000u64
-            .checked_div(self.job.rate_iops)
-            .map_or(0, |ns| clock.from_ns(ns));
+        let tps = clock.from_ns(1_000_000_000) as f64;
+        self.pacer = Pacer::new(&self.job, self.read_pct, tps);
+        self.pacer.start(ctl.now());
+        let measured_from = self.ramp_end.max(t_job);
+        self.min_rate = MinRate::new(&self.job, measured_from, tps);
+        self.think = Think::new(&self.job, t_job, tps);
+        self.pending_dir = None;
         if self.engine.is_none() {
             let (k, fd, depth, region) = self.engine_args;
             self.engine = Some(Engine::new(k, fd, depth, region).map_err(|e| {
@@ -805,9 +984,9 @@ impl FioWorker {
             })?);
         }
         let r = if self.job.engine.is_sync() {
-            self.run_sync(ctl, pace)
+            self.run_sync(ctl)
         } else {
-            self.run_queued(ctl, pace)
+            self.run_queued(ctl)
         };
         let meas = r?;
         if self.job.end_fsync
