@@ -5,23 +5,12 @@
 //! arithmetic values in parentheses, which Debian's fio is built without (checked against
 //! the values fio's documented parser gives).
 
-use super::fio::{json, peer_fio, s, tmp};
+use super::fio::{json, s, tmp};
+use super::fio_seq::need_fio;
 use crate::common;
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
-
-fn need_fio(test: &str) -> bool {
-    if peer_fio() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("HOSTBENCH_TEST_FIO").is_none(),
-        "{test}: HOSTBENCH_TEST_FIO is set but fio is not installed"
-    );
-    eprintln!("skip: fio is not installed; {test} not compared with it");
-    false
-}
 
 fn hb(dir: &Path, args: &[&str]) -> std::process::Output {
     common::hb()
@@ -42,17 +31,7 @@ fn hb_json(dir: &Path, args: &[&str]) -> Value {
 }
 
 fn fio_json(dir: &Path, args: &[&str]) -> Value {
-    let o = std::process::Command::new("fio")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "fio {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    json(&String::from_utf8(o.stdout).unwrap())
+    json(&super::fio_seq::fio(dir, args).0)
 }
 
 /// (I/Os, bytes) of the first job.

@@ -5,28 +5,8 @@
 //! (sysbench's are not installed by Debian), on SQLite and the servers the environment
 //! names.
 
-use super::lua::{hb, lines_with, scripts, server_options};
-
-/// (driver, options) for SQLite in `dir` and each server the environment names.
-fn targets(dir: &std::path::Path) -> Vec<(&'static str, Vec<String>)> {
-    let mut t = vec![(
-        "sqlite",
-        vec![
-            "--db-driver=sqlite".to_string(),
-            format!("--sqlite-db={}", dir.join("legacy.db").display()),
-        ],
-    )];
-    for (var, name) in [
-        ("HOSTBENCH_TEST_PG_URL", "pgsql"),
-        ("HOSTBENCH_TEST_MYSQL_URL", "mysql"),
-    ] {
-        match std::env::var(var) {
-            Ok(u) if !u.is_empty() => t.push((name, server_options(&u))),
-            _ => eprintln!("skipped {name}: {var} is not set (see .ci/run)"),
-        }
-    }
-    t
-}
+use super::lua::{hb, lines_with, scripts};
+use super::lua_sql::targets;
 
 /// tests/t/api_legacy_sql.t's pattern: a 100-row bulk insert, then a prepared
 /// `UPDATE ... SET a = a + ?` bound to a table whose value changes before the execute

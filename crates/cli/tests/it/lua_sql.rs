@@ -7,7 +7,7 @@ use super::lua::{hb, lines_with, scripts, server_options};
 use std::path::Path;
 
 /// The drivers to test: SQLite in `dir`, and the servers the environment names.
-fn targets(dir: &Path) -> Vec<(&'static str, Vec<String>)> {
+pub(crate) fn targets(dir: &Path) -> Vec<(&'static str, Vec<String>)> {
     let mut t = vec![(
         "sqlite",
         vec![

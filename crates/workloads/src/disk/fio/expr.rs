@@ -84,18 +84,20 @@ pub enum Kind {
 /// seconds. The error says what is wrong.
 pub fn eval(text: &str, kind: Kind) -> Result<f64, String> {
     let mut p = Parser {
-        s: text.as_bytes(),
-        i: 0,
+        c: Cursor {
+            s: text.as_bytes(),
+            i: 0,
+            depth: 0,
+        },
         kind,
-        depth: 0,
     };
     let v = p.sum()?;
-    p.blank();
-    if p.i != p.s.len() {
+    p.c.blank();
+    if p.c.i != p.c.s.len() {
         return Err(format!(
             "unexpected '{}' at character {}",
-            &text[p.i..],
-            p.i + 1
+            &text[p.c.i..],
+            p.c.i + 1
         ));
     }
     if !v.is_finite() {
@@ -107,14 +109,14 @@ pub fn eval(text: &str, kind: Kind) -> Result<f64, String> {
     })
 }
 
-struct Parser<'a> {
+/// Where a parser is in its text, and how deep in parentheses.
+struct Cursor<'a> {
     s: &'a [u8],
     i: usize,
-    kind: Kind,
     depth: u32,
 }
 
-impl Parser<'_> {
+impl Cursor<'_> {
     fn blank(&mut self) {
         while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
             self.i += 1;
@@ -130,13 +132,20 @@ impl Parser<'_> {
             false
         }
     }
+}
 
+struct Parser<'a> {
+    c: Cursor<'a>,
+    kind: Kind,
+}
+
+impl Parser<'_> {
     fn sum(&mut self) -> Result<f64, String> {
         let mut v = self.product()?;
         loop {
-            if self.eat(b'+') {
+            if self.c.eat(b'+') {
                 v += self.product()?;
-            } else if self.eat(b'-') {
+            } else if self.c.eat(b'-') {
                 v -= self.product()?;
             } else {
                 return Ok(v);
@@ -147,9 +156,9 @@ impl Parser<'_> {
     fn product(&mut self) -> Result<f64, String> {
         let mut v = self.power()?;
         loop {
-            if self.eat(b'*') {
+            if self.c.eat(b'*') {
                 v *= self.power()?;
-            } else if self.eat(b'/') {
+            } else if self.c.eat(b'/') {
                 let d = self.power()?;
                 if d == 0.0 {
                     return Err("division by zero".into());
@@ -163,7 +172,7 @@ impl Parser<'_> {
 
     fn power(&mut self) -> Result<f64, String> {
         let base = self.modulo()?;
-        if self.eat(b'^') {
+        if self.c.eat(b'^') {
             let e = self.power()?;
             return Ok(base.powf(e));
         }
@@ -172,7 +181,7 @@ impl Parser<'_> {
 
     fn modulo(&mut self) -> Result<f64, String> {
         let mut v = self.unary()?;
-        while self.eat(b'%') {
+        while self.c.eat(b'%') {
             let d = self.unary()?;
             if d == 0.0 {
                 return Err("modulo by zero".into());
@@ -183,28 +192,28 @@ impl Parser<'_> {
     }
 
     fn unary(&mut self) -> Result<f64, String> {
-        if self.eat(b'-') {
+        if self.c.eat(b'-') {
             return Ok(-self.unary()?);
         }
-        if self.eat(b'(') {
-            self.depth += 1;
-            if self.depth > 64 {
+        if self.c.eat(b'(') {
+            self.c.depth += 1;
+            if self.c.depth > 64 {
                 return Err("parentheses nested too deeply".into());
             }
             let v = self.sum()?;
-            if !self.eat(b')') {
+            if !self.c.eat(b')') {
                 return Err("a '(' without its ')'".into());
             }
-            self.depth -= 1;
+            self.c.depth -= 1;
             return Ok(v);
         }
         self.number()
     }
 
     fn number(&mut self) -> Result<f64, String> {
-        self.blank();
-        let start = self.i;
-        let rest = &self.s[self.i..];
+        self.c.blank();
+        let start = self.c.i;
+        let rest = &self.c.s[self.c.i..];
         let (v, len) = if rest.len() > 2 && rest[0] == b'0' && (rest[1] | 0x20) == b'x' {
             let n = rest[2..]
                 .iter()
@@ -228,19 +237,19 @@ impl Parser<'_> {
             let v: f64 = t.parse().map_err(|_| format!("'{t}' is not a number"))?;
             (v, n)
         };
-        self.i += len;
-        let n = self.s[self.i..]
+        self.c.i += len;
+        let n = self.c.s[self.c.i..]
             .iter()
             .take_while(|c| c.is_ascii_alphabetic())
             .count();
-        let suffix = std::str::from_utf8(&self.s[self.i..self.i + n])
+        let suffix = std::str::from_utf8(&self.c.s[self.c.i..self.c.i + n])
             .unwrap_or("")
             .to_ascii_lowercase();
-        self.i += n;
+        self.c.i += n;
         let mult = self.unit(&suffix).ok_or_else(|| {
             format!(
                 "'{}' has an unknown unit '{suffix}'",
-                String::from_utf8_lossy(&self.s[start..self.i])
+                String::from_utf8_lossy(&self.c.s[start..self.c.i])
             )
         })?;
         Ok(v * mult)
@@ -290,44 +299,28 @@ impl Parser<'_> {
 /// when `text` is not such an expression (then fio's `bc` fails too).
 pub fn bc(text: &str) -> Option<i128> {
     let mut p = Bc {
-        s: text.as_bytes(),
-        i: 0,
-        depth: 0,
+        c: Cursor {
+            s: text.as_bytes(),
+            i: 0,
+            depth: 0,
+        },
     };
     let v = p.sum()?;
-    p.blank();
-    (p.i == p.s.len()).then_some(v)
+    p.c.blank();
+    (p.c.i == p.c.s.len()).then_some(v)
 }
 
 struct Bc<'a> {
-    s: &'a [u8],
-    i: usize,
-    depth: u32,
+    c: Cursor<'a>,
 }
 
 impl Bc<'_> {
-    fn blank(&mut self) {
-        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
-            self.i += 1;
-        }
-    }
-
-    fn eat(&mut self, c: u8) -> bool {
-        self.blank();
-        if self.s.get(self.i) == Some(&c) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-
     fn sum(&mut self) -> Option<i128> {
         let mut v = self.product()?;
         loop {
-            if self.eat(b'+') {
+            if self.c.eat(b'+') {
                 v = v.checked_add(self.product()?)?;
-            } else if self.eat(b'-') {
+            } else if self.c.eat(b'-') {
                 v = v.checked_sub(self.product()?)?;
             } else {
                 return Some(v);
@@ -338,11 +331,11 @@ impl Bc<'_> {
     fn product(&mut self) -> Option<i128> {
         let mut v = self.power()?;
         loop {
-            if self.eat(b'*') {
+            if self.c.eat(b'*') {
                 v = v.checked_mul(self.power()?)?;
-            } else if self.eat(b'/') {
+            } else if self.c.eat(b'/') {
                 v = v.checked_div(self.power()?)?;
-            } else if self.eat(b'%') {
+            } else if self.c.eat(b'%') {
                 v = v.checked_rem(self.power()?)?;
             } else {
                 return Some(v);
@@ -352,7 +345,7 @@ impl Bc<'_> {
 
     fn power(&mut self) -> Option<i128> {
         let base = self.unary()?;
-        if self.eat(b'^') {
+        if self.c.eat(b'^') {
             let e = self.power()?;
             return base.checked_pow(u32::try_from(e).ok()?);
         }
@@ -360,28 +353,28 @@ impl Bc<'_> {
     }
 
     fn unary(&mut self) -> Option<i128> {
-        if self.eat(b'-') {
+        if self.c.eat(b'-') {
             return self.unary()?.checked_neg();
         }
-        if self.eat(b'(') {
-            self.depth += 1;
-            if self.depth > 64 {
+        if self.c.eat(b'(') {
+            self.c.depth += 1;
+            if self.c.depth > 64 {
                 return None;
             }
             let v = self.sum()?;
-            self.depth -= 1;
-            return self.eat(b')').then_some(v);
+            self.c.depth -= 1;
+            return self.c.eat(b')').then_some(v);
         }
-        self.blank();
-        let n = self.s[self.i..]
+        self.c.blank();
+        let n = self.c.s[self.c.i..]
             .iter()
             .take_while(|c| c.is_ascii_digit())
             .count();
-        let v = std::str::from_utf8(&self.s[self.i..self.i + n])
+        let v = std::str::from_utf8(&self.c.s[self.c.i..self.c.i + n])
             .ok()?
             .parse()
             .ok()?;
-        self.i += n;
+        self.c.i += n;
         Some(v)
     }
 }
