@@ -64,8 +64,25 @@ impl SqliteConn {
         })?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(err)?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(err)?;
+        // Switching a new file to WAL needs the database to itself, and SQLite answers a
+        // second connection doing the same at that moment with SQLITE_BUSY at once, without
+        // its busy handler (two Lua threads connecting together hit it): retry within the
+        // same 10 s the busy timeout allows.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            match conn.pragma_update(None, "journal_mode", "WAL") {
+                Ok(()) => break,
+                Err(rusqlite::Error::SqliteFailure(f, _))
+                    if matches!(
+                        f.code,
+                        rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                    ) && std::time::Instant::now() < until =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                Err(e) => return Err(err(e)),
+            }
+        }
         conn.set_prepared_statement_cache_capacity(256);
         Ok(SqliteConn {
             conn,
