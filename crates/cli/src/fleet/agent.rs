@@ -2,8 +2,6 @@
 //! deployed binary. Not for people (hidden from help); its interface may change with the
 //! binary, which is why the controller deploys its own.
 //!
-//! - `agent clock`: answers each line on stdin with this host's wall clock (Unix ns), so the
-//!   controller can measure the offset over the ssh channel.
 //! - `agent run --dir DIR --run ID --host NAME [--start-at NS] [--offset NS] [--rtt NS] --
 //!   COMMAND...`: runs `hostbench COMMAND...` with the fleet settings in its environment
 //!   ([`super::gate`]) and a results store of its own in DIR; its report goes to stderr.
@@ -11,6 +9,10 @@
 //!   it is set up, which the agent passes on as an `@ready` line on stdout; the controller
 //!   answers `go NS` (the common start in this host's clock) on stdin, which the agent
 //!   passes on to the command's other pipe.
+//!   With `--clock` (the controller's way: one ssh session for everything), the agent
+//!   first answers each empty line on stdin with this host's wall clock (Unix ns), so the
+//!   controller can measure the offset over the ssh channel, until `clock OFFSET RTT`
+//!   gives it the measured offset and round trip.
 //!   When stdin closes (the controller stopped the run: Ctrl-C, timeout, lost connection)
 //!   the command gets SIGINT and ends as interrupted, keeping its partial results. Then the
 //!   runs it saved go to stdout as one export document, and DIR is removed.
@@ -26,27 +28,9 @@ use std::process::{Command, ExitCode, Stdio};
 /// `hostbench fleet agent ARGS`.
 pub fn main(args: &[String]) -> Result<ExitCode> {
     match args.first().map(String::as_str) {
-        Some("clock") => clock(),
         Some("run") => run(&args[1..]),
-        _ => bail!("hostbench fleet agent is run by hostbench fleet over ssh: agent clock|run"),
+        _ => bail!("hostbench fleet agent is run by hostbench fleet over ssh: agent run"),
     }
-}
-
-fn clock() -> Result<ExitCode> {
-    let stdin = std::io::stdin();
-    let mut out = std::io::stdout().lock();
-    for line in stdin.lock().lines() {
-        if line.is_err() {
-            break;
-        }
-        if writeln!(out, "{}", gate::now_ns())
-            .and_then(|_| out.flush())
-            .is_err()
-        {
-            break;
-        }
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 struct RunArgs {
@@ -56,6 +40,8 @@ struct RunArgs {
     start_at: Option<String>,
     offset: Option<String>,
     rtt: Option<String>,
+    /// `--clock`: answer clock samples on stdin first.
+    clock: bool,
     command: Vec<String>,
 }
 
@@ -71,10 +57,15 @@ fn parse(args: &[String]) -> Result<RunArgs> {
         start_at: None,
         offset: None,
         rtt: None,
+        clock: false,
         command,
     };
     let mut it = opts.iter();
     while let Some(k) = it.next() {
+        if k == "--clock" {
+            r.clock = true;
+            continue;
+        }
         let v = it
             .next()
             .with_context(|| format!("agent run: {k} needs a value"))?
@@ -113,8 +104,46 @@ fn pipe() -> Result<(std::fs::File, std::fs::File)> {
     })
 }
 
+/// `--clock`'s exchange: each empty line on stdin is answered with this host's clock until
+/// `clock OFFSET RTT`, which is returned. `None`: stdin ended first (the controller stopped).
+fn clock_exchange() -> Result<Option<(String, String)>> {
+    let mut stdin = std::io::stdin().lock();
+    let mut out = std::io::stdout().lock();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if stdin.read_line(&mut line).unwrap_or(0) == 0 {
+            return Ok(None);
+        }
+        let l = line.trim_end();
+        if l.is_empty() {
+            writeln!(out, "{}", gate::now_ns()).and_then(|_| out.flush())?;
+            continue;
+        }
+        let mut words = l.split(' ');
+        match (words.next(), words.next(), words.next(), words.next()) {
+            (Some("clock"), Some(o), Some(r), None)
+                if o.parse::<i64>().is_ok() && r.parse::<i64>().is_ok() =>
+            {
+                return Ok(Some((o.to_string(), r.to_string())));
+            }
+            _ => bail!("agent run --clock: {l:?} is not a clock sample or `clock OFFSET RTT`"),
+        }
+    }
+}
+
 fn run(args: &[String]) -> Result<ExitCode> {
-    let a = parse(args)?;
+    let mut a = parse(args)?;
+    if a.clock {
+        match clock_exchange()? {
+            Some((offset, rtt)) => {
+                a.offset = Some(offset);
+                a.rtt = Some(rtt);
+            }
+            // Stopped before it began: nothing ran, nothing to send back.
+            None => return Ok(ExitCode::from(130)),
+        }
+    }
     std::fs::create_dir_all(&a.dir)
         .with_context(|| format!("agent: cannot make {}", a.dir.display()))?;
     let store = a.dir.join("results.db");

@@ -33,9 +33,9 @@ use clap::Parser;
 use hosts::Target;
 use sha2::Digest;
 use ssh::{Input, Ssh, Stop};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, mpsc};
 use std::time::{Duration, Instant};
@@ -220,9 +220,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         outcomes.extend(run_wave(&ctx, wave, w * args.parallel));
     }
     let ran = t0.elapsed();
-    for t in &targets {
-        ctx.ssh.close(t);
-    }
+    ctx.ssh.close_all(&targets);
     let _ = std::fs::remove_dir_all(&control_dir);
     let saved = match ctx
         .saver
@@ -530,6 +528,7 @@ fn host_run(
     let mut o = Outcome::failed(t, "", String::new());
     o.failure = None;
     let fail = |mut o: Outcome, why: String, tail: &[u8]| {
+        let _ = ready.send(Ready::Failed);
         o.failure = Some(why);
         o.tail = ssh::last_lines(tail, 5);
         eprintln!(
@@ -539,69 +538,60 @@ fn host_run(
         );
         o
     };
-    let prepared = prepare(ctx, t, index, deadline, &mut o);
-    let (bin, dir) = match prepared {
-        Ok(p) => p,
-        Err((why, tail)) => {
-            let _ = ready.send(Ready::Failed);
-            return fail(o, why, &tail);
-        }
-    };
-    let offset = o.offset_ns.unwrap_or(0);
-    let mut remote = format!(
-        "{} fleet agent run --dir {} --run {} --host {} --offset {} --rtt {} --",
-        ssh::quote(&bin),
-        ssh::quote(&dir),
-        ssh::quote(&ctx.run_id),
-        ssh::quote(&t.name),
-        offset,
-        o.rtt_ns.unwrap_or(0)
-    );
-    for w in &ctx.command {
-        remote.push(' ');
-        remote.push_str(&ssh::quote(&remote_word(w, &dir)));
+    // Files the command names need the host's run directory before the command starts:
+    // one session that finds the cache (and copies the binary there when it is missing),
+    // then one per file.
+    if !ctx.carried.is_empty()
+        && let Err((why, tail)) = prepare(ctx, t, index, deadline, &mut o)
+    {
+        return fail(o, why, &tail);
     }
-    // The agent's stdout: `@ready` lines (the command is set up and waits for the start),
-    // then the results document.
-    let (ready_tx, ready_rx) = mpsc::channel::<()>();
-    let reader = move |out: std::process::ChildStdout| {
-        let mut r = BufReader::new(out);
-        let mut line = String::new();
-        loop {
-            line.clear();
-            match r.read_line(&mut line) {
-                Ok(n) if n > 0 && line.trim_end() == "@ready" => {
-                    let _ = ready_tx.send(());
-                }
-                Ok(n) if n > 0 => break,
-                _ => return Vec::new(),
+    // The run's session: the binary is looked for in the cache, and when it is there the
+    // same session measures the clock, sets the command up and runs it. A host whose
+    // cache lacks it costs one more session (the copy) and this one again.
+    let mut session = None;
+    for attempt in 0..2 {
+        match start_session(ctx, t, index, deadline, &mut o) {
+            Ok(Some(s)) => {
+                session = Some(s);
+                break;
             }
+            Ok(None) if attempt == 0 => {
+                if let Err((why, tail)) = deploy(ctx, t, deadline, &mut o) {
+                    return fail(o, why, &tail);
+                }
+            }
+            Ok(None) => {
+                return fail(
+                    o,
+                    "the binary copied into the host's cache is not found there".into(),
+                    &[],
+                );
+            }
+            Err((why, tail)) => return fail(o, why, &tail),
         }
-        drop(ready_tx);
-        let mut doc = line.clone().into_bytes();
-        doc.extend(ssh::read_max(r, RESULTS_MAX));
-        doc
+    }
+    let Some((mut running, lines)) = session else {
+        return fail(o, "the run's session did not start".into(), &[]);
     };
-    let mut running = match ssh::spawn_with(ctx.ssh.command(t, &remote), None, reader) {
-        Ok(r) => r,
-        Err(e) => {
-            let _ = ready.send(Ready::Failed);
-            return fail(o, format!("ssh cannot start: {e}"), &[]);
-        }
-    };
+    if o.deployed.is_none() {
+        o.deployed = Some("cached");
+    }
+    let offset = o.offset_ns.unwrap_or(0);
+    eprintln!(
+        "fleet: {}: ready (binary {}, clock offset {:+.3} ms ± {:.3} ms)",
+        t.name,
+        o.deployed.unwrap_or("?"),
+        offset as f64 / 1e6,
+        o.rtt_ns.unwrap_or(0) as f64 / 2e6
+    );
     // Ready when the command says so; not when it ends first, the host's time runs out or
     // Ctrl-C comes.
     let set_up = loop {
-        match ready_rx.recv_timeout(Duration::from_millis(10)) {
-            Ok(()) => break true,
-            Err(mpsc::RecvTimeoutError::Disconnected) => break false,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst)
-                    || deadline.is_some_and(|d| Instant::now() >= d)
-                {
-                    break false;
-                }
-            }
+        match next_line(&lines, deadline) {
+            Some(Line::Ready) => break true,
+            Some(_) => {}
+            None => break false,
         }
     };
     if set_up {
@@ -633,19 +623,32 @@ fn host_run(
         match hostbench_store::parse_runs(&text, &format!("host {}", t.name)) {
             Ok(runs) => o.runs = runs,
             Err(e) => {
-                return fail(
-                    o,
-                    format!("its results could not be read: {e}"),
-                    &out.stderr_tail,
+                o.failure = Some(format!("its results could not be read: {e}"));
+                o.tail = ssh::last_lines(&out.stderr_tail, 5);
+                eprintln!(
+                    "fleet: {}: FAILED: its results could not be read: {e}",
+                    o.name
                 );
+                return o;
             }
         }
     }
+    let fail_late = |mut o: Outcome, why: String| {
+        o.failure = Some(why);
+        o.tail = ssh::last_lines(&out.stderr_tail, 5);
+        eprintln!(
+            "fleet: {}: FAILED: {}",
+            o.name,
+            o.failure.as_deref().unwrap_or("")
+        );
+        o
+    };
     if !ok(&out) {
-        return fail(o, ssh_failure("run", &out), &out.stderr_tail);
+        let why = ssh_failure("run", &out);
+        return fail_late(o, why);
     }
     if o.runs.is_empty() {
-        return fail(o, "the command saved no run".into(), &out.stderr_tail);
+        return fail_late(o, "the command saved no run".into());
     }
     eprintln!(
         "fleet: {}: done, {} run{}",
@@ -665,28 +668,183 @@ fn remote_word(w: &str, dir: &str) -> String {
     }
 }
 
-type Prepared = (String, String);
+/// The host's cache directory in `$b` (a POSIX shell fragment).
+const CACHE_BASE: &str = "b=\"${XDG_CACHE_HOME:-$HOME/.cache}\"; \
+     case \"$b\" in /*) ;; *) b=\"$HOME/.cache\";; esac; b=\"$b/hostbench\"; ";
 
-/// Steps 1-3: binary, files, clock. Returns the binary's and the run directory's paths on
-/// the host, or why it failed and stderr's tail.
+/// A shell test that the cached binary `$f` is the one deployed: a regular file (not a
+/// link) of the right size. The cache is content-addressed and a file gets there only by
+/// a rename after its SHA-256 was checked on the host, in a directory only the user can
+/// write: finding it with the right size is enough (hashing it again on every run cost
+/// each host a read of the whole binary).
+fn cached_test(size: u64) -> String {
+    format!("[ -f \"$f\" ] && [ ! -L \"$f\" ] && [ \"$(wc -c < \"$f\")\" -eq {size} ]")
+}
+
+/// What the run's session says on stdout before the results document.
+enum Line {
+    /// `base DIR`: the host's cache directory.
+    Base(String),
+    /// The binary is not in the cache (and the session ends).
+    Missing,
+    /// The binary is in the cache (and the agent starts).
+    Present,
+    /// A clock sample: the host's wall clock (`remote`, Unix ns) and when its line was
+    /// read here (`at`, this clock).
+    Clock { at: i64, remote: i64 },
+    /// `@ready`: the command is set up and waits for the start.
+    Ready,
+}
+
+/// The next line of the run's session; `None` when it ended (or said something else: the
+/// results document), the host's time ran out or Ctrl-C came.
+fn next_line(lines: &mpsc::Receiver<Line>, deadline: Option<Instant>) -> Option<Line> {
+    loop {
+        match lines.recv_timeout(Duration::from_millis(10)) {
+            Ok(l) => return Some(l),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst)
+                    || deadline.is_some_and(|d| Instant::now() >= d)
+                {
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+/// Starts the run's session: the binary looked for in the cache and, when it is there,
+/// `agent run --clock`, whose clock is then measured (the sample with the shortest round
+/// trip; offset = remote − (send + rtt/2)) and handed to it. `Ok(None)`: the binary is
+/// missing (the session has ended). `Ok(Some)`: the command is setting itself up; its
+/// `@ready` and results document follow.
+fn start_session(
+    ctx: &Ctx,
+    t: &Target,
+    index: usize,
+    deadline: Option<Instant>,
+    o: &mut Outcome,
+) -> std::result::Result<Option<(ssh::Running, mpsc::Receiver<Line>)>, (String, Vec<u8>)> {
+    let dir = o
+        .base
+        .as_ref()
+        .map(|b| format!("{b}/runs/{}/{index}", ctx.run_id))
+        .unwrap_or_default();
+    let mut remote = format!(
+        "{CACHE_BASE}f=\"$b/bin/{sha}/hostbench\"; d=\"$b/runs/\"{run}/{index}; \
+         echo \"base $b\"; if {cached}; then echo present; exec \"$f\" fleet agent run --clock --dir \"$d\" \
+         --run {run} --host {host} --",
+        sha = ctx.sha,
+        run = ssh::quote(&ctx.run_id),
+        host = ssh::quote(&t.name),
+        cached = cached_test(ctx.size),
+    );
+    for w in &ctx.command {
+        remote.push(' ');
+        remote.push_str(&ssh::quote(&remote_word(w, &dir)));
+    }
+    remote.push_str("; else echo missing; fi");
+    let (tx, rx) = mpsc::channel::<Line>();
+    let reader = move |out: std::process::ChildStdout| {
+        let mut r = BufReader::new(out);
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match r.read_line(&mut line) {
+                Ok(n) if n > 0 => {
+                    let at = gate::now_ns();
+                    let l = line.trim_end();
+                    let said = if let Some(b) = l.strip_prefix("base ") {
+                        Line::Base(b.to_string())
+                    } else if l == "missing" {
+                        Line::Missing
+                    } else if l == "present" {
+                        Line::Present
+                    } else if l == "@ready" {
+                        Line::Ready
+                    } else if let Ok(remote) = l.parse::<i64>() {
+                        Line::Clock { at, remote }
+                    } else {
+                        break;
+                    };
+                    let _ = tx.send(said);
+                }
+                _ => return Vec::new(),
+            }
+        }
+        drop(tx);
+        let mut doc = line.clone().into_bytes();
+        doc.extend(ssh::read_max(r, RESULTS_MAX));
+        doc
+    };
+    let mut running = ssh::spawn_with(ctx.ssh.command(t, &remote), None, reader)
+        .map_err(|e| (format!("ssh cannot start: {e}"), Vec::new()))?;
+    let ended = |running: ssh::Running, step: &str| {
+        let out = running.wait(deadline, Duration::ZERO);
+        (ssh_failure(step, &out), out.stderr_tail)
+    };
+    match next_line(&rx, deadline) {
+        Some(Line::Base(b)) => o.base = Some(b),
+        _ => return Err(ended(running, "connect")),
+    }
+    match next_line(&rx, deadline) {
+        Some(Line::Present) => {}
+        Some(Line::Missing) => {
+            let out = running.wait(deadline, Duration::ZERO);
+            if !ok(&out) {
+                return Err((ssh_failure("connect", &out), out.stderr_tail));
+            }
+            return Ok(None);
+        }
+        _ => return Err(ended(running, "connect")),
+    }
+    let mut best: Option<(i64, i64)> = None;
+    for _ in 0..CLOCK_SAMPLES {
+        let sent = gate::now_ns();
+        if !running.send("\n") {
+            break;
+        }
+        match next_line(&rx, deadline) {
+            Some(Line::Clock { at, remote }) => {
+                let rtt = at - sent;
+                let offset = remote - (sent + rtt / 2);
+                if best.is_none_or(|(_, r)| rtt < r) {
+                    best = Some((offset, rtt));
+                }
+            }
+            _ => break,
+        }
+    }
+    let Some((offset, rtt)) = best else {
+        let (why, tail) = ended(running, "clock");
+        return Err((
+            format!("the deployed binary did not answer (clock): {why}"),
+            tail,
+        ));
+    };
+    o.offset_ns = Some(offset);
+    o.rtt_ns = Some(rtt);
+    if !running.send(&format!("clock {offset} {rtt}\n")) {
+        return Err(ended(running, "clock"));
+    }
+    Ok(Some((running, rx)))
+}
+
+/// Finds the host's cache (`o.base`), copies the binary there when it is missing
+/// ([`deploy`]) and the files the command names into the run directory.
 fn prepare(
     ctx: &Ctx,
     t: &Target,
     index: usize,
     deadline: Option<Instant>,
     o: &mut Outcome,
-) -> std::result::Result<Prepared, (String, Vec<u8>)> {
-    let sha = &ctx.sha;
-    // The cache is content-addressed and a file gets there only by a rename after its
-    // SHA-256 was checked on the host, in a directory only the user can write: finding it
-    // with the right size is enough (hashing it again on every run cost each host a read
-    // of the whole binary).
-    let size = ctx.size;
+) -> std::result::Result<(), (String, Vec<u8>)> {
     let check = format!(
-        "b=\"${{XDG_CACHE_HOME:-$HOME/.cache}}\"; case \"$b\" in /*) ;; *) b=\"$HOME/.cache\";; esac; \
-         b=\"$b/hostbench\"; f=\"$b/bin/{sha}/hostbench\"; echo \"base $b\"; \
-         if [ -f \"$f\" ] && [ ! -L \"$f\" ] && [ \"$(wc -c < \"$f\")\" -eq {size} ]; \
-         then echo present; else echo missing; fi"
+        "{CACHE_BASE}f=\"$b/bin/{sha}/hostbench\"; echo \"base $b\"; \
+         if {cached}; then echo present; else echo missing; fi",
+        sha = ctx.sha,
+        cached = cached_test(ctx.size),
     );
     let out = ssh::run(ctx.ssh.command(t, &check), None, deadline)
         .map_err(|e| (format!("ssh cannot start: {e}"), Vec::new()))?;
@@ -704,31 +862,15 @@ fn prepare(
                 Vec::new(),
             )
         })?;
-    o.base = Some(base.clone());
-    let bin_dir = format!("{base}/bin/{sha}");
-    let bin = format!("{bin_dir}/hostbench");
-    if text.lines().any(|l| l == "present") {
-        o.deployed = Some("cached");
-    } else {
-        let upload = format!(
-            "set -e; umask 077; d={}; mkdir -p \"$d\"; t=\"$d/.upload.$$\"; cat > \"$t\"; \
-             s=$(sha256sum < \"$t\" | cut -c1-64); if [ \"$s\" != {sha} ]; then rm -f \"$t\"; \
-             echo \"SHA-256 mismatch after the copy: $s\" >&2; exit 3; fi; chmod 700 \"$t\"; \
-             mv -f \"$t\" \"$d/hostbench\"; echo copied",
-            ssh::quote(&bin_dir)
-        );
-        let out = ssh::run(
-            ctx.ssh.command(t, &upload),
-            Some(Input::File(ctx.binary.clone())),
-            deadline,
-        )
-        .map_err(|e| (format!("ssh cannot start: {e}"), Vec::new()))?;
-        if !ok(&out) || !String::from_utf8_lossy(&out.stdout).contains("copied") {
-            return Err((ssh_failure("copying the binary", &out), out.stderr_tail));
-        }
-        o.deployed = Some("copied");
+    o.base = Some(base);
+    if !text.lines().any(|l| l == "present") {
+        deploy(ctx, t, deadline, o)?;
     }
-    let dir = format!("{base}/runs/{}/{index}", ctx.run_id);
+    let dir = format!(
+        "{}/runs/{}/{index}",
+        o.base.as_deref().unwrap_or_default(),
+        ctx.run_id
+    );
     for (n, f) in ctx.carried.iter().enumerate() {
         let put = format!(
             "umask 077; mkdir -p {d}/files && cat > {d}/files/{n}",
@@ -747,65 +889,40 @@ fn prepare(
             ));
         }
     }
-    let (offset, rtt) = measure_clock(ctx, t, &bin)?;
-    o.offset_ns = Some(offset);
-    o.rtt_ns = Some(rtt);
-    eprintln!(
-        "fleet: {}: ready (binary {}, clock offset {:+.3} ms ± {:.3} ms)",
-        t.name,
-        o.deployed.unwrap_or("?"),
-        offset as f64 / 1e6,
-        rtt as f64 / 2e6
-    );
-    Ok((bin, dir))
+    Ok(())
 }
 
-/// The host's clock offset (remote − local, ns) and the round trip of that sample.
-fn measure_clock(
+/// Copies the binary into the host's cache (`o.base`, known), checked by SHA-256 on the
+/// host before it is moved into place.
+fn deploy(
     ctx: &Ctx,
     t: &Target,
-    bin: &str,
-) -> std::result::Result<(i64, i64), (String, Vec<u8>)> {
-    let mut cmd = ctx
-        .ssh
-        .command(t, &format!("{} fleet agent clock", ssh::quote(bin)));
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| (format!("ssh cannot start: {e}"), Vec::new()))?;
-    let mut stdin = child.stdin.take().expect("piped");
-    let mut lines = BufReader::new(child.stdout.take().expect("piped"));
-    let err = child.stderr.take().expect("piped");
-    let err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut std::io::Read::take(err, 1 << 16), &mut v);
-        v
-    });
-    let mut best: Option<(i64, i64)> = None;
-    for _ in 0..CLOCK_SAMPLES {
-        let sent = gate::now_ns();
-        let mut line = String::new();
-        if stdin.write_all(b"\n").and_then(|_| stdin.flush()).is_err()
-            || lines.read_line(&mut line).unwrap_or(0) == 0
-        {
-            break;
-        }
-        let back = gate::now_ns();
-        let Ok(remote) = line.trim().parse::<i64>() else {
-            break;
-        };
-        let rtt = back - sent;
-        let offset = remote - (sent + rtt / 2);
-        if best.is_none_or(|(_, r)| rtt < r) {
-            best = Some((offset, rtt));
-        }
+    deadline: Option<Instant>,
+    o: &mut Outcome,
+) -> std::result::Result<(), (String, Vec<u8>)> {
+    let Some(base) = o.base.clone() else {
+        return Err(("the host's cache directory is not known".into(), Vec::new()));
+    };
+    let sha = &ctx.sha;
+    let bin_dir = format!("{base}/bin/{sha}");
+    let upload = format!(
+        "set -e; umask 077; d={}; mkdir -p \"$d\"; t=\"$d/.upload.$$\"; cat > \"$t\"; \
+         s=$(sha256sum < \"$t\" | cut -c1-64); if [ \"$s\" != {sha} ]; then rm -f \"$t\"; \
+         echo \"SHA-256 mismatch after the copy: $s\" >&2; exit 3; fi; chmod 700 \"$t\"; \
+         mv -f \"$t\" \"$d/hostbench\"; echo copied",
+        ssh::quote(&bin_dir)
+    );
+    let out = ssh::run(
+        ctx.ssh.command(t, &upload),
+        Some(Input::File(ctx.binary.clone())),
+        deadline,
+    )
+    .map_err(|e| (format!("ssh cannot start: {e}"), Vec::new()))?;
+    if !ok(&out) || !String::from_utf8_lossy(&out.stdout).contains("copied") {
+        return Err((ssh_failure("copying the binary", &out), out.stderr_tail));
     }
-    drop(stdin);
-    let _ = child.wait();
-    let tail = err.join().unwrap_or_default();
-    best.ok_or_else(|| ("the deployed binary did not answer (clock)".into(), tail))
+    o.deployed = Some("copied");
+    Ok(())
 }
 
 /// Saves each host's runs as the host ends, so the controller holds one host's results at

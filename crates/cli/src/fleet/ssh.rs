@@ -77,32 +77,41 @@ impl Ssh {
         c
     }
 
-    /// Ends the host's master connection (quietly: it may never have started).
-    pub fn close(&self, t: &Target) {
-        let mut c = Command::new("ssh");
-        if let Some(f) = &self.config {
-            c.arg("-F").arg(f);
+    /// Ends the hosts' master connections (quietly: some may never have started), all at
+    /// once: one after the other cost a process start and a round trip a host.
+    pub fn close_all(&self, targets: &[Target]) {
+        let children: Vec<Child> = targets
+            .iter()
+            .filter_map(|t| {
+                let mut c = Command::new("ssh");
+                if let Some(f) = &self.config {
+                    c.arg("-F").arg(f);
+                }
+                c.arg("-o")
+                    .arg(format!(
+                        "ControlPath={}/{}",
+                        self.control_dir.display(),
+                        t.slot
+                    ))
+                    .args(["-O", "exit"]);
+                if let Some(u) = &t.user {
+                    c.arg("-l").arg(u);
+                }
+                if let Some(p) = t.port {
+                    c.arg("-p").arg(p.to_string());
+                }
+                c.arg("--").arg(&t.host);
+                c.stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .process_group(0)
+                    .spawn()
+                    .ok()
+            })
+            .collect();
+        for mut c in children {
+            let _ = c.wait();
         }
-        c.arg("-o")
-            .arg(format!(
-                "ControlPath={}/{}",
-                self.control_dir.display(),
-                t.slot
-            ))
-            .args(["-O", "exit"]);
-        if let Some(u) = &t.user {
-            c.arg("-l").arg(u);
-        }
-        if let Some(p) = t.port {
-            c.arg("-p").arg(p.to_string());
-        }
-        c.arg("--").arg(&t.host);
-        let _ = c
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .status();
     }
 }
 

@@ -340,6 +340,74 @@ fn a_failing_and_an_unreachable_host_are_reported_while_the_others_complete() {
     assert_nothing_left(&hosts);
 }
 
+/// The ssh sessions (not `-O exit`) a fleet opens, through an `ssh` first on PATH that
+/// logs each one.
+fn counting_ssh(dir: &Path) -> (std::ffi::OsString, std::path::PathBuf) {
+    let bin_dir = dir.join("counting-ssh");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    let log = dir.join("ssh-sessions.log");
+    let real = ["/usr/bin/ssh", "/bin/ssh"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("ssh");
+    let script = bin_dir.join("ssh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncase \" $* \" in *\" -O exit \"*) ;; *) echo \"$*\" >> {log};; esac\nexec {real} \"$@\"\n",
+            log = log.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    (path.into(), log)
+}
+
+#[test]
+fn a_cached_host_costs_one_ssh_session() {
+    if netns::skip("a_cached_host_costs_one_ssh_session") {
+        return;
+    }
+    let hosts = Hosts::start(1);
+    let db = hosts.dir.path().join("results.db");
+    let (path, log) = counting_ssh(hosts.dir.path());
+    let sessions = || {
+        let n = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .count();
+        let _ = std::fs::remove_file(&log);
+        n
+    };
+    let run = || {
+        let o = fleet_small(&hosts, &db)
+            .env("PATH", &path)
+            .arg(hosts.list())
+            .args(["--", "cpu", "--cpu-max-prime=100", "--events=10", "run"])
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{out}\n{err}");
+        out
+    };
+    // First: the run's session finds no binary, one session copies it, the run's again.
+    let out = run();
+    assert!(out.contains("copied"), "{out}");
+    assert_eq!(sessions(), 3);
+    // Then the binary is cached: the clock, the start and the results share one session.
+    let out = run();
+    assert!(out.contains("cached"), "{out}");
+    assert_eq!(sessions(), 1);
+    assert_eq!(stored(&db).len(), 2);
+    assert_nothing_left(&hosts);
+}
+
 #[test]
 fn ctrl_c_stops_every_remote_run_and_keeps_their_partial_results() {
     if netns::skip("ctrl_c_stops_every_remote_run_and_keeps_their_partial_results") {
@@ -631,6 +699,24 @@ fn scale_fan_out_of_a_one_second_run() {
     assert!(s.success());
     let db = hosts.dir.path().join("results.db");
     let first = hosts.hosts[0].addr.clone();
+    // The controller: HOSTBENCH_FLEET_SCALE_CONTROLLER (e.g. a release build, as people
+    // run it; default: the debug build under test, whose SHA-256 of the binary alone takes
+    // seconds).
+    let fleet = |hosts: &Hosts, db: &Path| {
+        let mut c = fleet(hosts, db);
+        if let Some(p) = std::env::var_os("HOSTBENCH_FLEET_SCALE_CONTROLLER") {
+            let mut r = Command::new(p);
+            r.env("TMPDIR", hosts.dir.path().join("tmp"))
+                .env("HOSTBENCH_RESULTS_DB", db)
+                .env_remove("HOSTBENCH_NO_SAVE")
+                .arg("fleet")
+                .arg("-F")
+                .arg(&hosts.ssh_config);
+            default_signals(&mut r);
+            c = r;
+        }
+        c
+    };
     let o = fleet(&hosts, &db)
         .arg(&first)
         .arg("--binary")
