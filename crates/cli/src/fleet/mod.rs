@@ -696,6 +696,9 @@ enum Line {
     Ready,
 }
 
+/// The run's session once the command is setting itself up, and what it says.
+type Session = (ssh::Running, mpsc::Receiver<Line>);
+
 /// The next line of the run's session; `None` when it ended (or said something else: the
 /// results document), the host's time ran out or Ctrl-C came.
 fn next_line(lines: &mpsc::Receiver<Line>, deadline: Option<Instant>) -> Option<Line> {
@@ -725,7 +728,7 @@ fn start_session(
     index: usize,
     deadline: Option<Instant>,
     o: &mut Outcome,
-) -> std::result::Result<Option<(ssh::Running, mpsc::Receiver<Line>)>, (String, Vec<u8>)> {
+) -> std::result::Result<Option<Session>, (String, Vec<u8>)> {
     let dir = o
         .base
         .as_ref()
