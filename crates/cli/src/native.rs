@@ -4,7 +4,7 @@
 
 use crate::exec;
 use crate::present::sysbench::SysbenchOut;
-use crate::present::{Plain, Text};
+use crate::present::{Plain, Presenter, Text};
 use crate::results::ResultsArgs;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -12,6 +12,7 @@ use hostbench_core::clock::Clock;
 use hostbench_core::plan::Plan;
 use hostbench_core::rand::Distribution;
 use hostbench_core::units::parse_seconds;
+use hostbench_core::workload::Workload;
 use hostbench_workloads::{WORKLOADS, find};
 use std::process::ExitCode;
 
@@ -356,7 +357,7 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
             output.verbosity = verbosity;
             output.quiet = a.quiet;
             output.seed_given = a.seed != 0;
-            return exec::execute(&plan, w, &output, &saving, "native", argv).map(|(code, _)| code);
+            return execute(&plan, w, &output, &saving, argv, true);
         }
     };
     let output = Plain {
@@ -364,7 +365,40 @@ fn run(a: RunArgs, argv: &[String]) -> Result<ExitCode> {
         quiet: a.quiet,
         ..Plain::new(text)
     };
-    exec::execute(&plan, w, &output, &saving, "native", argv).map(|(code, _)| code)
+    execute(
+        &plan,
+        w,
+        &output,
+        &saving,
+        argv,
+        matches!(text, Text::Native),
+    )
+}
+
+/// Runs the plan through exec; a Lua script's run (the `lua` workload) gets its report
+/// hooks and `done()` around the output object (`text`: the output is text, where the
+/// hooks may print), and its main state is closed afterwards.
+fn execute(
+    plan: &Plan,
+    w: &'static dyn Workload,
+    output: &dyn Presenter,
+    saving: &exec::SaveOptions,
+    argv: &[String],
+    text: bool,
+) -> Result<ExitCode> {
+    #[cfg(feature = "lua")]
+    if w.id() == "lua" {
+        let hooks = crate::present::lua::LuaHooks {
+            inner: output,
+            hooks: text,
+        };
+        let code = exec::execute(plan, w, &hooks, saving, "native", argv).map(|(code, _)| code);
+        hostbench_workloads::lua::script::unload();
+        return code;
+    }
+    #[cfg(not(feature = "lua"))]
+    let _ = text;
+    exec::execute(plan, w, output, saving, "native", argv).map(|(code, _)| code)
 }
 
 /// The clap definition of the native command line (for the man page and completions).

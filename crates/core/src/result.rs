@@ -653,7 +653,7 @@ impl RunResult {
             fleet: None,
         };
         r.warnings = ctx.warnings;
-        r.warnings.extend(r.standard_warnings());
+        r.warnings.extend(r.standard_warnings(m.stuck_threads));
         r.workload.params.redact_secrets();
         r
     }
@@ -669,7 +669,8 @@ impl RunResult {
     }
 
     /// Warnings every run gets checked for.
-    fn standard_warnings(&self) -> Vec<Warning> {
+    /// `stuck_threads`: worker threads that had not stopped when the run gave up on them.
+    fn standard_warnings(&self, stuck_threads: u64) -> Vec<Warning> {
         let mut w = Vec::new();
         let cost = self.clock.read_cost_ns;
         w.extend(slow_clock_warning(cost));
@@ -698,17 +699,28 @@ impl RunResult {
             self.outcome.stop_reason,
             StopReason::Interrupted | StopReason::ForcedShutdown
         ) {
+            let unfinished = self.outcome.unfinished_events;
+            // Threads of a workload's own loop (a Lua script's thread_run) can be stuck
+            // outside any event: those are threads, not events.
+            let outside = stuck_threads.saturating_sub(unfinished);
+            let also = if outside > 0 {
+                format!(
+                    "; {outside} worker thread(s) were still running outside an event (in \
+                     the workload's own loop) and were left behind"
+                )
+            } else {
+                String::new()
+            };
             w.push(Warning {
                 kind: WarningKind::Partial,
                 message: format!(
-                    "the run was cut short ({}); the figures cover {:.2} s and {} event(s) were \
-                     left unfinished.",
+                    "the run was cut short ({}); the figures cover {:.2} s and {unfinished} \
+                     event(s) were left unfinished{also}.",
                     match self.outcome.stop_reason {
                         StopReason::Interrupted => "interrupted",
                         _ => "forced shutdown",
                     },
                     self.metrics.duration_s,
-                    self.outcome.unfinished_events
                 ),
             });
         }

@@ -261,6 +261,15 @@ pub trait Instance: Send + Sync {
     fn abandoned(&self) -> u64 {
         0
     }
+    /// For loop workers that know whether each of their threads is inside an event (a
+    /// Lua script's own `thread_run` between `sb_more_events` and `sb_event_stop`): the
+    /// events in flight when the run was cut short. When given, it is the run's count of
+    /// unfinished events, and worker threads still running beyond those are reported as
+    /// threads left running outside an event instead of being counted as events. Default:
+    /// not known (every thread that did not stop counts as one unfinished event).
+    fn in_flight(&self) -> Option<u64> {
+        None
+    }
     /// TCP ports of servers on this machine that the run loads (a web server on loopback),
     /// asked before the run: their processes' CPU time is reported as the server's, not as
     /// other activity. Default: none.

@@ -172,3 +172,103 @@ impl Presenter for LuaOut {
         ExitCode::from(1)
     }
 }
+
+/// hostbench's own output of the `lua` workload (`hostbench run lua --set script=...`,
+/// `--set code=...`) with what a script expects around its run, as [`LuaOut`] gives the
+/// sysbench front-end: `report_intermediate` replaces the interval line and
+/// `report_cumulative` the final report when the output is text (JSON and CSV keep their
+/// own report, which must stay machine-readable), and `done()` runs after the report. The
+/// main state is loaded by the workload's setup, so the hooks are looked up when they are
+/// needed.
+pub struct LuaHooks<'a> {
+    /// The grammar's own output object.
+    pub inner: &'a dyn Presenter,
+    /// The output is text: the script's hooks may print in it.
+    pub hooks: bool,
+}
+
+impl LuaHooks<'_> {
+    fn hook(&self, name: &str) -> bool {
+        self.hooks && script::has_hook(name)
+    }
+}
+
+impl Presenter for LuaHooks<'_> {
+    fn verbosity(&self) -> u8 {
+        self.inner.verbosity()
+    }
+
+    fn stage_line(&self, run: &RunInfo, line: &str) {
+        self.inner.stage_line(run, line);
+    }
+
+    fn before_run(&self, run: &RunInfo) {
+        self.inner.before_run(run);
+    }
+
+    fn started(&self, run: &RunInfo) {
+        if run.plan.report_interval_s > 0.0 && self.hook("report_intermediate") {
+            script::start_reporter();
+        }
+        self.inner.started(run);
+    }
+
+    fn interval(&self, run: &RunInfo, i: &Interval) {
+        if self.hook("report_intermediate") {
+            hostbench_workloads::lua::state::flush_stdio();
+            script::report_intermediate(&interval_stat(i));
+        } else {
+            self.inner.interval(run, i);
+        }
+    }
+
+    fn wants_checkpoints(&self) -> bool {
+        self.inner.wants_checkpoints()
+    }
+
+    fn checkpoint(&self, r: &RunResult) {
+        self.inner.checkpoint(r);
+    }
+
+    fn progress(&self) -> Option<super::Progress> {
+        self.inner.progress()
+    }
+
+    fn report(&self, run: &RunInfo, r: &RunResult) -> Result<()> {
+        if r.outcome.stop_reason == StopReason::Error {
+            // As in sysbench: no final report hook and no done() after a failed thread;
+            // hostbench's own report still says what failed.
+            script::close_reporter();
+            return self.inner.report(run, r);
+        }
+        if self.hook("report_cumulative") {
+            hostbench_workloads::lua::state::flush_stdio();
+            script::report_cumulative(&cumulative_stat(r));
+        } else {
+            self.inner.report(run, r)?;
+        }
+        hostbench_workloads::lua::state::flush_stdio();
+        script::close_reporter();
+        if let Err(e) = script::done() {
+            eprintln!("FATAL: {e}");
+        }
+        hostbench_workloads::lua::state::flush_stdio();
+        Ok(())
+    }
+
+    fn warnings(&self, r: &RunResult) {
+        self.inner.warnings(r);
+    }
+
+    fn count_is_the_request(&self) -> bool {
+        self.inner.count_is_the_request()
+    }
+
+    fn saved(&self, r: &RunResult, saved: Result<Option<Location>>, ms: f64) {
+        self.inner.saved(r, saved, ms);
+    }
+
+    fn exit_code(&self, r: &RunResult) -> ExitCode {
+        self.inner.exit_code(r)
+    }
+}

@@ -728,3 +728,54 @@ fn print_masks_secrets() {
     assert!(out.contains("url\tpostgres://u:***@h/db\n"), "{out}");
     assert!(!out.contains("hunter2") && !err.contains("hunter2"));
 }
+
+/// The native grammar's `hostbench run lua --set code=...` (how the workload registry's
+/// conformance test runs every workload) runs a script's lifecycle as the script path
+/// does: `report_intermediate` replaces the interval lines, `report_cumulative` the final
+/// report, and `done()` runs after it; without hooks hostbench's own report prints, and
+/// `done()` still runs.
+#[test]
+fn run_lua_calls_the_report_hooks_and_done() {
+    let hooked = r#"
+function event() end
+function done() print("done called") end
+sysbench.hooks.report_intermediate = function(st) print("intermediate " .. st.threads_running) end
+sysbench.hooks.report_cumulative = function(st) print("cumulative " .. st.events) end
+"#;
+    let plain = "function event() end\nfunction done() print(\"done called\") end\n";
+    let d = scripts(&[]);
+    let set = format!("code={hooked}");
+    let (code, out, err) = run_in(
+        d.path(),
+        &[
+            "run",
+            "lua",
+            "--set",
+            &set,
+            "--time=2",
+            "-i",
+            "1",
+            "--no-save",
+        ],
+    );
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(!lines_with(&out, "intermediate 1").is_empty(), "{out}");
+    assert_eq!(lines_with(&out, "cumulative ").len(), 1, "{out}");
+    assert_eq!(lines_with(&out, "done called"), ["done called"], "{out}");
+    let at = |p: &str| out.find(p).unwrap();
+    assert!(at("cumulative ") < at("done called"), "{out}");
+    // The events the hook saw are the run's.
+    let n: u64 = lines_with(&out, "cumulative ")[0][11..]
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(n > 0, "{out}");
+    let set = format!("code={plain}");
+    let (code, out, err) = run_in(
+        d.path(),
+        &["run", "lua", "--set", &set, "--events=5", "--no-save"],
+    );
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert_eq!(lines_with(&out, "done called"), ["done called"], "{out}");
+    assert!(out.find("done called").unwrap() > 0, "{out}");
+}

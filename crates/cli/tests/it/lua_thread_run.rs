@@ -93,3 +93,62 @@ fn a_replaced_thread_run_drives_the_events() {
         "{err}"
     );
 }
+
+/// A forced shutdown that leaves a replaced `thread_run` behind says what it left: an
+/// event when the thread was stuck between `sb_more_events` and `sb_event_stop`, a thread
+/// running outside any event when it was stuck after its loop (that is not an event).
+#[test]
+fn a_forced_shutdown_tells_stuck_events_from_stuck_threads() {
+    let d = tempfile::tempdir().unwrap();
+    let inside = r#"
+function event() end
+function thread_run(tid)
+  while ffi.C.sb_more_events(tid) do
+    ffi.C.sb_event_start(tid)
+    while true do end
+  end
+end
+"#;
+    let outside = r#"
+function event() end
+function thread_run(tid)
+  while ffi.C.sb_more_events(tid) do
+    ffi.C.sb_event_start(tid)
+    ffi.C.sb_event_stop(tid)
+  end
+  while true do end
+end
+"#;
+    std::fs::write(d.path().join("inside.lua"), inside).unwrap();
+    std::fs::write(d.path().join("outside.lua"), outside).unwrap();
+    for (script, want, not) in [
+        (
+            "inside.lua",
+            "1 event(s) were left unfinished.",
+            "outside an event",
+        ),
+        (
+            "outside.lua",
+            "0 event(s) were left unfinished; 1 worker thread(s) were still running outside \
+             an event",
+            "1 event(s)",
+        ),
+    ] {
+        let (code, _, err) = run_in(
+            d.path(),
+            &[
+                script,
+                "--time=1",
+                "--forced-shutdown=1",
+                "--no-save",
+                "run",
+            ],
+        );
+        assert_eq!(code, 2, "{script}: {err}");
+        assert!(
+            err.contains("forced shutdown") && err.contains(want),
+            "{script}: {err}"
+        );
+        assert!(!err.contains(not), "{script}: {err}");
+    }
+}

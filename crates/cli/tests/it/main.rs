@@ -27,6 +27,7 @@ mod generate;
 mod http;
 mod iozone;
 mod lua;
+mod lua_api_sql;
 mod lua_histogram;
 mod lua_legacy;
 mod lua_modules;

@@ -111,6 +111,7 @@ impl<'a> Controller<'a> {
             intervals: Vec::new(),
             stop,
             unfinished,
+            stuck_threads: unfinished,
             error: self
                 .shared
                 .error

@@ -93,6 +93,9 @@ pub struct Measurement {
     pub stop: StopReason,
     /// Workers still inside an event when the report was taken (forced shutdown, Ctrl-C).
     pub unfinished: u64,
+    /// Worker threads that had not stopped when the run gave up on them (forced shutdown,
+    /// Ctrl-C), inside an event or not.
+    pub stuck_threads: u64,
     /// First worker error, if any.
     pub error: Option<String>,
     /// The seed actually used.

@@ -255,7 +255,10 @@ pub fn run(
     let mut m = Measurement { seed, ..result };
     if matches!(m.stop, StopReason::Interrupted | StopReason::ForcedShutdown) {
         // At a time limit what was in flight is simply past the end, as for every workload.
-        m.unfinished = m.unfinished.max(instance.abandoned());
+        m.unfinished = match instance.in_flight() {
+            Some(n) => n,
+            None => m.unfinished.max(instance.abandoned()),
+        };
     }
     Ok(m)
 }

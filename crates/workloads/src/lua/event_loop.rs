@@ -16,6 +16,7 @@ use hostbench_core::runner::RunControl;
 use hostbench_core::workload::{LoopWorker, WorkloadError};
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicU64, Ordering::Release};
 
 /// The loop of this thread while a replaced `thread_run` runs.
 struct LoopCtx {
@@ -24,6 +25,24 @@ struct LoopCtx {
     intended: u64,
     /// Whether `sb_more_events` claimed an event that has not been stopped yet.
     open: bool,
+    /// The run's count of such events (the instance's `in_flight`).
+    open_events: *const AtomicU64,
+}
+
+impl LoopCtx {
+    /// Marks the claimed event open or stopped, in the run's count too.
+    fn set_open(&mut self, open: bool) {
+        if self.open != open {
+            // SAFETY: the count lives in the worker's setup, which outlives its loop.
+            let n = unsafe { &*self.open_events };
+            if open {
+                n.fetch_add(1, Release);
+            } else {
+                n.fetch_sub(1, Release);
+            }
+            self.open = open;
+        }
+    }
 }
 
 thread_local! {
@@ -48,7 +67,7 @@ extern "C" fn sb_more_events(_tid: c_int) -> bool {
             // An event claimed but never stopped: count it as done now.
             let now = ctl.now();
             ctl.record(l.intended, now);
-            l.open = false;
+            l.set_open(false);
         }
         let now = ctl.now();
         match ctl.next_op(now) {
@@ -57,7 +76,7 @@ extern "C" fn sb_more_events(_tid: c_int) -> bool {
                     ctl.wait_until(due);
                 }
                 l.intended = due;
-                l.open = true;
+                l.set_open(true);
                 true
             }
             None => false,
@@ -83,7 +102,7 @@ extern "C" fn sb_event_stop(_tid: c_int) {
         if l.open {
             let now = ctl.now();
             ctl.record(l.intended, now);
-            l.open = false;
+            l.set_open(false);
         }
     });
 }
@@ -122,10 +141,13 @@ impl LoopWorker for LuaLoopWorker {
             ctl: (ctl as *mut RunControl<'_>).cast::<RunControl<'static>>(),
             intended: 0,
             open: false,
+            open_events: &*self.0.setup.open_events,
         };
         LOOP.with(|c| c.set(&mut cx));
         let ran = self.0.thread_run();
         LOOP.with(|c| c.set(std::ptr::null_mut()));
+        // An event claimed and never stopped ends with the loop (not counted, as before).
+        cx.set_open(false);
         ran?;
         if ctl.aborted() {
             return Ok(());

@@ -219,6 +219,7 @@ struct LuaInstance {
     rand: options::RandCfg,
     help: String,
     own_loop: bool,
+    open_events: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Instance for LuaInstance {
@@ -231,6 +232,13 @@ impl Instance for LuaInstance {
         }
     }
 
+    fn in_flight(&self) -> Option<u64> {
+        // A replaced thread_run says when it is inside an event; hostbench's own event
+        // loop leaves the count to the runner.
+        self.own_loop
+            .then(|| self.open_events.load(std::sync::atomic::Ordering::Acquire))
+    }
+
     fn worker(&self, tid: usize, rng: Rng) -> Result<Worker, WorkloadError> {
         let w = worker::LuaWorker::new(
             worker::WorkerSetup {
@@ -239,6 +247,7 @@ impl Instance for LuaInstance {
                 legacy: self.legacy,
                 rand: self.rand,
                 help: self.help.clone(),
+                open_events: self.open_events.clone(),
             },
             tid,
             rng,
@@ -295,6 +304,7 @@ impl Workload for LuaScript {
             rand,
             help,
             own_loop,
+            open_events: Default::default(),
         }))
     }
 }

@@ -151,6 +151,9 @@ pub const GENERAL: &[(&str, OptType, Option<&str>)] = &[
     ("mysql_db", OptType::Str, Some("sbtest")),
     ("mysql_ssl", OptType::Bool, Some("off")),
     ("mysql_ssl_cipher", OptType::Str, Some("")),
+    // hostbench's native TLS options (sysbench master has --mysql-ssl-ca too); the
+    // `--mysql-ssl` modes (VERIFY_CA, ...) are read as in the native path, see `convert`.
+    ("mysql_ssl_ca", OptType::Str, Some("")),
     ("mysql_compression", OptType::Bool, Some("off")),
     ("mysql_debug", OptType::Bool, Some("off")),
     ("mysql_ignore_errors", OptType::List, Some("1213,1020,1205")),
@@ -160,6 +163,10 @@ pub const GENERAL: &[(&str, OptType, Option<&str>)] = &[
     ("pgsql_user", OptType::Str, Some("sbtest")),
     ("pgsql_password", OptType::Str, Some("")),
     ("pgsql_db", OptType::Str, Some("sbtest")),
+    // hostbench's: libpq's sslmode and sslrootcert (sysbench's pgsql driver leaves them to
+    // libpq's defaults: prefer, no CA), as in the native path.
+    ("pgsql_sslmode", OptType::Str, Some("prefer")),
+    ("pgsql_sslrootcert", OptType::Str, Some("")),
     // hostbench's: `--db-driver=sqlite` (sysbench has no SQLite driver).
     ("sqlite_db", OptType::Str, Some("sbtest.db")),
 ];
@@ -373,6 +380,11 @@ pub fn convert(
             None => OptValue::Bool(true),
             Some("on" | "true" | "1") => OptValue::Bool(true),
             Some("off" | "false" | "0") => OptValue::Bool(false),
+            // `--mysql-ssl` also takes the native path's modes (sysbench master's words):
+            // the value stays a string in `sysbench.opt`.
+            Some(v) if key == "mysql_ssl" && hostbench_tls::Mode::parse_mysql(v).is_ok() => {
+                OptValue::Str(v.to_string())
+            }
             Some(_) => return Err(OptionError(format!("invalid option: {shown}"))),
         },
         OptType::Int => match value {

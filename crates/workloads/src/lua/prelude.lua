@@ -251,22 +251,29 @@ end
 -- sysbench.rand: arguments go through the C types, as sysbench's do (truncated, negative
 -- values wrap, strings are refused by the FFI conversion).
 -------------------------------------------------------------------------------
+-- The function pointers are upvalues: going through ffi.C's __index on every call costs
+-- a Lua call and a table lookup per number drawn.
 local r = sysbench.rand
-function r.uniform_uint64() return C.sb_rand_uniform_uint64() end
-function r.uniform(a, b) return C.sb_rand_uniform(a, b) end
-function r.gaussian(a, b) return C.sb_rand_gaussian(a, b) end
-function r.special(a, b) return C.sb_rand_special(a, b) end
-function r.pareto(a, b) return C.sb_rand_pareto(a, b) end
-function r.default(a, b) return C.sb_rand_default(a, b) end
-function r.unique() return C.sb_rand_unique() end
-function r.uniform_double() return C.sb_rand_uniform_double() end
+local rand_u64, rand_uniform = own.sb_rand_uniform_uint64, own.sb_rand_uniform
+local rand_gaussian, rand_special = own.sb_rand_gaussian, own.sb_rand_special
+local rand_pareto, rand_default = own.sb_rand_pareto, own.sb_rand_default
+local rand_unique, rand_double = own.sb_rand_unique, own.sb_rand_uniform_double
+local rand_str = own.sb_rand_str
+function r.uniform_uint64() return rand_u64() end
+function r.uniform(a, b) return rand_uniform(a, b) end
+function r.gaussian(a, b) return rand_gaussian(a, b) end
+function r.special(a, b) return rand_special(a, b) end
+function r.pareto(a, b) return rand_pareto(a, b) end
+function r.default(a, b) return rand_default(a, b) end
+function r.unique() return rand_unique() end
+function r.uniform_double() return rand_double() end
 -- sysbench master's additions.
 local zipf = own.sb_rand_zipfian
 function r.zipfian(a, b) return zipf(a, b) end
 function r.string(fmt)
   local n = #fmt
   local buf = ffi.new("char[?]", n + 1)
-  C.sb_rand_str(fmt, buf)
+  rand_str(fmt, buf)
   return ffi.string(buf, n)
 end
 local varstr = own.sb_rand_varstr
@@ -427,19 +434,24 @@ end
 local rs_mt = {}
 rs_mt.__index = rs_mt
 rs_mt.__tostring = function() return "<sql_result>" end
--- A result's rows live in its connection, which keeps only its last statement's (as
--- sysbench does): a result replaced by a later statement cannot be fetched any more.
+-- As in sysbench, a connection has one result object, which every statement with a
+-- result set refills (an older `rs` then reads the newer result, as sysbench's does) and
+-- a statement without one invalidates; so running a statement allocates nothing.
 local function fetch(rs, lvl)
   local row = hsql.fetch(rs._c, rs._gen, rs._next)
   if row == "replaced" then
-    error("this result set was replaced by a later statement on the same connection " ..
-          "(a connection keeps only its last result, as in sysbench): fetch its rows first",
-          lvl + 1)
+    -- A failed statement came after it (sysbench's result is gone too).
+    io.stderr:write("ALERT: attempt to fetch row from an invalid result set\n")
+    return nil
   end
   if row ~= nil then rs._next = rs._next + 1 end
   return row
 end
 function rs_mt:fetch_row()
+  if self._invalid then
+    io.stderr:write("ALERT: attempt to fetch row from an invalid result set\n")
+    return nil
+  end
   if self._freed or self.nfields == 0 then
     io.stderr:write("ALERT: attempt to fetch row from an empty result set\n")
     return nil
@@ -454,27 +466,44 @@ function rs_mt:free()
   self._freed = true
 end
 
--- The outcome of a query or execute (see lua/sql.rs) as sysbench returns it: a result
--- object for a result set, nil without one, or an error.
-local function result(con, q, lvl, kind, a, b, c, d)
-  if kind == "rows" then
-    return setmetatable({ nrows = a, nfields = b, _c = con._c, _gen = c, _next = 0 }, rs_mt)
+-- The outcome of a query or execute (see lua/sql.rs: kind 0 rows, 1 none, 2 closed,
+-- 3 failed) as sysbench returns it: the connection's result object for a result set, nil
+-- without one, or an error.
+local function result(con, q, lvl, kind, a, b, g)
+  local rs = con._rs
+  if kind == 0 then
+    if rs == nil then
+      rs = setmetatable({ _c = con._c }, rs_mt)
+      con._rs = rs
+    end
+    rs.nrows, rs.nfields, rs._gen, rs._next = a, b, g, 0
+    rs._freed, rs._invalid = nil, nil
+    return rs
   end
-  if kind == "none" then return nil end
-  if kind == "closed" then closed(lvl + 1) end
-  raise(con, q, a, b, c, lvl + 1, d)
+  if rs ~= nil then
+    rs.nrows, rs.nfields, rs._invalid = 0, 0, true
+  end
+  if kind == 1 then return nil end
+  if kind == 2 then closed(lvl + 1) end
+  local class, code, msg, mystate = hsql.err(con._c)
+  raise(con, q, class, code, msg, lvl + 1, mystate)
 end
 
 local con_mt = {}
 con_mt.__index = con_mt
 con_mt.__tostring = function() return "<sql_connection>" end
 function con_mt:query(q)
-  local rs = result(self, q, 2, hsql.query(self._c, q))
+  local kind, a, b, g = hsql.query(self._c, q)
+  -- sysbench raises a closed connection's error one level further out than its SQL
+  -- errors (pcall(con.query, con, q) names the line that called pcall).
+  if kind == 2 then closed(3) end
+  local rs = result(self, q, 2, kind, a, b, g)
   return rs -- not a tail call: error levels count this frame
 end
 function con_mt:query_row(q)
   local rs = result(self, q, 2, hsql.query(self._c, q))
-  if rs == nil or rs.nrows == 0 or rs.nfields == 0 then return end
+  -- One nil without a row or a result set, as sysbench's (select("#", ...) is 1).
+  if rs == nil or rs.nrows == 0 or rs.nfields == 0 then return nil end
   return unpack(fetch(rs, 2), 1, rs.nfields)
 end
 function con_mt:disconnect() hsql.disconnect(self._c) end
@@ -586,18 +615,43 @@ function stmt_mt:bind_create(t, max_len)
   end
   return setmetatable({ type = t, max_len = max_len or 8, is_null = true, _k = k }, param_mt)
 end
+-- Up to four parameters travel to lua/sql.rs as their values, their kinds packed two
+-- bits each in `_kinds`: no table to read per execute.
 function stmt_mt:bind_param(...)
   local n = select("#", ...)
   if n == 0 then return nil end
-  self._params = { ... }
+  local ps = { ... }
+  local kinds = 0
+  for i = n, 1, -1 do
+    local p = ps[i]
+    if type(p) ~= "table" or p._k == nil then
+      error("bad argument #" .. i .. " to 'bind_param' (<sql_param> expected)", 2)
+    end
+    if n <= 4 then kinds = kinds * 4 + p._k end
+  end
+  self._params, self._n, self._kinds = ps, n, kinds
   return 0
 end
+local hexec = hsql.execute
 function stmt_mt:execute()
   if self._closed then api_error(2) end
-  local rs = result(self._con, "<prepared statement>", 2,
-                    hsql.execute(self._con._c, self._id, self._params))
+  local c, id, n, ps = self._con._c, self._id, self._n, self._params
+  local kind, a, b, g
+  if n == nil then
+    kind, a, b, g = hexec(c, id, 0, 0)
+  elseif n == 1 then
+    kind, a, b, g = hexec(c, id, self._kinds, 1, ps[1]._v)
+  elseif n == 2 then
+    kind, a, b, g = hexec(c, id, self._kinds, 2, ps[1]._v, ps[2]._v)
+  elseif n == 3 then
+    kind, a, b, g = hexec(c, id, self._kinds, 3, ps[1]._v, ps[2]._v, ps[3]._v)
+  elseif n == 4 then
+    kind, a, b, g = hexec(c, id, self._kinds, 4, ps[1]._v, ps[2]._v, ps[3]._v, ps[4]._v)
+  else
+    kind, a, b, g = hexec(c, id, 0, n, nil, nil, nil, nil, ps)
+  end
+  local rs = result(self._con, "<prepared statement>", 2, kind, a, b, g)
   return rs -- not a tail call: error levels count this frame
-
 end
 function stmt_mt:close()
   self._closed = true
@@ -605,7 +659,7 @@ function stmt_mt:close()
 end
 
 function con_mt:prepare(q)
-  local id, a, b, c, d = hsql.prepare(self._c, q)
+  local id, a, b = hsql.prepare(self._c, q)
   if type(id) == "number" then
     return setmetatable({ _con = self, _id = id }, stmt_mt)
   end
@@ -615,7 +669,8 @@ function con_mt:prepare(q)
     io.stderr:write(string.format("FATAL: MySQL error: %s \"%s\"\n", a, b))
     api_error(2)
   end
-  raise(self, q, a, b, c, 2, d)
+  local class, code, msg, mystate = hsql.err(self._c)
+  raise(self, q, class, code, msg, 2, mystate)
 end
 
 local drv_mt = {}

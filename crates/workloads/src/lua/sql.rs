@@ -19,7 +19,7 @@ use super::state;
 use crate::db::driver::{
     Arg, DbError, Driver, ErrClass, Reconnected, Res, Rows, Session, Target, TlsMode, TlsOpts,
 };
-use mlua::{AnyUserData, Lua, MultiValue, Table, UserData, Value};
+use mlua::{AnyUserData, Lua, Table, UserData, Value};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Duration;
 
@@ -57,7 +57,28 @@ struct SqlConn {
     generation: u64,
     /// The values of an execute's parameters (reused).
     bound: Vec<Bound>,
+    /// The last failure, as the prelude raises it (`err` hands it over).
+    err: Option<ErrValues>,
 }
+
+/// A failed statement as the prelude reads it: "ignorable"|"fatal", the code (MySQL's
+/// errno, PostgreSQL's SQLSTATE), the message, MySQL's SQLSTATE.
+struct ErrValues {
+    class: &'static str,
+    code: String,
+    message: String,
+    state: String,
+}
+
+/// What a query or execute returns to the prelude: four numbers, so that the hot path
+/// creates no Lua string and no argument list: `(ROWS, nrows, nfields, generation)`,
+/// `(NONE, affected, 0, 0)`, `(CLOSED, ..)` or `(FAILED, ..)` (the error values then come
+/// from `err(conn)`).
+type Outcome = (u8, u64, u64, u64);
+const ROWS: u8 = 0;
+const NONE: u8 = 1;
+const CLOSED: u8 = 2;
+const FAILED: u8 = 3;
 
 impl UserData for SqlConn {}
 
@@ -102,11 +123,7 @@ fn text(opt: &Table, k: &str) -> String {
 /// The target `sysbench.opt` names for driver `name` (the options' values as exported).
 fn target(name: &str, opt: &Table) -> Result<Target, String> {
     let port = |k: &str, d: u16| text(opt, k).parse::<u16>().unwrap_or(d);
-    let tls = TlsOpts {
-        mode: TlsMode::Prefer,
-        ca: String::new(),
-    };
-    Ok(match name {
+    let t = match name {
         "mysql" => Target::Mysql {
             host: text(opt, "mysql_host"),
             port: port("mysql_port", 3306),
@@ -115,7 +132,7 @@ fn target(name: &str, opt: &Table) -> Result<Target, String> {
             password: text(opt, "mysql_password"),
             db: text(opt, "mysql_db"),
             lean: true,
-            tls,
+            tls: mysql_tls(opt)?,
         },
         "pgsql" => Target::Pgsql {
             host: text(opt, "pgsql_host"),
@@ -124,24 +141,45 @@ fn target(name: &str, opt: &Table) -> Result<Target, String> {
             password: text(opt, "pgsql_password"),
             db: text(opt, "pgsql_db"),
             lean: true,
-            tls,
+            tls: TlsOpts {
+                mode: TlsMode::parse_pg(&text(opt, "pgsql_sslmode"))
+                    .map_err(|e| format!("--pgsql-sslmode: {e}"))?,
+                ca: text(opt, "pgsql_sslrootcert"),
+            },
         },
         "sqlite" => Target::Sqlite {
             path: text(opt, "sqlite_db"),
         },
         other => return Err(format!("invalid database driver name: '{other}'")),
+    };
+    t.check_tls().map_err(|e| e.to_string())?;
+    Ok(t)
+}
+
+/// `--mysql-ssl` (sysbench 1.0.20's `on`/`off`, or the native path's modes) and
+/// `--mysql-ssl-ca`, as the native path reads them: off (sysbench's default) is no TLS,
+/// on is REQUIRED (verified when a CA is given).
+fn mysql_tls(opt: &Table) -> Result<TlsOpts, String> {
+    let mode = match opt.get::<Value>("mysql_ssl") {
+        Ok(Value::Boolean(true)) => TlsMode::Require,
+        Ok(Value::Boolean(false) | Value::Nil) => TlsMode::Disable,
+        _ => TlsMode::parse_mysql(&text(opt, "mysql_ssl"))
+            .map_err(|e| format!("--mysql-ssl: {e}"))?,
+    };
+    Ok(TlsOpts {
+        mode,
+        ca: text(opt, "mysql_ssl_ca"),
     })
 }
 
 /// What a failed statement means for the script: the error values the prelude raises
-/// ("error", "ignorable"|"fatal", code, message, MySQL's SQLSTATE), after counting it and, for a lost MySQL
-/// connection, reconnecting.
-fn failed(lua: &Lua, c: &mut SqlConn, e: &DbError) -> mlua::Result<MultiValue> {
+/// (kept in `c.err`), after counting it and, for a lost MySQL connection, reconnecting.
+fn failed(c: &mut SqlConn, e: &DbError) -> Outcome {
     let ignorable = match c.driver {
         Driver::Mysql if e.class == ErrClass::Lost => {
             // sysbench's MySQL driver reconnects and counts a reconnect, not an error.
             let Some(s) = c.s.as_mut() else {
-                return lua.pack_multi("closed");
+                return (CLOSED, 0, 0, 0);
             };
             match s.reconnect(RECONNECT_WINDOW) {
                 Ok(Reconnected::Yes) => {
@@ -155,7 +193,7 @@ fn failed(lua: &Lua, c: &mut SqlConn, e: &DbError) -> mlua::Result<MultiValue> {
                 Err(e2) => {
                     state::count_error();
                     let message = e2.message.clone();
-                    return error_values(lua, "fatal", &e2, message);
+                    return keep_error(c, "fatal", &e2, message);
                 }
             }
         }
@@ -175,12 +213,7 @@ fn failed(lua: &Lua, c: &mut SqlConn, e: &DbError) -> mlua::Result<MultiValue> {
         }
     };
     let message = script_message(c.driver, &e.message);
-    error_values(
-        lua,
-        if ignorable { "ignorable" } else { "fatal" },
-        e,
-        message,
-    )
+    keep_error(c, if ignorable { "ignorable" } else { "fatal" }, e, message)
 }
 
 /// The server's message as sysbench gives it to a script: PostgreSQL's without the
@@ -197,28 +230,28 @@ fn script_message(driver: Driver, message: &str) -> String {
     message.to_string()
 }
 
-fn error_values(lua: &Lua, class: &str, e: &DbError, message: String) -> mlua::Result<MultiValue> {
-    lua.pack_multi((
-        "error",
+fn keep_error(c: &mut SqlConn, class: &'static str, e: &DbError, message: String) -> Outcome {
+    c.err = Some(ErrValues {
         class,
-        e.code.clone(),
-        hostbench_core::secret::mask(&message).into_owned(),
-        e.state.clone(),
-    ))
+        code: e.code.clone(),
+        message: hostbench_core::secret::mask(&message).into_owned(),
+        state: e.state.clone(),
+    });
+    (FAILED, 0, 0, 0)
 }
 
-/// A statement's outcome as the prelude reads it: "rows", nrows, nfields, rows | "none",
-/// affected | the error values.
-fn outcome(lua: &Lua, c: &mut SqlConn, r: Result<Res, DbError>) -> mlua::Result<MultiValue> {
+/// A statement's outcome as the prelude reads it (see [`Outcome`]).
+#[inline]
+fn outcome(c: &mut SqlConn, r: Result<Res, DbError>) -> Outcome {
     match r {
         Ok(r) => {
             state::count_result(r);
             match r {
-                Res::Rows(n) => lua.pack_multi(("rows", n, c.rows.fields, c.generation)),
-                Res::Affected(n) => lua.pack_multi(("none", n)),
+                Res::Rows(n) => (ROWS, n, c.rows.fields as u64, c.generation),
+                Res::Affected(n) => (NONE, n, 0, 0),
             }
         }
-        Err(e) => failed(lua, c, &e),
+        Err(e) => failed(c, &e),
     }
 }
 
@@ -233,7 +266,13 @@ enum Bound {
 
 fn bound(p: &Table) -> mlua::Result<Bound> {
     let k: i64 = p.raw_get("_k")?;
-    Ok(match (k, p.raw_get::<Value>("_v")?) {
+    bound_value(k, p.raw_get::<Value>("_v")?)
+}
+
+/// The value `v` of a parameter of kind `k` (1 integer, 2 double, 3 text).
+#[inline]
+fn bound_value(k: i64, v: Value) -> mlua::Result<Bound> {
+    Ok(match (k, v) {
         (_, Value::Nil) => Bound::Null,
         (1, Value::Integer(v)) => Bound::Int(v),
         (1, Value::Number(v)) => Bound::Int(v as i64),
@@ -260,6 +299,29 @@ fn arg<'a>(b: &Bound, text: Option<&'a str>) -> mlua::Result<Arg<'a>> {
             Some(t) => Arg::Text(t),
             None => return Err(mlua::Error::runtime("a bound string is not valid UTF-8")),
         },
+    })
+}
+
+/// The argument a parameter of kind `k` (1 integer, 2 double, 3 text) with value `v`
+/// sends (`text`: a string value's text).
+#[inline]
+fn fast_arg<'a>(k: i64, v: &Value, text: Option<&'a str>) -> mlua::Result<Arg<'a>> {
+    Ok(match (k, v) {
+        (_, Value::Nil) => Arg::Null,
+        (1, Value::Integer(v)) => Arg::Big(*v),
+        (1, Value::Number(v)) => Arg::Big(*v as i64),
+        (2, Value::Integer(v)) => Arg::Double(*v as f64),
+        (2, Value::Number(v)) => Arg::Double(*v),
+        (_, Value::String(_)) => match text {
+            Some(t) => Arg::Text(t),
+            None => return Err(mlua::Error::runtime("a bound string is not valid UTF-8")),
+        },
+        (_, v) => {
+            return Err(mlua::Error::runtime(format!(
+                "cannot bind a {} value",
+                v.type_name()
+            )));
+        }
     })
 }
 
@@ -295,27 +357,39 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
                     rows: Rows::default(),
                     generation: 0,
                     bound: Vec::new(),
+                    err: None,
                 }),
                 Err(e) => lua.pack_multi((Value::Nil, format!("connection to {tgt} failed: {e}"))),
             }
         })?,
     )?;
-    // query(conn, sql) -> outcome | "closed"
+    // query(conn, sql) -> outcome
     t.set(
         "query",
-        lua.create_function(|lua, (conn, sql): (AnyUserData, mlua::String)| {
+        lua.create_function(|_, (conn, sql): (AnyUserData, mlua::String)| {
             let mut c = conn.borrow_mut::<SqlConn>()?;
             let c = &mut *c;
             let Some(s) = c.s.as_mut() else {
-                return lua.pack_multi("closed");
+                return Ok((CLOSED, 0, 0, 0));
             };
             let sql = sql.to_str()?;
             c.generation += 1;
             let r = s.query_rows(&sql, &mut c.rows);
-            outcome(lua, c, r)
+            Ok(outcome(c, r))
         })?,
     )?;
-    // prepare(conn, sql) -> id | error values | "closed"
+    // err(conn) -> the last failure's values: class, code, message, MySQL's SQLSTATE
+    t.set(
+        "err",
+        lua.create_function(|lua, conn: AnyUserData| {
+            let mut c = conn.borrow_mut::<SqlConn>()?;
+            match c.err.take() {
+                Some(e) => lua.pack_multi((e.class, e.code, e.message, e.state)),
+                None => lua.pack_multi(("fatal", "0", "unknown error", "")),
+            }
+        })?,
+    )?;
+    // prepare(conn, sql) -> id | "error" (values from err) | "api", code, message | "closed"
     t.set(
         "prepare",
         lua.create_function(|lua, (conn, sql): (AnyUserData, mlua::String)| {
@@ -331,20 +405,58 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
                         // sysbench's MySQL prepare error carries no SQL state: "SQL API error".
                         return lua.pack_multi(("api", e.code.clone(), e.message.clone()));
                     }
-                    failed(lua, &mut c, &e)
+                    match failed(&mut c, &e) {
+                        (CLOSED, ..) => lua.pack_multi("closed"),
+                        _ => lua.pack_multi("error"),
+                    }
                 }
             }
         })?,
     )?;
-    // execute(conn, id, params) -> outcome | "closed"; params: the bound parameter objects
+    // execute(conn, id, kinds, n, v1, v2, v3, v4, params) -> outcome: up to four
+    // parameters come as their values, with their kinds (1 integer, 2 double, 3 text) in
+    // the two-bit fields of `kinds` (the first parameter's lowest), so that no table is
+    // read; more come as `params`, the parameter objects.
     t.set(
         "execute",
         lua.create_function(
-            |lua, (conn, id, params): (AnyUserData, usize, Option<Table>)| {
+            |_,
+             (conn, id, kinds, n, v1, v2, v3, v4, params): (
+                AnyUserData,
+                usize,
+                u32,
+                usize,
+                Value,
+                Value,
+                Value,
+                Value,
+                Option<Table>,
+            )| {
                 let mut c = conn.borrow_mut::<SqlConn>()?;
                 let c = &mut *c;
                 if c.s.is_none() {
-                    return lua.pack_multi("closed");
+                    return Ok((CLOSED, 0, 0, 0));
+                }
+                c.generation += 1;
+                if n <= 4 {
+                    // The common case: the values straight from the stack, no Vec.
+                    let vals = [v1, v2, v3, v4];
+                    let mut strs: [Option<mlua::BorrowedStr<'_>>; 4] = [None, None, None, None];
+                    for (i, v) in vals.iter().take(n).enumerate() {
+                        if let Value::String(t) = v {
+                            strs[i] = Some(t.to_str().map_err(|_| {
+                                mlua::Error::runtime("a bound string is not valid UTF-8")
+                            })?);
+                        }
+                    }
+                    let mut args = [Arg::Null; 4];
+                    for (i, v) in vals.iter().take(n).enumerate() {
+                        args[i] =
+                            fast_arg(i64::from((kinds >> (2 * i)) & 3), v, strs[i].as_deref())?;
+                    }
+                    let s = c.s.as_mut().expect("checked above");
+                    let r = s.exec_rows(id, &args[..n], &mut c.rows);
+                    return Ok(outcome(c, r));
                 }
                 c.bound.clear();
                 if let Some(ps) = &params {
@@ -352,23 +464,7 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
                         c.bound.push(bound(&ps.raw_get::<Table>(i)?)?);
                     }
                 }
-                c.generation += 1;
-                // Up to 16 parameters on the stack (sysbench's scripts bind 1 to 4).
-                const N: usize = 16;
-                let r = if c.bound.len() <= N {
-                    let strs: [Option<mlua::BorrowedStr<'_>>; N] =
-                        std::array::from_fn(|i| match c.bound.get(i) {
-                            Some(Bound::Text(t)) => t.to_str().ok(),
-                            _ => None,
-                        });
-                    let mut args = [Arg::Null; N];
-                    for (i, b) in c.bound.iter().enumerate() {
-                        args[i] = arg(b, strs[i].as_deref())?;
-                    }
-                    let n = c.bound.len();
-                    let s = c.s.as_mut().expect("checked above");
-                    s.exec_rows(id, &args[..n], &mut c.rows)
-                } else {
+                let r = {
                     let strs: Vec<Option<mlua::BorrowedStr<'_>>> = c
                         .bound
                         .iter()
@@ -387,7 +483,7 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
                     s.exec_rows(id, &args, &mut c.rows)
                 };
                 c.bound.clear();
-                outcome(lua, c, r)
+                Ok(outcome(c, r))
             },
         )?,
     )?;

@@ -19,6 +19,7 @@ use hostbench_core::recorder::Counters;
 use hostbench_core::workload::{EventWorker, Step, WorkloadError};
 use mlua::{Function, Lua, Value};
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 /// What every worker of a run shares.
 pub struct WorkerSetup {
@@ -32,6 +33,9 @@ pub struct WorkerSetup {
     pub rand: RandCfg,
     /// `print_test_options()`'s text.
     pub help: String,
+    /// Events claimed by a replaced `thread_run` and not stopped yet, over all threads
+    /// (see `lua/event_loop.rs`).
+    pub open_events: Arc<AtomicU64>,
 }
 
 struct Live {
@@ -41,7 +45,7 @@ struct Live {
 
 /// One thread's worker; its Lua state exists from `start` on.
 pub struct LuaWorker {
-    setup: WorkerSetup,
+    pub(super) setup: WorkerSetup,
     tid: usize,
     rng: Option<Rng>,
     live: Option<Live>,
