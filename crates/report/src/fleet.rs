@@ -41,7 +41,15 @@ fn heading(g: &Group) -> String {
         num(g.mad),
         g.spread
             .map_or("-".into(), |s| format!("{:.1} %", s * 100.0))
-    )
+    ) + &match g.baseline {
+        Some(b) => format!(
+            "; baseline {} (median of {} run{})",
+            num(Some(b)),
+            g.baseline_runs,
+            if g.baseline_runs == 1 { "" } else { "s" }
+        ),
+        None => String::new(),
+    }
 }
 
 fn preamble(r: &FleetReport) -> String {
@@ -54,8 +62,14 @@ fn preamble(r: &FleetReport) -> String {
     if let Some(k) = r.start_skew_ns {
         s.push_str(&format!(", start skew {:.3} ms", k as f64 / 1e6));
     }
-    if let Some(f) = r.fail_below {
-        s.push_str(&format!(", fail below {:.1} % of the median", f * 100.0));
+    match (r.fail_below, &r.baseline) {
+        (Some(f), Some(b)) => s.push_str(&format!(
+            ", fail below {:.1} % of baseline {b} (of the median where it has no run)",
+            f * 100.0
+        )),
+        (Some(f), None) => s.push_str(&format!(", fail below {:.1} % of the median", f * 100.0)),
+        (None, Some(b)) => s.push_str(&format!(", baseline {b}")),
+        (None, None) => {}
     }
     s
 }
@@ -75,16 +89,29 @@ pub fn text(r: &FleetReport) -> String {
             .max()
             .unwrap_or(4)
             .max(4);
+        let base = r.baseline.is_some();
+        let col = |s: &str| {
+            if base {
+                format!("  {s:>11}")
+            } else {
+                String::new()
+            }
+        };
         out.push_str(&format!(
-            "  {:<w$}  {:>14}  {:>10}  {:>8}  verdict\n",
-            "host", "value", "vs median", "z"
+            "  {:<w$}  {:>14}  {:>10}{}  {:>8}  verdict\n",
+            "host",
+            "value",
+            "vs median",
+            col("vs baseline"),
+            "z"
         ));
         for row in &g.rows {
             out.push_str(&format!(
-                "  {:<w$}  {:>14}  {:>10}  {:>8}  {}\n",
+                "  {:<w$}  {:>14}  {:>10}{}  {:>8}  {}\n",
                 row.host,
                 num(row.value),
                 pct(row.ratio),
+                col(&pct(row.vs_baseline)),
                 z(row.z),
                 verdict(row)
             ));
@@ -98,13 +125,26 @@ pub fn markdown(r: &FleetReport) -> String {
     let mut out = format!("**{}**\n", preamble(r));
     for g in &r.groups {
         out.push_str(&format!("\n{}\n\n", heading(g)));
-        out.push_str("| host | value | vs median | z | verdict |\n|---|---:|---:|---:|---|\n");
+        let base = r.baseline.is_some();
+        if base {
+            out.push_str(
+                "| host | value | vs median | vs baseline | z | verdict |\n\
+                 |---|---:|---:|---:|---:|---|\n",
+            );
+        } else {
+            out.push_str("| host | value | vs median | z | verdict |\n|---|---:|---:|---:|---|\n");
+        }
         for row in &g.rows {
             out.push_str(&format!(
-                "| {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} |{} {} | {} |\n",
                 row.host.replace('|', "\\|"),
                 num(row.value),
                 pct(row.ratio),
+                if base {
+                    format!(" {} |", pct(row.vs_baseline))
+                } else {
+                    String::new()
+                },
                 z(row.z),
                 verdict(row)
             ));
@@ -117,13 +157,13 @@ pub fn markdown(r: &FleetReport) -> String {
 pub fn csv(r: &FleetReport) -> String {
     use crate::csv::quote;
     let mut out = String::from(
-        "fleet_run,what,figure,unit,host,run_id,value,median,ratio,robust_z,outlier,verdict\n",
+        "fleet_run,what,figure,unit,host,run_id,value,median,ratio,baseline,vs_baseline,robust_z,outlier,verdict\n",
     );
     let opt = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
     for g in &r.groups {
         for row in &g.rows {
             out.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                 quote(&r.run),
                 quote(&g.what),
                 quote(&g.figure),
@@ -133,6 +173,8 @@ pub fn csv(r: &FleetReport) -> String {
                 opt(row.value),
                 opt(g.median),
                 opt(row.ratio),
+                opt(g.baseline),
+                opt(row.vs_baseline),
                 opt(row.z),
                 row.outlier,
                 row.verdict.word()

@@ -24,7 +24,9 @@
 pub mod agent;
 pub mod gate;
 mod hosts;
+mod load;
 mod report;
+mod split;
 mod ssh;
 
 use crate::results::StoreArg;
@@ -155,6 +157,15 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     if args.parallel == 0 {
         bail!("fleet: --parallel must be at least 1");
     }
+    if split::is_load(&command) && targets.len() > args.parallel {
+        bail!(
+            "fleet: a distributed load runs on every host at once: --parallel {} is fewer than \
+             the {} hosts (give --parallel {} or more)",
+            args.parallel,
+            targets.len(),
+            targets.len()
+        );
+    }
     if let Some(f) = &args.ssh_config
         && !f.is_file()
     {
@@ -167,7 +178,16 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         }
     };
     let sha = sha256_file(&binary)?;
+    let user_command = command.clone();
     let (command, carried) = carried_files(&command)?;
+    let names: Vec<String> = targets.iter().map(|t| t.name.clone()).collect();
+    let per_host = split::split(&command, &names)?;
+    if let Some(p) = &per_host {
+        for (t, c) in targets.iter().zip(p) {
+            let shown: Vec<String> = c.iter().map(|w| remote_word(w, "…")).collect();
+            eprintln!("fleet: {}: its share: {}", t.name, shown.join(" "));
+        }
+    }
     let location = hostbench_store::Location::resolve(saving.results_db.as_deref())?;
     let control_dir = private_temp_dir()?;
     let run_id = new_run_id();
@@ -196,7 +216,9 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             store: Mutex::new(None),
             saved: Default::default(),
             error: Mutex::new(None),
+            kept: per_host.as_ref().map(|_| Mutex::new(Vec::new())),
         },
+        per_host,
     };
     eprintln!(
         "fleet {run_id}: {} host{} ({} at once)",
@@ -224,6 +246,16 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ctx.ssh.close(t);
     }
     let _ = std::fs::remove_dir_all(&control_dir);
+    let merged = match &ctx.saver.kept {
+        Some(kept) => {
+            let kept = std::mem::take(&mut *kept.lock().unwrap_or_else(|e| e.into_inner()));
+            load::merge_and_show(&ctx.saver, &user_command, kept, &outcomes)
+        }
+        None => Ok(()),
+    };
+    if let Err(e) = &merged {
+        eprintln!("WARNING: the hosts' load was not merged: {e:#}");
+    }
     let saved = match ctx
         .saver
         .error
@@ -239,7 +271,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ran.as_secs_f64(),
         t0.elapsed().as_secs_f64()
     );
-    summary(&run_id, &outcomes, saved, &location)
+    let code = summary(&run_id, &outcomes, saved, &location)?;
+    Ok(if merged.is_err() && code == ExitCode::SUCCESS {
+        ExitCode::from(1)
+    } else {
+        code
+    })
 }
 
 /// What every host's thread reads.
@@ -259,6 +296,9 @@ struct Ctx {
     /// `--clean`.
     clean: bool,
     saver: Saver,
+    /// A distributed load: each host's own command (its share of the load), by the
+    /// host's index ([`split`]).
+    per_host: Option<Vec<Vec<String>>>,
 }
 
 /// How one host did.
@@ -557,7 +597,12 @@ fn host_run(
         offset,
         o.rtt_ns.unwrap_or(0)
     );
-    for w in &ctx.command {
+    let command = ctx
+        .per_host
+        .as_ref()
+        .and_then(|c| c.get(index))
+        .unwrap_or(&ctx.command);
+    for w in command {
         remote.push(' ');
         remote.push_str(&ssh::quote(&remote_word(w, &dir)));
     }
@@ -817,6 +862,8 @@ struct Saver {
     store: Mutex<Option<hostbench_store::Store>>,
     saved: std::sync::atomic::AtomicUsize,
     error: Mutex<Option<String>>,
+    /// A distributed load's host results, kept for the merge (with the host's name).
+    kept: Option<Mutex<Vec<hostbench_core::result::RunResult>>>,
 }
 
 impl Saver {
@@ -840,6 +887,7 @@ impl Saver {
                                 start_late_ns: None,
                                 clock_offset_ns: o.offset_ns,
                                 clock_rtt_ns: o.rtt_ns,
+                                parts: Vec::new(),
                             });
                     fleet.run = self.run_id.clone();
                     fleet.host = o.name.clone();
@@ -872,6 +920,26 @@ impl Saver {
                 Err(e) => self.fail(format!("{}: {e}", o.name)),
             }
         }
+        drop(store);
+        if let Some(kept) = &self.kept {
+            kept.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend(results);
+        }
+    }
+
+    /// Saves one result the controller made (a merged load), with the label.
+    fn save_one(&self, r: &mut hostbench_core::result::RunResult) -> Result<()> {
+        if let Some(l) = &self.label {
+            r.label = Some(l.clone());
+        }
+        let mut store = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        if store.is_none() {
+            *store = Some(hostbench_store::Store::open(&self.location)?);
+        }
+        store.as_mut().expect("opened").save(r)?;
+        self.saved.fetch_add(1, Ordering::SeqCst);
+        Ok(())
     }
 
     fn fail(&self, why: String) {

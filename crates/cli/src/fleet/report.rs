@@ -19,9 +19,14 @@ struct ReportArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Fail a host whose figure is worse than the fleet median by more than this (10%, 0.1).
+    /// Fail a host whose figure is worse than the fleet median (or the --baseline) by more
+    /// than this (10%, 0.1).
     #[arg(long, value_name = "PERCENT")]
     fail_below: Option<String>,
+    /// Judge each host against the runs saved under this label (a reference machine), per
+    /// workload the median of its runs, instead of the fleet's median.
+    #[arg(long, value_name = "LABEL")]
+    baseline: Option<String>,
     #[command(flatten)]
     store: StoreArg,
 }
@@ -65,8 +70,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             args.run
         );
     };
+    // The store's fleet_run column is indexed: only this fleet run's runs are read.
     let mut runs = Vec::new();
-    for s in store.load(&hostbench_store::Filter::default())? {
+    for s in store.load(&hostbench_store::Filter {
+        fleet_run: Some(args.run.clone()),
+        ..Default::default()
+    })? {
         let r = s.result()?;
         if r.fleet.as_ref().is_some_and(|f| f.run == args.run) {
             runs.push(r);
@@ -79,7 +88,36 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             args.run
         );
     }
-    let report = hostbench_core::fleet::report(&args.run, &runs, fail_below);
+    let base_runs = match &args.baseline {
+        Some(label) => {
+            let mut v = Vec::new();
+            for s in store.load(&hostbench_store::Filter {
+                label: Some(label.clone()),
+                ..Default::default()
+            })? {
+                v.push(s.result()?);
+            }
+            if v.is_empty() {
+                bail!(
+                    "--baseline {label:?}: no run with that label in {location} (`hostbench \
+                     results list` shows the labels)"
+                );
+            }
+            v
+        }
+        None => Vec::new(),
+    };
+    let report = hostbench_core::fleet::report_against(
+        &args.run,
+        &runs,
+        fail_below,
+        args.baseline
+            .as_deref()
+            .map(|label| hostbench_core::fleet::Baseline {
+                label,
+                runs: &base_runs,
+            }),
+    );
     crate::exec::out(&match args.format {
         Format::Text => hostbench_report::fleet::text(&report),
         Format::Markdown => hostbench_report::fleet::markdown(&report),

@@ -210,7 +210,7 @@ fn runs_on_every_host_starts_them_together_and_saves_each_hosts_results() {
         assert_eq!(r["label"], "qual");
         assert_eq!(r["workload"]["id"], "cpu");
         assert!(r["metrics"]["events"].as_u64().unwrap() > 0);
-        assert_eq!(r["schema_minor"], 6);
+        assert_eq!(r["schema_minor"], 7);
         // One common instant for every host, each host's lateness and clock recorded.
         assert_eq!(
             r["fleet"]["start_at_unix_ns"],
@@ -489,6 +489,19 @@ fn bad_fleet_command_lines_are_one_line_and_exit_2() {
             &["fleet", "h", "--parallel", "0", "--", "cpu", "run"],
             "at least 1",
         ),
+        // A distributed load: a host with no share, hosts that would not run together.
+        (
+            &["fleet", "a,b,c", "--", "http", "http://x/", "-c", "2"],
+            "-c 2 over 3 hosts leaves c (host 3 of 3) nothing to do",
+        ),
+        (
+            &["fleet", "a,b", "--", "ab", "-n", "10", "http://x/"],
+            "-c (default) 1 over 2 hosts",
+        ),
+        (
+            &["fleet", "a,b", "--parallel", "1", "--", "http", "http://x/"],
+            "runs on every host at once",
+        ),
     ];
     for (args, want) in cases {
         let o = Command::new(bin()).args(*args).output().unwrap();
@@ -706,4 +719,284 @@ fn runs_started_by_anything_else_join_a_fleet_run_through_the_environment() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("HOSTBENCH_FLEET_START_AT_NS"), "{err}");
     assert_eq!(stored(&db).len(), 2);
+    // --fleet-run and --fleet-host say the same on the command line, in any grammar.
+    for args in [
+        &[
+            "cpu",
+            "--fleet-run",
+            "cli-3",
+            "--cpu-max-prime=2000",
+            "--time=1",
+            "run",
+        ][..],
+        &[
+            "--fleet-run=cli-3",
+            "--fleet-host",
+            "node-c",
+            "cpu",
+            "--cpu-max-prime=2000",
+            "--time=1",
+            "run",
+        ][..],
+    ] {
+        let o = Command::new(bin())
+            .env("HOSTBENCH_RESULTS_DB", &db)
+            .env_remove("HOSTBENCH_FLEET_RUN")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let runs: Vec<Value> = stored(&db)
+        .into_iter()
+        .filter(|r| r["fleet"]["run"] == "cli-3")
+        .collect();
+    assert_eq!(runs.len(), 2);
+    assert!(runs.iter().any(|r| r["fleet"]["host"] == "node-c"));
+    let o = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", &db)
+        .args(["cpu", "--fleet-run", "--time=1", "run"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(stored(&db).len(), 4);
+}
+
+/// nginx in a namespace of its own, bridged to every host, logging one line per request;
+/// returns its access log. `None` (the test skips) without `HOSTBENCH_TEST_NGINX`.
+fn nginx_for(hosts: &mut Hosts) -> Option<(std::path::PathBuf, String)> {
+    let Ok(nginx) = std::env::var("HOSTBENCH_TEST_NGINX") else {
+        eprintln!("SKIPPED: set HOSTBENCH_TEST_NGINX=/usr/sbin/nginx for the distributed load");
+        return None;
+    };
+    let (ns, addr) = hosts.add_server_namespace();
+    let d = hosts.dir.path().join("nginx");
+    std::fs::create_dir_all(d.join("www")).unwrap();
+    std::fs::write(d.join("www/1k.txt"), vec![b'x'; 1024]).unwrap();
+    let p = d.display();
+    let conf = format!(
+        "worker_processes 1; daemon off; master_process off; pid {p}/nginx.pid; error_log {p}/error.log;\n\
+         events {{ worker_connections 4096; }}\n\
+         http {{ log_format one '$remote_addr $status'; access_log {p}/access.log one;\n\
+         client_body_temp_path {p}/t1; proxy_temp_path {p}/t2;\n\
+         fastcgi_temp_path {p}/t3; uwsgi_temp_path {p}/t4; scgi_temp_path {p}/t5;\n\
+         keepalive_requests 100000;\n\
+         server {{ listen {addr}:8080; root {p}/www; }} }}\n"
+    );
+    std::fs::write(d.join("nginx.conf"), conf).unwrap();
+    // Killed with the namespace.
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", &ns, &nginx, "-p", &p.to_string(), "-c"])
+        .arg(d.join("nginx.conf"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("HOSTBENCH_TEST_NGINX={nginx} cannot start: {e}"));
+    // Reaped when the namespace's processes are killed.
+    std::thread::spawn(move || child.wait());
+    let t0 = Instant::now();
+    loop {
+        let o = Command::new("ip")
+            .args(["netns", "exec", &ns, "ss", "-ltn"])
+            .output()
+            .unwrap();
+        if String::from_utf8_lossy(&o.stdout).contains(&format!("{addr}:8080")) {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "nginx did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Some((d.join("access.log"), format!("http://{addr}:8080/1k.txt")))
+}
+
+/// Requests nginx logged (status 200) from each host's bridge address so far.
+fn logged(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.ends_with(" 200"))
+        .map(|l| l.split(' ').next().unwrap_or("").to_string())
+        .collect()
+}
+
+/// The runs of one fleet run: the hosts' and the merged one (`host` `*`).
+fn load_runs(db: &Path, fleet_run: Option<&str>) -> (Vec<Value>, Value) {
+    let runs = stored(db);
+    let run = fleet_run.map(str::to_string).unwrap_or_else(|| {
+        runs.last().unwrap()["fleet"]["run"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    });
+    let mine: Vec<Value> = runs
+        .into_iter()
+        .filter(|r| r["fleet"]["run"] == run.as_str())
+        .collect();
+    let merged: Vec<&Value> = mine.iter().filter(|r| r["fleet"]["host"] == "*").collect();
+    assert_eq!(merged.len(), 1, "one merged run: {mine:?}");
+    let merged = merged[0].clone();
+    let parts = mine
+        .into_iter()
+        .filter(|r| r["fleet"]["host"] != "*")
+        .collect();
+    (parts, merged)
+}
+
+#[test]
+fn distributed_load_splits_the_load_and_merges_the_hosts_histograms() {
+    if netns::skip("distributed_load_splits_the_load_and_merges_the_hosts_histograms") {
+        return;
+    }
+    let mut hosts = Hosts::start(3);
+    let Some((log, url)) = nginx_for(&mut hosts) else {
+        return;
+    };
+    let db = hosts.dir.path().join("results.db");
+    let sum = |parts: &[Value], f: &dyn Fn(&Value) -> u64| parts.iter().map(f).sum::<u64>();
+
+    // ab: -n and -c divided (301 = 101 + 100 + 100), every request answered exactly once.
+    let o = fleet_small(&hosts, &db)
+        .args([&hosts.list(), "--label", "load", "--"])
+        .args(["ab", "-n", "301", "-c", "6", &url])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let (parts, merged) = load_runs(&db, None);
+    assert_eq!(parts.len(), 3);
+    let mut shares: Vec<u64> = parts
+        .iter()
+        .map(|r| r["config"]["event_limit"].as_u64().unwrap())
+        .collect();
+    shares.sort();
+    assert_eq!(shares, [100, 100, 101]);
+    for r in parts.iter().chain([&merged]) {
+        crate::common::assert_valid(r, "a distributed load's run");
+        assert_eq!(r["schema_minor"], 7);
+        assert_eq!(r["label"], "load");
+    }
+    let count = |r: &Value| r["latency"]["count"].as_u64().unwrap();
+    assert_eq!(count(&merged), sum(&parts, &count));
+    assert_eq!(count(&merged), 301);
+    assert_eq!(logged(&log).len(), 301);
+    // Each host's requests came from its own address.
+    for (i, _) in hosts.hosts.iter().enumerate() {
+        let from = logged(&log)
+            .iter()
+            .filter(|a| a.ends_with(&format!(".250.{}", 10 + i)))
+            .count();
+        assert!((100..=101).contains(&from), "host {i}: {from}");
+    }
+    assert_eq!(merged["workload"]["params"]["connections"], 6);
+    let parts_recorded = merged["fleet"]["parts"].as_array().unwrap();
+    assert_eq!(parts_recorded.len(), 3);
+    // The merged distribution is the union of the hosts': its extremes are theirs.
+    let min = parts
+        .iter()
+        .map(|r| r["latency"]["min_ns"].as_u64().unwrap())
+        .min()
+        .unwrap();
+    let max = parts
+        .iter()
+        .map(|r| r["latency"]["max_ns"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    assert_eq!(merged["latency"]["min_ns"], min);
+    assert_eq!(merged["latency"]["max_ns"], max);
+    // Printed in ab's layout, with the total.
+    eprintln!("merged ab run:\n{out}");
+    assert!(out.contains("Complete requests:      301\n"), "{out}");
+    assert!(out.contains("Concurrency Level:      6\n"), "{out}");
+    assert!(
+        out.contains("Percentage of the requests served within"),
+        "{out}"
+    );
+    let merged_line = err.lines().find(|l| l.contains("merged load of 3 hosts"));
+    assert!(merged_line.is_some(), "{err}");
+    // The qualification report is about the hosts, not their sum.
+    let fleet_run = merged["fleet"]["run"].as_str().unwrap();
+    let rep = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", &db)
+        .args(["fleet", "report", fleet_run])
+        .output()
+        .unwrap();
+    let (rout, rerr) = text(&rep);
+    assert!(rep.status.success(), "{rout}{rerr}");
+    assert!(rout.contains(": 3 hosts"), "{rout}");
+
+    // http: the rate divided (an open loop, 90 requests/s in all for 2 s).
+    let before = logged(&log).len() as u64;
+    let o = fleet_small(&hosts, &db)
+        .args([&hosts.list(), "--"])
+        .args(["http", &url, "-R", "90", "-d", "2s", "-c", "3"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let (parts, merged) = load_runs(&db, None);
+    for r in &parts {
+        assert_eq!(r["config"]["rate_per_s"], 30.0);
+        assert_eq!(r["workload"]["params"]["connections"], 1);
+    }
+    assert_eq!(merged["config"]["rate_per_s"], 90.0);
+    assert_eq!(count(&merged), sum(&parts, &count));
+    let responses = |r: &Value| r["workload"]["facts"]["responses"].as_f64().unwrap() as u64;
+    assert_eq!(responses(&merged), sum(&parts, &responses));
+    let now = logged(&log).len() as u64 - before;
+    // A request still in flight at the end is answered (and logged) but not counted.
+    let unfinished = merged["workload"]["facts"]["unfinished_requests"]
+        .as_f64()
+        .unwrap() as u64;
+    assert!(
+        now >= responses(&merged) && now <= responses(&merged) + unfinished,
+        "nginx logged {now}, the hosts counted {} (+{unfinished} unfinished)",
+        responses(&merged)
+    );
+    eprintln!("merged http run:\n{out}\n{err}");
+    assert!(out.contains("Latency"), "{out}");
+
+    // httperf: --rate and --num-conns divided.
+    let before = logged(&log).len() as u64;
+    let (host, port) = url
+        .strip_prefix("http://")
+        .unwrap()
+        .split_once('/')
+        .unwrap()
+        .0
+        .split_once(':')
+        .unwrap();
+    let o = fleet_small(&hosts, &db)
+        .args([&hosts.list(), "--"])
+        .args([
+            "httperf",
+            "--server",
+            host,
+            "--port",
+            port,
+            "--uri",
+            "/1k.txt",
+            "--rate",
+            "60",
+            "--num-conns",
+            "30",
+        ])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let (parts, merged) = load_runs(&db, None);
+    for r in &parts {
+        assert_eq!(r["config"]["rate_per_s"], 20.0);
+    }
+    assert_eq!(count(&merged), 30);
+    assert_eq!(logged(&log).len() as u64 - before, 30);
+    eprintln!("merged httperf run:\n{out}");
+    assert!(
+        out.contains("Total: connections 30 requests 30 replies 30"),
+        "{out}"
+    );
 }
