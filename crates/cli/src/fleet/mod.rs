@@ -55,7 +55,7 @@ use std::time::{Duration, Instant};
     name = "hostbench fleet",
     version,
     override_usage = "hostbench fleet [OPTIONS] HOSTS|-i INVENTORY:GROUP -- COMMAND...\n       \
-                      hostbench fleet report RUN_ID [-f text|markdown|csv|json] [--fail-below PCT]"
+                      hostbench fleet report RUN_ID [-f text|markdown|csv|json|html] [-o FILE] [--fail-below PCT] [--baseline LABEL]"
 )]
 struct FleetArgs {
     /// The hosts: a comma list or @FILE.

@@ -610,6 +610,108 @@ fn fleet_report_finds_the_host_with_a_cpu_quota_slow() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
+
+    // --baseline: judged against a reference machine's runs (here: this one, labelled),
+    // not the fleet's median; an unknown label is an error.
+    let o = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", &db)
+        .args([
+            "cpu",
+            "--cpu-max-prime=5000",
+            "--time=2",
+            "--label=golden",
+            "run",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = report(&["--fail-below", "50%", "--baseline", "golden"]);
+    let (b_out, b_err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{b_out}\n{b_err}");
+    assert!(b_out.contains("of baseline golden"), "{b_out}");
+    assert!(b_out.contains("vs baseline"), "{b_out}");
+    let slow_line = b_out
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(hosts.hosts[2].addr.as_str()))
+        .unwrap();
+    assert!(slow_line.contains(" slow"), "{b_out}");
+    let o = report(&["--baseline", "nobody"]);
+    assert_eq!(o.status.code(), Some(2));
+
+    // -o report.html: one page, a bar per host, the slow host marked; it renders.
+    let page = hosts.dir.path().join("report.html");
+    let o = report(&["-o", page.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("<rect class=\"bar\"").count(), 3, "{html}");
+    assert!(html.contains("<svg"), "{html}");
+    assert!(
+        !html.contains("<script src") && !html.contains("http://"),
+        "self-contained"
+    );
+    renders_in_chromium(&page, hosts.dir.path(), 3);
+}
+
+/// `page` in headless chromium (required when HOSTBENCH_TEST_CHROMIUM is set): no script
+/// error, `bars` bars of non-zero width in the DOM, and a screenshot that is a real PNG.
+fn renders_in_chromium(page: &Path, dir: &Path, bars: usize) {
+    let required = std::env::var_os("HOSTBENCH_TEST_CHROMIUM").is_some_and(|v| v != "0");
+    let Some(browser) = crate::compare::chromium() else {
+        assert!(
+            !required,
+            "HOSTBENCH_TEST_CHROMIUM is set but no chromium is on PATH"
+        );
+        eprintln!("skipped: no chromium on PATH");
+        return;
+    };
+    let profile = dir.join("chromium-profile");
+    let run = |extra: &[String]| {
+        let o = Command::new(&browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--no-first-run",
+                "--enable-logging=stderr",
+                "--v=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .args(extra)
+            .arg(format!("file://{}", page.display()))
+            .output()
+            .expect("chromium starts");
+        let log = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "chromium failed: {log}");
+        for bad in ["Uncaught", "SyntaxError", "ReferenceError", "TypeError"] {
+            assert!(!log.contains(bad), "script error in the report: {log}");
+        }
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let dom = run(&["--dump-dom".to_string()]);
+    let doc = scraper::Html::parse_document(&dom);
+    let sel = scraper::Selector::parse("svg rect.bar").unwrap();
+    let drawn = doc
+        .select(&sel)
+        .filter(|m| {
+            m.value()
+                .attr("width")
+                .and_then(|w| w.parse::<f64>().ok())
+                .is_some_and(|w| w > 0.0)
+        })
+        .count();
+    assert_eq!(drawn, bars, "bars in the rendered DOM");
+    let shot = dir.join("fleet-report.png");
+    run(&[
+        "--window-size=412,1600".to_string(),
+        format!("--screenshot={}", shot.display()),
+    ]);
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
+    );
 }
 
 /// The fan-out's own cost: a 1-second run on many hosts (HOSTBENCH_FLEET_SCALE_HOSTS,
