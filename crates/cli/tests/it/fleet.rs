@@ -1101,4 +1101,30 @@ fn distributed_load_splits_the_load_and_merges_the_hosts_histograms() {
         out.contains("Total: connections 30 requests 30 replies 30"),
         "{out}"
     );
+
+    // A generator that cannot be reached: its share is missing, the merged run says so and
+    // covers the others, and the exit code says not every host succeeded.
+    let before = logged(&log).len() as u64;
+    let down = format!("{}:2222", hosts.hosts[0].addr);
+    let o = fleet_small(&hosts, &db)
+        .args([&format!("{},{down}", hosts.list()), "--"])
+        .args(["ab", "-n", "40", "-c", "4", &url])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    let (parts, merged) = load_runs(&db, None);
+    assert_eq!(parts.len(), 3);
+    assert_eq!(count(&merged), 30, "three shares of 10");
+    assert_eq!(logged(&log).len() as u64 - before, 30);
+    let warned = merged["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w["kind"] == "partial" && w["message"].as_str().unwrap().contains(&down));
+    assert!(warned, "{}", merged["warnings"]);
+    assert!(
+        err.contains("1 of 4 load generators brought no run back"),
+        "{err}"
+    );
 }
