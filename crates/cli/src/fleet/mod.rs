@@ -25,6 +25,7 @@ pub mod agent;
 pub mod gate;
 mod hosts;
 mod load;
+mod progress;
 mod report;
 mod split;
 mod ssh;
@@ -219,6 +220,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             kept: per_host.as_ref().map(|_| Mutex::new(Vec::new())),
         },
         per_host,
+        progress: Arc::new(progress::Progress::new(&names)),
     };
     eprintln!(
         "fleet {run_id}: {} host{} ({} at once)",
@@ -227,6 +229,10 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         args.parallel.min(targets.len())
     );
     let t0 = Instant::now();
+    {
+        let p = ctx.progress.clone();
+        std::thread::spawn(move || p.tick());
+    }
     let mut outcomes = Vec::new();
     for (w, wave) in targets.chunks(args.parallel).enumerate() {
         if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst) {
@@ -242,6 +248,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         outcomes.extend(run_wave(&ctx, wave, w * args.parallel));
     }
     let ran = t0.elapsed();
+    ctx.progress.finish();
     for t in &targets {
         ctx.ssh.close(t);
     }
@@ -299,6 +306,8 @@ struct Ctx {
     /// A distributed load: each host's own command (its share of the load), by the
     /// host's index ([`split`]).
     per_host: Option<Vec<Vec<String>>>,
+    /// What each host is doing, on stderr.
+    progress: Arc<progress::Progress>,
 }
 
 /// How one host did.
@@ -482,14 +491,14 @@ fn run_wave(ctx: &Ctx, wave: &[Target], first: usize) -> Vec<Outcome> {
                     .min(Duration::from_secs(5)),
             );
             let at = gate::now_ns() + delay.as_nanos() as i64;
-            eprintln!(
+            ctx.progress.note(&format!(
                 "fleet {}: {ready} host{} ready after {:.2} s; start at {} (in {:.2} s)",
                 ctx.run_id,
                 if ready == 1 { "" } else { "s" },
                 wave_t0.elapsed().as_secs_f64(),
                 hostbench_core::civil::rfc3339_utc(at as f64 / 1e9),
                 delay.as_secs_f64()
-            );
+            ));
             Some(at)
         };
         {
@@ -547,13 +556,17 @@ fn host(ctx: &Ctx, t: &Target, index: usize, ready: mpsc::Sender<Ready>, start: 
             run = ssh::quote(&format!("{base}/runs/{}", ctx.run_id)),
         );
         match ssh::run(ctx.ssh.command(t, &rm), None, None) {
-            Ok(out) if ok(&out) => eprintln!("fleet: {}: removed what was deployed", t.name),
-            Ok(out) => eprintln!(
+            Ok(out) if ok(&out) => ctx
+                .progress
+                .note(&format!("fleet: {}: removed what was deployed", t.name)),
+            Ok(out) => ctx.progress.note(&format!(
                 "WARNING: {}: what was deployed could not be removed: {}",
                 t.name,
                 ssh::last_lines(&out.stderr_tail, 1)
-            ),
-            Err(e) => eprintln!("WARNING: {}: ssh cannot start: {e}", t.name),
+            )),
+            Err(e) => ctx
+                .progress
+                .note(&format!("WARNING: {}: ssh cannot start: {e}", t.name)),
         }
     }
     o
@@ -572,13 +585,14 @@ fn host_run(
     let fail = |mut o: Outcome, why: String, tail: &[u8]| {
         o.failure = Some(why);
         o.tail = ssh::last_lines(tail, 5);
-        eprintln!(
-            "fleet: {}: FAILED: {}",
-            o.name,
-            o.failure.as_deref().unwrap_or("")
+        ctx.progress.host(
+            index,
+            &format!("FAILED: {}", o.failure.as_deref().unwrap_or("")),
+            false,
         );
         o
     };
+    ctx.progress.host(index, "connecting", false);
     let prepared = prepare(ctx, t, index, deadline, &mut o);
     let (bin, dir) = match prepared {
         Ok(p) => p,
@@ -664,6 +678,7 @@ fn host_run(
         match go {
             Some(at) => {
                 running.send(&format!("go {}\n", at + offset));
+                ctx.progress.host(index, "running", true);
             }
             None => running.close_stdin(),
         }
@@ -692,11 +707,14 @@ fn host_run(
     if o.runs.is_empty() {
         return fail(o, "the command saved no run".into(), &out.stderr_tail);
     }
-    eprintln!(
-        "fleet: {}: done, {} run{}",
-        t.name,
-        o.runs.len(),
-        if o.runs.len() == 1 { "" } else { "s" }
+    ctx.progress.host(
+        index,
+        &format!(
+            "done, {} run{}",
+            o.runs.len(),
+            if o.runs.len() == 1 { "" } else { "s" }
+        ),
+        false,
     );
     o
 }
@@ -755,6 +773,7 @@ fn prepare(
     if text.lines().any(|l| l == "present") {
         o.deployed = Some("cached");
     } else {
+        ctx.progress.host(index, "copying the binary", false);
         let upload = format!(
             "set -e; umask 077; d={}; mkdir -p \"$d\"; t=\"$d/.upload.$$\"; cat > \"$t\"; \
              s=$(sha256sum < \"$t\" | cut -c1-64); if [ \"$s\" != {sha} ]; then rm -f \"$t\"; \
@@ -795,12 +814,15 @@ fn prepare(
     let (offset, rtt) = measure_clock(ctx, t, &bin)?;
     o.offset_ns = Some(offset);
     o.rtt_ns = Some(rtt);
-    eprintln!(
-        "fleet: {}: ready (binary {}, clock offset {:+.3} ms ± {:.3} ms)",
-        t.name,
-        o.deployed.unwrap_or("?"),
-        offset as f64 / 1e6,
-        rtt as f64 / 2e6
+    ctx.progress.host(
+        index,
+        &format!(
+            "ready (binary {}, clock offset {:+.3} ms ± {:.3} ms)",
+            o.deployed.unwrap_or("?"),
+            offset as f64 / 1e6,
+            rtt as f64 / 2e6
+        ),
+        false,
     );
     Ok((bin, dir))
 }

@@ -1128,3 +1128,59 @@ fn distributed_load_splits_the_load_and_merges_the_hosts_histograms() {
         "{err}"
     );
 }
+
+#[test]
+fn on_a_terminal_each_host_has_a_line_redrawn_in_place() {
+    if netns::skip("on_a_terminal_each_host_has_a_line_redrawn_in_place") {
+        return;
+    }
+    let hosts = Hosts::start(2);
+    let db = hosts.dir.path().join("results.db");
+    // The fleet under a pseudo-terminal (util-linux `script`), as a user would run it.
+    let c = fleet_small(&hosts, &db);
+    let mut line = vec![c.get_program().to_string_lossy().into_owned()];
+    line.extend(c.get_args().map(|a| a.to_string_lossy().into_owned()));
+    line.extend(
+        [
+            &hosts.list(),
+            "--",
+            "cpu",
+            "--cpu-max-prime=2000",
+            "--time=2",
+            "run",
+        ]
+        .map(String::from),
+    );
+    let typescript = hosts.dir.path().join("typescript");
+    let o = Command::new("script")
+        .args(["-q", "-e", "-c", &line.join(" ")])
+        .arg(&typescript)
+        .env("TERM", "xterm")
+        .env("TMPDIR", hosts.dir.path().join("tmp"))
+        .env("HOSTBENCH_RESULTS_DB", &db)
+        .env_remove("HOSTBENCH_NO_SAVE")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let screen =
+        String::from_utf8_lossy(&std::fs::read(&typescript).unwrap_or_default()).into_owned();
+    assert!(o.status.success(), "{screen}");
+    // Lines cleared and redrawn, not one line per change.
+    assert!(screen.contains("\x1b[2K"), "{screen}");
+    assert!(screen.contains("\x1b[2A"), "{screen}");
+    assert!(
+        !screen.contains("fleet: 10."),
+        "plain lines on a terminal: {screen}"
+    );
+    for h in &hosts.hosts {
+        assert!(
+            screen.contains(&format!("  {}  running", h.addr)),
+            "{screen}"
+        );
+        assert!(
+            screen.contains(&format!("  {}  done, 1 run", h.addr)),
+            "{screen}"
+        );
+    }
+    assert_eq!(stored(&db).len(), 2);
+}
