@@ -35,7 +35,7 @@ use std::sync::Arc;
 const AB_TIME_REQUESTS: u64 = 50_000;
 
 /// ab's options, one definition each: the parser below and the usage text come from it.
-const FLAGS: &[Flag] = &[
+pub(crate) const FLAGS: &[Flag] = &[
     Flag::short("n", "requests", "Number of requests to perform"),
     Flag::short(
         "c",

@@ -379,6 +379,7 @@ fn run_plan(
                 counters: workload.counters(),
                 facts: instance.facts(),
                 tables: instance.tables(),
+                histograms: instance.histograms(),
                 fio: instance.fio(),
                 warnings: instance.warnings(),
                 clock: clock_info.clone(),

@@ -23,7 +23,7 @@ use std::process::ExitCode;
 
 /// httperf's options (and hostbench's), one definition each: the parser below and the usage
 /// text come from it. Entries without help are listed in the usage's closing lines.
-const FLAGS: &[Flag] = &[
+pub(crate) const FLAGS: &[Flag] = &[
     Flag::long(
         "server",
         "HOST",

@@ -188,6 +188,14 @@ fn main() -> ExitCode {
         argv.remove(1);
         argv.push("--help".into());
     }
+    // `--fleet-run ID` in any grammar: a run that joins a fleet run (a fleet's own command
+    // line is the fleet's business).
+    if argv.get(1).is_none_or(|w| w != "fleet")
+        && let Err(e) = fleet::gate::take_flags(&mut argv)
+    {
+        eprintln!("hostbench: error: {e:#}");
+        return ExitCode::from(2);
+    }
     let args = &argv[1..];
     // Peer grammars whose program name is the first word; then sysbench's (test names
     // anywhere); then the native clap grammar.

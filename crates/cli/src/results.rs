@@ -117,6 +117,7 @@ impl FilterArgs {
             since_ms,
             until_ms,
             limit: self.limit,
+            fleet_run: None,
         })
     }
 }

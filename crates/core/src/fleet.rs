@@ -23,6 +23,9 @@ pub struct FleetReport {
     pub start_skew_ns: Option<i64>,
     /// `--fail-below` as a fraction (0.1 = 10 %), when given.
     pub fail_below: Option<f64>,
+    /// The label of the runs `--fail-below` judges against (`--baseline`), instead of the
+    /// fleet's median.
+    pub baseline: Option<String>,
     /// One group per workload (suite entry) that ran.
     pub groups: Vec<Group>,
 }
@@ -46,6 +49,11 @@ pub struct Group {
     pub mad: Option<f64>,
     /// (largest − smallest) / median, over them.
     pub spread: Option<f64>,
+    /// The baseline's figure: the median over the baseline label's completed runs of
+    /// this workload (`--baseline`).
+    pub baseline: Option<f64>,
+    /// How many runs that median is of.
+    pub baseline_runs: usize,
     /// One row per host, by host name.
     pub rows: Vec<Row>,
 }
@@ -61,6 +69,8 @@ pub struct Row {
     pub value: Option<f64>,
     /// value / median.
     pub ratio: Option<f64>,
+    /// value / the baseline's figure, with `--baseline`.
+    pub vs_baseline: Option<f64>,
     /// Robust z-score; `None` when the MAD is 0 or the run did not complete.
     pub z: Option<f64>,
     /// `pass`, `slow`, `fast` or `failed`.
@@ -107,9 +117,38 @@ fn completed(r: &RunResult) -> bool {
 /// those whose `fleet.run` is `run` count). A host with several runs of one workload is
 /// represented by its last.
 pub fn report(run: &str, runs: &[RunResult], fail_below: Option<f64>) -> FleetReport {
+    report_against(run, runs, fail_below, None)
+}
+
+/// Runs to judge a fleet run's hosts against (`fleet report --baseline LABEL`): their
+/// label and the runs (any with that label; those of the fleet run itself are left out).
+#[derive(Debug, Clone, Copy)]
+pub struct Baseline<'a> {
+    /// The label.
+    pub label: &'a str,
+    /// Its runs.
+    pub runs: &'a [RunResult],
+}
+
+/// [`report`], with `--fail-below` judging each host against `baseline`'s figure for the
+/// same workload (the median of its completed runs) instead of the fleet's median. A
+/// workload the baseline has no run of is judged against the fleet's median
+/// (`Group::baseline` is `None`).
+pub fn report_against(
+    run: &str,
+    runs: &[RunResult],
+    fail_below: Option<f64>,
+    baseline: Option<Baseline<'_>>,
+) -> FleetReport {
     let mut mine: Vec<&RunResult> = runs
         .iter()
-        .filter(|r| r.fleet.as_ref().is_some_and(|f| f.run == run))
+        // A distributed load's merged run stands for the fleet, not a host: it is not set
+        // against the hosts.
+        .filter(|r| {
+            r.fleet
+                .as_ref()
+                .is_some_and(|f| f.run == run && f.parts.is_empty())
+        })
         .collect();
     mine.sort_by(|a, b| a.started_at.cmp(&b.started_at));
     let host = |r: &RunResult| r.fleet.as_ref().map(|f| f.host.clone()).unwrap_or_default();
@@ -181,12 +220,36 @@ pub fn report(run: &str, runs: &[RunResult], fail_below: Option<f64>) -> FleetRe
                 _ => None,
             };
             let higher = fig.better == Better::Higher;
+            let base_values: Vec<f64> = baseline
+                .map(|b| {
+                    b.runs
+                        .iter()
+                        .filter(|r| {
+                            r.label.as_deref() == Some(b.label)
+                                && what(r) == k
+                                && completed(r)
+                                && r.fleet.as_ref().is_none_or(|f| f.run != run)
+                        })
+                        .filter_map(&value_of)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let base = stats::median(&base_values).filter(|b| *b != 0.0);
+            let reference = base.or(median);
             let rows = per_host
                 .iter()
                 .map(|(h, r)| {
                     let value = value_of(r);
                     let ok = completed(r) && value.is_some();
                     let ratio = match (value, median) {
+                        (Some(v), Some(m)) if m != 0.0 => Some(v / m),
+                        _ => None,
+                    };
+                    let vs_baseline = match (value, base) {
+                        (Some(v), Some(b)) => Some(v / b),
+                        _ => None,
+                    };
+                    let judged = match (value, reference) {
                         (Some(v), Some(m)) if m != 0.0 => Some(v / m),
                         _ => None,
                     };
@@ -197,7 +260,7 @@ pub fn report(run: &str, runs: &[RunResult], fail_below: Option<f64>) -> FleetRe
                     let outlier = z.is_some_and(|z| z.abs() > Z_OUTLIER);
                     // On the worse side: below the median for a throughput, above for a time.
                     let worse_side = |x: f64| if higher { x < 0.0 } else { x > 0.0 };
-                    let below = match (fail_below, ratio) {
+                    let below = match (fail_below, judged) {
                         (Some(fb), Some(q)) => {
                             if higher {
                                 q < 1.0 - fb
@@ -221,6 +284,7 @@ pub fn report(run: &str, runs: &[RunResult], fail_below: Option<f64>) -> FleetRe
                         run_id: r.id.clone(),
                         value,
                         ratio,
+                        vs_baseline,
                         z,
                         verdict,
                         outlier,
@@ -236,6 +300,8 @@ pub fn report(run: &str, runs: &[RunResult], fail_below: Option<f64>) -> FleetRe
                 median,
                 mad,
                 spread,
+                baseline: base,
+                baseline_runs: base_values.len(),
                 rows,
             }
         })
@@ -245,6 +311,7 @@ pub fn report(run: &str, runs: &[RunResult], fail_below: Option<f64>) -> FleetRe
         hosts: hosts.len(),
         start_skew_ns,
         fail_below,
+        baseline: baseline.map(|b| b.label.to_string()),
         groups,
     }
 }
@@ -274,6 +341,7 @@ mod tests {
             start_late_ns: Some(late),
             clock_offset_ns: None,
             clock_rtt_ns: None,
+            parts: Vec::new(),
         });
         r
     }
@@ -317,6 +385,34 @@ mod tests {
         // Without the failed host and the slow one, the qualification passes.
         let ok = report("f1", &runs[..4], Some(0.1));
         assert!(!ok.any_failed());
+    }
+
+    #[test]
+    fn fail_below_judges_against_the_baseline_label_when_given() {
+        // Every host 20 % below the baseline machine: the fleet median sees nothing wrong.
+        let mut runs = vec![
+            on("a", "1", 800.0, 0),
+            on("b", "2", 810.0, 0),
+            on("c", "3", 790.0, 0),
+        ];
+        for (i, v) in [1000.0, 1010.0, 990.0].into_iter().enumerate() {
+            let mut r = run(&format!("g{i}"), "cpu", 1, &[("events_per_s", v)]);
+            r.label = Some("golden".into());
+            runs.push(r);
+        }
+        assert!(!report("f1", &runs, Some(0.1)).any_failed());
+        let b = Baseline {
+            label: "golden",
+            runs: &runs,
+        };
+        let rep = report_against("f1", &runs, Some(0.1), Some(b));
+        let g = &rep.groups[0];
+        assert_eq!((g.baseline, g.baseline_runs), (Some(1000.0), 3));
+        assert!(g.rows.iter().all(|r| r.verdict == Verdict::Slow));
+        assert_eq!(g.rows[0].vs_baseline, Some(0.8));
+        // Within 25 % of the baseline: pass.
+        assert!(!report_against("f1", &runs, Some(0.25), Some(b)).any_failed());
+        assert_eq!(rep.baseline.as_deref(), Some("golden"));
     }
 
     #[test]

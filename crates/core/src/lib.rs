@@ -18,6 +18,7 @@ pub mod fleet;
 pub mod host;
 pub mod input;
 pub mod layout;
+pub mod merge;
 pub mod names;
 pub mod params;
 pub mod plan;

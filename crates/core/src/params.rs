@@ -216,6 +216,11 @@ impl Params {
         }
     }
 
+    /// Sets one value (a fleet's merged run: the sum of its hosts' connections).
+    pub fn set(&mut self, name: &str, v: Value) {
+        self.values.insert(name.to_string(), v);
+    }
+
     /// The raw value map.
     pub fn values(&self) -> &BTreeMap<String, Value> {
         &self.values

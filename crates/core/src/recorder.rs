@@ -443,6 +443,30 @@ impl LatencyRec {
         }
     }
 
+    /// A record of `count` events with these exact totals and this distribution (a stored
+    /// result's histogram, decoded), so it merges and reads like one recorded here.
+    pub fn from_histogram(
+        count: u64,
+        min_ns: u64,
+        max_ns: u64,
+        sum_ns: u64,
+        mut hist: Histogram<u64>,
+    ) -> LatencyRec {
+        if count == 0 {
+            return LatencyRec::default();
+        }
+        // A decoded histogram has fixed bounds; merging grows it like one recorded here.
+        hist.auto(true);
+        LatencyRec {
+            count,
+            min_ns,
+            max_ns,
+            sum_ns,
+            hist: Some(hist),
+            small: [0; SMALL],
+        }
+    }
+
     /// Adds every event of `o`.
     pub fn merge(&mut self, o: &LatencyRec) {
         if o.count == 0 {

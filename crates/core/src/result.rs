@@ -27,8 +27,9 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// without the field are 0, written before it existed); 2 added `figures[].label`,
 /// `annotations`, `suite` and `fio.jobs[].groupid`; 3 `suite.directory`; 4 fio's
 /// `jobs[].report`, `blocks[].*.lat_bins`/`slat_bins` and the layout's `more_formats` and
-/// `terse_version`; 5 `fio.blocks[].error` and `fio.jobs[].bs_ranges`; 6 `fleet`.
-pub const SCHEMA_MINOR: u32 = 6;
+/// `terse_version`; 5 `fio.blocks[].error` and `fio.jobs[].bs_ranges`; 6 `fleet`; 7
+/// `histograms` and `fleet.parts` (a fleet's merged load).
+pub const SCHEMA_MINOR: u32 = 7;
 
 /// One run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -94,6 +95,12 @@ pub struct RunResult {
     /// `HOSTBENCH_FLEET_RUN`) made it (schema 1.6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet: Option<FleetRef>,
+    /// The workload's other latency distributions, by name (`http.load`: one per row of
+    /// its `http_times` table that timed something), each as HdrHistogram V2 compressed,
+    /// base64, ns, like `latency.hdr_histogram`: what a fleet's merge combines exactly
+    /// (schema 1.7).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub histograms: BTreeMap<String, String>,
 }
 
 /// A run's place in a fleet run: which fleet run, which host as the user named it, and how
@@ -119,6 +126,22 @@ pub struct FleetRef {
     /// The round trip of that sample, ns: the offset is known to within half of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_rtt_ns: Option<i64>,
+    /// The runs this one merges (schema 1.7): set on the one result of a fleet's
+    /// distributed load (`fleet HOSTS -- http ...`), whose `host` is `*`; each part is one
+    /// load generator's own run, stored beside it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<FleetPart>,
+}
+
+/// One host's run in a merged fleet result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FleetPart {
+    /// The host as the user named it.
+    pub host: String,
+    /// Its stored run's id.
+    pub run_id: String,
+    /// Its events (requests), the share of the merged count it brought.
+    pub events: u64,
 }
 
 /// Which suite entry a run came from.
@@ -487,10 +510,6 @@ impl Latency {
     /// From a latency record, with the given percentiles.
     pub fn from_rec(rec: &LatencyRec, percentiles: &[f64]) -> Latency {
         let s = rec.summary(percentiles);
-        let mut buf = Vec::new();
-        V2DeflateSerializer::new()
-            .serialize(&*rec.histogram(), &mut buf)
-            .expect("serializing a histogram into memory cannot fail");
         Latency {
             count: s.count,
             min_ns: s.min_ns,
@@ -499,7 +518,7 @@ impl Latency {
             sum_ns: s.sum_ns,
             stddev_ns: rec.stdev(),
             percentiles: s.percentiles,
-            hdr_histogram: crate::base64::encode(&buf),
+            hdr_histogram: encode_histogram(&rec.histogram()),
         }
     }
 }
@@ -572,6 +591,8 @@ pub struct ResultContext<'a> {
     pub facts: Vec<(String, f64)>,
     /// Tables from the instance.
     pub tables: Vec<Table>,
+    /// Other latency distributions from the instance, encoded ([`encode_histogram`]).
+    pub histograms: Vec<(String, String)>,
     /// fio's statistics from the instance (`disk.fio` only).
     pub fio: Option<FioResult>,
     /// Warnings from the instance (what the user is really measuring, and what to do).
@@ -651,6 +672,7 @@ impl RunResult {
             annotations: BTreeMap::new(),
             suite: None,
             fleet: None,
+            histograms: ctx.histograms.into_iter().collect(),
         };
         r.warnings = ctx.warnings;
         r.warnings.extend(r.standard_warnings(m.stuck_threads));
@@ -756,6 +778,15 @@ fn run_id(t: f64, seed: u64) -> String {
     let mut x = (t * 1e9) as u64 ^ seed.rotate_left(17) ^ u64::from(std::process::id());
     let mut part = || crate::rand::splitmix64(&mut x);
     format!("{:016x}{:016x}", part(), part())
+}
+
+/// A histogram as results store it: HdrHistogram V2 compressed, base64.
+pub fn encode_histogram(h: &hdrhistogram::Histogram<u64>) -> String {
+    let mut buf = Vec::new();
+    V2DeflateSerializer::new()
+        .serialize(h, &mut buf)
+        .expect("serializing a histogram into memory cannot fail");
+    crate::base64::encode(&buf)
 }
 
 /// Decodes a latency histogram written by [`Latency::from_rec`].

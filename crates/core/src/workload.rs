@@ -245,6 +245,12 @@ pub trait Instance: Send + Sync {
     fn tables(&self) -> Vec<Table> {
         Vec::new()
     }
+    /// Other latency distributions worth keeping whole (`http.load`: one per phase of a
+    /// request), by name, encoded with [`crate::result::encode_histogram`]; asked after the
+    /// run. A fleet merges them exactly. Default: none.
+    fn histograms(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
     /// fio's statistics (`disk.fio` alone), asked after the run: the result's typed `fio`
     /// section, which fio's layouts render. Default: none.
     fn fio(&self) -> Option<crate::fio_result::FioResult> {

@@ -54,6 +54,8 @@ pub(crate) struct Indexed {
     pub stop_reason: String,
     pub headline: Headline,
     pub result_schema_version: u32,
+    /// `fleet.run`.
+    pub fleet_run: Option<String>,
 }
 
 impl Indexed {
@@ -84,6 +86,7 @@ impl Indexed {
             stop_reason: json_name(&r.outcome.stop_reason),
             headline: Headline::of(r),
             result_schema_version: r.schema_version,
+            fleet_run: r.fleet.as_ref().map(|f| f.run.clone()),
         })
     }
 }

@@ -162,6 +162,8 @@ pub struct Filter {
     pub until_ms: Option<i64>,
     /// At most this many runs: the most recent ones.
     pub limit: Option<u64>,
+    /// Runs of this fleet run (`fleet.run`; an indexed column).
+    pub fleet_run: Option<String>,
 }
 
 /// One line of `results list`: a stored run's indexed columns.
@@ -370,6 +372,10 @@ impl Store {
             } else {
                 conds.push(format!("hostname = {p}"));
             }
+        }
+        if let Some(r) = &f.fleet_run {
+            let p = ph(Arg::Text(r.clone()), &mut args);
+            conds.push(format!("fleet_run = {p}"));
         }
         if let Some(s) = f.since_ms {
             let p = ph(Arg::Int(s), &mut args);

@@ -19,12 +19,13 @@ pub(crate) struct Migration {
 }
 
 /// The schema version this build writes and reads.
-pub const LATEST_VERSION: u32 = 1;
+pub const LATEST_VERSION: u32 = 2;
 
-pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "runs: one row per result, the JSON text plus indexed columns",
-    sqlite: "
+pub(crate) const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "runs: one row per result, the JSON text plus indexed columns",
+        sqlite: "
         CREATE TABLE runs (
             id                    TEXT PRIMARY KEY NOT NULL,
             started_at            TEXT NOT NULL,
@@ -51,7 +52,7 @@ pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
         CREATE INDEX runs_by_hostname ON runs (hostname, started_ms);
         CREATE INDEX runs_by_fingerprint ON runs (host_fingerprint, started_ms);
     ",
-    postgres: "
+        postgres: "
         CREATE TABLE runs (
             id                    TEXT PRIMARY KEY NOT NULL,
             started_at            TEXT NOT NULL,
@@ -78,7 +79,23 @@ pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
         CREATE INDEX runs_by_hostname ON runs (hostname, started_ms);
         CREATE INDEX runs_by_fingerprint ON runs (host_fingerprint, started_ms);
     ",
-}];
+    },
+    Migration {
+        version: 2,
+        name: "runs.fleet_run: the fleet run a run belongs to (result.fleet.run), indexed",
+        sqlite: "
+        ALTER TABLE runs ADD COLUMN fleet_run TEXT;
+        UPDATE runs SET fleet_run = json_extract(result_json, '$.fleet.run')
+            WHERE json_valid(result_json);
+        CREATE INDEX runs_by_fleet_run ON runs (fleet_run, started_ms);
+    ",
+        postgres: "
+        ALTER TABLE runs ADD COLUMN fleet_run TEXT;
+        UPDATE runs SET fleet_run = (result_json::jsonb -> 'fleet' ->> 'run');
+        CREATE INDEX runs_by_fleet_run ON runs (fleet_run, started_ms);
+    ",
+    },
+];
 
 #[cfg(test)]
 mod tests {

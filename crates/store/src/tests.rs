@@ -34,6 +34,7 @@ fn ids(v: &[RunSummary]) -> Vec<&str> {
 
 /// Saving, filters, ids, export/import, removal. `fresh` hands out new empty stores.
 fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
+    finds_a_fleet_runs_runs(fresh());
     let loc = fresh();
     let mut s = Store::open(&loc).unwrap();
     assert_eq!(s.schema_version().unwrap(), LATEST_VERSION);
@@ -351,6 +352,65 @@ fn concurrent_writers(loc: &Location) {
 
 // ---------------------------------------------------------------------------------------
 // SQLite.
+
+fn on_fleet(id: &str, fleet_run: Option<&str>) -> RunResult {
+    let mut r = run(id, None, "cpu", "h", "2026-11-26T01:00:00Z");
+    r.fleet = fleet_run.map(|f| hostbench_core::result::FleetRef {
+        run: f.into(),
+        host: "h".into(),
+        start_at_unix_ns: None,
+        start_late_ns: None,
+        clock_offset_ns: None,
+        clock_rtt_ns: None,
+        parts: Vec::new(),
+    });
+    r
+}
+
+/// `Filter::fleet_run` selects by the indexed column.
+fn finds_a_fleet_runs_runs(loc: Location) {
+    let mut s = Store::open(&loc).unwrap();
+    for (id, f) in [
+        ("fa", Some("fr-1")),
+        ("fb", Some("fr-2")),
+        ("fc", None),
+        ("fd", Some("fr-1")),
+    ] {
+        s.save(&on_fleet(id, f)).unwrap();
+    }
+    let f = Filter {
+        fleet_run: Some("fr-1".into()),
+        ..Filter::default()
+    };
+    let mut got: Vec<String> = s.list(&f).unwrap().into_iter().map(|r| r.id).collect();
+    got.sort();
+    assert_eq!(got, ["fa", "fd"]);
+}
+
+#[test]
+fn sqlite_a_v1_stores_fleet_runs_are_indexed_by_the_migration() {
+    let dir = sqlite_dir();
+    let path = dir.path().join("at-v1.db");
+    let b = sqlite::Sqlite::open(&path, true, 1).unwrap().unwrap();
+    let r = on_fleet("old", Some("fr-9"));
+    b.conn()
+        .execute(
+            "INSERT INTO runs (id, started_at, started_ms, stored_ms, workload, workload_family, \
+             category, tool_version, stop_reason, headline_metric, headline_unit, \
+             result_schema_version, result_json) VALUES (?1, ?2, 0, 0, 'cpu', 'cpu', 'cpu', \
+             'x', 'time_limit', 'events_per_s', 'events/s', 1, ?3)",
+            rusqlite::params![r.id, r.started_at, serde_json::to_string(&r).unwrap()],
+        )
+        .unwrap();
+    drop(b);
+    let mut s = Store::open(&Location::Sqlite(path)).unwrap();
+    s.save(&on_fleet("new", Some("fr-9"))).unwrap();
+    let f = Filter {
+        fleet_run: Some("fr-9".into()),
+        ..Filter::default()
+    };
+    assert_eq!(s.list(&f).unwrap().len(), 2);
+}
 
 fn sqlite_dir() -> tempfile::TempDir {
     tempfile::Builder::new()

@@ -77,14 +77,74 @@ fn number(var: &str) -> Result<Option<i64>> {
     }
 }
 
-/// The fleet settings in the environment: `None` when `HOSTBENCH_FLEET_RUN` is not set.
+/// `--fleet-run ID` and `--fleet-host NAME` from the command line ([`take_flags`]), which
+/// win over [`ENV_RUN`] and [`ENV_HOST`].
+static FLAGS: std::sync::OnceLock<(Option<String>, Option<String>)> = std::sync::OnceLock::new();
+
+/// Takes `--fleet-run ID` and `--fleet-host NAME` (or `--fleet-run=ID`) out of any
+/// command line, in any grammar (before a `--`): the same as [`ENV_RUN`] and [`ENV_HOST`]
+/// for this process. Called once, before the grammars read `argv`.
+pub fn take_flags(argv: &mut Vec<String>) -> Result<()> {
+    let mut found: [Option<String>; 2] = [None, None];
+    let names = ["--fleet-run", "--fleet-host"];
+    let mut i = 1;
+    while i < argv.len() {
+        if argv[i] == "--" {
+            break;
+        }
+        let hit = names.iter().enumerate().find_map(|(k, n)| {
+            if argv[i] == *n {
+                Some((k, None))
+            } else {
+                argv[i]
+                    .strip_prefix(n)
+                    .and_then(|v| v.strip_prefix('='))
+                    .map(|v| (k, Some(v.to_string())))
+            }
+        });
+        let Some((k, inline)) = hit else {
+            i += 1;
+            continue;
+        };
+        let flag = argv.remove(i);
+        let v = match inline {
+            Some(v) => v,
+            None if i < argv.len() && !argv[i].starts_with('-') => argv.remove(i),
+            None => bail!(
+                "{} needs a value, e.g. {} qualify-2026-11",
+                names[k],
+                names[k]
+            ),
+        };
+        let var = if k == 0 { ENV_RUN } else { ENV_HOST };
+        found[k] = Some(name(var, v).map_err(|e| {
+            anyhow::anyhow!(
+                "{}",
+                e.to_string()
+                    .replace(var, flag.split('=').next().unwrap_or(""))
+            )
+        })?);
+    }
+    let [run, host] = found;
+    if host.is_some() && run.is_none() && std::env::var(ENV_RUN).is_err() {
+        bail!("--fleet-host names this host in a fleet run: give --fleet-run ID with it");
+    }
+    let _ = FLAGS.set((run, host));
+    Ok(())
+}
+
+/// The fleet settings in the environment (or `--fleet-run`): `None` when neither says a
+/// fleet run.
 pub fn from_env() -> Result<Option<Gate>> {
-    let run = match std::env::var(ENV_RUN) {
-        Ok(v) if !v.is_empty() => name(ENV_RUN, v)?,
+    let flags = FLAGS.get().cloned().unwrap_or_default();
+    let run = match (flags.0, std::env::var(ENV_RUN)) {
+        (Some(r), _) => r,
+        (None, Ok(v)) if !v.is_empty() => name(ENV_RUN, v)?,
         _ => return Ok(None),
     };
-    let host = match std::env::var(ENV_HOST) {
-        Ok(v) if !v.is_empty() => Some(name(ENV_HOST, v)?),
+    let host = match (flags.1, std::env::var(ENV_HOST)) {
+        (Some(h), _) => Some(h),
+        (None, Ok(v)) if !v.is_empty() => Some(name(ENV_HOST, v)?),
         _ => None,
     };
     Ok(Some(Gate {
@@ -165,6 +225,7 @@ impl Gate {
             start_late_ns: late_ns,
             clock_offset_ns: self.offset_ns,
             clock_rtt_ns: self.rtt_ns,
+            parts: Vec::new(),
         }
     }
 }

@@ -24,7 +24,10 @@
 pub mod agent;
 pub mod gate;
 mod hosts;
+mod load;
+mod progress;
 mod report;
+mod split;
 mod ssh;
 
 use crate::results::StoreArg;
@@ -53,7 +56,7 @@ use std::time::{Duration, Instant};
     name = "hostbench fleet",
     version,
     override_usage = "hostbench fleet [OPTIONS] HOSTS|-i INVENTORY:GROUP -- COMMAND...\n       \
-                      hostbench fleet report RUN_ID [-f text|markdown|csv|json] [--fail-below PCT]"
+                      hostbench fleet report RUN_ID [-f text|markdown|csv|json|html] [-o FILE] [--fail-below PCT] [--baseline LABEL]"
 )]
 struct FleetArgs {
     /// The hosts: a comma list or @FILE.
@@ -155,6 +158,15 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     if args.parallel == 0 {
         bail!("fleet: --parallel must be at least 1");
     }
+    if split::is_load(&command) && targets.len() > args.parallel {
+        bail!(
+            "fleet: a distributed load runs on every host at once: --parallel {} is fewer than \
+             the {} hosts (give --parallel {} or more)",
+            args.parallel,
+            targets.len(),
+            targets.len()
+        );
+    }
     if let Some(f) = &args.ssh_config
         && !f.is_file()
     {
@@ -167,7 +179,16 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         }
     };
     let sha = sha256_file(&binary)?;
+    let user_command = command.clone();
     let (command, carried) = carried_files(&command)?;
+    let names: Vec<String> = targets.iter().map(|t| t.name.clone()).collect();
+    let per_host = split::split(&command, &names)?;
+    if let Some(p) = &per_host {
+        for (t, c) in targets.iter().zip(p) {
+            let shown: Vec<String> = c.iter().map(|w| remote_word(w, "…")).collect();
+            eprintln!("fleet: {}: its share: {}", t.name, shown.join(" "));
+        }
+    }
     let location = hostbench_store::Location::resolve(saving.results_db.as_deref())?;
     let control_dir = private_temp_dir()?;
     let run_id = new_run_id();
@@ -196,7 +217,10 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             store: Mutex::new(None),
             saved: Default::default(),
             error: Mutex::new(None),
+            kept: per_host.as_ref().map(|_| Mutex::new(Vec::new())),
         },
+        per_host,
+        progress: Arc::new(progress::Progress::new(&names)),
     };
     eprintln!(
         "fleet {run_id}: {} host{} ({} at once)",
@@ -205,6 +229,10 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         args.parallel.min(targets.len())
     );
     let t0 = Instant::now();
+    {
+        let p = ctx.progress.clone();
+        std::thread::spawn(move || p.tick());
+    }
     let mut outcomes = Vec::new();
     for (w, wave) in targets.chunks(args.parallel).enumerate() {
         if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst) {
@@ -220,8 +248,19 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         outcomes.extend(run_wave(&ctx, wave, w * args.parallel));
     }
     let ran = t0.elapsed();
+    ctx.progress.finish();
     ctx.ssh.close_all(&targets);
     let _ = std::fs::remove_dir_all(&control_dir);
+    let merged = match &ctx.saver.kept {
+        Some(kept) => {
+            let kept = std::mem::take(&mut *kept.lock().unwrap_or_else(|e| e.into_inner()));
+            load::merge_and_show(&ctx.saver, &user_command, kept, &outcomes)
+        }
+        None => Ok(()),
+    };
+    if let Err(e) = &merged {
+        eprintln!("WARNING: the hosts' load was not merged: {e:#}");
+    }
     let saved = match ctx
         .saver
         .error
@@ -237,7 +276,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ran.as_secs_f64(),
         t0.elapsed().as_secs_f64()
     );
-    summary(&run_id, &outcomes, saved, &location)
+    let code = summary(&run_id, &outcomes, saved, &location)?;
+    Ok(if merged.is_err() && code == ExitCode::SUCCESS {
+        ExitCode::from(1)
+    } else {
+        code
+    })
 }
 
 /// What every host's thread reads.
@@ -257,6 +301,11 @@ struct Ctx {
     /// `--clean`.
     clean: bool,
     saver: Saver,
+    /// A distributed load: each host's own command (its share of the load), by the
+    /// host's index ([`split`]).
+    per_host: Option<Vec<Vec<String>>>,
+    /// What each host is doing, on stderr.
+    progress: Arc<progress::Progress>,
 }
 
 /// How one host did.
@@ -440,14 +489,14 @@ fn run_wave(ctx: &Ctx, wave: &[Target], first: usize) -> Vec<Outcome> {
                     .min(Duration::from_secs(5)),
             );
             let at = gate::now_ns() + delay.as_nanos() as i64;
-            eprintln!(
+            ctx.progress.note(&format!(
                 "fleet {}: {ready} host{} ready after {:.2} s; start at {} (in {:.2} s)",
                 ctx.run_id,
                 if ready == 1 { "" } else { "s" },
                 wave_t0.elapsed().as_secs_f64(),
                 hostbench_core::civil::rfc3339_utc(at as f64 / 1e9),
                 delay.as_secs_f64()
-            );
+            ));
             Some(at)
         };
         {
@@ -505,13 +554,17 @@ fn host(ctx: &Ctx, t: &Target, index: usize, ready: mpsc::Sender<Ready>, start: 
             run = ssh::quote(&format!("{base}/runs/{}", ctx.run_id)),
         );
         match ssh::run(ctx.ssh.command(t, &rm), None, None) {
-            Ok(out) if ok(&out) => eprintln!("fleet: {}: removed what was deployed", t.name),
-            Ok(out) => eprintln!(
+            Ok(out) if ok(&out) => ctx
+                .progress
+                .note(&format!("fleet: {}: removed what was deployed", t.name)),
+            Ok(out) => ctx.progress.note(&format!(
                 "WARNING: {}: what was deployed could not be removed: {}",
                 t.name,
                 ssh::last_lines(&out.stderr_tail, 1)
-            ),
-            Err(e) => eprintln!("WARNING: {}: ssh cannot start: {e}", t.name),
+            )),
+            Err(e) => ctx
+                .progress
+                .note(&format!("WARNING: {}: ssh cannot start: {e}", t.name)),
         }
     }
     o
@@ -531,13 +584,14 @@ fn host_run(
         let _ = ready.send(Ready::Failed);
         o.failure = Some(why);
         o.tail = ssh::last_lines(tail, 5);
-        eprintln!(
-            "fleet: {}: FAILED: {}",
-            o.name,
-            o.failure.as_deref().unwrap_or("")
+        ctx.progress.host(
+            index,
+            &format!("FAILED: {}", o.failure.as_deref().unwrap_or("")),
+            false,
         );
         o
     };
+    ctx.progress.host(index, "connecting", false);
     // Files the command names need the host's run directory before the command starts:
     // one session that finds the cache (and copies the binary there when it is missing),
     // then one per file.
@@ -557,7 +611,7 @@ fn host_run(
                 break;
             }
             Ok(None) if attempt == 0 => {
-                if let Err((why, tail)) = deploy(ctx, t, deadline, &mut o) {
+                if let Err((why, tail)) = deploy(ctx, t, index, deadline, &mut o) {
                     return fail(o, why, &tail);
                 }
             }
@@ -578,12 +632,15 @@ fn host_run(
         o.deployed = Some("cached");
     }
     let offset = o.offset_ns.unwrap_or(0);
-    eprintln!(
-        "fleet: {}: ready (binary {}, clock offset {:+.3} ms ± {:.3} ms)",
-        t.name,
-        o.deployed.unwrap_or("?"),
-        offset as f64 / 1e6,
-        o.rtt_ns.unwrap_or(0) as f64 / 2e6
+    ctx.progress.host(
+        index,
+        &format!(
+            "ready (binary {}, clock offset {:+.3} ms ± {:.3} ms)",
+            o.deployed.unwrap_or("?"),
+            offset as f64 / 1e6,
+            o.rtt_ns.unwrap_or(0) as f64 / 2e6
+        ),
+        false,
     );
     // Ready when the command says so; not when it ends first, the host's time runs out or
     // Ctrl-C comes.
@@ -609,6 +666,7 @@ fn host_run(
         match go {
             Some(at) => {
                 running.send(&format!("go {}\n", at + offset));
+                ctx.progress.host(index, "running", true);
             }
             None => running.close_stdin(),
         }
@@ -625,9 +683,10 @@ fn host_run(
             Err(e) => {
                 o.failure = Some(format!("its results could not be read: {e}"));
                 o.tail = ssh::last_lines(&out.stderr_tail, 5);
-                eprintln!(
-                    "fleet: {}: FAILED: its results could not be read: {e}",
-                    o.name
+                ctx.progress.host(
+                    index,
+                    &format!("FAILED: its results could not be read: {e}"),
+                    false,
                 );
                 return o;
             }
@@ -636,10 +695,10 @@ fn host_run(
     let fail_late = |mut o: Outcome, why: String| {
         o.failure = Some(why);
         o.tail = ssh::last_lines(&out.stderr_tail, 5);
-        eprintln!(
-            "fleet: {}: FAILED: {}",
-            o.name,
-            o.failure.as_deref().unwrap_or("")
+        ctx.progress.host(
+            index,
+            &format!("FAILED: {}", o.failure.as_deref().unwrap_or("")),
+            false,
         );
         o
     };
@@ -650,11 +709,14 @@ fn host_run(
     if o.runs.is_empty() {
         return fail_late(o, "the command saved no run".into());
     }
-    eprintln!(
-        "fleet: {}: done, {} run{}",
-        t.name,
-        o.runs.len(),
-        if o.runs.len() == 1 { "" } else { "s" }
+    ctx.progress.host(
+        index,
+        &format!(
+            "done, {} run{}",
+            o.runs.len(),
+            if o.runs.len() == 1 { "" } else { "s" }
+        ),
+        false,
     );
     o
 }
@@ -743,7 +805,12 @@ fn start_session(
         host = ssh::quote(&t.name),
         cached = cached_test(ctx.size),
     );
-    for w in &ctx.command {
+    let command = ctx
+        .per_host
+        .as_ref()
+        .and_then(|c| c.get(index))
+        .unwrap_or(&ctx.command);
+    for w in command {
         remote.push(' ');
         remote.push_str(&ssh::quote(&remote_word(w, &dir)));
     }
@@ -867,7 +934,7 @@ fn prepare(
         })?;
     o.base = Some(base);
     if !text.lines().any(|l| l == "present") {
-        deploy(ctx, t, deadline, o)?;
+        deploy(ctx, t, index, deadline, o)?;
     }
     let dir = format!(
         "{}/runs/{}/{index}",
@@ -900,12 +967,14 @@ fn prepare(
 fn deploy(
     ctx: &Ctx,
     t: &Target,
+    index: usize,
     deadline: Option<Instant>,
     o: &mut Outcome,
 ) -> std::result::Result<(), (String, Vec<u8>)> {
     let Some(base) = o.base.clone() else {
         return Err(("the host's cache directory is not known".into(), Vec::new()));
     };
+    ctx.progress.host(index, "copying the binary", false);
     let sha = &ctx.sha;
     let bin_dir = format!("{base}/bin/{sha}");
     let upload = format!(
@@ -937,6 +1006,8 @@ struct Saver {
     store: Mutex<Option<hostbench_store::Store>>,
     saved: std::sync::atomic::AtomicUsize,
     error: Mutex<Option<String>>,
+    /// A distributed load's host results, kept for the merge (with the host's name).
+    kept: Option<Mutex<Vec<hostbench_core::result::RunResult>>>,
 }
 
 impl Saver {
@@ -960,6 +1031,7 @@ impl Saver {
                                 start_late_ns: None,
                                 clock_offset_ns: o.offset_ns,
                                 clock_rtt_ns: o.rtt_ns,
+                                parts: Vec::new(),
                             });
                     fleet.run = self.run_id.clone();
                     fleet.host = o.name.clone();
@@ -992,6 +1064,26 @@ impl Saver {
                 Err(e) => self.fail(format!("{}: {e}", o.name)),
             }
         }
+        drop(store);
+        if let Some(kept) = &self.kept {
+            kept.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend(results);
+        }
+    }
+
+    /// Saves one result the controller made (a merged load), with the label.
+    fn save_one(&self, r: &mut hostbench_core::result::RunResult) -> Result<()> {
+        if let Some(l) = &self.label {
+            r.label = Some(l.clone());
+        }
+        let mut store = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        if store.is_none() {
+            *store = Some(hostbench_store::Store::open(&self.location)?);
+        }
+        store.as_mut().expect("opened").save(r)?;
+        self.saved.fetch_add(1, Ordering::SeqCst);
+        Ok(())
     }
 
     fn fail(&self, why: String) {

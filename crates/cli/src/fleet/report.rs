@@ -16,12 +16,21 @@ struct ReportArgs {
     /// The fleet run's id (`hostbench fleet` prints it; every run of it records it).
     #[arg(value_name = "RUN_ID")]
     run: String,
-    /// Output format.
-    #[arg(short, long, value_enum, default_value_t = Format::Text)]
-    format: Format,
-    /// Fail a host whose figure is worse than the fleet median by more than this (10%, 0.1).
+    /// Output format [default: text; html when -o names a .html file].
+    #[arg(short, long, value_enum)]
+    format: Option<Format>,
+    /// Write the report to this file instead of stdout (`-o report.html`: one
+    /// self-contained HTML page with a bar per host per figure).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
+    /// Fail a host whose figure is worse than the fleet median (or the --baseline) by more
+    /// than this (10%, 0.1).
     #[arg(long, value_name = "PERCENT")]
     fail_below: Option<String>,
+    /// Judge each host against the runs saved under this label (a reference machine), per
+    /// workload the median of its runs, instead of the fleet's median.
+    #[arg(long, value_name = "LABEL")]
+    baseline: Option<String>,
     #[command(flatten)]
     store: StoreArg,
 }
@@ -32,6 +41,7 @@ enum Format {
     Markdown,
     Csv,
     Json,
+    Html,
 }
 
 /// `10%` or `0.1`: a fraction in (0, 1).
@@ -58,6 +68,17 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     };
     let fail_below = args.fail_below.as_deref().map(fraction).transpose()?;
+    let store_arg = args.store.results_db.as_deref();
+    if let Some(o) = &args.output {
+        crate::output::check_writable(o, "-o", store_arg)?;
+    }
+    let format = args.format.unwrap_or_else(|| {
+        let html = args.output.as_ref().is_some_and(|o| {
+            o.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"))
+        });
+        if html { Format::Html } else { Format::Text }
+    });
     let location = hostbench_store::Location::resolve(args.store.results_db.as_deref())?;
     let Some(mut store) = hostbench_store::Store::open_existing(&location)? else {
         bail!(
@@ -65,8 +86,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             args.run
         );
     };
+    // The store's fleet_run column is indexed: only this fleet run's runs are read.
     let mut runs = Vec::new();
-    for s in store.load(&hostbench_store::Filter::default())? {
+    for s in store.load(&hostbench_store::Filter {
+        fleet_run: Some(args.run.clone()),
+        ..Default::default()
+    })? {
         let r = s.result()?;
         if r.fleet.as_ref().is_some_and(|f| f.run == args.run) {
             runs.push(r);
@@ -79,13 +104,53 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             args.run
         );
     }
-    let report = hostbench_core::fleet::report(&args.run, &runs, fail_below);
-    crate::exec::out(&match args.format {
+    let base_runs = match &args.baseline {
+        Some(label) => {
+            let mut v = Vec::new();
+            for s in store.load(&hostbench_store::Filter {
+                label: Some(label.clone()),
+                ..Default::default()
+            })? {
+                v.push(s.result()?);
+            }
+            if v.is_empty() {
+                bail!(
+                    "--baseline {label:?}: no run with that label in {location} (`hostbench \
+                     results list` shows the labels)"
+                );
+            }
+            v
+        }
+        None => Vec::new(),
+    };
+    let report = hostbench_core::fleet::report_against(
+        &args.run,
+        &runs,
+        fail_below,
+        args.baseline
+            .as_deref()
+            .map(|label| hostbench_core::fleet::Baseline {
+                label,
+                runs: &base_runs,
+            }),
+    );
+    let text = match format {
         Format::Text => hostbench_report::fleet::text(&report),
         Format::Markdown => hostbench_report::fleet::markdown(&report),
         Format::Csv => hostbench_report::fleet::csv(&report),
         Format::Json => hostbench_report::fleet::json(&report),
-    });
+        Format::Html => hostbench_report::fleet::html(
+            &report,
+            &format!("hostbench {}", env!("CARGO_PKG_VERSION")),
+        ),
+    };
+    match &args.output {
+        Some(o) => {
+            crate::output::write(o, text.as_bytes(), "-o", store_arg)?;
+            eprintln!("fleet report {}: written to {}", args.run, o.display());
+        }
+        None => crate::exec::out(&text),
+    }
     Ok(if fail_below.is_some() && report.any_failed() {
         ExitCode::from(1)
     } else {

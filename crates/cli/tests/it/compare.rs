@@ -863,7 +863,7 @@ fn report_is_one_self_contained_file_with_charts() {
     assert!(err.contains("cannot write"), "{err}");
 }
 
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     ["chromium", "chromium-browser", "google-chrome"]
         .iter()
         .find_map(|b| {

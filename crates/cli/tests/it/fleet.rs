@@ -210,7 +210,7 @@ fn runs_on_every_host_starts_them_together_and_saves_each_hosts_results() {
         assert_eq!(r["label"], "qual");
         assert_eq!(r["workload"]["id"], "cpu");
         assert!(r["metrics"]["events"].as_u64().unwrap() > 0);
-        assert_eq!(r["schema_minor"], 6);
+        assert_eq!(r["schema_minor"], 7);
         // One common instant for every host, each host's lateness and clock recorded.
         assert_eq!(
             r["fleet"]["start_at_unix_ns"],
@@ -557,6 +557,19 @@ fn bad_fleet_command_lines_are_one_line_and_exit_2() {
             &["fleet", "h", "--parallel", "0", "--", "cpu", "run"],
             "at least 1",
         ),
+        // A distributed load: a host with no share, hosts that would not run together.
+        (
+            &["fleet", "a,b,c", "--", "http", "http://x/", "-c", "2"],
+            "-c 2 over 3 hosts leaves c (host 3 of 3) nothing to do",
+        ),
+        (
+            &["fleet", "a,b", "--", "ab", "-n", "10", "http://x/"],
+            "-c (default) 1 over 2 hosts",
+        ),
+        (
+            &["fleet", "a,b", "--parallel", "1", "--", "http", "http://x/"],
+            "runs on every host at once",
+        ),
     ];
     for (args, want) in cases {
         let o = Command::new(bin()).args(*args).output().unwrap();
@@ -665,6 +678,108 @@ fn fleet_report_finds_the_host_with_a_cpu_quota_slow() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
+
+    // --baseline: judged against a reference machine's runs (here: this one, labelled),
+    // not the fleet's median; an unknown label is an error.
+    let o = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", &db)
+        .args([
+            "cpu",
+            "--cpu-max-prime=5000",
+            "--time=2",
+            "--label=golden",
+            "run",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = report(&["--fail-below", "50%", "--baseline", "golden"]);
+    let (b_out, b_err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{b_out}\n{b_err}");
+    assert!(b_out.contains("of baseline golden"), "{b_out}");
+    assert!(b_out.contains("vs baseline"), "{b_out}");
+    let slow_line = b_out
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(hosts.hosts[2].addr.as_str()))
+        .unwrap();
+    assert!(slow_line.contains(" slow"), "{b_out}");
+    let o = report(&["--baseline", "nobody"]);
+    assert_eq!(o.status.code(), Some(2));
+
+    // -o report.html: one page, a bar per host, the slow host marked; it renders.
+    let page = hosts.dir.path().join("report.html");
+    let o = report(&["-o", page.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("<rect class=\"bar\"").count(), 3, "{html}");
+    assert!(html.contains("<svg"), "{html}");
+    assert!(
+        !html.contains("<script src") && !html.contains("http://"),
+        "self-contained"
+    );
+    renders_in_chromium(&page, hosts.dir.path(), 3);
+}
+
+/// `page` in headless chromium (required when HOSTBENCH_TEST_CHROMIUM is set): no script
+/// error, `bars` bars of non-zero width in the DOM, and a screenshot that is a real PNG.
+fn renders_in_chromium(page: &Path, dir: &Path, bars: usize) {
+    let required = std::env::var_os("HOSTBENCH_TEST_CHROMIUM").is_some_and(|v| v != "0");
+    let Some(browser) = crate::compare::chromium() else {
+        assert!(
+            !required,
+            "HOSTBENCH_TEST_CHROMIUM is set but no chromium is on PATH"
+        );
+        eprintln!("skipped: no chromium on PATH");
+        return;
+    };
+    let profile = dir.join("chromium-profile");
+    let run = |extra: &[String]| {
+        let o = Command::new(&browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--no-first-run",
+                "--enable-logging=stderr",
+                "--v=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .args(extra)
+            .arg(format!("file://{}", page.display()))
+            .output()
+            .expect("chromium starts");
+        let log = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "chromium failed: {log}");
+        for bad in ["Uncaught", "SyntaxError", "ReferenceError", "TypeError"] {
+            assert!(!log.contains(bad), "script error in the report: {log}");
+        }
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let dom = run(&["--dump-dom".to_string()]);
+    let doc = scraper::Html::parse_document(&dom);
+    let sel = scraper::Selector::parse("svg rect.bar").unwrap();
+    let drawn = doc
+        .select(&sel)
+        .filter(|m| {
+            m.value()
+                .attr("width")
+                .and_then(|w| w.parse::<f64>().ok())
+                .is_some_and(|w| w > 0.0)
+        })
+        .count();
+    assert_eq!(drawn, bars, "bars in the rendered DOM");
+    let shot = dir.join("fleet-report.png");
+    run(&[
+        "--window-size=412,1600".to_string(),
+        format!("--screenshot={}", shot.display()),
+    ]);
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
+    );
 }
 
 /// The fan-out's own cost: a 1-second run on many hosts (HOSTBENCH_FLEET_SCALE_HOSTS,
@@ -791,5 +906,367 @@ fn runs_started_by_anything_else_join_a_fleet_run_through_the_environment() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("HOSTBENCH_FLEET_START_AT_NS"), "{err}");
+    assert_eq!(stored(&db).len(), 2);
+    // --fleet-run and --fleet-host say the same on the command line, in any grammar.
+    for args in [
+        &[
+            "cpu",
+            "--fleet-run",
+            "cli-3",
+            "--cpu-max-prime=2000",
+            "--time=1",
+            "run",
+        ][..],
+        &[
+            "--fleet-run=cli-3",
+            "--fleet-host",
+            "node-c",
+            "cpu",
+            "--cpu-max-prime=2000",
+            "--time=1",
+            "run",
+        ][..],
+    ] {
+        let o = Command::new(bin())
+            .env("HOSTBENCH_RESULTS_DB", &db)
+            .env_remove("HOSTBENCH_FLEET_RUN")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let runs: Vec<Value> = stored(&db)
+        .into_iter()
+        .filter(|r| r["fleet"]["run"] == "cli-3")
+        .collect();
+    assert_eq!(runs.len(), 2);
+    assert!(runs.iter().any(|r| r["fleet"]["host"] == "node-c"));
+    let o = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", &db)
+        .args(["cpu", "--fleet-run", "--time=1", "run"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(stored(&db).len(), 4);
+}
+
+/// nginx in a namespace of its own, bridged to every host, logging one line per request;
+/// returns its access log. `None` (the test skips) without `HOSTBENCH_TEST_NGINX`.
+fn nginx_for(hosts: &mut Hosts) -> Option<(std::path::PathBuf, String)> {
+    let Ok(nginx) = std::env::var("HOSTBENCH_TEST_NGINX") else {
+        eprintln!("SKIPPED: set HOSTBENCH_TEST_NGINX=/usr/sbin/nginx for the distributed load");
+        return None;
+    };
+    let (ns, addr) = hosts.add_server_namespace();
+    let d = hosts.dir.path().join("nginx");
+    std::fs::create_dir_all(d.join("www")).unwrap();
+    std::fs::write(d.join("www/1k.txt"), vec![b'x'; 1024]).unwrap();
+    let p = d.display();
+    let conf = format!(
+        "worker_processes 1; daemon off; master_process off; pid {p}/nginx.pid; error_log {p}/error.log;\n\
+         events {{ worker_connections 4096; }}\n\
+         http {{ log_format one '$remote_addr $status'; access_log {p}/access.log one;\n\
+         client_body_temp_path {p}/t1; proxy_temp_path {p}/t2;\n\
+         fastcgi_temp_path {p}/t3; uwsgi_temp_path {p}/t4; scgi_temp_path {p}/t5;\n\
+         keepalive_requests 100000;\n\
+         server {{ listen {addr}:8080; root {p}/www; }} }}\n"
+    );
+    std::fs::write(d.join("nginx.conf"), conf).unwrap();
+    // Killed with the namespace.
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", &ns, &nginx, "-p", &p.to_string(), "-c"])
+        .arg(d.join("nginx.conf"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("HOSTBENCH_TEST_NGINX={nginx} cannot start: {e}"));
+    // Reaped when the namespace's processes are killed.
+    std::thread::spawn(move || child.wait());
+    let t0 = Instant::now();
+    loop {
+        let o = Command::new("ip")
+            .args(["netns", "exec", &ns, "ss", "-ltn"])
+            .output()
+            .unwrap();
+        if String::from_utf8_lossy(&o.stdout).contains(&format!("{addr}:8080")) {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "nginx did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Some((d.join("access.log"), format!("http://{addr}:8080/1k.txt")))
+}
+
+/// Requests nginx logged (status 200) from each host's bridge address so far.
+fn logged(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.ends_with(" 200"))
+        .map(|l| l.split(' ').next().unwrap_or("").to_string())
+        .collect()
+}
+
+/// The runs of one fleet run: the hosts' and the merged one (`host` `*`).
+fn load_runs(db: &Path, fleet_run: Option<&str>) -> (Vec<Value>, Value) {
+    let runs = stored(db);
+    let run = fleet_run.map(str::to_string).unwrap_or_else(|| {
+        runs.last().unwrap()["fleet"]["run"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    });
+    let mine: Vec<Value> = runs
+        .into_iter()
+        .filter(|r| r["fleet"]["run"] == run.as_str())
+        .collect();
+    let merged: Vec<&Value> = mine.iter().filter(|r| r["fleet"]["host"] == "*").collect();
+    assert_eq!(merged.len(), 1, "one merged run: {mine:?}");
+    let merged = merged[0].clone();
+    let parts = mine
+        .into_iter()
+        .filter(|r| r["fleet"]["host"] != "*")
+        .collect();
+    (parts, merged)
+}
+
+#[test]
+fn distributed_load_splits_the_load_and_merges_the_hosts_histograms() {
+    if netns::skip("distributed_load_splits_the_load_and_merges_the_hosts_histograms") {
+        return;
+    }
+    let mut hosts = Hosts::start(3);
+    let Some((log, url)) = nginx_for(&mut hosts) else {
+        return;
+    };
+    let db = hosts.dir.path().join("results.db");
+    let sum = |parts: &[Value], f: &dyn Fn(&Value) -> u64| parts.iter().map(f).sum::<u64>();
+
+    // ab: -n and -c divided (301 = 101 + 100 + 100), every request answered exactly once.
+    let o = fleet_small(&hosts, &db)
+        .args([&hosts.list(), "--label", "load", "--"])
+        .args(["ab", "-n", "301", "-c", "6", &url])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let (parts, merged) = load_runs(&db, None);
+    assert_eq!(parts.len(), 3);
+    let mut shares: Vec<u64> = parts
+        .iter()
+        .map(|r| r["config"]["event_limit"].as_u64().unwrap())
+        .collect();
+    shares.sort();
+    assert_eq!(shares, [100, 100, 101]);
+    for r in parts.iter().chain([&merged]) {
+        crate::common::assert_valid(r, "a distributed load's run");
+        assert_eq!(r["schema_minor"], 7);
+        assert_eq!(r["label"], "load");
+    }
+    let count = |r: &Value| r["latency"]["count"].as_u64().unwrap();
+    assert_eq!(count(&merged), sum(&parts, &count));
+    assert_eq!(count(&merged), 301);
+    assert_eq!(logged(&log).len(), 301);
+    // Each host's requests came from its own address.
+    for (i, _) in hosts.hosts.iter().enumerate() {
+        let from = logged(&log)
+            .iter()
+            .filter(|a| a.ends_with(&format!(".250.{}", 10 + i)))
+            .count();
+        assert!((100..=101).contains(&from), "host {i}: {from}");
+    }
+    assert_eq!(merged["workload"]["params"]["connections"], 6);
+    let parts_recorded = merged["fleet"]["parts"].as_array().unwrap();
+    assert_eq!(parts_recorded.len(), 3);
+    // The merged distribution is the union of the hosts': its extremes are theirs.
+    let min = parts
+        .iter()
+        .map(|r| r["latency"]["min_ns"].as_u64().unwrap())
+        .min()
+        .unwrap();
+    let max = parts
+        .iter()
+        .map(|r| r["latency"]["max_ns"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    assert_eq!(merged["latency"]["min_ns"], min);
+    assert_eq!(merged["latency"]["max_ns"], max);
+    // Printed in ab's layout, with the total.
+    eprintln!("merged ab run:\n{out}");
+    assert!(out.contains("Complete requests:      301\n"), "{out}");
+    assert!(out.contains("Concurrency Level:      6\n"), "{out}");
+    assert!(
+        out.contains("Percentage of the requests served within"),
+        "{out}"
+    );
+    let merged_line = err.lines().find(|l| l.contains("merged load of 3 hosts"));
+    assert!(merged_line.is_some(), "{err}");
+    // The qualification report is about the hosts, not their sum.
+    let fleet_run = merged["fleet"]["run"].as_str().unwrap();
+    let rep = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", &db)
+        .args(["fleet", "report", fleet_run])
+        .output()
+        .unwrap();
+    let (rout, rerr) = text(&rep);
+    assert!(rep.status.success(), "{rout}{rerr}");
+    assert!(rout.contains(": 3 hosts"), "{rout}");
+
+    // http: the rate divided (an open loop, 90 requests/s in all for 2 s).
+    let before = logged(&log).len() as u64;
+    let o = fleet_small(&hosts, &db)
+        .args([&hosts.list(), "--"])
+        .args(["http", &url, "-R", "90", "-d", "2s", "-c", "3"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let (parts, merged) = load_runs(&db, None);
+    for r in &parts {
+        assert_eq!(r["config"]["rate_per_s"], 30.0);
+        assert_eq!(r["workload"]["params"]["connections"], 1);
+    }
+    assert_eq!(merged["config"]["rate_per_s"], 90.0);
+    assert_eq!(count(&merged), sum(&parts, &count));
+    let responses = |r: &Value| r["workload"]["facts"]["responses"].as_f64().unwrap() as u64;
+    assert_eq!(responses(&merged), sum(&parts, &responses));
+    let now = logged(&log).len() as u64 - before;
+    // A request still in flight at the end is answered (and logged) but not counted.
+    let unfinished = merged["workload"]["facts"]["unfinished_requests"]
+        .as_f64()
+        .unwrap() as u64;
+    assert!(
+        now >= responses(&merged) && now <= responses(&merged) + unfinished,
+        "nginx logged {now}, the hosts counted {} (+{unfinished} unfinished)",
+        responses(&merged)
+    );
+    eprintln!("merged http run:\n{out}\n{err}");
+    assert!(out.contains("Latency"), "{out}");
+
+    // httperf: --rate and --num-conns divided.
+    let before = logged(&log).len() as u64;
+    let (host, port) = url
+        .strip_prefix("http://")
+        .unwrap()
+        .split_once('/')
+        .unwrap()
+        .0
+        .split_once(':')
+        .unwrap();
+    let o = fleet_small(&hosts, &db)
+        .args([&hosts.list(), "--"])
+        .args([
+            "httperf",
+            "--server",
+            host,
+            "--port",
+            port,
+            "--uri",
+            "/1k.txt",
+            "--rate",
+            "60",
+            "--num-conns",
+            "30",
+        ])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let (parts, merged) = load_runs(&db, None);
+    for r in &parts {
+        assert_eq!(r["config"]["rate_per_s"], 20.0);
+    }
+    assert_eq!(count(&merged), 30);
+    assert_eq!(logged(&log).len() as u64 - before, 30);
+    eprintln!("merged httperf run:\n{out}");
+    assert!(
+        out.contains("Total: connections 30 requests 30 replies 30"),
+        "{out}"
+    );
+
+    // A generator that cannot be reached: its share is missing, the merged run says so and
+    // covers the others, and the exit code says not every host succeeded.
+    let before = logged(&log).len() as u64;
+    let down = format!("{}:2222", hosts.hosts[0].addr);
+    let o = fleet_small(&hosts, &db)
+        .args([&format!("{},{down}", hosts.list()), "--"])
+        .args(["ab", "-n", "40", "-c", "4", &url])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    let (parts, merged) = load_runs(&db, None);
+    assert_eq!(parts.len(), 3);
+    assert_eq!(count(&merged), 30, "three shares of 10");
+    assert_eq!(logged(&log).len() as u64 - before, 30);
+    let warned = merged["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w["kind"] == "partial" && w["message"].as_str().unwrap().contains(&down));
+    assert!(warned, "{}", merged["warnings"]);
+    assert!(
+        err.contains("1 of 4 load generators brought no run back"),
+        "{err}"
+    );
+}
+
+#[test]
+fn on_a_terminal_each_host_has_a_line_redrawn_in_place() {
+    if netns::skip("on_a_terminal_each_host_has_a_line_redrawn_in_place") {
+        return;
+    }
+    let hosts = Hosts::start(2);
+    let db = hosts.dir.path().join("results.db");
+    // The fleet under a pseudo-terminal (util-linux `script`), as a user would run it.
+    let c = fleet_small(&hosts, &db);
+    let mut line = vec![c.get_program().to_string_lossy().into_owned()];
+    line.extend(c.get_args().map(|a| a.to_string_lossy().into_owned()));
+    line.extend(
+        [
+            &hosts.list(),
+            "--",
+            "cpu",
+            "--cpu-max-prime=2000",
+            "--time=2",
+            "run",
+        ]
+        .map(String::from),
+    );
+    let typescript = hosts.dir.path().join("typescript");
+    let o = Command::new("script")
+        .args(["-q", "-e", "-c", &line.join(" ")])
+        .arg(&typescript)
+        .env("TERM", "xterm")
+        .env("TMPDIR", hosts.dir.path().join("tmp"))
+        .env("HOSTBENCH_RESULTS_DB", &db)
+        .env_remove("HOSTBENCH_NO_SAVE")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let screen =
+        String::from_utf8_lossy(&std::fs::read(&typescript).unwrap_or_default()).into_owned();
+    assert!(o.status.success(), "{screen}");
+    // Lines cleared and redrawn, not one line per change.
+    assert!(screen.contains("\x1b[2K"), "{screen}");
+    assert!(screen.contains("\x1b[2A"), "{screen}");
+    assert!(
+        !screen.contains("fleet: 10."),
+        "plain lines on a terminal: {screen}"
+    );
+    for h in &hosts.hosts {
+        assert!(
+            screen.contains(&format!("  {}  running", h.addr)),
+            "{screen}"
+        );
+        assert!(
+            screen.contains(&format!("  {}  done, 1 run", h.addr)),
+            "{screen}"
+        );
+    }
     assert_eq!(stored(&db).len(), 2);
 }

@@ -842,6 +842,33 @@ impl Instance for HttpInstance {
         f
     }
 
+    fn histograms(&self) -> Vec<(String, String)> {
+        let s = self.stats();
+        let mut phases = vec![
+            (times::CONNECT, &s.connect_per_req),
+            (times::CONNECT_NEW, &s.connect),
+            (times::WAITING, &s.waiting),
+            (times::PROCESSING, &s.processing),
+            (times::SERVICE, &s.service),
+            (times::TRANSFER, &s.transfer),
+            (times::CONNECTION_LIFE, &s.conn_life),
+        ];
+        if self.cfg.tls.is_some() {
+            phases.push((times::TCP_CONNECT, &s.tcp_connect));
+            phases.push((times::TLS_HANDSHAKE, &s.tls_handshake));
+        }
+        phases
+            .into_iter()
+            .filter(|(_, r)| r.count > 0)
+            .map(|(name, r)| {
+                (
+                    format!("{}/{name}", table::TIMES),
+                    hostbench_core::result::encode_histogram(&r.histogram()),
+                )
+            })
+            .collect()
+    }
+
     fn tables(&self) -> Vec<Table> {
         let s = self.stats();
         let times = Table {

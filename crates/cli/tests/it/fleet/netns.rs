@@ -82,6 +82,8 @@ pub struct Hosts {
     pub ssh_config: PathBuf,
     /// The temporary directory holding keys, configs and the hosts' caches.
     pub dir: tempfile::TempDir,
+    /// Namespaces made by [`Hosts::add_server_namespace`].
+    servers: Vec<String>,
 }
 
 fn ip(args: &[&str]) {
@@ -205,6 +207,7 @@ impl Hosts {
             hosts: Vec::new(),
             ssh_config,
             dir,
+            servers: Vec::new(),
         };
         let pid = std::process::id();
         let mut known = String::new();
@@ -384,8 +387,58 @@ impl Hosts {
     }
 }
 
+impl Hosts {
+    /// One more namespace, joined to every host by a bridge inside it (no routing through
+    /// this machine's namespace): for a server the hosts load together. Its address is
+    /// `10.X.250.1`; host k's on the bridge `10.X.250.(10 + k)`. Returns the namespace and
+    /// the address. Whatever runs in it is killed when `self` is dropped.
+    pub fn add_server_namespace(&mut self) -> (String, String) {
+        let pid = std::process::id();
+        let k = NEXT.fetch_add(1, Ordering::SeqCst);
+        let ns = format!("{NS_PREFIX}{pid}-{k}");
+        let net = format!("10.{}.250", 192 + pid % 32);
+        ip(&["netns", "add", &ns]);
+        self.servers.push(ns.clone());
+        ip(&["-n", &ns, "link", "add", "hbbr", "type", "bridge"]);
+        ip(&[
+            "-n",
+            &ns,
+            "addr",
+            "add",
+            &format!("{net}.1/24"),
+            "dev",
+            "hbbr",
+        ]);
+        ip(&["-n", &ns, "link", "set", "hbbr", "up"]);
+        ip(&["-n", &ns, "link", "set", "lo", "up"]);
+        for (i, h) in self.hosts.iter().enumerate() {
+            let port = format!("hbp{i}");
+            ip(&[
+                "link", "add", "hbload", "netns", &h.ns, "type", "veth", "peer", "name", &port,
+                "netns", &ns,
+            ]);
+            ip(&["-n", &ns, "link", "set", &port, "master", "hbbr"]);
+            ip(&["-n", &ns, "link", "set", &port, "up"]);
+            ip(&[
+                "-n",
+                &h.ns,
+                "addr",
+                "add",
+                &format!("{net}.{}/24", 10 + i),
+                "dev",
+                "hbload",
+            ]);
+            ip(&["-n", &h.ns, "link", "set", "hbload", "up"]);
+        }
+        (ns, format!("{net}.1"))
+    }
+}
+
 impl Drop for Hosts {
     fn drop(&mut self) {
+        for ns in std::mem::take(&mut self.servers) {
+            remove_namespace(&ns);
+        }
         for h in &mut self.hosts {
             if let Some(mut c) = h.sshd.take() {
                 let _ = c.kill();
