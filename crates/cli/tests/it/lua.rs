@@ -398,6 +398,112 @@ fn rand_seed_repeats_runs() {
     assert_ne!(draw("prepare", &[]), draw("prepare", &[]));
 }
 
+/// T20: api_rand.t's legacy rand functions give what its patterns expect, and
+/// `sysbench.rand.special`'s hot spot has sysbench's shape: the share of each value over
+/// 400,000 draws in 1..100 (sysbench 1.0.20 gives 50 → 26.3%, 51 → 51.1%, the rest spread
+/// around the middle, none above 1.2%), compared with sysbench's own draws where it is
+/// installed.
+#[test]
+fn legacy_rand_functions_and_the_special_distribution_match_sysbench() {
+    let d = scripts(&[
+        (
+            "api_rand.lua",
+            r#"function event()
+  print("sb_rand(0, 9) = " .. sb_rand(0, 9))
+  print("sb_rand_uniq(0, 4294967295) = " .. sb_rand_uniq(0, 4294967295))
+  print("sb_rnd() = " .. sb_rnd())
+  print([[sb_rand_str("abc-###-@@@-xyz") = ]] .. sb_rand_str("abc-###-@@@-xyz"))
+  print("sb_rand_uniform(0, 9) = " .. sb_rand_uniform(0, 9))
+  print("sb_rand_gaussian(0, 9) = " .. sb_rand_gaussian(0, 9))
+  print("sb_rand_special(0, 9) = " .. sb_rand_special(0, 9))
+end"#,
+        ),
+        (
+            "special.lua",
+            r#"function event()
+  local h, n = {}, 400000
+  for i = 1, n do local v = sysbench.rand.special(1, 100); h[v] = (h[v] or 0) + 1 end
+  local out = {}
+  for k = 1, 100 do out[#out + 1] = string.format("%.4f", (h[k] or 0) / n * 100) end
+  print(table.concat(out, " "))
+end"#,
+        ),
+    ]);
+    let (code, out, err) = hb(
+        d.path(),
+        &["--verbosity=0", "--events=1", "api_rand.lua", "run"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let value = |name: &str| -> String {
+        out.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name} = ")))
+            .unwrap_or_else(|| panic!("no {name} in {out}"))
+            .to_string()
+    };
+    let digit = |v: String| v.len() == 1 && v.as_bytes()[0].is_ascii_digit();
+    assert!(digit(value("sb_rand(0, 9)")), "{out}");
+    assert!(
+        value("sb_rand_uniq(0, 4294967295)").parse::<u32>().is_ok(),
+        "{out}"
+    );
+    assert!(value("sb_rnd()").parse::<u64>().is_ok(), "{out}");
+    let s = value(r#"sb_rand_str("abc-###-@@@-xyz")"#);
+    let b = s.as_bytes();
+    assert!(
+        s.len() == 15
+            && s.starts_with("abc-")
+            && s.ends_with("-xyz")
+            && b[4..7].iter().all(u8::is_ascii_digit)
+            && b[8..11].iter().all(u8::is_ascii_lowercase),
+        "{s}"
+    );
+    assert!(digit(value("sb_rand_uniform(0, 9)")), "{out}");
+    assert!(digit(value("sb_rand_gaussian(0, 9)")), "{out}");
+    assert!(digit(value("sb_rand_special(0, 9)")), "{out}");
+
+    let shares = |text: &str| -> Vec<f64> {
+        let l = text
+            .lines()
+            .find(|l| l.split(' ').count() == 100)
+            .unwrap_or_else(|| panic!("no shares in {text}"));
+        l.split(' ').map(|v| v.parse().unwrap()).collect()
+    };
+    let (code, out, err) = hb(
+        d.path(),
+        &["--verbosity=0", "--events=1", "special.lua", "run"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let ours = shares(&out);
+    // 400,000 draws: a share's sampling error is below 0.1 percentage point.
+    assert!((ours[49] - 26.3).abs() < 0.6, "value 50: {}%", ours[49]);
+    assert!((ours[50] - 51.1).abs() < 0.6, "value 51: {}%", ours[50]);
+    // The rest is sysbench's spread around the middle (no value above 1.2%, the ends empty).
+    for (i, v) in ours.iter().enumerate() {
+        if i != 49 && i != 50 {
+            assert!(*v < 1.5, "value {}: {v}%", i + 1);
+        }
+    }
+    assert!(ours[0] < 0.01 && ours[99] < 0.01, "{ours:?}");
+    if let Ok(o) = std::process::Command::new("sysbench")
+        .current_dir(d.path())
+        .args(["--verbosity=0", "--events=1", "special.lua", "run"])
+        .output()
+    {
+        let theirs = shares(&String::from_utf8_lossy(&o.stdout));
+        for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+            assert!(
+                (a - b).abs() < 0.6,
+                "value {}: {a}% here, {b}% in sysbench",
+                i + 1
+            );
+        }
+    } else {
+        eprintln!(
+            "sysbench not installed: the special distribution checked against the recorded shares only"
+        );
+    }
+}
+
 /// T22: sb_counter_inc through ffi.C counts into the run's counters; SB_CNT_TRX is 3,
 /// SB_CNT_EVENT undeclared, a script's own enum constant of that name is refused.
 #[test]
