@@ -38,8 +38,9 @@ fio's command line and job files, measured by hostbench's own engine.
                            normal), or hostbench-json (the full result) alone
   --minimal                terse output only; --append-terse adds it to the others
   --terse-version=N        terse format version, 2 to 5 (default 3)
-  --eta=never|auto         accepted (hostbench prints no status line yet; always is refused);
-                           --eta-newline and --eta-interval are checked and accepted
+  --eta=auto|always|never  fio's status line on stdout: on a terminal (default), always,
+                           or never; --eta-interval=T refreshes it every T (1s),
+                           --eta-newline=T starts a new line every T
   --output=FILE            write the report to FILE instead of stdout
   --label=NAME             name what this run stands for (stored with the result)
   --no-save                do not save the result in the results store
@@ -61,6 +62,9 @@ fallocate (none native posix keep truncate);
 rate: rate (bytes/s, R,W) rate_iops (R,W) rate_min (ratemin) rate_iops_min rate_process (linear poisson)
 rate_cycle (ratecycle) rate_ignore_thinktime thinktime thinktime_spin thinktime_blocks
 thinktime_blocks_type (complete issue) thinktime_iotime; flow (0-1000) flow_id flow_sleep;
+logs: write_bw_log write_lat_log write_iops_log write_hist_log (=PREFIX) log_avg_msec
+log_max_value log_offset log_prio log_hist_msec log_hist_coarseness per_job_logs;
+steady state: ss (steadystate; iops bw iops_slope bw_slope :LIMIT[%]) ss_dur ss_ramp;
 size, offset and offset_increment may be P% of the existing file.
 Any other fio option is an error. See docs/fio.md.
 

@@ -418,3 +418,47 @@ fn null_engine_depth_lines_match_fio() {
     }
     let _ = s(&d);
 }
+
+/// fio's own `fio2gnuplot` (Debian's fio package ships it) reads hostbench's logs: it
+/// parses every row (time, an integer value, direction, block size) into its per-file
+/// statistics before it hands them to gnuplot (not installed here: the graphs themselves
+/// are not drawn).
+#[test]
+fn fio2gnuplot_reads_the_logs() {
+    if std::process::Command::new("fio2gnuplot")
+        .arg("-h")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: fio2gnuplot is not installed");
+        return;
+    }
+    let d = tmp("gnuplot");
+    let job = "[x]\nioengine=null\nsize=64m\ntime_based\nruntime=1\nrate_iops=100\nrw=randrw\n\
+               write_bw_log\nwrite_iops_log\nlog_avg_msec=200\n";
+    std::fs::write(d.join("j.fio"), job).unwrap();
+    hb(&d, &["j.fio"]);
+    for kind in ["bw", "iops"] {
+        let out = d.join(format!("g-{kind}"));
+        let o = std::process::Command::new("fio2gnuplot")
+            .args(["-p", &format!("x_{kind}.1.log"), "-d", &s(&out)])
+            .current_dir(&d)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(text.contains(&format!("x_{kind}.1.log")), "{text}");
+        let global = std::fs::read_to_string(out.join(format!("x_{kind}.1.global"))).unwrap();
+        let avg: f64 = global
+            .lines()
+            .find_map(|l| l.strip_prefix("avg="))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(avg > 0.0, "{global}");
+    }
+}

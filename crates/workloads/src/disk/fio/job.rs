@@ -851,6 +851,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "log_prio",
+        aliases: &[],
+    },
+    Opt {
         name: "ss",
         aliases: &["steadystate"],
     },

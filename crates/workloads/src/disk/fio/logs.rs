@@ -55,6 +55,9 @@ pub struct LogOpts {
     pub hist_coarseness: u32,
     /// `per_job_logs` (default on): a file per clone.
     pub per_job: bool,
+    /// `log_prio`: the last field is the I/O's whole priority as `0x%04x` (hostbench sets
+    /// none: `0x0000`) instead of 1 for a real-time class and 0 otherwise.
+    pub prio: bool,
 }
 
 impl Default for LogOpts {
@@ -70,6 +73,7 @@ impl Default for LogOpts {
             hist_msec: 0,
             hist_coarseness: 0,
             per_job: true,
+            prio: false,
         }
     }
 }
@@ -112,6 +116,7 @@ pub fn handles(key: &str) -> bool {
             | "log_hist_msec"
             | "log_hist_coarseness"
             | "per_job_logs"
+            | "log_prio"
     )
 }
 
@@ -156,6 +161,7 @@ pub fn apply(o: &mut LogOpts, key: &str, v: &str, at: &str) -> Result<(), JobErr
         "log_max_value" => o.max_value = flag(key, v, at)?,
         "log_offset" => o.offset = flag(key, v, at)?,
         "per_job_logs" => o.per_job = flag(key, v, at)?,
+        "log_prio" => o.prio = flag(key, v, at)?,
         _ => {}
     }
     Ok(())
@@ -258,16 +264,19 @@ struct RowFmt {
     avg_msec: u64,
     max_value: bool,
     offset: bool,
+    prio: bool,
 }
 
 impl ValueLog {
     fn row(&mut self, fmt: RowFmt, ms: u64, val: u64, dir: usize, bs: u64, off: u64) {
         let b = &mut self.f.buf;
         // Writing into a Vec cannot fail.
+        // No I/O has a priority class here: fio's value for that.
+        let prio = if fmt.prio { "0x0000" } else { "0" };
         let _ = if fmt.offset {
-            writeln!(b, "{ms}, {val}, {dir}, {bs}, {off}, 0")
+            writeln!(b, "{ms}, {val}, {dir}, {bs}, {off}, {prio}")
         } else {
-            writeln!(b, "{ms}, {val}, {dir}, {bs}, 0")
+            writeln!(b, "{ms}, {val}, {dir}, {bs}, {prio}")
         };
         self.f.maybe_flush();
     }
@@ -387,6 +396,7 @@ impl Logger {
                 avg_msec: o.avg_msec,
                 max_value: o.max_value,
                 offset: o.offset,
+                prio: o.prio,
             },
             lat,
             slat,
@@ -591,6 +601,7 @@ mod tests {
             avg_msec: 500,
             max_value: false,
             offset: false,
+            prio: false,
         };
         // Three reads (mean 4), the last past the window's end; a write alone.
         l.add(fmt, 100, 2, 0, 4096, 0);
@@ -607,6 +618,7 @@ mod tests {
         let fmt = RowFmt {
             max_value: true,
             offset: true,
+            prio: true,
             ..fmt
         };
         l.add(fmt, 300, 4, 0, 4096, 0);
@@ -614,7 +626,7 @@ mod tests {
         l.f.flush();
         let text = std::fs::read_to_string(d.join("l.log")).unwrap();
         // A timer-driven log closes within fio's 1 ms slack; max, with an offset field.
-        assert_eq!(text, "499, 8, 0, 0, 0, 0\n");
+        assert_eq!(text, "499, 8, 0, 0, 0, 0x0000\n");
         std::fs::remove_dir_all(&d).unwrap();
     }
 
