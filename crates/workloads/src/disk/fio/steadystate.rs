@@ -415,6 +415,34 @@ mod tests {
     }
 
     #[test]
+    fn a_groups_last_clone_keeps_its_ring_and_its_attainment_stops_the_group() {
+        let text = "[global]\nioengine=null\nsize=1m\nss=iops:5%\nss_dur=2\n\
+                    [a]\nnumjobs=2\ngroup_reporting\n[b]\nnew_group\n";
+        let sections = super::super::job::from_text(text).unwrap();
+        let jobs = super::super::job::jobs_from_sections(&sections).unwrap();
+        let threads = vec![(0, 0), (0, 1), (1, 0)];
+        let board = Board::new(&jobs, &threads);
+        assert_eq!(board.members, vec![vec![], vec![0, 1], vec![2]]);
+        let mut r = Ring::new(&board, 1, &jobs[0].ss, 0, 1000).unwrap();
+        assert!(Ring::new(&board, 0, &jobs[0].ss, 0, 1000).is_none());
+        // 200 IOPS a clone, summed over the group, three seconds.
+        for s in 1..=3u64 {
+            board.publish(0, 0, 200 * s);
+            board.publish(1, 0, 200 * s);
+            r.check(&board, s * 1000);
+        }
+        assert!(r.attained);
+        assert_eq!(r.result().iops_data, vec![400, 400]);
+        assert!(board.stopped(0) && board.stopped(1) && !board.stopped(2));
+        // Different options in one reporting group are refused.
+        let bad = "[a]\nioengine=null\nsize=1m\nss_dur=2\n[b]\nioengine=null\nsize=1m\n";
+        let e = super::super::job::jobs_from_sections(&super::super::job::from_text(bad).unwrap())
+            .unwrap_err()
+            .0;
+        assert!(e.contains("consistent within reporting groups"), "{e}");
+    }
+
+    #[test]
     fn options_parse_as_fio() {
         let o = opts("iops:5%");
         assert!(o.iops && !o.slope && o.pct && o.limit == 5.0);
