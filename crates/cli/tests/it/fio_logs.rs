@@ -192,7 +192,7 @@ fn a_log_never_goes_through_a_symlink() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
+    assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains("x_bw.1.log") && err.contains("not a regular file"),
         "{err}"
@@ -201,6 +201,24 @@ fn a_log_never_goes_through_a_symlink() {
         !d.join("elsewhere").exists(),
         "nothing written through the link"
     );
+    // A prefix in a directory that does not exist: refused before the run.
+    let out = common::hb()
+        .current_dir(&d)
+        .args([
+            "fio",
+            "--name=x",
+            "--ioengine=null",
+            "--size=1m",
+            "--write_lat_log=nodir/p",
+            "--no-save",
+        ])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("directory nodir does not exist"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
 
 const SS_JOB: &str = "[x]\nioengine=null\nsize=64m\nrate_iops=200\ntime_based\nruntime=6\n\

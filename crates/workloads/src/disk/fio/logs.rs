@@ -183,6 +183,51 @@ pub fn file_name(
     }
 }
 
+/// The names of the logs clone `tid` of job `job` writes (none when it writes none).
+fn names(o: &LogOpts, job: &str, tid: usize) -> Vec<String> {
+    let mut v = Vec::new();
+    let kinds: [(&Option<String>, &[&str]); 4] = [
+        (&o.lat, &["lat", "slat", "clat"]),
+        (&o.bw, &["bw"]),
+        (&o.iops, &["iops"]),
+        (&o.hist, &["clat_hist"]),
+    ];
+    for (prefix, ks) in kinds {
+        if let Some(p) = prefix {
+            for k in ks {
+                v.push(file_name(p, job, k, tid + 1, o.per_job));
+            }
+        }
+    }
+    v
+}
+
+/// Checks, before the run, that clone `tid`'s logs can be created: each one's directory
+/// exists, and no log name is taken by anything but a regular file (a symlink, a device, a
+/// directory).
+pub(super) fn check(o: &LogOpts, job: &str, tid: usize) -> Result<(), String> {
+    for name in names(o, job, tid) {
+        let path = std::path::Path::new(&name);
+        if let Ok(m) = std::fs::symlink_metadata(path)
+            && !m.is_file()
+        {
+            return Err(format!(
+                "job '{job}': log file {name} exists and is not a regular file; remove it or give the log another prefix"
+            ));
+        }
+        if let Some(dir) = path.parent()
+            && !dir.as_os_str().is_empty()
+            && !dir.is_dir()
+        {
+            return Err(format!(
+                "job '{job}': log file {name}: directory {} does not exist; create it or give the log another prefix",
+                dir.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// One log file: rows buffered, written in whole lines.
 struct LogFile {
     path: PathBuf,

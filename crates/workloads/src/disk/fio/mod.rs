@@ -299,6 +299,9 @@ impl Workload for Fio {
                 threads.push((i, c));
             }
         }
+        for (tid, &(ji, _)) in threads.iter().enumerate() {
+            logs::check(&jobs[ji].logs, &jobs[ji].name, tid).map_err(WorkloadError::usage)?;
+        }
         let warnings = layout_files(&mut jobs, ctx, None)?.ok_or_else(|| {
             WorkloadError::environment("interrupted while laying out the job files")
         })?;
