@@ -212,12 +212,13 @@ pub struct FioSteadyState {
     pub duration: u32,
     /// The criterion was met (the job stopped then).
     pub attained: bool,
-    /// The criterion's last value (in % with `pct`).
-    pub criterion: f64,
-    /// The last largest deviation from the mean (deviation criteria).
-    pub max_deviation: f64,
-    /// The last slope (slope criteria).
-    pub slope_value: f64,
+    /// The criterion's last value (in % with `pct`); null when it is undefined (fio's
+    /// `nan`: a percentage of a zero mean, a slope over a single sample).
+    pub criterion: Option<f64>,
+    /// The last largest deviation from the mean (deviation criteria); null when undefined.
+    pub max_deviation: Option<f64>,
+    /// The last slope (slope criteria); null when undefined.
+    pub slope_value: Option<f64>,
     /// Bandwidth samples, bytes/s, oldest first.
     pub bw: Vec<u64>,
     /// IOPS samples, oldest first.

@@ -281,6 +281,26 @@ fn steady_state_stops_the_job_and_reports_as_fio() {
     assert_eq!(fv["jobs"][0]["steadystate"]["attained"], 1);
 }
 
+/// A result with a steady state is valid against the result schema (1.7), and keeps it.
+#[test]
+fn a_steady_state_result_is_valid() {
+    let d = tmp("ss-schema");
+    let job = "[x]\nioengine=null\nsize=64m\nrate_iops=100\ntime_based\nruntime=3\n\
+               ss=bw_slope:10%\nss_dur=1\n";
+    std::fs::write(d.join("j.fio"), job).unwrap();
+    let (out, _) = hb(&d, &["j.fio", "--output-format=hostbench-json"]);
+    let r = json(&out);
+    common::assert_valid(&r, "fio result with a steady state");
+    assert_eq!(r["schema_minor"], 7);
+    let ss = &r["fio"]["blocks"][0]["steadystate"];
+    assert_eq!(
+        (ss["iops"].as_bool(), ss["slope"].as_bool()),
+        (Some(false), Some(true))
+    );
+    assert_eq!(ss["duration"], 1);
+    assert_eq!(ss["bw"].as_array().unwrap().len(), 1);
+}
+
 #[test]
 fn steady_state_options_are_checked() {
     for (arg, needle) in [

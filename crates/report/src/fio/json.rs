@@ -76,8 +76,9 @@ fn steadystate_json(ss: &hostbench_core::fio_result::FioSteadyState) -> Node {
     o.insert(
         "criterion".into(),
         json!(format!(
-            "{:.6}{}",
-            ss.criterion as f32,
+            "{}{}",
+            ss.criterion
+                .map_or("nan".to_string(), |c| format!("{:.6}", c as f32)),
             if ss.pct { "%" } else { "" }
         )),
     );

@@ -460,14 +460,15 @@ fn steadystate_line(ss: &hostbench_core::fio_result::FioSteadyState) -> String {
     let kib = ss.bw_mean() / 1024;
     let up = |pow2: bool| hostbench_core::fio_num::num2str_from(kib, 1, 4, pow2, "B/s");
     format!(
-        "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}",
+        "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={}{}",
         if ss.attained { "yes" } else { "no" },
         up(true),
         up(false),
         num2str(ss.iops_mean(), 4, false, ""),
         if ss.iops { "iops" } else { "bw" },
         if ss.slope { " slope" } else { " mean dev" },
-        ss.criterion,
+        ss.criterion
+            .map_or("nan".to_string(), |c| format!("{c:.3}")),
         if ss.pct { "%" } else { "" }
     )
 }

@@ -374,6 +374,8 @@ impl Ring {
             (self.head + n - 1) % n
         };
         let order = |v: &[u64]| (0..n).map(|l| v[(start + l) % n]).collect::<Vec<u64>>();
+        // fio prints `nan` for 0/0 (no I/O in the window, a slope over one sample).
+        let defined = |x: f64| x.is_finite().then_some(x);
         FioSteadyState {
             iops: self.o.iops,
             slope: self.o.slope,
@@ -381,9 +383,9 @@ impl Ring {
             limit: self.o.limit,
             duration: n as u32,
             attained: self.attained,
-            criterion: self.criterion,
-            max_deviation: self.deviation,
-            slope_value: self.slope,
+            criterion: defined(self.criterion),
+            max_deviation: defined(self.deviation),
+            slope_value: defined(self.slope),
             bw: order(&self.bw),
             iops_data: order(&self.iops),
         }
