@@ -22,6 +22,7 @@ use hostbench_core::layout::{FioFormat, FioLayout, Layout};
 use hostbench_core::plan::Plan;
 use hostbench_core::workload::{Stage, Workload};
 use hostbench_workloads::disk::fio::{self, Fio, fio_names, job};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -37,8 +38,9 @@ fio's command line and job files, measured by hostbench's own engine.
                            normal), or hostbench-json (the full result) alone
   --minimal                terse output only; --append-terse adds it to the others
   --terse-version=N        terse format version, 2 to 5 (default 3)
-  --eta=never|auto         accepted (hostbench prints no status line yet; always is refused);
-                           --eta-newline and --eta-interval are checked and accepted
+  --eta=auto|always|never  fio's status line on stdout: on a terminal (default), always,
+                           or never; --eta-interval=T refreshes it every T (1s),
+                           --eta-newline=T starts a new line every T
   --output=FILE            write the report to FILE instead of stdout
   --label=NAME             name what this run stands for (stored with the result)
   --no-save                do not save the result in the results store
@@ -60,6 +62,9 @@ fallocate (none native posix keep truncate);
 rate: rate (bytes/s, R,W) rate_iops (R,W) rate_min (ratemin) rate_iops_min rate_process (linear poisson)
 rate_cycle (ratecycle) rate_ignore_thinktime thinktime thinktime_spin thinktime_blocks
 thinktime_blocks_type (complete issue) thinktime_iotime; flow (0-1000) flow_id flow_sleep;
+logs: write_bw_log write_lat_log write_iops_log write_hist_log (=PREFIX) log_avg_msec
+log_max_value log_offset log_prio log_hist_msec log_hist_coarseness per_job_logs;
+steady state: ss (steadystate; iops bw iops_slope bw_slope :LIMIT[%]) ss_dur ss_ramp;
 size, offset and offset_increment may be P% of the existing file.
 Any other fio option is an error. See docs/fio.md.
 
@@ -99,6 +104,20 @@ struct Cmd {
     hostbench_json: bool,
     output: Option<String>,
     save: SaveOptions,
+    /// `--eta`.
+    eta: Eta,
+    /// `--eta-interval`, `--eta-newline` (ms).
+    eta_interval_ms: u64,
+    eta_newline_ms: u64,
+}
+
+/// `--eta`: when fio's status line is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Eta {
+    /// On a terminal (fio's default).
+    Auto,
+    Always,
+    Never,
 }
 
 enum Parsed {
@@ -113,6 +132,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
     let mut terse_version = 3u8;
     let mut hostbench_json = false;
     let mut output = None;
+    let (mut eta, mut eta_interval_ms, mut eta_newline_ms) = (Eta::Auto, 1000u64, 0u64);
     let (mut label, mut no_save, mut results_db) = (None, false, None);
     let mut i = 0;
     let origin = "command line";
@@ -174,28 +194,31 @@ fn parse(args: &[String]) -> Result<Parsed> {
                     formats.push(FioFormat::Terse);
                 }
             }
-            // fio's status line: hostbench prints none yet, which is what `never` asks (and
-            // what `auto` gives off a terminal, fio's default); `always` is refused.
+            // fio's status line: on a terminal (auto, fio's default), always, or never.
             "eta" => {
                 let v = value("always, never or auto")?;
-                match v.as_str() {
-                    "never" | "auto" => {}
-                    "always" => bail!(
-                        "fio: --eta=always: hostbench does not print fio's status line yet; \
-                         leave the option out or use --eta=never (see docs/fio.md)"
-                    ),
+                eta = match v.as_str() {
+                    "never" => Eta::Never,
+                    "auto" => Eta::Auto,
+                    "always" => Eta::Always,
                     _ => bail!("fio: --eta={v}: expected always, never or auto"),
                 }
             }
-            // They shape the status line only (checked as fio checks them).
+            // They shape the status line (checked as fio checks them; a bare number is
+            // seconds).
             "eta-newline" | "eta-interval" => {
                 let v = value("a time such as 5s or 500ms")?;
                 let min_ms = if key == "eta-interval" { 250.0 } else { 1.0 };
-                match job::parse_fio_time(&v, 1.0) {
-                    Some(t) if t * 1000.0 >= min_ms => {}
+                let ms = match job::parse_fio_time(&v, 1.0) {
+                    Some(t) if t * 1000.0 >= min_ms && t < 86400.0 * 366.0 => (t * 1000.0) as u64,
                     _ => bail!(
                         "fio: --{key}={v}: expected a time of at least {min_ms} ms, such as 5s or 500ms"
                     ),
+                };
+                if key == "eta-interval" {
+                    eta_interval_ms = ms;
+                } else {
+                    eta_newline_ms = ms;
                 }
             }
             "terse-version" => {
@@ -286,6 +309,9 @@ fn parse(args: &[String]) -> Result<Parsed> {
         hostbench_json,
         output,
         save,
+        eta,
+        eta_interval_ms,
+        eta_newline_ms,
     })))
 }
 
@@ -402,6 +428,18 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         laid_out: output.layout_lines(),
         ..formats
     }));
+    // fio's status line: on stdout, always or on a terminal, never when the results go to
+    // stdout without fio's normal layout (JSON or terse alone stay parsable).
+    let results_on_stdout = cmd.output.is_none();
+    let show = match cmd.eta {
+        Eta::Never => false,
+        Eta::Always => true,
+        Eta::Auto => std::io::stdout().is_terminal(),
+    } && (!results_on_stdout || cmd.formats.contains(&FioFormat::Normal));
+    fio::status::enable(show.then_some(fio::status::StatusCfg {
+        interval_ms: cmd.eta_interval_ms,
+        newline_ms: cmd.eta_newline_ms,
+    }));
     match exec::execute(&plan, w, &output, &cmd.save, "fio", argv) {
         Ok((code, _)) => Ok(code),
         Err(e) => {
@@ -485,7 +523,6 @@ mod tests {
                 "cannot be combined",
             ),
             ("--name=a --terse-version=6", "expected 2, 3, 4 or 5"),
-            ("--name=a --eta=always", "does not print fio's status line"),
             ("--name=a --eta=sometimes", "expected always, never or auto"),
             ("--name=a --eta-interval=100ms", "at least 250 ms"),
             ("--name=a --eta-newline=0", "at least 1 ms"),

@@ -189,6 +189,61 @@ pub struct FioBlock {
     /// (schema 1.5; absent in older results).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<FioError>,
+    /// fio's steady-state detection (`ss_dur`), absent when the block's job asks for none
+    /// (schema 1.7; absent in older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<FioSteadyState>,
+}
+
+/// fio's steady-state detection of a block (`ss=`, `ss_dur=`): the criterion, whether it
+/// was attained, and the last window of per-second samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioSteadyState {
+    /// IOPS (else bandwidth) is the measure.
+    pub iops: bool,
+    /// The criterion is the slope (else the largest deviation from the mean).
+    pub slope: bool,
+    /// The limit is a percentage of the mean.
+    pub pct: bool,
+    /// The limit.
+    pub limit: f64,
+    /// `ss_dur`: samples in the window (one a second).
+    pub duration: u32,
+    /// The criterion was met (the job stopped then).
+    pub attained: bool,
+    /// The criterion's last value (in % with `pct`); null when it is undefined (fio's
+    /// `nan`: a percentage of a zero mean, a slope over a single sample).
+    pub criterion: Option<f64>,
+    /// The last largest deviation from the mean (deviation criteria); null when undefined.
+    pub max_deviation: Option<f64>,
+    /// The last slope (slope criteria); null when undefined.
+    pub slope_value: Option<f64>,
+    /// Bandwidth samples, bytes/s, oldest first.
+    pub bw: Vec<u64>,
+    /// IOPS samples, oldest first.
+    pub iops_data: Vec<u64>,
+}
+
+impl FioSteadyState {
+    /// fio's spelling of the criterion (`iops_slope:0.010000%`).
+    pub fn ss(&self) -> String {
+        format!(
+            "{}{}:{:.6}{}",
+            if self.iops { "iops" } else { "bw" },
+            if self.slope { "_slope" } else { "" },
+            self.limit as f32,
+            if self.pct { "%" } else { "" }
+        )
+    }
+    /// The integer mean of the bandwidth samples (bytes/s), as fio computes it.
+    pub fn bw_mean(&self) -> u64 {
+        self.bw.iter().sum::<u64>() / (self.bw.len().max(1) as u64)
+    }
+    /// The integer mean of the IOPS samples.
+    pub fn iops_mean(&self) -> u64 {
+        self.iops_data.iter().sum::<u64>() / (self.iops_data.len().max(1) as u64)
+    }
 }
 
 /// The error that ended a clone (fio's per-job `err=`): the other jobs go on unless

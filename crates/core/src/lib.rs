@@ -13,6 +13,7 @@ pub mod clock;
 pub mod compare;
 pub mod error;
 pub mod fio_hist;
+pub mod fio_num;
 pub mod fio_result;
 pub mod fleet;
 pub mod host;

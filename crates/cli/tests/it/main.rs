@@ -18,6 +18,7 @@ mod db_tls;
 mod fileio;
 mod fio;
 mod fio_files;
+mod fio_logs;
 mod fio_out;
 mod fio_rate;
 mod fio_seq;

@@ -67,6 +67,32 @@ impl Serialize for Node {
 /// One latency's object: its statistics and, when `pct` holds its histogram (the job asks
 /// for its percentiles) and it has samples, the values at `list`, keyed as fio's `%f`
 /// prints them, and with json+ the histogram's non-empty `bins`.
+/// fio's `steadystate` object (its keys, order and number forms).
+fn steadystate_json(ss: &hostbench_core::fio_result::FioSteadyState) -> Node {
+    let mut o = Map::new();
+    o.insert("ss".into(), json!(ss.ss()));
+    o.insert("duration".into(), json!(ss.duration));
+    o.insert("attained".into(), json!(u8::from(ss.attained)));
+    o.insert(
+        "criterion".into(),
+        json!(format!(
+            "{}{}",
+            ss.criterion
+                .map_or("nan".to_string(), |c| format!("{:.6}", c as f32)),
+            if ss.pct { "%" } else { "" }
+        )),
+    );
+    o.insert("max_deviation".into(), json!(ss.max_deviation));
+    o.insert("slope".into(), json!(ss.slope_value));
+    let mut data = Map::new();
+    data.insert("bw_mean".into(), json!(ss.bw_mean()));
+    data.insert("iops_mean".into(), json!(ss.iops_mean()));
+    data.insert("iops".into(), json!(ss.iops_data));
+    data.insert("bw".into(), json!(ss.bw));
+    o.insert("data".into(), Node::O(data));
+    Node::O(o)
+}
+
 fn stat_json(s: &FioStat, pct: Option<&[u64]>, list: &[f64], plus: bool) -> Node {
     let mut o = Map::new();
     o.insert("min".into(), json!(if s.n == 0 { 0 } else { s.min }));
@@ -305,6 +331,9 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
         j.insert("latency_window".into(), json!(0));
         if !first.description.is_empty() {
             j.insert("desc".into(), json!(first.description));
+        }
+        if let Some(ss) = &b.steadystate {
+            j.insert("steadystate".into(), steadystate_json(ss));
         }
         arr.push(Node::O(j));
     }

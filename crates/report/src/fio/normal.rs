@@ -386,6 +386,9 @@ pub(super) fn render(r: &RunResult) -> String {
             "     latency   : target=0, window=0, percentile=100.00%, depth={}",
             b.iodepth
         );
+        if let Some(ss) = &b.steadystate {
+            let _ = writeln!(out, "{}", steadystate_line(ss));
+        }
     }
     // fio: job blocks follow one another; a blank line before each group's summary, which
     // is printed for every group, empty or not.
@@ -449,4 +452,23 @@ pub(super) fn render(r: &RunResult) -> String {
         }
     }
     out
+}
+
+/// fio's `steadystate` line of a job block. Its bandwidth means are KiB-scaled twice, as
+/// fio prints them (the KiB figure with a KiB prefix, and the same figure with a kB one).
+fn steadystate_line(ss: &hostbench_core::fio_result::FioSteadyState) -> String {
+    let kib = ss.bw_mean() / 1024;
+    let up = |pow2: bool| hostbench_core::fio_num::num2str_from(kib, 1, 4, pow2, "B/s");
+    format!(
+        "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={}{}",
+        if ss.attained { "yes" } else { "no" },
+        up(true),
+        up(false),
+        num2str(ss.iops_mean(), 4, false, ""),
+        if ss.iops { "iops" } else { "bw" },
+        if ss.slope { " slope" } else { " mean dev" },
+        ss.criterion
+            .map_or("nan".to_string(), |c| format!("{c:.3}")),
+        if ss.pct { "%" } else { "" }
+    )
 }

@@ -428,6 +428,10 @@ pub struct JobSpec {
     /// The options that shape the job's report (percentiles, `unified_rw_reporting`,
     /// `description`: [`super::report_opts`]).
     pub report: hostbench_core::fio_result::FioReportOpts,
+    /// The job's logs (`write_bw_log` and the others: [`super::logs`]).
+    pub logs: super::logs::LogOpts,
+    /// Steady-state detection (`ss`, `ss_dur`, `ss_ramp`: [`super::steadystate`]).
+    pub ss: super::steadystate::SsOpts,
 }
 
 /// `size`, `offset`, `offset_increment` given in percent of the file's length.
@@ -806,6 +810,62 @@ const OPTS: &[Opt] = &[
         name: "file_service_type",
         aliases: &[],
     },
+    Opt {
+        name: "write_bw_log",
+        aliases: &[],
+    },
+    Opt {
+        name: "write_lat_log",
+        aliases: &[],
+    },
+    Opt {
+        name: "write_iops_log",
+        aliases: &[],
+    },
+    Opt {
+        name: "write_hist_log",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_avg_msec",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_max_value",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_offset",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_hist_msec",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_hist_coarseness",
+        aliases: &[],
+    },
+    Opt {
+        name: "per_job_logs",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_prio",
+        aliases: &[],
+    },
+    Opt {
+        name: "ss",
+        aliases: &["steadystate"],
+    },
+    Opt {
+        name: "ss_dur",
+        aliases: &["steadystate_duration"],
+    },
+    Opt {
+        name: "ss_ramp",
+        aliases: &["steadystate_ramp_time"],
+    },
 ];
 
 /// fio's name for option `k` (resolving aliases), if hostbench supports it.
@@ -1037,6 +1097,7 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
         );
     }
     assign_groups(&mut jobs);
+    super::steadystate::check_groups(&jobs)?;
     Ok(jobs)
 }
 
@@ -1161,6 +1222,8 @@ fn apply_options(
         allow_mounted_write: false,
         thread: false,
         report: Default::default(),
+        logs: Default::default(),
+        ss: Default::default(),
     };
     // fio applies kb_base before the job's other options, wherever it is written; the
     // last one given (the job's own over its global's) wins.
@@ -1193,6 +1256,8 @@ fn apply_options(
             k if super::report_opts::handles(k) => {
                 super::report_opts::apply(&mut j.report, k, v, at)?
             }
+            k if super::logs::handles(k) => super::logs::apply(&mut j.logs, k, v, at)?,
+            k if super::steadystate::handles(k) => super::steadystate::apply(&mut j.ss, k, v, at)?,
             "kb_base" => {}
             // An option of fio's tiobench profile: without `profile=tiobench` fio accepts
             // it and does nothing with it (examples/waitfor.fio and steadystate.fio set

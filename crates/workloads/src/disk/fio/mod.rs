@@ -20,12 +20,15 @@ pub mod fio_names;
 pub mod job;
 pub mod jobfile;
 mod layout;
+pub mod logs;
 mod pattern;
 mod rate;
 pub mod report_opts;
 mod result;
 mod sequence;
 pub mod stats;
+pub mod status;
+pub mod steadystate;
 mod worker;
 
 use crate::disk::diskstat::Watch;
@@ -84,6 +87,10 @@ struct Shared {
     seq: sequence::Sequencer,
     /// fio's flows (`flow`, `flow_id`): per id, the I/Os counted and the clones' weights.
     flows: rate::Flows,
+    /// Steady-state detection: the clones' live totals and who attained it.
+    ss: steadystate::Board,
+    /// The clones' live state for fio's status line.
+    live: status::Live,
 }
 
 struct FioInstance {
@@ -292,6 +299,9 @@ impl Workload for Fio {
                 threads.push((i, c));
             }
         }
+        for (tid, &(ji, _)) in threads.iter().enumerate() {
+            logs::check(&jobs[ji].logs, &jobs[ji].name, tid).map_err(WorkloadError::usage)?;
+        }
         let warnings = layout_files(&mut jobs, ctx, None)?.ok_or_else(|| {
             WorkloadError::environment("interrupted while laying out the job files")
         })?;
@@ -307,18 +317,29 @@ impl Workload for Fio {
         });
         let seq = sequence::Sequencer::new(&jobs, &threads, ctx.seed);
         let flows = rate::Flows::new(&jobs, &threads);
-        Ok(Box::new(FioInstance {
-            shared: Arc::new(Shared {
-                seq,
-                flows,
-                jobs,
-                global_options,
-                threads,
-                results: Mutex::new(vec![None; n]),
-                warnings,
-                disks,
-            }),
-        }))
+        let ss = steadystate::Board::new(&jobs, &threads);
+        let live = status::Live::new(n);
+        let shared = Arc::new(Shared {
+            seq,
+            flows,
+            ss,
+            live,
+            jobs,
+            global_options,
+            threads,
+            results: Mutex::new(vec![None; n]),
+            warnings,
+            disks,
+        });
+        status::start(&shared);
+        Ok(Box::new(FioInstance { shared }))
+    }
+}
+
+impl Drop for FioInstance {
+    /// The status line stops with the run at the latest.
+    fn drop(&mut self) {
+        self.shared.live.stop_printer();
     }
 }
 

@@ -51,6 +51,8 @@ pub(super) struct CloneStats {
     pub(super) complete_map: [u64; 7],
     /// The error the clone ended with (fio's `err=`), if any.
     pub(super) error: Option<FioError>,
+    /// The steady state of the clone that keeps its job's (or group's) ring.
+    pub(super) ss: Option<hostbench_core::fio_result::FioSteadyState>,
 }
 
 /// The options of every `[global]` section, in order (fio's JSON "global options").
@@ -148,6 +150,7 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             iodepth_submit: s.submit_map,
             iodepth_complete: s.complete_map,
             error: s.error.clone(),
+            steadystate: s.ss.clone(),
         },
         bins: [
             s.dirs[0].clat_plat.0.to_vec(),
@@ -183,6 +186,10 @@ fn merge(m: &mut Acc, b: &Acc) {
         _ => {}
     }
     mb.runtime_ms = mb.runtime_ms.max(bb.runtime_ms);
+    // The group's last clone keeps the group's steady state (fio's `steadystate_setup`).
+    if bb.steadystate.is_some() {
+        mb.steadystate = bb.steadystate.clone();
+    }
     mb.ctx += bb.ctx;
     mb.majf += bb.majf;
     mb.minf += bb.minf;

@@ -7,10 +7,12 @@
 use super::Shared;
 use super::engine::{Buffers, Dir, Done, Engine};
 use super::job::{EngineKind, JobSpec};
+use super::logs::Logger;
 use super::pattern::Pattern;
 use super::rate::{MinRate, Pacer, Think};
 use super::result::CloneStats;
 use super::sequence::Turn;
+use super::steadystate::Ring;
 use hostbench_core::fio_result::FioError;
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counter;
@@ -116,6 +118,10 @@ pub(super) fn new_worker(
         think: None,
         pending_dir: None,
         flow_count: 0,
+        logs: None,
+        ss: None,
+        tps: 1,
+        live_running: false,
     })))
 }
 
@@ -188,6 +194,15 @@ struct FioWorker {
     pending_dir: Option<Dir>,
     /// I/Os this clone counted in its flow (fio's `td->flow_counter`).
     flow_count: u64,
+    /// The clone's logs (`write_bw_log` ...), opened when it starts.
+    logs: Option<Logger>,
+    /// The steady-state ring this clone keeps (for its job, or its reporting group),
+    /// made when its measured time begins.
+    ss: Option<Ring>,
+    /// Clock ticks per second.
+    tps: u64,
+    /// The status line knows this clone's ramp time is over.
+    live_running: bool,
 }
 
 /// The system's text for `errno` (`No space left on device`), without Rust's `(os error N)`.
@@ -253,7 +268,9 @@ impl FioWorker {
     /// told it to stop.
     #[inline(always)]
     fn go(&self, ctl: &mut RunControl<'_>, now: u64) -> bool {
-        !self.shared.seq.told_to_stop(self.tid) && ctl.next_op(now).is_some()
+        !self.shared.seq.told_to_stop(self.tid)
+            && !self.shared.ss.stopped(self.tid)
+            && ctl.next_op(now).is_some()
     }
 
     /// Whether a size-based clone has issued all it is to issue (`bytes` and `ios` so far).
@@ -322,11 +339,82 @@ impl FioWorker {
         }
     }
 
-    fn sample(&mut self, elapsed_ns: u64) {
+    /// Steady state after completions at `now` (measured time from `epoch`): the clone's
+    /// totals published, and the ring's check once a second when this clone keeps one.
+    #[inline(always)]
+    fn after_completions(&mut self, now: u64, epoch: u64) {
+        let live = &self.shared.live;
+        if live.on() {
+            let d = &self.stats.dirs;
+            live.publish(self.tid, [d[0].bytes, d[1].bytes], [d[0].ios, d[1].ios]);
+            if !self.live_running {
+                // The first measured completion: ramp time is over.
+                self.live_running = true;
+                if self.job.ramp_time_s > 0.0 {
+                    live.set_state(self.tid, super::status::running_state(&self.job));
+                }
+            }
+        }
+        if self.job.ss.dur == 0 {
+            return;
+        }
+        let d = &self.stats.dirs;
+        let board = &self.shared.ss;
+        board.publish(self.tid, d[0].bytes + d[1].bytes, d[0].ios + d[1].ios);
+        if self.ss.is_none() {
+            let tps = self.tps;
+            self.ss = Ring::new(board, self.tid, &self.job.ss, epoch, tps);
+        }
+        if let Some(r) = self.ss.as_mut()
+            && now >= r.due()
+        {
+            r.check(board, now);
+        }
+    }
+
+    /// Logs one completed I/O (`ms` since the measured start); a per-I/O bandwidth or
+    /// IOPS log also feeds the job's bw/iops statistics per I/O, as fio's do.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn log_io(
+        &mut self,
+        ms: u64,
+        dir: Dir,
+        res: i64,
+        off: u64,
+        slat: Option<u64>,
+        clat: u64,
+        lat: u64,
+    ) {
+        let Some(l) = self.logs.as_mut() else {
+            return;
+        };
+        let d = &mut self.stats.dirs[dir as usize];
+        if let Some(rate) = l.io(
+            ms,
+            dir as usize,
+            res as u64,
+            off,
+            slat,
+            clat,
+            lat,
+            &d.clat_plat,
+        ) {
+            d.bw.add(rate);
+        }
+        if self.job.logs.iops_per_io() {
+            d.iops.add(1);
+        }
+    }
+
+    /// The bandwidth and IOPS samples of the window of `elapsed_ns` that ends `at_ms` after
+    /// the clone's measured start.
+    fn sample(&mut self, elapsed_ns: u64, at_ms: u64) {
         if elapsed_ns == 0 {
             return;
         }
         let ms = elapsed_ns as f64 / 1e6;
+        let (bw_per_io, iops_per_io) = (self.job.logs.bw_per_io(), self.job.logs.iops_per_io());
         for (i, d) in self.stats.dirs.iter_mut().enumerate() {
             let active = if i == 0 {
                 self.read_pct > 0
@@ -338,8 +426,22 @@ impl FioWorker {
             }
             let bytes = d.bytes - d.last_bytes;
             let ios = d.ios - d.last_ios;
-            d.bw.add((bytes as f64 * 1000.0 / ms / 1024.0) as u64);
-            d.iops.add((ios as f64 * 1000.0 / ms) as u64);
+            let (bw, iops) = (
+                (bytes as f64 * 1000.0 / ms / 1024.0) as u64,
+                (ios as f64 * 1000.0 / ms) as u64,
+            );
+            // A per-I/O log feeds these statistics itself (fio's quirk: `log_io`).
+            if !bw_per_io {
+                d.bw.add(bw);
+            }
+            if !iops_per_io {
+                d.iops.add(iops);
+            }
+            if bytes > 0
+                && let Some(l) = self.logs.as_mut()
+            {
+                l.window(at_ms, i, bw, iops);
+            }
             d.last_bytes = d.bytes;
             d.last_ios = d.ios;
         }
@@ -461,7 +563,11 @@ impl FioWorker {
         let slice = ctl.clock().from_ns(10_000_000);
         loop {
             let now = ctl.now();
-            if ctl.aborted() || ctl.should_stop(now) || self.shared.seq.told_to_stop(self.tid) {
+            if ctl.aborted()
+                || ctl.should_stop(now)
+                || self.shared.seq.told_to_stop(self.tid)
+                || self.shared.ss.stopped(self.tid)
+            {
                 return false;
             }
             if now >= t {
@@ -516,7 +622,7 @@ impl FioWorker {
     fn run_sync(&mut self, ctl: &mut RunControl<'_>) -> Result<Meas, WorkloadError> {
         let clock = ctl.clock();
         let mut now = ctl.now();
-        let mut meas = Meas::start(ctl, now, self.warming(ctl, now));
+        let mut meas = Meas::start(ctl, now, self.warming(ctl, now), &self.job);
         let mut issued = 0u64;
         let mut issued_ios = 0u64;
         let buf = self.bufs.slot(0);
@@ -568,16 +674,16 @@ impl FioWorker {
                 ctl.record(start, t1);
                 Self::count(ctl, dir, res);
                 meas.begin(ctl, t1);
-                self.account(
-                    dir,
-                    res,
-                    len,
-                    None,
-                    clock.to_ns(t1 - t0),
-                    clock.to_ns(t1 - start),
-                );
+                let (clat, lat) = (clock.to_ns(t1 - t0), clock.to_ns(t1 - start));
+                self.account(dir, res, len, None, clat, lat);
+                if self.logs.is_some() {
+                    let ms = clock.to_ns(t1.saturating_sub(meas.t0)) / 1_000_000;
+                    self.log_io(ms, dir, res, off, None, clat, lat);
+                }
+                self.after_completions(t1, meas.t0);
                 if t1 >= meas.next_sample {
-                    self.sample(clock.to_ns(t1 - meas.last_sample));
+                    let at_ms = clock.to_ns(t1 - meas.t0) / 1_000_000;
+                    self.sample(clock.to_ns(t1 - meas.last_sample), at_ms);
                     meas.last_sample = t1;
                     meas.next_sample = t1 + meas.sample_ticks;
                 }
@@ -597,9 +703,17 @@ impl FioWorker {
                 }
             }
         }
-        self.stats.depth_map[0] += self.stats.dirs[0].ios + self.stats.dirs[1].ios;
-        self.stats.submit_map[1] += self.stats.dirs[0].ios + self.stats.dirs[1].ios;
-        self.stats.complete_map[1] += self.stats.dirs[0].ios + self.stats.dirs[1].ios;
+        let ios = self.stats.dirs[0].ios + self.stats.dirs[1].ios;
+        self.stats.depth_map[0] += ios;
+        // fio marks a submission and a completion per I/O for engines without a commit
+        // step (psync, sync, mmap). Its null engine has one: at iodepth=1 it completes
+        // each I/O in its queue call, which marks neither (fio prints 0% everywhere); at a
+        // larger iodepth it commits one I/O at a time and reaps it before the next, one
+        // submission and one completion each, as here.
+        if !(self.job.engine == EngineKind::Null && self.job.iodepth == 1) {
+            self.stats.submit_map[1] += ios;
+            self.stats.complete_map[1] += ios;
+        }
         Ok(meas)
     }
 
@@ -646,7 +760,7 @@ impl FioWorker {
         let mut issued = 0u64;
         let mut issued_ios = 0u64;
         let t_start = ctl.now();
-        let mut meas = Meas::start(ctl, t_start, self.warming(ctl, t_start));
+        let mut meas = Meas::start(ctl, t_start, self.warming(ctl, t_start), &self.job);
         // When the next paced I/O is due, if the last one waits for its time.
         let mut wait_due: Option<u64> = None;
         // A think is due: nothing more is issued until what is in flight is done.
@@ -795,14 +909,14 @@ impl FioWorker {
                 if !warming {
                     ctl.record(start[s], t2);
                     Self::count(ctl, dir, d.res);
-                    self.account(
-                        dir,
-                        d.res,
-                        len,
-                        Some(clock.to_ns(issue[s].saturating_sub(start[s]))),
-                        clock.to_ns(t2.saturating_sub(issue[s])),
-                        clock.to_ns(t2.saturating_sub(start[s])),
-                    );
+                    let slat = clock.to_ns(issue[s].saturating_sub(start[s]));
+                    let clat = clock.to_ns(t2.saturating_sub(issue[s]));
+                    let lat = clock.to_ns(t2.saturating_sub(start[s]));
+                    self.account(dir, d.res, len, Some(slat), clat, lat);
+                    if self.logs.is_some() {
+                        let ms = clock.to_ns(t2.saturating_sub(meas.t0)) / 1_000_000;
+                        self.log_io(ms, dir, d.res, off, Some(slat), clat, lat);
+                    }
                 }
                 if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
                     err = true;
@@ -819,11 +933,15 @@ impl FioWorker {
             {
                 think_pending = true;
             }
+            if !warming && n > 0 {
+                self.after_completions(t2, meas.t0);
+            }
             if !warming && n > 0 && !err && !self.rate_ok(t2) {
                 err = true;
             }
             if !warming && t2 >= meas.next_sample {
-                self.sample(clock.to_ns(t2 - meas.last_sample));
+                let at_ms = clock.to_ns(t2 - meas.t0) / 1_000_000;
+                self.sample(clock.to_ns(t2 - meas.last_sample), at_ms);
                 meas.last_sample = t2;
                 meas.next_sample = t2 + meas.sample_ticks;
             }
@@ -856,8 +974,14 @@ struct Meas {
 }
 
 impl Meas {
-    fn start(ctl: &RunControl<'_>, now: u64, warming: bool) -> Meas {
-        let sample_ticks = ctl.clock().from_ns(SAMPLE_NS);
+    fn start(ctl: &RunControl<'_>, now: u64, warming: bool, job: &JobSpec) -> Meas {
+        // A windowed bandwidth/IOPS log sets the sampling window (fio's bwavgtime and
+        // iopsavgtime become log_avg_msec).
+        let ns = job
+            .logs
+            .sample_msec()
+            .map_or(SAMPLE_NS, |ms| ms * 1_000_000);
+        let sample_ticks = ctl.clock().from_ns(ns);
         let mut m = Meas {
             begun: false,
             t0: now,
@@ -894,7 +1018,19 @@ impl LoopWorker for FioWorker {
                 self.shared.flows.leave(self.job.flow_id, self.job.flow, 0);
             }
             self.hand_over();
+            self.shared.live.finish(self.tid, false);
             return Ok(());
+        }
+        let live = &self.shared.live;
+        if live.on() {
+            live.set_state(
+                self.tid,
+                if self.job.ramp_time_s > 0.0 {
+                    super::status::RAMP
+                } else {
+                    super::status::running_state(&self.job)
+                },
+            );
         }
         let r = self.run_turn(ctl);
         if self.job.flow > 0 {
@@ -908,6 +1044,7 @@ impl LoopWorker for FioWorker {
         // A clone that ended with an error (fio's `err=`) stops only what `exitall_on_error`
         // names; one that could not run at all (its engine) ends the run.
         self.shared.seq.finish(self.tid, r.is_err() || self.failed);
+        self.shared.live.finish(self.tid, r.is_err() || self.failed);
         r
     }
 }
@@ -956,6 +1093,14 @@ impl FioWorker {
 
     fn run_turn(&mut self, ctl: &mut RunControl<'_>) -> Result<(), WorkloadError> {
         let clock = ctl.clock();
+        // The histograms' pages are touched before the clone's starting rusage, as fio's
+        // are: minf counts the job's faults, not the first use of each bucket page.
+        for d in &mut self.stats.dirs {
+            d.clat_plat.prefault();
+            d.lat_plat.prefault();
+            d.slat_plat.prefault();
+        }
+        self.stats.sync_plat.prefault();
         // The clone's own time, from its start: ramp_time, then runtime.
         let t_job = ctl.now();
         if self.job.ramp_time_s > 0.0 {
@@ -971,12 +1116,21 @@ impl FioWorker {
         self.pass_bytes = 0;
         self.pattern.seed(&mut self.rng);
         let tps = clock.from_ns(1_000_000_000) as f64;
+        self.tps = tps as u64;
         self.pacer = Pacer::new(&self.job, self.read_pct, tps);
         self.pacer.start(ctl.now());
         let measured_from = self.ramp_end.max(t_job);
         self.min_rate = MinRate::new(&self.job, measured_from, tps);
         self.think = Think::new(&self.job, t_job, tps);
         self.pending_dir = None;
+        let fixed = |b: &super::job::BlockSizes| if b.min == b.max { b.min } else { 0 };
+        self.logs = Logger::open(
+            &self.job.logs,
+            &self.job.name,
+            self.tid,
+            [fixed(&self.job.bsz[0]), fixed(&self.job.bsz[1])],
+        )
+        .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", self.job.name)))?;
         if self.engine.is_none() {
             let (k, fd, depth, region) = self.engine_args;
             self.engine = Some(Engine::new(k, fd, depth, region).map_err(|e| {
@@ -997,6 +1151,19 @@ impl FioWorker {
         }
         let t_end = ctl.now();
         let ru1 = rusage();
+        if self.job.ss.dur > 0 {
+            let tps = self.tps;
+            let ring = self
+                .ss
+                .take()
+                .or_else(|| Ring::new(&self.shared.ss, self.tid, &self.job.ss, meas.t0, tps));
+            self.stats.ss = ring.map(|r| r.result());
+        }
+        if let Some(mut l) = self.logs.take()
+            && let Some(e) = l.finish(clock.to_ns(t_end.saturating_sub(meas.t0)) / 1_000_000)
+        {
+            self.set_error(libc::EIO, "write log", e);
+        }
         if meas.begun {
             self.stats.runtime_ns = clock.to_ns(t_end.saturating_sub(meas.t0));
             self.stats.usr_ns = ru1.0.saturating_sub(meas.ru0.0);
