@@ -43,10 +43,11 @@ fio's command line and job files, measured by hostbench's own engine.
   --label=NAME             name what this run stands for (stored with the result)
   --no-save                do not save the result in the results store
   --results-db=PATH|URL    where to save the result
+  --parse-only             check the options and job files, run nothing (exit 0 when fine)
   --version                print the version
 
 Job options: name filename directory size offset bs (R,W,T) rw/readwrite (with :N) rwmixread rwmixwrite
-iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null) direct buffered numjobs runtime
+iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null falloc ftruncate cpuio) direct buffered numjobs runtime
 time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
 (random zipf:θ pareto:h normal:dev[:center] zoned:... zoned_abs:...) random_generator
 bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsync fdatasync end_fsync group_reporting invalidate
@@ -61,6 +62,8 @@ rate: rate (bytes/s, R,W) rate_iops (R,W) rate_min (ratemin) rate_iops_min rate_
 rate_cycle (ratecycle) rate_ignore_thinktime thinktime thinktime_spin thinktime_blocks
 thinktime_blocks_type (complete issue) thinktime_iotime; flow (0-1000) flow_id flow_sleep;
 size, offset and offset_increment may be P% of the existing file.
+cpuio: cpuload cpuchunks cpumode (noop qsort) exit_on_io_done; process: cpus_allowed
+cpus_allowed_policy (shared split) prio prioclass.
 Any other fio option is an error. See docs/fio.md.
 
 Example (GitLab's file-system check):
@@ -87,6 +90,7 @@ const FLAGS: &[&str] = &[
     "exitall",
     "exitall_on_error",
     "rate_ignore_thinktime",
+    "exit_on_io_done",
 ];
 
 /// What the command line asked for.
@@ -99,6 +103,8 @@ struct Cmd {
     hostbench_json: bool,
     output: Option<String>,
     save: SaveOptions,
+    /// `--parse-only`: check everything, run nothing.
+    parse_only: bool,
 }
 
 enum Parsed {
@@ -113,6 +119,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
     let mut terse_version = 3u8;
     let mut hostbench_json = false;
     let mut output = None;
+    let mut parse_only = false;
     let (mut label, mut no_save, mut results_db) = (None, false, None);
     let mut i = 0;
     let origin = "command line";
@@ -163,6 +170,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                     env!("CARGO_PKG_VERSION")
                 )));
             }
+            "parse-only" => parse_only = true,
             "output-format" => {
                 let v = value("normal, json, json+, terse or hostbench-json")?;
                 (formats, hostbench_json) = output_formats(&v)?;
@@ -231,7 +239,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                         anyhow!(
                             "fio: fio option --{k} is not supported by hostbench yet; remove it \
                              (hostbench takes --output-format, --output, --minimal, \
-                             --append-terse, --terse-version, --eta=never, --version, \
+                             --append-terse, --terse-version, --eta=never, --parse-only, --version, \
                              --help and job options; see docs/fio.md)"
                         )
                     } else {
@@ -286,6 +294,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
         hostbench_json,
         output,
         save,
+        parse_only,
     })))
 }
 
@@ -331,6 +340,10 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Parsed::Run(c) => c,
     };
     let jobs = job::jobs_from_sections(&cmd.sections).map_err(|e| anyhow!("fio: {e}"))?;
+    if cmd.parse_only {
+        // fio's --parse-only: the options were read and checked; nothing runs.
+        return Ok(ExitCode::SUCCESS);
+    }
     if cmd
         .sections
         .iter()

@@ -17,6 +17,7 @@ mod db;
 mod db_tls;
 mod fileio;
 mod fio;
+mod fio_engines;
 mod fio_files;
 mod fio_out;
 mod fio_rate;

@@ -8,6 +8,9 @@
 //! | `null` | 1 | nothing: the harness's own cost per I/O | no |
 //! | `libaio` | `iodepth` | `io_submit`/`io_getevents` syscalls (no libaio library) | yes |
 //! | `io_uring` | `iodepth` | a submission and a completion ring, `io_uring_enter` | yes |
+//! | `falloc` | 1 | `fallocate` over the I/O's range (`engines/falloc.rs`) | no |
+//! | `ftruncate` | 1 | `ftruncate` to the write's offset (`engines/ftruncate.rs`) | no |
+//! | `cpuio` | 1 | no file: CPU burnt per I/O (`engines/cpuio.rs`) | no |
 //!
 //! Everything an engine needs (ring memory, control blocks, event arrays) is allocated when
 //! it is built; queueing, submitting and reaping allocate nothing.
@@ -110,6 +113,12 @@ pub enum Engine {
     Libaio(Box<Aio>),
     /// io_uring.
     Uring(Box<Uring>),
+    /// fallocate per I/O.
+    Falloc(RawFd),
+    /// ftruncate per write.
+    Ftruncate(RawFd),
+    /// CPU burnt per I/O, no file.
+    Cpu(Box<super::engines::cpuio::Cpu>),
 }
 
 impl Engine {
@@ -117,6 +126,9 @@ impl Engine {
     /// (offset, length) of the file an mmap engine maps.
     pub fn new(kind: EngineKind, fd: RawFd, depth: u32, region: (u64, u64)) -> io::Result<Engine> {
         Ok(match kind {
+            EngineKind::Falloc => Engine::Falloc(fd),
+            EngineKind::Ftruncate => Engine::Ftruncate(fd),
+            EngineKind::Cpuio => unreachable!("cpuio is built by Engine::cpu"),
             EngineKind::Psync => Engine::Psync(fd),
             EngineKind::Sync => Engine::Sync(fd),
             EngineKind::Null => Engine::Null,
@@ -124,6 +136,33 @@ impl Engine {
             EngineKind::Libaio => Engine::Libaio(Box::new(Aio::new(fd, depth)?)),
             EngineKind::IoUring => Engine::Uring(Box::new(Uring::new(fd, depth)?)),
         })
+    }
+
+    /// The cpuio engine for a job's options.
+    pub fn cpu(o: &super::engines::EngineOpts) -> Engine {
+        Engine::Cpu(Box::new(super::engines::cpuio::Cpu::new(
+            o.cpumode,
+            o.cpuload,
+            o.cpuchunks_us,
+        )))
+    }
+
+    /// fio's name of the call that failed when an I/O returns an error: `io_u error` for
+    /// engines that move data, `td_io_queue` for the engines whose queue call sets the
+    /// error itself (falloc, ftruncate).
+    pub fn error_func(&self) -> &'static str {
+        match self {
+            Engine::Falloc(_) | Engine::Ftruncate(_) | Engine::Cpu(_) => "td_io_queue",
+            _ => "io_u error",
+        }
+    }
+
+    /// The cpuio engine's think after each cycle, µs (`None`: another engine).
+    pub fn cpu_think_us(&self) -> Option<u64> {
+        match self {
+            Engine::Cpu(c) => Some(c.think_us()),
+            _ => None,
+        }
     }
 
     /// The mmap engine's `madvise` for the job's access pattern (`random` or sequential);
@@ -160,6 +199,12 @@ impl Engine {
                 }
                 Engine::Mmap(m) => m.copy(dir, buf, off, len),
                 Engine::Null => len as i64,
+                Engine::Falloc(fd) => super::engines::falloc::io(*fd, dir, off, len),
+                Engine::Ftruncate(fd) => super::engines::ftruncate::io(*fd, dir, off, len),
+                Engine::Cpu(c) => {
+                    c.burn();
+                    0
+                }
                 Engine::Libaio(_) | Engine::Uring(_) => {
                     unreachable!("queue engines go through queue/submit/reap")
                 }

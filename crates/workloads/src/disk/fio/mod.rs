@@ -15,12 +15,14 @@
 //! afterwards (fio's `unlink=0`).
 
 pub mod engine;
+pub mod engines;
 pub mod expr;
 pub mod fio_names;
 pub mod job;
 pub mod jobfile;
 mod layout;
 mod pattern;
+pub mod process;
 mod rate;
 pub mod report_opts;
 mod result;
