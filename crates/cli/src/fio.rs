@@ -62,8 +62,9 @@ rate: rate (bytes/s, R,W) rate_iops (R,W) rate_min (ratemin) rate_iops_min rate_
 rate_cycle (ratecycle) rate_ignore_thinktime thinktime thinktime_spin thinktime_blocks
 thinktime_blocks_type (complete issue) thinktime_iotime; flow (0-1000) flow_id flow_sleep;
 size, offset and offset_increment may be P% of the existing file.
-cpuio: cpuload cpuchunks cpumode (noop qsort) exit_on_io_done; process: cpus_allowed
-cpus_allowed_policy (shared split) prio prioclass.
+cpuio: cpuload cpuchunks cpumode (noop qsort) exit_on_io_done; io_uring: fixedbufs
+registerfiles sqthread_poll hipri; process: cpus_allowed cpus_allowed_policy (shared split)
+numa_cpu_nodes numa_mem_policy prio prioclass.
 Any other fio option is an error. See docs/fio.md.
 
 Example (GitLab's file-system check):
@@ -91,6 +92,10 @@ const FLAGS: &[&str] = &[
     "exitall_on_error",
     "rate_ignore_thinktime",
     "exit_on_io_done",
+    "fixedbufs",
+    "registerfiles",
+    "sqthread_poll",
+    "hipri",
 ];
 
 /// What the command line asked for.

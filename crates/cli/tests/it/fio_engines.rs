@@ -439,3 +439,98 @@ fn affinity_and_io_priority_are_set_as_fio_sets_them() {
         assert_eq!(h.len(), 2, "{extra:?}: {h:?}");
     }
 }
+
+#[test]
+fn io_uring_options_run_as_in_fio() {
+    if !need_fio("io_uring_options_run_as_in_fio") {
+        return;
+    }
+    let d = tmp("enguring");
+    let hbp = common::bin();
+    let hbp = hbp.to_str().expect("a UTF-8 path");
+    let base = [
+        "--name=u",
+        "--ioengine=io_uring",
+        "--filename=uf",
+        "--size=1m",
+        "--rw=randread",
+        "--direct=1",
+        "--iodepth=4",
+        "--output-format=json",
+    ];
+    for extra in [
+        vec!["--fixedbufs"],
+        vec!["--registerfiles"],
+        vec!["--fixedbufs", "--registerfiles"],
+        vec!["--sqthread_poll=1"],
+    ] {
+        let mut args = base.to_vec();
+        args.extend_from_slice(&extra);
+        let (h, p) = both(&d, &args);
+        if p.code != 0 {
+            // A kernel or container without the feature: fio fails too; so must we.
+            assert_ne!(
+                h.code, 0,
+                "{extra:?}: fio failed ({}), hostbench ran",
+                p.err
+            );
+            continue;
+        }
+        assert_eq!(h.code, 0, "{extra:?}: {}", h.err);
+        let (hj, pj) = (&jobs(&h.out)[0], &jobs(&p.out)[0]);
+        assert_eq!(counts(hj, "read").0, counts(pj, "read").0, "{extra:?}");
+        assert_eq!(counts(hj, "read").1, counts(pj, "read").1, "{extra:?}");
+        assert_eq!(hj["error"], 0);
+        // The registrations fio makes, made by hostbench's ring too.
+        if have_strace("io_uring_options_run_as_in_fio") {
+            let mut ours = vec!["fio"];
+            ours.extend_from_slice(&args);
+            ours.push("--no-save");
+            let log = d.join("reg.txt");
+            let o = std::process::Command::new("strace")
+                .args([
+                    "-f",
+                    "-qq",
+                    "-e",
+                    "trace=io_uring_register,io_uring_setup",
+                    "-o",
+                ])
+                .arg(&log)
+                .arg(hbp)
+                .args(&ours)
+                .current_dir(&d)
+                .env("HOSTBENCH_RESULTS_DB", d.join("r.db"))
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let t = std::fs::read_to_string(&log).unwrap();
+            for (opt, call) in [
+                ("--fixedbufs", "IORING_REGISTER_BUFFERS"),
+                ("--registerfiles", "IORING_REGISTER_FILES"),
+                ("--sqthread_poll=1", "IORING_SETUP_SQPOLL"),
+            ] {
+                assert_eq!(
+                    extra.contains(&opt),
+                    t.contains(call),
+                    "{extra:?} {call}:\n{t}"
+                );
+            }
+        }
+    }
+    // hipri on a file of a filesystem: every I/O fails with EOPNOTSUPP, for fio too.
+    let mut args = base.to_vec();
+    args.push("--hipri");
+    let (h, p) = both(&d, &args);
+    assert_eq!(h.code, p.code, "{}\n{}", h.err, p.err);
+    if p.code != 0 {
+        let (hj, pj) = (&jobs(&h.out)[0], &jobs(&p.out)[0]);
+        assert_eq!(hj["error"], pj["error"]);
+        assert!(h.err.contains("polled queues"), "{}", h.err);
+    }
+    // An io_uring option on another engine is refused.
+    let r = hb_fail(&d, &["--name=u", "--size=64k", "--fixedbufs"]);
+    assert!(
+        r.contains("fixedbufs is an option of ioengine=io_uring"),
+        "{r}"
+    );
+}

@@ -99,6 +99,22 @@ impl Drop for Buffers {
     }
 }
 
+/// io_uring's own options (fio's `fixedbufs`, `registerfiles`, `sqthread_poll`, `hipri`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UringOpts {
+    /// The I/O buffers are registered with the ring (`IORING_REGISTER_BUFFERS`) and the
+    /// I/Os use `READ_FIXED`/`WRITE_FIXED`.
+    pub fixedbufs: bool,
+    /// The file is registered with the ring (`IORING_REGISTER_FILES`), the I/Os name it by
+    /// index (`IOSQE_FIXED_FILE`).
+    pub registerfiles: bool,
+    /// A kernel thread polls the submission ring (`IORING_SETUP_SQPOLL`).
+    pub sqthread_poll: bool,
+    /// Completions are polled for (`IORING_SETUP_IOPOLL`): O_DIRECT on a device with polled
+    /// queues only; elsewhere each I/O fails with EOPNOTSUPP, as with fio.
+    pub hipri: bool,
+}
+
 /// An engine bound to one open file.
 pub enum Engine {
     /// pread/pwrite.
@@ -134,8 +150,27 @@ impl Engine {
             EngineKind::Null => Engine::Null,
             EngineKind::Mmap => Engine::Mmap(Map::new(fd, region.0, region.1)?),
             EngineKind::Libaio => Engine::Libaio(Box::new(Aio::new(fd, depth)?)),
-            EngineKind::IoUring => Engine::Uring(Box::new(Uring::new(fd, depth)?)),
+            EngineKind::IoUring => {
+                Engine::Uring(Box::new(Uring::new(fd, depth, UringOpts::default())?))
+            }
         })
+    }
+
+    /// The io_uring engine with its options; with `fixedbufs`, `bufs` (`depth` slots of
+    /// `slot_len` bytes) are registered with the ring.
+    pub fn uring(
+        fd: RawFd,
+        depth: u32,
+        opts: UringOpts,
+        bufs: Option<(&Buffers, u32)>,
+    ) -> io::Result<Engine> {
+        let mut u = Uring::new(fd, depth, opts)?;
+        if opts.fixedbufs
+            && let Some((b, n)) = bufs
+        {
+            u.register_buffers(b, n)?;
+        }
+        Ok(Engine::Uring(Box::new(u)))
     }
 
     /// The cpuio engine for a job's options.
@@ -628,6 +663,14 @@ fn timespec(ns: u64) -> libc::timespec {
 }
 
 const IORING_OP_READ: u8 = 22;
+const IORING_OP_READ_FIXED: u8 = 4;
+const IORING_OP_WRITE_FIXED: u8 = 5;
+const IORING_SETUP_IOPOLL: u32 = 1;
+const IORING_SETUP_SQPOLL: u32 = 1 << 1;
+const IORING_ENTER_SQ_WAKEUP: u32 = 1 << 1;
+const IOSQE_FIXED_FILE: u8 = 1;
+const IORING_REGISTER_BUFFERS: u32 = 0;
+const IORING_REGISTER_FILES: u32 = 2;
 const IORING_SETUP_COOP_TASKRUN: u32 = 1 << 8;
 const IORING_SETUP_SINGLE_ISSUER: u32 = 1 << 12;
 const IORING_SETUP_DEFER_TASKRUN: u32 = 1 << 13;
@@ -687,25 +730,37 @@ pub struct Uring {
     to_submit: u32,
     /// The kernel takes a timeout with the wait (IORING_FEAT_EXT_ARG, Linux 5.11).
     ext_arg: bool,
+    /// The ring's options.
+    opts: UringOpts,
+    /// The buffers are registered (`fixedbufs`): I/Os use the fixed opcodes.
+    fixed: bool,
 }
 
 // SAFETY: the ring is used by the one worker thread that owns it.
 unsafe impl Send for Uring {}
 
 impl Uring {
-    fn new(fd: RawFd, depth: u32) -> io::Result<Uring> {
+    fn new(fd: RawFd, depth: u32, opts: UringOpts) -> io::Result<Uring> {
         // The ring belongs to the one thread that builds and uses it: completions run in that
         // thread when it asks for them (no interrupting task work), as fio sets it up on
         // kernels that have these flags; older kernels get a plain ring.
         let mut p = UringParams::default();
         let mut ring_fd = -1;
+        // fio's hipri and sqthread_poll are setup flags of their own; the task-run flags
+        // are dropped where the kernel refuses them with these (SQPOLL takes none of them).
+        let extra = if opts.hipri { IORING_SETUP_IOPOLL } else { 0 }
+            | if opts.sqthread_poll {
+                IORING_SETUP_SQPOLL
+            } else {
+                0
+            };
         for flags in [
             IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
             IORING_SETUP_COOP_TASKRUN,
             0,
         ] {
             p = UringParams {
-                flags,
+                flags: flags | extra,
                 ..UringParams::default()
             };
             // SAFETY: io_uring_setup fills `p`; the result is checked.
@@ -771,7 +826,7 @@ impl Uring {
             let sq_mask = *(sq.add(p.sq_off.ring_mask as usize) as *const u32);
             let cq_mask = *(cq.add(p.cq_off.ring_mask as usize) as *const u32);
             let sq_tail = sq.add(p.sq_off.tail as usize) as *const AtomicU32;
-            Ok(Uring {
+            let u = Uring {
                 ring_fd,
                 fd,
                 sq_head: sq.add(p.sq_off.head as usize) as *const AtomicU32,
@@ -786,11 +841,69 @@ impl Uring {
                 local_tail: (*sq_tail).load(Ordering::Relaxed),
                 to_submit: 0,
                 ext_arg: p.features & IORING_FEAT_EXT_ARG != 0,
+                opts,
+                fixed: false,
                 _sq_map: sq_map,
                 _cq_map: cq_map,
                 _sqe_map: sqe_map,
-            })
+            };
+            if opts.registerfiles {
+                // The one file at index 0 (the ring is closed by Drop on failure).
+                let fds = [fd];
+                u.register(IORING_REGISTER_FILES, fds.as_ptr().cast(), 1)
+                    .map_err(|e| {
+                        io::Error::new(
+                            e.kind(),
+                            format!("registerfiles: io_uring_register(FILES) failed: {e}"),
+                        )
+                    })?;
+            }
+            Ok(u)
         }
+    }
+
+    /// io_uring_register of `nr` items at `arg`.
+    fn register(&self, op: u32, arg: *const libc::c_void, nr: u32) -> io::Result<()> {
+        // SAFETY: io_uring_register on our ring; `arg` points at `nr` items of the kind `op`
+        // takes, alive for the call.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_register,
+                self.ring_fd as libc::c_long,
+                op as libc::c_long,
+                arg,
+                nr as libc::c_long,
+            )
+        };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// fio's `fixedbufs`: `n` slots of `bufs` registered; the I/Os then use the fixed
+    /// opcodes with the slot as the buffer index.
+    fn register_buffers(&mut self, bufs: &Buffers, n: u32) -> io::Result<()> {
+        let iov: Vec<libc::iovec> = (0..n)
+            .map(|i| libc::iovec {
+                iov_base: bufs.slot(i).cast(),
+                iov_len: bufs.len,
+            })
+            .collect();
+        self.register(IORING_REGISTER_BUFFERS, iov.as_ptr().cast(), n)
+            .map_err(|e| {
+                let hint = if e.raw_os_error() == Some(libc::ENOMEM) {
+                    " (the buffers are locked in memory: raise ulimit -l, or lower iodepth or bs)"
+                } else {
+                    ""
+                };
+                io::Error::new(
+                    e.kind(),
+                    format!("fixedbufs: io_uring_register(BUFFERS) failed: {e}{hint}"),
+                )
+            })?;
+        self.fixed = true;
+        Ok(())
     }
 
     #[inline]
@@ -800,15 +913,23 @@ impl Uring {
         // ring holds (depth ≤ entries).
         unsafe {
             *self.sqes.add(idx as usize) = Sqe {
-                opcode: match dir {
-                    Dir::Read => IORING_OP_READ,
-                    Dir::Write => IORING_OP_WRITE,
+                opcode: match (dir, self.fixed) {
+                    (Dir::Read, false) => IORING_OP_READ,
+                    (Dir::Write, false) => IORING_OP_WRITE,
+                    (Dir::Read, true) => IORING_OP_READ_FIXED,
+                    (Dir::Write, true) => IORING_OP_WRITE_FIXED,
                 },
-                fd: self.fd,
+                flags: if self.opts.registerfiles {
+                    IOSQE_FIXED_FILE
+                } else {
+                    0
+                },
+                fd: if self.opts.registerfiles { 0 } else { self.fd },
                 off,
                 addr: buf as u64,
                 len,
                 user_data: slot as u64,
+                buf_index: if self.fixed { slot as u16 } else { 0 },
                 ..Sqe::default()
             };
             *self.sq_array.add(idx as usize) = idx;
@@ -892,7 +1013,14 @@ impl Uring {
             // GETEVENTS with no minimum: on a DEFER_TASKRUN ring completions are only posted
             // when the task enters with it, so this submit also posts what has finished and
             // the next reap usually finds it in the ring without another syscall.
-            let n = self.enter(left, 0, IORING_ENTER_GETEVENTS)?;
+            // With sqthread_poll the kernel thread submits; waking it is harmless when it
+            // is awake and needed when it went idle.
+            let wake = if self.opts.sqthread_poll {
+                IORING_ENTER_SQ_WAKEUP
+            } else {
+                0
+            };
+            let n = self.enter(left, 0, IORING_ENTER_GETEVENTS | wake)?;
             if n == 0 {
                 return Err(io::Error::other("io_uring_enter submitted nothing"));
             }

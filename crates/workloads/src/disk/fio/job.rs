@@ -869,6 +869,22 @@ const OPTS: &[Opt] = &[
         name: "exit_on_io_done",
         aliases: &[],
     },
+    Opt {
+        name: "fixedbufs",
+        aliases: &[],
+    },
+    Opt {
+        name: "registerfiles",
+        aliases: &[],
+    },
+    Opt {
+        name: "sqthread_poll",
+        aliases: &[],
+    },
+    Opt {
+        name: "hipri",
+        aliases: &[],
+    },
 ];
 
 /// fio's name for option `k` (resolving aliases), if hostbench supports it.
@@ -1963,15 +1979,23 @@ fn parse_distribution(k: &str, v: &str, at: &str) -> Result<RandDist, JobError> 
 /// (`thinktime = cpuchunks·(100−cpuload)/cpuload` µs, `thinktime_blocks=1` at completion,
 /// no spin: fio overrides the job's own think options so).
 fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
-    if j.engine != EngineKind::Cpuio {
-        if let Some((k, at)) = j.eng.given.first() {
+    for (k, at) in &j.eng.given {
+        let owner = if super::engines::uring_option(k) {
+            EngineKind::IoUring
+        } else {
+            EngineKind::Cpuio
+        };
+        if j.engine != owner {
             return err(format!(
-                "{at}: {k} is an option of ioengine=cpuio; job '{}' uses ioengine={} (fio: \
+                "{at}: {k} is an option of ioengine={}; job '{}' uses ioengine={} (fio: \
                  engine options are only known after their ioengine=)",
+                owner.name(),
                 j.name,
                 j.engine.name()
             ));
         }
+    }
+    if j.engine != EngineKind::Cpuio {
         return Ok(());
     }
     if j.eng.cpuload == 0 {

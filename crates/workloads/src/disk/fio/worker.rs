@@ -66,6 +66,11 @@ pub(super) fn new_worker(
     let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
     let engine = if j.engine == EngineKind::Cpuio {
         Engine::cpu(&j.eng)
+    } else if j.engine == EngineKind::IoUring {
+        // Built to prove the ring's options work here (buffers are registered with the
+        // ring built in the worker's thread).
+        Engine::uring(raw, depth, j.eng.uring, None)
+            .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     } else {
         Engine::new(j.engine, raw, depth, (j.offset, size))
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
@@ -357,7 +362,10 @@ impl FioWorker {
     /// `err=` (the other clones go on, as in fio). fio counts the failed I/O as issued.
     fn fail(&mut self, dir: Dir, off: u64, len: u32, res: i64) {
         let errno = (-res) as i32;
-        let hint = if self.job.engine == EngineKind::Ftruncate && dir == Dir::Read {
+        let hint = if self.job.eng.uring.hipri && errno == libc::EOPNOTSUPP {
+            " (hipri polls for completions: it needs direct=1 on a device with polled queues, \
+             e.g. NVMe with the nvme module's poll_queues set; drop hipri)"
+        } else if self.job.engine == EngineKind::Ftruncate && dir == Dir::Read {
             " (the ftruncate engine only writes: each write truncates the file to its \
              offset; use rw=write or rw=randwrite)"
         } else if self.job.direct && errno == libc::EINVAL {
@@ -1021,7 +1029,12 @@ impl FioWorker {
         self.pending_dir = None;
         if self.engine.is_none() {
             let (k, fd, depth, region) = self.engine_args;
-            self.engine = Some(Engine::new(k, fd, depth, region).map_err(|e| {
+            let e = if k == EngineKind::IoUring {
+                Engine::uring(fd, depth, self.job.eng.uring, Some((&self.bufs, depth)))
+            } else {
+                Engine::new(k, fd, depth, region)
+            };
+            self.engine = Some(e.map_err(|e| {
                 WorkloadError::environment(format!("job '{}': {e}", self.job.name))
             })?);
         }

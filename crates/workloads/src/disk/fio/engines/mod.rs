@@ -48,6 +48,8 @@ pub struct EngineOpts {
     pub cpumode: CpuMode,
     /// `exit_on_io_done`: the cpuio job ends once no job that does I/O runs or waits.
     pub exit_on_io_done: bool,
+    /// io_uring's `fixedbufs`, `registerfiles`, `sqthread_poll`, `hipri`.
+    pub uring: super::engine::UringOpts,
     /// Which engine options were given (they need their engine: `cpuload` with
     /// `ioengine=cpuio`), with where they were written.
     pub given: Vec<(String, String)>,
@@ -60,6 +62,7 @@ impl Default for EngineOpts {
             cpuchunks_us: 50_000,
             cpumode: CpuMode::Noop,
             exit_on_io_done: false,
+            uring: Default::default(),
             given: Vec::new(),
         }
     }
@@ -67,7 +70,23 @@ impl Default for EngineOpts {
 
 /// Whether `key` (a canonical option name) is an engine option parsed here.
 pub fn handles(key: &str) -> bool {
-    matches!(key, "cpuload" | "cpuchunks" | "cpumode" | "exit_on_io_done")
+    matches!(key, "cpuload" | "cpuchunks" | "cpumode" | "exit_on_io_done") || uring_option(key)
+}
+
+/// Whether `key` is one of io_uring's options parsed here.
+pub fn uring_option(key: &str) -> bool {
+    matches!(
+        key,
+        "fixedbufs" | "registerfiles" | "sqthread_poll" | "hipri"
+    )
+}
+
+fn flag(key: &str, v: &str, at: &str) -> Result<bool, JobError> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "" | "1" | "true" | "on" | "yes" => Ok(true),
+        "0" | "false" | "off" | "no" => Ok(false),
+        _ => Err(JobError(format!("{at}: {key}={v}: expected 0 or 1"))),
+    }
 }
 
 fn whole(k: &str, v: &str, at: &str, max: u64) -> Result<u64, JobError> {
@@ -106,13 +125,11 @@ pub fn apply(e: &mut EngineOpts, key: &str, v: &str, at: &str) -> Result<(), Job
                 }
             }
         }
-        "exit_on_io_done" => {
-            e.exit_on_io_done = match v.trim().to_ascii_lowercase().as_str() {
-                "" | "1" | "true" | "on" | "yes" => true,
-                "0" | "false" | "off" | "no" => false,
-                _ => return Err(JobError(format!("{at}: {key}={v}: expected 0 or 1"))),
-            }
-        }
+        "exit_on_io_done" => e.exit_on_io_done = flag(key, v, at)?,
+        "fixedbufs" => e.uring.fixedbufs = flag(key, v, at)?,
+        "registerfiles" => e.uring.registerfiles = flag(key, v, at)?,
+        "sqthread_poll" => e.uring.sqthread_poll = flag(key, v, at)?,
+        "hipri" => e.uring.hipri = flag(key, v, at)?,
         _ => return Ok(()),
     }
     e.given.retain(|(k, _)| k != key);
