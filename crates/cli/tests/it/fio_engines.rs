@@ -412,6 +412,7 @@ fn affinity_and_io_priority_are_set_as_fio_sets_them() {
         vec!["--numa_cpu_nodes=0", "--numa_mem_policy=interleave:0"],
         vec!["--numa_mem_policy=prefer:0"],
         vec!["--numa_mem_policy=local", "--cpus_allowed=0"],
+        vec!["--nice=5", "--prio=2"],
     ] {
         let mut args = vec![
             "--name=p",
@@ -431,7 +432,7 @@ fn affinity_and_io_priority_are_set_as_fio_sets_them() {
         let mut ours = vec!["fio"];
         ours.extend_from_slice(&args);
         ours.push("--no-save");
-        let calls = "sched_setaffinity,ioprio_set,set_mempolicy,ftruncate";
+        let calls = "sched_setaffinity,ioprio_set,set_mempolicy,setpriority,ftruncate";
         let h = io_thread_calls(&d, hbp, &ours, calls);
         clean();
         let p = io_thread_calls(&d, "fio", &args, calls);
@@ -463,6 +464,7 @@ fn io_uring_options_run_as_in_fio() {
         vec!["--registerfiles"],
         vec!["--fixedbufs", "--registerfiles"],
         vec!["--sqthread_poll=1"],
+        vec!["--sqthread_poll=1", "--sqthread_poll_cpu=0"],
     ] {
         let mut args = base.to_vec();
         args.extend_from_slice(&extra);
@@ -508,6 +510,7 @@ fn io_uring_options_run_as_in_fio() {
                 ("--fixedbufs", "IORING_REGISTER_BUFFERS"),
                 ("--registerfiles", "IORING_REGISTER_FILES"),
                 ("--sqthread_poll=1", "IORING_SETUP_SQPOLL"),
+                ("--sqthread_poll_cpu=0", "IORING_SETUP_SQ_AFF"),
             ] {
                 assert_eq!(
                     extra.contains(&opt),

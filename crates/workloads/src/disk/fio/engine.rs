@@ -110,6 +110,9 @@ pub struct UringOpts {
     pub registerfiles: bool,
     /// A kernel thread polls the submission ring (`IORING_SETUP_SQPOLL`).
     pub sqthread_poll: bool,
+    /// `sqthread_poll_cpu`: the polling thread's CPU (`IORING_SETUP_SQ_AFF`; only with
+    /// `sqthread_poll`, as fio).
+    pub sq_cpu: Option<u32>,
     /// Completions are polled for (`IORING_SETUP_IOPOLL`): O_DIRECT on a device with polled
     /// queues only; elsewhere each I/O fails with EOPNOTSUPP, as with fio.
     pub hipri: bool,
@@ -667,6 +670,7 @@ const IORING_OP_READ_FIXED: u8 = 4;
 const IORING_OP_WRITE_FIXED: u8 = 5;
 const IORING_SETUP_IOPOLL: u32 = 1;
 const IORING_SETUP_SQPOLL: u32 = 1 << 1;
+const IORING_SETUP_SQ_AFF: u32 = 1 << 2;
 const IORING_ENTER_SQ_WAKEUP: u32 = 1 << 1;
 const IOSQE_FIXED_FILE: u8 = 1;
 const IORING_REGISTER_BUFFERS: u32 = 0;
@@ -749,10 +753,10 @@ impl Uring {
         // fio's hipri and sqthread_poll are setup flags of their own; the task-run flags
         // are dropped where the kernel refuses them with these (SQPOLL takes none of them).
         let extra = if opts.hipri { IORING_SETUP_IOPOLL } else { 0 }
-            | if opts.sqthread_poll {
-                IORING_SETUP_SQPOLL
-            } else {
-                0
+            | match (opts.sqthread_poll, opts.sq_cpu) {
+                (true, Some(_)) => IORING_SETUP_SQPOLL | IORING_SETUP_SQ_AFF,
+                (true, None) => IORING_SETUP_SQPOLL,
+                (false, _) => 0,
             };
         for flags in [
             IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
@@ -761,6 +765,7 @@ impl Uring {
         ] {
             p = UringParams {
                 flags: flags | extra,
+                sq_thread_cpu: opts.sq_cpu.filter(|_| opts.sqthread_poll).unwrap_or(0),
                 ..UringParams::default()
             };
             // SAFETY: io_uring_setup fills `p`; the result is checked.

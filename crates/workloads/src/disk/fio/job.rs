@@ -885,6 +885,14 @@ const OPTS: &[Opt] = &[
         name: "hipri",
         aliases: &[],
     },
+    Opt {
+        name: "sqthread_poll_cpu",
+        aliases: &[],
+    },
+    Opt {
+        name: "nice",
+        aliases: &[],
+    },
 ];
 
 /// fio's name for option `k` (resolving aliases), if hostbench supports it.

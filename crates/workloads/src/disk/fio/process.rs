@@ -3,7 +3,8 @@
 //! (`sched_setaffinity`; `split` gives clone *n* of the run the *n*-th allowed CPU, cycling),
 //! `numa_cpu_nodes` (the CPUs of those NUMA nodes, from sysfs) and `numa_mem_policy`
 //! (`set_mempolicy` with libnuma's arguments: `bind`, `interleave`, `prefer`, `local`;
-//! `default` makes no call), then `prio`/`prioclass` (`ioprio_set` on the thread; a priority without a class is
+//! `default` makes no call), then `prio`/`prioclass`, then `nice` (fio calls `nice(0)` for a
+//! job without one too, and so does hostbench) (`ioprio_set` on the thread; a priority without a class is
 //! best-effort, as fio sets it). A refusal ends the clone with fio's error
 //! (`func=cpu_set_affinity`, `func=ioprio_set`).
 
@@ -11,7 +12,8 @@
 
 use super::job::JobError;
 
-/// `cpus_allowed`, `cpus_allowed_policy`, `prio`, `prioclass`.
+/// `cpus_allowed`, `cpus_allowed_policy`, `numa_cpu_nodes`, `numa_mem_policy`, `prio`,
+/// `prioclass`, `nice`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ProcOpts {
     /// The allowed CPUs, ascending (`None`: not given).
@@ -26,6 +28,8 @@ pub struct ProcOpts {
     pub numa_cpus: Option<Vec<usize>>,
     /// `numa_mem_policy`: the kernel's mode (`MPOL_*`) and its nodes.
     pub numa_mem: Option<(i32, Vec<usize>)>,
+    /// `nice`: added to the clone thread's nice value (-20..19).
+    pub nice: Option<i32>,
 }
 
 /// Whether `key` (a canonical option name) is one of these options.
@@ -38,6 +42,7 @@ pub fn handles(key: &str) -> bool {
             | "prioclass"
             | "numa_cpu_nodes"
             | "numa_mem_policy"
+            | "nice"
     )
 }
 
@@ -202,6 +207,15 @@ pub fn apply(p: &mut ProcOpts, key: &str, v: &str, at: &str) -> Result<(), JobEr
             };
             p.numa_mem = Some((m, nodes));
         }
+        "nice" => {
+            p.nice = Some(
+                v.trim()
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|n| (-20..=19).contains(n))
+                    .ok_or_else(|| JobError(format!("{at}: nice={v}: expected -20 to 19")))?,
+            )
+        }
         "prio" => p.prio = Some(small(7)?),
         "prioclass" => p.prioclass = Some(small(3)?),
         _ => {}
@@ -285,6 +299,25 @@ impl ProcOpts {
                         v >> 13,
                         v & 7
                     ),
+                ));
+            }
+        }
+        {
+            // fio calls nice(nice) for every job, 0 by default (after ioprio_set).
+            let n = self.nice.unwrap_or(0);
+            // glibc's nice(): the calling thread's value on Linux; -1 may be a valid result,
+            // so errno tells a failure.
+            // SAFETY: errno is thread-local; nice has no other preconditions.
+            let failed = unsafe {
+                *libc::__errno_location() = 0;
+                libc::nice(n) == -1 && *libc::__errno_location() != 0
+            };
+            if failed {
+                let e = std::io::Error::last_os_error();
+                return Err((
+                    e.raw_os_error().unwrap_or(libc::EPERM),
+                    "nice",
+                    format!("nice({n}) failed: {e} (a negative nice needs CAP_SYS_NICE)"),
                 ));
             }
         }

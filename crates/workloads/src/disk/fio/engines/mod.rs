@@ -77,7 +77,7 @@ pub fn handles(key: &str) -> bool {
 pub fn uring_option(key: &str) -> bool {
     matches!(
         key,
-        "fixedbufs" | "registerfiles" | "sqthread_poll" | "hipri"
+        "fixedbufs" | "registerfiles" | "sqthread_poll" | "sqthread_poll_cpu" | "hipri"
     )
 }
 
@@ -130,6 +130,7 @@ pub fn apply(e: &mut EngineOpts, key: &str, v: &str, at: &str) -> Result<(), Job
         "registerfiles" => e.uring.registerfiles = flag(key, v, at)?,
         "sqthread_poll" => e.uring.sqthread_poll = flag(key, v, at)?,
         "hipri" => e.uring.hipri = flag(key, v, at)?,
+        "sqthread_poll_cpu" => e.uring.sq_cpu = Some(whole(key, v, at, 4095)? as u32),
         _ => return Ok(()),
     }
     e.given.retain(|(k, _)| k != key);
