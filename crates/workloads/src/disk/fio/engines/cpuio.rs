@@ -19,6 +19,8 @@ pub struct Cpu {
     load: u32,
     cycle_us: u64,
     data: Vec<i32>,
+    /// The byte-order pass's scratch (allocated once, with `data`).
+    bytes: Vec<i8>,
 }
 
 impl Cpu {
@@ -37,11 +39,13 @@ impl Cpu {
         } else {
             Vec::new()
         };
+        let bytes = vec![0i8; data.len() * 4];
         Cpu {
             mode,
             load: load.clamp(1, 100),
             cycle_us,
             data,
+            bytes,
         }
     }
 
@@ -65,13 +69,13 @@ impl Cpu {
                 d.sort_unstable();
                 d.sort_unstable_by(|a, b| b.cmp(a));
                 // Re-ordered by byte (as signed 8-bit values), then reversed again.
-                let mut bytes: Vec<i8> = d
-                    .iter()
-                    .flat_map(|x| x.to_ne_bytes())
-                    .map(|b| b as i8)
-                    .collect();
-                bytes.sort_unstable();
-                for (x, c) in d.iter_mut().zip(bytes.chunks_exact(4)) {
+                for (b, x) in self.bytes.chunks_exact_mut(4).zip(d.iter()) {
+                    for (o, v) in b.iter_mut().zip(x.to_ne_bytes()) {
+                        *o = v as i8;
+                    }
+                }
+                self.bytes.sort_unstable();
+                for (x, c) in d.iter_mut().zip(self.bytes.chunks_exact(4)) {
                     *x = i32::from_ne_bytes([c[0] as u8, c[1] as u8, c[2] as u8, c[3] as u8]);
                 }
                 d.sort_unstable_by(|a, b| b.cmp(a));
