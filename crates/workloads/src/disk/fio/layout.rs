@@ -120,7 +120,11 @@ pub(super) fn layout_files(
                     path.display()
                 )));
             }
-            if is_dev && j.rw.writes(0) {
+            // falloc opens its file for writing and changes its allocation whatever the
+            // direction, and ftruncate changes its size: both are writers of a device.
+            let changes =
+                j.rw.writes(0) || matches!(j.engine, EngineKind::Falloc | EngineKind::Ftruncate);
+            if is_dev && changes {
                 crate::disk::files::check_device_write(
                     &path,
                     j.allow_mounted_write,
