@@ -45,10 +45,11 @@ fio's command line and job files, measured by hostbench's own engine.
   --label=NAME             name what this run stands for (stored with the result)
   --no-save                do not save the result in the results store
   --results-db=PATH|URL    where to save the result
+  --parse-only             check the options and job files, run nothing (exit 0 when fine)
   --version                print the version
 
 Job options: name filename directory size offset bs (R,W,T) rw/readwrite (with :N) rwmixread rwmixwrite
-iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null) direct buffered numjobs runtime
+iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null falloc ftruncate cpuio) direct buffered numjobs runtime
 time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
 (random zipf:θ pareto:h normal:dev[:center] zoned:... zoned_abs:...) random_generator
 bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsync fdatasync end_fsync group_reporting invalidate
@@ -66,6 +67,9 @@ logs: write_bw_log write_lat_log write_iops_log write_hist_log (=PREFIX) log_avg
 log_max_value log_offset log_prio log_hist_msec log_hist_coarseness per_job_logs;
 steady state: ss (steadystate; iops bw iops_slope bw_slope :LIMIT[%]) ss_dur ss_ramp;
 size, offset and offset_increment may be P% of the existing file.
+cpuio: cpuload cpuchunks cpumode (noop qsort) exit_on_io_done; io_uring: fixedbufs
+registerfiles sqthread_poll hipri; process: cpus_allowed cpus_allowed_policy (shared split)
+numa_cpu_nodes numa_mem_policy prio prioclass.
 Any other fio option is an error. See docs/fio.md.
 
 Example (GitLab's file-system check):
@@ -92,6 +96,11 @@ const FLAGS: &[&str] = &[
     "exitall",
     "exitall_on_error",
     "rate_ignore_thinktime",
+    "exit_on_io_done",
+    "fixedbufs",
+    "registerfiles",
+    "sqthread_poll",
+    "hipri",
 ];
 
 /// What the command line asked for.
@@ -104,6 +113,8 @@ struct Cmd {
     hostbench_json: bool,
     output: Option<String>,
     save: SaveOptions,
+    /// `--parse-only`: check everything, run nothing.
+    parse_only: bool,
     /// `--eta`.
     eta: Eta,
     /// `--eta-interval`, `--eta-newline` (ms).
@@ -133,6 +144,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
     let mut hostbench_json = false;
     let mut output = None;
     let (mut eta, mut eta_interval_ms, mut eta_newline_ms) = (Eta::Auto, 1000u64, 0u64);
+    let mut parse_only = false;
     let (mut label, mut no_save, mut results_db) = (None, false, None);
     let mut i = 0;
     let origin = "command line";
@@ -183,6 +195,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                     env!("CARGO_PKG_VERSION")
                 )));
             }
+            "parse-only" => parse_only = true,
             "output-format" => {
                 let v = value("normal, json, json+, terse or hostbench-json")?;
                 (formats, hostbench_json) = output_formats(&v)?;
@@ -254,7 +267,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                         anyhow!(
                             "fio: fio option --{k} is not supported by hostbench yet; remove it \
                              (hostbench takes --output-format, --output, --minimal, \
-                             --append-terse, --terse-version, --eta=never, --version, \
+                             --append-terse, --terse-version, --eta=never, --parse-only, --version, \
                              --help and job options; see docs/fio.md)"
                         )
                     } else {
@@ -312,6 +325,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
         eta,
         eta_interval_ms,
         eta_newline_ms,
+        parse_only,
     })))
 }
 
@@ -357,6 +371,10 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Parsed::Run(c) => c,
     };
     let jobs = job::jobs_from_sections(&cmd.sections).map_err(|e| anyhow!("fio: {e}"))?;
+    if cmd.parse_only {
+        // fio's --parse-only: the options were read and checked; nothing runs.
+        return Ok(ExitCode::SUCCESS);
+    }
     if cmd
         .sections
         .iter()

@@ -17,6 +17,7 @@ mod db;
 mod db_tls;
 mod fileio;
 mod fio;
+mod fio_engines;
 mod fio_files;
 mod fio_logs;
 mod fio_out;

@@ -138,6 +138,23 @@ fn fio_refuses_to_write_a_mounted_block_device() {
         );
         assert!(err.contains("allow_mounted_write=1"), "says how: {err}");
     }
+    // fio's falloc engine opens its file for writing and changes its allocation, and
+    // ftruncate its size, whatever the direction: refused as writers.
+    for engine in ["--ioengine=falloc", "--ioengine=ftruncate"] {
+        let (code, out, err) = run_in(
+            cwd.path(),
+            &[
+                "fio",
+                "--name=wipe",
+                &filename,
+                "--rw=read",
+                "--size=4m",
+                engine,
+            ],
+        );
+        assert_eq!(code, 2, "{engine}: must refuse:\n{out}\n{err}");
+        assert!(err.contains(mnt.to_str().unwrap()), "{engine}: {err}");
+    }
     // Through a symlink to the device (/dev/disk/by-id style): the same refusal.
     let link = cwd.path().join("by-id-link");
     std::os::unix::fs::symlink(&ld.dev, &link).unwrap();

@@ -150,6 +150,11 @@ pub(super) fn banner(r: &RunResult, layout: &[String]) -> String {
         } else {
             processes += numjobs;
         }
+        // fio prints no start-up line for an engine that does no I/O (cpuio): the engine
+        // prints its own when each clone starts, below.
+        if j.ioengine == "cpuio" {
+            continue;
+        }
         let _ = writeln!(
             out,
             "{}: (g={}): rw={}, bs=(R) {br}, (W) {bw}, (T) {bt}, ioengine={}, iodepth={}",
@@ -182,6 +187,27 @@ pub(super) fn banner(r: &RunResult, layout: &[String]) -> String {
     let _ = writeln!(out, "{start}");
     for l in layout {
         let _ = writeln!(out, "{l}");
+    }
+    // cpuio's own line, one per clone as each starts (fio's engine init).
+    for j in fio.jobs.iter().filter(|j| j.ioengine == "cpuio") {
+        let opt = |name: &str, or: &str| -> String {
+            j.options
+                .iter()
+                .rev()
+                .chain(fio.global_options.iter().rev())
+                .find(|o| o.name == name)
+                .map_or(or.to_string(), |o| o.value.trim().to_string())
+        };
+        let load = opt("cpuload", "0").parse::<u64>().unwrap_or(0).min(100);
+        let mode = opt("cpumode", "noop");
+        let cycle = opt("cpuchunks", "50000");
+        for _ in 0..j.numjobs {
+            let _ = writeln!(
+                out,
+                "{} ({mode}): ioengine=cpuio, cpuload={load}, cpucycle={cycle}",
+                j.name
+            );
+        }
     }
     out
 }

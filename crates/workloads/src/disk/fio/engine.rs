@@ -8,6 +8,9 @@
 //! | `null` | 1 | nothing: the harness's own cost per I/O | no |
 //! | `libaio` | `iodepth` | `io_submit`/`io_getevents` syscalls (no libaio library) | yes |
 //! | `io_uring` | `iodepth` | a submission and a completion ring, `io_uring_enter` | yes |
+//! | `falloc` | 1 | `fallocate` over the I/O's range (`engines/falloc.rs`) | no |
+//! | `ftruncate` | 1 | `ftruncate` to the write's offset (`engines/ftruncate.rs`) | no |
+//! | `cpuio` | 1 | no file: CPU burnt per I/O (`engines/cpuio.rs`) | no |
 //!
 //! Everything an engine needs (ring memory, control blocks, event arrays) is allocated when
 //! it is built; queueing, submitting and reaping allocate nothing.
@@ -96,6 +99,25 @@ impl Drop for Buffers {
     }
 }
 
+/// io_uring's own options (fio's `fixedbufs`, `registerfiles`, `sqthread_poll`, `hipri`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UringOpts {
+    /// The I/O buffers are registered with the ring (`IORING_REGISTER_BUFFERS`) and the
+    /// I/Os use `READ_FIXED`/`WRITE_FIXED`.
+    pub fixedbufs: bool,
+    /// The file is registered with the ring (`IORING_REGISTER_FILES`), the I/Os name it by
+    /// index (`IOSQE_FIXED_FILE`).
+    pub registerfiles: bool,
+    /// A kernel thread polls the submission ring (`IORING_SETUP_SQPOLL`).
+    pub sqthread_poll: bool,
+    /// `sqthread_poll_cpu`: the polling thread's CPU (`IORING_SETUP_SQ_AFF`; only with
+    /// `sqthread_poll`, as fio).
+    pub sq_cpu: Option<u32>,
+    /// Completions are polled for (`IORING_SETUP_IOPOLL`): O_DIRECT on a device with polled
+    /// queues only; elsewhere each I/O fails with EOPNOTSUPP, as with fio.
+    pub hipri: bool,
+}
+
 /// An engine bound to one open file.
 pub enum Engine {
     /// pread/pwrite.
@@ -110,6 +132,12 @@ pub enum Engine {
     Libaio(Box<Aio>),
     /// io_uring.
     Uring(Box<Uring>),
+    /// fallocate per I/O.
+    Falloc(RawFd),
+    /// ftruncate per write.
+    Ftruncate(RawFd),
+    /// CPU burnt per I/O, no file.
+    Cpu(Box<super::engines::cpuio::Cpu>),
 }
 
 impl Engine {
@@ -117,13 +145,62 @@ impl Engine {
     /// (offset, length) of the file an mmap engine maps.
     pub fn new(kind: EngineKind, fd: RawFd, depth: u32, region: (u64, u64)) -> io::Result<Engine> {
         Ok(match kind {
+            EngineKind::Falloc => Engine::Falloc(fd),
+            EngineKind::Ftruncate => Engine::Ftruncate(fd),
+            EngineKind::Cpuio => unreachable!("cpuio is built by Engine::cpu"),
             EngineKind::Psync => Engine::Psync(fd),
             EngineKind::Sync => Engine::Sync(fd),
             EngineKind::Null => Engine::Null,
             EngineKind::Mmap => Engine::Mmap(Map::new(fd, region.0, region.1)?),
             EngineKind::Libaio => Engine::Libaio(Box::new(Aio::new(fd, depth)?)),
-            EngineKind::IoUring => Engine::Uring(Box::new(Uring::new(fd, depth)?)),
+            EngineKind::IoUring => {
+                Engine::Uring(Box::new(Uring::new(fd, depth, UringOpts::default())?))
+            }
         })
+    }
+
+    /// The io_uring engine with its options; with `fixedbufs`, `bufs` (`depth` slots of
+    /// `slot_len` bytes) are registered with the ring.
+    pub fn uring(
+        fd: RawFd,
+        depth: u32,
+        opts: UringOpts,
+        bufs: Option<(&Buffers, u32)>,
+    ) -> io::Result<Engine> {
+        let mut u = Uring::new(fd, depth, opts)?;
+        if opts.fixedbufs
+            && let Some((b, n)) = bufs
+        {
+            u.register_buffers(b, n)?;
+        }
+        Ok(Engine::Uring(Box::new(u)))
+    }
+
+    /// The cpuio engine for a job's options.
+    pub fn cpu(o: &super::engines::EngineOpts) -> Engine {
+        Engine::Cpu(Box::new(super::engines::cpuio::Cpu::new(
+            o.cpumode,
+            o.cpuload,
+            o.cpuchunks_us,
+        )))
+    }
+
+    /// fio's name of the call that failed when an I/O returns an error: `io_u error` for
+    /// engines that move data, `td_io_queue` for the engines whose queue call sets the
+    /// error itself (falloc, ftruncate).
+    pub fn error_func(&self) -> &'static str {
+        match self {
+            Engine::Falloc(_) | Engine::Ftruncate(_) | Engine::Cpu(_) => "td_io_queue",
+            _ => "io_u error",
+        }
+    }
+
+    /// The cpuio engine's think after each cycle, µs (`None`: another engine).
+    pub fn cpu_think_us(&self) -> Option<u64> {
+        match self {
+            Engine::Cpu(c) => Some(c.think_us()),
+            _ => None,
+        }
     }
 
     /// The mmap engine's `madvise` for the job's access pattern (`random` or sequential);
@@ -160,6 +237,12 @@ impl Engine {
                 }
                 Engine::Mmap(m) => m.copy(dir, buf, off, len),
                 Engine::Null => len as i64,
+                Engine::Falloc(fd) => super::engines::falloc::io(*fd, dir, off, len),
+                Engine::Ftruncate(fd) => super::engines::ftruncate::io(*fd, dir, off, len),
+                Engine::Cpu(c) => {
+                    c.burn();
+                    0
+                }
                 Engine::Libaio(_) | Engine::Uring(_) => {
                     unreachable!("queue engines go through queue/submit/reap")
                 }
@@ -583,6 +666,15 @@ fn timespec(ns: u64) -> libc::timespec {
 }
 
 const IORING_OP_READ: u8 = 22;
+const IORING_OP_READ_FIXED: u8 = 4;
+const IORING_OP_WRITE_FIXED: u8 = 5;
+const IORING_SETUP_IOPOLL: u32 = 1;
+const IORING_SETUP_SQPOLL: u32 = 1 << 1;
+const IORING_SETUP_SQ_AFF: u32 = 1 << 2;
+const IORING_ENTER_SQ_WAKEUP: u32 = 1 << 1;
+const IOSQE_FIXED_FILE: u8 = 1;
+const IORING_REGISTER_BUFFERS: u32 = 0;
+const IORING_REGISTER_FILES: u32 = 2;
 const IORING_SETUP_COOP_TASKRUN: u32 = 1 << 8;
 const IORING_SETUP_SINGLE_ISSUER: u32 = 1 << 12;
 const IORING_SETUP_DEFER_TASKRUN: u32 = 1 << 13;
@@ -642,25 +734,38 @@ pub struct Uring {
     to_submit: u32,
     /// The kernel takes a timeout with the wait (IORING_FEAT_EXT_ARG, Linux 5.11).
     ext_arg: bool,
+    /// The ring's options.
+    opts: UringOpts,
+    /// The buffers are registered (`fixedbufs`): I/Os use the fixed opcodes.
+    fixed: bool,
 }
 
 // SAFETY: the ring is used by the one worker thread that owns it.
 unsafe impl Send for Uring {}
 
 impl Uring {
-    fn new(fd: RawFd, depth: u32) -> io::Result<Uring> {
+    fn new(fd: RawFd, depth: u32, opts: UringOpts) -> io::Result<Uring> {
         // The ring belongs to the one thread that builds and uses it: completions run in that
         // thread when it asks for them (no interrupting task work), as fio sets it up on
         // kernels that have these flags; older kernels get a plain ring.
         let mut p = UringParams::default();
         let mut ring_fd = -1;
+        // fio's hipri and sqthread_poll are setup flags of their own; the task-run flags
+        // are dropped where the kernel refuses them with these (SQPOLL takes none of them).
+        let extra = if opts.hipri { IORING_SETUP_IOPOLL } else { 0 }
+            | match (opts.sqthread_poll, opts.sq_cpu) {
+                (true, Some(_)) => IORING_SETUP_SQPOLL | IORING_SETUP_SQ_AFF,
+                (true, None) => IORING_SETUP_SQPOLL,
+                (false, _) => 0,
+            };
         for flags in [
             IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
             IORING_SETUP_COOP_TASKRUN,
             0,
         ] {
             p = UringParams {
-                flags,
+                flags: flags | extra,
+                sq_thread_cpu: opts.sq_cpu.filter(|_| opts.sqthread_poll).unwrap_or(0),
                 ..UringParams::default()
             };
             // SAFETY: io_uring_setup fills `p`; the result is checked.
@@ -726,7 +831,7 @@ impl Uring {
             let sq_mask = *(sq.add(p.sq_off.ring_mask as usize) as *const u32);
             let cq_mask = *(cq.add(p.cq_off.ring_mask as usize) as *const u32);
             let sq_tail = sq.add(p.sq_off.tail as usize) as *const AtomicU32;
-            Ok(Uring {
+            let u = Uring {
                 ring_fd,
                 fd,
                 sq_head: sq.add(p.sq_off.head as usize) as *const AtomicU32,
@@ -741,11 +846,69 @@ impl Uring {
                 local_tail: (*sq_tail).load(Ordering::Relaxed),
                 to_submit: 0,
                 ext_arg: p.features & IORING_FEAT_EXT_ARG != 0,
+                opts,
+                fixed: false,
                 _sq_map: sq_map,
                 _cq_map: cq_map,
                 _sqe_map: sqe_map,
-            })
+            };
+            if opts.registerfiles {
+                // The one file at index 0 (the ring is closed by Drop on failure).
+                let fds = [fd];
+                u.register(IORING_REGISTER_FILES, fds.as_ptr().cast(), 1)
+                    .map_err(|e| {
+                        io::Error::new(
+                            e.kind(),
+                            format!("registerfiles: io_uring_register(FILES) failed: {e}"),
+                        )
+                    })?;
+            }
+            Ok(u)
         }
+    }
+
+    /// io_uring_register of `nr` items at `arg`.
+    fn register(&self, op: u32, arg: *const libc::c_void, nr: u32) -> io::Result<()> {
+        // SAFETY: io_uring_register on our ring; `arg` points at `nr` items of the kind `op`
+        // takes, alive for the call.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_register,
+                self.ring_fd as libc::c_long,
+                op as libc::c_long,
+                arg,
+                nr as libc::c_long,
+            )
+        };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// fio's `fixedbufs`: `n` slots of `bufs` registered; the I/Os then use the fixed
+    /// opcodes with the slot as the buffer index.
+    fn register_buffers(&mut self, bufs: &Buffers, n: u32) -> io::Result<()> {
+        let iov: Vec<libc::iovec> = (0..n)
+            .map(|i| libc::iovec {
+                iov_base: bufs.slot(i).cast(),
+                iov_len: bufs.len,
+            })
+            .collect();
+        self.register(IORING_REGISTER_BUFFERS, iov.as_ptr().cast(), n)
+            .map_err(|e| {
+                let hint = if e.raw_os_error() == Some(libc::ENOMEM) {
+                    " (the buffers are locked in memory: raise ulimit -l, or lower iodepth or bs)"
+                } else {
+                    ""
+                };
+                io::Error::new(
+                    e.kind(),
+                    format!("fixedbufs: io_uring_register(BUFFERS) failed: {e}{hint}"),
+                )
+            })?;
+        self.fixed = true;
+        Ok(())
     }
 
     #[inline]
@@ -755,15 +918,23 @@ impl Uring {
         // ring holds (depth ≤ entries).
         unsafe {
             *self.sqes.add(idx as usize) = Sqe {
-                opcode: match dir {
-                    Dir::Read => IORING_OP_READ,
-                    Dir::Write => IORING_OP_WRITE,
+                opcode: match (dir, self.fixed) {
+                    (Dir::Read, false) => IORING_OP_READ,
+                    (Dir::Write, false) => IORING_OP_WRITE,
+                    (Dir::Read, true) => IORING_OP_READ_FIXED,
+                    (Dir::Write, true) => IORING_OP_WRITE_FIXED,
                 },
-                fd: self.fd,
+                flags: if self.opts.registerfiles {
+                    IOSQE_FIXED_FILE
+                } else {
+                    0
+                },
+                fd: if self.opts.registerfiles { 0 } else { self.fd },
                 off,
                 addr: buf as u64,
                 len,
                 user_data: slot as u64,
+                buf_index: if self.fixed { slot as u16 } else { 0 },
                 ..Sqe::default()
             };
             *self.sq_array.add(idx as usize) = idx;
@@ -847,7 +1018,14 @@ impl Uring {
             // GETEVENTS with no minimum: on a DEFER_TASKRUN ring completions are only posted
             // when the task enters with it, so this submit also posts what has finished and
             // the next reap usually finds it in the ring without another syscall.
-            let n = self.enter(left, 0, IORING_ENTER_GETEVENTS)?;
+            // With sqthread_poll the kernel thread submits; waking it is harmless when it
+            // is awake and needed when it went idle.
+            let wake = if self.opts.sqthread_poll {
+                IORING_ENTER_SQ_WAKEUP
+            } else {
+                0
+            };
+            let n = self.enter(left, 0, IORING_ENTER_GETEVENTS | wake)?;
             if n == 0 {
                 return Err(io::Error::other("io_uring_enter submitted nothing"));
             }

@@ -86,6 +86,12 @@ pub enum EngineKind {
     Mmap,
     /// No I/O: the harness's own cost.
     Null,
+    /// fallocate over each I/O's range.
+    Falloc,
+    /// ftruncate to each write's offset.
+    Ftruncate,
+    /// No file: CPU burnt per I/O (`cpuload`).
+    Cpuio,
 }
 
 impl EngineKind {
@@ -98,14 +104,27 @@ impl EngineKind {
             EngineKind::IoUring => "io_uring",
             EngineKind::Mmap => "mmap",
             EngineKind::Null => "null",
+            EngineKind::Falloc => "falloc",
+            EngineKind::Ftruncate => "ftruncate",
+            EngineKind::Cpuio => "cpuio",
         }
+    }
+    /// Uses no file (null, cpuio).
+    pub fn fileless(self) -> bool {
+        matches!(self, EngineKind::Null | EngineKind::Cpuio)
     }
     /// Issues one I/O at a time and completes it in the call (iodepth does not apply;
     /// no submission latency).
     pub fn is_sync(self) -> bool {
         matches!(
             self,
-            EngineKind::Psync | EngineKind::Sync | EngineKind::Mmap | EngineKind::Null
+            EngineKind::Psync
+                | EngineKind::Sync
+                | EngineKind::Mmap
+                | EngineKind::Null
+                | EngineKind::Falloc
+                | EngineKind::Ftruncate
+                | EngineKind::Cpuio
         )
     }
 }
@@ -425,6 +444,10 @@ pub struct JobSpec {
     pub allow_mounted_write: bool,
     /// `thread`: fio would start the clones as threads, not processes.
     pub thread: bool,
+    /// The engine's own options (`cpuload`, `cpuchunks`, `cpumode`, `exit_on_io_done`).
+    pub eng: super::engines::EngineOpts,
+    /// `cpus_allowed`, `cpus_allowed_policy`, `prio`, `prioclass`.
+    pub process: super::process::ProcOpts,
     /// The options that shape the job's report (percentiles, `unified_rw_reporting`,
     /// `description`: [`super::report_opts`]).
     pub report: hostbench_core::fio_result::FioReportOpts,
@@ -866,6 +889,70 @@ const OPTS: &[Opt] = &[
         name: "ss_ramp",
         aliases: &["steadystate_ramp_time"],
     },
+    Opt {
+        name: "cpus_allowed",
+        aliases: &[],
+    },
+    Opt {
+        name: "cpus_allowed_policy",
+        aliases: &[],
+    },
+    Opt {
+        name: "prio",
+        aliases: &[],
+    },
+    Opt {
+        name: "prioclass",
+        aliases: &[],
+    },
+    Opt {
+        name: "numa_cpu_nodes",
+        aliases: &[],
+    },
+    Opt {
+        name: "numa_mem_policy",
+        aliases: &[],
+    },
+    Opt {
+        name: "cpuload",
+        aliases: &[],
+    },
+    Opt {
+        name: "cpuchunks",
+        aliases: &[],
+    },
+    Opt {
+        name: "cpumode",
+        aliases: &[],
+    },
+    Opt {
+        name: "exit_on_io_done",
+        aliases: &[],
+    },
+    Opt {
+        name: "fixedbufs",
+        aliases: &[],
+    },
+    Opt {
+        name: "registerfiles",
+        aliases: &[],
+    },
+    Opt {
+        name: "sqthread_poll",
+        aliases: &[],
+    },
+    Opt {
+        name: "hipri",
+        aliases: &[],
+    },
+    Opt {
+        name: "sqthread_poll_cpu",
+        aliases: &[],
+    },
+    Opt {
+        name: "nice",
+        aliases: &[],
+    },
 ];
 
 /// fio's name for option `k` (resolving aliases), if hostbench supports it.
@@ -1086,7 +1173,8 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
         }
         let mut all = global.clone();
         all.extend(own);
-        let job = apply_options(&all, &sec.name, &sec.opts)?;
+        let mut job = apply_options(&all, &sec.name, &sec.opts)?;
+        finish_engine(&mut job)?;
         check_job(&job)?;
         check_waitee(&job, &jobs, &sec.origin)?;
         jobs.push(job);
@@ -1221,6 +1309,8 @@ fn apply_options(
         own_opts: own.to_vec(),
         allow_mounted_write: false,
         thread: false,
+        eng: Default::default(),
+        process: Default::default(),
         report: Default::default(),
         logs: Default::default(),
         ss: Default::default(),
@@ -1258,6 +1348,8 @@ fn apply_options(
             }
             k if super::logs::handles(k) => super::logs::apply(&mut j.logs, k, v, at)?,
             k if super::steadystate::handles(k) => super::steadystate::apply(&mut j.ss, k, v, at)?,
+            k if super::engines::handles(k) => super::engines::apply(&mut j.eng, k, v, at)?,
+            k if super::process::handles(k) => super::process::apply(&mut j.process, k, v, at)?,
             "kb_base" => {}
             // An option of fio's tiobench profile: without `profile=tiobench` fio accepts
             // it and does nothing with it (examples/waitfor.fio and steadystate.fio set
@@ -1443,9 +1535,12 @@ fn apply_options(
                     "io_uring" => EngineKind::IoUring,
                     "mmap" => EngineKind::Mmap,
                     "null" => EngineKind::Null,
+                    "falloc" => EngineKind::Falloc,
+                    "ftruncate" => EngineKind::Ftruncate,
+                    "cpuio" => EngineKind::Cpuio,
                     other => {
                         return err(format!(
-                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap or null"
+                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap, null, falloc, ftruncate or cpuio"
                         ));
                     }
                 }
@@ -1952,6 +2047,45 @@ fn parse_distribution(k: &str, v: &str, at: &str) -> Result<RandDist, JobError> 
     })
 }
 
+/// The engine's part of a job, as fio's engine `init` sets it: an engine option needs its
+/// engine; cpuio needs `cpuload` (above 100 is 100) and thinks after every cycle
+/// (`thinktime = cpuchunks·(100−cpuload)/cpuload` µs, `thinktime_blocks=1` at completion,
+/// no spin: fio overrides the job's own think options so).
+fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
+    for (k, at) in &j.eng.given {
+        let owner = if super::engines::uring_option(k) {
+            EngineKind::IoUring
+        } else {
+            EngineKind::Cpuio
+        };
+        if j.engine != owner {
+            return err(format!(
+                "{at}: {k} is an option of ioengine={}; job '{}' uses ioengine={} (fio: \
+                 engine options are only known after their ioengine=)",
+                owner.name(),
+                j.name,
+                j.engine.name()
+            ));
+        }
+    }
+    if j.engine != EngineKind::Cpuio {
+        return Ok(());
+    }
+    if j.eng.cpuload == 0 {
+        return err(format!(
+            "job '{}': ioengine=cpuio needs cpuload= (the percent of a CPU to use, 1-100; \
+             fio: cpu thread needs rate (cpuload=))",
+            j.name
+        ));
+    }
+    j.eng.cpuload = j.eng.cpuload.min(100);
+    j.think = ThinkOpts {
+        us: super::engines::cpuio::think_us(j.eng.cpuchunks_us, j.eng.cpuload),
+        ..ThinkOpts::default()
+    };
+    Ok(())
+}
+
 /// Whether a job's options fit together (the values are checked already).
 fn check_job(j: &JobSpec) -> Result<(), JobError> {
     let r = &j.rate;
@@ -1986,7 +2120,7 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
             j.name
         ));
     }
-    if j.direct && j.engine != EngineKind::Null {
+    if j.direct && !j.engine.fileless() {
         let sizes = (0..2).flat_map(|d| {
             let what = ["read", "write"][d];
             let b = &j.bsz[d];

@@ -40,7 +40,7 @@ pub(super) fn layout_files(
         let files = if j.filename.is_some() { 1 } else { j.numjobs };
         let haves: Vec<u64> = (0..files)
             .map(|c| {
-                if j.engine == EngineKind::Null {
+                if j.engine.fileless() {
                     0
                 } else {
                     std::fs::symlink_metadata(j.file_path(c))
@@ -75,6 +75,13 @@ pub(super) fn layout_files(
                     )));
                 }
             }
+        }
+        if j.engine == EngineKind::Cpuio {
+            // No file and no amount of I/O: a cpuio job runs until its runtime (or until
+            // the jobs doing I/O end), whatever its size, as in fio. One block stands for
+            // the region its offsets are drawn in.
+            j.size = Some(j.max_bs());
+            continue;
         }
         if j.engine == EngineKind::Null {
             match j.size {
@@ -113,7 +120,11 @@ pub(super) fn layout_files(
                     path.display()
                 )));
             }
-            if is_dev && j.rw.writes(0) {
+            // falloc opens its file for writing and changes its allocation whatever the
+            // direction, and ftruncate changes its size: both are writers of a device.
+            let changes =
+                j.rw.writes(0) || matches!(j.engine, EngineKind::Falloc | EngineKind::Ftruncate);
+            if is_dev && changes {
                 crate::disk::files::check_device_write(
                     &path,
                     j.allow_mounted_write,

@@ -15,6 +15,7 @@
 //! afterwards (fio's `unlink=0`).
 
 pub mod engine;
+pub mod engines;
 pub mod expr;
 pub mod fio_names;
 pub mod job;
@@ -22,6 +23,7 @@ pub mod jobfile;
 mod layout;
 pub mod logs;
 mod pattern;
+pub mod process;
 mod rate;
 pub mod report_opts;
 mod result;
@@ -215,7 +217,7 @@ impl Workload for Fio {
         Category::Disk
     }
     fn summary(&self) -> &'static str {
-        "fio's jobs: reads and writes at a queue depth through psync, sync, libaio, io_uring, mmap or null"
+        "fio's jobs: reads and writes at a queue depth through psync, sync, libaio, io_uring, mmap or null; fio's falloc, ftruncate and cpuio engines"
     }
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS

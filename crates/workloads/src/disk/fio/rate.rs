@@ -230,7 +230,7 @@ impl MinRate {
 
 /// When a clone thinks (fio's `thinktime*`).
 pub(super) struct Think {
-    us: u64,
+    pub(super) us: u64,
     spin_us: u64,
     blocks: u64,
     blocks_set: bool,

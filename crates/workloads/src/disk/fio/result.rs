@@ -112,7 +112,9 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
     let read_pct = j.rw.read_pct(j.rwmixread);
     let dir = |d: usize| {
         let ds = &s.dirs[d];
-        let active = if d == 0 { read_pct > 0 } else { read_pct < 100 };
+        // cpuio moves no data: fio gives its directions no runtime (no rate lines).
+        let active = j.engine != super::job::EngineKind::Cpuio
+            && if d == 0 { read_pct > 0 } else { read_pct < 100 };
         FioDir {
             io_bytes: ds.bytes,
             total_ios: ds.ios,

@@ -136,6 +136,10 @@ pub(super) struct Sequencer {
     exitall_on_error: Vec<bool>,
     /// Some job has `exitall`: every clone's end stops what its `exit_what` names.
     exitall: bool,
+    /// Per job: it uses the cpuio engine (no I/O).
+    cpu: Vec<bool>,
+    /// Per job: fio's `thread` (fio reaps threads and processes differently, below).
+    thread: Vec<bool>,
 }
 
 impl Sequencer {
@@ -173,7 +177,20 @@ impl Sequencer {
             exit_what: jobs.iter().map(|j| j.exit_what).collect(),
             exitall_on_error: jobs.iter().map(|j| j.exitall_on_error).collect(),
             exitall: jobs.iter().any(|j| j.exitall),
+            cpu: jobs
+                .iter()
+                .map(|j| j.engine == super::job::EngineKind::Cpuio)
+                .collect(),
+            thread: jobs.iter().map(|j| j.thread).collect(),
         }
+    }
+
+    /// Whether a clone that does I/O (not cpuio) is running or has yet to start (fio's
+    /// `fio_running_or_pending_io_threads`, which cpuio's `exit_on_io_done` reads).
+    pub(super) fn io_clones_left(&self) -> bool {
+        self.lock()
+            .iter()
+            .any(|t| !self.cpu[t.job] && t.state != State::Exited)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Td>> {
@@ -228,6 +245,12 @@ impl Sequencer {
             let group = g[tid].group;
             terminate(&mut g, &self.stop, group, self.exit_what[job]);
         }
+        if cpu_jobs_left_alone(&g, &self.cpu, &self.thread) {
+            for (t, stop) in g.iter_mut().zip(&self.stop) {
+                t.terminate = true;
+                stop.store(true, Relaxed);
+            }
+        }
         self.cv.notify_all();
     }
 
@@ -236,6 +259,23 @@ impl Sequencer {
     pub(super) fn told_to_stop(&self, tid: usize) -> bool {
         self.stop[tid].load(Relaxed)
     }
+}
+
+/// fio's `reap_threads` end of cpuio jobs: once the clones still there are exactly the
+/// run's cpuio clones (every one that does I/O has ended, no cpuio one has), none is yet to
+/// start, and there were clones doing I/O, fio stops everything. fio counts a running clone
+/// started as a process (no `thread`) as pending, so the rule only fires when every clone
+/// still running is a thread (measured with fio 3.33: a cpuio job with `thread` ends with
+/// the I/O jobs, without it runs its whole runtime).
+fn cpu_jobs_left_alone(tds: &[Td], cpu: &[bool], thread: &[bool]) -> bool {
+    let cpu_total = tds.iter().filter(|t| cpu[t.job]).count();
+    let real_total = tds.len() - cpu_total;
+    let left = tds.iter().filter(|t| t.state != State::Exited).count();
+    let pending = tds
+        .iter()
+        .filter(|t| t.state == State::Pending || (t.state == State::Running && !thread[t.job]))
+        .count();
+    real_total > 0 && cpu_total > 0 && left == cpu_total && pending == 0
 }
 
 #[cfg(test)]
@@ -261,6 +301,21 @@ mod tests {
                 State::Exited => 'E',
             })
             .collect()
+    }
+
+    #[test]
+    fn cpuio_threads_end_when_the_io_jobs_have_ended() {
+        let mut t = vec![td(0, 0, false, 0), td(1, 0, false, 0)];
+        t[1].state = State::Running;
+        t[0].state = State::Exited;
+        // job 1 is cpuio: as threads it is stopped, as a process it runs on (fio).
+        assert!(cpu_jobs_left_alone(&t, &[false, true], &[true, true]));
+        assert!(!cpu_jobs_left_alone(&t, &[false, true], &[true, false]));
+        // No job doing I/O in the run: nothing to end with.
+        assert!(!cpu_jobs_left_alone(&t[1..], &[false, true], &[true, true]));
+        // The I/O job still runs.
+        t[0].state = State::Running;
+        assert!(!cpu_jobs_left_alone(&t, &[false, true], &[true, true]));
     }
 
     fn names(n: &[&str]) -> Vec<String> {

@@ -38,13 +38,15 @@ pub(super) fn new_worker(
     own.pct = Default::default();
     let j = &own;
     let size = j.size.expect("sizes are resolved at setup");
-    let (fd, path) = if j.engine == EngineKind::Null {
+    let (fd, path) = if j.engine.fileless() {
         (None, PathBuf::new())
     } else {
         let path = j.file_path(clone);
         let writes = j.rw.writes(j.rwmixread);
         let mut o = std::fs::OpenOptions::new();
-        o.read(true).write(writes || j.engine == EngineKind::Mmap);
+        // fio's falloc engine opens its file for writing whatever the direction.
+        o.read(true)
+            .write(writes || matches!(j.engine, EngineKind::Mmap | EngineKind::Falloc));
         if j.create_on_open && (writes || j.engine == EngineKind::Mmap) {
             // fio's create_on_open: the job's open makes the file (no layout before), with
             // fio's mode.
@@ -64,8 +66,17 @@ pub(super) fn new_worker(
     };
     let depth = if j.engine.is_sync() { 1 } else { j.iodepth };
     let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
-    let engine = Engine::new(j.engine, raw, depth, (j.offset, size))
-        .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
+    let engine = if j.engine == EngineKind::Cpuio {
+        Engine::cpu(&j.eng)
+    } else if j.engine == EngineKind::IoUring {
+        // Built to prove the ring's options work here (buffers are registered with the
+        // ring built in the worker's thread).
+        Engine::uring(raw, depth, j.eng.uring, None)
+            .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
+    } else {
+        Engine::new(j.engine, raw, depth, (j.offset, size))
+            .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
+    };
     if let Some(random) = j.advises_random() {
         engine
             .advise_mapping(random)
@@ -277,6 +288,7 @@ impl FioWorker {
     #[inline(always)]
     fn work_done(&self, bytes: u64, ios: u64) -> bool {
         !self.job.time_based
+            && self.job.engine != EngineKind::Cpuio
             && (bytes >= self.limit_bytes || (self.limit_ios > 0 && ios >= self.limit_ios))
     }
 
@@ -317,7 +329,8 @@ impl FioWorker {
         let d = &mut self.stats.dirs[dir as usize];
         d.ios += 1;
         d.bytes += res as u64;
-        if (res as u64) < len as u64 {
+        // cpuio moves no data: its I/Os are not short ones.
+        if (res as u64) < len as u64 && self.job.engine != EngineKind::Cpuio {
             d.short += 1;
         }
         if !self.job.gtod_reduce {
@@ -451,7 +464,13 @@ impl FioWorker {
     /// `err=` (the other clones go on, as in fio). fio counts the failed I/O as issued.
     fn fail(&mut self, dir: Dir, off: u64, len: u32, res: i64) {
         let errno = (-res) as i32;
-        let hint = if self.job.direct && errno == libc::EINVAL {
+        let hint = if self.job.eng.uring.hipri && errno == libc::EOPNOTSUPP {
+            " (hipri polls for completions: it needs direct=1 on a device with polled queues, \
+             e.g. NVMe with the nvme module's poll_queues set; drop hipri)"
+        } else if self.job.engine == EngineKind::Ftruncate && dir == Dir::Read {
+            " (the ftruncate engine only writes: each write truncates the file to its \
+             offset; use rw=write or rw=randwrite)"
+        } else if self.job.direct && errno == libc::EINVAL {
             " (with direct=1 the block size and offsets must be multiples of the device's \
              logical block size, often 4096 bytes: try bs=4k, or drop direct=1)"
         } else {
@@ -464,7 +483,11 @@ impl FioWorker {
             strerror(errno),
             if dir == Dir::Read { "read" } else { "write" },
         );
-        self.set_error(errno, "io_u error", detail);
+        let func = self
+            .engine
+            .as_ref()
+            .map_or("io_u error", Engine::error_func);
+        self.set_error(errno, func, detail);
     }
 
     /// Ends the clone with an error (the first one it met stays), fio's `td_verror`.
@@ -577,6 +600,24 @@ impl FioWorker {
         }
     }
 
+    /// After a cpuio cycle: the think follows the cycle's length (qsort times itself), and
+    /// with `exit_on_io_done` the clone is done once no job doing I/O runs or waits.
+    fn cpu_cycle_done(&mut self) {
+        if let (Some(t), Some(us)) = (
+            self.think.as_mut(),
+            self.engine.as_ref().and_then(Engine::cpu_think_us),
+        ) {
+            t.us = us;
+        }
+    }
+
+    /// cpuio's `exit_on_io_done`: true when the clone is to end before its next cycle.
+    fn cpu_exit_now(&self) -> bool {
+        self.job.engine == EngineKind::Cpuio
+            && self.job.eng.exit_on_io_done
+            && !self.shared.seq.io_clones_left()
+    }
+
     /// fio's flow check before an I/O: true when the clone may issue it (and it is counted).
     #[inline]
     fn flow_allows(&mut self) -> bool {
@@ -630,7 +671,7 @@ impl FioWorker {
             if self.work_done(issued, issued_ios) {
                 break;
             }
-            if !self.go(ctl, now) {
+            if !self.go(ctl, now) || self.cpu_exit_now() {
                 break;
             }
             if !self.flow_allows() {
@@ -661,6 +702,9 @@ impl FioWorker {
                 .expect("engine built at start")
                 .sync_io(dir, buf, off, len);
             let t1 = ctl.now();
+            if self.job.engine == EngineKind::Cpuio {
+                self.cpu_cycle_done();
+            }
             if res < 0 {
                 self.fail(dir, off, len, res);
                 break;
@@ -1110,6 +1154,12 @@ impl FioWorker {
             let ramp = clock.from_ns((self.job.ramp_time_s * 1e9) as u64);
             ctl.end_at(t_job + ramp + clock.from_ns((rt * 1e9) as u64));
         }
+        // fio sets the clone's affinity and I/O priority first, in its own thread.
+        if let Err((errno, func, detail)) = self.job.process.apply_to_this_thread(self.tid) {
+            self.set_error(errno, func, format!("job '{}': {detail}", self.job.name));
+            self.hand_over();
+            return Ok(());
+        }
         // fio drops the region's cached pages when the job opens its file, at its start
         // (so a read phase after a write phase reads the device, not the cache).
         self.drop_cache();
@@ -1133,7 +1183,12 @@ impl FioWorker {
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", self.job.name)))?;
         if self.engine.is_none() {
             let (k, fd, depth, region) = self.engine_args;
-            self.engine = Some(Engine::new(k, fd, depth, region).map_err(|e| {
+            let e = if k == EngineKind::IoUring {
+                Engine::uring(fd, depth, self.job.eng.uring, Some((&self.bufs, depth)))
+            } else {
+                Engine::new(k, fd, depth, region)
+            };
+            self.engine = Some(e.map_err(|e| {
                 WorkloadError::environment(format!("job '{}': {e}", self.job.name))
             })?);
         }

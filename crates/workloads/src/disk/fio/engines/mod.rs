@@ -1,0 +1,139 @@
+//! fio 3.33's simple engines that do no data transfer of their own (`engines/cpu.c`,
+//! `falloc.c`, `ftruncate.c`): each is a synchronous engine, one "I/O" at a time, timed and
+//! counted by the worker as fio times and counts it.
+//!
+//! | engine | what one I/O is | counted as |
+//! |---|---|---|
+//! | `cpuio` | `cpuchunks` µs of spinning (or one qsort round), then a think of `cpuchunks·(100−cpuload)/cpuload` µs | a read of 0 bytes: clat/lat only, no bandwidth line |
+//! | `falloc` | `fallocate(fd, mode, offset, len)`: reads `FALLOC_FL_KEEP_SIZE`, writes mode 0 | `len` bytes in its direction |
+//! | `ftruncate` | writes `ftruncate(fd, offset)`; reads fail with EINVAL | `len` bytes written |
+//!
+//! The engines' own options (`cpuload`, `cpuchunks`, `cpumode`, `exit_on_io_done`) are parsed
+//! here ([`handles`], [`apply`]) into [`EngineOpts`].
+
+pub mod cpuio;
+pub mod falloc;
+pub mod ftruncate;
+
+use super::job::JobError;
+
+/// `cpumode`: what a cpuio job burns its CPU on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CpuMode {
+    /// Spinning (fio's `noop`, default).
+    #[default]
+    Noop,
+    /// Sorting 256 Ki 32-bit integers four times (fio's `qsort`); the cycle is re-timed.
+    Qsort,
+}
+
+impl CpuMode {
+    /// fio's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CpuMode::Noop => "noop",
+            CpuMode::Qsort => "qsort",
+        }
+    }
+}
+
+/// The engine options of a job (fio's `cpuio` options).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineOpts {
+    /// `cpuload`, percent of a CPU (0 = not given; above 100 is 100, as fio).
+    pub cpuload: u32,
+    /// `cpuchunks`, µs of one burn cycle (fio's default 50000).
+    pub cpuchunks_us: u64,
+    /// `cpumode`.
+    pub cpumode: CpuMode,
+    /// `exit_on_io_done`: the cpuio job ends once no job that does I/O runs or waits.
+    pub exit_on_io_done: bool,
+    /// io_uring's `fixedbufs`, `registerfiles`, `sqthread_poll`, `hipri`.
+    pub uring: super::engine::UringOpts,
+    /// Which engine options were given (they need their engine: `cpuload` with
+    /// `ioengine=cpuio`), with where they were written.
+    pub given: Vec<(String, String)>,
+}
+
+impl Default for EngineOpts {
+    fn default() -> Self {
+        EngineOpts {
+            cpuload: 0,
+            cpuchunks_us: 50_000,
+            cpumode: CpuMode::Noop,
+            exit_on_io_done: false,
+            uring: Default::default(),
+            given: Vec::new(),
+        }
+    }
+}
+
+/// Whether `key` (a canonical option name) is an engine option parsed here.
+pub fn handles(key: &str) -> bool {
+    matches!(key, "cpuload" | "cpuchunks" | "cpumode" | "exit_on_io_done") || uring_option(key)
+}
+
+/// Whether `key` is one of io_uring's options parsed here.
+pub fn uring_option(key: &str) -> bool {
+    matches!(
+        key,
+        "fixedbufs" | "registerfiles" | "sqthread_poll" | "sqthread_poll_cpu" | "hipri"
+    )
+}
+
+fn flag(key: &str, v: &str, at: &str) -> Result<bool, JobError> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "" | "1" | "true" | "on" | "yes" => Ok(true),
+        "0" | "false" | "off" | "no" => Ok(false),
+        _ => Err(JobError(format!("{at}: {key}={v}: expected 0 or 1"))),
+    }
+}
+
+fn whole(k: &str, v: &str, at: &str, max: u64) -> Result<u64, JobError> {
+    v.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|&n| n <= max)
+        .ok_or_else(|| {
+            JobError(format!(
+                "{at}: {k}={v}: expected a whole number from 0 to {max}"
+            ))
+        })
+}
+
+/// Applies engine option `key` (canonical) with value `v`, written at `at`, to `e`.
+pub fn apply(e: &mut EngineOpts, key: &str, v: &str, at: &str) -> Result<(), JobError> {
+    match key {
+        "cpuload" => e.cpuload = whole(key, v, at, u32::MAX as u64)? as u32,
+        "cpuchunks" => {
+            let n = whole(key, v, at, u32::MAX as u64)?;
+            if n == 0 {
+                return Err(JobError(format!(
+                    "{at}: cpuchunks={v}: a burn cycle must last at least 1 µs"
+                )));
+            }
+            e.cpuchunks_us = n;
+        }
+        "cpumode" => {
+            e.cpumode = match v.trim() {
+                "noop" => CpuMode::Noop,
+                "qsort" => CpuMode::Qsort,
+                _ => {
+                    return Err(JobError(format!(
+                        "{at}: cpumode={v}: expected noop or qsort"
+                    )));
+                }
+            }
+        }
+        "exit_on_io_done" => e.exit_on_io_done = flag(key, v, at)?,
+        "fixedbufs" => e.uring.fixedbufs = flag(key, v, at)?,
+        "registerfiles" => e.uring.registerfiles = flag(key, v, at)?,
+        "sqthread_poll" => e.uring.sqthread_poll = flag(key, v, at)?,
+        "hipri" => e.uring.hipri = flag(key, v, at)?,
+        "sqthread_poll_cpu" => e.uring.sq_cpu = Some(whole(key, v, at, 4095)? as u32),
+        _ => return Ok(()),
+    }
+    e.given.retain(|(k, _)| k != key);
+    e.given.push((key.to_string(), at.to_string()));
+    Ok(())
+}
