@@ -53,11 +53,19 @@ pub(crate) fn hb(dir: &Path, args: &[&str]) -> Ran {
 /// The real fio on `args` in `dir`.
 pub(crate) fn fio(dir: &Path, args: &[&str]) -> Ran {
     let t = Instant::now();
-    let o = std::process::Command::new("fio")
+    // Under coreutils' timeout: fio 3.33 itself can hang (a think time whose spin overran
+    // under load sleeps for ever, backend.c's handle_thinktime), and a test must not.
+    let o = std::process::Command::new("timeout")
+        .args(["-k", "5", "300", "fio"])
         .args(args)
         .current_dir(dir)
         .output()
         .unwrap();
+    assert_ne!(
+        o.status.code(),
+        Some(124),
+        "fio {args:?} did not end in 300 s (fio itself hung; run it by hand to see)"
+    );
     Ran {
         code: o.status.code().unwrap_or(-1),
         out: String::from_utf8(o.stdout).unwrap(),

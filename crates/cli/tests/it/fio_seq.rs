@@ -49,7 +49,9 @@ pub(crate) fn hb(dir: &Path, args: &[&str]) -> (String, Duration) {
 /// Runs the real fio on `args` in `dir`: (stdout, wall time).
 pub(crate) fn fio(dir: &Path, args: &[&str]) -> (String, Duration) {
     let t = Instant::now();
-    let o = std::process::Command::new("fio")
+    // Under coreutils' timeout: a hung fio must not hang the tests (see fio_files::fio).
+    let o = std::process::Command::new("timeout")
+        .args(["-k", "5", "300", "fio"])
         .args(args)
         .current_dir(dir)
         .output()
