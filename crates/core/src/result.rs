@@ -28,7 +28,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// `annotations`, `suite` and `fio.jobs[].groupid`; 3 `suite.directory`; 4 fio's
 /// `jobs[].report`, `blocks[].*.lat_bins`/`slat_bins` and the layout's `more_formats` and
 /// `terse_version`; 5 `fio.blocks[].error` and `fio.jobs[].bs_ranges`; 6 `fleet`.
-pub const SCHEMA_MINOR: u32 = 6;
+pub const SCHEMA_MINOR: u32 = 7;
 
 /// One run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

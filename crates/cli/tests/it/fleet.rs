@@ -210,7 +210,7 @@ fn runs_on_every_host_starts_them_together_and_saves_each_hosts_results() {
         assert_eq!(r["label"], "qual");
         assert_eq!(r["workload"]["id"], "cpu");
         assert!(r["metrics"]["events"].as_u64().unwrap() > 0);
-        assert_eq!(r["schema_minor"], 6);
+        assert_eq!(r["schema_minor"], 7);
         // One common instant for every host, each host's lateness and clock recorded.
         assert_eq!(
             r["fleet"]["start_at_unix_ns"],

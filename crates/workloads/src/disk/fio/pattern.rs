@@ -190,6 +190,26 @@ impl Pattern {
     /// The pattern of job `j` over a region of `size` bytes (`size` ≥ every direction's
     /// smallest block). Errors are the job's (zoned_abs past the region).
     pub(super) fn new(j: &JobSpec, size: u64) -> Result<Pattern, String> {
+        if j.rw.trims() {
+            // Trims are drawn in the reads' place with the trim values of every
+            // per-direction option (`bs=4k,8k,16k`: trims of 16k); trimwrite's writes
+            // repeat the trimmed range and draw nothing.
+            let mut t = j.clone();
+            t.bsz[0] = t.bsz[2].clone();
+            t.bsz[1] = t.bsz[2].clone();
+            t.blockalign = [t.blockalign[2]; 3];
+            t.percentage_random = [t.percentage_random[2]; 3];
+            if let RandDist::Zoned { zones, .. } = &mut t.dist {
+                zones[0] = zones[2].clone();
+                zones[1] = zones[2].clone();
+            }
+            t.rw = if t.rw.random() {
+                super::job::Rw::RandRead
+            } else {
+                super::job::Rw::Read
+            };
+            return Self::new(&t, size);
+        }
         let min = [j.bsz[0].min, j.bsz[1].min];
         let max = [j.bsz[0].max, j.bsz[1].max];
         let align = [

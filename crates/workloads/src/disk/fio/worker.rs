@@ -116,6 +116,8 @@ pub(super) fn new_worker(
         think: None,
         pending_dir: None,
         flow_count: 0,
+        trims: j.rw.trims(),
+        trimmed: None,
     })))
 }
 
@@ -188,6 +190,10 @@ struct FioWorker {
     pending_dir: Option<Dir>,
     /// I/Os this clone counted in its flow (fio's `td->flow_counter`).
     flow_count: u64,
+    /// The job trims (`rw=trim`, `randtrim`, `trimwrite`, `randtrimwrite`).
+    trims: bool,
+    /// trimwrite: the range just trimmed, to be written next.
+    trimmed: Option<(u64, u32)>,
 }
 
 /// The system's text for `errno` (`No space left on device`), without Rust's `(os error N)`.
@@ -269,7 +275,10 @@ impl FioWorker {
     fn pick_dir(&mut self) -> Dir {
         match self.read_pct {
             100 => Dir::Read,
-            0 => Dir::Write,
+            0 if !self.trims => Dir::Write,
+            // fio's trimwrite: each trimmed range is written next.
+            0 if self.trimmed.is_some() => Dir::Write,
+            0 => Dir::Trim,
             p => {
                 if (self.rng.next_u64() % 100) < p as u64 {
                     Dir::Read
@@ -284,6 +293,9 @@ impl FioWorker {
     /// `None` when the region is done.
     #[inline]
     fn next_io(&mut self, dir: Dir) -> Option<(Dir, u64, u32)> {
+        if self.trims {
+            return self.next_trim_io(dir);
+        }
         let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
         self.pass_bytes += len;
         if self.pass_bytes > self.size {
@@ -292,6 +304,22 @@ impl FioWorker {
             self.drop_cache();
         }
         Some((dir, self.job.offset + off, len as u32))
+    }
+
+    /// [`Self::next_io`] of a trim job: a trim where the pattern (with the trim values,
+    /// in the reads' place) puts it; trimwrite's write of the range just trimmed.
+    fn next_trim_io(&mut self, dir: Dir) -> Option<(Dir, u64, u32)> {
+        if dir == Dir::Write
+            && let Some((off, len)) = self.trimmed.take()
+        {
+            return Some((Dir::Write, off, len));
+        }
+        let (off, len) = self.pattern.next(0, &mut self.rng)?;
+        let off = self.job.offset + off;
+        if self.job.rw.trim_write() {
+            self.trimmed = Some((off, len as u32));
+        }
+        Some((Dir::Trim, off, len as u32))
     }
 
     /// Accounts one completed I/O (not during ramp time).
@@ -328,10 +356,10 @@ impl FioWorker {
         }
         let ms = elapsed_ns as f64 / 1e6;
         for (i, d) in self.stats.dirs.iter_mut().enumerate() {
-            let active = if i == 0 {
-                self.read_pct > 0
-            } else {
-                self.read_pct < 100
+            let active = match i {
+                0 => self.read_pct > 0,
+                1 => self.read_pct < 100 && (!self.trims || self.job.rw.trim_write()),
+                _ => self.trims,
             };
             if !active {
                 continue;
@@ -360,7 +388,11 @@ impl FioWorker {
             "io_u error on file {}: {}: {} offset={off}, buflen={len}{hint}",
             self.path.display(),
             strerror(errno),
-            if dir == Dir::Read { "read" } else { "write" },
+            match dir {
+                Dir::Read => "read",
+                Dir::Write => "write",
+                Dir::Trim => "trim",
+            },
         );
         self.set_error(errno, "io_u error", detail);
     }
@@ -510,6 +542,8 @@ impl FioWorker {
                 c.add(Counter::Writes, 1);
                 c.add(Counter::BytesWritten, res as u64);
             }
+            // A trim moves no data: one operation of the run's "other" kind.
+            Dir::Trim => c.add(Counter::Other, 1),
         }
     }
 
@@ -616,9 +650,10 @@ impl FioWorker {
                 }
             }
         }
-        self.stats.depth_map[0] += self.stats.dirs[0].ios + self.stats.dirs[1].ios;
-        self.stats.submit_map[1] += self.stats.dirs[0].ios + self.stats.dirs[1].ios;
-        self.stats.complete_map[1] += self.stats.dirs[0].ios + self.stats.dirs[1].ios;
+        let ios: u64 = self.stats.dirs.iter().map(|d| d.ios).sum();
+        self.stats.depth_map[0] += ios;
+        self.stats.submit_map[1] += ios;
+        self.stats.complete_map[1] += ios;
         Ok(meas)
     }
 
