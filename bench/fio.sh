@@ -13,6 +13,10 @@
 #                   the file is dropped first, fio's invalidate=1; with fio's default
 #                   fadvise_hint=1 readahead is off, so the reads reach the device)
 #   mmap_randrw     --rw=randrw --bs=4k --ioengine=mmap (madvise RANDOM on the mapping)
+#   bssplit_qd32    --rw=randrw --rwmixread=70 --bssplit=4k/50:16k/30:64k/20 --iodepth=32
+#                   --direct=1 --ioengine=libaio (issue 21: a random size mix at QD32; the
+#                   random map by blocks and the size draw are on the per-I/O path)
+#   null_seq        --ioengine=null --rw=write --bs=4k --size=1g (harness, sequential)
 # Figures come from each tool's JSON (`--output-format=json`, fio's field names):
 #   IOPS = Σ over jobs and directions of iops;
 #   CPU per I/O = (usr_cpu + sys_cpu)% × job_runtime / total I/Os, in µs — the CPU time
@@ -40,7 +44,7 @@ script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_dir=$(cd "$script_dir/.." && pwd)
 
 PAIRS=${PAIRS:-5}
-CASES=${CASES:-"randread_uring randread_aio gitlab seqwrite_1m null randread_buffered mmap_randrw"}
+CASES=${CASES:-"randread_uring randread_aio gitlab seqwrite_1m null randread_buffered mmap_randrw bssplit_qd32 null_seq"}
 RUNTIME=${RUNTIME:-5}
 SIZE=${SIZE:-1g}
 DIR=${DIR:-/var/tmp/hostbench-fio-bench}
@@ -71,6 +75,8 @@ case_args() {
     null) echo "--name=null --ioengine=null --rw=randread --bs=4k --size=1g" ;;
     randread_buffered) echo "--name=rb --filename=$FILE --size=$SIZE --rw=randread --bs=4k --ioengine=psync" ;;
     mmap_randrw) echo "--name=mm --filename=$FILE --size=$SIZE --rw=randrw --bs=4k --ioengine=mmap" ;;
+    bssplit_qd32) echo "--name=bss --filename=$FILE --size=$SIZE --rw=randrw --rwmixread=70 --bssplit=4k/50:16k/30:64k/20 --iodepth=32 --direct=1 --ioengine=libaio" ;;
+    null_seq) echo "--name=nulls --ioengine=null --rw=write --bs=4k --size=1g" ;;
     *) die "unknown case '$1'" ;;
     esac
 }

@@ -175,6 +175,10 @@ pub struct FioBlock {
     pub read: FioDir,
     /// Writes.
     pub write: FioDir,
+    /// Trims (`rw=trim`, `randtrim`, `trimwrite`; schema 1.7, absent when the block did
+    /// none).
+    #[serde(default, skip_serializing_if = "FioDir::is_unused")]
+    pub trim: FioDir,
     /// fsync/fdatasync latency, ns.
     pub sync: FioStat,
     /// fsync/fdatasync latency histogram.
@@ -433,6 +437,12 @@ impl FioBins {
 }
 
 impl FioDir {
+    /// A direction the block never used (nothing issued, no runtime): left out of the
+    /// result for trims.
+    pub fn is_unused(&self) -> bool {
+        self.total_ios == 0 && self.io_bytes == 0 && self.runtime_ms == 0
+    }
+
     /// fio's `mixed` direction of `unified_rw_reporting` (`stat.c:sum_thread_stats` into
     /// one direction): bytes, I/Os and histograms added, latencies merged exactly, the
     /// rate samples added figure by figure (samples counted in both), the longest runtime.
@@ -496,13 +506,14 @@ impl FioResult {
 impl FioBlock {
     /// Whether the block did any I/O (fio prints no block for a job without any).
     pub fn did_io(&self) -> bool {
-        self.read.total_ios + self.write.total_ios > 0
-            || self.read.io_bytes + self.write.io_bytes > 0
+        self.dirs()
+            .iter()
+            .any(|d| d.total_ios > 0 || d.io_bytes > 0)
     }
 
-    /// Reads and writes, in that order.
-    pub fn dirs(&self) -> [&FioDir; 2] {
-        [&self.read, &self.write]
+    /// Reads, writes and trims, in that order.
+    pub fn dirs(&self) -> [&FioDir; 3] {
+        [&self.read, &self.write, &self.trim]
     }
 }
 

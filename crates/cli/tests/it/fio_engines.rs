@@ -119,6 +119,7 @@ fn falloc_and_ftruncate_make_fios_calls() {
     for (engine, rw) in [
         ("falloc", "read"),
         ("falloc", "write"),
+        ("falloc", "trim"),
         ("ftruncate", "write"),
     ] {
         let e = format!("--ioengine={engine}");
@@ -155,7 +156,7 @@ fn falloc_and_ftruncate_make_fios_calls() {
             p.err
         );
         let (hj, pj) = (&jobs(&h.out)[0], &jobs(&p.out)[0]);
-        for dir in ["read", "write"] {
+        for dir in ["read", "write", "trim"] {
             assert_eq!(counts(hj, dir), counts(pj, dir), "{engine} {rw} {dir}");
         }
         assert_eq!(hsize, psize, "{engine} {rw}: the file's size");

@@ -24,6 +24,7 @@ mod fio_out;
 mod fio_rate;
 mod fio_seq;
 mod fio_syntax;
+mod fio_trim;
 mod fleet;
 mod generate;
 mod http;

@@ -117,7 +117,14 @@ fn fio_refuses_to_write_a_mounted_block_device() {
     let _ = sh("sync", &[]);
     let cwd = tempfile::tempdir().unwrap();
     let filename = format!("--filename={}", ld.dev);
-    for rw in ["--rw=write", "--rw=randrw"] {
+    // Trims discard what the filesystem holds: refused as writes are.
+    for rw in [
+        "--rw=write",
+        "--rw=randrw",
+        "--rw=trim",
+        "--rw=randtrim",
+        "--rw=trimwrite",
+    ] {
         let (code, out, err) = run_in(
             cwd.path(),
             &[

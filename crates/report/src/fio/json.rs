@@ -249,7 +249,7 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
         } else {
             j.insert("read".into(), dir(0, &b.read));
             j.insert("write".into(), dir(1, &b.write));
-            j.insert("trim".into(), empty_dir());
+            j.insert("trim".into(), dir(2, &b.trim));
             let sync_pct = opts.lat_percentiles || opts.clat_percentiles;
             let sync_dense = b.sync_bins.dense();
             j.insert(

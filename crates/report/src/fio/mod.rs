@@ -97,11 +97,11 @@ fn share_of_group(mean_kib: f64, agg_bytes: u64) -> f64 {
 /// bandwidth, and the aggregate bandwidth (all bytes over the longest runtime).
 #[derive(Debug, Clone, Copy)]
 struct GroupAgg {
-    io: [u64; 2],
-    min_run: [u64; 2],
-    max_run: [u64; 2],
-    min_bw: [u64; 2],
-    max_bw: [u64; 2],
+    io: [u64; 3],
+    min_run: [u64; 3],
+    max_run: [u64; 3],
+    min_bw: [u64; 3],
+    max_bw: [u64; 3],
 }
 
 impl GroupAgg {
@@ -117,11 +117,11 @@ impl GroupAgg {
 fn group_aggs(fio: &hostbench_core::fio_result::FioResult) -> Vec<GroupAgg> {
     let mut v = vec![
         GroupAgg {
-            io: [0; 2],
-            min_run: [u64::MAX; 2],
-            max_run: [0; 2],
-            min_bw: [u64::MAX; 2],
-            max_bw: [0; 2],
+            io: [0; 3],
+            min_run: [u64::MAX; 3],
+            max_run: [0; 3],
+            min_bw: [u64::MAX; 3],
+            max_bw: [0; 3],
         };
         fio.groups().count()
     ];
@@ -298,6 +298,7 @@ mod tests {
                 ..FioDir::default()
             },
             write: FioDir::default(),
+            trim: FioDir::default(),
             sync: FioStat::default(),
             sync_bins: FioBins::default(),
             iodepth_level: [0; 7],

@@ -340,7 +340,7 @@ pub(super) fn render(r: &RunResult) -> String {
         }
         let mixed_only = first.unified_rw_reporting == FioUnified::Mixed;
         let g = groups.get(b.groupid as usize);
-        for (d, (dname, x)) in ["read", "write"].iter().zip(b.dirs()).enumerate() {
+        for (d, (dname, x)) in ["read", "write", "trim"].iter().zip(b.dirs()).enumerate() {
             if x.io_bytes == 0 || x.runtime_ms == 0 {
                 continue;
             }
@@ -404,8 +404,13 @@ pub(super) fn render(r: &RunResult) -> String {
         }
         let _ = writeln!(
             out,
-            "     issued rwts: total={},{},0,0 short={},{},0,0 dropped=0,0,0,0",
-            b.read.total_ios, b.write.total_ios, b.read.short_ios, b.write.short_ios
+            "     issued rwts: total={},{},{},0 short={},{},{},0 dropped=0,0,0,0",
+            b.read.total_ios,
+            b.write.total_ios,
+            b.trim.total_ios,
+            b.read.short_ios,
+            b.write.short_ios,
+            b.trim.short_ios
         );
         let _ = writeln!(
             out,
@@ -421,7 +426,7 @@ pub(super) fn render(r: &RunResult) -> String {
     for (gid, g) in groups.iter().enumerate() {
         let _ = writeln!(out, "\nRun status group {gid} (all jobs):");
         let unified = group_unified(orig, gid as u32);
-        for (d, label) in ["   READ", "  WRITE"].iter().enumerate() {
+        for (d, label) in ["   READ", "  WRITE", "   TRIM"].iter().enumerate() {
             if g.max_run[d] == 0 {
                 continue;
             }

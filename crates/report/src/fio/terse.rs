@@ -125,7 +125,6 @@ pub(super) fn render(r: &RunResult, ver: u8) -> String {
     let groups = group_aggs(fio);
     let error = i32::from(r.outcome.error.is_some());
     let with_trim = ver != 3;
-    let none = FioDir::default();
     for b in &fio.blocks {
         let opts = report_opts(fio, b);
         let first = first_opts(fio, b);
@@ -139,7 +138,7 @@ pub(super) fn render(r: &RunResult, ver: u8) -> String {
         if first.unified_rw_reporting != FioUnified::Mixed {
             dir_fields(&mut out, &b.write, agg(1), opts, ver);
             if with_trim {
-                dir_fields(&mut out, &none, 0, opts, ver);
+                dir_fields(&mut out, &b.trim, agg(2), opts, ver);
             }
         }
         if first.unified_rw_reporting == FioUnified::Both {

@@ -29,6 +29,9 @@ pub enum Dir {
     Read = 0,
     /// Write.
     Write = 1,
+    /// Trim (discard): `rw=trim`, `randtrim`, `trimwrite`; sync and null engines only
+    /// (the job's checks refuse the others).
+    Trim = 2,
 }
 
 /// One completed I/O: the slot it used and the kernel's result (bytes, or −errno).
@@ -222,16 +225,21 @@ impl Engine {
                     let r = match dir {
                         Dir::Read => libc::pread(*fd, buf.cast(), len as usize, off as i64),
                         Dir::Write => libc::pwrite(*fd, buf.cast(), len as usize, off as i64),
+                        Dir::Trim => return trim(*fd, off, len),
                     };
                     ret(r as i64)
                 }
                 Engine::Sync(fd) => {
+                    if dir == Dir::Trim {
+                        return trim(*fd, off, len);
+                    }
                     if libc::lseek(*fd, off as i64, libc::SEEK_SET) < 0 {
                         return ret(-1);
                     }
                     let r = match dir {
                         Dir::Read => libc::read(*fd, buf.cast(), len as usize),
                         Dir::Write => libc::write(*fd, buf.cast(), len as usize),
+                        Dir::Trim => unreachable!("trims returned above"),
                     };
                     ret(r as i64)
                 }
@@ -290,6 +298,36 @@ impl Engine {
             Engine::Uring(u) => u.reap(min, out, timeout_ns),
             _ => Ok(0),
         }
+    }
+}
+
+/// `ioctl` number of BLKDISCARD (`_IO(0x12, 119)`, linux/fs.h).
+const BLKDISCARD: libc::c_ulong = 0x1277;
+
+/// One trim of `len` bytes at `off` (fio's `do_io_u_trim`): BLKDISCARD on a block device;
+/// on a regular file a hole punched (`fallocate(PUNCH_HOLE | KEEP_SIZE)`: the blocks are
+/// freed, the length stays). Bytes trimmed, or −errno (EOPNOTSUPP where the filesystem
+/// cannot punch holes, ENOTTY-like errors where the device cannot discard).
+fn trim(fd: RawFd, off: u64, len: u32) -> i64 {
+    // SAFETY: fstat fills a zeroed struct; the ioctl reads a two-u64 range we own;
+    // fallocate on our own descriptor.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        if libc::fstat(fd, &mut st) < 0 {
+            return ret(-1);
+        }
+        let r = if st.st_mode & libc::S_IFMT == libc::S_IFBLK {
+            let range: [u64; 2] = [off, u64::from(len)];
+            libc::ioctl(fd, BLKDISCARD, range.as_ptr())
+        } else {
+            libc::fallocate(
+                fd,
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                off as libc::off_t,
+                libc::off_t::from(len),
+            )
+        };
+        if r < 0 { ret(-1) } else { i64::from(len) }
     }
 }
 
@@ -370,6 +408,8 @@ impl Map {
             match dir {
                 Dir::Read => std::ptr::copy_nonoverlapping(m, buf, len as usize),
                 Dir::Write => std::ptr::copy_nonoverlapping(buf, m, len as usize),
+                // Refused for mmap by the job's checks; never a copy.
+                Dir::Trim => return -(libc::EOPNOTSUPP as i64),
             }
         }
         std::hint::black_box(buf);
@@ -470,6 +510,7 @@ impl Aio {
             lio_opcode: match dir {
                 Dir::Read => IOCB_CMD_PREAD,
                 Dir::Write => IOCB_CMD_PWRITE,
+                Dir::Trim => unreachable!("trim jobs are refused for libaio by the job's checks"),
             },
             fildes: self.fd as u32,
             buf: buf as u64,
@@ -923,6 +964,9 @@ impl Uring {
                     (Dir::Write, false) => IORING_OP_WRITE,
                     (Dir::Read, true) => IORING_OP_READ_FIXED,
                     (Dir::Write, true) => IORING_OP_WRITE_FIXED,
+                    (Dir::Trim, _) => {
+                        unreachable!("trim jobs are refused for io_uring by the job's checks")
+                    }
                 },
                 flags: if self.opts.registerfiles {
                     IOSQE_FIXED_FILE

@@ -39,6 +39,14 @@ pub enum Rw {
     ReadWrite,
     /// Random mixed reads and writes.
     RandRw,
+    /// Sequential trims (discards).
+    Trim,
+    /// Random trims.
+    RandTrim,
+    /// Sequential trims, each followed by a write of the same range.
+    TrimWrite,
+    /// Random trims, each followed by a write of the same range.
+    RandTrimWrite,
 }
 
 impl Rw {
@@ -51,11 +59,29 @@ impl Rw {
             Rw::RandWrite => "randwrite",
             Rw::ReadWrite => "rw",
             Rw::RandRw => "randrw",
+            Rw::Trim => "trim",
+            Rw::RandTrim => "randtrim",
+            Rw::TrimWrite => "trimwrite",
+            Rw::RandTrimWrite => "randtrimwrite",
         }
     }
     /// Offsets are random.
     pub fn random(self) -> bool {
-        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandRw)
+        matches!(
+            self,
+            Rw::RandRead | Rw::RandWrite | Rw::RandRw | Rw::RandTrim | Rw::RandTrimWrite
+        )
+    }
+    /// The job trims (and, for `trimwrite`, writes what it trimmed).
+    pub fn trims(self) -> bool {
+        matches!(
+            self,
+            Rw::Trim | Rw::RandTrim | Rw::TrimWrite | Rw::RandTrimWrite
+        )
+    }
+    /// Each trim is followed by a write of the same range (`trimwrite`).
+    pub fn trim_write(self) -> bool {
+        matches!(self, Rw::TrimWrite | Rw::RandTrimWrite)
     }
     /// Share of reads, percent, given `rwmixread`.
     pub fn read_pct(self, rwmixread: u32) -> u32 {
@@ -63,6 +89,8 @@ impl Rw {
             Rw::Read | Rw::RandRead => 100,
             Rw::Write | Rw::RandWrite => 0,
             Rw::ReadWrite | Rw::RandRw => rwmixread,
+            // A trim changes the file as a write does (and trimwrite writes).
+            Rw::Trim | Rw::RandTrim | Rw::TrimWrite | Rw::RandTrimWrite => 0,
         }
     }
     /// The job writes.
@@ -1505,12 +1533,14 @@ fn apply_options(
                     "randwrite" => Rw::RandWrite,
                     "rw" | "readwrite" => Rw::ReadWrite,
                     "randrw" => Rw::RandRw,
-                    "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
-                        return err(format!("{at}: rw={v}: trim workloads are not supported"));
-                    }
+                    "trim" => Rw::Trim,
+                    "randtrim" => Rw::RandTrim,
+                    "trimwrite" => Rw::TrimWrite,
+                    "randtrimwrite" => Rw::RandTrimWrite,
                     _ => {
                         return err(format!(
-                            "{at}: rw={v}: expected read, write, randread, randwrite, rw (readwrite) or randrw"
+                            "{at}: rw={v}: expected read, write, randread, randwrite, rw (readwrite), \
+                             randrw, trim, randtrim, trimwrite or randtrimwrite"
                         ));
                     }
                 };
@@ -2162,6 +2192,21 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
             j.name
         ));
     }
+    if j.rw.trims()
+        && !matches!(
+            j.engine,
+            EngineKind::Psync | EngineKind::Sync | EngineKind::Null | EngineKind::Falloc
+        )
+    {
+        return err(format!(
+            "job '{}': rw={} with ioengine={}: hostbench trims only with ioengine=psync, sync, \
+             falloc or null (a hole punched in a file, BLKDISCARD on a block device); use one \
+             of them",
+            j.name,
+            j.rw.name(),
+            j.engine.name()
+        ));
+    }
     Ok(())
 }
 
@@ -2188,7 +2233,11 @@ impl JobSpec {
             .io_size
             .or(self.io_size_pct.map(|p| region.saturating_mul(p) / 100))
             .unwrap_or(pass);
-        let bytes = io.max(loops.saturating_mul(io.min(pass)));
+        let mut bytes = io.max(loops.saturating_mul(io.min(pass)));
+        if self.rw.trim_write() {
+            // fio: every range is trimmed, then written (size=64k: 64 KiB of each).
+            bytes = bytes.saturating_mul(2);
+        }
         (bytes, self.number_ios.saturating_mul(loops))
     }
 
@@ -2306,7 +2355,12 @@ impl JobSpec {
 
     /// The largest block size the job uses.
     pub fn max_bs(&self) -> u64 {
-        self.bsz[0].max.max(self.bsz[1].max)
+        let rw = self.bsz[0].max.max(self.bsz[1].max);
+        if self.rw.trims() {
+            rw.max(self.bsz[2].max)
+        } else {
+            rw
+        }
     }
     /// The file clone `clone` uses (fio's `$jobname.$jobnum.$filenum` unless `filename`).
     pub fn file_path(&self, clone: u32) -> std::path::PathBuf {
@@ -2716,7 +2770,11 @@ mod tests {
             ("[a]\nrate_process=uniform\n", "linear or poisson"),
             ("[a]\nthinktime=5x\n", "expected a time"),
             ("[a]\ndirect=1\nbs=1000\n", "not a multiple of 512"),
-            ("[a]\nrw=trim\n", "trim workloads"),
+            (
+                "[a]\nrw=trim\nioengine=libaio\n",
+                "trims only with ioengine=psync",
+            ),
+            ("[a]\nrw=trimming\n", "randrw, trim, randtrim"),
             ("[a]\nbs=4x\n", "expected a size"),
             ("[a]\nbsrange=4k\n", "min-max"),
             ("[a]\nioengine=posixaio\n", "posixaio is not supported"),

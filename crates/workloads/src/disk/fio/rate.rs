@@ -114,7 +114,8 @@ impl Pacer {
     /// (`None`: not limited, now).
     pub(super) fn choose(&self, dir: Dir, now: u64) -> (Dir, Option<u64>) {
         let d = dir as usize;
-        if self.bps[d] == 0 {
+        // Trims are not paced (their rate is read and unused).
+        if d > 1 || self.bps[d] == 0 {
             return (dir, None);
         }
         if self.next[d] <= now || !self.mixed {
@@ -134,7 +135,7 @@ impl Pacer {
     /// Moves direction `dir`'s next issue time on after an I/O of `len` bytes.
     pub(super) fn issued(&mut self, dir: Dir, len: u64, rng: &mut Rng) {
         let d = dir as usize;
-        if self.bps[d] == 0 {
+        if d > 1 || self.bps[d] == 0 {
             return;
         }
         self.issued[d] += len;

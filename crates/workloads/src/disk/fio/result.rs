@@ -37,7 +37,8 @@ pub(super) struct DirStats {
 #[derive(Debug, Clone, Default)]
 pub(super) struct CloneStats {
     pub(super) job: usize,
-    pub(super) dirs: [DirStats; 2],
+    /// Reads, writes, trims.
+    pub(super) dirs: [DirStats; 3],
     pub(super) sync: RunStat,
     pub(super) sync_plat: Plat,
     pub(super) runtime_ns: u64,
@@ -90,17 +91,18 @@ fn job(j: &JobSpec) -> FioJob {
 }
 
 /// A block while clones are merged into it: its histograms still whole (read, write, sync;
-/// then the total and submission latencies of reads and writes).
+/// then the total and submission latencies of reads and writes; then trims' completion,
+/// total and submission latencies).
 struct Acc {
     block: FioBlock,
-    bins: [Vec<u64>; 7],
+    bins: [Vec<u64>; 10],
 }
 
 /// One clone's block.
 fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
     // fio counts runtime in whole ms; a run that moved data lasted at least 1 ms of it (a
     // clone whose first I/O failed has none, as in fio).
-    let did_io = s.dirs[0].bytes + s.dirs[1].bytes > 0;
+    let did_io = s.dirs.iter().any(|d| d.bytes > 0);
     let runtime_ms = (s.runtime_ns / 1_000_000).max(u64::from(did_io));
     let pct = |ns: u64| {
         if s.runtime_ns > 0 {
@@ -114,7 +116,11 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
         let ds = &s.dirs[d];
         // cpuio moves no data: fio gives its directions no runtime (no rate lines).
         let active = j.engine != super::job::EngineKind::Cpuio
-            && if d == 0 { read_pct > 0 } else { read_pct < 100 };
+            && match d {
+                0 => read_pct > 0,
+                1 => read_pct < 100 && (!j.rw.trims() || j.rw.trim_write()),
+                _ => j.rw.trims(),
+            };
         FioDir {
             io_bytes: ds.bytes,
             total_ios: ds.ios,
@@ -146,6 +152,7 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             gtod_reduce: j.gtod_reduce,
             read: dir(0),
             write: dir(1),
+            trim: dir(2),
             sync: s.sync.to_fio(),
             sync_bins: FioBins::default(),
             iodepth_level: s.depth_map,
@@ -162,6 +169,9 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             s.dirs[1].lat_plat.0.to_vec(),
             s.dirs[0].slat_plat.0.to_vec(),
             s.dirs[1].slat_plat.0.to_vec(),
+            s.dirs[2].clat_plat.0.to_vec(),
+            s.dirs[2].lat_plat.0.to_vec(),
+            s.dirs[2].slat_plat.0.to_vec(),
         ],
     }
 }
@@ -196,7 +206,11 @@ fn merge(m: &mut Acc, b: &Acc) {
     mb.majf += bb.majf;
     mb.minf += bb.minf;
     mb.sync.merge(&bb.sync);
-    for (md, bd) in [(&mut mb.read, &bb.read), (&mut mb.write, &bb.write)] {
+    for (md, bd) in [
+        (&mut mb.read, &bb.read),
+        (&mut mb.write, &bb.write),
+        (&mut mb.trim, &bb.trim),
+    ] {
         md.io_bytes += bd.io_bytes;
         md.total_ios += bd.total_ios;
         md.short_ios += bd.short_ios;
@@ -245,6 +259,9 @@ pub(super) fn fio_result(shared: &Shared) -> FioResult {
             block.write.lat_bins = FioBins::from_dense(&bins[4]);
             block.read.slat_bins = FioBins::from_dense(&bins[5]);
             block.write.slat_bins = FioBins::from_dense(&bins[6]);
+            block.trim.clat_bins = FioBins::from_dense(&bins[7]);
+            block.trim.lat_bins = FioBins::from_dense(&bins[8]);
+            block.trim.slat_bins = FioBins::from_dense(&bins[9]);
             block
         })
         .collect();

@@ -1,6 +1,7 @@
 //! fio's `falloc` engine: each I/O is one `fallocate(2)` over its range — a read reserves
 //! it without changing the file's size (`FALLOC_FL_KEEP_SIZE`), a write allocates it
-//! (mode 0, the file grows to cover it). Files and block devices; the file is opened for
+//! (mode 0, the file grows to cover it), a trim punches a hole in it
+//! (`FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE`). Files and block devices; the file is opened for
 //! writing whatever the direction, as fio opens it.
 
 #![allow(unsafe_code)]
@@ -14,6 +15,7 @@ pub fn io(fd: RawFd, dir: Dir, off: u64, len: u32) -> i64 {
     let mode = match dir {
         Dir::Read => libc::FALLOC_FL_KEEP_SIZE,
         Dir::Write => 0,
+        Dir::Trim => libc::FALLOC_FL_KEEP_SIZE | libc::FALLOC_FL_PUNCH_HOLE,
     };
     // SAFETY: fallocate on a descriptor the worker owns; no memory is passed.
     let r = unsafe { libc::fallocate(fd, mode, off as i64, i64::from(len)) };

@@ -1,0 +1,285 @@
+//! fio's trims (`rw=trim`, `randtrim`, `trimwrite`, `randtrimwrite`), side by side with the
+//! installed fio 3.33 where fio can run them (the null engine, a block device): the third
+//! direction in the counts, the JSON `trim` object, the normal layout's `trim:` and `TRIM:`
+//! lines and `issued rwts`, terse's trim fields; on a regular file hostbench punches holes
+//! (fio 3.33's psync fails there with ENOTTY: it sends BLKDISCARD to a file); a queue
+//! engine is refused clearly. The mounted-device refusal is in `safety.rs`.
+
+use super::fio::{json, s, tmp};
+use super::fio_seq::{fio, hb, need_fio};
+use crate::common;
+use serde_json::Value;
+
+/// (ios, bytes, ran) of the read, write and trim objects of the first JSON job.
+fn dirs(v: &Value) -> Vec<(u64, u64, bool)> {
+    let j = &v["jobs"][0];
+    ["read", "write", "trim"]
+        .iter()
+        .map(|d| {
+            (
+                j[d]["total_ios"].as_u64().unwrap(),
+                j[d]["io_bytes"].as_u64().unwrap(),
+                j[d]["runtime"].as_u64().unwrap() > 0,
+            )
+        })
+        .collect()
+}
+
+/// The lines of a normal report that say which directions ran and how much.
+fn shape(out: &str) -> Vec<String> {
+    out.lines()
+        .filter_map(|l| {
+            let t = l.trim_start();
+            if t.starts_with("issued rwts:") {
+                return Some(t.to_string());
+            }
+            for p in ["read:", "write:", "trim:", "READ:", "WRITE:", "TRIM:"] {
+                if let Some(rest) = t.strip_prefix(p) {
+                    // The direction and the amount, not the speed.
+                    let amount = rest
+                        .split(", ")
+                        .find_map(|f| f.strip_prefix("io="))
+                        .map(|a| a.split(' ').next().unwrap_or(a).to_string())
+                        .or_else(|| {
+                            rest.rfind('(')
+                                .map(|i| rest[i..].split('/').next().unwrap().to_string())
+                        })
+                        .unwrap_or_default();
+                    return Some(format!("{p} {amount}"));
+                }
+            }
+            None
+        })
+        .collect()
+}
+
+#[test]
+fn trim_modes_count_and_report_as_fio() {
+    if !need_fio("trim_modes_count_and_report_as_fio") {
+        return;
+    }
+    let d = tmp("trim-null");
+    for rw in ["trim", "randtrim", "trimwrite", "randtrimwrite"] {
+        // The trim slot of bs (`bs=4k,4k,16k`: trims of 16k), for plain sequential trims
+        // only: with trims larger than the other sizes fio 3.33 ends a random trim job
+        // early (10 of 16 trims in 256k), and trimwrite writes the range in write-size
+        // pieces (61 writes of 4k after 16 trims of 16k); hostbench trims them all and
+        // writes each range at once (docs/fio.md, Differences).
+        let extras: &[&[&str]] = if rw != "trim" {
+            &[&[]]
+        } else {
+            &[&[], &["--bs=4k,4k,16k"]]
+        };
+        for &extra in extras {
+            let mut args = vec![
+                "--name=t".to_string(),
+                "--ioengine=null".into(),
+                "--size=256k".into(),
+                format!("--rw={rw}"),
+            ];
+            if extra.is_empty() {
+                args.push("--bs=16k".into());
+            }
+            args.extend(extra.iter().map(|a| a.to_string()));
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            let with = |f: &'static str| {
+                let mut v = a.clone();
+                v.push(f);
+                v
+            };
+            let (f, _) = fio(&d, &with("--output-format=json"));
+            let (h, _) = hb(&d, &with("--output-format=json"));
+            let (fv, hv) = (json(&f), json(&h));
+            assert_eq!(dirs(&hv), dirs(&fv), "{rw} {extra:?}: read, write, trim");
+            assert!(dirs(&hv)[2].0 > 0, "{rw}: trims were done");
+            let keys = |v: &Value| {
+                let mut k: Vec<String> = v["jobs"][0]["trim"]
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .cloned()
+                    .collect();
+                k.sort();
+                k
+            };
+            assert_eq!(keys(&hv), keys(&fv), "{rw}: the trim object's keys");
+            let (f, _) = fio(&d, &a);
+            let (h, _) = hb(&d, &a);
+            assert_eq!(shape(&h), shape(&f), "{rw} {extra:?}: normal layout\n{h}");
+            // Terse version 5 has a trim section (version 3 has none, in fio as here).
+            let mut terse = with("--output-format=terse");
+            terse.push("--terse-version=5");
+            let (f, _) = fio(&d, &terse);
+            let (h, _) = hb(&d, &terse);
+            let fields = |t: &str| -> Vec<String> {
+                t.lines()
+                    .next()
+                    .unwrap()
+                    .split(';')
+                    .map(String::from)
+                    .collect()
+            };
+            assert_eq!(fields(&h).len(), fields(&f).len(), "{rw}: terse fields");
+            // KiB of reads, writes and trims: the first field of each direction's section.
+            let io = |t: &str| {
+                let f = fields(t);
+                (f[5].clone(), f[52].clone(), f[99].clone())
+            };
+            assert_eq!(io(&h), io(&f), "{rw}: terse KiB per direction");
+        }
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn trim_punches_holes_in_a_regular_file() {
+    let d = tmp("trim-file");
+    let f = d.join("f.dat");
+    let name = format!("--filename={}", s(&f));
+    hb(
+        &d,
+        &["--name=w", &name, "--size=4m", "--rw=write", "--bs=64k"],
+    );
+    let blocks = |p: &std::path::Path| {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(p).unwrap();
+        (m.len(), m.blocks())
+    };
+    let (len0, b0) = blocks(&f);
+    assert_eq!(len0, 4 << 20);
+    if b0 == 0 {
+        eprintln!("skip: this filesystem keeps no blocks for written data");
+        return;
+    }
+    // Half the file, at random: half the blocks go, the length stays.
+    let (out, _) = hb(
+        &d,
+        &[
+            "--name=t",
+            &name,
+            "--size=2m",
+            "--rw=randtrim",
+            "--bs=64k",
+            "--output-format=json",
+        ],
+    );
+    let v = json(&out);
+    let punched = v["jobs"][0]["error"].as_i64() == Some(0);
+    if !punched {
+        // A filesystem that cannot punch holes: the job says so, as an I/O error.
+        let e = v["jobs"][0]["error"].as_i64().unwrap();
+        assert_eq!(e, libc::EOPNOTSUPP as i64, "{out}");
+        eprintln!("skip: this filesystem cannot punch holes");
+        return;
+    }
+    assert_eq!(
+        dirs(&v),
+        [(0, 0, false), (0, 0, false), (32, 2 << 20, true)]
+    );
+    let (len1, b1) = blocks(&f);
+    assert_eq!(len1, len0, "the length stays (KEEP_SIZE)");
+    assert!(
+        b1 <= b0 / 2 + 64,
+        "the first 2 MiB were punched out: {b0} blocks before, {b1} after"
+    );
+    // trimwrite: each range is trimmed and written again; the file is whole afterwards.
+    let (out, _) = hb(
+        &d,
+        &[
+            "--name=tw",
+            &name,
+            "--size=4m",
+            "--rw=trimwrite",
+            "--bs=64k",
+            "--output-format=json",
+        ],
+    );
+    let v = json(&out);
+    assert_eq!(
+        dirs(&v),
+        [(0, 0, false), (64, 4 << 20, true), (64, 4 << 20, true)]
+    );
+    assert!(blocks(&f).1 >= b0 - 64, "written back: {:?}", blocks(&f));
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn trim_with_a_queue_engine_is_refused() {
+    let d = tmp("trim-refused");
+    for engine in ["libaio", "io_uring", "mmap"] {
+        let out = common::hb()
+            .current_dir(&d)
+            .args([
+                "fio",
+                "--name=t",
+                "--filename=f",
+                "--size=1m",
+                "--rw=randtrim",
+                &format!("--ioengine={engine}"),
+                "--no-save",
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{engine}: {err}");
+        assert!(
+            err.contains("trims only with ioengine=psync, sync or null"),
+            "{engine}: {err}"
+        );
+        assert!(!d.join("f").exists(), "{engine}: nothing laid out");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// A loop device over a scratch file: BLKDISCARD frees the backing file's blocks, as fio's
+/// trims do on the same device (root only; skipped elsewhere).
+#[test]
+fn trim_discards_an_unmounted_block_device_as_fio() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skip: loop devices need root");
+        return;
+    }
+    let d = tmp("trim-dev");
+    let img = d.join("img");
+    std::fs::write(&img, vec![0x5au8; 16 << 20]).unwrap();
+    let o = std::process::Command::new("losetup")
+        .args(["-f", "--show", &s(&img)])
+        .output()
+        .unwrap();
+    if !o.status.success() {
+        eprintln!("skip: losetup: {}", String::from_utf8_lossy(&o.stderr));
+        return;
+    }
+    let dev = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let name = format!("--filename={dev}");
+    let blocks = || {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(&img).unwrap().blocks()
+    };
+    let b0 = blocks();
+    let args = [
+        "--name=t",
+        name.as_str(),
+        "--size=8m",
+        "--rw=trim",
+        "--bs=1m",
+        "--output-format=json",
+    ];
+    let (out, _) = hb(&d, &args);
+    let got = dirs(&json(&out));
+    let b1 = blocks();
+    let peer = need_fio("trim_discards_an_unmounted_block_device_as_fio").then(|| fio(&d, &args).0);
+    let _ = std::process::Command::new("losetup")
+        .args(["-d", &dev])
+        .status();
+    assert_eq!(got, [(0, 0, false), (0, 0, false), (8, 8 << 20, true)]);
+    assert!(
+        b1 + 8192 <= b0 + 64,
+        "8 MiB discarded: {b0} blocks, then {b1}"
+    );
+    if let Some(f) = peer {
+        assert_eq!(got, dirs(&json(&f)), "the same trims as fio");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
