@@ -41,6 +41,10 @@ pub fn run(
     let workload = hostbench_workloads::find("lua").expect("registered");
     let cfg = Config::from_params(&plan.params)?;
     let sname = cfg.sname();
+    // A JSON or CSV document on stdout stays one document: the script's prints go to stderr.
+    hostbench_workloads::lua::state::print_to_stderr(
+        output.format != crate::present::sysbench::SysbenchFormat::Text,
+    );
     output.header_now(&RunInfo { plan, workload });
     if let Err(e) = script::load(&cfg) {
         return fatal(&e.0, 2);

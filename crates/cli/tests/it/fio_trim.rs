@@ -223,7 +223,7 @@ fn trim_with_a_queue_engine_is_refused() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{engine}: {err}");
         assert!(
-            err.contains("trims only with ioengine=psync, sync or null"),
+            err.contains("trims only with ioengine=psync, sync, falloc or null"),
             "{engine}: {err}"
         );
         assert!(!d.join("f").exists(), "{engine}: nothing laid out");

@@ -504,6 +504,26 @@ end"#,
     }
 }
 
+/// `--format=json` (and csv) keeps stdout one document: a script's `print` goes to stderr
+/// then, to stdout otherwise (sysbench's place).
+#[test]
+fn prints_go_to_stderr_when_stdout_is_a_document() {
+    let d = scripts(&[(
+        "p.lua",
+        "function event() print('from the script') end\nfunction done() print('done here') end",
+    )]);
+    let (code, out, err) = hb(d.path(), &["p.lua", "--events=3", "--format=json", "run"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(doc["workload"]["id"], "lua", "{doc}");
+    assert_eq!(err.matches("from the script").count(), 3, "{err}");
+    assert!(err.contains("done here"), "{err}");
+    let (code, out, err) = hb(d.path(), &["p.lua", "--events=3", "run"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches("from the script").count(), 3, "{out}");
+}
+
 /// T22: sb_counter_inc through ffi.C counts into the run's counters; SB_CNT_TRX is 3,
 /// SB_CNT_EVENT undeclared, a script's own enum constant of that name is refused.
 #[test]

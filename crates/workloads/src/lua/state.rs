@@ -337,6 +337,16 @@ fn libc_functions() -> Vec<(&'static str, &'static str, *mut c_void)> {
 
 /// Flushes C's stdio buffers: Lua's `print` and `io.write` write through them, hostbench's
 /// own output does not, so each side flushes before the other writes.
+/// Where the scripts' `print` goes: stdout (sysbench's place), or stderr when stdout
+/// carries hostbench's JSON or CSV document (`--format=json|csv`), which a line of the
+/// script's would break.
+static PRINT_TO_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Sends the scripts' `print` to stderr (`true`) or stdout.
+pub fn print_to_stderr(on: bool) {
+    PRINT_TO_STDERR.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 pub fn flush_stdio() {
     // SAFETY: fflush(NULL) flushes every open output stream; always valid.
     unsafe { libc::fflush(std::ptr::null_mut()) };
@@ -444,9 +454,14 @@ pub fn new_state(init: &StateInit<'_>) -> mlua::Result<Lua> {
                 .map(|t| hostbench_core::secret::mask(t).into_owned().into_bytes())
                 .unwrap_or(line);
             use std::io::Write;
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(&masked);
-            let _ = out.flush();
+            if PRINT_TO_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
+                let mut out = std::io::stderr().lock();
+                let _ = out.write_all(&masked);
+            } else {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(&masked);
+                let _ = out.flush();
+            }
             Ok(())
         })?,
     )?;
