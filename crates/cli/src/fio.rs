@@ -341,6 +341,11 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
              hostbench accept it and do nothing with it (`thread` starts threads)"
         );
     }
+    for j in &jobs {
+        for n in fio::verify::notices(j) {
+            eprintln!("{n}");
+        }
+    }
     let w = &Fio;
     let text = job::to_text(&cmd.sections);
     let params = w
@@ -468,8 +473,8 @@ mod tests {
     fn bad_input_names_the_problem() {
         for (a, needle) in [
             (
-                "--name=a --verify=md5",
-                "fio option --verify is not supported by hostbench yet",
+                "--name=a --experimental_verify=1",
+                "fio option --experimental_verify is not supported by hostbench yet",
             ),
             ("--name=a --size", "--size needs a value"),
             (

@@ -22,6 +22,7 @@ mod fio_out;
 mod fio_rate;
 mod fio_seq;
 mod fio_syntax;
+mod fio_verify;
 mod fleet;
 mod generate;
 mod http;

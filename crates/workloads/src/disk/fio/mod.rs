@@ -26,6 +26,7 @@ pub mod report_opts;
 mod result;
 mod sequence;
 pub mod stats;
+pub mod verify;
 mod worker;
 
 use crate::disk::diskstat::Watch;

@@ -51,6 +51,9 @@ pub(super) struct CloneStats {
     pub(super) complete_map: [u64; 7],
     /// The error the clone ended with (fio's `err=`), if any.
     pub(super) error: Option<FioError>,
+    /// Time of the verify phase (`verify`), ns: fio reports it as the reads' runtime and
+    /// the rest of the clone's time as the writes'.
+    pub(super) verify_ns: u64,
 }
 
 /// The options of every `[global]` section, in order (fio's JSON "global options").
@@ -108,14 +111,32 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
         }
     };
     let read_pct = j.rw.read_pct(j.rwmixread);
+    // A writer's verify reads are reads: the verify phase is their runtime (fio's
+    // `do_verify`), and what came before it the writes'.
+    let verified = s.dirs[0].ios > 0 && read_pct == 0;
+    let dir_ms = |d: usize| {
+        if s.verify_ns == 0 {
+            return runtime_ms;
+        }
+        let ns = if d == 0 {
+            s.verify_ns
+        } else {
+            s.runtime_ns.saturating_sub(s.verify_ns)
+        };
+        (ns / 1_000_000).max(u64::from(s.dirs[d].bytes > 0))
+    };
     let dir = |d: usize| {
         let ds = &s.dirs[d];
-        let active = if d == 0 { read_pct > 0 } else { read_pct < 100 };
+        let active = if d == 0 {
+            read_pct > 0 || verified
+        } else {
+            read_pct < 100
+        };
         FioDir {
             io_bytes: ds.bytes,
             total_ios: ds.ios,
             short_ios: ds.short,
-            runtime_ms: if active { runtime_ms } else { 0 },
+            runtime_ms: if active { dir_ms(d) } else { 0 },
             slat: ds.slat.to_fio(),
             clat: ds.clat.to_fio(),
             lat: ds.lat.to_fio(),
