@@ -60,6 +60,9 @@ fallocate (none native posix keep truncate);
 rate: rate (bytes/s, R,W) rate_iops (R,W) rate_min (ratemin) rate_iops_min rate_process (linear poisson)
 rate_cycle (ratecycle) rate_ignore_thinktime thinktime thinktime_spin thinktime_blocks
 thinktime_blocks_type (complete issue) thinktime_iotime; flow (0-1000) flow_id flow_sleep;
+verify: verify (md5 crc32c crc32c-intel crc32 crc64 crc16 crc7 sha1 sha256 sha512 xxhash
+meta pattern null) verify_interval verify_offset verify_pattern verify_fatal verify_backlog
+verify_backlog_batch verify_only do_verify verify_dump verify_async verify_state_save;
 size, offset and offset_increment may be P% of the existing file.
 Any other fio option is an error. See docs/fio.md.
 

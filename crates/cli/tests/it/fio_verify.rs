@@ -198,6 +198,7 @@ fn a_write_job_reads_back_what_it_wrote_as_fio_counts_it() {
             ],
         ),
         ("write", vec!["--bsrange=4k-16k"]),
+        ("randwrite", vec!["--loops=2"]),
     ] {
         let f = d.join("rw.dat");
         let mut extra: Vec<&str> = extra;
@@ -210,7 +211,12 @@ fn a_write_job_reads_back_what_it_wrote_as_fio_counts_it() {
         assert_eq!(he, 0);
         // Every block written is read back once (norandommap: each offset once, the
         // newest write; fio drops the older ones too).
-        if extra.contains(&"--norandommap") || extra.contains(&"--bsrange=4k-16k") {
+        if extra.contains(&"--loops=2") {
+            // Each block's newest write is checked once, after both passes (fio checks
+            // after each pass: 32 reads).
+            assert_eq!((hr, hw), (16, 32), "{rw} {extra:?}");
+            assert_eq!(counts(&p).1, 32);
+        } else if extra.contains(&"--norandommap") || extra.contains(&"--bsrange=4k-16k") {
             assert!(
                 hr >= 1 && hr <= hw,
                 "{rw} {extra:?}: {hr} reads of {hw} writes"

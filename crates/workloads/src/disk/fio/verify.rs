@@ -730,7 +730,11 @@ pub struct Verifier {
     thread: u16,
     /// With fio's random map the log keeps write order; else it is sorted by offset.
     in_order: bool,
-    list: Vec<Piece>,
+    /// Write order; a block written again in a later pass (`loops`) leaves a hole where its
+    /// older entry was, so only the newest write of a block is read back.
+    list: Vec<Option<Piece>>,
+    /// Where each offset's entry is in `list`.
+    at: std::collections::HashMap<u64, usize>,
     sorted: BTreeMap<u64, Piece>,
     /// Which logged piece goes next (in write-order mode).
     next: usize,
@@ -767,6 +771,7 @@ impl Verifier {
             thread,
             in_order: j.rw.random() && !j.norandommap,
             list: Vec::new(),
+            at: std::collections::HashMap::new(),
             sorted: BTreeMap::new(),
             next: 0,
             since_backlog: 0,
@@ -879,7 +884,12 @@ impl Verifier {
         }
         self.since_backlog += 1;
         if self.in_order {
-            self.list.push(p);
+            if let Some(i) = self.at.insert(p.off, self.list.len())
+                && i >= self.next
+            {
+                self.list[i] = None;
+            }
+            self.list.push(Some(p));
             return;
         }
         // Sorted by offset; an overlapping older piece is dropped.
@@ -918,12 +928,19 @@ impl Verifier {
     /// The next logged piece to read back (fio's `get_next_verify`).
     pub fn next_piece(&mut self) -> Option<Piece> {
         if self.in_order {
-            let p = self.list.get(self.next).copied();
-            if p.is_some() {
+            let mut p = None;
+            while p.is_none() && self.next < self.list.len() {
+                p = self.list[self.next].take();
                 self.next += 1;
+            }
+            if let Some(q) = p
+                && self.at.get(&q.off) == Some(&(self.next - 1))
+            {
+                self.at.remove(&q.off);
             }
             if self.next == self.list.len() {
                 self.list.clear();
+                self.at.clear();
                 self.next = 0;
             }
             p
@@ -1252,6 +1269,7 @@ mod tests {
             thread: 1,
             in_order: false,
             list: Vec::new(),
+            at: std::collections::HashMap::new(),
             sorted: BTreeMap::new(),
             next: 0,
             since_backlog: 0,
@@ -1357,7 +1375,7 @@ mod tests {
             .collect();
         assert_eq!(got, [(0, 3), (4096, 2), (8192, 0)]);
         v.in_order = true;
-        for (off, n) in [(8192u64, 0u16), (0, 1)] {
+        for (off, n) in [(8192u64, 0u16), (0, 1), (8192, 2), (4096, 3)] {
             v.log(Piece {
                 off,
                 len: 4096,
@@ -1368,6 +1386,6 @@ mod tests {
         let got: Vec<_> = std::iter::from_fn(|| v.next_piece())
             .map(|p| p.off)
             .collect();
-        assert_eq!(got, [8192, 0]);
+        assert_eq!(got, [0, 8192, 4096]);
     }
 }

@@ -630,6 +630,9 @@ impl FioWorker {
         };
         let clock = ctl.clock();
         let fd = self._fd.as_ref().map_or(-1, |f| f.as_raw_fd());
+        // fio's verify phase begins with the sync and the cache drop: their time is the
+        // reads' runtime, not the writes'.
+        let t_start = ctl.now();
         if phase {
             if fd >= 0 {
                 // SAFETY: syncing our own fd.
@@ -641,8 +644,7 @@ impl FioWorker {
         let buf = self.bufs.slot(0);
         let mut ok = true;
         let mut n = 0u64;
-        let t_start = ctl.now();
-        let mut last_sample = t_start;
+        let mut last_sample = ctl.now();
         let sample_ticks = clock.from_ns(SAMPLE_NS);
         while max.is_none_or(|m| n < m) {
             let now = ctl.now();
