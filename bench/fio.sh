@@ -17,6 +17,11 @@
 #                   --direct=1 --ioengine=libaio (issue 21: a random size mix at QD32; the
 #                   random map by blocks and the size draw are on the per-I/O path)
 #   null_seq        --ioengine=null --rw=write --bs=4k --size=1g (harness, sequential)
+#   verify_crc32c   --rw=write --bs=4k --size=VSIZE --verify=crc32c (size-based, not
+#                   time_based: the write phase, then the verify phase reading it all back)
+#   verify_md5      the same with --verify=md5
+# The verify cases run on their own file (DIR/verify.dat, VSIZE, default 256m), buffered;
+# their IOPS is (reads + writes) / job_runtime: write+verify throughput in I/Os per second.
 # Figures come from each tool's JSON (`--output-format=json`, fio's field names):
 #   IOPS = Σ over jobs and directions of iops;
 #   CPU per I/O = (usr_cpu + sys_cpu)% × job_runtime / total I/Os, in µs — the CPU time
@@ -44,7 +49,8 @@ script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_dir=$(cd "$script_dir/.." && pwd)
 
 PAIRS=${PAIRS:-5}
-CASES=${CASES:-"randread_uring randread_aio gitlab seqwrite_1m null randread_buffered mmap_randrw bssplit_qd32 null_seq"}
+CASES=${CASES:-"randread_uring randread_aio gitlab seqwrite_1m null randread_buffered mmap_randrw bssplit_qd32 null_seq verify_crc32c verify_md5"}
+VSIZE=${VSIZE:-256m}
 RUNTIME=${RUNTIME:-5}
 SIZE=${SIZE:-1g}
 DIR=${DIR:-/var/tmp/hostbench-fio-bench}
@@ -77,6 +83,8 @@ case_args() {
     mmap_randrw) echo "--name=mm --filename=$FILE --size=$SIZE --rw=randrw --bs=4k --ioengine=mmap" ;;
     bssplit_qd32) echo "--name=bss --filename=$FILE --size=$SIZE --rw=randrw --rwmixread=70 --bssplit=4k/50:16k/30:64k/20 --iodepth=32 --direct=1 --ioengine=libaio" ;;
     null_seq) echo "--name=nulls --ioengine=null --rw=write --bs=4k --size=1g" ;;
+    verify_crc32c) echo "--name=vc --filename=$DIR/verify.dat --size=$VSIZE --rw=write --bs=4k --verify=crc32c --verify_state_save=0" ;;
+    verify_md5) echo "--name=vm --filename=$DIR/verify.dat --size=$VSIZE --rw=write --bs=4k --verify=md5 --verify_state_save=0" ;;
     *) die "unknown case '$1'" ;;
     esac
 }
@@ -85,16 +93,20 @@ case_args() {
 [[ -b $FILE ]] || "$FIO" --name=layout --filename="$FILE" --size="$SIZE" --rw=read --bs=1M --io_size=1M >/dev/null
 
 # iops and CPU µs per I/O from a fio-format JSON document.
+# A verify case's IOPS is its I/Os (writes and verify reads) over the job's whole runtime.
 figures() {
-    python3 - "$1" <<'EOF'
+    python3 - "$1" "$2" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-ios = iops = cpu_ms = 0.0
+ios = iops = cpu_ms = run_ms = 0.0
 for j in d["jobs"]:
     for dr in ("read", "write"):
         iops += j[dr]["iops"]
         ios += j[dr]["total_ios"]
     cpu_ms += (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * j["job_runtime"]
+    run_ms = max(run_ms, j["job_runtime"])
+if sys.argv[2].startswith("verify_"):
+    iops = ios * 1000.0 / run_ms if run_ms else 0.0
 print(f"{iops:.2f} {cpu_ms * 1000.0 / ios if ios else 0:.4f}")
 EOF
 }
@@ -103,6 +115,8 @@ echo "hostbench fio vs $("$FIO" --version), $PAIRS pairs of ${RUNTIME}s, file $F
 printf "%-15s %12s %12s %9s %9s %9s %s\n" case "fio IOPS" "hb IOPS" "IOPS x" "fio us/IO" "hb us/IO" "CPU/IO x (per pair IOPS x)"
 for c in $CASES; do
     read -r -a args <<<"$(case_args "$c")"
+    run_args=("${common[@]}")
+    [[ $c == verify_* ]] && run_args=(--output-format=json)
     iops_r=() cpu_r=() fio_i=() hb_i=() fio_c=() hb_c=()
     for ((p = 1; p <= PAIRS; p++)); do
         order=(fio hb)
@@ -110,13 +124,13 @@ for c in $CASES; do
         for t in "${order[@]}"; do
             out=$LOGDIR/$c.$p.$t.json
             if [[ $t == fio ]]; then
-                "$FIO" "${args[@]}" "${common[@]}" >"$out" 2>"$out.err"
+                "$FIO" "${args[@]}" "${run_args[@]}" >"$out" 2>"$out.err"
             else
-                "$HOSTBENCH" fio "${args[@]}" "${common[@]}" >"$out" 2>"$out.err"
+                "$HOSTBENCH" fio "${args[@]}" "${run_args[@]}" >"$out" 2>"$out.err"
             fi
         done
-        read -r fi fc <<<"$(figures "$LOGDIR/$c.$p.fio.json")"
-        read -r hi hc <<<"$(figures "$LOGDIR/$c.$p.hb.json")"
+        read -r fi fc <<<"$(figures "$LOGDIR/$c.$p.fio.json" "$c")"
+        read -r hi hc <<<"$(figures "$LOGDIR/$c.$p.hb.json" "$c")"
         fio_i+=("$fi") hb_i+=("$hi") fio_c+=("$fc") hb_c+=("$hc")
         iops_r+=("$(python3 -c "print(f'{$hi/$fi:.3f}')")")
         cpu_r+=("$(python3 -c "print(f'{($hc/$fc) if $fc > 0 else 0:.3f}')")")

@@ -66,6 +66,9 @@ thinktime_blocks_type (complete issue) thinktime_iotime; flow (0-1000) flow_id f
 logs: write_bw_log write_lat_log write_iops_log write_hist_log (=PREFIX) log_avg_msec
 log_max_value log_offset log_prio log_hist_msec log_hist_coarseness per_job_logs;
 steady state: ss (steadystate; iops bw iops_slope bw_slope :LIMIT[%]) ss_dur ss_ramp;
+verify: verify (md5 crc32c crc32c-intel crc32 crc64 crc16 crc7 sha1 sha256 sha512 xxhash
+meta pattern null) verify_interval verify_offset verify_pattern verify_fatal verify_backlog
+verify_backlog_batch verify_only do_verify verify_dump verify_async verify_state_save;
 size, offset and offset_increment may be P% of the existing file.
 cpuio: cpuload cpuchunks cpumode (noop qsort) exit_on_io_done; io_uring: fixedbufs
 registerfiles sqthread_poll hipri; process: cpus_allowed cpus_allowed_policy (shared split)
@@ -385,6 +388,11 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
              hostbench accept it and do nothing with it (`thread` starts threads)"
         );
     }
+    for j in &jobs {
+        for n in fio::verify::notices(j) {
+            eprintln!("{n}");
+        }
+    }
     let w = &Fio;
     let text = job::to_text(&cmd.sections);
     let params = w
@@ -524,8 +532,8 @@ mod tests {
     fn bad_input_names_the_problem() {
         for (a, needle) in [
             (
-                "--name=a --verify=md5",
-                "fio option --verify is not supported by hostbench yet",
+                "--name=a --experimental_verify=1",
+                "fio option --experimental_verify is not supported by hostbench yet",
             ),
             ("--name=a --size", "--size needs a value"),
             (

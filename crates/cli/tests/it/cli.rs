@@ -675,8 +675,8 @@ fn bad_input_is_one_clear_line_and_exit_2() {
         ),
         (&["fio", "--name=t", "--bogusopt=4"], "(supported: name, "),
         (
-            &["fio", "--name=t", "--verify=md5"],
-            "fio option --verify is not supported by hostbench yet",
+            &["fio", "--name=t", "--experimental_verify=1"],
+            "fio option --experimental_verify is not supported by hostbench yet",
         ),
         (
             &["fio", "--name=t", "--direct=1", "--bs=1000"],

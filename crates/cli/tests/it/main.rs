@@ -25,6 +25,7 @@ mod fio_rate;
 mod fio_seq;
 mod fio_syntax;
 mod fio_trim;
+mod fio_verify;
 mod fleet;
 mod generate;
 mod http;

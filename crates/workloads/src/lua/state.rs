@@ -335,8 +335,6 @@ fn libc_functions() -> Vec<(&'static str, &'static str, *mut c_void)> {
     ]
 }
 
-/// Flushes C's stdio buffers: Lua's `print` and `io.write` write through them, hostbench's
-/// own output does not, so each side flushes before the other writes.
 /// Where the scripts' `print` goes: stdout (sysbench's place), or stderr when stdout
 /// carries hostbench's JSON or CSV document (`--format=json|csv`), which a line of the
 /// script's would break.
@@ -347,6 +345,8 @@ pub fn print_to_stderr(on: bool) {
     PRINT_TO_STDERR.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// Flushes C's stdio buffers: Lua's `print` and `io.write` write through them, hostbench's
+/// own output does not, so each side flushes before the other writes.
 pub fn flush_stdio() {
     // SAFETY: fflush(NULL) flushes every open output stream; always valid.
     unsafe { libc::fflush(std::ptr::null_mut()) };

@@ -483,6 +483,8 @@ pub struct JobSpec {
     pub logs: super::logs::LogOpts,
     /// Steady-state detection (`ss`, `ss_dur`, `ss_ramp`: [`super::steadystate`]).
     pub ss: super::steadystate::SsOpts,
+    /// `verify` and its companions ([`super::verify`]).
+    pub verify: super::verify::VerifyOpts,
 }
 
 /// `size`, `offset`, `offset_increment` given in percent of the file's length.
@@ -988,11 +990,19 @@ pub fn canonical_option(k: &str) -> Option<&'static str> {
     OPTS.iter()
         .find(|o| o.name == k || o.aliases.contains(&k))
         .map(|o| o.name)
+        .or_else(|| {
+            super::verify::OPTION_NAMES
+                .iter()
+                .find(|&&n| n == k)
+                .copied()
+        })
 }
 
 /// The options hostbench supports, in fio's spelling.
 pub fn supported_options() -> impl Iterator<Item = &'static str> {
-    OPTS.iter().map(|o| o.name)
+    OPTS.iter()
+        .map(|o| o.name)
+        .chain(super::verify::OPTION_NAMES.iter().copied())
 }
 
 /// Why option `k` (which hostbench does not take) is refused; `shown` is how the user wrote
@@ -1342,6 +1352,7 @@ fn apply_options(
         report: Default::default(),
         logs: Default::default(),
         ss: Default::default(),
+        verify: Default::default(),
     };
     // fio applies kb_base before the job's other options, wherever it is written; the
     // last one given (the job's own over its global's) wins.
@@ -1378,6 +1389,7 @@ fn apply_options(
             k if super::steadystate::handles(k) => super::steadystate::apply(&mut j.ss, k, v, at)?,
             k if super::engines::handles(k) => super::engines::apply(&mut j.eng, k, v, at)?,
             k if super::process::handles(k) => super::process::apply(&mut j.process, k, v, at)?,
+            k if super::verify::handles(k) => super::verify::apply(&mut j.verify, k, v, at)?,
             "kb_base" => {}
             // An option of fio's tiobench profile: without `profile=tiobench` fio accepts
             // it and does nothing with it (examples/waitfor.fio and steadystate.fio set
@@ -1827,6 +1839,7 @@ fn apply_options(
             j.seq_add = if neg { -(add as i64) } else { add as i64 };
         }
     }
+    super::verify::finish(&mut j)?;
     Ok(j)
 }
 
@@ -2697,7 +2710,7 @@ mod tests {
             "pre_read",
             "fsync_on_close",
             "sqthread_poll",
-            "verify",
+            "experimental_verify",
             "flow_watermark",
         ] {
             let m = unsupported_option(k, k);
@@ -2756,13 +2769,13 @@ mod tests {
         }
         for (text, needle) in [
             (
-                "[a]\nverify=md5\n",
-                "bad.fio:2: fio option 'verify' is not supported by hostbench yet",
+                "[a]\nexperimental_verify=1\n",
+                "bad.fio:2: fio option 'experimental_verify' is not supported by hostbench yet",
             ),
             ("[a]\n\nbogus=1\n", "bad.fio:3: 'bogus' is not a fio option"),
             (
-                "[a]\nverify_pattern=1\n",
-                "fio option 'verify_pattern' is not supported by hostbench yet",
+                "[a]\nverify_async_cpus=1\n",
+                "fio option 'verify_async_cpus' is not supported by hostbench yet",
             ),
             ("[a]\nflow=1001\n", "from 0 to 1000"),
             ("[a]\nrate=1m\nrate_iops=5\n", "mutually exclusive"),

@@ -31,6 +31,7 @@ mod sequence;
 pub mod stats;
 pub mod status;
 pub mod steadystate;
+pub mod verify;
 mod worker;
 
 use crate::disk::diskstat::Watch;

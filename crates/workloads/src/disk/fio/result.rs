@@ -54,6 +54,9 @@ pub(super) struct CloneStats {
     pub(super) error: Option<FioError>,
     /// The steady state of the clone that keeps its job's (or group's) ring.
     pub(super) ss: Option<hostbench_core::fio_result::FioSteadyState>,
+    /// Time of the verify phase (`verify`), ns: fio reports it as the reads' runtime and
+    /// the rest of the clone's time as the writes'.
+    pub(super) verify_ns: u64,
 }
 
 /// The options of every `[global]` section, in order (fio's JSON "global options").
@@ -112,12 +115,26 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
         }
     };
     let read_pct = j.rw.read_pct(j.rwmixread);
+    // A writer's verify reads are reads: the verify phase is their runtime (fio's
+    // `do_verify`), and what came before it the writes'.
+    let verified = s.dirs[0].ios > 0 && read_pct == 0;
+    let dir_ms = |d: usize| {
+        if s.verify_ns == 0 {
+            return runtime_ms;
+        }
+        let ns = if d == 0 {
+            s.verify_ns
+        } else {
+            s.runtime_ns.saturating_sub(s.verify_ns)
+        };
+        (ns / 1_000_000).max(u64::from(s.dirs[d].bytes > 0))
+    };
     let dir = |d: usize| {
         let ds = &s.dirs[d];
         // cpuio moves no data: fio gives its directions no runtime (no rate lines).
         let active = j.engine != super::job::EngineKind::Cpuio
             && match d {
-                0 => read_pct > 0,
+                0 => read_pct > 0 || verified,
                 1 => read_pct < 100 && (!j.rw.trims() || j.rw.trim_write()),
                 _ => j.rw.trims(),
             };
@@ -125,7 +142,7 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             io_bytes: ds.bytes,
             total_ios: ds.ios,
             short_ios: ds.short,
-            runtime_ms: if active { runtime_ms } else { 0 },
+            runtime_ms: if active { dir_ms(d) } else { 0 },
             slat: ds.slat.to_fio(),
             clat: ds.clat.to_fio(),
             lat: ds.lat.to_fio(),

@@ -13,6 +13,7 @@ use super::rate::{MinRate, Pacer, Think};
 use super::result::CloneStats;
 use super::sequence::Turn;
 use super::steadystate::Ring;
+use super::verify::{Piece, Verifier};
 use hostbench_core::fio_result::FioError;
 use hostbench_core::rand::Rng;
 use hostbench_core::recorder::Counter;
@@ -93,6 +94,8 @@ pub(super) fn new_worker(
     let bufs = Buffers::new(depth as usize, j.max_bs() as usize, rng.clone().next_u64())
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
     let pattern = Pattern::new(j, size).map_err(WorkloadError::usage)?;
+    // fio's thread number: the clone's 1-based creation index.
+    let verify = Verifier::new(j, (tid + 1) as u16, rng.clone().next_u64() ^ 0x5bd1_e995);
     Ok(Worker::Loop(Box::new(FioWorker {
         shared: shared.clone(),
         tid,
@@ -135,6 +138,8 @@ pub(super) fn new_worker(
         live_running: false,
         trims: j.rw.trims(),
         trimmed: None,
+        verify,
+        numberio: 0,
     })))
 }
 
@@ -220,6 +225,41 @@ struct FioWorker {
     trims: bool,
     /// trimwrite: the range just trimmed, to be written next.
     trimmed: Option<(u64, u32)>,
+    /// `verify`: fills written blocks, logs them, checks what is read (`verify.rs`).
+    verify: Option<Verifier>,
+    /// Writes issued so far (fio's `io_issues[DDIR_WRITE]`, the header's `numberio`).
+    numberio: u64,
+}
+
+/// Reads `len` bytes at `off` into `buf`, through short reads; the bytes read (fewer at
+/// the end of the file) or `-errno`.
+fn read_full(fd: i32, buf: *mut u8, off: u64, len: u32) -> i64 {
+    let mut done = 0usize;
+    while done < len as usize {
+        // SAFETY: buf holds at least len bytes; fd is the clone's open file.
+        let r = unsafe {
+            libc::pread(
+                fd,
+                buf.add(done) as *mut libc::c_void,
+                len as usize - done,
+                (off + done as u64) as i64,
+            )
+        };
+        if r < 0 {
+            let e = std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO);
+            if e == libc::EINTR {
+                continue;
+            }
+            return -(e as i64);
+        }
+        if r == 0 {
+            break;
+        }
+        done += r as usize;
+    }
+    done as i64
 }
 
 /// The system's text for `errno` (`No space left on device`), without Rust's `(os error N)`.
@@ -678,6 +718,183 @@ impl FioWorker {
         due.map(|d| d.max(until))
     }
 
+    /// `verify`, before a write of `len` bytes at `off` from `buf`: the block is filled as
+    /// fio fills it (data, headers, checksums) and logged for the verify phase.
+    /// With `verify_only` the write is not done (true: skip it), only logged.
+    #[inline]
+    fn before_write(&mut self, ctl: &RunControl<'_>, buf: *mut u8, off: u64, len: u32) -> bool {
+        let Some(v) = self.verify.as_mut() else {
+            return false;
+        };
+        let n = self.numberio as u16;
+        let only = v.opts().only;
+        let seed = if only {
+            0
+        } else {
+            // SAFETY: each slot holds max_bs >= len bytes, and this one is not in flight.
+            let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
+            v.fill(b, off, n, ctl.clock().to_ns(ctl.now()))
+        };
+        v.log(Piece {
+            off,
+            len,
+            numberio: n,
+            seed,
+        });
+        self.numberio += 1;
+        only
+    }
+
+    /// Whether a `verify_backlog` check is due (after the last logged write).
+    #[inline]
+    fn backlog_due(&self) -> bool {
+        self.verify.as_ref().is_some_and(|v| v.backlog_due())
+    }
+
+    /// Verifies a backlog batch; false when a block did not verify.
+    fn verify_backlog(&mut self, ctl: &mut RunControl<'_>) -> bool {
+        let n = self.verify.as_mut().map_or(0, |v| v.backlog_batch());
+        self.verify_pass(ctl, Some(n), false)
+    }
+
+    /// `verify` on a read job, after a read of `len` bytes at `off` into `buf` completed:
+    /// the block is checked; false when it does not verify (the clone then ends with fio's
+    /// err=84, its lines printed on stderr as fio prints them).
+    #[inline]
+    fn after_read(&mut self, buf: *mut u8, off: u64, len: u32) -> bool {
+        let Some(v) = self.verify.as_mut() else {
+            return true;
+        };
+        // Writers check in their verify phase; the null engine moves no data (fio pretends).
+        if self.job.rw.writes(self.job.rwmixread) || self.job.engine == EngineKind::Null {
+            return true;
+        }
+        // SAFETY: the read into this slot completed; the slot holds max_bs >= len bytes.
+        let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
+        match v.check(b, off, None, &self.path) {
+            Ok(()) => true,
+            Err(f) => {
+                self.verify_failed(f);
+                false
+            }
+        }
+    }
+
+    /// A block that did not verify: fio's lines on stderr, and the clone's error (EILSEQ).
+    fn verify_failed(&mut self, f: super::verify::Failure) {
+        {
+            use std::io::Write;
+            let mut e = std::io::stderr().lock();
+            for l in &f.lines {
+                let _ = writeln!(e, "{l}");
+            }
+        }
+        let func = if self.job.engine.is_sync() {
+            "io_u_sync_complete"
+        } else {
+            "io_u_queued_complete"
+        };
+        self.set_error(libc::EILSEQ, func, f.first);
+    }
+
+    /// fio's verify phase (`do_verify`), after the write phase or every `verify_backlog`
+    /// writes: the file is synced and its cached pages dropped, then the logged blocks are
+    /// read back one at a time (at most `max`) and checked. The reads are counted as fio
+    /// counts them, as reads. False when a block did not verify or a read failed.
+    /// `phase`: the verify phase after the writes (its time is the read runtime), else a
+    /// backlog batch between writes.
+    fn verify_pass(&mut self, ctl: &mut RunControl<'_>, max: Option<u64>, phase: bool) -> bool {
+        let Some(mut v) = self.verify.take() else {
+            return true;
+        };
+        let clock = ctl.clock();
+        let fd = self._fd.as_ref().map_or(-1, |f| f.as_raw_fd());
+        // fio's verify phase begins with the sync and the cache drop: their time is the
+        // reads' runtime, not the writes'.
+        let t_start = ctl.now();
+        if phase {
+            if fd >= 0 {
+                // SAFETY: syncing our own fd.
+                unsafe { libc::fsync(fd) };
+            }
+            self.drop_cache();
+        }
+        v.from_log = true;
+        let buf = self.bufs.slot(0);
+        let mut ok = true;
+        let mut n = 0u64;
+        let mut last_sample = ctl.now();
+        let sample_ticks = clock.from_ns(SAMPLE_NS);
+        while max.is_none_or(|m| n < m) {
+            let now = ctl.now();
+            if ctl.aborted() || !self.go(ctl, now) {
+                break;
+            }
+            let Some(p) = v.next_piece() else {
+                break;
+            };
+            n += 1;
+            let t0 = ctl.now();
+            let res = if fd < 0 {
+                p.len as i64
+            } else {
+                read_full(fd, buf, p.off, p.len)
+            };
+            let t1 = ctl.now();
+            if res < 0 {
+                self.fail(Dir::Read, p.off, p.len, res);
+                ok = false;
+                break;
+            }
+            let warming = self.warming(ctl, t1);
+            if !warming {
+                ctl.record(t0, t1);
+                Self::count(ctl, Dir::Read, res);
+                let c = clock.to_ns(t1 - t0);
+                self.account(Dir::Read, res, p.len, None, c, c);
+                if t1 >= last_sample + sample_ticks {
+                    let ms = clock.to_ns(t1 - last_sample) as f64 / 1e6;
+                    let d = &mut self.stats.dirs[0];
+                    d.bw.add(((d.bytes - d.last_bytes) as f64 * 1000.0 / ms / 1024.0) as u64);
+                    d.iops
+                        .add(((d.ios - d.last_ios) as f64 * 1000.0 / ms) as u64);
+                    d.last_bytes = d.bytes;
+                    d.last_ios = d.ios;
+                    last_sample = t1;
+                }
+            }
+            self.stats.depth_map[0] += 1;
+            self.stats.submit_map[1] += 1;
+            self.stats.complete_map[1] += 1;
+            if fd >= 0 && (res as u64) < p.len as u64 {
+                let detail = format!(
+                    "verify read of {} at offset {} returned {res} of {} bytes (the file is shorter than what was written)",
+                    self.path.display(),
+                    p.off,
+                    p.len
+                );
+                self.set_error(libc::EIO, "do_verify", detail);
+                ok = false;
+                break;
+            }
+            if fd >= 0 {
+                // SAFETY: the read into slot 0 completed; it holds max_bs >= len bytes.
+                let b = unsafe { std::slice::from_raw_parts_mut(buf, p.len as usize) };
+                if let Err(f) = v.check(b, p.off, Some(p), &self.path) {
+                    self.verify_failed(f);
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if phase {
+            self.stats.verify_ns += clock.to_ns(ctl.now().saturating_sub(t_start));
+        }
+        v.from_log = false;
+        self.verify = Some(v);
+        ok
+    }
+
     fn count(ctl: &RunControl<'_>, dir: Dir, res: i64) {
         let c = ctl.counters();
         match dir {
@@ -695,12 +912,13 @@ impl FioWorker {
     }
 
     /// Whether the clone has nothing between its I/Os: no flow, no rate, no think time,
-    /// no minimum rate (the sync loop then takes its plain form).
+    /// no minimum rate, no verify (the sync loop then takes its plain form).
     fn plain(&self) -> bool {
         self.job.flow == 0
             && !self.pacer.active()
             && self.think.is_none()
             && self.min_rate.is_none()
+            && self.verify.is_none()
     }
 
     /// The sync engines' loop; `PLAIN` (see [`Self::plain`]) leaves out the per-I/O checks
@@ -745,6 +963,12 @@ impl FioWorker {
             if !PLAIN {
                 self.pacer.issued(dir, len as u64, &mut self.rng);
             }
+            if !PLAIN && dir == Dir::Write && self.before_write(ctl, buf, off, len) {
+                issued += len as u64;
+                issued_ios += 1;
+                now = ctl.now();
+                continue;
+            }
             let t0 = ctl.now();
             let res = self
                 .engine
@@ -783,6 +1007,12 @@ impl FioWorker {
                 }
             }
             if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
+                break;
+            }
+            if !PLAIN && dir == Dir::Read && !self.after_read(buf, off, res as u32) {
+                break;
+            }
+            if !PLAIN && dir == Dir::Write && self.backlog_due() && !self.verify_backlog(ctl) {
                 break;
             }
             if !PLAIN && !warming && !self.rate_ok(t1) {
@@ -873,13 +1103,17 @@ impl FioWorker {
                 self.think_now(ctl);
                 think_pending = false;
             }
+            // verify_backlog: what was written is checked once nothing is in flight.
+            if inflight == 0 && self.backlog_due() && !self.verify_backlog(ctl) {
+                break;
+            }
             if flow_held && (inflight == 0 || self.job.flow_sleep_us == 0) {
                 if inflight == 0 {
                     self.flow_pause(ctl);
                 }
                 flow_held = false;
             }
-            if more && !free.is_empty() && !think_pending && !flow_held {
+            if more && !free.is_empty() && !think_pending && !flow_held && !self.backlog_due() {
                 let mut t0 = ctl.now();
                 wait_due = None;
                 let mut failed = false;
@@ -913,6 +1147,11 @@ impl FioWorker {
                         break;
                     };
                     self.pacer.issued(dir, len as u64, &mut self.rng);
+                    if dir == Dir::Write && self.before_write(ctl, self.bufs.slot(slot), off, len) {
+                        issued += len as u64;
+                        issued_ios += 1;
+                        continue;
+                    }
                     free.pop();
                     engine.queue(slot, dir, self.bufs.slot(slot), off, len);
                     start[slot as usize] = self.intended(due).unwrap_or(t0);
@@ -956,7 +1195,7 @@ impl FioWorker {
                 }
             }
             if inflight == 0 {
-                if think_pending || flow_held {
+                if think_pending || flow_held || self.backlog_due() {
                     continue;
                 }
                 if !more || ctl.aborted() {
@@ -1016,6 +1255,12 @@ impl FioWorker {
                     }
                 }
                 if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
+                    err = true;
+                }
+                if dir == Dir::Read
+                    && !err
+                    && !self.after_read(self.bufs.slot(d.slot), off, d.res as u32)
+                {
                     err = true;
                 }
                 if let Some(t) = self.think.as_mut()
@@ -1260,6 +1505,10 @@ impl FioWorker {
         {
             // SAFETY: syncing our own fd.
             unsafe { libc::fsync(f.as_raw_fd()) };
+        }
+        // fio's verify phase: what was written is read back and checked.
+        if self.stats.error.is_none() && self.verify.as_ref().is_some_and(|v| v.phase) {
+            self.verify_pass(ctl, None, true);
         }
         let t_end = ctl.now();
         let ru1 = rusage();

@@ -1,0 +1,305 @@
+//! fio's `verify`, side by side with the installed fio: a file fio writes verifies with
+//! hostbench and a file hostbench writes verifies with fio, for every checksum; a corrupted
+//! byte is reported with fio's lines (the same offsets, the same expected and received
+//! checksums) and fio's exit status; a write job's verify reads are counted as fio counts
+//! them; patterns are the bytes fio writes; bad verify options are one clear line, exit 2.
+//!
+//! Without fio the comparisons are skipped with a message, unless `HOSTBENCH_TEST_FIO` is
+//! set: then a missing fio fails the test.
+
+use super::fio::{s, tmp};
+use super::fio_files::{Ran, doc, fio, hb};
+use super::fio_seq::need_fio;
+use std::path::Path;
+
+/// Every checksum both write and check, with extra options for a few of them
+/// (`verify_interval` smaller than the block, `verify_offset`, a pattern under the header).
+const KINDS: &[(&str, &[&str])] = &[
+    ("md5", &[]),
+    ("crc32c", &[]),
+    ("crc32c-intel", &["--verify_interval=1k"]),
+    ("crc32", &[]),
+    ("crc64", &["--verify_offset=512"]),
+    ("crc16", &[]),
+    ("crc7", &["--verify_interval=2k"]),
+    ("sha1", &[]),
+    ("sha256", &[]),
+    ("sha512", &[]),
+    ("xxhash", &[]),
+    ("meta", &["--verify_pattern=0xdeadbeef"]),
+    ("pattern", &["--verify_pattern=%o"]),
+];
+
+/// A 64 KiB job on `file` with `verify=kind`: `rw` and the extra options.
+fn job(file: &Path, kind: &str, rw: &str, extra: &[&str]) -> Vec<String> {
+    let mut a: Vec<String> = ["--name=vf", "--bs=4k", "--size=64k", "--output-format=json"]
+        .iter()
+        .map(|x| x.to_string())
+        .collect();
+    a.push(format!("--filename={}", s(file)));
+    a.push(format!("--rw={rw}"));
+    a.push(format!("--verify={kind}"));
+    a.extend(extra.iter().map(|x| x.to_string()));
+    a
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(|x| x.as_str()).collect()
+}
+
+/// (reads, writes, error) of the one job of a JSON report.
+fn counts(r: &Ran) -> (u64, u64, i64) {
+    let v = doc(&r.out);
+    let j = &v["jobs"][0];
+    (
+        j["read"]["total_ios"].as_u64().unwrap(),
+        j["write"]["total_ios"].as_u64().unwrap(),
+        j["error"].as_i64().unwrap(),
+    )
+}
+
+#[test]
+fn files_fio_writes_verify_with_hostbench_and_the_other_way_round() {
+    if !need_fio("files_fio_writes_verify_with_hostbench_and_the_other_way_round") {
+        return;
+    }
+    let d = tmp("verify-x");
+    for (kind, extra) in KINDS {
+        // fio writes, hostbench reads and checks.
+        let f = d.join(format!("fio-{kind}.dat"));
+        let w = fio(
+            &d,
+            &strs(&job(
+                &f,
+                kind,
+                "write",
+                &[extra, &["--do_verify=0"][..]].concat(),
+            )),
+        );
+        assert_eq!(w.code, 0, "fio write {kind}: {}", w.err);
+        let r = hb(&d, &strs(&job(&f, kind, "read", extra)));
+        assert_eq!(r.code, 0, "hostbench read of fio's {kind} file: {}", r.err);
+        assert_eq!(counts(&r), (16, 0, 0), "{kind}");
+        // hostbench writes, fio reads and checks; fio's verify_only re-checks it as well.
+        let f = d.join(format!("hb-{kind}.dat"));
+        let w = hb(
+            &d,
+            &strs(&job(
+                &f,
+                kind,
+                "write",
+                &[extra, &["--do_verify=0"][..]].concat(),
+            )),
+        );
+        assert_eq!(w.code, 0, "hostbench write {kind}: {}", w.err);
+        assert_eq!(counts(&w), (0, 16, 0), "{kind}");
+        let r = fio(&d, &strs(&job(&f, kind, "read", extra)));
+        assert_eq!(r.code, 0, "fio read of hostbench's {kind} file: {}", r.err);
+        assert_eq!(counts(&r), (16, 0, 0), "{kind}");
+        let r = fio(
+            &d,
+            &strs(&job(
+                &f,
+                kind,
+                "write",
+                &[extra, &["--verify_only=1"][..]].concat(),
+            )),
+        );
+        assert_eq!(
+            r.code, 0,
+            "fio verify_only of hostbench's {kind} file: {}",
+            r.err
+        );
+        assert_eq!(counts(&r).0, 16, "{kind}");
+    }
+}
+
+#[test]
+fn a_corrupted_block_is_reported_in_fios_words() {
+    if !need_fio("a_corrupted_block_is_reported_in_fios_words") {
+        return;
+    }
+    let d = tmp("verify-bad");
+    for kind in ["md5", "crc32c", "sha1", "xxhash"] {
+        let f = d.join(format!("{kind}.dat"));
+        let w = fio(&d, &strs(&job(&f, kind, "write", &["--do_verify=0"])));
+        assert_eq!(w.code, 0, "{}", w.err);
+        // A data byte of the third block and a header byte of the sixth.
+        let mut b = std::fs::read(&f).unwrap();
+        b[9000] ^= 0xff;
+        b[20490] ^= 0xff;
+        std::fs::write(&f, &b).unwrap();
+        let lines = |r: &Ran| -> Vec<String> {
+            r.err
+                .lines()
+                .filter(|l| !l.starts_with("WARNING"))
+                .filter(|l| {
+                    l.contains("verify failed") || l.contains("CRC:") || l.starts_with("verify: ")
+                })
+                .map(String::from)
+                .collect()
+        };
+        let args = job(&f, kind, "read", &[]);
+        let (h, p) = (hb(&d, &strs(&args)), fio(&d, &strs(&args)));
+        assert_eq!(h.code, 1, "{kind}: {}", h.err);
+        assert_eq!(h.code, p.code, "{kind}");
+        let first = format!(
+            "{kind}: verify failed at file {} offset 8192, length 4096 (requested block: \
+             offset=8192, length=4096, flags=8)",
+            s(&f)
+        )
+        .replace("crc32c: ", "crc32c: ");
+        assert_eq!(lines(&h)[0], first, "{}", h.err);
+        assert_eq!(lines(&h), lines(&p), "fio's stderr:\n{}", p.err);
+        // The job stops at the first bad block: three reads, err=84, as in fio.
+        assert_eq!(counts(&h), (3, 0, 84), "{kind}");
+        assert_eq!(counts(&h), counts(&p), "{kind}");
+        // The header: with the data byte repaired the sixth block's header crc is named.
+        b[9000] ^= 0xff;
+        std::fs::write(&f, &b).unwrap();
+        let (h, p) = (hb(&d, &strs(&args)), fio(&d, &strs(&args)));
+        assert_eq!(lines(&h), lines(&p), "fio's stderr:\n{}", p.err);
+        assert!(
+            lines(&h)[0].starts_with("verify: bad header crc "),
+            "{}",
+            h.err
+        );
+        assert!(
+            lines(&h)[0].ends_with(&format!(
+                "at file {} offset 20480, length 4096 (requested block: offset=20480, length=4096)",
+                s(&f)
+            )),
+            "{}",
+            h.err
+        );
+        assert_eq!(counts(&h), counts(&p), "{kind}");
+    }
+}
+
+#[test]
+fn a_write_job_reads_back_what_it_wrote_as_fio_counts_it() {
+    if !need_fio("a_write_job_reads_back_what_it_wrote_as_fio_counts_it") {
+        return;
+    }
+    let d = tmp("verify-rw");
+    for (rw, extra) in [
+        ("write", vec![]),
+        ("randwrite", vec![]),
+        ("randwrite", vec!["--norandommap"]),
+        ("randwrite", vec!["--verify_backlog=4"]),
+        ("write", vec!["--ioengine=libaio", "--iodepth=8"]),
+        (
+            "randwrite",
+            vec![
+                "--ioengine=io_uring",
+                "--iodepth=4",
+                "--verify_backlog=8",
+                "--verify_backlog_batch=4",
+            ],
+        ),
+        ("write", vec!["--bsrange=4k-16k"]),
+        ("randwrite", vec!["--loops=2"]),
+    ] {
+        let f = d.join("rw.dat");
+        let mut extra: Vec<&str> = extra;
+        extra.push("--randseed=7");
+        let args = job(&f, "crc32c", rw, &extra);
+        let (h, p) = (hb(&d, &strs(&args)), fio(&d, &strs(&args)));
+        assert_eq!(h.code, 0, "{rw} {extra:?}: {}", h.err);
+        assert_eq!(p.code, 0, "{rw} {extra:?}: {}", p.err);
+        let (hr, hw, he) = counts(&h);
+        assert_eq!(he, 0);
+        // Every block written is read back once (norandommap: each offset once, the
+        // newest write; fio drops the older ones too).
+        if extra.contains(&"--loops=2") {
+            // Each block's newest write is checked once, after both passes (fio checks
+            // after each pass: 32 reads).
+            assert_eq!((hr, hw), (16, 32), "{rw} {extra:?}");
+            assert_eq!(counts(&p).1, 32);
+        } else if extra.contains(&"--norandommap") || extra.contains(&"--bsrange=4k-16k") {
+            assert!(
+                hr >= 1 && hr <= hw,
+                "{rw} {extra:?}: {hr} reads of {hw} writes"
+            );
+        } else {
+            assert_eq!((hr, hw), (16, 16), "{rw} {extra:?}");
+            assert_eq!((hr, hw), (counts(&p).0, counts(&p).1), "{rw} {extra:?}");
+            let v = doc(&h.out);
+            let j = &v["jobs"][0];
+            assert_eq!(
+                j["read"]["io_bytes"], j["write"]["io_bytes"],
+                "{rw} {extra:?}"
+            );
+        }
+        let v = doc(&h.out);
+        assert!(
+            v["jobs"][0]["read"]["runtime"].as_u64().unwrap() >= 1,
+            "{}",
+            h.out
+        );
+    }
+    // The normal layout: a read: section next to write:, READ: and WRITE: in Run status.
+    let f = d.join("n.dat");
+    let mut a = job(&f, "md5", "write", &[]);
+    a.retain(|x| !x.starts_with("--output-format"));
+    let h = hb(&d, &strs(&a));
+    assert_eq!(h.code, 0, "{}", h.err);
+    for needle in [
+        "  read: IOPS=",
+        "  write: IOPS=",
+        "   READ: bw=",
+        "  WRITE: bw=",
+        "issued rwts: total=16,16,0,0",
+    ] {
+        assert!(h.out.contains(needle), "{needle}:\n{}", h.out);
+    }
+}
+
+#[test]
+fn patterns_are_the_bytes_fio_writes() {
+    if !need_fio("patterns_are_the_bytes_fio_writes") {
+        return;
+    }
+    let d = tmp("verify-pat");
+    for pat in ["0xaa555aa5\"ab\"-2", "%o", "\"xyz\"%o66", "0xabc0x14"] {
+        let arg = format!("--verify_pattern={pat}");
+        let (fh, ff) = (d.join("h.dat"), d.join("f.dat"));
+        let hw = hb(&d, &strs(&job(&fh, "pattern", "write", &[&arg])));
+        assert_eq!(hw.code, 0, "{pat}: {}", hw.err);
+        let fw = fio(&d, &strs(&job(&ff, "pattern", "write", &[&arg])));
+        assert_eq!(fw.code, 0, "{pat}: {}", fw.err);
+        assert!(
+            std::fs::read(&fh).unwrap() == std::fs::read(&ff).unwrap(),
+            "{pat}: the files differ"
+        );
+    }
+}
+
+#[test]
+fn bad_verify_options_are_one_clear_line() {
+    let d = tmp("verify-badopt");
+    let f = format!("--filename={}", s(&d.join("x")));
+    for (opt, needle) in [
+        ("--verify=md6", "verify=md6: expected one of"),
+        ("--verify=sha3-256", "sha3 checksums are not supported"),
+        (
+            "--verify_interval=10",
+            "verify_interval=10: min value out of range",
+        ),
+        (
+            "--verify_offset=8",
+            "verify_offset=8: min value out of range",
+        ),
+        (
+            "--verify_state_load=1",
+            "verify_state_load=1 is not supported",
+        ),
+        ("--verify_pattern=zz", "verify_pattern=zz: cannot read"),
+        ("--verify=pattern", "verify=pattern needs a verify_pattern"),
+    ] {
+        let r = hb(&d, &["--name=a", "--rw=write", "--size=64k", &f, opt]);
+        assert_eq!(r.code, 2, "{opt}: {}", r.err);
+        assert!(r.err.contains(needle), "{opt}: {}", r.err);
+        assert_eq!(r.err.trim().lines().count(), 1, "{opt}: {}", r.err);
+    }
+}

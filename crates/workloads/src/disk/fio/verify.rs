@@ -1,0 +1,1420 @@
+//! fio's data verification (`verify=` and its companions), as fio 3.33 does it, so that a
+//! file written by fio verifies with hostbench and the other way round.
+//!
+//! A write job with `verify` fills each block it writes with data (random bytes from a
+//! per-block seed, or `verify_pattern` tiled from the block's start) and, every
+//! `verify_interval` bytes, fio's 40-byte header (magic `0xacca`, verify type, chunk length,
+//! seed, offset, time, thread number, `numberio`, a CRC-32C of those 36 bytes) followed by
+//! the checksum of the rest of the chunk, all little-endian, with fio's quirks for sha1
+//! (host-order words), sha256 (its odd digest layout) and sha512 (no finalisation). It logs
+//! each write; when the write phase is over, the verify phase reads the logged blocks back
+//! (fio's order: write order with a random map, else by offset with an overlapping newer
+//! write replacing the older) and checks each chunk. A read job with `verify` checks every
+//! block it reads. A mismatch is reported on stderr in fio's words and ends the clone with
+//! fio's `err=84` (EILSEQ).
+//!
+//! The worker calls in through narrow hooks: [`Verifier::fill`] before a write,
+//! [`Verifier::log`] after it, [`Verifier::check`] after a read.
+
+use super::job::{JobError, JobSpec, err, parse_fio_size};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+/// fio's header magic.
+const MAGIC: u16 = 0xacca;
+/// Length of fio's `struct verify_header`.
+pub const HDR: usize = 40;
+/// fio's longest `verify_pattern` (`MAX_PATTERN_SIZE`).
+const MAX_PATTERN: usize = 512;
+
+/// fio's verify types (`verify.h`), by the number it writes in the header.
+pub mod kind {
+    /// No verification.
+    pub const NONE: u16 = 0;
+    /// `meta`: the header only (and the pattern, if one is given).
+    pub const META: u16 = 1;
+    /// `md5`.
+    pub const MD5: u16 = 2;
+    /// `crc64`.
+    pub const CRC64: u16 = 3;
+    /// `crc32`.
+    pub const CRC32: u16 = 4;
+    /// `crc32c`.
+    pub const CRC32C: u16 = 5;
+    /// `crc32c-intel` (the same checksum).
+    pub const CRC32C_INTEL: u16 = 6;
+    /// `crc16`.
+    pub const CRC16: u16 = 7;
+    /// `crc7`.
+    pub const CRC7: u16 = 8;
+    /// `sha256`.
+    pub const SHA256: u16 = 9;
+    /// `sha512`.
+    pub const SHA512: u16 = 10;
+    /// `xxhash` (XXH32, seed 1).
+    pub const XXHASH: u16 = 15;
+    /// `sha1`.
+    pub const SHA1: u16 = 16;
+    /// A header followed by `verify_pattern` (what `verify_pattern` alone selects).
+    pub const PATTERN_HDR: u16 = 17;
+    /// `pattern`: the block is the pattern, no header.
+    pub const PATTERN: u16 = 18;
+    /// `null`: pretend to verify.
+    pub const NULL: u16 = 19;
+}
+
+/// `verify=` values fio 3.33 takes, with their type numbers (`sha3-*` are refused).
+const KINDS: &[(&str, u16)] = &[
+    ("0", kind::NONE),
+    ("md5", kind::MD5),
+    ("crc64", kind::CRC64),
+    ("crc32", kind::CRC32),
+    ("crc32c", kind::CRC32C),
+    ("crc32c-intel", kind::CRC32C_INTEL),
+    ("crc16", kind::CRC16),
+    ("crc7", kind::CRC7),
+    ("sha1", kind::SHA1),
+    ("sha256", kind::SHA256),
+    ("sha512", kind::SHA512),
+    ("xxhash", kind::XXHASH),
+    ("meta", kind::META),
+    ("pattern", kind::PATTERN),
+    ("null", kind::NULL),
+];
+
+/// The name fio prints for a verify type in its messages (`md5: verify failed ...`).
+fn kind_name(k: u16) -> &'static str {
+    match k {
+        kind::CRC32C_INTEL => "crc32c",
+        kind::PATTERN_HDR => "pattern",
+        _ => KINDS
+            .iter()
+            .find(|(_, n)| *n == k)
+            .map_or("verify", |(s, _)| s),
+    }
+}
+
+/// Bytes of the checksum that follows the header (fio's `vhdr_*` structs).
+fn sum_len(k: u16) -> usize {
+    match k {
+        kind::MD5 => 16,
+        kind::CRC64 => 8,
+        kind::CRC32 | kind::CRC32C | kind::CRC32C_INTEL | kind::XXHASH => 4,
+        kind::CRC16 => 2,
+        kind::CRC7 => 1,
+        kind::SHA256 => 64,
+        kind::SHA512 => 128,
+        kind::SHA1 => 20,
+        _ => 0,
+    }
+}
+
+/// Header plus checksum: where a chunk's data starts (0 for `pattern`, which has no header).
+fn hdr_size(k: u16) -> usize {
+    match k {
+        kind::PATTERN => 0,
+        k => HDR + sum_len(k),
+    }
+}
+
+/// `verify_pattern`: the bytes, and where `%o` (the block offset, 8 bytes little-endian)
+/// is pasted into each copy.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct VerifyPattern {
+    /// The pattern as parsed (`%o` places hold zeros).
+    pub bytes: Vec<u8>,
+    /// Start of each `%o` in `bytes`.
+    pub offsets: Vec<usize>,
+}
+
+/// The verify options of a job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyOpts {
+    /// fio's verify type number ([`kind`]); 0 = none.
+    pub kind: u16,
+    /// `verify=` was given (else `verify_pattern` selects the header+pattern type).
+    pub kind_set: bool,
+    /// `verify_interval` (0 = the write block size, fio's default).
+    pub interval: u64,
+    /// `verify_offset`: the header is swapped with the bytes here.
+    pub offset: u64,
+    /// `verify_pattern`.
+    pub pattern: Option<VerifyPattern>,
+    /// `verify_fatal`.
+    pub fatal: bool,
+    /// `verify_dump`.
+    pub dump: bool,
+    /// `verify_only`.
+    pub only: bool,
+    /// `do_verify` (default 1).
+    pub do_verify: bool,
+    /// `verify_backlog` (0 = verify after the write phase).
+    pub backlog: u64,
+    /// `verify_backlog_batch` (0 = `verify_backlog`).
+    pub backlog_batch: u64,
+    /// `verify_async` (recognised; hostbench verifies in the job's own thread).
+    pub async_threads: u64,
+    /// `verify_state_save` (recognised; hostbench writes no state file).
+    pub state_save: bool,
+}
+
+impl Default for VerifyOpts {
+    fn default() -> Self {
+        VerifyOpts {
+            kind: kind::NONE,
+            kind_set: false,
+            interval: 0,
+            offset: 0,
+            pattern: None,
+            fatal: false,
+            dump: false,
+            only: false,
+            do_verify: true,
+            backlog: 0,
+            backlog_batch: 0,
+            async_threads: 0,
+            state_save: true,
+        }
+    }
+}
+
+/// The verify options, in fio's spelling.
+pub const OPTION_NAMES: &[&str] = &[
+    "verify",
+    "verify_interval",
+    "verify_offset",
+    "verify_pattern",
+    "verify_fatal",
+    "verify_dump",
+    "verify_only",
+    "do_verify",
+    "verify_backlog",
+    "verify_backlog_batch",
+    "verify_async",
+    "verify_state_save",
+    "verify_state_load",
+];
+
+/// Whether `key` (a canonical option name) is a verify option.
+pub fn handles(key: &str) -> bool {
+    OPTION_NAMES.contains(&key)
+}
+
+fn flag(k: &str, v: &str, at: &str) -> Result<bool, JobError> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "" | "1" | "true" | "on" | "yes" => Ok(true),
+        "0" | "false" | "off" | "no" => Ok(false),
+        _ => err(format!("{at}: {k}={v}: expected 0 or 1")),
+    }
+}
+
+fn count(k: &str, v: &str, at: &str) -> Result<u64, JobError> {
+    v.trim()
+        .parse::<u64>()
+        .or_else(|_| parse_fio_size(v).ok_or(()))
+        .or_else(|_| err(format!("{at}: {k}={v}: expected a whole number")))
+}
+
+/// Applies verify option `key` (canonical) with value `v`, written at `at`, to `o`.
+pub fn apply(o: &mut VerifyOpts, key: &str, v: &str, at: &str) -> Result<(), JobError> {
+    match key {
+        "verify" => {
+            let t = v.trim().to_ascii_lowercase();
+            if t.starts_with("sha3-") {
+                return err(format!(
+                    "{at}: verify={v}: the sha3 checksums are not supported by hostbench yet; \
+                     use sha256, sha512, md5, crc32c or xxhash"
+                ));
+            }
+            let Some(&(_, k)) = KINDS.iter().find(|(n, _)| *n == t) else {
+                return err(format!(
+                    "{at}: verify={v}: expected one of {}",
+                    KINDS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                ));
+            };
+            o.kind = k;
+            o.kind_set = true;
+        }
+        "verify_interval" => {
+            let n = parse_fio_size(v).ok_or_else(|| {
+                JobError(format!(
+                    "{at}: {k}={v}: expected a size such as 4k",
+                    k = key
+                ))
+            })?;
+            if n < 80 {
+                return err(format!(
+                    "{at}: verify_interval={v}: min value out of range: {n} (80 min)"
+                ));
+            }
+            o.interval = n;
+        }
+        "verify_offset" => {
+            let n = parse_fio_size(v).ok_or_else(|| {
+                JobError(format!(
+                    "{at}: {k}={v}: expected a size such as 512",
+                    k = key
+                ))
+            })?;
+            if n < 40 {
+                return err(format!(
+                    "{at}: verify_offset={v}: min value out of range: {n} (40 min)"
+                ));
+            }
+            o.offset = n;
+        }
+        "verify_pattern" => {
+            let p =
+                parse_pattern(v).map_err(|e| JobError(format!("{at}: verify_pattern={v}: {e}")))?;
+            o.pattern = Some(p);
+        }
+        "verify_fatal" => o.fatal = flag(key, v, at)?,
+        "verify_dump" => o.dump = flag(key, v, at)?,
+        "verify_only" => o.only = flag(key, v, at)?,
+        "do_verify" => o.do_verify = flag(key, v, at)?,
+        "verify_backlog" => o.backlog = count(key, v, at)?,
+        "verify_backlog_batch" => o.backlog_batch = count(key, v, at)?,
+        "verify_async" => o.async_threads = count(key, v, at)?,
+        "verify_state_save" => o.state_save = flag(key, v, at)?,
+        "verify_state_load" if flag(key, v, at)? => {
+            return err(format!(
+                "{at}: verify_state_load=1 is not supported by hostbench yet (hostbench \
+                 writes no verify state file); drop it to verify every block written"
+            ));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// fio's `init.c` fix-ups once all options are read: `verify_pattern` without `verify=`
+/// selects the header+pattern type; `verify_interval` defaults to the smallest write block,
+/// never above it, and divides the write block sizes (else their gcd). Errors for what fio
+/// refuses and hostbench cannot do.
+pub fn finish(j: &mut JobSpec) -> Result<(), JobError> {
+    let o = &mut j.verify;
+    if o.pattern.is_some() && !o.kind_set {
+        o.kind = kind::PATTERN_HDR;
+    }
+    if matches!(o.kind, kind::PATTERN | kind::PATTERN_HDR) && o.pattern.is_none() {
+        return err(format!(
+            "job '{}': verify=pattern needs a verify_pattern (e.g. verify_pattern=0xdeadbeef)",
+            j.name
+        ));
+    }
+    if o.kind == kind::NONE {
+        return Ok(());
+    }
+    let (wmin, wmax) = (j.bsz[1].min, j.bsz[1].max);
+    if wmax != wmin && o.interval == 0 {
+        o.interval = wmin;
+    }
+    if o.interval > wmin {
+        o.interval = wmin;
+    } else if j.rw.read_pct(j.rwmixread) > 0 && o.interval > j.bsz[0].min {
+        o.interval = j.bsz[0].min;
+    }
+    if o.interval == 0 || wmin % o.interval != 0 || wmax % o.interval != 0 {
+        o.interval = gcd(wmin, wmax);
+    }
+    let hs = hdr_size(o.kind) as u64;
+    if o.kind != kind::NULL && hs > 0 && o.interval <= hs {
+        return err(format!(
+            "job '{}': verify_interval {} is too small for verify={} (its header and \
+             checksum take {hs} bytes; fio: Blocksize too small)",
+            j.name,
+            o.interval,
+            kind_name(o.kind)
+        ));
+    }
+    if o.offset > 0 && o.offset + hs > o.interval {
+        return err(format!(
+            "job '{}': verify_offset={} puts the {hs}-byte header past the end of the \
+             {}-byte verify interval; use an offset of at most {}",
+            j.name,
+            o.offset,
+            o.interval,
+            o.interval.saturating_sub(hs)
+        ));
+    }
+    if o.only && j.time_based {
+        return err(format!(
+            "job '{}': verify_only cannot be used with time_based (fio refuses it too)",
+            j.name
+        ));
+    }
+    Ok(())
+}
+
+/// fio's start-up notes about a job's verify options (`init.c:fixup_options`), and what
+/// hostbench does differently, one line each.
+pub fn notices(j: &JobSpec) -> Vec<String> {
+    let o = &j.verify;
+    let mut n = Vec::new();
+    if o.kind == kind::NONE {
+        return n;
+    }
+    let writes = j.rw.writes(j.rwmixread);
+    if writes && o.do_verify && j.numjobs > 1 && j.filename.is_some() {
+        n.push(
+            "fio: multiple writers may overwrite blocks that belong to other jobs. This can              cause verification failures."
+                .to_string(),
+        );
+    }
+    if writes
+        && o.do_verify
+        && j.runtime_s.is_some()
+        && j.time_based
+        && j.rw.read_pct(j.rwmixread) == 0
+        && o.backlog == 0
+    {
+        n.push(
+            "fio: verification read phase will never start because write phase uses all of              runtime"
+                .to_string(),
+        );
+    }
+    if o.async_threads > 0 {
+        n.push(format!(
+            "fio: note: job '{}': verify_async={}: hostbench checks the blocks in the job's own              thread",
+            j.name, o.async_threads
+        ));
+    }
+    n
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Parses a `verify_pattern` as fio's `parse_and_fill_pattern` does: `0x` hex bytes in the
+/// order written, decimal integers as their shortest little-endian bytes (`-2` as a 32-bit
+/// value), `"text"` (no escapes), `'file'` (its contents) and `%o` (the block offset),
+/// concatenated, at most 512 bytes.
+pub fn parse_pattern(text: &str) -> Result<VerifyPattern, String> {
+    let mut p = VerifyPattern::default();
+    let s = text.as_bytes();
+    let mut i = 0;
+    let room = |p: &VerifyPattern, n: usize| -> Result<(), String> {
+        if p.bytes.len() + n > MAX_PATTERN {
+            Err(format!(
+                "the pattern is longer than fio's {MAX_PATTERN} bytes"
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    if s.is_empty() {
+        return Err("empty pattern; give e.g. 0xdeadbeef, \"text\" or %o".into());
+    }
+    while i < s.len() {
+        match s[i] {
+            b'"' | b'\'' => {
+                let q = s[i];
+                let end = s[i + 1..]
+                    .iter()
+                    .position(|&c| c == q)
+                    .ok_or_else(|| format!("unterminated {} at byte {i}", q as char))?;
+                let inner = &text[i + 1..i + 1 + end];
+                let bytes = if q == b'"' {
+                    inner.as_bytes().to_vec()
+                } else {
+                    let mut b = Vec::new();
+                    let f = std::fs::File::open(inner)
+                        .map_err(|e| format!("cannot read pattern file '{inner}': {e}"))?;
+                    use std::io::Read;
+                    f.take(MAX_PATTERN as u64 + 1)
+                        .read_to_end(&mut b)
+                        .map_err(|e| format!("cannot read pattern file '{inner}': {e}"))?;
+                    if b.is_empty() {
+                        return Err(format!("pattern file '{inner}' is empty"));
+                    }
+                    b
+                };
+                if bytes.is_empty() {
+                    return Err("an empty string adds nothing to the pattern".into());
+                }
+                room(&p, bytes.len())?;
+                p.bytes.extend_from_slice(&bytes);
+                i += end + 2;
+            }
+            b'%' => {
+                if !text[i..].starts_with("%o") {
+                    return Err(format!(
+                        "unknown format at byte {i}; fio knows only %o (the block offset)"
+                    ));
+                }
+                room(&p, 8)?;
+                p.offsets.push(p.bytes.len());
+                p.bytes.extend_from_slice(&[0; 8]);
+                i += 2;
+            }
+            _ if text[i..].len() > 2
+                && (text[i..].starts_with("0x") || text[i..].starts_with("0X"))
+                && s[i + 2].is_ascii_hexdigit() =>
+            {
+                let hex = &text[i + 2..];
+                let mut n = hex
+                    .find(|c: char| !c.is_ascii_hexdigit())
+                    .unwrap_or(hex.len());
+                // fio's look-back: `0xff0x14` is two numbers.
+                if n < hex.len() && n >= 1 && hex[n - 1..].to_ascii_lowercase().starts_with("0x") {
+                    n -= 1;
+                }
+                let digits = &hex[..n];
+                let mut out = Vec::new();
+                let mut d = digits;
+                if d.len() % 2 == 1 {
+                    out.push(u8::from_str_radix(&d[..1], 16).map_err(|e| e.to_string())?);
+                    d = &d[1..];
+                }
+                while !d.is_empty() {
+                    out.push(u8::from_str_radix(&d[..2], 16).map_err(|e| e.to_string())?);
+                    d = &d[2..];
+                }
+                room(&p, out.len())?;
+                p.bytes.extend_from_slice(&out);
+                i += 2 + n;
+            }
+            _ => {
+                // A decimal integer up to the next `0x`, quote or format.
+                let rest = &text[i..];
+                let mut end = rest
+                    .char_indices()
+                    .skip(1)
+                    .find(|&(_, c)| !c.is_ascii_digit())
+                    .map_or(rest.len(), |(k, _)| k);
+                if let Some(h) = rest.to_ascii_lowercase().find("0x")
+                    && h > 0
+                {
+                    end = end.min(h);
+                }
+                let num = &rest[..end];
+                let v: i64 = num.parse().map_err(|_| {
+                    format!(
+                        "cannot read '{rest}' at byte {i}: expected 0x hex bytes, a decimal \
+                         number, \"text\", 'file' or %o"
+                    )
+                })?;
+                if v > i64::from(i32::MAX) || v < i64::from(i32::MIN) {
+                    return Err(format!("{num} does not fit in 32 bits"));
+                }
+                let mut u = v as i32 as u32;
+                let mut out = Vec::new();
+                if u == 0 {
+                    out.push(0);
+                }
+                while u != 0 {
+                    out.push(u as u8);
+                    u >>= 8;
+                }
+                room(&p, out.len())?;
+                p.bytes.extend_from_slice(&out);
+                i += end;
+            }
+        }
+    }
+    Ok(p)
+}
+
+// ---- checksums, as fio computes them ----
+
+const fn crc_table_reflected64(poly: u64) -> [u64; 256] {
+    let mut t = [0u64; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u64;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 { (c >> 1) ^ poly } else { c >> 1 };
+            k += 1;
+        }
+        t[i] = c;
+        i += 1;
+    }
+    t
+}
+
+/// fio's crc64: the reflected ECMA-182 "Jones" table (0x95AC9329AC4BC9B5), initial 0, no
+/// final xor.
+static CRC64: [u64; 256] = crc_table_reflected64(0x95AC_9329_AC4B_C9B5);
+/// fio's crc16: reflected 0x8005 (0xA001), initial 0.
+static CRC16: [u64; 256] = crc_table_reflected64(0xA001);
+
+const fn crc32_table() -> [u32; 256] {
+    let mut t = [0u32; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = (i as u32) << 24;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 0x8000_0000 != 0 {
+                (c << 1) ^ 0x04C1_1DB7
+            } else {
+                c << 1
+            };
+            k += 1;
+        }
+        t[i] = c;
+        i += 1;
+    }
+    t
+}
+/// fio's crc32: MSB-first 0x04C11DB7, initial 0, no final xor.
+static CRC32: [u32; 256] = crc32_table();
+
+const fn crc7_table() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut c: u8 = 0;
+        let mut bit = 8;
+        while bit > 0 {
+            bit -= 1;
+            let top = ((c >> 6) & 1) ^ ((i as u8 >> bit) & 1);
+            c = (c << 1) & 0x7f;
+            if top != 0 {
+                c ^= 0x09;
+            }
+        }
+        t[i] = c;
+        i += 1;
+    }
+    t
+}
+/// fio's crc7 (x^7 + x^3 + 1, MSB first, initial 0).
+static CRC7: [u8; 256] = crc7_table();
+
+/// fio's crc32c: Castagnoli with initial ~0 and no final xor (the complement of the
+/// standard CRC-32C), hardware-accelerated by the crc32c crate where the CPU has it.
+#[inline]
+pub fn fio_crc32c(data: &[u8]) -> u32 {
+    !crc32c::crc32c(data)
+}
+
+/// fio's sha256 field: the low byte of each state word, then bytes 8.. of the last padded
+/// block; the message length is appended in host (little-endian) order.
+fn fio_sha256(data: &[u8], out: &mut [u8]) {
+    use sha2::digest::generic_array::GenericArray;
+    let mut st: [u32; 8] = [
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+        0x5be0cd19,
+    ];
+    let full = data.len() / 64 * 64;
+    let blocks: Vec<GenericArray<u8, _>> = data[..full]
+        .chunks_exact(64)
+        .map(|c| *GenericArray::from_slice(c))
+        .collect();
+    sha2::compress256(&mut st, &blocks);
+    let tail = &data[full..];
+    let mut last = [0u8; 128];
+    last[..tail.len()].copy_from_slice(tail);
+    last[tail.len()] = 0x80;
+    let n = if tail.len() < 56 { 64 } else { 128 };
+    last[n - 8..n].copy_from_slice(&((data.len() as u64) << 3).to_le_bytes());
+    let tailblocks: Vec<GenericArray<u8, _>> = last[..n]
+        .chunks_exact(64)
+        .map(|c| *GenericArray::from_slice(c))
+        .collect();
+    sha2::compress256(&mut st, &tailblocks);
+    for (i, w) in st.iter().enumerate() {
+        out[i] = *w as u8;
+    }
+    out[8..64].copy_from_slice(&last[n - 56..n]);
+}
+
+/// fio's sha512 field: fio never finalises it, so it is the working buffer: the first 128
+/// bytes of the data with the unprocessed tail copied over its start. `known` is how many
+/// leading bytes are defined (all 128 once the data is that long).
+fn fio_sha512(data: &[u8], out: &mut [u8]) -> usize {
+    if data.len() >= 128 {
+        out[..128].copy_from_slice(&data[..128]);
+        let i = data.len() / 128 * 128;
+        let rest = &data[i..];
+        out[..rest.len()].copy_from_slice(rest);
+        128
+    } else {
+        out[..data.len()].copy_from_slice(data);
+        data.len()
+    }
+}
+
+/// The checksum of `data` for type `k` into `out` (its [`sum_len`] bytes); returns how many
+/// leading bytes are compared (fio's sha512 of a short chunk leaves the rest undefined).
+fn checksum(k: u16, data: &[u8], out: &mut [u8]) -> usize {
+    match k {
+        kind::MD5 => {
+            use md5::Digest;
+            out[..16].copy_from_slice(&md5::Md5::digest(data));
+        }
+        kind::CRC64 => {
+            let mut c = 0u64;
+            for &b in data {
+                c = CRC64[((c ^ b as u64) & 0xff) as usize] ^ (c >> 8);
+            }
+            out[..8].copy_from_slice(&c.to_le_bytes());
+        }
+        kind::CRC32 => {
+            let mut c = 0u32;
+            for &b in data {
+                c = (c << 8) ^ CRC32[(((c >> 24) ^ b as u32) & 0xff) as usize];
+            }
+            out[..4].copy_from_slice(&c.to_le_bytes());
+        }
+        kind::CRC32C | kind::CRC32C_INTEL => {
+            out[..4].copy_from_slice(&fio_crc32c(data).to_le_bytes());
+        }
+        kind::CRC16 => {
+            let mut c = 0u16;
+            for &b in data {
+                c = (c >> 8) ^ CRC16[((c ^ b as u16) & 0xff) as usize] as u16;
+            }
+            out[..2].copy_from_slice(&c.to_le_bytes());
+        }
+        kind::CRC7 => {
+            let mut c = 0u8;
+            for &b in data {
+                c = CRC7[((c << 1) ^ b) as usize];
+            }
+            out[0] = c;
+        }
+        kind::XXHASH => {
+            let h = twox_hash::XxHash32::oneshot(1, data);
+            out[..4].copy_from_slice(&h.to_le_bytes());
+        }
+        kind::SHA1 => {
+            use sha1::Digest;
+            let d = sha1::Sha1::digest(data);
+            for (o, w) in out[..20].chunks_exact_mut(4).zip(d.chunks_exact(4)) {
+                let v = u32::from_be_bytes([w[0], w[1], w[2], w[3]]);
+                o.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        kind::SHA256 => fio_sha256(data, out),
+        kind::SHA512 => return fio_sha512(data, out),
+        _ => return 0,
+    }
+    sum_len(k)
+}
+
+// ---- the per-clone state ----
+
+/// One logged write (fio's `io_piece`).
+#[derive(Debug, Clone, Copy)]
+pub struct Piece {
+    /// Absolute offset in the file.
+    pub off: u64,
+    /// Length.
+    pub len: u32,
+    /// fio's `numberio` of the write.
+    pub numberio: u16,
+    /// The seed of its random data.
+    pub seed: u64,
+}
+
+/// What a failed check printed and how the clone ends.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// The lines fio prints on stderr, in order.
+    pub lines: Vec<String>,
+    /// The first line, for the job's error detail.
+    pub first: String,
+}
+
+/// A clone's verifier: its options, the written-block log and the fill state.
+pub struct Verifier {
+    o: VerifyOpts,
+    /// Verify interval in bytes.
+    interval: usize,
+    /// fio's thread number of the clone (1-based creation index).
+    thread: u16,
+    /// With fio's random map the log keeps write order; else it is sorted by offset.
+    in_order: bool,
+    /// Write order; a block written again in a later pass (`loops`) leaves a hole where its
+    /// older entry was, so only the newest write of a block is read back.
+    list: Vec<Option<Piece>>,
+    /// Where each offset's entry is in `list`.
+    at: std::collections::HashMap<u64, usize>,
+    sorted: BTreeMap<u64, Piece>,
+    /// Which logged piece goes next (in write-order mode).
+    next: usize,
+    /// Writes logged since the last backlog verify.
+    since_backlog: u64,
+    /// Whether rand_seed is checked (mixed read/write jobs without a backlog, fio's rule).
+    check_seed: bool,
+    /// Whether numberio is checked (write jobs with one block size, not time_based or
+    /// verify_only).
+    check_numberio: bool,
+    /// Whether the clone logs its writes and reads them back (fio's verify phase, or
+    /// `verify_backlog`).
+    pub phase: bool,
+    /// Whether the reads are logged pieces (fio's `IO_U_F_VER_LIST` in the flags it prints).
+    pub from_log: bool,
+    seed_state: u64,
+    /// The first failure's message, kept for the clone's error.
+    pub failures: u64,
+}
+
+impl Verifier {
+    /// The verifier of a clone of `j` (`None` without `verify`); `thread` is fio's thread
+    /// number of the clone.
+    pub fn new(j: &JobSpec, thread: u16, seed: u64) -> Option<Verifier> {
+        let o = &j.verify;
+        if o.kind == kind::NONE {
+            return None;
+        }
+        let writes = j.rw.writes(j.rwmixread);
+        let reads = j.rw.read_pct(j.rwmixread) > 0;
+        Some(Verifier {
+            o: o.clone(),
+            interval: o.interval.max(1) as usize,
+            thread,
+            in_order: j.rw.random() && !j.norandommap,
+            list: Vec::new(),
+            at: std::collections::HashMap::new(),
+            sorted: BTreeMap::new(),
+            next: 0,
+            since_backlog: 0,
+            check_seed: writes && reads && o.backlog == 0,
+            check_numberio: writes
+                && j.bsz[1].min == j.bsz[1].max
+                && j.bsz[0].min == j.bsz[0].max
+                && !j.time_based
+                && !o.only,
+            phase: writes
+                && (o.do_verify || o.only)
+                && o.kind != kind::NULL
+                && !(j.time_based && o.backlog == 0),
+            from_log: false,
+            seed_state: seed | 1,
+            failures: 0,
+        })
+    }
+
+    /// The options.
+    pub fn opts(&self) -> &VerifyOpts {
+        &self.o
+    }
+
+    fn next_seed(&mut self) -> u64 {
+        // xorshift64*
+        let mut x = self.seed_state;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.seed_state = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Fills `buf` (one block, written at absolute offset `off`) as fio does before a write:
+    /// the data (random from a new seed, or the pattern), then a header and checksum per
+    /// interval. Returns the seed (logged with the write).
+    pub fn fill(&mut self, buf: &mut [u8], off: u64, numberio: u16, time_ns: u64) -> u64 {
+        let k = self.o.kind;
+        let seed = if self.o.pattern.is_none() {
+            let s = self.next_seed();
+            fill_random(buf, s);
+            s
+        } else {
+            self.fill_pattern(buf, off);
+            0
+        };
+        if k == kind::NULL || k == kind::PATTERN {
+            return seed;
+        }
+        let hs = hdr_size(k);
+        let inc = self.chunk(buf.len());
+        for (n, c) in buf.chunks_mut(inc).enumerate() {
+            let len = c.len();
+            let h = &mut c[..HDR];
+            h[0..2].copy_from_slice(&MAGIC.to_le_bytes());
+            h[2..4].copy_from_slice(&k.to_le_bytes());
+            h[4..8].copy_from_slice(&(len as u32).to_le_bytes());
+            h[8..16].copy_from_slice(&seed.to_le_bytes());
+            let hoff = off + (n * self.interval) as u64;
+            h[16..24].copy_from_slice(&hoff.to_le_bytes());
+            h[24..28].copy_from_slice(&((time_ns / 1_000_000_000) as u32).to_le_bytes());
+            h[28..32].copy_from_slice(&((time_ns % 1_000_000_000) as u32).to_le_bytes());
+            h[32..34].copy_from_slice(&self.thread.to_le_bytes());
+            h[34..36].copy_from_slice(&numberio.to_le_bytes());
+            let crc = fio_crc32c(&h[..36]);
+            h[36..40].copy_from_slice(&crc.to_le_bytes());
+            if hs > HDR && len > hs {
+                let (head, data) = c.split_at_mut(hs);
+                checksum(k, data, &mut head[HDR..hs]);
+            }
+            if self.o.offset > 0 {
+                swap(c, self.o.offset as usize, hs);
+            }
+        }
+        seed
+    }
+
+    /// fio's header step: the interval, unless the block is shorter.
+    fn chunk(&self, len: usize) -> usize {
+        if self.interval <= len {
+            self.interval
+        } else {
+            len
+        }
+    }
+
+    fn fill_pattern(&self, buf: &mut [u8], off: u64) {
+        let p = self.o.pattern.as_ref().expect("pattern");
+        let pat = self.pasted(p, off);
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = pat[i % pat.len()];
+        }
+    }
+
+    /// The pattern with `%o` replaced by block offset `off`.
+    fn pasted(&self, p: &VerifyPattern, off: u64) -> Vec<u8> {
+        let mut pat = p.bytes.clone();
+        for &o in &p.offsets {
+            let n = (pat.len() - o).min(8);
+            pat[o..o + n].copy_from_slice(&off.to_le_bytes()[..n]);
+        }
+        pat
+    }
+
+    /// Logs a completed write (fio's `log_io_piece`).
+    pub fn log(&mut self, p: Piece) {
+        if !self.phase {
+            return;
+        }
+        self.since_backlog += 1;
+        if self.in_order {
+            if let Some(i) = self.at.insert(p.off, self.list.len())
+                && i >= self.next
+            {
+                self.list[i] = None;
+            }
+            self.list.push(Some(p));
+            return;
+        }
+        // Sorted by offset; an overlapping older piece is dropped.
+        let end = p.off + p.len as u64;
+        let mut drop = Vec::new();
+        if let Some((&o, q)) = self.sorted.range(..p.off).next_back()
+            && o + q.len as u64 > p.off
+        {
+            drop.push(o);
+        }
+        for (&o, _) in self.sorted.range(p.off..end) {
+            drop.push(o);
+        }
+        for o in drop {
+            self.sorted.remove(&o);
+        }
+        self.sorted.insert(p.off, p);
+    }
+
+    /// Whether a backlog verify is due after the last logged write.
+    pub fn backlog_due(&self) -> bool {
+        self.o.backlog > 0 && self.since_backlog >= self.o.backlog
+    }
+
+    /// How many pieces a backlog verify takes (`verify_backlog_batch`, default the
+    /// backlog).
+    pub fn backlog_batch(&mut self) -> u64 {
+        self.since_backlog = 0;
+        if self.o.backlog_batch > 0 {
+            self.o.backlog_batch
+        } else {
+            self.o.backlog
+        }
+    }
+
+    /// The next logged piece to read back (fio's `get_next_verify`).
+    pub fn next_piece(&mut self) -> Option<Piece> {
+        if self.in_order {
+            let mut p = None;
+            while p.is_none() && self.next < self.list.len() {
+                p = self.list[self.next].take();
+                self.next += 1;
+            }
+            if let Some(q) = p
+                && self.at.get(&q.off) == Some(&(self.next - 1))
+            {
+                self.at.remove(&q.off);
+            }
+            if self.next == self.list.len() {
+                self.list.clear();
+                self.at.clear();
+                self.next = 0;
+            }
+            p
+        } else {
+            self.sorted.pop_first().map(|(_, p)| p)
+        }
+    }
+
+    /// Checks `buf`, read from `file` at absolute offset `off`: `expect` is the logged
+    /// write (for the numberio and seed checks) when the read is a verify read. Prints
+    /// nothing: the caller prints the failure's lines.
+    pub fn check(
+        &mut self,
+        buf: &mut [u8],
+        off: u64,
+        expect: Option<Piece>,
+        file: &Path,
+    ) -> Result<(), Failure> {
+        let k = self.o.kind;
+        if k == kind::NULL {
+            return Ok(());
+        }
+        let hs = hdr_size(k);
+        let inc = self.chunk(buf.len());
+        let blen = buf.len();
+        let mut first_fail: Option<Failure> = None;
+        for (n, c) in buf.chunks_mut(inc).enumerate() {
+            if first_fail.is_some() && self.o.fatal {
+                break;
+            }
+            if self.o.offset > 0 && hs > 0 {
+                swap(c, self.o.offset as usize, hs);
+            }
+            let chunk_off = off + (n * inc) as u64;
+            let r = self.check_chunk(c, n, off, chunk_off, blen, expect, file);
+            if let Err(f) = r {
+                self.failures += 1;
+                // A header failure ends the block's check at once (fio returns there).
+                let hdr_fail = f.first.starts_with("verify: ");
+                if first_fail.is_none() {
+                    first_fail = Some(f);
+                } else if let Some(ff) = first_fail.as_mut() {
+                    ff.lines.extend(f.lines);
+                }
+                if hdr_fail {
+                    break;
+                }
+            }
+        }
+        match first_fail {
+            Some(f) => Err(f),
+            None => Ok(()),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn check_chunk(
+        &self,
+        c: &[u8],
+        n: usize,
+        block_off: u64,
+        chunk_off: u64,
+        blen: usize,
+        expect: Option<Piece>,
+        file: &Path,
+    ) -> Result<(), Failure> {
+        let k = self.o.kind;
+        let len = c.len();
+        let fname = file.display();
+        if k != kind::PATTERN && len < HDR {
+            let line = format!(
+                "verify: bad header length {len}, wanted {} at file {fname} offset {chunk_off}, \
+                 length {len} (requested block: offset={block_off}, length={blen})",
+                self.interval
+            );
+            return Err(Failure {
+                lines: vec![line.clone()],
+                first: line,
+            });
+        }
+        if k != kind::PATTERN {
+            let rd16 = |i: usize| u16::from_le_bytes([c[i], c[i + 1]]);
+            let rd32 = |i: usize| u32::from_le_bytes(c[i..i + 4].try_into().unwrap());
+            let rd64 = |i: usize| u64::from_le_bytes(c[i..i + 8].try_into().unwrap());
+            let what = if rd16(0) != MAGIC {
+                Some(format!(
+                    "verify: bad magic header {:x}, wanted {MAGIC:x}",
+                    rd16(0)
+                ))
+            } else if rd32(4) as usize != len {
+                Some(format!(
+                    "verify: bad header length {}, wanted {len}",
+                    rd32(4)
+                ))
+            } else if self.check_seed
+                && let Some(e) = expect
+                && rd64(8) != e.seed
+            {
+                Some(format!(
+                    "verify: bad header rand_seed {}, wanted {}",
+                    rd64(8),
+                    e.seed
+                ))
+            } else if rd64(16) != block_off + (n * self.interval) as u64 {
+                Some(format!(
+                    "verify: bad header offset {}, wanted {block_off}",
+                    rd64(16)
+                ))
+            } else if self.check_numberio
+                && let Some(e) = expect
+                && rd16(34) != e.numberio
+            {
+                Some(format!(
+                    "verify: bad header numberio {}, wanted {}",
+                    rd16(34),
+                    e.numberio
+                ))
+            } else if fio_crc32c(&c[..36]) != rd32(36) {
+                Some(format!(
+                    "verify: bad header crc {:x}, calculated {:x}",
+                    rd32(36),
+                    fio_crc32c(&c[..36])
+                ))
+            } else {
+                None
+            };
+            if let Some(w) = what {
+                let line = format!(
+                    "{w} at file {fname} offset {chunk_off}, length {len} (requested block: \
+                     offset={block_off}, length={blen})"
+                );
+                let mut lines = vec![line.clone()];
+                if self.o.dump {
+                    lines.extend(dump(c, file, chunk_off, "hdr_fail"));
+                }
+                return Err(Failure { lines, first: line });
+            }
+        }
+        let flags = if self.from_log { 0x88 } else { 0x8 };
+        let fail_line = |name: &str| {
+            format!(
+                "{name:.8}: verify failed at file {fname} offset {chunk_off}, length {len} \
+                 (requested block: offset={block_off}, length={blen}, flags={flags:x})"
+            )
+        };
+        let hs = hdr_size(k);
+        match k {
+            kind::META | kind::PATTERN_HDR | kind::PATTERN => {
+                let Some(p) = self.o.pattern.as_ref() else {
+                    return Ok(());
+                };
+                let pat = self.pasted(p, block_off);
+                let start = (n * inc_of(self.interval, blen)) + hs;
+                for (i, &b) in c[hs..].iter().enumerate() {
+                    let want = pat[(start + i) % pat.len()];
+                    if b != want {
+                        let first = fail_line("pattern");
+                        let mut lines = vec![
+                            format!(
+                                "fio: got pattern '{b:02x}', wanted '{want:02x}'. Bad bits {}",
+                                (b ^ want).count_ones()
+                            ),
+                            format!("fio: bad pattern block offset {i}"),
+                            first.clone(),
+                        ];
+                        if self.o.dump {
+                            lines.extend(dump(c, file, chunk_off, "received"));
+                            let mut exp = vec![0u8; len];
+                            for (j, e) in exp.iter_mut().enumerate() {
+                                *e = pat[(n * inc_of(self.interval, blen) + j) % pat.len()];
+                            }
+                            exp[..hs].copy_from_slice(&c[..hs]);
+                            lines.extend(dump(&exp, file, chunk_off, "expected"));
+                        }
+                        return Err(Failure { lines, first });
+                    }
+                }
+                Ok(())
+            }
+            _ => {
+                let mut got = [0u8; 128];
+                let n_cmp = checksum(k, &c[hs..], &mut got);
+                let stored = &c[HDR..HDR + n_cmp];
+                if stored == &got[..n_cmp] {
+                    return Ok(());
+                }
+                let first = fail_line(kind_name(k));
+                let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+                let mut lines = vec![
+                    first.clone(),
+                    format!(
+                        "       Expected CRC: {}",
+                        hex(&stored[..sum_len(k).min(n_cmp)])
+                    ),
+                    format!(
+                        "       Received CRC: {}",
+                        hex(&got[..sum_len(k).min(n_cmp)])
+                    ),
+                ];
+                if self.o.dump {
+                    lines.extend(dump(c, file, chunk_off, "received"));
+                }
+                Err(Failure { lines, first })
+            }
+        }
+    }
+}
+
+fn inc_of(interval: usize, blen: usize) -> usize {
+    if interval <= blen { interval } else { blen }
+}
+
+/// Swaps the header (`n` bytes at the chunk's start) with the bytes at `at` (fio's
+/// `verify_offset`).
+fn swap(c: &mut [u8], at: usize, n: usize) {
+    if n == 0 || at + n > c.len() {
+        return;
+    }
+    let (a, b) = c.split_at_mut(at);
+    if at >= n {
+        a[..n].swap_with_slice(&mut b[..n]);
+    } else {
+        // Overlapping ranges: fio swaps through a temporary copy.
+        let tmp: Vec<u8> = c[..n].to_vec();
+        c.copy_within(at..at + n, 0);
+        c[at..at + n].copy_from_slice(&tmp);
+    }
+}
+
+/// Random data from `seed`: four independent xorshift64 streams side by side (the CPU runs
+/// them in parallel), words little-endian. fio's own generator differs; nothing checks the
+/// data but its checksum.
+#[inline]
+pub fn fill_random(buf: &mut [u8], seed: u64) {
+    // splitmix64 spreads one seed over the four streams (none of them zero).
+    let mut z = seed;
+    let mut lane = || {
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut x = z;
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (x ^ (x >> 31)) | 1
+    };
+    let mut st = [lane(), lane(), lane(), lane()];
+    let step = |x: &mut u64| {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    };
+    let mut chunks = buf.chunks_exact_mut(32);
+    for c in &mut chunks {
+        for (k, x) in st.iter_mut().enumerate() {
+            c[k * 8..k * 8 + 8].copy_from_slice(&step(x).to_le_bytes());
+        }
+    }
+    for (i, c) in chunks.into_remainder().chunks_mut(8).enumerate() {
+        let w = step(&mut st[i % 4]).to_le_bytes();
+        let n = c.len();
+        c.copy_from_slice(&w[..n]);
+    }
+}
+
+/// fio's `verify_dump`: `buf` into `<file's base name>.<offset>.<what>` in the current
+/// directory (never over an existing file, never through a symlink); the line fio logs.
+fn dump(buf: &[u8], file: &Path, off: u64, what: &str) -> Vec<String> {
+    let base = file
+        .file_name()
+        .map_or_else(|| "file".into(), |b| b.to_string_lossy().into_owned());
+    let name = format!("{base}.{off}.{what}");
+    use std::os::unix::fs::OpenOptionsExt;
+    let r = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .mode(0o644)
+        .open(&name)
+        .and_then(|mut f| f.write_all(buf));
+    match r {
+        Ok(()) => vec![format!("       {what} data dumped as {name}")],
+        Err(e) => vec![format!("fio: could not dump {what} data as {name}: {e}")],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc_tables_match_the_known_entries() {
+        // fio's crc7 table starts 00 09 12 1b ..., entry 8 is 0x48 and entry 16 0x19.
+        assert_eq!(&CRC7[..4], &[0x00, 0x09, 0x12, 0x1b]);
+        assert_eq!((CRC7[8], CRC7[16]), (0x48, 0x19));
+        // CRC-16/ARC of "123456789" is 0xBB3D; CRC-64/REDIS (fio's crc64) is
+        // 0xE9C6D914C4B8D9CA.
+        let mut o = [0u8; 128];
+        checksum(kind::CRC16, b"123456789", &mut o);
+        assert_eq!(u16::from_le_bytes([o[0], o[1]]), 0xBB3D);
+        checksum(kind::CRC64, b"123456789", &mut o);
+        assert_eq!(
+            u64::from_le_bytes(o[..8].try_into().unwrap()),
+            0xE9C6_D914_C4B8_D9CA
+        );
+        // CRC-32C of "123456789" is 0xE3069283; fio keeps it uncomplemented.
+        assert_eq!(fio_crc32c(b"123456789"), !0xE306_9283);
+        // CRC-7/MMC of "123456789" is 0x75.
+        checksum(kind::CRC7, b"123456789", &mut o);
+        assert_eq!(o[0], 0x75);
+        // fio's crc32 (MSB first, no complement) of "123456789": CRC-32/POSIX without its
+        // final xor and length, 0x89A1897F.
+        checksum(kind::CRC32, b"123456789", &mut o);
+        assert_eq!(u32::from_le_bytes(o[..4].try_into().unwrap()), 0x89A1_897F);
+    }
+
+    #[test]
+    fn random_fill_differs_by_seed_and_does_not_repeat() {
+        let (mut a, mut b) = (vec![0u8; 4100], vec![0u8; 4100]);
+        fill_random(&mut a, 1);
+        fill_random(&mut b, 2);
+        assert_ne!(a, b);
+        let mut words: Vec<&[u8]> = a[..4096].chunks(8).collect();
+        words.sort();
+        words.dedup();
+        assert_eq!(words.len(), 512);
+        assert!(a[4096..].iter().any(|&x| x != 0));
+    }
+
+    #[test]
+    fn patterns_parse_as_fio_parses_them() {
+        let p = parse_pattern("0xaa555aa5\"ab\"-2").unwrap();
+        assert_eq!(
+            p.bytes,
+            [0xaa, 0x55, 0x5a, 0xa5, b'a', b'b', 0xfe, 0xff, 0xff, 0xff]
+        );
+        assert_eq!(parse_pattern("66").unwrap().bytes, [0x42]);
+        assert_eq!(parse_pattern("0").unwrap().bytes, [0]);
+        assert_eq!(parse_pattern("0xabc").unwrap().bytes, [0x0a, 0xbc]);
+        assert_eq!(parse_pattern("0xff0x14").unwrap().bytes, [0xff, 0x14]);
+        let o = parse_pattern("%o\"x\"").unwrap();
+        assert_eq!((o.bytes.len(), o.offsets.clone()), (9, vec![0]));
+        assert!(parse_pattern("zz").is_err());
+        assert!(parse_pattern("\"ab").is_err());
+        assert!(parse_pattern("%d").is_err());
+        assert!(parse_pattern(&"\"a\"".repeat(513)).is_err());
+    }
+
+    fn opts(k: u16, interval: u64) -> Verifier {
+        Verifier {
+            o: VerifyOpts {
+                kind: k,
+                interval,
+                ..Default::default()
+            },
+            interval: interval as usize,
+            thread: 1,
+            in_order: false,
+            list: Vec::new(),
+            at: std::collections::HashMap::new(),
+            sorted: BTreeMap::new(),
+            next: 0,
+            since_backlog: 0,
+            check_seed: false,
+            check_numberio: true,
+            phase: true,
+            from_log: true,
+            seed_state: 7,
+            failures: 0,
+        }
+    }
+
+    #[test]
+    fn a_filled_block_verifies_and_a_flipped_byte_is_found() {
+        for k in [
+            kind::MD5,
+            kind::CRC64,
+            kind::CRC32,
+            kind::CRC32C,
+            kind::CRC16,
+            kind::CRC7,
+            kind::SHA1,
+            kind::SHA256,
+            kind::SHA512,
+            kind::XXHASH,
+            kind::META,
+        ] {
+            let mut v = opts(k, 1024);
+            let mut b = vec![0u8; 4096];
+            let seed = v.fill(&mut b, 8192, 3, 5);
+            let p = Piece {
+                off: 8192,
+                len: 4096,
+                numberio: 3,
+                seed,
+            };
+            v.check(&mut b.clone(), 8192, Some(p), Path::new("f"))
+                .unwrap();
+            // A data byte in the third chunk: every checksum sees it (meta does not).
+            b[2048 + 300] ^= 0x10;
+            let r = v.check(&mut b.clone(), 8192, Some(p), Path::new("f"));
+            // fio's sha512 field holds only the data's first 128 bytes and its tail: a byte
+            // between them goes unseen (in fio too).
+            if k == kind::META || k == kind::SHA512 {
+                assert!(r.is_ok());
+            } else {
+                let f = r.unwrap_err();
+                assert!(
+                    f.first.contains("verify failed at file f offset 10240, length 1024 (requested block: offset=8192, length=4096, flags=88)"),
+                    "{k}: {}",
+                    f.first
+                );
+            }
+            // A header byte: the header crc.
+            let mut h = b.clone();
+            h[2048 + 300] ^= 0x10;
+            h[2048 + 30] ^= 1;
+            let f = v.check(&mut h, 8192, Some(p), Path::new("f")).unwrap_err();
+            assert!(f.first.starts_with("verify: bad header crc"), "{}", f.first);
+            // The wrong numberio.
+            b[2048 + 300] ^= 0x10;
+            let q = Piece { numberio: 4, ..p };
+            let f = v.check(&mut b, 8192, Some(q), Path::new("f")).unwrap_err();
+            assert!(
+                f.first
+                    .starts_with("verify: bad header numberio 3, wanted 4"),
+                "{}",
+                f.first
+            );
+        }
+    }
+
+    #[test]
+    fn verify_offset_moves_the_header_and_patterns_are_checked() {
+        let mut v = opts(kind::PATTERN_HDR, 4096);
+        v.o.pattern = Some(parse_pattern("%o").unwrap());
+        v.o.offset = 512;
+        let mut b = vec![0u8; 4096];
+        v.fill(&mut b, 65536, 0, 0);
+        assert_ne!(u16::from_le_bytes([b[0], b[1]]), MAGIC);
+        assert_eq!(u16::from_le_bytes([b[512], b[513]]), MAGIC);
+        assert_eq!(&b[1000..1008], &65536u64.to_le_bytes());
+        v.check(&mut b.clone(), 65536, None, Path::new("f"))
+            .unwrap();
+        b[1003] ^= 1;
+        let f = v.check(&mut b, 65536, None, Path::new("f")).unwrap_err();
+        assert_eq!(f.lines[1], "fio: bad pattern block offset 963");
+    }
+
+    #[test]
+    fn the_log_sorts_and_replaces_overlaps_unless_in_write_order() {
+        let mut v = opts(kind::MD5, 4096);
+        for (off, n) in [(8192u64, 0u16), (0, 1), (4096, 2), (0, 3)] {
+            v.log(Piece {
+                off,
+                len: 4096,
+                numberio: n,
+                seed: 0,
+            });
+        }
+        let got: Vec<_> = std::iter::from_fn(|| v.next_piece())
+            .map(|p| (p.off, p.numberio))
+            .collect();
+        assert_eq!(got, [(0, 3), (4096, 2), (8192, 0)]);
+        v.in_order = true;
+        for (off, n) in [(8192u64, 0u16), (0, 1), (8192, 2), (4096, 3)] {
+            v.log(Piece {
+                off,
+                len: 4096,
+                numberio: n,
+                seed: 0,
+            });
+        }
+        let got: Vec<_> = std::iter::from_fn(|| v.next_piece())
+            .map(|p| p.off)
+            .collect();
+        assert_eq!(got, [0, 8192, 4096]);
+    }
+}
