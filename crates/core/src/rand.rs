@@ -143,6 +143,21 @@ impl Distribution {
         }
     }
 
+    /// One value in [a, b] (inclusive, either order), without keeping a [`Sampler`]: for
+    /// callers that draw from a different range each time (sysbench's Lua `sb_rand_*`).
+    /// The same values as `self.sampler(a, b).sample(rng)`.
+    #[inline]
+    pub fn sample_once(&self, a: u64, b: u64, rng: &mut Rng) -> u64 {
+        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        match *self {
+            Distribution::Zipfian { exp } => {
+                let z = Zipf::new((b - a + 1) as f64, exp);
+                sample_in(*self, a, b, Some(&z), rng)
+            }
+            d => sample_in(d, a, b, None, rng),
+        }
+    }
+
     /// A sampler for values in [a, b] (inclusive). Precomputes what the distribution needs.
     pub fn sampler(&self, a: u64, b: u64) -> Sampler {
         let (a, b) = if a <= b { (a, b) } else { (b, a) };
@@ -170,43 +185,46 @@ pub struct Sampler {
 
 impl Sampler {
     /// One value in [a, b].
+    #[inline]
     pub fn sample(&self, rng: &mut Rng) -> u64 {
-        let (a, b) = (self.a, self.b);
-        let n = (b - a + 1) as f64;
-        let v = match self.dist {
-            Distribution::Uniform => a + (rng.next_f64() * n) as u64,
-            Distribution::Gaussian { iter } => {
-                let sum: f64 = (0..iter).map(|_| rng.next_f64() * n).sum();
-                a + (sum / iter as f64) as u64
-            }
-            Distribution::Special { iter, pct, res } => {
-                // Over a stretched range t·100/(100−res): the first t go gaussian, the rest
-                // (res%) land in a pct% window centred on the middle of [a, b].
-                let t = (b - a) as f64;
-                let stretch = (100.0 / (100.0 - res)).floor().max(1.0);
-                let u = rng.next_f64();
-                if u * t * stretch < t {
-                    let sum: f64 = (0..iter).map(|_| rng.next_f64()).sum();
-                    a + (sum * t / iter as f64) as u64
-                } else {
-                    let w = t * pct / 100.0;
-                    a + (u * (w + 1.0) + t / 2.0 - t * pct / 200.0) as u64
-                }
-            }
-            Distribution::Pareto { h } => {
-                let power = h.ln() / (1.0 - h).ln();
-                a + (n * rng.next_f64().powf(power)) as u64
-            }
-            Distribution::Zipfian { .. } => {
-                let z = self
-                    .zipf
-                    .as_ref()
-                    .expect("zipf state is built with the sampler");
-                a + z.sample(rng) - 1
-            }
-        };
-        v.min(b)
+        sample_in(self.dist, self.a, self.b, self.zipf.as_ref(), rng)
     }
+}
+
+/// One value of `dist` in [a, b] (a <= b); `zipf` is the Zipfian's precomputed state.
+#[inline]
+fn sample_in(dist: Distribution, a: u64, b: u64, zipf: Option<&Zipf>, rng: &mut Rng) -> u64 {
+    let n = (b - a + 1) as f64;
+    let v = match dist {
+        Distribution::Uniform => a + (rng.next_f64() * n) as u64,
+        Distribution::Gaussian { iter } => {
+            let sum: f64 = (0..iter).map(|_| rng.next_f64() * n).sum();
+            a + (sum / iter as f64) as u64
+        }
+        Distribution::Special { iter, pct, res } => {
+            // Over a stretched range t·100/(100−res): the first t go gaussian, the rest
+            // (res%) land in a pct% window centred on the middle of [a, b].
+            let t = (b - a) as f64;
+            let stretch = (100.0 / (100.0 - res)).floor().max(1.0);
+            let u = rng.next_f64();
+            if u * t * stretch < t {
+                let sum: f64 = (0..iter).map(|_| rng.next_f64()).sum();
+                a + (sum * t / iter as f64) as u64
+            } else {
+                let w = t * pct / 100.0;
+                a + (u * (w + 1.0) + t / 2.0 - t * pct / 200.0) as u64
+            }
+        }
+        Distribution::Pareto { h } => {
+            let power = h.ln() / (1.0 - h).ln();
+            a + (n * rng.next_f64().powf(power)) as u64
+        }
+        Distribution::Zipfian { .. } => {
+            let z = zipf.expect("zipf state is built with the sampler");
+            a + z.sample(rng) - 1
+        }
+    };
+    v.min(b)
 }
 
 /// Hörmann & Derflinger's rejection-inversion sampler for a bounded Zipf distribution
@@ -350,6 +368,43 @@ mod tests {
         let r110 = c[0] as f64 / c[9] as f64;
         assert!((1.6..1.9).contains(&r12), "{r12}");
         assert!((5.5..7.2).contains(&r110), "{r110}");
+    }
+
+    #[test]
+    fn sample_once_draws_what_a_sampler_draws() {
+        for d in [
+            Distribution::Uniform,
+            Distribution::Gaussian { iter: 12 },
+            Distribution::Special {
+                iter: 12,
+                pct: 1.0,
+                res: 75.0,
+            },
+            Distribution::Pareto { h: 0.2 },
+            Distribution::Zipfian { exp: 0.8 },
+        ] {
+            let (mut r1, mut r2) = (Rng::for_thread(7, 3), Rng::for_thread(7, 3));
+            for (a, b) in [(1u64, 100u64), (5, 5), (1000, 10), (0, 1 << 32)] {
+                let s = d.sampler(a, b);
+                for _ in 0..200 {
+                    assert_eq!(
+                        d.sample_once(a, b, &mut r1),
+                        s.sample(&mut r2),
+                        "{d:?} {a} {b}"
+                    );
+                }
+            }
+        }
+        // `Rng::uniform` (sysbench Lua's sb_rand_uniform) is the uniform distribution's draw.
+        let (mut r1, mut r2) = (Rng::for_thread(9, 1), Rng::for_thread(9, 1));
+        for (a, b) in [(1u64, 100u64), (7, 7), (0, u64::from(u32::MAX))] {
+            for _ in 0..1000 {
+                assert_eq!(
+                    r1.uniform(a, b),
+                    Distribution::Uniform.sample_once(a, b, &mut r2)
+                );
+            }
+        }
     }
 
     #[test]

@@ -268,10 +268,9 @@ function thread_done() print("calls", calls, "restarts", restarts) end
     )]);
     let (code, out, err) = hb(d.path(), &["r.lua", "--events=3", "--format=json", "run"]);
     assert_eq!(code, 0, "{err}");
-    // thread_done prints during the run, before the JSON report.
-    let (pre, json) = out.split_at(out.find('{').unwrap());
-    assert_eq!(pre.trim(), "calls\t6\trestarts\t3");
-    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    // thread_done's print goes to stderr: stdout is the JSON document alone.
+    assert_eq!(lines_with(&err, "calls"), ["calls\t6\trestarts\t3"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["metrics"]["events"], 3);
 }
 
@@ -553,13 +552,12 @@ end
         &["c.lua", "--events=7", "--threads=2", "--format=json", "run"],
     );
     assert_eq!(code, 0, "{err}");
-    let json = out.split("\ntrx").next().unwrap();
-    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["metrics"]["counters"]["errors"], 7);
     assert_eq!(v["metrics"]["counters"]["reads"], 14);
     assert!(
-        out.contains("trx\t3\tfalse\tc.lua:9: missing declaration for symbol 'SB_CNT_EVENT'"),
-        "{out}"
+        err.contains("trx\t3\tfalse\tc.lua:9: missing declaration for symbol 'SB_CNT_EVENT'"),
+        "{err}"
     );
     let (code, _, err) = hb(d.path(), &["redef.lua", "--events=1", "run"]);
     assert_eq!(code, 2);
@@ -806,9 +804,9 @@ fn sql_select_one_on_every_driver() {
         a.extend(["--threads=2", "--events=50", "--format=json", "run"]);
         let (code, out, err) = hb(d.path(), &a);
         assert_eq!(code, 0, "{name}: {err}");
-        // thread_done prints during the run, before the JSON report.
-        let (tail, json) = out.split_at(out.find('{').unwrap());
-        let v: serde_json::Value = serde_json::from_str(json).unwrap_or_else(|e| {
+        // thread_done's print goes to stderr: stdout is the JSON document alone.
+        let tail = &err;
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| {
             panic!("{name}: {e}\n{out}");
         });
         assert_eq!(v["metrics"]["events"], 50, "{name}");

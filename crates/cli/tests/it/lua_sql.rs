@@ -225,11 +225,11 @@ fn counters_bulk_inserts_and_reconnects_on_every_driver() {
         );
         assert_eq!(code, 0, "{name}: {err}\n{out}");
         assert_eq!(
-            lines_with(&out, "count"),
+            lines_with(&err, "count"),
             ["count\t1101"; 2],
-            "{name}: {out}"
+            "{name}: {err}"
         );
-        assert_eq!(lines_with(&out, "after"), ["after\t1"; 2], "{name}: {out}");
+        assert_eq!(lines_with(&err, "after"), ["after\t1"; 2], "{name}: {err}");
         let v = json(name, &out);
         let c = &v["metrics"]["counters"];
         // Per event: 2 reads (SELECT, COUNT) + 1 after the reconnect; 1 + 3 writes and 2
@@ -509,23 +509,23 @@ fn duplicate_keys_restart_with_sysbench_errdesc() {
             "mysql" => {
                 let (code, out, err) = go(&[]);
                 assert_eq!(code, 1, "{out}\n{err}");
-                assert_eq!(lines_with(&out, "hook"), ["hook\t1062\t23000"], "{out}");
+                assert_eq!(lines_with(&err, "hook"), ["hook\t1062\t23000"], "{out}");
                 assert!(
                     err.contains("SQL error, errno = 1062, state = '23000': Duplicate"),
                     "{err}"
                 );
                 let (code, out, err) = go(&["--hook=yes"]);
                 assert_eq!(code, 0, "{out}\n{err}");
-                assert_eq!(lines_with(&out, "hook"), ["hook\t1062\t23000"], "{out}");
+                assert_eq!(lines_with(&err, "hook"), ["hook\t1062\t23000"], "{out}");
                 let r = restart
                     .replace("{errno}", "1062")
                     .replace("{state}", "23000");
-                assert_eq!(lines_with(&out, "restart"), [r.as_str()], "{out}");
+                assert_eq!(lines_with(&err, "restart"), [r.as_str()], "{out}");
                 assert_eq!(mix(name, &out), (0, 1, 3, 1), "{out}");
                 let (code, out, err) = go(&["--mysql-ignore-errors=1062"]);
                 assert_eq!(code, 0, "{out}\n{err}");
-                assert!(lines_with(&out, "hook").is_empty(), "{out}");
-                assert_eq!(lines_with(&out, "restart"), [r.as_str()], "{out}");
+                assert!(lines_with(&err, "hook").is_empty(), "{out}");
+                assert_eq!(lines_with(&err, "restart"), [r.as_str()], "{out}");
             }
             _ => {
                 let (errno, state) = if name == "pgsql" {
@@ -535,9 +535,9 @@ fn duplicate_keys_restart_with_sysbench_errdesc() {
                 };
                 let (code, out, err) = go(&[]);
                 assert_eq!(code, 0, "{name}: {out}\n{err}");
-                assert!(lines_with(&out, "hook").is_empty(), "{name}: {out}");
+                assert!(lines_with(&err, "hook").is_empty(), "{name}: {out}");
                 let r = restart.replace("{errno}", errno).replace("{state}", state);
-                assert_eq!(lines_with(&out, "restart"), [r.as_str()], "{name}: {out}");
+                assert_eq!(lines_with(&err, "restart"), [r.as_str()], "{name}: {out}");
                 assert_eq!(mix(name, &out), (0, 1, 3, 1), "{name}: {out}");
             }
         }
