@@ -12,6 +12,7 @@
 #   CASES="..."    subset of: cpu1 cpu2 cpu3 cpu3p0 threads mutex
 #                  mem64 mem64t2 mem1k mem1kt2 mem1m mem1mt2 mem256m
 #                  lua1 lua2 (an empty Lua event(), 1 and 2 threads) (default: all)
+#                  luarand1 (2000 sysbench.rand.uniform draws an event; not in the default set)
 #                  pslua1 pslua2: oltp_point_select on PostgreSQL, hostbench through
 #                    sysbench's own script (--lua) against sysbench;
 #                  psnative1 psnative2: the same --lua run against hostbench's native
@@ -64,6 +65,10 @@ HOSTBENCH=$LOGDIR/hostbench
 # The Lua cases' script: an empty event(), so both tools measure their own cost per
 # Lua event (LuaJIT call, timing, accounting).
 printf 'function event()\nend\n' >"$LOGDIR/empty_event.lua"
+# luarand1: 2000 sysbench.rand.uniform draws an event (the cost of the rand API: each draw
+# is an FFI call into the tool's generator).
+printf 'function event()\n  local s = 0\n  for i = 1, 2000 do s = s + sysbench.rand.uniform(1, 1000000) end\nend\n' \
+    >"$LOGDIR/rand_event.lua"
 
 PGSQL_OPTS=${PGSQL_OPTS:-"--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=postgres --pgsql-db=test"}
 PS="oltp_point_select $PGSQL_OPTS --tables=1 --table-size=10000 --time=5"
@@ -95,6 +100,7 @@ declare -A CASE_DEF=(
     # Lua: the issue's target is events/s >= sysbench's at 1 and 2 threads.
     [lua1]="$LOGDIR/empty_event.lua --threads=1 --time=3 run|evt|>=1"
     [lua2]="$LOGDIR/empty_event.lua --threads=2 --time=3 run|evt|>=1"
+    [luarand1]="$LOGDIR/rand_event.lua --threads=1 --time=3 run|evt|-"
     # oltp_point_select on PostgreSQL through sysbench's script: the issue's targets are
     # tps >= sysbench's, and within 10% of hostbench's native path.
     [pslua1]="$PS --threads=1 run|tps|>=1|--lua"
