@@ -28,6 +28,19 @@ pub struct FleetReport {
     pub baseline: Option<String>,
     /// One group per workload (suite entry) that ran.
     pub groups: Vec<Group>,
+    /// Hosts the fleet's controller was asked for that brought back no run (unreachable,
+    /// the command failed, timed out, interrupted), with why: each is `failed` in every
+    /// group too. Empty for runs that joined with `HOSTBENCH_FLEET_RUN` (no controller).
+    pub without_run: Vec<Missing>,
+}
+
+/// A host of the fleet run with no run in the store.
+#[derive(Debug, Clone, Serialize)]
+pub struct Missing {
+    /// The host as the user named it.
+    pub host: String,
+    /// Why it has no run, as the controller recorded it.
+    pub reason: String,
 }
 
 /// The hosts' runs of one workload.
@@ -77,6 +90,9 @@ pub struct Row {
     pub verdict: Verdict,
     /// Outside |z| > [`Z_OUTLIER`].
     pub outlier: bool,
+    /// Why the host has no run (a host of [`FleetReport::without_run`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// A host's verdict in a group.
@@ -288,6 +304,7 @@ pub fn report_against(
                         z,
                         verdict,
                         outlier,
+                        reason: None,
                     }
                 })
                 .collect();
@@ -313,16 +330,58 @@ pub fn report_against(
         fail_below,
         baseline: baseline.map(|b| b.label.to_string()),
         groups,
+        without_run: Vec::new(),
     }
 }
 
 impl FleetReport {
+    /// Adds the hosts of the controller's roster (`(host, why it failed)`, in the user's
+    /// order) that have no run in this report: each is listed in
+    /// [`FleetReport::without_run`] and as a `failed` row of every group, so a
+    /// qualification cannot pass without them.
+    pub fn with_roster(mut self, roster: &[(String, Option<String>)]) -> FleetReport {
+        let with_run: Vec<String> = self
+            .groups
+            .iter()
+            .flat_map(|g| g.rows.iter().map(|r| r.host.clone()))
+            .collect();
+        for (host, why) in roster {
+            if with_run.contains(host) || self.without_run.iter().any(|m| &m.host == host) {
+                continue;
+            }
+            let reason = why
+                .clone()
+                .unwrap_or_else(|| "no run brought back".to_string());
+            for g in &mut self.groups {
+                g.rows.push(Row {
+                    host: host.clone(),
+                    run_id: String::new(),
+                    value: None,
+                    ratio: None,
+                    vs_baseline: None,
+                    z: None,
+                    verdict: Verdict::Failed,
+                    outlier: false,
+                    reason: Some(reason.clone()),
+                });
+                g.rows.sort_by(|a, b| a.host.cmp(&b.host));
+            }
+            self.without_run.push(Missing {
+                host: host.clone(),
+                reason,
+            });
+        }
+        self
+    }
+
     /// True when a host failed or is slow: the qualification did not pass.
     pub fn any_failed(&self) -> bool {
-        self.groups
-            .iter()
-            .flat_map(|g| &g.rows)
-            .any(|r| matches!(r.verdict, Verdict::Slow | Verdict::Failed))
+        !self.without_run.is_empty()
+            || self
+                .groups
+                .iter()
+                .flat_map(|g| &g.rows)
+                .any(|r| matches!(r.verdict, Verdict::Slow | Verdict::Failed))
     }
 }
 
@@ -344,6 +403,29 @@ mod tests {
             parts: Vec::new(),
         });
         r
+    }
+
+    #[test]
+    fn hosts_of_the_roster_without_a_run_fail_the_qualification() {
+        let runs = vec![on("a", "1", 1000.0, 0), on("b", "2", 1010.0, 0)];
+        assert!(!report("f1", &runs, Some(0.1)).any_failed());
+        let roster = [
+            ("a".to_string(), None),
+            ("b".to_string(), None),
+            ("c".to_string(), Some("unreachable (connect)".to_string())),
+        ];
+        let rep = report("f1", &runs, Some(0.1)).with_roster(&roster);
+        assert!(rep.any_failed());
+        assert_eq!(rep.without_run.len(), 1);
+        assert_eq!(rep.without_run[0].reason, "unreachable (connect)");
+        let c = &rep.groups[0].rows[2];
+        assert_eq!((c.host.as_str(), c.verdict), ("c", Verdict::Failed));
+        // The median is the hosts' with runs.
+        assert_eq!(rep.groups[0].median, Some(1005.0));
+        // No host with a run: still one entry per host.
+        let none = report("f1", &[], Some(0.1)).with_roster(&roster);
+        assert_eq!(none.without_run.len(), 3);
+        assert!(none.any_failed());
     }
 
     #[test]

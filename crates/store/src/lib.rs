@@ -210,6 +210,22 @@ impl StoredRun {
     }
 }
 
+/// One host of a fleet run as the controller (`hostbench fleet`) saw it end: the roster
+/// lets `fleet report` name the hosts that brought back no run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FleetHost {
+    /// The host as the user named it.
+    pub host: String,
+    /// Its place in the user's list (0-based).
+    pub position: i64,
+    /// `ok`, `failed` or `interrupted`.
+    pub status: String,
+    /// Why it failed (`unreachable (connect)`, `timed out`, ...).
+    pub reason: Option<String>,
+    /// Runs it brought back.
+    pub runs: i64,
+}
+
 /// What an import did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ImportReport {
@@ -259,6 +275,10 @@ pub(crate) trait Backend: Send {
     /// Replaces the label, schema version and JSON of runs already stored (by id) in one
     /// transaction; returns how many rows changed.
     fn replace(&mut self, rows: &[(Indexed, &str)]) -> Result<u64>;
+    /// Records (replacing) the roster of fleet run `run` in one transaction.
+    fn put_roster(&mut self, run: &str, hosts: &[FleetHost], stored_ms: i64) -> Result<()>;
+    /// The roster of fleet run `run`, by position.
+    fn roster(&mut self, run: &str) -> Result<Vec<FleetHost>>;
 }
 
 /// An open results store.
@@ -327,6 +347,18 @@ impl Store {
             [Inserted::Conflict] => Err(StoreError::Conflict(r.id.clone())),
             _ => Ok(()),
         }
+    }
+
+    /// Records every host fleet run `run` was asked for and how each ended (replacing what
+    /// was recorded for `run`).
+    pub fn save_fleet_roster(&mut self, run: &str, hosts: &[FleetHost]) -> Result<()> {
+        self.backend.put_roster(run, hosts, time::now_ms())
+    }
+
+    /// The hosts fleet run `run`'s controller recorded, in the user's order; empty when
+    /// none did (runs that joined with `HOSTBENCH_FLEET_RUN`, or a store from before).
+    pub fn fleet_roster(&mut self, run: &str) -> Result<Vec<FleetHost>> {
+        self.backend.roster(run)
     }
 
     /// Stores runs read from a file (see [`parse_runs`]) in one transaction, keeping each

@@ -35,6 +35,7 @@ fn ids(v: &[RunSummary]) -> Vec<&str> {
 /// Saving, filters, ids, export/import, removal. `fresh` hands out new empty stores.
 fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
     finds_a_fleet_runs_runs(fresh());
+    keeps_a_fleet_roster(fresh());
     let loc = fresh();
     let mut s = Store::open(&loc).unwrap();
     assert_eq!(s.schema_version().unwrap(), LATEST_VERSION);
@@ -385,6 +386,39 @@ fn finds_a_fleet_runs_runs(loc: Location) {
     let mut got: Vec<String> = s.list(&f).unwrap().into_iter().map(|r| r.id).collect();
     got.sort();
     assert_eq!(got, ["fa", "fd"]);
+}
+
+fn keeps_a_fleet_roster(loc: Location) {
+    let mut s = Store::open(&loc).unwrap();
+    assert!(s.fleet_roster("fr-1").unwrap().is_empty());
+    let host = |h: &str, position, status: &str, reason: Option<&str>, runs| FleetHost {
+        host: h.into(),
+        position,
+        status: status.into(),
+        reason: reason.map(String::from),
+        runs,
+    };
+    let roster = vec![
+        host("zeta", 0, "ok", None, 1),
+        host(
+            "root@10.0.0.7:2222",
+            1,
+            "failed",
+            Some("unreachable (connect)"),
+            0,
+        ),
+    ];
+    s.save_fleet_roster("fr-1", &roster).unwrap();
+    s.save_fleet_roster("fr-2", &roster[..1]).unwrap();
+    assert_eq!(
+        s.fleet_roster("fr-1").unwrap(),
+        roster,
+        "in the user's order"
+    );
+    // Recording again replaces.
+    s.save_fleet_roster("fr-1", &roster[1..]).unwrap();
+    assert_eq!(s.fleet_roster("fr-1").unwrap(), roster[1..]);
+    assert_eq!(s.fleet_roster("fr-2").unwrap(), roster[..1]);
 }
 
 #[test]

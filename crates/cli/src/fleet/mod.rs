@@ -261,6 +261,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     if let Err(e) = &merged {
         eprintln!("WARNING: the hosts' load was not merged: {e:#}");
     }
+    ctx.saver.roster(&outcomes);
     let saved = match ctx
         .saver
         .error
@@ -1084,6 +1085,43 @@ impl Saver {
         store.as_mut().expect("opened").save(r)?;
         self.saved.fetch_add(1, Ordering::SeqCst);
         Ok(())
+    }
+
+    /// Records every host of the fleet run and how it ended (the store's `fleet_hosts`), so
+    /// `fleet report` can name the hosts that brought back no run.
+    fn roster(&self, outcomes: &[Outcome]) {
+        let hosts: Vec<hostbench_store::FleetHost> = outcomes
+            .iter()
+            .enumerate()
+            .map(|(i, o)| hostbench_store::FleetHost {
+                host: o.name.clone(),
+                position: i as i64,
+                status: if o.interrupted {
+                    "interrupted"
+                } else if o.failure.is_some() {
+                    "failed"
+                } else {
+                    "ok"
+                }
+                .to_string(),
+                reason: o.failure.clone(),
+                runs: o.run_count as i64,
+            })
+            .collect();
+        let mut store = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        if store.is_none() {
+            match hostbench_store::Store::open(&self.location) {
+                Ok(st) => *store = Some(st),
+                Err(e) => return self.fail(e.to_string()),
+            }
+        }
+        if let Err(e) = store
+            .as_mut()
+            .expect("opened")
+            .save_fleet_roster(&self.run_id, &hosts)
+        {
+            self.fail(format!("the fleet's hosts: {e}"));
+        }
     }
 
     fn fail(&self, why: String) {

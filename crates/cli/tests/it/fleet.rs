@@ -337,6 +337,61 @@ fn a_failing_and_an_unreachable_host_are_reported_while_the_others_complete() {
     let mut want = vec![hosts.hosts[0].addr.as_str(), hosts.hosts[1].addr.as_str()];
     want.sort();
     assert_eq!(names, want);
+    // The qualification does not pass without the two hosts that brought back no run:
+    // `fleet report` lists them as failed, with why.
+    let run_id = out
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("fleet run "))
+        .unwrap_or_else(|| panic!("no run id: {out}"))
+        .to_string();
+    let report = |run: &str| {
+        let o = Command::new(bin())
+            .env("HOSTBENCH_RESULTS_DB", &db)
+            .args(["fleet", "report", run, "--fail-below", "50%"])
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        (o.status.code(), out, err)
+    };
+    let (code, rep, err) = report(&run_id);
+    assert_eq!(code, Some(1), "{rep}\n{err}");
+    assert!(
+        rep.contains(&format!(
+            "{unreachable}: failed, no run (unreachable (connect))"
+        )),
+        "{rep}"
+    );
+    assert!(
+        rep.contains(&format!(
+            "{}: failed, no run (exit 1 (copying the binary))",
+            hosts.hosts[2].addr
+        )),
+        "{rep}"
+    );
+    assert!(rep.contains("2 without a run"), "{rep}");
+    // No host with a run: said per host, not "no run of fleet run".
+    let o = fleet_small(&hosts, &db)
+        .args([unreachable.as_str(), "--connect-timeout", "3s", "--"])
+        .args(["cpu", "--cpu-max-prime=2000", "--time=1", "run"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    let none_id = out
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("fleet run "))
+        .unwrap_or_else(|| panic!("no run id: {out}"))
+        .to_string();
+    let (code, rep, err) = report(&none_id);
+    assert_eq!(code, Some(1), "{rep}\n{err}");
+    assert!(
+        rep.contains(&format!(
+            "{unreachable}: failed, no run (unreachable (connect))"
+        )),
+        "{rep}\n{err}"
+    );
     assert_nothing_left(&hosts);
 }
 
