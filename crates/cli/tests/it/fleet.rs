@@ -1160,6 +1160,24 @@ fn distributed_load_splits_the_load_and_merges_the_hosts_histograms() {
     );
     let merged_line = err.lines().find(|l| l.contains("merged load of 3 hosts"));
     assert!(merged_line.is_some(), "{err}");
+    // The merged rate is the total over the longest host's time, as stored and as printed
+    // (the hosts end at different times), not the sum of the hosts' rates.
+    let dur = merged["metrics"]["duration_s"].as_f64().unwrap();
+    let rate = merged["metrics"]["events_per_s"].as_f64().unwrap();
+    assert!(
+        (rate - 301.0 / dur).abs() < 1e-6 * rate,
+        "{rate} vs 301/{dur}"
+    );
+    let printed: f64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("Requests per second:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        (printed - rate).abs() <= 0.01,
+        "printed {printed}, stored {rate}"
+    );
     // The qualification report is about the hosts, not their sum.
     let fleet_run = merged["fleet"]["run"].as_str().unwrap();
     let rep = Command::new(bin())
