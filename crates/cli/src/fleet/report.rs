@@ -137,6 +137,18 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         }
         None => Vec::new(),
     };
+    if let Some(label) = &args.baseline
+        && let Some(why) = hostbench_core::fleet::baseline_mismatch(
+            &args.run,
+            &runs,
+            hostbench_core::fleet::Baseline {
+                label,
+                runs: &base_runs,
+            },
+        )
+    {
+        bail!("{why}");
+    }
     let report = hostbench_core::fleet::report_against(
         &args.run,
         &runs,

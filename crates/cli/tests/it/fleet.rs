@@ -760,6 +760,27 @@ fn fleet_report_finds_the_host_with_a_cpu_quota_slow() {
     assert!(slow_line.contains(" slow"), "{b_out}");
     let o = report(&["--baseline", "nobody"]);
     assert_eq!(o.status.code(), Some(2));
+    // A baseline that ran other parameters is not a baseline: one line naming both.
+    let o = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", &db)
+        .args([
+            "cpu",
+            "--cpu-max-prime=10000",
+            "--time=1",
+            "--label=golden10k",
+            "run",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = report(&["--fail-below", "50%", "--baseline", "golden10k"]);
+    let (m_out, m_err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{m_out}\n{m_err}");
+    assert!(
+        m_err.contains("the baseline ran max_prime=10000, the fleet ran max_prime=5000"),
+        "{m_err}"
+    );
+    assert_eq!(m_err.trim().lines().count(), 1, "{m_err}");
 
     // -o report.html: one page, a bar per host, the slow host marked; it renders.
     let page = hosts.dir.path().join("report.html");
