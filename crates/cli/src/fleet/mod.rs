@@ -292,7 +292,7 @@ struct Ctx {
     sha: String,
     /// The binary's size, bytes.
     size: u64,
-    /// The command, with carried files' words replaced by `\0N` markers (see
+    /// The command, with carried files' words replaced by `\0NAME` markers (see
     /// [`carried_files`]).
     command: Vec<String>,
     carried: Vec<PathBuf>,
@@ -360,20 +360,21 @@ fn sha256_file(p: &Path) -> Result<String> {
 }
 
 /// The words of `command` that name local files to copy along: an existing regular file
-/// whose name has a `/` or a `.` (`jobs.fio`, `./suite.toml`; not `run`, which is a
-/// command word even where a file of that name exists), as a word or as the value of
-/// `--option=VALUE`. Returns the command with each such file replaced by a marker
-/// (`\0N`, the N-th file) and the files.
+/// whose name has a `/` or a `.` (`jobs.fio`, `./suite.toml`, a sysbench script
+/// `./my.lua` as the first word; not `run`, which is a command word even where a file of
+/// that name exists), as a word or as the value of `--option=VALUE` (`--test=./my.lua`).
+/// Returns the command with each such file replaced by a marker (`\0NAME`, NAME its name
+/// on the host: [`carried_name`]) and the files.
 fn carried_files(command: &[String]) -> Result<(Vec<String>, Vec<PathBuf>)> {
     let mut files: Vec<PathBuf> = Vec::new();
     let mut out = Vec::new();
-    for (i, w) in command.iter().enumerate() {
+    for w in command {
         let (prefix, value) = match w.split_once('=') {
             Some((k, v)) if w.starts_with('-') => (format!("{k}="), v),
             _ => (String::new(), w.as_str()),
         };
         let p = Path::new(value);
-        let looks_like_file = i > 0 && (value.contains('/') || value.contains('.'));
+        let looks_like_file = value.contains('/') || value.contains('.');
         match std::fs::metadata(p) {
             Ok(m) if looks_like_file && m.is_file() => {
                 if m.len() > CARRY_MAX {
@@ -383,13 +384,27 @@ fn carried_files(command: &[String]) -> Result<(Vec<String>, Vec<PathBuf>)> {
                         CARRY_MAX >> 20
                     );
                 }
-                out.push(format!("{prefix}\0{}", files.len()));
+                out.push(format!("{prefix}\0{}", carried_name(files.len(), p)));
                 files.push(p.to_path_buf());
             }
             _ => out.push(w.clone()),
         }
     }
     Ok((out, files))
+}
+
+/// The name the `n`-th carried file has in the run's `files/` directory on a host: `n`,
+/// with the file's extension when it is a plain one (`0.lua`, `1.fio`), since a command
+/// may tell a file's kind by it (a sysbench script by `.lua`).
+fn carried_name(n: usize, p: &Path) -> String {
+    match p.extension().and_then(|e| e.to_str()) {
+        Some(e)
+            if !e.is_empty() && e.len() <= 16 && e.bytes().all(|b| b.is_ascii_alphanumeric()) =>
+        {
+            format!("{n}.{e}")
+        }
+        _ => n.to_string(),
+    }
 }
 
 /// A directory only we can use, for the ssh master sockets.
@@ -944,8 +959,9 @@ fn prepare(
     );
     for (n, f) in ctx.carried.iter().enumerate() {
         let put = format!(
-            "umask 077; mkdir -p {d}/files && cat > {d}/files/{n}",
-            d = ssh::quote(&dir)
+            "umask 077; mkdir -p {d}/files && cat > {d}/files/{name}",
+            d = ssh::quote(&dir),
+            name = carried_name(n, f)
         );
         let out = ssh::run(
             ctx.ssh.command(t, &put),
@@ -1219,4 +1235,31 @@ fn summary(
     } else {
         ExitCode::from(1)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_script_named_first_travels_with_its_extension() {
+        let dir = std::env::temp_dir().join(format!("hb-carried-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let lua = dir.join("my.lua");
+        std::fs::write(&lua, "function event() end\n").unwrap();
+        let words = |v: &[&str]| v.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        let l = lua.to_str().unwrap();
+        let (cmd, files) = carried_files(&words(&[l, "--time=1", "run"])).unwrap();
+        assert_eq!(cmd, words(&["\u{0}0.lua", "--time=1", "run"]));
+        assert_eq!(files, std::slice::from_ref(&lua));
+        assert_eq!(remote_word(&cmd[0], "/d"), "/d/files/0.lua");
+        let test = format!("--test={l}");
+        let (cmd, files) = carried_files(&words(&[&test, "run"])).unwrap();
+        assert_eq!(remote_word(&cmd[0], "/d"), "--test=/d/files/0.lua");
+        assert_eq!(files.len(), 1);
+        // A command word is not a file, even where one of that name exists.
+        let (cmd, files) = carried_files(&words(&["cpu", "run"])).unwrap();
+        assert_eq!((cmd, files.len()), (words(&["cpu", "run"]), 0));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -586,6 +586,39 @@ fn job_files_travel_with_the_command_and_a_host_past_its_timeout_keeps_its_parti
 }
 
 #[test]
+fn a_sysbench_script_named_first_travels_with_the_command() {
+    if netns::skip("a_sysbench_script_named_first_travels_with_the_command") {
+        return;
+    }
+    let hosts = Hosts::start(2);
+    let db = hosts.dir.path().join("results.db");
+    // A script that exists only here, named as the first word (relative to the current
+    // directory) and as --test=.
+    std::fs::write(
+        hosts.dir.path().join("my.lua"),
+        "function event()\n  local x = 0\n  for i = 1, 100 do x = x + i end\nend\n",
+    )
+    .unwrap();
+    for first in ["./my.lua", "--test=./my.lua"] {
+        let before = stored(&db).len();
+        let o = fleet_small(&hosts, &db)
+            .current_dir(hosts.dir.path())
+            .args([&hosts.list(), "--"])
+            .args([first, "--time=1", "run"])
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{first}: {out}\n{err}");
+        let runs = stored(&db);
+        assert_eq!(runs.len(), before + 2, "{first}: {err}");
+        for r in &runs[before..] {
+            assert!(r["metrics"]["events"].as_u64().unwrap() > 0, "{r}");
+        }
+    }
+    assert_nothing_left(&hosts);
+}
+
+#[test]
 fn bad_fleet_command_lines_are_one_line_and_exit_2() {
     let cases: &[(&[&str], &str)] = &[
         (&["fleet", "a,b"], "after --"),
