@@ -211,6 +211,12 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // Stopped before a fleet's common start: not an error of the command line, an
+        // interruption (128 + the signal).
+        Err(e) if e.chain().any(|c| c.is::<fleet::gate::NeverStarted>()) => {
+            eprintln!("hostbench: {e:#}");
+            interrupted_exit()
+        }
         Err(e) => {
             eprintln!("hostbench: error: {e:#}");
             error_exit(&e)

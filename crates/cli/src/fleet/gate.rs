@@ -174,12 +174,30 @@ pub fn now_ns() -> i64 {
         .unwrap_or(0)
 }
 
+/// A run stopped (Ctrl-C, SIGTERM, the fleet's controller closing the session) while it
+/// waited for the fleet's common start: it never started, so it has no result (a run of
+/// no time would be no measurement) and does no work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NeverStarted;
+
+impl std::fmt::Display for NeverStarted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(
+            "stopped while waiting for the fleet's common start: the run never started, no \
+             result was saved",
+        )
+    }
+}
+
+impl std::error::Error for NeverStarted {}
+
 impl Gate {
     /// Waits for the common start (the first run of the process only) and returns how late
-    /// it started, ns; `None` when there is nothing to wait for. Ctrl-C ends the wait.
-    pub fn wait(&mut self) -> Option<i64> {
+    /// it started, ns; `None` when there is nothing to wait for. Ctrl-C (or the controller
+    /// stopping the run before its start) ends the wait with [`NeverStarted`].
+    pub fn wait(&mut self) -> Result<Option<i64>, NeverStarted> {
         if WAITED.swap(true, Ordering::SeqCst) {
-            return None;
+            return Ok(None);
         }
         if let Some((ready, go)) = self.pipes.take() {
             use std::io::{BufRead, Write};
@@ -195,14 +213,16 @@ impl Gate {
             let _ = std::io::BufReader::new(go).read_line(&mut line);
             match line.trim().strip_prefix("go ").map(str::parse::<i64>) {
                 Some(Ok(at)) => self.start_at_ns = Some(at),
-                // Stopped before the start: run now (and stop at once).
-                _ => return None,
+                // Stopped before the start.
+                _ => return Err(NeverStarted),
             }
         }
-        let at = self.start_at_ns?;
+        let Some(at) = self.start_at_ns else {
+            return Ok(None);
+        };
         loop {
             if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst) {
-                break;
+                return Err(NeverStarted);
             }
             let left = at - now_ns();
             if left <= 0 {
@@ -211,7 +231,11 @@ impl Gate {
             // Short sleeps, so Ctrl-C is seen; the last one ends at the instant.
             std::thread::sleep(Duration::from_nanos(left.min(50_000_000) as u64));
         }
-        Some(now_ns() - at)
+        // A signal in the last sleep: not started either.
+        if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst) {
+            return Err(NeverStarted);
+        }
+        Ok(Some(now_ns() - at))
     }
 
     /// The run's fleet section: `late_ns` from [`Gate::wait`], `hostname` the machine's

@@ -972,6 +972,44 @@ fn scale_fan_out_of_a_one_second_run() {
 }
 
 #[test]
+fn a_run_stopped_before_the_common_start_never_started_and_saves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    // A common start 60 s ahead; SIGINT after 1.5 s, while the run waits for it.
+    let at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+        + 60_000_000_000;
+    let mut c = Command::new(bin());
+    c.env("HOSTBENCH_RESULTS_DB", &db)
+        .env("HOSTBENCH_FLEET_RUN", "gate-1")
+        .env("HOSTBENCH_FLEET_START_AT_NS", at.to_string())
+        .args(["cpu", "--cpu-max-prime=2000", "--time=5", "run"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    default_signals(&mut c);
+    let child = c.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: signalling the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let t0 = Instant::now();
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = text(&o);
+    assert!(t0.elapsed() < Duration::from_secs(10), "it did not stop");
+    assert_eq!(o.status.code(), Some(130), "{out}\n{err}");
+    assert!(
+        err.contains("the run never started, no result was saved"),
+        "{err}"
+    );
+    assert!(!err.contains("event(s) completed"), "{err}");
+    // No run of no time in the store.
+    if db.exists() {
+        assert!(stored(&db).is_empty(), "{:?}", stored(&db));
+    }
+}
+
+#[test]
 fn runs_started_by_anything_else_join_a_fleet_run_through_the_environment() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("results.db");
