@@ -57,11 +57,29 @@ fn fd(var: &str) -> Result<Option<i32>> {
     Ok(Some(n as i32))
 }
 
-fn name(var: &str, v: String) -> Result<String> {
-    if v.trim().is_empty() || v.chars().count() > NAME_MAX || v.chars().any(char::is_control) {
+/// True when `v` can be a fleet run id or a host's name: 1 to [`NAME_MAX`] characters,
+/// ASCII letters, digits and `. _ - @ : [ ] % +` (a host as `user@host:port`, an IPv6
+/// address as `[fe80::1%eth0]:22`), not starting with `-`. Nothing a shell, a file name or
+/// a report would read otherwise (no space, `/`, `;`, quote or control character).
+pub fn is_name(v: &str) -> bool {
+    !v.is_empty()
+        && v.len() <= NAME_MAX
+        && !v.starts_with('-')
+        && v.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'.' | b'_' | b'-' | b'@' | b':' | b'[' | b']' | b'%' | b'+'
+                )
+        })
+}
+
+/// `v` when it [`is_name`]; else a usage error naming `var` (a variable or an option).
+pub fn name(var: &str, v: String) -> Result<String> {
+    if !is_name(&v) {
         bail!(
-            "{var} must be a name of 1 to {NAME_MAX} characters without control characters, \
-             e.g. {var}=qualify-2026-11"
+            "{var}={v:?} is not a name: give 1 to {NAME_MAX} of letters, digits and . _ - @ : \
+             [ ] % + (not starting with -), e.g. {var}=qualify-2026-11"
         );
     }
     Ok(v)
@@ -251,5 +269,43 @@ impl Gate {
             clock_rtt_ns: self.rtt_ns,
             parts: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_letters_digits_and_the_punctuation_of_host_addresses() {
+        for ok in [
+            "20261126-052551-1d46",
+            "qualify-2026-11",
+            "web1",
+            "root@10.0.0.7:2222",
+            "[fe80::1%eth0]:22",
+            "admin@[2001:db8::1]:2222",
+            "node_7.example.com",
+        ] {
+            assert!(is_name(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "bad id!",
+            "a/b;c",
+            "a b",
+            "-x",
+            "a\tb",
+            "x'y",
+            "é",
+            &"x".repeat(201),
+        ] {
+            assert!(!is_name(bad), "{bad:?}");
+        }
+        let e = name(ENV_HOST, "a b".into()).unwrap_err().to_string();
+        assert!(
+            e.starts_with("HOSTBENCH_FLEET_HOST=\"a b\" is not a name"),
+            "{e}"
+        );
     }
 }

@@ -1054,6 +1054,37 @@ fn runs_started_by_anything_else_join_a_fleet_run_through_the_environment() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("HOSTBENCH_FLEET_START_AT_NS"), "{err}");
     assert_eq!(stored(&db).len(), 2);
+    // A run id or host name that is not a name: the same, whichever way it comes.
+    for (env, args, said) in [
+        (
+            ("HOSTBENCH_FLEET_RUN", "a/b;c"),
+            &["cpu", "--time=1", "run"][..],
+            "HOSTBENCH_FLEET_RUN=\"a/b;c\" is not a name",
+        ),
+        (
+            ("HOSTBENCH_FLEET_HOST", "a b"),
+            &["cpu", "--fleet-run", "ok-1", "--time=1", "run"][..],
+            "HOSTBENCH_FLEET_HOST=\"a b\" is not a name",
+        ),
+        (
+            ("HOSTBENCH_FLEET_HOST", "node-x"),
+            &["cpu", "--fleet-run=bad id!", "--time=1", "run"][..],
+            "--fleet-run=\"bad id!\" is not a name",
+        ),
+    ] {
+        let o = Command::new(bin())
+            .env("HOSTBENCH_RESULTS_DB", &db)
+            .env_remove("HOSTBENCH_FLEET_RUN")
+            .env(env.0, env.1)
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(said), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    assert_eq!(stored(&db).len(), 2);
     // --fleet-run and --fleet-host say the same on the command line, in any grammar.
     for args in [
         &[
