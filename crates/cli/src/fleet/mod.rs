@@ -178,6 +178,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             std::env::current_exe().context("fleet: where is this binary? give --binary PATH")?
         }
     };
+    check_binary(&binary)?;
     let sha = sha256_file(&binary)?;
     let user_command = command.clone();
     let (command, carried) = carried_files(&command)?;
@@ -346,6 +347,36 @@ impl Outcome {
             late_ns: None,
         }
     }
+}
+
+/// `--binary`'s file is a Linux program: a regular file with an ELF header of an
+/// executable or a position-independent one (checked before anything is copied).
+fn check_binary(p: &Path) -> Result<()> {
+    use std::io::Read;
+    let shown = p.display();
+    let m =
+        std::fs::metadata(p).with_context(|| format!("fleet: --binary {shown}: cannot read it"))?;
+    if !m.is_file() {
+        bail!(
+            "fleet: --binary {shown} is not a regular file: give the hostbench program to deploy"
+        );
+    }
+    let mut head = [0u8; 18];
+    let n = std::fs::File::open(p)
+        .and_then(|mut f| f.read(&mut head))
+        .with_context(|| format!("fleet: --binary {shown}: cannot read it"))?;
+    // e_ident: magic, class, data (byte order); e_type at 16: 2 executable, 3 shared (PIE).
+    let e_type = match head[5] {
+        1 => u16::from_le_bytes([head[16], head[17]]),
+        _ => u16::from_be_bytes([head[16], head[17]]),
+    };
+    if n < head.len() || &head[..4] != b"\x7fELF" || !matches!(e_type, 2 | 3) {
+        bail!(
+            "fleet: --binary {shown} is not a Linux executable (no ELF program header): give a \
+             hostbench built for the hosts, e.g. target/x86_64-unknown-linux-musl/release/hostbench"
+        );
+    }
+    Ok(())
 }
 
 fn sha256_file(p: &Path) -> Result<String> {
@@ -563,11 +594,16 @@ fn host(ctx: &Ctx, t: &Target, index: usize, ready: mpsc::Sender<Ready>, start: 
     {
         // What this fleet put there: the binary and this run's directory (the agent
         // removes the latter itself when the run gets that far).
+        // Then the cache's `bin` and `runs` when that left them empty (rmdir removes only
+        // an empty directory, never a link), and nothing else.
         let rm = format!(
-            "rm -rf -- {bin} {dir}; rmdir -- {run} 2>/dev/null; true",
+            "rm -rf -- {bin} {dir}; rmdir -- {run} 2>/dev/null; \
+             rmdir -- {bins} {runs} 2>/dev/null; true",
             bin = ssh::quote(&format!("{base}/bin/{}", ctx.sha)),
             dir = ssh::quote(&format!("{base}/runs/{}/{index}", ctx.run_id)),
             run = ssh::quote(&format!("{base}/runs/{}", ctx.run_id)),
+            bins = ssh::quote(&format!("{base}/bin")),
+            runs = ssh::quote(&format!("{base}/runs")),
         );
         match ssh::run(ctx.ssh.command(t, &rm), None, None) {
             Ok(out) if ok(&out) => ctx

@@ -269,14 +269,11 @@ fn runs_on_every_host_starts_them_together_and_saves_each_hosts_results() {
             .count(),
         1
     );
-    // --clean: nothing this fleet put on the hosts is left there.
+    // --clean: nothing this fleet put on the hosts is left there, not even the cache's
+    // empty `bin` (its binary was the only one); `runs` holds the first fleet's directory
+    // (not this fleet's to remove).
     for h in &hosts.hosts {
-        let bins: Vec<_> = std::fs::read_dir(h.cache.join("hostbench/bin"))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .collect();
-        assert!(bins.is_empty(), "{bins:?}");
+        assert!(!h.cache.join("hostbench/bin").exists(), "bin left behind");
         let runs: Vec<_> = std::fs::read_dir(h.cache.join("hostbench/runs"))
             .map(|d| d.flatten().map(|e| e.path()).collect())
             .unwrap_or_default();
@@ -284,6 +281,26 @@ fn runs_on_every_host_starts_them_together_and_saves_each_hosts_results() {
             runs.len() <= 1,
             "only the first fleet's empty directory may stay: {runs:?}"
         );
+        // Once that is gone too, a --clean fleet leaves no empty `runs` either.
+        if let Some(first) = runs.first() {
+            std::fs::remove_dir(first).unwrap();
+        }
+    }
+    let o = fleet_small(&hosts, &db)
+        .arg(hosts.list())
+        .arg("--clean")
+        .args(["--", "cpu", "--cpu-max-prime=2000", "--time=1", "run"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    for h in &hosts.hosts {
+        for d in ["bin", "runs"] {
+            assert!(
+                !h.cache.join("hostbench").join(d).exists(),
+                "{d} left behind"
+            );
+        }
     }
 }
 
@@ -665,6 +682,23 @@ fn bad_fleet_command_lines_are_one_line_and_exit_2() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+    // --binary that is not a Linux program is refused before any host is reached.
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let text_file = format!("{dir}/Cargo.toml");
+    for (binary, want) in [
+        (text_file.as_str(), "is not a Linux executable"),
+        (dir, "is not a regular file"),
+    ] {
+        let o = Command::new(bin())
+            .args(["fleet", "unreachable.invalid", "--binary", binary])
+            .args(["--", "cpu", "run"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{binary}: {err}");
+        assert!(err.contains(want), "{binary}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{binary}: {err}");
     }
 }
 
