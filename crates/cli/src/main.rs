@@ -189,8 +189,8 @@ fn main() -> ExitCode {
         argv.push("--help".into());
     }
     // `--fleet-run ID` in any grammar: a run that joins a fleet run (a fleet's own command
-    // line is the fleet's business).
-    if argv.get(1).is_none_or(|w| w != "fleet")
+    // line is the fleet's business; `results list --fleet-run ID` selects stored runs).
+    if argv.get(1).is_none_or(|w| w != "fleet" && w != "results")
         && let Err(e) = fleet::gate::take_flags(&mut argv)
     {
         eprintln!("hostbench: error: {e:#}");

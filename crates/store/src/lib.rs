@@ -154,7 +154,8 @@ pub struct Filter {
     pub label: Option<String>,
     /// This workload id, or every id of this family (`memory` matches `memory.stream`).
     pub workload: Option<String>,
-    /// This host name, or a host fingerprint (or a prefix of one, at least 4 hex digits).
+    /// This host name (the machine's, or its name in a fleet run: `fleet.host`), or a host
+    /// fingerprint (or a prefix of one, at least 4 hex digits).
     pub host: Option<String>,
     /// Started at or after this time, Unix ms (see [`time::parse_bound`]).
     pub since_ms: Option<i64>,
@@ -400,9 +401,11 @@ impl Store {
             let hex = h.to_ascii_lowercase();
             if hex.len() >= 4 && hex.len() <= 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
                 let q = ph(Arg::Text(format!("{hex}%")), &mut args);
-                conds.push(format!("(hostname = {p} OR host_fingerprint LIKE {q})"));
+                conds.push(format!(
+                    "(hostname = {p} OR fleet_host = {p} OR host_fingerprint LIKE {q})"
+                ));
             } else {
-                conds.push(format!("hostname = {p}"));
+                conds.push(format!("(hostname = {p} OR fleet_host = {p})"));
             }
         }
         if let Some(r) = &f.fleet_run {

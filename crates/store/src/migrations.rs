@@ -97,8 +97,13 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 3,
-        name: "fleet_hosts: every host a fleet controller was asked for and how it ended",
+        name: "fleet_hosts: every host a fleet controller was asked for and how it ended; \
+               runs.fleet_host (result.fleet.host), indexed",
         sqlite: "
+        ALTER TABLE runs ADD COLUMN fleet_host TEXT;
+        UPDATE runs SET fleet_host = json_extract(result_json, '$.fleet.host')
+            WHERE json_valid(result_json);
+        CREATE INDEX runs_by_fleet_host ON runs (fleet_host, started_ms);
         CREATE TABLE fleet_hosts (
             fleet_run  TEXT NOT NULL,
             position   INTEGER NOT NULL,
@@ -111,6 +116,9 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         );
     ",
         postgres: "
+        ALTER TABLE runs ADD COLUMN fleet_host TEXT;
+        UPDATE runs SET fleet_host = (result_json::jsonb -> 'fleet' ->> 'host');
+        CREATE INDEX runs_by_fleet_host ON runs (fleet_host, started_ms);
         CREATE TABLE fleet_hosts (
             fleet_run  TEXT NOT NULL,
             position   BIGINT NOT NULL,

@@ -269,8 +269,8 @@ impl Backend for Pg {
                 "INSERT INTO runs (id, started_at, started_ms, stored_ms, label, workload, \
                  workload_family, category, hostname, host_fingerprint, tool_version, \
                  stop_reason, headline_metric, headline_value, headline_unit, \
-                 result_schema_version, result_json, fleet_run) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) \
+                 result_schema_version, result_json, fleet_run, fleet_host) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) \
                  ON CONFLICT (id) DO NOTHING",
             )
             .map_err(e("cannot prepare the insert"))?;
@@ -299,6 +299,7 @@ impl Backend for Pg {
                         &version,
                         json,
                         &ix.fleet_run,
+                        &ix.fleet_host,
                     ],
                 )
                 .map_err(e("cannot insert a run"))?;

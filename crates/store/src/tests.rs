@@ -386,6 +386,27 @@ fn finds_a_fleet_runs_runs(loc: Location) {
     let mut got: Vec<String> = s.list(&f).unwrap().into_iter().map(|r| r.id).collect();
     got.sort();
     assert_eq!(got, ["fa", "fd"]);
+    // A host is found by its fleet name too (the machine's name is another).
+    let mut named = on_fleet("fe", Some("fr-3"));
+    if let Some(f) = named.fleet.as_mut() {
+        f.host = "root@10.0.0.7:2222".into();
+    }
+    s.save(&named).unwrap();
+    let f = Filter {
+        host: Some("root@10.0.0.7:2222".into()),
+        ..Filter::default()
+    };
+    let got: Vec<String> = s.list(&f).unwrap().into_iter().map(|r| r.id).collect();
+    assert_eq!(got, ["fe"]);
+    let f = Filter {
+        host: Some("h".into()),
+        ..Filter::default()
+    };
+    assert_eq!(
+        s.list(&f).unwrap().len(),
+        5,
+        "the machine's name still finds them all"
+    );
 }
 
 fn keeps_a_fleet_roster(loc: Location) {
@@ -437,13 +458,29 @@ fn sqlite_a_v1_stores_fleet_runs_are_indexed_by_the_migration() {
         )
         .unwrap();
     drop(b);
-    let mut s = Store::open(&Location::Sqlite(path)).unwrap();
+    let mut s = Store::open(&Location::Sqlite(path.clone())).unwrap();
     s.save(&on_fleet("new", Some("fr-9"))).unwrap();
     let f = Filter {
         fleet_run: Some("fr-9".into()),
         ..Filter::default()
     };
     assert_eq!(s.list(&f).unwrap().len(), 2);
+    // fleet.host is filled in too (version 3).
+    let f = Filter {
+        host: Some("h".into()),
+        fleet_run: Some("fr-9".into()),
+        ..Filter::default()
+    };
+    assert_eq!(s.list(&f).unwrap().len(), 2);
+    let fleet_host: Option<String> = sqlite::Sqlite::open(&path, false, LATEST_VERSION)
+        .unwrap()
+        .unwrap()
+        .conn()
+        .query_row("SELECT fleet_host FROM runs WHERE id = 'old'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(fleet_host.as_deref(), Some("h"));
 }
 
 fn sqlite_dir() -> tempfile::TempDir {

@@ -1076,6 +1076,24 @@ fn runs_started_by_anything_else_join_a_fleet_run_through_the_environment() {
         md.contains("| node-a |") && md.contains("| node-b |"),
         "{md}"
     );
+    // `results list` finds a host by its fleet name, and a fleet run's runs.
+    let list = |args: &[&str]| -> Vec<Value> {
+        let o = Command::new(bin())
+            .env("HOSTBENCH_RESULTS_DB", &db)
+            .args(["results", "list", "--format", "json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    assert_eq!(list(&["--host", "node-a"]).len(), 1);
+    assert_eq!(list(&["--fleet-run", "daemonset-7"]).len(), 2);
+    assert_eq!(
+        list(&["--fleet-run", "daemonset-7", "--host", "node-b"]).len(),
+        1
+    );
+    assert_eq!(list(&["--fleet-run", "no-such-run"]).len(), 0);
     // A value that is not what it must be is a usage error naming the variable.
     let o = Command::new(bin())
         .env("HOSTBENCH_RESULTS_DB", &db)
