@@ -363,7 +363,10 @@ fn run_plan(
     // A fleet's hosts start together: the wait is the last thing before the runner, after
     // everything whose time differs from host to host.
     let mut gate = crate::fleet::gate::from_env()?;
-    let late = gate.as_mut().and_then(|g| g.wait());
+    let late = match gate.as_mut() {
+        Some(g) => g.wait()?,
+        None => None,
+    };
     let fleet = gate.map(|g| g.fleet_ref(late, &host.hostname));
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

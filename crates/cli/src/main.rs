@@ -189,8 +189,8 @@ fn main() -> ExitCode {
         argv.push("--help".into());
     }
     // `--fleet-run ID` in any grammar: a run that joins a fleet run (a fleet's own command
-    // line is the fleet's business).
-    if argv.get(1).is_none_or(|w| w != "fleet")
+    // line is the fleet's business; `results list --fleet-run ID` selects stored runs).
+    if argv.get(1).is_none_or(|w| w != "fleet" && w != "results")
         && let Err(e) = fleet::gate::take_flags(&mut argv)
     {
         eprintln!("hostbench: error: {e:#}");
@@ -211,6 +211,12 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // Stopped before a fleet's common start: not an error of the command line, an
+        // interruption (128 + the signal).
+        Err(e) if e.chain().any(|c| c.is::<fleet::gate::NeverStarted>()) => {
+            eprintln!("hostbench: {e:#}");
+            interrupted_exit()
+        }
         Err(e) => {
             eprintln!("hostbench: error: {e:#}");
             error_exit(&e)

@@ -62,9 +62,13 @@ struct FilterArgs {
     /// the name it is run by (`oltp_point_select`, `fio`, `ab`).
     #[arg(long, value_name = "ID")]
     workload: Option<String>,
-    /// Only this host name, or host fingerprint (or its first 4+ hex digits).
+    /// Only this host name (the machine's, or its name in a fleet run as `hostbench fleet`
+    /// was given it), or host fingerprint (or its first 4+ hex digits).
     #[arg(long, value_name = "NAME|FINGERPRINT")]
     host: Option<String>,
+    /// Only the runs of this fleet run (the id `hostbench fleet` prints).
+    #[arg(long, value_name = "ID")]
+    fleet_run: Option<String>,
     /// Only runs started at or after DATE: `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM]`
     /// (UTC unless an offset is given) or a time ago (30m, 12h, 7d, 2w).
     #[arg(long, value_name = "DATE")]
@@ -117,7 +121,7 @@ impl FilterArgs {
             since_ms,
             until_ms,
             limit: self.limit,
-            fleet_run: None,
+            fleet_run: self.fleet_run.clone(),
         })
     }
 }
@@ -782,6 +786,7 @@ fn rm(a: RmArgs) -> Result<ExitCode> {
             label: a.label.clone(),
             workload: a.workload.clone(),
             host: a.host.clone(),
+            fleet_run: None,
             since: a.since.clone(),
             until: a.until.clone(),
             limit: None,

@@ -28,6 +28,19 @@ pub struct FleetReport {
     pub baseline: Option<String>,
     /// One group per workload (suite entry) that ran.
     pub groups: Vec<Group>,
+    /// Hosts the fleet's controller was asked for that brought back no run (unreachable,
+    /// the command failed, timed out, interrupted), with why: each is `failed` in every
+    /// group too. Empty for runs that joined with `HOSTBENCH_FLEET_RUN` (no controller).
+    pub without_run: Vec<Missing>,
+}
+
+/// A host of the fleet run with no run in the store.
+#[derive(Debug, Clone, Serialize)]
+pub struct Missing {
+    /// The host as the user named it.
+    pub host: String,
+    /// Why it has no run, as the controller recorded it.
+    pub reason: String,
 }
 
 /// The hosts' runs of one workload.
@@ -77,6 +90,9 @@ pub struct Row {
     pub verdict: Verdict,
     /// Outside |z| > [`Z_OUTLIER`].
     pub outlier: bool,
+    /// Why the host has no run (a host of [`FleetReport::without_run`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// A host's verdict in a group.
@@ -130,6 +146,90 @@ pub struct Baseline<'a> {
     pub runs: &'a [RunResult],
 }
 
+/// What ran: the workload id, or `suite/entry` for a suite's entry.
+fn what(r: &RunResult) -> String {
+    match &r.suite {
+        Some(s) => format!("{}/{}", s.name, s.entry),
+        None => r.workload.id.clone(),
+    }
+}
+
+/// A run's parameters and threads, in words (`cpu_max_prime=5000 threads=1`): runs whose
+/// figures can be set against each other have the same.
+/// The same as what makes runs repetitions of one another in `results compare`.
+fn setup(r: &RunResult) -> String {
+    let mut words: Vec<String> = r
+        .workload
+        .params
+        .values()
+        .iter()
+        .map(|(k, v)| format!("{k}={}", crate::compare::value_text(v)))
+        .collect();
+    words.push(format!("threads={}", r.config.threads));
+    if r.config.rate_per_s > 0.0 {
+        words.push(format!("rate={}", r.config.rate_per_s));
+    }
+    words.join(" ")
+}
+
+/// The baseline's runs of `what` `k` (those of fleet run `run` itself left out).
+fn baseline_candidates<'a>(
+    run: &'a str,
+    b: Baseline<'a>,
+    k: &'a str,
+) -> impl Iterator<Item = &'a RunResult> + 'a {
+    b.runs.iter().filter(move |r| {
+        r.label.as_deref() == Some(b.label)
+            && what(r) == k
+            && r.fleet.as_ref().is_none_or(|f| f.run != run)
+    })
+}
+
+/// Why `baseline` cannot judge fleet run `run`: for a workload the baseline label has runs
+/// of, none has the parameters and threads the fleet ran with. One line naming both (the
+/// parameters that differ, from the baseline's last run).
+pub fn baseline_mismatch(run: &str, runs: &[RunResult], baseline: Baseline<'_>) -> Option<String> {
+    let rep = report_against(run, runs, None, Some(baseline));
+    for g in &rep.groups {
+        if g.baseline.is_some() {
+            continue;
+        }
+        let Some(first) = g
+            .rows
+            .first()
+            .and_then(|row| runs.iter().find(|r| r.id == row.run_id))
+        else {
+            continue;
+        };
+        let Some(last) = baseline_candidates(run, baseline, &g.what).last() else {
+            continue;
+        };
+        let (mine, theirs) = (setup(first), setup(last));
+        if mine == theirs {
+            // Same setup but no completed run with a figure: judged against the median.
+            continue;
+        }
+        let a: Vec<&str> = mine.split(' ').collect();
+        let b: Vec<&str> = theirs.split(' ').collect();
+        let only = |x: &[&str], y: &[&str]| {
+            x.iter()
+                .filter(|w| !y.contains(w))
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        return Some(format!(
+            "--baseline {}: no run of {} with the fleet's parameters: the baseline ran {}, the \
+             fleet ran {} (save a baseline run with the fleet's command line)",
+            baseline.label,
+            g.what,
+            only(&b, &a),
+            only(&a, &b)
+        ));
+    }
+    None
+}
+
 /// [`report`], with `--fail-below` judging each host against `baseline`'s figure for the
 /// same workload (the median of its completed runs) instead of the fleet's median. A
 /// workload the baseline has no run of is judged against the fleet's median
@@ -166,10 +266,6 @@ pub fn report_against(
     let start_skew_ns = (lates.len() > 1).then(|| {
         lates.iter().max().copied().unwrap_or(0) - lates.iter().min().copied().unwrap_or(0)
     });
-    let what = |r: &RunResult| match &r.suite {
-        Some(s) => format!("{}/{}", s.name, s.entry),
-        None => r.workload.id.clone(),
-    };
     let mut keys: Vec<String> = Vec::new();
     for r in &mine {
         let k = what(r);
@@ -220,16 +316,12 @@ pub fn report_against(
                 _ => None,
             };
             let higher = fig.better == Better::Higher;
+            // Only the baseline's runs of the same workload with the same parameters and
+            // threads as the fleet's (its first host's run) count.
             let base_values: Vec<f64> = baseline
                 .map(|b| {
-                    b.runs
-                        .iter()
-                        .filter(|r| {
-                            r.label.as_deref() == Some(b.label)
-                                && what(r) == k
-                                && completed(r)
-                                && r.fleet.as_ref().is_none_or(|f| f.run != run)
-                        })
+                    baseline_candidates(run, b, &k)
+                        .filter(|r| completed(r) && setup(r) == setup(first))
                         .filter_map(&value_of)
                         .collect()
                 })
@@ -288,6 +380,7 @@ pub fn report_against(
                         z,
                         verdict,
                         outlier,
+                        reason: None,
                     }
                 })
                 .collect();
@@ -313,16 +406,58 @@ pub fn report_against(
         fail_below,
         baseline: baseline.map(|b| b.label.to_string()),
         groups,
+        without_run: Vec::new(),
     }
 }
 
 impl FleetReport {
+    /// Adds the hosts of the controller's roster (`(host, why it failed)`, in the user's
+    /// order) that have no run in this report: each is listed in
+    /// [`FleetReport::without_run`] and as a `failed` row of every group, so a
+    /// qualification cannot pass without them.
+    pub fn with_roster(mut self, roster: &[(String, Option<String>)]) -> FleetReport {
+        let with_run: Vec<String> = self
+            .groups
+            .iter()
+            .flat_map(|g| g.rows.iter().map(|r| r.host.clone()))
+            .collect();
+        for (host, why) in roster {
+            if with_run.contains(host) || self.without_run.iter().any(|m| &m.host == host) {
+                continue;
+            }
+            let reason = why
+                .clone()
+                .unwrap_or_else(|| "no run brought back".to_string());
+            for g in &mut self.groups {
+                g.rows.push(Row {
+                    host: host.clone(),
+                    run_id: String::new(),
+                    value: None,
+                    ratio: None,
+                    vs_baseline: None,
+                    z: None,
+                    verdict: Verdict::Failed,
+                    outlier: false,
+                    reason: Some(reason.clone()),
+                });
+                g.rows.sort_by(|a, b| a.host.cmp(&b.host));
+            }
+            self.without_run.push(Missing {
+                host: host.clone(),
+                reason,
+            });
+        }
+        self
+    }
+
     /// True when a host failed or is slow: the qualification did not pass.
     pub fn any_failed(&self) -> bool {
-        self.groups
-            .iter()
-            .flat_map(|g| &g.rows)
-            .any(|r| matches!(r.verdict, Verdict::Slow | Verdict::Failed))
+        !self.without_run.is_empty()
+            || self
+                .groups
+                .iter()
+                .flat_map(|g| &g.rows)
+                .any(|r| matches!(r.verdict, Verdict::Slow | Verdict::Failed))
     }
 }
 
@@ -344,6 +479,29 @@ mod tests {
             parts: Vec::new(),
         });
         r
+    }
+
+    #[test]
+    fn hosts_of_the_roster_without_a_run_fail_the_qualification() {
+        let runs = vec![on("a", "1", 1000.0, 0), on("b", "2", 1010.0, 0)];
+        assert!(!report("f1", &runs, Some(0.1)).any_failed());
+        let roster = [
+            ("a".to_string(), None),
+            ("b".to_string(), None),
+            ("c".to_string(), Some("unreachable (connect)".to_string())),
+        ];
+        let rep = report("f1", &runs, Some(0.1)).with_roster(&roster);
+        assert!(rep.any_failed());
+        assert_eq!(rep.without_run.len(), 1);
+        assert_eq!(rep.without_run[0].reason, "unreachable (connect)");
+        let c = &rep.groups[0].rows[2];
+        assert_eq!((c.host.as_str(), c.verdict), ("c", Verdict::Failed));
+        // The median is the hosts' with runs.
+        assert_eq!(rep.groups[0].median, Some(1005.0));
+        // No host with a run: still one entry per host.
+        let none = report("f1", &[], Some(0.1)).with_roster(&roster);
+        assert_eq!(none.without_run.len(), 3);
+        assert!(none.any_failed());
     }
 
     #[test]
@@ -413,6 +571,57 @@ mod tests {
         // Within 25 % of the baseline: pass.
         assert!(!report_against("f1", &runs, Some(0.25), Some(b)).any_failed());
         assert_eq!(rep.baseline.as_deref(), Some("golden"));
+    }
+
+    #[test]
+    fn only_a_baseline_run_with_the_same_parameters_counts() {
+        use crate::params::Value;
+        let mut runs = vec![on("a", "1", 800.0, 0), on("b", "2", 810.0, 0)];
+        for r in &mut runs {
+            r.workload.params.set("cpu_max_prime", Value::Int(5000));
+        }
+        let golden = |id: &str, prime: i64, threads: usize, v: f64| {
+            let mut r = run(id, "cpu", threads, &[("events_per_s", v)]);
+            r.workload.params.set("cpu_max_prime", Value::Int(prime));
+            r.label = Some("golden".into());
+            r
+        };
+        let mut all = runs.clone();
+        all.push(golden("g1", 10000, 1, 5000.0));
+        let b = Baseline {
+            label: "golden",
+            runs: &all,
+        };
+        let e = baseline_mismatch("f1", &all, b).expect("no comparable baseline run");
+        assert!(
+            e.contains("the baseline ran cpu_max_prime=10000, the fleet ran cpu_max_prime=5000"),
+            "{e}"
+        );
+        let rep = report_against("f1", &all, Some(0.1), Some(b));
+        assert_eq!(rep.groups[0].baseline, None);
+        // Another thread count does not count either.
+        all.push(golden("g2", 5000, 4, 3000.0));
+        let b = Baseline {
+            label: "golden",
+            runs: &all,
+        };
+        assert!(
+            baseline_mismatch("f1", &all, b)
+                .unwrap()
+                .contains("threads=4")
+        );
+        // The same parameters and threads: that run alone is the baseline.
+        all.push(golden("g3", 5000, 1, 1000.0));
+        let b = Baseline {
+            label: "golden",
+            runs: &all,
+        };
+        assert_eq!(baseline_mismatch("f1", &all, b), None);
+        let rep = report_against("f1", &all, Some(0.1), Some(b));
+        assert_eq!(
+            (rep.groups[0].baseline, rep.groups[0].baseline_runs),
+            (Some(1000.0), 1)
+        );
     }
 
     #[test]

@@ -7,8 +7,9 @@
 //!   read from the merged distribution, never averaged across hosts. The same for each
 //!   phase of the `http_times` table, from the result's `histograms` (schema 1.7).
 //! - Counts (events, counters, responses, errors, bytes, status codes, error kinds) are
-//!   summed; rates are summed too (the hosts ran over the same window, started together);
-//!   the duration is the longest host's.
+//!   summed; the duration is the longest host's; rates (events/s, each counter's per
+//!   second) are the summed counts over that duration, not the sum of the hosts' rates
+//!   (hosts given a share of a request count end at different times).
 //! - Maxima that describe one host (`max_schedule_lag_ns`, `max_connect_burst`) are the
 //!   largest; `max_open_connections` is the sum of the hosts' (the hosts' peaks need not
 //!   coincide: an upper bound); means of sessions are weighted by their counts.
@@ -122,7 +123,11 @@ pub fn merge_load(run: &str, parts: &[&RunResult]) -> Result<RunResult, String> 
         .map(|r| r.metrics.duration_s)
         .fold(0.0, f64::max);
     mx.events = parts.iter().map(|r| r.metrics.events).sum();
-    mx.events_per_s = parts.iter().map(|r| r.metrics.events_per_s).sum();
+    // A rate is the total over the merged duration (the longest host's), never the sum of
+    // the hosts' rates: hosts that ended early (a request count split among them) would
+    // count their rate over a window shorter than the run's.
+    let duration = mx.duration_s;
+    mx.events_per_s = crate::runner::per_second(mx.events, duration);
     for (k, v) in mx.counters.iter_mut() {
         *v = parts
             .iter()
@@ -130,10 +135,11 @@ pub fn merge_load(run: &str, parts: &[&RunResult]) -> Result<RunResult, String> 
             .sum();
     }
     for (k, v) in mx.counters_per_s.iter_mut() {
-        *v = parts
+        let total: u64 = parts
             .iter()
-            .map(|r| r.metrics.counters_per_s.get(k).copied().unwrap_or(0.0))
+            .map(|r| r.metrics.counters.get(k).copied().unwrap_or(0))
             .sum();
+        *v = crate::runner::per_second(total, duration);
     }
     let threads: Vec<_> = parts
         .iter()
@@ -417,6 +423,28 @@ mod tests {
             f.parts.iter().map(|p| p.events).collect::<Vec<_>>(),
             [900, 100]
         );
+    }
+
+    #[test]
+    fn merged_rates_are_the_total_over_the_longest_hosts_duration() {
+        // ab -n split: both hosts did 1500 requests, one in half the other's time.
+        let mut ra = part("a", &[1000; 1500], 1500.0);
+        let mut rb = part("b", &[1000; 1500], 1500.0);
+        for (r, d) in [(&mut ra, 0.045), (&mut rb, 0.090)] {
+            r.metrics.duration_s = d;
+            r.metrics.events_per_s = 1500.0 / d;
+            r.metrics.counters.insert("bytes_read".into(), 1_000_000);
+            r.metrics
+                .counters_per_s
+                .insert("bytes_read".into(), 1_000_000.0 / d);
+        }
+        let m = merge_load("f", &[&ra, &rb]).unwrap();
+        assert_eq!(m.metrics.duration_s, 0.090);
+        assert_eq!(m.metrics.events, 3000);
+        // Not 1500/0.045 + 1500/0.090 = 50000.
+        assert!((m.metrics.events_per_s - 3000.0 / 0.090).abs() < 1e-6);
+        assert_eq!(m.metrics.counters["bytes_read"], 2_000_000);
+        assert!((m.metrics.counters_per_s["bytes_read"] - 2_000_000.0 / 0.090).abs() < 1e-3);
     }
 
     #[test]

@@ -25,7 +25,18 @@ fn verdict(r: &Row) -> String {
     if r.outlier {
         s.push_str(" (outlier)");
     }
+    if let Some(why) = &r.reason {
+        s.push_str(&format!(" (no run: {why})"));
+    }
     s
+}
+
+/// The hosts without a run, one line each (`failed`, with why).
+fn without_run(r: &FleetReport, prefix: &str) -> String {
+    r.without_run
+        .iter()
+        .map(|m| format!("{prefix}{}: failed, no run ({})\n", m.host, m.reason))
+        .collect()
 }
 
 fn heading(g: &Group) -> String {
@@ -60,6 +71,9 @@ fn preamble(r: &FleetReport) -> String {
         r.hosts,
         if r.hosts == 1 { "" } else { "s" }
     );
+    if !r.without_run.is_empty() {
+        s.push_str(&format!(", {} without a run", r.without_run.len()));
+    }
     if let Some(k) = r.start_skew_ns {
         s.push_str(&format!(", start skew {:.3} ms", k as f64 / 1e6));
     }
@@ -79,6 +93,7 @@ fn preamble(r: &FleetReport) -> String {
 pub fn text(r: &FleetReport) -> String {
     let mut out = preamble(r);
     out.push('\n');
+    out.push_str(&without_run(r, "  "));
     for g in &r.groups {
         out.push('\n');
         out.push_str(&heading(g));
@@ -124,6 +139,10 @@ pub fn text(r: &FleetReport) -> String {
 /// Markdown: a heading line and a table per workload.
 pub fn markdown(r: &FleetReport) -> String {
     let mut out = format!("**{}**\n", preamble(r));
+    if !r.without_run.is_empty() {
+        out.push('\n');
+        out.push_str(&without_run(r, "- ").replace('|', "\\|"));
+    }
     for g in &r.groups {
         out.push_str(&format!("\n{}\n\n", heading(g)));
         let base = r.baseline.is_some();
@@ -182,6 +201,16 @@ pub fn csv(r: &FleetReport) -> String {
             ));
         }
     }
+    // No workload to list them under: one row per host without a run.
+    if r.groups.is_empty() {
+        for m in &r.without_run {
+            out.push_str(&format!(
+                "{},,,,{},,,,,,,,false,failed\n",
+                quote(&r.run),
+                quote(&m.host)
+            ));
+        }
+    }
     out
 }
 
@@ -229,7 +258,8 @@ pub fn html(r: &FleetReport, generator: &str) -> String {
         .iter()
         .flat_map(|g| &g.rows)
         .filter(|x| matches!(x.verdict, Verdict::Slow | Verdict::Failed))
-        .count();
+        .count()
+        + r.groups.is_empty() as usize * r.without_run.len();
     let outliers = r
         .groups
         .iter()
@@ -243,6 +273,13 @@ pub fn html(r: &FleetReport, generator: &str) -> String {
         if failed > 0 { "v-slower" } else { "v-faster" },
         hostbench_core::fleet::Z_OUTLIER
     );
+    if !r.without_run.is_empty() {
+        let _ = writeln!(h, "<h2>Hosts without a run</h2>\n<ul>");
+        for m in &r.without_run {
+            let _ = writeln!(h, "<li>{}: failed ({})</li>", esc(&m.host), esc(&m.reason));
+        }
+        let _ = writeln!(h, "</ul>");
+    }
     for g in &r.groups {
         let _ = writeln!(h, "<h2>{}</h2>", esc(&g.what));
         let _ = writeln!(h, "<p class=\"muted\">{}</p>", esc(&heading(g)));
@@ -343,6 +380,7 @@ mod tests {
             z: Some(0.0),
             verdict,
             outlier,
+            reason: None,
         };
         let r = FleetReport {
             run: "f<1>".into(),
@@ -367,6 +405,7 @@ mod tests {
                     row("c<x>", 200.0, Verdict::Slow, true),
                 ],
             }],
+            without_run: Vec::new(),
         };
         let h = html(&r, "hostbench test");
         assert_eq!(h.matches("class=\"bar\"").count(), 3, "{h}");

@@ -56,6 +56,8 @@ pub(crate) struct Indexed {
     pub result_schema_version: u32,
     /// `fleet.run`.
     pub fleet_run: Option<String>,
+    /// `fleet.host`: the host's name in its fleet run.
+    pub fleet_host: Option<String>,
 }
 
 impl Indexed {
@@ -87,6 +89,7 @@ impl Indexed {
             headline: Headline::of(r),
             result_schema_version: r.schema_version,
             fleet_run: r.fleet.as_ref().map(|f| f.run.clone()),
+            fleet_host: r.fleet.as_ref().map(|f| f.host.clone()),
         })
     }
 }

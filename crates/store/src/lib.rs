@@ -154,7 +154,8 @@ pub struct Filter {
     pub label: Option<String>,
     /// This workload id, or every id of this family (`memory` matches `memory.stream`).
     pub workload: Option<String>,
-    /// This host name, or a host fingerprint (or a prefix of one, at least 4 hex digits).
+    /// This host name (the machine's, or its name in a fleet run: `fleet.host`), or a host
+    /// fingerprint (or a prefix of one, at least 4 hex digits).
     pub host: Option<String>,
     /// Started at or after this time, Unix ms (see [`time::parse_bound`]).
     pub since_ms: Option<i64>,
@@ -210,6 +211,22 @@ impl StoredRun {
     }
 }
 
+/// One host of a fleet run as the controller (`hostbench fleet`) saw it end: the roster
+/// lets `fleet report` name the hosts that brought back no run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FleetHost {
+    /// The host as the user named it.
+    pub host: String,
+    /// Its place in the user's list (0-based).
+    pub position: i64,
+    /// `ok`, `failed` or `interrupted`.
+    pub status: String,
+    /// Why it failed (`unreachable (connect)`, `timed out`, ...).
+    pub reason: Option<String>,
+    /// Runs it brought back.
+    pub runs: i64,
+}
+
 /// What an import did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ImportReport {
@@ -259,6 +276,10 @@ pub(crate) trait Backend: Send {
     /// Replaces the label, schema version and JSON of runs already stored (by id) in one
     /// transaction; returns how many rows changed.
     fn replace(&mut self, rows: &[(Indexed, &str)]) -> Result<u64>;
+    /// Records (replacing) the roster of fleet run `run` in one transaction.
+    fn put_roster(&mut self, run: &str, hosts: &[FleetHost], stored_ms: i64) -> Result<()>;
+    /// The roster of fleet run `run`, by position.
+    fn roster(&mut self, run: &str) -> Result<Vec<FleetHost>>;
 }
 
 /// An open results store.
@@ -329,6 +350,18 @@ impl Store {
         }
     }
 
+    /// Records every host fleet run `run` was asked for and how each ended (replacing what
+    /// was recorded for `run`).
+    pub fn save_fleet_roster(&mut self, run: &str, hosts: &[FleetHost]) -> Result<()> {
+        self.backend.put_roster(run, hosts, time::now_ms())
+    }
+
+    /// The hosts fleet run `run`'s controller recorded, in the user's order; empty when
+    /// none did (runs that joined with `HOSTBENCH_FLEET_RUN`, or a store from before).
+    pub fn fleet_roster(&mut self, run: &str) -> Result<Vec<FleetHost>> {
+        self.backend.roster(run)
+    }
+
     /// Stores runs read from a file (see [`parse_runs`]) in one transaction, keeping each
     /// JSON text as it is. Runs already stored are skipped, so importing twice adds nothing.
     pub fn import(&mut self, runs: &[StoredRun]) -> Result<ImportReport> {
@@ -368,9 +401,11 @@ impl Store {
             let hex = h.to_ascii_lowercase();
             if hex.len() >= 4 && hex.len() <= 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
                 let q = ph(Arg::Text(format!("{hex}%")), &mut args);
-                conds.push(format!("(hostname = {p} OR host_fingerprint LIKE {q})"));
+                conds.push(format!(
+                    "(hostname = {p} OR fleet_host = {p} OR host_fingerprint LIKE {q})"
+                ));
             } else {
-                conds.push(format!("hostname = {p}"));
+                conds.push(format!("(hostname = {p} OR fleet_host = {p})"));
             }
         }
         if let Some(r) = &f.fleet_run {

@@ -19,7 +19,7 @@ pub(crate) struct Migration {
 }
 
 /// The schema version this build writes and reads.
-pub const LATEST_VERSION: u32 = 2;
+pub const LATEST_VERSION: u32 = 3;
 
 pub(crate) const MIGRATIONS: &[Migration] = &[
     Migration {
@@ -93,6 +93,42 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         ALTER TABLE runs ADD COLUMN fleet_run TEXT;
         UPDATE runs SET fleet_run = (result_json::jsonb -> 'fleet' ->> 'run');
         CREATE INDEX runs_by_fleet_run ON runs (fleet_run, started_ms);
+    ",
+    },
+    Migration {
+        version: 3,
+        name: "fleet_hosts: every host a fleet controller was asked for and how it ended; \
+               runs.fleet_host (result.fleet.host), indexed",
+        sqlite: "
+        ALTER TABLE runs ADD COLUMN fleet_host TEXT;
+        UPDATE runs SET fleet_host = json_extract(result_json, '$.fleet.host')
+            WHERE json_valid(result_json);
+        CREATE INDEX runs_by_fleet_host ON runs (fleet_host, started_ms);
+        CREATE TABLE fleet_hosts (
+            fleet_run  TEXT NOT NULL,
+            position   INTEGER NOT NULL,
+            host       TEXT NOT NULL,
+            status     TEXT NOT NULL,
+            reason     TEXT,
+            runs       INTEGER NOT NULL,
+            stored_ms  INTEGER NOT NULL,
+            PRIMARY KEY (fleet_run, host)
+        );
+    ",
+        postgres: "
+        ALTER TABLE runs ADD COLUMN fleet_host TEXT;
+        UPDATE runs SET fleet_host = (result_json::jsonb -> 'fleet' ->> 'host');
+        CREATE INDEX runs_by_fleet_host ON runs (fleet_host, started_ms);
+        CREATE TABLE fleet_hosts (
+            fleet_run  TEXT NOT NULL,
+            position   BIGINT NOT NULL,
+            host       TEXT NOT NULL,
+            status     TEXT NOT NULL,
+            reason     TEXT,
+            runs       BIGINT NOT NULL,
+            stored_ms  BIGINT NOT NULL,
+            PRIMARY KEY (fleet_run, host)
+        );
     ",
     },
 ];

@@ -6,7 +6,7 @@
 
 use crate::index::Indexed;
 use crate::migrations::MIGRATIONS;
-use crate::{Arg, Backend, Inserted, Result, RunSummary, StoreError, StoredRun, chain};
+use crate::{Arg, Backend, FleetHost, Inserted, Result, RunSummary, StoreError, StoredRun, chain};
 use rusqlite::config::DbConfig;
 use rusqlite::types::Value;
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior, params_from_iter};
@@ -384,8 +384,8 @@ impl Backend for Sqlite {
                     "INSERT INTO runs (id, started_at, started_ms, stored_ms, label, workload, \
                      workload_family, category, hostname, host_fingerprint, tool_version, \
                      stop_reason, headline_metric, headline_value, headline_unit, \
-                     result_schema_version, result_json, fleet_run) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) \
+                     result_schema_version, result_json, fleet_run, fleet_host) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) \
                      ON CONFLICT (id) DO NOTHING",
                 )
                 .map_err(e("cannot prepare the insert"))?;
@@ -413,6 +413,7 @@ impl Backend for Sqlite {
                         i64::from(ix.result_schema_version),
                         json,
                         ix.fleet_run,
+                        ix.fleet_host,
                     ])
                     .map_err(e("cannot insert a run"))?;
                 out.push(if n == 1 {
@@ -530,5 +531,52 @@ impl Backend for Sqlite {
         tx.commit().map_err(e("cannot commit"))?;
         self.checkpoint_if_large();
         Ok(n)
+    }
+
+    fn put_roster(&mut self, run: &str, hosts: &[FleetHost], stored_ms: i64) -> Result<()> {
+        let location = self.location.clone();
+        let loc = location.as_str();
+        let e = |action| move |err| to_store_error(loc, action, err);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(e("cannot start a write"))?;
+        tx.execute("DELETE FROM fleet_hosts WHERE fleet_run = ?1", [run])
+            .map_err(e("cannot replace a fleet roster"))?;
+        for h in hosts {
+            tx.execute(
+                "INSERT INTO fleet_hosts (fleet_run, position, host, status, reason, runs, \
+                 stored_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                rusqlite::params![
+                    run, h.position, h.host, h.status, h.reason, h.runs, stored_ms
+                ],
+            )
+            .map_err(e("cannot record a fleet roster"))?;
+        }
+        tx.commit().map_err(e("cannot commit"))?;
+        self.checkpoint_if_large();
+        Ok(())
+    }
+
+    fn roster(&mut self, run: &str) -> Result<Vec<FleetHost>> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT host, position, status, reason, runs FROM fleet_hosts \
+                 WHERE fleet_run = ?1 ORDER BY position, host",
+            )
+            .map_err(self.err("cannot query"))?;
+        let rows = st
+            .query_map([run], |r| {
+                Ok(FleetHost {
+                    host: r.get(0)?,
+                    position: r.get(1)?,
+                    status: r.get(2)?,
+                    reason: r.get(3)?,
+                    runs: r.get(4)?,
+                })
+            })
+            .and_then(|it| it.collect::<rusqlite::Result<Vec<_>>>());
+        rows.map_err(|e| to_store_error(&self.location, "cannot read a fleet roster", e))
     }
 }

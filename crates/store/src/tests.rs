@@ -35,6 +35,7 @@ fn ids(v: &[RunSummary]) -> Vec<&str> {
 /// Saving, filters, ids, export/import, removal. `fresh` hands out new empty stores.
 fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
     finds_a_fleet_runs_runs(fresh());
+    keeps_a_fleet_roster(fresh());
     let loc = fresh();
     let mut s = Store::open(&loc).unwrap();
     assert_eq!(s.schema_version().unwrap(), LATEST_VERSION);
@@ -385,6 +386,60 @@ fn finds_a_fleet_runs_runs(loc: Location) {
     let mut got: Vec<String> = s.list(&f).unwrap().into_iter().map(|r| r.id).collect();
     got.sort();
     assert_eq!(got, ["fa", "fd"]);
+    // A host is found by its fleet name too (the machine's name is another).
+    let mut named = on_fleet("fe", Some("fr-3"));
+    if let Some(f) = named.fleet.as_mut() {
+        f.host = "root@10.0.0.7:2222".into();
+    }
+    s.save(&named).unwrap();
+    let f = Filter {
+        host: Some("root@10.0.0.7:2222".into()),
+        ..Filter::default()
+    };
+    let got: Vec<String> = s.list(&f).unwrap().into_iter().map(|r| r.id).collect();
+    assert_eq!(got, ["fe"]);
+    let f = Filter {
+        host: Some("h".into()),
+        ..Filter::default()
+    };
+    assert_eq!(
+        s.list(&f).unwrap().len(),
+        5,
+        "the machine's name still finds them all"
+    );
+}
+
+fn keeps_a_fleet_roster(loc: Location) {
+    let mut s = Store::open(&loc).unwrap();
+    assert!(s.fleet_roster("fr-1").unwrap().is_empty());
+    let host = |h: &str, position, status: &str, reason: Option<&str>, runs| FleetHost {
+        host: h.into(),
+        position,
+        status: status.into(),
+        reason: reason.map(String::from),
+        runs,
+    };
+    let roster = vec![
+        host("zeta", 0, "ok", None, 1),
+        host(
+            "root@10.0.0.7:2222",
+            1,
+            "failed",
+            Some("unreachable (connect)"),
+            0,
+        ),
+    ];
+    s.save_fleet_roster("fr-1", &roster).unwrap();
+    s.save_fleet_roster("fr-2", &roster[..1]).unwrap();
+    assert_eq!(
+        s.fleet_roster("fr-1").unwrap(),
+        roster,
+        "in the user's order"
+    );
+    // Recording again replaces.
+    s.save_fleet_roster("fr-1", &roster[1..]).unwrap();
+    assert_eq!(s.fleet_roster("fr-1").unwrap(), roster[1..]);
+    assert_eq!(s.fleet_roster("fr-2").unwrap(), roster[..1]);
 }
 
 #[test]
@@ -403,13 +458,29 @@ fn sqlite_a_v1_stores_fleet_runs_are_indexed_by_the_migration() {
         )
         .unwrap();
     drop(b);
-    let mut s = Store::open(&Location::Sqlite(path)).unwrap();
+    let mut s = Store::open(&Location::Sqlite(path.clone())).unwrap();
     s.save(&on_fleet("new", Some("fr-9"))).unwrap();
     let f = Filter {
         fleet_run: Some("fr-9".into()),
         ..Filter::default()
     };
     assert_eq!(s.list(&f).unwrap().len(), 2);
+    // fleet.host is filled in too (version 3).
+    let f = Filter {
+        host: Some("h".into()),
+        fleet_run: Some("fr-9".into()),
+        ..Filter::default()
+    };
+    assert_eq!(s.list(&f).unwrap().len(), 2);
+    let fleet_host: Option<String> = sqlite::Sqlite::open(&path, false, LATEST_VERSION)
+        .unwrap()
+        .unwrap()
+        .conn()
+        .query_row("SELECT fleet_host FROM runs WHERE id = 'old'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(fleet_host.as_deref(), Some("h"));
 }
 
 fn sqlite_dir() -> tempfile::TempDir {

@@ -57,11 +57,29 @@ fn fd(var: &str) -> Result<Option<i32>> {
     Ok(Some(n as i32))
 }
 
-fn name(var: &str, v: String) -> Result<String> {
-    if v.trim().is_empty() || v.chars().count() > NAME_MAX || v.chars().any(char::is_control) {
+/// True when `v` can be a fleet run id or a host's name: 1 to [`NAME_MAX`] characters,
+/// ASCII letters, digits and `. _ - @ : [ ] % +` (a host as `user@host:port`, an IPv6
+/// address as `[fe80::1%eth0]:22`), not starting with `-`. Nothing a shell, a file name or
+/// a report would read otherwise (no space, `/`, `;`, quote or control character).
+pub fn is_name(v: &str) -> bool {
+    !v.is_empty()
+        && v.len() <= NAME_MAX
+        && !v.starts_with('-')
+        && v.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'.' | b'_' | b'-' | b'@' | b':' | b'[' | b']' | b'%' | b'+'
+                )
+        })
+}
+
+/// `v` when it [`is_name`]; else a usage error naming `var` (a variable or an option).
+pub fn name(var: &str, v: String) -> Result<String> {
+    if !is_name(&v) {
         bail!(
-            "{var} must be a name of 1 to {NAME_MAX} characters without control characters, \
-             e.g. {var}=qualify-2026-11"
+            "{var}={v:?} is not a name: give 1 to {NAME_MAX} of letters, digits and . _ - @ : \
+             [ ] % + (not starting with -), e.g. {var}=qualify-2026-11"
         );
     }
     Ok(v)
@@ -174,12 +192,30 @@ pub fn now_ns() -> i64 {
         .unwrap_or(0)
 }
 
+/// A run stopped (Ctrl-C, SIGTERM, the fleet's controller closing the session) while it
+/// waited for the fleet's common start: it never started, so it has no result (a run of
+/// no time would be no measurement) and does no work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NeverStarted;
+
+impl std::fmt::Display for NeverStarted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(
+            "stopped while waiting for the fleet's common start: the run never started, no \
+             result was saved",
+        )
+    }
+}
+
+impl std::error::Error for NeverStarted {}
+
 impl Gate {
     /// Waits for the common start (the first run of the process only) and returns how late
-    /// it started, ns; `None` when there is nothing to wait for. Ctrl-C ends the wait.
-    pub fn wait(&mut self) -> Option<i64> {
+    /// it started, ns; `None` when there is nothing to wait for. Ctrl-C (or the controller
+    /// stopping the run before its start) ends the wait with [`NeverStarted`].
+    pub fn wait(&mut self) -> Result<Option<i64>, NeverStarted> {
         if WAITED.swap(true, Ordering::SeqCst) {
-            return None;
+            return Ok(None);
         }
         if let Some((ready, go)) = self.pipes.take() {
             use std::io::{BufRead, Write};
@@ -195,14 +231,16 @@ impl Gate {
             let _ = std::io::BufReader::new(go).read_line(&mut line);
             match line.trim().strip_prefix("go ").map(str::parse::<i64>) {
                 Some(Ok(at)) => self.start_at_ns = Some(at),
-                // Stopped before the start: run now (and stop at once).
-                _ => return None,
+                // Stopped before the start.
+                _ => return Err(NeverStarted),
             }
         }
-        let at = self.start_at_ns?;
+        let Some(at) = self.start_at_ns else {
+            return Ok(None);
+        };
         loop {
             if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst) {
-                break;
+                return Err(NeverStarted);
             }
             let left = at - now_ns();
             if left <= 0 {
@@ -211,7 +249,11 @@ impl Gate {
             // Short sleeps, so Ctrl-C is seen; the last one ends at the instant.
             std::thread::sleep(Duration::from_nanos(left.min(50_000_000) as u64));
         }
-        Some(now_ns() - at)
+        // A signal in the last sleep: not started either.
+        if hostbench_core::runner::INTERRUPT.load(Ordering::SeqCst) {
+            return Err(NeverStarted);
+        }
+        Ok(Some(now_ns() - at))
     }
 
     /// The run's fleet section: `late_ns` from [`Gate::wait`], `hostname` the machine's
@@ -227,5 +269,43 @@ impl Gate {
             clock_rtt_ns: self.rtt_ns,
             parts: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_letters_digits_and_the_punctuation_of_host_addresses() {
+        for ok in [
+            "20261126-052551-1d46",
+            "qualify-2026-11",
+            "web1",
+            "root@10.0.0.7:2222",
+            "[fe80::1%eth0]:22",
+            "admin@[2001:db8::1]:2222",
+            "node_7.example.com",
+        ] {
+            assert!(is_name(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "bad id!",
+            "a/b;c",
+            "a b",
+            "-x",
+            "a\tb",
+            "x'y",
+            "é",
+            &"x".repeat(201),
+        ] {
+            assert!(!is_name(bad), "{bad:?}");
+        }
+        let e = name(ENV_HOST, "a b".into()).unwrap_err().to_string();
+        assert!(
+            e.starts_with("HOSTBENCH_FLEET_HOST=\"a b\" is not a name"),
+            "{e}"
+        );
     }
 }

@@ -133,6 +133,15 @@ fn check(mut hosts: Vec<Target>) -> Result<Vec<Target>> {
             hosts.len()
         );
     }
+    for h in &hosts {
+        if !super::gate::is_name(&h.name) {
+            bail!(
+                "host {:?} is not a name its results can record: letters, digits and . _ - @ : \
+                 [ ] % + only (user@host:port, [IPv6]:port); rename it in the list or inventory",
+                h.name
+            );
+        }
+    }
     let mut seen = BTreeSet::new();
     for h in &hosts {
         if !seen.insert(&h.name) {
@@ -305,6 +314,13 @@ mod tests {
         for bad in ["-oProxyCommand=x", "a b", "h:0", "h:99999", "@h", "[::1"] {
             assert!(parse_target(bad, bad, "x").is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_host_whose_name_is_not_a_name_is_refused() {
+        let e = from_arg("web1,a/b;c").unwrap_err().to_string();
+        assert!(e.contains("host \"a/b;c\" is not a name"), "{e}");
+        assert!(from_arg("root@[fe80::1%eth0]:22,web1").is_ok());
     }
 
     #[test]

@@ -178,6 +178,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             std::env::current_exe().context("fleet: where is this binary? give --binary PATH")?
         }
     };
+    check_binary(&binary)?;
     let sha = sha256_file(&binary)?;
     let user_command = command.clone();
     let (command, carried) = carried_files(&command)?;
@@ -261,6 +262,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     if let Err(e) = &merged {
         eprintln!("WARNING: the hosts' load was not merged: {e:#}");
     }
+    ctx.saver.roster(&outcomes);
     let saved = match ctx
         .saver
         .error
@@ -291,7 +293,7 @@ struct Ctx {
     sha: String,
     /// The binary's size, bytes.
     size: u64,
-    /// The command, with carried files' words replaced by `\0N` markers (see
+    /// The command, with carried files' words replaced by `\0NAME` markers (see
     /// [`carried_files`]).
     command: Vec<String>,
     carried: Vec<PathBuf>,
@@ -347,6 +349,36 @@ impl Outcome {
     }
 }
 
+/// `--binary`'s file is a Linux program: a regular file with an ELF header of an
+/// executable or a position-independent one (checked before anything is copied).
+fn check_binary(p: &Path) -> Result<()> {
+    use std::io::Read;
+    let shown = p.display();
+    let m =
+        std::fs::metadata(p).with_context(|| format!("fleet: --binary {shown}: cannot read it"))?;
+    if !m.is_file() {
+        bail!(
+            "fleet: --binary {shown} is not a regular file: give the hostbench program to deploy"
+        );
+    }
+    let mut head = [0u8; 18];
+    let n = std::fs::File::open(p)
+        .and_then(|mut f| f.read(&mut head))
+        .with_context(|| format!("fleet: --binary {shown}: cannot read it"))?;
+    // e_ident: magic, class, data (byte order); e_type at 16: 2 executable, 3 shared (PIE).
+    let e_type = match head[5] {
+        1 => u16::from_le_bytes([head[16], head[17]]),
+        _ => u16::from_be_bytes([head[16], head[17]]),
+    };
+    if n < head.len() || &head[..4] != b"\x7fELF" || !matches!(e_type, 2 | 3) {
+        bail!(
+            "fleet: --binary {shown} is not a Linux executable (no ELF program header): give a \
+             hostbench built for the hosts, e.g. target/x86_64-unknown-linux-musl/release/hostbench"
+        );
+    }
+    Ok(())
+}
+
 fn sha256_file(p: &Path) -> Result<String> {
     let meta = std::fs::metadata(p).with_context(|| format!("fleet: binary {}", p.display()))?;
     if !meta.is_file() {
@@ -359,20 +391,21 @@ fn sha256_file(p: &Path) -> Result<String> {
 }
 
 /// The words of `command` that name local files to copy along: an existing regular file
-/// whose name has a `/` or a `.` (`jobs.fio`, `./suite.toml`; not `run`, which is a
-/// command word even where a file of that name exists), as a word or as the value of
-/// `--option=VALUE`. Returns the command with each such file replaced by a marker
-/// (`\0N`, the N-th file) and the files.
+/// whose name has a `/` or a `.` (`jobs.fio`, `./suite.toml`, a sysbench script
+/// `./my.lua` as the first word; not `run`, which is a command word even where a file of
+/// that name exists), as a word or as the value of `--option=VALUE` (`--test=./my.lua`).
+/// Returns the command with each such file replaced by a marker (`\0NAME`, NAME its name
+/// on the host: [`carried_name`]) and the files.
 fn carried_files(command: &[String]) -> Result<(Vec<String>, Vec<PathBuf>)> {
     let mut files: Vec<PathBuf> = Vec::new();
     let mut out = Vec::new();
-    for (i, w) in command.iter().enumerate() {
+    for w in command {
         let (prefix, value) = match w.split_once('=') {
             Some((k, v)) if w.starts_with('-') => (format!("{k}="), v),
             _ => (String::new(), w.as_str()),
         };
         let p = Path::new(value);
-        let looks_like_file = i > 0 && (value.contains('/') || value.contains('.'));
+        let looks_like_file = value.contains('/') || value.contains('.');
         match std::fs::metadata(p) {
             Ok(m) if looks_like_file && m.is_file() => {
                 if m.len() > CARRY_MAX {
@@ -382,13 +415,27 @@ fn carried_files(command: &[String]) -> Result<(Vec<String>, Vec<PathBuf>)> {
                         CARRY_MAX >> 20
                     );
                 }
-                out.push(format!("{prefix}\0{}", files.len()));
+                out.push(format!("{prefix}\0{}", carried_name(files.len(), p)));
                 files.push(p.to_path_buf());
             }
             _ => out.push(w.clone()),
         }
     }
     Ok((out, files))
+}
+
+/// The name the `n`-th carried file has in the run's `files/` directory on a host: `n`,
+/// with the file's extension when it is a plain one (`0.lua`, `1.fio`), since a command
+/// may tell a file's kind by it (a sysbench script by `.lua`).
+fn carried_name(n: usize, p: &Path) -> String {
+    match p.extension().and_then(|e| e.to_str()) {
+        Some(e)
+            if !e.is_empty() && e.len() <= 16 && e.bytes().all(|b| b.is_ascii_alphanumeric()) =>
+        {
+            format!("{n}.{e}")
+        }
+        _ => n.to_string(),
+    }
 }
 
 /// A directory only we can use, for the ssh master sockets.
@@ -547,11 +594,16 @@ fn host(ctx: &Ctx, t: &Target, index: usize, ready: mpsc::Sender<Ready>, start: 
     {
         // What this fleet put there: the binary and this run's directory (the agent
         // removes the latter itself when the run gets that far).
+        // Then the cache's `bin` and `runs` when that left them empty (rmdir removes only
+        // an empty directory, never a link), and nothing else.
         let rm = format!(
-            "rm -rf -- {bin} {dir}; rmdir -- {run} 2>/dev/null; true",
+            "rm -rf -- {bin} {dir}; rmdir -- {run} 2>/dev/null; \
+             rmdir -- {bins} {runs} 2>/dev/null; true",
             bin = ssh::quote(&format!("{base}/bin/{}", ctx.sha)),
             dir = ssh::quote(&format!("{base}/runs/{}/{index}", ctx.run_id)),
             run = ssh::quote(&format!("{base}/runs/{}", ctx.run_id)),
+            bins = ssh::quote(&format!("{base}/bin")),
+            runs = ssh::quote(&format!("{base}/runs")),
         );
         match ssh::run(ctx.ssh.command(t, &rm), None, None) {
             Ok(out) if ok(&out) => ctx
@@ -943,8 +995,9 @@ fn prepare(
     );
     for (n, f) in ctx.carried.iter().enumerate() {
         let put = format!(
-            "umask 077; mkdir -p {d}/files && cat > {d}/files/{n}",
-            d = ssh::quote(&dir)
+            "umask 077; mkdir -p {d}/files && cat > {d}/files/{name}",
+            d = ssh::quote(&dir),
+            name = carried_name(n, f)
         );
         let out = ssh::run(
             ctx.ssh.command(t, &put),
@@ -1086,6 +1139,43 @@ impl Saver {
         Ok(())
     }
 
+    /// Records every host of the fleet run and how it ended (the store's `fleet_hosts`), so
+    /// `fleet report` can name the hosts that brought back no run.
+    fn roster(&self, outcomes: &[Outcome]) {
+        let hosts: Vec<hostbench_store::FleetHost> = outcomes
+            .iter()
+            .enumerate()
+            .map(|(i, o)| hostbench_store::FleetHost {
+                host: o.name.clone(),
+                position: i as i64,
+                status: if o.interrupted {
+                    "interrupted"
+                } else if o.failure.is_some() {
+                    "failed"
+                } else {
+                    "ok"
+                }
+                .to_string(),
+                reason: o.failure.clone(),
+                runs: o.run_count as i64,
+            })
+            .collect();
+        let mut store = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        if store.is_none() {
+            match hostbench_store::Store::open(&self.location) {
+                Ok(st) => *store = Some(st),
+                Err(e) => return self.fail(e.to_string()),
+            }
+        }
+        if let Err(e) = store
+            .as_mut()
+            .expect("opened")
+            .save_fleet_roster(&self.run_id, &hosts)
+        {
+            self.fail(format!("the fleet's hosts: {e}"));
+        }
+    }
+
     fn fail(&self, why: String) {
         self.error
             .lock()
@@ -1181,4 +1271,31 @@ fn summary(
     } else {
         ExitCode::from(1)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_script_named_first_travels_with_its_extension() {
+        let dir = std::env::temp_dir().join(format!("hb-carried-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let lua = dir.join("my.lua");
+        std::fs::write(&lua, "function event() end\n").unwrap();
+        let words = |v: &[&str]| v.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        let l = lua.to_str().unwrap();
+        let (cmd, files) = carried_files(&words(&[l, "--time=1", "run"])).unwrap();
+        assert_eq!(cmd, words(&["\u{0}0.lua", "--time=1", "run"]));
+        assert_eq!(files, std::slice::from_ref(&lua));
+        assert_eq!(remote_word(&cmd[0], "/d"), "/d/files/0.lua");
+        let test = format!("--test={l}");
+        let (cmd, files) = carried_files(&words(&[&test, "run"])).unwrap();
+        assert_eq!(remote_word(&cmd[0], "/d"), "--test=/d/files/0.lua");
+        assert_eq!(files.len(), 1);
+        // A command word is not a file, even where one of that name exists.
+        let (cmd, files) = carried_files(&words(&["cpu", "run"])).unwrap();
+        assert_eq!((cmd, files.len()), (words(&["cpu", "run"]), 0));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

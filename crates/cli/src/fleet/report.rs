@@ -97,7 +97,21 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             runs.push(r);
         }
     }
-    if runs.is_empty() {
+    // The hosts the controller was asked for and how each ended (none for runs that
+    // joined with HOSTBENCH_FLEET_RUN).
+    let roster: Vec<(String, Option<String>)> = store
+        .fleet_roster(&args.run)?
+        .into_iter()
+        .map(|h| {
+            let why = match (h.status.as_str(), h.reason) {
+                (_, Some(r)) => Some(r),
+                ("ok", None) => None,
+                (s, None) => Some(s.to_string()),
+            };
+            (h.host, why)
+        })
+        .collect();
+    if runs.is_empty() && roster.is_empty() {
         bail!(
             "no run of fleet run {:?} in {location}; `hostbench fleet` prints the id (or give \
              --results-db where it saved)",
@@ -123,6 +137,18 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         }
         None => Vec::new(),
     };
+    if let Some(label) = &args.baseline
+        && let Some(why) = hostbench_core::fleet::baseline_mismatch(
+            &args.run,
+            &runs,
+            hostbench_core::fleet::Baseline {
+                label,
+                runs: &base_runs,
+            },
+        )
+    {
+        bail!("{why}");
+    }
     let report = hostbench_core::fleet::report_against(
         &args.run,
         &runs,
@@ -133,7 +159,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
                 label,
                 runs: &base_runs,
             }),
-    );
+    )
+    .with_roster(&roster);
     let text = match format {
         Format::Text => hostbench_report::fleet::text(&report),
         Format::Markdown => hostbench_report::fleet::markdown(&report),

@@ -269,14 +269,11 @@ fn runs_on_every_host_starts_them_together_and_saves_each_hosts_results() {
             .count(),
         1
     );
-    // --clean: nothing this fleet put on the hosts is left there.
+    // --clean: nothing this fleet put on the hosts is left there, not even the cache's
+    // empty `bin` (its binary was the only one); `runs` holds the first fleet's directory
+    // (not this fleet's to remove).
     for h in &hosts.hosts {
-        let bins: Vec<_> = std::fs::read_dir(h.cache.join("hostbench/bin"))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .collect();
-        assert!(bins.is_empty(), "{bins:?}");
+        assert!(!h.cache.join("hostbench/bin").exists(), "bin left behind");
         let runs: Vec<_> = std::fs::read_dir(h.cache.join("hostbench/runs"))
             .map(|d| d.flatten().map(|e| e.path()).collect())
             .unwrap_or_default();
@@ -284,6 +281,26 @@ fn runs_on_every_host_starts_them_together_and_saves_each_hosts_results() {
             runs.len() <= 1,
             "only the first fleet's empty directory may stay: {runs:?}"
         );
+        // Once that is gone too, a --clean fleet leaves no empty `runs` either.
+        if let Some(first) = runs.first() {
+            std::fs::remove_dir(first).unwrap();
+        }
+    }
+    let o = fleet_small(&hosts, &db)
+        .arg(hosts.list())
+        .arg("--clean")
+        .args(["--", "cpu", "--cpu-max-prime=2000", "--time=1", "run"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    for h in &hosts.hosts {
+        for d in ["bin", "runs"] {
+            assert!(
+                !h.cache.join("hostbench").join(d).exists(),
+                "{d} left behind"
+            );
+        }
     }
 }
 
@@ -337,6 +354,61 @@ fn a_failing_and_an_unreachable_host_are_reported_while_the_others_complete() {
     let mut want = vec![hosts.hosts[0].addr.as_str(), hosts.hosts[1].addr.as_str()];
     want.sort();
     assert_eq!(names, want);
+    // The qualification does not pass without the two hosts that brought back no run:
+    // `fleet report` lists them as failed, with why.
+    let run_id = out
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("fleet run "))
+        .unwrap_or_else(|| panic!("no run id: {out}"))
+        .to_string();
+    let report = |run: &str| {
+        let o = Command::new(bin())
+            .env("HOSTBENCH_RESULTS_DB", &db)
+            .args(["fleet", "report", run, "--fail-below", "50%"])
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        (o.status.code(), out, err)
+    };
+    let (code, rep, err) = report(&run_id);
+    assert_eq!(code, Some(1), "{rep}\n{err}");
+    assert!(
+        rep.contains(&format!(
+            "{unreachable}: failed, no run (unreachable (connect))"
+        )),
+        "{rep}"
+    );
+    assert!(
+        rep.contains(&format!(
+            "{}: failed, no run (exit 1 (copying the binary))",
+            hosts.hosts[2].addr
+        )),
+        "{rep}"
+    );
+    assert!(rep.contains("2 without a run"), "{rep}");
+    // No host with a run: said per host, not "no run of fleet run".
+    let o = fleet_small(&hosts, &db)
+        .args([unreachable.as_str(), "--connect-timeout", "3s", "--"])
+        .args(["cpu", "--cpu-max-prime=2000", "--time=1", "run"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    let none_id = out
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("fleet run "))
+        .unwrap_or_else(|| panic!("no run id: {out}"))
+        .to_string();
+    let (code, rep, err) = report(&none_id);
+    assert_eq!(code, Some(1), "{rep}\n{err}");
+    assert!(
+        rep.contains(&format!(
+            "{unreachable}: failed, no run (unreachable (connect))"
+        )),
+        "{rep}\n{err}"
+    );
     assert_nothing_left(&hosts);
 }
 
@@ -531,6 +603,39 @@ fn job_files_travel_with_the_command_and_a_host_past_its_timeout_keeps_its_parti
 }
 
 #[test]
+fn a_sysbench_script_named_first_travels_with_the_command() {
+    if netns::skip("a_sysbench_script_named_first_travels_with_the_command") {
+        return;
+    }
+    let hosts = Hosts::start(2);
+    let db = hosts.dir.path().join("results.db");
+    // A script that exists only here, named as the first word (relative to the current
+    // directory) and as --test=.
+    std::fs::write(
+        hosts.dir.path().join("my.lua"),
+        "function event()\n  local x = 0\n  for i = 1, 100 do x = x + i end\nend\n",
+    )
+    .unwrap();
+    for first in ["./my.lua", "--test=./my.lua"] {
+        let before = stored(&db).len();
+        let o = fleet_small(&hosts, &db)
+            .current_dir(hosts.dir.path())
+            .args([&hosts.list(), "--"])
+            .args([first, "--time=1", "run"])
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{first}: {out}\n{err}");
+        let runs = stored(&db);
+        assert_eq!(runs.len(), before + 2, "{first}: {err}");
+        for r in &runs[before..] {
+            assert!(r["metrics"]["events"].as_u64().unwrap() > 0, "{r}");
+        }
+    }
+    assert_nothing_left(&hosts);
+}
+
+#[test]
 fn bad_fleet_command_lines_are_one_line_and_exit_2() {
     let cases: &[(&[&str], &str)] = &[
         (&["fleet", "a,b"], "after --"),
@@ -577,6 +682,23 @@ fn bad_fleet_command_lines_are_one_line_and_exit_2() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+    // --binary that is not a Linux program is refused before any host is reached.
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let text_file = format!("{dir}/Cargo.toml");
+    for (binary, want) in [
+        (text_file.as_str(), "is not a Linux executable"),
+        (dir, "is not a regular file"),
+    ] {
+        let o = Command::new(bin())
+            .args(["fleet", "unreachable.invalid", "--binary", binary])
+            .args(["--", "cpu", "run"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{binary}: {err}");
+        assert!(err.contains(want), "{binary}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{binary}: {err}");
     }
 }
 
@@ -705,6 +827,27 @@ fn fleet_report_finds_the_host_with_a_cpu_quota_slow() {
     assert!(slow_line.contains(" slow"), "{b_out}");
     let o = report(&["--baseline", "nobody"]);
     assert_eq!(o.status.code(), Some(2));
+    // A baseline that ran other parameters is not a baseline: one line naming both.
+    let o = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", &db)
+        .args([
+            "cpu",
+            "--cpu-max-prime=10000",
+            "--time=1",
+            "--label=golden10k",
+            "run",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = report(&["--fail-below", "50%", "--baseline", "golden10k"]);
+    let (m_out, m_err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{m_out}\n{m_err}");
+    assert!(
+        m_err.contains("the baseline ran max_prime=10000, the fleet ran max_prime=5000"),
+        "{m_err}"
+    );
+    assert_eq!(m_err.trim().lines().count(), 1, "{m_err}");
 
     // -o report.html: one page, a bar per host, the slow host marked; it renders.
     let page = hosts.dir.path().join("report.html");
@@ -863,6 +1006,44 @@ fn scale_fan_out_of_a_one_second_run() {
 }
 
 #[test]
+fn a_run_stopped_before_the_common_start_never_started_and_saves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    // A common start 60 s ahead; SIGINT after 1.5 s, while the run waits for it.
+    let at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+        + 60_000_000_000;
+    let mut c = Command::new(bin());
+    c.env("HOSTBENCH_RESULTS_DB", &db)
+        .env("HOSTBENCH_FLEET_RUN", "gate-1")
+        .env("HOSTBENCH_FLEET_START_AT_NS", at.to_string())
+        .args(["cpu", "--cpu-max-prime=2000", "--time=5", "run"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    default_signals(&mut c);
+    let child = c.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: signalling the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let t0 = Instant::now();
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = text(&o);
+    assert!(t0.elapsed() < Duration::from_secs(10), "it did not stop");
+    assert_eq!(o.status.code(), Some(130), "{out}\n{err}");
+    assert!(
+        err.contains("the run never started, no result was saved"),
+        "{err}"
+    );
+    assert!(!err.contains("event(s) completed"), "{err}");
+    // No run of no time in the store.
+    if db.exists() {
+        assert!(stored(&db).is_empty(), "{:?}", stored(&db));
+    }
+}
+
+#[test]
 fn runs_started_by_anything_else_join_a_fleet_run_through_the_environment() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("results.db");
@@ -895,6 +1076,24 @@ fn runs_started_by_anything_else_join_a_fleet_run_through_the_environment() {
         md.contains("| node-a |") && md.contains("| node-b |"),
         "{md}"
     );
+    // `results list` finds a host by its fleet name, and a fleet run's runs.
+    let list = |args: &[&str]| -> Vec<Value> {
+        let o = Command::new(bin())
+            .env("HOSTBENCH_RESULTS_DB", &db)
+            .args(["results", "list", "--format", "json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    assert_eq!(list(&["--host", "node-a"]).len(), 1);
+    assert_eq!(list(&["--fleet-run", "daemonset-7"]).len(), 2);
+    assert_eq!(
+        list(&["--fleet-run", "daemonset-7", "--host", "node-b"]).len(),
+        1
+    );
+    assert_eq!(list(&["--fleet-run", "no-such-run"]).len(), 0);
     // A value that is not what it must be is a usage error naming the variable.
     let o = Command::new(bin())
         .env("HOSTBENCH_RESULTS_DB", &db)
@@ -906,6 +1105,37 @@ fn runs_started_by_anything_else_join_a_fleet_run_through_the_environment() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("HOSTBENCH_FLEET_START_AT_NS"), "{err}");
+    assert_eq!(stored(&db).len(), 2);
+    // A run id or host name that is not a name: the same, whichever way it comes.
+    for (env, args, said) in [
+        (
+            ("HOSTBENCH_FLEET_RUN", "a/b;c"),
+            &["cpu", "--time=1", "run"][..],
+            "HOSTBENCH_FLEET_RUN=\"a/b;c\" is not a name",
+        ),
+        (
+            ("HOSTBENCH_FLEET_HOST", "a b"),
+            &["cpu", "--fleet-run", "ok-1", "--time=1", "run"][..],
+            "HOSTBENCH_FLEET_HOST=\"a b\" is not a name",
+        ),
+        (
+            ("HOSTBENCH_FLEET_HOST", "node-x"),
+            &["cpu", "--fleet-run=bad id!", "--time=1", "run"][..],
+            "--fleet-run=\"bad id!\" is not a name",
+        ),
+    ] {
+        let o = Command::new(bin())
+            .env("HOSTBENCH_RESULTS_DB", &db)
+            .env_remove("HOSTBENCH_FLEET_RUN")
+            .env(env.0, env.1)
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(said), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
     assert_eq!(stored(&db).len(), 2);
     // --fleet-run and --fleet-host say the same on the command line, in any grammar.
     for args in [
@@ -1105,6 +1335,24 @@ fn distributed_load_splits_the_load_and_merges_the_hosts_histograms() {
     );
     let merged_line = err.lines().find(|l| l.contains("merged load of 3 hosts"));
     assert!(merged_line.is_some(), "{err}");
+    // The merged rate is the total over the longest host's time, as stored and as printed
+    // (the hosts end at different times), not the sum of the hosts' rates.
+    let dur = merged["metrics"]["duration_s"].as_f64().unwrap();
+    let rate = merged["metrics"]["events_per_s"].as_f64().unwrap();
+    assert!(
+        (rate - 301.0 / dur).abs() < 1e-6 * rate,
+        "{rate} vs 301/{dur}"
+    );
+    let printed: f64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("Requests per second:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        (printed - rate).abs() <= 0.01,
+        "printed {printed}, stored {rate}"
+    );
     // The qualification report is about the hosts, not their sum.
     let fleet_run = merged["fleet"]["run"].as_str().unwrap();
     let rep = Command::new(bin())
