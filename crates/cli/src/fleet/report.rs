@@ -16,7 +16,7 @@ struct ReportArgs {
     /// The fleet run's id (`hostbench fleet` prints it; every run of it records it).
     #[arg(value_name = "RUN_ID")]
     run: String,
-    /// Output format [default: text; html when -o names a .html file].
+    /// Output format [default: text; from -o's extension: .html, .md, .csv, .json].
     #[arg(short, long, value_enum)]
     format: Option<Format>,
     /// Write the report to this file instead of stdout (`-o report.html`: one
@@ -42,6 +42,18 @@ enum Format {
     Csv,
     Json,
     Html,
+}
+
+/// The format `-o FILE` asks for by its extension (`.html`/`.htm`, `.md`/`.markdown`,
+/// `.csv`, `.json`; anything else: text).
+fn format_of_extension(e: &str) -> Format {
+    match e.to_ascii_lowercase().as_str() {
+        "html" | "htm" => Format::Html,
+        "md" | "markdown" => Format::Markdown,
+        "csv" => Format::Csv,
+        "json" => Format::Json,
+        _ => Format::Text,
+    }
 }
 
 /// `10%` or `0.1`: a fraction in (0, 1).
@@ -73,11 +85,11 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         crate::output::check_writable(o, "-o", store_arg)?;
     }
     let format = args.format.unwrap_or_else(|| {
-        let html = args.output.as_ref().is_some_and(|o| {
-            o.extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"))
-        });
-        if html { Format::Html } else { Format::Text }
+        args.output
+            .as_ref()
+            .and_then(|o| o.extension())
+            .and_then(|e| e.to_str())
+            .map_or(Format::Text, format_of_extension)
     });
     let location = hostbench_store::Location::resolve(args.store.results_db.as_deref())?;
     let Some(mut store) = hostbench_store::Store::open_existing(&location)? else {
@@ -183,4 +195,23 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_output_files_extension_picks_the_format() {
+        for (e, f) in [
+            ("html", Format::Html),
+            ("HTM", Format::Html),
+            ("md", Format::Markdown),
+            ("csv", Format::Csv),
+            ("json", Format::Json),
+            ("txt", Format::Text),
+        ] {
+            assert_eq!(format_of_extension(e), f, "{e}");
+        }
+    }
 }

@@ -19,15 +19,7 @@ pub fn io(fd: RawFd, dir: Dir, off: u64, len: u32) -> i64 {
     };
     // SAFETY: fallocate on a descriptor the worker owns; no memory is passed.
     let r = unsafe { libc::fallocate(fd, mode, off as i64, i64::from(len)) };
-    if r == 0 {
-        i64::from(len)
-    } else {
-        -i64::from(
-            std::io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::EIO),
-        )
-    }
+    super::done(r, len)
 }
 
 #[cfg(test)]
@@ -37,15 +29,7 @@ mod tests {
 
     #[test]
     fn reads_keep_the_size_and_writes_extend_the_file() {
-        let p = std::env::temp_dir().join(format!("wt-fio-falloc-{}", std::process::id()));
-        let f = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(true)
-            .read(true)
-            .write(true)
-            .open(&p)
-            .unwrap();
-        let _ = std::fs::remove_file(&p);
+        let f = super::super::scratch("falloc");
         let r = io(f.as_raw_fd(), Dir::Read, 0, 65536);
         if r == -i64::from(libc::EOPNOTSUPP) {
             return; // a filesystem without fallocate (the engine reports the error)

@@ -15,15 +15,7 @@ pub fn io(fd: RawFd, dir: Dir, off: u64, len: u32) -> i64 {
     }
     // SAFETY: ftruncate on a descriptor the worker owns.
     let r = unsafe { libc::ftruncate(fd, off as i64) };
-    if r == 0 {
-        i64::from(len)
-    } else {
-        -i64::from(
-            std::io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::EIO),
-        )
-    }
+    super::done(r, len)
 }
 
 #[cfg(test)]
@@ -33,15 +25,7 @@ mod tests {
 
     #[test]
     fn a_write_sets_the_size_to_its_offset_and_a_read_is_refused() {
-        let p = std::env::temp_dir().join(format!("wt-fio-ftruncate-{}", std::process::id()));
-        let f = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(true)
-            .read(true)
-            .write(true)
-            .open(&p)
-            .unwrap();
-        let _ = std::fs::remove_file(&p);
+        let f = super::super::scratch("ftruncate");
         assert_eq!(io(f.as_raw_fd(), Dir::Write, 12288, 4096), 4096);
         assert_eq!(f.metadata().unwrap().len(), 12288);
         assert_eq!(io(f.as_raw_fd(), Dir::Write, 4096, 4096), 4096);

@@ -5,7 +5,7 @@
 //! | engine | what one I/O is | counted as |
 //! |---|---|---|
 //! | `cpuio` | `cpuchunks` µs of spinning (or one qsort round), then a think of `cpuchunks·(100−cpuload)/cpuload` µs | a read of 0 bytes: clat/lat only, no bandwidth line |
-//! | `falloc` | `fallocate(fd, mode, offset, len)`: reads `FALLOC_FL_KEEP_SIZE`, writes mode 0 | `len` bytes in its direction |
+//! | `falloc` | `fallocate(fd, mode, offset, len)`: reads `FALLOC_FL_KEEP_SIZE`, writes mode 0, trims `KEEP_SIZE \| PUNCH_HOLE` | `len` bytes in its direction |
 //! | `ftruncate` | writes `ftruncate(fd, offset)`; reads fail with EINVAL | `len` bytes written |
 //!
 //! The engines' own options (`cpuload`, `cpuchunks`, `cpumode`, `exit_on_io_done`) are parsed
@@ -16,6 +16,35 @@ pub mod falloc;
 pub mod ftruncate;
 
 use super::job::JobError;
+
+/// A system call's return `r` as an I/O's result: `len` on success (0), −errno otherwise.
+#[inline]
+fn done(r: libc::c_int, len: u32) -> i64 {
+    if r == 0 {
+        i64::from(len)
+    } else {
+        -i64::from(
+            std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO),
+        )
+    }
+}
+
+/// A scratch file for an engine's unit test, already unlinked (its descriptor keeps it).
+#[cfg(test)]
+fn scratch(name: &str) -> std::fs::File {
+    let p = std::env::temp_dir().join(format!("wt-fio-{name}-{}", std::process::id()));
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .read(true)
+        .write(true)
+        .open(&p)
+        .unwrap();
+    let _ = std::fs::remove_file(&p);
+    f
+}
 
 /// `cpumode`: what a cpuio job burns its CPU on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
