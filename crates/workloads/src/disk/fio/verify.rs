@@ -216,6 +216,22 @@ fn count(k: &str, v: &str, at: &str) -> Result<u64, JobError> {
         .or_else(|_| err(format!("{at}: {k}={v}: expected a whole number")))
 }
 
+/// A size option with fio's lower bound (`verify_interval` 80, `verify_offset` 40): its
+/// value, or fio's "min value out of range" error.
+fn at_least(at: &str, key: &str, v: &str, min: u64, example: &str) -> Result<u64, JobError> {
+    let n = parse_fio_size(v).ok_or_else(|| {
+        JobError(format!(
+            "{at}: {key}={v}: expected a size such as {example}"
+        ))
+    })?;
+    if n < min {
+        return Err(JobError(format!(
+            "{at}: {key}={v}: min value out of range: {n} ({min} min)"
+        )));
+    }
+    Ok(n)
+}
+
 /// Applies verify option `key` (canonical) with value `v`, written at `at`, to `o`.
 pub fn apply(o: &mut VerifyOpts, key: &str, v: &str, at: &str) -> Result<(), JobError> {
     match key {
@@ -236,34 +252,8 @@ pub fn apply(o: &mut VerifyOpts, key: &str, v: &str, at: &str) -> Result<(), Job
             o.kind = k;
             o.kind_set = true;
         }
-        "verify_interval" => {
-            let n = parse_fio_size(v).ok_or_else(|| {
-                JobError(format!(
-                    "{at}: {k}={v}: expected a size such as 4k",
-                    k = key
-                ))
-            })?;
-            if n < 80 {
-                return err(format!(
-                    "{at}: verify_interval={v}: min value out of range: {n} (80 min)"
-                ));
-            }
-            o.interval = n;
-        }
-        "verify_offset" => {
-            let n = parse_fio_size(v).ok_or_else(|| {
-                JobError(format!(
-                    "{at}: {k}={v}: expected a size such as 512",
-                    k = key
-                ))
-            })?;
-            if n < 40 {
-                return err(format!(
-                    "{at}: verify_offset={v}: min value out of range: {n} (40 min)"
-                ));
-            }
-            o.offset = n;
-        }
+        "verify_interval" => o.interval = at_least(at, key, v, 80, "4k")?,
+        "verify_offset" => o.offset = at_least(at, key, v, 40, "512")?,
         "verify_pattern" => {
             let p =
                 parse_pattern(v).map_err(|e| JobError(format!("{at}: verify_pattern={v}: {e}")))?;
