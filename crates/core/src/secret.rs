@@ -376,6 +376,17 @@ fn is_secret_header_name(name: &str) -> bool {
         .any(|v| name.eq_ignore_ascii_case(v))
 }
 
+/// MySQL's `Access denied ... (using password: YES)`: the value says whether a password
+/// was sent, not which, and is kept. Only `using password:` followed by `YES` or `NO`
+/// (with the message's closing bracket) qualifies; any other value is hidden.
+fn is_mysql_password_flag(text: &str, colon: usize, value: &str) -> bool {
+    let before = text[..colon].trim_end_matches([' ', '\t']);
+    let lead = "using password";
+    before.len() >= lead.len()
+        && before.as_bytes()[before.len() - lead.len()..].eq_ignore_ascii_case(lead.as_bytes())
+        && matches!(value.trim_end_matches(')'), "YES" | "NO")
+}
+
 fn has_credential_header(text: &str) -> bool {
     text.match_indices(':')
         .any(|(p, _)| credential_header(text, p).is_some())
@@ -481,7 +492,12 @@ fn header_ranges(text: &str, ranges: &mut Vec<(usize, usize)>) {
                 }
                 push_range(ranges, text, start, end);
             }
-            Header::Secret => push_range(ranges, text, v, header_value_end(text, v)),
+            Header::Secret => {
+                let end = header_value_end(text, v);
+                if !is_mysql_password_flag(text, p, &text[v..end]) {
+                    push_range(ranges, text, v, end);
+                }
+            }
             Header::Cookie | Header::SetCookie if quoted_end(text, v).is_some() => {
                 push_range(ranges, text, v, header_value_end(text, v));
             }
@@ -676,6 +692,19 @@ mod tests {
         let v: serde_json::Value =
             serde_json::from_str(&mask(r#"{"pgsql_password":"\\\"","u":"p://a:\"b@c"}"#)).unwrap();
         assert_eq!(v["pgsql_password"], "***");
+    }
+
+    #[test]
+    fn mysqls_using_password_yes_is_no_secret() {
+        // MySQL's access-denied message says whether a password was sent, not which.
+        let m = "Access denied for user 'bob'@'localhost' (using password: YES)";
+        assert_eq!(mask(m), m);
+        let m = "Access denied for user 'bob'@'h' (using password: NO)";
+        assert_eq!(mask(m), m);
+        // Any other value after `password:` is still hidden, "using" or not (with what
+        // follows it up to a blank: a password may end in a bracket).
+        assert_eq!(mask("(using password: hunter2)"), "(using password: ***");
+        assert_eq!(mask("password: YES"), "password: ***");
     }
 
     #[test]
