@@ -903,3 +903,41 @@ sysbench.hooks.report_cumulative = function(st) print("cumulative " .. st.events
     assert_eq!(lines_with(&out, "done called"), ["done called"], "{out}");
     assert!(out.find("done called").unwrap() > 0, "{out}");
 }
+
+#[test]
+fn run_lua_takes_options_separated_by_blanks() {
+    // `--set options=...` typed by hand: blank-separated pairs, with or without sysbench's
+    // `--`; each reaches sysbench.opt (a space once ran into the first value).
+    let code = r#"
+sysbench.cmdline.options = { tables = {"n", 1}, name = {"s", "x"}, flag = {"b", false} }
+function event() end
+function init() print("opts " .. sysbench.opt.tables .. " " .. sysbench.opt.name .. " " .. tostring(sysbench.opt.flag)) end
+"#;
+    let d = scripts(&[]);
+    let set = format!("code={code}");
+    for options in [
+        "options=tables=3 name=y --flag",
+        "options=--tables=3  --name=y flag=on",
+    ] {
+        let (rc, out, err) = run_in(
+            d.path(),
+            &[
+                "run",
+                "lua",
+                "--set",
+                &set,
+                "--set",
+                options,
+                "-n",
+                "1",
+                "--no-save",
+            ],
+        );
+        assert_eq!(rc, 0, "{options}: {err}\n{out}");
+        assert_eq!(
+            lines_with(&out, "opts "),
+            ["opts 3 y true"],
+            "{options}: {out}"
+        );
+    }
+}

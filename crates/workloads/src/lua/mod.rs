@@ -95,7 +95,7 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Text,
         default: "",
         unit: "",
-        help: "the options as typed, name=value pairs separated by U+001F",
+        help: "the script's options, name=value pairs separated by blanks (or U+001F)",
         sysbench: None,
     },
     ParamSpec {
@@ -148,8 +148,18 @@ pub fn encode_options(opts: &[(String, Option<String>)]) -> String {
         .join(&SEP.to_string())
 }
 
+/// The `options` parameter's pairs. The script path joins them with U+001F; typed by hand
+/// (`--set "options=tables=2 table-size=100"`, or with sysbench's `--` before each name)
+/// they are separated by blanks.
 fn decode_options(text: &str) -> Vec<(String, Option<String>)> {
-    split_list(text)
+    let words: Vec<String> = if text.contains(SEP) {
+        split_list(text)
+    } else {
+        text.split_whitespace()
+            .map(|w| w.strip_prefix("--").unwrap_or(w).to_string())
+            .collect()
+    };
+    words
         .into_iter()
         .map(|p| match p.split_once('=') {
             Some((k, v)) => (k.to_string(), Some(v.to_string())),
