@@ -25,6 +25,10 @@ const KINDS: &[(&str, &[&str])] = &[
     ("sha1", &[]),
     ("sha256", &[]),
     ("sha512", &[]),
+    ("sha3-224", &[]),
+    ("sha3-256", &["--verify_interval=1k"]),
+    ("sha3-384", &[]),
+    ("sha3-512", &["--verify_offset=512"]),
     ("xxhash", &[]),
     ("meta", &["--verify_pattern=0xdeadbeef"]),
     ("pattern", &["--verify_pattern=%o"]),
@@ -281,7 +285,7 @@ fn bad_verify_options_are_one_clear_line() {
     let f = format!("--filename={}", s(&d.join("x")));
     for (opt, needle) in [
         ("--verify=md6", "verify=md6: expected one of"),
-        ("--verify=sha3-256", "sha3 checksums are not supported"),
+        ("--verify=sha3-255", "verify=sha3-255: expected one of"),
         (
             "--verify_interval=10",
             "verify_interval=10: min value out of range",

@@ -52,6 +52,14 @@ pub mod kind {
     pub const SHA256: u16 = 9;
     /// `sha512`.
     pub const SHA512: u16 = 10;
+    /// `sha3-224`.
+    pub const SHA3_224: u16 = 11;
+    /// `sha3-256`.
+    pub const SHA3_256: u16 = 12;
+    /// `sha3-384`.
+    pub const SHA3_384: u16 = 13;
+    /// `sha3-512`.
+    pub const SHA3_512: u16 = 14;
     /// `xxhash` (XXH32, seed 1).
     pub const XXHASH: u16 = 15;
     /// `sha1`.
@@ -64,7 +72,7 @@ pub mod kind {
     pub const NULL: u16 = 19;
 }
 
-/// `verify=` values fio 3.33 takes, with their type numbers (`sha3-*` are refused).
+/// `verify=` values fio 3.33 takes, with their type numbers.
 const KINDS: &[(&str, u16)] = &[
     ("0", kind::NONE),
     ("md5", kind::MD5),
@@ -77,6 +85,10 @@ const KINDS: &[(&str, u16)] = &[
     ("sha1", kind::SHA1),
     ("sha256", kind::SHA256),
     ("sha512", kind::SHA512),
+    ("sha3-224", kind::SHA3_224),
+    ("sha3-256", kind::SHA3_256),
+    ("sha3-384", kind::SHA3_384),
+    ("sha3-512", kind::SHA3_512),
     ("xxhash", kind::XXHASH),
     ("meta", kind::META),
     ("pattern", kind::PATTERN),
@@ -106,6 +118,10 @@ fn sum_len(k: u16) -> usize {
         kind::SHA256 => 64,
         kind::SHA512 => 128,
         kind::SHA1 => 20,
+        kind::SHA3_224 => 28,
+        kind::SHA3_256 => 32,
+        kind::SHA3_384 => 48,
+        kind::SHA3_512 => 64,
         _ => 0,
     }
 }
@@ -237,12 +253,6 @@ pub fn apply(o: &mut VerifyOpts, key: &str, v: &str, at: &str) -> Result<(), Job
     match key {
         "verify" => {
             let t = v.trim().to_ascii_lowercase();
-            if t.starts_with("sha3-") {
-                return err(format!(
-                    "{at}: verify={v}: the sha3 checksums are not supported by hostbench yet; \
-                     use sha256, sha512, md5, crc32c or xxhash"
-                ));
-            }
             let Some(&(_, k)) = KINDS.iter().find(|(n, _)| *n == t) else {
                 return err(format!(
                     "{at}: verify={v}: expected one of {}",
@@ -629,6 +639,13 @@ fn fio_sha512(data: &[u8], out: &mut [u8]) -> usize {
     }
 }
 
+/// A standard digest (fio's SHA-3: FIPS 202 padding, the digest's bytes in order) into the
+/// start of `out`.
+fn digest_into<D: sha3::Digest>(data: &[u8], out: &mut [u8]) {
+    let d = D::digest(data);
+    out[..d.len()].copy_from_slice(&d);
+}
+
 /// The checksum of `data` for type `k` into `out` (its [`sum_len`] bytes); returns how many
 /// leading bytes are compared (fio's sha512 of a short chunk leaves the rest undefined).
 fn checksum(k: u16, data: &[u8], out: &mut [u8]) -> usize {
@@ -682,6 +699,10 @@ fn checksum(k: u16, data: &[u8], out: &mut [u8]) -> usize {
         }
         kind::SHA256 => fio_sha256(data, out),
         kind::SHA512 => return fio_sha512(data, out),
+        kind::SHA3_224 => digest_into::<sha3::Sha3_224>(data, out),
+        kind::SHA3_256 => digest_into::<sha3::Sha3_256>(data, out),
+        kind::SHA3_384 => digest_into::<sha3::Sha3_384>(data, out),
+        kind::SHA3_512 => digest_into::<sha3::Sha3_512>(data, out),
         _ => return 0,
     }
     sum_len(k)
@@ -1243,6 +1264,41 @@ mod tests {
         // final xor and length, 0x89A1897F.
         checksum(kind::CRC32, b"123456789", &mut o);
         assert_eq!(u32::from_le_bytes(o[..4].try_into().unwrap()), 0x89A1_897F);
+    }
+
+    #[test]
+    fn sha3_sums_are_the_fips_202_check_values() {
+        // FIPS 202's "abc" examples; fio's sha3 writes the digest's bytes in order.
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        let mut o = [0u8; 128];
+        for (k, n, want) in [
+            (
+                kind::SHA3_224,
+                28,
+                "e642824c3f8cf24ad09234ee7d3c766fc9a3a5168d0c94ad73b46fdf",
+            ),
+            (
+                kind::SHA3_256,
+                32,
+                "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532",
+            ),
+            (
+                kind::SHA3_384,
+                48,
+                "ec01498288516fc926459f58e2c6ad8df9b473cb0fc08c2596da7cf0e49be4b2\
+                 98d88cea927ac7f539f1edf228376d25",
+            ),
+            (
+                kind::SHA3_512,
+                64,
+                "b751850b1a57168a5693cd924b6b096e08f621827444f70d884f5d0240d2712e\
+                 10e116e9192af3c91a7ec57647e3934057340b4cf408d5a56592f8274eec53f0",
+            ),
+        ] {
+            assert_eq!(sum_len(k), n);
+            assert_eq!(checksum(k, b"abc", &mut o), n);
+            assert_eq!(hex(&o[..n]), want, "type {k}");
+        }
     }
 
     #[test]
