@@ -293,6 +293,9 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 if !(think.is_finite() && think >= 0.0) {
                     return Err(bad());
                 }
+                if a.num_conns == 0 || a.num_calls == 0 {
+                    bail!("httperf: --wsess={v}: give at least 1 session of at least 1 call");
+                }
                 a.think = think;
                 a.wsess = true;
             }
@@ -413,9 +416,16 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ("url".into(), url),
         ("model".into(), "connections".into()),
         ("calls".into(), a.num_calls.to_string()),
+        // At most this many open at once: one after another without a rate, else every
+        // connection asked for (httperf has no cap; a run never opens more than that).
         (
             "connections".into(),
-            if sequential { "1" } else { "10000000" }.into(),
+            if sequential {
+                1
+            } else {
+                a.num_conns.clamp(1, 10_000_000)
+            }
+            .to_string(),
         ),
         ("method".into(), a.method.clone()),
         ("headers".into(), a.headers.join("\n")),
@@ -589,6 +599,11 @@ mod tests {
         );
         assert!(p(&["--wsess=1,2"]).is_err());
         assert!(p(&["--wsess=1,2,-1"]).is_err());
+        // A zero names the option that was typed.
+        for w in ["--wsess=2,0,0", "--wsess=0,2,0"] {
+            let e = p(&[w]).unwrap_err().to_string();
+            assert!(e.contains(w) && e.contains("at least 1 session"), "{e}");
+        }
         assert!(p(&["server"]).is_err());
     }
 }

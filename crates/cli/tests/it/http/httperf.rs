@@ -36,6 +36,34 @@ fn httperf_layout() {
 }
 
 #[test]
+fn httperf_records_the_connections_it_was_asked_for() {
+    // --num-conns 30 at a rate: the stored run says 30 connections (it once said the
+    // model's unlimited cap, 10000000, and `results show -f ab` printed that as the
+    // concurrency).
+    let s = Serve::start(&[]);
+    let port = s.port.to_string();
+    let v = json_of(&[
+        "httperf",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "--rate",
+        "300",
+        "--num-conns",
+        "30",
+        "--format=json",
+    ]);
+    assert_eq!(v["metrics"]["events"], 30);
+    assert_eq!(
+        v["workload"]["params"]["connections"], 30,
+        "{}",
+        v["workload"]
+    );
+    assert_eq!(fact(&v, "connections_requested"), 30.0);
+}
+
+#[test]
 fn httperf_holds_its_rate_past_1024_sockets() {
     // Each reply takes 1.5 s, so at 1000 connections/s about 1500 are open at once:
     // httperf's select() build stops at 1024; this must not.
