@@ -585,3 +585,29 @@ fn an_interrupted_ab_prints_its_report_without_done() {
     assert!(!text.contains("..done"), "{text}");
     assert!(text.contains("Complete requests:"), "{text}");
 }
+
+#[test]
+fn ab_connect_and_processing_add_up_to_total() {
+    // ab: Processing = Total − Connect for each request, so the means add up (to the
+    // rounding of three decimals each). Without -k every request opens a connection; the
+    // close of the previous one once counted in Total and in neither row.
+    let s = Serve::start(&[]);
+    for extra in [&[][..], &["-k"][..]] {
+        let mut args = vec!["ab", "-n", "400", "-c", "4"];
+        args.extend_from_slice(extra);
+        args.push(&s.url);
+        let out = stdout_ok(&args);
+        let mean = |label: &str| -> f64 {
+            let line = out
+                .lines()
+                .find(|l| l.starts_with(label))
+                .unwrap_or_else(|| panic!("no {label} row: {out}"));
+            line.split_whitespace().nth(2).unwrap().parse().unwrap()
+        };
+        let (c, p, t) = (mean("Connect:"), mean("Processing:"), mean("Total:"));
+        assert!(
+            (c + p - t).abs() <= 0.0021,
+            "{extra:?}: {c} + {p} != {t}\n{out}"
+        );
+    }
+}

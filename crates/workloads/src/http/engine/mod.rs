@@ -1034,7 +1034,16 @@ impl Engine<'_> {
         let clock = ctl.clock();
         let s = &mut self.slots[idx];
         let k = s.answered;
-        ctl.record(s.intended[k], now);
+        // Open loop: from the intended start (no coordinated omission). Closed loop: from
+        // when the request's operation began, as ab's start (so Connect + Processing =
+        // Total, and the previous connection's close is not in it); a retried request
+        // keeps its first start.
+        let from = if ctl.open_loop() || s.retried {
+            s.intended[k]
+        } else {
+            s.t_start.max(s.intended[k])
+        };
+        ctl.record(from, now);
         let connect_ns = clock.to_ns(s.t_conn - s.t_start);
         let wait_ns = if s.t_first >= s.t_written {
             Some(clock.to_ns(s.t_first - s.t_written))
@@ -1044,7 +1053,7 @@ impl Engine<'_> {
         if let Some(log) = &mut self.log
             && !ctl.warming_up()
         {
-            let start = s.intended[k];
+            let start = from;
             log.push(Sample {
                 start_unix_ns: log.unix_ns(start),
                 connect_ns,
