@@ -436,6 +436,8 @@ fn list(a: ListArgs) -> Result<ExitCode> {
             })
             .collect();
         exec::out(&(serde_json::to_string_pretty(&rows)? + "\n"));
+    } else if store.is_none() {
+        eprintln!("no results store at {loc} yet: nothing has been saved there");
     } else if runs.is_empty() {
         eprintln!("no stored run matches (store: {loc})");
     } else {

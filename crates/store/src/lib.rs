@@ -312,6 +312,19 @@ impl Store {
     }
 
     fn open_mode(location: &Location, create: bool) -> Result<Option<Store>> {
+        if let Location::Sqlite(path) = location
+            && create
+            && !location::is_default_path(path)
+            && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+            && !dir.is_dir()
+        {
+            // A mistyped --results-db must not make directories (`/nonexist/dir/x.db`).
+            return Err(StoreError::BadLocation(format!(
+                "the results store {location}: its directory {} does not exist; create it \
+                 first or give another --results-db / HOSTBENCH_RESULTS_DB",
+                dir.display()
+            )));
+        }
         let backend: Option<Box<dyn Backend>> = match location {
             Location::Sqlite(path) => sqlite::Sqlite::open(path, create, LATEST_VERSION)?
                 .map(|b| Box::new(b) as Box<dyn Backend>),

@@ -79,6 +79,13 @@ impl Location {
     }
 }
 
+/// Whether `path` is the default store's file (whose directory hostbench makes); a path
+/// the user named must be in a directory that exists.
+pub fn is_default_path(path: &Path) -> bool {
+    let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
+    default_path(env("XDG_DATA_HOME").as_deref(), env("HOME").as_deref()).is_ok_and(|d| d == path)
+}
+
 /// `$XDG_DATA_HOME/hostbench/results.db`, or `$HOME/.local/share/hostbench/results.db`. The
 /// XDG spec says a relative `XDG_DATA_HOME` is invalid and must be ignored.
 fn default_path(xdg_data_home: Option<&str>, home: Option<&str>) -> Result<PathBuf, StoreError> {

@@ -46,7 +46,8 @@ impl Sqlite {
             Ok(m) if !m.is_file() => {
                 // SQLite would write `PATH-journal` beside it (`/dev/null-journal`).
                 return Err(StoreError::BadLocation(format!(
-                    "the results store {location} is {}, not a regular file: give the path of                      an SQLite file (--results-db or HOSTBENCH_RESULTS_DB)",
+                    "the results store {location} is {}, not a regular file: give the path of \
+                     an SQLite file (--results-db or HOSTBENCH_RESULTS_DB)",
                     file_kind(&m)
                 )));
             }

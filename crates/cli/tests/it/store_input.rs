@@ -112,6 +112,35 @@ fn results_db_must_be_a_regular_file() {
 }
 
 #[test]
+fn a_store_in_a_missing_directory_is_refused_not_made() {
+    // A mistyped --results-db once made its directories (`/nonexist/dir/x.db`).
+    let d = temp();
+    let db = d.path().join("unused.db");
+    let missing = d.path().join("no-such").join("dir");
+    let target = missing.join("x.db");
+    let t = target.to_str().unwrap();
+    let (code, _, err) = output(&db, &["run", "null", "-n", "10", "--results-db", t]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("not saved"), "{err}");
+    assert!(
+        err.contains("no-such/dir does not exist; create it first"),
+        "{err}"
+    );
+    assert!(!d.path().join("no-such").exists(), "a directory was made");
+    // Read-only commands say there is no store there (not "no run matches").
+    let (code, _, err) = output(&db, &["results", "list", "--results-db", t]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("no results store at"), "{err}");
+    assert!(!d.path().join("no-such").exists());
+    // An existing directory is fine.
+    std::fs::create_dir_all(&missing).unwrap();
+    let (code, _, err) = output(&db, &["run", "null", "-n", "10", "--results-db", t]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("not saved"), "{err}");
+    assert!(target.is_file());
+}
+
+#[test]
 fn a_read_only_store_is_opened_read_only() {
     let d = temp();
     let dir = d.path().join("store");
