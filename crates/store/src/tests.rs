@@ -512,6 +512,19 @@ fn sqlite_concurrent_writers_all_succeed() {
 fn sqlite_new_store_is_migrated_wal_and_marked() {
     let dir = sqlite_dir();
     let path = dir.path().join("deeper/still/results.db");
+    // A store the user named must be in a directory that exists: none is made for it.
+    match Store::open(&Location::Sqlite(path.clone())) {
+        Err(StoreError::BadLocation(m)) => assert!(m.contains("does not exist"), "{m}"),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("a store was made in a missing directory"),
+    }
+    assert!(!dir.path().join("deeper").exists());
+    // The default store's directory is made (at the backend's level, where it happens).
+    drop(
+        sqlite::Sqlite::open(&path, true, LATEST_VERSION)
+            .unwrap()
+            .unwrap(),
+    );
     let mut s = Store::open(&Location::Sqlite(path.clone())).unwrap();
     assert_eq!(s.schema_version().unwrap(), LATEST_VERSION);
     drop(s);
