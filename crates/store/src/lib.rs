@@ -316,13 +316,18 @@ impl Store {
             && create
             && !location::is_default_path(path)
             && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+            && let Some(up) = dir.parent().filter(|d| !d.as_os_str().is_empty())
             && !dir.is_dir()
+            && !up.is_dir()
         {
-            // A mistyped --results-db must not make directories (`/nonexist/dir/x.db`).
+            // A named store's own directory is made (`--results-db ~/bench/r.db`), but not
+            // a chain of them: a mistyped path (`/nonexist/dir/x.db`) makes nothing.
             return Err(StoreError::BadLocation(format!(
-                "the results store {location}: its directory {} does not exist; create it \
-                 first or give another --results-db / HOSTBENCH_RESULTS_DB",
-                dir.display()
+                "the results store {location}: its directory {} does not exist and neither \
+                 does {}; create them first or give another --results-db / \
+                 HOSTBENCH_RESULTS_DB",
+                dir.display(),
+                up.display()
             )));
         }
         let backend: Option<Box<dyn Backend>> = match location {

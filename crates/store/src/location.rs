@@ -79,8 +79,8 @@ impl Location {
     }
 }
 
-/// Whether `path` is the default store's file (whose directory hostbench makes); a path
-/// the user named must be in a directory that exists.
+/// Whether `path` is the default store's file (whose directories hostbench makes); for a
+/// path the user named, at most the file's own directory is made.
 pub fn is_default_path(path: &Path) -> bool {
     let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
     default_path(env("XDG_DATA_HOME").as_deref(), env("HOME").as_deref()).is_ok_and(|d| d == path)
