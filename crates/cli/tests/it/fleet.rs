@@ -1465,6 +1465,40 @@ fn distributed_load_splits_the_load_and_merges_the_hosts_histograms() {
         err.contains("1 of 4 load generators brought no run back"),
         "{err}"
     );
+
+    // A load stopped by Ctrl-C: the merged run is cut short and says so, in its own line
+    // (each host's says it too, with its name).
+    let err_file = hosts.dir.path().join("load.err");
+    let mut child = fleet_small(&hosts, &db)
+        .args([&hosts.list(), "--start-delay", "1s", "--"])
+        .args(["ab", "-t", "120", "-c", "3", &url])
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&err_file).unwrap())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !std::fs::read_to_string(&err_file)
+        .unwrap()
+        .contains("start at")
+    {
+        assert!(t0.elapsed() < Duration::from_secs(60), "never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(2500));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    let err = std::fs::read_to_string(&err_file).unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l
+                .starts_with("WARNING: the run was cut short (interrupted); the figures cover")),
+        "{err}"
+    );
+    let (_, merged) = load_runs(&db, None);
+    assert_eq!(merged["outcome"]["stop_reason"], "interrupted", "{merged}");
+    assert!(count(&merged) > 0);
 }
 
 #[test]
