@@ -190,3 +190,55 @@ pub(super) fn show(targets: &[Target], kept: &[RunResult]) -> Result<()> {
     crate::exec::out(&hostbench_report::fio::render_clients(&clients, &layout));
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    /// fio's command line: options and job files before any `--client` are every host's,
+    /// job files after one are its own; the fleet's options are taken out.
+    #[test]
+    fn each_client_has_the_job_files_after_it() {
+        let (fleet, c) = parse(&words(
+            "--output-format=json --ssh-config=cfg --client=h1,h2 a.fio --client h3 b.fio \
+             c.fio --label=x --clean",
+        ))
+        .unwrap();
+        assert_eq!(fleet, words("--ssh-config cfg --label x --clean"));
+        assert_eq!(c.common, words("--output-format=json"));
+        assert_eq!(c.groups.len(), 2);
+        assert_eq!(c.groups[0].hosts.len(), 2);
+        assert_eq!(c.groups[0].jobs, words("a.fio"));
+        assert_eq!(c.groups[1].jobs, words("b.fio c.fio"));
+        let all = c.command();
+        assert_eq!(all, words("fio --output-format=json a.fio b.fio c.fio"));
+        let per = c.per_host(&all);
+        assert_eq!(per.len(), 3);
+        assert_eq!(per[0], words("fio --output-format=json a.fio"));
+        assert_eq!(per[1], per[0]);
+        assert_eq!(per[2], words("fio --output-format=json b.fio c.fio"));
+        assert_eq!(c.targets().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn bad_client_command_lines_are_refused_with_what_to_do() {
+        let e = |s: &str| parse(&words(s)).err().expect(s).to_string();
+        assert!(e("--client= job.fio").contains("names no host"));
+        assert!(e("--client=h1").contains("no job file"));
+        assert!(e("--client=h1 --output=x job.fio").contains("redirect it"));
+        assert!(e("--server job.fio --client=h1").contains("no fio server"));
+        assert!(e("--client=-x job.fio").contains("-x"));
+        // A host named twice across clients.
+        assert!(
+            parse(&words("--client=h1 a.fio --client=h1 b.fio"))
+                .unwrap()
+                .1
+                .targets()
+                .is_err()
+        );
+    }
+}
