@@ -391,6 +391,62 @@ fn a_failing_and_an_unreachable_host_are_reported_while_the_others_complete() {
         "{rep}"
     );
     assert!(rep.contains("2 without a run"), "{rep}");
+    // The roster travels with the runs: exported, imported elsewhere, the report there
+    // still names the hosts without a run; removing the fleet run's runs removes it.
+    let hb = |db: &Path, args: &[&str]| {
+        let o = Command::new(bin())
+            .env("HOSTBENCH_RESULTS_DB", db)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{args:?}: {}", text(&o).1);
+        text(&o).0
+    };
+    let export = hosts.dir.path().join("fleet-export.json");
+    hb(
+        &db,
+        &[
+            "results",
+            "export",
+            "--fleet-run",
+            &run_id,
+            "-o",
+            export.to_str().unwrap(),
+        ],
+    );
+    let elsewhere = hosts.dir.path().join("elsewhere.db");
+    let said = hb(&elsewhere, &["results", "import", export.to_str().unwrap()]);
+    assert!(said.contains("the hosts of 1 fleet run(s)"), "{said}");
+    let o = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", &elsewhere)
+        .args(["fleet", "report", &run_id, "--fail-below", "50%"])
+        .output()
+        .unwrap();
+    let (there, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{there}");
+    assert!(
+        there.contains(&format!(
+            "{unreachable}: failed, no run (unreachable (connect))"
+        )),
+        "{there}"
+    );
+    let ids: Vec<String> = stored(&elsewhere)
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    let mut rm = vec!["results", "rm", "--yes"];
+    rm.extend(ids.iter().map(String::as_str));
+    hb(&elsewhere, &rm);
+    let o = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", &elsewhere)
+        .args(["fleet", "report", &run_id])
+        .output()
+        .unwrap();
+    let (gone, gone_err) = text(&o);
+    assert!(
+        !gone.contains(&unreachable) && !gone_err.contains(&unreachable),
+        "the roster went with the runs: {gone}\n{gone_err}"
+    );
     // No host with a run: said per host, not "no run of fleet run".
     let o = fleet_small(&hosts, &db)
         .args([unreachable.as_str(), "--connect-timeout", "3s", "--"])
