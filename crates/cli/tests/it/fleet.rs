@@ -1870,5 +1870,23 @@ fn fio_client_prints_each_hosts_report_and_all_clients_as_fio_does() {
         out.contains(&format!("<{}> o: (g=0): rw=read", hosts.hosts[1].addr)),
         "{out}"
     );
+
+    // A host that cannot be reached: the others' reports and their "All clients" are
+    // printed, the host is named on stderr, and the exit code says not every host ran.
+    let down = format!("{}:2222", hosts.hosts[0].addr);
+    let o = fio_client(&hosts, &db)
+        .arg("--connect-timeout=3s")
+        .arg(format!("--client={},{down}", hosts.list()))
+        .arg(&job)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        out.contains("All clients: (groupid=0, jobs=4)"),
+        "{out}\n{err}"
+    );
+    assert!(!out.contains(&format!("<{down}>")), "{out}");
+    assert!(err.contains("unreachable (connect)"), "{err}");
     assert_nothing_left(&hosts);
 }
