@@ -1871,6 +1871,46 @@ fn fio_client_prints_each_hosts_report_and_all_clients_as_fio_does() {
         "{out}"
     );
 
+    // unified_rw_reporting=mixed: "All clients" sums every direction into one `mixed`.
+    let mixed = hosts.dir.path().join("mixed.fio");
+    std::fs::write(
+        &mixed,
+        "[global]\nioengine=null\nbs=4k\nunified_rw_reporting=mixed\n[rw]\nrw=randrw\nsize=8m\n",
+    )
+    .unwrap();
+    let o = fio_client(&hosts, &db)
+        .arg(format!("--client={}", hosts.list()))
+        .arg(&mixed)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let all = &out[out.find("All clients:").expect(&out)..];
+    assert!(all.contains("\n  mixed: IOPS="), "{all}");
+    assert!(all.contains("issued rwts: total=4096,0,0,0"), "{all}");
+    if let Some(fio) = peer_fio_client(&peer_dir, &mixed, "normal") {
+        assert_eq!(all_clients_shape(&out), all_clients_shape(&fio), "{fio}");
+    }
+    let o = fio_client(&hosts, &db)
+        .arg(format!("--client={}", hosts.list()))
+        .arg("--output-format=json")
+        .arg(&mixed)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let doc: Value = serde_json::from_str(&out).expect(&out);
+    let stats = doc["client_stats"].as_array().unwrap();
+    let all = stats.last().unwrap();
+    assert_eq!(all["jobname"], "All clients");
+    assert_eq!(all["mixed"]["total_ios"], 4096, "{all}");
+    if let Some(fio) = peer_fio_client(&peer_dir, &mixed, "json") {
+        let peer: Value = serde_json::from_str(&fio).expect(&fio);
+        let ps = peer["client_stats"].as_array().unwrap();
+        assert_eq!(object_keys(all), object_keys(ps.last().unwrap()));
+        assert_eq!(object_keys(&stats[0]), object_keys(&ps[0]));
+    }
+
     // A host that cannot be reached: the others' reports and their "All clients" are
     // printed, the host is named on stderr, and the exit code says not every host ran.
     let down = format!("{}:2222", hosts.hosts[0].addr);

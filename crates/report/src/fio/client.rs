@@ -13,7 +13,7 @@
 //! several jobs a host its share is too small).
 
 use super::{group_aggs, normal, unified_view};
-use hostbench_core::fio_result::FioBlock;
+use hostbench_core::fio_result::{FioBlock, FioDir, FioUnified};
 use hostbench_core::layout::{FioFormat, FioLayout};
 use hostbench_core::result::RunResult;
 
@@ -30,8 +30,10 @@ pub struct Client<'a> {
 
 /// The "All clients" block of `clients` and its aggregate bandwidth per direction (bytes/s:
 /// the hosts' groups' aggregates added), when fio prints one: when the hosts' job blocks are
-/// more than one in all.
-pub(super) fn all_clients(clients: &[Client]) -> Option<(FioBlock, [u64; 3])> {
+/// more than one in all. With `unified_rw_reporting=mixed` on the last block's job (fio
+/// takes the summed statistics' setting from the last job it adds), every direction is
+/// summed into one `mixed` direction in the reads' place, and the flag says so.
+pub(super) fn all_clients(clients: &[Client]) -> Option<(FioBlock, [u64; 3], bool)> {
     let views: Vec<_> = clients
         .iter()
         .filter_map(|c| c.run.fio.as_ref().map(unified_view))
@@ -48,7 +50,23 @@ pub(super) fn all_clients(clients: &[Client]) -> Option<(FioBlock, [u64; 3])> {
             }
         }
     }
-    FioBlock::all_clients(&blocks).map(|b| (b, agg))
+    let mixed = clients
+        .iter()
+        .rev()
+        .find_map(|c| {
+            let f = c.run.fio.as_ref()?;
+            let b = f.blocks.last()?;
+            Some(super::first_opts(f, b).unified_rw_reporting == FioUnified::Mixed)
+        })
+        .unwrap_or(false);
+    let mut b = FioBlock::all_clients(&blocks)?;
+    if mixed {
+        b.read = FioDir::mixed(&[&b.read, &b.write, &b.trim]);
+        b.write = FioDir::default();
+        b.trim = FioDir::default();
+        agg = [agg.iter().sum(), 0, 0];
+    }
+    Some((b, agg, mixed))
 }
 
 /// The client-mode report of `clients` in the formats `l` selects (normal and JSON; the
@@ -78,12 +96,17 @@ pub fn render_clients(clients: &[Client], l: &FioLayout) -> String {
             out.push_str(&format!("<{}> ", c.name));
             out.push_str(&normal::render(c.run));
         }
-        if let Some((b, agg)) = all_clients(clients) {
+        if let Some((b, agg, mixed)) = all_clients(clients) {
             let when = clients
                 .iter()
                 .map(|c| super::unix_of(&c.run.started_at))
                 .fold(0.0, f64::max);
-            out.push_str(&normal::all_clients(&b, agg, &super::ctime(when as i64)));
+            out.push_str(&normal::all_clients(
+                &b,
+                agg,
+                &super::ctime(when as i64),
+                mixed,
+            ));
         }
     }
     out

@@ -295,10 +295,15 @@ pub(super) fn render_clients(clients: &[super::client::Client], plus: bool) -> S
         }
         disks.extend(view.disks.iter().cloned());
     }
-    if let Some((b, agg)) = super::client::all_clients(clients)
+    if let Some((b, agg, mixed)) = super::client::all_clients(clients)
         && let Some(last) = clients.last()
     {
-        let mut j = job_obj(last.run, None, &b, agg, plus, Mode::AllClients);
+        let mode = if mixed {
+            Mode::AllClientsMixed
+        } else {
+            Mode::AllClients
+        };
+        let mut j = job_obj(last.run, None, &b, agg, plus, mode);
         client_info(&mut j, last);
         arr.push(Node::O(j));
     }
@@ -320,6 +325,8 @@ pub(super) enum Mode {
     /// The client mode's "All clients" entry: no `job options`, no `latency_*` target
     /// keys, no percentiles.
     AllClients,
+    /// [`Mode::AllClients`] of `unified_rw_reporting=mixed` jobs: one `mixed` object.
+    AllClientsMixed,
 }
 
 /// One job block's object: `agg` is its group's aggregate bandwidth per direction
@@ -350,7 +357,8 @@ pub(super) fn job_obj(
             json!((r.metrics.duration_s + r.config.warmup_s).round() as u64),
         );
     }
-    if mode != Mode::AllClients {
+    let all = matches!(mode, Mode::AllClients | Mode::AllClientsMixed);
+    if !all {
         let mut jo = Map::new();
         if let Some(job) = jobs.get(b.job) {
             // `name` is among them when the job was named on the command line.
@@ -369,12 +377,17 @@ pub(super) fn job_obj(
         clat_percentiles: false,
         ..FioReportOpts::default()
     };
+    let none_mixed = FioReportOpts {
+        unified_rw_reporting: FioUnified::Mixed,
+        ..none.clone()
+    };
     let opts = match mode {
-        Mode::AllClients => &none,
+        Mode::AllClients | Mode::AllClientsMixed => &none,
         _ => jobs.get(b.job).map_or(&default_opts, |j| &j.report),
     };
     let first = match mode {
         Mode::AllClients => &none,
+        Mode::AllClientsMixed => &none_mixed,
         _ => view.map_or(opts, |f| first_opts(f, b)),
     };
     let agg_of = |d: usize| agg[d];
@@ -467,7 +480,7 @@ pub(super) fn job_obj(
         o.insert(l.clone(), json!(v));
     }
     j.insert("latency_ms".into(), Node::O(o));
-    if mode != Mode::AllClients {
+    if !all {
         j.insert("latency_depth".into(), json!(b.iodepth));
         j.insert("latency_target".into(), json!(0));
         j.insert("latency_percentile".into(), json!(100.0));

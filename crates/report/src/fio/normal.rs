@@ -437,7 +437,7 @@ pub(super) fn render(r: &RunResult) -> String {
 /// prints it: `pid=0`, bandwidths without a unit (`BW=31.2Gi (33.6G)`: its summed
 /// statistics have no unit base), no percentiles, no `latency` target line, no group
 /// status lines.
-pub(super) fn all_clients(b: &FioBlock, agg: [u64; 3], when: &str) -> String {
+pub(super) fn all_clients(b: &FioBlock, agg: [u64; 3], when: &str, mixed: bool) -> String {
     let mut out = String::new();
     let err = b.error.as_ref().map_or(0, |e| e.errno);
     let _ = writeln!(
@@ -454,6 +454,8 @@ pub(super) fn all_clients(b: &FioBlock, agg: [u64; 3], when: &str) -> String {
             continue;
         }
         let suffix = if d == 1 { "; 0 zone resets" } else { "" };
+        // Every direction summed into the reads' place: fio names it `mixed`.
+        let dname = if mixed { "mixed" } else { dname };
         dir_lines(&mut out, dname, x, agg[d], &opts, b.gtod_reduce, suffix, "");
     }
     block_tail(&mut out, b, &opts);
