@@ -46,6 +46,10 @@ fio's command line and job files, measured by hostbench's own engine.
   --no-save                do not save the result in the results store
   --results-db=PATH|URL    where to save the result
   --parse-only             check the options and job files, run nothing (exit 0 when fine)
+  --client=HOSTS           run the jobs on each host over ssh (a comma list, @FILE or a
+                           host file; `--client=h1 a.fio --client=h2 b.fio` gives each its
+                           own), print each host's report and All clients as fio's
+                           client mode does (docs/fleet.md)
   --version                print the version
 
 Job options: name filename directory size offset bs (R,W,T) rw/readwrite (with :N) rwmixread rwmixwrite
@@ -364,6 +368,13 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     let args = &argv[2..];
     if args.is_empty() {
         bail!("fio: no jobs given (see `hostbench fio --help`)");
+    }
+    if args
+        .iter()
+        .any(|a| a == "--client" || a.starts_with("--client="))
+    {
+        // fio's client mode: the job on every host over ssh (docs/fleet.md).
+        return crate::fleet::fioclient::main(argv);
     }
     let cmd = match parse(args)? {
         Parsed::Print(s) => {

@@ -10,7 +10,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use hostbench_core::result::RunResult;
 use hostbench_store::time::{Bound, now_ms, parse_bound};
 use hostbench_store::{
-    Filter, Location, RunSummary, Store, StoredRun, export_document, load_file, read_runs,
+    Filter, Location, RunSummary, Store, export_document_with, load_document, read_document,
 };
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -703,14 +703,19 @@ fn show(a: ShowArgs) -> Result<ExitCode> {
 fn export(a: ExportArgs) -> Result<ExitCode> {
     let filter = a.filter.filter()?;
     let (loc, store) = existing(&a.store)?;
-    let runs: Vec<StoredRun> = match store {
-        Some(mut s) => s.load(&filter)?,
-        None => Vec::new(),
+    let (runs, rosters) = match store {
+        Some(mut s) => {
+            let runs = s.load(&filter)?;
+            // The hosts of the runs' fleet runs travel with them (`fleet report`).
+            let rosters = s.rosters_of(&runs)?;
+            (runs, rosters)
+        }
+        None => (Vec::new(), Vec::new()),
     };
     if runs.is_empty() {
         eprintln!("no stored run matches (store: {loc}); the export is empty");
     }
-    let doc = export_document(&runs);
+    let doc = export_document_with(&runs, &rosters);
     match &a.output {
         Some(path) => {
             crate::output::write(path, doc.as_bytes(), "-o", a.store.results_db.as_deref())?;
@@ -728,15 +733,20 @@ fn export(a: ExportArgs) -> Result<ExitCode> {
 fn import(a: ImportArgs) -> Result<ExitCode> {
     // Read and check every file first: a bad file imports nothing.
     let mut runs = Vec::new();
+    let mut rosters = Vec::new();
     for f in &a.files {
-        if f == "-" {
-            runs.extend(read_runs(std::io::stdin().lock(), "stdin")?);
+        let (r, h) = if f == "-" {
+            read_document(std::io::stdin().lock(), "stdin")?
         } else {
-            runs.extend(load_file(std::path::Path::new(f))?);
-        }
+            load_document(std::path::Path::new(f))?
+        };
+        runs.extend(r);
+        rosters.extend(h);
     }
     let loc = location(&a.store)?;
-    let rep = Store::open(&loc)?.import(&runs)?;
+    let mut store = Store::open(&loc)?;
+    let rep = store.import(&runs)?;
+    let fleets = store.import_rosters(&rosters)?;
     for id in &rep.conflicts {
         eprintln!(
             "WARNING: run {id} is already stored with different content; the stored run was kept \
@@ -744,13 +754,18 @@ fn import(a: ImportArgs) -> Result<ExitCode> {
         );
     }
     exec::out(&format!(
-        "imported {} run(s) into {loc}; {} already stored{}\n",
+        "imported {} run(s) into {loc}; {} already stored{}{}\n",
         rep.added,
         rep.already_present,
         if rep.conflicts.is_empty() {
             String::new()
         } else {
             format!(", {} conflicting (kept)", rep.conflicts.len())
+        },
+        if fleets == 0 {
+            String::new()
+        } else {
+            format!("; the hosts of {fleets} fleet run(s)")
         }
     ));
     Ok(ExitCode::SUCCESS)

@@ -515,6 +515,70 @@ impl FioBlock {
     pub fn dirs(&self) -> [&FioDir; 3] {
         [&self.read, &self.write, &self.trim]
     }
+
+    /// fio's "All clients" block of a `--client` run (`client.c:handle_ts`, which adds each
+    /// host's job blocks with `stat.c:sum_thread_stats`): per direction the bytes, I/Os and
+    /// latency histograms added and the latencies merged exactly (never averaged
+    /// percentiles), the rate samples added figure by figure, the longest runtime (so the
+    /// bandwidth is all bytes over the longest runtime); the counters (context switches,
+    /// faults, queue depths) added; `jobs=` the number of blocks; `job_runtime` the sum of
+    /// the blocks' runtimes and the CPU shares weighted by them (fio's `usr_time` over its
+    /// summed `total_run_time`); the group id the last block's; the first error. `None`
+    /// for no block.
+    pub fn all_clients(blocks: &[&FioBlock]) -> Option<FioBlock> {
+        let last = *blocks.last()?;
+        let dir = |f: fn(&FioBlock) -> &FioDir| {
+            FioDir::mixed(&blocks.iter().map(|b| f(b)).collect::<Vec<_>>())
+        };
+        let weight = |b: &FioBlock| (b.runtime_ms * u64::from(b.clones.max(1))) as f64;
+        let total_weight: f64 = blocks.iter().map(|b| weight(b)).sum();
+        let cpu = |f: fn(&FioBlock) -> f64| {
+            if total_weight > 0.0 {
+                blocks.iter().map(|b| f(b) * weight(b)).sum::<f64>() / total_weight
+            } else {
+                0.0
+            }
+        };
+        let add7 = |f: fn(&FioBlock) -> &[u64; 7]| {
+            let mut v = [0u64; 7];
+            for b in blocks {
+                for (a, x) in v.iter_mut().zip(f(b)) {
+                    *a += x;
+                }
+            }
+            v
+        };
+        let mut sync = FioStat::default();
+        let mut sync_bins = FioBins::default();
+        for b in blocks {
+            sync.merge(&b.sync);
+            sync_bins.add(&b.sync_bins);
+        }
+        Some(FioBlock {
+            job: last.job,
+            name: "All clients".into(),
+            groupid: last.groupid,
+            clones: blocks.len() as u32,
+            runtime_ms: blocks.iter().map(|b| b.runtime_ms).sum(),
+            usr_cpu_pct: cpu(|b| b.usr_cpu_pct),
+            sys_cpu_pct: cpu(|b| b.sys_cpu_pct),
+            ctx: blocks.iter().map(|b| b.ctx).sum(),
+            majf: blocks.iter().map(|b| b.majf).sum(),
+            minf: blocks.iter().map(|b| b.minf).sum(),
+            iodepth: last.iodepth,
+            gtod_reduce: blocks.iter().all(|b| b.gtod_reduce),
+            read: dir(|b| &b.read),
+            write: dir(|b| &b.write),
+            trim: dir(|b| &b.trim),
+            sync,
+            sync_bins,
+            iodepth_level: add7(|b| &b.iodepth_level),
+            iodepth_submit: add7(|b| &b.iodepth_submit),
+            iodepth_complete: add7(|b| &b.iodepth_complete),
+            error: blocks.iter().find_map(|b| b.error.clone()),
+            steadystate: None,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -548,6 +612,75 @@ mod tests {
         let mut e = FioStat::default();
         e.merge(&FioStat::default());
         assert_eq!(e, FioStat::default());
+    }
+
+    /// A block of `n` reads of 4 KiB whose latencies are `lat`, run for `ms`.
+    fn reads(lat: &[u64], ms: u64, usr: f64) -> FioBlock {
+        let mut dense = vec![0u64; PLAT_NR];
+        for &x in lat {
+            dense[crate::fio_hist::plat_idx(x)] += 1;
+        }
+        FioBlock {
+            job: 0,
+            name: "j".into(),
+            groupid: 0,
+            clones: 1,
+            runtime_ms: ms,
+            usr_cpu_pct: usr,
+            sys_cpu_pct: 0.0,
+            ctx: 3,
+            majf: 0,
+            minf: 5,
+            iodepth: 1,
+            gtod_reduce: false,
+            read: FioDir {
+                io_bytes: 4096 * lat.len() as u64,
+                total_ios: lat.len() as u64,
+                runtime_ms: ms,
+                clat: stat(lat),
+                clat_bins: FioBins::from_dense(&dense),
+                ..FioDir::default()
+            },
+            write: FioDir::default(),
+            trim: FioDir::default(),
+            sync: FioStat::default(),
+            sync_bins: FioBins::default(),
+            iodepth_level: [lat.len() as u64, 0, 0, 0, 0, 0, 0],
+            iodepth_submit: [0; 7],
+            iodepth_complete: [0; 7],
+            error: None,
+            steadystate: None,
+        }
+    }
+
+    /// The "All clients" block is every host's I/O: bytes and I/Os summed, bandwidth over
+    /// the longest runtime, latency statistics and histogram of all samples (not a mean of
+    /// the hosts' percentiles), CPU weighted by runtime.
+    #[test]
+    fn all_clients_adds_every_hosts_io_and_merges_latency_exactly() {
+        let a = reads(&[1000, 2000, 3000], 1000, 10.0);
+        let b = reads(&[100_000, 200_000], 3000, 30.0);
+        let m = FioBlock::all_clients(&[&a, &b]).expect("blocks");
+        assert_eq!(m.name, "All clients");
+        assert_eq!(m.clones, 2);
+        assert_eq!(m.read.total_ios, 5);
+        assert_eq!(m.read.io_bytes, 5 * 4096);
+        assert_eq!(m.read.runtime_ms, 3000);
+        assert_eq!(m.read.bw_bytes(), 5 * 4096 * 1000 / 3000);
+        assert_eq!(m.runtime_ms, 4000);
+        let all = stat(&[1000, 2000, 3000, 100_000, 200_000]);
+        assert_eq!(
+            (m.read.clat.n, m.read.clat.min, m.read.clat.max),
+            (5, 1000, 200_000)
+        );
+        assert!((m.read.clat.mean - all.mean).abs() < 1e-6);
+        assert!((m.read.clat.stddev() - all.stddev()).abs() < 1e-6);
+        // The median of all five samples is 3000 (a host-mean of medians would be ~75 µs).
+        let p = crate::fio_hist::percentiles(&m.read.clat_bins.dense(), 5, &[50.0]);
+        assert!((2900..=3100).contains(&p[0]), "{p:?}");
+        assert!((m.usr_cpu_pct - 25.0).abs() < 1e-9, "{}", m.usr_cpu_pct);
+        assert_eq!((m.ctx, m.minf, m.iodepth_level[0]), (6, 10, 5));
+        assert!(FioBlock::all_clients(&[]).is_none());
     }
 
     #[test]

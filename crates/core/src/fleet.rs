@@ -182,8 +182,36 @@ fn baseline_candidates<'a>(
         r.label.as_deref() == Some(b.label)
             && what(r) == k
             && r.fleet.as_ref().is_none_or(|f| f.run != run)
+            && !is_load_share(r, b.runs)
     })
 }
+
+/// The merged run of fleet run `run`'s distributed load of `k`, if it was one: the whole
+/// load, whose parameters are the fleet's (its hosts ran shares of them).
+fn merged_load<'a>(run: &str, runs: &'a [RunResult], k: &str) -> Option<&'a RunResult> {
+    runs.iter().find(|r| {
+        what(r) == k
+            && r.fleet
+                .as_ref()
+                .is_some_and(|f| f.run == run && !f.parts.is_empty())
+    })
+}
+
+/// `r` is one host's share of a distributed load whose merged run is among `runs`: not a
+/// run of the whole load.
+fn is_load_share(r: &RunResult, runs: &[RunResult]) -> bool {
+    r.fleet.as_ref().is_some_and(|f| {
+        f.parts.is_empty()
+            && runs.iter().any(|m| {
+                m.fleet
+                    .as_ref()
+                    .is_some_and(|g| g.run == f.run && g.parts.iter().any(|p| p.run_id == r.id))
+            })
+    })
+}
+
+/// The row of a distributed load's merged run in its group (after the hosts').
+pub const WHOLE_LOAD: &str = "(all hosts)";
 
 /// Why `baseline` cannot judge fleet run `run`: for a workload the baseline label has runs
 /// of, none has the parameters and threads the fleet ran with. One line naming both (the
@@ -204,6 +232,8 @@ pub fn baseline_mismatch(run: &str, runs: &[RunResult], baseline: Baseline<'_>) 
         let Some(last) = baseline_candidates(run, baseline, &g.what).last() else {
             continue;
         };
+        // A distributed load's parameters are the whole load's, not a host's share.
+        let first = merged_load(run, runs, &g.what).unwrap_or(first);
         let (mine, theirs) = (setup(first), setup(last));
         if mine == theirs {
             // Same setup but no completed run with a figure: judged against the median.
@@ -317,18 +347,27 @@ pub fn report_against(
             };
             let higher = fig.better == Better::Higher;
             // Only the baseline's runs of the same workload with the same parameters and
-            // threads as the fleet's (its first host's run) count.
+            // threads as the fleet's count: its first host's run's, or for a distributed
+            // load the whole load's (its merged run: the hosts ran shares of it).
+            let whole = merged_load(run, runs, &k);
+            let fleet_setup = setup(whole.unwrap_or(first));
             let base_values: Vec<f64> = baseline
                 .map(|b| {
                     baseline_candidates(run, b, &k)
-                        .filter(|r| completed(r) && setup(r) == setup(first))
+                        .filter(|r| completed(r) && setup(r) == fleet_setup)
                         .filter_map(&value_of)
                         .collect()
                 })
                 .unwrap_or_default();
             let base = stats::median(&base_values).filter(|b| *b != 0.0);
-            let reference = base.or(median);
-            let rows = per_host
+            // A load's hosts each made a share of it: they are set against one another
+            // (the median); the whole load against the baseline, in a row of its own.
+            let reference = if whole.is_some() {
+                median
+            } else {
+                base.or(median)
+            };
+            let mut rows: Vec<Row> = per_host
                 .iter()
                 .map(|(h, r)| {
                     let value = value_of(r);
@@ -376,7 +415,7 @@ pub fn report_against(
                         run_id: r.id.clone(),
                         value,
                         ratio,
-                        vs_baseline,
+                        vs_baseline: if whole.is_some() { None } else { vs_baseline },
                         z,
                         verdict,
                         outlier,
@@ -384,6 +423,38 @@ pub fn report_against(
                     }
                 })
                 .collect();
+            if let (Some(m), Some(b)) = (whole, base) {
+                // The whole load judged against the baseline (`--fail-below`).
+                let value = value_of(m);
+                let q = value.map(|v| v / b);
+                let below = match (fail_below, q) {
+                    (Some(fb), Some(q)) => {
+                        if higher {
+                            q < 1.0 - fb
+                        } else {
+                            q > 1.0 + fb
+                        }
+                    }
+                    _ => false,
+                };
+                rows.push(Row {
+                    host: WHOLE_LOAD.to_string(),
+                    run_id: m.id.clone(),
+                    value,
+                    ratio: None,
+                    vs_baseline: q,
+                    z: None,
+                    verdict: if !completed(m) || value.is_none() {
+                        Verdict::Failed
+                    } else if below {
+                        Verdict::Slow
+                    } else {
+                        Verdict::Pass
+                    },
+                    outlier: false,
+                    reason: None,
+                });
+            }
             Group {
                 what: k,
                 figure: fig.name.clone(),
@@ -440,7 +511,10 @@ impl FleetReport {
                     outlier: false,
                     reason: Some(reason.clone()),
                 });
-                g.rows.sort_by(|a, b| a.host.cmp(&b.host));
+                // By host, a distributed load's whole-load row last.
+                g.rows.sort_by(|a, b| {
+                    (a.host == WHOLE_LOAD, &a.host).cmp(&(b.host == WHOLE_LOAD, &b.host))
+                });
             }
             self.without_run.push(Missing {
                 host: host.clone(),
@@ -571,6 +645,107 @@ mod tests {
         // Within 25 % of the baseline: pass.
         assert!(!report_against("f1", &runs, Some(0.25), Some(b)).any_failed());
         assert_eq!(rep.baseline.as_deref(), Some("golden"));
+    }
+
+    /// A distributed load's parameters are the whole load's: a baseline run of the whole
+    /// command (one machine, or an earlier fleet's merged run) counts, a host's share does
+    /// not; the hosts are set against one another and the whole load against the baseline.
+    #[test]
+    fn a_distributed_loads_baseline_is_of_the_whole_load() {
+        use crate::params::Value;
+        let share = |host: &str, id: &str, v: f64, c: i64| {
+            let mut r = on(host, id, v, 0);
+            r.workload.params.set("connections", Value::Int(c));
+            r
+        };
+        // `-c 6` over 3 hosts: 2 connections each, 1000 requests/s each, 3000 in all.
+        let mut runs = vec![
+            share("a", "1", 1000.0, 2),
+            share("b", "2", 1010.0, 2),
+            share("c", "3", 990.0, 2),
+        ];
+        let mut merged = share("*", "m", 3000.0, 6);
+        merged.config.threads = 3;
+        merged.fleet.as_mut().unwrap().parts = ["a", "b", "c"]
+            .iter()
+            .zip(["1", "2", "3"])
+            .map(|(h, id)| crate::result::FleetPart {
+                host: h.to_string(),
+                run_id: id.to_string(),
+                events: 1,
+            })
+            .collect();
+        runs.push(merged);
+        let golden = |id: &str, c: i64, threads: usize, v: f64| {
+            let mut r = run(id, "cpu", threads, &[("events_per_s", v)]);
+            r.workload.params.set("connections", Value::Int(c));
+            r.label = Some("golden".into());
+            r
+        };
+        let mut all = runs.clone();
+        // A run with one host's share of the load is not the whole load.
+        all.push(golden("g1", 2, 1, 1000.0));
+        let b = Baseline {
+            label: "golden",
+            runs: &all,
+        };
+        let e = baseline_mismatch("f1", &all, b).expect("no whole-load baseline");
+        assert!(
+            e.contains(
+                "the baseline ran connections=2 threads=1, the fleet ran connections=6 threads=3"
+            ),
+            "{e}"
+        );
+        // The whole load on one machine (6 connections, 3 threads), 4000/s: the fleet's
+        // 3000/s is 25 % below it.
+        all.push(golden("g2", 6, 3, 4000.0));
+        let b = Baseline {
+            label: "golden",
+            runs: &all,
+        };
+        assert_eq!(baseline_mismatch("f1", &all, b), None);
+        let rep = report_against("f1", &all, Some(0.1), Some(b));
+        let g = &rep.groups[0];
+        assert_eq!((g.baseline, g.baseline_runs), (Some(4000.0), 1));
+        let hosts: Vec<&str> = g.rows.iter().map(|r| r.host.as_str()).collect();
+        assert_eq!(hosts, ["a", "b", "c", WHOLE_LOAD]);
+        // Each host is judged against the others (within 10 %): pass.
+        assert!(g.rows[..3].iter().all(|r| r.verdict == Verdict::Pass));
+        let whole = &g.rows[3];
+        assert_eq!(whole.value, Some(3000.0));
+        assert_eq!(whole.vs_baseline, Some(0.75));
+        assert_eq!(whole.verdict, Verdict::Slow);
+        assert!(rep.any_failed());
+        // Within 30 %: the whole load passes.
+        let rep = report_against("f1", &all, Some(0.3), Some(b));
+        assert!(!rep.any_failed());
+        // An earlier fleet's shares (same host count) are not the whole load either: only
+        // its merged run counts.
+        let mut earlier: Vec<RunResult> = runs
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.id = format!("e{}", r.id);
+                r.label = Some("prev".into());
+                let f = r.fleet.as_mut().unwrap();
+                f.run = "f0".into();
+                for p in &mut f.parts {
+                    p.run_id = format!("e{}", p.run_id);
+                }
+                r
+            })
+            .collect();
+        earlier[3].metrics.events_per_s = 3100.0;
+        earlier[3].figures = vec![crate::result::figure::EVENTS_PER_S.at(3100.0)];
+        let mut all = runs.clone();
+        all.extend(earlier);
+        let b = Baseline {
+            label: "prev",
+            runs: &all,
+        };
+        let rep = report_against("f1", &all, Some(0.1), Some(b));
+        assert_eq!(rep.groups[0].baseline_runs, 1, "the merged run alone");
+        assert_eq!(rep.groups[0].baseline, Some(3100.0));
     }
 
     #[test]

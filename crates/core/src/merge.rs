@@ -21,6 +21,7 @@ use crate::recorder::LatencyRec;
 use crate::result::{
     FleetPart, FleetRef, Latency, RunResult, Table, Warning, decode_histogram, encode_histogram,
 };
+use crate::runner::StopReason;
 use std::collections::BTreeMap;
 
 /// Facts whose merged value is the largest host's.
@@ -175,6 +176,14 @@ pub fn merge_load(run: &str, parts: &[&RunResult]) -> Result<RunResult, String> 
             .as_ref()
             .map(|e| format!("{}: {e}", host(bad)));
         m.outcome.stop_reason = bad.outcome.stop_reason;
+    } else if let Some(cut) = parts
+        .iter()
+        .map(|r| r.outcome.stop_reason)
+        .filter(|s| matches!(s, StopReason::Interrupted | StopReason::ForcedShutdown))
+        .max_by_key(|s| *s == StopReason::ForcedShutdown)
+    {
+        // One host cut short cuts the load short: the merged figures cover less than asked.
+        m.outcome.stop_reason = cut;
     } else if let Some(bad) = parts
         .iter()
         .find(|r| r.outcome.stop_reason != first.outcome.stop_reason)
@@ -239,6 +248,11 @@ pub fn merge_load(run: &str, parts: &[&RunResult]) -> Result<RunResult, String> 
                 warnings.push(w);
             }
         }
+    }
+    // The merged run's own "cut short" warning (the hosts' say which host), as a run
+    // stopped on one host says it.
+    if let Some(w) = m.cut_short_warning(0) {
+        warnings.insert(0, w);
     }
     m.warnings = warnings;
 
@@ -445,6 +459,47 @@ mod tests {
         assert!((m.metrics.events_per_s - 3000.0 / 0.090).abs() < 1e-6);
         assert_eq!(m.metrics.counters["bytes_read"], 2_000_000);
         assert!((m.metrics.counters_per_s["bytes_read"] - 2_000_000.0 / 0.090).abs() < 1e-3);
+    }
+
+    /// A load one of whose hosts was interrupted is itself cut short, and says so in its
+    /// own words (not only in the host's), with the merged duration and unfinished requests.
+    #[test]
+    fn a_load_with_an_interrupted_host_is_cut_short() {
+        let mut ra = part("a", &[1000; 10], 10.0);
+        let mut rb = part("b", &[1000; 10], 10.0);
+        ra.outcome.stop_reason = StopReason::Interrupted;
+        ra.outcome.unfinished_events = 3;
+        rb.outcome.stop_reason = StopReason::TimeLimit;
+        rb.outcome.unfinished_events = 2;
+        ra.metrics.duration_s = 1.5;
+        rb.metrics.duration_s = 2.0;
+        ra.warnings = ra.cut_short_warning(0).into_iter().collect();
+        // Whichever host comes first.
+        for parts in [[&ra, &rb], [&rb, &ra]] {
+            let m = merge_load("f", &parts).unwrap();
+            assert_eq!(m.outcome.stop_reason, StopReason::Interrupted);
+            let w = &m.warnings[0];
+            assert_eq!(w.kind, crate::result::WarningKind::Partial);
+            assert!(
+                w.message.starts_with(
+                    "the run was cut short (interrupted); the figures cover 2.00 s and 5 event(s)"
+                ),
+                "{}",
+                w.message
+            );
+            assert!(
+                m.warnings
+                    .iter()
+                    .any(|w| w.message.starts_with("a: the run was cut short"))
+            );
+        }
+        // No host cut short: no such warning.
+        let m = merge_load("f", &[&rb, &rb.clone()]).unwrap();
+        assert!(
+            m.warnings
+                .iter()
+                .all(|w| w.kind != crate::result::WarningKind::Partial)
+        );
     }
 
     #[test]

@@ -718,35 +718,7 @@ impl RunResult {
                 ),
             });
         }
-        if matches!(
-            self.outcome.stop_reason,
-            StopReason::Interrupted | StopReason::ForcedShutdown
-        ) {
-            let unfinished = self.outcome.unfinished_events;
-            // Threads of a workload's own loop (a Lua script's thread_run) can be stuck
-            // outside any event: those are threads, not events.
-            let outside = stuck_threads.saturating_sub(unfinished);
-            let also = if outside > 0 {
-                format!(
-                    "; {outside} worker thread(s) were still running outside an event (in \
-                     the workload's own loop) and were left behind"
-                )
-            } else {
-                String::new()
-            };
-            w.push(Warning {
-                kind: WarningKind::Partial,
-                message: format!(
-                    "the run was cut short ({}); the figures cover {:.2} s and {unfinished} \
-                     event(s) were left unfinished{also}.",
-                    match self.outcome.stop_reason {
-                        StopReason::Interrupted => "interrupted",
-                        _ => "forced shutdown",
-                    },
-                    self.metrics.duration_s,
-                ),
-            });
-        }
+        w.extend(self.cut_short_warning(stuck_threads));
         if self.config.rate_per_s > 0.0 && self.metrics.duration_s > 0.0 {
             let achieved = self.metrics.events_per_s;
             if achieved < self.config.rate_per_s * 0.9
@@ -763,6 +735,41 @@ impl RunResult {
             }
         }
         w
+    }
+
+    /// The warning of a run cut short (Ctrl-C, forced shutdown): what its figures cover.
+    /// `stuck_threads`: worker threads that had not stopped when the run gave up on them.
+    pub fn cut_short_warning(&self, stuck_threads: u64) -> Option<Warning> {
+        if matches!(
+            self.outcome.stop_reason,
+            StopReason::Interrupted | StopReason::ForcedShutdown
+        ) {
+            let unfinished = self.outcome.unfinished_events;
+            // Threads of a workload's own loop (a Lua script's thread_run) can be stuck
+            // outside any event: those are threads, not events.
+            let outside = stuck_threads.saturating_sub(unfinished);
+            let also = if outside > 0 {
+                format!(
+                    "; {outside} worker thread(s) were still running outside an event (in \
+                     the workload's own loop) and were left behind"
+                )
+            } else {
+                String::new()
+            };
+            return Some(Warning {
+                kind: WarningKind::Partial,
+                message: format!(
+                    "the run was cut short ({}); the figures cover {:.2} s and {unfinished} \
+                     event(s) were left unfinished{also}.",
+                    match self.outcome.stop_reason {
+                        StopReason::Interrupted => "interrupted",
+                        _ => "forced shutdown",
+                    },
+                    self.metrics.duration_s,
+                ),
+            });
+        }
+        None
     }
 
     /// The percentile `p` if it was requested.

@@ -283,9 +283,12 @@ pub fn html(r: &FleetReport, generator: &str) -> String {
     for g in &r.groups {
         let _ = writeln!(h, "<h2>{}</h2>", esc(&g.what));
         let _ = writeln!(h, "<p class=\"muted\">{}</p>", esc(&heading(g)));
+        // A bar per host: a distributed load's whole-load row (the hosts' sum) is in the
+        // table only.
         let bars = g
             .rows
             .iter()
+            .filter(|row| row.host != hostbench_core::fleet::WHOLE_LOAD)
             .map(|row| Bar {
                 label: if row.outlier {
                     format!("{} ⚠", row.host)

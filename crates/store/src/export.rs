@@ -14,15 +14,20 @@
 //! ```
 //!
 //! Each element of `runs` is the stored result JSON text, copied byte for byte, oldest run
-//! first (ties by id); the document has no timestamp. So exporting, importing elsewhere and
+//! first (ties by id); the document has no timestamp. When the runs belong to fleet runs
+//! whose controller recorded its hosts (the store's `fleet_hosts`), a `"fleet_hosts"` list
+//! follows `runs`: one object per host, `{"fleet_run", "host", "position", "status",
+//! "reason", "runs"}`, so `fleet report` in the store imported into still names the hosts
+//! that brought back no run. A reader that does not know it ignores it. So exporting, importing elsewhere and
 //! exporting again gives an identical file, and every run keeps its id. Reading also
 //! accepts a single result (what `--format json` prints) and a plain array of results.
 
 use crate::StoreError;
 use crate::StoredRun;
+use crate::{FleetHost, FleetRoster};
 use hostbench_core::input::{Bounded, IMPORT_MAX, human_bytes};
 use hostbench_core::result::{RunResult, SCHEMA_ID, SCHEMA_VERSION};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::path::Path;
 
@@ -33,6 +38,55 @@ pub const EXPORT_SCHEMA_VERSION: u32 = 1;
 
 /// Writes `runs` (already in the order wanted) as an export document, ending in a newline.
 pub fn export_document(runs: &[StoredRun]) -> String {
+    export_document_with(runs, &[])
+}
+
+/// One host of a fleet roster in an export document.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RosterRow {
+    fleet_run: String,
+    host: String,
+    position: i64,
+    status: String,
+    reason: Option<String>,
+    runs: i64,
+}
+
+/// [`export_document`] with the fleet rosters of its runs' fleet runs (`"fleet_hosts"`,
+/// left out when there are none, so a document without fleets is as before).
+pub fn export_document_with(runs: &[StoredRun], rosters: &[FleetRoster]) -> String {
+    let mut s = runs_document(runs);
+    let rows: Vec<String> = rosters
+        .iter()
+        .flat_map(|r| {
+            r.hosts.iter().map(|h| {
+                serde_json::to_string(&RosterRow {
+                    fleet_run: r.run.clone(),
+                    host: h.host.clone(),
+                    position: h.position,
+                    status: h.status.clone(),
+                    reason: h.reason.clone(),
+                    runs: h.runs,
+                })
+                .unwrap_or_default()
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return s;
+    }
+    s.truncate(s.len() - "\n}\n".len());
+    s.push_str(",\n  \"fleet_hosts\": [");
+    for (i, row) in rows.iter().enumerate() {
+        s.push_str(if i == 0 { "\n    " } else { ",\n    " });
+        s.push_str(row);
+    }
+    s.push_str("\n  ]\n}\n");
+    s
+}
+
+fn runs_document(runs: &[StoredRun]) -> String {
     let mut s = format!(
         "{{\n  \"schema\": \"{EXPORT_SCHEMA_ID}\",\n  \"schema_version\": {EXPORT_SCHEMA_VERSION},\n  \"runs\": ["
     );
@@ -58,6 +112,69 @@ struct Probe {
 struct Document<'a> {
     #[serde(borrow)]
     runs: Vec<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Rosters {
+    #[serde(default)]
+    fleet_hosts: Vec<RosterRow>,
+}
+
+/// The fleet rosters of an export document (`"fleet_hosts"`; none in other documents),
+/// each checked: names as fleet names are (1 to 200 characters, no control characters), a
+/// known status, counts not negative. `origin` names the source in errors.
+pub fn parse_rosters(text: &str, origin: &str) -> Result<Vec<FleetRoster>, StoreError> {
+    let not = |why: String| StoreError::NotAnExport {
+        origin: origin.to_string(),
+        why,
+    };
+    if !text.trim_start().starts_with('{') {
+        return Ok(Vec::new());
+    }
+    let doc: Rosters = serde_json::from_str(text).map_err(|e| {
+        not(format!(
+            "its \"fleet_hosts\" are not a list of fleet hosts ({e})"
+        ))
+    })?;
+    let name = |what: &str, v: &str| -> Result<(), StoreError> {
+        let n = v.chars().count();
+        if n == 0 || n > 200 || v.chars().any(char::is_control) {
+            return Err(not(format!(
+                "\"fleet_hosts\": a {what} of {n} characters or with control characters"
+            )));
+        }
+        Ok(())
+    };
+    let mut out: Vec<FleetRoster> = Vec::new();
+    for row in doc.fleet_hosts {
+        name("fleet run", &row.fleet_run)?;
+        name("host", &row.host)?;
+        if !matches!(row.status.as_str(), "ok" | "failed" | "interrupted")
+            || row.runs < 0
+            || row.position < 0
+        {
+            return Err(not(format!(
+                "\"fleet_hosts\": host {} of fleet run {}: status {:?}, position {}, runs {} \
+                 (expected ok, failed or interrupted and counts from 0)",
+                row.host, row.fleet_run, row.status, row.position, row.runs
+            )));
+        }
+        let host = FleetHost {
+            host: row.host,
+            position: row.position,
+            status: row.status,
+            reason: row.reason,
+            runs: row.runs,
+        };
+        match out.iter_mut().find(|r| r.run == row.fleet_run) {
+            Some(r) => r.hosts.push(host),
+            None => out.push(FleetRoster {
+                run: row.fleet_run,
+                hosts: vec![host],
+            }),
+        }
+    }
+    Ok(out)
 }
 
 /// Reads the runs in `text`: an export document, one result, or an array of results.
@@ -156,6 +273,24 @@ pub(crate) fn check_run(json: &str) -> Result<StoredRun, String> {
     })
 }
 
+/// Reads the runs and the fleet rosters of a file (see [`read_document`]).
+pub fn load_document(path: &Path) -> Result<(Vec<StoredRun>, Vec<FleetRoster>), StoreError> {
+    let f = std::fs::File::open(path).map_err(|source| StoreError::File {
+        action: "cannot read",
+        path: path.to_path_buf(),
+        source,
+    })?;
+    read_document(f, &path.display().to_string())
+}
+
+/// [`read_runs`] with the document's fleet rosters ([`parse_rosters`]).
+pub fn read_document(
+    r: impl std::io::Read,
+    origin: &str,
+) -> Result<(Vec<StoredRun>, Vec<FleetRoster>), StoreError> {
+    read_within(r, origin, IMPORT_MAX)
+}
+
 /// Reads the runs in a file (see [`read_runs`]).
 pub fn load_file(path: &Path) -> Result<Vec<StoredRun>, StoreError> {
     let f = std::fs::File::open(path).map_err(|source| StoreError::File {
@@ -179,6 +314,14 @@ fn read_runs_within(
     origin: &str,
     limit: u64,
 ) -> Result<Vec<StoredRun>, StoreError> {
+    read_within(r, origin, limit).map(|(runs, _)| runs)
+}
+
+fn read_within(
+    r: impl std::io::Read,
+    origin: &str,
+    limit: u64,
+) -> Result<(Vec<StoredRun>, Vec<FleetRoster>), StoreError> {
     let mut bounded = Bounded::new(std::io::BufReader::new(r), limit);
     let parsed = {
         let mut de = serde_json::Deserializer::from_reader(&mut bounded);
@@ -209,7 +352,10 @@ fn read_runs_within(
             });
         }
     };
-    parse_runs(whole.get(), origin)
+    Ok((
+        parse_runs(whole.get(), origin)?,
+        parse_rosters(whole.get(), origin)?,
+    ))
 }
 
 #[cfg(test)]

@@ -26,7 +26,8 @@ mod sqlite;
 pub mod time;
 
 pub use export::{
-    EXPORT_SCHEMA_ID, EXPORT_SCHEMA_VERSION, export_document, load_file, parse_runs, read_runs,
+    EXPORT_SCHEMA_ID, EXPORT_SCHEMA_VERSION, export_document, export_document_with, load_document,
+    load_file, parse_rosters, parse_runs, read_document, read_runs,
 };
 pub use index::{Headline, host_fingerprint};
 pub use location::{DEFAULT_PG_SCHEMA, ENV_NO_SAVE, ENV_RESULTS_DB, Location};
@@ -227,6 +228,16 @@ pub struct FleetHost {
     pub runs: i64,
 }
 
+/// The hosts one fleet run's controller recorded ([`Store::fleet_roster`]), as exports
+/// carry them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FleetRoster {
+    /// The fleet run id.
+    pub run: String,
+    /// Its hosts, in the user's order.
+    pub hosts: Vec<FleetHost>,
+}
+
 /// What an import did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ImportReport {
@@ -378,6 +389,49 @@ impl Store {
     /// none did (runs that joined with `HOSTBENCH_FLEET_RUN`, or a store from before).
     pub fn fleet_roster(&mut self, run: &str) -> Result<Vec<FleetHost>> {
         self.backend.roster(run)
+    }
+
+    /// The rosters of the fleet runs of `runs` (each fleet run once, in the order its first
+    /// run comes), for an export.
+    pub fn rosters_of(&mut self, runs: &[StoredRun]) -> Result<Vec<FleetRoster>> {
+        let mut seen: Vec<String> = Vec::new();
+        let mut out = Vec::new();
+        // Only the fleet run id is read of each run.
+        #[derive(serde::Deserialize)]
+        struct Probe {
+            fleet: Option<FleetId>,
+        }
+        #[derive(serde::Deserialize)]
+        struct FleetId {
+            run: String,
+        }
+        for r in runs {
+            let Ok(Probe { fleet: Some(f) }) = serde_json::from_str::<Probe>(&r.json) else {
+                continue;
+            };
+            if seen.contains(&f.run) {
+                continue;
+            }
+            seen.push(f.run.clone());
+            let hosts = self.fleet_roster(&f.run)?;
+            if !hosts.is_empty() {
+                out.push(FleetRoster { run: f.run, hosts });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Records imported fleet rosters, each only when this store has none for its fleet run
+    /// (a store's own record of its fleet runs is kept); returns how many were added.
+    pub fn import_rosters(&mut self, rosters: &[FleetRoster]) -> Result<usize> {
+        let mut n = 0;
+        for r in rosters {
+            if self.fleet_roster(&r.run)?.is_empty() {
+                self.save_fleet_roster(&r.run, &r.hosts)?;
+                n += 1;
+            }
+        }
+        Ok(n)
     }
 
     /// Stores runs read from a file (see [`parse_runs`]) in one transaction, keeping each

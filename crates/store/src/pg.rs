@@ -376,11 +376,18 @@ impl Backend for Pg {
             .transaction()
             .map_err(e("cannot start a write"))?;
         let mut n = 0;
+        let mut fleet_runs: Vec<String> = Vec::new();
         for id in ids {
+            let fr: Option<String> = tx
+                .query_opt("SELECT fleet_run FROM runs WHERE id = $1", &[id])
+                .map_err(e("cannot read a run"))?
+                .and_then(|r| r.get(0));
+            fleet_runs.extend(fr.filter(|f| !fleet_runs.contains(f)));
             n += tx
                 .execute("DELETE FROM runs WHERE id = $1", &[id])
                 .map_err(e("cannot remove a run"))?;
         }
+        drop_orphan_rosters(&mut tx, &fleet_runs).map_err(e("cannot remove a fleet roster"))?;
         tx.commit().map_err(e("cannot commit"))?;
         Ok(n)
     }
@@ -416,9 +423,19 @@ impl Backend for Pg {
             .client
             .transaction()
             .map_err(e("cannot start a write"))?;
+        let fleet_runs: Vec<String> = tx
+            .query(
+                "SELECT DISTINCT fleet_run FROM runs WHERE label = $1 AND fleet_run IS NOT NULL",
+                &[&label],
+            )
+            .map_err(e("cannot read runs"))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
         let n = tx
             .execute("DELETE FROM runs WHERE label = $1", &[&label])
             .map_err(e("cannot remove runs"))?;
+        drop_orphan_rosters(&mut tx, &fleet_runs).map_err(e("cannot remove a fleet roster"))?;
         tx.commit().map_err(e("cannot commit"))?;
         Ok(n)
     }
@@ -472,4 +489,20 @@ impl Backend for Pg {
             })
             .collect())
     }
+}
+
+/// Removes the rosters (`fleet_hosts`) of those of `fleet_runs` that have no run left (the
+/// SQLite backend's rule).
+fn drop_orphan_rosters(
+    tx: &mut postgres::Transaction,
+    fleet_runs: &[String],
+) -> Result<(), postgres::Error> {
+    for fr in fleet_runs {
+        tx.execute(
+            "DELETE FROM fleet_hosts WHERE fleet_run = $1 AND NOT EXISTS \
+             (SELECT 1 FROM runs WHERE fleet_run = $1)",
+            &[fr],
+        )?;
+    }
+    Ok(())
 }

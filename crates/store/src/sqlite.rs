@@ -9,7 +9,9 @@ use crate::migrations::MIGRATIONS;
 use crate::{Arg, Backend, FleetHost, Inserted, Result, RunSummary, StoreError, StoredRun, chain};
 use rusqlite::config::DbConfig;
 use rusqlite::types::Value;
-use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior, params_from_iter};
+use rusqlite::{
+    Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior, params_from_iter,
+};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -485,11 +487,21 @@ impl Backend for Sqlite {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(e("cannot start a write"))?;
         let mut n = 0;
+        let mut fleet_runs: Vec<String> = Vec::new();
         for id in ids {
+            let fr: Option<String> = tx
+                .query_row("SELECT fleet_run FROM runs WHERE id = ?1", [id], |r| {
+                    r.get(0)
+                })
+                .optional()
+                .map_err(e("cannot read a run"))?
+                .flatten();
+            fleet_runs.extend(fr.filter(|f| !fleet_runs.contains(f)));
             n += tx
                 .execute("DELETE FROM runs WHERE id = ?1", [id])
                 .map_err(e("cannot remove a run"))? as u64;
         }
+        drop_orphan_rosters(&tx, &fleet_runs).map_err(e("cannot remove a fleet roster"))?;
         tx.commit().map_err(e("cannot commit"))?;
         self.checkpoint_if_large();
         Ok(n)
@@ -526,9 +538,19 @@ impl Backend for Sqlite {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(e("cannot start a write"))?;
+        let fleet_runs: Vec<String> = tx
+            .prepare(
+                "SELECT DISTINCT fleet_run FROM runs WHERE label = ?1 AND fleet_run IS NOT NULL",
+            )
+            .and_then(|mut st| {
+                st.query_map([label], |r| r.get(0))?
+                    .collect::<rusqlite::Result<Vec<String>>>()
+            })
+            .map_err(e("cannot read runs"))?;
         let n = tx
             .execute("DELETE FROM runs WHERE label = ?1", [label])
             .map_err(e("cannot remove runs"))? as u64;
+        drop_orphan_rosters(&tx, &fleet_runs).map_err(e("cannot remove a fleet roster"))?;
         tx.commit().map_err(e("cannot commit"))?;
         self.checkpoint_if_large();
         Ok(n)
@@ -580,4 +602,18 @@ impl Backend for Sqlite {
             .and_then(|it| it.collect::<rusqlite::Result<Vec<_>>>());
         rows.map_err(|e| to_store_error(&self.location, "cannot read a fleet roster", e))
     }
+}
+
+/// Removes the rosters (`fleet_hosts`) of those of `fleet_runs` (the fleet runs of runs
+/// just removed) that have no run left: a fleet run whose runs were all removed is gone,
+/// its roster with it.
+fn drop_orphan_rosters(tx: &rusqlite::Transaction, fleet_runs: &[String]) -> rusqlite::Result<()> {
+    for fr in fleet_runs {
+        tx.execute(
+            "DELETE FROM fleet_hosts WHERE fleet_run = ?1 AND NOT EXISTS \
+             (SELECT 1 FROM runs WHERE fleet_run = ?1)",
+            [fr],
+        )?;
+    }
+    Ok(())
 }

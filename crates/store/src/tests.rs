@@ -36,6 +36,7 @@ fn ids(v: &[RunSummary]) -> Vec<&str> {
 fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
     finds_a_fleet_runs_runs(fresh());
     keeps_a_fleet_roster(fresh());
+    a_fleet_roster_travels_with_its_runs_and_goes_with_them(fresh(), fresh());
     let loc = fresh();
     let mut s = Store::open(&loc).unwrap();
     assert_eq!(s.schema_version().unwrap(), LATEST_VERSION);
@@ -440,6 +441,67 @@ fn keeps_a_fleet_roster(loc: Location) {
     s.save_fleet_roster("fr-1", &roster[1..]).unwrap();
     assert_eq!(s.fleet_roster("fr-1").unwrap(), roster[1..]);
     assert_eq!(s.fleet_roster("fr-2").unwrap(), roster[..1]);
+}
+
+/// A fleet run's roster is exported with its runs and imported with them (not over a
+/// roster the store has), and removed with the last of its runs (by id or by label).
+fn a_fleet_roster_travels_with_its_runs_and_goes_with_them(loc: Location, other: Location) {
+    let mut s = Store::open(&loc).unwrap();
+    let host = |h: &str, position, status: &str, runs| FleetHost {
+        host: h.into(),
+        position,
+        status: status.into(),
+        reason: (status != "ok").then(|| "unreachable (connect)".to_string()),
+        runs,
+    };
+    let roster = vec![host("a", 0, "ok", 1), host("b", 1, "failed", 0)];
+    s.save(&on_fleet("r1", Some("fr-1"))).unwrap();
+    s.save(&on_fleet("r2", Some("fr-1"))).unwrap();
+    let mut labelled = on_fleet("r3", Some("fr-2"));
+    labelled.label = Some("gone".into());
+    s.save(&labelled).unwrap();
+    s.save_fleet_roster("fr-1", &roster).unwrap();
+    s.save_fleet_roster("fr-2", &roster[..1]).unwrap();
+    s.save_fleet_roster("fr-3", &roster).unwrap();
+
+    let runs = s.load(&Filter::default()).unwrap();
+    let rosters = s.rosters_of(&runs).unwrap();
+    assert_eq!(
+        rosters.iter().map(|r| r.run.as_str()).collect::<Vec<_>>(),
+        ["fr-1", "fr-2"],
+        "only the exported runs' fleet runs"
+    );
+    let doc = export_document_with(&runs, &rosters);
+    assert!(doc.contains("\"fleet_hosts\""), "{doc}");
+    // Read back: the runs and the rosters; a document without rosters has none.
+    assert_eq!(parse_runs(&doc, "x").unwrap().len(), 3);
+    assert_eq!(parse_rosters(&doc, "x").unwrap(), rosters);
+    assert!(
+        parse_rosters(&export_document(&runs), "x")
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(export_document_with(&runs, &[]), export_document(&runs));
+    let bad = doc.replace("\"status\":\"failed\"", "\"status\":\"weird\"");
+    assert!(parse_rosters(&bad, "x").is_err());
+
+    let mut o = Store::open(&other).unwrap();
+    o.save_fleet_roster("fr-2", &roster).unwrap();
+    o.import(&parse_runs(&doc, "x").unwrap()).unwrap();
+    assert_eq!(o.import_rosters(&rosters).unwrap(), 1);
+    assert_eq!(o.fleet_roster("fr-1").unwrap(), roster);
+    assert_eq!(o.fleet_roster("fr-2").unwrap(), roster, "its own kept");
+    assert_eq!(o.import_rosters(&rosters).unwrap(), 0, "twice adds nothing");
+
+    // Removing one of fr-1's runs keeps its roster; removing the last removes it.
+    s.remove(&["r1".into()]).unwrap();
+    assert_eq!(s.fleet_roster("fr-1").unwrap(), roster);
+    s.remove(&["r2".into()]).unwrap();
+    assert!(s.fleet_roster("fr-1").unwrap().is_empty());
+    s.remove_label("gone").unwrap();
+    assert!(s.fleet_roster("fr-2").unwrap().is_empty());
+    // A fleet run none of whose runs was removed keeps its roster.
+    assert_eq!(s.fleet_roster("fr-3").unwrap(), roster);
 }
 
 #[test]

@@ -123,7 +123,7 @@ pub fn from_arg(arg: &str) -> Result<Vec<Target>> {
     check(out)
 }
 
-fn check(mut hosts: Vec<Target>) -> Result<Vec<Target>> {
+pub(super) fn check(mut hosts: Vec<Target>) -> Result<Vec<Target>> {
     for (i, h) in hosts.iter_mut().enumerate() {
         h.slot = i;
     }

@@ -52,7 +52,6 @@ pub(super) fn merge_and_show(
             outcomes.len(),
             missing.join(", ")
         );
-        eprintln!("WARNING: {msg}");
         m.warnings.push(Warning {
             kind: WarningKind::Partial,
             message: msg,
@@ -82,5 +81,8 @@ pub(super) fn merge_and_show(
         _ => hostbench_report::http::render(&m),
     };
     crate::exec::out(&text);
+    // The merged run's warnings (a load cut short, a host's, a missing host's), as a run
+    // on one host prints its own.
+    crate::present::print_warnings(&m, false);
     Ok(())
 }

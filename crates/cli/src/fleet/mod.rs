@@ -22,6 +22,7 @@
 //! as interrupted and sends its partial results.
 
 pub mod agent;
+pub mod fioclient;
 pub mod gate;
 mod hosts;
 mod load;
@@ -120,12 +121,26 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Some(i) => (&rest[..i], rest[i + 1..].to_vec()),
         None => (rest, Vec::new()),
     };
+    run(ours.to_vec(), command, None)
+}
+
+/// A fleet run: `ours` the fleet's options (and HOSTS), `command` the command after `--`;
+/// or, with `clients`, fio's client mode (its hosts and commands instead).
+fn run(
+    ours: Vec<String>,
+    command: Vec<String>,
+    clients: Option<fioclient::FioClients>,
+) -> Result<ExitCode> {
     let parsed = crate::frontend::clap_parse::<FleetArgs>(
         "fleet",
         std::iter::once("hostbench fleet".to_string()).chain(ours.iter().cloned()),
     )?;
-    let Some(args) = parsed else {
+    let Some(mut args) = parsed else {
         return Ok(ExitCode::SUCCESS);
+    };
+    let command = match &clients {
+        Some(c) => c.command(),
+        None => command,
     };
     if command.is_empty() {
         bail!(
@@ -148,6 +163,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     let saving =
         crate::exec::SaveOptions::new(args.label.clone(), false, args.store.results_db.clone())?;
     let targets = match (&args.hosts, &args.inventory) {
+        _ if clients.is_some() => {
+            let t = clients.as_ref().expect("clients").targets()?;
+            // fio's clients all run at once.
+            args.parallel = t.len();
+            t
+        }
         (Some(h), None) => hosts::from_arg(h)?,
         (None, Some(i)) => hosts::from_inventory(i)?,
         (Some(_), Some(_)) => bail!("fleet: give HOSTS or -i INVENTORY:GROUP, not both"),
@@ -183,8 +204,11 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     let user_command = command.clone();
     let (command, carried) = carried_files(&command)?;
     let names: Vec<String> = targets.iter().map(|t| t.name.clone()).collect();
-    let per_host = split::split(&command, &names)?;
-    if let Some(p) = &per_host {
+    let per_host = match &clients {
+        Some(c) => Some(c.per_host(&command)),
+        None => split::split(&command, &names)?,
+    };
+    if let Some(p) = per_host.as_ref().filter(|_| clients.is_none()) {
         for (t, c) in targets.iter().zip(p) {
             let shown: Vec<String> = c.iter().map(|w| remote_word(w, "…")).collect();
             eprintln!("fleet: {}: its share: {}", t.name, shown.join(" "));
@@ -218,7 +242,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             store: Mutex::new(None),
             saved: Default::default(),
             error: Mutex::new(None),
-            kept: per_host.as_ref().map(|_| Mutex::new(Vec::new())),
+            kept: (per_host.is_some() || clients.is_some()).then(|| Mutex::new(Vec::new())),
         },
         per_host,
         progress: Arc::new(progress::Progress::new(&names)),
@@ -255,12 +279,20 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     let merged = match &ctx.saver.kept {
         Some(kept) => {
             let kept = std::mem::take(&mut *kept.lock().unwrap_or_else(|e| e.into_inner()));
-            load::merge_and_show(&ctx.saver, &user_command, kept, &outcomes)
+            if clients.is_some() {
+                fioclient::show(&targets, &kept)
+            } else {
+                load::merge_and_show(&ctx.saver, &user_command, kept, &outcomes)
+            }
         }
         None => Ok(()),
     };
     if let Err(e) = &merged {
-        eprintln!("WARNING: the hosts' load was not merged: {e:#}");
+        if clients.is_some() {
+            eprintln!("WARNING: fio --client: no report: {e:#}");
+        } else {
+            eprintln!("WARNING: the hosts' load was not merged: {e:#}");
+        }
     }
     ctx.saver.roster(&outcomes);
     let saved = match ctx
@@ -278,7 +310,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         ran.as_secs_f64(),
         t0.elapsed().as_secs_f64()
     );
-    let code = summary(&run_id, &outcomes, saved, &location)?;
+    // fio's client mode: stdout is fio's report alone (its JSON parses).
+    let code = summary(&run_id, &outcomes, saved, &location, clients.is_some())?;
     Ok(if merged.is_err() && code == ExitCode::SUCCESS {
         ExitCode::from(1)
     } else {
@@ -1189,6 +1222,7 @@ fn summary(
     outcomes: &[Outcome],
     saved: Result<usize>,
     location: &hostbench_store::Location,
+    on_stderr: bool,
 ) -> Result<ExitCode> {
     let mut text = format!("fleet run {run_id}\n");
     text.push_str(&format!(
@@ -1231,7 +1265,11 @@ fn summary(
             );
         }
     }
-    crate::exec::out(&text);
+    if on_stderr {
+        eprint!("{text}");
+    } else {
+        crate::exec::out(&text);
+    }
     for o in outcomes {
         if let Some(off) = o.offset_ns
             && off.abs() > SKEW_WARN_NS

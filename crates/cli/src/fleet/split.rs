@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | `http` | `-R/--rate`, `-c/--connections`, `-n/--requests` | `-c 10`; no rate, no count |
 //! | `ab` | `-n`, `-c` | `-n 1` (none with `-t`), `-c 1` |
-//! | `httperf` | `--rate`, `--num-conns` | no rate; `--num-conns 1` |
+//! | `httperf` | `--rate` (or `--period`: each host's n times as long), `--num-conns` (or `--wsess`'s sessions) | no rate; `--num-conns 1` |
 //!
 //! A host whose share would be 0 is a usage error: the total is too small for the fleet.
 
@@ -26,6 +26,11 @@ struct Divided {
     total: f64,
     /// An integer count (connections, requests) rather than a rate.
     count: bool,
+    /// A period (httperf's `--period=[d|e]T`, `total` its seconds) rather than a rate:
+    /// each host's is `n` times as long, written after this prefix (`d`, `e` or none).
+    period: Option<String>,
+    /// Written after each host's value (httperf's `--wsess=N1,N2,X`: `,N2,X`).
+    suffix: String,
 }
 
 /// Whether `command` (the words after `--`) is a load the fleet divides.
@@ -59,7 +64,7 @@ pub fn split(command: &[String], hosts: &[String]) -> Result<Option<Vec<Vec<Stri
         let shares = shares(d, hosts)?;
         for (words, v) in per_host.iter_mut().zip(shares) {
             if d.option.ends_with('=') {
-                words.push(format!("{}{v}", d.option));
+                words.push(format!("{}{v}{}", d.option, d.suffix));
             } else {
                 words.push(d.option.to_string());
                 words.push(v);
@@ -76,6 +81,12 @@ pub fn split(command: &[String], hosts: &[String]) -> Result<Option<Vec<Vec<Stri
 /// over the first hosts; a whole rate the same way; a fractional rate in equal parts.
 fn shares(d: &Divided, hosts: &[String]) -> Result<Vec<String>> {
     let n = hosts.len();
+    if let Some(prefix) = &d.period {
+        // The rate divided: each host's sessions (connections) arrive n times as far apart.
+        let t = format!("{:.9}", d.total * n as f64);
+        let t = t.trim_end_matches('0').trim_end_matches('.');
+        return Ok(vec![format!("{prefix}{t}"); n]);
+    }
     if d.count || (d.total.fract() == 0.0 && d.total < 1e15) {
         let total = d.total as u64;
         let (base, rem) = (total / n as u64, (total % n as u64) as usize);
@@ -195,6 +206,8 @@ fn http(rest: &[String]) -> Result<(Vec<Divided>, Vec<String>)> {
             option: short,
             total,
             count: *count,
+            period: None,
+            suffix: String::new(),
         });
     }
     Ok((divided, others))
@@ -219,6 +232,9 @@ fn getopt_grammar(
     // (requests, concurrency, time limit seen) for ab; (rate, num-conns) for httperf.
     let mut a: Option<(String, f64)> = None;
     let mut b: Option<(String, f64)> = None;
+    // httperf: the rate given as `--period` (its prefix), sessions as `--wsess` (`,N2,X`).
+    let mut period: Option<String> = None;
+    let mut wsess: Option<String> = None;
     let mut ab_time_after_n = false;
     for item in Getopt::new(flags, rest, style) {
         // A bad command line is the grammar's to word: left as it is, each host says it.
@@ -241,16 +257,28 @@ fn getopt_grammar(
                         opts.push(v);
                     }
                     (Grammar::Httperf, _, "rate") => {
-                        a = Some(("--rate".into(), number("--rate", &v, false)?))
+                        a = Some(("--rate".into(), number("--rate", &v, false)?));
+                        period = None;
                     }
                     (Grammar::Httperf, _, "num-conns") => {
                         b = Some(("--num-conns".into(), number("--num-conns", &v, true)?))
                     }
-                    (Grammar::Httperf, _, "wsess" | "period") => bail!(
-                        "fleet: httperf --{} is not divided among hosts yet; give --rate and \
-                         --num-conns (the fleet divides them)",
-                        flag.long
-                    ),
+                    // `--period=[d|e]T`: a rate of 1/T; each host gets n × T. (`u`, `v` and
+                    // bad values are left for the hosts' httperf to refuse.)
+                    (Grammar::Httperf, _, "period")
+                        if let Some((prefix, t)) = httperf_period(&v) =>
+                    {
+                        a = Some(("--period".into(), t));
+                        period = Some(prefix);
+                    }
+                    // `--wsess=N1,N2,X`: N1 sessions divided, N2 calls and X think time each.
+                    (Grammar::Httperf, _, "wsess")
+                        if let Some((n1, rest)) = v.split_once(',')
+                            && rest.split(',').count() == 2 =>
+                    {
+                        b = Some(("--wsess".into(), number("--wsess", n1, true)?));
+                        wsess = Some(format!(",{rest}"));
+                    }
                     _ => {
                         if shown.starts_with("--") {
                             match value {
@@ -280,6 +308,8 @@ fn getopt_grammar(
                     option: "-n",
                     total,
                     count: true,
+                    period: None,
+                    suffix: String::new(),
                 });
             }
             let (shown, total) = b.unwrap_or(("-c (default)".into(), 1.0));
@@ -288,23 +318,37 @@ fn getopt_grammar(
                 option: "-c",
                 total,
                 count: true,
+                period: None,
+                suffix: String::new(),
             });
         }
         Grammar::Httperf => {
             if let Some((shown, total)) = a.filter(|(_, r)| *r > 0.0) {
                 divided.push(Divided {
                     shown,
-                    option: "--rate=",
+                    option: if period.is_some() {
+                        "--period="
+                    } else {
+                        "--rate="
+                    },
                     total,
                     count: false,
+                    period,
+                    suffix: String::new(),
                 });
             }
             let (shown, total) = b.unwrap_or(("--num-conns (default)".into(), 1.0));
             divided.push(Divided {
                 shown,
-                option: "--num-conns=",
+                option: if wsess.is_some() {
+                    "--wsess="
+                } else {
+                    "--num-conns="
+                },
                 total,
                 count: true,
+                period: None,
+                suffix: wsess.unwrap_or_default(),
             });
         }
     }
@@ -313,6 +357,17 @@ fn getopt_grammar(
         opts.extend(words);
     }
     Ok((divided, opts))
+}
+
+/// httperf's `--period=[d|e]T` (deterministic or exponential, T seconds > 0): its prefix as
+/// written and T; `None` for what httperf refuses or the fleet does not divide (`u`, `v`).
+fn httperf_period(v: &str) -> Option<(String, f64)> {
+    let (prefix, t) = match v.chars().next()? {
+        c @ ('d' | 'e') => (c.to_string(), &v[1..]),
+        _ => (String::new(), v),
+    };
+    let t: f64 = t.trim().parse().ok()?;
+    (t.is_finite() && t > 0.0).then_some((prefix, t))
 }
 
 /// A value of a divided option: a whole number for a count, a non-negative number for a
@@ -401,7 +456,51 @@ mod tests {
         .unwrap();
         assert_eq!(c[0], w("httperf --rate=51 --num-conns=20 --server=x --hog"));
         assert_eq!(c[1][1], "--rate=50");
-        assert!(split(&w("httperf --wsess=1,2,3"), &hosts(2)).is_err());
+        assert!(split(&w("cpu run"), &hosts(2)).unwrap().is_none());
+    }
+
+    /// httperf's sessions and period are divided like its connections and rate: the
+    /// sessions (`--wsess`'s first figure) with the remainder to the first hosts, calls and
+    /// think time kept; each host's period n times as long (its share of the rate); the
+    /// later of `--rate`/`--period` and of `--num-conns`/`--wsess` counts, as in httperf.
+    #[test]
+    fn httperf_sessions_and_period_are_divided() {
+        let c = split(
+            &w("httperf --server x --wsess=100,5,0.5 --period=e0.01"),
+            &hosts(3),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            c[0],
+            w("httperf --period=e0.03 --wsess=34,5,0.5 --server=x")
+        );
+        assert_eq!(
+            c[1],
+            w("httperf --period=e0.03 --wsess=33,5,0.5 --server=x")
+        );
+        assert_eq!(
+            c[2],
+            w("httperf --period=e0.03 --wsess=33,5,0.5 --server=x")
+        );
+        let c = split(&w("httperf --period=0.5 --num-conns 4"), &hosts(2))
+            .unwrap()
+            .unwrap();
+        assert_eq!(c[0], w("httperf --period=1 --num-conns=2"));
+        let c = split(
+            &w("httperf --period=d0.5 --rate 10 --num-conns 4"),
+            &hosts(2),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(c[0], w("httperf --rate=5 --num-conns=2"));
+        let e = split(&w("httperf --wsess=1,2,3"), &hosts(2)).unwrap_err();
+        assert!(e.to_string().contains("--wsess 1 over 2 hosts"), "{e}");
+        // What httperf itself refuses is left for it to say on each host.
+        let c = split(&w("httperf --period=u1,2 --num-conns 2"), &hosts(2))
+            .unwrap()
+            .unwrap();
+        assert!(c[0].contains(&"--period=u1,2".to_string()), "{c:?}");
         assert!(split(&w("cpu run"), &hosts(2)).unwrap().is_none());
     }
 }

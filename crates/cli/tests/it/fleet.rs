@@ -84,7 +84,14 @@ extern "C" fn remove_small() {
 /// [`fleet`] deploying a stripped copy of the binary (`--binary`): 35 MB to copy to each
 /// host instead of the debug build's 190 MB. The first test deploys the binary itself.
 fn fleet_small(hosts: &Hosts, db: &Path) -> Command {
-    let small = SMALL.get_or_init(|| {
+    let mut c = fleet(hosts, db);
+    c.arg("--binary").arg(small_binary());
+    c
+}
+
+/// The stripped copy of the binary [`fleet_small`] deploys.
+fn small_binary() -> &'static Path {
+    SMALL.get_or_init(|| {
         let p = Path::new(env!("CARGO_TARGET_TMPDIR"))
             .join(format!("hostbench-fleet-stripped-{}", std::process::id()));
         let s = Command::new("strip")
@@ -97,10 +104,7 @@ fn fleet_small(hosts: &Hosts, db: &Path) -> Command {
         // SAFETY: registering a plain function that only removes a file.
         unsafe { libc::atexit(remove_small) };
         p
-    });
-    let mut c = fleet(hosts, db);
-    c.arg("--binary").arg(small);
-    c
+    })
 }
 
 fn text(o: &Output) -> (String, String) {
@@ -387,6 +391,62 @@ fn a_failing_and_an_unreachable_host_are_reported_while_the_others_complete() {
         "{rep}"
     );
     assert!(rep.contains("2 without a run"), "{rep}");
+    // The roster travels with the runs: exported, imported elsewhere, the report there
+    // still names the hosts without a run; removing the fleet run's runs removes it.
+    let hb = |db: &Path, args: &[&str]| {
+        let o = Command::new(bin())
+            .env("HOSTBENCH_RESULTS_DB", db)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{args:?}: {}", text(&o).1);
+        text(&o).0
+    };
+    let export = hosts.dir.path().join("fleet-export.json");
+    hb(
+        &db,
+        &[
+            "results",
+            "export",
+            "--fleet-run",
+            &run_id,
+            "-o",
+            export.to_str().unwrap(),
+        ],
+    );
+    let elsewhere = hosts.dir.path().join("elsewhere.db");
+    let said = hb(&elsewhere, &["results", "import", export.to_str().unwrap()]);
+    assert!(said.contains("the hosts of 1 fleet run(s)"), "{said}");
+    let o = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", &elsewhere)
+        .args(["fleet", "report", &run_id, "--fail-below", "50%"])
+        .output()
+        .unwrap();
+    let (there, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{there}");
+    assert!(
+        there.contains(&format!(
+            "{unreachable}: failed, no run (unreachable (connect))"
+        )),
+        "{there}"
+    );
+    let ids: Vec<String> = stored(&elsewhere)
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    let mut rm = vec!["results", "rm", "--yes"];
+    rm.extend(ids.iter().map(String::as_str));
+    hb(&elsewhere, &rm);
+    let o = Command::new(bin())
+        .env("HOSTBENCH_RESULTS_DB", &elsewhere)
+        .args(["fleet", "report", &run_id])
+        .output()
+        .unwrap();
+    let (gone, gone_err) = text(&o);
+    assert!(
+        !gone.contains(&unreachable) && !gone_err.contains(&unreachable),
+        "the roster went with the runs: {gone}\n{gone_err}"
+    );
     // No host with a run: said per host, not "no run of fleet run".
     let o = fleet_small(&hosts, &db)
         .args([unreachable.as_str(), "--connect-timeout", "3s", "--"])
@@ -1461,6 +1521,40 @@ fn distributed_load_splits_the_load_and_merges_the_hosts_histograms() {
         err.contains("1 of 4 load generators brought no run back"),
         "{err}"
     );
+
+    // A load stopped by Ctrl-C: the merged run is cut short and says so, in its own line
+    // (each host's says it too, with its name).
+    let err_file = hosts.dir.path().join("load.err");
+    let mut child = fleet_small(&hosts, &db)
+        .args([&hosts.list(), "--start-delay", "1s", "--"])
+        .args(["ab", "-t", "120", "-c", "3", &url])
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&err_file).unwrap())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !std::fs::read_to_string(&err_file)
+        .unwrap()
+        .contains("start at")
+    {
+        assert!(t0.elapsed() < Duration::from_secs(60), "never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(2500));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    let err = std::fs::read_to_string(&err_file).unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l
+                .starts_with("WARNING: the run was cut short (interrupted); the figures cover")),
+        "{err}"
+    );
+    let (_, merged) = load_runs(&db, None);
+    assert_eq!(merged["outcome"]["stop_reason"], "interrupted", "{merged}");
+    assert!(count(&merged) > 0);
 }
 
 #[test]
@@ -1517,4 +1611,322 @@ fn on_a_terminal_each_host_has_a_line_redrawn_in_place() {
         );
     }
     assert_eq!(stored(&db).len(), 2);
+}
+
+/// `hostbench fio --client=HOSTS job.fio` in `dir` against `hosts`, saving into `db`.
+fn fio_client(hosts: &Hosts, db: &Path) -> Command {
+    let tmp = hosts.dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut c = Command::new(bin());
+    c.env("TMPDIR", &tmp)
+        .env("HOSTBENCH_RESULTS_DB", db)
+        .env_remove("HOSTBENCH_NO_SAVE")
+        .arg("fio")
+        .arg(format!("--ssh-config={}", hosts.ssh_config.display()))
+        .arg(format!("--binary={}", small_binary().display()));
+    default_signals(&mut c);
+    c
+}
+
+/// The real fio's client mode over two `fio --server` on 127.0.0.1 running `job`: its
+/// stdout, or None when fio is not here.
+fn peer_fio_client(dir: &Path, job: &Path, format: &str) -> Option<String> {
+    if !super::fio::peer_fio() {
+        assert!(
+            std::env::var_os("HOSTBENCH_TEST_FIO").is_none(),
+            "HOSTBENCH_TEST_FIO is set but fio is not installed"
+        );
+        eprintln!("skip: fio is not installed; fio --client not compared with it");
+        return None;
+    }
+    let port = || {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port()
+    };
+    let mut list = String::new();
+    let mut servers = Vec::new();
+    for _ in 0..2 {
+        let p = port();
+        list.push_str(&format!("ip:127.0.0.1,{p}\n"));
+        servers.push(
+            Command::new("timeout")
+                .args(["-k", "5", "120", "fio"])
+                .arg(format!("--server=ip:127.0.0.1,{p}"))
+                .current_dir(dir)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+    }
+    let file = dir.join("fio-clients.list");
+    std::fs::write(&file, list).unwrap();
+    let mut out = None;
+    for _ in 0..50 {
+        std::thread::sleep(Duration::from_millis(100));
+        let o = Command::new("timeout")
+            .args(["-k", "5", "60", "fio"])
+            .arg(format!("--client={}", file.display()))
+            .arg(format!("--output-format={format}"))
+            .arg(job)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        if o.status.success() && String::from_utf8_lossy(&o.stdout).contains("All clients") {
+            out = Some(String::from_utf8_lossy(&o.stdout).into_owned());
+            break;
+        }
+    }
+    for mut s in servers {
+        let _ = s.kill();
+        let _ = s.wait();
+    }
+    Some(out.expect("fio --client ran against its two servers"))
+}
+
+/// The lines of the "All clients" block of a normal client-mode report, each cut at its
+/// first `=` or `:` (the layout without the figures), the latency distribution lines
+/// left out (their buckets depend on the figures).
+fn all_clients_shape(out: &str) -> Vec<String> {
+    let at = out.find("All clients:").expect(out);
+    out[at..]
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter(|l| !l.starts_with("  lat ("))
+        .map(|l| {
+            let cut = l.find(['=', ':']).unwrap_or(l.len());
+            l[..cut].to_string()
+        })
+        .collect()
+}
+
+fn object_keys(v: &Value) -> Vec<String> {
+    v.as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn fio_client_prints_each_hosts_report_and_all_clients_as_fio_does() {
+    if netns::skip("fio_client_prints_each_hosts_report_and_all_clients_as_fio_does") {
+        return;
+    }
+    let hosts = Hosts::start(2);
+    let db = hosts.dir.path().join("results.db");
+    let job = hosts.dir.path().join("clients.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=null\nbs=4k\n[r]\nrw=randread\nsize=8m\n[w]\nrw=write\nsize=4m\n",
+    )
+    .unwrap();
+    let o = fio_client(&hosts, &db)
+        .arg(format!("--client={}", hosts.list()))
+        .arg(&job)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    eprintln!("{out}");
+    for h in &hosts.hosts {
+        let p = format!("<{}> ", h.addr);
+        assert!(
+            out.contains(&format!("{p}r: (g=0): rw=randread, bs=(R) 4096B-4096B")),
+            "{out}"
+        );
+        assert!(out.contains(&format!("{p}Starting 2 processes\n")), "{out}");
+        assert!(
+            out.contains(&format!("{p}\nr: (groupid=0, jobs=1)")),
+            "{out}"
+        );
+    }
+    assert_eq!(out.matches("Run status group 0").count(), 2, "{out}");
+    assert_eq!(out.matches("All clients:").count(), 1, "{out}");
+    let all = &out[out.find("All clients:").unwrap()..];
+    assert!(
+        all.starts_with("All clients: (groupid=0, jobs=4): err= 0: pid=0: "),
+        "{all}"
+    );
+    // Every host's I/O: 2048 reads and 1024 writes each.
+    assert!(
+        all.contains("issued rwts: total=4096,2048,0,0 short=0,0,0,0"),
+        "{all}"
+    );
+    assert!(all.contains("(16.0MiB/"), "{all}");
+    assert!(all.contains("(8192KiB/"), "{all}");
+    // fio prints the summed bandwidth without a unit.
+    let bw = all.lines().nth(1).unwrap();
+    let bw = &bw[bw.find("BW=").unwrap()..];
+    assert!(!bw.starts_with("BW=0") && !bw.contains("B/s"), "{bw}");
+    // Stdout is the report alone: the fleet's summary went to stderr.
+    assert!(!out.contains("fleet run "), "{out}");
+    assert!(err.contains("fleet run "), "{err}");
+    // Saved per host, with the fleet's run id.
+    let runs = stored(&db);
+    assert_eq!(runs.len(), 2, "{err}");
+    let run_id = runs[0]["fleet"]["run"].as_str().unwrap().to_string();
+    for r in &runs {
+        assert_eq!(r["fleet"]["run"], run_id.as_str());
+        assert_eq!(r["workload"]["id"], "disk.fio");
+    }
+    let peer_dir = hosts.dir.path().join("peer");
+    std::fs::create_dir_all(&peer_dir).unwrap();
+    if let Some(fio) = peer_fio_client(&peer_dir, &job, "normal") {
+        assert_eq!(all_clients_shape(&out), all_clients_shape(&fio), "{fio}");
+    }
+
+    // JSON: fio's client-mode document, the hosts' jobs then "All clients".
+    let o = fio_client(&hosts, &db)
+        .arg(format!("--client={}", hosts.list()))
+        .arg("--output-format=json")
+        .arg(&job)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let doc: Value = serde_json::from_str(&out).expect(&out);
+    let stats = doc["client_stats"].as_array().unwrap();
+    assert_eq!(stats.len(), 5, "{out}");
+    let all = &stats[4];
+    assert_eq!(all["jobname"], "All clients");
+    let hosts_jobs = &stats[..4];
+    for (i, j) in hosts_jobs.iter().enumerate() {
+        assert_eq!(j["hostname"], hosts.hosts[i / 2].addr.as_str());
+        assert_eq!(j["port"], 22);
+    }
+    let sum =
+        |d: &str, k: &str| -> u64 { hosts_jobs.iter().map(|j| j[d][k].as_u64().unwrap()).sum() };
+    for d in ["read", "write"] {
+        assert_eq!(all[d]["io_bytes"].as_u64().unwrap(), sum(d, "io_bytes"));
+        assert_eq!(all[d]["total_ios"].as_u64().unwrap(), sum(d, "total_ios"));
+        let n: u64 = hosts_jobs
+            .iter()
+            .map(|j| j[d]["clat_ns"]["N"].as_u64().unwrap())
+            .sum();
+        assert_eq!(all[d]["clat_ns"]["N"].as_u64().unwrap(), n);
+        let runtime = hosts_jobs
+            .iter()
+            .map(|j| j[d]["runtime"].as_u64().unwrap())
+            .max()
+            .unwrap();
+        assert_eq!(all[d]["runtime"].as_u64().unwrap(), runtime);
+        assert_eq!(
+            all[d]["bw_bytes"].as_u64().unwrap(),
+            sum(d, "io_bytes") * 1000 / runtime
+        );
+        let min = hosts_jobs
+            .iter()
+            .filter(|j| j[d]["clat_ns"]["N"].as_u64().unwrap() > 0)
+            .map(|j| j[d]["clat_ns"]["min"].as_u64().unwrap())
+            .min()
+            .unwrap();
+        assert_eq!(all[d]["clat_ns"]["min"].as_u64().unwrap(), min);
+    }
+    if let Some(fio) = peer_fio_client(&peer_dir, &job, "json") {
+        let peer: Value = serde_json::from_str(&fio).expect(&fio);
+        assert_eq!(object_keys(&doc), object_keys(&peer));
+        let ps = peer["client_stats"].as_array().unwrap();
+        assert_eq!(ps.len(), stats.len());
+        for (a, b) in stats.iter().zip(ps) {
+            assert_eq!(object_keys(a), object_keys(b), "{}", a["jobname"]);
+            for d in ["read", "write", "trim"] {
+                assert_eq!(
+                    object_keys(&a[d]),
+                    object_keys(&b[d]),
+                    "{} {d}",
+                    a["jobname"]
+                );
+                for k in ["clat_ns", "lat_ns", "slat_ns"] {
+                    assert_eq!(
+                        object_keys(&a[d][k]),
+                        object_keys(&b[d][k]),
+                        "{} {d} {k}",
+                        a["jobname"]
+                    );
+                }
+            }
+        }
+    }
+
+    // fio's repeated form: each --client with its own job file.
+    let job2 = hosts.dir.path().join("other.fio");
+    std::fs::write(&job2, "[o]\nioengine=null\nbs=4k\nrw=read\nsize=2m\n").unwrap();
+    let o = fio_client(&hosts, &db)
+        .arg(format!("--client={}", hosts.hosts[0].addr))
+        .arg(&job)
+        .arg(format!("--client={}", hosts.hosts[1].addr))
+        .arg(&job2)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let all = &out[out.find("All clients:").expect(&out)..];
+    // Host 1: 2048 reads, 1024 writes; host 2: 512 reads.
+    assert!(all.starts_with("All clients: (groupid=0, jobs=3)"), "{all}");
+    assert!(all.contains("issued rwts: total=2560,1024,0,0"), "{all}");
+    assert!(
+        out.contains(&format!("<{}> o: (g=0): rw=read", hosts.hosts[1].addr)),
+        "{out}"
+    );
+
+    // unified_rw_reporting=mixed: "All clients" sums every direction into one `mixed`.
+    let mixed = hosts.dir.path().join("mixed.fio");
+    std::fs::write(
+        &mixed,
+        "[global]\nioengine=null\nbs=4k\nunified_rw_reporting=mixed\n[rw]\nrw=randrw\nsize=8m\n",
+    )
+    .unwrap();
+    let o = fio_client(&hosts, &db)
+        .arg(format!("--client={}", hosts.list()))
+        .arg(&mixed)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let all = &out[out.find("All clients:").expect(&out)..];
+    assert!(all.contains("\n  mixed: IOPS="), "{all}");
+    assert!(all.contains("issued rwts: total=4096,0,0,0"), "{all}");
+    if let Some(fio) = peer_fio_client(&peer_dir, &mixed, "normal") {
+        assert_eq!(all_clients_shape(&out), all_clients_shape(&fio), "{fio}");
+    }
+    let o = fio_client(&hosts, &db)
+        .arg(format!("--client={}", hosts.list()))
+        .arg("--output-format=json")
+        .arg(&mixed)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let doc: Value = serde_json::from_str(&out).expect(&out);
+    let stats = doc["client_stats"].as_array().unwrap();
+    let all = stats.last().unwrap();
+    assert_eq!(all["jobname"], "All clients");
+    assert_eq!(all["mixed"]["total_ios"], 4096, "{all}");
+    if let Some(fio) = peer_fio_client(&peer_dir, &mixed, "json") {
+        let peer: Value = serde_json::from_str(&fio).expect(&fio);
+        let ps = peer["client_stats"].as_array().unwrap();
+        assert_eq!(object_keys(all), object_keys(ps.last().unwrap()));
+        assert_eq!(object_keys(&stats[0]), object_keys(&ps[0]));
+    }
+
+    // A host that cannot be reached: the others' reports and their "All clients" are
+    // printed, the host is named on stderr, and the exit code says not every host ran.
+    let down = format!("{}:2222", hosts.hosts[0].addr);
+    let o = fio_client(&hosts, &db)
+        .arg("--connect-timeout=3s")
+        .arg(format!("--client={},{down}", hosts.list()))
+        .arg(&job)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        out.contains("All clients: (groupid=0, jobs=4)"),
+        "{out}\n{err}"
+    );
+    assert!(!out.contains(&format!("<{down}>")), "{out}");
+    assert!(err.contains("unreachable (connect)"), "{err}");
+    assert_nothing_left(&hosts);
 }

@@ -6,7 +6,7 @@ use super::{
     unified_view, unix_of, version,
 };
 use hostbench_core::fio_hist::plat_val;
-use hostbench_core::fio_result::{FioDir, FioReportOpts, FioStat, FioUnified};
+use hostbench_core::fio_result::{FioBlock, FioDir, FioReportOpts, FioResult, FioStat, FioUnified};
 use hostbench_core::result::RunResult;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Value as J, json};
@@ -14,10 +14,10 @@ use serde_json::{Value as J, json};
 /// A JSON object that keeps its keys in insertion order, as fio writes them (serde_json's
 /// map sorts them).
 #[derive(Debug, Clone, Default)]
-struct Map(Vec<(String, Node)>);
+pub(super) struct Map(Vec<(String, Node)>);
 
 #[derive(Debug, Clone)]
-enum Node {
+pub(super) enum Node {
     V(J),
     O(Map),
     A(Vec<Node>),
@@ -181,18 +181,12 @@ fn empty_dir() -> Node {
 /// The document: every block of `r`'s fio section; `plus` adds each latency's `bins`.
 pub(super) fn render(r: &RunResult, plus: bool) -> String {
     let view = r.fio.as_ref().map(unified_view);
-    let (global, jobs, blocks, disks) = match &view {
-        Some(f) => (
-            &f.global_options[..],
-            &f.jobs[..],
-            &f.blocks[..],
-            &f.disks[..],
-        ),
-        None => (&[][..], &[][..], &[][..], &[][..]),
+    let (global, blocks, disks) = match &view {
+        Some(f) => (&f.global_options[..], &f.blocks[..], &f.disks[..]),
+        None => (&[][..], &[][..], &[][..]),
     };
     let unix = unix_of(&r.started_at);
     let groups = view.as_ref().map(group_aggs).unwrap_or_default();
-    let default_opts = FioReportOpts::default();
     let mut doc = Map::new();
     doc.insert("fio version".into(), json!(version()));
     doc.insert("timestamp".into(), json!(unix as i64));
@@ -209,138 +203,31 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
     }
     let mut arr = Vec::new();
     for b in blocks {
-        let mut j = Map::new();
-        j.insert("jobname".into(), json!(b.name));
-        j.insert("groupid".into(), json!(b.groupid));
-        let error = b
-            .error
-            .as_ref()
-            .map_or(i32::from(r.outcome.error.is_some()), |e| e.errno);
-        j.insert("error".into(), json!(error));
-        j.insert("eta".into(), json!(0));
-        j.insert(
-            "elapsed".into(),
-            json!((r.metrics.duration_s + r.config.warmup_s).round() as u64),
-        );
-        let mut jo = Map::new();
-        if let Some(job) = jobs.get(b.job) {
-            // `name` is among them when the job was named on the command line.
-            for o in &job.options {
-                // fio leaves flag-only options out of "job options".
-                if !o.value.is_empty() {
-                    jo.insert(o.name.clone(), json!(o.value));
-                }
-            }
-        }
-        j.insert("job options".into(), Node::O(jo));
-        let opts = jobs.get(b.job).map_or(&default_opts, |j| &j.report);
-        let first = view.as_ref().map_or(opts, |f| first_opts(f, b));
-        let agg_of = |d: usize| groups.get(b.groupid as usize).map_or(0, |g| g.agg(d));
-        let dir = |d: usize, x: &FioDir| {
-            if x.runtime_ms == 0 && x.total_ios == 0 {
-                return empty_dir();
-            }
-            let bw_agg = share_of_group(x.bw.mean, agg_of(d));
-            dir_json(x, bw_agg, opts, b.gtod_reduce, plus)
-        };
-        if first.unified_rw_reporting == FioUnified::Mixed {
-            // fio: one `mixed` object in the reads' place; no write, trim or sync.
-            j.insert("mixed".into(), dir(0, &b.read));
-        } else {
-            j.insert("read".into(), dir(0, &b.read));
-            j.insert("write".into(), dir(1, &b.write));
-            j.insert("trim".into(), dir(2, &b.trim));
-            let sync_pct = opts.lat_percentiles || opts.clat_percentiles;
-            let sync_dense = b.sync_bins.dense();
-            j.insert(
-                "sync".into(),
-                obj(vec![
-                    ("total_ios", v(json!(b.sync.n))),
-                    (
-                        "lat_ns",
-                        stat_json(
-                            &b.sync,
-                            sync_pct.then_some(sync_dense.as_slice()),
-                            &opts.percentiles(),
-                            plus,
-                        ),
-                    ),
-                ]),
-            );
-        }
-        if first.unified_rw_reporting == FioUnified::Both {
-            // fio 3.33 prints this object's (and `mixed` alone's) percentile object empty
-            // when another format is printed with the JSON (a bug); hostbench always fills
-            // it. Its share is of the group's reads, as in fio.
-            let m = FioDir::mixed(&[&b.read, &b.write]);
-            j.insert("mixed".into(), dir(0, &m));
-        }
-        j.insert("job_runtime".into(), json!(b.runtime_ms));
-        j.insert("usr_cpu".into(), json!(b.usr_cpu_pct));
-        j.insert("sys_cpu".into(), json!(b.sys_cpu_pct));
-        j.insert("ctx".into(), json!(b.ctx));
-        j.insert("majf".into(), json!(b.majf));
-        j.insert("minf".into(), json!(b.minf));
-        for (key, v, keys) in [
-            (
-                "iodepth_level",
-                &b.iodepth_level,
-                ["1", "2", "4", "8", "16", "32", ">=64"],
-            ),
-            (
-                "iodepth_submit",
-                &b.iodepth_submit,
-                ["0", "4", "8", "16", "32", "64", ">=64"],
-            ),
-            (
-                "iodepth_complete",
-                &b.iodepth_complete,
-                ["0", "4", "8", "16", "32", "64", ">=64"],
-            ),
-        ] {
-            let p = pct_list(v);
-            let mut m = Map::new();
-            for (k, x) in keys.iter().zip(p) {
-                m.insert((*k).into(), json!(x));
-            }
-            j.insert(key.into(), Node::O(m));
-        }
-        let (n, u, m) = if b.gtod_reduce {
-            ([0.0; 10], [0.0; 10], [0.0; 12])
-        } else {
-            lat_dist(b)
-        };
-        for (key, vals) in [("latency_ns", &n[..]), ("latency_us", &u[..])] {
-            let mut o = Map::new();
-            for (l, v) in LAT_LABELS.iter().zip(vals) {
-                o.insert(l.to_string(), json!(v));
-            }
-            j.insert(key.into(), Node::O(o));
-        }
-        let mut o = Map::new();
-        let mut labels: Vec<String> = LAT_LABELS.iter().map(|x| x.to_string()).collect();
-        labels.push("2000".into());
-        labels.push(">=2000".into());
-        for (l, v) in labels.iter().zip(&m) {
-            o.insert(l.clone(), json!(v));
-        }
-        j.insert("latency_ms".into(), Node::O(o));
-        j.insert("latency_depth".into(), json!(b.iodepth));
-        j.insert("latency_target".into(), json!(0));
-        j.insert("latency_percentile".into(), json!(100.0));
-        j.insert("latency_window".into(), json!(0));
-        if !first.description.is_empty() {
-            j.insert("desc".into(), json!(first.description));
-        }
-        if let Some(ss) = &b.steadystate {
-            j.insert("steadystate".into(), steadystate_json(ss));
-        }
-        arr.push(Node::O(j));
+        let agg = groups
+            .get(b.groupid as usize)
+            .map_or([0; 3], |g| [g.agg(0), g.agg(1), g.agg(2)]);
+        arr.push(Node::O(job_obj(
+            r,
+            view.as_ref(),
+            b,
+            agg,
+            plus,
+            Mode::Local,
+        )));
     }
     doc.insert("jobs".into(), Node::A(arr));
     if !disks.is_empty() {
-        // fio 3.33's keys and order (it has no sector counts in JSON).
-        let arr = disks
+        doc.insert("disk_util".into(), disks_json(disks));
+    }
+    let mut s = fio_json_text(&doc);
+    s.push('\n');
+    s
+}
+
+/// fio 3.33's `disk_util` array (its keys and order; it has no sector counts in JSON).
+fn disks_json(disks: &[hostbench_core::fio_result::FioDisk]) -> Node {
+    Node::A(
+        disks
             .iter()
             .map(|d| {
                 let mut o = Map::new();
@@ -359,12 +246,253 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
                 o.insert("util".into(), json!((d.util * 1e6).round() / 1e6));
                 Node::O(o)
             })
-            .collect();
-        doc.insert("disk_util".into(), Node::A(arr));
+            .collect(),
+    )
+}
+
+/// fio's client-mode JSON (`fio --client=... --output-format=json`): one document with
+/// every host's job objects in `client_stats`, each with the host's `hostname` and
+/// `port`, then the "All clients" entry (when there is more than one job object in all),
+/// which fio labels with the last host's name; `global options` from the first host, the
+/// hosts' devices in `disk_util`.
+pub(super) fn render_clients(clients: &[super::client::Client], plus: bool) -> String {
+    let unix = clients
+        .iter()
+        .map(|c| unix_of(&c.run.started_at))
+        .fold(f64::INFINITY, f64::min);
+    let unix = if unix.is_finite() { unix } else { 0.0 };
+    let mut doc = Map::new();
+    doc.insert("fio version".into(), json!(version()));
+    doc.insert("timestamp".into(), json!(unix as i64));
+    doc.insert("time".into(), json!(ctime(unix as i64)));
+    let mut g = Map::new();
+    if let Some(f) = clients.first().and_then(|c| c.run.fio.as_ref()) {
+        for o in &f.global_options {
+            if !o.value.is_empty() {
+                g.insert(o.name.clone(), json!(o.value));
+            }
+        }
     }
-    let mut s = fio_json_text(&doc);
+    doc.insert("global options".into(), Node::O(g));
+    let mut arr = Vec::new();
+    let mut disks = Vec::new();
+    let client_info = |j: &mut Map, c: &super::client::Client| {
+        j.insert("hostname".into(), json!(c.name));
+        j.insert("port".into(), json!(c.port));
+    };
+    for c in clients {
+        let Some(view) = c.run.fio.as_ref().map(unified_view) else {
+            continue;
+        };
+        let groups = group_aggs(&view);
+        for b in &view.blocks {
+            let agg = groups
+                .get(b.groupid as usize)
+                .map_or([0; 3], |g| [g.agg(0), g.agg(1), g.agg(2)]);
+            let mut j = job_obj(c.run, Some(&view), b, agg, plus, Mode::Client);
+            client_info(&mut j, c);
+            arr.push(Node::O(j));
+        }
+        disks.extend(view.disks.iter().cloned());
+    }
+    if let Some((b, agg, mixed)) = super::client::all_clients(clients)
+        && let Some(last) = clients.last()
+    {
+        let mode = if mixed {
+            Mode::AllClientsMixed
+        } else {
+            Mode::AllClients
+        };
+        let mut j = job_obj(last.run, None, &b, agg, plus, mode);
+        client_info(&mut j, last);
+        arr.push(Node::O(j));
+    }
+    doc.insert("client_stats".into(), Node::A(arr));
+    doc.insert("disk_util".into(), disks_json(&disks));
+    let mut s = String::from("\n");
+    s.push_str(&fio_json_text(&doc));
     s.push('\n');
     s
+}
+
+/// Which document a job object is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// A run's own JSON (`jobs`).
+    Local,
+    /// A host's job in fio's client-mode JSON (`client_stats`): no `eta`/`elapsed`.
+    Client,
+    /// The client mode's "All clients" entry: no `job options`, no `latency_*` target
+    /// keys, no percentiles.
+    AllClients,
+    /// [`Mode::AllClients`] of `unified_rw_reporting=mixed` jobs: one `mixed` object.
+    AllClientsMixed,
+}
+
+/// One job block's object: `agg` is its group's aggregate bandwidth per direction
+/// (bytes/s), for `bw_agg`.
+pub(super) fn job_obj(
+    r: &RunResult,
+    view: Option<&FioResult>,
+    b: &FioBlock,
+    agg: [u64; 3],
+    plus: bool,
+    mode: Mode,
+) -> Map {
+    let jobs = view.map_or(&[][..], |f| &f.jobs[..]);
+    let default_opts = FioReportOpts::default();
+    let mut j = Map::new();
+    j.insert("jobname".into(), json!(b.name));
+    j.insert("groupid".into(), json!(b.groupid));
+    let error = b
+        .error
+        .as_ref()
+        .map_or(i32::from(r.outcome.error.is_some()), |e| e.errno);
+    j.insert("error".into(), json!(error));
+    if mode == Mode::Local {
+        // fio's client mode has neither.
+        j.insert("eta".into(), json!(0));
+        j.insert(
+            "elapsed".into(),
+            json!((r.metrics.duration_s + r.config.warmup_s).round() as u64),
+        );
+    }
+    let all = matches!(mode, Mode::AllClients | Mode::AllClientsMixed);
+    if !all {
+        let mut jo = Map::new();
+        if let Some(job) = jobs.get(b.job) {
+            // `name` is among them when the job was named on the command line.
+            for o in &job.options {
+                // fio leaves flag-only options out of "job options".
+                if !o.value.is_empty() {
+                    jo.insert(o.name.clone(), json!(o.value));
+                }
+            }
+        }
+        j.insert("job options".into(), Node::O(jo));
+    }
+    // fio's "All clients" block has no percentile options (its summed statistics start
+    // from zeros): no `percentile` objects.
+    let none = FioReportOpts {
+        clat_percentiles: false,
+        ..FioReportOpts::default()
+    };
+    let none_mixed = FioReportOpts {
+        unified_rw_reporting: FioUnified::Mixed,
+        ..none.clone()
+    };
+    let opts = match mode {
+        Mode::AllClients | Mode::AllClientsMixed => &none,
+        _ => jobs.get(b.job).map_or(&default_opts, |j| &j.report),
+    };
+    let first = match mode {
+        Mode::AllClients => &none,
+        Mode::AllClientsMixed => &none_mixed,
+        _ => view.map_or(opts, |f| first_opts(f, b)),
+    };
+    let agg_of = |d: usize| agg[d];
+    let dir = |d: usize, x: &FioDir| {
+        if x.runtime_ms == 0 && x.total_ios == 0 {
+            return empty_dir();
+        }
+        let bw_agg = share_of_group(x.bw.mean, agg_of(d));
+        dir_json(x, bw_agg, opts, b.gtod_reduce, plus)
+    };
+    if first.unified_rw_reporting == FioUnified::Mixed {
+        // fio: one `mixed` object in the reads' place; no write, trim or sync.
+        j.insert("mixed".into(), dir(0, &b.read));
+    } else {
+        j.insert("read".into(), dir(0, &b.read));
+        j.insert("write".into(), dir(1, &b.write));
+        j.insert("trim".into(), dir(2, &b.trim));
+        let sync_pct = opts.lat_percentiles || opts.clat_percentiles;
+        let sync_dense = b.sync_bins.dense();
+        j.insert(
+            "sync".into(),
+            obj(vec![
+                ("total_ios", v(json!(b.sync.n))),
+                (
+                    "lat_ns",
+                    stat_json(
+                        &b.sync,
+                        sync_pct.then_some(sync_dense.as_slice()),
+                        &opts.percentiles(),
+                        plus,
+                    ),
+                ),
+            ]),
+        );
+    }
+    if first.unified_rw_reporting == FioUnified::Both {
+        // fio 3.33 prints this object's (and `mixed` alone's) percentile object empty
+        // when another format is printed with the JSON (a bug); hostbench always fills
+        // it. Its share is of the group's reads, as in fio.
+        let m = FioDir::mixed(&[&b.read, &b.write]);
+        j.insert("mixed".into(), dir(0, &m));
+    }
+    j.insert("job_runtime".into(), json!(b.runtime_ms));
+    j.insert("usr_cpu".into(), json!(b.usr_cpu_pct));
+    j.insert("sys_cpu".into(), json!(b.sys_cpu_pct));
+    j.insert("ctx".into(), json!(b.ctx));
+    j.insert("majf".into(), json!(b.majf));
+    j.insert("minf".into(), json!(b.minf));
+    for (key, v, keys) in [
+        (
+            "iodepth_level",
+            &b.iodepth_level,
+            ["1", "2", "4", "8", "16", "32", ">=64"],
+        ),
+        (
+            "iodepth_submit",
+            &b.iodepth_submit,
+            ["0", "4", "8", "16", "32", "64", ">=64"],
+        ),
+        (
+            "iodepth_complete",
+            &b.iodepth_complete,
+            ["0", "4", "8", "16", "32", "64", ">=64"],
+        ),
+    ] {
+        let p = pct_list(v);
+        let mut m = Map::new();
+        for (k, x) in keys.iter().zip(p) {
+            m.insert((*k).into(), json!(x));
+        }
+        j.insert(key.into(), Node::O(m));
+    }
+    let (n, u, m) = if b.gtod_reduce {
+        ([0.0; 10], [0.0; 10], [0.0; 12])
+    } else {
+        lat_dist(b)
+    };
+    for (key, vals) in [("latency_ns", &n[..]), ("latency_us", &u[..])] {
+        let mut o = Map::new();
+        for (l, v) in LAT_LABELS.iter().zip(vals) {
+            o.insert(l.to_string(), json!(v));
+        }
+        j.insert(key.into(), Node::O(o));
+    }
+    let mut o = Map::new();
+    let mut labels: Vec<String> = LAT_LABELS.iter().map(|x| x.to_string()).collect();
+    labels.push("2000".into());
+    labels.push(">=2000".into());
+    for (l, v) in labels.iter().zip(&m) {
+        o.insert(l.clone(), json!(v));
+    }
+    j.insert("latency_ms".into(), Node::O(o));
+    if !all {
+        j.insert("latency_depth".into(), json!(b.iodepth));
+        j.insert("latency_target".into(), json!(0));
+        j.insert("latency_percentile".into(), json!(100.0));
+        j.insert("latency_window".into(), json!(0));
+    }
+    if !first.description.is_empty() {
+        j.insert("desc".into(), json!(first.description));
+    }
+    if let Some(ss) = &b.steadystate {
+        j.insert("steadystate".into(), steadystate_json(ss));
+    }
+    j
 }
 
 /// fio's JSON text: two-space indents, `"key" : value` (a space each side of the colon, which

@@ -12,6 +12,7 @@
 //! distribution lines are computed from fio's latency buckets (exact to < 1%), and
 //! `"fio version"` says `fio-3.33-hostbench-<version>`.
 
+mod client;
 mod json;
 mod normal;
 mod terse;
@@ -78,6 +79,7 @@ fn group_unified(fio: &FioResult, gid: u32) -> FioUnified {
     }
 }
 
+pub use client::{Client, render_clients};
 pub use hostbench_core::fio_num::num2str;
 
 /// A job's share of its group's bandwidth, percent (the normal layout's `per=`, JSON's

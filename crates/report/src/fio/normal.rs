@@ -5,7 +5,7 @@ use super::{
     LAT_LABELS, ctime, first_opts, group_aggs, group_unified, lat_dist, num2str, pct_list,
     percentiles, report_opts, share_of_group, unified_view, unix_of, version,
 };
-use hostbench_core::fio_result::{FioDir, FioReportOpts, FioStat, FioUnified};
+use hostbench_core::fio_result::{FioBlock, FioDir, FioReportOpts, FioStat, FioUnified};
 use hostbench_core::result::RunResult;
 use std::fmt::Write as _;
 
@@ -215,6 +215,7 @@ pub(super) fn banner(r: &RunResult, layout: &[String]) -> String {
 /// One direction of a job block (`read`, `write` or `mixed`): its rate line, latencies,
 /// percentile blocks and bandwidth/IOPS samples. `agg` is its group's aggregate bandwidth
 /// in the same direction (bytes/s), for `per=`.
+#[allow(clippy::too_many_arguments)]
 fn dir_lines(
     out: &mut String,
     dname: &str,
@@ -223,6 +224,7 @@ fn dir_lines(
     opts: &FioReportOpts,
     gtod_reduce: bool,
     suffix: &str,
+    bw_unit: &str,
 ) {
     let bw = x.bw_bytes();
     let iops = (x.total_ios * 1000).checked_div(x.runtime_ms).unwrap_or(0);
@@ -230,8 +232,8 @@ fn dir_lines(
         out,
         "  {dname}: IOPS={}, BW={} ({})({}/{}msec){suffix}",
         num2str(iops, 4, false, ""),
-        num2str(bw, 4, true, "B/s"),
-        num2str(bw, 4, false, "B/s"),
+        num2str(bw, 4, true, bw_unit),
+        num2str(bw, 4, false, bw_unit),
         num2str(x.io_bytes, 4, true, "B"),
         x.runtime_ms,
     );
@@ -347,71 +349,16 @@ pub(super) fn render(r: &RunResult) -> String {
             let name = if mixed_only { "mixed" } else { dname };
             let suffix = if d == 1 { "; 0 zone resets" } else { "" };
             let agg = g.map_or(0, |g| g.agg(d));
-            dir_lines(&mut out, name, x, agg, opts, b.gtod_reduce, suffix);
+            dir_lines(&mut out, name, x, agg, opts, b.gtod_reduce, suffix, "B/s");
         }
         if first.unified_rw_reporting == FioUnified::Both {
             // fio 3.33 prints zeros on this line's rate figures (a bug); hostbench the
             // mixed direction's own, as in its JSON. `per=` is of the group's reads, as fio.
             let m = FioDir::mixed(&[&b.read, &b.write]);
             let agg = g.map_or(0, |g| g.agg(0));
-            dir_lines(&mut out, "mixed", &m, agg, opts, b.gtod_reduce, "");
+            dir_lines(&mut out, "mixed", &m, agg, opts, b.gtod_reduce, "", "B/s");
         }
-        if !b.gtod_reduce {
-            let (n, u, m) = lat_dist(b);
-            let l: Vec<String> = LAT_LABELS.iter().map(|x| x.to_string()).collect();
-            let l: Vec<&str> = l.iter().map(String::as_str).collect();
-            lat_dist_lines(&mut out, "nsec", &l, &n);
-            lat_dist_lines(&mut out, "usec", &l, &u);
-            let mut lm = l.clone();
-            lm.push("2000");
-            lm.push(">=2000");
-            lat_dist_lines(&mut out, "msec", &lm, &m);
-        }
-        if b.sync.n > 0 {
-            out.push_str("  fsync/fdatasync/sync_file_range:\n");
-            lat_line(&mut out, "sync", &b.sync);
-            let prec = opts.percentile_precision as usize;
-            percentile_block(
-                &mut out,
-                "sync",
-                &b.sync_bins.dense(),
-                b.sync.n,
-                &opts.percentiles(),
-                prec,
-            );
-        }
-        let _ = writeln!(
-            out,
-            "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
-            b.usr_cpu_pct, b.sys_cpu_pct, b.ctx, b.majf, b.minf
-        );
-        let dp = pct_list(&b.iodepth_level);
-        let _ = writeln!(
-            out,
-            "  IO depths    : 1={:.1}%, 2={:.1}%, 4={:.1}%, 8={:.1}%, 16={:.1}%, 32={:.1}%, >=64={:.1}%",
-            dp[0], dp[1], dp[2], dp[3], dp[4], dp[5], dp[6]
-        );
-        for (name, v) in [
-            ("submit", &b.iodepth_submit),
-            ("complete", &b.iodepth_complete),
-        ] {
-            let p = pct_list(v);
-            let _ = writeln!(
-                out,
-                "     {name:<10}: 0={:.1}%, 4={:.1}%, 8={:.1}%, 16={:.1}%, 32={:.1}%, 64={:.1}%, >=64={:.1}%",
-                p[0], p[1], p[2], p[3], p[4], p[5], p[6]
-            );
-        }
-        let _ = writeln!(
-            out,
-            "     issued rwts: total={},{},{},0 short={},{},{},0 dropped=0,0,0,0",
-            b.read.total_ios,
-            b.write.total_ios,
-            b.trim.total_ios,
-            b.read.short_ios,
-            b.write.short_ios,
-            b.trim.short_ios
-        );
+        block_tail(&mut out, b, opts);
         let _ = writeln!(
             out,
             "     latency   : target=0, window=0, percentile=100.00%, depth={}",
@@ -483,6 +430,97 @@ pub(super) fn render(r: &RunResult) -> String {
         }
     }
     out
+}
+
+/// fio's "All clients" block of a client-mode run (after every host's report): the hosts'
+/// job blocks added (`b`), `agg` their groups' aggregate bandwidth per direction. As fio
+/// prints it: `pid=0`, bandwidths without a unit (`BW=31.2Gi (33.6G)`: its summed
+/// statistics have no unit base), no percentiles, no `latency` target line, no group
+/// status lines.
+pub(super) fn all_clients(b: &FioBlock, agg: [u64; 3], when: &str, mixed: bool) -> String {
+    let mut out = String::new();
+    let err = b.error.as_ref().map_or(0, |e| e.errno);
+    let _ = writeln!(
+        out,
+        "All clients: (groupid={}, jobs={}): err={err:2}: pid=0: {when}",
+        b.groupid, b.clones
+    );
+    let opts = FioReportOpts {
+        clat_percentiles: false,
+        ..FioReportOpts::default()
+    };
+    for (d, (dname, x)) in ["read", "write", "trim"].iter().zip(b.dirs()).enumerate() {
+        if x.runtime_ms == 0 {
+            continue;
+        }
+        let suffix = if d == 1 { "; 0 zone resets" } else { "" };
+        // Every direction summed into the reads' place: fio names it `mixed`.
+        let dname = if mixed { "mixed" } else { dname };
+        dir_lines(&mut out, dname, x, agg[d], &opts, b.gtod_reduce, suffix, "");
+    }
+    block_tail(&mut out, b, &opts);
+    out
+}
+
+/// The lines of a job block after its directions: the latency distribution, the sync
+/// latencies, CPU, queue depths and the issued I/Os.
+fn block_tail(out: &mut String, b: &FioBlock, opts: &FioReportOpts) {
+    if !b.gtod_reduce {
+        let (n, u, m) = lat_dist(b);
+        let l: Vec<String> = LAT_LABELS.iter().map(|x| x.to_string()).collect();
+        let l: Vec<&str> = l.iter().map(String::as_str).collect();
+        lat_dist_lines(out, "nsec", &l, &n);
+        lat_dist_lines(out, "usec", &l, &u);
+        let mut lm = l.clone();
+        lm.push("2000");
+        lm.push(">=2000");
+        lat_dist_lines(out, "msec", &lm, &m);
+    }
+    if b.sync.n > 0 {
+        out.push_str("  fsync/fdatasync/sync_file_range:\n");
+        lat_line(out, "sync", &b.sync);
+        let prec = opts.percentile_precision as usize;
+        percentile_block(
+            out,
+            "sync",
+            &b.sync_bins.dense(),
+            b.sync.n,
+            &opts.percentiles(),
+            prec,
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
+        b.usr_cpu_pct, b.sys_cpu_pct, b.ctx, b.majf, b.minf
+    );
+    let dp = pct_list(&b.iodepth_level);
+    let _ = writeln!(
+        out,
+        "  IO depths    : 1={:.1}%, 2={:.1}%, 4={:.1}%, 8={:.1}%, 16={:.1}%, 32={:.1}%, >=64={:.1}%",
+        dp[0], dp[1], dp[2], dp[3], dp[4], dp[5], dp[6]
+    );
+    for (name, v) in [
+        ("submit", &b.iodepth_submit),
+        ("complete", &b.iodepth_complete),
+    ] {
+        let p = pct_list(v);
+        let _ = writeln!(
+            out,
+            "     {name:<10}: 0={:.1}%, 4={:.1}%, 8={:.1}%, 16={:.1}%, 32={:.1}%, 64={:.1}%, >=64={:.1}%",
+            p[0], p[1], p[2], p[3], p[4], p[5], p[6]
+        );
+    }
+    let _ = writeln!(
+        out,
+        "     issued rwts: total={},{},{},0 short={},{},{},0 dropped=0,0,0,0",
+        b.read.total_ios,
+        b.write.total_ios,
+        b.trim.total_ios,
+        b.read.short_ios,
+        b.write.short_ios,
+        b.trim.short_ios
+    );
 }
 
 /// fio's `steadystate` line of a job block. Its bandwidth means are KiB-scaled twice, as
