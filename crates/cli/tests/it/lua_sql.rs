@@ -580,3 +580,164 @@ end
         "{err}"
     );
 }
+
+const NUMERIC: &str = r####"
+local T = sysbench.sql.type
+local mysql
+local function show(tag, rs)
+  if rs == nil then print(tag, "nil") return end
+  if rs.nfields > 0 then
+    local row = rs:fetch_row()
+    print(tag, rs.nrows, rs.nfields, row and unpack(row, 1, rs.nfields))
+  else
+    print(tag, rs.nrows, mysql and "(mysql: counted)" or "no fields")
+  end
+end
+function prepare()
+  mysql = sysbench.opt.db_driver == "mysql"
+  local drv = sysbench.sql.driver()
+  local con = drv:connect()
+  con:query("DROP TABLE IF EXISTS hb_lua_ffi")
+  con:query("CREATE TABLE hb_lua_ffi (id BIGINT, n INTEGER NOT NULL, d DOUBLE PRECISION)")
+  local ins = con:prepare("INSERT INTO hb_lua_ffi (id, n, d) VALUES (?, ?, ?)")
+  local a, b, x = ins:bind_create(T.BIGINT), ins:bind_create(T.INT), ins:bind_create(T.DOUBLE)
+  ins:bind_param(a, b, x)
+  a:set(1); b:set(7.9); x:set(2.5); print("ins", ins:execute())
+  a:set(5000000000); b:set(-7.9); x:set(-0.25); ins:execute()
+  a:set(3); b:set(0); x:set(nil); ins:execute()
+  a:set(4); b:set_rand_str("###"); x:set(3); ins:execute()
+  print("r1", con:query_row("SELECT n, d FROM hb_lua_ffi WHERE id = 1"))
+  print("r5g", con:query_row("SELECT n, d FROM hb_lua_ffi WHERE id = 5000000000"))
+  print("r3", con:query_row("SELECT n, d FROM hb_lua_ffi WHERE id = 3"))
+  local n4 = tonumber((con:query_row("SELECT n FROM hb_lua_ffi WHERE id = 4")))
+  print("r4", n4 ~= nil and n4 >= 0 and n4 < 1000)
+  local sel = con:prepare("SELECT n FROM hb_lua_ffi WHERE id = ?")
+  local k = sel:bind_create(T.BIGINT)
+  sel:bind_param(k)
+  k:set(5000000000); show("sel", sel:execute())
+  k:set(99); show("none", sel:execute())
+  k:set(nil); show("null", sel:execute())
+  local all = con:prepare("SELECT COUNT(*) FROM hb_lua_ffi")
+  show("all", all:execute())
+  local upd = con:prepare("UPDATE hb_lua_ffi SET d = ? WHERE id >= ?")
+  local ud, ui = upd:bind_create(T.DOUBLE), upd:bind_create(T.INT)
+  upd:bind_param(ud, ui)
+  ud:set(0.5); ui:set(2); print("upd", upd:execute())
+  print("sum", con:query_row("SELECT SUM(d) FROM hb_lua_ffi"))
+  -- a second connection: its own slot, its own result object
+  local con2 = drv:connect()
+  local sel2 = con2:prepare("SELECT n FROM hb_lua_ffi WHERE id = ?")
+  local k2 = sel2:bind_create(T.INT)
+  sel2:bind_param(k2)
+  k:set(1); local rs1 = sel:execute()
+  k2:set(3); local rs2 = sel2:execute()
+  show("con1", rs1); show("con2", rs2)
+  -- failures through the same path: a NULL into a NOT NULL column, and a parameter that
+  -- was never bound; both raised at the script's line
+  b:set(nil)
+  local ok, e = pcall(ins.execute, ins)
+  print("notnull", ok, type(e) == "table" and "restart " .. e.errcode or e)
+  local need = con:prepare("SELECT n FROM hb_lua_ffi WHERE id = ?")
+  ok, e = pcall(need.execute, need)
+  print("unbound", ok, tostring(e))
+  con2:disconnect()
+  ok, e = pcall(sel2.execute, sel2)
+  print("closed", ok, e)
+  -- a collected connection's slot is taken by the next one
+  con2, sel2 = nil, nil
+  collectgarbage(); collectgarbage()
+  local con3 = drv:connect()
+  local sel3 = con3:prepare("SELECT n FROM hb_lua_ffi WHERE id = ?")
+  local k3 = sel3:bind_create(T.BIGINT)
+  sel3:bind_param(k3)
+  k3:set(1); show("con3", sel3:execute())
+  k:set(5000000000); show("con1again", sel:execute())
+  con:query("DROP TABLE hb_lua_ffi")
+end
+"####;
+
+/// Statements whose parameters are all numbers or NULL (at most four), or that have none,
+/// run through the prelude's FFI path (`hb_sql_execute`, which a compiled LuaJIT trace
+/// calls directly); the script sees what the other path gives: integers truncated, 64-bit
+/// ids, doubles, NULL, a string set on an INT parameter (`set_rand_str`: the other path),
+/// result sets and their rows, statements without a result set, two connections' own
+/// results, failures with sysbench's messages or restarts, a closed connection, and a
+/// collected connection's slot taken by the next one; with `--db-ps-mode=disable` too.
+#[test]
+fn numeric_statements_take_the_ffi_path_with_the_same_results() {
+    let d = scripts(&[("ffi.lua", NUMERIC)]);
+    for ((name, opts), mode) in targets(d.path())
+        .into_iter()
+        .flat_map(|t| [(t.clone(), "auto"), (t, "disable")])
+    {
+        let m = format!("--db-ps-mode={mode}");
+        let (code, out, err) = hb(d.path(), &with("ffi.lua", &opts, &[&m, "prepare"]));
+        assert_eq!(code, 0, "{name} {mode}: {err}\n{out}");
+        let counted = name == "mysql" && mode == "auto";
+        let rows = |tag: &str, n: u32, v: &str| {
+            if counted {
+                format!("{tag}\t{n}\t(mysql: counted)")
+            } else {
+                format!("{tag}\t{n}\t1\t{v}")
+            }
+        };
+        let mut want = vec![
+            "ins\tnil".to_string(),
+            "r1\t7\t2.5".into(),
+            "r5g\t-7\t-0.25".into(),
+            "r3\t0\tnil".into(),
+            "r4\ttrue".into(),
+            rows("sel", 1, "-7"),
+            rows("none", 0, "nil"),
+            rows("null", 0, "nil"),
+            rows("all", 1, "4"),
+            "upd\tnil".into(),
+            format!("sum\t{}", if name == "sqlite" { "4.0" } else { "4" }),
+            rows("con1", 1, "7"),
+            rows("con2", 1, "0"),
+        ];
+        want.push(match name {
+            "sqlite" => "notnull\tfalse\trestart 1".into(),
+            "pgsql" => "notnull\tfalse\tSQL error, errno = 0, state = '23502': null value in \
+                        column \"n\" of relation \"hb_lua_ffi\" violates not-null constraint"
+                .into(),
+            _ => "notnull\tfalse\tSQL error, errno = 1048, state = '23000': Column 'n' cannot \
+                  be null"
+                .into(),
+        });
+        // A parameter never bound: SQLite binds NULL; the servers refuse it (the text
+        // of --db-ps-mode=disable keeps its '?', a syntax error).
+        want.push(match (name, mode) {
+            ("sqlite", _) => "unbound\ttrue\t<sql_result>".into(),
+            (_, "auto") => "unbound\tfalse\tSQL error, errno = 0, state = '': statement takes \
+                            1 parameters, 0 given"
+                .into(),
+            ("pgsql", _) => "unbound\tfalse\tSQL error, errno = 0, state = '42601': syntax \
+                             error at end of input"
+                .into(),
+            _ => "unbound\tfalse\tSQL error, errno = 1064, state = '42000': You have an error \
+                  in your SQL syntax"
+                .into(),
+        });
+        want.extend([
+            "closed\tfalse\tSQL API error".to_string(),
+            rows("con3", 1, "7"),
+            rows("con1again", 1, "-7"),
+        ]);
+        let got: Vec<&str> = out.lines().filter(|l| l.contains('\t')).collect();
+        assert_eq!(got.len(), want.len(), "{name} {mode}: {out}\n{err}");
+        for (g, w) in got.iter().zip(&want) {
+            // MariaDB's syntax error goes on to name its server version.
+            let same = if w.contains("You have an error") {
+                g.starts_with(w.as_str())
+            } else {
+                g == w
+            };
+            assert!(same, "{name} {mode}: got {g:?}, want {w:?}\n{out}\n{err}");
+        }
+        assert!(
+            err.contains("ALERT: attempt to use an already closed connection"),
+            "{name} {mode}: {err}"
+        );
+    }
+}

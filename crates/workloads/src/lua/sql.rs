@@ -19,8 +19,11 @@ use super::state;
 use crate::db::driver::{
     Arg, DbError, Driver, ErrClass, Reconnected, Res, Rows, Session, Target, TlsMode, TlsOpts,
 };
-use mlua::{AnyUserData, Lua, Table, UserData, Value};
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use mlua::{AnyUserData, LightUserData, Lua, Table, UserData, Value};
+use std::cell::RefCell;
+use std::ffi::{c_int, c_void};
+use std::rc::{Rc, Weak};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
 /// How long a lost MySQL connection is retried before the query fails (sysbench retries
@@ -80,7 +83,130 @@ const NONE: u8 = 1;
 const CLOSED: u8 = 2;
 const FAILED: u8 = 3;
 
-impl UserData for SqlConn {}
+/// The userdata a connection object holds: it owns the connection, which the thread's
+/// slot table also names (weakly) for [`hb_sql_execute`], the FFI path of `execute`.
+struct ConnHandle(Rc<RefCell<SqlConn>>);
+
+impl UserData for ConnHandle {}
+
+thread_local! {
+    /// This thread's connections by slot (`hb_sql_execute`'s first argument), each with
+    /// its key; a slot whose connection was collected is reused.
+    static SLOTS: RefCell<Vec<(u64, Weak<RefCell<SqlConn>>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The next connection's key: with its slot it names one connection of one thread, so a
+/// slot number that reaches another thread (or a reused slot) never finds another
+/// connection (`hb_sql_execute` then says [`ELSEWHERE`] and the prelude takes the Lua C-API
+/// path, which works anywhere).
+static NEXT_KEY: AtomicU64 = AtomicU64::new(1);
+
+/// `hb_sql_execute`'s answer for a slot and key that name no connection of this thread.
+const ELSEWHERE: u8 = 4;
+
+/// Gives `c` a slot in this thread's table: (slot, key).
+fn register(c: &Rc<RefCell<SqlConn>>) -> (usize, u64) {
+    // Keys stay below 2^53, exact in a Lua number.
+    let key = NEXT_KEY.fetch_add(1, Relaxed) & ((1 << 53) - 1);
+    SLOTS.with(|t| {
+        let mut t = t.borrow_mut();
+        let e = (key, Rc::downgrade(c));
+        match t.iter().position(|s| s.1.strong_count() == 0) {
+            Some(i) => {
+                t[i] = e;
+                (i, key)
+            }
+            None => {
+                t.push(e);
+                (t.len() - 1, key)
+            }
+        }
+    })
+}
+
+/// The connection userdata `ud` holds.
+fn conn_of(ud: &AnyUserData) -> mlua::Result<mlua::UserDataRef<ConnHandle>> {
+    ud.borrow::<ConnHandle>()
+}
+
+fn in_use() -> mlua::Error {
+    mlua::Error::runtime("the connection is in use")
+}
+
+/// `execute` of a prepared statement whose parameters (at most four) are all numbers or
+/// NULL, called by the prelude through LuaJIT's FFI: a compiled trace calls it directly,
+/// with no Lua C-API call, no argument conversion and no error frame (mlua's callbacks cost
+/// about a microsecond a statement, and a C-API function also ends LuaJIT's trace).
+/// `kinds` holds each parameter's kind in two bits (1 integer, 2 double, the first
+/// parameter's lowest), `nulls` a bit per NULL parameter, `v1..v4` the values. Returns the
+/// outcome's kind ([`ROWS`], [`NONE`], [`CLOSED`], [`FAILED`]) and writes its three
+/// numbers to `out[0..3]`; the same values, counts and errors as the `execute` function.
+/// `slot` and `key` name the connection (see [`register`]); [`ELSEWHERE`] when they name
+/// none of this thread's, and nothing was sent.
+extern "C" fn hb_sql_execute(
+    slot: u32,
+    key: f64,
+    id: u32,
+    kinds: u32,
+    n: u32,
+    nulls: u32,
+    v1: f64,
+    v2: f64,
+    v3: f64,
+    v4: f64,
+    out: *mut f64,
+) -> c_int {
+    let run = || -> Outcome {
+        let conn = SLOTS.with(|t| {
+            t.borrow()
+                .get(slot as usize)
+                .filter(|e| e.0 as f64 == key)
+                .and_then(|e| e.1.upgrade())
+        });
+        let Some(conn) = conn else {
+            return (ELSEWHERE, 0, 0, 0);
+        };
+        let Ok(mut c) = conn.try_borrow_mut() else {
+            return (ELSEWHERE, 0, 0, 0);
+        };
+        let c = &mut *c;
+        let Some(s) = c.s.as_mut() else {
+            return (CLOSED, 0, 0, 0);
+        };
+        let n = (n as usize).min(4);
+        let vals = [v1, v2, v3, v4];
+        let mut args = [Arg::Null; 4];
+        for (i, (a, &v)) in args.iter_mut().zip(&vals).take(n).enumerate() {
+            *a = fast_number(nulls >> i & 1 == 1, (kinds >> (2 * i)) & 3, v);
+        }
+        c.generation += 1;
+        let r = s.exec_rows(id as usize, &args[..n], &mut c.rows);
+        outcome(c, r)
+    };
+    // A panic must not cross the FFI boundary: it is a failure without a message.
+    let (kind, a, b, g) =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or((FAILED, 0, 0, 0));
+    if !out.is_null() {
+        // SAFETY: the prelude passes an array of three doubles it owns.
+        unsafe {
+            *out = a as f64;
+            *out.add(1) = b as f64;
+            *out.add(2) = g as f64;
+        }
+    }
+    c_int::from(kind)
+}
+
+/// The argument a numeric parameter of kind `k` (1 integer, 2 double) with value `v`
+/// sends (`null`: NULL); as [`fast_arg`] converts a Lua number.
+#[inline]
+fn fast_number(null: bool, k: u32, v: f64) -> Arg<'static> {
+    match (null, k) {
+        (true, _) => Arg::Null,
+        (false, 2) => Arg::Double(v),
+        (false, _) => Arg::Big(v as i64),
+    }
+}
 
 fn list(opt: &Table, k: &str) -> Vec<String> {
     match opt.get::<Value>(k) {
@@ -350,15 +476,19 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
             let prepared = text(&opt, "db_ps_mode") != "disable";
             // SQLite: the file the options name is created, as a server database exists.
             match tgt.connect_with(true) {
-                Ok(c) => lua.pack_multi(SqlConn {
-                    driver: tgt.driver(),
-                    s: Some(Session::with_conn(&tgt, c, prepared)),
-                    ignore: list(&opt, "mysql_ignore_errors"),
-                    rows: Rows::default(),
-                    generation: 0,
-                    bound: Vec::new(),
-                    err: None,
-                }),
+                Ok(c) => {
+                    let c = Rc::new(RefCell::new(SqlConn {
+                        driver: tgt.driver(),
+                        s: Some(Session::with_conn(&tgt, c, prepared)),
+                        ignore: list(&opt, "mysql_ignore_errors"),
+                        rows: Rows::default(),
+                        generation: 0,
+                        bound: Vec::new(),
+                        err: None,
+                    }));
+                    let (slot, key) = register(&c);
+                    lua.pack_multi((ConnHandle(c), slot, key))
+                }
                 Err(e) => lua.pack_multi((Value::Nil, format!("connection to {tgt} failed: {e}"))),
             }
         })?,
@@ -367,7 +497,8 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
     t.set(
         "query",
         lua.create_function(|_, (conn, sql): (AnyUserData, mlua::String)| {
-            let mut c = conn.borrow_mut::<SqlConn>()?;
+            let h = conn_of(&conn)?;
+            let mut c = h.0.try_borrow_mut().map_err(|_| in_use())?;
             let c = &mut *c;
             let Some(s) = c.s.as_mut() else {
                 return Ok((CLOSED, 0, 0, 0));
@@ -382,7 +513,8 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
     t.set(
         "err",
         lua.create_function(|lua, conn: AnyUserData| {
-            let mut c = conn.borrow_mut::<SqlConn>()?;
+            let h = conn_of(&conn)?;
+            let mut c = h.0.try_borrow_mut().map_err(|_| in_use())?;
             match c.err.take() {
                 Some(e) => lua.pack_multi((e.class, e.code, e.message, e.state)),
                 None => lua.pack_multi(("fatal", "0", "unknown error", "")),
@@ -393,7 +525,8 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
     t.set(
         "prepare",
         lua.create_function(|lua, (conn, sql): (AnyUserData, mlua::String)| {
-            let mut c = conn.borrow_mut::<SqlConn>()?;
+            let h = conn_of(&conn)?;
+            let mut c = h.0.try_borrow_mut().map_err(|_| in_use())?;
             let Some(s) = c.s.as_mut() else {
                 return lua.pack_multi("closed");
             };
@@ -432,7 +565,8 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
                 Value,
                 Option<Table>,
             )| {
-                let mut c = conn.borrow_mut::<SqlConn>()?;
+                let h = conn_of(&conn)?;
+                let mut c = h.0.try_borrow_mut().map_err(|_| in_use())?;
                 let c = &mut *c;
                 if c.s.is_none() {
                     return Ok((CLOSED, 0, 0, 0));
@@ -493,7 +627,8 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
     t.set(
         "fetch",
         lua.create_function(|lua, (conn, generation, i): (AnyUserData, u64, usize)| {
-            let c = conn.borrow::<SqlConn>()?;
+            let h = conn_of(&conn)?;
+            let c = h.0.try_borrow().map_err(|_| in_use())?;
             if c.generation != generation {
                 return Ok(Value::String(lua.create_string("replaced")?));
             }
@@ -513,7 +648,8 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
     t.set(
         "reconnect",
         lua.create_function(|lua, conn: AnyUserData| {
-            let mut c = conn.borrow_mut::<SqlConn>()?;
+            let h = conn_of(&conn)?;
+            let mut c = h.0.try_borrow_mut().map_err(|_| in_use())?;
             let Some(s) = c.s.as_mut() else {
                 return lua.pack_multi("closed");
             };
@@ -532,10 +668,72 @@ pub fn install(lua: &Lua, hb: &Table) -> mlua::Result<()> {
     t.set(
         "disconnect",
         lua.create_function(|_, conn: AnyUserData| {
-            conn.borrow_mut::<SqlConn>()?.s = None;
+            conn_of(&conn)?.0.try_borrow_mut().map_err(|_| in_use())?.s = None;
             Ok(())
         })?,
     )?;
+    // The FFI path of execute (see hb_sql_execute), cast by the prelude.
+    t.set(
+        "execute_ptr",
+        LightUserData(hb_sql_execute as *const () as *mut c_void),
+    )?;
     hb.set("sql", t)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(feature = "sqlite")]
+    fn exec(slot: u32, key: f64, id: u32, out: &mut [f64; 3]) -> c_int {
+        hb_sql_execute(slot, key, id, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, out.as_mut_ptr())
+    }
+
+    /// The FFI path runs a statement only on the connection its slot and key name in this
+    /// thread: a wrong key, a slot of another thread or of a dropped connection send
+    /// nothing and say ELSEWHERE (the prelude then takes the C-API path).
+    #[cfg(feature = "sqlite")]
+    #[test]
+    fn the_ffi_path_finds_only_this_threads_connection() {
+        let d = std::env::temp_dir().join(format!("hostbench-luasql-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let tgt = Target::Sqlite {
+            path: d.join("s.db").display().to_string(),
+        };
+        let conn = tgt.connect_with(true).unwrap();
+        let c = Rc::new(RefCell::new(SqlConn {
+            driver: tgt.driver(),
+            s: Some(Session::with_conn(&tgt, conn, true)),
+            ignore: Vec::new(),
+            rows: Rows::default(),
+            generation: 0,
+            bound: Vec::new(),
+            err: None,
+        }));
+        let id = c
+            .borrow_mut()
+            .s
+            .as_mut()
+            .unwrap()
+            .prepare("SELECT 1, 2")
+            .unwrap() as u32;
+        let (slot, key) = register(&c);
+        let (slot, key) = (slot as u32, key as f64);
+        let mut out = [9.0; 3];
+        assert_eq!(exec(slot, key, id, &mut out), c_int::from(ROWS));
+        assert_eq!(out, [1.0, 2.0, 1.0], "rows, fields, generation");
+        assert_eq!(exec(slot, key + 1.0, id, &mut out), c_int::from(ELSEWHERE));
+        assert_eq!(exec(slot + 100, key, id, &mut out), c_int::from(ELSEWHERE));
+        assert_eq!(out, [0.0; 3]);
+        let there = std::thread::spawn(move || {
+            let mut out = [9.0; 3];
+            exec(slot, key, id, &mut out)
+        });
+        assert_eq!(there.join().unwrap(), c_int::from(ELSEWHERE));
+        assert_eq!(c.borrow().generation, 1, "only the first call ran");
+        drop(c);
+        assert_eq!(exec(slot, key, id, &mut out), c_int::from(ELSEWHERE));
+        let _ = std::fs::remove_dir_all(&d);
+    }
 }
