@@ -175,6 +175,13 @@ impl Child {
             1
         };
         let mut h = self.open(phase, &path, rec as usize)?;
+        // IOzone's write/rewrite and read/reread tests sync the file before their timing
+        // starts (single-stream mode) and after it ends (unless -c closes it in the
+        // timing): a pass never measures the write-back of the one before it.
+        let flushes = phase.synced_around();
+        if flushes && !cfg.throughput {
+            sync(&mut h, &path)?;
+        }
         let fd = h.file().as_raw_fd();
         let clock = ctl.clock();
         let Some(release) = s.gate.wait(|| clock.now(), || s.stop.store(false, Release)) else {
@@ -315,7 +322,8 @@ impl Child {
             done += bytes;
             i += calls;
         }
-        if cfg.flush && !reader {
+        // -e: the sync is timed (IOzone's read/reread tests sync the file too).
+        if cfg.flush && (!reader || flushes) {
             sync(&mut h, &path)?;
             ctl.counters().add(Counter::Other, 1);
         }
@@ -327,8 +335,14 @@ impl Child {
         // With -c the close is timed; with -+u it is closed here too (outside the timing),
         // so the CPU share below covers the whole pass, close included, as IOzone's
         // children measure it. Otherwise the file closes when the phase returns.
+        let mut h = Some(h);
         if cfg.close || cfg.cpu_util {
-            drop(h);
+            if let Some(mut h) = h.take()
+                && flushes
+                && !cfg.close
+            {
+                sync(&mut h, &path)?;
+            }
         }
         let end = if cfg.close { clock.now() } else { end_open };
         let (wall_s, cpu_s) = match cpu0 {
@@ -354,6 +368,12 @@ impl Child {
             cpu_s,
             ..mine
         };
+        // The untimed sync after the pass (IOzone's "clean up before read starts").
+        if let Some(mut h) = h.take()
+            && flushes
+        {
+            sync(&mut h, &path)?;
+        }
         *s.slots[self.tid].lock().unwrap_or_else(|p| p.into_inner()) = mine;
         let agg = || {
             let children: Vec<ChildStat> = s

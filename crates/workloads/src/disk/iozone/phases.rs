@@ -76,6 +76,15 @@ pub(super) enum Api {
 }
 
 impl Phase {
+    /// Whether IOzone syncs the file around the pass, untimed (write, rewrite, read and
+    /// reread: `fsync` before the timing in single-stream mode, after it unless `-c`).
+    pub fn synced_around(self) -> bool {
+        matches!(
+            self,
+            Phase::Write | Phase::Rewrite | Phase::Read | Phase::Reread
+        )
+    }
+
     /// Single-stream column order (IOzone's table, then its pwrite/pread columns).
     pub const COLUMNS: [Phase; 21] = [
         Phase::Write,
