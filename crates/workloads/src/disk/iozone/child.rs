@@ -337,11 +337,11 @@ impl Child {
         // children measure it. Otherwise the file closes when the phase returns.
         let mut h = Some(h);
         if cfg.close || cfg.cpu_util {
-            if let Some(mut h) = h.take()
-                && flushes
-                && !cfg.close
-            {
-                sync(&mut h, &path)?;
+            // Closed here (dropped at the end of this block); with -+u and without -c,
+            // synced first, inside the CPU share.
+            let mut closing = h.take();
+            if let Some(h) = closing.as_mut().filter(|_| flushes && !cfg.close) {
+                sync(h, &path)?;
             }
         }
         let end = if cfg.close { clock.now() } else { end_open };
