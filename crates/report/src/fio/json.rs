@@ -213,8 +213,7 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
         j.insert("jobname".into(), json!(b.name));
         j.insert("groupid".into(), json!(b.groupid));
         let error = b
-            .error
-            .as_ref()
+            .shown_error()
             .map_or(i32::from(r.outcome.error.is_some()), |e| e.errno);
         j.insert("error".into(), json!(error));
         j.insert("eta".into(), json!(0));
@@ -325,6 +324,10 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
             o.insert(l.clone(), json!(v));
         }
         j.insert("latency_ms".into(), Node::O(o));
+        if let Some(e) = &b.errors {
+            j.insert("total_err".into(), json!(e.total));
+            j.insert("first_error".into(), json!(e.first_errno));
+        }
         j.insert("latency_depth".into(), json!(b.iodepth));
         j.insert("latency_target".into(), json!(0));
         j.insert("latency_percentile".into(), json!(100.0));

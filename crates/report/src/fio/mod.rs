@@ -306,6 +306,7 @@ mod tests {
             iodepth_complete: [0; 7],
             error: None,
             steadystate: None,
+            errors: None,
         }
     }
 

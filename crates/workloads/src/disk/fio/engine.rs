@@ -29,8 +29,8 @@ pub enum Dir {
     Read = 0,
     /// Write.
     Write = 1,
-    /// Trim (discard): `rw=trim`, `randtrim`, `trimwrite`; sync and null engines only
-    /// (the job's checks refuse the others).
+    /// Trim (discard): `rw=trim`, `randtrim`, `trimwrite`; the queue engines do it in
+    /// their queue call ([`Engine::trim_now`]), mmap is refused by the job's checks.
     Trim = 2,
 }
 
@@ -265,6 +265,17 @@ impl Engine {
             Engine::Libaio(a) => a.queue(slot, dir, buf, off, len),
             Engine::Uring(u) => u.queue(slot, dir, buf, off, len),
             _ => unreachable!("sync engines use sync_io"),
+        }
+    }
+
+    /// A queue engine's trim, done in the queue call as fio 3.33's libaio and io_uring do
+    /// (`FIO_ASYNCIO_SYNC_TRIM`: nothing else in flight, then `do_io_u_trim`): bytes
+    /// trimmed, or −errno.
+    pub fn trim_now(&self, off: u64, len: u32) -> i64 {
+        match self {
+            Engine::Libaio(a) => trim(a.fd, off, len),
+            Engine::Uring(u) => trim(u.fd, off, len),
+            _ => unreachable!("sync engines trim through sync_io"),
         }
     }
 
@@ -510,7 +521,7 @@ impl Aio {
             lio_opcode: match dir {
                 Dir::Read => IOCB_CMD_PREAD,
                 Dir::Write => IOCB_CMD_PWRITE,
-                Dir::Trim => unreachable!("trim jobs are refused for libaio by the job's checks"),
+                Dir::Trim => unreachable!("libaio's trims are done in the queue call (trim_now)"),
             },
             fildes: self.fd as u32,
             buf: buf as u64,
@@ -965,7 +976,7 @@ impl Uring {
                     (Dir::Read, true) => IORING_OP_READ_FIXED,
                     (Dir::Write, true) => IORING_OP_WRITE_FIXED,
                     (Dir::Trim, _) => {
-                        unreachable!("trim jobs are refused for io_uring by the job's checks")
+                        unreachable!("io_uring's trims are done in the queue call (trim_now)")
                     }
                 },
                 flags: if self.opts.registerfiles {

@@ -16,6 +16,7 @@
 
 pub mod engine;
 pub mod engines;
+pub mod errors;
 pub mod expr;
 pub mod fio_names;
 pub mod job;
@@ -365,6 +366,21 @@ impl Instance for FioInstance {
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         for s in res.iter().flatten() {
+            if let Some(c) = s
+                .errors
+                .as_ref()
+                .filter(|c| c.total > 0 && s.error.is_none())
+                && let Some(first) = &c.first
+            {
+                w.push(Warning {
+                    kind: WarningKind::Errors,
+                    message: format!(
+                        "job '{}' went on after {} error(s) (continue_on_error/ignore_error); \
+                         the first: {}",
+                        self.shared.jobs[s.job].name, c.total, first.detail
+                    ),
+                });
+            }
             if let Some(e) = &s.error {
                 let j = &self.shared.jobs[s.job];
                 let then = if j.exitall_on_error {

@@ -10,7 +10,7 @@ use super::Shared;
 use super::job::{JobSpec, Section};
 use super::stats::{Plat, RunStat};
 use hostbench_core::fio_result::{
-    FioBins, FioBlock, FioDir, FioDisk, FioError, FioJob, FioOption, FioResult,
+    FioBins, FioBlock, FioDir, FioDisk, FioError, FioErrorCount, FioJob, FioOption, FioResult,
 };
 
 /// Statistics of one direction of one clone.
@@ -52,6 +52,8 @@ pub(super) struct CloneStats {
     pub(super) complete_map: [u64; 7],
     /// The error the clone ended with (fio's `err=`), if any.
     pub(super) error: Option<FioError>,
+    /// The errors counted under `continue_on_error` ([`super::errors`]), once there is one.
+    pub(super) errors: Option<FioErrorCount>,
     /// The steady state of the clone that keeps its job's (or group's) ring.
     pub(super) ss: Option<hostbench_core::fio_result::FioSteadyState>,
     /// Time of the verify phase (`verify`), ns: fio reports it as the reads' runtime and
@@ -177,6 +179,10 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             iodepth_complete: s.complete_map,
             error: s.error.clone(),
             steadystate: s.ss.clone(),
+            errors: j
+                .errors
+                .reported()
+                .then(|| s.errors.clone().unwrap_or_default()),
         },
         bins: [
             s.dirs[0].clat_plat.0.to_vec(),
@@ -213,6 +219,15 @@ fn merge(m: &mut Acc, b: &Acc) {
         (Some(m), Some(b)) => m.clones += b.clones,
         (m @ None, Some(b)) => *m = Some(b.clone()),
         _ => {}
+    }
+    // fio (`sum_thread_stats`): the counts add up, the first error is the last clone's.
+    if let Some(be) = &bb.errors {
+        let me = mb.errors.get_or_insert_with(Default::default);
+        me.total += be.total;
+        me.first_errno = be.first_errno;
+        if me.first.is_none() {
+            me.first = be.first.clone();
+        }
     }
     mb.runtime_ms = mb.runtime_ms.max(bb.runtime_ms);
     // The group's last clone keeps the group's steady state (fio's `steadystate_setup`).
