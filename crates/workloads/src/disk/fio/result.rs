@@ -265,11 +265,59 @@ fn merge(m: &mut Acc, b: &Acc) {
 /// no block).
 pub(super) fn fio_result(shared: &Shared) -> FioResult {
     let res = shared.results.lock().unwrap_or_else(|e| e.into_inner());
+    let clones: Vec<&CloneStats> = res.iter().flatten().collect();
+    let disks = shared
+        .disks
+        .as_ref()
+        .map(|w| w.finish())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|u| {
+            let d = u.delta;
+            FioDisk {
+                name: u.name,
+                read_ios: d.read_ios,
+                write_ios: d.write_ios,
+                read_merges: d.read_merges,
+                write_merges: d.write_merges,
+                read_sectors: d.read_sectors,
+                write_sectors: d.write_sectors,
+                read_ticks: d.read_ticks,
+                write_ticks: d.write_ticks,
+                in_queue: d.in_queue,
+                util: u.util,
+            }
+        })
+        .collect();
+    build(shared, &clones, disks)
+}
+
+/// The `fio` section so far (`--status-interval`): ended clones as they ended, running
+/// ones as of their last snapshot; no device counters (fio's interim reports have none).
+pub(super) fn fio_result_live(shared: &Shared) -> FioResult {
+    let res = shared.results.lock().unwrap_or_else(|e| e.into_inner());
+    let snaps: Vec<Option<CloneStats>> = shared
+        .snaps
+        .slots
+        .iter()
+        .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()).1.clone())
+        .collect();
+    let clones: Vec<&CloneStats> = res
+        .iter()
+        .zip(&snaps)
+        .filter_map(|(r, s)| r.as_ref().or(s.as_ref()))
+        .collect();
+    build(shared, &clones, Vec::new())
+}
+
+/// The result's `fio` section from the clones' statistics (in thread order) and the
+/// devices' counters.
+fn build(shared: &Shared, clones: &[&CloneStats], disks: Vec<FioDisk>) -> FioResult {
     let mut blocks: Vec<Acc> = Vec::new();
     // fio's rule (`stat.c:__show_run_stats`): a clone with `group_reporting` joins the
     // block before it when that one is of the same reporting group (whichever job it
     // belongs to); any other clone starts a block.
-    for s in res.iter().flatten() {
+    for &s in clones {
         let j = &shared.jobs[s.job];
         let b = clone_block(s, j);
         if j.group_reporting
@@ -295,29 +343,6 @@ pub(super) fn fio_result(shared: &Shared) -> FioResult {
             block.trim.lat_bins = FioBins::from_dense(&bins[8]);
             block.trim.slat_bins = FioBins::from_dense(&bins[9]);
             block
-        })
-        .collect();
-    let disks = shared
-        .disks
-        .as_ref()
-        .map(|w| w.finish())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|u| {
-            let d = u.delta;
-            FioDisk {
-                name: u.name,
-                read_ios: d.read_ios,
-                write_ios: d.write_ios,
-                read_merges: d.read_merges,
-                write_merges: d.write_merges,
-                read_sectors: d.read_sectors,
-                write_sectors: d.write_sectors,
-                read_ticks: d.read_ticks,
-                write_ticks: d.write_ticks,
-                in_queue: d.in_queue,
-                util: u.util,
-            }
         })
         .collect();
     FioResult {

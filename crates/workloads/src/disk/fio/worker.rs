@@ -128,6 +128,7 @@ pub(super) fn new_worker(
         limit_bytes: j.io_limits(size).0,
         limit_ios: j.io_limits(size).1,
         failed: false,
+        snap_epoch: 0,
         pacer: Pacer::new(j, j.rw.read_pct(j.rwmixread), 1e9),
         min_rate: None,
         think: None,
@@ -202,6 +203,8 @@ struct FioWorker {
     limit_ios: u64,
     /// The clone ended with an error (kept once its statistics are handed over).
     failed: bool,
+    /// The last snapshot epoch this clone answered (`--status-interval`).
+    snap_epoch: u64,
     /// `rate`/`rate_iops`: when each direction's next I/O is due.
     pacer: Pacer,
     /// `rate_min`/`rate_iops_min`.
@@ -1070,6 +1073,7 @@ impl FioWorker {
                     self.log_io(ms, dir, res, off, None, clat, lat);
                 }
                 self.after_completions(t1, meas.t0);
+                self.maybe_publish(&clock, &meas, t1);
                 if t1 >= meas.next_sample {
                     let at_ms = clock.to_ns(t1 - meas.t0) / 1_000_000;
                     self.sample(clock.to_ns(t1 - meas.last_sample), at_ms);
@@ -1373,6 +1377,7 @@ impl FioWorker {
             }
             if !warming && n > 0 {
                 self.after_completions(t2, meas.t0);
+                self.maybe_publish(&clock, &meas, t2);
             }
             if !warming && n > 0 && !err && !self.rate_ok(t2) {
                 err = true;
@@ -1438,6 +1443,7 @@ impl FioWorker {
             self.log_io(ms, Dir::Trim, res, off, Some(slat), clat, lat);
         }
         self.after_completions(t1, meas.t0);
+        self.maybe_publish(&clock, meas, t1);
         if t1 >= meas.next_sample {
             let at_ms = clock.to_ns(t1 - meas.t0) / 1_000_000;
             self.sample(clock.to_ns(t1 - meas.last_sample), at_ms);
@@ -1506,6 +1512,7 @@ impl LoopWorker for FioWorker {
             self.shared.live.finish(self.tid, false);
             return Ok(());
         }
+        self.shared.snaps.started[self.tid].store(true, std::sync::atomic::Ordering::Relaxed);
         let live = &self.shared.live;
         if live.on() {
             live.set_state(
@@ -1535,6 +1542,34 @@ impl LoopWorker for FioWorker {
 }
 
 impl FioWorker {
+    /// `--status-interval`: when a reader asked (a new epoch), a copy of the statistics so
+    /// far goes into this clone's slot, with its run time and CPU use up to `now`.
+    #[inline(always)]
+    fn maybe_publish(&mut self, clock: &hostbench_core::clock::Clock, meas: &Meas, now: u64) {
+        let snaps = &self.shared.snaps;
+        if !snaps.on {
+            return;
+        }
+        let e = snaps.epoch.load(std::sync::atomic::Ordering::Relaxed);
+        if e == self.snap_epoch {
+            return;
+        }
+        self.snap_epoch = e;
+        let mut s = self.stats.clone();
+        if meas.begun {
+            let ru = rusage();
+            s.runtime_ns = clock.to_ns(now.saturating_sub(meas.t0));
+            s.usr_ns = ru.0.saturating_sub(meas.ru0.0);
+            s.sys_ns = ru.1.saturating_sub(meas.ru0.1);
+            s.ctx = ru.2.saturating_sub(meas.ru0.2);
+            s.majf = ru.3.saturating_sub(meas.ru0.3);
+            s.minf = ru.4.saturating_sub(meas.ru0.4);
+        }
+        *snaps.slots[self.tid]
+            .lock()
+            .unwrap_or_else(|x| x.into_inner()) = (e, Some(s));
+    }
+
     /// The clone's statistics into the run's shared results (once, at its end).
     fn hand_over(&mut self) {
         let mut res = self
