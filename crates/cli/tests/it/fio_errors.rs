@@ -139,6 +139,12 @@ fn continue_on_error_counts_and_goes_on_as_fio() {
             h.out
         );
         assert_eq!(header_err(&h.out), "err=22", "{extra:?}:\n{}", h.out);
+        // fio prints no io_u error line for ftruncate's errors, error_dump or not.
+        assert!(
+            !h.err.lines().any(|l| l.starts_with("fio: io_u error")),
+            "{extra:?}: {}",
+            h.err
+        );
         // JSON and terse carry the count and the first error only when a type continues.
         let mut ja = args.clone();
         ja.push("--output-format=json");
@@ -383,6 +389,37 @@ fn writes_past_a_full_filesystem_go_on_as_fio() {
             };
             assert_eq!(io(&h.out), io(&p.out), "{engine}: bytes written");
         }
+    }
+    // error_dump=1: fio's io_u error line for each error the job went on after.
+    let dump = [
+        "--name=w",
+        "--rw=write",
+        "--bs=64k",
+        "--size=16m",
+        "--fallocate=none",
+        "--ignore_error=,ENOSPC",
+        "--error_dump=1",
+        "--filename=big",
+    ];
+    let lines = |r: &Ran| {
+        r.err
+            .lines()
+            .filter(|l| l.starts_with("fio: io_u error on file ") && l.contains("No space left"))
+            .count()
+    };
+    fs.clear();
+    let h = hb(fs.path(), &dump);
+    let total: usize = errors_line(&h.out).unwrap()["errors    : total=".len()..]
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(lines(&h), total, "{}", h.err);
+    if peer {
+        fs.clear();
+        let p = fio(fs.path(), &dump);
+        assert_eq!(lines(&h), lines(&p), "fio's stderr:\n{}", p.err);
     }
     fs.clear();
 }

@@ -578,8 +578,9 @@ impl FioWorker {
                 {
                     v.unlog(off);
                 }
-                // fio prints a non-fatal error's line only with error_dump=1.
-                if self.job.errors.dump {
+                // fio prints a non-fatal error's line only with error_dump=1, and never for
+                // the engines whose queue call sets the error itself (falloc, ftruncate).
+                if self.job.errors.dump && self.job.engine.nonfatal_error_func() != "td_io_queue" {
                     eprintln!("fio: {line}");
                 }
                 // fio's header then names the engine's own call (psync's `xfer`).
