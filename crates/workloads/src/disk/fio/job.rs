@@ -2233,16 +2233,6 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
             j.name
         ));
     }
-    if j.rw.trims() && j.engine == EngineKind::Mmap {
-        return err(format!(
-            "job '{}': rw={} with ioengine={}: hostbench trims only with ioengine=psync, sync, \
-             libaio, io_uring, falloc or null (a hole punched in a file, BLKDISCARD on a block \
-             device); use one of them",
-            j.name,
-            j.rw.name(),
-            j.engine.name()
-        ));
-    }
     Ok(())
 }
 
@@ -2806,10 +2796,6 @@ mod tests {
             ("[a]\nrate_process=uniform\n", "linear or poisson"),
             ("[a]\nthinktime=5x\n", "expected a time"),
             ("[a]\ndirect=1\nbs=1000\n", "not a multiple of 512"),
-            (
-                "[a]\nrw=trim\nioengine=mmap\n",
-                "trims only with ioengine=psync",
-            ),
             ("[a]\nrw=trimming\n", "randrw, trim, randtrim"),
             ("[a]\nbs=4x\n", "expected a size"),
             ("[a]\nbsrange=4k\n", "min-max"),
