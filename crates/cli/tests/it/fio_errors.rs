@@ -538,7 +538,13 @@ fn fios_enospc_pressure_example_runs_as_in_fio() {
         "the writer met ENOSPC: {hj:?}"
     );
     assert!(hj[0].2 > 0, "{hj:?}");
-    assert_eq!((hj[1].1, hj[1].2, hj[1].4), (0, 0, 4096), "{hj:?}");
+    // Every trim issued; on the full filesystem a punch can itself fail with ENOSPC (ext4
+    // splitting an extent needs a block): a write-type error, counted and ignored.
+    assert_eq!(hj[1].4, 4096, "{hj:?}");
+    assert!(
+        hj[1].2 == 0 || (hj[1].1, hj[1].3) == (28, 28),
+        "the puncher met no error but ENOSPC: {hj:?}"
+    );
     let hn = run(&notrim, false);
     assert_eq!(hn.code, 0, "{}", hn.err);
     let shape = |v: &[(String, i64, u64, i64, u64)]| -> Vec<(String, i64, bool, i64)> {
