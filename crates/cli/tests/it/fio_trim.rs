@@ -273,6 +273,16 @@ fn trim_discards_an_unmounted_block_device_as_fio() {
         return;
     }
     let dev = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    // Detached however the test ends (a panic in a run below included).
+    struct Detach(String);
+    impl Drop for Detach {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("losetup")
+                .args(["-d", &self.0])
+                .status();
+        }
+    }
+    let detach = Detach(dev.clone());
     let name = format!("--filename={dev}");
     let blocks = || {
         use std::os::unix::fs::MetadataExt;
@@ -319,9 +329,7 @@ fn trim_discards_an_unmounted_block_device_as_fio() {
             queued.push((engine, rw, h, p));
         }
     }
-    let _ = std::process::Command::new("losetup")
-        .args(["-d", &dev])
-        .status();
+    drop(detach);
     assert_eq!(got, [(0, 0, false), (0, 0, false), (8, 8 << 20, true)]);
     assert!(
         b1 + 8192 <= b0 + 64,
