@@ -131,6 +131,8 @@ struct Live<'a> {
     /// Progress lines printed so far.
     lines: std::sync::atomic::AtomicU64,
     build: &'a (dyn Fn(&Measurement) -> RunResult + Sync),
+    /// The same, with the workload's statistics so far (`Instance::fio_live`).
+    build_live: &'a (dyn Fn(&Measurement) -> RunResult + Sync),
 }
 
 impl Observer for Live<'_> {
@@ -141,6 +143,24 @@ impl Observer for Live<'_> {
     fn interval(&self, s: &IntervalSample) {
         let i = Interval::from_sample(s, self.run.workload.counters());
         self.presenter.interval(self.run, &i);
+        if self.presenter.wants_live_results() {
+            // The workload's own statistics so far (fio's sections); hostbench's counters
+            // and latencies are the final result's only.
+            let m = Measurement {
+                total_time_s: s.t_s,
+                elapsed_s: s.t_s,
+                counters: Default::default(),
+                latency: Default::default(),
+                threads: Vec::new(),
+                intervals: Vec::new(),
+                stop: hostbench_core::runner::StopReason::TimeLimit,
+                unfinished: 0,
+                stuck_threads: 0,
+                error: None,
+                seed: self.run.plan.seed,
+            };
+            self.presenter.live_result(&(self.build_live)(&m));
+        }
     }
 
     fn checkpoint(&self, m: &Measurement) {
@@ -372,7 +392,7 @@ fn run_plan(
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0);
-    let build = |m: &Measurement| {
+    let build_as = |m: &Measurement, live: bool| {
         let mut r = RunResult::build(
             &plan,
             m,
@@ -383,7 +403,11 @@ fn run_plan(
                 facts: instance.facts(),
                 tables: instance.tables(),
                 histograms: instance.histograms(),
-                fio: instance.fio(),
+                fio: if live {
+                    instance.fio_live()
+                } else {
+                    instance.fio()
+                },
                 warnings: instance.warnings(),
                 clock: clock_info.clone(),
                 host: Some(host.clone()),
@@ -397,12 +421,15 @@ fn run_plan(
         r.fleet = fleet.clone();
         r
     };
+    let build = |m: &Measurement| build_as(m, false);
+    let build_live = |m: &Measurement| build_as(m, true);
     let live = Live {
         presenter,
         run: &run,
         progress: presenter.progress(),
         lines: Default::default(),
         build: &build,
+        build_live: &build_live,
     };
     let m =
         runner::run(&plan, instance.as_ref(), clock, &live).context("the run could not start")?;

@@ -41,6 +41,8 @@ fio's command line and job files, measured by hostbench's own engine.
   --eta=auto|always|never  fio's status line on stdout: on a terminal (default), always,
                            or never; --eta-interval=T refreshes it every T (1s),
                            --eta-newline=T starts a new line every T
+  --status-interval=T      the full report of the jobs so far every T (at least 1s),
+                           then the final one
   --output=FILE            write the report to FILE instead of stdout
   --label=NAME             name what this run stands for (stored with the result)
   --no-save                do not save the result in the results store
@@ -127,6 +129,8 @@ struct Cmd {
     /// `--eta-interval`, `--eta-newline` (ms).
     eta_interval_ms: u64,
     eta_newline_ms: u64,
+    /// `--status-interval`: a full report every so many whole seconds (0: none).
+    status_interval_s: u64,
 }
 
 /// `--eta`: when fio's status line is printed.
@@ -151,6 +155,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
     let mut hostbench_json = false;
     let mut output = None;
     let (mut eta, mut eta_interval_ms, mut eta_newline_ms) = (Eta::Auto, 1000u64, 0u64);
+    let mut status_interval_s = 0u64;
     let mut parse_only = false;
     let (mut label, mut no_save, mut results_db) = (None, false, None);
     let mut i = 0;
@@ -241,6 +246,22 @@ fn parse(args: &[String]) -> Result<Parsed> {
                     eta_newline_ms = ms;
                 }
             }
+            // fio's periodic full reports: a time of at least 1 s (a bare number is
+            // seconds), counted in whole seconds as fio counts it.
+            "status-interval" => {
+                let v = value("a time of at least 1s, such as 10 or 10s")?;
+                status_interval_s = match job::parse_fio_time(&v, 1.0) {
+                    Some(t) if (1.0..86400.0 * 366.0).contains(&t) => t as u64,
+                    Some(t) if t < 1.0 => bail!(
+                        "fio: --status-interval={v}: status interval too small (at least 1s, \
+                         as in fio)"
+                    ),
+                    _ => bail!(
+                        "fio: --status-interval={v}: expected a time of at least 1s, such as 10 \
+                         or 10s"
+                    ),
+                };
+            }
             "terse-version" => {
                 let v = value("2, 3, 4 or 5")?;
                 terse_version = match v.trim().parse::<u8>() {
@@ -274,7 +295,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                         anyhow!(
                             "fio: fio option --{k} is not supported by hostbench yet; remove it \
                              (hostbench takes --output-format, --output, --minimal, \
-                             --append-terse, --terse-version, --eta=never, --parse-only, --version, \
+                             --append-terse, --terse-version, --eta, --status-interval, --parse-only, --version, \
                              --help and job options; see docs/fio.md)"
                         )
                     } else {
@@ -332,6 +353,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
         eta,
         eta_interval_ms,
         eta_newline_ms,
+        status_interval_s,
         parse_only,
     })))
 }
@@ -448,12 +470,19 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         terse_version: cmd.terse_version,
         laid_out: Vec::new(),
     };
-    let output = FioOut::new(
+    let mut output = FioOut::new(
         formats.clone(),
         cmd.hostbench_json,
         cmd.output.as_ref().map(PathBuf::from),
         cmd.save.results_db.clone(),
     );
+    // fio's --status-interval: the runner's interval ticks ask the clones for their
+    // statistics so far, and the output prints the whole report of them.
+    if cmd.status_interval_s > 0 {
+        plan.report_interval_s = cmd.status_interval_s as f64;
+        output.status_interval = true;
+    }
+    fio::enable_snapshots(cmd.status_interval_s > 0);
     let code = exec::run_stage(Stage::Prepare, &plan, w, &output)?;
     if code != ExitCode::SUCCESS {
         output.flush_layout();

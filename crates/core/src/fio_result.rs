@@ -197,6 +197,12 @@ pub struct FioBlock {
     /// (schema 1.7; absent in older results).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steadystate: Option<FioSteadyState>,
+    /// The errors the block's clones met and counted (`continue_on_error` or
+    /// `ignore_error` set: fio's `errors    : total=N, first_error=E/<text>`, JSON
+    /// `total_err`/`first_error`); absent when its job continues on no error (schema 1.8;
+    /// absent in older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<FioErrorCount>,
 }
 
 /// fio's steady-state detection of a block (`ss=`, `ss_dur=`): the criterion, whether it
@@ -248,6 +254,22 @@ impl FioSteadyState {
     pub fn iops_mean(&self) -> u64 {
         self.iops_data.iter().sum::<u64>() / (self.iops_data.len().max(1) as u64)
     }
+}
+
+/// The errors a block counted under `continue_on_error` (fio's `total_err_count`,
+/// `first_error`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioErrorCount {
+    /// Errors counted: every non-fatal one, and the one that ended a clone when its type
+    /// continues.
+    pub total: u64,
+    /// The first counted error's number (0: none), the last merged clone's as in fio.
+    pub first_errno: i32,
+    /// The first non-fatal error, as fio's job header shows it (`err=28 (..., func=xfer,
+    /// error=...)`) when no clone of the block ended with an error; its `clones` is 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first: Option<FioError>,
 }
 
 /// The error that ended a clone (fio's per-job `err=`): the other jobs go on unless
@@ -504,6 +526,14 @@ impl FioResult {
 }
 
 impl FioBlock {
+    /// The error fio's job header and JSON `error` show: the one a clone ended with, else
+    /// the first one a `continue_on_error` job went on after (fio's `ts->error`).
+    pub fn shown_error(&self) -> Option<&FioError> {
+        self.error
+            .as_ref()
+            .or_else(|| self.errors.as_ref().and_then(|e| e.first.as_ref()))
+    }
+
     /// Whether the block did any I/O (fio prints no block for a job without any).
     pub fn did_io(&self) -> bool {
         self.dirs()
@@ -576,6 +606,9 @@ impl FioBlock {
             iodepth_submit: add7(|b| &b.iodepth_submit),
             iodepth_complete: add7(|b| &b.iodepth_complete),
             error: blocks.iter().find_map(|b| b.error.clone()),
+            // fio's sum_thread_stats leaves the counted errors out: "All clients" has no
+            // errors line, whatever the hosts counted.
+            errors: None,
             steadystate: None,
         })
     }
@@ -649,6 +682,7 @@ mod tests {
             iodepth_submit: [0; 7],
             iodepth_complete: [0; 7],
             error: None,
+            errors: None,
             steadystate: None,
         }
     }

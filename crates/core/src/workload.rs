@@ -256,6 +256,12 @@ pub trait Instance: Send + Sync {
     fn fio(&self) -> Option<crate::fio_result::FioResult> {
         None
     }
+    /// fio's statistics so far, asked while the run goes on (fio's `--status-interval`):
+    /// ended clones as they ended, running ones as of their last published snapshot.
+    /// Default: none.
+    fn fio_live(&self) -> Option<crate::fio_result::FioResult> {
+        None
+    }
     /// What the user is really measuring with these options, and what to do about it;
     /// asked after the run.
     fn warnings(&self) -> Vec<Warning> {

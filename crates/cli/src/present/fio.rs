@@ -30,6 +30,11 @@ pub struct FioOut {
     pub results_db: Option<String>,
     /// The prepare stage's lines, kept for the normal layout.
     layout: Mutex<Vec<String>>,
+    /// `--status-interval`: full reports while the jobs run.
+    pub status_interval: bool,
+    /// The reports printed so far while the jobs ran (with `--output`: written before the
+    /// final one), and whether the start-up lines were among them.
+    interim: Mutex<(String, bool)>,
 }
 
 impl FioOut {
@@ -46,6 +51,8 @@ impl FioOut {
             output,
             results_db,
             layout: Mutex::new(Vec::new()),
+            status_interval: false,
+            interim: Mutex::new((String::new(), false)),
         }
     }
 
@@ -94,14 +101,39 @@ impl Presenter for FioOut {
         }
     }
 
+    fn wants_live_results(&self) -> bool {
+        self.status_interval && !self.hostbench_json
+    }
+
+    /// fio's `--status-interval`: the whole report of the jobs so far, in every format,
+    /// the start-up lines only before the first.
+    fn live_result(&self, r: &RunResult) {
+        let mut l = self.formats.clone();
+        l.laid_out = self.layout_lines();
+        let mut g = self.interim.lock().unwrap_or_else(|e| e.into_inner());
+        let text = hostbench_report::fio::render_status(r, &l, !g.1);
+        g.1 = true;
+        if self.output.is_some() {
+            g.0.push_str(&text);
+        } else {
+            out(&text);
+        }
+    }
+
     fn report(&self, _run: &RunInfo, r: &RunResult) -> Result<()> {
+        let (interim, banner_done) = {
+            let mut g = self.interim.lock().unwrap_or_else(|e| e.into_inner());
+            (std::mem::take(&mut g.0), g.1)
+        };
         let report = if self.hostbench_json {
             hostbench_report::json::render(r)
         } else {
             // Every format selected, as the result records them (fio's order).
             let mut l = self.formats.clone();
             l.laid_out = hostbench_report::fio::layout_of(r).laid_out;
-            hostbench_report::fio::render_layout(r, &l)
+            // After interim reports the start-up lines were printed with the first.
+            let last = hostbench_report::fio::render_status(r, &l, !banner_done);
+            format!("{interim}{last}")
         };
         match &self.output {
             Some(path) => crate::output::write(

@@ -94,6 +94,15 @@ pub trait Presenter: Sync {
     /// The cumulative result at a `--report-checkpoints` time.
     fn checkpoint(&self, _r: &RunResult) {}
 
+    /// Whether [`Presenter::live_result`] wants the result so far at each interval tick
+    /// (fio's `--status-interval`: full reports of the jobs so far).
+    fn wants_live_results(&self) -> bool {
+        false
+    }
+
+    /// The result so far, at an interval tick (counters not reset).
+    fn live_result(&self, _r: &RunResult) {}
+
     /// Live progress lines on stderr (ab's "Completed N requests").
     fn progress(&self) -> Option<Progress> {
         None

@@ -715,3 +715,105 @@ fn eta_never_is_accepted() {
     assert!(out.contains("Run status group 0 (all jobs):"), "{out}");
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// The JSON documents of `out`, one after another (fio's `--status-interval` prints
+/// several).
+fn json_docs(out: &str) -> Vec<Value> {
+    let mut docs = Vec::new();
+    let mut rest = out;
+    while let Some(i) = rest.find('{') {
+        let mut it = serde_json::Deserializer::from_str(&rest[i..]).into_iter::<Value>();
+        let v = it.next().unwrap().unwrap();
+        let used = it.byte_offset();
+        docs.push(v);
+        rest = &rest[i + used..];
+    }
+    docs
+}
+
+/// `--status-interval=1` on a 2 s job: fio's full report after each second, then the
+/// final one: three reports with cumulative counts, in every format, the start-up lines
+/// once; too small an interval is refused as in fio.
+#[test]
+fn status_interval_prints_full_reports_as_fio() {
+    let d = tmp("status-interval");
+    let base = [
+        "--name=a",
+        "--ioengine=null",
+        "--size=1g",
+        "--time_based",
+        "--runtime=2",
+        "--rate_iops=100",
+        "--status-interval=1",
+    ];
+    let peer = need_fio("status_interval_prints_full_reports_as_fio");
+    // Normal: three job blocks and Run status blocks, the start-up lines once.
+    let normal = |out: &str| {
+        let ios: Vec<u64> = out
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("issued rwts: total="))
+            .map(|t| t.split(',').next().unwrap().parse().unwrap())
+            .collect();
+        (
+            out.matches("Run status group 0 (all jobs):").count(),
+            out.matches("Starting 1 process").count(),
+            ios,
+        )
+    };
+    let (h, _) = hb(&d, &base);
+    let (n, starts, ios) = normal(&h);
+    assert_eq!((n, starts), (3, 1), "{h}");
+    assert!(ios.windows(2).all(|w| w[0] <= w[1]), "cumulative: {ios:?}");
+    assert!(
+        (80..=120).contains(&ios[0]),
+        "about 1 s of 100 IOPS: {ios:?}"
+    );
+    assert!((180..=220).contains(&ios[2]), "2 s: {ios:?}");
+    // JSON: three documents, each a whole report.
+    let (hj, _) = hb(&d, &with(&base, &["--output-format=json"]));
+    let docs = json_docs(&hj);
+    assert_eq!(docs.len(), 3, "{hj}");
+    let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    // Terse: three lines.
+    let (ht, _) = hb(&d, &with(&base, &["--minimal"]));
+    assert_eq!(terse_lines(&ht).len(), 3, "{ht}");
+    // With --output the file holds the same three reports.
+    let f = d.join("out.txt");
+    let o = format!("--output={}", s(&f));
+    let _ = hb(&d, &with(&base, &[o.as_str(), "--output-format=json"]));
+    assert_eq!(json_docs(&std::fs::read_to_string(&f).unwrap()).len(), 3);
+    if peer {
+        let (p, _) = fio(&d, &base);
+        let (pn, pstarts, pios) = normal(&p);
+        assert_eq!((n, starts), (pn, pstarts), "fio:\n{p}");
+        assert_eq!(ios.len(), pios.len());
+        let (pj, _) = fio(&d, &with(&base, &["--output-format=json"]));
+        let pdocs = json_docs(&pj);
+        assert_eq!(docs.len(), pdocs.len());
+        for (a, b) in docs.iter().zip(&pdocs) {
+            assert_eq!(keys(a), keys(b), "top-level keys of each report");
+            assert_eq!(keys(&a["jobs"][0]), keys(&b["jobs"][0]), "job keys");
+        }
+        let (pt, _) = fio(&d, &with(&base, &["--minimal"]));
+        assert_eq!(terse_lines(&pt).len(), 3, "{pt}");
+    }
+    // Too small, or not a time: one line, exit 2.
+    for bad in ["--status-interval=500ms", "--status-interval=abc"] {
+        let o = common::hb()
+            .current_dir(&d)
+            .args([
+                "fio",
+                "--name=a",
+                "--ioengine=null",
+                "--size=1m",
+                bad,
+                "--no-save",
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {err}");
+        assert!(err.contains("--status-interval"), "{bad}: {err}");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -18,6 +18,7 @@ mod db_tls;
 mod fileio;
 mod fio;
 mod fio_engines;
+mod fio_errors;
 mod fio_files;
 mod fio_logs;
 mod fio_out;

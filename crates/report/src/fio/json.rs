@@ -345,8 +345,7 @@ pub(super) fn job_obj(
     j.insert("jobname".into(), json!(b.name));
     j.insert("groupid".into(), json!(b.groupid));
     let error = b
-        .error
-        .as_ref()
+        .shown_error()
         .map_or(i32::from(r.outcome.error.is_some()), |e| e.errno);
     j.insert("error".into(), json!(error));
     if mode == Mode::Local {
@@ -480,6 +479,10 @@ pub(super) fn job_obj(
         o.insert(l.clone(), json!(v));
     }
     j.insert("latency_ms".into(), Node::O(o));
+    if let Some(e) = &b.errors {
+        j.insert("total_err".into(), json!(e.total));
+        j.insert("first_error".into(), json!(e.first_errno));
+    }
     if !all {
         j.insert("latency_depth".into(), json!(b.iodepth));
         j.insert("latency_target".into(), json!(0));

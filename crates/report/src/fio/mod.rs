@@ -268,6 +268,19 @@ pub fn render_layout(r: &RunResult, l: &FioLayout) -> String {
     out
 }
 
+/// Renders `r` in every format `l` selects, as fio's `--status-interval` prints it while
+/// the jobs run: as [`render_layout`], with the start-up lines only when `banner`.
+pub fn render_status(r: &RunResult, l: &FioLayout, banner: bool) -> String {
+    let mut out = render_layout(r, l);
+    if !banner && l.has(FioFormat::Normal) {
+        let b = normal::banner(r, &l.laid_out);
+        if out.starts_with(&b) {
+            out.drain(..b.len());
+        }
+    }
+    out
+}
+
 /// Renders `r` as its fio front-end printed it: in the output formats it recorded.
 pub fn render_as_run(r: &RunResult) -> String {
     render_layout(r, &layout_of(r))
@@ -308,6 +321,7 @@ mod tests {
             iodepth_complete: [0; 7],
             error: None,
             steadystate: None,
+            errors: None,
         }
     }
 

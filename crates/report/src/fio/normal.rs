@@ -328,7 +328,9 @@ pub(super) fn render(r: &RunResult) -> String {
         let first = first_opts(fio, b);
         // fio's `err=28 (file:io_u.c:1876, func=io_u error, error=No space left on device)`,
         // without fio's source location.
-        let err = match &b.error {
+        // An error a job went on after in a queue engine has no text in fio: `err=28 ()`.
+        let err = match b.shown_error() {
+            Some(e) if e.func.is_empty() => format!("{:2} ()", e.errno),
             Some(e) => format!("{:2} (func={}, error={})", e.errno, e.func, e.text),
             None => format!("{:2}", i32::from(r.outcome.error.is_some())),
         };
@@ -521,6 +523,15 @@ fn block_tail(out: &mut String, b: &FioBlock, opts: &FioReportOpts) {
         b.write.short_ios,
         b.trim.short_ios
     );
+    if let Some(e) = &b.errors {
+        let _ = writeln!(
+            out,
+            "     errors    : total={}, first_error={}/<{}>",
+            e.total,
+            e.first_errno,
+            strerror(e.first_errno)
+        );
+    }
 }
 
 /// fio's `steadystate` line of a job block. Its bandwidth means are KiB-scaled twice, as
@@ -540,4 +551,14 @@ fn steadystate_line(ss: &hostbench_core::fio_result::FioSteadyState) -> String {
             .map_or("nan".to_string(), |c| format!("{c:.3}")),
         if ss.pct { "%" } else { "" }
     )
+}
+
+/// The C library's text for `errno` (fio's `strerror`: `Success` for 0), without Rust's
+/// `(os error N)`.
+fn strerror(errno: i32) -> String {
+    let s = std::io::Error::from_raw_os_error(errno).to_string();
+    match s.rfind(" (os error ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
 }

@@ -123,9 +123,11 @@ pub(super) fn render(r: &RunResult, ver: u8) -> String {
     };
     let fio = &unified_view(orig);
     let groups = group_aggs(fio);
-    let error = i32::from(r.outcome.error.is_some());
+    let run_error = i32::from(r.outcome.error.is_some());
     let with_trim = ver != 3;
     for b in &fio.blocks {
+        // fio's `ts->error`: the block's error number, as in the JSON `error`.
+        let error = b.shown_error().map_or(run_error, |e| e.errno);
         let opts = report_opts(fio, b);
         let first = first_opts(fio, b);
         if ver == 2 {
@@ -187,6 +189,10 @@ pub(super) fn render(r: &RunResult, ver: u8) -> String {
                     d.util
                 );
             }
+        }
+        // fio adds the error count and the first error with continue_on_error.
+        if let Some(e) = &b.errors {
+            let _ = write!(out, ";{};{}", e.total, e.first_errno);
         }
         if !first.description.is_empty() {
             if ver == 2 {

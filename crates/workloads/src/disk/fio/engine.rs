@@ -29,8 +29,8 @@ pub enum Dir {
     Read = 0,
     /// Write.
     Write = 1,
-    /// Trim (discard): `rw=trim`, `randtrim`, `trimwrite`; sync and null engines only
-    /// (the job's checks refuse the others).
+    /// Trim (discard): `rw=trim`, `randtrim`, `trimwrite`; the queue engines do it in
+    /// their queue call ([`Engine::trim_now`]), mmap through its file.
     Trim = 2,
 }
 
@@ -268,6 +268,17 @@ impl Engine {
         }
     }
 
+    /// A queue engine's trim, done in the queue call as fio 3.33's libaio and io_uring do
+    /// (`FIO_ASYNCIO_SYNC_TRIM`: nothing else in flight, then `do_io_u_trim`): bytes
+    /// trimmed, or −errno.
+    pub fn trim_now(&self, off: u64, len: u32) -> i64 {
+        match self {
+            Engine::Libaio(a) => trim(a.fd, off, len),
+            Engine::Uring(u) => trim(u.fd, off, len),
+            _ => unreachable!("sync engines trim through sync_io"),
+        }
+    }
+
     /// Hands everything queued to the kernel.
     #[inline]
     pub fn submit(&mut self) -> io::Result<()> {
@@ -344,6 +355,8 @@ fn ret(r: i64) -> i64 {
 
 /// A shared mapping of a file region.
 pub struct Map {
+    /// The mapped file (trims punch or discard through it, as fio's mmap engine does).
+    fd: RawFd,
     base: *mut u8,
     len: usize,
     region_off: u64,
@@ -373,6 +386,7 @@ impl Map {
             return Err(io::Error::last_os_error());
         }
         Ok(Map {
+            fd,
             base: p.cast(),
             len: map_len,
             region_off: map_off,
@@ -398,6 +412,10 @@ impl Map {
 
     #[inline]
     fn copy(&mut self, dir: Dir, buf: *mut u8, off: u64, len: u32) -> i64 {
+        // fio's mmap engine trims in its queue call (`do_io_u_trim`), not in the mapping.
+        if dir == Dir::Trim {
+            return trim(self.fd, off, len);
+        }
         let at = (off - self.region_off) as usize;
         if at + len as usize > self.len {
             return -(libc::EINVAL as i64);
@@ -408,8 +426,7 @@ impl Map {
             match dir {
                 Dir::Read => std::ptr::copy_nonoverlapping(m, buf, len as usize),
                 Dir::Write => std::ptr::copy_nonoverlapping(buf, m, len as usize),
-                // Refused for mmap by the job's checks; never a copy.
-                Dir::Trim => return -(libc::EOPNOTSUPP as i64),
+                Dir::Trim => unreachable!("trims returned above"),
             }
         }
         std::hint::black_box(buf);
@@ -510,7 +527,7 @@ impl Aio {
             lio_opcode: match dir {
                 Dir::Read => IOCB_CMD_PREAD,
                 Dir::Write => IOCB_CMD_PWRITE,
-                Dir::Trim => unreachable!("trim jobs are refused for libaio by the job's checks"),
+                Dir::Trim => unreachable!("libaio's trims are done in the queue call (trim_now)"),
             },
             fildes: self.fd as u32,
             buf: buf as u64,
@@ -965,7 +982,7 @@ impl Uring {
                     (Dir::Read, true) => IORING_OP_READ_FIXED,
                     (Dir::Write, true) => IORING_OP_WRITE_FIXED,
                     (Dir::Trim, _) => {
-                        unreachable!("trim jobs are refused for io_uring by the job's checks")
+                        unreachable!("io_uring's trims are done in the queue call (trim_now)")
                     }
                 },
                 flags: if self.opts.registerfiles {

@@ -137,6 +137,16 @@ impl EngineKind {
             EngineKind::Cpuio => "cpuio",
         }
     }
+    /// What fio's job header names for an error the job went on after
+    /// (`continue_on_error`): the synchronous engines' own call (`xfer`), the queue call of
+    /// falloc, ftruncate and cpuio; nothing for the queue engines (fio prints `err=28 ()`).
+    pub fn nonfatal_error_func(self) -> &'static str {
+        match self {
+            EngineKind::Psync | EngineKind::Sync | EngineKind::Mmap => "xfer",
+            EngineKind::Falloc | EngineKind::Ftruncate | EngineKind::Cpuio => "td_io_queue",
+            EngineKind::Null | EngineKind::Libaio | EngineKind::IoUring => "",
+        }
+    }
     /// Uses no file (null, cpuio).
     pub fn fileless(self) -> bool {
         matches!(self, EngineKind::Null | EngineKind::Cpuio)
@@ -485,6 +495,8 @@ pub struct JobSpec {
     pub ss: super::steadystate::SsOpts,
     /// `verify` and its companions ([`super::verify`]).
     pub verify: super::verify::VerifyOpts,
+    /// `continue_on_error`, `ignore_error`, `error_dump` ([`super::errors`]).
+    pub errors: super::errors::ErrorOpts,
 }
 
 /// `size`, `offset`, `offset_increment` given in percent of the file's length.
@@ -757,6 +769,18 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "exitall_on_error",
+        aliases: &[],
+    },
+    Opt {
+        name: "continue_on_error",
+        aliases: &[],
+    },
+    Opt {
+        name: "ignore_error",
+        aliases: &[],
+    },
+    Opt {
+        name: "error_dump",
         aliases: &[],
     },
     Opt {
@@ -1353,6 +1377,7 @@ fn apply_options(
         logs: Default::default(),
         ss: Default::default(),
         verify: Default::default(),
+        errors: Default::default(),
     };
     // fio applies kb_base before the job's other options, wherever it is written; the
     // last one given (the job's own over its global's) wins.
@@ -1700,6 +1725,9 @@ fn apply_options(
             "new_group" => j.new_group = parse_bool_opt(k, v, at)?,
             "exitall" => j.exitall = parse_bool_opt(k, v, at)?,
             "exitall_on_error" => j.exitall_on_error = parse_bool_opt(k, v, at)?,
+            "continue_on_error" => j.errors.set_continue(v, at)?,
+            "ignore_error" => j.errors.set_ignore(v, at)?,
+            "error_dump" => j.errors.dump = parse_bool_opt(k, v, at)?,
             "wait_for" => {
                 let name = v.trim();
                 if name.is_empty() {
@@ -2203,21 +2231,6 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
         return err(format!(
             "job '{}': ioengine=mmap cannot do direct I/O; drop direct=1",
             j.name
-        ));
-    }
-    if j.rw.trims()
-        && !matches!(
-            j.engine,
-            EngineKind::Psync | EngineKind::Sync | EngineKind::Null | EngineKind::Falloc
-        )
-    {
-        return err(format!(
-            "job '{}': rw={} with ioengine={}: hostbench trims only with ioengine=psync, sync, \
-             falloc or null (a hole punched in a file, BLKDISCARD on a block device); use one \
-             of them",
-            j.name,
-            j.rw.name(),
-            j.engine.name()
         ));
     }
     Ok(())
@@ -2783,10 +2796,6 @@ mod tests {
             ("[a]\nrate_process=uniform\n", "linear or poisson"),
             ("[a]\nthinktime=5x\n", "expected a time"),
             ("[a]\ndirect=1\nbs=1000\n", "not a multiple of 512"),
-            (
-                "[a]\nrw=trim\nioengine=libaio\n",
-                "trims only with ioengine=psync",
-            ),
             ("[a]\nrw=trimming\n", "randrw, trim, randtrim"),
             ("[a]\nbs=4x\n", "expected a size"),
             ("[a]\nbsrange=4k\n", "min-max"),

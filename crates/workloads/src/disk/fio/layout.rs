@@ -186,8 +186,13 @@ pub(super) fn layout_files(
                 .clone_offset(last)
                 .saturating_add(j.clone_size(last).unwrap_or(size));
             // create_on_open: no layout, the job's open creates the file (fio); the space
-            // its writes will take is checked all the same.
-            if !is_dev && j.create_on_open && need > have && j.rw.writes(j.rwmixread) {
+            // its writes will take is checked all the same, unless they go on after ENOSPC.
+            if !is_dev
+                && j.create_on_open
+                && need > have
+                && j.rw.writes(j.rwmixread)
+                && !j.errors.goes_on_when_full()
+            {
                 let dir = path
                     .parent()
                     .filter(|p| !p.as_os_str().is_empty())
@@ -201,7 +206,9 @@ pub(super) fn layout_files(
             if !is_dev && !j.create_on_open && !lay_out(j, &path, need, have, log)? {
                 return Ok(None);
             }
-            if j.direct {
+            // (A create_on_open file not there yet is made by the job's own open, which
+            // reports a filesystem without O_DIRECT then.)
+            if j.direct && !(j.create_on_open && std::fs::symlink_metadata(&path).is_err()) {
                 check_direct(&path)?;
             }
         }
@@ -353,11 +360,18 @@ fn lay_out(
         )));
     }
     let missing = need - have;
-    crate::disk::files::ensure_space(
-        &dir,
-        missing,
-        &format!("laying out {} for job '{}'", path.display(), j.name),
-    )?;
+    // A job that only writes and goes on after ENOSPC (`ignore_error=,ENOSPC`, fio's
+    // enospc-pressure.fio) means to fill its filesystem: as fio does for a writer, the
+    // file is created and its space asked for (fallocate, failure ignored) but not
+    // written, and no free space is required of it.
+    let fills = j.rw.read_pct(j.rwmixread) == 0 && j.errors.goes_on_when_full();
+    if !fills {
+        crate::disk::files::ensure_space(
+            &dir,
+            missing,
+            &format!("laying out {} for job '{}'", path.display(), j.name),
+        )?;
+    }
     let created = std::fs::symlink_metadata(path).is_err();
     if let Some(log) = log {
         // fio counts whole MiB (its `extend_size >> 20`): 1500 KiB reads "1MiB".
@@ -366,6 +380,17 @@ fn lay_out(
             j.name,
             need >> 20
         ));
+    }
+    if fills {
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+            .map_err(|e| crate::disk::files::open_error(path, false, &e))?;
+        reserve(j, &f, have, need);
+        return Ok(true);
     }
     let interrupted = || match log {
         Some(l) => l.interrupted(),

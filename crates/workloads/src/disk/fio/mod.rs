@@ -16,6 +16,7 @@
 
 pub mod engine;
 pub mod engines;
+pub mod errors;
 pub mod expr;
 pub mod fio_names;
 pub mod job;
@@ -94,6 +95,29 @@ struct Shared {
     ss: steadystate::Board,
     /// The clones' live state for fio's status line.
     live: status::Live,
+    /// The clones' statistics so far, for `--status-interval`.
+    snaps: Snapshots,
+}
+
+/// `--status-interval` is on: the clones publish their statistics when asked
+/// ([`enable_snapshots`]).
+static SNAPSHOTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns on the clones' snapshots for runs set up from now on (fio's `--status-interval`:
+/// full reports while the jobs run). Off by default: the hot loops then never look.
+pub fn enable_snapshots(on: bool) {
+    SNAPSHOTS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The clones' statistics while they run: a reader bumps `epoch`; each running clone
+/// notices it after its next I/O and leaves a copy of its statistics (with the epoch it
+/// answered) in its slot. Nothing is locked in the hot path unless asked.
+struct Snapshots {
+    on: bool,
+    epoch: std::sync::atomic::AtomicU64,
+    slots: Vec<Mutex<(u64, Option<CloneStats>)>>,
+    /// Which clones have had their turn (the others have nothing to show yet).
+    started: Vec<std::sync::atomic::AtomicBool>,
 }
 
 struct FioInstance {
@@ -322,7 +346,14 @@ impl Workload for Fio {
         let flows = rate::Flows::new(&jobs, &threads);
         let ss = steadystate::Board::new(&jobs, &threads);
         let live = status::Live::new(n);
+        let snaps = Snapshots {
+            on: SNAPSHOTS.load(std::sync::atomic::Ordering::Relaxed),
+            epoch: std::sync::atomic::AtomicU64::new(0),
+            slots: (0..n).map(|_| Mutex::new((0, None))).collect(),
+            started: (0..n).map(|_| Default::default()).collect(),
+        };
         let shared = Arc::new(Shared {
+            snaps,
             seq,
             flows,
             ss,
@@ -355,6 +386,34 @@ impl Instance for FioInstance {
         Some(result::fio_result(&self.shared))
     }
 
+    /// The jobs so far: each running clone is asked for a copy of its statistics and
+    /// given up to 300 ms to answer after its next I/O (one waiting for its turn has none
+    /// yet; one between I/Os longer than that shows its previous copy).
+    fn fio_live(&self) -> Option<FioResult> {
+        use std::sync::atomic::Ordering::*;
+        let s = &self.shared;
+        if !s.snaps.on {
+            return None;
+        }
+        let e = s.snaps.epoch.fetch_add(1, SeqCst) + 1;
+        let until = std::time::Instant::now() + std::time::Duration::from_millis(300);
+        loop {
+            let answered = {
+                let res = s.results.lock().unwrap_or_else(|x| x.into_inner());
+                (0..res.len()).all(|t| {
+                    res[t].is_some()
+                        || s.snaps.slots[t].lock().unwrap_or_else(|x| x.into_inner()).0 >= e
+                        || !s.snaps.started[t].load(Relaxed)
+                })
+            };
+            if answered || std::time::Instant::now() >= until {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        Some(result::fio_result_live(s))
+    }
+
     /// The layout's warnings, then one per clone that ended with an error (fio prints its
     /// `io_u error` line at the time; hostbench says it once the run is over, on stderr).
     fn warnings(&self) -> Vec<Warning> {
@@ -365,6 +424,21 @@ impl Instance for FioInstance {
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         for s in res.iter().flatten() {
+            if let Some(c) = s
+                .errors
+                .as_ref()
+                .filter(|c| c.total > 0 && s.error.is_none())
+                && let Some(first) = &c.first
+            {
+                w.push(Warning {
+                    kind: WarningKind::Errors,
+                    message: format!(
+                        "job '{}' went on after {} error(s) (continue_on_error/ignore_error); \
+                         the first: {}",
+                        self.shared.jobs[s.job].name, c.total, first.detail
+                    ),
+                });
+            }
             if let Some(e) = &s.error {
                 let j = &self.shared.jobs[s.job];
                 let then = if j.exitall_on_error {

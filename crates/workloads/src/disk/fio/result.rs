@@ -10,7 +10,7 @@ use super::Shared;
 use super::job::{JobSpec, Section};
 use super::stats::{Plat, RunStat};
 use hostbench_core::fio_result::{
-    FioBins, FioBlock, FioDir, FioDisk, FioError, FioJob, FioOption, FioResult,
+    FioBins, FioBlock, FioDir, FioDisk, FioError, FioErrorCount, FioJob, FioOption, FioResult,
 };
 
 /// Statistics of one direction of one clone.
@@ -52,6 +52,8 @@ pub(super) struct CloneStats {
     pub(super) complete_map: [u64; 7],
     /// The error the clone ended with (fio's `err=`), if any.
     pub(super) error: Option<FioError>,
+    /// The errors counted under `continue_on_error` ([`super::errors`]), once there is one.
+    pub(super) errors: Option<FioErrorCount>,
     /// The steady state of the clone that keeps its job's (or group's) ring.
     pub(super) ss: Option<hostbench_core::fio_result::FioSteadyState>,
     /// Time of the verify phase (`verify`), ns: fio reports it as the reads' runtime and
@@ -177,6 +179,10 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             iodepth_complete: s.complete_map,
             error: s.error.clone(),
             steadystate: s.ss.clone(),
+            errors: j
+                .errors
+                .reported()
+                .then(|| s.errors.clone().unwrap_or_default()),
         },
         bins: [
             s.dirs[0].clat_plat.0.to_vec(),
@@ -214,6 +220,15 @@ fn merge(m: &mut Acc, b: &Acc) {
         (m @ None, Some(b)) => *m = Some(b.clone()),
         _ => {}
     }
+    // fio (`sum_thread_stats`): the counts add up, the first error is the last clone's.
+    if let Some(be) = &bb.errors {
+        let me = mb.errors.get_or_insert_with(Default::default);
+        me.total += be.total;
+        me.first_errno = be.first_errno;
+        if me.first.is_none() {
+            me.first = be.first.clone();
+        }
+    }
     mb.runtime_ms = mb.runtime_ms.max(bb.runtime_ms);
     // The group's last clone keeps the group's steady state (fio's `steadystate_setup`).
     if bb.steadystate.is_some() {
@@ -250,11 +265,59 @@ fn merge(m: &mut Acc, b: &Acc) {
 /// no block).
 pub(super) fn fio_result(shared: &Shared) -> FioResult {
     let res = shared.results.lock().unwrap_or_else(|e| e.into_inner());
+    let clones: Vec<&CloneStats> = res.iter().flatten().collect();
+    let disks = shared
+        .disks
+        .as_ref()
+        .map(|w| w.finish())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|u| {
+            let d = u.delta;
+            FioDisk {
+                name: u.name,
+                read_ios: d.read_ios,
+                write_ios: d.write_ios,
+                read_merges: d.read_merges,
+                write_merges: d.write_merges,
+                read_sectors: d.read_sectors,
+                write_sectors: d.write_sectors,
+                read_ticks: d.read_ticks,
+                write_ticks: d.write_ticks,
+                in_queue: d.in_queue,
+                util: u.util,
+            }
+        })
+        .collect();
+    build(shared, &clones, disks)
+}
+
+/// The `fio` section so far (`--status-interval`): ended clones as they ended, running
+/// ones as of their last snapshot; no device counters (fio's interim reports have none).
+pub(super) fn fio_result_live(shared: &Shared) -> FioResult {
+    let res = shared.results.lock().unwrap_or_else(|e| e.into_inner());
+    let snaps: Vec<Option<CloneStats>> = shared
+        .snaps
+        .slots
+        .iter()
+        .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()).1.clone())
+        .collect();
+    let clones: Vec<&CloneStats> = res
+        .iter()
+        .zip(&snaps)
+        .filter_map(|(r, s)| r.as_ref().or(s.as_ref()))
+        .collect();
+    build(shared, &clones, Vec::new())
+}
+
+/// The result's `fio` section from the clones' statistics (in thread order) and the
+/// devices' counters.
+fn build(shared: &Shared, clones: &[&CloneStats], disks: Vec<FioDisk>) -> FioResult {
     let mut blocks: Vec<Acc> = Vec::new();
     // fio's rule (`stat.c:__show_run_stats`): a clone with `group_reporting` joins the
     // block before it when that one is of the same reporting group (whichever job it
     // belongs to); any other clone starts a block.
-    for s in res.iter().flatten() {
+    for &s in clones {
         let j = &shared.jobs[s.job];
         let b = clone_block(s, j);
         if j.group_reporting
@@ -280,29 +343,6 @@ pub(super) fn fio_result(shared: &Shared) -> FioResult {
             block.trim.lat_bins = FioBins::from_dense(&bins[8]);
             block.trim.slat_bins = FioBins::from_dense(&bins[9]);
             block
-        })
-        .collect();
-    let disks = shared
-        .disks
-        .as_ref()
-        .map(|w| w.finish())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|u| {
-            let d = u.delta;
-            FioDisk {
-                name: u.name,
-                read_ios: d.read_ios,
-                write_ios: d.write_ios,
-                read_merges: d.read_merges,
-                write_merges: d.write_merges,
-                read_sectors: d.read_sectors,
-                write_sectors: d.write_sectors,
-                read_ticks: d.read_ticks,
-                write_ticks: d.write_ticks,
-                in_queue: d.in_queue,
-                util: u.util,
-            }
         })
         .collect();
     FioResult {

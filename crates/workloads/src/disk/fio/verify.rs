@@ -376,7 +376,7 @@ pub fn notices(j: &JobSpec) -> Vec<String> {
     }
     if o.async_threads > 0 {
         n.push(format!(
-            "fio: note: job '{}': verify_async={}: hostbench checks the blocks in the job's own              thread",
+            "fio: note: job '{}': verify_async={}: hostbench checks the blocks in the job's own thread",
             j.name, o.async_threads
         ));
     }
@@ -918,6 +918,20 @@ impl Verifier {
             self.sorted.remove(&o);
         }
         self.sorted.insert(p.off, p);
+    }
+
+    /// Drops the logged write at `off`: it failed, and the job went on
+    /// (`continue_on_error`; fio's `unlog_io_piece`), so it is not read back.
+    pub fn unlog(&mut self, off: u64) {
+        if self.in_order {
+            if let Some(i) = self.at.remove(&off)
+                && i >= self.next
+            {
+                self.list[i] = None;
+            }
+        } else {
+            self.sorted.remove(&off);
+        }
     }
 
     /// Whether a backlog verify is due after the last logged write.

@@ -6,6 +6,7 @@
 
 use super::Shared;
 use super::engine::{Buffers, Dir, Done, Engine};
+use super::errors::{ErrType, Verdict};
 use super::job::{EngineKind, JobSpec};
 use super::logs::Logger;
 use super::pattern::Pattern;
@@ -127,6 +128,7 @@ pub(super) fn new_worker(
         limit_bytes: j.io_limits(size).0,
         limit_ios: j.io_limits(size).1,
         failed: false,
+        snap_epoch: 0,
         pacer: Pacer::new(j, j.rw.read_pct(j.rwmixread), 1e9),
         min_rate: None,
         think: None,
@@ -201,6 +203,8 @@ struct FioWorker {
     limit_ios: u64,
     /// The clone ended with an error (kept once its statistics are handed over).
     failed: bool,
+    /// The last snapshot epoch this clone answered (`--status-interval`).
+    snap_epoch: u64,
     /// `rate`/`rate_iops`: when each direction's next I/O is due.
     pacer: Pacer,
     /// `rate_min`/`rate_iops_min`.
@@ -528,9 +532,12 @@ impl FioWorker {
         }
     }
 
-    /// An I/O of `len` bytes at `off` that failed with `-res`: the clone ends with fio's
-    /// `err=` (the other clones go on, as in fio). fio counts the failed I/O as issued.
-    fn fail(&mut self, dir: Dir, off: u64, len: u32, res: i64) {
+    /// An I/O of `len` bytes at `off` that failed with `-res`: true when the clone ends
+    /// with it (fio's `err=`; the other clones go on, as in fio), false when
+    /// `continue_on_error` makes it non-fatal (counted, and the clone goes on). fio counts
+    /// the failed I/O as issued.
+    #[must_use]
+    fn fail(&mut self, dir: Dir, off: u64, len: u32, res: i64) -> bool {
         let errno = (-res) as i32;
         let hint = if self.job.eng.uring.hipri && errno == libc::EOPNOTSUPP {
             " (hipri polls for completions: it needs direct=1 on a device with polled queues, \
@@ -545,8 +552,8 @@ impl FioWorker {
             ""
         };
         self.stats.dirs[dir as usize].ios += 1;
-        let detail = format!(
-            "io_u error on file {}: {}: {} offset={off}, buflen={len}{hint}",
+        let line = format!(
+            "io_u error on file {}: {}: {} offset={off}, buflen={len}",
             self.path.display(),
             strerror(errno),
             match dir {
@@ -559,7 +566,53 @@ impl FioWorker {
             .engine
             .as_ref()
             .map_or("io_u error", Engine::error_func);
-        self.set_error(errno, func, detail);
+        let verdict = self
+            .job
+            .errors
+            .verdict(ErrType::of(dir == Dir::Read, errno), errno);
+        match verdict {
+            Verdict::Go => {
+                // A write that failed is not read back by verify (fio's unlog_io_piece).
+                if dir == Dir::Write
+                    && let Some(v) = self.verify.as_mut()
+                {
+                    v.unlog(off);
+                }
+                // fio prints a non-fatal error's line only with error_dump=1, and never for
+                // the engines whose queue call sets the error itself (falloc, ftruncate).
+                if self.job.errors.dump && self.job.engine.nonfatal_error_func() != "td_io_queue" {
+                    eprintln!("fio: {line}");
+                }
+                // fio's header then names the engine's own call (psync's `xfer`).
+                let func = self.job.engine.nonfatal_error_func();
+                self.count_error(errno, func, line);
+                false
+            }
+            Verdict::StopCounted | Verdict::Stop => {
+                if verdict == Verdict::StopCounted {
+                    self.count_error(errno, func, line.clone());
+                }
+                self.set_error(errno, func, format!("{line}{hint}"));
+                true
+            }
+        }
+    }
+
+    /// Counts an error under `continue_on_error` (fio's `update_error_count`): the first
+    /// one is kept for the reports.
+    fn count_error(&mut self, errno: i32, func: &str, detail: String) {
+        let c = self.stats.errors.get_or_insert_with(Default::default);
+        c.total += 1;
+        if c.total == 1 {
+            c.first_errno = errno;
+            c.first = Some(FioError {
+                errno,
+                func: func.to_string(),
+                text: strerror(errno),
+                detail,
+                clones: 0,
+            });
+        }
     }
 
     /// Ends the clone with an error (the first one it met stays), fio's `td_verror`.
@@ -773,15 +826,14 @@ impl FioWorker {
         let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
         match v.check(b, off, None, &self.path) {
             Ok(()) => true,
-            Err(f) => {
-                self.verify_failed(f);
-                false
-            }
+            Err(f) => !self.verify_failed(f),
         }
     }
 
-    /// A block that did not verify: fio's lines on stderr, and the clone's error (EILSEQ).
-    fn verify_failed(&mut self, f: super::verify::Failure) {
+    /// A block that did not verify: fio's lines on stderr, and the clone's error (EILSEQ);
+    /// true when the clone ends with it (false: `continue_on_error=verify` counted it).
+    #[must_use]
+    fn verify_failed(&mut self, f: super::verify::Failure) -> bool {
         {
             use std::io::Write;
             let mut e = std::io::stderr().lock();
@@ -794,7 +846,21 @@ impl FioWorker {
         } else {
             "io_u_queued_complete"
         };
-        self.set_error(libc::EILSEQ, func, f.first);
+        match self.job.errors.verdict(ErrType::Verify, libc::EILSEQ) {
+            Verdict::Go => {
+                self.count_error(libc::EILSEQ, func, f.first);
+                false
+            }
+            Verdict::StopCounted => {
+                self.count_error(libc::EILSEQ, func, f.first.clone());
+                self.set_error(libc::EILSEQ, func, f.first);
+                true
+            }
+            Verdict::Stop => {
+                self.set_error(libc::EILSEQ, func, f.first);
+                true
+            }
+        }
     }
 
     /// fio's verify phase (`do_verify`), after the write phase or every `verify_backlog`
@@ -842,9 +908,11 @@ impl FioWorker {
             };
             let t1 = ctl.now();
             if res < 0 {
-                self.fail(Dir::Read, p.off, p.len, res);
-                ok = false;
-                break;
+                if self.fail(Dir::Read, p.off, p.len, res) {
+                    ok = false;
+                    break;
+                }
+                continue;
             }
             let warming = self.warming(ctl, t1);
             if !warming {
@@ -880,8 +948,9 @@ impl FioWorker {
             if fd >= 0 {
                 // SAFETY: the read into slot 0 completed; it holds max_bs >= len bytes.
                 let b = unsafe { std::slice::from_raw_parts_mut(buf, p.len as usize) };
-                if let Err(f) = v.check(b, p.off, Some(p), &self.path) {
-                    self.verify_failed(f);
+                if let Err(f) = v.check(b, p.off, Some(p), &self.path)
+                    && self.verify_failed(f)
+                {
                     ok = false;
                     break;
                 }
@@ -980,8 +1049,14 @@ impl FioWorker {
                 self.cpu_cycle_done();
             }
             if res < 0 {
-                self.fail(dir, off, len, res);
-                break;
+                if self.fail(dir, off, len, res) {
+                    break;
+                }
+                // Non-fatal (continue_on_error): issued, not completed.
+                issued += len as u64;
+                issued_ios += 1;
+                now = ctl.now();
+                continue;
             }
             issued += len as u64;
             issued_ios += 1;
@@ -999,6 +1074,7 @@ impl FioWorker {
                     self.log_io(ms, dir, res, off, None, clat, lat);
                 }
                 self.after_completions(t1, meas.t0);
+                self.maybe_publish(&clock, &meas, t1);
                 if t1 >= meas.next_sample {
                     let at_ms = clock.to_ns(t1 - meas.t0) / 1_000_000;
                     self.sample(clock.to_ns(t1 - meas.last_sample), at_ms);
@@ -1098,7 +1174,18 @@ impl FioWorker {
         // Set when an I/O, a submit, a reap or a sync failed: the clone ends (its error is in
         // its statistics).
         let mut err = false;
+        // A trim waits until nothing is in flight, then is done in the queue call (fio's
+        // `FIO_ASYNCIO_SYNC_TRIM`): its offset, length and intended start.
+        let mut held_trim: Option<(u64, u32, u64)> = None;
         loop {
+            if inflight == 0
+                && let Some((off, len, st)) = held_trim.take()
+            {
+                if self.queued_trim(ctl, &engine, &mut meas, off, len, st) {
+                    break;
+                }
+                continue;
+            }
             if think_pending && inflight == 0 {
                 self.think_now(ctl);
                 think_pending = false;
@@ -1113,7 +1200,13 @@ impl FioWorker {
                 }
                 flow_held = false;
             }
-            if more && !free.is_empty() && !think_pending && !flow_held && !self.backlog_due() {
+            if more
+                && held_trim.is_none()
+                && !free.is_empty()
+                && !think_pending
+                && !flow_held
+                && !self.backlog_due()
+            {
                 let mut t0 = ctl.now();
                 wait_due = None;
                 let mut failed = false;
@@ -1151,6 +1244,13 @@ impl FioWorker {
                         issued += len as u64;
                         issued_ios += 1;
                         continue;
+                    }
+                    if dir == Dir::Trim {
+                        // Issued now, done once what is in flight has completed.
+                        held_trim = Some((off, len, self.intended(due).unwrap_or(t0)));
+                        issued += len as u64;
+                        issued_ios += 1;
+                        break;
                     }
                     free.pop();
                     engine.queue(slot, dir, self.bufs.slot(slot), off, len);
@@ -1195,7 +1295,7 @@ impl FioWorker {
                 }
             }
             if inflight == 0 {
-                if think_pending || flow_held || self.backlog_due() {
+                if think_pending || flow_held || held_trim.is_some() || self.backlog_due() {
                     continue;
                 }
                 if !more || ctl.aborted() {
@@ -1238,8 +1338,9 @@ impl FioWorker {
                 free.push(d.slot);
                 let (dir, len, off) = meta[s];
                 if d.res < 0 {
-                    self.fail(dir, off, len, d.res);
-                    err = true;
+                    if self.fail(dir, off, len, d.res) {
+                        err = true;
+                    }
                     continue;
                 }
                 if !warming {
@@ -1277,6 +1378,7 @@ impl FioWorker {
             }
             if !warming && n > 0 {
                 self.after_completions(t2, meas.t0);
+                self.maybe_publish(&clock, &meas, t2);
             }
             if !warming && n > 0 && !err && !self.rate_ok(t2) {
                 err = true;
@@ -1302,6 +1404,54 @@ impl FioWorker {
         // waits for an RCU grace period (about 30 ms here) that is not the job's runtime.
         self.engine = Some(engine);
         Ok(meas)
+    }
+}
+
+impl FioWorker {
+    /// A queue engine's trim, done in the queue call once nothing is in flight (fio 3.33's
+    /// libaio and io_uring: `do_io_u_trim`, one submission and one completion marked),
+    /// then accounted as a completion; true when the clone ends with its error.
+    fn queued_trim(
+        &mut self,
+        ctl: &mut RunControl<'_>,
+        engine: &Engine,
+        meas: &mut Meas,
+        off: u64,
+        len: u32,
+        start: u64,
+    ) -> bool {
+        let clock = ctl.clock();
+        let t0 = ctl.now();
+        let res = engine.trim_now(off, len);
+        let t1 = ctl.now();
+        self.stats.depth_map[0] += 1;
+        self.stats.submit_map[1] += 1;
+        self.stats.complete_map[1] += 1;
+        if res < 0 {
+            return self.fail(Dir::Trim, off, len, res);
+        }
+        if self.warming(ctl, t1) {
+            return false;
+        }
+        meas.begin(ctl, t1);
+        ctl.record(start, t1);
+        Self::count(ctl, Dir::Trim, res);
+        let slat = clock.to_ns(t0.saturating_sub(start));
+        let (clat, lat) = (clock.to_ns(t1 - t0), clock.to_ns(t1.saturating_sub(start)));
+        self.account(Dir::Trim, res, len, Some(slat), clat, lat);
+        if self.logs.is_some() {
+            let ms = clock.to_ns(t1.saturating_sub(meas.t0)) / 1_000_000;
+            self.log_io(ms, Dir::Trim, res, off, Some(slat), clat, lat);
+        }
+        self.after_completions(t1, meas.t0);
+        self.maybe_publish(&clock, meas, t1);
+        if t1 >= meas.next_sample {
+            let at_ms = clock.to_ns(t1 - meas.t0) / 1_000_000;
+            self.sample(clock.to_ns(t1 - meas.last_sample), at_ms);
+            meas.last_sample = t1;
+            meas.next_sample = t1 + meas.sample_ticks;
+        }
+        !self.rate_ok(t1)
     }
 }
 
@@ -1363,6 +1513,7 @@ impl LoopWorker for FioWorker {
             self.shared.live.finish(self.tid, false);
             return Ok(());
         }
+        self.shared.snaps.started[self.tid].store(true, std::sync::atomic::Ordering::Relaxed);
         let live = &self.shared.live;
         if live.on() {
             live.set_state(
@@ -1392,6 +1543,34 @@ impl LoopWorker for FioWorker {
 }
 
 impl FioWorker {
+    /// `--status-interval`: when a reader asked (a new epoch), a copy of the statistics so
+    /// far goes into this clone's slot, with its run time and CPU use up to `now`.
+    #[inline(always)]
+    fn maybe_publish(&mut self, clock: &hostbench_core::clock::Clock, meas: &Meas, now: u64) {
+        let snaps = &self.shared.snaps;
+        if !snaps.on {
+            return;
+        }
+        let e = snaps.epoch.load(std::sync::atomic::Ordering::Relaxed);
+        if e == self.snap_epoch {
+            return;
+        }
+        self.snap_epoch = e;
+        let mut s = self.stats.clone();
+        if meas.begun {
+            let ru = rusage();
+            s.runtime_ns = clock.to_ns(now.saturating_sub(meas.t0));
+            s.usr_ns = ru.0.saturating_sub(meas.ru0.0);
+            s.sys_ns = ru.1.saturating_sub(meas.ru0.1);
+            s.ctx = ru.2.saturating_sub(meas.ru0.2);
+            s.majf = ru.3.saturating_sub(meas.ru0.3);
+            s.minf = ru.4.saturating_sub(meas.ru0.4);
+        }
+        *snaps.slots[self.tid]
+            .lock()
+            .unwrap_or_else(|x| x.into_inner()) = (e, Some(s));
+    }
+
     /// The clone's statistics into the run's shared results (once, at its end).
     fn hand_over(&mut self) {
         let mut res = self
