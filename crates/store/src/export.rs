@@ -227,6 +227,50 @@ pub fn parse_runs(text: &str, origin: &str) -> Result<Vec<StoredRun>, StoreError
         .collect()
 }
 
+/// The checked-in result schema (`schemas/result.v1.json`), compiled once.
+fn result_validator() -> Result<&'static jsonschema::Validator, String> {
+    static V: std::sync::OnceLock<Result<jsonschema::Validator, String>> =
+        std::sync::OnceLock::new();
+    V.get_or_init(|| {
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../../schemas/result.v1.json"))
+                .map_err(|e| format!("the built-in result schema is not JSON ({e})"))?;
+        jsonschema::options()
+            .should_validate_formats(true)
+            .build(&schema)
+            .map_err(|e| format!("the built-in result schema does not compile ({e})"))
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// A result that parses but breaks the schema's rules (a negative rate, an unknown
+/// direction...) is refused with the first rule it breaks and where.
+fn schema_violation(json: &str) -> Result<(), String> {
+    let v = result_validator()?;
+    let instance: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("not a JSON object ({e})"))?;
+    if v.is_valid(&instance) {
+        return Ok(());
+    }
+    let Some(e) = v.iter_errors(&instance).next() else {
+        return Ok(());
+    };
+    let mut msg = e.to_string();
+    if msg.len() > 200 {
+        let cut = (0..=200)
+            .rev()
+            .find(|&i| msg.is_char_boundary(i))
+            .unwrap_or(0);
+        msg.replace_range(cut.., " …");
+    }
+    let at = e.instance_path().to_string();
+    Err(format!(
+        "{}: {msg} (the result schema, schemas/result.v1.json, does not allow it)",
+        if at.is_empty() { "/" } else { &at }
+    ))
+}
+
 /// Checks that `json` is a result this version understands and returns it as a stored run:
 /// the text unchanged, except that a password in it (a result written by another tool or
 /// an older hostbench) is masked, since no secret is ever stored. Ids and labels must be
@@ -267,6 +311,7 @@ pub(crate) fn check_run(json: &str) -> Result<StoredRun, String> {
     if let Some(h) = &r.host {
         short("host name", &h.hostname, 255)?;
     }
+    schema_violation(json)?;
     Ok(StoredRun {
         id: r.id,
         json: json.to_string(),

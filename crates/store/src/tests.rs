@@ -44,35 +44,35 @@ fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
 
     let runs = [
         run(
-            "aaaa0001",
+            "aaaa0001000000000000000000000000",
             Some("x86"),
             "cpu",
             "alpha",
             "2026-01-01T10:00:00.000Z",
         ),
         run(
-            "aaaa0002",
+            "aaaa0002000000000000000000000000",
             Some("arm"),
             "cpu",
             "beta",
             "2026-01-02T10:00:00.000Z",
         ),
         run(
-            "bbbb0003",
+            "bbbb0003000000000000000000000000",
             Some("x86"),
             "memory.stream",
             "alpha",
             "2026-01-03T10:00:00.000Z",
         ),
         run(
-            "bbbb0004",
+            "bbbb0004000000000000000000000000",
             None,
             "memory",
             "alpha",
             "2026-01-04T23:59:59.999Z",
         ),
         run(
-            "cccc0005",
+            "cccc0005000000000000000000000000",
             Some("arm"),
             "null.loop",
             "beta",
@@ -91,10 +91,19 @@ fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
     let all = s.list(&Filter::default()).unwrap();
     assert_eq!(
         ids(&all),
-        ["cccc0005", "bbbb0004", "bbbb0003", "aaaa0002", "aaaa0001"],
+        [
+            "cccc0005000000000000000000000000",
+            "bbbb0004000000000000000000000000",
+            "bbbb0003000000000000000000000000",
+            "aaaa0002000000000000000000000000",
+            "aaaa0001000000000000000000000000"
+        ],
         "newest first"
     );
-    let first = all.iter().find(|x| x.id == "aaaa0001").unwrap();
+    let first = all
+        .iter()
+        .find(|x| x.id == "aaaa0001000000000000000000000000")
+        .unwrap();
     assert_eq!(first.label.as_deref(), Some("x86"));
     assert_eq!(first.hostname.as_deref(), Some("alpha"));
     assert_eq!(first.category, "system");
@@ -117,20 +126,42 @@ fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
         label: Some(l.into()),
         ..Filter::default()
     };
-    assert_eq!(q(&mut s, label("arm")), ["cccc0005", "aaaa0002"]);
+    assert_eq!(
+        q(&mut s, label("arm")),
+        [
+            "cccc0005000000000000000000000000",
+            "aaaa0002000000000000000000000000"
+        ]
+    );
     assert_eq!(q(&mut s, label("nope")), Vec::<String>::new());
     let wl = |w: &str| Filter {
         workload: Some(w.into()),
         ..Filter::default()
     };
-    assert_eq!(q(&mut s, wl("memory")), ["bbbb0004", "bbbb0003"], "family");
-    assert_eq!(q(&mut s, wl("memory.stream")), ["bbbb0003"]);
-    assert_eq!(q(&mut s, wl("null")), ["cccc0005"]);
+    assert_eq!(
+        q(&mut s, wl("memory")),
+        [
+            "bbbb0004000000000000000000000000",
+            "bbbb0003000000000000000000000000"
+        ],
+        "family"
+    );
+    assert_eq!(
+        q(&mut s, wl("memory.stream")),
+        ["bbbb0003000000000000000000000000"]
+    );
+    assert_eq!(q(&mut s, wl("null")), ["cccc0005000000000000000000000000"]);
     let host = |h: &str| Filter {
         host: Some(h.into()),
         ..Filter::default()
     };
-    assert_eq!(q(&mut s, host("beta")), ["cccc0005", "aaaa0002"]);
+    assert_eq!(
+        q(&mut s, host("beta")),
+        [
+            "cccc0005000000000000000000000000",
+            "aaaa0002000000000000000000000000"
+        ]
+    );
     let fp = first.host_fingerprint.clone().unwrap();
     assert_eq!(q(&mut s, host(&fp)).len(), 5, "same hardware, any name");
     assert_eq!(q(&mut s, host(&fp[..6])).len(), 5, "fingerprint prefix");
@@ -143,21 +174,31 @@ fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
     };
     assert_eq!(
         q(&mut s, range),
-        ["bbbb0004", "bbbb0003", "aaaa0002"],
+        [
+            "bbbb0004000000000000000000000000",
+            "bbbb0003000000000000000000000000",
+            "aaaa0002000000000000000000000000"
+        ],
         "--until includes the whole day"
     );
     let limited = Filter {
         limit: Some(2),
         ..Filter::default()
     };
-    assert_eq!(q(&mut s, limited.clone()), ["cccc0005", "bbbb0004"]);
+    assert_eq!(
+        q(&mut s, limited.clone()),
+        [
+            "cccc0005000000000000000000000000",
+            "bbbb0004000000000000000000000000"
+        ]
+    );
     let both = Filter {
         label: Some("x86".into()),
         host: Some("alpha".into()),
         workload: Some("cpu".into()),
         ..Filter::default()
     };
-    assert_eq!(q(&mut s, both), ["aaaa0001"]);
+    assert_eq!(q(&mut s, both), ["aaaa0001000000000000000000000000"]);
     // load: oldest first, limit keeps the most recent.
     let loaded: Vec<String> = s
         .load(&limited)
@@ -165,10 +206,19 @@ fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
         .into_iter()
         .map(|r| r.id)
         .collect();
-    assert_eq!(loaded, ["bbbb0004", "cccc0005"]);
+    assert_eq!(
+        loaded,
+        [
+            "bbbb0004000000000000000000000000",
+            "cccc0005000000000000000000000000"
+        ]
+    );
 
     // Ids and prefixes.
-    assert_eq!(s.resolve_id("cccc").unwrap(), "cccc0005");
+    assert_eq!(
+        s.resolve_id("cccc").unwrap(),
+        "cccc0005000000000000000000000000"
+    );
     assert!(matches!(
         s.resolve_id("aaaa"),
         Err(StoreError::AmbiguousId { count: 2, .. })
@@ -189,14 +239,23 @@ fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
         s.resolve_id("aaa_"),
         Err(StoreError::UnknownRun(_))
     ));
-    let got = s.get("aaaa0002").unwrap();
+    let got = s.get("aaaa0002000000000000000000000000").unwrap();
     assert_eq!(got.result().unwrap(), runs[1]);
     assert_eq!(got.json, serde_json::to_string(&runs[1]).unwrap());
 
     // select: id, label, else nothing.
-    assert_eq!(s.select("bbbb0003").unwrap().len(), 1);
+    assert_eq!(
+        s.select("bbbb0003000000000000000000000000").unwrap().len(),
+        1
+    );
     let arm: Vec<String> = s.select("arm").unwrap().into_iter().map(|r| r.id).collect();
-    assert_eq!(arm, ["aaaa0002", "cccc0005"]);
+    assert_eq!(
+        arm,
+        [
+            "aaaa0002000000000000000000000000",
+            "cccc0005000000000000000000000000"
+        ]
+    );
     assert!(matches!(s.select("graviton9"), Err(StoreError::NoMatch(_))));
     // A short word that is no id and no label says how long a prefix must be.
     let short = s.select("cc").unwrap_err();
@@ -235,8 +294,14 @@ fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
         json: serde_json::to_string(&changed).unwrap(),
     }];
     let rep = s2.import(&one).unwrap();
-    assert_eq!(rep.conflicts, ["cccc0005"]);
-    assert_eq!(s2.get("cccc0005").unwrap().result().unwrap(), runs[4]);
+    assert_eq!(rep.conflicts, ["cccc0005000000000000000000000000"]);
+    assert_eq!(
+        s2.get("cccc0005000000000000000000000000")
+            .unwrap()
+            .result()
+            .unwrap(),
+        runs[4]
+    );
 
     // The same run re-formatted by another program (`jq .`: other spacing, members in
     // another order, 1.0 written 1) is recognised as already stored, not a conflict.
@@ -276,7 +341,7 @@ fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
     };
     assert_eq!(ids(&s2.list(&renamed).unwrap()), [runs[3].id.as_str()]);
     let mut stranger = relabelled.clone();
-    stranger.id = "ffff0009".into();
+    stranger.id = "ffff0009000000000000000000000000".into();
     assert!(matches!(
         s2.rewrite(&[stranger]),
         Err(StoreError::UnknownRun(_))
@@ -294,19 +359,26 @@ fn behaves_like_a_store(fresh: &mut dyn FnMut() -> Location) {
 
     // Removal: unknown ids remove nothing; labels remove exactly their runs.
     assert!(matches!(
-        s.remove(&["aaaa0001".into(), "zzzz9999".into()]),
+        s.remove(&["aaaa0001000000000000000000000000".into(), "zzzz9999".into()]),
         Err(StoreError::UnknownRun(_))
     ));
     assert_eq!(s.list(&Filter::default()).unwrap().len(), 5);
     assert_eq!(
-        s.remove(&["aaaa0001".into(), "aaaa0001".into()]).unwrap(),
+        s.remove(&[
+            "aaaa0001000000000000000000000000".into(),
+            "aaaa0001000000000000000000000000".into()
+        ])
+        .unwrap(),
         1
     );
     assert_eq!(s.remove_label("arm").unwrap(), 2);
     assert_eq!(s.remove_label("arm").unwrap(), 0);
     assert_eq!(
         ids(&s.list(&Filter::default()).unwrap()),
-        ["bbbb0004", "bbbb0003"]
+        [
+            "bbbb0004000000000000000000000000",
+            "bbbb0003000000000000000000000000"
+        ]
     );
     assert_eq!(
         s2.list(&Filter::default()).unwrap().len(),
@@ -356,7 +428,7 @@ fn concurrent_writers(loc: &Location) {
 // SQLite.
 
 fn on_fleet(id: &str, fleet_run: Option<&str>) -> RunResult {
-    let mut r = run(id, None, "cpu", "h", "2026-11-26T01:00:00Z");
+    let mut r = run(id, None, "cpu", "h", "2026-11-26T01:00:00.000Z");
     r.fleet = fleet_run.map(|f| hostbench_core::result::FleetRef {
         run: f.into(),
         host: "h".into(),
@@ -455,9 +527,11 @@ fn a_fleet_roster_travels_with_its_runs_and_goes_with_them(loc: Location, other:
         runs,
     };
     let roster = vec![host("a", 0, "ok", 1), host("b", 1, "failed", 0)];
-    s.save(&on_fleet("r1", Some("fr-1"))).unwrap();
-    s.save(&on_fleet("r2", Some("fr-1"))).unwrap();
-    let mut labelled = on_fleet("r3", Some("fr-2"));
+    s.save(&on_fleet("e1000000000000000000000000000001", Some("fr-1")))
+        .unwrap();
+    s.save(&on_fleet("e2000000000000000000000000000002", Some("fr-1")))
+        .unwrap();
+    let mut labelled = on_fleet("e3000000000000000000000000000003", Some("fr-2"));
     labelled.label = Some("gone".into());
     s.save(&labelled).unwrap();
     s.save_fleet_roster("fr-1", &roster).unwrap();
@@ -494,9 +568,11 @@ fn a_fleet_roster_travels_with_its_runs_and_goes_with_them(loc: Location, other:
     assert_eq!(o.import_rosters(&rosters).unwrap(), 0, "twice adds nothing");
 
     // Removing one of fr-1's runs keeps its roster; removing the last removes it.
-    s.remove(&["r1".into()]).unwrap();
+    s.remove(&["e1000000000000000000000000000001".into()])
+        .unwrap();
     assert_eq!(s.fleet_roster("fr-1").unwrap(), roster);
-    s.remove(&["r2".into()]).unwrap();
+    s.remove(&["e2000000000000000000000000000002".into()])
+        .unwrap();
     assert!(s.fleet_roster("fr-1").unwrap().is_empty());
     s.remove_label("gone").unwrap();
     assert!(s.fleet_roster("fr-2").unwrap().is_empty());

@@ -41,7 +41,8 @@ fn template() -> &'static Value {
 /// latency to match).
 fn derived(id: &str, label: &str, eps: f64) -> Value {
     let mut v = template().clone();
-    v["id"] = json!(id);
+    // Ids are 32 hex digits (the result schema; imports are checked against it).
+    v["id"] = json!(format!("{id:a<32}"));
     v["label"] = json!(label);
     v["metrics"]["events_per_s"] = json!(eps);
     let figs = v["figures"].as_array_mut().unwrap();
@@ -261,8 +262,8 @@ fn fail_if_slower_gates_on_significant_headline_losses() {
     let runs = [
         reps("a", "base", 1000.0, 6),
         reps("d", "down5", 950.0, 6),
-        reps("u", "up5", 1050.0, 6),
-        reps("s", "single", 900.0, 1),
+        reps("7", "up5", 1050.0, 6),
+        reps("5", "single", 900.0, 1),
     ]
     .concat();
     let f = store_with(&runs);
@@ -1058,7 +1059,7 @@ fn figures_read_as_words_with_units_and_old_runs_by_name() {
     assert!(v["rows"][0].get("label").is_none(), "{}", v["rows"][0]);
     let text = ok(&f, &["compare", "old", "double"]);
     assert!(row(&text, "event rate").contains("×2.00"), "{text}");
-    let id = format!("c{:02}aaaaaaaaaaaaaaaa", 0);
+    let id = format!("{:a<32}", format!("c{:02}", 0));
     let (code, shown, err) = hbf(&f, &["results", "show", &id]);
     assert_eq!(code, 0, "{err}");
     assert!(shown.contains("cpu"), "{shown}");

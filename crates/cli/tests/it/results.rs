@@ -1267,3 +1267,33 @@ fn relabel_and_annotate_refuse_a_word_that_is_both_label_and_id() {
         "v"
     );
 }
+
+#[test]
+fn an_import_that_breaks_the_result_schema_is_refused() {
+    // A result edited into nonsense (a negative rate) once imported with exit 0: an import
+    // is checked against schemas/result.v1.json, and names the field.
+    let dir = temp();
+    let a = dir.path().join("a.db");
+    ok(&a, &["run", "null", "-n", "100", "--label", "src"]);
+    let (out, _) = ok(&a, &["results", "list", "--label", "src", "-f", "json"]);
+    let id = serde_json::from_str::<Value>(&out).unwrap()[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut v: Value = serde_json::from_str(&show(&a, &id, "json")).unwrap();
+    v["metrics"]["events_per_s"] = serde_json::json!(-5.0);
+    let file = dir.path().join("bad.json");
+    std::fs::write(&file, serde_json::to_string(&v).unwrap()).unwrap();
+    let b = dir.path().join("b.db");
+    usage_error(
+        &b,
+        &["results", "import", file.to_str().unwrap()],
+        "/metrics/events_per_s: -5.0 is less than the minimum of 0",
+    );
+    assert!(!b.exists() || list(&b, &[]).is_empty());
+    // The unedited run imports.
+    v["metrics"]["events_per_s"] = serde_json::json!(5.0);
+    std::fs::write(&file, serde_json::to_string(&v).unwrap()).unwrap();
+    ok(&b, &["results", "import", file.to_str().unwrap()]);
+    assert_eq!(list(&b, &[]).len(), 1);
+}

@@ -37,7 +37,7 @@ fn history(t: &Value, label: &str, values: &[f64]) -> Vec<Value> {
             let mut r = t.clone();
             r["id"] = json!(format!("{:032x}", 0xabc0_0000u64 + i as u64));
             r["label"] = json!(label);
-            r["started_at"] = json!(format!("2026-11-{:02}T10:00:00Z", i + 1));
+            r["started_at"] = json!(format!("2026-11-{:02}T10:00:00.000Z", i + 1));
             let figs = r["figures"].as_array_mut().unwrap();
             figs[0]["value"] = json!(v);
             r
