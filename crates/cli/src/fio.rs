@@ -54,11 +54,12 @@ time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribu
 (random zipf:θ pareto:h normal:dev[:center] zoned:... zoned_abs:...) random_generator
 bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsync fdatasync end_fsync group_reporting invalidate
 fadvise_hint (0 1 random sequential)
-nrfiles=1 thread description; report: percentile_list clat_percentiles lat_percentiles
+nrfiles thread description; report: percentile_list clat_percentiles lat_percentiles
 slat_percentiles unified_rw_reporting (none mixed both, 0 1 2); sequencing: stonewall (wait_for_previous) new_group wait_for
 exitall exit_what (group stonewall all) exitall_on_error startdelay (a time or a range a-b);
 amount: io_size (io_limit; bytes or P%) loops number_ios filesize (a size or a range a-b) offset_increment;
-files: filename_format openfiles file_service_type offset_align unlink create_on_open
+files: filename (a:b:c, \\: a colon) filename_format ($filenum) openfiles file_service_type
+(roundrobin sequential random, :N; zipf:θ pareto:h normal:dev) create_serialize offset_align unlink create_on_open
 fallocate (none native posix keep truncate);
 rate: rate (bytes/s, R,W) rate_iops (R,W) rate_min (ratemin) rate_iops_min rate_process (linear poisson)
 rate_cycle (ratecycle) rate_ignore_thinktime thinktime thinktime_spin thinktime_blocks

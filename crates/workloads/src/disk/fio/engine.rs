@@ -258,6 +258,16 @@ impl Engine {
         }
     }
 
+    /// Points a queue engine's next I/Os at `fd` (a clone with several files switches
+    /// between them; I/Os already queued keep the descriptor they were queued with).
+    pub fn set_fd(&mut self, fd: RawFd) {
+        match self {
+            Engine::Libaio(a) => a.fd = fd,
+            Engine::Uring(u) => u.fd = fd,
+            _ => unreachable!("sync engines are built per file"),
+        }
+    }
+
     /// Prepares one I/O in slot `slot` (queue engines).
     #[inline]
     pub fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32) {

@@ -37,13 +37,24 @@ pub(super) fn layout_files(
     for (ji, j) in jobs.iter_mut().enumerate() {
         // `filesize` reads each file as it is now (never through a symlink: one there is
         // refused below): one per clone, or the shared `filename`.
-        let files = if j.filename.is_some() { 1 } else { j.numjobs };
+        // A slot per file: each clone's own (nrfiles each), or the shared `filename` list.
+        let nf = j.nfiles();
+        let files = if j.filename.is_some() {
+            nf
+        } else {
+            j.numjobs * nf
+        };
         let haves: Vec<u64> = (0..files)
-            .map(|c| {
+            .map(|s| {
                 if j.engine.fileless() {
                     0
                 } else {
-                    std::fs::symlink_metadata(j.file_path(c))
+                    let (c, k) = if j.filename.is_some() {
+                        (0, s)
+                    } else {
+                        (s / nf, s % nf)
+                    };
+                    std::fs::symlink_metadata(j.file_path_k(c, k))
                         .ok()
                         .filter(|m| m.is_file())
                         .map_or(0, |m| m.len())
@@ -53,6 +64,43 @@ pub(super) fn layout_files(
         let have = haves[0];
         j.resolve_filesize(ji, &haves)
             .map_err(|e| WorkloadError::usage(e.0))?;
+        if j.unlink_each_loop {
+            return Err(WorkloadError::usage(format!(
+                "job '{}': unlink_each_loop is not supported by hostbench yet (its files would \
+                 have to be laid out again between passes); use unlink=1 (removed at the end)",
+                j.name
+            )));
+        }
+        if nf > 1 {
+            if j.pct.any() {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': size, offset or offset_increment in percent with several files \
+                     is not supported by hostbench; give them in bytes",
+                    j.name
+                )));
+            }
+            if j.size.is_none() && j.file_sizes.is_empty() {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': {} files need a size to divide among them (e.g. --size=1g) or \
+                     a filesize for each",
+                    j.name, nf
+                )));
+            }
+            if j.verify.kind != super::verify::kind::NONE {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': verify with several files per clone is not supported by \
+                     hostbench yet; use one file (nrfiles=1) per clone",
+                    j.name
+                )));
+            }
+            if j.eng.uring.registerfiles {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': registerfiles with several files per clone is not supported \
+                     by hostbench yet; leave registerfiles out",
+                    j.name
+                )));
+            }
+        }
         if j.pct.any() {
             // Percentages are of the file there now (fio: its `real_file_size`).
             if have == 0 {
@@ -102,12 +150,30 @@ pub(super) fn layout_files(
             }
             continue;
         }
-        for c in 0..j.numjobs {
-            let path = j.file_path(c);
+        if nf > 1 {
+            let need_bs = j.max_bs();
+            for s in 0..files {
+                let (c, k) = if j.filename.is_some() {
+                    (0, s)
+                } else {
+                    (s / nf, s % nf)
+                };
+                let fs = j.file_region(c, k).1;
+                if fs < need_bs {
+                    return Err(WorkloadError::usage(format!(
+                        "job '{}': each of its {nf} files gets {fs} bytes, less than the \
+                         block size {need_bs}; give a larger size or fewer files",
+                        j.name
+                    )));
+                }
+            }
+        }
+        for (c, k) in (0..j.numjobs).flat_map(|c| (0..nf).map(move |k| (c, k))) {
+            let path = j.file_path_k(c, k);
             if j.filename.is_none() && j.filename_format.is_some() {
                 make_parents(j, &path)?;
             }
-            let (path, meta) = resolve_job_file(j, path)?;
+            let (path, meta) = resolve_job_file(j, path, k)?;
             let is_dev = meta.as_ref().is_some_and(|m| {
                 use std::os::unix::fs::FileTypeExt;
                 m.file_type().is_block_device() || m.file_type().is_char_device()
@@ -133,7 +199,11 @@ pub(super) fn layout_files(
                 )?;
             }
             let have = meta.as_ref().map_or(0, |m| m.len());
-            let size = match j.clone_size(c).or(j.size) {
+            let size = match if nf > 1 {
+                Some(j.file_region(c, k).1)
+            } else {
+                j.clone_size(c).or(j.size)
+            } {
                 Some(s) => s,
                 None if is_dev => {
                     return Err(WorkloadError::usage(format!(
@@ -151,7 +221,9 @@ pub(super) fn layout_files(
                     )));
                 }
             };
-            j.size = Some(size);
+            if nf == 1 {
+                j.size = Some(size);
+            }
             if size < j.max_bs() {
                 return Err(WorkloadError::usage(format!(
                     "job '{}': size {size} is smaller than the block size {}",
@@ -182,9 +254,13 @@ pub(super) fn layout_files(
                 c
             };
             // (With `size=P%` each region ends within the file: nothing to extend.)
-            let need = j
-                .clone_offset(last)
-                .saturating_add(j.clone_size(last).unwrap_or(size));
+            let need = if nf > 1 {
+                let (o, s) = j.file_region(last, k);
+                o.saturating_add(s)
+            } else {
+                j.clone_offset(last)
+                    .saturating_add(j.clone_size(last).unwrap_or(size))
+            };
             // create_on_open: no layout, the job's open creates the file (fio); the space
             // its writes will take is checked all the same.
             if !is_dev && j.create_on_open && need > have && j.rw.writes(j.rwmixread) {
@@ -198,8 +274,14 @@ pub(super) fn layout_files(
                     &format!("job '{}' writing {}", j.name, path.display()),
                 )?;
             }
-            if !is_dev && !j.create_on_open && !lay_out(j, &path, need, have, log)? {
-                return Ok(None);
+            if !is_dev && !j.create_on_open {
+                if nf > 1 && k == 0 {
+                    // fio's one line for the files of a clone that need laying out.
+                    announce_files(j, c, log);
+                }
+                if !lay_out(j, &path, need, have, if nf > 1 { None } else { log }, log)? {
+                    return Ok(None);
+                }
             }
             if j.direct {
                 check_direct(&path)?;
@@ -229,6 +311,7 @@ pub(super) fn layout_files(
 fn resolve_job_file(
     j: &mut JobSpec,
     path: PathBuf,
+    k: u32,
 ) -> Result<(PathBuf, Option<std::fs::Metadata>), WorkloadError> {
     use std::os::unix::fs::FileTypeExt;
     let lmeta = match std::fs::symlink_metadata(&path) {
@@ -246,11 +329,53 @@ fn resolve_job_file(
             if j.filename.is_some()
                 && (m.file_type().is_block_device() || m.file_type().is_char_device()) =>
         {
-            j.filename = Some(t.to_string_lossy().into_owned());
+            let t_name = t.to_string_lossy().into_owned();
+            if k == 0 {
+                j.filename = Some(t_name);
+            } else {
+                j.more_files[k as usize - 1] = t_name;
+            }
             Ok((t, Some(m)))
         }
         _ => Err(crate::disk::files::symlink_refused(&path)
             .map_message(|m| format!("job '{}': {m}", j.name))),
+    }
+}
+
+/// fio's line for a clone with several files to lay out: `j: Laying out IO files (3 files
+/// / total 3MiB)`, counting the files shorter than their regions need (the shared
+/// `filename` list once, by its first clone).
+fn announce_files(j: &JobSpec, c: u32, log: Option<&dyn StageLog>) {
+    let Some(log) = log else { return };
+    if j.filename.is_some() && c > 0 {
+        return;
+    }
+    let last = if j.filename.is_some() {
+        j.numjobs.saturating_sub(1)
+    } else {
+        c
+    };
+    let (mut n, mut total) = (0u64, 0u64);
+    for k in 0..j.nfiles() {
+        let (o, s) = j.file_region(last, k);
+        let need = o.saturating_add(s);
+        let have = std::fs::symlink_metadata(j.file_path_k(c, k))
+            .ok()
+            .filter(|m| m.is_file())
+            .map_or(0, |m| m.len());
+        if have < need {
+            n += 1;
+            total += need;
+        }
+    }
+    if n > 0 {
+        log.line(&format!(
+            "{}: Laying out IO file{} ({n} file{} / total {}MiB)",
+            j.name,
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "" } else { "s" },
+            total >> 20
+        ));
     }
 }
 
@@ -336,6 +461,7 @@ fn lay_out(
     path: &Path,
     need: u64,
     have: u64,
+    announce: Option<&dyn StageLog>,
     log: Option<&dyn StageLog>,
 ) -> Result<bool, WorkloadError> {
     if have >= need {
@@ -359,7 +485,7 @@ fn lay_out(
         &format!("laying out {} for job '{}'", path.display(), j.name),
     )?;
     let created = std::fs::symlink_metadata(path).is_err();
-    if let Some(log) = log {
+    if let Some(log) = announce {
         // fio counts whole MiB (its `extend_size >> 20`): 1500 KiB reads "1MiB".
         log.line(&format!(
             "{}: Laying out IO file (1 file / {}MiB)",

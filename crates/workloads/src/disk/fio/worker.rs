@@ -6,6 +6,7 @@
 
 use super::Shared;
 use super::engine::{Buffers, Dir, Done, Engine};
+use super::files::{FState, Files, Pick, Slot};
 use super::job::{EngineKind, JobSpec};
 use super::logs::Logger;
 use super::pattern::Pattern;
@@ -37,38 +38,55 @@ pub(super) fn new_worker(
     own.size = own.clone_size(clone);
     own.offset = own.clone_offset(clone);
     own.pct = Default::default();
+    let nf = own.nfiles();
+    let mut multi = None;
+    let mut files_pass = 0;
+    if nf > 1 {
+        // Several files: each file's region, its own pattern; none is open yet (fio opens
+        // each when it is first picked).
+        let slots = (0..nf)
+            .map(|k| {
+                let (_, fsize) = own.file_region(clone, k);
+                let pass = fsize - fsize % own.max_bs().max(1);
+                Ok(Slot {
+                    path: if own.engine.fileless() {
+                        PathBuf::new()
+                    } else {
+                        own.file_path_k(clone, k)
+                    },
+                    size: fsize,
+                    pass,
+                    left: pass,
+                    state: FState::Closed,
+                    fd: None,
+                    engine: None,
+                    pattern: Pattern::new(&own, fsize).map_err(WorkloadError::usage)?,
+                })
+            })
+            .collect::<Result<Vec<_>, WorkloadError>>()?;
+        own.size = Some(slots.iter().map(|s| s.size).sum());
+        files_pass = slots.iter().map(|s| s.pass).sum();
+        multi = Some(Files::new(slots, own.file_service, own.openfiles));
+    }
     let j = &own;
     let size = j.size.expect("sizes are resolved at setup");
-    let (fd, path) = if j.engine.fileless() {
+    let (fd, path) = if j.engine.fileless() || nf > 1 {
         (None, PathBuf::new())
     } else {
         let path = j.file_path(clone);
-        let writes = j.rw.writes(j.rwmixread);
-        let mut o = std::fs::OpenOptions::new();
-        // fio's falloc engine opens its file for writing whatever the direction.
-        o.read(true)
-            .write(writes || matches!(j.engine, EngineKind::Mmap | EngineKind::Falloc));
-        if j.create_on_open && (writes || j.engine == EngineKind::Mmap) {
-            // fio's create_on_open: the job's open makes the file (no layout before), with
-            // fio's mode.
-            o.create(true).mode(0o600);
-        }
-        // Never through a symlink planted at the name after the layout checked it.
-        let mut flags = libc::O_NOFOLLOW;
-        if j.direct {
-            flags |= libc::O_DIRECT;
-        }
-        o.custom_flags(flags);
-        let f = o
-            .open(&path)
-            .map_err(|e| crate::disk::files::open_error(&path, j.direct, &e))?;
+        let f = open_job_file(j, &path)?;
         advise_access(&f, j, size);
         (Some(OwnedFd::from(f)), path)
     };
     let depth = if j.engine.is_sync() { 1 } else { j.iodepth };
     let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
+    // With several files a sync engine is built per file when it opens (the one made
+    // here is not used); a queue engine is the clone's, pointed at each file in turn.
+    let per_file = nf > 1 && j.engine.is_sync() && !j.engine.fileless();
     let engine = if j.engine == EngineKind::Cpuio {
         Engine::cpu(&j.eng)
+    } else if per_file {
+        Engine::Null
     } else if j.engine == EngineKind::IoUring {
         // Built to prove the ring's options work here (buffers are registered with the
         // ring built in the worker's thread).
@@ -78,14 +96,16 @@ pub(super) fn new_worker(
         Engine::new(j.engine, raw, depth, (j.offset, size))
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     };
-    if let Some(random) = j.advises_random() {
+    if let Some(random) = j.advises_random()
+        && !per_file
+    {
         engine
             .advise_mapping(random)
             .map_err(|e| WorkloadError::environment(format!("job '{}': madvise: {e}", j.name)))?;
     }
     // An io_uring ring is single-issuer: it is built again in the worker's own thread
     // (this one only proves that it can be built, so a failure is a setup error).
-    let engine = if j.engine == EngineKind::IoUring {
+    let engine = if j.engine == EngineKind::IoUring || per_file {
         drop(engine);
         None
     } else {
@@ -124,8 +144,14 @@ pub(super) fn new_worker(
             .max(j.iodepth_batch_complete_min)
             .clamp(1, depth) as usize,
         ramp_end: 0,
-        limit_bytes: j.io_limits(size).0,
+        limit_bytes: if multi.is_some() {
+            j.io_limits_pass(files_pass, size).0
+        } else {
+            j.io_limits(size).0
+        },
         limit_ios: j.io_limits(size).1,
+        files: multi,
+        deferred_close: Vec::new(),
         failed: false,
         pacer: Pacer::new(j, j.rw.read_pct(j.rwmixread), 1e9),
         min_rate: None,
@@ -141,6 +167,28 @@ pub(super) fn new_worker(
         verify,
         numberio: 0,
     })))
+}
+
+/// Opens job file `path` as the job says (O_DIRECT, written or not, `create_on_open`),
+/// never through a symlink planted at the name after the layout checked it.
+fn open_job_file(j: &JobSpec, path: &std::path::Path) -> Result<std::fs::File, WorkloadError> {
+    let writes = j.rw.writes(j.rwmixread);
+    let mut o = std::fs::OpenOptions::new();
+    // fio's falloc engine opens its file for writing whatever the direction.
+    o.read(true)
+        .write(writes || matches!(j.engine, EngineKind::Mmap | EngineKind::Falloc));
+    if j.create_on_open && (writes || j.engine == EngineKind::Mmap) {
+        // fio's create_on_open: the job's open makes the file (no layout before), with
+        // fio's mode.
+        o.create(true).mode(0o600);
+    }
+    let mut flags = libc::O_NOFOLLOW;
+    if j.direct {
+        flags |= libc::O_DIRECT;
+    }
+    o.custom_flags(flags);
+    o.open(path)
+        .map_err(|e| crate::disk::files::open_error(path, j.direct, &e))
 }
 
 /// fio's `fadvise_hint`: tells the kernel the job's access pattern over its region of the
@@ -229,6 +277,11 @@ struct FioWorker {
     verify: Option<Verifier>,
     /// Writes issued so far (fio's `io_issues[DDIR_WRITE]`, the header's `numberio`).
     numberio: u64,
+    /// Several files (`nrfiles` > 1, a `filename` list): the ones not current, and which
+    /// comes next (`files.rs`); `None` with one file.
+    files: Option<Files>,
+    /// Descriptors of files a queue engine is done with, closed once nothing is in flight.
+    deferred_close: Vec<OwnedFd>,
 }
 
 /// Reads `len` bytes at `off` into `buf`, through short reads; the bytes read (fewer at
@@ -362,10 +415,17 @@ impl FioWorker {
     /// `None` when the region is done.
     #[inline]
     fn next_io(&mut self, dir: Dir) -> Option<(Dir, u64, u32)> {
+        if self.files.is_some() && !self.next_file() {
+            return None;
+        }
         if self.trims {
             return self.next_trim_io(dir);
         }
         let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
+        if let Some(f) = self.files.as_mut() {
+            f.used(len);
+            return Some((dir, self.job.offset + off, len as u32));
+        }
         self.pass_bytes += len;
         if self.pass_bytes > self.size {
             // A new pass over the region: its pages leave the cache first.
@@ -384,11 +444,148 @@ impl FioWorker {
             return Some((Dir::Write, off, len));
         }
         let (off, len) = self.pattern.next(0, &mut self.rng)?;
+        if let Some(f) = self.files.as_mut() {
+            f.used(len);
+        }
         let off = self.job.offset + off;
         if self.job.rw.trim_write() {
             self.trimmed = Some((off, len as u32));
         }
         Some((Dir::Trim, off, len as u32))
+    }
+
+    /// Makes the file of the next I/O current (several files): fio's file service, files
+    /// opened when picked and closed when done, a new pass once all are done. False when
+    /// a file could not be opened (the clone ends with the error).
+    #[inline(never)]
+    fn next_file(&mut self) -> bool {
+        loop {
+            let Some(fs) = self.files.as_mut() else {
+                return true;
+            };
+            match fs.pick(&mut self.rng) {
+                Pick::Stay => return true,
+                Pick::Close(i) => {
+                    if fs.cur == Some(i) {
+                        self.swap_file(i);
+                        self.files.as_mut().expect("several files").cur = None;
+                    }
+                    let fs = self.files.as_mut().expect("several files");
+                    fs.closed_done(i);
+                    let slot = &mut fs.slots[i];
+                    slot.engine = None;
+                    if let Some(fd) = slot.fd.take()
+                        && !self.job.engine.is_sync()
+                    {
+                        // Its queued I/Os may still use the descriptor.
+                        self.deferred_close.push(fd);
+                    }
+                }
+                Pick::AllDone => {
+                    self.files.as_mut().expect("several files").new_pass();
+                }
+                Pick::Switch(i) => {
+                    if fs.slots[i].state == FState::Closed && !self.open_slot(i) {
+                        return false;
+                    }
+                    if let Some(c) = self.files.as_ref().and_then(|f| f.cur) {
+                        self.swap_file(c);
+                    }
+                    self.swap_file(i);
+                    self.files.as_mut().expect("several files").cur = Some(i);
+                    return true;
+                }
+            }
+        }
+    }
+
+    /// Swaps file `i`'s pattern, engine, descriptor, path and size with the worker's (a
+    /// file made current, or put back).
+    fn swap_file(&mut self, i: usize) {
+        let fs = self.files.as_mut().expect("several files");
+        let s = &mut fs.slots[i];
+        std::mem::swap(&mut self.pattern, &mut s.pattern);
+        std::mem::swap(&mut self._fd, &mut s.fd);
+        std::mem::swap(&mut self.path, &mut s.path);
+        std::mem::swap(&mut self.size, &mut s.size);
+        if self.job.engine.is_sync() && !self.job.engine.fileless() {
+            std::mem::swap(&mut self.engine, &mut s.engine);
+        }
+    }
+
+    /// Opens file `i` of several as the job opens its file (advice, a sync engine of its
+    /// own, its cache dropped as at a job's start); false when it failed (the error ends the
+    /// clone, as fio's failed open ends the job).
+    fn open_slot(&mut self, i: usize) -> bool {
+        let fs = self.files.as_mut().expect("several files");
+        if self.job.engine.fileless() {
+            fs.opened(i);
+            return true;
+        }
+        let path = fs.slots[i].path.clone();
+        let size = fs.slots[i].size;
+        let f = match open_job_file(&self.job, &path) {
+            Ok(f) => f,
+            Err(e) => {
+                self.set_error(libc::ENOENT, "open", e.to_string());
+                return false;
+            }
+        };
+        advise_access(&f, &self.job, size);
+        if self.job.invalidate && !self.job.direct {
+            // SAFETY: advisory call on our fd.
+            unsafe {
+                libc::posix_fadvise(
+                    f.as_raw_fd(),
+                    self.job.offset as i64,
+                    size as i64,
+                    libc::POSIX_FADV_DONTNEED,
+                );
+            }
+        }
+        let fd = OwnedFd::from(f);
+        if self.job.engine.is_sync() {
+            let e = Engine::new(self.job.engine, fd.as_raw_fd(), 1, (self.job.offset, size))
+                .and_then(|e| match self.job.advises_random() {
+                    Some(r) => e.advise_mapping(r).map(|()| e),
+                    None => Ok(e),
+                });
+            match e {
+                Ok(e) => fs.slots[i].engine = Some(e),
+                Err(e) => {
+                    let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                    self.set_error(errno, "open", format!("{}: {e}", path.display()));
+                    return false;
+                }
+            }
+        }
+        let fs = self.files.as_mut().expect("several files");
+        fs.slots[i].fd = Some(fd);
+        fs.opened(i);
+        true
+    }
+
+    /// Closes a clone's several files in their order when it ends, as fio closes them.
+    fn close_files(&mut self) {
+        let Some(c) = self.files.as_ref().map(|f| f.cur) else {
+            return;
+        };
+        if let Some(c) = c {
+            self.swap_file(c);
+            self.files.as_mut().expect("several files").cur = None;
+        }
+        self.deferred_close.clear();
+        if let Some(fs) = self.files.as_mut() {
+            for s in &mut fs.slots {
+                s.engine = None;
+                s.fd = None;
+            }
+        }
+    }
+
+    /// The current file's descriptor (-1: none).
+    fn raw_fd(&self) -> i32 {
+        self._fd.as_ref().map_or(-1, |f| f.as_raw_fd())
     }
 
     /// Accounts one completed I/O (not during ramp time).
@@ -1146,6 +1343,9 @@ impl FioWorker {
                         more = false;
                         break;
                     };
+                    if self.files.is_some() {
+                        engine.set_fd(self.raw_fd());
+                    }
                     self.pacer.issued(dir, len as u64, &mut self.rng);
                     if dir == Dir::Write && self.before_write(ctl, self.bufs.slot(slot), off, len) {
                         issued += len as u64;
@@ -1195,6 +1395,8 @@ impl FioWorker {
                 }
             }
             if inflight == 0 {
+                // Nothing in flight uses them now.
+                self.deferred_close.clear();
                 if think_pending || flow_held || self.backlog_due() {
                     continue;
                 }
@@ -1375,6 +1577,7 @@ impl LoopWorker for FioWorker {
             );
         }
         let r = self.run_turn(ctl);
+        self.close_files();
         if self.job.flow > 0 {
             self.shared
                 .flows
@@ -1406,11 +1609,17 @@ impl FioWorker {
     /// fio's `unlink`: the job's file goes when the clone ends (a regular file only, never
     /// through a symlink; another clone of a shared file may have removed it already).
     fn unlink_file(&self) {
-        if self.path.as_os_str().is_empty() {
-            return;
-        }
-        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| m.is_file()) {
-            let _ = std::fs::remove_file(&self.path);
+        let others = self
+            .files
+            .iter()
+            .flat_map(|f| f.slots.iter().map(|s| &s.path));
+        for p in std::iter::once(&self.path).chain(others) {
+            if p.as_os_str().is_empty() {
+                continue;
+            }
+            if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file()) {
+                let _ = std::fs::remove_file(p);
+            }
         }
     }
 
@@ -1463,6 +1672,11 @@ impl FioWorker {
         self.drop_cache();
         self.pass_bytes = 0;
         self.pattern.seed(&mut self.rng);
+        if let Some(fs) = self.files.as_mut() {
+            for s in &mut fs.slots {
+                s.pattern.seed(&mut self.rng);
+            }
+        }
         let tps = clock.from_ns(1_000_000_000) as f64;
         self.tps = tps as u64;
         self.pacer = Pacer::new(&self.job, self.read_pct, tps);
@@ -1479,7 +1693,10 @@ impl FioWorker {
             [fixed(&self.job.bsz[0]), fixed(&self.job.bsz[1])],
         )
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", self.job.name)))?;
-        if self.engine.is_none() {
+        // (A sync engine of several files is each file's own, built when it opens.)
+        let per_file =
+            self.files.is_some() && self.job.engine.is_sync() && !self.job.engine.fileless();
+        if self.engine.is_none() && !per_file {
             let (k, fd, depth, region) = self.engine_args;
             let e = if k == EngineKind::IoUring {
                 Engine::uring(fd, depth, self.job.eng.uring, Some((&self.bufs, depth)))

@@ -1,0 +1,356 @@
+//! Several files per clone (`nrfiles`, `filename=a:b:c`, `file_service_type`, `openfiles`),
+//! side by side with the installed fio 3.33: the files made and their sizes, the I/O
+//! counts, and (through strace) the order in which each clone opens, reads and closes its
+//! files.
+//!
+//! Without fio (or strace) the comparisons are skipped with a message, unless
+//! `HOSTBENCH_TEST_FIO` is set: then a missing fio fails the test.
+
+use super::fio::tmp;
+use super::fio_files::{doc, fio, hb};
+use super::fio_seq::need_fio;
+use crate::common;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The regular files under `dir` with their lengths (scratch files of the test left out).
+fn files(dir: &Path) -> BTreeMap<String, u64> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_file())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                e.metadata().unwrap().len(),
+            )
+        })
+        .filter(|(n, _)| !n.ends_with(".txt") && !n.ends_with(".db"))
+        .collect()
+}
+
+/// (reads, writes) of each JSON job entry.
+fn counts(out: &str) -> Vec<(u64, u64)> {
+    doc(out)["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["read"]["total_ios"].as_u64().unwrap(),
+                j["write"]["total_ios"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// What a read job does to its files, in order, from an `strace -f -y` log: `O name` when
+/// a file is opened for reading (the job's open; layouts open for writing), `C name` when
+/// that descriptor is closed, `name@KiB` for each pread64.
+fn events(log: &str) -> Vec<String> {
+    let mut open: BTreeMap<String, String> = BTreeMap::new();
+    let mut out = Vec::new();
+    let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+    for l in log.lines() {
+        if l.contains("openat(") && l.contains("O_RDONLY") && !l.contains("O_DIRECTORY") {
+            let Some(name) = l.split('"').nth(1) else {
+                continue;
+            };
+            let Some(fd) = l.rsplit("= ").next().and_then(|r| r.split('<').next()) else {
+                continue;
+            };
+            let n = base(name);
+            if n.starts_with("j.") {
+                open.insert(fd.trim().to_string(), n.clone());
+                out.push(format!("O {n}"));
+            }
+        } else if let Some(rest) = l.split("close(").nth(1) {
+            let fd = rest.split('<').next().unwrap_or("").trim();
+            if let Some(n) = open.remove(fd) {
+                out.push(format!("C {n}"));
+            }
+        } else if let Some(rest) = l.split("pread64(").nth(1) {
+            let fd = rest.split('<').next().unwrap_or("").trim();
+            if let Some(n) = open.get(fd) {
+                let off: u64 = l[..l.rfind(')').unwrap()]
+                    .rsplit(", ")
+                    .next()
+                    .unwrap()
+                    .trim()
+                    .parse()
+                    .unwrap();
+                out.push(format!("{n}@{}", off >> 10));
+            }
+        }
+    }
+    out
+}
+
+/// What a traced run gave: the file events, JSON counts, the files left.
+type Traced = (Vec<String>, Vec<(u64, u64)>, BTreeMap<String, u64>);
+
+/// `program` (fio, or hostbench's fio front-end) on `args` in a new directory under
+/// strace.
+fn traced(program: &str, args: &[&str]) -> Traced {
+    let d = tmp("multi");
+    let log = d.join("strace.txt");
+    let mut c = std::process::Command::new("timeout");
+    c.args(["-k", "5", "300", "strace", "-f", "-y", "-o"])
+        .arg(&log)
+        .args(["-e", "trace=openat,close,pread64"]);
+    if program == "fio" {
+        c.arg("fio");
+    } else {
+        c.arg(common::bin())
+            .args(["fio", "--no-save", "--disk_util=0"])
+            .env("HOSTBENCH_RESULTS_DB", d.join("r.db"));
+    }
+    let o = c
+        .args(args)
+        .arg("--output-format=json")
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        o.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let ev = events(&std::fs::read_to_string(&log).unwrap());
+    let f = files(&d);
+    std::fs::remove_dir_all(&d).unwrap();
+    (ev, counts(&out), f)
+}
+
+fn have_strace() -> bool {
+    std::process::Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn several_files_are_opened_read_and_closed_as_fio() {
+    let cases: &[&[&str]] = &[
+        // size divided among the files: 34133 bytes each, 8 whole blocks of each read.
+        &["--nrfiles=3", "--size=100k"],
+        &[
+            "--nrfiles=3",
+            "--size=48k",
+            "--file_service_type=roundrobin:2",
+        ],
+        &[
+            "--nrfiles=3",
+            "--size=48k",
+            "--file_service_type=sequential",
+        ],
+        // At most two open: the first two until done, then the next two.
+        &["--nrfiles=4", "--size=64k", "--openfiles=2"],
+        // A second loop opens them again.
+        &["--nrfiles=2", "--size=32k", "--loops=2"],
+        &["--nrfiles=2", "--size=32k", "--ioengine=sync"],
+        &["--nrfiles=2", "--filesize=16k", "--size=8k"],
+    ];
+    let peer = need_fio("several_files_are_opened_read_and_closed_as_fio");
+    if !have_strace() {
+        assert!(
+            std::env::var_os("HOSTBENCH_TEST_FIO").is_none(),
+            "HOSTBENCH_TEST_FIO is set but strace is not installed"
+        );
+        eprintln!("skip: strace is not installed; file order not compared");
+        return;
+    }
+    for case in cases {
+        let mut args = vec!["--name=j", "--bs=4k", "--rw=read", "--ioengine=psync"];
+        args.extend_from_slice(case);
+        let ours = traced("hostbench", &args);
+        assert!(!ours.0.is_empty(), "{case:?}: no events");
+        if peer {
+            let theirs = traced("fio", &args);
+            assert_eq!(ours, theirs, "{case:?}");
+        }
+    }
+    // Without fio, the round robin's order as fio 3.33 gave it (measured).
+    let (ev, n, f) = traced(
+        "hostbench",
+        &[
+            "--name=j",
+            "--bs=4k",
+            "--rw=read",
+            "--nrfiles=3",
+            "--size=24k",
+        ],
+    );
+    assert_eq!(
+        ev.join(" "),
+        "O j.0.0 j.0.0@0 O j.0.1 j.0.1@0 O j.0.2 j.0.2@0 j.0.0@4 j.0.1@4 j.0.2@4 \
+         C j.0.0 C j.0.1 C j.0.2"
+    );
+    assert_eq!(n, [(6, 0)]);
+    assert_eq!(f.values().copied().collect::<Vec<_>>(), [8192; 3]);
+}
+
+#[test]
+fn every_engine_runs_several_files_as_fio_counts_them() {
+    let peer = need_fio("every_engine_runs_several_files_as_fio_counts_them");
+    let cases: &[&[&str]] = &[
+        &["--ioengine=psync", "--rw=randread"],
+        &["--ioengine=sync", "--rw=write"],
+        &["--ioengine=mmap", "--rw=randwrite"],
+        &["--ioengine=libaio", "--iodepth=4", "--rw=read"],
+        &["--ioengine=io_uring", "--iodepth=4", "--rw=randrw"],
+        &["--ioengine=null", "--rw=randread"],
+        &[
+            "--ioengine=psync",
+            "--rw=read",
+            "--file_service_type=random",
+        ],
+        &[
+            "--ioengine=psync",
+            "--rw=read",
+            "--file_service_type=zipf:1.2",
+        ],
+        &[
+            "--ioengine=libaio",
+            "--iodepth=8",
+            "--rw=randread",
+            "--openfiles=1",
+        ],
+    ];
+    for case in cases {
+        let run = |prog: &str| {
+            let d = tmp("multi-eng");
+            let mut args = vec![
+                "--name=j",
+                "--bs=4k",
+                "--nrfiles=3",
+                "--size=192k",
+                "--output-format=json",
+            ];
+            args.extend_from_slice(case);
+            let r = if prog == "fio" {
+                fio(&d, &args)
+            } else {
+                hb(&d, &args)
+            };
+            assert_eq!(r.code, 0, "{prog} {case:?}: {}", r.err);
+            let c = counts(&r.out);
+            let f = files(&d);
+            std::fs::remove_dir_all(&d).unwrap();
+            (c, f)
+        };
+        let (c, f) = run("hostbench");
+        let total: u64 = c.iter().map(|(r, w)| r + w).sum();
+        assert_eq!(total, 48, "{case:?}: {c:?}");
+        if !case.contains(&"--ioengine=null") {
+            assert_eq!(f.len(), 3, "{case:?}: {f:?}");
+        }
+        if peer {
+            let (fc, ff) = run("fio");
+            if !case.contains(&"--rw=randrw") {
+                assert_eq!(c, fc, "{case:?}");
+            }
+            assert_eq!(f, ff, "{case:?}");
+        }
+    }
+}
+
+#[test]
+fn filename_lists_are_shared_and_escaped_as_fio() {
+    let peer = need_fio("filename_lists_are_shared_and_escaped_as_fio");
+    let run = |prog: &str, args: &[&str]| {
+        let d = tmp("multi-list");
+        let r = if prog == "fio" {
+            fio(&d, args)
+        } else {
+            hb(&d, args)
+        };
+        assert_eq!(r.code, 0, "{prog} {args:?}: {}", r.err);
+        let c = counts(&r.out);
+        let f = files(&d);
+        std::fs::remove_dir_all(&d).unwrap();
+        (c, f)
+    };
+    let args = [
+        "--name=j",
+        r"--filename=fa:fb:f\:c",
+        "--size=96k",
+        "--rw=write",
+        "--numjobs=2",
+        "--output-format=json",
+    ];
+    let ours = run("hostbench", &args);
+    assert_eq!(ours.0, [(0, 24), (0, 24)]);
+    assert_eq!(
+        ours.1.into_iter().collect::<Vec<_>>(),
+        [
+            ("f:c".to_string(), 32768),
+            ("fa".to_string(), 32768),
+            ("fb".to_string(), 32768)
+        ]
+    );
+    // $filenum numbers each clone's files.
+    let fmt = [
+        "--name=j",
+        "--nrfiles=2",
+        "--numjobs=2",
+        "--size=16k",
+        "--filename_format=$jobname-$jobnum-$filenum",
+        "--output-format=json",
+    ];
+    let ours = run("hostbench", &fmt);
+    assert_eq!(
+        ours.1.keys().cloned().collect::<Vec<_>>(),
+        ["j-0-0", "j-0-1", "j-1-0", "j-1-1"]
+    );
+    if peer {
+        assert_eq!(run("hostbench", &args), run("fio", &args));
+        assert_eq!(run("hostbench", &fmt), run("fio", &fmt));
+    }
+}
+
+#[test]
+fn several_files_bad_values_are_one_clear_line() {
+    let d = tmp("multi-bad");
+    for (args, want) in [
+        (
+            &["--name=j", "--nrfiles=3", "--rw=read"][..],
+            "need a size to divide",
+        ),
+        (
+            &["--name=j", "--nrfiles=4", "--size=8k"][..],
+            "less than the block size",
+        ),
+        (
+            &[
+                "--name=j",
+                "--nrfiles=2",
+                "--size=8k",
+                "--verify=md5",
+                "--rw=write",
+            ][..],
+            "verify with several files",
+        ),
+        (
+            &[
+                "--name=j",
+                "--nrfiles=2",
+                "--size=8k",
+                "--file_service_type=pareto:2",
+            ][..],
+            "pareto input out of range",
+        ),
+        (
+            &["--name=j", "--size=8k", "--unlink_each_loop=1"][..],
+            "unlink_each_loop is not supported",
+        ),
+    ] {
+        let r = hb(&d, args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.err);
+        assert!(r.err.contains(want), "{args:?}: {}", r.err);
+        assert_eq!(r.err.trim().lines().count(), 1, "{args:?}: {}", r.err);
+    }
+    assert!(files(&d).is_empty(), "nothing laid out: {:?}", files(&d));
+    std::fs::remove_dir_all(&d).unwrap();
+}
