@@ -44,15 +44,18 @@ fn counts(out: &str) -> Vec<(u64, u64)> {
         .collect()
 }
 
-/// What a read job does to its files, in order, from an `strace -f -y` log: `O name` when
-/// a file is opened for reading (the job's open; layouts open for writing), `C name` when
-/// that descriptor is closed, `name@KiB` for each pread64.
+/// What a job does to its files, in order, from an `strace -f -y` log: `O name` when a file
+/// is opened by the job (read-only or read-write; layouts open write-only), `C name` when
+/// that descriptor is closed, `name@KiB` for each pread64 or pwrite64.
 fn events(log: &str) -> Vec<String> {
     let mut open: BTreeMap<String, String> = BTreeMap::new();
     let mut out = Vec::new();
     let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
     for l in log.lines() {
-        if l.contains("openat(") && l.contains("O_RDONLY") && !l.contains("O_DIRECTORY") {
+        if l.contains("openat(")
+            && (l.contains("O_RDONLY") || l.contains("O_RDWR"))
+            && !l.contains("O_DIRECTORY")
+        {
             let Some(name) = l.split('"').nth(1) else {
                 continue;
             };
@@ -69,7 +72,11 @@ fn events(log: &str) -> Vec<String> {
             if let Some(n) = open.remove(fd) {
                 out.push(format!("C {n}"));
             }
-        } else if let Some(rest) = l.split("pread64(").nth(1) {
+        } else if let Some(rest) = l
+            .split("pread64(")
+            .nth(1)
+            .or_else(|| l.split("pwrite64(").nth(1))
+        {
             let fd = rest.split('<').next().unwrap_or("").trim();
             if let Some(n) = open.get(fd) {
                 let off: u64 = l[..l.rfind(')').unwrap()]
@@ -97,7 +104,7 @@ fn traced(program: &str, args: &[&str]) -> Traced {
     let mut c = std::process::Command::new("timeout");
     c.args(["-k", "5", "300", "strace", "-f", "-y", "-o"])
         .arg(&log)
-        .args(["-e", "trace=openat,close,pread64"]);
+        .args(["-e", "trace=openat,close,pread64,pwrite64"]);
     if program == "fio" {
         c.arg("fio");
     } else {
@@ -113,7 +120,7 @@ fn traced(program: &str, args: &[&str]) -> Traced {
         .unwrap();
     let out = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(
-        o.status.success(),
+        o.status.success() || args.contains(&"--rw=read"),
         "{program} {args:?}: {}",
         String::from_utf8_lossy(&o.stderr)
     );
@@ -342,8 +349,14 @@ fn several_files_bad_values_are_one_clear_line() {
             "pareto input out of range",
         ),
         (
-            &["--name=j", "--size=8k", "--unlink_each_loop=1"][..],
-            "unlink_each_loop is not supported",
+            &[
+                "--name=j",
+                "--size=8k",
+                "--unlink_each_loop=1",
+                "--verify=md5",
+                "--rw=write",
+            ][..],
+            "verify with unlink_each_loop",
         ),
     ] {
         let r = hb(&d, args);
@@ -353,4 +366,86 @@ fn several_files_bad_values_are_one_clear_line() {
     }
     assert!(files(&d).is_empty(), "nothing laid out: {:?}", files(&d));
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn unlink_each_loop_removes_the_files_between_passes_as_fio() {
+    let peer = need_fio("unlink_each_loop_removes_the_files_between_passes_as_fio");
+    if !have_strace() {
+        eprintln!("skip: strace is not installed; unlink_each_loop not compared");
+        return;
+    }
+    // A writer opens its file again (created anew) for each pass; the file of the last
+    // pass stays.
+    for extra in [
+        &["--nrfiles=1"][..],
+        &["--nrfiles=2", "--ioengine=libaio"][..],
+    ] {
+        let mut args = vec![
+            "--name=j",
+            "--bs=4k",
+            "--rw=write",
+            "--size=16k",
+            "--loops=2",
+            "--unlink_each_loop=1",
+            "--ioengine=psync",
+        ];
+        args.extend_from_slice(extra);
+        let ours = traced("hostbench", &args);
+        let opens = ours.0.iter().filter(|e| e.starts_with("O ")).count();
+        assert_eq!(opens, 2 * ours.2.len(), "{extra:?}: {:?}", ours.0);
+        assert_eq!(ours.1, [(0, 8)]);
+        if peer {
+            let theirs = traced("fio", &args);
+            if extra.len() == 1 {
+                assert_eq!(ours, theirs, "{extra:?}");
+            } else {
+                assert_eq!((&ours.1, &ours.2), (&theirs.1, &theirs.2), "{extra:?}");
+            }
+        }
+    }
+    // A reader finds its file gone at the second pass: err=2, as fio.
+    let run = |prog: &str| {
+        let d = tmp("multi-uel");
+        let args = [
+            "--name=j",
+            "--bs=4k",
+            "--rw=read",
+            "--size=16k",
+            "--loops=2",
+            "--unlink_each_loop=1",
+        ];
+        let r = if prog == "fio" {
+            fio(&d, &args)
+        } else {
+            hb(&d, &args)
+        };
+        std::fs::remove_dir_all(&d).unwrap();
+        let line = r
+            .out
+            .lines()
+            .find(|l| l.starts_with("j:") && l.contains("err="))
+            .map(|l| {
+                l.split(": pid")
+                    .next()
+                    .unwrap()
+                    .replace("file:filesetup.c:805, ", "")
+            });
+        let issued = r
+            .out
+            .lines()
+            .find(|l| l.contains("issued rwts"))
+            .map(str::trim)
+            .map(String::from);
+        (r.code, line, issued)
+    };
+    let ours = run("hostbench");
+    assert_eq!(ours.0, 1);
+    assert_eq!(
+        ours.1.as_deref(),
+        Some("j: (groupid=0, jobs=1): err= 2 (func=open(j.0.0), error=No such file or directory)")
+    );
+    if peer {
+        assert_eq!(ours, run("fio"));
+    }
 }

@@ -64,14 +64,7 @@ pub(super) fn layout_files(
         let have = haves[0];
         j.resolve_filesize(ji, &haves)
             .map_err(|e| WorkloadError::usage(e.0))?;
-        if j.unlink_each_loop {
-            return Err(WorkloadError::usage(format!(
-                "job '{}': unlink_each_loop is not supported by hostbench yet (its files would \
-                 have to be laid out again between passes); use unlink=1 (removed at the end)",
-                j.name
-            )));
-        }
-        if nf > 1 {
+        if nf > 1 || j.unlink_each_loop {
             if j.pct.any() {
                 return Err(WorkloadError::usage(format!(
                     "job '{}': size, offset or offset_increment in percent with several files \
@@ -86,17 +79,23 @@ pub(super) fn layout_files(
                     j.name, nf
                 )));
             }
+            // (unlink_each_loop runs through the same per-file machinery.)
+            let what = if nf > 1 {
+                "several files per clone"
+            } else {
+                "unlink_each_loop"
+            };
             if j.verify.kind != super::verify::kind::NONE {
                 return Err(WorkloadError::usage(format!(
-                    "job '{}': verify with several files per clone is not supported by \
-                     hostbench yet; use one file (nrfiles=1) per clone",
+                    "job '{}': verify with {what} is not supported by hostbench yet; use one \
+                     file (nrfiles=1) per clone without unlink_each_loop",
                     j.name
                 )));
             }
             if j.eng.uring.registerfiles {
                 return Err(WorkloadError::usage(format!(
-                    "job '{}': registerfiles with several files per clone is not supported \
-                     by hostbench yet; leave registerfiles out",
+                    "job '{}': registerfiles with {what} is not supported by hostbench yet; \
+                     leave registerfiles out",
                     j.name
                 )));
             }

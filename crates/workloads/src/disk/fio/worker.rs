@@ -41,7 +41,9 @@ pub(super) fn new_worker(
     let nf = own.nfiles();
     let mut multi = None;
     let mut files_pass = 0;
-    if nf > 1 {
+    // unlink_each_loop closes, removes and opens again its file between passes: the
+    // several-files machinery does that for one file too.
+    if nf > 1 || own.unlink_each_loop {
         // Several files: each file's region, its own pattern; none is open yet (fio opens
         // each when it is first picked).
         let slots = (0..nf)
@@ -70,11 +72,12 @@ pub(super) fn new_worker(
     }
     let j = &own;
     let size = j.size.expect("sizes are resolved at setup");
-    let (fd, path) = if j.engine.fileless() || nf > 1 {
+    let (fd, path) = if j.engine.fileless() || multi.is_some() {
         (None, PathBuf::new())
     } else {
         let path = j.file_path(clone);
-        let f = open_job_file(j, &path)?;
+        let f = open_job_file(j, &path, false)
+            .map_err(|e| crate::disk::files::open_error(&path, j.direct, &e))?;
         advise_access(&f, j, size);
         (Some(OwnedFd::from(f)), path)
     };
@@ -82,7 +85,7 @@ pub(super) fn new_worker(
     let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
     // With several files a sync engine is built per file when it opens (the one made
     // here is not used); a queue engine is the clone's, pointed at each file in turn.
-    let per_file = nf > 1 && j.engine.is_sync() && !j.engine.fileless();
+    let per_file = multi.is_some() && j.engine.is_sync() && !j.engine.fileless();
     let engine = if j.engine == EngineKind::Cpuio {
         Engine::cpu(&j.eng)
     } else if per_file {
@@ -171,13 +174,18 @@ pub(super) fn new_worker(
 
 /// Opens job file `path` as the job says (O_DIRECT, written or not, `create_on_open`),
 /// never through a symlink planted at the name after the layout checked it.
-fn open_job_file(j: &JobSpec, path: &std::path::Path) -> Result<std::fs::File, WorkloadError> {
+/// `create` makes it when it is missing (a writer's file removed by `unlink_each_loop`).
+fn open_job_file(
+    j: &JobSpec,
+    path: &std::path::Path,
+    create: bool,
+) -> std::io::Result<std::fs::File> {
     let writes = j.rw.writes(j.rwmixread);
     let mut o = std::fs::OpenOptions::new();
     // fio's falloc engine opens its file for writing whatever the direction.
     o.read(true)
         .write(writes || matches!(j.engine, EngineKind::Mmap | EngineKind::Falloc));
-    if j.create_on_open && (writes || j.engine == EngineKind::Mmap) {
+    if (create || j.create_on_open) && (writes || j.engine == EngineKind::Mmap) {
         // fio's create_on_open: the job's open makes the file (no layout before), with
         // fio's mode.
         o.create(true).mode(0o600);
@@ -188,7 +196,6 @@ fn open_job_file(j: &JobSpec, path: &std::path::Path) -> Result<std::fs::File, W
     }
     o.custom_flags(flags);
     o.open(path)
-        .map_err(|e| crate::disk::files::open_error(path, j.direct, &e))
 }
 
 /// fio's `fadvise_hint`: tells the kernel the job's access pattern over its region of the
@@ -482,6 +489,11 @@ impl FioWorker {
                     }
                 }
                 Pick::AllDone => {
+                    if self.job.unlink_each_loop {
+                        // fio: the files go before each pass after the first; a writer
+                        // creates them again when it opens them, a reader fails to open.
+                        self.unlink_file();
+                    }
                     self.files.as_mut().expect("several files").new_pass();
                 }
                 Pick::Switch(i) => {
@@ -524,13 +536,34 @@ impl FioWorker {
         }
         let path = fs.slots[i].path.clone();
         let size = fs.slots[i].size;
-        let f = match open_job_file(&self.job, &path) {
+        let writes = self.job.rw.writes(self.job.rwmixread);
+        let f = match open_job_file(&self.job, &path, self.job.unlink_each_loop && writes) {
             Ok(f) => f,
             Err(e) => {
-                self.set_error(libc::ENOENT, "open", e.to_string());
+                // fio's failed open: `err=2 (file:filesetup.c..., func=open(...))`.
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                let shown = path
+                    .strip_prefix(".")
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                let func = format!("open({shown})");
+                self.set_error(errno, &func, format!("{func}: {e}"));
                 return false;
             }
         };
+        if self.job.engine == EngineKind::Mmap {
+            // A file made again by this open is empty: the mapping needs its length.
+            let end = self.job.offset + size;
+            if f.metadata().is_ok_and(|m| m.len() < end) && f.set_len(end).is_err() {
+                self.set_error(
+                    libc::EIO,
+                    "open",
+                    format!("{}: cannot extend", path.display()),
+                );
+                return false;
+            }
+        }
         advise_access(&f, &self.job, size);
         if self.job.invalidate && !self.job.direct {
             // SAFETY: advisory call on our fd.
