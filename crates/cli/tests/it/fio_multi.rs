@@ -449,3 +449,131 @@ fn unlink_each_loop_removes_the_files_between_passes_as_fio() {
         assert_eq!(ours, run("fio"));
     }
 }
+
+/// A JSON job entry of a file engine's run: name, reads, bytes read, clat/lat/slat
+/// sample counts, bandwidth samples, and the latency distribution's total percent.
+type FileOpEntry = (String, u64, u64, u64, u64, u64, u64, u64);
+
+fn file_op_entries(out: &str) -> Vec<FileOpEntry> {
+    doc(out)["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let r = &j["read"];
+            let n = |k: &str| r[k]["N"].as_u64().unwrap_or(0);
+            let dist: f64 = ["latency_ns", "latency_us", "latency_ms"]
+                .iter()
+                .flat_map(|k| j[k].as_object().unwrap().values())
+                .map(|v| v.as_f64().unwrap())
+                .sum();
+            (
+                j["jobname"].as_str().unwrap().to_string(),
+                r["total_ios"].as_u64().unwrap(),
+                r["io_bytes"].as_u64().unwrap(),
+                n("clat_ns"),
+                n("lat_ns"),
+                n("slat_ns"),
+                r["bw_samples"].as_u64().unwrap_or(0),
+                dist as u64,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn file_engines_create_stat_and_delete_files_as_fio() {
+    let peer = need_fio("file_engines_create_stat_and_delete_files_as_fio");
+    // fio 3.33's examples, adapted in their file counts (31250 and 200 files per job here
+    // 60 and 40) when they are there; the same jobs on the command line otherwise.
+    let ex = Path::new("/tmp/fioex/examples");
+    let mut cases: Vec<(String, Vec<String>)> = Vec::new();
+    for name in [
+        "filecreate-ioengine.fio",
+        "filestat-ioengine.fio",
+        "filedelete-ioengine.fio",
+    ] {
+        match std::fs::read_to_string(ex.join(name)) {
+            Ok(t) => {
+                let t = t
+                    .replace("nrfiles=31250", "nrfiles=60")
+                    .replace("nrfiles=200", "nrfiles=40");
+                cases.push((name.to_string(), vec![t]));
+            }
+            Err(_) => eprintln!(
+                "skip: {} is not there; its job runs from the command line",
+                name
+            ),
+        }
+    }
+    for (eng, extra) in [
+        ("filecreate", "--create_on_open=1"),
+        ("filestat", "--stat_type=lstat"),
+        ("filedelete", "--unlink=0"),
+    ] {
+        cases.push((
+            eng.to_string(),
+            [
+                "--name=t0",
+                &format!("--ioengine={eng}"),
+                "--nrfiles=30",
+                "--filesize=4k",
+                "--numjobs=2",
+                extra,
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        ));
+    }
+    for (name, spec) in &cases {
+        let run = |prog: &str| {
+            let d = tmp("multi-fileops");
+            let mut args: Vec<String> = spec.clone();
+            if name.ends_with(".fio") {
+                std::fs::write(d.join("job.fio"), &spec[0]).unwrap();
+                args = vec!["job.fio".into()];
+            }
+            args.push("--output-format=json,normal".into());
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            let r = if prog == "fio" {
+                fio(&d, &a)
+            } else {
+                hb(&d, &a)
+            };
+            assert_eq!(r.code, 0, "{prog} {name}: {}", r.err);
+            let f = files(&d);
+            std::fs::remove_dir_all(&d).unwrap();
+            let json_end = r.out.rfind("\n}").map_or(r.out.len(), |i| i + 2);
+            let normal = &r.out[json_end..];
+            // The file engines' blocks: clat only, no lat/slat, no distribution, no bw.
+            let lines = |pat: &str| normal.lines().filter(|l| l.contains(pat)).count();
+            (
+                file_op_entries(&r.out[..json_end]),
+                f.len(),
+                f.values()
+                    .copied()
+                    .collect::<std::collections::BTreeSet<_>>(),
+                (
+                    lines("clat ("),
+                    lines(" lat ("),
+                    lines("lat (usec)   :"),
+                    lines("bw ("),
+                    lines("slat ("),
+                ),
+            )
+        };
+        let ours = run("hostbench");
+        for e in &ours.0 {
+            assert!(
+                e.1 > 0 && e.1 == e.3,
+                "{name}: one clat sample per file: {e:?}"
+            );
+            assert_eq!((e.4, e.5, e.6, e.7), (0, 0, 0, 0), "{name}: {e:?}");
+        }
+        if peer {
+            let theirs = run("fio");
+            assert_eq!(ours, theirs, "{name}");
+        }
+    }
+}

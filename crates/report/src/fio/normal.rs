@@ -357,7 +357,7 @@ pub(super) fn render(r: &RunResult) -> String {
             dir_lines(&mut out, "mixed", &m, agg, opts, b.gtod_reduce, "");
         }
         if !b.gtod_reduce {
-            let (n, u, m) = lat_dist(b);
+            let (n, u, m) = lat_dist(b, super::nostats(&fio.jobs, b));
             let l: Vec<String> = LAT_LABELS.iter().map(|x| x.to_string()).collect();
             let l: Vec<&str> = l.iter().map(String::as_str).collect();
             lat_dist_lines(&mut out, "nsec", &l, &n);

@@ -151,6 +151,8 @@ impl Engine {
             EngineKind::Falloc => Engine::Falloc(fd),
             EngineKind::Ftruncate => Engine::Ftruncate(fd),
             EngineKind::Cpuio => unreachable!("cpuio is built by Engine::cpu"),
+            // The file engines' work is done when a file is picked; their I/Os move nothing.
+            EngineKind::Filecreate | EngineKind::Filestat | EngineKind::Filedelete => Engine::Null,
             EngineKind::Psync => Engine::Psync(fd),
             EngineKind::Sync => Engine::Sync(fd),
             EngineKind::Null => Engine::Null,

@@ -120,6 +120,12 @@ pub enum EngineKind {
     Ftruncate,
     /// No file: CPU burnt per I/O (`cpuload`).
     Cpuio,
+    /// Each file created (`open(O_CREAT)`), the open timed.
+    Filecreate,
+    /// Each file's `stat` (`stat_type`) timed.
+    Filestat,
+    /// Each file's `unlink` timed.
+    Filedelete,
 }
 
 impl EngineKind {
@@ -135,7 +141,19 @@ impl EngineKind {
             EngineKind::Falloc => "falloc",
             EngineKind::Ftruncate => "ftruncate",
             EngineKind::Cpuio => "cpuio",
+            EngineKind::Filecreate => "filecreate",
+            EngineKind::Filestat => "filestat",
+            EngineKind::Filedelete => "filedelete",
         }
+    }
+    /// fio's file engines (`engines/fileoperations.c`): the unit is a file, its create,
+    /// stat or unlink timed as a clat-only sample (fio's `FIO_NOSTATS`: no lat, no slat, no
+    /// latency distribution, no bandwidth or IOPS samples).
+    pub fn file_op(self) -> bool {
+        matches!(
+            self,
+            EngineKind::Filecreate | EngineKind::Filestat | EngineKind::Filedelete
+        )
     }
     /// Uses no file (null, cpuio).
     pub fn fileless(self) -> bool {
@@ -153,6 +171,9 @@ impl EngineKind {
                 | EngineKind::Falloc
                 | EngineKind::Ftruncate
                 | EngineKind::Cpuio
+                | EngineKind::Filecreate
+                | EngineKind::Filestat
+                | EngineKind::Filedelete
         )
     }
 }
@@ -1104,6 +1125,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "stat_type",
+        aliases: &[],
+    },
+    Opt {
         name: "cpuchunks",
         aliases: &[],
     },
@@ -1738,9 +1763,12 @@ fn apply_options(
                     "falloc" => EngineKind::Falloc,
                     "ftruncate" => EngineKind::Ftruncate,
                     "cpuio" => EngineKind::Cpuio,
+                    "filecreate" => EngineKind::Filecreate,
+                    "filestat" => EngineKind::Filestat,
+                    "filedelete" => EngineKind::Filedelete,
                     other => {
                         return err(format!(
-                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap, null, falloc, ftruncate or cpuio"
+                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap, null, falloc, ftruncate, cpuio, filecreate, filestat or filedelete"
                         ));
                     }
                 }
@@ -2236,6 +2264,8 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
     for (k, at) in &j.eng.given {
         let owner = if super::engines::uring_option(k) {
             EngineKind::IoUring
+        } else if k == "stat_type" {
+            EngineKind::Filestat
         } else {
             EngineKind::Cpuio
         };

@@ -273,7 +273,8 @@ pub(super) fn layout_files(
                     &format!("job '{}' writing {}", j.name, path.display()),
                 )?;
             }
-            if !is_dev && !j.create_on_open {
+            // filecreate makes its (empty) files itself, one open each: nothing to lay out.
+            if !is_dev && !j.create_on_open && j.engine != EngineKind::Filecreate {
                 if nf > 1 && k == 0 {
                     // fio's one line for the files of a clone that need laying out.
                     announce_files(j, c, log);

@@ -43,13 +43,18 @@ pub(super) fn new_worker(
     let mut files_pass = 0;
     // unlink_each_loop closes, removes and opens again its file between passes: the
     // several-files machinery does that for one file too.
-    if nf > 1 || own.unlink_each_loop {
+    if nf > 1 || own.unlink_each_loop || own.engine.file_op() {
         // Several files: each file's region, its own pattern; none is open yet (fio opens
         // each when it is first picked).
         let slots = (0..nf)
             .map(|k| {
                 let (_, fsize) = own.file_region(clone, k);
-                let pass = fsize - fsize % own.max_bs().max(1);
+                let mut pass = fsize - fsize % own.max_bs().max(1);
+                if own.engine.file_op() {
+                    // One I/O per file: its create, stat or unlink (fio fakes each file's
+                    // size as the block size).
+                    pass = own.max_bs();
+                }
                 Ok(Slot {
                     path: if own.engine.fileless() {
                         PathBuf::new()
@@ -155,6 +160,7 @@ pub(super) fn new_worker(
         limit_ios: j.io_limits(size).1,
         files: multi,
         deferred_close: Vec::new(),
+        op_ns: None,
         failed: false,
         pacer: Pacer::new(j, j.rw.read_pct(j.rwmixread), 1e9),
         min_rate: None,
@@ -289,6 +295,8 @@ struct FioWorker {
     files: Option<Files>,
     /// Descriptors of files a queue engine is done with, closed once nothing is in flight.
     deferred_close: Vec<OwnedFd>,
+    /// A file engine's call for the file just picked, ns (its next I/O's clat).
+    op_ns: Option<u64>,
 }
 
 /// Reads `len` bytes at `off` into `buf`, through short reads; the bytes read (fewer at
@@ -534,6 +542,42 @@ impl FioWorker {
             fs.opened(i);
             return true;
         }
+        if self.job.engine.file_op() {
+            use super::engines::fileops::{Op, run};
+            let op = match self.job.engine {
+                EngineKind::Filecreate => Op::Create,
+                EngineKind::Filestat => Op::Stat(self.job.eng.stat_type),
+                _ => Op::Delete,
+            };
+            let path = fs.slots[i].path.clone();
+            let t0 = std::time::Instant::now();
+            let r = run(op, &path);
+            let ns = t0.elapsed().as_nanos() as u64;
+            match r {
+                Ok(fd) => {
+                    let fs = self.files.as_mut().expect("several files");
+                    fs.slots[i].fd = fd;
+                    fs.slots[i].engine = Some(Engine::Null);
+                    fs.opened(i);
+                    self.op_ns = Some(ns);
+                    return true;
+                }
+                Err(e) => {
+                    let shown = path
+                        .strip_prefix(".")
+                        .unwrap_or(&path)
+                        .display()
+                        .to_string();
+                    let func = op.func(&shown);
+                    self.set_error(
+                        e.raw_os_error().unwrap_or(libc::EIO),
+                        &func,
+                        format!("{func}: {e}"),
+                    );
+                    return false;
+                }
+            }
+        }
         let path = fs.slots[i].path.clone();
         let size = fs.slots[i].size;
         let writes = self.job.rw.writes(self.job.rwmixread);
@@ -619,6 +663,20 @@ impl FioWorker {
     /// The current file's descriptor (-1: none).
     fn raw_fd(&self) -> i32 {
         self._fd.as_ref().map_or(-1, |f| f.as_raw_fd())
+    }
+
+    /// Accounts one I/O of a file engine: counted, its file's call (`op`, ns) as clat only
+    /// (fio's `FIO_NOSTATS`); an I/O without a call (a reset file's) has no latency.
+    fn account_file_op(&mut self, dir: Dir, res: i64, op: Option<u64>) {
+        let d = &mut self.stats.dirs[dir as usize];
+        d.ios += 1;
+        d.bytes += res as u64;
+        if let Some(ns) = op
+            && !self.job.gtod_reduce
+        {
+            d.clat.add(ns);
+            d.clat_plat.add(ns);
+        }
     }
 
     /// Accounts one completed I/O (not during ramp time).
@@ -1145,6 +1203,7 @@ impl FioWorker {
     /// no minimum rate, no verify (the sync loop then takes its plain form).
     fn plain(&self) -> bool {
         self.job.flow == 0
+            && !self.job.engine.file_op()
             && !self.pacer.active()
             && self.think.is_none()
             && self.min_rate.is_none()
@@ -1223,13 +1282,19 @@ impl FioWorker {
                 Self::count(ctl, dir, res);
                 meas.begin(ctl, t1);
                 let (clat, lat) = (clock.to_ns(t1 - t0), clock.to_ns(t1 - start));
-                self.account(dir, res, len, None, clat, lat);
+                if !PLAIN && self.job.engine.file_op() {
+                    // The file's create/stat/unlink is the I/O's time (clat only).
+                    let op = self.op_ns.take();
+                    self.account_file_op(dir, res, op);
+                } else {
+                    self.account(dir, res, len, None, clat, lat);
+                }
                 if self.logs.is_some() {
                     let ms = clock.to_ns(t1.saturating_sub(meas.t0)) / 1_000_000;
                     self.log_io(ms, dir, res, off, None, clat, lat);
                 }
                 self.after_completions(t1, meas.t0);
-                if t1 >= meas.next_sample {
+                if t1 >= meas.next_sample && (PLAIN || !self.job.engine.file_op()) {
                     let at_ms = clock.to_ns(t1 - meas.t0) / 1_000_000;
                     self.sample(clock.to_ns(t1 - meas.last_sample), at_ms);
                     meas.last_sample = t1;
