@@ -577,3 +577,163 @@ fn file_engines_create_stat_and_delete_files_as_fio() {
         }
     }
 }
+
+/// A small ext4 filesystem of its own, loop-mounted under a new directory (root only):
+/// the mount point, or why not (the test then prints it and skips).
+struct SmallFs {
+    dir: std::path::PathBuf,
+    mnt: std::path::PathBuf,
+}
+
+impl SmallFs {
+    fn new(tag: &str) -> Result<SmallFs, String> {
+        let dir = tmp(tag);
+        let img = dir.join("img");
+        let mnt = dir.join("mnt");
+        std::fs::create_dir(&mnt).unwrap();
+        let f = std::fs::File::create(&img).unwrap();
+        f.set_len(16 << 20).unwrap();
+        let run = |prog: &str, args: &[&std::ffi::OsStr]| -> Result<(), String> {
+            match std::process::Command::new(prog).args(args).output() {
+                Ok(o) if o.status.success() => Ok(()),
+                Ok(o) => Err(format!(
+                    "{prog} refused: {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                )),
+                Err(e) => Err(format!("{prog}: {e}")),
+            }
+        };
+        let made = run(
+            "mkfs.ext4",
+            &["-q".as_ref(), "-F".as_ref(), img.as_os_str()],
+        )
+        .and_then(|()| {
+            run(
+                "mount",
+                &[
+                    "-o".as_ref(),
+                    "loop".as_ref(),
+                    img.as_os_str(),
+                    mnt.as_os_str(),
+                ],
+            )
+        });
+        match made {
+            Ok(()) => Ok(SmallFs { dir, mnt }),
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for SmallFs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.mnt).output();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// (error, writes, bytes written, reads, bytes read) of each JSON job entry.
+fn rw_entries(out: &str) -> Vec<(i64, u64, u64, u64, u64)> {
+    doc(out)["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["error"].as_i64().unwrap(),
+                j["write"]["total_ios"].as_u64().unwrap(),
+                j["write"]["io_bytes"].as_u64().unwrap(),
+                j["read"]["total_ios"].as_u64().unwrap(),
+                j["read"]["io_bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn fill_device_writes_until_the_filesystem_is_full_as_fio() {
+    let peer = need_fio("fill_device_writes_until_the_filesystem_is_full_as_fio");
+    // The write phase of fio's surface-scan.fio (its options, on a file of a 16 MiB
+    // filesystem), then its verify phase as a run of its own.
+    let write = [
+        "--name=write-phase",
+        "--thread",
+        "--bs=64k",
+        "--direct=1",
+        "--ioengine=sync",
+        "--verify=meta",
+        "--verify_pattern=0xaa555aa5",
+        "--verify_interval=512",
+        "--filename=datafile.tmp",
+        "--rw=write",
+        "--fill_device=1",
+        "--do_verify=0",
+        "--output-format=json",
+    ];
+    let verify = [
+        "--name=verify-phase",
+        "--thread",
+        "--bs=64k",
+        "--direct=1",
+        "--ioengine=sync",
+        "--verify=meta",
+        "--verify_pattern=0xaa555aa5",
+        "--verify_interval=512",
+        "--filename=datafile.tmp",
+        "--rw=read",
+        "--do_verify=1",
+        "--output-format=json",
+    ];
+    let run = |prog: &str, engine: Option<&str>| -> Option<(Vec<_>, Vec<_>, u64)> {
+        let fs = match SmallFs::new("fill") {
+            Ok(fs) => fs,
+            Err(why) => {
+                eprintln!("skip: no small filesystem of our own to fill ({why})");
+                return None;
+            }
+        };
+        let mut w: Vec<&str> = write.to_vec();
+        if let Some(e) = engine {
+            w.push(e);
+        }
+        let go = |args: &[&str]| {
+            let r = if prog == "fio" {
+                fio(&fs.mnt, args)
+            } else {
+                hb(&fs.mnt, args)
+            };
+            assert_eq!(r.code, 0, "{prog} {args:?}: {}", r.err);
+            rw_entries(&r.out)
+        };
+        let wrote = go(&w);
+        let read = go(&verify);
+        let len = std::fs::metadata(fs.mnt.join("datafile.tmp"))
+            .unwrap()
+            .len();
+        Some((wrote, read, len))
+    };
+    let Some(ours) = run("hostbench", None) else {
+        return;
+    };
+    // Written until ENOSPC, no error; the file is what was written; all of it verifies.
+    let (w, r, len) = &ours;
+    assert_eq!(w.len(), 1);
+    assert_eq!((w[0].0, w[0].2), (0, *len), "{ours:?}");
+    assert!(*len > 8 << 20, "most of the 16 MiB filled: {len}");
+    assert_eq!(r[0], (0, 0, 0, len / 65536, *len), "{ours:?}");
+    // A queue engine stops there too.
+    let aio = run("hostbench", Some("--ioengine=libaio")).unwrap();
+    assert_eq!((aio.0[0].0, aio.0[0].2), (0, aio.2), "{aio:?}");
+    if peer {
+        assert_eq!(Some(ours), run("fio", None));
+    }
+    // Not for a job that does not write.
+    let d = tmp("fill-bad");
+    let r = hb(&d, &["--name=j", "--rw=read", "--fill_device=1"]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("fill_device writes until"), "{}", r.err);
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -569,6 +569,9 @@ pub struct JobSpec {
     pub unlink: bool,
     /// `create_on_open`: no layout; the file is created when the job opens it.
     pub create_on_open: bool,
+    /// `fill_device` (`fill_fs`): a writer goes on until the filesystem is full; ENOSPC
+    /// (or EDQUOT) ends it without an error.
+    pub fill_device: bool,
     /// `fallocate`: how a laid-out file's space is reserved first.
     pub fallocate: Fallocate,
     /// `filename_format`: how generated file names are made (`None`: fio's default
@@ -1037,6 +1040,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "fill_device",
+        aliases: &["fill_fs"],
+    },
+    Opt {
         name: "file_service_type",
         aliases: &[],
     },
@@ -1499,6 +1506,7 @@ fn apply_options(
         offset_align: None,
         unlink: false,
         create_on_open: false,
+        fill_device: false,
         fallocate: Fallocate::Native,
         filename_format: None,
         rw: Rw::Read,
@@ -1669,6 +1677,7 @@ fn apply_options(
                 j.filename_format = Some(v.trim().to_string());
             }
             "create_on_open" => j.create_on_open = parse_bool_opt(k, v, at)?,
+            "fill_device" => j.fill_device = parse_bool_opt(k, v, at)?,
             "fallocate" => {
                 j.fallocate = match v.trim() {
                     "none" | "0" => Fallocate::None,

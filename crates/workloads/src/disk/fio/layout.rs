@@ -64,6 +64,9 @@ pub(super) fn layout_files(
         let have = haves[0];
         j.resolve_filesize(ji, &haves)
             .map_err(|e| WorkloadError::usage(e.0))?;
+        if j.fill_device {
+            fill_device_size(j)?;
+        }
         if nf > 1 || j.unlink_each_loop {
             if j.pct.any() {
                 return Err(WorkloadError::usage(format!(
@@ -273,8 +276,10 @@ pub(super) fn layout_files(
                     &format!("job '{}' writing {}", j.name, path.display()),
                 )?;
             }
-            // filecreate makes its (empty) files itself, one open each: nothing to lay out.
-            if !is_dev && !j.create_on_open && j.engine != EngineKind::Filecreate {
+            // filecreate makes its (empty) files itself, one open each: nothing to lay out;
+            // fill_device's file is made by the job's open and filled by its writes.
+            if !is_dev && !j.create_on_open && !j.fill_device && j.engine != EngineKind::Filecreate
+            {
                 if nf > 1 && k == 0 {
                     // fio's one line for the files of a clone that need laying out.
                     announce_files(j, c, log);
@@ -283,7 +288,8 @@ pub(super) fn layout_files(
                     return Ok(None);
                 }
             }
-            if j.direct {
+            // (A file the job's open makes has nothing to check yet: that open says it.)
+            if j.direct && std::fs::symlink_metadata(&path).is_ok() {
                 check_direct(&path)?;
             }
         }
@@ -340,6 +346,57 @@ fn resolve_job_file(
         _ => Err(crate::disk::files::symlink_refused(&path)
             .map_message(|m| format!("job '{}': {m}", j.name))),
     }
+}
+
+/// fio's `fill_device` for a job given no size: its files' filesystem is measured first
+/// (`statvfs`) and the job's region is the whole filesystem, rounded down to the block size,
+/// so the writes end at ENOSPC before it. Only a job that writes, to regular files
+/// (never a device: give a size there), with one file per clone.
+fn fill_device_size(j: &mut JobSpec) -> Result<(), WorkloadError> {
+    if !j.rw.writes(j.rwmixread) || j.engine.fileless() || j.engine.file_op() {
+        return Err(WorkloadError::usage(format!(
+            "job '{}': fill_device writes until the filesystem is full: it needs a job that \
+             writes (rw=write, randwrite, rw, randrw) with an engine that writes files",
+            j.name
+        )));
+    }
+    if j.nfiles() > 1 || j.filesize.is_some() {
+        return Err(WorkloadError::usage(format!(
+            "job '{}': fill_device with several files or a filesize is not supported by \
+             hostbench; use one file per clone without filesize",
+            j.name
+        )));
+    }
+    let path = j.file_path(0);
+    if let Ok(m) = std::fs::symlink_metadata(&path) {
+        use std::os::unix::fs::FileTypeExt;
+        if m.file_type().is_block_device() || m.file_type().is_char_device() {
+            return Err(WorkloadError::usage(format!(
+                "job '{}': fill_device fills a filesystem, and {} is a device; give a size \
+                 to write the device",
+                j.name,
+                path.display()
+            )));
+        }
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let sp = crate::disk::files::space(&dir)?;
+    if j.size.is_none() {
+        let bs = j.max_bs().max(1);
+        let total = sp.total_bytes - sp.total_bytes % bs;
+        if total < bs {
+            return Err(WorkloadError::usage(format!(
+                "job '{}': fill_device: the filesystem of {} has less than one block",
+                j.name,
+                dir.display()
+            )));
+        }
+        j.size = Some(total);
+    }
+    Ok(())
 }
 
 /// fio's line for a clone with several files to lay out: `j: Laying out IO files (3 files

@@ -81,7 +81,7 @@ pub(super) fn new_worker(
         (None, PathBuf::new())
     } else {
         let path = j.file_path(clone);
-        let f = open_job_file(j, &path, false)
+        let f = open_job_file(j, &path, j.fill_device)
             .map_err(|e| crate::disk::files::open_error(&path, j.direct, &e))?;
         advise_access(&f, j, size);
         (Some(OwnedFd::from(f)), path)
@@ -194,7 +194,8 @@ fn open_job_file(
     if (create || j.create_on_open) && (writes || j.engine == EngineKind::Mmap) {
         // fio's create_on_open: the job's open makes the file (no layout before), with
         // fio's mode.
-        o.create(true).mode(0o600);
+        o.create(true)
+            .mode(if j.fill_device { 0o644 } else { 0o600 });
     }
     let mut flags = libc::O_NOFOLLOW;
     if j.direct {
@@ -833,6 +834,10 @@ impl FioWorker {
             ""
         };
         self.stats.dirs[dir as usize].ios += 1;
+        if self.job.fill_device && (errno == libc::ENOSPC || errno == libc::EDQUOT) {
+            // fio's fill_device: a full filesystem is the job's end, not an error.
+            return;
+        }
         let detail = format!(
             "io_u error on file {}: {}: {} offset={off}, buflen={len}{hint}",
             self.path.display(),
