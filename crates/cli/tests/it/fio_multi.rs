@@ -656,10 +656,10 @@ fn rw_entries(out: &str) -> Vec<(i64, u64, u64, u64, u64)> {
 #[test]
 fn fill_device_writes_until_the_filesystem_is_full_as_fio() {
     let peer = need_fio("fill_device_writes_until_the_filesystem_is_full_as_fio");
-    // The write phase of fio's surface-scan.fio (its options, on a file of a 16 MiB
-    // filesystem), then its verify phase as a run of its own.
-    let write = [
-        "--name=write-phase",
+    // fio's surface-scan.fio (its options, on a file of a 16 MiB filesystem): a write
+    // phase that fills the filesystem, then, stonewalled, a verify phase whose file the
+    // first phase made (sized when it starts); that phase also as a run of its own.
+    let global = [
         "--thread",
         "--bs=64k",
         "--direct=1",
@@ -667,25 +667,22 @@ fn fill_device_writes_until_the_filesystem_is_full_as_fio() {
         "--verify=meta",
         "--verify_pattern=0xaa555aa5",
         "--verify_interval=512",
+        "--output-format=json",
+    ];
+    let write = [
+        "--name=write-phase",
         "--filename=datafile.tmp",
         "--rw=write",
         "--fill_device=1",
         "--do_verify=0",
-        "--output-format=json",
     ];
     let verify = [
         "--name=verify-phase",
-        "--thread",
-        "--bs=64k",
-        "--direct=1",
-        "--ioengine=sync",
-        "--verify=meta",
-        "--verify_pattern=0xaa555aa5",
-        "--verify_interval=512",
+        "--stonewall",
+        "--create_serialize=0",
         "--filename=datafile.tmp",
         "--rw=read",
         "--do_verify=1",
-        "--output-format=json",
     ];
     let run = |prog: &str, engine: Option<&str>| -> Option<(Vec<_>, Vec<_>, u64)> {
         let fs = match SmallFs::new("fill") {
@@ -695,10 +692,14 @@ fn fill_device_writes_until_the_filesystem_is_full_as_fio() {
                 return None;
             }
         };
-        let mut w: Vec<&str> = write.to_vec();
+        let mut both: Vec<&str> = global.to_vec();
         if let Some(e) = engine {
-            w.push(e);
+            both.push(e);
         }
+        both.extend_from_slice(&write);
+        both.extend_from_slice(&verify);
+        let mut alone = global.to_vec();
+        alone.extend_from_slice(&verify);
         let go = |args: &[&str]| {
             let r = if prog == "fio" {
                 fio(&fs.mnt, args)
@@ -708,12 +709,15 @@ fn fill_device_writes_until_the_filesystem_is_full_as_fio() {
             assert_eq!(r.code, 0, "{prog} {args:?}: {}", r.err);
             rw_entries(&r.out)
         };
-        let wrote = go(&w);
-        let read = go(&verify);
+        // Both phases in one run, as the example is; then the verify phase again alone.
+        let phases = go(&both);
+        assert_eq!(phases.len(), 2, "{prog}: {phases:?}");
+        let read = go(&alone);
+        assert_eq!(read[..], phases[1..], "{prog}: the verify phase alone");
         let len = std::fs::metadata(fs.mnt.join("datafile.tmp"))
             .unwrap()
             .len();
-        Some((wrote, read, len))
+        Some((phases[..1].to_vec(), read, len))
     };
     let Some(ours) = run("hostbench", None) else {
         return;

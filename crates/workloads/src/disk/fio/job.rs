@@ -572,6 +572,10 @@ pub struct JobSpec {
     /// `fill_device` (`fill_fs`): a writer goes on until the filesystem is full; ENOSPC
     /// (or EDQUOT) ends it without an error.
     pub fill_device: bool,
+    /// Set at setup: the job's one file is made during the run by an earlier
+    /// `fill_device` job, so its size is read when the clone opens it (fio sizes a job's
+    /// files when the job starts).
+    pub sized_at_open: bool,
     /// `fallocate`: how a laid-out file's space is reserved first.
     pub fallocate: Fallocate,
     /// `filename_format`: how generated file names are made (`None`: fio's default
@@ -1507,6 +1511,7 @@ fn apply_options(
         unlink: false,
         create_on_open: false,
         fill_device: false,
+        sized_at_open: false,
         fallocate: Fallocate::Native,
         filename_format: None,
         rw: Rw::Read,

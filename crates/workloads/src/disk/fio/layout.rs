@@ -33,6 +33,8 @@ pub(super) fn layout_files(
     let mut data_set = 0u64;
     let mut any_buffered = false;
     let mut seen: Vec<PathBuf> = Vec::new();
+    // Files `fill_device` jobs make during the run, with their jobs' bound.
+    let mut filled: Vec<(PathBuf, u64)> = Vec::new();
     let mut first_dir: Option<PathBuf> = None;
     for (ji, j) in jobs.iter_mut().enumerate() {
         // `filesize` reads each file as it is now (never through a symlink: one there is
@@ -215,6 +217,14 @@ pub(super) fn layout_files(
                     )));
                 }
                 None if have > j.offset => have - j.offset,
+                // Made by an earlier fill_device job of this run: sized when opened.
+                None if meta.is_none()
+                    && nf == 1
+                    && let Some(&(_, bound)) = filled.iter().find(|(p, _)| *p == path) =>
+                {
+                    j.sized_at_open = true;
+                    bound
+                }
                 None => {
                     return Err(WorkloadError::usage(format!(
                         "job '{}': {} does not exist (or is empty); give a size (e.g. --size=1g) to have it laid out",
@@ -225,6 +235,9 @@ pub(super) fn layout_files(
             };
             if nf == 1 {
                 j.size = Some(size);
+            }
+            if j.fill_device && !filled.iter().any(|(p, _)| *p == path) {
+                filled.push((path.clone(), size));
             }
             if size < j.max_bs() {
                 return Err(WorkloadError::usage(format!(

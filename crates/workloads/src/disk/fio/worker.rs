@@ -43,7 +43,7 @@ pub(super) fn new_worker(
     let mut files_pass = 0;
     // unlink_each_loop closes, removes and opens again its file between passes: the
     // several-files machinery does that for one file too.
-    if nf > 1 || own.unlink_each_loop || own.engine.file_op() {
+    if nf > 1 || own.unlink_each_loop || own.engine.file_op() || own.sized_at_open {
         // Several files: each file's region, its own pattern; none is open yet (fio opens
         // each when it is first picked).
         let slots = (0..nf)
@@ -609,6 +609,14 @@ impl FioWorker {
                 return false;
             }
         }
+        let size = if self.job.sized_at_open {
+            match self.size_from_file(i, &f) {
+                Some(s) => s,
+                None => return false,
+            }
+        } else {
+            size
+        };
         advise_access(&f, &self.job, size);
         if self.job.invalidate && !self.job.direct {
             // SAFETY: advisory call on our fd.
@@ -629,7 +637,7 @@ impl FioWorker {
                     None => Ok(e),
                 });
             match e {
-                Ok(e) => fs.slots[i].engine = Some(e),
+                Ok(e) => self.files.as_mut().expect("several files").slots[i].engine = Some(e),
                 Err(e) => {
                     let errno = e.raw_os_error().unwrap_or(libc::EIO);
                     self.set_error(errno, "open", format!("{}: {e}", path.display()));
@@ -659,6 +667,49 @@ impl FioWorker {
                 s.fd = None;
             }
         }
+    }
+
+    /// A job whose file an earlier `fill_device` job made: its region is the file's length
+    /// now (from its offset, whole blocks), as fio sizes it when the job starts; the file's
+    /// pattern and the clone's limit follow. `None` (the clone ends with an error) when
+    /// the file holds less than a block.
+    fn size_from_file(&mut self, i: usize, f: &std::fs::File) -> Option<u64> {
+        let len = f.metadata().map_or(0, |m| m.len());
+        let region = len.saturating_sub(self.job.offset);
+        let bs = self.job.max_bs().max(1);
+        if region < bs {
+            let path = self.files.as_ref().map(|fs| fs.slots[i].path.clone());
+            self.set_error(
+                libc::EINVAL,
+                "open",
+                format!(
+                    "{}: {len} bytes, less than a block after offset {}",
+                    path.unwrap_or_default().display(),
+                    self.job.offset
+                ),
+            );
+            return None;
+        }
+        let mut job = self.job.clone();
+        job.size = Some(region);
+        let mut pattern = match Pattern::new(&job, region) {
+            Ok(p) => p,
+            Err(e) => {
+                self.set_error(libc::EINVAL, "open", e);
+                return None;
+            }
+        };
+        pattern.seed(&mut self.rng);
+        let pass = region - region % bs;
+        let fs = self.files.as_mut().expect("several files");
+        let s = &mut fs.slots[i];
+        s.size = region;
+        s.pass = pass;
+        s.left = pass;
+        s.pattern = pattern;
+        self.limit_bytes = self.job.io_limits(region).0;
+        self.limit_ios = self.job.io_limits(region).1;
+        Some(region)
     }
 
     /// The current file's descriptor (-1: none).
