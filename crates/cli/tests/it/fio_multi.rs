@@ -46,7 +46,8 @@ fn counts(out: &str) -> Vec<(u64, u64)> {
 
 /// What a job does to its files, in order, from an `strace -f -y` log: `O name` when a file
 /// is opened by the job (read-only or read-write; layouts open write-only), `C name` when
-/// that descriptor is closed, `name@KiB` for each pread64 or pwrite64.
+/// that descriptor is closed, `S name` when it is fsynced, `name@KiB` for each pread64 or
+/// pwrite64.
 fn events(log: &str) -> Vec<String> {
     let mut open: BTreeMap<String, String> = BTreeMap::new();
     let mut out = Vec::new();
@@ -66,6 +67,11 @@ fn events(log: &str) -> Vec<String> {
             if n.starts_with("j.") {
                 open.insert(fd.trim().to_string(), n.clone());
                 out.push(format!("O {n}"));
+            }
+        } else if let Some(rest) = l.split("fsync(").nth(1) {
+            let fd = rest.split('<').next().unwrap_or("").trim();
+            if let Some(n) = open.get(fd) {
+                out.push(format!("S {n}"));
             }
         } else if let Some(rest) = l.split("close(").nth(1) {
             let fd = rest.split('<').next().unwrap_or("").trim();
@@ -104,7 +110,7 @@ fn traced(program: &str, args: &[&str]) -> Traced {
     let mut c = std::process::Command::new("timeout");
     c.args(["-k", "5", "300", "strace", "-f", "-y", "-o"])
         .arg(&log)
-        .args(["-e", "trace=openat,close,pread64,pwrite64"]);
+        .args(["-e", "trace=openat,close,pread64,pwrite64,fsync"]);
     if program == "fio" {
         c.arg("fio");
     } else {
@@ -158,6 +164,8 @@ fn several_files_are_opened_read_and_closed_as_fio() {
         &["--nrfiles=2", "--size=32k", "--loops=2"],
         &["--nrfiles=2", "--size=32k", "--ioengine=sync"],
         &["--nrfiles=2", "--filesize=16k", "--size=8k"],
+        // end_fsync syncs every open file, in order.
+        &["--nrfiles=2", "--size=32k", "--rw=write", "--end_fsync=1"],
     ];
     let peer = need_fio("several_files_are_opened_read_and_closed_as_fio");
     if !have_strace() {

@@ -1871,11 +1871,26 @@ impl FioWorker {
             self.run_queued(ctl)
         };
         let meas = r?;
-        if self.job.end_fsync
-            && let Some(f) = &self._fd
-        {
-            // SAFETY: syncing our own fd.
-            unsafe { libc::fsync(f.as_raw_fd()) };
+        if self.job.end_fsync {
+            // Every file still open, in the clone's order (the current one's descriptor is
+            // the worker's), as fio syncs them.
+            let fds: Vec<i32> = match &self.files {
+                None => self._fd.iter().map(|f| f.as_raw_fd()).collect(),
+                Some(fs) => (0..fs.slots.len())
+                    .filter_map(|i| {
+                        if fs.cur == Some(i) {
+                            self._fd.as_ref()
+                        } else {
+                            fs.slots[i].fd.as_ref()
+                        }
+                    })
+                    .map(|f| f.as_raw_fd())
+                    .collect(),
+            };
+            for fd in fds {
+                // SAFETY: syncing our own fd.
+                unsafe { libc::fsync(fd) };
+            }
         }
         // fio's verify phase: what was written is read back and checked.
         if self.stats.error.is_none() && self.verify.as_ref().is_some_and(|v| v.phase) {
