@@ -749,3 +749,45 @@ fn fill_device_writes_until_the_filesystem_is_full_as_fio() {
     assert!(r.err.contains("fill_device writes until"), "{}", r.err);
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn laying_out_several_files_is_one_line_as_fio() {
+    let peer = need_fio("laying_out_several_files_is_one_line_as_fio");
+    let line = |prog: &str, args: &[&str]| {
+        let d = tmp("multi-layout");
+        let r = if prog == "fio" {
+            fio(&d, args)
+        } else {
+            hb(&d, args)
+        };
+        assert_eq!(r.code, 0, "{prog} {args:?}: {}", r.err);
+        std::fs::remove_dir_all(&d).unwrap();
+        format!("{}\n{}", r.out, r.err)
+            .lines()
+            .filter(|l| l.contains("Laying out"))
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    for (args, want) in [
+        (
+            &["--name=j", "--nrfiles=3", "--size=3m", "--rw=read"][..],
+            "j: Laying out IO files (3 files / total 3MiB)",
+        ),
+        (
+            &[
+                "--name=k",
+                "--filename=a:b",
+                "--size=3m",
+                "--rw=read",
+                "--numjobs=2",
+            ][..],
+            "k: Laying out IO files (2 files / total 3MiB)",
+        ),
+    ] {
+        let ours = line("hostbench", args);
+        assert_eq!(ours, [want], "{args:?}");
+        if peer {
+            assert_eq!(ours, line("fio", args), "{args:?}");
+        }
+    }
+}
