@@ -52,7 +52,22 @@ fn events(log: &str) -> Vec<String> {
     let mut open: BTreeMap<String, String> = BTreeMap::new();
     let mut out = Vec::new();
     let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+    // A call other threads interrupted is split in two lines (`<unfinished ...>`, then
+    // `<... call resumed>`): they are joined per thread first.
+    let mut pending: BTreeMap<String, String> = BTreeMap::new();
+    let mut joined = Vec::new();
     for l in log.lines() {
+        let pid = l.split_whitespace().next().unwrap_or("").to_string();
+        if let Some(head) = l.strip_suffix("<unfinished ...>") {
+            pending.insert(pid, head.to_string());
+        } else if let Some(i) = l.find(" resumed>") {
+            let head = pending.remove(&pid).unwrap_or_default();
+            joined.push(format!("{head}{}", &l[i + " resumed>".len()..]));
+        } else {
+            joined.push(l.to_string());
+        }
+    }
+    for l in &joined {
         if l.contains("openat(")
             && (l.contains("O_RDONLY") || l.contains("O_RDWR"))
             && !l.contains("O_DIRECTORY")
