@@ -431,7 +431,28 @@ impl FioWorker {
     /// `None` when the region is done.
     #[inline]
     fn next_io(&mut self, dir: Dir) -> Option<(Dir, u64, u32)> {
-        if self.files.is_some() && !self.next_file() {
+        // One predictable branch for a clone with one file (the sync loop's fast path).
+        if self.files.is_some() {
+            return self.next_io_files(dir);
+        }
+        if self.trims {
+            return self.next_trim_io(dir);
+        }
+        let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
+        self.pass_bytes += len;
+        if self.pass_bytes > self.size {
+            // A new pass over the region: its pages leave the cache first.
+            self.pass_bytes = len;
+            self.drop_cache();
+        }
+        Some((dir, self.job.offset + off, len as u32))
+    }
+
+    /// [`Self::next_io`] of a clone with several files: the file picked first (fio's
+    /// file service), then the I/O in it.
+    #[inline(never)]
+    fn next_io_files(&mut self, dir: Dir) -> Option<(Dir, u64, u32)> {
+        if !self.next_file() {
             return None;
         }
         if self.trims {
@@ -440,13 +461,6 @@ impl FioWorker {
         let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
         if let Some(f) = self.files.as_mut() {
             f.used(len);
-            return Some((dir, self.job.offset + off, len as u32));
-        }
-        self.pass_bytes += len;
-        if self.pass_bytes > self.size {
-            // A new pass over the region: its pages leave the cache first.
-            self.pass_bytes = len;
-            self.drop_cache();
         }
         Some((dir, self.job.offset + off, len as u32))
     }
