@@ -55,16 +55,19 @@ fio's command line and job files, measured by hostbench's own engine.
   --version                print the version
 
 Job options: name filename directory size offset bs (R,W,T) rw/readwrite (with :N) rwmixread rwmixwrite
-iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null falloc ftruncate cpuio) direct buffered numjobs runtime
+iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null falloc ftruncate cpuio
+filecreate filestat filedelete) direct buffered numjobs runtime
 time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
 (random zipf:θ pareto:h normal:dev[:center] zoned:... zoned_abs:...) random_generator
 bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsync fdatasync end_fsync group_reporting invalidate
 fadvise_hint (0 1 random sequential)
-nrfiles=1 thread description; report: percentile_list clat_percentiles lat_percentiles
+nrfiles thread description; report: percentile_list clat_percentiles lat_percentiles
 slat_percentiles unified_rw_reporting (none mixed both, 0 1 2); sequencing: stonewall (wait_for_previous) new_group wait_for
 exitall exit_what (group stonewall all) exitall_on_error startdelay (a time or a range a-b);
 amount: io_size (io_limit; bytes or P%) loops number_ios filesize (a size or a range a-b) offset_increment;
-files: filename_format openfiles file_service_type offset_align unlink create_on_open
+files: filename (a:b:c, \\: a colon) filename_format ($filenum) openfiles file_service_type
+(roundrobin sequential random, :N; zipf:θ pareto:h normal:dev) create_serialize offset_align unlink
+unlink_each_loop create_on_open fill_device (fill_fs)
 fallocate (none native posix keep truncate);
 rate: rate (bytes/s, R,W) rate_iops (R,W) rate_min (ratemin) rate_iops_min rate_process (linear poisson)
 rate_cycle (ratecycle) rate_ignore_thinktime thinktime thinktime_spin thinktime_blocks
@@ -76,8 +79,8 @@ verify: verify (md5 crc32c crc32c-intel crc32 crc64 crc16 crc7 sha1 sha256 sha51
 meta pattern null) verify_interval verify_offset verify_pattern verify_fatal verify_backlog
 verify_backlog_batch verify_only do_verify verify_dump verify_async verify_state_save;
 size, offset and offset_increment may be P% of the existing file.
-cpuio: cpuload cpuchunks cpumode (noop qsort) exit_on_io_done; io_uring: fixedbufs
-registerfiles sqthread_poll hipri; process: cpus_allowed cpus_allowed_policy (shared split)
+cpuio: cpuload cpuchunks cpumode (noop qsort) exit_on_io_done; filestat: stat_type (stat lstat statx);
+io_uring: fixedbufs registerfiles sqthread_poll hipri; process: cpus_allowed cpus_allowed_policy (shared split)
 numa_cpu_nodes numa_mem_policy prio prioclass.
 Any other fio option is an error. See docs/fio.md.
 

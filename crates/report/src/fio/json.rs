@@ -462,7 +462,7 @@ pub(super) fn job_obj(
     let (n, u, m) = if b.gtod_reduce {
         ([0.0; 10], [0.0; 10], [0.0; 12])
     } else {
-        lat_dist(b)
+        lat_dist(b, super::nostats(jobs, b))
     };
     for (key, vals) in [("latency_ns", &n[..]), ("latency_us", &u[..])] {
         let mut o = Map::new();

@@ -164,10 +164,13 @@ const LAT_LABELS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
 
 /// The I/Os of block `b` in fio's latency distribution buckets: (ns, µs, ms incl.
 /// `>=2000`), and their total.
-fn lat_counts(b: &FioBlock) -> ([u64; 10], [u64; 10], [u64; 12], u64) {
+fn lat_counts(b: &FioBlock, nostats: bool) -> ([u64; 10], [u64; 10], [u64; 12], u64) {
     let mut n = [0u64; 10];
     let mut u = [0u64; 10];
     let mut m = [0u64; 12];
+    if nostats {
+        return (n, u, m, 0);
+    }
     let idx = |x: u64| LAT_LABELS.iter().position(|&l| x < l).unwrap_or(9);
     let mut total = 0u64;
     for d in b.dirs() {
@@ -209,10 +212,22 @@ fn lat_pct(c: u64, total: u64) -> f64 {
 
 /// fio's latency distribution: (ns buckets, µs buckets, ms buckets incl. `>=2000`), in % of
 /// all I/Os of the block.
-fn lat_dist(b: &FioBlock) -> ([f64; 10], [f64; 10], [f64; 12]) {
-    let (n, u, m, total) = lat_counts(b);
+fn lat_dist(b: &FioBlock, nostats: bool) -> ([f64; 10], [f64; 10], [f64; 12]) {
+    let (n, u, m, total) = lat_counts(b, nostats);
     let p = |c: u64| lat_pct(c, total);
     (n.map(p), u.map(p), m.map(p))
+}
+
+/// Whether block `b`'s engine is one of fio's file engines (`filecreate`, `filestat`,
+/// `filedelete`: fio's `FIO_NOSTATS`), whose I/Os fio leaves out of the latency
+/// distribution (its clat figures are the file calls').
+fn nostats(jobs: &[hostbench_core::fio_result::FioJob], b: &FioBlock) -> bool {
+    jobs.get(b.job).is_some_and(|j| {
+        matches!(
+            j.ioengine.as_str(),
+            "filecreate" | "filestat" | "filedelete"
+        )
+    })
 }
 
 fn ctime(unix: i64) -> String {

@@ -360,7 +360,7 @@ pub(super) fn render(r: &RunResult) -> String {
             let agg = g.map_or(0, |g| g.agg(0));
             dir_lines(&mut out, "mixed", &m, agg, opts, b.gtod_reduce, "", "B/s");
         }
-        block_tail(&mut out, b, opts);
+        block_tail(&mut out, b, opts, super::nostats(&fio.jobs, b));
         let _ = writeln!(
             out,
             "     latency   : target=0, window=0, percentile=100.00%, depth={}",
@@ -460,15 +460,15 @@ pub(super) fn all_clients(b: &FioBlock, agg: [u64; 3], when: &str, mixed: bool) 
         let dname = if mixed { "mixed" } else { dname };
         dir_lines(&mut out, dname, x, agg[d], &opts, b.gtod_reduce, suffix, "");
     }
-    block_tail(&mut out, b, &opts);
+    block_tail(&mut out, b, &opts, false);
     out
 }
 
 /// The lines of a job block after its directions: the latency distribution, the sync
 /// latencies, CPU, queue depths and the issued I/Os.
-fn block_tail(out: &mut String, b: &FioBlock, opts: &FioReportOpts) {
+fn block_tail(out: &mut String, b: &FioBlock, opts: &FioReportOpts, nostats: bool) {
     if !b.gtod_reduce {
-        let (n, u, m) = lat_dist(b);
+        let (n, u, m) = lat_dist(b, nostats);
         let l: Vec<String> = LAT_LABELS.iter().map(|x| x.to_string()).collect();
         let l: Vec<&str> = l.iter().map(String::as_str).collect();
         lat_dist_lines(out, "nsec", &l, &n);

@@ -155,7 +155,7 @@ pub(super) fn render(r: &RunResult, ver: u8) -> String {
         for p in pct_list(&b.iodepth_level) {
             let _ = write!(out, ";{p:3.1}%");
         }
-        let (n, u, m, total) = lat_counts(b);
+        let (n, u, m, total) = lat_counts(b, super::nostats(&fio.jobs, b));
         let mut u = u.map(|c| lat_pct(c, total));
         // The ns buckets count in the first µs one (the terse format predates them), added
         // unrounded as fio adds them.

@@ -35,7 +35,7 @@ pub fn confine_to_current_dir(id: &str, params: &Params) -> Result<(), WorkloadE
             for j in fio::jobs_of(params)? {
                 let at = format!("job '{}': ", j.name);
                 inside(&j.directory, &format!("{at}directory"))?;
-                if let Some(f) = &j.filename {
+                for f in j.filenames() {
                     inside(f, &format!("{at}filename"))?;
                 }
             }

@@ -151,6 +151,8 @@ impl Engine {
             EngineKind::Falloc => Engine::Falloc(fd),
             EngineKind::Ftruncate => Engine::Ftruncate(fd),
             EngineKind::Cpuio => unreachable!("cpuio is built by Engine::cpu"),
+            // The file engines' work is done when a file is picked; their I/Os move nothing.
+            EngineKind::Filecreate | EngineKind::Filestat | EngineKind::Filedelete => Engine::Null,
             EngineKind::Psync => Engine::Psync(fd),
             EngineKind::Sync => Engine::Sync(fd),
             EngineKind::Null => Engine::Null,
@@ -255,6 +257,16 @@ impl Engine {
                     unreachable!("queue engines go through queue/submit/reap")
                 }
             }
+        }
+    }
+
+    /// Points a queue engine's next I/Os at `fd` (a clone with several files switches
+    /// between them; I/Os already queued keep the descriptor they were queued with).
+    pub fn set_fd(&mut self, fd: RawFd) {
+        match self {
+            Engine::Libaio(a) => a.fd = fd,
+            Engine::Uring(u) => u.fd = fd,
+            _ => unreachable!("sync engines are built per file"),
         }
     }
 

@@ -120,6 +120,12 @@ pub enum EngineKind {
     Ftruncate,
     /// No file: CPU burnt per I/O (`cpuload`).
     Cpuio,
+    /// Each file created (`open(O_CREAT)`), the open timed.
+    Filecreate,
+    /// Each file's `stat` (`stat_type`) timed.
+    Filestat,
+    /// Each file's `unlink` timed.
+    Filedelete,
 }
 
 impl EngineKind {
@@ -135,6 +141,9 @@ impl EngineKind {
             EngineKind::Falloc => "falloc",
             EngineKind::Ftruncate => "ftruncate",
             EngineKind::Cpuio => "cpuio",
+            EngineKind::Filecreate => "filecreate",
+            EngineKind::Filestat => "filestat",
+            EngineKind::Filedelete => "filedelete",
         }
     }
     /// What fio's job header names for an error the job went on after
@@ -143,9 +152,23 @@ impl EngineKind {
     pub fn nonfatal_error_func(self) -> &'static str {
         match self {
             EngineKind::Psync | EngineKind::Sync | EngineKind::Mmap => "xfer",
-            EngineKind::Falloc | EngineKind::Ftruncate | EngineKind::Cpuio => "td_io_queue",
+            EngineKind::Falloc
+            | EngineKind::Ftruncate
+            | EngineKind::Cpuio
+            | EngineKind::Filecreate
+            | EngineKind::Filestat
+            | EngineKind::Filedelete => "td_io_queue",
             EngineKind::Null | EngineKind::Libaio | EngineKind::IoUring => "",
         }
+    }
+    /// fio's file engines (`engines/fileoperations.c`): the unit is a file, its create,
+    /// stat or unlink timed as a clat-only sample (fio's `FIO_NOSTATS`: no lat, no slat, no
+    /// latency distribution, no bandwidth or IOPS samples).
+    pub fn file_op(self) -> bool {
+        matches!(
+            self,
+            EngineKind::Filecreate | EngineKind::Filestat | EngineKind::Filedelete
+        )
     }
     /// Uses no file (null, cpuio).
     pub fn fileless(self) -> bool {
@@ -163,8 +186,148 @@ impl EngineKind {
                 | EngineKind::Falloc
                 | EngineKind::Ftruncate
                 | EngineKind::Cpuio
+                | EngineKind::Filecreate
+                | EngineKind::Filestat
+                | EngineKind::Filedelete
         )
     }
+}
+
+/// At most this many files per clone (`nrfiles`) or in a `filename` list: each is a
+/// descriptor and a generator of its own, so the count is bounded.
+pub const MAX_FILES: u32 = 1 << 20;
+
+/// fio's `file_service_type`: which of a clone's files the next I/O goes to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FileKind {
+    /// `roundrobin` (the default): each open file in turn.
+    RoundRobin,
+    /// `sequential`: a file until its region is done, then the next.
+    Sequential,
+    /// `random`: a uniformly drawn file.
+    Random,
+    /// `zipf:θ` (default 1.1) over the files, the first ones hot.
+    Zipf(f64),
+    /// `pareto:h` (default 0.2).
+    Pareto(f64),
+    /// `normal:dev` / `gauss:dev` (default 0): fio's sum of twelve draws.
+    Normal(f64),
+}
+
+/// `file_service_type` with its `:N` (I/Os to a file before the next pick, default 1;
+/// `sequential` stays on a file until it is done whatever N says, as in fio).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FileService {
+    /// How the file is picked.
+    pub kind: FileKind,
+    /// I/Os per pick (fio's `file_service_nr`).
+    pub nr: u32,
+}
+
+impl Default for FileService {
+    fn default() -> FileService {
+        FileService {
+            kind: FileKind::RoundRobin,
+            nr: 1,
+        }
+    }
+}
+
+impl FileService {
+    /// Parses fio's `file_service_type` value, with fio's ranges (zipf θ ≠ 1, pareto
+    /// 0 < h < 1, normal 0 ≤ dev < 100).
+    pub fn parse(v: &str) -> Result<FileService, String> {
+        let v = v.trim();
+        let (kind, arg) = v.split_once(':').unwrap_or((v, ""));
+        let usage = "expected random, roundrobin (the default) or sequential, each with an \
+                     optional :N, or zipf[:θ], pareto[:h], normal[:dev] (gauss[:dev])";
+        let float = |default: f64| -> Result<f64, String> {
+            if arg.is_empty() {
+                return Ok(default);
+            }
+            arg.parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| format!("'{arg}' is not a number; {usage}"))
+        };
+        let kind = match kind {
+            "roundrobin" | "sequential" | "random" => {
+                let nr = if arg.is_empty() {
+                    1
+                } else {
+                    arg.parse::<u32>()
+                        .ok()
+                        .filter(|&n| n > 0)
+                        .ok_or_else(|| format!("':{arg}' is not a count above 0; {usage}"))?
+                };
+                let kind = match kind {
+                    "roundrobin" => FileKind::RoundRobin,
+                    "sequential" => FileKind::Sequential,
+                    _ => FileKind::Random,
+                };
+                return Ok(FileService { kind, nr });
+            }
+            "zipf" => {
+                let t = float(1.1)?;
+                if t == 1.0 || t <= 0.0 {
+                    return Err("zipf theta must be above 0 and different from 1.0".into());
+                }
+                FileKind::Zipf(t)
+            }
+            "pareto" => {
+                let h = float(0.2)?;
+                if h <= 0.0 || h >= 1.0 {
+                    return Err("pareto input out of range (0 < input < 1.0)".into());
+                }
+                FileKind::Pareto(h)
+            }
+            "normal" | "gauss" => {
+                let d = float(0.0)?;
+                if !(0.0..100.0).contains(&d) {
+                    return Err("normal deviation out of range (0 <= input < 100.0)".into());
+                }
+                FileKind::Normal(d)
+            }
+            _ => return Err(usage.into()),
+        };
+        Ok(FileService { kind, nr: 1 })
+    }
+
+    /// Whether a file whose region is done starts over instead of being closed (fio's
+    /// non-uniform services reset it).
+    pub fn nonuniform(&self) -> bool {
+        matches!(
+            self.kind,
+            FileKind::Zipf(_) | FileKind::Pareto(_) | FileKind::Normal(_)
+        )
+    }
+}
+
+/// A `filename` value split into its files as fio splits it: at each `:` not escaped as
+/// `\:` (which stands for a colon in the name); an empty element ends the list.
+pub fn split_filenames(v: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut it = v.chars().peekable();
+    while let Some(c) = it.next() {
+        match c {
+            '\\' if it.peek() == Some(&':') => {
+                it.next();
+                cur.push(':');
+            }
+            ':' => {
+                if cur.is_empty() {
+                    return out;
+                }
+                out.push(std::mem::take(&mut cur));
+            }
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
 }
 
 /// How random offsets are drawn (fio's `random_distribution`).
@@ -364,8 +527,19 @@ pub struct JobSpec {
     /// `number_ios`: stop after this many I/Os per pass (0 = no limit; ignored by
     /// `time_based`).
     pub number_ios: u64,
-    /// `filename`, if given (all clones share it).
+    /// `filename`, if given (all clones share it): the first of its `:`-separated files.
     pub filename: Option<String>,
+    /// The files of a `filename=a:b:c` list after the first (fio's `\:` is a colon in a
+    /// name); all clones share them.
+    pub more_files: Vec<String>,
+    /// `nrfiles`: files per clone with generated names (ignored with `filename`, as fio).
+    pub nrfiles: u32,
+    /// `openfiles`: at most this many of a clone's files open at once (0: all).
+    pub openfiles: u32,
+    /// `file_service_type`: which of several files the next I/O goes to.
+    pub file_service: FileService,
+    /// `unlink_each_loop`: the files are removed after each pass but the last.
+    pub unlink_each_loop: bool,
     /// `directory` for generated names.
     pub directory: String,
     /// `size`: bytes of I/O per clone, and the region; `None` = the existing file's size.
@@ -410,6 +584,13 @@ pub struct JobSpec {
     pub unlink: bool,
     /// `create_on_open`: no layout; the file is created when the job opens it.
     pub create_on_open: bool,
+    /// `fill_device` (`fill_fs`): a writer goes on until the filesystem is full; ENOSPC
+    /// (or EDQUOT) ends it without an error.
+    pub fill_device: bool,
+    /// Set at setup: the job's one file is made during the run by an earlier
+    /// `fill_device` job, so its size is read when the clone opens it (fio sizes a job's
+    /// files when the job starts).
+    pub sized_at_open: bool,
     /// `fallocate`: how a laid-out file's space is reserved first.
     pub fallocate: Fallocate,
     /// `filename_format`: how generated file names are made (`None`: fio's default
@@ -884,6 +1065,18 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "unlink_each_loop",
+        aliases: &[],
+    },
+    Opt {
+        name: "create_serialize",
+        aliases: &[],
+    },
+    Opt {
+        name: "fill_device",
+        aliases: &["fill_fs"],
+    },
+    Opt {
         name: "file_service_type",
         aliases: &[],
     },
@@ -969,6 +1162,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "cpuload",
+        aliases: &[],
+    },
+    Opt {
+        name: "stat_type",
         aliases: &[],
     },
     Opt {
@@ -1314,6 +1511,11 @@ fn apply_options(
         size_limit: None,
         number_ios: 0,
         filename: None,
+        more_files: Vec::new(),
+        nrfiles: 1,
+        openfiles: 0,
+        file_service: FileService::default(),
+        unlink_each_loop: false,
         directory: ".".into(),
         size: None,
         offset: 0,
@@ -1337,6 +1539,8 @@ fn apply_options(
         offset_align: None,
         unlink: false,
         create_on_open: false,
+        fill_device: false,
+        sized_at_open: false,
         fallocate: Fallocate::Native,
         filename_format: None,
         rw: Rw::Read,
@@ -1424,15 +1628,12 @@ fn apply_options(
             // always runs threads: this is what fio would start, for its start-up line).
             "thread" => j.thread = !matches!(v.trim(), "0" | "false" | "off" | "no"),
             "filename" => {
-                if v.is_empty() {
+                let list = split_filenames(v);
+                if list.is_empty() {
                     return err(format!("{at}: filename needs a path"));
                 }
-                if v.contains(':') {
-                    return err(format!(
-                        "{at}: filename={v}: several files (':'-separated) are not supported; give one path"
-                    ));
-                }
-                j.filename = Some(v.clone());
+                j.filename = Some(list[0].clone());
+                j.more_files = list[1..].to_vec();
             }
             "directory" => {
                 if v.is_empty() || v.contains(':') {
@@ -1511,6 +1712,7 @@ fn apply_options(
                 j.filename_format = Some(v.trim().to_string());
             }
             "create_on_open" => j.create_on_open = parse_bool_opt(k, v, at)?,
+            "fill_device" => j.fill_device = parse_bool_opt(k, v, at)?,
             "fallocate" => {
                 j.fallocate = match v.trim() {
                     "none" | "0" => Fallocate::None,
@@ -1605,9 +1807,12 @@ fn apply_options(
                     "falloc" => EngineKind::Falloc,
                     "ftruncate" => EngineKind::Ftruncate,
                     "cpuio" => EngineKind::Cpuio,
+                    "filecreate" => EngineKind::Filecreate,
+                    "filestat" => EngineKind::Filestat,
+                    "filedelete" => EngineKind::Filedelete,
                     other => {
                         return err(format!(
-                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap, null, falloc, ftruncate or cpuio"
+                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap, null, falloc, ftruncate, cpuio, filecreate, filestat or filedelete"
                         ));
                     }
                 }
@@ -1791,41 +1996,21 @@ fn apply_options(
                 })?
             }
             "nrfiles" => {
-                let n = parse_int(k, v, at, 1, u32::MAX as u64)?;
-                if n != 1 {
-                    return err(format!(
-                        "{at}: {k}={v}: several files per job are not supported by hostbench \
-                         yet (one file per clone); use numjobs={n} for {n} files, each with its \
-                         own clone"
-                    ));
-                }
+                // Bounded: each file is a descriptor and a generator of its own.
+                j.nrfiles = parse_int(k, v, at, 1, MAX_FILES as u64)? as u32;
             }
-            // With one file per clone (nrfiles=1, hostbench's only value) which file comes
-            // next and how many stay open change nothing, in fio too: the values are
-            // checked as fio checks them and have no effect.
             "openfiles" => {
-                parse_int(k, v, at, 0, u32::MAX as u64)?;
+                j.openfiles = parse_int(k, v, at, 0, u32::MAX as u64)? as u32;
+            }
+            "unlink_each_loop" => j.unlink_each_loop = parse_bool_opt(k, v, at)?,
+            // hostbench lays the files out one after the other before the run, fio's
+            // default (`create_serialize=1`); 0 is accepted and lays them out the same way.
+            "create_serialize" => {
+                parse_bool_opt(k, v, at)?;
             }
             "file_service_type" => {
-                let (kind, arg) = v.trim().split_once(':').unwrap_or((v.trim(), ""));
-                let ok = match kind {
-                    "random" | "roundrobin" | "sequential" => {
-                        arg.is_empty() || arg.parse::<u32>().is_ok()
-                    }
-                    "zipf" | "pareto" | "normal" | "gauss" => {
-                        arg.is_empty()
-                            || arg
-                                .split(':')
-                                .all(|a| a.parse::<f64>().is_ok_and(|x| x.is_finite() && x >= 0.0))
-                    }
-                    _ => false,
-                };
-                if !ok {
-                    return err(format!(
-                        "{at}: {k}={v}: expected random, roundrobin (the default) or sequential, \
-                         each with an optional :N, or zipf[:θ], pareto[:h], normal[:dev]"
-                    ));
-                }
+                j.file_service =
+                    FileService::parse(v).map_err(|e| JobError(format!("{at}: {k}={v}: {e}")))?;
             }
             _ => return err(format!("{at}: fio option '{k}' is not supported")),
         }
@@ -2126,6 +2311,8 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
     for (k, at) in &j.eng.given {
         let owner = if super::engines::uring_option(k) {
             EngineKind::IoUring
+        } else if k == "stat_type" {
+            EngineKind::Filestat
         } else {
             EngineKind::Cpuio
         };
@@ -2248,9 +2435,15 @@ impl JobSpec {
     /// region's whole blocks only (`size=1000k,bs=64k`: 15 I/Os), and with `filesize` no
     /// more than `size` (`filesize=64k,size=32k`: 32 KiB; `size=256k`: 64 KiB).
     pub fn io_limits(&self, region: u64) -> (u64, u64) {
-        let loops = u64::from(self.loops.max(1));
         // A pass covers the region's whole blocks (size=1000k, bs=64k: 15 I/Os, as fio).
-        let mut pass = region - region % self.max_bs().max(1);
+        self.io_limits_pass(region - region % self.max_bs().max(1), region)
+    }
+
+    /// [`JobSpec::io_limits`] of a clone whose pass is `pass` bytes (with several files,
+    /// the sum of each file's whole blocks) over `region` bytes in all.
+    pub fn io_limits_pass(&self, pass: u64, region: u64) -> (u64, u64) {
+        let loops = u64::from(self.loops.max(1));
+        let mut pass = pass;
         if let Some(limit) = self.size_limit {
             // `size` with `filesize`: the bytes of a pass, never past the file's end.
             pass = pass.min(limit);
@@ -2297,7 +2490,13 @@ impl JobSpec {
             } else {
                 lo
             };
-            let off = self.clone_offset(c as u32);
+            // Slots are each clone's files in turn, or the shared `filename` list's.
+            let clone = if self.filename.is_some() {
+                0
+            } else {
+                c as u32 / self.nfiles()
+            };
+            let off = self.clone_offset(clone);
             if off >= file {
                 return err(format!(
                     "job '{}': offset={off} is past the end of the file (filesize gives {file} \
@@ -2390,7 +2589,61 @@ impl JobSpec {
     }
     /// The file clone `clone` uses (fio's `$jobname.$jobnum.$filenum` unless `filename`).
     pub fn file_path(&self, clone: u32) -> std::path::PathBuf {
-        match &self.filename {
+        self.file_path_k(clone, 0)
+    }
+
+    /// How many files each clone does I/O to: the `filename` list's, else `nrfiles`.
+    pub fn nfiles(&self) -> u32 {
+        if self.filename.is_some() {
+            1 + self.more_files.len() as u32
+        } else {
+            self.nrfiles.max(1)
+        }
+    }
+
+    /// The `filename` list, in order (empty with generated names).
+    pub fn filenames(&self) -> Vec<&str> {
+        self.filename
+            .iter()
+            .chain(self.more_files.iter())
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// Where file `k` of clone `clone` is in [`JobSpec::file_sizes`]: the `filename`
+    /// list is shared by the clones, generated files are each clone's own.
+    pub fn file_slot(&self, clone: u32, k: u32) -> usize {
+        if self.filename.is_some() {
+            k as usize
+        } else {
+            clone as usize * self.nfiles() as usize + k as usize
+        }
+    }
+
+    /// File `k` of clone `clone`'s region: (offset, length). With one file, the clone's
+    /// ([`JobSpec::clone_offset`], [`JobSpec::clone_size`]); with several, each file is
+    /// `filesize` (drawn per file) or `size` divided among them, as fio divides it
+    /// (`size=100k,nrfiles=3`: three files of 34133 bytes, whole blocks of each used).
+    pub fn file_region(&self, clone: u32, k: u32) -> (u64, u64) {
+        let off = self.clone_offset(clone);
+        let n = self.nfiles();
+        if n == 1 {
+            return (off, self.clone_size(clone).unwrap_or(0));
+        }
+        if let Some(&s) = self.file_sizes.get(self.file_slot(clone, k)) {
+            return (off, s);
+        }
+        (off, self.size.unwrap_or(0) / u64::from(n))
+    }
+
+    /// File `k` of clone `clone` ([`JobSpec::file_path`] for the first).
+    pub fn file_path_k(&self, clone: u32, k: u32) -> std::path::PathBuf {
+        let given = if k == 0 {
+            self.filename.as_ref()
+        } else {
+            self.more_files.get(k as usize - 1)
+        };
+        match given {
             Some(f) => {
                 let p = std::path::Path::new(f);
                 if p.is_absolute() || self.directory == "." {
@@ -2399,7 +2652,7 @@ impl JobSpec {
                     std::path::Path::new(&self.directory).join(p)
                 }
             }
-            None => std::path::Path::new(&self.directory).join(self.generated_name(clone)),
+            None => std::path::Path::new(&self.directory).join(self.generated_name_k(clone, k)),
         }
     }
 
@@ -2408,6 +2661,11 @@ impl JobSpec {
     /// `$jobnum` (the clone), `$filenum` (0: one file per clone) and `$clientuid` (empty
     /// outside fio's client mode, as in fio).
     pub fn generated_name(&self, clone: u32) -> String {
+        self.generated_name_k(clone, 0)
+    }
+
+    /// [`JobSpec::generated_name`] of the clone's file `k` (`$filenum`).
+    pub fn generated_name_k(&self, clone: u32, k: u32) -> String {
         let format = self
             .filename_format
             .as_deref()
@@ -2420,7 +2678,7 @@ impl JobSpec {
             for (kw, val) in [
                 ("$jobname", self.name.clone()),
                 ("$jobnum", clone.to_string()),
-                ("$filenum", "0".to_string()),
+                ("$filenum", k.to_string()),
                 ("$clientuid", String::new()),
             ] {
                 if tail.len() >= kw.len() && tail[..kw.len()].eq_ignore_ascii_case(kw) {
@@ -2888,11 +3146,39 @@ mod tests {
         }
         assert!(one("openfiles=4").is_ok());
         assert!(one("openfiles=x").is_err());
-        let e = one("nrfiles=4").unwrap_err();
-        assert!(
-            e.0.contains("several files per job are not supported"),
-            "{e}"
+        assert_eq!(one("nrfiles=4").unwrap().nfiles(), 4);
+        assert!(one("nrfiles=0").is_err());
+        for bad in ["zipf:1", "pareto:1.5", "normal:100"] {
+            assert!(one(&format!("file_service_type={bad}")).is_err(), "{bad}");
+        }
+        let fs = one("file_service_type=roundrobin:2").unwrap().file_service;
+        assert_eq!((fs.kind, fs.nr), (FileKind::RoundRobin, 2));
+        assert_eq!(
+            one("file_service_type=pareto").unwrap().file_service.kind,
+            FileKind::Pareto(0.2)
         );
+    }
+
+    #[test]
+    fn filename_lists_and_filenum_name_files_as_fio() {
+        assert_eq!(split_filenames(r"fxa:fxb:fx\:c"), ["fxa", "fxb", "fx:c"]);
+        // An empty element ends the list.
+        assert_eq!(split_filenames("a::b"), ["a"]);
+        assert!(split_filenames("").is_empty());
+        let j = jobs_from_sections(&from_text("[j]\nnrfiles=3\nsize=100k\n").unwrap())
+            .unwrap()
+            .remove(0);
+        assert_eq!(j.file_path_k(0, 2), std::path::PathBuf::from("./j.0.2"));
+        // fio: size/nrfiles each (34133 bytes of 100k).
+        assert_eq!(j.file_region(0, 1), (0, 34133));
+        let j = jobs_from_sections(
+            &from_text("[j]\nfilename=a:b\\:c\nnumjobs=2\nfilename_format=x\n").unwrap(),
+        )
+        .unwrap()
+        .remove(0);
+        assert_eq!(j.nfiles(), 2);
+        assert_eq!(j.file_path_k(1, 1), std::path::PathBuf::from("b:c"));
+        assert_eq!(j.file_slot(1, 1), 1);
         match one("random_distribution=zoned:50/5:30/15:20/")
             .unwrap()
             .dist

@@ -33,17 +33,30 @@ pub(super) fn layout_files(
     let mut data_set = 0u64;
     let mut any_buffered = false;
     let mut seen: Vec<PathBuf> = Vec::new();
+    // Files `fill_device` jobs make during the run, with their jobs' bound.
+    let mut filled: Vec<(PathBuf, u64)> = Vec::new();
     let mut first_dir: Option<PathBuf> = None;
     for (ji, j) in jobs.iter_mut().enumerate() {
         // `filesize` reads each file as it is now (never through a symlink: one there is
         // refused below): one per clone, or the shared `filename`.
-        let files = if j.filename.is_some() { 1 } else { j.numjobs };
+        // A slot per file: each clone's own (nrfiles each), or the shared `filename` list.
+        let nf = j.nfiles();
+        let files = if j.filename.is_some() {
+            nf
+        } else {
+            j.numjobs * nf
+        };
         let haves: Vec<u64> = (0..files)
-            .map(|c| {
+            .map(|s| {
                 if j.engine.fileless() {
                     0
                 } else {
-                    std::fs::symlink_metadata(j.file_path(c))
+                    let (c, k) = if j.filename.is_some() {
+                        (0, s)
+                    } else {
+                        (s / nf, s % nf)
+                    };
+                    std::fs::symlink_metadata(j.file_path_k(c, k))
                         .ok()
                         .filter(|m| m.is_file())
                         .map_or(0, |m| m.len())
@@ -53,6 +66,45 @@ pub(super) fn layout_files(
         let have = haves[0];
         j.resolve_filesize(ji, &haves)
             .map_err(|e| WorkloadError::usage(e.0))?;
+        if j.fill_device {
+            fill_device_size(j)?;
+        }
+        if nf > 1 || j.unlink_each_loop {
+            if j.pct.any() {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': size, offset or offset_increment in percent with several files \
+                     is not supported by hostbench; give them in bytes",
+                    j.name
+                )));
+            }
+            if j.size.is_none() && j.file_sizes.is_empty() {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': {} files need a size to divide among them (e.g. --size=1g) or \
+                     a filesize for each",
+                    j.name, nf
+                )));
+            }
+            // (unlink_each_loop runs through the same per-file machinery.)
+            let what = if nf > 1 {
+                "several files per clone"
+            } else {
+                "unlink_each_loop"
+            };
+            if j.verify.kind != super::verify::kind::NONE {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': verify with {what} is not supported by hostbench yet; use one \
+                     file (nrfiles=1) per clone without unlink_each_loop",
+                    j.name
+                )));
+            }
+            if j.eng.uring.registerfiles {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': registerfiles with {what} is not supported by hostbench yet; \
+                     leave registerfiles out",
+                    j.name
+                )));
+            }
+        }
         if j.pct.any() {
             // Percentages are of the file there now (fio: its `real_file_size`).
             if have == 0 {
@@ -102,12 +154,30 @@ pub(super) fn layout_files(
             }
             continue;
         }
-        for c in 0..j.numjobs {
-            let path = j.file_path(c);
+        if nf > 1 {
+            let need_bs = j.max_bs();
+            for s in 0..files {
+                let (c, k) = if j.filename.is_some() {
+                    (0, s)
+                } else {
+                    (s / nf, s % nf)
+                };
+                let fs = j.file_region(c, k).1;
+                if fs < need_bs {
+                    return Err(WorkloadError::usage(format!(
+                        "job '{}': each of its {nf} files gets {fs} bytes, less than the \
+                         block size {need_bs}; give a larger size or fewer files",
+                        j.name
+                    )));
+                }
+            }
+        }
+        for (c, k) in (0..j.numjobs).flat_map(|c| (0..nf).map(move |k| (c, k))) {
+            let path = j.file_path_k(c, k);
             if j.filename.is_none() && j.filename_format.is_some() {
                 make_parents(j, &path)?;
             }
-            let (path, meta) = resolve_job_file(j, path)?;
+            let (path, meta) = resolve_job_file(j, path, k)?;
             let is_dev = meta.as_ref().is_some_and(|m| {
                 use std::os::unix::fs::FileTypeExt;
                 m.file_type().is_block_device() || m.file_type().is_char_device()
@@ -133,7 +203,11 @@ pub(super) fn layout_files(
                 )?;
             }
             let have = meta.as_ref().map_or(0, |m| m.len());
-            let size = match j.clone_size(c).or(j.size) {
+            let size = match if nf > 1 {
+                Some(j.file_region(c, k).1)
+            } else {
+                j.clone_size(c).or(j.size)
+            } {
                 Some(s) => s,
                 None if is_dev => {
                     return Err(WorkloadError::usage(format!(
@@ -143,6 +217,14 @@ pub(super) fn layout_files(
                     )));
                 }
                 None if have > j.offset => have - j.offset,
+                // Made by an earlier fill_device job of this run: sized when opened.
+                None if meta.is_none()
+                    && nf == 1
+                    && let Some(&(_, bound)) = filled.iter().find(|(p, _)| *p == path) =>
+                {
+                    j.sized_at_open = true;
+                    bound
+                }
                 None => {
                     return Err(WorkloadError::usage(format!(
                         "job '{}': {} does not exist (or is empty); give a size (e.g. --size=1g) to have it laid out",
@@ -151,7 +233,12 @@ pub(super) fn layout_files(
                     )));
                 }
             };
-            j.size = Some(size);
+            if nf == 1 {
+                j.size = Some(size);
+            }
+            if j.fill_device && !filled.iter().any(|(p, _)| *p == path) {
+                filled.push((path.clone(), size));
+            }
             if size < j.max_bs() {
                 return Err(WorkloadError::usage(format!(
                     "job '{}': size {size} is smaller than the block size {}",
@@ -182,9 +269,13 @@ pub(super) fn layout_files(
                 c
             };
             // (With `size=P%` each region ends within the file: nothing to extend.)
-            let need = j
-                .clone_offset(last)
-                .saturating_add(j.clone_size(last).unwrap_or(size));
+            let need = if nf > 1 {
+                let (o, s) = j.file_region(last, k);
+                o.saturating_add(s)
+            } else {
+                j.clone_offset(last)
+                    .saturating_add(j.clone_size(last).unwrap_or(size))
+            };
             // create_on_open: no layout, the job's open creates the file (fio); the space
             // its writes will take is checked all the same, unless they go on after ENOSPC.
             if !is_dev
@@ -203,12 +294,20 @@ pub(super) fn layout_files(
                     &format!("job '{}' writing {}", j.name, path.display()),
                 )?;
             }
-            if !is_dev && !j.create_on_open && !lay_out(j, &path, need, have, log)? {
-                return Ok(None);
+            // filecreate makes its (empty) files itself, one open each: nothing to lay out;
+            // fill_device's file is made by the job's open and filled by its writes.
+            if !is_dev && !j.create_on_open && !j.fill_device && j.engine != EngineKind::Filecreate
+            {
+                if nf > 1 && k == 0 {
+                    // fio's one line for the files of a clone that need laying out.
+                    announce_files(j, c, log);
+                }
+                if !lay_out(j, &path, need, have, if nf > 1 { None } else { log }, log)? {
+                    return Ok(None);
+                }
             }
-            // (A create_on_open file not there yet is made by the job's own open, which
-            // reports a filesystem without O_DIRECT then.)
-            if j.direct && !(j.create_on_open && std::fs::symlink_metadata(&path).is_err()) {
+            // (A file the job's open makes has nothing to check yet: that open says it.)
+            if j.direct && std::fs::symlink_metadata(&path).is_ok() {
                 check_direct(&path)?;
             }
         }
@@ -236,6 +335,7 @@ pub(super) fn layout_files(
 fn resolve_job_file(
     j: &mut JobSpec,
     path: PathBuf,
+    k: u32,
 ) -> Result<(PathBuf, Option<std::fs::Metadata>), WorkloadError> {
     use std::os::unix::fs::FileTypeExt;
     let lmeta = match std::fs::symlink_metadata(&path) {
@@ -253,11 +353,104 @@ fn resolve_job_file(
             if j.filename.is_some()
                 && (m.file_type().is_block_device() || m.file_type().is_char_device()) =>
         {
-            j.filename = Some(t.to_string_lossy().into_owned());
+            let t_name = t.to_string_lossy().into_owned();
+            if k == 0 {
+                j.filename = Some(t_name);
+            } else {
+                j.more_files[k as usize - 1] = t_name;
+            }
             Ok((t, Some(m)))
         }
         _ => Err(crate::disk::files::symlink_refused(&path)
             .map_message(|m| format!("job '{}': {m}", j.name))),
+    }
+}
+
+/// fio's `fill_device` for a job given no size: its files' filesystem is measured first
+/// (`statvfs`) and the job's region is the whole filesystem, rounded down to the block size,
+/// so the writes end at ENOSPC before it. Only a job that writes, to regular files
+/// (never a device: give a size there), with one file per clone.
+fn fill_device_size(j: &mut JobSpec) -> Result<(), WorkloadError> {
+    if !j.rw.writes(j.rwmixread) || j.engine.fileless() || j.engine.file_op() {
+        return Err(WorkloadError::usage(format!(
+            "job '{}': fill_device writes until the filesystem is full: it needs a job that \
+             writes (rw=write, randwrite, rw, randrw) with an engine that writes files",
+            j.name
+        )));
+    }
+    if j.nfiles() > 1 || j.filesize.is_some() {
+        return Err(WorkloadError::usage(format!(
+            "job '{}': fill_device with several files or a filesize is not supported by \
+             hostbench; use one file per clone without filesize",
+            j.name
+        )));
+    }
+    let path = j.file_path(0);
+    if let Ok(m) = std::fs::symlink_metadata(&path) {
+        use std::os::unix::fs::FileTypeExt;
+        if m.file_type().is_block_device() || m.file_type().is_char_device() {
+            return Err(WorkloadError::usage(format!(
+                "job '{}': fill_device fills a filesystem, and {} is a device; give a size \
+                 to write the device",
+                j.name,
+                path.display()
+            )));
+        }
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let sp = crate::disk::files::space(&dir)?;
+    if j.size.is_none() {
+        let bs = j.max_bs().max(1);
+        let total = sp.total_bytes - sp.total_bytes % bs;
+        if total < bs {
+            return Err(WorkloadError::usage(format!(
+                "job '{}': fill_device: the filesystem of {} has less than one block",
+                j.name,
+                dir.display()
+            )));
+        }
+        j.size = Some(total);
+    }
+    Ok(())
+}
+
+/// fio's line for a clone with several files to lay out: `j: Laying out IO files (3 files
+/// / total 3MiB)`, counting the files shorter than their regions need (the shared
+/// `filename` list once, by its first clone).
+fn announce_files(j: &JobSpec, c: u32, log: Option<&dyn StageLog>) {
+    let Some(log) = log else { return };
+    if j.filename.is_some() && c > 0 {
+        return;
+    }
+    let last = if j.filename.is_some() {
+        j.numjobs.saturating_sub(1)
+    } else {
+        c
+    };
+    let (mut n, mut total) = (0u64, 0u64);
+    for k in 0..j.nfiles() {
+        let (o, s) = j.file_region(last, k);
+        let need = o.saturating_add(s);
+        let have = std::fs::symlink_metadata(j.file_path_k(c, k))
+            .ok()
+            .filter(|m| m.is_file())
+            .map_or(0, |m| m.len());
+        if have < need {
+            n += 1;
+            total += need;
+        }
+    }
+    if n > 0 {
+        log.line(&format!(
+            "{}: Laying out IO file{} ({n} file{} / total {}MiB)",
+            j.name,
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "" } else { "s" },
+            total >> 20
+        ));
     }
 }
 
@@ -343,6 +536,7 @@ fn lay_out(
     path: &Path,
     need: u64,
     have: u64,
+    announce: Option<&dyn StageLog>,
     log: Option<&dyn StageLog>,
 ) -> Result<bool, WorkloadError> {
     if have >= need {
@@ -373,7 +567,7 @@ fn lay_out(
         )?;
     }
     let created = std::fs::symlink_metadata(path).is_err();
-    if let Some(log) = log {
+    if let Some(log) = announce {
         // fio counts whole MiB (its `extend_size >> 20`): 1500 KiB reads "1MiB".
         log.line(&format!(
             "{}: Laying out IO file (1 file / {}MiB)",

@@ -18,6 +18,7 @@ pub mod engine;
 pub mod engines;
 pub mod errors;
 pub mod expr;
+mod files;
 pub mod fio_names;
 pub mod job;
 pub mod jobfile;
@@ -158,8 +159,8 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
         // The generated name ($jobname.$jobnum.$filenum) and a relative filename stay in the
         // job's directory; an absolute filename is the user's own choice.
         if j.filename.is_none() && j.filename_format.is_some() {
-            for c in 0..j.numjobs {
-                let n = j.generated_name(c);
+            for (c, k) in (0..j.numjobs).flat_map(|c| (0..j.nfiles()).map(move |k| (c, k))) {
+                let n = j.generated_name_k(c, k);
                 crate::disk::files::stays_inside(
                     &n,
                     false,
@@ -179,7 +180,7 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
                 j.name
             )));
         }
-        if let Some(f) = &j.filename {
+        for f in j.filenames() {
             crate::disk::files::stays_inside(f, true, &format!("job '{}': filename", j.name))?;
         }
     }
@@ -338,7 +339,10 @@ impl Workload for Fio {
             let paths: Vec<PathBuf> = jobs
                 .iter()
                 .filter(|j| j.disk_util)
-                .flat_map(|j| (0..j.numjobs).map(|c| j.file_path(c)))
+                .flat_map(|j| {
+                    (0..j.numjobs)
+                        .flat_map(move |c| (0..j.nfiles()).map(move |k| j.file_path_k(c, k)))
+                })
                 .collect();
             Watch::start(paths.iter().map(PathBuf::as_path))
         });

@@ -7,6 +7,7 @@
 use super::Shared;
 use super::engine::{Buffers, Dir, Done, Engine};
 use super::errors::{ErrType, Verdict};
+use super::files::{FState, Files, Pick, Slot};
 use super::job::{EngineKind, JobSpec};
 use super::logs::Logger;
 use super::pattern::Pattern;
@@ -38,38 +39,63 @@ pub(super) fn new_worker(
     own.size = own.clone_size(clone);
     own.offset = own.clone_offset(clone);
     own.pct = Default::default();
+    let nf = own.nfiles();
+    let mut multi = None;
+    let mut files_pass = 0;
+    // unlink_each_loop closes, removes and opens again its file between passes: the
+    // several-files machinery does that for one file too.
+    if nf > 1 || own.unlink_each_loop || own.engine.file_op() || own.sized_at_open {
+        // Several files: each file's region, its own pattern; none is open yet (fio opens
+        // each when it is first picked).
+        let slots = (0..nf)
+            .map(|k| {
+                let (_, fsize) = own.file_region(clone, k);
+                let mut pass = fsize - fsize % own.max_bs().max(1);
+                if own.engine.file_op() {
+                    // One I/O per file: its create, stat or unlink (fio fakes each file's
+                    // size as the block size).
+                    pass = own.max_bs();
+                }
+                Ok(Slot {
+                    path: if own.engine.fileless() {
+                        PathBuf::new()
+                    } else {
+                        own.file_path_k(clone, k)
+                    },
+                    size: fsize,
+                    pass,
+                    left: pass,
+                    state: FState::Closed,
+                    fd: None,
+                    engine: None,
+                    pattern: Pattern::new(&own, fsize).map_err(WorkloadError::usage)?,
+                })
+            })
+            .collect::<Result<Vec<_>, WorkloadError>>()?;
+        own.size = Some(slots.iter().map(|s| s.size).sum());
+        files_pass = slots.iter().map(|s| s.pass).sum();
+        multi = Some(Files::new(slots, own.file_service, own.openfiles));
+    }
     let j = &own;
     let size = j.size.expect("sizes are resolved at setup");
-    let (fd, path) = if j.engine.fileless() {
+    let (fd, path) = if j.engine.fileless() || multi.is_some() {
         (None, PathBuf::new())
     } else {
         let path = j.file_path(clone);
-        let writes = j.rw.writes(j.rwmixread);
-        let mut o = std::fs::OpenOptions::new();
-        // fio's falloc engine opens its file for writing whatever the direction.
-        o.read(true)
-            .write(writes || matches!(j.engine, EngineKind::Mmap | EngineKind::Falloc));
-        if j.create_on_open && (writes || j.engine == EngineKind::Mmap) {
-            // fio's create_on_open: the job's open makes the file (no layout before), with
-            // fio's mode.
-            o.create(true).mode(0o600);
-        }
-        // Never through a symlink planted at the name after the layout checked it.
-        let mut flags = libc::O_NOFOLLOW;
-        if j.direct {
-            flags |= libc::O_DIRECT;
-        }
-        o.custom_flags(flags);
-        let f = o
-            .open(&path)
+        let f = open_job_file(j, &path, j.fill_device)
             .map_err(|e| crate::disk::files::open_error(&path, j.direct, &e))?;
         advise_access(&f, j, size);
         (Some(OwnedFd::from(f)), path)
     };
     let depth = if j.engine.is_sync() { 1 } else { j.iodepth };
     let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
+    // With several files a sync engine is built per file when it opens (the one made
+    // here is not used); a queue engine is the clone's, pointed at each file in turn.
+    let per_file = multi.is_some() && j.engine.is_sync() && !j.engine.fileless();
     let engine = if j.engine == EngineKind::Cpuio {
         Engine::cpu(&j.eng)
+    } else if per_file {
+        Engine::Null
     } else if j.engine == EngineKind::IoUring {
         // Built to prove the ring's options work here (buffers are registered with the
         // ring built in the worker's thread).
@@ -79,14 +105,16 @@ pub(super) fn new_worker(
         Engine::new(j.engine, raw, depth, (j.offset, size))
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     };
-    if let Some(random) = j.advises_random() {
+    if let Some(random) = j.advises_random()
+        && !per_file
+    {
         engine
             .advise_mapping(random)
             .map_err(|e| WorkloadError::environment(format!("job '{}': madvise: {e}", j.name)))?;
     }
     // An io_uring ring is single-issuer: it is built again in the worker's own thread
     // (this one only proves that it can be built, so a failure is a setup error).
-    let engine = if j.engine == EngineKind::IoUring {
+    let engine = if j.engine == EngineKind::IoUring || per_file {
         drop(engine);
         None
     } else {
@@ -125,8 +153,15 @@ pub(super) fn new_worker(
             .max(j.iodepth_batch_complete_min)
             .clamp(1, depth) as usize,
         ramp_end: 0,
-        limit_bytes: j.io_limits(size).0,
+        limit_bytes: if multi.is_some() {
+            j.io_limits_pass(files_pass, size).0
+        } else {
+            j.io_limits(size).0
+        },
         limit_ios: j.io_limits(size).1,
+        files: multi,
+        deferred_close: Vec::new(),
+        op_ns: None,
         failed: false,
         snap_epoch: 0,
         pacer: Pacer::new(j, j.rw.read_pct(j.rwmixread), 1e9),
@@ -143,6 +178,33 @@ pub(super) fn new_worker(
         verify,
         numberio: 0,
     })))
+}
+
+/// Opens job file `path` as the job says (O_DIRECT, written or not, `create_on_open`),
+/// never through a symlink planted at the name after the layout checked it.
+/// `create` makes it when it is missing (a writer's file removed by `unlink_each_loop`).
+fn open_job_file(
+    j: &JobSpec,
+    path: &std::path::Path,
+    create: bool,
+) -> std::io::Result<std::fs::File> {
+    let writes = j.rw.writes(j.rwmixread);
+    let mut o = std::fs::OpenOptions::new();
+    // fio's falloc engine opens its file for writing whatever the direction.
+    o.read(true)
+        .write(writes || matches!(j.engine, EngineKind::Mmap | EngineKind::Falloc));
+    if (create || j.create_on_open) && (writes || j.engine == EngineKind::Mmap) {
+        // fio's create_on_open: the job's open makes the file (no layout before), with
+        // fio's mode.
+        o.create(true)
+            .mode(if j.fill_device { 0o644 } else { 0o600 });
+    }
+    let mut flags = libc::O_NOFOLLOW;
+    if j.direct {
+        flags |= libc::O_DIRECT;
+    }
+    o.custom_flags(flags);
+    o.open(path)
 }
 
 /// fio's `fadvise_hint`: tells the kernel the job's access pattern over its region of the
@@ -233,6 +295,13 @@ struct FioWorker {
     verify: Option<Verifier>,
     /// Writes issued so far (fio's `io_issues[DDIR_WRITE]`, the header's `numberio`).
     numberio: u64,
+    /// Several files (`nrfiles` > 1, a `filename` list): the ones not current, and which
+    /// comes next (`files.rs`); `None` with one file.
+    files: Option<Files>,
+    /// Descriptors of files a queue engine is done with, closed once nothing is in flight.
+    deferred_close: Vec<OwnedFd>,
+    /// A file engine's call for the file just picked, ns (its next I/O's clat).
+    op_ns: Option<u64>,
 }
 
 /// Reads `len` bytes at `off` into `buf`, through short reads; the bytes read (fewer at
@@ -366,6 +435,10 @@ impl FioWorker {
     /// `None` when the region is done.
     #[inline]
     fn next_io(&mut self, dir: Dir) -> Option<(Dir, u64, u32)> {
+        // One predictable branch for a clone with one file (the sync loop's fast path).
+        if self.files.is_some() {
+            return self.next_io_files(dir);
+        }
         if self.trims {
             return self.next_trim_io(dir);
         }
@@ -379,6 +452,23 @@ impl FioWorker {
         Some((dir, self.job.offset + off, len as u32))
     }
 
+    /// [`Self::next_io`] of a clone with several files: the file picked first (fio's
+    /// file service), then the I/O in it.
+    #[inline(never)]
+    fn next_io_files(&mut self, dir: Dir) -> Option<(Dir, u64, u32)> {
+        if !self.next_file() {
+            return None;
+        }
+        if self.trims {
+            return self.next_trim_io(dir);
+        }
+        let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
+        if let Some(f) = self.files.as_mut() {
+            f.used(len);
+        }
+        Some((dir, self.job.offset + off, len as u32))
+    }
+
     /// [`Self::next_io`] of a trim job: a trim where the pattern (with the trim values,
     /// in the reads' place) puts it; trimwrite's write of the range just trimmed.
     fn next_trim_io(&mut self, dir: Dir) -> Option<(Dir, u64, u32)> {
@@ -388,11 +478,275 @@ impl FioWorker {
             return Some((Dir::Write, off, len));
         }
         let (off, len) = self.pattern.next(0, &mut self.rng)?;
+        if let Some(f) = self.files.as_mut() {
+            f.used(len);
+        }
         let off = self.job.offset + off;
         if self.job.rw.trim_write() {
             self.trimmed = Some((off, len as u32));
         }
         Some((Dir::Trim, off, len as u32))
+    }
+
+    /// Makes the file of the next I/O current (several files): fio's file service, files
+    /// opened when picked and closed when done, a new pass once all are done. False when
+    /// a file could not be opened (the clone ends with the error).
+    #[inline(never)]
+    fn next_file(&mut self) -> bool {
+        loop {
+            let Some(fs) = self.files.as_mut() else {
+                return true;
+            };
+            match fs.pick(&mut self.rng) {
+                Pick::Stay => return true,
+                Pick::Close(i) => {
+                    if fs.cur == Some(i) {
+                        self.swap_file(i);
+                        self.files.as_mut().expect("several files").cur = None;
+                    }
+                    let fs = self.files.as_mut().expect("several files");
+                    fs.closed_done(i);
+                    let slot = &mut fs.slots[i];
+                    slot.engine = None;
+                    if let Some(fd) = slot.fd.take()
+                        && !self.job.engine.is_sync()
+                    {
+                        // Its queued I/Os may still use the descriptor.
+                        self.deferred_close.push(fd);
+                    }
+                }
+                Pick::AllDone => {
+                    if self.job.unlink_each_loop {
+                        // fio: the files go before each pass after the first; a writer
+                        // creates them again when it opens them, a reader fails to open.
+                        self.unlink_file();
+                    }
+                    self.files.as_mut().expect("several files").new_pass();
+                }
+                Pick::Switch(i) => {
+                    if fs.slots[i].state == FState::Closed && !self.open_slot(i) {
+                        return false;
+                    }
+                    if let Some(c) = self.files.as_ref().and_then(|f| f.cur) {
+                        self.swap_file(c);
+                    }
+                    self.swap_file(i);
+                    self.files.as_mut().expect("several files").cur = Some(i);
+                    return true;
+                }
+            }
+        }
+    }
+
+    /// Swaps file `i`'s pattern, engine, descriptor, path and size with the worker's (a
+    /// file made current, or put back).
+    fn swap_file(&mut self, i: usize) {
+        let fs = self.files.as_mut().expect("several files");
+        let s = &mut fs.slots[i];
+        std::mem::swap(&mut self.pattern, &mut s.pattern);
+        std::mem::swap(&mut self._fd, &mut s.fd);
+        std::mem::swap(&mut self.path, &mut s.path);
+        std::mem::swap(&mut self.size, &mut s.size);
+        if self.job.engine.is_sync() && !self.job.engine.fileless() {
+            std::mem::swap(&mut self.engine, &mut s.engine);
+        }
+    }
+
+    /// Opens file `i` of several as the job opens its file (advice, a sync engine of its
+    /// own, its cache dropped as at a job's start); false when it failed (the error ends the
+    /// clone, as fio's failed open ends the job).
+    fn open_slot(&mut self, i: usize) -> bool {
+        let fs = self.files.as_mut().expect("several files");
+        if self.job.engine.fileless() {
+            fs.opened(i);
+            return true;
+        }
+        if self.job.engine.file_op() {
+            use super::engines::fileops::{Op, run};
+            let op = match self.job.engine {
+                EngineKind::Filecreate => Op::Create,
+                EngineKind::Filestat => Op::Stat(self.job.eng.stat_type),
+                _ => Op::Delete,
+            };
+            let path = fs.slots[i].path.clone();
+            let t0 = std::time::Instant::now();
+            let r = run(op, &path);
+            let ns = t0.elapsed().as_nanos() as u64;
+            match r {
+                Ok(fd) => {
+                    let fs = self.files.as_mut().expect("several files");
+                    fs.slots[i].fd = fd;
+                    fs.slots[i].engine = Some(Engine::Null);
+                    fs.opened(i);
+                    self.op_ns = Some(ns);
+                    return true;
+                }
+                Err(e) => {
+                    let shown = path
+                        .strip_prefix(".")
+                        .unwrap_or(&path)
+                        .display()
+                        .to_string();
+                    let func = op.func(&shown);
+                    self.set_error(
+                        e.raw_os_error().unwrap_or(libc::EIO),
+                        &func,
+                        format!("{func}: {e}"),
+                    );
+                    return false;
+                }
+            }
+        }
+        let path = fs.slots[i].path.clone();
+        let size = fs.slots[i].size;
+        let writes = self.job.rw.writes(self.job.rwmixread);
+        let f = match open_job_file(&self.job, &path, self.job.unlink_each_loop && writes) {
+            Ok(f) => f,
+            Err(e) => {
+                // fio's failed open: `err=2 (file:filesetup.c..., func=open(...))`.
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                let shown = path
+                    .strip_prefix(".")
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                let func = format!("open({shown})");
+                self.set_error(errno, &func, format!("{func}: {e}"));
+                return false;
+            }
+        };
+        if self.job.engine == EngineKind::Mmap {
+            // A file made again by this open is empty: the mapping needs its length.
+            let end = self.job.offset + size;
+            if f.metadata().is_ok_and(|m| m.len() < end) && f.set_len(end).is_err() {
+                self.set_error(
+                    libc::EIO,
+                    "open",
+                    format!("{}: cannot extend", path.display()),
+                );
+                return false;
+            }
+        }
+        let size = if self.job.sized_at_open {
+            match self.size_from_file(i, &f) {
+                Some(s) => s,
+                None => return false,
+            }
+        } else {
+            size
+        };
+        advise_access(&f, &self.job, size);
+        if self.job.invalidate && !self.job.direct {
+            // SAFETY: advisory call on our fd.
+            unsafe {
+                libc::posix_fadvise(
+                    f.as_raw_fd(),
+                    self.job.offset as i64,
+                    size as i64,
+                    libc::POSIX_FADV_DONTNEED,
+                );
+            }
+        }
+        let fd = OwnedFd::from(f);
+        if self.job.engine.is_sync() {
+            let e = Engine::new(self.job.engine, fd.as_raw_fd(), 1, (self.job.offset, size))
+                .and_then(|e| match self.job.advises_random() {
+                    Some(r) => e.advise_mapping(r).map(|()| e),
+                    None => Ok(e),
+                });
+            match e {
+                Ok(e) => self.files.as_mut().expect("several files").slots[i].engine = Some(e),
+                Err(e) => {
+                    let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                    self.set_error(errno, "open", format!("{}: {e}", path.display()));
+                    return false;
+                }
+            }
+        }
+        let fs = self.files.as_mut().expect("several files");
+        fs.slots[i].fd = Some(fd);
+        fs.opened(i);
+        true
+    }
+
+    /// Closes a clone's several files in their order when it ends, as fio closes them.
+    fn close_files(&mut self) {
+        let Some(c) = self.files.as_ref().map(|f| f.cur) else {
+            return;
+        };
+        if let Some(c) = c {
+            self.swap_file(c);
+            self.files.as_mut().expect("several files").cur = None;
+        }
+        self.deferred_close.clear();
+        if let Some(fs) = self.files.as_mut() {
+            for s in &mut fs.slots {
+                s.engine = None;
+                s.fd = None;
+            }
+        }
+    }
+
+    /// A job whose file an earlier `fill_device` job made: its region is the file's length
+    /// now (from its offset, whole blocks), as fio sizes it when the job starts; the file's
+    /// pattern and the clone's limit follow. `None` (the clone ends with an error) when
+    /// the file holds less than a block.
+    fn size_from_file(&mut self, i: usize, f: &std::fs::File) -> Option<u64> {
+        let len = f.metadata().map_or(0, |m| m.len());
+        let region = len.saturating_sub(self.job.offset);
+        let bs = self.job.max_bs().max(1);
+        if region < bs {
+            let path = self.files.as_ref().map(|fs| fs.slots[i].path.clone());
+            self.set_error(
+                libc::EINVAL,
+                "open",
+                format!(
+                    "{}: {len} bytes, less than a block after offset {}",
+                    path.unwrap_or_default().display(),
+                    self.job.offset
+                ),
+            );
+            return None;
+        }
+        let mut job = self.job.clone();
+        job.size = Some(region);
+        let mut pattern = match Pattern::new(&job, region) {
+            Ok(p) => p,
+            Err(e) => {
+                self.set_error(libc::EINVAL, "open", e);
+                return None;
+            }
+        };
+        pattern.seed(&mut self.rng);
+        let pass = region - region % bs;
+        let fs = self.files.as_mut().expect("several files");
+        let s = &mut fs.slots[i];
+        s.size = region;
+        s.pass = pass;
+        s.left = pass;
+        s.pattern = pattern;
+        self.limit_bytes = self.job.io_limits(region).0;
+        self.limit_ios = self.job.io_limits(region).1;
+        Some(region)
+    }
+
+    /// The current file's descriptor (-1: none).
+    fn raw_fd(&self) -> i32 {
+        self._fd.as_ref().map_or(-1, |f| f.as_raw_fd())
+    }
+
+    /// Accounts one I/O of a file engine: counted, its file's call (`op`, ns) as clat only
+    /// (fio's `FIO_NOSTATS`); an I/O without a call (a reset file's) has no latency.
+    fn account_file_op(&mut self, dir: Dir, res: i64, op: Option<u64>) {
+        let d = &mut self.stats.dirs[dir as usize];
+        d.ios += 1;
+        d.bytes += res as u64;
+        if let Some(ns) = op
+            && !self.job.gtod_reduce
+        {
+            d.clat.add(ns);
+            d.clat_plat.add(ns);
+        }
     }
 
     /// Accounts one completed I/O (not during ramp time).
@@ -552,6 +906,10 @@ impl FioWorker {
             ""
         };
         self.stats.dirs[dir as usize].ios += 1;
+        if self.job.fill_device && (errno == libc::ENOSPC || errno == libc::EDQUOT) {
+            // fio's fill_device: a full filesystem is the job's end, not an error.
+            return true;
+        }
         let line = format!(
             "io_u error on file {}: {}: {} offset={off}, buflen={len}",
             self.path.display(),
@@ -984,6 +1342,7 @@ impl FioWorker {
     /// no minimum rate, no verify (the sync loop then takes its plain form).
     fn plain(&self) -> bool {
         self.job.flow == 0
+            && !self.job.engine.file_op()
             && !self.pacer.active()
             && self.think.is_none()
             && self.min_rate.is_none()
@@ -1068,14 +1427,20 @@ impl FioWorker {
                 Self::count(ctl, dir, res);
                 meas.begin(ctl, t1);
                 let (clat, lat) = (clock.to_ns(t1 - t0), clock.to_ns(t1 - start));
-                self.account(dir, res, len, None, clat, lat);
+                if !PLAIN && self.job.engine.file_op() {
+                    // The file's create/stat/unlink is the I/O's time (clat only).
+                    let op = self.op_ns.take();
+                    self.account_file_op(dir, res, op);
+                } else {
+                    self.account(dir, res, len, None, clat, lat);
+                }
                 if self.logs.is_some() {
                     let ms = clock.to_ns(t1.saturating_sub(meas.t0)) / 1_000_000;
                     self.log_io(ms, dir, res, off, None, clat, lat);
                 }
                 self.after_completions(t1, meas.t0);
                 self.maybe_publish(&clock, &meas, t1);
-                if t1 >= meas.next_sample {
+                if t1 >= meas.next_sample && (PLAIN || !self.job.engine.file_op()) {
                     let at_ms = clock.to_ns(t1 - meas.t0) / 1_000_000;
                     self.sample(clock.to_ns(t1 - meas.last_sample), at_ms);
                     meas.last_sample = t1;
@@ -1239,6 +1604,9 @@ impl FioWorker {
                         more = false;
                         break;
                     };
+                    if self.files.is_some() {
+                        engine.set_fd(self.raw_fd());
+                    }
                     self.pacer.issued(dir, len as u64, &mut self.rng);
                     if dir == Dir::Write && self.before_write(ctl, self.bufs.slot(slot), off, len) {
                         issued += len as u64;
@@ -1295,6 +1663,8 @@ impl FioWorker {
                 }
             }
             if inflight == 0 {
+                // Nothing in flight uses them now.
+                self.deferred_close.clear();
                 if think_pending || flow_held || held_trim.is_some() || self.backlog_due() {
                     continue;
                 }
@@ -1526,6 +1896,7 @@ impl LoopWorker for FioWorker {
             );
         }
         let r = self.run_turn(ctl);
+        self.close_files();
         if self.job.flow > 0 {
             self.shared
                 .flows
@@ -1585,11 +1956,17 @@ impl FioWorker {
     /// fio's `unlink`: the job's file goes when the clone ends (a regular file only, never
     /// through a symlink; another clone of a shared file may have removed it already).
     fn unlink_file(&self) {
-        if self.path.as_os_str().is_empty() {
-            return;
-        }
-        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| m.is_file()) {
-            let _ = std::fs::remove_file(&self.path);
+        let others = self
+            .files
+            .iter()
+            .flat_map(|f| f.slots.iter().map(|s| &s.path));
+        for p in std::iter::once(&self.path).chain(others) {
+            if p.as_os_str().is_empty() {
+                continue;
+            }
+            if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file()) {
+                let _ = std::fs::remove_file(p);
+            }
         }
     }
 
@@ -1642,6 +2019,11 @@ impl FioWorker {
         self.drop_cache();
         self.pass_bytes = 0;
         self.pattern.seed(&mut self.rng);
+        if let Some(fs) = self.files.as_mut() {
+            for s in &mut fs.slots {
+                s.pattern.seed(&mut self.rng);
+            }
+        }
         let tps = clock.from_ns(1_000_000_000) as f64;
         self.tps = tps as u64;
         self.pacer = Pacer::new(&self.job, self.read_pct, tps);
@@ -1658,7 +2040,10 @@ impl FioWorker {
             [fixed(&self.job.bsz[0]), fixed(&self.job.bsz[1])],
         )
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", self.job.name)))?;
-        if self.engine.is_none() {
+        // (A sync engine of several files is each file's own, built when it opens.)
+        let per_file =
+            self.files.is_some() && self.job.engine.is_sync() && !self.job.engine.fileless();
+        if self.engine.is_none() && !per_file {
             let (k, fd, depth, region) = self.engine_args;
             let e = if k == EngineKind::IoUring {
                 Engine::uring(fd, depth, self.job.eng.uring, Some((&self.bufs, depth)))
@@ -1679,11 +2064,26 @@ impl FioWorker {
             self.run_queued(ctl)
         };
         let meas = r?;
-        if self.job.end_fsync
-            && let Some(f) = &self._fd
-        {
-            // SAFETY: syncing our own fd.
-            unsafe { libc::fsync(f.as_raw_fd()) };
+        if self.job.end_fsync {
+            // Every file still open, in the clone's order (the current one's descriptor is
+            // the worker's), as fio syncs them.
+            let fds: Vec<i32> = match &self.files {
+                None => self._fd.iter().map(|f| f.as_raw_fd()).collect(),
+                Some(fs) => (0..fs.slots.len())
+                    .filter_map(|i| {
+                        if fs.cur == Some(i) {
+                            self._fd.as_ref()
+                        } else {
+                            fs.slots[i].fd.as_ref()
+                        }
+                    })
+                    .map(|f| f.as_raw_fd())
+                    .collect(),
+            };
+            for fd in fds {
+                // SAFETY: syncing our own fd.
+                unsafe { libc::fsync(fd) };
+            }
         }
         // fio's verify phase: what was written is read back and checked.
         if self.stats.error.is_none() && self.verify.as_ref().is_some_and(|v| v.phase) {

@@ -7,12 +7,16 @@
 //! | `cpuio` | `cpuchunks` µs of spinning (or one qsort round), then a think of `cpuchunks·(100−cpuload)/cpuload` µs | a read of 0 bytes: clat/lat only, no bandwidth line |
 //! | `falloc` | `fallocate(fd, mode, offset, len)`: reads `FALLOC_FL_KEEP_SIZE`, writes mode 0, trims `KEEP_SIZE \| PUNCH_HOLE` | `len` bytes in its direction |
 //! | `ftruncate` | writes `ftruncate(fd, offset)`; reads fail with EINVAL | `len` bytes written |
+//! | `filecreate` | each file's `open(O_CREAT\|O_RDWR, 0600)` when the job first picks it | one I/O of `bs` per file, its open as clat only |
+//! | `filestat` | each file's `stat`/`lstat`/`statx` (`stat_type`) | the same, the stat timed |
+//! | `filedelete` | each file's `unlink` | the same, the unlink timed |
 //!
 //! The engines' own options (`cpuload`, `cpuchunks`, `cpumode`, `exit_on_io_done`) are parsed
 //! here ([`handles`], [`apply`]) into [`EngineOpts`].
 
 pub mod cpuio;
 pub mod falloc;
+pub mod fileops;
 pub mod ftruncate;
 
 use super::job::JobError;
@@ -79,6 +83,8 @@ pub struct EngineOpts {
     pub exit_on_io_done: bool,
     /// io_uring's `fixedbufs`, `registerfiles`, `sqthread_poll`, `hipri`.
     pub uring: super::engine::UringOpts,
+    /// filestat's `stat_type`.
+    pub stat_type: fileops::StatType,
     /// Which engine options were given (they need their engine: `cpuload` with
     /// `ioengine=cpuio`), with where they were written.
     pub given: Vec<(String, String)>,
@@ -92,6 +98,7 @@ impl Default for EngineOpts {
             cpumode: CpuMode::Noop,
             exit_on_io_done: false,
             uring: Default::default(),
+            stat_type: fileops::StatType::Stat,
             given: Vec::new(),
         }
     }
@@ -99,7 +106,10 @@ impl Default for EngineOpts {
 
 /// Whether `key` (a canonical option name) is an engine option parsed here.
 pub fn handles(key: &str) -> bool {
-    matches!(key, "cpuload" | "cpuchunks" | "cpumode" | "exit_on_io_done") || uring_option(key)
+    matches!(
+        key,
+        "cpuload" | "cpuchunks" | "cpumode" | "exit_on_io_done" | "stat_type"
+    ) || uring_option(key)
 }
 
 /// Whether `key` is one of io_uring's options parsed here.
@@ -155,6 +165,13 @@ pub fn apply(e: &mut EngineOpts, key: &str, v: &str, at: &str) -> Result<(), Job
             }
         }
         "exit_on_io_done" => e.exit_on_io_done = flag(key, v, at)?,
+        "stat_type" => {
+            e.stat_type = fileops::StatType::parse(v).ok_or_else(|| {
+                JobError(format!(
+                    "{at}: stat_type={v}: expected stat, lstat or statx"
+                ))
+            })?
+        }
         "fixedbufs" => e.uring.fixedbufs = flag(key, v, at)?,
         "registerfiles" => e.uring.registerfiles = flag(key, v, at)?,
         "sqthread_poll" => e.uring.sqthread_poll = flag(key, v, at)?,

@@ -1,0 +1,349 @@
+//! A clone's several files (`nrfiles` > 1, or a `filename=a:b:c` list), and which one each
+//! I/O goes to, as fio 3.33 chooses (`io_u.c:__get_next_file`, `get_next_file_rr`,
+//! `get_next_file_rand`): files are opened when first picked, at most `openfiles` at once;
+//! `file_service_type` picks the next one (`roundrobin`: each open file in turn;
+//! `sequential`: one until its region is done; `random`: uniformly; `zipf`/`pareto`/`normal`
+//! over `nrfiles << 10` ranges, shifted back by 10), keeping a file for `:N` I/Os. A file
+//! whose region is done in this pass is closed (fio's "done"); the non-uniform services
+//! start it over instead. Once every file is done, the next pass opens them again.
+//!
+//! Invariant: the worker holds the current file's pattern, engine, descriptor, path and
+//! size; a file's [`Slot`] holds them while it is not current (the worker swaps them).
+
+use super::engine::Engine;
+use super::job::{FileKind, FileService};
+use super::pattern::Pattern;
+use hostbench_core::rand::{Distribution, Rng, Sampler};
+use std::os::fd::OwnedFd;
+use std::path::PathBuf;
+
+/// Where a file is in its pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FState {
+    /// Not open (yet, or again after a pass).
+    Closed,
+    /// Open.
+    Open,
+    /// Its region is done in this pass (and it is closed).
+    Done,
+}
+
+/// One of the clone's files.
+pub(super) struct Slot {
+    pub path: PathBuf,
+    pub size: u64,
+    /// Bytes of a pass over the file: its region's whole blocks.
+    pub pass: u64,
+    /// Bytes left in this pass.
+    pub left: u64,
+    pub state: FState,
+    pub fd: Option<OwnedFd>,
+    /// A sync engine bound to the file (built when it is opened); queue engines are the
+    /// clone's one engine, pointed at the current file.
+    pub engine: Option<Engine>,
+    pub pattern: Pattern,
+}
+
+/// What the worker does next to have the file of its next I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Pick {
+    /// The current file.
+    Stay,
+    /// Close file `i` (its region is done; it may be the current one), then pick again.
+    Close(usize),
+    /// Every file is done: start the next pass, then pick again.
+    AllDone,
+    /// Make file `i` current (opening it if it is closed).
+    Switch(usize),
+}
+
+/// The draw of a non-uniform service.
+enum Draw {
+    Uniform,
+    Sampler(Sampler),
+    Normal { stddev: i64 },
+}
+
+/// The clone's files and fio's file service.
+pub(super) struct Files {
+    pub slots: Vec<Slot>,
+    /// The file whose state is in the worker.
+    pub cur: Option<usize>,
+    /// fio's `next_file` (round robin).
+    next: usize,
+    /// I/Os left before the next pick (fio's `file_service_left`).
+    left_nr: u32,
+    /// Files open now, and at most (`openfiles`).
+    pub open: u32,
+    cap: u32,
+    done: usize,
+    svc: FileService,
+    draw: Draw,
+}
+
+/// fio's `FIO_FSERVICE_SHIFT`: non-uniform draws are over `nrfiles << 10` ranges.
+const SHIFT: u32 = 10;
+
+impl Files {
+    /// The file set of `slots` with service `svc` and at most `openfiles` open (0: all).
+    pub fn new(slots: Vec<Slot>, svc: FileService, openfiles: u32) -> Files {
+        let n = slots.len() as u64;
+        let cap = if openfiles == 0 || u64::from(openfiles) > n {
+            n as u32
+        } else {
+            openfiles
+        };
+        let ranges = (n << SHIFT).max(1);
+        let draw = match svc.kind {
+            FileKind::Zipf(t) => {
+                Draw::Sampler(Distribution::Zipfian { exp: t }.sampler(0, ranges - 1))
+            }
+            FileKind::Pareto(h) => Draw::Sampler(Distribution::Pareto { h }.sampler(0, ranges - 1)),
+            FileKind::Normal(dev) => Draw::Normal {
+                stddev: (((ranges as f64 * dev) / 100.0).ceil() as i64).min((ranges / 2) as i64),
+            },
+            _ => Draw::Uniform,
+        };
+        Files {
+            slots,
+            cur: None,
+            next: 0,
+            left_nr: 0,
+            open: 0,
+            cap,
+            done: 0,
+            svc,
+            draw,
+        }
+    }
+
+    /// The next step towards the file of the next I/O (see [`Pick`]).
+    pub fn pick(&mut self, rng: &mut Rng) -> Pick {
+        let n = self.slots.len();
+        // fio keeps the current file while its `:N` lasts (`sequential`: until it is done);
+        // a file is found done (and closed) only when it is picked again, so a round robin
+        // over files that all end together closes none of them before the job ends.
+        if let Some(c) = self.cur
+            && (self.svc.kind == FileKind::Sequential || self.left_nr > 0)
+        {
+            if self.slots[c].left == 0 {
+                if !self.svc.nonuniform() {
+                    return Pick::Close(c);
+                }
+                // fio resets a done file of a non-uniform service: it stays in use.
+                self.slots[c].left = self.slots[c].pass;
+            }
+            if self.svc.kind != FileKind::Sequential {
+                self.left_nr -= 1;
+            }
+            return Pick::Stay;
+        }
+        if self.done >= n {
+            return Pick::AllDone;
+        }
+        let i = match self.svc.kind {
+            FileKind::RoundRobin | FileKind::Sequential => {
+                let mut found = None;
+                for _ in 0..n {
+                    let i = self.next;
+                    self.next = (self.next + 1) % n;
+                    if self.usable(i) {
+                        found = Some(i);
+                        break;
+                    }
+                }
+                found.expect("an open file, or room to open one, while files are left")
+            }
+            _ => loop {
+                let i = self.draw_file(rng);
+                if self.usable(i) {
+                    break i;
+                }
+            },
+        };
+        if self.slots[i].state == FState::Open && self.slots[i].left == 0 {
+            if !self.svc.nonuniform() {
+                return Pick::Close(i);
+            }
+            self.slots[i].left = self.slots[i].pass;
+        }
+        self.left_nr = self.svc.nr.saturating_sub(1);
+        if Some(i) == self.cur {
+            Pick::Stay
+        } else {
+            Pick::Switch(i)
+        }
+    }
+
+    /// Whether file `i` can take the next I/O: not done, and open or allowed to open
+    /// (fio returns "busy" for a closed file when `openfiles` are open).
+    fn usable(&self, i: usize) -> bool {
+        match self.slots[i].state {
+            FState::Done => false,
+            FState::Open => true,
+            FState::Closed => self.open < self.cap,
+        }
+    }
+
+    /// A file drawn by the service (fio's `get_next_file_rand`).
+    fn draw_file(&mut self, rng: &mut Rng) -> usize {
+        let n = self.slots.len() as u64;
+        let ranges = n << SHIFT;
+        let r = match &self.draw {
+            Draw::Uniform => return (rng.next_f64() * n as f64) as usize % n as usize,
+            Draw::Sampler(s) => s.sample(rng).min(ranges - 1),
+            Draw::Normal { stddev } => {
+                let mut sum = 0u64;
+                for _ in 0..12 {
+                    sum += rng.next_u64() % (ranges + 1);
+                }
+                let mut v = sum.div_ceil(12) as i64;
+                if *stddev > 0 {
+                    let mut dev = (*stddev as f64 * rng.next_f64()) as i64 - stddev / 2;
+                    while v + dev < 0 || v + dev >= ranges as i64 {
+                        dev /= 2;
+                    }
+                    v += dev;
+                }
+                (v.clamp(0, ranges as i64 - 1)) as u64
+            }
+        };
+        (r >> SHIFT) as usize
+    }
+
+    /// File `i` was opened.
+    pub fn opened(&mut self, i: usize) {
+        self.slots[i].state = FState::Open;
+        self.open += 1;
+    }
+
+    /// File `i` is done in this pass and was closed.
+    pub fn closed_done(&mut self, i: usize) {
+        if self.slots[i].state == FState::Open {
+            self.open -= 1;
+        }
+        self.slots[i].state = FState::Done;
+        self.done += 1;
+    }
+
+    /// Every file starts its next pass (closed: each opens again when picked, as fio
+    /// opens them again for its next loop).
+    pub fn new_pass(&mut self) {
+        for s in &mut self.slots {
+            s.left = s.pass;
+            if s.state == FState::Done {
+                s.state = FState::Closed;
+            }
+        }
+        self.done = 0;
+        self.next = 0;
+    }
+
+    /// `len` bytes of the current file's pass were issued.
+    #[inline]
+    pub fn used(&mut self, len: u64) {
+        if let Some(c) = self.cur {
+            let s = &mut self.slots[c];
+            s.left = s.left.saturating_sub(len);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::fio::job::{from_text, jobs_from_sections};
+
+    fn files(n: usize, pass: u64, svc: &str, openfiles: u32) -> Files {
+        let j = jobs_from_sections(&from_text("[a]\nsize=64k\n").unwrap())
+            .unwrap()
+            .remove(0);
+        let slots = (0..n)
+            .map(|k| Slot {
+                path: PathBuf::from(format!("f{k}")),
+                size: pass,
+                pass,
+                left: pass,
+                state: FState::Closed,
+                fd: None,
+                engine: None,
+                pattern: Pattern::new(&j, pass).unwrap(),
+            })
+            .collect();
+        Files::new(slots, FileService::parse(svc).unwrap(), openfiles)
+    }
+
+    /// Drives the picks as the worker does (each I/O 4 KiB) and returns the files used.
+    fn order(f: &mut Files, ios: usize) -> Vec<usize> {
+        let mut rng = Rng::for_thread(1, 0);
+        let mut out = Vec::new();
+        while out.len() < ios {
+            match f.pick(&mut rng) {
+                Pick::Stay => {}
+                Pick::Close(i) => {
+                    f.closed_done(i);
+                    if f.cur == Some(i) {
+                        f.cur = None;
+                    }
+                    continue;
+                }
+                Pick::AllDone => {
+                    f.new_pass();
+                    continue;
+                }
+                Pick::Switch(i) => {
+                    if f.slots[i].state == FState::Closed {
+                        f.opened(i);
+                    }
+                    f.cur = Some(i);
+                }
+            }
+            out.push(f.cur.unwrap());
+            f.used(4096);
+        }
+        out
+    }
+
+    #[test]
+    fn services_touch_files_in_fios_order() {
+        // Measured with fio 3.33 (strace), 3 files of 16 KiB, 4k reads.
+        assert_eq!(
+            order(&mut files(3, 16384, "roundrobin", 0), 12),
+            [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2]
+        );
+        assert_eq!(
+            order(&mut files(3, 16384, "roundrobin:2", 0), 12),
+            [0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2]
+        );
+        assert_eq!(
+            order(&mut files(3, 16384, "sequential", 0), 12),
+            [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]
+        );
+        // openfiles=2 of 4: the first two until done, then the next two.
+        let mut f = files(4, 16384, "roundrobin", 2);
+        assert_eq!(
+            order(&mut f, 16),
+            [0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3]
+        );
+        // A second pass opens the files again.
+        assert_eq!(order(&mut f, 4), [0, 1, 0, 1]);
+    }
+
+    #[test]
+    fn random_services_cover_every_file_once_per_pass_or_favour_the_first() {
+        let o = order(&mut files(4, 16384, "random", 0), 16);
+        for k in 0..4 {
+            assert_eq!(o.iter().filter(|&&x| x == k).count(), 4, "{o:?}");
+        }
+        // zipf keeps using (and resetting) the hot first file.
+        let o = order(&mut files(8, 4096, "zipf:1.5", 0), 4000);
+        let first = o.iter().filter(|&&x| x == 0).count();
+        let last = o.iter().filter(|&&x| x == 7).count();
+        assert!(first > 4 * last, "first {first} last {last}");
+        // normal: the middle files are hotter than the edges.
+        let o = order(&mut files(9, 4096, "normal", 0), 4000);
+        let mid = o.iter().filter(|&&x| x == 4).count();
+        let edge = o.iter().filter(|&&x| x == 0).count();
+        assert!(mid > 2 * edge, "mid {mid} edge {edge}");
+    }
+}
