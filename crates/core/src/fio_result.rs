@@ -298,6 +298,55 @@ pub struct FioDir {
     /// Submission latency histogram (kept with `slat_percentiles` only).
     #[serde(default, skip_serializing_if = "FioBins::is_empty")]
     pub slat_bins: FioBins,
+    /// fio's per-priority statistics (`cmdprio_*`, or clones of different `prio` merged
+    /// by `group_reporting`): one entry per I/O priority, in fio's order; empty when the
+    /// block keeps none. fio prints them when at least two have samples (schema 1.x;
+    /// absent in older results).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prios: Vec<FioPrio>,
+}
+
+/// The I/Os of one priority in one direction: their completion latency (their total
+/// latency when the job has `lat_percentiles`, as fio keeps it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioPrio {
+    /// The priority: class << 13 | level (fio's `ioprio`; 0 = none set).
+    pub ioprio: u32,
+    /// The latency, ns.
+    pub lat: FioStat,
+    /// Its histogram.
+    pub bins: FioBins,
+}
+
+impl FioPrio {
+    /// The class (0 none, 1 realtime, 2 best-effort, 3 idle).
+    pub fn class(&self) -> u32 {
+        self.ioprio >> 13
+    }
+    /// The level within the class (0 highest .. 7).
+    pub fn level(&self) -> u32 {
+        self.ioprio & 7
+    }
+
+    /// Adds `src`'s entries into `dst`, each to the entry of its priority (appended when
+    /// `dst` has none), as fio sums a group's per-priority statistics.
+    pub fn merge_into(dst: &mut Vec<FioPrio>, src: &[FioPrio]) {
+        for p in src {
+            match dst.iter_mut().find(|d| d.ioprio == p.ioprio) {
+                Some(d) => {
+                    d.lat.merge(&p.lat);
+                    d.bins.add(&p.bins);
+                }
+                None => dst.push(p.clone()),
+            }
+        }
+    }
+
+    /// Whether fio prints them: at least two priorities have samples.
+    pub fn shown(prios: &[FioPrio]) -> bool {
+        prios.iter().filter(|p| p.lat.n > 0).count() >= 2
+    }
 }
 
 /// fio's running statistics of one metric.
@@ -473,6 +522,7 @@ impl FioDir {
             m.clat_bins.add(&d.clat_bins);
             m.lat_bins.add(&d.lat_bins);
             m.slat_bins.add(&d.slat_bins);
+            FioPrio::merge_into(&mut m.prios, &d.prios);
         }
         m
     }

@@ -21,6 +21,7 @@ mod fio_engines;
 mod fio_files;
 mod fio_logs;
 mod fio_out;
+mod fio_prio;
 mod fio_rate;
 mod fio_seq;
 mod fio_syntax;

@@ -258,13 +258,31 @@ impl Engine {
         }
     }
 
-    /// Prepares one I/O in slot `slot` (queue engines).
+    /// Prepares one I/O in slot `slot` (queue engines); `prio` is the I/O's own priority
+    /// (fio's `cmdprio_*`: libaio's `aio_reqprio` with `IOCB_FLAG_IOPRIO`, io_uring's sqe
+    /// `ioprio`), `None` for the clone's.
     #[inline]
-    pub fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32) {
+    pub fn queue(
+        &mut self,
+        slot: u32,
+        dir: Dir,
+        buf: *mut u8,
+        off: u64,
+        len: u32,
+        prio: Option<u16>,
+    ) {
         match self {
-            Engine::Libaio(a) => a.queue(slot, dir, buf, off, len),
-            Engine::Uring(u) => u.queue(slot, dir, buf, off, len),
+            Engine::Libaio(a) => a.queue(slot, dir, buf, off, len, prio),
+            Engine::Uring(u) => u.queue(slot, dir, buf, off, len, prio),
             _ => unreachable!("sync engines use sync_io"),
+        }
+    }
+
+    /// The clone's own I/O priority (`prio`/`prioclass`): io_uring puts it in every sqe, as
+    /// fio does (an `sqthread_poll` thread does not inherit the clone's `ioprio_set`).
+    pub fn set_default_ioprio(&mut self, ioprio: u16) {
+        if let Engine::Uring(u) = self {
+            u.default_ioprio = ioprio;
         }
     }
 
@@ -462,6 +480,8 @@ struct IoEvent {
 }
 
 const IOCB_CMD_PREAD: u16 = 0;
+/// `aio_reqprio` holds the I/O's priority (linux/aio_abi.h).
+const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
 const IOCB_CMD_PWRITE: u16 = 1;
 
 /// A Linux AIO context with its control blocks.
@@ -503,7 +523,7 @@ impl Aio {
     }
 
     #[inline]
-    fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32) {
+    fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32, prio: Option<u16>) {
         let cb = &mut self.iocbs[slot as usize];
         *cb = Iocb {
             data: slot as u64,
@@ -516,6 +536,8 @@ impl Aio {
             buf: buf as u64,
             nbytes: len as u64,
             offset: off as i64,
+            reqprio: prio.map_or(0, |p| p as i16),
+            flags: if prio.is_some() { IOCB_FLAG_IOPRIO } else { 0 },
             ..Iocb::default()
         };
         self.pending.push(cb as *mut Iocb);
@@ -779,6 +801,8 @@ pub struct Uring {
     opts: UringOpts,
     /// The buffers are registered (`fixedbufs`): I/Os use the fixed opcodes.
     fixed: bool,
+    /// The sqe `ioprio` of an I/O without one of its own (the clone's priority).
+    default_ioprio: u16,
 }
 
 // SAFETY: the ring is used by the one worker thread that owns it.
@@ -889,6 +913,7 @@ impl Uring {
                 ext_arg: p.features & IORING_FEAT_EXT_ARG != 0,
                 opts,
                 fixed: false,
+                default_ioprio: 0,
                 _sq_map: sq_map,
                 _cq_map: cq_map,
                 _sqe_map: sqe_map,
@@ -953,7 +978,7 @@ impl Uring {
     }
 
     #[inline]
-    fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32) {
+    fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32, prio: Option<u16>) {
         let idx = self.local_tail & self.sq_mask;
         // SAFETY: idx is masked into the SQ ring; the caller never queues more than the
         // ring holds (depth ≤ entries).
@@ -974,6 +999,7 @@ impl Uring {
                     0
                 },
                 fd: if self.opts.registerfiles { 0 } else { self.fd },
+                ioprio: prio.unwrap_or(self.default_ioprio),
                 off,
                 addr: buf as u64,
                 len,
@@ -1173,12 +1199,12 @@ mod tests {
             assert_eq!(e.sync_io(Dir::Write, bufs.slot(0), 8192, 4096), 4096);
             assert_eq!(e.sync_io(Dir::Read, bufs.slot(1), 8192, 4096), 4096);
         } else {
-            e.queue(0, Dir::Write, bufs.slot(0), 8192, 4096);
+            e.queue(0, Dir::Write, bufs.slot(0), 8192, 4096, None);
             e.submit().unwrap();
             let n = e.reap(1, &mut done).unwrap();
             assert_eq!((n, done[0].slot, done[0].res), (1, 0, 4096));
-            e.queue(1, Dir::Read, bufs.slot(1), 8192, 4096);
-            e.queue(2, Dir::Read, bufs.slot(2), 0, 4096);
+            e.queue(1, Dir::Read, bufs.slot(1), 8192, 4096, None);
+            e.queue(2, Dir::Read, bufs.slot(2), 0, 4096, Some((2 << 13) | 4));
             e.submit().unwrap();
             let mut got = 0;
             while got < 2 {

@@ -476,6 +476,8 @@ pub struct JobSpec {
     pub eng: super::engines::EngineOpts,
     /// `cpus_allowed`, `cpus_allowed_policy`, `prio`, `prioclass`.
     pub process: super::process::ProcOpts,
+    /// libaio's and io_uring's per-I/O priorities (`cmdprio_*`: [`super::cmdprio`]).
+    pub cmdprio: super::cmdprio::CmdPrioOpts,
     /// The options that shape the job's report (percentiles, `unified_rw_reporting`,
     /// `description`: [`super::report_opts`]).
     pub report: hostbench_core::fio_result::FioReportOpts,
@@ -983,6 +985,22 @@ const OPTS: &[Opt] = &[
         name: "nice",
         aliases: &[],
     },
+    Opt {
+        name: "cmdprio_percentage",
+        aliases: &[],
+    },
+    Opt {
+        name: "cmdprio_class",
+        aliases: &[],
+    },
+    Opt {
+        name: "cmdprio",
+        aliases: &[],
+    },
+    Opt {
+        name: "cmdprio_bssplit",
+        aliases: &[],
+    },
 ];
 
 /// fio's name for option `k` (resolving aliases), if hostbench supports it.
@@ -1349,6 +1367,7 @@ fn apply_options(
         thread: false,
         eng: Default::default(),
         process: Default::default(),
+        cmdprio: Default::default(),
         report: Default::default(),
         logs: Default::default(),
         ss: Default::default(),
@@ -1389,6 +1408,7 @@ fn apply_options(
             k if super::steadystate::handles(k) => super::steadystate::apply(&mut j.ss, k, v, at)?,
             k if super::engines::handles(k) => super::engines::apply(&mut j.eng, k, v, at)?,
             k if super::process::handles(k) => super::process::apply(&mut j.process, k, v, at)?,
+            k if super::cmdprio::handles(k) => super::cmdprio::apply(&mut j.cmdprio, k, v, at)?,
             k if super::verify::handles(k) => super::verify::apply(&mut j.verify, k, v, at)?,
             "kb_base" => {}
             // An option of fio's tiobench profile: without `profile=tiobench` fio accepts
@@ -2111,6 +2131,18 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
             ));
         }
     }
+    // fio's cmdprio options belong to libaio and io_uring.
+    if let Some((k, at)) = j.cmdprio.given.first()
+        && !matches!(j.engine, EngineKind::Libaio | EngineKind::IoUring)
+    {
+        return err(format!(
+            "{at}: {k} is an option of ioengine=libaio and ioengine=io_uring; job '{}' uses \
+             ioengine={} (fio: engine options are only known after their ioengine=)",
+            j.name,
+            j.engine.name()
+        ));
+    }
+    j.cmdprio.check(&j.name)?;
     if j.engine != EngineKind::Cpuio {
         return Ok(());
     }
