@@ -20,6 +20,7 @@ mod fio;
 mod fio_engines;
 mod fio_files;
 mod fio_logs;
+mod fio_offload;
 mod fio_out;
 mod fio_prio;
 mod fio_rate;

@@ -419,6 +419,9 @@ pub struct JobSpec {
     /// `iodepth_batch_complete_max`: completions taken per reap (0 = the minimum, fio's
     /// default). Taking one and replacing it before the next keeps the queue full.
     pub iodepth_batch_complete_max: u32,
+    /// `io_submit_mode=offload`: the clone hands its I/Os to `iodepth` submitting threads
+    /// (fio's `rate-submit.c`) instead of submitting and reaping them itself (`inline`).
+    pub offload: bool,
     /// `ioengine`.
     pub engine: EngineKind,
     /// `direct` (O_DIRECT).
@@ -986,6 +989,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "io_submit_mode",
+        aliases: &[],
+    },
+    Opt {
         name: "cmdprio_percentage",
         aliases: &[],
     },
@@ -1339,6 +1346,7 @@ fn apply_options(
         iodepth_batch_submit: 1,
         iodepth_batch_complete_min: 1,
         iodepth_batch_complete_max: 0,
+        offload: false,
         engine: EngineKind::Psync,
         direct: false,
         numjobs: 1,
@@ -1588,6 +1596,17 @@ fn apply_options(
             }
             "iodepth_batch_complete_max" => {
                 j.iodepth_batch_complete_max = parse_int(k, v, at, 0, 65536)? as u32
+            }
+            "io_submit_mode" => {
+                j.offload = match v.trim() {
+                    "inline" => false,
+                    "offload" => true,
+                    _ => {
+                        return err(format!(
+                            "{at}: io_submit_mode={v}: expected inline or offload"
+                        ));
+                    }
+                }
             }
             "ioengine" => {
                 j.engine = match v.trim() {
@@ -2143,6 +2162,26 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
         ));
     }
     j.cmdprio.check(&j.name)?;
+    if j.offload {
+        match j.engine {
+            EngineKind::Psync | EngineKind::Libaio | EngineKind::Null => {}
+            EngineKind::IoUring => {
+                return err(format!(
+                    "job '{}': io_uring: can't be used with offloaded submit. Use a sync engine \
+                     (fio's words; io_submit_mode=offload runs with ioengine=psync, libaio or null)",
+                    j.name
+                ));
+            }
+            e => {
+                return err(format!(
+                    "job '{}': io_submit_mode=offload with ioengine={} is not supported by \
+                     hostbench yet (it runs with psync, libaio or null)",
+                    j.name,
+                    e.name()
+                ));
+            }
+        }
+    }
     if j.engine != EngineKind::Cpuio {
         return Ok(());
     }

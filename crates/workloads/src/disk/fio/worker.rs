@@ -65,9 +65,16 @@ pub(super) fn new_worker(
         advise_access(&f, j, size);
         (Some(OwnedFd::from(f)), path)
     };
-    let depth = if j.engine.is_sync() { 1 } else { j.iodepth };
+    let depth = if j.engine.is_sync() && !j.offload {
+        1
+    } else {
+        j.iodepth
+    };
     let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
-    let engine = if j.engine == EngineKind::Cpuio {
+    let engine = if j.offload {
+        Engine::offload(j.engine, raw, depth, (j.offset, size))
+            .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
+    } else if j.engine == EngineKind::Cpuio {
         Engine::cpu(&j.eng)
     } else if j.engine == EngineKind::IoUring {
         // Built to prove the ring's options work here (buffers are registered with the
@@ -85,7 +92,7 @@ pub(super) fn new_worker(
     }
     // An io_uring ring is single-issuer: it is built again in the worker's own thread
     // (this one only proves that it can be built, so a failure is a setup error).
-    let engine = if j.engine == EngineKind::IoUring {
+    let engine = if j.engine == EngineKind::IoUring || j.offload {
         drop(engine);
         None
     } else {
@@ -1297,10 +1304,12 @@ impl FioWorker {
                     let clat = clock.to_ns(t2.saturating_sub(issue[s]));
                     let lat = clock.to_ns(t2.saturating_sub(start[s]));
                     let (ioprio, pidx) = pmeta[s];
-                    self.account(dir, d.res, len, Some(slat), clat, lat, pidx);
+                    // A synchronous engine behind io_submit_mode=offload has no slat (fio's).
+                    let slat = (!self.job.engine.is_sync()).then_some(slat);
+                    self.account(dir, d.res, len, slat, clat, lat, pidx);
                     if self.logs.is_some() {
                         let ms = clock.to_ns(t2.saturating_sub(meas.t0)) / 1_000_000;
-                        self.log_io(ms, dir, d.res, off, Some(slat), clat, lat, ioprio);
+                        self.log_io(ms, dir, d.res, off, slat, clat, lat, ioprio);
                     }
                 }
                 if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
@@ -1530,7 +1539,9 @@ impl FioWorker {
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", self.job.name)))?;
         if self.engine.is_none() {
             let (k, fd, depth, region) = self.engine_args;
-            let e = if k == EngineKind::IoUring {
+            let e = if self.job.offload {
+                Engine::offload(k, fd, depth, region)
+            } else if k == EngineKind::IoUring {
                 Engine::uring(fd, depth, self.job.eng.uring, Some((&self.bufs, depth)))
             } else {
                 Engine::new(k, fd, depth, region)
@@ -1540,7 +1551,7 @@ impl FioWorker {
             e.set_default_ioprio(self.stats.ioprio as u16);
             self.engine = Some(e);
         }
-        let r = if self.job.engine.is_sync() {
+        let r = if self.job.engine.is_sync() && !self.job.offload {
             if self.plain() {
                 self.run_sync::<true>(ctl)
             } else {
