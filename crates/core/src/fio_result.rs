@@ -652,6 +652,38 @@ mod tests {
         assert!(m.lat_bins.is_empty() && m.slat.n == 0);
     }
 
+    /// fio's per-priority statistics: merged by priority (new ones appended, in order),
+    /// shown only when two priorities have samples; the mixed direction merges them too.
+    #[test]
+    fn priorities_merge_by_value_and_show_from_two() {
+        let p = |ioprio: u32, v: &[u64]| FioPrio {
+            ioprio,
+            lat: stat(v),
+            bins: FioBins(vec![[1, v.len() as u64]]),
+        };
+        let mut a = vec![p(0, &[10, 20])];
+        assert!(!FioPrio::shown(&a));
+        FioPrio::merge_into(&mut a, &[p(3 << 13, &[5]), p(0, &[30])]);
+        assert_eq!(a.len(), 2);
+        assert_eq!((a[0].ioprio, a[0].lat.n, a[0].lat.max), (0, 3, 30));
+        assert_eq!(a[0].bins.0, vec![[1, 3]]);
+        assert_eq!((a[1].class(), a[1].level()), (3, 0));
+        assert!(FioPrio::shown(&a));
+        let r = FioDir {
+            prios: vec![p(0, &[1]), p((1 << 13) | 2, &[2])],
+            ..FioDir::default()
+        };
+        let w = FioDir {
+            prios: vec![p(0, &[3])],
+            ..FioDir::default()
+        };
+        let m = FioDir::mixed(&[&r, &w]);
+        assert_eq!(m.prios.len(), 2);
+        assert_eq!(m.prios[0].lat.n, 2);
+        // A direction whose priorities all have no samples shows none.
+        assert!(!FioPrio::shown(&[FioPrio::default(), FioPrio::default()]));
+    }
+
     #[test]
     fn bins_keep_only_what_was_counted() {
         let mut dense = vec![0u64; PLAT_NR];

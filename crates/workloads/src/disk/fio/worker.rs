@@ -1499,6 +1499,9 @@ impl FioWorker {
             d.clat_plat.prefault();
             d.lat_plat.prefault();
             d.slat_plat.prefault();
+            for (_, _, p) in &mut d.prios {
+                p.prefault();
+            }
         }
         self.stats.sync_plat.prefault();
         // The clone's own time, from its start: ramp_time, then runtime.
