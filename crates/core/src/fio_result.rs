@@ -320,6 +320,55 @@ pub struct FioDir {
     /// Submission latency histogram (kept with `slat_percentiles` only).
     #[serde(default, skip_serializing_if = "FioBins::is_empty")]
     pub slat_bins: FioBins,
+    /// fio's per-priority statistics (`cmdprio_*`, or clones of different `prio` merged
+    /// by `group_reporting`): one entry per I/O priority, in fio's order; empty when the
+    /// block keeps none. fio prints them when at least two have samples (schema 1.x;
+    /// absent in older results).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prios: Vec<FioPrio>,
+}
+
+/// The I/Os of one priority in one direction: their completion latency (their total
+/// latency when the job has `lat_percentiles`, as fio keeps it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioPrio {
+    /// The priority: class << 13 | level (fio's `ioprio`; 0 = none set).
+    pub ioprio: u32,
+    /// The latency, ns.
+    pub lat: FioStat,
+    /// Its histogram.
+    pub bins: FioBins,
+}
+
+impl FioPrio {
+    /// The class (0 none, 1 realtime, 2 best-effort, 3 idle).
+    pub fn class(&self) -> u32 {
+        self.ioprio >> 13
+    }
+    /// The level within the class (0 highest .. 7).
+    pub fn level(&self) -> u32 {
+        self.ioprio & 7
+    }
+
+    /// Adds `src`'s entries into `dst`, each to the entry of its priority (appended when
+    /// `dst` has none), as fio sums a group's per-priority statistics.
+    pub fn merge_into(dst: &mut Vec<FioPrio>, src: &[FioPrio]) {
+        for p in src {
+            match dst.iter_mut().find(|d| d.ioprio == p.ioprio) {
+                Some(d) => {
+                    d.lat.merge(&p.lat);
+                    d.bins.add(&p.bins);
+                }
+                None => dst.push(p.clone()),
+            }
+        }
+    }
+
+    /// Whether fio prints them: at least two priorities have samples.
+    pub fn shown(prios: &[FioPrio]) -> bool {
+        prios.iter().filter(|p| p.lat.n > 0).count() >= 2
+    }
 }
 
 /// fio's running statistics of one metric.
@@ -495,6 +544,7 @@ impl FioDir {
             m.clat_bins.add(&d.clat_bins);
             m.lat_bins.add(&d.lat_bins);
             m.slat_bins.add(&d.slat_bins);
+            FioPrio::merge_into(&mut m.prios, &d.prios);
         }
         m
     }
@@ -767,6 +817,38 @@ mod tests {
         want[9] = 2;
         assert_eq!(m.clat_bins.dense(), want);
         assert!(m.lat_bins.is_empty() && m.slat.n == 0);
+    }
+
+    /// fio's per-priority statistics: merged by priority (new ones appended, in order),
+    /// shown only when two priorities have samples; the mixed direction merges them too.
+    #[test]
+    fn priorities_merge_by_value_and_show_from_two() {
+        let p = |ioprio: u32, v: &[u64]| FioPrio {
+            ioprio,
+            lat: stat(v),
+            bins: FioBins(vec![[1, v.len() as u64]]),
+        };
+        let mut a = vec![p(0, &[10, 20])];
+        assert!(!FioPrio::shown(&a));
+        FioPrio::merge_into(&mut a, &[p(3 << 13, &[5]), p(0, &[30])]);
+        assert_eq!(a.len(), 2);
+        assert_eq!((a[0].ioprio, a[0].lat.n, a[0].lat.max), (0, 3, 30));
+        assert_eq!(a[0].bins.0, vec![[1, 3]]);
+        assert_eq!((a[1].class(), a[1].level()), (3, 0));
+        assert!(FioPrio::shown(&a));
+        let r = FioDir {
+            prios: vec![p(0, &[1]), p((1 << 13) | 2, &[2])],
+            ..FioDir::default()
+        };
+        let w = FioDir {
+            prios: vec![p(0, &[3])],
+            ..FioDir::default()
+        };
+        let m = FioDir::mixed(&[&r, &w]);
+        assert_eq!(m.prios.len(), 2);
+        assert_eq!(m.prios[0].lat.n, 2);
+        // A direction whose priorities all have no samples shows none.
+        assert!(!FioPrio::shown(&[FioPrio::default(), FioPrio::default()]));
     }
 
     #[test]

@@ -29,7 +29,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// `jobs[].report`, `blocks[].*.lat_bins`/`slat_bins` and the layout's `more_formats` and
 /// `terse_version`; 5 `fio.blocks[].error` and `fio.jobs[].bs_ranges`; 6 `fleet`; 7
 /// `histograms` and `fleet.parts` (a fleet's merged load),
-/// `fio.blocks[].steadystate` and `fio.blocks[].trim`; 8 `fio.blocks[].errors`.
+/// `fio.blocks[].steadystate` and `fio.blocks[].trim`; 8 `fio.blocks[].errors` and the
+/// directions' `prios`.
 pub const SCHEMA_MINOR: u32 = 8;
 
 /// One run.

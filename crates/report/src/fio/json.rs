@@ -6,7 +6,9 @@ use super::{
     unified_view, unix_of, version,
 };
 use hostbench_core::fio_hist::plat_val;
-use hostbench_core::fio_result::{FioBlock, FioDir, FioReportOpts, FioResult, FioStat, FioUnified};
+use hostbench_core::fio_result::{
+    FioBlock, FioDir, FioPrio, FioReportOpts, FioResult, FioStat, FioUnified,
+};
 use hostbench_core::result::RunResult;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Value as J, json};
@@ -141,7 +143,7 @@ fn dir_json(x: &FioDir, bw_agg: f64, opts: &FioReportOpts, gtod_reduce: bool, pl
         let pct = (on && !gtod_reduce).then_some(dense.as_slice());
         stat_json(s, pct, &list, plus)
     };
-    obj(vec![
+    let mut fields = vec![
         ("io_bytes", v(json!(x.io_bytes))),
         ("io_kbytes", v(json!(x.io_bytes / 1024))),
         ("bw_bytes", v(json!(x.bw_bytes()))),
@@ -154,6 +156,31 @@ fn dir_json(x: &FioDir, bw_agg: f64, opts: &FioReportOpts, gtod_reduce: bool, pl
         ("slat_ns", lat(&x.slat, opts.slat_percentiles, &x.slat_bins)),
         ("clat_ns", lat(&x.clat, opts.clat_percentiles, &x.clat_bins)),
         ("lat_ns", lat(&x.lat, opts.lat_percentiles, &x.lat_bins)),
+    ];
+    // fio's per-priority statistics, when at least two priorities have samples: each
+    // one's class, level and latency (the total one with lat_percentiles).
+    if FioPrio::shown(&x.prios) {
+        let key = if opts.lat_percentiles {
+            "lat_ns"
+        } else {
+            "clat_ns"
+        };
+        let on = opts.clat_percentiles || opts.lat_percentiles;
+        let arr = x
+            .prios
+            .iter()
+            .filter(|p| p.lat.n > 0)
+            .map(|p| {
+                obj(vec![
+                    ("prioclass", v(json!(p.class()))),
+                    ("prio", v(json!(p.level()))),
+                    (key, lat(&p.lat, on, &p.bins)),
+                ])
+            })
+            .collect();
+        fields.push(("prios", Node::A(arr)));
+    }
+    fields.extend([
         ("bw_min", v(json!(x.bw.min))),
         ("bw_max", v(json!(x.bw.max))),
         ("bw_agg", v(json!(if x.bw.n > 0 { bw_agg } else { 0.0 }))),
@@ -165,7 +192,8 @@ fn dir_json(x: &FioDir, bw_agg: f64, opts: &FioReportOpts, gtod_reduce: bool, pl
         ("iops_mean", v(json!(x.iops.mean))),
         ("iops_stddev", v(json!(x.iops.stddev()))),
         ("iops_samples", v(json!(x.iops.n))),
-    ])
+    ]);
+    obj(fields)
 }
 
 fn empty_dir() -> Node {

@@ -5,7 +5,7 @@ use super::{
     LAT_LABELS, ctime, first_opts, group_aggs, group_unified, lat_dist, num2str, pct_list,
     percentiles, report_opts, share_of_group, unified_view, unix_of, version,
 };
-use hostbench_core::fio_result::{FioBlock, FioDir, FioReportOpts, FioStat, FioUnified};
+use hostbench_core::fio_result::{FioBlock, FioDir, FioPrio, FioReportOpts, FioStat, FioUnified};
 use hostbench_core::result::RunResult;
 use std::fmt::Write as _;
 
@@ -241,6 +241,16 @@ fn dir_lines(
         lat_line(out, "slat", &x.slat);
         lat_line(out, "clat", &x.clat);
         lat_line(out, " lat", &x.lat);
+        // fio's per-priority lines (`cmdprio_*`), when two priorities or more have
+        // samples: of the total latency with lat_percentiles, else of the completion one.
+        let prios = FioPrio::shown(&x.prios);
+        let kind = if opts.lat_percentiles { "lat" } else { "clat" };
+        if prios {
+            for p in x.prios.iter().filter(|p| p.lat.n > 0) {
+                let name = format!("{kind} prio {}/{}", p.class(), p.level());
+                lat_line(out, &name, &p.lat);
+            }
+        }
         let list = opts.percentiles();
         let prec = opts.percentile_precision as usize;
         for (on, name, s, bins) in [
@@ -250,6 +260,22 @@ fn dir_lines(
         ] {
             if on && s.n > 0 {
                 percentile_block(out, name, &bins.dense(), s.n, &list, prec);
+            }
+        }
+        if prios && (opts.clat_percentiles || opts.lat_percentiles) {
+            let all = if opts.lat_percentiles {
+                x.lat.n
+            } else {
+                x.clat.n
+            };
+            for p in x.prios.iter().filter(|p| p.lat.n > 0) {
+                let name = format!(
+                    "{kind} prio {}/{} ({:.2}% of IOs)",
+                    p.class(),
+                    p.level(),
+                    100.0 * p.lat.n as f64 / all as f64
+                );
+                percentile_block(out, &name, &p.bins.dense(), p.lat.n, &list, prec);
             }
         }
     }

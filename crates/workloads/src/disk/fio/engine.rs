@@ -141,6 +141,9 @@ pub enum Engine {
     Ftruncate(RawFd),
     /// CPU burnt per I/O, no file.
     Cpu(Box<super::engines::cpuio::Cpu>),
+    /// `io_submit_mode=offload`: I/Os handed to `iodepth` submitting threads, each with its
+    /// own engine at depth 1 ([`Offload`]).
+    Offload(Box<Offload>),
 }
 
 impl Engine {
@@ -179,6 +182,18 @@ impl Engine {
             u.register_buffers(b, n)?;
         }
         Ok(Engine::Uring(Box::new(u)))
+    }
+
+    /// `io_submit_mode=offload`: `depth` submitting threads with engine `kind` each.
+    pub fn offload(
+        kind: EngineKind,
+        fd: RawFd,
+        depth: u32,
+        region: (u64, u64),
+    ) -> io::Result<Engine> {
+        Ok(Engine::Offload(Box::new(Offload::new(
+            kind, fd, depth, region,
+        )?)))
     }
 
     /// The cpuio engine for a job's options.
@@ -253,7 +268,7 @@ impl Engine {
                     c.burn();
                     0
                 }
-                Engine::Libaio(_) | Engine::Uring(_) => {
+                Engine::Libaio(_) | Engine::Uring(_) | Engine::Offload(_) => {
                     unreachable!("queue engines go through queue/submit/reap")
                 }
             }
@@ -266,16 +281,34 @@ impl Engine {
         match self {
             Engine::Libaio(a) => a.fd = fd,
             Engine::Uring(u) => u.fd = fd,
-            _ => unreachable!("sync engines are built per file"),
+            _ => unreachable!("sync and offload engines are built per file"),
         }
     }
 
-    /// Prepares one I/O in slot `slot` (queue engines).
+    /// Prepares one I/O in slot `slot` (queue engines); `prio` is the I/O's own priority
+    /// (fio's `cmdprio_*`: libaio's `aio_reqprio` with `IOCB_FLAG_IOPRIO`, io_uring's sqe
+    /// `ioprio`), `None` for the clone's.
     #[inline]
-    pub fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32) {
+    pub fn queue(
+        &mut self,
+        slot: u32,
+        dir: Dir,
+        buf: *mut u8,
+        off: u64,
+        len: u32,
+        prio: Option<u16>,
+    ) {
         match self {
-            Engine::Libaio(a) => a.queue(slot, dir, buf, off, len),
-            Engine::Uring(u) => u.queue(slot, dir, buf, off, len),
+            Engine::Libaio(a) => a.queue(slot, dir, buf, off, len, prio),
+            Engine::Uring(u) => u.queue(slot, dir, buf, off, len, prio),
+            Engine::Offload(o) => o.pending.push(Work {
+                slot,
+                dir,
+                buf: buf as usize,
+                off,
+                len,
+                prio,
+            }),
             _ => unreachable!("sync engines use sync_io"),
         }
     }
@@ -291,12 +324,21 @@ impl Engine {
         }
     }
 
+    /// The clone's own I/O priority (`prio`/`prioclass`): io_uring puts it in every sqe, as
+    /// fio does (an `sqthread_poll` thread does not inherit the clone's `ioprio_set`).
+    pub fn set_default_ioprio(&mut self, ioprio: u16) {
+        if let Engine::Uring(u) = self {
+            u.default_ioprio = ioprio;
+        }
+    }
+
     /// Hands everything queued to the kernel.
     #[inline]
     pub fn submit(&mut self) -> io::Result<()> {
         match self {
             Engine::Libaio(a) => a.submit(),
             Engine::Uring(u) => u.submit(),
+            Engine::Offload(o) => o.submit(),
             _ => Ok(()),
         }
     }
@@ -319,7 +361,167 @@ impl Engine {
         match self {
             Engine::Libaio(a) => a.reap(min, out, timeout_ns),
             Engine::Uring(u) => u.reap(min, out, timeout_ns),
+            Engine::Offload(o) => o.reap(min, out, timeout_ns),
             _ => Ok(0),
+        }
+    }
+}
+
+// ---- io_submit_mode=offload ----
+
+/// One I/O handed to a submitting thread (the buffer as an address: the worker's buffers
+/// outlive the threads, which end when the engine is dropped).
+#[derive(Debug, Clone, Copy)]
+struct Work {
+    slot: u32,
+    dir: Dir,
+    buf: usize,
+    off: u64,
+    len: u32,
+    prio: Option<u16>,
+}
+
+/// fio's `io_submit_mode=offload` (`rate-submit.c`): the clone's own thread prepares and
+/// paces the I/Os and hands each to a pool of `iodepth` submitting threads; each thread
+/// has its own engine at depth 1 (a synchronous call, or one libaio submit and wait) and
+/// reports the I/O back when it is done. The clone never waits for the device to issue
+/// its next I/O while a slot is free, whatever its engine: the submission rate stays the
+/// job's even when completions lag (fio's reason for the mode).
+pub struct Offload {
+    work: Option<std::sync::mpsc::Sender<Work>>,
+    done: std::sync::mpsc::Receiver<io::Result<Done>>,
+    pending: Vec<Work>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Offload {
+    /// `depth` submitting threads, each with engine `kind` on `fd` at depth 1.
+    pub fn new(kind: EngineKind, fd: RawFd, depth: u32, region: (u64, u64)) -> io::Result<Offload> {
+        use std::sync::{Arc, Mutex, mpsc};
+        let (work_tx, work_rx) = mpsc::channel::<Work>();
+        let work_rx = Arc::new(Mutex::new(work_rx));
+        let (done_tx, done_rx) = mpsc::channel();
+        let (ready_tx, ready_rx) = mpsc::channel::<io::Result<()>>();
+        let mut threads = Vec::new();
+        for i in 0..depth.max(1) {
+            let (rx, tx, ready) = (work_rx.clone(), done_tx.clone(), ready_tx.clone());
+            let t = std::thread::Builder::new()
+                .name(format!("hb-submit-{i}"))
+                .spawn(move || {
+                    // Each thread's own engine, built in it (a libaio context per thread).
+                    let mut e = match Engine::new(kind, fd, 1, region) {
+                        Ok(e) => {
+                            let _ = ready.send(Ok(()));
+                            e
+                        }
+                        Err(e) => {
+                            let _ = ready.send(Err(e));
+                            return;
+                        }
+                    };
+                    let mut out = [Done::default(); 1];
+                    loop {
+                        let w = {
+                            let Ok(rx) = rx.lock() else { return };
+                            match rx.recv() {
+                                Ok(w) => w,
+                                Err(_) => return,
+                            }
+                        };
+                        let buf = w.buf as *mut u8;
+                        let r = if kind.is_sync() {
+                            Ok(Done {
+                                slot: w.slot,
+                                res: e.sync_io(w.dir, buf, w.off, w.len),
+                            })
+                        } else {
+                            e.queue(0, w.dir, buf, w.off, w.len, w.prio);
+                            e.submit().and_then(|()| e.reap(1, &mut out)).map(|_| Done {
+                                slot: w.slot,
+                                res: out[0].res,
+                            })
+                        };
+                        if tx.send(r).is_err() {
+                            return;
+                        }
+                    }
+                })?;
+            threads.push(t);
+        }
+        drop(ready_tx);
+        let o = Offload {
+            work: Some(work_tx),
+            done: done_rx,
+            pending: Vec::with_capacity(depth as usize),
+            threads,
+        };
+        for _ in 0..depth.max(1) {
+            match ready_rx.recv() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Err(io::Error::other("a submitting thread ended at its start")),
+            }
+        }
+        Ok(o)
+    }
+
+    fn submit(&mut self) -> io::Result<()> {
+        let tx = self
+            .work
+            .as_ref()
+            .expect("the pool lives until the engine is dropped");
+        for w in self.pending.drain(..) {
+            tx.send(w).map_err(|_| {
+                io::Error::other("io_submit_mode=offload: the submitting threads ended")
+            })?;
+        }
+        Ok(())
+    }
+
+    fn reap(&mut self, min: usize, out: &mut [Done], timeout_ns: Option<u64>) -> io::Result<usize> {
+        use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
+        let mut n = 0;
+        while n < out.len() {
+            let got = if n < min {
+                match timeout_ns {
+                    Some(ns) if n == 0 => {
+                        match self.done.recv_timeout(std::time::Duration::from_nanos(ns)) {
+                            Ok(r) => Some(r),
+                            Err(RecvTimeoutError::Timeout) => None,
+                            Err(RecvTimeoutError::Disconnected) => {
+                                return Err(io::Error::other("the submitting threads ended"));
+                            }
+                        }
+                    }
+                    _ => Some(
+                        self.done
+                            .recv()
+                            .map_err(|_| io::Error::other("the submitting threads ended"))?,
+                    ),
+                }
+            } else {
+                match self.done.try_recv() {
+                    Ok(r) => Some(r),
+                    Err(TryRecvError::Empty) => None,
+                    Err(TryRecvError::Disconnected) => {
+                        return Err(io::Error::other("the submitting threads ended"));
+                    }
+                }
+            };
+            let Some(r) = got else { break };
+            out[n] = r?;
+            n += 1;
+        }
+        Ok(n)
+    }
+}
+
+impl Drop for Offload {
+    fn drop(&mut self) {
+        // Closing the queue ends each thread after its current I/O.
+        self.work = None;
+        for t in self.threads.drain(..) {
+            let _ = t.join();
         }
     }
 }
@@ -491,6 +693,8 @@ struct IoEvent {
 }
 
 const IOCB_CMD_PREAD: u16 = 0;
+/// `aio_reqprio` holds the I/O's priority (linux/aio_abi.h).
+const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
 const IOCB_CMD_PWRITE: u16 = 1;
 
 /// A Linux AIO context with its control blocks.
@@ -532,7 +736,7 @@ impl Aio {
     }
 
     #[inline]
-    fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32) {
+    fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32, prio: Option<u16>) {
         let cb = &mut self.iocbs[slot as usize];
         *cb = Iocb {
             data: slot as u64,
@@ -545,6 +749,8 @@ impl Aio {
             buf: buf as u64,
             nbytes: len as u64,
             offset: off as i64,
+            reqprio: prio.map_or(0, |p| p as i16),
+            flags: if prio.is_some() { IOCB_FLAG_IOPRIO } else { 0 },
             ..Iocb::default()
         };
         self.pending.push(cb as *mut Iocb);
@@ -808,6 +1014,8 @@ pub struct Uring {
     opts: UringOpts,
     /// The buffers are registered (`fixedbufs`): I/Os use the fixed opcodes.
     fixed: bool,
+    /// The sqe `ioprio` of an I/O without one of its own (the clone's priority).
+    default_ioprio: u16,
 }
 
 // SAFETY: the ring is used by the one worker thread that owns it.
@@ -918,6 +1126,7 @@ impl Uring {
                 ext_arg: p.features & IORING_FEAT_EXT_ARG != 0,
                 opts,
                 fixed: false,
+                default_ioprio: 0,
                 _sq_map: sq_map,
                 _cq_map: cq_map,
                 _sqe_map: sqe_map,
@@ -982,7 +1191,7 @@ impl Uring {
     }
 
     #[inline]
-    fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32) {
+    fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32, prio: Option<u16>) {
         let idx = self.local_tail & self.sq_mask;
         // SAFETY: idx is masked into the SQ ring; the caller never queues more than the
         // ring holds (depth ≤ entries).
@@ -1003,6 +1212,7 @@ impl Uring {
                     0
                 },
                 fd: if self.opts.registerfiles { 0 } else { self.fd },
+                ioprio: prio.unwrap_or(self.default_ioprio),
                 off,
                 addr: buf as u64,
                 len,
@@ -1202,12 +1412,12 @@ mod tests {
             assert_eq!(e.sync_io(Dir::Write, bufs.slot(0), 8192, 4096), 4096);
             assert_eq!(e.sync_io(Dir::Read, bufs.slot(1), 8192, 4096), 4096);
         } else {
-            e.queue(0, Dir::Write, bufs.slot(0), 8192, 4096);
+            e.queue(0, Dir::Write, bufs.slot(0), 8192, 4096, None);
             e.submit().unwrap();
             let n = e.reap(1, &mut done).unwrap();
             assert_eq!((n, done[0].slot, done[0].res), (1, 0, 4096));
-            e.queue(1, Dir::Read, bufs.slot(1), 8192, 4096);
-            e.queue(2, Dir::Read, bufs.slot(2), 0, 4096);
+            e.queue(1, Dir::Read, bufs.slot(1), 8192, 4096, None);
+            e.queue(2, Dir::Read, bufs.slot(2), 0, 4096, Some((2 << 13) | 4));
             e.submit().unwrap();
             let mut got = 0;
             while got < 2 {

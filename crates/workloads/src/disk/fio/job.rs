@@ -610,6 +610,9 @@ pub struct JobSpec {
     /// `iodepth_batch_complete_max`: completions taken per reap (0 = the minimum, fio's
     /// default). Taking one and replacing it before the next keeps the queue full.
     pub iodepth_batch_complete_max: u32,
+    /// `io_submit_mode=offload`: the clone hands its I/Os to `iodepth` submitting threads
+    /// (fio's `rate-submit.c`) instead of submitting and reaping them itself (`inline`).
+    pub offload: bool,
     /// `ioengine`.
     pub engine: EngineKind,
     /// `direct` (O_DIRECT).
@@ -667,6 +670,8 @@ pub struct JobSpec {
     pub eng: super::engines::EngineOpts,
     /// `cpus_allowed`, `cpus_allowed_policy`, `prio`, `prioclass`.
     pub process: super::process::ProcOpts,
+    /// libaio's and io_uring's per-I/O priorities (`cmdprio_*`: [`super::cmdprio`]).
+    pub cmdprio: super::cmdprio::CmdPrioOpts,
     /// The options that shape the job's report (percentiles, `unified_rw_reporting`,
     /// `description`: [`super::report_opts`]).
     pub report: hostbench_core::fio_result::FioReportOpts,
@@ -1204,6 +1209,26 @@ const OPTS: &[Opt] = &[
         name: "nice",
         aliases: &[],
     },
+    Opt {
+        name: "io_submit_mode",
+        aliases: &[],
+    },
+    Opt {
+        name: "cmdprio_percentage",
+        aliases: &[],
+    },
+    Opt {
+        name: "cmdprio_class",
+        aliases: &[],
+    },
+    Opt {
+        name: "cmdprio",
+        aliases: &[],
+    },
+    Opt {
+        name: "cmdprio_bssplit",
+        aliases: &[],
+    },
 ];
 
 /// fio's name for option `k` (resolving aliases), if hostbench supports it.
@@ -1549,6 +1574,7 @@ fn apply_options(
         iodepth_batch_submit: 1,
         iodepth_batch_complete_min: 1,
         iodepth_batch_complete_max: 0,
+        offload: false,
         engine: EngineKind::Psync,
         direct: false,
         numjobs: 1,
@@ -1577,6 +1603,7 @@ fn apply_options(
         thread: false,
         eng: Default::default(),
         process: Default::default(),
+        cmdprio: Default::default(),
         report: Default::default(),
         logs: Default::default(),
         ss: Default::default(),
@@ -1618,6 +1645,7 @@ fn apply_options(
             k if super::steadystate::handles(k) => super::steadystate::apply(&mut j.ss, k, v, at)?,
             k if super::engines::handles(k) => super::engines::apply(&mut j.eng, k, v, at)?,
             k if super::process::handles(k) => super::process::apply(&mut j.process, k, v, at)?,
+            k if super::cmdprio::handles(k) => super::cmdprio::apply(&mut j.cmdprio, k, v, at)?,
             k if super::verify::handles(k) => super::verify::apply(&mut j.verify, k, v, at)?,
             "kb_base" => {}
             // An option of fio's tiobench profile: without `profile=tiobench` fio accepts
@@ -1795,6 +1823,17 @@ fn apply_options(
             }
             "iodepth_batch_complete_max" => {
                 j.iodepth_batch_complete_max = parse_int(k, v, at, 0, 65536)? as u32
+            }
+            "io_submit_mode" => {
+                j.offload = match v.trim() {
+                    "inline" => false,
+                    "offload" => true,
+                    _ => {
+                        return err(format!(
+                            "{at}: io_submit_mode={v}: expected inline or offload"
+                        ));
+                    }
+                }
             }
             "ioengine" => {
                 j.engine = match v.trim() {
@@ -2324,6 +2363,53 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
                 j.name,
                 j.engine.name()
             ));
+        }
+    }
+    // fio's cmdprio options belong to libaio and io_uring.
+    if let Some((k, at)) = j.cmdprio.given.first()
+        && !matches!(j.engine, EngineKind::Libaio | EngineKind::IoUring)
+    {
+        return err(format!(
+            "{at}: {k} is an option of ioengine=libaio and ioengine=io_uring; job '{}' uses \
+             ioengine={} (fio: engine options are only known after their ioengine=)",
+            j.name,
+            j.engine.name()
+        ));
+    }
+    j.cmdprio.check(&j.name)?;
+    if j.offload && j.nfiles() > 1 {
+        return err(format!(
+            "job '{}': io_submit_mode=offload with several files (nrfiles or a filename list) \
+             is not supported by hostbench yet; use one file per job",
+            j.name
+        ));
+    }
+    if j.offload && j.rw.trims() {
+        return err(format!(
+            "job '{}': io_submit_mode=offload with rw={} is not supported by hostbench yet \
+             (its submitting threads read and write); drop io_submit_mode=offload",
+            j.name,
+            j.rw.name()
+        ));
+    }
+    if j.offload {
+        match j.engine {
+            EngineKind::Psync | EngineKind::Libaio | EngineKind::Null => {}
+            EngineKind::IoUring => {
+                return err(format!(
+                    "job '{}': io_uring: can't be used with offloaded submit. Use a sync engine \
+                     (fio's words; io_submit_mode=offload runs with ioengine=psync, libaio or null)",
+                    j.name
+                ));
+            }
+            e => {
+                return err(format!(
+                    "job '{}': io_submit_mode=offload with ioengine={} is not supported by \
+                     hostbench yet (it runs with psync, libaio or null)",
+                    j.name,
+                    e.name()
+                ));
+            }
         }
     }
     if j.engine != EngineKind::Cpuio {

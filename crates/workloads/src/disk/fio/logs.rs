@@ -55,8 +55,9 @@ pub struct LogOpts {
     pub hist_coarseness: u32,
     /// `per_job_logs` (default on): a file per clone.
     pub per_job: bool,
-    /// `log_prio`: the last field is the I/O's whole priority as `0x%04x` (hostbench sets
-    /// none: `0x0000`) instead of 1 for a real-time class and 0 otherwise.
+    /// `log_prio`: the last field is the I/O's whole priority as `0x%04x` (class << 13 |
+    /// level; `cmdprio_*` or the clone's `prio`) instead of 1 for a real-time class and 0
+    /// otherwise.
     pub prio: bool,
 }
 
@@ -310,18 +311,28 @@ struct RowFmt {
     max_value: bool,
     offset: bool,
     prio: bool,
+    /// The priority of the I/O a per-I/O row is of (windowed rows have none, as in fio).
+    ioprio: u32,
 }
 
 impl ValueLog {
     fn row(&mut self, fmt: RowFmt, ms: u64, val: u64, dir: usize, bs: u64, off: u64) {
         let b = &mut self.f.buf;
-        // Writing into a Vec cannot fail.
-        // No I/O has a priority class here: fio's value for that.
-        let prio = if fmt.prio { "0x0000" } else { "0" };
-        let _ = if fmt.offset {
-            writeln!(b, "{ms}, {val}, {dir}, {bs}, {off}, {prio}")
-        } else {
-            writeln!(b, "{ms}, {val}, {dir}, {bs}, {prio}")
+        // Writing into a Vec cannot fail. fio: the whole value with log_prio, else 1 for
+        // the realtime class.
+        let _ = match (fmt.offset, fmt.prio) {
+            (true, true) => writeln!(b, "{ms}, {val}, {dir}, {bs}, {off}, 0x{:04x}", fmt.ioprio),
+            (false, true) => writeln!(b, "{ms}, {val}, {dir}, {bs}, 0x{:04x}", fmt.ioprio),
+            (true, false) => writeln!(
+                b,
+                "{ms}, {val}, {dir}, {bs}, {off}, {}",
+                u32::from(fmt.ioprio >> 13 == 1)
+            ),
+            (false, false) => writeln!(
+                b,
+                "{ms}, {val}, {dir}, {bs}, {}",
+                u32::from(fmt.ioprio >> 13 == 1)
+            ),
         };
         self.f.maybe_flush();
     }
@@ -357,7 +368,7 @@ impl ValueLog {
             } else {
                 (w.mean + 0.5) as u64
             };
-            self.row(fmt, ms, v, dir, 0, 0);
+            self.row(RowFmt { ioprio: 0, ..fmt }, ms, v, dir, 0, 0);
         }
     }
 }
@@ -442,6 +453,7 @@ impl Logger {
                 max_value: o.max_value,
                 offset: o.offset,
                 prio: o.prio,
+                ioprio: 0,
             },
             lat,
             slat,
@@ -454,7 +466,8 @@ impl Logger {
     }
 
     /// One completed I/O at `ms` (since the clone's measured start): direction, bytes done,
-    /// offset, latencies (ns), and the direction's completion-latency histogram so far.
+    /// offset, latencies (ns), the direction's completion-latency histogram so far, and
+    /// the I/O's priority.
     /// Returns the per-I/O bandwidth sample (fio's `bytes × 10^6 / clat`) when the
     /// bandwidth log takes one per I/O.
     #[allow(clippy::too_many_arguments)]
@@ -469,8 +482,9 @@ impl Logger {
         clat: u64,
         lat: u64,
         clat_hist: &Plat,
+        ioprio: u32,
     ) -> Option<u64> {
-        let fmt = self.fmt;
+        let fmt = RowFmt { ioprio, ..self.fmt };
         if let Some(l) = self.lat.as_mut() {
             l.add(fmt, ms, lat, dir, bytes, off);
         }
@@ -647,6 +661,7 @@ mod tests {
             max_value: false,
             offset: false,
             prio: false,
+            ioprio: 0,
         };
         // Three reads (mean 4), the last past the window's end; a write alone.
         l.add(fmt, 100, 2, 0, 4096, 0);
@@ -672,6 +687,45 @@ mod tests {
         let text = std::fs::read_to_string(d.join("l.log")).unwrap();
         // A timer-driven log closes within fio's 1 ms slack; max, with an offset field.
         assert_eq!(text, "499, 8, 0, 0, 0, 0x0000\n");
+        // Per-I/O rows carry the I/O's priority: whole with log_prio, else 1 for realtime.
+        let mut l = vlog(&d, false);
+        let per_io = RowFmt {
+            avg_msec: 0,
+            ioprio: (1 << 13) | 3,
+            ..fmt
+        };
+        l.add(per_io, 5, 9, 0, 4096, 8192);
+        l.add(
+            RowFmt {
+                prio: false,
+                offset: false,
+                ..per_io
+            },
+            6,
+            9,
+            0,
+            4096,
+            8192,
+        );
+        l.add(
+            RowFmt {
+                prio: false,
+                offset: false,
+                ioprio: 3 << 13,
+                ..per_io
+            },
+            7,
+            9,
+            0,
+            4096,
+            0,
+        );
+        l.f.flush();
+        let text = std::fs::read_to_string(d.join("l.log")).unwrap();
+        assert_eq!(
+            text,
+            "5, 9, 0, 4096, 8192, 0x2003\n6, 9, 0, 4096, 1\n7, 9, 0, 4096, 0\n"
+        );
         std::fs::remove_dir_all(&d).unwrap();
     }
 

@@ -10,7 +10,8 @@ use super::Shared;
 use super::job::{JobSpec, Section};
 use super::stats::{Plat, RunStat};
 use hostbench_core::fio_result::{
-    FioBins, FioBlock, FioDir, FioDisk, FioError, FioErrorCount, FioJob, FioOption, FioResult,
+    FioBins, FioBlock, FioDir, FioDisk, FioError, FioErrorCount, FioJob, FioOption, FioPrio,
+    FioResult,
 };
 
 /// Statistics of one direction of one clone.
@@ -28,6 +29,10 @@ pub(super) struct DirStats {
     pub(super) slat_plat: Plat,
     pub(super) bw: RunStat,
     pub(super) iops: RunStat,
+    /// `cmdprio_*`: per priority of the direction's plan (the clone's own first), the
+    /// completion latency (total latency with `lat_percentiles`) and its histogram; empty
+    /// when the direction has no plan.
+    pub(super) prios: Vec<(u32, RunStat, Plat)>,
     // Interval sample state.
     pub(super) last_bytes: u64,
     pub(super) last_ios: u64,
@@ -54,6 +59,10 @@ pub(super) struct CloneStats {
     pub(super) error: Option<FioError>,
     /// The errors counted under `continue_on_error` ([`super::errors`]), once there is one.
     pub(super) errors: Option<FioErrorCount>,
+    /// The clone's own I/O priority (`prio`/`prioclass`; 0 when none).
+    pub(super) ioprio: u32,
+    /// It keeps per-priority statistics (`cmdprio_*` gave a direction a plan).
+    pub(super) cmdprio: bool,
     /// The steady state of the clone that keeps its job's (or group's) ring.
     pub(super) ss: Option<hostbench_core::fio_result::FioSteadyState>,
     /// Time of the verify phase (`verify`), ns: fio reports it as the reads' runtime and
@@ -101,6 +110,43 @@ fn job(j: &JobSpec) -> FioJob {
 struct Acc {
     block: FioBlock,
     bins: [Vec<u64>; 10],
+    /// Per direction, the per-priority statistics of its clones (fio's `clat_prio`: a
+    /// clone without a plan for the direction counts all its I/Os under its own priority).
+    prios: [Vec<FioPrio>; 3],
+    /// The first clone's priority.
+    ioprio: u32,
+    /// fio keeps the block's per-priority statistics: a clone has a plan, or the clones'
+    /// priorities differ (`stat.c:init_per_prio_stats`).
+    keep_prios: bool,
+}
+
+/// One clone's per-priority statistics of each direction, as fio sums them into a block
+/// (`sum_clat_prio_stats`).
+fn clone_prios(s: &CloneStats, j: &JobSpec) -> [Vec<FioPrio>; 3] {
+    std::array::from_fn(|d| {
+        let ds = &s.dirs[d];
+        if !ds.prios.is_empty() {
+            return ds
+                .prios
+                .iter()
+                .map(|(p, st, plat)| FioPrio {
+                    ioprio: *p,
+                    lat: st.to_fio(),
+                    bins: FioBins::from_dense(&plat.0[..]),
+                })
+                .collect();
+        }
+        let (st, plat) = if j.report.lat_percentiles {
+            (&ds.lat, &ds.lat_plat)
+        } else {
+            (&ds.clat, &ds.clat_plat)
+        };
+        vec![FioPrio {
+            ioprio: s.ioprio,
+            lat: st.to_fio(),
+            bins: FioBins::from_dense(&plat.0[..]),
+        }]
+    })
 }
 
 /// One clone's block.
@@ -153,6 +199,7 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             clat_bins: FioBins::default(),
             lat_bins: FioBins::default(),
             slat_bins: FioBins::default(),
+            prios: Vec::new(),
         }
     };
     Acc {
@@ -196,6 +243,9 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             s.dirs[2].lat_plat.0.to_vec(),
             s.dirs[2].slat_plat.0.to_vec(),
         ],
+        prios: clone_prios(s, j),
+        ioprio: s.ioprio,
+        keep_prios: s.cmdprio,
     }
 }
 
@@ -258,6 +308,10 @@ fn merge(m: &mut Acc, b: &Acc) {
     add(&mut mb.iodepth_complete, &bb.iodepth_complete);
     for (x, y) in m.bins.iter_mut().zip(&b.bins) {
         add(x, y);
+    }
+    m.keep_prios |= b.keep_prios || b.ioprio != m.ioprio;
+    for (x, y) in m.prios.iter_mut().zip(&b.prios) {
+        FioPrio::merge_into(x, y);
     }
 }
 
@@ -331,19 +385,33 @@ fn build(shared: &Shared, clones: &[&CloneStats], disks: Vec<FioDisk>) -> FioRes
     }
     let blocks = blocks
         .into_iter()
-        .map(|Acc { mut block, bins }| {
-            block.read.clat_bins = FioBins::from_dense(&bins[0]);
-            block.write.clat_bins = FioBins::from_dense(&bins[1]);
-            block.sync_bins = FioBins::from_dense(&bins[2]);
-            block.read.lat_bins = FioBins::from_dense(&bins[3]);
-            block.write.lat_bins = FioBins::from_dense(&bins[4]);
-            block.read.slat_bins = FioBins::from_dense(&bins[5]);
-            block.write.slat_bins = FioBins::from_dense(&bins[6]);
-            block.trim.clat_bins = FioBins::from_dense(&bins[7]);
-            block.trim.lat_bins = FioBins::from_dense(&bins[8]);
-            block.trim.slat_bins = FioBins::from_dense(&bins[9]);
-            block
-        })
+        .map(
+            |Acc {
+                 mut block,
+                 bins,
+                 prios,
+                 keep_prios,
+                 ..
+             }| {
+                if keep_prios {
+                    let [r, w, t] = prios;
+                    block.read.prios = r;
+                    block.write.prios = w;
+                    block.trim.prios = t;
+                }
+                block.read.clat_bins = FioBins::from_dense(&bins[0]);
+                block.write.clat_bins = FioBins::from_dense(&bins[1]);
+                block.sync_bins = FioBins::from_dense(&bins[2]);
+                block.read.lat_bins = FioBins::from_dense(&bins[3]);
+                block.write.lat_bins = FioBins::from_dense(&bins[4]);
+                block.read.slat_bins = FioBins::from_dense(&bins[5]);
+                block.write.slat_bins = FioBins::from_dense(&bins[6]);
+                block.trim.clat_bins = FioBins::from_dense(&bins[7]);
+                block.trim.lat_bins = FioBins::from_dense(&bins[8]);
+                block.trim.slat_bins = FioBins::from_dense(&bins[9]);
+                block
+            },
+        )
         .collect();
     FioResult {
         pid: std::process::id(),

@@ -87,12 +87,20 @@ pub(super) fn new_worker(
         advise_access(&f, j, size);
         (Some(OwnedFd::from(f)), path)
     };
-    let depth = if j.engine.is_sync() { 1 } else { j.iodepth };
+    let depth = if j.engine.is_sync() && !j.offload {
+        1
+    } else {
+        j.iodepth
+    };
     let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
     // With several files a sync engine is built per file when it opens (the one made
     // here is not used); a queue engine is the clone's, pointed at each file in turn.
-    let per_file = multi.is_some() && j.engine.is_sync() && !j.engine.fileless();
-    let engine = if j.engine == EngineKind::Cpuio {
+    // (Offload's submitters are built on one file: several files are refused with it.)
+    let per_file = multi.is_some() && j.engine.is_sync() && !j.engine.fileless() && !j.offload;
+    let engine = if j.offload {
+        Engine::offload(j.engine, raw, depth, (j.offset, size))
+            .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
+    } else if j.engine == EngineKind::Cpuio {
         Engine::cpu(&j.eng)
     } else if per_file {
         Engine::Null
@@ -114,7 +122,7 @@ pub(super) fn new_worker(
     }
     // An io_uring ring is single-issuer: it is built again in the worker's own thread
     // (this one only proves that it can be built, so a failure is a setup error).
-    let engine = if j.engine == EngineKind::IoUring || per_file {
+    let engine = if j.engine == EngineKind::IoUring || per_file || j.offload {
         drop(engine);
         None
     } else {
@@ -125,6 +133,25 @@ pub(super) fn new_worker(
     let pattern = Pattern::new(j, size).map_err(WorkloadError::usage)?;
     // fio's thread number: the clone's 1-based creation index.
     let verify = Verifier::new(j, (tid + 1) as u16, rng.clone().next_u64() ^ 0x5bd1_e995);
+    // cmdprio_*: which I/Os get a priority of their own, and the statistics kept per
+    // priority (the histograms allocated here, once).
+    let ioprio = j.process.ioprio_value().unwrap_or(0);
+    use super::job::Rw;
+    let reads = matches!(j.rw, Rw::Read | Rw::RandRead | Rw::ReadWrite | Rw::RandRw);
+    let writes = j.rw.writes(j.rwmixread) || matches!(j.rw, Rw::ReadWrite | Rw::RandRw);
+    let prio_plan = j.cmdprio.plan(ioprio, [reads, writes]);
+    let mut stats = CloneStats {
+        job: ji,
+        ioprio,
+        cmdprio: prio_plan.any(),
+        ..CloneStats::default()
+    };
+    for (d, list) in prio_plan.prios.iter().enumerate() {
+        stats.dirs[d].prios = list
+            .iter()
+            .map(|&p| (p, Default::default(), Default::default()))
+            .collect();
+    }
     Ok(Worker::Loop(Box::new(FioWorker {
         shared: shared.clone(),
         tid,
@@ -140,10 +167,8 @@ pub(super) fn new_worker(
         size,
         read_pct: j.rw.read_pct(j.rwmixread),
         pass_bytes: 0,
-        stats: CloneStats {
-            job: ji,
-            ..CloneStats::default()
-        },
+        stats,
+        prio_plan,
         writes_since_sync: 0,
         submit_batch: j.iodepth_batch_submit.clamp(1, depth) as usize,
         complete_min: j.iodepth_batch_complete_min.min(depth) as usize,
@@ -248,6 +273,8 @@ struct FioWorker {
     /// a file's next loop (else `loops`/`time_based` reads measure the page cache).
     pass_bytes: u64,
     stats: CloneStats,
+    /// `cmdprio_*`: which I/Os get a priority of their own.
+    prio_plan: super::cmdprio::Plan,
     writes_since_sync: u32,
     /// I/Os per submit call (fio's `iodepth_batch_submit`, default 1).
     submit_batch: usize,
@@ -751,7 +778,17 @@ impl FioWorker {
 
     /// Accounts one completed I/O (not during ramp time).
     #[inline(always)]
-    fn account(&mut self, dir: Dir, res: i64, len: u32, slat: Option<u64>, clat: u64, lat: u64) {
+    #[allow(clippy::too_many_arguments)]
+    fn account(
+        &mut self,
+        dir: Dir,
+        res: i64,
+        len: u32,
+        slat: Option<u64>,
+        clat: u64,
+        lat: u64,
+        prio: u16,
+    ) {
         let d = &mut self.stats.dirs[dir as usize];
         d.ios += 1;
         d.bytes += res as u64;
@@ -774,6 +811,17 @@ impl FioWorker {
                 && let Some(s) = slat
             {
                 d.slat_plat.add(s);
+            }
+            // fio's per-priority statistics keep one latency: the total one with
+            // lat_percentiles, else the completion latency.
+            if let Some((_, st, plat)) = d.prios.get_mut(prio as usize) {
+                let v = if self.job.report.lat_percentiles {
+                    lat
+                } else {
+                    clat
+                };
+                st.add(v);
+                plat.add(v);
             }
         }
     }
@@ -824,6 +872,7 @@ impl FioWorker {
         slat: Option<u64>,
         clat: u64,
         lat: u64,
+        ioprio: u32,
     ) {
         let Some(l) = self.logs.as_mut() else {
             return;
@@ -838,6 +887,7 @@ impl FioWorker {
             clat,
             lat,
             &d.clat_plat,
+            ioprio,
         ) {
             d.bw.add(rate);
         }
@@ -1277,7 +1327,7 @@ impl FioWorker {
                 ctl.record(t0, t1);
                 Self::count(ctl, Dir::Read, res);
                 let c = clock.to_ns(t1 - t0);
-                self.account(Dir::Read, res, p.len, None, c, c);
+                self.account(Dir::Read, res, p.len, None, c, c, 0);
                 if t1 >= last_sample + sample_ticks {
                     let ms = clock.to_ns(t1 - last_sample) as f64 / 1e6;
                     let d = &mut self.stats.dirs[0];
@@ -1432,11 +1482,11 @@ impl FioWorker {
                     let op = self.op_ns.take();
                     self.account_file_op(dir, res, op);
                 } else {
-                    self.account(dir, res, len, None, clat, lat);
+                    self.account(dir, res, len, None, clat, lat, 0);
                 }
                 if self.logs.is_some() {
                     let ms = clock.to_ns(t1.saturating_sub(meas.t0)) / 1_000_000;
-                    self.log_io(ms, dir, res, off, None, clat, lat);
+                    self.log_io(ms, dir, res, off, None, clat, lat, self.stats.ioprio);
                 }
                 self.after_completions(t1, meas.t0);
                 self.maybe_publish(&clock, &meas, t1);
@@ -1523,6 +1573,9 @@ impl FioWorker {
         let mut start = vec![0u64; depth];
         let mut issue = vec![0u64; depth];
         let mut meta = vec![(Dir::Read, 0u32, 0u64); depth];
+        // Per slot: the I/O's priority and its index in the direction's per-priority
+        // statistics (`cmdprio_*`; the clone's own is index 0).
+        let mut pmeta = vec![(self.stats.ioprio, 0u16); depth];
         let mut inflight = 0usize;
         let mut more = true;
         let mut issued = 0u64;
@@ -1621,7 +1674,10 @@ impl FioWorker {
                         break;
                     }
                     free.pop();
-                    engine.queue(slot, dir, self.bufs.slot(slot), off, len);
+                    let own = self.prio_plan.choose(dir as usize, len, &mut self.rng);
+                    engine.queue(slot, dir, self.bufs.slot(slot), off, len, own.map(|p| p.0));
+                    pmeta[slot as usize] =
+                        own.map_or((self.stats.ioprio, 0), |(p, i)| (u32::from(p), i));
                     start[slot as usize] = self.intended(due).unwrap_or(t0);
                     if let Some(t) = self.think.as_mut()
                         && t.at_issue
@@ -1719,10 +1775,13 @@ impl FioWorker {
                     let slat = clock.to_ns(issue[s].saturating_sub(start[s]));
                     let clat = clock.to_ns(t2.saturating_sub(issue[s]));
                     let lat = clock.to_ns(t2.saturating_sub(start[s]));
-                    self.account(dir, d.res, len, Some(slat), clat, lat);
+                    let (ioprio, pidx) = pmeta[s];
+                    // A synchronous engine behind io_submit_mode=offload has no slat (fio's).
+                    let slat = (!self.job.engine.is_sync()).then_some(slat);
+                    self.account(dir, d.res, len, slat, clat, lat, pidx);
                     if self.logs.is_some() {
                         let ms = clock.to_ns(t2.saturating_sub(meas.t0)) / 1_000_000;
-                        self.log_io(ms, dir, d.res, off, Some(slat), clat, lat);
+                        self.log_io(ms, dir, d.res, off, slat, clat, lat, ioprio);
                     }
                 }
                 if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
@@ -1808,10 +1867,19 @@ impl FioWorker {
         Self::count(ctl, Dir::Trim, res);
         let slat = clock.to_ns(t0.saturating_sub(start));
         let (clat, lat) = (clock.to_ns(t1 - t0), clock.to_ns(t1.saturating_sub(start)));
-        self.account(Dir::Trim, res, len, Some(slat), clat, lat);
+        self.account(Dir::Trim, res, len, Some(slat), clat, lat, 0);
         if self.logs.is_some() {
             let ms = clock.to_ns(t1.saturating_sub(meas.t0)) / 1_000_000;
-            self.log_io(ms, Dir::Trim, res, off, Some(slat), clat, lat);
+            self.log_io(
+                ms,
+                Dir::Trim,
+                res,
+                off,
+                Some(slat),
+                clat,
+                lat,
+                self.stats.ioprio,
+            );
         }
         self.after_completions(t1, meas.t0);
         self.maybe_publish(&clock, meas, t1);
@@ -1997,6 +2065,9 @@ impl FioWorker {
             d.clat_plat.prefault();
             d.lat_plat.prefault();
             d.slat_plat.prefault();
+            for (_, _, p) in &mut d.prios {
+                p.prefault();
+            }
         }
         self.stats.sync_plat.prefault();
         // The clone's own time, from its start: ramp_time, then runtime.
@@ -2045,16 +2116,19 @@ impl FioWorker {
             self.files.is_some() && self.job.engine.is_sync() && !self.job.engine.fileless();
         if self.engine.is_none() && !per_file {
             let (k, fd, depth, region) = self.engine_args;
-            let e = if k == EngineKind::IoUring {
+            let e = if self.job.offload {
+                Engine::offload(k, fd, depth, region)
+            } else if k == EngineKind::IoUring {
                 Engine::uring(fd, depth, self.job.eng.uring, Some((&self.bufs, depth)))
             } else {
                 Engine::new(k, fd, depth, region)
             };
-            self.engine = Some(e.map_err(|e| {
-                WorkloadError::environment(format!("job '{}': {e}", self.job.name))
-            })?);
+            let mut e =
+                e.map_err(|e| WorkloadError::environment(format!("job '{}': {e}", self.job.name)))?;
+            e.set_default_ioprio(self.stats.ioprio as u16);
+            self.engine = Some(e);
         }
-        let r = if self.job.engine.is_sync() {
+        let r = if self.job.engine.is_sync() && !self.job.offload {
             if self.plain() {
                 self.run_sync::<true>(ctl)
             } else {
