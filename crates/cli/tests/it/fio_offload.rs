@@ -199,6 +199,24 @@ fn offload_refuses_what_it_cannot_run() {
             &["--io_submit_mode=later"],
             "io_submit_mode=later: expected inline or offload",
         ),
+        // Its submitters hold one file and read or write (once a panic on a merge of
+        // several files and queue-engine trims).
+        (
+            &[
+                "--ioengine=psync",
+                "--io_submit_mode=offload",
+                "--nrfiles=2",
+            ],
+            "io_submit_mode=offload with several files",
+        ),
+        (
+            &[
+                "--ioengine=libaio",
+                "--io_submit_mode=offload",
+                "--rw=randtrim",
+            ],
+            "io_submit_mode=offload with rw=randtrim is not supported",
+        ),
     ] {
         let o = common::hb()
             .current_dir(&d)
