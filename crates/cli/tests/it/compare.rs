@@ -1064,3 +1064,36 @@ fn figures_read_as_words_with_units_and_old_runs_by_name() {
     assert_eq!(code, 0, "{err}");
     assert!(shown.contains("cpu"), "{shown}");
 }
+
+#[test]
+fn a_side_compared_with_itself_is_warned() {
+    // `compare base base` once printed a verdict and an interval without a word.
+    let runs = [reps("a", "base", 1000.0, 4), reps("b", "other", 1100.0, 4)].concat();
+    let f = store_with(&runs);
+    let v = compare_json(&f, &["base", "base"]);
+    let same: Vec<&Value> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["kind"] == "same_runs")
+        .collect();
+    assert_eq!(same.len(), 1, "{}", v["warnings"]);
+    assert!(
+        same[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("share 4 run(s) (they are the same runs)"),
+        "{}",
+        same[0]
+    );
+    let v = compare_json(&f, &["base", "other"]);
+    assert!(
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w["kind"] != "same_runs"),
+        "{}",
+        v["warnings"]
+    );
+}

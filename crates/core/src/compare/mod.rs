@@ -313,6 +313,8 @@ pub enum WarningKind {
     NoisyRuns,
     /// Too few repetitions for verdicts.
     FewRuns,
+    /// Two sides share runs (`compare Q Q`): a run compared with itself says nothing.
+    SameRuns,
 }
 
 /// Something that makes the comparison less fair.

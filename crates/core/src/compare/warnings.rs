@@ -2,7 +2,8 @@
 //! cost, virtualisation, transparent huge pages, governor, tool version), variants not
 //! compared because their parameters differ, run settings that differ between sides (time,
 //! warmup, random distribution, database TLS), a side whose runs come from several hosts,
-//! runs that saw a busy host or did not end normally, and too few runs for a verdict.
+//! runs that saw a busy host or did not end normally, too few runs for a verdict, and
+//! sides that share runs.
 
 use super::{
     Comparison, Key, SideInput, Verdict, Warning, WarningKind, min_runs_for_verdict, tool_text,
@@ -89,6 +90,32 @@ pub(super) fn warnings(
 ) -> Vec<Warning> {
     let mut w = Vec::new();
     let mut push = |kind, message: String| w.push(Warning { kind, message });
+    // Sides that share runs (the same label twice, a label and one of its ids).
+    let ids: Vec<BTreeSet<&str>> = sides
+        .iter()
+        .map(|s| s.runs.iter().map(|r| r.id.as_str()).collect())
+        .collect();
+    for (i, a) in ids.iter().enumerate() {
+        for (j, b) in ids.iter().enumerate().skip(i + 1) {
+            let shared = a.intersection(b).count();
+            if shared > 0 {
+                push(
+                    WarningKind::SameRuns,
+                    format!(
+                        "{} and {} share {shared} run(s){}: a run compared with itself always \
+                         agrees, so these figures say nothing about a difference",
+                        sides[i].name,
+                        sides[j].name,
+                        if a == b {
+                            " (they are the same runs)"
+                        } else {
+                            ""
+                        }
+                    ),
+                );
+            }
+        }
+    }
     if sides.len() >= 2 {
         let host = |f: fn(&crate::host::HostInfo) -> Option<String>| {
             per_side(sides, move |r| r.host.as_ref().and_then(f))
