@@ -231,3 +231,74 @@ fn a_size_below_one_block_is_refused_on_the_null_engine() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+#[test]
+fn only_braced_variables_come_from_the_environment_as_in_fio() {
+    // fio expands `${VAR}` only: a bare `$F` in a job file is kept as written. hostbench
+    // once took it from the environment, so `filename=$F` with F naming another file
+    // wrote over that file (and unlinked it with unlink=1), and `filename_format`'s
+    // `$filenum`/`$jobnum` vanished when unset.
+    let d = tmp("dollar");
+    let victim = d.join("victim");
+    std::fs::write(&victim, b"precious").unwrap();
+    let work = d.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(
+        work.join("j.fio"),
+        "[j]\nrw=write\nsize=8k\nfilename=$F\n\n[k]\nrw=write\nsize=8k\nnrfiles=2\n\
+         filename_format=f.$filenum.$jobnum\n",
+    )
+    .unwrap();
+    let o = common::hb()
+        .current_dir(&work)
+        .env("F", &victim)
+        .env("filenum", "ZZ")
+        .args(["fio", "j.fio", "--output-format=json", "--no-save"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        std::fs::read(&victim).unwrap() == b"precious",
+        "the file $F named in the environment was written"
+    );
+    assert_eq!(std::fs::metadata(work.join("$F")).unwrap().len(), 8192);
+    for f in ["f.0.0", "f.1.0"] {
+        assert!(work.join(f).is_file(), "{f} was not made");
+    }
+    assert!(!work.join("f.ZZ.0").exists());
+    // `${VAR}` still reads the environment.
+    std::fs::write(
+        work.join("b.fio"),
+        "[b]\nrw=write\nsize=${SZ}\nfilename=b.dat\n",
+    )
+    .unwrap();
+    let v = {
+        let o = common::hb()
+            .current_dir(&work)
+            .env("SZ", "16k")
+            .args(["fio", "b.fio", "--output-format=json", "--no-save"])
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        json(&String::from_utf8(o.stdout).unwrap())
+    };
+    assert_eq!(v["jobs"][0]["write"]["io_bytes"], 16384);
+    if need_fio("only_braced_variables_come_from_the_environment_as_in_fio") {
+        // fio makes the same literal `$F` file.
+        let fdir = d.join("fio");
+        std::fs::create_dir_all(&fdir).unwrap();
+        std::fs::write(fdir.join("j.fio"), "[j]\nrw=write\nsize=8k\nfilename=$F\n").unwrap();
+        let st = std::process::Command::new("timeout")
+            .args(["-k", "5", "120", "fio", "j.fio", "--output-format=json"])
+            .current_dir(&fdir)
+            .env("F", &victim)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        assert!(fdir.join("$F").is_file());
+        assert!(std::fs::read(&victim).unwrap() == b"precious");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}

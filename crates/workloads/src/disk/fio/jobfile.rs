@@ -1,7 +1,8 @@
 //! fio's job-file text: `[section]` starts a job, `[global]` sets defaults for the jobs
 //! *below* it (several globals are allowed), `;` and `#` start a comment anywhere on a line
 //! (so a value never holds one, as in fio), `key=value` or a bare `key` (a flag), `${VAR}`
-//! expands from the environment (empty when unset). The command line is the same grammar:
+//! expands from the environment (empty when unset; a bare `$NAME` is kept as written, as in
+//! fio, but for fio's keywords `$pagesize`, `$mb_memory`, `$ncpus`). The command line is the same grammar:
 //! `--name=x` starts a job, options before the first `--name` (or after `--name=global`)
 //! are global.
 //!
@@ -196,8 +197,9 @@ fn include(
     )
 }
 
-/// `line` with `${VAR}` and `$VAR` replaced, and fio's keywords (`$pagesize`,
-/// `$mb_memory`, `$ncpus`) by this machine's values (the flag says whether one was); an
+/// `line` with `${VAR}` replaced from the environment (a bare `$NAME` is kept, as fio
+/// keeps it), and fio's keywords (`$pagesize`, `$mb_memory`, `$ncpus`) by this machine's
+/// values (the flag says whether one was); an
 /// error if the result would pass `budget` bytes (what is left of the job file limit),
 /// checked before each value is appended.
 fn expand_env(
@@ -262,11 +264,14 @@ fn expand_env(
                 keyword = true;
                 out.push_str(&n.to_string());
             } else {
-                let v = env(name).unwrap_or_default();
-                if !fits(&out, v.len()) {
+                // fio reads the environment only in `${VAR}`: a bare `$NAME` stays as
+                // written (`filename_format=f.$filenum`, a file named `$F`), never a value
+                // from the environment (a `filename=$F` once wrote and unlinked $F's file).
+                if !fits(&out, 1 + name.len()) {
                     return too_big();
                 }
-                out.push_str(&v);
+                out.push('$');
+                out.push_str(name);
             }
             rest = &after[end..];
         }
