@@ -806,3 +806,47 @@ fn laying_out_several_files_is_one_line_as_fio() {
         }
     }
 }
+
+#[test]
+fn a_layout_refused_at_a_later_file_leaves_none_it_made() {
+    // A symlink at the second file's name is refused (exit 2); the first file, laid out
+    // a moment before, once stayed behind.
+    let d = tmp("multi-layout-undo");
+    let victim = d.join("victim");
+    std::fs::write(&victim, b"precious").unwrap();
+    let work = d.join("w");
+    std::fs::create_dir_all(&work).unwrap();
+    std::os::unix::fs::symlink(&victim, work.join("j.0.1")).unwrap();
+    let r = hb(
+        &work,
+        &[
+            "--name=j",
+            "--rw=write",
+            "--bs=4k",
+            "--size=32k",
+            "--nrfiles=2",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(
+        !work.join("j.0.0").exists(),
+        "the first file was left: {}",
+        r.err
+    );
+    assert!(std::fs::read(&victim).unwrap() == b"precious");
+    // A file that was there before is never removed.
+    std::fs::write(work.join("j.0.0"), vec![7u8; 16384]).unwrap();
+    let r = hb(
+        &work,
+        &[
+            "--name=j",
+            "--rw=write",
+            "--bs=4k",
+            "--size=32k",
+            "--nrfiles=2",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert_eq!(std::fs::metadata(work.join("j.0.0")).unwrap().len(), 16384);
+    std::fs::remove_dir_all(&d).unwrap();
+}

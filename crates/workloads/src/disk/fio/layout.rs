@@ -23,11 +23,32 @@ pub(super) fn io_err(
 
 /// Resolves sizes, checks free space and O_DIRECT, and lays out missing or short files
 /// (reporting through `log` when given: fio's "Laying out IO file" line and progress).
-/// `Ok(None)` when Ctrl-C stopped a layout.
+/// `Ok(None)` when Ctrl-C stopped a layout. When the layout fails or is stopped, the files
+/// it made (not those that were there) are removed: a job refused at its second file
+/// leaves no first file behind.
 pub(super) fn layout_files(
     jobs: &mut [JobSpec],
     ctx: &SetupCtx<'_>,
     log: Option<&dyn StageLog>,
+) -> Result<Option<Vec<Warning>>, WorkloadError> {
+    let mut made = Vec::new();
+    let r = layout_files_in(jobs, ctx, log, &mut made);
+    if !matches!(r, Ok(Some(_))) {
+        for p in made {
+            // Only a regular file still at the name (never what replaced it).
+            if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) {
+                let _ = std::fs::remove_file(&p);
+            }
+        }
+    }
+    r
+}
+
+fn layout_files_in(
+    jobs: &mut [JobSpec],
+    ctx: &SetupCtx<'_>,
+    log: Option<&dyn StageLog>,
+    made: &mut Vec<PathBuf>,
 ) -> Result<Option<Vec<Warning>>, WorkloadError> {
     let mut warnings = Vec::new();
     let mut data_set = 0u64;
@@ -302,8 +323,12 @@ pub(super) fn layout_files(
                     // fio's one line for the files of a clone that need laying out.
                     announce_files(j, c, log);
                 }
+                let existed = std::fs::symlink_metadata(&path).is_ok();
                 if !lay_out(j, &path, need, have, if nf > 1 { None } else { log }, log)? {
                     return Ok(None);
+                }
+                if !existed {
+                    made.push(path.clone());
                 }
             }
             // (A file the job's open makes has nothing to check yet: that open says it.)
