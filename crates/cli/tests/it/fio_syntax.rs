@@ -302,3 +302,29 @@ fn only_braced_variables_come_from_the_environment_as_in_fio() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn a_job_without_options_of_its_own_has_no_job_options_key_as_in_fio() {
+    let d = tmp("noopts");
+    std::fs::write(
+        d.join("j.fio"),
+        "[global]\nrw=write\nsize=64k\nfilename=x.dat\n\n[a]\n\n[b]\nbs=8k\n",
+    )
+    .unwrap();
+    let ours = hb_json(&d, &["j.fio", "--output-format=json"]);
+    let keys = |v: &Value| {
+        v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j.get("job options").cloned())
+            .collect::<Vec<_>>()
+    };
+    let k = keys(&ours);
+    assert_eq!(k[0], None, "{}", ours["jobs"][0]);
+    assert_eq!(k[1], Some(serde_json::json!({"bs": "8k"})));
+    if need_fio("a_job_without_options_of_its_own_has_no_job_options_key_as_in_fio") {
+        let peer = fio_json(&d, &["j.fio", "--output-format=json"]);
+        assert_eq!(keys(&peer), k);
+    }
+}

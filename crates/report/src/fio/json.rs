@@ -385,15 +385,15 @@ pub(super) fn job_obj(
         );
     }
     let all = matches!(mode, Mode::AllClients | Mode::AllClientsMixed);
-    if !all {
+    // fio writes "job options" only for a job with options of its own (json_add_job_opts
+    // returns on an empty list): a job file's `[name]` section with none has no key.
+    if !all && let Some(job) = jobs.get(b.job).filter(|j| !j.options.is_empty()) {
         let mut jo = Map::new();
-        if let Some(job) = jobs.get(b.job) {
-            // `name` is among them when the job was named on the command line.
-            for o in &job.options {
-                // fio leaves flag-only options out of "job options".
-                if !o.value.is_empty() {
-                    jo.insert(o.name.clone(), json!(o.value));
-                }
+        // `name` is among them when the job was named on the command line.
+        for o in &job.options {
+            // fio leaves flag-only options out of "job options".
+            if !o.value.is_empty() {
+                jo.insert(o.name.clone(), json!(o.value));
             }
         }
         j.insert("job options".into(), Node::O(jo));
