@@ -600,14 +600,18 @@ fn lay_out(
             need >> 20
         ));
     }
-    if fills {
-        let f = std::fs::OpenOptions::new()
+    // The job's file, made if missing, never through a symlink.
+    let open = || {
+        std::fs::OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(false)
             .custom_flags(libc::O_NOFOLLOW)
             .open(path)
-            .map_err(|e| crate::disk::files::open_error(path, false, &e))?;
+            .map_err(|e| crate::disk::files::open_error(path, false, &e))
+    };
+    if fills {
+        let f = open()?;
         reserve(j, &f, have, need);
         return Ok(true);
     }
@@ -616,13 +620,7 @@ fn lay_out(
         None => hostbench_core::runner::INTERRUPT.load(std::sync::atomic::Ordering::Relaxed),
     };
     let r = (|| -> Result<bool, WorkloadError> {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(path)
-            .map_err(|e| crate::disk::files::open_error(path, false, &e))?;
+        let mut f = open()?;
         reserve(j, &f, have, need);
         use std::io::{Seek, SeekFrom, Write};
         f.seek(SeekFrom::Start(have))
