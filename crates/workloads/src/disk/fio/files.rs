@@ -193,19 +193,7 @@ impl Files {
             Draw::Uniform => return (rng.next_f64() * n as f64) as usize % n as usize,
             Draw::Sampler(s) => s.sample(rng).min(ranges - 1),
             Draw::Normal { stddev } => {
-                let mut sum = 0u64;
-                for _ in 0..12 {
-                    sum += rng.next_u64() % (ranges + 1);
-                }
-                let mut v = sum.div_ceil(12) as i64;
-                if *stddev > 0 {
-                    let mut dev = (*stddev as f64 * rng.next_f64()) as i64 - stddev / 2;
-                    while v + dev < 0 || v + dev >= ranges as i64 {
-                        dev /= 2;
-                    }
-                    v += dev;
-                }
-                (v.clamp(0, ranges as i64 - 1)) as u64
+                super::pattern::normal_draw(rng, ranges, *stddev).clamp(0, ranges as i64 - 1) as u64
             }
         };
         (r >> SHIFT) as usize

@@ -431,19 +431,7 @@ impl Pattern {
             Picker::Uniform => self.maps[self.map_of[d]].next(rng),
             Picker::Sampler(s) => s.sample(rng).min(n - 1),
             Picker::Normal { stddev, off } => {
-                let mut sum = 0u64;
-                for _ in 0..12 {
-                    sum += rng.next_u64() % (n + 1);
-                }
-                let mut v = sum.div_ceil(12) as i64;
-                if *stddev > 0 {
-                    let mut dev = (*stddev as f64 * rng.next_f64()) as i64 - stddev / 2;
-                    while v + dev < 0 || v + dev >= n as i64 {
-                        dev /= 2;
-                    }
-                    v += dev;
-                }
-                (v + off).rem_euclid(n as i64) as u64
+                (normal_draw(rng, n, *stddev) + off).rem_euclid(n as i64) as u64
             }
             Picker::Zoned(zones) if !zones[d].is_empty() => {
                 let v = (rng.next_u64() % 100) as u32 + 1;
@@ -540,6 +528,24 @@ impl Pattern {
         }
         min
     }
+}
+
+/// fio's normal draw over `0..n` (`gauss.c`): the mean of 12 uniform draws, moved by a
+/// deviation within `stddev` that is halved until the value stays in range.
+pub(super) fn normal_draw(rng: &mut Rng, n: u64, stddev: i64) -> i64 {
+    let mut sum = 0u64;
+    for _ in 0..12 {
+        sum += rng.next_u64() % (n + 1);
+    }
+    let mut v = sum.div_ceil(12) as i64;
+    if stddev > 0 {
+        let mut dev = (stddev as f64 * rng.next_f64()) as i64 - stddev / 2;
+        while v + dev < 0 || v + dev >= n as i64 {
+            dev /= 2;
+        }
+        v += dev;
+    }
+    v
 }
 
 #[cfg(test)]
