@@ -668,6 +668,30 @@ fn newest(db: &Path) -> String {
         .to_string()
 }
 
+/// hostbench's own `results show` layout writes a time in the unit of its size everywhere:
+/// the p99 headline as the latency line does (it printed `3719167.00 ns` beside `35.55 µs`),
+/// and a table column named `min_ns` without a second `(ns)`.
+#[test]
+fn native_show_writes_times_in_one_way() {
+    let dir = temp();
+    let db = dir.path().join("r.db");
+    let s = Serve::start(&[]);
+    ok(&db, &["ab", "-n", "200", "-c", "2", &s.url]);
+    let id = newest(&db);
+    let out = ok(&db, &["results", "show", &id]).0;
+    let p99 = out
+        .lines()
+        .find(|l| l.contains("99th percentile latency"))
+        .unwrap_or_else(|| panic!("no p99 headline:\n{out}"));
+    let value = p99.trim().rsplit("  ").next().unwrap().trim();
+    let (num, unit) = value.split_once(' ').unwrap_or_else(|| panic!("{p99}"));
+    assert!(["ns", "µs", "ms", "s"].contains(&unit), "{p99}");
+    let num: f64 = num.parse().unwrap_or_else(|_| panic!("{p99}"));
+    assert!(unit == "ns" || (1.0..1000.0).contains(&num), "{p99}");
+    assert!(!out.contains("_ns (ns)"), "{out}");
+    assert!(out.contains("min_ns"), "{out}");
+}
+
 /// `results show ID -f FORMAT`: stdout.
 fn show(db: &Path, id: &str, format: &str) -> String {
     ok(db, &["results", "show", id, "-f", format]).0
