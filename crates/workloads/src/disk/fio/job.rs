@@ -1664,8 +1664,13 @@ fn apply_options(
                 j.more_files = list[1..].to_vec();
             }
             "directory" => {
-                if v.is_empty() || v.contains(':') {
-                    return err(format!("{at}: directory={v}: give one directory"));
+                // fio's list `d1:d2` (`\:` for a colon in a name): clone N's generated
+                // files go in directory N mod the count, named files in the first.
+                if split_filenames(v).is_empty() || v.ends_with(':') || v.contains("::") {
+                    return err(format!(
+                        "{at}: directory={v}: give a directory, or a `:`-separated list of \
+                         them without empty entries (`\\:` for a colon in a name)"
+                    ));
                 }
                 j.directory = v.clone();
             }
@@ -2732,14 +2737,35 @@ impl JobSpec {
         match given {
             Some(f) => {
                 let p = std::path::Path::new(f);
-                if p.is_absolute() || self.directory == "." {
+                let dir = self.directory_of(0);
+                if p.is_absolute() || dir.as_os_str() == "." {
                     p.to_path_buf()
                 } else {
-                    std::path::Path::new(&self.directory).join(p)
+                    dir.join(p)
                 }
             }
-            None => std::path::Path::new(&self.directory).join(self.generated_name_k(clone, k)),
+            None => self
+                .directory_of(clone)
+                .join(self.generated_name_k(clone, k)),
         }
+    }
+
+    /// The job's directories: `directory`'s `:`-separated list (`\:` a colon in a name).
+    pub fn directories(&self) -> Vec<std::path::PathBuf> {
+        let list = split_filenames(&self.directory);
+        if list.is_empty() {
+            return vec![std::path::PathBuf::from(".")];
+        }
+        list.into_iter().map(std::path::PathBuf::from).collect()
+    }
+
+    /// The directory of clone `clone`'s generated files: fio's `set_name_idx`, the clone's
+    /// number modulo the count of directories (`directory=d1:d2`, numjobs=3: d1, d2, d1);
+    /// files named by `filename` are in the first, as fio puts them.
+    pub fn directory_of(&self, clone: u32) -> std::path::PathBuf {
+        let mut dirs = self.directories();
+        let i = clone as usize % dirs.len();
+        dirs.swap_remove(i)
     }
 
     /// The name fio generates for clone `clone`'s file: `filename_format` (default

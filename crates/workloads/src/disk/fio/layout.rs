@@ -175,6 +175,7 @@ fn layout_files_in(
             }
             continue;
         }
+        check_directories(j)?;
         if nf > 1 {
             let need_bs = j.max_bs();
             for s in 0..files {
@@ -511,16 +512,47 @@ fn reserve(j: &JobSpec, f: &std::fs::File, have: u64, need: u64) {
     }
 }
 
+/// Each of `directory`'s directories must be one, as fio's `str_directory_cb` checks them
+/// (with `lstat`: a symbolic link at the directory's own name is refused by fio too, and
+/// hostbench never follows a link it did not make).
+fn check_directories(j: &JobSpec) -> Result<(), WorkloadError> {
+    for d in j.directories() {
+        let what = match std::fs::symlink_metadata(&d) {
+            Ok(m) if m.is_dir() => continue,
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::canonicalize(&d)
+                    .map(|t| format!(" ({})", t.display()))
+                    .unwrap_or_default();
+                format!(
+                    "is a symbolic link, which is never followed (fio refuses it too): give \
+                     the directory it points to{to}"
+                )
+            }
+            Ok(_) => "is not a directory".to_string(),
+            Err(_) => "does not exist; create it or give another --directory".to_string(),
+        };
+        return Err(WorkloadError::usage(format!(
+            "job '{}': directory {} {what}",
+            j.name,
+            d.display()
+        )));
+    }
+    Ok(())
+}
+
 /// fio's `filename_format` with a `/` (`data/$jobname`): the missing directories under the
 /// job's directory are made (mode 0700, as fio); an existing one must be a directory, not a
 /// symlink (never followed).
 fn make_parents(j: &JobSpec, path: &Path) -> Result<(), WorkloadError> {
     use std::os::unix::fs::DirBuilderExt;
-    let base = Path::new(&j.directory);
-    let Ok(rel) = path.strip_prefix(base) else {
+    let dirs = j.directories();
+    let Some((base, rel)) = dirs
+        .iter()
+        .find_map(|d| path.strip_prefix(d).ok().map(|rel| (d, rel)))
+    else {
         return Ok(());
     };
-    let mut at = base.to_path_buf();
+    let mut at = base.clone();
     let parts: Vec<_> = rel.components().collect();
     for c in &parts[..parts.len().saturating_sub(1)] {
         at.push(c);
