@@ -795,11 +795,23 @@ fn a_directory_list_spreads_the_clones_as_fio() {
     };
     let cases: [&[&str]; 6] = [
         &["--name=t", "--size=16k", "--numjobs=3", "--directory=d1:d2"],
-        &["--name=t", "--size=16k", "--numjobs=2", "--nrfiles=2", "--directory=d3:d1:d2"],
+        &[
+            "--name=t",
+            "--size=16k",
+            "--numjobs=2",
+            "--nrfiles=2",
+            "--directory=d3:d1:d2",
+        ],
         // (fio's command line takes options in order: `--filename` before `--directory`
         // ignores the directory there, not in a job file; hostbench takes both orders as
         // fio's job file does.)
-        &["--name=t", "--size=16k", "--numjobs=2", "--directory=d2:d1", "--filename=f"],
+        &[
+            "--name=t",
+            "--size=16k",
+            "--numjobs=2",
+            "--directory=d2:d1",
+            "--filename=f",
+        ],
         &["--name=t", "--size=16k", "--directory=link"],
         &["--name=t", "--size=16k", "--directory=d1:missing"],
         &["--name=t", "--size=16k", "--directory=plain"],
@@ -818,10 +830,95 @@ fn a_directory_list_spreads_the_clones_as_fio() {
         if peer {
             let theirs = run("fio", args);
             // fio fails a refused directory at parsing with exit 1, hostbench with 2 (usage).
-            assert_eq!(ours.0 == 0, theirs.0 == 0, "{args:?}: {ours:?} / {theirs:?}");
+            assert_eq!(
+                ours.0 == 0,
+                theirs.0 == 0,
+                "{args:?}: {ours:?} / {theirs:?}"
+            );
             assert_eq!(ours.1, theirs.1, "{args:?}");
         }
     }
+}
+
+/// `size=P%` with several files: each file's region is P% of that file's own length (from
+/// `offset`, rounded down to the block), as fio's setup_files; the I/O counts per clone
+/// are fio's on the same files, and the files keep their lengths.
+#[test]
+fn size_in_percent_is_of_each_file_as_fio() {
+    let lens: [(&str, usize); 4] = [
+        ("t.0.0", 65536),
+        ("t.0.1", 200_000),
+        ("t.1.0", 131_072),
+        ("t.1.1", 90000),
+    ];
+    let run = |prog: &str, extra: &[&str]| -> (Vec<(u64, u64)>, Vec<u64>) {
+        let d = tmp("sizepct");
+        for (f, n) in lens {
+            std::fs::write(d.join(f), vec![7u8; n]).unwrap();
+        }
+        let mut args = vec![
+            "--name=t",
+            "--nrfiles=2",
+            "--numjobs=2",
+            "--bs=4k",
+            "--output-format=json",
+        ];
+        args.extend_from_slice(extra);
+        let r = if prog == "fio" {
+            fio(&d, &args)
+        } else {
+            hb(&d, &args)
+        };
+        assert_eq!(r.code, 0, "{prog} {extra:?}: {}", r.err);
+        let v = doc(&r.out);
+        let ios = v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                (
+                    j["read"]["total_ios"].as_u64().unwrap(),
+                    j["write"]["total_ios"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let sizes = lens
+            .iter()
+            .map(|(f, _)| std::fs::metadata(d.join(f)).unwrap().len())
+            .collect();
+        std::fs::remove_dir_all(&d).unwrap();
+        (ios, sizes)
+    };
+    let cases: [&[&str]; 4] = [
+        &["--size=30%", "--rw=read"],
+        &["--size=30%", "--offset=16k", "--rw=randread"],
+        &["--size=100%", "--offset=8k", "--rw=read"],
+        &["--size=50%", "--rw=write"],
+    ];
+    // 30% of 65536 is 19660, 4 whole blocks; of 200000, 14 blocks: clone 0 reads 18.
+    assert_eq!(run("hostbench", cases[0]).0, [(18, 0), (15, 0)]);
+    let peer = need_fio("size_in_percent_is_of_each_file_as_fio");
+    for args in cases {
+        let ours = run("hostbench", args);
+        assert_eq!(
+            ours.1,
+            lens.map(|(_, n)| n as u64),
+            "{args:?}: lengths kept"
+        );
+        if peer {
+            assert_eq!(ours, run("fio", args), "{args:?}");
+        }
+    }
+    // A missing file has no length to take a share of: refused, naming it.
+    let d = tmp("sizepct-missing");
+    std::fs::write(d.join("t.0.0"), vec![7u8; 65536]).unwrap();
+    let r = hb(&d, &["--name=t", "--nrfiles=2", "--size=30%"]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(
+        r.err.contains("t.0.1 is not an existing regular file"),
+        "{}",
+        r.err
+    );
 }
 
 #[test]

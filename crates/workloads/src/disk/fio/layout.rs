@@ -91,12 +91,15 @@ fn layout_files_in(
             fill_device_size(j)?;
         }
         if nf > 1 || j.unlink_each_loop {
-            if j.pct.any() {
+            if j.pct.offset.is_some() || j.pct.offset_increment.is_some() {
                 return Err(WorkloadError::usage(format!(
-                    "job '{}': size, offset or offset_increment in percent with several files \
-                     is not supported by hostbench; give them in bytes",
+                    "job '{}': offset or offset_increment in percent with several files is not \
+                     supported by hostbench; give them in bytes",
                     j.name
                 )));
+            }
+            if let Some(p) = j.pct.size.take() {
+                size_pct_of_each_file(j, p, &haves)?;
             }
             if j.size.is_none() && j.file_sizes.is_empty() {
                 return Err(WorkloadError::usage(format!(
@@ -510,6 +513,58 @@ fn reserve(j: &JobSpec, f: &std::fs::File, have: u64, need: u64) {
             libc::ftruncate(fd, need as libc::off_t);
         }
     }
+}
+
+/// `size=P%` with several files: each file's region is P% of that file's length (fio's
+/// `setup_files`: the file's `io_size + file_offset` times the percentage, no further than
+/// its end, rounded down to the smallest block size), so every file must be there with data.
+fn size_pct_of_each_file(j: &mut JobSpec, p: u64, haves: &[u64]) -> Result<(), WorkloadError> {
+    let nf = j.nfiles();
+    let a = j.bs_read.min(j.bs_write).max(1);
+    let mut regions = Vec::with_capacity(haves.len());
+    for (s, &have) in haves.iter().enumerate() {
+        let (c, k) = if j.filename.is_some() {
+            (0, s as u32)
+        } else {
+            (s as u32 / nf, s as u32 % nf)
+        };
+        let off = j.clone_offset(c);
+        // With `filesize` the file's length is the one it gives.
+        let len = j.file_sizes.get(s).map_or(have, |r| r + off);
+        if len == 0 {
+            return Err(WorkloadError::usage(format!(
+                "job '{}': size={p}% is of each file's length and {} is not an existing \
+                 regular file with data; give size in bytes",
+                j.name,
+                j.file_path_k(c, k).display()
+            )));
+        }
+        let rest = len.saturating_sub(off);
+        let r = if p == 100 {
+            rest
+        } else {
+            let r = (len.saturating_mul(p) / 100).min(rest);
+            r - r % a
+        };
+        if r < j.max_bs() {
+            return Err(WorkloadError::usage(format!(
+                "job '{}': size={p}% of {} ({len} bytes{}) is less than a block ({}); give a \
+                 larger percentage or size in bytes",
+                j.name,
+                j.file_path_k(c, k).display(),
+                if off > 0 {
+                    format!(", from offset {off}")
+                } else {
+                    String::new()
+                },
+                j.max_bs()
+            )));
+        }
+        regions.push(r);
+    }
+    j.size = regions.first().copied();
+    j.file_sizes = regions;
+    Ok(())
 }
 
 /// Each of `directory`'s directories must be one, as fio's `str_directory_cb` checks them
