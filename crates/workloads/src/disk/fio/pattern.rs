@@ -5,10 +5,14 @@
 //! offsets with `rw=...:N` holes or backwards steps, random jobs that go sequential between
 //! random picks (`rw=randread:N`, `rw_sequencer`, `percentage_random`).
 //!
-//! Offsets here are relative to the clone's region (`[0, size)`); the worker adds the
-//! region's start.
+//! With `zonemode=strided` the offsets stay in one zone at a time (`zonesize` bytes of
+//! I/O in `zonerange` bytes, then `zonerange + zoneskip` further, back to the region's
+//! start past the file's end), as fio's `setup_strided_zone_mode`; see [`ZoneState`].
+//!
+//! Offsets here are relative to the clone's region (`[0, size)`; with zones, to its
+//! start); the worker adds the region's start.
 
-use super::job::{JobSpec, RandDist, RandGen};
+use super::job::{JobSpec, RandDist, RandGen, Zones};
 use hostbench_core::rand::{Distribution, Rng, Sampler};
 
 /// Offsets of a random job with fio's random map: every position once per pass, in a
@@ -149,6 +153,24 @@ enum Fast {
     Rand,
 }
 
+/// Where a `zonemode=strided` clone is (fio 3.33's moving `file_offset` and `zone_bytes`),
+/// in bytes from the region's start. The pattern's own size is then the zone's range: its
+/// offsets are drawn in the zone, and [`Pattern::next`] adds the zone's start.
+#[derive(Clone, Copy, Debug)]
+struct ZoneState {
+    z: Zones,
+    /// The current zone's start.
+    cur: u64,
+    /// Bytes issued in the current zone.
+    bytes: u64,
+    /// The region's size (fio's `io_size`): an I/O this far into a zone, or a size drawn
+    /// past it, ends the pass (fio's file done).
+    region: u64,
+    /// The file's end (fio's `real_file_size`): zones wrap to the start past it, and an
+    /// I/O that reaches past it ends the pass.
+    end: u64,
+}
+
 /// One clone's offsets and lengths.
 pub(super) struct Pattern {
     /// See [`Fast`].
@@ -184,6 +206,8 @@ pub(super) struct Pattern {
     time_based: bool,
     loops: u32,
     passes: u32,
+    /// `zonemode=strided`: see [`ZoneState`].
+    zone: Option<ZoneState>,
 }
 
 impl Pattern {
@@ -209,6 +233,23 @@ impl Pattern {
                 super::job::Rw::Read
             };
             return Self::new(&t, size);
+        }
+        if let Some(z) = j.zones {
+            // Offsets are drawn in the zone's range (fio's `last_block` and random map
+            // cover `zonerange`), then moved to the zone.
+            let mut plain = j.clone();
+            plain.zones = None;
+            let least = plain.bsz[0].max.max(plain.bsz[1].max);
+            let mut p = Self::new(&plain, z.range.max(least))?;
+            p.fast = Fast::No;
+            p.zone = Some(ZoneState {
+                z,
+                cur: 0,
+                bytes: 0,
+                region: size,
+                end: size,
+            });
+            return Ok(p);
         }
         let min = [j.bsz[0].min, j.bsz[1].min];
         let max = [j.bsz[0].max, j.bsz[1].max];
@@ -333,7 +374,17 @@ impl Pattern {
             time_based: j.time_based,
             loops: j.loops.max(1),
             passes: 0,
+            zone: None,
         })
+    }
+
+    /// Where the clone's file ends, in bytes from the region's start (fio's
+    /// `real_file_size`: the file may go on past the region). Only zones look past the
+    /// region: they wrap at the file's end, not the region's.
+    pub(super) fn set_file_end(&mut self, end: u64) {
+        if let Some(z) = &mut self.zone {
+            z.end = end.max(z.region);
+        }
     }
 
     /// Seeds the random maps (at the clone's start).
@@ -369,7 +420,24 @@ impl Pattern {
     /// [`Self::next`] for every pattern.
     #[inline(never)]
     fn next_general(&mut self, d: usize, rng: &mut Rng) -> Option<(u64, u64)> {
-        let off = if self.random {
+        if self.zone.is_some() {
+            return self.next_zoned(d, rng);
+        }
+        let off = self.choose_offset(d, rng)?;
+        let mut len = self.buflen(d, off, rng);
+        if self.random
+            && let Some(m) = &mut self.blocks
+        {
+            len = m.take(off, len);
+        }
+        self.last_start[d] = Some(off);
+        self.last_end[d] = off + len;
+        Some((off, len))
+    }
+
+    /// The offset of the next I/O of direction `d`: random, or after the last one.
+    fn choose_offset(&mut self, d: usize, rng: &mut Rng) -> Option<u64> {
+        Some(if self.random {
             // fio: every `seq_nr`-th I/O is placed at random (each one by default), with
             // probability `percentage_random`; the others follow the last one.
             self.seq_left -= 1;
@@ -383,22 +451,117 @@ impl Pattern {
             } else if !hit && self.identical {
                 self.last_start[d].unwrap_or(0)
             } else if self.last_end[d] + self.min[d] <= self.size {
-                self.seq_offset(d)?
+                self.seq_or_zone_offset(d)?
             } else {
                 self.mapped_offset(d, rng)?
             }
         } else {
-            self.seq_offset(d)?
+            self.seq_or_zone_offset(d)?
+        })
+    }
+
+    fn seq_or_zone_offset(&mut self, d: usize) -> Option<u64> {
+        let Some(z) = self.zone else {
+            return self.seq_offset(d);
         };
-        let mut len = self.buflen(d, off, rng);
+        // fio's `get_next_seq_offset` in a zone: after the last I/O (which may run past
+        // the range: the next I/O goes back to the zone's start). A time_based job whose
+        // zone reaches the region's end starts that zone again (fio compares with
+        // `io_size`: measured, a 16 MiB region of a larger file reads its last zone's
+        // first block over and over).
+        if self.time_based && z.cur + self.last_end[d] >= z.region {
+            self.last_end[d] = 0;
+        }
+        let pos = self.last_end[d];
+        if pos != 0 && self.seq_add != 0 {
+            return Some(pos.saturating_add_signed(self.seq_add));
+        }
+        Some(pos)
+    }
+
+    /// [`Self::next_general`] with `zonemode=strided`; a pass that ends (fio's file done)
+    /// starts over at the first zone when the job is time_based or has loops left, as
+    /// fio's next loop does.
+    fn next_zoned(&mut self, d: usize, rng: &mut Rng) -> Option<(u64, u64)> {
+        for _ in 0..2 {
+            if let Some(io) = self.zone_io(d, rng) {
+                return Some(io);
+            }
+            self.passes += 1;
+            if !self.time_based && self.passes >= self.loops {
+                return None;
+            }
+            let z = self.zone.as_mut()?;
+            z.cur = 0;
+            z.bytes = 0;
+            self.last_end = [0; 2];
+            self.last_start = [None; 2];
+        }
+        None
+    }
+
+    /// One I/O in the current zone (fio's `setup_strided_zone_mode`, then
+    /// `get_next_offset`'s and `fill_io_u`'s limits): `None` when the pass ends.
+    fn zone_io(&mut self, d: usize, rng: &mut Rng) -> Option<(u64, u64)> {
+        let mut z = self.zone?;
+        if z.bytes >= z.z.size {
+            // The zone's bytes are done: the next zone, or the region's start past the
+            // file's end.
+            z.bytes = 0;
+            z.cur = z.cur.saturating_add(z.z.range).saturating_add(z.z.skip);
+            if z.cur >= z.end {
+                z.cur = 0;
+            }
+            self.last_end[d] = 0;
+        }
+        if self.last_end[d] >= z.z.range {
+            // zonesize > zonerange: the same zone again.
+            self.last_end[d] = 0;
+        }
+        if z.bytes % z.z.range == 0 {
+            // fio resets the file's positions and random map at each zone's start (and
+            // after each range's worth of bytes in it).
+            self.last_end = [0; 2];
+            self.last_start = [None; 2];
+            for m in &mut self.maps {
+                m.seed(rng.next_u64());
+            }
+            if let Some(b) = &mut self.blocks {
+                b.reset();
+            }
+        }
+        self.zone = Some(z);
+        let rel = self.choose_offset(d, rng)?;
+        if rel >= z.region {
+            return None;
+        }
+        let at = z.cur + rel;
+        if at >= z.end {
+            return None;
+        }
+        let mut len = if self.min[d] == self.max[d] {
+            self.min[d]
+        } else {
+            let room = z.region.saturating_sub(at);
+            if room < self.min[d] {
+                return None;
+            }
+            self.buflen_room(d, room, rng)
+        };
+        if at + len > z.end {
+            return None;
+        }
         if self.random
             && let Some(m) = &mut self.blocks
         {
-            len = m.take(off, len);
+            len = m.take(rel, len);
         }
-        self.last_start[d] = Some(off);
-        self.last_end[d] = off + len;
-        Some((off, len))
+        self.last_start[d] = Some(rel);
+        self.last_end[d] = rel + len;
+        if let Some(z) = &mut self.zone {
+            z.bytes += len;
+        }
+        Some((at, len))
     }
 
     /// A random offset, moved to the next free block of the map by blocks when it has one
@@ -487,11 +650,15 @@ impl Pattern {
     /// fio's `get_next_buflen`: the direction's size, or one drawn from its range or split
     /// that fits before the region's end (redrawn until it does).
     fn buflen(&self, d: usize, off: u64, rng: &mut Rng) -> u64 {
+        self.buflen_room(d, self.size - off, rng)
+    }
+
+    /// [`Self::buflen`] with `room` bytes left before the end.
+    fn buflen_room(&self, d: usize, room: u64, rng: &mut Rng) -> u64 {
         let (min, max) = (self.min[d], self.max[d]);
         if min == max {
             return min;
         }
-        let room = self.size - off;
         if room < min {
             return min;
         }
