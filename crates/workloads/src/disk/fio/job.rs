@@ -2135,7 +2135,11 @@ fn apply_options(
             j.seq_add = if neg { -(add as i64) } else { add as i64 };
         }
     }
-    j.zones = finish_zones(&j, zone_mode, zone)?;
+    // A [global] section's options are checked alone (the probe); whether the zone
+    // options fit together is each job's question (a job may give the zonesize).
+    if section != "global-check" {
+        j.zones = finish_zones(&j, zone_mode, zone)?;
+    }
     super::verify::finish(&mut j)?;
     Ok(j)
 }
@@ -2163,18 +2167,19 @@ fn finish_zones(
     let (mode, at) = mode.unwrap_or_else(|| ("none".into(), format!("job '{}'", j.name)));
     match mode.as_str() {
         "none" if z.size > 0 => err(format!(
-            "{at}: fio: --zonemode=none and --zonesize are not compatible. (fio 3.33 \
-             needs zonemode=strided with zonesize: add zonemode=strided)"
+            "{at}: zonesize needs zonemode=strided (fio 3.33: \"--zonemode=none and \
+             --zonesize are not compatible.\"); add zonemode=strided"
         )),
         "none" => Ok(None),
         "zbd" => err(format!(
-            "{at}: zonemode=zbd is for zoned block devices (host-managed SMR, ZNS), which \
-             hostbench does not drive yet; use zonemode=strided on a regular file or \
-             block device"
+            "{at}: zonemode=zbd (zoned block devices, host-managed SMR or ZNS, with write \
+             pointers and zone resets, or fio's emulation of them on a file) is not \
+             supported by hostbench; use zonemode=strided with zonesize for one zone at a \
+             time"
         )),
         _ if z.size == 0 => err(format!(
-            "{at}: fio: --zonesize must be specified when using --zonemode=strided. (e.g. \
-             zonesize=256m)"
+            "{at}: zonemode=strided needs a zonesize (fio 3.33: \"--zonesize must be \
+             specified when using --zonemode=strided.\"); add e.g. zonesize=256m"
         )),
         _ => {
             // fio: strided zones only work with one open file; with several it turns them
