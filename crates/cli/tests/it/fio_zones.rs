@@ -145,7 +145,10 @@ fn random_zones_stay_in_fios_zones() {
             false,
         ),
         ("rw=randread size=16m zonesize=1m zonerange=4m", true),
-        ("rw=randwrite size=8m zonesize=512k zonerange=1m zoneskip=1m", true),
+        (
+            "rw=randwrite size=8m zonesize=512k zonerange=1m zoneskip=1m",
+            true,
+        ),
     ] {
         let text = job(c);
         let ours = zone_offsets("zr", &text, false).remove(0);
@@ -237,7 +240,10 @@ fn strided_zone_offsets_without_fio() {
         ("--zonesize=1m", "zonesize needs zonemode=strided"),
         ("--zonemode=strided", "zonemode=strided needs a zonesize"),
         ("--zonemode=zbd", "zonemode=zbd"),
-        ("--zonemode=stride", "expected none (the default), strided or zbd"),
+        (
+            "--zonemode=stride",
+            "expected none (the default), strided or zbd",
+        ),
     ] {
         let r = hb(&d, &["--name=z", "--ioengine=null", "--size=1m", opts]);
         assert_eq!(r.code, 2, "{opts}: {}", r.err);

@@ -3511,4 +3511,48 @@ mod tests {
         let j = &jobs_from_sections(&s).unwrap()[0];
         assert_eq!(j.file_path(1), std::path::PathBuf::from("/d/randr.1.0"));
     }
+
+    #[test]
+    fn zone_options_as_fio() {
+        let one = |t: &str| {
+            let text = format!("[j]\nioengine=null\nsize=16m\n{}\n", t.replace(' ', "\n"));
+            jobs_from_sections(&from_text(&text).unwrap()).map(|mut v| v.remove(0))
+        };
+        let z = |t: &str| one(t).unwrap().zones;
+        assert_eq!(z(""), None);
+        assert_eq!(z("zonemode=none"), None);
+        // zonerange defaults to zonesize (fio's backward compatibility).
+        assert_eq!(
+            z("zonemode=strided zonesize=1m zoneskip=3m"),
+            Some(Zones {
+                size: 1 << 20,
+                range: 1 << 20,
+                skip: 3 << 20
+            })
+        );
+        assert_eq!(
+            z("zonemode=strided zonesize=1m zonerange=4m").map(|z| z.range),
+            Some(4 << 20)
+        );
+        // Several files open at once: fio turns the zones off.
+        assert_eq!(z("zonemode=strided zonesize=1m nrfiles=2"), None);
+        for (t, says) in [
+            ("zonesize=1m", "zonesize needs zonemode=strided"),
+            ("zonemode=strided", "needs a zonesize"),
+            ("zonemode=zbd zonesize=1m", "zonemode=zbd"),
+            ("zonemode=strided zonesize=1m zoneskip=2z", "zoneskip=2z"),
+            (
+                "zonemode=strided zonesize=1m nrfiles=2 openfiles=1",
+                "openfiles=1",
+            ),
+            ("zonemode=strided zonesize=1m rw=trimwrite", "rw=trimwrite"),
+        ] {
+            let e = one(t).err().unwrap_or_else(|| panic!("{t}: accepted"));
+            assert!(e.0.contains(says), "{t}: {}", e.0);
+        }
+        // A [global] with zonemode and a job with the zonesize: fine.
+        let text = "[global]\nzonemode=strided\nioengine=null\nsize=4m\n[j]\nzonesize=1m\n";
+        let j = jobs_from_sections(&from_text(text).unwrap()).unwrap();
+        assert!(j[0].zones.is_some());
+    }
 }

@@ -965,6 +965,89 @@ mod tests {
         assert!(mid > 4500, "{mid} of 5000 in the middle half");
     }
 
+    /// `zonemode=strided`'s offsets, as fio 3.33 issues them (measured through strace on a
+    /// 16 MiB file, bs=64k; `crates/cli/tests/it/fio_zones.rs` compares them with fio).
+    #[test]
+    fn strided_zones_as_fio() {
+        const M: u64 = 1 << 20;
+        const B: u64 = 64 << 10;
+        let zone = |starts: &[u64], ios: u64| -> Vec<u64> {
+            starts
+                .iter()
+                .flat_map(|&z| (0..ios).map(move |b| z + b * B))
+                .collect()
+        };
+        let run = |opts: &str, region: u64, end: u64, n: usize| -> Vec<u64> {
+            let j = job(&format!("bs=64k zonemode=strided {opts}"));
+            let mut p = Pattern::new(&j, region).unwrap();
+            p.set_file_end(end);
+            let mut rng = Rng::for_thread(7, 0);
+            p.seed(&mut rng);
+            let d = usize::from(j.rw.read_pct(j.rwmixread) == 0);
+            (0..n)
+                .map_while(|_| p.next(d, &mut rng).map(|(o, _)| o))
+                .collect()
+        };
+        let s = "zonesize=1m zoneskip=3m";
+        let four = [0, 4 * M, 8 * M, 12 * M];
+        assert_eq!(
+            run(&format!("rw=read {s}"), 16 * M, 16 * M, 256),
+            zone(&[four, four, four, four].concat(), 16)
+        );
+        assert_eq!(
+            run(&format!("rw=write {s}"), 16 * M, 16 * M, 64),
+            zone(&four, 16)
+        );
+        // Zones wrap at the file's end, not the region's.
+        assert_eq!(
+            run(&format!("rw=read {s}"), 8 * M, 16 * M, 96),
+            zone(&[&four[..], &[0, 4 * M]].concat(), 16)
+        );
+        assert_eq!(
+            run(&format!("rw=read {s}"), 8 * M, 8 * M, 64),
+            zone(&[0, 4 * M, 0, 4 * M], 16)
+        );
+        // The zone at 15 MiB meets the file's end after 1 MiB: the pass ends there.
+        let o = run("rw=read zonesize=2m zoneskip=1m", 16 * M, 16 * M, 1000);
+        assert_eq!(o.len(), 176);
+        assert_eq!(o[160..], zone(&[15 * M], 16));
+        // zonesize > zonerange: each range twice; a range that is no multiple of bs.
+        assert_eq!(
+            run("rw=read zonesize=2m zonerange=1m", 16 * M, 16 * M, 64),
+            zone(&[0, 0, M, M], 16)
+        );
+        let k = 1 << 10;
+        assert_eq!(
+            run("rw=read zonesize=256k zonerange=100k", 4 * M, 4 * M, 8),
+            [0, B, 0, B, 100 * k, 164 * k, 100 * k, 164 * k]
+        );
+        // time_based, a region shorter than the file: the zones past the region's end
+        // read their first block over and over (fio's get_next_seq_offset).
+        let o = run(&format!("rw=read {s} time_based runtime=1"), 8 * M, 16 * M, 80);
+        assert_eq!(o[..32], zone(&[0, 4 * M], 16));
+        assert!(o[32..48].iter().all(|&x| x == 8 * M), "{o:?}");
+        assert!(o[48..64].iter().all(|&x| x == 12 * M), "{o:?}");
+        assert_eq!(o[64..], zone(&[0], 16));
+        // Random: each I/O in its zone's range; with the map no block twice in a zone.
+        for opts in [
+            "rw=randread zonesize=1m zonerange=4m",
+            "rw=randread zonesize=1m zonerange=4m norandommap",
+        ] {
+            let o = run(opts, 16 * M, 16 * M, 256);
+            assert_eq!(o.len(), 256);
+            for (i, g) in o.chunks(16).enumerate() {
+                let z = (i as u64 % 4) * 4 * M;
+                assert!(g.iter().all(|&x| x >= z && x < z + 4 * M && x % B == 0));
+                let mut u = g.to_vec();
+                u.sort_unstable();
+                u.dedup();
+                if !opts.contains("norandommap") {
+                    assert_eq!(u.len(), 16, "{opts}: zone {i}: {g:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn lfsr_keeps_every_block_once_even_without_the_map() {
         let o = offsets(
