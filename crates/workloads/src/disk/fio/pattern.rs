@@ -1023,7 +1023,12 @@ mod tests {
         );
         // time_based, a region shorter than the file: the zones past the region's end
         // read their first block over and over (fio's get_next_seq_offset).
-        let o = run(&format!("rw=read {s} time_based runtime=1"), 8 * M, 16 * M, 80);
+        let o = run(
+            &format!("rw=read {s} time_based runtime=1"),
+            8 * M,
+            16 * M,
+            80,
+        );
         assert_eq!(o[..32], zone(&[0, 4 * M], 16));
         assert!(o[32..48].iter().all(|&x| x == 8 * M), "{o:?}");
         assert!(o[48..64].iter().all(|&x| x == 12 * M), "{o:?}");
