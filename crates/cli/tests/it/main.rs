@@ -30,6 +30,7 @@ mod fio_seq;
 mod fio_syntax;
 mod fio_trim;
 mod fio_verify;
+mod fio_zones;
 mod fleet;
 mod generate;
 mod http;

@@ -573,6 +573,10 @@ pub struct JobSpec {
     pub seq_nr: u32,
     /// `rw_sequencer=identical`: between random offsets the same offset again.
     pub rw_seq_identical: bool,
+    /// `zonemode=strided` with `zonesize`, `zonerange`, `zoneskip`: the job does its I/O
+    /// in one zone at a time ([`Zones`]); `None` is `zonemode=none` (fio 3.33 refuses a
+    /// `zonesize` without `zonemode=strided`).
+    pub zones: Option<Zones>,
     /// `percentage_random` per direction (random jobs; 100 by default).
     pub percentage_random: [u32; 3],
     /// `random_generator`.
@@ -1229,6 +1233,22 @@ const OPTS: &[Opt] = &[
         name: "cmdprio_bssplit",
         aliases: &[],
     },
+    Opt {
+        name: "zonemode",
+        aliases: &[],
+    },
+    Opt {
+        name: "zonesize",
+        aliases: &[],
+    },
+    Opt {
+        name: "zonerange",
+        aliases: &[],
+    },
+    Opt {
+        name: "zoneskip",
+        aliases: &[],
+    },
 ];
 
 /// fio's name for option `k` (resolving aliases), if hostbench supports it.
@@ -1559,6 +1579,7 @@ fn apply_options(
         seq_add: 0,
         seq_nr: 1,
         rw_seq_identical: false,
+        zones: None,
         percentage_random: [100; 3],
         random_generator: RandGen::Tausworthe,
         offset_align: None,
@@ -1629,10 +1650,33 @@ fn apply_options(
     let mut bs_range: [Option<(u64, u64)>; 3] = [None; 3];
     let mut bs_split: [Vec<(u64, u32)>; 3] = Default::default();
     let mut rw_suffix: Option<(String, String)> = None;
+    // zonemode, zonesize, zonerange, zoneskip: checked together once all are read.
+    let mut zone_mode: Option<(String, String)> = None;
+    let mut zone = Zones::default();
     for (k, v, at) in opts {
         let key = canonical_option(k).unwrap_or("");
         let at = at.as_str();
         match key {
+            "zonemode" => {
+                let m = v.trim();
+                if !matches!(m, "none" | "strided" | "zbd") {
+                    return err(format!(
+                        "{at}: zonemode={v}: expected none (the default), strided or zbd"
+                    ));
+                }
+                zone_mode = Some((m.to_string(), at.to_string()));
+            }
+            "zonesize" => zone.size = parse_size_opt(k, v, at)?,
+            "zonerange" => zone.range = parse_size_opt(k, v, at)?,
+            "zoneskip" => {
+                if v.trim().ends_with(['z', 'Z']) {
+                    return err(format!(
+                        "{at}: zoneskip={v}: a skip in zones (Nz) counts the zones of a zoned \
+                         block device (zonemode=zbd); give the skip in bytes (e.g. 3m)"
+                    ));
+                }
+                zone.skip = parse_size_opt(k, v, at)?;
+            }
             "name" => {
                 if v.trim().is_empty() {
                     return err(format!("{at}: name needs a value, e.g. --name=randread"));
@@ -2096,8 +2140,81 @@ fn apply_options(
             j.seq_add = if neg { -(add as i64) } else { add as i64 };
         }
     }
+    // A [global] section's options are checked alone (the probe); whether the zone
+    // options fit together is each job's question (a job may give the zonesize).
+    if section != "global-check" {
+        j.zones = finish_zones(&j, zone_mode, zone)?;
+    }
     super::verify::finish(&mut j)?;
     Ok(j)
+}
+
+/// `zonemode=strided`'s sizes: the job does `size` bytes of I/O in a zone of `range`
+/// bytes, then moves `range + skip` further (back to the region's start past the file's
+/// end), as fio 3.33 (`io_u.c:setup_strided_zone_mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Zones {
+    /// `zonesize`: bytes of I/O in each zone.
+    pub size: u64,
+    /// `zonerange`: the zone's length (random offsets are drawn in it; a sequential job
+    /// wraps to its start); `zonesize` when not given.
+    pub range: u64,
+    /// `zoneskip`: bytes left out between one zone's end and the next one's start.
+    pub skip: u64,
+}
+
+/// fio's checks of the zone options (`init.c:fixup_options`), with its messages.
+fn finish_zones(
+    j: &JobSpec,
+    mode: Option<(String, String)>,
+    mut z: Zones,
+) -> Result<Option<Zones>, JobError> {
+    let (mode, at) = mode.unwrap_or_else(|| ("none".into(), format!("job '{}'", j.name)));
+    match mode.as_str() {
+        "none" if z.size > 0 => err(format!(
+            "{at}: zonesize needs zonemode=strided (fio 3.33: \"--zonemode=none and \
+             --zonesize are not compatible.\"); add zonemode=strided"
+        )),
+        "none" => Ok(None),
+        "zbd" => err(format!(
+            "{at}: zonemode=zbd (zoned block devices, host-managed SMR or ZNS, with write \
+             pointers and zone resets, or fio's emulation of them on a file) is not \
+             supported by hostbench; use zonemode=strided with zonesize for one zone at a \
+             time"
+        )),
+        _ if z.size == 0 => err(format!(
+            "{at}: zonemode=strided needs a zonesize (fio 3.33: \"--zonesize must be \
+             specified when using --zonemode=strided.\"); add e.g. zonesize=256m"
+        )),
+        _ => {
+            // fio: strided zones only work with one open file; with several it turns them
+            // off.
+            let n = j.nfiles();
+            if n > 1 && (j.openfiles == 0 || j.openfiles > 1) {
+                return Ok(None);
+            }
+            if n > 1 {
+                return err(format!(
+                    "job '{}': zonemode=strided with {n} files opened one at a time \
+                     (openfiles=1) is not supported by hostbench; use one file, or leave \
+                     openfiles out (fio then does not zone the files)",
+                    j.name
+                ));
+            }
+            if j.rw.trim_write() {
+                return err(format!(
+                    "job '{}': zonemode=strided with rw={} is not supported by hostbench; \
+                     use rw=trim or randtrim, or leave the zones out",
+                    j.name,
+                    j.rw.name()
+                ));
+            }
+            if z.range == 0 {
+                z.range = z.size;
+            }
+            Ok(Some(z))
+        }
+    }
 }
 
 /// fio's three-direction values (`bs=8k,32k`): the elements split at `,` go to read, write
@@ -3419,5 +3536,49 @@ mod tests {
         let s = parse_ini("[randr]\ndirectory=/d\n", "t", &no_env).unwrap();
         let j = &jobs_from_sections(&s).unwrap()[0];
         assert_eq!(j.file_path(1), std::path::PathBuf::from("/d/randr.1.0"));
+    }
+
+    #[test]
+    fn zone_options_as_fio() {
+        let one = |t: &str| {
+            let text = format!("[j]\nioengine=null\nsize=16m\n{}\n", t.replace(' ', "\n"));
+            jobs_from_sections(&from_text(&text).unwrap()).map(|mut v| v.remove(0))
+        };
+        let z = |t: &str| one(t).unwrap().zones;
+        assert_eq!(z(""), None);
+        assert_eq!(z("zonemode=none"), None);
+        // zonerange defaults to zonesize (fio's backward compatibility).
+        assert_eq!(
+            z("zonemode=strided zonesize=1m zoneskip=3m"),
+            Some(Zones {
+                size: 1 << 20,
+                range: 1 << 20,
+                skip: 3 << 20
+            })
+        );
+        assert_eq!(
+            z("zonemode=strided zonesize=1m zonerange=4m").map(|z| z.range),
+            Some(4 << 20)
+        );
+        // Several files open at once: fio turns the zones off.
+        assert_eq!(z("zonemode=strided zonesize=1m nrfiles=2"), None);
+        for (t, says) in [
+            ("zonesize=1m", "zonesize needs zonemode=strided"),
+            ("zonemode=strided", "needs a zonesize"),
+            ("zonemode=zbd zonesize=1m", "zonemode=zbd"),
+            ("zonemode=strided zonesize=1m zoneskip=2z", "zoneskip=2z"),
+            (
+                "zonemode=strided zonesize=1m nrfiles=2 openfiles=1",
+                "openfiles=1",
+            ),
+            ("zonemode=strided zonesize=1m rw=trimwrite", "rw=trimwrite"),
+        ] {
+            let e = one(t).err().unwrap_or_else(|| panic!("{t}: accepted"));
+            assert!(e.0.contains(says), "{t}: {}", e.0);
+        }
+        // A [global] with zonemode and a job with the zonesize: fine.
+        let text = "[global]\nzonemode=strided\nioengine=null\nsize=4m\n[j]\nzonesize=1m\n";
+        let j = jobs_from_sections(&from_text(text).unwrap()).unwrap();
+        assert!(j[0].zones.is_some());
     }
 }

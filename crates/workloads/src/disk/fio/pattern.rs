@@ -5,10 +5,14 @@
 //! offsets with `rw=...:N` holes or backwards steps, random jobs that go sequential between
 //! random picks (`rw=randread:N`, `rw_sequencer`, `percentage_random`).
 //!
-//! Offsets here are relative to the clone's region (`[0, size)`); the worker adds the
-//! region's start.
+//! With `zonemode=strided` the offsets stay in one zone at a time (`zonesize` bytes of
+//! I/O in `zonerange` bytes, then `zonerange + zoneskip` further, back to the region's
+//! start past the file's end), as fio's `setup_strided_zone_mode`; see [`ZoneState`].
+//!
+//! Offsets here are relative to the clone's region (`[0, size)`; with zones, to its
+//! start); the worker adds the region's start.
 
-use super::job::{JobSpec, RandDist, RandGen};
+use super::job::{JobSpec, RandDist, RandGen, Zones};
 use hostbench_core::rand::{Distribution, Rng, Sampler};
 
 /// Offsets of a random job with fio's random map: every position once per pass, in a
@@ -149,6 +153,24 @@ enum Fast {
     Rand,
 }
 
+/// Where a `zonemode=strided` clone is (fio 3.33's moving `file_offset` and `zone_bytes`),
+/// in bytes from the region's start. The pattern's own size is then the zone's range: its
+/// offsets are drawn in the zone, and [`Pattern::next`] adds the zone's start.
+#[derive(Clone, Copy, Debug)]
+struct ZoneState {
+    z: Zones,
+    /// The current zone's start.
+    cur: u64,
+    /// Bytes issued in the current zone.
+    bytes: u64,
+    /// The region's size (fio's `io_size`): an I/O this far into a zone, or a size drawn
+    /// past it, ends the pass (fio's file done).
+    region: u64,
+    /// The file's end (fio's `real_file_size`): zones wrap to the start past it, and an
+    /// I/O that reaches past it ends the pass.
+    end: u64,
+}
+
 /// One clone's offsets and lengths.
 pub(super) struct Pattern {
     /// See [`Fast`].
@@ -184,6 +206,8 @@ pub(super) struct Pattern {
     time_based: bool,
     loops: u32,
     passes: u32,
+    /// `zonemode=strided`: see [`ZoneState`].
+    zone: Option<ZoneState>,
 }
 
 impl Pattern {
@@ -209,6 +233,23 @@ impl Pattern {
                 super::job::Rw::Read
             };
             return Self::new(&t, size);
+        }
+        if let Some(z) = j.zones {
+            // Offsets are drawn in the zone's range (fio's `last_block` and random map
+            // cover `zonerange`), then moved to the zone.
+            let mut plain = j.clone();
+            plain.zones = None;
+            let least = plain.bsz[0].max.max(plain.bsz[1].max);
+            let mut p = Self::new(&plain, z.range.max(least))?;
+            p.fast = Fast::No;
+            p.zone = Some(ZoneState {
+                z,
+                cur: 0,
+                bytes: 0,
+                region: size,
+                end: size,
+            });
+            return Ok(p);
         }
         let min = [j.bsz[0].min, j.bsz[1].min];
         let max = [j.bsz[0].max, j.bsz[1].max];
@@ -333,7 +374,17 @@ impl Pattern {
             time_based: j.time_based,
             loops: j.loops.max(1),
             passes: 0,
+            zone: None,
         })
+    }
+
+    /// Where the clone's file ends, in bytes from the region's start (fio's
+    /// `real_file_size`: the file may go on past the region). Only zones look past the
+    /// region: they wrap at the file's end, not the region's.
+    pub(super) fn set_file_end(&mut self, end: u64) {
+        if let Some(z) = &mut self.zone {
+            z.end = end.max(z.region);
+        }
     }
 
     /// Seeds the random maps (at the clone's start).
@@ -369,7 +420,24 @@ impl Pattern {
     /// [`Self::next`] for every pattern.
     #[inline(never)]
     fn next_general(&mut self, d: usize, rng: &mut Rng) -> Option<(u64, u64)> {
-        let off = if self.random {
+        if self.zone.is_some() {
+            return self.next_zoned(d, rng);
+        }
+        let off = self.choose_offset(d, rng)?;
+        let mut len = self.buflen(d, off, rng);
+        if self.random
+            && let Some(m) = &mut self.blocks
+        {
+            len = m.take(off, len);
+        }
+        self.last_start[d] = Some(off);
+        self.last_end[d] = off + len;
+        Some((off, len))
+    }
+
+    /// The offset of the next I/O of direction `d`: random, or after the last one.
+    fn choose_offset(&mut self, d: usize, rng: &mut Rng) -> Option<u64> {
+        Some(if self.random {
             // fio: every `seq_nr`-th I/O is placed at random (each one by default), with
             // probability `percentage_random`; the others follow the last one.
             self.seq_left -= 1;
@@ -383,22 +451,117 @@ impl Pattern {
             } else if !hit && self.identical {
                 self.last_start[d].unwrap_or(0)
             } else if self.last_end[d] + self.min[d] <= self.size {
-                self.seq_offset(d)?
+                self.seq_or_zone_offset(d)?
             } else {
                 self.mapped_offset(d, rng)?
             }
         } else {
-            self.seq_offset(d)?
+            self.seq_or_zone_offset(d)?
+        })
+    }
+
+    fn seq_or_zone_offset(&mut self, d: usize) -> Option<u64> {
+        let Some(z) = self.zone else {
+            return self.seq_offset(d);
         };
-        let mut len = self.buflen(d, off, rng);
+        // fio's `get_next_seq_offset` in a zone: after the last I/O (which may run past
+        // the range: the next I/O goes back to the zone's start). A time_based job whose
+        // zone reaches the region's end starts that zone again (fio compares with
+        // `io_size`: measured, a 16 MiB region of a larger file reads its last zone's
+        // first block over and over).
+        if self.time_based && z.cur + self.last_end[d] >= z.region {
+            self.last_end[d] = 0;
+        }
+        let pos = self.last_end[d];
+        if pos != 0 && self.seq_add != 0 {
+            return Some(pos.saturating_add_signed(self.seq_add));
+        }
+        Some(pos)
+    }
+
+    /// [`Self::next_general`] with `zonemode=strided`; a pass that ends (fio's file done)
+    /// starts over at the first zone when the job is time_based or has loops left, as
+    /// fio's next loop does.
+    fn next_zoned(&mut self, d: usize, rng: &mut Rng) -> Option<(u64, u64)> {
+        for _ in 0..2 {
+            if let Some(io) = self.zone_io(d, rng) {
+                return Some(io);
+            }
+            self.passes += 1;
+            if !self.time_based && self.passes >= self.loops {
+                return None;
+            }
+            let z = self.zone.as_mut()?;
+            z.cur = 0;
+            z.bytes = 0;
+            self.last_end = [0; 2];
+            self.last_start = [None; 2];
+        }
+        None
+    }
+
+    /// One I/O in the current zone (fio's `setup_strided_zone_mode`, then
+    /// `get_next_offset`'s and `fill_io_u`'s limits): `None` when the pass ends.
+    fn zone_io(&mut self, d: usize, rng: &mut Rng) -> Option<(u64, u64)> {
+        let mut z = self.zone?;
+        if z.bytes >= z.z.size {
+            // The zone's bytes are done: the next zone, or the region's start past the
+            // file's end.
+            z.bytes = 0;
+            z.cur = z.cur.saturating_add(z.z.range).saturating_add(z.z.skip);
+            if z.cur >= z.end {
+                z.cur = 0;
+            }
+            self.last_end[d] = 0;
+        }
+        if self.last_end[d] >= z.z.range {
+            // zonesize > zonerange: the same zone again.
+            self.last_end[d] = 0;
+        }
+        if z.bytes % z.z.range == 0 {
+            // fio resets the file's positions and random map at each zone's start (and
+            // after each range's worth of bytes in it).
+            self.last_end = [0; 2];
+            self.last_start = [None; 2];
+            for m in &mut self.maps {
+                m.seed(rng.next_u64());
+            }
+            if let Some(b) = &mut self.blocks {
+                b.reset();
+            }
+        }
+        self.zone = Some(z);
+        let rel = self.choose_offset(d, rng)?;
+        if rel >= z.region {
+            return None;
+        }
+        let at = z.cur + rel;
+        if at >= z.end {
+            return None;
+        }
+        let mut len = if self.min[d] == self.max[d] {
+            self.min[d]
+        } else {
+            let room = z.region.saturating_sub(at);
+            if room < self.min[d] {
+                return None;
+            }
+            self.buflen_room(d, room, rng)
+        };
+        if at + len > z.end {
+            return None;
+        }
         if self.random
             && let Some(m) = &mut self.blocks
         {
-            len = m.take(off, len);
+            len = m.take(rel, len);
         }
-        self.last_start[d] = Some(off);
-        self.last_end[d] = off + len;
-        Some((off, len))
+        self.last_start[d] = Some(rel);
+        self.last_end[d] = rel + len;
+        if let Some(z) = &mut self.zone {
+            z.bytes += len;
+        }
+        Some((at, len))
     }
 
     /// A random offset, moved to the next free block of the map by blocks when it has one
@@ -487,11 +650,15 @@ impl Pattern {
     /// fio's `get_next_buflen`: the direction's size, or one drawn from its range or split
     /// that fits before the region's end (redrawn until it does).
     fn buflen(&self, d: usize, off: u64, rng: &mut Rng) -> u64 {
+        self.buflen_room(d, self.size - off, rng)
+    }
+
+    /// [`Self::buflen`] with `room` bytes left before the end.
+    fn buflen_room(&self, d: usize, room: u64, rng: &mut Rng) -> u64 {
         let (min, max) = (self.min[d], self.max[d]);
         if min == max {
             return min;
         }
-        let room = self.size - off;
         if room < min {
             return min;
         }
@@ -796,6 +963,94 @@ mod tests {
         let g = 1u64 << 30;
         let mid = o.iter().filter(|&&x| x > g / 4 && x < g * 3 / 4).count();
         assert!(mid > 4500, "{mid} of 5000 in the middle half");
+    }
+
+    /// `zonemode=strided`'s offsets, as fio 3.33 issues them (measured through strace on a
+    /// 16 MiB file, bs=64k; `crates/cli/tests/it/fio_zones.rs` compares them with fio).
+    #[test]
+    fn strided_zones_as_fio() {
+        const M: u64 = 1 << 20;
+        const B: u64 = 64 << 10;
+        let zone = |starts: &[u64], ios: u64| -> Vec<u64> {
+            starts
+                .iter()
+                .flat_map(|&z| (0..ios).map(move |b| z + b * B))
+                .collect()
+        };
+        let run = |opts: &str, region: u64, end: u64, n: usize| -> Vec<u64> {
+            let j = job(&format!("bs=64k zonemode=strided {opts}"));
+            let mut p = Pattern::new(&j, region).unwrap();
+            p.set_file_end(end);
+            let mut rng = Rng::for_thread(7, 0);
+            p.seed(&mut rng);
+            let d = usize::from(j.rw.read_pct(j.rwmixread) == 0);
+            (0..n)
+                .map_while(|_| p.next(d, &mut rng).map(|(o, _)| o))
+                .collect()
+        };
+        let s = "zonesize=1m zoneskip=3m";
+        let four = [0, 4 * M, 8 * M, 12 * M];
+        assert_eq!(
+            run(&format!("rw=read {s}"), 16 * M, 16 * M, 256),
+            zone(&[four, four, four, four].concat(), 16)
+        );
+        assert_eq!(
+            run(&format!("rw=write {s}"), 16 * M, 16 * M, 64),
+            zone(&four, 16)
+        );
+        // Zones wrap at the file's end, not the region's.
+        assert_eq!(
+            run(&format!("rw=read {s}"), 8 * M, 16 * M, 96),
+            zone(&[&four[..], &[0, 4 * M]].concat(), 16)
+        );
+        assert_eq!(
+            run(&format!("rw=read {s}"), 8 * M, 8 * M, 64),
+            zone(&[0, 4 * M, 0, 4 * M], 16)
+        );
+        // The zone at 15 MiB meets the file's end after 1 MiB: the pass ends there.
+        let o = run("rw=read zonesize=2m zoneskip=1m", 16 * M, 16 * M, 1000);
+        assert_eq!(o.len(), 176);
+        assert_eq!(o[160..], zone(&[15 * M], 16));
+        // zonesize > zonerange: each range twice; a range that is no multiple of bs.
+        assert_eq!(
+            run("rw=read zonesize=2m zonerange=1m", 16 * M, 16 * M, 64),
+            zone(&[0, 0, M, M], 16)
+        );
+        let k = 1 << 10;
+        assert_eq!(
+            run("rw=read zonesize=256k zonerange=100k", 4 * M, 4 * M, 8),
+            [0, B, 0, B, 100 * k, 164 * k, 100 * k, 164 * k]
+        );
+        // time_based, a region shorter than the file: the zones past the region's end
+        // read their first block over and over (fio's get_next_seq_offset).
+        let o = run(
+            &format!("rw=read {s} time_based runtime=1"),
+            8 * M,
+            16 * M,
+            80,
+        );
+        assert_eq!(o[..32], zone(&[0, 4 * M], 16));
+        assert!(o[32..48].iter().all(|&x| x == 8 * M), "{o:?}");
+        assert!(o[48..64].iter().all(|&x| x == 12 * M), "{o:?}");
+        assert_eq!(o[64..], zone(&[0], 16));
+        // Random: each I/O in its zone's range; with the map no block twice in a zone.
+        for opts in [
+            "rw=randread zonesize=1m zonerange=4m",
+            "rw=randread zonesize=1m zonerange=4m norandommap",
+        ] {
+            let o = run(opts, 16 * M, 16 * M, 256);
+            assert_eq!(o.len(), 256);
+            for (i, g) in o.chunks(16).enumerate() {
+                let z = (i as u64 % 4) * 4 * M;
+                assert!(g.iter().all(|&x| x >= z && x < z + 4 * M && x % B == 0));
+                let mut u = g.to_vec();
+                u.sort_unstable();
+                u.dedup();
+                if !opts.contains("norandommap") {
+                    assert_eq!(u.len(), 16, "{opts}: zone {i}: {g:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -130,7 +130,19 @@ pub(super) fn new_worker(
     };
     let bufs = Buffers::new(depth as usize, j.max_bs() as usize, rng.clone().next_u64())
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
-    let pattern = Pattern::new(j, size).map_err(WorkloadError::usage)?;
+    let mut pattern = Pattern::new(j, size).map_err(WorkloadError::usage)?;
+    if j.zones.is_some()
+        && let Some(f) = &fd
+    {
+        // Zones wrap at the file's end, which can lie past the region (a larger file
+        // already there, a block device): fio's `real_file_size`.
+        // SAFETY: lseek on a descriptor this function owns; I/O uses pread/pwrite, so the
+        // file position it moves is not used.
+        let end = unsafe { libc::lseek(f.as_raw_fd(), 0, libc::SEEK_END) };
+        if end > 0 {
+            pattern.set_file_end((end as u64).saturating_sub(j.offset));
+        }
+    }
     // fio's thread number: the clone's 1-based creation index.
     let verify = Verifier::new(j, (tid + 1) as u16, rng.clone().next_u64() ^ 0x5bd1_e995);
     // cmdprio_*: which I/Os get a priority of their own, and the statistics kept per
