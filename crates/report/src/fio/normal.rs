@@ -151,8 +151,12 @@ pub(super) fn banner(r: &RunResult, layout: &[String]) -> String {
             processes += numjobs;
         }
         // fio prints no start-up line for an engine that does no I/O (cpuio, exec): the
-        // engine prints its own when each clone starts, below.
+        // engine prints its own when each clone starts, below. Its "..." for further clones
+        // is printed all the same (fio's `add_job`).
         if j.ioengine == "cpuio" || j.exec.is_some() {
+            if numjobs > 1 {
+                out.push_str("...\n");
+            }
             continue;
         }
         let _ = writeln!(
