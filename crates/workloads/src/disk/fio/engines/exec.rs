@@ -158,6 +158,18 @@ fn executable(path: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Where `execvp` finds `prog`: itself when it has a `/`, else the first executable of
+/// that name in `PATH` (`/usr/bin:/bin` when unset).
+fn resolve(prog: &str) -> Option<std::path::PathBuf> {
+    if prog.contains('/') {
+        return Some(prog.into());
+    }
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
+    std::env::split_paths(&path)
+        .map(|d| d.join(prog))
+        .find(|p| executable(p).is_ok())
+}
+
 /// Checks before the run that job `name` can start its program (found as `execvp` finds
 /// it: a word with `/` is a path, another is looked up in `PATH`) and that its output
 /// files, when it has them, are regular files or absent (never a symlink): the clear
@@ -171,11 +183,9 @@ pub fn preflight(name: &str, o: &ExecOpts, runtime_s: f64) -> Result<(), String>
     let found = if prog.contains('/') {
         executable(std::path::Path::new(prog))
     } else {
-        let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
-        std::env::split_paths(&path)
-            .map(|d| executable(&d.join(prog)))
-            .find(Result::is_ok)
-            .unwrap_or_else(|| Err("not found in PATH".into()))
+        resolve(prog)
+            .map(|_| ())
+            .ok_or_else(|| "not found in PATH".to_string())
     };
     if let Err(why) = found {
         return Err(format!(
@@ -268,11 +278,10 @@ impl Exec {
         let Some((prog, args)) = self.argv.split_first() else {
             return Err((libc::EINVAL, "program= is empty".into()));
         };
-        let mut cmd = Command::new(prog);
-        cmd.args(args).stdin(Stdio::null()).process_group(0);
+        let mut outs = Vec::new();
         if self.redirect {
-            for (i, path) in output_names(&self.name).iter().enumerate() {
-                let fd = open_output(path).map_err(|e| {
+            for path in output_names(&self.name) {
+                let fd = open_output(&path).map_err(|e| {
                     (
                         errno(&e),
                         format!(
@@ -283,24 +292,33 @@ impl Exec {
                         ),
                     )
                 })?;
-                if i == 0 {
-                    cmd.stdout(Stdio::from(fd));
-                } else {
-                    cmd.stderr(Stdio::from(fd));
-                }
+                outs.push(fd);
             }
         }
-        // SAFETY: prctl is async-signal-safe; the closure allocates nothing. The program is
-        // killed if the thread that started it (this worker) dies without stopping it.
-        unsafe {
-            cmd.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-        cmd.spawn().map_err(|e| {
+        let start = |prog: &str, args: &[String]| -> std::io::Result<Child> {
+            let mut cmd = Command::new(prog);
+            cmd.args(args).stdin(Stdio::null()).process_group(0);
+            if let [out, err] = &outs[..] {
+                cmd.stdout(Stdio::from(out.try_clone()?));
+                cmd.stderr(Stdio::from(err.try_clone()?));
+            }
+            // SAFETY: prctl is async-signal-safe; the closure allocates nothing. The program
+            // is killed if the thread that started it (this worker) dies without stopping it.
+            unsafe {
+                cmd.pre_exec(|| {
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+            cmd.spawn()
+        };
+        // Started through execvp (Rust's fork-and-exec path, which `pre_exec` selects), as
+        // fio starts it: a name is looked up in PATH, and a script without `#!` is run by
+        // /bin/sh.
+        let child = start(prog, args);
+        child.map_err(|e| {
             (
                 errno(&e),
                 format!(
@@ -432,6 +450,32 @@ mod tests {
         let t = Instant::now();
         e.stop();
         assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn a_script_without_a_shebang_runs_under_sh_as_execvp_runs_it() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = std::env::temp_dir().join(format!("wt-fio-exec-sh-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let script = d.join("noshebang");
+        let mark = d.join("ran");
+        std::fs::write(&script, format!("echo ok > {}\n", mark.display())).unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let o = ExecOpts {
+            program: Some(script.display().to_string()),
+            std_redirect: false,
+            ..ExecOpts::default()
+        };
+        let mut e = Exec::new("t", &o, 1.0);
+        assert_eq!(e.io(), 0, "{:?}", e.error());
+        let pid = e.child.as_ref().unwrap().id() as i32;
+        let end = Instant::now() + Duration::from_secs(10);
+        while !Exec::exited(pid) && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        e.stop();
+        assert_eq!(std::fs::read_to_string(&mark).unwrap(), "ok\n");
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
