@@ -75,6 +75,26 @@ pub struct FioJob {
     /// 1.5; absent in older results: `bs_read`/`bs_write`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bs_ranges: Vec<[u64; 2]>,
+    /// An `ioengine=exec` job's program, for the lines fio prints as each clone starts it
+    /// (absent for other engines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exec: Option<FioExec>,
+}
+
+/// What an `ioengine=exec` job runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioExec {
+    /// `program`, as written.
+    pub program: String,
+    /// `arguments` as written (absent when not given: fio prints `(null)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<String>,
+    /// `arguments` with `%r` (the runtime in seconds) and `%n` (the job's name) replaced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expanded: Option<String>,
+    /// `std_redirect`: the program's stdout and stderr went to `NAME.stdout`/`NAME.stderr`.
+    pub std_redirect: bool,
 }
 
 /// A job's options that shape fio's report of it.

@@ -19,6 +19,7 @@ mod fileio;
 mod fio;
 mod fio_engines;
 mod fio_errors;
+mod fio_exec;
 mod fio_files;
 mod fio_logs;
 mod fio_multi;

@@ -358,6 +358,7 @@ mod tests {
             thread: false,
             groupid: g,
             bs_ranges: Vec::new(),
+            exec: None,
         };
         let f = FioResult {
             pid: 1,

@@ -150,9 +150,13 @@ pub(super) fn banner(r: &RunResult, layout: &[String]) -> String {
         } else {
             processes += numjobs;
         }
-        // fio prints no start-up line for an engine that does no I/O (cpuio): the engine
-        // prints its own when each clone starts, below.
-        if j.ioengine == "cpuio" {
+        // fio prints no start-up line for an engine that does no I/O (cpuio, exec): the
+        // engine prints its own when each clone starts, below. Its "..." for further clones
+        // is printed all the same (fio's `add_job`).
+        if j.ioengine == "cpuio" || j.exec.is_some() {
+            if numjobs > 1 {
+                out.push_str("...\n");
+            }
             continue;
         }
         let _ = writeln!(
@@ -188,8 +192,43 @@ pub(super) fn banner(r: &RunResult, layout: &[String]) -> String {
     for l in layout {
         let _ = writeln!(out, "{l}");
     }
-    // cpuio's own line, one per clone as each starts (fio's engine init).
-    for j in fio.jobs.iter().filter(|j| j.ioengine == "cpuio") {
+    // cpuio's and exec's own lines, per clone as each starts (fio's engine init; exec's
+    // second line when the clone starts the program). fio prints them as the clones get
+    // there, so between jobs their order may differ from run to run; here it is the jobs'.
+    for j in &fio.jobs {
+        if let Some(e) = &j.exec {
+            let null = |a: &Option<String>| a.clone().unwrap_or_else(|| "(null)".into());
+            for _ in 0..j.numjobs {
+                let _ = writeln!(
+                    out,
+                    "{} : program={}, arguments={}",
+                    j.name,
+                    e.program,
+                    null(&e.arguments)
+                );
+                if e.std_redirect {
+                    let _ = writeln!(
+                        out,
+                        "{n} : Saving output of {} {} : stdout={n}.stdout stderr={n}.stderr",
+                        e.program,
+                        null(&e.expanded),
+                        n = j.name
+                    );
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "{} : Running {} {}",
+                        j.name,
+                        e.program,
+                        null(&e.expanded)
+                    );
+                }
+            }
+            continue;
+        }
+        if j.ioengine != "cpuio" {
+            continue;
+        }
         let opt = |name: &str, or: &str| -> String {
             j.options
                 .iter()

@@ -141,6 +141,8 @@ pub enum Engine {
     Ftruncate(RawFd),
     /// CPU burnt per I/O, no file.
     Cpu(Box<super::engines::cpuio::Cpu>),
+    /// A program run for the job's runtime, no file.
+    Exec(Box<super::engines::exec::Exec>),
     /// `io_submit_mode=offload`: I/Os handed to `iodepth` submitting threads, each with its
     /// own engine at depth 1 ([`Offload`]).
     Offload(Box<Offload>),
@@ -154,6 +156,7 @@ impl Engine {
             EngineKind::Falloc => Engine::Falloc(fd),
             EngineKind::Ftruncate => Engine::Ftruncate(fd),
             EngineKind::Cpuio => unreachable!("cpuio is built by Engine::cpu"),
+            EngineKind::Exec => unreachable!("exec is built by Engine::exec"),
             // The file engines' work is done when a file is picked; their I/Os move nothing.
             EngineKind::Filecreate | EngineKind::Filestat | EngineKind::Filedelete => Engine::Null,
             EngineKind::Psync => Engine::Psync(fd),
@@ -205,12 +208,30 @@ impl Engine {
         )))
     }
 
+    /// The exec engine of job `name` for `runtime_s` seconds.
+    pub fn exec(name: &str, o: &super::engines::EngineOpts, runtime_s: f64) -> Engine {
+        Engine::Exec(Box::new(super::engines::exec::Exec::new(
+            name, &o.exec, runtime_s,
+        )))
+    }
+
+    /// Why the exec engine's program could not be started (`None`: another engine, or no
+    /// such failure).
+    pub fn exec_error(&self) -> Option<&str> {
+        match self {
+            Engine::Exec(e) => e.error(),
+            _ => None,
+        }
+    }
+
     /// fio's name of the call that failed when an I/O returns an error: `io_u error` for
     /// engines that move data, `td_io_queue` for the engines whose queue call sets the
     /// error itself (falloc, ftruncate).
     pub fn error_func(&self) -> &'static str {
         match self {
-            Engine::Falloc(_) | Engine::Ftruncate(_) | Engine::Cpu(_) => "td_io_queue",
+            Engine::Falloc(_) | Engine::Ftruncate(_) | Engine::Cpu(_) | Engine::Exec(_) => {
+                "td_io_queue"
+            }
             _ => "io_u error",
         }
     }
@@ -268,6 +289,7 @@ impl Engine {
                     c.burn();
                     0
                 }
+                Engine::Exec(e) => e.io(),
                 Engine::Libaio(_) | Engine::Uring(_) | Engine::Offload(_) => {
                     unreachable!("queue engines go through queue/submit/reap")
                 }

@@ -126,6 +126,8 @@ pub enum EngineKind {
     Filestat,
     /// Each file's `unlink` timed.
     Filedelete,
+    /// No file: a program of the user's runs for the job's runtime (`program`).
+    Exec,
 }
 
 impl EngineKind {
@@ -144,6 +146,7 @@ impl EngineKind {
             EngineKind::Filecreate => "filecreate",
             EngineKind::Filestat => "filestat",
             EngineKind::Filedelete => "filedelete",
+            EngineKind::Exec => "exec",
         }
     }
     /// What fio's job header names for an error the job went on after
@@ -155,6 +158,7 @@ impl EngineKind {
             EngineKind::Falloc
             | EngineKind::Ftruncate
             | EngineKind::Cpuio
+            | EngineKind::Exec
             | EngineKind::Filecreate
             | EngineKind::Filestat
             | EngineKind::Filedelete => "td_io_queue",
@@ -170,9 +174,18 @@ impl EngineKind {
             EngineKind::Filecreate | EngineKind::Filestat | EngineKind::Filedelete
         )
     }
-    /// Uses no file (null, cpuio).
+    /// Uses no file (null, cpuio, exec).
     pub fn fileless(self) -> bool {
-        matches!(self, EngineKind::Null | EngineKind::Cpuio)
+        matches!(
+            self,
+            EngineKind::Null | EngineKind::Cpuio | EngineKind::Exec
+        )
+    }
+    /// fio's `FIO_NOIO` engines (cpuio, exec): their I/Os move nothing, are never short,
+    /// and the job runs for its runtime whatever its size (its directions get no runtime,
+    /// so no rate lines).
+    pub fn no_io(self) -> bool {
+        matches!(self, EngineKind::Cpuio | EngineKind::Exec)
     }
     /// Issues one I/O at a time and completes it in the call (iodepth does not apply;
     /// no submission latency).
@@ -186,6 +199,7 @@ impl EngineKind {
                 | EngineKind::Falloc
                 | EngineKind::Ftruncate
                 | EngineKind::Cpuio
+                | EngineKind::Exec
                 | EngineKind::Filecreate
                 | EngineKind::Filestat
                 | EngineKind::Filedelete
@@ -1190,6 +1204,22 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "program",
+        aliases: &[],
+    },
+    Opt {
+        name: "arguments",
+        aliases: &[],
+    },
+    Opt {
+        name: "grace_time",
+        aliases: &[],
+    },
+    Opt {
+        name: "std_redirect",
+        aliases: &[],
+    },
+    Opt {
         name: "fixedbufs",
         aliases: &[],
     },
@@ -1898,9 +1928,10 @@ fn apply_options(
                     "filecreate" => EngineKind::Filecreate,
                     "filestat" => EngineKind::Filestat,
                     "filedelete" => EngineKind::Filedelete,
+                    "exec" => EngineKind::Exec,
                     other => {
                         return err(format!(
-                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap, null, falloc, ftruncate, cpuio, filecreate, filestat or filedelete"
+                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap, null, falloc, ftruncate, cpuio, filecreate, filestat, filedelete or exec"
                         ));
                     }
                 }
@@ -2474,6 +2505,8 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
             EngineKind::IoUring
         } else if k == "stat_type" {
             EngineKind::Filestat
+        } else if super::engines::exec_option(k) {
+            EngineKind::Exec
         } else {
             EngineKind::Cpuio
         };
@@ -2534,6 +2567,9 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
             }
         }
     }
+    if j.engine == EngineKind::Exec {
+        return finish_exec(j);
+    }
     if j.engine != EngineKind::Cpuio {
         return Ok(());
     }
@@ -2547,6 +2583,45 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
     j.eng.cpuload = j.eng.cpuload.min(100);
     j.think = ThinkOpts {
         us: super::engines::cpuio::think_us(j.eng.cpuchunks_us, j.eng.cpuload),
+        ..ThinkOpts::default()
+    };
+    Ok(())
+}
+
+/// exec's part, as fio's engine init sets it: `program` is required, and the job thinks
+/// 50 ms after each "I/O" (`thinktime=50000`, `thinktime_blocks=1` at completion, no
+/// spin). hostbench also requires `runtime`: without one fio runs the job for ever, sending
+/// the program SIGTERM every second.
+fn finish_exec(j: &mut JobSpec) -> Result<(), JobError> {
+    if j.eng
+        .exec
+        .program
+        .as_deref()
+        .is_none_or(|p| p.trim().is_empty())
+    {
+        return err(format!(
+            "job '{}': ioengine=exec needs program= (the program to run, e.g. \
+             program=/usr/bin/vmstat; fio: no program is defined, it is mandatory to define one)",
+            j.name
+        ));
+    }
+    if j.runtime_s.is_none_or(|r| r <= 0.0) {
+        return err(format!(
+            "job '{}': ioengine=exec needs runtime= (how long the program runs, e.g. \
+             runtime=30; fio would run the job until it is killed)",
+            j.name
+        ));
+    }
+    if j.eng.exec.std_redirect && j.name.contains('/') {
+        return err(format!(
+            "job '{}': ioengine=exec writes the program's output to JOBNAME.stdout and \
+             JOBNAME.stderr in the current directory; a job name with '/' would put them \
+             elsewhere: rename the job or set std_redirect=0",
+            j.name
+        ));
+    }
+    j.think = ThinkOpts {
+        us: super::engines::exec::POLL_US,
         ..ThinkOpts::default()
     };
     Ok(())

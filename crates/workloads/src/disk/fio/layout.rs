@@ -152,8 +152,12 @@ fn layout_files_in(
                 }
             }
         }
-        if j.engine == EngineKind::Cpuio {
-            // No file and no amount of I/O: a cpuio job runs until its runtime (or until
+        if j.engine == EngineKind::Exec {
+            super::engines::exec::preflight(&j.name, &j.eng.exec, j.runtime_s.unwrap_or(0.0))
+                .map_err(WorkloadError::usage)?;
+        }
+        if j.engine.no_io() {
+            // No file and no amount of I/O: a cpuio or exec job runs until its runtime (or until
             // the jobs doing I/O end), whatever its size, as in fio. One block stands for
             // the region its offsets are drawn in.
             j.size = Some(j.max_bs());

@@ -244,7 +244,7 @@ impl Workload for Fio {
         Category::Disk
     }
     fn summary(&self) -> &'static str {
-        "fio's jobs: reads and writes at a queue depth through psync, sync, libaio, io_uring, mmap or null; fio's falloc, ftruncate and cpuio engines"
+        "fio's jobs: reads and writes at a queue depth through psync, sync, libaio, io_uring, mmap or null; fio's falloc, ftruncate, cpuio and exec engines"
     }
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS

@@ -101,6 +101,18 @@ fn job(j: &JobSpec) -> FioJob {
         groupid: j.groupid,
         report: j.report.clone(),
         bs_ranges: j.bsz.iter().map(|b| [b.min, b.max]).collect(),
+        exec: (j.engine == super::job::EngineKind::Exec).then(|| {
+            let e = &j.eng.exec;
+            hostbench_core::fio_result::FioExec {
+                program: e.program.clone().unwrap_or_default(),
+                arguments: e.arguments.clone(),
+                expanded: e
+                    .arguments
+                    .as_deref()
+                    .map(|a| super::engines::exec::expand(a, j.runtime_s.unwrap_or(0.0), &j.name)),
+                std_redirect: e.std_redirect,
+            }
+        }),
     }
 }
 
@@ -179,8 +191,9 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
     };
     let dir = |d: usize| {
         let ds = &s.dirs[d];
-        // cpuio moves no data: fio gives its directions no runtime (no rate lines).
-        let active = j.engine != super::job::EngineKind::Cpuio
+        // cpuio and exec move no data: fio gives their directions no runtime (no rate
+        // lines).
+        let active = !j.engine.no_io()
             && match d {
                 0 => read_pct > 0 || verified,
                 1 => read_pct < 100 && (!j.rw.trims() || j.rw.trim_write()),

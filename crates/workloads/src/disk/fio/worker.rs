@@ -102,6 +102,8 @@ pub(super) fn new_worker(
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     } else if j.engine == EngineKind::Cpuio {
         Engine::cpu(&j.eng)
+    } else if j.engine == EngineKind::Exec {
+        Engine::exec(&j.name, &j.eng, j.runtime_s.unwrap_or(0.0))
     } else if per_file {
         Engine::Null
     } else if j.engine == EngineKind::IoUring {
@@ -446,7 +448,7 @@ impl FioWorker {
     #[inline(always)]
     fn work_done(&self, bytes: u64, ios: u64) -> bool {
         !self.job.time_based
-            && self.job.engine != EngineKind::Cpuio
+            && !self.job.engine.no_io()
             && (bytes >= self.limit_bytes || (self.limit_ios > 0 && ios >= self.limit_ios))
     }
 
@@ -804,8 +806,8 @@ impl FioWorker {
         let d = &mut self.stats.dirs[dir as usize];
         d.ios += 1;
         d.bytes += res as u64;
-        // cpuio moves no data: its I/Os are not short ones.
-        if (res as u64) < len as u64 && self.job.engine != EngineKind::Cpuio {
+        // cpuio and exec move no data: their I/Os are not short ones.
+        if (res as u64) < len as u64 && !self.job.engine.no_io() {
             d.short += 1;
         }
         if !self.job.gtod_reduce {
@@ -955,6 +957,14 @@ impl FioWorker {
     #[must_use]
     fn fail(&mut self, dir: Dir, off: u64, len: u32, res: i64) -> bool {
         let errno = (-res) as i32;
+        // exec's program could not be started: the job ends with the reason, as fio's
+        // engine errors do (`func=exec`).
+        if let Some(why) = self.engine.as_ref().and_then(Engine::exec_error) {
+            self.stats.dirs[dir as usize].ios += 1;
+            let why = why.to_string();
+            self.set_error(errno, "exec", why);
+            return true;
+        }
         let hint = if self.job.eng.uring.hipri && errno == libc::EOPNOTSUPP {
             " (hipri polls for completions: it needs direct=1 on a device with polled queues, \
              e.g. NVMe with the nvme module's poll_queues set; drop hipri)"

@@ -10,11 +10,14 @@
 //! | `filecreate` | each file's `open(O_CREAT\|O_RDWR, 0600)` when the job first picks it | one I/O of `bs` per file, its open as clat only |
 //! | `filestat` | each file's `stat`/`lstat`/`statx` (`stat_type`) | the same, the stat timed |
 //! | `filedelete` | each file's `unlink` | the same, the unlink timed |
+//! | `exec` | the first starts `program`; each later one sleeps 50 ms (the runtime over: SIGTERM, `grace_time`, SIGKILL) | a read of 0 bytes, as cpuio |
 //!
-//! The engines' own options (`cpuload`, `cpuchunks`, `cpumode`, `exit_on_io_done`) are parsed
+//! The engines' own options (`cpuload`, `cpuchunks`, `cpumode`, `exit_on_io_done`, exec's
+//! `program`, `arguments`, `grace_time`, `std_redirect`, ...) are parsed
 //! here ([`handles`], [`apply`]) into [`EngineOpts`].
 
 pub mod cpuio;
+pub mod exec;
 pub mod falloc;
 pub mod fileops;
 pub mod ftruncate;
@@ -85,6 +88,8 @@ pub struct EngineOpts {
     pub uring: super::engine::UringOpts,
     /// filestat's `stat_type`.
     pub stat_type: fileops::StatType,
+    /// exec's `program`, `arguments`, `grace_time`, `std_redirect`.
+    pub exec: exec::ExecOpts,
     /// Which engine options were given (they need their engine: `cpuload` with
     /// `ioengine=cpuio`), with where they were written.
     pub given: Vec<(String, String)>,
@@ -99,6 +104,7 @@ impl Default for EngineOpts {
             exit_on_io_done: false,
             uring: Default::default(),
             stat_type: fileops::StatType::Stat,
+            exec: Default::default(),
             given: Vec::new(),
         }
     }
@@ -110,6 +116,12 @@ pub fn handles(key: &str) -> bool {
         key,
         "cpuload" | "cpuchunks" | "cpumode" | "exit_on_io_done" | "stat_type"
     ) || uring_option(key)
+        || exec_option(key)
+}
+
+/// Whether `key` is one of exec's options parsed here.
+pub fn exec_option(key: &str) -> bool {
+    matches!(key, "program" | "arguments" | "grace_time" | "std_redirect")
 }
 
 /// Whether `key` is one of io_uring's options parsed here.
@@ -172,6 +184,11 @@ pub fn apply(e: &mut EngineOpts, key: &str, v: &str, at: &str) -> Result<(), Job
                 ))
             })?
         }
+        // fio keeps the strings as written (its STR_STORE): no trimming of inner spaces.
+        "program" => e.exec.program = Some(v.to_string()),
+        "arguments" => e.exec.arguments = Some(v.to_string()),
+        "grace_time" => e.exec.grace_time_s = whole(key, v, at, i32::MAX as u64)?,
+        "std_redirect" => e.exec.std_redirect = flag(key, v, at)?,
         "fixedbufs" => e.uring.fixedbufs = flag(key, v, at)?,
         "registerfiles" => e.uring.registerfiles = flag(key, v, at)?,
         "sqthread_poll" => e.uring.sqthread_poll = flag(key, v, at)?,
