@@ -20,6 +20,7 @@ mod fio;
 mod fio_engines;
 mod fio_errors;
 mod fio_files;
+mod fio_lat;
 mod fio_logs;
 mod fio_multi;
 mod fio_offload;
