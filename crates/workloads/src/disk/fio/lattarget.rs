@@ -85,7 +85,7 @@ fn time_us(v: &str) -> Option<u64> {
     }
     let s = super::job::parse_fio_time(&t, 1e-6)?;
     let us = (s * 1e6).round();
-    (us >= 0.0 && us < 1e15).then_some(us as u64)
+    (0.0..1e15).contains(&us).then_some(us as u64)
 }
 
 /// Applies latency-target option `key` (canonical) with value `v`, written at `at`.
