@@ -76,6 +76,7 @@ thinktime_blocks_type (complete issue) thinktime_iotime; flow (0-1000) flow_id f
 logs: write_bw_log write_lat_log write_iops_log write_hist_log (=PREFIX) log_avg_msec
 log_max_value log_offset log_prio log_hist_msec log_hist_coarseness per_job_logs;
 steady state: ss (steadystate; iops bw iops_slope bw_slope :LIMIT[%]) ss_dur ss_ramp;
+queue-depth search: latency_target (µs, or 10ms...) latency_window latency_percentile latency_run;
 verify: verify (md5 crc32c crc32c-intel crc32 crc64 crc16 crc7 sha1 sha256 sha512 xxhash
 meta pattern null) verify_interval verify_offset verify_pattern verify_fatal verify_backlog
 verify_backlog_batch verify_only do_verify verify_dump verify_async verify_state_save;

@@ -223,6 +223,29 @@ pub struct FioBlock {
     /// absent in older results).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<FioErrorCount>,
+    /// fio's queue-depth search (`latency_target`, `latency_window`, `latency_percentile`):
+    /// the options and the depth it ended at; absent when the block's job sets none of
+    /// them (then fio reports target 0, window 0, percentile 100 and the job's `iodepth`).
+    /// Schema 1.9; absent in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<FioLatencyTarget>,
+}
+
+/// fio's queue-depth search of a block (`latency_target`): what it aimed at and where it
+/// ended, the last merged clone's (fio's `latency_depth`, `latency_target`,
+/// `latency_window`, `latency_percentile`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioLatencyTarget {
+    /// `latency_target`, ns (0: no search).
+    pub target_ns: u64,
+    /// `latency_window`, µs.
+    pub window_us: u64,
+    /// `latency_percentile`: the share of I/Os, in percent, that must finish within the
+    /// target.
+    pub percentile: f64,
+    /// The queue depth the search ended at (the job's `iodepth` without a search).
+    pub depth: u32,
 }
 
 /// fio's steady-state detection of a block (`ss=`, `ss_dur=`): the criterion, whether it
@@ -680,6 +703,9 @@ impl FioBlock {
             // errors line, whatever the hosts counted.
             errors: None,
             steadystate: None,
+            // fio's sum_thread_stats leaves the search out: "All clients" has no latency
+            // line.
+            latency_target: None,
         })
     }
 }
@@ -754,6 +780,7 @@ mod tests {
             error: None,
             errors: None,
             steadystate: None,
+            latency_target: None,
         }
     }
 

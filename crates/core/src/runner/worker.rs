@@ -207,6 +207,13 @@ impl RunControl<'_> {
         self.st.deadline = self.st.deadline.min(t);
     }
 
+    /// Moves this thread's end to `t` (ticks), later or earlier than before, never past the
+    /// run's own limit: for loop workers whose own time starts again (fio's queue-depth
+    /// search starts a job's `runtime` again for its final window).
+    pub fn restart_end(&mut self, t: u64) {
+        self.st.deadline = t.min(self.shared.deadline.load(Acquire));
+    }
+
     /// When this thread's part of the run ends (ticks): the run's time limit, or earlier
     /// after [`end_at`](Self::end_at). Far in the future for a run without one.
     pub fn deadline(&self) -> u64 {

@@ -512,10 +512,11 @@ pub(super) fn job_obj(
         j.insert("first_error".into(), json!(e.first_errno));
     }
     if !all {
-        j.insert("latency_depth".into(), json!(b.iodepth));
-        j.insert("latency_target".into(), json!(0));
-        j.insert("latency_percentile".into(), json!(100.0));
-        j.insert("latency_window".into(), json!(0));
+        let l = super::latency_target(jobs, b);
+        j.insert("latency_depth".into(), json!(l.depth));
+        j.insert("latency_target".into(), json!(l.target_ns));
+        j.insert("latency_percentile".into(), json!(l.percentile));
+        j.insert("latency_window".into(), json!(l.window_us));
     }
     if !first.description.is_empty() {
         j.insert("desc".into(), json!(first.description));

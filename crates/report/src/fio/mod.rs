@@ -18,7 +18,9 @@ mod normal;
 mod terse;
 
 use hostbench_core::fio_hist::plat_val;
-use hostbench_core::fio_result::{FioBlock, FioDir, FioReportOpts, FioResult, FioUnified};
+use hostbench_core::fio_result::{
+    FioBlock, FioDir, FioJob, FioLatencyTarget, FioReportOpts, FioResult, FioUnified,
+};
 use hostbench_core::layout::{FioFormat, FioLayout, Layout};
 use hostbench_core::result::RunResult;
 
@@ -34,6 +36,19 @@ fn report_opts<'a>(fio: &'a FioResult, b: &FioBlock) -> &'a FioReportOpts {
         .get(b.job)
         .map(|j| &j.report)
         .unwrap_or_else(|| DEFAULT.get_or_init(FioReportOpts::default))
+}
+
+/// Block `b`'s queue-depth search as fio reports it (its `latency   :` line and JSON
+/// `latency_*` keys): the search's, or fio's values without one (target 0, window 0,
+/// percentile 100, and the `iodepth` the job gave, even a synchronous engine's: fio's
+/// `latency_qd`; the block's own depth when the job is not in the result).
+fn latency_target(jobs: &[FioJob], b: &FioBlock) -> FioLatencyTarget {
+    b.latency_target.unwrap_or_else(|| FioLatencyTarget {
+        target_ns: 0,
+        window_us: 0,
+        percentile: 100.0,
+        depth: jobs.get(b.job).map_or(b.iodepth, |j| j.iodepth.max(1)),
+    })
 }
 
 /// The report options fio takes from a block's *first* clone's job: the description and
@@ -337,6 +352,7 @@ mod tests {
             error: None,
             steadystate: None,
             errors: None,
+            latency_target: None,
         }
     }
 

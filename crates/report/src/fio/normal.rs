@@ -426,10 +426,11 @@ pub(super) fn render(r: &RunResult) -> String {
             dir_lines(&mut out, "mixed", &m, agg, opts, b.gtod_reduce, "", "B/s");
         }
         block_tail(&mut out, b, opts, super::nostats(&fio.jobs, b));
+        let l = super::latency_target(&fio.jobs, b);
         let _ = writeln!(
             out,
-            "     latency   : target=0, window=0, percentile=100.00%, depth={}",
-            b.iodepth
+            "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
+            l.target_ns, l.window_us, l.percentile, l.depth
         );
         if let Some(ss) = &b.steadystate {
             let _ = writeln!(out, "{}", steadystate_line(ss));

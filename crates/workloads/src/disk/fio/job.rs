@@ -697,6 +697,9 @@ pub struct JobSpec {
     pub logs: super::logs::LogOpts,
     /// Steady-state detection (`ss`, `ss_dur`, `ss_ramp`: [`super::steadystate`]).
     pub ss: super::steadystate::SsOpts,
+    /// fio's queue-depth search (`latency_target`, `latency_window`, `latency_percentile`,
+    /// `latency_run`: [`super::lattarget`]).
+    pub lat: super::lattarget::LatOpts,
     /// `verify` and its companions ([`super::verify`]).
     pub verify: super::verify::VerifyOpts,
     /// `continue_on_error`, `ignore_error`, `error_dump` ([`super::errors`]).
@@ -1158,6 +1161,22 @@ const OPTS: &[Opt] = &[
     Opt {
         name: "ss_ramp",
         aliases: &["steadystate_ramp_time"],
+    },
+    Opt {
+        name: "latency_target",
+        aliases: &[],
+    },
+    Opt {
+        name: "latency_window",
+        aliases: &[],
+    },
+    Opt {
+        name: "latency_percentile",
+        aliases: &[],
+    },
+    Opt {
+        name: "latency_run",
+        aliases: &[],
     },
     Opt {
         name: "cpus_allowed",
@@ -1658,6 +1677,7 @@ fn apply_options(
         report: Default::default(),
         logs: Default::default(),
         ss: Default::default(),
+        lat: Default::default(),
         verify: Default::default(),
         errors: Default::default(),
     };
@@ -1717,6 +1737,7 @@ fn apply_options(
             }
             k if super::logs::handles(k) => super::logs::apply(&mut j.logs, k, v, at)?,
             k if super::steadystate::handles(k) => super::steadystate::apply(&mut j.ss, k, v, at)?,
+            k if super::lattarget::handles(k) => super::lattarget::apply(&mut j.lat, k, v, at)?,
             k if super::engines::handles(k) => super::engines::apply(&mut j.eng, k, v, at)?,
             k if super::process::handles(k) => super::process::apply(&mut j.process, k, v, at)?,
             k if super::cmdprio::handles(k) => super::cmdprio::apply(&mut j.cmdprio, k, v, at)?,

@@ -23,6 +23,7 @@ mod files;
 pub mod fio_names;
 pub mod job;
 pub mod jobfile;
+pub mod lattarget;
 mod layout;
 pub mod logs;
 mod pattern;

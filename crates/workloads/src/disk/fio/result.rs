@@ -10,8 +10,8 @@ use super::Shared;
 use super::job::{JobSpec, Section};
 use super::stats::{Plat, RunStat};
 use hostbench_core::fio_result::{
-    FioBins, FioBlock, FioDir, FioDisk, FioError, FioErrorCount, FioJob, FioOption, FioPrio,
-    FioResult,
+    FioBins, FioBlock, FioDir, FioDisk, FioError, FioErrorCount, FioJob, FioLatencyTarget,
+    FioOption, FioPrio, FioResult,
 };
 
 /// Statistics of one direction of one clone.
@@ -68,6 +68,41 @@ pub(super) struct CloneStats {
     /// Time of the verify phase (`verify`), ns: fio reports it as the reads' runtime and
     /// the rest of the clone's time as the writes'.
     pub(super) verify_ns: u64,
+    /// The queue depth fio's search (`latency_target`) ended at (0: no search).
+    pub(super) lat_depth: u32,
+}
+
+impl CloneStats {
+    /// Starts the I/O statistics again from zero, as fio's `reset_io_stats` does when its
+    /// queue-depth search begins its final window: figures, histograms and depth maps go;
+    /// the error, the counted errors and the steady state stay (the histograms keep their
+    /// memory).
+    pub(super) fn restart(&mut self) {
+        for d in &mut self.dirs {
+            d.bytes = 0;
+            d.ios = 0;
+            d.short = 0;
+            d.slat = RunStat::default();
+            d.clat = RunStat::default();
+            d.lat = RunStat::default();
+            d.bw = RunStat::default();
+            d.iops = RunStat::default();
+            d.clat_plat.reset();
+            d.lat_plat.reset();
+            d.slat_plat.reset();
+            for (_, st, plat) in &mut d.prios {
+                *st = RunStat::default();
+                plat.reset();
+            }
+            d.last_bytes = 0;
+            d.last_ios = 0;
+        }
+        self.sync = RunStat::default();
+        self.sync_plat.reset();
+        self.depth_map = [0; 7];
+        self.submit_map = [0; 7];
+        self.complete_map = [0; 7];
+    }
 }
 
 /// The options of every `[global]` section, in order (fio's JSON "global options").
@@ -239,6 +274,17 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             iodepth_complete: s.complete_map,
             error: s.error.clone(),
             steadystate: s.ss.clone(),
+            latency_target: j.lat.reported().then(|| FioLatencyTarget {
+                target_ns: j.lat.target_ns,
+                window_us: j.lat.window_us,
+                percentile: j.lat.percentile,
+                // Without a search fio's depth is the iodepth given (a sync engine's too).
+                depth: if j.lat.active() && s.lat_depth > 0 {
+                    s.lat_depth
+                } else {
+                    j.iodepth.max(1)
+                },
+            }),
             errors: j
                 .errors
                 .reported()
@@ -293,6 +339,9 @@ fn merge(m: &mut Acc, b: &Acc) {
         }
     }
     mb.runtime_ms = mb.runtime_ms.max(bb.runtime_ms);
+    // fio's latency_* figures are the last merged clone's (`__show_run_stats` overwrites
+    // them for each).
+    mb.latency_target = bb.latency_target;
     // The group's last clone keeps the group's steady state (fio's `steadystate_setup`).
     if bb.steadystate.is_some() {
         mb.steadystate = bb.steadystate.clone();

@@ -9,6 +9,7 @@ use super::engine::{Buffers, Dir, Done, Engine};
 use super::errors::{ErrType, Verdict};
 use super::files::{FState, Files, Pick, Slot};
 use super::job::{EngineKind, JobSpec};
+use super::lattarget::{Search, Step};
 use super::logs::Logger;
 use super::pattern::Pattern;
 use super::rate::{MinRate, Pacer, Think};
@@ -216,6 +217,7 @@ pub(super) fn new_worker(
         trimmed: None,
         verify,
         numberio: 0,
+        lat: None,
     })))
 }
 
@@ -336,6 +338,9 @@ struct FioWorker {
     verify: Option<Verifier>,
     /// Writes issued so far (fio's `io_issues[DDIR_WRITE]`, the header's `numberio`).
     numberio: u64,
+    /// fio's queue-depth search (`latency_target`: `lattarget.rs`), made when the clone
+    /// starts.
+    lat: Option<Search>,
     /// Several files (`nrfiles` > 1, a `filename` list): the ones not current, and which
     /// comes next (`files.rs`); `None` with one file.
     files: Option<Files>,
@@ -1419,6 +1424,63 @@ impl FioWorker {
             && self.think.is_none()
             && self.min_rate.is_none()
             && self.verify.is_none()
+            && self.lat.is_none()
+    }
+
+    /// fio's queue-depth search saw a read or write complete in `lat_ns` (total latency);
+    /// at depth 1 with `latency_percentile=100` one over the target ends the clone with
+    /// fio's error (then [`Step::Fatal`]).
+    fn lat_completed(&mut self, dir: Dir, off: u64, len: u32, lat_ns: u64) -> Step {
+        let Some(s) = self.lat.as_mut() else {
+            return Step::Go;
+        };
+        if dir == Dir::Trim {
+            return Step::Go;
+        }
+        let step = s.completed(lat_ns);
+        if step == Step::Fatal {
+            let target = s.target_ns();
+            let detail = format!(
+                "latency of {lat_ns} nsec exceeds specified max ({target} nsec): {} {} {off} {len}",
+                self.path.display(),
+                if dir == Dir::Read { "read" } else { "write" },
+            );
+            self.set_error(libc::ETIMEDOUT, "max latency exceeded", detail);
+        }
+        step
+    }
+
+    /// fio's `lat_target_check` after an issue or a reap at `now` in a queue engine's loop:
+    /// a lower depth (or the depth found) waits for what is in flight (`wait`, `last`);
+    /// the end of the final window ends the clone's issuing (`more`).
+    fn lat_step(&mut self, now: u64, wait: &mut bool, last: &mut bool, more: &mut bool) {
+        match self.lat.as_mut().map_or(Step::Go, |s| s.check(now)) {
+            Step::Quiesce => *wait = true,
+            Step::FinalRun => {
+                *wait = true;
+                *last = true;
+            }
+            Step::Done => *more = false,
+            Step::Go | Step::Fatal => {}
+        }
+    }
+
+    /// The search's final window begins at `now` (what was in flight has completed): as
+    /// fio's `reset_all_stats`, the clone's statistics, its measured time and its
+    /// `runtime` start again.
+    fn lat_final_run(&mut self, ctl: &mut RunControl<'_>, meas: &mut Meas, now: u64) {
+        self.stats.restart();
+        meas.begun = true;
+        meas.t0 = now;
+        meas.last_sample = now;
+        meas.next_sample = now + meas.sample_ticks;
+        meas.ru0 = rusage();
+        if let Some(rt) = self.job.runtime_s {
+            ctl.restart_end(now + ctl.clock().from_ns((rt * 1e9) as u64));
+        }
+        if let Some(s) = self.lat.as_mut() {
+            s.quiesced(now);
+        }
     }
 
     /// The sync engines' loop; `PLAIN` (see [`Self::plain`]) leaves out the per-I/O checks
@@ -1497,6 +1559,13 @@ impl FioWorker {
             if !warming {
                 ctl.record(start, t1);
                 Self::count(ctl, dir, res);
+                if !PLAIN
+                    && !meas.begun
+                    && let Some(s) = self.lat.as_mut()
+                {
+                    // fio's search starts over when ramp time ends.
+                    s.restart(t1);
+                }
                 meas.begin(ctl, t1);
                 let (clat, lat) = (clock.to_ns(t1 - t0), clock.to_ns(t1 - start));
                 if !PLAIN && self.job.engine.file_op() {
@@ -1509,6 +1578,27 @@ impl FioWorker {
                 if self.logs.is_some() {
                     let ms = clock.to_ns(t1.saturating_sub(meas.t0)) / 1_000_000;
                     self.log_io(ms, dir, res, off, None, clat, lat, self.stats.ioprio);
+                }
+                if !PLAIN && self.lat.is_some() {
+                    // One I/O at a time: nothing is ever left in flight to wait for.
+                    let step = self.lat_completed(dir, off, len, lat);
+                    if step == Step::Fatal {
+                        break;
+                    }
+                    let step = match step {
+                        Step::Quiesce => Step::Quiesce,
+                        _ => self.lat.as_mut().map_or(Step::Go, |s| s.check(t1)),
+                    };
+                    match step {
+                        Step::Quiesce => {
+                            if let Some(s) = self.lat.as_mut() {
+                                s.quiesced(t1);
+                            }
+                        }
+                        Step::FinalRun => self.lat_final_run(ctl, &mut meas, t1),
+                        Step::Done => break,
+                        Step::Go | Step::Fatal => {}
+                    }
                 }
                 self.after_completions(t1, meas.t0);
                 self.maybe_publish(&clock, &meas, t1);
@@ -1617,7 +1707,21 @@ impl FioWorker {
         // A trim waits until nothing is in flight, then is done in the queue call (fio's
         // `FIO_ASYNCIO_SYNC_TRIM`): its offset, length and intended start.
         let mut held_trim: Option<(u64, u32, u64)> = None;
+        // fio's queue-depth search lowered the depth (or found it): nothing more is issued
+        // until what is in flight has completed; `lat_final` when the final window then
+        // begins.
+        let mut lat_wait = false;
+        let mut lat_final = false;
         loop {
+            if lat_wait && inflight == 0 {
+                lat_wait = false;
+                let now = ctl.now();
+                if std::mem::take(&mut lat_final) {
+                    self.lat_final_run(ctl, &mut meas, now);
+                } else if let Some(s) = self.lat.as_mut() {
+                    s.quiesced(now);
+                }
+            }
             if inflight == 0
                 && let Some((off, len, st)) = held_trim.take()
             {
@@ -1645,12 +1749,21 @@ impl FioWorker {
                 && !free.is_empty()
                 && !think_pending
                 && !flow_held
+                && !lat_wait
                 && !self.backlog_due()
             {
                 let mut t0 = ctl.now();
                 wait_due = None;
                 let mut failed = false;
                 while let Some(&slot) = free.last() {
+                    // fio's queue-depth search allows this many in flight.
+                    if self
+                        .lat
+                        .as_ref()
+                        .is_some_and(|s| s.full(inflight + batch.len()))
+                    {
+                        break;
+                    }
                     if self.work_done(issued, issued_ios) {
                         more = false;
                         break;
@@ -1739,11 +1852,19 @@ impl FioWorker {
                 if failed {
                     break;
                 }
+                if !lat_wait && self.lat.is_some() && !self.warming(ctl, t0) {
+                    self.lat_step(ctl.now(), &mut lat_wait, &mut lat_final, &mut more);
+                }
             }
             if inflight == 0 {
                 // Nothing in flight uses them now.
                 self.deferred_close.clear();
-                if think_pending || flow_held || held_trim.is_some() || self.backlog_due() {
+                if think_pending
+                    || flow_held
+                    || held_trim.is_some()
+                    || self.backlog_due()
+                    || lat_wait
+                {
                     continue;
                 }
                 if !more || ctl.aborted() {
@@ -1778,6 +1899,12 @@ impl FioWorker {
             }
             let warming = self.warming(ctl, t2);
             if !warming {
+                if !meas.begun
+                    && let Some(s) = self.lat.as_mut()
+                {
+                    // fio's search starts over when ramp time ends.
+                    s.restart(t2);
+                }
                 meas.begin(ctl, t2);
             }
             for d in &done[..n] {
@@ -1804,6 +1931,13 @@ impl FioWorker {
                     if self.logs.is_some() {
                         let ms = clock.to_ns(t2.saturating_sub(meas.t0)) / 1_000_000;
                         self.log_io(ms, dir, d.res, off, slat, clat, lat, ioprio);
+                    }
+                    if self.lat.is_some() {
+                        match self.lat_completed(dir, off, len, lat) {
+                            Step::Fatal => err = true,
+                            Step::Quiesce => lat_wait = true,
+                            _ => {}
+                        }
                     }
                 }
                 if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
@@ -1833,6 +1967,9 @@ impl FioWorker {
             }
             if !warming && n > 0 && !err && !self.rate_ok(t2) {
                 err = true;
+            }
+            if !warming && !err && !lat_wait && self.lat.is_some() {
+                self.lat_step(t2, &mut lat_wait, &mut lat_final, &mut more);
             }
             if !warming && t2 >= meas.next_sample {
                 let at_ms = clock.to_ns(t2 - meas.t0) / 1_000_000;
@@ -2040,6 +2177,9 @@ impl FioWorker {
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         self.failed = self.stats.error.is_some();
+        if let Some(s) = &self.lat {
+            self.stats.lat_depth = s.depth();
+        }
         res[self.tid] = Some(std::mem::take(&mut self.stats));
     }
 
@@ -2121,6 +2261,11 @@ impl FioWorker {
         self.tps = tps as u64;
         self.pacer = Pacer::new(&self.job, self.read_pct, tps);
         self.pacer.start(ctl.now());
+        self.lat = self
+            .job
+            .lat
+            .active()
+            .then(|| Search::new(&self.job.lat, self.job.iodepth, ctl.now(), self.tps));
         let measured_from = self.ramp_end.max(t_job);
         self.min_rate = MinRate::new(&self.job, measured_from, tps);
         self.think = Think::new(&self.job, t_job, tps);
