@@ -1,0 +1,78 @@
+//! Gaps a user review found against fio 3.33 (issue 21), each compared with the installed
+//! fio on the same job where it runs: device counters in `--status-interval` reports, JSON
+//! `disk_util` of a job that ends in error, the harness-overhead warning of file jobs,
+//! values fio accepts (`filename` lists, `file_service_type=random:0`, `openfiles=-1`,
+//! `filename=:`), the `filename_format` message, `verify` and `registerfiles` with several
+//! files per clone.
+
+use super::fio::{on_block_device, s, tmp};
+use super::fio_seq::{fio, hb, need_fio};
+use serde_json::Value;
+
+fn with<'a>(base: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
+    base.iter().chain(more).copied().collect()
+}
+
+/// The JSON documents of `out`, one after another.
+fn json_docs(out: &str) -> Vec<Value> {
+    let mut docs = Vec::new();
+    let mut rest = out;
+    while let Some(i) = rest.find('{') {
+        let mut it = serde_json::Deserializer::from_str(&rest[i..]).into_iter::<Value>();
+        let v = it.next().unwrap().unwrap();
+        let used = it.byte_offset();
+        docs.push(v);
+        rest = &rest[i + used..];
+    }
+    docs
+}
+
+/// `--status-interval` reports of a job on a file carry the device counters as the final
+/// report does, in every format: the "Disk stats" block, JSON `disk_util` and the terse
+/// device fields (130 fields, as fio's, not 121).
+#[test]
+fn status_interval_reports_have_disk_stats() {
+    let d = tmp("review-si-disk");
+    if !on_block_device(&d) {
+        eprintln!("skip: the test directory is not on a block device");
+        return;
+    }
+    let f = d.join("f");
+    let fname = format!("--filename={}", s(&f));
+    let base = [
+        "--name=a",
+        fname.as_str(),
+        "--size=1m",
+        "--rw=read",
+        "--time_based",
+        "--runtime=2",
+        "--rate_iops=100",
+        "--status-interval=1",
+    ];
+    let shape = |normal: &str, json: &str, terse: &str| {
+        let blocks = normal.matches("\nDisk stats (read/write):\n").count();
+        let reports = normal.matches("Run status group 0 (all jobs):").count();
+        let docs = json_docs(json);
+        let with_disks = docs.iter().filter(|v| v.get("disk_util").is_some()).count();
+        let fields: Vec<usize> = terse
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(|l| l.split(';').count())
+            .collect();
+        (reports, blocks, docs.len(), with_disks, fields)
+    };
+    let run = |f: &dyn Fn(&[&str]) -> String| {
+        shape(
+            &f(&base),
+            &f(&with(&base, &["--output-format=json"])),
+            &f(&with(&base, &["--minimal"])),
+        )
+    };
+    let h = run(&|a| hb(&d, a).0);
+    assert_eq!(h, (3, 3, 3, 3, vec![130, 130, 130]), "hostbench");
+    if need_fio("status_interval_reports_have_disk_stats") {
+        let p = run(&|a| fio(&d, a).0);
+        assert_eq!(h, p, "hostbench vs fio");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
