@@ -76,3 +76,58 @@ fn status_interval_reports_have_disk_stats() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// (error, issued reads, whether `disk_util` is there) of a JSON report.
+fn err_reads_disks(out: &str) -> (i64, u64, bool) {
+    let v = &json_docs(out)[0];
+    let j = &v["jobs"][0];
+    (
+        j["error"].as_i64().unwrap(),
+        j["read"]["total_ios"].as_u64().unwrap(),
+        v.get("disk_util").is_some(),
+    )
+}
+
+/// JSON `disk_util` stays when the job ends in error, and is there for a file the job's
+/// open creates (`create_on_open`: fio watches the file's directory when the file is not
+/// there yet). A reader's create_on_open makes an empty file whose first read moves
+/// nothing: fio's `full resid`, EIO, exit 1.
+#[test]
+fn disk_util_stays_with_an_error_and_create_on_open() {
+    let d = tmp("review-du-err");
+    if !on_block_device(&d) {
+        eprintln!("skip: the test directory is not on a block device");
+        return;
+    }
+    let dir = format!("--directory={}", s(&d));
+    let run = |f: &dyn Fn(&[&str]) -> (i32, String), rw: &str| {
+        let rw = format!("--rw={rw}");
+        let (code, out) = f(&[
+            "--name=a",
+            dir.as_str(),
+            rw.as_str(),
+            "--size=64k",
+            "--create_on_open=1",
+            "--output-format=json",
+        ]);
+        for e in std::fs::read_dir(&d).unwrap() {
+            std::fs::remove_file(e.unwrap().path()).unwrap();
+        }
+        (code, err_reads_disks(&out))
+    };
+    let hbr = |a: &[&str]| {
+        let r = super::fio_files::hb(&d, a);
+        (r.code, r.out)
+    };
+    let h = (run(&hbr, "read"), run(&hbr, "write"));
+    assert_eq!(h, ((1, (5, 1, true)), (0, (0, 0, true))), "hostbench");
+    if need_fio("disk_util_stays_with_an_error_and_create_on_open") {
+        let fior = |a: &[&str]| {
+            let r = super::fio_files::fio(&d, a);
+            (r.code, r.out)
+        };
+        let p = (run(&fior, "read"), run(&fior, "write"));
+        assert_eq!(h, p, "hostbench vs fio");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -170,6 +170,11 @@ impl EngineKind {
             EngineKind::Filecreate | EngineKind::Filestat | EngineKind::Filedelete
         )
     }
+    /// Moves data with read/write calls that can return short (psync, sync): a call that
+    /// moved nothing is fio's `full resid` error.
+    pub fn moves_data(self) -> bool {
+        matches!(self, EngineKind::Psync | EngineKind::Sync)
+    }
     /// Uses no file (null, cpuio).
     pub fn fileless(self) -> bool {
         matches!(self, EngineKind::Null | EngineKind::Cpuio)

@@ -225,6 +225,12 @@ fn open_job_file(
             .mode(if j.fill_device { 0o644 } else { 0o600 });
     }
     let mut flags = libc::O_NOFOLLOW;
+    if j.create_on_open && !(writes || j.engine == EngineKind::Mmap) {
+        // A reader's create_on_open also makes its (empty) file, as fio's open does; its
+        // reads then find nothing there and the job ends in error, as fio's.
+        flags |= libc::O_CREAT;
+        o.mode(0o600);
+    }
     if j.direct {
         flags |= libc::O_DIRECT;
     }
@@ -1456,6 +1462,21 @@ impl FioWorker {
             let t1 = ctl.now();
             if self.job.engine == EngineKind::Cpuio {
                 self.cpu_cycle_done();
+            }
+            if res == 0 && len > 0 && self.job.engine.moves_data() {
+                // fio's `full resid`: a transfer that moved nothing (a read at the end of
+                // an empty create_on_open file) ends the clone with EIO.
+                self.stats.dirs[dir as usize].ios += 1;
+                self.set_error(
+                    libc::EIO,
+                    "full resid",
+                    format!(
+                        "{} of {len} bytes at offset {off} of {} moved nothing",
+                        if dir == Dir::Read { "read" } else { "write" },
+                        self.path.display()
+                    ),
+                );
+                break;
             }
             if res < 0 {
                 if self.fail(dir, off, len, res) {
