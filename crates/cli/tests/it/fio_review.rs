@@ -131,3 +131,42 @@ fn disk_util_stays_with_an_error_and_create_on_open() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// The file engines' event is the harness's own loop (their clat is the file call, timed
+/// apart): the harness-overhead warning, about events too short for the clock, does not
+/// apply to them; it stays for the null engine, whose event is the harness's alone.
+#[test]
+fn file_engines_get_no_harness_overhead_warning() {
+    let d = tmp("review-overhead");
+    let dir = format!("--directory={}", s(&d));
+    let warned = |engine: &str| {
+        let eng = format!("--ioengine={engine}");
+        let r = super::fio_files::hb(
+            &d,
+            &[
+                "--name=f",
+                dir.as_str(),
+                eng.as_str(),
+                "--nrfiles=300",
+                "--filesize=4k",
+                "--openfiles=1",
+            ],
+        );
+        assert_eq!(r.code, 0, "{engine}: {}", r.err);
+        r.err.contains("the figures measure the harness")
+    };
+    // Created, then stat'ed, then deleted: each engine finds what it needs.
+    for engine in ["filecreate", "filestat", "filedelete"] {
+        assert!(!warned(engine), "{engine} warned of the harness's overhead");
+    }
+    let r = super::fio_files::hb(
+        &d,
+        &["--name=n", "--ioengine=null", "--size=64m", "--bs=512"],
+    );
+    assert!(
+        r.err.contains("the figures measure the harness"),
+        "null engine: {}",
+        r.err
+    );
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -391,6 +391,12 @@ impl Instance for FioInstance {
         Some(result::fio_result(&self.shared))
     }
 
+    /// fio's file engines: the event is the harness's loop, the file call is timed apart
+    /// (their clat); when every job is one, short events are no warning.
+    fn events_time_the_harness(&self) -> bool {
+        self.shared.jobs.iter().all(|j| j.engine.file_op())
+    }
+
     /// The jobs so far: each running clone is asked for a copy of its statistics and
     /// given up to 300 ms to answer after its next I/O (one waiting for its turn has none
     /// yet; one between I/Os longer than that shows its previous copy).
