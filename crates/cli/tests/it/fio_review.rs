@@ -170,3 +170,68 @@ fn file_engines_get_no_harness_overhead_warning() {
     );
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// The files a run left in `dir` (name, size), sorted; `dir` emptied.
+fn take_files(dir: &std::path::Path) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let n = e.file_name().to_string_lossy().into_owned();
+            let len = e.metadata().unwrap().len();
+            std::fs::remove_file(e.path()).unwrap();
+            (n, len)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Values fio 3.33 takes: a `filename` list longer than a later `nrfiles` (its first
+/// nrfiles names), `file_service_type=random:0` (a file kept until done), `openfiles=-1`
+/// (every file open): the same files, sizes and I/O counts as fio. `filename=:` names no
+/// file: fio runs the job on nothing, hostbench refuses it in one line.
+#[test]
+fn values_fio_takes_are_taken() {
+    let d = tmp("review-values");
+    let base = ["--name=j", "--size=64k", "--bs=4k", "--rw=write"];
+    let cases: &[&[&str]] = &[
+        &["--filename=a1:a2:a3", "--nrfiles=2"],
+        &["--nrfiles=2", "--filename=a1:a2:a3"],
+        &["--nrfiles=3", "--file_service_type=random:0"],
+        &["--nrfiles=2", "--openfiles=-1"],
+    ];
+    let run = |f: &dyn Fn(&[&str]) -> (i32, String), extra: &[&str]| {
+        let mut a = with(&base, extra);
+        a.push("--output-format=json");
+        let (code, out) = f(&a);
+        let v = &json_docs(&out)[0];
+        let ios = v["jobs"][0]["write"]["total_ios"].as_u64().unwrap();
+        (code, ios, take_files(&d))
+    };
+    let hbr = |a: &[&str]| {
+        let r = super::fio_files::hb(&d, a);
+        (r.code, r.out)
+    };
+    let h: Vec<_> = cases.iter().map(|c| run(&hbr, c)).collect();
+    assert_eq!(
+        h[0],
+        (0, 16, vec![("a1".into(), 32768), ("a2".into(), 32768)]),
+        "the first nrfiles names"
+    );
+    assert_eq!(h[2].1, 15, "random:0 does every file's blocks");
+    if need_fio("values_fio_takes_are_taken") {
+        let fior = |a: &[&str]| {
+            let r = super::fio_files::fio(&d, a);
+            (r.code, r.out)
+        };
+        for (c, hv) in cases.iter().zip(&h) {
+            assert_eq!(*hv, run(&fior, c), "{c:?}: hostbench vs fio");
+        }
+    }
+    let r = super::fio_files::hb(&d, &with(&base, &["--filename=:"]));
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("names no file"), "{}", r.err);
+    assert_eq!(r.err.trim().lines().count(), 1, "{}", r.err);
+    std::fs::remove_dir_all(d).unwrap();
+}
