@@ -235,3 +235,68 @@ fn values_fio_takes_are_taken() {
     assert_eq!(r.err.trim().lines().count(), 1, "{}", r.err);
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// An absolute `filename_format` is the user's own path outside a suite, as fio takes it
+/// (under `directory` when one is given, as fio nests it); a suite entry refuses it, and
+/// only there does the message speak of the entry's scratch directory.
+#[test]
+fn absolute_filename_format_outside_and_inside_a_suite() {
+    let d = tmp("review-ffmt");
+    let work = d.join("work");
+    std::fs::create_dir(&work).unwrap();
+    let fmt = format!("--filename_format={}/abs.$jobnum", s(&d));
+    let dd = d.join("dd");
+    let dir = format!("--directory={}", s(&dd));
+    let run = |f: &dyn Fn(&[&str]) -> i32| {
+        let a = f(&[
+            "--name=j",
+            "--size=64k",
+            "--rw=write",
+            fmt.as_str(),
+            "--output-format=terse",
+        ]);
+        let plain = std::fs::metadata(d.join("abs.0")).map(|m| m.len()).ok();
+        let _ = std::fs::remove_file(d.join("abs.0"));
+        std::fs::create_dir_all(&dd).unwrap();
+        let b = f(&[
+            "--name=j",
+            "--size=64k",
+            "--rw=write",
+            fmt.as_str(),
+            dir.as_str(),
+            "--output-format=terse",
+        ]);
+        let nested = dd.join(d.strip_prefix("/").unwrap()).join("abs.0");
+        let under = std::fs::metadata(&nested).map(|m| m.len()).ok();
+        std::fs::remove_dir_all(&dd).unwrap();
+        (a, plain, b, under)
+    };
+    let hbr = |a: &[&str]| super::fio_files::hb(&work, a).code;
+    let h = run(&hbr);
+    assert_eq!(h, (0, Some(65536), 0, Some(65536)), "hostbench");
+    if need_fio("absolute_filename_format_outside_and_inside_a_suite") {
+        let fior = |a: &[&str]| super::fio_files::fio(&work, a).code;
+        assert_eq!(h, run(&fior), "hostbench vs fio");
+    }
+    // In a suite the entry's files stay in its scratch directory.
+    let suite = d.join("s.toml");
+    std::fs::write(
+        &suite,
+        format!(
+            "name = \"s\"\n[[entry]]\ntime = \"1s\"\nworkload = \"disk.fio\"\n\
+             params = {{ jobs = \"--name=a --rw=write --size=64k --filename_format={}/x.$jobnum\" }}\n",
+            s(&d)
+        ),
+    )
+    .unwrap();
+    let o = crate::common::hb()
+        .current_dir(&work)
+        .args(["suite", &s(&suite), "--no-save", "--quiet"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("filename_format") && err.contains("suite entry"), "{err}");
+    assert!(!d.join("x.0").exists(), "the suite wrote outside");
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -2758,7 +2758,17 @@ impl JobSpec {
                     std::path::Path::new(&self.directory).join(p)
                 }
             }
-            None => std::path::Path::new(&self.directory).join(self.generated_name_k(clone, k)),
+            None => {
+                let n = self.generated_name_k(clone, k);
+                match n.strip_prefix('/') {
+                    // fio: an absolute `filename_format` as given, or under the directory
+                    // given (`directory=d`: `d/tmp/x.0`).
+                    Some(rest) if self.directory != "." => {
+                        std::path::Path::new(&self.directory).join(rest.trim_start_matches('/'))
+                    }
+                    _ => std::path::Path::new(&self.directory).join(n),
+                }
+            }
         }
     }
 

@@ -158,13 +158,15 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
     }
     for j in &jobs {
         // The generated name ($jobname.$jobnum.$filenum) and a relative filename stay in the
-        // job's directory; an absolute filename is the user's own choice.
+        // job's directory; an absolute one is the user's own choice (as fio: under
+        // `directory` when one is given). A suite entry's are checked again, absolute ones
+        // refused ([`crate::disk::confine_to_current_dir`]).
         if j.filename.is_none() && j.filename_format.is_some() {
             for (c, k) in (0..j.numjobs).flat_map(|c| (0..j.nfiles()).map(move |k| (c, k))) {
                 let n = j.generated_name_k(c, k);
                 crate::disk::files::stays_inside(
                     &n,
-                    false,
+                    true,
                     &format!("job '{}': filename_format gives", j.name),
                 )?;
                 if n.is_empty() || n.ends_with('/') {
