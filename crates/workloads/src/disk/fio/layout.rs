@@ -111,13 +111,6 @@ fn layout_files_in(
             } else {
                 "unlink_each_loop"
             };
-            if j.verify.kind != super::verify::kind::NONE {
-                return Err(WorkloadError::usage(format!(
-                    "job '{}': verify with {what} is not supported by hostbench yet; use one \
-                     file (nrfiles=1) per clone without unlink_each_loop",
-                    j.name
-                )));
-            }
             if j.eng.uring.registerfiles {
                 return Err(WorkloadError::usage(format!(
                     "job '{}': registerfiles with {what} is not supported by hostbench yet; \

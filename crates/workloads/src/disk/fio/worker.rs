@@ -987,10 +987,11 @@ impl FioWorker {
         match verdict {
             Verdict::Go => {
                 // A write that failed is not read back by verify (fio's unlog_io_piece).
+                let file = self.cur_file();
                 if dir == Dir::Write
                     && let Some(v) = self.verify.as_mut()
                 {
-                    v.unlog(off);
+                    v.unlog(file, off);
                 }
                 // fio prints a non-fatal error's line only with error_dump=1, and never for
                 // the engines whose queue call sets the error itself (falloc, ftruncate).
@@ -1202,7 +1203,12 @@ impl FioWorker {
             let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
             v.fill(b, off, n, ctl.clock().to_ns(ctl.now()))
         };
+        let file = self.cur_file();
+        let Some(v) = self.verify.as_mut() else {
+            return false;
+        };
         v.log(Piece {
+            file,
             off,
             len,
             numberio: n,
@@ -1210,6 +1216,70 @@ impl FioWorker {
         });
         self.numberio += 1;
         only
+    }
+
+    /// The index of the current file among the clone's several (0 with one).
+    #[inline]
+    fn cur_file(&self) -> u32 {
+        self.files
+            .as_ref()
+            .and_then(|f| f.cur)
+            .map_or(0, |c| c as u32)
+    }
+
+    /// The descriptor and path the verify phase reads logged file `i` from, with several
+    /// files: the file's own while it is open, else one opened for the phase (kept in
+    /// `opened` until it ends) as fio opens a file again for its verify reads, its cached
+    /// pages dropped and its access advised. `None` when it cannot be opened (the clone
+    /// ends with the error).
+    fn verify_file(
+        &mut self,
+        opened: &mut [Option<std::fs::File>],
+        i: usize,
+    ) -> Option<(i32, PathBuf)> {
+        let fs = self.files.as_ref()?;
+        if fs.cur == Some(i) {
+            return Some((self._fd.as_ref().map_or(-1, |f| f.as_raw_fd()), self.path.clone()));
+        }
+        let s = &fs.slots[i];
+        if let Some(fd) = &s.fd {
+            return Some((fd.as_raw_fd(), s.path.clone()));
+        }
+        let path = s.path.clone();
+        let size = s.size;
+        if let Some(f) = &opened[i] {
+            return Some((f.as_raw_fd(), path));
+        }
+        match open_job_file(&self.job, &path, false) {
+            Ok(f) => {
+                if self.job.invalidate && !self.job.direct {
+                    // SAFETY: advisory call on our fd.
+                    unsafe {
+                        libc::posix_fadvise(
+                            f.as_raw_fd(),
+                            self.job.offset as i64,
+                            size as i64,
+                            libc::POSIX_FADV_DONTNEED,
+                        );
+                    }
+                }
+                advise_access(&f, &self.job, size);
+                let fd = f.as_raw_fd();
+                opened[i] = Some(f);
+                Some((fd, path))
+            }
+            Err(e) => {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                let shown = path
+                    .strip_prefix(".")
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                let func = format!("open({shown})");
+                self.set_error(errno, &func, format!("{func}: {e}"));
+                None
+            }
+        }
     }
 
     /// Whether a `verify_backlog` check is due (after the last logged write).
@@ -1288,11 +1358,26 @@ impl FioWorker {
             return true;
         };
         let clock = ctl.clock();
-        let fd = self._fd.as_ref().map_or(-1, |f| f.as_raw_fd());
+        // Several files: each logged piece is read from its own file (fio closes the
+        // files whose region is done before its verify phase, and opens each again when
+        // its first piece is read back).
+        let multi = self.files.is_some() && !self.job.engine.fileless();
+        if multi && phase {
+            self.close_files();
+        }
+        let mut opened: Vec<Option<std::fs::File>> = if multi {
+            (0..self.files.as_ref().map_or(0, |f| f.slots.len()))
+                .map(|_| None)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut fd = self._fd.as_ref().map_or(-1, |f| f.as_raw_fd());
+        let mut path = self.path.clone();
         // fio's verify phase begins with the sync and the cache drop: their time is the
         // reads' runtime, not the writes'.
         let t_start = ctl.now();
-        if phase {
+        if phase && !multi {
             if fd >= 0 {
                 // SAFETY: syncing our own fd.
                 unsafe { libc::fsync(fd) };
@@ -1313,6 +1398,15 @@ impl FioWorker {
             let Some(p) = v.next_piece() else {
                 break;
             };
+            if multi {
+                match self.verify_file(&mut opened, p.file as usize) {
+                    Some((f, pa)) => (fd, path) = (f, pa),
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
             n += 1;
             let t0 = ctl.now();
             let res = if fd < 0 {
@@ -1351,7 +1445,7 @@ impl FioWorker {
             if fd >= 0 && (res as u64) < p.len as u64 {
                 let detail = format!(
                     "verify read of {} at offset {} returned {res} of {} bytes (the file is shorter than what was written)",
-                    self.path.display(),
+                    path.display(),
                     p.off,
                     p.len
                 );
@@ -1362,7 +1456,7 @@ impl FioWorker {
             if fd >= 0 {
                 // SAFETY: the read into slot 0 completed; it holds max_bs >= len bytes.
                 let b = unsafe { std::slice::from_raw_parts_mut(buf, p.len as usize) };
-                if let Err(f) = v.check(b, p.off, Some(p), &self.path)
+                if let Err(f) = v.check(b, p.off, Some(p), &path)
                     && self.verify_failed(f)
                 {
                     ok = false;
@@ -1375,6 +1469,8 @@ impl FioWorker {
         }
         v.from_log = false;
         self.verify = Some(v);
+        // The files opened for the pass are closed in order, as fio closes them.
+        drop(opened);
         ok
     }
 
