@@ -355,12 +355,13 @@ fn several_files_bad_values_are_one_clear_line() {
         (
             &[
                 "--name=j",
-                "--nrfiles=2",
                 "--size=8k",
+                "--loops=2",
+                "--unlink_each_loop=1",
                 "--ioengine=io_uring",
                 "--registerfiles=1",
             ][..],
-            "registerfiles with several files",
+            "registerfiles with unlink_each_loop",
         ),
         (
             &[

@@ -171,16 +171,17 @@ fn file_engines_get_no_harness_overhead_warning() {
     std::fs::remove_dir_all(d).unwrap();
 }
 
-/// The files a run left in `dir` (name, size), sorted; `dir` emptied.
+/// The files a run left in `dir` (name, size), sorted; `dir` emptied. fio's verify state
+/// file (`local-*-verify.state`, which hostbench does not write) is left out.
 fn take_files(dir: &std::path::Path) -> Vec<(String, u64)> {
     let mut v: Vec<(String, u64)> = std::fs::read_dir(dir)
         .unwrap()
-        .map(|e| {
+        .filter_map(|e| {
             let e = e.unwrap();
             let n = e.file_name().to_string_lossy().into_owned();
             let len = e.metadata().unwrap().len();
             std::fs::remove_file(e.path()).unwrap();
-            (n, len)
+            (!n.ends_with("-verify.state")).then_some((n, len))
         })
         .collect();
     v.sort();
@@ -410,5 +411,92 @@ fn verify_with_several_files_per_clone() {
         });
         assert_eq!(h, p, "hostbench vs fio");
     }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// io_uring's `registerfiles` with several files per clone, as fio: every file opened when
+/// the clone starts and registered with the ring at once (`IORING_REGISTER_FILES` with
+/// one descriptor per file, in order), each I/O naming its file by index; what each file
+/// received verifies (md5) and the counts are fio's. With `unlink_each_loop` it stays
+/// refused (fio's registered descriptors would keep writing the files it unlinked).
+#[test]
+fn registerfiles_with_several_files_per_clone() {
+    let d = tmp("review-regfiles");
+    let have_strace = std::process::Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let args = [
+        "--name=r",
+        "--ioengine=io_uring",
+        "--registerfiles=1",
+        "--iodepth=4",
+        "--rw=randwrite",
+        "--size=64k",
+        "--bs=4k",
+        "--nrfiles=3",
+        "--verify=md5",
+        "--output-format=json",
+    ];
+    let run = |program: &str| {
+        let log = d.join("strace.txt");
+        let mut c = std::process::Command::new("timeout");
+        c.args(["-k", "5", "120"]);
+        if have_strace {
+            c.args(["strace", "-f", "-o"])
+                .arg(&log)
+                .args(["-e", "trace=io_uring_register"]);
+        }
+        if program == "fio" {
+            c.arg("fio");
+        } else {
+            c.arg(crate::common::bin()).args(["fio", "--no-save"]);
+        }
+        let o = c.args(args).current_dir(&d).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert!(o.status.success(), "{program}: {err}");
+        let out = String::from_utf8_lossy(&o.stdout).to_string();
+        let v = &json_docs(&out)[0];
+        let j = &v["jobs"][0];
+        let counts = (
+            j["error"].as_i64().unwrap(),
+            j["read"]["total_ios"].as_u64().unwrap(),
+            j["write"]["total_ios"].as_u64().unwrap(),
+        );
+        // The descriptors registered at once, per call.
+        let regs: Vec<usize> = if have_strace {
+            std::fs::read_to_string(&log)
+                .unwrap()
+                .lines()
+                .filter(|l| l.contains("IORING_REGISTER_FILES"))
+                .map(|l| l.rsplit(", ").next().unwrap().split(')').next().unwrap().parse().unwrap())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let _ = std::fs::remove_file(&log);
+        (counts, regs, take_files(&d))
+    };
+    let h = run("hostbench");
+    assert_eq!(h.0, (0, 15, 15), "{h:?}");
+    if have_strace {
+        assert_eq!(h.1, [3], "one registration of the three files: {h:?}");
+    }
+    if need_fio("registerfiles_with_several_files_per_clone") {
+        assert_eq!(h, run("fio"), "hostbench vs fio");
+    }
+    let r = super::fio_files::hb(
+        &d,
+        &[
+            "--name=r",
+            "--ioengine=io_uring",
+            "--registerfiles=1",
+            "--size=16k",
+            "--loops=2",
+            "--unlink_each_loop=1",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("registerfiles with unlink_each_loop"), "{}", r.err);
     std::fs::remove_dir_all(d).unwrap();
 }

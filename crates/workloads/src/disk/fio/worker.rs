@@ -106,8 +106,10 @@ pub(super) fn new_worker(
         Engine::Null
     } else if j.engine == EngineKind::IoUring {
         // Built to prove the ring's options work here (buffers are registered with the
-        // ring built in the worker's thread).
-        Engine::uring(raw, depth, j.eng.uring, None)
+        // ring built in the worker's thread, and so are several files).
+        let mut o = j.eng.uring;
+        o.registerfiles &= multi.is_none();
+        Engine::uring(raw, depth, o, None)
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     } else {
         Engine::new(j.engine, raw, depth, (j.offset, size))
@@ -187,6 +189,7 @@ pub(super) fn new_worker(
         files: multi,
         deferred_close: Vec::new(),
         op_ns: None,
+        registered: Vec::new(),
         failed: false,
         snap_epoch: 0,
         pacer: Pacer::new(j, j.rw.read_pct(j.rwmixread), 1e9),
@@ -335,6 +338,9 @@ struct FioWorker {
     deferred_close: Vec<OwnedFd>,
     /// A file engine's call for the file just picked, ns (its next I/O's clat).
     op_ns: Option<u64>,
+    /// io_uring's `registerfiles` with several files: the files' descriptors, registered
+    /// with the ring, in order (empty otherwise).
+    registered: Vec<OwnedFd>,
 }
 
 /// Reads `len` bytes at `off` into `buf`, through short reads; the bytes read (fewer at
@@ -633,7 +639,12 @@ impl FioWorker {
         let path = fs.slots[i].path.clone();
         let size = fs.slots[i].size;
         let writes = self.job.rw.writes(self.job.rwmixread);
-        let f = match open_job_file(&self.job, &path, self.job.unlink_each_loop && writes) {
+        let opened = match self.registered.get(i) {
+            // A registered file: its own descriptor, duplicated.
+            Some(fd) => fd.try_clone().map(std::fs::File::from),
+            None => open_job_file(&self.job, &path, self.job.unlink_each_loop && writes),
+        };
+        let f = match opened {
             Ok(f) => f,
             Err(e) => {
                 // fio's failed open: `err=2 (file:filesetup.c..., func=open(...))`.
@@ -700,6 +711,34 @@ impl FioWorker {
         fs.slots[i].fd = Some(fd);
         fs.opened(i);
         true
+    }
+
+    /// io_uring's `registerfiles` with several files: every file opened now, in order, and
+    /// registered with the ring at once (fio's engine does so when the clone starts; its
+    /// opens of a file later are the registered descriptor's). The descriptors are kept
+    /// for the clone's life: a file's open takes a duplicate of its own.
+    fn open_registered(&mut self, e: &mut Engine) -> Result<(), WorkloadError> {
+        let paths: Vec<PathBuf> = self
+            .files
+            .as_ref()
+            .map(|f| f.slots.iter().map(|s| s.path.clone()).collect())
+            .unwrap_or_default();
+        let mut fds = Vec::with_capacity(paths.len());
+        for p in &paths {
+            let f = open_job_file(&self.job, p, false).map_err(|err| {
+                WorkloadError::environment(format!(
+                    "job '{}': cannot open {} to register it: {err}",
+                    self.job.name,
+                    p.display()
+                ))
+            })?;
+            fds.push(OwnedFd::from(f));
+        }
+        let raw: Vec<i32> = fds.iter().map(|f| f.as_raw_fd()).collect();
+        e.register_files(&raw)
+            .map_err(|err| WorkloadError::environment(format!("job '{}': {err}", self.job.name)))?;
+        self.registered = fds;
+        Ok(())
     }
 
     /// Closes a clone's several files in their order when it ends, as fio closes them.
@@ -1775,7 +1814,7 @@ impl FioWorker {
                         break;
                     };
                     if self.files.is_some() {
-                        engine.set_fd(self.raw_fd());
+                        engine.set_fd(self.raw_fd(), self.cur_file());
                     }
                     self.pacer.issued(dir, len as u64, &mut self.rng);
                     if dir == Dir::Write && self.before_write(ctl, self.bufs.slot(slot), off, len) {
@@ -2233,16 +2272,26 @@ impl FioWorker {
             self.files.is_some() && self.job.engine.is_sync() && !self.job.engine.fileless();
         if self.engine.is_none() && !per_file {
             let (k, fd, depth, region) = self.engine_args;
+            // registerfiles with several files: the ring registers them all at once once
+            // they are open (below), as fio's does.
+            let register_all = k == EngineKind::IoUring
+                && self.job.eng.uring.registerfiles
+                && self.files.is_some();
             let e = if self.job.offload {
                 Engine::offload(k, fd, depth, region)
             } else if k == EngineKind::IoUring {
-                Engine::uring(fd, depth, self.job.eng.uring, Some((&self.bufs, depth)))
+                let mut o = self.job.eng.uring;
+                o.registerfiles &= !register_all;
+                Engine::uring(fd, depth, o, Some((&self.bufs, depth)))
             } else {
                 Engine::new(k, fd, depth, region)
             };
             let mut e =
                 e.map_err(|e| WorkloadError::environment(format!("job '{}': {e}", self.job.name)))?;
             e.set_default_ioprio(self.stats.ioprio as u16);
+            if register_all {
+                self.open_registered(&mut e)?;
+            }
             self.engine = Some(e);
         }
         let r = if self.job.engine.is_sync() && !self.job.offload {
