@@ -297,7 +297,10 @@ fn absolute_filename_format_outside_and_inside_a_suite() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("filename_format") && err.contains("suite entry"), "{err}");
+    assert!(
+        err.contains("filename_format") && err.contains("suite entry"),
+        "{err}"
+    );
     assert!(!d.join("x.0").exists(), "the suite wrote outside");
     std::fs::remove_dir_all(d).unwrap();
 }
@@ -469,7 +472,16 @@ fn registerfiles_with_several_files_per_clone() {
                 .unwrap()
                 .lines()
                 .filter(|l| l.contains("IORING_REGISTER_FILES"))
-                .map(|l| l.rsplit(", ").next().unwrap().split(')').next().unwrap().parse().unwrap())
+                .map(|l| {
+                    l.rsplit(", ")
+                        .next()
+                        .unwrap()
+                        .split(')')
+                        .next()
+                        .unwrap()
+                        .parse()
+                        .unwrap()
+                })
                 .collect()
         } else {
             Vec::new()
@@ -497,6 +509,10 @@ fn registerfiles_with_several_files_per_clone() {
         ],
     );
     assert_eq!(r.code, 2, "{}", r.err);
-    assert!(r.err.contains("registerfiles with unlink_each_loop"), "{}", r.err);
+    assert!(
+        r.err.contains("registerfiles with unlink_each_loop"),
+        "{}",
+        r.err
+    );
     std::fs::remove_dir_all(d).unwrap();
 }

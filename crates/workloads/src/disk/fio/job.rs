@@ -2050,8 +2050,7 @@ fn apply_options(
                 j.nrfiles = parse_int(k, v, at, 1, MAX_FILES as u64)? as u32;
                 // fio: nrfiles after a `filename` list keeps its first nrfiles names (a
                 // larger one keeps the list); a later `filename` list counts again.
-                j.more_files
-                    .truncate(j.nrfiles.saturating_sub(1) as usize);
+                j.more_files.truncate(j.nrfiles.saturating_sub(1) as usize);
             }
             "openfiles" => {
                 // fio's unsigned int: a negative value wraps (-1 is the largest: every

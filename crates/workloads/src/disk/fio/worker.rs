@@ -1278,7 +1278,10 @@ impl FioWorker {
     ) -> Option<(i32, PathBuf)> {
         let fs = self.files.as_ref()?;
         if fs.cur == Some(i) {
-            return Some((self._fd.as_ref().map_or(-1, |f| f.as_raw_fd()), self.path.clone()));
+            return Some((
+                self._fd.as_ref().map_or(-1, |f| f.as_raw_fd()),
+                self.path.clone(),
+            ));
         }
         let s = &fs.slots[i];
         if let Some(fd) = &s.fd {
