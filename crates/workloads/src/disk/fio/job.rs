@@ -2413,18 +2413,18 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
     }
     if j.offload {
         match j.engine {
-            EngineKind::Psync | EngineKind::Libaio | EngineKind::Null => {}
+            EngineKind::Psync | EngineKind::Libaio | EngineKind::Null | EngineKind::Mmap => {}
             EngineKind::IoUring => {
                 return err(format!(
                     "job '{}': io_uring: can't be used with offloaded submit. Use a sync engine \
-                     (fio's words; io_submit_mode=offload runs with ioengine=psync, libaio or null)",
+                     (fio's words; io_submit_mode=offload runs with ioengine=psync, libaio, mmap or null)",
                     j.name
                 ));
             }
             e => {
                 return err(format!(
                     "job '{}': io_submit_mode=offload with ioengine={} is not supported by \
-                     hostbench yet (it runs with psync, libaio or null)",
+                     hostbench yet (it runs with psync, libaio, mmap or null)",
                     j.name,
                     e.name()
                 ));
