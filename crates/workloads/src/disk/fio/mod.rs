@@ -339,9 +339,10 @@ impl Workload for Fio {
         let n = threads.len();
         // fio reports the devices when any job keeps `disk_util` on (its default).
         let disks = jobs.iter().any(|j| j.disk_util).then(|| {
+            // fio's diskless engines (null, cpuio, and the file engines) watch no device.
             let paths: Vec<PathBuf> = jobs
                 .iter()
-                .filter(|j| j.disk_util)
+                .filter(|j| j.disk_util && !j.engine.fileless() && !j.engine.file_op())
                 .flat_map(|j| {
                     (0..j.numjobs)
                         .flat_map(move |c| (0..j.nfiles()).map(move |k| j.file_path_k(c, k)))
