@@ -409,6 +409,7 @@ fn run_plan(
                     instance.fio()
                 },
                 warnings: instance.warnings(),
+                events_time_the_harness: instance.events_time_the_harness(),
                 clock: clock_info.clone(),
                 host: Some(host.clone()),
                 grammar,

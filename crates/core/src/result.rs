@@ -599,6 +599,9 @@ pub struct ResultContext<'a> {
     pub fio: Option<FioResult>,
     /// Warnings from the instance (what the user is really measuring, and what to do).
     pub warnings: Vec<Warning>,
+    /// The events time the harness's loop only, the work being timed apart
+    /// ([`crate::workload::Instance::events_time_the_harness`]): no harness-overhead warning.
+    pub events_time_the_harness: bool,
     /// Clock description.
     pub clock: ClockInfo,
     /// Host fingerprint.
@@ -677,7 +680,13 @@ impl RunResult {
             histograms: ctx.histograms.into_iter().collect(),
         };
         r.warnings = ctx.warnings;
-        r.warnings.extend(r.standard_warnings(m.stuck_threads));
+        r.warnings.extend(
+            r.standard_warnings(m.stuck_threads)
+                .into_iter()
+                .filter(|w| {
+                    !(ctx.events_time_the_harness && w.kind == WarningKind::HarnessDominated)
+                }),
+        );
         r.workload.params.redact_secrets();
         r
     }

@@ -267,6 +267,13 @@ pub trait Instance: Send + Sync {
     fn warnings(&self) -> Vec<Warning> {
         Vec::new()
     }
+    /// The runner's events time only the harness's loop, the work itself being timed by
+    /// the workload apart (fio's file engines: the event is the loop, the clat the file
+    /// call): then short events say nothing of the measurement and the result gets no
+    /// harness-overhead warning. Default: false.
+    fn events_time_the_harness(&self) -> bool {
+        false
+    }
     /// Operations a loop worker abandoned in flight when the run was cut short (Ctrl-C,
     /// forced shutdown): the runner sees only events, not what a loop keeps in flight.
     /// Asked after the run. Default: none.

@@ -65,7 +65,7 @@ pub(crate) fn redact(out: &str) -> String {
 }
 
 /// Whether the tests' files live on a block device (then fio's Disk stats must appear).
-fn on_block_device(p: &Path) -> bool {
+pub(crate) fn on_block_device(p: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     let dev = std::fs::metadata(p).unwrap().dev();
     // Linux's dev_t encoding; major 0 = an anonymous device (tmpfs, overlay).

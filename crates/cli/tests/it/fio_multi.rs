@@ -355,12 +355,13 @@ fn several_files_bad_values_are_one_clear_line() {
         (
             &[
                 "--name=j",
-                "--nrfiles=2",
                 "--size=8k",
-                "--verify=md5",
-                "--rw=write",
+                "--loops=2",
+                "--unlink_each_loop=1",
+                "--ioengine=io_uring",
+                "--registerfiles=1",
             ][..],
-            "verify with several files",
+            "registerfiles with unlink_each_loop",
         ),
         (
             &[
@@ -370,16 +371,6 @@ fn several_files_bad_values_are_one_clear_line() {
                 "--file_service_type=pareto:2",
             ][..],
             "pareto input out of range",
-        ),
-        (
-            &[
-                "--name=j",
-                "--size=8k",
-                "--unlink_each_loop=1",
-                "--verify=md5",
-                "--rw=write",
-            ][..],
-            "verify with unlink_each_loop",
         ),
     ] {
         let r = hb(&d, args);

@@ -192,8 +192,8 @@ fn offload_refuses_what_it_cannot_run() {
             "io_uring: can't be used with offloaded submit",
         ),
         (
-            &["--ioengine=mmap", "--io_submit_mode=offload"],
-            "io_submit_mode=offload with ioengine=mmap is not supported",
+            &["--ioengine=sync", "--io_submit_mode=offload"],
+            "io_submit_mode=offload with ioengine=sync is not supported",
         ),
         (
             &["--io_submit_mode=later"],

@@ -28,6 +28,7 @@ mod fio_offload;
 mod fio_out;
 mod fio_prio;
 mod fio_rate;
+mod fio_review;
 mod fio_seq;
 mod fio_syntax;
 mod fio_trim;

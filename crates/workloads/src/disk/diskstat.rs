@@ -94,8 +94,24 @@ pub struct Usage {
 
 /// The `/sys/block/<dev>` directory of the whole disk holding `path` (a file or directory),
 /// or `None` when its filesystem has no block device.
+///
+/// As fio's `get_device_numbers`: the name itself is not followed when a symlink; a block
+/// device node stands for itself; a character device or FIFO has none; a name that does
+/// not exist yet (a file the job's open will create) stands for its directory.
 pub fn device_dir(path: &Path) -> Option<PathBuf> {
-    let dev = std::fs::metadata(path).ok()?.dev();
+    use std::os::unix::fs::FileTypeExt;
+    let dev = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_block_device() => m.rdev(),
+        Ok(m) if m.file_type().is_char_device() || m.file_type().is_fifo() => return None,
+        Ok(m) => m.dev(),
+        Err(_) => {
+            let dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            std::fs::metadata(dir).ok()?.dev()
+        }
+    };
     let (maj, min) = (libc::major(dev), libc::minor(dev));
     if maj == 0 {
         // Anonymous devices: tmpfs, overlay, NFS, FUSE.

@@ -14,7 +14,8 @@ use hostbench_core::workload::WorkloadError;
 
 /// Checks that a disk workload's parameters name no file or directory outside the current
 /// directory (a suite entry's scratch directory): no absolute path and no `..` in `dir`,
-/// iozone's `files`, or a fio job's `directory`, `filename` and name. Other workloads pass.
+/// iozone's `files`, or a fio job's `directory`, `filename`, and the names its
+/// `filename_format` gives. Other workloads pass.
 pub fn confine_to_current_dir(id: &str, params: &Params) -> Result<(), WorkloadError> {
     let inside = |p: &str, what: &str| files::stays_inside(p, false, what);
     match id {
@@ -37,6 +38,16 @@ pub fn confine_to_current_dir(id: &str, params: &Params) -> Result<(), WorkloadE
                 inside(&j.directory, &format!("{at}directory"))?;
                 for f in j.filenames() {
                     inside(f, &format!("{at}filename"))?;
+                }
+                if j.filename.is_none() && j.filename_format.is_some() {
+                    for c in 0..j.numjobs {
+                        for k in 0..j.nfiles() {
+                            inside(
+                                &j.generated_name_k(c, k),
+                                &format!("{at}filename_format gives"),
+                            )?;
+                        }
+                    }
                 }
             }
             Ok(())

@@ -297,14 +297,37 @@ impl Engine {
         }
     }
 
-    /// Points a queue engine's next I/Os at `fd` (a clone with several files switches
-    /// between them; I/Os already queued keep the descriptor they were queued with).
-    pub fn set_fd(&mut self, fd: RawFd) {
+    /// Points a queue engine's next I/Os at `fd`, file `index` of the clone's (a clone
+    /// with several files switches between them; I/Os already queued keep the descriptor
+    /// they were queued with; with registered files io_uring names the file by index).
+    pub fn set_fd(&mut self, fd: RawFd, index: u32) {
         match self {
             Engine::Libaio(a) => a.fd = fd,
-            Engine::Uring(u) => u.fd = fd,
+            Engine::Uring(u) => {
+                u.fd = fd;
+                u.file_index = index as i32;
+            }
             _ => unreachable!("sync and offload engines are built per file"),
         }
+    }
+
+    /// io_uring's `registerfiles` with several files: registers `fds` (the clone's files,
+    /// in order) with the ring at once, as fio does when the clone starts; the I/Os then
+    /// name their file by its index. The ring must have been built without registering.
+    pub fn register_files(&mut self, fds: &[RawFd]) -> io::Result<()> {
+        let Engine::Uring(u) = self else {
+            return Err(io::Error::other("registerfiles needs the io_uring engine"));
+        };
+        u.register(IORING_REGISTER_FILES, fds.as_ptr().cast(), fds.len() as u32)
+            .map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("registerfiles: io_uring_register(FILES) failed: {e}"),
+                )
+            })?;
+        u.opts.registerfiles = true;
+        u.file_index = 0;
+        Ok(())
     }
 
     /// Prepares one I/O in slot `slot` (queue engines); `prio` is the I/O's own priority
@@ -1016,6 +1039,8 @@ impl Drop for Mapping {
 pub struct Uring {
     ring_fd: RawFd,
     fd: RawFd,
+    /// With registered files: the index of the file the next I/Os go to.
+    file_index: i32,
     _sq_map: Mapping,
     _cq_map: Option<Mapping>,
     _sqe_map: Mapping,
@@ -1147,6 +1172,7 @@ impl Uring {
                 to_submit: 0,
                 ext_arg: p.features & IORING_FEAT_EXT_ARG != 0,
                 opts,
+                file_index: 0,
                 fixed: false,
                 default_ioprio: 0,
                 _sq_map: sq_map,
@@ -1233,7 +1259,11 @@ impl Uring {
                 } else {
                     0
                 },
-                fd: if self.opts.registerfiles { 0 } else { self.fd },
+                fd: if self.opts.registerfiles {
+                    self.file_index
+                } else {
+                    self.fd
+                },
                 ioprio: prio.unwrap_or(self.default_ioprio),
                 off,
                 addr: buf as u64,

@@ -167,7 +167,8 @@ impl Files {
             }
             self.slots[i].left = self.slots[i].pass;
         }
-        self.left_nr = self.svc.nr.saturating_sub(1);
+        // fio's `file_service_nr - 1`, unsigned: `:0` wraps, keeping the file until done.
+        self.left_nr = self.svc.nr.wrapping_sub(1);
         if Some(i) == self.cur {
             Pick::Stay
         } else {
@@ -315,6 +316,14 @@ mod tests {
         );
         // A second pass opens the files again.
         assert_eq!(order(&mut f, 4), [0, 1, 0, 1]);
+        // `:0` (fio's file_service_nr 0): the count left wraps, so a picked file is kept
+        // until its region is done (fio 3.33, strace: 8 writes to one file, then the
+        // other's).
+        for svc in ["random:0", "roundrobin:0"] {
+            let o = order(&mut files(3, 16384, svc, 0), 12);
+            let switches = o.windows(2).filter(|w| w[0] != w[1]).count();
+            assert_eq!(switches, 2, "{svc}: {o:?}");
+        }
     }
 
     #[test]

@@ -174,6 +174,11 @@ impl EngineKind {
             EngineKind::Filecreate | EngineKind::Filestat | EngineKind::Filedelete
         )
     }
+    /// Moves data with read/write calls that can return short (psync, sync): a call that
+    /// moved nothing is fio's `full resid` error.
+    pub fn moves_data(self) -> bool {
+        matches!(self, EngineKind::Psync | EngineKind::Sync)
+    }
     /// Uses no file (null, cpuio, exec).
     pub fn fileless(self) -> bool {
         matches!(
@@ -234,7 +239,7 @@ pub enum FileKind {
 pub struct FileService {
     /// How the file is picked.
     pub kind: FileKind,
-    /// I/Os per pick (fio's `file_service_nr`).
+    /// I/Os per pick (fio's `file_service_nr`; 0 keeps a picked file until it is done).
     pub nr: u32,
 }
 
@@ -269,10 +274,10 @@ impl FileService {
                 let nr = if arg.is_empty() {
                     1
                 } else {
+                    // 0 is fio's too (its count left wraps: a picked file is kept until
+                    // its region is done).
                     arg.parse::<u32>()
-                        .ok()
-                        .filter(|&n| n > 0)
-                        .ok_or_else(|| format!("':{arg}' is not a count above 0; {usage}"))?
+                        .map_err(|_| format!("':{arg}' is not a count of I/Os; {usage}"))?
                 };
                 let kind = match kind {
                     "roundrobin" => FileKind::RoundRobin,
@@ -1753,7 +1758,13 @@ fn apply_options(
             "filename" => {
                 let list = split_filenames(v);
                 if list.is_empty() {
-                    return err(format!("{at}: filename needs a path"));
+                    // fio 3.33 runs such a job on no file at all and reports nothing for
+                    // it: a silent no-op benchmark, refused here.
+                    return err(format!(
+                        "{at}: filename={v} names no file (fio would run the job on nothing \
+                         and report nothing); give a path, or several as a:b (a colon in a \
+                         name is \\:)"
+                    ));
                 }
                 j.filename = Some(list[0].clone());
                 j.more_files = list[1..].to_vec();
@@ -2138,9 +2149,17 @@ fn apply_options(
             "nrfiles" => {
                 // Bounded: each file is a descriptor and a generator of its own.
                 j.nrfiles = parse_int(k, v, at, 1, MAX_FILES as u64)? as u32;
+                // fio: nrfiles after a `filename` list keeps its first nrfiles names (a
+                // larger one keeps the list); a later `filename` list counts again.
+                j.more_files.truncate(j.nrfiles.saturating_sub(1) as usize);
             }
             "openfiles" => {
-                j.openfiles = parse_int(k, v, at, 0, u32::MAX as u64)? as u32;
+                // fio's unsigned int: a negative value wraps (-1 is the largest: every
+                // file open, as fio caps it at nrfiles).
+                j.openfiles = match v.trim().parse::<i64>() {
+                    Ok(n) if (i32::MIN as i64..0).contains(&n) => n as i32 as u32,
+                    _ => parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
+                };
             }
             "unlink_each_loop" => j.unlink_each_loop = parse_bool_opt(k, v, at)?,
             // hostbench lays the files out one after the other before the run, fio's
@@ -2570,18 +2589,18 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
     }
     if j.offload {
         match j.engine {
-            EngineKind::Psync | EngineKind::Libaio | EngineKind::Null => {}
+            EngineKind::Psync | EngineKind::Libaio | EngineKind::Null | EngineKind::Mmap => {}
             EngineKind::IoUring => {
                 return err(format!(
                     "job '{}': io_uring: can't be used with offloaded submit. Use a sync engine \
-                     (fio's words; io_submit_mode=offload runs with ioengine=psync, libaio or null)",
+                     (fio's words; io_submit_mode=offload runs with ioengine=psync, libaio, mmap or null)",
                     j.name
                 ));
             }
             e => {
                 return err(format!(
                     "job '{}': io_submit_mode=offload with ioengine={} is not supported by \
-                     hostbench yet (it runs with psync, libaio or null)",
+                     hostbench yet (it runs with psync, libaio, mmap or null)",
                     j.name,
                     e.name()
                 ));
@@ -2957,9 +2976,16 @@ impl JobSpec {
                     dir.join(p)
                 }
             }
-            None => self
-                .directory_of(clone)
-                .join(self.generated_name_k(clone, k)),
+            None => {
+                let n = self.generated_name_k(clone, k);
+                let dir = self.directory_of(clone);
+                match n.strip_prefix('/') {
+                    // fio: an absolute `filename_format` as given, or under the directory
+                    // given (`directory=d`: `d/tmp/x.0`).
+                    Some(rest) if dir.as_os_str() != "." => dir.join(rest.trim_start_matches('/')),
+                    _ => dir.join(n),
+                }
+            }
         }
     }
 
@@ -3467,6 +3493,11 @@ mod tests {
         ] {
             assert!(one(&format!("file_service_type={ok}")).is_ok(), "{ok}");
         }
+        // fio reads the count with atoi: 0 is taken (a file kept until done).
+        let fs = one("file_service_type=random:0").unwrap().file_service;
+        assert_eq!((fs.kind, fs.nr), (FileKind::Random, 0));
+        // openfiles is fio's unsigned int: -1 is its largest value (all files open).
+        assert_eq!(one("openfiles=-1").unwrap().openfiles, u32::MAX);
         for bad in ["rr", "random:x", "sequential:-1"] {
             assert!(one(&format!("file_service_type={bad}")).is_err(), "{bad}");
         }
@@ -3504,6 +3535,24 @@ mod tests {
         .remove(0);
         assert_eq!(j.nfiles(), 2);
         assert_eq!(j.file_path_k(1, 1), std::path::PathBuf::from("b:c"));
+        // fio: nrfiles after a longer filename list keeps its first nrfiles names (also
+        // from [global]); before it, or larger, the list's count.
+        let nf = |text: &str| {
+            let j = jobs_from_sections(&from_text(text).unwrap())
+                .unwrap()
+                .remove(0);
+            (j.nfiles(), j.filenames().join(":"))
+        };
+        assert_eq!(nf("[j]\nfilename=a:b:c\nnrfiles=2\n"), (2, "a:b".into()));
+        assert_eq!(
+            nf("[global]\nfilename=a:b:c\n[j]\nnrfiles=1\n"),
+            (1, "a".into())
+        );
+        assert_eq!(nf("[j]\nnrfiles=2\nfilename=a:b:c\n"), (3, "a:b:c".into()));
+        assert_eq!(nf("[j]\nfilename=a:b\nnrfiles=5\n"), (2, "a:b".into()));
+        // `filename=:` names no file: fio runs the job on nothing and reports nothing.
+        let e = jobs_from_sections(&from_text("[j]\nfilename=:\n").unwrap()).unwrap_err();
+        assert!(e.to_string().contains("names no file"), "{e}");
         assert_eq!(j.file_slot(1, 1), 1);
         match one("random_distribution=zoned:50/5:30/15:20/")
             .unwrap()

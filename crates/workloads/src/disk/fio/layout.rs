@@ -108,23 +108,13 @@ fn layout_files_in(
                     j.name, nf
                 )));
             }
-            // (unlink_each_loop runs through the same per-file machinery.)
-            let what = if nf > 1 {
-                "several files per clone"
-            } else {
-                "unlink_each_loop"
-            };
-            if j.verify.kind != super::verify::kind::NONE {
+            if j.eng.uring.registerfiles && j.unlink_each_loop {
+                // fio's registered descriptors stay those of the first files: the files
+                // unlinked between passes would go on being written, unseen.
                 return Err(WorkloadError::usage(format!(
-                    "job '{}': verify with {what} is not supported by hostbench yet; use one \
-                     file (nrfiles=1) per clone without unlink_each_loop",
-                    j.name
-                )));
-            }
-            if j.eng.uring.registerfiles {
-                return Err(WorkloadError::usage(format!(
-                    "job '{}': registerfiles with {what} is not supported by hostbench yet; \
-                     leave registerfiles out",
+                    "job '{}': registerfiles with unlink_each_loop is refused: the registered \
+                     descriptors would keep writing the files each pass unlinks; leave one \
+                     of them out",
                     j.name
                 )));
             }

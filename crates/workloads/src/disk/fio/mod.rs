@@ -159,13 +159,15 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
     }
     for j in &jobs {
         // The generated name ($jobname.$jobnum.$filenum) and a relative filename stay in the
-        // job's directory; an absolute filename is the user's own choice.
+        // job's directory; an absolute one is the user's own choice (as fio: under
+        // `directory` when one is given). A suite entry's are checked again, absolute ones
+        // refused ([`crate::disk::confine_to_current_dir`]).
         if j.filename.is_none() && j.filename_format.is_some() {
             for (c, k) in (0..j.numjobs).flat_map(|c| (0..j.nfiles()).map(move |k| (c, k))) {
                 let n = j.generated_name_k(c, k);
                 crate::disk::files::stays_inside(
                     &n,
-                    false,
+                    true,
                     &format!("job '{}': filename_format gives", j.name),
                 )?;
                 if n.is_empty() || n.ends_with('/') {
@@ -338,9 +340,10 @@ impl Workload for Fio {
         let n = threads.len();
         // fio reports the devices when any job keeps `disk_util` on (its default).
         let disks = jobs.iter().any(|j| j.disk_util).then(|| {
+            // fio's diskless engines (null, cpuio, and the file engines) watch no device.
             let paths: Vec<PathBuf> = jobs
                 .iter()
-                .filter(|j| j.disk_util)
+                .filter(|j| j.disk_util && !j.engine.fileless() && !j.engine.file_op())
                 .flat_map(|j| {
                     (0..j.numjobs)
                         .flat_map(move |c| (0..j.nfiles()).map(move |k| j.file_path_k(c, k)))
@@ -390,6 +393,12 @@ impl Instance for FioInstance {
 
     fn fio(&self) -> Option<FioResult> {
         Some(result::fio_result(&self.shared))
+    }
+
+    /// fio's file engines: the event is the harness's loop, the file call is timed apart
+    /// (their clat); when every job is one, short events are no warning.
+    fn events_time_the_harness(&self) -> bool {
+        self.shared.jobs.iter().all(|j| j.engine.file_op())
     }
 
     /// The jobs so far: each running clone is asked for a copy of its statistics and

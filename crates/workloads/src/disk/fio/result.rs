@@ -382,7 +382,12 @@ fn merge(m: &mut Acc, b: &Acc) {
 pub(super) fn fio_result(shared: &Shared) -> FioResult {
     let res = shared.results.lock().unwrap_or_else(|e| e.into_inner());
     let clones: Vec<&CloneStats> = res.iter().flatten().collect();
-    let disks = shared
+    build(shared, &clones, disks(shared))
+}
+
+/// The devices' counters since the run's start (fio's `disk_util`), as of now.
+fn disks(shared: &Shared) -> Vec<FioDisk> {
+    shared
         .disks
         .as_ref()
         .map(|w| w.finish())
@@ -404,12 +409,12 @@ pub(super) fn fio_result(shared: &Shared) -> FioResult {
                 util: u.util,
             }
         })
-        .collect();
-    build(shared, &clones, disks)
+        .collect()
 }
 
 /// The `fio` section so far (`--status-interval`): ended clones as they ended, running
-/// ones as of their last snapshot; no device counters (fio's interim reports have none).
+/// ones as of their last snapshot; the devices' counters from the run's start to now, as
+/// fio's interim reports show them.
 pub(super) fn fio_result_live(shared: &Shared) -> FioResult {
     let res = shared.results.lock().unwrap_or_else(|e| e.into_inner());
     let snaps: Vec<Option<CloneStats>> = shared
@@ -423,7 +428,7 @@ pub(super) fn fio_result_live(shared: &Shared) -> FioResult {
         .zip(&snaps)
         .filter_map(|(r, s)| r.as_ref().or(s.as_ref()))
         .collect();
-    build(shared, &clones, Vec::new())
+    build(shared, &clones, disks(shared))
 }
 
 /// The result's `fio` section from the clones' statistics (in thread order) and the

@@ -713,6 +713,8 @@ fn checksum(k: u16, data: &[u8], out: &mut [u8]) -> usize {
 /// One logged write (fio's `io_piece`).
 #[derive(Debug, Clone, Copy)]
 pub struct Piece {
+    /// Which of the clone's files (0 with one file).
+    pub file: u32,
     /// Absolute offset in the file.
     pub off: u64,
     /// Length.
@@ -744,9 +746,10 @@ pub struct Verifier {
     /// Write order; a block written again in a later pass (`loops`) leaves a hole where its
     /// older entry was, so only the newest write of a block is read back.
     list: Vec<Option<Piece>>,
-    /// Where each offset's entry is in `list`.
-    at: std::collections::HashMap<u64, usize>,
-    sorted: BTreeMap<u64, Piece>,
+    /// Where each (file, offset)'s entry is in `list`.
+    at: std::collections::HashMap<(u32, u64), usize>,
+    /// By file, then offset (fio's io_piece tree: the file first).
+    sorted: BTreeMap<(u32, u64), Piece>,
     /// Which logged piece goes next (in write-order mode).
     next: usize,
     /// Writes logged since the last backlog verify.
@@ -895,7 +898,7 @@ impl Verifier {
         }
         self.since_backlog += 1;
         if self.in_order {
-            if let Some(i) = self.at.insert(p.off, self.list.len())
+            if let Some(i) = self.at.insert((p.file, p.off), self.list.len())
                 && i >= self.next
             {
                 self.list[i] = None;
@@ -903,34 +906,35 @@ impl Verifier {
             self.list.push(Some(p));
             return;
         }
-        // Sorted by offset; an overlapping older piece is dropped.
+        // Sorted by file and offset; an overlapping older piece of the file is dropped.
+        let f = p.file;
         let end = p.off + p.len as u64;
         let mut drop = Vec::new();
-        if let Some((&o, q)) = self.sorted.range(..p.off).next_back()
-            && o + q.len as u64 > p.off
+        if let Some((&o, q)) = self.sorted.range((f, 0)..(f, p.off)).next_back()
+            && o.1 + q.len as u64 > p.off
         {
             drop.push(o);
         }
-        for (&o, _) in self.sorted.range(p.off..end) {
+        for (&o, _) in self.sorted.range((f, p.off)..(f, end)) {
             drop.push(o);
         }
         for o in drop {
             self.sorted.remove(&o);
         }
-        self.sorted.insert(p.off, p);
+        self.sorted.insert((f, p.off), p);
     }
 
     /// Drops the logged write at `off`: it failed, and the job went on
     /// (`continue_on_error`; fio's `unlog_io_piece`), so it is not read back.
-    pub fn unlog(&mut self, off: u64) {
+    pub fn unlog(&mut self, file: u32, off: u64) {
         if self.in_order {
-            if let Some(i) = self.at.remove(&off)
+            if let Some(i) = self.at.remove(&(file, off))
                 && i >= self.next
             {
                 self.list[i] = None;
             }
         } else {
-            self.sorted.remove(&off);
+            self.sorted.remove(&(file, off));
         }
     }
 
@@ -959,9 +963,9 @@ impl Verifier {
                 self.next += 1;
             }
             if let Some(q) = p
-                && self.at.get(&q.off) == Some(&(self.next - 1))
+                && self.at.get(&(q.file, q.off)) == Some(&(self.next - 1))
             {
-                self.at.remove(&q.off);
+                self.at.remove(&(q.file, q.off));
             }
             if self.next == self.list.len() {
                 self.list.clear();
@@ -1034,7 +1038,9 @@ impl Verifier {
     ) -> Result<(), Failure> {
         let k = self.o.kind;
         let len = c.len();
-        let fname = file.display();
+        // fio names the file as the job does: a generated name without the `./` of the
+        // current directory.
+        let fname = file.strip_prefix(".").unwrap_or(file).display();
         if k != kind::PATTERN && len < HDR {
             let line = format!(
                 "verify: bad header length {len}, wanted {} at file {fname} offset {chunk_off}, \
@@ -1390,6 +1396,7 @@ mod tests {
             let mut b = vec![0u8; 4096];
             let seed = v.fill(&mut b, 8192, 3, 5);
             let p = Piece {
+                file: 0,
                 off: 8192,
                 len: 4096,
                 numberio: 3,
@@ -1453,6 +1460,7 @@ mod tests {
         let mut v = opts(kind::MD5, 4096);
         for (off, n) in [(8192u64, 0u16), (0, 1), (4096, 2), (0, 3)] {
             v.log(Piece {
+                file: 0,
                 off,
                 len: 4096,
                 numberio: n,
@@ -1463,9 +1471,25 @@ mod tests {
             .map(|p| (p.off, p.numberio))
             .collect();
         assert_eq!(got, [(0, 3), (4096, 2), (8192, 0)]);
+        // Several files: by file, then offset (fio's tree compares the file first); the
+        // same offset of another file is no overlap.
+        for (file, off) in [(1u32, 0u64), (0, 4096), (1, 4096), (0, 0)] {
+            v.log(Piece {
+                file,
+                off,
+                len: 4096,
+                numberio: 0,
+                seed: 0,
+            });
+        }
+        let got: Vec<_> = std::iter::from_fn(|| v.next_piece())
+            .map(|p| (p.file, p.off))
+            .collect();
+        assert_eq!(got, [(0, 0), (0, 4096), (1, 0), (1, 4096)]);
         v.in_order = true;
         for (off, n) in [(8192u64, 0u16), (0, 1), (8192, 2), (4096, 3)] {
             v.log(Piece {
+                file: 0,
                 off,
                 len: 4096,
                 numberio: n,

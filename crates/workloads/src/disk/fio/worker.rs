@@ -109,8 +109,10 @@ pub(super) fn new_worker(
         Engine::Null
     } else if j.engine == EngineKind::IoUring {
         // Built to prove the ring's options work here (buffers are registered with the
-        // ring built in the worker's thread).
-        Engine::uring(raw, depth, j.eng.uring, None)
+        // ring built in the worker's thread, and so are several files).
+        let mut o = j.eng.uring;
+        o.registerfiles &= multi.is_none();
+        Engine::uring(raw, depth, o, None)
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     } else {
         Engine::new(j.engine, raw, depth, (j.offset, size))
@@ -202,6 +204,7 @@ pub(super) fn new_worker(
         files: multi,
         deferred_close: Vec::new(),
         op_ns: None,
+        registered: Vec::new(),
         failed: false,
         snap_epoch: 0,
         pacer: Pacer::new(j, j.rw.read_pct(j.rwmixread), 1e9),
@@ -241,6 +244,12 @@ fn open_job_file(
             .mode(if j.fill_device { 0o644 } else { 0o600 });
     }
     let mut flags = libc::O_NOFOLLOW;
+    if j.create_on_open && !(writes || j.engine == EngineKind::Mmap) {
+        // A reader's create_on_open also makes its (empty) file, as fio's open does; its
+        // reads then find nothing there and the job ends in error, as fio's.
+        flags |= libc::O_CREAT;
+        o.mode(0o600);
+    }
     if j.direct {
         flags |= libc::O_DIRECT;
     }
@@ -348,6 +357,9 @@ struct FioWorker {
     deferred_close: Vec<OwnedFd>,
     /// A file engine's call for the file just picked, ns (its next I/O's clat).
     op_ns: Option<u64>,
+    /// io_uring's `registerfiles` with several files: the files' descriptors, registered
+    /// with the ring, in order (empty otherwise).
+    registered: Vec<OwnedFd>,
 }
 
 /// Reads `len` bytes at `off` into `buf`, through short reads; the bytes read (fewer at
@@ -646,7 +658,12 @@ impl FioWorker {
         let path = fs.slots[i].path.clone();
         let size = fs.slots[i].size;
         let writes = self.job.rw.writes(self.job.rwmixread);
-        let f = match open_job_file(&self.job, &path, self.job.unlink_each_loop && writes) {
+        let opened = match self.registered.get(i) {
+            // A registered file: its own descriptor, duplicated.
+            Some(fd) => fd.try_clone().map(std::fs::File::from),
+            None => open_job_file(&self.job, &path, self.job.unlink_each_loop && writes),
+        };
+        let f = match opened {
             Ok(f) => f,
             Err(e) => {
                 // fio's failed open: `err=2 (file:filesetup.c..., func=open(...))`.
@@ -713,6 +730,34 @@ impl FioWorker {
         fs.slots[i].fd = Some(fd);
         fs.opened(i);
         true
+    }
+
+    /// io_uring's `registerfiles` with several files: every file opened now, in order, and
+    /// registered with the ring at once (fio's engine does so when the clone starts; its
+    /// opens of a file later are the registered descriptor's). The descriptors are kept
+    /// for the clone's life: a file's open takes a duplicate of its own.
+    fn open_registered(&mut self, e: &mut Engine) -> Result<(), WorkloadError> {
+        let paths: Vec<PathBuf> = self
+            .files
+            .as_ref()
+            .map(|f| f.slots.iter().map(|s| s.path.clone()).collect())
+            .unwrap_or_default();
+        let mut fds = Vec::with_capacity(paths.len());
+        for p in &paths {
+            let f = open_job_file(&self.job, p, false).map_err(|err| {
+                WorkloadError::environment(format!(
+                    "job '{}': cannot open {} to register it: {err}",
+                    self.job.name,
+                    p.display()
+                ))
+            })?;
+            fds.push(OwnedFd::from(f));
+        }
+        let raw: Vec<i32> = fds.iter().map(|f| f.as_raw_fd()).collect();
+        e.register_files(&raw)
+            .map_err(|err| WorkloadError::environment(format!("job '{}': {err}", self.job.name)))?;
+        self.registered = fds;
+        Ok(())
     }
 
     /// Closes a clone's several files in their order when it ends, as fio closes them.
@@ -1008,10 +1053,11 @@ impl FioWorker {
         match verdict {
             Verdict::Go => {
                 // A write that failed is not read back by verify (fio's unlog_io_piece).
+                let file = self.cur_file();
                 if dir == Dir::Write
                     && let Some(v) = self.verify.as_mut()
                 {
-                    v.unlog(off);
+                    v.unlog(file, off);
                 }
                 // fio prints a non-fatal error's line only with error_dump=1, and never for
                 // the engines whose queue call sets the error itself (falloc, ftruncate).
@@ -1223,7 +1269,12 @@ impl FioWorker {
             let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
             v.fill(b, off, n, ctl.clock().to_ns(ctl.now()))
         };
+        let file = self.cur_file();
+        let Some(v) = self.verify.as_mut() else {
+            return false;
+        };
         v.log(Piece {
+            file,
             off,
             len,
             numberio: n,
@@ -1231,6 +1282,73 @@ impl FioWorker {
         });
         self.numberio += 1;
         only
+    }
+
+    /// The index of the current file among the clone's several (0 with one).
+    #[inline]
+    fn cur_file(&self) -> u32 {
+        self.files
+            .as_ref()
+            .and_then(|f| f.cur)
+            .map_or(0, |c| c as u32)
+    }
+
+    /// The descriptor and path the verify phase reads logged file `i` from, with several
+    /// files: the file's own while it is open, else one opened for the phase (kept in
+    /// `opened` until it ends) as fio opens a file again for its verify reads, its cached
+    /// pages dropped and its access advised. `None` when it cannot be opened (the clone
+    /// ends with the error).
+    fn verify_file(
+        &mut self,
+        opened: &mut [Option<std::fs::File>],
+        i: usize,
+    ) -> Option<(i32, PathBuf)> {
+        let fs = self.files.as_ref()?;
+        if fs.cur == Some(i) {
+            return Some((
+                self._fd.as_ref().map_or(-1, |f| f.as_raw_fd()),
+                self.path.clone(),
+            ));
+        }
+        let s = &fs.slots[i];
+        if let Some(fd) = &s.fd {
+            return Some((fd.as_raw_fd(), s.path.clone()));
+        }
+        let path = s.path.clone();
+        let size = s.size;
+        if let Some(f) = &opened[i] {
+            return Some((f.as_raw_fd(), path));
+        }
+        match open_job_file(&self.job, &path, false) {
+            Ok(f) => {
+                if self.job.invalidate && !self.job.direct {
+                    // SAFETY: advisory call on our fd.
+                    unsafe {
+                        libc::posix_fadvise(
+                            f.as_raw_fd(),
+                            self.job.offset as i64,
+                            size as i64,
+                            libc::POSIX_FADV_DONTNEED,
+                        );
+                    }
+                }
+                advise_access(&f, &self.job, size);
+                let fd = f.as_raw_fd();
+                opened[i] = Some(f);
+                Some((fd, path))
+            }
+            Err(e) => {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                let shown = path
+                    .strip_prefix(".")
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                let func = format!("open({shown})");
+                self.set_error(errno, &func, format!("{func}: {e}"));
+                None
+            }
+        }
     }
 
     /// Whether a `verify_backlog` check is due (after the last logged write).
@@ -1309,11 +1427,26 @@ impl FioWorker {
             return true;
         };
         let clock = ctl.clock();
-        let fd = self._fd.as_ref().map_or(-1, |f| f.as_raw_fd());
+        // Several files: each logged piece is read from its own file (fio closes the
+        // files whose region is done before its verify phase, and opens each again when
+        // its first piece is read back).
+        let multi = self.files.is_some() && !self.job.engine.fileless();
+        if multi && phase {
+            self.close_files();
+        }
+        let mut opened: Vec<Option<std::fs::File>> = if multi {
+            (0..self.files.as_ref().map_or(0, |f| f.slots.len()))
+                .map(|_| None)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut fd = self._fd.as_ref().map_or(-1, |f| f.as_raw_fd());
+        let mut path = self.path.clone();
         // fio's verify phase begins with the sync and the cache drop: their time is the
         // reads' runtime, not the writes'.
         let t_start = ctl.now();
-        if phase {
+        if phase && !multi {
             if fd >= 0 {
                 // SAFETY: syncing our own fd.
                 unsafe { libc::fsync(fd) };
@@ -1334,6 +1467,15 @@ impl FioWorker {
             let Some(p) = v.next_piece() else {
                 break;
             };
+            if multi {
+                match self.verify_file(&mut opened, p.file as usize) {
+                    Some((f, pa)) => (fd, path) = (f, pa),
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
             n += 1;
             let t0 = ctl.now();
             let res = if fd < 0 {
@@ -1372,7 +1514,7 @@ impl FioWorker {
             if fd >= 0 && (res as u64) < p.len as u64 {
                 let detail = format!(
                     "verify read of {} at offset {} returned {res} of {} bytes (the file is shorter than what was written)",
-                    self.path.display(),
+                    path.display(),
                     p.off,
                     p.len
                 );
@@ -1383,7 +1525,7 @@ impl FioWorker {
             if fd >= 0 {
                 // SAFETY: the read into slot 0 completed; it holds max_bs >= len bytes.
                 let b = unsafe { std::slice::from_raw_parts_mut(buf, p.len as usize) };
-                if let Err(f) = v.check(b, p.off, Some(p), &self.path)
+                if let Err(f) = v.check(b, p.off, Some(p), &path)
                     && self.verify_failed(f)
                 {
                     ok = false;
@@ -1396,6 +1538,8 @@ impl FioWorker {
         }
         v.from_log = false;
         self.verify = Some(v);
+        // The files opened for the pass are closed in order, as fio closes them.
+        drop(opened);
         ok
     }
 
@@ -1540,6 +1684,21 @@ impl FioWorker {
             let t1 = ctl.now();
             if self.job.engine == EngineKind::Cpuio {
                 self.cpu_cycle_done();
+            }
+            if res == 0 && len > 0 && self.job.engine.moves_data() {
+                // fio's `full resid`: a transfer that moved nothing (a read at the end of
+                // an empty create_on_open file) ends the clone with EIO.
+                self.stats.dirs[dir as usize].ios += 1;
+                self.set_error(
+                    libc::EIO,
+                    "full resid",
+                    format!(
+                        "{} of {len} bytes at offset {off} of {} moved nothing",
+                        if dir == Dir::Read { "read" } else { "write" },
+                        self.path.display()
+                    ),
+                );
+                break;
             }
             if res < 0 {
                 if self.fail(dir, off, len, res) {
@@ -1793,7 +1952,7 @@ impl FioWorker {
                         break;
                     };
                     if self.files.is_some() {
-                        engine.set_fd(self.raw_fd());
+                        engine.set_fd(self.raw_fd(), self.cur_file());
                     }
                     self.pacer.issued(dir, len as u64, &mut self.rng);
                     if dir == Dir::Write && self.before_write(ctl, self.bufs.slot(slot), off, len) {
@@ -2283,16 +2442,26 @@ impl FioWorker {
             self.files.is_some() && self.job.engine.is_sync() && !self.job.engine.fileless();
         if self.engine.is_none() && !per_file {
             let (k, fd, depth, region) = self.engine_args;
+            // registerfiles with several files: the ring registers them all at once once
+            // they are open (below), as fio's does.
+            let register_all = k == EngineKind::IoUring
+                && self.job.eng.uring.registerfiles
+                && self.files.is_some();
             let e = if self.job.offload {
                 Engine::offload(k, fd, depth, region)
             } else if k == EngineKind::IoUring {
-                Engine::uring(fd, depth, self.job.eng.uring, Some((&self.bufs, depth)))
+                let mut o = self.job.eng.uring;
+                o.registerfiles &= !register_all;
+                Engine::uring(fd, depth, o, Some((&self.bufs, depth)))
             } else {
                 Engine::new(k, fd, depth, region)
             };
             let mut e =
                 e.map_err(|e| WorkloadError::environment(format!("job '{}': {e}", self.job.name)))?;
             e.set_default_ioprio(self.stats.ioprio as u16);
+            if register_all {
+                self.open_registered(&mut e)?;
+            }
             self.engine = Some(e);
         }
         let r = if self.job.engine.is_sync() && !self.job.offload {
