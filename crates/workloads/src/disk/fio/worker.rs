@@ -5,6 +5,7 @@
 //! statistics in its `CloneStats`, handed over once, at the end.
 
 use super::Shared;
+use super::bufs::{Filler, Step};
 use super::engine::{Buffers, Dir, Done, Engine};
 use super::errors::{ErrType, Verdict};
 use super::files::{FState, Files, Pick, Slot};
@@ -130,6 +131,15 @@ pub(super) fn new_worker(
     };
     let bufs = Buffers::new(depth as usize, j.max_bs() as usize, rng.clone().next_u64())
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
+    // What the writes write (fio fills a writer's buffers once when it starts).
+    let mut fill = Filler::new(j, tid, &shared.buf_seeds);
+    if j.rw.writes(j.rwmixread) {
+        for slot in 0..depth.max(1) {
+            // SAFETY: each of the `depth` slots holds max_bs bytes; nothing is in flight yet.
+            let b = unsafe { std::slice::from_raw_parts_mut(bufs.slot(slot), j.max_bs() as usize) };
+            fill.fill(b);
+        }
+    }
     let pattern = Pattern::new(j, size).map_err(WorkloadError::usage)?;
     // fio's thread number: the clone's 1-based creation index.
     let verify = Verifier::new(j, (tid + 1) as u16, rng.clone().next_u64() ^ 0x5bd1_e995);
@@ -201,6 +211,7 @@ pub(super) fn new_worker(
         trims: j.rw.trims(),
         trimmed: None,
         verify,
+        fill,
         numberio: 0,
     })))
 }
@@ -320,6 +331,8 @@ struct FioWorker {
     trimmed: Option<(u64, u32)>,
     /// `verify`: fills written blocks, logs them, checks what is read (`verify.rs`).
     verify: Option<Verifier>,
+    /// What each write writes, without `verify` (`bufs.rs`).
+    fill: Filler,
     /// Writes issued so far (fio's `io_issues[DDIR_WRITE]`, the header's `numberio`).
     numberio: u64,
     /// Several files (`nrfiles` > 1, a `filename` list): the ones not current, and which
@@ -1185,6 +1198,9 @@ impl FioWorker {
     #[inline]
     fn before_write(&mut self, ctl: &RunControl<'_>, buf: *mut u8, off: u64, len: u32) -> bool {
         let Some(v) = self.verify.as_mut() else {
+            if self.fill.step != Step::Keep {
+                self.fill_write(ctl.clock().to_ns(ctl.now()), buf, off, len);
+            }
             return false;
         };
         let n = self.numberio as u16;
@@ -1204,6 +1220,15 @@ impl FioWorker {
         });
         self.numberio += 1;
         only
+    }
+
+    /// Without `verify`, before a write of `len` bytes at `off` from `buf` issued at
+    /// `time_ns`: fio's refill or scramble of the buffer (`bufs.rs`).
+    #[inline]
+    fn fill_write(&mut self, time_ns: u64, buf: *mut u8, off: u64, len: u32) {
+        // SAFETY: each slot holds max_bs >= len bytes, and this one is not in flight.
+        let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
+        self.fill.before_write(b, off, time_ns);
     }
 
     /// Whether a `verify_backlog` check is due (after the last logged write).
@@ -1448,6 +1473,9 @@ impl FioWorker {
                 continue;
             }
             let t0 = ctl.now();
+            if PLAIN && dir == Dir::Write && self.fill.step != Step::Keep {
+                self.fill_write(clock.to_ns(t0), buf, off, len);
+            }
             let res = self
                 .engine
                 .as_mut()
