@@ -916,8 +916,8 @@ fn option_errors_name_their_line_and_fio_options_are_known() {
             "fio option --pre_read is not supported by hostbench yet",
         ),
         (
-            vec!["--name=a".into(), "--dedupe_percentage=10".into()],
-            "fio option --dedupe_percentage is not supported by hostbench yet",
+            vec!["--name=a".into(), "--zonemode=zbd".into()],
+            "fio option --zonemode is not supported by hostbench yet",
         ),
         (
             vec!["--name=a".into(), "--experimental_verify=1".into()],
