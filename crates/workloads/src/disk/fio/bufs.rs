@@ -315,7 +315,8 @@ impl Filler {
     /// The filler of clone `tid` of job `j` (the clone's own copy: its `size` is the
     /// clone's); `seeds` holds every clone's buffer seed (the states `dedupe_global` spreads
     /// its working set over), `seeds[tid]` this clone's.
-    pub fn new(j: &JobSpec, tid: usize, seeds: &[u64]) -> Filler {
+    /// An error when the dedupe working set cannot be allocated.
+    pub fn new(j: &JobSpec, tid: usize, seeds: &[u64]) -> Result<Filler, String> {
         let o = &j.bufs;
         let verify = j.verify.kind != super::verify::kind::NONE;
         let step = if o.refill {
@@ -348,9 +349,9 @@ impl Filler {
             ws: Vec::new(),
         };
         if o.dedupe_pct > 0 && o.working_set {
-            f.ws = working_set(j, tid, seeds);
+            f.ws = working_set(j, tid, seeds)?;
         }
-        f
+        Ok(f)
     }
 
     /// The chunk a compressed or deduped fill works in: the smallest write size, or
@@ -436,7 +437,7 @@ impl Filler {
 /// generator start from (`dedupe_working_set_percentage` of the clone's size in writes of
 /// the smallest size); with `dedupe_global`, the working set walks on to the next clone's
 /// generator every `1/clones` of it.
-fn working_set(j: &JobSpec, tid: usize, seeds: &[u64]) -> Vec<State> {
+fn working_set(j: &JobSpec, tid: usize, seeds: &[u64]) -> Result<Vec<State>, String> {
     let o = &j.bufs;
     let min = j.bsz[1].min.max(1);
     let size = j.size.unwrap_or(0);
@@ -452,7 +453,13 @@ fn working_set(j: &JobSpec, tid: usize, seeds: &[u64]) -> Vec<State> {
     let per_seed = (n / threads).max(1);
     let mut s = State(seeds.get(tid).copied().unwrap_or(1));
     let mut t = tid;
-    let mut out = Vec::with_capacity(n);
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).map_err(|_| {
+        format!(
+            "the dedupe working set of {n} buffers does not fit in memory; lower \
+             dedupe_working_set_percentage or size"
+        )
+    })?;
     out.push(s);
     for i in 1..n {
         for _ in 0..per_page {
@@ -464,7 +471,7 @@ fn working_set(j: &JobSpec, tid: usize, seeds: &[u64]) -> Vec<State> {
         }
         out.push(s);
     }
-    out
+    Ok(out)
 }
 
 /// fio's `__fill_random_buf_percentage` over one chunk: the first `100 - pct` percent random
@@ -532,7 +539,7 @@ mod tests {
     }
 
     fn writes(j: &JobSpec, n: usize) -> Vec<Vec<u8>> {
-        let mut f = Filler::new(j, 0, &[42]);
+        let mut f = Filler::new(j, 0, &[42]).unwrap();
         let mut b = vec![0u8; 4096];
         f.fill(&mut b);
         (0..n)
@@ -545,39 +552,53 @@ mod tests {
 
     #[test]
     fn steps_follow_fio_flags() {
-        assert_eq!(Filler::new(&job(""), 0, &[1]).step, Step::Scramble);
-        assert_eq!(Filler::new(&job("zero_buffers"), 0, &[1]).step, Step::Keep);
+        assert_eq!(Filler::new(&job(""), 0, &[1]).unwrap().step, Step::Scramble);
         assert_eq!(
-            Filler::new(&job("zero_buffers\nscramble_buffers=1"), 0, &[1]).step,
-            Step::Scramble
-        );
-        assert_eq!(
-            Filler::new(&job("buffer_compress_percentage=0"), 0, &[1]).step,
+            Filler::new(&job("zero_buffers"), 0, &[1]).unwrap().step,
             Step::Keep
         );
         assert_eq!(
-            Filler::new(&job("buffer_compress_percentage=50"), 0, &[1]).step,
+            Filler::new(&job("zero_buffers\nscramble_buffers=1"), 0, &[1])
+                .unwrap()
+                .step,
+            Step::Scramble
+        );
+        assert_eq!(
+            Filler::new(&job("buffer_compress_percentage=0"), 0, &[1])
+                .unwrap()
+                .step,
+            Step::Keep
+        );
+        assert_eq!(
+            Filler::new(&job("buffer_compress_percentage=50"), 0, &[1])
+                .unwrap()
+                .step,
             Step::Refill
         );
         let j = job("buffer_compress_percentage=100");
         assert!(j.bufs.zero && j.bufs.compress_pct == 0);
-        assert_eq!(Filler::new(&j, 0, &[1]).step, Step::Keep);
+        assert_eq!(Filler::new(&j, 0, &[1]).unwrap().step, Step::Keep);
         assert_eq!(
             Filler::new(
                 &job("buffer_compress_percentage=50\nrefill_buffers=0"),
                 0,
                 &[1]
             )
+            .unwrap()
             .step,
             Step::Keep
         );
         assert_eq!(
-            Filler::new(&job("dedupe_percentage=10"), 0, &[1]).step,
+            Filler::new(&job("dedupe_percentage=10"), 0, &[1])
+                .unwrap()
+                .step,
             Step::Refill
         );
         // buffer_pattern after rw=write: filled once; before it (fio's default rw reads): refilled.
         assert_eq!(
-            Filler::new(&job("buffer_pattern=0xab"), 0, &[1]).step,
+            Filler::new(&job("buffer_pattern=0xab"), 0, &[1])
+                .unwrap()
+                .step,
             Step::Keep
         );
         let s = super::super::jobfile::parse_ini(
@@ -587,8 +608,11 @@ mod tests {
         )
         .unwrap();
         let j = super::super::job::jobs_from_sections(&s).unwrap().remove(0);
-        assert_eq!(Filler::new(&j, 0, &[1]).step, Step::Refill);
-        assert_eq!(Filler::new(&job("verify=md5"), 0, &[1]).step, Step::Refill);
+        assert_eq!(Filler::new(&j, 0, &[1]).unwrap().step, Step::Refill);
+        assert_eq!(
+            Filler::new(&job("verify=md5"), 0, &[1]).unwrap().step,
+            Step::Refill
+        );
     }
 
     #[test]

@@ -132,7 +132,8 @@ pub(super) fn new_worker(
     let bufs = Buffers::new(depth as usize, j.max_bs() as usize, rng.clone().next_u64())
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
     // What the writes write (fio fills a writer's buffers once when it starts).
-    let mut fill = Filler::new(j, tid, &shared.buf_seeds);
+    let mut fill = Filler::new(j, tid, &shared.buf_seeds)
+        .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
     if j.rw.writes(j.rwmixread) {
         for slot in 0..depth.max(1) {
             // SAFETY: each of the `depth` slots holds max_bs bytes; nothing is in flight yet.
