@@ -80,6 +80,9 @@ queue-depth search: latency_target (µs, or 10ms...) latency_window latency_perc
 verify: verify (md5 crc32c crc32c-intel crc32 crc64 crc16 crc7 sha1 sha256 sha512 xxhash
 meta pattern null) verify_interval verify_offset verify_pattern verify_fatal verify_backlog
 verify_backlog_batch verify_only do_verify verify_dump verify_async verify_state_save;
+buffers: refill_buffers scramble_buffers zero_buffers buffer_pattern buffer_compress_percentage
+buffer_compress_chunk dedupe_percentage dedupe_mode (repeat working_set) dedupe_working_set_percentage
+dedupe_global;
 size, offset and offset_increment may be P% of the existing file.
 cpuio: cpuload cpuchunks cpumode (noop qsort) exit_on_io_done; filestat: stat_type (stat lstat statx);
 exec: program arguments (%r runtime, %n name) grace_time std_redirect;
@@ -116,6 +119,10 @@ const FLAGS: &[&str] = &[
     "registerfiles",
     "sqthread_poll",
     "hipri",
+    "zero_buffers",
+    "refill_buffers",
+    "scramble_buffers",
+    "dedupe_global",
 ];
 
 /// What the command line asked for.

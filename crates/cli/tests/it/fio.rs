@@ -916,8 +916,8 @@ fn option_errors_name_their_line_and_fio_options_are_known() {
             "fio option --pre_read is not supported by hostbench yet",
         ),
         (
-            vec!["--name=a".into(), "--dedupe_percentage=10".into()],
-            "fio option --dedupe_percentage is not supported by hostbench yet",
+            vec!["--name=a".into(), "--trim_verify_zero=1".into()],
+            "fio option --trim_verify_zero is not supported by hostbench yet",
         ),
         (
             vec!["--name=a".into(), "--experimental_verify=1".into()],

@@ -17,6 +17,7 @@ mod db;
 mod db_tls;
 mod fileio;
 mod fio;
+mod fio_bufs;
 mod fio_engines;
 mod fio_errors;
 mod fio_exec;

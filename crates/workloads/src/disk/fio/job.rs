@@ -707,6 +707,9 @@ pub struct JobSpec {
     pub lat: super::lattarget::LatOpts,
     /// `verify` and its companions ([`super::verify`]).
     pub verify: super::verify::VerifyOpts,
+    /// What writes write: `refill_buffers`, `buffer_pattern`, `dedupe_percentage` and the
+    /// others ([`super::bufs`]).
+    pub bufs: super::bufs::BufOpts,
     /// `continue_on_error`, `ignore_error`, `error_dump` ([`super::errors`]).
     pub errors: super::errors::ErrorOpts,
 }
@@ -1313,6 +1316,7 @@ pub fn canonical_option(k: &str) -> Option<&'static str> {
         .or_else(|| {
             super::verify::OPTION_NAMES
                 .iter()
+                .chain(super::bufs::OPTION_NAMES)
                 .find(|&&n| n == k)
                 .copied()
         })
@@ -1323,6 +1327,7 @@ pub fn supported_options() -> impl Iterator<Item = &'static str> {
     OPTS.iter()
         .map(|o| o.name)
         .chain(super::verify::OPTION_NAMES.iter().copied())
+        .chain(super::bufs::OPTION_NAMES.iter().copied())
 }
 
 /// Why option `k` (which hostbench does not take) is refused; `shown` is how the user wrote
@@ -1684,6 +1689,7 @@ fn apply_options(
         ss: Default::default(),
         lat: Default::default(),
         verify: Default::default(),
+        bufs: Default::default(),
         errors: Default::default(),
     };
     // fio applies kb_base before the job's other options, wherever it is written; the
@@ -1747,6 +1753,11 @@ fn apply_options(
             k if super::process::handles(k) => super::process::apply(&mut j.process, k, v, at)?,
             k if super::cmdprio::handles(k) => super::cmdprio::apply(&mut j.cmdprio, k, v, at)?,
             k if super::verify::handles(k) => super::verify::apply(&mut j.verify, k, v, at)?,
+            k if super::bufs::handles(k) => {
+                // fio's td_read(): the direction, whatever rwmixread says.
+                let reads = matches!(j.rw, Rw::Read | Rw::RandRead | Rw::ReadWrite | Rw::RandRw);
+                super::bufs::apply(&mut j.bufs, k, v, at, reads)?
+            }
             "kb_base" => {}
             // An option of fio's tiobench profile: without `profile=tiobench` fio accepts
             // it and does nothing with it (examples/waitfor.fio and steadystate.fio set
@@ -2217,6 +2228,7 @@ fn apply_options(
         j.zones = finish_zones(&j, zone_mode, zone)?;
     }
     super::verify::finish(&mut j)?;
+    super::bufs::finish(&mut j)?;
     Ok(j)
 }
 

@@ -14,6 +14,7 @@
 //! Files are laid out before the run when missing or short (`layout.rs`), never deleted
 //! afterwards (fio's `unlink=0`).
 
+pub mod bufs;
 pub mod cmdprio;
 pub mod engine;
 pub mod engines;
@@ -100,6 +101,9 @@ struct Shared {
     live: status::Live,
     /// The clones' statistics so far, for `--status-interval`.
     snaps: Snapshots,
+    /// Each clone's buffer seed (its generator of write data; `dedupe_global` spreads a
+    /// working set over all of them).
+    buf_seeds: Vec<u64>,
 }
 
 /// `--status-interval` is on: the clones publish their statistics when asked
@@ -361,7 +365,13 @@ impl Workload for Fio {
             slots: (0..n).map(|_| Mutex::new((0, None))).collect(),
             started: (0..n).map(|_| Default::default()).collect(),
         };
+        let buf_seeds = (0..n)
+            .map(|t| {
+                hostbench_core::rand::Rng::for_thread(ctx.seed ^ 0xB0F5_5EED, t as u64).next_u64()
+            })
+            .collect();
         let shared = Arc::new(Shared {
+            buf_seeds,
             snaps,
             seq,
             flows,

@@ -765,6 +765,9 @@ pub struct Verifier {
     /// Whether the reads are logged pieces (fio's `IO_U_F_VER_LIST` in the flags it prints).
     pub from_log: bool,
     seed_state: u64,
+    /// `buffer_compress_percentage` and `buffer_pattern`: fio's verify fill makes the tail
+    /// of each block zeros (or the pattern) as a write without verify would.
+    compress: (u32, Vec<u8>),
     /// The first failure's message, kept for the clone's error.
     pub failures: u64,
 }
@@ -801,6 +804,7 @@ impl Verifier {
                 && !(j.time_based && o.backlog == 0),
             from_log: false,
             seed_state: seed | 1,
+            compress: (j.bufs.compress_pct, j.bufs.pattern.clone()),
             failures: 0,
         })
     }
@@ -827,7 +831,11 @@ impl Verifier {
         let k = self.o.kind;
         let seed = if self.o.pattern.is_none() {
             let s = self.next_seed();
-            fill_random(buf, s);
+            if self.compress.0 > 0 {
+                super::bufs::fill_pct(buf, s, self.compress.0, &self.compress.1);
+            } else {
+                fill_random(buf, s);
+            }
             s
         } else {
             self.fill_pattern(buf, off);
@@ -1373,6 +1381,7 @@ mod tests {
             phase: true,
             from_log: true,
             seed_state: 7,
+            compress: (0, Vec::new()),
             failures: 0,
         }
     }

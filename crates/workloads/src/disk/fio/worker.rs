@@ -5,6 +5,7 @@
 //! statistics in its `CloneStats`, handed over once, at the end.
 
 use super::Shared;
+use super::bufs::{Filler, Step as FillStep};
 use super::engine::{Buffers, Dir, Done, Engine};
 use super::errors::{ErrType, Verdict};
 use super::files::{FState, Files, Pick, Slot};
@@ -135,6 +136,16 @@ pub(super) fn new_worker(
     };
     let bufs = Buffers::new(depth as usize, j.max_bs() as usize, rng.clone().next_u64())
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
+    // What the writes write (fio fills a writer's buffers once when it starts).
+    let mut fill = Filler::new(j, tid, &shared.buf_seeds)
+        .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
+    if j.rw.writes(j.rwmixread) {
+        for slot in 0..depth.max(1) {
+            // SAFETY: each of the `depth` slots holds max_bs bytes; nothing is in flight yet.
+            let b = unsafe { std::slice::from_raw_parts_mut(bufs.slot(slot), j.max_bs() as usize) };
+            fill.fill(b);
+        }
+    }
     let mut pattern = Pattern::new(j, size).map_err(WorkloadError::usage)?;
     if j.zones.is_some()
         && let Some(f) = &fd
@@ -219,6 +230,7 @@ pub(super) fn new_worker(
         trims: j.rw.trims(),
         trimmed: None,
         verify,
+        fill,
         numberio: 0,
         lat: None,
     })))
@@ -345,6 +357,8 @@ struct FioWorker {
     trimmed: Option<(u64, u32)>,
     /// `verify`: fills written blocks, logs them, checks what is read (`verify.rs`).
     verify: Option<Verifier>,
+    /// What each write writes, without `verify` (`bufs.rs`).
+    fill: Filler,
     /// Writes issued so far (fio's `io_issues[DDIR_WRITE]`, the header's `numberio`).
     numberio: u64,
     /// fio's queue-depth search (`latency_target`: `lattarget.rs`), made when the clone
@@ -1258,6 +1272,9 @@ impl FioWorker {
     #[inline]
     fn before_write(&mut self, ctl: &RunControl<'_>, buf: *mut u8, off: u64, len: u32) -> bool {
         let Some(v) = self.verify.as_mut() else {
+            if self.fill.step != FillStep::Keep {
+                self.fill_write(ctl.clock().to_ns(ctl.now()), buf, off, len);
+            }
             return false;
         };
         let n = self.numberio as u16;
@@ -1349,6 +1366,15 @@ impl FioWorker {
                 None
             }
         }
+    }
+
+    /// Without `verify`, before a write of `len` bytes at `off` from `buf` issued at
+    /// `time_ns`: fio's refill or scramble of the buffer (`bufs.rs`).
+    #[inline]
+    fn fill_write(&mut self, time_ns: u64, buf: *mut u8, off: u64, len: u32) {
+        // SAFETY: each slot holds max_bs >= len bytes, and this one is not in flight.
+        let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
+        self.fill.before_write(b, off, time_ns);
     }
 
     /// Whether a `verify_backlog` check is due (after the last logged write).
@@ -1676,6 +1702,9 @@ impl FioWorker {
                 continue;
             }
             let t0 = ctl.now();
+            if PLAIN && dir == Dir::Write && self.fill.step != FillStep::Keep {
+                self.fill_write(clock.to_ns(t0), buf, off, len);
+            }
             let res = self
                 .engine
                 .as_mut()
