@@ -21,6 +21,7 @@ mod fio_engines;
 mod fio_errors;
 mod fio_files;
 mod fio_logs;
+mod fio_logs2;
 mod fio_multi;
 mod fio_offload;
 mod fio_out;

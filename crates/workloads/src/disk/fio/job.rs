@@ -1130,6 +1130,34 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "bwavgtime",
+        aliases: &[],
+    },
+    Opt {
+        name: "iopsavgtime",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_unix_epoch",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_alternate_epoch",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_alternate_epoch_clock_id",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_compression",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_store_compressed",
+        aliases: &[],
+    },
+    Opt {
         name: "ss",
         aliases: &["steadystate"],
     },
@@ -1372,7 +1400,7 @@ fn parse_int(k: &str, v: &str, at: &str, min: u64, max: u64) -> Result<u64, JobE
     }
 }
 
-fn parse_size_opt(k: &str, v: &str, at: &str) -> Result<u64, JobError> {
+pub(super) fn parse_size_opt(k: &str, v: &str, at: &str) -> Result<u64, JobError> {
     if v.trim().starts_with('(')
         && let Err(e) = super::expr::eval(v.trim(), super::expr::Kind::Size)
     {
