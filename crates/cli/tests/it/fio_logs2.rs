@@ -321,3 +321,123 @@ fn trims_are_not_logged() {
         }
     }
 }
+
+/// What a run shows of each statistic: (JSON facts, normal-layout line kinds, logs with
+/// whether each has rows).
+fn shown(dir: &Path, json_out: &str, normal: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let v = json(json_out);
+    let j = &v["jobs"][0];
+    let mut facts = Vec::new();
+    for d in ["read", "write"] {
+        for k in ["slat_ns", "clat_ns", "lat_ns"] {
+            if j[d][k]["N"].as_u64().unwrap() > 0 {
+                facts.push(format!("{d}.{k}"));
+            }
+            if j[d][k].get("percentile").is_some() {
+                facts.push(format!("{d}.{k}.percentile"));
+            }
+        }
+        for k in ["bw_samples", "iops_samples"] {
+            if j[d][k].as_u64().unwrap() > 0 {
+                facts.push(format!("{d}.{k}"));
+            }
+        }
+    }
+    let dist: f64 = ["latency_ns", "latency_us", "latency_ms"]
+        .iter()
+        .flat_map(|k| j[k].as_object().unwrap().values())
+        .map(|x| x.as_f64().unwrap())
+        .sum();
+    if dist > 0.0 {
+        facts.push("latency distribution".into());
+    }
+    let mut lines: Vec<String> = normal
+        .lines()
+        .filter_map(|l| {
+            let t = l.trim_start();
+            [
+                "slat (",
+                "clat (",
+                "lat (nsec)",
+                "lat (usec)",
+                "lat (msec)",
+                "clat percentiles",
+                "lat percentiles",
+                "bw (",
+                "iops ",
+            ]
+            .iter()
+            .find(|p| t.starts_with(**p))
+            .map(|p| p.trim_end_matches(" (").to_string())
+        })
+        .collect();
+    lines.sort();
+    lines.dedup();
+    let logs = logs(dir)
+        .into_iter()
+        .map(|n| {
+            let r = rows(dir, &n).len();
+            format!("{n}:{}", if r > 0 { "rows" } else { "empty" })
+        })
+        .collect();
+    (facts, lines, logs)
+}
+
+/// `--output-format=json,normal`'s output: the JSON, and the normal layout's lines around it.
+fn split(out: &str) -> (&str, String) {
+    let s = out.find("{\n").unwrap();
+    let e = s + out[s..].find("\n}\n").unwrap() + 3;
+    (&out[s..e], format!("{}{}", &out[..s], &out[e..]))
+}
+
+/// `disable_lat`, `disable_clat`, `disable_slat`, `disable_bw_measurement`: what fio leaves
+/// out of its JSON, its normal layout and its logs (the disabled latency's log is not even
+/// created; disable_bw only stops per-I/O bandwidth samples).
+#[test]
+fn disabled_measurements_are_left_out_as_fio_leaves_them() {
+    let base = [
+        "--name=x",
+        "--filename=f",
+        "--size=2m",
+        "--rw=randrw",
+        "--ioengine=libaio",
+        "--iodepth=2",
+        "--time_based",
+        "--runtime=1",
+        "--rate_iops=100",
+        "--write_lat_log=d",
+        "--write_bw_log=d",
+        "--output-format=json,normal",
+    ];
+    let with_fio = need_fio("disabled_measurements_are_left_out_as_fio_leaves_them");
+    for (opt, gone_json, gone_log) in [
+        ("--disable_lat=1", "read.lat_ns", "d_lat.1.log"),
+        ("--disable_clat=1", "read.clat_ns", "d_clat.1.log"),
+        ("--disable_slat=1", "read.slat_ns", "d_slat.1.log"),
+        ("--disable_bw_measurement=1", "", ""),
+    ] {
+        let args: Vec<&str> = base.iter().copied().chain([opt]).collect();
+        let d = tmp("disable");
+        let (out, _) = hb(&d, &args);
+        let (j, n) = split(&out);
+        let (facts, lines, logs) = shown(&d, j, &n);
+        if !gone_json.is_empty() {
+            assert!(!facts.contains(&gone_json.to_string()), "{opt}: {facts:?}");
+            assert!(
+                !logs.iter().any(|n| n.starts_with(gone_log)),
+                "{opt}: {logs:?}"
+            );
+        }
+        if opt.contains("_bw") {
+            // Per-I/O bandwidth rows are what disable_bw stops.
+            assert!(logs.contains(&"d_bw.1.log:empty".to_string()), "{logs:?}");
+        }
+        if with_fio {
+            let f = tmp("disable-fio");
+            let (fout, _) = fio(&f, &args);
+            let (j, n) = split(&fout);
+            let want = shown(&f, j, &n);
+            assert_eq!((facts, lines, logs), want, "{opt}: hostbench vs fio");
+        }
+    }
+}

@@ -1158,6 +1158,22 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "disable_lat",
+        aliases: &[],
+    },
+    Opt {
+        name: "disable_clat",
+        aliases: &[],
+    },
+    Opt {
+        name: "disable_slat",
+        aliases: &[],
+    },
+    Opt {
+        name: "disable_bw_measurement",
+        aliases: &["disable_bw"],
+    },
+    Opt {
         name: "ss",
         aliases: &["steadystate"],
     },
@@ -2118,6 +2134,26 @@ fn apply_options(
             }
             j.seq_add = if neg { -(add as i64) } else { add as i64 };
         }
+    }
+    // fio's gtod_reduce turns every measurement off, and a latency turned off has no
+    // percentiles (`init.c:fixup_options`).
+    let off = &mut j.logs.disable;
+    if j.gtod_reduce {
+        *off = super::logs::Disable {
+            lat: true,
+            clat: true,
+            slat: true,
+            bw: true,
+        };
+    }
+    if off.lat {
+        j.report.lat_percentiles = false;
+    }
+    if off.clat {
+        j.report.clat_percentiles = false;
+    }
+    if off.slat {
+        j.report.slat_percentiles = false;
     }
     super::verify::finish(&mut j)?;
     Ok(j)

@@ -32,6 +32,31 @@ const SLACK_MS: u64 = 1;
 /// Rows are written once this many bytes are buffered.
 const FLUSH_AT: usize = 1 << 18;
 
+/// The measurements a job turns off (fio's `disable_lat`, `disable_clat`, `disable_slat`,
+/// `disable_bw_measurement`; `gtod_reduce` turns off all four): they are left out of the
+/// job's statistics and of its logs (a turned-off latency's log is not even created).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Disable {
+    /// The total latency (`lat`).
+    pub lat: bool,
+    /// The completion latency (`clat`, its percentiles, the latency distribution, the
+    /// histogram log, fsync's latencies).
+    pub clat: bool,
+    /// The submission latency (`slat`).
+    pub slat: bool,
+    /// Only the per-I/O bandwidth samples (a per-I/O bandwidth log's); the windowed ones
+    /// stay.
+    pub bw: bool,
+}
+
+impl Disable {
+    /// fio's `gtod_reduce(td)`: no I/O's issue time is taken, and a per-I/O IOPS log takes
+    /// no samples either.
+    pub fn reduced(&self) -> bool {
+        self.clat && self.slat && self.bw
+    }
+}
+
 /// The log options of a job.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogOpts {
@@ -73,6 +98,8 @@ pub struct LogOpts {
     pub gz: u64,
     /// `log_store_compressed`: `.log.fz` files, zlib streams of fio's binary samples.
     pub gz_store: bool,
+    /// `disable_*` (the measurements turned off; set where the job is finished).
+    pub disable: Disable,
 }
 
 impl Default for LogOpts {
@@ -95,6 +122,7 @@ impl Default for LogOpts {
             clock_id: 0,
             gz: 0,
             gz_store: false,
+            disable: Disable::default(),
         }
     }
 }
@@ -103,6 +131,17 @@ impl LogOpts {
     /// Whether the job writes any log.
     pub fn any(&self) -> bool {
         self.bw.is_some() || self.lat.is_some() || self.iops.is_some() || self.hist.is_some()
+    }
+
+    /// Whether log `kind` of a `write_*_log` the job has is made: fio makes no log of a
+    /// latency turned off (`disable_lat` ...).
+    fn makes(&self, kind: &str) -> bool {
+        match kind {
+            "lat" => !self.disable.lat,
+            "clat" => !self.disable.clat,
+            "slat" => !self.disable.slat,
+            _ => true,
+        }
     }
 
     /// Whether the logs are compressed (in memory or on disk): fio's bandwidth and IOPS logs
@@ -177,6 +216,10 @@ pub fn handles(key: &str) -> bool {
             | "log_alternate_epoch_clock_id"
             | "log_compression"
             | "log_store_compressed"
+            | "disable_lat"
+            | "disable_clat"
+            | "disable_slat"
+            | "disable_bw_measurement"
     )
 }
 
@@ -254,6 +297,10 @@ pub fn apply(o: &mut LogOpts, key: &str, v: &str, at: &str) -> Result<(), JobErr
             o.gz = n;
         }
         "log_store_compressed" => o.gz_store = flag(key, v, at)?,
+        "disable_lat" => o.disable.lat = flag(key, v, at)?,
+        "disable_clat" => o.disable.clat = flag(key, v, at)?,
+        "disable_slat" => o.disable.slat = flag(key, v, at)?,
+        "disable_bw_measurement" => o.disable.bw = flag(key, v, at)?,
         _ => {}
     }
     Ok(())
@@ -307,7 +354,7 @@ fn names(o: &LogOpts, job: &str, tid: usize) -> Vec<String> {
     ];
     for (prefix, ks) in kinds {
         if let Some(p) = prefix {
-            for k in ks {
+            for k in ks.iter().filter(|k| o.makes(k)) {
                 v.push(file_name(p, job, k, tid + 1, o.per_job, stored_gz(o, k)));
             }
         }
@@ -562,6 +609,11 @@ pub(super) struct Logger {
     /// The bandwidth and IOPS logs take a sample per I/O (else one per sampling window).
     bw_per_io: bool,
     iops_per_io: bool,
+    /// The per-I/O bandwidth (IOPS) samples are turned off: the log takes none.
+    no_bw: bool,
+    no_iops: bool,
+    /// `disable_clat`: the histogram log takes no rows.
+    no_clat: bool,
 }
 
 impl Logger {
@@ -585,6 +637,7 @@ impl Logger {
         let value = |prefix: &Option<String>, kind: &str, inline: bool, msec: u64| {
             prefix
                 .as_deref()
+                .filter(|_| o.makes(kind))
                 .map(|p| {
                     file(p, kind).map(|f| ValueLog {
                         f,
@@ -631,8 +684,13 @@ impl Logger {
             iops,
             hist,
             fixed_bs,
+            // fio: disable_bw stops the per-I/O bandwidth samples, and with the completion
+            // and submission latencies off (gtod_reduce) the per-I/O IOPS ones too.
             bw_per_io: o.bw_per_io(),
             iops_per_io: o.iops_per_io(),
+            no_bw: o.disable.bw,
+            no_iops: o.disable.reduced(),
+            no_clat: o.disable.clat,
         }))
     }
 
@@ -679,11 +737,14 @@ impl Logger {
         if let Some(l) = self.clat.as_mut() {
             l.add(fmt, ms, clat, dir, bytes, off);
         }
-        if let Some(h) = self.hist.as_mut() {
+        if let Some(h) = self.hist.as_mut()
+            && !self.no_clat
+        {
             h.sample(ms, dir, bytes, clat_hist);
         }
         let mut bw = None;
         if self.bw_per_io
+            && !self.no_bw
             && let Some(l) = self.bw.as_mut()
         {
             let rate = bytes
@@ -694,6 +755,7 @@ impl Logger {
             bw = Some(rate);
         }
         if self.iops_per_io
+            && !self.no_iops
             && let Some(l) = self.iops.as_mut()
         {
             l.add(fmt, ms, 1, dir, bytes, off);

@@ -770,7 +770,7 @@ impl FioWorker {
         d.ios += 1;
         d.bytes += res as u64;
         if let Some(ns) = op
-            && !self.job.gtod_reduce
+            && !self.job.logs.disable.clat
         {
             d.clat.add(ns);
             d.clat_plat.add(ns);
@@ -797,33 +797,40 @@ impl FioWorker {
         if (res as u64) < len as u64 && self.job.engine != EngineKind::Cpuio {
             d.short += 1;
         }
-        if !self.job.gtod_reduce {
-            if let Some(s) = slat {
-                d.slat.add(s);
+        // What disable_* (gtod_reduce: all) turns off is not measured, as in fio.
+        let off = self.job.logs.disable;
+        if !off.slat
+            && let Some(s) = slat
+        {
+            d.slat.add(s);
+            // The other histograms only when the report asks for their percentiles
+            // (never for a latency turned off).
+            if self.job.report.slat_percentiles {
+                d.slat_plat.add(s);
             }
+        }
+        if !off.clat {
             d.clat.add(clat);
             d.clat_plat.add(clat);
+        }
+        if !off.lat {
             d.lat.add(lat);
-            // The other histograms only when the report asks for their percentiles.
             if self.job.report.lat_percentiles {
                 d.lat_plat.add(lat);
             }
-            if self.job.report.slat_percentiles
-                && let Some(s) = slat
-            {
-                d.slat_plat.add(s);
-            }
-            // fio's per-priority statistics keep one latency: the total one with
-            // lat_percentiles, else the completion latency.
-            if let Some((_, st, plat)) = d.prios.get_mut(prio as usize) {
-                let v = if self.job.report.lat_percentiles {
-                    lat
-                } else {
-                    clat
-                };
-                st.add(v);
-                plat.add(v);
-            }
+        }
+        // fio's per-priority statistics keep one latency: the total one with
+        // lat_percentiles, else the completion latency.
+        let pv = if self.job.report.lat_percentiles {
+            (!off.lat).then_some(lat)
+        } else {
+            (!off.clat).then_some(clat)
+        };
+        if let Some(v) = pv
+            && let Some((_, st, plat)) = d.prios.get_mut(prio as usize)
+        {
+            st.add(v);
+            plat.add(v);
         }
     }
 
@@ -892,7 +899,7 @@ impl FioWorker {
         ) {
             d.bw.add(rate);
         }
-        if self.job.logs.iops_per_io() {
+        if self.job.logs.iops_per_io() && !self.job.logs.disable.reduced() {
             d.iops.add(1);
         }
     }
@@ -1109,7 +1116,8 @@ impl FioWorker {
             return false;
         }
         ctl.counters().add(Counter::Other, 1);
-        if !warming {
+        // fio: disable_clat (gtod_reduce) also turns off the sync latencies.
+        if !warming && !self.job.logs.disable.clat {
             let ns = ctl.clock().to_ns(t1 - t0);
             self.stats.sync.add(ns);
             self.stats.sync_plat.add(ns);
