@@ -49,6 +49,7 @@ fio's command line and job files, measured by hostbench's own engine.
   --results-db=PATH|URL    where to save the result
   --parse-only             check the options and job files, run nothing (exit 0 when fine)
   --inflate-log=FILE       print a log_store_compressed log (.log.fz) as the plain log
+  --bandwidth-log          fio's aggregate bandwidth logs agg-{read,write,trim}_bw.log
   --client=HOSTS           run the jobs on each host over ssh (a comma list, @FILE or a
                            host file; `--client=h1 a.fio --client=h2 b.fio` gives each its
                            own), print each host's report and All clients as fio's
@@ -137,6 +138,8 @@ struct Cmd {
     eta_newline_ms: u64,
     /// `--status-interval`: a full report every so many whole seconds (0: none).
     status_interval_s: u64,
+    /// `--bandwidth-log`: fio's aggregate bandwidth logs.
+    bandwidth_log: bool,
 }
 
 /// `--eta`: when fio's status line is printed.
@@ -165,6 +168,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
     let (mut eta, mut eta_interval_ms, mut eta_newline_ms) = (Eta::Auto, 1000u64, 0u64);
     let mut status_interval_s = 0u64;
     let mut parse_only = false;
+    let mut bandwidth_log = false;
     let (mut label, mut no_save, mut results_db) = (None, false, None);
     let mut i = 0;
     let origin = "command line";
@@ -216,6 +220,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 )));
             }
             "parse-only" => parse_only = true,
+            "bandwidth-log" => bandwidth_log = true,
             "inflate-log" => {
                 return Ok(Parsed::Inflate(value(
                     "a log_store_compressed .log.fz file",
@@ -309,7 +314,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                             "fio: fio option --{k} is not supported by hostbench yet; remove it \
                              (hostbench takes --output-format, --output, --minimal, \
                              --append-terse, --terse-version, --eta, --status-interval, --parse-only, \
-                             --inflate-log, --version, \
+                             --inflate-log, --bandwidth-log, --version, \
                              --help and job options; see docs/fio.md)"
                         )
                     } else {
@@ -369,6 +374,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
         eta_newline_ms,
         status_interval_s,
         parse_only,
+        bandwidth_log,
     })))
 }
 
@@ -534,6 +540,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         interval_ms: cmd.eta_interval_ms,
         newline_ms: cmd.eta_newline_ms,
     }));
+    // fio's JSON report samples the aggregate bandwidth once more when it is written.
+    let json = cmd
+        .formats
+        .iter()
+        .any(|f| matches!(f, FioFormat::Json | FioFormat::JsonPlus));
+    fio::status::bandwidth_log(cmd.bandwidth_log.then_some(json));
     match exec::execute(&plan, w, &output, &cmd.save, "fio", argv) {
         Ok((code, _)) => Ok(code),
         Err(e) => {

@@ -441,3 +441,68 @@ fn disabled_measurements_are_left_out_as_fio_leaves_them() {
         }
     }
 }
+
+/// `--bandwidth-log`: fio's `agg-{read,write,trim}_bw.log`, sampled where fio computes its
+/// status line (so empty when no line is printed and no JSON report written), one more
+/// row when a JSON report is written.
+#[test]
+fn bandwidth_log_is_sampled_as_fio_samples_it() {
+    let job = [
+        "--bandwidth-log",
+        "--name=x",
+        "--ioengine=null",
+        "--size=64m",
+        "--time_based",
+        "--runtime=2",
+        "--rate_iops=100",
+        "--rw=randrw",
+    ];
+    let names = ["agg-read_bw.log", "agg-trim_bw.log", "agg-write_bw.log"];
+    let with_fio = need_fio("bandwidth_log_is_sampled_as_fio_samples_it");
+    // (extra options, rows per file)
+    for (extra, want) in [
+        (&["--output-format=json"][..], 1..=1),
+        (&["--eta=never"][..], 0..=0),
+        (&["--eta=always"][..], 2..=4),
+    ] {
+        let args: Vec<&str> = job.iter().chain(extra).copied().collect();
+        let d = tmp("agglog");
+        hb(&d, &args);
+        assert_eq!(logs(&d), names, "{extra:?}");
+        let mut counts = Vec::new();
+        for (dir, n) in [(0, names[0]), (2, names[1]), (1, names[2])] {
+            let r = rows(&d, n);
+            assert!(want.contains(&r.len()), "{extra:?} {n}: {r:?}");
+            for x in &r {
+                assert_eq!(x.len(), 5, "{x:?}");
+                assert_eq!(
+                    (x[2].as_str(), x[3].as_str()),
+                    (dir.to_string().as_str(), "0")
+                );
+                let (t, v): (u64, u64) = (x[0].parse().unwrap(), x[1].parse().unwrap());
+                assert!(t > 400 && t < 4000, "{n}: {x:?}");
+                if dir == 2 {
+                    assert_eq!(v, 0);
+                } else {
+                    assert!((250..=550).contains(&v), "{n}: {x:?} (400 KiB/s)");
+                }
+            }
+            counts.push(r.len());
+        }
+        if with_fio {
+            let f = tmp("agglog-fio");
+            fio(&f, &args);
+            assert_eq!(logs(&f), names, "{extra:?}");
+            let fc: Vec<usize> = [names[0], names[1], names[2]]
+                .iter()
+                .map(|n| rows(&f, n).len())
+                .collect();
+            for (a, b) in counts.iter().zip(&fc) {
+                assert!(
+                    a.abs_diff(*b) <= 1,
+                    "{extra:?}: rows {counts:?}, fio {fc:?}"
+                );
+            }
+        }
+    }
+}

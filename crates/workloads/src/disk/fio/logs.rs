@@ -388,6 +388,15 @@ pub(super) fn check(o: &LogOpts, job: &str, tid: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// Writes `data` to a new (or truncated) regular file `path`: never through a symlink, never
+/// onto anything but a regular file.
+pub(super) fn write_new(path: &std::path::Path, data: &[u8]) -> Result<(), String> {
+    let mut f = LogFile::open(path.to_path_buf(), false, false)?;
+    f.buf.extend_from_slice(data);
+    f.flush();
+    f.error.map_or(Ok(()), Err)
+}
+
 /// One log file: rows buffered, written in whole lines (or, compressed, in zlib streams of
 /// whole samples).
 struct LogFile {
