@@ -60,7 +60,8 @@ const RATE_JOB: &[&str] = &[
 #[test]
 fn bw_and_iops_samples_have_their_own_windows() {
     // (options, fio 3.33's bw_samples and iops_samples on this 2 s job, log rows)
-    let cases: &[(&[&str], (u64, u64), Option<usize>)] = &[
+    type Case<'a> = (&'a [&'a str], (u64, u64), Option<usize>);
+    let cases: &[Case] = &[
         (&["--bwavgtime=250", "--iopsavgtime=1000"], (7, 1), None),
         (&["--write_bw_log=w", "--log_avg_msec=250"], (7, 3), Some(7)),
         (

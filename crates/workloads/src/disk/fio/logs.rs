@@ -16,6 +16,13 @@
 //! completion-latency histogram's counts since the last row (`time, ddir, bs, b0, b1,
 //! ...`, fio's 1856 buckets summed `2^log_hist_coarseness` at a time).
 //!
+//! Also here: the sample windows (`bwavgtime`, `iopsavgtime`), log times since a clock's
+//! epoch (`log_unix_epoch`, `log_alternate_epoch`), the measurements a job turns off
+//! (`disable_*`: no samples, no log), and fio's compressed logs (`log_store_compressed`:
+//! `.log.fz`, zlib streams of fio's binary samples, which [`inflate`] prints as text;
+//! compressed logs make the bandwidth and IOPS logs per-I/O ones, as in fio). Reads and
+//! writes are logged, never trims (fio's `add_log_sample`).
+//!
 //! A log costs nothing to a job without one: the worker holds `Option<Logger>`. Rows are
 //! buffered and written in blocks of whole lines (so clones appending to one shared file
 //! never cut a line), and at the clone's end.
