@@ -48,6 +48,8 @@ fio's command line and job files, measured by hostbench's own engine.
   --no-save                do not save the result in the results store
   --results-db=PATH|URL    where to save the result
   --parse-only             check the options and job files, run nothing (exit 0 when fine)
+  --inflate-log=FILE       print a log_store_compressed log (.log.fz) as the plain log
+  --bandwidth-log          fio's aggregate bandwidth logs agg-{read,write,trim}_bw.log
   --client=HOSTS           run the jobs on each host over ssh (a comma list, @FILE or a
                            host file; `--client=h1 a.fio --client=h2 b.fio` gives each its
                            own), print each host's report and All clients as fio's
@@ -74,7 +76,9 @@ rate: rate (bytes/s, R,W) rate_iops (R,W) rate_min (ratemin) rate_iops_min rate_
 rate_cycle (ratecycle) rate_ignore_thinktime thinktime thinktime_spin thinktime_blocks
 thinktime_blocks_type (complete issue) thinktime_iotime; flow (0-1000) flow_id flow_sleep;
 logs: write_bw_log write_lat_log write_iops_log write_hist_log (=PREFIX) log_avg_msec
-log_max_value log_offset log_prio log_hist_msec log_hist_coarseness per_job_logs;
+log_max_value log_offset log_prio log_hist_msec log_hist_coarseness per_job_logs bwavgtime
+iopsavgtime log_unix_epoch log_alternate_epoch log_alternate_epoch_clock_id log_compression
+log_store_compressed;
 steady state: ss (steadystate; iops bw iops_slope bw_slope :LIMIT[%]) ss_dur ss_ramp;
 queue-depth search: latency_target (µs, or 10ms...) latency_window latency_percentile latency_run;
 verify: verify (md5 crc32c crc32c-intel crc32 crc64 crc16 crc7 sha1 sha256 sha512 xxhash
@@ -144,6 +148,8 @@ struct Cmd {
     eta_newline_ms: u64,
     /// `--status-interval`: a full report every so many whole seconds (0: none).
     status_interval_s: u64,
+    /// `--bandwidth-log`: fio's aggregate bandwidth logs.
+    bandwidth_log: bool,
 }
 
 /// `--eta`: when fio's status line is printed.
@@ -158,6 +164,8 @@ enum Eta {
 enum Parsed {
     Run(Box<Cmd>),
     Print(String),
+    /// `--inflate-log=FILE`: a compressed log's rows on stdout, nothing run.
+    Inflate(String),
 }
 
 fn parse(args: &[String]) -> Result<Parsed> {
@@ -170,6 +178,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
     let (mut eta, mut eta_interval_ms, mut eta_newline_ms) = (Eta::Auto, 1000u64, 0u64);
     let mut status_interval_s = 0u64;
     let mut parse_only = false;
+    let mut bandwidth_log = false;
     let (mut label, mut no_save, mut results_db) = (None, false, None);
     let mut i = 0;
     let origin = "command line";
@@ -221,6 +230,12 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 )));
             }
             "parse-only" => parse_only = true,
+            "bandwidth-log" => bandwidth_log = true,
+            "inflate-log" => {
+                return Ok(Parsed::Inflate(value(
+                    "a log_store_compressed .log.fz file",
+                )?));
+            }
             "output-format" => {
                 let v = value("normal, json, json+, terse or hostbench-json")?;
                 (formats, hostbench_json) = output_formats(&v)?;
@@ -308,7 +323,8 @@ fn parse(args: &[String]) -> Result<Parsed> {
                         anyhow!(
                             "fio: fio option --{k} is not supported by hostbench yet; remove it \
                              (hostbench takes --output-format, --output, --minimal, \
-                             --append-terse, --terse-version, --eta, --status-interval, --parse-only, --version, \
+                             --append-terse, --terse-version, --eta, --status-interval, --parse-only, \
+                             --inflate-log, --bandwidth-log, --version, \
                              --help and job options; see docs/fio.md)"
                         )
                     } else {
@@ -368,6 +384,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
         eta_newline_ms,
         status_interval_s,
         parse_only,
+        bandwidth_log,
     })))
 }
 
@@ -416,6 +433,20 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             // Usage or version: constant text.
             exec::out_help(&s);
             return Ok(ExitCode::SUCCESS);
+        }
+        Parsed::Inflate(f) => {
+            // fio's --inflate-log: the plain log on stdout.
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            return match fio::logs::inflate(std::path::Path::new(&f), &mut out)
+                .and_then(|()| std::io::Write::flush(&mut out).map_err(|e| format!("writing: {e}")))
+            {
+                Ok(()) => Ok(ExitCode::SUCCESS),
+                Err(e) => {
+                    eprintln!("fio: --inflate-log={f}: {e}");
+                    Ok(ExitCode::from(1))
+                }
+            };
         }
         Parsed::Run(c) => c,
     };
@@ -519,6 +550,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         interval_ms: cmd.eta_interval_ms,
         newline_ms: cmd.eta_newline_ms,
     }));
+    // fio's JSON report samples the aggregate bandwidth once more when it is written.
+    let json = cmd
+        .formats
+        .iter()
+        .any(|f| matches!(f, FioFormat::Json | FioFormat::JsonPlus));
+    fio::status::bandwidth_log(cmd.bandwidth_log.then_some(json));
     match exec::execute(&plan, w, &output, &cmd.save, "fio", argv) {
         Ok((code, _)) => Ok(code),
         Err(e) => {

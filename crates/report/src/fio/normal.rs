@@ -334,6 +334,9 @@ fn dir_lines(
             x.bw.stddev() / div,
             x.bw.n
         );
+    }
+    // Each line has its own samples (disable_bw with a per-I/O bandwidth log: iops alone).
+    if x.iops.n > 0 {
         let _ = writeln!(
             out,
             "   iops        : min={:5}, max={:5}, avg={:5.02}, stdev={:5.02}, samples={}",

@@ -588,7 +588,8 @@ fn trim(fd: RawFd, off: u64, len: u32) -> i64 {
         }
         let r = if st.st_mode & libc::S_IFMT == libc::S_IFBLK {
             let range: [u64; 2] = [off, u64::from(len)];
-            libc::ioctl(fd, BLKDISCARD, range.as_ptr())
+            // The request is `c_ulong` with glibc, `c_int` with musl.
+            libc::ioctl(fd, BLKDISCARD as _, range.as_ptr())
         } else {
             libc::fallocate(
                 fd,

@@ -1159,6 +1159,50 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "bwavgtime",
+        aliases: &[],
+    },
+    Opt {
+        name: "iopsavgtime",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_unix_epoch",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_alternate_epoch",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_alternate_epoch_clock_id",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_compression",
+        aliases: &[],
+    },
+    Opt {
+        name: "log_store_compressed",
+        aliases: &[],
+    },
+    Opt {
+        name: "disable_lat",
+        aliases: &[],
+    },
+    Opt {
+        name: "disable_clat",
+        aliases: &[],
+    },
+    Opt {
+        name: "disable_slat",
+        aliases: &[],
+    },
+    Opt {
+        name: "disable_bw_measurement",
+        aliases: &["disable_bw"],
+    },
+    Opt {
         name: "ss",
         aliases: &["steadystate"],
     },
@@ -1451,7 +1495,7 @@ fn parse_int(k: &str, v: &str, at: &str, min: u64, max: u64) -> Result<u64, JobE
     }
 }
 
-fn parse_size_opt(k: &str, v: &str, at: &str) -> Result<u64, JobError> {
+pub(super) fn parse_size_opt(k: &str, v: &str, at: &str) -> Result<u64, JobError> {
     if v.trim().starts_with('(')
         && let Err(e) = super::expr::eval(v.trim(), super::expr::Kind::Size)
     {
@@ -2226,6 +2270,26 @@ fn apply_options(
     // options fit together is each job's question (a job may give the zonesize).
     if section != "global-check" {
         j.zones = finish_zones(&j, zone_mode, zone)?;
+    }
+    // fio's gtod_reduce turns every measurement off, and a latency turned off has no
+    // percentiles (`init.c:fixup_options`).
+    let off = &mut j.logs.disable;
+    if j.gtod_reduce {
+        *off = super::logs::Disable {
+            lat: true,
+            clat: true,
+            slat: true,
+            bw: true,
+        };
+    }
+    if off.lat {
+        j.report.lat_percentiles = false;
+    }
+    if off.clat {
+        j.report.clat_percentiles = false;
+    }
+    if off.slat {
+        j.report.slat_percentiles = false;
     }
     super::verify::finish(&mut j)?;
     super::bufs::finish(&mut j)?;

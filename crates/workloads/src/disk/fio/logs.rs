@@ -16,6 +16,13 @@
 //! completion-latency histogram's counts since the last row (`time, ddir, bs, b0, b1,
 //! ...`, fio's 1856 buckets summed `2^log_hist_coarseness` at a time).
 //!
+//! Also here: the sample windows (`bwavgtime`, `iopsavgtime`), log times since a clock's
+//! epoch (`log_unix_epoch`, `log_alternate_epoch`), the measurements a job turns off
+//! (`disable_*`: no samples, no log), and fio's compressed logs (`log_store_compressed`:
+//! `.log.fz`, zlib streams of fio's binary samples, which [`inflate`] prints as text;
+//! compressed logs make the bandwidth and IOPS logs per-I/O ones, as in fio). Reads and
+//! writes are logged, never trims (fio's `add_log_sample`).
+//!
 //! A log costs nothing to a job without one: the worker holds `Option<Logger>`. Rows are
 //! buffered and written in blocks of whole lines (so clones appending to one shared file
 //! never cut a line), and at the clone's end.
@@ -31,6 +38,31 @@ const SLACK_MS: u64 = 1;
 
 /// Rows are written once this many bytes are buffered.
 const FLUSH_AT: usize = 1 << 18;
+
+/// The measurements a job turns off (fio's `disable_lat`, `disable_clat`, `disable_slat`,
+/// `disable_bw_measurement`; `gtod_reduce` turns off all four): they are left out of the
+/// job's statistics and of its logs (a turned-off latency's log is not even created).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Disable {
+    /// The total latency (`lat`).
+    pub lat: bool,
+    /// The completion latency (`clat`, its percentiles, the latency distribution, the
+    /// histogram log, fsync's latencies).
+    pub clat: bool,
+    /// The submission latency (`slat`).
+    pub slat: bool,
+    /// Only the per-I/O bandwidth samples (a per-I/O bandwidth log's); the windowed ones
+    /// stay.
+    pub bw: bool,
+}
+
+impl Disable {
+    /// fio's `gtod_reduce(td)`: no I/O's issue time is taken, and a per-I/O IOPS log takes
+    /// no samples either.
+    pub fn reduced(&self) -> bool {
+        self.clat && self.slat && self.bw
+    }
+}
 
 /// The log options of a job.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +91,22 @@ pub struct LogOpts {
     /// level; `cmdprio_*` or the clone's `prio`) instead of 1 for a real-time class and 0
     /// otherwise.
     pub prio: bool,
+    /// `bwavgtime` when given (ms; fio's default 500, or a bandwidth log's `log_avg_msec`).
+    pub bw_avg: Option<u64>,
+    /// `iopsavgtime` when given (ms).
+    pub iops_avg: Option<u64>,
+    /// `log_unix_epoch` or `log_alternate_epoch`: row times are ms since the epoch of
+    /// clock [`LogOpts::clock_id`].
+    pub epoch: bool,
+    /// `log_alternate_epoch_clock_id` (default 0, `CLOCK_REALTIME`).
+    pub clock_id: i32,
+    /// `log_compression` (bytes; 0 = off): fio compresses its logs in memory in chunks of
+    /// this size, and its bandwidth and IOPS logs become per-I/O logs.
+    pub gz: u64,
+    /// `log_store_compressed`: `.log.fz` files, zlib streams of fio's binary samples.
+    pub gz_store: bool,
+    /// `disable_*` (the measurements turned off; set where the job is finished).
+    pub disable: Disable,
 }
 
 impl Default for LogOpts {
@@ -75,6 +123,13 @@ impl Default for LogOpts {
             hist_coarseness: 0,
             per_job: true,
             prio: false,
+            bw_avg: None,
+            iops_avg: None,
+            epoch: false,
+            clock_id: 0,
+            gz: 0,
+            gz_store: false,
+            disable: Disable::default(),
         }
     }
 }
@@ -85,21 +140,64 @@ impl LogOpts {
         self.bw.is_some() || self.lat.is_some() || self.iops.is_some() || self.hist.is_some()
     }
 
-    /// Whether the bandwidth log takes a row per I/O (fio then also feeds the job's
-    /// bandwidth statistics per I/O, not per 500 ms window).
+    /// Whether log `kind` of a `write_*_log` the job has is made: fio makes no log of a
+    /// latency turned off (`disable_lat` ...).
+    fn makes(&self, kind: &str) -> bool {
+        match kind {
+            "lat" => !self.disable.lat,
+            "clat" => !self.disable.clat,
+            "slat" => !self.disable.slat,
+            _ => true,
+        }
+    }
+
+    /// Whether the logs are compressed (in memory or on disk): fio's bandwidth and IOPS logs
+    /// are then per-I/O logs whatever `log_avg_msec` says (`per_unit_log`).
+    fn compressed(&self) -> bool {
+        self.gz > 0 || self.gz_store
+    }
+
+    /// The window of the bandwidth log (fio's `init.c`: `log_avg_msec`, or the smaller of
+    /// it and `bwavgtime` when that is given), ms; 0 = a row per I/O.
+    fn bw_log_msec(&self) -> u64 {
+        self.bw_avg.map_or(self.avg_msec, |b| b.min(self.avg_msec))
+    }
+
+    /// The window of the IOPS log, ms (as [`LogOpts::bw_log_msec`]).
+    fn iops_log_msec(&self) -> u64 {
+        self.iops_avg
+            .map_or(self.avg_msec, |b| b.min(self.avg_msec))
+    }
+
+    /// Whether the bandwidth log takes a sample per I/O (fio then also feeds the job's
+    /// bandwidth statistics per I/O, not per window): without a window, or compressed.
     pub fn bw_per_io(&self) -> bool {
-        self.bw.is_some() && self.avg_msec == 0
+        self.bw.is_some() && (self.bw_log_msec() == 0 || self.compressed())
     }
 
-    /// Whether the IOPS log takes a row per I/O (and the IOPS statistics a `1` per I/O).
+    /// Whether the IOPS log takes a sample per I/O (and the IOPS statistics a `1` per I/O).
     pub fn iops_per_io(&self) -> bool {
-        self.iops.is_some() && self.avg_msec == 0
+        self.iops.is_some() && (self.iops_log_msec() == 0 || self.compressed())
     }
 
-    /// The bandwidth/IOPS sampling window when a log sets it (fio sets `bwavgtime` and
-    /// `iopsavgtime` to `log_avg_msec` for a windowed log), ms.
-    pub fn sample_msec(&self) -> Option<u64> {
-        (self.avg_msec > 0 && (self.bw.is_some() || self.iops.is_some())).then_some(self.avg_msec)
+    /// The window of the job's bandwidth samples (fio's `bw_avg_time`): `bwavgtime`, else a
+    /// bandwidth log's `log_avg_msec`, else 500 ms.
+    pub fn bw_sample_msec(&self) -> u64 {
+        match (self.bw_avg, &self.bw) {
+            (Some(b), _) => b,
+            (None, Some(_)) if self.avg_msec > 0 => self.avg_msec,
+            _ => 500,
+        }
+    }
+
+    /// The window of the job's IOPS samples (fio's `iops_avg_time`), as
+    /// [`LogOpts::bw_sample_msec`].
+    pub fn iops_sample_msec(&self) -> u64 {
+        match (self.iops_avg, &self.iops) {
+            (Some(b), _) => b,
+            (None, Some(_)) if self.avg_msec > 0 => self.avg_msec,
+            _ => 500,
+        }
     }
 }
 
@@ -118,6 +216,17 @@ pub fn handles(key: &str) -> bool {
             | "log_hist_coarseness"
             | "per_job_logs"
             | "log_prio"
+            | "bwavgtime"
+            | "iopsavgtime"
+            | "log_unix_epoch"
+            | "log_alternate_epoch"
+            | "log_alternate_epoch_clock_id"
+            | "log_compression"
+            | "log_store_compressed"
+            | "disable_lat"
+            | "disable_clat"
+            | "disable_slat"
+            | "disable_bw_measurement"
     )
 }
 
@@ -163,25 +272,82 @@ pub fn apply(o: &mut LogOpts, key: &str, v: &str, at: &str) -> Result<(), JobErr
         "log_offset" => o.offset = flag(key, v, at)?,
         "per_job_logs" => o.per_job = flag(key, v, at)?,
         "log_prio" => o.prio = flag(key, v, at)?,
+        // fio's int options; 0 would sample on every pass of its helper thread.
+        "bwavgtime" => o.bw_avg = Some(count(key, v, at, 24 * 3_600_000, "ms, e.g. 500")?),
+        "iopsavgtime" => o.iops_avg = Some(count(key, v, at, 24 * 3_600_000, "ms, e.g. 500")?),
+        // fio ORs the two: either makes the times since clock_id's epoch.
+        "log_unix_epoch" | "log_alternate_epoch" => o.epoch |= flag(key, v, at)?,
+        "log_alternate_epoch_clock_id" => {
+            let id = count(
+                key,
+                v,
+                at,
+                i32::MAX as u64,
+                "0 = CLOCK_REALTIME, 1 = CLOCK_MONOTONIC",
+            )? as i32;
+            // fio reads a clock it cannot read as garbage; refuse it here instead.
+            if epoch_ms(id).is_none() {
+                return Err(JobError(format!(
+                    "{at}: {key}={v}: this system has no clock {id} (clock_gettime failed); \
+                     use 0 (CLOCK_REALTIME), 1 (CLOCK_MONOTONIC) or 7 (CLOCK_BOOTTIME)"
+                )));
+            }
+            o.clock_id = id;
+        }
+        "log_compression" => {
+            let n = super::job::parse_size_opt(key, v, at)?;
+            if !(1024..=512 << 20).contains(&n) {
+                return Err(JobError(format!(
+                    "{at}: {key}={v}: expected a size from 1k to 512m (fio's limits), e.g. 1m"
+                )));
+            }
+            o.gz = n;
+        }
+        "log_store_compressed" => o.gz_store = flag(key, v, at)?,
+        "disable_lat" => o.disable.lat = flag(key, v, at)?,
+        "disable_clat" => o.disable.clat = flag(key, v, at)?,
+        "disable_slat" => o.disable.slat = flag(key, v, at)?,
+        "disable_bw_measurement" => o.disable.bw = flag(key, v, at)?,
         _ => {}
     }
     Ok(())
 }
 
-/// fio's name of a log file (`init.c:gen_log_name`'s shape).
+/// Clock `id`'s time now in whole ms since its epoch (fio's `alternate_epoch`); `None`
+/// when the system has no such clock.
+pub(super) fn epoch_ms(id: i32) -> Option<u64> {
+    // SAFETY: clock_gettime fills the zeroed struct or fails.
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    if unsafe { libc::clock_gettime(id as libc::clockid_t, &mut ts) } != 0 {
+        return None;
+    }
+    Some(ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000)
+}
+
+/// fio's name of a log file (`init.c:gen_log_name`'s shape); `gz`: a `log_store_compressed`
+/// one (`.log.fz`).
 pub fn file_name(
     prefix: &str,
     job: &str,
     kind: &str,
     thread_number: usize,
     per_job: bool,
+    gz: bool,
 ) -> String {
     let p = if prefix.is_empty() { job } else { prefix };
+    let suffix = if gz { "log.fz" } else { "log" };
     if per_job {
-        format!("{p}_{kind}.{thread_number}.log")
+        format!("{p}_{kind}.{thread_number}.{suffix}")
     } else {
-        format!("{p}_{kind}.log")
+        format!("{p}_{kind}.{suffix}")
     }
+}
+
+/// Whether log `kind` is stored compressed: every kind with `log_store_compressed` but the
+/// histogram log, which fio's `.fz` would hold as memory addresses (it stores pointers to
+/// its histograms), so hostbench writes it as text.
+fn stored_gz(o: &LogOpts, kind: &str) -> bool {
+    o.gz_store && kind != "clat_hist"
 }
 
 /// The names of the logs clone `tid` of job `job` writes (none when it writes none).
@@ -195,8 +361,8 @@ fn names(o: &LogOpts, job: &str, tid: usize) -> Vec<String> {
     ];
     for (prefix, ks) in kinds {
         if let Some(p) = prefix {
-            for k in ks {
-                v.push(file_name(p, job, k, tid + 1, o.per_job));
+            for k in ks.iter().filter(|k| o.makes(k)) {
+                v.push(file_name(p, job, k, tid + 1, o.per_job, stored_gz(o, k)));
             }
         }
     }
@@ -229,17 +395,29 @@ pub(super) fn check(o: &LogOpts, job: &str, tid: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// One log file: rows buffered, written in whole lines.
+/// Writes `data` to a new (or truncated) regular file `path`: never through a symlink, never
+/// onto anything but a regular file.
+pub(super) fn write_new(path: &std::path::Path, data: &[u8]) -> Result<(), String> {
+    let mut f = LogFile::open(path.to_path_buf(), false, false)?;
+    f.buf.extend_from_slice(data);
+    f.flush();
+    f.error.map_or(Ok(()), Err)
+}
+
+/// One log file: rows buffered, written in whole lines (or, compressed, in zlib streams of
+/// whole samples).
 struct LogFile {
     path: PathBuf,
     file: std::fs::File,
     buf: Vec<u8>,
     /// The first write error (later rows are dropped).
     error: Option<String>,
+    /// `log_store_compressed`: `buf` holds fio's binary samples, each flush one zlib stream.
+    gz: bool,
 }
 
 impl LogFile {
-    fn open(path: PathBuf, append: bool) -> Result<LogFile, String> {
+    fn open(path: PathBuf, append: bool, gz: bool) -> Result<LogFile, String> {
         // Never through a symlink, never onto a device or a FIFO.
         if let Ok(m) = std::fs::symlink_metadata(&path)
             && !m.is_file()
@@ -264,6 +442,7 @@ impl LogFile {
             file,
             buf: Vec::with_capacity(FLUSH_AT + 256),
             error: None,
+            gz,
         })
     }
 
@@ -275,11 +454,23 @@ impl LogFile {
     }
 
     fn flush(&mut self) {
-        if self.error.is_none()
-            && !self.buf.is_empty()
-            && let Err(e) = self.file.write_all(&self.buf)
-        {
-            self.error = Some(format!("writing log file {}: {e}", self.path.display()));
+        if self.error.is_none() && !self.buf.is_empty() {
+            let r = if self.gz {
+                // One zlib stream per block of samples, as fio stores its chunks: its
+                // `--inflate-log` inflates stream after stream.
+                let mut z = flate2::write::ZlibEncoder::new(
+                    Vec::with_capacity(self.buf.len() / 4),
+                    flate2::Compression::default(),
+                );
+                z.write_all(&self.buf)
+                    .and_then(|_| z.finish())
+                    .and_then(|c| self.file.write_all(&c))
+            } else {
+                self.file.write_all(&self.buf)
+            };
+            if let Err(e) = r {
+                self.error = Some(format!("writing log file {}: {e}", self.path.display()));
+            }
         }
         self.buf.clear();
     }
@@ -296,6 +487,9 @@ struct Window {
 /// One value log (bw, iops, lat, slat, clat).
 struct ValueLog {
     f: LogFile,
+    /// The log's window (`log_avg_msec`, for bw/iops the smaller of it and
+    /// `bwavgtime`/`iopsavgtime`), ms; 0 = a row per sample.
+    msec: u64,
     win: [Window; 2],
     /// Where each direction's current window began, ms.
     last: [u64; 2],
@@ -307,17 +501,47 @@ struct ValueLog {
 /// Options a row needs.
 #[derive(Clone, Copy)]
 struct RowFmt {
-    avg_msec: u64,
     max_value: bool,
     offset: bool,
     prio: bool,
     /// The priority of the I/O a per-I/O row is of (windowed rows have none, as in fio).
     ioprio: u32,
+    /// Added to each row's time: the clock's time at the measured start, ms
+    /// (`log_unix_epoch`, `log_alternate_epoch`), else 0.
+    base: u64,
 }
+
+/// fio's flags in a binary sample's direction word: the sample has an offset, a priority.
+const SAMPLE_OFFSET: u32 = 0x8000_0000;
+const SAMPLE_PRIO: u32 = 0x4000_0000;
 
 impl ValueLog {
     fn row(&mut self, fmt: RowFmt, ms: u64, val: u64, dir: usize, bs: u64, off: u64) {
+        let ms = ms + fmt.base;
         let b = &mut self.f.buf;
+        if self.f.gz {
+            // fio's `struct io_sample` on a 64-bit little-endian host: time, value,
+            // direction with flags, priority, 2 bytes of padding, bs (+ offset): what its
+            // `--inflate-log` reads back.
+            let mut d = dir as u32;
+            if fmt.offset {
+                d |= SAMPLE_OFFSET;
+            }
+            if fmt.prio {
+                d |= SAMPLE_PRIO;
+            }
+            b.extend_from_slice(&ms.to_le_bytes());
+            b.extend_from_slice(&val.to_le_bytes());
+            b.extend_from_slice(&d.to_le_bytes());
+            b.extend_from_slice(&(fmt.ioprio as u16).to_le_bytes());
+            b.extend_from_slice(&[0, 0]);
+            b.extend_from_slice(&bs.to_le_bytes());
+            if fmt.offset {
+                b.extend_from_slice(&off.to_le_bytes());
+            }
+            self.f.maybe_flush();
+            return;
+        }
         // Writing into a Vec cannot fail. fio: the whole value with log_prio, else 1 for
         // the realtime class.
         let _ = match (fmt.offset, fmt.prio) {
@@ -340,7 +564,7 @@ impl ValueLog {
     /// One sample at `ms` (fio's `add_log_sample`).
     #[inline]
     fn add(&mut self, fmt: RowFmt, ms: u64, val: u64, dir: usize, bs: u64, off: u64) {
-        if fmt.avg_msec == 0 {
+        if self.msec == 0 {
             self.row(fmt, ms, val, dir, bs, off);
             return;
         }
@@ -352,11 +576,11 @@ impl ValueLog {
             return;
         }
         let this = ms - self.last[dir];
-        if this < fmt.avg_msec && (self.inline || fmt.avg_msec - this > SLACK_MS) {
+        if this < self.msec && (self.inline || self.msec - this > SLACK_MS) {
             return;
         }
         self.close(fmt, ms, dir);
-        self.last[dir] = ms - ms % fmt.avg_msec;
+        self.last[dir] = ms - ms % self.msec;
     }
 
     /// Writes direction `dir`'s window (if it has samples) at `ms` and starts the next.
@@ -376,6 +600,8 @@ impl ValueLog {
 /// The histogram log.
 struct HistLog {
     f: LogFile,
+    /// Added to each row's time (as [`RowFmt::base`]).
+    base: u64,
     msec: u64,
     stride: usize,
     /// Per direction: when its current row's window began (0 = not yet), ms.
@@ -396,6 +622,14 @@ pub(super) struct Logger {
     /// The fixed block size per direction (0 when it varies): windowed bandwidth/IOPS
     /// samples carry it before averaging, as fio's do.
     fixed_bs: [u64; 2],
+    /// The bandwidth and IOPS logs take a sample per I/O (else one per sampling window).
+    bw_per_io: bool,
+    iops_per_io: bool,
+    /// The per-I/O bandwidth (IOPS) samples are turned off: the log takes none.
+    no_bw: bool,
+    no_iops: bool,
+    /// `disable_clat`: the histogram log takes no rows.
+    no_clat: bool,
 }
 
 impl Logger {
@@ -412,15 +646,18 @@ impl Logger {
             return Ok(None);
         }
         let file = |prefix: &str, kind: &str| {
-            let name = file_name(prefix, job, kind, tid + 1, o.per_job);
-            LogFile::open(PathBuf::from(name), !o.per_job)
+            let gz = stored_gz(o, kind);
+            let name = file_name(prefix, job, kind, tid + 1, o.per_job, gz);
+            LogFile::open(PathBuf::from(name), !o.per_job, gz)
         };
-        let value = |prefix: &Option<String>, kind: &str, inline: bool| {
+        let value = |prefix: &Option<String>, kind: &str, inline: bool, msec: u64| {
             prefix
                 .as_deref()
+                .filter(|_| o.makes(kind))
                 .map(|p| {
                     file(p, kind).map(|f| ValueLog {
                         f,
+                        msec,
                         win: Default::default(),
                         last: [0; 2],
                         inline,
@@ -429,16 +666,17 @@ impl Logger {
                 .transpose()
         };
         // fio creates the slat log of a sync engine too; it stays empty.
-        let lat = value(&o.lat, "lat", true)?;
-        let slat = value(&o.lat, "slat", true)?;
-        let clat = value(&o.lat, "clat", true)?;
-        let bw = value(&o.bw, "bw", false)?;
-        let iops = value(&o.iops, "iops", false)?;
+        let lat = value(&o.lat, "lat", true, o.avg_msec)?;
+        let slat = value(&o.lat, "slat", true, o.avg_msec)?;
+        let clat = value(&o.lat, "clat", true, o.avg_msec)?;
+        let bw = value(&o.bw, "bw", false, o.bw_log_msec())?;
+        let iops = value(&o.iops, "iops", false, o.iops_log_msec())?;
         let hist = o
             .hist
             .as_deref()
             .map(|p| {
                 file(p, "clat_hist").map(|f| HistLog {
+                    base: 0,
                     f,
                     msec: o.hist_msec,
                     stride: 1 << o.hist_coarseness,
@@ -449,11 +687,11 @@ impl Logger {
             .transpose()?;
         Ok(Some(Logger {
             fmt: RowFmt {
-                avg_msec: o.avg_msec,
                 max_value: o.max_value,
                 offset: o.offset,
                 prio: o.prio,
                 ioprio: 0,
+                base: 0,
             },
             lat,
             slat,
@@ -462,7 +700,24 @@ impl Logger {
             iops,
             hist,
             fixed_bs,
+            // fio: disable_bw stops the per-I/O bandwidth samples, and with the completion
+            // and submission latencies off (gtod_reduce) the per-I/O IOPS ones too.
+            bw_per_io: o.bw_per_io(),
+            iops_per_io: o.iops_per_io(),
+            no_bw: o.disable.bw,
+            no_iops: o.disable.reduced(),
+            no_clat: o.disable.clat,
         }))
+    }
+
+    /// The clone's measured time begins: with `log_unix_epoch`/`log_alternate_epoch`,
+    /// `base_ms` (clock `log_alternate_epoch_clock_id`'s time now, ms) is added to every
+    /// row's time, as fio adds its `alternate_epoch`, taken when it resets its epoch.
+    pub(super) fn set_base(&mut self, base_ms: u64) {
+        self.fmt.base = base_ms;
+        if let Some(h) = self.hist.as_mut() {
+            h.base = base_ms;
+        }
     }
 
     /// One completed I/O at `ms` (since the clone's measured start): direction, bytes done,
@@ -484,6 +739,10 @@ impl Logger {
         clat_hist: &Plat,
         ioprio: u32,
     ) -> Option<u64> {
+        // fio logs reads and writes only (`add_log_sample`): no trim rows.
+        if dir > 1 {
+            return None;
+        }
         let fmt = RowFmt { ioprio, ..self.fmt };
         if let Some(l) = self.lat.as_mut() {
             l.add(fmt, ms, lat, dir, bytes, off);
@@ -494,37 +753,50 @@ impl Logger {
         if let Some(l) = self.clat.as_mut() {
             l.add(fmt, ms, clat, dir, bytes, off);
         }
-        if let Some(h) = self.hist.as_mut() {
+        if let Some(h) = self.hist.as_mut()
+            && !self.no_clat
+        {
             h.sample(ms, dir, bytes, clat_hist);
         }
         let mut bw = None;
-        if fmt.avg_msec == 0 {
-            if let Some(l) = self.bw.as_mut() {
-                let rate = bytes
-                    .saturating_mul(1_000_000)
-                    .checked_div(clat)
-                    .unwrap_or(0);
-                l.add(fmt, ms, rate, dir, bytes, off);
-                bw = Some(rate);
-            }
-            if let Some(l) = self.iops.as_mut() {
-                l.add(fmt, ms, 1, dir, bytes, off);
-            }
+        if self.bw_per_io
+            && !self.no_bw
+            && let Some(l) = self.bw.as_mut()
+        {
+            let rate = bytes
+                .saturating_mul(1_000_000)
+                .checked_div(clat)
+                .unwrap_or(0);
+            l.add(fmt, ms, rate, dir, bytes, off);
+            bw = Some(rate);
+        }
+        if self.iops_per_io
+            && !self.no_iops
+            && let Some(l) = self.iops.as_mut()
+        {
+            l.add(fmt, ms, 1, dir, bytes, off);
         }
         bw
     }
 
-    /// A windowed bandwidth (KiB/s) or IOPS sample of direction `dir` at `ms` (the worker
-    /// samples every `log_avg_msec`; directions without I/O in the window have none).
-    pub(super) fn window(&mut self, ms: u64, dir: usize, bw_kib: u64, iops: u64) {
-        let fmt = self.fmt;
-        if fmt.avg_msec == 0 {
+    /// A windowed bandwidth sample (KiB/s) of direction `dir` at `ms` (the worker samples
+    /// every `bwavgtime`; directions without I/O in the window have none).
+    pub(super) fn bw_window(&mut self, ms: u64, dir: usize, bw_kib: u64) {
+        if self.bw_per_io || dir > 1 {
             return;
         }
-        let bs = self.fixed_bs[dir];
+        let (fmt, bs) = (self.fmt, self.fixed_bs[dir]);
         if let Some(l) = self.bw.as_mut() {
             l.add(fmt, ms, bw_kib, dir, bs, 0);
         }
+    }
+
+    /// A windowed IOPS sample of direction `dir` at `ms` (every `iopsavgtime`).
+    pub(super) fn iops_window(&mut self, ms: u64, dir: usize, iops: u64) {
+        if self.iops_per_io || dir > 1 {
+            return;
+        }
+        let (fmt, bs) = (self.fmt, self.fixed_bs[dir]);
         if let Some(l) = self.iops.as_mut() {
             l.add(fmt, ms, iops, dir, bs, 0);
         }
@@ -545,7 +817,7 @@ impl Logger {
         .into_iter()
         .flatten()
         {
-            if fmt.avg_msec > 0 {
+            if l.msec > 0 {
                 l.close(fmt, ms, 0);
                 l.close(fmt, ms, 1);
             }
@@ -580,7 +852,7 @@ impl HistLog {
             return;
         }
         let b = &mut self.f.buf;
-        let _ = write!(b, "{ms}, {dir}, {bs}");
+        let _ = write!(b, "{}, {dir}, {bs}", ms + self.base);
         let prev = &mut self.prev[dir];
         for (cur, before) in plat.0.chunks(self.stride).zip(prev.chunks(self.stride)) {
             let d: u64 = cur
@@ -597,6 +869,61 @@ impl HistLog {
     }
 }
 
+/// fio's `--inflate-log=FILE`: the `.log.fz` file `path` (zlib streams of fio's binary
+/// samples, one after another) written to `out` as the plain log's rows. The error says
+/// what is wrong with the file.
+pub fn inflate(path: &std::path::Path, out: &mut dyn Write) -> Result<(), String> {
+    use std::io::Read;
+    let shown = path.display();
+    let data = std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let mut rest: &[u8] = &data;
+    let mut text = Vec::new();
+    while !rest.is_empty() {
+        // A bufread decoder reads no further than its stream's end: the rest is the next.
+        let mut z = flate2::bufread::ZlibDecoder::new(rest);
+        let mut raw = Vec::new();
+        z.read_to_end(&mut raw).map_err(|e| {
+            format!(
+                "{shown}: not a compressed fio log at byte {} ({e}); it should be a \
+                 log_store_compressed=1 .log.fz file",
+                data.len() - rest.len()
+            )
+        })?;
+        rest = z.into_inner();
+        samples_text(&raw, &mut text);
+        out.write_all(&text)
+            .map_err(|e| format!("writing the inflated log: {e}"))?;
+        text.clear();
+    }
+    Ok(())
+}
+
+/// fio's `flush_samples`: binary samples (their layout from the first one's flags) as rows.
+fn samples_text(raw: &[u8], b: &mut Vec<u8>) {
+    let u64_at = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().unwrap());
+    if raw.len() < 32 {
+        return;
+    }
+    let flags = u32::from_le_bytes(raw[16..20].try_into().unwrap());
+    let (offset, prio) = (flags & SAMPLE_OFFSET != 0, flags & SAMPLE_PRIO != 0);
+    let size = if offset { 40 } else { 32 };
+    for s in raw.chunks_exact(size) {
+        let (ms, val, bs) = (u64_at(s, 0), u64_at(s, 8), u64_at(s, 24));
+        let dir =
+            u32::from_le_bytes(s[16..20].try_into().unwrap()) & !(SAMPLE_OFFSET | SAMPLE_PRIO);
+        let p = u16::from_le_bytes(s[20..22].try_into().unwrap()) as u32;
+        let _ = write!(b, "{ms}, {val}, {dir}, {bs}");
+        if offset {
+            let _ = write!(b, ", {}", u64_at(s, 32));
+        }
+        let _ = if prio {
+            writeln!(b, ", 0x{p:04x}")
+        } else {
+            writeln!(b, ", {}", u32::from(p >> 13 == 1))
+        };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -609,12 +936,20 @@ mod tests {
 
     #[test]
     fn names_are_fios() {
-        assert_eq!(file_name("", "job", "bw", 1, true), "job_bw.1.log");
+        assert_eq!(file_name("", "job", "bw", 1, true, false), "job_bw.1.log");
         assert_eq!(
-            file_name("x/p", "job", "clat_hist", 12, true),
+            file_name("x/p", "job", "clat_hist", 12, true, false),
             "x/p_clat_hist.12.log"
         );
-        assert_eq!(file_name("p", "job", "lat", 3, false), "p_lat.log");
+        assert_eq!(file_name("p", "job", "lat", 3, false, false), "p_lat.log");
+        assert_eq!(
+            file_name("p", "job", "lat", 3, true, true),
+            "p_lat.3.log.fz"
+        );
+        assert_eq!(
+            file_name("p", "job", "iops", 3, false, true),
+            "p_iops.log.fz"
+        );
     }
 
     #[test]
@@ -643,9 +978,10 @@ mod tests {
         d
     }
 
-    fn vlog(dir: &std::path::Path, inline: bool) -> ValueLog {
+    fn vlog(dir: &std::path::Path, inline: bool, msec: u64) -> ValueLog {
         ValueLog {
-            f: LogFile::open(dir.join("l.log"), false).unwrap(),
+            f: LogFile::open(dir.join("l.log"), false, false).unwrap(),
+            msec,
             win: Default::default(),
             last: [0; 2],
             inline,
@@ -655,13 +991,13 @@ mod tests {
     #[test]
     fn windows_average_round_and_carry_bs_0() {
         let d = scratch("win");
-        let mut l = vlog(&d, true);
+        let mut l = vlog(&d, true, 500);
         let fmt = RowFmt {
-            avg_msec: 500,
             max_value: false,
             offset: false,
             prio: false,
             ioprio: 0,
+            base: 0,
         };
         // Three reads (mean 4), the last past the window's end; a write alone.
         l.add(fmt, 100, 2, 0, 4096, 0);
@@ -674,7 +1010,7 @@ mod tests {
         l.f.flush();
         let text = std::fs::read_to_string(d.join("l.log")).unwrap();
         assert_eq!(text, "510, 4, 0, 0, 0\n600, 9, 1, 0, 0\n");
-        let mut l = vlog(&d, false);
+        let mut l = vlog(&d, false, 500);
         let fmt = RowFmt {
             max_value: true,
             offset: true,
@@ -688,9 +1024,8 @@ mod tests {
         // A timer-driven log closes within fio's 1 ms slack; max, with an offset field.
         assert_eq!(text, "499, 8, 0, 0, 0, 0x0000\n");
         // Per-I/O rows carry the I/O's priority: whole with log_prio, else 1 for realtime.
-        let mut l = vlog(&d, false);
+        let mut l = vlog(&d, false, 0);
         let per_io = RowFmt {
-            avg_msec: 0,
             ioprio: (1 << 13) | 3,
             ..fmt
         };
@@ -733,7 +1068,8 @@ mod tests {
     fn histogram_rows_are_deltas_of_fios_buckets() {
         let d = scratch("hist");
         let mut h = HistLog {
-            f: LogFile::open(d.join("h.log"), false).unwrap(),
+            f: LogFile::open(d.join("h.log"), false, false).unwrap(),
+            base: 0,
             msec: 100,
             stride: 8,
             last: [0; 2],

@@ -358,7 +358,7 @@ impl Workload for Fio {
         let seq = sequence::Sequencer::new(&jobs, &threads, ctx.seed);
         let flows = rate::Flows::new(&jobs, &threads);
         let ss = steadystate::Board::new(&jobs, &threads);
-        let live = status::Live::new(n);
+        let live = status::Live::new(n, &jobs);
         let snaps = Snapshots {
             on: SNAPSHOTS.load(std::sync::atomic::Ordering::Relaxed),
             epoch: std::sync::atomic::AtomicU64::new(0),
@@ -393,6 +393,10 @@ impl Drop for FioInstance {
     /// The status line stops with the run at the latest.
     fn drop(&mut self) {
         self.shared.live.stop_printer();
+        // --bandwidth-log: written when the last clone ended; here when none did.
+        if let Err(e) = self.shared.live.write_agg() {
+            eprintln!("fio: --bandwidth-log: {e}");
+        }
     }
 }
 

@@ -46,6 +46,35 @@ fn configured() -> Option<StatusCfg> {
     *CFG.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// `--bandwidth-log`: `Some(json)` turns fio's aggregate bandwidth logs on for the runs
+/// this process sets up next; `json` = a JSON report is asked for (fio's JSON report
+/// takes one more sample when it is written).
+static AGG: Mutex<Option<bool>> = Mutex::new(None);
+
+/// Turns `--bandwidth-log` on (`Some(json)`) or off.
+pub fn bandwidth_log(on: Option<bool>) {
+    *AGG.lock().unwrap_or_else(|e| e.into_inner()) = on;
+}
+
+/// fio's aggregate bandwidth logs (`--bandwidth-log`: `agg-read_bw.log`,
+/// `agg-write_bw.log`, `agg-trim_bw.log` in the current directory). fio samples the
+/// bandwidth of all jobs together where it computes its status line: every pass of its
+/// helper thread (~250 ms) while the line is on, once more than the smallest
+/// `bwavgtime` has passed since the last sample, and once when its JSON report is
+/// written; rows are `ms since the start, KiB/s, ddir, 0, 0`.
+struct Agg {
+    /// A sample at the end (a JSON report).
+    at_end: bool,
+    /// The smallest `bwavgtime` of the jobs, ms.
+    avg_ms: u64,
+    /// The last sample: when (ms since the start) and the bytes then.
+    prev_ms: u64,
+    prev_bytes: [u64; 2],
+    rows: Vec<(u64, [u64; 2])>,
+    /// Written (once).
+    written: bool,
+}
+
 /// The clones' live state, read by the status thread.
 pub(super) struct Live {
     on: bool,
@@ -60,6 +89,8 @@ pub(super) struct Live {
     stop: Mutex<bool>,
     wake: Condvar,
     printer: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// `--bandwidth-log`.
+    agg: Option<Mutex<Agg>>,
 }
 
 /// A clone's states as fio prints them.
@@ -85,9 +116,23 @@ pub(super) fn running_state(j: &JobSpec) -> u8 {
 }
 
 impl Live {
-    /// For `n` clones; on when the status line is.
-    pub(super) fn new(n: usize) -> Live {
-        let on = configured().is_some();
+    /// For `n` clones of `jobs`; on when the status line or `--bandwidth-log` is.
+    pub(super) fn new(n: usize, jobs: &[JobSpec]) -> Live {
+        let agg = (*AGG.lock().unwrap_or_else(|e| e.into_inner())).map(|at_end| {
+            Mutex::new(Agg {
+                at_end,
+                avg_ms: jobs
+                    .iter()
+                    .map(|j| j.logs.bw_sample_msec())
+                    .min()
+                    .unwrap_or(500),
+                prev_ms: 0,
+                prev_bytes: [0; 2],
+                rows: Vec::new(),
+                written: false,
+            })
+        });
+        let on = configured().is_some() || agg.is_some();
         let m = if on { n } else { 0 };
         Live {
             on,
@@ -100,7 +145,65 @@ impl Live {
             stop: Mutex::new(false),
             wake: Condvar::new(),
             printer: Mutex::new(None),
+            agg,
         }
+    }
+
+    /// A sample of the aggregate bandwidth logs, when more than the smallest `bwavgtime`
+    /// has passed since the last (fio's `calc_thread_status`).
+    fn agg_tick(&self) {
+        let Some(a) = &self.agg else {
+            return;
+        };
+        let mut a = a.lock().unwrap_or_else(|e| e.into_inner());
+        let now = self.genesis.elapsed().as_millis() as u64;
+        let ms = now.saturating_sub(a.prev_ms);
+        if ms <= a.avg_ms {
+            return;
+        }
+        let mut bytes = [0u64; 2];
+        for b in &self.bytes {
+            for (d, x) in bytes.iter_mut().enumerate() {
+                *x += b[d].load(Relaxed);
+            }
+        }
+        let rate = [0, 1].map(|d| bytes[d].saturating_sub(a.prev_bytes[d]) * 1000 / ms / 1024);
+        a.rows.push((now, rate));
+        a.prev_ms = now;
+        a.prev_bytes = bytes;
+    }
+
+    /// Writes the aggregate bandwidth logs (once), after the end-of-run sample a JSON
+    /// report takes. A log name taken by anything but a regular file is left alone.
+    pub(super) fn write_agg(&self) -> Result<(), String> {
+        let Some(m) = &self.agg else {
+            return Ok(());
+        };
+        let at_end = {
+            let a = m.lock().unwrap_or_else(|e| e.into_inner());
+            if a.written {
+                return Ok(());
+            }
+            a.at_end
+        };
+        if at_end {
+            self.agg_tick();
+        }
+        let mut a = m.lock().unwrap_or_else(|e| e.into_inner());
+        a.written = true;
+        for (d, name) in ["agg-read_bw.log", "agg-write_bw.log", "agg-trim_bw.log"]
+            .iter()
+            .enumerate()
+        {
+            let mut text = String::new();
+            for (ms, rate) in &a.rows {
+                // hostbench's live totals have no trims: fio's trim rate, 0 without trims.
+                let v = rate.get(d).copied().unwrap_or(0);
+                text.push_str(&format!("{ms}, {v}, {d}, 0, 0\n"));
+            }
+            super::logs::write_new(std::path::Path::new(name), text.as_bytes())?;
+        }
+        Ok(())
     }
 
     /// Whether the status line is on.
@@ -141,6 +244,9 @@ impl Live {
         self.state[tid].store(if failed { FAILED } else { DONE }, Relaxed);
         if self.done.fetch_add(1, Relaxed) + 1 == self.state.len() {
             self.stop_printer();
+            if let Err(e) = self.write_agg() {
+                eprintln!("fio: --bandwidth-log: {e}");
+            }
         }
     }
 
@@ -188,6 +294,10 @@ fn printer(sh: &Shared, cfg: StatusCfg) {
     let mut newline_pending = false;
     let interval = Duration::from_millis(cfg.interval_ms.max(1));
     let mut next = Instant::now() + interval;
+    // fio's helper thread passes every 250 ms (its disk-util timer): the aggregate
+    // bandwidth logs are sampled then.
+    let agg_step = Duration::from_millis(250);
+    let mut next_agg = Instant::now() + agg_step;
     loop {
         let mut stop = live.stop.lock().unwrap_or_else(|e| e.into_inner());
         loop {
@@ -195,12 +305,17 @@ fn printer(sh: &Shared, cfg: StatusCfg) {
                 break;
             }
             let now = Instant::now();
-            if now >= next {
+            let due = if live.agg.is_some() {
+                next.min(next_agg)
+            } else {
+                next
+            };
+            if now >= due {
                 break;
             }
             stop = live
                 .wake
-                .wait_timeout(stop, next - now)
+                .wait_timeout(stop, due - now)
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
@@ -214,6 +329,13 @@ fn printer(sh: &Shared, cfg: StatusCfg) {
             return;
         }
         drop(stop);
+        if live.agg.is_some() && Instant::now() >= next_agg {
+            live.agg_tick();
+            next_agg += agg_step;
+        }
+        if Instant::now() < next {
+            continue;
+        }
         next += interval;
         if let Some(text) = line.render(sh) {
             let mut out = std::io::stdout().lock();

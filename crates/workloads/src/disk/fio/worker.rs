@@ -456,7 +456,8 @@ fn batch_bucket(n: usize) -> usize {
     }
 }
 
-/// Interval between bw/iops samples (fio's `bwavgtime`/`iopsavgtime` default), ns.
+/// Interval between bw/iops samples (fio's `bwavgtime`/`iopsavgtime` default), ns (the
+/// verify pass's; a job's own come from [`super::logs::LogOpts::bw_sample_msec`]).
 const SAMPLE_NS: u64 = 500_000_000;
 
 impl FioWorker {
@@ -847,7 +848,7 @@ impl FioWorker {
         d.ios += 1;
         d.bytes += res as u64;
         if let Some(ns) = op
-            && !self.job.gtod_reduce
+            && !self.job.logs.disable.clat
         {
             d.clat.add(ns);
             d.clat_plat.add(ns);
@@ -874,33 +875,40 @@ impl FioWorker {
         if (res as u64) < len as u64 && !self.job.engine.no_io() {
             d.short += 1;
         }
-        if !self.job.gtod_reduce {
-            if let Some(s) = slat {
-                d.slat.add(s);
+        // What disable_* (gtod_reduce: all) turns off is not measured, as in fio.
+        let off = self.job.logs.disable;
+        if !off.slat
+            && let Some(s) = slat
+        {
+            d.slat.add(s);
+            // The other histograms only when the report asks for their percentiles
+            // (never for a latency turned off).
+            if self.job.report.slat_percentiles {
+                d.slat_plat.add(s);
             }
+        }
+        if !off.clat {
             d.clat.add(clat);
             d.clat_plat.add(clat);
+        }
+        if !off.lat {
             d.lat.add(lat);
-            // The other histograms only when the report asks for their percentiles.
             if self.job.report.lat_percentiles {
                 d.lat_plat.add(lat);
             }
-            if self.job.report.slat_percentiles
-                && let Some(s) = slat
-            {
-                d.slat_plat.add(s);
-            }
-            // fio's per-priority statistics keep one latency: the total one with
-            // lat_percentiles, else the completion latency.
-            if let Some((_, st, plat)) = d.prios.get_mut(prio as usize) {
-                let v = if self.job.report.lat_percentiles {
-                    lat
-                } else {
-                    clat
-                };
-                st.add(v);
-                plat.add(v);
-            }
+        }
+        // fio's per-priority statistics keep one latency: the total one with
+        // lat_percentiles, else the completion latency.
+        let pv = if self.job.report.lat_percentiles {
+            (!off.lat).then_some(lat)
+        } else {
+            (!off.clat).then_some(clat)
+        };
+        if let Some(v) = pv
+            && let Some((_, st, plat)) = d.prios.get_mut(prio as usize)
+        {
+            st.add(v);
+            plat.add(v);
         }
     }
 
@@ -969,14 +977,40 @@ impl FioWorker {
         ) {
             d.bw.add(rate);
         }
-        if self.job.logs.iops_per_io() {
+        if self.job.logs.iops_per_io() && !self.job.logs.disable.reduced() {
             d.iops.add(1);
         }
     }
 
-    /// The bandwidth and IOPS samples of the window of `elapsed_ns` that ends `at_ms` after
-    /// the clone's measured start.
-    fn sample(&mut self, elapsed_ns: u64, at_ms: u64) {
+    /// The measured time began: log rows count from the epoch's clock, if asked.
+    #[cold]
+    fn log_epoch(&mut self, meas: &Meas) {
+        if let (Some(l), Some(b)) = (self.logs.as_mut(), meas.epoch_base()) {
+            l.set_base(b);
+        }
+    }
+
+    /// The bandwidth and IOPS samples due at `now` (each on its own schedule: fio's
+    /// `bwavgtime` and `iopsavgtime`).
+    fn samples(&mut self, clock: &hostbench_core::clock::Clock, meas: &mut Meas, now: u64) {
+        let at_ms = clock.to_ns(now - meas.t0) / 1_000_000;
+        let (bw, iops) = (now >= meas.bw.next, now >= meas.iops.next);
+        if bw {
+            self.sample(clock.to_ns(now - meas.bw.last), at_ms, true);
+            meas.bw.last = now;
+            meas.bw.next = now + meas.bw.ticks;
+        }
+        if iops {
+            self.sample(clock.to_ns(now - meas.iops.last), at_ms, false);
+            meas.iops.last = now;
+            meas.iops.next = now + meas.iops.ticks;
+        }
+        meas.next_sample = meas.bw.next.min(meas.iops.next);
+    }
+
+    /// The bandwidth (`bw`) or IOPS samples of the window of `elapsed_ns` that ends `at_ms`
+    /// after the clone's measured start.
+    fn sample(&mut self, elapsed_ns: u64, at_ms: u64, bw_kind: bool) {
         if elapsed_ns == 0 {
             return;
         }
@@ -991,26 +1025,32 @@ impl FioWorker {
             if !active {
                 continue;
             }
-            let bytes = d.bytes - d.last_bytes;
-            let ios = d.ios - d.last_ios;
-            let (bw, iops) = (
-                (bytes as f64 * 1000.0 / ms / 1024.0) as u64,
-                (ios as f64 * 1000.0 / ms) as u64,
-            );
-            // A per-I/O log feeds these statistics itself (fio's quirk: `log_io`).
-            if !bw_per_io {
-                d.bw.add(bw);
+            if bw_kind {
+                let bytes = d.bytes - d.last_bytes;
+                let bw = (bytes as f64 * 1000.0 / ms / 1024.0) as u64;
+                // A per-I/O log feeds these statistics itself (fio's quirk: `log_io`).
+                if !bw_per_io {
+                    d.bw.add(bw);
+                }
+                if bytes > 0
+                    && let Some(l) = self.logs.as_mut()
+                {
+                    l.bw_window(at_ms, i, bw);
+                }
+                d.last_bytes = d.bytes;
+            } else {
+                let ios = d.ios - d.last_ios;
+                let iops = (ios as f64 * 1000.0 / ms) as u64;
+                if !iops_per_io {
+                    d.iops.add(iops);
+                }
+                if ios > 0
+                    && let Some(l) = self.logs.as_mut()
+                {
+                    l.iops_window(at_ms, i, iops);
+                }
+                d.last_ios = d.ios;
             }
-            if !iops_per_io {
-                d.iops.add(iops);
-            }
-            if bytes > 0
-                && let Some(l) = self.logs.as_mut()
-            {
-                l.window(at_ms, i, bw, iops);
-            }
-            d.last_bytes = d.bytes;
-            d.last_ios = d.ios;
         }
     }
 
@@ -1163,7 +1203,8 @@ impl FioWorker {
             return false;
         }
         ctl.counters().add(Counter::Other, 1);
-        if !warming {
+        // fio: disable_clat (gtod_reduce) also turns off the sync latencies.
+        if !warming && !self.job.logs.disable.clat {
             let ns = ctl.clock().to_ns(t1 - t0);
             self.stats.sync.add(ns);
             self.stats.sync_plat.add(ns);
@@ -1640,11 +1681,11 @@ impl FioWorker {
     /// `runtime` start again.
     fn lat_final_run(&mut self, ctl: &mut RunControl<'_>, meas: &mut Meas, now: u64) {
         self.stats.restart();
-        meas.begun = true;
-        meas.t0 = now;
-        meas.last_sample = now;
-        meas.next_sample = now + meas.sample_ticks;
-        meas.ru0 = rusage();
+        // Measurement begins again: both sample schedules, the CPU times and the logs'
+        // epoch (fio resets its epoch there too).
+        meas.begun = false;
+        meas.begin(ctl, now);
+        self.log_epoch(meas);
         if let Some(rt) = self.job.runtime_s {
             ctl.restart_end(now + ctl.clock().from_ns((rt * 1e9) as u64));
         }
@@ -1662,6 +1703,9 @@ impl FioWorker {
         let clock = ctl.clock();
         let mut now = ctl.now();
         let mut meas = Meas::start(ctl, now, self.warming(ctl, now), &self.job);
+        if meas.begun {
+            self.log_epoch(&meas);
+        }
         let mut issued = 0u64;
         let mut issued_ios = 0u64;
         let buf = self.bufs.slot(0);
@@ -1754,7 +1798,9 @@ impl FioWorker {
                     // fio's search starts over when ramp time ends.
                     s.restart(t1);
                 }
-                meas.begin(ctl, t1);
+                if meas.begin(ctl, t1) {
+                    self.log_epoch(&meas);
+                }
                 let (clat, lat) = (clock.to_ns(t1 - t0), clock.to_ns(t1 - start));
                 if !PLAIN && self.job.engine.file_op() {
                     // The file's create/stat/unlink is the I/O's time (clat only).
@@ -1791,10 +1837,7 @@ impl FioWorker {
                 self.after_completions(t1, meas.t0);
                 self.maybe_publish(&clock, &meas, t1);
                 if t1 >= meas.next_sample && (PLAIN || !self.job.engine.file_op()) {
-                    let at_ms = clock.to_ns(t1 - meas.t0) / 1_000_000;
-                    self.sample(clock.to_ns(t1 - meas.last_sample), at_ms);
-                    meas.last_sample = t1;
-                    meas.next_sample = t1 + meas.sample_ticks;
+                    self.samples(&clock, &mut meas, t1);
                 }
             }
             if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
@@ -1882,6 +1925,9 @@ impl FioWorker {
         let mut issued_ios = 0u64;
         let t_start = ctl.now();
         let mut meas = Meas::start(ctl, t_start, self.warming(ctl, t_start), &self.job);
+        if meas.begun {
+            self.log_epoch(&meas);
+        }
         // When the next paced I/O is due, if the last one waits for its time.
         let mut wait_due: Option<u64> = None;
         // A think is due: nothing more is issued until what is in flight is done.
@@ -2093,7 +2139,9 @@ impl FioWorker {
                     // fio's search starts over when ramp time ends.
                     s.restart(t2);
                 }
-                meas.begin(ctl, t2);
+                if meas.begin(ctl, t2) {
+                    self.log_epoch(&meas);
+                }
             }
             for d in &done[..n] {
                 let s = d.slot as usize;
@@ -2160,10 +2208,7 @@ impl FioWorker {
                 self.lat_step(t2, &mut lat_wait, &mut lat_final, &mut more);
             }
             if !warming && t2 >= meas.next_sample {
-                let at_ms = clock.to_ns(t2 - meas.t0) / 1_000_000;
-                self.sample(clock.to_ns(t2 - meas.last_sample), at_ms);
-                meas.last_sample = t2;
-                meas.next_sample = t2 + meas.sample_ticks;
+                self.samples(&clock, &mut meas, t2);
             }
             if err || ctl.aborted() {
                 break;
@@ -2209,7 +2254,9 @@ impl FioWorker {
         if self.warming(ctl, t1) {
             return false;
         }
-        meas.begin(ctl, t1);
+        if meas.begin(ctl, t1) {
+            self.log_epoch(meas);
+        }
         ctl.record(start, t1);
         Self::count(ctl, Dir::Trim, res);
         let slat = clock.to_ns(t0.saturating_sub(start));
@@ -2231,57 +2278,90 @@ impl FioWorker {
         self.after_completions(t1, meas.t0);
         self.maybe_publish(&clock, meas, t1);
         if t1 >= meas.next_sample {
-            let at_ms = clock.to_ns(t1 - meas.t0) / 1_000_000;
-            self.sample(clock.to_ns(t1 - meas.last_sample), at_ms);
-            meas.last_sample = t1;
-            meas.next_sample = t1 + meas.sample_ticks;
+            self.samples(&clock, meas, t1);
         }
         !self.rate_ok(t1)
     }
 }
 
-/// When this clone's measured time began and its sample schedule.
+/// One sample schedule (clock ticks): the last sample, the next, the window.
+struct Sched {
+    last: u64,
+    next: u64,
+    ticks: u64,
+}
+
+impl Sched {
+    fn new(ctl: &RunControl<'_>, now: u64, ms: u64) -> Sched {
+        let ticks = ctl.clock().from_ns(ms.max(1) * 1_000_000);
+        Sched {
+            last: now,
+            next: now + ticks,
+            ticks,
+        }
+    }
+
+    fn restart(&mut self, now: u64) {
+        self.last = now;
+        self.next = now + self.ticks;
+    }
+}
+
+/// When this clone's measured time began and its sample schedules.
 struct Meas {
     begun: bool,
     t0: u64,
-    last_sample: u64,
+    /// The bandwidth samples (fio's `bwavgtime`, or a windowed bandwidth log's
+    /// `log_avg_msec`) and the IOPS ones (`iopsavgtime`), each on its own schedule.
+    bw: Sched,
+    iops: Sched,
+    /// The earlier of the two next samples.
     next_sample: u64,
-    sample_ticks: u64,
     ru0: (u64, u64, u64, u64, u64),
+    /// `log_unix_epoch`/`log_alternate_epoch`: the clock whose time at the measured start
+    /// the log rows add.
+    epoch_clock: Option<i32>,
 }
 
 impl Meas {
     fn start(ctl: &RunControl<'_>, now: u64, warming: bool, job: &JobSpec) -> Meas {
-        // A windowed bandwidth/IOPS log sets the sampling window (fio's bwavgtime and
-        // iopsavgtime become log_avg_msec).
-        let ns = job
-            .logs
-            .sample_msec()
-            .map_or(SAMPLE_NS, |ms| ms * 1_000_000);
-        let sample_ticks = ctl.clock().from_ns(ns);
+        let bw = Sched::new(ctl, now, job.logs.bw_sample_msec());
+        let iops = Sched::new(ctl, now, job.logs.iops_sample_msec());
         let mut m = Meas {
             begun: false,
             t0: now,
-            last_sample: now,
-            next_sample: now + sample_ticks,
-            sample_ticks,
+            next_sample: bw.next.min(iops.next),
+            bw,
+            iops,
             ru0: rusage(),
+            epoch_clock: job.logs.epoch.then_some(job.logs.clock_id),
         };
         if !warming {
             m.begun = true;
         }
         m
     }
-    /// Marks the start of measurement (the end of ramp time) at `now`, once.
+    /// Marks the start of measurement (the end of ramp time) at `now`, once; true when it
+    /// began now.
     #[inline(always)]
-    fn begin(&mut self, _ctl: &RunControl<'_>, now: u64) {
-        if !self.begun {
-            self.begun = true;
-            self.t0 = now;
-            self.last_sample = now;
-            self.next_sample = now + self.sample_ticks;
-            self.ru0 = rusage();
+    fn begin(&mut self, _ctl: &RunControl<'_>, now: u64) -> bool {
+        if self.begun {
+            return false;
         }
+        self.begun = true;
+        self.t0 = now;
+        self.bw.restart(now);
+        self.iops.restart(now);
+        self.next_sample = self.bw.next.min(self.iops.next);
+        self.ru0 = rusage();
+        true
+    }
+
+    /// The time the log rows add (ms since the epoch of `log_alternate_epoch_clock_id`),
+    /// read now, at the measured start, as fio reads it when it resets its epoch.
+    fn epoch_base(&self) -> Option<u64> {
+        self.epoch_clock
+            .map(|id| super::logs::epoch_ms(id).unwrap_or(0))
     }
 }
 
