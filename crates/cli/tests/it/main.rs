@@ -27,6 +27,7 @@ mod fio_out;
 mod fio_prio;
 mod fio_rate;
 mod fio_seq;
+mod fio_session;
 mod fio_syntax;
 mod fio_trim;
 mod fio_verify;
