@@ -455,6 +455,12 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         // fio's --parse-only: the options were read and checked; nothing runs.
         return Ok(ExitCode::SUCCESS);
     }
+    // fio's job processes each lead a session of their own (a scheduling group of their
+    // own under autogroup); `thread` jobs stay in fio's (see fio_session.rs).
+    if crate::fio_session::wanted(jobs.iter().all(|j| j.thread)) {
+        return crate::fio_session::run_in_own_session()
+            .map_err(|e| anyhow!("fio: could not start the job process: {e}"));
+    }
     if cmd
         .sections
         .iter()

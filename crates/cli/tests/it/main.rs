@@ -32,6 +32,7 @@ mod fio_prio;
 mod fio_rate;
 mod fio_review;
 mod fio_seq;
+mod fio_session;
 mod fio_syntax;
 mod fio_trim;
 mod fio_verify;

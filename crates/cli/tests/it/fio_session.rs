@@ -1,0 +1,129 @@
+//! fio runs each job process in a session of its own (`setsid()` in the forked job, unless
+//! `thread`). Under the kernel's autogroup scheduling (`kernel.sched_autogroup_enabled=1`,
+//! the default of most distributions) a new session is a new scheduling group: on a busy
+//! machine fio's job gets a group's share of the CPUs, not a share of its caller's group.
+//! hostbench does the same: `hostbench fio` runs its jobs in a child process of its own
+//! session, forwarding the signals it gets; `thread` keeps them in the caller's session.
+
+use crate::common;
+use std::time::{Duration, Instant};
+
+/// (ppid, session) of `pid` from /proc/PID/stat.
+fn ppid_sid(pid: i32) -> Option<(i32, i32)> {
+    let st = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &st[st.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    Some((f[1].parse().ok()?, f[3].parse().ok()?))
+}
+
+/// The children of `pid` (all its threads').
+fn children(pid: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for t in tasks.flatten() {
+            let c = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
+            out.extend(c.split_whitespace().filter_map(|x| x.parse::<i32>().ok()));
+        }
+    }
+    out
+}
+
+fn spawn(extra: &[&str]) -> std::process::Child {
+    let mut cmd = common::hb_std();
+    cmd.args([
+        "fio",
+        "--name=sess",
+        "--ioengine=null",
+        "--rw=read",
+        "--bs=4k",
+        "--size=1g",
+        "--time_based",
+        "--runtime=20",
+    ])
+    .args(extra)
+    .env_remove("HOSTBENCH_FIO_SESSION");
+    common::spawn_piped(&mut cmd)
+}
+
+#[test]
+fn jobs_run_in_a_session_of_their_own_and_signals_reach_them() {
+    // SAFETY: getsid(0) only reads our own session.
+    let ours = unsafe { libc::getsid(0) };
+    let child = spawn(&[]);
+    let pid = child.id() as i32;
+    let t0 = Instant::now();
+    let mut job = None;
+    while job.is_none() && t0.elapsed() < Duration::from_secs(20) {
+        job = children(pid).into_iter().next();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let Some(job) = job else {
+        let out = common::interrupt(child);
+        panic!(
+            "no job process under hostbench fio: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let (ppid, sid) = ppid_sid(job).expect("the job process's stat");
+    assert_eq!(ppid, pid, "the job process is hostbench's child");
+    assert_eq!(sid, job, "the job process leads a session of its own");
+    assert_ne!(sid, ours);
+    // Ctrl-C reaches the parent (the terminal's foreground group) and is passed on: the
+    // job stops early with its report, and the parent's exit code is the job's.
+    let out = common::interrupt(child);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{stdout}");
+    assert!(stdout.contains("Run status group 0"), "{stdout}");
+    assert!(
+        t0.elapsed() < Duration::from_secs(19),
+        "the job ran to its end"
+    );
+    assert!(
+        ppid_sid(job).is_none(),
+        "the job process outlived its parent"
+    );
+}
+
+#[test]
+fn thread_keeps_the_jobs_in_the_callers_session() {
+    let ours = unsafe { libc::getsid(0) };
+    let child = spawn(&["--thread", "--runtime=1"]);
+    let pid = child.id() as i32;
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(children(pid).is_empty(), "thread: no job process");
+    assert_eq!(ppid_sid(pid).map(|p| p.1), Some(ours));
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+}
+
+#[test]
+fn exit_codes_pass_through() {
+    // A failure in the job process (a file it cannot create) is the parent's exit code.
+    let d = tempfile::tempdir().unwrap();
+    let out = common::hb()
+        .args([
+            "fio",
+            "--name=x",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+            &format!("--filename={}/no/such/dir/f", d.path().display()),
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let code = out.status.code();
+    let again = common::hb()
+        .env("HOSTBENCH_FIO_SESSION", "0")
+        .args([
+            "fio",
+            "--name=x",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+            &format!("--filename={}/no/such/dir/f", d.path().display()),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code, again.status.code(), "same exit code in place");
+}
