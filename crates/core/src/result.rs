@@ -31,7 +31,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// `histograms` and `fleet.parts` (a fleet's merged load),
 /// `fio.blocks[].steadystate` and `fio.blocks[].trim`; 8 `fio.blocks[].errors` and the
 /// directions' `prios`.
-pub const SCHEMA_MINOR: u32 = 8;
+pub const SCHEMA_MINOR: u32 = 9;
 
 /// One run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
