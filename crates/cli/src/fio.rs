@@ -457,7 +457,13 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     }
     // fio's job processes each lead a session of their own (a scheduling group of their
     // own under autogroup); `thread` jobs stay in fio's (see fio_session.rs).
-    if crate::fio_session::wanted(jobs.iter().all(|j| j.thread)) {
+    // A job file read from a pipe (`/dev/stdin`, `<(...)`) was read here already: the child
+    // could not read it again, so those jobs run in this process.
+    let piped = args
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .any(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_file()));
+    if !piped && crate::fio_session::wanted(jobs.iter().all(|j| j.thread)) {
         return crate::fio_session::run_in_own_session()
             .map_err(|e| anyhow!("fio: could not start the job process: {e}"));
     }

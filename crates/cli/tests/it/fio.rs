@@ -924,8 +924,8 @@ fn option_errors_name_their_line_and_fio_options_are_known() {
             "fio option --experimental_verify is not supported by hostbench yet",
         ),
         (
-            vec!["--name=a".into(), "--verify_state_load=1".into()],
-            "fio option --verify_state_load is not supported by hostbench yet",
+            vec!["--name=a".into(), "--flow_watermark=1".into()],
+            "fio option --flow_watermark is not supported by hostbench yet",
         ),
         (
             vec!["--name=a".into(), "--iodepht=4".into()],

@@ -356,12 +356,22 @@ fn shown(dir: &Path, json_out: &str, normal: &str) -> (Vec<String>, Vec<String>,
         .lines()
         .filter_map(|l| {
             let t = l.trim_start();
+            // The latency line and the distribution's lines, whatever their unit: which
+            // units the distribution has depends on how long the I/Os took, not on the
+            // options.
+            if t.starts_with("lat (") {
+                return Some(
+                    if t.contains("min=") {
+                        "lat"
+                    } else {
+                        "lat distribution"
+                    }
+                    .into(),
+                );
+            }
             [
                 "slat (",
                 "clat (",
-                "lat (nsec)",
-                "lat (usec)",
-                "lat (msec)",
                 "clat percentiles",
                 "lat percentiles",
                 "bw (",

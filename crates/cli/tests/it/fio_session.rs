@@ -127,3 +127,25 @@ fn exit_codes_pass_through() {
         .unwrap();
     assert_eq!(code, again.status.code(), "same exit code in place");
 }
+
+/// A job file from a pipe (`hostbench fio /dev/stdin`, a shell's `<(...)`) is read once, by
+/// the process that parses it: its jobs run there (a child could not read the pipe again).
+#[test]
+fn a_job_file_from_a_pipe_runs() {
+    let d = tempfile::tempdir().unwrap();
+    let o = common::hb()
+        .current_dir(d.path())
+        .args(["fio", "/dev/stdin", "--no-save"])
+        .write_stdin("[s]\nioengine=null\nrw=read\nsize=1m\n")
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("s: (groupid=0, jobs=1)"), "{out}");
+    assert!(out.contains("issued rwts: total=256,0,0,0"), "{out}");
+}

@@ -580,7 +580,12 @@ impl ValueLog {
             return;
         }
         self.close(fmt, ms, dir);
-        self.last[dir] = ms - ms % self.msec;
+        // fio's `avg_last = t - t % avg_msec`; a bandwidth or IOPS window closed within the
+        // slack before its end (an I/O at 249 ms of a 250 ms window) starts the next at
+        // that end, not at the closed window's start (fio's formula would close it again
+        // at the next I/O: two rows per window when an I/O lands there).
+        let at = if self.inline { ms } else { ms + SLACK_MS };
+        self.last[dir] = at - at % self.msec;
     }
 
     /// Writes direction `dir`'s window (if it has samples) at `ms` and starts the next.
