@@ -288,3 +288,64 @@ fn bad_buffer_options_are_one_line_and_exit_2() {
         assert!(!f.exists(), "{extra:?} wrote a file");
     }
 }
+
+/// The distinct 4 KiB blocks of `f`, as a share of its blocks.
+fn distinct_share(f: &Path) -> f64 {
+    let d = std::fs::read(f).unwrap();
+    let blocks: Vec<&[u8]> = d.chunks(4096).collect();
+    let set: std::collections::HashSet<&[u8]> = blocks.iter().copied().collect();
+    set.len() as f64 / blocks.len() as f64
+}
+
+/// A reader's file laid out by hostbench holds what fio's `extend_file` writes: each block
+/// filled afresh (no block twice: before, one random MiB repeated, so a deduplicating
+/// device stored an eighth of an 8 MiB file), or the job's buffer_pattern / zero_buffers.
+#[test]
+fn laid_out_files_hold_what_fios_layout_writes() {
+    let d = tmp("bufs-layout");
+    let lay = d.join("lay");
+    for (extra, want) in [
+        (&[][..], 1.0),
+        (&["--zero_buffers"][..], 1.0 / 2048.0),
+        (&["--buffer_pattern=0xab"][..], 1.0 / 2048.0),
+    ] {
+        let _ = std::fs::remove_file(&lay);
+        let mut a = vec![
+            "--name=w",
+            "--filename=lay",
+            "--size=8m",
+            "--bs=4k",
+            "--rw=read",
+        ];
+        a.extend_from_slice(extra);
+        let r = hb(&d, &a);
+        assert_eq!(r.code, 0, "{extra:?}: {}", r.err);
+        let share = distinct_share(&lay);
+        assert!((share - want).abs() < 1e-9, "{extra:?}: {share}");
+        if extra.is_empty() {
+            continue;
+        }
+        let bytes = std::fs::read(&lay).unwrap();
+        let b = if extra[0] == "--zero_buffers" {
+            0
+        } else {
+            0xab
+        };
+        assert!(bytes.iter().all(|&x| x == b), "{extra:?}");
+    }
+    if need_fio("laid_out_files_hold_what_fios_layout_writes") {
+        let _ = std::fs::remove_file(&lay);
+        let r = fio(
+            &d,
+            &[
+                "--name=w",
+                "--filename=lay",
+                "--size=8m",
+                "--bs=4k",
+                "--rw=read",
+            ],
+        );
+        assert_eq!(r.code, 0, "{}", r.err);
+        assert_eq!(distinct_share(&lay), 1.0, "fio's layout");
+    }
+}

@@ -709,14 +709,30 @@ fn lay_out(
         let chunk = 1usize << 20;
         let bufs = Buffers::new(1, chunk, 0x5eed)
             .map_err(|e| io_err(ErrorKind::of_io(&e), "buffers for", path, &e))?;
-        // SAFETY: one slot of `chunk` bytes.
-        let data = unsafe { std::slice::from_raw_parts(bufs.slot(0), chunk) };
+        // SAFETY: one slot of `chunk` bytes, only used here.
+        let data = unsafe { std::slice::from_raw_parts_mut(bufs.slot(0), chunk) };
+        // What fio's `extend_file` writes: each block of the job's largest write size
+        // filled afresh as its writes are (`fill_io_buffer`: random, or the job's
+        // buffer_pattern, zero_buffers, compression, dedupe), so a laid-out file is not one
+        // MiB repeated (which a deduplicating device would read back from one copy).
+        let seed = path
+            .as_os_str()
+            .as_encoded_bytes()
+            .iter()
+            .fold(0xF11E_1A70_u64, |h, &b| h.rotate_left(5) ^ u64::from(b))
+            ^ j.randseed.unwrap_or(0);
+        let mut filler = super::bufs::Filler::new(j, 0, &[seed])
+            .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
+        let block = (j.bsz[1].max.max(j.max_bs()) as usize).clamp(512, chunk);
         let mut left = missing;
         while left > 0 {
             if interrupted() {
                 return Ok(false);
             }
             let n = left.min(chunk as u64) as usize;
+            for b in data[..n].chunks_mut(block) {
+                filler.fill(b);
+            }
             f.write_all(&data[..n])
                 .map_err(|e| crate::disk::files::write_error(path, &e, missing, created))?;
             left -= n as u64;
