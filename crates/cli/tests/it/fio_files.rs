@@ -946,3 +946,45 @@ fn a_failing_job_fails_a_native_run_too() {
     );
     assert!(err.contains("a job ended with an error"), "{err}");
 }
+
+/// With a size range or mix the last I/Os are sized to what is left, as fio's
+/// get_next_buflen draws again until one fits: a size-based job does `size` bytes (it
+/// stopped a whole largest block short: 96 KiB of `size=100k,bsrange=4k-64k`).
+#[test]
+fn size_mixes_do_the_whole_size_as_fio() {
+    let d = tmp("bsmix-size");
+    std::fs::write(d.join("big"), vec![1u8; 2 << 20]).unwrap();
+    let cases: [(&[&str], u64); 5] = [
+        (&["--rw=read", "--size=100k", "--bsrange=4k-64k"], 102_400),
+        (
+            &["--rw=read", "--size=100k", "--bssplit=4k/50:64k/50"],
+            102_400,
+        ),
+        (
+            &["--rw=randwrite", "--size=1000k", "--bssplit=4k/10:64k/90"],
+            1_024_000,
+        ),
+        (&["--rw=randread", "--size=1m", "--bsrange=4k-60k"], 1 << 20),
+        // (On a file of its own, laid out to 1000k: on a larger file fio does a 16th.)
+        (
+            &["--rw=read", "--size=1000k", "--bs=64k", "--filename=fresh"],
+            983_040,
+        ),
+    ];
+    let peer = need_fio("size_mixes_do_the_whole_size_as_fio");
+    for (extra, want) in cases {
+        let mut a = vec!["--name=z", "--filename=big", "--output-format=json"];
+        a.extend_from_slice(extra);
+        let _ = std::fs::remove_file(d.join("fresh"));
+        let bytes = |r: Ran| -> u64 {
+            let _ = std::fs::remove_file(d.join("fresh"));
+            assert_eq!(r.code, 0, "{extra:?}: {}", r.err);
+            let j = &doc(&r.out)["jobs"][0];
+            j["read"]["io_bytes"].as_u64().unwrap() + j["write"]["io_bytes"].as_u64().unwrap()
+        };
+        assert_eq!(bytes(hb(&d, &a)), want, "{extra:?}");
+        if peer {
+            assert_eq!(bytes(fio(&d, &a)), want, "fio {extra:?}");
+        }
+    }
+}

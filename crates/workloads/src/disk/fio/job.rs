@@ -2835,7 +2835,31 @@ impl JobSpec {
     /// more than `size` (`filesize=64k,size=32k`: 32 KiB; `size=256k`: 64 KiB).
     pub fn io_limits(&self, region: u64) -> (u64, u64) {
         // A pass covers the region's whole blocks (size=1000k, bs=64k: 15 I/Os, as fio).
-        self.io_limits_pass(region - region % self.max_bs().max(1), region)
+        // With a size range or mix (bsrange, bssplit) fio sizes the last I/Os to what is
+        // left (get_next_buflen draws again until one fits): the pass is the region's whole
+        // smallest blocks (size=100k, bsrange=4k-64k: 100 KiB, not one 64 KiB block).
+        let unit = self.io_unit().max(1);
+        self.io_limits_pass(region - region % unit, region)
+    }
+
+    /// What a pass's bytes are a whole number of: the block size, or with a range or mix in
+    /// a direction the job does, the smallest block size of its directions.
+    fn io_unit(&self) -> u64 {
+        let mut dirs = Vec::with_capacity(3);
+        if self.rw.read_pct(self.rwmixread) > 0 {
+            dirs.push(0);
+        }
+        if self.rw.writes(self.rwmixread) {
+            dirs.push(1);
+        }
+        if self.rw.trims() {
+            dirs.push(2);
+        }
+        if dirs.iter().any(|&d| self.bsz[d].min != self.bsz[d].max) {
+            dirs.iter().map(|&d| self.bsz[d].min).min().unwrap_or(1)
+        } else {
+            self.max_bs()
+        }
     }
 
     /// [`JobSpec::io_limits`] of a clone whose pass is `pass` bytes (with several files,
