@@ -33,7 +33,7 @@
 //!   `buffer_compress_percentage` still makes the tail of each block zeros (or the pattern);
 //!   dedupe and scrambling do not apply.
 
-use super::job::{JobError, JobSpec, err};
+use super::job::{JobError, JobSpec, err, flag};
 use hostbench_core::rand::Rng;
 
 /// The buffer options of a job.
@@ -108,14 +108,6 @@ pub const OPTION_NAMES: &[&str] = &[
 /// Whether `key` (a canonical option name) is a buffer option.
 pub fn handles(key: &str) -> bool {
     OPTION_NAMES.contains(&key)
-}
-
-fn flag(k: &str, v: &str, at: &str) -> Result<bool, JobError> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "" | "1" | "true" | "on" | "yes" => Ok(true),
-        "0" | "false" | "off" | "no" => Ok(false),
-        _ => err(format!("{at}: {k}={v}: expected 0 or 1")),
-    }
 }
 
 /// fio's `STR_SET` options (`zero_buffers`, `refill_buffers`): bare means on, else a whole

@@ -349,6 +349,16 @@ pub fn split_filenames(v: &str) -> Vec<String> {
     out
 }
 
+/// A flag option's value (`1`/`true`/`on`/`yes`, `0`/`false`/`off`/`no`, empty = on), for
+/// the option modules.
+pub(super) fn flag(k: &str, v: &str, at: &str) -> Result<bool, JobError> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "" | "1" | "true" | "on" | "yes" => Ok(true),
+        "0" | "false" | "off" | "no" => Ok(false),
+        _ => Err(JobError(format!("{at}: {k}={v}: expected 0 or 1"))),
+    }
+}
+
 /// How random offsets are drawn (fio's `random_distribution`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum RandDist {

@@ -27,7 +27,7 @@
 //! buffered and written in blocks of whole lines (so clones appending to one shared file
 //! never cut a line), and at the clone's end.
 
-use super::job::JobError;
+use super::job::{JobError, flag};
 use super::stats::{PLAT_NR, Plat};
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -228,14 +228,6 @@ pub fn handles(key: &str) -> bool {
             | "disable_slat"
             | "disable_bw_measurement"
     )
-}
-
-fn flag(k: &str, v: &str, at: &str) -> Result<bool, JobError> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "" | "1" | "true" | "on" | "yes" => Ok(true),
-        "0" | "false" | "off" | "no" => Ok(false),
-        _ => Err(JobError(format!("{at}: {k}={v}: expected 0 or 1"))),
-    }
 }
 
 fn count(k: &str, v: &str, at: &str, max: u64, example: &str) -> Result<u64, JobError> {

@@ -3,7 +3,7 @@
 //! `description`, parsed as fio 3.33 parses them into the result's typed
 //! [`FioReportOpts`] (which the renderers read).
 
-use super::job::JobError;
+use super::job::{JobError, flag};
 use hostbench_core::fio_result::{FioReportOpts, FioUnified};
 
 /// fio's longest `percentile_list` (`FIO_IO_U_LIST_MAX_LEN`).
@@ -20,14 +20,6 @@ pub fn handles(key: &str) -> bool {
             | "unified_rw_reporting"
             | "description"
     )
-}
-
-fn flag(k: &str, v: &str, at: &str) -> Result<bool, JobError> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "" | "1" | "true" | "on" | "yes" => Ok(true),
-        "0" | "false" | "off" | "no" => Ok(false),
-        _ => Err(JobError(format!("{at}: {k}={v}: expected 0 or 1"))),
-    }
 }
 
 /// Applies option `key` (canonical) with value `v`, written at `at`, to `r`.

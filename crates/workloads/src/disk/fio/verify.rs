@@ -16,7 +16,7 @@
 //! The worker calls in through narrow hooks: [`Verifier::fill`] before a write,
 //! [`Verifier::log`] after it, [`Verifier::check`] after a read.
 
-use super::job::{JobError, JobSpec, err, parse_fio_size};
+use super::job::{JobError, JobSpec, err, flag, parse_fio_size};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
@@ -215,14 +215,6 @@ pub const OPTION_NAMES: &[&str] = &[
 /// Whether `key` (a canonical option name) is a verify option.
 pub fn handles(key: &str) -> bool {
     OPTION_NAMES.contains(&key)
-}
-
-fn flag(k: &str, v: &str, at: &str) -> Result<bool, JobError> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "" | "1" | "true" | "on" | "yes" => Ok(true),
-        "0" | "false" | "off" | "no" => Ok(false),
-        _ => err(format!("{at}: {k}={v}: expected 0 or 1")),
-    }
 }
 
 fn count(k: &str, v: &str, at: &str) -> Result<u64, JobError> {

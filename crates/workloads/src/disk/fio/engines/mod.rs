@@ -22,7 +22,7 @@ pub mod falloc;
 pub mod fileops;
 pub mod ftruncate;
 
-use super::job::JobError;
+use super::job::{JobError, flag};
 
 /// A system call's return `r` as an I/O's result: `len` on success (0), −errno otherwise.
 #[inline]
@@ -130,14 +130,6 @@ pub fn uring_option(key: &str) -> bool {
         key,
         "fixedbufs" | "registerfiles" | "sqthread_poll" | "sqthread_poll_cpu" | "hipri"
     )
-}
-
-fn flag(key: &str, v: &str, at: &str) -> Result<bool, JobError> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "" | "1" | "true" | "on" | "yes" => Ok(true),
-        "0" | "false" | "off" | "no" => Ok(false),
-        _ => Err(JobError(format!("{at}: {key}={v}: expected 0 or 1"))),
-    }
 }
 
 fn whole(k: &str, v: &str, at: &str, max: u64) -> Result<u64, JobError> {
