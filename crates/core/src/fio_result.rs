@@ -41,7 +41,7 @@ pub struct FioOption {
 }
 
 /// One job as the workload understood it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FioJob {
     /// The job's name.
@@ -66,6 +66,11 @@ pub struct FioJob {
     /// `stonewall` or `new_group` (absent in results before schema 1.x: 0).
     #[serde(default)]
     pub groupid: u32,
+    /// `stonewall` (`wait_for_previous`): the job started only when every job before it had
+    /// ended, so it begins a new phase of the run (schema 1.10; absent in older results:
+    /// read from the job's options, [`FioResult::phase_starts`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stonewall: bool,
     /// The job's options that shape its report (percentiles, `unified_rw_reporting`,
     /// `description`); absent in results before schema 1.4: fio's defaults.
     #[serde(default, skip_serializing_if = "FioReportOpts::is_default")]
@@ -163,7 +168,7 @@ pub enum FioUnified {
 }
 
 /// One job block of fio's report: a clone, or a job's clones merged.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FioBlock {
     /// Index of its job in [`FioResult::jobs`] (for a merged block, the last merged clone's
@@ -616,6 +621,85 @@ impl FioResult {
         let last = self.jobs.iter().map(|j| j.groupid).max().unwrap_or(0);
         0..=last
     }
+
+    /// Whether each job begins a new phase of the run: the first job, and each job with
+    /// `stonewall`, which started only when every job before it had ended. Results before
+    /// schema 1.10 lack [`FioJob::stonewall`]; theirs is read from the job's own options and
+    /// the `[global]` ones (`stonewall`, `wait_for_previous`, not `=0`).
+    pub fn phase_starts(&self) -> Vec<bool> {
+        let set = |o: &[FioOption]| {
+            o.iter().any(|o| {
+                matches!(o.name.as_str(), "stonewall" | "wait_for_previous")
+                    && !matches!(o.value.trim(), "0" | "false" | "no" | "off")
+            })
+        };
+        let global = set(&self.global_options);
+        self.jobs
+            .iter()
+            .enumerate()
+            .map(|(i, j)| i == 0 || j.stonewall || global || set(&j.options))
+            .collect()
+    }
+
+    /// The run's throughput as fio defines a group's (`Run status group`: all its bytes
+    /// over its longest job's run time, start delays and waits left out), taken over the
+    /// run's phases one after another: the jobs between two stonewalls run together and form
+    /// a phase; the rate of a direction is all its I/O over the sum of the phases' longest
+    /// run times in that direction. For one group that is fio's own `bw=` and its IOPS; for
+    /// stonewalled groups it is the I/O over the time the phases measured, never over the
+    /// whole wall time (which counts the waits between them).
+    pub fn rates(&self) -> FioRates {
+        let starts = self.phase_starts();
+        // Each job's phase: one more at each job after the first that starts one.
+        let phase_of: Vec<usize> = starts
+            .iter()
+            .enumerate()
+            .scan(0usize, |p, (i, &s)| {
+                *p += usize::from(s && i > 0);
+                Some(*p)
+            })
+            .collect();
+        let phases = phase_of.last().map_or(1, |&p| p + 1);
+        // Per phase: the longest run time per direction and over all directions, ms.
+        let mut run = vec![[0u64; 4]; phases];
+        let (mut ios, mut bytes) = ([0u64; 3], [0u64; 3]);
+        for b in &self.blocks {
+            let p = phase_of.get(b.job).copied().unwrap_or(0);
+            for (d, x) in b.dirs().into_iter().enumerate() {
+                if x.runtime_ms == 0 {
+                    continue;
+                }
+                ios[d] += x.total_ios;
+                bytes[d] += x.io_bytes;
+                run[p][d] = run[p][d].max(x.runtime_ms);
+                run[p][3] = run[p][3].max(x.runtime_ms);
+            }
+        }
+        let per_s = |n: u64, ms: u64| {
+            if ms == 0 {
+                0.0
+            } else {
+                n as f64 * 1000.0 / ms as f64
+            }
+        };
+        let ms = |k: usize| run.iter().map(|r| r[k]).sum::<u64>();
+        FioRates {
+            iops: per_s(ios.iter().sum(), ms(3)),
+            dir_iops: std::array::from_fn(|d| per_s(ios[d], ms(d))),
+            dir_bytes_per_s: std::array::from_fn(|d| per_s(bytes[d], ms(d))),
+        }
+    }
+}
+
+/// A `disk.fio` run's throughput by fio's group definition ([`FioResult::rates`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FioRates {
+    /// I/Os of every direction per second.
+    pub iops: f64,
+    /// I/Os per second of reads, writes and trims.
+    pub dir_iops: [f64; 3],
+    /// Bytes per second of reads, writes and trims.
+    pub dir_bytes_per_s: [f64; 3],
 }
 
 impl FioBlock {
@@ -727,6 +811,124 @@ mod tests {
             s.merge(&one);
         }
         s
+    }
+
+    /// Job `j` of group `g`, with its own options `opts`.
+    fn job(g: u32, stonewall: bool, opts: &[&str]) -> FioJob {
+        FioJob {
+            groupid: g,
+            stonewall,
+            options: opts
+                .iter()
+                .map(|o| FioOption {
+                    name: o.split('=').next().unwrap().into(),
+                    value: o.split_once('=').map_or("", |x| x.1).into(),
+                })
+                .collect(),
+            ..FioJob::default()
+        }
+    }
+
+    /// A block of job `j` that read `reads` and wrote `writes` I/Os of 4 KiB, each direction
+    /// over `ms` (0 I/Os: the direction did not run).
+    fn block(j: usize, reads: u64, writes: u64, ms: u64) -> FioBlock {
+        let dir = |n: u64| FioDir {
+            io_bytes: n * 4096,
+            total_ios: n,
+            runtime_ms: if n > 0 { ms } else { 0 },
+            ..FioDir::default()
+        };
+        FioBlock {
+            job: j,
+            runtime_ms: ms,
+            read: dir(reads),
+            write: dir(writes),
+            ..FioBlock::default()
+        }
+    }
+
+    fn run(jobs: Vec<FioJob>, blocks: Vec<FioBlock>) -> FioResult {
+        FioResult {
+            pid: 1,
+            global_options: Vec::new(),
+            jobs,
+            blocks,
+            disks: Vec::new(),
+        }
+    }
+
+    /// One group: fio's `bw=` (all bytes over the longest runtime) and its IOPS.
+    #[test]
+    fn one_group_rates_are_fios_group_line() {
+        let f = run(
+            vec![job(0, false, &[]), job(0, false, &[])],
+            vec![block(0, 1000, 0, 1000), block(1, 3000, 500, 500)],
+        );
+        let x = f.rates();
+        assert_eq!(x.dir_iops[0], 4000.0);
+        assert_eq!(x.dir_bytes_per_s[0], 4000.0 * 4096.0);
+        // Writes ran in one block for 500 ms: that is their longest runtime.
+        assert_eq!(x.dir_iops[1], 1000.0);
+        assert_eq!(x.iops, 4500.0);
+    }
+
+    /// Stonewalled phases add their times; a `new_group` job without stonewall runs in the
+    /// phase it is in, so its phase lasts its longest job. Older results (no `stonewall`
+    /// field) are read from the options, `[global]` ones included; `stonewall=0` is none.
+    #[test]
+    fn phases_add_their_times_and_new_groups_share_theirs() {
+        let blocks = || {
+            vec![
+                block(0, 1000, 0, 1000),
+                block(1, 0, 400, 2000),
+                block(2, 600, 0, 1000),
+            ]
+        };
+        let f = run(
+            vec![
+                job(0, false, &[]),
+                job(1, true, &[]),
+                job(2, false, &["new_group"]),
+            ],
+            blocks(),
+        );
+        assert_eq!(f.phase_starts(), [true, true, false]);
+        let x = f.rates();
+        assert_eq!(x.dir_iops[0], 1600.0 / 2.0, "reads: 1 s + 1 s");
+        assert_eq!(x.dir_iops[1], 200.0);
+        assert_eq!(x.iops, 2000.0 / 3.0, "1 s, then the longer of 2 s and 1 s");
+        let old = run(
+            vec![
+                job(0, false, &[]),
+                job(1, false, &["wait_for_previous"]),
+                job(2, false, &["new_group"]),
+            ],
+            blocks(),
+        );
+        assert_eq!(old.rates(), x);
+        let mut global = run(
+            vec![job(0, false, &[]), job(1, false, &[]), job(2, false, &[])],
+            blocks(),
+        );
+        global.global_options = vec![FioOption {
+            name: "stonewall".into(),
+            value: String::new(),
+        }];
+        assert_eq!(global.phase_starts(), [true, true, true]);
+        let off = run(
+            vec![job(0, false, &[]), job(1, false, &["stonewall=0"])],
+            blocks()[..2].to_vec(),
+        );
+        assert_eq!(off.phase_starts(), [true, false]);
+        assert_eq!(off.rates().iops, 1400.0 / 2.0);
+    }
+
+    /// A run that did nothing has rates of 0, not NaN.
+    #[test]
+    fn no_io_no_rate() {
+        let x = run(vec![job(0, false, &[])], vec![block(0, 0, 0, 0)]).rates();
+        assert_eq!(x.iops, 0.0);
+        assert_eq!(x.dir_bytes_per_s, [0.0; 3]);
     }
 
     #[test]

@@ -30,8 +30,10 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// `terse_version`; 5 `fio.blocks[].error` and `fio.jobs[].bs_ranges`; 6 `fleet`; 7
 /// `histograms` and `fleet.parts` (a fleet's merged load),
 /// `fio.blocks[].steadystate` and `fio.blocks[].trim`; 8 `fio.blocks[].errors` and the
-/// directions' `prios`.
-pub const SCHEMA_MINOR: u32 = 9;
+/// directions' `prios`; 9 `fio.blocks[].latency_target` and `fio.jobs[].exec`; 10
+/// `fio.jobs[].stonewall`, and a `disk.fio` run's rate figures by fio's group definition
+/// ([`RunResult::upgrade_figures`]).
+pub const SCHEMA_MINOR: u32 = 10;
 
 /// One run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -689,6 +691,31 @@ impl RunResult {
         );
         r.workload.params.redact_secrets();
         r
+    }
+
+    /// Brings a result read back (from a store or a file) to today's definition of its
+    /// figures. A `disk.fio` run saved before schema 1.10 has its IOPS and bandwidth figures
+    /// over the run's wall time, which counts start delays and the waits between stonewalled
+    /// groups; they are recomputed from its `fio` section as fio defines a group's rates
+    /// ([`crate::fio_result::FioResult::rates`]), so old and new runs compare.
+    pub fn upgrade_figures(&mut self) {
+        if self.schema_minor >= 10 {
+            return;
+        }
+        let Some(fio) = &self.fio else {
+            return;
+        };
+        let x = fio.rates();
+        for f in &mut self.figures {
+            f.value = match f.name.as_str() {
+                "iops" => x.iops,
+                "read_iops" => x.dir_iops[0],
+                "write_iops" => x.dir_iops[1],
+                "read_bytes_per_s" => x.dir_bytes_per_s[0],
+                "write_bytes_per_s" => x.dir_bytes_per_s[1],
+                _ => continue,
+            };
+        }
     }
 
     /// The figures every workload has: event rate (higher is better) and mean event latency

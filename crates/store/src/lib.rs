@@ -204,11 +204,16 @@ pub struct StoredRun {
 
 impl StoredRun {
     /// The stored text as a [`RunResult`].
+    /// Figures whose definition changed since it was saved are brought up to date
+    /// ([`RunResult::upgrade_figures`]); the stored text is left as it was.
     pub fn result(&self) -> Result<RunResult> {
-        serde_json::from_str(&self.json).map_err(|e| StoreError::BadResult {
-            id: self.id.clone(),
-            why: format!("its stored JSON does not read as a result of this version ({e})"),
-        })
+        let mut r: RunResult =
+            serde_json::from_str(&self.json).map_err(|e| StoreError::BadResult {
+                id: self.id.clone(),
+                why: format!("its stored JSON does not read as a result of this version ({e})"),
+            })?;
+        r.upgrade_figures();
+        Ok(r)
     }
 }
 

@@ -802,3 +802,96 @@ fn percentages_of_the_file_as_fio() {
     assert!(err.contains("needs an existing regular file"), "{err}");
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// The figures `results` and `compare` keep for a run of stonewalled groups are fio's group
+/// rates (a direction's I/O over its longest job's run time), phase after phase: never the
+/// I/O over the run's wall time, which counts the start delay and the wait between phases.
+/// b waits for 2 s from the run's start (fio counts startdelay from then), so 1 s after a
+/// ended; c (`new_group`, no stonewall) runs beside b, so the second phase lasts the longer of them.
+#[test]
+fn stored_rates_are_fios_group_rates_phase_by_phase() {
+    let d = tmp("seq-rates");
+    let jf = d.join("j.fio");
+    std::fs::write(
+        &jf,
+        "[global]\nioengine=null\nsize=1g\nbs=4k\ntime_based\n\
+         [a]\nrw=read\nruntime=1\n\
+         [b]\nstonewall\nstartdelay=2\nrw=write\nruntime=1\n\
+         [c]\nnew_group\nrw=read\nruntime=700ms\n",
+    )
+    .unwrap();
+    let (out, wall) = hb(&d, &[&s(&jf), "--output-format=hostbench-json"]);
+    let r = json(&out);
+    common::assert_valid(&r, "stonewalled fio run");
+    let b = &r["fio"]["blocks"];
+    let n = |i: usize, d: &str, k: &str| b[i][d][k].as_u64().unwrap() as f64;
+    let fig = |name: &str| {
+        r["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap_or_else(|| panic!("no figure {name}: {}", r["figures"]))["value"]
+            .as_f64()
+            .unwrap()
+    };
+    let (ra, wb, rc) = (
+        n(0, "read", "runtime_ms"),
+        n(1, "write", "runtime_ms"),
+        n(2, "read", "runtime_ms"),
+    );
+    assert!(
+        wall.as_secs_f64() * 1000.0 > ra + wb + 700.0,
+        "{wall:?} {ra} {wb}"
+    );
+    let close = |what: &str, got: f64, want: f64| {
+        assert!((got / want - 1.0).abs() < 1e-9, "{what}: {got} want {want}");
+    };
+    let (ios_a, ios_b, ios_c) = (
+        n(0, "read", "total_ios"),
+        n(1, "write", "total_ios"),
+        n(2, "read", "total_ios"),
+    );
+    close(
+        "read_iops",
+        fig("read_iops"),
+        (ios_a + ios_c) * 1000.0 / (ra + rc),
+    );
+    close("write_iops", fig("write_iops"), ios_b * 1000.0 / wb);
+    close(
+        "write_bytes_per_s",
+        fig("write_bytes_per_s"),
+        n(1, "write", "io_bytes") * 1000.0 / wb,
+    );
+    close(
+        "iops",
+        fig("iops"),
+        (ios_a + ios_b + ios_c) * 1000.0 / (ra + wb.max(rc)),
+    );
+
+    // A run saved before schema 1.10 divided by the wall time; read back, its figures are
+    // recomputed from its fio section.
+    let mut old = r.clone();
+    old["schema_minor"] = 9.into();
+    for f in old["figures"].as_array_mut().unwrap() {
+        f["value"] = (f["value"].as_f64().unwrap() / 3.0).into();
+    }
+    let file = d.join("old.json");
+    std::fs::write(&file, old.to_string()).unwrap();
+    let db = d.join("r.db");
+    common::hb_with_store(&db)
+        .args(["results", "import", &s(&file)])
+        .assert()
+        .success();
+    let id = r["id"].as_str().unwrap();
+    let shown = common::hb_with_store(&db)
+        .args(["results", "show", id])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    for want in [fig("read_iops"), fig("write_iops"), fig("iops")] {
+        let want = format!("{want:.2} IOPS");
+        assert!(shown.contains(&want), "{want} not in\n{shown}");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -322,37 +322,21 @@ mod tests {
 
     /// A block of group `g` that read `bytes` in `ms`.
     fn block(g: u32, bytes: u64, ms: u64) -> hostbench_core::fio_result::FioBlock {
-        use hostbench_core::fio_result::{FioBins, FioBlock, FioDir, FioStat};
+        use hostbench_core::fio_result::{FioBlock, FioDir};
         FioBlock {
             job: 0,
             name: "j".into(),
             groupid: g,
             clones: 1,
             runtime_ms: ms,
-            usr_cpu_pct: 0.0,
-            sys_cpu_pct: 0.0,
-            ctx: 0,
-            majf: 0,
-            minf: 0,
             iodepth: 1,
-            gtod_reduce: false,
             read: FioDir {
                 io_bytes: bytes,
                 total_ios: bytes / 4096,
                 runtime_ms: ms,
                 ..FioDir::default()
             },
-            write: FioDir::default(),
-            trim: FioDir::default(),
-            sync: FioStat::default(),
-            sync_bins: FioBins::default(),
-            iodepth_level: [0; 7],
-            iodepth_submit: [0; 7],
-            iodepth_complete: [0; 7],
-            error: None,
-            steadystate: None,
-            errors: None,
-            latency_target: None,
+            ..FioBlock::default()
         }
     }
 
@@ -362,19 +346,15 @@ mod tests {
     fn group_aggregates_stay_within_their_group() {
         use hostbench_core::fio_result::{FioJob, FioResult};
         let job = |g: u32| FioJob {
-            report: Default::default(),
             name: format!("j{g}"),
-            options: Vec::new(),
             rw: "read".into(),
             bs_read: 4096,
             bs_write: 4096,
             ioengine: "null".into(),
             iodepth: 1,
             numjobs: 1,
-            thread: false,
             groupid: g,
-            bs_ranges: Vec::new(),
-            exec: None,
+            ..FioJob::default()
         };
         let f = FioResult {
             pid: 1,

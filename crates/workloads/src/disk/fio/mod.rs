@@ -272,17 +272,39 @@ impl Workload for Fio {
     fn check(&self, params: &hostbench_core::params::Params) -> Result<(), WorkloadError> {
         jobs_of(params).map(|_| ())
     }
+    /// fio's figures: IOPS and bandwidth as fio's `Run status group` defines them (all the
+    /// I/O over the longest job's run time, phase by phase: [`FioResult::rates`]), not over
+    /// the run's wall time, which counts start delays and the waits of stonewalled groups.
+    /// A run without a fio section (hosts merged by a fleet) keeps the harness's rates.
     fn figures(&self, r: &RunResult) -> Vec<Figure> {
-        let mut f = vec![figures::IOPS.at(r.metrics.events_per_s)];
-        for (def, key) in [
-            (figures::READ_IOPS, Counter::Reads.name()),
-            (figures::WRITE_IOPS, Counter::Writes.name()),
-            (figures::READ_BYTES_PER_S, Counter::BytesRead.name()),
-            (figures::WRITE_BYTES_PER_S, Counter::BytesWritten.name()),
+        let (iops, dir_iops, dir_bytes) = match &r.fio {
+            Some(fio) => {
+                let x = fio.rates();
+                (x.iops, x.dir_iops, x.dir_bytes_per_s)
+            }
+            None => {
+                let per = |k: Counter| {
+                    r.metrics
+                        .counters_per_s
+                        .get(k.name())
+                        .copied()
+                        .unwrap_or(0.0)
+                };
+                (
+                    r.metrics.events_per_s,
+                    [per(Counter::Reads), per(Counter::Writes), 0.0],
+                    [per(Counter::BytesRead), per(Counter::BytesWritten), 0.0],
+                )
+            }
+        };
+        let mut f = vec![figures::IOPS.at(iops)];
+        for (def, v) in [
+            (figures::READ_IOPS, dir_iops[0]),
+            (figures::WRITE_IOPS, dir_iops[1]),
+            (figures::READ_BYTES_PER_S, dir_bytes[0]),
+            (figures::WRITE_BYTES_PER_S, dir_bytes[1]),
         ] {
-            if let Some(&v) = r.metrics.counters_per_s.get(key)
-                && v > 0.0
-            {
+            if v > 0.0 {
                 f.push(def.at(v));
             }
         }

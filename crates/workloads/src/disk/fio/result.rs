@@ -134,6 +134,7 @@ fn job(j: &JobSpec) -> FioJob {
         numjobs: j.numjobs,
         thread: j.thread,
         groupid: j.groupid,
+        stonewall: j.stonewall,
         report: j.report.clone(),
         bs_ranges: j.bsz.iter().map(|b| [b.min, b.max]).collect(),
         exec: (j.engine == super::job::EngineKind::Exec).then(|| {
