@@ -1151,3 +1151,34 @@ fn every_pass_of_a_buffered_job_reads_past_the_cache() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// `hostbench run disk.fio` (the native grammar) on the job text `jobs` in `dir`, its JSON
+/// result: the run must succeed and the result validate against the schema (`what` names it).
+pub(crate) fn native_json(jobs: &str, dir: &Path, what: &str) -> Value {
+    let jobs = format!("jobs={jobs}");
+    let dir = format!("dir={}", s(dir));
+    let out = common::hb()
+        .args([
+            "run",
+            "disk.fio",
+            "--set",
+            &jobs,
+            "--set",
+            &dir,
+            "-f",
+            "json",
+            "--no-save",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_str(&stdout).unwrap();
+    assert_valid(&r, what);
+    r
+}

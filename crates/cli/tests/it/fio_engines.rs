@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::path::Path;
 
 /// Whether strace is here (the call comparisons need it; CI installs it with fio).
-fn have_strace(test: &str) -> bool {
+pub(crate) fn have_strace(test: &str) -> bool {
     let ok = std::process::Command::new("strace")
         .arg("-V")
         .output()

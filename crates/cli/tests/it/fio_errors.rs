@@ -8,7 +8,7 @@
 //! Without fio the comparisons are skipped with a message, unless `HOSTBENCH_TEST_FIO` is
 //! set: then a missing fio fails the test.
 
-use super::fio::{s, tmp};
+use super::fio::{native_json, s, tmp};
 use super::fio_files::{Ran, doc, fio, hb};
 use super::fio_seq::need_fio;
 use std::path::{Path, PathBuf};
@@ -428,32 +428,12 @@ fn writes_past_a_full_filesystem_go_on_as_fio() {
 #[test]
 fn the_result_keeps_the_error_count() {
     let d = tmp("err-result");
-    let jobs = "jobs=--name=a --ioengine=ftruncate --rw=read --size=16k --bs=4k --filename=ft \
-                --continue_on_error=read --ignore_error=EINVAL";
-    let dir = format!("dir={}", s(&d));
-    let out = crate::common::hb()
-        .args([
-            "run",
-            "disk.fio",
-            "--set",
-            jobs,
-            "--set",
-            &dir,
-            "-f",
-            "json",
-            "--no-save",
-        ])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let r = native_json(
+        "--name=a --ioengine=ftruncate --rw=read --size=16k --bs=4k --filename=ft \
+                --continue_on_error=read --ignore_error=EINVAL",
+        &d,
+        "disk.fio with continue_on_error",
     );
-    let r: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    crate::common::assert_valid(&r, "disk.fio with continue_on_error");
     let b = &r["fio"]["blocks"][0];
     assert_eq!(b["errors"]["total"], 4, "{b}");
     assert_eq!(b["errors"]["first_errno"], 22, "{b}");

@@ -9,7 +9,7 @@
 //! Without fio the comparisons are skipped with a message, unless `HOSTBENCH_TEST_FIO` is
 //! set: then a missing fio fails the test.
 
-use super::fio::{s, tmp};
+use super::fio::{native_json, tmp};
 use super::fio_files::{Ran, doc, fio, hb};
 use super::fio_seq::need_fio;
 use serde_json::Value;
@@ -337,33 +337,13 @@ fn json_keys_and_terse_as_fio() {
 #[test]
 fn the_result_keeps_the_search_and_validates() {
     let d = tmp("lat-result");
-    let jobs = "jobs=--name=a --size=4m --filename=lat.f --rw=randread --ioengine=libaio \
+    let r = native_json(
+        "--name=a --size=4m --filename=lat.f --rw=randread --ioengine=libaio \
                 --iodepth=4 --latency_target=10s --latency_window=50ms \
-                --latency_percentile=99";
-    let dir = format!("dir={}", s(&d));
-    let out = crate::common::hb()
-        .args([
-            "run",
-            "disk.fio",
-            "--set",
-            jobs,
-            "--set",
-            &dir,
-            "-f",
-            "json",
-            "--no-save",
-        ])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
+                --latency_percentile=99",
+        &d,
+        "disk.fio with latency_target",
     );
-    let r: Value = serde_json::from_str(&stdout).unwrap();
-    crate::common::assert_valid(&r, "disk.fio with latency_target");
     let l = &r["fio"]["blocks"][0]["latency_target"];
     assert_eq!(l["target_ns"], 10_000_000_000u64, "{l}");
     assert_eq!(l["window_us"], 50_000, "{l}");

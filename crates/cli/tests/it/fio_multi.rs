@@ -7,6 +7,7 @@
 //! `HOSTBENCH_TEST_FIO` is set: then a missing fio fails the test.
 
 use super::fio::tmp;
+use super::fio_engines::have_strace;
 use super::fio_files::{doc, fio, hb};
 use super::fio_seq::need_fio;
 use crate::common;
@@ -151,13 +152,6 @@ fn traced(program: &str, args: &[&str]) -> Traced {
     (ev, counts(&out), f)
 }
 
-fn have_strace() -> bool {
-    std::process::Command::new("strace")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 #[test]
 fn several_files_are_opened_read_and_closed_as_fio() {
     let cases: &[&[&str]] = &[
@@ -183,12 +177,7 @@ fn several_files_are_opened_read_and_closed_as_fio() {
         &["--nrfiles=2", "--size=32k", "--rw=write", "--end_fsync=1"],
     ];
     let peer = need_fio("several_files_are_opened_read_and_closed_as_fio");
-    if !have_strace() {
-        assert!(
-            std::env::var_os("HOSTBENCH_TEST_FIO").is_none(),
-            "HOSTBENCH_TEST_FIO is set but strace is not installed"
-        );
-        eprintln!("skip: strace is not installed; file order not compared");
+    if !have_strace("several_files_are_opened_read_and_closed_as_fio") {
         return;
     }
     for case in cases {
@@ -385,8 +374,7 @@ fn several_files_bad_values_are_one_clear_line() {
 #[test]
 fn unlink_each_loop_removes_the_files_between_passes_as_fio() {
     let peer = need_fio("unlink_each_loop_removes_the_files_between_passes_as_fio");
-    if !have_strace() {
-        eprintln!("skip: strace is not installed; unlink_each_loop not compared");
+    if !have_strace("unlink_each_loop_removes_the_files_between_passes_as_fio") {
         return;
     }
     // A writer opens its file again (created anew) for each pass; the file of the last

@@ -718,7 +718,7 @@ fn eta_never_is_accepted() {
 
 /// The JSON documents of `out`, one after another (fio's `--status-interval` prints
 /// several).
-fn json_docs(out: &str) -> Vec<Value> {
+pub(crate) fn json_docs(out: &str) -> Vec<Value> {
     let mut docs = Vec::new();
     let mut rest = out;
     while let Some(i) = rest.find('{') {

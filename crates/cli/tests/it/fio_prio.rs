@@ -7,27 +7,13 @@
 //! only which priorities appear, their keys and their counts.
 
 use super::fio::tmp;
+use super::fio_engines::have_strace;
 use super::fio_files::{Ran, doc, fio, hb};
 use super::fio_seq::need_fio;
 use crate::common;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
-
-fn have_strace(test: &str) -> bool {
-    let ok = std::process::Command::new("strace")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("HOSTBENCH_TEST_FIO").is_none(),
-            "{test}: HOSTBENCH_TEST_FIO is set but strace is not installed"
-        );
-        eprintln!("skip: strace is not installed; {test}'s calls not compared");
-    }
-    ok
-}
 
 /// A priority fio's way: (class, level).
 fn prio(p: &Value) -> (u64, u64) {

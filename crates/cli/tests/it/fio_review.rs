@@ -6,25 +6,11 @@
 //! files per clone.
 
 use super::fio::{on_block_device, s, tmp};
+use super::fio_out::json_docs;
 use super::fio_seq::{fio, hb, need_fio};
-use serde_json::Value;
 
 fn with<'a>(base: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
     base.iter().chain(more).copied().collect()
-}
-
-/// The JSON documents of `out`, one after another.
-fn json_docs(out: &str) -> Vec<Value> {
-    let mut docs = Vec::new();
-    let mut rest = out;
-    while let Some(i) = rest.find('{') {
-        let mut it = serde_json::Deserializer::from_str(&rest[i..]).into_iter::<Value>();
-        let v = it.next().unwrap().unwrap();
-        let used = it.byte_offset();
-        docs.push(v);
-        rest = &rest[i + used..];
-    }
-    docs
 }
 
 /// `--status-interval` reports of a job on a file carry the device counters as the final
