@@ -160,7 +160,10 @@ pub(super) fn new_worker(
         }
     }
     // fio's thread number: the clone's 1-based creation index.
-    let verify = Verifier::new(j, (tid + 1) as u16, rng.clone().next_u64() ^ 0x5bd1_e995);
+    let mut verify = Verifier::new(j, (tid + 1) as u16, rng.clone().next_u64() ^ 0x5bd1_e995);
+    if let (Some(v), Some(s)) = (verify.as_mut(), &shared.vstates[tid]) {
+        v.load_state(s.clone());
+    }
     // cmdprio_*: which I/Os get a priority of their own, and the statistics kept per
     // priority (the histograms allocated here, once).
     let ioprio = j.process.ioprio_value().unwrap_or(0);
@@ -1082,6 +1085,13 @@ impl FioWorker {
             ""
         };
         self.stats.dirs[dir as usize].ios += 1;
+        if dir == Dir::Write {
+            // Not a completed write for the verify state.
+            let file = self.cur_file();
+            if let Some(v) = self.verify.as_mut() {
+                v.write_failed(file, off);
+            }
+        }
         if self.job.fill_device && (errno == libc::ENOSPC || errno == libc::EDQUOT) {
             // fio's fill_device: a full filesystem is the job's end, not an error.
             return true;
@@ -1331,6 +1341,7 @@ impl FioWorker {
         let Some(v) = self.verify.as_mut() else {
             return false;
         };
+        v.issued(file, off);
         v.log(Piece {
             file,
             off,
@@ -1340,6 +1351,32 @@ impl FioWorker {
         });
         self.numberio += 1;
         only
+    }
+
+    /// `verify_state_save`: a writing clone with `verify` saves its state file when it
+    /// ends, as fio does (whatever ended it); a file that cannot be written is said on
+    /// stderr and the run goes on, as in fio.
+    fn save_verify_state(&self) {
+        use super::job::Rw;
+        let j = &self.job;
+        let writes = matches!(
+            j.rw,
+            Rw::Write
+                | Rw::RandWrite
+                | Rw::ReadWrite
+                | Rw::RandRw
+                | Rw::TrimWrite
+                | Rw::RandTrimWrite
+        );
+        if let Some(v) = &self.verify
+            && j.verify.state_save
+            && writes
+        {
+            let s = v.state(&j.name, self.tid, self.numberio);
+            if let Err(e) = super::vstate::save(&j.name, &s) {
+                eprintln!("fio: {e}");
+            }
+        }
     }
 
     /// The index of the current file among the clone's several (0 with one).
@@ -1534,6 +1571,10 @@ impl FioWorker {
             let Some(p) = v.next_piece() else {
                 break;
             };
+            // verify_state_load: past what the saved state saw written, the phase ends.
+            if v.state_stops(&p) {
+                break;
+            }
             if multi {
                 match self.verify_file(&mut opened, p.file as usize) {
                     Some((f, pa)) => (fd, path) = (f, pa),
@@ -1551,6 +1592,7 @@ impl FioWorker {
                 read_full(fd, buf, p.off, p.len)
             };
             let t1 = ctl.now();
+            v.read_back();
             if res < 0 {
                 if self.fail(Dir::Read, p.off, p.len, res) {
                     ok = false;
@@ -2608,6 +2650,7 @@ impl FioWorker {
         if self.stats.error.is_none() && self.verify.as_ref().is_some_and(|v| v.phase) {
             self.verify_pass(ctl, None, true);
         }
+        self.save_verify_state();
         let t_end = ctl.now();
         let ru1 = rusage();
         if self.job.ss.dur > 0 {
