@@ -83,7 +83,8 @@ steady state: ss (steadystate; iops bw iops_slope bw_slope :LIMIT[%]) ss_dur ss_
 queue-depth search: latency_target (µs, or 10ms...) latency_window latency_percentile latency_run;
 verify: verify (md5 crc32c crc32c-intel crc32 crc64 crc16 crc7 sha1 sha256 sha512 xxhash
 meta pattern null) verify_interval verify_offset verify_pattern verify_fatal verify_backlog
-verify_backlog_batch verify_only do_verify verify_dump verify_async verify_state_save;
+verify_backlog_batch verify_only do_verify verify_dump verify_async verify_state_save
+verify_state_load;
 buffers: refill_buffers scramble_buffers zero_buffers buffer_pattern buffer_compress_percentage
 buffer_compress_chunk dedupe_percentage dedupe_mode (repeat working_set) dedupe_working_set_percentage
 dedupe_global;

@@ -988,3 +988,170 @@ fn size_mixes_do_the_whole_size_as_fio() {
         }
     }
 }
+
+/// The offsets of each of `files` (sorted) that hostbench and then fio read or write for
+/// `args` in `dir`: hostbench's through `strace -ff` (one log per thread, so no call is
+/// split), fio's from `--debug=io`.
+fn offsets_per_file(dir: &Path, args: &[&str], files: &[&str]) -> [Vec<Vec<u64>>; 2] {
+    let logs = dir.join("trace");
+    let o = std::process::Command::new("strace")
+        .args(["-ff", "-y", "-e", "trace=pread64,pwrite64", "-o"])
+        .arg(&logs)
+        .arg(common::bin())
+        .arg("fio")
+        .args(args)
+        .args(["--no-save", "--disk_util=0"])
+        .current_dir(dir)
+        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut text = String::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("trace.")
+        {
+            text.push_str(&std::fs::read_to_string(&p).unwrap());
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    let ours = files
+        .iter()
+        .map(|f| {
+            let mut v = traced_offsets(&text, &format!("/{f}>"));
+            v.sort_unstable();
+            v
+        })
+        .collect();
+    let r = fio(dir, &[args, &["--debug=io"][..]].concat());
+    assert_eq!(r.code, 0, "fio {args:?}: {}", r.err);
+    let all = format!("{}{}", r.out, r.err);
+    let theirs = files
+        .iter()
+        .map(|f| {
+            let lines: String = all
+                .lines()
+                .filter(|l| l.ends_with(&format!(",file={f}")))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let mut v = fio_offsets(&lines);
+            v.sort_unstable();
+            v
+        })
+        .collect();
+    [ours, theirs]
+}
+
+/// `offset=P%` and `offset_increment=P%` with several files: each file's region starts at
+/// that share of its own length, as fio 3.33 computes it (the same offsets of each file
+/// read, for a `filename` list, clones sharing it, and generated names).
+#[test]
+fn offset_in_percent_is_of_each_file_as_fio() {
+    if !need_fio("offset_in_percent_is_of_each_file_as_fio") {
+        return;
+    }
+    let list: &[(&str, usize)] = &[("pa.dat", 262_144), ("pb.dat", 524_288)];
+    let generated: &[(&str, usize)] = &[
+        ("g.0.0", 262_144),
+        ("g.0.1", 200_000),
+        ("g.1.0", 131_072),
+        ("g.1.1", 409_600),
+    ];
+    // (the files and their lengths, the job's options)
+    type Case<'a> = (&'a [(&'a str, usize)], &'a [&'a str]);
+    let cases: &[Case] = &[
+        (
+            list,
+            &[
+                "--name=j",
+                "--filename=pa.dat:pb.dat",
+                "--offset=50%",
+                "--size=256k",
+            ],
+        ),
+        (
+            list,
+            &[
+                "--name=j",
+                "--filename=pa.dat:pb.dat",
+                "--offset=10%",
+                "--offset_increment=20%",
+                "--numjobs=2",
+                "--size=64k",
+            ],
+        ),
+        (
+            list,
+            &[
+                "--name=j",
+                "--filename=pa.dat:pb.dat",
+                "--offset=33%",
+                "--size=128k",
+                "--rw=randread",
+            ],
+        ),
+        (
+            list,
+            &[
+                "--name=j",
+                "--filename=pa.dat:pb.dat",
+                "--offset=25%",
+                "--size=50%",
+            ],
+        ),
+        (
+            generated,
+            &[
+                "--name=g",
+                "--nrfiles=2",
+                "--numjobs=2",
+                "--offset=25%",
+                "--size=64k",
+                "--rw=write",
+            ],
+        ),
+    ];
+    for (files, extra) in cases {
+        let d = tmp("offsetpct");
+        for (f, n) in *files {
+            std::fs::write(d.join(f), vec![7u8; *n]).unwrap();
+        }
+        let mut args = vec!["--bs=4k", "--rw=read"];
+        args.extend_from_slice(extra);
+        let names: Vec<&str> = files.iter().map(|(f, _)| *f).collect();
+        let [ours, theirs] = offsets_per_file(&d, &args, &names);
+        assert!(ours.iter().all(|v| !v.is_empty()), "{extra:?}: {ours:?}");
+        assert_eq!(ours, theirs, "{extra:?}");
+        // The files keep their lengths.
+        for (f, n) in *files {
+            assert_eq!(
+                std::fs::metadata(d.join(f)).unwrap().len(),
+                *n as u64,
+                "{f}"
+            );
+        }
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+    // A file with no length to take a share of: refused, naming it.
+    let d = tmp("offsetpct-missing");
+    std::fs::write(d.join("pa.dat"), vec![7u8; 65536]).unwrap();
+    let r = hb(
+        &d,
+        &[
+            "--name=t",
+            "--filename=pa.dat:pb.dat",
+            "--size=32k",
+            "--offset=50%",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(
+        r.err.contains("pb.dat is not an existing regular file"),
+        "{}",
+        r.err
+    );
+    assert_eq!(r.err.trim().lines().count(), 1, "{}", r.err);
+}

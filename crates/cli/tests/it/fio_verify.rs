@@ -294,10 +294,6 @@ fn bad_verify_options_are_one_clear_line() {
             "--verify_offset=8",
             "verify_offset=8: min value out of range",
         ),
-        (
-            "--verify_state_load=1",
-            "verify_state_load=1 is not supported",
-        ),
         ("--verify_pattern=zz", "verify_pattern=zz: cannot read"),
         ("--verify=pattern", "verify=pattern needs a verify_pattern"),
     ] {
@@ -306,4 +302,192 @@ fn bad_verify_options_are_one_clear_line() {
         assert!(r.err.contains(needle), "{opt}: {}", r.err);
         assert_eq!(r.err.trim().lines().count(), 1, "{opt}: {}", r.err);
     }
+}
+
+/// Starts `program` (`hostbench fio` or fio) on `args` in `dir`, lets it write for a while
+/// and stops it with SIGTERM, as a user stops a write job part way.
+fn stopped_part_way(dir: &Path, hostbench: bool, args: &[&str]) {
+    let mut c = if hostbench {
+        let mut c = std::process::Command::new(crate::common::bin());
+        c.arg("fio").arg("--no-save");
+        c
+    } else {
+        std::process::Command::new("fio")
+    };
+    let child = c
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // 3 s of a 17 s job: part way even on a busy machine.
+    std::thread::sleep(std::time::Duration::from_millis(3000));
+    let k = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(k.success());
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.code() != Some(101), "the writer panicked");
+}
+
+/// The writes a state file says were issued (fio's `numberio`), and the file's bytes.
+fn saved(dir: &Path) -> (u64, Vec<u8>) {
+    let b = std::fs::read(dir.join("local-w-0-verify.state")).expect("the state file");
+    assert!(b.len() >= 48, "{} bytes", b.len());
+    (u64::from_le_bytes(b[40..48].try_into().unwrap()), b)
+}
+
+/// fio's verify state, side by side with fio 3.33: a write job stopped part way (SIGTERM)
+/// leaves `local-w-0-verify.state`, and `verify_only=1,verify_state_load=1` then checks
+/// exactly the blocks written (without the state the first unwritten block fails), for a
+/// sequential and a random job, written by either tool; a sequential job's state loads in
+/// the other tool too (the format is fio's), and a finished job's file is fio's byte for
+/// byte but for fio's random state.
+#[test]
+fn verify_state_of_a_stopped_write_job_checks_what_was_written_as_fio() {
+    if !need_fio("verify_state_of_a_stopped_write_job_checks_what_was_written_as_fio") {
+        return;
+    }
+    for rw in ["write", "randwrite"] {
+        for hostbench_writes in [true, false] {
+            let d = tmp(&format!("verify-state-{rw}-{hostbench_writes}"));
+            let job = [
+                "--name=w",
+                "--filename=f",
+                "--size=4m",
+                "--bs=4k",
+                "--verify=crc32c",
+                "--output-format=json",
+            ];
+            let rwo = format!("--rw={rw}");
+            let w = [&job[..], &[&rwo[..], "--rate_iops=60"]].concat();
+            stopped_part_way(&d, hostbench_writes, &w);
+            let (written, _) = saved(&d);
+            assert!(
+                written > 0 && written < 1024,
+                "{rw}: the writer was to be stopped part way, it saved {written} writes"
+            );
+            let v = [
+                &job[..],
+                &[&rwo[..], "--verify_only=1", "--verify_state_load=1"],
+            ]
+            .concat();
+            // The writer's own tool replays its write order; a sequential one is the
+            // same order in both.
+            let mut checkers = vec![hostbench_writes];
+            if rw == "write" {
+                checkers.push(!hostbench_writes);
+            }
+            for hostbench_checks in checkers {
+                // Each verify run saves the state again (all its blocks): put it back.
+                let (_, bytes) = saved(&d);
+                let r = if hostbench_checks {
+                    hb(&d, &v)
+                } else {
+                    fio(&d, &v)
+                };
+                std::fs::write(d.join("local-w-0-verify.state"), &bytes).unwrap();
+                let who = format!(
+                    "{rw}, written by {}, checked by {}",
+                    if hostbench_writes { "hostbench" } else { "fio" },
+                    if hostbench_checks { "hostbench" } else { "fio" }
+                );
+                assert_eq!(r.code, 0, "{who}: {}", r.err);
+                assert_eq!(counts(&r).0, written, "{who}");
+                assert_eq!(counts(&r).2, 0, "{who}");
+            }
+            // Without the state, the first block not written does not verify (in
+            // hostbench's order: a random job's is its own).
+            if hostbench_writes || rw == "write" {
+                let all = [&job[..], &[&rwo[..], "--verify_only=1"]].concat();
+                let r = hb(&d, &all);
+                assert_eq!(r.code, 1, "{rw}: {}", r.err);
+                assert_eq!(counts(&r).0, written + 1, "{rw}");
+            }
+        }
+    }
+    // A finished sequential job: the same bytes as fio's file but fio's random state
+    // (bytes 56..112 of the state, never read back) and the checksum over it.
+    let d = tmp("verify-state-same");
+    let job = [
+        "--name=w",
+        "--filename=f",
+        "--size=256k",
+        "--bs=4k",
+        "--rw=write",
+        "--verify=md5",
+        "--iodepth=4",
+        "--do_verify=0",
+    ];
+    assert_eq!(fio(&d, &job).code, 0);
+    let (_, theirs) = saved(&d);
+    assert_eq!(hb(&d, &job).code, 0);
+    let (_, ours) = saved(&d);
+    assert_eq!(ours.len(), theirs.len());
+    let mask = |b: &[u8]| {
+        let mut b = b.to_vec();
+        b[16..24].fill(0);
+        b[24 + 32..24 + 88].fill(0);
+        b
+    };
+    assert_eq!(mask(&ours), mask(&theirs));
+}
+
+/// A missing, corrupt or foreign verify state is one clear line naming the file, exit 2,
+/// before anything runs (fio exits 1 with `fio: verify state is corrupt`).
+#[test]
+fn a_bad_verify_state_is_refused_clearly() {
+    let d = tmp("verify-state-bad");
+    let job = [
+        "--name=w",
+        "--filename=f",
+        "--size=64k",
+        "--bs=4k",
+        "--rw=write",
+        "--verify=md5",
+        "--verify_only=1",
+        "--verify_state_load=1",
+    ];
+    let state = d.join("local-w-0-verify.state");
+    let r = hb(&d, &job);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(
+        r.err.contains("cannot open local-w-0-verify.state"),
+        "{}",
+        r.err
+    );
+    assert_eq!(r.err.trim().lines().count(), 1, "{}", r.err);
+    // A good state first (a finished write job saves it), then spoilt three ways.
+    let w = hb(&d, &job[..6]);
+    assert_eq!(w.code, 0, "{}", w.err);
+    let good = std::fs::read(&state).unwrap();
+    let mut flipped = good.clone();
+    *flipped.last_mut().unwrap() ^= 1;
+    let mut huge = good.clone();
+    // A header claiming more than the file holds is never read past the file.
+    huge[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
+    for (bytes, needle) in [
+        (&b"garbage"[..], "shorter than the 24-byte header"),
+        (&flipped[..], "the file is corrupt"),
+        (&huge[..], "the file holds"),
+    ] {
+        std::fs::write(&state, bytes).unwrap();
+        let r = hb(&d, &job);
+        assert_eq!(r.code, 2, "{needle}: {}", r.err);
+        assert!(
+            r.err
+                .contains("local-w-0-verify.state is not a valid fio verify state file"),
+            "{}",
+            r.err
+        );
+        assert!(r.err.contains(needle), "{needle}: {}", r.err);
+        assert_eq!(r.err.trim().lines().count(), 1, "{}", r.err);
+    }
+    // verify_state_save=0: no state file.
+    std::fs::remove_file(&state).unwrap();
+    let w = hb(&d, &[&job[..6], &["--verify_state_save=0"][..]].concat());
+    assert_eq!(w.code, 0, "{}", w.err);
+    assert!(!state.exists());
 }

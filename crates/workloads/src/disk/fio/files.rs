@@ -31,6 +31,8 @@ pub(super) enum FState {
 /// One of the clone's files.
 pub(super) struct Slot {
     pub path: PathBuf,
+    /// Where its region starts (fio's per-file `file_offset`).
+    pub offset: u64,
     pub size: u64,
     /// Bytes of a pass over the file: its region's whole blocks.
     pub pass: u64,
@@ -250,6 +252,7 @@ mod tests {
         let slots = (0..n)
             .map(|k| Slot {
                 path: PathBuf::from(format!("f{k}")),
+                offset: 0,
                 size: pass,
                 pass,
                 left: pass,

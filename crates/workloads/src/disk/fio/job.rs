@@ -550,6 +550,10 @@ pub struct JobSpec {
     /// With `filesize` and a file per clone: each clone's region, drawn per file (empty
     /// otherwise: every clone's region is `size`).
     pub file_sizes: Vec<u64>,
+    /// With several files and `offset=P%`/`offset_increment=P%`: where each clone's file
+    /// region starts (clone × files + file), each of its own file's length (empty: the
+    /// clone's offset for every file).
+    pub file_offsets: Vec<u64>,
     /// With `filesize`: the `size` given, which limits each pass's bytes (never past the
     /// file). `None` otherwise.
     pub size_limit: Option<u64>,
@@ -1666,6 +1670,7 @@ fn apply_options(
         loops: 1,
         filesize: None,
         file_sizes: Vec::new(),
+        file_offsets: Vec::new(),
         size_limit: None,
         number_ios: 0,
         filename: None,
@@ -3058,8 +3063,12 @@ impl JobSpec {
     /// `filesize` (drawn per file) or `size` divided among them, as fio divides it
     /// (`size=100k,nrfiles=3`: three files of 34133 bytes, whole blocks of each used).
     pub fn file_region(&self, clone: u32, k: u32) -> (u64, u64) {
-        let off = self.clone_offset(clone);
         let n = self.nfiles();
+        let off = self
+            .file_offsets
+            .get(clone as usize * n as usize + k as usize)
+            .copied()
+            .unwrap_or_else(|| self.clone_offset(clone));
         if n == 1 {
             return (off, self.clone_size(clone).unwrap_or(0));
         }

@@ -92,11 +92,7 @@ fn layout_files_in(
         }
         if nf > 1 || j.unlink_each_loop {
             if j.pct.offset.is_some() || j.pct.offset_increment.is_some() {
-                return Err(WorkloadError::usage(format!(
-                    "job '{}': offset or offset_increment in percent with several files is not \
-                     supported by hostbench; give them in bytes",
-                    j.name
-                )));
+                offset_pct_of_each_file(j, &haves)?;
             }
             if let Some(p) = j.pct.size.take() {
                 size_pct_of_each_file(j, p, &haves)?;
@@ -512,6 +508,42 @@ fn reserve(j: &JobSpec, f: &std::fs::File, have: u64, need: u64) {
 /// `size=P%` with several files: each file's region is P% of that file's length (fio's
 /// `setup_files`: the file's `io_size + file_offset` times the percentage, no further than
 /// its end, rounded down to the smallest block size), so every file must be there with data.
+/// `offset=P%`/`offset_increment=P%` with several files: each clone's region in each file
+/// starts at that share of the file's own length, rounded up as one file's is (fio's
+/// `get_start_offset` per file). The percentages are resolved here, once.
+fn offset_pct_of_each_file(j: &mut JobSpec, haves: &[u64]) -> Result<(), WorkloadError> {
+    let nf = j.nfiles();
+    if !j.file_sizes.is_empty() {
+        return Err(WorkloadError::usage(format!(
+            "job '{}': offset or offset_increment in percent with several files and filesize \
+             is not supported by hostbench; give them in bytes",
+            j.name
+        )));
+    }
+    let mut offsets = Vec::with_capacity((j.numjobs * nf) as usize);
+    for c in 0..j.numjobs {
+        for k in 0..nf {
+            let have = haves[j.file_slot(c, k)];
+            if have == 0 {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': offset or offset_increment in percent is of each file's length \
+                     and {} is not an existing regular file with data; give them in bytes",
+                    j.name,
+                    j.file_path_k(c, k).display()
+                )));
+            }
+            // One file's rule, with this file's length.
+            let mut one = j.clone();
+            one.real_size = Some(have);
+            offsets.push(one.clone_offset(c));
+        }
+    }
+    j.file_offsets = offsets;
+    j.pct.offset = None;
+    j.pct.offset_increment = None;
+    Ok(())
+}
+
 fn size_pct_of_each_file(j: &mut JobSpec, p: u64, haves: &[u64]) -> Result<(), WorkloadError> {
     let nf = j.nfiles();
     let a = j.bs_read.min(j.bs_write).max(1);
@@ -522,7 +554,7 @@ fn size_pct_of_each_file(j: &mut JobSpec, p: u64, haves: &[u64]) -> Result<(), W
         } else {
             (s as u32 / nf, s as u32 % nf)
         };
-        let off = j.clone_offset(c);
+        let off = j.file_region(c, k).0;
         // With `filesize` the file's length is the one it gives.
         let len = j.file_sizes.get(s).map_or(have, |r| r + off);
         if len == 0 {

@@ -37,6 +37,7 @@ pub mod stats;
 pub mod status;
 pub mod steadystate;
 pub mod verify;
+pub mod vstate;
 mod worker;
 
 use crate::disk::diskstat::Watch;
@@ -104,6 +105,8 @@ struct Shared {
     /// Each clone's buffer seed (its generator of write data; `dedupe_global` spreads a
     /// working set over all of them).
     buf_seeds: Vec<u64>,
+    /// `verify_state_load`: each clone's loaded verify state (`vstate.rs`).
+    vstates: Vec<Option<vstate::State>>,
 }
 
 /// `--status-interval` is on: the clones publish their statistics when asked
@@ -360,6 +363,20 @@ impl Workload for Fio {
         for (tid, &(ji, _)) in threads.iter().enumerate() {
             logs::check(&jobs[ji].logs, &jobs[ji].name, tid).map_err(WorkloadError::usage)?;
         }
+        // fio reads every clone's verify state before any clone runs (and saves them when
+        // they end).
+        let vstates = threads
+            .iter()
+            .enumerate()
+            .map(|(tid, &(ji, _))| {
+                let j = &jobs[ji];
+                j.verify
+                    .state_load
+                    .then(|| vstate::load(&j.name, tid))
+                    .transpose()
+                    .map_err(|e| WorkloadError::usage(format!("job '{}': {e}", j.name)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let warnings = layout_files(&mut jobs, ctx, None)?.ok_or_else(|| {
             WorkloadError::environment("interrupted while laying out the job files")
         })?;
@@ -403,6 +420,7 @@ impl Workload for Fio {
             global_options,
             threads,
             results: Mutex::new(vec![None; n]),
+            vstates,
             warnings,
             disks,
         });

@@ -171,8 +171,10 @@ pub struct VerifyOpts {
     pub backlog_batch: u64,
     /// `verify_async` (recognised; hostbench verifies in the job's own thread).
     pub async_threads: u64,
-    /// `verify_state_save` (recognised; hostbench writes no state file).
+    /// `verify_state_save` (default 1): a writing clone saves its state file when it ends.
     pub state_save: bool,
+    /// `verify_state_load`: the verify phase stops where the saved state says.
+    pub state_load: bool,
 }
 
 impl Default for VerifyOpts {
@@ -191,6 +193,7 @@ impl Default for VerifyOpts {
             backlog_batch: 0,
             async_threads: 0,
             state_save: true,
+            state_load: false,
         }
     }
 }
@@ -269,12 +272,7 @@ pub fn apply(o: &mut VerifyOpts, key: &str, v: &str, at: &str) -> Result<(), Job
         "verify_backlog_batch" => o.backlog_batch = count(key, v, at)?,
         "verify_async" => o.async_threads = count(key, v, at)?,
         "verify_state_save" => o.state_save = flag(key, v, at)?,
-        "verify_state_load" if flag(key, v, at)? => {
-            return err(format!(
-                "{at}: verify_state_load=1 is not supported by hostbench yet (hostbench \
-                 writes no verify state file); drop it to verify every block written"
-            ));
-        }
+        "verify_state_load" => o.state_load = flag(key, v, at)?,
         _ => {}
     }
     Ok(())
@@ -762,6 +760,15 @@ pub struct Verifier {
     compress: (u32, Vec<u8>),
     /// The first failure's message, kept for the clone's error.
     pub failures: u64,
+    /// Per file, the offsets of the last `iodepth` writes, newest last (fio's
+    /// `last_write_comp`, for the state file).
+    recent: Vec<std::collections::VecDeque<u64>>,
+    /// The job's `iodepth` (the state file's window).
+    depth: u32,
+    /// `verify_state_load`: the state loaded for this clone.
+    loaded: Option<super::vstate::State>,
+    /// Blocks read back so far (fio's `io_blocks[DDIR_READ]` in the state's rule).
+    reads: u64,
 }
 
 impl Verifier {
@@ -798,7 +805,66 @@ impl Verifier {
             seed_state: seed | 1,
             compress: (j.bufs.compress_pct, j.bufs.pattern.clone()),
             failures: 0,
+            recent: vec![Default::default(); j.nfiles() as usize],
+            depth: j.iodepth.max(1),
+            loaded: None,
+            reads: 0,
         })
+    }
+
+    /// `verify_state_load`: the verify phase stops where `s` says.
+    pub fn load_state(&mut self, s: super::vstate::State) {
+        self.loaded = Some(s);
+    }
+
+    /// A write of `file` at `off` was issued (kept for the state file; fio keeps the
+    /// completed ones, and a failed write is dropped again by [`Verifier::write_failed`]).
+    pub fn issued(&mut self, file: u32, off: u64) {
+        if let Some(r) = self.recent.get_mut(file as usize) {
+            if r.len() == self.depth as usize {
+                r.pop_front();
+            }
+            r.push_back(off);
+        }
+    }
+
+    /// The write of `file` at `off` failed: it is not among the completed ones.
+    pub fn write_failed(&mut self, file: u32, off: u64) {
+        if let Some(r) = self.recent.get_mut(file as usize)
+            && let Some(i) = r.iter().rposition(|&o| o == off)
+        {
+            r.remove(i);
+        }
+    }
+
+    /// The clone's verify state (fio's `thread_io_list`): `issued` writes, the last
+    /// completed ones per file, newest first.
+    pub fn state(&self, name: &str, index: usize, issued: u64) -> super::vstate::State {
+        super::vstate::State {
+            depth: self.depth,
+            nofiles: self.recent.len() as u32,
+            numberio: issued,
+            index: index as u64,
+            name: name.as_bytes().to_vec(),
+            comps: self
+                .recent
+                .iter()
+                .enumerate()
+                .flat_map(|(f, r)| r.iter().rev().map(move |&o| (f as u64, o)))
+                .collect(),
+        }
+    }
+
+    /// Whether the loaded state ends the verify phase before logged block `p`.
+    pub fn state_stops(&self, p: &Piece) -> bool {
+        self.loaded
+            .as_ref()
+            .is_some_and(|s| s.stops(self.reads, p.file, p.off))
+    }
+
+    /// A logged block was read back.
+    pub fn read_back(&mut self) {
+        self.reads += 1;
     }
 
     /// The options.
@@ -1375,6 +1441,10 @@ mod tests {
             seed_state: 7,
             compress: (0, Vec::new()),
             failures: 0,
+            recent: vec![Default::default()],
+            depth: 1,
+            loaded: None,
+            reads: 0,
         }
     }
 

@@ -51,7 +51,7 @@ pub(super) fn new_worker(
         // each when it is first picked).
         let slots = (0..nf)
             .map(|k| {
-                let (_, fsize) = own.file_region(clone, k);
+                let (foff, fsize) = own.file_region(clone, k);
                 let mut pass = fsize - fsize % own.max_bs().max(1);
                 if own.engine.file_op() {
                     // One I/O per file: its create, stat or unlink (fio fakes each file's
@@ -64,6 +64,7 @@ pub(super) fn new_worker(
                     } else {
                         own.file_path_k(clone, k)
                     },
+                    offset: foff,
                     size: fsize,
                     pass,
                     left: pass,
@@ -86,7 +87,7 @@ pub(super) fn new_worker(
         let path = j.file_path(clone);
         let f = open_job_file(j, &path, j.fill_device)
             .map_err(|e| crate::disk::files::open_error(&path, j.direct, &e))?;
-        advise_access(&f, j, size);
+        advise_access(&f, j, j.offset, size);
         (Some(OwnedFd::from(f)), path)
     };
     let depth = if j.engine.is_sync() && !j.offload {
@@ -160,7 +161,10 @@ pub(super) fn new_worker(
         }
     }
     // fio's thread number: the clone's 1-based creation index.
-    let verify = Verifier::new(j, (tid + 1) as u16, rng.clone().next_u64() ^ 0x5bd1_e995);
+    let mut verify = Verifier::new(j, (tid + 1) as u16, rng.clone().next_u64() ^ 0x5bd1_e995);
+    if let (Some(v), Some(s)) = (verify.as_mut(), &shared.vstates[tid]) {
+        v.load_state(s.clone());
+    }
     // cmdprio_*: which I/Os get a priority of their own, and the statistics kept per
     // priority (the histograms allocated here, once).
     let ioprio = j.process.ioprio_value().unwrap_or(0);
@@ -274,7 +278,7 @@ fn open_job_file(
 /// default. Random advice turns off readahead, so buffered random reads go to the device
 /// instead of hitting pages the kernel read ahead. Advice only: a refusal changes nothing
 /// the job does, and fio ignores it too.
-fn advise_access(f: &std::fs::File, j: &JobSpec, size: u64) {
+fn advise_access(f: &std::fs::File, j: &JobSpec, offset: u64, size: u64) {
     let Some(random) = j.advises_random() else {
         return;
     };
@@ -285,7 +289,7 @@ fn advise_access(f: &std::fs::File, j: &JobSpec, size: u64) {
     };
     // SAFETY: advisory call on a descriptor we own.
     unsafe {
-        libc::posix_fadvise(f.as_raw_fd(), j.offset as i64, size as i64, advice);
+        libc::posix_fadvise(f.as_raw_fd(), offset as i64, size as i64, advice);
     }
 }
 
@@ -539,7 +543,7 @@ impl FioWorker {
         if let Some(f) = self.files.as_mut() {
             f.used(len);
         }
-        Some((dir, self.job.offset + off, len as u32))
+        Some((dir, self.region_start() + off, len as u32))
     }
 
     /// [`Self::next_io`] of a trim job: a trim where the pattern (with the trim values,
@@ -554,11 +558,29 @@ impl FioWorker {
         if let Some(f) = self.files.as_mut() {
             f.used(len);
         }
-        let off = self.job.offset + off;
+        let off = self.region_start() + off;
         if self.job.rw.trim_write() {
             self.trimmed = Some((off, len as u32));
         }
         Some((Dir::Trim, off, len as u32))
+    }
+
+    /// Where the current file's region starts: its own offset with several files (fio's
+    /// `get_start_offset` per file: `offset=P%` is of each file's length), else the job's.
+    #[inline]
+    fn region_start(&self) -> u64 {
+        self.files
+            .as_ref()
+            .and_then(|f| f.cur.map(|c| f.slots[c].offset))
+            .unwrap_or(self.job.offset)
+    }
+
+    /// Where file `i`'s region starts (several files), else the job's.
+    fn slot_offset(&self, i: usize) -> u64 {
+        self.files
+            .as_ref()
+            .and_then(|f| f.slots.get(i).map(|s| s.offset))
+            .unwrap_or(self.job.offset)
     }
 
     /// Makes the file of the next I/O current (several files): fio's file service, files
@@ -695,7 +717,7 @@ impl FioWorker {
         };
         if self.job.engine == EngineKind::Mmap {
             // A file made again by this open is empty: the mapping needs its length.
-            let end = self.job.offset + size;
+            let end = self.slot_offset(i) + size;
             if f.metadata().is_ok_and(|m| m.len() < end) && f.set_len(end).is_err() {
                 self.set_error(
                     libc::EIO,
@@ -713,13 +735,14 @@ impl FioWorker {
         } else {
             size
         };
-        advise_access(&f, &self.job, size);
+        let base = self.slot_offset(i);
+        advise_access(&f, &self.job, base, size);
         if self.job.invalidate && !self.job.direct {
             // SAFETY: advisory call on our fd.
             unsafe {
                 libc::posix_fadvise(
                     f.as_raw_fd(),
-                    self.job.offset as i64,
+                    base as i64,
                     size as i64,
                     libc::POSIX_FADV_DONTNEED,
                 );
@@ -727,11 +750,12 @@ impl FioWorker {
         }
         let fd = OwnedFd::from(f);
         if self.job.engine.is_sync() {
-            let e = Engine::new(self.job.engine, fd.as_raw_fd(), 1, (self.job.offset, size))
-                .and_then(|e| match self.job.advises_random() {
+            let e = Engine::new(self.job.engine, fd.as_raw_fd(), 1, (base, size)).and_then(|e| {
+                match self.job.advises_random() {
                     Some(r) => e.advise_mapping(r).map(|()| e),
                     None => Ok(e),
-                });
+                }
+            });
             match e {
                 Ok(e) => self.files.as_mut().expect("several files").slots[i].engine = Some(e),
                 Err(e) => {
@@ -799,7 +823,8 @@ impl FioWorker {
     /// the file holds less than a block.
     fn size_from_file(&mut self, i: usize, f: &std::fs::File) -> Option<u64> {
         let len = f.metadata().map_or(0, |m| m.len());
-        let region = len.saturating_sub(self.job.offset);
+        let base = self.slot_offset(i);
+        let region = len.saturating_sub(base);
         let bs = self.job.max_bs().max(1);
         if region < bs {
             let path = self.files.as_ref().map(|fs| fs.slots[i].path.clone());
@@ -809,7 +834,7 @@ impl FioWorker {
                 format!(
                     "{}: {len} bytes, less than a block after offset {}",
                     path.unwrap_or_default().display(),
-                    self.job.offset
+                    base
                 ),
             );
             return None;
@@ -1082,6 +1107,13 @@ impl FioWorker {
             ""
         };
         self.stats.dirs[dir as usize].ios += 1;
+        if dir == Dir::Write {
+            // Not a completed write for the verify state.
+            let file = self.cur_file();
+            if let Some(v) = self.verify.as_mut() {
+                v.write_failed(file, off);
+            }
+        }
         if self.job.fill_device && (errno == libc::ENOSPC || errno == libc::EDQUOT) {
             // fio's fill_device: a full filesystem is the job's end, not an error.
             return true;
@@ -1331,6 +1363,7 @@ impl FioWorker {
         let Some(v) = self.verify.as_mut() else {
             return false;
         };
+        v.issued(file, off);
         v.log(Piece {
             file,
             off,
@@ -1340,6 +1373,32 @@ impl FioWorker {
         });
         self.numberio += 1;
         only
+    }
+
+    /// `verify_state_save`: a writing clone with `verify` saves its state file when it
+    /// ends, as fio does (whatever ended it); a file that cannot be written is said on
+    /// stderr and the run goes on, as in fio.
+    fn save_verify_state(&self) {
+        use super::job::Rw;
+        let j = &self.job;
+        let writes = matches!(
+            j.rw,
+            Rw::Write
+                | Rw::RandWrite
+                | Rw::ReadWrite
+                | Rw::RandRw
+                | Rw::TrimWrite
+                | Rw::RandTrimWrite
+        );
+        if let Some(v) = &self.verify
+            && j.verify.state_save
+            && writes
+        {
+            let s = v.state(&j.name, self.tid, self.numberio);
+            if let Err(e) = super::vstate::save(&j.name, &s) {
+                eprintln!("fio: {e}");
+            }
+        }
     }
 
     /// The index of the current file among the clone's several (0 with one).
@@ -1377,6 +1436,7 @@ impl FioWorker {
         if let Some(f) = &opened[i] {
             return Some((f.as_raw_fd(), path));
         }
+        let base = s.offset;
         match open_job_file(&self.job, &path, false) {
             Ok(f) => {
                 if self.job.invalidate && !self.job.direct {
@@ -1384,13 +1444,13 @@ impl FioWorker {
                     unsafe {
                         libc::posix_fadvise(
                             f.as_raw_fd(),
-                            self.job.offset as i64,
+                            base as i64,
                             size as i64,
                             libc::POSIX_FADV_DONTNEED,
                         );
                     }
                 }
-                advise_access(&f, &self.job, size);
+                advise_access(&f, &self.job, base, size);
                 let fd = f.as_raw_fd();
                 opened[i] = Some(f);
                 Some((fd, path))
@@ -1534,6 +1594,10 @@ impl FioWorker {
             let Some(p) = v.next_piece() else {
                 break;
             };
+            // verify_state_load: past what the saved state saw written, the phase ends.
+            if v.state_stops(&p) {
+                break;
+            }
             if multi {
                 match self.verify_file(&mut opened, p.file as usize) {
                     Some((f, pa)) => (fd, path) = (f, pa),
@@ -1551,6 +1615,7 @@ impl FioWorker {
                 read_full(fd, buf, p.off, p.len)
             };
             let t1 = ctl.now();
+            v.read_back();
             if res < 0 {
                 if self.fail(Dir::Read, p.off, p.len, res) {
                     ok = false;
@@ -2608,6 +2673,7 @@ impl FioWorker {
         if self.stats.error.is_none() && self.verify.as_ref().is_some_and(|v| v.phase) {
             self.verify_pass(ctl, None, true);
         }
+        self.save_verify_state();
         let t_end = ctl.now();
         let ru1 = rusage();
         if self.job.ss.dur > 0 {
