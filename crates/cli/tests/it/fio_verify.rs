@@ -491,3 +491,45 @@ fn a_bad_verify_state_is_refused_clearly() {
     assert_eq!(w.code, 0, "{}", w.err);
     assert!(!state.exists());
 }
+
+/// The native grammar keeps the verify state in the run's `dir`, where it was told to
+/// write, never in the current directory (`hostbench fio` keeps fio's place, the current
+/// directory); a later native run loads it from there.
+#[test]
+fn the_native_grammar_keeps_the_verify_state_in_its_dir() {
+    let d = tmp("vstate-native");
+    let (dir, cwd) = (d.join("dir"), d.join("cwd"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(&cwd).unwrap();
+    let run = |jobs: &str| {
+        let o = crate::common::hb()
+            .current_dir(&cwd)
+            .args(["run", "disk.fio", "--no-save", "--time=0", "--set"])
+            .arg(format!("jobs={jobs}"))
+            .args(["--set", &format!("dir={}", s(&dir))])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{jobs}: {err}");
+    };
+    run("--name=v --rw=write --size=64k --verify=crc32c --filename=vf");
+    let names = |p: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(p)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        names(&cwd),
+        Vec::<String>::new(),
+        "nothing in the current directory"
+    );
+    assert_eq!(names(&dir), ["local-v-0-verify.state", "vf"]);
+    run(
+        "--name=v --rw=write --size=64k --verify=crc32c --filename=vf --verify_only=1 \
+         --verify_state_load=1",
+    );
+    std::fs::remove_dir_all(d).unwrap();
+}

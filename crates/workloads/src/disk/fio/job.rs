@@ -575,6 +575,9 @@ pub struct JobSpec {
     pub unlink_each_loop: bool,
     /// `directory` for generated names.
     pub directory: String,
+    /// Where the run's own files go (the verify state): the native grammar's `dir`, empty
+    /// for `hostbench fio`, whose files go to the current directory as fio's do.
+    pub run_dir: String,
     /// `size`: bytes of I/O per clone, and the region; `None` = the existing file's size.
     pub size: Option<u64>,
     /// `offset` into the file where the region starts (of the first clone).
@@ -1680,6 +1683,7 @@ fn apply_options(
         file_service: FileService::default(),
         unlink_each_loop: false,
         directory: ".".into(),
+        run_dir: String::new(),
         size: None,
         offset: 0,
         offset_increment: 0,

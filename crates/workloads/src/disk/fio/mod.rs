@@ -159,6 +159,7 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
     let dir = params.text("dir");
     if !dir.is_empty() {
         for j in &mut jobs {
+            j.run_dir = dir.to_string();
             if j.directory == "." {
                 j.directory = dir.to_string();
             }
@@ -372,7 +373,7 @@ impl Workload for Fio {
                 let j = &jobs[ji];
                 j.verify
                     .state_load
-                    .then(|| vstate::load(&j.name, tid))
+                    .then(|| vstate::load(&j.run_dir, &j.name, tid))
                     .transpose()
                     .map_err(|e| WorkloadError::usage(format!("job '{}': {e}", j.name)))
             })

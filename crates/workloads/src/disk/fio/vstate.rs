@@ -2,7 +2,8 @@
 //! format, so a state fio saved loads in hostbench and the other way round.
 //!
 //! A clone of a writing job with `verify` saves, when it ends (its size done, its runtime
-//! over, Ctrl-C), `local-<job>-<n>-verify.state` in the current directory (`/` in the job
+//! over, Ctrl-C), `local-<job>-<n>-verify.state` in the current directory (the native
+//! grammar's `dir` when it has one) (`/` in the job
 //! name becomes `.`; `n` is the clone's 0-based index among all the clones of the run):
 //! how many writes it issued and, per file, the offsets of its last `iodepth` completed
 //! writes. A later run with `verify_state_load=1` reads its clone's file before anything
@@ -173,10 +174,24 @@ impl State {
     }
 }
 
-/// Loads the state file of clone `index` of job `name` from the current directory. The
+/// The state file of clone `index` of job `name` in `dir` (empty: the current directory,
+/// as fio; the native grammar's `dir` otherwise, so a run writes only where it was told).
+fn path_in(dir: &str, name: &str, index: usize) -> String {
+    let f = file_name(name, index);
+    if dir.is_empty() {
+        f
+    } else {
+        std::path::Path::new(dir)
+            .join(f)
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+/// Loads the state file of clone `index` of job `name` from `dir` ([`path_in`]). The
 /// error names the file and says what to do.
-pub fn load(name: &str, index: usize) -> Result<State, String> {
-    let path = file_name(name, index);
+pub fn load(dir: &str, name: &str, index: usize) -> Result<State, String> {
+    let path = path_in(dir, name, index);
     let how = "run the writing job with verify_state_save=1 (the default) first, or drop \
                verify_state_load";
     let f = std::fs::OpenOptions::new()
@@ -207,10 +222,10 @@ pub fn load(name: &str, index: usize) -> Result<State, String> {
     })
 }
 
-/// Writes `s` as its clone's state file in the current directory, over an earlier one
+/// Writes `s` as its clone's state file in `dir` ([`path_in`]), over an earlier one
 /// (never through a symlink, never into anything but a regular file).
-pub fn save(name: &str, s: &State) -> Result<(), String> {
-    let path = file_name(name, s.index as usize);
+pub fn save(dir: &str, name: &str, s: &State) -> Result<(), String> {
+    let path = path_in(dir, name, s.index as usize);
     let mut f = std::fs::OpenOptions::new()
         .write(true)
         .create(true)

@@ -1395,7 +1395,7 @@ impl FioWorker {
             && writes
         {
             let s = v.state(&j.name, self.tid, self.numberio);
-            if let Err(e) = super::vstate::save(&j.name, &s) {
+            if let Err(e) = super::vstate::save(&j.run_dir, &j.name, &s) {
                 eprintln!("fio: {e}");
             }
         }
