@@ -334,6 +334,7 @@ mod tests {
             ctx: 0,
             majf: 0,
             minf: 0,
+            zone_resets: 0,
             iodepth: 1,
             gtod_reduce: false,
             read: FioDir {

@@ -38,6 +38,7 @@ pub mod status;
 pub mod steadystate;
 pub mod verify;
 mod worker;
+mod zbd;
 
 use crate::disk::diskstat::Watch;
 use hostbench_core::fio_result::{FioOption, FioResult};
@@ -104,6 +105,8 @@ struct Shared {
     /// Each clone's buffer seed (its generator of write data; `dedupe_global` spreads a
     /// working set over all of them).
     buf_seeds: Vec<u64>,
+    /// `zonemode=zbd`: each file's zones, shared by the jobs that name it.
+    zbd: zbd::Tables,
 }
 
 /// `--status-interval` is on: the clones publish their statistics when asked
@@ -383,6 +386,7 @@ impl Workload for Fio {
             results: Mutex::new(vec![None; n]),
             warnings,
             disks,
+            zbd: Default::default(),
         });
         status::start(&shared);
         Ok(Box::new(FioInstance { shared }))
