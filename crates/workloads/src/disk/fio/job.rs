@@ -4028,7 +4028,10 @@ mod tests {
                 "from 0 to 1",
             ),
             ("zonemode=zbd zonesize=1m rw=trim ioengine=psync", "rw=trim"),
-            ("zonemode=zbd zonesize=1m ioengine=null", "ioengine=null has none"),
+            (
+                "zonemode=zbd zonesize=1m ioengine=null",
+                "ioengine=null has none",
+            ),
             ("zonemode=strided zonesize=1m zoneskip=2z", "zoneskip=2z"),
             (
                 "zonemode=strided zonesize=1m nrfiles=2 openfiles=1",

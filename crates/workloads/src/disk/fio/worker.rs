@@ -589,14 +589,13 @@ impl FioWorker {
                 let (off, len) = self.pattern.next(d, &mut self.rng)?;
                 z.adjust(d, base + off, len)
             };
+            self.stats.zone_resets = z.resets;
             match step {
                 super::zbd::Adjust::Io(off, len) => {
                     self.pattern.set_last(d, off - base, len);
-                    self.stats.zone_resets = z.resets;
                     return Some((dir, off, len as u32));
                 }
                 super::zbd::Adjust::Eof => {
-                    self.stats.zone_resets = z.resets;
                     self.zbd_passes += 1;
                     if !self.job.time_based && self.zbd_passes >= self.job.loops.max(1) {
                         return None;

@@ -572,6 +572,21 @@ mod tests {
     }
 
     #[test]
+    fn zones_are_of_regular_files_and_block_devices_only() {
+        let m = std::fs::metadata("/dev/null").unwrap();
+        let e = real_size(Path::new("/dev/null"), Some(&m)).unwrap_err();
+        assert!(e.contains("needs a regular file or a block device"), "{e}");
+        // Not there: size 0 (the caller says fio's "smaller than zone size").
+        assert_eq!(real_size(Path::new("/nonexistent/x"), None), Ok(0));
+        let p = std::env::temp_dir().join(format!("hostbench-zbd-test-{}", std::process::id()));
+        std::fs::File::create(&p).unwrap().set_len(12345).unwrap();
+        let m = std::fs::metadata(&p).unwrap();
+        let got = real_size(&p, Some(&m));
+        std::fs::remove_file(&p).unwrap();
+        assert_eq!(got, Ok(12345));
+    }
+
+    #[test]
     fn regions_are_rounded_to_whole_zones_for_writers() {
         let o = opts(1 << 20, 1 << 20, 0);
         let (f, notes) = align_region("f", &o, 4 << 20, false, (512 << 10, 4 << 20)).unwrap();
