@@ -62,7 +62,8 @@ filecreate filestat filedelete exec) direct buffered numjobs runtime
 time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
 (random zipf:θ pareto:h normal:dev[:center] zoned:... zoned_abs:...) random_generator
 bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsync fdatasync end_fsync group_reporting invalidate
-zones: zonemode (none strided) zonesize zonerange zoneskip;
+zones: zonemode (none strided zbd) zonesize zonerange zoneskip zonecapacity read_beyond_wp
+max_open_zones job_max_open_zones ignore_zone_limits zone_reset_threshold zone_reset_frequency;
 fadvise_hint (0 1 random sequential)
 nrfiles thread description; report: percentile_list clat_percentiles lat_percentiles
 slat_percentiles unified_rw_reporting (none mixed both, 0 1 2); sequencing: stonewall (wait_for_previous) new_group wait_for

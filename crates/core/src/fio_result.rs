@@ -192,6 +192,10 @@ pub struct FioBlock {
     pub majf: u64,
     /// Minor page faults.
     pub minf: u64,
+    /// Zone resets (`zonemode=zbd`: a full zone's write pointer set back to its start;
+    /// fio's `; N zone resets` after the writes). Absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub zone_resets: u64,
     /// Queue depth the engine used (1 for the synchronous engines).
     pub iodepth: u32,
     /// `gtod_reduce`: no latency figures.
@@ -772,6 +776,7 @@ impl FioBlock {
             ctx: blocks.iter().map(|b| b.ctx).sum(),
             majf: blocks.iter().map(|b| b.majf).sum(),
             minf: blocks.iter().map(|b| b.minf).sum(),
+            zone_resets: blocks.iter().map(|b| b.zone_resets).sum(),
             iodepth: last.iodepth,
             gtod_reduce: blocks.iter().all(|b| b.gtod_reduce),
             read: dir(|b| &b.read),
@@ -792,6 +797,11 @@ impl FioBlock {
             latency_target: None,
         })
     }
+}
+
+/// Serde's test for a count left out when 0.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]
@@ -962,6 +972,7 @@ mod tests {
             ctx: 3,
             majf: 0,
             minf: 5,
+            zone_resets: 0,
             iodepth: 1,
             gtod_reduce: false,
             read: FioDir {

@@ -18,6 +18,16 @@ const BS: u64 = 64 << 10;
 /// The offsets of every `*_iops.*.log` in `dir` whose name starts with `job`, one list per
 /// log (per clone), in the order of the logs' numbers.
 fn logged_offsets(dir: &Path, job: &str) -> Vec<Vec<u64>> {
+    logged_ios(dir, job)
+        .into_iter()
+        .map(|l| l.into_iter().map(|(_, off, _)| off).collect())
+        .collect()
+}
+
+/// The I/Os of every `*_iops.*.log` in `dir` whose name starts with `job`, one list per
+/// log (per clone), in the order of the logs' numbers: (direction: 0 read, 1 write;
+/// offset; length).
+pub(crate) fn logged_ios(dir: &Path, job: &str) -> Vec<Vec<(u8, u64, u64)>> {
     let mut logs: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| {
@@ -39,7 +49,11 @@ fn logged_offsets(dir: &Path, job: &str) -> Vec<Vec<u64>> {
                 .map(|l| {
                     let f: Vec<&str> = l.split(',').map(str::trim).collect();
                     assert_eq!(f.len(), 6, "log_offset=1 gives six fields: {l}");
-                    f[4].parse().unwrap()
+                    (
+                        f[2].parse().unwrap(),
+                        f[4].parse().unwrap(),
+                        f[3].parse().unwrap(),
+                    )
                 })
                 .collect()
         })
@@ -239,7 +253,7 @@ fn strided_zone_offsets_without_fio() {
     for (opts, says) in [
         ("--zonesize=1m", "zonesize needs zonemode=strided"),
         ("--zonemode=strided", "zonemode=strided needs a zonesize"),
-        ("--zonemode=zbd", "zonemode=zbd"),
+        ("--zonemode=zbd", "zonemode=zbd needs a zonesize"),
         (
             "--zonemode=stride",
             "expected none (the default), strided or zbd",

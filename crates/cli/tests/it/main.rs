@@ -36,6 +36,7 @@ mod fio_session;
 mod fio_syntax;
 mod fio_trim;
 mod fio_verify;
+mod fio_zbd;
 mod fio_zones;
 mod fleet;
 mod generate;

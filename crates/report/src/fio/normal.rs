@@ -417,7 +417,8 @@ pub(super) fn render(r: &RunResult) -> String {
                 continue;
             }
             let name = if mixed_only { "mixed" } else { dname };
-            let suffix = if d == 1 { "; 0 zone resets" } else { "" };
+            let resets = format!("; {} zone resets", b.zone_resets);
+            let suffix = if d == 1 { resets.as_str() } else { "" };
             let agg = g.map_or(0, |g| g.agg(d));
             dir_lines(&mut out, name, x, agg, opts, b.gtod_reduce, suffix, "B/s");
         }
@@ -524,7 +525,8 @@ pub(super) fn all_clients(b: &FioBlock, agg: [u64; 3], when: &str, mixed: bool) 
         if x.runtime_ms == 0 {
             continue;
         }
-        let suffix = if d == 1 { "; 0 zone resets" } else { "" };
+        let resets = format!("; {} zone resets", b.zone_resets);
+        let suffix = if d == 1 { resets.as_str() } else { "" };
         // Every direction summed into the reads' place: fio names it `mixed`.
         let dname = if mixed { "mixed" } else { dname };
         dir_lines(&mut out, dname, x, agg[d], &opts, b.gtod_reduce, suffix, "");

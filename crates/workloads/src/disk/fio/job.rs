@@ -613,6 +613,9 @@ pub struct JobSpec {
     /// in one zone at a time ([`Zones`]); `None` is `zonemode=none` (fio 3.33 refuses a
     /// `zonesize` without `zonemode=strided`).
     pub zones: Option<Zones>,
+    /// `zonemode=zbd`: zones with write pointers emulated in a regular file or a
+    /// non-zoned block device ([`ZbdOpts`], `zbd.rs`); `None` otherwise.
+    pub zbd: Option<ZbdOpts>,
     /// `percentage_random` per direction (random jobs; 100 by default).
     pub percentage_random: [u32; 3],
     /// `random_generator`.
@@ -1367,6 +1370,34 @@ const OPTS: &[Opt] = &[
         name: "zoneskip",
         aliases: &[],
     },
+    Opt {
+        name: "zonecapacity",
+        aliases: &[],
+    },
+    Opt {
+        name: "read_beyond_wp",
+        aliases: &[],
+    },
+    Opt {
+        name: "max_open_zones",
+        aliases: &[],
+    },
+    Opt {
+        name: "job_max_open_zones",
+        aliases: &[],
+    },
+    Opt {
+        name: "ignore_zone_limits",
+        aliases: &[],
+    },
+    Opt {
+        name: "zone_reset_threshold",
+        aliases: &[],
+    },
+    Opt {
+        name: "zone_reset_frequency",
+        aliases: &[],
+    },
 ];
 
 /// fio's name for option `k` (resolving aliases), if hostbench supports it.
@@ -1702,6 +1733,7 @@ fn apply_options(
         seq_nr: 1,
         rw_seq_identical: false,
         zones: None,
+        zbd: None,
         percentage_random: [100; 3],
         random_generator: RandGen::Tausworthe,
         offset_align: None,
@@ -1777,6 +1809,8 @@ fn apply_options(
     // zonemode, zonesize, zonerange, zoneskip: checked together once all are read.
     let mut zone_mode: Option<(String, String)> = None;
     let mut zone = Zones::default();
+    let mut zbd = ZbdOpts::default();
+    let mut no_serialize = false;
     for (k, v, at) in opts {
         let key = canonical_option(k).unwrap_or("");
         let at = at.as_str();
@@ -1791,6 +1825,30 @@ fn apply_options(
                 zone_mode = Some((m.to_string(), at.to_string()));
             }
             "zonesize" => zone.size = parse_size_opt(k, v, at)?,
+            "zonecapacity" => zbd.capacity = parse_size_opt(k, v, at)?,
+            "read_beyond_wp" => zbd.read_beyond_wp = parse_bool_opt(k, v, at)?,
+            "ignore_zone_limits" => zbd.ignore_limits = parse_bool_opt(k, v, at)?,
+            // fio: at most ZBD_MAX_OPEN_ZONES (4096).
+            "max_open_zones" => zbd.max_open = parse_int(k, v, at, 0, 4096)? as u32,
+            "job_max_open_zones" => zbd.job_max_open = parse_int(k, v, at, 0, 4096)? as u32,
+            "zone_reset_threshold" | "zone_reset_frequency" => {
+                let f = v
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|f| (0.0..=1.0).contains(f));
+                let Some(f) = f else {
+                    return err(format!(
+                        "{at}: {k}={v}: expected a fraction from 0 to 1 (fio 3.33: \"value \
+                         out of range\" past 1)"
+                    ));
+                };
+                if k == "zone_reset_threshold" {
+                    zbd.reset_threshold = f;
+                } else {
+                    zbd.reset_frequency = f;
+                }
+            }
             "zonerange" => zone.range = parse_size_opt(k, v, at)?,
             "zoneskip" => {
                 if v.trim().ends_with(['z', 'Z']) {
@@ -2238,9 +2296,7 @@ fn apply_options(
             "unlink_each_loop" => j.unlink_each_loop = parse_bool_opt(k, v, at)?,
             // hostbench lays the files out one after the other before the run, fio's
             // default (`create_serialize=1`); 0 is accepted and lays them out the same way.
-            "create_serialize" => {
-                parse_bool_opt(k, v, at)?;
-            }
+            "create_serialize" => no_serialize = !parse_bool_opt(k, v, at)?,
             "file_service_type" => {
                 j.file_service =
                     FileService::parse(v).map_err(|e| JobError(format!("{at}: {k}={v}: {e}")))?;
@@ -2288,7 +2344,12 @@ fn apply_options(
     // A [global] section's options are checked alone (the probe); whether the zone
     // options fit together is each job's question (a job may give the zonesize).
     if section != "global-check" {
-        j.zones = finish_zones(&j, zone_mode, zone)?;
+        if zone_mode.as_ref().is_some_and(|(m, _)| m == "zbd") {
+            let at = zone_mode.as_ref().map_or("", |(_, a)| a.as_str());
+            j.zbd = Some(finish_zbd(&j, at, zone, zbd, no_serialize)?);
+        } else {
+            j.zones = finish_zones(&j, zone_mode, zone)?;
+        }
     }
     // fio's gtod_reduce turns every measurement off, and a latency turned off has no
     // percentiles (`init.c:fixup_options`).
@@ -2342,12 +2403,6 @@ fn finish_zones(
              --zonesize are not compatible.\"); add zonemode=strided"
         )),
         "none" => Ok(None),
-        "zbd" => err(format!(
-            "{at}: zonemode=zbd (zoned block devices, host-managed SMR or ZNS, with write \
-             pointers and zone resets, or fio's emulation of them on a file) is not \
-             supported by hostbench; use zonemode=strided with zonesize for one zone at a \
-             time"
-        )),
         _ if z.size == 0 => err(format!(
             "{at}: zonemode=strided needs a zonesize (fio 3.33: \"--zonesize must be \
              specified when using --zonemode=strided.\"); add e.g. zonesize=256m"
@@ -2381,6 +2436,138 @@ fn finish_zones(
             Ok(Some(z))
         }
     }
+}
+
+/// `zonemode=zbd`'s options: zones of `zonesize` bytes, each written only at its write
+/// pointer, emulated in a regular file or a non-zoned block device as fio 3.33 does
+/// (`zbd.c:init_zone_info`); see `zbd.rs`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ZbdOpts {
+    /// `zonesize`, bytes.
+    pub size: u64,
+    /// `zonecapacity`: the bytes of a zone that can be written (`zonesize` when 0).
+    pub capacity: u64,
+    /// `read_beyond_wp`: reads go where drawn, written or not.
+    pub read_beyond_wp: bool,
+    /// `max_open_zones`: zones open for writing at once on a file, all its jobs together
+    /// (0: no limit, and then fio tracks no open zones).
+    pub max_open: u32,
+    /// `job_max_open_zones`: the same limit for one clone.
+    pub job_max_open: u32,
+    /// `ignore_zone_limits` (only a real zoned device has limits to ignore).
+    pub ignore_limits: bool,
+    /// `zone_reset_threshold`: the share of the region holding data above which
+    /// `zone_reset_frequency` resets zones.
+    pub reset_threshold: f64,
+    /// `zone_reset_frequency`: one write in 1/f resets its zone first (0: none).
+    pub reset_frequency: f64,
+    /// `zoneskip`, bytes (a multiple of `zonesize`; sequential jobs only).
+    pub skip: u64,
+    /// Per clone: the file's size when the run was set up (fio's `real_file_size`, of
+    /// which the zones are), and the clone's region rounded to whole zones (fio's
+    /// `zbd_zone_align_file_sizes`), filled in at layout.
+    pub files: Vec<ZbdFile>,
+}
+
+/// One clone's file under `zonemode=zbd`, as set up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ZbdFile {
+    /// The file's (or device's) size when set up: the zones cover it.
+    pub real_size: u64,
+    /// The clone's region's start, rounded up to a zone's start for a job that writes.
+    pub offset: u64,
+    /// The clone's region's length, its end rounded down to a zone's start likewise.
+    pub size: u64,
+}
+
+/// fio's checks of `zonemode=zbd`'s options (`zbd.c:init_zone_info`,
+/// `zbd_setup_files`, `init.c:fixup_options`), with its messages; what hostbench does not
+/// do with zones is refused here.
+fn finish_zbd(
+    j: &JobSpec,
+    at: &str,
+    z: Zones,
+    mut o: ZbdOpts,
+    no_serialize: bool,
+) -> Result<ZbdOpts, JobError> {
+    if no_serialize {
+        return err(format!(
+            "{at}: zonemode=zbd with create_serialize=0 (fio 3.33: \"--zonemode=zbd and \
+             --create_serialize=0 are not compatible.\"); leave create_serialize out"
+        ));
+    }
+    if z.size == 0 {
+        return err(format!(
+            "{at}: zonemode=zbd needs a zonesize (fio 3.33: \"Specifying the zone size is \
+             mandatory for regular file/block device with --zonemode=zbd\"); add e.g. \
+             zonesize=256m"
+        ));
+    }
+    if z.size < 512 {
+        return err(format!(
+            "{at}: zonesize={}: fio 3.33: \"zone size must be at least 512 bytes for \
+             --zonemode=zbd\"",
+            z.size
+        ));
+    }
+    if o.capacity > z.size {
+        return err(format!(
+            "{at}: fio 3.33: \"job parameter zonecapacity {} is larger than zone size {}\"; \
+             give a zonecapacity up to the zonesize",
+            o.capacity, z.size
+        ));
+    }
+    if o.job_max_open > 0 && o.max_open == 0 {
+        return err(format!(
+            "{at}: fio 3.33: \"'job_max_open_zones' cannot be used without a global open \
+             zones limit\"; add max_open_zones"
+        ));
+    }
+    if !z.skip.is_multiple_of(z.size) {
+        return err(format!(
+            "{at}: fio 3.33: \"zoneskip {} is not a multiple of the device zone size {}.\"",
+            z.skip, z.size
+        ));
+    }
+    let name = &j.name;
+    if j.engine.fileless() || j.engine.file_op() {
+        return err(format!(
+            "job '{name}': zonemode=zbd needs a file or block device to emulate zones in; \
+             ioengine={} has none",
+            j.engine.name()
+        ));
+    }
+    if j.nfiles() > 1 || j.unlink_each_loop {
+        return err(format!(
+            "job '{name}': zonemode=zbd with several files (or unlink_each_loop) is not \
+             supported by hostbench; use one file per job"
+        ));
+    }
+    if j.rw.trims() {
+        return err(format!(
+            "job '{name}': zonemode=zbd with rw={} (trims as zone resets) is not supported by \
+             hostbench; use reads and writes",
+            j.rw.name()
+        ));
+    }
+    if j.verify.kind != 0 {
+        return err(format!(
+            "job '{name}': zonemode=zbd with verify (zone writes replayed in order) is not \
+             supported by hostbench; leave verify out"
+        ));
+    }
+    if z.skip > 0 {
+        return err(format!(
+            "job '{name}': zonemode=zbd with zoneskip is not supported by hostbench yet; \
+             leave zoneskip out"
+        ));
+    }
+    o.size = z.size;
+    o.skip = z.skip;
+    if o.capacity == 0 {
+        o.capacity = z.size;
+    }
+    Ok(o)
 }
 
 /// fio's three-direction values (`bs=8k,32k`): the elements split at `,` go to read, write
@@ -3833,7 +4020,31 @@ mod tests {
         for (t, says) in [
             ("zonesize=1m", "zonesize needs zonemode=strided"),
             ("zonemode=strided", "needs a zonesize"),
-            ("zonemode=zbd zonesize=1m", "zonemode=zbd"),
+            ("zonemode=zbd", "zonemode=zbd needs a zonesize"),
+            ("zonemode=zbd zonesize=256", "at least 512 bytes"),
+            (
+                "zonemode=zbd zonesize=1m zonecapacity=2m",
+                "zonecapacity 2097152 is larger than zone size 1048576",
+            ),
+            (
+                "zonemode=zbd zonesize=1m job_max_open_zones=2",
+                "cannot be used without a global open zones limit",
+            ),
+            (
+                "zonemode=zbd zonesize=1m create_serialize=0",
+                "create_serialize=0",
+            ),
+            ("zonemode=zbd zonesize=1m zoneskip=512k", "not a multiple"),
+            ("zonemode=zbd zonesize=1m max_open_zones=4097", "0 to 4096"),
+            (
+                "zonemode=zbd zonesize=1m zone_reset_threshold=2",
+                "from 0 to 1",
+            ),
+            ("zonemode=zbd zonesize=1m rw=trim ioengine=psync", "rw=trim"),
+            (
+                "zonemode=zbd zonesize=1m ioengine=null",
+                "ioengine=null has none",
+            ),
             ("zonemode=strided zonesize=1m zoneskip=2z", "zoneskip=2z"),
             (
                 "zonemode=strided zonesize=1m nrfiles=2 openfiles=1",

@@ -264,7 +264,19 @@ fn layout_files_in(
             if !j.direct {
                 any_buffered = true;
             }
+            // zonemode=zbd: the zones are of the file as it is now (fio's
+            // `real_file_size` when it sets up), the clone's region whole zones.
+            let zbd_notes = match zbd_region(j, c, &path, meta.as_ref(), size) {
+                Ok(n) => n,
+                Err(e) => return Err(WorkloadError::usage(e)),
+            };
+            let say = |notes: &[String]| {
+                if let Some(log) = log {
+                    notes.iter().for_each(|n| log.line(n));
+                }
+            };
             if seen.contains(&path) {
+                say(&zbd_notes);
                 continue;
             }
             seen.push(path.clone());
@@ -325,6 +337,7 @@ fn layout_files_in(
                     made.push(path.clone());
                 }
             }
+            say(&zbd_notes);
             // (A file the job's open makes has nothing to check yet: that open says it.)
             if j.direct && std::fs::symlink_metadata(&path).is_ok() {
                 check_direct(&path)?;
@@ -344,6 +357,44 @@ fn layout_files_in(
         warnings.push(w);
     }
     Ok(Some(warnings))
+}
+
+/// `zonemode=zbd`: clone `c`'s file measured for its zones (refused when smaller than a
+/// zone, as fio, or a zoned device) and its region of `size` bytes rounded to whole zones
+/// (kept in the job's [`super::job::ZbdOpts::files`]); fio's notes of the rounding.
+fn zbd_region(
+    j: &mut JobSpec,
+    c: u32,
+    path: &Path,
+    meta: Option<&std::fs::Metadata>,
+    size: u64,
+) -> Result<Vec<String>, String> {
+    let Some(z) = j.zbd.as_ref() else {
+        return Ok(Vec::new());
+    };
+    let real = super::zbd::real_size(path, meta).map_err(|e| format!("job '{}': {e}", j.name))?;
+    let shown = path.display();
+    if real < z.size {
+        return Err(format!(
+            "job '{}': fio 3.33: \"{shown}: file/device size {real} is smaller than zone size \
+             {}\": the zones are emulated in the file as it is before the run (fio lays \
+             nothing out for them); make the file first (e.g. a run without zonemode=zbd)",
+            j.name, z.size
+        ));
+    }
+    let seq_read = j.rw == super::job::Rw::Read;
+    let (f, notes) = super::zbd::align_region(
+        &shown.to_string(),
+        z,
+        real,
+        seq_read,
+        (j.clone_offset(c), size),
+    )?;
+    if let Some(z) = j.zbd.as_mut() {
+        z.files.truncate(c as usize);
+        z.files.push(f);
+    }
+    Ok(notes)
 }
 
 /// The job's file at `path`, checked before anything is written: a symlink there is

@@ -39,6 +39,7 @@ pub mod steadystate;
 pub mod verify;
 pub mod vstate;
 mod worker;
+mod zbd;
 
 use crate::disk::diskstat::Watch;
 use hostbench_core::fio_result::{FioOption, FioResult};
@@ -107,6 +108,8 @@ struct Shared {
     buf_seeds: Vec<u64>,
     /// `verify_state_load`: each clone's loaded verify state (`vstate.rs`).
     vstates: Vec<Option<vstate::State>>,
+    /// `zonemode=zbd`: each file's zones, shared by the jobs that name it.
+    zbd: zbd::Tables,
 }
 
 /// `--status-interval` is on: the clones publish their statistics when asked
@@ -424,6 +427,7 @@ impl Workload for Fio {
             vstates,
             warnings,
             disks,
+            zbd: Default::default(),
         });
         status::start(&shared);
         Ok(Box::new(FioInstance { shared }))

@@ -387,6 +387,25 @@ impl Pattern {
         }
     }
 
+    /// Where the next sequential I/O of direction `d` starts (the last one's end), from
+    /// the region's start.
+    pub(super) fn seq_pos(&self, d: usize) -> u64 {
+        self.last_end[d]
+    }
+
+    /// Sets [`Self::seq_pos`] (`zonemode=zbd` moves a writer past a zone's capacity, and
+    /// starts a pass over).
+    pub(super) fn set_seq_pos(&mut self, d: usize, pos: u64) {
+        self.last_end[d] = pos;
+    }
+
+    /// The I/O of direction `d` issued at `off` for `len` bytes (`zonemode=zbd` moves
+    /// I/Os): the next sequential one follows it, as fio's `last_pos`.
+    pub(super) fn set_last(&mut self, d: usize, off: u64, len: u64) {
+        self.last_start[d] = Some(off);
+        self.last_end[d] = off + len;
+    }
+
     /// Seeds the random maps (at the clone's start).
     pub(super) fn seed(&mut self, rng: &mut Rng) {
         for m in &mut self.maps {

@@ -52,6 +52,8 @@ pub(super) struct CloneStats {
     pub(super) ctx: u64,
     pub(super) majf: u64,
     pub(super) minf: u64,
+    /// Zone resets made (`zonemode=zbd`; fio's `nr_zone_resets`).
+    pub(super) zone_resets: u64,
     pub(super) depth_map: [u64; 7],
     pub(super) submit_map: [u64; 7],
     pub(super) complete_map: [u64; 7],
@@ -263,6 +265,7 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             ctx: s.ctx,
             majf: s.majf,
             minf: s.minf,
+            zone_resets: s.zone_resets,
             iodepth: if j.engine.is_sync() { 1 } else { j.iodepth },
             gtod_reduce: j.gtod_reduce,
             read: dir(0),
@@ -349,6 +352,7 @@ fn merge(m: &mut Acc, b: &Acc) {
     }
     mb.ctx += bb.ctx;
     mb.majf += bb.majf;
+    mb.zone_resets += bb.zone_resets;
     mb.minf += bb.minf;
     mb.sync.merge(&bb.sync);
     for (md, bd) in [

@@ -41,6 +41,11 @@ pub(super) fn new_worker(
     own.size = own.clone_size(clone);
     own.offset = own.clone_offset(clone);
     own.pct = Default::default();
+    if let Some(f) = own.zbd.as_ref().and_then(|z| z.files.get(clone as usize)) {
+        // zonemode=zbd: the region in whole zones (set at layout).
+        own.offset = f.offset;
+        own.size = Some(f.size);
+    }
     let nf = own.nfiles();
     let mut multi = None;
     let mut files_pass = 0;
@@ -160,6 +165,23 @@ pub(super) fn new_worker(
             pattern.set_file_end((end as u64).saturating_sub(j.offset));
         }
     }
+    let zbd = match (&j.zbd, &fd) {
+        (Some(o), Some(_)) => {
+            let f = o.files.get(clone as usize).copied().unwrap_or_default();
+            let t = super::zbd::table(&shared.zbd, &path, o, f.real_size)
+                .map_err(WorkloadError::usage)?;
+            use super::job::Rw;
+            Some(Box::new(super::zbd::Zoned::new(
+                t,
+                o,
+                (j.offset, size),
+                [j.bsz[0].min, j.bsz[1].min],
+                j.rw.random(),
+                matches!(j.rw, Rw::ReadWrite | Rw::RandRw),
+            )))
+        }
+        _ => None,
+    };
     // fio's thread number: the clone's 1-based creation index.
     let mut verify = Verifier::new(j, (tid + 1) as u16, rng.clone().next_u64() ^ 0x5bd1_e995);
     if let (Some(v), Some(s)) = (verify.as_mut(), &shared.vstates[tid]) {
@@ -212,6 +234,11 @@ pub(super) fn new_worker(
         ramp_end: 0,
         limit_bytes: if multi.is_some() {
             j.io_limits_pass(files_pass, size).0
+        } else if j.zbd.is_some() {
+            // `size` bytes a pass, as fio counts them (its writes go to the write
+            // pointers: the last one of a pass may cross the region's whole blocks);
+            // `next_zbd_io` ends a pass early when the offsets run out.
+            j.io_limits_pass(size, size).0
         } else {
             j.io_limits(size).0
         },
@@ -237,6 +264,8 @@ pub(super) fn new_worker(
         fill,
         numberio: 0,
         lat: None,
+        zbd,
+        zbd_passes: 0,
     })))
 }
 
@@ -371,6 +400,10 @@ struct FioWorker {
     /// Several files (`nrfiles` > 1, a `filename` list): the ones not current, and which
     /// comes next (`files.rs`); `None` with one file.
     files: Option<Files>,
+    /// `zonemode=zbd`: the clone's view of its file's zones (`zbd.rs`).
+    zbd: Option<Box<super::zbd::Zoned>>,
+    /// Passes over the region a `zonemode=zbd` clone ended (it stops after `loops`).
+    zbd_passes: u32,
     /// Descriptors of files a queue engine is done with, closed once nothing is in flight.
     deferred_close: Vec<OwnedFd>,
     /// A file engine's call for the file just picked, ns (its next I/O's clat).
@@ -519,6 +552,9 @@ impl FioWorker {
         if self.trims {
             return self.next_trim_io(dir);
         }
+        if self.zbd.is_some() {
+            return self.next_zbd_io(dir);
+        }
         let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
         self.pass_bytes += len;
         if self.pass_bytes > self.size {
@@ -527,6 +563,57 @@ impl FioWorker {
             self.drop_cache();
         }
         Some((dir, self.job.offset + off, len as u32))
+    }
+
+    /// [`Self::next_io`] under `zonemode=zbd` (fio's `zbd_adjust_ddir`,
+    /// `setup_zbd_zone_mode`, `zbd_adjust_block`): the direction (a mixed job writes
+    /// until something is written), a sequential writer past a zone's capacity moved to
+    /// the zone's end, the drawn I/O moved to where the zones allow. A pass ends when a
+    /// sequential job reaches its region's end or no I/O is possible (nothing written to
+    /// read); the next starts at the region's start, until `loops` passes are done.
+    #[inline(never)]
+    fn next_zbd_io(&mut self, dir: Dir) -> Option<(Dir, u64, u32)> {
+        let base = self.job.offset;
+        let random = self.job.rw.random();
+        let z = self.zbd.as_mut()?;
+        let d = z.ddir(dir as usize);
+        let dir = if d == 0 { Dir::Read } else { Dir::Write };
+        for _ in 0..2 {
+            let z = self.zbd.as_mut()?;
+            if let Some(to) = z.seq_jump(d, base + self.pattern.seq_pos(d)) {
+                self.pattern.set_seq_pos(d, to - base);
+            }
+            let at_end = !random && self.pattern.seq_pos(d) >= self.size;
+            if at_end && self.job.time_based {
+                self.pattern.set_seq_pos(d, 0);
+            }
+            let step = if at_end && !self.job.time_based {
+                super::zbd::Adjust::Eof
+            } else {
+                let (off, len) = self.pattern.next(d, &mut self.rng)?;
+                z.adjust(d, base + off, len)
+            };
+            self.stats.zone_resets = z.resets;
+            match step {
+                super::zbd::Adjust::Io(off, len) => {
+                    self.pattern.set_last(d, off - base, len);
+                    return Some((dir, off, len as u32));
+                }
+                super::zbd::Adjust::Eof => {
+                    self.zbd_passes += 1;
+                    if !self.job.time_based && self.zbd_passes >= self.job.loops.max(1) {
+                        return None;
+                    }
+                    self.pattern.set_seq_pos(0, 0);
+                    self.pattern.set_seq_pos(1, 0);
+                }
+                super::zbd::Adjust::Error(errno, func, detail) => {
+                    self.set_error(errno, func, detail);
+                    return None;
+                }
+            }
+        }
+        None
     }
 
     /// [`Self::next_io`] of a clone with several files: the file picked first (fio's

@@ -1,0 +1,316 @@
+//! fio's emulated zoned block device (`zonemode=zbd` on a regular file) side by side with
+//! the installed fio: every I/O of each run from its IOPS log (`log_offset=1`; with psync
+//! in the order of issue) and the `N zone resets` of the normal output. Sequential jobs
+//! give fio's I/Os one for one; random ones draw other offsets than fio (another
+//! generator), so both runs are replayed over the zones and must keep fio's rules: each
+//! write at its zone's write pointer (or at its start after a reset), never past the
+//! zone's capacity, each read inside written data, no more zones partly written than
+//! `max_open_zones`, and as many resets as the run reports.
+//!
+//! Without fio the comparisons are skipped with a message, unless `HOSTBENCH_TEST_FIO` is
+//! set: then a missing fio fails the test.
+
+use super::fio::tmp;
+use super::fio_files::{Ran, doc, fio, hb};
+use super::fio_seq::need_fio;
+use super::fio_zones::logged_ios;
+
+const MIB: u64 = 1 << 20;
+const KIB: u64 = 1 << 10;
+
+/// (direction: 0 read, 1 write; offset; length).
+type Io = (u8, u64, u64);
+
+/// What one run of a job file gave: each named job's I/Os (its clones' logs one after
+/// the other), the zone resets of each job's block, the run.
+struct Zrun {
+    ios: Vec<Vec<Io>>,
+    resets: Vec<u64>,
+    ran: Ran,
+}
+
+/// Runs `text` (jobs named in `jobs`, each writing its IOPS log under its own name)
+/// through hostbench (`real_fio == false`) or fio, in a fresh directory holding the 4 MiB
+/// file `f4` (fio emulates zones only in a file that is there before the run).
+fn zrun(tag: &str, text: &str, jobs: &[&str], real_fio: bool) -> Zrun {
+    let d = tmp(tag);
+    std::fs::write(d.join("f4"), vec![7u8; 4 << 20]).unwrap();
+    std::fs::write(d.join("z.fio"), text).unwrap();
+    let ran = if real_fio {
+        fio(&d, &["z.fio", "--output=out.txt"])
+    } else {
+        hb(&d, &["z.fio", "--output=out.txt"])
+    };
+    let out = std::fs::read_to_string(d.join("out.txt")).unwrap_or_default();
+    let ios = jobs.iter().map(|j| logged_ios(&d, j).concat()).collect();
+    let resets = out
+        .lines()
+        .filter_map(|l| {
+            l.strip_suffix(" zone resets")?
+                .rsplit("; ")
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    std::fs::remove_dir_all(&d).ok();
+    Zrun { ios, resets, ran }
+}
+
+/// One job `z` on `f4` with zones of 1 MiB and `opts` (spaces between options).
+fn job(opts: &str) -> String {
+    format!(
+        "[z]\nfilename=f4\nioengine=psync\nsize=4m\nzonemode=zbd\nzonesize=1m\n\
+         write_iops_log=z\nlog_offset=1\n{}\n",
+        opts.replace(' ', "\n")
+    )
+}
+
+/// Both runs of `text`: (hostbench's, fio's).
+fn both(text: &str, jobs: &[&str]) -> (Zrun, Zrun) {
+    let ours = zrun("zbd", text, jobs, false);
+    let theirs = zrun("zbd-fio", text, jobs, true);
+    assert_eq!(ours.ran.code, 0, "{text}\n{}", ours.ran.err);
+    assert_eq!(theirs.ran.code, 0, "{text}\n{}", theirs.ran.err);
+    (ours, theirs)
+}
+
+/// Sequential jobs: every I/O (direction, offset, length) as fio's, and its zone resets.
+#[test]
+fn zbd_sequential_ios_are_fios() {
+    if !need_fio("zbd_sequential_ios_are_fios") {
+        return;
+    }
+    let cases = [
+        // Zone after zone, from each write pointer.
+        "rw=write bs=256k",
+        // 384 KiB does not divide the zone: the third write does not fit, so zone 0 is
+        // reset and written again, over and over (5 resets, 11 writes for 4 MiB).
+        "rw=write bs=384k",
+        // A capacity of 768 KiB: the writer jumps to each zone's end (3 MiB written).
+        "rw=write bs=256k zonecapacity=768k",
+        // 640 KiB: the last 128 KiB of each zone's capacity is less than a block: reset.
+        "rw=write bs=256k zonecapacity=640k",
+        // Each pass ends at the region's end; the next resets the full zones.
+        "rw=write bs=64k zonecapacity=512k loops=3",
+        // The region rounded to whole zones (1 MiB to 3 MiB).
+        "rw=write bs=256k offset=512k size=3m",
+        // Every write 1 in 2 resets its zone once 30% of the region holds data.
+        "rw=write bs=128k zone_reset_frequency=0.5 zone_reset_threshold=0.3 loops=2",
+        "rw=write bs=128k zone_reset_frequency=0.25",
+        // Nothing is written when the run starts: a reader has nothing to read...
+        "rw=read bs=256k",
+        // ... unless it may read past the write pointers.
+        "rw=read bs=256k read_beyond_wp=1",
+    ];
+    for c in cases {
+        let (ours, theirs) = both(&job(c), &["z"]);
+        assert_eq!(ours.ios, theirs.ios, "{c}");
+        assert_eq!(ours.resets, theirs.resets, "{c}: zone resets");
+    }
+    // A later job reads what an earlier one wrote (the file's zones are shared): up to
+    // each write pointer, then the next zone.
+    let text = "[global]\nfilename=f4\nioengine=psync\nsize=4m\nbs=256k\nzonemode=zbd\n\
+                zonesize=1m\nzonecapacity=768k\nlog_offset=1\n\
+                [w]\nrw=write\nwrite_iops_log=w\n[r]\nstonewall\nrw=read\nwrite_iops_log=r\n";
+    let (ours, theirs) = both(text, &["w", "r"]);
+    assert_eq!(ours.ios, theirs.ios);
+    assert_eq!(ours.ios[1].len(), 12, "{:?}", ours.ios[1]);
+}
+
+/// Replays `ios` over zones of `zone` bytes with `cap` writable in each, on a file of
+/// `zones` zones: every write at its zone's write pointer, or at its start when the zone
+/// holds data (a reset), never past the capacity; every read inside written data; at most
+/// `max_open` zones partly written at once. The resets counted.
+fn replay(ios: &[Io], zone: u64, cap: u64, zones: usize, max_open: Option<usize>) -> u64 {
+    let mut wp: Vec<u64> = (0..zones as u64).map(|z| z * zone).collect();
+    let mut resets = 0;
+    for (i, &(d, off, len)) in ios.iter().enumerate() {
+        let z = (off / zone) as usize;
+        let start = z as u64 * zone;
+        if d == 1 {
+            if off == start && wp[z] != start {
+                resets += 1;
+                wp[z] = start;
+            }
+            assert_eq!(off, wp[z], "I/O {i} {:?}: not at the write pointer", ios[i]);
+            assert!(
+                off + len <= start + cap,
+                "I/O {i} {:?}: past the capacity",
+                ios[i]
+            );
+            wp[z] += len;
+        } else {
+            assert!(
+                off + len <= wp[z],
+                "I/O {i} {:?}: reads unwritten data",
+                ios[i]
+            );
+        }
+        if let Some(m) = max_open {
+            let open = (0..zones)
+                .filter(|&z| wp[z] > z as u64 * zone && wp[z] < z as u64 * zone + cap)
+                .count();
+            assert!(open <= m, "I/O {i}: {open} zones open, at most {m}");
+        }
+    }
+    resets
+}
+
+/// Random jobs: other offsets than fio's, the same rules (see [`replay`]), the same
+/// amount of I/O, and where the draws cannot change it, the same resets.
+#[test]
+fn zbd_random_ios_keep_fios_rules() {
+    if !need_fio("zbd_random_ios_keep_fios_rules") {
+        return;
+    }
+    // (options, capacity, max_open, resets when they do not depend on the draws)
+    let cases: [(&str, u64, Option<usize>, Option<u64>); 6] = [
+        // Each zone's blocks drawn once (the random map): filled, never reset.
+        ("rw=randwrite bs=256k", MIB, None, Some(0)),
+        // Four blocks drawn in each zone, three fit: each zone reset once.
+        (
+            "rw=randwrite bs=256k zonecapacity=768k",
+            768 * KIB,
+            None,
+            Some(4),
+        ),
+        (
+            "rw=randwrite bs=128k max_open_zones=1 loops=2",
+            MIB,
+            Some(1),
+            None,
+        ),
+        ("rw=randwrite bs=64k max_open_zones=2", MIB, Some(2), None),
+        (
+            "rw=randwrite bs=64k max_open_zones=3 job_max_open_zones=2",
+            MIB,
+            Some(2),
+            None,
+        ),
+        // Mixed: writes first (nothing to read yet), reads only of written data.
+        ("rw=randrw bs=64k", MIB, None, None),
+    ];
+    for (c, cap, open, want) in cases {
+        let (ours, theirs) = both(&job(c), &["z"]);
+        for (who, r) in [("hostbench", &ours), ("fio", &theirs)] {
+            let ios = &r.ios[0];
+            assert!(!ios.is_empty(), "{c}: {who}: no I/O");
+            assert_eq!(ios[0].0, 1, "{c}: {who}: the first I/O is a write");
+            let resets = replay(ios, MIB, cap, 4, open);
+            assert_eq!(r.resets, [resets], "{c}: {who}: the resets reported");
+            if let Some(w) = want {
+                assert_eq!(resets, w, "{c}: {who}");
+            }
+        }
+        let bytes = |r: &Zrun| r.ios[0].iter().map(|i| i.2).sum::<u64>();
+        if !c.contains("randrw") {
+            // (A mixed job's reads stop it early when they find nothing: draw-dependent.)
+            assert_eq!(bytes(&ours), bytes(&theirs), "{c}: bytes");
+        }
+    }
+    // A random reader after a writer: inside what was written.
+    let text = "[global]\nfilename=f4\nioengine=psync\nsize=4m\nbs=64k\nzonemode=zbd\n\
+                zonesize=1m\nlog_offset=1\n[w]\nrw=randwrite\nio_size=1m\nwrite_iops_log=w\n\
+                [r]\nstonewall\nrw=randread\nwrite_iops_log=r\n";
+    let (ours, theirs) = both(text, &["w", "r"]);
+    for r in [&ours, &theirs] {
+        assert_eq!(r.ios[0].len(), 16);
+        assert!(!r.ios[1].is_empty());
+        replay(&r.ios.concat(), MIB, MIB, 4, None);
+    }
+}
+
+/// Bad combinations: fio's message (quoted in ours, with what to do), exit 2; fio fails
+/// on each too.
+#[test]
+fn zbd_bad_combinations_are_fios_errors() {
+    let d = tmp("zbd-err");
+    std::fs::write(d.join("f4"), vec![0u8; 4 << 20]).unwrap();
+    let cases: [(&str, &str); 10] = [
+        (
+            "--filename=f4",
+            "Specifying the zone size is mandatory for regular file/block device with \
+             --zonemode=zbd",
+        ),
+        (
+            "--filename=f4 --zonesize=256",
+            "zone size must be at least 512 bytes for --zonemode=zbd",
+        ),
+        (
+            "--filename=f4 --zonesize=1m --zonecapacity=2m",
+            "zonecapacity 2097152 is larger than zone size 1048576",
+        ),
+        (
+            "--filename=f4 --zonesize=1m --job_max_open_zones=2",
+            "'job_max_open_zones' cannot be used without a global open zones limit",
+        ),
+        (
+            "--filename=f4 --zonesize=1m --create_serialize=0",
+            "--zonemode=zbd and --create_serialize=0 are not compatible.",
+        ),
+        (
+            "--filename=f4 --zonesize=1m --zoneskip=512k",
+            "zoneskip 524288 is not a multiple of the device zone size 1048576.",
+        ),
+        // The zones are of the file as it is before the run.
+        (
+            "--filename=new --zonesize=1m",
+            "new: file/device size 0 is smaller than zone size 1048576",
+        ),
+        (
+            "--filename=f4 --zonesize=8m",
+            "f4: file/device size 4194304 is smaller than zone size 8388608",
+        ),
+        (
+            "--filename=f4 --zonesize=1m --offset=512k --size=1m",
+            "f4: io_size must be at least one zone",
+        ),
+        (
+            "--filename=f4 --zonesize=1m --max_open_zones=5000",
+            "max_open_zones",
+        ),
+    ];
+    let real = need_fio("zbd_bad_combinations_are_fios_errors");
+    for (opts, says) in cases {
+        let mut args = vec!["--name=z", "--size=4m", "--rw=write", "--zonemode=zbd"];
+        args.extend(opts.split(' '));
+        let r = hb(&d, &args);
+        assert_eq!(r.code, 2, "{opts}: {}", r.err);
+        assert!(r.err.contains(says), "{opts}: {}", r.err);
+        assert!(!d.join("new").exists(), "{opts}: a file was made");
+        if real {
+            let f = fio(&d, &args);
+            assert_ne!(f.code, 0, "{opts}: fio ran");
+            assert!(
+                f.out.contains(says) || f.err.contains(says),
+                "{opts}: fio: {}{}",
+                f.out,
+                f.err
+            );
+            std::fs::remove_file(d.join("new")).ok();
+        }
+    }
+    // A write longer than a zone fails the job at its first write (fio's err=22).
+    let args = [
+        "--name=z",
+        "--filename=f4",
+        "--size=4m",
+        "--rw=randwrite",
+        "--bs=2m",
+        "--zonemode=zbd",
+        "--zonesize=1m",
+        "--output-format=json",
+    ];
+    let mut runs = vec![hb(&d, &args)];
+    if real {
+        runs.push(fio(&d, &args));
+    }
+    for r in runs {
+        assert_eq!(r.code, 1, "{}", r.err);
+        let j = &doc(&r.out)["jobs"][0];
+        assert_eq!(j["error"], 22, "{}", r.out);
+        assert_eq!(j["write"]["total_ios"], 0, "{}", r.out);
+    }
+    std::fs::remove_dir_all(&d).ok();
+}
