@@ -454,7 +454,23 @@ fn options(c: &Common) -> Options {
         rand_workloads: Some(rand_workloads()),
         size_params: Some(size_params()),
         auto_params: Some(AUTO_PARAMS),
+        short_value: Some(hostbench_core::compare::ShortValue(short_value)),
         ..Options::default()
+    }
+}
+
+/// A parameter's short form in variant labels: `disk.fio`'s job text as its jobs' names,
+/// `rw`, `bs` and `iodepth` on one line (the whole text is a dozen lines).
+pub fn short_value(
+    workload: &str,
+    name: &str,
+    v: &hostbench_core::params::Value,
+) -> Option<String> {
+    match v {
+        hostbench_core::params::Value::Text(t) if workload == "disk.fio" && name == "jobs" => {
+            hostbench_workloads::disk::fio::jobfile::variant_summary(t)
+        }
+        _ => None,
     }
 }
 

@@ -104,13 +104,33 @@ pub fn tool() -> ToolInfo {
     }
 }
 
-/// Writes to stdout, ignoring a closed pipe (the reader went away; nothing to tell it).
-/// The text goes through the one masking function: no password reaches stdout.
+/// Set once stdout's reader went away (a closed pipe: `| head -1`).
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a write to stdout found it closed: the report was cut short, and a command that
+/// would have exited 0 exits 141 instead (128 + SIGPIPE, what the shell shows for fio and
+/// any program SIGPIPE ends), quietly.
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Writes `b` to stdout; a closed pipe is remembered ([`stdout_closed`]), not reported
+/// (the reader went away; nothing to tell it).
+fn write_stdout(b: &[u8]) {
+    let mut o = std::io::stdout().lock();
+    if let Err(e) = o.write_all(b).and_then(|()| o.flush())
+        && e.kind() == std::io::ErrorKind::BrokenPipe
+    {
+        STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Writes to stdout (a closed pipe ends the command with 141 once it is done, quietly:
+/// [`stdout_closed`]). The text goes through the one masking function: no password
+/// reaches stdout.
 pub fn out(s: &str) {
     let s = hostbench_core::secret::mask(s);
-    let mut o = std::io::stdout().lock();
-    let _ = o.write_all(s.as_bytes());
-    let _ = o.flush();
+    write_stdout(s.as_bytes());
 }
 
 /// Writes help, usage or version text to stdout as it is, not through the masking
@@ -118,9 +138,7 @@ pub fn out(s: &str) {
 /// examples look like credentials (`-H 'Proxy-Authorization: Basic ...'`). Anything else
 /// goes through [`out`].
 pub fn out_help(s: &str) {
-    let mut o = std::io::stdout().lock();
-    let _ = o.write_all(s.as_bytes());
-    let _ = o.flush();
+    write_stdout(s.as_bytes());
 }
 
 /// The runner's observer: hands the run's live events to the output object.
@@ -274,12 +292,14 @@ impl StageLog for StageOut<'_> {
 /// Runs `stage` (prepare or cleanup) of `workload` with `plan`'s parameters and threads,
 /// its report lines going to `presenter`. Exit 1 when the workload has no such step
 /// (sysbench's "does not implement"), 128 + the signal when SIGINT/SIGTERM/SIGHUP stopped
-/// it.
+/// it, after `after_interrupt` (what to do about the files or tables it left: a command
+/// that exists, as the user can type it) on stderr.
 pub fn run_stage(
     stage: Stage,
     plan: &Plan,
     workload: &dyn Workload,
     presenter: &dyn Presenter,
+    after_interrupt: &str,
 ) -> Result<ExitCode> {
     let host = hostbench_hostinfo::collect();
     let seed = if plan.seed == 0 {
@@ -312,11 +332,7 @@ pub fn run_stage(
     Ok(match done {
         StageDone::Done => ExitCode::SUCCESS,
         StageDone::Interrupted => {
-            eprintln!(
-                "hostbench: {} interrupted; run `{} cleanup` before trusting its files",
-                stage.name(),
-                workload.sysbench_test().unwrap_or(workload.id())
-            );
+            eprintln!("hostbench: {} interrupted; {after_interrupt}", stage.name());
             crate::interrupted_exit()
         }
         StageDone::NotImplemented => {
@@ -418,7 +434,12 @@ fn run_plan(
                 started_unix_s: started,
             },
         );
-        r.figures = workload.figures(&r);
+        // A run stopped before it measured anything has no figures (not a rate of 0).
+        r.figures = if r.measured_nothing() {
+            Vec::new()
+        } else {
+            workload.figures(&r)
+        };
         r.fleet = fleet.clone();
         r
     };
@@ -432,6 +453,21 @@ fn run_plan(
         build: &build,
         build_live: &build_live,
     };
+    if presenter.wants_start() {
+        presenter.starting(&build(&Measurement {
+            total_time_s: 0.0,
+            elapsed_s: 0.0,
+            counters: Default::default(),
+            latency: Default::default(),
+            threads: Vec::new(),
+            intervals: Vec::new(),
+            stop: hostbench_core::runner::StopReason::WorkersDone,
+            unfinished: 0,
+            stuck_threads: 0,
+            error: None,
+            seed: plan.seed,
+        }));
+    }
     let m =
         runner::run(&plan, instance.as_ref(), clock, &live).context("the run could not start")?;
     let after = activity::sample_with_servers(&servers);

@@ -330,7 +330,10 @@ fn parse(args: &[String]) -> Result<Parsed> {
                              --help and job options; see docs/fio.md)"
                         )
                     } else {
-                        anyhow!("fio: {}", job::unsupported_option(k, &format!("--{k}")))
+                        anyhow!(
+                            "fio: command line: {}",
+                            job::unsupported_option(k, &format!("--{k}"))
+                        )
                     }
                 })?;
                 let v = if FLAGS.contains(&k) || FLAGS.contains(&canon) {
@@ -541,7 +544,15 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         output.status_interval = true;
     }
     fio::enable_snapshots(cmd.status_interval_s > 0);
-    let code = exec::run_stage(Stage::Prepare, &plan, w, &output)?;
+    // fio has no cleanup: the next run lays out what is missing or short, as fio does.
+    let mut again: Vec<String> = hostbench_core::secret::redact_args(argv);
+    again[0] = "hostbench".into();
+    let advice = format!(
+        "the file it was creating was removed (one it was extending stays short): run `{}` \
+         again to lay them out",
+        hostbench_report::html::shell_join(&again)
+    );
+    let code = exec::run_stage(Stage::Prepare, &plan, w, &output, &advice)?;
     if code != ExitCode::SUCCESS {
         output.flush_layout();
         return Ok(code);

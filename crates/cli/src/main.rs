@@ -211,6 +211,10 @@ fn main() -> ExitCode {
         None => native::main(&argv),
     };
     match result {
+        // The report was cut short by a closed pipe (`| head -1`): not a success.
+        Ok(code) if code == ExitCode::SUCCESS && exec::stdout_closed() => {
+            ExitCode::from(128 + libc::SIGPIPE as u8)
+        }
         Ok(code) => code,
         // Stopped before a fleet's common start: not an error of the command line, an
         // interruption (128 + the signal).
@@ -257,7 +261,18 @@ fn run_sysbench(argv: &[String]) -> anyhow::Result<ExitCode> {
         }
         sysbench::Invocation::Stage(stage, plan, output) => {
             let w = hostbench_workloads::find(&plan.workload).expect("front-end found it");
-            exec::run_stage(stage, &plan, w, &output)
+            // The same command line with `cleanup` for the stage's word (sysbench's
+            // commands may stand anywhere among the options).
+            let mut again: Vec<String> = hostbench_core::secret::redact_args(argv);
+            again[0] = "hostbench".into();
+            if let Some(word) = again.iter_mut().skip(1).rfind(|a| *a == stage.name()) {
+                *word = "cleanup".into();
+            }
+            let advice = format!(
+                "run `{}` before trusting its files or tables",
+                hostbench_report::html::shell_join(&again)
+            );
+            exec::run_stage(stage, &plan, w, &output, &advice)
         }
         sysbench::Invocation::Prewarm(plan, output) => sysbench::prewarm(&plan, &output),
         #[cfg(feature = "lua")]

@@ -181,6 +181,19 @@ fn host_of(r: &RunResult) -> String {
         .map_or_else(|| "an unknown host".to_string(), |h| h.hostname.clone())
 }
 
+/// How `r` ended when not as planned (`error`, `interrupted`, `forced_shutdown`).
+fn incomplete(r: &RunResult) -> Option<String> {
+    use hostbench_core::runner::StopReason;
+    match r.outcome.stop_reason {
+        StopReason::Error | StopReason::Interrupted | StopReason::ForcedShutdown => {
+            serde_json::to_value(r.outcome.stop_reason)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+        }
+        _ => None,
+    }
+}
+
 /// The trend of `runs` (oldest first): variants as `compare` groups repetitions, each
 /// followed on its headline figure (or `figure`).
 fn build(subject: &str, runs: &[RunResult], figure: Option<&str>, threshold: f64) -> Result<Trend> {
@@ -193,6 +206,9 @@ fn build(subject: &str, runs: &[RunResult], figure: Option<&str>, threshold: f64
         Options {
             threshold,
             size_params: Some(crate::compare::size_params()),
+            short_value: Some(hostbench_core::compare::ShortValue(
+                crate::compare::short_value,
+            )),
             ..Options::default()
         },
     );
@@ -219,14 +235,28 @@ fn build(subject: &str, runs: &[RunResult], figure: Option<&str>, threshold: f64
                     .map_or(f64::NAN, |f| f.value)
             })
             .collect();
-        let points = judge(&values, threshold)
+        // A run that failed or was cut short is shown but neither judged nor taken as
+        // history: its figure is not a repetition of the others (`judge` leaves a
+        // non-finite value out).
+        let incomplete: Vec<Option<String>> = members.iter().map(|r| incomplete(r)).collect();
+        let judged: Vec<f64> = values
+            .iter()
+            .zip(&incomplete)
+            .map(|(&v, i)| if i.is_some() { f64::NAN } else { v })
+            .collect();
+        let points = judge(&judged, threshold)
             .into_iter()
             .zip(&members)
-            .map(|(point, r)| TrendPoint {
-                id: r.id.clone(),
-                started_at: r.started_at.clone(),
-                label: r.label.clone(),
-                point,
+            .zip(values.iter().zip(incomplete))
+            .map(|((mut point, r), (&value, incomplete))| {
+                point.value = value;
+                TrendPoint {
+                    id: r.id.clone(),
+                    started_at: r.started_at.clone(),
+                    label: r.label.clone(),
+                    point,
+                    incomplete,
+                }
             })
             .collect();
         series.push(TrendSeries {

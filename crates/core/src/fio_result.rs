@@ -619,6 +619,28 @@ impl FioDir {
 }
 
 impl FioResult {
+    /// What failed when jobs ended with an error (fio's per-job `err=`; the other jobs went
+    /// on): the first failed block's job and error, and how many clones failed in all.
+    /// `None` when no job failed. A run with such a job failed, as fio's exit status says:
+    /// the result's outcome says so ([`crate::result::RunResult::build`]).
+    pub fn job_failure(&self) -> Option<String> {
+        let mut failed = self
+            .blocks
+            .iter()
+            .filter_map(|b| Some((b, b.error.as_ref()?)));
+        let (b, e) = failed.next()?;
+        let clones: u32 = e.clones + failed.map(|(_, e)| e.clones).sum::<u32>();
+        let more = if clones > e.clones {
+            format!(" ({clones} clones ended with an error in all)")
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "job '{}' ended with err={} ({}): {}{more}",
+            b.name, e.errno, e.text, e.detail
+        ))
+    }
+
     /// The reporting groups, `0..=` the largest group id (fio prints a "Run status group"
     /// for each, empty or not).
     pub fn groups(&self) -> std::ops::RangeInclusive<u32> {

@@ -226,7 +226,8 @@ pub struct Outcome {
     pub stop_reason: StopReason,
     /// Workers still inside an event at the end (forced shutdown, Ctrl-C).
     pub unfinished_events: u64,
-    /// The error that stopped the run, if any.
+    /// The error that stopped the run, if any (for `disk.fio`, the first job that ended
+    /// with an error: the run failed though the other jobs went on).
     pub error: Option<String>,
 }
 
@@ -689,6 +690,17 @@ impl RunResult {
                     !(ctx.events_time_the_harness && w.kind == WarningKind::HarnessDominated)
                 }),
         );
+        // A fio job that ended with an error (the others went on, as in fio): the run
+        // failed all the same, and is stored as failed so that `results list`, `compare`
+        // and `trend` do not take it for a clean run.
+        if matches!(
+            r.outcome.stop_reason,
+            StopReason::TimeLimit | StopReason::EventLimit | StopReason::WorkersDone
+        ) && let Some(why) = r.fio.as_ref().and_then(|f| f.job_failure())
+        {
+            r.outcome.stop_reason = StopReason::Error;
+            r.outcome.error = Some(why);
+        }
         r.workload.params.redact_secrets();
         r
     }
@@ -720,7 +732,11 @@ impl RunResult {
 
     /// The figures every workload has: event rate (higher is better) and mean event latency
     /// (lower is better). Workloads with a better headline put theirs first.
+    /// A run that measured nothing has none ([`RunResult::measured_nothing`]).
     pub fn default_figures(&self) -> Vec<Figure> {
+        if self.measured_nothing() {
+            return Vec::new();
+        }
         let mut f = vec![figure::EVENTS_PER_S.at(self.metrics.events_per_s)];
         if self.latency.count > 0 {
             f.push(figure::LATENCY_AVG_NS.at(self.latency.avg_ns as f64));
@@ -745,7 +761,10 @@ impl RunResult {
                 ),
             });
         }
-        if self.latency.count < 10 && self.outcome.stop_reason != StopReason::WorkersDone {
+        if self.latency.count < 10
+            && self.outcome.stop_reason != StopReason::WorkersDone
+            && !self.measured_nothing()
+        {
             w.push(Warning {
                 kind: WarningKind::FewEvents,
                 message: format!(
@@ -785,6 +804,19 @@ impl RunResult {
             // Threads of a workload's own loop (a Lua script's thread_run) can be stuck
             // outside any event: those are threads, not events.
             let outside = stuck_threads.saturating_sub(unfinished);
+            if self.measured_nothing() {
+                return Some(Warning {
+                    kind: WarningKind::Partial,
+                    message: format!(
+                        "the run was cut short ({}) before it measured anything (in its \
+                         warmup or ramp time): it has no figures.",
+                        match self.outcome.stop_reason {
+                            StopReason::Interrupted => "interrupted",
+                            _ => "forced shutdown",
+                        },
+                    ),
+                });
+            }
             let also = if outside > 0 {
                 format!(
                     "; {outside} worker thread(s) were still running outside an event (in \
@@ -807,6 +839,25 @@ impl RunResult {
             });
         }
         None
+    }
+
+    /// The run was stopped (Ctrl-C, a forced shutdown, an error) before it measured
+    /// anything: in its warmup (fio's `ramp_time`), or before its first event. It has no
+    /// figures: a rate of 0 would read as a measurement of a machine that did nothing.
+    pub fn measured_nothing(&self) -> bool {
+        matches!(
+            self.outcome.stop_reason,
+            StopReason::Interrupted | StopReason::ForcedShutdown | StopReason::Error
+        ) && self.metrics.events == 0
+            && self.metrics.duration_s == 0.0
+    }
+
+    /// Whether the run itself failed (a worker's error), not only fio jobs that ended with
+    /// an error ([`FioResult::job_failure`], which the outcome also carries): fio's reports
+    /// show `err=1` for every job then, and only the failed jobs' own error otherwise.
+    pub fn failed_beyond_jobs(&self) -> bool {
+        self.outcome.error.is_some()
+            && self.outcome.error != self.fio.as_ref().and_then(FioResult::job_failure)
     }
 
     /// The percentile `p` if it was requested.

@@ -166,6 +166,11 @@ pub struct TrendPoint {
     /// The judgement ([`judge`]).
     #[serde(flatten)]
     pub point: Point,
+    /// How the run ended when not as planned (`error`, `interrupted`, `forced_shutdown`):
+    /// such a run is never judged and is no history for the runs after it (its figure
+    /// covers part of a run, or a failed one). Absent for a run that ended normally.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
 }
 
 #[cfg(test)]

@@ -19,6 +19,12 @@ fn mark_text(p: &hostbench_core::trend::TrendPoint, s: &TrendSeries) -> String {
         Better::Lower => c > 0.0,
     });
     let word = if worse { "worse" } else { "better" };
+    if let Some(how) = &p.incomplete {
+        return format!(
+            "not judged: the run ended early ({})",
+            how.replace('_', " ")
+        );
+    }
     match p.point.mark {
         Mark::Change => format!(
             "CHANGE {change} ({word}; median before {})",

@@ -20,7 +20,8 @@ pub struct Headline {
 
 impl Headline {
     /// The headline of a run: its first figure (STREAM's Triad, the memory test's MiB/s),
-    /// or its event rate for results written before figures existed.
+    /// or its event rate for results written before figures existed; no value for a run
+    /// stopped before it measured anything.
     pub fn of(r: &RunResult) -> Headline {
         if let Some(f) = r.figures.first() {
             return Headline {
@@ -29,7 +30,12 @@ impl Headline {
                 unit: f.unit.clone(),
             };
         }
-        let v = r.metrics.events_per_s;
+        // A run stopped before it measured anything has no figure (not a rate of 0).
+        let v = if r.measured_nothing() {
+            f64::NAN
+        } else {
+            r.metrics.events_per_s
+        };
         Headline {
             metric: figure::EVENTS_PER_S.name.into(),
             value: v.is_finite().then_some(v),

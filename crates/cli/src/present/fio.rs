@@ -1,6 +1,7 @@
 //! fio's output: the "Laying out IO file" lines of the prepare stage kept (the front-end
 //! stores them in the result's layout options, from which the normal layout prints them
-//! after fio's start-up lines), then the report in every format of `--output-format`
+//! after fio's start-up lines; on stdout, start-up and layout lines are printed when the
+//! jobs start, as fio's), then the report in every format of `--output-format`
 //! (normal, json, json+, terse, in fio's order; or hostbench's own JSON result), on stdout
 //! or in `--output=FILE`.
 //! Diagnostics go to stderr only, so JSON output always parses; a failed run says
@@ -101,6 +102,22 @@ impl Presenter for FioOut {
         }
     }
 
+    /// fio's start-up lines go first, before the jobs start and their status line
+    /// (`--eta`) with them, when the normal layout goes to stdout.
+    fn wants_start(&self) -> bool {
+        self.normal_on_stdout()
+    }
+
+    /// (The layout lines go with them: printed now, not again if the run fails.)
+    fn starting(&self, r: &RunResult) {
+        let mut l = self.formats.clone();
+        l.laid_out = std::mem::take(&mut *self.layout.lock().unwrap_or_else(|e| e.into_inner()));
+        let text = hostbench_report::fio::start_lines(r, &l);
+        let mut g = self.interim.lock().unwrap_or_else(|e| e.into_inner());
+        out(&text);
+        g.1 = true;
+    }
+
     fn wants_live_results(&self) -> bool {
         self.status_interval && !self.hostbench_json
     }
@@ -125,6 +142,20 @@ impl Presenter for FioOut {
             let mut g = self.interim.lock().unwrap_or_else(|e| e.into_inner());
             (std::mem::take(&mut g.0), g.1)
         };
+        // fio's line when a stop signal ends the run, before the report (in it with the
+        // normal layout, as fio's; on stderr otherwise, so JSON and terse stay parsable).
+        let stopped = (r.outcome.stop_reason == StopReason::Interrupted).then(|| {
+            let sig =
+                hostbench_core::runner::INTERRUPT_SIGNAL.load(std::sync::atomic::Ordering::SeqCst);
+            format!(
+                "\nfio: terminating on signal {}\n",
+                if sig > 0 { sig } else { libc::SIGINT }
+            )
+        });
+        let stopped_in_report = !self.hostbench_json && self.formats.has(FioFormat::Normal);
+        if let Some(line) = stopped.as_ref().filter(|_| !stopped_in_report) {
+            eprint!("{}", line.trim_start());
+        }
         let report = if self.hostbench_json {
             hostbench_report::json::render(r)
         } else {
@@ -133,7 +164,8 @@ impl Presenter for FioOut {
             l.laid_out = hostbench_report::fio::layout_of(r).laid_out;
             // After interim reports the start-up lines were printed with the first.
             let last = hostbench_report::fio::render_status(r, &l, !banner_done);
-            format!("{interim}{last}")
+            let stopped = stopped.filter(|_| stopped_in_report).unwrap_or_default();
+            format!("{interim}{stopped}{last}")
         };
         match &self.output {
             Some(path) => crate::output::write(
@@ -159,22 +191,28 @@ impl Presenter for FioOut {
         say_saved(r, saved, ms, false, 0);
     }
 
-    /// fio's exit status: 1 when the run failed, else the number of clones that ended with
-    /// an error (their jobs' `err=`), 0 when none did.
+    /// fio's exit status: the number of clones that ended with an error (their jobs'
+    /// `err=`; the run's outcome is `error` then, its warning says which), else 1 when the
+    /// run failed, else 0.
     fn exit_code(&self, r: &RunResult) -> ExitCode {
+        let fio = r.fio.as_ref();
+        let failed: u32 = fio
+            .iter()
+            .flat_map(|f| &f.blocks)
+            .filter_map(|b| b.error.as_ref())
+            .map(|e| e.clones)
+            .sum();
+        let jobs_failed =
+            r.outcome.stop_reason == StopReason::Error && failed > 0 && !r.failed_beyond_jobs();
+        if jobs_failed {
+            return ExitCode::from(failed.min(255) as u8);
+        }
         if matches!(
             r.outcome.stop_reason,
             StopReason::Error | StopReason::Interrupted | StopReason::ForcedShutdown
         ) {
             return exit_code(r, "fio: error: ", "a job failed");
         }
-        let failed: u32 = r
-            .fio
-            .iter()
-            .flat_map(|f| &f.blocks)
-            .filter_map(|b| b.error.as_ref())
-            .map(|e| e.clones)
-            .sum();
         ExitCode::from(failed.min(255) as u8)
     }
 }

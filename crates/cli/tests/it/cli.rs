@@ -671,9 +671,12 @@ fn bad_input_is_one_clear_line_and_exit_2() {
         ),
         (
             &["fio", "--name=t", "--iodepht=4"],
-            "--iodepht is not a fio option (did you mean --iodepth?)",
+            "fio: command line: --iodepht is not a fio option (did you mean --iodepth?;",
         ),
-        (&["fio", "--name=t", "--bogusopt=4"], "(supported: name, "),
+        (
+            &["fio", "--name=t", "--bogusopt=4"],
+            "fio: command line: --bogusopt is not a fio option; check the spelling (the options hostbench takes: docs/fio.md, Options)",
+        ),
         (
             &["fio", "--name=t", "--experimental_verify=1"],
             "fio option --experimental_verify is not supported by hostbench yet",

@@ -31,6 +31,7 @@ mod fio_out;
 mod fio_prio;
 mod fio_rate;
 mod fio_review;
+mod fio_review2;
 mod fio_seq;
 mod fio_session;
 mod fio_syntax;

@@ -63,6 +63,23 @@ pub struct Options {
     /// labels print `auto (45000000)` instead of 0.
     #[serde(skip)]
     pub auto_params: Option<&'static [(&'static str, &'static str, &'static str)]>,
+    /// A parameter value's short form in variant labels, `(workload, parameter, value)` →
+    /// text, for values too long for a label (`disk.fio`'s job text: one line per job
+    /// file); `None` (or an answer of `None`) = [`value_text`], a multi-line text's lines
+    /// joined by `; `.
+    #[serde(skip)]
+    pub short_value: Option<ShortValue>,
+}
+
+/// [`Options::short_value`]: `(workload, parameter, value)` → the value's short form, if
+/// the workload has one. Options with any two are equal (a way of printing, not a setting).
+#[derive(Debug, Clone, Copy)]
+pub struct ShortValue(pub fn(&str, &str, &Value) -> Option<String>);
+
+impl PartialEq for ShortValue {
+    fn eq(&self, _other: &ShortValue) -> bool {
+        true
+    }
 }
 
 impl Default for Options {
@@ -75,6 +92,7 @@ impl Default for Options {
             rand_workloads: None,
             size_params: None,
             auto_params: None,
+            short_value: None,
         }
     }
 }
@@ -649,8 +667,18 @@ fn param_text(opts: &Options, workload: &str, name: &str, v: &Value) -> String {
     let size = opts
         .size_params
         .is_some_and(|l| l.iter().any(|(a, b)| *a == workload && *b == name));
+    if let Some(t) = opts.short_value.and_then(|f| (f.0)(workload, name, v)) {
+        return t;
+    }
     match v {
         Value::Int(b) if *b >= 0 && size => crate::units::Bytes(*b as u64).to_string(),
+        // A label is one line.
+        Value::Text(t) if t.contains('\n') => t
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("; "),
         _ => value_text(v),
     }
 }
@@ -700,6 +728,25 @@ fn label_variants(variants: &mut [Variant], opts: &Options, autos: &[BTreeMap<St
             Some(e) => e.clone(),
             None => parts.join(", "),
         };
+    }
+    // A short form can leave two variants of a workload with one label (fio jobs that
+    // differ in an option the short form leaves out): each gets a tag of its parameters,
+    // the same for the same parameters whatever the order of the runs.
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for v in variants.iter() {
+        *seen
+            .entry((v.workload.clone(), v.label.clone()))
+            .or_default() += 1;
+    }
+    for v in variants.iter_mut() {
+        if seen[&(v.workload.clone(), v.label.clone())] > 1 && v.entry.is_none() {
+            let text = serde_json::to_string(&v.params).unwrap_or_default();
+            // FNV-1a: stable across builds and platforms.
+            let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+            });
+            v.label = format!("{} [params {:04x}]", v.label, h & 0xffff);
+        }
     }
 }
 

@@ -17,7 +17,7 @@ pub enum StopReason {
     WorkersDone,
     /// Ctrl-C.
     Interrupted,
-    /// A worker failed.
+    /// A worker failed (or a `disk.fio` job ended with an error: the result's outcome).
     Error,
     /// `--forced-shutdown` gave up on workers stuck in an event.
     ForcedShutdown,

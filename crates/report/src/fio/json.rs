@@ -374,7 +374,7 @@ pub(super) fn job_obj(
     j.insert("groupid".into(), json!(b.groupid));
     let error = b
         .shown_error()
-        .map_or(i32::from(r.outcome.error.is_some()), |e| e.errno);
+        .map_or(i32::from(r.failed_beyond_jobs()), |e| e.errno);
     j.insert("error".into(), json!(error));
     if mode == Mode::Local {
         // fio's client mode has neither.

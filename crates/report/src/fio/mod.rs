@@ -298,6 +298,17 @@ pub fn render_layout(r: &RunResult, l: &FioLayout) -> String {
     out
 }
 
+/// fio's start-up lines of `r` (each job's line, the version, "Starting N processes", the
+/// layout lines of `l`), which fio prints before its jobs start; empty unless `l` has the
+/// normal layout.
+pub fn start_lines(r: &RunResult, l: &FioLayout) -> String {
+    if l.has(FioFormat::Normal) {
+        normal::banner(r, &l.laid_out)
+    } else {
+        String::new()
+    }
+}
+
 /// Renders `r` in every format `l` selects, as fio's `--status-interval` prints it while
 /// the jobs run: as [`render_layout`], with the start-up lines only when `banner`.
 pub fn render_status(r: &RunResult, l: &FioLayout, banner: bool) -> String {

@@ -400,7 +400,7 @@ pub(super) fn render(r: &RunResult) -> String {
         let err = match b.shown_error() {
             Some(e) if e.func.is_empty() => format!("{:2} ()", e.errno),
             Some(e) => format!("{:2} (func={}, error={})", e.errno, e.func, e.text),
-            None => format!("{:2}", i32::from(r.outcome.error.is_some())),
+            None => format!("{:2}", i32::from(r.failed_beyond_jobs())),
         };
         let _ = writeln!(
             out,

@@ -123,7 +123,7 @@ pub(super) fn render(r: &RunResult, ver: u8) -> String {
     };
     let fio = &unified_view(orig);
     let groups = group_aggs(fio);
-    let run_error = i32::from(r.outcome.error.is_some());
+    let run_error = i32::from(r.failed_beyond_jobs());
     let with_trim = ver != 3;
     for b in &fio.blocks {
         // fio's `ts->error`: the block's error number, as in the JSON `error`.

@@ -1423,26 +1423,24 @@ pub fn supported_options() -> impl Iterator<Item = &'static str> {
 }
 
 /// Why option `k` (which hostbench does not take) is refused; `shown` is how the user wrote
-/// it (`--rate`, `'rate'`). An option fio 3.33 has is named as such (never a spelling
-/// problem); anything else is a typo, with the closest name when there is one.
+/// it (`--rate`, `'rate'`; the caller says where). An option fio 3.33 has is named as such
+/// (never a spelling problem), with a supported option of a near name if there is one;
+/// anything else is a typo, with the closest name when there is one. Both point to the
+/// list of the options hostbench takes, not print it (over 300 names).
 pub fn unsupported_option(k: &str, shown: &str) -> String {
+    const LIST: &str = "the options hostbench takes: docs/fio.md, Options";
+    let near = closest_option(k).map(|c| shown.replace(k, c));
     if super::fio_names::is_job_option(k) {
+        let near = near
+            .map(|c| format!("; did you mean {c}?"))
+            .unwrap_or_default();
         return format!(
-            "fio option {shown} is not supported by hostbench yet; remove it (supported: {}; \
-             see docs/fio.md)",
-            supported_options().collect::<Vec<_>>().join(", ")
+            "fio option {shown} is not supported by hostbench yet; remove it{near} ({LIST})"
         );
     }
-    match closest_option(k) {
-        Some(c) => format!(
-            "{shown} is not a fio option (did you mean {}?)",
-            shown.replace(k, c)
-        ),
-        None => format!(
-            "{shown} is not a fio option; check the spelling (supported: {}; see \
-             docs/fio.md)",
-            supported_options().collect::<Vec<_>>().join(", ")
-        ),
+    match near {
+        Some(c) => format!("{shown} is not a fio option (did you mean {c}?; {LIST})"),
+        None => format!("{shown} is not a fio option; check the spelling ({LIST})"),
     }
 }
 

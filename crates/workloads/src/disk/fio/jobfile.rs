@@ -363,3 +363,59 @@ fn from_args(line: &str) -> Result<Vec<Section>, JobError> {
     }
     Ok(out)
 }
+
+/// One line for the `jobs` parameter's job text, as `compare` and `trend` label a variant:
+/// each job's name and its `rw`, `bs` and `iodepth` as written (a `[global]` section's
+/// above it, else fio's defaults), `; ` between jobs (`a rw=randread bs=4k iodepth=32; b
+/// rw=write bs=1m iodepth=1`). The same text gives the same line. `None` when the text
+/// does not parse (a result stored by another version).
+pub fn variant_summary(text: &str) -> Option<String> {
+    let sections = parse_ini(text, "jobs", &|_| None).ok()?;
+    let pick = |opts: &[(String, String)], want: &str| -> Option<String> {
+        opts.iter()
+            .rev()
+            .find(|(k, _)| super::job::canonical_option(k) == Some(want))
+            .map(|(_, v)| v.trim().to_string())
+    };
+    let mut global: Vec<(String, String)> = Vec::new();
+    let mut jobs = Vec::new();
+    for s in &sections {
+        if s.is_global() {
+            global.extend(s.opts.iter().cloned());
+            continue;
+        }
+        let opt = |want: &str, or: &str| {
+            pick(&s.opts, want)
+                .or_else(|| pick(&global, want))
+                .filter(|v| !v.is_empty())
+                .unwrap_or_else(|| or.to_string())
+        };
+        jobs.push(format!(
+            "{} rw={} bs={} iodepth={}",
+            s.name,
+            opt("rw", "read"),
+            opt("bs", "4k"),
+            opt("iodepth", "1")
+        ));
+    }
+    (!jobs.is_empty()).then(|| jobs.join("; "))
+}
+
+#[cfg(test)]
+mod summary_tests {
+    use super::variant_summary;
+
+    #[test]
+    fn a_job_text_reads_as_one_line() {
+        let t = "[global]\nbs=64k\nioengine=libaio\n[a]\nreadwrite=randread\niodepth=32\n[b]\nrw=write\nbs=1m\n";
+        assert_eq!(
+            variant_summary(t).as_deref(),
+            Some("a rw=randread bs=64k iodepth=32; b rw=write bs=1m iodepth=1")
+        );
+        assert_eq!(
+            variant_summary("[x]\nsize=1m\n").as_deref(),
+            Some("x rw=read bs=4k iodepth=1")
+        );
+        assert_eq!(variant_summary("[global]\nbs=4k\n"), None);
+    }
+}

@@ -72,6 +72,9 @@ pub(super) struct CloneStats {
     pub(super) verify_ns: u64,
     /// The queue depth fio's search (`latency_target`) ended at (0: no search).
     pub(super) lat_depth: u32,
+    /// I/Os and bytes completed in ramp time, per direction: reported only by a clone that
+    /// never got past it (fio's statistics are reset when ramp time ends).
+    pub(super) ramp: [(u64, u64); 3],
 }
 
 impl CloneStats {

@@ -967,6 +967,28 @@ impl FioWorker {
         }
     }
 
+    /// Tallies one I/O completed in ramp time (fio counts it until ramp time ends, then
+    /// starts its statistics again): what the clone reports if it never gets past it.
+    #[inline(always)]
+    fn ramp_io(&mut self, dir: Dir, res: i64) {
+        let r = &mut self.stats.ramp[dir as usize];
+        r.0 += 1;
+        r.1 += res.max(0) as u64;
+    }
+
+    /// A clone that ended in its ramp time (Ctrl-C, or its work done first) reports the
+    /// I/O of its ramp time, as fio does (its statistics were never started again): counts
+    /// only, as fio keeps no latency before ramp time ends.
+    fn ramp_only(&mut self, meas: &Meas) {
+        if meas.begun {
+            return;
+        }
+        for (d, (ios, bytes)) in self.stats.dirs.iter_mut().zip(self.stats.ramp) {
+            d.ios = ios;
+            d.bytes = bytes;
+        }
+    }
+
     /// Accounts one completed I/O (not during ramp time).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
@@ -1991,6 +2013,8 @@ impl FioWorker {
                 if t1 >= meas.next_sample && (PLAIN || !self.job.engine.file_op()) {
                     self.samples(&clock, &mut meas, t1);
                 }
+            } else {
+                self.ramp_io(dir, res);
             }
             if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
                 break;
@@ -2016,6 +2040,7 @@ impl FioWorker {
                 }
             }
         }
+        self.ramp_only(&meas);
         let ios: u64 = self.stats.dirs.iter().map(|d| d.ios).sum();
         self.stats.depth_map[0] += ios;
         // fio marks a submission and a completion per I/O for engines without a commit
@@ -2327,6 +2352,8 @@ impl FioWorker {
                             _ => {}
                         }
                     }
+                } else {
+                    self.ramp_io(dir, d.res);
                 }
                 if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
                     err = true;
@@ -2376,6 +2403,7 @@ impl FioWorker {
         // Back in its place, so it is torn down after the run's end is stamped: io_destroy
         // waits for an RCU grace period (about 30 ms here) that is not the job's runtime.
         self.engine = Some(engine);
+        self.ramp_only(&meas);
         Ok(meas)
     }
 }
@@ -2404,6 +2432,7 @@ impl FioWorker {
             return self.fail(Dir::Trim, off, len, res);
         }
         if self.warming(ctl, t1) {
+            self.ramp_io(Dir::Trim, res);
             return false;
         }
         if meas.begin(ctl, t1) {
@@ -2776,7 +2805,8 @@ impl FioWorker {
         {
             self.set_error(libc::EIO, "write log", e);
         }
-        if meas.begun {
+        // (A clone that never got past its ramp time reports it, as fio does.)
+        if meas.begun || self.stats.dirs.iter().any(|d| d.ios > 0) {
             self.stats.runtime_ns = clock.to_ns(t_end.saturating_sub(meas.t0));
             self.stats.usr_ns = ru1.0.saturating_sub(meas.ru0.0);
             self.stats.sys_ns = ru1.1.saturating_sub(meas.ru0.1);
