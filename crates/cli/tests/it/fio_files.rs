@@ -793,7 +793,7 @@ fn a_directory_list_spreads_the_clones_as_fio() {
         std::fs::remove_dir_all(&d).unwrap();
         (r.code, t)
     };
-    let cases: [&[&str]; 6] = [
+    let cases: [&[&str]; 9] = [
         &["--name=t", "--size=16k", "--numjobs=3", "--directory=d1:d2"],
         &[
             "--name=t",
@@ -815,10 +815,29 @@ fn a_directory_list_spreads_the_clones_as_fio() {
         &["--name=t", "--size=16k", "--directory=link"],
         &["--name=t", "--size=16k", "--directory=d1:missing"],
         &["--name=t", "--size=16k", "--directory=plain"],
+        // Empty entries are skipped: d1 and d2; `:` alone names no directory.
+        &[
+            "--name=t",
+            "--size=16k",
+            "--numjobs=3",
+            "--directory=:d1::d2:",
+        ],
+        &["--name=t", "--size=16k", "--directory=:"],
+        &["--name=t", "--size=16k", "--filename=f1::f2:"],
     ];
     let (code, t) = run("hostbench", cases[0]);
     assert_eq!(code, 0);
     for f in ["d1/t.0.0", "d2/t.1.0", "d1/t.2.0"] {
+        assert!(t.contains(&f.to_string()), "{f} in {t:?}");
+    }
+    let (code, t) = run("hostbench", cases[6]);
+    assert_eq!(code, 0);
+    for f in ["d1/t.0.0", "d2/t.1.0", "d1/t.2.0"] {
+        assert!(t.contains(&f.to_string()), "{f} in {t:?}");
+    }
+    let (code, t) = run("hostbench", cases[8]);
+    assert_eq!(code, 0);
+    for f in ["f1", "f2"] {
         assert!(t.contains(&f.to_string()), "{f} in {t:?}");
     }
     let (code, t) = run("hostbench", cases[3]);

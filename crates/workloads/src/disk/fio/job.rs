@@ -323,7 +323,8 @@ impl FileService {
 }
 
 /// A `filename` value split into its files as fio splits it: at each `:` not escaped as
-/// `\:` (which stands for a colon in the name); an empty element ends the list.
+/// `\:` (which stands for a colon in the name); empty elements (`a::b`, `a:`, `:a`) are
+/// skipped, as fio's `get_next_str` skips them.
 pub fn split_filenames(v: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
@@ -335,10 +336,9 @@ pub fn split_filenames(v: &str) -> Vec<String> {
                 cur.push(':');
             }
             ':' => {
-                if cur.is_empty() {
-                    return out;
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
                 }
-                out.push(std::mem::take(&mut cur));
             }
             c => cur.push(c),
         }
@@ -1520,6 +1520,26 @@ pub(super) fn parse_size_opt(k: &str, v: &str, at: &str) -> Result<u64, JobError
     })
 }
 
+/// `zonesize`/`zonerange`: a size, or `P%`, which fio 3.33 parses as its percent marker
+/// (`u64::MAX - P`, `parse.c:str_to_decimal`) and uses as that many bytes, as no zone option
+/// reads it as a share: a zone that never ends (zonesize) or that steps past the file's end
+/// to its start (zonerange).
+fn zone_size(k: &str, v: &str, at: &str) -> Result<u64, JobError> {
+    match v.trim().strip_suffix('%') {
+        Some(p) => p.trim().parse::<u64>().map(|p| u64::MAX - p).map_err(|_| {
+            JobError(format!(
+                "{at}: {k}={v}: expected a size such as 4096, 4k or 1m, or a whole percentage"
+            ))
+        }),
+        None => parse_size_opt(k, v, at),
+    }
+}
+
+/// Whether a zone size is fio's percent marker (see [`zone_size`]).
+fn zone_percent(v: u64) -> bool {
+    v > u64::MAX - (1 << 32)
+}
+
 /// `P%` (a whole percent from `min` to 100) as `Some(P)`; `None` when `v` is no percentage.
 fn percent(k: &str, v: &str, at: &str, min: u64) -> Result<Option<u64>, JobError> {
     let Some(p) = v.trim().strip_suffix('%') else {
@@ -1781,9 +1801,12 @@ fn apply_options(
                 }
                 zone_mode = Some((m.to_string(), at.to_string()));
             }
-            "zonesize" => zone.size = parse_size_opt(k, v, at)?,
-            "zonerange" => zone.range = parse_size_opt(k, v, at)?,
+            "zonesize" => zone.size = zone_size(k, v, at)?,
+            "zonerange" => zone.range = zone_size(k, v, at)?,
             "zoneskip" => {
+                // fio's parser splits a size at `-` (a range) and its zoneskip callback
+                // keeps the last part: `-4k` is a 4k skip, never a step back.
+                let v = &v.trim().strip_prefix('-').unwrap_or(v.trim()).to_string();
                 if v.trim().ends_with(['z', 'Z']) {
                     return err(format!(
                         "{at}: zoneskip={v}: a skip in zones (Nz) counts the zones of a zoned \
@@ -1837,10 +1860,12 @@ fn apply_options(
             "directory" => {
                 // fio's list `d1:d2` (`\:` for a colon in a name): clone N's generated
                 // files go in directory N mod the count, named files in the first.
-                if split_filenames(v).is_empty() || v.ends_with(':') || v.contains("::") {
+                // Empty entries are skipped (`d1::d2` is d1 and d2), as fio's.
+                if split_filenames(v).is_empty() {
                     return err(format!(
-                        "{at}: directory={v}: give a directory, or a `:`-separated list of \
-                         them without empty entries (`\\:` for a colon in a name)"
+                        "{at}: directory={v} names no directory (fio 3.33: \"fio:  is not a \
+                         directory\"); give a directory, or a `:`-separated list of them \
+                         (`\\:` for a colon in a name)"
                     ));
                 }
                 j.directory = v.clone();
@@ -2368,6 +2393,16 @@ fn finish_zones(
             }
             if z.range == 0 {
                 z.range = z.size;
+            }
+            if zone_percent(z.range) && j.rw.random() {
+                // fio sizes its random map by the zone range, which a percent makes ~2^64
+                // bytes: the job fails to start.
+                return err(format!(
+                    "job '{}': zonemode=strided with a zonerange (or zonesize) in percent and \
+                     random offsets: fio 3.33 reads the percent as ~2^64 bytes and fails \
+                     (\"fio: failed allocating random map\"); give the zone in bytes",
+                    j.name
+                ));
             }
             Ok(Some(z))
         }
@@ -3629,8 +3664,10 @@ mod tests {
     #[test]
     fn filename_lists_and_filenum_name_files_as_fio() {
         assert_eq!(split_filenames(r"fxa:fxb:fx\:c"), ["fxa", "fxb", "fx:c"]);
-        // An empty element ends the list.
-        assert_eq!(split_filenames("a::b"), ["a"]);
+        // Empty elements are skipped.
+        assert_eq!(split_filenames("a::b"), ["a", "b"]);
+        assert_eq!(split_filenames(":a:::b:"), ["a", "b"]);
+        assert!(split_filenames("::").is_empty());
         assert!(split_filenames("").is_empty());
         let j = jobs_from_sections(&from_text("[j]\nnrfiles=3\nsize=100k\n").unwrap())
             .unwrap()
