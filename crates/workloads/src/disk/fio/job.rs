@@ -2879,12 +2879,44 @@ impl JobSpec {
     /// region's whole blocks only (`size=1000k,bs=64k`: 15 I/Os), and with `filesize` no
     /// more than `size` (`filesize=64k,size=32k`: 32 KiB; `size=256k`: 64 KiB).
     pub fn io_limits(&self, region: u64) -> (u64, u64) {
-        // A pass covers the region's whole blocks (size=1000k, bs=64k: 15 I/Os, as fio).
-        // With a size range or mix (bsrange, bssplit) fio sizes the last I/Os to what is
-        // left (get_next_buflen draws again until one fits): the pass is the region's whole
-        // smallest blocks (size=100k, bsrange=4k-64k: 100 KiB, not one 64 KiB block).
+        self.io_limits_in(region, region)
+    }
+
+    /// [`JobSpec::io_limits`] of a clone whose file goes on for `room` bytes from the
+    /// region's start (at least `region`).
+    pub fn io_limits_in(&self, region: u64, room: u64) -> (u64, u64) {
+        self.io_limits_pass(self.pass_bytes(region, room), region)
+    }
+
+    /// The bytes of one pass over a region of `region` bytes in a file that goes on for
+    /// `room` bytes from the region's start. A pass covers the region's whole blocks
+    /// (size=1000k, bs=64k on a new file: 15 I/Os, as fio). A sequential pass of fixed
+    /// blocks also does the block that starts before the region's end when it fits in the
+    /// file (an existing 2 MiB file: 16 I/Os, the last one ending at 1024k, as fio, whose
+    /// `get_next_offset` checks an offset against `io_size` and its end against the
+    /// file's size); random offsets stay within the region's whole blocks (fio's
+    /// `last_block`). With a size range or mix (bsrange, bssplit) fio sizes the last I/Os
+    /// to what is left (get_next_buflen draws again until one fits): the pass is the
+    /// region's whole smallest blocks (size=100k, bsrange=4k-64k: 100 KiB, not one 64 KiB
+    /// block).
+    pub fn pass_bytes(&self, region: u64, room: u64) -> u64 {
         let unit = self.io_unit().max(1);
-        self.io_limits_pass(region - region % unit, region)
+        let whole = region - region % unit;
+        let fixed = self.bsz[..2]
+            .iter()
+            .all(|b| b.min == b.max && b.min == unit);
+        if whole < region
+            && fixed
+            && !self.rw.random()
+            && !self.rw.trims()
+            && self.seq_add == 0
+            && self.zones.is_none()
+            && whole + unit <= room
+        {
+            whole + unit
+        } else {
+            whole
+        }
     }
 
     /// What a pass's bytes are a whole number of: the block size, or with a range or mix in

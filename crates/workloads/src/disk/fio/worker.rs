@@ -147,16 +147,17 @@ pub(super) fn new_worker(
         }
     }
     let mut pattern = Pattern::new(j, size).map_err(WorkloadError::usage)?;
-    if j.zones.is_some()
-        && let Some(f) = &fd
-    {
-        // Zones wrap at the file's end, which can lie past the region (a larger file
-        // already there, a block device): fio's `real_file_size`.
+    // The file's end, which can lie past the region (a larger file already there, a
+    // block device): fio's `real_file_size`. Zones wrap there; a sequential pass may end
+    // with a block that starts inside the region and ends past it, inside the file.
+    let mut room = size;
+    if let Some(f) = &fd {
         // SAFETY: lseek on a descriptor this function owns; I/O uses pread/pwrite, so the
         // file position it moves is not used.
         let end = unsafe { libc::lseek(f.as_raw_fd(), 0, libc::SEEK_END) };
         if end > 0 {
-            pattern.set_file_end((end as u64).saturating_sub(j.offset));
+            room = (end as u64).saturating_sub(j.offset).max(size);
+            pattern.set_file_end(room);
         }
     }
     // fio's thread number: the clone's 1-based creation index.
@@ -209,8 +210,9 @@ pub(super) fn new_worker(
         limit_bytes: if multi.is_some() {
             j.io_limits_pass(files_pass, size).0
         } else {
-            j.io_limits(size).0
+            j.io_limits_in(size, room).0
         },
+        pass_len: size.max(j.pass_bytes(size, room)),
         limit_ios: j.io_limits(size).1,
         files: multi,
         deferred_close: Vec::new(),
@@ -309,6 +311,9 @@ struct FioWorker {
     /// with `invalidate` drops the region's cached pages again, as fio does when it starts
     /// a file's next loop (else `loops`/`time_based` reads measure the page cache).
     pass_bytes: u64,
+    /// The bytes of a pass over the region: `size`, or with a last block past the region's
+    /// end (inside the file) up to that block's end ([`JobSpec::pass_bytes`]).
+    pass_len: u64,
     stats: CloneStats,
     /// `cmdprio_*`: which I/Os get a priority of their own.
     prio_plan: super::cmdprio::Plan,
@@ -517,7 +522,7 @@ impl FioWorker {
         }
         let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
         self.pass_bytes += len;
-        if self.pass_bytes > self.size {
+        if self.pass_bytes > self.pass_len {
             // A new pass over the region: its pages leave the cache first.
             self.pass_bytes = len;
             self.drop_cache();
