@@ -1314,10 +1314,20 @@ impl FioWorker {
 
     /// `verify`, before a write of `len` bytes at `off` from `buf`: the block is filled as
     /// fio fills it (data, headers, checksums) and logged for the verify phase.
-    /// With `verify_only` the write is not done (true: skip it), only logged.
+    /// With `verify_only` the write is not done (true: skip it), only logged and counted
+    /// (fio's `do_dry_run`: issued and completed, its bytes in the job's write total, with
+    /// no time of its own); without a `verify` to log it for, it is only counted.
     #[inline]
     fn before_write(&mut self, ctl: &RunControl<'_>, buf: *mut u8, off: u64, len: u32) -> bool {
+        if self.job.verify.only {
+            let d = &mut self.stats.dirs[Dir::Write as usize];
+            d.ios += 1;
+            d.bytes += u64::from(len);
+        }
         let Some(v) = self.verify.as_mut() else {
+            if self.job.verify.only {
+                return true;
+            }
             if self.fill.step != FillStep::Keep {
                 self.fill_write(ctl.clock().to_ns(ctl.now()), buf, off, len);
             }
@@ -1640,6 +1650,7 @@ impl FioWorker {
             && self.think.is_none()
             && self.min_rate.is_none()
             && self.verify.is_none()
+            && !self.job.verify.only
             && self.lat.is_none()
     }
 
