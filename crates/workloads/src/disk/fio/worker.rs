@@ -918,9 +918,11 @@ impl FioWorker {
     }
 
     /// Steady state after completions at `now` (measured time from `epoch`): the clone's
-    /// totals published, and the ring's check once a second when this clone keeps one.
+    /// totals published, and the ring's check once a second when this clone keeps one;
+    /// true when steady state was just attained (the clones it stops are to be woken).
     #[inline(always)]
-    fn after_completions(&mut self, now: u64, epoch: u64) {
+    #[must_use]
+    fn after_completions(&mut self, now: u64, epoch: u64) -> bool {
         let live = &self.shared.live;
         if live.on() {
             let d = &self.stats.dirs;
@@ -934,7 +936,7 @@ impl FioWorker {
             }
         }
         if self.job.ss.dur == 0 {
-            return;
+            return false;
         }
         let d = &self.stats.dirs;
         let board = &self.shared.ss;
@@ -946,8 +948,9 @@ impl FioWorker {
         if let Some(r) = self.ss.as_mut()
             && now >= r.due()
         {
-            r.check(board, now);
+            return r.check(board, now);
         }
+        false
     }
 
     /// Logs one completed I/O (`ms` since the measured start); a per-I/O bandwidth or
@@ -1246,10 +1249,11 @@ impl FioWorker {
         }
     }
 
-    /// Waits until `t` in slices of at most 10 ms; false when the clone is to stop first
+    /// Waits until `t` in one sleep; false when the clone is to stop first
     /// (its time is up, the run ends, or `exitall`/`exit_what` stops it).
     fn wait_for(&self, ctl: &mut RunControl<'_>, t: u64) -> bool {
-        let slice = ctl.clock().from_ns(10_000_000);
+        let (seq, ss, tid) = (&self.shared.seq, &self.shared.ss, self.tid);
+        let stop = || seq.told_to_stop(tid) || ss.stopped(tid);
         loop {
             let now = ctl.now();
             if ctl.aborted()
@@ -1262,7 +1266,10 @@ impl FioWorker {
             if now >= t {
                 return true;
             }
-            ctl.wait_until(t.min(now + slice));
+            // One sleep to `t` (or the clone's end), woken by a stop: no wake-up every few
+            // ms that fio's sleeps do not have (they would count as context switches).
+            let end = t.min(ctl.deadline().max(now + 1));
+            ctl.sleep_until(end, &stop);
         }
     }
 
@@ -1850,7 +1857,9 @@ impl FioWorker {
                         Step::Go | Step::Fatal => {}
                     }
                 }
-                self.after_completions(t1, meas.t0);
+                if self.after_completions(t1, meas.t0) {
+                    ctl.ring();
+                }
                 self.maybe_publish(&clock, &meas, t1);
                 if t1 >= meas.next_sample && (PLAIN || !self.job.engine.file_op()) {
                     self.samples(&clock, &mut meas, t1);
@@ -2214,7 +2223,9 @@ impl FioWorker {
                 think_pending = true;
             }
             if !warming && n > 0 {
-                self.after_completions(t2, meas.t0);
+                if self.after_completions(t2, meas.t0) {
+                    ctl.ring();
+                }
                 self.maybe_publish(&clock, &meas, t2);
             }
             if !warming && n > 0 && !err && !self.rate_ok(t2) {
@@ -2291,7 +2302,9 @@ impl FioWorker {
                 self.stats.ioprio,
             );
         }
-        self.after_completions(t1, meas.t0);
+        if self.after_completions(t1, meas.t0) {
+            ctl.ring();
+        }
         self.maybe_publish(&clock, meas, t1);
         if t1 >= meas.next_sample {
             self.samples(&clock, meas, t1);
@@ -2419,6 +2432,8 @@ impl LoopWorker for FioWorker {
         // A clone that ended with an error (fio's `err=`) stops only what `exitall_on_error`
         // names; one that could not run at all (its engine) ends the run.
         self.shared.seq.finish(self.tid, r.is_err() || self.failed);
+        // Clones it told to stop (exitall, exit_what) may be asleep.
+        ctl.ring();
         self.shared.live.finish(self.tid, r.is_err() || self.failed);
         r
     }
