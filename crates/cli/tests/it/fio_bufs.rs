@@ -144,6 +144,14 @@ const CASES: &[Case] = &[
         (0.48, 0.56),
     ),
     (&["--dedupe_percentage=50"], (0.47, 0.53), (0.99, 1.01)),
+    // dedupe_percentage, 0 too, turns refill_buffers on: every block distinct; a
+    // refill_buffers=0 after it turns it off again: one block.
+    (&["--dedupe_percentage=0"], (1.0, 1.0), (0.99, 1.01)),
+    (
+        &["--dedupe_percentage=0", "--refill_buffers=0"],
+        (0.0, 0.001),
+        (0.99, 1.01),
+    ),
     (
         &["--dedupe_percentage=50", "--dedupe_mode=working_set"],
         (0.47, 0.53),

@@ -433,3 +433,62 @@ fn bad_exec_jobs_are_refused_clearly() {
     assert_eq!(std::fs::read_to_string(d.join("kept")).unwrap(), "keep");
     assert!(!d.join("a.stdout").exists(), "nothing ran");
 }
+
+/// The clone's context switches (`ctx`) mean what fio's mean: a think or the exec engine's
+/// wait is one sleep, as fio's `usec_sleep` (hostbench woke every 10 ms to look for a stop:
+/// a 500 ms think counted ~50 switches, fio's 1). Each job runs 3 s; its `ctx` stays near
+/// its count of sleeps (fio 3.33 here: thinktime=500ms ~7, exec ~62, 2 sleeps per exec
+/// I/O), and within twice fio's where fio is installed.
+#[test]
+fn context_switches_count_the_sleeps_as_fios() {
+    let d = tmp("ctx");
+    std::fs::write(d.join("tf"), vec![1u8; 64 << 10]).unwrap();
+    let jobs: [(&[&str], u64); 2] = [
+        (
+            &[
+                "--rw=read",
+                "--bs=4k",
+                "--size=64k",
+                "--filename=tf",
+                "--thinktime=500ms",
+            ],
+            // One sleep per think.
+            1,
+        ),
+        (
+            &["--ioengine=exec", "--program=/bin/sleep", "--arguments=3"],
+            // The engine's 50 ms wait and the job's 50 ms think.
+            2,
+        ),
+    ];
+    let peer = need_fio("context_switches_count_the_sleeps_as_fios");
+    for (extra, per_io) in jobs {
+        let mut a = vec![
+            "--name=c",
+            "--time_based",
+            "--runtime=3",
+            "--output-format=json",
+        ];
+        a.extend_from_slice(extra);
+        let ctx = |r: Ran| -> (u64, u64) {
+            assert_eq!(r.code, 0, "{extra:?}: {}", r.err);
+            let j = &doc(&r.out)["jobs"][0];
+            let ios = j["read"]["total_ios"].as_u64().unwrap();
+            (j["ctx"].as_u64().unwrap(), ios)
+        };
+        let (ours, ios) = ctx(hb(&d, &a));
+        // A few more for the start, the end and the machine's other work.
+        assert!(
+            ours <= per_io * ios + 20,
+            "{extra:?}: ctx={ours} for {ios} I/Os of {per_io} sleep(s) each"
+        );
+        if peer {
+            let (theirs, _) = ctx(fio(&d, &a));
+            assert!(
+                ours <= 2 * theirs + 10,
+                "{extra:?}: ctx={ours}, fio's {theirs}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -793,7 +793,7 @@ fn a_directory_list_spreads_the_clones_as_fio() {
         std::fs::remove_dir_all(&d).unwrap();
         (r.code, t)
     };
-    let cases: [&[&str]; 6] = [
+    let cases: [&[&str]; 9] = [
         &["--name=t", "--size=16k", "--numjobs=3", "--directory=d1:d2"],
         &[
             "--name=t",
@@ -815,10 +815,29 @@ fn a_directory_list_spreads_the_clones_as_fio() {
         &["--name=t", "--size=16k", "--directory=link"],
         &["--name=t", "--size=16k", "--directory=d1:missing"],
         &["--name=t", "--size=16k", "--directory=plain"],
+        // Empty entries are skipped: d1 and d2; `:` alone names no directory.
+        &[
+            "--name=t",
+            "--size=16k",
+            "--numjobs=3",
+            "--directory=:d1::d2:",
+        ],
+        &["--name=t", "--size=16k", "--directory=:"],
+        &["--name=t", "--size=16k", "--filename=f1::f2:"],
     ];
     let (code, t) = run("hostbench", cases[0]);
     assert_eq!(code, 0);
     for f in ["d1/t.0.0", "d2/t.1.0", "d1/t.2.0"] {
+        assert!(t.contains(&f.to_string()), "{f} in {t:?}");
+    }
+    let (code, t) = run("hostbench", cases[6]);
+    assert_eq!(code, 0);
+    for f in ["d1/t.0.0", "d2/t.1.0", "d1/t.2.0"] {
+        assert!(t.contains(&f.to_string()), "{f} in {t:?}");
+    }
+    let (code, t) = run("hostbench", cases[8]);
+    assert_eq!(code, 0);
+    for f in ["f1", "f2"] {
         assert!(t.contains(&f.to_string()), "{f} in {t:?}");
     }
     let (code, t) = run("hostbench", cases[3]);
@@ -1155,4 +1174,82 @@ fn offset_in_percent_is_of_each_file_as_fio() {
         r.err
     );
     assert_eq!(r.err.trim().lines().count(), 1, "{}", r.err);
+}
+
+/// A sequential pass of fixed blocks ends with the block that starts before `size` and
+/// ends past it when it fits in the file, as fio (`get_next_offset` checks the offset
+/// against `io_size`, the end against the file's size): `size=1000k,bs=64k` on a 2 MiB
+/// file is 16 I/Os (1 MiB), on a file of its own laid out to 1000k 15; random offsets stay
+/// in the region's whole blocks. Nothing goes past the file's end: the file keeps its
+/// length.
+#[test]
+fn a_last_block_past_size_inside_the_file_as_fio() {
+    let d = tmp("pastsize");
+    const K: u64 = 1024;
+    let cases: [(&[&str], u64); 7] = [
+        (&["--rw=read"], 1024 * K),
+        (&["--rw=write"], 1024 * K),
+        (&["--rw=read", "--loops=2"], 2048 * K),
+        (&["--rw=read", "--io_size=1000k"], 1024 * K),
+        // The last block ends at the file's end exactly.
+        (&["--rw=read", "--offset=1m"], 1024 * K),
+        (&["--rw=randread"], 960 * K),
+        (&["--rw=read", "--filename=fresh"], 960 * K),
+    ];
+    let peer = need_fio("a_last_block_past_size_inside_the_file_as_fio");
+    for (extra, want) in cases {
+        let mut a = vec![
+            "--name=z",
+            "--filename=big",
+            "--bs=64k",
+            "--size=1000k",
+            "--output-format=json",
+        ];
+        a.extend_from_slice(extra);
+        let bytes = |r: Ran| -> u64 {
+            assert_eq!(r.code, 0, "{extra:?}: {}", r.err);
+            assert_eq!(std::fs::metadata(d.join("big")).unwrap().len(), 2 << 20);
+            let _ = std::fs::remove_file(d.join("fresh"));
+            let j = &doc(&r.out)["jobs"][0];
+            j["read"]["io_bytes"].as_u64().unwrap() + j["write"]["io_bytes"].as_u64().unwrap()
+        };
+        std::fs::write(d.join("big"), vec![1u8; 2 << 20]).unwrap();
+        assert_eq!(bytes(hb(&d, &a)), want, "{extra:?}");
+        if peer {
+            std::fs::write(d.join("big"), vec![1u8; 2 << 20]).unwrap();
+            assert_eq!(bytes(fio(&d, &a)), want, "fio {extra:?}");
+        }
+    }
+    // time_based: each pass is the 16 blocks, then back to 0 (fio's offsets the same).
+    let offsets = |real: bool| -> Vec<u64> {
+        std::fs::write(d.join("big"), vec![1u8; 2 << 20]).unwrap();
+        let a = [
+            "--name=z",
+            "--filename=big",
+            "--bs=64k",
+            "--size=1000k",
+            "--rw=read",
+            "--time_based",
+            "--runtime=1",
+            "--rate_iops=40",
+            "--write_iops_log=t",
+            "--log_offset=1",
+            "--output=out.txt",
+        ];
+        let r = if real { fio(&d, &a) } else { hb(&d, &a) };
+        assert_eq!(r.code, 0, "{}", r.err);
+        let log = std::fs::read_to_string(d.join("t_iops.1.log")).unwrap();
+        std::fs::remove_file(d.join("t_iops.1.log")).unwrap();
+        log.lines()
+            .take(20)
+            .map(|l| l.split(", ").nth(4).unwrap().parse().unwrap())
+            .collect()
+    };
+    let ours = offsets(false);
+    let want: Vec<u64> = (0..20).map(|i| (i % 16) * 64 * K).collect();
+    assert_eq!(ours, want);
+    if peer {
+        assert_eq!(offsets(true), want, "fio");
+    }
+    std::fs::remove_dir_all(&d).ok();
 }

@@ -500,3 +500,94 @@ fn fio2gnuplot_reads_the_logs() {
         assert!(avg > 0.0, "{global}");
     }
 }
+
+/// The first offset logged in each `PREFIX_iops.N.log` of `dir`, by N.
+fn first_offsets(dir: &Path, prefix: &str) -> Vec<(u32, u64)> {
+    let mut v: Vec<(u32, u64)> = logs(dir)
+        .iter()
+        .filter_map(|n| {
+            let k = n
+                .strip_prefix(&format!("{prefix}_iops."))?
+                .strip_suffix(".log")?;
+            let off = rows(dir, n).first()?[4].parse().ok()?;
+            Some((k.parse().ok()?, off))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+const CLONE_LOG_JOB: &str = "[global]
+rw=read
+bs=4k
+size=16k
+filename=data
+offset_increment=16k
+write_iops_log=x
+log_offset=1
+[a]
+numjobs=5
+[b]
+numjobs=3
+";
+
+/// Which clone writes which `N.log`: fio numbers a job's first clone, then the others in
+/// reverse (`offset_increment` shows which clone a log is: the clone k reads from k*16k),
+/// and the next job's clones after them.
+#[test]
+fn clones_write_the_logs_fio_numbers_them() {
+    let run = |real: bool| {
+        let d = tmp("clonelogs");
+        std::fs::write(d.join("data"), vec![1u8; 128 << 10]).unwrap();
+        std::fs::write(d.join("j.fio"), CLONE_LOG_JOB).unwrap();
+        let r = if real {
+            super::fio_files::fio(&d, &["j.fio", "--output=out.txt"])
+        } else {
+            super::fio_files::hb(&d, &["j.fio", "--output=out.txt"])
+        };
+        assert_eq!(r.code, 0, "fio: {real}: {}", r.err);
+        (first_offsets(&d, "x"), d)
+    };
+    let (ours, d) = run(false);
+    let k = 16 << 10;
+    // fio 3.33's, measured: job a's clones 0, 4, 3, 2, 1, then job b's 0, 2, 1.
+    let want: Vec<(u32, u64)> = [0, 4, 3, 2, 1, 0, 2, 1]
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| (i as u32 + 1, c * k))
+        .collect();
+    assert_eq!(ours, want);
+    std::fs::remove_dir_all(&d).ok();
+    if !need_fio("clones_write_the_logs_fio_numbers_them") {
+        return;
+    }
+    let (theirs, f) = run(true);
+    assert_eq!(ours, theirs);
+    std::fs::remove_dir_all(&f).ok();
+}
+
+/// A log prefix in a directory that does not exist is refused before anything is laid
+/// out: the job's file is not left behind (fio 3.33 runs the job and fails to write the
+/// log at its end, `fopen log: No such file or directory`, its file made).
+#[test]
+fn a_refused_log_leaves_no_laid_out_file() {
+    for opt in [
+        "--write_bw_log=nodir/x",
+        "--write_lat_log=nodir/x",
+        "--write_iops_log=nodir/x",
+    ] {
+        let d = tmp("lognodir");
+        let r = super::fio_files::hb(
+            &d,
+            &["--name=x", "--rw=write", "--size=64k", "--filename=lf", opt],
+        );
+        assert_eq!(r.code, 2, "{opt}: {}", r.err);
+        assert!(
+            r.err.contains("directory nodir does not exist"),
+            "{}",
+            r.err
+        );
+        assert!(!d.join("lf").exists(), "{opt}: the laid-out file stayed");
+        std::fs::remove_dir_all(&d).ok();
+    }
+}

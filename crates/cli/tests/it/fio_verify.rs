@@ -533,3 +533,96 @@ fn the_native_grammar_keeps_the_verify_state_in_its_dir() {
     );
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// `verify_only`'s counts, as fio's dry run counts them: the writes it does not do are
+/// issued and in the write total (`issued rwts: total=16,16`, JSON `write.io_bytes` and
+/// `total_ios`, terse's write KiB), with no runtime (no `write:` section, no `WRITE:` line);
+/// without a `verify` to check, nothing is written either (the file keeps its bytes).
+#[test]
+fn verify_only_counts_the_writes_it_skips_as_fio() {
+    let d = tmp("vonly");
+    let base = [
+        "--name=v",
+        "--rw=write",
+        "--bs=4k",
+        "--size=64k",
+        "--filename=vf",
+    ];
+    // What one run shows: the issued line, whether a write section or WRITE line is
+    // there, the JSON write (bytes, ios, runtime), terse's write KiB; the file's bytes.
+    let show = |real: bool, extra: &[&str]| {
+        let run = |fmt: &str| {
+            let mut a: Vec<&str> = base.to_vec();
+            a.extend_from_slice(extra);
+            a.push(fmt);
+            let r: Ran = if real { fio(&d, &a) } else { hb(&d, &a) };
+            assert_eq!(r.code, 0, "{extra:?} {fmt}: {}", r.err);
+            r.out
+        };
+        let normal = run("--output-format=normal");
+        let issued = normal
+            .lines()
+            .find(|l| l.contains("issued rwts"))
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        let write_shown = normal.contains("  write:") || normal.contains("WRITE:");
+        let j = doc(&run("--output-format=json"));
+        let w = &j["jobs"][0]["write"];
+        let json = (
+            w["io_bytes"].as_u64().unwrap(),
+            w["total_ios"].as_u64().unwrap(),
+            w["runtime"].as_u64().unwrap(),
+        );
+        let terse = run("--output-format=terse");
+        let line = terse
+            .lines()
+            .find(|l| l.starts_with("3;"))
+            .unwrap()
+            .to_string();
+        let write_kb = line.split(';').nth(46).unwrap().to_string();
+        (issued, write_shown, json, write_kb)
+    };
+    let mut seen = Vec::new();
+    for real in [false, true] {
+        if real && !need_fio("verify_only_counts_the_writes_it_skips_as_fio") {
+            break;
+        }
+        // A file written and verified, then verify_only on it; then verify_only without
+        // a verify on a file of zeros.
+        let mut a: Vec<&str> = base.to_vec();
+        a.push("--verify=crc32c");
+        let r = if real { fio(&d, &a) } else { hb(&d, &a) };
+        assert_eq!(r.code, 0, "{}", r.err);
+        let checked = show(real, &["--verify=crc32c", "--verify_only=1"]);
+        std::fs::write(d.join("vf"), vec![0u8; 64 << 10]).unwrap();
+        let plain = show(real, &["--verify_only=1"]);
+        let kept = std::fs::read(d.join("vf")).unwrap().iter().all(|&b| b == 0);
+        std::fs::remove_file(d.join("vf")).unwrap();
+        seen.push((checked, plain, kept));
+    }
+    let (checked, plain, kept) = &seen[0];
+    assert_eq!(
+        checked,
+        &(
+            "issued rwts: total=16,16,0,0 short=0,0,0,0 dropped=0,0,0,0".to_string(),
+            false,
+            (65536, 16, 0),
+            "64".to_string()
+        )
+    );
+    assert_eq!(
+        plain,
+        &(
+            "issued rwts: total=0,16,0,0 short=0,0,0,0 dropped=0,0,0,0".to_string(),
+            false,
+            (65536, 16, 0),
+            "64".to_string()
+        )
+    );
+    assert!(kept, "verify_only wrote the file");
+    if seen.len() == 2 {
+        assert_eq!(seen[0], seen[1], "hostbench vs fio");
+    }
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -109,6 +109,12 @@ fn strided_zones_visit_fios_offsets() {
         "rw=read size=4m zonesize=256k zonerange=100k",
         // Two clones, each from its own offset, wrapping to it.
         "rw=read size=8m zonesize=1m zoneskip=1m numjobs=2 offset_increment=8m",
+        // fio's parser splits `-3m` at the `-`: a 3m skip. A percent zone size is fio's
+        // percent marker taken as bytes (~2^64): a zone that never ends, or a range that
+        // steps past the file's end back to its start.
+        "rw=read size=16m zonesize=1m zoneskip=-3m",
+        "rw=read size=4m zonesize=10%",
+        "rw=read size=4m zonesize=1m zonerange=10%",
     ];
     for c in cases {
         let text = job(c);
@@ -249,6 +255,19 @@ fn strided_zone_offsets_without_fio() {
         .flat_map(|z| (0..16).map(move |b| z * MIB + b * BS))
         .collect();
     assert_eq!(got, want);
+    // `zoneskip=-3m` is fio's 3m skip (its parser keeps the part after the `-`).
+    let neg = text.replace("zoneskip=3m", "zoneskip=-3m");
+    std::fs::write(d.join("z.fio"), &neg).unwrap();
+    let r = hb(&d, &["z.fio", "--output=out.txt"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(logged_offsets(&d, "z").remove(0), want, "zoneskip=-3m");
+    // `zonesize=10%`: ~2^64 bytes (fio's percent marker): one zone, the whole region.
+    let pct = text.replace("zonesize=1m\nzoneskip=3m", "zonesize=10%");
+    std::fs::write(d.join("z.fio"), &pct).unwrap();
+    let r = hb(&d, &["z.fio", "--output=out.txt"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let whole: Vec<u64> = (0..256).map(|b| 2 * MIB + b * BS).collect();
+    assert_eq!(logged_offsets(&d, "z").remove(0), whole, "zonesize=10%");
     // fio's checks of the options, with what to do.
     for (opts, says) in [
         ("--zonesize=1m", "zonesize needs zonemode=strided"),
@@ -258,8 +277,15 @@ fn strided_zone_offsets_without_fio() {
             "--zonemode=stride",
             "expected none (the default), strided or zbd",
         ),
+        // Random offsets in a percent zone: fio fails allocating its random map.
+        (
+            "--zonemode=strided --zonesize=10% --rw=randread",
+            "failed allocating random map",
+        ),
     ] {
-        let r = hb(&d, &["--name=z", "--ioengine=null", "--size=1m", opts]);
+        let mut args = vec!["--name=z", "--ioengine=null", "--size=1m"];
+        args.extend(opts.split(' '));
+        let r = hb(&d, &args);
         assert_eq!(r.code, 2, "{opts}: {}", r.err);
         assert!(r.err.contains(says), "{opts}: {}", r.err);
         assert!(!r.err.contains("panicked"), "{}", r.err);

@@ -164,6 +164,7 @@ impl<'a> Controller<'a> {
                 interrupted_at = Some(now);
                 self.shared.abort.store(true, Release);
                 self.shared.stop.store(true, Release);
+                self.shared.ring();
                 if let Some(q) = &self.shared.queue {
                     q.cv.notify_all();
                 }
@@ -183,6 +184,7 @@ impl<'a> Controller<'a> {
                 && !self.shared.stop.load(Relaxed)
             {
                 self.shared.stop.store(true, Release);
+                self.shared.ring();
                 if let Some(q) = &self.shared.queue {
                     q.cv.notify_all();
                 }
@@ -337,6 +339,7 @@ impl<'a> Controller<'a> {
     fn give_up(&mut self, reason: StopReason) -> Measurement {
         self.shared.abort.store(true, Release);
         self.shared.stop.store(true, Release);
+        self.shared.ring();
         let mut cum = std::mem::take(&mut self.cumulative);
         self.collect(self.grace(), &mut cum, true);
         self.cumulative = cum;

@@ -118,9 +118,19 @@ struct Shared {
     queue: Option<RateQueue>,
     /// Interval reports are on (workers keep live histograms).
     live: bool,
+    /// Where [`RunControl::sleep_until`] sleeps: rung at every stop or abort, and by a
+    /// worker's [`RunControl::ring`].
+    bell: (Mutex<()>, Condvar),
 }
 
 impl Shared {
+    /// Wakes every thread sleeping in [`RunControl::sleep_until`] (after a stop, an abort
+    /// or a worker's own signal was stored: they check it under the bell's lock).
+    fn ring(&self) {
+        let _g = self.bell.0.lock().unwrap_or_else(|p| p.into_inner());
+        self.bell.1.notify_all();
+    }
+
     /// The run ended because `--events` were all done (not merely all claimed: a claim
     /// made just as the time limit passed is never run).
     fn event_limit_reached(&self) -> bool {
@@ -134,6 +144,7 @@ impl Shared {
         }
         self.abort.store(true, Release);
         self.stop.store(true, Release);
+        self.ring();
         self.controller.unpark();
     }
 }
@@ -191,6 +202,7 @@ pub fn run(
             cv: Condvar::new(),
         }),
         live: plan.report_interval_s > 0.0,
+        bell: (Mutex::new(()), Condvar::new()),
     });
     let gate = Arc::new((Mutex::new(false), Condvar::new()));
     let mut handles: Vec<Option<JoinHandle<()>>> = Vec::with_capacity(n);
@@ -204,6 +216,7 @@ pub fn run(
             Err(error) => {
                 shared.stop.store(true, Release);
                 shared.deadline.store(0, Release);
+                shared.ring();
                 open_gate(&gate);
                 for h in handles.into_iter().flatten() {
                     let _ = h.join();
@@ -246,6 +259,7 @@ pub fn run(
     let mut ctl = Controller::new(&shared, plan, start_i);
     let result = ctl.drive(observer, &mut handles);
     shared.stop.store(true, Release);
+    shared.ring();
     if let Some(q) = &shared.queue {
         q.cv.notify_all();
     }

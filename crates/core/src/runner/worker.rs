@@ -252,6 +252,41 @@ impl RunControl<'_> {
     pub fn wait_until(&mut self, t: u64) -> u64 {
         wait_until(&self.shared.clock, t, &self.shared.abort)
     }
+
+    /// Sleeps until the clock reaches `t` in one sleep, as a `nanosleep` of the whole
+    /// wait (only its last 2 ms are [`wait_until`](Self::wait_until)'s yields and spin),
+    /// where `wait_until` wakes every 10 ms to look for a stop: a long wait costs the
+    /// thread one context switch, not one per 10 ms. Ends at once when the run stops or
+    /// aborts, or when `woken()` says so after a [`ring`](Self::ring) (it is asked under
+    /// the bell's lock, so a signal stored before the ring is never missed). Returns the
+    /// time reached.
+    pub fn sleep_until(&mut self, t: u64, woken: &dyn Fn() -> bool) -> u64 {
+        let clock = self.shared.clock;
+        let (lock, cv) = &self.shared.bell;
+        let mut g = lock.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            let now = clock.now();
+            if now >= t || self.shared.stop.load(Acquire) || woken() {
+                return now;
+            }
+            let left_ns = clock.to_ns(t - now);
+            if left_ns <= 2_000_000 {
+                break;
+            }
+            g = cv
+                .wait_timeout(g, Duration::from_nanos(left_ns - 1_000_000))
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        drop(g);
+        wait_until(&clock, t, &self.shared.abort)
+    }
+
+    /// Wakes the run's threads sleeping in [`sleep_until`](Self::sleep_until), to look at
+    /// a signal of the workload's own just stored (a job told to stop).
+    pub fn ring(&self) {
+        self.shared.ring();
+    }
 }
 
 fn wait_until(clock: &Clock, t: u64, stop: &AtomicBool) -> u64 {

@@ -323,7 +323,8 @@ impl FileService {
 }
 
 /// A `filename` value split into its files as fio splits it: at each `:` not escaped as
-/// `\:` (which stands for a colon in the name); an empty element ends the list.
+/// `\:` (which stands for a colon in the name); empty elements (`a::b`, `a:`, `:a`) are
+/// skipped, as fio's `get_next_str` skips them.
 pub fn split_filenames(v: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
@@ -335,10 +336,9 @@ pub fn split_filenames(v: &str) -> Vec<String> {
                 cur.push(':');
             }
             ':' => {
-                if cur.is_empty() {
-                    return out;
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
                 }
-                out.push(std::mem::take(&mut cur));
             }
             c => cur.push(c),
         }
@@ -1556,6 +1556,26 @@ pub(super) fn parse_size_opt(k: &str, v: &str, at: &str) -> Result<u64, JobError
     })
 }
 
+/// `zonesize`/`zonerange`: a size, or `P%`, which fio 3.33 parses as its percent marker
+/// (`u64::MAX - P`, `parse.c:str_to_decimal`) and uses as that many bytes, as no zone option
+/// reads it as a share: a zone that never ends (zonesize) or that steps past the file's end
+/// to its start (zonerange).
+fn zone_size(k: &str, v: &str, at: &str) -> Result<u64, JobError> {
+    match v.trim().strip_suffix('%') {
+        Some(p) => p.trim().parse::<u64>().map(|p| u64::MAX - p).map_err(|_| {
+            JobError(format!(
+                "{at}: {k}={v}: expected a size such as 4096, 4k or 1m, or a whole percentage"
+            ))
+        }),
+        None => parse_size_opt(k, v, at),
+    }
+}
+
+/// Whether a zone size is fio's percent marker (see [`zone_size`]).
+fn zone_percent(v: u64) -> bool {
+    v > u64::MAX - (1 << 32)
+}
+
 /// `P%` (a whole percent from `min` to 100) as `Some(P)`; `None` when `v` is no percentage.
 fn percent(k: &str, v: &str, at: &str, min: u64) -> Result<Option<u64>, JobError> {
     let Some(p) = v.trim().strip_suffix('%') else {
@@ -1822,7 +1842,7 @@ fn apply_options(
                 }
                 zone_mode = Some((m.to_string(), at.to_string()));
             }
-            "zonesize" => zone.size = parse_size_opt(k, v, at)?,
+            "zonesize" => zone.size = zone_size(k, v, at)?,
             "zonecapacity" => zbd.capacity = parse_size_opt(k, v, at)?,
             "read_beyond_wp" => zbd.read_beyond_wp = parse_bool_opt(k, v, at)?,
             "ignore_zone_limits" => zbd.ignore_limits = parse_bool_opt(k, v, at)?,
@@ -1847,8 +1867,11 @@ fn apply_options(
                     zbd.reset_frequency = f;
                 }
             }
-            "zonerange" => zone.range = parse_size_opt(k, v, at)?,
+            "zonerange" => zone.range = zone_size(k, v, at)?,
             "zoneskip" => {
+                // fio's parser splits a size at `-` (a range) and its zoneskip callback
+                // keeps the last part: `-4k` is a 4k skip, never a step back.
+                let v = &v.trim().strip_prefix('-').unwrap_or(v.trim()).to_string();
                 if v.trim().ends_with(['z', 'Z']) {
                     return err(format!(
                         "{at}: zoneskip={v}: a skip in zones (Nz) counts the zones of a zoned \
@@ -1902,10 +1925,12 @@ fn apply_options(
             "directory" => {
                 // fio's list `d1:d2` (`\:` for a colon in a name): clone N's generated
                 // files go in directory N mod the count, named files in the first.
-                if split_filenames(v).is_empty() || v.ends_with(':') || v.contains("::") {
+                // Empty entries are skipped (`d1::d2` is d1 and d2), as fio's.
+                if split_filenames(v).is_empty() {
                     return err(format!(
-                        "{at}: directory={v}: give a directory, or a `:`-separated list of \
-                         them without empty entries (`\\:` for a colon in a name)"
+                        "{at}: directory={v} names no directory (fio 3.33: \"fio:  is not a \
+                         directory\"); give a directory, or a `:`-separated list of them \
+                         (`\\:` for a colon in a name)"
                     ));
                 }
                 j.directory = v.clone();
@@ -2430,6 +2455,16 @@ fn finish_zones(
             }
             if z.range == 0 {
                 z.range = z.size;
+            }
+            if zone_percent(z.range) && j.rw.random() {
+                // fio sizes its random map by the zone range, which a percent makes ~2^64
+                // bytes: the job fails to start.
+                return err(format!(
+                    "job '{}': zonemode=strided with a zonerange (or zonesize) in percent and \
+                     random offsets: fio 3.33 reads the percent as ~2^64 bytes and fails \
+                     (\"fio: failed allocating random map\"); give the zone in bytes",
+                    j.name
+                ));
             }
             Ok(Some(z))
         }
@@ -3038,12 +3073,44 @@ impl JobSpec {
     /// region's whole blocks only (`size=1000k,bs=64k`: 15 I/Os), and with `filesize` no
     /// more than `size` (`filesize=64k,size=32k`: 32 KiB; `size=256k`: 64 KiB).
     pub fn io_limits(&self, region: u64) -> (u64, u64) {
-        // A pass covers the region's whole blocks (size=1000k, bs=64k: 15 I/Os, as fio).
-        // With a size range or mix (bsrange, bssplit) fio sizes the last I/Os to what is
-        // left (get_next_buflen draws again until one fits): the pass is the region's whole
-        // smallest blocks (size=100k, bsrange=4k-64k: 100 KiB, not one 64 KiB block).
+        self.io_limits_in(region, region)
+    }
+
+    /// [`JobSpec::io_limits`] of a clone whose file goes on for `room` bytes from the
+    /// region's start (at least `region`).
+    pub fn io_limits_in(&self, region: u64, room: u64) -> (u64, u64) {
+        self.io_limits_pass(self.pass_bytes(region, room), region)
+    }
+
+    /// The bytes of one pass over a region of `region` bytes in a file that goes on for
+    /// `room` bytes from the region's start. A pass covers the region's whole blocks
+    /// (size=1000k, bs=64k on a new file: 15 I/Os, as fio). A sequential pass of fixed
+    /// blocks also does the block that starts before the region's end when it fits in the
+    /// file (an existing 2 MiB file: 16 I/Os, the last one ending at 1024k, as fio, whose
+    /// `get_next_offset` checks an offset against `io_size` and its end against the
+    /// file's size); random offsets stay within the region's whole blocks (fio's
+    /// `last_block`). With a size range or mix (bsrange, bssplit) fio sizes the last I/Os
+    /// to what is left (get_next_buflen draws again until one fits): the pass is the
+    /// region's whole smallest blocks (size=100k, bsrange=4k-64k: 100 KiB, not one 64 KiB
+    /// block).
+    pub fn pass_bytes(&self, region: u64, room: u64) -> u64 {
         let unit = self.io_unit().max(1);
-        self.io_limits_pass(region - region % unit, region)
+        let whole = region - region % unit;
+        let fixed = self.bsz[..2]
+            .iter()
+            .all(|b| b.min == b.max && b.min == unit);
+        if whole < region
+            && fixed
+            && !self.rw.random()
+            && !self.rw.trims()
+            && self.seq_add == 0
+            && self.zones.is_none()
+            && whole + unit <= room
+        {
+            whole + unit
+        } else {
+            whole
+        }
     }
 
     /// What a pass's bytes are a whole number of: the block size, or with a range or mix in
@@ -3827,8 +3894,10 @@ mod tests {
     #[test]
     fn filename_lists_and_filenum_name_files_as_fio() {
         assert_eq!(split_filenames(r"fxa:fxb:fx\:c"), ["fxa", "fxb", "fx:c"]);
-        // An empty element ends the list.
-        assert_eq!(split_filenames("a::b"), ["a"]);
+        // Empty elements are skipped.
+        assert_eq!(split_filenames("a::b"), ["a", "b"]);
+        assert_eq!(split_filenames(":a:::b:"), ["a", "b"]);
+        assert!(split_filenames("::").is_empty());
         assert!(split_filenames("").is_empty());
         let j = jobs_from_sections(&from_text("[j]\nnrfiles=3\nsize=100k\n").unwrap())
             .unwrap()

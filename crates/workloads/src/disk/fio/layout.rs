@@ -31,6 +31,10 @@ pub(super) fn layout_files(
     ctx: &SetupCtx<'_>,
     log: Option<&dyn StageLog>,
 ) -> Result<Option<Vec<Warning>>, WorkloadError> {
+    // The logs' names are checked first: a refused one leaves no laid-out file behind.
+    for (tid, &(ji, _)) in super::fio_threads(jobs).iter().enumerate() {
+        super::logs::check(&jobs[ji].logs, &jobs[ji].name, tid).map_err(WorkloadError::usage)?;
+    }
     let mut made = Vec::new();
     let r = layout_files_in(jobs, ctx, log, &mut made);
     if !matches!(r, Ok(Some(_))) {

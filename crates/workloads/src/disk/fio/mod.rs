@@ -358,15 +358,7 @@ impl Workload for Fio {
                 )));
             }
         }
-        let mut threads = Vec::new();
-        for (i, j) in jobs.iter().enumerate() {
-            for c in 0..j.numjobs {
-                threads.push((i, c));
-            }
-        }
-        for (tid, &(ji, _)) in threads.iter().enumerate() {
-            logs::check(&jobs[ji].logs, &jobs[ji].name, tid).map_err(WorkloadError::usage)?;
-        }
+        let threads = fio_threads(&jobs);
         // fio reads every clone's verify state before any clone runs (and saves them when
         // they end).
         let vstates = threads
@@ -432,6 +424,23 @@ impl Workload for Fio {
         status::start(&shared);
         Ok(Box::new(FioInstance { shared }))
     }
+}
+
+/// The run's clones in fio's thread order, as (job, clone): tid `t` is fio's
+/// `thread_number` `t + 1`, which numbers the clone's logs (`NAME_bw.N.log`) and places it
+/// under `cpus_allowed_policy=split`. fio adds a job's clones after its first in reverse
+/// (`init.c:add_job` counts `subjob_number` down from `numjobs - 1`), so the clones of a
+/// job of 5 come as 0, 4, 3, 2, 1; the clone (fio's `subjob_number`) picks the files,
+/// directory and `offset_increment` share.
+pub(super) fn fio_threads(jobs: &[JobSpec]) -> Vec<(usize, u32)> {
+    let mut threads = Vec::new();
+    for (i, j) in jobs.iter().enumerate() {
+        if j.numjobs > 0 {
+            threads.push((i, 0));
+            threads.extend((1..j.numjobs).rev().map(|c| (i, c)));
+        }
+    }
+    threads
 }
 
 impl Drop for FioInstance {

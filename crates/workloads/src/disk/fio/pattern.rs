@@ -208,6 +208,10 @@ pub(super) struct Pattern {
     passes: u32,
     /// `zonemode=strided`: see [`ZoneState`].
     zone: Option<ZoneState>,
+    /// Where the file ends, in bytes from the region's start (`size` until
+    /// [`Self::set_file_end`] says more): a sequential pass of fixed blocks may start its
+    /// last block before the region's end and finish it past there, inside the file.
+    end: u64,
 }
 
 impl Pattern {
@@ -375,13 +379,17 @@ impl Pattern {
             loops: j.loops.max(1),
             passes: 0,
             zone: None,
+            end: size,
         })
     }
 
     /// Where the clone's file ends, in bytes from the region's start (fio's
-    /// `real_file_size`: the file may go on past the region). Only zones look past the
-    /// region: they wrap at the file's end, not the region's.
+    /// `real_file_size`: the file may go on past the region). Zones wrap at the file's
+    /// end, not the region's; a sequential pass of fixed blocks ends with the block that
+    /// starts before the region's end if it fits in the file (fio's `get_next_offset`
+    /// checks the start against `io_size`, the end against `real_file_size`).
     pub(super) fn set_file_end(&mut self, end: u64) {
+        self.end = end.max(self.size);
         if let Some(z) = &mut self.zone {
             z.end = end.max(z.region);
         }
@@ -422,7 +430,7 @@ impl Pattern {
             Fast::Seq => {
                 let len = self.min[d];
                 let mut off = self.last_end[d];
-                if off + len > self.size {
+                if off >= self.size || off + len > self.end {
                     off = 0;
                 }
                 self.last_end[d] = off + len;

@@ -297,10 +297,10 @@ impl Think {
             now = ctl.now();
         }
         let end = cap(t0 + clock.from_ns(self.us * 1000));
-        // In slices of 10 ms at most, so `exitall` or a Ctrl-C ends a long think.
-        let slice = clock.from_ns(10_000_000);
-        while now < end && !ctl.aborted() && !told_to_stop() {
-            now = ctl.wait_until(end.min(now + slice));
+        // One sleep, as fio's `usec_sleep` (so the clone's context switches are fio's:
+        // one per think), woken by `exitall` or a Ctrl-C.
+        if now < end && !ctl.aborted() {
+            now = ctl.sleep_until(end, told_to_stop);
         }
         self.last_count = self.count;
         self.last_time = now;

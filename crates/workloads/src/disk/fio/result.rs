@@ -237,7 +237,8 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
         let active = !j.engine.no_io()
             && match d {
                 0 => read_pct > 0 || verified,
-                1 => read_pct < 100 && (!j.rw.trims() || j.rw.trim_write()),
+                // verify_only's writes are not done: fio gives them no runtime.
+                1 => read_pct < 100 && (!j.rw.trims() || j.rw.trim_write()) && !j.verify.only,
                 _ => j.rw.trims(),
             };
         FioDir {

@@ -153,16 +153,17 @@ pub(super) fn new_worker(
         }
     }
     let mut pattern = Pattern::new(j, size).map_err(WorkloadError::usage)?;
-    if j.zones.is_some()
-        && let Some(f) = &fd
-    {
-        // Zones wrap at the file's end, which can lie past the region (a larger file
-        // already there, a block device): fio's `real_file_size`.
+    // The file's end, which can lie past the region (a larger file already there, a
+    // block device): fio's `real_file_size`. Zones wrap there; a sequential pass may end
+    // with a block that starts inside the region and ends past it, inside the file.
+    let mut room = size;
+    if let Some(f) = &fd {
         // SAFETY: lseek on a descriptor this function owns; I/O uses pread/pwrite, so the
         // file position it moves is not used.
         let end = unsafe { libc::lseek(f.as_raw_fd(), 0, libc::SEEK_END) };
         if end > 0 {
-            pattern.set_file_end((end as u64).saturating_sub(j.offset));
+            room = (end as u64).saturating_sub(j.offset).max(size);
+            pattern.set_file_end(room);
         }
     }
     let zbd = match (&j.zbd, &fd) {
@@ -240,8 +241,9 @@ pub(super) fn new_worker(
             // `next_zbd_io` ends a pass early when the offsets run out.
             j.io_limits_pass(size, size).0
         } else {
-            j.io_limits(size).0
+            j.io_limits_in(size, room).0
         },
+        pass_len: size.max(j.pass_bytes(size, room)),
         limit_ios: j.io_limits(size).1,
         files: multi,
         deferred_close: Vec::new(),
@@ -342,6 +344,9 @@ struct FioWorker {
     /// with `invalidate` drops the region's cached pages again, as fio does when it starts
     /// a file's next loop (else `loops`/`time_based` reads measure the page cache).
     pass_bytes: u64,
+    /// The bytes of a pass over the region: `size`, or with a last block past the region's
+    /// end (inside the file) up to that block's end ([`JobSpec::pass_bytes`]).
+    pass_len: u64,
     stats: CloneStats,
     /// `cmdprio_*`: which I/Os get a priority of their own.
     prio_plan: super::cmdprio::Plan,
@@ -557,7 +562,7 @@ impl FioWorker {
         }
         let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
         self.pass_bytes += len;
-        if self.pass_bytes > self.size {
+        if self.pass_bytes > self.pass_len {
             // A new pass over the region: its pages leave the cache first.
             self.pass_bytes = len;
             self.drop_cache();
@@ -1047,9 +1052,11 @@ impl FioWorker {
     }
 
     /// Steady state after completions at `now` (measured time from `epoch`): the clone's
-    /// totals published, and the ring's check once a second when this clone keeps one.
+    /// totals published, and the ring's check once a second when this clone keeps one;
+    /// true when steady state was just attained (the clones it stops are to be woken).
     #[inline(always)]
-    fn after_completions(&mut self, now: u64, epoch: u64) {
+    #[must_use]
+    fn after_completions(&mut self, now: u64, epoch: u64) -> bool {
         let live = &self.shared.live;
         if live.on() {
             let d = &self.stats.dirs;
@@ -1063,7 +1070,7 @@ impl FioWorker {
             }
         }
         if self.job.ss.dur == 0 {
-            return;
+            return false;
         }
         let d = &self.stats.dirs;
         let board = &self.shared.ss;
@@ -1075,8 +1082,9 @@ impl FioWorker {
         if let Some(r) = self.ss.as_mut()
             && now >= r.due()
         {
-            r.check(board, now);
+            return r.check(board, now);
         }
+        false
     }
 
     /// Logs one completed I/O (`ms` since the measured start); a per-I/O bandwidth or
@@ -1382,10 +1390,11 @@ impl FioWorker {
         }
     }
 
-    /// Waits until `t` in slices of at most 10 ms; false when the clone is to stop first
+    /// Waits until `t` in one sleep; false when the clone is to stop first
     /// (its time is up, the run ends, or `exitall`/`exit_what` stops it).
     fn wait_for(&self, ctl: &mut RunControl<'_>, t: u64) -> bool {
-        let slice = ctl.clock().from_ns(10_000_000);
+        let (seq, ss, tid) = (&self.shared.seq, &self.shared.ss, self.tid);
+        let stop = || seq.told_to_stop(tid) || ss.stopped(tid);
         loop {
             let now = ctl.now();
             if ctl.aborted()
@@ -1398,7 +1407,10 @@ impl FioWorker {
             if now >= t {
                 return true;
             }
-            ctl.wait_until(t.min(now + slice));
+            // One sleep to `t` (or the clone's end), woken by a stop: no wake-up every few
+            // ms that fio's sleeps do not have (they would count as context switches).
+            let end = t.min(ctl.deadline().max(now + 1));
+            ctl.sleep_until(end, &stop);
         }
     }
 
@@ -1450,10 +1462,20 @@ impl FioWorker {
 
     /// `verify`, before a write of `len` bytes at `off` from `buf`: the block is filled as
     /// fio fills it (data, headers, checksums) and logged for the verify phase.
-    /// With `verify_only` the write is not done (true: skip it), only logged.
+    /// With `verify_only` the write is not done (true: skip it), only logged and counted
+    /// (fio's `do_dry_run`: issued and completed, its bytes in the job's write total, with
+    /// no time of its own); without a `verify` to log it for, it is only counted.
     #[inline]
     fn before_write(&mut self, ctl: &RunControl<'_>, buf: *mut u8, off: u64, len: u32) -> bool {
+        if self.job.verify.only {
+            let d = &mut self.stats.dirs[Dir::Write as usize];
+            d.ios += 1;
+            d.bytes += u64::from(len);
+        }
         let Some(v) = self.verify.as_mut() else {
+            if self.job.verify.only {
+                return true;
+            }
             if self.fill.step != FillStep::Keep {
                 self.fill_write(ctl.clock().to_ns(ctl.now()), buf, off, len);
             }
@@ -1809,6 +1831,7 @@ impl FioWorker {
             && self.think.is_none()
             && self.min_rate.is_none()
             && self.verify.is_none()
+            && !self.job.verify.only
             && self.lat.is_none()
     }
 
@@ -2008,7 +2031,9 @@ impl FioWorker {
                         Step::Go | Step::Fatal => {}
                     }
                 }
-                self.after_completions(t1, meas.t0);
+                if self.after_completions(t1, meas.t0) {
+                    ctl.ring();
+                }
                 self.maybe_publish(&clock, &meas, t1);
                 if t1 >= meas.next_sample && (PLAIN || !self.job.engine.file_op()) {
                     self.samples(&clock, &mut meas, t1);
@@ -2377,7 +2402,9 @@ impl FioWorker {
                 think_pending = true;
             }
             if !warming && n > 0 {
-                self.after_completions(t2, meas.t0);
+                if self.after_completions(t2, meas.t0) {
+                    ctl.ring();
+                }
                 self.maybe_publish(&clock, &meas, t2);
             }
             if !warming && n > 0 && !err && !self.rate_ok(t2) {
@@ -2456,7 +2483,9 @@ impl FioWorker {
                 self.stats.ioprio,
             );
         }
-        self.after_completions(t1, meas.t0);
+        if self.after_completions(t1, meas.t0) {
+            ctl.ring();
+        }
         self.maybe_publish(&clock, meas, t1);
         if t1 >= meas.next_sample {
             self.samples(&clock, meas, t1);
@@ -2584,6 +2613,8 @@ impl LoopWorker for FioWorker {
         // A clone that ended with an error (fio's `err=`) stops only what `exitall_on_error`
         // names; one that could not run at all (its engine) ends the run.
         self.shared.seq.finish(self.tid, r.is_err() || self.failed);
+        // Clones it told to stop (exitall, exit_what) may be asleep.
+        ctl.ring();
         self.shared.live.finish(self.tid, r.is_err() || self.failed);
         r
     }
