@@ -1763,7 +1763,9 @@ impl FioWorker {
                     let c = &*ctl;
                     let stop =
                         || c.aborted() || c.now() >= c.deadline() || shared.seq.told_to_stop(tid);
-                    let r = n.io(dir == Dir::Write, buf, len, &stop);
+                    // SAFETY: buf is this clone's slot buffer, at least the largest block.
+                    let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
+                    let r = n.io(dir == Dir::Write, b, &stop);
                     if r == 0 {
                         // The peer is done (end of stream, UDP close message) or the run
                         // stops: the clone ends, without error, as fio's.

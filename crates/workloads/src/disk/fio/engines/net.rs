@@ -496,12 +496,9 @@ impl Net {
         Ok(true)
     }
 
-    /// One message of `len` bytes at `buf`: a write sends it, a read receives it (then, with
-    /// pingpong, the other way). Bytes moved, 0 when the peer is done, or −errno.
-    pub fn io(&mut self, write: bool, buf: *mut u8, len: u32, stop: &dyn Fn() -> bool) -> i64 {
-        // SAFETY: buf is the worker's slot buffer of at least len bytes.
-        #[allow(unsafe_code)]
-        let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
+    /// One message, `b`: a write sends it, a read receives it (then, with pingpong, the
+    /// other way). Bytes moved, 0 when the peer is done, or −errno.
+    pub fn io(&mut self, write: bool, b: &mut [u8], stop: &dyn Fn() -> bool) -> i64 {
         let r = if write {
             self.send(b, stop)
         } else {
