@@ -52,7 +52,7 @@ fn names(d: &Path) -> BTreeSet<String> {
 
 /// Every key path of `v` (arrays' elements and percentile keys left out: they follow the
 /// figures).
-fn keys(v: &Value, at: &str, out: &mut BTreeSet<String>) {
+pub(crate) fn keys(v: &Value, at: &str, out: &mut BTreeSet<String>) {
     if let Value::Object(m) = v {
         for (k, x) in m {
             if at.ends_with("/percentile") {

@@ -143,6 +143,8 @@ pub enum Engine {
     Cpu(Box<super::engines::cpuio::Cpu>),
     /// A program run for the job's runtime, no file.
     Exec(Box<super::engines::exec::Exec>),
+    /// A socket: reads receive, writes send (the worker calls it with its stop check).
+    Net(Box<super::engines::net::Net>),
     /// `io_submit_mode=offload`: I/Os handed to `iodepth` submitting threads, each with its
     /// own engine at depth 1 ([`Offload`]).
     Offload(Box<Offload>),
@@ -157,6 +159,7 @@ impl Engine {
             EngineKind::Ftruncate => Engine::Ftruncate(fd),
             EngineKind::Cpuio => unreachable!("cpuio is built by Engine::cpu"),
             EngineKind::Exec => unreachable!("exec is built by Engine::exec"),
+            EngineKind::Net => unreachable!("net is built by Engine::Net at setup"),
             // The file engines' work is done when a file is picked; their I/Os move nothing.
             EngineKind::Filecreate | EngineKind::Filestat | EngineKind::Filedelete => Engine::Null,
             EngineKind::Psync => Engine::Psync(fd),
@@ -290,6 +293,9 @@ impl Engine {
                     0
                 }
                 Engine::Exec(e) => e.io(),
+                Engine::Net(_) => {
+                    unreachable!("the worker calls the net engine itself, with its stop check")
+                }
                 Engine::Libaio(_) | Engine::Uring(_) | Engine::Offload(_) => {
                     unreachable!("queue engines go through queue/submit/reap")
                 }

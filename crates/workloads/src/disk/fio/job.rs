@@ -128,6 +128,8 @@ pub enum EngineKind {
     Filedelete,
     /// No file: a program of the user's runs for the job's runtime (`program`).
     Exec,
+    /// No file: reads receive from a socket, writes send to one (`engines/net.rs`).
+    Net,
 }
 
 impl EngineKind {
@@ -147,6 +149,7 @@ impl EngineKind {
             EngineKind::Filestat => "filestat",
             EngineKind::Filedelete => "filedelete",
             EngineKind::Exec => "exec",
+            EngineKind::Net => "net",
         }
     }
     /// What fio's job header names for an error the job went on after
@@ -154,7 +157,7 @@ impl EngineKind {
     /// falloc, ftruncate and cpuio; nothing for the queue engines (fio prints `err=28 ()`).
     pub fn nonfatal_error_func(self) -> &'static str {
         match self {
-            EngineKind::Psync | EngineKind::Sync | EngineKind::Mmap => "xfer",
+            EngineKind::Psync | EngineKind::Sync | EngineKind::Mmap | EngineKind::Net => "xfer",
             EngineKind::Falloc
             | EngineKind::Ftruncate
             | EngineKind::Cpuio
@@ -179,11 +182,11 @@ impl EngineKind {
     pub fn moves_data(self) -> bool {
         matches!(self, EngineKind::Psync | EngineKind::Sync)
     }
-    /// Uses no file (null, cpuio, exec).
+    /// Uses no file (null, cpuio, exec, net).
     pub fn fileless(self) -> bool {
         matches!(
             self,
-            EngineKind::Null | EngineKind::Cpuio | EngineKind::Exec
+            EngineKind::Null | EngineKind::Cpuio | EngineKind::Exec | EngineKind::Net
         )
     }
     /// fio's `FIO_NOIO` engines (cpuio, exec): their I/Os move nothing, are never short,
@@ -208,6 +211,7 @@ impl EngineKind {
                 | EngineKind::Filecreate
                 | EngineKind::Filestat
                 | EngineKind::Filedelete
+                | EngineKind::Net
         )
     }
 }
@@ -1295,6 +1299,46 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "hostname",
+        aliases: &[],
+    },
+    Opt {
+        name: "port",
+        aliases: &[],
+    },
+    Opt {
+        name: "protocol",
+        aliases: &["proto"],
+    },
+    Opt {
+        name: "nodelay",
+        aliases: &[],
+    },
+    Opt {
+        name: "listen",
+        aliases: &[],
+    },
+    Opt {
+        name: "pingpong",
+        aliases: &[],
+    },
+    Opt {
+        name: "interface",
+        aliases: &[],
+    },
+    Opt {
+        name: "ttl",
+        aliases: &[],
+    },
+    Opt {
+        name: "window_size",
+        aliases: &[],
+    },
+    Opt {
+        name: "mss",
+        aliases: &[],
+    },
+    Opt {
         name: "program",
         aliases: &[],
     },
@@ -2116,9 +2160,16 @@ fn apply_options(
                     "filestat" => EngineKind::Filestat,
                     "filedelete" => EngineKind::Filedelete,
                     "exec" => EngineKind::Exec,
+                    "net" => EngineKind::Net,
+                    "netsplice" => {
+                        return err(format!(
+                            "{at}: ioengine=netsplice is not supported by hostbench yet (its \
+                             splice path); use ioengine=net, which moves the same messages"
+                        ));
+                    }
                     other => {
                         return err(format!(
-                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap, null, falloc, ftruncate, cpuio, filecreate, filestat, filedelete or exec"
+                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap, null, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec or net"
                         ));
                     }
                 }
@@ -2862,6 +2913,8 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
             EngineKind::Filestat
         } else if super::engines::exec_option(k) {
             EngineKind::Exec
+        } else if super::engines::net::option(k) {
+            EngineKind::Net
         } else {
             EngineKind::Cpuio
         };
@@ -2925,6 +2978,9 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
     if j.engine == EngineKind::Exec {
         return finish_exec(j);
     }
+    if j.engine == EngineKind::Net {
+        return finish_net(j);
+    }
     if j.engine != EngineKind::Cpuio {
         return Ok(());
     }
@@ -2941,6 +2997,32 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
         ..ThinkOpts::default()
     };
     Ok(())
+}
+
+/// net's part, as fio's engine init checks it: the peer is `hostname` or else the job's
+/// `filename` (fio's hostname sets the filename); the socket is the job's only "file".
+fn finish_net(j: &mut JobSpec) -> Result<(), JobError> {
+    if j.eng.net.host.is_none() {
+        j.eng.net.host = j.filename.take();
+    }
+    j.filename = None;
+    if !j.more_files.is_empty() || j.nfiles() > 1 {
+        return err(format!(
+            "job '{}': ioengine=net uses one socket per job; drop nrfiles and the filename list",
+            j.name
+        ));
+    }
+    if j.rw.trims() {
+        return err(format!(
+            "job '{}': ioengine=net cannot trim (rw={}); use rw=read or rw=write",
+            j.name,
+            j.rw.name()
+        ));
+    }
+    let reads = j.rw.read_pct(50) > 0;
+    let writes = j.rw.read_pct(50) < 100;
+    super::engines::net::check(&mut j.eng.net, reads, writes, j.rw.random())
+        .map_err(|e| JobError(format!("job '{}': ioengine=net: {e}", j.name)))
 }
 
 /// exec's part, as fio's engine init sets it: `program` is required, and the job thinks

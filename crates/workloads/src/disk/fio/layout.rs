@@ -153,12 +153,14 @@ fn layout_files_in(
             j.size = Some(j.max_bs());
             continue;
         }
-        if j.engine == EngineKind::Null {
+        // No file to lay out: the null engine, and the net engine's socket.
+        if matches!(j.engine, EngineKind::Null | EngineKind::Net) {
             match j.size {
                 None => {
                     return Err(WorkloadError::usage(format!(
-                        "job '{}': ioengine=null needs a size (e.g. --size=1g)",
-                        j.name
+                        "job '{}': ioengine={} needs a size (e.g. --size=1g)",
+                        j.name,
+                        j.engine.name()
                     )));
                 }
                 Some(size) if size < j.max_bs() => {

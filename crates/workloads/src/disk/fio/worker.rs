@@ -112,6 +112,14 @@ pub(super) fn new_worker(
         Engine::cpu(&j.eng)
     } else if j.engine == EngineKind::Exec {
         Engine::exec(&j.name, &j.eng, j.runtime_s.unwrap_or(0.0))
+    } else if j.engine == EngineKind::Net {
+        // fio's engine init: a listener binds now, before any job starts.
+        let n = super::engines::net::Net::setup(&j.eng.net, clone, j.rw.writes(0), size).map_err(
+            |(_, func, e)| {
+                WorkloadError::environment(format!("job '{}': ioengine=net: {func}: {e}", j.name))
+            },
+        )?;
+        Engine::Net(Box::new(n))
     } else if per_file {
         Engine::Null
     } else if j.engine == EngineKind::IoUring {
@@ -1946,11 +1954,24 @@ impl FioWorker {
             if PLAIN && dir == Dir::Write && self.fill.step != FillStep::Keep {
                 self.fill_write(clock.to_ns(t0), buf, off, len);
             }
-            let res = self
-                .engine
-                .as_mut()
-                .expect("engine built at start")
-                .sync_io(dir, buf, off, len);
+            let res = match self.engine.as_mut().expect("engine built at start") {
+                Engine::Net(n) => {
+                    let (shared, tid) = (&self.shared, self.tid);
+                    let c = &*ctl;
+                    let stop =
+                        || c.aborted() || c.now() >= c.deadline() || shared.seq.told_to_stop(tid);
+                    // SAFETY: buf is this clone's slot buffer, at least the largest block.
+                    let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
+                    let r = n.io(dir == Dir::Write, b, &stop);
+                    if r == 0 {
+                        // The peer is done (end of stream, UDP close message) or the run
+                        // stops: the clone ends, without error, as fio's.
+                        break;
+                    }
+                    r
+                }
+                e => e.sync_io(dir, buf, off, len),
+            };
             let t1 = ctl.now();
             if self.job.engine == EngineKind::Cpuio {
                 self.cpu_cycle_done();
@@ -2601,6 +2622,11 @@ impl LoopWorker for FioWorker {
             );
         }
         let r = self.run_turn(ctl);
+        // The net engine's end: a UDP writer's close message, the socket closed (the
+        // receiver sees its end), a unix socket file it made removed.
+        if let Some(Engine::Net(n)) = self.engine.as_mut() {
+            n.finish();
+        }
         self.close_files();
         if self.job.flow > 0 {
             self.shared
@@ -2712,6 +2738,25 @@ impl FioWorker {
             }
         }
         self.stats.sync_plat.prefault();
+        // The net engine connects (or accepts, or waits for a UDP writer) first: as fio's
+        // the clone's statistics and its time start once connected.
+        if let Some(Engine::Net(n)) = self.engine.as_mut() {
+            let (shared, tid) = (&self.shared, self.tid);
+            let c = &*ctl;
+            let stop = || c.aborted() || c.now() >= c.deadline() || shared.seq.told_to_stop(tid);
+            match n.open(&stop) {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.hand_over();
+                    return Ok(());
+                }
+                Err((errno, func, why)) => {
+                    self.set_error(errno, func, format!("job '{}': {why}", self.job.name));
+                    self.hand_over();
+                    return Ok(());
+                }
+            }
+        }
         // The clone's own time, from its start: ramp_time, then runtime.
         let t_job = ctl.now();
         if self.job.ramp_time_s > 0.0 {

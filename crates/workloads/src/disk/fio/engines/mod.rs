@@ -21,6 +21,7 @@ pub mod exec;
 pub mod falloc;
 pub mod fileops;
 pub mod ftruncate;
+pub mod net;
 
 use super::job::{JobError, flag};
 
@@ -90,6 +91,8 @@ pub struct EngineOpts {
     pub stat_type: fileops::StatType,
     /// exec's `program`, `arguments`, `grace_time`, `std_redirect`.
     pub exec: exec::ExecOpts,
+    /// net's `hostname`, `port`, `protocol`, `listen`, `pingpong`, ...
+    pub net: net::NetOpts,
     /// Which engine options were given (they need their engine: `cpuload` with
     /// `ioengine=cpuio`), with where they were written.
     pub given: Vec<(String, String)>,
@@ -105,6 +108,10 @@ impl Default for EngineOpts {
             uring: Default::default(),
             stat_type: fileops::StatType::Stat,
             exec: Default::default(),
+            net: net::NetOpts {
+                ttl: 1,
+                ..Default::default()
+            },
             given: Vec::new(),
         }
     }
@@ -117,6 +124,7 @@ pub fn handles(key: &str) -> bool {
         "cpuload" | "cpuchunks" | "cpumode" | "exit_on_io_done" | "stat_type"
     ) || uring_option(key)
         || exec_option(key)
+        || net::option(key)
 }
 
 /// Whether `key` is one of exec's options parsed here.
@@ -186,6 +194,30 @@ pub fn apply(e: &mut EngineOpts, key: &str, v: &str, at: &str) -> Result<(), Job
         "sqthread_poll" => e.uring.sqthread_poll = flag(key, v, at)?,
         "hipri" => e.uring.hipri = flag(key, v, at)?,
         "sqthread_poll_cpu" => e.uring.sq_cpu = Some(whole(key, v, at, 4095)? as u32),
+        "hostname" => e.net.host = Some(v.trim().to_string()),
+        "port" => {
+            let n = whole(key, v, at, 65535)?;
+            if n == 0 {
+                return Err(JobError(format!(
+                    "{at}: port={v}: expected a port from 1 to 65535"
+                )));
+            }
+            e.net.port = n as u32;
+        }
+        "protocol" => {
+            e.net.proto = net::Proto::parse(v).ok_or_else(|| {
+                JobError(format!(
+                    "{at}: protocol={v}: expected tcp, tcpv6, udp, udpv6 or unix"
+                ))
+            })?
+        }
+        "nodelay" => e.net.nodelay = flag(key, v, at)?,
+        "listen" => e.net.listen = flag(key, v, at)?,
+        "pingpong" => e.net.pingpong = flag(key, v, at)?,
+        "interface" => e.net.interface = Some(v.trim().to_string()),
+        "ttl" => e.net.ttl = whole(key, v, at, 255)? as u32,
+        "window_size" => e.net.window_size = whole(key, v, at, i32::MAX as u64)? as u32,
+        "mss" => e.net.mss = whole(key, v, at, i32::MAX as u64)? as u32,
         _ => return Ok(()),
     }
     e.given.retain(|(k, _)| k != key);
