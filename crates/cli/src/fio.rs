@@ -456,8 +456,21 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Parsed::Run(c) => c,
     };
     let jobs = job::jobs_from_sections(&cmd.sections).map_err(|e| anyhow!("fio: {e}"))?;
+    // fio's line for each option it ignores, as it parses them: on stdout before anything
+    // else in the normal layout; on stderr when stdout carries JSON or terse (fio prints it
+    // on stdout there too, which no JSON reader takes).
+    let deprecated = || {
+        for l in job::deprecated_lines(&cmd.sections) {
+            if cmd.formats.iter().all(|f| *f == FioFormat::Normal) && !cmd.hostbench_json {
+                println!("{l}");
+            } else {
+                eprintln!("{l}");
+            }
+        }
+    };
     if cmd.parse_only {
         // fio's --parse-only: the options were read and checked; nothing runs.
+        deprecated();
         return Ok(ExitCode::SUCCESS);
     }
     // fio's job processes each lead a session of their own (a scheduling group of their
@@ -472,6 +485,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         return crate::fio_session::run_in_own_session()
             .map_err(|e| anyhow!("fio: could not start the job process: {e}"));
     }
+    deprecated();
     if cmd
         .sections
         .iter()

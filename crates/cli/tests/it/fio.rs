@@ -924,10 +924,6 @@ fn option_errors_name_their_line_and_fio_options_are_known() {
             "fio option --experimental_verify is not supported by hostbench yet",
         ),
         (
-            vec!["--name=a".into(), "--flow_watermark=1".into()],
-            "fio option --flow_watermark is not supported by hostbench yet",
-        ),
-        (
             vec!["--name=a".into(), "--iodepht=4".into()],
             "did you mean --iodepth?",
         ),
@@ -1181,4 +1177,45 @@ pub(crate) fn native_json(jobs: &str, dir: &Path, what: &str) -> Value {
     let r: Value = serde_json::from_str(&stdout).unwrap();
     assert_valid(&r, what);
     r
+}
+
+/// fio 3.33's soft-deprecated options run as without them, with fio's line for each
+/// (on stdout before the job lines in the normal layout; on stderr beside JSON, which fio
+/// would break by printing it on stdout too).
+#[test]
+fn deprecated_options_run_with_fios_line() {
+    let d = tmp("deprecated");
+    let jf = d.join("dep.fio");
+    std::fs::write(
+        &jf,
+        "[x]\nioengine=null\nsize=64k\nflow_watermark=10\nverifysort=1\nverifysort_nr=8\n",
+    )
+    .unwrap();
+    let want = [
+        "Option flow_watermark is deprecated",
+        "Option verifysort is deprecated",
+        "Option verifysort_nr is deprecated",
+    ];
+    let out = stdout_ok(&["fio", &s(&jf), "--no-save"]);
+    let first: Vec<&str> = out.lines().take(3).collect();
+    assert_eq!(first, want, "{out}");
+    assert!(out.contains("x: (g=0): rw=read"), "{out}");
+    let (code, out, err) = run(&["fio", &s(&jf), "--output-format=json", "--no-save"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 16);
+    for w in want {
+        assert!(err.contains(w), "{err}");
+    }
+    if super::fio_seq::need_fio("deprecated_options_run_with_fios_line") {
+        let o = std::process::Command::new("fio")
+            .arg(&jf)
+            .current_dir(&d)
+            .output()
+            .unwrap();
+        let fio_out = String::from_utf8_lossy(&o.stdout);
+        let fio_first: Vec<&str> = fio_out.lines().take(3).collect();
+        assert_eq!(fio_first, want, "fio: {fio_out}");
+    }
+    std::fs::remove_dir_all(d).unwrap();
 }

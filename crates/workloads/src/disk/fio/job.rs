@@ -773,9 +773,35 @@ struct Opt {
     aliases: &'static [&'static str],
 }
 
+/// Options fio 3.33 still takes but ignores (`FIO_OPT_SOFT_DEPRECATED`): it prints
+/// `Option NAME is deprecated` for each and runs the job as without it.
+pub const DEPRECATED: &[&str] = &["flow_watermark", "verifysort", "verifysort_nr"];
+
+/// fio's line for each deprecated option in `sections`, in the order written.
+pub fn deprecated_lines(sections: &[Section]) -> Vec<String> {
+    sections
+        .iter()
+        .flat_map(|s| &s.opts)
+        .filter(|(k, _)| DEPRECATED.contains(&k.as_str()))
+        .map(|(k, _)| format!("Option {k} is deprecated"))
+        .collect()
+}
+
 const OPTS: &[Opt] = &[
     Opt {
         name: "name",
+        aliases: &[],
+    },
+    Opt {
+        name: "flow_watermark",
+        aliases: &[],
+    },
+    Opt {
+        name: "verifysort",
+        aliases: &[],
+    },
+    Opt {
+        name: "verifysort_nr",
         aliases: &[],
     },
     Opt {
@@ -1945,6 +1971,8 @@ fn apply_options(
                 super::bufs::apply(&mut j.bufs, k, v, at, reads)?
             }
             "kb_base" => {}
+            // fio 3.33 takes them and does nothing with them (`deprecated_lines`).
+            "flow_watermark" | "verifysort" | "verifysort_nr" => {}
             // An option of fio's tiobench profile: without `profile=tiobench` fio accepts
             // it and does nothing with it (examples/waitfor.fio and steadystate.fio set
             // it); so does hostbench, and its front-end says so on stderr.
@@ -3790,7 +3818,7 @@ mod tests {
             "fsync_on_close",
             "sqthread_poll",
             "experimental_verify",
-            "flow_watermark",
+            "trim_verify_zero",
         ] {
             let m = unsupported_option(k, k);
             assert!(
