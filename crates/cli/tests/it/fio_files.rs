@@ -1253,3 +1253,48 @@ fn a_last_block_past_size_inside_the_file_as_fio() {
     }
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// Without `size`, an existing file's clones each read from their own offset to the file's
+/// end, as fio (`io_size = real_file_size - file_offset`): the region never reaches past
+/// the end, so the file is not grown (it took the file's whole length from the offset on
+/// and grew a 4 MiB file to 5 MiB and more).
+#[test]
+fn without_a_size_each_clone_reads_to_the_files_end_as_fio() {
+    let d = tmp("nosize-offsets");
+    let f = d.join("s1");
+    let peer = need_fio("without_a_size_each_clone_reads_to_the_files_end_as_fio");
+    let cases: [(&[&str], &[u64]); 4] = [
+        (&["--offset=25%"], &[768]),
+        (
+            &["--offset=25%", "--offset_increment=10%", "--numjobs=2"],
+            &[768, 665],
+        ),
+        (&["--offset_increment=1m", "--numjobs=2"], &[1024, 768]),
+        (&["--offset=1m"], &[768]),
+    ];
+    for (extra, want) in cases {
+        std::fs::write(&f, vec![7u8; 4 << 20]).unwrap();
+        let mut args = vec!["--name=s", "--filename=s1", "--rw=read", "--bs=4k"];
+        args.extend_from_slice(extra);
+        args.push("--output-format=json");
+        let reads = |v: &Value| -> Vec<u64> {
+            v["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| j["read"]["total_ios"].as_u64().unwrap())
+                .collect()
+        };
+        let ours = reads(&doc(&hb(&d, &args).out));
+        assert_eq!(ours, want, "{extra:?}");
+        assert_eq!(
+            std::fs::metadata(&f).unwrap().len(),
+            4 << 20,
+            "{extra:?}: grown"
+        );
+        if peer {
+            assert_eq!(reads(&doc(&fio(&d, &args).out)), want, "fio {extra:?}");
+        }
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}

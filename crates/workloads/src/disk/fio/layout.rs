@@ -119,6 +119,20 @@ fn layout_files_in(
                 )));
             }
         }
+        if nf == 1
+            && have > 0
+            && j.size.is_none()
+            && j.file_sizes.is_empty()
+            && !j.fill_device
+            && !j.engine.no_io()
+            && !matches!(j.engine, EngineKind::Null | EngineKind::Net)
+        {
+            // No size for an existing file: each clone's region runs from its own offset to
+            // the file's end (fio's `io_size = real_file_size - file_offset`), as `size=100%`
+            // does: with `offset` or `offset_increment` a region never reaches past the end
+            // (it took the whole file's length from the offset on, and grew the file).
+            j.pct.size = Some(100);
+        }
         if j.pct.any() {
             // Percentages are of the file there now (fio: its `real_file_size`).
             if have == 0 {
