@@ -209,6 +209,7 @@ fn build(subject: &str, runs: &[RunResult], figure: Option<&str>, threshold: f64
             short_value: Some(hostbench_core::compare::ShortValue(
                 crate::compare::short_value,
             )),
+            keep_failed: true,
             ..Options::default()
         },
     );

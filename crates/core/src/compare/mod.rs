@@ -69,6 +69,10 @@ pub struct Options {
     /// joined by `; `.
     #[serde(skip)]
     pub short_value: Option<ShortValue>,
+    /// Keep failed runs' figures in the rows (`trend`, which shows them unjudged); `compare`
+    /// leaves them out: a failed run measured nothing.
+    #[serde(skip)]
+    pub keep_failed: bool,
 }
 
 /// [`Options::short_value`]: `(workload, parameter, value)` → the value's short form, if
@@ -93,6 +97,7 @@ impl Default for Options {
             size_params: None,
             auto_params: None,
             short_value: None,
+            keep_failed: false,
         }
     }
 }
@@ -758,7 +763,12 @@ fn figure_rows(variant: usize, per_side: &[Vec<&RunResult>], opts: &Options) -> 
     let mut order: Vec<(String, Option<String>, String, Better)> = Vec::new();
     let mut values: Vec<BTreeMap<String, Vec<f64>>> = vec![BTreeMap::new(); per_side.len()];
     for (s, runs) in per_side.iter().enumerate() {
-        for r in runs {
+        // A failed run's figures measure nothing (a fio job that ended with an error keeps
+        // its 0 IOPS): left out of the rows, and named in the warnings. An interrupted run
+        // keeps its figures over the part it ran.
+        for r in runs.iter().filter(|r| {
+            opts.keep_failed || r.outcome.stop_reason != crate::runner::StopReason::Error
+        }) {
             for f in run_figures(r) {
                 match order.iter_mut().find(|(n, ..)| *n == f.name) {
                     None => order.push((f.name.clone(), f.label.clone(), f.unit.clone(), f.better)),
@@ -982,6 +992,30 @@ pub(crate) mod tests {
         let cell = c.rows[0].cells[1].as_ref().unwrap();
         assert_eq!(cell.verdict, Some(Verdict::Slower));
         assert!((cell.speedup.unwrap() - 0.5).abs() < 1e-9);
+    }
+
+    /// A failed run (a fio job that ended with an error, 0 IOPS) is not a repetition: its
+    /// figures stay out of the rows, so the median is of the runs that measured.
+    #[test]
+    fn failed_runs_stay_out_of_the_rows() {
+        let mut bad = run("a3", "cpu", 1, &[("events_per_s", 0.0)]);
+        bad.outcome.stop_reason = crate::runner::StopReason::Error;
+        let a = vec![
+            run("a1", "cpu", 1, &[("events_per_s", 4000.0)]),
+            run("a2", "cpu", 1, &[("events_per_s", 4063.0)]),
+            bad,
+        ];
+        let c = Comparison::build(&[side("a", a)], Options::default());
+        let cell = c.rows[0].cells[0].as_ref().unwrap();
+        assert_eq!(cell.n, 2);
+        assert_eq!(cell.median, 4031.5);
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.message.contains("a3") && w.message.contains("left out")),
+            "{:?}",
+            c.warnings
+        );
     }
 
     #[test]

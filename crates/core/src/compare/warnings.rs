@@ -346,7 +346,7 @@ pub(super) fn warnings(
                 WarningKind::IncompleteRuns,
                 format!(
                     "{} of {}'s runs did not end normally (interrupted, failed or shut down: \
-                     {}); their figures cover part of a run",
+                     {}); a failed run's figures are left out, the others cover part of a run",
                     bad.len(),
                     side.name,
                     bad.join(", ")
