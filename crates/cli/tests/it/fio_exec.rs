@@ -438,7 +438,8 @@ fn bad_exec_jobs_are_refused_clearly() {
 /// wait is one sleep, as fio's `usec_sleep` (hostbench woke every 10 ms to look for a stop:
 /// a 500 ms think counted ~50 switches, fio's 1). Each job runs 3 s; its `ctx` stays near
 /// its count of sleeps (fio 3.33 here: thinktime=500ms ~7, exec ~62, 2 sleeps per exec
-/// I/O), and within twice fio's where fio is installed.
+/// I/O), and within twice fio's where fio is installed (both with room for a loaded
+/// machine's preemptions).
 #[test]
 fn context_switches_count_the_sleeps_as_fios() {
     let d = tmp("ctx");
@@ -477,15 +478,18 @@ fn context_switches_count_the_sleeps_as_fios() {
             (j["ctx"].as_u64().unwrap(), ios)
         };
         let (ours, ios) = ctx(hb(&d, &a));
-        // A few more for the start, the end and the machine's other work.
+        // More for the start, the end and the machine's other work: ctx counts involuntary
+        // switches too, and a loaded machine (the whole test suite at once) preempts a
+        // worker each time it wakes. Waking every 10 ms to look for a stop, as before,
+        // adds 300 in 3 s.
         assert!(
-            ours <= per_io * ios + 20,
+            ours <= per_io * ios + 100,
             "{extra:?}: ctx={ours} for {ios} I/Os of {per_io} sleep(s) each"
         );
         if peer {
             let (theirs, _) = ctx(fio(&d, &a));
             assert!(
-                ours <= 2 * theirs + 10,
+                ours <= 2 * theirs + 100,
                 "{extra:?}: ctx={ours}, fio's {theirs}"
             );
         }
