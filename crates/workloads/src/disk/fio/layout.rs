@@ -122,6 +122,7 @@ fn layout_files_in(
         if nf == 1
             && have > 0
             && j.size.is_none()
+            && j.pct.size.is_none()
             && j.file_sizes.is_empty()
             && !j.fill_device
             && !j.engine.no_io()
