@@ -188,7 +188,7 @@ fn path_in(dir: &str, name: &str, index: usize) -> String {
     }
 }
 
-/// Loads the state file of clone `index` of job `name` from `dir` ([`path_in`]). The
+/// Loads the state file of clone `index` of job `name` from `dir` (empty: the current directory). The
 /// error names the file and says what to do.
 pub fn load(dir: &str, name: &str, index: usize) -> Result<State, String> {
     let path = path_in(dir, name, index);
@@ -222,7 +222,7 @@ pub fn load(dir: &str, name: &str, index: usize) -> Result<State, String> {
     })
 }
 
-/// Writes `s` as its clone's state file in `dir` ([`path_in`]), over an earlier one
+/// Writes `s` as its clone's state file in `dir`, over an earlier one
 /// (never through a symlink, never into anything but a regular file).
 pub fn save(dir: &str, name: &str, s: &State) -> Result<(), String> {
     let path = path_in(dir, name, s.index as usize);
