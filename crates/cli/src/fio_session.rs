@@ -28,6 +28,10 @@ const VAR: &str = "HOSTBENCH_FIO_SESSION";
 /// The signals passed on to the child: hostbench's stop signals, and SIGQUIT.
 const FORWARDED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
 
+/// The signals `hostbench fio` handles even when it inherited them ignored, as fio 3.33
+/// does (its SIGINT and SIGTERM handlers are installed unconditionally).
+pub const ALWAYS_HANDLED: [libc::c_int; 2] = [libc::SIGINT, libc::SIGTERM];
+
 /// The child's pid once it runs (0 before).
 static CHILD: AtomicI32 = AtomicI32::new(0);
 /// A signal received before the child ran (0: none), passed on once it runs.
@@ -61,7 +65,8 @@ pub fn run_in_own_session() -> std::io::Result<ExitCode> {
     let mut args = std::env::args_os();
     let arg0 = args.next().unwrap_or_else(|| OsString::from("hostbench"));
     // The stop signals that are not ignored are passed on (an ignored one stays ignored in
-    // the child: exec keeps SIG_IGN, and hostbench keeps an inherited SIG_IGN).
+    // the child: exec keeps SIG_IGN, and hostbench keeps an inherited SIG_IGN), and SIGINT
+    // and SIGTERM always, as fio handles them whatever it inherited.
     for sig in FORWARDED {
         // SAFETY: sigaction with a null new action only reads the disposition; the handler
         // installed touches atomics and calls kill, both async-signal-safe.
@@ -69,6 +74,7 @@ pub fn run_in_own_session() -> std::io::Result<ExitCode> {
             let mut old: libc::sigaction = std::mem::zeroed();
             if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
                 && old.sa_sigaction == libc::SIG_IGN
+                && !ALWAYS_HANDLED.contains(&sig)
             {
                 continue;
             }

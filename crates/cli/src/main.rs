@@ -139,7 +139,13 @@ impl Drop for Critical {
     }
 }
 
-fn install_signals() {
+/// Installs the stop signals' handler. A signal ignored by whoever started us stays ignored
+/// (`nohup`, `trap '' INT`), except in fio's grammar (`fio_grammar`), where SIGINT and
+/// SIGTERM are always handled, as fio 3.33 handles them whatever it inherited: a script's
+/// `hostbench fio job.fio &` (a background job of a non-interactive shell inherits SIGINT
+/// ignored) stops on `kill -INT` as fio does. A hang-up stays ignored there too: fio has no
+/// SIGHUP handler.
+fn install_signals(fio_grammar: bool) {
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         // SAFETY: sigaction with a null new action only reads the current disposition into
         // our struct; `signal` installs a handler that only touches atomics, reads the
@@ -149,6 +155,7 @@ fn install_signals() {
             // A signal ignored by whoever started us stays ignored (`nohup`, `trap '' INT`).
             if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
                 && old.sa_sigaction == libc::SIG_IGN
+                && !(fio_grammar && fio_session::ALWAYS_HANDLED.contains(&sig))
             {
                 continue;
             }
@@ -181,7 +188,7 @@ pub const PEERS: &[(&str, FrontEnd)] = &[
 ];
 
 fn main() -> ExitCode {
-    install_signals();
+    install_signals(std::env::args_os().nth(1).is_some_and(|w| w == "fio"));
     let mut argv: Vec<String> = std::env::args().collect();
     // `hostbench help [WORD...]` is `hostbench [WORD...] --help`, in whichever grammar WORD
     // speaks (`help cpu`, `help fio`, `help results`).

@@ -149,3 +149,76 @@ fn a_job_file_from_a_pipe_runs() {
     assert!(out.contains("s: (groupid=0, jobs=1)"), "{out}");
     assert!(out.contains("issued rwts: total=256,0,0,0"), "{out}");
 }
+
+/// `cmd` started as a background job of a non-interactive shell starts it (`job &` in a
+/// script): SIGINT and SIGQUIT inherited as ignored; `extra` ignored as well.
+fn spawn_as_background_job(cmd: &mut std::process::Command, extra: &[i32]) -> std::process::Child {
+    use std::os::unix::process::CommandExt;
+    let extra = extra.to_vec();
+    // SAFETY: signal() is async-signal-safe; nothing else runs in the child before exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            for sig in [libc::SIGINT, libc::SIGQUIT].iter().chain(&extra) {
+                libc::signal(*sig, libc::SIG_IGN);
+            }
+            Ok(())
+        });
+    }
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts")
+}
+
+/// A script's `hostbench fio job.fio &` then `kill -INT $!`: fio 3.33 installs its SIGINT
+/// and SIGTERM handlers whatever it inherited, so the job stops with its report (measured:
+/// `fio ... &` in `sh`, SigIgn without SIGINT, `kill -INT` ends it at once, exit 128).
+/// hostbench kept the inherited SIG_IGN and ran to the end. A hang-up stays ignored, as in
+/// fio (which has no SIGHUP handler: `trap '' HUP` keeps it running) and `nohup`.
+#[test]
+fn a_background_job_stops_on_sigint_as_fio_and_keeps_an_ignored_hangup() {
+    for (with_session, sig, code) in [
+        (true, libc::SIGINT, 130),
+        (false, libc::SIGINT, 130),
+        (true, libc::SIGTERM, 143),
+    ] {
+        let mut cmd = common::hb_std();
+        cmd.args([
+            "fio",
+            "--name=bg",
+            "--ioengine=null",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1g",
+            "--time_based",
+            "--runtime=20",
+        ]);
+        if with_session {
+            cmd.env_remove("HOSTBENCH_FIO_SESSION");
+        } else {
+            cmd.env("HOSTBENCH_FIO_SESSION", "0");
+        }
+        let child = spawn_as_background_job(&mut cmd, &[libc::SIGTERM, libc::SIGHUP]);
+        let pid = child.id() as i32;
+        let t0 = Instant::now();
+        std::thread::sleep(Duration::from_millis(1500));
+        // A hang-up first: ignored, the job goes on.
+        // SAFETY: signals to our own child.
+        unsafe { libc::kill(pid, libc::SIGHUP) };
+        std::thread::sleep(Duration::from_millis(300));
+        unsafe { libc::kill(pid, sig) };
+        let out = child.wait_with_output().expect("the child exits");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "session {with_session}, signal {sig}: {stdout}\n{stderr}"
+        );
+        assert!(stdout.contains("Run status group 0"), "{stdout}");
+        assert!(
+            t0.elapsed() < Duration::from_secs(15),
+            "session {with_session}, signal {sig}: the job ran to its end"
+        );
+    }
+}
