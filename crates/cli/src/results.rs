@@ -692,7 +692,12 @@ fn show(a: ShowArgs) -> Result<ExitCode> {
         r.config.grammar,
         r.tool.version
     );
-    s.push_str(&hostbench_report::native::render(&r));
+    s.push_str(&hostbench_report::native::render_with(
+        &r,
+        Some(hostbench_core::compare::ShortValue(
+            crate::compare::short_value,
+        )),
+    ));
     for w in &r.warnings {
         let _ = writeln!(s, "warning: {}", w.message);
     }

@@ -2,6 +2,7 @@
 //! clock and every warning. Units are always printed.
 
 use crate::pct_label;
+use hostbench_core::compare::ShortValue;
 use hostbench_core::result::{RunResult, Table, figure};
 use hostbench_core::units::fmt_ns;
 use std::fmt::Write;
@@ -24,6 +25,12 @@ pub fn interval_line(i: &hostbench_core::result::Interval) -> String {
 
 /// The full report of one run.
 pub fn render(r: &RunResult) -> String {
+    render_with(r, None)
+}
+
+/// [`render`], with parameters too long for one line (`disk.fio`'s job text) in the short
+/// form `short` gives them, as compare's variant labels print them.
+pub fn render_with(r: &RunResult, short: Option<ShortValue>) -> String {
     let mut s = String::new();
     let params: Vec<String> = r
         .workload
@@ -31,12 +38,15 @@ pub fn render(r: &RunResult) -> String {
         .values()
         .iter()
         .map(|(k, v)| {
-            format!(
-                "{k}={}",
-                serde_json::to_string(v)
-                    .unwrap_or_default()
-                    .trim_matches('"')
-            )
+            let shown = short
+                .and_then(|f| (f.0)(&r.workload.id, k, v))
+                .unwrap_or_else(|| {
+                    serde_json::to_string(v)
+                        .unwrap_or_default()
+                        .trim_matches('"')
+                        .to_string()
+                });
+            format!("{k}={shown}")
         })
         .collect();
     let _ = writeln!(
@@ -56,6 +66,16 @@ pub fn render(r: &RunResult) -> String {
             .map(|l| format!(", label {l}"))
             .unwrap_or_default()
     );
+    // fio's figures are its group rates (each stonewall phase's I/O over its longest job's
+    // run time, as fio's bw= and IOPS=); the counters' rates below are over the run's wall
+    // time, which also holds start delays, layouts and every phase: say which is which.
+    let fio_rates = r.fio.is_some() && !r.figures.is_empty();
+    if fio_rates {
+        let _ = writeln!(
+            s,
+            "  figures: fio's group rates (each stonewall phase's I/O over its longest job's run time)"
+        );
+    }
     // Workload-specific headline figures (the generic ones follow below).
     for f in r
         .figures
@@ -69,6 +89,13 @@ pub fn render(r: &RunResult) -> String {
         } else {
             let _ = writeln!(s, "  {:<22} {:>14.2} {}", f.title(), f.value, f.unit);
         }
+    }
+    if fio_rates {
+        let _ = writeln!(
+            s,
+            "  counters: per second of the run's wall time ({:.3} s)",
+            r.metrics.duration_s
+        );
     }
     let _ = writeln!(
         s,

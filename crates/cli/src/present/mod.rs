@@ -286,7 +286,12 @@ impl Presenter for Plain {
     fn report(&self, _run: &RunInfo, r: &RunResult) -> Result<()> {
         let text = self.verbosity >= 3;
         match self.text {
-            Text::Native if text => out(&native::render(r)),
+            Text::Native if text => out(&native::render_with(
+                r,
+                Some(hostbench_core::compare::ShortValue(
+                    crate::compare::short_value,
+                )),
+            )),
             Text::Json => out(&json::render(r)),
             Text::Csv => out(&csv::render(std::slice::from_ref(r))),
             Text::Layout(render) if text => out(&render(r)),

@@ -817,3 +817,43 @@ fn status_interval_prints_full_reports_as_fio() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// `results show` (hostbench's own layout) of a job file's run: the variant reads as compare
+/// prints it (the job text's names and rw/bs/iodepth, not the file with `\n` in it), and the
+/// two time bases are named: the figures are fio's group rates (I/O over each stonewall
+/// phase's run time), the counters' rates are over the run's wall time. Both printed side by
+/// side without a word, `reads 2048 38156.97 /s` beside `reads per second 1024000.00` read as
+/// a contradiction (a user review).
+#[test]
+fn native_show_names_the_time_base_of_each_rate() {
+    let d = tmp("out-show");
+    let db = d.join("r.db");
+    let jf = d.join("j.fio");
+    std::fs::write(
+        &jf,
+        "[global]\nioengine=null\nsize=8m\nbs=4k\n[w]\nrw=write\n[r]\nstonewall\nrw=read\n",
+    )
+    .unwrap();
+    run_store(&db, &["fio", &s(&jf)]);
+    let list = run_store(
+        &db,
+        &["results", "list", "--format", "json", "--limit", "1"],
+    );
+    let id = json(&list)[0]["id"].as_str().unwrap().to_string();
+    let shown = run_store(&db, &["results", "show", &id]);
+    let head = shown.lines().nth(3).unwrap_or_default();
+    assert!(
+        head.starts_with("disk.fio ")
+            && !head.contains("\\n")
+            && head.contains("jobs=w rw=write bs=4k iodepth=1; r rw=read"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("figures: fio's group rates"),
+        "no word on the figures' time base:\n{shown}"
+    );
+    assert!(
+        shown.contains("counters: per second of the run's wall time"),
+        "no word on the counters' time base:\n{shown}"
+    );
+}
