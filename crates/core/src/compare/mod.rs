@@ -660,10 +660,57 @@ fn setting_diffs(a: &RunResult, b: &RunResult, opts: &Options) -> Vec<String> {
                 v.map(|v| param_text(opts, &a.workload.id, n, v))
                     .unwrap_or_else(|| "unset".into())
             };
-            d.push(format!("{n} {}→{}", t(x), t(y)));
+            let (tx, ty) = (t(x), t(y));
+            match (x, y) {
+                // Short forms that coincide (`disk.fio`'s job texts differing only in a
+                // `filename`) say nothing: the lines that differ, with their section.
+                (Some(Value::Text(p)), Some(Value::Text(q))) if tx == ty => {
+                    d.push(format!(
+                        "{n} {}→{}",
+                        lines_only_in(p, q),
+                        lines_only_in(q, p)
+                    ));
+                }
+                _ => d.push(format!("{n} {tx}→{ty}")),
+            }
         }
     }
     d
+}
+
+/// The non-empty lines of `a` that `b` lacks, each after the `[section]` it is in, joined by
+/// `; ` (`[j] filename=a.dat`); `(none)` when every line of `a` is in `b`.
+fn lines_only_in(a: &str, b: &str) -> String {
+    let theirs: BTreeSet<(&str, &str)> = sectioned_lines(b).collect();
+    let out: Vec<String> = sectioned_lines(a)
+        .filter(|l| !theirs.contains(l))
+        .map(|(sec, l)| {
+            if sec.is_empty() || sec == l {
+                l.to_string()
+            } else {
+                format!("{sec} {l}")
+            }
+        })
+        .collect();
+    if out.is_empty() {
+        "(none)".into()
+    } else {
+        out.join("; ")
+    }
+}
+
+/// `(section header, line)` for every trimmed non-empty line of `t`.
+fn sectioned_lines(t: &str) -> impl Iterator<Item = (&str, &str)> {
+    let mut sec = "";
+    t.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(move |l| {
+            if l.starts_with('[') {
+                sec = l;
+            }
+            (sec, l)
+        })
 }
 
 /// A parameter's value as labels print it: a byte size (per [`Options::size_params`]) as
@@ -1091,6 +1138,43 @@ pub(crate) mod tests {
             not[0].reason
         );
         assert!(c.warnings.iter().any(|w| w.kind == WarningKind::Params));
+    }
+
+    /// Two job texts whose short forms coincide (they differ in a filename only): the
+    /// reason names the lines that differ, not `j rw=read→j rw=read` (a user review).
+    #[test]
+    fn texts_alike_in_short_form_name_the_lines_that_differ() {
+        fn short(_: &str, _: &str, v: &Value) -> Option<String> {
+            match v {
+                Value::Text(t) => t.lines().next().map(String::from),
+                _ => None,
+            }
+        }
+        let with = |id: &str, text: &str| {
+            let mut r = run(id, "disk.fio", 1, &[("iops", 10.0)]);
+            r.workload.params =
+                serde_json::from_value(serde_json::json!({ "jobs": text })).unwrap();
+            r
+        };
+        let c = Comparison::build(
+            &[
+                side("a", vec![with("a1", "[j]\nrw=read\nfilename=a.dat\n")]),
+                side(
+                    "b",
+                    vec![with("b1", "[j]\nrw=read\nfilename=b.dat\nbs=8k\n")],
+                ),
+            ],
+            Options {
+                short_value: Some(ShortValue(short)),
+                ..Options::default()
+            },
+        );
+        let not: Vec<&Variant> = c.variants.iter().filter(|v| !v.compared).collect();
+        let why = not[0].reason.as_deref().unwrap();
+        assert!(
+            why.contains("jobs [j] filename=a.dat→[j] filename=b.dat; [j] bs=8k"),
+            "{why}"
+        );
     }
 
     #[test]
