@@ -556,3 +556,59 @@ fn fios_enospc_pressure_example_runs_as_in_fio() {
     }
     fs.clear();
 }
+
+/// A job's fatal I/O error is printed when it happens, as fio prints its
+/// `fio: io_u error on file F: ...: write offset=0, buflen=4096` line, not only in the
+/// warnings at the end: a job on /dev/full fails at once while another runs 4 s; the line
+/// is on stderr within the first 3 (a user review: hostbench said it once the run was over).
+#[test]
+fn a_fatal_io_error_is_printed_when_it_happens_as_fio() {
+    use std::io::Read;
+    let d = tmp("err-at-once");
+    let mut cmd = crate::common::hb_std();
+    cmd.current_dir(&d).args([
+        "fio",
+        "--name=full",
+        "--filename=/dev/full",
+        "--rw=write",
+        "--bs=4k",
+        "--size=64k",
+        "--name=busy",
+        "--ioengine=null",
+        "--size=1g",
+        "--time_based",
+        "--runtime=4",
+    ]);
+    let mut child = crate::common::spawn_piped(&mut cmd);
+    let mut err = child.stderr.take().unwrap();
+    let t0 = std::time::Instant::now();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        let mut text = String::new();
+        while let Ok(n) = err.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            text.push_str(&String::from_utf8_lossy(&buf[..n]));
+            let _ = tx.send((t0.elapsed(), text.clone()));
+        }
+    });
+    let want =
+        "fio: io_u error on file /dev/full: No space left on device: write offset=0, buflen=4096";
+    let mut seen = None;
+    while let Ok((at, text)) = rx.recv() {
+        if text.lines().any(|l| l == want) {
+            seen = Some(at);
+            break;
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    let at = seen.unwrap_or_else(|| panic!("no `{want}` line"));
+    assert!(
+        at < std::time::Duration::from_secs(3),
+        "printed after {at:?}, at the end"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -497,8 +497,9 @@ impl Instance for FioInstance {
         Some(result::fio_result_live(s))
     }
 
-    /// The layout's warnings, then one per clone that ended with an error (fio prints its
-    /// `io_u error` line at the time; hostbench says it once the run is over, on stderr).
+    /// The layout's warnings, then one per clone that ended with an error (its `io_u error`
+    /// line was printed when it happened, as fio prints it; the warning names the job and
+    /// keeps it in the stored result).
     fn warnings(&self) -> Vec<Warning> {
         let mut w = self.shared.warnings.clone();
         let res = self

@@ -1281,6 +1281,12 @@ impl FioWorker {
                 false
             }
             Verdict::StopCounted | Verdict::Stop => {
+                // fio's `io_u error` line, when it happens (the end's warning says it again
+                // with the job's name, and keeps it in the stored result); none for the
+                // engines whose queue call sets the error itself, as above.
+                if self.job.engine.nonfatal_error_func() != "td_io_queue" {
+                    eprintln!("fio: {line}");
+                }
                 if verdict == Verdict::StopCounted {
                     self.count_error(errno, func, line.clone());
                 }
