@@ -517,3 +517,39 @@ fn bandwidth_log_is_sampled_as_fio_samples_it() {
         }
     }
 }
+
+/// `log_compression_cpus` (fio pins its log compression threads there) is taken and its
+/// list checked as fio checks it; hostbench has no compression thread to pin, so the job
+/// runs as without it. A CPU the machine lacks is fio's error, with exit 2.
+#[test]
+fn log_compression_cpus_is_checked_and_taken() {
+    let d = tmp("logs2-gzcpus");
+    let args = [
+        "--name=a",
+        "--ioengine=null",
+        "--size=1m",
+        "--log_compression=1m",
+        "--write_bw_log=a",
+        "--log_compression_cpus=0",
+        "--output-format=json",
+    ];
+    let (out, _) = hb(&d, &args);
+    assert_eq!(json(&out)["jobs"][0]["read"]["total_ios"], 256);
+    if need_fio("log_compression_cpus_is_checked_and_taken") {
+        let (f, _) = fio(&d, &args);
+        assert_eq!(json(&f)["jobs"][0]["read"]["total_ios"], 256);
+    }
+    let o = common::hb()
+        .current_dir(&d)
+        .args(["fio", "--name=a", "--ioengine=null", "--size=1m"])
+        .arg("--log_compression_cpus=4096")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("log_compression_cpus=4096: CPU 4096 too large (max="),
+        "{err}"
+    );
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -1237,6 +1237,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "log_compression_cpus",
+        aliases: &[],
+    },
+    Opt {
         name: "disable_lat",
         aliases: &[],
     },

@@ -43,6 +43,7 @@ pub fn handles(key: &str) -> bool {
             | "numa_cpu_nodes"
             | "numa_mem_policy"
             | "nice"
+            | "log_compression_cpus"
     )
 }
 
@@ -55,7 +56,13 @@ fn cpus_configured() -> usize {
 
 /// fio's `cpus_allowed` list (`0,5,8-15`) checked against `max` CPUs.
 pub fn parse_cpus(v: &str, at: &str, max: usize) -> Result<Vec<usize>, JobError> {
-    let bad = |why: String| JobError(format!("{at}: cpus_allowed={v}: {why}"));
+    parse_cpu_list("cpus_allowed", v, at, max)
+}
+
+/// A CPU list of option `key` (`cpus_allowed`, `log_compression_cpus`: `0,5,8-15`) checked
+/// against `max` CPUs.
+pub fn parse_cpu_list(key: &str, v: &str, at: &str, max: usize) -> Result<Vec<usize>, JobError> {
+    let bad = |why: String| JobError(format!("{at}: {key}={v}: {why}"));
     let mut cpus = Vec::new();
     for part in v.trim().split(',') {
         let part = part.trim();
@@ -83,7 +90,7 @@ pub fn parse_cpus(v: &str, at: &str, max: usize) -> Result<Vec<usize>, JobError>
         }
     }
     if cpus.is_empty() {
-        return Err(bad("no CPU given; e.g. cpus_allowed=0,2-3".into()));
+        return Err(bad(format!("no CPU given; e.g. {key}=0,2-3")));
     }
     cpus.sort_unstable();
     cpus.dedup();
@@ -154,6 +161,13 @@ pub fn apply(p: &mut ProcOpts, key: &str, v: &str, at: &str) -> Result<(), JobEr
     };
     match key {
         "cpus_allowed" => p.cpus = Some(parse_cpus(v, at, cpus_configured())?),
+        // fio pins its log compression threads to these CPUs. hostbench writes its logs as
+        // they fill and compresses nothing in memory (`log_compression` changes what the
+        // logs hold, as in fio, not where they are kept): no thread to pin. The list is
+        // checked as fio checks it (`CPU 7 too large (max=1)`).
+        "log_compression_cpus" => {
+            parse_cpu_list(key, v, at, cpus_configured())?;
+        }
         "cpus_allowed_policy" => {
             p.split = match v.trim() {
                 "shared" => false,
@@ -359,6 +373,16 @@ mod tests {
         assert!(e.contains("CPU 5 too large (max=1"), "{e}");
         assert!(parse_cpus("a", "x", 2).is_err());
         assert!(parse_cpus("", "x", 2).is_err());
+        let e = parse_cpu_list("log_compression_cpus", "7", "x", 2)
+            .unwrap_err()
+            .0;
+        assert!(
+            e.starts_with("x: log_compression_cpus=7: CPU 7 too large (max=1"),
+            "{e}"
+        );
+        let mut p = ProcOpts::default();
+        apply(&mut p, "log_compression_cpus", "0", "x").unwrap();
+        assert_eq!(p, ProcOpts::default(), "nothing to pin");
     }
 
     #[test]
