@@ -536,7 +536,8 @@ pub fn compare(a: CompareArgs) -> Result<ExitCode> {
 /// `--fail-if-slower`: the headline rows (each variant's first) where a side is
 /// significantly worse than the baseline by more than `limit`, said on stderr; exit 1 when
 /// there is one. Headline rows that could not be decided (one run, too few runs) are named
-/// too, so a gate that checked nothing does not pass silently unnoticed.
+/// too, so a gate that checked nothing does not pass silently unnoticed; a side with no
+/// figure in common with the baseline fails it.
 fn gate(c: &Comparison, limit: f64) -> ExitCode {
     use hostbench_core::compare::Verdict;
     let mut seen = std::collections::BTreeSet::new();
@@ -585,6 +586,21 @@ fn gate(c: &Comparison, limit: f64) -> ExitCode {
             ));
         }
     }
+    // A side none of whose figures met the baseline's (other parameters, other workloads):
+    // the gate checked nothing there, and a gate that checks nothing fails.
+    let mut unchecked = Vec::new();
+    for (s, side) in c.sides.iter().enumerate().skip(1) {
+        let met = c.rows.iter().any(|r| {
+            r.cells.first().is_some_and(Option::is_some)
+                && r.cells.get(s).is_some_and(Option::is_some)
+        });
+        if !met {
+            unchecked.push(format!(
+                "nothing of {} was compared with {}: no variant ran on both (see `not compared` above); the gate checked nothing",
+                side.name, c.sides[0].name
+            ));
+        }
+    }
     let pct = limit * 100.0;
     for u in &undecided {
         eprintln!(
@@ -592,19 +608,27 @@ fn gate(c: &Comparison, limit: f64) -> ExitCode {
             hostbench_core::compare::min_runs_for_verdict(c.options.alpha)
         );
     }
-    if slower.is_empty() {
+    if slower.is_empty() && unchecked.is_empty() {
         eprintln!(
             "compare: no headline figure is significantly worse than the baseline by more than {pct}%"
         );
         return ExitCode::SUCCESS;
     }
-    for s in &slower {
+    for s in slower.iter().chain(&unchecked) {
         eprintln!("FAILED: {s}");
     }
-    eprintln!(
-        "compare: {} finding(s) significantly worse than the baseline by more than {pct}% (headline figures, or a side's score; --fail-if-slower)",
-        slower.len()
-    );
+    if !slower.is_empty() {
+        eprintln!(
+            "compare: {} finding(s) significantly worse than the baseline by more than {pct}% (headline figures, or a side's score; --fail-if-slower)",
+            slower.len()
+        );
+    }
+    if !unchecked.is_empty() {
+        eprintln!(
+            "compare: {} side(s) had nothing in common with the baseline (--fail-if-slower fails a gate that checked nothing)",
+            unchecked.len()
+        );
+    }
     ExitCode::from(1)
 }
 

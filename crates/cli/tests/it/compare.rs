@@ -317,6 +317,22 @@ fn fail_if_slower_gates_on_significant_headline_losses() {
         &["compare", "base", "down5", "--fail-if-slower", "x"],
         &["not a threshold"],
     );
+    // Nothing in common (the other side ran other parameters): the gate checked nothing,
+    // so it fails rather than pass silently (a user review: a CI gate passed with exit 0).
+    let other: Vec<Value> = reps("e", "other", 900.0, 6)
+        .into_iter()
+        .map(|mut v| {
+            v["workload"]["params"]["max_prime"] = json!(3000);
+            v
+        })
+        .collect();
+    let f = store_with(&[reps("a", "base", 1000.0, 6), other].concat());
+    let (code, out, err) = hbf(&f, &["compare", "base", "other", "--fail-if-slower", "3%"]);
+    assert_eq!(code, 1, "{err}\n{out}");
+    assert!(
+        err.contains("FAILED: nothing of other was compared with base"),
+        "{err}"
+    );
 }
 
 /// Price-performance: `--price`, a prices file (CSV and TOML) and the runs' `price` note
