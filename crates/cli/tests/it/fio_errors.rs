@@ -612,3 +612,37 @@ fn a_fatal_io_error_is_printed_when_it_happens_as_fio() {
     assert_eq!(out.status.code(), Some(1));
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// A small filesystem takes a small file, as in fio: the space kept free is at most a tenth
+/// of the filesystem (its 64 MiB floor refused a 1 MiB file on a 16 MiB filesystem: "16.0 MiB
+/// is free and 64.0 MiB must stay free"); the same filesystem read-only is said to be
+/// read-only, not short of space (a user review).
+#[test]
+fn a_small_filesystem_takes_a_small_file_and_a_read_only_one_is_named() {
+    let Some(fs) = SmallFs::new("err-smallfs", 16) else {
+        return;
+    };
+    let args = [
+        "--name=w",
+        "--rw=write",
+        "--bs=64k",
+        "--size=1m",
+        "--filename=f",
+    ];
+    let h = hb(fs.path(), &args);
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert_eq!(std::fs::metadata(fs.path().join("f")).unwrap().len(), 1 << 20);
+    std::fs::remove_file(fs.path().join("f")).unwrap();
+    let o = std::process::Command::new("mount")
+        .args(["-o", "remount,ro", &s(fs.path())])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let h = hb(fs.path(), &args);
+    let _ = std::process::Command::new("mount")
+        .args(["-o", "remount,rw", &s(fs.path())])
+        .status();
+    assert_eq!(h.code, 2, "{}", h.err);
+    assert!(h.err.contains("mounted read-only"), "{}", h.err);
+    assert!(!h.err.contains("free space"), "{}", h.err);
+}

@@ -17,6 +17,8 @@ pub struct Space {
     pub free_bytes: u64,
     /// Size of the filesystem (`f_blocks · f_frsize`).
     pub total_bytes: u64,
+    /// Mounted read-only (`ST_RDONLY`).
+    pub read_only: bool,
 }
 
 pub(super) fn cpath(p: &Path) -> Result<CString, WorkloadError> {
@@ -43,14 +45,19 @@ pub fn space(dir: &Path) -> Result<Space, WorkloadError> {
     Ok(Space {
         free_bytes: (st.f_bavail as u64).saturating_mul(frsize),
         total_bytes: (st.f_blocks as u64).saturating_mul(frsize),
+        read_only: st.f_flag & libc::ST_RDONLY != 0,
     })
 }
 
 /// Space left free after any layout: 2 % of the filesystem, at least 64 MiB and at most
 /// 1 GiB, so a benchmark never brings a machine to a full disk (logs, databases, the
-/// results store live there too).
+/// results store live there too); but never more than a tenth of a small filesystem (a
+/// 16 MiB tmpfs mounted for a test keeps 1.6 MiB: the 64 MiB floor refused any file there,
+/// where fio writes one).
 pub fn margin(total_bytes: u64) -> u64 {
-    (total_bytes / 50).clamp(64 << 20, 1 << 30)
+    (total_bytes / 50)
+        .clamp(64 << 20, 1 << 30)
+        .min(total_bytes / 10)
 }
 
 /// Refuses when writing `need_bytes` more into `dir` would leave less than [`margin`] free.
@@ -65,6 +72,12 @@ pub fn ensure_space(dir: &Path, need_bytes: u64, what: &str) -> Result<Space, Wo
 /// that reports no size at all (`f_blocks` = 0: ramfs, some FUSE and network filesystems)
 /// says nothing about its free space either, so it is not refused for being "full".
 pub fn check_space(dir: &Path, s: Space, need_bytes: u64, what: &str) -> Result<(), WorkloadError> {
+    if s.read_only && need_bytes > 0 {
+        return Err(WorkloadError::environment(format!(
+            "cannot write in {}: its filesystem is mounted read-only (Read-only file system);              choose a directory on a writable filesystem, or remount it read-write",
+            shown_dir(dir)
+        )));
+    }
     if s.total_bytes == 0 {
         return Ok(());
     }
@@ -280,6 +293,7 @@ mod tests {
         let s = Space {
             free_bytes: 10 << 30,
             total_bytes: 100 << 30,
+            read_only: false,
         };
         let d = Path::new("/data/bench");
         assert!(check_space(d, s, 8 << 30, "x").is_ok());
@@ -294,10 +308,28 @@ mod tests {
         assert!(check_space(d, s, (19 << 30) / 2, "x").is_err());
         assert_eq!(margin(100 << 30), 1 << 30);
         assert_eq!(margin(1 << 30), 64 << 20);
+        // A small filesystem keeps a tenth: 1 MiB fits in a 16 MiB tmpfs.
+        assert_eq!(margin(16 << 20), (16 << 20) / 10);
+        let small = Space {
+            free_bytes: 16 << 20,
+            total_bytes: 16 << 20,
+            read_only: false,
+        };
+        assert!(check_space(d, small, 1 << 20, "x").is_ok());
+        assert!(check_space(d, small, 15 << 20, "x").is_err());
+        // Read-only: said as such, not as a lack of space; reading needs nothing.
+        let ro = Space {
+            read_only: true,
+            ..small
+        };
+        let e = check_space(d, ro, 1 << 20, "x").unwrap_err().message;
+        assert!(e.contains("mounted read-only"), "{e}");
+        assert!(check_space(d, ro, 0, "x").is_ok());
         // ramfs reports 0 blocks and 0 free: no size, so no refusal (and no warning).
         let none = Space {
             free_bytes: 0,
             total_bytes: 0,
+            read_only: false,
         };
         assert!(check_space(d, none, 1 << 30, "x").is_ok());
         assert!(space_warning(d, none).is_none());
@@ -321,11 +353,13 @@ mod tests {
         let full = Space {
             free_bytes: 5,
             total_bytes: 100,
+            read_only: false,
         };
         assert_eq!(space_warning(d, full).unwrap().kind, WarningKind::DiskSpace);
         let roomy = Space {
             free_bytes: 50,
             total_bytes: 100,
+            read_only: false,
         };
         assert!(space_warning(d, roomy).is_none());
     }
