@@ -94,7 +94,9 @@ cpuio: cpuload cpuchunks cpumode (noop qsort) exit_on_io_done; filestat: stat_ty
 exec: program arguments (%r runtime, %n name) grace_time std_redirect;
 io_uring: fixedbufs registerfiles sqthread_poll hipri; process: cpus_allowed cpus_allowed_policy (shared split)
 numa_cpu_nodes numa_mem_policy prio prioclass.
-Any other fio option is an error. See docs/fio.md.
+This is a summary: `hostbench fio --cmdhelp` lists every option taken, `--cmdhelp=NAME`
+says of one; an option of fio's that hostbench lacks is refused with a message naming it.
+See docs/fio.md.
 
 Example (GitLab's file-system check):
   hostbench fio --randrepeat=1 --ioengine=libaio --direct=1 --gtod_reduce=1 --name=test \\
@@ -170,6 +172,51 @@ enum Parsed {
     Inflate(String),
 }
 
+/// `--cmdhelp` (or `=all`): the job options hostbench takes, one a line with their aliases;
+/// `--cmdhelp=NAME`: whether it takes that one (fio 3.33 prints its option table's help).
+fn cmdhelp(which: Option<&str>) -> Result<String> {
+    let aliases = |name: &str| -> Vec<&'static str> {
+        fio_names::JOB_OPTIONS
+            .iter()
+            .copied()
+            .filter(|a| *a != name && job::canonical_option(a) == Some(name))
+            .collect()
+    };
+    match which.map(str::trim) {
+        None | Some("" | "all") => {
+            let mut names: Vec<&str> = job::supported_options().collect();
+            names.sort_unstable();
+            names.dedup();
+            let mut s = format!(
+                "The fio 3.33 job options hostbench takes ({}; aliases in brackets), as --NAME=VALUE \
+                 or in a job file (docs/fio.md says how each behaves):\n",
+                names.len()
+            );
+            for n in names {
+                let a = aliases(n);
+                if a.is_empty() {
+                    s.push_str(&format!("  {n}\n"));
+                } else {
+                    s.push_str(&format!("  {n} ({})\n", a.join(", ")));
+                }
+            }
+            Ok(s)
+        }
+        Some(k) => match job::canonical_option(k) {
+            Some(c) if c == k => Ok(format!(
+                "{k}: taken by hostbench, as in fio 3.33 (docs/fio.md)\n"
+            )),
+            Some(c) => Ok(format!(
+                "{k}: taken by hostbench, an alias of {c}, as in fio 3.33 (docs/fio.md)\n"
+            )),
+            None if fio_names::is_job_option(k) => {
+                Ok(format!("{k}: {}\n", job::unsupported_option(k, k)))
+            }
+            None => bail!("fio: --cmdhelp={k}: {}", job::unsupported_option(k, k)),
+        },
+    }
+}
+
 fn parse(args: &[String]) -> Result<Parsed> {
     let mut cmd_sections: Vec<job::Section> = Vec::new();
     let mut files: Vec<String> = Vec::new();
@@ -231,6 +278,8 @@ fn parse(args: &[String]) -> Result<Parsed> {
                     env!("CARGO_PKG_VERSION")
                 )));
             }
+            // fio's option help: every option hostbench takes, or what it does with one.
+            "cmdhelp" => return Ok(Parsed::Print(cmdhelp(inline.as_deref())?)),
             "parse-only" => parse_only = true,
             "bandwidth-log" => bandwidth_log = true,
             "inflate-log" => {

@@ -631,7 +631,10 @@ fn a_small_filesystem_takes_a_small_file_and_a_read_only_one_is_named() {
     ];
     let h = hb(fs.path(), &args);
     assert_eq!(h.code, 0, "{}", h.err);
-    assert_eq!(std::fs::metadata(fs.path().join("f")).unwrap().len(), 1 << 20);
+    assert_eq!(
+        std::fs::metadata(fs.path().join("f")).unwrap().len(),
+        1 << 20
+    );
     std::fs::remove_file(fs.path().join("f")).unwrap();
     let o = std::process::Command::new("mount")
         .args(["-o", "remount,ro", &s(fs.path())])
