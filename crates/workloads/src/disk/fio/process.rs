@@ -47,7 +47,7 @@ pub fn handles(key: &str) -> bool {
 }
 
 /// CPUs this machine has configured (fio's `cpus_configured`).
-fn cpus_configured() -> usize {
+pub(super) fn cpus_configured() -> usize {
     // SAFETY: sysconf has no preconditions.
     let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) };
     usize::try_from(n).unwrap_or(1).max(1)
@@ -55,7 +55,13 @@ fn cpus_configured() -> usize {
 
 /// fio's `cpus_allowed` list (`0,5,8-15`) checked against `max` CPUs.
 pub fn parse_cpus(v: &str, at: &str, max: usize) -> Result<Vec<usize>, JobError> {
-    let bad = |why: String| JobError(format!("{at}: cpus_allowed={v}: {why}"));
+    parse_cpus_of("cpus_allowed", v, at, max)
+}
+
+/// A CPU list (`0,5,8-15`) of option `key` (`cpus_allowed`, `verify_async_cpus`) checked
+/// against `max` CPUs.
+pub fn parse_cpus_of(key: &str, v: &str, at: &str, max: usize) -> Result<Vec<usize>, JobError> {
+    let bad = |why: String| JobError(format!("{at}: {key}={v}: {why}"));
     let mut cpus = Vec::new();
     for part in v.trim().split(',') {
         let part = part.trim();
@@ -83,7 +89,7 @@ pub fn parse_cpus(v: &str, at: &str, max: usize) -> Result<Vec<usize>, JobError>
         }
     }
     if cpus.is_empty() {
-        return Err(bad("no CPU given; e.g. cpus_allowed=0,2-3".into()));
+        return Err(bad(format!("no CPU given; e.g. {key}=0,2-3")));
     }
     cpus.sort_unstable();
     cpus.dedup();
@@ -326,7 +332,7 @@ impl ProcOpts {
 }
 
 /// `sched_setaffinity` of the calling thread to `cpus`.
-fn set_affinity(cpus: &[usize]) -> Result<(), ProcError> {
+pub(super) fn set_affinity(cpus: &[usize]) -> Result<(), ProcError> {
     // SAFETY: a zeroed cpu_set_t filled with CPU_SET for CPUs below the configured count
     // (checked at parse time; the set holds 1024).
     let r = unsafe {
