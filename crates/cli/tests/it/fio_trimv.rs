@@ -129,6 +129,26 @@ fn trim_backlog_counts_and_reports_as_fio() {
             }
         }
     }
+    // time_based: fio logs every write (no verify phase follows) and trims the list's
+    // share of them all the same: half again as many trims as writes at 50%.
+    let a = [
+        "--name=t",
+        "--ioengine=null",
+        "--size=64k",
+        "--bs=4k",
+        "--rw=trimwrite",
+        "--verify=crc32c",
+        "--trim_percentage=50",
+        "--trim_backlog=8",
+        "--time_based",
+        "--runtime=1",
+        "--output-format=json",
+    ];
+    for (who, out) in [("fio", fio(&d, &a).0), ("hostbench", hb(&d, &a).0)] {
+        let r = dirs(&json(&out));
+        let ratio = r[2].0 as f64 / r[1].0 as f64;
+        assert!((1.4..1.6).contains(&ratio), "{who}: {r:?}");
+    }
     std::fs::remove_dir_all(d).unwrap();
 }
 
@@ -456,6 +476,36 @@ fn verify_async_cpus_pins_the_job_thread_as_fio() {
         let fio_pinned = pinned(child.id());
         assert!(child.wait().unwrap().success());
         assert!(fio_pinned, "fio's job thread runs on CPU {cpu} alone");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// `verify=null` reads every written block back, as fio does (it pretends to check them);
+/// hostbench read nothing back.
+#[test]
+fn verify_null_reads_back_as_fio() {
+    if !need_fio("verify_null_reads_back_as_fio") {
+        return;
+    }
+    let d = tmp("trimv-vnull");
+    let f = d.join("f.dat");
+    let name = format!("--filename={}", s(&f));
+    for rw in ["write", "randwrite"] {
+        let rwo = format!("--rw={rw}");
+        let a = [
+            "--name=t",
+            name.as_str(),
+            "--size=64k",
+            "--bs=4k",
+            rwo.as_str(),
+            "--verify=null",
+            "--output-format=json",
+        ];
+        let (fo, _) = fio(&d, &a);
+        let (ho, _) = hb(&d, &a);
+        let (fv, hv) = (json(&fo), json(&ho));
+        assert_eq!(dirs(&fv)[0].0, 16, "{rw}: fio reads back");
+        assert_eq!(dirs(&hv), dirs(&fv), "{rw}: read, write, trim");
     }
     std::fs::remove_dir_all(d).unwrap();
 }

@@ -808,6 +808,9 @@ pub struct Verifier {
     /// Whether the clone logs its writes and reads them back (fio's verify phase, or
     /// `verify_backlog`).
     pub phase: bool,
+    /// Whether the clone logs its writes for `trim_percentage`'s list even without a verify
+    /// phase (fio logs them whenever it verifies: a `time_based` job or `verify=null` too).
+    trim_logs: bool,
     /// Whether the reads are logged pieces (fio's `IO_U_F_VER_LIST` in the flags it prints).
     pub from_log: bool,
     seed_state: u64,
@@ -982,10 +985,13 @@ impl Verifier {
                 && j.bsz[0].min == j.bsz[0].max
                 && !j.time_based
                 && !o.only,
-            phase: writes
-                && (o.do_verify || o.only)
-                && o.kind != kind::NULL
-                && !(j.time_based && o.backlog == 0),
+            // verify=null reads back too (fio pretends to check what it reads).
+            phase: writes && (o.do_verify || o.only) && !(j.time_based && o.backlog == 0),
+            trim_logs: writes
+                && o.do_verify
+                && !o.experimental
+                && o.trim_pct > 0
+                && o.trim_backlog > 0,
             from_log: false,
             seed_state: seed | 1,
             compress: (j.bufs.compress_pct, j.bufs.pattern.clone()),
@@ -1152,7 +1158,7 @@ impl Verifier {
 
     /// Logs a completed write (fio's `log_io_piece`).
     pub fn log(&mut self, p: Piece) {
-        if !self.phase {
+        if !self.phase && !self.trim_logs {
             return;
         }
         self.since_backlog += 1;
@@ -1748,6 +1754,7 @@ mod tests {
             check_seed: false,
             check_numberio: true,
             phase: true,
+            trim_logs: false,
             from_log: true,
             seed_state: 7,
             compress: (0, Vec::new()),
