@@ -883,13 +883,13 @@ impl FioRand {
             FioRand { s, wide }
         };
         for _ in 0..6 {
-            r.next();
+            r.draw();
         }
         r
     }
 
     /// fio's `__rand`.
-    pub fn next(&mut self) -> u64 {
+    pub fn draw(&mut self) -> u64 {
         let s = &mut self.s;
         if self.wide {
             let x = ((s[0] << 1) ^ s[0]) >> 53;
@@ -1166,7 +1166,7 @@ impl Verifier {
         // fio's io_u_should_trim: a draw per logged write.
         let trim = self.trim_rng.as_mut().is_some_and(|r| {
             let val = (r.max() / 100) * u64::from(self.o.trim_pct);
-            r.next() <= val
+            r.draw() <= val
         });
         self.hist += 1;
         if self.in_order {
@@ -1223,7 +1223,7 @@ impl Verifier {
         let b = self.o.trim_backlog;
         b > 0
             && !self.trim_live.is_empty()
-            && (self.trim_left > 0 || (self.hist % b == 0 && !self.last_read))
+            && (self.trim_left > 0 || (self.hist.is_multiple_of(b) && !self.last_read))
     }
 
     /// The next block to trim when one is due ([`Self::trim_ready`]; fio's
@@ -1311,9 +1311,7 @@ impl Verifier {
         let p = self.take_piece();
         if let Some(q) = p {
             self.hist = self.hist.saturating_sub(1);
-            if self.trim_live.get(&(q.file, q.off)).is_some() {
-                self.trim_live.remove(&(q.file, q.off));
-            }
+            self.trim_live.remove(&(q.file, q.off));
         }
         p
     }
@@ -1790,12 +1788,12 @@ mod tests {
         // that picks trim_percentage's blocks as fio picks them (the counts are compared
         // with fio in fio_trimv.rs).
         let mut r = FioRand::new(1, false);
-        let a: Vec<u64> = (0..3).map(|_| r.next()).collect();
+        let a: Vec<u64> = (0..3).map(|_| r.draw()).collect();
         let mut r2 = FioRand::new(1, false);
-        assert_eq!(a, (0..3).map(|_| r2.next()).collect::<Vec<_>>());
+        assert_eq!(a, (0..3).map(|_| r2.draw()).collect::<Vec<_>>());
         assert!(a.iter().all(|&x| x <= u64::from(u32::MAX)));
         let mut w = FioRand::new(1, true);
-        assert!((0..64).any(|_| w.next() > u64::from(u32::MAX)));
+        assert!((0..64).any(|_| w.draw() > u64::from(u32::MAX)));
         // fio's seeds: randseed 0x89 mixed four times, then per offset and thread.
         assert_ne!(fio_seed(0x89, 1, 8), fio_seed(0x89, 2, 8));
         assert_eq!(fio_seed(0, 5, 8), 8);
