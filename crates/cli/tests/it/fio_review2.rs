@@ -486,8 +486,8 @@ fn an_unsupported_option_is_one_short_line() {
     std::fs::write(d.join("u.fio"), "[a]\nrw=read\nsize=1m\niodepht=1\n").unwrap();
     for (args, want) in [
         (
-            vec!["fio", "--name=a", "--experimental_verify=1"],
-            "fio: command line: fio option --experimental_verify is not supported by hostbench yet; remove it",
+            vec!["fio", "--name=a", "--log_compression_cpus=1"],
+            "fio: command line: fio option --log_compression_cpus is not supported by hostbench yet; remove it",
         ),
         (
             vec!["fio", "--name=a", "--iodeth=2"],
