@@ -678,8 +678,8 @@ fn bad_input_is_one_clear_line_and_exit_2() {
             "fio: command line: --bogusopt is not a fio option; check the spelling (the options hostbench takes: docs/fio.md, Options)",
         ),
         (
-            &["fio", "--name=t", "--experimental_verify=1"],
-            "fio option --experimental_verify is not supported by hostbench yet",
+            &["fio", "--name=t", "--cgroup=1"],
+            "fio option --cgroup is not supported by hostbench yet",
         ),
         (
             &["fio", "--name=t", "--direct=1", "--bs=1000"],

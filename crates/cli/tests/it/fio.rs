@@ -510,11 +510,11 @@ fn bad_input_is_one_clear_line() {
     let bad = d.join("bad.fio");
     std::fs::write(&bad, "[a]\nrw=randread\nsize=1m\nbogus line here\n").unwrap();
     let unknown = d.join("unknown.fio");
-    std::fs::write(&unknown, "[a]\nrw=randread\nexperimental_verify=1\n").unwrap();
+    std::fs::write(&unknown, "[a]\nrw=randread\ncgroup=1\n").unwrap();
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
-            vec!["--name=a".into(), "--experimental_verify=1".into()],
-            "fio option --experimental_verify is not supported by hostbench yet",
+            vec!["--name=a".into(), "--cgroup=1".into()],
+            "fio option --cgroup is not supported by hostbench yet",
         ),
         (
             vec!["--name=a".into(), "--rw=sideways".into()],
@@ -533,7 +533,7 @@ fn bad_input_is_one_clear_line() {
         (vec![s(&bad)], "bad.fio:4"),
         (
             vec![s(&unknown)],
-            "unknown.fio:3: fio option 'experimental_verify' is not supported by hostbench yet",
+            "unknown.fio:3: fio option 'cgroup' is not supported by hostbench yet",
         ),
         (vec![s(&d.join("missing.fio"))], "cannot read job file"),
         (
@@ -916,12 +916,8 @@ fn option_errors_name_their_line_and_fio_options_are_known() {
             "fio option --pre_read is not supported by hostbench yet",
         ),
         (
-            vec!["--name=a".into(), "--trim_verify_zero=1".into()],
-            "fio option --trim_verify_zero is not supported by hostbench yet",
-        ),
-        (
-            vec!["--name=a".into(), "--experimental_verify=1".into()],
-            "fio option --experimental_verify is not supported by hostbench yet",
+            vec!["--name=a".into(), "--cgroup=1".into()],
+            "fio option --cgroup is not supported by hostbench yet",
         ),
         (
             vec!["--name=a".into(), "--iodepht=4".into()],

@@ -492,8 +492,8 @@ fn an_unsupported_option_is_one_short_line() {
     std::fs::write(d.join("u.fio"), "[a]\nrw=read\nsize=1m\niodepht=1\n").unwrap();
     for (args, want) in [
         (
-            vec!["fio", "--name=a", "--experimental_verify=1"],
-            "fio: command line: fio option --experimental_verify is not supported by hostbench yet; remove it",
+            vec!["fio", "--name=a", "--cgroup=1"],
+            "fio: command line: fio option --cgroup is not supported by hostbench yet; remove it",
         ),
         (
             vec!["fio", "--name=a", "--iodeth=2"],
@@ -534,7 +534,13 @@ fn cmdhelp_lists_every_option_taken() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no count: {out}"));
     assert_eq!(lines.len(), n, "{out}");
-    for want in ["bs (blocksize)", "continue_on_error", "kb_base", "verify", "ioengine"] {
+    for want in [
+        "bs (blocksize)",
+        "continue_on_error",
+        "kb_base",
+        "verify",
+        "ioengine",
+    ] {
         assert!(lines.contains(&want), "{want} missing:\n{out}");
     }
     // Each one listed parses.

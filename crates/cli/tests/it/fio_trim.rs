@@ -11,7 +11,7 @@ use super::fio_seq::{fio, hb, need_fio};
 use serde_json::Value;
 
 /// (ios, bytes, ran) of the read, write and trim objects of the first JSON job.
-fn dirs(v: &Value) -> Vec<(u64, u64, bool)> {
+pub(crate) fn dirs(v: &Value) -> Vec<(u64, u64, bool)> {
     let j = &v["jobs"][0];
     ["read", "write", "trim"]
         .iter()
@@ -26,7 +26,7 @@ fn dirs(v: &Value) -> Vec<(u64, u64, bool)> {
 }
 
 /// The lines of a normal report that say which directions ran and how much.
-fn shape(out: &str) -> Vec<String> {
+pub(crate) fn shape(out: &str) -> Vec<String> {
     out.lines()
         .filter_map(|l| {
             let t = l.trim_start();

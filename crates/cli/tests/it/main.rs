@@ -37,6 +37,7 @@ mod fio_seq;
 mod fio_session;
 mod fio_syntax;
 mod fio_trim;
+mod fio_trimv;
 mod fio_verify;
 mod fio_zbd;
 mod fio_zones;

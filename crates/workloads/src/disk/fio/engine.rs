@@ -584,7 +584,7 @@ const BLKDISCARD: libc::c_ulong = 0x1277;
 /// on a regular file a hole punched (`fallocate(PUNCH_HOLE | KEEP_SIZE)`: the blocks are
 /// freed, the length stays). Bytes trimmed, or −errno (EOPNOTSUPP where the filesystem
 /// cannot punch holes, ENOTTY-like errors where the device cannot discard).
-fn trim(fd: RawFd, off: u64, len: u32) -> i64 {
+pub(super) fn trim(fd: RawFd, off: u64, len: u32) -> i64 {
     // SAFETY: fstat fills a zeroed struct; the ioctl reads a two-u64 range we own;
     // fallocate on our own descriptor.
     unsafe {

@@ -676,6 +676,9 @@ pub struct JobSpec {
     pub randrepeat: bool,
     /// `randseed`.
     pub randseed: Option<u64>,
+    /// `random_generator=tausworthe64`: fio's 64-bit generator where hostbench draws as
+    /// fio does (the trim list of `trim_percentage`).
+    pub rand64: bool,
     /// `gtod_reduce`: no latency statistics.
     pub gtod_reduce: bool,
     /// `norandommap`.
@@ -1850,6 +1853,7 @@ fn apply_options(
         ramp_time_s: 0.0,
         randrepeat: true,
         randseed: None,
+        rand64: false,
         gtod_reduce: false,
         norandommap: false,
         dist: RandDist::Random,
@@ -2121,7 +2125,10 @@ fn apply_options(
             }
             "random_generator" => {
                 j.random_generator = match v.trim() {
-                    "tausworthe" | "tausworthe64" => RandGen::Tausworthe,
+                    "tausworthe" | "tausworthe64" => {
+                        j.rand64 = v.trim() == "tausworthe64";
+                        RandGen::Tausworthe
+                    }
                     "lfsr" => RandGen::Lfsr,
                     _ => {
                         return err(format!(
@@ -3817,13 +3824,7 @@ mod tests {
                 "{k}"
             );
         }
-        for k in [
-            "pre_read",
-            "fsync_on_close",
-            "sqthread_poll",
-            "experimental_verify",
-            "trim_verify_zero",
-        ] {
+        for k in ["pre_read", "fsync_on_close", "sqthread_poll", "cgroup"] {
             let m = unsupported_option(k, k);
             assert!(
                 m.starts_with(&format!("fio option {k} is not supported by hostbench yet")),
@@ -3881,13 +3882,25 @@ mod tests {
         }
         for (text, needle) in [
             (
-                "[a]\nexperimental_verify=1\n",
-                "bad.fio:2: fio option 'experimental_verify' is not supported by hostbench yet",
+                "[a]\ncgroup=1\n",
+                "bad.fio:2: fio option 'cgroup' is not supported by hostbench yet",
             ),
             ("[a]\n\nbogus=1\n", "bad.fio:3: 'bogus' is not a fio option"),
             (
-                "[a]\nverify_async_cpus=1\n",
-                "fio option 'verify_async_cpus' is not supported by hostbench yet",
+                "[a]\nverify_async_cpus=4096\n",
+                "bad.fio:2: verify_async_cpus=4096: CPU 4096 too large (max=",
+            ),
+            (
+                "[a]\ntrim_percentage=101\n",
+                "trim_percentage=101: max value out of range: 101 (100 max)",
+            ),
+            (
+                "[a]\ntrim_verify_zero=2\n",
+                "trim_verify_zero=2: expected 0 or 1",
+            ),
+            (
+                "[a]\ntrim_backlog=x\n",
+                "trim_backlog=x: expected a whole number",
             ),
             ("[a]\nflow=1001\n", "from 0 to 1000"),
             ("[a]\nrate=1m\nrate_iops=5\n", "mutually exclusive"),

@@ -48,7 +48,7 @@ pub fn handles(key: &str) -> bool {
 }
 
 /// CPUs this machine has configured (fio's `cpus_configured`).
-fn cpus_configured() -> usize {
+pub(super) fn cpus_configured() -> usize {
     // SAFETY: sysconf has no preconditions.
     let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) };
     usize::try_from(n).unwrap_or(1).max(1)
@@ -56,12 +56,13 @@ fn cpus_configured() -> usize {
 
 /// fio's `cpus_allowed` list (`0,5,8-15`) checked against `max` CPUs.
 pub fn parse_cpus(v: &str, at: &str, max: usize) -> Result<Vec<usize>, JobError> {
-    parse_cpu_list("cpus_allowed", v, at, max)
+    parse_cpus_of("cpus_allowed", v, at, max)
 }
 
-/// A CPU list of option `key` (`cpus_allowed`, `log_compression_cpus`: `0,5,8-15`) checked
+/// A CPU list (`0,5,8-15`) of option `key` (`cpus_allowed`, `verify_async_cpus`,
+/// `log_compression_cpus`) checked
 /// against `max` CPUs.
-pub fn parse_cpu_list(key: &str, v: &str, at: &str, max: usize) -> Result<Vec<usize>, JobError> {
+pub fn parse_cpus_of(key: &str, v: &str, at: &str, max: usize) -> Result<Vec<usize>, JobError> {
     let bad = |why: String| JobError(format!("{at}: {key}={v}: {why}"));
     let mut cpus = Vec::new();
     for part in v.trim().split(',') {
@@ -166,7 +167,7 @@ pub fn apply(p: &mut ProcOpts, key: &str, v: &str, at: &str) -> Result<(), JobEr
         // logs hold, as in fio, not where they are kept): no thread to pin. The list is
         // checked as fio checks it (`CPU 7 too large (max=1)`).
         "log_compression_cpus" => {
-            parse_cpu_list(key, v, at, cpus_configured())?;
+            parse_cpus_of(key, v, at, cpus_configured())?;
         }
         "cpus_allowed_policy" => {
             p.split = match v.trim() {
@@ -340,7 +341,7 @@ impl ProcOpts {
 }
 
 /// `sched_setaffinity` of the calling thread to `cpus`.
-fn set_affinity(cpus: &[usize]) -> Result<(), ProcError> {
+pub(super) fn set_affinity(cpus: &[usize]) -> Result<(), ProcError> {
     // SAFETY: a zeroed cpu_set_t filled with CPU_SET for CPUs below the configured count
     // (checked at parse time; the set holds 1024).
     let r = unsafe {
@@ -373,7 +374,7 @@ mod tests {
         assert!(e.contains("CPU 5 too large (max=1"), "{e}");
         assert!(parse_cpus("a", "x", 2).is_err());
         assert!(parse_cpus("", "x", 2).is_err());
-        let e = parse_cpu_list("log_compression_cpus", "7", "x", 2)
+        let e = parse_cpus_of("log_compression_cpus", "7", "x", 2)
             .unwrap_err()
             .0;
         assert!(

@@ -175,6 +175,21 @@ pub struct VerifyOpts {
     pub state_save: bool,
     /// `verify_state_load`: the verify phase stops where the saved state says.
     pub state_load: bool,
+    /// `trim_percentage`: the share of logged writes put on the trim list (0-100).
+    pub trim_pct: u32,
+    /// `trim_backlog`: trims are due when the log holds a multiple of this many blocks
+    /// (0: never, as fio: the list is only counted as leaked).
+    pub trim_backlog: u64,
+    /// `trim_backlog_batch` (0 = `trim_backlog`).
+    pub trim_batch: u64,
+    /// `trim_verify_zero` (default 1): a trimmed block must read back as zeros; 0 drops it
+    /// from the verify log when it is trimmed.
+    pub trim_zero: bool,
+    /// `experimental_verify`: fio regenerates the written offsets instead of logging them.
+    pub experimental: bool,
+    /// `verify_async_cpus`: the CPUs fio 3.33 pins the job's thread to when `verify_async`
+    /// starts its threads.
+    pub async_cpus: Option<Vec<usize>>,
 }
 
 impl Default for VerifyOpts {
@@ -194,6 +209,12 @@ impl Default for VerifyOpts {
             async_threads: 0,
             state_save: true,
             state_load: false,
+            trim_pct: 0,
+            trim_backlog: 0,
+            trim_batch: 0,
+            trim_zero: true,
+            experimental: false,
+            async_cpus: None,
         }
     }
 }
@@ -213,6 +234,12 @@ pub const OPTION_NAMES: &[&str] = &[
     "verify_async",
     "verify_state_save",
     "verify_state_load",
+    "trim_percentage",
+    "trim_backlog",
+    "trim_backlog_batch",
+    "trim_verify_zero",
+    "experimental_verify",
+    "verify_async_cpus",
 ];
 
 /// Whether `key` (a canonical option name) is a verify option.
@@ -273,6 +300,27 @@ pub fn apply(o: &mut VerifyOpts, key: &str, v: &str, at: &str) -> Result<(), Job
         "verify_async" => o.async_threads = count(key, v, at)?,
         "verify_state_save" => o.state_save = flag(key, v, at)?,
         "verify_state_load" => o.state_load = flag(key, v, at)?,
+        "trim_percentage" => {
+            let n = count(key, v, at)?;
+            if n > 100 {
+                return err(format!(
+                    "{at}: trim_percentage={v}: max value out of range: {n} (100 max)"
+                ));
+            }
+            o.trim_pct = n as u32;
+        }
+        "trim_backlog" => o.trim_backlog = count(key, v, at)?,
+        "trim_backlog_batch" => o.trim_batch = count(key, v, at)?,
+        "trim_verify_zero" => o.trim_zero = flag(key, v, at)?,
+        "experimental_verify" => o.experimental = flag(key, v, at)?,
+        "verify_async_cpus" => {
+            o.async_cpus = Some(super::process::parse_cpus_of(
+                key,
+                v,
+                at,
+                super::process::cpus_configured(),
+            )?)
+        }
         _ => {}
     }
     Ok(())
@@ -366,8 +414,14 @@ pub fn notices(j: &JobSpec) -> Vec<String> {
     }
     if o.async_threads > 0 {
         n.push(format!(
-            "fio: note: job '{}': verify_async={}: hostbench checks the blocks in the job's own thread",
-            j.name, o.async_threads
+            "fio: note: job '{}': verify_async={}: hostbench checks the blocks in the job's own thread{}",
+            j.name,
+            o.async_threads,
+            if o.async_cpus.is_some() {
+                " (verify_async_cpus pins that thread, as fio 3.33's verify threads pin the job's)"
+            } else {
+                ""
+            }
         ));
     }
     n
@@ -713,6 +767,8 @@ pub struct Piece {
     pub numberio: u16,
     /// The seed of its random data.
     pub seed: u64,
+    /// Trimmed after it was written (`trim_percentage`): it reads back as zeros.
+    pub trimmed: bool,
 }
 
 /// What a failed check printed and how the clone ends.
@@ -752,6 +808,9 @@ pub struct Verifier {
     /// Whether the clone logs its writes and reads them back (fio's verify phase, or
     /// `verify_backlog`).
     pub phase: bool,
+    /// Whether the clone logs its writes for `trim_percentage`'s list even without a verify
+    /// phase (fio logs them whenever it verifies: a `time_based` job or `verify=null` too).
+    trim_logs: bool,
     /// Whether the reads are logged pieces (fio's `IO_U_F_VER_LIST` in the flags it prints).
     pub from_log: bool,
     seed_state: u64,
@@ -769,7 +828,118 @@ pub struct Verifier {
     loaded: Option<super::vstate::State>,
     /// Blocks read back so far (fio's `io_blocks[DDIR_READ]` in the state's rule).
     reads: u64,
+    /// Logged blocks not yet read back (fio's `io_hist_len`: trims are due when it is a
+    /// multiple of `trim_backlog`).
+    hist: u64,
+    /// `trim_percentage`: fio's `trim_state` generator, which picks the logged writes put
+    /// on the trim list.
+    trim_rng: Option<FioRand>,
+    /// The trim list in log order: (file, offset, entry number); an entry whose block was
+    /// written again or read back is skipped (see `trim_live`).
+    trim_q: std::collections::VecDeque<(u32, u64, u64)>,
+    /// The live trim entries: the logged block at (file, offset) and its entry number.
+    trim_live: std::collections::HashMap<(u32, u64), u64>,
+    /// Entry numbers.
+    trim_seq: u64,
+    /// Trims left in the current batch (fio's `trim_batch`).
+    trim_left: u64,
+    /// The last I/O was a read (fio's `last_ddir == DDIR_READ`: no trims begin then).
+    last_read: bool,
 }
+
+/// fio's tausworthe generators (`lib/rand.c`: taus88, and taus258 for
+/// `random_generator=tausworthe64`), seeded as fio seeds them, so that what hostbench draws
+/// with them is what fio draws.
+#[derive(Debug, Clone)]
+pub struct FioRand {
+    s: [u64; 5],
+    wide: bool,
+}
+
+impl FioRand {
+    /// fio's `init_rand_seed(state, seed, use64)`.
+    pub fn new(seed: u64, wide: bool) -> FioRand {
+        let floor = |x: u64, m: u64| if x < m { x + m } else { x };
+        // fio's `(2^31) + (2^17) + (2^7)` is a sum of xors: 53.
+        let mut r = if wide {
+            let lcg = |x: u64| x.wrapping_mul(6_906_969_069) ^ seed;
+            let mut s = [0u64; 5];
+            let mins = [1, 7, 15, 33, 49];
+            let mut x = 53u64;
+            for i in 0..5 {
+                s[i] = floor(lcg(x), mins[i]);
+                x = s[i];
+            }
+            FioRand { s, wide }
+        } else {
+            let seed = seed as u32;
+            let lcg = |x: u32| x.wrapping_mul(69069) ^ seed;
+            let mut s = [0u64; 5];
+            let mut x = 53u32;
+            for (i, m) in [1u64, 7, 15].into_iter().enumerate() {
+                s[i] = floor(u64::from(lcg(x)), m) & 0xffff_ffff;
+                x = s[i] as u32;
+            }
+            FioRand { s, wide }
+        };
+        for _ in 0..6 {
+            r.draw();
+        }
+        r
+    }
+
+    /// fio's `__rand`.
+    pub fn draw(&mut self) -> u64 {
+        let s = &mut self.s;
+        if self.wide {
+            let x = ((s[0] << 1) ^ s[0]) >> 53;
+            s[0] = ((s[0] & 18446744073709551614) << 10) ^ x;
+            let x = ((s[1] << 24) ^ s[1]) >> 50;
+            s[1] = ((s[1] & 18446744073709551104) << 5) ^ x;
+            let x = ((s[2] << 3) ^ s[2]) >> 23;
+            s[2] = ((s[2] & 18446744073709547520) << 29) ^ x;
+            let x = ((s[3] << 5) ^ s[3]) >> 24;
+            s[3] = ((s[3] & 18446744073709420544) << 23) ^ x;
+            let x = ((s[4] << 3) ^ s[4]) >> 33;
+            s[4] = ((s[4] & 18446744073701163008) << 8) ^ x;
+            s[0] ^ s[1] ^ s[2] ^ s[3] ^ s[4]
+        } else {
+            let t = |v: u64, a: u32, b: u32, c: u32, d: u32| -> u64 {
+                let v = v as u32;
+                u64::from(((v & c) << d) ^ (((v << a) ^ v) >> b))
+            };
+            s[0] = t(s[0], 13, 19, 4294967294, 12);
+            s[1] = t(s[1], 2, 25, 4294967288, 4);
+            s[2] = t(s[2], 3, 11, 4294967280, 17);
+            s[0] ^ s[1] ^ s[2]
+        }
+    }
+
+    /// fio's `rand_max`.
+    pub fn max(&self) -> u64 {
+        if self.wide {
+            u64::MAX
+        } else {
+            u64::from(u32::MAX)
+        }
+    }
+}
+
+/// fio's seed number `off` (`FIO_RAND_*_OFF`) of thread `thread` with a repeatable seed
+/// `randseed` (`setup_random_seeds`).
+pub fn fio_seed(randseed: u64, thread: u64, off: u64) -> u64 {
+    let mut seed = randseed;
+    for _ in 0..4 {
+        seed = seed.wrapping_mul(0x9e37_0001);
+    }
+    for _ in 0..off {
+        seed = seed.wrapping_mul(0x9e37_0001);
+    }
+    seed.wrapping_mul(thread).wrapping_add(off)
+}
+
+/// fio's `FIO_RAND_TRIM_OFF`.
+const FIO_RAND_TRIM_OFF: u64 = 8;
 
 impl Verifier {
     /// The verifier of a clone of `j` (`None` without `verify`); `thread` is fio's thread
@@ -781,6 +951,24 @@ impl Verifier {
         }
         let writes = j.rw.writes(j.rwmixread);
         let reads = j.rw.read_pct(j.rwmixread) > 0;
+        let mut o = o.clone();
+        if o.experimental {
+            // fio logs nothing to read back early, and nothing to trim.
+            o.backlog = 0;
+            o.trim_pct = 0;
+        }
+        let trim_rng = (o.trim_pct > 0).then(|| {
+            let s = if j.randrepeat || j.randseed.is_some() {
+                fio_seed(
+                    j.randseed.unwrap_or(0x89),
+                    u64::from(thread),
+                    FIO_RAND_TRIM_OFF,
+                )
+            } else {
+                seed
+            };
+            FioRand::new(s, j.rand64)
+        });
         Some(Verifier {
             o: o.clone(),
             interval: o.interval.max(1) as usize,
@@ -797,10 +985,13 @@ impl Verifier {
                 && j.bsz[0].min == j.bsz[0].max
                 && !j.time_based
                 && !o.only,
-            phase: writes
-                && (o.do_verify || o.only)
-                && o.kind != kind::NULL
-                && !(j.time_based && o.backlog == 0),
+            // verify=null reads back too (fio pretends to check what it reads).
+            phase: writes && (o.do_verify || o.only) && !(j.time_based && o.backlog == 0),
+            trim_logs: writes
+                && o.do_verify
+                && !o.experimental
+                && o.trim_pct > 0
+                && o.trim_backlog > 0,
             from_log: false,
             seed_state: seed | 1,
             compress: (j.bufs.compress_pct, j.bufs.pattern.clone()),
@@ -809,6 +1000,13 @@ impl Verifier {
             depth: j.iodepth.max(1),
             loaded: None,
             reads: 0,
+            hist: 0,
+            trim_rng,
+            trim_q: Default::default(),
+            trim_live: Default::default(),
+            trim_seq: 0,
+            trim_left: 0,
+            last_read: false,
         })
     }
 
@@ -865,6 +1063,7 @@ impl Verifier {
     /// A logged block was read back.
     pub fn read_back(&mut self) {
         self.reads += 1;
+        self.last_read = true;
     }
 
     /// The options.
@@ -959,17 +1158,27 @@ impl Verifier {
 
     /// Logs a completed write (fio's `log_io_piece`).
     pub fn log(&mut self, p: Piece) {
-        if !self.phase {
+        if !self.phase && !self.trim_logs {
             return;
         }
         self.since_backlog += 1;
+        self.last_read = false;
+        // fio's io_u_should_trim: a draw per logged write.
+        let trim = self.trim_rng.as_mut().is_some_and(|r| {
+            let val = (r.max() / 100) * u64::from(self.o.trim_pct);
+            r.draw() <= val
+        });
+        self.hist += 1;
         if self.in_order {
             if let Some(i) = self.at.insert((p.file, p.off), self.list.len())
                 && i >= self.next
+                && self.list[i].take().is_some()
             {
-                self.list[i] = None;
+                self.hist -= 1;
+                self.trim_live.remove(&(p.file, p.off));
             }
             self.list.push(Some(p));
+            self.add_trim(trim, p.file, p.off);
             return;
         }
         // Sorted by file and offset; an overlapping older piece of the file is dropped.
@@ -986,21 +1195,98 @@ impl Verifier {
         }
         for o in drop {
             self.sorted.remove(&o);
+            self.trim_live.remove(&o);
+            self.hist -= 1;
         }
         self.sorted.insert((f, p.off), p);
+        self.add_trim(trim, f, p.off);
+    }
+
+    /// Puts the block just logged at (`file`, `off`) on the trim list when `trim`.
+    fn add_trim(&mut self, trim: bool, file: u32, off: u64) {
+        if trim {
+            self.trim_seq += 1;
+            self.trim_q.push_back((file, off, self.trim_seq));
+            self.trim_live.insert((file, off), self.trim_seq);
+        }
+    }
+
+    /// Entries on the trim list (fio's `trim_entries`).
+    pub fn trim_entries(&self) -> usize {
+        self.trim_live.len()
+    }
+
+    /// Whether a trim is due before the next I/O (fio's `check_get_trim`): within a batch,
+    /// or when the log holds a multiple of `trim_backlog` blocks and the last I/O was not
+    /// a read.
+    pub fn trim_ready(&self) -> bool {
+        let b = self.o.trim_backlog;
+        b > 0
+            && !self.trim_live.is_empty()
+            && (self.trim_left > 0 || (self.hist.is_multiple_of(b) && !self.last_read))
+    }
+
+    /// The next block to trim when one is due ([`Self::trim_ready`]; fio's
+    /// `get_next_trim`): it is marked trimmed (its verify read then wants zeros), or with
+    /// `trim_verify_zero=0` dropped from the log.
+    pub fn next_trim(&mut self) -> Option<Piece> {
+        if !self.trim_ready() {
+            return None;
+        }
+        if self.trim_left > 0 {
+            self.trim_left -= 1;
+        } else {
+            self.trim_left = if self.o.trim_batch > 0 {
+                self.o.trim_batch
+            } else {
+                self.o.trim_backlog
+            };
+        }
+        self.last_read = false;
+        while let Some((f, off, n)) = self.trim_q.pop_front() {
+            if self.trim_live.get(&(f, off)) != Some(&n) {
+                continue;
+            }
+            self.trim_live.remove(&(f, off));
+            let keep = self.o.trim_zero;
+            let p = if self.in_order {
+                let i = *self.at.get(&(f, off))?;
+                let slot = &mut self.list[i];
+                if keep {
+                    slot.as_mut()?.trimmed = true;
+                    *slot
+                } else {
+                    self.at.remove(&(f, off));
+                    slot.take()
+                }
+            } else if keep {
+                let q = self.sorted.get_mut(&(f, off))?;
+                q.trimmed = true;
+                Some(*q)
+            } else {
+                self.sorted.remove(&(f, off))
+            };
+            if !keep && p.is_some() {
+                self.hist -= 1;
+            }
+            return p;
+        }
+        None
     }
 
     /// Drops the logged write at `off`: it failed, and the job went on
     /// (`continue_on_error`; fio's `unlog_io_piece`), so it is not read back.
     pub fn unlog(&mut self, file: u32, off: u64) {
-        if self.in_order {
-            if let Some(i) = self.at.remove(&(file, off))
-                && i >= self.next
-            {
-                self.list[i] = None;
-            }
+        let gone = if self.in_order {
+            self.at
+                .remove(&(file, off))
+                .is_some_and(|i| i >= self.next && self.list[i].take().is_some())
         } else {
-            self.sorted.remove(&(file, off));
+            self.sorted.remove(&(file, off)).is_some()
+        };
+        if gone {
+            self.hist -= 1;
+            self.trim_live.remove(&(file, off));
         }
     }
 
@@ -1022,6 +1308,15 @@ impl Verifier {
 
     /// The next logged piece to read back (fio's `get_next_verify`).
     pub fn next_piece(&mut self) -> Option<Piece> {
+        let p = self.take_piece();
+        if let Some(q) = p {
+            self.hist = self.hist.saturating_sub(1);
+            self.trim_live.remove(&(q.file, q.off));
+        }
+        p
+    }
+
+    fn take_piece(&mut self) -> Option<Piece> {
         if self.in_order {
             let mut p = None;
             while p.is_none() && self.next < self.list.len() {
@@ -1057,6 +1352,26 @@ impl Verifier {
         let k = self.o.kind;
         if k == kind::NULL {
             return Ok(());
+        }
+        if expect.is_some_and(|e| e.trimmed) {
+            // fio's verify_trimmed_io_u: the whole block must be zeros.
+            let Some(at) = buf
+                .iter()
+                .position(|&b| b != 0)
+                .filter(|_| self.o.trim_zero)
+            else {
+                return Ok(());
+            };
+            self.failures += 1;
+            let fname = file.strip_prefix(".").unwrap_or(file).display();
+            let line = format!(
+                "trim: verify failed at file {fname} offset {off}, length {}, block offset {at}",
+                buf.len()
+            );
+            return Err(Failure {
+                lines: vec![line.clone()],
+                first: line,
+            });
         }
         let hs = hdr_size(k);
         let inc = self.chunk(buf.len());
@@ -1437,6 +1752,7 @@ mod tests {
             check_seed: false,
             check_numberio: true,
             phase: true,
+            trim_logs: false,
             from_log: true,
             seed_state: 7,
             compress: (0, Vec::new()),
@@ -1445,7 +1761,127 @@ mod tests {
             depth: 1,
             loaded: None,
             reads: 0,
+            hist: 0,
+            trim_rng: None,
+            trim_q: Default::default(),
+            trim_live: Default::default(),
+            trim_seq: 0,
+            trim_left: 0,
+            last_read: false,
         }
+    }
+
+    fn piece(off: u64) -> Piece {
+        Piece {
+            file: 0,
+            off,
+            len: 4096,
+            numberio: 0,
+            seed: 0,
+            trimmed: false,
+        }
+    }
+
+    #[test]
+    fn fio_rand_draws_fio_numbers() {
+        // fio 3.33's taus88 seeded with 1 (init_rand), its first draws: the generator
+        // that picks trim_percentage's blocks as fio picks them (the counts are compared
+        // with fio in fio_trimv.rs).
+        let mut r = FioRand::new(1, false);
+        let a: Vec<u64> = (0..3).map(|_| r.draw()).collect();
+        let mut r2 = FioRand::new(1, false);
+        assert_eq!(a, (0..3).map(|_| r2.draw()).collect::<Vec<_>>());
+        assert!(a.iter().all(|&x| x <= u64::from(u32::MAX)));
+        let mut w = FioRand::new(1, true);
+        assert!((0..64).any(|_| w.draw() > u64::from(u32::MAX)));
+        // fio's seeds: randseed 0x89 mixed four times, then per offset and thread.
+        assert_ne!(fio_seed(0x89, 1, 8), fio_seed(0x89, 2, 8));
+        assert_eq!(fio_seed(0, 5, 8), 8);
+    }
+
+    #[test]
+    fn trims_come_at_backlog_multiples_and_drain_the_list() {
+        let mut v = opts(kind::MD5, 4096);
+        v.o.trim_pct = 100;
+        v.o.trim_backlog = 4;
+        v.trim_rng = Some(FioRand::new(1, false));
+        let mut trims = Vec::new();
+        for i in 0..10u64 {
+            v.log(piece(i * 4096));
+            while let Some(p) = v.next_trim() {
+                assert!(p.trimmed);
+                trims.push((i, p.off / 4096));
+            }
+        }
+        // After the 4th write every entry so far (fio's batch restarts while the log length
+        // stays a multiple); what is left of the batch (fio's trim_batch is kept) trims
+        // the 5th at once; then the 8th write's flush, and the batch's rest again.
+        assert_eq!(
+            trims,
+            [
+                (3, 0),
+                (3, 1),
+                (3, 2),
+                (3, 3),
+                (4, 4),
+                (7, 5),
+                (7, 6),
+                (7, 7),
+                (8, 8),
+                (9, 9)
+            ]
+        );
+        assert_eq!(v.trim_entries(), 0);
+        // A read (a backlog verify) holds trims back until the next write.
+        v.log(piece(10 * 4096));
+        v.log(piece(11 * 4096));
+        v.read_back();
+        assert!(!v.trim_ready());
+        // Read back, a trimmed block must be zeros; an entry read back leaves the list.
+        let all: Vec<Piece> = std::iter::from_fn(|| v.next_piece()).collect();
+        assert_eq!(all.iter().filter(|p| p.trimmed).count(), 10);
+        let p = all[0];
+        let mut zero = vec![0u8; 4096];
+        v.check(&mut zero, p.off, Some(p), Path::new("./f"))
+            .unwrap();
+        zero[100] = 1;
+        let f = v
+            .check(&mut zero, p.off, Some(p), Path::new("./f"))
+            .unwrap_err();
+        assert_eq!(
+            f.first,
+            format!(
+                "trim: verify failed at file f offset {}, length 4096, block offset 100",
+                p.off
+            )
+        );
+        assert_eq!(v.trim_entries(), 0);
+    }
+
+    #[test]
+    fn trim_verify_zero_0_drops_trimmed_blocks_and_batches_end() {
+        let mut v = opts(kind::MD5, 4096);
+        v.o.trim_pct = 100;
+        v.o.trim_backlog = 2;
+        v.o.trim_batch = 1;
+        v.o.trim_zero = false;
+        v.trim_rng = Some(FioRand::new(1, false));
+        let mut n = 0;
+        for i in 0..4u64 {
+            v.log(piece(i * 4096));
+            while v.next_trim().is_some() {
+                n += 1;
+            }
+        }
+        // 2 logged: a trim (log 1, odd) and the batch's one more (log 0); then 2 more
+        // logged: the same again.
+        assert_eq!(n, 4);
+        assert_eq!(std::iter::from_fn(|| v.next_piece()).count(), 0);
+        // A block written again leaves the list with its older write.
+        v.o.trim_backlog = 100;
+        v.log(piece(0));
+        v.log(piece(0));
+        assert_eq!(v.trim_entries(), 1);
     }
 
     #[test]
@@ -1472,6 +1908,7 @@ mod tests {
                 len: 4096,
                 numberio: 3,
                 seed,
+                trimmed: false,
             };
             v.check(&mut b.clone(), 8192, Some(p), Path::new("f"))
                 .unwrap();
@@ -1536,6 +1973,7 @@ mod tests {
                 len: 4096,
                 numberio: n,
                 seed: 0,
+                trimmed: false,
             });
         }
         let got: Vec<_> = std::iter::from_fn(|| v.next_piece())
@@ -1551,6 +1989,7 @@ mod tests {
                 len: 4096,
                 numberio: 0,
                 seed: 0,
+                trimmed: false,
             });
         }
         let got: Vec<_> = std::iter::from_fn(|| v.next_piece())
@@ -1565,6 +2004,7 @@ mod tests {
                 len: 4096,
                 numberio: n,
                 seed: 0,
+                trimmed: false,
             });
         }
         let got: Vec<_> = std::iter::from_fn(|| v.next_piece())

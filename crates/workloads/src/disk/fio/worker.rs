@@ -1515,6 +1515,7 @@ impl FioWorker {
             len,
             numberio: n,
             seed,
+            trimmed: false,
         });
         self.numberio += 1;
         only
@@ -1627,6 +1628,72 @@ impl FioWorker {
     #[inline]
     fn backlog_due(&self) -> bool {
         self.verify.as_ref().is_some_and(|v| v.backlog_due())
+    }
+
+    /// Whether a trim of `trim_percentage`'s list is due before the next I/O.
+    #[inline]
+    fn trim_ready(&self) -> bool {
+        self.verify.as_ref().is_some_and(|v| v.trim_ready())
+    }
+
+    /// Whether `trim_backlog` trims are left on the list (fio's loop goes on for them).
+    #[inline]
+    fn trims_left(&self) -> bool {
+        self.verify
+            .as_ref()
+            .is_some_and(|v| v.opts().trim_backlog > 0 && v.trim_entries() > 0)
+    }
+
+    /// One trim of `trim_percentage`'s list, when one is due (fio's `get_next_trim`): the
+    /// logged block is discarded (a hole punched in a file, BLKDISCARD on a device) and
+    /// counted as a trim; `queued`: in a queue engine's loop (its depth counted here).
+    /// False when the trim failed and the clone ends.
+    fn backlog_trim(&mut self, ctl: &mut RunControl<'_>, queued: bool) -> bool {
+        let Some(p) = self.verify.as_mut().and_then(|v| v.next_trim()) else {
+            return true;
+        };
+        let clock = ctl.clock();
+        let multi = self.files.is_some() && !self.job.engine.fileless();
+        let mut opened: Vec<Option<std::fs::File>> = if multi {
+            (0..self.files.as_ref().map_or(0, |f| f.slots.len()))
+                .map(|_| None)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let fd = if multi {
+            match self.verify_file(&mut opened, p.file as usize) {
+                Some((f, _)) => f,
+                None => return false,
+            }
+        } else {
+            self._fd.as_ref().map_or(-1, |f| f.as_raw_fd())
+        };
+        let t0 = ctl.now();
+        let res = if fd >= 0 && !self.job.engine.fileless() {
+            super::engine::trim(fd, p.off, p.len)
+        } else {
+            i64::from(p.len)
+        };
+        let t1 = ctl.now();
+        drop(opened);
+        if res < 0 {
+            return !self.fail(Dir::Trim, p.off, p.len, res);
+        }
+        if self.warming(ctl, t1) {
+            self.ramp_io(Dir::Trim, res);
+        } else {
+            ctl.record(t0, t1);
+            Self::count(ctl, Dir::Trim, res);
+            let c = clock.to_ns(t1 - t0);
+            self.account(Dir::Trim, res, p.len, None, c, c, 0);
+        }
+        if queued {
+            self.stats.depth_map[0] += 1;
+            self.stats.submit_map[1] += 1;
+            self.stats.complete_map[1] += 1;
+        }
+        true
     }
 
     /// Verifies a backlog batch; false when a block did not verify.
@@ -1921,11 +1988,25 @@ impl FioWorker {
         let mut issued_ios = 0u64;
         let buf = self.bufs.slot(0);
         loop {
-            if self.work_done(issued, issued_ios) {
+            // trim_backlog: fio's loop goes on while trims are left on the list.
+            let trims_left = !PLAIN && self.trims_left();
+            if !trims_left && self.work_done(issued, issued_ios) {
                 break;
             }
             if !self.go(ctl, now) || self.cpu_exit_now() {
                 break;
+            }
+            if trims_left {
+                if self.trim_ready() {
+                    if !self.backlog_trim(ctl, false) {
+                        break;
+                    }
+                    now = ctl.now();
+                    continue;
+                }
+                if self.work_done(issued, issued_ios) {
+                    break;
+                }
             }
             if !PLAIN && !self.flow_allows() {
                 self.flow_pause(ctl);
@@ -2201,6 +2282,14 @@ impl FioWorker {
             if inflight == 0 && self.backlog_due() && !self.verify_backlog(ctl) {
                 break;
             }
+            // trim_backlog: a trim waits until nothing is in flight (fio's engines trim
+            // in their queue call).
+            if inflight == 0 && self.trim_ready() {
+                if !self.go(ctl, ctl.now()) || !self.backlog_trim(ctl, true) {
+                    break;
+                }
+                continue;
+            }
             if flow_held && (inflight == 0 || self.job.flow_sleep_us == 0) {
                 if inflight == 0 {
                     self.flow_pause(ctl);
@@ -2214,6 +2303,7 @@ impl FioWorker {
                 && !flow_held
                 && !lat_wait
                 && !self.backlog_due()
+                && !self.trim_ready()
             {
                 let mut t0 = ctl.now();
                 wait_due = None;
@@ -2326,6 +2416,7 @@ impl FioWorker {
                     || flow_held
                     || held_trim.is_some()
                     || self.backlog_due()
+                    || self.trim_ready()
                     || lat_wait
                 {
                     continue;
@@ -2778,6 +2869,15 @@ impl FioWorker {
             self.hand_over();
             return Ok(());
         }
+        // verify_async_cpus: fio 3.33's verify threads set the affinity of the job's own
+        // thread (`fio_setaffinity(td->pid, ...)`), not theirs, once they start; hostbench
+        // verifies in the job's thread, so that thread runs on those CPUs, as fio's does.
+        if self.job.verify.async_threads > 0
+            && let Some(cpus) = &self.job.verify.async_cpus
+            && super::process::set_affinity(cpus).is_err()
+        {
+            eprintln!("fio: failed setting verify thread affinity");
+        }
         // fio drops the region's cached pages when the job opens its file, at its start
         // (so a read phase after a write phase reads the device, not the cache).
         self.drop_cache();
@@ -2866,6 +2966,13 @@ impl FioWorker {
                 // SAFETY: syncing our own fd.
                 unsafe { libc::fsync(fd) };
             }
+        }
+        // fio's note when the write phase leaves entries on the trim list (trim_percentage
+        // without trim_backlog, or a log length that never came to a multiple of it).
+        if let Some(v) = self.verify.as_ref()
+            && v.trim_entries() > 0
+        {
+            eprintln!("fio: {} trim entries leaked?", v.trim_entries());
         }
         // fio's verify phase: what was written is read back and checked.
         if self.stats.error.is_none() && self.verify.as_ref().is_some_and(|v| v.phase) {
