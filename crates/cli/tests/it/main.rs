@@ -37,6 +37,7 @@ mod fio_review2;
 mod fio_seq;
 mod fio_session;
 mod fio_syntax;
+mod fio_trigger;
 mod fio_trim;
 mod fio_verify;
 mod fio_zbd;

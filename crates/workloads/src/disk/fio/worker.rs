@@ -1585,6 +1585,22 @@ impl FioWorker {
                 eprintln!("fio: {e}");
             }
         }
+        // A trigger saves every clone's state, with or without verify (fio's
+        // `verify_save_state(IO_LIST_ALL)`): this one's, kept for it.
+        if self.shared.trigger.on {
+            let s = match &self.verify {
+                Some(v) => v.state(&j.name, self.tid, self.numberio),
+                None => super::vstate::State {
+                    depth: j.iodepth,
+                    nofiles: j.nfiles(),
+                    numberio: self.stats.dirs[Dir::Write as usize].ios,
+                    index: self.tid as u64,
+                    name: j.name.as_bytes().to_vec(),
+                    comps: Vec::new(),
+                },
+            };
+            self.shared.trigger.ended(self.tid, s);
+        }
     }
 
     /// The index of the current file among the clone's several (0 with one).
