@@ -50,6 +50,12 @@ fio's command line and job files, measured by hostbench's own engine.
   --parse-only             check the options and job files, run nothing (exit 0 when fine)
   --inflate-log=FILE       print a log_store_compressed log (.log.fz) as the plain log
   --bandwidth-log          fio's aggregate bandwidth logs agg-{read,write,trim}_bw.log
+  --aux-path=DIR           where the verify state files (local-JOB-N-verify.state) and
+                           verify_dump's files go (default: the current directory)
+  --trigger-file=F         when F appears while the jobs run: F is removed, every job's
+                           verify state saved, the jobs stopped, --trigger=CMD run
+  --trigger-timeout=T      the same once T (whole seconds) has passed since the jobs started
+  --trigger=CMD            the command a trigger runs (sh -c CMD)
   --client=HOSTS           run the jobs on each host over ssh (a comma list, @FILE or a
                            host file; `--client=h1 a.fio --client=h2 b.fio` gives each its
                            own), print each host's report and All clients as fio's
@@ -57,8 +63,8 @@ fio's command line and job files, measured by hostbench's own engine.
   --version                print the version
 
 Job options: name filename directory size offset bs (R,W,T) rw/readwrite (with :N) rwmixread rwmixwrite
-iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null falloc ftruncate cpuio
-filecreate filestat filedelete exec) direct buffered numjobs runtime
+iodepth iodepth_batch_submit ioengine (psync sync libaio io_uring mmap null falloc ftruncate e4defrag
+cpuio filecreate filestat filedelete exec) direct buffered numjobs runtime
 time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
 (random zipf:θ pareto:h normal:dev[:center] zoned:... zoned_abs:...) random_generator
 bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsync fdatasync end_fsync group_reporting invalidate
@@ -154,6 +160,8 @@ struct Cmd {
     status_interval_s: u64,
     /// `--bandwidth-log`: fio's aggregate bandwidth logs.
     bandwidth_log: bool,
+    /// `--aux-path`, `--trigger-file`, `--trigger-timeout`, `--trigger`.
+    trigger: fio::trigger::TriggerCfg,
 }
 
 /// `--eta`: when fio's status line is printed.
@@ -228,6 +236,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
     let mut status_interval_s = 0u64;
     let mut parse_only = false;
     let mut bandwidth_log = false;
+    let mut trigger = fio::trigger::TriggerCfg::default();
     let (mut label, mut no_save, mut results_db) = (None, false, None);
     let mut i = 0;
     let origin = "command line";
@@ -282,6 +291,30 @@ fn parse(args: &[String]) -> Result<Parsed> {
             "cmdhelp" => return Ok(Parsed::Print(cmdhelp(inline.as_deref())?)),
             "parse-only" => parse_only = true,
             "bandwidth-log" => bandwidth_log = true,
+            "aux-path" => {
+                let v = value("a directory")?;
+                if v.is_empty() {
+                    bail!("fio: --aux-path needs a directory, e.g. --aux-path=/tmp/fio-aux");
+                }
+                trigger.aux_path = Some(v);
+            }
+            "trigger-file" => {
+                let v = value("a file name")?;
+                if v.is_empty() {
+                    bail!("fio: --trigger-file needs a file name, e.g. --trigger-file=/tmp/stop");
+                }
+                trigger.file = Some(PathBuf::from(v));
+            }
+            "trigger-timeout" => {
+                let v = value("a time, such as 10 or 10s")?;
+                trigger.timeout_s = fio::trigger::parse_timeout(&v).ok_or_else(|| {
+                    anyhow!(
+                        "fio: --trigger-timeout={v}: expected a time such as 10, 10s or 2m (fio: \
+                         failed parsing time {v})"
+                    )
+                })?;
+            }
+            "trigger" => trigger.cmd = Some(value("a command")?),
             "inflate-log" => {
                 return Ok(Parsed::Inflate(value(
                     "a log_store_compressed .log.fz file",
@@ -375,7 +408,8 @@ fn parse(args: &[String]) -> Result<Parsed> {
                             "fio: fio option --{k} is not supported by hostbench yet; remove it \
                              (hostbench takes --output-format, --output, --minimal, \
                              --append-terse, --terse-version, --eta, --status-interval, --parse-only, \
-                             --inflate-log, --bandwidth-log, --version, \
+                             --inflate-log, --bandwidth-log, --aux-path, --trigger-file, \
+                             --trigger-timeout, --trigger, --version, \
                              --help and job options; see docs/fio.md)"
                         )
                     } else {
@@ -439,6 +473,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
         status_interval_s,
         parse_only,
         bandwidth_log,
+        trigger,
     })))
 }
 
@@ -504,6 +539,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         }
         Parsed::Run(c) => c,
     };
+    // fio's --aux-path and triggers, for the run set up below.
+    fio::trigger::configure(Some(cmd.trigger.clone()));
     let jobs = job::jobs_from_sections(&cmd.sections).map_err(|e| anyhow!("fio: {e}"))?;
     // fio's line for each option it ignores, as it parses them: on stdout before anything
     // else in the normal layout; on stderr when stdout carries JSON or terse (fio prints it

@@ -541,3 +541,37 @@ fn io_uring_options_run_as_in_fio() {
         "{r}"
     );
 }
+
+/// `ioengine=cpp_null` (fio's examples/cpp_null.fio) and `ioengine=external:PATH`: fio loads
+/// such an engine from a shared object (it fails here too, exit 1, with no such object);
+/// hostbench, one static binary, cannot load one: exit 2, saying so, and that
+/// `ioengine=null` measures the same.
+#[test]
+fn external_engines_are_refused_with_the_reason() {
+    let d = tmp("eng-external");
+    for engine in ["cpp_null", "external:/nonexistent/engine.so"] {
+        let e = format!("--ioengine={engine}");
+        let args = ["--name=null", e.as_str(), "--size=1m", "--rw=randread"];
+        let r = hb(&d, &args);
+        assert_eq!(r.code, 2, "{engine}: {}", r.err);
+        for want in [
+            "shared object",
+            "static binary and cannot load",
+            "ioengine=null measures the same",
+        ] {
+            assert!(r.err.contains(want), "{engine}: no '{want}' in: {}", r.err);
+        }
+        assert_eq!(r.err.trim().lines().count(), 1, "{}", r.err);
+        if need_fio("fio_engines::external_engines_are_refused_with_the_reason") {
+            let f = fio(&d, &args);
+            assert_eq!(f.code, 1, "{engine}: {}", f.err);
+            let lib = engine.trim_start_matches("external:");
+            assert!(f.err.contains(lib), "{engine}: {}", f.err);
+        }
+    }
+    assert!(
+        std::fs::read_dir(&d).unwrap().next().is_none(),
+        "nothing made"
+    );
+    std::fs::remove_dir_all(d).unwrap();
+}

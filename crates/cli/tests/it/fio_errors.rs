@@ -259,13 +259,13 @@ fn verify_errors_continue_as_fio() {
 
 /// A small ext4 filesystem on a loop device, mounted for the test and unmounted when
 /// dropped (root only: `None`, with the reason printed, where mount is refused).
-struct SmallFs {
+pub(crate) struct SmallFs {
     dir: PathBuf,
     mnt: PathBuf,
 }
 
 impl SmallFs {
-    fn new(tag: &str, mib: u64) -> Option<SmallFs> {
+    pub(crate) fn new(tag: &str, mib: u64) -> Option<SmallFs> {
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
             eprintln!("skip: mounting a small filesystem needs root");
@@ -309,7 +309,7 @@ impl SmallFs {
     }
 
     /// Empties the filesystem (the files the jobs made).
-    fn clear(&self) {
+    pub(crate) fn clear(&self) {
         for e in std::fs::read_dir(&self.mnt).unwrap().flatten() {
             if e.file_type().unwrap().is_file() {
                 std::fs::remove_file(e.path()).unwrap();
@@ -317,7 +317,7 @@ impl SmallFs {
         }
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.mnt
     }
 }

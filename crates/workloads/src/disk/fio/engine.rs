@@ -10,6 +10,7 @@
 //! | `io_uring` | `iodepth` | a submission and a completion ring, `io_uring_enter` | yes |
 //! | `falloc` | 1 | `fallocate` over the I/O's range (`engines/falloc.rs`) | no |
 //! | `ftruncate` | 1 | `ftruncate` to the write's offset (`engines/ftruncate.rs`) | no |
+//! | `e4defrag` | 1 | `EXT4_IOC_MOVE_EXT` with a donor file per write (`engines/e4defrag.rs`) | no |
 //! | `cpuio` | 1 | no file: CPU burnt per I/O (`engines/cpuio.rs`) | no |
 //!
 //! Everything an engine needs (ring memory, control blocks, event arrays) is allocated when
@@ -139,6 +140,8 @@ pub enum Engine {
     Falloc(RawFd),
     /// ftruncate per write.
     Ftruncate(RawFd),
+    /// ext4's move-extent ioctl per write, with the clone's donor.
+    E4defrag(RawFd, std::sync::Arc<super::engines::e4defrag::Donor>),
     /// CPU burnt per I/O, no file.
     Cpu(Box<super::engines::cpuio::Cpu>),
     /// A program run for the job's runtime, no file.
@@ -157,6 +160,7 @@ impl Engine {
         Ok(match kind {
             EngineKind::Falloc => Engine::Falloc(fd),
             EngineKind::Ftruncate => Engine::Ftruncate(fd),
+            EngineKind::E4defrag => unreachable!("e4defrag is built with its donor"),
             EngineKind::Cpuio => unreachable!("cpuio is built by Engine::cpu"),
             EngineKind::Exec => unreachable!("exec is built by Engine::exec"),
             EngineKind::Net => unreachable!("net is built by Engine::Net at setup"),
@@ -232,9 +236,11 @@ impl Engine {
     /// error itself (falloc, ftruncate).
     pub fn error_func(&self) -> &'static str {
         match self {
-            Engine::Falloc(_) | Engine::Ftruncate(_) | Engine::Cpu(_) | Engine::Exec(_) => {
-                "td_io_queue"
-            }
+            Engine::Falloc(_)
+            | Engine::Ftruncate(_)
+            | Engine::E4defrag(..)
+            | Engine::Cpu(_)
+            | Engine::Exec(_) => "td_io_queue",
             _ => "io_u error",
         }
     }
@@ -288,6 +294,7 @@ impl Engine {
                 Engine::Null => len as i64,
                 Engine::Falloc(fd) => super::engines::falloc::io(*fd, dir, off, len),
                 Engine::Ftruncate(fd) => super::engines::ftruncate::io(*fd, dir, off, len),
+                Engine::E4defrag(fd, donor) => donor.io(*fd, dir, off, len),
                 Engine::Cpu(c) => {
                     c.burn();
                     0

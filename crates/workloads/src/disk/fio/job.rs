@@ -118,6 +118,9 @@ pub enum EngineKind {
     Falloc,
     /// ftruncate to each write's offset.
     Ftruncate,
+    /// ext4's `EXT4_IOC_MOVE_EXT` per write: the range's blocks swapped with a donor
+    /// file's (`donorname`, `inplace`).
+    E4defrag,
     /// No file: CPU burnt per I/O (`cpuload`).
     Cpuio,
     /// Each file created (`open(O_CREAT)`), the open timed.
@@ -144,6 +147,7 @@ impl EngineKind {
             EngineKind::Null => "null",
             EngineKind::Falloc => "falloc",
             EngineKind::Ftruncate => "ftruncate",
+            EngineKind::E4defrag => "e4defrag",
             EngineKind::Cpuio => "cpuio",
             EngineKind::Filecreate => "filecreate",
             EngineKind::Filestat => "filestat",
@@ -160,6 +164,7 @@ impl EngineKind {
             EngineKind::Psync | EngineKind::Sync | EngineKind::Mmap | EngineKind::Net => "xfer",
             EngineKind::Falloc
             | EngineKind::Ftruncate
+            | EngineKind::E4defrag
             | EngineKind::Cpuio
             | EngineKind::Exec
             | EngineKind::Filecreate
@@ -206,6 +211,7 @@ impl EngineKind {
                 | EngineKind::Null
                 | EngineKind::Falloc
                 | EngineKind::Ftruncate
+                | EngineKind::E4defrag
                 | EngineKind::Cpuio
                 | EngineKind::Exec
                 | EngineKind::Filecreate
@@ -1320,6 +1326,14 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "donorname",
+        aliases: &[],
+    },
+    Opt {
+        name: "inplace",
+        aliases: &[],
+    },
+    Opt {
         name: "cpuchunks",
         aliases: &[],
     },
@@ -1695,6 +1709,7 @@ fn parse_time_range(k: &str, v: &str, at: &str) -> Result<(f64, f64), JobError> 
 /// every option and value; the first problem is the error.
 pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError> {
     let mut global: Vec<(String, String, String)> = Vec::new();
+    let mut global_known: Vec<String> = Vec::new();
     let mut jobs = Vec::new();
     for sec in sections {
         for (i, (k, _)) in sec.opts.iter().enumerate() {
@@ -1718,13 +1733,23 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
             // job below may complete them.
             let mut probe: Vec<(String, String, String)> = global.clone();
             probe.push(("name".into(), "global-check".into(), sec.origin.clone()));
-            apply_options(&probe, "global-check", &[])?;
+            let g = apply_options(&probe, "global-check", &[])?;
+            // An engine option the [global]'s own ioengine= knows stays known to the jobs
+            // below that pick another engine (fio parsed it with the global's engine, and
+            // the job's engine ignores it: e4defrag2.fio's donorname with libaio jobs).
+            global_known = g
+                .eng
+                .given
+                .iter()
+                .filter(|(k, _)| engine_of_option(k) == g.engine)
+                .map(|(_, at)| at.clone())
+                .collect();
             continue;
         }
         let mut all = global.clone();
         all.extend(own);
         let mut job = apply_options(&all, &sec.name, &sec.opts)?;
-        finish_engine(&mut job)?;
+        finish_engine(&mut job, &global_known)?;
         check_job(&job)?;
         check_waitee(&job, &jobs, &sec.origin)?;
         jobs.push(job);
@@ -2194,6 +2219,7 @@ fn apply_options(
                     "null" => EngineKind::Null,
                     "falloc" => EngineKind::Falloc,
                     "ftruncate" => EngineKind::Ftruncate,
+                    "e4defrag" => EngineKind::E4defrag,
                     "cpuio" => EngineKind::Cpuio,
                     "filecreate" => EngineKind::Filecreate,
                     "filestat" => EngineKind::Filestat,
@@ -2206,9 +2232,12 @@ fn apply_options(
                              splice path); use ioengine=net, which moves the same messages"
                         ));
                     }
+                    other if other == "cpp_null" || other.starts_with("external:") => {
+                        return err(external_engine(other, at));
+                    }
                     other => {
                         return err(format!(
-                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap, null, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec or net"
+                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap, null, falloc, ftruncate, e4defrag, cpuio, filecreate, filestat, filedelete, exec or net"
                         ));
                     }
                 }
@@ -2940,23 +2969,56 @@ fn parse_distribution(k: &str, v: &str, at: &str) -> Result<RandDist, JobError> 
     })
 }
 
+/// Why `ioengine=NAME` (`cpp_null`, `external:/path/lib.so`) cannot run: fio loads an engine
+/// it does not have built in from a shared object (`dlopen` of the name, or of the path
+/// after `external:`; `cpp_null` is fio's `engines/null.c` compiled by the user with g++,
+/// `examples/cpp_null.fio`), and hostbench is one static binary, which cannot load one.
+fn external_engine(name: &str, at: &str) -> String {
+    let what = match name.strip_prefix("external:") {
+        Some(path) => format!(
+            "fio would load the engine from the shared object {path} (dlopen, then its \
+             `ioengine` or `get_ioengine` symbol)"
+        ),
+        None => format!(
+            "fio would load it as an external engine, a shared object named {name} that the \
+             user builds (cpp_null is fio's engines/null.c compiled with g++, \
+             examples/cpp_null.fio) and fio dlopens"
+        ),
+    };
+    format!(
+        "{at}: ioengine={name}: {what}; hostbench is a static binary and cannot load a shared \
+         object, so external engines are out of reach. ioengine=null measures the same thing \
+         (no I/O: the harness's own cost per I/O)"
+    )
+}
+
+/// The engine an engine option (canonical name) belongs to.
+fn engine_of_option(k: &str) -> EngineKind {
+    if super::engines::uring_option(k) {
+        EngineKind::IoUring
+    } else if k == "stat_type" {
+        EngineKind::Filestat
+    } else if super::engines::e4defrag_option(k) {
+        EngineKind::E4defrag
+    } else if super::engines::exec_option(k) {
+        EngineKind::Exec
+    } else if super::engines::net::option(k) {
+        EngineKind::Net
+    } else {
+        EngineKind::Cpuio
+    }
+}
+
 /// The engine's part of a job, as fio's engine `init` sets it: an engine option needs its
 /// engine; cpuio needs `cpuload` (above 100 is 100) and thinks after every cycle
 /// (`thinktime = cpuchunks·(100−cpuload)/cpuload` µs, `thinktime_blocks=1` at completion,
 /// no spin: fio overrides the job's own think options so).
-fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
+fn finish_engine(j: &mut JobSpec, global_known: &[String]) -> Result<(), JobError> {
     for (k, at) in &j.eng.given {
-        let owner = if super::engines::uring_option(k) {
-            EngineKind::IoUring
-        } else if k == "stat_type" {
-            EngineKind::Filestat
-        } else if super::engines::exec_option(k) {
-            EngineKind::Exec
-        } else if super::engines::net::option(k) {
-            EngineKind::Net
-        } else {
-            EngineKind::Cpuio
-        };
+        let owner = engine_of_option(k);
+        if global_known.contains(at) {
+            continue;
+        }
         if j.engine != owner {
             return err(format!(
                 "{at}: {k} is an option of ioengine={}; job '{}' uses ioengine={} (fio: \
@@ -3016,6 +3078,18 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
     }
     if j.engine == EngineKind::Exec {
         return finish_exec(j);
+    }
+    // fio's engine init allocates the donor up to `file_size_high`, the option as given
+    // (0 without one); the layout resolves `filesize` away later.
+    j.eng.e4defrag.file_size_high = j.filesize.map_or(0, |(_, high)| high);
+    if j.engine == EngineKind::E4defrag && j.eng.e4defrag.donor.as_deref().is_none_or(str::is_empty)
+    {
+        return err(format!(
+            "job '{}': ioengine=e4defrag needs donorname= (the donor file whose blocks are \
+             swapped with the job's file, in its directory; fio 3.33: 'donorname' options \
+             required)",
+            j.name
+        ));
     }
     if j.engine == EngineKind::Net {
         return finish_net(j);
@@ -4253,5 +4327,30 @@ mod tests {
         let text = "[global]\nzonemode=strided\nioengine=null\nsize=4m\n[j]\nzonesize=1m\n";
         let j = jobs_from_sections(&from_text(text).unwrap()).unwrap();
         assert!(j[0].zones.is_some());
+    }
+
+    /// An engine option in [global] after the global's own ioengine= stays valid for a job
+    /// that picks another engine (fio parsed it there: e4defrag2.fio's donorname with its
+    /// libaio jobs); written where no ioengine= of its own knows it, it is refused.
+    #[test]
+    fn a_global_engine_option_of_the_global_engine_is_kept() {
+        let ok =
+            "[global]\nioengine=e4defrag\ndonorname=d\nfilesize=1m\n[a]\n[b]\nioengine=libaio\n";
+        let j = jobs_from_sections(&from_text(ok).unwrap()).unwrap();
+        assert_eq!(j[0].eng.e4defrag.donor.as_deref(), Some("d"));
+        assert_eq!(j[0].eng.e4defrag.file_size_high, 1 << 20);
+        assert_eq!(j[1].engine, EngineKind::Libaio);
+        for bad in [
+            "[global]\ndonorname=d\n[a]\nioengine=libaio\n",
+            "[a]\nioengine=libaio\ndonorname=d\n",
+        ] {
+            let e = jobs_from_sections(&from_text(bad).unwrap()).unwrap_err();
+            assert!(
+                e.0.contains("donorname is an option of ioengine=e4defrag"),
+                "{e:?}"
+            );
+        }
+        let e = jobs_from_sections(&from_text("[a]\nioengine=e4defrag\n").unwrap()).unwrap_err();
+        assert!(e.0.contains("needs donorname="), "{e:?}");
     }
 }

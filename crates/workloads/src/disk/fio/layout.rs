@@ -769,6 +769,10 @@ fn lay_out(
     // file is created and its space asked for (fallocate, failure ignored) but not
     // written, and no free space is required of it.
     let fills = j.rw.read_pct(j.rwmixread) == 0 && j.errors.goes_on_when_full();
+    // e4defrag's writes move blocks and never write data: its file is laid out as fio lays
+    // out a writer's, its space allocated (unwritten extents) but not written, so the
+    // extents the ioctls swap are fio's.
+    let allocates_only = j.rw.read_pct(j.rwmixread) == 0 && j.engine == EngineKind::E4defrag;
     if !fills {
         crate::disk::files::ensure_space(
             &dir,
@@ -795,7 +799,7 @@ fn lay_out(
             .open(path)
             .map_err(|e| crate::disk::files::open_error(path, false, &e))
     };
-    if fills {
+    if fills || allocates_only {
         let f = open()?;
         reserve(j, &f, have, need);
         return Ok(true);

@@ -36,6 +36,7 @@ mod sequence;
 pub mod stats;
 pub mod status;
 pub mod steadystate;
+pub mod trigger;
 pub mod verify;
 pub mod vstate;
 mod worker;
@@ -110,6 +111,8 @@ struct Shared {
     vstates: Vec<Option<vstate::State>>,
     /// `zonemode=zbd`: each file's zones, shared by the jobs that name it.
     zbd: zbd::Tables,
+    /// `--trigger-file`, `--trigger-timeout`: the clones' states for the trigger's save.
+    trigger: trigger::Board,
 }
 
 /// `--status-interval` is on: the clones publish their statistics when asked
@@ -166,6 +169,12 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
             if j.directory == "." {
                 j.directory = dir.to_string();
             }
+        }
+    }
+    // fio's --aux-path: the verify state files go there.
+    if let Some(aux) = trigger::aux_path() {
+        for j in &mut jobs {
+            j.run_dir = aux.clone();
         }
     }
     for j in &jobs {
@@ -420,8 +429,10 @@ impl Workload for Fio {
             warnings,
             disks,
             zbd: Default::default(),
+            trigger: trigger::Board::new(n),
         });
         status::start(&shared);
+        trigger::start(&shared);
         Ok(Box::new(FioInstance { shared }))
     }
 }
@@ -446,6 +457,7 @@ pub(super) fn fio_threads(jobs: &[JobSpec]) -> Vec<(usize, u32)> {
 impl Drop for FioInstance {
     /// The status line stops with the run at the latest.
     fn drop(&mut self) {
+        trigger::finish(&self.shared);
         self.shared.live.stop_printer();
         // --bandwidth-log: written when the last clone ended; here when none did.
         if let Err(e) = self.shared.live.write_agg() {
@@ -460,6 +472,8 @@ impl Instance for FioInstance {
     }
 
     fn fio(&self) -> Option<FioResult> {
+        // A trigger that fired runs its command before the report, as fio's.
+        trigger::finish(&self.shared);
         Some(result::fio_result(&self.shared))
     }
 

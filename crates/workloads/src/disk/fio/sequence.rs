@@ -254,6 +254,28 @@ impl Sequencer {
         self.cv.notify_all();
     }
 
+    /// fio's `fio_terminate_threads(TERMINATE_ALL)` (a trigger): every clone is told to
+    /// stop; those not started never start.
+    pub(super) fn stop_all(&self) {
+        let mut g = self.lock();
+        for (t, stop) in g.iter_mut().zip(&self.stop) {
+            t.terminate = true;
+            t.delay_ns = 0;
+            stop.store(true, Relaxed);
+        }
+        self.cv.notify_all();
+    }
+
+    /// Whether some clone is running.
+    pub(super) fn any_running(&self) -> bool {
+        self.lock().iter().any(|t| t.state == State::Running)
+    }
+
+    /// Whether every clone has ended (or will never start).
+    pub(super) fn all_exited(&self) -> bool {
+        self.lock().iter().all(|t| t.state == State::Exited)
+    }
+
     /// True once clone `tid` has been told to stop (read before each I/O).
     #[inline]
     pub(super) fn told_to_stop(&self, tid: usize) -> bool {

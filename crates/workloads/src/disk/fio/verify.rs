@@ -1617,12 +1617,19 @@ pub fn fill_random(buf: &mut [u8], seed: u64) {
 }
 
 /// fio's `verify_dump`: `buf` into `<file's base name>.<offset>.<what>` in the current
-/// directory (never over an existing file, never through a symlink); the line fio logs.
+/// directory, or `--aux-path` (never over an existing file, never through a symlink); the line fio logs.
 fn dump(buf: &[u8], file: &Path, off: u64, what: &str) -> Vec<String> {
     let base = file
         .file_name()
         .map_or_else(|| "file".into(), |b| b.to_string_lossy().into_owned());
-    let name = format!("{base}.{off}.{what}");
+    // fio's --aux-path: the dumps go there.
+    let name = match super::trigger::aux_path() {
+        Some(aux) => Path::new(&aux)
+            .join(format!("{base}.{off}.{what}"))
+            .to_string_lossy()
+            .into_owned(),
+        None => format!("{base}.{off}.{what}"),
+    };
     use std::os::unix::fs::OpenOptionsExt;
     let r = std::fs::OpenOptions::new()
         .write(true)

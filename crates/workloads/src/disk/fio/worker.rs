@@ -86,6 +86,13 @@ pub(super) fn new_worker(
     }
     let j = &own;
     let size = j.size.expect("sizes are resolved at setup");
+    // e4defrag's donor: opened (and allocated) by the engine's init, before the job's
+    // file is opened, as fio's.
+    let donor = if j.engine == EngineKind::E4defrag {
+        Some(Arc::new(open_donor(&shared.jobs[ji])?))
+    } else {
+        None
+    };
     let (fd, path) = if j.engine.fileless() || multi.is_some() {
         (None, PathBuf::new())
     } else {
@@ -122,6 +129,8 @@ pub(super) fn new_worker(
         Engine::Net(Box::new(n))
     } else if per_file {
         Engine::Null
+    } else if let Some(d) = &donor {
+        Engine::E4defrag(raw, d.clone())
     } else if j.engine == EngineKind::IoUring {
         // Built to prove the ring's options work here (buffers are registered with the
         // ring built in the worker's thread, and so are several files).
@@ -223,6 +232,7 @@ pub(super) fn new_worker(
         _fd: fd,
         engine,
         engine_args: (j.engine, raw, depth, (j.offset, size)),
+        donor,
         bufs,
         depth,
         rng,
@@ -277,6 +287,33 @@ pub(super) fn new_worker(
         zbd,
         zbd_passes: 0,
     })))
+}
+
+/// e4defrag's donor for a clone of job `j` (fio's engine init): `directory/donorname`
+/// (fio's join of the option as written), allocated over `offset .. filesize` unless
+/// `inplace`. A failure is the job's setup error, fio's `io_queue_init` one.
+fn open_donor(j: &JobSpec) -> Result<super::engines::e4defrag::Donor, WorkloadError> {
+    let o = &j.eng.e4defrag;
+    let name = o.donor.as_deref().unwrap_or_default();
+    let path = if j.directory.is_empty() {
+        PathBuf::from(name)
+    } else {
+        PathBuf::from(format!("{}/{name}", j.directory))
+    };
+    super::engines::e4defrag::Donor::open(&path, o.inplace, j.offset, o.file_size_high).map_err(
+        |e| {
+            let hint = if e.errno == libc::EINVAL && !o.inplace {
+                " (inplace=0 allocates the donor over offset..filesize when the job starts: give \
+             filesize= larger than offset=, or inplace=1)"
+            } else {
+                ""
+            };
+            WorkloadError::environment(format!(
+                "job '{}': ioengine=e4defrag: io_queue_init: {}{hint}",
+                j.name, e.what
+            ))
+        },
+    )
 }
 
 /// Opens job file `path` as the job says (O_DIRECT, written or not, `create_on_open`),
@@ -341,6 +378,8 @@ struct FioWorker {
     engine: Option<Engine>,
     /// What `engine` is built from when the worker starts (io_uring).
     engine_args: (EngineKind, i32, u32, (u64, u64)),
+    /// e4defrag's donor file, shared by the engines of the clone's files.
+    donor: Option<Arc<super::engines::e4defrag::Donor>>,
     bufs: Buffers,
     depth: u32,
     rng: Rng,
@@ -850,11 +889,13 @@ impl FioWorker {
         }
         let fd = OwnedFd::from(f);
         if self.job.engine.is_sync() {
-            let e = Engine::new(self.job.engine, fd.as_raw_fd(), 1, (base, size)).and_then(|e| {
-                match self.job.advises_random() {
-                    Some(r) => e.advise_mapping(r).map(|()| e),
-                    None => Ok(e),
-                }
+            let e = match &self.donor {
+                Some(d) => Ok(Engine::E4defrag(fd.as_raw_fd(), d.clone())),
+                None => Engine::new(self.job.engine, fd.as_raw_fd(), 1, (base, size)),
+            };
+            let e = e.and_then(|e| match self.job.advises_random() {
+                Some(r) => e.advise_mapping(r).map(|()| e),
+                None => Ok(e),
             });
             match e {
                 Ok(e) => self.files.as_mut().expect("several files").slots[i].engine = Some(e),
@@ -1225,6 +1266,12 @@ impl FioWorker {
         } else if self.job.engine == EngineKind::Ftruncate && dir == Dir::Read {
             " (the ftruncate engine only writes: each write truncates the file to its \
              offset; use rw=write or rw=randwrite)"
+        } else if self.job.engine == EngineKind::E4defrag && errno == libc::ENOTTY {
+            " (ioengine=e4defrag's EXT4_IOC_MOVE_EXT works on ext4 only: put the job's files on \
+             an ext4 filesystem)"
+        } else if self.job.engine == EngineKind::E4defrag && dir != Dir::Write {
+            " (the e4defrag engine only writes: each write moves its range's blocks to the \
+             donor's; use rw=write or rw=randwrite)"
         } else if self.job.direct && errno == libc::EINVAL {
             " (with direct=1 the block size and offsets must be multiples of the device's \
              logical block size, often 4096 bytes: try bs=4k, or drop direct=1)"
@@ -1544,6 +1591,22 @@ impl FioWorker {
             if let Err(e) = super::vstate::save(&j.run_dir, &j.name, &s) {
                 eprintln!("fio: {e}");
             }
+        }
+        // A trigger saves every clone's state, with or without verify (fio's
+        // `verify_save_state(IO_LIST_ALL)`): this one's, kept for it.
+        if self.shared.trigger.on {
+            let s = match &self.verify {
+                Some(v) => v.state(&j.name, self.tid, self.numberio),
+                None => super::vstate::State {
+                    depth: j.iodepth,
+                    nofiles: j.nfiles(),
+                    numberio: self.stats.dirs[Dir::Write as usize].ios,
+                    index: self.tid as u64,
+                    name: j.name.as_bytes().to_vec(),
+                    comps: Vec::new(),
+                },
+            };
+            self.shared.trigger.ended(self.tid, s);
         }
     }
 

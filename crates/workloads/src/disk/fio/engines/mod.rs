@@ -7,6 +7,7 @@
 //! | `cpuio` | `cpuchunks` µs of spinning (or one qsort round), then a think of `cpuchunks·(100−cpuload)/cpuload` µs | a read of 0 bytes: clat/lat only, no bandwidth line |
 //! | `falloc` | `fallocate(fd, mode, offset, len)`: reads `FALLOC_FL_KEEP_SIZE`, writes mode 0, trims `KEEP_SIZE \| PUNCH_HOLE` | `len` bytes in its direction |
 //! | `ftruncate` | writes `ftruncate(fd, offset)`; reads fail with EINVAL | `len` bytes written |
+//! | `e4defrag` | writes `ioctl(fd, EXT4_IOC_MOVE_EXT)` with the donor (`donorname`, `inplace`); reads fail with EINVAL | the bytes moved, written |
 //! | `filecreate` | each file's `open(O_CREAT\|O_RDWR, 0600)` when the job first picks it | one I/O of `bs` per file, its open as clat only |
 //! | `filestat` | each file's `stat`/`lstat`/`statx` (`stat_type`) | the same, the stat timed |
 //! | `filedelete` | each file's `unlink` | the same, the unlink timed |
@@ -17,6 +18,7 @@
 //! here ([`handles`], [`apply`]) into [`EngineOpts`].
 
 pub mod cpuio;
+pub mod e4defrag;
 pub mod exec;
 pub mod falloc;
 pub mod fileops;
@@ -93,6 +95,8 @@ pub struct EngineOpts {
     pub exec: exec::ExecOpts,
     /// net's `hostname`, `port`, `protocol`, `listen`, `pingpong`, ...
     pub net: net::NetOpts,
+    /// e4defrag's `donorname`, `inplace`.
+    pub e4defrag: e4defrag::E4Opts,
     /// Which engine options were given (they need their engine: `cpuload` with
     /// `ioengine=cpuio`), with where they were written.
     pub given: Vec<(String, String)>,
@@ -112,6 +116,7 @@ impl Default for EngineOpts {
                 ttl: 1,
                 ..Default::default()
             },
+            e4defrag: Default::default(),
             given: Vec::new(),
         }
     }
@@ -123,6 +128,7 @@ pub fn handles(key: &str) -> bool {
         key,
         "cpuload" | "cpuchunks" | "cpumode" | "exit_on_io_done" | "stat_type"
     ) || uring_option(key)
+        || e4defrag_option(key)
         || exec_option(key)
         || net::option(key)
 }
@@ -130,6 +136,11 @@ pub fn handles(key: &str) -> bool {
 /// Whether `key` is one of exec's options parsed here.
 pub fn exec_option(key: &str) -> bool {
     matches!(key, "program" | "arguments" | "grace_time" | "std_redirect")
+}
+
+/// Whether `key` is one of e4defrag's options parsed here.
+pub fn e4defrag_option(key: &str) -> bool {
+    matches!(key, "donorname" | "inplace")
 }
 
 /// Whether `key` is one of io_uring's options parsed here.
@@ -189,6 +200,10 @@ pub fn apply(e: &mut EngineOpts, key: &str, v: &str, at: &str) -> Result<(), Job
         "arguments" => e.exec.arguments = Some(v.to_string()),
         "grace_time" => e.exec.grace_time_s = whole(key, v, at, i32::MAX as u64)?,
         "std_redirect" => e.exec.std_redirect = flag(key, v, at)?,
+        // fio's STR_STORE: the name as written.
+        "donorname" => e.e4defrag.donor = Some(v.to_string()),
+        // fio's FIO_OPT_INT with minval 0, maxval 1.
+        "inplace" => e.e4defrag.inplace = whole(key, v, at, 1)? == 1,
         "fixedbufs" => e.uring.fixedbufs = flag(key, v, at)?,
         "registerfiles" => e.uring.registerfiles = flag(key, v, at)?,
         "sqthread_poll" => e.uring.sqthread_poll = flag(key, v, at)?,
