@@ -314,3 +314,59 @@ fn zbd_bad_combinations_are_fios_errors() {
     }
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// `io_size` past the region: fio starts the region again (its `keep_running`) until
+/// `io_size` bytes are done or less than a block is left, resetting each full zone it
+/// comes back to; every I/O as fio's, and the resets.
+#[test]
+fn zbd_io_size_past_the_region_makes_more_passes_as_fio() {
+    if !need_fio("zbd_io_size_past_the_region_makes_more_passes_as_fio") {
+        return;
+    }
+    // (options, the writes, the resets)
+    let cases = [
+        // Three passes: the second and third reset each of the 4 zones.
+        ("rw=write bs=64k io_size=12m", 192, 8),
+        // Capacities of 768 KiB: 3 MiB a pass, four passes.
+        ("rw=write bs=64k io_size=12m zonecapacity=768k", 192, 12),
+        ("rw=write bs=64k io_size=12m max_open_zones=2", 192, 8),
+        // An aligned offset: the passes go over zones 1 to 3.
+        ("rw=write bs=64k io_size=7m offset=1m size=3m", 112, 4),
+        // `loops` first, then io_size (fio's order): 3 passes, not 2.
+        ("rw=write bs=64k io_size=12m loops=2", 192, 8),
+        // One block left after a pass: one more I/O; less than a block: none.
+        ("rw=write bs=64k io_size=4160k", 65, 1),
+        ("rw=write bs=64k io_size=4100k", 64, 0),
+        // Random writes go on too (a fresh random map each pass).
+        ("rw=randwrite bs=64k io_size=12m", 192, 8),
+    ];
+    for (c, n, resets) in cases {
+        let (ours, theirs) = both(&job(c), &["z"]);
+        if c.contains("rand") {
+            for (who, r) in [("hostbench", &ours), ("fio", &theirs)] {
+                assert_eq!(r.ios[0].len(), n, "{c}: {who}");
+                assert_eq!(replay(&r.ios[0], MIB, MIB, 4, None), resets, "{c}: {who}");
+                assert_eq!(r.resets, [resets], "{c}: {who}");
+            }
+            continue;
+        }
+        assert_eq!(ours.ios, theirs.ios, "{c}");
+        assert_eq!(ours.ios[0].len(), n, "{c}");
+        assert_eq!(ours.resets, theirs.resets, "{c}: zone resets");
+        assert_eq!(ours.resets, [resets], "{c}: zone resets");
+    }
+    // An offset rounded up to a zone: fio 3.33 aborts at its second pass (`zone_lock`'s
+    // assertion, signal 6, after one pass's writes); hostbench goes on over the rounded
+    // region, 1 MiB to 4 MiB: 48 writes, then 32 more resetting two zones.
+    let ours = zrun(
+        "zbd",
+        &job("rw=write bs=64k offset=512k io_size=5m"),
+        &["z"],
+        false,
+    );
+    assert_eq!(ours.ran.code, 0, "{}", ours.ran.err);
+    let first: Vec<Io> = (16..64).map(|i| (1, i * 64 * KIB, 64 * KIB)).collect();
+    assert_eq!(ours.ios[0][..48], first[..]);
+    assert_eq!(ours.ios[0][48..], first[..32]);
+    assert_eq!(ours.resets, [2]);
+}

@@ -276,6 +276,8 @@ pub(super) fn new_worker(
         lat: None,
         zbd,
         zbd_passes: 0,
+        zbd_bytes: 0,
+        zbd_pass_ios: 0,
     })))
 }
 
@@ -415,8 +417,12 @@ struct FioWorker {
     files: Option<Files>,
     /// `zonemode=zbd`: the clone's view of its file's zones (`zbd.rs`).
     zbd: Option<Box<super::zbd::Zoned>>,
-    /// Passes over the region a `zonemode=zbd` clone ended (it stops after `loops`).
+    /// Passes over the region a `zonemode=zbd` clone ended (it stops after `loops`, or
+    /// with `io_size` past the region once that is done).
     zbd_passes: u32,
+    /// Bytes of the I/Os `zonemode=zbd` placed, and I/Os in the current pass.
+    zbd_bytes: u64,
+    zbd_pass_ios: u64,
     /// Descriptors of files a queue engine is done with, closed once nothing is in flight.
     deferred_close: Vec<OwnedFd>,
     /// A file engine's call for the file just picked, ns (its next I/O's clat).
@@ -610,13 +616,16 @@ impl FioWorker {
             match step {
                 super::zbd::Adjust::Io(off, len) => {
                     self.pattern.set_last(d, off - base, len);
+                    self.zbd_bytes += len;
+                    self.zbd_pass_ios += 1;
                     return Some((dir, off, len as u32));
                 }
                 super::zbd::Adjust::Eof => {
                     self.zbd_passes += 1;
-                    if !self.job.time_based && self.zbd_passes >= self.job.loops.max(1) {
+                    if !self.job.time_based && !self.zbd_more_passes() {
                         return None;
                     }
+                    self.zbd_pass_ios = 0;
                     self.pattern.set_seq_pos(0, 0);
                     self.pattern.set_seq_pos(1, 0);
                 }
@@ -627,6 +636,21 @@ impl FioWorker {
             }
         }
         None
+    }
+
+    /// Whether a `zonemode=zbd` clone at the end of a pass starts another, as fio's
+    /// `keep_running`: while `loops` passes are not done, then, with `io_size` given, while
+    /// at least a block of it is left (`io_size=48m` on a 16 MiB file: three passes, the
+    /// later ones resetting the zones they find full). A pass that did no I/O ends the
+    /// clone (fio ends only when its first does none, else it starts pass after pass).
+    fn zbd_more_passes(&self) -> bool {
+        if self.zbd_passes < self.job.loops.max(1) {
+            return true;
+        }
+        let io_size = self.job.io_size.is_some() || self.job.io_size_pct.is_some();
+        io_size
+            && self.zbd_pass_ios > 0
+            && self.zbd_bytes.saturating_add(self.job.max_bs()) <= self.limit_bytes
     }
 
     /// [`Self::next_io`] of a clone with several files: the file picked first (fio's
