@@ -370,3 +370,153 @@ fn zbd_io_size_past_the_region_makes_more_passes_as_fio() {
     assert_eq!(ours.ios[0][48..], first[..32]);
     assert_eq!(ours.resets, [2]);
 }
+
+/// The figure before `tail` on the line holding it (`; 4507 zone resets`), and the writes
+/// of `issued rwts: total=R,W,...`: (writes, resets) of a run's one job block.
+fn writes_and_resets(out: &str) -> (u64, u64) {
+    let resets = out
+        .lines()
+        .find_map(|l| {
+            l.strip_suffix(" zone resets")?
+                .rsplit("; ")
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no zone resets in:\n{out}"));
+    let writes = out
+        .lines()
+        .find_map(|l| {
+            let t = l.split("issued rwts: total=").nth(1)?;
+            t.split([',', ' ']).nth(1)?.parse().ok()
+        })
+        .unwrap_or_else(|| panic!("no issued rwts in:\n{out}"));
+    (writes, resets)
+}
+
+/// fio 3.33's `examples/zbd-rand-write.fio`, adapted in sizes, runtime and path only (a
+/// 64 MiB file of 1 MiB zones instead of /dev/sdj's 256 MiB zones, 2 s instead of 180):
+/// sixteen clones writing at random, at most 32 zones open, in one group-reported block.
+/// The counts follow the speed; what does not: one block of 16 jobs, one group, writes
+/// only, and the resets — each 512 KiB write fills half a zone and a zone is reset only
+/// when full, so the writes less twice the resets are the halves still in the zones
+/// (0 to 128).
+#[test]
+fn zbd_rand_write_example_adapted_runs_as_fio() {
+    let real = need_fio("zbd_rand_write_example_adapted_runs_as_fio");
+    let d = tmp("zbd-ex-rw");
+    std::fs::write(d.join("dev64"), vec![0u8; 64 << 20]).unwrap();
+    let text = "[global]\nname=zbd-rand-write\ngroup_reporting\nrw=randwrite\nzonemode=zbd\n\
+                zonesize=1M\nmax_open_zones=32\nbs=512K\ndirect=1\nnumjobs=16\ntime_based\n\
+                runtime=2\n\n[dev1]\nfilename=dev64\nioengine=psync\n";
+    std::fs::write(d.join("zbd-rand-write.fio"), text).unwrap();
+    let mut runs = vec![("hostbench", hb(&d, &["zbd-rand-write.fio"]))];
+    if real {
+        runs.push(("fio", fio(&d, &["zbd-rand-write.fio"])));
+    }
+    for (who, r) in runs {
+        assert_eq!(r.code, 0, "{who}: {}", r.err);
+        let out = &r.out;
+        assert_eq!(out.matches("(groupid=").count(), 1, "{who}: {out}");
+        assert!(
+            out.contains("dev1: (groupid=0, jobs=16): err= 0"),
+            "{who}: {out}"
+        );
+        assert_eq!(out.matches("Run status group").count(), 1, "{who}: {out}");
+        assert!(out.contains("issued rwts: total=0,"), "{who}: {out}");
+        let (writes, resets) = writes_and_resets(out);
+        assert!(
+            writes > 0 && resets > 0,
+            "{who}: {writes} writes, {resets} resets"
+        );
+        let left = writes.checked_sub(2 * resets);
+        assert!(
+            left.is_some_and(|l| l <= 128),
+            "{who}: {writes} writes, {resets} resets"
+        );
+    }
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// fio 3.33's `examples/zbd-seq-read.fio`, adapted in sizes and path only (zone 8 of a
+/// 48 MiB file of 1 MiB zones instead of zone 524 of /dev/sdd, 40 zones): libaio at depth
+/// 16, reading only written data. Every zone of a regular file starts empty, so neither
+/// program reads anything, and neither prints a block for the job; in JSON the same keys
+/// and no read.
+#[test]
+fn zbd_seq_read_example_adapted_runs_as_fio() {
+    let real = need_fio("zbd_seq_read_example_adapted_runs_as_fio");
+    let d = tmp("zbd-ex-sr");
+    std::fs::write(d.join("dev48"), vec![0u8; 48 << 20]).unwrap();
+    let text = "[global]\nname=zbd-seq-read\nrw=read\nbs=256K\ndirect=1\nnumjobs=1\n\
+                zonemode=zbd\nzonesize=1M\nread_beyond_wp=0\n\n[dev1]\nfilename=dev48\n\
+                offset=8388608\nsize=40M\nioengine=libaio\niodepth=16\n";
+    std::fs::write(d.join("zbd-seq-read.fio"), text).unwrap();
+    let json = ["zbd-seq-read.fio", "--output-format=json"];
+    let mut runs = vec![("hostbench", hb(&d, &["zbd-seq-read.fio"]), hb(&d, &json))];
+    if real {
+        runs.push(("fio", fio(&d, &["zbd-seq-read.fio"]), fio(&d, &json)));
+    }
+    let mut key_sets = Vec::new();
+    for (who, normal, j) in &runs {
+        assert_eq!(normal.code, 0, "{who}: {}", normal.err);
+        assert_eq!(j.code, 0, "{who}: {}", j.err);
+        assert!(!normal.out.contains("(groupid="), "{who}: {}", normal.out);
+        assert!(
+            normal.out.contains("Run status group 0 (all jobs):"),
+            "{who}"
+        );
+        let v = doc(&j.out);
+        assert_eq!(v["jobs"].as_array().map(Vec::len), Some(1), "{who}");
+        let job = &v["jobs"][0];
+        assert_eq!(job["jobname"], "dev1", "{who}");
+        assert_eq!(job["error"], 0, "{who}");
+        for dir in ["read", "write", "trim"] {
+            assert_eq!(job[dir]["total_ios"], 0, "{who}: {dir}");
+        }
+        let mut k = std::collections::BTreeSet::new();
+        super::fio_exec::keys(job, "", &mut k);
+        key_sets.push(k);
+    }
+    if let [ours, theirs] = &key_sets[..] {
+        assert_eq!(ours, theirs, "the job's JSON keys");
+    }
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// A `time_based` reader of empty zones (nothing written, `read_beyond_wp=0`) ends at
+/// once with no I/O in both programs: fio ends a job whose first pass did none (its
+/// `job_runtime` 0), it does not spin until `runtime`.
+#[test]
+fn zbd_time_based_reader_with_nothing_to_read_ends_as_fio() {
+    let real = need_fio("zbd_time_based_reader_with_nothing_to_read_ends_as_fio");
+    let d = tmp("zbd-tb");
+    std::fs::write(d.join("f4"), vec![0u8; 4 << 20]).unwrap();
+    for rw in ["read", "randread"] {
+        let rw = format!("--rw={rw}");
+        let args = [
+            "--name=z",
+            "--filename=f4",
+            "--ioengine=psync",
+            "--zonemode=zbd",
+            "--zonesize=1m",
+            "--bs=64k",
+            &rw,
+            "--time_based",
+            "--runtime=30",
+            "--output-format=json",
+        ];
+        let mut runs = vec![("hostbench", hb(&d, &args))];
+        if real {
+            runs.push(("fio", fio(&d, &args)));
+        }
+        for (who, r) in runs {
+            assert_eq!(r.code, 0, "{who} {rw}: {}", r.err);
+            assert!(r.took.as_secs() < 15, "{who} {rw}: ran {:?}", r.took);
+            let j = &doc(&r.out)["jobs"][0];
+            assert_eq!(j["read"]["total_ios"], 0, "{who} {rw}");
+            assert_eq!(j["job_runtime"], 0, "{who} {rw}");
+        }
+    }
+    std::fs::remove_dir_all(&d).ok();
+}
