@@ -26,6 +26,8 @@ type Io = (u8, u64, u64);
 struct Zrun {
     ios: Vec<Vec<Io>>,
     resets: Vec<u64>,
+    /// Each job block's trims (`issued rwts: total=R,W,T`).
+    trims: Vec<u64>,
     ran: Ran,
 }
 
@@ -42,7 +44,22 @@ fn zrun(tag: &str, text: &str, jobs: &[&str], real_fio: bool) -> Zrun {
         hb(&d, &["z.fio", "--output=out.txt"])
     };
     let out = std::fs::read_to_string(d.join("out.txt")).unwrap_or_default();
-    let ios = jobs.iter().map(|j| logged_ios(&d, j).concat()).collect();
+    // Reads and writes: hostbench logs no trims (see `zbd_trims_reset_zones_as_fio`).
+    let ios = jobs
+        .iter()
+        .map(|j| {
+            let mut v = logged_ios(&d, j).concat();
+            v.retain(|io| io.0 != 2);
+            v
+        })
+        .collect();
+    let trims = out
+        .lines()
+        .filter_map(|l| {
+            let t = l.split("issued rwts: total=").nth(1)?;
+            t.split([',', ' ']).nth(2)?.parse().ok()
+        })
+        .collect();
     let resets = out
         .lines()
         .filter_map(|l| {
@@ -54,7 +71,12 @@ fn zrun(tag: &str, text: &str, jobs: &[&str], real_fio: bool) -> Zrun {
         })
         .collect();
     std::fs::remove_dir_all(&d).ok();
-    Zrun { ios, resets, ran }
+    Zrun {
+        ios,
+        resets,
+        trims,
+        ran,
+    }
 }
 
 /// One job `z` on `f4` with zones of 1 MiB and `opts` (spaces between options).
@@ -227,7 +249,16 @@ fn zbd_random_ios_keep_fios_rules() {
 fn zbd_bad_combinations_are_fios_errors() {
     let d = tmp("zbd-err");
     std::fs::write(d.join("f4"), vec![0u8; 4 << 20]).unwrap();
-    let cases: [(&str, &str); 10] = [
+    let cases: [(&str, &str); 12] = [
+        // A trim is a zone reset: of one whole zone.
+        (
+            "--filename=f4 --zonesize=1m --rw=trim --bs=256k",
+            "f4: trim block size 262144 is not the zone size 1048576",
+        ),
+        (
+            "--filename=f4 --zonesize=1m --rw=randtrim --bsrange=1m-2m",
+            "bsrange and bssplit are not allowed for trim with zonemode=zbd",
+        ),
         (
             "--filename=f4",
             "Specifying the zone size is mandatory for regular file/block device with \
@@ -519,4 +550,65 @@ fn zbd_time_based_reader_with_nothing_to_read_ends_as_fio() {
         }
     }
     std::fs::remove_dir_all(&d).ok();
+}
+
+/// Trims under `zonemode=zbd` are zone resets (fio's `zbd_do_io_u_trim`: the zone's write
+/// pointer back to its start, nothing sent to the file), of whole zones: a sequential
+/// trim goes where drawn, a random one to the nearest zone holding data (none: the pass
+/// ends). After 2.5 MiB written in zones of 1 MiB: the trims counted as fio's, every read
+/// and write as fio's, the writes' resets, and a reader after finds nothing. (The trims'
+/// own offsets are not compared: fio logs trims, hostbench's logs have no trim rows —
+/// `fio_logs2::trims_are_not_logged`.)
+#[test]
+fn zbd_trims_reset_zones_as_fio() {
+    if !need_fio("zbd_trims_reset_zones_as_fio") {
+        return;
+    }
+    let head = "[global]\nfilename=f4\nioengine=psync\nsize=4m\nzonemode=zbd\nzonesize=1m\n\
+                log_offset=1\n[w]\nrw=write\nbs=256k\nio_size=2560k\nwrite_iops_log=w\n";
+    let writes: Vec<Io> = (0..10).map(|i| (1, i * 256 * KIB, 256 * KIB)).collect();
+    // Sequential: four trims of a zone each, then nothing to read; random: each trim at
+    // a zone holding data until none does (3 trims, whatever the draws).
+    for (rw, n) in [("trim", 4), ("randtrim", 3)] {
+        let text = format!(
+            "{head}[t]\nstonewall\nrw={rw}\nbs=1m\nwrite_iops_log=t\n\
+             [r]\nstonewall\nrw=randread\nbs=256k\nwrite_iops_log=r\n"
+        );
+        let (ours, theirs) = both(&text, &["w", "t", "r"]);
+        assert_eq!(ours.ios, theirs.ios, "{rw}");
+        assert_eq!(ours.ios[0], writes, "{rw}");
+        assert!(ours.ios[2].is_empty(), "{rw}: {:?}", ours.ios[2]);
+        assert_eq!(ours.trims, theirs.trims, "{rw}");
+        // (The reader did nothing: no block for it.)
+        assert_eq!(ours.trims, [0, n], "{rw}");
+    }
+    // trimwrite, two passes: each zone trimmed, then written whole; the first pass resets
+    // the three zones with data, the second all four (7 resets, on the write line).
+    let text = format!("{head}[tw]\nstonewall\nrw=trimwrite\nbs=1m\nloops=2\nwrite_iops_log=tw\n");
+    let (ours, theirs) = both(&text, &["w", "tw"]);
+    assert_eq!(ours.ios, theirs.ios);
+    let whole: Vec<Io> = (0..8).map(|i| (1, i % 4 * MIB, MIB)).collect();
+    assert_eq!(ours.ios[1], whole);
+    assert_eq!(
+        (ours.trims.clone(), ours.resets.clone()),
+        (vec![0, 8], vec![0, 7])
+    );
+    assert_eq!((ours.trims, ours.resets), (theirs.trims, theirs.resets));
+    // On fresh zones: a random trim (or randtrimwrite) finds nothing, a sequential one
+    // trims every zone, trimwrite writes each after.
+    for (rw, n, w) in [
+        ("randtrim", 0, 0),
+        ("randtrimwrite", 0, 0),
+        ("trim", 4, 0),
+        ("trimwrite", 4, 4),
+    ] {
+        let (ours, theirs) = both(&job(&format!("rw={rw} bs=1m")), &["z"]);
+        assert_eq!(ours.ios, theirs.ios, "{rw}");
+        assert_eq!(ours.ios[0].len(), w, "{rw}");
+        assert_eq!(ours.trims, theirs.trims, "{rw}");
+        // (A job without I/O has no block.)
+        let want: &[u64] = if n == 0 { &[] } else { &[n] };
+        assert_eq!(ours.trims, want, "{rw}");
+        assert_eq!(ours.resets, theirs.resets, "{rw}");
+    }
 }

@@ -2655,11 +2655,23 @@ fn finish_zbd(
              supported by hostbench; use one file per job"
         ));
     }
-    if j.rw.trims() {
+    if j.rw.trims() && matches!(j.engine, EngineKind::Falloc | EngineKind::Ftruncate) {
+        // fio's falloc engine punches its own holes: no zone reset (fio 3.33 moves the
+        // trim to a zone holding data and leaves its write pointer).
         return err(format!(
-            "job '{name}': zonemode=zbd with rw={} (trims as zone resets) is not supported by \
-             hostbench; use reads and writes",
-            j.rw.name()
+            "job '{name}': zonemode=zbd with rw={} and ioengine={}: trims reset zones only \
+             through psync, sync, mmap, libaio or io_uring (fio's do_io_u_trim); use one of \
+             them",
+            j.rw.name(),
+            j.engine.name()
+        ));
+    }
+    let trim_bs = &j.bsz[2];
+    if j.rw.trims() && (trim_bs.min != trim_bs.max || !trim_bs.split.is_empty()) {
+        // A trim resets one zone (zbd.c's zbd_verify_bs).
+        return err(format!(
+            "job '{name}': fio 3.33: \"bsrange and bssplit are not allowed for trim with \
+             zonemode=zbd\"; give trims one block size, the zonesize"
         ));
     }
     if j.verify.kind != 0 {
@@ -4217,7 +4229,10 @@ mod tests {
                 "zonemode=zbd zonesize=1m zone_reset_threshold=2",
                 "from 0 to 1",
             ),
-            ("zonemode=zbd zonesize=1m rw=trim ioengine=psync", "rw=trim"),
+            (
+                "zonemode=zbd zonesize=1m rw=randtrim bsrange=1m-2m ioengine=psync",
+                "bsrange and bssplit are not allowed",
+            ),
             (
                 "zonemode=zbd zonesize=1m ioengine=null",
                 "ioengine=null has none",

@@ -403,6 +403,14 @@ fn zbd_region(
             j.name, z.size
         ));
     }
+    if j.rw.trims() && j.bsz[2].min != z.size {
+        // A trim resets one zone (zbd.c's zbd_verify_bs).
+        return Err(format!(
+            "job '{}': fio 3.33: \"{shown}: trim block size {} is not the zone size {}\"; \
+             give bs (or its trim value, bs=,,{}) the zonesize",
+            j.name, j.bsz[2].min, z.size, z.size
+        ));
+    }
     let seq_read = j.rw == super::job::Rw::Read;
     let (f, notes) = super::zbd::align_region(
         &shown.to_string(),

@@ -568,11 +568,11 @@ impl FioWorker {
         if self.files.is_some() {
             return self.next_io_files(dir);
         }
-        if self.trims {
-            return self.next_trim_io(dir);
-        }
         if self.zbd.is_some() {
             return self.next_zbd_io(dir);
+        }
+        if self.trims {
+            return self.next_trim_io(dir);
         }
         let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
         self.pass_bytes += len;
@@ -592,35 +592,62 @@ impl FioWorker {
     /// read); the next starts at the region's start, until `loops` passes are done.
     #[inline(never)]
     fn next_zbd_io(&mut self, dir: Dir) -> Option<(Dir, u64, u32)> {
+        use super::zbd::Adjust;
         let base = self.job.offset;
         let random = self.job.rw.random();
+        let trims = self.trims;
         let z = self.zbd.as_mut()?;
         let d = z.ddir(dir as usize);
-        let dir = if d == 0 { Dir::Read } else { Dir::Write };
+        let dir = match d {
+            0 => Dir::Read,
+            1 => Dir::Write,
+            _ => Dir::Trim,
+        };
+        // A trimwrite's write: the zone just trimmed (reset), written from its start.
+        let mut rewrite = if dir == Dir::Write && trims {
+            self.trimmed.take()
+        } else {
+            None
+        };
         for _ in 0..2 {
             let z = self.zbd.as_mut()?;
-            if let Some(to) = z.seq_jump(d, base + self.pattern.seq_pos(d)) {
-                self.pattern.set_seq_pos(d, to - base);
-            }
-            let at_end = !random && self.pattern.seq_pos(d) >= self.size;
-            if at_end && self.job.time_based {
-                self.pattern.set_seq_pos(d, 0);
-            }
-            let step = if at_end && !self.job.time_based {
-                super::zbd::Adjust::Eof
+            // The pattern's direction: trims take the reads' place.
+            let pd = if trims { 0 } else { d };
+            let step = if let Some((off, len)) = rewrite.take() {
+                z.adjust(1, off, u64::from(len))
             } else {
-                let (off, len) = self.pattern.next(d, &mut self.rng)?;
-                z.adjust(d, base + off, len)
+                if let Some(to) = z.seq_jump(d, base + self.pattern.seq_pos(pd)) {
+                    self.pattern.set_seq_pos(pd, to - base);
+                }
+                let at_end = !random && self.pattern.seq_pos(pd) >= self.size;
+                if at_end && self.job.time_based {
+                    self.pattern.set_seq_pos(pd, 0);
+                }
+                if at_end && !self.job.time_based {
+                    Adjust::Eof
+                } else {
+                    let (off, len) = self.pattern.next(pd, &mut self.rng)?;
+                    if trims && dir == Dir::Trim {
+                        z.trim(base + off, len)
+                    } else {
+                        z.adjust(d, base + off, len)
+                    }
+                }
             };
             self.stats.zone_resets = z.resets;
             match step {
-                super::zbd::Adjust::Io(off, len) => {
-                    self.pattern.set_last(d, off - base, len);
+                Adjust::Io(off, len) => {
+                    if dir == Dir::Trim && self.job.rw.trim_write() {
+                        self.trimmed = Some((off, len as u32));
+                    }
+                    if !(trims && dir == Dir::Write) {
+                        self.pattern.set_last(pd, off - base, len);
+                    }
                     self.zbd_bytes += len;
                     self.zbd_pass_ios += 1;
                     return Some((dir, off, len as u32));
                 }
-                super::zbd::Adjust::Eof => {
+                Adjust::Eof => {
                     self.zbd_passes += 1;
                     if !self.job.time_based && !self.zbd_more_passes() {
                         return None;
@@ -628,8 +655,13 @@ impl FioWorker {
                     self.zbd_pass_ios = 0;
                     self.pattern.set_seq_pos(0, 0);
                     self.pattern.set_seq_pos(1, 0);
+                    if trims && dir == Dir::Write {
+                        // A trimwrite's write with no zone to go to (open-zone limits):
+                        // the clone ends.
+                        return None;
+                    }
                 }
-                super::zbd::Adjust::Error(errno, func, detail) => {
+                Adjust::Error(errno, func, detail) => {
                     self.set_error(errno, func, detail);
                     return None;
                 }
@@ -1994,6 +2026,9 @@ impl FioWorker {
                     }
                     r
                 }
+                // zonemode=zbd: the trim was the zone's reset; nothing goes to the file
+                // (fio's `zbd_do_io_u_trim`).
+                _ if dir == Dir::Trim && self.zbd.is_some() => i64::from(len),
                 e => e.sync_io(dir, buf, off, len),
             };
             let t1 = ctl.now();
@@ -2495,7 +2530,12 @@ impl FioWorker {
     ) -> bool {
         let clock = ctl.clock();
         let t0 = ctl.now();
-        let res = engine.trim_now(off, len);
+        let res = if self.zbd.is_some() {
+            // zonemode=zbd: the trim was the zone's reset (fio's `zbd_do_io_u_trim`).
+            i64::from(len)
+        } else {
+            engine.trim_now(off, len)
+        };
         let t1 = ctl.now();
         self.stats.depth_map[0] += 1;
         self.stats.submit_map[1] += 1;

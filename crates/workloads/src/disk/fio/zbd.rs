@@ -286,6 +286,35 @@ impl Zoned {
         Adjust::Io(at, len)
     }
 
+    /// fio's `zbd_adjust_block` and `zbd_do_io_u_trim` for a trim drawn at `off`
+    /// (absolute) of `len` bytes (the zone size): a random job's trim of an empty zone
+    /// goes to the nearest zone holding data (`Eof` when none does); the trim resets its
+    /// zone (counted when the zone held data) and sends nothing to the file.
+    pub(super) fn trim(&mut self, off: u64, len: u64) -> Adjust {
+        let table = self.table.clone();
+        let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
+        let zb = t.idx(off);
+        if zb >= t.nr {
+            return Adjust::Io(off, len);
+        }
+        let (mut z, mut off) = (zb, off);
+        if self.random && t.wp[z as usize] == t.start(z) {
+            let Some(n) = self.find_zone(&t, 1, zb) else {
+                return Adjust::Eof;
+            };
+            (z, off) = (n, t.start(n));
+        }
+        if off != t.start(z) {
+            return Adjust::Error(
+                libc::EINVAL,
+                "Trim offset not at zone start",
+                format!("a trim at {off}, inside the zone at {}", t.start(z)),
+            );
+        }
+        self.reset_zone(&mut t, z);
+        Adjust::Io(off, len)
+    }
+
     /// A read where data was written: in the drawn zone, or the next one with data
     /// (for a random job, the nearest either way); `Eof` when no zone has any.
     fn read(&self, t: &Table, zb: u32, mut off: u64, len: u64, min_bs: u64) -> Adjust {
@@ -569,6 +598,26 @@ mod tests {
         assert_eq!(z.adjust(1, 0, 8192), Adjust::Io(40960, 8192));
         // Zone 2 filled and closed: zone 0 opens.
         assert_eq!(z.adjust(1, 0, 4096), Adjust::Io(0, 4096));
+    }
+
+    #[test]
+    fn trims_reset_zones_and_random_ones_find_data() {
+        let o = opts(16384, 16384, 0);
+        let mut z = zoned(&o, 65536, true);
+        assert_eq!(z.adjust(1, 16384, 4096), Adjust::Io(16384, 4096));
+        // Zone 3 is empty: the random trim goes to the nearest zone with data, zone 1.
+        assert_eq!(z.trim(49152, 16384), Adjust::Io(16384, 16384));
+        assert_eq!(z.resets, 1);
+        assert_eq!(z.adjust(0, 16384, 4096), Adjust::Eof);
+        assert_eq!(z.trim(0, 16384), Adjust::Eof);
+        // A sequential trim goes where drawn, an empty zone's reset is not counted.
+        let mut seq = zoned(&o, 65536, false);
+        assert_eq!(seq.trim(32768, 16384), Adjust::Io(32768, 16384));
+        assert_eq!(seq.resets, 0);
+        assert!(matches!(
+            seq.trim(4096, 16384),
+            Adjust::Error(libc::EINVAL, ..)
+        ));
     }
 
     #[test]
