@@ -26,8 +26,9 @@ type Io = (u8, u64, u64);
 struct Zrun {
     ios: Vec<Vec<Io>>,
     resets: Vec<u64>,
-    /// Each job block's trims (`issued rwts: total=R,W,T`).
+    /// Each job block's trims and reads (`issued rwts: total=R,W,T`).
     trims: Vec<u64>,
+    reads: Vec<u64>,
     ran: Ran,
 }
 
@@ -53,13 +54,15 @@ fn zrun(tag: &str, text: &str, jobs: &[&str], real_fio: bool) -> Zrun {
             v
         })
         .collect();
-    let trims = out
-        .lines()
-        .filter_map(|l| {
-            let t = l.split("issued rwts: total=").nth(1)?;
-            t.split([',', ' ']).nth(2)?.parse().ok()
-        })
-        .collect();
+    let issued = |i: usize| {
+        out.lines()
+            .filter_map(|l| {
+                let t = l.split("issued rwts: total=").nth(1)?;
+                t.split([',', ' ']).nth(i)?.parse().ok()
+            })
+            .collect()
+    };
+    let (trims, reads) = (issued(2), issued(0));
     let resets = out
         .lines()
         .filter_map(|l| {
@@ -75,6 +78,7 @@ fn zrun(tag: &str, text: &str, jobs: &[&str], real_fio: bool) -> Zrun {
         ios,
         resets,
         trims,
+        reads,
         ran,
     }
 }
@@ -249,7 +253,12 @@ fn zbd_random_ios_keep_fios_rules() {
 fn zbd_bad_combinations_are_fios_errors() {
     let d = tmp("zbd-err");
     std::fs::write(d.join("f4"), vec![0u8; 4 << 20]).unwrap();
-    let cases: [(&str, &str); 12] = [
+    let cases: [(&str, &str); 13] = [
+        // With verify no zone is reset during a pass: the blocks must fill it exactly.
+        (
+            "--filename=f4 --zonesize=1m --bs=384k --verify=crc32c",
+            "f4: block size 393216 is not a divisor of the zone size 1048576",
+        ),
         // A trim is a zone reset: of one whole zone.
         (
             "--filename=f4 --zonesize=1m --rw=trim --bs=256k",
@@ -610,5 +619,82 @@ fn zbd_trims_reset_zones_as_fio() {
         let want: &[u64] = if n == 0 { &[] } else { &[n] };
         assert_eq!(ours.trims, want, "{rw}");
         assert_eq!(ours.resets, theirs.resets, "{rw}");
+    }
+}
+
+/// `verify` under `zonemode=zbd`, as fio 3.33: when a writer's pass starts, the zones of
+/// its region holding data are reset (`zbd_file_reset`), and no zone is reset during the
+/// pass — a full zone is not written again (the writes go to another zone, or the pass
+/// ends); then the verify phase reads every block back. Sequential writes as fio's, I/O
+/// by I/O (the logs' writes: hostbench's logs have no rows of the verify phase), the
+/// same reads and resets; random ones by the rules, as many reads as writes.
+#[test]
+fn zbd_verify_writes_and_reads_back_as_fio() {
+    if !need_fio("zbd_verify_writes_and_reads_back_as_fio") {
+        return;
+    }
+    // (options, writes = reads)
+    let cases = [
+        ("rw=write bs=64k verify=crc32c zonecapacity=768k", 48),
+        ("rw=write bs=256k verify=md5 offset=512k size=3584k", 12),
+        ("rw=write bs=128k verify=crc32c zonecapacity=640k", 20),
+        ("rw=write bs=128k verify=crc32c max_open_zones=1", 32),
+    ];
+    for (c, n) in cases {
+        let (ours, theirs) = both(&job(c), &["z"]);
+        let writes =
+            |r: &Zrun| -> Vec<Io> { r.ios[0].iter().copied().filter(|i| i.0 == 1).collect() };
+        assert_eq!(writes(&ours), writes(&theirs), "{c}");
+        assert_eq!(writes(&ours).len(), n, "{c}");
+        assert_eq!(
+            (&ours.reads, &ours.resets),
+            (&theirs.reads, &theirs.resets),
+            "{c}"
+        );
+        assert_eq!(
+            (ours.reads.clone(), ours.resets.clone()),
+            (vec![n as u64], vec![0]),
+            "{c}"
+        );
+    }
+    // A verified writer after 2.5 MiB written: the three zones holding data reset first.
+    let text = "[global]\nfilename=f4\nioengine=psync\nsize=4m\nzonemode=zbd\nzonesize=1m\n\
+                log_offset=1\n[w]\nrw=write\nbs=256k\nio_size=2560k\nwrite_iops_log=w\n\
+                [v]\nstonewall\nrw=write\nbs=64k\nverify=crc32c\nwrite_iops_log=v\n";
+    let (ours, theirs) = both(text, &["w", "v"]);
+    let writes = |r: &Zrun| -> Vec<Io> { r.ios[1].iter().copied().filter(|i| i.0 == 1).collect() };
+    assert_eq!(writes(&ours), writes(&theirs));
+    assert_eq!(writes(&ours).len(), 64);
+    assert_eq!((&ours.reads, &ours.resets), (&theirs.reads, &theirs.resets));
+    assert_eq!(
+        (ours.reads.clone(), ours.resets.clone()),
+        (vec![0, 64], vec![0, 3])
+    );
+    // Random writes: every block of each zone drawn once, at its write pointer; with a
+    // capacity of 768 KiB the blocks past it go to other zones until all are full.
+    for (c, cap, n) in [
+        ("rw=randwrite bs=64k verify=crc32c", MIB, 64),
+        (
+            "rw=randwrite bs=64k verify=crc32c zonecapacity=768k",
+            768 * KIB,
+            48,
+        ),
+        (
+            "rw=randwrite bs=64k verify=crc32c max_open_zones=2",
+            MIB,
+            64,
+        ),
+    ] {
+        let (ours, theirs) = both(&job(c), &["z"]);
+        for (who, r) in [("hostbench", &ours), ("fio", &theirs)] {
+            let w: Vec<Io> = r.ios[0].iter().copied().filter(|i| i.0 == 1).collect();
+            assert_eq!(w.len(), n, "{c}: {who}");
+            assert_eq!(replay(&w, MIB, cap, 4, None), 0, "{c}: {who}");
+            assert_eq!(
+                (r.reads.clone(), r.resets.clone()),
+                (vec![n as u64], vec![0]),
+                "{c}: {who}"
+            );
+        }
     }
 }

@@ -2674,12 +2674,6 @@ fn finish_zbd(
              zonemode=zbd\"; give trims one block size, the zonesize"
         ));
     }
-    if j.verify.kind != 0 {
-        return err(format!(
-            "job '{name}': zonemode=zbd with verify (zone writes replayed in order) is not \
-             supported by hostbench; leave verify out"
-        ));
-    }
     if z.skip > 0 {
         return err(format!(
             "job '{name}': zonemode=zbd with zoneskip is not supported by hostbench yet; \

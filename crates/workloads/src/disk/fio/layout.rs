@@ -411,6 +411,20 @@ fn zbd_region(
             j.name, j.bsz[2].min, z.size, z.size
         ));
     }
+    if j.verify.kind != 0
+        && let Some(b) = j
+            .bsz
+            .iter()
+            .map(|b| b.min)
+            .find(|&b| z.size % b.max(1) != 0)
+    {
+        // A zone is never reset during a verified pass: its blocks must fill it exactly.
+        return Err(format!(
+            "job '{}': fio 3.33: \"{shown}: block size {b} is not a divisor of the zone size \
+             {}\" (with verify); give a bs that divides the zonesize",
+            j.name, z.size
+        ));
+    }
     let seq_read = j.rw == super::job::Rw::Read;
     let (f, notes) = super::zbd::align_region(
         &shown.to_string(),

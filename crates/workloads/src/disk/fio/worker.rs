@@ -187,6 +187,7 @@ pub(super) fn new_worker(
                 [j.bsz[0].min, j.bsz[1].min],
                 j.rw.random(),
                 matches!(j.rw, Rw::ReadWrite | Rw::RandRw),
+                j.verify.kind != 0 && j.rw.writes(j.rwmixread),
             )))
         }
         _ => None,
@@ -278,6 +279,7 @@ pub(super) fn new_worker(
         zbd_passes: 0,
         zbd_bytes: 0,
         zbd_pass_ios: 0,
+        zbd_started: false,
     })))
 }
 
@@ -423,6 +425,8 @@ struct FioWorker {
     /// Bytes of the I/Os `zonemode=zbd` placed, and I/Os in the current pass.
     zbd_bytes: u64,
     zbd_pass_ios: u64,
+    /// The first pass has started (with `verify`, the region's zones were reset).
+    zbd_started: bool,
     /// Descriptors of files a queue engine is done with, closed once nothing is in flight.
     deferred_close: Vec<OwnedFd>,
     /// A file engine's call for the file just picked, ns (its next I/O's clat).
@@ -597,6 +601,10 @@ impl FioWorker {
         let random = self.job.rw.random();
         let trims = self.trims;
         let z = self.zbd.as_mut()?;
+        if !self.zbd_started {
+            self.zbd_started = true;
+            z.pass_starts();
+        }
         let d = z.ddir(dir as usize);
         let dir = match d {
             0 => Dir::Read,
@@ -653,6 +661,9 @@ impl FioWorker {
                         return None;
                     }
                     self.zbd_pass_ios = 0;
+                    if let Some(z) = self.zbd.as_mut() {
+                        z.pass_starts();
+                    }
                     self.pattern.set_seq_pos(0, 0);
                     self.pattern.set_seq_pos(1, 0);
                     if trims && dir == Dir::Write {

@@ -135,6 +135,9 @@ pub(super) struct Zoned {
     job_max_open: u32,
     reset_threshold: f64,
     reset_frequency: f64,
+    /// `verify`: a full zone is never written again (its reset would lose what the
+    /// verify phase reads), and the region's zones are reset when a pass starts.
+    verify: bool,
     /// Zones this clone holds open (fio's `td->num_open_zones`).
     num_open: u32,
     /// Zone resets this clone made (fio's `nr_zone_resets`).
@@ -149,6 +152,7 @@ impl Zoned {
         min_bs: [u64; 2],
         random: bool,
         mixed: bool,
+        verify: bool,
     ) -> Zoned {
         let (min_zone, max_zone) = {
             let t = table.lock().unwrap_or_else(|e| e.into_inner());
@@ -167,6 +171,7 @@ impl Zoned {
             job_max_open: o.job_max_open,
             reset_threshold: o.reset_threshold,
             reset_frequency: o.reset_frequency,
+            verify,
             num_open: 0,
             resets: 0,
         }
@@ -362,9 +367,27 @@ impl Zoned {
         None
     }
 
+    /// fio's `zbd_file_reset` with `verify`, when a writer's pass starts: every zone of
+    /// the region holding data is reset, so no write has to reset one during the pass.
+    pub(super) fn pass_starts(&mut self) {
+        if !self.verify {
+            return;
+        }
+        let table = self.table.clone();
+        let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
+        for z in self.min_zone..self.max_zone.min(t.nr) {
+            self.reset_zone(&mut t, z);
+        }
+        t.write_cnt = write_cnt(self.reset_frequency);
+    }
+
     /// fio's `zbd_open_zone`: whether zone `z` is open for writing, opening it when the
-    /// limits allow (no limit: every zone is, untracked).
+    /// limits allow (no limit: every zone is, untracked); with `verify` a full zone is
+    /// not (writes go elsewhere rather than reset it).
     fn open_zone(&mut self, t: &mut Table, z: u32) -> bool {
+        if self.verify && t.full(z, self.min_bs[1]) {
+            return false;
+        }
         if t.max_open == 0 {
             return true;
         }
@@ -557,7 +580,7 @@ mod tests {
 
     fn zoned(o: &ZbdOpts, real: u64, random: bool) -> Zoned {
         let t = Arc::new(Mutex::new(Table::new(real, o)));
-        Zoned::new(t, o, (0, real), [4096, 4096], random, false)
+        Zoned::new(t, o, (0, real), [4096, 4096], random, false, false)
     }
 
     #[test]
