@@ -698,3 +698,53 @@ fn zbd_verify_writes_and_reads_back_as_fio() {
         }
     }
 }
+
+/// `zoneskip` under `zonemode=zbd` (sequential jobs only, as fio's
+/// `setup_zbd_zone_mode`): after a zone's worth of I/O, or at the zone's end (for a read,
+/// at its write pointer), the job goes on `zoneskip` bytes past the zone's end, and from
+/// the region's start again past the file's end, until its size is done. Every I/O and
+/// the resets as fio's.
+#[test]
+fn zbd_zoneskip_ios_are_fios() {
+    if !need_fio("zbd_zoneskip_ios_are_fios") {
+        return;
+    }
+    let cases = [
+        // Zones 0 and 2, then again from zone 0, resetting each (2 resets).
+        "rw=write bs=256k zoneskip=1m",
+        // 384 KiB does not fit a third time: the zone's worth is done at 768 KiB.
+        "rw=write bs=384k zoneskip=1m",
+        // At the capacity the writer jumps to the zone's end, then skips.
+        "rw=write bs=256k zoneskip=2m zonecapacity=768k io_size=6m",
+        "rw=write bs=128k zoneskip=1m loops=2",
+        "rw=write bs=256k zoneskip=1m offset=1m size=3m",
+        // Nothing written: nothing to read.
+        "rw=read bs=256k zoneskip=1m",
+    ];
+    for c in cases {
+        let (ours, theirs) = both(&job(c), &["z"]);
+        assert_eq!(ours.ios, theirs.ios, "{c}");
+        assert_eq!(ours.resets, theirs.resets, "{c}: zone resets");
+    }
+    // A reader skips at each write pointer: 2.5 MiB written, read zone 0, then zone 2's
+    // half, then from zone 0 again.
+    let text = "[global]\nfilename=f4\nioengine=psync\nsize=4m\nzonemode=zbd\nzonesize=1m\n\
+                log_offset=1\n[w]\nrw=write\nbs=256k\nio_size=2560k\nwrite_iops_log=w\n\
+                [r]\nstonewall\nrw=read\nbs=128k\nzoneskip=1m\nwrite_iops_log=r\n";
+    let (ours, theirs) = both(text, &["w", "r"]);
+    assert_eq!(ours.ios, theirs.ios);
+    assert!(!ours.ios[1].is_empty());
+    // A skip past the region but inside the file: fio 3.33 aborts (`zone_lock`'s
+    // assertion, signal 6); hostbench starts from the region's start again, as fio does
+    // past the file's end: zone 0 twice (one reset).
+    let ours = zrun(
+        "zbd",
+        &job("rw=write bs=256k zoneskip=1m size=2m"),
+        &["z"],
+        false,
+    );
+    assert_eq!(ours.ran.code, 0, "{}", ours.ran.err);
+    let zone0: Vec<Io> = (0..4).map(|i| (1, i * 256 * KIB, 256 * KIB)).collect();
+    assert_eq!(ours.ios[0], [zone0.clone(), zone0].concat());
+    assert_eq!(ours.resets, [1]);
+}

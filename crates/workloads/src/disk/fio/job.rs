@@ -2674,12 +2674,6 @@ fn finish_zbd(
              zonemode=zbd\"; give trims one block size, the zonesize"
         ));
     }
-    if z.skip > 0 {
-        return err(format!(
-            "job '{name}': zonemode=zbd with zoneskip is not supported by hostbench yet; \
-             leave zoneskip out"
-        ));
-    }
     o.size = z.size;
     o.skip = z.skip;
     if o.capacity == 0 {

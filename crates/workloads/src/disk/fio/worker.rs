@@ -280,6 +280,8 @@ pub(super) fn new_worker(
         zbd_bytes: 0,
         zbd_pass_ios: 0,
         zbd_started: false,
+        zbd_foff: 0,
+        zbd_zone_bytes: 0,
     })))
 }
 
@@ -427,6 +429,10 @@ struct FioWorker {
     zbd_pass_ios: u64,
     /// The first pass has started (with `verify`, the region's zones were reset).
     zbd_started: bool,
+    /// `zoneskip`: where the current zone's run started (fio's moving `file_offset`,
+    /// absolute), and the bytes done since the last skip (fio's `zone_bytes`).
+    zbd_foff: u64,
+    zbd_zone_bytes: u64,
     /// Descriptors of files a queue engine is done with, closed once nothing is in flight.
     deferred_close: Vec<OwnedFd>,
     /// A file engine's call for the file just picked, ns (its next I/O's clat).
@@ -624,10 +630,30 @@ impl FioWorker {
             let step = if let Some((off, len)) = rewrite.take() {
                 z.adjust(1, off, u64::from(len))
             } else {
-                if let Some(to) = z.seq_jump(d, base + self.pattern.seq_pos(pd)) {
+                let before = base + self.pattern.seq_pos(pd);
+                if let Some(to) = z.seq_jump(d, before) {
                     self.pattern.set_seq_pos(pd, to - base);
                 }
-                let at_end = !random && self.pattern.seq_pos(pd) >= self.size;
+                let skip = z.skip();
+                if skip > 0 {
+                    // fio's setup_zbd_zone_mode: on to the zone `zoneskip` past this one,
+                    // from the region's start again past the region's end.
+                    let pos = base + self.pattern.seq_pos(pd);
+                    if self.zbd_foff < base {
+                        self.zbd_foff = base;
+                    }
+                    if z.skip_due(dir == Dir::Read, before, pos, self.zbd_zone_bytes) {
+                        let (zone, end) = z.zone_and_end();
+                        self.zbd_zone_bytes = 0;
+                        self.zbd_foff += zone + skip;
+                        if self.zbd_foff >= end {
+                            self.zbd_foff = base;
+                        }
+                        self.pattern.set_seq_pos(pd, self.zbd_foff - base);
+                    }
+                }
+                // (With zoneskip a pass never reaches the region's end: it wraps.)
+                let at_end = !random && skip == 0 && self.pattern.seq_pos(pd) >= self.size;
                 if at_end && self.job.time_based {
                     self.pattern.set_seq_pos(pd, 0);
                 }
@@ -652,6 +678,7 @@ impl FioWorker {
                         self.pattern.set_last(pd, off - base, len);
                     }
                     self.zbd_bytes += len;
+                    self.zbd_zone_bytes += len;
                     self.zbd_pass_ios += 1;
                     return Some((dir, off, len as u32));
                 }
@@ -661,6 +688,7 @@ impl FioWorker {
                         return None;
                     }
                     self.zbd_pass_ios = 0;
+                    (self.zbd_foff, self.zbd_zone_bytes) = (base, 0);
                     if let Some(z) = self.zbd.as_mut() {
                         z.pass_starts();
                     }

@@ -138,6 +138,8 @@ pub(super) struct Zoned {
     /// `verify`: a full zone is never written again (its reset would lose what the
     /// verify phase reads), and the region's zones are reset when a pass starts.
     verify: bool,
+    /// `zoneskip`, bytes.
+    skip: u64,
     /// Zones this clone holds open (fio's `td->num_open_zones`).
     num_open: u32,
     /// Zone resets this clone made (fio's `nr_zone_resets`).
@@ -172,6 +174,7 @@ impl Zoned {
             reset_threshold: o.reset_threshold,
             reset_frequency: o.reset_frequency,
             verify,
+            skip: o.skip,
             num_open: 0,
             resets: 0,
         }
@@ -365,6 +368,33 @@ impl Zoned {
             z2 -= 1;
         }
         None
+    }
+
+    /// `zoneskip` (bytes; 0: none): a sequential job leaves each zone for the one
+    /// `zoneskip` bytes past its end.
+    pub(super) fn skip(&self) -> u64 {
+        if self.random { 0 } else { self.skip }
+    }
+
+    /// fio's `setup_zbd_zone_mode` with `zoneskip`: whether the sequential position `pos`
+    /// (absolute), in the zone where `before` lay (the position before a capacity jump),
+    /// leaves its zone: a zone's worth done since the last skip (`zone_bytes`), the zone's
+    /// end reached, or for a read, its write pointer (unless `read_beyond_wp`).
+    pub(super) fn skip_due(&self, read: bool, before: u64, pos: u64, zone_bytes: u64) -> bool {
+        let t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        let z = t.idx(before);
+        if z >= t.nr {
+            return true;
+        }
+        zone_bytes >= t.zone
+            || pos >= t.start(z) + t.zone
+            || (read && !self.read_beyond_wp && pos >= t.wp[z as usize])
+    }
+
+    /// The zone size, and the region's end (absolute).
+    pub(super) fn zone_and_end(&self) -> (u64, u64) {
+        let t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        (t.zone, self.off + self.size)
     }
 
     /// fio's `zbd_file_reset` with `verify`, when a writer's pass starts: every zone of
