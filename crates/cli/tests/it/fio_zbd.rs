@@ -717,6 +717,8 @@ fn zbd_zoneskip_ios_are_fios() {
         // At the capacity the writer jumps to the zone's end, then skips.
         "rw=write bs=256k zoneskip=2m zonecapacity=768k io_size=6m",
         "rw=write bs=128k zoneskip=1m loops=2",
+        // In zones (fio's `Nz`): 2 zones.
+        "rw=write bs=128k zoneskip=2z io_size=6m",
         "rw=write bs=256k zoneskip=1m offset=1m size=3m",
         // Nothing written: nothing to read.
         "rw=read bs=256k zoneskip=1m",

@@ -1897,6 +1897,8 @@ fn apply_options(
     // zonemode, zonesize, zonerange, zoneskip: checked together once all are read.
     let mut zone_mode: Option<(String, String)> = None;
     let mut zone = Zones::default();
+    // `zoneskip=Nz`: N zones of zonemode=zbd (where it was given, for the error).
+    let mut skip_zones: Option<(u64, String)> = None;
     let mut zbd = ZbdOpts::default();
     let mut no_serialize = false;
     for (k, v, at) in opts {
@@ -1942,13 +1944,18 @@ fn apply_options(
                 // fio's parser splits a size at `-` (a range) and its zoneskip callback
                 // keeps the last part: `-4k` is a 4k skip, never a step back.
                 let v = &v.trim().strip_prefix('-').unwrap_or(v.trim()).to_string();
-                if v.trim().ends_with(['z', 'Z']) {
-                    return err(format!(
-                        "{at}: zoneskip={v}: a skip in zones (Nz) counts the zones of a zoned \
-                         block device (zonemode=zbd); give the skip in bytes (e.g. 3m)"
-                    ));
+                if let Some(n) = v.trim().strip_suffix(['z', 'Z']) {
+                    let n = n.trim().parse::<u64>().map_err(|_| {
+                        JobError(format!(
+                            "{at}: zoneskip={v}: expected a count of zones (e.g. 2z) or bytes"
+                        ))
+                    })?;
+                    skip_zones = Some((n, format!("{at}: zoneskip={v}")));
+                    zone.skip = 0;
+                } else {
+                    skip_zones = None;
+                    zone.skip = parse_size_opt(k, v, at)?;
                 }
-                zone.skip = parse_size_opt(k, v, at)?;
             }
             "name" => {
                 if v.trim().is_empty() {
@@ -2446,7 +2453,18 @@ fn apply_options(
     // A [global] section's options are checked alone (the probe); whether the zone
     // options fit together is each job's question (a job may give the zonesize).
     if section != "global-check" {
-        if zone_mode.as_ref().is_some_and(|(m, _)| m == "zbd") {
+        let zbd_mode = zone_mode.as_ref().is_some_and(|(m, _)| m == "zbd");
+        if let Some((n, at)) = skip_zones {
+            if !zbd_mode {
+                return err(format!(
+                    "{at}: a skip in zones (Nz) counts the zones of zonemode=zbd; give the \
+                     skip in bytes (e.g. 3m)"
+                ));
+            }
+            // fio's zbd_recalc_options_with_zone_granularity: N zones of zonesize.
+            zone.skip = n.saturating_mul(zone.size);
+        }
+        if zbd_mode {
             let at = zone_mode.as_ref().map_or("", |(_, a)| a.as_str());
             j.zbd = Some(finish_zbd(&j, at, zone, zbd, no_serialize)?);
         } else {
@@ -4235,6 +4253,9 @@ mod tests {
             let e = one(t).err().unwrap_or_else(|| panic!("{t}: accepted"));
             assert!(e.0.contains(says), "{t}: {}", e.0);
         }
+        // zonemode=zbd counts a skip in zones (fio's `Nz`), the zonesize given after it.
+        let j = one("zoneskip=2z zonemode=zbd zonesize=1m ioengine=psync").unwrap();
+        assert_eq!(j.zbd.map(|z| z.skip), Some(2 << 20));
         // A [global] with zonemode and a job with the zonesize: fine.
         let text = "[global]\nzonemode=strided\nioengine=null\nsize=4m\n[j]\nzonesize=1m\n";
         let j = jobs_from_sections(&from_text(text).unwrap()).unwrap();
