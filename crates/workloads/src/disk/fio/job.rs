@@ -1930,6 +1930,8 @@ fn apply_options(
     // zonemode, zonesize, zonerange, zoneskip: checked together once all are read.
     let mut zone_mode: Option<(String, String)> = None;
     let mut zone = Zones::default();
+    // `zoneskip=Nz`: N zones of zonemode=zbd (where it was given, for the error).
+    let mut skip_zones: Option<(u64, String)> = None;
     let mut zbd = ZbdOpts::default();
     let mut no_serialize = false;
     for (k, v, at) in opts {
@@ -1975,13 +1977,18 @@ fn apply_options(
                 // fio's parser splits a size at `-` (a range) and its zoneskip callback
                 // keeps the last part: `-4k` is a 4k skip, never a step back.
                 let v = &v.trim().strip_prefix('-').unwrap_or(v.trim()).to_string();
-                if v.trim().ends_with(['z', 'Z']) {
-                    return err(format!(
-                        "{at}: zoneskip={v}: a skip in zones (Nz) counts the zones of a zoned \
-                         block device (zonemode=zbd); give the skip in bytes (e.g. 3m)"
-                    ));
+                if let Some(n) = v.trim().strip_suffix(['z', 'Z']) {
+                    let n = n.trim().parse::<u64>().map_err(|_| {
+                        JobError(format!(
+                            "{at}: zoneskip={v}: expected a count of zones (e.g. 2z) or bytes"
+                        ))
+                    })?;
+                    skip_zones = Some((n, format!("{at}: zoneskip={v}")));
+                    zone.skip = 0;
+                } else {
+                    skip_zones = None;
+                    zone.skip = parse_size_opt(k, v, at)?;
                 }
-                zone.skip = parse_size_opt(k, v, at)?;
             }
             "name" => {
                 if v.trim().is_empty() {
@@ -2486,7 +2493,18 @@ fn apply_options(
     // A [global] section's options are checked alone (the probe); whether the zone
     // options fit together is each job's question (a job may give the zonesize).
     if section != "global-check" {
-        if zone_mode.as_ref().is_some_and(|(m, _)| m == "zbd") {
+        let zbd_mode = zone_mode.as_ref().is_some_and(|(m, _)| m == "zbd");
+        if let Some((n, at)) = skip_zones {
+            if !zbd_mode {
+                return err(format!(
+                    "{at}: a skip in zones (Nz) counts the zones of zonemode=zbd; give the \
+                     skip in bytes (e.g. 3m)"
+                ));
+            }
+            // fio's zbd_recalc_options_with_zone_granularity: N zones of zonesize.
+            zone.skip = n.saturating_mul(zone.size);
+        }
+        if zbd_mode {
             let at = zone_mode.as_ref().map_or("", |(_, a)| a.as_str());
             j.zbd = Some(finish_zbd(&j, at, zone, zbd, no_serialize)?);
         } else {
@@ -2695,23 +2713,23 @@ fn finish_zbd(
              supported by hostbench; use one file per job"
         ));
     }
-    if j.rw.trims() {
+    if j.rw.trims() && matches!(j.engine, EngineKind::Falloc | EngineKind::Ftruncate) {
+        // fio's falloc engine punches its own holes: no zone reset (fio 3.33 moves the
+        // trim to a zone holding data and leaves its write pointer).
         return err(format!(
-            "job '{name}': zonemode=zbd with rw={} (trims as zone resets) is not supported by \
-             hostbench; use reads and writes",
-            j.rw.name()
+            "job '{name}': zonemode=zbd with rw={} and ioengine={}: trims reset zones only \
+             through psync, sync, mmap, libaio or io_uring (fio's do_io_u_trim); use one of \
+             them",
+            j.rw.name(),
+            j.engine.name()
         ));
     }
-    if j.verify.kind != 0 {
+    let trim_bs = &j.bsz[2];
+    if j.rw.trims() && (trim_bs.min != trim_bs.max || !trim_bs.split.is_empty()) {
+        // A trim resets one zone (zbd.c's zbd_verify_bs).
         return err(format!(
-            "job '{name}': zonemode=zbd with verify (zone writes replayed in order) is not \
-             supported by hostbench; leave verify out"
-        ));
-    }
-    if z.skip > 0 {
-        return err(format!(
-            "job '{name}': zonemode=zbd with zoneskip is not supported by hostbench yet; \
-             leave zoneskip out"
+            "job '{name}': fio 3.33: \"bsrange and bssplit are not allowed for trim with \
+             zonemode=zbd\"; give trims one block size, the zonesize"
         ));
     }
     o.size = z.size;
@@ -4308,7 +4326,10 @@ mod tests {
                 "zonemode=zbd zonesize=1m zone_reset_threshold=2",
                 "from 0 to 1",
             ),
-            ("zonemode=zbd zonesize=1m rw=trim ioengine=psync", "rw=trim"),
+            (
+                "zonemode=zbd zonesize=1m rw=randtrim bsrange=1m-2m ioengine=psync",
+                "bsrange and bssplit are not allowed",
+            ),
             (
                 "zonemode=zbd zonesize=1m ioengine=null",
                 "ioengine=null has none",
@@ -4323,6 +4344,9 @@ mod tests {
             let e = one(t).err().unwrap_or_else(|| panic!("{t}: accepted"));
             assert!(e.0.contains(says), "{t}: {}", e.0);
         }
+        // zonemode=zbd counts a skip in zones (fio's `Nz`), the zonesize given after it.
+        let j = one("zoneskip=2z zonemode=zbd zonesize=1m ioengine=psync").unwrap();
+        assert_eq!(j.zbd.map(|z| z.skip), Some(2 << 20));
         // A [global] with zonemode and a job with the zonesize: fine.
         let text = "[global]\nzonemode=strided\nioengine=null\nsize=4m\n[j]\nzonesize=1m\n";
         let j = jobs_from_sections(&from_text(text).unwrap()).unwrap();

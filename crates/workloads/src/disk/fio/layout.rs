@@ -403,6 +403,28 @@ fn zbd_region(
             j.name, z.size
         ));
     }
+    if j.rw.trims() && j.bsz[2].min != z.size {
+        // A trim resets one zone (zbd.c's zbd_verify_bs).
+        return Err(format!(
+            "job '{}': fio 3.33: \"{shown}: trim block size {} is not the zone size {}\"; \
+             give bs (or its trim value, bs=,,{}) the zonesize",
+            j.name, j.bsz[2].min, z.size, z.size
+        ));
+    }
+    if j.verify.kind != 0
+        && let Some(b) = j
+            .bsz
+            .iter()
+            .map(|b| b.min)
+            .find(|&b| z.size % b.max(1) != 0)
+    {
+        // A zone is never reset during a verified pass: its blocks must fill it exactly.
+        return Err(format!(
+            "job '{}': fio 3.33: \"{shown}: block size {b} is not a divisor of the zone size \
+             {}\" (with verify); give a bs that divides the zonesize",
+            j.name, z.size
+        ));
+    }
     let seq_read = j.rw == super::job::Rw::Read;
     let (f, notes) = super::zbd::align_region(
         &shown.to_string(),

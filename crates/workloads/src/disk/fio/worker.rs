@@ -196,6 +196,7 @@ pub(super) fn new_worker(
                 [j.bsz[0].min, j.bsz[1].min],
                 j.rw.random(),
                 matches!(j.rw, Rw::ReadWrite | Rw::RandRw),
+                j.verify.kind != 0 && j.rw.writes(j.rwmixread),
             )))
         }
         _ => None,
@@ -286,6 +287,11 @@ pub(super) fn new_worker(
         lat: None,
         zbd,
         zbd_passes: 0,
+        zbd_bytes: 0,
+        zbd_pass_ios: 0,
+        zbd_started: false,
+        zbd_foff: 0,
+        zbd_zone_bytes: 0,
     })))
 }
 
@@ -454,8 +460,18 @@ struct FioWorker {
     files: Option<Files>,
     /// `zonemode=zbd`: the clone's view of its file's zones (`zbd.rs`).
     zbd: Option<Box<super::zbd::Zoned>>,
-    /// Passes over the region a `zonemode=zbd` clone ended (it stops after `loops`).
+    /// Passes over the region a `zonemode=zbd` clone ended (it stops after `loops`, or
+    /// with `io_size` past the region once that is done).
     zbd_passes: u32,
+    /// Bytes of the I/Os `zonemode=zbd` placed, and I/Os in the current pass.
+    zbd_bytes: u64,
+    zbd_pass_ios: u64,
+    /// The first pass has started (with `verify`, the region's zones were reset).
+    zbd_started: bool,
+    /// `zoneskip`: where the current zone's run started (fio's moving `file_offset`,
+    /// absolute), and the bytes done since the last skip (fio's `zone_bytes`).
+    zbd_foff: u64,
+    zbd_zone_bytes: u64,
     /// Descriptors of files a queue engine is done with, closed once nothing is in flight.
     deferred_close: Vec<OwnedFd>,
     /// A file engine's call for the file just picked, ns (its next I/O's clat).
@@ -601,11 +617,11 @@ impl FioWorker {
         if self.files.is_some() {
             return self.next_io_files(dir);
         }
-        if self.trims {
-            return self.next_trim_io(dir);
-        }
         if self.zbd.is_some() {
             return self.next_zbd_io(dir);
+        }
+        if self.trims {
+            return self.next_trim_io(dir);
         }
         let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
         self.pass_bytes += len;
@@ -625,47 +641,126 @@ impl FioWorker {
     /// read); the next starts at the region's start, until `loops` passes are done.
     #[inline(never)]
     fn next_zbd_io(&mut self, dir: Dir) -> Option<(Dir, u64, u32)> {
+        use super::zbd::Adjust;
         let base = self.job.offset;
         let random = self.job.rw.random();
+        let trims = self.trims;
         let z = self.zbd.as_mut()?;
+        if !self.zbd_started {
+            self.zbd_started = true;
+            z.pass_starts();
+        }
         let d = z.ddir(dir as usize);
-        let dir = if d == 0 { Dir::Read } else { Dir::Write };
+        let dir = match d {
+            0 => Dir::Read,
+            1 => Dir::Write,
+            _ => Dir::Trim,
+        };
+        // A trimwrite's write: the zone just trimmed (reset), written from its start.
+        let mut rewrite = if dir == Dir::Write && trims {
+            self.trimmed.take()
+        } else {
+            None
+        };
         for _ in 0..2 {
             let z = self.zbd.as_mut()?;
-            if let Some(to) = z.seq_jump(d, base + self.pattern.seq_pos(d)) {
-                self.pattern.set_seq_pos(d, to - base);
-            }
-            let at_end = !random && self.pattern.seq_pos(d) >= self.size;
-            if at_end && self.job.time_based {
-                self.pattern.set_seq_pos(d, 0);
-            }
-            let step = if at_end && !self.job.time_based {
-                super::zbd::Adjust::Eof
+            // The pattern's direction: trims take the reads' place.
+            let pd = if trims { 0 } else { d };
+            let step = if let Some((off, len)) = rewrite.take() {
+                z.adjust(1, off, u64::from(len))
             } else {
-                let (off, len) = self.pattern.next(d, &mut self.rng)?;
-                z.adjust(d, base + off, len)
+                let before = base + self.pattern.seq_pos(pd);
+                if let Some(to) = z.seq_jump(d, before) {
+                    self.pattern.set_seq_pos(pd, to - base);
+                }
+                let skip = z.skip();
+                if skip > 0 {
+                    // fio's setup_zbd_zone_mode: on to the zone `zoneskip` past this one,
+                    // from the region's start again past the region's end.
+                    let pos = base + self.pattern.seq_pos(pd);
+                    if self.zbd_foff < base {
+                        self.zbd_foff = base;
+                    }
+                    if z.skip_due(dir == Dir::Read, before, pos, self.zbd_zone_bytes) {
+                        let (zone, end) = z.zone_and_end();
+                        self.zbd_zone_bytes = 0;
+                        self.zbd_foff += zone + skip;
+                        if self.zbd_foff >= end {
+                            self.zbd_foff = base;
+                        }
+                        self.pattern.set_seq_pos(pd, self.zbd_foff - base);
+                    }
+                }
+                // (With zoneskip a pass never reaches the region's end: it wraps.)
+                let at_end = !random && skip == 0 && self.pattern.seq_pos(pd) >= self.size;
+                if at_end && self.job.time_based {
+                    self.pattern.set_seq_pos(pd, 0);
+                }
+                if at_end && !self.job.time_based {
+                    Adjust::Eof
+                } else {
+                    let (off, len) = self.pattern.next(pd, &mut self.rng)?;
+                    if trims && dir == Dir::Trim {
+                        z.trim(base + off, len)
+                    } else {
+                        z.adjust(d, base + off, len)
+                    }
+                }
             };
             self.stats.zone_resets = z.resets;
             match step {
-                super::zbd::Adjust::Io(off, len) => {
-                    self.pattern.set_last(d, off - base, len);
+                Adjust::Io(off, len) => {
+                    if dir == Dir::Trim && self.job.rw.trim_write() {
+                        self.trimmed = Some((off, len as u32));
+                    }
+                    if !(trims && dir == Dir::Write) {
+                        self.pattern.set_last(pd, off - base, len);
+                    }
+                    self.zbd_bytes += len;
+                    self.zbd_zone_bytes += len;
+                    self.zbd_pass_ios += 1;
                     return Some((dir, off, len as u32));
                 }
-                super::zbd::Adjust::Eof => {
+                Adjust::Eof => {
                     self.zbd_passes += 1;
-                    if !self.job.time_based && self.zbd_passes >= self.job.loops.max(1) {
+                    if !self.job.time_based && !self.zbd_more_passes() {
                         return None;
+                    }
+                    self.zbd_pass_ios = 0;
+                    (self.zbd_foff, self.zbd_zone_bytes) = (base, 0);
+                    if let Some(z) = self.zbd.as_mut() {
+                        z.pass_starts();
                     }
                     self.pattern.set_seq_pos(0, 0);
                     self.pattern.set_seq_pos(1, 0);
+                    if trims && dir == Dir::Write {
+                        // A trimwrite's write with no zone to go to (open-zone limits):
+                        // the clone ends.
+                        return None;
+                    }
                 }
-                super::zbd::Adjust::Error(errno, func, detail) => {
+                Adjust::Error(errno, func, detail) => {
                     self.set_error(errno, func, detail);
                     return None;
                 }
             }
         }
         None
+    }
+
+    /// Whether a `zonemode=zbd` clone at the end of a pass starts another, as fio's
+    /// `keep_running`: while `loops` passes are not done, then, with `io_size` given, while
+    /// at least a block of it is left (`io_size=48m` on a 16 MiB file: three passes, the
+    /// later ones resetting the zones they find full). A pass that did no I/O ends the
+    /// clone (fio ends only when its first does none, else it starts pass after pass).
+    fn zbd_more_passes(&self) -> bool {
+        if self.zbd_passes < self.job.loops.max(1) {
+            return true;
+        }
+        let io_size = self.job.io_size.is_some() || self.job.io_size_pct.is_some();
+        io_size
+            && self.zbd_pass_ios > 0
+            && self.zbd_bytes.saturating_add(self.job.max_bs()) <= self.limit_bytes
     }
 
     /// [`Self::next_io`] of a clone with several files: the file picked first (fio's
@@ -2120,6 +2215,9 @@ impl FioWorker {
                     }
                     r
                 }
+                // zonemode=zbd: the trim was the zone's reset; nothing goes to the file
+                // (fio's `zbd_do_io_u_trim`).
+                _ if dir == Dir::Trim && self.zbd.is_some() => i64::from(len),
                 e => e.sync_io(dir, buf, off, len),
             };
             let t1 = ctl.now();
@@ -2631,7 +2729,12 @@ impl FioWorker {
     ) -> bool {
         let clock = ctl.clock();
         let t0 = ctl.now();
-        let res = engine.trim_now(off, len);
+        let res = if self.zbd.is_some() {
+            // zonemode=zbd: the trim was the zone's reset (fio's `zbd_do_io_u_trim`).
+            i64::from(len)
+        } else {
+            engine.trim_now(off, len)
+        };
         let t1 = ctl.now();
         self.stats.depth_map[0] += 1;
         self.stats.submit_map[1] += 1;

@@ -135,6 +135,11 @@ pub(super) struct Zoned {
     job_max_open: u32,
     reset_threshold: f64,
     reset_frequency: f64,
+    /// `verify`: a full zone is never written again (its reset would lose what the
+    /// verify phase reads), and the region's zones are reset when a pass starts.
+    verify: bool,
+    /// `zoneskip`, bytes.
+    skip: u64,
     /// Zones this clone holds open (fio's `td->num_open_zones`).
     num_open: u32,
     /// Zone resets this clone made (fio's `nr_zone_resets`).
@@ -149,6 +154,7 @@ impl Zoned {
         min_bs: [u64; 2],
         random: bool,
         mixed: bool,
+        verify: bool,
     ) -> Zoned {
         let (min_zone, max_zone) = {
             let t = table.lock().unwrap_or_else(|e| e.into_inner());
@@ -167,6 +173,8 @@ impl Zoned {
             job_max_open: o.job_max_open,
             reset_threshold: o.reset_threshold,
             reset_frequency: o.reset_frequency,
+            verify,
+            skip: o.skip,
             num_open: 0,
             resets: 0,
         }
@@ -286,6 +294,35 @@ impl Zoned {
         Adjust::Io(at, len)
     }
 
+    /// fio's `zbd_adjust_block` and `zbd_do_io_u_trim` for a trim drawn at `off`
+    /// (absolute) of `len` bytes (the zone size): a random job's trim of an empty zone
+    /// goes to the nearest zone holding data (`Eof` when none does); the trim resets its
+    /// zone (counted when the zone held data) and sends nothing to the file.
+    pub(super) fn trim(&mut self, off: u64, len: u64) -> Adjust {
+        let table = self.table.clone();
+        let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
+        let zb = t.idx(off);
+        if zb >= t.nr {
+            return Adjust::Io(off, len);
+        }
+        let (mut z, mut off) = (zb, off);
+        if self.random && t.wp[z as usize] == t.start(z) {
+            let Some(n) = self.find_zone(&t, 1, zb) else {
+                return Adjust::Eof;
+            };
+            (z, off) = (n, t.start(n));
+        }
+        if off != t.start(z) {
+            return Adjust::Error(
+                libc::EINVAL,
+                "Trim offset not at zone start",
+                format!("a trim at {off}, inside the zone at {}", t.start(z)),
+            );
+        }
+        self.reset_zone(&mut t, z);
+        Adjust::Io(off, len)
+    }
+
     /// A read where data was written: in the drawn zone, or the next one with data
     /// (for a random job, the nearest either way); `Eof` when no zone has any.
     fn read(&self, t: &Table, zb: u32, mut off: u64, len: u64, min_bs: u64) -> Adjust {
@@ -333,9 +370,54 @@ impl Zoned {
         None
     }
 
+    /// `zoneskip` (bytes; 0: none): a sequential job leaves each zone for the one
+    /// `zoneskip` bytes past its end.
+    pub(super) fn skip(&self) -> u64 {
+        if self.random { 0 } else { self.skip }
+    }
+
+    /// fio's `setup_zbd_zone_mode` with `zoneskip`: whether the sequential position `pos`
+    /// (absolute), in the zone where `before` lay (the position before a capacity jump),
+    /// leaves its zone: a zone's worth done since the last skip (`zone_bytes`), the zone's
+    /// end reached, or for a read, its write pointer (unless `read_beyond_wp`).
+    pub(super) fn skip_due(&self, read: bool, before: u64, pos: u64, zone_bytes: u64) -> bool {
+        let t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        let z = t.idx(before);
+        if z >= t.nr {
+            return true;
+        }
+        zone_bytes >= t.zone
+            || pos >= t.start(z) + t.zone
+            || (read && !self.read_beyond_wp && pos >= t.wp[z as usize])
+    }
+
+    /// The zone size, and the region's end (absolute).
+    pub(super) fn zone_and_end(&self) -> (u64, u64) {
+        let t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        (t.zone, self.off + self.size)
+    }
+
+    /// fio's `zbd_file_reset` with `verify`, when a writer's pass starts: every zone of
+    /// the region holding data is reset, so no write has to reset one during the pass.
+    pub(super) fn pass_starts(&mut self) {
+        if !self.verify {
+            return;
+        }
+        let table = self.table.clone();
+        let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
+        for z in self.min_zone..self.max_zone.min(t.nr) {
+            self.reset_zone(&mut t, z);
+        }
+        t.write_cnt = write_cnt(self.reset_frequency);
+    }
+
     /// fio's `zbd_open_zone`: whether zone `z` is open for writing, opening it when the
-    /// limits allow (no limit: every zone is, untracked).
+    /// limits allow (no limit: every zone is, untracked); with `verify` a full zone is
+    /// not (writes go elsewhere rather than reset it).
     fn open_zone(&mut self, t: &mut Table, z: u32) -> bool {
+        if self.verify && t.full(z, self.min_bs[1]) {
+            return false;
+        }
         if t.max_open == 0 {
             return true;
         }
@@ -528,7 +610,7 @@ mod tests {
 
     fn zoned(o: &ZbdOpts, real: u64, random: bool) -> Zoned {
         let t = Arc::new(Mutex::new(Table::new(real, o)));
-        Zoned::new(t, o, (0, real), [4096, 4096], random, false)
+        Zoned::new(t, o, (0, real), [4096, 4096], random, false, false)
     }
 
     #[test]
@@ -569,6 +651,26 @@ mod tests {
         assert_eq!(z.adjust(1, 0, 8192), Adjust::Io(40960, 8192));
         // Zone 2 filled and closed: zone 0 opens.
         assert_eq!(z.adjust(1, 0, 4096), Adjust::Io(0, 4096));
+    }
+
+    #[test]
+    fn trims_reset_zones_and_random_ones_find_data() {
+        let o = opts(16384, 16384, 0);
+        let mut z = zoned(&o, 65536, true);
+        assert_eq!(z.adjust(1, 16384, 4096), Adjust::Io(16384, 4096));
+        // Zone 3 is empty: the random trim goes to the nearest zone with data, zone 1.
+        assert_eq!(z.trim(49152, 16384), Adjust::Io(16384, 16384));
+        assert_eq!(z.resets, 1);
+        assert_eq!(z.adjust(0, 16384, 4096), Adjust::Eof);
+        assert_eq!(z.trim(0, 16384), Adjust::Eof);
+        // A sequential trim goes where drawn, an empty zone's reset is not counted.
+        let mut seq = zoned(&o, 65536, false);
+        assert_eq!(seq.trim(32768, 16384), Adjust::Io(32768, 16384));
+        assert_eq!(seq.resets, 0);
+        assert!(matches!(
+            seq.trim(4096, 16384),
+            Adjust::Error(libc::EINVAL, ..)
+        ));
     }
 
     #[test]
