@@ -35,6 +35,7 @@ mod fio_review;
 mod fio_review2;
 mod fio_seq;
 mod fio_session;
+mod fio_sync;
 mod fio_syntax;
 mod fio_trim;
 mod fio_verify;

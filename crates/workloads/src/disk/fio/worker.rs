@@ -105,6 +105,8 @@ pub(super) fn new_worker(
     // here is not used); a queue engine is the clone's, pointed at each file in turn.
     // (Offload's submitters are built on one file: several files are refused with it.)
     let per_file = multi.is_some() && j.engine.is_sync() && !j.engine.fileless() && !j.offload;
+    // pvsync2's flags and its hipri_percentage draws: one state per clone, as fio's.
+    let pv2 = super::engine::Pv2::new(j.eng.pv2, j.direct);
     let engine = if j.offload {
         Engine::offload(j.engine, raw, depth, (j.offset, size))
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
@@ -130,7 +132,7 @@ pub(super) fn new_worker(
         Engine::uring(raw, depth, o, None)
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     } else {
-        Engine::new(j.engine, raw, depth, (j.offset, size))
+        Engine::with_pv2(j.engine, raw, depth, (j.offset, size), &pv2)
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     };
     if let Some(random) = j.advises_random()
@@ -223,6 +225,7 @@ pub(super) fn new_worker(
         _fd: fd,
         engine,
         engine_args: (j.engine, raw, depth, (j.offset, size)),
+        pv2,
         bufs,
         depth,
         rng,
@@ -308,6 +311,10 @@ fn open_job_file(
     if j.direct {
         flags |= libc::O_DIRECT;
     }
+    // fio's generic_open_file: `sync` on every open but a trim job's.
+    if !j.rw.trims() {
+        flags |= j.sync_io;
+    }
     o.custom_flags(flags);
     o.open(path)
 }
@@ -341,6 +348,8 @@ struct FioWorker {
     engine: Option<Engine>,
     /// What `engine` is built from when the worker starts (io_uring).
     engine_args: (EngineKind, i32, u32, (u64, u64)),
+    /// pvsync2's flags and the clone's `hipri_percentage` draws (shared by its files).
+    pv2: super::engine::Pv2,
     bufs: Buffers,
     depth: u32,
     rng: Rng,
@@ -850,12 +859,11 @@ impl FioWorker {
         }
         let fd = OwnedFd::from(f);
         if self.job.engine.is_sync() {
-            let e = Engine::new(self.job.engine, fd.as_raw_fd(), 1, (base, size)).and_then(|e| {
-                match self.job.advises_random() {
+            let e = Engine::with_pv2(self.job.engine, fd.as_raw_fd(), 1, (base, size), &self.pv2)
+                .and_then(|e| match self.job.advises_random() {
                     Some(r) => e.advise_mapping(r).map(|()| e),
                     None => Ok(e),
-                }
-            });
+                });
             match e {
                 Ok(e) => self.files.as_mut().expect("several files").slots[i].engine = Some(e),
                 Err(e) => {
@@ -2826,7 +2834,7 @@ impl FioWorker {
                 o.registerfiles &= !register_all;
                 Engine::uring(fd, depth, o, Some((&self.bufs, depth)))
             } else {
-                Engine::new(k, fd, depth, region)
+                Engine::with_pv2(k, fd, depth, region, &self.pv2)
             };
             let mut e =
                 e.map_err(|e| WorkloadError::environment(format!("job '{}': {e}", self.job.name)))?;
