@@ -32,16 +32,13 @@ fn call(line: &str) -> Option<(String, String)> {
     Some((fd.to_string(), format!("{name}({args}) = {ret}")))
 }
 
+/// The sync flags of each open of a file, and each I/O thread's calls on it.
+type Trace = (Vec<&'static str>, Vec<Vec<String>>);
+
 /// What `program args` did to file `file` in `dir`: the sync flags (`O_SYNC`, `O_DSYNC`
 /// or none) of each open of it, in order, and the I/O calls `calls` each thread made on a
 /// descriptor of it (the threads that made any, their lists sorted by thread).
-fn traced(
-    dir: &Path,
-    program: &str,
-    args: &[&str],
-    file: &str,
-    calls: &str,
-) -> (Vec<&'static str>, Vec<Vec<String>>) {
+fn traced(dir: &Path, program: &str, args: &[&str], file: &str, calls: &str) -> Trace {
     let logs = dir.join("st");
     let _ = std::fs::remove_dir_all(&logs);
     std::fs::create_dir(&logs).unwrap();
@@ -129,14 +126,7 @@ fn summary(out: &str) -> Vec<(u64, u64)> {
 }
 
 /// Both tools' trace of `args` (the file `f` removed before each).
-fn trace_both(
-    d: &Path,
-    args: &[&str],
-    calls: &str,
-) -> (
-    (Vec<&'static str>, Vec<Vec<String>>),
-    (Vec<&'static str>, Vec<Vec<String>>),
-) {
+fn trace_both(d: &Path, args: &[&str], calls: &str) -> (Trace, Trace) {
     let hbp = common::bin();
     let mut ours = vec!["fio"];
     ours.extend_from_slice(args);

@@ -240,11 +240,9 @@ impl Pv2 {
 
 /// One vectored call of `len` bytes at `buf`: `readv`/`writev` (`off` `None`: at the file
 /// position), `preadv`/`pwritev`, or with `flags` `preadv2`/`pwritev2` (raw system calls:
-/// the C libraries differ in which wrappers they have); bytes or −errno.
-///
-/// # Safety
-/// `buf` must point at `len` bytes the caller owns.
-unsafe fn vectored(
+/// the C libraries differ in which wrappers they have); bytes or −errno. `buf` is the
+/// worker's slot buffer of at least `len` bytes ([`Engine::sync_io`]'s contract).
+fn vectored(
     fd: RawFd,
     dir: Dir,
     buf: *mut u8,
