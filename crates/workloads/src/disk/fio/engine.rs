@@ -1691,12 +1691,59 @@ mod tests {
         for k in [
             EngineKind::Psync,
             EngineKind::Sync,
+            EngineKind::Vsync,
+            EngineKind::Pvsync,
+            EngineKind::Pvsync2,
             EngineKind::Mmap,
             EngineKind::Libaio,
             EngineKind::IoUring,
         ] {
             roundtrip(k);
         }
+    }
+
+    #[test]
+    fn hipri_percentage_draws_as_fio() {
+        // fio 3.33, pvsync2 rw=read size=64k bs=4k hipri hipri_percentage=50 (strace):
+        // RWF_HIPRI on the I/Os at these block numbers of the 16.
+        let p = Pv2::new(
+            Pv2Opts {
+                hipri: true,
+                hipri_percentage: 50,
+                ..Default::default()
+            },
+            false,
+        );
+        let hipri: Vec<usize> = (0..16)
+            .filter(|_| p.next_flags() & libc::RWF_HIPRI != 0)
+            .collect();
+        assert_eq!(hipri, [7, 8, 9, 12, 15]);
+        let all = Pv2::new(
+            Pv2Opts {
+                hipri: true,
+                ..Default::default()
+            },
+            true,
+        );
+        assert!((0..100).all(|_| all.next_flags() == libc::RWF_HIPRI));
+        let uncached = Pv2::new(
+            Pv2Opts {
+                uncached: true,
+                nowait: true,
+                ..Default::default()
+            },
+            false,
+        );
+        assert_eq!(uncached.flags, Pv2::RWF_UNCACHED | libc::RWF_NOWAIT);
+        // With direct, fio leaves RWF_UNCACHED out.
+        let direct = Pv2::new(
+            Pv2Opts {
+                uncached: true,
+                ..Default::default()
+            },
+            true,
+        );
+        assert_eq!(direct.flags, 0);
     }
 
     /// Buffers that cannot be had are the machine's limit (exit 2, setup error), not a
