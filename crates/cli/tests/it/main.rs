@@ -36,6 +36,7 @@ mod fio_review;
 mod fio_review2;
 mod fio_seq;
 mod fio_session;
+mod fio_sync;
 mod fio_syntax;
 mod fio_trigger;
 mod fio_trim;

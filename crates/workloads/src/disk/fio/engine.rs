@@ -4,6 +4,9 @@
 //! |---|---|---|---|
 //! | `psync` | 1 | `pread`/`pwrite` | no |
 //! | `sync` | 1 | `lseek` + `read`/`write` | no |
+//! | `vsync` | 1 | `lseek` + `readv`/`writev` of one vector | no |
+//! | `pvsync` | 1 | `preadv`/`pwritev` of one vector | no |
+//! | `pvsync2` | 1 | `preadv2`/`pwritev2` with `RWF_HIPRI`, `RWF_NOWAIT`, fio's `RWF_UNCACHED` | no |
 //! | `mmap` | 1 | `memcpy` to/from a shared mapping of the region | no |
 //! | `null` | 1 | nothing: the harness's own cost per I/O | no |
 //! | `libaio` | `iodepth` | `io_submit`/`io_getevents` syscalls (no libaio library) | yes |
@@ -122,12 +125,168 @@ pub struct UringOpts {
     pub hipri: bool,
 }
 
+/// pvsync2's own options (fio's `hipri`, `hipri_percentage`, `uncached`, `nowait`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pv2Opts {
+    /// `RWF_HIPRI` on the I/Os (`hipri_percentage` of them).
+    pub hipri: bool,
+    /// The percentage of I/Os with `RWF_HIPRI` (default 100), drawn as fio draws it.
+    pub hipri_percentage: u32,
+    /// fio 3.33's `RWF_UNCACHED` (0x40, a flag of a kernel patch that was never merged;
+    /// since Linux 6.11 the bit is `RWF_ATOMIC`) on buffered I/Os (not with `direct`).
+    pub uncached: bool,
+    /// `RWF_NOWAIT`.
+    pub nowait: bool,
+}
+
+impl Default for Pv2Opts {
+    fn default() -> Self {
+        Pv2Opts {
+            hipri: false,
+            hipri_percentage: 100,
+            uncached: false,
+            nowait: false,
+        }
+    }
+}
+
+/// fio's 32-bit Tausworthe generator (`taus88`), seeded as fio seeds an engine's own state
+/// (`init_rand(.., 0)`: seed 1, six cranks): pvsync2's `hipri_percentage` draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Taus88([u32; 3]);
+
+impl Taus88 {
+    /// The state fio's engine init leaves.
+    pub fn fio_engine() -> Taus88 {
+        let seed = 1u32;
+        let lcg = |x: u32| x.wrapping_mul(69069) ^ seed;
+        let at_least = |x: u32, m: u32| if x < m { x + m } else { x };
+        // fio's `(2^31) + (2^17) + (2^7)` is C's XOR: 29 + 19 + 5.
+        let s1 = at_least(lcg(53), 1);
+        let s2 = at_least(lcg(s1), 7);
+        let s3 = at_least(lcg(s2), 15);
+        let mut t = Taus88([s1, s2, s3]);
+        for _ in 0..6 {
+            t.next_u32();
+        }
+        t
+    }
+
+    /// The next 32-bit value.
+    pub fn next_u32(&mut self) -> u32 {
+        fn step(s: u32, a: u32, b: u32, c: u32, d: u32) -> u32 {
+            ((s & c) << d) ^ (((s << a) ^ s) >> b)
+        }
+        let [s1, s2, s3] = &mut self.0;
+        *s1 = step(*s1, 13, 19, 4_294_967_294, 12);
+        *s2 = step(*s2, 2, 25, 4_294_967_288, 4);
+        *s3 = step(*s3, 3, 11, 4_294_967_280, 17);
+        *s1 ^ *s2 ^ *s3
+    }
+
+    /// A whole number from `lo` to `hi`, both included (fio's `rand_between`).
+    pub fn between(&mut self, lo: u32, hi: u32) -> u32 {
+        let r = self.next_u32();
+        lo + (f64::from(hi - lo + 1) * (f64::from(r) / 4_294_967_296.0)) as u32
+    }
+}
+
+/// pvsync2 on one file: its fixed flags and the clone's `hipri_percentage` generator
+/// (one per clone, shared by its files' engines, as fio's is the engine's).
+#[derive(Debug, Clone)]
+pub struct Pv2 {
+    /// `RWF_NOWAIT`, `RWF_UNCACHED` as the job asks.
+    pub flags: i32,
+    /// `hipri` with its percentage (`None`: no `RWF_HIPRI`).
+    pub hipri: Option<u32>,
+    /// The clone's draws for `hipri_percentage`.
+    pub rng: std::sync::Arc<std::sync::Mutex<Taus88>>,
+}
+
+impl Pv2 {
+    /// fio 3.33's `RWF_UNCACHED`.
+    pub const RWF_UNCACHED: i32 = 0x40;
+
+    /// A clone's pvsync2 state for options `o` (`direct`: no `RWF_UNCACHED`, as fio).
+    pub fn new(o: Pv2Opts, direct: bool) -> Pv2 {
+        let mut flags = 0;
+        if o.uncached && !direct {
+            flags |= Self::RWF_UNCACHED;
+        }
+        if o.nowait {
+            flags |= libc::RWF_NOWAIT;
+        }
+        Pv2 {
+            flags,
+            hipri: o.hipri.then_some(o.hipri_percentage),
+            rng: std::sync::Arc::new(std::sync::Mutex::new(Taus88::fio_engine())),
+        }
+    }
+
+    /// The flags of the next I/O (fio draws only with `hipri` set).
+    fn next_flags(&self) -> i32 {
+        match self.hipri {
+            Some(pct) => {
+                let mut r = self.rng.lock().unwrap_or_else(|e| e.into_inner());
+                if r.between(1, 100) <= pct {
+                    self.flags | libc::RWF_HIPRI
+                } else {
+                    self.flags
+                }
+            }
+            None => self.flags,
+        }
+    }
+}
+
+/// One vectored call of `len` bytes at `buf`: `readv`/`writev` (`off` `None`: at the file
+/// position), `preadv`/`pwritev`, or with `flags` `preadv2`/`pwritev2` (raw system calls:
+/// the C libraries differ in which wrappers they have); bytes or −errno. `buf` is the
+/// worker's slot buffer of at least `len` bytes ([`Engine::sync_io`]'s contract).
+fn vectored(
+    fd: RawFd,
+    dir: Dir,
+    buf: *mut u8,
+    len: u32,
+    off: Option<u64>,
+    flags: Option<i32>,
+) -> i64 {
+    let iov = libc::iovec {
+        iov_base: buf.cast(),
+        iov_len: len as usize,
+    };
+    let iovp = &iov as *const libc::iovec;
+    let write = dir == Dir::Write;
+    // The kernel takes the offset as two longs (low, high); on 64-bit the low one is all.
+    let (lo, hi) = off.map_or((0, 0), |o| (o as libc::c_long, (o >> 32) as libc::c_long));
+    // SAFETY: the vector points at the caller's buffer; the calls only read or fill it.
+    let r = unsafe {
+        match (off, flags) {
+            (None, _) if write => libc::syscall(libc::SYS_writev, fd, iovp, 1),
+            (None, _) => libc::syscall(libc::SYS_readv, fd, iovp, 1),
+            (Some(_), None) if write => libc::syscall(libc::SYS_pwritev, fd, iovp, 1, lo, hi),
+            (Some(_), None) => libc::syscall(libc::SYS_preadv, fd, iovp, 1, lo, hi),
+            (Some(_), Some(f)) if write => {
+                libc::syscall(libc::SYS_pwritev2, fd, iovp, 1, lo, hi, f)
+            }
+            (Some(_), Some(f)) => libc::syscall(libc::SYS_preadv2, fd, iovp, 1, lo, hi, f),
+        }
+    };
+    ret(r as i64)
+}
+
 /// An engine bound to one open file.
 pub enum Engine {
     /// pread/pwrite.
     Psync(RawFd),
     /// lseek + read/write.
     Sync(RawFd),
+    /// lseek + readv/writev.
+    Vsync(RawFd),
+    /// preadv/pwritev.
+    Pvsync(RawFd),
+    /// preadv2/pwritev2 with flags.
+    Pvsync2(RawFd, Box<Pv2>),
     /// The region mapped shared.
     Mmap(Map),
     /// No I/O.
@@ -168,6 +327,11 @@ impl Engine {
             EngineKind::Filecreate | EngineKind::Filestat | EngineKind::Filedelete => Engine::Null,
             EngineKind::Psync => Engine::Psync(fd),
             EngineKind::Sync => Engine::Sync(fd),
+            EngineKind::Vsync => Engine::Vsync(fd),
+            EngineKind::Pvsync => Engine::Pvsync(fd),
+            EngineKind::Pvsync2 => {
+                Engine::Pvsync2(fd, Box::new(Pv2::new(Pv2Opts::default(), false)))
+            }
             EngineKind::Null => Engine::Null,
             EngineKind::Mmap => Engine::Mmap(Map::new(fd, region.0, region.1)?),
             EngineKind::Libaio => Engine::Libaio(Box::new(Aio::new(fd, depth)?)),
@@ -175,6 +339,21 @@ impl Engine {
                 Engine::Uring(Box::new(Uring::new(fd, depth, UringOpts::default())?))
             }
         })
+    }
+
+    /// Engine `kind` as [`new`](Self::new) builds it, pvsync2 with the clone's `pv2` (its
+    /// flags and its shared `hipri_percentage` draws).
+    pub fn with_pv2(
+        kind: EngineKind,
+        fd: RawFd,
+        depth: u32,
+        region: (u64, u64),
+        pv2: &Pv2,
+    ) -> io::Result<Engine> {
+        if kind == EngineKind::Pvsync2 {
+            return Ok(Engine::Pvsync2(fd, Box::new(pv2.clone())));
+        }
+        Engine::new(kind, fd, depth, region)
     }
 
     /// The io_uring engine with its options; with `fixedbufs`, `bufs` (`depth` slots of
@@ -290,6 +469,23 @@ impl Engine {
                     };
                     ret(r as i64)
                 }
+                Engine::Vsync(fd) => {
+                    if dir == Dir::Trim {
+                        return trim(*fd, off, len);
+                    }
+                    if libc::lseek(*fd, off as i64, libc::SEEK_SET) < 0 {
+                        return ret(-1);
+                    }
+                    vectored(*fd, dir, buf, len, None, None)
+                }
+                Engine::Pvsync(fd) => match dir {
+                    Dir::Trim => trim(*fd, off, len),
+                    _ => vectored(*fd, dir, buf, len, Some(off), None),
+                },
+                Engine::Pvsync2(fd, p) => match dir {
+                    Dir::Trim => trim(*fd, off, len),
+                    _ => vectored(*fd, dir, buf, len, Some(off), Some(p.next_flags())),
+                },
                 Engine::Mmap(m) => m.copy(dir, buf, off, len),
                 Engine::Null => len as i64,
                 Engine::Falloc(fd) => super::engines::falloc::io(*fd, dir, off, len),
@@ -1502,12 +1698,59 @@ mod tests {
         for k in [
             EngineKind::Psync,
             EngineKind::Sync,
+            EngineKind::Vsync,
+            EngineKind::Pvsync,
+            EngineKind::Pvsync2,
             EngineKind::Mmap,
             EngineKind::Libaio,
             EngineKind::IoUring,
         ] {
             roundtrip(k);
         }
+    }
+
+    #[test]
+    fn hipri_percentage_draws_as_fio() {
+        // fio 3.33, pvsync2 rw=read size=64k bs=4k hipri hipri_percentage=50 (strace):
+        // RWF_HIPRI on the I/Os at these block numbers of the 16.
+        let p = Pv2::new(
+            Pv2Opts {
+                hipri: true,
+                hipri_percentage: 50,
+                ..Default::default()
+            },
+            false,
+        );
+        let hipri: Vec<usize> = (0..16)
+            .filter(|_| p.next_flags() & libc::RWF_HIPRI != 0)
+            .collect();
+        assert_eq!(hipri, [7, 8, 9, 12, 15]);
+        let all = Pv2::new(
+            Pv2Opts {
+                hipri: true,
+                ..Default::default()
+            },
+            true,
+        );
+        assert!((0..100).all(|_| all.next_flags() == libc::RWF_HIPRI));
+        let uncached = Pv2::new(
+            Pv2Opts {
+                uncached: true,
+                nowait: true,
+                ..Default::default()
+            },
+            false,
+        );
+        assert_eq!(uncached.flags, Pv2::RWF_UNCACHED | libc::RWF_NOWAIT);
+        // With direct, fio leaves RWF_UNCACHED out.
+        let direct = Pv2::new(
+            Pv2Opts {
+                uncached: true,
+                ..Default::default()
+            },
+            true,
+        );
+        assert_eq!(direct.flags, 0);
     }
 
     /// Buffers that cannot be had are the machine's limit (exit 2, setup error), not a

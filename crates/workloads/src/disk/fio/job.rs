@@ -106,6 +106,13 @@ pub enum EngineKind {
     Psync,
     /// lseek + read/write, one at a time.
     Sync,
+    /// lseek + readv/writev of one vector, one at a time (fio caps a sync engine's depth
+    /// at 1, so its merging of adjacent I/Os never happens).
+    Vsync,
+    /// preadv/pwritev of one vector, one at a time.
+    Pvsync,
+    /// preadv2/pwritev2 with the `RWF_*` flags of `hipri`, `uncached`, `nowait`.
+    Pvsync2,
     /// Linux native AIO (io_submit/io_getevents syscalls).
     Libaio,
     /// io_uring.
@@ -141,6 +148,9 @@ impl EngineKind {
         match self {
             EngineKind::Psync => "psync",
             EngineKind::Sync => "sync",
+            EngineKind::Vsync => "vsync",
+            EngineKind::Pvsync => "pvsync",
+            EngineKind::Pvsync2 => "pvsync2",
             EngineKind::Libaio => "libaio",
             EngineKind::IoUring => "io_uring",
             EngineKind::Mmap => "mmap",
@@ -161,7 +171,13 @@ impl EngineKind {
     /// falloc, ftruncate and cpuio; nothing for the queue engines (fio prints `err=28 ()`).
     pub fn nonfatal_error_func(self) -> &'static str {
         match self {
-            EngineKind::Psync | EngineKind::Sync | EngineKind::Mmap | EngineKind::Net => "xfer",
+            EngineKind::Psync
+            | EngineKind::Sync
+            | EngineKind::Pvsync
+            | EngineKind::Pvsync2
+            | EngineKind::Mmap
+            | EngineKind::Net => "xfer",
+            EngineKind::Vsync => "xfer vsync",
             EngineKind::Falloc
             | EngineKind::Ftruncate
             | EngineKind::E4defrag
@@ -182,10 +198,17 @@ impl EngineKind {
             EngineKind::Filecreate | EngineKind::Filestat | EngineKind::Filedelete
         )
     }
-    /// Moves data with read/write calls that can return short (psync, sync): a call that
-    /// moved nothing is fio's `full resid` error.
+    /// Moves data with read/write calls that can return short (psync, sync, vsync, pvsync,
+    /// pvsync2): a call that moved nothing is fio's `full resid` error.
     pub fn moves_data(self) -> bool {
-        matches!(self, EngineKind::Psync | EngineKind::Sync)
+        matches!(
+            self,
+            EngineKind::Psync
+                | EngineKind::Sync
+                | EngineKind::Vsync
+                | EngineKind::Pvsync
+                | EngineKind::Pvsync2
+        )
     }
     /// Uses no file (null, cpuio, exec, net).
     pub fn fileless(self) -> bool {
@@ -207,6 +230,9 @@ impl EngineKind {
             self,
             EngineKind::Psync
                 | EngineKind::Sync
+                | EngineKind::Vsync
+                | EngineKind::Pvsync
+                | EngineKind::Pvsync2
                 | EngineKind::Mmap
                 | EngineKind::Null
                 | EngineKind::Falloc
@@ -670,6 +696,10 @@ pub struct JobSpec {
     pub engine: EngineKind,
     /// `direct` (O_DIRECT).
     pub direct: bool,
+    /// `sync`: the flag the job's files are opened with (`O_SYNC` for `1`/`sync`,
+    /// `O_DSYNC` for `dsync`, 0 for `0`/`none`), as fio's `generic_open_file` adds it (not
+    /// to a trim job's open, not to the layout's).
+    pub sync_io: i32,
     /// `numjobs`.
     pub numjobs: u32,
     /// `runtime`, seconds.
@@ -883,6 +913,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "buffered",
+        aliases: &[],
+    },
+    Opt {
+        name: "sync",
         aliases: &[],
     },
     Opt {
@@ -1418,6 +1452,18 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "hipri_percentage",
+        aliases: &[],
+    },
+    Opt {
+        name: "uncached",
+        aliases: &[],
+    },
+    Opt {
+        name: "nowait",
+        aliases: &[],
+    },
+    Opt {
         name: "sqthread_poll_cpu",
         aliases: &[],
     },
@@ -1514,21 +1560,17 @@ pub fn supported_options() -> impl Iterator<Item = &'static str> {
 }
 
 /// Why option `k` (which hostbench does not take) is refused; `shown` is how the user wrote
-/// it (`--rate`, `'rate'`; the caller says where). An option fio 3.33 has is named as such
-/// (never a spelling problem), with a supported option of a near name if there is one;
-/// anything else is a typo, with the closest name when there is one. Both point to the
-/// list of the options hostbench takes, not print it (over 300 names).
+/// it (`--rate`, `'rate'`; the caller says where). An option fio 3.33 has is named as such,
+/// and never as a typo: a supported option of a near name (`sync` → `fsync`) means
+/// something else, so none is proposed. Anything else is a typo, with the closest name
+/// when there is one. Both point to the list of the options hostbench takes, not print it
+/// (over 300 names).
 pub fn unsupported_option(k: &str, shown: &str) -> String {
     const LIST: &str = "the options hostbench takes: docs/fio.md, Options";
-    let near = closest_option(k).map(|c| shown.replace(k, c));
     if super::fio_names::is_job_option(k) {
-        let near = near
-            .map(|c| format!("; did you mean {c}?"))
-            .unwrap_or_default();
-        return format!(
-            "fio option {shown} is not supported by hostbench yet; remove it{near} ({LIST})"
-        );
+        return format!("fio option {shown} is not supported by hostbench yet; remove it ({LIST})");
     }
+    let near = closest_option(k).map(|c| shown.replace(k, c));
     match near {
         Some(c) => format!("{shown} is not a fio option (did you mean {c}?; {LIST})"),
         None => format!("{shown} is not a fio option; check the spelling ({LIST})"),
@@ -1872,6 +1914,7 @@ fn apply_options(
         offload: false,
         engine: EngineKind::Psync,
         direct: false,
+        sync_io: 0,
         numjobs: 1,
         runtime_s: None,
         time_based: false,
@@ -2220,6 +2263,9 @@ fn apply_options(
                 j.engine = match v.trim() {
                     "psync" => EngineKind::Psync,
                     "sync" => EngineKind::Sync,
+                    "vsync" => EngineKind::Vsync,
+                    "pvsync" => EngineKind::Pvsync,
+                    "pvsync2" => EngineKind::Pvsync2,
                     "libaio" => EngineKind::Libaio,
                     "io_uring" => EngineKind::IoUring,
                     "mmap" => EngineKind::Mmap,
@@ -2244,12 +2290,25 @@ fn apply_options(
                     }
                     other => {
                         return err(format!(
-                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap, null, falloc, ftruncate, e4defrag, cpuio, filecreate, filestat, filedelete, exec or net"
+                            "{at}: ioengine={other} is not supported; use psync, sync, vsync, pvsync, pvsync2, libaio, io_uring, mmap, null, falloc, ftruncate, e4defrag, cpuio, filecreate, filestat, filedelete, exec or net"
                         ));
                     }
                 }
             }
             "direct" => j.direct = parse_bool_opt(k, v, at)?,
+            "sync" => {
+                j.sync_io = match v.trim() {
+                    "0" | "none" => 0,
+                    "1" | "sync" => libc::O_SYNC,
+                    "dsync" => libc::O_DSYNC,
+                    _ => {
+                        return err(format!(
+                            "{at}: sync={v}: expected none (0, the default), sync (1: O_SYNC) \
+                             or dsync (O_DSYNC)"
+                        ));
+                    }
+                }
+            }
             "buffered" => j.direct = !parse_bool_opt(k, v, at)?,
             "numjobs" => j.numjobs = parse_int(k, v, at, 1, 4096)? as u32,
             "runtime" => {
@@ -3012,7 +3071,9 @@ fn external_engine(name: &str, at: &str) -> String {
 
 /// The engine an engine option (canonical name) belongs to.
 fn engine_of_option(k: &str) -> EngineKind {
-    if super::engines::uring_option(k) {
+    if super::engines::pvsync2_option(k) {
+        EngineKind::Pvsync2
+    } else if super::engines::uring_option(k) {
         EngineKind::IoUring
     } else if k == "stat_type" {
         EngineKind::Filestat
@@ -3033,6 +3094,10 @@ fn engine_of_option(k: &str) -> EngineKind {
 /// no spin: fio overrides the job's own think options so).
 fn finish_engine(j: &mut JobSpec, global_known: &[String]) -> Result<(), JobError> {
     for (k, at) in &j.eng.given {
+        // `hipri` is both io_uring's and pvsync2's.
+        if k == "hipri" && j.engine == EngineKind::Pvsync2 {
+            continue;
+        }
         let owner = engine_of_option(k);
         if global_known.contains(at) {
             continue;
@@ -3923,6 +3988,19 @@ mod tests {
                 "{m}"
             );
             assert!(!m.contains("spelling"), "{m}");
+        }
+    }
+
+    #[test]
+    fn a_fio_option_hostbench_lacks_gets_no_suggestion() {
+        // `sync` once got "did you mean fsync?" (another meaning altogether): no fio option
+        // hostbench lacks is ever answered with another option's name.
+        for &k in super::super::fio_names::JOB_OPTIONS {
+            if canonical_option(k).is_some() {
+                continue;
+            }
+            let m = unsupported_option(k, &format!("--{k}"));
+            assert!(!m.contains("did you mean"), "{k}: {m}");
         }
     }
 

@@ -112,6 +112,8 @@ pub(super) fn new_worker(
     // here is not used); a queue engine is the clone's, pointed at each file in turn.
     // (Offload's submitters are built on one file: several files are refused with it.)
     let per_file = multi.is_some() && j.engine.is_sync() && !j.engine.fileless() && !j.offload;
+    // pvsync2's flags and its hipri_percentage draws: one state per clone, as fio's.
+    let pv2 = super::engine::Pv2::new(j.eng.pv2, j.direct);
     let engine = if j.offload {
         Engine::offload(j.engine, raw, depth, (j.offset, size))
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
@@ -139,7 +141,7 @@ pub(super) fn new_worker(
         Engine::uring(raw, depth, o, None)
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     } else {
-        Engine::new(j.engine, raw, depth, (j.offset, size))
+        Engine::with_pv2(j.engine, raw, depth, (j.offset, size), &pv2)
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     };
     if let Some(random) = j.advises_random()
@@ -234,6 +236,7 @@ pub(super) fn new_worker(
         engine,
         engine_args: (j.engine, raw, depth, (j.offset, size)),
         donor,
+        pv2,
         bufs,
         depth,
         rng,
@@ -351,6 +354,10 @@ fn open_job_file(
     if j.direct {
         flags |= libc::O_DIRECT;
     }
+    // fio's generic_open_file: `sync` on every open but a trim job's.
+    if !j.rw.trims() {
+        flags |= j.sync_io;
+    }
     o.custom_flags(flags);
     o.open(path)
 }
@@ -386,6 +393,8 @@ struct FioWorker {
     engine_args: (EngineKind, i32, u32, (u64, u64)),
     /// e4defrag's donor file, shared by the engines of the clone's files.
     donor: Option<Arc<super::engines::e4defrag::Donor>>,
+    /// pvsync2's flags and the clone's `hipri_percentage` draws (shared by its files).
+    pv2: super::engine::Pv2,
     bufs: Buffers,
     depth: u32,
     rng: Rng,
@@ -986,7 +995,9 @@ impl FioWorker {
         if self.job.engine.is_sync() {
             let e = match &self.donor {
                 Some(d) => Ok(Engine::E4defrag(fd.as_raw_fd(), d.clone())),
-                None => Engine::new(self.job.engine, fd.as_raw_fd(), 1, (base, size)),
+                None => {
+                    Engine::with_pv2(self.job.engine, fd.as_raw_fd(), 1, (base, size), &self.pv2)
+                }
             };
             let e = e.and_then(|e| match self.job.advises_random() {
                 Some(r) => e.advise_mapping(r).map(|()| e),
@@ -3092,7 +3103,7 @@ impl FioWorker {
                 o.registerfiles &= !register_all;
                 Engine::uring(fd, depth, o, Some((&self.bufs, depth)))
             } else {
-                Engine::new(k, fd, depth, region)
+                Engine::with_pv2(k, fd, depth, region, &self.pv2)
             };
             let mut e =
                 e.map_err(|e| WorkloadError::environment(format!("job '{}': {e}", self.job.name)))?;

@@ -89,6 +89,8 @@ pub struct EngineOpts {
     pub exit_on_io_done: bool,
     /// io_uring's `fixedbufs`, `registerfiles`, `sqthread_poll`, `hipri`.
     pub uring: super::engine::UringOpts,
+    /// pvsync2's `hipri`, `hipri_percentage`, `uncached`, `nowait`.
+    pub pv2: super::engine::Pv2Opts,
     /// filestat's `stat_type`.
     pub stat_type: fileops::StatType,
     /// exec's `program`, `arguments`, `grace_time`, `std_redirect`.
@@ -110,6 +112,7 @@ impl Default for EngineOpts {
             cpumode: CpuMode::Noop,
             exit_on_io_done: false,
             uring: Default::default(),
+            pv2: Default::default(),
             stat_type: fileops::StatType::Stat,
             exec: Default::default(),
             net: net::NetOpts {
@@ -129,6 +132,7 @@ pub fn handles(key: &str) -> bool {
         "cpuload" | "cpuchunks" | "cpumode" | "exit_on_io_done" | "stat_type"
     ) || uring_option(key)
         || e4defrag_option(key)
+        || pvsync2_option(key)
         || exec_option(key)
         || net::option(key)
 }
@@ -141,6 +145,12 @@ pub fn exec_option(key: &str) -> bool {
 /// Whether `key` is one of e4defrag's options parsed here.
 pub fn e4defrag_option(key: &str) -> bool {
     matches!(key, "donorname" | "inplace")
+}
+
+/// Whether `key` is one of pvsync2's own options parsed here (its `hipri` is io_uring's
+/// too: [`uring_option`]).
+pub fn pvsync2_option(key: &str) -> bool {
+    matches!(key, "hipri_percentage" | "uncached" | "nowait")
 }
 
 /// Whether `key` is one of io_uring's options parsed here.
@@ -207,7 +217,14 @@ pub fn apply(e: &mut EngineOpts, key: &str, v: &str, at: &str) -> Result<(), Job
         "fixedbufs" => e.uring.fixedbufs = flag(key, v, at)?,
         "registerfiles" => e.uring.registerfiles = flag(key, v, at)?,
         "sqthread_poll" => e.uring.sqthread_poll = flag(key, v, at)?,
-        "hipri" => e.uring.hipri = flag(key, v, at)?,
+        "hipri" => {
+            e.uring.hipri = flag(key, v, at)?;
+            e.pv2.hipri = e.uring.hipri;
+        }
+        "hipri_percentage" => e.pv2.hipri_percentage = whole(key, v, at, 100)? as u32,
+        // fio's `uncached` is a number (any non-zero sets the flag), `nowait` a bool.
+        "uncached" => e.pv2.uncached = whole(key, v, at, u32::MAX as u64)? != 0,
+        "nowait" => e.pv2.nowait = flag(key, v, at)?,
         "sqthread_poll_cpu" => e.uring.sq_cpu = Some(whole(key, v, at, 4095)? as u32),
         "hostname" => e.net.host = Some(v.trim().to_string()),
         "port" => {
