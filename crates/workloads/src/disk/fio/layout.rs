@@ -26,17 +26,40 @@ pub(super) fn io_err(
 /// `Ok(None)` when Ctrl-C stopped a layout. When the layout fails or is stopped, the files
 /// it made (not those that were there) are removed: a job refused at its second file
 /// leaves no first file behind.
+///
+/// The prepare stage (`pass` [`Pass::Prepare`]) keeps the lengths it measured the files at,
+/// before it laid them out, and the setup after it ([`Pass::Setup`], same jobs, same
+/// directory) resolves the regions from those: fio measures and lays out once, and a
+/// percentage of a file the prepare stage grew would otherwise be taken again of the grown
+/// file (`offset=25%` of a 2 MiB file read from 640 KiB, having grown it to 2.5 MiB).
 pub(super) fn layout_files(
     jobs: &mut [JobSpec],
     ctx: &SetupCtx<'_>,
     log: Option<&dyn StageLog>,
+    pass: Pass,
 ) -> Result<Option<Vec<Warning>>, WorkloadError> {
+    let key = (jobs.to_vec(), std::env::current_dir().unwrap_or_default());
+    let recorded = match pass {
+        Pass::Setup => MEASURED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+            .filter(|m| m.0 == key)
+            .map(|m| m.1),
+        Pass::Prepare => None,
+    };
+    let mut measured = Vec::new();
     // The logs' names are checked first: a refused one leaves no laid-out file behind.
     for (tid, &(ji, _)) in super::fio_threads(jobs).iter().enumerate() {
         super::logs::check(&jobs[ji].logs, &jobs[ji].name, tid).map_err(WorkloadError::usage)?;
     }
     let mut made = Vec::new();
-    let r = layout_files_in(jobs, ctx, log, &mut made);
+    let r = layout_files_in(jobs, ctx, log, &mut made, recorded, &mut measured);
+    if pass == Pass::Prepare && matches!(r, Ok(Some(_))) {
+        *MEASURED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((key, measured));
+    }
     if !matches!(r, Ok(Some(_))) {
         for p in made {
             // Only a regular file still at the name (never what replaced it).
@@ -48,11 +71,27 @@ pub(super) fn layout_files(
     r
 }
 
+/// Which call of [`layout_files`] this is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Pass {
+    /// The prepare stage before a run: keeps the lengths it measured.
+    Prepare,
+    /// The run's setup: takes the lengths the prepare stage kept for the same jobs.
+    Setup,
+}
+
+/// The jobs (as parsed) and directory of the last prepare stage, and the lengths of each
+/// job's files it measured before laying them out.
+type Measured = ((Vec<JobSpec>, PathBuf), Vec<Vec<u64>>);
+static MEASURED: std::sync::Mutex<Option<Measured>> = std::sync::Mutex::new(None);
+
 fn layout_files_in(
     jobs: &mut [JobSpec],
     ctx: &SetupCtx<'_>,
     log: Option<&dyn StageLog>,
     made: &mut Vec<PathBuf>,
+    recorded: Option<Vec<Vec<u64>>>,
+    measured: &mut Vec<Vec<u64>>,
 ) -> Result<Option<Vec<Warning>>, WorkloadError> {
     let mut warnings = Vec::new();
     let mut data_set = 0u64;
@@ -71,23 +110,31 @@ fn layout_files_in(
         } else {
             j.numjobs * nf
         };
-        let haves: Vec<u64> = (0..files)
-            .map(|s| {
-                if j.engine.fileless() {
-                    0
-                } else {
-                    let (c, k) = if j.filename.is_some() {
-                        (0, s)
+        let recorded_haves = recorded
+            .as_ref()
+            .and_then(|r| r.get(ji))
+            .filter(|h| h.len() == files as usize);
+        let haves: Vec<u64> = match recorded_haves {
+            Some(h) => h.clone(),
+            None => (0..files)
+                .map(|s| {
+                    if j.engine.fileless() {
+                        0
                     } else {
-                        (s / nf, s % nf)
-                    };
-                    std::fs::symlink_metadata(j.file_path_k(c, k))
-                        .ok()
-                        .filter(|m| m.is_file())
-                        .map_or(0, |m| m.len())
-                }
-            })
-            .collect();
+                        let (c, k) = if j.filename.is_some() {
+                            (0, s)
+                        } else {
+                            (s / nf, s % nf)
+                        };
+                        std::fs::symlink_metadata(j.file_path_k(c, k))
+                            .ok()
+                            .filter(|m| m.is_file())
+                            .map_or(0, |m| m.len())
+                    }
+                })
+                .collect(),
+        };
+        measured.push(haves.clone());
         let have = haves[0];
         j.resolve_filesize(ji, &haves)
             .map_err(|e| WorkloadError::usage(e.0))?;
@@ -95,13 +142,9 @@ fn layout_files_in(
             fill_device_size(j)?;
         }
         if nf > 1 || j.unlink_each_loop {
-            if j.pct.offset.is_some() || j.pct.offset_increment.is_some() {
-                offset_pct_of_each_file(j, &haves)?;
-            }
-            if let Some(p) = j.pct.size.take() {
-                size_pct_of_each_file(j, p, &haves)?;
-            }
-            if j.size.is_none() && j.file_sizes.is_empty() {
+            if nf > 1 && !j.engine.fileless() && !j.engine.file_op() {
+                regions_of_each_file(j, &haves)?;
+            } else if j.size.is_none() && j.pct.size.is_none() && j.file_sizes.is_empty() {
                 return Err(WorkloadError::usage(format!(
                     "job '{}': {} files need a size to divide among them (e.g. --size=1g) or \
                      a filesize for each",
@@ -192,12 +235,7 @@ fn layout_files_in(
         check_directories(j)?;
         if nf > 1 {
             let need_bs = j.max_bs();
-            for s in 0..files {
-                let (c, k) = if j.filename.is_some() {
-                    (0, s)
-                } else {
-                    (s / nf, s % nf)
-                };
+            for (c, k) in (0..j.numjobs).flat_map(|c| (0..nf).map(move |k| (c, k))) {
                 let fs = j.file_region(c, k).1;
                 if fs < need_bs {
                     return Err(WorkloadError::usage(format!(
@@ -318,8 +356,7 @@ fn layout_files_in(
             };
             // (With `size=P%` each region ends within the file: nothing to extend.)
             let need = if nf > 1 {
-                let (o, s) = j.file_region(last, k);
-                o.saturating_add(s)
+                j.file_need(c, k)
             } else {
                 j.clone_offset(last)
                     .saturating_add(j.clone_size(last).unwrap_or(size))
@@ -516,15 +553,9 @@ fn announce_files(j: &JobSpec, c: u32, log: Option<&dyn StageLog>) {
     if j.filename.is_some() && c > 0 {
         return;
     }
-    let last = if j.filename.is_some() {
-        j.numjobs.saturating_sub(1)
-    } else {
-        c
-    };
     let (mut n, mut total) = (0u64, 0u64);
     for k in 0..j.nfiles() {
-        let (o, s) = j.file_region(last, k);
-        let need = o.saturating_add(s);
+        let need = j.file_need(c, k);
         let have = std::fs::symlink_metadata(j.file_path_k(c, k))
             .ok()
             .filter(|m| m.is_file())
@@ -577,91 +608,126 @@ fn reserve(j: &JobSpec, f: &std::fs::File, have: u64, need: u64) {
     }
 }
 
-/// `size=P%` with several files: each file's region is P% of that file's length (fio's
-/// `setup_files`: the file's `io_size + file_offset` times the percentage, no further than
-/// its end, rounded down to the smallest block size), so every file must be there with data.
-/// `offset=P%`/`offset_increment=P%` with several files: each clone's region in each file
-/// starts at that share of the file's own length, rounded up as one file's is (fio's
-/// `get_start_offset` per file). The percentages are resolved here, once.
-fn offset_pct_of_each_file(j: &mut JobSpec, haves: &[u64]) -> Result<(), WorkloadError> {
+/// Several files: each clone's region of each file, as fio 3.33's `setup_files` sets a
+/// file's `file_offset` and `io_size`, into [`JobSpec::file_regions`]. Per clone and file,
+/// with `real` the file's length when that clone is set up (`haves`; a shared `filename`
+/// list's files as the clones before left them, fio setting the clones up one after the
+/// other):
+/// - the region starts at fio's `get_start_offset` (`offset=P%`/`offset_increment=P%` of
+///   `real`, rounded up to the smallest block size or `offset_align`);
+/// - it is `size` divided among the files, or with `filesize` the file's length from the
+///   offset on, or without a size (or with `size=P%`) `real` from the offset on;
+/// - `size=P%` other than 100 then takes that share of the file's length (region plus
+///   offset), no further than its end, rounded down to the smallest block size;
+/// - a region past `real` grows the file to its end (what the layout does), which the next
+///   clone of a shared file sees.
+fn regions_of_each_file(j: &mut JobSpec, haves: &[u64]) -> Result<(), WorkloadError> {
     let nf = j.nfiles();
-    if !j.file_sizes.is_empty() {
+    let pct_offset = j.pct.offset.is_some() || j.pct.offset_increment.is_some();
+    if pct_offset && !j.file_sizes.is_empty() {
         return Err(WorkloadError::usage(format!(
             "job '{}': offset or offset_increment in percent with several files and filesize \
              is not supported by hostbench; give them in bytes",
             j.name
         )));
     }
-    let mut offsets = Vec::with_capacity((j.numjobs * nf) as usize);
+    let size_pct = j.pct.size.take();
+    let a = j.bs_read.min(j.bs_write).max(1);
+    // With `filesize` (resolved per slot into regions from the first clone's offset): each
+    // file's length.
+    let shared = j.filename.is_some();
+    let file_lens: Vec<u64> = (0..j.file_sizes.len())
+        .map(|s| {
+            let c = if shared { 0 } else { s as u32 / nf };
+            j.file_sizes[s] + j.clone_offset(c)
+        })
+        .collect();
+    let each = j
+        .size
+        .filter(|_| size_pct.is_none())
+        .map(|s| s / u64::from(nf));
+    let mut lens = haves.to_vec();
+    let mut regions = Vec::with_capacity((j.numjobs * nf) as usize);
     for c in 0..j.numjobs {
         for k in 0..nf {
-            let have = haves[j.file_slot(c, k)];
-            if have == 0 {
+            let slot = j.file_slot(c, k);
+            let real = lens[slot];
+            let path = || j.file_path_k(c, k).display().to_string();
+            if real == 0 && pct_offset {
                 return Err(WorkloadError::usage(format!(
                     "job '{}': offset or offset_increment in percent is of each file's length \
                      and {} is not an existing regular file with data; give them in bytes",
                     j.name,
-                    j.file_path_k(c, k).display()
+                    path()
                 )));
             }
-            // One file's rule, with this file's length.
-            let mut one = j.clone();
-            one.real_size = Some(have);
-            offsets.push(one.clone_offset(c));
+            if real == 0 && file_lens.is_empty() {
+                if let Some(p) = size_pct {
+                    return Err(WorkloadError::usage(format!(
+                        "job '{}': size={p}% is of each file's length and {} is not an \
+                         existing regular file with data; give size in bytes",
+                        j.name,
+                        path()
+                    )));
+                }
+                if each.is_none_or(|e| e == 0) {
+                    return Err(WorkloadError::usage(format!(
+                        "job '{}': {nf} files need a size to divide among them (e.g. \
+                         --size=1g) or a filesize for each: without one each file is read as \
+                         it is, and {} does not exist (or is empty)",
+                        j.name,
+                        path()
+                    )));
+                }
+            }
+            let off = j.start_offset(c, real);
+            let mut io = if let Some(&len) = file_lens.get(slot) {
+                len.checked_sub(off)
+            } else {
+                match each {
+                    Some(e) if e > 0 => Some(e),
+                    _ => real.checked_sub(off),
+                }
+            }
+            .ok_or_else(|| {
+                WorkloadError::usage(format!(
+                    "job '{}': offset {off} is past the end of {} ({real} bytes)",
+                    j.name,
+                    path()
+                ))
+            })?;
+            if let Some(p) = size_pct.filter(|&p| p != 100) {
+                let file = io + off;
+                io = (file.saturating_mul(p) / 100).min(io);
+                io -= io % a;
+            }
+            if let Some(p) = size_pct
+                && io < j.max_bs()
+            {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': size={p}% of {} ({} bytes{}) is less than a block ({}); give a \
+                     larger percentage or size in bytes",
+                    j.name,
+                    path(),
+                    file_lens.get(slot).copied().unwrap_or(real),
+                    if off > 0 {
+                        format!(", from offset {off}")
+                    } else {
+                        String::new()
+                    },
+                    j.max_bs()
+                )));
+            }
+            regions.push((off, io));
+            lens[slot] = lens[slot].max(off.saturating_add(io));
         }
     }
-    j.file_offsets = offsets;
+    j.file_regions = regions;
+    if j.size.is_none() || size_pct.is_some() {
+        j.size = j.clone_size(0);
+    }
     j.pct.offset = None;
     j.pct.offset_increment = None;
-    Ok(())
-}
-
-fn size_pct_of_each_file(j: &mut JobSpec, p: u64, haves: &[u64]) -> Result<(), WorkloadError> {
-    let nf = j.nfiles();
-    let a = j.bs_read.min(j.bs_write).max(1);
-    let mut regions = Vec::with_capacity(haves.len());
-    for (s, &have) in haves.iter().enumerate() {
-        let (c, k) = if j.filename.is_some() {
-            (0, s as u32)
-        } else {
-            (s as u32 / nf, s as u32 % nf)
-        };
-        let off = j.file_region(c, k).0;
-        // With `filesize` the file's length is the one it gives.
-        let len = j.file_sizes.get(s).map_or(have, |r| r + off);
-        if len == 0 {
-            return Err(WorkloadError::usage(format!(
-                "job '{}': size={p}% is of each file's length and {} is not an existing \
-                 regular file with data; give size in bytes",
-                j.name,
-                j.file_path_k(c, k).display()
-            )));
-        }
-        let rest = len.saturating_sub(off);
-        let r = if p == 100 {
-            rest
-        } else {
-            let r = (len.saturating_mul(p) / 100).min(rest);
-            r - r % a
-        };
-        if r < j.max_bs() {
-            return Err(WorkloadError::usage(format!(
-                "job '{}': size={p}% of {} ({len} bytes{}) is less than a block ({}); give a \
-                 larger percentage or size in bytes",
-                j.name,
-                j.file_path_k(c, k).display(),
-                if off > 0 {
-                    format!(", from offset {off}")
-                } else {
-                    String::new()
-                },
-                j.max_bs()
-            )));
-        }
-        regions.push(r);
-    }
-    j.size = regions.first().copied();
-    j.file_sizes = regions;
     Ok(())
 }
 
