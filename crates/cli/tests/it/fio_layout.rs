@@ -1,7 +1,8 @@
 //! Where each clone's region lies in each of its files, and which files grow, side by side
 //! with the installed fio 3.33 (`filesetup.c:setup_files`): the offsets of every read of
 //! each file (hostbench's through strace, fio's from `--debug=io`) and the files' lengths
-//! after the run, each program starting from the same files.
+//! after the run, each program starting from the same files; and what an interrupted
+//! layout says it left.
 //!
 //! Without fio the comparisons are skipped with a message, unless `HOSTBENCH_TEST_FIO` is
 //! set: then a missing fio fails the test.
@@ -9,7 +10,9 @@
 use super::fio::tmp;
 use super::fio_files::{hb, offsets_per_file};
 use super::fio_seq::need_fio;
+use crate::common;
 use std::path::Path;
+use std::time::Duration;
 
 const K: usize = 1024;
 const M: usize = 1024 * 1024;
@@ -244,4 +247,140 @@ fn byte_offsets_of_several_files_as_fio() {
             "--numjobs=3",
         ],
     );
+}
+
+/// Ctrl-C while a job's 32 files are laid out: every file the layout had created is
+/// removed, and the message says how many, which, and where (it said "the file it was
+/// creating was removed" whatever it removed); nothing was measured, so nothing is stored,
+/// as any run stopped before it measures.
+#[test]
+fn ctrl_c_in_a_layout_of_many_files_says_what_it_removed() {
+    let d = tmp("lay-ctrlc");
+    let db = d.join("r.db");
+    let mut c = common::hb_std();
+    c.env("HOSTBENCH_RESULTS_DB", &db)
+        .args(["fio", "--name=j", "--nrfiles=32", "--size=1g", "--rw=read"])
+        .current_dir(&d);
+    let child = common::spawn_piped(&mut c);
+    // Stopped once its second file is there (32 MiB each: the layout is still going).
+    let t = std::time::Instant::now();
+    while !d.join("j.0.1").exists() {
+        assert!(t.elapsed() < Duration::from_secs(60), "no layout");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let o = common::interrupt(child);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    let line = err
+        .lines()
+        .find(|l| l.contains("prepare interrupted"))
+        .unwrap_or_else(|| panic!("{err}"));
+    let n: usize = line
+        .split("removed the ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count: {line}"));
+    assert!((2..=32).contains(&n), "{line}");
+    let dir = std::fs::canonicalize(&d).unwrap();
+    let names = if n == 2 {
+        "j.0.0 and j.0.1, in".to_string()
+    } else {
+        format!("(j.0.0 to j.0.{})", n - 1)
+    };
+    assert!(line.contains(&names), "{line}");
+    assert!(line.contains(&format!(" in {}", dir.display())), "{line}");
+    assert!(line.contains("nothing was measured or stored"), "{line}");
+    assert!(!line.contains("the file it was creating"), "{line}");
+    // All removed, and no run stored.
+    let left: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Ctrl-C while an existing short file is extended: it is not removed, and the message
+/// says it stays short.
+#[test]
+fn ctrl_c_while_extending_a_file_says_it_stays_short() {
+    let d = tmp("lay-ctrlc-short");
+    std::fs::write(d.join("short.dat"), vec![7u8; 4096]).unwrap();
+    let mut c = common::hb_std();
+    c.env("HOSTBENCH_RESULTS_DB", d.join("r.db"))
+        .args([
+            "fio",
+            "--name=j",
+            "--filename=short.dat",
+            "--size=512m",
+            "--rw=read",
+        ])
+        .current_dir(&d);
+    let child = common::spawn_piped(&mut c);
+    let t = std::time::Instant::now();
+    while std::fs::metadata(d.join("short.dat")).unwrap().len() < 2 << 20 {
+        assert!(t.elapsed() < Duration::from_secs(60), "no layout");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let o = common::interrupt(child);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("prepare interrupted; short.dat (in ")
+            && err.contains("), which it was extending, stays short;"),
+        "{err}"
+    );
+    assert!(!err.contains("removed"), "{err}");
+    let len = std::fs::metadata(d.join("short.dat")).unwrap().len();
+    assert!(len < 1 << 30, "{len}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// The page-cache warnings say only what is true: a character device (/dev/full, whose
+/// /dev is devtmpfs) is not a file on tmpfs and has no page cache, and the ftruncate and
+/// falloc engines move no data through it; a buffered read of a regular file smaller than
+/// RAM is warned of (or of its filesystem in RAM).
+#[test]
+fn page_cache_warnings_only_where_true() {
+    let d = tmp("lay-warn");
+    let warned = |args: &[&str]| -> Vec<String> {
+        let r = hb(&d, args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.err);
+        r.err
+            .lines()
+            .filter(|l| l.contains("page cache") || l.contains("keeps them in RAM"))
+            .map(String::from)
+            .collect()
+    };
+    let quiet: &[&[&str]] = &[
+        &["--name=a", "--filename=/dev/full", "--rw=read", "--size=1m"],
+        &[
+            "--name=a",
+            "--filename=/dev/zero",
+            "--rw=randread",
+            "--size=1m",
+        ],
+        &[
+            "--name=a",
+            "--filename=ft",
+            "--ioengine=ftruncate",
+            "--rw=write",
+            "--size=1m",
+        ],
+        &[
+            "--name=a",
+            "--filename=fa",
+            "--ioengine=falloc",
+            "--rw=write",
+            "--size=1m",
+        ],
+    ];
+    for args in quiet {
+        assert_eq!(warned(args), Vec::<String>::new(), "{args:?}");
+    }
+    // The same data through psync: warned.
+    let w = warned(&["--name=a", "--filename=ft", "--rw=read", "--size=1m"]);
+    assert_eq!(w.len(), 1, "{w:?}");
+    std::fs::remove_dir_all(&d).unwrap();
 }

@@ -182,6 +182,19 @@ impl EngineKind {
     pub fn moves_data(self) -> bool {
         matches!(self, EngineKind::Psync | EngineKind::Sync)
     }
+    /// Moves data between memory and its file through the page cache unless O_DIRECT
+    /// (psync, sync, libaio, io_uring, mmap); the others move none (falloc, ftruncate,
+    /// the file operations) or use no file.
+    pub fn through_page_cache(self) -> bool {
+        matches!(
+            self,
+            EngineKind::Psync
+                | EngineKind::Sync
+                | EngineKind::Libaio
+                | EngineKind::IoUring
+                | EngineKind::Mmap
+        )
+    }
     /// Uses no file (null, cpuio, exec, net).
     pub fn fileless(self) -> bool {
         matches!(

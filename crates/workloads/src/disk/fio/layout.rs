@@ -54,21 +54,103 @@ pub(super) fn layout_files(
         super::logs::check(&jobs[ji].logs, &jobs[ji].name, tid).map_err(WorkloadError::usage)?;
     }
     let mut made = Vec::new();
-    let r = layout_files_in(jobs, ctx, log, &mut made, recorded, &mut measured);
+    let mut short = None;
+    let r = layout_files_in(
+        jobs,
+        ctx,
+        log,
+        (&mut made, &mut short),
+        recorded,
+        &mut measured,
+    );
     if pass == Pass::Prepare && matches!(r, Ok(Some(_))) {
         *MEASURED
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((key, measured));
     }
     if !matches!(r, Ok(Some(_))) {
+        let mut removed = Vec::new();
         for p in made {
-            // Only a regular file still at the name (never what replaced it).
-            if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) {
-                let _ = std::fs::remove_file(&p);
+            // Only a regular file still at the name (never what replaced it); the one being
+            // created when Ctrl-C came is gone already.
+            match std::fs::symlink_metadata(&p) {
+                Ok(m) if m.is_file() => {
+                    if std::fs::remove_file(&p).is_ok() {
+                        removed.push(p);
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => removed.push(p),
             }
+        }
+        if matches!(r, Ok(None))
+            && let Some(log) = log
+            && let Some(note) = left_note(&removed, short.as_deref())
+        {
+            log.left_behind(&note);
         }
     }
     r
+}
+
+/// What an interrupted layout did about its files: the files it had created, which it
+/// removed (how many, their names, their directories), and the existing file it was
+/// extending, which stays short. `None` when there was neither.
+fn left_note(removed: &[PathBuf], short: Option<&Path>) -> Option<String> {
+    let dir_of = |p: &Path| {
+        let d = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        std::fs::canonicalize(d)
+            .unwrap_or_else(|_| d.to_path_buf())
+            .display()
+            .to_string()
+    };
+    let name = |p: &Path| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let mut parts = Vec::new();
+    if let (Some(first), Some(last)) = (removed.first(), removed.last()) {
+        let mut dirs: Vec<String> = Vec::new();
+        for p in removed {
+            let d = dir_of(p);
+            if !dirs.contains(&d) {
+                dirs.push(d);
+            }
+        }
+        let dirs = match dirs.len() {
+            1 => dirs.remove(0),
+            n => format!("{n} directories ({})", dirs.join(", ")),
+        };
+        parts.push(match removed.len() {
+            1 => format!(
+                "removed {}, the file it was creating, in {dirs}",
+                name(first)
+            ),
+            2 => format!(
+                "removed the 2 files it had created, {} and {}, in {dirs}",
+                name(first),
+                name(last)
+            ),
+            n => format!(
+                "removed the {n} files it had created ({} to {}) in {dirs}",
+                name(first),
+                name(last)
+            ),
+        });
+    }
+    if let Some(p) = short {
+        parts.push(format!(
+            "{} (in {}), which it was extending, stays short",
+            name(p),
+            dir_of(p)
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join(", and "))
 }
 
 /// Which call of [`layout_files`] this is.
@@ -89,7 +171,7 @@ fn layout_files_in(
     jobs: &mut [JobSpec],
     ctx: &SetupCtx<'_>,
     log: Option<&dyn StageLog>,
-    made: &mut Vec<PathBuf>,
+    (made, short): (&mut Vec<PathBuf>, &mut Option<PathBuf>),
     recorded: Option<Vec<Vec<u64>>>,
     measured: &mut Vec<Vec<u64>>,
 ) -> Result<Option<Vec<Warning>>, WorkloadError> {
@@ -320,7 +402,16 @@ fn layout_files_in(
                     j.max_bs()
                 )));
             }
-            if !j.direct {
+            // What goes through the page cache (or sits on a filesystem in RAM): data the
+            // engine moves to and from a regular file or block device. A character device
+            // (/dev/full, /dev/null) has no page cache, and ftruncate, falloc and the
+            // file-operation engines move no data.
+            let is_char = meta.as_ref().is_some_and(|m| {
+                use std::os::unix::fs::FileTypeExt;
+                m.file_type().is_char_device()
+            });
+            let cached = j.engine.through_page_cache() && !is_char;
+            if cached && !j.direct {
                 any_buffered = true;
             }
             // zonemode=zbd: the zones are of the file as it is now (fio's
@@ -339,8 +430,12 @@ fn layout_files_in(
                 continue;
             }
             seen.push(path.clone());
-            data_set += size;
-            if first_dir.is_none() {
+            if cached {
+                data_set += size;
+            }
+            // The directory of the first regular file: its filesystem says whether the
+            // files live in RAM (a device's /dev is devtmpfs, not where its data is).
+            if cached && !is_dev && first_dir.is_none() {
                 first_dir = Some(
                     path.parent()
                         .filter(|p| !p.as_os_str().is_empty())
@@ -389,6 +484,12 @@ fn layout_files_in(
                 }
                 let existed = std::fs::symlink_metadata(&path).is_ok();
                 if !lay_out(j, &path, need, have, if nf > 1 { None } else { log }, log)? {
+                    // Stopped: the file it was creating (removed), or extending (short).
+                    if existed {
+                        *short = Some(path.clone());
+                    } else {
+                        made.push(path.clone());
+                    }
                     return Ok(None);
                 }
                 if !existed {
@@ -402,18 +503,22 @@ fn layout_files_in(
             }
         }
     }
-    if data_set > 0
-        && let Some(dir) = first_dir
-        && let Some(w) = crate::disk::files::page_cache_warning(
-            &dir,
+    let hint = "use --direct=1 (or files larger than RAM) to measure the device";
+    let w = match first_dir {
+        _ if data_set == 0 => None,
+        Some(dir) => {
+            crate::disk::files::page_cache_warning(&dir, data_set, !any_buffered, ctx.host, hint)
+        }
+        // Block devices only: the page cache, no filesystem.
+        None => crate::disk::files::page_cache_decision(
+            None,
             data_set,
             !any_buffered,
-            ctx.host,
-            "use --direct=1 (or files larger than RAM) to measure the device",
-        )
-    {
-        warnings.push(w);
-    }
+            ctx.host.map(|h| h.memory.total_bytes),
+            hint,
+        ),
+    };
+    warnings.extend(w);
     Ok(Some(warnings))
 }
 
