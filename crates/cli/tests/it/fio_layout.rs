@@ -34,7 +34,20 @@ fn as_fio(tag: &str, files: &[(&str, usize)], args: &[&str]) -> (Vec<Vec<u64>>, 
     all.extend_from_slice(args);
     let names: Vec<&str> = files.iter().map(|(f, _)| *f).collect();
     let [ours, theirs] = offsets_per_file(&d, &make, &all, &names);
-    assert_eq!(ours, theirs, "{args:?}: hostbench (left), fio (right)");
+    // (Each file's reads in short: how many, the first, the last; then the lengths.)
+    let brief = |o: &(Vec<Vec<u64>>, Vec<u64>)| {
+        let reads: Vec<_> =
+            o.0.iter()
+                .map(|v| (v.len(), v.first().copied(), v.last().copied()))
+                .collect();
+        format!("reads {reads:?}, lengths {:?}", o.1)
+    };
+    assert!(
+        ours == theirs,
+        "{args:?}:\nhostbench {}\nfio       {}",
+        brief(&ours),
+        brief(&theirs)
+    );
     std::fs::remove_dir_all(&d).unwrap();
     ours
 }

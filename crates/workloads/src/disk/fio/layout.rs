@@ -1027,3 +1027,72 @@ fn lay_out(
     }
     r
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(text: &str) -> JobSpec {
+        super::super::job::jobs_from_sections(&super::super::job::from_text(text).unwrap())
+            .unwrap()
+            .remove(0)
+    }
+
+    /// fio 3.33's regions for the review's cases (the offsets and counts its strace shows).
+    #[test]
+    fn regions_of_each_file_are_fios() {
+        const M: u64 = 1 << 20;
+        let mut j =
+            job("[j]\nnrfiles=2\nsize=4m\noffset=25%\noffset_increment=10%\nnumjobs=2\nrw=read\n");
+        regions_of_each_file(&mut j, &[2 * M; 4]).unwrap();
+        assert_eq!(
+            j.file_regions,
+            [
+                (524_288, 2 * M),
+                (524_288, 2 * M),
+                (737_280, 2 * M),
+                (737_280, 2 * M)
+            ]
+        );
+        assert_eq!(j.file_need(1, 0), 2_834_432);
+        let text = "[j]\nfilename=a:b\noffset=25%\nsize=100%\noffset_increment=10%\nnumjobs=2\n";
+        let mut j = job(text);
+        regions_of_each_file(&mut j, &[4 * M, 2 * M]).unwrap();
+        let reads: Vec<u64> = (0..2).map(|c| j.clone_size(c).unwrap() / 4096).collect();
+        assert_eq!(reads, [1152, 997]);
+        assert_eq!((j.file_need(0, 0), j.file_need(0, 1)), (4 * M, 2 * M));
+        // Without a size, each file as it is; a missing one named.
+        let mut j = job("[j]\nfilename=a:b\nnumjobs=2\n");
+        regions_of_each_file(&mut j, &[4 * M, 2 * M]).unwrap();
+        assert_eq!(
+            j.file_regions,
+            [(0, 4 * M), (0, 2 * M), (0, 4 * M), (0, 2 * M)]
+        );
+        let e = regions_of_each_file(&mut job("[j]\nfilename=a:b\n"), &[M, 0]).unwrap_err();
+        assert!(e.message.contains("b does not exist"), "{}", e.message);
+        // A shared file clone 0 grows: clone 1 takes its share of the grown length.
+        let mut j = job("[j]\nfilename=a:b\noffset=25%\nsize=1m\nnumjobs=2\n");
+        regions_of_each_file(&mut j, &[256 << 10, 128 << 10]).unwrap();
+        // a: 64k + 512k = 576k long after clone 0; 25% of it is 144k.
+        assert_eq!(j.file_regions[2], (144 << 10, 512 << 10));
+    }
+
+    #[test]
+    fn an_interrupted_layout_says_what_it_removed() {
+        let p = |s: &str| PathBuf::from(format!("/nonexistent-dir/{s}"));
+        assert_eq!(left_note(&[], None), None);
+        assert_eq!(
+            left_note(&[p("j.0.0")], None).unwrap(),
+            "removed j.0.0, the file it was creating, in /nonexistent-dir"
+        );
+        let many: Vec<PathBuf> = (0..32).map(|k| p(&format!("j.0.{k}"))).collect();
+        assert_eq!(
+            left_note(&many, None).unwrap(),
+            "removed the 32 files it had created (j.0.0 to j.0.31) in /nonexistent-dir"
+        );
+        assert_eq!(
+            left_note(&[], Some(&p("big"))).unwrap(),
+            "big (in /nonexistent-dir), which it was extending, stays short"
+        );
+    }
+}
