@@ -28,8 +28,8 @@ pub(super) fn io_err(
 /// leaves no first file behind.
 ///
 /// The prepare stage (`pass` [`Pass::Prepare`]) keeps the lengths it measured the files at,
-/// before it laid them out, and the setup after it ([`Pass::Setup`], same jobs, same
-/// directory) resolves the regions from those: fio measures and lays out once, and a
+/// before it laid them out, and the setups after it ([`Pass::Setup`], same jobs, same
+/// directory, until the next prepare stage) resolve the regions from those: fio measures and lays out once, and a
 /// percentage of a file the prepare stage grew would otherwise be taken again of the grown
 /// file (`offset=25%` of a 2 MiB file read from 640 KiB, having grown it to 2.5 MiB).
 pub(super) fn layout_files(
@@ -40,12 +40,14 @@ pub(super) fn layout_files(
 ) -> Result<Option<Vec<Warning>>, WorkloadError> {
     let key = (jobs.to_vec(), std::env::current_dir().unwrap_or_default());
     let recorded = match pass {
+        // (Kept for every run of these jobs after that prepare stage: the repetitions of a
+        // suite entry resolve the same regions.)
         Pass::Setup => MEASURED
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
+            .as_ref()
             .filter(|m| m.0 == key)
-            .map(|m| m.1),
+            .map(|m| m.1.clone()),
         Pass::Prepare => None,
     };
     let mut measured = Vec::new();
