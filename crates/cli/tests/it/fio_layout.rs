@@ -126,6 +126,35 @@ fn percent_offsets_of_several_files_as_fio() {
             "--numjobs=2",
         ],
     );
+    // Three clones sharing a list grown by the clones before them: fio sets up clone 0,
+    // then 2, then 1 (pb ends 151552 bytes long, not 155648).
+    let ours = as_fio(
+        "pct-order",
+        &[("pa", 256 * K), ("pb", 128 * K)],
+        &[
+            "--name=j",
+            "--filename=pa:pb",
+            "--offset=25%",
+            "--size=200k",
+            "--offset_increment=5%",
+            "--numjobs=3",
+        ],
+    );
+    assert_eq!(ours.1, [256 * K as u64, 151_552]);
+    // Three clones sharing one file the same way (it ends 1600 KiB long, as fio).
+    let ours = as_fio(
+        "pct-one-shared",
+        &[("s", M)],
+        &[
+            "--name=s",
+            "--filename=s",
+            "--offset=25%",
+            "--size=1m",
+            "--offset_increment=10%",
+            "--numjobs=3",
+        ],
+    );
+    assert_eq!(ours.1, [1_638_400]);
     // Three clones of their own files, of different lengths.
     as_fio(
         "pct-three",

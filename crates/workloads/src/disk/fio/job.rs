@@ -3346,7 +3346,14 @@ impl JobSpec {
     /// With percentages (`offset=10%`, `offset_increment=20%`) they are of the file's length
     /// ([`JobSpec::real_size`]) and the sum is rounded up to the smallest block size, as fio
     /// (`filesetup.c:get_start_offset`; 4 MiB, `10%` and `20%`: 0x67000, 0x134000, 0x200000).
+    /// Once [`JobSpec::file_regions`] holds the clones' regions of one shared file, theirs.
     pub fn clone_offset(&self, clone: u32) -> u64 {
+        if self.nfiles() == 1
+            && let Some(&(o, _)) = self.file_regions.get(clone as usize)
+        {
+            // Resolved at layout (clones sharing a file, offsets in percent).
+            return o;
+        }
         self.start_offset(clone, self.real_size.unwrap_or(0))
     }
 
@@ -3382,6 +3389,11 @@ impl JobSpec {
                 .file_regions
                 .get(at..at + n)
                 .map(|r| r.iter().map(|&(_, s)| s).sum());
+        }
+        if n == 1
+            && let Some(&(_, s)) = self.file_regions.get(clone as usize)
+        {
+            return Some(s);
         }
         if let Some(&s) = self.file_sizes.get(clone as usize) {
             return Some(s);

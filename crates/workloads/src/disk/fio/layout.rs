@@ -272,6 +272,19 @@ fn layout_files_in(
                 )));
             }
             j.real_size = Some(have);
+            if j.filename.is_some()
+                && j.numjobs > 1
+                && (j.pct.offset.is_some() || j.pct.offset_increment.is_some())
+                && j.file_sizes.is_empty()
+                && j.zbd.is_none()
+                && !j.fill_device
+                && !j.engine.fileless()
+                && !j.engine.file_op()
+            {
+                // Clones sharing one file, their offsets in percent: each takes its share of
+                // the file as the clones set up before it left it, as with several files.
+                regions_of_each_file(j, &haves)?;
+            }
             if j.pct.size.is_some() {
                 j.size = j.clone_size(0);
                 if j.size.is_none_or(|s| s < j.max_bs()) {
@@ -452,7 +465,7 @@ fn layout_files_in(
                 c
             };
             // (With `size=P%` each region ends within the file: nothing to extend.)
-            let need = if nf > 1 {
+            let need = if nf > 1 || !j.file_regions.is_empty() {
                 j.file_need(c, k)
             } else {
                 j.clone_offset(last)
@@ -718,8 +731,8 @@ fn reserve(j: &JobSpec, f: &std::fs::File, have: u64, need: u64) {
 /// Several files: each clone's region of each file, as fio 3.33's `setup_files` sets a
 /// file's `file_offset` and `io_size`, into [`JobSpec::file_regions`]. Per clone and file,
 /// with `real` the file's length when that clone is set up (`haves`; a shared `filename`
-/// list's files as the clones before left them, fio setting the clones up one after the
-/// other):
+/// list's files as the clones set up before left them, fio setting the clones up one after
+/// the other: clone 0, then the last down to clone 1):
 /// - the region starts at fio's `get_start_offset` (`offset=P%`/`offset_increment=P%` of
 ///   `real`, rounded up to the smallest block size or `offset_align`);
 /// - it is `size` divided among the files, or with `filesize` the file's length from the
@@ -754,8 +767,10 @@ fn regions_of_each_file(j: &mut JobSpec, haves: &[u64]) -> Result<(), WorkloadEr
         .filter(|_| size_pct.is_none())
         .map(|s| s / u64::from(nf));
     let mut lens = haves.to_vec();
-    let mut regions = Vec::with_capacity((j.numjobs * nf) as usize);
-    for c in 0..j.numjobs {
+    let mut regions = vec![(0, 0); (j.numjobs * nf) as usize];
+    // fio sets the clones up in the order it made them: the job (subjob 0), then subjobs
+    // numjobs-1 down to 1 (init.c's `while (--numjobs)`).
+    for c in std::iter::once(0).chain((1..j.numjobs).rev()) {
         for k in 0..nf {
             let slot = j.file_slot(c, k);
             let real = lens[slot];
@@ -825,7 +840,7 @@ fn regions_of_each_file(j: &mut JobSpec, haves: &[u64]) -> Result<(), WorkloadEr
                     j.max_bs()
                 )));
             }
-            regions.push((off, io));
+            regions[(c * nf + k) as usize] = (off, io);
             lens[slot] = lens[slot].max(off.saturating_add(io));
         }
     }
@@ -1077,6 +1092,14 @@ mod tests {
         regions_of_each_file(&mut j, &[256 << 10, 128 << 10]).unwrap();
         // a: 64k + 512k = 576k long after clone 0; 25% of it is 144k.
         assert_eq!(j.file_regions[2], (144 << 10, 512 << 10));
+        // Three clones: fio sets up clone 2 before clone 1 (b: 128k, grown to 132k by
+        // clone 0 and to 148k by clone 2; clone 1 takes its share of 148k).
+        let text = "[j]\nfilename=a:b\nsize=200k\noffset=25%\nnumjobs=3\noffset_increment=5%\n";
+        let mut j = job(text);
+        regions_of_each_file(&mut j, &[256 << 10, 128 << 10]).unwrap();
+        let b: Vec<u64> = (0..3).map(|c| j.file_regions[c * 2 + 1].0).collect();
+        assert_eq!(b, [32768, 49152, 49152]);
+        assert_eq!(j.file_need(0, 1), 151_552);
     }
 
     #[test]
