@@ -262,6 +262,8 @@ struct StageOut<'a> {
     run: RunInfo<'a>,
     bar: std::sync::Mutex<Option<indicatif::ProgressBar>>,
     show_bar: bool,
+    /// What the stage said it left behind when interrupted.
+    left: std::sync::Mutex<Option<String>>,
 }
 
 impl StageLog for StageOut<'_> {
@@ -287,13 +289,18 @@ impl StageLog for StageOut<'_> {
             *bar = None;
         }
     }
+
+    fn left_behind(&self, note: &str) {
+        *self.left.lock().unwrap_or_else(|e| e.into_inner()) = Some(note.to_string());
+    }
 }
 
 /// Runs `stage` (prepare or cleanup) of `workload` with `plan`'s parameters and threads,
 /// its report lines going to `presenter`. Exit 1 when the workload has no such step
 /// (sysbench's "does not implement"), 128 + the signal when SIGINT/SIGTERM/SIGHUP stopped
-/// it, after `after_interrupt` (what to do about the files or tables it left: a command
-/// that exists, as the user can type it) on stderr.
+/// it, after what the stage said it left behind ([`StageLog::left_behind`]) and
+/// `after_interrupt` (what to do about the files or tables it left: a command that exists,
+/// as the user can type it) on stderr.
 pub fn run_stage(
     stage: Stage,
     plan: &Plan,
@@ -312,6 +319,7 @@ pub fn run_stage(
         run: RunInfo { plan, workload },
         bar: std::sync::Mutex::new(None),
         show_bar: crate::suite::progress::wanted(presenter.verbosity() < 3),
+        left: std::sync::Mutex::new(None),
     };
     let done = workload
         .stage(
@@ -332,7 +340,14 @@ pub fn run_stage(
     Ok(match done {
         StageDone::Done => ExitCode::SUCCESS,
         StageDone::Interrupted => {
-            eprintln!("hostbench: {} interrupted; {after_interrupt}", stage.name());
+            let left = log.left.lock().unwrap_or_else(|e| e.into_inner()).take();
+            match left {
+                Some(note) => eprintln!(
+                    "hostbench: {} interrupted; {note}; {after_interrupt}",
+                    stage.name()
+                ),
+                None => eprintln!("hostbench: {} interrupted; {after_interrupt}", stage.name()),
+            }
             crate::interrupted_exit()
         }
         StageDone::NotImplemented => {

@@ -648,9 +648,9 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     // fio has no cleanup: the next run lays out what is missing or short, as fio does.
     let mut again: Vec<String> = hostbench_core::secret::redact_args(argv);
     again[0] = "hostbench".into();
+    // (What the layout removed or left short, it says itself, before this.)
     let advice = format!(
-        "the file it was creating was removed (one it was extending stays short): run `{}` \
-         again to lay them out",
+        "nothing was measured or stored: run `{}` again to lay the files out",
         hostbench_report::html::shell_join(&again)
     );
     let code = exec::run_stage(Stage::Prepare, &plan, w, &output, &advice)?;

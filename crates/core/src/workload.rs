@@ -212,6 +212,11 @@ pub trait StageLog: Sync {
     fn interrupted(&self) -> bool {
         crate::runner::INTERRUPT.load(std::sync::atomic::Ordering::Relaxed)
     }
+    /// What a stage that Ctrl-C stopped did about what it had made (`removed the 32 files
+    /// it had created in /data`), said with the interruption. Ignored by default.
+    fn left_behind(&self, note: &str) {
+        let _ = note;
+    }
 }
 
 /// A [`StageLog`] that keeps its lines (tests, and callers that print them later).

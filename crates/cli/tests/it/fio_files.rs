@@ -304,10 +304,16 @@ fn fio_offsets(stderr_and_out: &str) -> Vec<u64> {
 /// hostbench's offsets for `args` on `file` (64 KiB, made before), seen through strace.
 fn hb_offsets(dir: &Path, file: &str, args: &[&str]) -> Vec<u64> {
     std::fs::write(dir.join(file), vec![0u8; 64 << 10]).unwrap();
-    let log = dir.join("strace.txt");
+    traced_offsets(&hb_traced(dir, args), file)
+}
+
+/// hostbench's fio front-end on `args` in `dir` under `strace -ff -y` (one log per thread,
+/// so no call is split, each file named): the reads and writes, all threads' logs joined.
+pub(crate) fn hb_traced(dir: &Path, args: &[&str]) -> String {
+    let logs = dir.join("trace");
     let o = std::process::Command::new("strace")
-        .args(["-f", "-y", "-e", "trace=pread64,pwrite64", "-o"])
-        .arg(&log)
+        .args(["-ff", "-y", "-e", "trace=pread64,pwrite64", "-o"])
+        .arg(&logs)
         .arg(common::bin())
         .arg("fio")
         .args(args)
@@ -317,7 +323,19 @@ fn hb_offsets(dir: &Path, file: &str, args: &[&str]) -> Vec<u64> {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    traced_offsets(&std::fs::read_to_string(&log).unwrap(), file)
+    let mut text = String::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("trace.")
+        {
+            text.push_str(&std::fs::read_to_string(&p).unwrap());
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    text
 }
 
 #[test]
@@ -1010,34 +1028,23 @@ fn size_mixes_do_the_whole_size_as_fio() {
 }
 
 /// The offsets of each of `files` (sorted) that hostbench and then fio read or write for
-/// `args` in `dir`: hostbench's through `strace -ff` (one log per thread, so no call is
-/// split), fio's from `--debug=io`.
-fn offsets_per_file(dir: &Path, args: &[&str], files: &[&str]) -> [Vec<Vec<u64>>; 2] {
-    let logs = dir.join("trace");
-    let o = std::process::Command::new("strace")
-        .args(["-ff", "-y", "-e", "trace=pread64,pwrite64", "-o"])
-        .arg(&logs)
-        .arg(common::bin())
-        .arg("fio")
-        .args(args)
-        .args(["--no-save", "--disk_util=0"])
-        .current_dir(dir)
-        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let mut text = String::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("trace.")
-        {
-            text.push_str(&std::fs::read_to_string(&p).unwrap());
-            std::fs::remove_file(p).unwrap();
-        }
-    }
+/// `args` in `dir`, and the files' lengths after each: hostbench's through
+/// [`hb_traced`], fio's from `--debug=io`. `make` lays the files before each run (so
+/// each starts from the same files: a run may grow them).
+pub(crate) fn offsets_per_file(
+    dir: &Path,
+    make: &dyn Fn(&Path),
+    args: &[&str],
+    files: &[&str],
+) -> [(Vec<Vec<u64>>, Vec<u64>); 2] {
+    let lens = || -> Vec<u64> {
+        files
+            .iter()
+            .map(|f| std::fs::metadata(dir.join(f)).map_or(0, |m| m.len()))
+            .collect()
+    };
+    make(dir);
+    let text = hb_traced(dir, args);
     let ours = files
         .iter()
         .map(|f| {
@@ -1046,6 +1053,8 @@ fn offsets_per_file(dir: &Path, args: &[&str], files: &[&str]) -> [Vec<Vec<u64>>
             v
         })
         .collect();
+    let ours_lens = lens();
+    make(dir);
     let r = fio(dir, &[args, &["--debug=io"][..]].concat());
     assert_eq!(r.code, 0, "fio {args:?}: {}", r.err);
     let all = format!("{}{}", r.out, r.err);
@@ -1062,7 +1071,7 @@ fn offsets_per_file(dir: &Path, args: &[&str], files: &[&str]) -> [Vec<Vec<u64>>
             v
         })
         .collect();
-    [ours, theirs]
+    [(ours, ours_lens), (theirs, lens())]
 }
 
 /// `offset=P%` and `offset_increment=P%` with several files: each file's region starts at
@@ -1136,23 +1145,20 @@ fn offset_in_percent_is_of_each_file_as_fio() {
     ];
     for (files, extra) in cases {
         let d = tmp("offsetpct");
-        for (f, n) in *files {
-            std::fs::write(d.join(f), vec![7u8; *n]).unwrap();
-        }
+        let make = |d: &Path| {
+            for (f, n) in *files {
+                std::fs::write(d.join(f), vec![7u8; *n]).unwrap();
+            }
+        };
         let mut args = vec!["--bs=4k", "--rw=read"];
         args.extend_from_slice(extra);
         let names: Vec<&str> = files.iter().map(|(f, _)| *f).collect();
-        let [ours, theirs] = offsets_per_file(&d, &args, &names);
-        assert!(ours.iter().all(|v| !v.is_empty()), "{extra:?}: {ours:?}");
+        let [ours, theirs] = offsets_per_file(&d, &make, &args, &names);
+        assert!(ours.0.iter().all(|v| !v.is_empty()), "{extra:?}: {ours:?}");
         assert_eq!(ours, theirs, "{extra:?}");
         // The files keep their lengths.
-        for (f, n) in *files {
-            assert_eq!(
-                std::fs::metadata(d.join(f)).unwrap().len(),
-                *n as u64,
-                "{f}"
-            );
-        }
+        let kept: Vec<u64> = files.iter().map(|(_, n)| *n as u64).collect();
+        assert_eq!(ours.1, kept, "{extra:?}");
         std::fs::remove_dir_all(&d).unwrap();
     }
     // A file with no length to take a share of: refused, naming it.

@@ -24,6 +24,7 @@ mod fio_errors;
 mod fio_exec;
 mod fio_files;
 mod fio_lat;
+mod fio_layout;
 mod fio_logs;
 mod fio_logs2;
 mod fio_multi;

@@ -210,6 +210,19 @@ impl EngineKind {
                 | EngineKind::Pvsync2
         )
     }
+    /// Moves data between memory and its file through the page cache unless O_DIRECT
+    /// (psync, sync, libaio, io_uring, mmap); the others move none (falloc, ftruncate,
+    /// the file operations) or use no file.
+    pub fn through_page_cache(self) -> bool {
+        matches!(
+            self,
+            EngineKind::Psync
+                | EngineKind::Sync
+                | EngineKind::Libaio
+                | EngineKind::IoUring
+                | EngineKind::Mmap
+        )
+    }
     /// Uses no file (null, cpuio, exec, net).
     pub fn fileless(self) -> bool {
         matches!(
@@ -586,10 +599,10 @@ pub struct JobSpec {
     /// With `filesize` and a file per clone: each clone's region, drawn per file (empty
     /// otherwise: every clone's region is `size`).
     pub file_sizes: Vec<u64>,
-    /// With several files and `offset=P%`/`offset_increment=P%`: where each clone's file
-    /// region starts (clone × files + file), each of its own file's length (empty: the
-    /// clone's offset for every file).
-    pub file_offsets: Vec<u64>,
+    /// With several files: each clone's region of each file, (offset, length) at clone ×
+    /// files + file, as fio's `setup_files` sets each file's `file_offset` and `io_size`
+    /// (resolved at layout; empty before, or with one file).
+    pub file_regions: Vec<(u64, u64)>,
     /// With `filesize`: the `size` given, which limits each pass's bytes (never past the
     /// file). `None` otherwise.
     pub size_limit: Option<u64>,
@@ -1866,7 +1879,7 @@ fn apply_options(
         loops: 1,
         filesize: None,
         file_sizes: Vec::new(),
-        file_offsets: Vec::new(),
+        file_regions: Vec::new(),
         size_limit: None,
         number_ios: 0,
         filename: None,
@@ -3501,8 +3514,21 @@ impl JobSpec {
     /// With percentages (`offset=10%`, `offset_increment=20%`) they are of the file's length
     /// ([`JobSpec::real_size`]) and the sum is rounded up to the smallest block size, as fio
     /// (`filesetup.c:get_start_offset`; 4 MiB, `10%` and `20%`: 0x67000, 0x134000, 0x200000).
+    /// Once [`JobSpec::file_regions`] holds the clones' regions of one shared file, theirs.
     pub fn clone_offset(&self, clone: u32) -> u64 {
-        let real = self.real_size.unwrap_or(0);
+        if self.nfiles() == 1
+            && let Some(&(o, _)) = self.file_regions.get(clone as usize)
+        {
+            // Resolved at layout (clones sharing a file, offsets in percent).
+            return o;
+        }
+        self.start_offset(clone, self.real_size.unwrap_or(0))
+    }
+
+    /// fio's `get_start_offset` for clone `clone` in a file of `real` bytes: percentages
+    /// are of `real`, and then the sum is rounded up to `offset_align` or the smallest
+    /// block size.
+    pub fn start_offset(&self, clone: u32, real: u64) -> u64 {
         let of = |p: u64| real.saturating_mul(p) / 100;
         let base = self.pct.offset.map_or(self.offset, of);
         let inc = self.pct.offset_increment.map_or(self.offset_increment, of);
@@ -3523,6 +3549,20 @@ impl JobSpec {
     /// no further than the file's end from the clone's offset, rounded down to the smallest
     /// block size (fio's `setup_files`; `size=100%` is the rest of the file).
     pub fn clone_size(&self, clone: u32) -> Option<u64> {
+        let n = self.nfiles() as usize;
+        if n > 1 && !self.file_regions.is_empty() {
+            // Several files: the clone's regions together.
+            let at = clone as usize * n;
+            return self
+                .file_regions
+                .get(at..at + n)
+                .map(|r| r.iter().map(|&(_, s)| s).sum());
+        }
+        if n == 1
+            && let Some(&(_, s)) = self.file_regions.get(clone as usize)
+        {
+            return Some(s);
+        }
         if let Some(&s) = self.file_sizes.get(clone as usize) {
             return Some(s);
         }
@@ -3592,17 +3632,20 @@ impl JobSpec {
         }
     }
 
-    /// File `k` of clone `clone`'s region: (offset, length). With one file, the clone's
+    /// File `k` of clone `clone`'s region: (offset, length). Once laid out, what
+    /// [`JobSpec::file_regions`] holds; before, with one file, the clone's
     /// ([`JobSpec::clone_offset`], [`JobSpec::clone_size`]); with several, each file is
     /// `filesize` (drawn per file) or `size` divided among them, as fio divides it
     /// (`size=100k,nrfiles=3`: three files of 34133 bytes, whole blocks of each used).
     pub fn file_region(&self, clone: u32, k: u32) -> (u64, u64) {
         let n = self.nfiles();
-        let off = self
-            .file_offsets
+        if let Some(&r) = self
+            .file_regions
             .get(clone as usize * n as usize + k as usize)
-            .copied()
-            .unwrap_or_else(|| self.clone_offset(clone));
+        {
+            return r;
+        }
+        let off = self.clone_offset(clone);
         if n == 1 {
             return (off, self.clone_size(clone).unwrap_or(0));
         }
@@ -3610,6 +3653,23 @@ impl JobSpec {
             return (off, s);
         }
         (off, self.size.unwrap_or(0) / u64::from(n))
+    }
+
+    /// How long file `k` must be for clone `clone`: the end of its region, or with a
+    /// shared `filename` list the furthest end of any clone's region in it.
+    pub fn file_need(&self, clone: u32, k: u32) -> u64 {
+        let clones = if self.filename.is_some() {
+            0..self.numjobs.max(1)
+        } else {
+            clone..clone + 1
+        };
+        clones
+            .map(|c| {
+                let (o, s) = self.file_region(c, k);
+                o.saturating_add(s)
+            })
+            .max()
+            .unwrap_or(0)
     }
 
     /// File `k` of clone `clone` ([`JobSpec::file_path`] for the first).

@@ -26,33 +26,156 @@ pub(super) fn io_err(
 /// `Ok(None)` when Ctrl-C stopped a layout. When the layout fails or is stopped, the files
 /// it made (not those that were there) are removed: a job refused at its second file
 /// leaves no first file behind.
+///
+/// The prepare stage (`pass` [`Pass::Prepare`]) keeps the lengths it measured the files at,
+/// before it laid them out, and the setups after it ([`Pass::Setup`], same jobs, same
+/// directory, until the next prepare stage) resolve the regions from those: fio measures and lays out once, and a
+/// percentage of a file the prepare stage grew would otherwise be taken again of the grown
+/// file (`offset=25%` of a 2 MiB file read from 640 KiB, having grown it to 2.5 MiB).
 pub(super) fn layout_files(
     jobs: &mut [JobSpec],
     ctx: &SetupCtx<'_>,
     log: Option<&dyn StageLog>,
+    pass: Pass,
 ) -> Result<Option<Vec<Warning>>, WorkloadError> {
+    let key = (jobs.to_vec(), std::env::current_dir().unwrap_or_default());
+    let recorded = match pass {
+        // (Kept for every run of these jobs after that prepare stage: the repetitions of a
+        // suite entry resolve the same regions.)
+        Pass::Setup => MEASURED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .filter(|m| m.0 == key)
+            .map(|m| m.1.clone()),
+        Pass::Prepare => None,
+    };
+    let mut measured = Vec::new();
     // The logs' names are checked first: a refused one leaves no laid-out file behind.
     for (tid, &(ji, _)) in super::fio_threads(jobs).iter().enumerate() {
         super::logs::check(&jobs[ji].logs, &jobs[ji].name, tid).map_err(WorkloadError::usage)?;
     }
     let mut made = Vec::new();
-    let r = layout_files_in(jobs, ctx, log, &mut made);
+    let mut short = None;
+    let r = layout_files_in(
+        jobs,
+        ctx,
+        log,
+        (&mut made, &mut short),
+        recorded,
+        &mut measured,
+    );
+    if pass == Pass::Prepare && matches!(r, Ok(Some(_))) {
+        *MEASURED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((key, measured));
+    }
     if !matches!(r, Ok(Some(_))) {
+        let mut removed = Vec::new();
         for p in made {
-            // Only a regular file still at the name (never what replaced it).
-            if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) {
-                let _ = std::fs::remove_file(&p);
+            // Only a regular file still at the name (never what replaced it); the one being
+            // created when Ctrl-C came is gone already.
+            match std::fs::symlink_metadata(&p) {
+                Ok(m) if m.is_file() => {
+                    if std::fs::remove_file(&p).is_ok() {
+                        removed.push(p);
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => removed.push(p),
             }
+        }
+        if matches!(r, Ok(None))
+            && let Some(log) = log
+            && let Some(note) = left_note(&removed, short.as_deref())
+        {
+            log.left_behind(&note);
         }
     }
     r
 }
 
+/// What an interrupted layout did about its files: the files it had created, which it
+/// removed (how many, their names, their directories), and the existing file it was
+/// extending, which stays short. `None` when there was neither.
+fn left_note(removed: &[PathBuf], short: Option<&Path>) -> Option<String> {
+    let dir_of = |p: &Path| {
+        let d = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        std::fs::canonicalize(d)
+            .unwrap_or_else(|_| d.to_path_buf())
+            .display()
+            .to_string()
+    };
+    let name = |p: &Path| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let mut parts = Vec::new();
+    if let (Some(first), Some(last)) = (removed.first(), removed.last()) {
+        let mut dirs: Vec<String> = Vec::new();
+        for p in removed {
+            let d = dir_of(p);
+            if !dirs.contains(&d) {
+                dirs.push(d);
+            }
+        }
+        let dirs = match dirs.len() {
+            1 => dirs.remove(0),
+            n => format!("{n} directories ({})", dirs.join(", ")),
+        };
+        parts.push(match removed.len() {
+            1 => format!(
+                "removed {}, the file it was creating, in {dirs}",
+                name(first)
+            ),
+            2 => format!(
+                "removed the 2 files it had created, {} and {}, in {dirs}",
+                name(first),
+                name(last)
+            ),
+            n => format!(
+                "removed the {n} files it had created ({} to {}) in {dirs}",
+                name(first),
+                name(last)
+            ),
+        });
+    }
+    if let Some(p) = short {
+        parts.push(format!(
+            "{} (in {}), which it was extending, stays short",
+            name(p),
+            dir_of(p)
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join(", and "))
+}
+
+/// Which call of [`layout_files`] this is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Pass {
+    /// The prepare stage before a run: keeps the lengths it measured.
+    Prepare,
+    /// The run's setup: takes the lengths the prepare stage kept for the same jobs.
+    Setup,
+}
+
+/// The jobs (as parsed) and directory of the last prepare stage, and the lengths of each
+/// job's files it measured before laying them out.
+type Measured = ((Vec<JobSpec>, PathBuf), Vec<Vec<u64>>);
+static MEASURED: std::sync::Mutex<Option<Measured>> = std::sync::Mutex::new(None);
+
 fn layout_files_in(
     jobs: &mut [JobSpec],
     ctx: &SetupCtx<'_>,
     log: Option<&dyn StageLog>,
-    made: &mut Vec<PathBuf>,
+    (made, short): (&mut Vec<PathBuf>, &mut Option<PathBuf>),
+    recorded: Option<Vec<Vec<u64>>>,
+    measured: &mut Vec<Vec<u64>>,
 ) -> Result<Option<Vec<Warning>>, WorkloadError> {
     let mut warnings = Vec::new();
     let mut data_set = 0u64;
@@ -71,23 +194,31 @@ fn layout_files_in(
         } else {
             j.numjobs * nf
         };
-        let haves: Vec<u64> = (0..files)
-            .map(|s| {
-                if j.engine.fileless() {
-                    0
-                } else {
-                    let (c, k) = if j.filename.is_some() {
-                        (0, s)
+        let recorded_haves = recorded
+            .as_ref()
+            .and_then(|r| r.get(ji))
+            .filter(|h| h.len() == files as usize);
+        let haves: Vec<u64> = match recorded_haves {
+            Some(h) => h.clone(),
+            None => (0..files)
+                .map(|s| {
+                    if j.engine.fileless() {
+                        0
                     } else {
-                        (s / nf, s % nf)
-                    };
-                    std::fs::symlink_metadata(j.file_path_k(c, k))
-                        .ok()
-                        .filter(|m| m.is_file())
-                        .map_or(0, |m| m.len())
-                }
-            })
-            .collect();
+                        let (c, k) = if j.filename.is_some() {
+                            (0, s)
+                        } else {
+                            (s / nf, s % nf)
+                        };
+                        std::fs::symlink_metadata(j.file_path_k(c, k))
+                            .ok()
+                            .filter(|m| m.is_file())
+                            .map_or(0, |m| m.len())
+                    }
+                })
+                .collect(),
+        };
+        measured.push(haves.clone());
         let have = haves[0];
         j.resolve_filesize(ji, &haves)
             .map_err(|e| WorkloadError::usage(e.0))?;
@@ -95,13 +226,9 @@ fn layout_files_in(
             fill_device_size(j)?;
         }
         if nf > 1 || j.unlink_each_loop {
-            if j.pct.offset.is_some() || j.pct.offset_increment.is_some() {
-                offset_pct_of_each_file(j, &haves)?;
-            }
-            if let Some(p) = j.pct.size.take() {
-                size_pct_of_each_file(j, p, &haves)?;
-            }
-            if j.size.is_none() && j.file_sizes.is_empty() {
+            if nf > 1 && !j.engine.fileless() && !j.engine.file_op() {
+                regions_of_each_file(j, &haves)?;
+            } else if j.size.is_none() && j.pct.size.is_none() && j.file_sizes.is_empty() {
                 return Err(WorkloadError::usage(format!(
                     "job '{}': {} files need a size to divide among them (e.g. --size=1g) or \
                      a filesize for each",
@@ -145,6 +272,19 @@ fn layout_files_in(
                 )));
             }
             j.real_size = Some(have);
+            if j.filename.is_some()
+                && j.numjobs > 1
+                && (j.pct.offset.is_some() || j.pct.offset_increment.is_some())
+                && j.file_sizes.is_empty()
+                && j.zbd.is_none()
+                && !j.fill_device
+                && !j.engine.fileless()
+                && !j.engine.file_op()
+            {
+                // Clones sharing one file, their offsets in percent: each takes its share of
+                // the file as the clones set up before it left it, as with several files.
+                regions_of_each_file(j, &haves)?;
+            }
             if j.pct.size.is_some() {
                 j.size = j.clone_size(0);
                 if j.size.is_none_or(|s| s < j.max_bs()) {
@@ -192,12 +332,7 @@ fn layout_files_in(
         check_directories(j)?;
         if nf > 1 {
             let need_bs = j.max_bs();
-            for s in 0..files {
-                let (c, k) = if j.filename.is_some() {
-                    (0, s)
-                } else {
-                    (s / nf, s % nf)
-                };
+            for (c, k) in (0..j.numjobs).flat_map(|c| (0..nf).map(move |k| (c, k))) {
                 let fs = j.file_region(c, k).1;
                 if fs < need_bs {
                     return Err(WorkloadError::usage(format!(
@@ -282,7 +417,16 @@ fn layout_files_in(
                     j.max_bs()
                 )));
             }
-            if !j.direct {
+            // What goes through the page cache (or sits on a filesystem in RAM): data the
+            // engine moves to and from a regular file or block device. A character device
+            // (/dev/full, /dev/null) has no page cache, and ftruncate, falloc and the
+            // file-operation engines move no data.
+            let is_char = meta.as_ref().is_some_and(|m| {
+                use std::os::unix::fs::FileTypeExt;
+                m.file_type().is_char_device()
+            });
+            let cached = j.engine.through_page_cache() && !is_char;
+            if cached && !j.direct {
                 any_buffered = true;
             }
             // zonemode=zbd: the zones are of the file as it is now (fio's
@@ -301,8 +445,12 @@ fn layout_files_in(
                 continue;
             }
             seen.push(path.clone());
-            data_set += size;
-            if first_dir.is_none() {
+            if cached {
+                data_set += size;
+            }
+            // The directory of the first regular file: its filesystem says whether the
+            // files live in RAM (a device's /dev is devtmpfs, not where its data is).
+            if cached && !is_dev && first_dir.is_none() {
                 first_dir = Some(
                     path.parent()
                         .filter(|p| !p.as_os_str().is_empty())
@@ -317,9 +465,8 @@ fn layout_files_in(
                 c
             };
             // (With `size=P%` each region ends within the file: nothing to extend.)
-            let need = if nf > 1 {
-                let (o, s) = j.file_region(last, k);
-                o.saturating_add(s)
+            let need = if nf > 1 || !j.file_regions.is_empty() {
+                j.file_need(c, k)
             } else {
                 j.clone_offset(last)
                     .saturating_add(j.clone_size(last).unwrap_or(size))
@@ -352,6 +499,12 @@ fn layout_files_in(
                 }
                 let existed = std::fs::symlink_metadata(&path).is_ok();
                 if !lay_out(j, &path, need, have, if nf > 1 { None } else { log }, log)? {
+                    // Stopped: the file it was creating (removed), or extending (short).
+                    if existed {
+                        *short = Some(path.clone());
+                    } else {
+                        made.push(path.clone());
+                    }
                     return Ok(None);
                 }
                 if !existed {
@@ -365,18 +518,22 @@ fn layout_files_in(
             }
         }
     }
-    if data_set > 0
-        && let Some(dir) = first_dir
-        && let Some(w) = crate::disk::files::page_cache_warning(
-            &dir,
+    let hint = "use --direct=1 (or files larger than RAM) to measure the device";
+    let w = match first_dir {
+        _ if data_set == 0 => None,
+        Some(dir) => {
+            crate::disk::files::page_cache_warning(&dir, data_set, !any_buffered, ctx.host, hint)
+        }
+        // Block devices only: the page cache, no filesystem.
+        None => crate::disk::files::page_cache_decision(
+            None,
             data_set,
             !any_buffered,
-            ctx.host,
-            "use --direct=1 (or files larger than RAM) to measure the device",
-        )
-    {
-        warnings.push(w);
-    }
+            ctx.host.map(|h| h.memory.total_bytes),
+            hint,
+        ),
+    };
+    warnings.extend(w);
     Ok(Some(warnings))
 }
 
@@ -538,15 +695,9 @@ fn announce_files(j: &JobSpec, c: u32, log: Option<&dyn StageLog>) {
     if j.filename.is_some() && c > 0 {
         return;
     }
-    let last = if j.filename.is_some() {
-        j.numjobs.saturating_sub(1)
-    } else {
-        c
-    };
     let (mut n, mut total) = (0u64, 0u64);
     for k in 0..j.nfiles() {
-        let (o, s) = j.file_region(last, k);
-        let need = o.saturating_add(s);
+        let need = j.file_need(c, k);
         let have = std::fs::symlink_metadata(j.file_path_k(c, k))
             .ok()
             .filter(|m| m.is_file())
@@ -599,91 +750,128 @@ fn reserve(j: &JobSpec, f: &std::fs::File, have: u64, need: u64) {
     }
 }
 
-/// `size=P%` with several files: each file's region is P% of that file's length (fio's
-/// `setup_files`: the file's `io_size + file_offset` times the percentage, no further than
-/// its end, rounded down to the smallest block size), so every file must be there with data.
-/// `offset=P%`/`offset_increment=P%` with several files: each clone's region in each file
-/// starts at that share of the file's own length, rounded up as one file's is (fio's
-/// `get_start_offset` per file). The percentages are resolved here, once.
-fn offset_pct_of_each_file(j: &mut JobSpec, haves: &[u64]) -> Result<(), WorkloadError> {
+/// Several files: each clone's region of each file, as fio 3.33's `setup_files` sets a
+/// file's `file_offset` and `io_size`, into [`JobSpec::file_regions`]. Per clone and file,
+/// with `real` the file's length when that clone is set up (`haves`; a shared `filename`
+/// list's files as the clones set up before left them, fio setting the clones up one after
+/// the other: clone 0, then the last down to clone 1):
+/// - the region starts at fio's `get_start_offset` (`offset=P%`/`offset_increment=P%` of
+///   `real`, rounded up to the smallest block size or `offset_align`);
+/// - it is `size` divided among the files, or with `filesize` the file's length from the
+///   offset on, or without a size (or with `size=P%`) `real` from the offset on;
+/// - `size=P%` other than 100 then takes that share of the file's length (region plus
+///   offset), no further than its end, rounded down to the smallest block size;
+/// - a region past `real` grows the file to its end (what the layout does), which the next
+///   clone of a shared file sees.
+fn regions_of_each_file(j: &mut JobSpec, haves: &[u64]) -> Result<(), WorkloadError> {
     let nf = j.nfiles();
-    if !j.file_sizes.is_empty() {
+    let pct_offset = j.pct.offset.is_some() || j.pct.offset_increment.is_some();
+    if pct_offset && !j.file_sizes.is_empty() {
         return Err(WorkloadError::usage(format!(
             "job '{}': offset or offset_increment in percent with several files and filesize \
              is not supported by hostbench; give them in bytes",
             j.name
         )));
     }
-    let mut offsets = Vec::with_capacity((j.numjobs * nf) as usize);
-    for c in 0..j.numjobs {
+    let size_pct = j.pct.size.take();
+    let a = j.bs_read.min(j.bs_write).max(1);
+    // With `filesize` (resolved per slot into regions from the first clone's offset): each
+    // file's length.
+    let shared = j.filename.is_some();
+    let file_lens: Vec<u64> = (0..j.file_sizes.len())
+        .map(|s| {
+            let c = if shared { 0 } else { s as u32 / nf };
+            j.file_sizes[s] + j.clone_offset(c)
+        })
+        .collect();
+    let each = j
+        .size
+        .filter(|_| size_pct.is_none())
+        .map(|s| s / u64::from(nf));
+    let mut lens = haves.to_vec();
+    let mut regions = vec![(0, 0); (j.numjobs * nf) as usize];
+    // fio sets the clones up in the order it made them: the job (subjob 0), then subjobs
+    // numjobs-1 down to 1 (init.c's `while (--numjobs)`).
+    for c in std::iter::once(0).chain((1..j.numjobs).rev()) {
         for k in 0..nf {
-            let have = haves[j.file_slot(c, k)];
-            if have == 0 {
+            let slot = j.file_slot(c, k);
+            let real = lens[slot];
+            let path = || j.file_path_k(c, k).display().to_string();
+            if real == 0 && pct_offset {
                 return Err(WorkloadError::usage(format!(
                     "job '{}': offset or offset_increment in percent is of each file's length \
                      and {} is not an existing regular file with data; give them in bytes",
                     j.name,
-                    j.file_path_k(c, k).display()
+                    path()
                 )));
             }
-            // One file's rule, with this file's length.
-            let mut one = j.clone();
-            one.real_size = Some(have);
-            offsets.push(one.clone_offset(c));
+            if real == 0 && file_lens.is_empty() {
+                if let Some(p) = size_pct {
+                    return Err(WorkloadError::usage(format!(
+                        "job '{}': size={p}% is of each file's length and {} is not an \
+                         existing regular file with data; give size in bytes",
+                        j.name,
+                        path()
+                    )));
+                }
+                if each.is_none_or(|e| e == 0) {
+                    return Err(WorkloadError::usage(format!(
+                        "job '{}': {nf} files need a size to divide among them (e.g. \
+                         --size=1g) or a filesize for each: without one each file is read as \
+                         it is, and {} does not exist (or is empty)",
+                        j.name,
+                        path()
+                    )));
+                }
+            }
+            let off = j.start_offset(c, real);
+            let mut io = if let Some(&len) = file_lens.get(slot) {
+                len.checked_sub(off)
+            } else {
+                match each {
+                    Some(e) if e > 0 => Some(e),
+                    _ => real.checked_sub(off),
+                }
+            }
+            .ok_or_else(|| {
+                WorkloadError::usage(format!(
+                    "job '{}': offset {off} is past the end of {} ({real} bytes)",
+                    j.name,
+                    path()
+                ))
+            })?;
+            if let Some(p) = size_pct.filter(|&p| p != 100) {
+                let file = io + off;
+                io = (file.saturating_mul(p) / 100).min(io);
+                io -= io % a;
+            }
+            if let Some(p) = size_pct
+                && io < j.max_bs()
+            {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': size={p}% of {} ({} bytes{}) is less than a block ({}); give a \
+                     larger percentage or size in bytes",
+                    j.name,
+                    path(),
+                    file_lens.get(slot).copied().unwrap_or(real),
+                    if off > 0 {
+                        format!(", from offset {off}")
+                    } else {
+                        String::new()
+                    },
+                    j.max_bs()
+                )));
+            }
+            regions[(c * nf + k) as usize] = (off, io);
+            lens[slot] = lens[slot].max(off.saturating_add(io));
         }
     }
-    j.file_offsets = offsets;
+    j.file_regions = regions;
+    if j.size.is_none() || size_pct.is_some() {
+        j.size = j.clone_size(0);
+    }
     j.pct.offset = None;
     j.pct.offset_increment = None;
-    Ok(())
-}
-
-fn size_pct_of_each_file(j: &mut JobSpec, p: u64, haves: &[u64]) -> Result<(), WorkloadError> {
-    let nf = j.nfiles();
-    let a = j.bs_read.min(j.bs_write).max(1);
-    let mut regions = Vec::with_capacity(haves.len());
-    for (s, &have) in haves.iter().enumerate() {
-        let (c, k) = if j.filename.is_some() {
-            (0, s as u32)
-        } else {
-            (s as u32 / nf, s as u32 % nf)
-        };
-        let off = j.file_region(c, k).0;
-        // With `filesize` the file's length is the one it gives.
-        let len = j.file_sizes.get(s).map_or(have, |r| r + off);
-        if len == 0 {
-            return Err(WorkloadError::usage(format!(
-                "job '{}': size={p}% is of each file's length and {} is not an existing \
-                 regular file with data; give size in bytes",
-                j.name,
-                j.file_path_k(c, k).display()
-            )));
-        }
-        let rest = len.saturating_sub(off);
-        let r = if p == 100 {
-            rest
-        } else {
-            let r = (len.saturating_mul(p) / 100).min(rest);
-            r - r % a
-        };
-        if r < j.max_bs() {
-            return Err(WorkloadError::usage(format!(
-                "job '{}': size={p}% of {} ({len} bytes{}) is less than a block ({}); give a \
-                 larger percentage or size in bytes",
-                j.name,
-                j.file_path_k(c, k).display(),
-                if off > 0 {
-                    format!(", from offset {off}")
-                } else {
-                    String::new()
-                },
-                j.max_bs()
-            )));
-        }
-        regions.push(r);
-    }
-    j.size = regions.first().copied();
-    j.file_sizes = regions;
     Ok(())
 }
 
@@ -881,4 +1069,81 @@ fn lay_out(
         }
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(text: &str) -> JobSpec {
+        super::super::job::jobs_from_sections(&super::super::job::from_text(text).unwrap())
+            .unwrap()
+            .remove(0)
+    }
+
+    /// fio 3.33's regions for the review's cases (the offsets and counts its strace shows).
+    #[test]
+    fn regions_of_each_file_are_fios() {
+        const M: u64 = 1 << 20;
+        let mut j =
+            job("[j]\nnrfiles=2\nsize=4m\noffset=25%\noffset_increment=10%\nnumjobs=2\nrw=read\n");
+        regions_of_each_file(&mut j, &[2 * M; 4]).unwrap();
+        assert_eq!(
+            j.file_regions,
+            [
+                (524_288, 2 * M),
+                (524_288, 2 * M),
+                (737_280, 2 * M),
+                (737_280, 2 * M)
+            ]
+        );
+        assert_eq!(j.file_need(1, 0), 2_834_432);
+        let text = "[j]\nfilename=a:b\noffset=25%\nsize=100%\noffset_increment=10%\nnumjobs=2\n";
+        let mut j = job(text);
+        regions_of_each_file(&mut j, &[4 * M, 2 * M]).unwrap();
+        let reads: Vec<u64> = (0..2).map(|c| j.clone_size(c).unwrap() / 4096).collect();
+        assert_eq!(reads, [1152, 997]);
+        assert_eq!((j.file_need(0, 0), j.file_need(0, 1)), (4 * M, 2 * M));
+        // Without a size, each file as it is; a missing one named.
+        let mut j = job("[j]\nfilename=a:b\nnumjobs=2\n");
+        regions_of_each_file(&mut j, &[4 * M, 2 * M]).unwrap();
+        assert_eq!(
+            j.file_regions,
+            [(0, 4 * M), (0, 2 * M), (0, 4 * M), (0, 2 * M)]
+        );
+        let e = regions_of_each_file(&mut job("[j]\nfilename=a:b\n"), &[M, 0]).unwrap_err();
+        assert!(e.message.contains("b does not exist"), "{}", e.message);
+        // A shared file clone 0 grows: clone 1 takes its share of the grown length.
+        let mut j = job("[j]\nfilename=a:b\noffset=25%\nsize=1m\nnumjobs=2\n");
+        regions_of_each_file(&mut j, &[256 << 10, 128 << 10]).unwrap();
+        // a: 64k + 512k = 576k long after clone 0; 25% of it is 144k.
+        assert_eq!(j.file_regions[2], (144 << 10, 512 << 10));
+        // Three clones: fio sets up clone 2 before clone 1 (b: 128k, grown to 132k by
+        // clone 0 and to 148k by clone 2; clone 1 takes its share of 148k).
+        let text = "[j]\nfilename=a:b\nsize=200k\noffset=25%\nnumjobs=3\noffset_increment=5%\n";
+        let mut j = job(text);
+        regions_of_each_file(&mut j, &[256 << 10, 128 << 10]).unwrap();
+        let b: Vec<u64> = (0..3).map(|c| j.file_regions[c * 2 + 1].0).collect();
+        assert_eq!(b, [32768, 49152, 49152]);
+        assert_eq!(j.file_need(0, 1), 151_552);
+    }
+
+    #[test]
+    fn an_interrupted_layout_says_what_it_removed() {
+        let p = |s: &str| PathBuf::from(format!("/nonexistent-dir/{s}"));
+        assert_eq!(left_note(&[], None), None);
+        assert_eq!(
+            left_note(&[p("j.0.0")], None).unwrap(),
+            "removed j.0.0, the file it was creating, in /nonexistent-dir"
+        );
+        let many: Vec<PathBuf> = (0..32).map(|k| p(&format!("j.0.{k}"))).collect();
+        assert_eq!(
+            left_note(&many, None).unwrap(),
+            "removed the 32 files it had created (j.0.0 to j.0.31) in /nonexistent-dir"
+        );
+        assert_eq!(
+            left_note(&[], Some(&p("big"))).unwrap(),
+            "big (in /nonexistent-dir), which it was extending, stays short"
+        );
+    }
 }

@@ -342,10 +342,12 @@ impl Workload for Fio {
             return Ok(StageDone::NotImplemented);
         }
         let mut jobs = jobs_of(ctx.params)?;
-        Ok(match layout_files(&mut jobs, ctx, Some(log))? {
-            Some(_) => StageDone::Done,
-            None => StageDone::Interrupted,
-        })
+        Ok(
+            match layout_files(&mut jobs, ctx, Some(log), layout::Pass::Prepare)? {
+                Some(_) => StageDone::Done,
+                None => StageDone::Interrupted,
+            },
+        )
     }
     fn commands(&self) -> &'static [&'static str] {
         &["fio"]
@@ -382,9 +384,10 @@ impl Workload for Fio {
                     .map_err(|e| WorkloadError::usage(format!("job '{}': {e}", j.name)))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let warnings = layout_files(&mut jobs, ctx, None)?.ok_or_else(|| {
-            WorkloadError::environment("interrupted while laying out the job files")
-        })?;
+        let warnings =
+            layout_files(&mut jobs, ctx, None, layout::Pass::Setup)?.ok_or_else(|| {
+                WorkloadError::environment("interrupted while laying out the job files")
+            })?;
         let n = threads.len();
         // fio reports the devices when any job keeps `disk_util` on (its default).
         let disks = jobs.iter().any(|j| j.disk_util).then(|| {
