@@ -121,6 +121,11 @@ pub struct FioReportOpts {
     pub unified_rw_reporting: FioUnified,
     /// `description`, empty when not given.
     pub description: String,
+    /// Bandwidths in bits per second in the normal layout (`BW=3075Mibit/s`): fio's
+    /// `unit_base=1`, or its default for the `net` engine (`unit_base=0`, the engine's
+    /// `FIO_BIT_BASED`). JSON and terse stay in bytes.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub bits: bool,
 }
 
 impl Default for FioReportOpts {
@@ -133,6 +138,7 @@ impl Default for FioReportOpts {
             slat_percentiles: false,
             unified_rw_reporting: FioUnified::None,
             description: String::new(),
+            bits: false,
         }
     }
 }
@@ -352,6 +358,10 @@ pub struct FioDir {
     pub total_ios: u64,
     /// I/Os that transferred less than asked.
     pub short_ios: u64,
+    /// UDP messages the `net` engine's receiver found missing from the sender's sequence
+    /// numbers (fio's `drop_ios`; 0 for every other job).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub drop_ios: u64,
     /// Run time, ms (0 when the job does no I/O in this direction).
     pub runtime_ms: u64,
     /// Submission latency, ns (none for the synchronous engines).
@@ -575,6 +585,7 @@ impl FioDir {
             m.io_bytes += d.io_bytes;
             m.total_ios += d.total_ios;
             m.short_ios += d.short_ios;
+            m.drop_ios += d.drop_ios;
             m.runtime_ms = m.runtime_ms.max(d.runtime_ms);
             m.slat.merge(&d.slat);
             m.clat.merge(&d.clat);

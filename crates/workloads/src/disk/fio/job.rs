@@ -813,6 +813,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "unit_base",
+        aliases: &[],
+    },
+    Opt {
         name: "filename",
         aliases: &[],
     },
@@ -1896,6 +1900,8 @@ fn apply_options(
     let mut rw_suffix: Option<(String, String)> = None;
     // zonemode, zonesize, zonerange, zoneskip: checked together once all are read.
     let mut zone_mode: Option<(String, String)> = None;
+    // unit_base: None = fio's 0 (auto: bits for the net engine), else bits or bytes.
+    let mut unit_bits: Option<bool> = None;
     let mut zone = Zones::default();
     let mut zbd = ZbdOpts::default();
     let mut no_serialize = false;
@@ -1971,6 +1977,19 @@ fn apply_options(
                 super::bufs::apply(&mut j.bufs, k, v, at, reads)?
             }
             "kb_base" => {}
+            "unit_base" => {
+                unit_bits = match v.trim() {
+                    "0" => None,
+                    "8" => Some(false),
+                    "1" => Some(true),
+                    _ => {
+                        return err(format!(
+                            "{at}: unit_base={v}: expected 0 (bits for ioengine=net, else \
+                             bytes), 8 (bytes) or 1 (bits)"
+                        ));
+                    }
+                }
+            }
             // fio 3.33 takes them and does nothing with them (`deprecated_lines`).
             "flow_watermark" | "verifysort" | "verifysort_nr" => {}
             // An option of fio's tiobench profile: without `profile=tiobench` fio accepts
@@ -2453,6 +2472,9 @@ fn apply_options(
             j.zones = finish_zones(&j, zone_mode, zone)?;
         }
     }
+    // fio's unit_base=0 (the default): the engine says (`FIO_BIT_BASED`: net, not
+    // netsplice); bandwidths are then in bits in the normal layout (`init.c`).
+    j.report.bits = unit_bits.unwrap_or(j.engine == EngineKind::Net);
     // fio's gtod_reduce turns every measurement off, and a latency turned off has no
     // percentiles (`init.c:fixup_options`).
     let off = &mut j.logs.disable;
@@ -3047,6 +3069,8 @@ fn finish_net(j: &mut JobSpec) -> Result<(), JobError> {
             j.rw.name()
         ));
     }
+    // fio's UDP sequence numbers are left out under verify (its header is in the way).
+    j.eng.net.udp_seq = j.verify.kind == 0;
     let reads = j.rw.read_pct(50) > 0;
     let writes = j.rw.read_pct(50) < 100;
     super::engines::net::check(&mut j.eng.net, reads, writes, j.rw.random())

@@ -1963,6 +1963,12 @@ impl FioWorker {
                     // SAFETY: buf is this clone's slot buffer, at least the largest block.
                     let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
                     let r = n.io(dir == Dir::Write, b, &stop);
+                    let drops = n.take_drops();
+                    if !self.warming(ctl, ctl.now()) {
+                        for (d, k) in drops.into_iter().enumerate() {
+                            self.stats.dirs[d].drops += k;
+                        }
+                    }
                     if r == 0 {
                         // The peer is done (end of stream, UDP close message) or the run
                         // stops: the clone ends, without error, as fio's.

@@ -111,6 +111,10 @@ pub struct NetOpts {
     pub mss: u32,
     /// `interface`: the multicast interface's IPv4 address.
     pub interface: Option<String>,
+    /// UDP sequence numbers: a sender writes its trailer at the end of each message and a
+    /// receiver counts the messages missing from them (fio does both only without
+    /// `verify`, whose header would be overwritten).
+    pub udp_seq: bool,
 }
 
 /// Whether `key` is one of the net engine's options.
@@ -218,6 +222,14 @@ pub struct Net {
     made: Option<PathBuf>,
     writes: bool,
     seq_tx: u64,
+    /// The sequence number the next UDP message should carry.
+    seq_rx: u64,
+    /// A message whose trailer names another size was seen: sequence numbers are not
+    /// checked any more (fio's `seq_off`).
+    seq_off: bool,
+    /// Messages missing from the sequence, counted in the direction of the I/O that
+    /// received past them (reads; a pingpong writer's answers: writes).
+    drops: [u64; 2],
     /// The job's size, for MSG_MORE (TCP: more to come).
     size: u64,
     sent: u64,
@@ -247,6 +259,9 @@ impl Net {
             made: None,
             writes,
             seq_tx: 0,
+            seq_rx: 0,
+            seq_off: false,
+            drops: [0; 2],
             size,
             sent: 0,
         };
@@ -502,22 +517,52 @@ impl Net {
         let r = if write {
             self.send(b, stop)
         } else {
-            self.recv(b, stop)
+            self.recv(b, stop, 0)
         };
         if r <= 0 || !self.o.pingpong {
             return r;
         }
         let back = if write {
-            self.recv(b, stop)
+            self.recv(b, stop, 1)
         } else {
             self.send(b, stop)
         };
         if back < 0 { back } else { r }
     }
 
+    /// The UDP messages found missing since the last call, reads' and writes'.
+    pub fn take_drops(&mut self) -> [u64; 2] {
+        std::mem::take(&mut self.drops)
+    }
+
+    /// fio's `verify_udp_seq` over a received message `b` (`n` bytes arrived), counted in
+    /// direction `d`: a message whose trailer has fio's magic and `b`'s size carries the
+    /// sender's sequence number; numbers skipped since the last one are drops.
+    fn check_seq(&mut self, b: &[u8], n: usize, d: usize) {
+        if !self.o.udp_seq || self.seq_off || b.len() < 24 || n != b.len() {
+            return;
+        }
+        let t = b.len() - 24;
+        let word = |i: usize| u64::from_le_bytes(b[t + i..t + i + 8].try_into().unwrap());
+        if word(0) != SEQ_MAGIC {
+            return;
+        }
+        if word(16) != b.len() as u64 {
+            self.seq_off = true;
+            return;
+        }
+        let seq = word(8);
+        // A message that comes late (after a later one) is not a drop; fio's unsigned
+        // difference would count it as 2^64 - k of them.
+        if seq > self.seq_rx {
+            self.drops[d] += seq - self.seq_rx;
+        }
+        self.seq_rx = seq + 1;
+    }
+
     fn send(&mut self, b: &mut [u8], stop: &dyn Fn() -> bool) -> i64 {
         let udp = self.o.proto.udp();
-        if udp && b.len() >= 24 {
+        if udp && self.o.udp_seq && b.len() >= 24 {
             // fio's sequence trailer: magic, sequence number, message size (little-endian).
             let (t, n) = (b.len() - 24, b.len() as u64);
             b[t..t + 8].copy_from_slice(&SEQ_MAGIC.to_le_bytes());
@@ -557,7 +602,8 @@ impl Net {
         done as i64
     }
 
-    fn recv(&mut self, b: &mut [u8], stop: &dyn Fn() -> bool) -> i64 {
+    /// Receives one message into `b` for an I/O of direction `d` (0 reads, 1 writes).
+    fn recv(&mut self, b: &mut [u8], stop: &dyn Fn() -> bool, d: usize) -> i64 {
         let udp = self.o.proto.udp();
         let Some(s) = self.sock.as_ref() else {
             return -i64::from(libc::ENOTCONN);
@@ -593,6 +639,7 @@ impl Net {
                             return 0;
                         }
                         // A datagram is a message, whatever its size.
+                        self.check_seq(b, n, d);
                         return n as i64;
                     }
                     done += n;
