@@ -482,3 +482,115 @@ fn a_udp_reader_counts_the_messages_missing_by_sequence_number_as_fio() {
         );
     }
 }
+
+/// The `setsockopt` calls of `program args` in `dir` (every thread), the descriptor left
+/// out, sorted.
+fn setsockopts(dir: &Path, program: &Path, args: &[&str]) -> Vec<String> {
+    let log = dir.join("setsockopt.st");
+    let o = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=setsockopt", "-o"])
+        .arg(&log)
+        .arg(program)
+        .args(args)
+        .current_dir(dir)
+        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut calls: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let args = l.split_once("setsockopt(")?.1;
+            Some(args.split_once(", ")?.1.to_string())
+        })
+        .collect();
+    calls.sort();
+    calls
+}
+
+#[test]
+fn nodelay_window_size_and_mss_are_set_as_fio_sets_them() {
+    if !super::fio_engines::have_strace("nodelay_window_size_and_mss_are_set_as_fio_sets_them") {
+        return;
+    }
+    let d = tmp("net-sockopts");
+    let job = |port: u16| {
+        format!(
+            "[global]\nioengine=net\nport={port}\nbs=4k\nsize=1m\nnodelay=1\n\
+             window_size=65536\nmss=1000\n\n\
+             [receiver]\nlisten\nrw=read\n\n\
+             [sender]\nhostname=127.0.0.1\nstartdelay=500ms\nrw=write\n"
+        )
+    };
+    example(&d, &job(free_port()), "opts.fio");
+    let h = setsockopts(&d, &common::bin(), &["fio", "opts.fio", "--no-save"]);
+    // The listener: SO_REUSEADDR, SO_REUSEPORT, SO_RCVBUF and TCP_MAXSEG before bind; the
+    // accepted socket: TCP_NODELAY; the sender: TCP_NODELAY, SO_SNDBUF, TCP_MAXSEG.
+    let want = [
+        "SOL_SOCKET, SO_RCVBUF, [65536], 4) = 0",
+        "SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0",
+        "SOL_SOCKET, SO_REUSEPORT, [1], 4) = 0",
+        "SOL_SOCKET, SO_SNDBUF, [65536], 4) = 0",
+        "SOL_TCP, TCP_MAXSEG, [1000], 4) = 0",
+        "SOL_TCP, TCP_MAXSEG, [1000], 4) = 0",
+        "SOL_TCP, TCP_NODELAY, [1], 4) = 0",
+        "SOL_TCP, TCP_NODELAY, [1], 4) = 0",
+    ];
+    assert_eq!(h, want);
+    if need_fio("fio_net") {
+        example(&d, &job(free_port()), "opts.fio");
+        let f = setsockopts(&d, Path::new("fio"), &["opts.fio"]);
+        assert_eq!(h, f);
+    }
+}
+
+/// Whether this machine has an IPv6 loopback (`::1`); when not, says so.
+fn ipv6_loopback(test: &str) -> bool {
+    let ok = std::net::TcpListener::bind("[::1]:0").is_ok();
+    if !ok {
+        eprintln!("skip: no IPv6 loopback (::1) on this machine; {test} not run");
+    }
+    ok
+}
+
+#[test]
+fn tcpv6_and_udpv6_transfers_on_the_ipv6_loopback_as_in_fio() {
+    if !ipv6_loopback("tcpv6_and_udpv6_transfers_on_the_ipv6_loopback_as_in_fio") {
+        return;
+    }
+    let d = tmp("net-v6");
+    let job = |proto: &str, port: u16| {
+        format!(
+            "[global]\nioengine=net\nprotocol={proto}\nport={port}\nbs=1k\nsize=256k\n\n\
+             [receiver]\n{}rw=read\nruntime=20\n\n\
+             [sender]\nhostname=::1\nstartdelay=500ms\nrw=write\nrate=1m\n",
+            if proto == "tcpv6" { "listen\n" } else { "" }
+        )
+    };
+    for proto in ["tcpv6", "udpv6"] {
+        example(&d, &job(proto, free_port()), "v6.fio");
+        let h = hb(&d, &["v6.fio", "--output-format=json"]);
+        assert_eq!(h.code, 0, "{proto}: {}\n{}", h.out, h.err);
+        let hj = jobs(&doc(&h.out));
+        // Paced on the loopback: every message arrives.
+        assert_eq!(
+            hj[0],
+            ("receiver".into(), 0, 256 << 10, 256, 0, 0),
+            "{proto}"
+        );
+        assert_eq!(hj[1], ("sender".into(), 0, 0, 0, 256 << 10, 256), "{proto}");
+        if need_fio("fio_net") {
+            example(&d, &job(proto, free_port()), "v6.fio");
+            let f = fio(&d, &["v6.fio", "--output-format=json"]);
+            let fj = jobs(&doc(&f.out));
+            assert_eq!((fj[1].4, fj[1].5), (hj[1].4, hj[1].5), "{proto}: {fj:?}");
+            assert!(fj[0].2 > 0 && fj[0].2 <= hj[0].2, "{proto}: {fj:?}");
+        }
+    }
+}
