@@ -692,7 +692,11 @@ impl FioResult {
     /// read by two readers is one message, a pingpong round trip one). Per direction the
     /// figures stay fio's group lines (`READ:` the receivers', `WRITE:` the senders').
     pub fn rates(&self) -> FioRates {
-        let net = |b: &FioBlock| self.jobs.get(b.job).is_some_and(|j| j.ioengine == "net");
+        let net = |b: &FioBlock| {
+            self.jobs
+                .get(b.job)
+                .is_some_and(|j| j.ioengine == "net" || j.ioengine == "netsplice")
+        };
         let net_dirs = self
             .blocks
             .iter()

@@ -220,10 +220,20 @@ fn what_fio_refuses_and_what_hostbench_does_not_do() {
         assert_eq!(h.code, 2, "{opts}: {}\n{}", h.out, h.err);
         assert!(h.err.contains(says), "{opts}: {}", h.err);
     }
-    example(&d, "[j]\nioengine=netsplice\nport=1\nsize=1m\n", "ns.fio");
+    // netsplice checks as net does.
+    example(
+        &d,
+        "[j]\nioengine=netsplice\nport=1\nsize=1m\nrw=randread\n",
+        "ns.fio",
+    );
     let h = hb(&d, &["ns.fio"]);
     assert_eq!(h.code, 2);
-    assert!(h.err.contains("netsplice is not supported"), "{}", h.err);
+    assert!(
+        h.err
+            .contains("ioengine=netsplice: network I/O can't be random"),
+        "{}",
+        h.err
+    );
 }
 
 #[test]
@@ -591,6 +601,93 @@ fn tcpv6_and_udpv6_transfers_on_the_ipv6_loopback_as_in_fio() {
             let fj = jobs(&doc(&f.out));
             assert_eq!((fj[1].4, fj[1].5), (hj[1].4, hj[1].5), "{proto}: {fj:?}");
             assert!(fj[0].2 > 0 && fj[0].2 <= hj[0].2, "{proto}: {fj:?}");
+        }
+    }
+}
+
+/// How many times `program args` in `dir` (every thread) made each of the calls `calls`.
+fn call_counts(
+    dir: &Path,
+    program: &Path,
+    args: &[&str],
+    calls: &str,
+) -> std::collections::BTreeMap<String, usize> {
+    let log = dir.join("calls.st");
+    let o = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-e"])
+        .arg(format!("trace={calls}"))
+        .arg("-o")
+        .arg(&log)
+        .arg(program)
+        .args(args)
+        .current_dir(dir)
+        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut n = std::collections::BTreeMap::new();
+    for l in std::fs::read_to_string(&log).unwrap().lines() {
+        let l = l.split_once(' ').map_or(l, |x| x.1).trim_start();
+        if let Some((name, _)) = l.split_once('(')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            *n.entry(name.to_string()).or_insert(0) += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn netsplice_moves_tcp_messages_through_a_pipe_as_fio() {
+    let d = tmp("net-splice");
+    let job = |port: u16, bs: &str| {
+        format!(
+            "[global]\nioengine=netsplice\nport={port}\nbs={bs}\nsize=2m\n\n\
+             [receiver]\nlisten\nrw=read\n\n\
+             [sender]\nhostname=127.0.0.1\nstartdelay=500ms\nrw=write\n"
+        )
+    };
+    // A message larger than the pipe (64 KiB) too: fio's vmsplice of the whole message
+    // into the pipe would wait for ever; hostbench's goes a pipe's worth at a time.
+    for (bs, n) in [("4k", 512), ("256k", 8)] {
+        example(&d, &job(free_port(), bs), "ns.fio");
+        let h = hb(&d, &["ns.fio", "--output-format=json"]);
+        assert_eq!(h.code, 0, "{}\n{}", h.out, h.err);
+        let hj = jobs(&doc(&h.out));
+        assert_eq!(hj[0], ("receiver".into(), 0, 2 << 20, n, 0, 0), "bs={bs}");
+        assert_eq!(hj[1], ("sender".into(), 0, 0, 0, 2 << 20, n), "bs={bs}");
+    }
+    // netsplice is not bit-based in fio: its bandwidths stay in bytes.
+    example(&d, &job(free_port(), "4k"), "ns.fio");
+    let h = hb(&d, &["ns.fio"]);
+    assert!(h.out.contains("  read: IOPS="), "{}", h.out);
+    assert!(!h.out.contains("bit/s"), "{}", h.out);
+    if need_fio("fio_net") {
+        example(&d, &job(free_port(), "4k"), "ns.fio");
+        let f = fio(&d, &["ns.fio", "--output-format=json"]);
+        assert_eq!(f.code, 0, "{}", f.err);
+        let fj = jobs(&doc(&f.out));
+        assert_eq!((fj[1].4, fj[1].5), (2 << 20, 512), "{fj:?}");
+        assert!(fj[0].2 > 0 && fj[0].2 <= 2 << 20, "{fj:?}");
+    }
+    if super::fio_engines::have_strace("netsplice_moves_tcp_messages_through_a_pipe_as_fio") {
+        // Each message goes through vmsplice and splice (512 sent, 512 received: at least
+        // 1024 of each), not through send or recv (a few of those elsewhere at most).
+        let calls = "sendto,recvfrom,splice,vmsplice";
+        let check = |who: &str, n: &std::collections::BTreeMap<String, usize>| {
+            let c = |k: &str| n.get(k).copied().unwrap_or(0);
+            assert!(c("splice") >= 1024 && c("vmsplice") >= 1024, "{who}: {n:?}");
+            assert!(c("sendto") + c("recvfrom") < 16, "{who}: {n:?}");
+        };
+        example(&d, &job(free_port(), "4k"), "ns.fio");
+        let h = call_counts(&d, &common::bin(), &["fio", "ns.fio", "--no-save"], calls);
+        check("hostbench", &h);
+        if need_fio("fio_net") {
+            example(&d, &job(free_port(), "4k"), "ns.fio");
+            check(
+                "fio",
+                &call_counts(&d, Path::new("fio"), &["ns.fio"], calls),
+            );
         }
     }
 }

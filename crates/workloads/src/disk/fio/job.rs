@@ -130,6 +130,9 @@ pub enum EngineKind {
     Exec,
     /// No file: reads receive from a socket, writes send to one (`engines/net.rs`).
     Net,
+    /// `net` through a pipe: TCP messages spliced between the buffer, a pipe and the
+    /// socket (`vmsplice`, `splice`); udp and unix as `net`.
+    NetSplice,
 }
 
 impl EngineKind {
@@ -150,6 +153,7 @@ impl EngineKind {
             EngineKind::Filedelete => "filedelete",
             EngineKind::Exec => "exec",
             EngineKind::Net => "net",
+            EngineKind::NetSplice => "netsplice",
         }
     }
     /// What fio's job header names for an error the job went on after
@@ -157,7 +161,11 @@ impl EngineKind {
     /// falloc, ftruncate and cpuio; nothing for the queue engines (fio prints `err=28 ()`).
     pub fn nonfatal_error_func(self) -> &'static str {
         match self {
-            EngineKind::Psync | EngineKind::Sync | EngineKind::Mmap | EngineKind::Net => "xfer",
+            EngineKind::Psync
+            | EngineKind::Sync
+            | EngineKind::Mmap
+            | EngineKind::Net
+            | EngineKind::NetSplice => "xfer",
             EngineKind::Falloc
             | EngineKind::Ftruncate
             | EngineKind::Cpuio
@@ -186,8 +194,16 @@ impl EngineKind {
     pub fn fileless(self) -> bool {
         matches!(
             self,
-            EngineKind::Null | EngineKind::Cpuio | EngineKind::Exec | EngineKind::Net
+            EngineKind::Null
+                | EngineKind::Cpuio
+                | EngineKind::Exec
+                | EngineKind::Net
+                | EngineKind::NetSplice
         )
+    }
+    /// The net engines (`net`, `netsplice`): a socket instead of a file.
+    pub fn net(self) -> bool {
+        matches!(self, EngineKind::Net | EngineKind::NetSplice)
     }
     /// fio's `FIO_NOIO` engines (cpuio, exec): their I/Os move nothing, are never short,
     /// and the job runs for its runtime whatever its size (its directions get no runtime,
@@ -212,6 +228,7 @@ impl EngineKind {
                 | EngineKind::Filestat
                 | EngineKind::Filedelete
                 | EngineKind::Net
+                | EngineKind::NetSplice
         )
     }
 }
@@ -2208,12 +2225,7 @@ fn apply_options(
                     "filedelete" => EngineKind::Filedelete,
                     "exec" => EngineKind::Exec,
                     "net" => EngineKind::Net,
-                    "netsplice" => {
-                        return err(format!(
-                            "{at}: ioengine=netsplice is not supported by hostbench yet (its \
-                             splice path); use ioengine=net, which moves the same messages"
-                        ));
-                    }
+                    "netsplice" => EngineKind::NetSplice,
                     other => {
                         return err(format!(
                             "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap, null, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec or net"
@@ -2968,7 +2980,7 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
         } else {
             EngineKind::Cpuio
         };
-        if j.engine != owner {
+        if j.engine != owner && !(owner == EngineKind::Net && j.engine.net()) {
             return err(format!(
                 "{at}: {k} is an option of ioengine={}; job '{}' uses ioengine={} (fio: \
                  engine options are only known after their ioengine=)",
@@ -3028,7 +3040,7 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
     if j.engine == EngineKind::Exec {
         return finish_exec(j);
     }
-    if j.engine == EngineKind::Net {
+    if j.engine.net() {
         return finish_net(j);
     }
     if j.engine != EngineKind::Cpuio {
@@ -3071,10 +3083,16 @@ fn finish_net(j: &mut JobSpec) -> Result<(), JobError> {
     }
     // fio's UDP sequence numbers are left out under verify (its header is in the way).
     j.eng.net.udp_seq = j.verify.kind == 0;
+    j.eng.net.splice = j.engine == EngineKind::NetSplice;
     let reads = j.rw.read_pct(50) > 0;
     let writes = j.rw.read_pct(50) < 100;
-    super::engines::net::check(&mut j.eng.net, reads, writes, j.rw.random())
-        .map_err(|e| JobError(format!("job '{}': ioengine=net: {e}", j.name)))
+    super::engines::net::check(&mut j.eng.net, reads, writes, j.rw.random()).map_err(|e| {
+        JobError(format!(
+            "job '{}': ioengine={}: {e}",
+            j.name,
+            j.engine.name()
+        ))
+    })
 }
 
 /// exec's part, as fio's engine init sets it: `program` is required, and the job thinks

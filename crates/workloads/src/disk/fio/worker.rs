@@ -112,11 +112,15 @@ pub(super) fn new_worker(
         Engine::cpu(&j.eng)
     } else if j.engine == EngineKind::Exec {
         Engine::exec(&j.name, &j.eng, j.runtime_s.unwrap_or(0.0))
-    } else if j.engine == EngineKind::Net {
+    } else if j.engine.net() {
         // fio's engine init: a listener binds now, before any job starts.
         let n = super::engines::net::Net::setup(&j.eng.net, clone, j.rw.writes(0), size).map_err(
             |(_, func, e)| {
-                WorkloadError::environment(format!("job '{}': ioengine=net: {func}: {e}", j.name))
+                WorkloadError::environment(format!(
+                    "job '{}': ioengine={}: {func}: {e}",
+                    j.name,
+                    j.engine.name()
+                ))
             },
         )?;
         Engine::Net(Box::new(n))
