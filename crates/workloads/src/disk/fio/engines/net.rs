@@ -19,6 +19,11 @@
 //! - `nodelay` (TCP_NODELAY), `window_size` (SO_RCVBUF for a receiver, SO_SNDBUF for a
 //!   sender, both with pingpong), `mss` (TCP_MAXSEG), `ttl` (multicast TTL, default 1),
 //!   `interface` (the multicast interface's address).
+//! - a UDP message of 24 bytes or more ends with fio's trailer (magic, sequence number,
+//!   size; not under `verify`), and a UDP receiver counts the numbers it never got
+//!   (`drop_ios`);
+//! - `netsplice`: TCP messages go through a pipe (`vmsplice` and `splice`); udp and unix
+//!   as `net`.
 //!
 //! Where hostbench differs, on purpose:
 //! - a TCP/unix receive waits for the whole message (fio may count a short read and issue
@@ -32,6 +37,10 @@
 //! - waiting for a connection or a message gives up when the run stops (Ctrl-C, runtime);
 //! - a UDP writer's close message is sent 5 times over 80 ms (fio's once is lost when the
 //!   reader's buffer is full, and the reader then waits for ever).
+//! - netsplice moves a message larger than the pipe a pipe's worth at a time (fio fills
+//!   the pipe with the whole message first, and waits for ever);
+//! - a UDP message that comes late is not counted as a drop (fio's unsigned difference
+//!   counts 2^64 − k).
 
 use socket2::{Domain, SockAddr, Socket, Type};
 use std::io;
