@@ -13,8 +13,15 @@ pub fn num2str(num: u64, maxlen: usize, pow2: bool, unit: &str) -> String {
 }
 
 /// fio's `num2str` of a number already in units of the `first` prefix (fio's `base`
-/// argument: 1 = `k`/`Ki`, as for a figure in KiB/s).
+/// argument: 1 = `k`/`Ki`, as for a figure in KiB/s). A unit in bits (`bit`, `bit/s`:
+/// fio's `N2S_BIT`, `N2S_BITPERSEC`) takes a number of bytes and prints 8 times it, as
+/// fio's does (after the prefix `first` is chosen).
 pub fn num2str_from(num: u64, first: usize, maxlen: usize, pow2: bool, unit: &str) -> String {
+    let num = if unit.starts_with("bit") {
+        num.wrapping_mul(8)
+    } else {
+        num
+    };
     const SI: [&str; 7] = ["", "k", "M", "G", "T", "P", "E"];
     const IEC: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
     let prefix = if pow2 { IEC } else { SI };

@@ -121,6 +121,11 @@ pub struct FioReportOpts {
     pub unified_rw_reporting: FioUnified,
     /// `description`, empty when not given.
     pub description: String,
+    /// Bandwidths in bits per second in the normal layout (`BW=3075Mibit/s`): fio's
+    /// `unit_base=1`, or its default for the `net` engine (`unit_base=0`, the engine's
+    /// `FIO_BIT_BASED`). JSON and terse stay in bytes.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub bits: bool,
 }
 
 impl Default for FioReportOpts {
@@ -133,6 +138,7 @@ impl Default for FioReportOpts {
             slat_percentiles: false,
             unified_rw_reporting: FioUnified::None,
             description: String::new(),
+            bits: false,
         }
     }
 }
@@ -352,6 +358,10 @@ pub struct FioDir {
     pub total_ios: u64,
     /// I/Os that transferred less than asked.
     pub short_ios: u64,
+    /// UDP messages the `net` engine's receiver found missing from the sender's sequence
+    /// numbers (fio's `drop_ios`; 0 for every other job).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub drop_ios: u64,
     /// Run time, ms (0 when the job does no I/O in this direction).
     pub runtime_ms: u64,
     /// Submission latency, ns (none for the synchronous engines).
@@ -575,6 +585,7 @@ impl FioDir {
             m.io_bytes += d.io_bytes;
             m.total_ios += d.total_ios;
             m.short_ios += d.short_ios;
+            m.drop_ios += d.drop_ios;
             m.runtime_ms = m.runtime_ms.max(d.runtime_ms);
             m.slat.merge(&d.slat);
             m.clat.merge(&d.clat);
@@ -674,7 +685,26 @@ impl FioResult {
     /// run times in that direction. For one group that is fio's own `bw=` and its IOPS; for
     /// stonewalled groups it is the I/O over the time the phases measured, never over the
     /// whole wall time (which counts the waits between them).
+    ///
+    /// The `iops` of all directions counts each message of a `net` transfer once: when the
+    /// run has net jobs that send and net jobs that receive (both ends on this host), the
+    /// receivers' reads are left out of it (the senders' writes count: a multicast message
+    /// read by two readers is one message, a pingpong round trip one). Per direction the
+    /// figures stay fio's group lines (`READ:` the receivers', `WRITE:` the senders').
     pub fn rates(&self) -> FioRates {
+        let net = |b: &FioBlock| {
+            self.jobs
+                .get(b.job)
+                .is_some_and(|j| j.ioengine == "net" || j.ioengine == "netsplice")
+        };
+        let net_dirs = self
+            .blocks
+            .iter()
+            .filter(|b| net(b))
+            .fold([false; 2], |[r, w], b| {
+                [r || b.read.total_ios > 0, w || b.write.total_ios > 0]
+            });
+        let both_ends = net_dirs == [true, true];
         let starts = self.phase_starts();
         // Each job's phase: one more at each job after the first that starts one.
         let phase_of: Vec<usize> = starts
@@ -689,6 +719,8 @@ impl FioResult {
         // Per phase: the longest run time per direction and over all directions, ms.
         let mut run = vec![[0u64; 4]; phases];
         let (mut ios, mut bytes) = ([0u64; 3], [0u64; 3]);
+        // The I/Os the headline counts: all but the net receivers' when both ends are here.
+        let mut counted = 0u64;
         for b in &self.blocks {
             let p = phase_of.get(b.job).copied().unwrap_or(0);
             for (d, x) in b.dirs().into_iter().enumerate() {
@@ -696,6 +728,9 @@ impl FioResult {
                     continue;
                 }
                 ios[d] += x.total_ios;
+                if !(both_ends && d == 0 && net(b)) {
+                    counted += x.total_ios;
+                }
                 bytes[d] += x.io_bytes;
                 run[p][d] = run[p][d].max(x.runtime_ms);
                 run[p][3] = run[p][3].max(x.runtime_ms);
@@ -710,7 +745,7 @@ impl FioResult {
         };
         let ms = |k: usize| run.iter().map(|r| r[k]).sum::<u64>();
         FioRates {
-            iops: per_s(ios.iter().sum(), ms(3)),
+            iops: per_s(counted, ms(3)),
             dir_iops: std::array::from_fn(|d| per_s(ios[d], ms(d))),
             dir_bytes_per_s: std::array::from_fn(|d| per_s(bytes[d], ms(d))),
         }
@@ -953,6 +988,31 @@ mod tests {
         );
         assert_eq!(off.phase_starts(), [true, false]);
         assert_eq!(off.rates().iops, 1400.0 / 2.0);
+    }
+
+    /// A net transfer with both ends in the run counts each message once in `iops` (the
+    /// sender's); one end alone counts its own; the directions stay fio's.
+    #[test]
+    fn a_net_transfer_counts_once_in_the_headline() {
+        let net = |g| FioJob {
+            ioengine: "net".into(),
+            ..job(g, false, &[])
+        };
+        // Receiver 1000 reads, sender 1000 writes, 1 s each; a file job beside them.
+        let f = run(
+            vec![net(0), net(0), job(0, false, &[])],
+            vec![
+                block(0, 1000, 0, 1000),
+                block(1, 0, 1000, 1000),
+                block(2, 500, 0, 1000),
+            ],
+        );
+        let x = f.rates();
+        assert_eq!(x.iops, 1500.0);
+        assert_eq!(x.dir_iops[..2], [1500.0, 1000.0]);
+        // A receiver alone (its sender on another host): its reads are the messages.
+        let f = run(vec![net(0)], vec![block(0, 1000, 0, 1000)]);
+        assert_eq!(f.rates().iops, 1000.0);
     }
 
     /// A run that did nothing has rates of 0, not NaN.

@@ -32,8 +32,9 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// `fio.blocks[].steadystate` and `fio.blocks[].trim`; 8 `fio.blocks[].errors` and the
 /// directions' `prios`; 9 `fio.blocks[].latency_target` and `fio.jobs[].exec`; 10
 /// `fio.jobs[].stonewall`, and a `disk.fio` run's rate figures by fio's group definition
-/// ([`RunResult::upgrade_figures`]).
-pub const SCHEMA_MINOR: u32 = 10;
+/// ([`RunResult::upgrade_figures`]); 11 the net engine's `drop_ios` (fio's directions) and
+/// `fio.jobs[].report.bits`.
+pub const SCHEMA_MINOR: u32 = 11;
 
 /// One run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -152,7 +152,7 @@ fn dir_json(x: &FioDir, bw_agg: f64, opts: &FioReportOpts, gtod_reduce: bool, pl
         ("runtime", v(json!(x.runtime_ms))),
         ("total_ios", v(json!(x.total_ios))),
         ("short_ios", v(json!(x.short_ios))),
-        ("drop_ios", v(json!(0))),
+        ("drop_ios", v(json!(x.drop_ios))),
         ("slat_ns", lat(&x.slat, opts.slat_percentiles, &x.slat_bins)),
         ("clat_ns", lat(&x.clat, opts.clat_percentiles, &x.clat_bins)),
         ("lat_ns", lat(&x.lat, opts.lat_percentiles, &x.lat_bins)),

@@ -349,10 +349,12 @@ fn dir_lines(
     }
 }
 
-/// One "Run status group" line (`   READ`, `  WRITE`, `  MIXED`).
+/// One "Run status group" line (`   READ`, `  WRITE`, `  MIXED`); bandwidths in `unit`
+/// (`B/s` or `bit/s`).
 #[allow(clippy::too_many_arguments)]
 fn group_line(
     out: &mut String,
+    unit: &str,
     label: &str,
     agg: u64,
     min_bw: u64,
@@ -364,12 +366,12 @@ fn group_line(
     let _ = writeln!(
         out,
         "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
-        num2str(agg, 4, true, "B/s"),
-        num2str(agg, 4, false, "B/s"),
-        num2str(min_bw, 4, true, "B/s"),
-        num2str(max_bw, 4, true, "B/s"),
-        num2str(min_bw, 4, false, "B/s"),
-        num2str(max_bw, 4, false, "B/s"),
+        num2str(agg, 4, true, unit),
+        num2str(agg, 4, false, unit),
+        num2str(min_bw, 4, true, unit),
+        num2str(max_bw, 4, true, unit),
+        num2str(min_bw, 4, false, unit),
+        num2str(max_bw, 4, false, unit),
         num2str(io, 4, true, "B"),
         num2str(io, 4, false, "B"),
         min_run,
@@ -411,6 +413,8 @@ pub(super) fn render(r: &RunResult) -> String {
             let _ = writeln!(out, "  Description  : [{}]", first.description);
         }
         let mixed_only = first.unified_rw_reporting == FioUnified::Mixed;
+        // fio's unit base is the block's first job's (`unit_base`; bits for net jobs).
+        let bw_unit = if first.bits { "bit/s" } else { "B/s" };
         let g = groups.get(b.groupid as usize);
         for (d, (dname, x)) in ["read", "write", "trim"].iter().zip(b.dirs()).enumerate() {
             if x.io_bytes == 0 || x.runtime_ms == 0 {
@@ -420,14 +424,14 @@ pub(super) fn render(r: &RunResult) -> String {
             let resets = format!("; {} zone resets", b.zone_resets);
             let suffix = if d == 1 { resets.as_str() } else { "" };
             let agg = g.map_or(0, |g| g.agg(d));
-            dir_lines(&mut out, name, x, agg, opts, b.gtod_reduce, suffix, "B/s");
+            dir_lines(&mut out, name, x, agg, opts, b.gtod_reduce, suffix, bw_unit);
         }
         if first.unified_rw_reporting == FioUnified::Both {
             // fio 3.33 prints zeros on this line's rate figures (a bug); hostbench the
             // mixed direction's own, as in its JSON. `per=` is of the group's reads, as fio.
             let m = FioDir::mixed(&[&b.read, &b.write]);
             let agg = g.map_or(0, |g| g.agg(0));
-            dir_lines(&mut out, "mixed", &m, agg, opts, b.gtod_reduce, "", "B/s");
+            dir_lines(&mut out, "mixed", &m, agg, opts, b.gtod_reduce, "", bw_unit);
         }
         block_tail(&mut out, b, opts, super::nostats(&fio.jobs, b));
         let l = super::latency_target(&fio.jobs, b);
@@ -437,7 +441,7 @@ pub(super) fn render(r: &RunResult) -> String {
             l.target_ns, l.window_us, l.percentile, l.depth
         );
         if let Some(ss) = &b.steadystate {
-            let _ = writeln!(out, "{}", steadystate_line(ss));
+            let _ = writeln!(out, "{}", steadystate_line(ss, bw_unit));
         }
     }
     // fio: job blocks follow one another; a blank line before each group's summary, which
@@ -445,6 +449,12 @@ pub(super) fn render(r: &RunResult) -> String {
     for (gid, g) in groups.iter().enumerate() {
         let _ = writeln!(out, "\nRun status group {gid} (all jobs):");
         let unified = group_unified(orig, gid as u32);
+        // fio's group takes the unit base of its last block (`__show_run_stats` sets it
+        // from each in turn): a net job's bits, or a file job's bytes, whichever is last.
+        let unit = match fio.blocks.iter().rfind(|b| b.groupid == gid as u32) {
+            Some(b) if first_opts(fio, b).bits => "bit/s",
+            _ => "B/s",
+        };
         for (d, label) in ["   READ", "  WRITE", "   TRIM"].iter().enumerate() {
             if g.max_run[d] == 0 {
                 continue;
@@ -456,6 +466,7 @@ pub(super) fn render(r: &RunResult) -> String {
             };
             group_line(
                 &mut out,
+                unit,
                 label,
                 g.agg(d),
                 g.min_bw[d],
@@ -479,7 +490,7 @@ pub(super) fn render(r: &RunResult) -> String {
                 max_run = max_run.max(g.max_run[d]);
             }
             group_line(
-                &mut out, "  MIXED", agg, min_bw, max_bw, io, min_run, max_run,
+                &mut out, unit, "  MIXED", agg, min_bw, max_bw, io, min_run, max_run,
             );
         }
     }
@@ -586,13 +597,16 @@ fn block_tail(out: &mut String, b: &FioBlock, opts: &FioReportOpts, nostats: boo
     }
     let _ = writeln!(
         out,
-        "     issued rwts: total={},{},{},0 short={},{},{},0 dropped=0,0,0,0",
+        "     issued rwts: total={},{},{},0 short={},{},{},0 dropped={},{},{},0",
         b.read.total_ios,
         b.write.total_ios,
         b.trim.total_ios,
         b.read.short_ios,
         b.write.short_ios,
-        b.trim.short_ios
+        b.trim.short_ios,
+        b.read.drop_ios,
+        b.write.drop_ios,
+        b.trim.drop_ios
     );
     if let Some(e) = &b.errors {
         let _ = writeln!(
@@ -607,9 +621,9 @@ fn block_tail(out: &mut String, b: &FioBlock, opts: &FioReportOpts, nostats: boo
 
 /// fio's `steadystate` line of a job block. Its bandwidth means are KiB-scaled twice, as
 /// fio prints them (the KiB figure with a KiB prefix, and the same figure with a kB one).
-fn steadystate_line(ss: &hostbench_core::fio_result::FioSteadyState) -> String {
+fn steadystate_line(ss: &hostbench_core::fio_result::FioSteadyState, unit: &str) -> String {
     let kib = ss.bw_mean() / 1024;
-    let up = |pow2: bool| hostbench_core::fio_num::num2str_from(kib, 1, 4, pow2, "B/s");
+    let up = |pow2: bool| hostbench_core::fio_num::num2str_from(kib, 1, 4, pow2, unit);
     format!(
         "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={}{}",
         if ss.attained { "yes" } else { "no" },

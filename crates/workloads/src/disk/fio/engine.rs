@@ -322,7 +322,9 @@ impl Engine {
             EngineKind::E4defrag => unreachable!("e4defrag is built with its donor"),
             EngineKind::Cpuio => unreachable!("cpuio is built by Engine::cpu"),
             EngineKind::Exec => unreachable!("exec is built by Engine::exec"),
-            EngineKind::Net => unreachable!("net is built by Engine::Net at setup"),
+            EngineKind::Net | EngineKind::NetSplice => {
+                unreachable!("net is built by Engine::Net at setup")
+            }
             // The file engines' work is done when a file is picked; their I/Os move nothing.
             EngineKind::Filecreate | EngineKind::Filestat | EngineKind::Filedelete => Engine::Null,
             EngineKind::Psync => Engine::Psync(fd),

@@ -140,6 +140,9 @@ pub enum EngineKind {
     Exec,
     /// No file: reads receive from a socket, writes send to one (`engines/net.rs`).
     Net,
+    /// `net` through a pipe: TCP messages spliced between the buffer, a pipe and the
+    /// socket (`vmsplice`, `splice`); udp and unix as `net`.
+    NetSplice,
 }
 
 impl EngineKind {
@@ -164,6 +167,7 @@ impl EngineKind {
             EngineKind::Filedelete => "filedelete",
             EngineKind::Exec => "exec",
             EngineKind::Net => "net",
+            EngineKind::NetSplice => "netsplice",
         }
     }
     /// What fio's job header names for an error the job went on after
@@ -176,7 +180,8 @@ impl EngineKind {
             | EngineKind::Pvsync
             | EngineKind::Pvsync2
             | EngineKind::Mmap
-            | EngineKind::Net => "xfer",
+            | EngineKind::Net
+            | EngineKind::NetSplice => "xfer",
             EngineKind::Vsync => "xfer vsync",
             EngineKind::Falloc
             | EngineKind::Ftruncate
@@ -218,6 +223,9 @@ impl EngineKind {
             self,
             EngineKind::Psync
                 | EngineKind::Sync
+                | EngineKind::Vsync
+                | EngineKind::Pvsync
+                | EngineKind::Pvsync2
                 | EngineKind::Libaio
                 | EngineKind::IoUring
                 | EngineKind::Mmap
@@ -227,8 +235,16 @@ impl EngineKind {
     pub fn fileless(self) -> bool {
         matches!(
             self,
-            EngineKind::Null | EngineKind::Cpuio | EngineKind::Exec | EngineKind::Net
+            EngineKind::Null
+                | EngineKind::Cpuio
+                | EngineKind::Exec
+                | EngineKind::Net
+                | EngineKind::NetSplice
         )
+    }
+    /// The net engines (`net`, `netsplice`): a socket instead of a file.
+    pub fn net(self) -> bool {
+        matches!(self, EngineKind::Net | EngineKind::NetSplice)
     }
     /// fio's `FIO_NOIO` engines (cpuio, exec): their I/Os move nothing, are never short,
     /// and the job runs for its runtime whatever its size (its directions get no runtime,
@@ -257,6 +273,7 @@ impl EngineKind {
                 | EngineKind::Filestat
                 | EngineKind::Filedelete
                 | EngineKind::Net
+                | EngineKind::NetSplice
         )
     }
 }
@@ -862,6 +879,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "kb_base",
+        aliases: &[],
+    },
+    Opt {
+        name: "unit_base",
         aliases: &[],
     },
     Opt {
@@ -1985,6 +2006,8 @@ fn apply_options(
     let mut rw_suffix: Option<(String, String)> = None;
     // zonemode, zonesize, zonerange, zoneskip: checked together once all are read.
     let mut zone_mode: Option<(String, String)> = None;
+    // unit_base: None = fio's 0 (auto: bits for the net engine), else bits or bytes.
+    let mut unit_bits: Option<bool> = None;
     let mut zone = Zones::default();
     // `zoneskip=Nz`: N zones of zonemode=zbd (where it was given, for the error).
     let mut skip_zones: Option<(u64, String)> = None;
@@ -2067,6 +2090,19 @@ fn apply_options(
                 super::bufs::apply(&mut j.bufs, k, v, at, reads)?
             }
             "kb_base" => {}
+            "unit_base" => {
+                unit_bits = match v.trim() {
+                    "0" => None,
+                    "8" => Some(false),
+                    "1" => Some(true),
+                    _ => {
+                        return err(format!(
+                            "{at}: unit_base={v}: expected 0 (bits for ioengine=net, else \
+                             bytes), 8 (bytes) or 1 (bits)"
+                        ));
+                    }
+                }
+            }
             // fio 3.33 takes them and does nothing with them (`deprecated_lines`).
             "flow_watermark" | "verifysort" | "verifysort_nr" => {}
             // An option of fio's tiobench profile: without `profile=tiobench` fio accepts
@@ -2292,12 +2328,7 @@ fn apply_options(
                     "filedelete" => EngineKind::Filedelete,
                     "exec" => EngineKind::Exec,
                     "net" => EngineKind::Net,
-                    "netsplice" => {
-                        return err(format!(
-                            "{at}: ioengine=netsplice is not supported by hostbench yet (its \
-                             splice path); use ioengine=net, which moves the same messages"
-                        ));
-                    }
+                    "netsplice" => EngineKind::NetSplice,
                     other if other == "cpp_null" || other.starts_with("external:") => {
                         return err(external_engine(other, at));
                     }
@@ -2583,6 +2614,9 @@ fn apply_options(
             j.zones = finish_zones(&j, zone_mode, zone)?;
         }
     }
+    // fio's unit_base=0 (the default): the engine says (`FIO_BIT_BASED`: net, not
+    // netsplice); bandwidths are then in bits in the normal layout (`init.c`).
+    j.report.bits = unit_bits.unwrap_or(j.engine == EngineKind::Net);
     // fio's gtod_reduce turns every measurement off, and a latency turned off has no
     // percentiles (`init.c:fixup_options`).
     let off = &mut j.logs.disable;
@@ -3115,7 +3149,7 @@ fn finish_engine(j: &mut JobSpec, global_known: &[String]) -> Result<(), JobErro
         if global_known.contains(at) {
             continue;
         }
-        if j.engine != owner {
+        if j.engine != owner && !(owner == EngineKind::Net && j.engine.net()) {
             return err(format!(
                 "{at}: {k} is an option of ioengine={}; job '{}' uses ioengine={} (fio: \
                  engine options are only known after their ioengine=)",
@@ -3187,7 +3221,7 @@ fn finish_engine(j: &mut JobSpec, global_known: &[String]) -> Result<(), JobErro
             j.name
         ));
     }
-    if j.engine == EngineKind::Net {
+    if j.engine.net() {
         return finish_net(j);
     }
     if j.engine != EngineKind::Cpuio {
@@ -3228,10 +3262,18 @@ fn finish_net(j: &mut JobSpec) -> Result<(), JobError> {
             j.rw.name()
         ));
     }
+    // fio's UDP sequence numbers are left out under verify (its header is in the way).
+    j.eng.net.udp_seq = j.verify.kind == 0;
+    j.eng.net.splice = j.engine == EngineKind::NetSplice;
     let reads = j.rw.read_pct(50) > 0;
     let writes = j.rw.read_pct(50) < 100;
-    super::engines::net::check(&mut j.eng.net, reads, writes, j.rw.random())
-        .map_err(|e| JobError(format!("job '{}': ioengine=net: {e}", j.name)))
+    super::engines::net::check(&mut j.eng.net, reads, writes, j.rw.random()).map_err(|e| {
+        JobError(format!(
+            "job '{}': ioengine={}: {e}",
+            j.name,
+            j.engine.name()
+        ))
+    })
 }
 
 /// exec's part, as fio's engine init sets it: `program` is required, and the job thinks

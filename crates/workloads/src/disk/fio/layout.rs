@@ -253,7 +253,8 @@ fn layout_files_in(
             && j.file_sizes.is_empty()
             && !j.fill_device
             && !j.engine.no_io()
-            && !matches!(j.engine, EngineKind::Null | EngineKind::Net)
+            && !matches!(j.engine, EngineKind::Null)
+            && !j.engine.net()
         {
             // No size for an existing file: each clone's region runs from its own offset to
             // the file's end (fio's `io_size = real_file_size - file_offset`), as `size=100%`
@@ -309,7 +310,7 @@ fn layout_files_in(
             continue;
         }
         // No file to lay out: the null engine, and the net engine's socket.
-        if matches!(j.engine, EngineKind::Null | EngineKind::Net) {
+        if matches!(j.engine, EngineKind::Null) || j.engine.net() {
             match j.size {
                 None => {
                     return Err(WorkloadError::usage(format!(

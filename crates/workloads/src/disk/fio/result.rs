@@ -20,6 +20,8 @@ pub(super) struct DirStats {
     pub(super) bytes: u64,
     pub(super) ios: u64,
     pub(super) short: u64,
+    /// UDP messages missing from the sender's sequence (the net engine's receiver).
+    pub(super) drops: u64,
     pub(super) slat: RunStat,
     pub(super) clat: RunStat,
     pub(super) lat: RunStat,
@@ -87,6 +89,7 @@ impl CloneStats {
             d.bytes = 0;
             d.ios = 0;
             d.short = 0;
+            d.drops = 0;
             d.slat = RunStat::default();
             d.clat = RunStat::default();
             d.lat = RunStat::default();
@@ -245,6 +248,7 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             io_bytes: ds.bytes,
             total_ios: ds.ios,
             short_ios: ds.short,
+            drop_ios: ds.drops,
             runtime_ms: if active { dir_ms(d) } else { 0 },
             slat: ds.slat.to_fio(),
             clat: ds.clat.to_fio(),
@@ -367,6 +371,7 @@ fn merge(m: &mut Acc, b: &Acc) {
         md.io_bytes += bd.io_bytes;
         md.total_ios += bd.total_ios;
         md.short_ios += bd.short_ios;
+        md.drop_ios += bd.drop_ios;
         md.runtime_ms = md.runtime_ms.max(bd.runtime_ms);
         md.slat.merge(&bd.slat);
         md.clat.merge(&bd.clat);

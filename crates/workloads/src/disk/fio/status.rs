@@ -525,6 +525,13 @@ impl Line {
             };
             out.push_str(&format!(": [{}][{pct}]", condensed(&states)));
             let names = ['r', 'w'];
+            // fio's rates take the unit base of its last job (`calc_thread_status`): bits
+            // when that is a net job.
+            let unit = if sh.jobs.last().is_some_and(|j| j.report.bits) {
+                "bit/s"
+            } else {
+                "B/s"
+            };
             let has: Vec<usize> = (0..2).filter(|&d| rate[d] > 0 || iops[d] > 0).collect();
             if !has.is_empty() {
                 let part = |f: &dyn Fn(usize) -> String| {
@@ -535,7 +542,7 @@ impl Line {
                 };
                 out.push_str(&format!(
                     "[{}][{} IOPS]",
-                    part(&|d| num2str_from(rate[d], 1, 4, true, "B/s")),
+                    part(&|d| num2str_from(rate[d], 1, 4, true, unit)),
                     part(&|d| num2str_from(iops[d], 0, 4, false, ""))
                 ));
             }

@@ -121,11 +121,15 @@ pub(super) fn new_worker(
         Engine::cpu(&j.eng)
     } else if j.engine == EngineKind::Exec {
         Engine::exec(&j.name, &j.eng, j.runtime_s.unwrap_or(0.0))
-    } else if j.engine == EngineKind::Net {
+    } else if j.engine.net() {
         // fio's engine init: a listener binds now, before any job starts.
         let n = super::engines::net::Net::setup(&j.eng.net, clone, j.rw.writes(0), size).map_err(
             |(_, func, e)| {
-                WorkloadError::environment(format!("job '{}': ioengine=net: {func}: {e}", j.name))
+                WorkloadError::environment(format!(
+                    "job '{}': ioengine={}: {func}: {e}",
+                    j.name,
+                    j.engine.name()
+                ))
             },
         )?;
         Engine::Net(Box::new(n))
@@ -2219,6 +2223,12 @@ impl FioWorker {
                     // SAFETY: buf is this clone's slot buffer, at least the largest block.
                     let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
                     let r = n.io(dir == Dir::Write, b, &stop);
+                    let drops = n.take_drops();
+                    if !self.warming(ctl, ctl.now()) {
+                        for (d, k) in drops.into_iter().enumerate() {
+                            self.stats.dirs[d].drops += k;
+                        }
+                    }
                     if r == 0 {
                         // The peer is done (end of stream, UDP close message) or the run
                         // stops: the clone ends, without error, as fio's.

@@ -19,6 +19,11 @@
 //! - `nodelay` (TCP_NODELAY), `window_size` (SO_RCVBUF for a receiver, SO_SNDBUF for a
 //!   sender, both with pingpong), `mss` (TCP_MAXSEG), `ttl` (multicast TTL, default 1),
 //!   `interface` (the multicast interface's address).
+//! - a UDP message of 24 bytes or more ends with fio's trailer (magic, sequence number,
+//!   size; not under `verify`), and a UDP receiver counts the numbers it never got
+//!   (`drop_ios`);
+//! - `netsplice`: TCP messages go through a pipe (`vmsplice` and `splice`); udp and unix
+//!   as `net`.
 //!
 //! Where hostbench differs, on purpose:
 //! - a TCP/unix receive waits for the whole message (fio may count a short read and issue
@@ -32,6 +37,10 @@
 //! - waiting for a connection or a message gives up when the run stops (Ctrl-C, runtime);
 //! - a UDP writer's close message is sent 5 times over 80 ms (fio's once is lost when the
 //!   reader's buffer is full, and the reader then waits for ever).
+//! - netsplice moves a message larger than the pipe a pipe's worth at a time (fio fills
+//!   the pipe with the whole message first, and waits for ever);
+//! - a UDP message that comes late is not counted as a drop (fio's unsigned difference
+//!   counts 2^64 − k).
 
 use socket2::{Domain, SockAddr, Socket, Type};
 use std::io;
@@ -111,6 +120,13 @@ pub struct NetOpts {
     pub mss: u32,
     /// `interface`: the multicast interface's IPv4 address.
     pub interface: Option<String>,
+    /// UDP sequence numbers: a sender writes its trailer at the end of each message and a
+    /// receiver counts the messages missing from them (fio does both only without
+    /// `verify`, whose header would be overwritten).
+    pub udp_seq: bool,
+    /// `ioengine=netsplice`: TCP messages go through a pipe (`vmsplice` the buffer in,
+    /// `splice` it to the socket; `splice` from the socket, `vmsplice` it out).
+    pub splice: bool,
 }
 
 /// Whether `key` is one of the net engine's options.
@@ -216,8 +232,18 @@ pub struct Net {
     peer: Option<SockAddr>,
     /// The unix socket file this engine created (removed at the end).
     made: Option<PathBuf>,
+    /// netsplice's pipe (read end, write end), made at setup as fio's.
+    pipe: Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>,
     writes: bool,
     seq_tx: u64,
+    /// The sequence number the next UDP message should carry.
+    seq_rx: u64,
+    /// A message whose trailer names another size was seen: sequence numbers are not
+    /// checked any more (fio's `seq_off`).
+    seq_off: bool,
+    /// Messages missing from the sequence, counted in the direction of the I/O that
+    /// received past them (reads; a pingpong writer's answers: writes).
+    drops: [u64; 2],
     /// The job's size, for MSG_MORE (TCP: more to come).
     size: u64,
     sent: u64,
@@ -245,11 +271,35 @@ impl Net {
             sock: None,
             peer: None,
             made: None,
+            pipe: None,
             writes,
             seq_tx: 0,
+            seq_rx: 0,
+            seq_off: false,
+            drops: [0; 2],
             size,
             sent: 0,
         };
+        // fio's netsplice makes its pipe for every job; only TCP uses it.
+        if o.splice {
+            let mut fds = [0i32; 2];
+            // SAFETY: pipe2 fills the two descriptors, which are then owned here.
+            #[allow(unsafe_code)]
+            let r = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+            if r < 0 {
+                return Err(err("pipe", io::Error::last_os_error()));
+            }
+            use std::os::fd::FromRawFd;
+            // SAFETY: both descriptors were just made and are owned by nothing else.
+            #[allow(unsafe_code)]
+            let p = unsafe {
+                (
+                    std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+                    std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+                )
+            };
+            n.pipe = Some(p);
+        }
         if o.listen {
             n.bind()?;
         } else {
@@ -502,22 +552,55 @@ impl Net {
         let r = if write {
             self.send(b, stop)
         } else {
-            self.recv(b, stop)
+            self.recv(b, stop, 0)
         };
         if r <= 0 || !self.o.pingpong {
             return r;
         }
         let back = if write {
-            self.recv(b, stop)
+            self.recv(b, stop, 1)
         } else {
             self.send(b, stop)
         };
         if back < 0 { back } else { r }
     }
 
+    /// The UDP messages found missing since the last call, reads' and writes'.
+    pub fn take_drops(&mut self) -> [u64; 2] {
+        std::mem::take(&mut self.drops)
+    }
+
+    /// fio's `verify_udp_seq` over a received message `b` (`n` bytes arrived), counted in
+    /// direction `d`: a message whose trailer has fio's magic and `b`'s size carries the
+    /// sender's sequence number; numbers skipped since the last one are drops.
+    fn check_seq(&mut self, b: &[u8], n: usize, d: usize) {
+        if !self.o.udp_seq || self.seq_off || b.len() < 24 || n != b.len() {
+            return;
+        }
+        let t = b.len() - 24;
+        let word = |i: usize| u64::from_le_bytes(b[t + i..t + i + 8].try_into().unwrap());
+        if word(0) != SEQ_MAGIC {
+            return;
+        }
+        if word(16) != b.len() as u64 {
+            self.seq_off = true;
+            return;
+        }
+        let seq = word(8);
+        // A message that comes late (after a later one) is not a drop; fio's unsigned
+        // difference would count it as 2^64 - k of them.
+        if seq > self.seq_rx {
+            self.drops[d] += seq - self.seq_rx;
+        }
+        self.seq_rx = seq + 1;
+    }
+
     fn send(&mut self, b: &mut [u8], stop: &dyn Fn() -> bool) -> i64 {
         let udp = self.o.proto.udp();
-        if udp && b.len() >= 24 {
+        if self.pipe.is_some() && self.o.proto.tcp() {
+            return self.splice_out(b, stop);
+        }
+        if udp && self.o.udp_seq && b.len() >= 24 {
             // fio's sequence trailer: magic, sequence number, message size (little-endian).
             let (t, n) = (b.len() - 24, b.len() as u64);
             b[t..t + 8].copy_from_slice(&SEQ_MAGIC.to_le_bytes());
@@ -557,8 +640,12 @@ impl Net {
         done as i64
     }
 
-    fn recv(&mut self, b: &mut [u8], stop: &dyn Fn() -> bool) -> i64 {
+    /// Receives one message into `b` for an I/O of direction `d` (0 reads, 1 writes).
+    fn recv(&mut self, b: &mut [u8], stop: &dyn Fn() -> bool, d: usize) -> i64 {
         let udp = self.o.proto.udp();
+        if self.pipe.is_some() && self.o.proto.tcp() {
+            return self.splice_in(b, stop);
+        }
         let Some(s) = self.sock.as_ref() else {
             return -i64::from(libc::ENOTCONN);
         };
@@ -593,6 +680,7 @@ impl Net {
                             return 0;
                         }
                         // A datagram is a message, whatever its size.
+                        self.check_seq(b, n, d);
                         return n as i64;
                     }
                     done += n;
@@ -606,6 +694,132 @@ impl Net {
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return -i64::from(e.raw_os_error().unwrap_or(libc::EIO)),
+            }
+        }
+        done as i64
+    }
+
+    /// netsplice's send: the buffer `vmsplice`d into the pipe, then `splice`d from the pipe
+    /// to the socket, a pipe's worth at a time (fio fills the pipe with the whole message
+    /// first, which waits for ever when `bs` is larger than the pipe). Bytes sent or −errno.
+    fn splice_out(&mut self, b: &[u8], stop: &dyn Fn() -> bool) -> i64 {
+        use std::os::fd::AsRawFd as _;
+        let (Some(s), Some((pr, pw))) = (self.sock.as_ref(), self.pipe.as_ref()) else {
+            return -i64::from(libc::ENOTCONN);
+        };
+        let (sock, pr, pw) = (s.as_raw_fd(), pr.as_raw_fd(), pw.as_raw_fd());
+        let mut done = 0usize;
+        while done < b.len() {
+            let iov = libc::iovec {
+                iov_base: b[done..].as_ptr() as *mut libc::c_void,
+                iov_len: b.len() - done,
+            };
+            // SAFETY: one iovec over our buffer, into our pipe's write end.
+            #[allow(unsafe_code)]
+            let n = unsafe { libc::vmsplice(pw, &iov, 1, libc::SPLICE_F_MOVE) };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return -i64::from(e.raw_os_error().unwrap_or(libc::EIO));
+            }
+            let mut left = n as usize;
+            while left > 0 {
+                // SAFETY: splice between descriptors of ours.
+                #[allow(unsafe_code)]
+                let m = unsafe {
+                    libc::splice(
+                        pr,
+                        std::ptr::null_mut(),
+                        sock,
+                        std::ptr::null_mut(),
+                        left,
+                        0,
+                    )
+                };
+                if m < 0 {
+                    let e = io::Error::last_os_error();
+                    match e.kind() {
+                        io::ErrorKind::Interrupted => continue,
+                        io::ErrorKind::WouldBlock => match Self::wait(sock, libc::POLLOUT, stop) {
+                            Ok(true) => continue,
+                            Ok(false) => return (done + n as usize - left) as i64,
+                            Err(e) => return -i64::from(e.0),
+                        },
+                        _ => return -i64::from(e.raw_os_error().unwrap_or(libc::EIO)),
+                    }
+                }
+                if m == 0 {
+                    break;
+                }
+                left -= m as usize;
+            }
+            done += n as usize;
+        }
+        self.sent += done as u64;
+        done as i64
+    }
+
+    /// netsplice's receive: `splice` from the socket into the pipe, then `vmsplice` the
+    /// pipe's bytes out into the buffer, until the whole message is in (as `net`'s
+    /// receive) or the stream ends. Bytes received or −errno.
+    fn splice_in(&mut self, b: &mut [u8], stop: &dyn Fn() -> bool) -> i64 {
+        use std::os::fd::AsRawFd as _;
+        let (Some(s), Some((pr, pw))) = (self.sock.as_ref(), self.pipe.as_ref()) else {
+            return -i64::from(libc::ENOTCONN);
+        };
+        let (sock, pr, pw) = (s.as_raw_fd(), pr.as_raw_fd(), pw.as_raw_fd());
+        let mut done = 0usize;
+        while done < b.len() {
+            // SAFETY: splice between descriptors of ours.
+            #[allow(unsafe_code)]
+            let n = unsafe {
+                libc::splice(
+                    sock,
+                    std::ptr::null_mut(),
+                    pw,
+                    std::ptr::null_mut(),
+                    b.len() - done,
+                    0,
+                )
+            };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                match e.kind() {
+                    io::ErrorKind::Interrupted => continue,
+                    io::ErrorKind::WouldBlock => match Self::wait(sock, libc::POLLIN, stop) {
+                        Ok(true) => continue,
+                        Ok(false) => break,
+                        Err(e) => return -i64::from(e.0),
+                    },
+                    _ => return -i64::from(e.raw_os_error().unwrap_or(libc::EIO)),
+                }
+            }
+            if n == 0 {
+                break;
+            }
+            let mut left = n as usize;
+            while left > 0 {
+                let iov = libc::iovec {
+                    iov_base: b[done..].as_mut_ptr().cast::<libc::c_void>(),
+                    iov_len: left,
+                };
+                // SAFETY: one iovec over our buffer, filled from our pipe's read end.
+                #[allow(unsafe_code)]
+                let m = unsafe { libc::vmsplice(pr, &iov, 1, 0) };
+                if m < 0 {
+                    let e = io::Error::last_os_error();
+                    if e.kind() == io::ErrorKind::Interrupted {
+                        continue;
+                    }
+                    return -i64::from(e.raw_os_error().unwrap_or(libc::EIO));
+                }
+                if m == 0 {
+                    break;
+                }
+                left -= m as usize;
+                done += m as usize;
             }
         }
         done as i64
