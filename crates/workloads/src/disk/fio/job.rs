@@ -130,6 +130,8 @@ pub enum EngineKind {
     Exec,
     /// No file: reads receive from a socket, writes send to one (`engines/net.rs`).
     Net,
+    /// No file: requests to a Network Block Device server's export (`engines/nbd.rs`).
+    Nbd,
 }
 
 impl EngineKind {
@@ -150,6 +152,7 @@ impl EngineKind {
             EngineKind::Filedelete => "filedelete",
             EngineKind::Exec => "exec",
             EngineKind::Net => "net",
+            EngineKind::Nbd => "nbd",
         }
     }
     /// What fio's job header names for an error the job went on after
@@ -165,7 +168,7 @@ impl EngineKind {
             | EngineKind::Filecreate
             | EngineKind::Filestat
             | EngineKind::Filedelete => "td_io_queue",
-            EngineKind::Null | EngineKind::Libaio | EngineKind::IoUring => "",
+            EngineKind::Null | EngineKind::Libaio | EngineKind::IoUring | EngineKind::Nbd => "",
         }
     }
     /// fio's file engines (`engines/fileoperations.c`): the unit is a file, its create,
@@ -182,11 +185,15 @@ impl EngineKind {
     pub fn moves_data(self) -> bool {
         matches!(self, EngineKind::Psync | EngineKind::Sync)
     }
-    /// Uses no file (null, cpuio, exec, net).
+    /// Uses no file (null, cpuio, exec, net, nbd).
     pub fn fileless(self) -> bool {
         matches!(
             self,
-            EngineKind::Null | EngineKind::Cpuio | EngineKind::Exec | EngineKind::Net
+            EngineKind::Null
+                | EngineKind::Cpuio
+                | EngineKind::Exec
+                | EngineKind::Net
+                | EngineKind::Nbd
         )
     }
     /// fio's `FIO_NOIO` engines (cpuio, exec): their I/Os move nothing, are never short,
@@ -1329,6 +1336,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "uri",
+        aliases: &[],
+    },
+    Opt {
         name: "hostname",
         aliases: &[],
     },
@@ -2193,6 +2204,7 @@ fn apply_options(
                     "filedelete" => EngineKind::Filedelete,
                     "exec" => EngineKind::Exec,
                     "net" => EngineKind::Net,
+                    "nbd" => EngineKind::Nbd,
                     "netsplice" => {
                         return err(format!(
                             "{at}: ioengine=netsplice is not supported by hostbench yet (its \
@@ -2201,7 +2213,7 @@ fn apply_options(
                     }
                     other => {
                         return err(format!(
-                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap, null, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec or net"
+                            "{at}: ioengine={other} is not supported; use psync, sync, libaio, io_uring, mmap, null, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec, net or nbd"
                         ));
                     }
                 }
@@ -2947,6 +2959,8 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
             EngineKind::Exec
         } else if super::engines::net::option(k) {
             EngineKind::Net
+        } else if k == "uri" {
+            EngineKind::Nbd
         } else {
             EngineKind::Cpuio
         };
@@ -3013,6 +3027,9 @@ fn finish_engine(j: &mut JobSpec) -> Result<(), JobError> {
     if j.engine == EngineKind::Net {
         return finish_net(j);
     }
+    if j.engine == EngineKind::Nbd {
+        return finish_nbd(j);
+    }
     if j.engine != EngineKind::Cpuio {
         return Ok(());
     }
@@ -3055,6 +3072,38 @@ fn finish_net(j: &mut JobSpec) -> Result<(), JobError> {
     let writes = j.rw.read_pct(50) < 100;
     super::engines::net::check(&mut j.eng.net, reads, writes, j.rw.random())
         .map_err(|e| JobError(format!("job '{}': ioengine=net: {e}", j.name)))
+}
+
+/// nbd's part, as fio's engine setup checks it: `uri` is required and must parse; the
+/// export is the job's only "file" (fio names it `nbd`); no request above 64 MiB (fio's
+/// `NBD_MAX_REQUEST_SIZE`).
+fn finish_nbd(j: &mut JobSpec) -> Result<(), JobError> {
+    let Some(uri) = j.eng.nbd_uri.as_deref() else {
+        return err(format!(
+            "job '{}': ioengine=nbd needs uri= (e.g. uri=nbd://localhost:10809/export or \
+             uri=nbd+unix:///export?socket=/path/to/socket; fio: nbd: uri parameter was not \
+             specified)",
+            j.name
+        ));
+    };
+    super::engines::nbd::Uri::parse(uri)
+        .map_err(|e| JobError(format!("job '{}': uri={uri}: {e}", j.name)))?;
+    if j.filename.is_some() || !j.more_files.is_empty() || j.nfiles() > 1 {
+        return err(format!(
+            "job '{}': ioengine=nbd does its I/O on the export uri= names; drop filename and \
+             nrfiles",
+            j.name
+        ));
+    }
+    if j.max_bs() > super::engines::nbd::MAX_REQUEST {
+        return err(format!(
+            "job '{}': ioengine=nbd: a block of {} bytes is larger than an NBD request may be \
+             (64 MiB, fio's NBD_MAX_REQUEST_SIZE); use bs=64m or less",
+            j.name,
+            j.max_bs()
+        ));
+    }
+    Ok(())
 }
 
 /// exec's part, as fio's engine init sets it: `program` is required, and the job thinks

@@ -21,6 +21,7 @@ pub mod exec;
 pub mod falloc;
 pub mod fileops;
 pub mod ftruncate;
+pub mod nbd;
 pub mod net;
 
 use super::job::{JobError, flag};
@@ -93,6 +94,8 @@ pub struct EngineOpts {
     pub exec: exec::ExecOpts,
     /// net's `hostname`, `port`, `protocol`, `listen`, `pingpong`, ...
     pub net: net::NetOpts,
+    /// nbd's `uri` (as written).
+    pub nbd_uri: Option<String>,
     /// Which engine options were given (they need their engine: `cpuload` with
     /// `ioengine=cpuio`), with where they were written.
     pub given: Vec<(String, String)>,
@@ -112,6 +115,7 @@ impl Default for EngineOpts {
                 ttl: 1,
                 ..Default::default()
             },
+            nbd_uri: None,
             given: Vec::new(),
         }
     }
@@ -125,6 +129,7 @@ pub fn handles(key: &str) -> bool {
     ) || uring_option(key)
         || exec_option(key)
         || net::option(key)
+        || key == "uri"
 }
 
 /// Whether `key` is one of exec's options parsed here.
@@ -194,6 +199,7 @@ pub fn apply(e: &mut EngineOpts, key: &str, v: &str, at: &str) -> Result<(), Job
         "sqthread_poll" => e.uring.sqthread_poll = flag(key, v, at)?,
         "hipri" => e.uring.hipri = flag(key, v, at)?,
         "sqthread_poll_cpu" => e.uring.sq_cpu = Some(whole(key, v, at, 4095)? as u32),
+        "uri" => e.nbd_uri = Some(v.trim().to_string()),
         "hostname" => e.net.host = Some(v.trim().to_string()),
         "port" => {
             let n = whole(key, v, at, 65535)?;
