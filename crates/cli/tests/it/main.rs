@@ -26,6 +26,7 @@ mod fio_lat;
 mod fio_logs;
 mod fio_logs2;
 mod fio_multi;
+mod fio_nbd;
 mod fio_net;
 mod fio_offload;
 mod fio_out;
