@@ -63,7 +63,10 @@ fn serve_unix(d: &Path, img: &Path, extra: &[&str]) -> Server {
         .unwrap();
     let t = Instant::now();
     while !sock.exists() {
-        assert!(t.elapsed() < Duration::from_secs(10), "qemu-nbd did not start");
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "qemu-nbd did not start"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     Server {
@@ -94,7 +97,10 @@ fn serve_tcp(img: &Path) -> Server {
         .unwrap();
     let t = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(t.elapsed() < Duration::from_secs(10), "qemu-nbd did not start");
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "qemu-nbd did not start"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     Server {
@@ -156,7 +162,12 @@ fn nbd_example_over_a_unix_socket_as_in_fio() {
     );
     let (h, f) = both(&d, "nbd.fio", &job);
     assert_eq!(h.code, 0, "{}\n{}", h.out, h.err);
-    assert_eq!(h.err.matches("fio: connected to NBD server").count(), 4, "{}", h.err);
+    assert_eq!(
+        h.err.matches("fio: connected to NBD server").count(),
+        4,
+        "{}",
+        h.err
+    );
     let hv = doc(&h.out);
     let hj = jobs(&hv);
     assert_eq!(hj.len(), 1, "group_reporting: one entry");
@@ -178,7 +189,10 @@ fn nbd_example_over_a_unix_socket_as_in_fio() {
     let data = std::fs::read(&img).unwrap();
     for r in 0..4usize {
         let at = r * (8 << 20);
-        assert!(data[at..at + (2 << 20)].iter().any(|&b| b != 0), "region {r}");
+        assert!(
+            data[at..at + (2 << 20)].iter().any(|&b| b != 0),
+            "region {r}"
+        );
         assert!(
             data[at + (2 << 20)..at + (8 << 20)].iter().all(|&b| b == 0),
             "past region {r}"
@@ -254,7 +268,11 @@ fn writes_flushes_and_a_verify_phase_go_through_nbd_as_in_fio() {
     std::fs::write(d.join("check.fio"), &ro).unwrap();
     let c = hb(&d, &["check.fio"]);
     assert_ne!(c.code, 0, "a corrupt block is found:\n{}\n{}", c.out, c.err);
-    assert!(c.err.contains("verify") || c.out.contains("verify"), "{}", c.err);
+    assert!(
+        c.err.contains("verify") || c.out.contains("verify"),
+        "{}",
+        c.err
+    );
     if let Some(f) = f {
         assert_eq!(f.code, 0, "{}", f.err);
         let fv = doc(&f.out);

@@ -345,7 +345,16 @@ impl Nbd {
                     .map_err(|e| cerr(io::Error::new(e.kind(), format!("{p}: {e}"))))?,
             ),
         };
-        s.set_timeouts(CONNECT_TIMEOUT).map_err(cerr)?;
+        Nbd::over(s, &uri.export, depth, CONNECT_TIMEOUT)
+    }
+
+    /// The handshake for `export` on a connected stream.
+    fn over(s: Stream, export: &str, depth: u32, within: Duration) -> Result<Nbd, ConnectError> {
+        let cerr = |err| ConnectError {
+            step: "connect",
+            err,
+        };
+        s.set_timeouts(within).map_err(cerr)?;
         let mut n = Nbd {
             s,
             size: 0,
@@ -355,7 +364,7 @@ impl Nbd {
             sync_buf: None,
             ready: VecDeque::new(),
         };
-        n.handshake(&uri.export).map_err(|err| ConnectError {
+        n.handshake(export).map_err(|err| ConnectError {
             step: "handshake",
             err,
         })?;
@@ -870,5 +879,115 @@ mod tests {
         assert_eq!(n.reap(2, &mut out, None).unwrap(), 2);
         assert_eq!((out[0].slot, out[0].res), (1, -i64::from(libc::EPERM)));
         assert_eq!((out[1].slot, out[1].res), (0, -i64::from(libc::EINVAL)));
+    }
+
+    /// A server on the other end of `b`: the fixed newstyle handshake with NBD_OPT_GO
+    /// (an export of `size` bytes, `flags`), then `serve` on the requests.
+    fn fake(b: UnixStream, size: u64, flags: u16, serve: impl FnOnce(UnixStream) + Send + 'static) {
+        std::thread::spawn(move || {
+            let mut b = b;
+            b.write_all(&NBDMAGIC.to_be_bytes()).unwrap();
+            b.write_all(&IHAVEOPT.to_be_bytes()).unwrap();
+            b.write_all(&3u16.to_be_bytes()).unwrap();
+            let mut cf = [0u8; 4];
+            b.read_exact(&mut cf).unwrap();
+            let mut oh = [0u8; 16];
+            b.read_exact(&mut oh).unwrap();
+            let len = u32::from_be_bytes(oh[12..16].try_into().unwrap());
+            let mut data = vec![0u8; len as usize];
+            b.read_exact(&mut data).unwrap();
+            let reply = |b: &mut UnixStream, ty: u32, body: &[u8]| {
+                b.write_all(&REPLY_MAGIC.to_be_bytes()).unwrap();
+                b.write_all(&OPT_GO.to_be_bytes()).unwrap();
+                b.write_all(&ty.to_be_bytes()).unwrap();
+                b.write_all(&(body.len() as u32).to_be_bytes()).unwrap();
+                b.write_all(body).unwrap();
+            };
+            let mut info = INFO_EXPORT.to_be_bytes().to_vec();
+            info.extend_from_slice(&size.to_be_bytes());
+            info.extend_from_slice(&flags.to_be_bytes());
+            reply(&mut b, REP_INFO, &info);
+            reply(&mut b, REP_ACK, &[]);
+            serve(b);
+        });
+    }
+
+    fn request(b: &mut UnixStream) -> (u16, u64, u64, u32) {
+        let mut h = [0u8; 28];
+        b.read_exact(&mut h).unwrap();
+        assert_eq!(
+            u32::from_be_bytes(h[0..4].try_into().unwrap()),
+            REQUEST_MAGIC
+        );
+        (
+            u16::from_be_bytes([h[6], h[7]]),
+            u64::from_be_bytes(h[8..16].try_into().unwrap()),
+            u64::from_be_bytes(h[16..24].try_into().unwrap()),
+            u32::from_be_bytes(h[24..28].try_into().unwrap()),
+        )
+    }
+
+    fn simple_reply(b: &mut UnixStream, err: u32, handle: u64, data: &[u8]) {
+        b.write_all(&SIMPLE_REPLY_MAGIC.to_be_bytes()).unwrap();
+        b.write_all(&err.to_be_bytes()).unwrap();
+        b.write_all(&handle.to_be_bytes()).unwrap();
+        b.write_all(data).unwrap();
+    }
+
+    #[test]
+    fn replies_in_any_order_complete_their_slots_and_errors_are_errnos() {
+        let (a, b) = UnixStream::pair().unwrap();
+        fake(
+            b,
+            1 << 20,
+            1 | TFLAG_SEND_FLUSH | TFLAG_SEND_TRIM,
+            |mut b| {
+                let r0 = request(&mut b);
+                let r1 = request(&mut b);
+                assert_eq!((r0.0, r0.2, r0.3), (CMD_READ, 4096, 8));
+                assert_eq!((r1.0, r1.2, r1.3), (CMD_WRITE, 0, 8));
+                let mut w = [0u8; 8];
+                b.read_exact(&mut w).unwrap();
+                assert_eq!(&w, b"written!");
+                let r2 = request(&mut b);
+                assert_eq!(r2.0, CMD_READ);
+                // Last first; the write fails on the server (EIO), the first read has data.
+                simple_reply(&mut b, 0, r2.1, b"22222222");
+                simple_reply(&mut b, 5, r1.1, &[]);
+                simple_reply(&mut b, 0, r0.1, b"00000000");
+                let f = request(&mut b);
+                assert_eq!(f.0, CMD_FLUSH);
+                simple_reply(&mut b, 28, f.1, &[]);
+            },
+        );
+        let mut n = Nbd::over(Stream::Unix(a), "", 4, CONNECT_TIMEOUT).unwrap();
+        assert_eq!(n.size, 1 << 20);
+        let mut bufs = [[0u8; 8]; 3];
+        let mut w = *b"written!";
+        n.queue(0, Dir::Read, bufs[0].as_mut_ptr(), 4096, 8);
+        n.queue(1, Dir::Write, w.as_mut_ptr(), 0, 8);
+        n.queue(2, Dir::Read, bufs[2].as_mut_ptr(), 8192, 8);
+        let mut out = [Done::default(); 4];
+        let mut got = Vec::new();
+        while got.len() < 3 {
+            let k = n.reap(1, &mut out, None).unwrap();
+            got.extend(out[..k].iter().map(|d| (d.slot, d.res)));
+        }
+        assert_eq!(got, vec![(2, 8), (1, -i64::from(libc::EIO)), (0, 8)]);
+        assert_eq!(&bufs[0], b"00000000");
+        assert_eq!(&bufs[2], b"22222222");
+        assert_eq!(n.flush(), -i64::from(libc::ENOSPC));
+    }
+
+    #[test]
+    fn a_server_that_says_nothing_is_given_up_on() {
+        let (a, _b) = UnixStream::pair().unwrap();
+        let t = std::time::Instant::now();
+        let e = Nbd::over(Stream::Unix(a), "", 1)
+            .err()
+            .expect("no handshake");
+        assert_eq!(e.step, "handshake");
+        assert!(e.err.to_string().contains("no answer"), "{e}");
+        assert!(t.elapsed() < Duration::from_secs(5));
     }
 }
