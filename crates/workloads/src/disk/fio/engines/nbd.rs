@@ -983,7 +983,7 @@ mod tests {
     fn a_server_that_says_nothing_is_given_up_on() {
         let (a, _b) = UnixStream::pair().unwrap();
         let t = std::time::Instant::now();
-        let e = Nbd::over(Stream::Unix(a), "", 1)
+        let e = Nbd::over(Stream::Unix(a), "", 1, Duration::from_millis(300))
             .err()
             .expect("no handshake");
         assert_eq!(e.step, "handshake");
