@@ -1269,9 +1269,15 @@ impl FioWorker {
             // fio's fill_device: a full filesystem is the job's end, not an error.
             return true;
         }
+        // fio's nbd engine names its one pretended file `nbd`.
+        let shown = if self.job.engine == EngineKind::Nbd {
+            std::path::Path::new("nbd")
+        } else {
+            self.path.as_path()
+        };
         let line = format!(
             "io_u error on file {}: {}: {} offset={off}, buflen={len}",
-            self.path.display(),
+            shown.display(),
             strerror(errno),
             match dir {
                 Dir::Read => "read",
