@@ -40,7 +40,7 @@ pub const MAX_REQUEST: u64 = 64 << 20;
 
 const NBDMAGIC: u64 = 0x4e42_444d_4147_4943;
 const IHAVEOPT: u64 = 0x4948_4156_454f_5054;
-const OLDSTYLE: u64 = 0x0042_0281_8612_53;
+const OLDSTYLE: u64 = 0x0000_4202_8186_1253;
 const REPLY_MAGIC: u64 = 0x0003_e889_0455_65a9;
 const REQUEST_MAGIC: u32 = 0x2560_9513;
 const SIMPLE_REPLY_MAGIC: u32 = 0x6744_6698;
@@ -459,12 +459,13 @@ impl Nbd {
                     }
                     return Ok(());
                 }
-                REP_INFO => {
-                    if body.len() >= 12 && u16::from_be_bytes([body[0], body[1]]) == INFO_EXPORT {
-                        self.size = u64::from_be_bytes(body[2..10].try_into().expect("8 bytes"));
-                        self.flags = u16::from_be_bytes([body[10], body[11]]);
-                        got_info = true;
-                    }
+                REP_INFO
+                    if body.len() >= 12
+                        && u16::from_be_bytes([body[0], body[1]]) == INFO_EXPORT =>
+                {
+                    self.size = u64::from_be_bytes(body[2..10].try_into().expect("8 bytes"));
+                    self.flags = u16::from_be_bytes([body[10], body[11]]);
+                    got_info = true;
                 }
                 REP_ERR_UNSUP => break,
                 t if t & (1 << 31) != 0 => return Err(rep_error(t, export, &body)),
