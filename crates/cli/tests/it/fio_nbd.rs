@@ -212,7 +212,8 @@ fn the_export_size_is_the_file_size_as_in_fio() {
     // rest of it.
     let job = format!(
         "[global]\nioengine=nbd\nuri={}\nrw=read\nbs=1m\n\n[whole]\n\n\
-         [larger]\nsize=64m\n\n[rest]\noffset=6m\nsize=4m\n",
+         [larger]\nsize=64m\n\n[rest]\noffset=6m\nsize=4m\n\n\
+         [clones]\nnumjobs=2\noffset_increment=6m\n",
         srv.uri
     );
     let (h, f) = both(&d, "size.fio", &job);
@@ -222,6 +223,9 @@ fn the_export_size_is_the_file_size_as_in_fio() {
     assert_eq!(hj[0], ("whole".into(), 0, 8 * m, 8, 0, 0, 0));
     assert_eq!(hj[1], ("larger".into(), 0, 8 * m, 8, 0, 0, 0));
     assert_eq!(hj[2], ("rest".into(), 0, 2 * m, 2, 0, 0, 0));
+    // Each clone's region stops at the export's end: the second, 6 MiB in, reads 2 MiB.
+    assert_eq!(hj[3], ("clones".into(), 0, 8 * m, 8, 0, 0, 0));
+    assert_eq!(hj[4], ("clones".into(), 0, 2 * m, 2, 0, 0, 0));
     if let Some(f) = f {
         assert_eq!(f.code, 0, "{}", f.err);
         assert_eq!(jobs(&doc(&f.out)), hj);

@@ -41,6 +41,19 @@ pub(super) fn new_worker(
     own.size = own.clone_size(clone);
     own.offset = own.clone_offset(clone);
     own.pct = Default::default();
+    if own.engine == EngineKind::Nbd
+        && let (Some(e), Some(sz)) = (own.real_size, own.size)
+    {
+        // fio's FIO_NOEXTEND: each clone's region stops at the export's end.
+        if own.offset >= e {
+            return Err(WorkloadError::usage(format!(
+                "job '{}': clone {clone}'s offset {} is at or past the end of the NBD export \
+                 ({e} bytes); give a smaller offset or offset_increment",
+                own.name, own.offset
+            )));
+        }
+        own.size = Some(sz.min(e - own.offset));
+    }
     if let Some(f) = own.zbd.as_ref().and_then(|z| z.files.get(clone as usize)) {
         // zonemode=zbd: the region in whole zones (set at layout).
         own.offset = f.offset;
