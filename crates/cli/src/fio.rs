@@ -64,7 +64,8 @@ fio's command line and job files, measured by hostbench's own engine.
 
 Job options: name filename directory size offset bs (R,W,T) rw/readwrite (with :N) rwmixread rwmixwrite
 iodepth iodepth_batch_submit ioengine (psync sync vsync pvsync pvsync2 libaio io_uring mmap null
-falloc ftruncate e4defrag cpuio filecreate filestat filedelete exec) direct buffered sync (none 1 dsync)
+falloc ftruncate e4defrag cpuio filecreate filestat filedelete exec net nbd)
+direct buffered sync (none 1 dsync)
 pvsync2's hipri hipri_percentage uncached nowait numjobs runtime
 time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
 (random zipf:θ pareto:h normal:dev[:center] zoned:... zoned_abs:...) random_generator
@@ -98,7 +99,7 @@ buffer_compress_chunk dedupe_percentage dedupe_mode (repeat working_set) dedupe_
 dedupe_global;
 size, offset and offset_increment may be P% of the existing file.
 cpuio: cpuload cpuchunks cpumode (noop qsort) exit_on_io_done; filestat: stat_type (stat lstat statx);
-exec: program arguments (%r runtime, %n name) grace_time std_redirect;
+exec: program arguments (%r runtime, %n name) grace_time std_redirect; nbd: uri (nbd://host[:port][/export], nbd+unix:///[export]?socket=PATH);
 io_uring: fixedbufs registerfiles sqthread_poll hipri; process: cpus_allowed cpus_allowed_policy (shared split)
 numa_cpu_nodes numa_mem_policy prio prioclass.
 This is a summary: `hostbench fio --cmdhelp` lists every option taken, `--cmdhelp=NAME`

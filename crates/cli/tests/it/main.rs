@@ -28,6 +28,7 @@ mod fio_layout;
 mod fio_logs;
 mod fio_logs2;
 mod fio_multi;
+mod fio_nbd;
 mod fio_net;
 mod fio_offload;
 mod fio_out;

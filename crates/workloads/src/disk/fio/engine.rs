@@ -15,6 +15,7 @@
 //! | `ftruncate` | 1 | `ftruncate` to the write's offset (`engines/ftruncate.rs`) | no |
 //! | `e4defrag` | 1 | `EXT4_IOC_MOVE_EXT` with a donor file per write (`engines/e4defrag.rs`) | no |
 //! | `cpuio` | 1 | no file: CPU burnt per I/O (`engines/cpuio.rs`) | no |
+//! | `nbd` | `iodepth` | requests to an NBD server on one connection (`engines/nbd.rs`) | yes |
 //!
 //! Everything an engine needs (ring memory, control blocks, event arrays) is allocated when
 //! it is built; queueing, submitting and reaping allocate nothing.
@@ -307,6 +308,8 @@ pub enum Engine {
     Exec(Box<super::engines::exec::Exec>),
     /// A socket: reads receive, writes send (the worker calls it with its stop check).
     Net(Box<super::engines::net::Net>),
+    /// Requests to an NBD server's export, `iodepth` of them in flight.
+    Nbd(Box<super::engines::nbd::Nbd>),
     /// `io_submit_mode=offload`: I/Os handed to `iodepth` submitting threads, each with its
     /// own engine at depth 1 ([`Offload`]).
     Offload(Box<Offload>),
@@ -325,6 +328,7 @@ impl Engine {
             EngineKind::Net | EngineKind::NetSplice => {
                 unreachable!("net is built by Engine::Net at setup")
             }
+            EngineKind::Nbd => unreachable!("nbd is built by Engine::Nbd at setup"),
             // The file engines' work is done when a file is picked; their I/Os move nothing.
             EngineKind::Filecreate | EngineKind::Filestat | EngineKind::Filedelete => Engine::Null,
             EngineKind::Psync => Engine::Psync(fd),
@@ -501,7 +505,7 @@ impl Engine {
                 Engine::Net(_) => {
                     unreachable!("the worker calls the net engine itself, with its stop check")
                 }
-                Engine::Libaio(_) | Engine::Uring(_) | Engine::Offload(_) => {
+                Engine::Libaio(_) | Engine::Uring(_) | Engine::Offload(_) | Engine::Nbd(_) => {
                     unreachable!("queue engines go through queue/submit/reap")
                 }
             }
@@ -557,6 +561,7 @@ impl Engine {
         match self {
             Engine::Libaio(a) => a.queue(slot, dir, buf, off, len, prio),
             Engine::Uring(u) => u.queue(slot, dir, buf, off, len, prio),
+            Engine::Nbd(n) => n.queue(slot, dir, buf, off, len),
             Engine::Offload(o) => o.pending.push(Work {
                 slot,
                 dir,
@@ -572,10 +577,11 @@ impl Engine {
     /// A queue engine's trim, done in the queue call as fio 3.33's libaio and io_uring do
     /// (`FIO_ASYNCIO_SYNC_TRIM`: nothing else in flight, then `do_io_u_trim`): bytes
     /// trimmed, or −errno.
-    pub fn trim_now(&self, off: u64, len: u32) -> i64 {
+    pub fn trim_now(&mut self, off: u64, len: u32) -> i64 {
         match self {
             Engine::Libaio(a) => trim(a.fd, off, len),
             Engine::Uring(u) => trim(u.fd, off, len),
+            Engine::Nbd(n) => n.trim_now(off, len),
             _ => unreachable!("sync engines trim through sync_io"),
         }
     }
@@ -618,6 +624,7 @@ impl Engine {
             Engine::Libaio(a) => a.reap(min, out, timeout_ns),
             Engine::Uring(u) => u.reap(min, out, timeout_ns),
             Engine::Offload(o) => o.reap(min, out, timeout_ns),
+            Engine::Nbd(n) => n.reap(min, out, timeout_ns),
             _ => Ok(0),
         }
     }

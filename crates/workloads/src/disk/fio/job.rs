@@ -143,6 +143,8 @@ pub enum EngineKind {
     /// `net` through a pipe: TCP messages spliced between the buffer, a pipe and the
     /// socket (`vmsplice`, `splice`); udp and unix as `net`.
     NetSplice,
+    /// No file: requests to a Network Block Device server's export (`engines/nbd.rs`).
+    Nbd,
 }
 
 impl EngineKind {
@@ -168,6 +170,7 @@ impl EngineKind {
             EngineKind::Exec => "exec",
             EngineKind::Net => "net",
             EngineKind::NetSplice => "netsplice",
+            EngineKind::Nbd => "nbd",
         }
     }
     /// What fio's job header names for an error the job went on after
@@ -191,7 +194,7 @@ impl EngineKind {
             | EngineKind::Filecreate
             | EngineKind::Filestat
             | EngineKind::Filedelete => "td_io_queue",
-            EngineKind::Null | EngineKind::Libaio | EngineKind::IoUring => "",
+            EngineKind::Null | EngineKind::Libaio | EngineKind::IoUring | EngineKind::Nbd => "",
         }
     }
     /// fio's file engines (`engines/fileoperations.c`): the unit is a file, its create,
@@ -231,7 +234,7 @@ impl EngineKind {
                 | EngineKind::Mmap
         )
     }
-    /// Uses no file (null, cpuio, exec, net).
+    /// Uses no file (null, cpuio, exec, net, nbd).
     pub fn fileless(self) -> bool {
         matches!(
             self,
@@ -240,6 +243,7 @@ impl EngineKind {
                 | EngineKind::Exec
                 | EngineKind::Net
                 | EngineKind::NetSplice
+                | EngineKind::Nbd
         )
     }
     /// The net engines (`net`, `netsplice`): a socket instead of a file.
@@ -1414,6 +1418,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "uri",
+        aliases: &[],
+    },
+    Opt {
         name: "hostname",
         aliases: &[],
     },
@@ -2328,13 +2336,14 @@ fn apply_options(
                     "filedelete" => EngineKind::Filedelete,
                     "exec" => EngineKind::Exec,
                     "net" => EngineKind::Net,
+                    "nbd" => EngineKind::Nbd,
                     "netsplice" => EngineKind::NetSplice,
                     other if other == "cpp_null" || other.starts_with("external:") => {
                         return err(external_engine(other, at));
                     }
                     other => {
                         return err(format!(
-                            "{at}: ioengine={other} is not supported; use psync, sync, vsync, pvsync, pvsync2, libaio, io_uring, mmap, null, falloc, ftruncate, e4defrag, cpuio, filecreate, filestat, filedelete, exec or net"
+                            "{at}: ioengine={other} is not supported; use psync, sync, vsync, pvsync, pvsync2, libaio, io_uring, mmap, null, falloc, ftruncate, e4defrag, cpuio, filecreate, filestat, filedelete, exec, net or nbd"
                         ));
                     }
                 }
@@ -3130,6 +3139,8 @@ fn engine_of_option(k: &str) -> EngineKind {
         EngineKind::Exec
     } else if super::engines::net::option(k) {
         EngineKind::Net
+    } else if k == "uri" {
+        EngineKind::Nbd
     } else {
         EngineKind::Cpuio
     }
@@ -3224,6 +3235,9 @@ fn finish_engine(j: &mut JobSpec, global_known: &[String]) -> Result<(), JobErro
     if j.engine.net() {
         return finish_net(j);
     }
+    if j.engine == EngineKind::Nbd {
+        return finish_nbd(j);
+    }
     if j.engine != EngineKind::Cpuio {
         return Ok(());
     }
@@ -3274,6 +3288,38 @@ fn finish_net(j: &mut JobSpec) -> Result<(), JobError> {
             j.engine.name()
         ))
     })
+}
+
+/// nbd's part, as fio's engine setup checks it: `uri` is required and must parse; the
+/// export is the job's only "file" (fio names it `nbd`); no request above 64 MiB (fio's
+/// `NBD_MAX_REQUEST_SIZE`).
+fn finish_nbd(j: &mut JobSpec) -> Result<(), JobError> {
+    let Some(uri) = j.eng.nbd_uri.as_deref() else {
+        return err(format!(
+            "job '{}': ioengine=nbd needs uri= (e.g. uri=nbd://localhost:10809/export or \
+             uri=nbd+unix:///export?socket=/path/to/socket; fio: nbd: uri parameter was not \
+             specified)",
+            j.name
+        ));
+    };
+    super::engines::nbd::Uri::parse(uri)
+        .map_err(|e| JobError(format!("job '{}': uri={uri}: {e}", j.name)))?;
+    if j.filename.is_some() || !j.more_files.is_empty() || j.nfiles() > 1 {
+        return err(format!(
+            "job '{}': ioengine=nbd does its I/O on the export uri= names; drop filename and \
+             nrfiles",
+            j.name
+        ));
+    }
+    if j.max_bs() > super::engines::nbd::MAX_REQUEST {
+        return err(format!(
+            "job '{}': ioengine=nbd: a block of {} bytes is larger than an NBD request may be \
+             (64 MiB, fio's NBD_MAX_REQUEST_SIZE); use bs=64m or less",
+            j.name,
+            j.max_bs()
+        ));
+    }
+    Ok(())
 }
 
 /// exec's part, as fio's engine init sets it: `program` is required, and the job thinks

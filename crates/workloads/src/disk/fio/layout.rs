@@ -194,6 +194,12 @@ fn layout_files_in(
         } else {
             j.numjobs * nf
         };
+        // nbd: the export's size is the file's (fio's setup connects once to read it).
+        let export = if j.engine == EngineKind::Nbd {
+            Some(nbd_export_size(j)?)
+        } else {
+            None
+        };
         let recorded_haves = recorded
             .as_ref()
             .and_then(|r| r.get(ji))
@@ -202,7 +208,9 @@ fn layout_files_in(
             Some(h) => h.clone(),
             None => (0..files)
                 .map(|s| {
-                    if j.engine.fileless() {
+                    if let Some(e) = export {
+                        e
+                    } else if j.engine.fileless() {
                         0
                     } else {
                         let (c, k) = if j.filename.is_some() {
@@ -255,6 +263,7 @@ fn layout_files_in(
             && !j.engine.no_io()
             && !matches!(j.engine, EngineKind::Null)
             && !j.engine.net()
+            && export.is_none()
         {
             // No size for an existing file: each clone's region runs from its own offset to
             // the file's end (fio's `io_size = real_file_size - file_offset`), as `size=100%`
@@ -309,8 +318,21 @@ fn layout_files_in(
             j.size = Some(j.max_bs());
             continue;
         }
-        // No file to lay out: the null engine, and the net engine's socket.
-        if matches!(j.engine, EngineKind::Null) || j.engine.net() {
+        if let Some(e) = export {
+            // fio's FIO_NOEXTEND: the region stops at the export's end.
+            let off = j.clone_offset(0);
+            if off >= e {
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': offset {off} is at or past the end of the NBD export ({e} bytes); \
+                     give a smaller offset",
+                    j.name
+                )));
+            }
+            j.real_size = Some(e);
+            j.size = Some(j.size.unwrap_or(e - off).min(e - off));
+        }
+        // No file to lay out: the null engine, the net engine's socket, nbd's export.
+        if matches!(j.engine, EngineKind::Null | EngineKind::Nbd) || j.engine.net() {
             match j.size {
                 None => {
                     return Err(WorkloadError::usage(format!(
@@ -1070,6 +1092,20 @@ fn lay_out(
         }
     }
     r
+}
+
+/// The size of the export nbd job `j`'s `uri` names (a connection made and closed for it).
+fn nbd_export_size(j: &JobSpec) -> Result<u64, WorkloadError> {
+    let uri = j.eng.nbd_uri.as_deref().unwrap_or_default();
+    let u = super::engines::nbd::Uri::parse(uri)
+        .map_err(|e| WorkloadError::usage(format!("job '{}': uri={uri}: {e}", j.name)))?;
+    super::engines::nbd::export_size(&u).map_err(|e| {
+        WorkloadError::environment(format!(
+            "job '{}': ioengine=nbd: nbd_connect_uri: {e} (uri={uri}; is the NBD server \
+             running there?)",
+            j.name
+        ))
+    })
 }
 
 #[cfg(test)]

@@ -41,6 +41,19 @@ pub(super) fn new_worker(
     own.size = own.clone_size(clone);
     own.offset = own.clone_offset(clone);
     own.pct = Default::default();
+    if own.engine == EngineKind::Nbd
+        && let (Some(e), Some(sz)) = (own.real_size, own.size)
+    {
+        // fio's FIO_NOEXTEND: each clone's region stops at the export's end.
+        if own.offset >= e {
+            return Err(WorkloadError::usage(format!(
+                "job '{}': clone {clone}'s offset {} is at or past the end of the NBD export \
+                 ({e} bytes); give a smaller offset or offset_increment",
+                own.name, own.offset
+            )));
+        }
+        own.size = Some(sz.min(e - own.offset));
+    }
     if let Some(f) = own.zbd.as_ref().and_then(|z| z.files.get(clone as usize)) {
         // zonemode=zbd: the region in whole zones (set at layout).
         own.offset = f.offset;
@@ -133,7 +146,7 @@ pub(super) fn new_worker(
             },
         )?;
         Engine::Net(Box::new(n))
-    } else if per_file {
+    } else if per_file || j.engine == EngineKind::Nbd {
         Engine::Null
     } else if let Some(d) = &donor {
         Engine::E4defrag(raw, d.clone())
@@ -157,7 +170,12 @@ pub(super) fn new_worker(
     }
     // An io_uring ring is single-issuer: it is built again in the worker's own thread
     // (this one only proves that it can be built, so a failure is a setup error).
-    let engine = if j.engine == EngineKind::IoUring || per_file || j.offload {
+    // nbd connects in the worker's thread when the clone starts (fio's engine init).
+    let engine = if j.engine == EngineKind::IoUring
+        || j.engine == EngineKind::Nbd
+        || per_file
+        || j.offload
+    {
         drop(engine);
         None
     } else {
@@ -1112,6 +1130,27 @@ impl FioWorker {
         Some(region)
     }
 
+    /// nbd's connection for this clone (fio's engine init, which says so on connecting).
+    fn nbd_connect(&self, depth: u32) -> std::io::Result<Engine> {
+        use super::engines::nbd::{Nbd, Uri};
+        let uri = self.job.eng.nbd_uri.as_deref().unwrap_or_default();
+        let u = Uri::parse(uri).map_err(|e| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("uri={uri}: {e}"))
+        })?;
+        let n = Nbd::connect(&u, depth).map_err(|e| {
+            std::io::Error::new(
+                e.err.kind(),
+                format!(
+                    "ioengine=nbd: nbd_connect_uri: {e} (uri={uri}; a server that takes one \
+                     connection at a time, such as qemu-nbd without -e N, makes the other \
+                     jobs wait)"
+                ),
+            )
+        })?;
+        eprintln!("fio: connected to NBD server");
+        Ok(Engine::Nbd(Box::new(n)))
+    }
+
     /// The current file's descriptor (-1: none).
     fn raw_fd(&self) -> i32 {
         self._fd.as_ref().map_or(-1, |f| f.as_raw_fd())
@@ -1400,9 +1439,15 @@ impl FioWorker {
             // fio's fill_device: a full filesystem is the job's end, not an error.
             return true;
         }
+        // fio's nbd engine names its one pretended file `nbd`.
+        let shown = if self.job.engine == EngineKind::Nbd {
+            std::path::Path::new("nbd")
+        } else {
+            self.path.as_path()
+        };
         let line = format!(
             "io_u error on file {}: {}: {} offset={off}, buflen={len}",
-            self.path.display(),
+            shown.display(),
             strerror(errno),
             match dir {
                 Dir::Read => "read",
@@ -1490,9 +1535,19 @@ impl FioWorker {
 
     /// fsync/fdatasync every N writes, timed into the sync statistics; false when it failed
     /// (the clone then ends with the error).
-    fn maybe_sync(&mut self, ctl: &mut RunControl<'_>, warming: bool) -> bool {
+    /// An nbd engine (`engine`) flushes the export instead (`NBD_CMD_FLUSH`).
+    fn maybe_sync(
+        &mut self,
+        ctl: &mut RunControl<'_>,
+        warming: bool,
+        engine: Option<&mut Engine>,
+    ) -> bool {
         let n = self.job.fsync.max(self.job.fdatasync);
-        if n == 0 || self._fd.is_none() {
+        let nbd = match engine {
+            Some(Engine::Nbd(x)) => Some(x),
+            _ => None,
+        };
+        if n == 0 || (self._fd.is_none() && nbd.is_none()) {
             return true;
         }
         self.writes_since_sync += 1;
@@ -1502,17 +1557,28 @@ impl FioWorker {
         self.writes_since_sync = 0;
         let fd = self._fd.as_ref().map_or(-1, |f| f.as_raw_fd());
         let t0 = ctl.now();
-        // SAFETY: syncing our own fd.
-        let r = unsafe {
-            if self.job.fdatasync > 0 {
-                libc::fdatasync(fd)
-            } else {
-                libc::fsync(fd)
+        let mut nbd_err = 0;
+        let r = if let Some(x) = nbd {
+            let r = x.flush();
+            nbd_err = (-r) as i32;
+            if r < 0 { -1 } else { 0 }
+        } else {
+            // SAFETY: syncing our own fd.
+            unsafe {
+                if self.job.fdatasync > 0 {
+                    libc::fdatasync(fd)
+                } else {
+                    libc::fsync(fd)
+                }
             }
         };
         let t1 = ctl.now();
         if r != 0 {
-            let e = std::io::Error::last_os_error();
+            let e = if nbd_err > 0 {
+                std::io::Error::from_raw_os_error(nbd_err)
+            } else {
+                std::io::Error::last_os_error()
+            };
             let func = if self.job.fdatasync > 0 {
                 "fdatasync"
             } else {
@@ -1994,7 +2060,9 @@ impl FioWorker {
             }
             n += 1;
             let t0 = ctl.now();
-            let res = if fd < 0 {
+            let res = if let Some(Engine::Nbd(x)) = self.engine.as_mut() {
+                x.read_now(buf, p.off, p.len)
+            } else if fd < 0 {
                 p.len as i64
             } else {
                 read_full(fd, buf, p.off, p.len)
@@ -2028,7 +2096,8 @@ impl FioWorker {
             self.stats.depth_map[0] += 1;
             self.stats.submit_map[1] += 1;
             self.stats.complete_map[1] += 1;
-            if fd >= 0 && (res as u64) < p.len as u64 {
+            let nbd = matches!(self.engine, Some(Engine::Nbd(_)));
+            if (fd >= 0 || nbd) && (res as u64) < p.len as u64 {
                 let detail = format!(
                     "verify read of {} at offset {} returned {res} of {} bytes (the file is shorter than what was written)",
                     path.display(),
@@ -2039,7 +2108,7 @@ impl FioWorker {
                 ok = false;
                 break;
             }
-            if fd >= 0 {
+            if fd >= 0 || nbd {
                 // SAFETY: the read into slot 0 completed; it holds max_bs >= len bytes.
                 let b = unsafe { std::slice::from_raw_parts_mut(buf, p.len as usize) };
                 if let Err(f) = v.check(b, p.off, Some(p), &path)
@@ -2331,7 +2400,7 @@ impl FioWorker {
             } else {
                 self.ramp_io(dir, res);
             }
-            if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
+            if dir == Dir::Write && !self.maybe_sync(ctl, warming, None) {
                 break;
             }
             if !PLAIN && dir == Dir::Read && !self.after_read(buf, off, res as u32) {
@@ -2451,7 +2520,7 @@ impl FioWorker {
             if inflight == 0
                 && let Some((off, len, st)) = held_trim.take()
             {
-                if self.queued_trim(ctl, &engine, &mut meas, off, len, st) {
+                if self.queued_trim(ctl, &mut engine, &mut meas, off, len, st) {
                     break;
                 }
                 continue;
@@ -2461,8 +2530,14 @@ impl FioWorker {
                 think_pending = false;
             }
             // verify_backlog: what was written is checked once nothing is in flight.
-            if inflight == 0 && self.backlog_due() && !self.verify_backlog(ctl) {
-                break;
+            if inflight == 0 && self.backlog_due() {
+                // The engine is the worker's while it reads back (nbd reads through it).
+                self.engine = Some(engine);
+                let ok = self.verify_backlog(ctl);
+                engine = self.engine.take().expect("put back above");
+                if !ok {
+                    break;
+                }
             }
             // trim_backlog: a trim waits until nothing is in flight (fio's engines trim
             // in their queue call).
@@ -2680,7 +2755,7 @@ impl FioWorker {
                 } else {
                     self.ramp_io(dir, d.res);
                 }
-                if dir == Dir::Write && !self.maybe_sync(ctl, warming) {
+                if dir == Dir::Write && !self.maybe_sync(ctl, warming, Some(&mut engine)) {
                     err = true;
                 }
                 if dir == Dir::Read
@@ -2742,7 +2817,7 @@ impl FioWorker {
     fn queued_trim(
         &mut self,
         ctl: &mut RunControl<'_>,
-        engine: &Engine,
+        engine: &mut Engine,
         meas: &mut Meas,
         off: u64,
         len: u32,
@@ -3106,7 +3181,9 @@ impl FioWorker {
             let register_all = k == EngineKind::IoUring
                 && self.job.eng.uring.registerfiles
                 && self.files.is_some();
-            let e = if self.job.offload {
+            let e = if k == EngineKind::Nbd {
+                self.nbd_connect(depth)
+            } else if self.job.offload {
                 Engine::offload(k, fd, depth, region)
             } else if k == EngineKind::IoUring {
                 let mut o = self.job.eng.uring;
@@ -3152,6 +3229,11 @@ impl FioWorker {
             for fd in fds {
                 // SAFETY: syncing our own fd.
                 unsafe { libc::fsync(fd) };
+            }
+            if let Some(Engine::Nbd(x)) = self.engine.as_mut()
+                && x.can_flush()
+            {
+                let _ = x.flush();
             }
         }
         // fio's note when the write phase leaves entries on the trim list (trim_percentage

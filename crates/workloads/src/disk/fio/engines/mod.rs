@@ -23,6 +23,7 @@ pub mod exec;
 pub mod falloc;
 pub mod fileops;
 pub mod ftruncate;
+pub mod nbd;
 pub mod net;
 
 use super::job::{JobError, flag};
@@ -99,6 +100,8 @@ pub struct EngineOpts {
     pub net: net::NetOpts,
     /// e4defrag's `donorname`, `inplace`.
     pub e4defrag: e4defrag::E4Opts,
+    /// nbd's `uri` (as written).
+    pub nbd_uri: Option<String>,
     /// Which engine options were given (they need their engine: `cpuload` with
     /// `ioengine=cpuio`), with where they were written.
     pub given: Vec<(String, String)>,
@@ -120,6 +123,7 @@ impl Default for EngineOpts {
                 ..Default::default()
             },
             e4defrag: Default::default(),
+            nbd_uri: None,
             given: Vec::new(),
         }
     }
@@ -135,6 +139,7 @@ pub fn handles(key: &str) -> bool {
         || pvsync2_option(key)
         || exec_option(key)
         || net::option(key)
+        || key == "uri"
 }
 
 /// Whether `key` is one of exec's options parsed here.
@@ -226,6 +231,7 @@ pub fn apply(e: &mut EngineOpts, key: &str, v: &str, at: &str) -> Result<(), Job
         "uncached" => e.pv2.uncached = whole(key, v, at, u32::MAX as u64)? != 0,
         "nowait" => e.pv2.nowait = flag(key, v, at)?,
         "sqthread_poll_cpu" => e.uring.sq_cpu = Some(whole(key, v, at, 4095)? as u32),
+        "uri" => e.nbd_uri = Some(v.trim().to_string()),
         "hostname" => e.net.host = Some(v.trim().to_string()),
         "port" => {
             let n = whole(key, v, at, 65535)?;
