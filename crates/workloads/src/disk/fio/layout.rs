@@ -1090,6 +1090,20 @@ fn lay_out(
         if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
             let _ = std::fs::remove_file(path);
         }
+    } else if !matches!(r, Ok(true)) {
+        // An existing file it was extending goes back to its own length, its data as it
+        // was: the reservation (fallocate to the full size) and the part written are cut
+        // off. Left long, its unwritten blocks were taken for laid out by the next run,
+        // whose reads then measured nothing.
+        use std::os::unix::fs::OpenOptionsExt;
+        if let Ok(f) = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+            && f.metadata().is_ok_and(|m| m.is_file() && m.len() > have)
+        {
+            let _ = f.set_len(have);
+        }
     }
     r
 }
