@@ -380,3 +380,43 @@ impl Drop for Serve {
         let _ = self.child.wait();
     }
 }
+
+/// A loop device over an image file the test made, detached when dropped (however the test
+/// ends). `None`, with the reason printed as a skip line, where it cannot be made (not root,
+/// no loop devices).
+pub struct LoopImage {
+    /// The device (`/dev/loopN`).
+    pub dev: String,
+}
+
+impl LoopImage {
+    /// Attaches `img`.
+    pub fn attach(img: &std::path::Path) -> Option<LoopImage> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skip: loop devices need root");
+            return None;
+        }
+        let o = std::process::Command::new("losetup")
+            .arg("-f")
+            .arg("--show")
+            .arg(img)
+            .output()
+            .ok()?;
+        if !o.status.success() {
+            eprintln!("skip: losetup: {}", String::from_utf8_lossy(&o.stderr));
+            return None;
+        }
+        Some(LoopImage {
+            dev: String::from_utf8_lossy(&o.stdout).trim().to_string(),
+        })
+    }
+}
+
+impl Drop for LoopImage {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("losetup")
+            .args(["-d", &self.dev])
+            .status();
+    }
+}

@@ -28,10 +28,14 @@ pub(crate) fn have_strace(test: &str) -> bool {
     ok
 }
 
-/// The calls `calls` (strace names) of each thread of `program args` that made an engine
-/// call (fallocate/ftruncate at an offset below `io_max`... every one but the layout's),
-/// one list per thread, sorted; the first argument (a pid or fd) left out.
-fn io_thread_calls(dir: &Path, program: &str, args: &[&str], calls: &str) -> Vec<Vec<String>> {
+/// `program args` run in `dir` under `strace -ff -qq -e trace=CALLS` (saving into the
+/// directory's own store): its output, and each traced process's or thread's log, sorted.
+pub(crate) fn strace_ff(
+    dir: &Path,
+    program: &str,
+    args: &[&str],
+    calls: &str,
+) -> (std::process::Output, Vec<String>) {
     let logs = dir.join("st");
     let _ = std::fs::remove_dir_all(&logs);
     std::fs::create_dir(&logs).unwrap();
@@ -46,10 +50,22 @@ fn io_thread_calls(dir: &Path, program: &str, args: &[&str], calls: &str) -> Vec
         .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
         .output()
         .unwrap();
+    let mut texts: Vec<String> = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    texts.sort();
+    (o, texts)
+}
+
+/// The calls `calls` (strace names) of each thread of `program args` that made an engine
+/// call (fallocate/ftruncate at an offset below `io_max`... every one but the layout's),
+/// one list per thread, sorted; the first argument (a pid or fd) left out.
+fn io_thread_calls(dir: &Path, program: &str, args: &[&str], calls: &str) -> Vec<Vec<String>> {
+    let (o, texts) = strace_ff(dir, program, args, calls);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut threads = Vec::new();
-    for e in std::fs::read_dir(&logs).unwrap() {
-        let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+    for text in texts {
         let list: Vec<String> = text
             .lines()
             .filter(|l| !l.starts_with("---") && !l.starts_with("+++"))

@@ -9,11 +9,9 @@
 //! (`HOSTBENCH_TEST_FIO` set: fail).
 
 use super::fio::{s, tmp};
-use super::fio_exec::keys;
 use super::fio_files::{Ran, doc, fio, hb};
+use super::fio_net::{jobs, key_set};
 use super::fio_seq::need_fio;
-use serde_json::Value;
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -107,33 +105,6 @@ fn serve_tcp(img: &Path) -> Server {
         child,
         uri: format!("nbd://127.0.0.1:{port}"),
     }
-}
-
-/// Each job's (name, error, read bytes, read I/Os, write bytes, write I/Os, trim I/Os).
-fn jobs(v: &Value) -> Vec<(String, i64, u64, u64, u64, u64, u64)> {
-    v["jobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|j| {
-            let n = |d: &str, k: &str| j[d][k].as_u64().unwrap();
-            (
-                j["jobname"].as_str().unwrap().to_string(),
-                j["error"].as_i64().unwrap(),
-                n("read", "io_bytes"),
-                n("read", "total_ios"),
-                n("write", "io_bytes"),
-                n("write", "total_ios"),
-                n("trim", "total_ios"),
-            )
-        })
-        .collect()
-}
-
-fn key_set(v: &Value) -> BTreeSet<String> {
-    let mut k = BTreeSet::new();
-    keys(&v["jobs"][0], "", &mut k);
-    k
 }
 
 /// hostbench and (when installed) fio on job file `name` with `text`, JSON output.

@@ -29,8 +29,8 @@ fn free_port() -> u16 {
     }
 }
 
-/// Each job's (name, error, read bytes, read I/Os, write bytes, write I/Os).
-fn jobs(v: &Value) -> Vec<(String, i64, u64, u64, u64, u64)> {
+/// Each job's (name, error, read bytes, read I/Os, write bytes, write I/Os, trim I/Os).
+pub(crate) fn jobs(v: &Value) -> Vec<(String, i64, u64, u64, u64, u64, u64)> {
     v["jobs"]
         .as_array()
         .unwrap()
@@ -44,12 +44,14 @@ fn jobs(v: &Value) -> Vec<(String, i64, u64, u64, u64, u64)> {
                 n("read", "total_ios"),
                 n("write", "io_bytes"),
                 n("write", "total_ios"),
+                n("trim", "total_ios"),
             )
         })
         .collect()
 }
 
-fn key_set(v: &Value) -> BTreeSet<String> {
+/// The key set of the first job of a JSON report.
+pub(crate) fn key_set(v: &Value) -> BTreeSet<String> {
     let mut k = BTreeSet::new();
     keys(&v["jobs"][0], "", &mut k);
     k
@@ -86,8 +88,8 @@ fn netio_example_runs_as_in_fio() {
     let hv = doc(&h.out);
     let hj = jobs(&hv);
     let size = 8 << 20;
-    assert_eq!(hj[0], ("receiver".into(), 0, size, size / 4096, 0, 0));
-    assert_eq!(hj[1], ("sender".into(), 0, 0, 0, size, size / 4096));
+    assert_eq!(hj[0], ("receiver".into(), 0, size, size / 4096, 0, 0, 0));
+    assert_eq!(hj[1], ("sender".into(), 0, 0, 0, size, size / 4096, 0));
     if let Some(f) = f {
         assert_eq!(f.code, 0, "{}", f.err);
         assert!(f.out.contains("fio: waiting for connection"));
@@ -116,8 +118,8 @@ fn a_unix_socket_receiver_and_sender_as_in_fio() {
     let h = hb(&d, &["unix.fio", "--output-format=json"]);
     assert_eq!(h.code, 0, "{}\n{}", h.out, h.err);
     let hj = jobs(&doc(&h.out));
-    assert_eq!(hj[0], ("receiver".into(), 0, 2 << 20, 512, 0, 0));
-    assert_eq!(hj[1], ("sender".into(), 0, 0, 0, 2 << 20, 512));
+    assert_eq!(hj[0], ("receiver".into(), 0, 2 << 20, 512, 0, 0, 0));
+    assert_eq!(hj[1], ("sender".into(), 0, 0, 0, 2 << 20, 512, 0));
     assert!(
         std::fs::symlink_metadata(&sock).is_err(),
         "the socket file hostbench made is removed"
@@ -184,9 +186,9 @@ fn netio_multicast_example_runs_as_in_fio() {
     assert_eq!(h.code, 0, "{}\n{}", h.out, h.err);
     let hj = jobs(&doc(&h.out));
     // Each answer is awaited: nothing is lost on the loopback.
-    assert_eq!(hj[0], ("pingpong_reader".into(), 0, 65536, 1024, 0, 0));
-    assert_eq!(hj[1], ("normal_reader".into(), 0, 65536, 1024, 0, 0));
-    assert_eq!(hj[2], ("pingpong_writer".into(), 0, 0, 0, 65536, 1024));
+    assert_eq!(hj[0], ("pingpong_reader".into(), 0, 65536, 1024, 0, 0, 0));
+    assert_eq!(hj[1], ("normal_reader".into(), 0, 65536, 1024, 0, 0, 0));
+    assert_eq!(hj[2], ("pingpong_writer".into(), 0, 0, 0, 65536, 1024, 0));
     if let Some(f) = f {
         assert_eq!(f.code, 0, "{}", f.err);
         let fj = jobs(&doc(&f.out));
@@ -591,10 +593,14 @@ fn tcpv6_and_udpv6_transfers_on_the_ipv6_loopback_as_in_fio() {
         // Paced on the loopback: every message arrives.
         assert_eq!(
             hj[0],
-            ("receiver".into(), 0, 256 << 10, 256, 0, 0),
+            ("receiver".into(), 0, 256 << 10, 256, 0, 0, 0),
             "{proto}"
         );
-        assert_eq!(hj[1], ("sender".into(), 0, 0, 0, 256 << 10, 256), "{proto}");
+        assert_eq!(
+            hj[1],
+            ("sender".into(), 0, 0, 0, 256 << 10, 256, 0),
+            "{proto}"
+        );
         if need_fio("fio_net") {
             example(&d, &job(proto, free_port()), "v6.fio");
             let f = fio(&d, &["v6.fio", "--output-format=json"]);
@@ -654,8 +660,12 @@ fn netsplice_moves_tcp_messages_through_a_pipe_as_fio() {
         let h = hb(&d, &["ns.fio", "--output-format=json"]);
         assert_eq!(h.code, 0, "{}\n{}", h.out, h.err);
         let hj = jobs(&doc(&h.out));
-        assert_eq!(hj[0], ("receiver".into(), 0, 2 << 20, n, 0, 0), "bs={bs}");
-        assert_eq!(hj[1], ("sender".into(), 0, 0, 0, 2 << 20, n), "bs={bs}");
+        assert_eq!(
+            hj[0],
+            ("receiver".into(), 0, 2 << 20, n, 0, 0, 0),
+            "bs={bs}"
+        );
+        assert_eq!(hj[1], ("sender".into(), 0, 0, 0, 2 << 20, n, 0), "bs={bs}");
     }
     // netsplice is not bit-based in fio: its bandwidths stay in bytes.
     example(&d, &job(free_port(), "4k"), "ns.fio");

@@ -39,30 +39,12 @@ type Trace = (Vec<&'static str>, Vec<Vec<String>>);
 /// or none) of each open of it, in order, and the I/O calls `calls` each thread made on a
 /// descriptor of it (the threads that made any, their lists sorted by thread).
 fn traced(dir: &Path, program: &str, args: &[&str], file: &str, calls: &str) -> Trace {
-    let logs = dir.join("st");
-    let _ = std::fs::remove_dir_all(&logs);
-    std::fs::create_dir(&logs).unwrap();
-    let o = std::process::Command::new("strace")
-        .args(["-ff", "-qq", "-e"])
-        .arg(format!("trace=openat,{calls}"))
-        .arg("-o")
-        .arg(logs.join("t"))
-        .arg(program)
-        .args(args)
-        .current_dir(dir)
-        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
-        .output()
-        .unwrap();
+    let (o, texts) = super::fio_engines::strace_ff(dir, program, args, &format!("openat,{calls}"));
     assert!(
         !String::from_utf8_lossy(&o.stderr).contains("panicked"),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let mut texts: Vec<String> = std::fs::read_dir(&logs)
-        .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
-        .collect();
-    texts.sort();
     let quoted = format!("\"{file}\"");
     let mut opens = Vec::new();
     let mut fds = Vec::new();

@@ -264,25 +264,11 @@ fn trim_discards_an_unmounted_block_device_as_fio() {
     let d = tmp("trim-dev");
     let img = d.join("img");
     std::fs::write(&img, vec![0x5au8; 16 << 20]).unwrap();
-    let o = std::process::Command::new("losetup")
-        .args(["-f", "--show", &s(&img)])
-        .output()
-        .unwrap();
-    if !o.status.success() {
-        eprintln!("skip: losetup: {}", String::from_utf8_lossy(&o.stderr));
-        return;
-    }
-    let dev = String::from_utf8_lossy(&o.stdout).trim().to_string();
     // Detached however the test ends (a panic in a run below included).
-    struct Detach(String);
-    impl Drop for Detach {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("losetup")
-                .args(["-d", &self.0])
-                .status();
-        }
-    }
-    let detach = Detach(dev.clone());
+    let Some(detach) = crate::common::LoopImage::attach(&img) else {
+        return;
+    };
+    let dev = detach.dev.clone();
     let name = format!("--filename={dev}");
     let blocks = || {
         use std::os::unix::fs::MetadataExt;

@@ -239,24 +239,10 @@ fn trim_list_calls_are_fios_on_a_loop_device() {
     let d = tmp("trimv-dev");
     let img = d.join("img");
     std::fs::write(&img, vec![0u8; 4 << 20]).unwrap();
-    let o = std::process::Command::new("losetup")
-        .args(["-f", "--show", &s(&img)])
-        .output()
-        .unwrap();
-    if !o.status.success() {
-        eprintln!("skip: losetup: {}", String::from_utf8_lossy(&o.stderr));
+    let Some(lo) = crate::common::LoopImage::attach(&img) else {
         return;
-    }
-    let dev = String::from_utf8_lossy(&o.stdout).trim().to_string();
-    struct Detach(String);
-    impl Drop for Detach {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("losetup")
-                .args(["-d", &self.0])
-                .status();
-        }
-    }
-    let _detach = Detach(dev.clone());
+    };
+    let dev = lo.dev.clone();
     let name = format!("--filename={dev}");
     let args = [
         "--name=t",
