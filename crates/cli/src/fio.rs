@@ -749,8 +749,8 @@ mod tests {
     fn bad_input_names_the_problem() {
         for (a, needle) in [
             (
-                "--name=a --experimental_verify=1",
-                "fio option --experimental_verify is not supported by hostbench yet",
+                "--name=a --cgroup=1",
+                "fio option --cgroup is not supported by hostbench yet",
             ),
             ("--name=a --size", "--size needs a value"),
             (
