@@ -1839,12 +1839,17 @@ fn fio_client_prints_each_hosts_report_and_all_clients_as_fio_does() {
                     a["jobname"]
                 );
                 for k in ["clat_ns", "lat_ns", "slat_ns"] {
-                    assert_eq!(
-                        object_keys(&a[d][k]),
-                        object_keys(&b[d][k]),
-                        "{} {d} {k}",
-                        a["jobname"]
-                    );
+                    // A direction without samples: fio's client prints an empty
+                    // `percentile` there in some runs and not in others (a loaded CI run:
+                    // the write job's read clat_ns had one); nothing to compare in it.
+                    let keys = |v: &Value| {
+                        let mut k = object_keys(v);
+                        if v["N"].as_u64() == Some(0) {
+                            k.retain(|x| x != "percentile");
+                        }
+                        k
+                    };
+                    assert_eq!(keys(&a[d][k]), keys(&b[d][k]), "{} {d} {k}", a["jobname"]);
                 }
             }
         }
