@@ -219,20 +219,14 @@ impl EngineKind {
         )
     }
     /// Moves data between memory and its file through the page cache unless O_DIRECT
-    /// (psync, sync, libaio, io_uring, mmap); the others move none (falloc, ftruncate,
-    /// the file operations) or use no file.
+    /// (the [`moves_data`](Self::moves_data) engines, libaio, io_uring, mmap); the others
+    /// move none (falloc, ftruncate, the file operations) or use no file.
     pub fn through_page_cache(self) -> bool {
-        matches!(
-            self,
-            EngineKind::Psync
-                | EngineKind::Sync
-                | EngineKind::Vsync
-                | EngineKind::Pvsync
-                | EngineKind::Pvsync2
-                | EngineKind::Libaio
-                | EngineKind::IoUring
-                | EngineKind::Mmap
-        )
+        self.moves_data()
+            || matches!(
+                self,
+                EngineKind::Libaio | EngineKind::IoUring | EngineKind::Mmap
+            )
     }
     /// Uses no file (null, cpuio, exec, net, nbd).
     pub fn fileless(self) -> bool {
