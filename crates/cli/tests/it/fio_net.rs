@@ -185,14 +185,26 @@ fn netio_multicast_example_runs_as_in_fio() {
     let (h, f) = both(&d, "mcast.fio");
     assert_eq!(h.code, 0, "{}\n{}", h.out, h.err);
     let hj = jobs(&doc(&h.out));
-    // Each answer is awaited: nothing is lost on the loopback.
+    // Each answer of the pingpong reader is awaited: it sees every message. The normal
+    // reader is paced by nobody: when the machine is loaded and its thread waits for a CPU
+    // longer than its socket buffer lasts (a few hundred 64-byte datagrams, about 10 ms of
+    // round trips on the loopback), the kernel drops what does not fit (843 of 1024 in a CI
+    // run): fewer whole messages, never more.
+    let normal = |j: &(String, i64, u64, u64, u64, u64, u64)| {
+        j.0 == "normal_reader"
+            && j.3 > 0
+            && j.3 <= 1024
+            && j.2 == j.3 * 64
+            && (j.1, j.4, j.5, j.6) == (0, 0, 0, 0)
+    };
     assert_eq!(hj[0], ("pingpong_reader".into(), 0, 65536, 1024, 0, 0, 0));
-    assert_eq!(hj[1], ("normal_reader".into(), 0, 65536, 1024, 0, 0, 0));
+    assert!(normal(&hj[1]), "{hj:?}");
     assert_eq!(hj[2], ("pingpong_writer".into(), 0, 0, 0, 65536, 1024, 0));
     if let Some(f) = f {
         assert_eq!(f.code, 0, "{}", f.err);
         let fj = jobs(&doc(&f.out));
-        assert_eq!(fj[..2], hj[..2]);
+        assert_eq!(fj[0], hj[0]);
+        assert!(normal(&fj[1]), "{fj:?}");
         // fio's pingpong writer reports 1023 of its 1024 round trips in some runs (65472
         // bytes), all 1024 in others; the readers' counts show all 1024 went out.
         assert_eq!(fj[2].0, hj[2].0);

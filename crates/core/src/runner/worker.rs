@@ -253,13 +253,15 @@ impl RunControl<'_> {
         wait_until(&self.shared.clock, t, &self.shared.abort)
     }
 
-    /// Sleeps until the clock reaches `t` in one sleep, as a `nanosleep` of the whole
-    /// wait (only its last 2 ms are [`wait_until`](Self::wait_until)'s yields and spin),
-    /// where `wait_until` wakes every 10 ms to look for a stop: a long wait costs the
-    /// thread one context switch, not one per 10 ms. Ends at once when the run stops or
-    /// aborts, or when `woken()` says so after a [`ring`](Self::ring) (it is asked under
-    /// the bell's lock, so a signal stored before the ring is never missed). Returns the
-    /// time reached.
+    /// Sleeps until the clock reaches `t` in one sleep, as fio's `usec_sleep` (a
+    /// `nanosleep` of the whole wait, slept again for what is left when it wakes early):
+    /// where [`wait_until`](Self::wait_until) wakes every 10 ms to look for a stop and
+    /// spends its last 2 ms yielding and spinning for precision, this costs the thread one
+    /// context switch per wait, also on a loaded machine (where each yield of the last 2 ms
+    /// was one: 437 for 31 think times under a test suite's load), and overshoots as a
+    /// sleep does (timer slack, tens of µs). Ends at once when the run stops or aborts, or
+    /// when `woken()` says so after a [`ring`](Self::ring) (it is asked under the bell's
+    /// lock, so a signal stored before the ring is never missed). Returns the time reached.
     pub fn sleep_until(&mut self, t: u64, woken: &dyn Fn() -> bool) -> u64 {
         let clock = self.shared.clock;
         let (lock, cv) = &self.shared.bell;
@@ -269,17 +271,11 @@ impl RunControl<'_> {
             if now >= t || self.shared.stop.load(Acquire) || woken() {
                 return now;
             }
-            let left_ns = clock.to_ns(t - now);
-            if left_ns <= 2_000_000 {
-                break;
-            }
             g = cv
-                .wait_timeout(g, Duration::from_nanos(left_ns - 1_000_000))
+                .wait_timeout(g, Duration::from_nanos(clock.to_ns(t - now).max(1)))
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }
-        drop(g);
-        wait_until(&clock, t, &self.shared.abort)
     }
 
     /// Wakes the run's threads sleeping in [`sleep_until`](Self::sleep_until), to look at
