@@ -7,6 +7,7 @@
 //! Files are small (a few MiB) and live in a temporary directory under the target dir (a
 //! disk filesystem, so O_DIRECT works there); no test looks at a rate's value.
 
+use super::fio_engines::strace_f;
 use crate::common;
 use crate::common::{assert_valid, run, stdout_ok};
 use serde_json::Value;
@@ -947,21 +948,12 @@ fn option_errors_name_their_line_and_fio_options_are_known() {
 /// mmap engine's mapping) a command gives the kernel, as strace shows it: the fd and the
 /// mapping's address left out, so fio's calls and ours compare.
 fn advice(dir: &Path, program: &str, args: &[&str]) -> Vec<String> {
-    let trace = dir.join("strace.txt");
-    let o = std::process::Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=fadvise64,madvise", "-o"])
-        .arg(&trace)
-        .arg(program)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
+    let (o, text) = strace_f(dir, program, args, "fadvise64,madvise", &[]);
     assert!(
         o.status.success(),
         "{program} {args:?}: {}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let text = std::fs::read_to_string(&trace).unwrap();
     let mut calls = Vec::new();
     for l in text.lines() {
         let Some(call) = l.split_once(' ').map(|(_, c)| c.trim_start()) else {
@@ -1108,21 +1100,13 @@ fn every_pass_of_a_buffered_job_reads_past_the_cache() {
     let d = tmp("passes");
     let hb = common::bin();
     let dontneed = |args: &[&str]| -> (usize, u64) {
-        let trace = d.join("trace.txt");
-        let o = std::process::Command::new("strace")
-            .args(["-f", "-qq", "-e", "trace=fadvise64", "-o"])
-            .arg(&trace)
-            .arg(&hb)
-            .args(["fio", "--name=p", "--filename=f", "--size=1m", "--bs=64k"])
-            .args(["--ioengine=psync", "--output-format=json", "--no-save"])
-            .args(args)
-            .current_dir(&d)
-            .output()
-            .unwrap();
+        let mut a = vec!["fio", "--name=p", "--filename=f", "--size=1m", "--bs=64k"];
+        a.extend_from_slice(&["--ioengine=psync", "--output-format=json", "--no-save"]);
+        a.extend_from_slice(args);
+        let (o, text) = strace_f(&d, &hb, &a, "fadvise64", &[]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         let ios = v["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
-        let text = std::fs::read_to_string(&trace).unwrap();
         (text.matches("POSIX_FADV_DONTNEED").count(), ios)
     };
     for rw in ["read", "randread"] {

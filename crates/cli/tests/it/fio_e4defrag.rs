@@ -7,7 +7,7 @@
 //! Off ext4 (tmpfs) each write fails with ENOTTY, as fio's.
 
 use super::fio::tmp;
-use super::fio_engines::have_strace;
+use super::fio_engines::{have_strace, strace_f};
 use super::fio_errors::SmallFs;
 use super::fio_files::{Ran, doc, fio, hb};
 use super::fio_seq::need_fio;
@@ -92,19 +92,8 @@ fn kept(v: Vec<(String, u64)>) -> Vec<(String, u64)> {
 
 /// The `EXT4_IOC_MOVE_EXT` ioctls `program args` makes (strace -f), run in `dir`.
 fn move_ioctls(dir: &Path, program: &str, args: &[&str]) -> usize {
-    let log = dir.join("strace.log");
-    let o = std::process::Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=ioctl", "-o"])
-        .arg(&log)
-        .arg(program)
-        .args(args)
-        .current_dir(dir)
-        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
-        .output()
-        .unwrap();
+    let (o, text) = strace_f(dir, program, args, "ioctl", &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = std::fs::read_to_string(&log).unwrap();
-    std::fs::remove_file(&log).unwrap();
     // _IOWR('f', 15, struct move_extent), as strace spells it.
     text.lines()
         .filter(|l| l.contains("_IOC(_IOC_READ|_IOC_WRITE, 0x66, 0xf, 0x28)"))

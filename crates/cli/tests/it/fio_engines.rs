@@ -58,6 +58,35 @@ pub(crate) fn strace_ff(
     (o, texts)
 }
 
+/// `program args` run in `dir` under `strace -f -qq FLAGS -e trace=CALLS` (saving into
+/// the directory's own store): its output and the one log of every thread's calls (strace
+/// splits a call another thread interrupts into `<unfinished ...>` and `resumed` lines).
+pub(crate) fn strace_f(
+    dir: &Path,
+    program: impl AsRef<std::ffi::OsStr>,
+    args: &[&str],
+    calls: &str,
+    flags: &[&str],
+) -> (std::process::Output, String) {
+    let log = dir.join("strace-f.log");
+    let o = std::process::Command::new("strace")
+        .args(["-f", "-qq"])
+        .args(flags)
+        .arg("-e")
+        .arg(format!("trace={calls}"))
+        .arg("-o")
+        .arg(&log)
+        .arg(program)
+        .args(args)
+        .current_dir(dir)
+        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
+        .output()
+        .unwrap();
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    (o, text)
+}
+
 /// The calls `calls` (strace names) of each thread of `program args` that made an engine
 /// call (fallocate/ftruncate at an offset below `io_max`... every one but the layout's),
 /// one list per thread, sorted; the first argument (a pid or fd) left out.
@@ -508,24 +537,8 @@ fn io_uring_options_run_as_in_fio() {
             let mut ours = vec!["fio"];
             ours.extend_from_slice(&args);
             ours.push("--no-save");
-            let log = d.join("reg.txt");
-            let o = std::process::Command::new("strace")
-                .args([
-                    "-f",
-                    "-qq",
-                    "-e",
-                    "trace=io_uring_register,io_uring_setup",
-                    "-o",
-                ])
-                .arg(&log)
-                .arg(hbp)
-                .args(&ours)
-                .current_dir(&d)
-                .env("HOSTBENCH_RESULTS_DB", d.join("r.db"))
-                .output()
-                .unwrap();
+            let (o, t) = strace_f(&d, hbp, &ours, "io_uring_register,io_uring_setup", &[]);
             assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-            let t = std::fs::read_to_string(&log).unwrap();
             for (opt, call) in [
                 ("--fixedbufs", "IORING_REGISTER_BUFFERS"),
                 ("--registerfiles", "IORING_REGISTER_FILES"),

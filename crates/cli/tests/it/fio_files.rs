@@ -6,6 +6,7 @@
 //! set: then a missing fio fails the test.
 
 use super::fio::{s, tmp};
+use super::fio_engines::strace_f;
 use super::fio_seq::need_fio;
 use crate::common;
 use serde_json::Value;
@@ -503,20 +504,9 @@ fn fios_block_pattern_examples_run_as_in_fio() {
 /// The fallocate/ftruncate calls a command makes on files named `file`, as strace shows
 /// them (the descriptor left out).
 fn space_calls(dir: &Path, program: &str, args: &[&str]) -> Vec<String> {
-    let log = dir.join("space.txt");
-    let o = std::process::Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=fallocate,ftruncate", "-o"])
-        .arg(&log)
-        .arg(program)
-        .args(args)
-        .current_dir(dir)
-        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
-        .output()
-        .unwrap();
+    let (o, text) = strace_f(dir, program, args, "fallocate,ftruncate", &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    std::fs::read_to_string(&log)
-        .unwrap()
-        .lines()
+    text.lines()
         .filter_map(|l| {
             let call = l.split_once(' ')?.1.trim_start();
             let (name, rest) = call.split_once('(')?;
@@ -641,20 +631,12 @@ fn offset_align_rounds_percent_offsets_as_fio() {
             &a,
         ];
         std::fs::write(d.join("oa.dat"), vec![0u8; 4 << 20]).unwrap();
-        let log = d.join("oa.txt");
-        let o = std::process::Command::new("strace")
-            .args(["-f", "-y", "-e", "trace=pread64", "-o"])
-            .arg(&log)
-            .arg(hbp)
-            .arg("fio")
-            .args(args)
-            .arg("--no-save")
-            .current_dir(&d)
-            .env("HOSTBENCH_RESULTS_DB", d.join("r.db"))
-            .output()
-            .unwrap();
+        let mut ours = vec!["fio"];
+        ours.extend_from_slice(&args);
+        ours.push("--no-save");
+        let (o, log) = strace_f(&d, hbp, &ours, "pread64", &["-y"]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let ours = traced_offsets(&std::fs::read_to_string(&log).unwrap(), "oa.dat");
+        let ours = traced_offsets(&log, "oa.dat");
         let mut fa = args.to_vec();
         fa.push("--debug=io");
         let p = fio(&d, &fa);

@@ -9,6 +9,7 @@
 //! Without fio the comparisons are skipped with a message (`HOSTBENCH_TEST_FIO` set: fail).
 
 use super::fio::{s, tmp};
+use super::fio_engines::strace_f;
 use super::fio_exec::keys;
 use super::fio_files::{Ran, doc, fio, hb};
 use super::fio_seq::need_fio;
@@ -511,24 +512,14 @@ fn a_udp_reader_counts_the_messages_missing_by_sequence_number_as_fio() {
 /// The `setsockopt` calls of `program args` in `dir` (every thread), the descriptor left
 /// out, sorted.
 fn setsockopts(dir: &Path, program: &Path, args: &[&str]) -> Vec<String> {
-    let log = dir.join("setsockopt.st");
-    let o = std::process::Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=setsockopt", "-o"])
-        .arg(&log)
-        .arg(program)
-        .args(args)
-        .current_dir(dir)
-        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
-        .output()
-        .unwrap();
+    let (o, log) = strace_f(dir, program, args, "setsockopt", &[]);
     assert!(
         o.status.success(),
         "{}\n{}",
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
-    let mut calls: Vec<String> = std::fs::read_to_string(&log)
-        .unwrap()
+    let mut calls: Vec<String> = log
         .lines()
         .filter_map(|l| {
             let args = l.split_once("setsockopt(")?.1;
@@ -631,21 +622,10 @@ fn call_counts(
     args: &[&str],
     calls: &str,
 ) -> std::collections::BTreeMap<String, usize> {
-    let log = dir.join("calls.st");
-    let o = std::process::Command::new("strace")
-        .args(["-f", "-qq", "-e"])
-        .arg(format!("trace={calls}"))
-        .arg("-o")
-        .arg(&log)
-        .arg(program)
-        .args(args)
-        .current_dir(dir)
-        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
-        .output()
-        .unwrap();
+    let (o, log) = strace_f(dir, program, args, calls, &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut n = std::collections::BTreeMap::new();
-    for l in std::fs::read_to_string(&log).unwrap().lines() {
+    for l in log.lines() {
         let l = l.split_once(' ').map_or(l, |x| x.1).trim_start();
         if let Some((name, _)) = l.split_once('(')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')

@@ -7,6 +7,7 @@
 //! does not end in 10 s is reported and left out of the comparison, never waited for.
 
 use super::fio::{s, tmp};
+use super::fio_engines::strace_f;
 use super::fio_files::{doc, hb};
 use super::fio_seq::need_fio;
 use crate::common;
@@ -158,20 +159,11 @@ fn offloaded_ios_come_from_the_submitting_threads() {
     ];
     // Laid out first, so strace sees the job's reads only.
     assert_eq!(hb(&d, &args).code, 0);
-    let log = d.join("st");
-    let o = std::process::Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=pread64", "-o"])
-        .arg(&log)
-        .arg(common::bin())
-        .arg("fio")
-        .args(args)
-        .arg("--no-save")
-        .current_dir(&d)
-        .env("HOSTBENCH_RESULTS_DB", d.join("r.db"))
-        .output()
-        .unwrap();
+    let mut a = vec!["fio"];
+    a.extend_from_slice(&args);
+    a.push("--no-save");
+    let (o, t) = strace_f(&d, common::bin(), &a, "pread64", &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let t = std::fs::read_to_string(&log).unwrap();
     let reads: Vec<&str> = t
         .lines()
         // Whole calls and resumed ones (strace splits a call other threads interrupt).
