@@ -249,6 +249,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 opts: Vec::new(),
                 origin: origin.into(),
                 opt_at: Vec::new(),
+                file_start: false,
             });
         }
         secs.len() - 1
@@ -401,6 +402,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                     name: v,
                     origin: origin.into(),
                     opt_at: Vec::new(),
+                    file_start: false,
                 });
             }
             k => {
@@ -442,12 +444,16 @@ fn parse(args: &[String]) -> Result<Parsed> {
         let env = |k: &str| std::env::var(k).ok();
         let mut s = job::parse_ini(&text, f, &env).map_err(|e| anyhow!("fio: {e}"))?;
         // fio runs each job file after the one before: the first job of every file but
-        // the first is a stonewall (and so starts a new group).
-        if n > 0
-            && let Some(first) = s.iter_mut().find(|x| !x.is_global())
-        {
-            first.opts.push(("stonewall".into(), String::new()));
-            first.opt_at.push(first.origin.clone());
+        // the first is a stonewall (and so starts a new group), and every file but the
+        // first starts from fio's defaults: the globals before it do not reach its jobs.
+        if n > 0 {
+            if let Some(first) = s.first_mut() {
+                first.file_start = true;
+            }
+            if let Some(first) = s.iter_mut().find(|x| !x.is_global()) {
+                first.opts.push(("stonewall".into(), String::new()));
+                first.opt_at.push(first.origin.clone());
+            }
         }
         sections.extend(s);
     }

@@ -202,6 +202,53 @@ fn each_further_job_file_is_a_stonewalled_group() {
     std::fs::remove_dir_all(d).unwrap();
 }
 
+/// fio starts each job file after the first from its defaults: the `[global]` options of
+/// an earlier file, and the command line's, do not reach a later file's jobs (a later
+/// file's `c` ran with the first file's bs=8k: 16 reads where fio does 32).
+#[test]
+fn a_later_job_file_starts_from_fios_defaults() {
+    let d = tmp("seq-globals");
+    let one = d.join("g1.fio");
+    let two = d.join("g2.fio");
+    std::fs::write(
+        &one,
+        "[global]\nioengine=null\nbs=8k\nsize=128k\n[a]\nrw=write\n",
+    )
+    .unwrap();
+    std::fs::write(&two, "[c]\nioengine=null\nrw=read\nsize=128k\n").unwrap();
+    let (one, two) = (s(&one), s(&two));
+    let peer = need_fio("fio_seq::a_later_job_file_starts_from_fios_defaults");
+    for (args, want) in [
+        // a: the file's bs=8k; c: fio's 4k.
+        (
+            vec![one.as_str(), two.as_str()],
+            [("a", 0, 16), ("c", 32, 0)],
+        ),
+        // The command line's bs=16k reaches the first file's jobs only (a's own global
+        // sets it again: 8k).
+        (
+            vec!["--bs=16k", one.as_str(), two.as_str()],
+            [("a", 0, 16), ("c", 32, 0)],
+        ),
+        (
+            vec!["--bs=16k", two.as_str(), one.as_str()],
+            [("c", 8, 0), ("a", 0, 16)],
+        ),
+    ] {
+        let mut a = args.clone();
+        a.push("--output-format=json");
+        let (ours, _) = hb(&d, &a);
+        let e = entries(&json(&ours));
+        let got: Vec<(&str, u64, u64)> = e.iter().map(|x| (x.0.as_str(), x.2, x.3)).collect();
+        assert_eq!(got, want, "{args:?}");
+        if peer {
+            let (theirs, _) = fio(&d, &a);
+            assert_eq!(e, entries(&json(&theirs)), "{args:?}");
+        }
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
 /// The `runtime` (ms) of each JSON entry's busy direction, by name.
 fn runtimes(v: &Value) -> Vec<(String, u64)> {
     v["jobs"]

@@ -1790,6 +1790,10 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
     let mut global_known: Vec<String> = Vec::new();
     let mut jobs = Vec::new();
     for sec in sections {
+        if sec.file_start {
+            global.clear();
+            global_known.clear();
+        }
         for (i, (k, _)) in sec.opts.iter().enumerate() {
             if canonical_option(k).is_none() {
                 let at = sec.opt_at.get(i).unwrap_or(&sec.origin);
@@ -4451,6 +4455,30 @@ mod tests {
         let back = from_text(&to_text(&s)).unwrap();
         assert_eq!(back.len(), 2);
         assert_eq!(back[1].opts, s[1].opts);
+        // A later job file's start survives the text: its jobs do not get the globals
+        // before it (nor does the variant line that labels the run).
+        let mut s = parse_ini("[global]\nbs=8k\n[a]\n", "one", &no_env).unwrap();
+        let mut two = parse_ini("[c]\nrw=write\n", "two", &no_env).unwrap();
+        two[0].file_start = true;
+        s.extend(two);
+        let text = to_text(&s);
+        let back = from_text(&text).unwrap();
+        assert_eq!(
+            back.iter().map(|x| (&x.name, &x.opts)).collect::<Vec<_>>(),
+            s.iter().map(|x| (&x.name, &x.opts)).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            back.iter().map(|x| x.file_start).collect::<Vec<_>>(),
+            [false, false, true]
+        );
+        let jobs = jobs_from_sections(&back).unwrap();
+        assert_eq!((jobs[0].bs_read, jobs[1].bs_read), (8192, 4096));
+        assert_eq!(
+            super::super::jobfile::variant_summary(&text).as_deref(),
+            Some("a rw=read bs=8k iodepth=1; c rw=write bs=4k iodepth=1")
+        );
+        // To fio (and parse_ini) the line is a comment.
+        assert_eq!(parse_ini(&text, "t", &no_env).unwrap().len(), 3);
     }
 
     proptest::proptest! {

@@ -23,7 +23,15 @@ pub struct Section {
     pub origin: String,
     /// Where each option came from (`jobs.fio:12`), when known; else `origin`.
     pub opt_at: Vec<String>,
+    /// True for the first section of every job file after the first: fio starts each
+    /// further job file from its defaults, so the `[global]` options given before it (the
+    /// command line's and the earlier files') do not reach its jobs.
+    pub file_start: bool,
 }
+
+/// The line the canonical text puts before a [`Section::file_start`] section (a comment to
+/// fio and to [`parse_ini`]; [`to_text`] writes no other line starting with `;`).
+const FILE_START: &str = "; next job file: fio's defaults again";
 
 impl Section {
     /// True for `[global]`.
@@ -93,6 +101,7 @@ fn parse_lines(
                 opts: Vec::new(),
                 origin: at,
                 opt_at: Vec::new(),
+                file_start: false,
             });
             continue;
         }
@@ -287,6 +296,10 @@ fn expand_env(
 pub fn to_text(sections: &[Section]) -> String {
     let mut s = String::new();
     for sec in sections {
+        if sec.file_start {
+            s.push_str(FILE_START);
+            s.push('\n');
+        }
         s.push('[');
         s.push_str(&sec.name);
         s.push_str("]\n");
@@ -310,8 +323,13 @@ pub fn from_text(text: &str) -> Result<Vec<Section>, JobError> {
         return from_args(text);
     }
     let mut out: Vec<Section> = Vec::new();
+    let mut file_start = false;
     for (i, line) in text.lines().enumerate() {
         if line.is_empty() {
+            continue;
+        }
+        if line == FILE_START {
+            file_start = true;
             continue;
         }
         if let Some(name) = line.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
@@ -320,6 +338,7 @@ pub fn from_text(text: &str) -> Result<Vec<Section>, JobError> {
                 opts: Vec::new(),
                 origin: format!("jobs:{}", i + 1),
                 opt_at: Vec::new(),
+                file_start: std::mem::take(&mut file_start),
             });
             continue;
         }
@@ -346,6 +365,7 @@ fn from_args(line: &str) -> Result<Vec<Section>, JobError> {
                 opts: vec![(k.to_string(), v.to_string())],
                 origin: "jobs".into(),
                 opt_at: Vec::new(),
+                file_start: false,
             });
             continue;
         }
@@ -355,6 +375,7 @@ fn from_args(line: &str) -> Result<Vec<Section>, JobError> {
                 opts: Vec::new(),
                 origin: "jobs".into(),
                 opt_at: Vec::new(),
+                file_start: false,
             });
         }
         if let Some(sec) = out.last_mut() {
@@ -370,7 +391,7 @@ fn from_args(line: &str) -> Result<Vec<Section>, JobError> {
 /// rw=write bs=1m iodepth=1`). The same text gives the same line. `None` when the text
 /// does not parse (a result stored by another version).
 pub fn variant_summary(text: &str) -> Option<String> {
-    let sections = parse_ini(text, "jobs", &|_| None).ok()?;
+    let sections = from_text(text).ok()?;
     let pick = |opts: &[(String, String)], want: &str| -> Option<String> {
         opts.iter()
             .rev()
@@ -380,6 +401,9 @@ pub fn variant_summary(text: &str) -> Option<String> {
     let mut global: Vec<(String, String)> = Vec::new();
     let mut jobs = Vec::new();
     for s in &sections {
+        if s.file_start {
+            global.clear();
+        }
         if s.is_global() {
             global.extend(s.opts.iter().cloned());
             continue;
