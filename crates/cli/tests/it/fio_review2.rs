@@ -594,7 +594,10 @@ fn a_sync_engine_at_depth_above_1_notes_the_cap_as_fio() {
         ("libaio", "normal", 0),
         ("null", "normal", 0),
     ] {
-        let (e, f) = (format!("--ioengine={engine}"), format!("--output-format={fmt}"));
+        let (e, f) = (
+            format!("--ioengine={engine}"),
+            format!("--output-format={fmt}"),
+        );
         let args = [
             "--name=n",
             "--filename=f",
@@ -629,7 +632,12 @@ fn a_sync_engine_at_depth_above_1_notes_the_cap_as_fio() {
             let _ = std::fs::remove_file(d.join("f"));
             let p = fio(&d, &args);
             assert_eq!(p.code, 0, "{}", p.err);
-            assert_eq!(lines_with(&p.out, "note: "), (got, at), "{engine} {fmt}:\n{}", p.out);
+            assert_eq!(
+                lines_with(&p.out, "note: "),
+                (got, at),
+                "{engine} {fmt}:\n{}",
+                p.out
+            );
         }
     }
 }
@@ -713,10 +721,17 @@ fn json_eta_and_elapsed_are_fios() {
         let j = &super::fio_files::doc(&out)["jobs"][0];
         assert_eq!(j["eta"], eta, "{runtime:?}");
         let elapsed = j["elapsed"].as_u64().unwrap();
-        assert!(elapsed >= 1 && (runtime.is_none() || elapsed >= 3), "{elapsed}");
+        assert!(
+            elapsed >= 1 && (runtime.is_none() || elapsed >= 3),
+            "{elapsed}"
+        );
         if peer {
             let p = fio(&d, &args);
-            assert_eq!(super::fio_files::doc(&p.out)["jobs"][0]["eta"], eta, "{runtime:?}");
+            assert_eq!(
+                super::fio_files::doc(&p.out)["jobs"][0]["eta"],
+                eta,
+                "{runtime:?}"
+            );
         }
     }
 }
