@@ -45,7 +45,7 @@ fn zrun(tag: &str, text: &str, jobs: &[&str], real_fio: bool) -> Zrun {
         hb(&d, &["z.fio", "--output=out.txt"])
     };
     let out = std::fs::read_to_string(d.join("out.txt")).unwrap_or_default();
-    // Reads and writes: hostbench logs no trims (see `zbd_trims_reset_zones_as_fio`).
+    // Reads and writes only (the trims are compared by count, below).
     let ios = jobs
         .iter()
         .map(|j| {

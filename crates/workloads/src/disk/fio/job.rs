@@ -3569,7 +3569,8 @@ impl JobSpec {
     /// Whether the job reads back what it wrote after each pass over its region, as fio
     /// runs `do_verify` after every `do_io`: a writer (no reads, no trims) with `verify`
     /// and `do_verify`, no `verify_backlog` (which reads back between writes),
-    /// `verify_only` or `experimental_verify`, size-based, on one file outside zone modes.
+    /// `trim_percentage` (whose trims go on after the writes), `verify_only` or
+    /// `experimental_verify`, size-based, on one file outside zone modes.
     pub fn verifies_each_pass(&self) -> bool {
         let v = &self.verify;
         v.kind != super::verify::kind::NONE
@@ -3577,6 +3578,7 @@ impl JobSpec {
             && !v.only
             && !v.experimental
             && v.backlog == 0
+            && v.trim_pct == 0
             && self.rw.writes(self.rwmixread)
             && self.rw.read_pct(self.rwmixread) == 0
             && !self.rw.trims()
