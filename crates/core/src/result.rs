@@ -230,6 +230,10 @@ pub struct Outcome {
     /// The error that stopped the run, if any (for `disk.fio`, the first job that ended
     /// with an error: the run failed though the other jobs went on).
     pub error: Option<String>,
+    /// The signal that interrupted the run (SIGINT, SIGTERM, SIGHUP), when one did: fio's
+    /// `terminating on signal N` line names it. Absent otherwise and in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
 }
 
 /// Totals and rates over the measured time.
@@ -659,6 +663,11 @@ impl RunResult {
                 stop_reason: m.stop,
                 unfinished_events: m.unfinished,
                 error: m.error.clone(),
+                signal: (m.stop == StopReason::Interrupted)
+                    .then(|| {
+                        crate::runner::INTERRUPT_SIGNAL.load(std::sync::atomic::Ordering::SeqCst)
+                    })
+                    .filter(|&s| s > 0),
             },
             metrics: Metrics {
                 duration_s: m.total_time_s,

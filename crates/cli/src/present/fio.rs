@@ -143,18 +143,11 @@ impl Presenter for FioOut {
             (std::mem::take(&mut g.0), g.1)
         };
         // fio's line when a stop signal ends the run, before the report (in it with the
-        // normal layout, as fio's; on stderr otherwise, so JSON and terse stay parsable).
-        let stopped = (r.outcome.stop_reason == StopReason::Interrupted).then(|| {
-            let sig =
-                hostbench_core::runner::INTERRUPT_SIGNAL.load(std::sync::atomic::Ordering::SeqCst);
-            format!(
-                "\nfio: terminating on signal {}\n",
-                if sig > 0 { sig } else { libc::SIGINT }
-            )
-        });
+        // normal layout, as fio's: `render_final` writes it; on stderr otherwise, so JSON
+        // and terse stay parsable).
         let stopped_in_report = !self.hostbench_json && self.formats.has(FioFormat::Normal);
-        if let Some(line) = stopped.as_ref().filter(|_| !stopped_in_report) {
-            eprint!("{}", line.trim_start());
+        if let Some(sig) = hostbench_report::fio::stop_signal(r).filter(|_| !stopped_in_report) {
+            eprintln!("fio: terminating on signal {sig}");
         }
         let report = if self.hostbench_json {
             hostbench_report::json::render(r)
@@ -163,9 +156,8 @@ impl Presenter for FioOut {
             let mut l = self.formats.clone();
             l.laid_out = hostbench_report::fio::layout_of(r).laid_out;
             // After interim reports the start-up lines were printed with the first.
-            let last = hostbench_report::fio::render_status(r, &l, !banner_done);
-            let stopped = stopped.filter(|_| stopped_in_report).unwrap_or_default();
-            format!("{interim}{stopped}{last}")
+            let last = hostbench_report::fio::render_final(r, &l, !banner_done);
+            format!("{interim}{last}")
         };
         match &self.output {
             Some(path) => crate::output::write(

@@ -232,6 +232,10 @@ fn ctrl_c_in_ramp_time_reports_the_ramp_as_fio_and_stores_no_figure() {
         first_block(&out).len(),
         "{again}"
     );
+    // And fio's line for the signal, where the run printed it (the stored result names
+    // the signal: schema `outcome.signal`).
+    check("results show", 130, &again);
+    assert_eq!(v["outcome"]["signal"], 2, "{}", v["outcome"]);
     let (_, list, _) = hb_saving(&d, &db, &["results", "list"]);
     assert!(list.contains("- (interrupted)"), "{list}");
 }
@@ -560,4 +564,174 @@ fn cmdhelp_lists_every_option_taken() {
     let (_, help, _) = common::run_in(&d, &["fio", "--help"]);
     assert!(!help.contains("Any other fio option is an error"), "{help}");
     assert!(help.contains("--cmdhelp"), "{help}");
+}
+
+/// The lines of `out` that start with `prefix`, and the index of the first one among the
+/// lines (`None` when there is none).
+fn lines_with<'a>(out: &'a str, prefix: &str) -> (Vec<&'a str>, Option<usize>) {
+    let all: Vec<&str> = out.lines().collect();
+    let at = all.iter().position(|l| l.starts_with(prefix));
+    (
+        all.into_iter().filter(|l| l.starts_with(prefix)).collect(),
+        at,
+    )
+}
+
+/// A synchronous engine asked for a deeper queue: each clone notes on stdout, as fio's
+/// `thread_main` does once the engine is set up, that the depth is capped at 1 — after
+/// "Starting N threads" in the normal layout, before the document in JSON. A queue engine
+/// (libaio) and the null engine (fio's is synchronous only at depth 1) print none.
+/// (The file is laid out first: its line comes before the notes, as in fio.)
+#[test]
+fn a_sync_engine_at_depth_above_1_notes_the_cap_as_fio() {
+    let d = tmp("rv2-note");
+    let db = d.join("r.db");
+    let peer = need_fio("a_sync_engine_at_depth_above_1_notes_the_cap_as_fio");
+    for (engine, fmt, notes) in [
+        ("psync", "normal", 2),
+        ("sync", "json", 2),
+        ("mmap", "terse", 2),
+        ("libaio", "normal", 0),
+        ("null", "normal", 0),
+    ] {
+        let (e, f) = (
+            format!("--ioengine={engine}"),
+            format!("--output-format={fmt}"),
+        );
+        let args = [
+            "--name=n",
+            "--filename=f",
+            "--size=64k",
+            "--rw=read",
+            "--iodepth=4",
+            "--numjobs=2",
+            "--thread",
+            e.as_str(),
+            f.as_str(),
+        ];
+        let mut ours = vec!["fio"];
+        ours.extend_from_slice(&args);
+        // (Each run lays the file out: its line is among those compared.)
+        let _ = std::fs::remove_file(d.join("f"));
+        let (code, out, err) = hb_saving(&d, &db, &ours);
+        assert_eq!(code, 0, "{err}");
+        let (got, at) = lines_with(&out, "note: ");
+        assert_eq!(got.len(), notes, "{engine} {fmt}:\n{out}");
+        if notes > 0 {
+            assert!(got.iter().all(|l| *l
+                == "note: both iodepth >= 1 and synchronous I/O engine are selected, \
+                    queue depth will be capped at 1"));
+            let starting = lines_with(&out, "Starting ").1;
+            match fmt {
+                // (after the layout's lines, which follow "Starting")
+                "normal" => assert!(starting.is_some() && at > starting, "{out}"),
+                _ => assert_eq!(at, Some(0), "{out}"),
+            }
+        }
+        if peer {
+            let _ = std::fs::remove_file(d.join("f"));
+            let p = fio(&d, &args);
+            assert_eq!(p.code, 0, "{}", p.err);
+            assert_eq!(
+                lines_with(&p.out, "note: "),
+                (got, at),
+                "{engine} {fmt}:\n{}",
+                p.out
+            );
+        }
+    }
+}
+
+/// A clone that ends with an error prints fio's `fio: pid=P, err=E/...` line on stdout
+/// when it ends (before the report; without fio's source location, as the job header has
+/// none), P the job header's pid; one per failed clone.
+#[test]
+fn a_failed_clone_prints_fios_pid_err_line() {
+    let d = tmp("rv2-pidline");
+    let db = d.join("r.db");
+    std::fs::write(d.join("z"), vec![0u8; 64 << 10]).unwrap();
+    let args = [
+        "--name=a",
+        "--filename=z",
+        "--size=64k",
+        "--rw=read",
+        "--verify=md5",
+        "--numjobs=2",
+        "--group_reporting",
+    ];
+    let mut ours = vec!["fio"];
+    ours.extend_from_slice(&args);
+    let (code, out, _) = hb_saving(&d, &db, &ours);
+    assert_eq!(code, 2, "{out}");
+    let pid = out
+        .split("): pid=")
+        .nth(1)
+        .and_then(|r| r.split(':').next())
+        .unwrap_or_else(|| panic!("no job header:\n{out}"));
+    let want = format!(
+        "fio: pid={pid}, err=84/func=io_u_sync_complete, error=Invalid or incomplete multibyte or wide character"
+    );
+    let (got, at) = lines_with(&out, "fio: pid=");
+    assert_eq!(got, [want.as_str(), want.as_str()], "{out}");
+    assert!(at < lines_with(&out, "a: (groupid=").1, "{out}");
+    if need_fio("a_failed_clone_prints_fios_pid_err_line") {
+        let p = fio(&d, &args);
+        assert_eq!(p.code, code, "{}", p.err);
+        // fio's line names its source file and line ("file:io_u.c:2152, "): left out.
+        let theirs: Vec<String> = lines_with(&p.out, "fio: pid=")
+            .0
+            .iter()
+            .map(|l| {
+                let (head, tail) = l.split_once("/file:").unwrap();
+                let pid_free = head.split(", ").nth(1).unwrap();
+                format!("{pid_free}/{}", tail.split_once(", ").unwrap().1)
+            })
+            .collect();
+        let ours: Vec<String> = got
+            .iter()
+            .map(|l| l.split(", ").skip(1).collect::<Vec<_>>().join(", "))
+            .collect();
+        assert_eq!(ours, theirs, "{}", p.out);
+    }
+}
+
+/// fio's JSON `eta` of a finished run: its estimate of the time left, which it makes only
+/// once 3 s have passed (INT_MAX before, 0 for a job that is done); `elapsed` is the whole
+/// seconds since the start, rounded up.
+#[test]
+fn json_eta_and_elapsed_are_fios() {
+    let d = tmp("rv2-eta");
+    let db = d.join("r.db");
+    let peer = need_fio("json_eta_and_elapsed_are_fios");
+    for (runtime, eta) in [(None, 2147483647), (Some("--runtime=3"), 0)] {
+        let mut args = vec![
+            "--name=e",
+            "--filename=f",
+            "--size=64k",
+            "--rw=read",
+            "--output-format=json",
+        ];
+        if let Some(r) = runtime {
+            args.extend_from_slice(&["--time_based", r]);
+        }
+        let mut ours = vec!["fio"];
+        ours.extend_from_slice(&args);
+        let (code, out, err) = hb_saving(&d, &db, &ours);
+        assert_eq!(code, 0, "{err}");
+        let j = &super::fio_files::doc(&out)["jobs"][0];
+        assert_eq!(j["eta"], eta, "{runtime:?}");
+        let elapsed = j["elapsed"].as_u64().unwrap();
+        assert!(
+            elapsed >= 1 && (runtime.is_none() || elapsed >= 3),
+            "{elapsed}"
+        );
+        if peer {
+            let p = fio(&d, &args);
+            assert_eq!(
+                super::fio_files::doc(&p.out)["jobs"][0]["eta"],
+                eta,
+                "{runtime:?}"
+            );
+        }
+    }
 }

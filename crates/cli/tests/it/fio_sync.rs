@@ -16,7 +16,11 @@ use std::path::Path;
 fn call(line: &str) -> Option<(String, String)> {
     let (name, rest) = line.split_once('(')?;
     let name = name.trim();
-    let (args, ret) = rest.rsplit_once(") = ")?;
+    // strace pads a short call with spaces before its ` = result`.
+    let (args, ret) = rest.rmatch_indices(')').find_map(|(i, _)| {
+        let ret = rest[i + 1..].trim_start().strip_prefix("= ")?;
+        Some((&rest[..i], ret))
+    })?;
     let ret = ret.split(' ').next().unwrap_or("?");
     let (fd, args) = args.split_once(", ").unwrap_or((args, ""));
     // `[{iov_base="..."..., iov_len=4096}], 1, ...`: the length stays, the bytes go.
@@ -306,4 +310,60 @@ fn a_fio_option_hostbench_lacks_gets_no_other_options_name() {
         h.err
     );
     assert!(!h.err.contains("did you mean"), "{}", h.err);
+}
+
+/// fio's `sync` engine seeks only when the descriptor's position is not already the I/O's
+/// offset (`fio_syncio_prep`: the position after the last read or write, 0 once the file
+/// is opened): a sequential job makes no `lseek` at all, one with holes (`rw=read:4k`) one
+/// per I/O.
+#[test]
+fn sync_engine_seeks_only_when_the_position_differs_as_fio() {
+    if !have_strace("sync_engine_seeks_only_when_the_position_differs_as_fio") {
+        return;
+    }
+    let d = tmp("synclseek");
+    let hbp = common::bin();
+    // Each thread's seeks to an offset (SEEK_SET) on the job's file.
+    let seeks = |t: &[Vec<String>]| -> Vec<Vec<String>> {
+        t.iter()
+            .map(|l| {
+                l.iter()
+                    .filter(|c| c.contains("SEEK_SET"))
+                    .cloned()
+                    .collect::<Vec<_>>()
+            })
+            .filter(|l| !l.is_empty())
+            .collect()
+    };
+    for (rw, ios) in [("read", 16), ("write", 16), ("read:4k", 7), ("write:8k", 5)] {
+        let r = format!("--rw={rw}");
+        let args = [
+            "--name=s",
+            "--filename=f",
+            "--ioengine=sync",
+            &r,
+            "--size=64k",
+            "--bs=4k",
+            "--output-format=json",
+        ];
+        let mut ours = vec!["fio"];
+        ours.extend_from_slice(&args);
+        ours.push("--no-save");
+        let _ = std::fs::remove_file(d.join("f"));
+        let (_, h) = traced(&d, hbp.to_str().unwrap(), &ours, "f", "lseek");
+        let h = seeks(&h);
+        // No seek when the offsets follow each other; with holes one per I/O but the
+        // first (at 0, where the open left the position).
+        if rw.contains(':') {
+            assert_eq!(h.len(), 1, "{rw}: {h:?}");
+            assert!(h[0].len() >= ios, "{rw}: {h:?}");
+        } else {
+            assert!(h.is_empty(), "{rw}: {h:?}");
+        }
+        if need_fio("sync_engine_seeks_only_when_the_position_differs_as_fio") {
+            let _ = std::fs::remove_file(d.join("f"));
+            let (_, p) = traced(&d, "fio", &args, "f", "lseek");
+            assert_eq!(h, seeks(&p), "{rw}: the seeks");
+        }
+    }
 }

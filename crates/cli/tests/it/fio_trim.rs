@@ -237,7 +237,8 @@ fn queue_engines_trim_a_regular_file() {
                     "--output-format=json",
                 ],
             );
-            assert_eq!(dirs(&json(&out)), want, "{engine} {rw}");
+            // (mmap at iodepth=4: fio's note that the depth is capped comes first.)
+            assert_eq!(dirs(&super::fio_files::doc(&out)), want, "{engine} {rw}");
             let blocks = {
                 use std::os::unix::fs::MetadataExt;
                 std::fs::metadata(&f).unwrap().blocks()
@@ -337,4 +338,55 @@ fn trim_discards_an_unmounted_block_device_as_fio() {
         }
     }
     std::fs::remove_dir_all(d).unwrap();
+}
+
+/// trimwrite with `io_size`: fio's passes go on while the bytes done in every direction
+/// (trims and writes together, `keep_running`'s sum) are short of `io_size`, each pass
+/// trimming and writing the whole region; within a pass the writes stop at `io_size`
+/// (`size=1m,io_size=512k`: 512 KiB of each). `number_ios` counts trims and writes (fio
+/// doubles it for trimwrite). Compared with fio on a loop device (root), else hostbench
+/// alone on a file.
+#[test]
+fn trimwrite_counts_trims_and_writes_toward_io_size_as_fio() {
+    let d = tmp("trimwrite-iosize");
+    let img = d.join("img");
+    std::fs::write(&img, vec![0u8; 4 << 20]).unwrap();
+    let lo = crate::common::LoopImage::attach(&img);
+    let target = lo
+        .as_ref()
+        .map_or_else(|| "f".to_string(), |l| l.dev.clone());
+    let file = format!("--filename={target}");
+    let peer = lo.is_some() && need_fio("trimwrite_counts_trims_and_writes_toward_io_size_as_fio");
+    // (job options, the (ios, bytes) of trims and of writes, each)
+    let cases: [(&[&str], (u64, u64)); 4] = [
+        (&["--size=256k", "--io_size=1m"], (128, 512 << 10)),
+        (&["--size=256k", "--io_size=768k"], (128, 512 << 10)),
+        (&["--size=1m", "--io_size=512k"], (128, 512 << 10)),
+        (
+            &["--size=256k", "--io_size=1m", "--bs=64k", "--number_ios=3"],
+            (3, 192 << 10),
+        ),
+    ];
+    for (extra, (ios, bytes)) in cases {
+        for rw in ["trimwrite", "randtrimwrite"] {
+            let rwo = format!("--rw={rw}");
+            let mut args = vec!["--name=t", file.as_str(), "--bs=4k", rwo.as_str()];
+            args.extend_from_slice(extra);
+            args.push("--output-format=json");
+            let (out, _) = hb(&d, &args);
+            let got = dirs(&json(&out));
+            if rw == "trimwrite" {
+                assert_eq!(got[2].0, ios, "{args:?}: trims {got:?}");
+                assert_eq!(got[2].1, bytes, "{args:?}: trims {got:?}");
+                assert_eq!(got[1].1, bytes, "{args:?}: writes {got:?}");
+            }
+            if peer {
+                let (theirs, _) = fio(&d, &args);
+                let want = dirs(&json(&theirs));
+                let counts =
+                    |v: &[(u64, u64, bool)]| v.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>();
+                assert_eq!(counts(&got), counts(&want), "{args:?}");
+            }
+        }
+    }
 }

@@ -216,10 +216,9 @@ fn a_write_job_reads_back_what_it_wrote_as_fio_counts_it() {
         // Every block written is read back once (norandommap: each offset once, the
         // newest write; fio drops the older ones too).
         if extra.contains(&"--loops=2") {
-            // Each block's newest write is checked once, after both passes (fio checks
-            // after each pass: 32 reads).
-            assert_eq!((hr, hw), (16, 32), "{rw} {extra:?}");
-            assert_eq!(counts(&p).1, 32);
+            // Each pass's blocks are checked after it, as fio checks them: 32 reads.
+            assert_eq!((hr, hw), (32, 32), "{rw} {extra:?}");
+            assert_eq!((hr, hw), (counts(&p).0, counts(&p).1), "{rw} {extra:?}");
         } else if extra.contains(&"--norandommap") || extra.contains(&"--bsrange=4k-16k") {
             assert!(
                 hr >= 1 && hr <= hw,
@@ -625,4 +624,64 @@ fn verify_only_counts_the_writes_it_skips_as_fio() {
         assert_eq!(seen[0], seen[1], "hostbench vs fio");
     }
     std::fs::remove_dir_all(&d).ok();
+}
+
+/// fio verifies after each pass (`do_verify` after every `do_io` of `thread_main`'s loop):
+/// with `loops=2` it writes the region, reads it back, writes it again and reads it back
+/// again; its verify reads count toward `io_size` (`keep_running` sums every direction),
+/// so `size=256k,io_size=1m` writes 512 KiB and reads 512 KiB back. Compared with fio:
+/// the JSON counts, and the order of the directions in the latency log.
+#[test]
+fn verify_runs_after_each_pass_and_counts_toward_io_size_as_fio() {
+    let d = tmp("verify-pass");
+    let peer = need_fio("verify_runs_after_each_pass_and_counts_toward_io_size_as_fio");
+    let cases: [&[&str]; 5] = [
+        &["--loops=2"],
+        &["--io_size=1m"],
+        &["--io_size=1m", "--rw=randwrite"],
+        &["--io_size=1m", "--ioengine=libaio", "--iodepth=8"],
+        &["--loops=2", "--ioengine=io_uring", "--iodepth=4"],
+    ];
+    // The directions of the latency log's rows, runs of one direction collapsed.
+    let order = |d: &std::path::Path| -> Vec<String> {
+        let text = std::fs::read_to_string(d.join("v_lat.1.log")).unwrap();
+        let mut runs: Vec<String> = Vec::new();
+        for l in text.lines() {
+            let dir = l.split(", ").nth(2).unwrap().to_string();
+            if runs.last() != Some(&dir) {
+                runs.push(dir);
+            }
+        }
+        runs
+    };
+    for extra in cases {
+        let mut args = vec![
+            "--name=v",
+            "--filename=f",
+            "--size=256k",
+            "--bs=4k",
+            "--rw=write",
+            "--verify=crc32c",
+            "--write_lat_log=v",
+            "--output-format=json",
+        ];
+        args.extend_from_slice(extra);
+        let _ = std::fs::remove_file(d.join("f"));
+        let (out, _) = super::fio_seq::hb(&d, &args);
+        let j = &super::fio::json(&out)["jobs"][0];
+        let counts =
+            |j: &serde_json::Value| ["read", "write"].map(|k| j[k]["io_bytes"].as_u64().unwrap());
+        assert_eq!(counts(j), [512 << 10, 512 << 10], "{extra:?}: {out}");
+        let ours = order(&d);
+        if !extra.contains(&"--rw=randwrite") {
+            assert_eq!(ours, ["1", "0", "1", "0"], "{extra:?}");
+        }
+        if peer {
+            let _ = std::fs::remove_file(d.join("f"));
+            let (theirs, _) = super::fio_seq::fio(&d, &args);
+            let t = &super::fio::json(&theirs)["jobs"][0];
+            assert_eq!(counts(j), counts(t), "{extra:?}");
+            assert_eq!(ours, order(&d), "{extra:?}");
+        }
+    }
 }

@@ -45,7 +45,7 @@ fn zrun(tag: &str, text: &str, jobs: &[&str], real_fio: bool) -> Zrun {
         hb(&d, &["z.fio", "--output=out.txt"])
     };
     let out = std::fs::read_to_string(d.join("out.txt")).unwrap_or_default();
-    // Reads and writes: hostbench logs no trims (see `zbd_trims_reset_zones_as_fio`).
+    // Reads and writes only (the trims are compared by count, below).
     let ios = jobs
         .iter()
         .map(|j| {
@@ -566,8 +566,7 @@ fn zbd_time_based_reader_with_nothing_to_read_ends_as_fio() {
 /// trim goes where drawn, a random one to the nearest zone holding data (none: the pass
 /// ends). After 2.5 MiB written in zones of 1 MiB: the trims counted as fio's, every read
 /// and write as fio's, the writes' resets, and a reader after finds nothing. (The trims'
-/// own offsets are not compared: fio logs trims, hostbench's logs have no trim rows —
-/// `fio_logs2::trims_are_not_logged`.)
+/// own offsets are not compared.)
 #[test]
 fn zbd_trims_reset_zones_as_fio() {
     if !need_fio("zbd_trims_reset_zones_as_fio") {

@@ -377,12 +377,15 @@ pub(super) fn job_obj(
         .map_or(i32::from(r.failed_beyond_jobs()), |e| e.errno);
     j.insert("error".into(), json!(error));
     if mode == Mode::Local {
-        // fio's client mode has neither.
-        j.insert("eta".into(), json!(0));
-        j.insert(
-            "elapsed".into(),
-            json!((r.metrics.duration_s + r.config.warmup_s).round() as u64),
-        );
+        // fio's client mode has neither. `elapsed`: whole seconds since the start, rounded
+        // up (fio's `(mtime_since_genesis() + 999) / 1000`, at least 1 by the time a
+        // report is printed). `eta`: fio estimates each job's time left only once 3 s
+        // have passed (INT_MAX before); a finished job has 0 left.
+        let ms = ((r.metrics.duration_s + r.config.warmup_s) * 1000.0).ceil() as u64;
+        let elapsed = ms.div_ceil(1000).max(1);
+        let eta: i64 = if elapsed < 3 { i64::from(i32::MAX) } else { 0 };
+        j.insert("eta".into(), json!(eta));
+        j.insert("elapsed".into(), json!(elapsed));
     }
     let all = matches!(mode, Mode::AllClients | Mode::AllClientsMixed);
     // fio writes "job options" only for a job with options of its own (json_add_job_opts

@@ -280,10 +280,26 @@ pub fn render(r: &RunResult, format: FioFormat) -> String {
 /// when `normal` is among them, then terse, JSON (json+ when selected) and the normal
 /// report, in that order whatever the order given.
 pub fn render_layout(r: &RunResult, l: &FioLayout) -> String {
+    render_final(r, l, true)
+}
+
+/// The run's last report as fio prints it when its jobs are done: the start-up lines
+/// (when `banner`: not yet printed), the lines fio prints as the jobs end (a stop signal's,
+/// each failed clone's `fio: pid=`), then every format of `l`.
+pub fn render_final(r: &RunResult, l: &FioLayout, banner: bool) -> String {
+    let mut out = if banner {
+        start_lines(r, l)
+    } else {
+        String::new()
+    };
+    out.push_str(&end_lines(r, l));
+    out.push_str(&formats(r, l));
+    out
+}
+
+/// Every format `l` selects: terse, JSON (json+ when selected), then the normal report.
+fn formats(r: &RunResult, l: &FioLayout) -> String {
     let mut out = String::new();
-    if l.has(FioFormat::Normal) {
-        out.push_str(&normal::banner(r, &l.laid_out));
-    }
     if l.has(FioFormat::Terse) {
         out.push_str(&terse::render(r, l.terse_version));
     }
@@ -299,26 +315,98 @@ pub fn render_layout(r: &RunResult, l: &FioLayout) -> String {
 }
 
 /// fio's start-up lines of `r` (each job's line, the version, "Starting N processes", the
-/// layout lines of `l`), which fio prints before its jobs start; empty unless `l` has the
-/// normal layout.
+/// layout lines of `l`; with the normal layout only), which fio prints before its jobs
+/// start, then the note each clone of a synchronous engine asked for a deeper queue prints
+/// as it starts (in every format, on stdout, as fio's `log_info`).
 pub fn start_lines(r: &RunResult, l: &FioLayout) -> String {
-    if l.has(FioFormat::Normal) {
+    let mut out = if l.has(FioFormat::Normal) {
         normal::banner(r, &l.laid_out)
     } else {
         String::new()
+    };
+    out.push_str(&depth_notes(r));
+    out
+}
+
+/// fio's note for each clone of a job whose engine is synchronous (`FIO_SYNCIO`) and
+/// whose `iodepth` is above 1 (`backend.c:thread_main`, after the engine's init).
+fn depth_notes(r: &RunResult) -> String {
+    // fio's FIO_SYNCIO engines among hostbench's (null is one only at iodepth=1).
+    const SYNC: &[&str] = &[
+        "sync",
+        "psync",
+        "vsync",
+        "pvsync",
+        "pvsync2",
+        "mmap",
+        "falloc",
+        "ftruncate",
+        "e4defrag",
+        "cpuio",
+        "exec",
+        "filecreate",
+        "filestat",
+        "filedelete",
+        "net",
+        "netsplice",
+    ];
+    let mut out = String::new();
+    for j in r.fio.iter().flat_map(|f| &f.jobs) {
+        if j.iodepth > 1 && SYNC.contains(&j.ioengine.as_str()) {
+            for _ in 0..j.numjobs.max(1) {
+                out.push_str(
+                    "note: both iodepth >= 1 and synchronous I/O engine are selected, \
+                     queue depth will be capped at 1\n",
+                );
+            }
+        }
     }
+    out
+}
+
+/// The lines fio prints while its jobs end, before its report: `fio: terminating on
+/// signal N` when a stop signal ended the run (with the normal layout: fio prints it on
+/// stdout, where only the normal layout has room for it), and for each clone that ended
+/// with an error `fio: pid=P, err=E/func=F, error=TEXT` (fio's `thread_main` at its end;
+/// without fio's source location, as the job header; P is hostbench's process id, as in
+/// the job header).
+pub fn end_lines(r: &RunResult, l: &FioLayout) -> String {
+    let mut out = String::new();
+    if l.has(FioFormat::Normal)
+        && let Some(sig) = stop_signal(r)
+    {
+        out.push_str(&format!("\nfio: terminating on signal {sig}\n"));
+    }
+    if let Some(fio) = &r.fio {
+        for b in &fio.blocks {
+            if let Some(e) = &b.error {
+                for _ in 0..e.clones {
+                    out.push_str(&format!(
+                        "fio: pid={}, err={}/func={}, error={}\n",
+                        fio.pid, e.errno, e.func, e.text
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The signal that stopped an interrupted run (SIGINT when the result does not say).
+pub fn stop_signal(r: &RunResult) -> Option<i32> {
+    (r.outcome.stop_reason == hostbench_core::runner::StopReason::Interrupted)
+        .then(|| r.outcome.signal.filter(|&s| s > 0).unwrap_or(2))
 }
 
 /// Renders `r` in every format `l` selects, as fio's `--status-interval` prints it while
-/// the jobs run: as [`render_layout`], with the start-up lines only when `banner`.
+/// the jobs run: the start-up lines only when `banner`.
 pub fn render_status(r: &RunResult, l: &FioLayout, banner: bool) -> String {
-    let mut out = render_layout(r, l);
-    if !banner && l.has(FioFormat::Normal) {
-        let b = normal::banner(r, &l.laid_out);
-        if out.starts_with(&b) {
-            out.drain(..b.len());
-        }
-    }
+    let mut out = if banner {
+        start_lines(r, l)
+    } else {
+        String::new()
+    };
+    out.push_str(&formats(r, l));
     out
 }
 

@@ -3,7 +3,7 @@
 //! | engine | queue depth | how | slat |
 //! |---|---|---|---|
 //! | `psync` | 1 | `pread`/`pwrite` | no |
-//! | `sync` | 1 | `lseek` + `read`/`write` | no |
+//! | `sync` | 1 | `lseek` (unless the file position is already the offset) + `read`/`write` | no |
 //! | `vsync` | 1 | `lseek` + `readv`/`writev` of one vector | no |
 //! | `pvsync` | 1 | `preadv`/`pwritev` of one vector | no |
 //! | `pvsync2` | 1 | `preadv2`/`pwritev2` with `RWF_HIPRI`, `RWF_NOWAIT`, fio's `RWF_UNCACHED` | no |
@@ -280,8 +280,10 @@ fn vectored(
 pub enum Engine {
     /// pread/pwrite.
     Psync(RawFd),
-    /// lseek + read/write.
-    Sync(RawFd),
+    /// lseek + read/write, with where the descriptor's position is after its last read or
+    /// write (fio's `engine_pos`, 0 when the file is opened): the seek is left out when
+    /// the I/O starts there, as fio's `fio_syncio_prep` leaves it out.
+    Sync(RawFd, u64),
     /// lseek + readv/writev.
     Vsync(RawFd),
     /// preadv/pwritev.
@@ -332,7 +334,7 @@ impl Engine {
             // The file engines' work is done when a file is picked; their I/Os move nothing.
             EngineKind::Filecreate | EngineKind::Filestat | EngineKind::Filedelete => Engine::Null,
             EngineKind::Psync => Engine::Psync(fd),
-            EngineKind::Sync => Engine::Sync(fd),
+            EngineKind::Sync => Engine::Sync(fd, 0),
             EngineKind::Vsync => Engine::Vsync(fd),
             EngineKind::Pvsync => Engine::Pvsync(fd),
             EngineKind::Pvsync2 => {
@@ -461,11 +463,11 @@ impl Engine {
                     };
                     ret(r as i64)
                 }
-                Engine::Sync(fd) => {
+                Engine::Sync(fd, pos) => {
                     if dir == Dir::Trim {
                         return trim(*fd, off, len);
                     }
-                    if libc::lseek(*fd, off as i64, libc::SEEK_SET) < 0 {
+                    if *pos != off && libc::lseek(*fd, off as i64, libc::SEEK_SET) < 0 {
                         return ret(-1);
                     }
                     let r = match dir {
@@ -473,6 +475,10 @@ impl Engine {
                         Dir::Write => libc::write(*fd, buf.cast(), len as usize),
                         Dir::Trim => unreachable!("trims returned above"),
                     };
+                    // A failed call moves nothing: the position stays where it was.
+                    if r >= 0 {
+                        *pos = off + r as u64;
+                    }
                     ret(r as i64)
                 }
                 Engine::Vsync(fd) => {

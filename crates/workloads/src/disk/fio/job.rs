@@ -3523,12 +3523,74 @@ impl JobSpec {
             .io_size
             .or(self.io_size_pct.map(|p| region.saturating_mul(p) / 100))
             .unwrap_or(pass);
-        let mut bytes = io.max(loops.saturating_mul(io.min(pass)));
-        if self.rw.trim_write() {
-            // fio: every range is trimmed, then written (size=64k: 64 KiB of each).
-            bytes = bytes.saturating_mul(2);
+        if self.rw.trim_write() || self.verifies_each_pass() {
+            // Each pass's writes are matched by as many bytes again: trimwrite trims every
+            // range it writes, a verifying writer reads each pass back. fio's
+            // `keep_running` counts both toward `io_size`, so fewer bytes are written.
+            let writes = Self::paired_passes(io, pass, loops, self.max_bs());
+            return if self.rw.trim_write() {
+                // (fio doubles `number_ios` for trimwrite: it counts trims and writes.)
+                (
+                    writes.saturating_mul(2),
+                    self.number_ios.saturating_mul(loops).saturating_mul(2),
+                )
+            } else {
+                (writes, self.number_ios.saturating_mul(loops))
+            };
         }
+        let bytes = io.max(loops.saturating_mul(io.min(pass)));
         (bytes, self.number_ios.saturating_mul(loops))
+    }
+
+    /// The bytes written by a job each of whose passes does as many bytes again in another
+    /// direction (trimwrite's trims, a verify phase's reads), as fio 3.33 runs it: `loops`
+    /// passes, then more while the bytes done in every direction (twice the writes) are
+    /// short of `io` by a block or more (`backend.c:keep_running`); within the passes the
+    /// writes stop once `io × loops` are issued (`io_issue_bytes_exceeded`), else a pass
+    /// writes `pass` bytes (`size=256k,io_size=1m`: two passes, 512 KiB written;
+    /// `size=1m,io_size=512k`: one pass cut at 512 KiB).
+    fn paired_passes(io: u64, pass: u64, loops: u64, max_bs: u64) -> u64 {
+        let cap = io.saturating_mul(loops);
+        let mut written = 0u64;
+        let mut passes = 0u64;
+        loop {
+            if passes >= loops {
+                let done = written.saturating_mul(2);
+                if done >= io || io - done < max_bs {
+                    break;
+                }
+            }
+            let add = pass.min(cap - written);
+            if add == 0 {
+                break;
+            }
+            written += add;
+            passes += 1;
+        }
+        written
+    }
+
+    /// Whether the job reads back what it wrote after each pass over its region, as fio
+    /// runs `do_verify` after every `do_io`: a writer (no reads, no trims) with `verify`
+    /// and `do_verify`, no `verify_backlog` (which reads back between writes),
+    /// `trim_percentage` (whose trims go on after the writes), `verify_only` or
+    /// `experimental_verify`, size-based, on one file outside zone modes.
+    pub fn verifies_each_pass(&self) -> bool {
+        let v = &self.verify;
+        v.kind != super::verify::kind::NONE
+            && v.do_verify
+            && !v.only
+            && !v.experimental
+            && v.backlog == 0
+            && v.trim_pct == 0
+            && self.rw.writes(self.rwmixread)
+            && self.rw.read_pct(self.rwmixread) == 0
+            && !self.rw.trims()
+            && !self.time_based
+            && self.zones.is_none()
+            && self.zbd.is_none()
+            && self.nfiles() == 1
+            && !self.engine.net()
     }
 
     /// Resolves `filesize` into the regions, keeping the `size` given as the limit of a

@@ -1045,8 +1045,12 @@ fn lay_out(
         let mut f = open()?;
         reserve(j, &f, have, need);
         use std::io::{Seek, SeekFrom, Write};
-        f.seek(SeekFrom::Start(have))
-            .map_err(|e| io_err(ErrorKind::of_io(&e), "cannot seek in", path, &e))?;
+        // (A new file is written from its start, where the open left it: no seek, as
+        // fio's extend_file makes none.)
+        if have > 0 {
+            f.seek(SeekFrom::Start(have))
+                .map_err(|e| io_err(ErrorKind::of_io(&e), "cannot seek in", path, &e))?;
+        }
         let chunk = 1usize << 20;
         let bufs = Buffers::new(1, chunk, 0x5eed)
             .map_err(|e| io_err(ErrorKind::of_io(&e), "buffers for", path, &e))?;

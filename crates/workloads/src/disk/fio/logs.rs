@@ -6,7 +6,7 @@
 //!
 //! Rows are `time, value, ddir, bs, prio` (with `log_offset=1`: `time, value, ddir, bs,
 //! offset, prio`), fields joined by `", "`, time in ms since the clone's measured start
-//! (after its `ramp_time`, when fio resets its epoch), ddir 0 read / 1 write. Without
+//! (after its `ramp_time`, when fio resets its epoch), ddir 0 read / 1 write / 2 trim. Without
 //! `log_avg_msec` every I/O is a row: latencies in ns (lat = from the start of the I/O,
 //! clat = completion, slat = submission, none for sync engines), bandwidth
 //! `bytes × 10^6 / clat_ns`, IOPS `1`. With `log_avg_msec=M` a row per direction per
@@ -20,8 +20,9 @@
 //! epoch (`log_unix_epoch`, `log_alternate_epoch`), the measurements a job turns off
 //! (`disable_*`: no samples, no log), and fio's compressed logs (`log_store_compressed`:
 //! `.log.fz`, zlib streams of fio's binary samples, which [`inflate`] prints as text;
-//! compressed logs make the bandwidth and IOPS logs per-I/O ones, as in fio). Reads and
-//! writes are logged, never trims (fio's `add_log_sample`).
+//! compressed logs make the bandwidth and IOPS logs per-I/O ones, as in fio). Reads,
+//! writes and trims are logged (fio's `add_log_sample` takes every direction), and so are
+//! the verify phase's reads (as reads).
 //!
 //! A log costs nothing to a job without one: the worker holds `Option<Logger>`. Rows are
 //! buffered and written in blocks of whole lines (so clones appending to one shared file
@@ -482,9 +483,9 @@ struct ValueLog {
     /// The log's window (`log_avg_msec`, for bw/iops the smaller of it and
     /// `bwavgtime`/`iopsavgtime`), ms; 0 = a row per sample.
     msec: u64,
-    win: [Window; 2],
+    win: [Window; 3],
     /// Where each direction's current window began, ms.
-    last: [u64; 2],
+    last: [u64; 3],
     /// Latency logs close a window only when it has passed (fio's inline logs); the
     /// bandwidth and IOPS logs, sampled on a timer, also within the slack before.
     inline: bool,
@@ -602,9 +603,9 @@ struct HistLog {
     msec: u64,
     stride: usize,
     /// Per direction: when its current row's window began (0 = not yet), ms.
-    last: [u64; 2],
+    last: [u64; 3],
     /// Per direction: the histogram at the last row.
-    prev: [Vec<u64>; 2],
+    prev: [Vec<u64>; 3],
 }
 
 /// One clone's logs.
@@ -618,7 +619,7 @@ pub(super) struct Logger {
     hist: Option<HistLog>,
     /// The fixed block size per direction (0 when it varies): windowed bandwidth/IOPS
     /// samples carry it before averaging, as fio's do.
-    fixed_bs: [u64; 2],
+    fixed_bs: [u64; 3],
     /// The bandwidth and IOPS logs take a sample per I/O (else one per sampling window).
     bw_per_io: bool,
     iops_per_io: bool,
@@ -637,7 +638,7 @@ impl Logger {
         o: &LogOpts,
         job: &str,
         tid: usize,
-        fixed_bs: [u64; 2],
+        fixed_bs: [u64; 3],
     ) -> Result<Option<Logger>, String> {
         if !o.any() {
             return Ok(None);
@@ -656,7 +657,7 @@ impl Logger {
                         f,
                         msec,
                         win: Default::default(),
-                        last: [0; 2],
+                        last: [0; 3],
                         inline,
                     })
                 })
@@ -677,8 +678,8 @@ impl Logger {
                     f,
                     msec: o.hist_msec,
                     stride: 1 << o.hist_coarseness,
-                    last: [0; 2],
-                    prev: [vec![0; PLAT_NR], vec![0; PLAT_NR]],
+                    last: [0; 3],
+                    prev: [vec![0; PLAT_NR], vec![0; PLAT_NR], vec![0; PLAT_NR]],
                 })
             })
             .transpose()?;
@@ -736,10 +737,6 @@ impl Logger {
         clat_hist: &Plat,
         ioprio: u32,
     ) -> Option<u64> {
-        // fio logs reads and writes only (`add_log_sample`): no trim rows.
-        if dir > 1 {
-            return None;
-        }
         let fmt = RowFmt { ioprio, ..self.fmt };
         if let Some(l) = self.lat.as_mut() {
             l.add(fmt, ms, lat, dir, bytes, off);
@@ -779,7 +776,7 @@ impl Logger {
     /// A windowed bandwidth sample (KiB/s) of direction `dir` at `ms` (the worker samples
     /// every `bwavgtime`; directions without I/O in the window have none).
     pub(super) fn bw_window(&mut self, ms: u64, dir: usize, bw_kib: u64) {
-        if self.bw_per_io || dir > 1 {
+        if self.bw_per_io {
             return;
         }
         let (fmt, bs) = (self.fmt, self.fixed_bs[dir]);
@@ -790,7 +787,7 @@ impl Logger {
 
     /// A windowed IOPS sample of direction `dir` at `ms` (every `iopsavgtime`).
     pub(super) fn iops_window(&mut self, ms: u64, dir: usize, iops: u64) {
-        if self.iops_per_io || dir > 1 {
+        if self.iops_per_io {
             return;
         }
         let (fmt, bs) = (self.fmt, self.fixed_bs[dir]);
@@ -815,8 +812,9 @@ impl Logger {
         .flatten()
         {
             if l.msec > 0 {
-                l.close(fmt, ms, 0);
-                l.close(fmt, ms, 1);
+                for d in 0..3 {
+                    l.close(fmt, ms, d);
+                }
             }
             l.f.flush();
             if first.is_none() {
@@ -980,7 +978,7 @@ mod tests {
             f: LogFile::open(dir.join("l.log"), false, false).unwrap(),
             msec,
             win: Default::default(),
-            last: [0; 2],
+            last: [0; 3],
             inline,
         }
     }
@@ -1069,8 +1067,8 @@ mod tests {
             base: 0,
             msec: 100,
             stride: 8,
-            last: [0; 2],
-            prev: [vec![0; PLAT_NR], vec![0; PLAT_NR]],
+            last: [0; 3],
+            prev: [vec![0; PLAT_NR], vec![0; PLAT_NR], vec![0; PLAT_NR]],
         };
         let mut p = Plat::default();
         p.add(10);

@@ -1211,6 +1211,11 @@ impl Verifier {
         }
     }
 
+    /// Logged writes not read back yet (fio's `io_hist_len`).
+    pub fn pending(&self) -> u64 {
+        self.hist
+    }
+
     /// Entries on the trim list (fio's `trim_entries`).
     pub fn trim_entries(&self) -> usize {
         self.trim_live.len()

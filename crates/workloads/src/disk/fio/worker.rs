@@ -199,9 +199,7 @@ pub(super) fn new_worker(
     // with a block that starts inside the region and ends past it, inside the file.
     let mut room = size;
     if let Some(f) = &fd {
-        // SAFETY: lseek on a descriptor this function owns; I/O uses pread/pwrite, so the
-        // file position it moves is not used.
-        let end = unsafe { libc::lseek(f.as_raw_fd(), 0, libc::SEEK_END) };
+        let end = file_end(f.as_raw_fd());
         if end > 0 {
             room = (end as u64).saturating_sub(j.offset).max(size);
             pattern.set_file_end(room);
@@ -288,6 +286,9 @@ pub(super) fn new_worker(
             j.io_limits_in(size, room).0
         },
         pass_len: size.max(j.pass_bytes(size, room)),
+        verify_each_pass: j.verifies_each_pass(),
+        pass_verify: false,
+        log_t0: 0,
         limit_ios: j.io_limits(size).1,
         files: multi,
         deferred_close: Vec::new(),
@@ -431,6 +432,14 @@ struct FioWorker {
     /// The bytes of a pass over the region: `size`, or with a last block past the region's
     /// end (inside the file) up to that block's end ([`JobSpec::pass_bytes`]).
     pass_len: u64,
+    /// fio's verify after each pass (`do_verify` after every `do_io`): a writer whose
+    /// pass ends reads back what it wrote before the next begins
+    /// ([`JobSpec::verifies_each_pass`]).
+    verify_each_pass: bool,
+    /// The pass just ended and its verify is due once nothing is in flight.
+    pass_verify: bool,
+    /// The measured start (clock ticks) the log rows count from.
+    log_t0: u64,
     stats: CloneStats,
     /// `cmdprio_*`: which I/Os get a priority of their own.
     prio_plan: super::cmdprio::Plan,
@@ -660,6 +669,10 @@ impl FioWorker {
             // A new pass over the region: its pages leave the cache first.
             self.pass_bytes = len;
             self.drop_cache();
+        }
+        if self.verify_each_pass && self.pass_bytes >= self.pass_len {
+            // The pass's last I/O: what it wrote is read back once it has completed.
+            self.pass_verify = true;
         }
         Some((dir, self.job.offset + off, len as u32))
     }
@@ -1322,9 +1335,27 @@ impl FioWorker {
         }
     }
 
+    /// Logs one I/O done outside the issue loops (a verify read, a `trim_percentage` trim)
+    /// that completed at `t1` after `clat` ns.
+    fn log_now(
+        &mut self,
+        clock: &hostbench_core::clock::Clock,
+        t1: u64,
+        dir: Dir,
+        res: i64,
+        off: u64,
+        clat: u64,
+    ) {
+        if self.logs.is_some() {
+            let ms = clock.to_ns(t1.saturating_sub(self.log_t0)) / 1_000_000;
+            self.log_io(ms, dir, res, off, None, clat, clat, self.stats.ioprio);
+        }
+    }
+
     /// The measured time began: log rows count from the epoch's clock, if asked.
     #[cold]
     fn log_epoch(&mut self, meas: &Meas) {
+        self.log_t0 = meas.t0;
         if let (Some(l), Some(b)) = (self.logs.as_mut(), meas.epoch_base()) {
             l.set_base(b);
         }
@@ -1866,7 +1897,7 @@ impl FioWorker {
     /// Whether a `verify_backlog` check is due (after the last logged write).
     #[inline]
     fn backlog_due(&self) -> bool {
-        self.verify.as_ref().is_some_and(|v| v.backlog_due())
+        self.pass_verify || self.verify.as_ref().is_some_and(|v| v.backlog_due())
     }
 
     /// Whether a trim of `trim_percentage`'s list is due before the next I/O.
@@ -1926,6 +1957,7 @@ impl FioWorker {
             Self::count(ctl, Dir::Trim, res);
             let c = clock.to_ns(t1 - t0);
             self.account(Dir::Trim, res, p.len, None, c, c, 0);
+            self.log_now(&clock, t1, Dir::Trim, res, p.off, c);
         }
         if queued {
             self.stats.depth_map[0] += 1;
@@ -1937,6 +1969,10 @@ impl FioWorker {
 
     /// Verifies a backlog batch; false when a block did not verify.
     fn verify_backlog(&mut self, ctl: &mut RunControl<'_>) -> bool {
+        if std::mem::take(&mut self.pass_verify) {
+            // A pass ended: fio's verify phase after its `do_io`.
+            return self.verify_pass(ctl, None, true);
+        }
         let n = self.verify.as_mut().map_or(0, |v| v.backlog_batch());
         self.verify_pass(ctl, Some(n), false)
     }
@@ -2082,12 +2118,21 @@ impl FioWorker {
                 Self::count(ctl, Dir::Read, res);
                 let c = clock.to_ns(t1 - t0);
                 self.account(Dir::Read, res, p.len, None, c, c, 0);
+                // fio logs the verify reads as it logs any read.
+                self.log_now(&clock, t1, Dir::Read, res, p.off, c);
                 if t1 >= last_sample + sample_ticks {
                     let ms = clock.to_ns(t1 - last_sample) as f64 / 1e6;
+                    let (bw_per_io, iops_per_io) =
+                        (self.job.logs.bw_per_io(), self.job.logs.iops_per_io());
                     let d = &mut self.stats.dirs[0];
-                    d.bw.add(((d.bytes - d.last_bytes) as f64 * 1000.0 / ms / 1024.0) as u64);
-                    d.iops
-                        .add(((d.ios - d.last_ios) as f64 * 1000.0 / ms) as u64);
+                    // (A per-I/O bandwidth or IOPS log feeds these itself, in log_io.)
+                    if !bw_per_io {
+                        d.bw.add(((d.bytes - d.last_bytes) as f64 * 1000.0 / ms / 1024.0) as u64);
+                    }
+                    if !iops_per_io {
+                        d.iops
+                            .add(((d.ios - d.last_ios) as f64 * 1000.0 / ms) as u64);
+                    }
                     d.last_bytes = d.bytes;
                     d.last_ios = d.ios;
                     last_sample = t1;
@@ -2576,6 +2621,10 @@ impl FioWorker {
                     }
                     if self.work_done(issued, issued_ios) {
                         more = false;
+                        break;
+                    }
+                    // A pass ended: its verify comes first, once nothing is in flight.
+                    if self.pass_verify {
                         break;
                     }
                     if self.pending_dir.is_none() && !self.flow_allows() {
@@ -3168,7 +3217,11 @@ impl FioWorker {
             &self.job.logs,
             &self.job.name,
             self.tid,
-            [fixed(&self.job.bsz[0]), fixed(&self.job.bsz[1])],
+            [
+                fixed(&self.job.bsz[0]),
+                fixed(&self.job.bsz[1]),
+                fixed(&self.job.bsz[2]),
+            ],
         )
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", self.job.name)))?;
         // (A sync engine of several files is each file's own, built when it opens.)
@@ -3244,7 +3297,15 @@ impl FioWorker {
             eprintln!("fio: {} trim entries leaked?", v.trim_entries());
         }
         // fio's verify phase: what was written is read back and checked.
-        if self.stats.error.is_none() && self.verify.as_ref().is_some_and(|v| v.phase) {
+        // (A job verifying after each pass has read its last one back unless it ended
+        // inside it.)
+        if self.stats.error.is_none()
+            && self
+                .verify
+                .as_ref()
+                .is_some_and(|v| v.phase && !(self.verify_each_pass && v.pending() == 0))
+        {
+            self.pass_verify = false;
             self.verify_pass(ctl, None, true);
         }
         self.save_verify_state();
@@ -3274,5 +3335,25 @@ impl FioWorker {
         }
         self.hand_over();
         Ok(())
+    }
+}
+
+/// The length of the open file `fd` (a block device's size), without moving its position:
+/// the `sync` engine reads and writes from where the open left it (as fio's, which never
+/// seeks to learn a size), so a device's `lseek` to its end is undone.
+fn file_end(fd: i32) -> i64 {
+    // SAFETY: fstat into a zeroed stat of our own, on a descriptor the caller owns.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return -1;
+    }
+    if st.st_mode & libc::S_IFMT != libc::S_IFBLK {
+        return st.st_size;
+    }
+    // SAFETY: lseek on the caller's descriptor; nothing else uses it yet.
+    unsafe {
+        let end = libc::lseek(fd, 0, libc::SEEK_END);
+        libc::lseek(fd, 0, libc::SEEK_SET);
+        end
     }
 }
