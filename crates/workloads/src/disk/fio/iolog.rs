@@ -146,14 +146,15 @@ fn parse_line<'a>(
             format!("{file:?} has no action (add, open, close, read, write, trim, sync, datasync)"),
         ));
     };
-    let nums: Vec<&str> = it.collect();
+    // (No allocation: a replay parses a line per I/O.)
+    let nums = (it.next(), it.next(), it.next());
     let num = |s: &str, what: &str| {
         s.parse::<u64>()
             .map_err(|_| bad(log, no, format!("{what} {s:?} is not a number of bytes")))
     };
-    let (offset, len) = match nums.as_slice() {
-        [] => (0, 0),
-        [o, l] => (num(o, "offset")?, num(l, "length")?),
+    let (offset, len) = match nums {
+        (None, None, None) => (0, 0),
+        (Some(o), Some(l), None) => (num(o, "offset")?, num(l, "length")?),
         _ => {
             return Err(bad(
                 log,
@@ -165,7 +166,7 @@ fn parse_line<'a>(
             ));
         }
     };
-    let io = !nums.is_empty();
+    let io = nums.0.is_some();
     let a = match (act, io) {
         ("add" | "open" | "close", false) => Act::File,
         ("read", true) => Act::Io(Dir::Read),
@@ -381,6 +382,8 @@ pub struct Reader {
     opts: ReplayOpts,
     /// The previous version 3 time (fio's `io_log_last_ttime`; 0: none yet).
     last: u64,
+    /// The line just read.
+    no: usize,
 }
 
 /// The next thing a replaying clone does.
@@ -423,6 +426,7 @@ impl Reader {
             version,
             opts: opts.clone(),
             last: 0,
+            no: 1,
         })
     }
 
@@ -445,6 +449,7 @@ impl Reader {
     pub fn next_event(&mut self) -> Result<Next, String> {
         loop {
             self.line.clear();
+            self.no += 1;
             match self.r.read_line(&mut self.line) {
                 Ok(0) => return Ok(Next::End),
                 Ok(_) => {}
@@ -454,7 +459,7 @@ impl Reader {
                 continue;
             }
             let v = self.version;
-            let Some((_, e)) = parse_line(v, &self.line, &self.opts.log, 0)
+            let Some((_, e)) = parse_line(v, &self.line, &self.opts.log, self.no)
                 .map_err(|e| format!("{e} (the log changed during the run)"))?
             else {
                 continue;
