@@ -127,6 +127,15 @@ fn write_iolog_writes_fios_lines() {
         &["--rw=read"][..],
         &["--rw=write", "--numjobs=2"][..],
         &["--rw=randrw", "--fdatasync=2"][..],
+        // Several files: each added, opened when first used, closed in order.
+        &["--rw=write", "--nrfiles=2"][..],
+        &[
+            "--rw=write",
+            "--nrfiles=3",
+            "--openfiles=1",
+            "--file_service_type=sequential",
+        ][..],
+        &["--rw=read", "--nrfiles=3", "--file_service_type=roundrobin"][..],
     ] {
         let mut logs = Vec::new();
         for ours in [true, false] {
@@ -135,12 +144,17 @@ fn write_iolog_writes_fios_lines() {
             }
             let _ = std::fs::remove_file(d.join("w.log"));
             std::fs::write(&f, vec![0u8; 64 << 10]).unwrap();
-            let fname = format!("--filename={f}");
+            let several = extra.iter().any(|a| a.starts_with("--nrfiles"));
+            let (fname, size) = if several {
+                ("--thread".to_string(), "--size=48k")
+            } else {
+                (format!("--filename={f}"), "--size=64k")
+            };
             let a = [
                 &[
                     "--name=j",
                     &fname,
-                    "--size=64k",
+                    size,
                     "--bs=4k",
                     "--ioengine=psync",
                     "--write_iolog=w.log",

@@ -601,17 +601,20 @@ pub fn resolve(j: &mut super::job::JobSpec) -> Result<(), String> {
     Ok(())
 }
 
+/// A file's name as fio's logs write it: as the job names it (`./j.0.0` is `j.0.0`).
+fn shown(p: &Path) -> &Path {
+    p.strip_prefix(".").unwrap_or(p)
+}
+
 /// A clone's `write_iolog`: fio's version 3 lines, appended as fio appends them.
 pub struct Writer {
     w: std::io::BufWriter<std::fs::File>,
-    /// The file's name as the log writes it.
-    file: String,
     failed: bool,
 }
 
 impl Writer {
-    /// Opens (appending, creating) the log and writes its header; `file` is the job's file.
-    pub fn open(path: &str, file: &str) -> Result<Writer, String> {
+    /// Opens (appending, creating) the log and writes its header.
+    pub fn open(path: &str) -> Result<Writer, String> {
         if let Ok(m) = std::fs::symlink_metadata(path)
             && !m.is_file()
         {
@@ -628,33 +631,35 @@ impl Writer {
             .map_err(|e| format!("write_iolog={path}: {e}"))?;
         let mut w = Writer {
             w: std::io::BufWriter::with_capacity(8192, f),
-            file: file.to_string(),
             failed: false,
         };
         w.failed |= writeln!(w.w, "{V3}").is_err();
         Ok(w)
     }
 
-    /// A file event (`add`, `open`, `close`) at `usec`.
-    pub fn file(&mut self, usec: u64, act: &str) {
-        self.failed |= writeln!(self.w, "{usec} {} {act}", self.file).is_err();
+    /// A file event (`add`, `open`, `close`) of `file` at `usec`.
+    pub fn file(&mut self, usec: u64, file: &Path, act: &str) {
+        let file = shown(file);
+        self.failed |= writeln!(self.w, "{usec} {} {act}", file.display()).is_err();
     }
 
-    /// An I/O issued at `usec`.
+    /// An I/O of `file` issued at `usec`.
     #[inline]
-    pub fn io(&mut self, usec: u64, dir: Dir, off: u64, len: u32) {
+    pub fn io(&mut self, usec: u64, file: &Path, dir: Dir, off: u64, len: u32) {
+        let file = shown(file);
         let name = match dir {
             Dir::Read => "read",
             Dir::Write => "write",
             Dir::Trim => "trim",
         };
-        self.failed |= writeln!(self.w, "{usec} {} {name} {off} {len}", self.file).is_err();
+        self.failed |= writeln!(self.w, "{usec} {} {name} {off} {len}", file.display()).is_err();
     }
 
     /// A sync issued at `usec` (fio writes the offset its I/O unit held last, length 0).
-    pub fn sync(&mut self, usec: u64, datasync: bool, off: u64) {
+    pub fn sync(&mut self, usec: u64, file: &Path, datasync: bool, off: u64) {
         let name = if datasync { "datasync" } else { "sync" };
-        self.failed |= writeln!(self.w, "{usec} {} {name} {off} 0", self.file).is_err();
+        let file = shown(file);
+        self.failed |= writeln!(self.w, "{usec} {} {name} {off} 0", file.display()).is_err();
     }
 
     /// Flushes the log; an error when any write failed.

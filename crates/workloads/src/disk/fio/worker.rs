@@ -545,6 +545,7 @@ struct Replay {
 /// fio's sync lines repeat).
 struct IoLogOut {
     w: super::iolog::Writer,
+    clock: hostbench_core::clock::Clock,
     t0: u64,
     last_off: u64,
 }
@@ -905,6 +906,12 @@ impl FioWorker {
                         self.swap_file(i);
                         self.files.as_mut().expect("several files").cur = None;
                     }
+                    if self.iolog.is_some() {
+                        let p = self.files.as_ref().expect("several files").slots[i]
+                            .path
+                            .clone();
+                        self.log_file_event(&p, "close");
+                    }
                     let fs = self.files.as_mut().expect("several files");
                     fs.closed_done(i);
                     let slot = &mut fs.slots[i];
@@ -1078,7 +1085,16 @@ impl FioWorker {
         let fs = self.files.as_mut().expect("several files");
         fs.slots[i].fd = Some(fd);
         fs.opened(i);
+        self.log_file_event(&path, "open");
         true
+    }
+
+    /// `write_iolog`: a file's `open` or `close` line.
+    fn log_file_event(&mut self, path: &std::path::Path, act: &str) {
+        if let Some(l) = self.iolog.as_mut() {
+            let us = l.clock.to_ns(l.clock.now().saturating_sub(l.t0)) / 1000;
+            l.w.file(us, path, act);
+        }
     }
 
     /// io_uring's `registerfiles` with several files: every file opened now, in order, and
@@ -1611,7 +1627,7 @@ impl FioWorker {
     ) -> bool {
         if let Some(l) = self.iolog.as_mut() {
             let us = ctl.clock().to_ns(ctl.now().saturating_sub(l.t0)) / 1000;
-            l.w.sync(us, datasync, l.last_off);
+            l.w.sync(us, &self.path, datasync, l.last_off);
         }
         let fd = self._fd.as_ref().map_or(-1, |f| f.as_raw_fd());
         let t0 = ctl.now();
@@ -1723,7 +1739,8 @@ impl FioWorker {
         len: u32,
     ) {
         if let Some(l) = self.iolog.as_mut() {
-            l.w.io(clock.to_ns(now.saturating_sub(l.t0)) / 1000, dir, off, len);
+            let us = clock.to_ns(now.saturating_sub(l.t0)) / 1000;
+            l.w.io(us, &self.path, dir, off, len);
             l.last_off = off;
         }
     }
@@ -3133,7 +3150,21 @@ impl LoopWorker for FioWorker {
         let r = self.run_turn(ctl);
         if let Some(mut l) = self.iolog.take() {
             let us = ctl.clock().to_ns(ctl.now().saturating_sub(l.t0)) / 1000;
-            l.w.file(us, "close");
+            // The files still open, in order (fio's close_files): the current one's
+            // descriptor is the worker's.
+            match self.files.as_ref() {
+                None if self._fd.is_some() => l.w.file(us, &self.path, "close"),
+                None => {}
+                Some(fs) => {
+                    for (k, s) in fs.slots.iter().enumerate() {
+                        if fs.cur == Some(k) && self._fd.is_some() {
+                            l.w.file(us, &self.path, "close");
+                        } else if fs.cur != Some(k) && s.fd.is_some() {
+                            l.w.file(us, &s.path, "close");
+                        }
+                    }
+                }
+            }
             if let Err(e) = l.w.finish() {
                 eprintln!("fio: job '{}': {e}", self.job.name);
             }
@@ -3281,17 +3312,22 @@ impl FioWorker {
         if let Some(p) = self.job.write_iolog.clone() {
             // fio's init_iolog: the log's header and an `add` of each file, then the
             // file's `open` (hostbench opened it before the clone's start).
-            let shown = self.path.display().to_string();
-            match super::iolog::Writer::open(&p, &shown) {
+            match super::iolog::Writer::open(&p) {
                 Ok(w) => {
                     let mut l = IoLogOut {
                         w,
+                        clock,
                         t0: t_job,
                         last_off: 0,
                     };
-                    l.w.file(0, "add");
-                    let us = clock.to_ns(ctl.now().saturating_sub(t_job)) / 1000;
-                    l.w.file(us, "open");
+                    let clone = self.shared.threads[self.tid].1;
+                    for k in 0..self.job.nfiles() {
+                        l.w.file(0, &self.job.file_path_k(clone, k), "add");
+                    }
+                    if self.files.is_none() {
+                        let us = clock.to_ns(ctl.now().saturating_sub(t_job)) / 1000;
+                        l.w.file(us, &self.path, "open");
+                    }
                     self.iolog = Some(Box::new(l));
                 }
                 Err(e) => {
