@@ -265,6 +265,14 @@ fn each_replays_the_others_log_io_for_io() {
             assert_eq!(j["write"]["total_ios"], n("write "), "{log} {ours}");
             assert_eq!(j["sync"]["total_ios"], n("sync"), "{log} {ours}");
             assert_eq!(j["write"]["io_bytes"], n("write ") * 4096, "{log} {ours}");
+            // A queue engine replays the same I/Os (its calls are not pread/pwrite).
+            let a = [&a[..], &["--ioengine=libaio", "--iodepth=4"][..]].concat();
+            let r = if ours { hb(&d, &a) } else { fio(&d, &a) };
+            assert_eq!(r.code, 0, "{}", r.err);
+            let j = &doc(&r.out)["jobs"][0];
+            assert_eq!(j["read"]["total_ios"], n("read "), "libaio {log} {ours}");
+            assert_eq!(j["write"]["total_ios"], n("write "), "libaio {log} {ours}");
+            assert_eq!(j["sync"]["total_ios"], n("sync"), "libaio {log} {ours}");
         }
     }
 }
