@@ -512,6 +512,9 @@ fn bad_logs_are_refused_with_their_line() {
         assert!(r.err.contains(want), "{args:?}: {}", r.err);
         assert!(!r.err.contains("panicked"));
     }
+    let r = hb(&d, &["--merge-blktrace-only", "--name=j"]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("merges blktrace binary logs"), "{}", r.err);
     assert!(!Path::new("/etc/hb-iolog-test").exists());
     assert!(!d.join("../x").exists());
     // The path the job names is replayed (and made by the replay's writes).
