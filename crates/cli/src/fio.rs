@@ -407,7 +407,13 @@ fn parse(args: &[String]) -> Result<Parsed> {
             }
             k => {
                 let canon = job::canonical_option(k).ok_or_else(|| {
-                    if fio_names::is_command_line_option(k) {
+                    if k == "merge-blktrace-only" {
+                        anyhow!(
+                            "fio: --merge-blktrace-only merges blktrace binary logs, which \
+                             hostbench does not replay (it replays fio's text logs); merge them \
+                             with fio"
+                        )
+                    } else if fio_names::is_command_line_option(k) {
                         anyhow!(
                             "fio: fio option --{k} is not supported by hostbench yet; remove it \
                              (hostbench takes --output-format, --output, --minimal, \

@@ -23,6 +23,7 @@ mod fio_engines;
 mod fio_errors;
 mod fio_exec;
 mod fio_files;
+mod fio_iolog;
 mod fio_lat;
 mod fio_layout;
 mod fio_logs;

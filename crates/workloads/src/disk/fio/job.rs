@@ -527,7 +527,7 @@ pub struct BlockSizes {
 }
 
 impl BlockSizes {
-    fn fixed(bs: u64) -> BlockSizes {
+    pub(super) fn fixed(bs: u64) -> BlockSizes {
         BlockSizes {
             min: bs,
             max: bs,
@@ -698,6 +698,11 @@ pub struct JobSpec {
     /// `fill_device` job, so its size is read when the clone opens it (fio sizes a job's
     /// files when the job starts).
     pub sized_at_open: bool,
+    /// `read_iolog` and the `replay_*` options: the clone's I/O comes from the log
+    /// (`iolog.rs`); resolved at setup ([`super::iolog::scan`]).
+    pub replay: Option<super::iolog::ReplayOpts>,
+    /// `write_iolog`: each clone appends what it issues to this log.
+    pub write_iolog: Option<String>,
     /// `fallocate`: how a laid-out file's space is reserved first.
     pub fallocate: Fallocate,
     /// `filename_format`: how generated file names are made (`None`: fio's default
@@ -855,6 +860,42 @@ pub fn deprecated_lines(sections: &[Section]) -> Vec<String> {
 }
 
 const OPTS: &[Opt] = &[
+    Opt {
+        name: "read_iolog",
+        aliases: &[],
+    },
+    Opt {
+        name: "read_iolog_chunked",
+        aliases: &[],
+    },
+    Opt {
+        name: "replay_no_stall",
+        aliases: &[],
+    },
+    Opt {
+        name: "replay_time_scale",
+        aliases: &[],
+    },
+    Opt {
+        name: "replay_redirect",
+        aliases: &[],
+    },
+    Opt {
+        name: "replay_align",
+        aliases: &[],
+    },
+    Opt {
+        name: "replay_scale",
+        aliases: &[],
+    },
+    Opt {
+        name: "replay_skip",
+        aliases: &[],
+    },
+    Opt {
+        name: "write_iolog",
+        aliases: &[],
+    },
     Opt {
         name: "name",
         aliases: &[],
@@ -1603,6 +1644,12 @@ pub fn supported_options() -> impl Iterator<Item = &'static str> {
 /// (over 300 names).
 pub fn unsupported_option(k: &str, shown: &str) -> String {
     const LIST: &str = "the options hostbench takes: docs/fio.md, Options";
+    if k.starts_with("merge_blktrace") {
+        return format!(
+            "fio option {shown} merges blktrace binary logs, which hostbench does not replay \
+             (it replays fio's text logs); merge and replay them with fio"
+        );
+    }
     if super::fio_names::is_job_option(k) {
         return format!("fio option {shown} is not supported by hostbench yet; remove it ({LIST})");
     }
@@ -1943,6 +1990,8 @@ fn apply_options(
         create_on_open: false,
         fill_device: false,
         sized_at_open: false,
+        replay: None,
+        write_iolog: None,
         fallocate: Fallocate::Native,
         filename_format: None,
         rw: Rw::Read,
@@ -2019,6 +2068,11 @@ fn apply_options(
     let mut skip_zones: Option<(u64, String)> = None;
     let mut zbd = ZbdOpts::default();
     let mut no_serialize = false;
+    let mut replay = super::iolog::ReplayOpts {
+        time_scale: 100,
+        ..Default::default()
+    };
+    let mut has_replay = false;
     for (k, v, at) in opts {
         let key = canonical_option(k).unwrap_or("");
         let at = at.as_str();
@@ -2560,8 +2614,55 @@ fn apply_options(
                 j.file_service =
                     FileService::parse(v).map_err(|e| JobError(format!("{at}: {k}={v}: {e}")))?;
             }
+            "read_iolog" => {
+                if v.is_empty() {
+                    return err(format!("{at}: read_iolog= names no log"));
+                }
+                if split_filenames(v).len() > 1 {
+                    return err(format!(
+                        "{at}: read_iolog={v}: one log per clone (a `:` list) is not supported \
+                         by hostbench yet; give one log per job (`\\:` for a colon in a name)"
+                    ));
+                }
+                replay.log = split_filenames(v).remove(0);
+                has_replay = true;
+            }
+            "read_iolog_chunked" => replay.chunked = parse_bool_opt(k, v, at)?,
+            "replay_no_stall" => replay.no_stall = parse_bool_opt(k, v, at)?,
+            "replay_time_scale" => {
+                replay.time_scale = parse_int(k, v, at, 1, u32::MAX as u64)? as u32
+            }
+            "replay_redirect" => replay.redirect = Some(v.to_string()),
+            "replay_align" => {
+                let a = parse_size_opt(k, v, at)?;
+                if a > 0 && !a.is_power_of_two() {
+                    return err(format!("{at}: replay_align={v}: must be a power of 2"));
+                }
+                replay.align = a;
+            }
+            "replay_scale" => replay.scale = parse_int(k, v, at, 0, u32::MAX as u64)?,
+            "replay_skip" => {
+                // fio 3.33 reads it in its blktrace replay only: checked, no effect on a
+                // text log (as fio).
+                for w in v.split(',').map(str::trim) {
+                    if !matches!(w, "read" | "write" | "trim" | "sync") {
+                        return err(format!(
+                            "{at}: replay_skip={v}: {w:?} is not read, write, trim or sync"
+                        ));
+                    }
+                }
+            }
+            "write_iolog" => {
+                if v.is_empty() {
+                    return err(format!("{at}: write_iolog= names no log"));
+                }
+                j.write_iolog = Some(v.to_string());
+            }
             _ => return err(format!("{at}: fio option '{k}' is not supported")),
         }
+    }
+    if has_replay {
+        j.replay = Some(replay);
     }
     for d in 0..3 {
         j.bsz[d] = if !bs_split[d].is_empty() {

@@ -22,6 +22,7 @@ pub mod errors;
 pub mod expr;
 mod files;
 pub mod fio_names;
+pub mod iolog;
 pub mod job;
 pub mod jobfile;
 pub mod lattarget;
@@ -170,6 +171,10 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
                 j.directory = dir.to_string();
             }
         }
+    }
+    // read_iolog: the job takes its file, directions and sizes from its log.
+    for j in &mut jobs {
+        iolog::resolve(j).map_err(WorkloadError::usage)?;
     }
     // fio's --aux-path: the verify state files go there.
     if let Some(aux) = trigger::aux_path() {

@@ -247,6 +247,18 @@ pub(super) fn new_worker(
             .map(|&p| (p, Default::default(), Default::default()))
             .collect();
     }
+    let replay = match &j.replay {
+        Some(o) => Some(Box::new(Replay {
+            r: super::iolog::Reader::open(o)
+                .map_err(|e| WorkloadError::usage(format!("job '{}': {e}", j.name)))?,
+            pending: None,
+            last_issue: 0,
+            start: 0,
+        })),
+        None => None,
+    };
+    // A replay ends with its log, whatever its size says.
+    let replay_limits = replay.is_some().then_some((u64::MAX, 0));
     Ok(Worker::Loop(Box::new(FioWorker {
         shared: shared.clone(),
         tid,
@@ -275,7 +287,9 @@ pub(super) fn new_worker(
             .max(j.iodepth_batch_complete_min)
             .clamp(1, depth) as usize,
         ramp_end: 0,
-        limit_bytes: if multi.is_some() {
+        limit_bytes: if let Some((b, _)) = replay_limits {
+            b
+        } else if multi.is_some() {
             j.io_limits_pass(files_pass, size).0
         } else if j.zbd.is_some() {
             // `size` bytes a pass, as fio counts them (its writes go to the write
@@ -289,7 +303,7 @@ pub(super) fn new_worker(
         verify_each_pass: j.verifies_each_pass(),
         pass_verify: false,
         log_t0: 0,
-        limit_ios: j.io_limits(size).1,
+        limit_ios: replay_limits.map_or(j.io_limits(size).1, |l| l.1),
         files: multi,
         deferred_close: Vec::new(),
         op_ns: None,
@@ -318,6 +332,8 @@ pub(super) fn new_worker(
         zbd_started: false,
         zbd_foff: 0,
         zbd_zone_bytes: 0,
+        replay,
+        iolog: None,
     })))
 }
 
@@ -519,6 +535,28 @@ struct FioWorker {
     /// io_uring's `registerfiles` with several files: the files' descriptors, registered
     /// with the ring, in order (empty otherwise).
     registered: Vec<OwnedFd>,
+    /// `read_iolog`: the log this clone replays (`iolog.rs`).
+    replay: Option<Box<Replay>>,
+    /// `write_iolog`: the log this clone appends to, opened when it starts.
+    iolog: Option<Box<IoLogOut>>,
+}
+
+/// A clone's replay of a log: the log's next I/O once its time has come, when the
+/// previous one was issued, when the clone started (ticks).
+struct Replay {
+    r: super::iolog::Reader,
+    pending: Option<(Dir, u64, u32)>,
+    last_issue: u64,
+    start: u64,
+}
+
+/// A clone's `write_iolog`: the log, its start (ticks), the offset of the last I/O (which
+/// fio's sync lines repeat).
+struct IoLogOut {
+    w: super::iolog::Writer,
+    clock: hostbench_core::clock::Clock,
+    t0: u64,
+    last_off: u64,
 }
 
 /// Reads `len` bytes at `off` into `buf`, through short reads; the bytes read (fewer at
@@ -662,6 +700,10 @@ impl FioWorker {
         }
         if self.trims {
             return self.next_trim_io(dir);
+        }
+        if let Some(r) = self.replay.as_mut() {
+            // read_iolog: what `replay_step` took from the log.
+            return r.pending.take();
         }
         let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
         self.pass_bytes += len;
@@ -877,6 +919,12 @@ impl FioWorker {
                         self.swap_file(i);
                         self.files.as_mut().expect("several files").cur = None;
                     }
+                    if self.iolog.is_some() {
+                        let p = self.files.as_ref().expect("several files").slots[i]
+                            .path
+                            .clone();
+                        self.log_file_event(&p, "close");
+                    }
                     let fs = self.files.as_mut().expect("several files");
                     fs.closed_done(i);
                     let slot = &mut fs.slots[i];
@@ -1050,7 +1098,16 @@ impl FioWorker {
         let fs = self.files.as_mut().expect("several files");
         fs.slots[i].fd = Some(fd);
         fs.opened(i);
+        self.log_file_event(&path, "open");
         true
+    }
+
+    /// `write_iolog`: a file's `open` or `close` line.
+    fn log_file_event(&mut self, path: &std::path::Path, act: &str) {
+        if let Some(l) = self.iolog.as_mut() {
+            let us = l.clock.to_ns(l.clock.now().saturating_sub(l.t0)) / 1000;
+            l.w.file(us, path, act);
+        }
     }
 
     /// io_uring's `registerfiles` with several files: every file opened now, in order, and
@@ -1586,6 +1643,23 @@ impl FioWorker {
             return true;
         }
         self.writes_since_sync = 0;
+        self.sync_now(ctl, warming, self.job.fdatasync > 0, nbd)
+    }
+
+    /// Syncs the clone's file now (fdatasync when `datasync`; an NBD flush), timed into
+    /// the sync statistics: `fsync`/`fdatasync` every N writes, or a replayed log's `sync`
+    /// line. False (the clone's error set) when it failed.
+    fn sync_now(
+        &mut self,
+        ctl: &mut RunControl<'_>,
+        warming: bool,
+        datasync: bool,
+        nbd: Option<&mut Box<super::engines::nbd::Nbd>>,
+    ) -> bool {
+        if let Some(l) = self.iolog.as_mut() {
+            let us = ctl.clock().to_ns(ctl.now().saturating_sub(l.t0)) / 1000;
+            l.w.sync(us, &self.path, datasync, l.last_off);
+        }
         let fd = self._fd.as_ref().map_or(-1, |f| f.as_raw_fd());
         let t0 = ctl.now();
         let mut nbd_err = 0;
@@ -1596,7 +1670,7 @@ impl FioWorker {
         } else {
             // SAFETY: syncing our own fd.
             unsafe {
-                if self.job.fdatasync > 0 {
+                if datasync {
                     libc::fdatasync(fd)
                 } else {
                     libc::fsync(fd)
@@ -1610,11 +1684,7 @@ impl FioWorker {
             } else {
                 std::io::Error::last_os_error()
             };
-            let func = if self.job.fdatasync > 0 {
-                "fdatasync"
-            } else {
-                "fsync"
-            };
+            let func = if datasync { "fdatasync" } else { "fsync" };
             let detail = format!("{func} of {} failed: {e}", self.path.display());
             self.set_error(e.raw_os_error().unwrap_or(libc::EIO), func, detail);
             return false;
@@ -1627,6 +1697,83 @@ impl FioWorker {
             self.stats.sync_plat.add(ns);
         }
         true
+    }
+
+    /// `read_iolog`: reads the log up to its next I/O and makes it pending for
+    /// [`Self::next_io`], waiting each entry's time first (fio's `iolog_delay`: the time
+    /// since the previous entry, from the previous issue; a version 2 `wait` until its ms
+    /// since the start) and doing the syncs on the way. False when the log is done, the
+    /// clone is to stop, or a sync failed.
+    #[inline(never)]
+    fn replay_step(&mut self, ctl: &mut RunControl<'_>) -> bool {
+        use super::iolog::Next;
+        let clock = ctl.clock();
+        loop {
+            let Some(rp) = self.replay.as_mut() else {
+                return true;
+            };
+            if rp.pending.is_some() {
+                return true;
+            }
+            let next = match rp.r.next_event() {
+                Ok(n) => n,
+                Err(e) => {
+                    self.set_error(libc::EINVAL, "iolog read", e);
+                    return false;
+                }
+            };
+            let (last, start) = (rp.last_issue, rp.start);
+            let due = |us: u64| last + clock.from_ns(us.saturating_mul(1000));
+            let (t, io) = match next {
+                Next::End => return false,
+                Next::WaitUntilMs(ms) => {
+                    (start + clock.from_ns(ms.saturating_mul(1_000_000)), None)
+                }
+                Next::Delay(us) => (due(us), None),
+                Next::Sync { delay_us, .. } => (due(delay_us), None),
+                Next::Io {
+                    dir,
+                    offset,
+                    len,
+                    delay_us,
+                } => (due(delay_us), Some((dir, offset, len))),
+            };
+            if !self.wait_for(ctl, t) {
+                return false;
+            }
+            let now = ctl.now();
+            if let Next::Sync { datasync, .. } = next {
+                let warming = self.warming(ctl, now);
+                if !self.sync_now(ctl, warming, datasync, None) {
+                    return false;
+                }
+            }
+            let rp = self.replay.as_mut().expect("replaying");
+            if !matches!(next, Next::WaitUntilMs(_)) {
+                rp.last_issue = now;
+            }
+            if io.is_some() {
+                rp.pending = io;
+                return true;
+            }
+        }
+    }
+
+    /// `write_iolog`: the I/O about to be issued goes into the clone's log.
+    #[inline(never)]
+    fn log_issue(
+        &mut self,
+        now: u64,
+        clock: &hostbench_core::clock::Clock,
+        dir: Dir,
+        off: u64,
+        len: u32,
+    ) {
+        if let Some(l) = self.iolog.as_mut() {
+            let us = clock.to_ns(now.saturating_sub(l.t0)) / 1000;
+            l.w.io(us, &self.path, dir, off, len);
+            l.last_off = off;
+        }
     }
 
     /// fio's `check_min_rate` after completions at `now`: false (and the clone's error set,
@@ -2201,6 +2348,8 @@ impl FioWorker {
             && self.verify.is_none()
             && !self.job.verify.only
             && self.lat.is_none()
+            && self.replay.is_none()
+            && self.iolog.is_none()
     }
 
     /// fio's queue-depth search saw a read or write complete in `lat_ns` (total latency);
@@ -2300,6 +2449,9 @@ impl FioWorker {
                 now = ctl.now();
                 continue;
             }
+            if !PLAIN && self.replay.is_some() && !self.replay_step(ctl) {
+                break;
+            }
             let mut dir = self.pick_dir();
             let mut due = None;
             if !PLAIN && self.pacer.active() {
@@ -2325,6 +2477,9 @@ impl FioWorker {
                 continue;
             }
             let t0 = ctl.now();
+            if !PLAIN && self.iolog.is_some() {
+                self.log_issue(t0, &clock, dir, off, len);
+            }
             if PLAIN && dir == Dir::Write && self.fill.step != FillStep::Keep {
                 self.fill_write(clock.to_ns(t0), buf, off, len);
             }
@@ -2631,6 +2786,15 @@ impl FioWorker {
                         flow_held = true;
                         break;
                     }
+                    if self.pending_dir.is_none() && self.replay.is_some() && !self.replay_step(ctl)
+                    {
+                        more = false;
+                        break;
+                    }
+                    if self.replay.is_some() {
+                        // (The entry may have waited for its time.)
+                        t0 = ctl.now();
+                    }
                     let drawn = match self.pending_dir.take() {
                         Some(d) => d,
                         None => self.pick_dir(),
@@ -2659,6 +2823,9 @@ impl FioWorker {
                         issued += len as u64;
                         issued_ios += 1;
                         continue;
+                    }
+                    if self.iolog.is_some() {
+                        self.log_issue(t0, &clock, dir, off, len);
                     }
                     if dir == Dir::Trim {
                         // Issued now, done once what is in flight has completed.
@@ -3030,6 +3197,27 @@ impl LoopWorker for FioWorker {
             );
         }
         let r = self.run_turn(ctl);
+        if let Some(mut l) = self.iolog.take() {
+            let us = ctl.clock().to_ns(ctl.now().saturating_sub(l.t0)) / 1000;
+            // The files still open, in order (fio's close_files): the current one's
+            // descriptor is the worker's.
+            match self.files.as_ref() {
+                None if self._fd.is_some() => l.w.file(us, &self.path, "close"),
+                None => {}
+                Some(fs) => {
+                    for (k, s) in fs.slots.iter().enumerate() {
+                        if fs.cur == Some(k) && self._fd.is_some() {
+                            l.w.file(us, &self.path, "close");
+                        } else if fs.cur != Some(k) && s.fd.is_some() {
+                            l.w.file(us, &s.path, "close");
+                        }
+                    }
+                }
+            }
+            if let Err(e) = l.w.finish() {
+                eprintln!("fio: job '{}': {e}", self.job.name);
+            }
+        }
         // The net engine's end: a UDP writer's close message, the socket closed (the
         // receiver sees its end), a unix socket file it made removed.
         if let Some(Engine::Net(n)) = self.engine.as_mut() {
@@ -3167,6 +3355,41 @@ impl FioWorker {
         }
         // The clone's own time, from its start: ramp_time, then runtime.
         let t_job = ctl.now();
+        if let Some(r) = self.replay.as_mut() {
+            (r.start, r.last_issue) = (t_job, t_job);
+        }
+        if let Some(p) = self.job.write_iolog.clone() {
+            // fio's init_iolog: the log's header and an `add` of each file, then the
+            // file's `open` (hostbench opened it before the clone's start).
+            match super::iolog::Writer::open(&p) {
+                Ok(w) => {
+                    let mut l = IoLogOut {
+                        w,
+                        clock,
+                        t0: t_job,
+                        last_off: 0,
+                    };
+                    let clone = self.shared.threads[self.tid].1;
+                    for k in 0..self.job.nfiles() {
+                        l.w.file(0, &self.job.file_path_k(clone, k), "add");
+                    }
+                    if self.files.is_none() {
+                        let us = clock.to_ns(ctl.now().saturating_sub(t_job)) / 1000;
+                        l.w.file(us, &self.path, "open");
+                    }
+                    self.iolog = Some(Box::new(l));
+                }
+                Err(e) => {
+                    self.set_error(
+                        libc::EINVAL,
+                        "write_iolog",
+                        format!("job '{}': {e}", self.job.name),
+                    );
+                    self.hand_over();
+                    return Ok(());
+                }
+            }
+        }
         if self.job.ramp_time_s > 0.0 {
             self.ramp_end = t_job + clock.from_ns((self.job.ramp_time_s * 1e9) as u64);
         }

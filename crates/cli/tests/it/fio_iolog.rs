@@ -1,0 +1,582 @@
+//! fio's I/O logs (`write_iolog`) and their replay (`read_iolog`, `replay_*`), compared with
+//! the installed fio 3.33: the logs each writes for the same job, and each replaying the
+//! other's log, I/O by I/O through strace (the calls on the replayed file, in order).
+
+use super::fio::{s, tmp};
+use super::fio_engines::have_strace;
+use super::fio_files::{doc, fio, hb};
+use super::fio_seq::need_fio;
+use crate::common;
+use std::path::Path;
+
+/// A log's lines without their times (version 3's first field).
+fn untimed(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| {
+            if l.starts_with("fio version") {
+                return l.to_string();
+            }
+            let (t, rest) = l.split_once(' ').expect("a timed line");
+            assert!(t.parse::<u64>().is_ok(), "not a time: {l}");
+            rest.to_string()
+        })
+        .collect()
+}
+
+/// The times of a version 3 log's lines, in order.
+fn times(text: &str) -> Vec<u64> {
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.starts_with("fio version"))
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect()
+}
+
+/// What a replay of `log` must do to its file: its reads, writes and syncs in order.
+fn wanted(log: &str) -> Vec<String> {
+    untimed(log)
+        .iter()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            match f.as_slice() {
+                [_, a @ ("read" | "write"), off, len] => Some(format!("{a} {off} {len}")),
+                [_, a @ ("sync" | "datasync"), _, _] => Some(a.to_string()),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// strace's view of a program: its `-y` goes first (before the program name).
+fn traced(dir: &Path, hostbench: bool, args: &[&str], file: &str) -> Vec<String> {
+    if hostbench {
+        let bin = s(&common::bin());
+        let mut a = vec!["fio"];
+        a.extend_from_slice(args);
+        a.extend(["--no-save", "--disk_util=0"]);
+        calls_on_y(dir, &bin, &a, file)
+    } else {
+        calls_on_y(dir, "fio", args, file)
+    }
+}
+
+/// [`calls_on`] with strace's `-y` (file names in the trace).
+fn calls_on_y(dir: &Path, program: &str, args: &[&str], file: &str) -> Vec<String> {
+    let logs = dir.join("sty");
+    let _ = std::fs::remove_dir_all(&logs);
+    std::fs::create_dir(&logs).unwrap();
+    let o = std::process::Command::new("strace")
+        .args([
+            "-ff",
+            "-qq",
+            "-y",
+            "-e",
+            "trace=pread64,pwrite64,fsync,fdatasync",
+            "-o",
+        ])
+        .arg(logs.join("t"))
+        .arg(program)
+        .args(args)
+        .current_dir(dir)
+        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut texts: Vec<(String, String)> = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            (s(&p), std::fs::read_to_string(&p).unwrap())
+        })
+        .collect();
+    texts.sort();
+    let tag = format!("/{file}>");
+    let mut out = Vec::new();
+    for (_, text) in texts {
+        for l in text.lines().filter(|l| l.contains(&tag)) {
+            let (name, rest) = l.split_once('(').unwrap();
+            let args = rest.rsplit_once(')').unwrap().0;
+            match name {
+                "pread64" | "pwrite64" => {
+                    let mut it = args.rsplit(", ");
+                    let off = it.next().unwrap();
+                    let len = it.next().unwrap();
+                    let what = if name == "pread64" { "read" } else { "write" };
+                    out.push(format!("{what} {off} {len}"));
+                }
+                "fdatasync" => out.push("datasync".into()),
+                _ => out.push("sync".into()),
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn write_iolog_writes_fios_lines() {
+    let d = tmp("iolog-write");
+    let f = s(&d.join("f"));
+    for extra in [
+        // (fsync=5: 16 writes end on no sync in both; with fsync=4 hostbench syncs after
+        // the last write where fio, which syncs before the next I/O, does not.)
+        &["--rw=write", "--fsync=5"][..],
+        &["--rw=read"][..],
+        &["--rw=write", "--numjobs=2"][..],
+        &["--rw=randrw", "--fdatasync=2"][..],
+        // Several files: each added, opened when first used, closed in order.
+        &["--rw=write", "--nrfiles=2"][..],
+        &[
+            "--rw=write",
+            "--nrfiles=3",
+            "--openfiles=1",
+            "--file_service_type=sequential",
+        ][..],
+        &["--rw=read", "--nrfiles=3", "--file_service_type=roundrobin"][..],
+    ] {
+        let mut logs = Vec::new();
+        for ours in [true, false] {
+            if !ours && !need_fio("write_iolog_writes_fios_lines") {
+                return;
+            }
+            let _ = std::fs::remove_file(d.join("w.log"));
+            std::fs::write(&f, vec![0u8; 64 << 10]).unwrap();
+            let several = extra.iter().any(|a| a.starts_with("--nrfiles"));
+            let (fname, size) = if several {
+                ("--thread".to_string(), "--size=48k")
+            } else {
+                (format!("--filename={f}"), "--size=64k")
+            };
+            let a = [
+                &[
+                    "--name=j",
+                    &fname,
+                    size,
+                    "--bs=4k",
+                    "--ioengine=psync",
+                    "--write_iolog=w.log",
+                    "--output-format=json",
+                ][..],
+                extra,
+            ]
+            .concat();
+            let r = if ours { hb(&d, &a) } else { fio(&d, &a) };
+            assert_eq!(r.code, 0, "{extra:?} {ours}: {}", r.err);
+            let text = std::fs::read_to_string(d.join("w.log")).unwrap();
+            let t = times(&text);
+            let clones = if extra.contains(&"--numjobs=2") { 2 } else { 1 };
+            if clones == 1 {
+                assert!(t.windows(2).all(|w| w[0] <= w[1]), "{ours}: {text}");
+            }
+            logs.push(text);
+        }
+        let (ours, theirs) = (untimed(&logs[0]), untimed(&logs[1]));
+        if extra[0] == "--rw=randrw" {
+            // Other random draws: the same kinds of lines, and each block once.
+            let shape = |v: &[String]| {
+                let mut offs: Vec<u64> = v
+                    .iter()
+                    .filter_map(|l| {
+                        let f: Vec<&str> = l.split(' ').collect();
+                        matches!(f[1], "read" | "write").then(|| f[2].parse().unwrap())
+                    })
+                    .collect();
+                offs.sort_unstable();
+                let ends = (v[..3].to_vec(), v.last().cloned());
+                (offs, ends)
+            };
+            assert_eq!(shape(&ours), shape(&theirs), "{extra:?}");
+            assert!(ours.iter().any(|l| l.contains(" datasync ")), "{ours:?}");
+            assert!(
+                theirs.iter().any(|l| l.contains(" datasync ")),
+                "{theirs:?}"
+            );
+        } else if extra.contains(&"--numjobs=2") {
+            // Two clones append to one log (interleaved as they run).
+            let (mut a, mut b) = (ours.clone(), theirs.clone());
+            a.sort();
+            b.sort();
+            assert_eq!(a, b, "{extra:?}");
+        } else {
+            assert_eq!(ours, theirs, "{extra:?}");
+        }
+    }
+}
+
+#[test]
+fn each_replays_the_others_log_io_for_io() {
+    if !need_fio("each_replays_the_others_log_io_for_io")
+        || !have_strace("each_replays_the_others_log_io_for_io")
+    {
+        return;
+    }
+    let d = tmp("iolog-replay");
+    let f = s(&d.join("f"));
+    let job = |log: &str| {
+        vec![
+            "--name=j".to_string(),
+            format!("--filename={f}"),
+            "--size=64k".into(),
+            "--bs=4k".into(),
+            "--rw=randrw".into(),
+            "--rwmixread=25".into(),
+            "--fsync=3".into(),
+            "--ioengine=psync".into(),
+            format!("--write_iolog={log}"),
+            "--output-format=json".into(),
+        ]
+    };
+    let mut logs = Vec::new();
+    for (ours, log) in [(true, "hb.log"), (false, "fio.log")] {
+        std::fs::write(&f, vec![0u8; 64 << 10]).unwrap();
+        let a = job(log);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let r = if ours { hb(&d, &a) } else { fio(&d, &a) };
+        assert_eq!(r.code, 0, "{}", r.err);
+        logs.push((log, std::fs::read_to_string(d.join(log)).unwrap()));
+    }
+    for (log, text) in &logs {
+        let want = wanted(text);
+        assert!(want.iter().any(|w| w == "sync"), "{log}: {text}");
+        for ours in [true, false] {
+            std::fs::write(&f, vec![0u8; 64 << 10]).unwrap();
+            let a = [
+                "--name=j",
+                &format!("--read_iolog={log}"),
+                &format!("--filename={f}"),
+                "--ioengine=psync",
+                "--output-format=json",
+            ];
+            let got = traced(&d, ours, &a, "f");
+            assert_eq!(
+                got,
+                want,
+                "{log} replayed by {}",
+                if ours { "hostbench" } else { "fio" }
+            );
+            let r = if ours { hb(&d, &a) } else { fio(&d, &a) };
+            assert_eq!(r.code, 0, "{}", r.err);
+            let j = &doc(&r.out)["jobs"][0];
+            let n = |w: &str| want.iter().filter(|x| x.starts_with(w)).count() as u64;
+            assert_eq!(j["read"]["total_ios"], n("read "), "{log} {ours}");
+            assert_eq!(j["write"]["total_ios"], n("write "), "{log} {ours}");
+            assert_eq!(j["sync"]["total_ios"], n("sync"), "{log} {ours}");
+            assert_eq!(j["write"]["io_bytes"], n("write ") * 4096, "{log} {ours}");
+            // A queue engine replays the same I/Os (its calls are not pread/pwrite).
+            let a = [&a[..], &["--ioengine=libaio", "--iodepth=4"][..]].concat();
+            let r = if ours { hb(&d, &a) } else { fio(&d, &a) };
+            assert_eq!(r.code, 0, "{}", r.err);
+            let j = &doc(&r.out)["jobs"][0];
+            assert_eq!(j["read"]["total_ios"], n("read "), "libaio {log} {ours}");
+            assert_eq!(j["write"]["total_ios"], n("write "), "libaio {log} {ours}");
+            assert_eq!(j["sync"]["total_ios"], n("sync"), "libaio {log} {ours}");
+        }
+    }
+}
+
+#[test]
+fn replay_options_place_the_ios_as_fios() {
+    if !need_fio("replay_options_place_the_ios_as_fios")
+        || !have_strace("replay_options_place_the_ios_as_fios")
+    {
+        return;
+    }
+    let d = tmp("iolog-opts");
+    // A version 2 log of a file that is not the job's: redirected; its trim dropped (fio
+    // 3.33 does not replay trims from a text log), its offsets scaled and aligned.
+    std::fs::write(
+        d.join("v2.log"),
+        "fio version 2 iolog\n/nowhere/zz add\n/nowhere/zz open\n/nowhere/zz write 12288 4096\n\
+         /nowhere/zz trim 0 4096\n/nowhere/zz read 9000 4096\n/nowhere/zz datasync 0 0\n\
+         /nowhere/zz write 70000 512\n/nowhere/zz close\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("v3.log"),
+        "fio version 3 iolog\n5 g add\n9 g open\n10 g write 8192 4096\n20 g read 8192 4096\n\
+         25 g sync 0 0\n30 g write 0 8192\n40 g close\n",
+    )
+    .unwrap();
+    for (log, opts, want) in [
+        (
+            "v2.log",
+            &[
+                "--replay_redirect=g",
+                "--replay_scale=2",
+                "--replay_align=4096",
+            ][..],
+            &[
+                "write 4096 4096",
+                "read 4096 4096",
+                "datasync",
+                "write 32768 512",
+            ][..],
+        ),
+        (
+            "v3.log",
+            &["--replay_skip=write", "--replay_no_stall=1"][..],
+            &["write 8192 4096", "read 8192 4096", "sync", "write 0 8192"][..],
+        ),
+        (
+            "v3.log",
+            &["--replay_align=8192", "--replay_time_scale=50"][..],
+            &["write 8192 4096", "read 8192 4096", "sync", "write 0 8192"][..],
+        ),
+    ] {
+        for ours in [true, false] {
+            let _ = std::fs::remove_file(d.join("g"));
+            let rl = format!("--read_iolog={log}");
+            let a = [
+                &["--name=j", &rl, "--ioengine=psync", "--output-format=json"][..],
+                opts,
+            ]
+            .concat();
+            let got = traced(&d, ours, &a, "g");
+            assert_eq!(got, want, "{log} {opts:?} {ours}");
+            // Nothing was made but the file written.
+            assert!(!Path::new("/nowhere/zz").exists());
+        }
+    }
+}
+
+#[test]
+fn replay_keeps_the_logs_time() {
+    let d = tmp("iolog-time");
+    // Five reads 100 ms apart; the file is the job's own.
+    let mut log = String::from("fio version 3 iolog\n1 f add\n2 f open\n");
+    for i in 0..5 {
+        log.push_str(&format!("{} f read {} 4096\n", 10 + i * 100_000, i * 4096));
+    }
+    std::fs::write(d.join("t.log"), log).unwrap();
+    std::fs::write(d.join("f"), vec![0u8; 64 << 10]).unwrap();
+    let peer = need_fio("replay_keeps_the_logs_time");
+    for (opts, lo, hi) in [
+        (&[][..], 390, 1500),
+        (&["--replay_time_scale=200"][..], 190, 390),
+        (&["--replay_no_stall=1"][..], 0, 150),
+    ] {
+        for ours in [true, false] {
+            if !ours && !peer {
+                continue;
+            }
+            let a = [
+                &[
+                    "--name=j",
+                    "--read_iolog=t.log",
+                    "--ioengine=psync",
+                    "--output-format=json",
+                ][..],
+                opts,
+            ]
+            .concat();
+            let r = if ours { hb(&d, &a) } else { fio(&d, &a) };
+            assert_eq!(r.code, 0, "{}", r.err);
+            let j = &doc(&r.out)["jobs"][0];
+            assert_eq!(j["read"]["total_ios"], 5);
+            let ms = j["job_runtime"].as_u64().unwrap();
+            assert!(
+                (lo..hi).contains(&ms),
+                "{opts:?} {}: {ms} ms, not in {lo}..{hi}",
+                if ours { "hostbench" } else { "fio" }
+            );
+        }
+    }
+    // Version 2's `wait N`: until N ms since the start (fio's since its own start, which
+    // came earlier: it waits less by its start-up time); dropped with replay_no_stall.
+    std::fs::write(
+        d.join("w.log"),
+        "fio version 2 iolog\nf add\nf open\nf read 0 4096\nf wait 600 0\nf read 4096 4096\n",
+    )
+    .unwrap();
+    for (opts, hb_ms, fio_ms) in [
+        (&[][..], 590..1500, 100..1500),
+        (&["--replay_no_stall=1"][..], 0..150, 0..150),
+    ] {
+        for ours in [true, false] {
+            if !ours && !peer {
+                continue;
+            }
+            let a = [
+                &["--name=j", "--read_iolog=w.log", "--output-format=json"][..],
+                opts,
+            ]
+            .concat();
+            let r = if ours { hb(&d, &a) } else { fio(&d, &a) };
+            assert_eq!(r.code, 0, "{}", r.err);
+            let j = &doc(&r.out)["jobs"][0];
+            assert_eq!(j["read"]["total_ios"], 2);
+            let ms = j["job_runtime"].as_u64().unwrap();
+            let want = if ours { &hb_ms } else { &fio_ms };
+            assert!(want.contains(&ms), "wait {opts:?} {ours}: {ms} ms");
+        }
+    }
+    // `runtime` ends a replay in a wait (reads at 0 and 0.2 s, the next at 5 s). fio 3.33
+    // sleeps the whole wait and reads a third time at 5 s: it checks its runtime between
+    // I/Os only (a fio bug, docs/fio.md).
+    std::fs::write(
+        d.join("s.log"),
+        "fio version 3 iolog\n1 f add\n2 f open\n10 f read 0 4096\n200010 f read 4096 4096\n\
+         5000010 f read 8192 4096\n",
+    )
+    .unwrap();
+    for ours in [true, false] {
+        if !ours && !peer {
+            continue;
+        }
+        let a = [
+            "--name=j",
+            "--read_iolog=s.log",
+            "--runtime=1",
+            "--output-format=json",
+        ];
+        let r = if ours { hb(&d, &a) } else { fio(&d, &a) };
+        assert_eq!(r.code, 0, "{}", r.err);
+        let j = &doc(&r.out)["jobs"][0];
+        let ms = j["job_runtime"].as_u64().unwrap();
+        if ours {
+            assert_eq!(j["read"]["total_ios"], 2);
+            assert!((950..1500).contains(&ms), "hostbench: {ms} ms");
+        } else {
+            assert_eq!(j["read"]["total_ios"], 3);
+            assert!(ms >= 4900, "fio: {ms} ms");
+        }
+    }
+}
+
+#[test]
+fn bad_logs_are_refused_with_their_line() {
+    let d = tmp("iolog-bad");
+    let w = |n: &str, t: &[u8]| std::fs::write(d.join(n), t).unwrap();
+    w(
+        "time.log",
+        b"fio version 3 iolog\n1 f add\nsoon f read 0 4096\n",
+    );
+    w(
+        "act.log",
+        b"fio version 2 iolog\nf add\nf open\nf rd 0 4096\n",
+    );
+    w("v1.log", b"0 0 4096\n");
+    w(
+        "two.log",
+        b"fio version 3 iolog\n1 a add\n2 b add\n3 a read 0 1\n",
+    );
+    w(
+        "out.log",
+        b"fio version 3 iolog\n1 /etc/hb-iolog-test add\n2 /etc/hb-iolog-test write 0 4096\n",
+    );
+    w(
+        "up.log",
+        b"fio version 3 iolog\n1 ../x add\n2 ../x write 0 4096\n",
+    );
+    // blktrace's binary records (magic 0x65617407, little-endian).
+    w("bt.bin", &[0x07, 0x74, 0x61, 0x65, 0, 0, 0, 0, 1, 2, 3, 4]);
+    for (args, want) in [
+        (
+            &["--read_iolog=time.log"][..],
+            "time.log:3: \"soon\" is not a time",
+        ),
+        (
+            &["--read_iolog=act.log"][..],
+            "act.log:4: unknown action \"rd\"",
+        ),
+        (&["--read_iolog=v1.log"][..], "v1.log:1: not a fio I/O log"),
+        (&["--read_iolog=two.log"][..], "names 2 files (a, b)"),
+        (&["--read_iolog=out.log"][..], "which the job does not name"),
+        (&["--read_iolog=up.log"][..], "which the job does not name"),
+        (&["--read_iolog=bt.bin"][..], "is a blktrace binary log"),
+        (
+            &["--read_iolog=none.log"][..],
+            "read_iolog=none.log: No such file",
+        ),
+        (&["--read_iolog=a.log:b.log"][..], "one log per clone"),
+        (
+            &["--read_iolog=act.log", "--ioengine=mmap"][..],
+            "read_iolog with ioengine=mmap",
+        ),
+        (&["--read_iolog=-"][..], "standard input"),
+        (
+            &["--read_iolog=v1.log", "--merge_blktrace_file=m.bin"][..],
+            "merge_blktrace_file",
+        ),
+        (
+            &["--read_iolog=v1.log", "--replay_align=3000"][..],
+            "must be a power of 2",
+        ),
+    ] {
+        let a = [&["--name=j", "--size=64k"][..], args].concat();
+        let r = hb(&d, &a);
+        assert_eq!(r.code, 2, "{args:?}: {}{}", r.out, r.err);
+        assert!(r.err.contains(want), "{args:?}: {}", r.err);
+        assert!(!r.err.contains("panicked"));
+    }
+    let r = hb(&d, &["--merge-blktrace-only", "--name=j"]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("merges blktrace binary logs"), "{}", r.err);
+    assert!(!Path::new("/etc/hb-iolog-test").exists());
+    assert!(!d.join("../x").exists());
+    // The path the job names is replayed (and made by the replay's writes).
+    let r = hb(
+        &d,
+        &[
+            "--name=j",
+            "--read_iolog=out.log",
+            "--replay_redirect=mine",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(std::fs::metadata(d.join("mine")).unwrap().len(), 4096);
+}
+
+#[test]
+fn a_long_log_is_streamed() {
+    // 400k I/Os on the null engine: the log is read as it goes, its memory does not
+    // follow its length (a log of 20 times fewer lines takes about the same).
+    let d = tmp("iolog-long");
+    let rss = |lines: usize| -> u64 {
+        let mut t = String::with_capacity(lines * 24);
+        t.push_str("fio version 2 iolog\nf add\nf open\n");
+        for i in 0..lines {
+            t.push_str(&format!("f read {} 512\n", (i % 1024) * 512));
+        }
+        std::fs::write(d.join("l.log"), t).unwrap();
+        let o = std::process::Command::new("/usr/bin/time")
+            .args(["-f", "maxrss=%M"])
+            .arg(common::bin())
+            .args([
+                "fio",
+                "--name=j",
+                "--read_iolog=l.log",
+                "--ioengine=null",
+                "--output-format=json",
+                "--no-save",
+            ])
+            .current_dir(&d)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{err}");
+        let j = &doc(&String::from_utf8_lossy(&o.stdout))["jobs"][0];
+        assert_eq!(j["read"]["total_ios"], lines as u64);
+        err.lines()
+            .find_map(|l| l.strip_prefix("maxrss="))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    if !Path::new("/usr/bin/time").exists() {
+        eprintln!("skip: /usr/bin/time is not installed; the log's memory not measured");
+        return;
+    }
+    let small = rss(20_000);
+    let big = rss(400_000);
+    // The big log is ~8 MiB of text: read whole it would show.
+    assert!(
+        big < small + 4096,
+        "{small} KiB for 20k lines, {big} KiB for 400k"
+    );
+}

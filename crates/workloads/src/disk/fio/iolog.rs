@@ -1,0 +1,828 @@
+//! fio 3.33's I/O logs (`iolog.c`): `write_iolog` records what a clone issues, `read_iolog`
+//! replays such a log.
+//!
+//! The text format (fio's "version 3", the one fio 3.33 writes): a first line
+//! `fio version 3 iolog`, then one line per event, `USEC FILE ACTION` for a file event
+//! (`add`, `open`, `close`) and `USEC FILE ACTION OFFSET LENGTH` for an I/O (`read`,
+//! `write`, `trim`, `sync`, `datasync`), USEC being microseconds since the clone set its log
+//! up. Version 2 (`fio version 2 iolog`) has no time field and may `wait`.
+//!
+//! Replay is streamed: [`scan`] reads the log once before the run (checks every line,
+//! counts, finds the file), and each clone reads it again line by line as it issues
+//! ([`Reader`]); nothing holds the whole log, however long.
+//!
+//! What fio 3.33 does and hostbench does the same:
+//! - a version 3 entry waits its time since the previous one (scaled by
+//!   `replay_time_scale`), counted from the previous issue; `replay_no_stall` waits never;
+//! - a version 2 `wait N` waits until N ms since the clone's start (fio's code compares it
+//!   with `mtime_since_genesis`), and is dropped with `replay_no_stall`;
+//! - offsets are divided by `replay_scale`, then rounded down to `replay_align`;
+//! - trims are skipped (fio 3.33's `read_iolog` has no case for them: `bad ddir: 2`), and
+//!   `replay_skip` is ignored (fio 3.33 reads it in its blktrace replay only);
+//! - a second `fio version 3 iolog` line (two clones appending to one log) is skipped.
+//!
+//! What hostbench refuses (exit 2) where fio would go on: a line it cannot read, an
+//! unknown action, an I/O before its file was added (fio warns and skips, or fails the
+//! I/O), a log naming more than one file (hostbench replays onto one file: give
+//! `replay_redirect`), a file outside what the user named, blktrace binary logs.
+
+use super::engine::Dir;
+use std::io::{BufRead, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+/// fio's headers.
+const V2: &str = "fio version 2 iolog";
+const V3: &str = "fio version 3 iolog";
+
+/// `read_iolog` and the `replay_*` options.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ReplayOpts {
+    /// The log (`read_iolog`).
+    pub log: String,
+    /// `read_iolog_chunked` (the log is always streamed here).
+    pub chunked: bool,
+    /// `replay_no_stall`.
+    pub no_stall: bool,
+    /// `replay_time_scale`, percent (100).
+    pub time_scale: u32,
+    /// `replay_redirect`: every I/O goes to this file.
+    pub redirect: Option<String>,
+    /// `replay_align` (0: none).
+    pub align: u64,
+    /// `replay_scale` (0 or 1: none).
+    pub scale: u64,
+}
+
+/// What one log line asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Act {
+    /// An I/O.
+    Io(Dir),
+    /// `sync` (`datasync` when true).
+    Sync(bool),
+    /// A trim (skipped, as fio 3.33 does).
+    Trim,
+    /// Version 2's `wait`: until this many ms since the clone's start.
+    Wait,
+    /// `add`, `open`, `close`.
+    File,
+}
+
+/// One event of the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    /// What the line asks.
+    pub act: Act,
+    /// Its offset (a wait's time).
+    pub offset: u64,
+    /// Its length.
+    pub len: u64,
+    /// Version 3: the entry's time, µs.
+    pub usec: Option<u64>,
+}
+
+/// What [`scan`] found in a log.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Scan {
+    /// 2 or 3.
+    pub version: u8,
+    /// The file the log names (its first `add`), as written.
+    pub file: String,
+    /// Reads.
+    pub reads: u64,
+    /// Writes.
+    pub writes: u64,
+    /// Syncs and datasyncs.
+    pub syncs: u64,
+    /// Trims (skipped).
+    pub trims: u64,
+    /// Bytes of all entries (fio's `td->o.size` of a replay).
+    pub bytes: u64,
+    /// The longest read and write.
+    pub max_len: [u64; 2],
+    /// The end of the furthest I/O.
+    pub end: u64,
+}
+
+fn bad(log: &str, line: usize, what: impl std::fmt::Display) -> String {
+    format!("{log}:{line}: {what}")
+}
+
+/// Parses one line after the header (`None`: an empty line). `v` is the log's version.
+fn parse_line<'a>(
+    v: u8,
+    text: &'a str,
+    log: &str,
+    no: usize,
+) -> Result<Option<(&'a str, Entry)>, String> {
+    let mut it = text.split_ascii_whitespace();
+    let usec = if v == 3 {
+        match it.next() {
+            None => return Ok(None),
+            Some(t) => Some(t.parse::<u64>().map_err(|_| {
+                bad(
+                    log,
+                    no,
+                    format!(
+                        "{t:?} is not a time: a version 3 line is `USEC FILE ACTION [OFFSET LENGTH]`"
+                    ),
+                )
+            })?),
+        }
+    } else {
+        None
+    };
+    let Some(file) = it.next() else {
+        if usec.is_some() {
+            return Err(bad(log, no, "a time and nothing else"));
+        }
+        return Ok(None);
+    };
+    let Some(act) = it.next() else {
+        return Err(bad(
+            log,
+            no,
+            format!("{file:?} has no action (add, open, close, read, write, trim, sync, datasync)"),
+        ));
+    };
+    // (No allocation: a replay parses a line per I/O.)
+    let nums = (it.next(), it.next(), it.next());
+    let num = |s: &str, what: &str| {
+        s.parse::<u64>()
+            .map_err(|_| bad(log, no, format!("{what} {s:?} is not a number of bytes")))
+    };
+    let (offset, len) = match nums {
+        (None, None, None) => (0, 0),
+        (Some(o), Some(l), None) => (num(o, "offset")?, num(l, "length")?),
+        _ => {
+            return Err(bad(
+                log,
+                no,
+                format!(
+                    "`{}`: an I/O line has an offset and a length, a file line neither",
+                    text.trim()
+                ),
+            ));
+        }
+    };
+    let io = nums.0.is_some();
+    let a = match (act, io) {
+        ("add" | "open" | "close", false) => Act::File,
+        ("read", true) => Act::Io(Dir::Read),
+        ("write", true) => Act::Io(Dir::Write),
+        ("trim", true) => Act::Trim,
+        ("sync", true) => Act::Sync(false),
+        ("datasync", true) => Act::Sync(true),
+        ("wait", true) if v == 2 => Act::Wait,
+        ("wait", true) => {
+            return Err(bad(
+                log,
+                no,
+                "`wait` is version 2's; a version 3 log times each line instead",
+            ));
+        }
+        ("add" | "open" | "close", true) => {
+            return Err(bad(log, no, format!("`{act}` takes no offset or length")));
+        }
+        ("read" | "write" | "trim" | "sync" | "datasync" | "wait", false) => {
+            return Err(bad(
+                log,
+                no,
+                format!("`{act}` needs an offset and a length"),
+            ));
+        }
+        _ => {
+            return Err(bad(
+                log,
+                no,
+                format!(
+                    "unknown action {act:?} (add, open, close, read, write, trim, sync, datasync{})",
+                    if v == 2 { ", wait" } else { "" }
+                ),
+            ));
+        }
+    };
+    Ok(Some((
+        file,
+        Entry {
+            act: a,
+            offset,
+            len,
+            usec,
+        },
+    )))
+}
+
+/// The first line's version; an error names what the log is instead.
+fn version(first: &[u8], log: &str) -> Result<u8, String> {
+    if first.starts_with(V2.as_bytes()) {
+        return Ok(2);
+    }
+    if first.starts_with(V3.as_bytes()) {
+        return Ok(3);
+    }
+    // blktrace's binary records start with its magic (0x65617400 | version), in either
+    // byte order.
+    if first.len() >= 4 {
+        let m = u32::from_le_bytes([first[0], first[1], first[2], first[3]]);
+        let n = u32::from_be_bytes([first[0], first[1], first[2], first[3]]);
+        if m & 0xffff_ff00 == 0x6561_7400 || n & 0xffff_ff00 == 0x6561_7400 {
+            return Err(format!(
+                "{log} is a blktrace binary log: hostbench replays fio's text logs only \
+                 (versions 2 and 3); replay it with fio"
+            ));
+        }
+    }
+    Err(bad(
+        log,
+        1,
+        format!(
+            "not a fio I/O log: the first line must be `{V2}` or `{V3}` (fio's version 1 \
+             logs are not read by fio 3.33 either)"
+        ),
+    ))
+}
+
+/// Opens the log for reading: a regular file, never through a symlink's target swap.
+fn open(log: &str) -> Result<std::io::BufReader<std::fs::File>, String> {
+    if log == "-" {
+        return Err(
+            "read_iolog=-: hostbench does not replay a log from its standard input (it reads \
+             the log twice, once to check it); give the log's file"
+                .into(),
+        );
+    }
+    let f = std::fs::File::open(log).map_err(|e| format!("read_iolog={log}: {e}"))?;
+    let m = f.metadata().map_err(|e| format!("read_iolog={log}: {e}"))?;
+    if !m.is_file() {
+        return Err(format!(
+            "read_iolog={log} is not a regular file (a socket, a pipe or a device): \
+             hostbench reads a log file twice; copy it to a file"
+        ));
+    }
+    Ok(std::io::BufReader::with_capacity(64 * 1024, f))
+}
+
+/// Reads the header line of `r`: the log's version.
+fn header(r: &mut impl BufRead, log: &str) -> Result<u8, String> {
+    let mut first = Vec::with_capacity(256);
+    r.read_until(b'\n', &mut first)
+        .map_err(|e| format!("read_iolog={log}: {e}"))?;
+    if first.is_empty() {
+        return Err(format!("read_iolog={log} is empty: nothing to replay"));
+    }
+    version(&first, log)
+}
+
+/// Checks the whole log once, line by line, and says what it holds. `redirect`: every
+/// I/O goes to that file, whatever the log names.
+pub fn scan(opts: &ReplayOpts) -> Result<Scan, String> {
+    let log = opts.log.as_str();
+    let mut r = open(log)?;
+    let v = header(&mut r, log)?;
+    let mut s = Scan {
+        version: v,
+        ..Default::default()
+    };
+    let mut added: Vec<String> = Vec::new();
+    let mut line = String::new();
+    let mut no = 1;
+    loop {
+        line.clear();
+        no += 1;
+        match r.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => return Err(bad(log, no, e)),
+        }
+        if line.starts_with(V2) || line.starts_with(V3) {
+            // Another clone's header in a shared log (fio: `bad iolog`, skipped).
+            continue;
+        }
+        let Some((file, e)) = parse_line(v, &line, log, no)? else {
+            continue;
+        };
+        if e.act == Act::File {
+            if !added.iter().any(|a| a == file) {
+                added.push(file.to_string());
+            }
+            if s.file.is_empty() {
+                s.file = file.to_string();
+            }
+            continue;
+        }
+        if !added.iter().any(|a| a == file) && opts.redirect.is_none() {
+            return Err(bad(
+                log,
+                no,
+                format!("{file} is used before a `{file} add` line"),
+            ));
+        }
+        if s.file.is_empty() {
+            s.file = file.to_string();
+        }
+        s.bytes += e.len;
+        match e.act {
+            Act::Io(d) => {
+                let d = d as usize;
+                if d == 0 {
+                    s.reads += 1;
+                } else {
+                    s.writes += 1;
+                }
+                s.max_len[d] = s.max_len[d].max(e.len);
+                let off = place(opts, e.offset);
+                s.end = s.end.max(off.saturating_add(e.len));
+                if e.len == 0 || e.len > u64::from(u32::MAX) {
+                    return Err(bad(
+                        log,
+                        no,
+                        format!("a {}-byte I/O: lengths are 1 byte to 4 GiB", e.len),
+                    ));
+                }
+            }
+            Act::Sync(_) => s.syncs += 1,
+            Act::Trim => s.trims += 1,
+            Act::Wait | Act::File => {}
+        }
+    }
+    if opts.redirect.is_none() && added.len() > 1 {
+        return Err(format!(
+            "{log} names {} files ({}): hostbench replays a log onto one file; give \
+             replay_redirect=FILE to put every I/O on one",
+            added.len(),
+            added.join(", ")
+        ));
+    }
+    if s.reads + s.writes + s.syncs == 0 {
+        return Err(format!(
+            "{log} has no read, write or sync to replay (fio 3.33 would run nothing)"
+        ));
+    }
+    Ok(s)
+}
+
+/// Where an offset of the log goes: divided by `replay_scale`, rounded down to
+/// `replay_align` (fio's order).
+pub fn place(o: &ReplayOpts, off: u64) -> u64 {
+    let off = if o.scale > 1 { off / o.scale } else { off };
+    if o.align > 1 {
+        off & !(o.align - 1)
+    } else {
+        off
+    }
+}
+
+/// A clone's replay: the log read again line by line as the clone issues.
+pub struct Reader {
+    r: std::io::BufReader<std::fs::File>,
+    line: String,
+    version: u8,
+    opts: ReplayOpts,
+    /// The previous version 3 time (fio's `io_log_last_ttime`; 0: none yet).
+    last: u64,
+    /// The line just read.
+    no: usize,
+}
+
+/// The next thing a replaying clone does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// Wait this many µs since the previous issue, then issue (fio's `iolog_delay`).
+    Io {
+        /// Read or write.
+        dir: Dir,
+        /// Where (scaled and aligned).
+        offset: u64,
+        /// How long.
+        len: u32,
+        /// The wait before it, µs.
+        delay_us: u64,
+    },
+    /// Sync the file after its delay.
+    Sync {
+        /// fdatasync rather than fsync.
+        datasync: bool,
+        /// The wait before it, µs.
+        delay_us: u64,
+    },
+    /// Version 2's wait: until this many ms since the clone's start.
+    WaitUntilMs(u64),
+    /// A file event's delay only (µs since the previous issue).
+    Delay(u64),
+    /// The log is done.
+    End,
+}
+
+impl Reader {
+    /// Opens the log again for a clone ([`scan`] checked it).
+    pub fn open(opts: &ReplayOpts) -> Result<Reader, String> {
+        let mut r = open(&opts.log)?;
+        let version = header(&mut r, &opts.log)?;
+        Ok(Reader {
+            r,
+            line: String::with_capacity(512),
+            version,
+            opts: opts.clone(),
+            last: 0,
+            no: 1,
+        })
+    }
+
+    /// fio's `delay_since_ttime`.
+    fn delay(&mut self, t: Option<u64>) -> u64 {
+        let Some(t) = t else { return 0 };
+        let last = std::mem::replace(&mut self.last, t);
+        if last == 0 || self.opts.no_stall || t < last {
+            return 0;
+        }
+        let d = t - last;
+        if self.opts.time_scale == 100 {
+            d
+        } else {
+            (d as f64 * 100.0 / f64::from(self.opts.time_scale)) as u64
+        }
+    }
+
+    /// The next event (lines [`scan`] accepted; an error only if the log changed since).
+    pub fn next_event(&mut self) -> Result<Next, String> {
+        loop {
+            self.line.clear();
+            self.no += 1;
+            match self.r.read_line(&mut self.line) {
+                Ok(0) => return Ok(Next::End),
+                Ok(_) => {}
+                Err(e) => return Err(format!("read_iolog={}: {e}", self.opts.log)),
+            }
+            if self.line.starts_with(V2) || self.line.starts_with(V3) {
+                continue;
+            }
+            let v = self.version;
+            let Some((_, e)) = parse_line(v, &self.line, &self.opts.log, self.no)
+                .map_err(|e| format!("{e} (the log changed during the run)"))?
+            else {
+                continue;
+            };
+            let delay_us = self.delay(e.usec);
+            return Ok(match e.act {
+                Act::Io(dir) => Next::Io {
+                    dir,
+                    offset: place(&self.opts, e.offset),
+                    len: e.len as u32,
+                    delay_us,
+                },
+                Act::Sync(datasync) => Next::Sync { datasync, delay_us },
+                Act::Wait if self.opts.no_stall => continue,
+                Act::Wait => Next::WaitUntilMs(e.offset),
+                // fio 3.33 drops a trim (after taking its time as the last one).
+                Act::Trim => continue,
+                Act::File if delay_us == 0 => continue,
+                Act::File => Next::Delay(delay_us),
+            });
+        }
+    }
+}
+
+/// The path a replay writes to: `replay_redirect`, else the log's file, which must be one
+/// the user named: one of the job's `filename`s, or inside the job's `directory`, or with
+/// neither a relative path inside the current directory.
+pub fn target(
+    opts: &ReplayOpts,
+    s: &Scan,
+    filenames: &[&str],
+    directory: Option<&str>,
+) -> Result<String, String> {
+    if let Some(r) = &opts.redirect {
+        return Ok(r.clone());
+    }
+    let f = s.file.as_str();
+    let canon = |p: &str| std::fs::canonicalize(p).unwrap_or_else(|_| PathBuf::from(p));
+    if filenames.iter().any(|n| *n == f || canon(n) == canon(f)) {
+        return Ok(f.to_string());
+    }
+    let p = Path::new(f);
+    let inside = |dir: &Path| {
+        !p.components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+            && (p.is_relative()
+                || p.starts_with(dir)
+                || p.starts_with(canon(&dir.to_string_lossy())))
+    };
+    let ok = match directory {
+        Some(d) => inside(Path::new(d)),
+        None if filenames.is_empty() => p.is_relative() && inside(Path::new(".")),
+        None => false,
+    };
+    if ok {
+        return Ok(f.to_string());
+    }
+    Err(format!(
+        "{}: the log replays onto {f}, which the job does not name: hostbench writes only \
+         files the user names; give filename={f} (or a directory= holding it), or \
+         replay_redirect=FILE to replay onto another file",
+        opts.log
+    ))
+}
+
+/// Makes a `read_iolog` job the log's: its file (checked with [`target`]), directions,
+/// block sizes (the log's longest I/Os) and no layout (fio lays out nothing for a replay:
+/// the job's open makes a missing file, and a read of it then fails, as fio's). What
+/// hostbench cannot replay is refused with why.
+pub fn resolve(j: &mut super::job::JobSpec) -> Result<(), String> {
+    use super::job::{BlockSizes, EngineKind, Rw};
+    let Some(o) = j.replay.clone() else {
+        return Ok(());
+    };
+    let name = &j.name;
+    if !matches!(
+        j.engine,
+        EngineKind::Psync
+            | EngineKind::Sync
+            | EngineKind::Vsync
+            | EngineKind::Pvsync
+            | EngineKind::Pvsync2
+            | EngineKind::Libaio
+            | EngineKind::IoUring
+            | EngineKind::Null
+    ) {
+        return Err(format!(
+            "job '{name}': read_iolog with ioengine={} is not supported by hostbench; replay \
+             with psync, sync, vsync, pvsync, pvsync2, libaio, io_uring or null",
+            j.engine.name()
+        ));
+    }
+    let why = if j.verify.kind != super::verify::kind::NONE || j.verify.only {
+        Some("verify")
+    } else if j.zbd.is_some() || j.zones.is_some() {
+        Some("zonemode")
+    } else if j.nrfiles > 1 || !j.more_files.is_empty() {
+        Some("several files (the log names the files)")
+    } else if j.offload {
+        Some("io_submit_mode=offload")
+    } else {
+        None
+    };
+    if let Some(w) = why {
+        return Err(format!(
+            "job '{name}': read_iolog with {w} is not supported by hostbench yet"
+        ));
+    }
+    let s = scan(&o).map_err(|e| format!("job '{name}': {e}"))?;
+    let dir = (j.directory != ".").then(|| j.directory.clone());
+    let file =
+        target(&o, &s, &j.filenames(), dir.as_deref()).map_err(|e| format!("job '{name}': {e}"))?;
+    j.filename = Some(file);
+    j.more_files.clear();
+    j.nrfiles = 1;
+    j.create_on_open = true;
+    j.rw = match (s.reads > 0, s.writes > 0) {
+        (true, false) => Rw::Read,
+        (false, true) => Rw::Write,
+        _ => Rw::ReadWrite,
+    };
+    j.rwmixread = 50;
+    for d in 0..2 {
+        if s.max_len[d] > 0 {
+            j.bsz[d] = BlockSizes::fixed(s.max_len[d]);
+        }
+    }
+    j.bs_read = j.bsz[0].min;
+    j.bs_write = j.bsz[1].min;
+    j.offset = 0;
+    j.offset_increment = 0;
+    j.pct = Default::default();
+    j.filesize = None;
+    j.size = Some(s.end.max(j.max_bs()));
+    j.io_size = None;
+    j.io_size_pct = None;
+    // fio: "read iolog overrides write_iolog".
+    j.write_iolog = None;
+    Ok(())
+}
+
+/// A file's name as fio's logs write it: as the job names it (`./j.0.0` is `j.0.0`).
+fn shown(p: &Path) -> &Path {
+    p.strip_prefix(".").unwrap_or(p)
+}
+
+/// A clone's `write_iolog`: fio's version 3 lines, appended as fio appends them.
+pub struct Writer {
+    w: std::io::BufWriter<std::fs::File>,
+    failed: bool,
+}
+
+impl Writer {
+    /// Opens (appending, creating) the log and writes its header.
+    pub fn open(path: &str) -> Result<Writer, String> {
+        if let Ok(m) = std::fs::symlink_metadata(path)
+            && !m.is_file()
+        {
+            return Err(format!(
+                "write_iolog={path} exists and is not a regular file (a symlink, a device); \
+                 give another name"
+            ));
+        }
+        let f = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+            .map_err(|e| format!("write_iolog={path}: {e}"))?;
+        let mut w = Writer {
+            w: std::io::BufWriter::with_capacity(8192, f),
+            failed: false,
+        };
+        w.failed |= writeln!(w.w, "{V3}").is_err();
+        Ok(w)
+    }
+
+    /// A file event (`add`, `open`, `close`) of `file` at `usec`.
+    pub fn file(&mut self, usec: u64, file: &Path, act: &str) {
+        let file = shown(file);
+        self.failed |= writeln!(self.w, "{usec} {} {act}", file.display()).is_err();
+    }
+
+    /// An I/O of `file` issued at `usec`.
+    #[inline]
+    pub fn io(&mut self, usec: u64, file: &Path, dir: Dir, off: u64, len: u32) {
+        let file = shown(file);
+        let name = match dir {
+            Dir::Read => "read",
+            Dir::Write => "write",
+            Dir::Trim => "trim",
+        };
+        self.failed |= writeln!(self.w, "{usec} {} {name} {off} {len}", file.display()).is_err();
+    }
+
+    /// A sync issued at `usec` (fio writes the offset its I/O unit held last, length 0).
+    pub fn sync(&mut self, usec: u64, file: &Path, datasync: bool, off: u64) {
+        let name = if datasync { "datasync" } else { "sync" };
+        let file = shown(file);
+        self.failed |= writeln!(self.w, "{usec} {} {name} {off} 0", file.display()).is_err();
+    }
+
+    /// Flushes the log; an error when any write failed.
+    pub fn finish(&mut self) -> Result<(), String> {
+        if self.w.flush().is_err() || self.failed {
+            return Err("write_iolog: the log could not be written whole".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp(name: &str, text: &str) -> String {
+        let p = std::env::temp_dir().join(format!("hb-iolog-{}-{name}", std::process::id()));
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    }
+
+    fn opts(log: &str) -> ReplayOpts {
+        ReplayOpts {
+            log: log.into(),
+            time_scale: 100,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_version_3_log_is_counted_and_replayed_with_its_times() {
+        let log = tmp(
+            "v3",
+            "fio version 3 iolog\n10 /x/f add\n20 /x/f open\n100 /x/f read 4096 4096\n\
+             350 /x/f write 0 8192\n400 /x/f sync 0 0\n410 /x/f trim 0 4096\n500 /x/f close\n",
+        );
+        let s = scan(&opts(&log)).unwrap();
+        assert_eq!((s.version, s.file.as_str()), (3, "/x/f"));
+        assert_eq!((s.reads, s.writes, s.syncs, s.trims), (1, 1, 1, 1));
+        assert_eq!((s.max_len, s.end), ([4096, 8192], 8192));
+        let mut r = Reader::open(&opts(&log)).unwrap();
+        let mut got = Vec::new();
+        loop {
+            let n = r.next_event().unwrap();
+            got.push(n);
+            if n == Next::End {
+                break;
+            }
+        }
+        use Next::*;
+        assert_eq!(
+            got,
+            vec![
+                Delay(10),
+                Io {
+                    dir: Dir::Read,
+                    offset: 4096,
+                    len: 4096,
+                    delay_us: 80
+                },
+                Io {
+                    dir: Dir::Write,
+                    offset: 0,
+                    len: 8192,
+                    delay_us: 250
+                },
+                Sync {
+                    datasync: false,
+                    delay_us: 50
+                },
+                // (The trim is dropped, its time kept: fio reads it before the action.)
+                Delay(90),
+                End
+            ]
+        );
+        let mut o = opts(&log);
+        o.time_scale = 200;
+        o.scale = 2;
+        o.align = 4096;
+        let mut r = Reader::open(&o).unwrap();
+        r.next_event().unwrap();
+        assert_eq!(
+            r.next_event().unwrap(),
+            Io {
+                dir: Dir::Read,
+                offset: 0,
+                len: 4096,
+                delay_us: 40
+            }
+        );
+    }
+
+    #[test]
+    fn version_2_waits_and_bad_lines_name_their_place() {
+        let log = tmp(
+            "v2",
+            "fio version 2 iolog\nf add\nf open\nf wait 5 0\nf read 0 512\n",
+        );
+        let mut r = Reader::open(&opts(&log)).unwrap();
+        assert_eq!(r.next_event().unwrap(), Next::WaitUntilMs(5));
+        let mut o = opts(&log);
+        o.no_stall = true;
+        let mut r = Reader::open(&o).unwrap();
+        assert!(matches!(
+            r.next_event().unwrap(),
+            Next::Io { delay_us: 0, .. }
+        ));
+        for (text, want) in [
+            ("fio version 3 iolog\nx /f add\n", ":2: \"x\" is not a time"),
+            (
+                "fio version 3 iolog\n1 /f add\n2 /f rd 0 1\n",
+                ":3: unknown action \"rd\"",
+            ),
+            (
+                "fio version 3 iolog\n1 /f read 0 1\n",
+                ":2: /f is used before",
+            ),
+            (
+                "fio version 3 iolog\n1 /f add\n2 /f wait 1 0\n",
+                ":3: `wait` is version 2's",
+            ),
+            (
+                "fio version 3 iolog\n1 /f add\n1 /g add\n2 /f read 0 9\n",
+                "names 2 files",
+            ),
+            ("0 read 0 4096\n", ":1: not a fio I/O log"),
+            (
+                "fio version 2 iolog\nf add\nf read 0\n",
+                ":3: `f read 0`: an I/O line",
+            ),
+        ] {
+            let e = scan(&opts(&tmp("bad", text))).unwrap_err();
+            assert!(e.contains(want), "{e} / {want}");
+        }
+        let bin = [0x07u8, 0x74, 0x61, 0x65, 0, 0, 0, 0];
+        let p = std::env::temp_dir().join(format!("hb-iolog-{}-bt", std::process::id()));
+        std::fs::write(&p, bin).unwrap();
+        let e = scan(&opts(&p.display().to_string())).unwrap_err();
+        assert!(e.contains("blktrace binary log"), "{e}");
+    }
+
+    #[test]
+    fn the_file_replayed_must_be_one_the_user_named() {
+        let log = tmp(
+            "t",
+            "fio version 3 iolog\n1 /etc/passwd add\n2 /etc/passwd read 0 1\n",
+        );
+        let s = scan(&opts(&log)).unwrap();
+        let e = target(&opts(&log), &s, &[], None).unwrap_err();
+        assert!(e.contains("which the job does not name"), "{e}");
+        assert!(target(&opts(&log), &s, &["data"], Some("/tmp")).is_err());
+        assert_eq!(
+            target(&opts(&log), &s, &["/etc/passwd"], None).unwrap(),
+            "/etc/passwd"
+        );
+        let mut o = opts(&log);
+        o.redirect = Some("mine".into());
+        assert_eq!(target(&o, &s, &[], None).unwrap(), "mine");
+        let rel = tmp("r", "fio version 3 iolog\n1 f add\n2 f read 0 1\n");
+        let s = scan(&opts(&rel)).unwrap();
+        assert_eq!(target(&opts(&rel), &s, &[], None).unwrap(), "f");
+        let up = tmp("u", "fio version 3 iolog\n1 ../f add\n2 ../f read 0 1\n");
+        let s = scan(&opts(&up)).unwrap();
+        assert!(target(&opts(&up), &s, &[], None).is_err());
+    }
+}
