@@ -11,6 +11,29 @@
 use crate::fio_hist::PLAT_NR;
 use serde::{Deserialize, Serialize};
 
+/// fio's synchronous engines (`FIO_SYNCIO`) among hostbench's, by fio's name: one I/O at a
+/// time whatever `iodepth` says (fio notes "queue depth will be capped at 1"). null is not
+/// one (fio gives it a queue above iodepth=1). The workload's `EngineKind::is_sync` is
+/// checked against this list.
+pub const FIO_SYNCIO_ENGINES: &[&str] = &[
+    "sync",
+    "psync",
+    "vsync",
+    "pvsync",
+    "pvsync2",
+    "mmap",
+    "falloc",
+    "ftruncate",
+    "e4defrag",
+    "cpuio",
+    "exec",
+    "filecreate",
+    "filestat",
+    "filedelete",
+    "net",
+    "netsplice",
+];
+
 /// fio's view of one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -19,7 +19,8 @@ mod terse;
 
 use hostbench_core::fio_hist::plat_val;
 use hostbench_core::fio_result::{
-    FioBlock, FioDir, FioJob, FioLatencyTarget, FioReportOpts, FioResult, FioUnified,
+    FIO_SYNCIO_ENGINES, FioBlock, FioDir, FioJob, FioLatencyTarget, FioReportOpts, FioResult,
+    FioUnified,
 };
 use hostbench_core::layout::{FioFormat, FioLayout, Layout};
 use hostbench_core::result::RunResult;
@@ -331,28 +332,9 @@ pub fn start_lines(r: &RunResult, l: &FioLayout) -> String {
 /// fio's note for each clone of a job whose engine is synchronous (`FIO_SYNCIO`) and
 /// whose `iodepth` is above 1 (`backend.c:thread_main`, after the engine's init).
 fn depth_notes(r: &RunResult) -> String {
-    // fio's FIO_SYNCIO engines among hostbench's (null is one only at iodepth=1).
-    const SYNC: &[&str] = &[
-        "sync",
-        "psync",
-        "vsync",
-        "pvsync",
-        "pvsync2",
-        "mmap",
-        "falloc",
-        "ftruncate",
-        "e4defrag",
-        "cpuio",
-        "exec",
-        "filecreate",
-        "filestat",
-        "filedelete",
-        "net",
-        "netsplice",
-    ];
     let mut out = String::new();
     for j in r.fio.iter().flat_map(|f| &f.jobs) {
-        if j.iodepth > 1 && SYNC.contains(&j.ioengine.as_str()) {
+        if j.iodepth > 1 && FIO_SYNCIO_ENGINES.contains(&j.ioengine.as_str()) {
             for _ in 0..j.numjobs.max(1) {
                 out.push_str(
                     "note: both iodepth >= 1 and synchronous I/O engine are selected, \

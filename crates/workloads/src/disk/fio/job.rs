@@ -2395,7 +2395,7 @@ fn apply_options(
                     }
                     other => {
                         return err(format!(
-                            "{at}: ioengine={other} is not supported; use psync, sync, vsync, pvsync, pvsync2, libaio, io_uring, mmap, null, falloc, ftruncate, e4defrag, cpuio, filecreate, filestat, filedelete, exec, net or nbd"
+                            "{at}: ioengine={other} is not supported; use psync, sync, vsync, pvsync, pvsync2, libaio, io_uring, mmap, null, falloc, ftruncate, e4defrag, cpuio, filecreate, filestat, filedelete, exec, net, netsplice or nbd"
                         ));
                     }
                 }
@@ -4605,6 +4605,39 @@ mod tests {
         assert_eq!(parse_fio_time("500ms", 1.0), Some(0.5));
         assert_eq!(parse_fio_time("2m", 1.0), Some(120.0));
         assert_eq!(parse_fio_time("x", 1.0), None);
+    }
+
+    /// The report's list of fio's synchronous engines (its "capped at 1" note) is the
+    /// engines `is_sync` names but null, for every engine `ioengine` takes.
+    #[test]
+    fn fios_syncio_list_is_is_sync_but_null() {
+        let e = jobs_from_sections(&from_text("[a]\nioengine=bogus\n").unwrap()).unwrap_err();
+        let names = e.0.split_once("; use ").unwrap().1.replace(" or ", ", ");
+        let names: Vec<&str> = names.split(", ").collect();
+        assert!(names.len() > 15, "{names:?}");
+        for name in names {
+            let text = format!("[a]\nioengine={name}\n");
+            let kind = jobs_from_sections(&from_text(&text).unwrap())
+                .map(|j| j[0].engine)
+                .or_else(|e| {
+                    // An engine needing more options says which: its kind is still known.
+                    let sec = from_text(&text).unwrap();
+                    apply_options(
+                        &[("ioengine".into(), name.into(), "t".into())],
+                        "a",
+                        &sec[0].opts,
+                    )
+                    .map(|j| j.engine)
+                    .map_err(|_| e)
+                })
+                .unwrap();
+            assert_eq!(kind.name(), name);
+            assert_eq!(
+                kind.is_sync() && kind != EngineKind::Null,
+                hostbench_core::fio_result::FIO_SYNCIO_ENGINES.contains(&name),
+                "{name}"
+            );
+        }
     }
 
     #[test]
