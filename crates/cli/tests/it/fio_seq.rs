@@ -575,6 +575,113 @@ fn io_amounts_match_fio() {
     std::fs::remove_dir_all(d).unwrap();
 }
 
+/// Clones sharing one file under `filesize`: each clone's region runs from its own offset
+/// to the file's end, so the file stays `filesize` long and a reader's file is untouched
+/// (each region used to be the first clone's length from every clone's offset on: a
+/// 4 MiB file read by two clones 1 MiB apart grew to 5 MiB).
+#[test]
+fn clones_sharing_a_file_keep_its_filesize_as_fio() {
+    let d = tmp("seq-fsz-shared");
+    let f = d.join("shared.dat");
+    let original: Vec<u8> = (0..4u32 << 20)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    // (options, file there before, per-clone bytes (read, written) in fio's clone order
+    // 0, N-1..1, file length after)
+    let cases: [(&str, bool, &[(u64, u64)], u64); 3] = [
+        (
+            "rw=read filesize=4m size=1m bs=16k offset_increment=1m numjobs=2",
+            true,
+            &[(1 << 20, 0), (1 << 20, 0)],
+            4 << 20,
+        ),
+        (
+            "rw=write filesize=8m offset_increment=4m numjobs=2",
+            false,
+            &[(0, 8 << 20), (0, 4 << 20)],
+            8 << 20,
+        ),
+        (
+            "rw=randwrite filesize=1m size=256k offset_increment=256k numjobs=3",
+            false,
+            &[(0, 256 << 10), (0, 256 << 10), (0, 256 << 10)],
+            1 << 20,
+        ),
+    ];
+    let peer = need_fio("fio_seq::clones_sharing_a_file_keep_its_filesize_as_fio");
+    for (case, existing, want, len) in cases {
+        let mut args = vec![
+            "--name=fs".to_string(),
+            format!("--filename={}", s(&f)),
+            "--ioengine=psync".to_string(),
+        ];
+        args.extend(case.split(' ').map(|o| format!("--{o}")));
+        args.push("--output-format=json".into());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let tools: &[&str] = if peer {
+            &["hostbench", "fio"]
+        } else {
+            &["hostbench"]
+        };
+        for tool in tools {
+            let _ = std::fs::remove_file(&f);
+            if existing {
+                std::fs::write(&f, &original).unwrap();
+            }
+            let (out, _) = if *tool == "fio" {
+                fio(&d, &args)
+            } else {
+                hb(&d, &args)
+            };
+            let v = json(&out);
+            let got: Vec<(u64, u64)> = v["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| {
+                    (
+                        j["read"]["io_bytes"].as_u64().unwrap(),
+                        j["write"]["io_bytes"].as_u64().unwrap(),
+                    )
+                })
+                .collect();
+            assert_eq!(got, want, "{tool}: {case}");
+            assert_eq!(std::fs::metadata(&f).unwrap().len(), len, "{tool}: {case}");
+            if existing {
+                assert!(
+                    std::fs::read(&f).unwrap() == original,
+                    "{tool}: {case}: bytes changed"
+                );
+            }
+        }
+    }
+    // A clone whose offset is the file's end would have no I/O (fio: "blocksize is larger
+    // than data set range"): refused, saying which clone and why.
+    let _ = std::fs::remove_file(&f);
+    let name = format!("--filename={}", s(&f));
+    let args = [
+        "fio",
+        "--name=fs",
+        &name,
+        "--rw=write",
+        "--filesize=8m",
+        "--offset_increment=4m",
+        "--numjobs=3",
+        "--no-save",
+    ];
+    let o = std::process::Command::new(crate::common::bin())
+        .args(args)
+        .current_dir(&d)
+        .env("HOSTBENCH_RESULTS_DB", d.join("r.db"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("clone 2's offset 8388608"), "{err}");
+    assert!(!f.exists(), "nothing laid out");
+    std::fs::remove_dir_all(d).unwrap();
+}
+
 /// `filesize` sets the file's size and `size` then only limits the I/O of a pass: the I/O
 /// counts and the laid-out file's length are fio's; a range gives a size in the range, a
 /// multiple of the block size, the same on every run.

@@ -3739,6 +3739,28 @@ impl JobSpec {
                 ));
             }
             regions.push(file - off);
+            if self.filename.is_some() && self.nfiles() == 1 && self.numjobs > 1 {
+                // Clones sharing the one file: each region runs from the clone's own
+                // offset to the file's end (fio's `io_size = filesize - file_offset`), so
+                // the file stays `filesize` long (it took the first clone's length from
+                // every clone's offset on, and grew the file by the offsets).
+                let mut per_clone = Vec::with_capacity(self.numjobs as usize);
+                for c in 0..self.numjobs {
+                    let off = self.clone_offset(c);
+                    if off >= file {
+                        return err(format!(
+                            "job '{}': clone {c}'s offset {off} (offset + {c} × \
+                             offset_increment) is at or past the end of the file (filesize \
+                             gives {file} bytes): fio gives that clone no I/O ('blocksize is \
+                             larger than data set range'); lower offset_increment or numjobs, \
+                             or raise filesize",
+                            self.name
+                        ));
+                    }
+                    per_clone.push((off, file - off));
+                }
+                self.file_regions = per_clone;
+            }
         }
         self.size_limit = self.size;
         self.size = regions.first().copied();
