@@ -66,7 +66,7 @@ Job options: name filename directory size offset bs (R,W,T) rw/readwrite (with :
 iodepth iodepth_batch_submit ioengine (psync sync vsync pvsync pvsync2 libaio io_uring mmap null
 falloc ftruncate e4defrag cpuio filecreate filestat filedelete exec net nbd)
 direct buffered sync (none 1 dsync)
-pvsync2's hipri hipri_percentage uncached nowait numjobs runtime
+pvsync2's (and io_uring's) hipri hipri_percentage uncached nowait numjobs runtime
 time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
 (random zipf:θ pareto:h normal:dev[:center] zoned:... zoned_abs:...) random_generator
 bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsync fdatasync end_fsync group_reporting invalidate

@@ -307,3 +307,42 @@ fn a_fio_option_hostbench_lacks_gets_no_other_options_name() {
     );
     assert!(!h.err.contains("did you mean"), "{}", h.err);
 }
+
+#[test]
+fn io_uring_nowait_and_uncached_end_as_in_fio() {
+    if !need_fio("io_uring_nowait_and_uncached_end_as_in_fio") {
+        return;
+    }
+    let d = tmp("uringflags");
+    // io_uring's `nowait` and `uncached` put the same RWF_* flags in each read's and
+    // write's sqe as pvsync2's do in preadv2/pwritev2 (fio 3.33's engines/io_uring.c;
+    // `uncached` not with direct=1). strace cannot show an sqe: the kernel's answer to the
+    // flags (EAGAIN, EOPNOTSUPP, or the I/O done) must be the same for both tools.
+    for (opt, rw, direct) in [
+        ("--uncached=1", "read", "0"),
+        ("--uncached=1", "write", "0"),
+        ("--uncached=1", "write", "1"),
+        ("--nowait=1", "write", "0"),
+        ("--nowait=1", "read", "0"),
+        ("--nowait=0", "read", "0"),
+    ] {
+        let r = format!("--rw={rw}");
+        let dr = format!("--direct={direct}");
+        let args = [
+            "--name=n",
+            "--filename=f",
+            "--ioengine=io_uring",
+            opt,
+            &r,
+            &dr,
+            "--size=32k",
+            "--bs=4k",
+            "--output-format=json",
+        ];
+        let (h, p) = both(&d, &args, "f");
+        assert_eq!(h.code, p.code, "{opt} {rw}: {}\n{}", h.err, p.err);
+        let (hj, pj) = (&doc(&h.out)["jobs"][0], &doc(&p.out)["jobs"][0]);
+        assert_eq!(hj["error"], pj["error"], "{opt} {rw} direct={direct}: the job's error");
+        assert_eq!(summary(&h.out), summary(&p.out), "{opt} {rw} direct={direct}");
+    }
+}

@@ -124,6 +124,9 @@ pub struct UringOpts {
     /// Completions are polled for (`IORING_SETUP_IOPOLL`): O_DIRECT on a device with polled
     /// queues only; elsewhere each I/O fails with EOPNOTSUPP, as with fio.
     pub hipri: bool,
+    /// Each read's and write's `rw_flags` (`RWF_NOWAIT`, `RWF_UNCACHED`: fio's io_uring
+    /// `nowait` and `uncached`, the same flags as pvsync2's, [`Pv2::flags`]).
+    pub rw_flags: u32,
 }
 
 /// pvsync2's own options (fio's `hipri`, `hipri_percentage`, `uncached`, `nowait`).
@@ -1489,6 +1492,7 @@ impl Uring {
                 len,
                 user_data: slot as u64,
                 buf_index: if self.fixed { slot as u16 } else { 0 },
+                rw_flags: self.opts.rw_flags,
                 ..Sqe::default()
             };
             *self.sq_array.add(idx as usize) = idx;

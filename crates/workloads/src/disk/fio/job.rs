@@ -3146,8 +3146,11 @@ fn engine_of_option(k: &str) -> EngineKind {
 /// no spin: fio overrides the job's own think options so).
 fn finish_engine(j: &mut JobSpec, global_known: &[String]) -> Result<(), JobError> {
     for (k, at) in &j.eng.given {
-        // `hipri` is both io_uring's and pvsync2's.
+        // `hipri` is both io_uring's and pvsync2's; so are `uncached` and `nowait`.
         if k == "hipri" && j.engine == EngineKind::Pvsync2 {
+            continue;
+        }
+        if matches!(k.as_str(), "uncached" | "nowait") && j.engine == EngineKind::IoUring {
             continue;
         }
         let owner = engine_of_option(k);

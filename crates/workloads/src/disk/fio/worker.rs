@@ -155,6 +155,7 @@ pub(super) fn new_worker(
         // ring built in the worker's thread, and so are several files).
         let mut o = j.eng.uring;
         o.registerfiles &= multi.is_none();
+        o.rw_flags = pv2.flags as u32;
         Engine::uring(raw, depth, o, None)
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     } else {
@@ -3188,6 +3189,7 @@ impl FioWorker {
             } else if k == EngineKind::IoUring {
                 let mut o = self.job.eng.uring;
                 o.registerfiles &= !register_all;
+                o.rw_flags = self.pv2.flags as u32;
                 Engine::uring(fd, depth, o, Some((&self.bufs, depth)))
             } else {
                 Engine::with_pv2(k, fd, depth, region, &self.pv2)
