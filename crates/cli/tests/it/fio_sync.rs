@@ -342,7 +342,14 @@ fn io_uring_nowait_and_uncached_end_as_in_fio() {
         let (h, p) = both(&d, &args, "f");
         assert_eq!(h.code, p.code, "{opt} {rw}: {}\n{}", h.err, p.err);
         let (hj, pj) = (&doc(&h.out)["jobs"][0], &doc(&p.out)["jobs"][0]);
-        assert_eq!(hj["error"], pj["error"], "{opt} {rw} direct={direct}: the job's error");
-        assert_eq!(summary(&h.out), summary(&p.out), "{opt} {rw} direct={direct}");
+        assert_eq!(
+            hj["error"], pj["error"],
+            "{opt} {rw} direct={direct}: the job's error"
+        );
+        assert_eq!(
+            summary(&h.out),
+            summary(&p.out),
+            "{opt} {rw} direct={direct}"
+        );
     }
 }

@@ -48,32 +48,31 @@ pub struct Done {
     pub res: i64,
 }
 
-/// I/O buffers: `n` slots of `len` bytes, 4096-aligned (O_DIRECT), allocated once, filled with
+/// I/O buffers: `n` slots of `len` bytes, allocated once as the job's `mem` says
+/// ([`super::mem`]: 4096-aligned, or `mem_align` bytes past a page boundary), filled with
 /// random bytes (fio's default buffer contents).
 pub struct Buffers {
-    ptr: *mut u8,
-    layout: std::alloc::Layout,
+    mem: super::mem::IoMem,
     len: usize,
 }
 
-// SAFETY: the buffer is owned by one worker thread at a time; the raw pointer is only an
-// allocation handle.
-unsafe impl Send for Buffers {}
-
 impl Buffers {
-    /// `n` buffers of `len` bytes, with random contents from `seed`.
+    /// `n` buffers of `len` bytes from the heap, with random contents from `seed`.
     pub fn new(n: usize, len: usize, seed: u64) -> io::Result<Buffers> {
-        let too_large = || io::Error::new(io::ErrorKind::OutOfMemory, "I/O buffers too large");
-        let total = n.max(1).checked_mul(len.max(1)).ok_or_else(too_large)?;
-        let layout = std::alloc::Layout::from_size_align(total, 4096).map_err(|_| too_large())?;
-        // SAFETY: layout has a non-zero size.
-        let ptr = unsafe { std::alloc::alloc(layout) };
-        if ptr.is_null() {
-            return Err(io::Error::new(
-                io::ErrorKind::OutOfMemory,
-                format!("could not allocate {total} bytes of I/O buffers"),
-            ));
-        }
+        Self::with_mem(n, len, seed, &super::mem::MemOpts::default(), false)
+    }
+
+    /// `n` buffers of `len` bytes in memory of the kind `o` names (`direct`: O_DIRECT,
+    /// which makes fio align them), with random contents from `seed`.
+    pub fn with_mem(
+        n: usize,
+        len: usize,
+        seed: u64,
+        o: &super::mem::MemOpts,
+        direct: bool,
+    ) -> io::Result<Buffers> {
+        let mem = super::mem::IoMem::new(o, n, len, direct)?;
+        let (ptr, total) = (mem.base(), mem.len);
         let mut x = seed | 1;
         // SAFETY: ptr is valid for `total` bytes; filled as u64 words where they fit.
         unsafe {
@@ -89,21 +88,14 @@ impl Buffers {
                 *ptr.add(i) = i as u8;
             }
         }
-        Ok(Buffers { ptr, layout, len })
+        Ok(Buffers { mem, len })
     }
 
     /// Start of slot `i`'s buffer.
     #[inline(always)]
     pub fn slot(&self, i: u32) -> *mut u8 {
         // SAFETY: callers pass slots below n; the offset stays inside the allocation.
-        unsafe { self.ptr.add(i as usize * self.len) }
-    }
-}
-
-impl Drop for Buffers {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout.
-        unsafe { std::alloc::dealloc(self.ptr, self.layout) }
+        unsafe { self.mem.start().add(i as usize * self.len) }
     }
 }
 

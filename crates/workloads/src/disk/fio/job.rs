@@ -755,6 +755,12 @@ pub struct JobSpec {
     pub fdatasync: u32,
     /// `end_fsync`.
     pub end_fsync: bool,
+    /// Where the I/O buffers live and the memory locked (`mem`/`iomem`, `mem_align`,
+    /// `hugepage-size`, `lockmem`).
+    pub mem: super::mem::MemOpts,
+    /// `iodepth_low`: once the queue is full, completions are reaped until no more than
+    /// this many are in flight (0: the job's `iodepth`, fio's default).
+    pub iodepth_low: u32,
     /// `rate` and `rate_iops` (per clone), `rate_min`, `rate_iops_min`, `rate_process`,
     /// `rate_cycle`, `rate_ignore_thinktime`.
     pub rate: RateOpts,
@@ -989,6 +995,26 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "fsync",
+        aliases: &[],
+    },
+    Opt {
+        name: "mem",
+        aliases: &["iomem"],
+    },
+    Opt {
+        name: "iomem_align",
+        aliases: &["mem_align"],
+    },
+    Opt {
+        name: "hugepage-size",
+        aliases: &[],
+    },
+    Opt {
+        name: "lockmem",
+        aliases: &[],
+    },
+    Opt {
+        name: "iodepth_low",
         aliases: &[],
     },
     Opt {
@@ -1964,6 +1990,8 @@ fn apply_options(
         fsync: 0,
         fdatasync: 0,
         end_fsync: false,
+        mem: Default::default(),
+        iodepth_low: 0,
         rate: RateOpts::default(),
         think: ThinkOpts::default(),
         flow: 0,
@@ -2381,6 +2409,18 @@ fn apply_options(
             "random_distribution" => j.dist = parse_distribution(k, v, at)?,
             "fsync" => j.fsync = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
             "fdatasync" => j.fdatasync = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
+            "mem" => (j.mem.kind, j.mem.file) = super::mem::parse_kind(k, v, at)?,
+            "iomem_align" => j.mem.align = parse_int(k, v, at, 0, u32::MAX as u64)?,
+            "hugepage-size" => {
+                j.mem.hugepage = parse_fio_size(v)
+                    .filter(|&n| n <= u32::MAX as u64)
+                    .ok_or_else(|| JobError(format!("{at}: {k}={v}: expected a size (2m, 1g)")))?
+            }
+            "lockmem" => {
+                j.mem.lockmem = parse_fio_size(v)
+                    .ok_or_else(|| JobError(format!("{at}: {k}={v}: expected a size (64m, 1g)")))?
+            }
+            "iodepth_low" => j.iodepth_low = parse_int(k, v, at, 0, 65536)? as u32,
             "end_fsync" => j.end_fsync = parse_bool_opt(k, v, at)?,
             "rate" | "rate_iops" | "rate_min" | "rate_iops_min" => {
                 let dest = match key {
@@ -3145,6 +3185,7 @@ fn engine_of_option(k: &str) -> EngineKind {
 /// (`thinktime = cpuchunks·(100−cpuload)/cpuload` µs, `thinktime_blocks=1` at completion,
 /// no spin: fio overrides the job's own think options so).
 fn finish_engine(j: &mut JobSpec, global_known: &[String]) -> Result<(), JobError> {
+    super::mem::check(&j.mem, &j.name)?;
     for (k, at) in &j.eng.given {
         // `hipri` is both io_uring's and pvsync2's; so are `uncached` and `nowait`.
         if k == "hipri" && j.engine == EngineKind::Pvsync2 {

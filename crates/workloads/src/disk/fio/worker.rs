@@ -182,8 +182,29 @@ pub(super) fn new_worker(
     } else {
         Some(engine)
     };
-    let bufs = Buffers::new(depth as usize, j.max_bs() as usize, rng.clone().next_u64())
+    // fio's lockmem: pinned before the buffers are allocated, held while the clone runs.
+    let pinned = super::mem::Pinned::new(j.mem.lockmem, &mut |m| eprintln!("{m}"))
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
+    let bufs = Buffers::with_mem(
+        depth as usize,
+        j.max_bs() as usize,
+        rng.clone().next_u64(),
+        &j.mem,
+        j.direct,
+    )
+    .map_err(|e| {
+        let huge = matches!(
+            j.mem.kind,
+            super::mem::MemKind::ShmHuge | super::mem::MemKind::MmapHuge
+        );
+        let hint = if huge {
+            " (huge pages must be reserved first: `sysctl vm.nr_hugepages=N` as root, see \
+             HugePages_Free in /proc/meminfo; hugepage-size must be the machine's)"
+        } else {
+            ""
+        };
+        WorkloadError::environment(format!("job '{}': iomem allocation: {e}{hint}", j.name))
+    })?;
     // What the writes write (fio fills a writer's buffers once when it starts).
     let mut fill = Filler::new(j, tid, &shared.buf_seeds)
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
@@ -261,6 +282,7 @@ pub(super) fn new_worker(
         donor,
         pv2,
         bufs,
+        _pinned: pinned,
         depth,
         rng,
         pattern,
@@ -419,6 +441,8 @@ struct FioWorker {
     /// pvsync2's flags and the clone's `hipri_percentage` draws (shared by its files).
     pv2: super::engine::Pv2,
     bufs: Buffers,
+    /// `lockmem`'s locked memory, released when the clone ends.
+    _pinned: Option<super::mem::Pinned>,
     depth: u32,
     rng: Rng,
     /// Where each I/O goes and how long it is.

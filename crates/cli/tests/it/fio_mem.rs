@@ -1,0 +1,275 @@
+//! fio 3.33's buffer memory (`mem`/`iomem` with `malloc`, `shm`, `shmhuge`, `mmap`,
+//! `mmaphuge`, `mmapshared`, `mmap:FILE`; `mem_align`, `hugepage-size`), `lockmem` and
+//! `iodepth_low`, side by side with the installed fio through strace: the segment or
+//! mapping asked for (its call, flags and size), the buffers' addresses in each pread, the
+//! memory locked, and the submit/reap pattern of a libaio queue.
+
+use super::fio::tmp;
+use super::fio_engines::{have_strace, strace_ff};
+use super::fio_files::{doc, fio, hb};
+use super::fio_seq::need_fio;
+use crate::common;
+use std::path::Path;
+
+/// Every traced line of `program args` in `dir` (all threads), calls `calls`.
+fn lines(dir: &Path, program: &str, args: &[&str], calls: &str) -> Vec<String> {
+    let (o, texts) = strace_ff(dir, program, args, calls);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(o.status.success(), "{program} {args:?}: {err}");
+    texts
+        .iter()
+        .flat_map(|t| t.lines().map(str::to_string).collect::<Vec<_>>())
+        .collect()
+}
+
+/// Both tools' traced lines for `args` (the job's file `f` removed before each).
+fn both(d: &Path, args: &[&str], calls: &str) -> (Vec<String>, Vec<String>) {
+    let hbp = common::bin();
+    let mut ours = vec!["fio"];
+    ours.extend_from_slice(args);
+    ours.push("--no-save");
+    let _ = std::fs::remove_file(d.join("f"));
+    let h = lines(d, hbp.to_str().unwrap(), &ours, calls);
+    let _ = std::fs::remove_file(d.join("f"));
+    let p = lines(d, "fio", args, calls);
+    (h, p)
+}
+
+/// The second argument of each `call(` line (a size or an address), with the line.
+fn arg(ls: &[String], call: &str, n: usize) -> Vec<String> {
+    ls.iter()
+        .filter(|l| l.starts_with(&format!("{call}(")))
+        .filter_map(|l| {
+            let inner = l[call.len() + 1..].rsplit_once(')')?.0;
+            inner.split(", ").nth(n).map(str::to_string)
+        })
+        .collect()
+}
+
+const JOB: [&str; 6] = [
+    "--name=n",
+    "--filename=f",
+    "--size=64k",
+    "--bs=4k",
+    "--iodepth=4",
+    "--ioengine=libaio",
+];
+
+#[test]
+fn buffers_are_allocated_as_fio_allocates_them() {
+    if !need_fio("buffers_are_allocated_as_fio_allocates_them") {
+        return;
+    }
+    if !have_strace("buffers_are_allocated_as_fio_allocates_them") {
+        return;
+    }
+    let d = tmp("memkinds");
+    // shm: one System V segment of fio's size for the buffers (fio makes another, larger
+    // one for its own thread area): iodepth × bs, plus a page and the alignment twice
+    // over with mem_align (fio's margins in init_io_u_buffers and allocate_io_mem).
+    for extra in [
+        &["--mem=shm"][..],
+        &["--iomem=shm", "--mem_align=512"],
+        &["--mem=shm", "--direct=1"],
+    ] {
+        let mut a = JOB.to_vec();
+        a.extend_from_slice(extra);
+        let (h, p) = both(&d, &a, "shmget");
+        let hs = arg(&h, "shmget", 1);
+        let ps = arg(&p, "shmget", 1);
+        assert_eq!(hs.len(), 1, "{extra:?}: {h:?}");
+        assert!(
+            ps.contains(&hs[0]),
+            "{extra:?}: hostbench {hs:?}, fio {ps:?}"
+        );
+        assert!(h.iter().any(|l| l.contains("IPC_CREAT|0600")), "{h:?}");
+    }
+    // mmap and mmapshared: an anonymous private mapping of fio's size (fio 3.33 shares
+    // only a file's mapping).
+    for (kind, flags) in [
+        ("--mem=mmapshared", "MAP_PRIVATE|MAP_ANONYMOUS"),
+        ("--mem=mmap", "MAP_PRIVATE|MAP_ANONYMOUS"),
+    ] {
+        let mut a = JOB.to_vec();
+        a.extend_from_slice(&[kind, "--mem_align=1024"]);
+        let (h, p) = both(&d, &a, "mmap");
+        // 4 × 4096 + 4095 + 1024 + 4095: the buffers' size, unlike any other of either.
+        let want = (4 * 4096 + 4095 + 1024 + 4095).to_string();
+        for (who, ls) in [("hostbench", &h), ("fio", &p)] {
+            let hit = ls
+                .iter()
+                .filter(|l| l.contains(&format!(", {want}, ")) && l.contains(flags))
+                .count();
+            let maps: Vec<&String> = ls.iter().filter(|l| l.contains("MAP_ANONYMOUS")).collect();
+            assert_eq!(hit, 1, "{who} {kind}: {maps:?}");
+        }
+    }
+    // mmap:FILE: the file opened (created), sized to the buffers, mapped privately, and
+    // removed at the end (it was not there before); a file that was there stays.
+    let file = d.join("bufs");
+    let spec = format!("--mem=mmap:{}", file.display());
+    let mut a = JOB.to_vec();
+    a.push(&spec);
+    let (h, p) = both(&d, &a, "openat,ftruncate,mmap");
+    for (who, ls) in [("hostbench", &h), ("fio", &p)] {
+        let open = ls
+            .iter()
+            .find(|l| l.contains(&format!("\"{}\"", file.display())))
+            .unwrap_or_else(|| panic!("{who}: no open of the file: {ls:?}"));
+        assert!(open.contains("O_RDWR|O_CREAT"), "{who}: {open}");
+        let fd = open.rsplit_once(") = ").unwrap().1.trim().to_string();
+        let trunc = format!("ftruncate({fd}, {})", 4 * 4096);
+        assert!(
+            ls.iter().any(|l| l.starts_with(&trunc)),
+            "{who}: {trunc} in {ls:?}"
+        );
+        assert!(
+            ls.iter()
+                .any(|l| l.contains("MAP_PRIVATE, ") && l.contains(&format!(", {fd}, 0)"))),
+            "{who}: the file's private mapping: {ls:?}"
+        );
+        assert!(!file.exists(), "{who}: the buffer file it created stays");
+    }
+    std::fs::write(&file, b"mine").unwrap();
+    let r = hb(&d, &a);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(
+        file.exists(),
+        "a buffer file that was there before is removed"
+    );
+    std::fs::remove_file(&file).unwrap();
+}
+
+#[test]
+fn mem_align_places_each_buffer_as_fio() {
+    if !need_fio("mem_align_places_each_buffer_as_fio") || !have_strace("mem_align") {
+        return;
+    }
+    let d = tmp("memalign");
+    // Each read's buffer (the iocbs' aio_buf): mem_align bytes past a page boundary.
+    for align in ["512", "256", "4096"] {
+        let al = format!("--mem_align={align}");
+        let a = [
+            "--name=n",
+            "--filename=f",
+            "--size=32k",
+            "--bs=4k",
+            "--rw=read",
+            "--ioengine=libaio",
+            "--iodepth=2",
+            &al,
+        ];
+        let (h, p) = both(&d, &a, "io_submit");
+        let want = align.parse::<u64>().unwrap() % 4096;
+        for (who, ls) in [("hostbench", &h), ("fio", &p)] {
+            let addrs: Vec<u64> = ls
+                .iter()
+                .flat_map(|l| l.split("aio_buf=0x").skip(1))
+                .filter_map(|t| {
+                    let hex: String = t.chars().take_while(char::is_ascii_hexdigit).collect();
+                    u64::from_str_radix(&hex, 16).ok()
+                })
+                .collect();
+            assert_eq!(addrs.len(), 8, "{who} {align}: {ls:?}");
+            assert!(
+                addrs.iter().all(|a| a % 4096 == want),
+                "{who} {align}: {addrs:x?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn lockmem_locks_as_fio_and_a_refused_lock_says_why() {
+    if !need_fio("lockmem_locks_as_fio") || !have_strace("lockmem") {
+        return;
+    }
+    let d = tmp("lockmem");
+    let mut a = JOB.to_vec();
+    a.push("--lockmem=1m");
+    let (h, p) = both(&d, &a, "mlock");
+    let hs = arg(&h, "mlock", 1);
+    assert_eq!(hs, ["1048576"], "{h:?}");
+    assert!(arg(&p, "mlock", 1).contains(&hs[0]), "{p:?}");
+    // Without CAP_IPC_LOCK, a lock over RLIMIT_MEMLOCK fails: fio prints mlock's error and
+    // its job does not run; hostbench says so and names the limit.
+    let caps = std::process::Command::new("capsh").arg("--help").output();
+    if caps.is_err() {
+        eprintln!("skip: capsh is not installed; the refused lock is not checked");
+        return;
+    }
+    let hbp = common::bin();
+    let run = |prog: &str, extra: &[&str]| {
+        let mut cmd = format!("ulimit -l 1024; exec {prog}");
+        for x in extra.iter().chain(a.iter()) {
+            cmd.push(' ');
+            cmd.push_str(x);
+        }
+        cmd = cmd.replace("--lockmem=1m", "--lockmem=64m");
+        std::process::Command::new("capsh")
+            .args(["--drop=cap_ipc_lock", "--", "-c", &cmd])
+            .current_dir(&d)
+            .env("HOSTBENCH_RESULTS_DB", d.join("r.db"))
+            .output()
+            .unwrap()
+    };
+    let ho = run(hbp.to_str().unwrap(), &["fio", "--no-save"]);
+    let po = run("fio", &[]);
+    let herr = String::from_utf8_lossy(&ho.stderr);
+    let perr = String::from_utf8_lossy(&po.stderr);
+    assert!(perr.contains("mlock"), "fio: {perr}");
+    assert_ne!(ho.status.code(), Some(0), "{herr}");
+    assert!(
+        herr.contains("mlock") && herr.contains("RLIMIT_MEMLOCK"),
+        "{herr}"
+    );
+}
+
+#[test]
+fn huge_pages_and_gpu_memory_are_refused_where_they_cannot_be_had() {
+    let d = tmp("memhuge");
+    let free = std::fs::read_to_string("/proc/meminfo")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("HugePages_Free:"))
+        .and_then(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .map(|n| n.parse::<u64>().unwrap_or(0))
+        })
+        .unwrap_or(0);
+    if free == 0 {
+        // No huge page reserved: fio 3.33's allocation fails (err=12, ENOMEM, exit 1);
+        // hostbench's too, before any I/O, saying how to reserve them.
+        for kind in ["--mem=shmhuge", "--mem=mmaphuge"] {
+            let mut a = JOB.to_vec();
+            a.extend_from_slice(&[kind, "--output-format=json"]);
+            let h = hb(&d, &a);
+            assert_ne!(h.code, 0, "{kind}: {}", h.out);
+            assert!(h.err.contains("nr_hugepages"), "{kind}: {}", h.err);
+            if std::env::var_os("HOSTBENCH_TEST_FIO").is_some() {
+                let p = fio(&d, &a);
+                assert_eq!(p.code, 1, "{kind}: {}", p.err);
+                assert_eq!(doc(&p.out)["jobs"][0]["error"], 12, "{kind}");
+            }
+        }
+    }
+    // A huge page size that cannot be one.
+    let mut a = JOB.to_vec();
+    a.extend_from_slice(&["--mem=shmhuge", "--hugepage-size=3000"]);
+    let h = hb(&d, &a);
+    assert_eq!(h.code, 2, "{}", h.err);
+    assert!(h.err.contains("hugepage-size=3000"), "{}", h.err);
+    // cudamalloc: GPU memory through CUDA, which fio only has when built with it (the
+    // installed one is not: "failed parsing"); hostbench says why it cannot.
+    let mut a = JOB.to_vec();
+    a.push("--mem=cudamalloc");
+    let h = hb(&d, &a);
+    assert_eq!(h.code, 2, "{}", h.err);
+    assert!(
+        h.err.contains("CUDA") && h.err.contains("mem=cudamalloc"),
+        "{}",
+        h.err
+    );
+}
