@@ -273,3 +273,63 @@ fn huge_pages_and_gpu_memory_are_refused_where_they_cannot_be_had() {
         h.err
     );
 }
+
+/// The order of `io_submit` (S) and `io_getevents` (G and the events it returned) calls,
+/// up to the last submit (fio reaps what is left at the end its own way).
+fn queue_calls(ls: &[String]) -> Vec<String> {
+    let mut seq: Vec<String> = ls
+        .iter()
+        .filter_map(|l| {
+            if l.starts_with("io_submit(") {
+                Some("S".to_string())
+            } else if l.starts_with("io_getevents(") {
+                let n = l.rsplit_once(") = ")?.1.split(' ').next()?;
+                Some(format!("G{n}"))
+            } else {
+                None
+            }
+        })
+        .collect();
+    let last = seq.iter().rposition(|c| c == "S").map_or(0, |i| i + 1);
+    seq.truncate(last);
+    seq
+}
+
+#[test]
+fn iodepth_low_drains_the_queue_as_fio() {
+    if !need_fio("iodepth_low_drains_the_queue_as_fio") || !have_strace("iodepth_low") {
+        return;
+    }
+    let d = tmp("depthlow");
+    // iodepth=8 with iodepth_low=2: 8 submitted, 6 reaped one by one, 6 submitted...; a
+    // low mark of 0 or above iodepth is iodepth (one reaped, one submitted).
+    for low in ["2", "5", "0", "12"] {
+        let lo = format!("--iodepth_low={low}");
+        let a = [
+            "--name=n",
+            "--filename=f",
+            "--rw=read",
+            "--ioengine=libaio",
+            "--iodepth=8",
+            &lo,
+            "--size=256k",
+            "--bs=4k",
+            "--output-format=json",
+        ];
+        let (h, p) = both(&d, &a, "io_submit,io_getevents");
+        let (hq, pq) = (queue_calls(&h), queue_calls(&p));
+        assert_eq!(hq.iter().filter(|c| *c == "S").count(), 64, "{low}: {hq:?}");
+        assert_eq!(hq, pq, "iodepth_low={low}: the calls");
+        // The JSON's depth distribution, as the calls make it (not iodepth_complete: fio
+        // reaps what is in flight at the end in one call, hostbench one by one).
+        let hr = hb(&d, &a);
+        let pr = fio(&d, &a);
+        for key in ["iodepth_level", "iodepth_submit"] {
+            assert_eq!(
+                doc(&hr.out)["jobs"][0][key],
+                doc(&pr.out)["jobs"][0][key],
+                "iodepth_low={low}: {key}"
+            );
+        }
+    }
+}

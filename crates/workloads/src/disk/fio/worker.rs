@@ -295,6 +295,11 @@ pub(super) fn new_worker(
         submit_batch: j.iodepth_batch_submit.clamp(1, depth) as usize,
         complete_min: j.iodepth_batch_complete_min.min(depth) as usize,
         // fio: a maximum below the minimum (0 by default) is the minimum; at least one.
+        // fio: 0 or above iodepth is iodepth (init.c).
+        depth_low: match j.iodepth_low {
+            0 => depth,
+            n => n.min(depth),
+        } as usize,
         complete_max: j
             .iodepth_batch_complete_max
             .max(j.iodepth_batch_complete_min)
@@ -468,6 +473,10 @@ struct FioWorker {
     /// by default one completion is taken and replaced before the next, so the queue stays at
     /// `iodepth` instead of draining between refills.
     complete_max: usize,
+    /// `iodepth_low`: once the queue was full, completions are reaped until no more than
+    /// this many are in flight before the queue is filled again (fio's
+    /// `wait_for_completions`; the depth by default: one reaped, one issued).
+    depth_low: usize,
     /// End of this clone's own `ramp_time` (ticks; 0 = none): nothing before it is counted.
     ramp_end: u64,
     /// A size-based clone stops once it has issued this many bytes ([`JobSpec::io_limits`]).
@@ -2532,6 +2541,8 @@ impl FioWorker {
         // begins.
         let mut lat_wait = false;
         let mut lat_final = false;
+        // iodepth_low: the queue filled up and drains down to the low-water mark.
+        let mut draining = false;
         loop {
             if lat_wait && inflight == 0 {
                 lat_wait = false;
@@ -2579,6 +2590,7 @@ impl FioWorker {
                 flow_held = false;
             }
             if more
+                && !draining
                 && held_trim.is_none()
                 && !free.is_empty()
                 && !think_pending
@@ -2717,11 +2729,12 @@ impl FioWorker {
             // A paced job with a free slot waits for completions only until its next I/O is
             // due: blocking longer would issue it late (fio sleeps between issues the same way).
             let timeout = wait_due
-                .filter(|_| more && !free.is_empty() && !think_pending)
+                .filter(|_| more && !free.is_empty() && !think_pending && !draining)
                 .map(|d| {
                     let now = ctl.now();
                     clock.to_ns(d.saturating_sub(now))
                 });
+            let full = free.is_empty();
             let n = match engine.reap_within(want, &mut done[..self.complete_max], timeout) {
                 Ok(n) => n,
                 Err(e) => {
@@ -2816,6 +2829,7 @@ impl FioWorker {
             if !warming && t2 >= meas.next_sample {
                 self.samples(&clock, &mut meas, t2);
             }
+            draining = (draining || full) && inflight > self.depth_low;
             if err || ctl.aborted() {
                 break;
             }
