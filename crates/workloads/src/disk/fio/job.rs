@@ -758,6 +758,10 @@ pub struct JobSpec {
     /// Where the I/O buffers live and the memory locked (`mem`/`iomem`, `mem_align`,
     /// `hugepage-size`, `lockmem`).
     pub mem: super::mem::MemOpts,
+    /// `sync_file_range=FLAGS[:N]`: `sync_file_range(2)` with `FLAGS` (the
+    /// `SYNC_FILE_RANGE_*` bits) over the range written since the last one, every N
+    /// writes.
+    pub sync_file_range: Option<(u32, u32)>,
     /// `iodepth_low`: once the queue is full, completions are reaped until no more than
     /// this many are in flight (0: the job's `iodepth`, fio's default).
     pub iodepth_low: u32,
@@ -1015,6 +1019,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "iodepth_low",
+        aliases: &[],
+    },
+    Opt {
+        name: "sync_file_range",
         aliases: &[],
     },
     Opt {
@@ -1992,6 +2000,7 @@ fn apply_options(
         end_fsync: false,
         mem: Default::default(),
         iodepth_low: 0,
+        sync_file_range: None,
         rate: RateOpts::default(),
         think: ThinkOpts::default(),
         flow: 0,
@@ -2422,6 +2431,7 @@ fn apply_options(
             }
             "iodepth_low" => j.iodepth_low = parse_int(k, v, at, 0, 65536)? as u32,
             "end_fsync" => j.end_fsync = parse_bool_opt(k, v, at)?,
+            "sync_file_range" => j.sync_file_range = Some(parse_sfr(k, v, at)?),
             "rate" | "rate_iops" | "rate_min" | "rate_iops_min" => {
                 let dest = match key {
                     "rate" => &mut j.rate.bps,
@@ -3159,6 +3169,43 @@ fn external_engine(name: &str, at: &str) -> String {
     )
 }
 
+/// fio's `sync_file_range=FLAGS[:N]`: a comma list of `wait_before`, `write`,
+/// `wait_after`, with every how many writes (default 1) after the last one.
+fn parse_sfr(k: &str, v: &str, at: &str) -> Result<(u32, u32), JobError> {
+    let (list, nr) = match v.rsplit_once(':') {
+        Some((l, n)) => {
+            let n = n
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| {
+                    JobError(format!(
+                        "{at}: {k}={v}: the number after ':' is how many writes between two \
+                     calls, 1 or more"
+                    ))
+                })?;
+            (l, n)
+        }
+        None => (v, 1),
+    };
+    let mut flags = 0;
+    for f in list.split(',') {
+        flags |= match f.trim() {
+            "wait_before" => libc::SYNC_FILE_RANGE_WAIT_BEFORE,
+            "write" => libc::SYNC_FILE_RANGE_WRITE,
+            "wait_after" => libc::SYNC_FILE_RANGE_WAIT_AFTER,
+            _ => {
+                return err(format!(
+                    "{at}: {k}={v}: expected a comma list of wait_before, write and \
+                     wait_after, then :N for every N writes (write:8); the number ends the list"
+                ));
+            }
+        };
+    }
+    Ok((flags, nr))
+}
+
 /// The engine an engine option (canonical name) belongs to.
 fn engine_of_option(k: &str) -> EngineKind {
     if super::engines::pvsync2_option(k) {
@@ -3186,6 +3233,13 @@ fn engine_of_option(k: &str) -> EngineKind {
 /// no spin: fio overrides the job's own think options so).
 fn finish_engine(j: &mut JobSpec, global_known: &[String]) -> Result<(), JobError> {
     super::mem::check(&j.mem, &j.name)?;
+    if j.sync_file_range.is_some() && (j.nfiles() > 1 || j.engine.fileless()) {
+        return err(format!(
+            "job '{}': sync_file_range with several files (or no file) is not supported by \
+             hostbench yet (fio syncs each file's own written range); use one file per job",
+            j.name
+        ));
+    }
     for (k, at) in &j.eng.given {
         // `hipri` is both io_uring's and pvsync2's; so are `uncached` and `nowait`.
         if k == "hipri" && j.engine == EngineKind::Pvsync2 {

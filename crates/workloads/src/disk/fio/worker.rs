@@ -292,6 +292,8 @@ pub(super) fn new_worker(
         stats,
         prio_plan,
         writes_since_sync: 0,
+        sfr_writes: 0,
+        sfr_range: (u64::MAX, 0),
         submit_batch: j.iodepth_batch_submit.clamp(1, depth) as usize,
         complete_min: j.iodepth_batch_complete_min.min(depth) as usize,
         // fio: a maximum below the minimum (0 by default) is the minimum; at least one.
@@ -465,6 +467,10 @@ struct FioWorker {
     /// `cmdprio_*`: which I/Os get a priority of their own.
     prio_plan: super::cmdprio::Plan,
     writes_since_sync: u32,
+    /// sync_file_range: writes since the last call, and the range they covered (fio's
+    /// `first_write`/`last_write`; `u64::MAX` when none).
+    sfr_writes: u32,
+    sfr_range: (u64, u64),
     /// I/Os per submit call (fio's `iodepth_batch_submit`, default 1).
     submit_batch: usize,
     /// Completions waited for per reap (fio's `iodepth_batch_complete_min`, default 1).
@@ -1570,6 +1576,64 @@ impl FioWorker {
     /// fsync/fdatasync every N writes, timed into the sync statistics; false when it failed
     /// (the clone then ends with the error).
     /// An nbd engine (`engine`) flushes the export instead (`NBD_CMD_FLUSH`).
+    /// fio's `sync_file_range=FLAGS:N` after a write of `len` bytes at `off`: every N writes
+    /// the range written since the last call is synced with FLAGS, timed into the sync
+    /// statistics (not after the clone's last write: fio syncs before the next I/O, so
+    /// `more` says whether one comes); false when it failed (the clone ends with it).
+    fn maybe_sync_range(
+        &mut self,
+        ctl: &mut RunControl<'_>,
+        warming: bool,
+        off: u64,
+        len: u64,
+        more: bool,
+    ) -> bool {
+        let Some((flags, n)) = self.job.sync_file_range else {
+            return true;
+        };
+        let fd = self.raw_fd();
+        if fd < 0 {
+            return true;
+        }
+        let r = &mut self.sfr_range;
+        r.0 = r.0.min(off);
+        r.1 = r.1.max(off + len);
+        self.sfr_writes += 1;
+        if self.sfr_writes < n || !more {
+            return true;
+        }
+        self.sfr_writes = 0;
+        let (first, end) = std::mem::replace(&mut self.sfr_range, (u64::MAX, 0));
+        let t0 = ctl.now();
+        // SAFETY: a system call on our own descriptor.
+        let rc = unsafe {
+            libc::sync_file_range(
+                fd,
+                first as libc::off64_t,
+                (end - first) as libc::off64_t,
+                flags,
+            )
+        };
+        let t1 = ctl.now();
+        if rc != 0 {
+            let e = std::io::Error::last_os_error();
+            let detail = format!("sync_file_range of {} failed: {e}", self.path.display());
+            self.set_error(
+                e.raw_os_error().unwrap_or(libc::EIO),
+                "sync_file_range",
+                detail,
+            );
+            return false;
+        }
+        ctl.counters().add(Counter::Other, 1);
+        if !warming && !self.job.logs.disable.clat {
+            let ns = ctl.clock().to_ns(t1 - t0);
+            self.stats.sync.add(ns);
+            self.stats.sync_plat.add(ns);
+        }
+        true
+    }
+
     fn maybe_sync(
         &mut self,
         ctl: &mut RunControl<'_>,
@@ -2437,6 +2501,19 @@ impl FioWorker {
             if dir == Dir::Write && !self.maybe_sync(ctl, warming, None) {
                 break;
             }
+            if dir == Dir::Write
+                && self.job.sync_file_range.is_some()
+                && res > 0
+                && !self.maybe_sync_range(
+                    ctl,
+                    warming,
+                    off,
+                    res as u64,
+                    !self.work_done(issued, issued_ios),
+                )
+            {
+                break;
+            }
             if !PLAIN && dir == Dir::Read && !self.after_read(buf, off, res as u32) {
                 break;
             }
@@ -2794,6 +2871,19 @@ impl FioWorker {
                     self.ramp_io(dir, d.res);
                 }
                 if dir == Dir::Write && !self.maybe_sync(ctl, warming, Some(&mut engine)) {
+                    err = true;
+                }
+                if dir == Dir::Write
+                    && self.job.sync_file_range.is_some()
+                    && !err
+                    && !self.maybe_sync_range(
+                        ctl,
+                        warming,
+                        off,
+                        d.res as u64,
+                        !self.work_done(issued, issued_ios),
+                    )
+                {
                     err = true;
                 }
                 if dir == Dir::Read
