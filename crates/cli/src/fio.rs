@@ -67,7 +67,7 @@ iodepth iodepth_batch_submit iodepth_low ioengine (psync sync vsync pvsync pvsyn
 falloc ftruncate e4defrag cpuio filecreate filestat filedelete exec net nbd)
 direct buffered sync (none 1 dsync)
 pvsync2's hipri hipri_percentage uncached nowait (io_uring's too) numjobs runtime
-time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
+time_based ramp_time randrepeat randseed gtod_reduce norandommap softrandommap random_distribution
 (random zipf:θ pareto:h normal:dev[:center] zoned:... zoned_abs:...) random_generator
 bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsync fdatasync sync_file_range end_fsync group_reporting invalidate
 zones: zonemode (none strided zbd) zonesize zonerange zoneskip zonecapacity read_beyond_wp

@@ -292,16 +292,22 @@ fn pvsync2_flags_the_kernel_refuses_fail_as_in_fio() {
 #[test]
 fn a_fio_option_hostbench_lacks_gets_no_other_options_name() {
     // `--sync=1` was answered "did you mean --fsync?" (fsync=N means something else);
-    // softrandommap got norandommap, write_iolog write_bw_log.
+    // softrandommap got norandommap (taken since), write_iolog write_bw_log; cgroup_weight
+    // is near cgroup's other names.
     let d = tmp("nosuggest");
     let h = hb(
         &d,
-        &["--name=n", "--filename=f", "--size=4k", "--softrandommap=1"],
+        &[
+            "--name=n",
+            "--filename=f",
+            "--size=4k",
+            "--cgroup_weight=100",
+        ],
     );
     assert_eq!(h.code, 2, "{}", h.err);
     assert!(
         h.err
-            .contains("fio option --softrandommap is not supported"),
+            .contains("fio option --cgroup_weight is not supported"),
         "{}",
         h.err
     );

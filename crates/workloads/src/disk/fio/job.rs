@@ -747,6 +747,8 @@ pub struct JobSpec {
     pub gtod_reduce: bool,
     /// `norandommap`.
     pub norandommap: bool,
+    /// `softrandommap`: a random map that cannot be allocated is done without.
+    pub softrandommap: bool,
     /// `random_distribution`.
     pub dist: RandDist,
     /// `fsync`: fsync after this many writes (0 = never).
@@ -991,6 +993,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "norandommap",
+        aliases: &[],
+    },
+    Opt {
+        name: "softrandommap",
         aliases: &[],
     },
     Opt {
@@ -1994,6 +2000,7 @@ fn apply_options(
         rand64: false,
         gtod_reduce: false,
         norandommap: false,
+        softrandommap: false,
         dist: RandDist::Random,
         fsync: 0,
         fdatasync: 0,
@@ -2415,6 +2422,7 @@ fn apply_options(
             "randseed" => j.randseed = Some(parse_int(k, v, at, 0, u64::MAX)?),
             "gtod_reduce" => j.gtod_reduce = parse_bool_opt(k, v, at)?,
             "norandommap" => j.norandommap = parse_bool_opt(k, v, at)?,
+            "softrandommap" => j.softrandommap = parse_bool_opt(k, v, at)?,
             "random_distribution" => j.dist = parse_distribution(k, v, at)?,
             "fsync" => j.fsync = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
             "fdatasync" => j.fdatasync = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
