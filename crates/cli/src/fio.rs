@@ -69,7 +69,7 @@ direct buffered sync (none 1 dsync)
 pvsync2's hipri hipri_percentage uncached nowait (io_uring's too) numjobs runtime
 time_based ramp_time randrepeat randseed gtod_reduce norandommap softrandommap random_distribution
 (random zipf:θ pareto:h normal:dev[:center] zoned:... zoned_abs:...) random_generator
-bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsync fdatasync sync_file_range end_fsync group_reporting invalidate
+bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsync fdatasync sync_file_range write_barrier end_fsync group_reporting invalidate
 zones: zonemode (none strided zbd) zonesize zonerange zoneskip zonecapacity read_beyond_wp
 max_open_zones job_max_open_zones ignore_zone_limits zone_reset_threshold zone_reset_frequency;
 fadvise_hint (0 1 random sequential)

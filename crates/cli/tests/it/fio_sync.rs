@@ -359,3 +359,55 @@ fn io_uring_nowait_and_uncached_end_as_in_fio() {
         );
     }
 }
+
+#[test]
+fn write_barrier_changes_no_call_as_in_fio() {
+    if !need_fio("write_barrier_changes_no_call_as_in_fio") || !have_strace("write_barrier") {
+        return;
+    }
+    let d = tmp("barrier");
+    // fio 3.33 flags every Nth write IO_U_F_BARRIER, and no engine of it reads the flag:
+    // the calls on the file are those of the job without the option, for both tools.
+    let calls = "pwrite64,pwritev,pwritev2,fsync,fdatasync,sync_file_range,ioctl,fallocate";
+    for (engine, rw) in [("psync", "write"), ("pvsync2", "randwrite")] {
+        let e = format!("--ioengine={engine}");
+        let r = format!("--rw={rw}");
+        let base = ["--name=n", "--filename=f", "--size=32k", "--bs=4k", &e, &r];
+        let mut with = base.to_vec();
+        with.push("--write_barrier=2");
+        // The written bytes are random (fio's differ from run to run): each call's name
+        // and its last arguments (length, offset; flags for pwritev2) and result.
+        let strip = |t: Trace| -> Vec<Vec<String>> {
+            t.1.iter()
+                .map(|th| {
+                    th.iter()
+                        .map(|c| {
+                            let (name, _) = c.split_once('(').unwrap_or((c, ""));
+                            let tail: Vec<&str> = c.rsplitn(3, ", ").collect();
+                            let tail: Vec<&str> = tail.into_iter().take(2).rev().collect();
+                            format!("{name}({})", tail.join(", "))
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        let (h, p) = trace_both(&d, &with, calls);
+        let (h0, p0) = trace_both(&d, &base, calls);
+        let (h, p, h0, p0) = (strip(h), strip(p), strip(h0), strip(p0));
+        assert!(!h.is_empty() && h[0].len() >= 8, "{engine}: {h:?}");
+        assert_eq!(p, p0, "{engine}: fio's calls change with write_barrier");
+        if rw == "write" {
+            assert_eq!(
+                h, h0,
+                "{engine}: hostbench's calls change with write_barrier"
+            );
+            assert_eq!(h, p, "{engine}: the calls");
+        } else {
+            // Random offsets: each tool's own draws, the same with and without.
+            assert_eq!(
+                h, h0,
+                "{engine}: hostbench's calls change with write_barrier"
+            );
+        }
+    }
+}

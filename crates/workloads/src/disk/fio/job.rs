@@ -749,6 +749,10 @@ pub struct JobSpec {
     pub norandommap: bool,
     /// `softrandommap`: a random map that cannot be allocated is done without.
     pub softrandommap: bool,
+    /// `write_barrier=N`: fio 3.33 marks every Nth write a barrier write (`IO_U_F_BARRIER`),
+    /// a flag none of its engines reads: the I/O is the same. Kept to be shown, nothing
+    /// more.
+    pub write_barrier: u32,
     /// `random_distribution`.
     pub dist: RandDist,
     /// `fsync`: fsync after this many writes (0 = never).
@@ -997,6 +1001,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "softrandommap",
+        aliases: &[],
+    },
+    Opt {
+        name: "write_barrier",
         aliases: &[],
     },
     Opt {
@@ -2001,6 +2009,7 @@ fn apply_options(
         gtod_reduce: false,
         norandommap: false,
         softrandommap: false,
+        write_barrier: 0,
         dist: RandDist::Random,
         fsync: 0,
         fdatasync: 0,
@@ -2423,6 +2432,7 @@ fn apply_options(
             "gtod_reduce" => j.gtod_reduce = parse_bool_opt(k, v, at)?,
             "norandommap" => j.norandommap = parse_bool_opt(k, v, at)?,
             "softrandommap" => j.softrandommap = parse_bool_opt(k, v, at)?,
+            "write_barrier" => j.write_barrier = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
             "random_distribution" => j.dist = parse_distribution(k, v, at)?,
             "fsync" => j.fsync = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
             "fdatasync" => j.fdatasync = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
