@@ -399,3 +399,62 @@ fn sync_file_range_syncs_what_was_written_as_fio() {
     assert_eq!(h.code, 2, "{}", h.err);
     assert!(h.err.contains("wait_before"), "{}", h.err);
 }
+
+#[test]
+fn userspace_reap_reads_the_ring_without_io_getevents_as_fio() {
+    if !need_fio("userspace_reap_reads_the_ring") || !have_strace("userspace_reap") {
+        return;
+    }
+    let d = tmp("ureap");
+    // libaio's userspace_reap: a reap that waits for nothing (iodepth_batch_complete_min=0)
+    // reads the completion ring the kernel maps, so no io_getevents call is made; with a
+    // minimum of 1 (the default) it changes nothing.
+    for (ur, min) in [("1", "0"), ("0", "0"), ("1", "1")] {
+        let u = format!("--userspace_reap={ur}");
+        let m = format!("--iodepth_batch_complete_min={min}");
+        let a = [
+            "--name=n",
+            "--filename=f",
+            "--rw=read",
+            "--ioengine=libaio",
+            "--iodepth=8",
+            &u,
+            &m,
+            "--size=256k",
+            "--bs=4k",
+            "--output-format=json",
+        ];
+        let (h, p) = both(&d, &a, "io_submit,io_getevents");
+        let count = |ls: &[String], c: &str| ls.iter().filter(|l| l.starts_with(c)).count();
+        for c in ["io_submit(", "io_getevents("] {
+            let (hn, pn) = (count(&h, c), count(&p, c));
+            if c == "io_getevents(" && ur == "1" && min == "0" {
+                assert_eq!((hn, pn), (0, 0), "{ur} {min}: {c}");
+            } else {
+                assert!(hn > 0 && pn > 0, "{ur} {min}: {c} {hn} {pn}");
+            }
+        }
+        let hr = hb(&d, &a);
+        assert_eq!(
+            doc(&hr.out)["jobs"][0]["read"]["total_ios"],
+            64,
+            "{ur} {min}"
+        );
+    }
+    // An option of libaio's, as in fio.
+    let h = hb(
+        &d,
+        &[
+            "--name=n",
+            "--filename=f",
+            "--ioengine=psync",
+            "--userspace_reap=1",
+        ],
+    );
+    assert_eq!(h.code, 2, "{}", h.err);
+    assert!(
+        h.err.contains("is an option of ioengine=libaio"),
+        "{}",
+        h.err
+    );
+}

@@ -1036,6 +1036,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "userspace_reap",
+        aliases: &[],
+    },
+    Opt {
         name: "sync_file_range",
         aliases: &[],
     },
@@ -3240,6 +3244,8 @@ fn engine_of_option(k: &str) -> EngineKind {
         EngineKind::Net
     } else if k == "uri" {
         EngineKind::Nbd
+    } else if k == "userspace_reap" {
+        EngineKind::Libaio
     } else {
         EngineKind::Cpuio
     }

@@ -162,6 +162,8 @@ pub(super) fn new_worker(
         Engine::with_pv2(j.engine, raw, depth, (j.offset, size), &pv2)
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     };
+    let mut engine = engine;
+    engine.set_userspace_reap(j.eng.userspace_reap);
     if let Some(random) = j.advises_random()
         && !per_file
     {
@@ -3324,6 +3326,7 @@ impl FioWorker {
             };
             let mut e =
                 e.map_err(|e| WorkloadError::environment(format!("job '{}': {e}", self.job.name)))?;
+            e.set_userspace_reap(self.job.eng.userspace_reap);
             e.set_default_ioprio(self.stats.ioprio as u16);
             if register_all {
                 self.open_registered(&mut e)?;
