@@ -63,13 +63,13 @@ fio's command line and job files, measured by hostbench's own engine.
   --version                print the version
 
 Job options: name filename directory size offset bs (R,W,T) rw/readwrite (with :N) rwmixread rwmixwrite
-iodepth iodepth_batch_submit ioengine (psync sync vsync pvsync pvsync2 libaio io_uring mmap null
+iodepth iodepth_batch_submit iodepth_low userspace_reap (libaio) ioengine (psync sync vsync pvsync pvsync2 libaio io_uring mmap null
 falloc ftruncate e4defrag cpuio filecreate filestat filedelete exec net nbd)
 direct buffered sync (none 1 dsync)
-pvsync2's hipri hipri_percentage uncached nowait numjobs runtime
-time_based ramp_time randrepeat randseed gtod_reduce norandommap random_distribution
+pvsync2's hipri hipri_percentage uncached nowait (io_uring's too) numjobs runtime
+time_based ramp_time randrepeat randseed gtod_reduce norandommap softrandommap random_distribution
 (random zipf:θ pareto:h normal:dev[:center] zoned:... zoned_abs:...) random_generator
-bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsync fdatasync end_fsync group_reporting invalidate
+bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsync fdatasync sync_file_range write_barrier end_fsync group_reporting invalidate
 zones: zonemode (none strided zbd) zonesize zonerange zoneskip zonecapacity read_beyond_wp
 max_open_zones job_max_open_zones ignore_zone_limits zone_reset_threshold zone_reset_frequency;
 fadvise_hint (0 1 random sequential)
@@ -96,7 +96,8 @@ verify_backlog_batch verify_only do_verify verify_dump verify_async verify_state
 verify_state_load;
 buffers: refill_buffers scramble_buffers zero_buffers buffer_pattern buffer_compress_percentage
 buffer_compress_chunk dedupe_percentage dedupe_mode (repeat working_set) dedupe_working_set_percentage
-dedupe_global;
+dedupe_global; memory: mem (iomem; malloc shm shmhuge mmap mmaphuge mmapshared, :FILE)
+mem_align (iomem_align) hugepage-size lockmem;
 size, offset and offset_increment may be P% of the existing file.
 cpuio: cpuload cpuchunks cpumode (noop qsort) exit_on_io_done; filestat: stat_type (stat lstat statx);
 exec: program arguments (%r runtime, %n name) grace_time std_redirect; nbd: uri (nbd://host[:port][/export], nbd+unix:///[export]?socket=PATH);

@@ -296,16 +296,22 @@ fn pvsync2_flags_the_kernel_refuses_fail_as_in_fio() {
 #[test]
 fn a_fio_option_hostbench_lacks_gets_no_other_options_name() {
     // `--sync=1` was answered "did you mean --fsync?" (fsync=N means something else);
-    // softrandommap got norandommap, write_iolog write_bw_log.
+    // softrandommap got norandommap (taken since), write_iolog write_bw_log; cgroup_weight
+    // is near cgroup's other names.
     let d = tmp("nosuggest");
     let h = hb(
         &d,
-        &["--name=n", "--filename=f", "--size=4k", "--softrandommap=1"],
+        &[
+            "--name=n",
+            "--filename=f",
+            "--size=4k",
+            "--cgroup_weight=100",
+        ],
     );
     assert_eq!(h.code, 2, "{}", h.err);
     assert!(
         h.err
-            .contains("fio option --softrandommap is not supported"),
+            .contains("fio option --cgroup_weight is not supported"),
         "{}",
         h.err
     );
@@ -364,6 +370,104 @@ fn sync_engine_seeks_only_when_the_position_differs_as_fio() {
             let _ = std::fs::remove_file(d.join("f"));
             let (_, p) = traced(&d, "fio", &args, "f", "lseek");
             assert_eq!(h, seeks(&p), "{rw}: the seeks");
+        }
+    }
+}
+
+#[test]
+fn io_uring_nowait_and_uncached_end_as_in_fio() {
+    if !need_fio("io_uring_nowait_and_uncached_end_as_in_fio") {
+        return;
+    }
+    let d = tmp("uringflags");
+    // io_uring's `nowait` and `uncached` put the same RWF_* flags in each read's and
+    // write's sqe as pvsync2's do in preadv2/pwritev2 (fio 3.33's engines/io_uring.c;
+    // `uncached` not with direct=1). strace cannot show an sqe: the kernel's answer to the
+    // flags (EAGAIN, EOPNOTSUPP, or the I/O done) must be the same for both tools.
+    for (opt, rw, direct) in [
+        ("--uncached=1", "read", "0"),
+        ("--uncached=1", "write", "0"),
+        ("--uncached=1", "write", "1"),
+        ("--nowait=1", "write", "0"),
+        ("--nowait=1", "read", "0"),
+        ("--nowait=0", "read", "0"),
+    ] {
+        let r = format!("--rw={rw}");
+        let dr = format!("--direct={direct}");
+        let args = [
+            "--name=n",
+            "--filename=f",
+            "--ioengine=io_uring",
+            opt,
+            &r,
+            &dr,
+            "--size=32k",
+            "--bs=4k",
+            "--output-format=json",
+        ];
+        let (h, p) = both(&d, &args, "f");
+        assert_eq!(h.code, p.code, "{opt} {rw}: {}\n{}", h.err, p.err);
+        let (hj, pj) = (&doc(&h.out)["jobs"][0], &doc(&p.out)["jobs"][0]);
+        assert_eq!(
+            hj["error"], pj["error"],
+            "{opt} {rw} direct={direct}: the job's error"
+        );
+        assert_eq!(
+            summary(&h.out),
+            summary(&p.out),
+            "{opt} {rw} direct={direct}"
+        );
+    }
+}
+
+#[test]
+fn write_barrier_changes_no_call_as_in_fio() {
+    if !need_fio("write_barrier_changes_no_call_as_in_fio") || !have_strace("write_barrier") {
+        return;
+    }
+    let d = tmp("barrier");
+    // fio 3.33 flags every Nth write IO_U_F_BARRIER, and no engine of it reads the flag:
+    // the calls on the file are those of the job without the option, for both tools.
+    let calls = "pwrite64,pwritev,pwritev2,fsync,fdatasync,sync_file_range,ioctl,fallocate";
+    for (engine, rw) in [("psync", "write"), ("pvsync2", "randwrite")] {
+        let e = format!("--ioengine={engine}");
+        let r = format!("--rw={rw}");
+        let base = ["--name=n", "--filename=f", "--size=32k", "--bs=4k", &e, &r];
+        let mut with = base.to_vec();
+        with.push("--write_barrier=2");
+        // The written bytes are random (fio's differ from run to run): each call's name
+        // and its last arguments (length, offset; flags for pwritev2) and result.
+        let strip = |t: Trace| -> Vec<Vec<String>> {
+            t.1.iter()
+                .map(|th| {
+                    th.iter()
+                        .map(|c| {
+                            let (name, _) = c.split_once('(').unwrap_or((c, ""));
+                            let tail: Vec<&str> = c.rsplitn(3, ", ").collect();
+                            let tail: Vec<&str> = tail.into_iter().take(2).rev().collect();
+                            format!("{name}({})", tail.join(", "))
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        let (h, p) = trace_both(&d, &with, calls);
+        let (h0, p0) = trace_both(&d, &base, calls);
+        let (h, p, h0, p0) = (strip(h), strip(p), strip(h0), strip(p0));
+        assert!(!h.is_empty() && h[0].len() >= 8, "{engine}: {h:?}");
+        assert_eq!(p, p0, "{engine}: fio's calls change with write_barrier");
+        if rw == "write" {
+            assert_eq!(
+                h, h0,
+                "{engine}: hostbench's calls change with write_barrier"
+            );
+            assert_eq!(h, p, "{engine}: the calls");
+        } else {
+            // Random offsets: each tool's own draws, the same with and without.
+            assert_eq!(
+                h, h0,
+                "{engine}: hostbench's calls change with write_barrier"
+            );
         }
     }
 }

@@ -48,32 +48,31 @@ pub struct Done {
     pub res: i64,
 }
 
-/// I/O buffers: `n` slots of `len` bytes, 4096-aligned (O_DIRECT), allocated once, filled with
+/// I/O buffers: `n` slots of `len` bytes, allocated once as the job's `mem` says
+/// ([`super::mem`]: 4096-aligned, or `mem_align` bytes past a page boundary), filled with
 /// random bytes (fio's default buffer contents).
 pub struct Buffers {
-    ptr: *mut u8,
-    layout: std::alloc::Layout,
+    mem: super::mem::IoMem,
     len: usize,
 }
 
-// SAFETY: the buffer is owned by one worker thread at a time; the raw pointer is only an
-// allocation handle.
-unsafe impl Send for Buffers {}
-
 impl Buffers {
-    /// `n` buffers of `len` bytes, with random contents from `seed`.
+    /// `n` buffers of `len` bytes from the heap, with random contents from `seed`.
     pub fn new(n: usize, len: usize, seed: u64) -> io::Result<Buffers> {
-        let too_large = || io::Error::new(io::ErrorKind::OutOfMemory, "I/O buffers too large");
-        let total = n.max(1).checked_mul(len.max(1)).ok_or_else(too_large)?;
-        let layout = std::alloc::Layout::from_size_align(total, 4096).map_err(|_| too_large())?;
-        // SAFETY: layout has a non-zero size.
-        let ptr = unsafe { std::alloc::alloc(layout) };
-        if ptr.is_null() {
-            return Err(io::Error::new(
-                io::ErrorKind::OutOfMemory,
-                format!("could not allocate {total} bytes of I/O buffers"),
-            ));
-        }
+        Self::with_mem(n, len, seed, &super::mem::MemOpts::default(), false)
+    }
+
+    /// `n` buffers of `len` bytes in memory of the kind `o` names (`direct`: O_DIRECT,
+    /// which makes fio align them), with random contents from `seed`.
+    pub fn with_mem(
+        n: usize,
+        len: usize,
+        seed: u64,
+        o: &super::mem::MemOpts,
+        direct: bool,
+    ) -> io::Result<Buffers> {
+        let mem = super::mem::IoMem::new(o, n, len, direct)?;
+        let (ptr, total) = (mem.base(), mem.len);
         let mut x = seed | 1;
         // SAFETY: ptr is valid for `total` bytes; filled as u64 words where they fit.
         unsafe {
@@ -89,21 +88,14 @@ impl Buffers {
                 *ptr.add(i) = i as u8;
             }
         }
-        Ok(Buffers { ptr, layout, len })
+        Ok(Buffers { mem, len })
     }
 
     /// Start of slot `i`'s buffer.
     #[inline(always)]
     pub fn slot(&self, i: u32) -> *mut u8 {
         // SAFETY: callers pass slots below n; the offset stays inside the allocation.
-        unsafe { self.ptr.add(i as usize * self.len) }
-    }
-}
-
-impl Drop for Buffers {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout.
-        unsafe { std::alloc::dealloc(self.ptr, self.layout) }
+        unsafe { self.mem.start().add(i as usize * self.len) }
     }
 }
 
@@ -124,6 +116,9 @@ pub struct UringOpts {
     /// Completions are polled for (`IORING_SETUP_IOPOLL`): O_DIRECT on a device with polled
     /// queues only; elsewhere each I/O fails with EOPNOTSUPP, as with fio.
     pub hipri: bool,
+    /// Each read's and write's `rw_flags` (`RWF_NOWAIT`, `RWF_UNCACHED`: fio's io_uring
+    /// `nowait` and `uncached`, the same flags as pvsync2's, [`Pv2::flags`]).
+    pub rw_flags: u32,
 }
 
 /// pvsync2's own options (fio's `hipri`, `hipri_percentage`, `uncached`, `nowait`).
@@ -318,6 +313,13 @@ pub enum Engine {
 }
 
 impl Engine {
+    /// libaio's `userspace_reap` (other engines have no such option).
+    pub fn set_userspace_reap(&mut self, on: bool) {
+        if let Engine::Libaio(a) = self {
+            a.user_reap = on;
+        }
+    }
+
     /// Builds engine `kind` for `fd` with room for `depth` I/Os in flight; `region` is the
     /// (offset, length) of the file an mmap engine maps.
     pub fn new(kind: EngineKind, fd: RawFd, depth: u32, region: (u64, u64)) -> io::Result<Engine> {
@@ -975,7 +977,26 @@ pub struct Aio {
     pending: Vec<*mut Iocb>,
     events: Vec<IoEvent>,
     inflight: usize,
+    /// libaio's `userspace_reap`: a reap that waits for nothing reads the completion ring
+    /// the kernel maps at the context's address instead of calling io_getevents.
+    user_reap: bool,
 }
+
+/// The head of the ring Linux maps at an AIO context's address (fs/aio.c's `aio_ring`),
+/// followed by `nr` events.
+#[repr(C)]
+struct AioRing {
+    id: u32,
+    nr: u32,
+    head: u32,
+    tail: u32,
+    magic: u32,
+    compat_features: u32,
+    incompat_features: u32,
+    header_length: u32,
+}
+
+const AIO_RING_MAGIC: u32 = 0xa10a_10a1;
 
 // SAFETY: the pointers in `pending` point into `iocbs`, owned by the same value.
 unsafe impl Send for Aio {}
@@ -1002,6 +1023,7 @@ impl Aio {
             pending: Vec::with_capacity(d),
             events: vec![IoEvent::default(); d],
             inflight: 0,
+            user_reap: false,
         })
     }
 
@@ -1056,7 +1078,47 @@ impl Aio {
         Ok(())
     }
 
+    /// Completions read from the kernel's ring without a system call (fio's
+    /// `user_io_getevents`); `None` when the ring is not one this code knows.
+    fn reap_user(&mut self, out: &mut [Done]) -> Option<usize> {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        let ring = self.ctx as *mut AioRing;
+        // SAFETY: the context id is the address of the ring the kernel mapped into this
+        // process for the context's life; its header is read before anything else.
+        unsafe {
+            if (*ring).magic != AIO_RING_MAGIC || (*ring).incompat_features != 0 {
+                return None;
+            }
+            let nr = (*ring).nr;
+            let head_p = AtomicU32::from_ptr(&raw mut (*ring).head);
+            let tail_p = AtomicU32::from_ptr(&raw mut (*ring).tail);
+            let events = ring.add(1) as *const IoEvent;
+            let mut n = 0;
+            while n < out.len() {
+                let head = head_p.load(Ordering::Relaxed);
+                if head == tail_p.load(Ordering::Acquire) {
+                    break;
+                }
+                let ev = std::ptr::read_volatile(events.add(head as usize));
+                out[n] = Done {
+                    slot: ev.data as u32,
+                    res: ev.res,
+                };
+                head_p.store((head + 1) % nr, Ordering::Release);
+                n += 1;
+            }
+            self.inflight -= n;
+            Some(n)
+        }
+    }
+
     fn reap(&mut self, min: usize, out: &mut [Done], timeout_ns: Option<u64>) -> io::Result<usize> {
+        if self.user_reap
+            && min == 0
+            && let Some(n) = self.reap_user(out)
+        {
+            return Ok(n);
+        }
         let max = out.len().min(self.events.len());
         let mut ts = timeout_ns.map(timespec);
         let tsp = ts
@@ -1495,6 +1557,7 @@ impl Uring {
                 len,
                 user_data: slot as u64,
                 buf_index: if self.fixed { slot as u16 } else { 0 },
+                rw_flags: self.opts.rw_flags,
                 ..Sqe::default()
             };
             *self.sq_array.add(idx as usize) = idx;

@@ -752,6 +752,12 @@ pub struct JobSpec {
     pub gtod_reduce: bool,
     /// `norandommap`.
     pub norandommap: bool,
+    /// `softrandommap`: a random map that cannot be allocated is done without.
+    pub softrandommap: bool,
+    /// `write_barrier=N`: fio 3.33 marks every Nth write a barrier write (`IO_U_F_BARRIER`),
+    /// a flag none of its engines reads: the I/O is the same. Kept to be shown, nothing
+    /// more.
+    pub write_barrier: u32,
     /// `random_distribution`.
     pub dist: RandDist,
     /// `fsync`: fsync after this many writes (0 = never).
@@ -760,6 +766,16 @@ pub struct JobSpec {
     pub fdatasync: u32,
     /// `end_fsync`.
     pub end_fsync: bool,
+    /// Where the I/O buffers live and the memory locked (`mem`/`iomem`, `mem_align`,
+    /// `hugepage-size`, `lockmem`).
+    pub mem: super::mem::MemOpts,
+    /// `sync_file_range=FLAGS[:N]`: `sync_file_range(2)` with `FLAGS` (the
+    /// `SYNC_FILE_RANGE_*` bits) over the range written since the last one, every N
+    /// writes.
+    pub sync_file_range: Option<(u32, u32)>,
+    /// `iodepth_low`: once the queue is full, completions are reaped until no more than
+    /// this many are in flight (0: the job's `iodepth`, fio's default).
+    pub iodepth_low: u32,
     /// `rate` and `rate_iops` (per clone), `rate_min`, `rate_iops_min`, `rate_process`,
     /// `rate_cycle`, `rate_ignore_thinktime`.
     pub rate: RateOpts,
@@ -1025,11 +1041,47 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "softrandommap",
+        aliases: &[],
+    },
+    Opt {
+        name: "write_barrier",
+        aliases: &[],
+    },
+    Opt {
         name: "random_distribution",
         aliases: &[],
     },
     Opt {
         name: "fsync",
+        aliases: &[],
+    },
+    Opt {
+        name: "mem",
+        aliases: &["iomem"],
+    },
+    Opt {
+        name: "iomem_align",
+        aliases: &["mem_align"],
+    },
+    Opt {
+        name: "hugepage-size",
+        aliases: &[],
+    },
+    Opt {
+        name: "lockmem",
+        aliases: &[],
+    },
+    Opt {
+        name: "iodepth_low",
+        aliases: &[],
+    },
+    Opt {
+        name: "userspace_reap",
+        aliases: &[],
+    },
+    Opt {
+        name: "sync_file_range",
         aliases: &[],
     },
     Opt {
@@ -2013,10 +2065,15 @@ fn apply_options(
         rand64: false,
         gtod_reduce: false,
         norandommap: false,
+        softrandommap: false,
+        write_barrier: 0,
         dist: RandDist::Random,
         fsync: 0,
         fdatasync: 0,
         end_fsync: false,
+        mem: Default::default(),
+        iodepth_low: 0,
+        sync_file_range: None,
         rate: RateOpts::default(),
         think: ThinkOpts::default(),
         flow: 0,
@@ -2436,10 +2493,25 @@ fn apply_options(
             "randseed" => j.randseed = Some(parse_int(k, v, at, 0, u64::MAX)?),
             "gtod_reduce" => j.gtod_reduce = parse_bool_opt(k, v, at)?,
             "norandommap" => j.norandommap = parse_bool_opt(k, v, at)?,
+            "softrandommap" => j.softrandommap = parse_bool_opt(k, v, at)?,
+            "write_barrier" => j.write_barrier = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
             "random_distribution" => j.dist = parse_distribution(k, v, at)?,
             "fsync" => j.fsync = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
             "fdatasync" => j.fdatasync = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
+            "mem" => (j.mem.kind, j.mem.file) = super::mem::parse_kind(k, v, at)?,
+            "iomem_align" => j.mem.align = parse_int(k, v, at, 0, u32::MAX as u64)?,
+            "hugepage-size" => {
+                j.mem.hugepage = parse_fio_size(v)
+                    .filter(|&n| n <= u32::MAX as u64)
+                    .ok_or_else(|| JobError(format!("{at}: {k}={v}: expected a size (2m, 1g)")))?
+            }
+            "lockmem" => {
+                j.mem.lockmem = parse_fio_size(v)
+                    .ok_or_else(|| JobError(format!("{at}: {k}={v}: expected a size (64m, 1g)")))?
+            }
+            "iodepth_low" => j.iodepth_low = parse_int(k, v, at, 0, 65536)? as u32,
             "end_fsync" => j.end_fsync = parse_bool_opt(k, v, at)?,
+            "sync_file_range" => j.sync_file_range = Some(parse_sfr(k, v, at)?),
             "rate" | "rate_iops" | "rate_min" | "rate_iops_min" => {
                 let dest = match key {
                     "rate" => &mut j.rate.bps,
@@ -3224,6 +3296,43 @@ fn external_engine(name: &str, at: &str) -> String {
     )
 }
 
+/// fio's `sync_file_range=FLAGS[:N]`: a comma list of `wait_before`, `write`,
+/// `wait_after`, with every how many writes (default 1) after the last one.
+fn parse_sfr(k: &str, v: &str, at: &str) -> Result<(u32, u32), JobError> {
+    let (list, nr) = match v.rsplit_once(':') {
+        Some((l, n)) => {
+            let n = n
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| {
+                    JobError(format!(
+                        "{at}: {k}={v}: the number after ':' is how many writes between two \
+                     calls, 1 or more"
+                    ))
+                })?;
+            (l, n)
+        }
+        None => (v, 1),
+    };
+    let mut flags = 0;
+    for f in list.split(',') {
+        flags |= match f.trim() {
+            "wait_before" => libc::SYNC_FILE_RANGE_WAIT_BEFORE,
+            "write" => libc::SYNC_FILE_RANGE_WRITE,
+            "wait_after" => libc::SYNC_FILE_RANGE_WAIT_AFTER,
+            _ => {
+                return err(format!(
+                    "{at}: {k}={v}: expected a comma list of wait_before, write and \
+                     wait_after, then :N for every N writes (write:8); the number ends the list"
+                ));
+            }
+        };
+    }
+    Ok((flags, nr))
+}
+
 /// The engine an engine option (canonical name) belongs to.
 fn engine_of_option(k: &str) -> EngineKind {
     if super::engines::pvsync2_option(k) {
@@ -3240,6 +3349,8 @@ fn engine_of_option(k: &str) -> EngineKind {
         EngineKind::Net
     } else if k == "uri" {
         EngineKind::Nbd
+    } else if k == "userspace_reap" {
+        EngineKind::Libaio
     } else {
         EngineKind::Cpuio
     }
@@ -3250,9 +3361,20 @@ fn engine_of_option(k: &str) -> EngineKind {
 /// (`thinktime = cpuchunks·(100−cpuload)/cpuload` µs, `thinktime_blocks=1` at completion,
 /// no spin: fio overrides the job's own think options so).
 fn finish_engine(j: &mut JobSpec, global_known: &[String]) -> Result<(), JobError> {
+    super::mem::check(&j.mem, &j.name)?;
+    if j.sync_file_range.is_some() && (j.nfiles() > 1 || j.engine.fileless()) {
+        return err(format!(
+            "job '{}': sync_file_range with several files (or no file) is not supported by \
+             hostbench yet (fio syncs each file's own written range); use one file per job",
+            j.name
+        ));
+    }
     for (k, at) in &j.eng.given {
-        // `hipri` is both io_uring's and pvsync2's.
+        // `hipri` is both io_uring's and pvsync2's; so are `uncached` and `nowait`.
         if k == "hipri" && j.engine == EngineKind::Pvsync2 {
+            continue;
+        }
+        if matches!(k.as_str(), "uncached" | "nowait") && j.engine == EngineKind::IoUring {
             continue;
         }
         let owner = engine_of_option(k);

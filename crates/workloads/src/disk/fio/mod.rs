@@ -28,6 +28,7 @@ pub mod jobfile;
 pub mod lattarget;
 mod layout;
 pub mod logs;
+pub mod mem;
 mod pattern;
 pub mod process;
 mod rate;

@@ -68,14 +68,19 @@ struct BlockMap {
 }
 
 impl BlockMap {
-    fn new(size: u64, gran: u64) -> BlockMap {
+    /// The map of `size` bytes by `gran`, or `None` when its memory cannot be had.
+    fn try_new(size: u64, gran: u64) -> Option<BlockMap> {
         let n = size.div_ceil(gran).max(1);
-        BlockMap {
+        let words = usize::try_from(n.div_ceil(64)).ok()?;
+        let mut bits = Vec::new();
+        bits.try_reserve_exact(words).ok()?;
+        bits.resize(words, 0);
+        Some(BlockMap {
             gran,
-            bits: vec![0; n.div_ceil(64) as usize],
+            bits,
             n,
             free: n,
-        }
+        })
     }
     #[inline]
     fn used(&self, b: u64) -> bool {
@@ -266,9 +271,33 @@ impl Pattern {
         // does any distribution but the uniform one; `lfsr` visits every block once anyway.
         let uniform = matches!(j.dist, RandDist::Random);
         let ba_off = (0..2).any(|d| j.blockalign[d].is_some_and(|a| a != min[d]));
-        let map = j.rw.random()
+        let mut map = j.rw.random()
             && uniform
             && ((!j.norandommap && !ba_off) || j.random_generator == RandGen::Lfsr);
+        // Fixed and equal sizes and alignments: the permutation alone visits every block
+        // once. Otherwise a map by blocks of the finest grain keeps fio's account.
+        let varied = min != max || min[0] != min[1] || align[0] != align[1] || align != min;
+        let mut blocks = None;
+        if map && varied {
+            let gran = min.into_iter().chain(align).min().unwrap_or(1).max(1);
+            blocks = BlockMap::try_new(size, gran);
+            if blocks.is_none() {
+                // fio's `init_random_map`: softrandommap runs the job without the map.
+                if !j.softrandommap {
+                    return Err(format!(
+                        "fio: failed allocating random map of job '{}' ({size} bytes in \
+                         blocks of {gran}). Set norandommap (offsets may repeat) or \
+                         softrandommap (run without the map when it cannot be allocated)",
+                        j.name
+                    ));
+                }
+                eprintln!(
+                    "fio: job '{}' failed allocating random map. Running job without.",
+                    j.name
+                );
+                map = false;
+            }
+        }
         let (map_of, maps) = if positions[0] == positions[1] && align[0] == align[1] {
             ([0, 0], vec![OffsetGen::new(positions[0], map)])
         } else {
@@ -280,13 +309,6 @@ impl Pattern {
                 ],
             )
         };
-        // Fixed and equal sizes and alignments: the permutation alone visits every block
-        // once. Otherwise a map by blocks of the finest grain keeps fio's account.
-        let varied = min != max || min[0] != min[1] || align[0] != align[1] || align != min;
-        let blocks = (map && varied).then(|| {
-            let gran = min.into_iter().chain(align).min().unwrap_or(1).max(1);
-            BlockMap::new(size, gran)
-        });
         let n = positions[0].min(positions[1]).max(1);
         let picker = match &j.dist {
             RandDist::Random => Picker::Uniform,
@@ -752,6 +774,30 @@ mod tests {
         jobs_from_sections(&from_text(&text).unwrap())
             .unwrap()
             .remove(0)
+    }
+
+    #[test]
+    fn a_random_map_that_cannot_be_had_needs_softrandommap() {
+        // Mixed block sizes over 2^62 bytes: a bit per 512 bytes is 2^50 bytes of map,
+        // which no allocator gives. fio's `init_random_map`: an error, unless
+        // softrandommap runs the job without the map (offsets may then repeat).
+        let size = 1u64 << 62;
+        let e = Pattern::new(&job("rw=randread bsrange=512-4k"), size)
+            .err()
+            .expect("the map cannot be allocated");
+        assert!(
+            e.contains("softrandommap") && e.contains("norandommap"),
+            "{e}"
+        );
+        let j = job("rw=randread bsrange=512-4k softrandommap=1");
+        let mut p = Pattern::new(&j, size).unwrap();
+        assert!(p.blocks.is_none());
+        let mut rng = Rng::for_thread(7, 0);
+        p.seed(&mut rng);
+        assert!(p.next(0, &mut rng).is_some());
+        // A map that fits is kept with softrandommap.
+        let p = Pattern::new(&j, 1 << 20).unwrap();
+        assert!(p.blocks.is_some());
     }
 
     fn offsets(opts: &str, size: u64, n: usize) -> Vec<u64> {

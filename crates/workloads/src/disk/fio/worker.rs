@@ -155,12 +155,15 @@ pub(super) fn new_worker(
         // ring built in the worker's thread, and so are several files).
         let mut o = j.eng.uring;
         o.registerfiles &= multi.is_none();
+        o.rw_flags = pv2.flags as u32;
         Engine::uring(raw, depth, o, None)
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     } else {
         Engine::with_pv2(j.engine, raw, depth, (j.offset, size), &pv2)
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     };
+    let mut engine = engine;
+    engine.set_userspace_reap(j.eng.userspace_reap);
     if let Some(random) = j.advises_random()
         && !per_file
     {
@@ -181,8 +184,29 @@ pub(super) fn new_worker(
     } else {
         Some(engine)
     };
-    let bufs = Buffers::new(depth as usize, j.max_bs() as usize, rng.clone().next_u64())
+    // fio's lockmem: pinned before the buffers are allocated, held while the clone runs.
+    let pinned = super::mem::Pinned::new(j.mem.lockmem, &mut |m| eprintln!("{m}"))
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
+    let bufs = Buffers::with_mem(
+        depth as usize,
+        j.max_bs() as usize,
+        rng.clone().next_u64(),
+        &j.mem,
+        j.direct,
+    )
+    .map_err(|e| {
+        let huge = matches!(
+            j.mem.kind,
+            super::mem::MemKind::ShmHuge | super::mem::MemKind::MmapHuge
+        );
+        let hint = if huge {
+            " (huge pages must be reserved first: `sysctl vm.nr_hugepages=N` as root, see \
+             HugePages_Free in /proc/meminfo; hugepage-size must be the machine's)"
+        } else {
+            ""
+        };
+        WorkloadError::environment(format!("job '{}': iomem allocation: {e}{hint}", j.name))
+    })?;
     // What the writes write (fio fills a writer's buffers once when it starts).
     let mut fill = Filler::new(j, tid, &shared.buf_seeds)
         .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
@@ -270,6 +294,7 @@ pub(super) fn new_worker(
         donor,
         pv2,
         bufs,
+        _pinned: pinned,
         depth,
         rng,
         pattern,
@@ -279,9 +304,16 @@ pub(super) fn new_worker(
         stats,
         prio_plan,
         writes_since_sync: 0,
+        sfr_writes: 0,
+        sfr_range: (u64::MAX, 0),
         submit_batch: j.iodepth_batch_submit.clamp(1, depth) as usize,
         complete_min: j.iodepth_batch_complete_min.min(depth) as usize,
         // fio: a maximum below the minimum (0 by default) is the minimum; at least one.
+        // fio: 0 or above iodepth is iodepth (init.c).
+        depth_low: match j.iodepth_low {
+            0 => depth,
+            n => n.min(depth),
+        } as usize,
         complete_max: j
             .iodepth_batch_complete_max
             .max(j.iodepth_batch_complete_min)
@@ -435,6 +467,8 @@ struct FioWorker {
     /// pvsync2's flags and the clone's `hipri_percentage` draws (shared by its files).
     pv2: super::engine::Pv2,
     bufs: Buffers,
+    /// `lockmem`'s locked memory, released when the clone ends.
+    _pinned: Option<super::mem::Pinned>,
     depth: u32,
     rng: Rng,
     /// Where each I/O goes and how long it is.
@@ -460,6 +494,10 @@ struct FioWorker {
     /// `cmdprio_*`: which I/Os get a priority of their own.
     prio_plan: super::cmdprio::Plan,
     writes_since_sync: u32,
+    /// sync_file_range: writes since the last call, and the range they covered (fio's
+    /// `first_write`/`last_write`; `u64::MAX` when none).
+    sfr_writes: u32,
+    sfr_range: (u64, u64),
     /// I/Os per submit call (fio's `iodepth_batch_submit`, default 1).
     submit_batch: usize,
     /// Completions waited for per reap (fio's `iodepth_batch_complete_min`, default 1).
@@ -468,6 +506,10 @@ struct FioWorker {
     /// by default one completion is taken and replaced before the next, so the queue stays at
     /// `iodepth` instead of draining between refills.
     complete_max: usize,
+    /// `iodepth_low`: once the queue was full, completions are reaped until no more than
+    /// this many are in flight before the queue is filled again (fio's
+    /// `wait_for_completions`; the depth by default: one reaped, one issued).
+    depth_low: usize,
     /// End of this clone's own `ramp_time` (ticks; 0 = none): nothing before it is counted.
     ramp_end: u64,
     /// A size-based clone stops once it has issued this many bytes ([`JobSpec::io_limits`]).
@@ -1624,6 +1666,64 @@ impl FioWorker {
     /// fsync/fdatasync every N writes, timed into the sync statistics; false when it failed
     /// (the clone then ends with the error).
     /// An nbd engine (`engine`) flushes the export instead (`NBD_CMD_FLUSH`).
+    /// fio's `sync_file_range=FLAGS:N` after a write of `len` bytes at `off`: every N writes
+    /// the range written since the last call is synced with FLAGS, timed into the sync
+    /// statistics (not after the clone's last write: fio syncs before the next I/O, so
+    /// `more` says whether one comes); false when it failed (the clone ends with it).
+    fn maybe_sync_range(
+        &mut self,
+        ctl: &mut RunControl<'_>,
+        warming: bool,
+        off: u64,
+        len: u64,
+        more: bool,
+    ) -> bool {
+        let Some((flags, n)) = self.job.sync_file_range else {
+            return true;
+        };
+        let fd = self.raw_fd();
+        if fd < 0 {
+            return true;
+        }
+        let r = &mut self.sfr_range;
+        r.0 = r.0.min(off);
+        r.1 = r.1.max(off + len);
+        self.sfr_writes += 1;
+        if self.sfr_writes < n || !more {
+            return true;
+        }
+        self.sfr_writes = 0;
+        let (first, end) = std::mem::replace(&mut self.sfr_range, (u64::MAX, 0));
+        let t0 = ctl.now();
+        // SAFETY: a system call on our own descriptor.
+        let rc = unsafe {
+            libc::sync_file_range(
+                fd,
+                first as libc::off64_t,
+                (end - first) as libc::off64_t,
+                flags,
+            )
+        };
+        let t1 = ctl.now();
+        if rc != 0 {
+            let e = std::io::Error::last_os_error();
+            let detail = format!("sync_file_range of {} failed: {e}", self.path.display());
+            self.set_error(
+                e.raw_os_error().unwrap_or(libc::EIO),
+                "sync_file_range",
+                detail,
+            );
+            return false;
+        }
+        ctl.counters().add(Counter::Other, 1);
+        if !warming && !self.job.logs.disable.clat {
+            let ns = ctl.clock().to_ns(t1 - t0);
+            self.stats.sync.add(ns);
+            self.stats.sync_plat.add(ns);
+        }
+        true
+    }
+
     fn maybe_sync(
         &mut self,
         ctl: &mut RunControl<'_>,
@@ -2603,6 +2703,19 @@ impl FioWorker {
             if dir == Dir::Write && !self.maybe_sync(ctl, warming, None) {
                 break;
             }
+            if dir == Dir::Write
+                && self.job.sync_file_range.is_some()
+                && res > 0
+                && !self.maybe_sync_range(
+                    ctl,
+                    warming,
+                    off,
+                    res as u64,
+                    !self.work_done(issued, issued_ios),
+                )
+            {
+                break;
+            }
             if !PLAIN && dir == Dir::Read && !self.after_read(buf, off, res as u32) {
                 break;
             }
@@ -2707,6 +2820,8 @@ impl FioWorker {
         // begins.
         let mut lat_wait = false;
         let mut lat_final = false;
+        // iodepth_low: the queue filled up and drains down to the low-water mark.
+        let mut draining = false;
         loop {
             if lat_wait && inflight == 0 {
                 lat_wait = false;
@@ -2754,6 +2869,7 @@ impl FioWorker {
                 flow_held = false;
             }
             if more
+                && !draining
                 && held_trim.is_none()
                 && !free.is_empty()
                 && !think_pending
@@ -2908,11 +3024,12 @@ impl FioWorker {
             // A paced job with a free slot waits for completions only until its next I/O is
             // due: blocking longer would issue it late (fio sleeps between issues the same way).
             let timeout = wait_due
-                .filter(|_| more && !free.is_empty() && !think_pending)
+                .filter(|_| more && !free.is_empty() && !think_pending && !draining)
                 .map(|d| {
                     let now = ctl.now();
                     clock.to_ns(d.saturating_sub(now))
                 });
+            let full = free.is_empty();
             let n = match engine.reap_within(want, &mut done[..self.complete_max], timeout) {
                 Ok(n) => n,
                 Err(e) => {
@@ -2974,6 +3091,19 @@ impl FioWorker {
                 if dir == Dir::Write && !self.maybe_sync(ctl, warming, Some(&mut engine)) {
                     err = true;
                 }
+                if dir == Dir::Write
+                    && self.job.sync_file_range.is_some()
+                    && !err
+                    && !self.maybe_sync_range(
+                        ctl,
+                        warming,
+                        off,
+                        d.res as u64,
+                        !self.work_done(issued, issued_ios),
+                    )
+                {
+                    err = true;
+                }
                 if dir == Dir::Read
                     && !err
                     && !self.after_read(self.bufs.slot(d.slot), off, d.res as u32)
@@ -3007,6 +3137,7 @@ impl FioWorker {
             if !warming && t2 >= meas.next_sample {
                 self.samples(&clock, &mut meas, t2);
             }
+            draining = (draining || full) && inflight > self.depth_low;
             if err || ctl.aborted() {
                 break;
             }
@@ -3464,12 +3595,14 @@ impl FioWorker {
             } else if k == EngineKind::IoUring {
                 let mut o = self.job.eng.uring;
                 o.registerfiles &= !register_all;
+                o.rw_flags = self.pv2.flags as u32;
                 Engine::uring(fd, depth, o, Some((&self.bufs, depth)))
             } else {
                 Engine::with_pv2(k, fd, depth, region, &self.pv2)
             };
             let mut e =
                 e.map_err(|e| WorkloadError::environment(format!("job '{}': {e}", self.job.name)))?;
+            e.set_userspace_reap(self.job.eng.userspace_reap);
             e.set_default_ioprio(self.stats.ioprio as u16);
             if register_all {
                 self.open_registered(&mut e)?;

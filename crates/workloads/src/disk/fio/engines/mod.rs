@@ -102,6 +102,8 @@ pub struct EngineOpts {
     pub e4defrag: e4defrag::E4Opts,
     /// nbd's `uri` (as written).
     pub nbd_uri: Option<String>,
+    /// libaio's `userspace_reap`.
+    pub userspace_reap: bool,
     /// Which engine options were given (they need their engine: `cpuload` with
     /// `ioengine=cpuio`), with where they were written.
     pub given: Vec<(String, String)>,
@@ -124,6 +126,7 @@ impl Default for EngineOpts {
             },
             e4defrag: Default::default(),
             nbd_uri: None,
+            userspace_reap: false,
             given: Vec::new(),
         }
     }
@@ -140,6 +143,7 @@ pub fn handles(key: &str) -> bool {
         || exec_option(key)
         || net::option(key)
         || key == "uri"
+        || key == "userspace_reap"
 }
 
 /// Whether `key` is one of exec's options parsed here.
@@ -232,6 +236,7 @@ pub fn apply(e: &mut EngineOpts, key: &str, v: &str, at: &str) -> Result<(), Job
         "nowait" => e.pv2.nowait = flag(key, v, at)?,
         "sqthread_poll_cpu" => e.uring.sq_cpu = Some(whole(key, v, at, 4095)? as u32),
         "uri" => e.nbd_uri = Some(v.trim().to_string()),
+        "userspace_reap" => e.userspace_reap = flag(key, v, at)?,
         "hostname" => e.net.host = Some(v.trim().to_string()),
         "port" => {
             let n = whole(key, v, at, 65535)?;
