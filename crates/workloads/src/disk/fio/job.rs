@@ -691,6 +691,29 @@ pub struct JobSpec {
     pub unlink: bool,
     /// `create_on_open`: no layout; the file is created when the job opens it.
     pub create_on_open: bool,
+    /// `overwrite`: a job that only writes has its missing file written out before the run
+    /// (fio's default 0 creates it and reserves its space only; a job that reads always
+    /// has its file written out, fio setting `overwrite` for it).
+    pub overwrite: bool,
+    /// `create_fsync` (fio's default 1): a file written out before the run is fsynced.
+    pub create_fsync: bool,
+    /// `create_only`: the files are laid out and the job does no I/O.
+    pub create_only: bool,
+    /// `fsync_on_close`: a writer's files are fsynced when the job closes them.
+    pub fsync_on_close: bool,
+    /// `pre_read`: the job's region of each file is read once before the run (so it sits
+    /// in the page cache), and the cache is not dropped then.
+    pub pre_read: bool,
+    /// `file_append`: each file's region starts at its end (its length when the job is
+    /// set up), as if `offset` were that length.
+    pub file_append: bool,
+    /// `allow_file_create` (fio's default 1): 0 refuses to create a missing file.
+    pub allow_file_create: bool,
+    /// `unique_filename` (fio's default 1): only changes names in fio's client/server mode;
+    /// 0 with verify and several writers brings fio's warning about overwritten blocks.
+    pub unique_filename: bool,
+    /// `lockfile`: how clones sharing a file take turns per I/O.
+    pub lockfile: LockFile,
     /// `fill_device` (`fill_fs`): a writer goes on until the filesystem is full; ENOSPC
     /// (or EDQUOT) ends it without an error.
     pub fill_device: bool,
@@ -821,6 +844,17 @@ impl Percentages {
     pub fn any(&self) -> bool {
         self.size.is_some() || self.offset.is_some() || self.offset_increment.is_some()
     }
+}
+
+/// fio's `lockfile`: how the clones and jobs sharing a file take turns on it, per I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockFile {
+    /// No lock (fio's default).
+    None,
+    /// One I/O on the file at a time, whatever its direction.
+    Exclusive,
+    /// Reads together, a write alone.
+    ReadWrite,
 }
 
 /// Which jobs stop when a job ends under `exitall` (fio's `exit_what`).
@@ -1209,6 +1243,42 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "create_on_open",
+        aliases: &[],
+    },
+    Opt {
+        name: "overwrite",
+        aliases: &[],
+    },
+    Opt {
+        name: "create_fsync",
+        aliases: &[],
+    },
+    Opt {
+        name: "create_only",
+        aliases: &[],
+    },
+    Opt {
+        name: "fsync_on_close",
+        aliases: &[],
+    },
+    Opt {
+        name: "pre_read",
+        aliases: &[],
+    },
+    Opt {
+        name: "file_append",
+        aliases: &[],
+    },
+    Opt {
+        name: "allow_file_create",
+        aliases: &[],
+    },
+    Opt {
+        name: "unique_filename",
+        aliases: &[],
+    },
+    Opt {
+        name: "lockfile",
         aliases: &[],
     },
     Opt {
@@ -1937,6 +2007,15 @@ fn apply_options(
         offset_align: None,
         unlink: false,
         create_on_open: false,
+        overwrite: false,
+        create_fsync: true,
+        create_only: false,
+        fsync_on_close: false,
+        pre_read: false,
+        file_append: false,
+        allow_file_create: true,
+        unique_filename: true,
+        lockfile: LockFile::None,
         fill_device: false,
         sized_at_open: false,
         fallocate: Fallocate::Native,
@@ -2212,6 +2291,26 @@ fn apply_options(
                 j.filename_format = Some(v.trim().to_string());
             }
             "create_on_open" => j.create_on_open = parse_bool_opt(k, v, at)?,
+            "overwrite" => j.overwrite = parse_bool_opt(k, v, at)?,
+            "create_fsync" => j.create_fsync = parse_bool_opt(k, v, at)?,
+            "create_only" => j.create_only = parse_bool_opt(k, v, at)?,
+            "fsync_on_close" => j.fsync_on_close = parse_bool_opt(k, v, at)?,
+            "pre_read" => j.pre_read = parse_bool_opt(k, v, at)?,
+            "file_append" => j.file_append = parse_bool_opt(k, v, at)?,
+            "allow_file_create" => j.allow_file_create = parse_bool_opt(k, v, at)?,
+            "unique_filename" => j.unique_filename = parse_bool_opt(k, v, at)?,
+            "lockfile" => {
+                j.lockfile = match v.trim() {
+                    "none" => LockFile::None,
+                    "exclusive" => LockFile::Exclusive,
+                    "readwrite" => LockFile::ReadWrite,
+                    _ => {
+                        return err(format!(
+                            "{at}: lockfile={v}: expected none, exclusive or readwrite"
+                        ));
+                    }
+                }
+            }
             "fill_device" => j.fill_device = parse_bool_opt(k, v, at)?,
             "fallocate" => {
                 j.fallocate = match v.trim() {
@@ -4123,7 +4222,7 @@ mod tests {
                 "{k}"
             );
         }
-        for k in ["pre_read", "fsync_on_close", "sqthread_poll", "cgroup"] {
+        for k in ["sqthread_poll", "cgroup"] {
             let m = unsupported_option(k, k);
             assert!(
                 m.starts_with(&format!("fio option {k} is not supported by hostbench yet")),

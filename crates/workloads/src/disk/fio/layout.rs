@@ -494,6 +494,17 @@ fn layout_files_in(
                 j.clone_offset(last)
                     .saturating_add(j.clone_size(last).unwrap_or(size))
             };
+            if j.create_on_open && !j.allow_file_create && meta.is_none() {
+                // fio runs the job and its open fails (ENOENT: err=2, exit 1); hostbench
+                // refuses it before anything runs.
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': {} does not exist, create_on_open=1 would create it and \
+                     allow_file_create=0 forbids that (fio's job fails its open with error \
+                     2); create the file first or drop allow_file_create=0",
+                    j.name,
+                    path.display()
+                )));
+            }
             // create_on_open: no layout, the job's open creates the file (fio); the space
             // its writes will take is checked all the same, unless they go on after ENOSPC.
             if !is_dev
@@ -767,10 +778,24 @@ fn reserve(j: &JobSpec, f: &std::fs::File, have: u64, need: u64) {
                 libc::ftruncate(fd, need as libc::off_t);
             }
         }
-        if j.rw.read_pct(j.rwmixread) > 0 {
+        if writes_out(j) {
             libc::ftruncate(fd, need as libc::off_t);
         }
     }
+}
+
+/// Whether the layout writes job `j`'s missing part of a file out (fio's `new_layout` in
+/// `extend_file`): for a job that reads (fio sets `overwrite` for it), or that writes with
+/// `overwrite=1` (and no `file_append`). Otherwise (a writer by default, a trim-only job)
+/// the file is only created and its space reserved (`fallocate`): its writes fill it.
+fn writes_out(j: &JobSpec) -> bool {
+    use super::job::Rw;
+    let reads = matches!(j.rw, Rw::Read | Rw::RandRead | Rw::ReadWrite | Rw::RandRw);
+    let writes = matches!(
+        j.rw,
+        Rw::Write | Rw::RandWrite | Rw::ReadWrite | Rw::RandRw | Rw::TrimWrite | Rw::RandTrimWrite
+    );
+    reads || (writes && j.overwrite && !j.file_append)
 }
 
 /// Several files: each clone's region of each file, as fio 3.33's `setup_files` sets a
@@ -1014,6 +1039,16 @@ fn lay_out(
         )?;
     }
     let created = std::fs::symlink_metadata(path).is_err();
+    if created && !j.allow_file_create {
+        // fio's layout opens without O_CREAT then and fails (exit 1).
+        return Err(WorkloadError::usage(format!(
+            "job '{}': {} does not exist and allow_file_create=0 forbids creating it (fio: \
+             \"file creation disallowed by allow_file_create=0\"); create the file first or \
+             drop allow_file_create=0",
+            j.name,
+            path.display()
+        )));
+    }
     if let Some(log) = announce {
         // fio counts whole MiB (its `extend_size >> 20`): 1500 KiB reads "1MiB".
         log.line(&format!(
@@ -1022,17 +1057,18 @@ fn lay_out(
             need >> 20
         ));
     }
-    // The job's file, made if missing, never through a symlink.
+    // The job's file, made if missing (fio's mode 0644), never through a symlink.
     let open = || {
         std::fs::OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(false)
+            .mode(0o644)
             .custom_flags(libc::O_NOFOLLOW)
             .open(path)
             .map_err(|e| crate::disk::files::open_error(path, false, &e))
     };
-    if fills || allocates_only {
+    if fills || allocates_only || !writes_out(j) {
         let f = open()?;
         reserve(j, &f, have, need);
         return Ok(true);
@@ -1081,8 +1117,10 @@ fn lay_out(
                 log.progress("laying out", missing - left, missing);
             }
         }
-        f.sync_all()
-            .map_err(|e| io_err(ErrorKind::of_io(&e), "cannot fsync", path, &e))?;
+        if j.create_fsync {
+            f.sync_all()
+                .map_err(|e| io_err(ErrorKind::of_io(&e), "cannot fsync", path, &e))?;
+        }
         Ok(true)
     })();
     if !matches!(r, Ok(true)) && created {

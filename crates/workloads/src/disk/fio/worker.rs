@@ -360,14 +360,17 @@ fn open_job_file(
     // fio's falloc engine opens its file for writing whatever the direction.
     o.read(true)
         .write(writes || matches!(j.engine, EngineKind::Mmap | EngineKind::Falloc));
-    if (create || j.create_on_open) && (writes || j.engine == EngineKind::Mmap) {
+    if (create || j.create_on_open)
+        && (writes || j.engine == EngineKind::Mmap)
+        && j.allow_file_create
+    {
         // fio's create_on_open: the job's open makes the file (no layout before), with
         // fio's mode.
         o.create(true)
             .mode(if j.fill_device { 0o644 } else { 0o600 });
     }
     let mut flags = libc::O_NOFOLLOW;
-    if j.create_on_open && !(writes || j.engine == EngineKind::Mmap) {
+    if j.create_on_open && !(writes || j.engine == EngineKind::Mmap) && j.allow_file_create {
         // A reader's create_on_open also makes its (empty) file, as fio's open does; its
         // reads then find nothing there and the job ends in error, as fio's.
         flags |= libc::O_CREAT;
