@@ -211,3 +211,139 @@ fn allow_file_create_0_creates_nothing_as_fio() {
     let r = hb(&d, &[&base[..], &["--allow_file_create=0"]].concat());
     assert_eq!(r.code, 0, "{}", r.err);
 }
+
+/// Every regular file under `dir` (relative paths, sorted) and its length, the test's own
+/// logs left out.
+fn files_in(dir: &Path) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(dir).unwrap().display().to_string();
+            if p.is_dir() {
+                stack.push(p);
+            } else if !rel.ends_with(".txt") && !rel.starts_with("r.db") && !rel.ends_with(".fio") {
+                out.push((rel, e.metadata().unwrap().len()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Each JSON job entry's (reads, writes).
+fn counts(out: &str) -> Vec<(u64, u64)> {
+    doc(out)["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["read"]["total_ios"].as_u64().unwrap(),
+                j["write"]["total_ios"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `filename_format` without `$jobnum` and `numjobs=2`: fio gives the second clone no file
+/// (its `add_file` skips a name an earlier clone has), so it never runs: [32, 0] I/Os,
+/// its JSON entry empty and no block in the report.
+#[test]
+fn clones_sharing_a_generated_name_as_fio() {
+    let peer = need_fio("clones_sharing_a_generated_name_as_fio");
+    for rw in ["write", "read"] {
+        let rwo = format!("--rw={rw}");
+        let args = [
+            "--name=j",
+            "--filename_format=shared.$filenum",
+            "--numjobs=2",
+            &rwo,
+            "--size=128k",
+            "--bs=4k",
+            "--output-format=json,normal",
+        ];
+        let run = |who: &str| -> (Vec<(u64, u64)>, usize, Vec<(String, u64)>) {
+            let d = tmp("sharedfmt");
+            let r = if who == "fio" {
+                fio(&d, &args)
+            } else {
+                hb(&d, &args)
+            };
+            assert_eq!(r.code, 0, "{who}: {}", r.err);
+            let blocks = r.out.matches("(groupid=").count();
+            let json_end = r.out.rfind("\n}").unwrap() + 2;
+            (counts(&r.out[..json_end]), blocks, files_in(&d))
+        };
+        let ours = run("hostbench");
+        let n = if rw == "read" { (32, 0) } else { (0, 32) };
+        assert_eq!(ours.0, [n, (0, 0)], "{rw}");
+        assert_eq!(ours.1, 1, "{rw}: one block");
+        assert_eq!(ours.2, [("shared.0".to_string(), 128 << 10)], "{rw}");
+        if peer {
+            assert_eq!(ours, run("fio"), "{rw}");
+        }
+    }
+}
+
+/// On fio's command line a named file takes the `directory` given before it
+/// (`--filename=x --directory=d1` writes ./x; a `directory` in [global] or before it
+/// counts); in a job file a section's `directory` holds for its `filename` wherever it is
+/// written (fio sorts the section's options), and a [global] `filename` keeps the
+/// global's directory.
+#[test]
+fn directory_holds_for_the_filenames_after_it_as_fio() {
+    let peer = need_fio("directory_holds_for_the_filenames_after_it_as_fio");
+    let cases: &[(&[&str], &str)] = &[
+        (&["--name=j", "--filename=x", "--directory=d1"], ""),
+        (&["--name=j", "--directory=d1", "--filename=x"], ""),
+        (&["--directory=d1", "--name=j", "--filename=x"], ""),
+        (&["--filename=x", "--name=j", "--directory=d1"], ""),
+        (&["--name=j", "--filename=x:y", "--directory=d1"], ""),
+        (&["j.fio"], "[j]\nfilename=x\ndirectory=d1\n"),
+        (&["j.fio"], "[global]\nfilename=x\n[j]\ndirectory=d1\n"),
+        (&["j.fio"], "[global]\ndirectory=d1\n[j]\nfilename=x\n"),
+        (
+            &["j.fio"],
+            "[global]\nfilename=x\ndirectory=d2\n[j]\ndirectory=d1\n",
+        ),
+    ];
+    let mut seen = Vec::new();
+    for &(args, text) in cases {
+        let run = |who: &str| -> Vec<(String, u64)> {
+            let d = tmp("dirorder");
+            for sub in ["d1", "d2"] {
+                std::fs::create_dir(d.join(sub)).unwrap();
+            }
+            if !text.is_empty() {
+                std::fs::write(d.join("j.fio"), format!("{text}size=16k\n")).unwrap();
+            }
+            let mut a = args.to_vec();
+            if text.is_empty() {
+                a.push("--size=16k");
+            }
+            let r = if who == "fio" {
+                fio(&d, &a)
+            } else {
+                hb(&d, &a)
+            };
+            assert_eq!(r.code, 0, "{who} {args:?}: {}", r.err);
+            files_in(&d)
+        };
+        let ours = run("hostbench");
+        seen.push(
+            ours.iter()
+                .map(|(f, _)| f.clone())
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+        if peer {
+            assert_eq!(ours, run("fio"), "{args:?} {text:?}");
+        }
+    }
+    assert_eq!(
+        seen,
+        ["x", "d1/x", "d1/x", "x", "x y", "d1/x", "x", "d1/x", "d2/x"]
+    );
+}

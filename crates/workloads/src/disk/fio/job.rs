@@ -639,6 +639,10 @@ pub struct JobSpec {
     pub unlink_each_loop: bool,
     /// `directory` for generated names.
     pub directory: String,
+    /// The `directory` in effect when `filename` was given (fio adds a named file with
+    /// the directory set before it: on the command line `--filename=x --directory=d` is
+    /// `./x`); `None`: `directory`.
+    pub filename_dir: Option<String>,
     /// Where the run's own files go (the verify state): the native grammar's `dir`, empty
     /// for `hostbench fio`, whose files go to the current directory as fio's do.
     pub run_dir: String,
@@ -714,6 +718,10 @@ pub struct JobSpec {
     pub unique_filename: bool,
     /// `lockfile`: how clones sharing a file take turns per I/O.
     pub lockfile: LockFile,
+    /// Set at setup: the clones fio gives no file, which never start (a clone after the
+    /// first whose generated names, `filename_format` without `$jobnum`, are all taken
+    /// already: fio's `add_file` skips a name an earlier clone of a job of several has).
+    pub idle_clones: Vec<u32>,
     /// `fill_device` (`fill_fs`): a writer goes on until the filesystem is full; ENOSPC
     /// (or EDQUOT) ends it without an error.
     pub fill_device: bool,
@@ -1982,6 +1990,7 @@ fn apply_options(
         file_service: FileService::default(),
         unlink_each_loop: false,
         directory: ".".into(),
+        filename_dir: None,
         run_dir: String::new(),
         size: None,
         offset: 0,
@@ -2016,6 +2025,7 @@ fn apply_options(
         allow_file_create: true,
         unique_filename: true,
         lockfile: LockFile::None,
+        idle_clones: Vec::new(),
         fill_device: false,
         sized_at_open: false,
         fallocate: Fallocate::Native,
@@ -2206,6 +2216,7 @@ fn apply_options(
                 }
                 j.filename = Some(list[0].clone());
                 j.more_files = list[1..].to_vec();
+                j.filename_dir = Some(j.directory.clone());
             }
             "directory" => {
                 // fio's list `d1:d2` (`\:` for a colon in a name): clone N's generated
@@ -3863,7 +3874,14 @@ impl JobSpec {
         match given {
             Some(f) => {
                 let p = std::path::Path::new(f);
-                let dir = self.directory_of(0);
+                // fio's set_name_idx for a named file: the first directory.
+                let dir = match &self.filename_dir {
+                    Some(d) => split_filenames(d)
+                        .into_iter()
+                        .next()
+                        .map_or_else(|| std::path::PathBuf::from("."), Into::into),
+                    None => self.directory_of(0),
+                };
                 if p.is_absolute() || dir.as_os_str() == "." {
                     p.to_path_buf()
                 } else {

@@ -184,6 +184,7 @@ fn layout_files_in(
     // Files `fill_device` jobs make during the run, with their jobs' bound.
     let mut filled: Vec<(PathBuf, u64)> = Vec::new();
     let mut first_dir: Option<PathBuf> = None;
+    idle_clones(jobs)?;
     for (ji, j) in jobs.iter_mut().enumerate() {
         // `filesize` reads each file as it is now (never through a symlink: one there is
         // refused below): one per clone, or the shared `filename`.
@@ -367,6 +368,9 @@ fn layout_files_in(
             }
         }
         for (c, k) in (0..j.numjobs).flat_map(|c| (0..nf).map(move |k| (c, k))) {
+            if j.idle_clones.contains(&c) {
+                continue;
+            }
             let path = j.file_path_k(c, k);
             if j.filename.is_none() && j.filename_format.is_some() {
                 make_parents(j, &path)?;
@@ -782,6 +786,51 @@ fn reserve(j: &JobSpec, f: &std::fs::File, have: u64, need: u64) {
             libc::ftruncate(fd, need as libc::off_t);
         }
     }
+}
+
+/// fio's `add_file` for generated names: a clone after a job's first gets no file whose
+/// name is taken already (by an earlier clone of a job of several clones, of this job or
+/// one before it), unless something other than a regular file is there. Such a clone, all
+/// of its names taken (`filename_format=shared.$filenum` with `numjobs=2`), has no file
+/// and never starts (fio's JSON lists it with no I/O, its report has no block): its
+/// [`JobSpec::idle_clones`]. A clone with only some of its names taken would run on the
+/// others, which hostbench does not do: refused.
+fn idle_clones(jobs: &mut [JobSpec]) -> Result<(), WorkloadError> {
+    let mut taken: Vec<PathBuf> = Vec::new();
+    let threads = super::fio_threads(jobs);
+    for j in jobs.iter_mut() {
+        j.idle_clones.clear();
+    }
+    for (ji, c) in threads {
+        let j = &mut jobs[ji];
+        if j.filename.is_some() || j.engine.fileless() {
+            continue;
+        }
+        let names: Vec<PathBuf> = (0..j.nfiles()).map(|k| j.file_path_k(c, k)).collect();
+        let dup = |p: &PathBuf| {
+            taken.contains(p) && std::fs::symlink_metadata(p).map_or(true, |m| m.is_file())
+        };
+        let dups = if c > 0 {
+            names.iter().filter(|p| dup(p)).count()
+        } else {
+            0
+        };
+        if dups == names.len() && dups > 0 {
+            j.idle_clones.push(c);
+        } else if dups > 0 {
+            return Err(WorkloadError::usage(format!(
+                "job '{}': clone {c} would get only some of its files ({dups} of its {} \
+                 names are an earlier clone's: fio's clones skip those), which hostbench \
+                 does not support; put $jobnum in filename_format",
+                j.name,
+                names.len()
+            )));
+        }
+        if j.numjobs > 1 {
+            taken.extend(names);
+        }
+    }
+    Ok(())
 }
 
 /// Whether the layout writes job `j`'s missing part of a file out (fio's `new_layout` in

@@ -169,6 +169,9 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
             if j.directory == "." {
                 j.directory = dir.to_string();
             }
+            if j.filename_dir.as_deref() == Some(".") {
+                j.filename_dir = Some(dir.to_string());
+            }
         }
     }
     // fio's --aux-path: the verify state files go there.
