@@ -347,3 +347,127 @@ fn directory_holds_for_the_filenames_after_it_as_fio() {
         ["x", "d1/x", "d1/x", "x", "x y", "d1/x", "x", "d1/x", "d2/x"]
     );
 }
+
+/// `file_append=1`: the region starts at the file's end (the `offset` given does not
+/// count), so a writer appends and a reader has the file grown first; clones sharing the
+/// file each append after the one set up before it; the same offsets and file lengths as
+/// fio's.
+#[test]
+fn file_append_starts_at_the_files_end_as_fio() {
+    if !need_fio("file_append_starts_at_the_files_end_as_fio") {
+        // Still: hostbench alone appends.
+        let d = tmp("append-alone");
+        std::fs::write(d.join("ap.dat"), vec![7u8; 64 << 10]).unwrap();
+        let r = hb(
+            &d,
+            &[
+                "--name=a",
+                "--filename=ap.dat",
+                "--rw=write",
+                "--size=32k",
+                "--file_append=1",
+            ],
+        );
+        assert_eq!(r.code, 0, "{}", r.err);
+        assert_eq!(std::fs::metadata(d.join("ap.dat")).unwrap().len(), 96 << 10);
+        return;
+    }
+    let d = tmp("append");
+    let make = |d: &Path| {
+        std::fs::write(d.join("ap.dat"), vec![7u8; 64 << 10]).unwrap();
+    };
+    for extra in [
+        &["--rw=write"][..],
+        &["--rw=read"],
+        &["--rw=randwrite", "--offset=8k"],
+        &["--rw=write", "--numjobs=3"],
+        &["--rw=read", "--numjobs=2", "--offset_increment=16k"],
+    ] {
+        let mut args = vec![
+            "--name=a",
+            "--filename=ap.dat",
+            "--size=32k",
+            "--bs=8k",
+            "--file_append=1",
+        ];
+        args.extend_from_slice(extra);
+        let [ours, theirs] = super::fio_files::offsets_per_file(&d, &make, &args, &["ap.dat"]);
+        assert_eq!(ours, theirs, "{extra:?}");
+        assert!(
+            ours.0[0].iter().all(|&o| o >= 64 << 10),
+            "{extra:?}: {ours:?}"
+        );
+    }
+    // Not on a device, and with a size in bytes.
+    let r = hb(
+        &d,
+        &[
+            "--name=a",
+            "--filename=/dev/null",
+            "--rw=write",
+            "--size=32k",
+            "--file_append=1",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(
+        r.err.contains("file_append appends to regular files"),
+        "{}",
+        r.err
+    );
+    let r = hb(
+        &d,
+        &[
+            "--name=a",
+            "--filename=ap.dat",
+            "--rw=read",
+            "--file_append=1",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("file_append needs a size"), "{}", r.err);
+}
+
+/// `create_only=1`: the files are laid out, then no I/O (no job block in the report, a
+/// JSON entry with none), exit 0, as fio.
+#[test]
+fn create_only_lays_out_and_does_nothing_else_as_fio() {
+    let peer = need_fio("create_only_lays_out_and_does_nothing_else_as_fio");
+    let args = [
+        "--name=co",
+        "--rw=read",
+        "--size=256k",
+        "--numjobs=2",
+        "--create_only=1",
+        "--output-format=json,normal",
+    ];
+    let run = |who: &str| -> (Vec<(u64, u64)>, usize, bool, Vec<(String, u64)>) {
+        let d = tmp("createonly");
+        let r = if who == "fio" {
+            fio(&d, &args)
+        } else {
+            hb(&d, &args)
+        };
+        assert_eq!(r.code, 0, "{who}: {}", r.err);
+        let json_end = r.out.rfind("\n}").unwrap() + 2;
+        (
+            counts(&r.out[..json_end]),
+            r.out.matches("(groupid=").count(),
+            r.out.contains("Laying out IO file"),
+            files_in(&d),
+        )
+    };
+    let ours = run("hostbench");
+    assert_eq!(ours.0, [(0, 0), (0, 0)]);
+    assert_eq!(ours.1, 0);
+    assert_eq!(
+        ours.3,
+        [
+            ("co.0.0".to_string(), 256 << 10),
+            ("co.1.0".to_string(), 256 << 10)
+        ]
+    );
+    if peer {
+        assert_eq!(ours, run("fio"));
+    }
+}

@@ -3721,6 +3721,10 @@ impl JobSpec {
     /// are of `real`, and then the sum is rounded up to `offset_align` or the smallest
     /// block size.
     pub fn start_offset(&self, clone: u32, real: u64) -> u64 {
+        if self.file_append {
+            // fio: a regular file's region starts at its end (layout.rs checks the rest).
+            return real;
+        }
         let of = |p: u64| real.saturating_mul(p) / 100;
         let base = self.pct.offset.map_or(self.offset, of);
         let inc = self.pct.offset_increment.map_or(self.offset_increment, of);

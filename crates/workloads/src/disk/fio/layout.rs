@@ -204,8 +204,9 @@ fn layout_files_in(
         let recorded_haves = recorded
             .as_ref()
             .and_then(|r| r.get(ji))
-            .filter(|h| h.len() == files as usize);
-        let haves: Vec<u64> = match recorded_haves {
+            .filter(|h| h.len() == files as usize)
+            .cloned();
+        let haves: Vec<u64> = match recorded_haves.as_ref() {
             Some(h) => h.clone(),
             None => (0..files)
                 .map(|s| {
@@ -233,6 +234,9 @@ fn layout_files_in(
             .map_err(|e| WorkloadError::usage(e.0))?;
         if j.fill_device {
             fill_device_size(j)?;
+        }
+        if j.file_append {
+            file_append_regions(j, &haves)?;
         }
         if nf > 1 || j.unlink_each_loop {
             if nf > 1 && !j.engine.fileless() && !j.engine.file_op() {
@@ -368,7 +372,8 @@ fn layout_files_in(
             }
         }
         for (c, k) in (0..j.numjobs).flat_map(|c| (0..nf).map(move |k| (c, k))) {
-            if j.idle_clones.contains(&c) {
+            // (create_only's clones lay their files out all the same.)
+            if j.idle_clones.contains(&c) && !j.create_only {
                 continue;
             }
             let path = j.file_path_k(c, k);
@@ -529,7 +534,14 @@ fn layout_files_in(
             }
             // filecreate makes its (empty) files itself, one open each: nothing to lay out;
             // fill_device's file is made by the job's open and filled by its writes.
-            if !is_dev && !j.create_on_open && !j.fill_device && j.engine != EngineKind::Filecreate
+            // A file the prepare stage only created and reserved space for (a writer's)
+            // may still be short (`fallocate=keep` or `none`): it is not laid out again.
+            let done_before = recorded_haves.is_some() && !writes_out(j);
+            if !is_dev
+                && !j.create_on_open
+                && !j.fill_device
+                && j.engine != EngineKind::Filecreate
+                && !done_before
             {
                 if nf > 1 && k == 0 {
                     // fio's one line for the files of a clone that need laying out.
@@ -803,6 +815,12 @@ fn idle_clones(jobs: &mut [JobSpec]) -> Result<(), WorkloadError> {
     }
     for (ji, c) in threads {
         let j = &mut jobs[ji];
+        if j.create_only {
+            // fio's create_only: the files are laid out and the job is done before its
+            // first I/O (no block in the report, a JSON entry without I/O).
+            j.idle_clones.push(c);
+            continue;
+        }
         if j.filename.is_some() || j.engine.fileless() {
             continue;
         }
@@ -829,6 +847,48 @@ fn idle_clones(jobs: &mut [JobSpec]) -> Result<(), WorkloadError> {
         if j.numjobs > 1 {
             taken.extend(names);
         }
+    }
+    Ok(())
+}
+
+/// `file_append`: each clone's region of each file starts at the file's end as the clone
+/// is set up (fio's `get_start_offset` returns the file's length: `offset` and
+/// `offset_increment` do not count), so a file the clones share is grown by each in turn.
+/// Regular files, with a size in bytes, only.
+fn file_append_regions(j: &mut JobSpec, haves: &[u64]) -> Result<(), WorkloadError> {
+    let refuse = |why: &str| {
+        Err(WorkloadError::usage(format!(
+            "job '{}': file_append {why}",
+            j.name
+        )))
+    };
+    if j.engine.fileless() || j.engine.file_op() || j.engine.no_io() {
+        return refuse(&format!(
+            "appends to files, and ioengine={} has none; leave file_append out",
+            j.engine.name()
+        ));
+    }
+    if j.size.is_none() || j.pct.any() || j.filesize.is_some() || j.fill_device {
+        return refuse(
+            "needs a size in bytes (e.g. --size=1m), without filesize, fill_device or \
+             percentages (fio's region would be empty or depend on them in ways hostbench \
+             does not follow)",
+        );
+    }
+    for c in 0..j.numjobs {
+        for k in 0..j.nfiles() {
+            let p = j.file_path_k(c, k);
+            if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_file()) {
+                return refuse(&format!(
+                    "appends to regular files and {} is not one; leave file_append out",
+                    p.display()
+                ));
+            }
+        }
+    }
+    if j.nfiles() == 1 {
+        // (Several files: `regions_of_each_file` runs for them anyway.)
+        regions_of_each_file(j, haves)?;
     }
     Ok(())
 }
