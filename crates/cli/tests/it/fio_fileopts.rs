@@ -471,3 +471,67 @@ fn create_only_lays_out_and_does_nothing_else_as_fio() {
         assert_eq!(ours, run("fio"));
     }
 }
+
+/// `fsync_on_close=1`: a job that writes syncs each file when it is done with it (after
+/// its last write); a reader does not; the calls on each file are fio's.
+#[test]
+fn fsync_on_close_syncs_written_files_as_fio() {
+    if !have_strace("fsync_on_close_syncs_written_files_as_fio") {
+        return;
+    }
+    let peer = need_fio("fsync_on_close_syncs_written_files_as_fio");
+    let d = tmp("fsyncclose");
+    let calls = "fsync,fdatasync,pwrite64,pread64";
+    let cases: &[(&[&str], &[&str], &[&str])] = &[
+        (
+            &["--filename=f0", "--rw=write"],
+            &["f0"],
+            &["pwrite64", "fsync"],
+        ),
+        (
+            &["--filename=f0", "--rw=read"],
+            &["f0"],
+            &["fsync", "pread64"],
+        ),
+        (
+            &["--filename=f0", "--rw=write", "--fsync_on_close=0"],
+            &["f0"],
+            &["pwrite64"],
+        ),
+        (
+            &[
+                "--filename=f0:f1",
+                "--rw=write",
+                "--openfiles=1",
+                "--file_service_type=sequential",
+            ],
+            &["f0", "f1"],
+            &["pwrite64", "fsync"],
+        ),
+    ];
+    for &(opts, files, want) in cases {
+        let mut args = vec!["--name=fc", "--size=64k", "--bs=16k", "--fsync_on_close=1"];
+        args.extend_from_slice(opts);
+        let each = |who: &str| -> Vec<Vec<String>> {
+            for f in files {
+                let _ = std::fs::remove_file(d.join(f));
+            }
+            files
+                .iter()
+                .map(|f| {
+                    for f in files {
+                        let _ = std::fs::remove_file(d.join(f));
+                    }
+                    file_calls(&d, who, &args, f, calls)
+                })
+                .collect()
+        };
+        let ours = each("hostbench");
+        for c in &ours {
+            assert_eq!(c, want, "{opts:?}");
+        }
+        if peer {
+            assert_eq!(ours, each("fio"), "{opts:?}");
+        }
+    }
+}

@@ -871,6 +871,14 @@ impl FioWorker {
                     fs.closed_done(i);
                     let slot = &mut fs.slots[i];
                     slot.engine = None;
+                    if self.job.fsync_on_close
+                        && self.job.rw.writes(self.job.rwmixread)
+                        && let Some(fd) = slot.fd.as_ref()
+                    {
+                        // fio's fsync_on_close: a written file is synced as it is closed.
+                        // SAFETY: syncing our own fd.
+                        unsafe { libc::fsync(fd.as_raw_fd()) };
+                    }
                     if let Some(fd) = slot.fd.take()
                         && !self.job.engine.is_sync()
                     {
@@ -3213,7 +3221,10 @@ impl FioWorker {
             self.run_queued(ctl)
         };
         let meas = r?;
-        if self.job.end_fsync {
+        // fio's end_fsync, and fsync_on_close for a job that writes (fio syncs the files
+        // it closes then: once each, the end-of-job sync standing for the close's).
+        if self.job.end_fsync || (self.job.fsync_on_close && self.job.rw.writes(self.job.rwmixread))
+        {
             // Every file still open, in the clone's order (the current one's descriptor is
             // the worker's), as fio syncs them.
             let fds: Vec<i32> = match &self.files {
