@@ -535,3 +535,46 @@ fn fsync_on_close_syncs_written_files_as_fio() {
         }
     }
 }
+
+/// `unique_filename`: outside fio's client mode names are the same either way; with
+/// `unique_filename=0` (or a `filename_format` lacking `$jobnum`) and verifying writers
+/// fio warns that they may overwrite each other's blocks, and so does hostbench.
+#[test]
+fn unique_filename_names_and_warns_as_fio() {
+    let peer = need_fio("unique_filename_names_and_warns_as_fio");
+    let cases: &[(&[&str], bool)] = &[
+        (&["--unique_filename=0"], true),
+        (&["--unique_filename=1"], false),
+        (&["--filename_format=$jobname.x.$jobnum"], true),
+        (&["--unique_filename=0", "--verify=0"], false),
+    ];
+    for &(opts, warns) in cases {
+        let mut args = vec![
+            "--name=u",
+            "--rw=write",
+            "--size=16k",
+            "--numjobs=2",
+            "--verify=crc32c",
+        ];
+        args.extend_from_slice(opts);
+        let run = |who: &str| -> (bool, Vec<(String, u64)>) {
+            let d = tmp("uniq");
+            let r = if who == "fio" {
+                fio(&d, &args)
+            } else {
+                hb(&d, &args)
+            };
+            assert_eq!(r.code, 0, "{who} {opts:?}: {}", r.err);
+            let all = format!("{}{}", r.out, r.err);
+            (
+                all.contains("multiple writers may overwrite blocks"),
+                files_in(&d),
+            )
+        };
+        let ours = run("hostbench");
+        assert_eq!(ours.0, warns, "{opts:?}");
+        if peer {
+            assert_eq!(ours, run("fio"), "{opts:?}");
+        }
+    }
+}
