@@ -83,6 +83,10 @@ fn file_calls(dir: &Path, who: &str, args: &[&str], file: &str, calls: &str) -> 
                 }
             }
             f
+        } else if rest.contains(&tag) && name == "fadvise64" {
+            // With its advice (the last argument).
+            let advice = rest.rsplit_once(", ").map_or("", |(_, a)| a);
+            format!("fadvise64:{}", advice.split(')').next().unwrap_or(""))
         } else if rest.contains(&tag) {
             name.to_string()
         } else {
@@ -575,6 +579,74 @@ fn unique_filename_names_and_warns_as_fio() {
         assert_eq!(ours.0, warns, "{opts:?}");
         if peer {
             assert_eq!(ours, run("fio"), "{opts:?}");
+        }
+    }
+}
+
+/// `pre_read=1`: each file's region is read once (`read`s of the block size from an
+/// `lseek` to its start) before the job's I/O, which does not count it, and the page
+/// cache is not dropped between (no `POSIX_FADV_DONTNEED`): the calls on each file from
+/// the pre-read on are fio's.
+#[test]
+fn pre_read_reads_the_region_first_as_fio() {
+    if !have_strace("pre_read_reads_the_region_first_as_fio") {
+        return;
+    }
+    let peer = need_fio("pre_read_reads_the_region_first_as_fio");
+    let d = tmp("preread");
+    let calls = "lseek,read,pread64,pwrite64,fadvise64";
+    for (rw, files) in [("read", "p0"), ("randwrite", "p0"), ("randread", "p0:p1")] {
+        let (r, f) = (format!("--rw={rw}"), format!("--filename={files}"));
+        let args = [
+            "--name=pr",
+            &f,
+            &r,
+            "--size=64k",
+            "--bs=16k",
+            "--pre_read=1",
+            "--output-format=json",
+        ];
+        let run = |who: &str| -> Vec<Vec<String>> {
+            files
+                .split(':')
+                .map(|name| {
+                    for n in files.split(':') {
+                        let _ = std::fs::remove_file(d.join(n));
+                    }
+                    let all = file_calls(&d, who, &args, name, calls);
+                    let from = all.iter().position(|c| c == "read").expect("a pre-read");
+                    all[from..]
+                        .iter()
+                        .filter(|c| {
+                            *c != "lseek"
+                                && !c.starts_with("fadvise64:POSIX_FADV_RANDOM")
+                                && !c.starts_with("fadvise64:POSIX_FADV_SEQ")
+                        })
+                        .cloned()
+                        .collect()
+                })
+                .collect()
+        };
+        let ours = run("hostbench");
+        let io = if rw == "randwrite" {
+            "pwrite64"
+        } else {
+            "pread64"
+        };
+        for c in &ours {
+            assert_eq!(c, &["read", io], "{rw}");
+        }
+        let r = hb(&d, &args);
+        assert_eq!(r.code, 0, "{}", r.err);
+        // 64k in 16k blocks, over one file or two.
+        let want = if rw == "randwrite" { 0 } else { 4 };
+        assert_eq!(
+            counts(&r.out)[0].0,
+            want,
+            "{rw}: the pre-read is not counted"
+        );
+        if peer {
+            assert_eq!(ours, run("fio"), "{rw}");
         }
     }
 }

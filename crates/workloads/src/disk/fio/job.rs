@@ -1905,6 +1905,10 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
         let mut all = global.clone();
         all.extend(own);
         let mut job = apply_options(&all, &sec.name, &sec.opts)?;
+        if job.pre_read {
+            // fio: what was read beforehand stays in the page cache (invalidate off).
+            job.invalidate = false;
+        }
         finish_engine(&mut job, &global_known)?;
         check_job(&job)?;
         check_waitee(&job, &jobs, &sec.origin)?;

@@ -3076,6 +3076,72 @@ impl FioWorker {
         }
     }
 
+    /// fio's `pre_read`: before the clone's time starts, each of its files (regular files
+    /// and block devices) is opened, its region read once with `read` in blocks of the
+    /// largest read size from an `lseek` to its start, and closed, so the region is in the
+    /// page cache. A short read ends the clone with EIO (`pre_read`), as fio; false then.
+    fn pre_read(&mut self) -> bool {
+        if self.job.engine.fileless() || self.job.engine.file_op() || self.job.engine.no_io() {
+            return true;
+        }
+        let regions: Vec<(PathBuf, u64, u64)> = match &self.files {
+            Some(fs) => fs
+                .slots
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.path.clone(), self.slot_offset(i), s.size))
+                .collect(),
+            None => vec![(self.path.clone(), self.job.offset, self.size)],
+        };
+        let bs = self.job.bsz[0].max.max(self.job.bs_read).max(1) as usize;
+        let mut buf = vec![0u8; bs];
+        for (path, off, len) in regions {
+            use std::io::{Read, Seek, SeekFrom};
+            use std::os::unix::fs::FileTypeExt;
+            if std::fs::metadata(&path).is_ok_and(|m| m.file_type().is_char_device()) {
+                continue;
+            }
+            let mut f = match open_job_file(&self.job, &path, false) {
+                Ok(f) => f,
+                Err(e) => {
+                    let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                    let func = format!("open({})", path.display());
+                    self.set_error(
+                        errno,
+                        &func,
+                        format!("cannot pre-read {}: {e}", path.display()),
+                    );
+                    return false;
+                }
+            };
+            if let Err(e) = f.seek(SeekFrom::Start(off)) {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                self.set_error(errno, "lseek", format!("pre-read {}: {e}", path.display()));
+                return false;
+            }
+            let mut left = len;
+            while left > 0 {
+                let n = (left as usize).min(bs);
+                match f.read(&mut buf[..n]) {
+                    Ok(r) if r == n => left -= n as u64,
+                    _ => {
+                        self.set_error(
+                            libc::EIO,
+                            "pre_read",
+                            format!(
+                                "pre-read {}: short read at {}",
+                                path.display(),
+                                off + len - left
+                            ),
+                        );
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
     /// With `invalidate` (fio's default) on a buffered job: drops the region's pages from
     /// the page cache (`POSIX_FADV_DONTNEED`), at the job's start and at each new pass.
     fn drop_cache(&self) {
@@ -3126,6 +3192,10 @@ impl FioWorker {
                     return Ok(());
                 }
             }
+        }
+        if self.job.pre_read && !self.pre_read() {
+            self.hand_over();
+            return Ok(());
         }
         // The clone's own time, from its start: ramp_time, then runtime.
         let t_job = ctl.now();
