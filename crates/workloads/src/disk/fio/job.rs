@@ -718,6 +718,10 @@ pub struct JobSpec {
     pub unique_filename: bool,
     /// `lockfile`: how clones sharing a file take turns per I/O.
     pub lockfile: LockFile,
+    /// The `lockfile` in effect when `filename` was given: fio makes a named file's lock
+    /// when it adds the file, so on the command line `--filename=f --lockfile=exclusive`
+    /// locks nothing (a job file's section sets `lockfile` first).
+    pub filename_lockfile: LockFile,
     /// Set at setup: the clones fio gives no file, which never start (a clone after the
     /// first whose generated names, `filename_format` without `$jobnum`, are all taken
     /// already: fio's `add_file` skips a name an earlier clone of a job of several has).
@@ -2029,6 +2033,7 @@ fn apply_options(
         allow_file_create: true,
         unique_filename: true,
         lockfile: LockFile::None,
+        filename_lockfile: LockFile::None,
         idle_clones: Vec::new(),
         fill_device: false,
         sized_at_open: false,
@@ -2221,6 +2226,7 @@ fn apply_options(
                 j.filename = Some(list[0].clone());
                 j.more_files = list[1..].to_vec();
                 j.filename_dir = Some(j.directory.clone());
+                j.filename_lockfile = j.lockfile;
             }
             "directory" => {
                 // fio's list `d1:d2` (`\:` for a colon in a name): clone N's generated

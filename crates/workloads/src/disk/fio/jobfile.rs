@@ -54,18 +54,19 @@ pub fn parse_ini(
     Ok(out)
 }
 
-/// fio sorts a job file section's options before it applies them (`filename` and
-/// `filename_format` last, "after directory"), so a `directory` anywhere in the section
-/// holds for its `filename`; the command line applies its options in the order given
-/// (`--filename=x --directory=d` is `./x`). The section's `directory` options are moved
-/// first (the others keep their order).
+/// fio sorts a job file section's options before it applies them (`lockfile` first,
+/// `filename` and `filename_format` last, "after directory"), so a `directory` or
+/// `lockfile` anywhere in the section holds for its `filename`; the command line applies
+/// its options in the order given (`--filename=x --directory=d` is `./x`). The section's
+/// `directory` and `lockfile` options are moved first (the others keep their order).
 fn directory_first(sec: &mut Section) {
     let mut at = std::mem::take(&mut sec.opt_at);
     at.resize(sec.opts.len(), sec.origin.clone());
     let pairs: Vec<((String, String), String)> =
         std::mem::take(&mut sec.opts).into_iter().zip(at).collect();
-    let (dirs, rest): (Vec<_>, Vec<_>) =
-        pairs.into_iter().partition(|((k, _), _)| k == "directory");
+    let (dirs, rest): (Vec<_>, Vec<_>) = pairs
+        .into_iter()
+        .partition(|((k, _), _)| k == "directory" || k == "lockfile");
     for ((k, v), a) in dirs.into_iter().chain(rest) {
         sec.opts.push((k, v));
         sec.opt_at.push(a);

@@ -113,6 +113,10 @@ struct Shared {
     zbd: zbd::Tables,
     /// `--trigger-file`, `--trigger-timeout`: the clones' states for the trigger's save.
     trigger: trigger::Board,
+    /// `lockfile=exclusive`: per job, a lock per named file its clones share (fio's
+    /// per-file semaphore, which a job's clones share and other jobs do not); empty for
+    /// jobs without it.
+    file_locks: Vec<Arc<[Mutex<()>]>>,
 }
 
 /// `--status-interval` is on: the clones publish their statistics when asked
@@ -406,6 +410,17 @@ impl Workload for Fio {
             Watch::start(paths.iter().map(PathBuf::as_path))
         });
         let seq = sequence::Sequencer::new(&jobs, &threads, ctx.seed);
+        let file_locks = jobs
+            .iter()
+            .map(|j| {
+                let n = if j.filename_lockfile == job::LockFile::Exclusive && j.filename.is_some() {
+                    j.nfiles() as usize
+                } else {
+                    0
+                };
+                (0..n).map(|_| Mutex::new(())).collect::<Arc<[_]>>()
+            })
+            .collect();
         let flows = rate::Flows::new(&jobs, &threads);
         let ss = steadystate::Board::new(&jobs, &threads);
         let live = status::Live::new(n, &jobs);
@@ -436,6 +451,7 @@ impl Workload for Fio {
             disks,
             zbd: Default::default(),
             trigger: trigger::Board::new(n),
+            file_locks,
         });
         status::start(&shared);
         trigger::start(&shared);

@@ -2160,6 +2160,7 @@ impl FioWorker {
     /// no minimum rate, no verify (the sync loop then takes its plain form).
     fn plain(&self) -> bool {
         self.job.flow == 0
+            && self.shared.file_locks[self.shared.threads[self.tid].0].is_empty()
             && !self.job.engine.file_op()
             && !self.pacer.active()
             && self.think.is_none()
@@ -2319,6 +2320,16 @@ impl FioWorker {
                 // zonemode=zbd: the trim was the zone's reset; nothing goes to the file
                 // (fio's `zbd_do_io_u_trim`).
                 _ if dir == Dir::Trim && self.zbd.is_some() => i64::from(len),
+                e if !PLAIN => {
+                    // lockfile=exclusive: the I/O holds its file's lock, shared with the
+                    // job's other clones (fio holds it from prep to the engine's return).
+                    let locks = &self.shared.file_locks[self.shared.threads[self.tid].0];
+                    let k = self.files.as_ref().and_then(|f| f.cur).unwrap_or(0);
+                    let _held = locks
+                        .get(k)
+                        .map(|l| l.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+                    e.sync_io(dir, buf, off, len)
+                }
                 e => e.sync_io(dir, buf, off, len),
             };
             let t1 = ctl.now();
