@@ -216,6 +216,9 @@ fn allow_file_create_0_creates_nothing_as_fio() {
     assert_eq!(r.code, 0, "{}", r.err);
 }
 
+/// Files and their lengths.
+type Files = Vec<(String, u64)>;
+
 /// Every regular file under `dir` (relative paths, sorted) and its length, the test's own
 /// logs left out.
 fn files_in(dir: &Path) -> Vec<(String, u64)> {
@@ -268,7 +271,7 @@ fn clones_sharing_a_generated_name_as_fio() {
             "--bs=4k",
             "--output-format=json,normal",
         ];
-        let run = |who: &str| -> (Vec<(u64, u64)>, usize, Vec<(String, u64)>) {
+        let run = |who: &str| -> (Vec<(u64, u64)>, usize, Files) {
             let d = tmp("sharedfmt");
             let r = if who == "fio" {
                 fio(&d, &args)
@@ -445,7 +448,7 @@ fn create_only_lays_out_and_does_nothing_else_as_fio() {
         "--create_only=1",
         "--output-format=json,normal",
     ];
-    let run = |who: &str| -> (Vec<(u64, u64)>, usize, bool, Vec<(String, u64)>) {
+    let run = |who: &str| -> (Vec<(u64, u64)>, usize, bool, Files) {
         let d = tmp("createonly");
         let r = if who == "fio" {
             fio(&d, &args)
