@@ -80,7 +80,8 @@ amount: io_size (io_limit; bytes or P%) loops number_ios filesize (a size or a r
 files: filename (a:b:c, \\: a colon) filename_format ($filenum) openfiles file_service_type
 (roundrobin sequential random, :N; zipf:θ pareto:h normal:dev) create_serialize offset_align unlink
 unlink_each_loop create_on_open fill_device (fill_fs)
-fallocate (none native posix keep truncate);
+fallocate (none native posix keep truncate) overwrite create_fsync create_only fsync_on_close
+pre_read file_append allow_file_create unique_filename lockfile (none exclusive readwrite);
 rate: rate (bytes/s, R,W) rate_iops (R,W) rate_min (ratemin) rate_iops_min rate_process (linear poisson)
 rate_cycle (ratecycle) rate_ignore_thinktime thinktime thinktime_spin thinktime_blocks
 thinktime_blocks_type (complete issue) thinktime_iotime; flow (0-1000) flow_id flow_sleep;

@@ -904,17 +904,17 @@ fn option_errors_name_their_line_and_fio_options_are_known() {
     let job = d.join("job.fio");
     std::fs::write(&job, "[a]\nsize=1m\n\n; comment\nrw=sideways\n").unwrap();
     let unsupported = d.join("unsupported.fio");
-    std::fs::write(&unsupported, "[a]\nsize=1m\nfsync_on_close=1\n").unwrap();
+    std::fs::write(&unsupported, "[a]\nsize=1m\ncgroup=x\n").unwrap();
     let cases: Vec<(Vec<String>, &str)> = vec![
         (vec![s(&global)], "global.fio:4: bs=4x"),
         (vec![s(&job)], "job.fio:5: rw=sideways"),
         (
             vec![s(&unsupported)],
-            "unsupported.fio:3: fio option 'fsync_on_close' is not supported by hostbench yet",
+            "unsupported.fio:3: fio option 'cgroup' is not supported by hostbench yet",
         ),
         (
-            vec!["--name=a".into(), "--pre_read=1".into()],
-            "fio option --pre_read is not supported by hostbench yet",
+            vec!["--name=a".into(), "--cgroup_weight=100".into()],
+            "fio option --cgroup_weight is not supported by hostbench yet",
         ),
         (
             vec!["--name=a".into(), "--cgroup=1".into()],

@@ -22,6 +22,7 @@ mod fio_e4defrag;
 mod fio_engines;
 mod fio_errors;
 mod fio_exec;
+mod fio_fileopts;
 mod fio_files;
 mod fio_iolog;
 mod fio_lat;

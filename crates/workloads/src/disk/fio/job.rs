@@ -639,6 +639,10 @@ pub struct JobSpec {
     pub unlink_each_loop: bool,
     /// `directory` for generated names.
     pub directory: String,
+    /// The `directory` in effect when `filename` was given (fio adds a named file with
+    /// the directory set before it: on the command line `--filename=x --directory=d` is
+    /// `./x`); `None`: `directory`.
+    pub filename_dir: Option<String>,
     /// Where the run's own files go (the verify state): the native grammar's `dir`, empty
     /// for `hostbench fio`, whose files go to the current directory as fio's do.
     pub run_dir: String,
@@ -691,6 +695,37 @@ pub struct JobSpec {
     pub unlink: bool,
     /// `create_on_open`: no layout; the file is created when the job opens it.
     pub create_on_open: bool,
+    /// `overwrite`: a job that only writes has its missing file written out before the run
+    /// (fio's default 0 creates it and reserves its space only; a job that reads always
+    /// has its file written out, fio setting `overwrite` for it).
+    pub overwrite: bool,
+    /// `create_fsync` (fio's default 1): a file written out before the run is fsynced.
+    pub create_fsync: bool,
+    /// `create_only`: the files are laid out and the job does no I/O.
+    pub create_only: bool,
+    /// `fsync_on_close`: a writer's files are fsynced when the job closes them.
+    pub fsync_on_close: bool,
+    /// `pre_read`: the job's region of each file is read once before the run (so it sits
+    /// in the page cache), and the cache is not dropped then.
+    pub pre_read: bool,
+    /// `file_append`: each file's region starts at its end (its length when the job is
+    /// set up), as if `offset` were that length.
+    pub file_append: bool,
+    /// `allow_file_create` (fio's default 1): 0 refuses to create a missing file.
+    pub allow_file_create: bool,
+    /// `unique_filename` (fio's default 1): only changes names in fio's client/server mode;
+    /// 0 with verify and several writers brings fio's warning about overwritten blocks.
+    pub unique_filename: bool,
+    /// `lockfile`: how clones sharing a file take turns per I/O.
+    pub lockfile: LockFile,
+    /// The `lockfile` in effect when `filename` was given: fio makes a named file's lock
+    /// when it adds the file, so on the command line `--filename=f --lockfile=exclusive`
+    /// locks nothing (a job file's section sets `lockfile` first).
+    pub filename_lockfile: LockFile,
+    /// Set at setup: the clones fio gives no file, which never start (a clone after the
+    /// first whose generated names, `filename_format` without `$jobnum`, are all taken
+    /// already: fio's `add_file` skips a name an earlier clone of a job of several has).
+    pub idle_clones: Vec<u32>,
     /// `fill_device` (`fill_fs`): a writer goes on until the filesystem is full; ENOSPC
     /// (or EDQUOT) ends it without an error.
     pub fill_device: bool,
@@ -842,6 +877,17 @@ impl Percentages {
     pub fn any(&self) -> bool {
         self.size.is_some() || self.offset.is_some() || self.offset_increment.is_some()
     }
+}
+
+/// fio's `lockfile`: how the clones and jobs sharing a file take turns on it, per I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockFile {
+    /// No lock (fio's default).
+    None,
+    /// One I/O on the file at a time, whatever its direction.
+    Exclusive,
+    /// Reads together, a write alone.
+    ReadWrite,
 }
 
 /// Which jobs stop when a job ends under `exitall` (fio's `exit_what`).
@@ -1302,6 +1348,42 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "create_on_open",
+        aliases: &[],
+    },
+    Opt {
+        name: "overwrite",
+        aliases: &[],
+    },
+    Opt {
+        name: "create_fsync",
+        aliases: &[],
+    },
+    Opt {
+        name: "create_only",
+        aliases: &[],
+    },
+    Opt {
+        name: "fsync_on_close",
+        aliases: &[],
+    },
+    Opt {
+        name: "pre_read",
+        aliases: &[],
+    },
+    Opt {
+        name: "file_append",
+        aliases: &[],
+    },
+    Opt {
+        name: "allow_file_create",
+        aliases: &[],
+    },
+    Opt {
+        name: "unique_filename",
+        aliases: &[],
+    },
+    Opt {
+        name: "lockfile",
         aliases: &[],
     },
     Opt {
@@ -1930,6 +2012,10 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
         let mut all = global.clone();
         all.extend(own);
         let mut job = apply_options(&all, &sec.name, &sec.opts)?;
+        if job.pre_read {
+            // fio: what was read beforehand stays in the page cache (invalidate off).
+            job.invalidate = false;
+        }
         finish_engine(&mut job, &global_known)?;
         check_job(&job)?;
         check_waitee(&job, &jobs, &sec.origin)?;
@@ -2015,6 +2101,7 @@ fn apply_options(
         file_service: FileService::default(),
         unlink_each_loop: false,
         directory: ".".into(),
+        filename_dir: None,
         run_dir: String::new(),
         size: None,
         offset: 0,
@@ -2040,6 +2127,17 @@ fn apply_options(
         offset_align: None,
         unlink: false,
         create_on_open: false,
+        overwrite: false,
+        create_fsync: true,
+        create_only: false,
+        fsync_on_close: false,
+        pre_read: false,
+        file_append: false,
+        allow_file_create: true,
+        unique_filename: true,
+        lockfile: LockFile::None,
+        filename_lockfile: LockFile::None,
+        idle_clones: Vec::new(),
         fill_device: false,
         sized_at_open: false,
         replay: None,
@@ -2242,6 +2340,8 @@ fn apply_options(
                 }
                 j.filename = Some(list[0].clone());
                 j.more_files = list[1..].to_vec();
+                j.filename_dir = Some(j.directory.clone());
+                j.filename_lockfile = j.lockfile;
             }
             "directory" => {
                 // fio's list `d1:d2` (`\:` for a colon in a name): clone N's generated
@@ -2327,6 +2427,26 @@ fn apply_options(
                 j.filename_format = Some(v.trim().to_string());
             }
             "create_on_open" => j.create_on_open = parse_bool_opt(k, v, at)?,
+            "overwrite" => j.overwrite = parse_bool_opt(k, v, at)?,
+            "create_fsync" => j.create_fsync = parse_bool_opt(k, v, at)?,
+            "create_only" => j.create_only = parse_bool_opt(k, v, at)?,
+            "fsync_on_close" => j.fsync_on_close = parse_bool_opt(k, v, at)?,
+            "pre_read" => j.pre_read = parse_bool_opt(k, v, at)?,
+            "file_append" => j.file_append = parse_bool_opt(k, v, at)?,
+            "allow_file_create" => j.allow_file_create = parse_bool_opt(k, v, at)?,
+            "unique_filename" => j.unique_filename = parse_bool_opt(k, v, at)?,
+            "lockfile" => {
+                j.lockfile = match v.trim() {
+                    "none" => LockFile::None,
+                    "exclusive" => LockFile::Exclusive,
+                    "readwrite" => LockFile::ReadWrite,
+                    _ => {
+                        return err(format!(
+                            "{at}: lockfile={v}: expected none, exclusive or readwrite"
+                        ));
+                    }
+                }
+            }
             "fill_device" => j.fill_device = parse_bool_opt(k, v, at)?,
             "fallocate" => {
                 j.fallocate = match v.trim() {
@@ -3922,6 +4042,10 @@ impl JobSpec {
     /// are of `real`, and then the sum is rounded up to `offset_align` or the smallest
     /// block size.
     pub fn start_offset(&self, clone: u32, real: u64) -> u64 {
+        if self.file_append {
+            // fio: a regular file's region starts at its end (layout.rs checks the rest).
+            return real;
+        }
         let of = |p: u64| real.saturating_mul(p) / 100;
         let base = self.pct.offset.map_or(self.offset, of);
         let inc = self.pct.offset_increment.map_or(self.offset_increment, of);
@@ -4075,7 +4199,14 @@ impl JobSpec {
         match given {
             Some(f) => {
                 let p = std::path::Path::new(f);
-                let dir = self.directory_of(0);
+                // fio's set_name_idx for a named file: the first directory.
+                let dir = match &self.filename_dir {
+                    Some(d) => split_filenames(d)
+                        .into_iter()
+                        .next()
+                        .map_or_else(|| std::path::PathBuf::from("."), Into::into),
+                    None => self.directory_of(0),
+                };
                 if p.is_absolute() || dir.as_os_str() == "." {
                     p.to_path_buf()
                 } else {
@@ -4434,7 +4565,7 @@ mod tests {
                 "{k}"
             );
         }
-        for k in ["pre_read", "fsync_on_close", "sqthread_poll", "cgroup"] {
+        for k in ["sqthread_poll", "cgroup"] {
             let m = unsupported_option(k, k);
             assert!(
                 m.starts_with(&format!("fio option {k} is not supported by hostbench yet")),

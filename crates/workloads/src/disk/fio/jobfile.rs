@@ -56,7 +56,29 @@ pub fn parse_ini(
     // job file limit.
     let mut budget = usize::try_from(hostbench_core::input::JOB_FILE_MAX).unwrap_or(usize::MAX);
     parse_lines(text, origin, env, &mut out, &mut budget, 0)?;
+    for sec in &mut out {
+        directory_first(sec);
+    }
     Ok(out)
+}
+
+/// fio sorts a job file section's options before it applies them (`lockfile` first,
+/// `filename` and `filename_format` last, "after directory"), so a `directory` or
+/// `lockfile` anywhere in the section holds for its `filename`; the command line applies
+/// its options in the order given (`--filename=x --directory=d` is `./x`). The section's
+/// `directory` and `lockfile` options are moved first (the others keep their order).
+fn directory_first(sec: &mut Section) {
+    let mut at = std::mem::take(&mut sec.opt_at);
+    at.resize(sec.opts.len(), sec.origin.clone());
+    let pairs: Vec<((String, String), String)> =
+        std::mem::take(&mut sec.opts).into_iter().zip(at).collect();
+    let (dirs, rest): (Vec<_>, Vec<_>) = pairs
+        .into_iter()
+        .partition(|((k, _), _)| k == "directory" || k == "lockfile");
+    for ((k, v), a) in dirs.into_iter().chain(rest) {
+        sec.opts.push((k, v));
+        sec.opt_at.push(a);
+    }
 }
 
 /// How deep `include`s may nest (a file that includes itself ends here).

@@ -184,6 +184,7 @@ fn layout_files_in(
     // Files `fill_device` jobs make during the run, with their jobs' bound.
     let mut filled: Vec<(PathBuf, u64)> = Vec::new();
     let mut first_dir: Option<PathBuf> = None;
+    idle_clones(jobs)?;
     for (ji, j) in jobs.iter_mut().enumerate() {
         // `filesize` reads each file as it is now (never through a symlink: one there is
         // refused below): one per clone, or the shared `filename`.
@@ -203,8 +204,9 @@ fn layout_files_in(
         let recorded_haves = recorded
             .as_ref()
             .and_then(|r| r.get(ji))
-            .filter(|h| h.len() == files as usize);
-        let haves: Vec<u64> = match recorded_haves {
+            .filter(|h| h.len() == files as usize)
+            .cloned();
+        let haves: Vec<u64> = match recorded_haves.as_ref() {
             Some(h) => h.clone(),
             None => (0..files)
                 .map(|s| {
@@ -232,6 +234,9 @@ fn layout_files_in(
             .map_err(|e| WorkloadError::usage(e.0))?;
         if j.fill_device {
             fill_device_size(j)?;
+        }
+        if j.file_append {
+            file_append_regions(j, &haves)?;
         }
         if nf > 1 || j.unlink_each_loop {
             if nf > 1 && !j.engine.fileless() && !j.engine.file_op() {
@@ -367,6 +372,10 @@ fn layout_files_in(
             }
         }
         for (c, k) in (0..j.numjobs).flat_map(|c| (0..nf).map(move |k| (c, k))) {
+            // (create_only's clones lay their files out all the same.)
+            if j.idle_clones.contains(&c) && !j.create_only {
+                continue;
+            }
             let path = j.file_path_k(c, k);
             if j.filename.is_none() && j.filename_format.is_some() {
                 make_parents(j, &path)?;
@@ -494,6 +503,17 @@ fn layout_files_in(
                 j.clone_offset(last)
                     .saturating_add(j.clone_size(last).unwrap_or(size))
             };
+            if j.create_on_open && !j.allow_file_create && meta.is_none() {
+                // fio runs the job and its open fails (ENOENT: err=2, exit 1); hostbench
+                // refuses it before anything runs.
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': {} does not exist, create_on_open=1 would create it and \
+                     allow_file_create=0 forbids that (fio's job fails its open with error \
+                     2); create the file first or drop allow_file_create=0",
+                    j.name,
+                    path.display()
+                )));
+            }
             // create_on_open: no layout, the job's open creates the file (fio); the space
             // its writes will take is checked all the same, unless they go on after ENOSPC.
             if !is_dev
@@ -514,7 +534,14 @@ fn layout_files_in(
             }
             // filecreate makes its (empty) files itself, one open each: nothing to lay out;
             // fill_device's file is made by the job's open and filled by its writes.
-            if !is_dev && !j.create_on_open && !j.fill_device && j.engine != EngineKind::Filecreate
+            // A file the prepare stage only created and reserved space for (a writer's)
+            // may still be short (`fallocate=keep` or `none`): it is not laid out again.
+            let done_before = recorded_haves.is_some() && !writes_out(j);
+            if !is_dev
+                && !j.create_on_open
+                && !j.fill_device
+                && j.engine != EngineKind::Filecreate
+                && !done_before
             {
                 if nf > 1 && k == 0 {
                     // fio's one line for the files of a clone that need laying out.
@@ -767,10 +794,117 @@ fn reserve(j: &JobSpec, f: &std::fs::File, have: u64, need: u64) {
                 libc::ftruncate(fd, need as libc::off_t);
             }
         }
-        if j.rw.read_pct(j.rwmixread) > 0 {
+        if writes_out(j) {
             libc::ftruncate(fd, need as libc::off_t);
         }
     }
+}
+
+/// fio's `add_file` for generated names: a clone after a job's first gets no file whose
+/// name is taken already (by an earlier clone of a job of several clones, of this job or
+/// one before it), unless something other than a regular file is there. Such a clone, all
+/// of its names taken (`filename_format=shared.$filenum` with `numjobs=2`), has no file
+/// and never starts (fio's JSON lists it with no I/O, its report has no block): its
+/// [`JobSpec::idle_clones`]. A clone with only some of its names taken would run on the
+/// others, which hostbench does not do: refused.
+fn idle_clones(jobs: &mut [JobSpec]) -> Result<(), WorkloadError> {
+    let mut taken: Vec<PathBuf> = Vec::new();
+    let threads = super::fio_threads(jobs);
+    for j in jobs.iter_mut() {
+        j.idle_clones.clear();
+    }
+    for (ji, c) in threads {
+        let j = &mut jobs[ji];
+        if j.create_only {
+            // fio's create_only: the files are laid out and the job is done before its
+            // first I/O (no block in the report, a JSON entry without I/O).
+            j.idle_clones.push(c);
+            continue;
+        }
+        if j.filename.is_some() || j.engine.fileless() {
+            continue;
+        }
+        let names: Vec<PathBuf> = (0..j.nfiles()).map(|k| j.file_path_k(c, k)).collect();
+        let dup = |p: &PathBuf| {
+            taken.contains(p) && std::fs::symlink_metadata(p).map_or(true, |m| m.is_file())
+        };
+        let dups = if c > 0 {
+            names.iter().filter(|p| dup(p)).count()
+        } else {
+            0
+        };
+        if dups == names.len() && dups > 0 {
+            j.idle_clones.push(c);
+        } else if dups > 0 {
+            return Err(WorkloadError::usage(format!(
+                "job '{}': clone {c} would get only some of its files ({dups} of its {} \
+                 names are an earlier clone's: fio's clones skip those), which hostbench \
+                 does not support; put $jobnum in filename_format",
+                j.name,
+                names.len()
+            )));
+        }
+        if j.numjobs > 1 {
+            taken.extend(names);
+        }
+    }
+    Ok(())
+}
+
+/// `file_append`: each clone's region of each file starts at the file's end as the clone
+/// is set up (fio's `get_start_offset` returns the file's length: `offset` and
+/// `offset_increment` do not count), so a file the clones share is grown by each in turn.
+/// Regular files, with a size in bytes, only.
+fn file_append_regions(j: &mut JobSpec, haves: &[u64]) -> Result<(), WorkloadError> {
+    let refuse = |why: &str| {
+        Err(WorkloadError::usage(format!(
+            "job '{}': file_append {why}",
+            j.name
+        )))
+    };
+    if j.engine.fileless() || j.engine.file_op() || j.engine.no_io() {
+        return refuse(&format!(
+            "appends to files, and ioengine={} has none; leave file_append out",
+            j.engine.name()
+        ));
+    }
+    if j.size.is_none() || j.pct.any() || j.filesize.is_some() || j.fill_device {
+        return refuse(
+            "needs a size in bytes (e.g. --size=1m), without filesize, fill_device or \
+             percentages (fio's region would be empty or depend on them in ways hostbench \
+             does not follow)",
+        );
+    }
+    for c in 0..j.numjobs {
+        for k in 0..j.nfiles() {
+            let p = j.file_path_k(c, k);
+            if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_file()) {
+                return refuse(&format!(
+                    "appends to regular files and {} is not one; leave file_append out",
+                    p.display()
+                ));
+            }
+        }
+    }
+    if j.nfiles() == 1 {
+        // (Several files: `regions_of_each_file` runs for them anyway.)
+        regions_of_each_file(j, haves)?;
+    }
+    Ok(())
+}
+
+/// Whether the layout writes job `j`'s missing part of a file out (fio's `new_layout` in
+/// `extend_file`): for a job that reads (fio sets `overwrite` for it), or that writes with
+/// `overwrite=1` (and no `file_append`). Otherwise (a writer by default, a trim-only job)
+/// the file is only created and its space reserved (`fallocate`): its writes fill it.
+fn writes_out(j: &JobSpec) -> bool {
+    use super::job::Rw;
+    let reads = matches!(j.rw, Rw::Read | Rw::RandRead | Rw::ReadWrite | Rw::RandRw);
+    let writes = matches!(
+        j.rw,
+        Rw::Write | Rw::RandWrite | Rw::ReadWrite | Rw::RandRw | Rw::TrimWrite | Rw::RandTrimWrite
+    );
+    reads || (writes && j.overwrite && !j.file_append)
 }
 
 /// Several files: each clone's region of each file, as fio 3.33's `setup_files` sets a
@@ -1014,6 +1148,16 @@ fn lay_out(
         )?;
     }
     let created = std::fs::symlink_metadata(path).is_err();
+    if created && !j.allow_file_create {
+        // fio's layout opens without O_CREAT then and fails (exit 1).
+        return Err(WorkloadError::usage(format!(
+            "job '{}': {} does not exist and allow_file_create=0 forbids creating it (fio: \
+             \"file creation disallowed by allow_file_create=0\"); create the file first or \
+             drop allow_file_create=0",
+            j.name,
+            path.display()
+        )));
+    }
     if let Some(log) = announce {
         // fio counts whole MiB (its `extend_size >> 20`): 1500 KiB reads "1MiB".
         log.line(&format!(
@@ -1022,17 +1166,18 @@ fn lay_out(
             need >> 20
         ));
     }
-    // The job's file, made if missing, never through a symlink.
+    // The job's file, made if missing (fio's mode 0644), never through a symlink.
     let open = || {
         std::fs::OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(false)
+            .mode(0o644)
             .custom_flags(libc::O_NOFOLLOW)
             .open(path)
             .map_err(|e| crate::disk::files::open_error(path, false, &e))
     };
-    if fills || allocates_only {
+    if fills || allocates_only || !writes_out(j) {
         let f = open()?;
         reserve(j, &f, have, need);
         return Ok(true);
@@ -1085,8 +1230,10 @@ fn lay_out(
                 log.progress("laying out", missing - left, missing);
             }
         }
-        f.sync_all()
-            .map_err(|e| io_err(ErrorKind::of_io(&e), "cannot fsync", path, &e))?;
+        if j.create_fsync {
+            f.sync_all()
+                .map_err(|e| io_err(ErrorKind::of_io(&e), "cannot fsync", path, &e))?;
+        }
         Ok(true)
     })();
     if !matches!(r, Ok(true)) && created {

@@ -115,6 +115,10 @@ struct Shared {
     zbd: zbd::Tables,
     /// `--trigger-file`, `--trigger-timeout`: the clones' states for the trigger's save.
     trigger: trigger::Board,
+    /// `lockfile=exclusive`: per job, a lock per named file its clones share (fio's
+    /// per-file semaphore, which a job's clones share and other jobs do not); empty for
+    /// jobs without it.
+    file_locks: Vec<Arc<[Mutex<()>]>>,
 }
 
 /// `--status-interval` is on: the clones publish their statistics when asked
@@ -170,6 +174,9 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
             j.run_dir = dir.to_string();
             if j.directory == "." {
                 j.directory = dir.to_string();
+            }
+            if j.filename_dir.as_deref() == Some(".") {
+                j.filename_dir = Some(dir.to_string());
             }
         }
     }
@@ -409,6 +416,17 @@ impl Workload for Fio {
             Watch::start(paths.iter().map(PathBuf::as_path))
         });
         let seq = sequence::Sequencer::new(&jobs, &threads, ctx.seed);
+        let file_locks = jobs
+            .iter()
+            .map(|j| {
+                let n = if j.filename_lockfile == job::LockFile::Exclusive && j.filename.is_some() {
+                    j.nfiles() as usize
+                } else {
+                    0
+                };
+                (0..n).map(|_| Mutex::new(())).collect::<Arc<[_]>>()
+            })
+            .collect();
         let flows = rate::Flows::new(&jobs, &threads);
         let ss = steadystate::Board::new(&jobs, &threads);
         let live = status::Live::new(n, &jobs);
@@ -439,6 +457,7 @@ impl Workload for Fio {
             disks,
             zbd: Default::default(),
             trigger: trigger::Board::new(n),
+            file_locks,
         });
         status::start(&shared);
         trigger::start(&shared);

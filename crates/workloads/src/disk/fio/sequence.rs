@@ -163,7 +163,12 @@ impl Sequencer {
                     group: j.groupid,
                     stonewall: j.stonewall && clone == 0,
                     delay_ns: (delay * 1e9) as u64,
-                    state: State::Pending,
+                    // A clone fio gives no file never starts.
+                    state: if j.idle_clones.contains(&clone) {
+                        State::Exited
+                    } else {
+                        State::Pending
+                    },
                     terminate: false,
                 }
             })

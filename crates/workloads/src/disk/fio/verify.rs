@@ -394,7 +394,18 @@ pub fn notices(j: &JobSpec) -> Vec<String> {
         return n;
     }
     let writes = j.rw.writes(j.rwmixread);
-    if writes && o.do_verify && j.numjobs > 1 && j.filename.is_some() {
+    // fio's test: a shared filename, or generated names that are not surely the clone's
+    // own (`unique_filename=0`, or a filename_format without $jobname, $jobnum and
+    // $filenum, in fio's spelling).
+    let fmt = j
+        .filename_format
+        .as_deref()
+        .unwrap_or("$jobname.$jobnum.$filenum");
+    let own_names = j.unique_filename
+        && ["$jobname", "$jobnum", "$filenum"]
+            .iter()
+            .all(|k| fmt.contains(k));
+    if writes && o.do_verify && j.numjobs > 1 && (j.filename.is_some() || !own_names) {
         n.push(
             "fio: multiple writers may overwrite blocks that belong to other jobs. This can              cause verification failures."
                 .to_string(),

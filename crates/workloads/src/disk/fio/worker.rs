@@ -409,14 +409,17 @@ fn open_job_file(
     // fio's falloc engine opens its file for writing whatever the direction.
     o.read(true)
         .write(writes || matches!(j.engine, EngineKind::Mmap | EngineKind::Falloc));
-    if (create || j.create_on_open) && (writes || j.engine == EngineKind::Mmap) {
+    if (create || j.create_on_open)
+        && (writes || j.engine == EngineKind::Mmap)
+        && j.allow_file_create
+    {
         // fio's create_on_open: the job's open makes the file (no layout before), with
         // fio's mode.
         o.create(true)
             .mode(if j.fill_device { 0o644 } else { 0o600 });
     }
     let mut flags = libc::O_NOFOLLOW;
-    if j.create_on_open && !(writes || j.engine == EngineKind::Mmap) {
+    if j.create_on_open && !(writes || j.engine == EngineKind::Mmap) && j.allow_file_create {
         // A reader's create_on_open also makes its (empty) file, as fio's open does; its
         // reads then find nothing there and the job ends in error, as fio's.
         flags |= libc::O_CREAT;
@@ -971,6 +974,14 @@ impl FioWorker {
                     fs.closed_done(i);
                     let slot = &mut fs.slots[i];
                     slot.engine = None;
+                    if self.job.fsync_on_close
+                        && self.job.rw.writes(self.job.rwmixread)
+                        && let Some(fd) = slot.fd.as_ref()
+                    {
+                        // fio's fsync_on_close: a written file is synced as it is closed.
+                        // SAFETY: syncing our own fd.
+                        unsafe { libc::fsync(fd.as_raw_fd()) };
+                    }
                     if let Some(fd) = slot.fd.take()
                         && !self.job.engine.is_sync()
                     {
@@ -2441,6 +2452,7 @@ impl FioWorker {
     /// no minimum rate, no verify (the sync loop then takes its plain form).
     fn plain(&self) -> bool {
         self.job.flow == 0
+            && self.shared.file_locks[self.shared.threads[self.tid].0].is_empty()
             && !self.job.engine.file_op()
             && !self.pacer.active()
             && self.think.is_none()
@@ -2608,6 +2620,16 @@ impl FioWorker {
                 // zonemode=zbd: the trim was the zone's reset; nothing goes to the file
                 // (fio's `zbd_do_io_u_trim`).
                 _ if dir == Dir::Trim && self.zbd.is_some() => i64::from(len),
+                e if !PLAIN => {
+                    // lockfile=exclusive: the I/O holds its file's lock, shared with the
+                    // job's other clones (fio holds it from prep to the engine's return).
+                    let locks = &self.shared.file_locks[self.shared.threads[self.tid].0];
+                    let k = self.files.as_ref().and_then(|f| f.cur).unwrap_or(0);
+                    let _held = locks
+                        .get(k)
+                        .map(|l| l.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+                    e.sync_io(dir, buf, off, len)
+                }
                 e => e.sync_io(dir, buf, off, len),
             };
             let t1 = ctl.now();
@@ -3433,6 +3455,72 @@ impl FioWorker {
         }
     }
 
+    /// fio's `pre_read`: before the clone's time starts, each of its files (regular files
+    /// and block devices) is opened, its region read once with `read` in blocks of the
+    /// largest read size from an `lseek` to its start, and closed, so the region is in the
+    /// page cache. A short read ends the clone with EIO (`pre_read`), as fio; false then.
+    fn pre_read(&mut self) -> bool {
+        if self.job.engine.fileless() || self.job.engine.file_op() || self.job.engine.no_io() {
+            return true;
+        }
+        let regions: Vec<(PathBuf, u64, u64)> = match &self.files {
+            Some(fs) => fs
+                .slots
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.path.clone(), self.slot_offset(i), s.size))
+                .collect(),
+            None => vec![(self.path.clone(), self.job.offset, self.size)],
+        };
+        let bs = self.job.bsz[0].max.max(self.job.bs_read).max(1) as usize;
+        let mut buf = vec![0u8; bs];
+        for (path, off, len) in regions {
+            use std::io::{Read, Seek, SeekFrom};
+            use std::os::unix::fs::FileTypeExt;
+            if std::fs::metadata(&path).is_ok_and(|m| m.file_type().is_char_device()) {
+                continue;
+            }
+            let mut f = match open_job_file(&self.job, &path, false) {
+                Ok(f) => f,
+                Err(e) => {
+                    let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                    let func = format!("open({})", path.display());
+                    self.set_error(
+                        errno,
+                        &func,
+                        format!("cannot pre-read {}: {e}", path.display()),
+                    );
+                    return false;
+                }
+            };
+            if let Err(e) = f.seek(SeekFrom::Start(off)) {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                self.set_error(errno, "lseek", format!("pre-read {}: {e}", path.display()));
+                return false;
+            }
+            let mut left = len;
+            while left > 0 {
+                let n = (left as usize).min(bs);
+                match f.read(&mut buf[..n]) {
+                    Ok(r) if r == n => left -= n as u64,
+                    _ => {
+                        self.set_error(
+                            libc::EIO,
+                            "pre_read",
+                            format!(
+                                "pre-read {}: short read at {}",
+                                path.display(),
+                                off + len - left
+                            ),
+                        );
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
     /// With `invalidate` (fio's default) on a buffered job: drops the region's pages from
     /// the page cache (`POSIX_FADV_DONTNEED`), at the job's start and at each new pass.
     fn drop_cache(&self) {
@@ -3483,6 +3571,10 @@ impl FioWorker {
                     return Ok(());
                 }
             }
+        }
+        if self.job.pre_read && !self.pre_read() {
+            self.hand_over();
+            return Ok(());
         }
         // The clone's own time, from its start: ramp_time, then runtime.
         let t_job = ctl.now();
@@ -3619,7 +3711,10 @@ impl FioWorker {
             self.run_queued(ctl)
         };
         let meas = r?;
-        if self.job.end_fsync {
+        // fio's end_fsync, and fsync_on_close for a job that writes (fio syncs the files
+        // it closes then: once each, the end-of-job sync standing for the close's).
+        if self.job.end_fsync || (self.job.fsync_on_close && self.job.rw.writes(self.job.rwmixread))
+        {
             // Every file still open, in the clone's order (the current one's descriptor is
             // the worker's), as fio syncs them.
             let fds: Vec<i32> = match &self.files {
