@@ -115,6 +115,9 @@ pub enum EngineKind {
     Pvsync2,
     /// Linux native AIO (io_submit/io_getevents syscalls).
     Libaio,
+    /// POSIX AIO through the C library (`aio_read`/`aio_write`, `aio_error`/`aio_return`,
+    /// `aio_suspend`).
+    Posixaio,
     /// io_uring.
     IoUring,
     /// The file mapped; memcpy to and from it.
@@ -157,6 +160,7 @@ impl EngineKind {
             EngineKind::Pvsync => "pvsync",
             EngineKind::Pvsync2 => "pvsync2",
             EngineKind::Libaio => "libaio",
+            EngineKind::Posixaio => "posixaio",
             EngineKind::IoUring => "io_uring",
             EngineKind::Mmap => "mmap",
             EngineKind::Null => "null",
@@ -194,7 +198,11 @@ impl EngineKind {
             | EngineKind::Filecreate
             | EngineKind::Filestat
             | EngineKind::Filedelete => "td_io_queue",
-            EngineKind::Null | EngineKind::Libaio | EngineKind::IoUring | EngineKind::Nbd => "",
+            EngineKind::Null
+            | EngineKind::Libaio
+            | EngineKind::Posixaio
+            | EngineKind::IoUring
+            | EngineKind::Nbd => "",
         }
     }
     /// fio's file engines (`engines/fileoperations.c`): the unit is a file, its create,
@@ -225,7 +233,7 @@ impl EngineKind {
         self.moves_data()
             || matches!(
                 self,
-                EngineKind::Libaio | EngineKind::IoUring | EngineKind::Mmap
+                EngineKind::Libaio | EngineKind::Posixaio | EngineKind::IoUring | EngineKind::Mmap
             )
     }
     /// Uses no file (null, cpuio, exec, net, nbd).
@@ -2318,6 +2326,7 @@ fn apply_options(
                     "pvsync" => EngineKind::Pvsync,
                     "pvsync2" => EngineKind::Pvsync2,
                     "libaio" => EngineKind::Libaio,
+                    "posixaio" => EngineKind::Posixaio,
                     "io_uring" => EngineKind::IoUring,
                     "mmap" => EngineKind::Mmap,
                     "null" => EngineKind::Null,
@@ -2337,7 +2346,7 @@ fn apply_options(
                     }
                     other => {
                         return err(format!(
-                            "{at}: ioengine={other} is not supported; use psync, sync, vsync, pvsync, pvsync2, libaio, io_uring, mmap, null, falloc, ftruncate, e4defrag, cpuio, filecreate, filestat, filedelete, exec, net or nbd"
+                            "{at}: ioengine={other} is not supported; use psync, sync, vsync, pvsync, pvsync2, libaio, posixaio, io_uring, mmap, null, falloc, ftruncate, e4defrag, cpuio, filecreate, filestat, filedelete, exec, net or nbd"
                         ));
                     }
                 }
@@ -4223,7 +4232,7 @@ mod tests {
             ("[a]\nrw=trimming\n", "randrw, trim, randtrim"),
             ("[a]\nbs=4x\n", "expected a size"),
             ("[a]\nbsrange=4k\n", "min-max"),
-            ("[a]\nioengine=posixaio\n", "posixaio is not supported"),
+            ("[a]\nioengine=rdma\n", "rdma is not supported"),
             ("[a]\ntime_based\n", "needs a runtime"),
             ("[a]\nrwmixread=101\n", "from 0 to 100"),
             ("[global]\nbs=0\n", "block sizes"),
