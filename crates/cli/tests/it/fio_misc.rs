@@ -3,8 +3,10 @@
 //! leaves, the errors. Without fio each test still checks hostbench alone.
 
 use super::fio::tmp;
+use super::fio_engines::{have_strace, io_thread_calls};
 use super::fio_files::{Ran, doc, fio, hb};
 use super::fio_seq::need_fio;
+use crate::common;
 use serde_json::Value;
 use std::path::Path;
 
@@ -155,4 +157,80 @@ fn posixaio_errors_as_fio() {
 
 fn libc_enospc() -> Value {
     Value::from(28)
+}
+
+/// `cpumask`, the bitmask form of `cpus_allowed`: the same affinity calls as fio's, a CPU
+/// the machine lacks refused as fio refuses it, an empty mask failing the job as in fio.
+#[test]
+fn cpumask_sets_the_affinity_fio_sets() {
+    let d = tmp("cpumask");
+    // SAFETY: sysconf has no preconditions.
+    let ncpu = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.clamp(1, 31) as u32;
+    let all = format!("--cpumask={:#x}", (1u64 << ncpu) - 1);
+    let beyond = format!("--cpumask={}", 1u64 << ncpu);
+    let base = [
+        "--name=p",
+        "--ioengine=ftruncate",
+        "--rw=write",
+        "--size=32k",
+        "--bs=16k",
+        "--numjobs=2",
+    ];
+    // A CPU this machine lacks: fio's message, exit 2.
+    let mut args = base.to_vec();
+    args.push(&beyond);
+    let h = hb(&d, &args);
+    assert_eq!(h.code, 2, "{}", h.err);
+    let want = format!("CPU {ncpu} too large (max={}", ncpu - 1);
+    assert!(h.err.contains(&want), "{}", h.err);
+    assert!(h.err.contains("cpumask="), "{}", h.err);
+    // No CPU at all: the job fails with EINVAL from cpu_set_affinity.
+    let mut args = base.to_vec();
+    args.extend(["--cpumask=0", "--output-format=json"]);
+    let clean = || {
+        for f in ["p.0.0", "p.1.0"] {
+            let _ = std::fs::remove_file(d.join(f));
+        }
+    };
+    clean();
+    let h = hb(&d, &args);
+    assert_eq!(job0(&h)["error"], 22, "{}{}", h.out, h.err);
+    if !need_fio("cpumask_sets_the_affinity_fio_sets") {
+        return;
+    }
+    clean();
+    let p = fio(&d, &args);
+    assert_eq!(job0(&p)["error"], 22);
+    assert_eq!(h.code, p.code);
+    let mut args = base.to_vec();
+    args.push(&beyond);
+    let p = fio(&d, &args);
+    assert_ne!(p.code, 0);
+    assert!(p.err.contains(&want), "{}", p.err);
+    if !have_strace("cpumask_sets_the_affinity_fio_sets") {
+        return;
+    }
+    let hbp = common::bin();
+    let hbp = hbp.to_str().expect("a UTF-8 path");
+    for extra in [
+        vec![all.as_str()],
+        vec![all.as_str(), "--cpus_allowed_policy=split"],
+        vec!["--cpumask=1"],
+        // The later of cpus_allowed and cpumask wins, as fio's one cpumask.
+        vec!["--cpus_allowed=0", all.as_str()],
+    ] {
+        let mut args = base.to_vec();
+        args.extend_from_slice(&extra);
+        clean();
+        let mut ours = vec!["fio"];
+        ours.extend_from_slice(&args);
+        ours.push("--no-save");
+        let calls = "sched_setaffinity,ftruncate";
+        let h = io_thread_calls(&d, hbp, &ours, calls);
+        clean();
+        let p = io_thread_calls(&d, "fio", &args, calls);
+        assert_eq!(h, p, "{extra:?}");
+        assert_eq!(h.len(), 2, "{extra:?}: {h:?}");
+    }
+    std::fs::remove_dir_all(d).unwrap();
 }

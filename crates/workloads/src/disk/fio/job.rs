@@ -1372,6 +1372,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "cpumask",
+        aliases: &[],
+    },
+    Opt {
         name: "cpus_allowed_policy",
         aliases: &[],
     },

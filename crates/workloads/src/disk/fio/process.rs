@@ -37,6 +37,7 @@ pub fn handles(key: &str) -> bool {
     matches!(
         key,
         "cpus_allowed"
+            | "cpumask"
             | "cpus_allowed_policy"
             | "prio"
             | "prioclass"
@@ -95,6 +96,34 @@ pub fn parse_cpus_of(key: &str, v: &str, at: &str, max: usize) -> Result<Vec<usi
     }
     cpus.sort_unstable();
     cpus.dedup();
+    Ok(cpus)
+}
+
+/// fio's `cpumask`: a whole number (`0x` hex, or decimal with fio's size suffixes) whose
+/// bit N allows CPU N, for bits 0 to 31; a set bit past the machine's CPUs is refused with
+/// fio's message.
+pub fn parse_cpumask(v: &str, at: &str, max: usize) -> Result<Vec<usize>, JobError> {
+    let mask = super::job::parse_fio_size(v).ok_or_else(|| {
+        JobError(format!(
+            "{at}: cpumask={v}: expected a CPU bitmask such as 0x3 (CPUs 0 and 1) or 5 \
+             (CPUs 0 and 2); for a list use cpus_allowed=0,2"
+        ))
+    })?;
+    let mut cpus = Vec::new();
+    for c in 0..32usize {
+        if mask & (1 << c) == 0 {
+            continue;
+        }
+        if c >= max {
+            return Err(JobError(format!(
+                "{at}: cpumask={v}: CPU {c} too large (max={}; fio's message): this machine \
+                 has CPUs 0-{}",
+                max - 1,
+                max - 1
+            )));
+        }
+        cpus.push(c);
+    }
     Ok(cpus)
 }
 
@@ -162,6 +191,10 @@ pub fn apply(p: &mut ProcOpts, key: &str, v: &str, at: &str) -> Result<(), JobEr
     };
     match key {
         "cpus_allowed" => p.cpus = Some(parse_cpus(v, at, cpus_configured())?),
+        // fio's bitmask form: the same affinity as cpus_allowed (the later one wins: fio
+        // keeps one set for both), bit N CPU N, of the mask's low 32 bits (fio's loop over
+        // an int's bits); a mask without a CPU fails the job when it starts, as in fio.
+        "cpumask" => p.cpus = Some(parse_cpumask(v, at, cpus_configured())?),
         // fio pins its log compression threads to these CPUs. hostbench writes its logs as
         // they fill and compresses nothing in memory (`log_compression` changes what the
         // logs hold, as in fio, not where they are kept): no thread to pin. The list is
@@ -245,7 +278,7 @@ impl ProcOpts {
     /// The CPUs thread `index` (0-based, fio's `thread_number - 1`) may run on.
     pub fn cpus_for(&self, index: usize) -> Option<Vec<usize>> {
         let cpus = self.cpus.as_ref()?;
-        Some(if self.split {
+        Some(if self.split && !cpus.is_empty() {
             vec![cpus[index % cpus.len()]]
         } else {
             cpus.clone()
