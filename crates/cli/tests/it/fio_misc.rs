@@ -234,3 +234,88 @@ fn cpumask_sets_the_affinity_fio_sets() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// What `exec_prerun`/`exec_postrun` leave: each clone runs the command through the shell
+/// with `> NAME.MODE.txt 2>&1` appended (so only the last command of a list is redirected),
+/// and says so on stdout; a failing prerun ends the job before any I/O, without an error.
+#[test]
+fn exec_prerun_and_postrun_run_as_fio_runs_them() {
+    let d = tmp("execrun");
+    let run = |program: &str| -> (i32, String, Vec<Option<String>>, Value) {
+        let mut out = Vec::new();
+        let mut code = 0;
+        let mut docs = Vec::new();
+        for args in [
+            &[
+                "--name=e",
+                "--ioengine=null",
+                "--size=8k",
+                "--numjobs=2",
+                "--exec_prerun=echo pre-out; echo pre-err >&2",
+                "--exec_postrun=echo post $PWD",
+                "--output-format=json",
+            ][..],
+            &[
+                "--name=f",
+                "--ioengine=null",
+                "--size=8k",
+                "--exec_prerun=echo failing; exit 3",
+                "--exec_postrun=echo post",
+                "--output-format=json",
+            ][..],
+        ] {
+            let r = if program == "hb" { hb(&d, args) } else { fio(&d, args) };
+            code = code.max(r.code);
+            // The lines before the JSON document.
+            let pre = &r.out[..r.out.find('{').unwrap()];
+            out.push(pre.to_string());
+            docs.push(doc(&r.out));
+        }
+        let files = ["e.prerun.txt", "e.postrun.txt", "f.prerun.txt", "f.postrun.txt"]
+            .iter()
+            .map(|f| std::fs::read_to_string(d.join(f)).ok())
+            .collect();
+        let f = &docs[1]["jobs"][0];
+        let summary = serde_json::json!({
+            "e_jobs": docs[0]["jobs"].as_array().unwrap().len(),
+            "e_reads": docs[0]["jobs"][0]["read"]["total_ios"],
+            "f_error": f["error"],
+            "f_reads": f["read"]["total_ios"],
+        });
+        let mut lines: Vec<&str> = out.iter().flat_map(|o| o.lines()).collect();
+        lines.sort();
+        (code, lines.join("\n"), files, summary)
+    };
+    let clean = || {
+        for f in ["e.prerun.txt", "e.postrun.txt", "f.prerun.txt", "f.postrun.txt"] {
+            let _ = std::fs::remove_file(d.join(f));
+        }
+    };
+    clean();
+    let h = run("hb");
+    let here = d.canonicalize().unwrap();
+    assert_eq!(h.0, 0);
+    assert_eq!(
+        h.2,
+        vec![
+            Some("pre-err\n".to_string()),
+            Some(format!("post {}\n", here.display())),
+            Some(String::new()),
+            None
+        ]
+    );
+    assert_eq!(h.3["f_error"], 0);
+    assert_eq!(h.3["f_reads"], 0);
+    assert_eq!(h.3["e_reads"], 2);
+    assert!(
+        h.1.contains("e : Saving output of prerun in e.prerun.txt"),
+        "{}",
+        h.1
+    );
+    if need_fio("exec_prerun_and_postrun_run_as_fio_runs_them") {
+        clean();
+        let p = run("fio");
+        assert_eq!(h, p);
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -1376,6 +1376,14 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "exec_prerun",
+        aliases: &[],
+    },
+    Opt {
+        name: "exec_postrun",
+        aliases: &[],
+    },
+    Opt {
         name: "cpus_allowed_policy",
         aliases: &[],
     },

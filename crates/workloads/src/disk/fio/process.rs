@@ -30,6 +30,10 @@ pub struct ProcOpts {
     pub numa_mem: Option<(i32, Vec<usize>)>,
     /// `nice`: added to the clone thread's nice value (-20..19).
     pub nice: Option<i32>,
+    /// `exec_prerun`: a shell command each clone runs before its first I/O.
+    pub prerun: Option<String>,
+    /// `exec_postrun`: a shell command each clone runs after its last.
+    pub postrun: Option<String>,
 }
 
 /// Whether `key` (a canonical option name) is one of these options.
@@ -45,6 +49,8 @@ pub fn handles(key: &str) -> bool {
             | "numa_mem_policy"
             | "nice"
             | "log_compression_cpus"
+            | "exec_prerun"
+            | "exec_postrun"
     )
 }
 
@@ -264,11 +270,39 @@ pub fn apply(p: &mut ProcOpts, key: &str, v: &str, at: &str) -> Result<(), JobEr
                     .ok_or_else(|| JobError(format!("{at}: nice={v}: expected -20 to 19")))?,
             )
         }
+        "exec_prerun" => p.prerun = Some(v.to_string()),
+        "exec_postrun" => p.postrun = Some(v.to_string()),
         "prio" => p.prio = Some(small(7)?),
         "prioclass" => p.prioclass = Some(small(3)?),
         _ => {}
     }
     Ok(())
+}
+
+/// fio's `exec_prerun`/`exec_postrun` for job `name`: `cmd` run by the shell (fio's
+/// `system()`) with `> NAME.MODE.txt 2>&1` appended to its text — so of a list
+/// (`a; b`) only the last command's output goes to the file, as in fio — in the current
+/// directory, after fio's line on stdout. True when the shell ran it and it exited 0 (a
+/// failed prerun ends the clone before its first I/O, without an error, as in fio).
+pub fn exec_string(name: &str, cmd: &str, mode: &str) -> bool {
+    use std::io::Write;
+    let full = format!("{cmd} > {name}.{mode}.txt 2>&1");
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{name} : Saving output of {mode} in {name}.{mode}.txt");
+        let _ = out.flush();
+    }
+    match std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(&full)
+        .status()
+    {
+        Ok(st) => st.success(),
+        Err(_) => {
+            eprintln!("fio: exec of cmd <{full}> failed");
+            false
+        }
+    }
 }
 
 /// What failed when a clone set its process options: errno, fio's function name, detail.

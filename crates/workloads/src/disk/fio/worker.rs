@@ -3116,6 +3116,20 @@ impl FioWorker {
                 }
             }
         }
+        // fio sets the clone's affinity and I/O priority first, in its own thread.
+        if let Err((errno, func, detail)) = self.job.process.apply_to_this_thread(self.tid) {
+            self.set_error(errno, func, format!("job '{}': {detail}", self.job.name));
+            self.hand_over();
+            return Ok(());
+        }
+        // exec_prerun once the files are there, before the clone's time starts; when it
+        // fails the clone ends there, with no error, as fio's `goto err` without one.
+        if let Some(cmd) = &self.job.process.prerun
+            && !super::process::exec_string(&self.job.name, cmd, "prerun")
+        {
+            self.hand_over();
+            return Ok(());
+        }
         // The clone's own time, from its start: ramp_time, then runtime.
         let t_job = ctl.now();
         if self.job.ramp_time_s > 0.0 {
@@ -3124,12 +3138,6 @@ impl FioWorker {
         if let Some(rt) = self.job.runtime_s {
             let ramp = clock.from_ns((self.job.ramp_time_s * 1e9) as u64);
             ctl.end_at(t_job + ramp + clock.from_ns((rt * 1e9) as u64));
-        }
-        // fio sets the clone's affinity and I/O priority first, in its own thread.
-        if let Err((errno, func, detail)) = self.job.process.apply_to_this_thread(self.tid) {
-            self.set_error(errno, func, format!("job '{}': {detail}", self.job.name));
-            self.hand_over();
-            return Ok(());
         }
         // verify_async_cpus: fio 3.33's verify threads set the affinity of the job's own
         // thread (`fio_setaffinity(td->pid, ...)`), not theirs, once they start; hostbench
@@ -3271,6 +3279,10 @@ impl FioWorker {
             self.stats.ctx = ru1.2.saturating_sub(meas.ru0.2);
             self.stats.majf = ru1.3.saturating_sub(meas.ru0.3);
             self.stats.minf = ru1.4.saturating_sub(meas.ru0.4);
+        }
+        // exec_postrun after the logs are written; its status is not looked at (fio's).
+        if let Some(cmd) = &self.job.process.postrun {
+            super::process::exec_string(&self.job.name, cmd, "postrun");
         }
         self.hand_over();
         Ok(())
