@@ -1376,6 +1376,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "max_latency",
+        aliases: &[],
+    },
+    Opt {
         name: "exec_prerun",
         aliases: &[],
     },
