@@ -375,3 +375,47 @@ fn max_latency_fails_the_job_as_fio() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// The I/O amounts of a normal report (deterministic, unlike the rates): the job line's
+/// `(IO/` and the group line's `io=A (B)`.
+fn io_figures(out: &str) -> Vec<String> {
+    out.lines()
+        .filter_map(|l| {
+            if l.contains("IOPS=") {
+                let s = l.rfind(")(")?;
+                Some(l[s + 2..l.rfind('/')?].to_string())
+            } else if l.contains(", io=") {
+                let s = l.find(", io=")?;
+                Some(l[s + 5..l.rfind(", run=")?].to_string())
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// `significant_figures` (1 to 10): the figures of the normal layout's rate, amount and
+/// group lines, as fio prints them; JSON does not change.
+#[test]
+fn significant_figures_shape_the_normal_layout_as_fio() {
+    let d = tmp("sigfigs");
+    for n in ["1", "2", "3", "4", "6", "10"] {
+        let sf = format!("--significant_figures={n}");
+        let args = ["--name=s", "--ioengine=null", "--size=1234k", &sf];
+        let h = hb(&d, &args);
+        assert_eq!(h.code, 0, "{}", h.err);
+        let hf = io_figures(&h.out);
+        assert_eq!(hf.len(), 2, "{}", h.out);
+        if n == "10" {
+            assert_eq!(hf, ["1261568B", "1261568B (1261568B)"]);
+        }
+        if need_fio("significant_figures_shape_the_normal_layout_as_fio") {
+            let p = fio(&d, &args);
+            assert_eq!(hf, io_figures(&p.out), "significant_figures={n}");
+        }
+    }
+    let h = hb(&d, &["--name=s", "--ioengine=null", "--size=8k", "--significant_figures=11"]);
+    assert_eq!(h.code, 2);
+    assert!(h.err.contains("significant_figures=11"), "{}", h.err);
+    std::fs::remove_dir_all(d).unwrap();
+}

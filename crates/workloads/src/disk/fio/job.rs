@@ -1376,6 +1376,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "significant_figures",
+        aliases: &[],
+    },
+    Opt {
         name: "max_latency",
         aliases: &[],
     },
