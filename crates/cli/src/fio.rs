@@ -584,6 +584,16 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
              hostbench accept it and do nothing with it (`thread` starts threads)"
         );
     }
+    if cmd
+        .sections
+        .iter()
+        .any(|s| s.opts.iter().any(|(k, _)| k == "numruns"))
+    {
+        eprintln!(
+            "fio: note: `numruns` is an option of fio's tiobench profile; without it, fio and \
+             hostbench accept it and run each job once (`loops` repeats a job)"
+        );
+    }
     for j in &jobs {
         for n in fio::verify::notices(j) {
             eprintln!("{n}");

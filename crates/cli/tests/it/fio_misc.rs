@@ -419,3 +419,33 @@ fn significant_figures_shape_the_normal_layout_as_fio() {
     assert!(h.err.contains("significant_figures=11"), "{}", h.err);
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// `numruns` is an option of fio 3.33's tiobench profile: without `profile=tiobench` fio
+/// checks it is a number and runs the job once; so does hostbench, and says so.
+#[test]
+fn numruns_is_tiobenchs_and_runs_the_job_once_as_fio() {
+    let d = tmp("numruns");
+    let args = [
+        "--name=a",
+        "--ioengine=null",
+        "--size=64k",
+        "--numruns=3",
+        "--output-format=json",
+    ];
+    let h = hb(&d, &args);
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert_eq!(doc(&h.out)["jobs"].as_array().unwrap().len(), 1);
+    assert_eq!(counts(&job0(&h), "read").1, 16);
+    assert!(h.err.contains("tiobench"), "{}", h.err);
+    let bad = hb(&d, &["--name=a", "--ioengine=null", "--size=64k", "--numruns=x"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.err.contains("numruns=x"), "{}", bad.err);
+    if need_fio("numruns_is_tiobenchs_and_runs_the_job_once_as_fio") {
+        let p = fio(&d, &args);
+        assert_eq!(doc(&p.out)["jobs"].as_array().unwrap().len(), 1);
+        assert_eq!(counts(&job0(&p), "read").1, 16);
+        let p = fio(&d, &["--name=a", "--ioengine=null", "--size=64k", "--numruns=x"]);
+        assert_ne!(p.code, 0);
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}

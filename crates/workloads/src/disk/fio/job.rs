@@ -1152,6 +1152,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "numruns",
+        aliases: &[],
+    },
+    Opt {
         name: "number_ios",
         aliases: &[],
     },
@@ -2139,6 +2143,17 @@ fn apply_options(
             // it and does nothing with it (examples/waitfor.fio and steadystate.fio set
             // it); so does hostbench, and its front-end says so on stderr.
             "threads" => {}
+            // tiobench's too (its loops): fio checks it is a whole number (a sign is
+            // taken), then runs the job once.
+            "numruns" => {
+                if v.trim().trim_start_matches(['-', '+']).parse::<u64>().is_err() {
+                    return err(format!(
+                        "{at}: numruns={v}: expected a whole number (fio: failed parsing \
+                         numruns={v}); it is an option of fio's tiobench profile and does \
+                         nothing without it"
+                    ));
+                }
+            }
             // fio's `thread` is a flag; any value but an explicit "off" turns it on (hostbench
             // always runs threads: this is what fio would start, for its start-up line).
             "thread" => j.thread = !matches!(v.trim(), "0" | "false" | "off" | "no"),
