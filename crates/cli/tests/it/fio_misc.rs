@@ -449,3 +449,56 @@ fn numruns_is_tiobenchs_and_runs_the_job_once_as_fio() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// The job blocks' names of a normal report.
+fn block_names(out: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| l.contains(": (groupid="))
+        .map(|l| l[..l.find(": (groupid=").unwrap()].to_string())
+        .collect()
+}
+
+/// `stats=0`: the job runs, and its figures are left out of the report and of its group's
+/// totals, as in fio (whose JSON then has an entry without a name for it: not copied).
+#[test]
+fn stats_0_leaves_the_job_out_of_the_report_as_fio() {
+    let d = tmp("stats0");
+    let args = [
+        "--name=a",
+        "--ioengine=null",
+        "--size=64k",
+        "--stats=0",
+        "--name=b",
+        "--ioengine=null",
+        "--size=32k",
+    ];
+    let h = hb(&d, &args);
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert_eq!(block_names(&h.out), ["b"], "{}", h.out);
+    let group = |out: &str| {
+        out.lines()
+            .find(|l| l.contains(", io="))
+            .map(|l| l[l.find(", io=").unwrap()..l.find(", run=").unwrap()].to_string())
+    };
+    assert_eq!(group(&h.out).as_deref(), Some(", io=32.0KiB (32.8kB)"));
+    let mut json = args.to_vec();
+    json.push("--output-format=json");
+    let hj = hb(&d, &json);
+    let names = |out: &str| -> Vec<String> {
+        doc(out)["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|j| j["jobname"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(names(&hj.out), ["b"]);
+    if need_fio("stats_0_leaves_the_job_out_of_the_report_as_fio") {
+        let p = fio(&d, &args);
+        assert_eq!(block_names(&p.out), block_names(&h.out));
+        assert_eq!(group(&p.out), group(&h.out));
+        let pj = fio(&d, &json);
+        assert_eq!(names(&pj.out), names(&hj.out));
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -776,6 +776,9 @@ pub struct JobSpec {
     pub flow_sleep_us: u64,
     /// `group_reporting`.
     pub group_reporting: bool,
+    /// `stats` (default 1): with 0 the job's figures are left out of the report and of
+    /// its group's totals, and its I/Os' latencies are not checked against `max_latency`.
+    pub stats: bool,
     /// `invalidate`: drop the file's cached pages before the run.
     pub invalidate: bool,
     /// `disk_util`: report the devices' counters over the run (fio's "Disk stats").
@@ -1153,6 +1156,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "numruns",
+        aliases: &[],
+    },
+    Opt {
+        name: "stats",
         aliases: &[],
     },
     Opt {
@@ -2002,6 +2009,7 @@ fn apply_options(
         flow_id: 0,
         flow_sleep_us: 0,
         group_reporting: false,
+        stats: true,
         invalidate: true,
         disk_util: true,
         fadvise_hint: FadviseHint::ByPattern,
@@ -2491,6 +2499,7 @@ fn apply_options(
                 }
             }
             "group_reporting" => j.group_reporting = parse_bool_opt(k, v, at)?,
+            "stats" => j.stats = parse_bool_opt(k, v, at)?,
             "invalidate" => j.invalidate = parse_bool_opt(k, v, at)?,
             "disk_util" => j.disk_util = parse_bool_opt(k, v, at)?,
             "fadvise_hint" => {

@@ -2168,7 +2168,7 @@ impl FioWorker {
         }
         // max_latency first, as fio checks it (a latency not measured is not checked).
         let max = self.job.lat.max_ns[dir as usize];
-        if max > 0 && lat_ns > max && !self.job.logs.disable.lat {
+        if max > 0 && lat_ns > max && !self.job.logs.disable.lat && self.job.stats {
             self.lat_fatal(dir, off, len, lat_ns, max);
             return Step::Fatal;
         }
