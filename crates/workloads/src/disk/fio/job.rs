@@ -1643,6 +1643,11 @@ pub fn supported_options() -> impl Iterator<Item = &'static str> {
 pub fn unsupported_option(k: &str, shown: &str) -> String {
     const LIST: &str = "the options hostbench takes: docs/fio.md, Options";
     if super::fio_names::is_job_option(k) {
+        if let Some(why) = refusal_reason(k) {
+            return format!(
+                "fio option {shown} is not supported by hostbench yet: {why}; remove it ({LIST})"
+            );
+        }
         return format!("fio option {shown} is not supported by hostbench yet; remove it ({LIST})");
     }
     let near = closest_option(k).map(|c| shown.replace(k, c));
@@ -1650,6 +1655,39 @@ pub fn unsupported_option(k: &str, shown: &str) -> String {
         Some(c) => format!("{shown} is not a fio option (did you mean {c}?; {LIST})"),
         None => format!("{shown} is not a fio option; check the spelling ({LIST})"),
     }
+}
+
+/// Why hostbench refuses fio option `k`, for the options whose reason is more than "not
+/// done yet".
+pub fn refusal_reason(k: &str) -> Option<&'static str> {
+    Some(match k {
+        "uid" | "gid" => {
+            "hostbench runs every job as a thread of one process and lays out its files \
+             before the job's thread starts, while fio switches the job's process (with \
+             thread=1, the whole process) to that user or group before it makes and opens \
+             them: the files' owners and permission checks would differ. Run hostbench as \
+             that user instead (runuser -u USER -- hostbench fio ...)"
+        }
+        "gtod_cpu" => {
+            "fio's jobs then read the time a thread pinned to that CPU keeps; hostbench's \
+             jobs read the clock themselves (the time-stamp counter where the kernel trusts \
+             it, else the vDSO's clock_gettime: its cost per read is in `hostbench info`), \
+             and a time-keeping thread would add a read of another CPU's cache line to every \
+             I/O"
+        }
+        "clocksource" => {
+            "hostbench times with one clock for the whole run, chosen per machine (the \
+             time-stamp counter where the kernel trusts it, as fio's default, else \
+             clock_gettime(CLOCK_MONOTONIC)) and named in every result; a job cannot pick \
+             another"
+        }
+        "cgroup" | "cgroup_weight" | "cgroup_nodelete" => {
+            "fio 3.33 moves each job into a blkio cgroup of cgroup v1 (or, on cgroup v2, \
+             the whole process: cgroup.procs), which hostbench does not make; run hostbench \
+             inside the cgroup instead (cgexec, or systemd-run -p IOWeight=N)"
+        }
+        _ => return None,
+    })
 }
 
 /// The closest supported option name or alias to a mistyped `k`, if it looks like a typo.
@@ -4184,6 +4222,21 @@ mod tests {
             );
             assert!(!m.contains("spelling"), "{m}");
         }
+    }
+
+    #[test]
+    fn options_out_of_reach_say_why() {
+        for (k, why) in [
+            ("uid", "runuser -u USER"),
+            ("gid", "runuser -u USER"),
+            ("gtod_cpu", "hostbench's jobs read the clock themselves"),
+            ("clocksource", "one clock for the whole run"),
+            ("cgroup_weight", "blkio cgroup"),
+        ] {
+            let m = unsupported_option(k, &format!("--{k}"));
+            assert!(m.contains(why), "{k}: {m}");
+        }
+        assert!(refusal_reason("pre_read").is_none());
     }
 
     #[test]
