@@ -339,6 +339,7 @@ mod tests {
             window_us,
             percentile: pct,
             run,
+            max_ns: [0; 3],
         }
     }
 
@@ -454,6 +455,9 @@ mod tests {
     #[test]
     fn options_parse_as_fio_reads_them() {
         let mut o = LatOpts::default();
+        apply(&mut o, "max_latency", "1ms,20", "x").unwrap();
+        assert_eq!(o.max_ns, [1_000_000, 20_000, 20_000]);
+        assert!(apply(&mut o, "max_latency", "1,2,3,4", "x").is_err());
         apply(&mut o, "latency_target", "500000", "x").unwrap();
         assert_eq!(o.target_ns, 500_000_000);
         apply(&mut o, "latency_target", "10ms", "x").unwrap();
