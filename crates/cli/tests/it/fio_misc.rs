@@ -70,7 +70,11 @@ fn posixaio_moves_what_fio_moves() {
         // The queue engine's submission latency is there for reads and writes.
         for dir in ["read", "write"] {
             let (_, n, _) = counts(&hj, dir);
-            assert_eq!(hj[dir]["slat_ns"]["N"].as_u64().unwrap(), n, "{extra:?} {dir}");
+            assert_eq!(
+                hj[dir]["slat_ns"]["N"].as_u64().unwrap(),
+                n,
+                "{extra:?} {dir}"
+            );
         }
         if !need_fio("posixaio_moves_what_fio_moves") {
             continue;
@@ -115,10 +119,7 @@ fn posixaio_moves_what_fio_moves() {
 
 /// The `--size=` of `args`, in bytes (k and m only).
 fn hostbench_size(args: &[&str]) -> u64 {
-    let v = args
-        .iter()
-        .find_map(|a| a.strip_prefix("--size="))
-        .unwrap();
+    let v = args.iter().find_map(|a| a.strip_prefix("--size=")).unwrap();
     let (n, unit) = v.split_at(v.len() - 1);
     n.parse::<u64>().unwrap()
         * match unit {
@@ -264,17 +265,26 @@ fn exec_prerun_and_postrun_run_as_fio_runs_them() {
                 "--output-format=json",
             ][..],
         ] {
-            let r = if program == "hb" { hb(&d, args) } else { fio(&d, args) };
+            let r = if program == "hb" {
+                hb(&d, args)
+            } else {
+                fio(&d, args)
+            };
             code = code.max(r.code);
             // The lines before the JSON document.
             let pre = &r.out[..r.out.find('{').unwrap()];
             out.push(pre.to_string());
             docs.push(doc(&r.out));
         }
-        let files = ["e.prerun.txt", "e.postrun.txt", "f.prerun.txt", "f.postrun.txt"]
-            .iter()
-            .map(|f| std::fs::read_to_string(d.join(f)).ok())
-            .collect();
+        let files = [
+            "e.prerun.txt",
+            "e.postrun.txt",
+            "f.prerun.txt",
+            "f.postrun.txt",
+        ]
+        .iter()
+        .map(|f| std::fs::read_to_string(d.join(f)).ok())
+        .collect();
         let f = &docs[1]["jobs"][0];
         let summary = serde_json::json!({
             "e_jobs": docs[0]["jobs"].as_array().unwrap().len(),
@@ -287,7 +297,12 @@ fn exec_prerun_and_postrun_run_as_fio_runs_them() {
         (code, lines.join("\n"), files, summary)
     };
     let clean = || {
-        for f in ["e.prerun.txt", "e.postrun.txt", "f.prerun.txt", "f.postrun.txt"] {
+        for f in [
+            "e.prerun.txt",
+            "e.postrun.txt",
+            "f.prerun.txt",
+            "f.postrun.txt",
+        ] {
             let _ = std::fs::remove_file(d.join(f));
         }
     };
@@ -337,7 +352,15 @@ fn max_latency_fails_the_job_as_fio() {
         // reads 1 s, writes (and trims) 2 µs.
         (&["--rw=write", "--max_latency=1s,2"], true),
         (&["--rw=read", "--max_latency=1s,2"], false),
-        (&["--rw=randwrite", "--ioengine=libaio", "--iodepth=4", "--max_latency=1"], true),
+        (
+            &[
+                "--rw=randwrite",
+                "--ioengine=libaio",
+                "--iodepth=4",
+                "--max_latency=1",
+            ],
+            true,
+        ),
         (&["--rw=write", "--max_latency=10s"], false),
     ];
     for (extra, fails) in cases {
@@ -414,7 +437,15 @@ fn significant_figures_shape_the_normal_layout_as_fio() {
             assert_eq!(hf, io_figures(&p.out), "significant_figures={n}");
         }
     }
-    let h = hb(&d, &["--name=s", "--ioengine=null", "--size=8k", "--significant_figures=11"]);
+    let h = hb(
+        &d,
+        &[
+            "--name=s",
+            "--ioengine=null",
+            "--size=8k",
+            "--significant_figures=11",
+        ],
+    );
     assert_eq!(h.code, 2);
     assert!(h.err.contains("significant_figures=11"), "{}", h.err);
     std::fs::remove_dir_all(d).unwrap();
@@ -437,14 +468,20 @@ fn numruns_is_tiobenchs_and_runs_the_job_once_as_fio() {
     assert_eq!(doc(&h.out)["jobs"].as_array().unwrap().len(), 1);
     assert_eq!(counts(&job0(&h), "read").1, 16);
     assert!(h.err.contains("tiobench"), "{}", h.err);
-    let bad = hb(&d, &["--name=a", "--ioengine=null", "--size=64k", "--numruns=x"]);
+    let bad = hb(
+        &d,
+        &["--name=a", "--ioengine=null", "--size=64k", "--numruns=x"],
+    );
     assert_eq!(bad.code, 2);
     assert!(bad.err.contains("numruns=x"), "{}", bad.err);
     if need_fio("numruns_is_tiobenchs_and_runs_the_job_once_as_fio") {
         let p = fio(&d, &args);
         assert_eq!(doc(&p.out)["jobs"].as_array().unwrap().len(), 1);
         assert_eq!(counts(&job0(&p), "read").1, 16);
-        let p = fio(&d, &["--name=a", "--ioengine=null", "--size=64k", "--numruns=x"]);
+        let p = fio(
+            &d,
+            &["--name=a", "--ioengine=null", "--size=64k", "--numruns=x"],
+        );
         assert_ne!(p.code, 0);
     }
     std::fs::remove_dir_all(d).unwrap();

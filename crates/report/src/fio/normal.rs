@@ -443,7 +443,11 @@ pub(super) fn render(r: &RunResult) -> String {
             l.target_ns, l.window_us, l.percentile, l.depth
         );
         if let Some(ss) = &b.steadystate {
-            let _ = writeln!(out, "{}", steadystate_line(ss, bw_unit, opts.sig_figs as usize));
+            let _ = writeln!(
+                out,
+                "{}",
+                steadystate_line(ss, bw_unit, opts.sig_figs as usize)
+            );
         }
     }
     // fio: job blocks follow one another; a blank line before each group's summary, which

@@ -2192,7 +2192,11 @@ fn apply_options(
             // tiobench's too (its loops): fio checks it is a whole number (a sign is
             // taken), then runs the job once.
             "numruns" => {
-                if v.trim().trim_start_matches(['-', '+']).parse::<u64>().is_err() {
+                if v.trim()
+                    .trim_start_matches(['-', '+'])
+                    .parse::<u64>()
+                    .is_err()
+                {
                     return err(format!(
                         "{at}: numruns={v}: expected a whole number (fio: failed parsing \
                          numruns={v}); it is an option of fio's tiobench profile and does \

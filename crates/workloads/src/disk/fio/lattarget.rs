@@ -113,8 +113,10 @@ pub fn apply(o: &mut LatOpts, key: &str, v: &str, at: &str) -> Result<(), JobErr
             for (d, m) in o.max_ns.iter_mut().enumerate() {
                 let p = parts.get(d).copied().unwrap_or(last);
                 let us = time_us(p).ok_or_else(|| {
-                    bad("expected a time per direction, µs without a unit (e.g. 500, 10ms, \
-                         or 10ms,20ms for reads and writes)")
+                    bad(
+                        "expected a time per direction, µs without a unit (e.g. 500, 10ms, \
+                         or 10ms,20ms for reads and writes)",
+                    )
                 })?;
                 *m = us * 1000;
             }
