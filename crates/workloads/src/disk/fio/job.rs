@@ -1662,29 +1662,17 @@ pub fn unsupported_option(k: &str, shown: &str) -> String {
 pub fn refusal_reason(k: &str) -> Option<&'static str> {
     Some(match k {
         "uid" | "gid" => {
-            "hostbench runs every job as a thread of one process and lays out its files \
-             before the job's thread starts, while fio switches the job's process (with \
-             thread=1, the whole process) to that user or group before it makes and opens \
-             them: the files' owners and permission checks would differ. Run hostbench as \
-             that user instead (runuser -u USER -- hostbench fio ...)"
+            "jobs are threads whose files are laid out before they start; run hostbench as \
+             that user (runuser -u USER --)"
         }
-        "gtod_cpu" => {
-            "fio's jobs then read the time a thread pinned to that CPU keeps; hostbench's \
-             jobs read the clock themselves (the time-stamp counter where the kernel trusts \
-             it, else the vDSO's clock_gettime: its cost per read is in `hostbench info`), \
-             and a time-keeping thread would add a read of another CPU's cache line to every \
-             I/O"
-        }
+        "gtod_cpu" => "jobs read the clock themselves (TSC or vDSO); no time-keeping thread",
         "clocksource" => {
-            "hostbench times with one clock for the whole run, chosen per machine (the \
-             time-stamp counter where the kernel trusts it, as fio's default, else \
-             clock_gettime(CLOCK_MONOTONIC)) and named in every result; a job cannot pick \
-             another"
+            "one clock per run, chosen per machine (TSC if trusted, else CLOCK_MONOTONIC) \
+             and named in the result"
         }
         "cgroup" | "cgroup_weight" | "cgroup_nodelete" => {
-            "fio 3.33 moves each job into a blkio cgroup of cgroup v1 (or, on cgroup v2, \
-             the whole process: cgroup.procs), which hostbench does not make; run hostbench \
-             inside the cgroup instead (cgexec, or systemd-run -p IOWeight=N)"
+            "hostbench makes no blkio cgroup; run it inside one (cgexec, or systemd-run -p \
+             IOWeight=N)"
         }
         _ => return None,
     })
@@ -4233,8 +4221,8 @@ mod tests {
         for (k, why) in [
             ("uid", "runuser -u USER"),
             ("gid", "runuser -u USER"),
-            ("gtod_cpu", "hostbench's jobs read the clock themselves"),
-            ("clocksource", "one clock for the whole run"),
+            ("gtod_cpu", "jobs read the clock themselves"),
+            ("clocksource", "one clock per run"),
             ("cgroup_weight", "blkio cgroup"),
         ] {
             let m = unsupported_option(k, &format!("--{k}"));
