@@ -63,7 +63,7 @@ fio's command line and job files, measured by hostbench's own engine.
   --version                print the version
 
 Job options: name filename directory size offset bs (R,W,T) rw/readwrite (with :N) rwmixread rwmixwrite
-iodepth iodepth_batch_submit iodepth_low userspace_reap (libaio) ioengine (psync sync vsync pvsync pvsync2 libaio io_uring mmap null
+iodepth iodepth_batch_submit iodepth_low userspace_reap (libaio) ioengine (psync sync vsync pvsync pvsync2 libaio posixaio io_uring mmap null
 falloc ftruncate e4defrag cpuio filecreate filestat filedelete exec net nbd)
 direct buffered sync (none 1 dsync)
 pvsync2's hipri hipri_percentage uncached nowait (io_uring's too) numjobs runtime
@@ -73,7 +73,8 @@ bsrange bssplit blockalign (ba) bs_unaligned rw_sequencer percentage_random fsyn
 zones: zonemode (none strided zbd) zonesize zonerange zoneskip zonecapacity read_beyond_wp
 max_open_zones job_max_open_zones ignore_zone_limits zone_reset_threshold zone_reset_frequency;
 fadvise_hint (0 1 random sequential)
-nrfiles thread description; report: percentile_list clat_percentiles lat_percentiles
+nrfiles thread description cpumask exec_prerun exec_postrun max_latency (µs, R,W) stats numruns
+(tiobench's: ignored); report: significant_figures percentile_list clat_percentiles lat_percentiles
 slat_percentiles unified_rw_reporting (none mixed both, 0 1 2); sequencing: stonewall (wait_for_previous) new_group wait_for
 exitall exit_what (group stonewall all) exitall_on_error startdelay (a time or a range a-b);
 amount: io_size (io_limit; bytes or P%) loops number_ios filesize (a size or a range a-b) offset_increment;
@@ -596,6 +597,16 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         eprintln!(
             "fio: note: `threads` is an option of fio's tiobench profile; without it, fio and \
              hostbench accept it and do nothing with it (`thread` starts threads)"
+        );
+    }
+    if cmd
+        .sections
+        .iter()
+        .any(|s| s.opts.iter().any(|(k, _)| k == "numruns"))
+    {
+        eprintln!(
+            "fio: note: `numruns` is an option of fio's tiobench profile; without it, fio and \
+             hostbench accept it and run each job once (`loops` repeats a job)"
         );
     }
     for j in &jobs {

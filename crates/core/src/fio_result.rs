@@ -149,6 +149,9 @@ pub struct FioReportOpts {
     /// `FIO_BIT_BASED`). JSON and terse stay in bytes.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub bits: bool,
+    /// `significant_figures` (1 to 10, fio's default 4): the digits of the normal layout's
+    /// rates and amounts (JSON and terse are not affected).
+    pub sig_figs: u32,
 }
 
 impl Default for FioReportOpts {
@@ -162,6 +165,7 @@ impl Default for FioReportOpts {
             unified_rw_reporting: FioUnified::None,
             description: String::new(),
             bits: false,
+            sig_figs: 4,
         }
     }
 }

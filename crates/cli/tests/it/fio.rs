@@ -523,8 +523,8 @@ fn bad_input_is_one_clear_line() {
         ),
         (vec!["--name=a".into(), "--bs=4q".into()], "bs=4q"),
         (
-            vec!["--name=a".into(), "--ioengine=posixaio".into()],
-            "posixaio",
+            vec!["--name=a".into(), "--ioengine=rdma".into()],
+            "ioengine=rdma is not supported",
         ),
         (
             vec!["--name=a".into(), "--time_based".into()],

@@ -90,7 +90,12 @@ pub(crate) fn strace_f(
 /// The calls `calls` (strace names) of each thread of `program args` that made an engine
 /// call (fallocate/ftruncate at an offset below `io_max`... every one but the layout's),
 /// one list per thread, sorted; the first argument (a pid or fd) left out.
-fn io_thread_calls(dir: &Path, program: &str, args: &[&str], calls: &str) -> Vec<Vec<String>> {
+pub(crate) fn io_thread_calls(
+    dir: &Path,
+    program: &str,
+    args: &[&str],
+    calls: &str,
+) -> Vec<Vec<String>> {
     let (o, texts) = strace_ff(dir, program, args, calls);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut threads = Vec::new();

@@ -496,8 +496,19 @@ fn an_unsupported_option_is_one_short_line() {
     std::fs::write(d.join("u.fio"), "[a]\nrw=read\nsize=1m\niodepht=1\n").unwrap();
     for (args, want) in [
         (
+            vec!["fio", "--name=a", "--pre_read=1"],
+            "fio: command line: fio option --pre_read is not supported by hostbench yet; remove it",
+        ),
+        // An option out of reach says why, still on one short line.
+        (
+            vec!["fio", "--name=a", "--uid=1"],
+            "fio: command line: fio option --uid is not supported by hostbench yet: jobs are \
+             threads",
+        ),
+        (
             vec!["fio", "--name=a", "--cgroup=1"],
-            "fio: command line: fio option --cgroup is not supported by hostbench yet; remove it",
+            "fio: command line: fio option --cgroup is not supported by hostbench yet: \
+             hostbench makes no blkio cgroup",
         ),
         (
             vec!["fio", "--name=a", "--iodeth=2"],

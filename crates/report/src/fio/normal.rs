@@ -267,13 +267,14 @@ fn dir_lines(
 ) {
     let bw = x.bw_bytes();
     let iops = (x.total_ios * 1000).checked_div(x.runtime_ms).unwrap_or(0);
+    let sf = opts.sig_figs as usize;
     let _ = writeln!(
         out,
         "  {dname}: IOPS={}, BW={} ({})({}/{}msec){suffix}",
-        num2str(iops, 4, false, ""),
-        num2str(bw, 4, true, bw_unit),
-        num2str(bw, 4, false, bw_unit),
-        num2str(x.io_bytes, 4, true, "B"),
+        num2str(iops, sf, false, ""),
+        num2str(bw, sf, true, bw_unit),
+        num2str(bw, sf, false, bw_unit),
+        num2str(x.io_bytes, sf, true, "B"),
         x.runtime_ms,
     );
     if !gtod_reduce {
@@ -354,6 +355,7 @@ fn dir_lines(
 #[allow(clippy::too_many_arguments)]
 fn group_line(
     out: &mut String,
+    sf: usize,
     unit: &str,
     label: &str,
     agg: u64,
@@ -366,14 +368,14 @@ fn group_line(
     let _ = writeln!(
         out,
         "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
-        num2str(agg, 4, true, unit),
-        num2str(agg, 4, false, unit),
-        num2str(min_bw, 4, true, unit),
-        num2str(max_bw, 4, true, unit),
-        num2str(min_bw, 4, false, unit),
-        num2str(max_bw, 4, false, unit),
-        num2str(io, 4, true, "B"),
-        num2str(io, 4, false, "B"),
+        num2str(agg, sf, true, unit),
+        num2str(agg, sf, false, unit),
+        num2str(min_bw, sf, true, unit),
+        num2str(max_bw, sf, true, unit),
+        num2str(min_bw, sf, false, unit),
+        num2str(max_bw, sf, false, unit),
+        num2str(io, sf, true, "B"),
+        num2str(io, sf, false, "B"),
         min_run,
         max_run
     );
@@ -441,7 +443,11 @@ pub(super) fn render(r: &RunResult) -> String {
             l.target_ns, l.window_us, l.percentile, l.depth
         );
         if let Some(ss) = &b.steadystate {
-            let _ = writeln!(out, "{}", steadystate_line(ss, bw_unit));
+            let _ = writeln!(
+                out,
+                "{}",
+                steadystate_line(ss, bw_unit, opts.sig_figs as usize)
+            );
         }
     }
     // fio: job blocks follow one another; a blank line before each group's summary, which
@@ -451,10 +457,13 @@ pub(super) fn render(r: &RunResult) -> String {
         let unified = group_unified(orig, gid as u32);
         // fio's group takes the unit base of its last block (`__show_run_stats` sets it
         // from each in turn): a net job's bits, or a file job's bytes, whichever is last.
-        let unit = match fio.blocks.iter().rfind(|b| b.groupid == gid as u32) {
+        let last = fio.blocks.iter().rfind(|b| b.groupid == gid as u32);
+        let unit = match last {
             Some(b) if first_opts(fio, b).bits => "bit/s",
             _ => "B/s",
         };
+        // Its significant figures too (`rs->sig_figs`, set from each block in turn).
+        let sf = last.map_or(4, |b| report_opts(fio, b).sig_figs) as usize;
         for (d, label) in ["   READ", "  WRITE", "   TRIM"].iter().enumerate() {
             if g.max_run[d] == 0 {
                 continue;
@@ -466,6 +475,7 @@ pub(super) fn render(r: &RunResult) -> String {
             };
             group_line(
                 &mut out,
+                sf,
                 unit,
                 label,
                 g.agg(d),
@@ -490,7 +500,7 @@ pub(super) fn render(r: &RunResult) -> String {
                 max_run = max_run.max(g.max_run[d]);
             }
             group_line(
-                &mut out, unit, "  MIXED", agg, min_bw, max_bw, io, min_run, max_run,
+                &mut out, sf, unit, "  MIXED", agg, min_bw, max_bw, io, min_run, max_run,
             );
         }
     }
@@ -621,15 +631,19 @@ fn block_tail(out: &mut String, b: &FioBlock, opts: &FioReportOpts, nostats: boo
 
 /// fio's `steadystate` line of a job block. Its bandwidth means are KiB-scaled twice, as
 /// fio prints them (the KiB figure with a KiB prefix, and the same figure with a kB one).
-fn steadystate_line(ss: &hostbench_core::fio_result::FioSteadyState, unit: &str) -> String {
+fn steadystate_line(
+    ss: &hostbench_core::fio_result::FioSteadyState,
+    unit: &str,
+    sf: usize,
+) -> String {
     let kib = ss.bw_mean() / 1024;
-    let up = |pow2: bool| hostbench_core::fio_num::num2str_from(kib, 1, 4, pow2, unit);
+    let up = |pow2: bool| hostbench_core::fio_num::num2str_from(kib, 1, sf, pow2, unit);
     format!(
         "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={}{}",
         if ss.attained { "yes" } else { "no" },
         up(true),
         up(false),
-        num2str(ss.iops_mean(), 4, false, ""),
+        num2str(ss.iops_mean(), sf, false, ""),
         if ss.iops { "iops" } else { "bw" },
         if ss.slope { " slope" } else { " mean dev" },
         ss.criterion

@@ -10,6 +10,7 @@
 //! | `mmap` | 1 | `memcpy` to/from a shared mapping of the region | no |
 //! | `null` | 1 | nothing: the harness's own cost per I/O | no |
 //! | `libaio` | `iodepth` | `io_submit`/`io_getevents` syscalls (no libaio library) | yes |
+//! | `posixaio` | `iodepth` | the C library's `aio_read`/`aio_write`, `aio_error`, `aio_suspend` | yes |
 //! | `io_uring` | `iodepth` | a submission and a completion ring, `io_uring_enter` | yes |
 //! | `falloc` | 1 | `fallocate` over the I/O's range (`engines/falloc.rs`) | no |
 //! | `ftruncate` | 1 | `ftruncate` to the write's offset (`engines/ftruncate.rs`) | no |
@@ -291,6 +292,8 @@ pub enum Engine {
     Null,
     /// Linux native AIO.
     Libaio(Box<Aio>),
+    /// POSIX AIO through the C library.
+    Posixaio(Box<PosixAio>),
     /// io_uring.
     Uring(Box<Uring>),
     /// fallocate per I/O.
@@ -345,6 +348,7 @@ impl Engine {
             EngineKind::Null => Engine::Null,
             EngineKind::Mmap => Engine::Mmap(Map::new(fd, region.0, region.1)?),
             EngineKind::Libaio => Engine::Libaio(Box::new(Aio::new(fd, depth)?)),
+            EngineKind::Posixaio => Engine::Posixaio(Box::new(PosixAio::new(fd, depth))),
             EngineKind::IoUring => {
                 Engine::Uring(Box::new(Uring::new(fd, depth, UringOpts::default())?))
             }
@@ -513,7 +517,11 @@ impl Engine {
                 Engine::Net(_) => {
                     unreachable!("the worker calls the net engine itself, with its stop check")
                 }
-                Engine::Libaio(_) | Engine::Uring(_) | Engine::Offload(_) | Engine::Nbd(_) => {
+                Engine::Libaio(_)
+                | Engine::Posixaio(_)
+                | Engine::Uring(_)
+                | Engine::Offload(_)
+                | Engine::Nbd(_) => {
                     unreachable!("queue engines go through queue/submit/reap")
                 }
             }
@@ -526,6 +534,7 @@ impl Engine {
     pub fn set_fd(&mut self, fd: RawFd, index: u32) {
         match self {
             Engine::Libaio(a) => a.fd = fd,
+            Engine::Posixaio(a) => a.fd = fd,
             Engine::Uring(u) => {
                 u.fd = fd;
                 u.file_index = index as i32;
@@ -568,6 +577,7 @@ impl Engine {
     ) {
         match self {
             Engine::Libaio(a) => a.queue(slot, dir, buf, off, len, prio),
+            Engine::Posixaio(a) => a.queue(slot, dir, buf, off, len),
             Engine::Uring(u) => u.queue(slot, dir, buf, off, len, prio),
             Engine::Nbd(n) => n.queue(slot, dir, buf, off, len),
             Engine::Offload(o) => o.pending.push(Work {
@@ -588,6 +598,7 @@ impl Engine {
     pub fn trim_now(&mut self, off: u64, len: u32) -> i64 {
         match self {
             Engine::Libaio(a) => trim(a.fd, off, len),
+            Engine::Posixaio(a) => trim(a.fd, off, len),
             Engine::Uring(u) => trim(u.fd, off, len),
             Engine::Nbd(n) => n.trim_now(off, len),
             _ => unreachable!("sync engines trim through sync_io"),
@@ -607,6 +618,7 @@ impl Engine {
     pub fn submit(&mut self) -> io::Result<()> {
         match self {
             Engine::Libaio(a) => a.submit(),
+            Engine::Posixaio(a) => a.submit(),
             Engine::Uring(u) => u.submit(),
             Engine::Offload(o) => o.submit(),
             _ => Ok(()),
@@ -630,6 +642,7 @@ impl Engine {
     ) -> io::Result<usize> {
         match self {
             Engine::Libaio(a) => a.reap(min, out, timeout_ns),
+            Engine::Posixaio(a) => a.reap(min, out, timeout_ns),
             Engine::Uring(u) => u.reap(min, out, timeout_ns),
             Engine::Offload(o) => o.reap(min, out, timeout_ns),
             Engine::Nbd(n) => n.reap(min, out, timeout_ns),
@@ -1165,6 +1178,193 @@ impl Drop for Aio {
         // SAFETY: destroying the context this value created.
         unsafe {
             libc::syscall(libc::SYS_io_destroy, self.ctx);
+        }
+    }
+}
+
+// ---- posixaio (the C library's POSIX AIO) ----
+
+/// How many in-flight requests one `aio_suspend` waits on (fio's `SUSPEND_ENTRIES`): the
+/// first ones found still in progress.
+const SUSPEND_ENTRIES: usize = 8;
+
+/// fio's `posixaio` engine: each read or write handed to the C library (`aio_read`,
+/// `aio_write`; glibc runs them on its own threads, musl on a thread per request) when the
+/// worker submits it, its completion learnt by polling every request in flight with
+/// `aio_error` (then `aio_return`) and, when too few are done, sleeping in `aio_suspend` on
+/// up to 8 of those still in progress, as fio's `getevents` does. The control blocks are
+/// one per slot, allocated with the engine and never moved while the library holds them.
+pub struct PosixAio {
+    fd: RawFd,
+    cbs: Vec<libc::aiocb>,
+    /// Slots handed to the library whose completion was not reaped yet.
+    flight: Vec<bool>,
+    inflight: usize,
+    /// Slots queued, not yet handed to the library.
+    pending: Vec<u32>,
+    /// Requests the library refused (bytes or −errno), returned by the next reap.
+    failed: Vec<Done>,
+}
+
+// SAFETY: the control blocks are owned by this value; the library only reads the buffers
+// and writes the blocks' own status, and drop waits for every request in flight.
+unsafe impl Send for PosixAio {}
+
+impl PosixAio {
+    fn new(fd: RawFd, depth: u32) -> PosixAio {
+        let d = depth.max(1) as usize;
+        PosixAio {
+            fd,
+            // SAFETY: aiocb is a plain C struct; all zeroes is its initial state.
+            cbs: (0..d).map(|_| unsafe { std::mem::zeroed() }).collect(),
+            flight: vec![false; d],
+            inflight: 0,
+            pending: Vec::with_capacity(d),
+            failed: Vec::with_capacity(d),
+        }
+    }
+
+    #[inline]
+    fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32) {
+        let cb = &mut self.cbs[slot as usize];
+        cb.aio_fildes = self.fd;
+        cb.aio_lio_opcode = match dir {
+            Dir::Read => libc::LIO_READ,
+            Dir::Write => libc::LIO_WRITE,
+            Dir::Trim => unreachable!("posixaio's trims are done in the queue call (trim_now)"),
+        };
+        cb.aio_reqprio = 0;
+        cb.aio_buf = buf.cast();
+        cb.aio_nbytes = len as usize;
+        cb.aio_offset = off as libc::off_t;
+        cb.aio_sigevent.sigev_notify = libc::SIGEV_NONE;
+        self.pending.push(slot);
+    }
+
+    /// Hands the queued requests to the library; a request it refuses for lack of
+    /// resources (`EAGAIN`) with others in flight waits for the next round (fio's
+    /// `FIO_Q_BUSY`), any other refusal completes the I/O with the error.
+    fn submit(&mut self) -> io::Result<()> {
+        let mut done = 0;
+        while done < self.pending.len() {
+            let slot = self.pending[done] as usize;
+            let cb: *mut libc::aiocb = &mut self.cbs[slot];
+            // SAFETY: cb is this slot's block, filled by queue; its buffer is the
+            // worker's slot buffer, which outlives the request (drop waits for it).
+            let r = unsafe {
+                if (*cb).aio_lio_opcode == libc::LIO_READ {
+                    libc::aio_read(cb)
+                } else {
+                    libc::aio_write(cb)
+                }
+            };
+            if r != 0 {
+                let e = io::Error::last_os_error();
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                if errno == libc::EAGAIN && self.inflight > 0 {
+                    break;
+                }
+                self.failed.push(Done {
+                    slot: slot as u32,
+                    res: -i64::from(errno),
+                });
+            } else {
+                self.flight[slot] = true;
+                self.inflight += 1;
+            }
+            done += 1;
+        }
+        self.pending.drain(..done);
+        Ok(())
+    }
+
+    fn reap(&mut self, min: usize, out: &mut [Done], timeout_ns: Option<u64>) -> io::Result<usize> {
+        let start = timeout_ns.map(|_| std::time::Instant::now());
+        let mut n = 0;
+        while n < out.len() {
+            let Some(f) = self.failed.pop() else { break };
+            out[n] = f;
+            n += 1;
+        }
+        let mut list: [*const libc::aiocb; SUSPEND_ENTRIES] = [std::ptr::null(); SUSPEND_ENTRIES];
+        loop {
+            let mut waiting = 0;
+            for slot in 0..self.cbs.len() {
+                if !self.flight[slot] {
+                    continue;
+                }
+                let cb: *mut libc::aiocb = &mut self.cbs[slot];
+                // SAFETY: cb is a block handed to the library and not yet reaped.
+                let err = unsafe { libc::aio_error(cb) };
+                if err == libc::EINPROGRESS || n == out.len() {
+                    if err == libc::EINPROGRESS && waiting < SUSPEND_ENTRIES {
+                        list[waiting] = cb;
+                        waiting += 1;
+                    }
+                    continue;
+                }
+                let res = match err {
+                    // SAFETY: the request is done; aio_return reaps it once.
+                    0 => (unsafe { libc::aio_return(cb) }) as i64,
+                    libc::ECANCELED => 0,
+                    e if e > 0 => {
+                        // SAFETY: as above: the request's status is released.
+                        unsafe { libc::aio_return(cb) };
+                        -i64::from(e)
+                    }
+                    _ => -i64::from(
+                        io::Error::last_os_error()
+                            .raw_os_error()
+                            .unwrap_or(libc::EIO),
+                    ),
+                };
+                self.flight[slot] = false;
+                self.inflight -= 1;
+                out[n] = Done {
+                    slot: slot as u32,
+                    res,
+                };
+                n += 1;
+            }
+            if n >= min || n == out.len() || waiting == 0 {
+                return Ok(n);
+            }
+            let left = match (timeout_ns, start) {
+                (Some(t), Some(s)) => {
+                    let gone = s.elapsed().as_nanos() as u64;
+                    if gone >= t {
+                        return Ok(n);
+                    }
+                    Some(timespec(t - gone))
+                }
+                _ => None,
+            };
+            let tsp = left
+                .as_ref()
+                .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+            // SAFETY: list holds `waiting` blocks in flight; tsp is null or a timespec.
+            // EAGAIN (the time ran out) and EINTR go round again.
+            unsafe { libc::aio_suspend(list.as_ptr(), waiting as libc::c_int, tsp) };
+        }
+    }
+}
+
+impl Drop for PosixAio {
+    fn drop(&mut self) {
+        // The library may still write the buffers or the blocks: wait for every request.
+        for slot in 0..self.cbs.len() {
+            if !self.flight[slot] {
+                continue;
+            }
+            let cb: *mut libc::aiocb = &mut self.cbs[slot];
+            // SAFETY: cb is in flight; waiting on it alone until it is done.
+            unsafe {
+                while libc::aio_error(cb) == libc::EINPROGRESS {
+                    let list = [cb as *const libc::aiocb];
+                    libc::aio_suspend(list.as_ptr(), 1, std::ptr::null());
+                }
+                libc::aio_return(cb);
+            }
         }
     }
 }
@@ -1781,6 +1981,7 @@ mod tests {
             EngineKind::Pvsync2,
             EngineKind::Mmap,
             EngineKind::Libaio,
+            EngineKind::Posixaio,
             EngineKind::IoUring,
         ] {
             roundtrip(k);

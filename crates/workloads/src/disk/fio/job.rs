@@ -115,6 +115,9 @@ pub enum EngineKind {
     Pvsync2,
     /// Linux native AIO (io_submit/io_getevents syscalls).
     Libaio,
+    /// POSIX AIO through the C library (`aio_read`/`aio_write`, `aio_error`/`aio_return`,
+    /// `aio_suspend`).
+    Posixaio,
     /// io_uring.
     IoUring,
     /// The file mapped; memcpy to and from it.
@@ -157,6 +160,7 @@ impl EngineKind {
             EngineKind::Pvsync => "pvsync",
             EngineKind::Pvsync2 => "pvsync2",
             EngineKind::Libaio => "libaio",
+            EngineKind::Posixaio => "posixaio",
             EngineKind::IoUring => "io_uring",
             EngineKind::Mmap => "mmap",
             EngineKind::Null => "null",
@@ -194,7 +198,11 @@ impl EngineKind {
             | EngineKind::Filecreate
             | EngineKind::Filestat
             | EngineKind::Filedelete => "td_io_queue",
-            EngineKind::Null | EngineKind::Libaio | EngineKind::IoUring | EngineKind::Nbd => "",
+            EngineKind::Null
+            | EngineKind::Libaio
+            | EngineKind::Posixaio
+            | EngineKind::IoUring
+            | EngineKind::Nbd => "",
         }
     }
     /// fio's file engines (`engines/fileoperations.c`): the unit is a file, its create,
@@ -225,7 +233,7 @@ impl EngineKind {
         self.moves_data()
             || matches!(
                 self,
-                EngineKind::Libaio | EngineKind::IoUring | EngineKind::Mmap
+                EngineKind::Libaio | EngineKind::Posixaio | EngineKind::IoUring | EngineKind::Mmap
             )
     }
     /// Uses no file (null, cpuio, exec, net, nbd).
@@ -824,6 +832,9 @@ pub struct JobSpec {
     pub flow_sleep_us: u64,
     /// `group_reporting`.
     pub group_reporting: bool,
+    /// `stats` (default 1): with 0 the job's figures are left out of the report and of
+    /// its group's totals, and its I/Os' latencies are not checked against `max_latency`.
+    pub stats: bool,
     /// `invalidate`: drop the file's cached pages before the run.
     pub invalidate: bool,
     /// `disk_util`: report the devices' counters over the run (fio's "Disk stats").
@@ -1283,6 +1294,14 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "numruns",
+        aliases: &[],
+    },
+    Opt {
+        name: "stats",
+        aliases: &[],
+    },
+    Opt {
         name: "number_ios",
         aliases: &[],
     },
@@ -1539,6 +1558,26 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "cpumask",
+        aliases: &[],
+    },
+    Opt {
+        name: "significant_figures",
+        aliases: &[],
+    },
+    Opt {
+        name: "max_latency",
+        aliases: &[],
+    },
+    Opt {
+        name: "exec_prerun",
+        aliases: &[],
+    },
+    Opt {
+        name: "exec_postrun",
+        aliases: &[],
+    },
+    Opt {
         name: "cpus_allowed_policy",
         aliases: &[],
     },
@@ -1778,13 +1817,12 @@ pub fn supported_options() -> impl Iterator<Item = &'static str> {
 /// (over 300 names).
 pub fn unsupported_option(k: &str, shown: &str) -> String {
     const LIST: &str = "the options hostbench takes: docs/fio.md, Options";
-    if k.starts_with("merge_blktrace") {
-        return format!(
-            "fio option {shown} merges blktrace binary logs, which hostbench does not replay \
-             (it replays fio's text logs); merge and replay them with fio"
-        );
-    }
     if super::fio_names::is_job_option(k) {
+        if let Some(why) = refusal_reason(k) {
+            return format!(
+                "fio option {shown} is not supported by hostbench yet: {why}; remove it ({LIST})"
+            );
+        }
         return format!("fio option {shown} is not supported by hostbench yet; remove it ({LIST})");
     }
     let near = closest_option(k).map(|c| shown.replace(k, c));
@@ -1792,6 +1830,31 @@ pub fn unsupported_option(k: &str, shown: &str) -> String {
         Some(c) => format!("{shown} is not a fio option (did you mean {c}?; {LIST})"),
         None => format!("{shown} is not a fio option; check the spelling ({LIST})"),
     }
+}
+
+/// Why hostbench refuses fio option `k`, for the options whose reason is more than "not
+/// done yet".
+pub fn refusal_reason(k: &str) -> Option<&'static str> {
+    Some(match k {
+        "uid" | "gid" => {
+            "jobs are threads whose files are laid out before they start; run hostbench as \
+             that user (runuser -u USER --)"
+        }
+        "gtod_cpu" => "jobs read the clock themselves (TSC or vDSO); no time-keeping thread",
+        "clocksource" => {
+            "one clock per run, chosen per machine (TSC if trusted, else CLOCK_MONOTONIC) \
+             and named in the result"
+        }
+        "merge_blktrace_file" | "merge_blktrace_scalars" | "merge_blktrace_iters" => {
+            "it merges blktrace binary logs, which hostbench does not replay (it replays \
+             fio's text logs); merge and replay them with fio"
+        }
+        "cgroup" | "cgroup_weight" | "cgroup_nodelete" => {
+            "hostbench makes no blkio cgroup; run it inside one (cgexec, or systemd-run -p \
+             IOWeight=N)"
+        }
+        _ => return None,
+    })
 }
 
 /// The closest supported option name or alias to a mistyped `k`, if it looks like a typo.
@@ -2178,6 +2241,7 @@ fn apply_options(
         flow_id: 0,
         flow_sleep_us: 0,
         group_reporting: false,
+        stats: true,
         invalidate: true,
         disk_util: true,
         fadvise_hint: FadviseHint::ByPattern,
@@ -2324,6 +2388,21 @@ fn apply_options(
             // it and does nothing with it (examples/waitfor.fio and steadystate.fio set
             // it); so does hostbench, and its front-end says so on stderr.
             "threads" => {}
+            // tiobench's too (its loops): fio checks it is a whole number (a sign is
+            // taken), then runs the job once.
+            "numruns" => {
+                if v.trim()
+                    .trim_start_matches(['-', '+'])
+                    .parse::<u64>()
+                    .is_err()
+                {
+                    return err(format!(
+                        "{at}: numruns={v}: expected a whole number (fio: failed parsing \
+                         numruns={v}); it is an option of fio's tiobench profile and does \
+                         nothing without it"
+                    ));
+                }
+            }
             // fio's `thread` is a flag; any value but an explicit "off" turns it on (hostbench
             // always runs threads: this is what fio would start, for its start-up line).
             "thread" => j.thread = !matches!(v.trim(), "0" | "false" | "off" | "no"),
@@ -2553,6 +2632,7 @@ fn apply_options(
                     "pvsync" => EngineKind::Pvsync,
                     "pvsync2" => EngineKind::Pvsync2,
                     "libaio" => EngineKind::Libaio,
+                    "posixaio" => EngineKind::Posixaio,
                     "io_uring" => EngineKind::IoUring,
                     "mmap" => EngineKind::Mmap,
                     "null" => EngineKind::Null,
@@ -2572,7 +2652,7 @@ fn apply_options(
                     }
                     other => {
                         return err(format!(
-                            "{at}: ioengine={other} is not supported; use psync, sync, vsync, pvsync, pvsync2, libaio, io_uring, mmap, null, falloc, ftruncate, e4defrag, cpuio, filecreate, filestat, filedelete, exec, net, netsplice or nbd"
+                            "{at}: ioengine={other} is not supported; use psync, sync, vsync, pvsync, pvsync2, libaio, posixaio, io_uring, mmap, null, falloc, ftruncate, e4defrag, cpuio, filecreate, filestat, filedelete, exec, net, netsplice or nbd"
                         ));
                     }
                 }
@@ -2697,6 +2777,7 @@ fn apply_options(
                 }
             }
             "group_reporting" => j.group_reporting = parse_bool_opt(k, v, at)?,
+            "stats" => j.stats = parse_bool_opt(k, v, at)?,
             "invalidate" => j.invalidate = parse_bool_opt(k, v, at)?,
             "disk_util" => j.disk_util = parse_bool_opt(k, v, at)?,
             "fadvise_hint" => {
@@ -4576,6 +4657,21 @@ mod tests {
     }
 
     #[test]
+    fn options_out_of_reach_say_why() {
+        for (k, why) in [
+            ("uid", "runuser -u USER"),
+            ("gid", "runuser -u USER"),
+            ("gtod_cpu", "jobs read the clock themselves"),
+            ("clocksource", "one clock per run"),
+            ("cgroup_weight", "blkio cgroup"),
+        ] {
+            let m = unsupported_option(k, &format!("--{k}"));
+            assert!(m.contains(why), "{k}: {m}");
+        }
+        assert!(refusal_reason("pre_read").is_none());
+    }
+
+    #[test]
     fn a_fio_option_hostbench_lacks_gets_no_suggestion() {
         // `sync` once got "did you mean fsync?" (another meaning altogether): no fio option
         // hostbench lacks is ever answered with another option's name.
@@ -4665,7 +4761,7 @@ mod tests {
             ("[a]\nrw=trimming\n", "randrw, trim, randtrim"),
             ("[a]\nbs=4x\n", "expected a size"),
             ("[a]\nbsrange=4k\n", "min-max"),
-            ("[a]\nioengine=posixaio\n", "posixaio is not supported"),
+            ("[a]\nioengine=rdma\n", "rdma is not supported"),
             ("[a]\ntime_based\n", "needs a runtime"),
             ("[a]\nrwmixread=101\n", "from 0 to 100"),
             ("[global]\nbs=0\n", "block sizes"),

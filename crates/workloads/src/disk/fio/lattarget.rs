@@ -40,6 +40,10 @@ pub struct LatOpts {
     pub percentile: f64,
     /// `latency_run`: keep searching instead of ending at a stable depth.
     pub run: bool,
+    /// `max_latency` per direction (read, write, trim), ns (0: none): a read or write
+    /// whose total latency is over it fails the clone with ETIMEDOUT, as fio's
+    /// `lat_fatal`.
+    pub max_ns: [u64; 3],
 }
 
 impl Default for LatOpts {
@@ -49,6 +53,7 @@ impl Default for LatOpts {
             window_us: 0,
             percentile: 100.0,
             run: false,
+            max_ns: [0; 3],
         }
     }
 }
@@ -70,7 +75,7 @@ impl LatOpts {
 pub fn handles(key: &str) -> bool {
     matches!(
         key,
-        "latency_target" | "latency_window" | "latency_percentile" | "latency_run"
+        "latency_target" | "latency_window" | "latency_percentile" | "latency_run" | "max_latency"
     )
 }
 
@@ -97,6 +102,24 @@ pub fn apply(o: &mut LatOpts, key: &str, v: &str, at: &str) -> Result<(), JobErr
                 bad("expected a time, µs without a unit (e.g. 500, 500us, 10ms, 1s)")
             })?;
             o.target_ns = us * 1000;
+        }
+        // fio's list per direction (a missing one takes the last given), µs each.
+        "max_latency" => {
+            let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+            if parts.len() > 3 {
+                return Err(bad("at most three times, for reads, writes and trims"));
+            }
+            let last = parts.last().copied().unwrap_or("");
+            for (d, m) in o.max_ns.iter_mut().enumerate() {
+                let p = parts.get(d).copied().unwrap_or(last);
+                let us = time_us(p).ok_or_else(|| {
+                    bad(
+                        "expected a time per direction, µs without a unit (e.g. 500, 10ms, \
+                         or 10ms,20ms for reads and writes)",
+                    )
+                })?;
+                *m = us * 1000;
+            }
         }
         "latency_window" => {
             o.window_us = time_us(v).ok_or_else(|| {
@@ -318,6 +341,7 @@ mod tests {
             window_us,
             percentile: pct,
             run,
+            max_ns: [0; 3],
         }
     }
 
@@ -433,6 +457,9 @@ mod tests {
     #[test]
     fn options_parse_as_fio_reads_them() {
         let mut o = LatOpts::default();
+        apply(&mut o, "max_latency", "1ms,20", "x").unwrap();
+        assert_eq!(o.max_ns, [1_000_000, 20_000, 20_000]);
+        assert!(apply(&mut o, "max_latency", "1,2,3,4", "x").is_err());
         apply(&mut o, "latency_target", "500000", "x").unwrap();
         assert_eq!(o.target_ns, 500_000_000);
         apply(&mut o, "latency_target", "10ms", "x").unwrap();

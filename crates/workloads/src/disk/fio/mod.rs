@@ -280,7 +280,7 @@ impl Workload for Fio {
         Category::Disk
     }
     fn summary(&self) -> &'static str {
-        "fio's jobs: reads and writes at a queue depth through psync, sync, vsync, pvsync, pvsync2, libaio, io_uring, mmap or null; fio's falloc, ftruncate, e4defrag, cpuio, exec, net, netsplice and nbd engines"
+        "fio's jobs: reads and writes at a queue depth through psync, sync, vsync, pvsync, pvsync2, libaio, posixaio, io_uring, mmap or null; fio's falloc, ftruncate, e4defrag, cpuio, exec, net, netsplice and nbd engines"
     }
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS

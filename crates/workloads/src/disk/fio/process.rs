@@ -30,6 +30,10 @@ pub struct ProcOpts {
     pub numa_mem: Option<(i32, Vec<usize>)>,
     /// `nice`: added to the clone thread's nice value (-20..19).
     pub nice: Option<i32>,
+    /// `exec_prerun`: a shell command each clone runs before its first I/O.
+    pub prerun: Option<String>,
+    /// `exec_postrun`: a shell command each clone runs after its last.
+    pub postrun: Option<String>,
 }
 
 /// Whether `key` (a canonical option name) is one of these options.
@@ -37,6 +41,7 @@ pub fn handles(key: &str) -> bool {
     matches!(
         key,
         "cpus_allowed"
+            | "cpumask"
             | "cpus_allowed_policy"
             | "prio"
             | "prioclass"
@@ -44,6 +49,8 @@ pub fn handles(key: &str) -> bool {
             | "numa_mem_policy"
             | "nice"
             | "log_compression_cpus"
+            | "exec_prerun"
+            | "exec_postrun"
     )
 }
 
@@ -95,6 +102,34 @@ pub fn parse_cpus_of(key: &str, v: &str, at: &str, max: usize) -> Result<Vec<usi
     }
     cpus.sort_unstable();
     cpus.dedup();
+    Ok(cpus)
+}
+
+/// fio's `cpumask`: a whole number (`0x` hex, or decimal with fio's size suffixes) whose
+/// bit N allows CPU N, for bits 0 to 31; a set bit past the machine's CPUs is refused with
+/// fio's message.
+pub fn parse_cpumask(v: &str, at: &str, max: usize) -> Result<Vec<usize>, JobError> {
+    let mask = super::job::parse_fio_size(v).ok_or_else(|| {
+        JobError(format!(
+            "{at}: cpumask={v}: expected a CPU bitmask such as 0x3 (CPUs 0 and 1) or 5 \
+             (CPUs 0 and 2); for a list use cpus_allowed=0,2"
+        ))
+    })?;
+    let mut cpus = Vec::new();
+    for c in 0..32usize {
+        if mask & (1 << c) == 0 {
+            continue;
+        }
+        if c >= max {
+            return Err(JobError(format!(
+                "{at}: cpumask={v}: CPU {c} too large (max={}; fio's message): this machine \
+                 has CPUs 0-{}",
+                max - 1,
+                max - 1
+            )));
+        }
+        cpus.push(c);
+    }
     Ok(cpus)
 }
 
@@ -162,6 +197,10 @@ pub fn apply(p: &mut ProcOpts, key: &str, v: &str, at: &str) -> Result<(), JobEr
     };
     match key {
         "cpus_allowed" => p.cpus = Some(parse_cpus(v, at, cpus_configured())?),
+        // fio's bitmask form: the same affinity as cpus_allowed (the later one wins: fio
+        // keeps one set for both), bit N CPU N, of the mask's low 32 bits (fio's loop over
+        // an int's bits); a mask without a CPU fails the job when it starts, as in fio.
+        "cpumask" => p.cpus = Some(parse_cpumask(v, at, cpus_configured())?),
         // fio pins its log compression threads to these CPUs. hostbench writes its logs as
         // they fill and compresses nothing in memory (`log_compression` changes what the
         // logs hold, as in fio, not where they are kept): no thread to pin. The list is
@@ -231,11 +270,39 @@ pub fn apply(p: &mut ProcOpts, key: &str, v: &str, at: &str) -> Result<(), JobEr
                     .ok_or_else(|| JobError(format!("{at}: nice={v}: expected -20 to 19")))?,
             )
         }
+        "exec_prerun" => p.prerun = Some(v.to_string()),
+        "exec_postrun" => p.postrun = Some(v.to_string()),
         "prio" => p.prio = Some(small(7)?),
         "prioclass" => p.prioclass = Some(small(3)?),
         _ => {}
     }
     Ok(())
+}
+
+/// fio's `exec_prerun`/`exec_postrun` for job `name`: `cmd` run by the shell (fio's
+/// `system()`) with `> NAME.MODE.txt 2>&1` appended to its text — so of a list
+/// (`a; b`) only the last command's output goes to the file, as in fio — in the current
+/// directory, after fio's line on stdout. True when the shell ran it and it exited 0 (a
+/// failed prerun ends the clone before its first I/O, without an error, as in fio).
+pub fn exec_string(name: &str, cmd: &str, mode: &str) -> bool {
+    use std::io::Write;
+    let full = format!("{cmd} > {name}.{mode}.txt 2>&1");
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{name} : Saving output of {mode} in {name}.{mode}.txt");
+        let _ = out.flush();
+    }
+    match std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(&full)
+        .status()
+    {
+        Ok(st) => st.success(),
+        Err(_) => {
+            eprintln!("fio: exec of cmd <{full}> failed");
+            false
+        }
+    }
 }
 
 /// What failed when a clone set its process options: errno, fio's function name, detail.
@@ -245,7 +312,7 @@ impl ProcOpts {
     /// The CPUs thread `index` (0-based, fio's `thread_number - 1`) may run on.
     pub fn cpus_for(&self, index: usize) -> Option<Vec<usize>> {
         let cpus = self.cpus.as_ref()?;
-        Some(if self.split {
+        Some(if self.split && !cpus.is_empty() {
             vec![cpus[index % cpus.len()]]
         } else {
             cpus.clone()

@@ -19,6 +19,7 @@ pub fn handles(key: &str) -> bool {
             | "slat_percentiles"
             | "unified_rw_reporting"
             | "description"
+            | "significant_figures"
     )
 }
 
@@ -41,6 +42,19 @@ pub fn apply(r: &mut FioReportOpts, key: &str, v: &str, at: &str) -> Result<(), 
             }
         }
         "description" => r.description = v.to_string(),
+        "significant_figures" => {
+            r.sig_figs = v
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=10).contains(n))
+                .ok_or_else(|| {
+                    JobError(format!(
+                        "{at}: significant_figures={v}: expected a whole number from 1 to 10 \
+                         (fio's default 4)"
+                    ))
+                })?
+        }
         "percentile_list" => {
             let (list, precision) = percentile_list(v, at)?;
             r.percentile_list = list;

@@ -454,6 +454,10 @@ fn build(shared: &Shared, clones: &[&CloneStats], disks: Vec<FioDisk>) -> FioRes
     // belongs to); any other clone starts a block.
     for &s in clones {
         let j = &shared.jobs[s.job];
+        // fio's `stats=0`: the clone is not reported, nor counted in its group.
+        if !j.stats {
+            continue;
+        }
         let b = clone_block(s, j);
         if j.group_reporting
             && let Some(m) = blocks.last_mut()

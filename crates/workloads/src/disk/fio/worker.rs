@@ -2462,29 +2462,50 @@ impl FioWorker {
             && self.lat.is_none()
             && self.replay.is_none()
             && self.iolog.is_none()
+            && self.job.lat.max_ns == [0; 3]
     }
 
     /// fio's queue-depth search saw a read or write complete in `lat_ns` (total latency);
     /// at depth 1 with `latency_percentile=100` one over the target ends the clone with
     /// fio's error (then [`Step::Fatal`]).
     fn lat_completed(&mut self, dir: Dir, off: u64, len: u32, lat_ns: u64) -> Step {
-        let Some(s) = self.lat.as_mut() else {
-            return Step::Go;
-        };
         if dir == Dir::Trim {
             return Step::Go;
         }
+        // max_latency first, as fio checks it (a latency not measured is not checked).
+        let max = self.job.lat.max_ns[dir as usize];
+        if max > 0 && lat_ns > max && !self.job.logs.disable.lat && self.job.stats {
+            self.lat_fatal(dir, off, len, lat_ns, max);
+            return Step::Fatal;
+        }
+        let Some(s) = self.lat.as_mut() else {
+            return Step::Go;
+        };
         let step = s.completed(lat_ns);
         if step == Step::Fatal {
             let target = s.target_ns();
-            let detail = format!(
-                "latency of {lat_ns} nsec exceeds specified max ({target} nsec): {} {} {off} {len}",
-                self.path.display(),
-                if dir == Dir::Read { "read" } else { "write" },
-            );
-            self.set_error(libc::ETIMEDOUT, "max latency exceeded", detail);
+            self.lat_fatal(dir, off, len, lat_ns, target);
         }
         step
+    }
+
+    /// fio's `lat_fatal`: the clone's error (ETIMEDOUT) with fio's line.
+    /// Its line is printed when it happens, once (fio's `if (!td->error)`), the file named
+    /// as fio names it (a generated file without `directory` has no `./`).
+    fn lat_fatal(&mut self, dir: Dir, off: u64, len: u32, lat_ns: u64, target: u64) {
+        let path = self.path.display().to_string();
+        let shown = match path.strip_prefix("./") {
+            Some(p) if self.job.directory == "." => p,
+            _ => path.as_str(),
+        };
+        let detail = format!(
+            "latency of {lat_ns} nsec exceeds specified max ({target} nsec): {shown} {} {off} {len}",
+            if dir == Dir::Read { "read" } else { "write" },
+        );
+        if self.stats.error.is_none() {
+            eprintln!("fio: {detail}");
+        }
+        self.set_error(libc::ETIMEDOUT, "max latency exceeded", detail);
     }
 
     /// fio's `lat_target_check` after an issue or a reap at `now` in a queue engine's loop:
@@ -2691,7 +2712,7 @@ impl FioWorker {
                     let ms = clock.to_ns(t1.saturating_sub(meas.t0)) / 1_000_000;
                     self.log_io(ms, dir, res, off, None, clat, lat, self.stats.ioprio);
                 }
-                if !PLAIN && self.lat.is_some() {
+                if !PLAIN && (self.lat.is_some() || self.job.lat.max_ns != [0; 3]) {
                     // One I/O at a time: nothing is ever left in flight to wait for.
                     let step = self.lat_completed(dir, off, len, lat);
                     if step == Step::Fatal {
@@ -3100,7 +3121,7 @@ impl FioWorker {
                         let ms = clock.to_ns(t2.saturating_sub(meas.t0)) / 1_000_000;
                         self.log_io(ms, dir, d.res, off, slat, clat, lat, ioprio);
                     }
-                    if self.lat.is_some() {
+                    if self.lat.is_some() || self.job.lat.max_ns != [0; 3] {
                         match self.lat_completed(dir, off, len, lat) {
                             Step::Fatal => err = true,
                             Step::Quiesce => lat_wait = true,
@@ -3572,6 +3593,20 @@ impl FioWorker {
                 }
             }
         }
+        // fio sets the clone's affinity and I/O priority first, in its own thread.
+        if let Err((errno, func, detail)) = self.job.process.apply_to_this_thread(self.tid) {
+            self.set_error(errno, func, format!("job '{}': {detail}", self.job.name));
+            self.hand_over();
+            return Ok(());
+        }
+        // exec_prerun once the files are there, before the clone's time starts; when it
+        // fails the clone ends there, with no error, as fio's `goto err` without one.
+        if let Some(cmd) = &self.job.process.prerun
+            && !super::process::exec_string(&self.job.name, cmd, "prerun")
+        {
+            self.hand_over();
+            return Ok(());
+        }
         if self.job.pre_read && !self.pre_read() {
             self.hand_over();
             return Ok(());
@@ -3619,12 +3654,6 @@ impl FioWorker {
         if let Some(rt) = self.job.runtime_s {
             let ramp = clock.from_ns((self.job.ramp_time_s * 1e9) as u64);
             ctl.end_at(t_job + ramp + clock.from_ns((rt * 1e9) as u64));
-        }
-        // fio sets the clone's affinity and I/O priority first, in its own thread.
-        if let Err((errno, func, detail)) = self.job.process.apply_to_this_thread(self.tid) {
-            self.set_error(errno, func, format!("job '{}': {detail}", self.job.name));
-            self.hand_over();
-            return Ok(());
         }
         // verify_async_cpus: fio 3.33's verify threads set the affinity of the job's own
         // thread (`fio_setaffinity(td->pid, ...)`), not theirs, once they start; hostbench
@@ -3783,6 +3812,10 @@ impl FioWorker {
             self.stats.ctx = ru1.2.saturating_sub(meas.ru0.2);
             self.stats.majf = ru1.3.saturating_sub(meas.ru0.3);
             self.stats.minf = ru1.4.saturating_sub(meas.ru0.4);
+        }
+        // exec_postrun after the logs are written; its status is not looked at (fio's).
+        if let Some(cmd) = &self.job.process.postrun {
+            super::process::exec_string(&self.job.name, cmd, "postrun");
         }
         self.hand_over();
         Ok(())
