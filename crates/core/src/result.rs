@@ -33,8 +33,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// directions' `prios`; 9 `fio.blocks[].latency_target` and `fio.jobs[].exec`; 10
 /// `fio.jobs[].stonewall`, and a `disk.fio` run's rate figures by fio's group definition
 /// ([`RunResult::upgrade_figures`]); 11 the net engine's `drop_ios` (fio's directions) and
-/// `fio.jobs[].report.bits`.
-pub const SCHEMA_MINOR: u32 = 11;
+/// `fio.jobs[].report.bits`; 12 `outcome.signal` and `fio.jobs[].report.sig_figs`.
+pub const SCHEMA_MINOR: u32 = 12;
 
 /// One run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
