@@ -857,3 +857,38 @@ fn native_show_names_the_time_base_of_each_rate() {
         "no word on the counters' time base:\n{shown}"
     );
 }
+
+/// fio stamps its report with the time it prints it, at the run's end: the job block's
+/// time and JSON's `timestamp`/`time` (they were the run's start: a 3 s run printed the
+/// second it began).
+#[test]
+fn the_report_is_stamped_at_the_runs_end_as_fio() {
+    let d = tmp("stamp");
+    let t0 = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let (out, _) = hb(
+        &d,
+        &[
+            "--name=t",
+            "--ioengine=null",
+            "--size=1m",
+            "--time_based",
+            "--runtime=3",
+            "--output-format=json,normal",
+        ],
+    );
+    let from = out.find("\n{\n").expect("the JSON document") + 1;
+    let at = out.find("\n}\n").expect("the JSON document's end") + 3;
+    let v = json(&out[from..at]);
+    let stamp = v["timestamp"].as_u64().unwrap();
+    assert!(stamp >= t0 + 3, "timestamp {stamp}, started about {t0}");
+    let time = v["time"].as_str().unwrap();
+    assert!(
+        out[at..].contains(&format!(": {time}\n")),
+        "the job block shows JSON's time {time}:\n{}",
+        &out[at..]
+    );
+    std::fs::remove_dir_all(d).ok();
+}

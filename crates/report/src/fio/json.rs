@@ -213,7 +213,7 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
         Some(f) => (&f.global_options[..], &f.blocks[..], &f.disks[..]),
         None => (&[][..], &[][..], &[][..]),
     };
-    let unix = unix_of(&r.started_at);
+    let unix = super::printed_at(r);
     let groups = view.as_ref().map(group_aggs).unwrap_or_default();
     let mut doc = Map::new();
     doc.insert("fio version".into(), json!(version()));

@@ -255,6 +255,12 @@ fn unix_of(ts: &str) -> f64 {
     hostbench_core::civil::parse_rfc3339_ms(ts).map_or(0.0, |ms| ms as f64 / 1000.0)
 }
 
+/// When fio would print `r`'s report: at its end (fio stamps the job blocks and the JSON
+/// `time`/`timestamp` with the time of printing), the run's start plus its length.
+fn printed_at(r: &RunResult) -> f64 {
+    unix_of(&r.started_at) + r.metrics.duration_s.max(0.0)
+}
+
 fn version() -> String {
     format!("fio-3.33-hostbench-{}", env!("CARGO_PKG_VERSION"))
 }

@@ -3,7 +3,7 @@
 
 use super::{
     LAT_LABELS, ctime, first_opts, group_aggs, group_unified, lat_dist, num2str, pct_list,
-    percentiles, report_opts, share_of_group, unified_view, unix_of, version,
+    percentiles, report_opts, share_of_group, unified_view, version,
 };
 use hostbench_core::fio_result::{FioBlock, FioDir, FioPrio, FioReportOpts, FioStat, FioUnified};
 use hostbench_core::result::RunResult;
@@ -389,7 +389,7 @@ pub(super) fn render(r: &RunResult) -> String {
         return "fio: this result has no fio statistics\n".into();
     };
     let fio = &unified_view(orig);
-    let when = ctime(unix_of(&r.started_at) as i64);
+    let when = ctime(super::printed_at(r) as i64);
     let pid = fio.pid;
     // Each reporting group's aggregates (for per= and its status lines).
     let groups = group_aggs(fio);
