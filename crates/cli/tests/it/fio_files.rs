@@ -116,6 +116,62 @@ const FAILING: &[&str] = &[
     "--size=1m",
 ];
 
+/// A job whose file cannot be opened ends with the open's error and the other jobs run,
+/// as in fio (`err=26, func=open(busy)`, exit 1); it stopped the whole run with no report
+/// (exit 2). The file: a copy of `sleep`, running, which even root cannot open to write
+/// (ETXTBSY), as a read-only file is for another user (EACCES).
+#[test]
+fn a_job_whose_file_cannot_be_opened_fails_alone_as_in_fio() {
+    let d = tmp("openfail");
+    let busy = d.join("busy");
+    std::fs::copy("/bin/sleep", &busy).unwrap();
+    let mut child = std::process::Command::new(&busy).arg("60").spawn().unwrap();
+    let (a, b) = (
+        format!("--filename={}", s(&busy)),
+        format!("--filename={}", s(&d.join("ok"))),
+    );
+    let args = [
+        "--name=a",
+        &a,
+        "--rw=write",
+        "--bs=4k",
+        "--name=b",
+        &b,
+        "--size=64k",
+        "--rw=write",
+        "--output-format=json",
+    ];
+    let h = hb(&d, &args);
+    assert_eq!(h.code, 1, "one job failed: exit status 1\n{}", h.err);
+    assert_eq!(
+        entries(&doc(&h.out)),
+        [("a".to_string(), 26, 0, 0), ("b".to_string(), 0, 0, 16)],
+        "{}",
+        h.out
+    );
+    assert!(h.out.contains("err=26/func=open("), "{}", h.out);
+    if need_fio("a_job_whose_file_cannot_be_opened_fails_alone_as_in_fio") {
+        std::fs::remove_file(d.join("ok")).unwrap();
+        let p = fio(&d, &args);
+        assert_eq!(p.code, h.code, "{}", p.err);
+        assert_eq!(entries(&doc(&h.out)), entries(&doc(&p.out)), "{}", p.out);
+    }
+    // The normal layout: fio's error line, and no block for the job that did nothing (as
+    // fio prints none).
+    let normal = hb(&d, &args[..8]);
+    assert_eq!(normal.code, 1);
+    assert!(normal.out.contains("err=26/func=open("), "{}", normal.out);
+    assert_eq!(
+        err_lines(&normal.out),
+        ["b: (groupid=0, jobs=1) err=0"],
+        "{}",
+        normal.out
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    std::fs::remove_dir_all(d).ok();
+}
+
 #[test]
 fn a_failing_job_lets_the_others_go_on_as_in_fio() {
     if !need_fio("a_failing_job_lets_the_others_go_on_as_in_fio") {

@@ -25,7 +25,7 @@ use hostbench_core::runner::RunControl;
 use hostbench_core::workload::{LoopWorker, Worker, WorkloadError};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The worker of thread `tid`: the clone's file opened (O_DIRECT, `invalidate`,
@@ -106,14 +106,25 @@ pub(super) fn new_worker(
     } else {
         None
     };
+    let mut open_failed = None;
     let (fd, path) = if j.engine.fileless() || multi.is_some() {
         (None, PathBuf::new())
     } else {
         let path = j.file_path(clone);
-        let f = open_job_file(j, &path, j.fill_device)
-            .map_err(|e| crate::disk::files::open_error(&path, j.direct, &e))?;
-        advise_access(&f, j, j.offset, size);
-        (Some(OwnedFd::from(f)), path)
+        match open_job_file(j, &path, j.fill_device) {
+            Ok(f) => {
+                advise_access(&f, j, j.offset, size);
+                (Some(OwnedFd::from(f)), path)
+            }
+            // fio's failed open ends the clone with its error (`err=13, func=open(f)`)
+            // and the other jobs run: not the run's failure. A symlink or O_DIRECT on a
+            // filesystem without it stays a refusal of the run that says how to fix it.
+            Err(e) if is_jobs_open_error(&path, j.direct, &e) => {
+                open_failed = Some(open_failure(&path, &e));
+                (None, path)
+            }
+            Err(e) => return Err(crate::disk::files::open_error(&path, j.direct, &e)),
+        }
     };
     let depth = if j.engine.is_sync() && !j.offload {
         1
@@ -338,6 +349,7 @@ pub(super) fn new_worker(
         limit_ios: replay_limits.map_or(j.io_limits(size).1, |l| l.1),
         files: multi,
         deferred_close: Vec::new(),
+        open_failed,
         op_ns: None,
         registered: Vec::new(),
         failed: false,
@@ -394,6 +406,26 @@ fn open_donor(j: &JobSpec) -> Result<super::engines::e4defrag::Donor, WorkloadEr
             ))
         },
     )
+}
+
+/// Whether a failed open of a job's file is the job's error (fio's `err=N`, the others go
+/// on) rather than a refusal of the run: everything but a symlink where a test file goes
+/// and O_DIRECT refused by the filesystem, which [`crate::disk::files::open_error`] explains.
+fn is_jobs_open_error(path: &Path, direct: bool, e: &std::io::Error) -> bool {
+    let refused = (e.raw_os_error() == Some(libc::ELOOP)
+        && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()))
+        || (direct && e.raw_os_error() == Some(libc::EINVAL));
+    !refused
+}
+
+/// fio's failed open of `path`: the errno, `open(NAME)` (the name as the job gives it,
+/// without a leading `./`) and the detail.
+fn open_failure(path: &Path, e: &std::io::Error) -> (i32, String, String) {
+    let errno = e.raw_os_error().unwrap_or(libc::EIO);
+    let shown = path.strip_prefix(".").unwrap_or(path).display().to_string();
+    let func = format!("open({shown})");
+    let detail = format!("{func}: {e}");
+    (errno, func, detail)
 }
 
 /// Opens job file `path` as the job says (O_DIRECT, written or not, `create_on_open`),
@@ -575,6 +607,9 @@ struct FioWorker {
     zbd_zone_bytes: u64,
     /// Descriptors of files a queue engine is done with, closed once nothing is in flight.
     deferred_close: Vec<OwnedFd>,
+    /// The clone's file could not be opened when the worker was made: the error it ends
+    /// with as it starts (errno, fio's `func`, the detail).
+    open_failed: Option<(i32, String, String)>,
     /// A file engine's call for the file just picked, ns (its next I/O's clat).
     op_ns: Option<u64>,
     /// io_uring's `registerfiles` with several files: the files' descriptors, registered
@@ -1083,14 +1118,8 @@ impl FioWorker {
             Ok(f) => f,
             Err(e) => {
                 // fio's failed open: `err=2 (file:filesetup.c..., func=open(...))`.
-                let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                let shown = path
-                    .strip_prefix(".")
-                    .unwrap_or(&path)
-                    .display()
-                    .to_string();
-                let func = format!("open({shown})");
-                self.set_error(errno, &func, format!("{func}: {e}"));
+                let (errno, func, detail) = open_failure(&path, &e);
+                self.set_error(errno, &func, detail);
                 return false;
             }
         };
@@ -2130,14 +2159,8 @@ impl FioWorker {
                 Some((fd, path))
             }
             Err(e) => {
-                let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                let shown = path
-                    .strip_prefix(".")
-                    .unwrap_or(&path)
-                    .display()
-                    .to_string();
-                let func = format!("open({shown})");
-                self.set_error(errno, &func, format!("{func}: {e}"));
+                let (errno, func, detail) = open_failure(&path, &e);
+                self.set_error(errno, &func, detail);
                 None
             }
         }
@@ -3592,6 +3615,11 @@ impl FioWorker {
                     return Ok(());
                 }
             }
+        }
+        if let Some((errno, func, detail)) = self.open_failed.take() {
+            self.set_error(errno, &func, detail);
+            self.hand_over();
+            return Ok(());
         }
         // fio sets the clone's affinity and I/O priority first, in its own thread.
         if let Err((errno, func, detail)) = self.job.process.apply_to_this_thread(self.tid) {
