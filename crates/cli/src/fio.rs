@@ -113,36 +113,6 @@ Example (GitLab's file-system check):
       --bs=4k --iodepth=64 --readwrite=randrw --rwmixread=75 --size=4G --filename=testfile
 ";
 
-/// Options that are flags (a bare `--opt` means 1).
-const FLAGS: &[&str] = &[
-    "direct",
-    "buffered",
-    "time_based",
-    "randrepeat",
-    "allrandrepeat",
-    "gtod_reduce",
-    "norandommap",
-    "end_fsync",
-    "group_reporting",
-    "invalidate",
-    "thread",
-    "stonewall",
-    "wait_for_previous",
-    "new_group",
-    "exitall",
-    "exitall_on_error",
-    "rate_ignore_thinktime",
-    "exit_on_io_done",
-    "fixedbufs",
-    "registerfiles",
-    "sqthread_poll",
-    "hipri",
-    "zero_buffers",
-    "refill_buffers",
-    "scramble_buffers",
-    "dedupe_global",
-];
-
 /// What the command line asked for.
 #[derive(Debug)]
 struct Cmd {
@@ -431,7 +401,9 @@ fn parse(args: &[String]) -> Result<Parsed> {
                         )
                     }
                 })?;
-                let v = if FLAGS.contains(&k) || FLAGS.contains(&canon) {
+                let v = // fio's set-only options take an optional value (`--thread` alone sets it,
+                // `--thread 1` does not take the 1); every other one needs a value.
+                if fio_names::is_set_option(k) || fio_names::is_set_option(canon) {
                     inline.clone().unwrap_or_default()
                 } else {
                     value("see `hostbench fio --help`")?
