@@ -150,6 +150,8 @@ enum Eta {
 enum Parsed {
     Run(Box<Cmd>),
     Print(String),
+    /// `--showcmd`: the job files as command lines (fio's dump), printed; nothing run.
+    ShowCmd(String),
     /// `--inflate-log=FILE`: a compressed log's rows on stdout, nothing run.
     Inflate(String),
 }
@@ -212,6 +214,9 @@ fn parse(args: &[String]) -> Result<Parsed> {
     let mut bandwidth_log = false;
     let mut trigger = fio::trigger::TriggerCfg::default();
     let (mut label, mut no_save, mut results_db) = (None, false, None);
+    // `--section=NAME` (several): only those job sections run (the globals always apply).
+    let mut only_sections: Vec<String> = Vec::new();
+    let mut showcmd = false;
     let mut i = 0;
     let origin = "command line";
     let cur = |secs: &mut Vec<job::Section>| -> usize {
@@ -265,6 +270,26 @@ fn parse(args: &[String]) -> Result<Parsed> {
             // fio's option help: every option hostbench takes, or what it does with one.
             "cmdhelp" => return Ok(Parsed::Print(cmdhelp(inline.as_deref())?)),
             "parse-only" => parse_only = true,
+            "showcmd" => showcmd = true,
+            "section" => {
+                let v = value("a job section's name")?;
+                if v == "global" {
+                    bail!(
+                        "fio: --section=global: can't use global as only section (fio's globals \
+                         always apply; name a job section)"
+                    );
+                }
+                only_sections.push(v);
+            }
+            // fio 3.33 ignores --max-jobs (it no longer has a limit to set), and --alloc-size
+            // sizes fio's shared-memory pool, which hostbench has no need of (its jobs share
+            // one process's memory): both are taken and do nothing, as fio takes them.
+            "max-jobs" => drop(value("a number of jobs")?),
+            "alloc-size" => drop(value("a size in KiB")?),
+            "latency-log" => bail!(
+                "fio: --latency-log is deprecated. Use per-job latency log options \
+                 (write_lat_log=PREFIX; fio 3.33 refuses --latency-log too)."
+            ),
             "bandwidth-log" => bandwidth_log = true,
             "aux-path" => {
                 let v = value("a directory")?;
@@ -369,6 +394,18 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 }
                 // On the command line `name` is an option: fio's "job options" show it
                 // (a job file's `[header]` is not one, and they do not).
+                // A job --section leaves out is not a job, and fio gives its options to
+                // the jobs after it, as globals.
+                if !only_sections.is_empty() && !only_sections.contains(&v) {
+                    cmd_sections.push(job::Section {
+                        name: "global".into(),
+                        opts: Vec::new(),
+                        origin: origin.into(),
+                        opt_at: Vec::new(),
+                        file_start: false,
+                    });
+                    continue;
+                }
                 cmd_sections.push(job::Section {
                     opts: vec![("name".into(), v.clone())],
                     name: v,
@@ -414,6 +451,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
         }
     }
     let mut sections = cmd_sections;
+    let mut shown = String::new();
     for (n, f) in files.iter().enumerate() {
         let text = hostbench_core::input::read_text(
             std::path::Path::new(f),
@@ -423,6 +461,12 @@ fn parse(args: &[String]) -> Result<Parsed> {
         .map_err(|e| anyhow!("fio: {e}"))?;
         let env = |k: &str| std::env::var(k).ok();
         let mut s = job::parse_ini(&text, f, &env).map_err(|e| anyhow!("fio: {e}"))?;
+        if !only_sections.is_empty() {
+            s.retain(|x| x.is_global() || only_sections.contains(&x.name));
+        }
+        if showcmd {
+            shown.push_str(&show_cmd(&s));
+        }
         // fio runs each job file after the one before: the first job of every file but
         // the first is a stonewall (and so starts a new group), and every file but the
         // first starts from fio's defaults: the globals before it do not reach its jobs.
@@ -436,6 +480,10 @@ fn parse(args: &[String]) -> Result<Parsed> {
             }
         }
         sections.extend(s);
+    }
+    if showcmd {
+        // fio prints the job files' options and stops (command-line jobs are not printed).
+        return Ok(Parsed::ShowCmd(shown));
     }
     if sections.iter().all(|s| s.is_global()) {
         bail!(
@@ -463,6 +511,32 @@ fn parse(args: &[String]) -> Result<Parsed> {
         bandwidth_log,
         trigger,
     })))
+}
+
+/// `--showcmd`: one job file's sections as fio prints them, `fio --OPT=V ... --name=JOB
+/// --OPT=V ... ` and a newline: a job section is `--name=NAME`, the globals are their
+/// options alone, an option without a value is `--OPT`.
+fn show_cmd(sections: &[job::Section]) -> String {
+    let mut s = String::new();
+    for (n, sec) in sections.iter().enumerate() {
+        if n == 0 {
+            s.push_str("fio ");
+        }
+        if !sec.is_global() {
+            s.push_str(&format!("--name={} ", sec.name));
+        }
+        for (k, v) in &sec.opts {
+            if v.is_empty() {
+                s.push_str(&format!("--{k} "));
+            } else {
+                s.push_str(&format!("--{k}={v} "));
+            }
+        }
+    }
+    if !sections.is_empty() {
+        s.push('\n');
+    }
+    s
 }
 
 /// `--output-format=A,B,...`: fio's formats in the order given (repeats dropped), and
@@ -509,6 +583,10 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Parsed::Print(s) => {
             // Usage or version: constant text.
             exec::out_help(&s);
+            return Ok(ExitCode::SUCCESS);
+        }
+        Parsed::ShowCmd(s) => {
+            print!("{s}");
             return Ok(ExitCode::SUCCESS);
         }
         Parsed::Inflate(f) => {

@@ -63,3 +63,129 @@ fn set_only_options_bare() {
         assert_ne!(f2.code, 0, "{}", f2.err);
     }
 }
+
+/// The job names of a JSON report, in order.
+fn job_names(out: &str) -> Vec<String> {
+    super::fio_files::doc(out)["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// `--section=NAME` runs only the named job sections of the job files (several may be
+/// named; the globals apply), and a command-line job it does not name; as fio.
+#[test]
+fn section_runs_only_the_named_jobs() {
+    let dir = tmp("cli-section");
+    let jf = two_jobs(&dir);
+    let f3 = format!("--filename={}", s(&dir.join("f3")));
+    let cases: [&[&str]; 3] = [
+        &["--section=b", &jf],
+        &["--section=a", "--section=b", &jf],
+        // fio gives a left-out command-line job's options to the jobs after it.
+        &[
+            "--section=a",
+            "--name=b",
+            "--rw=write",
+            "--bs=8k",
+            "--name=a",
+            &f3,
+            &jf,
+        ],
+    ];
+    let want: [&[&str]; 3] = [&["b", "b"], &["a", "b", "b"], &["a", "a"]];
+    for (args, want) in cases.iter().zip(want) {
+        let mut a = args.to_vec();
+        a.extend(["--output-format=json", "--size=64k"]);
+        let h = hb(&dir, &a);
+        assert_eq!(h.code, 0, "{a:?}: {}", h.err);
+        assert_eq!(job_names(&h.out), want, "{a:?}");
+        let written: Vec<u64> = super::fio_files::doc(&h.out)["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["write"]["io_bytes"].as_u64().unwrap())
+            .collect();
+        if need_fio("section_runs_only_the_named_jobs") {
+            let f = fio(&dir, &a);
+            assert_eq!(f.code, 0, "{a:?}: {}", f.err);
+            assert_eq!(job_names(&f.out), job_names(&h.out), "{a:?}");
+            let fw: Vec<u64> = super::fio_files::doc(&f.out)["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| j["write"]["io_bytes"].as_u64().unwrap())
+                .collect();
+            assert_eq!(fw, written, "{a:?}");
+        }
+    }
+    // No job left, or global named: refused (fio fails too).
+    for bad in ["--section=zz", "--section=global"] {
+        let h = hb(&dir, &[bad, &jf]);
+        assert_eq!(h.code, 2, "{bad}: {}", h.err);
+        if need_fio("section_runs_only_the_named_jobs") {
+            assert_ne!(fio(&dir, &[bad, &jf]).code, 0, "{bad}");
+        }
+    }
+}
+
+/// `--showcmd` prints each job file as one fio command line, byte for byte as fio does,
+/// and runs nothing.
+#[test]
+fn showcmd_prints_the_job_files_as_fio() {
+    let dir = tmp("cli-showcmd");
+    let jf = two_jobs(&dir);
+    let k = dir.join("k.fio");
+    std::fs::write(
+        &k,
+        "[global]\nsize=64k\n[c]\nrw=read\nthread\ntime_based\nruntime=1\n",
+    )
+    .unwrap();
+    let k = s(&k);
+    let cases: [&[&str]; 3] = [
+        &["--showcmd", &jf, &k],
+        &["--showcmd", "--section=b", &jf],
+        &["--name=x", "--size=1m", "--showcmd", &k],
+    ];
+    for a in cases {
+        let h = hb(&dir, a);
+        assert_eq!(h.code, 0, "{a:?}: {}", h.err);
+        assert!(h.out.starts_with("fio --size=64k "), "{a:?}: {}", h.out);
+        assert!(!dir.join("data").exists(), "--showcmd ran a job");
+        if need_fio("showcmd_prints_the_job_files_as_fio") {
+            let f = fio(&dir, a);
+            assert_eq!((f.code, f.out.as_str()), (0, h.out.as_str()), "{a:?}");
+        }
+    }
+}
+
+/// `--max-jobs` and `--alloc-size` are taken and change nothing (fio 3.33 ignores the
+/// first; the second sizes a pool hostbench has no need of); `--latency-log` is refused
+/// as fio refuses it.
+#[test]
+fn max_jobs_alloc_size_latency_log() {
+    let dir = tmp("cli-maxjobs");
+    let jf = two_jobs(&dir);
+    let a = [
+        "--max-jobs=1",
+        "--alloc-size=1024",
+        "--output-format=json",
+        &jf,
+    ];
+    let h = hb(&dir, &a);
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert_eq!(job_names(&h.out), ["a", "b", "b"]);
+    let l = hb(&dir, &["--latency-log=x", &jf]);
+    assert_eq!(l.code, 2, "{}", l.err);
+    assert!(l.err.contains("--latency-log is deprecated"), "{}", l.err);
+    if need_fio("max_jobs_alloc_size_latency_log") {
+        let f = fio(&dir, &a);
+        assert_eq!(f.code, 0, "{}", f.err);
+        assert_eq!(job_names(&f.out), job_names(&h.out));
+        let f = fio(&dir, &["--latency-log=x", &jf]);
+        assert_ne!(f.code, 0);
+        assert!(f.err.contains("--latency-log is deprecated"), "{}", f.err);
+    }
+}
