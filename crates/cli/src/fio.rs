@@ -271,6 +271,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
             "cmdhelp" => return Ok(Parsed::Print(cmdhelp(inline.as_deref())?)),
             "parse-only" => parse_only = true,
             "showcmd" => showcmd = true,
+            "readonly" => trigger.readonly = true,
             "section" => {
                 let v = value("a job section's name")?;
                 if v == "global" {
@@ -608,6 +609,17 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     // fio's --aux-path and triggers, for the run set up below.
     fio::trigger::configure(Some(cmd.trigger.clone()));
     let jobs = job::jobs_from_sections(&cmd.sections).map_err(|e| anyhow!("fio: {e}"))?;
+    if cmd.trigger.readonly {
+        // fio's --readonly: a job with the write or trim bit (any rw but read and randread)
+        // is refused as fio refuses it, before anything runs.
+        if let Some(j) = jobs.iter().find(|j| j.rw.writes(0)) {
+            bail!(
+                "fio: job <{}> has write or trim bit set, but fio is in read-only mode \
+                 (--readonly; drop it or run rw=read/randread jobs)",
+                j.name
+            );
+        }
+    }
     // fio's line for each option it ignores, as it parses them: on stdout before anything
     // else in the normal layout; on stderr when stdout carries JSON or terse (fio prints it
     // on stdout there too, which no JSON reader takes).

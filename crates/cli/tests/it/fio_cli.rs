@@ -189,3 +189,49 @@ fn max_jobs_alloc_size_latency_log() {
         assert!(f.err.contains("--latency-log is deprecated"), "{}", f.err);
     }
 }
+
+/// `--readonly`: a job that writes or trims is refused with fio's message; a reader of
+/// a file that exists whole runs; a reader's missing file is not made (fio refuses to lay
+/// it out and its job fails; hostbench refuses the run). Nothing is written in any case.
+#[test]
+fn readonly_refuses_writers_and_layout() {
+    let dir = tmp("cli-readonly");
+    let jf = two_jobs(&dir);
+    let h = hb(&dir, &["--readonly", &jf]);
+    assert_eq!(h.code, 2, "{}", h.err);
+    let msg = "fio: job <b> has write or trim bit set, but fio is in read-only mode";
+    assert!(h.err.contains(msg), "{}", h.err);
+    assert!(!dir.join("data").exists());
+    let missing = format!("--filename={}", s(&dir.join("missing")));
+    let reader = ["--readonly", "--name=r", "--size=64k", &missing];
+    let h = hb(&dir, &reader);
+    assert_eq!(h.code, 2, "{}", h.err);
+    assert!(h.err.contains("--readonly"), "{}", h.err);
+    assert!(!dir.join("missing").exists());
+    let whole = dir.join("whole");
+    std::fs::write(&whole, vec![7u8; 65536]).unwrap();
+    let whole_arg = format!("--filename={}", s(&whole));
+    let ok = [
+        "--readonly",
+        "--name=r",
+        "--size=64k",
+        &whole_arg,
+        "--output-format=json",
+    ];
+    let h = hb(&dir, &ok);
+    assert_eq!(h.code, 0, "{}", h.err);
+    let read = |out: &str| super::fio_files::doc(out)["jobs"][0]["read"]["io_bytes"].as_u64();
+    assert_eq!(read(&h.out), Some(65536));
+    if need_fio("readonly_refuses_writers_and_layout") {
+        let f = fio(&dir, &["--readonly", &jf]);
+        assert_ne!(f.code, 0);
+        assert!(f.err.contains(msg), "{}", f.err);
+        assert!(!dir.join("data").exists());
+        assert_ne!(fio(&dir, &reader).code, 0);
+        assert!(!dir.join("missing").exists());
+        let f = fio(&dir, &ok);
+        assert_eq!(f.code, 0, "{}", f.err);
+        assert_eq!(read(&f.out), read(&h.out));
+    }
+    assert_eq!(std::fs::read(&whole).unwrap(), vec![7u8; 65536]);
+}
