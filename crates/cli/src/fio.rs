@@ -48,6 +48,13 @@ fio's command line and job files, measured by hostbench's own engine.
   --no-save                do not save the result in the results store
   --results-db=PATH|URL    where to save the result
   --parse-only             check the options and job files, run nothing (exit 0 when fine)
+  --section=NAME           run only job section NAME of the job files (several allowed;
+                           the globals apply); a command-line --name=NAME job too
+  --showcmd                print each job file as one fio command line, run nothing
+  --readonly               refuse jobs that write or trim, and any file layout
+  --max-jobs=N             taken, as fio 3.33 takes it: no effect
+  --alloc-size=KB          taken: sizes fio's shared-memory pool, which hostbench has not
+                           (its jobs share one process's memory): no effect
   --inflate-log=FILE       print a log_store_compressed log (.log.fz) as the plain log
   --bandwidth-log          fio's aggregate bandwidth logs agg-{read,write,trim}_bw.log
   --aux-path=DIR           where the verify state files (local-JOB-N-verify.state) and
@@ -114,36 +121,6 @@ Example (GitLab's file-system check):
       --bs=4k --iodepth=64 --readwrite=randrw --rwmixread=75 --size=4G --filename=testfile
 ";
 
-/// Options that are flags (a bare `--opt` means 1).
-const FLAGS: &[&str] = &[
-    "direct",
-    "buffered",
-    "time_based",
-    "randrepeat",
-    "allrandrepeat",
-    "gtod_reduce",
-    "norandommap",
-    "end_fsync",
-    "group_reporting",
-    "invalidate",
-    "thread",
-    "stonewall",
-    "wait_for_previous",
-    "new_group",
-    "exitall",
-    "exitall_on_error",
-    "rate_ignore_thinktime",
-    "exit_on_io_done",
-    "fixedbufs",
-    "registerfiles",
-    "sqthread_poll",
-    "hipri",
-    "zero_buffers",
-    "refill_buffers",
-    "scramble_buffers",
-    "dedupe_global",
-];
-
 /// What the command line asked for.
 #[derive(Debug)]
 struct Cmd {
@@ -181,6 +158,8 @@ enum Eta {
 enum Parsed {
     Run(Box<Cmd>),
     Print(String),
+    /// `--showcmd`: the job files as command lines (fio's dump), printed; nothing run.
+    ShowCmd(String),
     /// `--inflate-log=FILE`: a compressed log's rows on stdout, nothing run.
     Inflate(String),
 }
@@ -243,6 +222,9 @@ fn parse(args: &[String]) -> Result<Parsed> {
     let mut bandwidth_log = false;
     let mut trigger = fio::trigger::TriggerCfg::default();
     let (mut label, mut no_save, mut results_db) = (None, false, None);
+    // `--section=NAME` (several): only those job sections run (the globals always apply).
+    let mut only_sections: Vec<String> = Vec::new();
+    let mut showcmd = false;
     let mut i = 0;
     let origin = "command line";
     let cur = |secs: &mut Vec<job::Section>| -> usize {
@@ -296,6 +278,41 @@ fn parse(args: &[String]) -> Result<Parsed> {
             // fio's option help: every option hostbench takes, or what it does with one.
             "cmdhelp" => return Ok(Parsed::Print(cmdhelp(inline.as_deref())?)),
             "parse-only" => parse_only = true,
+            "showcmd" => showcmd = true,
+            "readonly" => trigger.readonly = true,
+            "section" => {
+                let v = value("a job section's name")?;
+                if v == "global" {
+                    bail!(
+                        "fio: --section=global: can't use global as only section (fio's globals \
+                         always apply; name a job section)"
+                    );
+                }
+                only_sections.push(v);
+            }
+            // fio 3.33 ignores --max-jobs (it no longer has a limit to set), and --alloc-size
+            // sizes fio's shared-memory pool, which hostbench has no need of (its jobs share
+            // one process's memory): both are taken and do nothing, as fio takes them.
+            "max-jobs" => drop(value("a number of jobs")?),
+            "alloc-size" => drop(value("a size in KiB")?),
+            "debug" => bail!(
+                "fio: --debug prints fio's internal trace points (process, file, io, ...), which \
+                 hostbench's engine does not have; remove it (docs/fio.md, What is not there yet)"
+            ),
+            "warnings-fatal" => bail!(
+                "fio: --warnings-fatal is not supported by hostbench yet: fio's parser warnings \
+                 (time_based without runtime, blockalign turning off the random map, ...) are not \
+                 all tied to it yet; remove it (docs/fio.md, What is not there yet)"
+            ),
+            "enghelp" => bail!(
+                "fio: --enghelp is not supported by hostbench yet (its per-engine option help is \
+                 not written yet); `hostbench fio --cmdhelp` lists every option taken, engines' \
+                 included (docs/fio.md, What is not there yet)"
+            ),
+            "latency-log" => bail!(
+                "fio: --latency-log is deprecated. Use per-job latency log options \
+                 (write_lat_log=PREFIX; fio 3.33 refuses --latency-log too)."
+            ),
             "bandwidth-log" => bandwidth_log = true,
             "aux-path" => {
                 let v = value("a directory")?;
@@ -400,6 +417,18 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 }
                 // On the command line `name` is an option: fio's "job options" show it
                 // (a job file's `[header]` is not one, and they do not).
+                // A job --section leaves out is not a job, and fio gives its options to
+                // the jobs after it, as globals.
+                if !only_sections.is_empty() && !only_sections.contains(&v) {
+                    cmd_sections.push(job::Section {
+                        name: "global".into(),
+                        opts: Vec::new(),
+                        origin: origin.into(),
+                        opt_at: Vec::new(),
+                        file_start: false,
+                    });
+                    continue;
+                }
                 cmd_sections.push(job::Section {
                     opts: vec![("name".into(), v.clone())],
                     name: v,
@@ -422,7 +451,8 @@ fn parse(args: &[String]) -> Result<Parsed> {
                              (hostbench takes --output-format, --output, --minimal, \
                              --append-terse, --terse-version, --eta, --status-interval, --parse-only, \
                              --inflate-log, --bandwidth-log, --aux-path, --trigger-file, \
-                             --trigger-timeout, --trigger, --version, \
+                             --trigger-timeout, --trigger, --section, --showcmd, --readonly, \
+                             --max-jobs, --alloc-size, --version, \
                              --help and job options; see docs/fio.md)"
                         )
                     } else {
@@ -432,7 +462,9 @@ fn parse(args: &[String]) -> Result<Parsed> {
                         )
                     }
                 })?;
-                let v = if FLAGS.contains(&k) || FLAGS.contains(&canon) {
+                let v = // fio's set-only options take an optional value (`--thread` alone sets it,
+                // `--thread 1` does not take the 1); every other one needs a value.
+                if fio_names::is_set_option(k) || fio_names::is_set_option(canon) {
                     inline.clone().unwrap_or_default()
                 } else {
                     value("see `hostbench fio --help`")?
@@ -443,6 +475,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
         }
     }
     let mut sections = cmd_sections;
+    let mut shown = String::new();
     for (n, f) in files.iter().enumerate() {
         let text = hostbench_core::input::read_text(
             std::path::Path::new(f),
@@ -452,6 +485,12 @@ fn parse(args: &[String]) -> Result<Parsed> {
         .map_err(|e| anyhow!("fio: {e}"))?;
         let env = |k: &str| std::env::var(k).ok();
         let mut s = job::parse_ini(&text, f, &env).map_err(|e| anyhow!("fio: {e}"))?;
+        if !only_sections.is_empty() {
+            s.retain(|x| x.is_global() || only_sections.contains(&x.name));
+        }
+        if showcmd {
+            shown.push_str(&show_cmd(&s));
+        }
         // fio runs each job file after the one before: the first job of every file but
         // the first is a stonewall (and so starts a new group), and every file but the
         // first starts from fio's defaults: the globals before it do not reach its jobs.
@@ -465,6 +504,10 @@ fn parse(args: &[String]) -> Result<Parsed> {
             }
         }
         sections.extend(s);
+    }
+    if showcmd {
+        // fio prints the job files' options and stops (command-line jobs are not printed).
+        return Ok(Parsed::ShowCmd(shown));
     }
     if sections.iter().all(|s| s.is_global()) {
         bail!(
@@ -492,6 +535,32 @@ fn parse(args: &[String]) -> Result<Parsed> {
         bandwidth_log,
         trigger,
     })))
+}
+
+/// `--showcmd`: one job file's sections as fio prints them, `fio --OPT=V ... --name=JOB
+/// --OPT=V ... ` and a newline: a job section is `--name=NAME`, the globals are their
+/// options alone, an option without a value is `--OPT`.
+fn show_cmd(sections: &[job::Section]) -> String {
+    let mut s = String::new();
+    for (n, sec) in sections.iter().enumerate() {
+        if n == 0 {
+            s.push_str("fio ");
+        }
+        if !sec.is_global() {
+            s.push_str(&format!("--name={} ", sec.name));
+        }
+        for (k, v) in &sec.opts {
+            if v.is_empty() {
+                s.push_str(&format!("--{k} "));
+            } else {
+                s.push_str(&format!("--{k}={v} "));
+            }
+        }
+    }
+    if !sections.is_empty() {
+        s.push('\n');
+    }
+    s
 }
 
 /// `--output-format=A,B,...`: fio's formats in the order given (repeats dropped), and
@@ -540,6 +609,10 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             exec::out_help(&s);
             return Ok(ExitCode::SUCCESS);
         }
+        Parsed::ShowCmd(s) => {
+            print!("{s}");
+            return Ok(ExitCode::SUCCESS);
+        }
         Parsed::Inflate(f) => {
             // fio's --inflate-log: the plain log on stdout.
             let stdout = std::io::stdout();
@@ -559,6 +632,17 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     // fio's --aux-path and triggers, for the run set up below.
     fio::trigger::configure(Some(cmd.trigger.clone()));
     let jobs = job::jobs_from_sections(&cmd.sections).map_err(|e| anyhow!("fio: {e}"))?;
+    if cmd.trigger.readonly {
+        // fio's --readonly: a job with the write or trim bit (any rw but read and randread)
+        // is refused as fio refuses it, before anything runs.
+        if let Some(j) = jobs.iter().find(|j| j.rw.writes(0)) {
+            bail!(
+                "fio: job <{}> has write or trim bit set, but fio is in read-only mode \
+                 (--readonly; drop it or run rw=read/randread jobs)",
+                j.name
+            );
+        }
+    }
     // fio's line for each option it ignores, as it parses them: on stdout before anything
     // else in the normal layout; on stderr when stdout carries JSON or terse (fio prints it
     // on stdout there too, which no JSON reader takes).

@@ -18,6 +18,7 @@ mod db_tls;
 mod fileio;
 mod fio;
 mod fio_bufs;
+mod fio_cli;
 mod fio_e4defrag;
 mod fio_engines;
 mod fio_errors;

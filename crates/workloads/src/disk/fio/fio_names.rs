@@ -361,6 +361,40 @@ pub const JOB_OPTIONS: &[&str] = &[
     "zoneskip",
 ];
 
+/// fio 3.33's set-only options (`FIO_OPT_STR_SET` in its option tables, `options.c` and
+/// `engines/*.c`): on fio's command line they take an optional value (`--thread` alone sets
+/// it); every other option needs one. Sorted.
+pub const SET_OPTIONS: &[&str] = &[
+    "bs_unaligned",
+    "exitall",
+    "exitall_on_error",
+    "fixedbufs",
+    "group_reporting",
+    "hipri",
+    "listen",
+    "new_group",
+    "no_completion_thread",
+    "norandommap",
+    "pingpong",
+    "prep",
+    "refill_buffers",
+    "registerfiles",
+    "sqthread_poll",
+    "stonewall",
+    "thread",
+    "time_based",
+    "userspace_reap",
+    "verify_only",
+    "wait_for_previous",
+    "xnvme_iovec",
+    "zero_buffers",
+];
+
+/// Whether fio 3.33 takes `name` bare on its command line (a set-only option or its alias).
+pub fn is_set_option(name: &str) -> bool {
+    SET_OPTIONS.binary_search(&name).is_ok()
+}
+
 /// fio 3.33's command-line options that are not job options (`--eta`, `--minimal`, ...).
 pub const COMMAND_LINE_OPTIONS: &[&str] = &[
     "alloc-size",
@@ -421,9 +455,11 @@ mod tests {
 
     #[test]
     fn lists_are_sorted_for_binary_search() {
-        for l in [JOB_OPTIONS, COMMAND_LINE_OPTIONS] {
+        for l in [JOB_OPTIONS, COMMAND_LINE_OPTIONS, SET_OPTIONS] {
             assert!(l.windows(2).all(|w| w[0] < w[1]));
         }
+        assert!(SET_OPTIONS.iter().all(|o| is_job_option(o)));
+        assert!(is_set_option("verify_only") && !is_set_option("direct"));
         assert!(is_job_option("fadvise_hint") && is_job_option("sqthread_poll"));
         assert!(is_job_option("readwrite") && !is_job_option("iodepht"));
         assert!(is_command_line_option("eta") && !is_command_line_option("bs"));

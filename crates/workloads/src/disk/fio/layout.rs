@@ -1130,6 +1130,17 @@ fn lay_out(
             dir.display()
         )));
     }
+    if super::trigger::readonly() {
+        // fio refuses the layout ("refusing extend of file due to read-only") and its job
+        // then fails its open (a missing file, error 2) or reads short: refused here.
+        return Err(WorkloadError::usage(format!(
+            "job '{}': --readonly: {} would have to be laid out to {need} bytes (it has {have}), \
+             which --readonly forbids (fio refuses it too and the job fails); make the file \
+             first or drop --readonly",
+            j.name,
+            path.display()
+        )));
+    }
     let missing = need - have;
     // A job that only writes and goes on after ENOSPC (`ignore_error=,ENOSPC`, fio's
     // enospc-pressure.fio) means to fill its filesystem: as fio does for a writer, the

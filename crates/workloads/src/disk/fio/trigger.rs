@@ -25,7 +25,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-/// The command line's `--aux-path`, `--trigger-file`, `--trigger-timeout`, `--trigger`.
+/// The command line's `--aux-path`, `--trigger-file`, `--trigger-timeout`, `--trigger`
+/// (and `--readonly`, run-wide as they are).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TriggerCfg {
     /// `--aux-path`.
@@ -36,6 +37,8 @@ pub struct TriggerCfg {
     pub timeout_s: u64,
     /// `--trigger`.
     pub cmd: Option<String>,
+    /// `--readonly`: no file is laid out (created or extended).
+    pub readonly: bool,
 }
 
 static CFG: Mutex<Option<TriggerCfg>> = Mutex::new(None);
@@ -48,6 +51,11 @@ pub fn configure(cfg: Option<TriggerCfg>) {
 /// The configuration set with [`configure`].
 pub(super) fn cfg() -> Option<TriggerCfg> {
     CFG.lock().unwrap_or_else(|p| p.into_inner()).clone()
+}
+
+/// Whether `--readonly` was given.
+pub(super) fn readonly() -> bool {
+    cfg().is_some_and(|c| c.readonly)
 }
 
 /// `--aux-path`, if given.

@@ -1,0 +1,237 @@
+//! fio's own command-line options (`--section`, `--showcmd`, `--readonly`, ...) and the job
+//! options fio takes bare on its command line, side by side with the installed fio.
+
+use super::fio::{s, tmp};
+use super::fio_files::{fio, hb};
+use super::fio_seq::need_fio;
+use std::path::Path;
+
+/// A job file with a global section and two jobs, `a` reading and `b` writing.
+fn two_jobs(dir: &Path) -> String {
+    let f = dir.join("data");
+    let text = format!(
+        "[global]\nsize=64k\nbs=4k\nfilename={}\n\n[a]\nrw=read\n\n[b]\nrw=write\nnumjobs=2\n",
+        s(&f)
+    );
+    let p = dir.join("two.fio");
+    std::fs::write(&p, text).unwrap();
+    s(&p)
+}
+
+/// fio's set-only options (no value) are taken bare on the command line, in both.
+#[test]
+fn set_only_options_bare() {
+    let dir = tmp("cli-bare");
+    let file = s(&dir.join("f"));
+    let args = [
+        "--name=x",
+        "--rw=read",
+        "--size=64k",
+        "--bsrange=4k-8k",
+        "--bs_unaligned",
+        "--verify_only",
+        "--verify=crc32c",
+        &format!("--filename={file}"),
+        "--norandommap",
+        "--parse-only",
+    ];
+    let h = hb(&dir, &args);
+    assert_eq!(h.code, 0, "{}", h.err);
+    // A bool option is not set-only: fio wants its value.
+    let h2 = hb(
+        &dir,
+        &[
+            "--name=x",
+            "--size=64k",
+            &format!("--filename={file}"),
+            "--direct",
+        ],
+    );
+    assert_eq!(h2.code, 2, "{}", h2.err);
+    assert!(h2.err.contains("--direct needs a value"), "{}", h2.err);
+    if need_fio("set_only_options_bare") {
+        assert_eq!(fio(&dir, &args).code, 0);
+        let f2 = fio(
+            &dir,
+            &[
+                "--name=x",
+                "--size=64k",
+                &format!("--filename={file}"),
+                "--direct",
+            ],
+        );
+        assert_ne!(f2.code, 0, "{}", f2.err);
+    }
+}
+
+/// The job names of a JSON report, in order.
+fn job_names(out: &str) -> Vec<String> {
+    super::fio_files::doc(out)["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// `--section=NAME` runs only the named job sections of the job files (several may be
+/// named; the globals apply), and a command-line job it does not name; as fio.
+#[test]
+fn section_runs_only_the_named_jobs() {
+    let dir = tmp("cli-section");
+    let jf = two_jobs(&dir);
+    let f3 = format!("--filename={}", s(&dir.join("f3")));
+    let cases: [&[&str]; 3] = [
+        &["--section=b", &jf],
+        &["--section=a", "--section=b", &jf],
+        // fio gives a left-out command-line job's options to the jobs after it.
+        &[
+            "--section=a",
+            "--name=b",
+            "--rw=write",
+            "--bs=8k",
+            "--name=a",
+            &f3,
+            &jf,
+        ],
+    ];
+    let want: [&[&str]; 3] = [&["b", "b"], &["a", "b", "b"], &["a", "a"]];
+    for (args, want) in cases.iter().zip(want) {
+        let mut a = args.to_vec();
+        a.extend(["--output-format=json", "--size=64k"]);
+        let h = hb(&dir, &a);
+        assert_eq!(h.code, 0, "{a:?}: {}", h.err);
+        assert_eq!(job_names(&h.out), want, "{a:?}");
+        let written: Vec<u64> = super::fio_files::doc(&h.out)["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["write"]["io_bytes"].as_u64().unwrap())
+            .collect();
+        if need_fio("section_runs_only_the_named_jobs") {
+            let f = fio(&dir, &a);
+            assert_eq!(f.code, 0, "{a:?}: {}", f.err);
+            assert_eq!(job_names(&f.out), job_names(&h.out), "{a:?}");
+            let fw: Vec<u64> = super::fio_files::doc(&f.out)["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| j["write"]["io_bytes"].as_u64().unwrap())
+                .collect();
+            assert_eq!(fw, written, "{a:?}");
+        }
+    }
+    // No job left, or global named: refused (fio fails too).
+    for bad in ["--section=zz", "--section=global"] {
+        let h = hb(&dir, &[bad, &jf]);
+        assert_eq!(h.code, 2, "{bad}: {}", h.err);
+        if need_fio("section_runs_only_the_named_jobs") {
+            assert_ne!(fio(&dir, &[bad, &jf]).code, 0, "{bad}");
+        }
+    }
+}
+
+/// `--showcmd` prints each job file as one fio command line, byte for byte as fio does,
+/// and runs nothing.
+#[test]
+fn showcmd_prints_the_job_files_as_fio() {
+    let dir = tmp("cli-showcmd");
+    let jf = two_jobs(&dir);
+    let k = dir.join("k.fio");
+    std::fs::write(
+        &k,
+        "[global]\nsize=64k\n[c]\nrw=read\nthread\ntime_based\nruntime=1\n",
+    )
+    .unwrap();
+    let k = s(&k);
+    let cases: [&[&str]; 3] = [
+        &["--showcmd", &jf, &k],
+        &["--showcmd", "--section=b", &jf],
+        &["--name=x", "--size=1m", "--showcmd", &k],
+    ];
+    for a in cases {
+        let h = hb(&dir, a);
+        assert_eq!(h.code, 0, "{a:?}: {}", h.err);
+        assert!(h.out.starts_with("fio --size=64k "), "{a:?}: {}", h.out);
+        assert!(!dir.join("data").exists(), "--showcmd ran a job");
+        if need_fio("showcmd_prints_the_job_files_as_fio") {
+            let f = fio(&dir, a);
+            assert_eq!((f.code, f.out.as_str()), (0, h.out.as_str()), "{a:?}");
+        }
+    }
+}
+
+/// `--max-jobs` and `--alloc-size` are taken and change nothing (fio 3.33 ignores the
+/// first; the second sizes a pool hostbench has no need of); `--latency-log` is refused
+/// as fio refuses it.
+#[test]
+fn max_jobs_alloc_size_latency_log() {
+    let dir = tmp("cli-maxjobs");
+    let jf = two_jobs(&dir);
+    let a = [
+        "--max-jobs=1",
+        "--alloc-size=1024",
+        "--output-format=json",
+        &jf,
+    ];
+    let h = hb(&dir, &a);
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert_eq!(job_names(&h.out), ["a", "b", "b"]);
+    let l = hb(&dir, &["--latency-log=x", &jf]);
+    assert_eq!(l.code, 2, "{}", l.err);
+    assert!(l.err.contains("--latency-log is deprecated"), "{}", l.err);
+    if need_fio("max_jobs_alloc_size_latency_log") {
+        let f = fio(&dir, &a);
+        assert_eq!(f.code, 0, "{}", f.err);
+        assert_eq!(job_names(&f.out), job_names(&h.out));
+        let f = fio(&dir, &["--latency-log=x", &jf]);
+        assert_ne!(f.code, 0);
+        assert!(f.err.contains("--latency-log is deprecated"), "{}", f.err);
+    }
+}
+
+/// `--readonly`: a job that writes or trims is refused with fio's message; a reader of
+/// a file that exists whole runs; a reader's missing file is not made (fio refuses to lay
+/// it out and its job fails; hostbench refuses the run). Nothing is written in any case.
+#[test]
+fn readonly_refuses_writers_and_layout() {
+    let dir = tmp("cli-readonly");
+    let jf = two_jobs(&dir);
+    let h = hb(&dir, &["--readonly", &jf]);
+    assert_eq!(h.code, 2, "{}", h.err);
+    let msg = "fio: job <b> has write or trim bit set, but fio is in read-only mode";
+    assert!(h.err.contains(msg), "{}", h.err);
+    assert!(!dir.join("data").exists());
+    let missing = format!("--filename={}", s(&dir.join("missing")));
+    let reader = ["--readonly", "--name=r", "--size=64k", &missing];
+    let h = hb(&dir, &reader);
+    assert_eq!(h.code, 2, "{}", h.err);
+    assert!(h.err.contains("--readonly"), "{}", h.err);
+    assert!(!dir.join("missing").exists());
+    let whole = dir.join("whole");
+    std::fs::write(&whole, vec![7u8; 65536]).unwrap();
+    let whole_arg = format!("--filename={}", s(&whole));
+    let ok = [
+        "--readonly",
+        "--name=r",
+        "--size=64k",
+        &whole_arg,
+        "--output-format=json",
+    ];
+    let h = hb(&dir, &ok);
+    assert_eq!(h.code, 0, "{}", h.err);
+    let read = |out: &str| super::fio_files::doc(out)["jobs"][0]["read"]["io_bytes"].as_u64();
+    assert_eq!(read(&h.out), Some(65536));
+    if need_fio("readonly_refuses_writers_and_layout") {
+        let f = fio(&dir, &["--readonly", &jf]);
+        assert_ne!(f.code, 0);
+        assert!(f.err.contains(msg), "{}", f.err);
+        assert!(!dir.join("data").exists());
+        assert_ne!(fio(&dir, &reader).code, 0);
+        assert!(!dir.join("missing").exists());
+        let f = fio(&dir, &ok);
+        assert_eq!(f.code, 0, "{}", f.err);
+        assert_eq!(read(&f.out), read(&h.out));
+    }
+    assert_eq!(std::fs::read(&whole).unwrap(), vec![7u8; 65536]);
+}
