@@ -494,19 +494,27 @@ fn io_letters(d: &Path, program: &str, args: &[&str]) -> String {
         })
         .filter(|t| !t.is_empty())
         .collect();
-    assert_eq!(threads.len(), 1, "{program} {args:?}: one I/O thread: {threads:?}");
+    assert_eq!(
+        threads.len(),
+        1,
+        "{program} {args:?}: one I/O thread: {threads:?}"
+    );
     threads[0].clone()
 }
 
 /// What fio 3.33's rule makes of the reads and writes of `calls` (io_u.c, get_rw_ddir):
-/// before an I/O, unless the last thing done was a sync, a sync (`sync`) once the writes
-/// issued so far are a non-zero multiple of `n`; never after the last I/O.
-fn fio_rule(calls: &str, n: usize, sync: char) -> String {
+/// before an I/O, unless the last thing done was a sync, the first of `syncs` (every N,
+/// the call's letter) whose N divides the writes issued so far (not 0); never after the
+/// last I/O.
+fn fio_rule(calls: &str, syncs: &[(usize, char)]) -> String {
     let mut out = String::new();
     let (mut writes, mut last_sync) = (0, false);
     for c in calls.chars().filter(|c| matches!(c, 'r' | 'w')) {
-        if !last_sync && writes > 0 && writes % n == 0 {
-            out.push(sync);
+        if !last_sync
+            && writes > 0
+            && let Some(&(_, s)) = syncs.iter().find(|(n, _)| writes % n == 0)
+        {
+            out.push(s);
         }
         last_sync = false;
         out.push(c);
@@ -525,21 +533,30 @@ fn fsync_every_n_writes_syncs_before_the_next_io_as_fio() {
     }
     let d = tmp("fsyncn");
     let hbp = common::bin();
-    for (rw, opt, n, sync) in [
-        ("write", "--fsync=4", 4, 's'),
-        ("write", "--fsync=5", 5, 's'),
-        ("randwrite", "--fsync=4", 4, 's'),
-        ("write", "--fdatasync=3", 3, 'd'),
-        ("randrw", "--fsync=4", 4, 's'),
-        ("randrw", "--fdatasync=3", 3, 'd'),
-        ("rw", "--fsync=2", 2, 's'),
+    for (rw, fs, fds) in [
+        ("write", 4, 0),
+        ("write", 5, 0),
+        ("randwrite", 4, 0),
+        ("write", 0, 3),
+        ("randrw", 4, 0),
+        ("randrw", 0, 3),
+        ("rw", 2, 0),
+        // Both: fsync first when both are due.
+        ("write", 4, 3),
     ] {
+        let syncs: Vec<(usize, char)> = [(fs, 's'), (fds, 'd')]
+            .into_iter()
+            .filter(|&(n, _)| n > 0)
+            .collect();
+        let opt = format!("--fsync={fs}");
+        let opt2 = format!("--fdatasync={fds}");
         let r = format!("--rw={rw}");
         let args = [
             "--name=n",
             "--filename=f",
             &r,
-            opt,
+            &opt,
+            &opt2,
             "--size=256k",
             "--bs=4k",
             "--output-format=json",
@@ -551,24 +568,34 @@ fn fsync_every_n_writes_syncs_before_the_next_io_as_fio() {
         let p = io_letters(&d, "fio", &args);
         // The rule is fio's (checked on its own calls), and hostbench follows it on its
         // own sequence of reads and writes (its mix is drawn by its own generator).
-        assert_eq!(p, fio_rule(&p, n, sync), "{rw} {opt}: fio's calls");
-        assert_eq!(h, fio_rule(&h, n, sync), "{rw} {opt}: hostbench's calls");
-        assert!(h.contains(sync), "{rw} {opt}: {h}");
+        assert_eq!(p, fio_rule(&p, &syncs), "{rw} {opt} {opt2}: fio's calls");
+        assert_eq!(
+            h,
+            fio_rule(&h, &syncs),
+            "{rw} {opt} {opt2}: hostbench's calls"
+        );
+        assert!(syncs.iter().all(|&(_, s)| h.contains(s)), "{rw}: {h}");
         if !rw.contains("rw") {
-            assert_eq!(h, p, "{rw} {opt}: the calls");
+            assert_eq!(h, p, "{rw} {opt} {opt2}: the calls");
         }
         // The JSON counts: fio's sync latencies count every call (its `total_ios` is 0
         // for fdatasync, its accounting's slip; hostbench's is the number of calls).
         std::fs::write(d.join("f"), vec![7u8; 256 << 10]).unwrap();
         let hj = doc(&hb(&d, &args).out);
-        let want = h.chars().filter(|&c| c == sync).count() as u64;
-        assert_eq!(hj["jobs"][0]["sync"]["lat_ns"]["N"], want, "{rw} {opt}");
-        assert_eq!(hj["jobs"][0]["sync"]["total_ios"], want, "{rw} {opt}");
+        let want = h.chars().filter(|&c| matches!(c, 's' | 'd')).count() as u64;
+        assert_eq!(
+            hj["jobs"][0]["sync"]["lat_ns"]["N"], want,
+            "{rw} {opt} {opt2}"
+        );
+        assert_eq!(
+            hj["jobs"][0]["sync"]["total_ios"], want,
+            "{rw} {opt} {opt2}"
+        );
         if !rw.contains("rw") {
             let pj = doc(&fio(&d, &args).out);
             assert_eq!(
                 hj["jobs"][0]["sync"]["lat_ns"]["N"], pj["jobs"][0]["sync"]["lat_ns"]["N"],
-                "{rw} {opt}"
+                "{rw} {opt} {opt2}"
             );
         }
     }
