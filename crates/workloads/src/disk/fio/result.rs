@@ -331,9 +331,19 @@ fn merge(m: &mut Acc, b: &Acc) {
     let (mb, bb) = (&mut m.block, &b.block);
     // The block keeps its first clone's name; fio's JSON shows the last merged job's options.
     mb.job = bb.job;
-    let k = f64::from(mb.clones);
-    mb.usr_cpu_pct = (mb.usr_cpu_pct * k + bb.usr_cpu_pct) / (k + 1.0);
-    mb.sys_cpu_pct = (mb.sys_cpu_pct * k + bb.sys_cpu_pct) / (k + 1.0);
+    // fio (`sum_thread_stats`) adds the clones' runtimes (`total_run_time`, the JSON's
+    // `job_runtime`) and their CPU times: the shares are weighted by runtime.
+    let (wm, wb) = (mb.runtime_ms as f64, bb.runtime_ms as f64);
+    let weigh = |m: f64, b: f64| {
+        if wm + wb > 0.0 {
+            (m * wm + b * wb) / (wm + wb)
+        } else {
+            0.0
+        }
+    };
+    mb.usr_cpu_pct = weigh(mb.usr_cpu_pct, bb.usr_cpu_pct);
+    mb.sys_cpu_pct = weigh(mb.sys_cpu_pct, bb.sys_cpu_pct);
+    mb.runtime_ms += bb.runtime_ms;
     mb.clones += 1;
     // fio's merged entry keeps the first error; the exit status counts every failed clone.
     match (&mut mb.error, &bb.error) {
@@ -350,7 +360,6 @@ fn merge(m: &mut Acc, b: &Acc) {
             me.first = be.first.clone();
         }
     }
-    mb.runtime_ms = mb.runtime_ms.max(bb.runtime_ms);
     // fio's latency_* figures are the last merged clone's (`__show_run_stats` overwrites
     // them for each).
     mb.latency_target = bb.latency_target;
