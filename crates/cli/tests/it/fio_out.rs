@@ -887,14 +887,23 @@ fn group_reporting_adds_the_clones_job_runtime_as_fio() {
     let grouped = with(&base, &["--group_reporting"]);
     let h = runtimes(&hb(&d, &grouped).0);
     assert_eq!(h.len(), 1, "{h:?}");
-    assert!((1900..=2400).contains(&h[0]), "hostbench's merged job_runtime: {h:?}");
+    assert!(
+        (1900..=2400).contains(&h[0]),
+        "hostbench's merged job_runtime: {h:?}"
+    );
     let each = runtimes(&hb(&d, &base).0);
     assert_eq!(each.len(), 2, "{each:?}");
-    assert!(each.iter().all(|&ms| (950..=1200).contains(&ms)), "{each:?}");
+    assert!(
+        each.iter().all(|&ms| (950..=1200).contains(&ms)),
+        "{each:?}"
+    );
     if need_fio("group_reporting_adds_the_clones_job_runtime_as_fio") {
         let f = runtimes(&fio(&d, &grouped).0);
         assert_eq!(f.len(), 1, "{f:?}");
-        assert!((1900..=2400).contains(&f[0]), "fio's merged job_runtime: {f:?}");
+        assert!(
+            (1900..=2400).contains(&f[0]),
+            "fio's merged job_runtime: {f:?}"
+        );
     }
     std::fs::remove_dir_all(d).unwrap();
 }

@@ -511,3 +511,38 @@ fn build(shared: &Shared, clones: &[&CloneStats], disks: Vec<FioDisk>) -> FioRes
         disks,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// fio's `sum_thread_stats`: a group's `job_runtime` is its clones' added up, and its
+    /// CPU share their CPU time over that sum (1 s at 10% and 3 s at 50%: 4 s at 40%).
+    #[test]
+    fn a_group_adds_runtimes_and_weighs_cpu_by_them() {
+        let text = "[j]\nrw=read\nsize=1m\nioengine=null\n";
+        let s = super::super::jobfile::parse_ini(text, "t.fio", &|_: &str| None).unwrap();
+        let j = super::super::job::jobs_from_sections(&s).unwrap().remove(0);
+        let clone = |ms: u64, usr_pct: u64| {
+            let mut c = CloneStats {
+                runtime_ns: ms * 1_000_000,
+                usr_ns: ms * 1_000_000 * usr_pct / 100,
+                ..CloneStats::default()
+            };
+            c.dirs[0].bytes = 4096;
+            clone_block(&c, &j)
+        };
+        let mut m = clone(1000, 10);
+        merge(&mut m, &clone(3000, 50));
+        assert_eq!(m.block.runtime_ms, 4000);
+        assert!(
+            (m.block.usr_cpu_pct - 40.0).abs() < 1e-9,
+            "{}",
+            m.block.usr_cpu_pct
+        );
+        assert_eq!(
+            m.block.read.runtime_ms, 3000,
+            "a direction's: the longest clone's"
+        );
+    }
+}
