@@ -588,7 +588,8 @@ fn clones_sharing_a_file_keep_its_filesize_as_fio() {
         .collect();
     // (options, file there before, per-clone bytes (read, written) in fio's clone order
     // 0, N-1..1, file length after)
-    let cases: [(&str, bool, &[(u64, u64)], u64); 3] = [
+    type Case<'a> = (&'a str, bool, &'a [(u64, u64)], u64);
+    let cases: [Case; 3] = [
         (
             "rw=read filesize=4m size=1m bs=16k offset_increment=1m numjobs=2",
             true,
