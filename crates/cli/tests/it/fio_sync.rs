@@ -454,7 +454,9 @@ fn write_barrier_changes_no_call_as_in_fio() {
         let (h, p) = trace_both(&d, &with, calls);
         let (h0, p0) = trace_both(&d, &base, calls);
         let (h, p, h0, p0) = (strip(h), strip(p), strip(h0), strip(p0));
-        assert!(!h.is_empty() && h[0].len() >= 8, "{engine}: {h:?}");
+        // (The file's fallocate, when laid out, is the main thread's: the I/O thread is
+        // the one with the writes.)
+        assert!(h.iter().any(|t| t.len() >= 8), "{engine}: {h:?}");
         assert_eq!(p, p0, "{engine}: fio's calls change with write_barrier");
         if rw == "write" {
             assert_eq!(
