@@ -213,7 +213,7 @@ pub struct FioBlock {
     pub groupid: u32,
     /// Clones in the block (fio's `jobs=`).
     pub clones: u32,
-    /// Run time, ms (the longest clone's).
+    /// Run time, ms (fio's `job_runtime`: a group-reported block's clones' added up).
     pub runtime_ms: u64,
     /// User CPU time, % of the run time (the clones' mean).
     pub usr_cpu_pct: f64,
@@ -825,7 +825,8 @@ impl FioBlock {
         let dir = |f: fn(&FioBlock) -> &FioDir| {
             FioDir::mixed(&blocks.iter().map(|b| f(b)).collect::<Vec<_>>())
         };
-        let weight = |b: &FioBlock| (b.runtime_ms * u64::from(b.clones.max(1))) as f64;
+        // (A group-reported block's runtime is already its clones' added up.)
+        let weight = |b: &FioBlock| b.runtime_ms as f64;
         let total_weight: f64 = blocks.iter().map(|b| weight(b)).sum();
         let cpu = |f: fn(&FioBlock) -> f64| {
             if total_weight > 0.0 {

@@ -121,8 +121,8 @@ fn write_iolog_writes_fios_lines() {
     let d = tmp("iolog-write");
     let f = s(&d.join("f"));
     for extra in [
-        // (fsync=5: 16 writes end on no sync in both; with fsync=4 hostbench syncs after
-        // the last write where fio, which syncs before the next I/O, does not.)
+        // (fsync=4: 16 writes, no sync after the last; fsync=5: the sync after the 15th.)
+        &["--rw=write", "--fsync=4"][..],
         &["--rw=write", "--fsync=5"][..],
         &["--rw=read"][..],
         &["--rw=write", "--numjobs=2"][..],

@@ -223,7 +223,18 @@ fn writes_flushes_and_a_verify_phase_go_through_nbd_as_in_fio() {
     // 64 writes, then the verify phase reads the 64 back through the connection.
     assert_eq!(hj[0], ("w".into(), 0, 4 << 20, 64, 4 << 20, 64, 0));
     let syncs = hv["jobs"][0]["sync"]["total_ios"].as_u64().unwrap();
-    assert_eq!(syncs, 8, "fsync=8: a flush every 8 writes");
+    // fsync=8: a flush before the I/O after every 8th write, none after the last (fio
+    // 3.33 counts 7 on a file with libaio too; the verify reads that follow are not the
+    // job's I/O). fio's own nbd engine queues more: it asks again whether a sync is due
+    // before the one in flight has completed, so its count varies from run to run (a fio
+    // slip hostbench does not copy, docs/fio.md): never fewer.
+    assert_eq!(syncs, 7, "fsync=8: a flush every 8 writes");
+    if let Some(f) = &f {
+        let n = doc(&f.out)["jobs"][0]["sync"]["total_ios"]
+            .as_u64()
+            .unwrap();
+        assert!(n >= 7, "fio's flushes: {n}");
+    }
     // Each block carries fio's verify header (magic 0xacca, little-endian) in the image.
     let data = std::fs::read(&img).unwrap();
     for b in 0..64usize {

@@ -892,3 +892,53 @@ fn the_report_is_stamped_at_the_runs_end_as_fio() {
     );
     std::fs::remove_dir_all(d).ok();
 }
+
+/// group_reporting: the merged block's `job_runtime` is the clones' runtimes added up (fio's
+/// `sum_thread_stats` adds `total_run_time`): two clones of 1 s give ~2000 ms, not the
+/// longest clone's 1000; each job's own block without it keeps its own.
+#[test]
+fn group_reporting_adds_the_clones_job_runtime_as_fio() {
+    let d = tmp("grpruntime");
+    let base = [
+        "--name=g",
+        "--ioengine=null",
+        "--rw=read",
+        "--bs=4k",
+        "--size=1m",
+        "--rate_iops=500",
+        "--time_based",
+        "--runtime=1",
+        "--numjobs=2",
+        "--output-format=json",
+    ];
+    let runtimes = |out: &str| -> Vec<u64> {
+        json(out)["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["job_runtime"].as_u64().unwrap())
+            .collect()
+    };
+    let grouped = with(&base, &["--group_reporting"]);
+    let h = runtimes(&hb(&d, &grouped).0);
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert!(
+        (1900..=2400).contains(&h[0]),
+        "hostbench's merged job_runtime: {h:?}"
+    );
+    let each = runtimes(&hb(&d, &base).0);
+    assert_eq!(each.len(), 2, "{each:?}");
+    assert!(
+        each.iter().all(|&ms| (950..=1200).contains(&ms)),
+        "{each:?}"
+    );
+    if need_fio("group_reporting_adds_the_clones_job_runtime_as_fio") {
+        let f = runtimes(&fio(&d, &grouped).0);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            (1900..=2400).contains(&f[0]),
+            "fio's merged job_runtime: {f:?}"
+        );
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}

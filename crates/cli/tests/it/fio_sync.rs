@@ -454,8 +454,8 @@ fn write_barrier_changes_no_call_as_in_fio() {
         let (h, p) = trace_both(&d, &with, calls);
         let (h0, p0) = trace_both(&d, &base, calls);
         let (h, p, h0, p0) = (strip(h), strip(p), strip(h0), strip(p0));
-        // The layout's thread (a write-only job's file is only allocated, as fio's) and
-        // the job's, its eight writes.
+        // (The file's fallocate, when laid out, is the main thread's: the I/O thread is
+        // the one with the writes.)
         assert!(h.iter().any(|t| t.len() >= 8), "{engine}: {h:?}");
         assert_eq!(p, p0, "{engine}: fio's calls change with write_barrier");
         if rw == "write" {
@@ -471,5 +471,168 @@ fn write_barrier_changes_no_call_as_in_fio() {
                 "{engine}: hostbench's calls change with write_barrier"
             );
         }
+    }
+}
+
+/// The I/O thread's calls on the job's file as letters, in order: `r` a read, `w` a write,
+/// `s` an fsync, `d` an fdatasync (the file laid out beforehand, so no layout call shows).
+fn io_letters(d: &Path, program: &str, args: &[&str]) -> String {
+    std::fs::write(d.join("f"), vec![7u8; 256 << 10]).unwrap();
+    let (_, threads) = traced(d, program, args, "f", "pread64,pwrite64,fsync,fdatasync");
+    // (A descriptor number the job's file had may be another file's in another thread:
+    // only the job's 4 KiB I/Os and syncs count.)
+    let threads: Vec<String> = threads
+        .iter()
+        .map(|t| {
+            t.iter()
+                .filter_map(|c| match c.split('(').next().unwrap() {
+                    "pread64" if c.contains(", 4096, ") => Some('r'),
+                    "pwrite64" if c.contains(", 4096, ") => Some('w'),
+                    "fsync" => Some('s'),
+                    "fdatasync" => Some('d'),
+                    _ => None,
+                })
+                .collect::<String>()
+        })
+        .filter(|t| !t.is_empty())
+        .collect();
+    assert_eq!(
+        threads.len(),
+        1,
+        "{program} {args:?}: one I/O thread: {threads:?}"
+    );
+    threads[0].clone()
+}
+
+/// What fio 3.33's rule makes of the reads and writes of `calls` (io_u.c, get_rw_ddir):
+/// before an I/O, unless the last thing done was a sync, the first of `syncs` (every N,
+/// the call's letter) whose N divides the writes issued so far (not 0); never after the
+/// last I/O.
+fn fio_rule(calls: &str, syncs: &[(usize, char)]) -> String {
+    let mut out = String::new();
+    let (mut writes, mut last_sync) = (0, false);
+    for c in calls.chars().filter(|c| matches!(c, 'r' | 'w')) {
+        if !last_sync
+            && writes > 0
+            && let Some(&(_, s)) = syncs.iter().find(|(n, _)| writes % n == 0)
+        {
+            out.push(s);
+        }
+        last_sync = false;
+        out.push(c);
+        writes += usize::from(c == 'w');
+    }
+    out
+}
+
+/// fsync=N and fdatasync=N sync before the I/O that follows every Nth write (not after the
+/// job's last one), and again before each further I/O while no write came since (a read
+/// of rw=randrw), as fio 3.33: the calls in order, the JSON sync counts.
+#[test]
+fn fsync_every_n_writes_syncs_before_the_next_io_as_fio() {
+    if !need_fio("fsync_every_n_writes") || !have_strace("fsync_every_n_writes") {
+        return;
+    }
+    let d = tmp("fsyncn");
+    let hbp = common::bin();
+    for (rw, fs, fds) in [
+        ("write", 4, 0),
+        ("write", 5, 0),
+        ("randwrite", 4, 0),
+        ("write", 0, 3),
+        ("randrw", 4, 0),
+        ("randrw", 0, 3),
+        ("rw", 2, 0),
+        // Both: fsync first when both are due.
+        ("write", 4, 3),
+    ] {
+        let syncs: Vec<(usize, char)> = [(fs, 's'), (fds, 'd')]
+            .into_iter()
+            .filter(|&(n, _)| n > 0)
+            .collect();
+        let opt = format!("--fsync={fs}");
+        let opt2 = format!("--fdatasync={fds}");
+        let r = format!("--rw={rw}");
+        let args = [
+            "--name=n",
+            "--filename=f",
+            &r,
+            &opt,
+            &opt2,
+            "--size=256k",
+            "--bs=4k",
+            "--output-format=json",
+        ];
+        let mut ours = vec!["fio"];
+        ours.extend_from_slice(&args);
+        ours.push("--no-save");
+        let h = io_letters(&d, hbp.to_str().unwrap(), &ours);
+        let p = io_letters(&d, "fio", &args);
+        // The rule is fio's (checked on its own calls), and hostbench follows it on its
+        // own sequence of reads and writes (its mix is drawn by its own generator).
+        assert_eq!(p, fio_rule(&p, &syncs), "{rw} {opt} {opt2}: fio's calls");
+        assert_eq!(
+            h,
+            fio_rule(&h, &syncs),
+            "{rw} {opt} {opt2}: hostbench's calls"
+        );
+        assert!(syncs.iter().all(|&(_, s)| h.contains(s)), "{rw}: {h}");
+        if !rw.contains("rw") {
+            assert_eq!(h, p, "{rw} {opt} {opt2}: the calls");
+        }
+        // The JSON counts: fio's sync latencies count every call (its `total_ios` is 0
+        // for fdatasync, its accounting's slip; hostbench's is the number of calls).
+        std::fs::write(d.join("f"), vec![7u8; 256 << 10]).unwrap();
+        let hj = doc(&hb(&d, &args).out);
+        let want = h.chars().filter(|&c| matches!(c, 's' | 'd')).count() as u64;
+        assert_eq!(
+            hj["jobs"][0]["sync"]["lat_ns"]["N"], want,
+            "{rw} {opt} {opt2}"
+        );
+        assert_eq!(
+            hj["jobs"][0]["sync"]["total_ios"], want,
+            "{rw} {opt} {opt2}"
+        );
+        if !rw.contains("rw") {
+            let pj = doc(&fio(&d, &args).out);
+            assert_eq!(
+                hj["jobs"][0]["sync"]["lat_ns"]["N"], pj["jobs"][0]["sync"]["lat_ns"]["N"],
+                "{rw} {opt} {opt2}"
+            );
+        }
+    }
+    // A queue engine: the same counts as fio's (fsync every 4 of 16 writes: 3).
+    for rw in ["write", "randwrite"] {
+        let r = format!("--rw={rw}");
+        let args = [
+            "--name=n",
+            "--filename=f",
+            &r,
+            "--fsync=4",
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--size=64k",
+            "--bs=4k",
+            "--output-format=json",
+        ];
+        let (h, p) = both(&d, &args, "f");
+        let (hj, pj) = (doc(&h.out), doc(&p.out));
+        assert_eq!(
+            hj["jobs"][0]["sync"]["total_ios"], pj["jobs"][0]["sync"]["total_ios"],
+            "libaio {rw}"
+        );
+        let mut ours = vec!["fio"];
+        ours.extend_from_slice(&args);
+        ours.push("--no-save");
+        let count = |program: &str, a: &[&str]| {
+            let _ = std::fs::remove_file(d.join("f"));
+            let (_, t) = traced(&d, program, a, "f", "fsync");
+            t.concat().len()
+        };
+        assert_eq!(
+            count(hbp.to_str().unwrap(), &ours),
+            count("fio", &args),
+            "libaio {rw}: the fsync calls"
+        );
     }
 }

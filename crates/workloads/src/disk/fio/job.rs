@@ -3805,12 +3805,6 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
             ));
         }
     }
-    if j.fsync > 0 && j.fdatasync > 0 {
-        return err(format!(
-            "job '{}': give fsync or fdatasync, not both",
-            j.name
-        ));
-    }
     if j.time_based && j.runtime_s.is_none() {
         return err(format!(
             "job '{}': time_based needs a runtime (e.g. --runtime=10)",

@@ -331,9 +331,19 @@ fn merge(m: &mut Acc, b: &Acc) {
     let (mb, bb) = (&mut m.block, &b.block);
     // The block keeps its first clone's name; fio's JSON shows the last merged job's options.
     mb.job = bb.job;
-    let k = f64::from(mb.clones);
-    mb.usr_cpu_pct = (mb.usr_cpu_pct * k + bb.usr_cpu_pct) / (k + 1.0);
-    mb.sys_cpu_pct = (mb.sys_cpu_pct * k + bb.sys_cpu_pct) / (k + 1.0);
+    // fio (`sum_thread_stats`) adds the clones' runtimes (`total_run_time`, the JSON's
+    // `job_runtime`) and their CPU times: the shares are weighted by runtime.
+    let (wm, wb) = (mb.runtime_ms as f64, bb.runtime_ms as f64);
+    let weigh = |m: f64, b: f64| {
+        if wm + wb > 0.0 {
+            (m * wm + b * wb) / (wm + wb)
+        } else {
+            0.0
+        }
+    };
+    mb.usr_cpu_pct = weigh(mb.usr_cpu_pct, bb.usr_cpu_pct);
+    mb.sys_cpu_pct = weigh(mb.sys_cpu_pct, bb.sys_cpu_pct);
+    mb.runtime_ms += bb.runtime_ms;
     mb.clones += 1;
     // fio's merged entry keeps the first error; the exit status counts every failed clone.
     match (&mut mb.error, &bb.error) {
@@ -350,7 +360,6 @@ fn merge(m: &mut Acc, b: &Acc) {
             me.first = be.first.clone();
         }
     }
-    mb.runtime_ms = mb.runtime_ms.max(bb.runtime_ms);
     // fio's latency_* figures are the last merged clone's (`__show_run_stats` overwrites
     // them for each).
     mb.latency_target = bb.latency_target;
@@ -504,5 +513,40 @@ fn build(shared: &Shared, clones: &[&CloneStats], disks: Vec<FioDisk>) -> FioRes
         jobs: shared.jobs.iter().map(job).collect(),
         blocks,
         disks,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// fio's `sum_thread_stats`: a group's `job_runtime` is its clones' added up, and its
+    /// CPU share their CPU time over that sum (1 s at 10% and 3 s at 50%: 4 s at 40%).
+    #[test]
+    fn a_group_adds_runtimes_and_weighs_cpu_by_them() {
+        let text = "[j]\nrw=read\nsize=1m\nioengine=null\n";
+        let s = super::super::jobfile::parse_ini(text, "t.fio", &|_: &str| None).unwrap();
+        let j = super::super::job::jobs_from_sections(&s).unwrap().remove(0);
+        let clone = |ms: u64, usr_pct: u64| {
+            let mut c = CloneStats {
+                runtime_ns: ms * 1_000_000,
+                usr_ns: ms * 1_000_000 * usr_pct / 100,
+                ..CloneStats::default()
+            };
+            c.dirs[0].bytes = 4096;
+            clone_block(&c, &j)
+        };
+        let mut m = clone(1000, 10);
+        merge(&mut m, &clone(3000, 50));
+        assert_eq!(m.block.runtime_ms, 4000);
+        assert!(
+            (m.block.usr_cpu_pct - 40.0).abs() < 1e-9,
+            "{}",
+            m.block.usr_cpu_pct
+        );
+        assert_eq!(
+            m.block.read.runtime_ms, 3000,
+            "a direction's: the longest clone's"
+        );
     }
 }

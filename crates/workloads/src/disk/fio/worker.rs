@@ -314,8 +314,7 @@ pub(super) fn new_worker(
         pass_bytes: 0,
         stats,
         prio_plan,
-        writes_since_sync: 0,
-        sfr_writes: 0,
+        writes_done: 0,
         sfr_range: (u64::MAX, 0),
         submit_batch: j.iodepth_batch_submit.clamp(1, depth) as usize,
         complete_min: j.iodepth_batch_complete_min.min(depth) as usize,
@@ -528,10 +527,11 @@ struct FioWorker {
     stats: CloneStats,
     /// `cmdprio_*`: which I/Os get a priority of their own.
     prio_plan: super::cmdprio::Plan,
-    writes_since_sync: u32,
-    /// sync_file_range: writes since the last call, and the range they covered (fio's
+    /// Writes done so far (fio's `io_issues[DDIR_WRITE]`): fsync, fdatasync and
+    /// sync_file_range come due on its multiples.
+    writes_done: u64,
+    /// sync_file_range: the range written since the last sync (fio's
     /// `first_write`/`last_write`; `u64::MAX` when none).
-    sfr_writes: u32,
     sfr_range: (u64, u64),
     /// I/Os per submit call (fio's `iodepth_batch_submit`, default 1).
     submit_batch: usize,
@@ -1703,46 +1703,75 @@ impl FioWorker {
         self.set_error(errno, func, detail);
     }
 
-    /// fsync/fdatasync every N writes, timed into the sync statistics; false when it failed
-    /// (the clone then ends with the error).
-    /// An nbd engine (`engine`) flushes the export instead (`NBD_CMD_FLUSH`).
-    /// fio's `sync_file_range=FLAGS:N` after a write of `len` bytes at `off`: every N writes
-    /// the range written since the last call is synced with FLAGS, timed into the sync
-    /// statistics (not after the clone's last write: fio syncs before the next I/O, so
-    /// `more` says whether one comes); false when it failed (the clone ends with it).
-    fn maybe_sync_range(
+    /// fio's periodic syncs after an I/O (`dir`, `res` bytes at `off`): `fsync=N`,
+    /// `fdatasync=N` and `sync_file_range=FLAGS:N` come due once the writes done are a
+    /// non-zero multiple of N, and fio issues them before the next I/O (io_u.c,
+    /// get_rw_ddir) — so never after the clone's last one (`more` says whether one
+    /// comes), and again after a read while no write came since; one at a time, fsync
+    /// first, then fdatasync, then sync_file_range. Timed into the sync statistics; false
+    /// when it failed (the clone then ends with the error). An nbd engine (`engine`)
+    /// flushes the export instead of fsync/fdatasync (`NBD_CMD_FLUSH`).
+    fn maybe_sync(
         &mut self,
         ctl: &mut RunControl<'_>,
         warming: bool,
-        off: u64,
-        len: u64,
+        engine: Option<&mut Engine>,
+        (dir, off, res): (Dir, u64, i64),
         more: bool,
     ) -> bool {
-        let Some((flags, n)) = self.job.sync_file_range else {
+        if dir == Dir::Write {
+            self.writes_done += 1;
+            if self.job.sync_file_range.is_some() && res > 0 {
+                let r = &mut self.sfr_range;
+                r.0 = r.0.min(off);
+                r.1 = r.1.max(off + res as u64);
+            }
+        }
+        let w = self.writes_done;
+        if !more || w == 0 {
             return true;
-        };
+        }
+        let due = |n: u32| n > 0 && w.is_multiple_of(u64::from(n));
+        if due(self.job.fsync) || due(self.job.fdatasync) {
+            let nbd = match engine {
+                Some(Engine::Nbd(x)) => Some(x),
+                _ => None,
+            };
+            if self._fd.is_none() && nbd.is_none() {
+                return true;
+            }
+            // fio: a sync ends the range sync_file_range covers next.
+            self.sfr_range = (u64::MAX, 0);
+            return self.sync_now(ctl, warming, !due(self.job.fsync), nbd);
+        }
+        match self.job.sync_file_range {
+            Some((flags, n)) if due(n) => self.sync_range(ctl, warming, flags),
+            _ => true,
+        }
+    }
+
+    /// `sync_file_range` with FLAGS on the range written since the last sync (no call
+    /// when nothing was, as fio, but the sync still counts), timed into the sync
+    /// statistics; false when it failed (the clone ends with it).
+    fn sync_range(&mut self, ctl: &mut RunControl<'_>, warming: bool, flags: u32) -> bool {
         let fd = self.raw_fd();
         if fd < 0 {
             return true;
         }
-        let r = &mut self.sfr_range;
-        r.0 = r.0.min(off);
-        r.1 = r.1.max(off + len);
-        self.sfr_writes += 1;
-        if self.sfr_writes < n || !more {
-            return true;
-        }
-        self.sfr_writes = 0;
         let (first, end) = std::mem::replace(&mut self.sfr_range, (u64::MAX, 0));
         let t0 = ctl.now();
-        // SAFETY: a system call on our own descriptor.
-        let rc = unsafe {
-            libc::sync_file_range(
-                fd,
-                first as libc::off64_t,
-                (end - first) as libc::off64_t,
-                flags,
-            )
+        let rc = if end > first {
+            // SAFETY: a system call on our own descriptor.
+            unsafe {
+                libc::sync_file_range(
+                    fd,
+                    first as libc::off64_t,
+                    (end - first) as libc::off64_t,
+                    flags,
+                )
+            }
+        } else {
+            0
         };
         let t1 = ctl.now();
         if rc != 0 {
@@ -1762,28 +1791,6 @@ impl FioWorker {
             self.stats.sync_plat.add(ns);
         }
         true
-    }
-
-    fn maybe_sync(
-        &mut self,
-        ctl: &mut RunControl<'_>,
-        warming: bool,
-        engine: Option<&mut Engine>,
-    ) -> bool {
-        let n = self.job.fsync.max(self.job.fdatasync);
-        let nbd = match engine {
-            Some(Engine::Nbd(x)) => Some(x),
-            _ => None,
-        };
-        if n == 0 || (self._fd.is_none() && nbd.is_none()) {
-            return true;
-        }
-        self.writes_since_sync += 1;
-        if self.writes_since_sync < n {
-            return true;
-        }
-        self.writes_since_sync = 0;
-        self.sync_now(ctl, warming, self.job.fdatasync > 0, nbd)
     }
 
     /// Syncs the clone's file now (fdatasync when `datasync`; an NBD flush), timed into
@@ -2766,20 +2773,8 @@ impl FioWorker {
             } else {
                 self.ramp_io(dir, res);
             }
-            if dir == Dir::Write && !self.maybe_sync(ctl, warming, None) {
-                break;
-            }
-            if dir == Dir::Write
-                && self.job.sync_file_range.is_some()
-                && res > 0
-                && !self.maybe_sync_range(
-                    ctl,
-                    warming,
-                    off,
-                    res as u64,
-                    !self.work_done(issued, issued_ios),
-                )
-            {
+            let more = !self.work_done(issued, issued_ios);
+            if !self.maybe_sync(ctl, warming, None, (dir, off, res), more) {
                 break;
             }
             if !PLAIN && dir == Dir::Read && !self.after_read(buf, off, res as u32) {
@@ -3154,19 +3149,10 @@ impl FioWorker {
                 } else {
                     self.ramp_io(dir, d.res);
                 }
-                if dir == Dir::Write && !self.maybe_sync(ctl, warming, Some(&mut engine)) {
-                    err = true;
-                }
-                if dir == Dir::Write
-                    && self.job.sync_file_range.is_some()
-                    && !err
-                    && !self.maybe_sync_range(
-                        ctl,
-                        warming,
-                        off,
-                        d.res as u64,
-                        !self.work_done(issued, issued_ios),
-                    )
+                // (An I/O still in flight or one still to issue follows this one.)
+                let next = inflight > 0 || !self.work_done(issued, issued_ios);
+                if !err
+                    && !self.maybe_sync(ctl, warming, Some(&mut engine), (dir, off, d.res), next)
                 {
                     err = true;
                 }
