@@ -580,3 +580,81 @@ fn a_long_log_is_streamed() {
         "{small} KiB for 20k lines, {big} KiB for 400k"
     );
 }
+
+/// `--readonly` with a log that writes: refused before anything runs, the file untouched
+/// (the replay wrote it: 16 writes and 5 syncs under --readonly); fio fails the job
+/// (`failed initializing iolog`, err=22) and writes nothing either. A log of reads replays.
+#[test]
+fn readonly_refuses_a_log_that_writes() {
+    let d = tmp("iolog-ro");
+    let w = hb(
+        &d,
+        &[
+            "--name=w",
+            "--filename=f",
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=64k",
+            "--fdatasync=3",
+            "--write_iolog=wl",
+        ],
+    );
+    assert_eq!(w.code, 0, "{}", w.err);
+    let r = hb(
+        &d,
+        &[
+            "--name=r",
+            "--filename=f",
+            "--rw=read",
+            "--bs=4k",
+            "--size=64k",
+            "--write_iolog=rl",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.err);
+    let before = std::fs::read(d.join("f")).unwrap();
+    let h = hb(
+        &d,
+        &[
+            "--readonly",
+            "--name=j",
+            "--read_iolog=wl",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(h.code, 2, "{}{}", h.out, h.err);
+    assert!(h.err.contains("read-only mode"), "{}", h.err);
+    assert!(
+        std::fs::read(d.join("f")).unwrap() == before,
+        "the file changed"
+    );
+    if need_fio("readonly_refuses_a_log_that_writes") {
+        let p = fio(
+            &d,
+            &[
+                "--readonly",
+                "--name=j",
+                "--read_iolog=wl",
+                "--output-format=json",
+            ],
+        );
+        assert_ne!(p.code, 0, "{}", p.out);
+        assert!(
+            std::fs::read(d.join("f")).unwrap() == before,
+            "fio changed the file"
+        );
+    }
+    let h = hb(
+        &d,
+        &[
+            "--readonly",
+            "--name=j",
+            "--read_iolog=rl",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert_eq!(doc(&h.out)["jobs"][0]["read"]["total_ios"], 16);
+    assert!(std::fs::read(d.join("f")).unwrap() == before);
+    std::fs::remove_dir_all(d).ok();
+}

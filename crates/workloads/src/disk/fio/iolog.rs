@@ -569,6 +569,15 @@ pub fn resolve(j: &mut super::job::JobSpec) -> Result<(), String> {
         ));
     }
     let s = scan(&o).map_err(|e| format!("job '{name}': {e}"))?;
+    if super::trigger::readonly() && s.writes + s.syncs > 0 {
+        // fio fails such a replay under --readonly (`failed initializing iolog`, err=22)
+        // and writes nothing: the log's writes would change the file.
+        return Err(format!(
+            "job '{name}': read_iolog={}: the log writes ({} writes, {} syncs) and fio is in \
+             read-only mode (--readonly); replay a log of reads, or drop --readonly",
+            o.log, s.writes, s.syncs
+        ));
+    }
     let dir = (j.directory != ".").then(|| j.directory.clone());
     let file =
         target(&o, &s, &j.filenames(), dir.as_deref()).map_err(|e| format!("job '{name}': {e}"))?;
