@@ -116,6 +116,25 @@ const FAILING: &[&str] = &[
     "--size=1m",
 ];
 
+/// A FIFO named as a job's file is refused at once (its open waited for a reader: the run
+/// hung, and SIGTERM went unheard); fio cannot size it and fails the job.
+#[test]
+fn a_fifo_as_a_jobs_file_is_refused_at_once() {
+    let d = tmp("fifo");
+    let p = d.join("p");
+    let c = std::ffi::CString::new(s(&p)).unwrap();
+    // SAFETY: mkfifo on a NUL-terminated path of our own directory.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let name = format!("--filename={}", s(&p));
+    for rw in ["--rw=write", "--rw=read"] {
+        let h = hb(&d, &["--name=a", &name, rw, "--size=16k"]);
+        assert_eq!(h.code, 2, "{}", h.err);
+        assert!(h.err.contains("is a FIFO or a socket"), "{}", h.err);
+        assert!(h.took < Duration::from_secs(60), "{:?}", h.took);
+    }
+    std::fs::remove_dir_all(d).ok();
+}
+
 /// A job whose file cannot be opened ends with the open's error and the other jobs run,
 /// as in fio (`err=26, func=open(busy)`, exit 1); it stopped the whole run with no report
 /// (exit 2). The file: a copy of `sleep`, running, which even root cannot open to write

@@ -385,6 +385,19 @@ fn layout_files_in(
                 use std::os::unix::fs::FileTypeExt;
                 m.file_type().is_block_device() || m.file_type().is_char_device()
             });
+            if meta.as_ref().is_some_and(|m| {
+                use std::os::unix::fs::FileTypeExt;
+                m.file_type().is_fifo() || m.file_type().is_socket()
+            }) {
+                // Opening a FIFO waits for its other end (hostbench hung there, SIGTERM
+                // unheard); fio cannot size it ("failed to get file size") and fails the job.
+                return Err(WorkloadError::usage(format!(
+                    "job '{}': {} is a FIFO or a socket, which has no size and whose open \
+                     waits for a peer; give a regular file or a device",
+                    j.name,
+                    path.display()
+                )));
+            }
             if is_dev && j.unlink {
                 return Err(WorkloadError::usage(format!(
                     "job '{}': unlink=1 would delete the device node {}; unlink deletes \
