@@ -691,6 +691,19 @@ impl Pattern {
             };
         }
         if pos + self.min[d] > size {
+            if self.seq_add == 0 && !self.time_based && pos > 0 && self.min[d] != self.max[d] {
+                // Sizes drawn from a range, less than the smallest left (bs_unaligned sizes
+                // rarely end on the region's end): the pass is over, as fio's
+                // `get_next_buflen` finds no size that fits; it used to start again at 0
+                // within the pass (16 writes past a 64 KiB size where fio does 15, and the
+                // file's start written again). A fixed size's partial last block is the
+                // worker's to end by its byte count, as before.
+                self.passes += 1;
+                if self.passes >= self.loops {
+                    return None;
+                }
+                self.last_end[d] = 0;
+            }
             pos = 0;
         }
         Some(pos)
