@@ -6,7 +6,7 @@
 //! modes and lengths, and the I/O counts.
 
 use super::fio::tmp;
-use super::fio_engines::have_strace;
+use super::fio_engines::{have_strace, strace_f};
 use super::fio_files::{doc, fio, hb};
 use super::fio_seq::need_fio;
 use crate::common;
@@ -44,19 +44,8 @@ fn argv<'a>(who: &str, args: &[&'a str]) -> (String, Vec<&'a str>) {
 /// each call's name, consecutive repeats of one name made one (fio lays out in blocks,
 /// hostbench in MiB), and for an open whether it created (`O_CREAT`) or truncated.
 fn file_calls(dir: &Path, who: &str, args: &[&str], file: &str, calls: &str) -> Vec<String> {
-    let log = dir.join(format!("calls-{who}.txt"));
     let (prog, argv) = argv(who, args);
-    let o = std::process::Command::new("strace")
-        .args(["-f", "-qq", "-y", "-e"])
-        .arg(format!("trace={calls}"))
-        .arg("-o")
-        .arg(&log)
-        .arg(&prog)
-        .args(&argv)
-        .current_dir(dir)
-        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
-        .output()
-        .unwrap();
+    let (o, log) = strace_f(dir, &prog, &argv, calls, &["-y"]);
     assert!(
         o.status.success(),
         "{who} {args:?}: {}",
@@ -65,7 +54,7 @@ fn file_calls(dir: &Path, who: &str, args: &[&str], file: &str, calls: &str) -> 
     let abs = std::fs::canonicalize(dir).unwrap().join(file);
     let tag = format!("<{}>", abs.display());
     let mut out: Vec<String> = Vec::new();
-    for l in std::fs::read_to_string(&log).unwrap().lines() {
+    for l in log.lines() {
         let Some(call) = l.split_once(' ').map(|(_, c)| c.trim_start()) else {
             continue;
         };
@@ -658,17 +647,8 @@ fn pre_read_reads_the_region_first_as_fio() {
 /// shows a call another thread's call interrupted as `<unfinished ...>`), and how many
 /// there were.
 fn overlapping_io(dir: &Path, who: &str, args: &[&str]) -> (usize, usize) {
-    let log = dir.join(format!("overlap-{who}.txt"));
     let (prog, argv) = argv(who, args);
-    let o = std::process::Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=pread64,pwrite64", "-o"])
-        .arg(&log)
-        .arg(&prog)
-        .args(&argv)
-        .current_dir(dir)
-        .env("HOSTBENCH_RESULTS_DB", dir.join("r.db"))
-        .output()
-        .unwrap();
+    let (o, log) = strace_f(dir, &prog, &argv, "pread64,pwrite64", &[]);
     assert!(
         o.status.success(),
         "{who}: {}",
@@ -678,7 +658,7 @@ fn overlapping_io(dir: &Path, who: &str, args: &[&str]) -> (usize, usize) {
     // (a signal's line can interrupt a call too: that is no overlap).
     let mut open: Vec<String> = Vec::new();
     let (mut over, mut calls) = (0, 0);
-    for l in std::fs::read_to_string(&log).unwrap().lines() {
+    for l in log.lines() {
         let Some((pid, rest)) = l.split_once(' ') else {
             continue;
         };
