@@ -235,6 +235,21 @@ fn a_job_whose_file_cannot_be_opened_fails_alone_as_in_fio() {
         assert_eq!(p.code, h.code, "{}", p.err);
         assert_eq!(entries(&doc(&h.out)), entries(&doc(&p.out)), "{}", p.out);
     }
+    // Whatever the engine (mmap maps the file, io_uring and libaio queue on it: a clone
+    // without its file used to fail the whole run there).
+    for e in ["mmap", "libaio", "io_uring", "posixaio"] {
+        let eng = format!("--ioengine={e}");
+        let mut a = args.to_vec();
+        a.insert(4, &eng);
+        let h = hb(&d, &a);
+        assert_eq!(h.code, 1, "{e}: {}", h.err);
+        assert_eq!(
+            entries(&doc(&h.out)),
+            [("a".to_string(), 26, 0, 0), ("b".to_string(), 0, 0, 16)],
+            "{e}: {}",
+            h.out
+        );
+    }
     // The normal layout: fio's error line, and no block for the job that did nothing (as
     // fio prints none).
     let normal = hb(&d, &args[..8]);

@@ -138,7 +138,11 @@ pub(super) fn new_worker(
     let per_file = multi.is_some() && j.engine.is_sync() && !j.engine.fileless() && !j.offload;
     // pvsync2's flags and its hipri_percentage draws: one state per clone, as fio's.
     let pv2 = super::engine::Pv2::new(j.eng.pv2, j.direct);
-    let engine = if j.offload {
+    let engine = if open_failed.is_some() {
+        // The clone ends with its open's error as it starts: an engine built on no file
+        // (mmap maps it, offload's submitters use it) would fail the whole run instead.
+        Engine::Null
+    } else if j.offload {
         Engine::offload(j.engine, raw, depth, (j.offset, size))
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     } else if j.engine == EngineKind::Cpuio {
