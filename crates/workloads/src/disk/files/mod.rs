@@ -34,7 +34,7 @@ pub use manifest::{
 };
 pub use open::{
     AlignedBuf, OpenOpts, create_temp_beside, direct_refused, lstat_no_symlink, open, open_error,
-    symlink_refused, unpredictable,
+    open_is_refused, symlink_refused, unpredictable,
 };
 pub use space::{
     FsType, Space, check_space, ensure_space, fs_magic_name, fs_type, margin, page_cache_decision,

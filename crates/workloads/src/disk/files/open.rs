@@ -84,15 +84,31 @@ pub fn open(path: &Path, o: &OpenOpts) -> Result<File, WorkloadError> {
     Ok(f)
 }
 
+/// Whether a failed open of `path` met a symlink where a test file goes (ELOOP from
+/// `O_NOFOLLOW`).
+fn symlink_at(path: &Path, e: &std::io::Error) -> bool {
+    e.raw_os_error() == Some(libc::ELOOP)
+        && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Whether a failed open was O_DIRECT refused by the filesystem (EINVAL).
+fn direct_unsupported(direct: bool, e: &std::io::Error) -> bool {
+    direct && e.raw_os_error() == Some(libc::EINVAL)
+}
+
+/// Whether [`open_error`] makes a failed open a refusal that says how to fix it (a symlink
+/// where a test file goes, O_DIRECT the filesystem lacks) rather than the plain OS error.
+pub fn open_is_refused(path: &Path, direct: bool, e: &std::io::Error) -> bool {
+    symlink_at(path, e) || direct_unsupported(direct, e)
+}
+
 /// The error for a failed open or I/O of `path`: with direct I/O and `EINVAL`, the
 /// filesystem-named O_DIRECT message; otherwise what failed and the OS reason.
 pub fn open_error(path: &Path, direct: bool, e: &std::io::Error) -> WorkloadError {
-    if e.raw_os_error() == Some(libc::ELOOP)
-        && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
-    {
+    if symlink_at(path, e) {
         return symlink_refused(path);
     }
-    if direct && e.raw_os_error() == Some(libc::EINVAL) {
+    if direct_unsupported(direct, e) {
         let fs = fs_type(path)
             .or_else(|| path.parent().and_then(fs_type))
             .map(FsType::label);

@@ -119,7 +119,7 @@ pub(super) fn new_worker(
             // fio's failed open ends the clone with its error (`err=13, func=open(f)`)
             // and the other jobs run: not the run's failure. A symlink or O_DIRECT on a
             // filesystem without it stays a refusal of the run that says how to fix it.
-            Err(e) if is_jobs_open_error(&path, j.direct, &e) => {
+            Err(e) if !crate::disk::files::open_is_refused(&path, j.direct, &e) => {
                 open_failed = Some(open_failure(&path, &e));
                 (None, path)
             }
@@ -409,16 +409,6 @@ fn open_donor(j: &JobSpec) -> Result<super::engines::e4defrag::Donor, WorkloadEr
             ))
         },
     )
-}
-
-/// Whether a failed open of a job's file is the job's error (fio's `err=N`, the others go
-/// on) rather than a refusal of the run: everything but a symlink where a test file goes
-/// and O_DIRECT refused by the filesystem, which [`crate::disk::files::open_error`] explains.
-fn is_jobs_open_error(path: &Path, direct: bool, e: &std::io::Error) -> bool {
-    let refused = (e.raw_os_error() == Some(libc::ELOOP)
-        && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()))
-        || (direct && e.raw_os_error() == Some(libc::EINVAL));
-    !refused
 }
 
 /// fio's failed open of `path`: the errno, `open(NAME)` (the name as the job gives it,
