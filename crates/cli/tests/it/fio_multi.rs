@@ -50,7 +50,7 @@ fn counts(out: &str) -> Vec<(u64, u64)> {
 /// that descriptor is closed, `S name` when it is fsynced, `name@KiB` for each pread64 or
 /// pwrite64.
 fn events(log: &str) -> Vec<String> {
-    let mut open: BTreeMap<String, String> = BTreeMap::new();
+    let mut open: BTreeMap<String, usize> = BTreeMap::new();
     let mut out = Vec::new();
     let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
     // A call other threads interrupted is split in two lines (`<unfinished ...>`, then
@@ -68,6 +68,15 @@ fn events(log: &str) -> Vec<String> {
             joined.push(l.to_string());
         }
     }
+    // The descriptor's file is read from strace's `-y` annotation (`3</dir/j.0.0>`), never
+    // from a table of numbers: fio's main process closes descriptors of its own whose numbers
+    // a job's file has in the job's process (seen under load: a `close(3)` of fio's ended a
+    // file's events early).
+    let annotated = |rest: &str| -> Option<String> {
+        let inner = rest.split_once('<')?.1;
+        let path = inner.split_once('>')?.0;
+        Some(base(path))
+    };
     for l in &joined {
         if l.contains("openat(")
             && (l.contains("O_RDONLY") || l.contains("O_RDWR"))
@@ -76,31 +85,34 @@ fn events(log: &str) -> Vec<String> {
             let Some(name) = l.split('"').nth(1) else {
                 continue;
             };
-            let Some(fd) = l.rsplit("= ").next().and_then(|r| r.split('<').next()) else {
+            if l.rsplit("= ").next().is_some_and(|r| r.starts_with('-')) {
                 continue;
-            };
+            }
             let n = base(name);
             if n.starts_with("j.") {
-                open.insert(fd.trim().to_string(), n.clone());
+                *open.entry(n.clone()).or_default() += 1;
                 out.push(format!("O {n}"));
             }
         } else if let Some(rest) = l.split("fsync(").nth(1) {
-            let fd = rest.split('<').next().unwrap_or("").trim();
-            if let Some(n) = open.get(fd) {
+            if let Some(n) = annotated(rest).filter(|n| open.contains_key(n)) {
                 out.push(format!("S {n}"));
             }
         } else if let Some(rest) = l.split("close(").nth(1) {
-            let fd = rest.split('<').next().unwrap_or("").trim();
-            if let Some(n) = open.remove(fd) {
-                out.push(format!("C {n}"));
+            if let Some(n) = annotated(rest) {
+                if let Some(c) = open.get_mut(&n) {
+                    *c -= 1;
+                    if *c == 0 {
+                        open.remove(&n);
+                    }
+                    out.push(format!("C {n}"));
+                }
             }
         } else if let Some(rest) = l
             .split("pread64(")
             .nth(1)
             .or_else(|| l.split("pwrite64(").nth(1))
         {
-            let fd = rest.split('<').next().unwrap_or("").trim();
-            if let Some(n) = open.get(fd) {
+            if let Some(n) = annotated(rest).filter(|n| open.contains_key(n)) {
                 let off: u64 = l[..l.rfind(')').unwrap()]
                     .rsplit(", ")
                     .next()
@@ -828,4 +840,18 @@ fn a_layout_refused_at_a_later_file_leaves_none_it_made() {
     assert_eq!(r.code, 2, "{}", r.err);
     assert_eq!(std::fs::metadata(work.join("j.0.0")).unwrap().len(), 16384);
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// fio's main process closing a descriptor of its own that has the number of a job's file
+/// (another process) must not end that file's events (CI saw it under load).
+#[test]
+fn a_close_in_another_process_does_not_end_a_files_events() {
+    let log = "\
+200 openat(AT_FDCWD, \"j.0.0\", O_RDONLY) = 3</d/j.0.0>
+200 pread64(3</d/j.0.0>, \"\"..., 4096, 0) = 4096
+100 close(3</proc/diskstats>) = 0
+200 pread64(3</d/j.0.0>, \"\"..., 4096, 4096) = 4096
+200 close(3</d/j.0.0>) = 0
+";
+    assert_eq!(events(log), ["O j.0.0", "j.0.0@0", "j.0.0@4", "C j.0.0"]);
 }
