@@ -98,30 +98,29 @@ fn events(log: &str) -> Vec<String> {
                 out.push(format!("S {n}"));
             }
         } else if let Some(rest) = l.split("close(").nth(1) {
-            if let Some(n) = annotated(rest) {
-                if let Some(c) = open.get_mut(&n) {
-                    *c -= 1;
-                    if *c == 0 {
-                        open.remove(&n);
-                    }
-                    out.push(format!("C {n}"));
+            if let Some(n) = annotated(rest)
+                && let Some(c) = open.get_mut(&n)
+            {
+                *c -= 1;
+                if *c == 0 {
+                    open.remove(&n);
                 }
+                out.push(format!("C {n}"));
             }
         } else if let Some(rest) = l
             .split("pread64(")
             .nth(1)
             .or_else(|| l.split("pwrite64(").nth(1))
+            && let Some(n) = annotated(rest).filter(|n| open.contains_key(n))
         {
-            if let Some(n) = annotated(rest).filter(|n| open.contains_key(n)) {
-                let off: u64 = l[..l.rfind(')').unwrap()]
-                    .rsplit(", ")
-                    .next()
-                    .unwrap()
-                    .trim()
-                    .parse()
-                    .unwrap();
-                out.push(format!("{n}@{}", off >> 10));
-            }
+            let off: u64 = l[..l.rfind(')').unwrap()]
+                .rsplit(", ")
+                .next()
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap();
+            out.push(format!("{n}@{}", off >> 10));
         }
     }
     out

@@ -32,6 +32,7 @@ mod fio_logs;
 mod fio_logs2;
 mod fio_mem;
 mod fio_misc;
+mod fio_mix;
 mod fio_multi;
 mod fio_nbd;
 mod fio_net;

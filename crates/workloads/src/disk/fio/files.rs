@@ -62,8 +62,18 @@ pub(super) enum Pick {
 /// The draw of a non-uniform service.
 enum Draw {
     Uniform,
+    /// `random` with fio's own generator (`next_file_state`, seeded from `randseed`): the
+    /// files fio picks, in fio's order; `again` seeds it again at each loop (`randrepeat`).
+    Fio {
+        rng: super::verify::FioRand,
+        seed: u64,
+        wide: bool,
+        again: bool,
+    },
     Sampler(Sampler),
-    Normal { stddev: i64 },
+    Normal {
+        stddev: i64,
+    },
 }
 
 /// The clone's files and fio's file service.
@@ -79,6 +89,11 @@ pub(super) struct Files {
     pub open: u32,
     cap: u32,
     done: usize,
+    /// Passes begun after the first ([`Self::new_pass`]).
+    pub passes: u64,
+    /// Times a picked file was found done (closed, or reset under a non-uniform service):
+    /// each is an I/O fio began (its direction drawn) and could not place.
+    pub found_done: u64,
     svc: FileService,
     draw: Draw,
 }
@@ -114,6 +129,8 @@ impl Files {
             open: 0,
             cap,
             done: 0,
+            passes: 0,
+            found_done: 0,
             svc,
             draw,
         }
@@ -129,6 +146,7 @@ impl Files {
             && (self.svc.kind == FileKind::Sequential || self.left_nr > 0)
         {
             if self.slots[c].left == 0 {
+                self.found_done += 1;
                 if !self.svc.nonuniform() {
                     return Pick::Close(c);
                 }
@@ -164,6 +182,7 @@ impl Files {
             },
         };
         if self.slots[i].state == FState::Open && self.slots[i].left == 0 {
+            self.found_done += 1;
             if !self.svc.nonuniform() {
                 return Pick::Close(i);
             }
@@ -192,8 +211,14 @@ impl Files {
     fn draw_file(&mut self, rng: &mut Rng) -> usize {
         let n = self.slots.len() as u64;
         let ranges = n << SHIFT;
-        let r = match &self.draw {
+        let r = match &mut self.draw {
             Draw::Uniform => return (rng.next_f64() * n as f64) as usize % n as usize,
+            Draw::Fio { rng, .. } => {
+                // fio's `__get_next_fileno_rand`: nr_files * (r / (rand_max + 1)).
+                let max = rng.max() as f64;
+                let r = rng.draw() as f64;
+                return ((n as f64 * (r / (max + 1.0))) as usize).min(n as usize - 1);
+            }
             Draw::Sampler(s) => s.sample(rng).min(ranges - 1),
             Draw::Normal { stddev } => {
                 super::pattern::normal_draw(rng, ranges, *stddev).clamp(0, ranges as i64 - 1) as u64
@@ -228,6 +253,29 @@ impl Files {
         }
         self.done = 0;
         self.next = 0;
+        self.passes += 1;
+        if let Draw::Fio {
+            rng,
+            seed,
+            wide,
+            again: true,
+        } = &mut self.draw
+        {
+            *rng = super::verify::FioRand::new(*seed, *wide);
+        }
+    }
+
+    /// A `random` service draws with fio's generator seeded `seed` (`use64` `wide`), seeded
+    /// again at each loop when `again` (`randrepeat`).
+    pub fn fio_draws(&mut self, seed: u64, wide: bool, again: bool) {
+        if matches!(self.draw, Draw::Uniform) {
+            self.draw = Draw::Fio {
+                rng: super::verify::FioRand::new(seed, wide),
+                seed,
+                wide,
+                again,
+            };
+        }
     }
 
     /// `len` bytes of the current file's pass were issued.

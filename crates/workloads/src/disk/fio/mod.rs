@@ -29,6 +29,7 @@ pub mod lattarget;
 mod layout;
 pub mod logs;
 pub mod mem;
+mod mix;
 mod pattern;
 pub mod process;
 mod rate;

@@ -95,7 +95,13 @@ pub(super) fn new_worker(
             .collect::<Result<Vec<_>, WorkloadError>>()?;
         own.size = Some(slots.iter().map(|s| s.size).sum());
         files_pass = slots.iter().map(|s| s.pass).sum();
-        multi = Some(Files::new(slots, own.file_service, own.openfiles));
+        let mut f = Files::new(slots, own.file_service, own.openfiles);
+        if own.randrepeat || own.randseed.is_some() {
+            // fio's FIO_RAND_FILE_OFF seed of the clone's thread.
+            let seed = super::verify::fio_seed(own.randseed.unwrap_or(0x89), tid as u64 + 1, 5);
+            f.fio_draws(seed, own.rand64, own.randrepeat);
+        }
+        multi = Some(f);
     }
     let j = &own;
     let size = j.size.expect("sizes are resolved at setup");
@@ -262,6 +268,12 @@ pub(super) fn new_worker(
         }
         _ => None,
     };
+    let mix = super::mix::Mix::new(
+        j.rw.read_pct(j.rwmixread),
+        (j.randrepeat || j.randseed.is_some()).then(|| j.randseed.unwrap_or(0x89)),
+        (tid + 1) as u64,
+        rng.clone().next_u64() ^ 0x2545_f491,
+    );
     // fio's thread number: the clone's 1-based creation index.
     let mut verify = Verifier::new(j, (tid + 1) as u16, rng.clone().next_u64() ^ 0x5bd1_e995);
     if let (Some(v), Some(s)) = (verify.as_mut(), &shared.vstates[tid]) {
@@ -315,6 +327,7 @@ pub(super) fn new_worker(
         pattern,
         size,
         read_pct: j.rw.read_pct(j.rwmixread),
+        mix,
         pass_bytes: 0,
         stats,
         prio_plan,
@@ -503,6 +516,8 @@ struct FioWorker {
     pattern: Pattern,
     size: u64,
     read_pct: u32,
+    /// A mixed job's direction state (fio's `rwmix_*`): what [`Self::pick_dir`] answers.
+    mix: super::mix::Mix,
     /// Bytes issued in the current pass over the region: at each new pass a buffered job
     /// with `invalidate` drops the region's cached pages again, as fio does when it starts
     /// a file's next loop (else `loops`/`time_based` reads measure the page cache).
@@ -751,8 +766,8 @@ impl FioWorker {
             // fio's trimwrite: each trimmed range is written next.
             0 if self.trimmed.is_some() => Dir::Write,
             0 => Dir::Trim,
-            p => {
-                if (self.rng.next_u64() % 100) < p as u64 {
+            _ => {
+                if self.mix.next() == 0 {
                     Dir::Read
                 } else {
                     Dir::Write
@@ -789,6 +804,10 @@ impl FioWorker {
         if self.verify_each_pass && self.pass_bytes >= self.pass_len {
             // The pass's last I/O: what it wrote is read back once it has completed.
             self.pass_verify = true;
+        }
+        if self.pass_bytes >= self.pass_len && !self.job.time_based {
+            // The loop's last I/O: fio's `clear_io_state` comes before the next one.
+            self.mix.new_loop(self.job.randrepeat);
         }
         Some((dir, self.job.offset + off, len as u32))
     }
@@ -926,9 +945,16 @@ impl FioWorker {
     /// [`Self::next_io`] of a clone with several files: the file picked first (fio's
     /// file service), then the I/O in it.
     #[inline(never)]
-    fn next_io_files(&mut self, dir: Dir) -> Option<(Dir, u64, u32)> {
+    fn next_io_files(&mut self, mut dir: Dir) -> Option<(Dir, u64, u32)> {
+        let before = self.files.as_ref().map(|f| (f.passes, f.found_done));
         if !self.next_file() {
             return None;
+        }
+        let after = self.files.as_ref().map(|f| (f.passes, f.found_done));
+        if let (Some((p0, f0)), Some((p1, f1))) = (before, after)
+            && (p0, f0) != (p1, f1)
+        {
+            dir = self.spent_draws(dir, f1 - f0, p1 != p0);
         }
         if self.trims {
             return self.next_trim_io(dir);
@@ -938,6 +964,31 @@ impl FioWorker {
             f.used(len);
         }
         Some((dir, self.region_start() + off, len as u32))
+    }
+
+    /// The direction of an I/O of a mixed job after its files were found done `spent`
+    /// times (and a new loop began, `new_loop`) while placing it: fio draws the direction
+    /// of each I/O it begins before it looks for the offset, so each file found done spent
+    /// a draw; a loop's end clears the limit and seeds the generator again before the
+    /// I/O of the next loop draws its own.
+    #[inline(never)]
+    fn spent_draws(&mut self, dir: Dir, spent: u64, new_loop: bool) -> Dir {
+        if self.read_pct == 0 || self.read_pct == 100 {
+            return dir;
+        }
+        if new_loop && !self.job.time_based {
+            // The I/O's own draw was the first spent.
+            for _ in 1..spent {
+                self.mix.next();
+            }
+            self.mix.loop_restart(self.job.randrepeat);
+            return self.pick_dir();
+        }
+        let mut dir = dir;
+        for _ in 0..spent {
+            dir = self.pick_dir();
+        }
+        dir
     }
 
     /// [`Self::next_io`] of a trim job: a trim where the pattern (with the trim values,
@@ -2557,6 +2608,7 @@ impl FioWorker {
         meas.begun = false;
         meas.begin(ctl, now);
         self.log_epoch(meas);
+        self.mix.ramp_over();
         if let Some(rt) = self.job.runtime_s {
             ctl.restart_end(now + ctl.clock().from_ns((rt * 1e9) as u64));
         }
@@ -2613,6 +2665,7 @@ impl FioWorker {
             let mut due = None;
             if !PLAIN && self.pacer.active() {
                 (dir, due) = self.pacer.choose(dir, now);
+                self.mix.settle(dir as usize);
                 if let Some(d) = due
                     && d > now
                     && !self.wait_for(ctl, d)
@@ -2624,6 +2677,7 @@ impl FioWorker {
             let Some((dir, off, len)) = self.next_io(dir) else {
                 break;
             };
+            self.mix.issued(dir as usize);
             if !PLAIN {
                 self.pacer.issued(dir, len as u64, &mut self.rng);
             }
@@ -2723,6 +2777,7 @@ impl FioWorker {
                 }
                 if meas.begin(ctl, t1) {
                     self.log_epoch(&meas);
+                    self.mix.ramp_over();
                 }
                 let (clat, lat) = (clock.to_ns(t1 - t0), clock.to_ns(t1 - start));
                 if !PLAIN && self.job.engine.file_op() {
@@ -2982,10 +3037,12 @@ impl FioWorker {
                         more = false;
                         break;
                     }
+                    self.mix.settle(dir as usize);
                     let Some((dir, off, len)) = self.next_io(dir) else {
                         more = false;
                         break;
                     };
+                    self.mix.issued(dir as usize);
                     if self.files.is_some() {
                         engine.set_fd(self.raw_fd(), self.cur_file());
                     }
@@ -3106,6 +3163,7 @@ impl FioWorker {
                 }
                 if meas.begin(ctl, t2) {
                     self.log_epoch(&meas);
+                    self.mix.ramp_over();
                 }
             }
             for d in &done[..n] {
