@@ -1,7 +1,9 @@
-//! A mixed job's directions as fio 3.33 draws them: the reads and writes of each clone equal
-//! fio's, run for run (fio keeps a direction until its count reaches a limit, spends a draw
-//! on each file it finds done, starts each loop's draws over under `randrepeat`; a `random`
-//! file service picks with fio's generator). Without fio, the counts fio gave are pinned.
+//! A job's draws as fio 3.33 draws them. A mixed job's directions: the reads and writes of
+//! each clone equal fio's, run for run (fio keeps a direction until its count reaches a
+//! limit, spends a draw on each file it finds done, starts each loop's draws over under
+//! `randrepeat`; a `random` file service picks with fio's generator). Block sizes from
+//! `bsrange`/`bssplit`: a sequential job's sizes, hence its counts, are fio's. Without fio,
+//! the counts fio gave are pinned.
 
 use super::fio::tmp;
 use super::fio_files::{doc, fio, hb};
@@ -22,11 +24,14 @@ fn counts(out: &str) -> Vec<(u64, u64)> {
         .collect()
 }
 
+/// A case's options and the (reads, writes) of each job fio gave.
+type Case = (&'static [&'static str], &'static [(u64, u64)]);
+
 #[test]
 fn mixed_jobs_split_their_ios_as_fio() {
     // Each case, and what fio 3.33 gave (measured on 2026-11-27, every run the same). A
     // rate limit's switches depend on the clock: not pinned here.
-    let cases: &[(&[&str], &[(u64, u64)])] = &[
+    let cases: &[Case] = &[
         (&["--rw=randrw"], &[(132, 124)]),
         (&["--rw=rw"], &[(132, 124)]),
         (&["--rw=randrw", "--rwmixread=70"], &[(184, 72)]),
@@ -58,6 +63,75 @@ fn mixed_jobs_split_their_ios_as_fio() {
                 "--loops=2",
             ],
             &[(264, 248)],
+        ),
+        // Sizes drawn from a range or a split (sequential: the offsets follow the sizes).
+        (&["--rw=read", "--bsrange=4k-16k"], &[(108, 0)]),
+        (&["--rw=write", "--bsrange=4k-16k"], &[(0, 99)]),
+        (&["--rw=read", "--bsrange=4k-16k", "--loops=2"], &[(216, 0)]),
+        (&["--rw=read", "--bssplit=4k/50:16k/30:64k/20"], &[(49, 0)]),
+        (&["--rw=rw", "--bsrange=4k-16k"], &[(50, 56)]),
+        (
+            &["--rw=read", "--bsrange=1k-9k", "--bs_unaligned=1"],
+            &[(194, 0)],
+        ),
+        (
+            &[
+                "--rw=read",
+                "--bsrange=4k-16k",
+                "--random_generator=tausworthe64",
+            ],
+            &[(102, 0)],
+        ),
+        (
+            &["--rw=write", "--bsrange=4k-16k", "--verify=crc32c"],
+            &[(108, 108)],
+        ),
+        (
+            &["--rw=read", "--bsrange=4k-16k", "--nrfiles=2"],
+            &[(106, 0)],
+        ),
+        (
+            &["--rw=read", "--bsrange=4k-64k", "--nrfiles=3"],
+            &[(36, 0)],
+        ),
+        // Random offsets with sizes from a range: fio's draws and its random map (an I/O
+        // cut where used blocks begin), so the counts are fio's.
+        (&["--rw=randread", "--bsrange=4k-16k"], &[(134, 0)]),
+        (&["--rw=randwrite", "--bsrange=4k-16k"], &[(0, 119)]),
+        (&["--rw=randrw", "--bssplit=4k/50:16k/50"], &[(62, 66)]),
+        (
+            &["--rw=randread", "--bsrange=4k-16k", "--loops=2"],
+            &[(268, 0)],
+        ),
+        (
+            &["--rw=randread", "--bsrange=4k-16k", "--randseed=99"],
+            &[(125, 0)],
+        ),
+        (
+            &[
+                "--rw=randread",
+                "--bsrange=4k-16k",
+                "--loops=3",
+                "--randrepeat=0",
+                "--randseed=5",
+            ],
+            &[(374, 0)],
+        ),
+        (
+            &["--rw=randread", "--bsrange=1k-9k", "--bs_unaligned=1"],
+            &[(240, 0)],
+        ),
+        (
+            &["--rw=randread", "--bsrange=4k-64k", "--nrfiles=3"],
+            &[(43, 0)],
+        ),
+        (
+            &["--rw=randrw", "--bsrange=4k-16k", "--nrfiles=3"],
+            &[(64, 66)],
+        ),
+        (
+            &["--rw=randwrite", "--bsrange=4k-16k", "--verify=crc32c"],
+            &[(134, 134)],
         ),
     ];
     let peer = need_fio("mixed_jobs_split_their_ios_as_fio");

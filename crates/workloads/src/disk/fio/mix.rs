@@ -102,17 +102,11 @@ impl Mix {
         self.limit = 0;
     }
 
-    /// A loop ended and the next starts. fio's loop ends when it asks for one more I/O and
-    /// the file has none left: the direction of that I/O was drawn first (one draw, which
-    /// may change the direction, spent). Then `clear_io_state` clears the limit and, under
-    /// `randrepeat`, seeds the generator again (the counts and the direction are kept).
-    pub(super) fn new_loop(&mut self, repeat: bool) {
-        self.next();
-        self.loop_restart(repeat);
-    }
-
-    /// [`Self::new_loop`] after the spent draw: the limit cleared, the generator seeded
-    /// again under `randrepeat`.
+    /// A new loop starts. fio's loop ends when it asks for one more I/O and the file has
+    /// none left: the direction of that I/O was drawn first (one [`Self::next`], which may
+    /// change the direction, spent; the caller makes it). Then `clear_io_state` clears the
+    /// limit and, under `randrepeat`, seeds the generator again (the counts and the
+    /// direction are kept).
     pub(super) fn loop_restart(&mut self, repeat: bool) {
         self.limit = 0;
         if repeat {
@@ -185,7 +179,8 @@ mod tests {
         assert_eq!(a.issues, [0, 0]);
         let mut b = Mix::new(50, Some(0x89), 1, 0);
         run(&mut b, 10);
-        b.new_loop(true);
+        b.next();
+        b.loop_restart(true);
         let mut c = Mix::new(50, Some(0x89), 1, 0);
         // Same generator state after the reseed as a fresh one.
         assert_eq!(b.rng.draw(), c.rng.draw());

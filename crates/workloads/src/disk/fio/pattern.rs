@@ -177,6 +177,83 @@ struct ZoneState {
 }
 
 /// One clone's offsets and lengths.
+/// fio's block-size generators (`bsrange_state[ddir]`, taus88 or taus258 as
+/// `random_generator` says): with them a size drawn from `bsrange`/`bssplit` is the one fio
+/// draws, so a sequential job's sizes and counts are fio's. One set per clone, shared by its
+/// files, as fio's are the job's. Seeds are fio's `FIO_RAND_BS_OFF`, `BS1` and `BS2` of the
+/// clone's thread (the writes take the reads' seed under `verify`, the trims the writes'
+/// under `trimwrite`); under `randrepeat` each loop starts them over.
+#[derive(Clone, Debug)]
+pub(super) struct SizeDraws {
+    rng: [super::verify::FioRand; 2],
+    /// fio's `random_state` (`FIO_RAND_BLOCK_OFF`): the random offsets of a job whose sizes
+    /// vary, drawn as fio draws them (its random map then moves them as fio's does).
+    offsets: super::verify::FioRand,
+    seeds: [u64; 3],
+    wide: bool,
+    /// `randrepeat`: each loop starts the draws over.
+    again: bool,
+}
+
+impl SizeDraws {
+    /// The draws of a clone of `j` with fio thread number `thread` (1-based); `None`
+    /// without a repeatable seed (fio reads the system's generator: any draw is as good)
+    /// or when no direction has a range of sizes.
+    pub(super) fn new(j: &JobSpec, thread: u64) -> Option<SizeDraws> {
+        if !(j.randrepeat || j.randseed.is_some()) || j.bsz.iter().all(|b| b.min == b.max) {
+            return None;
+        }
+        use super::verify::fio_seed;
+        let base = j.randseed.unwrap_or(0x89);
+        let read = fio_seed(base, thread, 0);
+        let mut write = fio_seed(base, thread, 1);
+        let mut trim = fio_seed(base, thread, 2);
+        if j.verify.kind != super::verify::kind::NONE {
+            write = read;
+        }
+        if j.rw.trim_write() {
+            trim = write;
+        }
+        // A trim job's pattern draws its trims in the reads' place (see `Pattern::new`).
+        let sizes = if j.rw.trims() {
+            [trim, write]
+        } else {
+            [read, write]
+        };
+        // fio's `random_state`: under `randrepeat`, FIO_RANDSEED × thread number whatever
+        // `randseed` says (td_fill_rand_seeds_internal); else FIO_RAND_BLOCK_OFF's seed.
+        let offsets = if j.randrepeat {
+            0xb189_9bed_u64.wrapping_mul(thread)
+        } else {
+            fio_seed(base, thread, 6)
+        };
+        let seeds = [sizes[0], sizes[1], offsets];
+        let wide = j.rand64;
+        Some(SizeDraws {
+            rng: sizes.map(|s| super::verify::FioRand::new(s, wide)),
+            offsets: super::verify::FioRand::new(seeds[2], wide),
+            seeds,
+            wide,
+            again: j.randrepeat,
+        })
+    }
+
+    /// An I/O fio began found its file done: its random offset was drawn first (fio's
+    /// `__get_next_rand_offset` draws, then finds the map full), and is spent.
+    pub(super) fn spend_offset(&mut self) {
+        self.offsets.draw();
+    }
+
+    /// A new loop: under `randrepeat` the generators start over (fio's `clear_io_state`).
+    pub(super) fn new_loop(&mut self) {
+        if self.again {
+            let w = self.wide;
+            self.rng = [0, 1].map(|d| super::verify::FioRand::new(self.seeds[d], w));
+            self.offsets = super::verify::FioRand::new(self.seeds[2], w);
+        }
+    }
+}
+
 pub(super) struct Pattern {
     /// See [`Fast`].
     fast: Fast,
@@ -217,6 +294,9 @@ pub(super) struct Pattern {
     /// [`Self::set_file_end`] says more): a sequential pass of fixed blocks may start its
     /// last block before the region's end and finish it past there, inside the file.
     end: u64,
+    /// A pass of sizes from a range ended short (less than the smallest size left) while
+    /// placing the next I/O: its size is the new loop's first draw.
+    short_pass: bool,
 }
 
 impl Pattern {
@@ -402,6 +482,7 @@ impl Pattern {
             passes: 0,
             zone: None,
             end: size,
+            short_pass: false,
         })
     }
 
@@ -421,6 +502,17 @@ impl Pattern {
     /// the region's start.
     pub(super) fn seq_pos(&self, d: usize) -> u64 {
         self.last_end[d]
+    }
+
+    /// Whether this pattern's random offsets are fio's draws ([`SizeDraws`]'s offsets, with
+    /// the map by blocks, uniform, aligned to its grain).
+    pub(super) fn fio_offsets(&self) -> bool {
+        self.random
+            && matches!(self.picker, Picker::Uniform)
+            && self
+                .blocks
+                .as_ref()
+                .is_some_and(|m| self.align.iter().all(|&a| a == m.gran))
     }
 
     /// Sets [`Self::seq_pos`] (`zonemode=zbd` moves a writer past a zone's capacity, and
@@ -447,7 +539,12 @@ impl Pattern {
     /// `None` when a size-based job with holes has passed the end of its region for the
     /// last time (fio's file done).
     #[inline(always)]
-    pub(super) fn next(&mut self, d: usize, rng: &mut Rng) -> Option<(u64, u64)> {
+    pub(super) fn next(
+        &mut self,
+        d: usize,
+        rng: &mut Rng,
+        sd: &mut Option<SizeDraws>,
+    ) -> Option<(u64, u64)> {
         match self.fast {
             Fast::Seq => {
                 let len = self.min[d];
@@ -462,18 +559,29 @@ impl Pattern {
                 self.maps[self.map_of[d]].next(rng) * self.align[d],
                 self.min[d],
             )),
-            Fast::No => self.next_general(d, rng),
+            Fast::No => self.next_general(d, rng, sd),
         }
     }
 
     /// [`Self::next`] for every pattern.
     #[inline(never)]
-    fn next_general(&mut self, d: usize, rng: &mut Rng) -> Option<(u64, u64)> {
+    fn next_general(
+        &mut self,
+        d: usize,
+        rng: &mut Rng,
+        sd: &mut Option<SizeDraws>,
+    ) -> Option<(u64, u64)> {
         if self.zone.is_some() {
-            return self.next_zoned(d, rng);
+            return self.next_zoned(d, rng, sd);
         }
-        let off = self.choose_offset(d, rng)?;
-        let mut len = self.buflen(d, off, rng);
+        let off = self.choose_offset(d, rng, sd)?;
+        if self.short_pass {
+            self.short_pass = false;
+            if let Some(sd) = sd.as_mut() {
+                sd.new_loop();
+            }
+        }
+        let mut len = self.buflen(d, off, rng, sd);
         if self.random
             && let Some(m) = &mut self.blocks
         {
@@ -485,7 +593,12 @@ impl Pattern {
     }
 
     /// The offset of the next I/O of direction `d`: random, or after the last one.
-    fn choose_offset(&mut self, d: usize, rng: &mut Rng) -> Option<u64> {
+    fn choose_offset(
+        &mut self,
+        d: usize,
+        rng: &mut Rng,
+        sd: &mut Option<SizeDraws>,
+    ) -> Option<u64> {
         Some(if self.random {
             // fio: every `seq_nr`-th I/O is placed at random (each one by default), with
             // probability `percentage_random`; the others follow the last one.
@@ -496,13 +609,13 @@ impl Pattern {
             }
             let pct = self.pct_random[d];
             if hit && (pct >= 100 || (rng.next_u64() % 100) < u64::from(pct)) {
-                self.mapped_offset(d, rng)?
+                self.mapped_offset(d, rng, sd)?
             } else if !hit && self.identical {
                 self.last_start[d].unwrap_or(0)
             } else if self.last_end[d] + self.min[d] <= self.size {
                 self.seq_or_zone_offset(d)?
             } else {
-                self.mapped_offset(d, rng)?
+                self.mapped_offset(d, rng, sd)?
             }
         } else {
             self.seq_or_zone_offset(d)?
@@ -531,9 +644,14 @@ impl Pattern {
     /// [`Self::next_general`] with `zonemode=strided`; a pass that ends (fio's file done)
     /// starts over at the first zone when the job is time_based or has loops left, as
     /// fio's next loop does.
-    fn next_zoned(&mut self, d: usize, rng: &mut Rng) -> Option<(u64, u64)> {
+    fn next_zoned(
+        &mut self,
+        d: usize,
+        rng: &mut Rng,
+        sd: &mut Option<SizeDraws>,
+    ) -> Option<(u64, u64)> {
         for _ in 0..2 {
-            if let Some(io) = self.zone_io(d, rng) {
+            if let Some(io) = self.zone_io(d, rng, sd) {
                 return Some(io);
             }
             self.passes += 1;
@@ -551,7 +669,12 @@ impl Pattern {
 
     /// One I/O in the current zone (fio's `setup_strided_zone_mode`, then
     /// `get_next_offset`'s and `fill_io_u`'s limits): `None` when the pass ends.
-    fn zone_io(&mut self, d: usize, rng: &mut Rng) -> Option<(u64, u64)> {
+    fn zone_io(
+        &mut self,
+        d: usize,
+        rng: &mut Rng,
+        sd: &mut Option<SizeDraws>,
+    ) -> Option<(u64, u64)> {
         let mut z = self.zone?;
         if z.bytes >= z.z.size {
             // The zone's bytes are done: the next zone, or the region's start past the
@@ -580,7 +703,7 @@ impl Pattern {
             }
         }
         self.zone = Some(z);
-        let rel = self.choose_offset(d, rng)?;
+        let rel = self.choose_offset(d, rng, sd)?;
         if rel >= z.region {
             return None;
         }
@@ -595,7 +718,7 @@ impl Pattern {
             if room < self.min[d] {
                 return None;
             }
-            self.buflen_room(d, room, rng)
+            self.buflen_room(d, room, rng, sd)
         };
         if at + len > z.end {
             return None;
@@ -615,8 +738,25 @@ impl Pattern {
 
     /// A random offset, moved to the next free block of the map by blocks when it has one
     /// (`None` when the map is full and the job's passes are done).
-    fn mapped_offset(&mut self, d: usize, rng: &mut Rng) -> Option<u64> {
-        let off = self.random_offset(d, rng);
+    fn mapped_offset(
+        &mut self,
+        d: usize,
+        rng: &mut Rng,
+        sd: &mut Option<SizeDraws>,
+    ) -> Option<u64> {
+        let off = match (sd.as_mut(), &self.blocks, &self.picker) {
+            // fio's `__get_next_rand_offset`: block `lastb × r / (rand_max + 1)` of its
+            // `random_state`, then the map's next free block (below). Where the map's grain
+            // is the alignment (fio's map is in the smallest size, its draw in
+            // `blockalign` units: the same when they are equal).
+            (Some(sd), Some(m), Picker::Uniform) if m.gran == self.align[d] => {
+                let max = sd.offsets.max() as f64;
+                let r = sd.offsets.draw() as f64;
+                let b = (self.positions[d] as f64 * (r / (max + 1.0))) as u64;
+                b.min(self.positions[d] - 1) * self.align[d]
+            }
+            _ => self.random_offset(d, rng),
+        };
         let Some(m) = &mut self.blocks else {
             return Some(off);
         };
@@ -703,6 +843,7 @@ impl Pattern {
                     return None;
                 }
                 self.last_end[d] = 0;
+                self.short_pass = true;
             }
             pos = 0;
         }
@@ -711,18 +852,21 @@ impl Pattern {
 
     /// fio's `get_next_buflen`: the direction's size, or one drawn from its range or split
     /// that fits before the region's end (redrawn until it does).
-    fn buflen(&self, d: usize, off: u64, rng: &mut Rng) -> u64 {
-        self.buflen_room(d, self.size - off, rng)
+    fn buflen(&self, d: usize, off: u64, rng: &mut Rng, sd: &mut Option<SizeDraws>) -> u64 {
+        self.buflen_room(d, self.size - off, rng, sd)
     }
 
     /// [`Self::buflen`] with `room` bytes left before the end.
-    fn buflen_room(&self, d: usize, room: u64, rng: &mut Rng) -> u64 {
+    fn buflen_room(&self, d: usize, room: u64, rng: &mut Rng, sd: &mut Option<SizeDraws>) -> u64 {
         let (min, max) = (self.min[d], self.max[d]);
         if min == max {
             return min;
         }
         if room < min {
             return min;
+        }
+        if let Some(sd) = sd.as_mut() {
+            return self.fio_buflen(d, room, &mut sd.rng[d]);
         }
         for _ in 0..1000 {
             let u = rng.next_f64();
@@ -752,6 +896,48 @@ impl Pattern {
             }
             len = len.min(max);
             if len > 0 && len <= room {
+                return len;
+            }
+        }
+        min
+    }
+}
+
+impl Pattern {
+    /// [`Self::buflen_room`] with fio's generator: fio's `get_next_buflen` draw for draw (a
+    /// range's `min + max × r / (rand_max + 1)`; a split's first entry, in increasing
+    /// percent, whose cumulative percent covers `r` in whole units of `rand_max / 100` and
+    /// that fits, else the last), aligned down to the smallest size unless `bs_unaligned`,
+    /// at most the largest, redrawn until it fits.
+    fn fio_buflen(&self, d: usize, room: u64, r: &mut super::verify::FioRand) -> u64 {
+        let (min, max) = (self.min[d], self.max[d]);
+        let fmax = r.max();
+        // fio redraws for ever; past many draws (a region whose room no size can use) the
+        // smallest is as fio's would end.
+        for _ in 0..100_000 {
+            let v = r.draw();
+            let mut len = if self.split[d].is_empty() {
+                min + (max as f64 * (v as f64 / (fmax as f64 + 1.0))) as u64
+            } else {
+                let mut perc = 0u64;
+                let mut pick = min;
+                for &(bs, p) in &self.split[d] {
+                    if p == 0 {
+                        continue;
+                    }
+                    pick = bs;
+                    perc += u64::from(p);
+                    if v / perc <= fmax / 100 && bs <= room {
+                        break;
+                    }
+                }
+                pick
+            };
+            if !self.unaligned {
+                len -= len % min;
+            }
+            len = len.min(max);
+            if len <= room {
                 return len;
             }
         }
@@ -807,7 +993,7 @@ mod tests {
         assert!(p.blocks.is_none());
         let mut rng = Rng::for_thread(7, 0);
         p.seed(&mut rng);
-        assert!(p.next(0, &mut rng).is_some());
+        assert!(p.next(0, &mut rng, &mut None).is_some());
         // A map that fits is kept with softrandommap.
         let p = Pattern::new(&j, 1 << 20).unwrap();
         assert!(p.blocks.is_some());
@@ -820,7 +1006,7 @@ mod tests {
         p.seed(&mut rng);
         let d = usize::from(j.rw.read_pct(j.rwmixread) == 0);
         (0..n)
-            .map_while(|_| p.next(d, &mut rng).map(|(o, _)| o))
+            .map_while(|_| p.next(d, &mut rng, &mut None).map(|(o, _)| o))
             .collect()
     }
 
@@ -858,8 +1044,8 @@ mod tests {
             for i in 0..300 {
                 let d = i % 3 % 2;
                 assert_eq!(
-                    fast.next(d, &mut r1),
-                    slow.next(d, &mut r2),
+                    fast.next(d, &mut r1, &mut None),
+                    slow.next(d, &mut r2, &mut None),
                     "{opts}: I/O {i}"
                 );
             }
@@ -936,8 +1122,41 @@ mod tests {
         let mut rng = Rng::for_thread(3, 0);
         p.seed(&mut rng);
         (0..n)
-            .filter_map(|_| p.next(0, &mut rng).map(|x| x.1))
+            .filter_map(|_| p.next(0, &mut rng, &mut None).map(|x| x.1))
             .collect()
+    }
+
+    #[test]
+    fn sizes_drawn_with_fios_generator_are_fios() {
+        // fio 3.33's write_iolog of `--name=j --size=1m --rw=read` with each option: the
+        // first sizes in KiB (measured).
+        for (opts, fio) in [
+            (
+                "rw=read bsrange=4k-16k",
+                &[
+                    4u64, 12, 16, 8, 16, 4, 16, 4, 4, 4, 4, 8, 4, 4, 4, 12, 12, 16, 16, 16,
+                ][..],
+            ),
+            (
+                "rw=read bssplit=4k/50:16k/30:64k/20",
+                &[
+                    64, 4, 4, 16, 4, 64, 4, 64, 16, 64, 16, 16, 64, 64, 64, 4, 4, 4, 4, 4,
+                ][..],
+            ),
+        ] {
+            let j = job(opts);
+            let mut p = Pattern::new(&j, 1 << 20).unwrap();
+            let mut rng = Rng::for_thread(1, 0);
+            let mut sd = SizeDraws::new(&j, 1);
+            assert!(sd.is_some());
+            let got: Vec<u64> = (0..fio.len())
+                .map(|_| p.next(0, &mut rng, &mut sd).unwrap().1 >> 10)
+                .collect();
+            assert_eq!(got, fio, "{opts}");
+        }
+        // Without a repeatable seed, or with one size, nothing of fio's to follow.
+        assert!(SizeDraws::new(&job("rw=read bsrange=4k-16k randrepeat=0"), 1).is_none());
+        assert!(SizeDraws::new(&job("rw=read bs=8k"), 1).is_none());
     }
 
     #[test]
@@ -978,7 +1197,7 @@ mod tests {
         let mut rng = Rng::for_thread(5, 0);
         let (mut at, mut sum) = (0, 0);
         while sum < 1 << 20 {
-            let (o, l) = p.next(0, &mut rng).unwrap();
+            let (o, l) = p.next(0, &mut rng, &mut None).unwrap();
             assert_eq!(o, at);
             assert!(o + l <= 1 << 20);
             at += l;
@@ -996,7 +1215,7 @@ mod tests {
         p.seed(&mut rng);
         let mut seen = vec![false; (size / 4096) as usize];
         let mut total = 0;
-        while let Some((o, l)) = p.next(0, &mut rng) {
+        while let Some((o, l)) = p.next(0, &mut rng, &mut None) {
             assert_eq!(o % 4096, 0);
             for b in o / 4096..(o + l) / 4096 {
                 assert!(!seen[b as usize], "block {b} twice");
@@ -1071,7 +1290,7 @@ mod tests {
             p.seed(&mut rng);
             let d = usize::from(j.rw.read_pct(j.rwmixread) == 0);
             (0..n)
-                .map_while(|_| p.next(d, &mut rng).map(|(o, _)| o))
+                .map_while(|_| p.next(d, &mut rng, &mut None).map(|(o, _)| o))
                 .collect()
         };
         let s = "zonesize=1m zoneskip=3m";

@@ -70,7 +70,19 @@ pub(super) fn new_worker(
         let slots = (0..nf)
             .map(|k| {
                 let (foff, fsize) = own.file_region(clone, k);
-                let mut pass = fsize - fsize % own.max_bs().max(1);
+                // A pass ends where no block fits: fixed sizes, at the last whole block; sizes
+                // from a range, once less than the smallest is left (fio's `io_u_fits` of the
+                // smallest size; its random map is in blocks of that size).
+                let unit = if own.bsz.iter().all(|b| b.min == b.max) {
+                    own.max_bs()
+                } else {
+                    own.bsz[..if own.rw.trims() { 3 } else { 2 }]
+                        .iter()
+                        .map(|b| b.min)
+                        .min()
+                        .unwrap_or(1)
+                };
+                let mut pass = fsize - fsize % unit.max(1);
                 if own.engine.file_op() {
                     // One I/O per file: its create, stat or unlink (fio fakes each file's
                     // size as the block size).
@@ -328,6 +340,7 @@ pub(super) fn new_worker(
         size,
         read_pct: j.rw.read_pct(j.rwmixread),
         mix,
+        sizes: super::pattern::SizeDraws::new(j, tid as u64 + 1),
         pass_bytes: 0,
         stats,
         prio_plan,
@@ -518,6 +531,8 @@ struct FioWorker {
     read_pct: u32,
     /// A mixed job's direction state (fio's `rwmix_*`): what [`Self::pick_dir`] answers.
     mix: super::mix::Mix,
+    /// fio's block-size draws (`bsrange`/`bssplit` under a repeatable seed).
+    sizes: Option<super::pattern::SizeDraws>,
     /// Bytes issued in the current pass over the region: at each new pass a buffered job
     /// with `invalidate` drops the region's cached pages again, as fio does when it starts
     /// a file's next loop (else `loops`/`time_based` reads measure the page cache).
@@ -794,7 +809,9 @@ impl FioWorker {
             // read_iolog: what `replay_step` took from the log.
             return r.pending.take();
         }
-        let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
+        let (off, len) = self
+            .pattern
+            .next(dir as usize, &mut self.rng, &mut self.sizes)?;
         self.pass_bytes += len;
         if self.pass_bytes > self.pass_len {
             // A new pass over the region: its pages leave the cache first.
@@ -806,8 +823,17 @@ impl FioWorker {
             self.pass_verify = true;
         }
         if self.pass_bytes >= self.pass_len && !self.job.time_based {
-            // The loop's last I/O: fio's `clear_io_state` comes before the next one.
-            self.mix.new_loop(self.job.randrepeat);
+            // The loop's last I/O: fio's `clear_io_state` comes before the next one (the
+            // I/O that found the loop done spent a direction's draw first).
+            if self.mixed() {
+                self.mix.next();
+            }
+            if self.pattern.fio_offsets()
+                && let Some(sd) = self.sizes.as_mut()
+            {
+                sd.spend_offset();
+            }
+            self.loop_restart();
         }
         Some((dir, self.job.offset + off, len as u32))
     }
@@ -878,7 +904,7 @@ impl FioWorker {
                 if at_end && !self.job.time_based {
                     Adjust::Eof
                 } else {
-                    let (off, len) = self.pattern.next(pd, &mut self.rng)?;
+                    let (off, len) = self.pattern.next(pd, &mut self.rng, &mut self.sizes)?;
                     if trims && dir == Dir::Trim {
                         z.trim(base + off, len)
                     } else {
@@ -959,7 +985,9 @@ impl FioWorker {
         if self.trims {
             return self.next_trim_io(dir);
         }
-        let (off, len) = self.pattern.next(dir as usize, &mut self.rng)?;
+        let (off, len) = self
+            .pattern
+            .next(dir as usize, &mut self.rng, &mut self.sizes)?;
         if let Some(f) = self.files.as_mut() {
             f.used(len);
         }
@@ -973,7 +1001,18 @@ impl FioWorker {
     /// I/O of the next loop draws its own.
     #[inline(never)]
     fn spent_draws(&mut self, dir: Dir, spent: u64, new_loop: bool) -> Dir {
-        if self.read_pct == 0 || self.read_pct == 100 {
+        if self.pattern.fio_offsets()
+            && let Some(sd) = self.sizes.as_mut()
+        {
+            // Each found-done file's I/O drew its offset before it found the map full.
+            for _ in 0..spent {
+                sd.spend_offset();
+            }
+        }
+        if !self.mixed() {
+            if new_loop && !self.job.time_based {
+                self.loop_restart();
+            }
             return dir;
         }
         if new_loop && !self.job.time_based {
@@ -981,7 +1020,7 @@ impl FioWorker {
             for _ in 1..spent {
                 self.mix.next();
             }
-            self.mix.loop_restart(self.job.randrepeat);
+            self.loop_restart();
             return self.pick_dir();
         }
         let mut dir = dir;
@@ -989,6 +1028,21 @@ impl FioWorker {
             dir = self.pick_dir();
         }
         dir
+    }
+
+    /// Whether the job mixes reads and writes (its directions are drawn).
+    #[inline]
+    fn mixed(&self) -> bool {
+        self.read_pct > 0 && self.read_pct < 100
+    }
+
+    /// A new loop of a size-based job begins (fio's `clear_io_state`): the direction
+    /// limit cleared; under `randrepeat` the direction and block-size draws start over.
+    fn loop_restart(&mut self) {
+        self.mix.loop_restart(self.job.randrepeat);
+        if let Some(s) = self.sizes.as_mut() {
+            s.new_loop();
+        }
     }
 
     /// [`Self::next_io`] of a trim job: a trim where the pattern (with the trim values,
@@ -999,7 +1053,7 @@ impl FioWorker {
         {
             return Some((Dir::Write, off, len));
         }
-        let (off, len) = self.pattern.next(0, &mut self.rng)?;
+        let (off, len) = self.pattern.next(0, &mut self.rng, &mut self.sizes)?;
         if let Some(f) = self.files.as_mut() {
             f.used(len);
         }
