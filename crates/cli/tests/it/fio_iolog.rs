@@ -658,3 +658,50 @@ fn readonly_refuses_a_log_that_writes() {
     assert!(std::fs::read(d.join("f")).unwrap() == before);
     std::fs::remove_dir_all(d).ok();
 }
+
+/// A job with both `read_iolog` and `write_iolog` replays and writes no log, saying so on
+/// stderr as fio does (`fio: read iolog overrides write_iolog`).
+#[test]
+fn read_iolog_overrides_write_iolog_and_says_so() {
+    let d = tmp("iolog-override");
+    let w = hb(
+        &d,
+        &[
+            "--name=j",
+            "--filename=f",
+            "--rw=write",
+            "--bs=4k",
+            "--size=64k",
+            "--write_iolog=l1",
+        ],
+    );
+    assert_eq!(w.code, 0, "{}", w.err);
+    let args = [
+        "--name=j",
+        "--filename=f",
+        "--read_iolog=l1",
+        "--write_iolog=l2",
+    ];
+    let h = hb(&d, &args);
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert_eq!(
+        h.err
+            .matches("fio: read iolog overrides write_iolog\n")
+            .count(),
+        1,
+        "{}",
+        h.err
+    );
+    assert!(!d.join("l2").exists(), "a log was written");
+    if need_fio("read_iolog_overrides_write_iolog_and_says_so") {
+        let p = fio(&d, &args);
+        assert_eq!(p.code, 0, "{}", p.err);
+        assert!(
+            p.err.contains("fio: read iolog overrides write_iolog"),
+            "{}",
+            p.err
+        );
+        assert!(!d.join("l2").exists(), "fio wrote a log");
+    }
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -605,8 +605,8 @@ pub fn resolve(j: &mut super::job::JobSpec) -> Result<(), String> {
     j.size = Some(s.end.max(j.max_bs()));
     j.io_size = None;
     j.io_size_pct = None;
-    // fio: "read iolog overrides write_iolog".
-    j.write_iolog = None;
+    // fio's fixup_options drops the write log (and says so: `setup`, once per run).
+    j.write_iolog_dropped = j.write_iolog.take().is_some();
     Ok(())
 }
 

@@ -746,6 +746,8 @@ pub struct JobSpec {
     pub replay: Option<super::iolog::ReplayOpts>,
     /// `write_iolog`: each clone appends what it issues to this log.
     pub write_iolog: Option<String>,
+    /// `write_iolog` was given with `read_iolog`, which overrides it (fio says so).
+    pub write_iolog_dropped: bool,
     /// `fallocate`: how a laid-out file's space is reserved first.
     pub fallocate: Fallocate,
     /// `filename_format`: how generated file names are made (`None`: fio's default
@@ -2205,6 +2207,7 @@ fn apply_options(
         sized_at_open: false,
         replay: None,
         write_iolog: None,
+        write_iolog_dropped: false,
         fallocate: Fallocate::Native,
         filename_format: None,
         rw: Rw::Read,
