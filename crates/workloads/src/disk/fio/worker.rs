@@ -112,8 +112,9 @@ pub(super) fn new_worker(
     } else {
         None
     };
-    let mut open_failed = None;
-    let (fd, path) = if j.engine.fileless() || multi.is_some() {
+    // A clone whose layout failed opens nothing: it ends with that error (`run`).
+    let mut open_failed = j.layout_failure(clone).cloned();
+    let (fd, path) = if j.engine.fileless() || multi.is_some() || open_failed.is_some() {
         (None, PathBuf::new())
     } else {
         let path = j.file_path(clone);
@@ -3410,6 +3411,21 @@ impl LoopWorker for FioWorker {
     /// Waits for the clone's turn (stonewall, wait_for, startdelay: `sequence.rs`), runs
     /// it with its own `ramp_time` and `runtime`, and tells the others it ended.
     fn run(&mut self, ctl: &mut RunControl<'_>) -> Result<(), WorkloadError> {
+        let clone = self.shared.threads[self.tid].1;
+        if self.job.layout_failure(clone).is_some() {
+            // Its file could not be laid out: fio reaps the clone at its setup, with the
+            // layout's error, before any job starts (it never waits for its turn, and its
+            // end stops nothing: no exitall, no exitall_on_error).
+            if let Some((errno, func, detail)) = self.open_failed.take() {
+                self.set_error(errno, &func, detail);
+            }
+            if self.job.flow > 0 {
+                self.shared.flows.leave(self.job.flow_id, self.job.flow, 0);
+            }
+            self.hand_over();
+            self.shared.live.finish(self.tid, true);
+            return Ok(());
+        }
         if self.shared.seq.wait_turn(self.tid, ctl) == Turn::Never {
             // fio still lists a job that never started (JSON, all zero); it prints no block.
             if self.job.flow > 0 {
