@@ -97,6 +97,24 @@ fn a_reader_after_an_unlinking_writer_fails_its_open_as_in_fio() {
         assert_eq!(m.len(), 64 << 10);
         assert_eq!(m.permissions().mode() & 0o777, 0o600);
     }
+    // create_serialize=0: fio's reader lays its file out again as it starts (mode 0644),
+    // and reads it.
+    let mut serial = vec!["--create_serialize=0"];
+    serial.extend_from_slice(&args);
+    let hs = hb(&d, &serial);
+    assert_eq!(hs.code, 0, "{}", hs.err);
+    let want_s = [("w".to_string(), 0, 0, 16), ("r".to_string(), 0, 16, 0)];
+    assert_eq!(entries(&doc(&hs.out)), want_s, "{}", hs.out);
+    let m = std::fs::metadata(d.join("f")).expect("the reader's file, laid out again");
+    assert_eq!((m.len(), m.permissions().mode() & 0o777), (64 << 10, 0o644));
+    std::fs::remove_file(d.join("f")).unwrap();
+    if need_fio("a_reader_after_an_unlinking_writer_fails_its_open_as_in_fio") {
+        let p = fio(&d, &serial);
+        assert_eq!(p.code, 0, "{}", p.err);
+        assert_eq!(entries(&doc(&p.out)), want_s, "{}", p.out);
+        let m = std::fs::metadata(d.join("f")).unwrap();
+        assert_eq!((m.len(), m.permissions().mode() & 0o777), (64 << 10, 0o644));
+    }
     let _ = s(&d);
     std::fs::remove_dir_all(d).ok();
 }

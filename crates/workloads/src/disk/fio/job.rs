@@ -742,6 +742,9 @@ pub struct JobSpec {
     /// unwritable directory), each with fio's error (errno, `func`, what failed). As
     /// fio's, such a clone never starts and ends with that error; the other jobs run.
     pub layout_failed: Vec<(u32, CloneError)>,
+    /// `create_serialize` (fio's default 1): the files are laid out before any job starts;
+    /// with 0 fio lays a job's out when the job starts.
+    pub create_serialize: bool,
     /// `fill_device` (`fill_fs`): a writer goes on until the filesystem is full; ENOSPC
     /// (or EDQUOT) ends it without an error.
     pub fill_device: bool,
@@ -2210,6 +2213,7 @@ fn apply_options(
         filename_lockfile: LockFile::None,
         idle_clones: Vec::new(),
         layout_failed: Vec::new(),
+        create_serialize: true,
         fill_device: false,
         sized_at_open: false,
         replay: None,
@@ -2890,8 +2894,13 @@ fn apply_options(
             }
             "unlink_each_loop" => j.unlink_each_loop = parse_bool_opt(k, v, at)?,
             // hostbench lays the files out one after the other before the run, fio's
-            // default (`create_serialize=1`); 0 is accepted and lays them out the same way.
-            "create_serialize" => no_serialize = !parse_bool_opt(k, v, at)?,
+            // default (`create_serialize=1`); with 0 they are laid out the same way, and a
+            // file gone when the job starts (an earlier job's `unlink`) is laid out again
+            // then, as fio's job lays its own out when it starts.
+            "create_serialize" => {
+                no_serialize = !parse_bool_opt(k, v, at)?;
+                j.create_serialize = !no_serialize;
+            }
             "file_service_type" => {
                 j.file_service =
                     FileService::parse(v).map_err(|e| JobError(format!("{at}: {k}={v}: {e}")))?;

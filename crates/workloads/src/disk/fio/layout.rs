@@ -1163,7 +1163,7 @@ fn check_direct(path: &Path) -> Result<(), WorkloadError> {
 /// data from the current end, then fsync. A file this call created is removed if Ctrl-C
 /// stops it (returns false); an existing file is only ever extended, so a short file is
 /// never trusted.
-fn lay_out(
+pub(super) fn lay_out(
     j: &JobSpec,
     path: &Path,
     need: u64,

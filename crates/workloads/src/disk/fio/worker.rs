@@ -3558,7 +3558,9 @@ impl FioWorker {
     /// have removed the file (`unlink=1`) or put another one at its name: the clone then
     /// opens what the name holds now, as the job opens it (a writer makes it again, with
     /// fio's O_CREAT), onto the descriptor its engine uses; or its open fails as fio's does
-    /// (`err=2, func=open(f)`). A clone of several files opens each when it picks it.
+    /// (`err=2, func=open(f)`). With `create_serialize=0` a file gone is laid out again
+    /// first, as fio's job lays its own out when it starts. A clone of several files opens
+    /// each when it picks it.
     fn open_again_if_replaced(&mut self) -> Result<(), (i32, String, String)> {
         use std::os::unix::fs::MetadataExt;
         let Some(fd) = &self._fd else {
@@ -3577,6 +3579,18 @@ impl FioWorker {
             .is_ok_and(|m| m.dev() == st.st_dev && m.ino() == st.st_ino)
         {
             return Ok(());
+        }
+        let gone = std::fs::symlink_metadata(&self.path)
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+        if gone && !self.job.create_serialize && !self.job.create_on_open {
+            // create_serialize=0: fio's job lays its file out as it starts (the run's
+            // interrupt stops it as it stops the layout before the run).
+            let need = self.job.offset + self.size;
+            match super::layout::lay_out(&self.job, &self.path, need, 0, None, None) {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => return Err(e),
+                Err(e) => return Err((libc::EIO, "extend_file".to_string(), e.to_string())),
+            }
         }
         let f =
             open_job_file(&self.job, &self.path, true).map_err(|e| open_failure(&self.path, &e))?;
