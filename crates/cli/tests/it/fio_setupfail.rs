@@ -260,6 +260,40 @@ fn a_job_whose_file_cannot_be_laid_out_fails_alone_as_in_fio() {
         assert_eq!(entries(&doc(&p.out)), want, "{}", p.out);
         assert!(p.out.contains("func=open(ro/a.0.0)"), "{}", p.out);
     }
+    // One file shared by two clones and a second job: each clone tries its layout again
+    // and fails again, with fio's line each time.
+    let shared = [
+        "--size=64k",
+        "--name=a",
+        "--rw=write",
+        "--filename=ro/shared",
+        "--numjobs=2",
+        "--name=b",
+        "--rw=read",
+        "--filename=ro/shared",
+    ];
+    let laying = |out: &str, j: &str| {
+        let l = format!("{j}: Laying out IO file (1 file / 0MiB)");
+        out.lines().filter(|x| *x == l).count()
+    };
+    let h = hb(&d, &shared);
+    assert_eq!(h.code, 3, "{}", h.err);
+    assert_eq!(
+        (laying(&h.out, "a"), laying(&h.out, "b")),
+        (2, 1),
+        "{}",
+        h.out
+    );
+    if need_fio("a_job_whose_file_cannot_be_laid_out_fails_alone_as_in_fio") {
+        let p = fio(&d, &shared);
+        assert_eq!(p.code, 3, "{}", p.err);
+        assert_eq!(
+            (laying(&p.out, "a"), laying(&p.out, "b")),
+            (2, 1),
+            "{}",
+            p.out
+        );
+    }
     drop(ro);
     std::fs::remove_dir_all(d).ok();
 }

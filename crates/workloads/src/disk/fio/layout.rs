@@ -511,6 +511,17 @@ fn layout_files_in(
             // A file whose layout failed fails each clone that has it (fio tries again for
             // each, and fails again).
             if let Some((_, e)) = failed.iter().find(|(p, _)| *p == path) {
+                if nf == 1
+                    && let Some(log) = log
+                {
+                    // fio's line again, for its layout tried again.
+                    let need = j.clone_offset(c).saturating_add(size);
+                    log.line(&format!(
+                        "{}: Laying out IO file (1 file / {}MiB)",
+                        j.name,
+                        need >> 20
+                    ));
+                }
                 j.layout_failed.push((c, e.clone()));
                 continue;
             }
