@@ -615,8 +615,8 @@ fn a_fatal_io_error_is_printed_when_it_happens_as_fio() {
 
 /// A small filesystem takes a small file, as in fio: the space kept free is at most a tenth
 /// of the filesystem (its 64 MiB floor refused a 1 MiB file on a 16 MiB filesystem: "16.0 MiB
-/// is free and 64.0 MiB must stay free"); the same filesystem read-only is said to be
-/// read-only, not short of space (a user review).
+/// is free and 64.0 MiB must stay free"); on the same filesystem read-only the job fails its
+/// layout as fio's (err=30), said to be read-only, not short of space (a user review).
 #[test]
 fn a_small_filesystem_takes_a_small_file_and_a_read_only_one_is_named() {
     let Some(fs) = SmallFs::new("err-smallfs", 16) else {
@@ -645,7 +645,15 @@ fn a_small_filesystem_takes_a_small_file_and_a_read_only_one_is_named() {
     let _ = std::process::Command::new("mount")
         .args(["-o", "remount,rw", &s(fs.path())])
         .status();
-    assert_eq!(h.code, 2, "{}", h.err);
-    assert!(h.err.contains("mounted read-only"), "{}", h.err);
+    // The job fails its layout alone, as fio's (err=30 at its unlink; exit status 1, the
+    // failed clone), and the warning names the read-only filesystem, not free space.
+    assert_eq!(h.code, 1, "{}", h.err);
+    assert!(
+        h.out
+            .contains("err=30/func=unlink, error=Read-only file system"),
+        "{}",
+        h.out
+    );
+    assert!(h.err.contains("Read-only file system"), "{}", h.err);
     assert!(!h.err.contains("free space"), "{}", h.err);
 }

@@ -76,7 +76,7 @@ pub(crate) fn fio(dir: &Path, args: &[&str]) -> Ran {
 }
 
 /// Each JSON job entry: (name, error, reads, writes).
-fn entries(v: &Value) -> Vec<(String, i64, u64, u64)> {
+pub(crate) fn entries(v: &Value) -> Vec<(String, i64, u64, u64)> {
     v["jobs"]
         .as_array()
         .unwrap()
@@ -93,7 +93,7 @@ fn entries(v: &Value) -> Vec<(String, i64, u64, u64)> {
 }
 
 /// Every job block's header in a normal report, cut after `err=` and its number.
-fn err_lines(out: &str) -> Vec<String> {
+pub(crate) fn err_lines(out: &str) -> Vec<String> {
     out.lines()
         .filter_map(|l| {
             let p = l.find(": err=")?;

@@ -44,6 +44,7 @@ mod fio_review;
 mod fio_review2;
 mod fio_seq;
 mod fio_session;
+mod fio_setupfail;
 mod fio_sync;
 mod fio_syntax;
 mod fio_trigger;

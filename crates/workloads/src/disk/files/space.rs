@@ -74,7 +74,8 @@ pub fn ensure_space(dir: &Path, need_bytes: u64, what: &str) -> Result<Space, Wo
 pub fn check_space(dir: &Path, s: Space, need_bytes: u64, what: &str) -> Result<(), WorkloadError> {
     if s.read_only && need_bytes > 0 {
         return Err(WorkloadError::environment(format!(
-            "cannot write in {}: its filesystem is mounted read-only (Read-only file system);              choose a directory on a writable filesystem, or remount it read-write",
+            "cannot write in {}: its filesystem is mounted read-only (Read-only file system); \
+             choose a directory on a writable filesystem, or remount it read-write",
             shown_dir(dir)
         )));
     }

@@ -8,6 +8,10 @@
 pub use super::jobfile::{Section, from_text, parse_ini, to_text};
 use std::fmt;
 
+/// A clone's error as fio reports it: errno, fio's `func` (`open(f)`, `unlink`) and what
+/// failed, in words.
+pub type CloneError = (i32, String, String);
+
 /// A job description that could not be used; the message says what, where and how to fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobError(pub String);
@@ -734,6 +738,13 @@ pub struct JobSpec {
     /// first whose generated names, `filename_format` without `$jobnum`, are all taken
     /// already: fio's `add_file` skips a name an earlier clone of a job of several has).
     pub idle_clones: Vec<u32>,
+    /// Set at setup: the clones whose file could not be laid out (a read-only or
+    /// unwritable directory), each with fio's error (errno, `func`, what failed). As
+    /// fio's, such a clone never starts and ends with that error; the other jobs run.
+    pub layout_failed: Vec<(u32, CloneError)>,
+    /// `create_serialize` (fio's default 1): the files are laid out before any job starts;
+    /// with 0 fio lays a job's out when the job starts.
+    pub create_serialize: bool,
     /// `fill_device` (`fill_fs`): a writer goes on until the filesystem is full; ENOSPC
     /// (or EDQUOT) ends it without an error.
     pub fill_device: bool,
@@ -2203,6 +2214,8 @@ fn apply_options(
         lockfile: LockFile::None,
         filename_lockfile: LockFile::None,
         idle_clones: Vec::new(),
+        layout_failed: Vec::new(),
+        create_serialize: true,
         fill_device: false,
         sized_at_open: false,
         replay: None,
@@ -2884,8 +2897,13 @@ fn apply_options(
             }
             "unlink_each_loop" => j.unlink_each_loop = parse_bool_opt(k, v, at)?,
             // hostbench lays the files out one after the other before the run, fio's
-            // default (`create_serialize=1`); 0 is accepted and lays them out the same way.
-            "create_serialize" => no_serialize = !parse_bool_opt(k, v, at)?,
+            // default (`create_serialize=1`); with 0 they are laid out the same way, and a
+            // file gone when the job starts (an earlier job's `unlink`) is laid out again
+            // then, as fio's job lays its own out when it starts.
+            "create_serialize" => {
+                no_serialize = !parse_bool_opt(k, v, at)?;
+                j.create_serialize = !no_serialize;
+            }
             "file_service_type" => {
                 j.file_service =
                     FileService::parse(v).map_err(|e| JobError(format!("{at}: {k}={v}: {e}")))?;
@@ -3860,6 +3878,14 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
 }
 
 impl JobSpec {
+    /// Clone `c`'s layout error, when its file could not be laid out
+    /// ([`JobSpec::layout_failed`]).
+    pub fn layout_failure(&self, c: u32) -> Option<&CloneError> {
+        self.layout_failed
+            .iter()
+            .find_map(|(fc, e)| (*fc == c).then_some(e))
+    }
+
     /// What ends a size-based clone (not `time_based`), as fio 3.33 ends it: `(bytes, ios)`,
     /// the clone stops issuing once it has issued that many bytes, or that many I/Os (0 = no
     /// I/O limit). `region` is the clone's region (`size`). Measured with fio on null jobs:

@@ -5,7 +5,7 @@
 //! created is removed when Ctrl-C interrupts its layout.
 
 use super::engine::Buffers;
-use super::job::{EngineKind, JobSpec};
+use super::job::{CloneError, EngineKind, JobSpec};
 use hostbench_core::result::Warning;
 use hostbench_core::workload::{ErrorKind, SetupCtx, StageLog, WorkloadError};
 use std::os::unix::fs::OpenOptionsExt;
@@ -47,9 +47,15 @@ pub(super) fn layout_files(
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .as_ref()
             .filter(|m| m.0 == key)
-            .map(|m| m.1.clone()),
+            .map(|m| (m.1.clone(), m.2.clone())),
         Pass::Prepare => None,
     };
+    let recorded = recorded.map(|(haves, failures)| {
+        for (j, f) in jobs.iter_mut().zip(failures) {
+            j.layout_failed = f;
+        }
+        haves
+    });
     let mut measured = Vec::new();
     // The logs' names are checked first: a refused one leaves no laid-out file behind.
     for (tid, &(ji, _)) in super::fio_threads(jobs).iter().enumerate() {
@@ -68,7 +74,11 @@ pub(super) fn layout_files(
     if pass == Pass::Prepare && matches!(r, Ok(Some(_))) {
         *MEASURED
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((key, measured));
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((
+            key,
+            measured,
+            jobs.iter().map(|j| j.layout_failed.clone()).collect(),
+        ));
     }
     if !matches!(r, Ok(Some(_))) {
         let mut removed = Vec::new();
@@ -166,7 +176,13 @@ pub(super) enum Pass {
 
 /// The jobs (as parsed) and directory of the last prepare stage, and the lengths of each
 /// job's files it measured before laying them out.
-type Measured = ((Vec<JobSpec>, PathBuf), Vec<Vec<u64>>);
+/// With them, the clones whose layout failed, per job: the setups after it fail them
+/// again without trying (a reader's file is not laid out twice).
+type Measured = (
+    (Vec<JobSpec>, PathBuf),
+    Vec<Vec<u64>>,
+    Vec<Vec<(u32, CloneError)>>,
+);
 static MEASURED: std::sync::Mutex<Option<Measured>> = std::sync::Mutex::new(None);
 
 fn layout_files_in(
@@ -181,6 +197,8 @@ fn layout_files_in(
     let mut data_set = 0u64;
     let mut any_buffered = false;
     let mut seen: Vec<PathBuf> = Vec::new();
+    // The files whose layout failed, with the error each clone that has them fails with.
+    let mut failed: Vec<(PathBuf, CloneError)> = Vec::new();
     // Files `fill_device` jobs make during the run, with their jobs' bound.
     let mut filled: Vec<(PathBuf, u64)> = Vec::new();
     let mut first_dir: Option<PathBuf> = None;
@@ -485,6 +503,28 @@ fn layout_files_in(
                     notes.iter().for_each(|n| log.line(n));
                 }
             };
+            // A clone whose file (or one of its files) failed its layout lays out nothing
+            // more, as fio's `setup_files` stops at the first failure.
+            if j.layout_failure(c).is_some() {
+                continue;
+            }
+            // A file whose layout failed fails each clone that has it (fio tries again for
+            // each, and fails again).
+            if let Some((_, e)) = failed.iter().find(|(p, _)| *p == path) {
+                if nf == 1
+                    && let Some(log) = log
+                {
+                    // fio's line again, for its layout tried again.
+                    let need = j.clone_offset(c).saturating_add(size);
+                    log.line(&format!(
+                        "{}: Laying out IO file (1 file / {}MiB)",
+                        j.name,
+                        need >> 20
+                    ));
+                }
+                j.layout_failed.push((c, e.clone()));
+                continue;
+            }
             if seen.contains(&path) {
                 say(&zbd_notes);
                 continue;
@@ -539,11 +579,14 @@ fn layout_files_in(
                     .parent()
                     .filter(|p| !p.as_os_str().is_empty())
                     .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-                crate::disk::files::ensure_space(
-                    &dir,
-                    need - have,
-                    &format!("job '{}' writing {}", j.name, path.display()),
-                )?;
+                // (On a read-only filesystem the job's open fails, as fio's: err=30.)
+                if !crate::disk::files::space(&dir).is_ok_and(|s| s.read_only) {
+                    crate::disk::files::ensure_space(
+                        &dir,
+                        need - have,
+                        &format!("job '{}' writing {}", j.name, path.display()),
+                    )?;
+                }
             }
             // filecreate makes its (empty) files itself, one open each: nothing to lay out;
             // fill_device's file is made by the job's open and filled by its writes.
@@ -561,7 +604,17 @@ fn layout_files_in(
                     announce_files(j, c, log);
                 }
                 let existed = std::fs::symlink_metadata(&path).is_ok();
-                if !lay_out(j, &path, need, have, if nf > 1 { None } else { log }, log)? {
+                let laid =
+                    match lay_out(j, &path, need, have, if nf > 1 { None } else { log }, log)? {
+                        Ok(laid) => laid,
+                        Err(e) => {
+                            // The clone fails alone (fio's err and func); the others go on.
+                            failed.push((path.clone(), e.clone()));
+                            j.layout_failed.push((c, e));
+                            continue;
+                        }
+                    };
+                if !laid {
                     // Stopped: the file it was creating (removed), or extending (short).
                     if existed {
                         *short = Some(path.clone());
@@ -1121,16 +1174,16 @@ fn check_direct(path: &Path) -> Result<(), WorkloadError> {
 /// data from the current end, then fsync. A file this call created is removed if Ctrl-C
 /// stops it (returns false); an existing file is only ever extended, so a short file is
 /// never trusted.
-fn lay_out(
+pub(super) fn lay_out(
     j: &JobSpec,
     path: &Path,
     need: u64,
     have: u64,
     announce: Option<&dyn StageLog>,
     log: Option<&dyn StageLog>,
-) -> Result<bool, WorkloadError> {
+) -> Result<Result<bool, CloneError>, WorkloadError> {
     if have >= need {
-        return Ok(true);
+        return Ok(Ok(true));
     }
     let dir = path
         .parent()
@@ -1153,6 +1206,21 @@ fn lay_out(
             j.name,
             path.display()
         )));
+    }
+    let say_layout = || {
+        if let Some(log) = announce {
+            // fio counts whole MiB (its `extend_size >> 20`): 1500 KiB reads "1MiB".
+            log.line(&format!(
+                "{}: Laying out IO file (1 file / {}MiB)",
+                j.name,
+                need >> 20
+            ));
+        }
+    };
+    if crate::disk::files::space(&dir).is_ok_and(|s| s.read_only) {
+        // fio says it lays the file out, then its first call fails: the job fails alone.
+        say_layout();
+        return Ok(Err(failed_layout(j, path, EROFS_CALL, libc::EROFS)));
     }
     let missing = need - have;
     // A job that only writes and goes on after ENOSPC (`ignore_error=,ENOSPC`, fio's
@@ -1182,36 +1250,40 @@ fn lay_out(
             path.display()
         )));
     }
-    if let Some(log) = announce {
-        // fio counts whole MiB (its `extend_size >> 20`): 1500 KiB reads "1MiB".
-        log.line(&format!(
-            "{}: Laying out IO file (1 file / {}MiB)",
-            j.name,
-            need >> 20
-        ));
-    }
-    // The job's file, made if missing (fio's mode 0644), never through a symlink.
-    let open = || {
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o644)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(path)
-            .map_err(|e| crate::disk::files::open_error(path, false, &e))
+    say_layout();
+    // The job's file, made if missing (fio's mode 0644), never through a symlink. An open
+    // the system refuses (a directory the user may not write: EACCES) fails the job alone,
+    // as fio's; a symlink at the name stays the run's refusal.
+    let f = match std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if !crate::disk::files::open_is_refused(path, false, &e) => {
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            let call = if errno == libc::EROFS {
+                EROFS_CALL
+            } else {
+                "open"
+            };
+            return Ok(Err(failed_layout(j, path, call, errno)));
+        }
+        Err(e) => return Err(crate::disk::files::open_error(path, false, &e)),
     };
     if fills || allocates_only || !writes_out(j) {
-        let f = open()?;
         reserve(j, &f, have, need);
-        return Ok(true);
+        return Ok(Ok(true));
     }
     let interrupted = || match log {
         Some(l) => l.interrupted(),
         None => hostbench_core::runner::INTERRUPT.load(std::sync::atomic::Ordering::Relaxed),
     };
     let r = (|| -> Result<bool, WorkloadError> {
-        let mut f = open()?;
+        let mut f = f;
         reserve(j, &f, have, need);
         use std::io::{Seek, SeekFrom, Write};
         // (A new file is written from its start, where the open left it: no seek, as
@@ -1280,7 +1352,31 @@ fn lay_out(
             let _ = f.set_len(have);
         }
     }
-    r
+    r.map(Ok)
+}
+
+/// The call fio's layout fails at on a read-only filesystem: it removes the file first
+/// (`extend_file`'s unlink, which the kernel refuses there) unless the job only appends.
+const EROFS_CALL: &str = "unlink";
+
+/// Job `j`'s layout of `path` failed at fio's `call` with `errno`: the clone's error, as
+/// fio reports it (`err=30, func=unlink`; an open: `func=open`, fio's own word for it).
+/// fio's unlink comes first only for a job that does not just append: an appender's first
+/// call is its open.
+fn failed_layout(j: &JobSpec, path: &Path, call: &str, errno: i32) -> CloneError {
+    use super::job::Rw;
+    let reads = matches!(j.rw, Rw::Read | Rw::RandRead | Rw::ReadWrite | Rw::RandRw);
+    let call = if call == EROFS_CALL && !reads && (j.file_append || !j.rw.writes(0)) {
+        "open"
+    } else {
+        call
+    };
+    let e = std::io::Error::from_raw_os_error(errno);
+    (
+        errno,
+        call.to_string(),
+        format!("laying out {}: {call}: {e}", path.display()),
+    )
 }
 
 /// The size of the export nbd job `j`'s `uri` names (a connection made and closed for it).
@@ -1305,6 +1401,25 @@ mod tests {
         super::super::job::jobs_from_sections(&super::super::job::from_text(text).unwrap())
             .unwrap()
             .remove(0)
+    }
+
+    /// fio's call that fails on a read-only filesystem: its unlink, for every job but an
+    /// appending writer (then its open), as fio 3.33 reports it (filesetup.c:150 and 174).
+    #[test]
+    fn a_read_only_layout_fails_at_fios_call() {
+        let func = |text: &str| failed_layout(&job(text), Path::new("f"), EROFS_CALL, 30).1;
+        assert_eq!(func("[j]\nrw=write\n"), "unlink");
+        assert_eq!(func("[j]\nrw=read\n"), "unlink");
+        assert_eq!(func("[j]\nrw=randrw\nfile_append=1\n"), "unlink");
+        assert_eq!(func("[j]\nrw=write\nfile_append=1\n"), "open");
+        let e = failed_layout(&job("[j]\nrw=write\n"), Path::new("d/f"), "open", 13);
+        assert_eq!(e.0, 13);
+        assert_eq!(e.1, "open");
+        assert!(
+            e.2.contains("laying out d/f: open: Permission denied"),
+            "{}",
+            e.2
+        );
     }
 
     /// fio 3.33's regions for the review's cases (the offsets and counts its strace shows).

@@ -163,8 +163,9 @@ impl Sequencer {
                     group: j.groupid,
                     stonewall: j.stonewall && clone == 0,
                     delay_ns: (delay * 1e9) as u64,
-                    // A clone fio gives no file never starts.
-                    state: if j.idle_clones.contains(&clone) {
+                    // A clone fio gives no file never starts, nor one whose file could
+                    // not be laid out (fio reaps it at its setup).
+                    state: if j.idle_clones.contains(&clone) || j.layout_failure(clone).is_some() {
                         State::Exited
                     } else {
                         State::Pending

@@ -124,8 +124,9 @@ pub(super) fn new_worker(
     } else {
         None
     };
-    let mut open_failed = None;
-    let (fd, path) = if j.engine.fileless() || multi.is_some() {
+    // A clone whose layout failed opens nothing: it ends with that error (`run`).
+    let mut open_failed = j.layout_failure(clone).cloned();
+    let (fd, path) = if j.engine.fileless() || multi.is_some() || open_failed.is_some() {
         (None, PathBuf::new())
     } else {
         let path = j.file_path(clone);
@@ -492,7 +493,7 @@ fn open_job_file(
 /// default. Random advice turns off readahead, so buffered random reads go to the device
 /// instead of hitting pages the kernel read ahead. Advice only: a refusal changes nothing
 /// the job does, and fio ignores it too.
-fn advise_access(f: &std::fs::File, j: &JobSpec, offset: u64, size: u64) {
+fn advise_access(f: &impl AsRawFd, j: &JobSpec, offset: u64, size: u64) {
     let Some(random) = j.advises_random() else {
         return;
     };
@@ -3464,6 +3465,21 @@ impl LoopWorker for FioWorker {
     /// Waits for the clone's turn (stonewall, wait_for, startdelay: `sequence.rs`), runs
     /// it with its own `ramp_time` and `runtime`, and tells the others it ended.
     fn run(&mut self, ctl: &mut RunControl<'_>) -> Result<(), WorkloadError> {
+        let clone = self.shared.threads[self.tid].1;
+        if self.job.layout_failure(clone).is_some() {
+            // Its file could not be laid out: fio reaps the clone at its setup, with the
+            // layout's error, before any job starts (it never waits for its turn, and its
+            // end stops nothing: no exitall, no exitall_on_error).
+            if let Some((errno, func, detail)) = self.open_failed.take() {
+                self.set_error(errno, &func, detail);
+            }
+            if self.job.flow > 0 {
+                self.shared.flows.leave(self.job.flow_id, self.job.flow, 0);
+            }
+            self.hand_over();
+            self.shared.live.finish(self.tid, true);
+            return Ok(());
+        }
         if self.shared.seq.wait_turn(self.tid, ctl) == Turn::Never {
             // fio still lists a job that never started (JSON, all zero); it prints no block.
             if self.job.flow > 0 {
@@ -3591,6 +3607,77 @@ impl FioWorker {
         }
     }
 
+    /// fio opens a clone's file when the clone starts (after the jobs before its stonewall
+    /// ended); hostbench opened it when the run was set up. A job that ran in between may
+    /// have removed the file (`unlink=1`) or put another one at its name: the clone then
+    /// opens what the name holds now, as the job opens it (a writer makes it again, with
+    /// fio's O_CREAT), onto the descriptor its engine uses; or its open fails as fio's does
+    /// (`err=2, func=open(f)`). With `create_serialize=0` a file gone is laid out again
+    /// first, as fio's job lays its own out when it starts. A clone of several files opens
+    /// each when it picks it.
+    fn open_again_if_replaced(&mut self) -> Result<(), (i32, String, String)> {
+        use std::os::unix::fs::MetadataExt;
+        let Some(fd) = &self._fd else {
+            return Ok(());
+        };
+        if self.files.is_some() || self.path.as_os_str().is_empty() {
+            return Ok(());
+        }
+        // SAFETY: fstat of a descriptor we own into a zeroed stat.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
+            return Ok(());
+        }
+        if std::fs::symlink_metadata(&self.path)
+            .is_ok_and(|m| m.dev() == st.st_dev && m.ino() == st.st_ino)
+        {
+            return Ok(());
+        }
+        let gone = std::fs::symlink_metadata(&self.path)
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+        if gone && !self.job.create_serialize && !self.job.create_on_open {
+            // create_serialize=0: fio's job lays its file out as it starts (the run's
+            // interrupt stops it as it stops the layout before the run).
+            let need = self.job.offset + self.size;
+            match super::layout::lay_out(&self.job, &self.path, need, 0, None, None) {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => return Err(e),
+                Err(e) => return Err((libc::EIO, "extend_file".to_string(), e.to_string())),
+            }
+        }
+        let f =
+            open_job_file(&self.job, &self.path, true).map_err(|e| open_failure(&self.path, &e))?;
+        if self.job.engine == EngineKind::Mmap {
+            // The mapping is of the file opened before: it is made again on this one, which
+            // must hold the region (a mapping past the file's end faults on its use).
+            let end = self.job.offset + self.size;
+            let len = f.metadata().map_or(0, |m| m.len());
+            if len < end {
+                let shown = self.path.strip_prefix(".").unwrap_or(&self.path).display();
+                return Err((
+                    libc::EINVAL,
+                    "mmap".to_string(),
+                    format!(
+                        "job '{}': {shown} was made again by an earlier job with {len} bytes, \
+                         less than the {end} the mapping of its region needs",
+                        self.job.name
+                    ),
+                ));
+            }
+            self.engine = None;
+        }
+        // SAFETY: both descriptors are open and ours; dup3 replaces the clone's atomically
+        // (its number stays the one its engine was built on).
+        if unsafe { libc::dup3(f.as_raw_fd(), fd.as_raw_fd(), libc::O_CLOEXEC) } < 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(open_failure(&self.path, &e));
+        }
+        drop(f);
+        advise_access(fd, &self.job, self.job.offset, self.size);
+        Ok(())
+    }
+
     /// fio's `pre_read`: before the clone's time starts, each of its files (regular files
     /// and block devices) is opened, its region read once with `read` in blocks of the
     /// largest read size from an `lseek` to its start, and closed, so the region is in the
@@ -3707,6 +3794,9 @@ impl FioWorker {
                     return Ok(());
                 }
             }
+        }
+        if self.open_failed.is_none() {
+            self.open_failed = self.open_again_if_replaced().err();
         }
         if let Some((errno, func, detail)) = self.open_failed.take() {
             self.set_error(errno, &func, detail);
