@@ -7,7 +7,7 @@
 
 use super::fio::tmp;
 use super::fio_engines::{have_strace, strace_f};
-use super::fio_files::{doc, fio, hb};
+use super::fio_files::{counts, doc, fio, hb};
 use super::fio_seq::need_fio;
 use crate::common;
 use std::os::unix::fs::PermissionsExt;
@@ -226,21 +226,6 @@ fn files_in(dir: &Path) -> Vec<(String, u64)> {
     }
     out.sort();
     out
-}
-
-/// Each JSON job entry's (reads, writes).
-fn counts(out: &str) -> Vec<(u64, u64)> {
-    doc(out)["jobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|j| {
-            (
-                j["read"]["total_ios"].as_u64().unwrap(),
-                j["write"]["total_ios"].as_u64().unwrap(),
-            )
-        })
-        .collect()
 }
 
 /// `filename_format` without `$jobnum` and `numjobs=2`: fio gives the second clone no file

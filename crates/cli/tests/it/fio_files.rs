@@ -30,6 +30,21 @@ pub(crate) fn doc(out: &str) -> Value {
     serde_json::from_str(&out[i..]).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"))
 }
 
+/// (reads, writes) of each JSON job entry of a report.
+pub(crate) fn counts(out: &str) -> Vec<(u64, u64)> {
+    doc(out)["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["read"]["total_ios"].as_u64().unwrap(),
+                j["write"]["total_ios"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// hostbench's fio front-end on `args` in `dir`.
 pub(crate) fn hb(dir: &Path, args: &[&str]) -> Ran {
     let t = Instant::now();

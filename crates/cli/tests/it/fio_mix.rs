@@ -6,23 +6,8 @@
 //! the counts fio gave are pinned.
 
 use super::fio::tmp;
-use super::fio_files::{doc, fio, hb};
+use super::fio_files::{counts, fio, hb};
 use super::fio_seq::need_fio;
-
-/// (reads, writes) of each job entry of a JSON report.
-fn counts(out: &str) -> Vec<(u64, u64)> {
-    doc(out)["jobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|j| {
-            (
-                j["read"]["total_ios"].as_u64().unwrap(),
-                j["write"]["total_ios"].as_u64().unwrap(),
-            )
-        })
-        .collect()
-}
 
 /// A case's options and the (reads, writes) of each job fio gave.
 type Case = (&'static [&'static str], &'static [(u64, u64)]);

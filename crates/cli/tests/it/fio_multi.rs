@@ -8,7 +8,7 @@
 
 use super::fio::tmp;
 use super::fio_engines::have_strace;
-use super::fio_files::{doc, fio, hb};
+use super::fio_files::{counts, doc, fio, hb};
 use super::fio_seq::need_fio;
 use crate::common;
 use std::collections::BTreeMap;
@@ -27,21 +27,6 @@ fn files(dir: &Path) -> BTreeMap<String, u64> {
             )
         })
         .filter(|(n, _)| !n.ends_with(".txt") && !n.ends_with(".db"))
-        .collect()
-}
-
-/// (reads, writes) of each JSON job entry.
-fn counts(out: &str) -> Vec<(u64, u64)> {
-    doc(out)["jobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|j| {
-            (
-                j["read"]["total_ios"].as_u64().unwrap(),
-                j["write"]["total_ios"].as_u64().unwrap(),
-            )
-        })
         .collect()
 }
 
