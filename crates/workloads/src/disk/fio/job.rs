@@ -2035,10 +2035,15 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
     let mut global: Vec<(String, String, String)> = Vec::new();
     let mut global_known: Vec<String> = Vec::new();
     let mut jobs = Vec::new();
+    // The first job of a later job file is a stonewall (fio sets it on the job before its
+    // own options are read: its own `stonewall=0` wins, a `[global]` one does not). It is
+    // no option of the job's: fio's "job options" do not show it.
+    let mut file_stonewall = false;
     for sec in sections {
         if sec.file_start {
             global.clear();
             global_known.clear();
+            file_stonewall = true;
         }
         for (i, (k, _)) in sec.opts.iter().enumerate() {
             if canonical_option(k).is_none() {
@@ -2075,6 +2080,9 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
             continue;
         }
         let mut all = global.clone();
+        if std::mem::take(&mut file_stonewall) {
+            all.push(("stonewall".into(), String::new(), sec.origin.clone()));
+        }
         all.extend(own);
         let mut job = apply_options(&all, &sec.name, &sec.opts)?;
         if job.pre_read {

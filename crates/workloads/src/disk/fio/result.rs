@@ -113,9 +113,13 @@ impl CloneStats {
     }
 }
 
-/// The options of every `[global]` section, in order (fio's JSON "global options").
+/// The options of the `[global]` sections that reach the last job file's jobs, in order
+/// (fio's JSON "global options"): fio starts each job file from its defaults, so with
+/// several files only the last one's count (none: no key); with one, the command line's
+/// and the file's.
 pub(super) fn global_options(sections: &[Section]) -> Vec<FioOption> {
-    sections
+    let from = sections.iter().rposition(|s| s.file_start).unwrap_or(0);
+    sections[from..]
         .iter()
         .filter(|s| s.is_global())
         .flat_map(|s| &s.opts)
