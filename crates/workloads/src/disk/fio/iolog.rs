@@ -4,8 +4,8 @@
 //! The text format (fio's "version 3", the one fio 3.33 writes): a first line
 //! `fio version 3 iolog`, then one line per event, `USEC FILE ACTION` for a file event
 //! (`add`, `open`, `close`) and `USEC FILE ACTION OFFSET LENGTH` for an I/O (`read`,
-//! `write`, `trim`, `sync`, `datasync`, `sync_file_range`), USEC being microseconds since the clone set its log
-//! up. Version 2 (`fio version 2 iolog`) has no time field and may `wait`.
+//! `write`, `trim`, `sync`, `datasync`, `sync_file_range`), USEC being microseconds since
+//! the clone set its log up. Version 2 (`fio version 2 iolog`) has no time field and may `wait`.
 //!
 //! Replay is streamed: [`scan`] reads the log once before the run (checks every line,
 //! counts, finds the file), and each clone reads it again line by line as it issues
