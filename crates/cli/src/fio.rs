@@ -716,6 +716,9 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         for n in fio::verify::notices(j) {
             eprintln!("{n}");
         }
+        if let Some(n) = job::filename_notice(j) {
+            eprintln!("{n}");
+        }
     }
     let w = &Fio;
     let text = job::to_text(&cmd.sections);

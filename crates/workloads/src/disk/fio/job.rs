@@ -637,6 +637,10 @@ pub struct JobSpec {
     /// The files of a `filename=a:b:c` list after the first (fio's `\:` is a colon in a
     /// name); all clones share them.
     pub more_files: Vec<String>,
+    /// Every `filename=` given to the job, in order (`[global]`'s first), each with where
+    /// it was written: fio does I/O to all their files, hostbench keeps the last
+    /// ([`filename_notice`] says so).
+    pub filenames_given: Vec<(String, String)>,
     /// `nrfiles`: files per clone with generated names (ignored with `filename`, as fio).
     pub nrfiles: u32,
     /// `openfiles`: at most this many of a clone's files open at once (0: all).
@@ -2104,6 +2108,43 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
     Ok(jobs)
 }
 
+/// One line when the job was given `filename` more than once with different files
+/// (`--filename=x --filename=z`, two `filename=` lines, `[global]`'s and the job's own):
+/// fio adds each to the job's files and does I/O to all of them, the size divided among
+/// them; hostbench keeps the last, on purpose (docs/fio.md: a later `filename` reads as a
+/// replacement, and fio's rule would write to a device the user meant to replace).
+pub fn filename_notice(j: &JobSpec) -> Option<String> {
+    let given = &j.filenames_given;
+    let (last, last_at) = given.last()?;
+    let earlier: Vec<&(String, String)> = given[..given.len() - 1]
+        .iter()
+        .filter(|(v, _)| v != last)
+        .collect();
+    if earlier.is_empty() {
+        return None;
+    }
+    let mut all: Vec<&str> = earlier.iter().map(|(v, _)| v.as_str()).collect();
+    all.dedup();
+    let named = earlier
+        .iter()
+        .map(|(v, at)| format!("filename={v} ({at})"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (them, both) = if all.len() == 1 {
+        (all[0].to_string(), "both")
+    } else {
+        (all.join(", "), "all")
+    };
+    Some(format!(
+        "fio: warning: job '{}': {named}, then filename={last} ({last_at}): hostbench does \
+         I/O to {last} only and leaves {them} alone, on purpose (docs/fio.md, \"One \
+         difference on purpose\"); fio would use {both}, the size divided: for that, give \
+         filename={}:{last} once",
+        j.name,
+        all.join(":")
+    ))
+}
+
 /// fio's group ids (`init.c:add_job`): the first job is in group 0; a job with `stonewall`
 /// or `new_group` starts the next group when the current one has a job already. Clones
 /// share their job's group.
@@ -2169,6 +2210,7 @@ fn apply_options(
         number_ios: 0,
         filename: None,
         more_files: Vec::new(),
+        filenames_given: Vec::new(),
         nrfiles: 1,
         openfiles: 0,
         file_service: FileService::default(),
@@ -2428,6 +2470,7 @@ fn apply_options(
                          name is \\:)"
                     ));
                 }
+                j.filenames_given.push((v.clone(), at.to_string()));
                 j.filename = Some(list[0].clone());
                 j.more_files = list[1..].to_vec();
                 j.filename_dir = Some(j.directory.clone());
