@@ -400,3 +400,29 @@ fn showcmd_sections_of_several_files() {
         }
     }
 }
+
+/// A cpuio job's start-up line shows its own settings, from its own file's `[global]`,
+/// whichever job file comes after it (the JSON's `global options` are the last file's
+/// only); as fio.
+#[test]
+fn a_cpuio_line_keeps_its_files_globals() {
+    let dir = tmp("cli-cpuio-files");
+    let [_a, _b, c, _f, _e] = several_files(&dir);
+    let cpu = dir.join("cpu.fio");
+    std::fs::write(
+        &cpu,
+        "[global]\nioengine=cpuio\ncpuload=30\ncpuchunks=20000\nruntime=1\ntime_based\n[cpu1]\n",
+    )
+    .unwrap();
+    let a = [s(&cpu), c];
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let want = "cpu1 (noop): ioengine=cpuio, cpuload=30, cpucycle=20000\n";
+    let h = hb(&dir, &a);
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert!(h.out.contains(want), "{}", h.out);
+    if need_fio("a_cpuio_line_keeps_its_files_globals") {
+        let f = fio(&dir, &a);
+        assert_eq!(f.code, 0, "{}", f.err);
+        assert!(f.out.contains(want), "{}", f.out);
+    }
+}

@@ -161,6 +161,13 @@ fn job(j: &JobSpec) -> FioJob {
                 std_redirect: e.std_redirect,
             }
         }),
+        cpuio: (j.engine == super::job::EngineKind::Cpuio).then(|| {
+            hostbench_core::fio_result::FioCpuio {
+                load: j.eng.cpuload.min(100),
+                mode: j.eng.cpumode.name().into(),
+                cycle_us: j.eng.cpuchunks_us,
+            }
+        }),
     }
 }
 
