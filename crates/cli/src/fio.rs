@@ -485,29 +485,48 @@ fn parse(args: &[String]) -> Result<Parsed> {
         .map_err(|e| anyhow!("fio: {e}"))?;
         let env = |k: &str| std::env::var(k).ok();
         let mut s = job::parse_ini(&text, f, &env).map_err(|e| anyhow!("fio: {e}"))?;
-        if !only_sections.is_empty() {
+        // fio forgets the `--section` names once the first job file is read
+        // (init.c:__parse_jobs_ini frees them): every later file runs whole.
+        if n == 0 && !only_sections.is_empty() {
             s.retain(|x| x.is_global() || only_sections.contains(&x.name));
         }
         if showcmd {
             shown.push_str(&show_cmd(&s));
         }
-        // fio runs each job file after the one before: the first job of every file but
-        // the first is a stonewall (and so starts a new group), and every file but the
-        // first starts from fio's defaults: the globals before it do not reach its jobs.
+        // fio runs each job file after the one before, from its defaults: the globals
+        // before it do not reach its jobs, and its first job is a stonewall (and so starts
+        // a new group; `job::jobs_from_sections` reads that from `file_start`). An empty
+        // file still starts afresh (no globals after it: no JSON "global options").
         if n > 0 {
-            if let Some(first) = s.first_mut() {
-                first.file_start = true;
+            if s.is_empty() {
+                s.push(job::Section {
+                    name: "global".into(),
+                    opts: Vec::new(),
+                    origin: f.clone(),
+                    opt_at: Vec::new(),
+                    file_start: false,
+                });
             }
-            if let Some(first) = s.iter_mut().find(|x| !x.is_global()) {
-                first.opts.push(("stonewall".into(), String::new()));
-                first.opt_at.push(first.origin.clone());
-            }
+            s[0].file_start = true;
         }
         sections.extend(s);
     }
     if showcmd {
         // fio prints the job files' options and stops (command-line jobs are not printed).
         return Ok(Parsed::ShowCmd(shown));
+    }
+    if sections.iter().all(|s| s.is_global()) && !only_sections.is_empty() {
+        let names = only_sections.join(" --section=");
+        match files.first() {
+            Some(f) => bail!(
+                "fio: --section={names}: no job of that name in the first job file ({f}); \
+                 name one of its job sections (as in fio, the later job files run whole)"
+            ),
+            None => bail!(
+                "fio: --section={names}: no job of that name on the command line; name one \
+                 of its --name= jobs"
+            ),
+        }
     }
     if sections.iter().all(|s| s.is_global()) {
         bail!(
@@ -539,7 +558,8 @@ fn parse(args: &[String]) -> Result<Parsed> {
 
 /// `--showcmd`: one job file's sections as fio prints them, `fio --OPT=V ... --name=JOB
 /// --OPT=V ... ` and a newline: a job section is `--name=NAME`, the globals are their
-/// options alone, an option without a value is `--OPT`.
+/// options alone, an option without a value is `--OPT`; a file with no section (or none
+/// left by `--section`) is an empty line.
 fn show_cmd(sections: &[job::Section]) -> String {
     let mut s = String::new();
     for (n, sec) in sections.iter().enumerate() {
@@ -557,9 +577,8 @@ fn show_cmd(sections: &[job::Section]) -> String {
             }
         }
     }
-    if !sections.is_empty() {
-        s.push('\n');
-    }
+    // fio ends every file's line, even one with nothing to print.
+    s.push('\n');
     s
 }
 
@@ -695,6 +714,9 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     }
     for j in &jobs {
         for n in fio::verify::notices(j) {
+            eprintln!("{n}");
+        }
+        if let Some(n) = job::filename_notice(j) {
             eprintln!("{n}");
         }
     }

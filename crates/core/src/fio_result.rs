@@ -107,6 +107,22 @@ pub struct FioJob {
     /// (absent for other engines).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exec: Option<FioExec>,
+    /// An `ioengine=cpuio` job's settings, for the line fio prints as each clone starts
+    /// (absent for other engines, and in older results: read from the options).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpuio: Option<FioCpuio>,
+}
+
+/// What an `ioengine=cpuio` job burns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioCpuio {
+    /// `cpuload`, percent of a CPU (at most 100).
+    pub load: u32,
+    /// `cpumode`: `noop` or `qsort`.
+    pub mode: String,
+    /// `cpuchunks`, µs of one cycle.
+    pub cycle_us: u64,
 }
 
 /// What an `ioengine=exec` job runs.

@@ -125,6 +125,7 @@ fn section_runs_only_the_named_jobs() {
     for bad in ["--section=zz", "--section=global"] {
         let h = hb(&dir, &[bad, &jf]);
         assert_eq!(h.code, 2, "{bad}: {}", h.err);
+        assert!(h.err.contains(bad), "{bad}: {}", h.err);
         if need_fio("section_runs_only_the_named_jobs") {
             assert_ne!(fio(&dir, &[bad, &jf]).code, 0, "{bad}");
         }
@@ -234,4 +235,194 @@ fn readonly_refuses_writers_and_layout() {
         assert_eq!(read(&f.out), read(&h.out));
     }
     assert_eq!(std::fs::read(&whole).unwrap(), vec![7u8; 65536]);
+}
+
+/// Job files for the several-files cases: `a` and `b` with a `[global]` each (b has a job
+/// named like one of a's), `c` with none, `f` whose first job sets `stonewall=0`, and an
+/// empty one. All on the null engine: nothing is written.
+fn several_files(dir: &Path) -> [String; 5] {
+    let files = [
+        (
+            "a.fio",
+            "[global]\nioengine=null\nsize=1m\n[a1]\n[a2]\nbs=8k\n",
+        ),
+        (
+            "b.fio",
+            "[global]\nioengine=null\nsize=2m\n[b1]\n[a1]\nrw=write\n",
+        ),
+        (
+            "c.fio",
+            "[c1]\nioengine=null\nsize=1m\n[c2]\nioengine=null\nsize=1m\n",
+        ),
+        (
+            "f.fio",
+            "[global]\nstonewall=0\nioengine=null\nsize=1m\n[f1]\nstonewall=0\n[f2]\n",
+        ),
+        ("empty.fio", ""),
+    ];
+    files.map(|(n, t)| {
+        let p = dir.join(n);
+        std::fs::write(&p, t).unwrap();
+        s(&p)
+    })
+}
+
+/// A JSON report in one line: `global options` (`-` when the key is absent), then each
+/// job's `name/groupid/job options` (`-` when absent), options as `k=v` sorted.
+fn jobs_line(out: &str) -> String {
+    let v = super::fio_files::doc(out);
+    let opts = |o: &serde_json::Value| -> String {
+        match o.as_object() {
+            None => "-".into(),
+            Some(m) => {
+                let mut kv: Vec<String> = m
+                    .iter()
+                    .map(|(k, v)| format!("{k}={}", v.as_str().unwrap()))
+                    .collect();
+                kv.sort();
+                format!("{{{}}}", kv.join(","))
+            }
+        }
+    };
+    let mut line = format!("G{}", opts(&v["global options"]));
+    for j in v["jobs"].as_array().unwrap() {
+        line.push_str(&format!(
+            " {}/{}/{}",
+            j["jobname"].as_str().unwrap(),
+            j["groupid"],
+            opts(&j["job options"])
+        ));
+    }
+    line
+}
+
+/// Several job files: `--section` picks among the first file's sections only (fio clears
+/// its list once the first file is read, init.c's __parse_jobs_ini), so every later file
+/// runs whole; JSON's `global options` are the last file's `[global]` (fio starts each
+/// file from its defaults: none, no key), and the stonewall that starts each later file is
+/// no option of its first job (no `job options` key for a job without options, and the
+/// job's own `stonewall=0` wins, as in fio). Pinned as fio 3.33 gave them, and compared.
+#[test]
+fn several_job_files_sections_and_globals() {
+    let dir = tmp("cli-several");
+    let [a, b, c, f, e] = several_files(&dir);
+    let cases: [(&[&str], &str); 9] = [
+        (
+            &["--section=a1", &a, &b],
+            "G{ioengine=null,size=2m} a1/0/- b1/1/- a1/1/{rw=write}",
+        ),
+        (
+            &["--section=zz", &a, &b],
+            "G{ioengine=null,size=2m} b1/0/- a1/0/{rw=write}",
+        ),
+        (
+            &["--section=a2", &b, &a, &c],
+            "G- a1/0/- a2/0/{bs=8k} c1/1/{ioengine=null,size=1m} c2/1/{ioengine=null,size=1m}",
+        ),
+        (
+            &[
+                "--section=x",
+                "--name=x",
+                "--ioengine=null",
+                "--size=1m",
+                "--name=y",
+                &a,
+                &b,
+            ],
+            "G{ioengine=null,size=2m} x/0/{ioengine=null,name=x,size=1m} b1/1/- a1/1/{rw=write}",
+        ),
+        (
+            &[&a, &c],
+            "G- a1/0/- a2/0/{bs=8k} c1/1/{ioengine=null,size=1m} c2/1/{ioengine=null,size=1m}",
+        ),
+        (
+            &[&c, &a],
+            "G{ioengine=null,size=1m} c1/0/{ioengine=null,size=1m} c2/0/{ioengine=null,size=1m} a1/1/- a2/1/{bs=8k}",
+        ),
+        (
+            &[&a, &f],
+            "G{ioengine=null,size=1m,stonewall=0} a1/0/- a2/0/{bs=8k} f1/0/{stonewall=0} f2/0/-",
+        ),
+        (
+            &["--bs=8k", &a],
+            "G{bs=8k,ioengine=null,size=1m} a1/0/- a2/0/{bs=8k}",
+        ),
+        (&[&a, &e], "G- a1/0/- a2/0/{bs=8k}"),
+    ];
+    for (args, want) in cases {
+        let mut a = args.to_vec();
+        a.push("--output-format=json");
+        let h = hb(&dir, &a);
+        assert_eq!(h.code, 0, "{a:?}: {}", h.err);
+        assert_eq!(jobs_line(&h.out), want, "{a:?}");
+        if need_fio("several_job_files_sections_and_globals") {
+            let f = fio(&dir, &a);
+            assert_eq!(f.code, 0, "{a:?}: {}", f.err);
+            assert_eq!(jobs_line(&f.out), want, "{a:?}: fio");
+        }
+    }
+}
+
+/// `--showcmd` with several job files and `--section`: the first file filtered, the later
+/// ones whole; a file with nothing left (or empty) is an empty line; as fio.
+#[test]
+fn showcmd_sections_of_several_files() {
+    let dir = tmp("cli-showcmd-several");
+    let [a, b, c, _f, e] = several_files(&dir);
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--section=a1", &a, &b],
+            "fio --ioengine=null --size=1m --name=a1 \n\
+             fio --ioengine=null --size=2m --name=b1 --name=a1 --rw=write \n",
+        ),
+        (
+            &["--section=a1", &b, &a],
+            "fio --ioengine=null --size=2m --name=a1 --rw=write \n\
+             fio --ioengine=null --size=1m --name=a1 --name=a2 --bs=8k \n",
+        ),
+        (
+            &["--section=zz", &c, &a],
+            "\nfio --ioengine=null --size=1m --name=a1 --name=a2 --bs=8k \n",
+        ),
+        (
+            &[&e, &a],
+            "\nfio --ioengine=null --size=1m --name=a1 --name=a2 --bs=8k \n",
+        ),
+    ];
+    for (args, want) in cases {
+        let mut a = vec!["--showcmd"];
+        a.extend(args);
+        let h = hb(&dir, &a);
+        assert_eq!((h.code, h.out.as_str()), (0, want), "{a:?}: {}", h.err);
+        if need_fio("showcmd_sections_of_several_files") {
+            let f = fio(&dir, &a);
+            assert_eq!((f.code, f.out.as_str()), (0, want), "{a:?}: fio");
+        }
+    }
+}
+
+/// A cpuio job's start-up line shows its own settings, from its own file's `[global]`,
+/// whichever job file comes after it (the JSON's `global options` are the last file's
+/// only); as fio.
+#[test]
+fn a_cpuio_line_keeps_its_files_globals() {
+    let dir = tmp("cli-cpuio-files");
+    let [_a, _b, c, _f, _e] = several_files(&dir);
+    let cpu = dir.join("cpu.fio");
+    std::fs::write(
+        &cpu,
+        "[global]\nioengine=cpuio\ncpuload=30\ncpuchunks=20000\nruntime=1\ntime_based\n[cpu1]\n",
+    )
+    .unwrap();
+    let a = [s(&cpu), c];
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let want = "cpu1 (noop): ioengine=cpuio, cpuload=30, cpucycle=20000\n";
+    let h = hb(&dir, &a);
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert!(h.out.contains(want), "{}", h.out);
+    if need_fio("a_cpuio_line_keeps_its_files_globals") {
+        let f = fio(&dir, &a);
+        assert_eq!(f.code, 0, "{}", f.err);
+        assert!(f.out.contains(want), "{}", f.out);
+    }
 }

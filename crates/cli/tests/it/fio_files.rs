@@ -1451,3 +1451,88 @@ fn without_a_size_each_clone_reads_to_the_files_end_as_fio() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// A job given `filename` twice (`--filename=x --filename=z`, two `filename=` lines in its
+/// section, or `[global]`'s and its own): fio does I/O to both, the size divided between
+/// them; hostbench keeps the last on purpose (docs/fio.md: the user may have meant to
+/// replace a device) and says so in one line on stderr naming both and the fix. Only z
+/// is written; x, here a file with data of its own, is left as it was.
+#[test]
+fn a_repeated_filename_keeps_the_last_and_says_so() {
+    let d = tmp("filename-twice");
+    let x: Vec<u8> = (0..8192u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(
+        d.join("two.fio"),
+        "[j]\nfilename=x\nfilename=z\nsize=64k\nrw=write\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("gj.fio"),
+        "[global]\nfilename=x\n[j]\nfilename=z\nsize=64k\nrw=write\n",
+    )
+    .unwrap();
+    let cases: [&[&str]; 3] = [
+        &[
+            "--name=j",
+            "--filename=x",
+            "--filename=z",
+            "--size=64k",
+            "--rw=write",
+        ],
+        &["two.fio"],
+        &["gj.fio"],
+    ];
+    for args in cases {
+        let a = [args, &["--output-format=json"][..]].concat();
+        for ours in [true, false] {
+            if !ours && !need_fio("a_repeated_filename_keeps_the_last_and_says_so") {
+                continue;
+            }
+            std::fs::write(d.join("x"), &x).unwrap();
+            let _ = std::fs::remove_file(d.join("z"));
+            let r = if ours { hb(&d, &a) } else { fio(&d, &a) };
+            assert_eq!(r.code, 0, "{a:?}: {}", r.err);
+            let z = std::fs::metadata(d.join("z")).unwrap().len();
+            let written = doc(&r.out)["jobs"][0]["write"]["io_bytes"]
+                .as_u64()
+                .unwrap();
+            assert_eq!(written, 65536, "{a:?} {ours}");
+            if ours {
+                assert_eq!(z, 65536, "{a:?}");
+                assert_eq!(std::fs::read(d.join("x")).unwrap(), x, "{a:?}: x changed");
+                let w: Vec<&str> = r.err.lines().filter(|l| l.contains("filename=")).collect();
+                assert_eq!(w.len(), 1, "{a:?}: {}", r.err);
+                for want in [
+                    "job 'j'",
+                    "filename=x",
+                    "filename=z",
+                    "filename=x:z",
+                    "docs/fio.md",
+                ] {
+                    assert!(w[0].contains(want), "{a:?}: {want}: {}", w[0]);
+                }
+            } else {
+                // fio's rule: both files, 32 KiB each (x's first 32 KiB overwritten).
+                assert_eq!(z, 32768, "{a:?} fio");
+                assert_ne!(std::fs::read(d.join("x")).unwrap(), x, "{a:?} fio");
+            }
+        }
+    }
+    // One file named twice, or a list given whole: nothing to say.
+    for args in [
+        &[
+            "--name=j",
+            "--filename=z",
+            "--filename=z",
+            "--size=64k",
+            "--rw=write",
+        ][..],
+        &["--name=j", "--filename=x:z", "--size=64k", "--rw=write"][..],
+    ] {
+        std::fs::write(d.join("x"), &x).unwrap();
+        let r = hb(&d, args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.err);
+        assert!(!r.err.contains("filename="), "{args:?}: {}", r.err);
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -229,6 +229,8 @@ pub(super) fn banner(r: &RunResult, layout: &[String]) -> String {
         if j.ioengine != "cpuio" {
             continue;
         }
+        // The job's own settings; a result without them (older) has its options read
+        // (the job's own, then the globals').
         let opt = |name: &str, or: &str| -> String {
             j.options
                 .iter()
@@ -237,9 +239,14 @@ pub(super) fn banner(r: &RunResult, layout: &[String]) -> String {
                 .find(|o| o.name == name)
                 .map_or(or.to_string(), |o| o.value.trim().to_string())
         };
-        let load = opt("cpuload", "0").parse::<u64>().unwrap_or(0).min(100);
-        let mode = opt("cpumode", "noop");
-        let cycle = opt("cpuchunks", "50000");
+        let (load, mode, cycle) = match &j.cpuio {
+            Some(c) => (u64::from(c.load), c.mode.clone(), c.cycle_us.to_string()),
+            None => (
+                opt("cpuload", "0").parse::<u64>().unwrap_or(0).min(100),
+                opt("cpumode", "noop"),
+                opt("cpuchunks", "50000"),
+            ),
+        };
         for _ in 0..j.numjobs {
             let _ = writeln!(
                 out,

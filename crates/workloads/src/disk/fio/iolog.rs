@@ -4,8 +4,8 @@
 //! The text format (fio's "version 3", the one fio 3.33 writes): a first line
 //! `fio version 3 iolog`, then one line per event, `USEC FILE ACTION` for a file event
 //! (`add`, `open`, `close`) and `USEC FILE ACTION OFFSET LENGTH` for an I/O (`read`,
-//! `write`, `trim`, `sync`, `datasync`), USEC being microseconds since the clone set its log
-//! up. Version 2 (`fio version 2 iolog`) has no time field and may `wait`.
+//! `write`, `trim`, `sync`, `datasync`, `sync_file_range`), USEC being microseconds since
+//! the clone set its log up. Version 2 (`fio version 2 iolog`) has no time field and may `wait`.
 //!
 //! Replay is streamed: [`scan`] reads the log once before the run (checks every line,
 //! counts, finds the file), and each clone reads it again line by line as it issues
@@ -19,11 +19,13 @@
 //! - offsets are divided by `replay_scale`, then rounded down to `replay_align`;
 //! - trims are skipped (fio 3.33's `read_iolog` has no case for them: `bad ddir: 2`), and
 //!   `replay_skip` is ignored (fio 3.33 reads it in its blktrace replay only);
-//! - a second `fio version 3 iolog` line (two clones appending to one log) is skipped.
+//! - a second `fio version 3 iolog` line (two clones appending to one log) is skipped;
+//! - a line whose action fio's replay does not take (the `sync_file_range` lines fio's
+//!   `write_iolog` writes, a version 3 `wait`, ...) is skipped with fio's warning, printed
+//!   by each clone as it starts, its time kept as the last one.
 //!
-//! What hostbench refuses (exit 2) where fio would go on: a line it cannot read, an
-//! unknown action, an I/O before its file was added (fio warns and skips, or fails the
-//! I/O), a log naming more than one file (hostbench replays onto one file: give
+//! What hostbench refuses (exit 2) where fio would go on: a line it cannot read, an I/O
+//! before its file was added (fio warns and skips, or fails the I/O), a log naming more than one file (hostbench replays onto one file: give
 //! `replay_redirect`), a file outside what the user named, blktrace binary logs.
 
 use super::engine::Dir;
@@ -52,6 +54,9 @@ pub struct ReplayOpts {
     pub align: u64,
     /// `replay_scale` (0 or 1: none).
     pub scale: u64,
+    /// The lines fio warns about and skips ([`Scan::warnings`], set by [`resolve`]):
+    /// each clone prints them on stderr as it starts, as fio's do.
+    pub warnings: Vec<(String, u64)>,
 }
 
 /// What one log line asks.
@@ -67,6 +72,10 @@ pub enum Act {
     Wait,
     /// `add`, `open`, `close`.
     File,
+    /// An action fio's replay does not take on a line of that shape (the
+    /// `sync_file_range` lines fio's own `write_iolog` writes, `read` without an offset,
+    /// `add` with one, a version 3 `wait`): fio warns and skips it, its time kept.
+    Skip,
 }
 
 /// One event of the log.
@@ -103,6 +112,9 @@ pub struct Scan {
     pub max_len: [u64; 2],
     /// The end of the furthest I/O.
     pub end: u64,
+    /// What fio prints on stderr for the lines it skips ([`Act::Skip`]), in order, each
+    /// with how many lines in a row gave it: each clone prints them as it starts.
+    pub warnings: Vec<(String, u64)>,
 }
 
 fn bad(log: &str, line: usize, what: impl std::fmt::Display) -> String {
@@ -167,6 +179,8 @@ fn parse_line<'a>(
         }
     };
     let io = nums.0.is_some();
+    // fio (iolog.c:read_iolog2) warns about any other action and goes on: an I/O line's
+    // action must be an I/O's, a file line's a file event's.
     let a = match (act, io) {
         ("add" | "open" | "close", false) => Act::File,
         ("read", true) => Act::Io(Dir::Read),
@@ -175,33 +189,7 @@ fn parse_line<'a>(
         ("sync", true) => Act::Sync(false),
         ("datasync", true) => Act::Sync(true),
         ("wait", true) if v == 2 => Act::Wait,
-        ("wait", true) => {
-            return Err(bad(
-                log,
-                no,
-                "`wait` is version 2's; a version 3 log times each line instead",
-            ));
-        }
-        ("add" | "open" | "close", true) => {
-            return Err(bad(log, no, format!("`{act}` takes no offset or length")));
-        }
-        ("read" | "write" | "trim" | "sync" | "datasync" | "wait", false) => {
-            return Err(bad(
-                log,
-                no,
-                format!("`{act}` needs an offset and a length"),
-            ));
-        }
-        _ => {
-            return Err(bad(
-                log,
-                no,
-                format!(
-                    "unknown action {act:?} (add, open, close, read, write, trim, sync, datasync{})",
-                    if v == 2 { ", wait" } else { "" }
-                ),
-            ));
-        }
+        _ => Act::Skip,
     };
     Ok(Some((
         file,
@@ -303,6 +291,14 @@ pub fn scan(opts: &ReplayOpts) -> Result<Scan, String> {
         let Some((file, e)) = parse_line(v, &line, log, no)? else {
             continue;
         };
+        if e.act == Act::Skip {
+            let w = skip_warning(v, &line, opts);
+            match s.warnings.last_mut() {
+                Some((last, n)) if *last == w => *n += 1,
+                _ => s.warnings.push((w, 1)),
+            }
+            continue;
+        }
         if e.act == Act::File {
             if !added.iter().any(|a| a == file) {
                 added.push(file.to_string());
@@ -344,7 +340,7 @@ pub fn scan(opts: &ReplayOpts) -> Result<Scan, String> {
             }
             Act::Sync(_) => s.syncs += 1,
             Act::Trim => s.trims += 1,
-            Act::Wait | Act::File => {}
+            Act::Wait | Act::File | Act::Skip => {}
         }
     }
     if opts.redirect.is_none() && added.len() > 1 {
@@ -361,6 +357,20 @@ pub fn scan(opts: &ReplayOpts) -> Result<Scan, String> {
         ));
     }
     Ok(s)
+}
+
+/// fio's line for a line it skips ([`Act::Skip`]): its version 3 `wait` notice (naming
+/// the line's file, or `replay_redirect`'s), else `fio: bad iolog file action: ACTION`.
+fn skip_warning(v: u8, line: &str, opts: &ReplayOpts) -> String {
+    let mut it = line.split_ascii_whitespace().skip(usize::from(v == 3));
+    let (file, act) = (it.next().unwrap_or(""), it.next().unwrap_or(""));
+    if v == 3 && act == "wait" {
+        // (fio names the file it holds then: the redirect once a line set it.)
+        let file = opts.redirect.as_deref().unwrap_or(file);
+        format!("iolog: ignoring wait command with version 3 for file {file}")
+    } else {
+        format!("fio: bad iolog file action: {act}")
+    }
 }
 
 /// Where an offset of the log goes: divided by `replay_scale`, rounded down to
@@ -416,8 +426,18 @@ pub enum Next {
 }
 
 impl Reader {
-    /// Opens the log again for a clone ([`scan`] checked it).
+    /// Opens the log again for a clone ([`scan`] checked it), and prints on stderr fio's
+    /// lines for the lines it skips ([`ReplayOpts::warnings`]), as each of fio's clones
+    /// prints them when it reads the log.
     pub fn open(opts: &ReplayOpts) -> Result<Reader, String> {
+        if !opts.warnings.is_empty() {
+            let mut e = std::io::stderr().lock();
+            for (w, n) in &opts.warnings {
+                for _ in 0..*n {
+                    let _ = writeln!(e, "{w}");
+                }
+            }
+        }
         let mut r = open(&opts.log)?;
         let version = header(&mut r, &opts.log)?;
         Ok(Reader {
@@ -475,8 +495,9 @@ impl Reader {
                 Act::Sync(datasync) => Next::Sync { datasync, delay_us },
                 Act::Wait if self.opts.no_stall => continue,
                 Act::Wait => Next::WaitUntilMs(e.offset),
-                // fio 3.33 drops a trim (after taking its time as the last one).
-                Act::Trim => continue,
+                // fio 3.33 drops a trim and the lines it skips (after taking their time
+                // as the last one).
+                Act::Trim | Act::Skip => continue,
                 Act::File if delay_us == 0 => continue,
                 Act::File => Next::Delay(delay_us),
             });
@@ -569,6 +590,9 @@ pub fn resolve(j: &mut super::job::JobSpec) -> Result<(), String> {
         ));
     }
     let s = scan(&o).map_err(|e| format!("job '{name}': {e}"))?;
+    if let Some(r) = j.replay.as_mut() {
+        r.warnings.clone_from(&s.warnings);
+    }
     if super::trigger::readonly() && s.writes + s.syncs > 0 {
         // fio fails such a replay under --readonly (`failed initializing iolog`, err=22)
         // and writes nothing: the log's writes would change the file.
@@ -669,6 +693,14 @@ impl Writer {
         let name = if datasync { "datasync" } else { "sync" };
         let file = shown(file);
         self.failed |= writeln!(self.w, "{usec} {} {name} {off} 0", file.display()).is_err();
+    }
+
+    /// A `sync_file_range` issued at `usec` (as fio: the offset its I/O unit held last,
+    /// length 0; fio's own replay warns on these lines and skips them, and so does ours).
+    pub fn sync_range(&mut self, usec: u64, file: &Path, off: u64) {
+        let file = shown(file);
+        self.failed |=
+            writeln!(self.w, "{usec} {} sync_file_range {off} 0", file.display()).is_err();
     }
 
     /// Flushes the log; an error when any write failed.
@@ -779,16 +811,8 @@ mod tests {
         for (text, want) in [
             ("fio version 3 iolog\nx /f add\n", ":2: \"x\" is not a time"),
             (
-                "fio version 3 iolog\n1 /f add\n2 /f rd 0 1\n",
-                ":3: unknown action \"rd\"",
-            ),
-            (
                 "fio version 3 iolog\n1 /f read 0 1\n",
                 ":2: /f is used before",
-            ),
-            (
-                "fio version 3 iolog\n1 /f add\n2 /f wait 1 0\n",
-                ":3: `wait` is version 2's",
             ),
             (
                 "fio version 3 iolog\n1 /f add\n1 /g add\n2 /f read 0 9\n",
@@ -808,6 +832,66 @@ mod tests {
         std::fs::write(&p, bin).unwrap();
         let e = scan(&opts(&p.display().to_string())).unwrap_err();
         assert!(e.contains("blktrace binary log"), "{e}");
+    }
+
+    /// An action fio's replay does not know (the `sync_file_range` lines fio itself
+    /// writes, an action of the other line shape) and a version 3 `wait` are warned about
+    /// with fio's lines, once per clone, and skipped, their times kept as the last ones
+    /// (fio reads the time before the action).
+    #[test]
+    fn unknown_actions_are_warned_about_and_skipped() {
+        let log = tmp(
+            "sfr",
+            "fio version 3 iolog\n10 f add\n20 f open\n100 f write 0 4096\n\
+             150 f write 4096 4096\n160 f sync_file_range 4096 0\n170 f sync_file_range 4096 0\n\
+             200 f write 8192 4096\n230 f rd 0 1\n240 f read\n250 f add 0 0\n\
+             260 f wait 5 0\n300 f sync_file_range 8192 0\n400 f close\n",
+        );
+        let s = scan(&opts(&log)).unwrap();
+        assert_eq!((s.reads, s.writes, s.syncs, s.bytes), (0, 3, 0, 3 * 4096));
+        let sfr = "fio: bad iolog file action: sync_file_range";
+        assert_eq!(
+            s.warnings,
+            [
+                (sfr.to_string(), 2),
+                ("fio: bad iolog file action: rd".into(), 1),
+                ("fio: bad iolog file action: read".into(), 1),
+                ("fio: bad iolog file action: add".into(), 1),
+                (
+                    "iolog: ignoring wait command with version 3 for file f".into(),
+                    1
+                ),
+                (sfr.to_string(), 1),
+            ]
+        );
+        let mut r = Reader::open(&opts(&log)).unwrap();
+        let mut got = Vec::new();
+        loop {
+            let n = r.next_event().unwrap();
+            got.push(n);
+            if n == Next::End {
+                break;
+            }
+        }
+        let w = |offset: u64, delay_us: u64| Next::Io {
+            dir: Dir::Write,
+            offset,
+            len: 4096,
+            delay_us,
+        };
+        use Next::*;
+        // The third write waits 30 µs (from the skipped line at 170), the close 100.
+        assert_eq!(
+            got,
+            [
+                Delay(10),
+                w(0, 80),
+                w(4096, 50),
+                w(8192, 30),
+                Delay(100),
+                End
+            ]
+        );
     }
 
     #[test]

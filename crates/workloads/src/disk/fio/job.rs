@@ -641,6 +641,10 @@ pub struct JobSpec {
     /// The files of a `filename=a:b:c` list after the first (fio's `\:` is a colon in a
     /// name); all clones share them.
     pub more_files: Vec<String>,
+    /// Every `filename=` given to the job, in order (`[global]`'s first), each with where
+    /// it was written: fio does I/O to all their files, hostbench keeps the last
+    /// ([`filename_notice`] says so).
+    pub filenames_given: Vec<(String, String)>,
     /// `nrfiles`: files per clone with generated names (ignored with `filename`, as fio).
     pub nrfiles: u32,
     /// `openfiles`: at most this many of a clone's files open at once (0: all).
@@ -2046,10 +2050,15 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
     let mut global: Vec<(String, String, String)> = Vec::new();
     let mut global_known: Vec<String> = Vec::new();
     let mut jobs = Vec::new();
+    // The first job of a later job file is a stonewall (fio sets it on the job before its
+    // own options are read: its own `stonewall=0` wins, a `[global]` one does not). It is
+    // no option of the job's: fio's "job options" do not show it.
+    let mut file_stonewall = false;
     for sec in sections {
         if sec.file_start {
             global.clear();
             global_known.clear();
+            file_stonewall = true;
         }
         for (i, (k, _)) in sec.opts.iter().enumerate() {
             if canonical_option(k).is_none() {
@@ -2086,6 +2095,9 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
             continue;
         }
         let mut all = global.clone();
+        if std::mem::take(&mut file_stonewall) {
+            all.push(("stonewall".into(), String::new(), sec.origin.clone()));
+        }
         all.extend(own);
         let mut job = apply_options(&all, &sec.name, &sec.opts)?;
         if job.pre_read {
@@ -2105,6 +2117,43 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
     assign_groups(&mut jobs);
     super::steadystate::check_groups(&jobs)?;
     Ok(jobs)
+}
+
+/// One line when the job was given `filename` more than once with different files
+/// (`--filename=x --filename=z`, two `filename=` lines, `[global]`'s and the job's own):
+/// fio adds each to the job's files and does I/O to all of them, the size divided among
+/// them; hostbench keeps the last, on purpose (docs/fio.md: a later `filename` reads as a
+/// replacement, and fio's rule would write to a device the user meant to replace).
+pub fn filename_notice(j: &JobSpec) -> Option<String> {
+    let given = &j.filenames_given;
+    let (last, last_at) = given.last()?;
+    let earlier: Vec<&(String, String)> = given[..given.len() - 1]
+        .iter()
+        .filter(|(v, _)| v != last)
+        .collect();
+    if earlier.is_empty() {
+        return None;
+    }
+    let mut all: Vec<&str> = earlier.iter().map(|(v, _)| v.as_str()).collect();
+    all.dedup();
+    let named = earlier
+        .iter()
+        .map(|(v, at)| format!("filename={v} ({at})"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (them, both) = if all.len() == 1 {
+        (all[0].to_string(), "both")
+    } else {
+        (all.join(", "), "all")
+    };
+    Some(format!(
+        "fio: warning: job '{}': {named}, then filename={last} ({last_at}): hostbench does \
+         I/O to {last} only and leaves {them} alone, on purpose (docs/fio.md, \"One \
+         difference on purpose\"); fio would use {both}, the size divided: for that, give \
+         filename={}:{last} once",
+        j.name,
+        all.join(":")
+    ))
 }
 
 /// fio's group ids (`init.c:add_job`): the first job is in group 0; a job with `stonewall`
@@ -2172,6 +2221,7 @@ fn apply_options(
         number_ios: 0,
         filename: None,
         more_files: Vec::new(),
+        filenames_given: Vec::new(),
         nrfiles: 1,
         openfiles: 0,
         file_service: FileService::default(),
@@ -2433,6 +2483,7 @@ fn apply_options(
                          name is \\:)"
                     ));
                 }
+                j.filenames_given.push((v.clone(), at.to_string()));
                 j.filename = Some(list[0].clone());
                 j.more_files = list[1..].to_vec();
                 j.filename_dir = Some(j.directory.clone());

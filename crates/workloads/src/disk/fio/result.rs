@@ -113,9 +113,13 @@ impl CloneStats {
     }
 }
 
-/// The options of every `[global]` section, in order (fio's JSON "global options").
+/// The options of the `[global]` sections that reach the last job file's jobs, in order
+/// (fio's JSON "global options"): fio starts each job file from its defaults, so with
+/// several files only the last one's count (none: no key); with one, the command line's
+/// and the file's.
 pub(super) fn global_options(sections: &[Section]) -> Vec<FioOption> {
-    sections
+    let from = sections.iter().rposition(|s| s.file_start).unwrap_or(0);
+    sections[from..]
         .iter()
         .filter(|s| s.is_global())
         .flat_map(|s| &s.opts)
@@ -155,6 +159,13 @@ fn job(j: &JobSpec) -> FioJob {
                     .as_deref()
                     .map(|a| super::engines::exec::expand(a, j.runtime_s.unwrap_or(0.0), &j.name)),
                 std_redirect: e.std_redirect,
+            }
+        }),
+        cpuio: (j.engine == super::job::EngineKind::Cpuio).then(|| {
+            hostbench_core::fio_result::FioCpuio {
+                load: j.eng.cpuload.min(100),
+                mode: j.eng.cpumode.name().into(),
+                cycle_us: j.eng.cpuchunks_us,
             }
         }),
     }

@@ -1858,6 +1858,10 @@ impl FioWorker {
         if fd < 0 {
             return true;
         }
+        if let Some(l) = self.iolog.as_mut() {
+            let us = ctl.clock().to_ns(ctl.now().saturating_sub(l.t0)) / 1000;
+            l.w.sync_range(us, &self.path, l.last_off);
+        }
         let (first, end) = std::mem::replace(&mut self.sfr_range, (u64::MAX, 0));
         let t0 = ctl.now();
         let rc = if end > first {
