@@ -33,8 +33,9 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// directions' `prios`; 9 `fio.blocks[].latency_target` and `fio.jobs[].exec`; 10
 /// `fio.jobs[].stonewall`, and a `disk.fio` run's rate figures by fio's group definition
 /// ([`RunResult::upgrade_figures`]); 11 the net engine's `drop_ios` (fio's directions) and
-/// `fio.jobs[].report.bits`; 12 `outcome.signal` and `fio.jobs[].report.sig_figs`.
-pub const SCHEMA_MINOR: u32 = 12;
+/// `fio.jobs[].report.bits`; 12 `outcome.signal` and `fio.jobs[].report.sig_figs`; 13
+/// `fio.jobs[].cpuio`.
+pub const SCHEMA_MINOR: u32 = 13;
 
 /// One run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
