@@ -1536,3 +1536,62 @@ fn a_repeated_filename_keeps_the_last_and_says_so() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// `directory=` and an absolute `filename=`: fio joins them (`dd` + `/x/t/v` is
+/// `dd/x/t/v`), so the absolute path itself is never touched; hostbench wrote it (and with
+/// `unlink=1` removed it: a file the job did not name).
+#[test]
+fn an_absolute_filename_goes_under_the_directory_as_fio() {
+    let d = tmp("absdir");
+    std::fs::create_dir_all(d.join("dd")).unwrap();
+    std::fs::create_dir_all(d.join("t")).unwrap();
+    let precious = d.join("t/v");
+    std::fs::write(&precious, "precious\n").unwrap();
+    let abs = s(&precious);
+    let under = d.join("dd").join(abs.trim_start_matches('/'));
+    let job = format!("[b]\nrw=write\nsize=64k\ndirectory=dd\nfilename={abs}\n");
+    std::fs::write(d.join("j.fio"), &job).unwrap();
+    for args in [
+        vec!["j.fio".to_string()],
+        vec![
+            "--name=r".into(),
+            "--rw=read".into(),
+            "--size=4k".into(),
+            "--unlink=1".into(),
+            "--directory=dd".into(),
+            format!("--filename={abs}"),
+        ],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let h = hb(&d, &args);
+        assert_eq!(
+            std::fs::read_to_string(&precious).unwrap(),
+            "precious\n",
+            "{args:?}: the absolute path was written: {}",
+            h.err
+        );
+        if h.code == 0 {
+            assert!(under.exists(), "{args:?}: nothing under dd: {}", h.out);
+        } else {
+            // The directories under dd are not there (fio makes them).
+            assert_eq!(h.code, 2, "{}", h.err);
+            assert!(
+                h.err.contains(
+                    &format!("dd/{}", abs.trim_start_matches('/'))
+                        .rsplit_once('/')
+                        .unwrap()
+                        .0
+                ),
+                "{}",
+                h.err
+            );
+        }
+    }
+    if need_fio("an_absolute_filename_goes_under_the_directory_as_fio") {
+        let p = fio(&d, &["j.fio"]);
+        assert_eq!(p.code, 0, "{}", p.err);
+        assert_eq!(std::fs::read_to_string(&precious).unwrap(), "precious\n");
+        assert_eq!(std::fs::metadata(&under).unwrap().len(), 65536);
+    }
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -4362,8 +4362,19 @@ impl JobSpec {
                         .map_or_else(|| std::path::PathBuf::from("."), Into::into),
                     None => self.directory_of(0),
                 };
-                if p.is_absolute() || dir.as_os_str() == "." {
+                if dir.as_os_str() == "." {
                     p.to_path_buf()
+                } else if let Ok(rest) = p.strip_prefix("/") {
+                    // fio's add_file joins `directory` and the name whatever the name is:
+                    // `directory=dd filename=/x/v` is `dd/x/v` (it wrote, and with `unlink`
+                    // removed, `/x/v` itself: a file the job did not name). Only the run's
+                    // own directory (the native grammar's `dir`, not the job's) leaves an
+                    // absolute name as given.
+                    if !self.run_dir.is_empty() && dir == std::path::Path::new(&self.run_dir) {
+                        p.to_path_buf()
+                    } else {
+                        dir.join(rest)
+                    }
                 } else {
                     dir.join(p)
                 }
