@@ -546,9 +546,14 @@ impl FioStat {
         self.max = self.max.max(o.max);
     }
 
-    /// Adds the rate samples of another clone: fio sums a group's interval samples (the
-    /// rates add up), figure by figure.
+    /// Adds the rate samples of another clone or direction: fio's pure sum
+    /// (`stat.c:sum_stat(.., true)`): the rates add up figure by figure and so do the
+    /// sample counts (three clones of 3 samples each print `samples=9`, and fio's stddev is
+    /// over that count); a side without samples adds nothing.
     pub fn sum(&mut self, o: &FioStat) {
+        if o.n == 0 {
+            return;
+        }
         if self.n == 0 {
             *self = *o;
             return;
@@ -557,7 +562,7 @@ impl FioStat {
         self.max += o.max;
         self.mean += o.mean;
         self.m2 += o.m2;
-        self.n = self.n.max(o.n);
+        self.n += o.n;
     }
 
     /// Standard deviation over N−1 (0 for fewer than 2 samples), as fio prints it.
@@ -633,20 +638,8 @@ impl FioDir {
             m.slat.merge(&d.slat);
             m.clat.merge(&d.clat);
             m.lat.merge(&d.lat);
-            for (a, b) in [(&mut m.bw, &d.bw), (&mut m.iops, &d.iops)] {
-                if b.n == 0 {
-                    continue;
-                }
-                if a.n == 0 {
-                    *a = *b;
-                } else {
-                    a.min += b.min;
-                    a.max += b.max;
-                    a.mean += b.mean;
-                    a.m2 += b.m2;
-                    a.n += b.n;
-                }
-            }
+            m.bw.sum(&d.bw);
+            m.iops.sum(&d.iops);
             m.clat_bins.add(&d.clat_bins);
             m.lat_bins.add(&d.lat_bins);
             m.slat_bins.add(&d.slat_bins);
@@ -1157,7 +1150,8 @@ mod tests {
     fn rates_of_clones_add_up() {
         let mut a = stat(&[100, 200]);
         a.sum(&stat(&[10, 20, 30]));
-        assert_eq!((a.n, a.min, a.max), (3, 110, 230));
+        // fio's pure sum: the counts add up too (stat.c:sum_stat).
+        assert_eq!((a.n, a.min, a.max), (5, 110, 230));
         assert!((a.mean - 170.0).abs() < 1e-9);
     }
 

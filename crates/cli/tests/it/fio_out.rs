@@ -942,3 +942,45 @@ fn group_reporting_adds_the_clones_job_runtime_as_fio() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// A group's bandwidth and IOPS samples are its clones' added up, counts included (fio's
+/// pure sum: three clones of ~3 samples print `samples=9`); the count was one clone's.
+#[test]
+fn a_groups_rate_samples_count_every_clone_as_fio() {
+    let d = tmp("groupsamples");
+    let args = [
+        "--name=c",
+        "--numjobs=3",
+        "--group_reporting",
+        "--rate_iops=50",
+        "--runtime=2",
+        "--time_based",
+        "--size=1m",
+        "--rw=read",
+        "--output-format=json",
+    ];
+    let samples = |out: &str| {
+        let v = json(out);
+        let r = &v["jobs"][0]["read"];
+        (
+            r["bw_samples"].as_u64().unwrap(),
+            r["iops_samples"].as_u64().unwrap(),
+        )
+    };
+    let (out, _) = hb(&d, &args);
+    let (bw, iops) = samples(&out);
+    // 500 ms samples over 2 s: 3 or 4 per clone, 9 to 12 for the three.
+    assert!(
+        (8..=12).contains(&bw) && (8..=12).contains(&iops),
+        "{bw} {iops}"
+    );
+    if need_fio("a_groups_rate_samples_count_every_clone_as_fio") {
+        let (out, _) = fio(&d, &args);
+        let (fbw, fiops) = samples(&out);
+        assert!(
+            bw.abs_diff(fbw) <= 3 && iops.abs_diff(fiops) <= 3,
+            "{bw} {iops} vs fio {fbw} {fiops}"
+        );
+    }
+    std::fs::remove_dir_all(&d).ok();
+}
