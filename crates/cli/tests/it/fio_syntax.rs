@@ -72,6 +72,30 @@ fn sizes_follow_kb_base_as_in_fio() {
         amounts(&fio_json(&d, &args)),
         "kb_base after size in a job file"
     );
+    // A job's kb_base does not reach back into [global]'s sizes (fio parsed them when it
+    // read [global]): 250 I/Os of 4096 bytes, not of 4000; a global kb_base=1000 is the
+    // jobs' unless a job sets its own. (Measured with fio 3.33: (250, 1024000), then
+    // (250, 1000000) and (256, 1024000).)
+    std::fs::write(
+        &f,
+        "[global]\nioengine=null\nbs=4k\nsize=1000k\n[x]\nkb_base=1000\nrw=read\n",
+    )
+    .unwrap();
+    assert_eq!(amounts(&hb_json(&d, &args)), (250, 1_024_000));
+    assert_eq!(amounts(&fio_json(&d, &args)), (250, 1_024_000));
+    std::fs::write(
+        &f,
+        "[global]\nioengine=null\nkb_base=1000\nbs=4k\n[x]\nsize=1000k\n[y]\nkb_base=1024\n\
+         size=1000k\n",
+    )
+    .unwrap();
+    let both = |v: &Value| -> Vec<u64> {
+        (0..2)
+            .map(|i| v["jobs"][i]["read"]["io_bytes"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(both(&hb_json(&d, &args)), [1_000_000, 1_024_000]);
+    assert_eq!(both(&fio_json(&d, &args)), [1_000_000, 1_024_000]);
     std::fs::remove_dir_all(d).unwrap();
 }
 

@@ -2325,19 +2325,31 @@ fn apply_options(
         bufs: Default::default(),
         errors: Default::default(),
     };
-    // fio applies kb_base before the job's other options, wherever it is written; the
-    // last one given (the job's own over its global's) wins.
-    let mut kb_base = 1024;
-    for (k, v, at) in opts {
+    // fio parses each section's options in one go, kb_base first wherever it is written
+    // (options are sorted by priority); the [global] section's were parsed when it was
+    // read, with its own kb_base. So the globals' sizes are read with the globals' kb_base,
+    // and the job's own options with the job's (its own, else the globals'): a job's
+    // `kb_base=1000` does not turn a global `bs=4k` into 4000 bytes. The job's own options
+    // are the last `own.len()` of `opts`.
+    let split = opts.len().saturating_sub(own.len());
+    let mut global_kb = 1024;
+    let mut own_kb = None;
+    for (i, (k, v, at)) in opts.iter().enumerate() {
         if canonical_option(k) == Some("kb_base") {
-            kb_base = match v.trim() {
+            let kb = match v.trim() {
                 "1024" => 1024,
                 "1000" => 1000,
                 _ => return err(format!("{at}: kb_base={v}: expected 1024 or 1000")),
             };
+            if i < split {
+                global_kb = kb;
+            } else {
+                own_kb = Some(kb);
+            }
         }
     }
-    let _kb_base = super::expr::KbBaseScope::enter(kb_base);
+    let own_kb = own_kb.unwrap_or(global_kb);
+    let mut kb_scope = Some(super::expr::KbBaseScope::enter(global_kb));
     // bs, bsrange and bssplit are kept apart, as fio keeps them: a split wins over a range,
     // a range over bs, whatever their order.
     let mut bs_fixed = [4096u64; 3];
@@ -2358,7 +2370,12 @@ fn apply_options(
         ..Default::default()
     };
     let mut has_replay = false;
-    for (k, v, at) in opts {
+    for (i, (k, v, at)) in opts.iter().enumerate() {
+        if i == split && own_kb != global_kb {
+            // The job's own options: its kb_base (the old scope restored first).
+            kb_scope.take();
+            kb_scope = Some(super::expr::KbBaseScope::enter(own_kb));
+        }
         let key = canonical_option(k).unwrap_or("");
         let at = at.as_str();
         match key {
