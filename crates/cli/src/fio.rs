@@ -210,6 +210,8 @@ fn cmdhelp(which: Option<&str>) -> Result<String> {
 }
 
 fn parse(args: &[String]) -> Result<Parsed> {
+    // fio's forms (`-rw=read`, `--numj=2`, `-o FILE`) as `--long[=value]`.
+    let args = &crate::fio_getopt::normalize(args)?;
     let mut cmd_sections: Vec<job::Section> = Vec::new();
     let mut files: Vec<String> = Vec::new();
     let mut formats = vec![FioFormat::Normal];
@@ -611,16 +613,22 @@ fn output_formats(v: &str) -> Result<(Vec<FioFormat>, bool)> {
 
 /// Runs `hostbench fio ...`.
 pub fn main(argv: &[String]) -> Result<ExitCode> {
-    let args = &argv[2..];
-    if args.is_empty() {
+    if argv.len() <= 2 {
         bail!("fio: no jobs given (see `hostbench fio --help`)");
     }
+    // fio's forms (`-client=h`, `--cli h`) as `--long[=value]`.
+    let nargv: Vec<String> = argv[..2]
+        .iter()
+        .cloned()
+        .chain(crate::fio_getopt::normalize(&argv[2..])?)
+        .collect();
+    let args = &nargv[2..];
     if args
         .iter()
         .any(|a| a == "--client" || a.starts_with("--client="))
     {
         // fio's client mode: the job on every host over ssh (docs/fleet.md).
-        return crate::fleet::fioclient::main(argv);
+        return crate::fleet::fioclient::main(&nargv);
     }
     let cmd = match parse(args)? {
         Parsed::Print(s) => {
@@ -901,7 +909,8 @@ mod tests {
             ("--name=a --eta-interval=100ms", "at least 250 ms"),
             ("--name=a --eta-newline=0", "at least 1 ms"),
             ("--rw=read", "no jobs"),
-            ("-x", "unknown option '-x'"),
+            ("-x", "--section needs a value"),
+            ("--name=a --num=2", "is ambiguous; possibilities"),
         ] {
             let e = match parse(&args(a)) {
                 Err(e) => e.to_string(),
