@@ -495,6 +495,8 @@ fn parse(args: &[String]) -> Result<Parsed> {
         if showcmd {
             shown.push_str(&show_cmd(&s));
         }
+        // fio parses (and shows) a job file's options in its table's priority order.
+        s.iter_mut().for_each(job::sort_as_fio);
         // fio runs each job file after the one before, from its defaults: the globals
         // before it do not reach its jobs, and its first job is a stonewall (and so starts
         // a new group; `job::jobs_from_sections` reads that from `file_start`). An empty

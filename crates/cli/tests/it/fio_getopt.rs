@@ -209,3 +209,39 @@ fn options_shown_by_fio_names() {
         }
     }
 }
+
+/// A job file's options are shown in the order fio parses them: by its option table's
+/// priority (`lockfile` and `cpus_allowed_policy` first, `filename` and `filename_format`
+/// last), the rest in the file's order; the command line's in the order given.
+#[test]
+fn job_file_options_in_fio_order() {
+    let dir = tmp("getopt-order");
+    let text = "[global]\nfilename=tf\nsize=64k\nlockfile=exclusive\nrw=read\n\n\
+                [j]\nfilename_format=x\nfilename=tf\ncpus_allowed_policy=shared\nbs=4k\n\
+                readwrite=read\n";
+    std::fs::write(dir.join("o.fio"), text).unwrap();
+    let args = ["o.fio", "--output-format=json"];
+    let h = hb(&dir, &args);
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert_eq!(
+        keys(&h.out, "global options"),
+        [["lockfile", "size", "rw", "filename"]]
+    );
+    assert_eq!(
+        keys(&h.out, "job options"),
+        [[
+            "cpus_allowed_policy",
+            "bs",
+            "rw",
+            "filename_format",
+            "filename"
+        ]]
+    );
+    if need_fio("job_file_options_in_fio_order") {
+        let f = fio(&dir, &args);
+        assert_eq!(f.code, 0, "{}", f.err);
+        for what in ["job options", "global options"] {
+            assert_eq!(keys(&f.out, what), keys(&h.out, what), "{what}");
+        }
+    }
+}
