@@ -32,7 +32,9 @@ Usage: hostbench fio [options] [job file(s)]
 fio's command line and job files, measured by hostbench's own engine.
 
   --name=NAME              start a job (options before the first --name are global)
-  --OPTION=VALUE           a job option with fio's name and units (k/m/g = 1024)
+  --OPTION=VALUE           a job option with fio's name and units (k/m/g = 1024); as in
+                           fio, -OPTION=VALUE too, a unique prefix of a name (--numj=2),
+                           fio's short options (-o FILE, -x NAME, ...)
   --output-format=FORMATS  normal (default), json, json+, terse (minimal, csv), several
                            separated by commas (printed in fio's order: terse, json,
                            normal), or hostbench-json (the full result) alone
@@ -492,11 +494,12 @@ fn parse(args: &[String]) -> Result<Parsed> {
         if n == 0 && !only_sections.is_empty() {
             s.retain(|x| x.is_global() || only_sections.contains(&x.name));
         }
+        // fio parses (and shows, --showcmd too) a job file's options in its table's
+        // priority order.
+        s.iter_mut().for_each(job::sort_as_fio);
         if showcmd {
             shown.push_str(&show_cmd(&s));
         }
-        // fio parses (and shows) a job file's options in its table's priority order.
-        s.iter_mut().for_each(job::sort_as_fio);
         // fio runs each job file after the one before, from its defaults: the globals
         // before it do not reach its jobs, and its first job is a stonewall (and so starts
         // a new group; `job::jobs_from_sections` reads that from `file_start`). An empty
@@ -562,7 +565,8 @@ fn parse(args: &[String]) -> Result<Parsed> {
 
 /// `--showcmd`: one job file's sections as fio prints them, `fio --OPT=V ... --name=JOB
 /// --OPT=V ... ` and a newline: a job section is `--name=NAME`, the globals are their
-/// options alone, an option without a value is `--OPT`; a file with no section (or none
+/// options alone, an option without a value is `--OPT`, each by fio's name and in fio's
+/// order ([`job::sort_as_fio`]); a file with no section (or none
 /// left by `--section`) is an empty line.
 fn show_cmd(sections: &[job::Section]) -> String {
     let mut s = String::new();
@@ -574,6 +578,8 @@ fn show_cmd(sections: &[job::Section]) -> String {
             s.push_str(&format!("--name={} ", sec.name));
         }
         for (k, v) in &sec.opts {
+            // By fio's name for it (`readwrite=` is `--rw=`), as fio prints it.
+            let k = fio_names::canonical_name(k);
             if v.is_empty() {
                 s.push_str(&format!("--{k} "));
             } else {

@@ -17,6 +17,7 @@
 
 use anyhow::{Result, bail};
 use hostbench_workloads::disk::fio::fio_names::{self, Arg};
+use hostbench_workloads::disk::fio::job;
 
 /// hostbench's own options, looked up after fio's.
 const OWN: &[(&str, Arg)] = &[
@@ -188,7 +189,12 @@ pub fn normalize(args: &[String]) -> Result<Vec<String>> {
                     break;
                 }
             }
-            // Not an option of fio's: the parser names the problem (as written with `--`).
+            // Not an option of fio's: named as written.
+            Found::None if dashes == "-" => bail!(
+                "fio: command line: {}",
+                job::unsupported_option(name, &format!("-{name}"))
+            ),
+            // The parser names the problem (it knows hostbench's reasons).
             Found::None => out.push(format!("--{body}")),
         }
     }

@@ -237,7 +237,14 @@ fn job_file_options_in_fio_order() {
             "filename"
         ]]
     );
+    // fio's --showcmd (`-s`) prints them so too, by fio's names.
+    let show = "fio --lockfile=exclusive --size=64k --rw=read --filename=tf --name=j \
+                --cpus_allowed_policy=shared --bs=4k --rw=read --filename_format=x \
+                --filename=tf \n";
+    let hs = hb(&dir, &["-s", "o.fio"]);
+    assert_eq!(hs.out, show, "{}", hs.err);
     if need_fio("job_file_options_in_fio_order") {
+        assert_eq!(fio(&dir, &["-s", "o.fio"]).out, show);
         let f = fio(&dir, &args);
         assert_eq!(f.code, 0, "{}", f.err);
         for what in ["job options", "global options"] {
