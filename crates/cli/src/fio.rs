@@ -32,7 +32,9 @@ Usage: hostbench fio [options] [job file(s)]
 fio's command line and job files, measured by hostbench's own engine.
 
   --name=NAME              start a job (options before the first --name are global)
-  --OPTION=VALUE           a job option with fio's name and units (k/m/g = 1024)
+  --OPTION=VALUE           a job option with fio's name and units (k/m/g = 1024); as in
+                           fio, -OPTION=VALUE too, a unique prefix of a name (--numj=2),
+                           fio's short options (-o FILE, -x NAME, ...)
   --output-format=FORMATS  normal (default), json, json+, terse (minimal, csv), several
                            separated by commas (printed in fio's order: terse, json,
                            normal), or hostbench-json (the full result) alone
@@ -210,6 +212,8 @@ fn cmdhelp(which: Option<&str>) -> Result<String> {
 }
 
 fn parse(args: &[String]) -> Result<Parsed> {
+    // fio's forms (`-rw=read`, `--numj=2`, `-o FILE`) as `--long[=value]`.
+    let args = &crate::fio_getopt::normalize(args)?;
     let mut cmd_sections: Vec<job::Section> = Vec::new();
     let mut files: Vec<String> = Vec::new();
     let mut formats = vec![FioFormat::Normal];
@@ -490,6 +494,9 @@ fn parse(args: &[String]) -> Result<Parsed> {
         if n == 0 && !only_sections.is_empty() {
             s.retain(|x| x.is_global() || only_sections.contains(&x.name));
         }
+        // fio parses (and shows, --showcmd too) a job file's options in its table's
+        // priority order.
+        s.iter_mut().for_each(job::sort_as_fio);
         if showcmd {
             shown.push_str(&show_cmd(&s));
         }
@@ -558,7 +565,8 @@ fn parse(args: &[String]) -> Result<Parsed> {
 
 /// `--showcmd`: one job file's sections as fio prints them, `fio --OPT=V ... --name=JOB
 /// --OPT=V ... ` and a newline: a job section is `--name=NAME`, the globals are their
-/// options alone, an option without a value is `--OPT`; a file with no section (or none
+/// options alone, an option without a value is `--OPT`, each by fio's name and in fio's
+/// order ([`job::sort_as_fio`]); a file with no section (or none
 /// left by `--section`) is an empty line.
 fn show_cmd(sections: &[job::Section]) -> String {
     let mut s = String::new();
@@ -570,6 +578,8 @@ fn show_cmd(sections: &[job::Section]) -> String {
             s.push_str(&format!("--name={} ", sec.name));
         }
         for (k, v) in &sec.opts {
+            // By fio's name for it (`readwrite=` is `--rw=`), as fio prints it.
+            let k = fio_names::canonical_name(k);
             if v.is_empty() {
                 s.push_str(&format!("--{k} "));
             } else {
@@ -611,16 +621,22 @@ fn output_formats(v: &str) -> Result<(Vec<FioFormat>, bool)> {
 
 /// Runs `hostbench fio ...`.
 pub fn main(argv: &[String]) -> Result<ExitCode> {
-    let args = &argv[2..];
-    if args.is_empty() {
+    if argv.len() <= 2 {
         bail!("fio: no jobs given (see `hostbench fio --help`)");
     }
+    // fio's forms (`-client=h`, `--cli h`) as `--long[=value]`.
+    let nargv: Vec<String> = argv[..2]
+        .iter()
+        .cloned()
+        .chain(crate::fio_getopt::normalize(&argv[2..])?)
+        .collect();
+    let args = &nargv[2..];
     if args
         .iter()
         .any(|a| a == "--client" || a.starts_with("--client="))
     {
         // fio's client mode: the job on every host over ssh (docs/fleet.md).
-        return crate::fleet::fioclient::main(argv);
+        return crate::fleet::fioclient::main(&nargv);
     }
     let cmd = match parse(args)? {
         Parsed::Print(s) => {
@@ -901,7 +917,8 @@ mod tests {
             ("--name=a --eta-interval=100ms", "at least 250 ms"),
             ("--name=a --eta-newline=0", "at least 1 ms"),
             ("--rw=read", "no jobs"),
-            ("-x", "unknown option '-x'"),
+            ("-x", "--section needs a value"),
+            ("--name=a --num=2", "is ambiguous; possibilities"),
         ] {
             let e = match parse(&args(a)) {
                 Err(e) => e.to_string(),

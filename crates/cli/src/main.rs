@@ -19,6 +19,7 @@ mod compare;
 mod config_file;
 mod exec;
 mod fio;
+mod fio_getopt;
 mod fio_session;
 mod fleet;
 mod frontend;

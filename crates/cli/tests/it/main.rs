@@ -25,6 +25,7 @@ mod fio_errors;
 mod fio_exec;
 mod fio_fileopts;
 mod fio_files;
+mod fio_getopt;
 mod fio_iolog;
 mod fio_lat;
 mod fio_layout;

@@ -5,7 +5,7 @@
 //! Every option fio has that hostbench does not implement is an error that names it: a
 //! benchmark that silently ignores an option measures something else than the user asked.
 
-pub use super::jobfile::{Section, from_text, parse_ini, to_text};
+pub use super::jobfile::{Section, from_text, parse_ini, sort_as_fio, to_text};
 use std::fmt;
 
 /// A clone's error as fio reports it: errno, fio's `func` (`open(f)`, `unlink`) and what

@@ -337,6 +337,33 @@ pub fn to_text(sections: &[Section]) -> String {
     s
 }
 
+/// A job file's section in the order fio parses its options, which is the order its JSON
+/// "job options" and "global options" show them: fio sorts a section's options by their
+/// priority in its option table (`parse.c:sort_options`, a stable sort here as glibc's
+/// is: `lockfile`, `cpus_allowed_policy`, `kb_base`, `unit_base` first, `filename` and
+/// `filename_format` last, after `directory`), then parses the engine's own options, which
+/// its table lacks, after all the others (`options.c:fio_options_parse`). The command line
+/// is parsed in the order given (not sorted).
+pub fn sort_as_fio(sec: &mut Section) {
+    use super::fio_names::{OPTION_TABLE, PROFILE_OPTIONS, canonical_name};
+    let rank = |k: &str| -> (bool, i8) {
+        let k = canonical_name(k);
+        let in_table = OPTION_TABLE.iter().any(|(n, _)| *n == k) || PROFILE_OPTIONS.contains(&k);
+        let prio = match k {
+            "lockfile" | "cpus_allowed_policy" | "kb_base" | "unit_base" => -1,
+            "filename" | "filename_format" => 1,
+            _ => 0,
+        };
+        (!in_table, prio)
+    };
+    let mut idx: Vec<usize> = (0..sec.opts.len()).collect();
+    idx.sort_by_key(|&i| rank(&sec.opts[i].0));
+    sec.opts = idx.iter().map(|&i| sec.opts[i].clone()).collect();
+    if sec.opt_at.len() == idx.len() {
+        sec.opt_at = idx.iter().map(|&i| sec.opt_at[i].clone()).collect();
+    }
+}
+
 /// Reads canonical text back (no environment expansion: it was expanded when first parsed).
 /// A single line of fio's command-line form (`--name=a --rw=read --size=1m`, no spaces
 /// inside values) is accepted too, for the native grammar's `--set jobs=...`.

@@ -127,9 +127,11 @@ pub(super) fn global_options(sections: &[Section]) -> Vec<FioOption> {
         .collect()
 }
 
+/// One shown option, under fio's name for it (an alias is shown by its option's name, as
+/// fio shows it: `readwrite=` is `"rw"`).
 fn option(k: &str, v: &str) -> FioOption {
     FioOption {
-        name: k.to_string(),
+        name: super::fio_names::canonical_name(k).to_string(),
         value: v.to_string(),
     }
 }
