@@ -1265,7 +1265,10 @@ pub(super) fn lay_out(
         Ok(f) => f,
         Err(e) if !crate::disk::files::open_is_refused(path, false, &e) => {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
-            let call = if errno == libc::EROFS {
+            // fio unlinks the name before it opens it (but for an appending writer): on a
+            // read-only filesystem, or with a directory at the name (EISDIR), that unlink
+            // is the call that fails.
+            let call = if errno == libc::EROFS || errno == libc::EISDIR {
                 EROFS_CALL
             } else {
                 "open"
