@@ -1536,3 +1536,64 @@ fn a_repeated_filename_keeps_the_last_and_says_so() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// `name=` inside a section names the job's first clone in the reports (the start-up line,
+/// "Laying out", the normal layout's block and JSON `jobname`), as fio 3.33 does; its
+/// further clones and its generated files keep the section's name (fio: `renamed`, `x`;
+/// files `x.0.0`, `x.1.0`, `y.0.0`).
+#[test]
+fn name_in_a_section_names_the_first_clone_as_in_fio() {
+    let d = tmp("renamed");
+    std::fs::write(
+        d.join("n.fio"),
+        "[x]\nname=renamed\nrw=read\nsize=64k\nnumjobs=2\n[y]\nrw=read\nsize=64k\nname=y2\nstonewall\n",
+    )
+    .unwrap();
+    let names = |v: &Value| -> Vec<String> { entries(v).into_iter().map(|e| e.0).collect() };
+    let lines = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter_map(|l| {
+                if let Some((name, _)) = l.split_once(": (g=") {
+                    Some(name.to_string())
+                } else if l.contains("Laying out") {
+                    Some(l.to_string())
+                } else {
+                    l.contains("(groupid=")
+                        .then(|| l.split(": pid=").next().unwrap().to_string())
+                }
+            })
+            .collect()
+    };
+    let h = hb(&d, &["n.fio"]);
+    assert_eq!(h.code, 0, "{}", h.err);
+    let want = [
+        "renamed",
+        "y2",
+        "renamed: Laying out IO file (1 file / 0MiB)",
+        "x: Laying out IO file (1 file / 0MiB)",
+        "y2: Laying out IO file (1 file / 0MiB)",
+        "renamed: (groupid=0, jobs=1): err= 0",
+        "x: (groupid=0, jobs=1): err= 0",
+        "y2: (groupid=1, jobs=1): err= 0",
+    ];
+    assert_eq!(lines(&h.out), want, "{}", h.out);
+    let mut files: Vec<String> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".0"))
+        .collect();
+    files.sort();
+    assert_eq!(files, ["x.0.0", "x.1.0", "y.0.0"]);
+    let j = hb(&d, &["n.fio", "--output-format=json"]);
+    assert_eq!(names(&doc(&j.out)), ["renamed", "x", "y2"], "{}", j.out);
+    if need_fio("name_in_a_section_names_the_first_clone_as_in_fio") {
+        for f in &files {
+            std::fs::remove_file(d.join(f)).unwrap();
+        }
+        let p = fio(&d, &["n.fio"]);
+        assert_eq!(lines(&p.out), want, "{}", p.out);
+        let p = fio(&d, &["n.fio", "--output-format=json"]);
+        assert_eq!(names(&doc(&p.out)), ["renamed", "x", "y2"], "{}", p.out);
+    }
+    std::fs::remove_dir_all(d).ok();
+}

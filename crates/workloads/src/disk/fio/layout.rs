@@ -518,7 +518,7 @@ fn layout_files_in(
                     let need = j.clone_offset(c).saturating_add(size);
                     log.line(&format!(
                         "{}: Laying out IO file (1 file / {}MiB)",
-                        j.name,
+                        j.clone_name(c),
                         need >> 20
                     ));
                 }
@@ -604,16 +604,23 @@ fn layout_files_in(
                     announce_files(j, c, log);
                 }
                 let existed = std::fs::symlink_metadata(&path).is_ok();
-                let laid =
-                    match lay_out(j, &path, need, have, if nf > 1 { None } else { log }, log)? {
-                        Ok(laid) => laid,
-                        Err(e) => {
-                            // The clone fails alone (fio's err and func); the others go on.
-                            failed.push((path.clone(), e.clone()));
-                            j.layout_failed.push((c, e));
-                            continue;
-                        }
-                    };
+                let laid = match lay_out(
+                    j,
+                    c,
+                    &path,
+                    need,
+                    have,
+                    if nf > 1 { None } else { log },
+                    log,
+                )? {
+                    Ok(laid) => laid,
+                    Err(e) => {
+                        // The clone fails alone (fio's err and func); the others go on.
+                        failed.push((path.clone(), e.clone()));
+                        j.layout_failed.push((c, e));
+                        continue;
+                    }
+                };
                 if !laid {
                     // Stopped: the file it was creating (removed), or extending (short).
                     if existed {
@@ -826,7 +833,7 @@ fn announce_files(j: &JobSpec, c: u32, log: Option<&dyn StageLog>) {
     if n > 0 {
         log.line(&format!(
             "{}: Laying out IO file{} ({n} file{} / total {}MiB)",
-            j.name,
+            j.clone_name(c),
             if n == 1 { "" } else { "s" },
             if n == 1 { "" } else { "s" },
             total >> 20
@@ -1176,6 +1183,7 @@ fn check_direct(path: &Path) -> Result<(), WorkloadError> {
 /// never trusted.
 pub(super) fn lay_out(
     j: &JobSpec,
+    clone: u32,
     path: &Path,
     need: u64,
     have: u64,
@@ -1212,7 +1220,7 @@ pub(super) fn lay_out(
             // fio counts whole MiB (its `extend_size >> 20`): 1500 KiB reads "1MiB".
             log.line(&format!(
                 "{}: Laying out IO file (1 file / {}MiB)",
-                j.name,
+                j.clone_name(clone),
                 need >> 20
             ));
         }
