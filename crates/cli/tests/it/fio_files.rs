@@ -1597,3 +1597,61 @@ fn name_in_a_section_names_the_first_clone_as_in_fio() {
     }
     std::fs::remove_dir_all(d).ok();
 }
+
+/// `filename=newdir/sub/f` where newdir does not exist: fio makes the directories (mode
+/// 0700, its `create_work_dirs`) and runs; so does hostbench for a relative name under the
+/// run directory. A name that leaves it (`..`, refused before) or an absolute one whose
+/// directory is missing is refused, the message naming filename (it used to say "give
+/// another --directory").
+#[test]
+fn filename_in_missing_directories_makes_them_as_fio() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tmp("mkdirs");
+    let args = [
+        "--name=a",
+        "--filename=newdir/sub/f",
+        "--rw=write",
+        "--size=64k",
+        "--output-format=terse",
+    ];
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+    let made = |d: &Path| {
+        (
+            mode(&d.join("newdir")),
+            mode(&d.join("newdir/sub")),
+            std::fs::metadata(d.join("newdir/sub/f")).unwrap().len(),
+        )
+    };
+    let h = hb(&d, &args);
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert_eq!(made(&d), (0o700, 0o700, 64 << 10));
+    if need_fio("filename_in_missing_directories_makes_them_as_fio") {
+        std::fs::remove_dir_all(d.join("newdir")).unwrap();
+        let p = fio(&d, &args);
+        assert_eq!(p.code, 0, "{}", p.err);
+        assert_eq!(made(&d), (0o700, 0o700, 64 << 10));
+    }
+    let inner = d.join("inner");
+    std::fs::create_dir(&inner).unwrap();
+    let abs = d.join("abs/x/f");
+    for name in ["../escape/f".to_string(), abs.display().to_string()] {
+        let h = hb(
+            &inner,
+            &[
+                "--name=a",
+                &format!("--filename={name}"),
+                "--rw=write",
+                "--size=64k",
+            ],
+        );
+        assert_eq!(h.code, 2, "{name}: {}", h.err);
+        assert!(
+            h.err.contains("filename") && h.err.contains(&name),
+            "{name}: {}",
+            h.err
+        );
+        assert!(!h.err.contains("--directory"), "{name}: {}", h.err);
+    }
+    assert!(!d.join("escape").exists() && !d.join("abs").exists());
+    std::fs::remove_dir_all(d).ok();
+}

@@ -4291,6 +4291,15 @@ impl JobSpec {
         }
     }
 
+    /// The name `filename=` gives the job's file `k` (its list's `k`th), if any.
+    pub fn given_name(&self, k: u32) -> Option<&str> {
+        if k == 0 {
+            self.filename.as_deref()
+        } else {
+            self.more_files.get(k as usize - 1).map(String::as_str)
+        }
+    }
+
     /// The file clone `clone` uses (fio's `$jobname.$jobnum.$filenum` unless `filename`).
     pub fn file_path(&self, clone: u32) -> std::path::PathBuf {
         self.file_path_k(clone, 0)
