@@ -259,14 +259,21 @@ pub fn clocksource_warning(cs: &ClocksourceInfo) -> Option<Warning> {
     }
     let tsc_listed = cs.available.iter().any(|a| a == "tsc");
     let why = if tsc_listed {
-        "'tsc' is listed as available, so the kernel most likely marked it unstable (`dmesg |          grep -i clocksource` says why)"
+        "'tsc' is listed as available, so the kernel most likely marked it unstable (`dmesg | \
+         grep -i clocksource` says why)"
     } else {
-        "the CPU's own counter is not offered, or the kernel does not trust it (`dmesg | grep -i          clocksource` says why)"
+        "the CPU's own counter is not offered, or the kernel does not trust it (`dmesg | grep -i \
+         clocksource` says why)"
     };
     Some(Warning {
         kind: WarningKind::Clocksource,
         message: format!(
-            "the kernel keeps time with the '{current}' clocksource, a fallback: {why}. Reading              the time then costs up to microseconds and its steps are coarser, so latencies,              short runs and anything timed with the system clock are distorted, and figures are              not comparable with hosts on 'tsc'. Fix the cause (firmware TSC settings, or the              instance type), or, if the TSC is in fact stable, boot with `tsc=reliable`; `hostbench              timer` shows what each clock costs."
+            "the kernel keeps time with the '{current}' clocksource, a fallback: {why}. Reading \
+             the time then costs up to microseconds and its steps are coarser, so latencies, \
+             short runs and anything timed with the system clock are distorted, and figures are \
+             not comparable with hosts on 'tsc'. Fix the cause (firmware TSC settings, or the \
+             instance type), or, if the TSC is in fact stable, boot with `tsc=reliable`; `hostbench \
+             timer` shows what each clock costs."
         ),
     })
 }
@@ -489,6 +496,8 @@ mod tests {
         assert!(w.message.contains("'hpet'") && w.message.contains("marked it unstable"));
         let w = clocksource_warning(&cs("acpi_pm\n", &["acpi_pm", "jiffies"])).unwrap();
         assert!(w.message.contains("'acpi_pm'") && w.message.contains("not offered"));
+        // One space between words: no run of spaces left by a string broken over lines.
+        assert!(!w.message.contains("  "), "{}", w.message);
     }
 
     #[test]

@@ -1588,3 +1588,122 @@ fn an_absolute_filename_goes_under_the_directory_as_fio() {
     }
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// `name=` inside a section names the job's first clone in the reports (the start-up line,
+/// "Laying out", the normal layout's block and JSON `jobname`), as fio 3.33 does; its
+/// further clones and its generated files keep the section's name (fio: `renamed`, `x`;
+/// files `x.0.0`, `x.1.0`, `y.0.0`).
+#[test]
+fn name_in_a_section_names_the_first_clone_as_in_fio() {
+    let d = tmp("renamed");
+    std::fs::write(
+        d.join("n.fio"),
+        "[x]\nname=renamed\nrw=read\nsize=64k\nnumjobs=2\n[y]\nrw=read\nsize=64k\nname=y2\nstonewall\n",
+    )
+    .unwrap();
+    let names = |v: &Value| -> Vec<String> { entries(v).into_iter().map(|e| e.0).collect() };
+    let lines = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter_map(|l| {
+                if let Some((name, _)) = l.split_once(": (g=") {
+                    Some(name.to_string())
+                } else if l.contains("Laying out") {
+                    Some(l.to_string())
+                } else {
+                    l.contains("(groupid=")
+                        .then(|| l.split(": pid=").next().unwrap().to_string())
+                }
+            })
+            .collect()
+    };
+    let h = hb(&d, &["n.fio"]);
+    assert_eq!(h.code, 0, "{}", h.err);
+    let want = [
+        "renamed",
+        "y2",
+        "renamed: Laying out IO file (1 file / 0MiB)",
+        "x: Laying out IO file (1 file / 0MiB)",
+        "y2: Laying out IO file (1 file / 0MiB)",
+        "renamed: (groupid=0, jobs=1): err= 0",
+        "x: (groupid=0, jobs=1): err= 0",
+        "y2: (groupid=1, jobs=1): err= 0",
+    ];
+    assert_eq!(lines(&h.out), want, "{}", h.out);
+    let mut files: Vec<String> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".0"))
+        .collect();
+    files.sort();
+    assert_eq!(files, ["x.0.0", "x.1.0", "y.0.0"]);
+    let j = hb(&d, &["n.fio", "--output-format=json"]);
+    assert_eq!(names(&doc(&j.out)), ["renamed", "x", "y2"], "{}", j.out);
+    if need_fio("name_in_a_section_names_the_first_clone_as_in_fio") {
+        for f in &files {
+            std::fs::remove_file(d.join(f)).unwrap();
+        }
+        let p = fio(&d, &["n.fio"]);
+        assert_eq!(lines(&p.out), want, "{}", p.out);
+        let p = fio(&d, &["n.fio", "--output-format=json"]);
+        assert_eq!(names(&doc(&p.out)), ["renamed", "x", "y2"], "{}", p.out);
+    }
+    std::fs::remove_dir_all(d).ok();
+}
+
+/// `filename=newdir/sub/f` where newdir does not exist: fio makes the directories (mode
+/// 0700, its `create_work_dirs`) and runs; so does hostbench for a relative name under the
+/// run directory. A name that leaves it (`..`, refused before) or an absolute one whose
+/// directory is missing is refused, the message naming filename (it used to say "give
+/// another --directory").
+#[test]
+fn filename_in_missing_directories_makes_them_as_fio() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tmp("mkdirs");
+    let args = [
+        "--name=a",
+        "--filename=newdir/sub/f",
+        "--rw=write",
+        "--size=64k",
+        "--output-format=terse",
+    ];
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+    let made = |d: &Path| {
+        (
+            mode(&d.join("newdir")),
+            mode(&d.join("newdir/sub")),
+            std::fs::metadata(d.join("newdir/sub/f")).unwrap().len(),
+        )
+    };
+    let h = hb(&d, &args);
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert_eq!(made(&d), (0o700, 0o700, 64 << 10));
+    if need_fio("filename_in_missing_directories_makes_them_as_fio") {
+        std::fs::remove_dir_all(d.join("newdir")).unwrap();
+        let p = fio(&d, &args);
+        assert_eq!(p.code, 0, "{}", p.err);
+        assert_eq!(made(&d), (0o700, 0o700, 64 << 10));
+    }
+    let inner = d.join("inner");
+    std::fs::create_dir(&inner).unwrap();
+    let abs = d.join("abs/x/f");
+    for name in ["../escape/f".to_string(), abs.display().to_string()] {
+        let h = hb(
+            &inner,
+            &[
+                "--name=a",
+                &format!("--filename={name}"),
+                "--rw=write",
+                "--size=64k",
+            ],
+        );
+        assert_eq!(h.code, 2, "{name}: {}", h.err);
+        assert!(
+            h.err.contains("filename") && h.err.contains(&name),
+            "{name}: {}",
+            h.err
+        );
+        assert!(!h.err.contains("--directory"), "{name}: {}", h.err);
+    }
+    assert!(!d.join("escape").exists() && !d.join("abs").exists());
+    std::fs::remove_dir_all(d).ok();
+}

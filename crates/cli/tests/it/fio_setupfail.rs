@@ -389,3 +389,59 @@ fn a_job_in_a_directory_it_may_not_write_fails_alone_as_in_fio() {
     }
     std::fs::remove_dir_all(d).ok();
 }
+
+/// A directory given as a job's file (`filename=subdir`, a user review): fio lays the job's
+/// file out and its unlink of the name fails (err=21, `func=unlink`, EISDIR); that job alone
+/// fails, the jobs before and after it run, the normal layout has no block for it, and the
+/// exit status is 1. The directory is left as it was.
+#[test]
+fn a_directory_as_a_jobs_file_fails_that_job_alone_as_in_fio() {
+    let d = tmp("isdir");
+    std::fs::create_dir(d.join("subdir")).unwrap();
+    std::fs::write(d.join("subdir/keep"), b"x").unwrap();
+    std::fs::write(
+        d.join("j.fio"),
+        "[global]\nrw=read\nsize=64k\n[good]\n[bad]\nfilename=subdir\n[good2]\n",
+    )
+    .unwrap();
+    let want = [
+        ("good".to_string(), 0, 16, 0),
+        ("bad".to_string(), 21, 0, 0),
+        ("good2".to_string(), 0, 16, 0),
+    ];
+    let h = hb(&d, &["j.fio", "--output-format=json"]);
+    assert_eq!(h.code, 1, "one job failed: exit status 1\n{}", h.err);
+    assert_eq!(entries(&doc(&h.out)), want, "{}", h.out);
+    let unlinks = |out: &str| {
+        out.lines()
+            .filter(|l| l.contains("err=21/") && l.contains("func=unlink, error=Is a directory"))
+            .count()
+    };
+    assert_eq!(unlinks(&h.out), 1, "{}\n{}", h.out, h.err);
+    assert_eq!(
+        std::fs::read(d.join("subdir/keep")).unwrap(),
+        b"x",
+        "the directory is left alone"
+    );
+    let n = hb(&d, &["j.fio"]);
+    assert_eq!(n.code, 1, "{}", n.err);
+    assert_eq!(
+        err_lines(&n.out),
+        [
+            "good: (groupid=0, jobs=1) err=0",
+            "good2: (groupid=0, jobs=1) err=0"
+        ],
+        "{}",
+        n.out
+    );
+    if need_fio("a_directory_as_a_jobs_file_fails_that_job_alone_as_in_fio") {
+        let p = fio(&d, &["j.fio", "--output-format=json"]);
+        assert_eq!(p.code, h.code, "{}", p.err);
+        assert_eq!(entries(&doc(&p.out)), want, "{}", p.out);
+        // fio prints its line on stderr (setup_files fails in fio's parent, pid=0).
+        assert_eq!(unlinks(&p.err), 1, "{}", p.err);
+        let p = fio(&d, &["j.fio"]);
+        assert_eq!(err_lines(&p.out), err_lines(&n.out), "{}", p.out);
+    }
+    std::fs::remove_dir_all(d).ok();
+}

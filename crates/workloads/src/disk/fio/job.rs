@@ -591,8 +591,13 @@ pub enum FadviseHint {
 /// One job, typed, with every default filled in.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
-    /// `name`.
+    /// The job's section name (`[name]`, or `--name`): its generated files, its messages
+    /// and every clone but the first are named after it.
     pub name: String,
+    /// `name=` given inside the section with another name: fio reports the job's first
+    /// clone under it (start-up line, "Laying out", its block, JSON `jobname`); the other
+    /// clones and the generated file names keep the section's name, as fio 3.33's.
+    pub renamed: Option<String>,
     /// Reporting group, as fio numbers them: a job with `stonewall` or `new_group` starts
     /// the next group when the current one has jobs already.
     pub groupid: u32,
@@ -2312,6 +2317,12 @@ fn apply_options(
         disk_util: true,
         fadvise_hint: FadviseHint::ByPattern,
         own_opts: own.to_vec(),
+        renamed: own
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "name")
+            .map(|(_, v)| v.trim().to_string())
+            .filter(|v| !v.is_empty() && v != section),
         allow_mounted_write: false,
         thread: false,
         eng: Default::default(),
@@ -4288,6 +4299,24 @@ impl JobSpec {
             rw
         }
     }
+    /// The name fio reports clone `clone` under: the section's `name=` for the first
+    /// ([`renamed`](Self::renamed)), else the section's.
+    pub fn clone_name(&self, clone: u32) -> &str {
+        match &self.renamed {
+            Some(n) if clone == 0 => n,
+            _ => &self.name,
+        }
+    }
+
+    /// The name `filename=` gives the job's file `k` (its list's `k`th), if any.
+    pub fn given_name(&self, k: u32) -> Option<&str> {
+        if k == 0 {
+            self.filename.as_deref()
+        } else {
+            self.more_files.get(k as usize - 1).map(String::as_str)
+        }
+    }
+
     /// The file clone `clone` uses (fio's `$jobname.$jobnum.$filenum` unless `filename`).
     pub fn file_path(&self, clone: u32) -> std::path::PathBuf {
         self.file_path_k(clone, 0)

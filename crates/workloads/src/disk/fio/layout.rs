@@ -397,6 +397,12 @@ fn layout_files_in(
             let path = j.file_path_k(c, k);
             if j.filename.is_none() && j.filename_format.is_some() {
                 make_parents(j, &path)?;
+            } else if let Some(given) = j.given_name(k)
+                && !j.engine.fileless()
+                && !super::trigger::readonly()
+            {
+                // (--readonly makes nothing: the layout refuses the missing directory.)
+                make_filename_parents(j, given, &path)?;
             }
             let (path, meta) = resolve_job_file(j, path, k)?;
             let is_dev = meta.as_ref().is_some_and(|m| {
@@ -518,7 +524,7 @@ fn layout_files_in(
                     let need = j.clone_offset(c).saturating_add(size);
                     log.line(&format!(
                         "{}: Laying out IO file (1 file / {}MiB)",
-                        j.name,
+                        j.clone_name(c),
                         need >> 20
                     ));
                 }
@@ -604,16 +610,23 @@ fn layout_files_in(
                     announce_files(j, c, log);
                 }
                 let existed = std::fs::symlink_metadata(&path).is_ok();
-                let laid =
-                    match lay_out(j, &path, need, have, if nf > 1 { None } else { log }, log)? {
-                        Ok(laid) => laid,
-                        Err(e) => {
-                            // The clone fails alone (fio's err and func); the others go on.
-                            failed.push((path.clone(), e.clone()));
-                            j.layout_failed.push((c, e));
-                            continue;
-                        }
-                    };
+                let laid = match lay_out(
+                    j,
+                    c,
+                    &path,
+                    need,
+                    have,
+                    if nf > 1 { None } else { log },
+                    log,
+                )? {
+                    Ok(laid) => laid,
+                    Err(e) => {
+                        // The clone fails alone (fio's err and func); the others go on.
+                        failed.push((path.clone(), e.clone()));
+                        j.layout_failed.push((c, e));
+                        continue;
+                    }
+                };
                 if !laid {
                     // Stopped: the file it was creating (removed), or extending (short).
                     if existed {
@@ -826,7 +839,7 @@ fn announce_files(j: &JobSpec, c: u32, log: Option<&dyn StageLog>) {
     if n > 0 {
         log.line(&format!(
             "{}: Laying out IO file{} ({n} file{} / total {}MiB)",
-            j.name,
+            j.clone_name(c),
             if n == 1 { "" } else { "s" },
             if n == 1 { "" } else { "s" },
             total >> 20
@@ -1130,7 +1143,6 @@ fn check_directories(j: &JobSpec) -> Result<(), WorkloadError> {
 /// job's directory are made (mode 0700, as fio); an existing one must be a directory, not a
 /// symlink (never followed).
 fn make_parents(j: &JobSpec, path: &Path) -> Result<(), WorkloadError> {
-    use std::os::unix::fs::DirBuilderExt;
     let dirs = j.directories();
     let Some((base, rel)) = dirs
         .iter()
@@ -1138,21 +1150,67 @@ fn make_parents(j: &JobSpec, path: &Path) -> Result<(), WorkloadError> {
     else {
         return Ok(());
     };
-    let mut at = base.clone();
+    make_dirs(j, base, rel, "filename_format's", false)
+}
+
+/// fio's `create_work_dirs` for a `filename=` with a `/` (`newdir/sub/f`): the missing
+/// directories are made (mode 0700, as fio) when the name is relative and stays under the
+/// run directory (no `..`); an absolute name, or one with `..`, is left to the layout,
+/// which refuses a missing directory naming filename=.
+fn make_filename_parents(j: &JobSpec, given: &str, path: &Path) -> Result<(), WorkloadError> {
+    let rel = Path::new(given);
+    let n = rel.components().count();
+    if rel.is_absolute()
+        || n < 2
+        || rel
+            .components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
+        return Ok(());
+    }
+    let Some(base) = path.ancestors().nth(n) else {
+        return Ok(());
+    };
+    // A directory the name goes through by a symlink is the user's to give (as before).
+    make_dirs(j, base, rel, "filename's", true)
+}
+
+/// Makes the missing directories of `rel` (all but its last component) under `base`, mode
+/// 0700 as fio; an existing one must be a directory, not a symlink (never followed) unless
+/// `follow`: then a symlink to a directory is gone through.
+fn make_dirs(
+    j: &JobSpec,
+    base: &Path,
+    rel: &Path,
+    whose: &str,
+    follow: bool,
+) -> Result<(), WorkloadError> {
+    use std::os::unix::fs::DirBuilderExt;
+    let mut at = base.to_path_buf();
     let parts: Vec<_> = rel.components().collect();
     for c in &parts[..parts.len().saturating_sub(1)] {
         at.push(c);
-        match std::fs::symlink_metadata(&at) {
+        let meta = if follow {
+            std::fs::metadata(&at)
+        } else {
+            std::fs::symlink_metadata(&at)
+        };
+        match meta {
             Ok(m) if m.is_dir() => {}
-            Ok(_) => {
+            // Something else is there (a file, a symlink not followed, a dangling one).
+            _ if std::fs::symlink_metadata(&at).is_ok() => {
+                let why = if follow {
+                    "not a directory, or a symlink to none"
+                } else {
+                    "not a directory, or a symlink, which is never followed"
+                };
                 return Err(WorkloadError::usage(format!(
-                    "job '{}': {} is in the way of filename_format's directories (not a \
-                     directory, or a symlink, which is never followed)",
+                    "job '{}': {} is in the way of {whose} directories ({why})",
                     j.name,
                     at.display()
                 )));
             }
-            Err(_) => std::fs::DirBuilder::new()
+            _ => std::fs::DirBuilder::new()
                 .mode(0o700)
                 .create(&at)
                 .map_err(|e| io_err(ErrorKind::of_io(&e), "cannot create directory", &at, &e))?,
@@ -1176,6 +1234,7 @@ fn check_direct(path: &Path) -> Result<(), WorkloadError> {
 /// never trusted.
 pub(super) fn lay_out(
     j: &JobSpec,
+    clone: u32,
     path: &Path,
     need: u64,
     have: u64,
@@ -1190,11 +1249,24 @@ pub(super) fn lay_out(
         .filter(|p| !p.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     if !dir.is_dir() {
-        return Err(WorkloadError::usage(format!(
-            "job '{}': directory {} does not exist; create it or give another --directory",
-            j.name,
-            dir.display()
-        )));
+        // A name given with filename= says so: its directory came from there.
+        let named = (0..j.nfiles())
+            .filter_map(|k| j.given_name(k).filter(|_| j.file_path_k(0, k) == path))
+            .next();
+        return Err(WorkloadError::usage(match named {
+            Some(f) => format!(
+                "job '{}': filename={f}: directory {} does not exist; create it first \
+                 (hostbench makes missing directories only for a relative filename under the \
+                 run directory, without '..')",
+                j.name,
+                dir.display()
+            ),
+            None => format!(
+                "job '{}': directory {} does not exist; create it or give another --directory",
+                j.name,
+                dir.display()
+            ),
+        }));
     }
     if super::trigger::readonly() {
         // fio refuses the layout ("refusing extend of file due to read-only") and its job
@@ -1212,7 +1284,7 @@ pub(super) fn lay_out(
             // fio counts whole MiB (its `extend_size >> 20`): 1500 KiB reads "1MiB".
             log.line(&format!(
                 "{}: Laying out IO file (1 file / {}MiB)",
-                j.name,
+                j.clone_name(clone),
                 need >> 20
             ));
         }
@@ -1265,7 +1337,10 @@ pub(super) fn lay_out(
         Ok(f) => f,
         Err(e) if !crate::disk::files::open_is_refused(path, false, &e) => {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
-            let call = if errno == libc::EROFS {
+            // fio unlinks the name before it opens it (but for an appending writer): on a
+            // read-only filesystem, or with a directory at the name (EISDIR), that unlink
+            // is the call that fails.
+            let call = if errno == libc::EROFS || errno == libc::EISDIR {
                 EROFS_CALL
             } else {
                 "open"

@@ -44,6 +44,8 @@ pub(super) struct DirStats {
 #[derive(Debug, Clone, Default)]
 pub(super) struct CloneStats {
     pub(super) job: usize,
+    /// Which clone of its job (0: the first).
+    pub(super) clone: u32,
     /// Reads, writes, trims.
     pub(super) dirs: [DirStats; 3],
     pub(super) sync: RunStat,
@@ -138,7 +140,7 @@ fn option(k: &str, v: &str) -> FioOption {
 
 fn job(j: &JobSpec) -> FioJob {
     FioJob {
-        name: j.name.clone(),
+        name: j.clone_name(0).to_string(),
         options: j.own_opts.iter().map(|(k, v)| option(k, v)).collect(),
         rw: j.rw.name().into(),
         bs_read: j.bs_read,
@@ -277,7 +279,7 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
     Acc {
         block: FioBlock {
             job: s.job,
-            name: j.name.clone(),
+            name: j.clone_name(s.clone).to_string(),
             groupid: j.groupid,
             clones: 1,
             runtime_ms,

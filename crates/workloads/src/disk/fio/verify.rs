@@ -407,7 +407,8 @@ pub fn notices(j: &JobSpec) -> Vec<String> {
             .all(|k| fmt.contains(k));
     if writes && o.do_verify && j.numjobs > 1 && (j.filename.is_some() || !own_names) {
         n.push(
-            "fio: multiple writers may overwrite blocks that belong to other jobs. This can              cause verification failures."
+            "fio: multiple writers may overwrite blocks that belong to other jobs. This can \
+             cause verification failures."
                 .to_string(),
         );
     }
@@ -419,7 +420,8 @@ pub fn notices(j: &JobSpec) -> Vec<String> {
         && o.backlog == 0
     {
         n.push(
-            "fio: verification read phase will never start because write phase uses all of              runtime"
+            "fio: verification read phase will never start because write phase uses all of \
+             runtime"
                 .to_string(),
         );
     }
@@ -1663,6 +1665,37 @@ fn dump(buf: &[u8], file: &Path, off: u64, what: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The two notices fio 3.33 prints word for word (init.c: a single space where its
+    /// source continues the string on the next line).
+    #[test]
+    fn notices_are_fios_words() {
+        let job = |t: &str| {
+            super::super::job::jobs_from_sections(&super::super::job::from_text(t).unwrap())
+                .unwrap()
+                .remove(0)
+        };
+        let n = notices(&job(
+            "[w]\nrw=write\nsize=64k\nverify=md5\nnumjobs=2\nfilename=f\n",
+        ));
+        assert_eq!(
+            n,
+            [
+                "fio: multiple writers may overwrite blocks that belong to other jobs. This can \
+              cause verification failures."
+            ]
+        );
+        let n = notices(&job(
+            "[w]\nrw=write\nsize=64k\nverify=md5\ntime_based\nruntime=1\n",
+        ));
+        assert_eq!(
+            n,
+            [
+                "fio: verification read phase will never start because write phase uses all of \
+              runtime"
+            ]
+        );
+    }
 
     #[test]
     fn crc_tables_match_the_known_entries() {

@@ -301,6 +301,7 @@ pub(super) fn new_worker(
     let prio_plan = j.cmdprio.plan(ioprio, [reads, writes]);
     let mut stats = CloneStats {
         job: ji,
+        clone,
         ioprio,
         cmdprio: prio_plan.any(),
         ..CloneStats::default()
@@ -3644,7 +3645,15 @@ impl FioWorker {
             // create_serialize=0: fio's job lays its file out as it starts (the run's
             // interrupt stops it as it stops the layout before the run).
             let need = self.job.offset + self.size;
-            match super::layout::lay_out(&self.job, &self.path, need, 0, None, None) {
+            match super::layout::lay_out(
+                &self.job,
+                self.shared.threads[self.tid].1,
+                &self.path,
+                need,
+                0,
+                None,
+                None,
+            ) {
                 Ok(Ok(_)) => {}
                 Ok(Err(e)) => return Err(e),
                 Err(e) => return Err((libc::EIO, "extend_file".to_string(), e.to_string())),
