@@ -1054,18 +1054,7 @@ fn size_in_percent_is_of_each_file_as_fio() {
             hb(&d, &args)
         };
         assert_eq!(r.code, 0, "{prog} {extra:?}: {}", r.err);
-        let v = doc(&r.out);
-        let ios = v["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|j| {
-                (
-                    j["read"]["total_ios"].as_u64().unwrap(),
-                    j["write"]["total_ios"].as_u64().unwrap(),
-                )
-            })
-            .collect();
+        let ios = counts(&r.out);
         let sizes = lens
             .iter()
             .map(|(f, _)| std::fs::metadata(d.join(f)).unwrap().len())

@@ -730,6 +730,19 @@ mod tests {
         }
     }
 
+    /// Every event the reader gives for `log`, up to and with its end.
+    fn events(log: &str) -> Vec<Next> {
+        let mut r = Reader::open(&opts(log)).unwrap();
+        let mut got = Vec::new();
+        loop {
+            let n = r.next_event().unwrap();
+            got.push(n);
+            if n == Next::End {
+                return got;
+            }
+        }
+    }
+
     #[test]
     fn a_version_3_log_is_counted_and_replayed_with_its_times() {
         let log = tmp(
@@ -741,15 +754,7 @@ mod tests {
         assert_eq!((s.version, s.file.as_str()), (3, "/x/f"));
         assert_eq!((s.reads, s.writes, s.syncs, s.trims), (1, 1, 1, 1));
         assert_eq!((s.max_len, s.end), ([4096, 8192], 8192));
-        let mut r = Reader::open(&opts(&log)).unwrap();
-        let mut got = Vec::new();
-        loop {
-            let n = r.next_event().unwrap();
-            got.push(n);
-            if n == Next::End {
-                break;
-            }
-        }
+        let got = events(&log);
         use Next::*;
         assert_eq!(
             got,
@@ -864,15 +869,7 @@ mod tests {
                 (sfr.to_string(), 1),
             ]
         );
-        let mut r = Reader::open(&opts(&log)).unwrap();
-        let mut got = Vec::new();
-        loop {
-            let n = r.next_event().unwrap();
-            got.push(n);
-            if n == Next::End {
-                break;
-            }
-        }
+        let got = events(&log);
         let w = |offset: u64, delay_us: u64| Next::Io {
             dir: Dir::Write,
             offset,
