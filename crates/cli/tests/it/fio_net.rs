@@ -513,8 +513,11 @@ fn a_udp_reader_counts_the_messages_missing_by_sequence_number_as_fio() {
 /// out, sorted.
 fn setsockopts(dir: &Path, program: &Path, args: &[&str]) -> Vec<String> {
     let (o, log) = strace_f(dir, program, args, "setsockopt", &[]);
+    // fio's own run may end in error after its options are set: under load its receiver
+    // (mss=1000: short reads) ended early and the sender got ECONNRESET (exit 1, a CI
+    // run). The options are what is compared; only hostbench's run must succeed.
     assert!(
-        o.status.success(),
+        o.status.success() || program == Path::new("fio"),
         "{}\n{}",
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
