@@ -176,7 +176,6 @@ struct ZoneState {
     end: u64,
 }
 
-/// One clone's offsets and lengths.
 /// fio's block-size generators (`bsrange_state[ddir]`, taus88 or taus258 as
 /// `random_generator` says): with them a size drawn from `bsrange`/`bssplit` is the one fio
 /// draws, so a sequential job's sizes and counts are fio's. One set per clone, shared by its
@@ -254,6 +253,7 @@ impl SizeDraws {
     }
 }
 
+/// One clone's offsets and lengths.
 pub(super) struct Pattern {
     /// See [`Fast`].
     fast: Fast,
