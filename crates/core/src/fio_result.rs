@@ -389,6 +389,11 @@ pub struct FioError {
     pub detail: String,
     /// Clones of the block that ended with an error.
     pub clones: u32,
+    /// Of [`FioError::clones`], those whose files fio's parent failed to lay out before any
+    /// job started (`create_serialize`, the default): fio printed their `fio: pid=0, err=...`
+    /// line on stderr then, so the report's end lines leave them out (since 1.14).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub setup_clones: u32,
 }
 
 /// One direction (reads or writes) of a block.
@@ -894,8 +899,8 @@ impl FioBlock {
 }
 
 /// Serde's test for a count left out when 0.
-fn is_zero(n: &u64) -> bool {
-    *n == 0
+fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
 }
 
 #[cfg(test)]

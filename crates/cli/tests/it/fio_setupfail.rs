@@ -203,8 +203,10 @@ fn a_job_whose_file_cannot_be_laid_out_fails_alone_as_in_fio() {
             .filter(|l| l.contains(&format!("err=30/{func}, error=Read-only file system")))
             .count()
     };
-    assert_eq!(lines(&h.out, "func=unlink"), 3, "{}", h.out);
-    assert_eq!(lines(&h.out, "func=open"), 1, "{}", h.out);
+    // On stderr as the layout fails, fio's parent's `pid=0`: stdout is the JSON alone.
+    assert_eq!(lines(&h.err, "func=unlink"), 3, "{}", h.err);
+    assert_eq!(lines(&h.err, "func=open"), 1, "{}", h.err);
+    assert!(h.out.starts_with('{'), "{}", h.out);
     let n = hb(&d, &args[..15]);
     assert_eq!(n.code, 4, "{}", n.err);
     assert_eq!(
@@ -233,6 +235,8 @@ fn a_job_whose_file_cannot_be_laid_out_fails_alone_as_in_fio() {
         };
         assert_eq!(lines(&all(&p), "func=unlink"), 3, "{}", p.err);
         assert_eq!(lines(&all(&p), "func=open"), 1, "{}", p.err);
+        let out = p.out.replace("/file:filesetup.c:150, ", "/");
+        assert_eq!(lines(&out, "func=unlink"), 0, "{}", p.out);
         let pn = fio(&d, &args[..15]);
         assert_eq!(err_lines(&pn.out), err_lines(&n.out), "{}", pn.out);
     }
@@ -377,7 +381,8 @@ fn a_job_in_a_directory_it_may_not_write_fails_alone_as_in_fio() {
             .filter(|l| l.contains("err=13/") && l.contains("func=open, error=Permission denied"))
             .count()
     };
-    assert_eq!(opens(&h.out), 2, "{}", h.out);
+    assert_eq!(opens(&h.err), 2, "{}", h.err);
+    assert_eq!(opens(&h.out), 0, "{}", h.out);
     if need_fio("a_job_in_a_directory_it_may_not_write_fails_alone_as_in_fio") {
         std::fs::remove_file(d.join("rw/b.0.0")).unwrap();
         let fio_bin = std::path::Path::new("/usr/bin/fio");
@@ -417,7 +422,30 @@ fn a_directory_as_a_jobs_file_fails_that_job_alone_as_in_fio() {
             .filter(|l| l.contains("err=21/") && l.contains("func=unlink, error=Is a directory"))
             .count()
     };
-    assert_eq!(unlinks(&h.out), 1, "{}\n{}", h.out, h.err);
+    // fio's parent lays the files out (create_serialize, the default) and prints the
+    // failure on stderr as it happens, `pid=0`: stdout is the JSON alone.
+    assert_eq!(unlinks(&h.err), 1, "{}\n{}", h.out, h.err);
+    assert_eq!(unlinks(&h.out), 0, "{}\n{}", h.out, h.err);
+    assert!(h.out.starts_with('{'), "{}", h.out);
+    assert!(
+        h.err
+            .contains("fio: pid=0, err=21/func=unlink, error=Is a directory"),
+        "{}",
+        h.err
+    );
+    // create_serialize=0: the clone lays its file out itself, and its line (its own pid)
+    // comes on stdout with the report, before the JSON, as fio's.
+    let serial = ["j.fio", "--output-format=json", "--create_serialize=0"];
+    let c = hb(&d, &serial);
+    assert_eq!(c.code, 1, "{}", c.err);
+    assert_eq!(
+        (unlinks(&c.out), unlinks(&c.err)),
+        (1, 0),
+        "{}\n{}",
+        c.out,
+        c.err
+    );
+    assert!(!c.out.contains("pid=0,"), "{}", c.out);
     assert_eq!(
         std::fs::read(d.join("subdir/keep")).unwrap(),
         b"x",
@@ -440,6 +468,8 @@ fn a_directory_as_a_jobs_file_fails_that_job_alone_as_in_fio() {
         assert_eq!(entries(&doc(&p.out)), want, "{}", p.out);
         // fio prints its line on stderr (setup_files fails in fio's parent, pid=0).
         assert_eq!(unlinks(&p.err), 1, "{}", p.err);
+        let pc = fio(&d, &serial);
+        assert_eq!((unlinks(&pc.out), unlinks(&pc.err)), (1, 0), "{}", pc.out);
         let p = fio(&d, &["j.fio"]);
         assert_eq!(err_lines(&p.out), err_lines(&n.out), "{}", p.out);
     }

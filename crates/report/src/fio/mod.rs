@@ -368,7 +368,8 @@ pub fn end_lines(r: &RunResult, l: &FioLayout) -> String {
     if let Some(fio) = &r.fio {
         for b in &fio.blocks {
             if let Some(e) = &b.error {
-                for _ in 0..e.clones {
+                // Those whose layout failed in fio's parent said so on stderr then.
+                for _ in 0..e.clones.saturating_sub(e.setup_clones) {
                     out.push_str(&format!(
                         "fio: pid={}, err={}/func={}, error={}\n",
                         fio.pid, e.errno, e.func, e.text

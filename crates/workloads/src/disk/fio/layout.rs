@@ -72,6 +72,17 @@ pub(super) fn layout_files(
         &mut measured,
     );
     if pass == Pass::Prepare && matches!(r, Ok(Some(_))) {
+        // fio's parent lays the files out before any job starts (`create_serialize`, its
+        // default) and says at once on stderr which clone failed, as `pid=0` (with
+        // create_serialize=0 the clone's own line comes with the report, on stdout).
+        for j in jobs.iter().filter(|j| j.create_serialize) {
+            for (_, (errno, func, _)) in &j.layout_failed {
+                eprintln!(
+                    "fio: pid=0, err={errno}/func={func}, error={}",
+                    super::worker::strerror(*errno)
+                );
+            }
+        }
         *MEASURED
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((

@@ -362,7 +362,10 @@ fn merge(m: &mut Acc, b: &Acc) {
     mb.clones += 1;
     // fio's merged entry keeps the first error; the exit status counts every failed clone.
     match (&mut mb.error, &bb.error) {
-        (Some(m), Some(b)) => m.clones += b.clones,
+        (Some(m), Some(b)) => {
+            m.clones += b.clones;
+            m.setup_clones += b.setup_clones;
+        }
         (m @ None, Some(b)) => *m = Some(b.clone()),
         _ => {}
     }

@@ -697,7 +697,7 @@ fn read_full(fd: i32, buf: *mut u8, off: u64, len: u32) -> i64 {
 }
 
 /// The system's text for `errno` (`No space left on device`), without Rust's `(os error N)`.
-fn strerror(errno: i32) -> String {
+pub(super) fn strerror(errno: i32) -> String {
     let s = std::io::Error::from_raw_os_error(errno).to_string();
     match s.rfind(" (os error ") {
         Some(i) => s[..i].to_string(),
@@ -1782,6 +1782,7 @@ impl FioWorker {
                 text: strerror(errno),
                 detail,
                 clones: 0,
+                setup_clones: 0,
             });
         }
     }
@@ -1794,6 +1795,7 @@ impl FioWorker {
             text: strerror(errno),
             detail,
             clones: 1,
+            setup_clones: 0,
         });
     }
 
@@ -3477,6 +3479,16 @@ impl LoopWorker for FioWorker {
             // end stops nothing: no exitall, no exitall_on_error).
             if let Some((errno, func, detail)) = self.open_failed.take() {
                 self.set_error(errno, &func, detail);
+                // fio's parent said so on stderr as it laid the files out (`layout.rs`);
+                // with create_serialize=0 the clone's own line comes with the report.
+                if let Some(e) = self
+                    .stats
+                    .error
+                    .as_mut()
+                    .filter(|_| self.job.create_serialize)
+                {
+                    e.setup_clones = 1;
+                }
             }
             if self.job.flow > 0 {
                 self.shared.flows.leave(self.job.flow_id, self.job.flow, 0);
