@@ -800,3 +800,54 @@ fn skipped_log_actions_are_warned_about_as_fio() {
         }
     }
 }
+
+/// A log of reads replayed where its file is missing fails the job at its open, as fio's
+/// (`err=2`, `func=open(f2)`), and creates nothing (a user review: hostbench made an empty
+/// `f2`, then failed its first read with err=5); `replay_redirect` to a missing file alike.
+#[test]
+fn a_replayed_log_of_reads_creates_no_missing_file_as_fio() {
+    let d = tmp("iolog-missing");
+    let w = hb(
+        &d,
+        &[
+            "--name=w",
+            "--filename=f2",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=64k",
+            "--write_iolog=log2",
+        ],
+    );
+    assert_eq!(w.code, 0, "{}", w.err);
+    std::fs::remove_file(d.join("f2")).unwrap();
+    let runs: [&[&str]; 2] = [
+        &["--name=x", "--read_iolog=log2", "--output-format=json"],
+        &[
+            "--name=x",
+            "--read_iolog=log2",
+            "--replay_redirect=f3",
+            "--output-format=json",
+        ],
+    ];
+    for (args, file) in runs.iter().zip(["f2", "f3"]) {
+        let h = hb(&d, args);
+        assert_eq!(h.code, 1, "{args:?}\n{}{}", h.out, h.err);
+        let j = &doc(&h.out)["jobs"][0];
+        assert_eq!(j["error"], 2, "{args:?}\n{}", h.out);
+        assert_eq!(j["read"]["total_ios"], 0, "{args:?}\n{}", h.out);
+        assert!(
+            h.out
+                .contains(&format!("err=2/func=open({file}), error=No such file")),
+            "{}",
+            h.out
+        );
+        assert!(!d.join(file).exists(), "{args:?}: {file} was created");
+        if need_fio("a_replayed_log_of_reads_creates_no_missing_file_as_fio") {
+            let p = fio(&d, args);
+            assert_eq!(p.code, h.code, "{}", p.err);
+            assert_eq!(doc(&p.out)["jobs"][0]["error"], 2, "{}", p.out);
+            assert!(!d.join(file).exists(), "{args:?}: fio created {file}");
+        }
+    }
+    std::fs::remove_dir_all(d).ok();
+}

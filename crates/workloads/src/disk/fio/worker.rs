@@ -472,9 +472,14 @@ fn open_job_file(
             .mode(if j.fill_device { 0o644 } else { 0o600 });
     }
     let mut flags = libc::O_NOFOLLOW;
-    if j.create_on_open && !(writes || j.engine == EngineKind::Mmap) && j.allow_file_create {
+    if j.create_on_open
+        && !(writes || j.engine == EngineKind::Mmap)
+        && j.allow_file_create
+        && j.replay.is_none()
+    {
         // A reader's create_on_open also makes its (empty) file, as fio's open does; its
-        // reads then find nothing there and the job ends in error, as fio's.
+        // reads then find nothing there and the job ends in error, as fio's. A replayed log
+        // of reads makes nothing: fio's open of a missing file fails (err=2, `open(f)`).
         flags |= libc::O_CREAT;
         o.mode(0o600);
     }
