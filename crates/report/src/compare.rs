@@ -236,7 +236,10 @@ fn score_interval(c: &Comparison, g: &hostbench_core::compare::GeoMean) -> Strin
             ratio_text(lo),
             ratio_text(hi)
         ),
-        _ => String::new(),
+        _ => format!(
+            " (no interval: fewer than {} runs per side)",
+            hostbench_core::compare::MIN_RUNS_FOR_INTERVAL
+        ),
     }
 }
 
@@ -381,7 +384,16 @@ pub fn verdict_sentence(c: &Comparison, s: usize) -> String {
             format!("{side} against {base}: nothing in common to compare.")
         };
     };
-    let (lo, hi) = (g.ci_lo.unwrap_or(g.speedup), g.ci_hi.unwrap_or(g.speedup));
+    let (Some(lo), Some(hi)) = (g.ci_lo, g.ci_hi) else {
+        // Too few runs for an interval: the medians' ratio, and no claim from it.
+        return format!(
+            "{side} against {base}: {} overall by the medians over {}, too few runs for a \
+             verdict (an interval needs {} runs per side on each){rows_note}.",
+            change_pct(g.speedup),
+            what(g.rows),
+            hostbench_core::compare::MIN_RUNS_FOR_INTERVAL
+        );
+    };
     let level = c.options.confidence * 100.0;
     let interval = format!(
         "{level:.0}% interval {} to {}",

@@ -306,7 +306,7 @@ pub struct GeoMean {
 }
 
 pub use price::{HOURS_PER_MONTH, PerPrice, Price, PricePerformance};
-pub use score::{BOOTSTRAP_ROUNDS, MIN_RUNS_FOR_SCORE, Rank};
+pub use score::{BOOTSTRAP_ROUNDS, MIN_RUNS_FOR_INTERVAL, MIN_RUNS_FOR_SCORE, Rank};
 
 /// Kinds of comparison warning; stable snake_case names in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
