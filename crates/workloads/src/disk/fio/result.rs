@@ -222,9 +222,12 @@ fn clone_prios(s: &CloneStats, j: &JobSpec) -> [Vec<FioPrio>; 3] {
 
 /// One clone's block.
 fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
-    // fio counts runtime in whole ms; a run that moved data lasted at least 1 ms of it (a
-    // clone whose first I/O failed has none, as in fio).
+    // fio counts runtime in whole ms: the job's truncated (`job_runtime`), a direction's
+    // rounded up from its µs (`update_runtime`: 999.4 ms of a `runtime=1` job read for
+    // 1000, never 999); a run that moved data lasted at least 1 ms of it (a clone whose
+    // first I/O failed has none, as in fio).
     let did_io = s.dirs.iter().any(|d| d.bytes > 0);
+    let ms_up = |ns: u64| (ns / 1000).div_ceil(1000);
     let runtime_ms = (s.runtime_ns / 1_000_000).max(u64::from(did_io));
     let pct = |ns: u64| {
         if s.runtime_ns > 0 {
@@ -239,14 +242,14 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
     let verified = s.dirs[0].ios > 0 && read_pct == 0;
     let dir_ms = |d: usize| {
         if s.verify_ns == 0 {
-            return runtime_ms;
+            return ms_up(s.runtime_ns).max(u64::from(did_io));
         }
         let ns = if d == 0 {
             s.verify_ns
         } else {
             s.runtime_ns.saturating_sub(s.verify_ns)
         };
-        (ns / 1_000_000).max(u64::from(s.dirs[d].bytes > 0))
+        ms_up(ns).max(u64::from(s.dirs[d].bytes > 0))
     };
     let dir = |d: usize| {
         let ds = &s.dirs[d];
@@ -566,5 +569,29 @@ mod tests {
             m.block.read.runtime_ms, 3000,
             "a direction's: the longest clone's"
         );
+    }
+
+    /// fio's rounding (a user review: `runtime=1` read for 999 ms here, never below 1000 in
+    /// fio): a direction's runtime is its µs rounded up to ms (`update_runtime`), the job's
+    /// `job_runtime` truncated ms.
+    #[test]
+    fn a_directions_runtime_is_rounded_up_as_fios() {
+        let text = "[j]\nrw=read\nsize=1m\nioengine=null\n";
+        let s = super::super::jobfile::parse_ini(text, "t.fio", &|_: &str| None).unwrap();
+        let j = super::super::job::jobs_from_sections(&s).unwrap().remove(0);
+        for (ns, dir, job) in [
+            (999_400_000, 1000, 999),
+            (1_000_000_000, 1000, 1000),
+            (1_000_000_900, 1000, 1000),
+            (1_000_001_000, 1001, 1000),
+        ] {
+            let mut c = CloneStats {
+                runtime_ns: ns,
+                ..CloneStats::default()
+            };
+            c.dirs[0].bytes = 4096;
+            let b = clone_block(&c, &j).block;
+            assert_eq!((b.read.runtime_ms, b.runtime_ms), (dir, job), "{ns} ns");
+        }
     }
 }
