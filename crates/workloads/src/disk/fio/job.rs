@@ -1033,7 +1033,7 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "offset",
-        aliases: &[],
+        aliases: &["fileoffset"],
     },
     Opt {
         name: "offset_increment",
@@ -4498,6 +4498,20 @@ impl JobSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every option taken answers to each of fio 3.33's aliases of it (`fileoffset` was
+    /// refused while `offset` was taken: a user review).
+    #[test]
+    fn every_option_taken_takes_fios_aliases() {
+        for (name, alias) in super::super::fio_names::OPTION_TABLE {
+            if alias.is_empty() {
+                continue;
+            }
+            if let Some(o) = OPTS.iter().find(|o| o.name == *name) {
+                assert!(o.aliases.contains(alias), "{name}: alias {alias} refused");
+            }
+        }
+    }
 
     fn no_env(_: &str) -> Option<String> {
         None
