@@ -1696,3 +1696,91 @@ fn filename_in_missing_directories_makes_them_as_fio() {
     assert!(!d.join("escape").exists() && !d.join("abs").exists());
     std::fs::remove_dir_all(d).ok();
 }
+
+/// `write_hint` (a user review: refused) sets fio's hint on the job's file as it opens it —
+/// `fcntl(fd, F_SET_RW_HINT, &2)` for `short` on a buffered job; with `direct=1` fio asks
+/// for the open file's hint (`F_SET_FILE_RW_HINT`), which kernels since 5.18 refuse: the
+/// job then fails with `err=22`, `func=fcntl write hint`, and writes nothing, in both tools.
+#[test]
+fn write_hint_is_set_on_the_file_as_fio_sets_it() {
+    if !super::fio_engines::have_strace("write_hint_is_set_on_the_file_as_fio_sets_it") {
+        return;
+    }
+    let d = tmp("whint");
+    let base = [
+        "--name=a",
+        "--size=256k",
+        "--rw=write",
+        "--filename=wh",
+        "--write_hint=short",
+        "--output-format=json",
+    ];
+    // The hint calls of a run: F_SET_RW_HINT is 0x40c, F_SET_FILE_RW_HINT 0x40e.
+    let hints = |log: &str| -> Vec<String> {
+        log.lines()
+            .filter(|l| l.contains("fcntl(") && (l.contains("0x40c") || l.contains("0x40e")))
+            .map(|l| {
+                let i = l.find("fcntl(").unwrap();
+                let call = &l[i..];
+                call.split(',').nth(1).unwrap_or("").trim().to_string()
+            })
+            .collect()
+    };
+    let mut a = vec!["fio"];
+    a.extend(base);
+    a.push("--no-save");
+    let (o, log) = strace_f(&d, common::bin(), &a, "fcntl", &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(hints(&log), ["0x40c /* F_??? */"], "{log}");
+    let h = hb(&d, &base);
+    assert_eq!(
+        doc(&h.out)["jobs"][0]["write"]["total_ios"],
+        64,
+        "{}",
+        h.out
+    );
+    let mut direct = base.to_vec();
+    direct.push("--direct=1");
+    let h = hb(&d, &direct);
+    let j = &doc(&h.out)["jobs"][0];
+    let failed = (
+        j["error"].as_i64(),
+        j["write"]["total_ios"].as_u64(),
+        h.code,
+    );
+    // A kernel that still takes the open file's hint runs the job.
+    if failed.0 != Some(0) {
+        assert_eq!(failed, (Some(22), Some(0), 1), "{}", h.out);
+        assert!(
+            h.out
+                .contains("err=22/func=fcntl write hint, error=Invalid argument"),
+            "{}",
+            h.out
+        );
+    }
+    let bad = hb(&d, &["--name=a", "--size=64k", "--write_hint=soon"]);
+    assert_eq!(bad.code, 2, "{}", bad.err);
+    assert!(
+        bad.err.contains("write_hint=soon: expected none, short"),
+        "{}",
+        bad.err
+    );
+    if need_fio("write_hint_is_set_on_the_file_as_fio_sets_it") {
+        let (o, log) = strace_f(&d, "fio", &base, "fcntl", &[]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(hints(&log), ["0x40c /* F_??? */"], "{log}");
+        let p = fio(&d, &direct);
+        let pj = &doc(&p.out)["jobs"][0];
+        assert_eq!(
+            (
+                pj["error"].as_i64(),
+                pj["write"]["total_ios"].as_u64(),
+                p.code
+            ),
+            failed,
+            "{}",
+            p.out
+        );
+    }
+    std::fs::remove_dir_all(d).ok();
+}

@@ -863,6 +863,10 @@ pub struct JobSpec {
     pub disk_util: bool,
     /// `fadvise_hint`.
     pub fadvise_hint: FadviseHint,
+    /// `write_hint`: the write life-time hint fio sets on each file it opens (Linux's
+    /// `RWH_WRITE_LIFE_*`: none 1 .. extreme 5), through `F_SET_RW_HINT` (the inode's), or
+    /// `F_SET_FILE_RW_HINT` (the open file's) with `direct=1`.
+    pub write_hint: Option<u64>,
     /// The options of the job's own section, as given (fio's `"job options"`).
     pub own_opts: Vec<(String, String)>,
     /// `allow_mounted_write`: write a block device even while it is mounted or in use.
@@ -1241,6 +1245,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "disk_util",
+        aliases: &[],
+    },
+    Opt {
+        name: "write_hint",
         aliases: &[],
     },
     Opt {
@@ -2316,6 +2324,7 @@ fn apply_options(
         invalidate: true,
         disk_util: true,
         fadvise_hint: FadviseHint::ByPattern,
+        write_hint: None,
         own_opts: own.to_vec(),
         renamed: own
             .iter()
@@ -2888,6 +2897,17 @@ fn apply_options(
                         ));
                     }
                 }
+            }
+            "write_hint" => {
+                let hint = ["none", "short", "medium", "long", "extreme"]
+                    .iter()
+                    .position(|h| *h == v.trim());
+                let Some(h) = hint else {
+                    return err(format!(
+                        "{at}: write_hint={v}: expected none, short, medium, long or extreme"
+                    ));
+                };
+                j.write_hint = Some(h as u64 + 1);
             }
             "allow_mounted_write" => j.allow_mounted_write = parse_bool_opt(k, v, at)?,
             "stonewall" => j.stonewall = parse_bool_opt(k, v, at)?,

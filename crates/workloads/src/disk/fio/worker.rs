@@ -442,6 +442,14 @@ fn open_donor(j: &JobSpec) -> Result<super::engines::e4defrag::Donor, WorkloadEr
 /// fio's failed open of `path`: the errno, `open(NAME)` (the name as the job gives it,
 /// without a leading `./`) and the detail.
 fn open_failure(path: &Path, e: &std::io::Error) -> (i32, String, String) {
+    if let Some(WriteHintFailed(errno)) = e.get_ref().and_then(|x| x.downcast_ref()) {
+        let text = strerror(*errno);
+        return (
+            *errno,
+            "fcntl write hint".into(),
+            format!("fcntl write hint on {}: {text}", path.display()),
+        );
+    }
     let errno = e.raw_os_error().unwrap_or(libc::EIO);
     let shown = path.strip_prefix(".").unwrap_or(path).display().to_string();
     let func = format!("open({shown})");
@@ -491,7 +499,51 @@ fn open_job_file(
         flags |= j.sync_io;
     }
     o.custom_flags(flags);
-    o.open(path)
+    let f = o.open(path)?;
+    if let Some(hint) = j.write_hint {
+        set_write_hint(&f, hint, j.direct)?;
+    }
+    Ok(f)
+}
+
+/// `write_hint` refused by the kernel: the clone fails with it, as fio's `fcntl write hint`.
+#[derive(Debug)]
+struct WriteHintFailed(i32);
+
+impl std::fmt::Display for WriteHintFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "fcntl write hint: {}", strerror(self.0))
+    }
+}
+
+impl std::error::Error for WriteHintFailed {}
+
+/// fio's `write_hint` on a regular file or block device just opened: the inode's hint
+/// (`F_SET_RW_HINT`), or the open file's (`F_SET_FILE_RW_HINT`) for direct I/O, which
+/// kernels since 5.18 refuse (EINVAL), failing the job as in fio.
+fn set_write_hint(f: &std::fs::File, hint: u64, direct: bool) -> std::io::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    const F_SET_RW_HINT: libc::c_int = 1024 + 12;
+    const F_SET_FILE_RW_HINT: libc::c_int = 1024 + 14;
+    let t = f.metadata()?.file_type();
+    if !(t.is_file() || t.is_block_device()) {
+        return Ok(());
+    }
+    let cmd = if direct {
+        F_SET_FILE_RW_HINT
+    } else {
+        F_SET_RW_HINT
+    };
+    let hint: u64 = hint;
+    // SAFETY: fcntl on our own fd with a pointer to a u64 that outlives the call.
+    let r = unsafe { libc::fcntl(f.as_raw_fd(), cmd, &hint as *const u64) };
+    if r < 0 {
+        let errno = std::io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EINVAL);
+        return Err(std::io::Error::other(WriteHintFailed(errno)));
+    }
+    Ok(())
 }
 
 /// fio's `fadvise_hint`: tells the kernel the job's access pattern over its region of the
