@@ -1248,6 +1248,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "log_entries",
+        aliases: &[],
+    },
+    Opt {
         name: "write_hint",
         aliases: &[],
     },
@@ -2487,6 +2491,11 @@ fn apply_options(
             }
             // fio 3.33 takes them and does nothing with them (`deprecated_lines`).
             "flow_watermark" | "verifysort" | "verifysort_nr" => {}
+            // The entries fio's logs first allocate (they grow as needed): checked as fio
+            // checks it, nothing else to do (hostbench's logs are written as they go).
+            "log_entries" => {
+                parse_int(k, v, at, 1024, 1024 * 1_048_576)?;
+            }
             // An option of fio's tiobench profile: without `profile=tiobench` fio accepts
             // it and does nothing with it (examples/waitfor.fio and steadystate.fio set
             // it); so does hostbench, and its front-end says so on stderr.
@@ -4518,6 +4527,23 @@ impl JobSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `log_entries` (a user review: refused) is taken within fio's bounds (1024 to 1 Gi
+    /// entries; `log_entries=5` is fio's "min value out of range") and changes nothing.
+    #[test]
+    fn log_entries_is_checked_as_fio_and_taken() {
+        let one = |v: &str| {
+            let text = format!("[a]\nioengine=null\nsize=64k\nlog_entries={v}\n");
+            jobs_from_sections(&from_text(&text).unwrap()).map(|mut j| j.remove(0))
+        };
+        let plain = jobs_from_sections(&from_text("[a]\nioengine=null\nsize=64k\n").unwrap())
+            .unwrap()
+            .remove(0);
+        let j = one("4096").unwrap();
+        assert_eq!((j.size, j.bsz), (plain.size, plain.bsz));
+        assert!(one("5").is_err());
+        assert!(one("1073741825").is_err());
+    }
 
     /// Every option taken answers to each of fio 3.33's aliases of it (`fileoffset` was
     /// refused while `offset` was taken: a user review).
