@@ -1784,3 +1784,46 @@ fn write_hint_is_set_on_the_file_as_fio_sets_it() {
     }
     std::fs::remove_dir_all(d).ok();
 }
+
+/// libaio's submission refused by the kernel (`/dev/full` takes no AIO: `io_submit` fails
+/// with EINVAL): the clone ends with the kernel's errno under fio's `func=io commit`, the
+/// I/O it queued counts as issued, and its job block is printed, as fio's (a user review:
+/// hostbench said err=5 `io submit`, issued nothing and printed no block).
+#[test]
+fn a_refused_aio_submission_fails_the_job_as_fios_commit() {
+    let d = tmp("aiofull");
+    let args = [
+        "--name=a",
+        "--rw=write",
+        "--filename=/dev/full",
+        "--ioengine=libaio",
+        "--iodepth=8",
+        "--size=1m",
+    ];
+    let shape = |r: &Ran| {
+        let issued = r
+            .out
+            .lines()
+            .find(|l| l.contains("issued rwts:"))
+            .map(|l| l.split_whitespace().nth(2).unwrap_or("").to_string());
+        let head = r.out.lines().any(|l| {
+            l.starts_with("a: (groupid=0, jobs=1): err=22 (")
+                && l.contains("func=io commit, error=Invalid argument")
+        });
+        (r.code, issued, head)
+    };
+    let h = hb(&d, &args);
+    let want = (1, Some("total=0,1,0,0".to_string()), true);
+    assert_eq!(shape(&h), want, "{}\n{}", h.out, h.err);
+    assert!(
+        !h.out.contains("WRITE: bw="),
+        "no bytes, no group line\n{}",
+        h.out
+    );
+    if need_fio("a_refused_aio_submission_fails_the_job_as_fios_commit") {
+        let p = fio(&d, &args);
+        assert_eq!(shape(&p), want, "{}\n{}", p.out, p.err);
+        assert!(!p.out.contains("WRITE: bw="), "{}", p.out);
+    }
+    std::fs::remove_dir_all(d).ok();
+}

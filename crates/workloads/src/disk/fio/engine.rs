@@ -1082,7 +1082,8 @@ impl Aio {
                 if e.raw_os_error() == Some(libc::EINTR) {
                     continue;
                 }
-                return Err(io::Error::new(e.kind(), format!("io_submit failed: {e}")));
+                // The kernel's errno as it is: the clone's err= (fio's `io commit`).
+                return Err(e);
             }
             done += r as usize;
             self.inflight += r as usize;

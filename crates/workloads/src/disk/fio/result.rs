@@ -241,8 +241,12 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
     // `do_verify`), and what came before it the writes'.
     let verified = s.dirs[0].ios > 0 && read_pct == 0;
     let dir_ms = |d: usize| {
+        // fio updates a direction's runtime only once it moved bytes.
+        if s.dirs[d].bytes == 0 {
+            return 0;
+        }
         if s.verify_ns == 0 {
-            return ms_up(s.runtime_ns).max(u64::from(did_io));
+            return ms_up(s.runtime_ns).max(1);
         }
         let ns = if d == 0 {
             s.verify_ns

@@ -2991,9 +2991,9 @@ impl FioWorker {
         ctl: &RunControl<'_>,
     ) -> Result<u64, ()> {
         if let Err(e) = engine.submit() {
-            // What was not submitted is not in flight.
-            batch.clear();
-            self.fail_engine("io submit", &e);
+            // What was not submitted is not in flight (the caller counts it as issued, as
+            // fio's queue did); fio's commit hook is where its engines submit.
+            self.fail_engine("io commit", &e);
             return Err(());
         }
         let t1 = ctl.now();
@@ -3205,6 +3205,11 @@ impl FioWorker {
                         match self.submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl) {
                             Ok(t1) => t0 = t1,
                             Err(()) => {
+                                // fio counted the batch issued as it queued it.
+                                for &s in batch.iter() {
+                                    self.stats.dirs[meta[s as usize].0 as usize].ios += 1;
+                                }
+                                batch.clear();
                                 err = true;
                                 failed = true;
                                 break;
@@ -3218,6 +3223,11 @@ impl FioWorker {
                         .submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl)
                         .is_err()
                 {
+                    // fio counted the batch issued as it queued it.
+                    for &s in batch.iter() {
+                        self.stats.dirs[meta[s as usize].0 as usize].ios += 1;
+                    }
+                    batch.clear();
                     err = true;
                     failed = true;
                 }
