@@ -647,13 +647,15 @@ fn a_small_filesystem_takes_a_small_file_and_a_read_only_one_is_named() {
         .status();
     // The job fails its layout alone, as fio's (err=30 at its unlink; exit status 1, the
     // failed clone), and the warning names the read-only filesystem, not free space.
+    // fio's parent's line, on stderr as the layout fails (stdout keeps the report).
     assert_eq!(h.code, 1, "{}", h.err);
     assert!(
-        h.out
-            .contains("err=30/func=unlink, error=Read-only file system"),
+        h.err
+            .contains("fio: pid=0, err=30/func=unlink, error=Read-only file system"),
         "{}",
-        h.out
+        h.err
     );
+    assert!(!h.out.contains("err=30/func=unlink"), "{}", h.out);
     assert!(h.err.contains("Read-only file system"), "{}", h.err);
     assert!(!h.err.contains("free space"), "{}", h.err);
 }
