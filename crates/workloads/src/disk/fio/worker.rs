@@ -67,7 +67,7 @@ pub(super) fn new_worker(
     if nf > 1 || own.unlink_each_loop || own.engine.file_op() || own.sized_at_open {
         // Several files: each file's region, its own pattern; none is open yet (fio opens
         // each when it is first picked).
-        let slots = (0..nf)
+        let mut slots = (0..nf)
             .map(|k| {
                 let (foff, fsize) = own.file_region(clone, k);
                 // A pass ends where no block fits: fixed sizes, at the last whole block; sizes
@@ -107,6 +107,21 @@ pub(super) fn new_worker(
             .collect::<Result<Vec<_>, WorkloadError>>()?;
         own.size = Some(slots.iter().map(|s| s.size).sum());
         files_pass = slots.iter().map(|s| s.pass).sum();
+        // Random offsets without a map (norandommap, fio's tausworthe): fio never finds a
+        // file done, the job's bytes end it (three files of a MiB's thirds: 256 writes where
+        // the files' whole blocks are 255).
+        let unmapped = own.rw.random()
+            && own.norandommap
+            && own.random_generator != super::job::RandGen::Lfsr
+            && !own.engine.file_op()
+            && nf > 1;
+        if unmapped {
+            for s in &mut slots {
+                s.pass = u64::MAX / 2;
+                s.left = s.pass;
+            }
+            files_pass = own.size.unwrap_or(files_pass);
+        }
         let mut f = Files::new(slots, own.file_service, own.openfiles);
         if own.randrepeat || own.randseed.is_some() {
             // fio's FIO_RAND_FILE_OFF seed of the clone's thread.
@@ -322,6 +337,9 @@ pub(super) fn new_worker(
         })),
         None => None,
     };
+    // fio's offset and size generators (a clone's own; random seeds without randrepeat).
+    let sizes =
+        super::pattern::SizeDraws::new(j, tid as u64 + 1, rng.clone().next_u64() ^ 0x94d0_49bb);
     // A replay ends with its log, whatever its size says.
     let replay_limits = replay.is_some().then_some((u64::MAX, 0));
     Ok(Worker::Loop(Box::new(FioWorker {
@@ -342,7 +360,7 @@ pub(super) fn new_worker(
         size,
         read_pct: j.rw.read_pct(j.rwmixread),
         mix,
-        sizes: super::pattern::SizeDraws::new(j, tid as u64 + 1),
+        sizes,
         pass_bytes: 0,
         stats,
         prio_plan,
