@@ -61,6 +61,91 @@ fn same(a: &BTreeMap<String, Vec<String>>, b: &BTreeMap<String, Vec<String>>) ->
     (eq, n)
 }
 
+/// Each case through both tools: the cases whose I/Os are not all in fio's order (the
+/// counts must be equal).
+fn beside_fio(d: &Path, cases: &[&[&str]]) -> Vec<String> {
+    let mut bad = Vec::new();
+    for case in cases {
+        let (ours, oc) = logged(d, true, case);
+        let (theirs, tc) = logged(d, false, case);
+        assert_eq!(oc, tc, "{case:?}: counts");
+        let (eq, n) = same(&ours, &theirs);
+        eprintln!("{case:?}: {eq} of {n} I/Os in fio's order");
+        if eq != n {
+            bad.push(format!("{case:?}: {eq} of {n}"));
+        }
+    }
+    bad
+}
+
+#[test]
+fn allrandrepeat_seeds_every_generator_as_fio() {
+    // fio seeds each generator 0xb1899bed × thread + its number: directions, files,
+    // sizes, offsets (under randrepeat the offsets keep 0xb1899bed × thread).
+    let cases: &[&[&str]] = &[
+        &["--rw=randrw", "--size=1m", "--allrandrepeat=1"],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--allrandrepeat=1",
+            "--randseed=5",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--allrandrepeat=1",
+            "--numjobs=2",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--allrandrepeat=1",
+            "--randrepeat=0",
+            "--loops=2",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--allrandrepeat=1",
+            "--randrepeat=0",
+            "--nrfiles=3",
+            "--file_service_type=random",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--allrandrepeat=1",
+            "--bsrange=4k-16k",
+        ],
+        &[
+            "--rw=read",
+            "--size=1m",
+            "--allrandrepeat=1",
+            "--bsrange=4k-16k",
+            "--randrepeat=0",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--allrandrepeat=1",
+            "--random_generator=lfsr",
+            "--randrepeat=0",
+        ],
+    ];
+    let d = tmp("draws-all");
+    if !need_fio("allrandrepeat_seeds_every_generator_as_fio") {
+        // Without fio: the same I/Os on every run, even with randrepeat=0.
+        let (a, _) = logged(&d, true, cases[3]);
+        let (b, _) = logged(&d, true, cases[3]);
+        assert_eq!(a, b);
+        std::fs::remove_dir_all(&d).unwrap();
+        return;
+    }
+    let bad = beside_fio(&d, cases);
+    std::fs::remove_dir_all(&d).unwrap();
+    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+}
+
 #[test]
 fn fixed_size_random_offsets_come_in_fios_order() {
     let cases: &[&[&str]] = &[
@@ -170,17 +255,7 @@ fn fixed_size_random_offsets_come_in_fios_order() {
         std::fs::remove_dir_all(&d).unwrap();
         return;
     }
-    let mut bad = Vec::new();
-    for case in cases {
-        let (ours, oc) = logged(&d, true, case);
-        let (theirs, tc) = logged(&d, false, case);
-        assert_eq!(oc, tc, "{case:?}: counts");
-        let (eq, n) = same(&ours, &theirs);
-        eprintln!("{case:?}: {eq} of {n} I/Os in fio's order");
-        if eq != n {
-            bad.push(format!("{case:?}: {eq} of {n}"));
-        }
-    }
+    let mut bad = beside_fio(&d, cases);
     // time_based: passes follow each other (a draw spent on the full map, the map reset);
     // the counts depend on the clock, the first 600 I/Os are compared.
     let tb = [

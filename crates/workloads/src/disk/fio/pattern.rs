@@ -374,17 +374,13 @@ impl SizeDraws {
         if !j.rw.random() && j.bsz.iter().all(|b| b.min == b.max) {
             return None;
         }
-        use super::verify::fio_seed;
-        let repeat = j.randrepeat || j.randseed.is_some();
-        let base = j.randseed.unwrap_or(0x89);
-        // Without a repeatable seed fio reads the system's generator: `fallback` mixed.
+        // fio's seeds (`allrandrepeat`, `randrepeat`, `randseed`); without a repeatable one
+        // fio reads the system's generator: `fallback` mixed.
         let seed = |off: u64| {
-            if repeat {
-                fio_seed(base, thread, off)
-            } else {
+            j.fio_rand_seed(thread, off).unwrap_or_else(|| {
                 (fallback ^ off.wrapping_mul(0x9e37_79b9_7f4a_7c15))
                     .wrapping_mul(0xbf58_476d_1ce4_e5b9)
-            }
+            })
         };
         let read = seed(0);
         let mut write = seed(1);

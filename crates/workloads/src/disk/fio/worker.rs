@@ -123,9 +123,8 @@ pub(super) fn new_worker(
             files_pass = own.size.unwrap_or(files_pass);
         }
         let mut f = Files::new(slots, own.file_service, own.openfiles);
-        if own.randrepeat || own.randseed.is_some() {
-            // fio's FIO_RAND_FILE_OFF seed of the clone's thread.
-            let seed = super::verify::fio_seed(own.randseed.unwrap_or(0x89), tid as u64 + 1, 5);
+        // fio's FIO_RAND_FILE_OFF seed of the clone's thread.
+        if let Some(seed) = own.fio_rand_seed(tid as u64 + 1, 5) {
             f.fio_draws(seed, own.rand64, own.randrepeat);
         }
         multi = Some(f);
@@ -296,12 +295,7 @@ pub(super) fn new_worker(
         }
         _ => None,
     };
-    let mix = super::mix::Mix::new(
-        j.rw.read_pct(j.rwmixread),
-        (j.randrepeat || j.randseed.is_some()).then(|| j.randseed.unwrap_or(0x89)),
-        (tid + 1) as u64,
-        rng.clone().next_u64() ^ 0x2545_f491,
-    );
+    let mix = super::mix::Mix::for_job(j, (tid + 1) as u64, rng.clone().next_u64() ^ 0x2545_f491);
     // fio's thread number: the clone's 1-based creation index.
     let mut verify = Verifier::new(j, (tid + 1) as u16, rng.clone().next_u64() ^ 0x5bd1_e995);
     if let (Some(v), Some(s)) = (verify.as_mut(), &shared.vstates[tid]) {
