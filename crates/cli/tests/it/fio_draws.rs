@@ -147,6 +147,37 @@ fn allrandrepeat_seeds_every_generator_as_fio() {
 }
 
 #[test]
+fn percentage_random_draws_as_fio() {
+    // fio's `seq_rand_state` decides each I/O: random (marking the map) or after the last.
+    let cases: &[&[&str]] = &[
+        &["--rw=randread", "--size=1m", "--percentage_random=50"],
+        &["--rw=randread", "--size=1m", "--percentage_random=10"],
+        &[
+            "--rw=randwrite",
+            "--size=1m",
+            "--percentage_random=90",
+            "--randseed=3",
+        ],
+        &["--rw=randrw", "--size=1m", "--percentage_random=50,20"],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--percentage_random=50",
+            "--norandommap=1",
+        ],
+        &["--rw=randread:4", "--size=1m"],
+    ];
+    let d = tmp("draws-pct");
+    if !need_fio("percentage_random_draws_as_fio") {
+        std::fs::remove_dir_all(&d).unwrap();
+        return;
+    }
+    let bad = beside_fio(&d, cases);
+    std::fs::remove_dir_all(&d).unwrap();
+    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+}
+
+#[test]
 fn fixed_size_random_offsets_come_in_fios_order() {
     let cases: &[&[&str]] = &[
         &["--rw=randread", "--size=1m"],

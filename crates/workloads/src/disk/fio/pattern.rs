@@ -359,6 +359,10 @@ pub(super) struct SizeDraws {
     /// vary, drawn as fio draws them (its random map then moves them as fio's does).
     offsets: super::verify::FioRand,
     seeds: [u64; 3],
+    /// fio's `seq_rand_state[ddir]` (32-bit, each seeded `FIO_RAND_SEQ_RAND_READ_OFF`'s
+    /// seed): `percentage_random`'s draw of random or sequential.
+    seq_rand: [super::verify::FioRand; 2],
+    seq_seed: u64,
     /// `1 / (rand_max + 1)` of `offsets` (a power of two: multiplying is fio's division).
     scale: f64,
     wide: bool,
@@ -406,10 +410,13 @@ impl SizeDraws {
         };
         let seeds = [sizes[0], sizes[1], offsets];
         let wide = j.rand64;
+        let seq_seed = seed(10);
         Some(SizeDraws {
             rng: sizes.map(|s| super::verify::FioRand::new(s, wide)),
             offsets: super::verify::FioRand::new(seeds[2], wide),
             seeds,
+            seq_rand: [0, 1].map(|_| super::verify::FioRand::new(seq_seed, false)),
+            seq_seed,
             scale: if wide {
                 1.0 / 18_446_744_073_709_551_616.0
             } else {
@@ -432,6 +439,7 @@ impl SizeDraws {
             let w = self.wide;
             self.rng = [0, 1].map(|d| super::verify::FioRand::new(self.seeds[d], w));
             self.offsets = super::verify::FioRand::new(self.seeds[2], w);
+            self.seq_rand = [0, 1].map(|_| super::verify::FioRand::new(self.seq_seed, false));
         }
     }
 }
@@ -479,6 +487,9 @@ pub(super) struct Pattern {
     /// [`Self::set_file_end`] says more): a sequential pass of fixed blocks may start its
     /// last block before the region's end and finish it past there, inside the file.
     end: u64,
+    /// The I/O being placed marks the random map (placed at random: fio's I/Os of a
+    /// random job placed sequentially, `rw=randread:N`'s or `percentage_random`'s, do not).
+    marks: bool,
     /// A pass of sizes from a range ended short (less than the smallest size left) while
     /// placing the next I/O: its size is the new loop's first draw.
     short_pass: bool,
@@ -670,10 +681,10 @@ impl Pattern {
             picker,
             seq_add: j.seq_add,
             seq_nr: j.seq_nr.max(1),
-            // fio's `rw=randread:N` starts with N sequential I/Os from the region's start
-            // (measured: `randread:3` reads 0, 4k, 8k, then a random block and the two after
-            // it). A plain random job starts at random.
-            seq_left: if j.seq_nr > 1 { j.seq_nr + 1 } else { 1 },
+            // fio's `rw=randread:N` starts at random, then N-1 I/Os follow (`randread:3` over
+            // 1 MiB: 60k, 64k, 68k, 756k...; over 64 KiB the first draw is block 0, which
+            // read as "sequential from the start").
+            seq_left: 1,
             identical: j.rw_seq_identical,
             pct_random: [j.percentage_random[0], j.percentage_random[1]],
             last_end: [0; 2],
@@ -684,6 +695,7 @@ impl Pattern {
             zone: None,
             end: size,
             short_pass: false,
+            marks: true,
         })
     }
 
@@ -833,6 +845,7 @@ impl Pattern {
         }
         let mut len = self.buflen(d, off, rng, sd);
         if self.random
+            && self.marks
             && let Some(m) = &mut self.blocks
         {
             len = m.take(off, len);
@@ -858,7 +871,20 @@ impl Pattern {
                 self.seq_left = self.seq_nr;
             }
             let pct = self.pct_random[d];
-            if hit && (pct >= 100 || (rng.next_u64() % 100) < u64::from(pct)) {
+            // fio's `should_do_random`: `rand_between(seq_rand_state, 1, 100) <= P`.
+            let random = hit
+                && (pct >= 100
+                    || match sd.as_mut() {
+                        Some(s) => {
+                            let r = s.seq_rand[d].draw() as u32;
+                            // 1 + (100 × r / 2^32) ≤ P
+                            ((100.0 * (f64::from(r) / 4_294_967_296.0)) as u32) < pct
+                        }
+                        None => (rng.next_u64() % 100) < u64::from(pct),
+                    });
+            // Only the I/Os placed at random mark fio's map (the others are `BUSY_OK`).
+            self.marks = random;
+            if random {
                 self.mapped_offset(d, rng, sd)?
             } else if !hit && self.identical {
                 self.last_start[d].unwrap_or(0)
@@ -1352,17 +1378,18 @@ mod tests {
 
     #[test]
     fn random_every_n_with_sequential_or_identical_runs_between() {
-        // As fio (measured): three sequential I/Os from the start, then every third one
-        // random and the two after it following it (or repeating it: `identical`).
+        // As fio (measured): every third I/O random, from the first, and the two after it
+        // following it (or repeating it: `identical`).
         let o = offsets("rw=randread:3 norandommap", 1 << 30, 12);
-        assert_eq!(&o[..3], &[0, 4096, 8192]);
-        for i in (3..12).step_by(3) {
+        for i in (0..12).step_by(3) {
             assert_eq!((o[i + 1], o[i + 2]), (o[i] + 4096, o[i] + 8192), "{o:?}");
         }
-        assert!(o[3] != 12288 || o[6] != o[5] + 4096, "random picks: {o:?}");
+        assert!(
+            o[3] != o[2] + 4096 || o[6] != o[5] + 4096,
+            "random picks: {o:?}"
+        );
         let o = offsets("rw=randread:3 rw_sequencer=identical", 64 << 10, 12);
-        assert_eq!(&o[..3], &[0, 0, 0]);
-        for i in (3..12).step_by(3) {
+        for i in (0..12).step_by(3) {
             assert_eq!((o[i + 1], o[i + 2]), (o[i], o[i]), "{o:?}");
         }
     }
