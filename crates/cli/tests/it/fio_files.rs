@@ -540,7 +540,7 @@ fn holes_backwards_and_random_runs_touch_what_fio_touches() {
         assert!(!theirs.is_empty(), "{rw}: fio's debug output:\n{}", p.err);
         assert_eq!(ours, theirs, "{rw}");
     }
-    // Random every 3rd I/O: the first three sequential from the start, then runs of three
+    // Random every 3rd I/O from the first (over 64 KiB fio's first draw is block 0), runs of three
     // (following the random pick, or repeating it with rw_sequencer=identical), as fio.
     for (seqr, step) in [
         ("--rw_sequencer=sequential", 4096),

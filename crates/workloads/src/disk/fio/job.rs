@@ -808,6 +808,9 @@ pub struct JobSpec {
     pub ramp_time_s: f64,
     /// `randrepeat`.
     pub randrepeat: bool,
+    /// `allrandrepeat`: every generator seeded from fio's fixed seed (see
+    /// [`Self::fio_rand_seed`]).
+    pub allrandrepeat: bool,
     /// `randseed`.
     pub randseed: Option<u64>,
     /// `random_generator=tausworthe64`: fio's 64-bit generator where hostbench draws as
@@ -1109,7 +1112,11 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "randrepeat",
-        aliases: &["allrandrepeat"],
+        aliases: &[],
+    },
+    Opt {
+        name: "allrandrepeat",
+        aliases: &[],
     },
     Opt {
         name: "randseed",
@@ -2305,6 +2312,7 @@ fn apply_options(
         time_based: false,
         ramp_time_s: 0.0,
         randrepeat: true,
+        allrandrepeat: false,
         randseed: None,
         rand64: false,
         gtod_reduce: false,
@@ -2803,6 +2811,7 @@ fn apply_options(
                 })?;
             }
             "randrepeat" => j.randrepeat = parse_bool_opt(k, v, at)?,
+            "allrandrepeat" => j.allrandrepeat = parse_bool_opt(k, v, at)?,
             "randseed" => j.randseed = Some(parse_int(k, v, at, 0, u64::MAX)?),
             "gtod_reduce" => j.gtod_reduce = parse_bool_opt(k, v, at)?,
             "norandommap" => j.norandommap = parse_bool_opt(k, v, at)?,
@@ -4316,6 +4325,25 @@ impl JobSpec {
             self.rate.bps[d]
         } else {
             self.rate.iops[d].saturating_mul(self.bsz[d].min)
+        }
+    }
+
+    /// fio's seed number `off` (`FIO_RAND_*_OFF`) of the clone with fio thread number
+    /// `thread` (1-based), `td->rand_seeds[off]`: under `allrandrepeat`, `0xb1899bed ×
+    /// thread + off` (`td_fill_rand_seeds`); under `randrepeat` or with `randseed`, from
+    /// `randseed` (0x89 unset, [`super::verify::fio_seed`]); `None` otherwise (fio reads
+    /// the system's generator).
+    pub fn fio_rand_seed(&self, thread: u64, off: u64) -> Option<u64> {
+        if self.allrandrepeat {
+            Some(0xb189_9bed_u64.wrapping_mul(thread).wrapping_add(off))
+        } else if self.randrepeat || self.randseed.is_some() {
+            Some(super::verify::fio_seed(
+                self.randseed.unwrap_or(0x89),
+                thread,
+                off,
+            ))
+        } else {
+            None
         }
     }
 

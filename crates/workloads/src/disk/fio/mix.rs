@@ -17,7 +17,10 @@
 //! fio's `--rw=randrw --size=1m --bs=4k` issues 132 reads and 124 writes every time, and
 //! a per-I/O draw gave 122/134 — a figure users compare.
 
-use super::verify::{FioRand, fio_seed};
+use super::job::JobSpec;
+use super::verify::FioRand;
+#[cfg(test)]
+use super::verify::fio_seed;
 
 /// fio's `FIO_RAND_MIX_OFF`.
 const FIO_RAND_MIX_OFF: u64 = 4;
@@ -42,11 +45,26 @@ impl Mix {
     /// The state of a clone with fio thread number `thread` (1-based): under `randrepeat`
     /// or an explicit `randseed` (`repeat`), fio's seed from `randseed` (0x89 unset);
     /// otherwise `fallback` (fio reads the system's generator).
+    #[cfg(test)]
     pub(super) fn new(read_pct: u32, repeat: Option<u64>, thread: u64, fallback: u64) -> Mix {
         let seed = match repeat {
             Some(r) => fio_seed(r, thread, FIO_RAND_MIX_OFF),
             None => fallback,
         };
+        Mix::seeded(read_pct, seed)
+    }
+
+    /// The state of a clone of job `j` with fio thread number `thread` (1-based): fio's
+    /// `FIO_RAND_MIX_OFF` seed ([`JobSpec::fio_rand_seed`]), else `fallback` (fio reads
+    /// the system's generator).
+    pub(super) fn for_job(j: &JobSpec, thread: u64, fallback: u64) -> Mix {
+        let seed = j
+            .fio_rand_seed(thread, FIO_RAND_MIX_OFF)
+            .unwrap_or(fallback);
+        Mix::seeded(j.rw.read_pct(j.rwmixread), seed)
+    }
+
+    fn seeded(read_pct: u32, seed: u64) -> Mix {
         Mix {
             read_pct,
             seed,

@@ -971,15 +971,9 @@ impl Verifier {
             o.trim_pct = 0;
         }
         let trim_rng = (o.trim_pct > 0).then(|| {
-            let s = if j.randrepeat || j.randseed.is_some() {
-                fio_seed(
-                    j.randseed.unwrap_or(0x89),
-                    u64::from(thread),
-                    FIO_RAND_TRIM_OFF,
-                )
-            } else {
-                seed
-            };
+            let s = j
+                .fio_rand_seed(u64::from(thread), FIO_RAND_TRIM_OFF)
+                .unwrap_or(seed);
             FioRand::new(s, j.rand64)
         });
         Some(Verifier {

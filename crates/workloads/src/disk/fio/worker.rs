@@ -67,7 +67,7 @@ pub(super) fn new_worker(
     if nf > 1 || own.unlink_each_loop || own.engine.file_op() || own.sized_at_open {
         // Several files: each file's region, its own pattern; none is open yet (fio opens
         // each when it is first picked).
-        let slots = (0..nf)
+        let mut slots = (0..nf)
             .map(|k| {
                 let (foff, fsize) = own.file_region(clone, k);
                 // A pass ends where no block fits: fixed sizes, at the last whole block; sizes
@@ -107,10 +107,24 @@ pub(super) fn new_worker(
             .collect::<Result<Vec<_>, WorkloadError>>()?;
         own.size = Some(slots.iter().map(|s| s.size).sum());
         files_pass = slots.iter().map(|s| s.pass).sum();
+        // Random offsets without a map (norandommap, fio's tausworthe): fio never finds a
+        // file done, the job's bytes end it (three files of a MiB's thirds: 256 writes where
+        // the files' whole blocks are 255).
+        let unmapped = own.rw.random()
+            && own.norandommap
+            && own.random_generator != super::job::RandGen::Lfsr
+            && !own.engine.file_op()
+            && nf > 1;
+        if unmapped {
+            for s in &mut slots {
+                s.pass = u64::MAX / 2;
+                s.left = s.pass;
+            }
+            files_pass = own.size.unwrap_or(files_pass);
+        }
         let mut f = Files::new(slots, own.file_service, own.openfiles);
-        if own.randrepeat || own.randseed.is_some() {
-            // fio's FIO_RAND_FILE_OFF seed of the clone's thread.
-            let seed = super::verify::fio_seed(own.randseed.unwrap_or(0x89), tid as u64 + 1, 5);
+        // fio's FIO_RAND_FILE_OFF seed of the clone's thread.
+        if let Some(seed) = own.fio_rand_seed(tid as u64 + 1, 5) {
             f.fio_draws(seed, own.rand64, own.randrepeat);
         }
         multi = Some(f);
@@ -281,12 +295,7 @@ pub(super) fn new_worker(
         }
         _ => None,
     };
-    let mix = super::mix::Mix::new(
-        j.rw.read_pct(j.rwmixread),
-        (j.randrepeat || j.randseed.is_some()).then(|| j.randseed.unwrap_or(0x89)),
-        (tid + 1) as u64,
-        rng.clone().next_u64() ^ 0x2545_f491,
-    );
+    let mix = super::mix::Mix::for_job(j, (tid + 1) as u64, rng.clone().next_u64() ^ 0x2545_f491);
     // fio's thread number: the clone's 1-based creation index.
     let mut verify = Verifier::new(j, (tid + 1) as u16, rng.clone().next_u64() ^ 0x5bd1_e995);
     if let (Some(v), Some(s)) = (verify.as_mut(), &shared.vstates[tid]) {
@@ -322,6 +331,9 @@ pub(super) fn new_worker(
         })),
         None => None,
     };
+    // fio's offset and size generators (a clone's own; random seeds without randrepeat).
+    let sizes =
+        super::pattern::SizeDraws::new(j, tid as u64 + 1, rng.clone().next_u64() ^ 0x94d0_49bb);
     // A replay ends with its log, whatever its size says.
     let replay_limits = replay.is_some().then_some((u64::MAX, 0));
     Ok(Worker::Loop(Box::new(FioWorker {
@@ -342,7 +354,7 @@ pub(super) fn new_worker(
         size,
         read_pct: j.rw.read_pct(j.rwmixread),
         mix,
-        sizes: super::pattern::SizeDraws::new(j, tid as u64 + 1),
+        sizes,
         pass_bytes: 0,
         stats,
         prio_plan,

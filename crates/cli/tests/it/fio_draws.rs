@@ -1,0 +1,342 @@
+//! Random offsets as fio 3.33 draws them, I/O by I/O: both tools write fio's iolog v3 of
+//! the same job and the I/Os of each file must come in the same order (fio's
+//! `random_state` with its random map's next free block, `norandommap`, `lfsr`,
+//! `allrandrepeat`, `percentage_random`). Without fio, the first offsets fio gave are
+//! pinned.
+
+use super::fio::tmp;
+use super::fio_files::{counts, fio, hb};
+use super::fio_seq::need_fio;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// I/Os per file (by its base name), in order: "read OFF LEN".
+type Ios = BTreeMap<String, Vec<String>>;
+
+/// The I/Os of an iolog.
+fn ios(log: &str) -> Ios {
+    let mut out = Ios::new();
+    for l in log.lines().skip(1) {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        if w.len() == 5 && matches!(w[2], "read" | "write" | "trim") {
+            let base = w[1].rsplit('/').next().unwrap_or(w[1]).to_string();
+            out.entry(base)
+                .or_default()
+                .push(format!("{} {} {}", w[2], w[3], w[4]));
+        }
+    }
+    out
+}
+
+/// Runs `args` through one tool in a fresh `dir` with `--write_iolog`: its I/Os per file
+/// and its counts.
+fn logged(dir: &Path, ours: bool, args: &[&str]) -> (Ios, Vec<(u64, u64)>) {
+    for f in std::fs::read_dir(dir).unwrap() {
+        std::fs::remove_file(f.unwrap().path()).unwrap();
+    }
+    let mut a = vec![
+        "--name=j",
+        "--bs=4k",
+        "--ioengine=psync",
+        "--output-format=json",
+        "--write_iolog=w.log",
+    ];
+    a.extend_from_slice(args);
+    let r = if ours { hb(dir, &a) } else { fio(dir, &a) };
+    assert_eq!(r.code, 0, "{args:?} (ours: {ours}): {}", r.err);
+    let log = std::fs::read_to_string(dir.join("w.log")).unwrap();
+    (ios(&log), counts(&r.out))
+}
+
+/// How many I/Os of `a` equal `b`'s, in order, over all files: (equal, total).
+fn same(a: &BTreeMap<String, Vec<String>>, b: &BTreeMap<String, Vec<String>>) -> (usize, usize) {
+    let mut eq = 0;
+    let mut n = 0;
+    for (f, x) in b {
+        n += x.len();
+        if let Some(y) = a.get(f) {
+            eq += x.iter().zip(y).take_while(|(p, q)| p == q).count();
+        }
+    }
+    (eq, n)
+}
+
+/// Each case through both tools: the cases whose I/Os are not all in fio's order (the
+/// counts must be equal).
+fn beside_fio(d: &Path, cases: &[&[&str]]) -> Vec<String> {
+    let mut bad = Vec::new();
+    for case in cases {
+        let (ours, oc) = logged(d, true, case);
+        let (theirs, tc) = logged(d, false, case);
+        assert_eq!(oc, tc, "{case:?}: counts");
+        let (eq, n) = same(&ours, &theirs);
+        eprintln!("{case:?}: {eq} of {n} I/Os in fio's order");
+        if eq != n {
+            bad.push(format!("{case:?}: {eq} of {n}"));
+        }
+    }
+    bad
+}
+
+#[test]
+fn allrandrepeat_seeds_every_generator_as_fio() {
+    // fio seeds each generator 0xb1899bed × thread + its number: directions, files,
+    // sizes, offsets (under randrepeat the offsets keep 0xb1899bed × thread).
+    let cases: &[&[&str]] = &[
+        &["--rw=randrw", "--size=1m", "--allrandrepeat=1"],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--allrandrepeat=1",
+            "--randseed=5",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--allrandrepeat=1",
+            "--numjobs=2",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--allrandrepeat=1",
+            "--randrepeat=0",
+            "--loops=2",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--allrandrepeat=1",
+            "--randrepeat=0",
+            "--nrfiles=3",
+            "--file_service_type=random",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--allrandrepeat=1",
+            "--bsrange=4k-16k",
+        ],
+        &[
+            "--rw=read",
+            "--size=1m",
+            "--allrandrepeat=1",
+            "--bsrange=4k-16k",
+            "--randrepeat=0",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--allrandrepeat=1",
+            "--random_generator=lfsr",
+            "--randrepeat=0",
+        ],
+    ];
+    let d = tmp("draws-all");
+    if !need_fio("allrandrepeat_seeds_every_generator_as_fio") {
+        // Without fio: the same I/Os on every run, even with randrepeat=0.
+        let (a, _) = logged(&d, true, cases[3]);
+        let (b, _) = logged(&d, true, cases[3]);
+        assert_eq!(a, b);
+        std::fs::remove_dir_all(&d).unwrap();
+        return;
+    }
+    let bad = beside_fio(&d, cases);
+    std::fs::remove_dir_all(&d).unwrap();
+    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+}
+
+#[test]
+fn percentage_random_draws_as_fio() {
+    // fio's `seq_rand_state` decides each I/O: random (marking the map) or after the last.
+    let cases: &[&[&str]] = &[
+        &["--rw=randread", "--size=1m", "--percentage_random=50"],
+        &["--rw=randread", "--size=1m", "--percentage_random=10"],
+        &[
+            "--rw=randwrite",
+            "--size=1m",
+            "--percentage_random=90",
+            "--randseed=3",
+        ],
+        &["--rw=randrw", "--size=1m", "--percentage_random=50,20"],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--percentage_random=50",
+            "--norandommap=1",
+        ],
+        &["--rw=randread:4", "--size=1m"],
+    ];
+    let d = tmp("draws-pct");
+    if !need_fio("percentage_random_draws_as_fio") {
+        std::fs::remove_dir_all(&d).unwrap();
+        return;
+    }
+    let bad = beside_fio(&d, cases);
+    std::fs::remove_dir_all(&d).unwrap();
+    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+}
+
+#[test]
+fn fixed_size_random_offsets_come_in_fios_order() {
+    let cases: &[&[&str]] = &[
+        &["--rw=randread", "--size=1m"],
+        &["--rw=randwrite", "--size=1m"],
+        &["--rw=randrw", "--size=1m"],
+        &["--rw=randread", "--size=16m"],
+        &["--rw=randread", "--size=1m", "--numjobs=2"],
+        &["--rw=randrw", "--size=1m", "--numjobs=2"],
+        &["--rw=randread", "--size=1m", "--randseed=1234"],
+        &["--rw=randread", "--size=1m", "--loops=2"],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--loops=2",
+            "--randrepeat=0",
+            "--randseed=7",
+        ],
+        &["--rw=randread", "--size=1m", "--nrfiles=3"],
+        &["--rw=randrw", "--size=1m", "--nrfiles=3"],
+        &["--rw=randread", "--size=1m", "--norandommap=1"],
+        &[
+            "--rw=randwrite",
+            "--size=1m",
+            "--norandommap=1",
+            "--nrfiles=3",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--norandommap=1",
+            "--nrfiles=3",
+            "--loops=2",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--norandommap=1",
+            "--loops=2",
+            "--randrepeat=0",
+            "--randseed=3",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--random_generator=lfsr",
+            "--randrepeat=0",
+            "--randseed=9",
+        ],
+        &[
+            "--rw=randwrite",
+            "--size=1m",
+            "--nrfiles=3",
+            "--file_service_type=random",
+            "--loops=2",
+        ],
+        &["--rw=randrw", "--size=1m", "--nrfiles=3", "--loops=2"],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--nrfiles=3",
+            "--loops=2",
+            "--randrepeat=0",
+            "--randseed=11",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--random_generator=lfsr",
+            "--nrfiles=3",
+            "--loops=2",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--ioengine=libaio",
+            "--iodepth=8",
+        ],
+        &["--rw=randread", "--size=1m", "--random_generator=lfsr"],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--random_generator=lfsr",
+            "--loops=2",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--random_generator=lfsr",
+            "--nrfiles=3",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--random_generator=tausworthe64",
+        ],
+    ];
+    let d = tmp("draws");
+    let (first, _) = logged(&d, true, cases[0]);
+    // fio 3.33's first reads of `--rw=randread --size=1m --bs=4k` (measured).
+    let want = [
+        61440, 774144, 880640, 491520, 417792, 884736, 397312, 368640,
+    ];
+    let got: Vec<String> = want.iter().map(|o| format!("read {o} 4096")).collect();
+    assert_eq!(first["j.0.0"][..8], got[..]);
+    if !need_fio("fixed_size_random_offsets_come_in_fios_order") {
+        std::fs::remove_dir_all(&d).unwrap();
+        return;
+    }
+    let mut bad = beside_fio(&d, cases);
+    // time_based: passes follow each other (a draw spent on the full map, the map reset);
+    // the counts depend on the clock, the first 600 I/Os are compared.
+    let tb = [
+        "--rw=randread",
+        "--size=1m",
+        "--time_based=1",
+        "--runtime=1s",
+    ];
+    let (ours, _) = logged(&d, true, &tb);
+    let (theirs, _) = logged(&d, false, &tb);
+    let cut = |m: &BTreeMap<String, Vec<String>>| -> BTreeMap<String, Vec<String>> {
+        m.iter()
+            .map(|(k, v)| (k.clone(), v[..v.len().min(600)].to_vec()))
+            .collect()
+    };
+    let (eq, n) = same(&cut(&ours), &cut(&theirs));
+    eprintln!("{tb:?}: {eq} of the first {n} I/Os in fio's order");
+    if eq != n {
+        bad.push(format!("{tb:?}: {eq} of {n}"));
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+}
+
+#[test]
+fn randrepeat_0_is_random_with_fios_counts() {
+    let d = tmp("draws0");
+    for case in [
+        &["--rw=randread", "--size=1m", "--randrepeat=0"][..],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--randrepeat=0",
+            "--nrfiles=3",
+        ][..],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--randrepeat=0",
+            "--norandommap=1",
+        ][..],
+    ] {
+        let (a, ac) = logged(&d, true, case);
+        let (b, bc) = logged(&d, true, case);
+        assert_eq!(ac, bc, "{case:?}");
+        assert_ne!(a, b, "{case:?}: two runs drew the same offsets");
+        if need_fio("randrepeat_0_is_random_with_fios_counts") {
+            let (_, fc) = logged(&d, false, case);
+            assert_eq!(ac, fc, "{case:?}: counts");
+        }
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
