@@ -3957,6 +3957,12 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
 }
 
 impl JobSpec {
+    /// The clone issues one I/O at a time and completes it in the call: a sync engine, and
+    /// `null` at `iodepth=1` (fio's null engine is synchronous only there; above, it queues).
+    pub fn sync_io(&self) -> bool {
+        self.engine.is_sync() && !(self.engine == EngineKind::Null && self.iodepth > 1)
+    }
+
     /// Clone `c`'s layout error, when its file could not be laid out
     /// ([`JobSpec::layout_failed`]).
     pub fn layout_failure(&self, c: u32) -> Option<&CloneError> {
