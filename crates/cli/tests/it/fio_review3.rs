@@ -81,3 +81,41 @@ fn null_engine_queues_at_depth_as_fio() {
         }
     }
 }
+
+/// A job named with `/` (`[sub/job]`) writes `sub/job.0.0`, `sub` made with mode 0700, as
+/// fio's `create_work_dirs` does; a name that climbs out (`../x`) stays refused.
+#[test]
+fn job_name_with_a_slash_names_a_file_in_a_subdirectory() {
+    use std::os::unix::fs::PermissionsExt;
+    if !need_fio("job_name_with_a_slash_names_a_file_in_a_subdirectory") {
+        return;
+    }
+    let job = "[sub/job]\nioengine=psync\nrw=write\nsize=64k\n";
+    let mut seen = Vec::new();
+    for (tag, fio_too) in [("hb", false), ("fio", true)] {
+        let d = tmp(&format!("review3-slash-{tag}"));
+        std::fs::write(d.join("j.fio"), job).unwrap();
+        let a = ["j.fio", "--output-format=json"];
+        let r = if fio_too { fio(&d, &a) } else { hb(&d, &a) };
+        assert_eq!(r.code, 0, "{tag}: {}", r.err);
+        let j = &doc(&r.out)["jobs"][0];
+        let f = d.join("sub/job.0.0");
+        let mode = std::fs::metadata(d.join("sub"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        seen.push((
+            j["jobname"].as_str().unwrap().to_string(),
+            j["write"]["total_ios"].as_u64().unwrap(),
+            std::fs::metadata(&f).map(|m| m.len()).ok(),
+            mode,
+        ));
+    }
+    assert_eq!(seen[0], seen[1], "hostbench, fio");
+    assert_eq!(seen[0], ("sub/job".to_string(), 16, Some(65536), 0o700));
+    let d = tmp("review3-slash-out");
+    let r = hb(&d, &["--name=../x", "--rw=write", "--size=64k"]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("climbs out"), "{}", r.err);
+}
