@@ -3216,8 +3216,9 @@ impl FioWorker {
                 }
                 continue;
             }
-            // Once nothing more is issued, fio reaps all that is in flight in one call.
-            let want = if more {
+            // Once nothing more is issued, fio reaps all that is in flight in one call (with
+            // a minimum of 0 its libaio waits for none however many it is asked for).
+            let want = if more || self.complete_min == 0 {
                 self.complete_min.min(inflight)
             } else {
                 inflight
