@@ -119,3 +119,165 @@ fn job_name_with_a_slash_names_a_file_in_a_subdirectory() {
     assert_eq!(r.code, 2, "{}", r.err);
     assert!(r.err.contains("climbs out"), "{}", r.err);
 }
+
+/// (jobs, reads, writes, syncs) of a JSON report.
+fn ios(out: &str) -> (usize, u64, u64, u64) {
+    let v = doc(out);
+    let j = &v["jobs"][0];
+    (
+        v["jobs"].as_array().unwrap().len(),
+        j["read"]["total_ios"].as_u64().unwrap(),
+        j["write"]["total_ios"].as_u64().unwrap(),
+        // (fio's sync `total_ios` stays 0 for fdatasync; its latency count is the calls.)
+        j["sync"]["lat_ns"]["N"].as_u64().unwrap(),
+    )
+}
+
+/// Runs `args` (a job on file `f`) through both and compares [`ios`].
+fn same_ios(tag: &str, cases: &[&[&str]]) {
+    let d = tmp(tag);
+    for extra in cases {
+        let mut a = vec!["--name=x", "--filename=f", "--output-format=json"];
+        a.extend_from_slice(extra);
+        let (h, p) = (hb(&d, &a), fio(&d, &a));
+        assert_eq!((h.code, p.code), (0, 0), "{extra:?}: {}\n{}", h.err, p.err);
+        assert_eq!(ios(&h.out), ios(&p.out), "{extra:?}: hostbench, fio");
+    }
+}
+
+/// fio's integer options take its size suffixes and hex (`check_str_bytes`): `fsync=1k` is
+/// every 1024 writes, `numjobs=0x2` two clones; of a list (`fsync=2:3`) the first number.
+#[test]
+fn integer_options_take_fios_suffixes() {
+    if !need_fio("integer_options_take_fios_suffixes") {
+        return;
+    }
+    same_ios(
+        "review3-int",
+        &[
+            &["--rw=write", "--size=8m", "--fsync=1k"],
+            &["--rw=write", "--size=64k", "--fsync=2:3"],
+            &["--rw=write", "--size=1m", "--fdatasync=0x10"],
+            &[
+                "--rw=write",
+                "--size=64k",
+                "--numjobs=0x2",
+                "--ioengine=null",
+            ],
+            &[
+                "--rw=write",
+                "--size=64k",
+                "--iodepth=4:8",
+                "--ioengine=null",
+            ],
+        ],
+    );
+}
+
+/// An option with a callback in fio (`size`, `offset`, `io_size`, `rwmixread`, ...) keeps
+/// the last part of a list: `size=1m:2m` is 2 MiB (fio's `handle_option` cuts at `,`, `:`
+/// or `-` and calls the callback with each part).
+#[test]
+fn size_lists_keep_their_last_part_as_fio() {
+    if !need_fio("size_lists_keep_their_last_part_as_fio") {
+        return;
+    }
+    same_ios(
+        "review3-size",
+        &[
+            &["--rw=write", "--size=1m:2m"],
+            &["--rw=write", "--size=1m-2m"],
+            &["--rw=write", "--size=1m,2m"],
+            &["--rw=write", "--size=2m:1m"],
+            &["--rw=write", "--size=2m", "--io_size=64k:128k"],
+            &[
+                "--rw=randrw",
+                "--size=1m",
+                "--rwmixread=20:70",
+                "--ioengine=null",
+            ],
+        ],
+    );
+}
+
+/// `[ a ]`: fio keeps the spaces inside the brackets, in the job's name (reports, JSON
+/// `jobname`) and its file (` a .0.0`).
+#[test]
+fn section_name_keeps_its_spaces_as_fio() {
+    if !need_fio("section_name_keeps_its_spaces_as_fio") {
+        return;
+    }
+    let mut seen = Vec::new();
+    for (tag, real) in [("hb", false), ("fio", true)] {
+        let d = tmp(&format!("review3-spaces-{tag}"));
+        std::fs::write(d.join("j.fio"), "[ a ]\nrw=write\nsize=64k\n").unwrap();
+        let run = |a: &[&str]| if real { fio(&d, a) } else { hb(&d, a) };
+        let j = run(&["j.fio", "--output-format=json"]);
+        let n = run(&["j.fio"]);
+        assert_eq!((j.code, n.code), (0, 0), "{tag}: {}{}", j.err, n.err);
+        let head = n
+            .out
+            .lines()
+            .filter(|l| l.contains("(g=0)") || l.contains("(groupid=0"))
+            .map(|l| l[..l.find(": (").unwrap()].to_string())
+            .collect::<Vec<_>>();
+        seen.push((
+            doc(&j.out)["jobs"][0]["jobname"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+            head,
+            std::fs::metadata(d.join(" a .0.0")).map(|m| m.len()).ok(),
+        ));
+    }
+    assert_eq!(seen[0], seen[1], "hostbench, fio");
+    assert_eq!(seen[0].0, " a ");
+}
+
+/// Once `ioengine=` names the engine, fio's command line takes a unique prefix of one of the
+/// engine's options (`--userspace=1` is `userspace_reap`); a job file takes exact names only
+/// (fio drops the job: "Bad option"), and so does the command line before `ioengine=`.
+#[test]
+fn engine_option_prefixes_on_the_command_line_as_fio() {
+    if !need_fio("engine_option_prefixes_on_the_command_line_as_fio") {
+        return;
+    }
+    let d = tmp("review3-engprefix");
+    for (engine, given, full) in [
+        ("libaio", "--userspace=1", "userspace_reap"),
+        ("io_uring", "--fixedb=1", "fixedbufs"),
+    ] {
+        let e = format!("--ioengine={engine}");
+        let a = [
+            "--name=x",
+            "--filename=f",
+            "--size=64k",
+            &e,
+            given,
+            "--output-format=json",
+        ];
+        let (h, p) = (hb(&d, &a), fio(&d, &a));
+        assert_eq!((h.code, p.code), (0, 0), "{given}: {}\n{}", h.err, p.err);
+        for r in [&h, &p] {
+            assert_eq!(doc(&r.out)["jobs"][0]["job options"][full], "1", "{given}");
+        }
+    }
+    std::fs::write(
+        d.join("p.fio"),
+        "[x]\nfilename=f\nsize=64k\nioengine=libaio\nuserspace=1\n",
+    )
+    .unwrap();
+    let (h, p) = (hb(&d, &["p.fio"]), fio(&d, &["p.fio"]));
+    assert_ne!(p.code, 0, "fio took a prefix in a job file");
+    assert_eq!(h.code, 2, "{}", h.err);
+    let r = hb(
+        &d,
+        &[
+            "--name=x",
+            "--filename=f",
+            "--userspace=1",
+            "--ioengine=libaio",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+}
