@@ -543,6 +543,8 @@ impl Engine {
                 u.fd = fd;
                 u.file_index = index as i32;
             }
+            // Its I/Os use no file.
+            Engine::NullQueue(_) => {}
             _ => unreachable!("sync and offload engines are built per file"),
         }
     }
