@@ -12,8 +12,10 @@
 //! - the value of an option that needs one is the word after it when there is no `=`
 //!   (and that word is left as it is).
 //!
-//! fio adds its I/O engine's own options to the table once `ioengine=` names it; here an
-//! engine's option is taken by its exact name only (no prefix reaches it).
+//! fio adds its I/O engine's own options to the table once `ioengine=` names it (the last
+//! one named, whichever job it was in): from there on a unique prefix of one of them is
+//! that option (`--ioengine=libaio --userspace=1`); before, and in job files, only its
+//! exact name.
 
 use anyhow::{Result, bail};
 use hostbench_workloads::disk::fio::fio_names::{self, Arg};
@@ -57,17 +59,27 @@ enum Found {
 }
 
 /// `name` looked up as `getopt_long_only` does: the exact name, else the only option it
-/// is a prefix of (two or more: ambiguous). An engine's option is found by its exact name.
-fn lookup(name: &str) -> Found {
+/// is a prefix of (two or more: ambiguous), the options of `engine` (the last `ioengine=`
+/// so far) among them, after fio's own; any other engine's option by its exact name.
+fn lookup(name: &str, engine: Option<&str>) -> Found {
     if name.is_empty() {
         return Found::None;
     }
-    if let Some((n, a)) = long_options().find(|(n, _)| *n == name) {
+    let engine_opts = engine.map(job::engine_option_names).unwrap_or_default();
+    let all = || {
+        long_options().chain(engine_opts.iter().map(|&n| {
+            let arg = if fio_names::is_set_option(n) {
+                Arg::Optional
+            } else {
+                Arg::Required
+            };
+            (n, arg)
+        }))
+    };
+    if let Some((n, a)) = all().find(|(n, _)| *n == name) {
         return Found::One(n, a);
     }
-    let matches: Vec<_> = long_options()
-        .filter(|(n, _)| n.starts_with(name))
-        .collect();
+    let matches: Vec<_> = all().filter(|(n, _)| n.starts_with(name)).collect();
     match matches.as_slice() {
         [] if fio_names::is_job_option(name) => {
             let arg = if fio_names::is_set_option(name) {
@@ -107,6 +119,8 @@ fn takes(next: Option<&String>) -> bool {
 /// files as they are.
 pub fn normalize(args: &[String]) -> Result<Vec<String>> {
     let mut out = Vec::with_capacity(args.len());
+    // The last ioengine= so far: its options join the long options.
+    let mut engine: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
@@ -138,16 +152,25 @@ pub fn normalize(args: &[String]) -> Result<Vec<String>> {
         };
         let first = body.chars().next().unwrap_or('-');
         let one_short = dashes == "-" && body.chars().count() == 1 && short(first).is_some();
-        let found = if one_short { Found::None } else { lookup(name) };
+        let found = if one_short {
+            Found::None
+        } else {
+            lookup(name, engine.as_deref())
+        };
         match found {
             Found::One(long, arg) => {
                 match inline {
                     Some(v) => out.push(format!("--{long}={v}")),
                     None => out.push(format!("--{long}")),
                 }
+                let mut value = inline.map(str::to_string);
                 if arg == Arg::Required && inline.is_none() && takes(args.get(i)) {
                     out.push(args[i].clone());
+                    value = Some(args[i].clone());
                     i += 1;
+                }
+                if long == "ioengine" {
+                    engine = value;
                 }
             }
             Found::Ambiguous(names) => {

@@ -320,11 +320,11 @@ fn iodepth_low_drains_the_queue_as_fio() {
         let (hq, pq) = (queue_calls(&h), queue_calls(&p));
         assert_eq!(hq.iter().filter(|c| *c == "S").count(), 64, "{low}: {hq:?}");
         assert_eq!(hq, pq, "iodepth_low={low}: the calls");
-        // The JSON's depth distribution, as the calls make it (not iodepth_complete: fio
-        // reaps what is in flight at the end in one call, hostbench one by one).
+        // The JSON's depth distribution, as the calls make it (iodepth_complete too: both
+        // reap what is in flight at the end in one call).
         let hr = hb(&d, &a);
         let pr = fio(&d, &a);
-        for key in ["iodepth_level", "iodepth_submit"] {
+        for key in ["iodepth_level", "iodepth_submit", "iodepth_complete"] {
             assert_eq!(
                 doc(&hr.out)["jobs"][0][key],
                 doc(&pr.out)["jobs"][0][key],

@@ -44,6 +44,7 @@ mod fio_prio;
 mod fio_rate;
 mod fio_review;
 mod fio_review2;
+mod fio_review3;
 mod fio_seq;
 mod fio_session;
 mod fio_setupfail;

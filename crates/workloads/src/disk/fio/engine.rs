@@ -8,7 +8,7 @@
 //! | `pvsync` | 1 | `preadv`/`pwritev` of one vector | no |
 //! | `pvsync2` | 1 | `preadv2`/`pwritev2` with `RWF_HIPRI`, `RWF_NOWAIT`, fio's `RWF_UNCACHED` | no |
 //! | `mmap` | 1 | `memcpy` to/from a shared mapping of the region | no |
-//! | `null` | 1 | nothing: the harness's own cost per I/O | no |
+//! | `null` | `iodepth` | nothing: the harness's own cost per I/O; above depth 1 a batch is committed whole and reaped whole before the next is queued (fio's `engines/null.c`) | above depth 1 |
 //! | `libaio` | `iodepth` | `io_submit`/`io_getevents` syscalls (no libaio library) | yes |
 //! | `posixaio` | `iodepth` | the C library's `aio_read`/`aio_write`, `aio_error`, `aio_suspend` | yes |
 //! | `io_uring` | `iodepth` | a submission and a completion ring, `io_uring_enter` | yes |
@@ -290,6 +290,8 @@ pub enum Engine {
     Mmap(Map),
     /// No I/O.
     Null,
+    /// No I/O, queued: `ioengine=null` above `iodepth=1` ([`NullQueue`]).
+    NullQueue(Box<NullQueue>),
     /// Linux native AIO.
     Libaio(Box<Aio>),
     /// POSIX AIO through the C library.
@@ -345,6 +347,7 @@ impl Engine {
             EngineKind::Pvsync2 => {
                 Engine::Pvsync2(fd, Box::new(Pv2::new(Pv2Opts::default(), false)))
             }
+            EngineKind::Null if depth > 1 => Engine::NullQueue(Box::new(NullQueue::new(depth))),
             EngineKind::Null => Engine::Null,
             EngineKind::Mmap => Engine::Mmap(Map::new(fd, region.0, region.1)?),
             EngineKind::Libaio => Engine::Libaio(Box::new(Aio::new(fd, depth)?)),
@@ -521,6 +524,7 @@ impl Engine {
                 | Engine::Posixaio(_)
                 | Engine::Uring(_)
                 | Engine::Offload(_)
+                | Engine::NullQueue(_)
                 | Engine::Nbd(_) => {
                     unreachable!("queue engines go through queue/submit/reap")
                 }
@@ -539,6 +543,8 @@ impl Engine {
                 u.fd = fd;
                 u.file_index = index as i32;
             }
+            // Its I/Os use no file.
+            Engine::NullQueue(_) => {}
             _ => unreachable!("sync and offload engines are built per file"),
         }
     }
@@ -580,6 +586,10 @@ impl Engine {
             Engine::Posixaio(a) => a.queue(slot, dir, buf, off, len),
             Engine::Uring(u) => u.queue(slot, dir, buf, off, len, prio),
             Engine::Nbd(n) => n.queue(slot, dir, buf, off, len),
+            Engine::NullQueue(q) => q.queued.push(Done {
+                slot,
+                res: if dir == Dir::Trim { 0 } else { len as i64 },
+            }),
             Engine::Offload(o) => o.pending.push(Work {
                 slot,
                 dir,
@@ -601,6 +611,7 @@ impl Engine {
             Engine::Posixaio(a) => trim(a.fd, off, len),
             Engine::Uring(u) => trim(u.fd, off, len),
             Engine::Nbd(n) => n.trim_now(off, len),
+            Engine::NullQueue(_) => len as i64,
             _ => unreachable!("sync engines trim through sync_io"),
         }
     }
@@ -621,8 +632,24 @@ impl Engine {
             Engine::Posixaio(a) => a.submit(),
             Engine::Uring(u) => u.submit(),
             Engine::Offload(o) => o.submit(),
+            Engine::NullQueue(q) => {
+                q.submit();
+                Ok(())
+            }
             _ => Ok(()),
         }
+    }
+
+    /// The engine takes no more I/Os until what it committed is reaped (fio's null engine
+    /// answers `FIO_Q_BUSY`); the others take I/Os while they have room.
+    #[inline]
+    pub fn busy(&self) -> bool {
+        matches!(self, Engine::NullQueue(q) if !q.events.is_empty())
+    }
+
+    /// A reap returns everything committed, whatever its maximum (fio's null engine).
+    pub fn reaps_all(&self) -> bool {
+        matches!(self, Engine::NullQueue(_))
     }
 
     /// Waits for at least `min` completions and stores them in `out`; returns how many.
@@ -646,8 +673,46 @@ impl Engine {
             Engine::Uring(u) => u.reap(min, out, timeout_ns),
             Engine::Offload(o) => o.reap(min, out, timeout_ns),
             Engine::Nbd(n) => n.reap(min, out, timeout_ns),
+            Engine::NullQueue(q) => Ok(q.reap(min, out)),
             _ => Ok(0),
         }
+    }
+}
+
+// ---- null, queued ----
+
+/// `ioengine=null` above `iodepth=1`, as fio 3.33's `engines/null.c` queues: I/Os are
+/// queued until the batch is submitted; a submit commits them all unless a commit is still
+/// unreaped (the engine is then [busy](Engine::busy)); a reap asking for at least one
+/// completion returns every committed I/O, one asking for none returns none.
+#[derive(Debug)]
+pub struct NullQueue {
+    queued: Vec<Done>,
+    events: Vec<Done>,
+}
+
+impl NullQueue {
+    fn new(depth: u32) -> NullQueue {
+        NullQueue {
+            queued: Vec::with_capacity(depth as usize),
+            events: Vec::with_capacity(depth as usize),
+        }
+    }
+
+    fn submit(&mut self) {
+        if self.events.is_empty() {
+            std::mem::swap(&mut self.queued, &mut self.events);
+        }
+    }
+
+    fn reap(&mut self, min: usize, out: &mut [Done]) -> usize {
+        if min == 0 {
+            return 0;
+        }
+        let n = self.events.len().min(out.len());
+        out[..n].copy_from_slice(&self.events[..n]);
+        self.events.drain(..n);
+        n
     }
 }
 

@@ -1976,7 +1976,12 @@ fn parse_bool_opt(k: &str, v: &str, at: &str) -> Result<bool, JobError> {
     }
 }
 
-fn parse_int(k: &str, v: &str, at: &str, min: u64, max: u64) -> Result<u64, JobError> {
+/// A fio integer option's value (`FIO_OPT_INT`, parsed by fio's `check_str_bytes`): a
+/// whole number with fio's size suffixes (`fsync=1k` is 1024, `k` as `kb_base` says), `0x`
+/// hex, or an arithmetic value; of a list (`4:8`, `4,8`, `4-8`: fio's `handle_option`
+/// parses each part) the first part, which fio stores (options with a callback, where the
+/// last part wins, are given [`last_part`]).
+pub(super) fn parse_int(k: &str, v: &str, at: &str, min: u64, max: u64) -> Result<u64, JobError> {
     let t = v.trim();
     let n = if t.starts_with('(') {
         match super::expr::eval(t, super::expr::Kind::Count) {
@@ -1985,7 +1990,11 @@ fn parse_int(k: &str, v: &str, at: &str, min: u64, max: u64) -> Result<u64, JobE
             Err(e) => return err(format!("{at}: {k}={v}: {e}")),
         }
     } else {
-        t.parse::<u64>().map_err(|_| ())
+        let first = t
+            .find([',', ':'])
+            .or_else(|| t.get(1..).and_then(|r| r.find('-')).map(|i| i + 1))
+            .map_or(t, |i| &t[..i]);
+        parse_fio_size(first).ok_or(())
     };
     match n {
         Ok(n) if (min..=max).contains(&n) => Ok(n),
@@ -1993,6 +2002,34 @@ fn parse_int(k: &str, v: &str, at: &str, min: u64, max: u64) -> Result<u64, JobE
             "{at}: {k}={v}: expected a whole number from {min} to {max}"
         )),
     }
+}
+
+/// The part of a value list fio keeps for an option with a callback (`size`, `io_size`,
+/// `offset`, `offset_increment`, `zoneskip`, `rwmixread`, `rwmixwrite`): fio's
+/// `handle_option` cuts the value at `,`, else `:`, else `-`, and calls the callback with
+/// each part in turn, so the last (non-empty) one wins: `size=1m:2m` is 2 MiB. An
+/// arithmetic value is one part.
+fn last_part(v: &str) -> &str {
+    let mut rest = v.trim();
+    if rest.starts_with('(') {
+        return rest;
+    }
+    let mut last = rest;
+    while let Some(i) = rest
+        .find(',')
+        .or_else(|| rest.find(':'))
+        .or_else(|| rest.find('-'))
+    {
+        let part = rest[..i].trim();
+        if !part.is_empty() {
+            last = part;
+        }
+        rest = &rest[i + 1..];
+    }
+    if !rest.trim().is_empty() {
+        last = rest.trim();
+    }
+    last
 }
 
 pub(super) fn parse_size_opt(k: &str, v: &str, at: &str) -> Result<u64, JobError> {
@@ -2557,6 +2594,7 @@ fn apply_options(
                 j.directory = v.clone();
             }
             "size" => {
+                let v = last_part(v);
                 if let Some(p) = percent(k, v, at, 1)? {
                     j.pct.size = Some(p);
                     j.size = None;
@@ -2570,12 +2608,14 @@ fn apply_options(
                 j.size = Some(s);
             }
             "offset" => {
+                let v = last_part(v);
                 j.pct.offset = percent(k, v, at, 0)?;
                 if j.pct.offset.is_none() {
                     j.offset = parse_size_opt(k, v, at)?;
                 }
             }
             "offset_increment" => {
+                let v = last_part(v);
                 j.pct.offset_increment = percent(k, v, at, 0)?;
                 if j.pct.offset_increment.is_none() {
                     j.offset_increment = parse_size_opt(k, v, at)?;
@@ -2722,8 +2762,8 @@ fn apply_options(
                     }
                 };
             }
-            "rwmixread" => j.rwmixread = parse_int(k, v, at, 0, 100)? as u32,
-            "rwmixwrite" => j.rwmixread = 100 - parse_int(k, v, at, 0, 100)? as u32,
+            "rwmixread" => j.rwmixread = parse_int(k, last_part(v), at, 0, 100)? as u32,
+            "rwmixwrite" => j.rwmixread = 100 - parse_int(k, last_part(v), at, 0, 100)? as u32,
             "iodepth" => j.iodepth = parse_int(k, v, at, 1, 65536)? as u32,
             "iodepth_batch_submit" => {
                 j.iodepth_batch_submit = (parse_int(k, v, at, 0, 65536)? as u32).max(1)
@@ -2956,6 +2996,7 @@ fn apply_options(
             }
             "startdelay" => j.startdelay_s = parse_time_range(k, v, at)?,
             "io_size" => {
+                let v = last_part(v);
                 if let Some(p) = v.trim().strip_suffix('%') {
                     // fio: a share of the region, at most all of it.
                     let p = p.trim().parse::<u64>().map_err(|_| {
@@ -3099,7 +3140,18 @@ fn apply_options(
         // fio's `rw=randread:8` (a new random offset every 8 I/Os) or `rw=read:4k` (4 KiB
         // skipped after each I/O; negative reads backwards).
         if j.rw.random() {
-            j.seq_nr = parse_int("rw", &n, &at, 1, u32::MAX as u64)? as u32;
+            // (fio reads this one with atoi: no suffixes.)
+            j.seq_nr = n
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| {
+                    JobError(format!(
+                        "{at}: rw={n}: expected a whole number from 1 to {}",
+                        u32::MAX
+                    ))
+                })?;
         } else {
             let (neg, abs) = match n.strip_prefix('-') {
                 Some(a) => (true, a),
@@ -3672,6 +3724,32 @@ fn parse_sfr(k: &str, v: &str, at: &str) -> Result<(u32, u32), JobError> {
     Ok((flags, nr))
 }
 
+/// The options of engine `name` (as `ioengine=` names it) that hostbench knows: fio adds its
+/// engine's options to its command line's long options once `ioengine=` names the engine,
+/// so that a unique prefix of one is that option there (not in a job file).
+pub fn engine_option_names(name: &str) -> Vec<&'static str> {
+    let name = name.trim();
+    super::fio_names::JOB_OPTIONS
+        .iter()
+        .copied()
+        .filter(|&k| {
+            if super::cmdprio::handles(k) {
+                return matches!(name, "libaio" | "io_uring");
+            }
+            if !super::engines::handles(k) {
+                return false;
+            }
+            match k {
+                "hipri" | "uncached" | "nowait" => matches!(name, "io_uring" | "pvsync2"),
+                _ => {
+                    let owner = engine_of_option(k);
+                    owner.name() == name || (owner == EngineKind::Net && name == "netsplice")
+                }
+            }
+        })
+        .collect()
+}
+
 /// The engine an engine option (canonical name) belongs to.
 fn engine_of_option(k: &str) -> EngineKind {
     if super::engines::pvsync2_option(k) {
@@ -3995,6 +4073,12 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
 }
 
 impl JobSpec {
+    /// The clone issues one I/O at a time and completes it in the call: a sync engine, and
+    /// `null` at `iodepth=1` (fio's null engine is synchronous only there; above, it queues).
+    pub fn sync_io(&self) -> bool {
+        self.engine.is_sync() && !(self.engine == EngineKind::Null && self.iodepth > 1)
+    }
+
     /// Clone `c`'s layout error, when its file could not be laid out
     /// ([`JobSpec::layout_failed`]).
     pub fn layout_failure(&self, c: u32) -> Option<&CloneError> {

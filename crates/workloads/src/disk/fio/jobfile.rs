@@ -114,7 +114,8 @@ fn parse_lines(
                     "{at}: a section header must look like [name], not '{line}'"
                 ));
             };
-            let name = name.trim();
+            // fio keeps the spaces inside the brackets (`[ a ]` is the job " a ", its file
+            // " a .0.0").
             if name.is_empty() || name.chars().any(|c| c.is_control() || c == '[' || c == ']') {
                 return err(format!("{at}: '{line}' is not a valid section name"));
             }

@@ -406,7 +406,7 @@ fn layout_files_in(
                 continue;
             }
             let path = j.file_path_k(c, k);
-            if j.filename.is_none() && j.filename_format.is_some() {
+            if j.filename.is_none() && (j.filename_format.is_some() || j.name.contains('/')) {
                 make_parents(j, &path)?;
             } else if let Some(given) = j.given_name(k)
                 && !j.engine.fileless()
@@ -1150,9 +1150,9 @@ fn check_directories(j: &JobSpec) -> Result<(), WorkloadError> {
     Ok(())
 }
 
-/// fio's `filename_format` with a `/` (`data/$jobname`): the missing directories under the
-/// job's directory are made (mode 0700, as fio); an existing one must be a directory, not a
-/// symlink (never followed).
+/// fio's `filename_format` with a `/` (`data/$jobname`), or a job name with one
+/// (`[sub/job]`: sub/job.0.0): the missing directories under the job's directory are made
+/// (mode 0700, as fio); an existing one must be a directory, not a symlink (never followed).
 fn make_parents(j: &JobSpec, path: &Path) -> Result<(), WorkloadError> {
     let dirs = j.directories();
     let Some((base, rel)) = dirs
@@ -1161,7 +1161,12 @@ fn make_parents(j: &JobSpec, path: &Path) -> Result<(), WorkloadError> {
     else {
         return Ok(());
     };
-    make_dirs(j, base, rel, "filename_format's", false)
+    let whose = if j.filename_format.is_some() {
+        "filename_format's"
+    } else {
+        "the job name's"
+    };
+    make_dirs(j, base, rel, whose, false)
 }
 
 /// fio's `create_work_dirs` for a `filename=` with a `/` (`newdir/sub/f`): the missing

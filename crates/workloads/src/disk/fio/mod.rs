@@ -196,27 +196,24 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
         // job's directory; an absolute one is the user's own choice (as fio: under
         // `directory` when one is given). A suite entry's are checked again, absolute ones
         // refused ([`crate::disk::confine_to_current_dir`]).
-        if j.filename.is_none() && j.filename_format.is_some() {
+        // A job name with `/` (`[sub/job]`) names a file in a subdirectory, as fio's
+        // (sub/job.0.0; the directory is made as fio's `create_work_dirs` makes it).
+        if j.filename.is_none() {
+            let whose = if j.filename_format.is_some() {
+                "filename_format gives"
+            } else {
+                "its name gives the file"
+            };
             for (c, k) in (0..j.numjobs).flat_map(|c| (0..j.nfiles()).map(move |k| (c, k))) {
                 let n = j.generated_name_k(c, k);
-                crate::disk::files::stays_inside(
-                    &n,
-                    true,
-                    &format!("job '{}': filename_format gives", j.name),
-                )?;
+                crate::disk::files::stays_inside(&n, true, &format!("job '{}': {whose}", j.name))?;
                 if n.is_empty() || n.ends_with('/') {
                     return Err(WorkloadError::usage(format!(
-                        "job '{}': filename_format gives {n:?}, which names no file",
+                        "job '{}': {whose} {n:?}, which names no file",
                         j.name
                     )));
                 }
             }
-        } else if j.filename.is_none() && (j.name.contains('/') || j.name == "..") {
-            return Err(WorkloadError::usage(format!(
-                "job name '{}' contains a path: the job's file is named after it inside its \
-                 directory; use a plain name (and `directory`/`filename` for where it goes)",
-                j.name
-            )));
         }
         for f in j.filenames() {
             crate::disk::files::stays_inside(f, true, &format!("job '{}': filename", j.name))?;

@@ -296,7 +296,7 @@ fn clone_block(s: &CloneStats, j: &JobSpec) -> Acc {
             majf: s.majf,
             minf: s.minf,
             zone_resets: s.zone_resets,
-            iodepth: if j.engine.is_sync() { 1 } else { j.iodepth },
+            iodepth: if j.sync_io() { 1 } else { j.iodepth },
             gtod_reduce: j.gtod_reduce,
             read: dir(0),
             write: dir(1),

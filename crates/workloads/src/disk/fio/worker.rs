@@ -159,7 +159,7 @@ pub(super) fn new_worker(
             Err(e) => return Err(crate::disk::files::open_error(&path, j.direct, &e)),
         }
     };
-    let depth = if j.engine.is_sync() && !j.offload {
+    let depth = if j.sync_io() && !j.offload {
         1
     } else {
         j.iodepth
@@ -2472,7 +2472,7 @@ impl FioWorker {
                 let _ = writeln!(e, "{l}");
             }
         }
-        let func = if self.job.engine.is_sync() {
+        let func = if self.job.sync_io() {
             "io_u_sync_complete"
         } else {
             "io_u_queued_complete"
@@ -2992,7 +2992,10 @@ impl FioWorker {
         Ok(meas)
     }
 
-    /// Submits the queued `batch`, stamps its issue time and returns that time.
+    /// Submits the queued `batch`, stamps its issue time and returns that time. `last`: the
+    /// clone issues nothing more; its last batch is not counted in the depth distribution
+    /// (fio 3.33 commits it from its final reap, through the engine's own commit, not
+    /// `td_io_commit`, which marks the depth).
     #[inline]
     fn submit(
         &mut self,
@@ -3001,6 +3004,7 @@ impl FioWorker {
         issue: &mut [u64],
         inflight: &mut usize,
         ctl: &RunControl<'_>,
+        last: bool,
     ) -> Result<u64, ()> {
         if let Err(e) = engine.submit() {
             // What was not submitted is not in flight (the caller counts it as issued, as
@@ -3011,7 +3015,9 @@ impl FioWorker {
         let t1 = ctl.now();
         *inflight += batch.len();
         self.stats.submit_map[batch_bucket(batch.len())] += 1;
-        self.stats.depth_map[depth_bucket(*inflight as u32)] += batch.len() as u64;
+        if !last {
+            self.stats.depth_map[depth_bucket(*inflight as u32)] += batch.len() as u64;
+        }
         for &s in batch.iter() {
             issue[s as usize] = t1;
         }
@@ -3122,6 +3128,10 @@ impl FioWorker {
                 wait_due = None;
                 let mut failed = false;
                 while let Some(&slot) = free.last() {
+                    // fio's null engine takes nothing more until its commit is reaped.
+                    if engine.busy() {
+                        break;
+                    }
                     // fio's queue-depth search allows this many in flight.
                     if self
                         .lat
@@ -3214,7 +3224,14 @@ impl FioWorker {
                         break;
                     }
                     if batch.len() >= self.submit_batch {
-                        match self.submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl) {
+                        match self.submit(
+                            &mut engine,
+                            &mut batch,
+                            &mut issue,
+                            &mut inflight,
+                            ctl,
+                            false,
+                        ) {
                             Ok(t1) => t0 = t1,
                             Err(()) => {
                                 // fio counted the batch issued as it queued it.
@@ -3232,7 +3249,14 @@ impl FioWorker {
                 if !failed
                     && !batch.is_empty()
                     && self
-                        .submit(&mut engine, &mut batch, &mut issue, &mut inflight, ctl)
+                        .submit(
+                            &mut engine,
+                            &mut batch,
+                            &mut issue,
+                            &mut inflight,
+                            ctl,
+                            !more,
+                        )
                         .is_err()
                 {
                     // fio counted the batch issued as it queued it.
@@ -3272,7 +3296,13 @@ impl FioWorker {
                 }
                 continue;
             }
-            let want = self.complete_min.min(inflight);
+            // Once nothing more is issued, fio reaps all that is in flight in one call (with
+            // a minimum of 0 its libaio waits for none however many it is asked for).
+            let want = if more || self.complete_min == 0 {
+                self.complete_min.min(inflight)
+            } else {
+                inflight
+            };
             // A paced job with a free slot waits for completions only until its next I/O is
             // due: blocking longer would issue it late (fio sleeps between issues the same way).
             let timeout = wait_due
@@ -3282,7 +3312,14 @@ impl FioWorker {
                     clock.to_ns(d.saturating_sub(now))
                 });
             let full = free.is_empty();
-            let n = match engine.reap_within(want, &mut done[..self.complete_max], timeout) {
+            // fio's null engine hands back all it committed in one reap, whatever the
+            // maximum, and is reaped for at least one.
+            let (want, max) = if engine.reaps_all() {
+                (want.max(1), depth)
+            } else {
+                (want, self.complete_max.max(want))
+            };
+            let n = match engine.reap_within(want, &mut done[..max], timeout) {
                 Ok(n) => n,
                 Err(e) => {
                     self.fail_engine("io getevents", &e);
@@ -3325,7 +3362,7 @@ impl FioWorker {
                     let lat = clock.to_ns(t2.saturating_sub(start[s]));
                     let (ioprio, pidx) = pmeta[s];
                     // A synchronous engine behind io_submit_mode=offload has no slat (fio's).
-                    let slat = (!self.job.engine.is_sync()).then_some(slat);
+                    let slat = (!self.job.sync_io()).then_some(slat);
                     self.account(dir, d.res, len, slat, clat, lat, pidx);
                     if self.logs.is_some() {
                         let ms = clock.to_ns(t2.saturating_sub(meas.t0)) / 1_000_000;
@@ -4047,7 +4084,7 @@ impl FioWorker {
         // made the first I/Os "late" and the job burst to catch up (1236 IOPS measured for
         // rate_iops=1000).
         self.pacer.start(ctl.now());
-        let r = if self.job.engine.is_sync() && !self.job.offload {
+        let r = if self.job.sync_io() && !self.job.offload {
             if self.plain() {
                 self.run_sync::<true>(ctl)
             } else {

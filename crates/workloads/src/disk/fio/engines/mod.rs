@@ -170,16 +170,10 @@ pub fn uring_option(key: &str) -> bool {
     )
 }
 
+/// An engine's integer option, read as fio reads its integer options (suffixes too:
+/// [`super::job::parse_int`]).
 fn whole(k: &str, v: &str, at: &str, max: u64) -> Result<u64, JobError> {
-    v.trim()
-        .parse::<u64>()
-        .ok()
-        .filter(|&n| n <= max)
-        .ok_or_else(|| {
-            JobError(format!(
-                "{at}: {k}={v}: expected a whole number from 0 to {max}"
-            ))
-        })
+    super::job::parse_int(k, v, at, 0, max)
 }
 
 /// Applies engine option `key` (canonical) with value `v`, written at `at`, to `e`.
