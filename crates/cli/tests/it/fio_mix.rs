@@ -119,7 +119,13 @@ fn mixed_jobs_split_their_ios_as_fio() {
             &[(134, 134)],
         ),
     ];
-    let peer = need_fio("mixed_jobs_split_their_ios_as_fio");
+    run_cases("mixed_jobs_split_their_ios_as_fio", cases);
+}
+
+/// Runs each case (`--name=j --size=1m --bs=4k --ioengine=psync` and its options) and
+/// compares the (reads, writes) of each job with what fio 3.33 gave, and with fio beside.
+fn run_cases(test: &str, cases: &[Case]) {
+    let peer = need_fio(test);
     for (case, measured) in cases {
         let d = tmp("mix");
         let mut args = vec![
@@ -144,4 +150,63 @@ fn mixed_jobs_split_their_ios_as_fio() {
         }
         std::fs::remove_dir_all(&d).unwrap();
     }
+}
+
+#[test]
+fn io_size_past_the_region_goes_on_with_random_sizes() {
+    // fio 3.33 (measured on 2026-11-27): with sizes from a range or a split, a random job
+    // whose io_size is more than its region starts the region over (a new pass of its
+    // random map) until io_size is done, as with a fixed size; it used to stop after one.
+    let cases: &[Case] = &[
+        (
+            &["--rw=randread", "--bsrange=4k-16k", "--io_size=3m"],
+            &[(402, 0)],
+        ),
+        (
+            &["--rw=randread", "--bsrange=4k-16k", "--io_size=2500k"],
+            &[(317, 0)],
+        ),
+        // Less than the largest size left after a pass: the job ends there.
+        (
+            &["--rw=randread", "--bsrange=4k-16k", "--io_size=2060k"],
+            &[(268, 0)],
+        ),
+        (
+            &[
+                "--rw=randread",
+                "--bsrange=4k-16k",
+                "--io_size=3m",
+                "--loops=2",
+            ],
+            &[(402, 0)],
+        ),
+        (
+            &[
+                "--rw=randread",
+                "--bsrange=4k-16k",
+                "--io_size=3m",
+                "--nrfiles=3",
+            ],
+            &[(390, 0)],
+        ),
+        (
+            &[
+                "--rw=randread",
+                "--bsrange=4k-16k",
+                "--io_size=3m",
+                "--numjobs=2",
+                "--group_reporting",
+            ],
+            &[(762, 0)],
+        ),
+        (
+            &["--rw=randwrite", "--bssplit=4k/50:64k/50", "--io_size=2m"],
+            &[(0, 110)],
+        ),
+        (
+            &["--rw=read", "--bsrange=4k-16k", "--io_size=3m"],
+            &[(324, 0)],
+        ),
+    ];
+    run_cases("io_size_past_the_region_goes_on_with_random_sizes", cases);
 }

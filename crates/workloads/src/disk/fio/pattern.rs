@@ -288,6 +288,14 @@ pub(super) struct Pattern {
     time_based: bool,
     loops: u32,
     passes: u32,
+    /// `io_size` given: a pass that ends (the map full, no size left that fits) starts
+    /// the next one past `loops`, and the worker's byte limit ends the job, as fio's
+    /// `keep_running` goes on while io_size is not done — unless less than the largest
+    /// size of it is left (`io_limit` bytes, less `issued` so far; see
+    /// [`Self::set_io_limit`]).
+    io_size: bool,
+    io_limit: u64,
+    issued: u64,
     /// `zonemode=strided`: see [`ZoneState`].
     zone: Option<ZoneState>,
     /// Where the file ends, in bytes from the region's start (`size` until
@@ -480,6 +488,9 @@ impl Pattern {
             time_based: j.time_based,
             loops: j.loops.max(1),
             passes: 0,
+            io_size: j.io_size.is_some() || j.io_size_pct.is_some(),
+            io_limit: u64::MAX,
+            issued: 0,
             zone: None,
             end: size,
             short_pass: false,
@@ -496,6 +507,19 @@ impl Pattern {
         if let Some(z) = &mut self.zone {
             z.end = end.max(z.region);
         }
+    }
+
+    /// The bytes the clone is to issue (with one file: its pattern sees them all). With
+    /// `io_size`, a pass that ends with less than the largest size of them left ends the
+    /// job (fio's `keep_running`).
+    pub(super) fn set_io_limit(&mut self, limit: u64) {
+        self.io_limit = limit;
+    }
+
+    /// Whether a pass that ended (past `loops`) is followed by another: `io_size` given
+    /// and at least the largest size of it left.
+    fn io_size_goes_on(&self) -> bool {
+        self.io_size && self.io_limit.saturating_sub(self.issued) >= self.max[0].max(self.max[1])
     }
 
     /// Where the next sequential I/O of direction `d` starts (the last one's end), from
@@ -589,6 +613,7 @@ impl Pattern {
         }
         self.last_start[d] = Some(off);
         self.last_end[d] = off + len;
+        self.issued += len;
         Some((off, len))
     }
 
@@ -768,12 +793,15 @@ impl Pattern {
         {
             return Some(f * m.gran);
         }
-        // The map is full: the pass is over (fio's file done; time_based starts again).
+        // The map is full: the pass is over (fio's file done; time_based, or io_size
+        // left, starts again).
         self.passes += 1;
-        if !self.time_based && self.passes >= self.loops {
+        if !self.time_based && self.passes >= self.loops && !self.io_size_goes_on() {
             return None;
         }
-        m.reset();
+        if let Some(m) = &mut self.blocks {
+            m.reset();
+        }
         Some(off)
     }
 
@@ -839,7 +867,7 @@ impl Pattern {
                 // file's start written again). A fixed size's partial last block is the
                 // worker's to end by its byte count, as before.
                 self.passes += 1;
-                if self.passes >= self.loops {
+                if self.passes >= self.loops && !self.io_size_goes_on() {
                     return None;
                 }
                 self.last_end[d] = 0;

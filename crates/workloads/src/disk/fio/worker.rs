@@ -263,6 +263,9 @@ pub(super) fn new_worker(
             pattern.set_file_end(room);
         }
     }
+    if multi.is_none() {
+        pattern.set_io_limit(j.io_limits_in(size, room).0);
+    }
     let zbd = match (&j.zbd, &fd) {
         (Some(o), Some(_)) => {
             let f = o.files.get(clone as usize).copied().unwrap_or_default();
@@ -1126,6 +1129,16 @@ impl FioWorker {
                     }
                 }
                 Pick::AllDone => {
+                    // fio's `keep_running` past `loops` with io_size: on while at least
+                    // the largest size of it is left.
+                    let j = &self.job;
+                    if !j.time_based
+                        && (j.io_size.is_some() || j.io_size_pct.is_some())
+                        && fs.passes + 1 >= u64::from(j.loops.max(1))
+                        && self.limit_bytes.saturating_sub(fs.issued) < j.max_bs()
+                    {
+                        return false;
+                    }
                     if self.job.unlink_each_loop {
                         // fio: the files go before each pass after the first; a writer
                         // creates them again when it opens them, a reader fails to open.
