@@ -210,3 +210,21 @@ fn io_size_past_the_region_goes_on_with_random_sizes() {
     ];
     run_cases("io_size_past_the_region_goes_on_with_random_sizes", cases);
 }
+
+#[test]
+fn per_direction_block_sizes_share_fios_random_map() {
+    // fio 3.33 (measured on 2026-11-27): with `bs=R,W` of two sizes the random map has a
+    // bit per smallest size, each direction draws its block in its own size and marks
+    // the map at that index, and a pass ends when a block's next free bit lies past the
+    // region; every I/O keeps its size. hostbench used to cut the I/Os where used blocks
+    // began (8k-56k writes of bs=8k,64k) and issue twice as many.
+    let cases: &[Case] = &[
+        (&["--rw=randrw", "--bs=4k,16k"], &[(13, 12)]),
+        (&["--rw=randrw", "--bs=4k,16k", "--randseed=7"], &[(14, 15)]),
+        (&["--rw=randwrite", "--bs=4k,16k"], &[(0, 29)]),
+        (&["--rw=randread", "--bs=4k,16k"], &[(256, 0)]),
+        (&["--rw=randrw", "--bs=8k,64k", "--size=16m"], &[(196, 200)]),
+        (&["--rw=randrw", "--bs=64k,8k", "--size=16m"], &[(174, 181)]),
+    ];
+    run_cases("per_direction_block_sizes_share_fios_random_map", cases);
+}

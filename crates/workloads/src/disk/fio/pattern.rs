@@ -111,6 +111,25 @@ impl BlockMap {
         };
         scan(from, limit).or_else(|| scan(0, from.min(limit)))
     }
+    /// fio's `axmap_next_free`: the first free bit after `b`, wrapping to the map's start.
+    fn next_free_after(&self, b: u64) -> Option<u64> {
+        let from = if b + 1 >= self.n { 0 } else { b + 1 };
+        (from..self.n).chain(0..from).find(|&i| !self.used(i))
+    }
+
+    /// fio's `axmap_set_nr`: marks up to `nr` bits from bit `first`, stopping at a used one
+    /// or the map's end; the bits marked.
+    fn take_bits(&mut self, first: u64, nr: u64) -> u64 {
+        let mut k = 0;
+        while k < nr && first + k < self.n && !self.used(first + k) {
+            let b = first + k;
+            self.bits[(b / 64) as usize] |= 1 << (b % 64);
+            k += 1;
+        }
+        self.free -= k;
+        k
+    }
+
     /// Marks the free blocks of `[off, off + len)` from its start up to the first used one:
     /// the length the I/O keeps (at least one block).
     fn take(&mut self, off: u64, len: u64) -> u64 {
@@ -199,7 +218,15 @@ impl SizeDraws {
     /// without a repeatable seed (fio reads the system's generator: any draw is as good)
     /// or when no direction has a range of sizes.
     pub(super) fn new(j: &JobSpec, thread: u64) -> Option<SizeDraws> {
-        if !(j.randrepeat || j.randseed.is_some()) || j.bsz.iter().all(|b| b.min == b.max) {
+        // Per-direction fixed sizes of a random job with the map: the offsets are fio's
+        // draws (see `Pattern::fio_units`).
+        let per_dir = j.rw.random()
+            && !j.rw.trims()
+            && j.bsz[0].min != j.bsz[1].min
+            && j.bsz[..2].iter().all(|b| b.min == b.max);
+        if !(j.randrepeat || j.randseed.is_some())
+            || (j.bsz.iter().all(|b| b.min == b.max) && !per_dir)
+        {
             return None;
         }
         use super::verify::fio_seed;
@@ -274,6 +301,12 @@ pub(super) struct Pattern {
     /// The random map by blocks, where sizes or alignments vary (`None`: the
     /// permutations in `maps` are the map).
     blocks: Option<BlockMap>,
+    /// Reads and writes of different smallest sizes (`bs=4k,16k`): fio's map has a bit
+    /// per smallest size of both, and each direction uses it by its own size (its drawn
+    /// block's index is the bit it checks, the bit it marks is its offset over its
+    /// smallest size; the next free bit past the region ends the pass), as fio 3.33's
+    /// `get_next_rand_block` and `mark_random_map` do. An I/O keeps its size.
+    fio_units: bool,
     picker: Picker,
     seq_add: i64,
     seq_nr: u32,
@@ -447,6 +480,7 @@ impl Pattern {
                 Picker::Zoned(out)
             }
         };
+        let fio_units = blocks.is_some() && min[0] != min[1] && align == min;
         let fixed = min == max;
         let fast = if !fixed {
             Fast::No
@@ -474,6 +508,7 @@ impl Pattern {
             map_of,
             maps,
             blocks,
+            fio_units,
             picker,
             seq_add: j.seq_add,
             seq_nr: j.seq_nr.max(1),
@@ -536,7 +571,7 @@ impl Pattern {
             && self
                 .blocks
                 .as_ref()
-                .is_some_and(|m| self.align.iter().all(|&a| a == m.gran))
+                .is_some_and(|m| self.fio_units || self.align.iter().all(|&a| a == m.gran))
     }
 
     /// Sets [`Self::seq_pos`] (`zonemode=zbd` moves a writer past a zone's capacity, and
@@ -609,7 +644,12 @@ impl Pattern {
         if self.random
             && let Some(m) = &mut self.blocks
         {
-            len = m.take(off, len);
+            len = if self.fio_units {
+                let unit = self.min[d];
+                len.min(m.take_bits(off / unit, len.div_ceil(unit)).max(1) * unit)
+            } else {
+                m.take(off, len)
+            };
         }
         self.last_start[d] = Some(off);
         self.last_end[d] = off + len;
@@ -774,7 +814,7 @@ impl Pattern {
             // `random_state`, then the map's next free block (below). Where the map's grain
             // is the alignment (fio's map is in the smallest size, its draw in
             // `blockalign` units: the same when they are equal).
-            (Some(sd), Some(m), Picker::Uniform) if m.gran == self.align[d] => {
+            (Some(sd), Some(m), Picker::Uniform) if self.fio_units || m.gran == self.align[d] => {
                 let max = sd.offsets.max() as f64;
                 let r = sd.offsets.draw() as f64;
                 let b = (self.positions[d] as f64 * (r / (max + 1.0))) as u64;
@@ -785,16 +825,31 @@ impl Pattern {
         let Some(m) = &mut self.blocks else {
             return Some(off);
         };
-        let step = (self.align[d] / m.gran).max(1);
-        let limit = (self.size - self.min[d]) / m.gran + 1;
-        let b = off / m.gran;
-        if m.free > 0
-            && let Some(f) = m.next_free(b, step, limit)
-        {
-            return Some(f * m.gran);
+        if self.fio_units {
+            let b = off / self.align[d];
+            let bit = if b < m.n && !m.used(b) {
+                Some(b)
+            } else {
+                m.next_free_after(b)
+            };
+            if let Some(at) = bit.map(|b| b * self.align[d])
+                && at < self.size
+                && at + self.max[d] <= self.end
+            {
+                return Some(at);
+            }
+        } else {
+            let step = (self.align[d] / m.gran).max(1);
+            let limit = (self.size - self.min[d]) / m.gran + 1;
+            let b = off / m.gran;
+            if m.free > 0
+                && let Some(f) = m.next_free(b, step, limit)
+            {
+                return Some(f * m.gran);
+            }
         }
-        // The map is full: the pass is over (fio's file done; time_based, or io_size
-        // left, starts again).
+        // The map is full, or its next free bit past the region: the pass is over (fio's
+        // file done; time_based, or io_size left, starts again).
         self.passes += 1;
         if !self.time_based && self.passes >= self.loops && !self.io_size_goes_on() {
             return None;
