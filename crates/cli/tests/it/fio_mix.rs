@@ -228,3 +228,30 @@ fn per_direction_block_sizes_share_fios_random_map() {
     ];
     run_cases("per_direction_block_sizes_share_fios_random_map", cases);
 }
+
+#[test]
+fn sequential_and_unmapped_mixed_loops_split_as_fio() {
+    // fio 3.33 (measured on 2026-11-27): a mixed job without the random map does not end
+    // a loop at each region's worth of bytes; its loop goes on until the job's bytes are
+    // issued or a sequential direction passes the region's end (the next loop then starts
+    // both directions over), and an explicit randseed keeps the directions' generator
+    // going across loops. hostbench used to repeat the first loop's 132/124.
+    let cases: &[Case] = &[
+        (&["--rw=rw", "--loops=2"], &[(244, 268)]),
+        (&["--rw=rw", "--loops=3"], &[(375, 393)]),
+        (
+            &["--rw=rw", "--rwmixwrite=30", "--io_size=3m"],
+            &[(528, 240)],
+        ),
+        (
+            &["--rw=randrw", "--norandommap", "--loops=2"],
+            &[(242, 270)],
+        ),
+        (&["--rw=rw", "--loops=2", "--randseed=3"], &[(263, 249)]),
+        (
+            &["--rw=rw", "--rwmixread=70", "--loops=2", "--randseed=3"],
+            &[(366, 146)],
+        ),
+    ];
+    run_cases("sequential_and_unmapped_mixed_loops_split_as_fio", cases);
+}

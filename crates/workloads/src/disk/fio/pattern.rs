@@ -574,6 +574,28 @@ impl Pattern {
                 .is_some_and(|m| self.fio_units || self.align.iter().all(|&a| a == m.gran))
     }
 
+    /// Whether the pattern's passes end by bytes: random offsets with fio's random map (a
+    /// pass is done when the map is full). Sequential offsets and random ones without
+    /// the map end a loop otherwise (see [`Self::seq_ends`]).
+    pub(super) fn pass_by_bytes(&self) -> bool {
+        self.random && (self.blocks.is_some() || self.maps.iter().any(|m| m.map))
+    }
+
+    /// A sequential pattern of fixed sizes (no holes): whether the next I/O of direction
+    /// `d` would start past the region or end past the file, where fio's
+    /// `get_next_offset` finds the file done (the loop ends; the next one starts every
+    /// direction at the region's start, [`Self::restart_seq`]). `false` for others.
+    pub(super) fn seq_ends(&self, d: usize) -> bool {
+        self.fast == Fast::Seq
+            && (self.last_end[d] >= self.size || self.last_end[d] + self.min[d] > self.end)
+    }
+
+    /// Every direction's sequential offset back to the region's start (a new loop).
+    pub(super) fn restart_seq(&mut self) {
+        self.last_end = [0; 2];
+        self.last_start = [None; 2];
+    }
+
     /// Sets [`Self::seq_pos`] (`zonemode=zbd` moves a writer past a zone's capacity, and
     /// starts a pass over).
     pub(super) fn set_seq_pos(&mut self, d: usize, pos: u64) {

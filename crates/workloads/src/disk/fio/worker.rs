@@ -814,6 +814,17 @@ impl FioWorker {
             // read_iolog: what `replay_step` took from the log.
             return r.pending.take();
         }
+        // A mixed job without the random map: fio's loop goes on until the job's bytes
+        // (of every loop) are issued or a direction finds the file done (a sequential one
+        // past the region's end: that I/O's direction draw is spent, the next loop starts
+        // every direction at the region's start), not at each region's worth of bytes.
+        let by_dir = self.mixed() && !self.pattern.pass_by_bytes() && self.verify.is_none();
+        let mut dir = dir;
+        if by_dir && !self.job.time_based && self.pattern.seq_ends(dir as usize) {
+            self.loop_restart();
+            self.pattern.restart_seq();
+            dir = self.pick_dir();
+        }
         let (off, len) = self
             .pattern
             .next(dir as usize, &mut self.rng, &mut self.sizes)?;
@@ -827,7 +838,7 @@ impl FioWorker {
             // The pass's last I/O: what it wrote is read back once it has completed.
             self.pass_verify = true;
         }
-        if self.pass_bytes >= self.pass_len && !self.job.time_based {
+        if self.pass_bytes >= self.pass_len && !self.job.time_based && !by_dir {
             // The loop's last I/O: fio's `clear_io_state` comes before the next one (the
             // I/O that found the loop done spent a direction's draw first).
             if self.mixed() {
@@ -1044,7 +1055,11 @@ impl FioWorker {
     /// A new loop of a size-based job begins (fio's `clear_io_state`): the direction
     /// limit cleared; under `randrepeat` the direction and block-size draws start over.
     fn loop_restart(&mut self) {
-        self.mix.loop_restart(self.job.randrepeat);
+        // fio: an explicit `randseed` overrides `randrepeat` (fixup_options), so the
+        // directions' generator goes on from loop to loop (measured: `rw=rw,loops=2,
+        // randseed=3` is 263/249 reads/writes only so).
+        self.mix
+            .loop_restart(self.job.randrepeat && self.job.randseed.is_none());
         if let Some(s) = self.sizes.as_mut() {
             s.new_loop();
         }
