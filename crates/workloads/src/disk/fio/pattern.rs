@@ -836,7 +836,12 @@ impl Pattern {
             // `random_state`, then the map's next free block (below). Where the map's grain
             // is the alignment (fio's map is in the smallest size, its draw in
             // `blockalign` units: the same when they are equal).
-            (Some(sd), Some(m), Picker::Uniform) if self.fio_units || m.gran == self.align[d] => {
+            // Without the map (`norandommap`) fio draws them the same way.
+            (Some(sd), m, Picker::Uniform)
+                if m.as_ref().map_or(!self.maps.iter().any(|g| g.map), |m| {
+                    self.fio_units || m.gran == self.align[d]
+                }) =>
+            {
                 let max = sd.offsets.max() as f64;
                 let r = sd.offsets.draw() as f64;
                 let b = (self.positions[d] as f64 * (r / (max + 1.0))) as u64;

@@ -818,7 +818,9 @@ impl FioWorker {
         // (of every loop) are issued or a direction finds the file done (a sequential one
         // past the region's end: that I/O's direction draw is spent, the next loop starts
         // every direction at the region's start), not at each region's worth of bytes.
-        let by_dir = self.mixed() && !self.pattern.pass_by_bytes() && self.verify.is_none();
+        let by_dir = (self.mixed() || self.job.rw.random())
+            && !self.pattern.pass_by_bytes()
+            && self.verify.is_none();
         let mut dir = dir;
         if by_dir && !self.job.time_based && self.pattern.seq_ends(dir as usize) {
             self.loop_restart();
