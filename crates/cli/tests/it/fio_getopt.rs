@@ -181,6 +181,9 @@ fn options_shown_by_fio_names() {
         "--timeout=5",
         "--blocksize_range=4k-8k",
         "--iodepth_batch_submit=1",
+        "--ss=iops:10%",
+        "--ss_dur=2",
+        "--ss_ramp=1",
         "--output-format=json",
     ];
     let h2 = hb(&dir, &aliases);
@@ -196,7 +199,10 @@ fn options_shown_by_fio_names() {
             "bs",
             "runtime",
             "bsrange",
-            "iodepth_batch"
+            "iodepth_batch",
+            "steadystate",
+            "steadystate_duration",
+            "steadystate_ramp_time"
         ]
     );
     if need_fio("options_shown_by_fio_names") {

@@ -94,6 +94,8 @@ pub(super) struct Files {
     /// Times a picked file was found done (closed, or reset under a non-uniform service):
     /// each is an I/O fio began (its direction drawn) and could not place.
     pub found_done: u64,
+    /// Bytes issued over all files and passes.
+    pub issued: u64,
     svc: FileService,
     draw: Draw,
 }
@@ -131,6 +133,7 @@ impl Files {
             done: 0,
             passes: 0,
             found_done: 0,
+            issued: 0,
             svc,
             draw,
         }
@@ -281,6 +284,7 @@ impl Files {
     /// `len` bytes of the current file's pass were issued.
     #[inline]
     pub fn used(&mut self, len: u64) {
+        self.issued += len;
         if let Some(c) = self.cur {
             let s = &mut self.slots[c];
             s.left = s.left.saturating_sub(len);

@@ -736,6 +736,8 @@ pub const OPTION_TABLE: &[(&str, &str)] = &[
     ("flow_watermark", ""),
     ("flow_sleep", ""),
     ("steadystate", "ss"),
+    ("steadystate_duration", "ss_dur"),
+    ("steadystate_ramp_time", "ss_ramp"),
 ];
 
 /// The options of fio 3.33's profiles (`profiles/tiobench.c`, then `profiles/act.c`), which

@@ -4256,26 +4256,33 @@ impl JobSpec {
             return Ok(());
         };
         let mut regions = Vec::new();
+        // fio's `get_rand_file_size`: each clone draws its files' sizes in turn from its
+        // `file_size_state` (FIO_RAND_FILE_SIZE_OFF's seed of its thread: the clone's
+        // number + 1 for the first job; later jobs' thread numbers are not counted here).
+        let wide = self.rand64;
+        let mut draws: Option<(u32, super::verify::FioRand)> = None;
         for (c, &have) in haves.iter().enumerate() {
-            let file = if (lo..=hi).contains(&have) {
-                have
-            } else if hi > lo {
-                let u = hostbench_core::rand::Rng::for_thread(
-                    0xF11E_512E ^ ((job as u64) << 32),
-                    c as u64,
-                )
-                .next_f64();
-                let min_bs = self.bs_read.min(self.bs_write).max(1);
-                let v = lo + ((hi - lo) as f64 * u) as u64;
-                (v - v % min_bs).max(min_bs)
-            } else {
-                lo
-            };
             // Slots are each clone's files in turn, or the shared `filename` list's.
             let clone = if self.filename.is_some() {
                 0
             } else {
                 c as u32 / self.nfiles()
+            };
+            let file = if (lo..=hi).contains(&have) {
+                have
+            } else if hi > lo {
+                if draws.as_ref().is_none_or(|d| d.0 != clone) {
+                    let thread = u64::from(clone) + 1 + ((job as u64) << 32);
+                    let seed = super::verify::fio_seed(self.randseed.unwrap_or(0x89), thread, 7);
+                    draws = Some((clone, super::verify::FioRand::new(seed, wide)));
+                }
+                let r = draws.as_mut().map_or(0, |d| d.1.draw());
+                let max = draws.as_ref().map_or(1, |d| d.1.max());
+                let min_bs = self.bs_read.min(self.bs_write).max(1);
+                let v = lo + ((hi - lo) as f64 * (r as f64 / (max as f64 + 1.0))) as u64;
+                (v - v % min_bs).max(min_bs)
+            } else {
+                lo
             };
             let off = self.clone_offset(clone);
             if off >= file {

@@ -172,6 +172,25 @@ impl BlockMap {
         };
         scan(from, limit).or_else(|| scan(0, from.min(limit)))
     }
+    /// fio's `axmap_next_free`: the first free bit after `b`, wrapping to the map's start.
+    fn next_free_after(&self, b: u64) -> Option<u64> {
+        let from = if b + 1 >= self.n { 0 } else { b + 1 };
+        (from..self.n).chain(0..from).find(|&i| !self.used(i))
+    }
+
+    /// fio's `axmap_set_nr`: marks up to `nr` bits from bit `first`, stopping at a used one
+    /// or the map's end; the bits marked.
+    fn take_bits(&mut self, first: u64, nr: u64) -> u64 {
+        let mut k = 0;
+        while k < nr && first + k < self.n && !self.used(first + k) {
+            let b = first + k;
+            self.bits[(b / 64) as usize] |= 1 << (b % 64);
+            k += 1;
+        }
+        self.free -= k;
+        k
+    }
+
     /// Marks the free blocks of `[off, off + len)` from its start up to the first used one:
     /// the length the I/O keeps (at least one block).
     fn take(&mut self, off: u64, len: u64) -> u64 {
@@ -493,6 +512,12 @@ pub(super) struct Pattern {
     blocks: Option<BlockMap>,
     /// `random_generator=lfsr` with one size: the file's register (see [`Lfsr`]).
     lfsr: Option<Lfsr>,
+    /// Reads and writes of different smallest sizes (`bs=4k,16k`): fio's map has a bit
+    /// per smallest size of both, and each direction uses it by its own size (its drawn
+    /// block's index is the bit it checks, the bit it marks is its offset over its
+    /// smallest size; the next free bit past the region ends the pass), as fio 3.33's
+    /// `get_next_rand_block` and `mark_random_map` do. An I/O keeps its size.
+    fio_units: bool,
     picker: Picker,
     seq_add: i64,
     seq_nr: u32,
@@ -507,6 +532,14 @@ pub(super) struct Pattern {
     time_based: bool,
     loops: u32,
     passes: u32,
+    /// `io_size` given: a pass that ends (the map full, no size left that fits) starts
+    /// the next one past `loops`, and the worker's byte limit ends the job, as fio's
+    /// `keep_running` goes on while io_size is not done — unless less than the largest
+    /// size of it is left (`io_limit` bytes, less `issued` so far; see
+    /// [`Self::set_io_limit`]).
+    io_size: bool,
+    io_limit: u64,
+    issued: u64,
     /// `zonemode=strided`: see [`ZoneState`].
     zone: Option<ZoneState>,
     /// Where the file ends, in bytes from the region's start (`size` until
@@ -671,6 +704,7 @@ impl Pattern {
                 Picker::Zoned(out)
             }
         };
+        let fio_units = blocks.is_some() && min[0] != min[1] && align == min;
         let fixed = min == max;
         let lfsr = (j.rw.random() && uniform && !varied && lfsr_gen)
             .then(|| Lfsr::new(size / min[0]))
@@ -704,6 +738,7 @@ impl Pattern {
             maps,
             blocks,
             lfsr,
+            fio_units,
             picker,
             seq_add: j.seq_add,
             seq_nr: j.seq_nr.max(1),
@@ -718,6 +753,9 @@ impl Pattern {
             time_based: j.time_based,
             loops: j.loops.max(1),
             passes: 0,
+            io_size: j.io_size.is_some() || j.io_size_pct.is_some(),
+            io_limit: u64::MAX,
+            issued: 0,
             zone: None,
             end: size,
             short_pass: false,
@@ -737,6 +775,19 @@ impl Pattern {
         }
     }
 
+    /// The bytes the clone is to issue (with one file: its pattern sees them all). With
+    /// `io_size`, a pass that ends with less than the largest size of them left ends the
+    /// job (fio's `keep_running`).
+    pub(super) fn set_io_limit(&mut self, limit: u64) {
+        self.io_limit = limit;
+    }
+
+    /// Whether a pass that ended (past `loops`) is followed by another: `io_size` given
+    /// and at least the largest size of it left.
+    fn io_size_goes_on(&self) -> bool {
+        self.io_size && self.io_limit.saturating_sub(self.issued) >= self.max[0].max(self.max[1])
+    }
+
     /// Where the next sequential I/O of direction `d` starts (the last one's end), from
     /// the region's start.
     pub(super) fn seq_pos(&self, d: usize) -> u64 {
@@ -751,7 +802,29 @@ impl Pattern {
             && self
                 .blocks
                 .as_ref()
-                .is_some_and(|m| self.align.iter().all(|&a| a == m.gran))
+                .is_some_and(|m| self.fio_units || self.align.iter().all(|&a| a == m.gran))
+    }
+
+    /// Whether the pattern's passes end by bytes: random offsets with fio's random map (a
+    /// pass is done when the map is full). Sequential offsets and random ones without
+    /// the map end a loop otherwise (see [`Self::seq_ends`]).
+    pub(super) fn pass_by_bytes(&self) -> bool {
+        self.random && (self.blocks.is_some() || self.maps.iter().any(|m| m.map))
+    }
+
+    /// A sequential pattern of fixed sizes (no holes): whether the next I/O of direction
+    /// `d` would start past the region or end past the file, where fio's
+    /// `get_next_offset` finds the file done (the loop ends; the next one starts every
+    /// direction at the region's start, [`Self::restart_seq`]). `false` for others.
+    pub(super) fn seq_ends(&self, d: usize) -> bool {
+        self.fast == Fast::Seq
+            && (self.last_end[d] >= self.size || self.last_end[d] + self.min[d] > self.end)
+    }
+
+    /// Every direction's sequential offset back to the region's start (a new loop).
+    pub(super) fn restart_seq(&mut self) {
+        self.last_end = [0; 2];
+        self.last_start = [None; 2];
     }
 
     /// Sets [`Self::seq_pos`] (`zonemode=zbd` moves a writer past a zone's capacity, and
@@ -874,10 +947,16 @@ impl Pattern {
             && self.marks
             && let Some(m) = &mut self.blocks
         {
-            len = m.take(off, len);
+            len = if self.fio_units {
+                let unit = self.min[d];
+                len.min(m.take_bits(off / unit, len.div_ceil(unit)).max(1) * unit)
+            } else {
+                m.take(off, len)
+            };
         }
         self.last_start[d] = Some(off);
         self.last_end[d] = off + len;
+        self.issued += len;
         Some((off, len))
     }
 
@@ -1046,7 +1125,10 @@ impl Pattern {
         rng: &mut Rng,
         sd: &mut Option<SizeDraws>,
     ) -> Option<u64> {
-        let fio_grain = self.blocks.as_ref().is_none_or(|m| m.gran == self.align[d]);
+        let fio_grain = self
+            .blocks
+            .as_ref()
+            .is_none_or(|m| self.fio_units || m.gran == self.align[d]);
         let off = match (sd.as_mut(), &self.picker) {
             // The file's lfsr when it has one.
             (Some(sd), Picker::Uniform) if self.lfsr.is_some() => {
@@ -1055,7 +1137,8 @@ impl Pattern {
             // fio's `__get_next_rand_offset`: block `lastb × r / (rand_max + 1)` of its
             // `random_state`, then the map's next free block (below). Where the map's grain
             // is the alignment (fio's map is in the smallest size, its draw in
-            // `blockalign` units: the same when they are equal), or without a map.
+            // `blockalign` units: the same when they are equal; reads and writes of two
+            // sizes use it by their own size, `fio_units`), or without a map.
             (Some(sd), Picker::Uniform) if fio_grain => {
                 let max = sd.offsets.max() as f64;
                 let r = sd.offsets.draw() as f64;
@@ -1067,20 +1150,38 @@ impl Pattern {
         let Some(m) = &mut self.blocks else {
             return Some(off);
         };
-        let step = (self.align[d] / m.gran).max(1);
-        let limit = (self.size - self.min[d]) / m.gran + 1;
-        let b = off / m.gran;
-        if m.free > 0
-            && let Some(f) = m.next_free(b, step, limit)
-        {
-            return Some(f * m.gran);
+        if self.fio_units {
+            let b = off / self.align[d];
+            let bit = if b < m.n && !m.used(b) {
+                Some(b)
+            } else {
+                m.next_free_after(b)
+            };
+            if let Some(at) = bit.map(|b| b * self.align[d])
+                && at < self.size
+                && at + self.max[d] <= self.end
+            {
+                return Some(at);
+            }
+        } else {
+            let step = (self.align[d] / m.gran).max(1);
+            let limit = (self.size - self.min[d]) / m.gran + 1;
+            let b = off / m.gran;
+            if m.free > 0
+                && let Some(f) = m.next_free(b, step, limit)
+            {
+                return Some(f * m.gran);
+            }
         }
-        // The map is full: the pass is over (fio's file done; time_based starts again).
+        // The map is full, or its next free bit past the region: the pass is over (fio's
+        // file done; time_based, or io_size left, starts again).
         self.passes += 1;
-        if !self.time_based && self.passes >= self.loops {
+        if !self.time_based && self.passes >= self.loops && !self.io_size_goes_on() {
             return None;
         }
-        m.reset();
+        if let Some(m) = &mut self.blocks {
+            m.reset();
+        }
         Some(off)
     }
 
@@ -1146,7 +1247,7 @@ impl Pattern {
                 // file's start written again). A fixed size's partial last block is the
                 // worker's to end by its byte count, as before.
                 self.passes += 1;
-                if self.passes >= self.loops {
+                if self.passes >= self.loops && !self.io_size_goes_on() {
                     return None;
                 }
                 self.last_end[d] = 0;

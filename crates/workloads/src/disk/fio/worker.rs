@@ -277,6 +277,9 @@ pub(super) fn new_worker(
             pattern.set_file_end(room);
         }
     }
+    if multi.is_none() {
+        pattern.set_io_limit(j.io_limits_in(size, room).0);
+    }
     let zbd = match (&j.zbd, &fd) {
         (Some(o), Some(_)) => {
             let f = o.files.get(clone as usize).copied().unwrap_or_default();
@@ -880,6 +883,19 @@ impl FioWorker {
             // read_iolog: what `replay_step` took from the log.
             return r.pending.take();
         }
+        // A mixed job without the random map: fio's loop goes on until the job's bytes
+        // (of every loop) are issued or a direction finds the file done (a sequential one
+        // past the region's end: that I/O's direction draw is spent, the next loop starts
+        // every direction at the region's start), not at each region's worth of bytes.
+        let by_dir = (self.mixed() || self.job.rw.random())
+            && !self.pattern.pass_by_bytes()
+            && self.verify.is_none();
+        let mut dir = dir;
+        if by_dir && !self.job.time_based && self.pattern.seq_ends(dir as usize) {
+            self.loop_restart();
+            self.pattern.restart_seq();
+            dir = self.pick_dir();
+        }
         let (off, len) = self
             .pattern
             .next(dir as usize, &mut self.rng, &mut self.sizes)?;
@@ -893,7 +909,7 @@ impl FioWorker {
             // The pass's last I/O: what it wrote is read back once it has completed.
             self.pass_verify = true;
         }
-        if self.pass_bytes >= self.pass_len && !self.job.time_based {
+        if self.pass_bytes >= self.pass_len && !self.job.time_based && !by_dir {
             // The loop's last I/O: fio's `clear_io_state` comes before the next one (the
             // I/O that found the loop done spent a direction's draw first).
             if self.mixed() {
@@ -1110,7 +1126,11 @@ impl FioWorker {
     /// A new loop of a size-based job begins (fio's `clear_io_state`): the direction
     /// limit cleared; under `randrepeat` the direction and block-size draws start over.
     fn loop_restart(&mut self) {
-        self.mix.loop_restart(self.job.randrepeat);
+        // fio: an explicit `randseed` overrides `randrepeat` (fixup_options), so the
+        // directions' generator goes on from loop to loop (measured: `rw=rw,loops=2,
+        // randseed=3` is 263/249 reads/writes only so).
+        self.mix
+            .loop_restart(self.job.randrepeat && self.job.randseed.is_none());
         if let Some(s) = self.sizes.as_mut() {
             s.new_loop();
         }
@@ -1195,6 +1215,16 @@ impl FioWorker {
                     }
                 }
                 Pick::AllDone => {
+                    // fio's `keep_running` past `loops` with io_size: on while at least
+                    // the largest size of it is left.
+                    let j = &self.job;
+                    if !j.time_based
+                        && (j.io_size.is_some() || j.io_size_pct.is_some())
+                        && fs.passes + 1 >= u64::from(j.loops.max(1))
+                        && self.limit_bytes.saturating_sub(fs.issued) < j.max_bs()
+                    {
+                        return false;
+                    }
                     if self.job.unlink_each_loop {
                         // fio: the files go before each pass after the first; a writer
                         // creates them again when it opens them, a reader fails to open.
