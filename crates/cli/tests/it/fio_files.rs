@@ -1828,43 +1828,18 @@ fn a_refused_aio_submission_fails_the_job_as_fios_commit() {
     std::fs::remove_dir_all(d).ok();
 }
 
-/// A case's options and the (reads, writes) of each job fio gave.
-type FsCase = (&'static [&'static str], &'static [(u64, u64)]);
-
 /// fio 3.33 draws a `filesize` range's sizes from its `file_size_state` (each clone's
 /// FIO_RAND_FILE_SIZE_OFF seed), so a new file's size is the same every run: measured on
 /// 2026-11-27, `filesize=1m-3m` is 1347584 bytes (329 writes); hostbench drew its own
 /// (1798144 bytes, 439 writes).
 #[test]
 fn filesize_ranges_draw_fios_sizes() {
-    let cases: &[FsCase] = &[
+    let cases: &[super::fio_mix::Case] = &[
         (&["--filesize=1m-3m"], &[(0, 329)]),
         (&["--filesize=1m-3m", "--nrfiles=3"], &[(0, 1152)]),
         (&["--filesize=10k-64k"], &[(0, 4)]),
         (&["--filesize=1m-3m", "--numjobs=2"], &[(0, 329), (0, 400)]),
     ];
-    let peer = need_fio("filesize_ranges_draw_fios_sizes");
-    for (case, measured) in cases {
-        let d = tmp("fsrange");
-        let mut args = vec![
-            "--name=j",
-            "--rw=write",
-            "--bs=4k",
-            "--ioengine=psync",
-            "--output-format=json",
-        ];
-        args.extend_from_slice(case);
-        let ours = hb(&d, &args);
-        assert_eq!(ours.code, 0, "{case:?}: {}", ours.err);
-        assert_eq!(counts(&ours.out), *measured, "{case:?}: as fio 3.33 gave");
-        if peer {
-            for f in std::fs::read_dir(&d).unwrap() {
-                std::fs::remove_file(f.unwrap().path()).unwrap();
-            }
-            let theirs = fio(&d, &args);
-            assert_eq!(theirs.code, 0, "{case:?}: {}", theirs.err);
-            assert_eq!(counts(&theirs.out), *measured, "{case:?}: beside this fio");
-        }
-        std::fs::remove_dir_all(&d).unwrap();
-    }
+    let base = ["--name=j", "--rw=write", "--bs=4k", "--ioengine=psync"];
+    super::fio_mix::run_cases_on("filesize_ranges_draw_fios_sizes", &base, cases);
 }

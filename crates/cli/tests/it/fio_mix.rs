@@ -10,7 +10,7 @@ use super::fio_files::{counts, fio, hb};
 use super::fio_seq::need_fio;
 
 /// A case's options and the (reads, writes) of each job fio gave.
-type Case = (&'static [&'static str], &'static [(u64, u64)]);
+pub(crate) type Case = (&'static [&'static str], &'static [(u64, u64)]);
 
 #[test]
 fn mixed_jobs_split_their_ios_as_fio() {
@@ -125,16 +125,17 @@ fn mixed_jobs_split_their_ios_as_fio() {
 /// Runs each case (`--name=j --size=1m --bs=4k --ioengine=psync` and its options) and
 /// compares the (reads, writes) of each job with what fio 3.33 gave, and with fio beside.
 fn run_cases(test: &str, cases: &[Case]) {
+    let base = ["--name=j", "--size=1m", "--bs=4k", "--ioengine=psync"];
+    run_cases_on(test, &base, cases);
+}
+
+/// [`run_cases`] on other `base` options (JSON output added).
+pub(crate) fn run_cases_on(test: &str, base: &[&str], cases: &[Case]) {
     let peer = need_fio(test);
     for (case, measured) in cases {
         let d = tmp("mix");
-        let mut args = vec![
-            "--name=j",
-            "--size=1m",
-            "--bs=4k",
-            "--ioengine=psync",
-            "--output-format=json",
-        ];
+        let mut args = base.to_vec();
+        args.push("--output-format=json");
         args.extend_from_slice(case);
         let ours = hb(&d, &args);
         assert_eq!(ours.code, 0, "{case:?}: {}", ours.err);
