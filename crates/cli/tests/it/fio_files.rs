@@ -1828,6 +1828,71 @@ fn a_refused_aio_submission_fails_the_job_as_fios_commit() {
     std::fs::remove_dir_all(d).ok();
 }
 
+/// A write that fails on /dev/full ends the clone (ENOSPC; libaio's submission refused,
+/// EINVAL) with fio 3.33's counts, measured 2026-11-27: every I/O it queued is issued
+/// (io_uring at iodepth=8 queues 8 before the first completion comes back: hostbench counted
+/// 1), the depth of a refused submission marked (1=100%: hostbench had none) and the reap of
+/// fio's clean-up after an error in the completion map even when it finds nothing (`0=`, for
+/// psync too: hostbench had no such reap).
+#[test]
+fn a_failing_io_counts_what_was_queued_and_fios_clean_up_reap() {
+    let d = tmp("fullmaps");
+    // (engine, iodepth, issued, IO depths line's start)
+    let cases = [
+        ("psync", "1", "total=0,1,0,0", "1=100.0%, 2=0.0%"),
+        ("io_uring", "1", "total=0,1,0,0", "1=100.0%, 2=0.0%"),
+        ("libaio", "1", "total=0,1,0,0", "1=100.0%, 2=0.0%"),
+        ("libaio", "4", "total=0,1,0,0", "1=100.0%, 2=0.0%"),
+        ("io_uring", "8", "total=0,8,0,0", "1=12.5%, 2=25.0%, 4=50.0%, 8=12.5%"),
+    ];
+    let shape = |r: &Ran| {
+        let field = |key: &str| {
+            r.out
+                .lines()
+                .find(|l| l.trim_start().starts_with(key))
+                .map(|l| l.split_once(':').map_or("", |x| x.1).trim().to_string())
+                .unwrap_or_default()
+        };
+        let issued = field("issued rwts").split_whitespace().next().unwrap_or("").to_string();
+        let complete = field("complete");
+        (r.code, issued, field("IO depths"), complete.starts_with("0=0.0%"))
+    };
+    let fio_too = need_fio("a_failing_io_counts_what_was_queued_and_fios_clean_up_reap");
+    for (engine, depth, issued, depths) in cases {
+        let args = [
+            "--name=a".to_string(),
+            "--rw=write".into(),
+            "--bs=4k".into(),
+            "--filename=/dev/full".into(),
+            format!("--ioengine={engine}"),
+            format!("--iodepth={depth}"),
+            "--size=64k".into(),
+        ];
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let runs = if fio_too {
+            vec![("hostbench", hb(&d, &args)), ("fio", fio(&d, &args))]
+        } else {
+            vec![("hostbench", hb(&d, &args))]
+        };
+        for (tool, r) in runs {
+            let (code, got_issued, got_depths, no_zero_reap) = shape(&r);
+            assert_eq!(code, 1, "{tool} {engine} {depth}\n{}\n{}", r.out, r.err);
+            assert_eq!(got_issued, issued, "{tool} {engine} {depth}\n{}", r.out);
+            assert!(
+                got_depths.starts_with(depths),
+                "{tool} {engine} {depth}: IO depths {got_depths}, want {depths}\n{}",
+                r.out
+            );
+            assert!(
+                !no_zero_reap,
+                "{tool} {engine} {depth}: the clean-up's empty reap is in `complete: 0=`\n{}",
+                r.out
+            );
+        }
+    }
+    std::fs::remove_dir_all(d).ok();
+}
+
 /// fio 3.33 draws a `filesize` range's sizes from its `file_size_state` (each clone's
 /// FIO_RAND_FILE_SIZE_OFF seed), so a new file's size is the same every run: measured on
 /// 2026-11-27, `filesize=1m-3m` is 1347584 bytes (329 writes); hostbench drew its own

@@ -3019,6 +3019,11 @@ impl FioWorker {
             self.stats.submit_map[1] += ios;
             self.stats.complete_map[1] += ios;
         }
+        // After an error fio's end of do_io reaps what is ready (cleanup_pending_aio): for a
+        // synchronous engine none, a reap of 0 marked all the same (`complete: 0=`).
+        if self.stats.error.is_some() {
+            self.stats.complete_map[0] += 1;
+        }
         Ok(meas)
     }
 
@@ -3036,6 +3041,11 @@ impl FioWorker {
         ctl: &RunControl<'_>,
         last: bool,
     ) -> Result<u64, ()> {
+        // fio marks the depth before its engine's commit, which may fail.
+        if !last {
+            self.stats.depth_map[depth_bucket((*inflight + batch.len()) as u32)] +=
+                batch.len() as u64;
+        }
         if let Err(e) = engine.submit() {
             // What was not submitted is not in flight (the caller counts it as issued, as
             // fio's queue did); fio's commit hook is where its engines submit.
@@ -3045,9 +3055,6 @@ impl FioWorker {
         let t1 = ctl.now();
         *inflight += batch.len();
         self.stats.submit_map[batch_bucket(batch.len())] += 1;
-        if !last {
-            self.stats.depth_map[depth_bucket(*inflight as u32)] += batch.len() as u64;
-        }
         for &s in batch.iter() {
             issue[s as usize] = t1;
         }
@@ -3453,11 +3460,47 @@ impl FioWorker {
                 break;
             }
         }
-        // Buffers must outlive the kernel's use of them: wait for what is still in flight.
-        while inflight > 0 {
-            match engine.reap(1, &mut done) {
-                Ok(n) => inflight -= n,
-                Err(_) => break,
+        // What is still in flight when the clone stops is reaped (buffers must outlive the
+        // kernel's use of them) and counted, as fio's end of do_io: after Ctrl-C it reaps
+        // it all; after an error (its cleanup_pending_aio) it first takes whatever is ready
+        // without waiting — a reap marked in the completion map even when it finds none,
+        // for every engine (`complete: 0=`) — then the rest. Each was issued (fio counts an
+        // I/O as it queues it); one that succeeded is accounted as any completion.
+        let mut first = self.stats.error.is_some();
+        while inflight > 0 || first {
+            let r = if first {
+                engine.reap_within(0, &mut done, Some(0))
+            } else {
+                engine.reap(inflight, &mut done)
+            };
+            let Ok(n) = r else { break };
+            if n > 0 || first {
+                self.stats.complete_map[batch_bucket(n)] += 1;
+            }
+            first = false;
+            let t2 = ctl.now();
+            let warming = self.warming(ctl, t2);
+            for d in &done[..n] {
+                let s = d.slot as usize;
+                inflight -= 1;
+                let (dir, len, off) = meta[s];
+                if d.res < 0 {
+                    self.stats.dirs[dir as usize].ios += 1;
+                } else if warming {
+                    self.ramp_io(dir, d.res);
+                } else {
+                    Self::count(ctl, dir, d.res);
+                    let slat = clock.to_ns(issue[s].saturating_sub(start[s]));
+                    let clat = clock.to_ns(t2.saturating_sub(issue[s]));
+                    let lat = clock.to_ns(t2.saturating_sub(start[s]));
+                    let slat = (!self.job.sync_io()).then_some(slat);
+                    let (ioprio, pidx) = pmeta[s];
+                    self.account(dir, d.res, len, slat, clat, lat, pidx);
+                    if self.logs.is_some() {
+                        let ms = clock.to_ns(t2.saturating_sub(meas.t0)) / 1_000_000;
+                        self.log_io(ms, dir, d.res, off, slat, clat, lat, ioprio);
+                    }
+                }
             }
         }
         // Back in its place, so it is torn down after the run's end is stamped: io_destroy
@@ -4126,7 +4169,10 @@ impl FioWorker {
         let meas = r?;
         // fio's end_fsync, and fsync_on_close for a job that writes (fio syncs the files
         // it closes then: once each, the end-of-job sync standing for the close's).
-        if self.job.end_fsync || (self.job.fsync_on_close && self.job.rw.writes(self.job.rwmixread))
+        // (Not after an error: fio's end of do_io syncs only a clone without one.)
+        if self.stats.error.is_none()
+            && (self.job.end_fsync
+                || (self.job.fsync_on_close && self.job.rw.writes(self.job.rwmixread)))
         {
             // Every file still open, in the clone's order (the current one's descriptor is
             // the worker's), as fio syncs them.
