@@ -92,10 +92,7 @@ fn parse_lines(
     out: &mut Vec<Section>,
     budget: &mut usize,
     depth: u32,
-) -> Result<bool, JobError> {
-    // An `include` whose file could not be read ended the section here (fio's parse goes on
-    // with the next section header; any other line is outside every section).
-    let mut cut: Option<String> = None;
+) -> Result<(), JobError> {
     for (i, raw) in text.lines().enumerate() {
         let at = format!("{origin}:{}", i + 1);
         // fio cuts a line at its first `;` or `#` wherever it is (a comment after a value
@@ -103,13 +100,6 @@ fn parse_lines(
         let line = raw.find([';', '#']).map_or(raw, |c| &raw[..c]).trim();
         if line.is_empty() {
             continue;
-        }
-        if let Some(inc) = cut.take()
-            && !line.starts_with('[')
-        {
-            return err(format!(
-                "{at}: option <{line}> outside of [] job section (fio's words): the include                  of {inc} above could not be read, which ends its section in fio; fix the                  include's path, or move the include after the section's other options"
-            ));
         }
         if let Some(rest) = line.strip_prefix('[') {
             if depth > 0 {
@@ -141,13 +131,7 @@ fn parse_lines(
         if let Some(file) = line.strip_prefix("include")
             && (file.is_empty() || file.starts_with(char::is_whitespace))
         {
-            if !include(file.trim(), &at, origin, env, out, budget, depth)? {
-                // fio stops reading an included file at a failed include of its own.
-                if depth > 0 {
-                    return Ok(false);
-                }
-                cut = Some(file.trim().to_string());
-            }
+            include(file.trim(), &at, origin, env, out, budget, depth)?;
             continue;
         }
         let (line, keyword) = expand_env(line, env, &at, *budget)?;
@@ -184,14 +168,10 @@ fn parse_lines(
         sec.opts.push((k, v));
         sec.opt_at.push(at);
     }
-    Ok(true)
+    Ok(())
 }
 
 /// `include FILE` at `at` in the file `origin`: its options join the current section.
-/// False when FILE (or a file it includes) is missing: fio says so on stderr in two lines
-/// and goes on — the section keeps the options before the `include`, its job runs — so a
-/// missing file is not an error here either (what follows it in the section is; see
-/// [`parse_lines`]).
 fn include(
     file: &str,
     at: &str,
@@ -200,7 +180,7 @@ fn include(
     out: &mut Vec<Section>,
     budget: &mut usize,
     depth: u32,
-) -> Result<bool, JobError> {
+) -> Result<(), JobError> {
     if file.is_empty() {
         return err(format!("{at}: include needs a file name: include FILE"));
     }
@@ -217,41 +197,39 @@ fn include(
         ));
     }
     let given = std::path::Path::new(file);
-    // fio tries the name as given, else (when it is not there) beside the including file
-    // — the including file's name up to its last `/` — and names the one it tried.
-    let tried = if given.exists() {
+    let beside = std::path::Path::new(origin)
+        .parent()
+        .map(|d| d.join(given))
+        .filter(|_| given.is_relative());
+    let path = if given.exists() {
         given.to_path_buf()
+    } else if let Some(b) = beside.filter(|b| b.exists()) {
+        b
     } else {
-        match origin.rfind('/') {
-            Some(k) if given.is_relative() => {
-                std::path::PathBuf::from(format!("{}{file}", &origin[..=k]))
+        return err(format!(
+            "{at}: include {file}: no such file (looked in the current directory{}); fix \
+             the path or remove the line (fio 3.33 says \"unable to open\", drops the rest of \
+             the section and runs its jobs with the open's error set: with some engines one \
+             I/O and err=2, with others none, varying from run to run)",
+            match std::path::Path::new(origin).parent() {
+                Some(d) if given.is_relative() && !d.as_os_str().is_empty() =>
+                    format!(" and in {}", d.display()),
+                _ => String::new(),
             }
-            _ => given.to_path_buf(),
-        }
+        ));
     };
-    if !tried.exists() {
-        eprintln!("fio: unable to open '{}' job file", tried.display());
-        eprintln!("Error 1 while parsing include file {}", tried.display());
-        return Ok(false);
-    }
-    let path = tried;
     let limit = u64::try_from(*budget).unwrap_or(u64::MAX);
     let text = hostbench_core::input::read_text(&path, "included job file", limit)
         .map_err(|e| JobError(format!("{at}: include {file}: {e}")))?;
     *budget -= text.len().min(*budget);
-    let whole = parse_lines(
+    parse_lines(
         &text,
         &path.display().to_string(),
         env,
         out,
         budget,
         depth + 1,
-    )?;
-    if !whole {
-        // fio's parent parse says so again, naming the file it was reading.
-        eprintln!("Error 1 while parsing include file {}", path.display());
-    }
-    Ok(whole)
+    )
 }
 
 /// `line` with `${VAR}` replaced from the environment (a bare `$NAME` is kept, as fio
