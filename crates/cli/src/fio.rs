@@ -481,8 +481,9 @@ fn parse(args: &[String]) -> Result<Parsed> {
     let mut sections = cmd_sections;
     let mut shown = String::new();
     for (n, f) in files.iter().enumerate() {
+        // `-`: the job file is the standard input, as fio reads it (`fio - <<EOF`).
         let text = hostbench_core::input::read_text(
-            std::path::Path::new(f),
+            std::path::Path::new(if f == "-" { "/dev/stdin" } else { f }),
             "job file",
             hostbench_core::input::JOB_FILE_MAX,
         )
@@ -701,8 +702,8 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     // could not read it again, so those jobs run in this process.
     let piped = args
         .iter()
-        .filter(|a| !a.starts_with('-'))
-        .any(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_file()));
+        .filter(|a| !a.starts_with('-') || *a == "-")
+        .any(|a| a == "-" || std::fs::metadata(a).is_ok_and(|m| !m.is_file()));
     if !piped && crate::fio_session::wanted(jobs.iter().all(|j| j.thread)) {
         return crate::fio_session::run_in_own_session()
             .map_err(|e| anyhow!("fio: could not start the job process: {e}"));

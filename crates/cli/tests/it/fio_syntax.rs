@@ -352,3 +352,54 @@ fn a_job_without_options_of_its_own_has_no_job_options_key_as_in_fio() {
         assert_eq!(keys(&peer), k);
     }
 }
+
+/// `-` as the job file is the standard input, as in fio (`fio - <<EOF`, a review HIGH:
+/// hostbench looked for a file named `-`); the jobs run in hostbench's own process (the
+/// input is read once).
+#[test]
+fn a_job_file_on_stdin_runs_as_fios() {
+    let d = tmp("syntax-stdin");
+    let text = "[global]\nioengine=null\nrw=read\n[a]\nsize=64k\n[b]\nsize=128k\nbs=8k\n";
+    let o = common::hb()
+        .current_dir(&d)
+        .args(["fio", "-", "--output-format=json", "--no-save"])
+        .write_stdin(text)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let v = json(&String::from_utf8(o.stdout).unwrap());
+    let got: Vec<(String, u64)> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["jobname"].as_str().unwrap().to_string(),
+                j["read"]["total_ios"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, [("a".to_string(), 16), ("b".to_string(), 16)]);
+    if need_fio("fio_syntax::a_job_file_on_stdin_runs_as_fios") {
+        let p = std::process::Command::new("fio")
+            .current_dir(&d)
+            .args(["-", "--output-format=json"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().unwrap().write_all(text.as_bytes())?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        let pv = json(&String::from_utf8(p.stdout).unwrap());
+        for (k, (name, ios)) in got.iter().enumerate() {
+            assert_eq!(pv["jobs"][k]["jobname"].as_str(), Some(name.as_str()));
+            assert_eq!(pv["jobs"][k]["read"]["total_ios"].as_u64(), Some(*ios));
+        }
+    }
+    std::fs::remove_dir_all(d).ok();
+}
