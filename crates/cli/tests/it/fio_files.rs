@@ -1843,7 +1843,12 @@ fn a_failing_io_counts_what_was_queued_and_fios_clean_up_reap() {
         ("io_uring", "1", "total=0,1,0,0", "1=100.0%, 2=0.0%"),
         ("libaio", "1", "total=0,1,0,0", "1=100.0%, 2=0.0%"),
         ("libaio", "4", "total=0,1,0,0", "1=100.0%, 2=0.0%"),
-        ("io_uring", "8", "total=0,8,0,0", "1=12.5%, 2=25.0%, 4=50.0%, 8=12.5%"),
+        (
+            "io_uring",
+            "8",
+            "total=0,8,0,0",
+            "1=12.5%, 2=25.0%, 4=50.0%, 8=12.5%",
+        ),
     ];
     let shape = |r: &Ran| {
         let field = |key: &str| {
@@ -1853,9 +1858,18 @@ fn a_failing_io_counts_what_was_queued_and_fios_clean_up_reap() {
                 .map(|l| l.split_once(':').map_or("", |x| x.1).trim().to_string())
                 .unwrap_or_default()
         };
-        let issued = field("issued rwts").split_whitespace().next().unwrap_or("").to_string();
+        let issued = field("issued rwts")
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string();
         let complete = field("complete");
-        (r.code, issued, field("IO depths"), complete.starts_with("0=0.0%"))
+        (
+            r.code,
+            issued,
+            field("IO depths"),
+            complete.starts_with("0=0.0%"),
+        )
     };
     let fio_too = need_fio("a_failing_io_counts_what_was_queued_and_fios_clean_up_reap");
     for (engine, depth, issued, depths) in cases {
@@ -1907,4 +1921,82 @@ fn filesize_ranges_draw_fios_sizes() {
     ];
     let base = ["--name=j", "--rw=write", "--bs=4k", "--ioengine=psync"];
     super::fio_mix::run_cases_on("filesize_ranges_draw_fios_sizes", &base, cases);
+}
+
+/// Jobs sharing one file lay it out in turn, as fio 3.33 sets up each job's files: a job
+/// whose region ends past the file's end extends it, with its own "Laying out" line and the
+/// new length (a review HIGH: hostbench sized the file for the first job only, and the
+/// later jobs read past its end, err=5, exit 1). Clones of one job sharing a file: the first
+/// lays out its region, the next the rest (fio's two lines). Lines and counts measured with
+/// fio on 2026-11-27 and compared with it when it is there.
+#[test]
+fn jobs_sharing_a_file_extend_it_as_fios_layout() {
+    let d = tmp("sharedlayout");
+    let cases: &[(&str, &[&str], &[(u64, u64)])] = &[
+        (
+            "[global]\nfilename=sf\nsize=2m\nbs=64k\nrw=read\n[p0]\noffset=0\n[p1]\noffset=2m\n[p2]\noffset=4m\n",
+            &[
+                "p0: Laying out IO file (1 file / 2MiB)",
+                "p1: Laying out IO file (1 file / 4MiB)",
+                "p2: Laying out IO file (1 file / 6MiB)",
+            ],
+            &[(32, 0), (32, 0), (32, 0)],
+        ),
+        (
+            "[global]\nfilename=sf\nbs=64k\nrw=read\n[p0]\nsize=16m\n[p1]\nsize=1m\n[p2]\nsize=4m\noffset=14m\n",
+            &[
+                "p0: Laying out IO file (1 file / 16MiB)",
+                "p2: Laying out IO file (1 file / 18MiB)",
+            ],
+            &[(256, 0), (16, 0), (64, 0)],
+        ),
+        (
+            "[global]\nfilename=sf\nbs=64k\n[w]\nrw=write\nsize=1m\n[r]\nstonewall\nrw=randread\nsize=4m\n",
+            &[
+                "w: Laying out IO file (1 file / 1MiB)",
+                "r: Laying out IO file (1 file / 4MiB)",
+            ],
+            &[(0, 16), (64, 0)],
+        ),
+        (
+            "[a]\nfilename=sf\nsize=2m\noffset_increment=2m\nnumjobs=3\nrw=write\nbs=64k\n",
+            &[
+                "a: Laying out IO file (1 file / 2MiB)",
+                "a: Laying out IO file (1 file / 6MiB)",
+            ],
+            &[(0, 32), (0, 32), (0, 32)],
+        ),
+    ];
+    let fio_too = need_fio("jobs_sharing_a_file_extend_it_as_fios_layout");
+    for (text, lines, want) in cases {
+        std::fs::write(d.join("j.fio"), text).unwrap();
+        let mut runs = vec![("hostbench", hb(&d, &["j.fio"]))];
+        std::fs::remove_file(d.join("sf")).unwrap();
+        if fio_too {
+            runs.push(("fio", fio(&d, &["j.fio"])));
+            std::fs::remove_file(d.join("sf")).unwrap();
+        }
+        for (tool, r) in runs {
+            let laid: Vec<&str> = r.out.lines().filter(|l| l.contains("Laying out")).collect();
+            assert_eq!(laid, *lines, "{tool}: {text}\n{}\n{}", r.out, r.err);
+            let issued: Vec<(u64, u64)> = r
+                .out
+                .lines()
+                .filter_map(|l| l.trim_start().strip_prefix("issued rwts: total="))
+                .map(|t| {
+                    let n: Vec<u64> = t
+                        .split_whitespace()
+                        .next()
+                        .unwrap()
+                        .split(',')
+                        .map(|x| x.parse().unwrap())
+                        .collect();
+                    (n[0], n[1])
+                })
+                .collect();
+            assert_eq!(issued, *want, "{tool}: {text}\n{}", r.out);
+            assert_eq!(r.code, 0, "{tool}: {text}\n{}", r.err);
+        }
+    }
+    std::fs::remove_dir_all(d).ok();
 }

@@ -207,7 +207,8 @@ fn layout_files_in(
     let mut warnings = Vec::new();
     let mut data_set = 0u64;
     let mut any_buffered = false;
-    let mut seen: Vec<PathBuf> = Vec::new();
+    // Each file laid out so far, with the length it has now.
+    let mut seen: Vec<(PathBuf, u64)> = Vec::new();
     // The files whose layout failed, with the error each clone that has them fails with.
     let mut failed: Vec<(PathBuf, CloneError)> = Vec::new();
     // Files `fill_device` jobs make during the run, with their jobs' bound.
@@ -542,26 +543,11 @@ fn layout_files_in(
                 j.layout_failed.push((c, e.clone()));
                 continue;
             }
-            if seen.contains(&path) {
-                say(&zbd_notes);
-                continue;
-            }
-            seen.push(path.clone());
-            if cached {
-                data_set += size;
-            }
-            // The directory of the first regular file: its filesystem says whether the
-            // files live in RAM (a device's /dev is devtmpfs, not where its data is).
-            if cached && !is_dev && first_dir.is_none() {
-                first_dir = Some(
-                    path.parent()
-                        .filter(|p| !p.as_os_str().is_empty())
-                        .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
-                );
-            }
-            // A shared file holds every clone's region (`offset_increment` moves them);
-            // a clone's own file, its own.
-            let last = if j.filename.is_some() {
+            // A shared file holds every clone's region (`offset_increment` moves them): fio's
+            // first clone lays out its own region, the next one the rest (two "Laying out"
+            // lines, 2 then 6 MiB for three clones of 2 MiB apart); a clone's own file, its
+            // own region.
+            let last = if j.filename.is_some() && c > 0 {
                 j.numjobs.saturating_sub(1)
             } else {
                 c
@@ -572,7 +558,36 @@ fn layout_files_in(
             } else {
                 j.clone_offset(last)
                     .saturating_add(j.clone_size(last).unwrap_or(size))
+                    .max(j.clone_offset(c).saturating_add(size))
             };
+            if let Some(i) = seen.iter().position(|(p, _)| *p == path) {
+                // Laid out already, for an earlier clone or job: fio sets each job's files up
+                // in turn, and one whose region ends past the file's end extends it (its own
+                // "Laying out" line, the new length); a device is never laid out.
+                let laid = seen[i].1;
+                if is_dev || need <= laid.max(have) {
+                    say(&zbd_notes);
+                    continue;
+                }
+                if cached {
+                    data_set += need - laid.max(have);
+                }
+                seen[i].1 = need;
+            } else {
+                seen.push((path.clone(), need.max(have)));
+                if cached {
+                    data_set += size;
+                }
+            }
+            // The directory of the first regular file: its filesystem says whether the
+            // files live in RAM (a device's /dev is devtmpfs, not where its data is).
+            if cached && !is_dev && first_dir.is_none() {
+                first_dir = Some(
+                    path.parent()
+                        .filter(|p| !p.as_os_str().is_empty())
+                        .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+                );
+            }
             if j.create_on_open && !j.allow_file_create && meta.is_none() {
                 // fio runs the job and its open fails (ENOENT: err=2, exit 1); hostbench
                 // refuses it before anything runs.
