@@ -1932,7 +1932,8 @@ fn filesize_ranges_draw_fios_sizes() {
 #[test]
 fn jobs_sharing_a_file_extend_it_as_fios_layout() {
     let d = tmp("sharedlayout");
-    let cases: &[(&str, &[&str], &[(u64, u64)])] = &[
+    type Case<'a> = (&'a str, &'a [&'a str], &'a [(u64, u64)]);
+    let cases: &[Case] = &[
         (
             "[global]\nfilename=sf\nsize=2m\nbs=64k\nrw=read\n[p0]\noffset=0\n[p1]\noffset=2m\n[p2]\noffset=4m\n",
             &[
