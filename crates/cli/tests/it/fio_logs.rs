@@ -174,6 +174,50 @@ fn log_avg_msec_windows_as_fio() {
     }
 }
 
+/// Bandwidth and IOPS windows end on time, as fio's helper thread cuts them, not at the
+/// first completion after their end: with an I/O every 700 ms (thinktime), fio 3.33 has rows
+/// at 500, 1000, 1500, 2500 and 3000 ms (none for the window without a completion) and 5
+/// samples of each kind; hostbench had 4 rows at 700, 1400, 2100, 2800 (measured 2026-11-27).
+#[test]
+fn sample_windows_end_on_time_as_fios() {
+    let d = tmp("ontime");
+    let args = [
+        "--name=a",
+        "--ioengine=null",
+        "--size=1m",
+        "--rw=read",
+        "--thinktime=700ms",
+        "--runtime=3",
+        "--time_based",
+        "--write_bw_log=b",
+        "--log_avg_msec=500",
+        "--output-format=json",
+    ];
+    // (fio's helper thread wakes a millisecond or two late under load: 2501.)
+    let times = |dir: &Path| -> Vec<u64> {
+        rows(dir, "b_bw.1.log")
+            .iter()
+            .map(|r| r[0].parse::<u64>().unwrap())
+            .map(|t| if t % 500 <= 3 { t - t % 500 } else { t })
+            .collect()
+    };
+    let samples = |out: &str| {
+        let v = json(out);
+        let r = &v["jobs"][0]["read"];
+        (r["bw_samples"].as_u64(), r["iops_samples"].as_u64())
+    };
+    let (o, _) = hb(&d, &args);
+    assert_eq!(times(&d), [500, 1000, 1500, 2500, 3000]);
+    assert_eq!(samples(&o), (Some(5), Some(5)), "{o}");
+    if need_fio("fio_logs::sample_windows_end_on_time_as_fios") {
+        std::fs::remove_file(d.join("b_bw.1.log")).unwrap();
+        let (out, _) = fio(&d, &args);
+        assert_eq!(times(&d), [500, 1000, 1500, 2500, 3000]);
+        assert_eq!(samples(&out), (Some(5), Some(5)), "{out}");
+    }
+    std::fs::remove_dir_all(d).ok();
+}
+
 #[test]
 fn a_log_never_goes_through_a_symlink() {
     let d = tmp("logsym");

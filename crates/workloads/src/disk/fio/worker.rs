@@ -376,6 +376,7 @@ pub(super) fn new_worker(
             .max(j.iodepth_batch_complete_min)
             .clamp(1, depth) as usize,
         ramp_end: 0,
+        epoch: 0,
         limit_bytes: if let Some((b, _)) = replay_limits {
             b
         } else if multi.is_some() {
@@ -645,6 +646,10 @@ struct FioWorker {
     depth_low: usize,
     /// End of this clone's own `ramp_time` (ticks; 0 = none): nothing before it is counted.
     ramp_end: u64,
+    /// fio's epoch (ticks; 0 before the clone runs): its runtime, ramp time and sample
+    /// windows count from here — after its engine's setup, before its file's cached pages
+    /// are dropped (fio's first I/O opens the file, past the epoch).
+    epoch: u64,
     /// A size-based clone stops once it has issued this many bytes ([`JobSpec::io_limits`]).
     limit_bytes: u64,
     /// ... or this many I/Os (0 = no such limit).
@@ -1702,20 +1707,44 @@ impl FioWorker {
 
     /// The bandwidth and IOPS samples due at `now` (each on its own schedule: fio's
     /// `bwavgtime` and `iopsavgtime`).
+    ///
+    /// fio's helper thread takes these samples on its own clock, whatever the I/O is doing:
+    /// a window ends on time, with what had completed by then, even while an I/O of the
+    /// clone is still out (a 400 ms read of a busy disk), and the next starts there. So each
+    /// window that ended by `now` is closed at its own end — call this before the
+    /// completion seen at `now` is counted: nothing of this clone completed between its
+    /// last completion and this one — and a window in which nothing completed has no
+    /// sample, as in fio (`delta` 0). (Sampled at completions, as before, the windows
+    /// stretched with slow I/O: 4 rows at 653, 1513, 2155, 3135 ms for fio's 6 at 500 ..
+    /// 3000 in a 3 s run on a busy disk.)
     fn samples(&mut self, clock: &hostbench_core::clock::Clock, meas: &mut Meas, now: u64) {
-        let at_ms = clock.to_ns(now - meas.t0) / 1_000_000;
-        let (bw, iops) = (now >= meas.bw.next, now >= meas.iops.next);
-        if bw {
-            self.sample(clock.to_ns(now - meas.bw.last), at_ms, true);
-            meas.bw.last = now;
-            meas.bw.next = now + meas.bw.ticks;
+        while meas.next_sample <= now {
+            let end = meas.next_sample;
+            // (Rounded: a window of 500 ms in clock ticks reads 499.99... ms back.)
+            let at_ms = (clock.to_ns(end - meas.t0) + 500_000) / 1_000_000;
+            if end >= meas.bw.next {
+                self.sample(clock.to_ns(end - meas.bw.last), at_ms, true);
+                meas.bw.last = end;
+                meas.bw.next = end + meas.bw.ticks;
+            }
+            if end >= meas.iops.next {
+                self.sample(clock.to_ns(end - meas.iops.last), at_ms, false);
+                meas.iops.last = end;
+                meas.iops.next = end + meas.iops.ticks;
+            }
+            meas.next_sample = meas.bw.next.min(meas.iops.next);
         }
-        if iops {
-            self.sample(clock.to_ns(now - meas.iops.last), at_ms, false);
-            meas.iops.last = now;
-            meas.iops.next = now + meas.iops.ticks;
+    }
+
+    /// The I/O loop ended: the windows that ended before it did are sampled, as fio's
+    /// helper thread samples them while the job still runs.
+    fn last_samples(&mut self, ctl: &RunControl<'_>, meas: &mut Meas) {
+        if meas.begun && !self.job.engine.file_op() {
+            let now = ctl.now();
+            if now >= meas.next_sample {
+                self.samples(&ctl.clock(), meas, now);
+            }
         }
-        meas.next_sample = meas.bw.next.min(meas.iops.next);
     }
 
     /// The bandwidth (`bw`) or IOPS samples of the window of `elapsed_ns` that ends `at_ms`
@@ -1737,6 +1766,10 @@ impl FioWorker {
             }
             if bw_kind {
                 let bytes = d.bytes - d.last_bytes;
+                if bytes == 0 {
+                    // fio: "No entries for interval".
+                    continue;
+                }
                 let bw = (bytes as f64 * 1000.0 / ms / 1024.0) as u64;
                 // A per-I/O log feeds these statistics itself (fio's quirk: `log_io`).
                 if !bw_per_io {
@@ -1750,6 +1783,9 @@ impl FioWorker {
                 d.last_bytes = d.bytes;
             } else {
                 let ios = d.ios - d.last_ios;
+                if ios == 0 {
+                    continue;
+                }
                 let iops = (ios as f64 * 1000.0 / ms) as u64;
                 if !iops_per_io {
                     d.iops.add(iops);
@@ -2785,7 +2821,8 @@ impl FioWorker {
     ) -> Result<Meas, WorkloadError> {
         let clock = ctl.clock();
         let mut now = ctl.now();
-        let mut meas = Meas::start(ctl, now, self.warming(ctl, now), &self.job);
+        let epoch = if self.epoch > 0 { self.epoch } else { now };
+        let mut meas = Meas::start(ctl, epoch, self.warming(ctl, now), &self.job);
         if meas.begun {
             self.log_epoch(&meas);
         }
@@ -2939,6 +2976,10 @@ impl FioWorker {
                     self.log_epoch(&meas);
                     self.mix.ramp_over();
                 }
+                // The windows that ended before this completion (see `samples`).
+                if t1 >= meas.next_sample && (PLAIN || !self.job.engine.file_op()) {
+                    self.samples(&clock, &mut meas, t1);
+                }
                 let (clat, lat) = (clock.to_ns(t1 - t0), clock.to_ns(t1 - start));
                 if !PLAIN && self.job.engine.file_op() {
                     // The file's create/stat/unlink is the I/O's time (clat only).
@@ -2976,9 +3017,6 @@ impl FioWorker {
                     ctl.ring();
                 }
                 self.maybe_publish(&clock, &meas, t1);
-                if t1 >= meas.next_sample && (PLAIN || !self.job.engine.file_op()) {
-                    self.samples(&clock, &mut meas, t1);
-                }
             } else {
                 self.ramp_io(dir, res);
             }
@@ -3007,6 +3045,7 @@ impl FioWorker {
                 }
             }
         }
+        self.last_samples(ctl, &mut meas);
         self.ramp_only(&meas);
         let ios: u64 = self.stats.dirs.iter().map(|d| d.ios).sum();
         self.stats.depth_map[0] += ios;
@@ -3081,7 +3120,8 @@ impl FioWorker {
         let mut issued = 0u64;
         let mut issued_ios = 0u64;
         let t_start = ctl.now();
-        let mut meas = Meas::start(ctl, t_start, self.warming(ctl, t_start), &self.job);
+        let epoch = if self.epoch > 0 { self.epoch } else { t_start };
+        let mut meas = Meas::start(ctl, epoch, self.warming(ctl, t_start), &self.job);
         if meas.begun {
             self.log_epoch(&meas);
         }
@@ -3379,6 +3419,10 @@ impl FioWorker {
                     self.log_epoch(&meas);
                     self.mix.ramp_over();
                 }
+                // The windows that ended before these completions (see `samples`).
+                if n > 0 && t2 >= meas.next_sample {
+                    self.samples(&clock, &mut meas, t2);
+                }
             }
             for d in &done[..n] {
                 let s = d.slot as usize;
@@ -3452,9 +3496,6 @@ impl FioWorker {
             if !warming && !err && !lat_wait && self.lat.is_some() {
                 self.lat_step(t2, &mut lat_wait, &mut lat_final, &mut more);
             }
-            if !warming && t2 >= meas.next_sample {
-                self.samples(&clock, &mut meas, t2);
-            }
             draining = (draining || full) && inflight > self.depth_low;
             if err || ctl.aborted() {
                 break;
@@ -3506,6 +3547,7 @@ impl FioWorker {
         // Back in its place, so it is torn down after the run's end is stamped: io_destroy
         // waits for an RCU grace period (about 30 ms here) that is not the job's runtime.
         self.engine = Some(engine);
+        self.last_samples(ctl, &mut meas);
         self.ramp_only(&meas);
         Ok(meas)
     }
@@ -3546,6 +3588,9 @@ impl FioWorker {
         if meas.begin(ctl, t1) {
             self.log_epoch(meas);
         }
+        if t1 >= meas.next_sample {
+            self.samples(&clock, meas, t1);
+        }
         ctl.record(start, t1);
         Self::count(ctl, Dir::Trim, res);
         let slat = clock.to_ns(t0.saturating_sub(start));
@@ -3568,9 +3613,6 @@ impl FioWorker {
             ctl.ring();
         }
         self.maybe_publish(&clock, meas, t1);
-        if t1 >= meas.next_sample {
-            self.samples(&clock, meas, t1);
-        }
         !self.rate_ok(t1)
     }
 }
@@ -4071,13 +4113,6 @@ impl FioWorker {
                 }
             }
         }
-        if self.job.ramp_time_s > 0.0 {
-            self.ramp_end = t_job + clock.from_ns((self.job.ramp_time_s * 1e9) as u64);
-        }
-        if let Some(rt) = self.job.runtime_s {
-            let ramp = clock.from_ns((self.job.ramp_time_s * 1e9) as u64);
-            ctl.end_at(t_job + ramp + clock.from_ns((rt * 1e9) as u64));
-        }
         // verify_async_cpus: fio 3.33's verify threads set the affinity of the job's own
         // thread (`fio_setaffinity(td->pid, ...)`), not theirs, once they start; hostbench
         // verifies in the job's thread, so that thread runs on those CPUs, as fio's does.
@@ -4087,9 +4122,6 @@ impl FioWorker {
         {
             eprintln!("fio: failed setting verify thread affinity");
         }
-        // fio drops the region's cached pages when the job opens its file, at its start
-        // (so a read phase after a write phase reads the device, not the cache).
-        self.drop_cache();
         self.pass_bytes = 0;
         self.pattern.seed(&mut self.rng);
         if let Some(fs) = self.files.as_mut() {
@@ -4105,8 +4137,6 @@ impl FioWorker {
             .lat
             .active()
             .then(|| Search::new(&self.job.lat, self.job.iodepth, ctl.now(), self.tps));
-        let measured_from = self.ramp_end.max(t_job);
-        self.min_rate = MinRate::new(&self.job, measured_from, tps);
         self.think = Think::new(&self.job, t_job, tps);
         self.pending_dir = None;
         let fixed = |b: &super::job::BlockSizes| if b.min == b.max { b.min } else { 0 };
@@ -4156,6 +4186,29 @@ impl FioWorker {
         // `td_io_init`: started before, an offload pool's threads slow to start under load
         // made the first I/Os "late" and the job burst to catch up (1236 IOPS measured for
         // rate_iops=1000).
+        // fio's epoch (set_epoch_time): after the engine's init, before the file's open
+        // in the first I/O's path. The runtime, the ramp time and the sample windows count
+        // from it (counted from before the engine's setup and the file's open, as before,
+        // the job ran up to a millisecond short of fio's and missed the last window: 5
+        // bandwidth samples in a 3 s run for fio's 6).
+        // When the run's own limit (jobs that start together: the gate's opening plus their
+        // common runtime) comes first, the clone's time counts from where that limit puts
+        // it, so its runtime is whole and its last window closes.
+        let mut epoch = ctl.now();
+        let ramp = clock.from_ns((self.job.ramp_time_s * 1e9) as u64);
+        if let Some(rt) = self.job.runtime_s {
+            let span = ramp + clock.from_ns((rt * 1e9) as u64);
+            ctl.end_at(epoch + span);
+            epoch = epoch.min(ctl.deadline().saturating_sub(span));
+        }
+        self.epoch = epoch;
+        if self.job.ramp_time_s > 0.0 {
+            self.ramp_end = epoch + ramp;
+        }
+        self.min_rate = MinRate::new(&self.job, self.ramp_end.max(epoch), tps);
+        // fio drops the region's cached pages when the job opens its file, at its start
+        // (so a read phase after a write phase reads the device, not the cache).
+        self.drop_cache();
         self.pacer.start(ctl.now());
         let r = if self.job.sync_io() && !self.job.offload {
             if self.plain() {
