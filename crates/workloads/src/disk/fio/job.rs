@@ -794,6 +794,10 @@ pub struct JobSpec {
     pub engine: EngineKind,
     /// `direct` (O_DIRECT).
     pub direct: bool,
+    /// `atomic=1`: fio 3.33's O_ATOMIC, which implies `direct`. Linux has no such flag;
+    /// fio then sends its own value for it, [`O_ATOMIC_FIO`], with O_DIRECT on each open
+    /// (the kernel's `open` ignores a bit it does not know), and so does hostbench.
+    pub atomic: bool,
     /// `sync`: the flag the job's files are opened with (`O_SYNC` for `1`/`sync`,
     /// `O_DSYNC` for `dsync`, 0 for `0`/`none`), as fio's `generic_open_file` adds it (not
     /// to a trim job's open, not to the layout's).
@@ -941,6 +945,10 @@ pub enum ExitWhat {
     All,
 }
 
+/// The open flag fio 3.33 sends for `atomic=1` on Linux, whose C library defines no
+/// `O_ATOMIC` (`os/os-linux.h`'s own value, octal 040000000).
+pub const O_ATOMIC_FIO: i32 = 0o40000000;
+
 /// An option hostbench accepts: fio's name, its aliases, and whether it is a flag.
 struct Opt {
     name: &'static str,
@@ -1084,6 +1092,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "direct",
+        aliases: &[],
+    },
+    Opt {
+        name: "atomic",
         aliases: &[],
     },
     Opt {
@@ -2343,6 +2355,7 @@ fn apply_options(
         offload: false,
         engine: EngineKind::Psync,
         direct: false,
+        atomic: false,
         sync_io: 0,
         numjobs: 1,
         runtime_s: None,
@@ -2819,6 +2832,7 @@ fn apply_options(
                 }
             }
             "direct" => j.direct = parse_bool_opt(k, v, at)?,
+            "atomic" => j.atomic = parse_bool_opt(k, v, at)?,
             "sync" => {
                 j.sync_io = match v.trim() {
                     "0" | "none" => 0,
@@ -3115,6 +3129,10 @@ fn apply_options(
     }
     if has_replay {
         j.replay = Some(replay);
+    }
+    // fio's fixup: O_ATOMIC implies O_DIRECT, whatever `direct`/`buffered` say.
+    if j.atomic {
+        j.direct = true;
     }
     for d in 0..3 {
         j.bsz[d] = if !bs_split[d].is_empty() {

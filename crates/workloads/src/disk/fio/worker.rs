@@ -509,6 +509,10 @@ fn open_job_file(
     if j.direct {
         flags |= libc::O_DIRECT;
     }
+    // fio's generic_open_file: `atomic` on every open but a trim job's, as `sync`.
+    if j.atomic && !j.rw.trims() {
+        flags |= super::job::O_ATOMIC_FIO;
+    }
     // fio's generic_open_file: `sync` on every open but a trim job's.
     if !j.rw.trims() {
         flags |= j.sync_io;
