@@ -691,6 +691,11 @@ pub struct JobSpec {
     pub blockalign: [Option<u64>; 3],
     /// `bs_unaligned`: sizes drawn from a range are not rounded to the smallest size.
     pub bs_unaligned: bool,
+    /// `bs_is_seq_rand`: an I/O's size is drawn from the read sizes when it is placed
+    /// sequentially and from the write sizes when it is placed at random, whatever its
+    /// direction (fio 3.33's `get_next_buflen`); offsets, alignment and the random map
+    /// stay the direction's own.
+    pub bs_is_seq_rand: bool,
     /// `rw=...:N` on a sequential job: bytes skipped after each I/O (holes; negative reads
     /// backwards).
     pub seq_add: i64,
@@ -1389,6 +1394,10 @@ const OPTS: &[Opt] = &[
     Opt {
         name: "blockalign",
         aliases: &["ba"],
+    },
+    Opt {
+        name: "bs_is_seq_rand",
+        aliases: &[],
     },
     Opt {
         name: "bs_unaligned",
@@ -2316,6 +2325,7 @@ fn apply_options(
         ],
         blockalign: [None; 3],
         bs_unaligned: false,
+        bs_is_seq_rand: false,
         seq_add: 0,
         seq_nr: 1,
         rw_seq_identical: false,
@@ -2666,6 +2676,7 @@ fn apply_options(
                 }
             }
             "bs_unaligned" => j.bs_unaligned = parse_bool_opt(k, v, at)?,
+            "bs_is_seq_rand" => j.bs_is_seq_rand = parse_bool_opt(k, v, at)?,
             "offset_align" => {
                 let a = parse_size_opt(k, v, at)?;
                 j.offset_align = (a > 0).then_some(a);
