@@ -115,7 +115,8 @@ exec: program arguments (%r runtime, %n name) grace_time std_redirect; nbd: uri 
 io_uring: fixedbufs registerfiles sqthread_poll hipri; process: cpus_allowed cpus_allowed_policy (shared split)
 numa_cpu_nodes numa_mem_policy prio prioclass.
 This is a summary: `hostbench fio --cmdhelp` lists every option taken, `--cmdhelp=NAME`
-says of one; an option of fio's that hostbench lacks is refused with a message naming it.
+says of one, `--enghelp` lists the engines and `--enghelp=ENGINE[,OPTION]` their options;
+an option of fio's that hostbench lacks is refused with a message naming it.
 See docs/fio.md.
 
 Example (GitLab's file-system check):
@@ -164,6 +165,8 @@ enum Parsed {
     ShowCmd(String),
     /// `--inflate-log=FILE`: a compressed log's rows on stdout, nothing run.
     Inflate(String),
+    /// `--enghelp`: stdout, stderr and the exit status (fio's 1 for what it cannot show).
+    Help(String, String, u8),
 }
 
 /// `--cmdhelp` (or `=all`): the job options hostbench takes, one a line with their aliases;
@@ -308,11 +311,11 @@ fn parse(args: &[String]) -> Result<Parsed> {
                  (time_based without runtime, blockalign turning off the random map, ...) are not \
                  all tied to it yet; remove it (docs/fio.md, What is not there yet)"
             ),
-            "enghelp" => bail!(
-                "fio: --enghelp is not supported by hostbench yet (its per-engine option help is \
-                 not written yet); `hostbench fio --cmdhelp` lists every option taken, engines' \
-                 included (docs/fio.md, What is not there yet)"
-            ),
+            // fio's engine help: the engines hostbench has, or one engine's options.
+            "enghelp" => {
+                let (out, err, code) = fio::enghelp::enghelp(inline.as_deref());
+                return Ok(Parsed::Help(out, err, code));
+            }
             "latency-log" => bail!(
                 "fio: --latency-log is deprecated. Use per-job latency log options \
                  (write_lat_log=PREFIX; fio 3.33 refuses --latency-log too)."
@@ -647,6 +650,11 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         Parsed::ShowCmd(s) => {
             print!("{s}");
             return Ok(ExitCode::SUCCESS);
+        }
+        Parsed::Help(out, err, code) => {
+            print!("{out}");
+            eprint!("{err}");
+            return Ok(ExitCode::from(code));
         }
         Parsed::Inflate(f) => {
             // fio's --inflate-log: the plain log on stdout.

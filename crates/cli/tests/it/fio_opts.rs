@@ -62,7 +62,10 @@ fn atomic_opens_with_fios_flag_and_o_direct() {
         let (ff, hf) = (open_flags(&flog, "at.dat"), open_flags(&hlog, "at.dat"));
         // The job's own open is the last one (the layout's comes first).
         let (fl, hl) = (ff.last().unwrap(), hf.last().unwrap());
-        assert!(fl.contains("O_DIRECT") && fl.contains("0x800000"), "fio {rw}: {ff:?}");
+        assert!(
+            fl.contains("O_DIRECT") && fl.contains("0x800000"),
+            "fio {rw}: {ff:?}"
+        );
         assert_eq!(fl, hl, "{rw}: fio's opens {ff:?}, hostbench's {hf:?}");
         let (fd, hd) = (
             doc(&String::from_utf8_lossy(&fo.stdout)),
@@ -121,7 +124,11 @@ fn bs_is_seq_rand_sizes_by_placement_as_fio() {
         &["--rw=randread", "--bs=4k,16k", "--percentage_random=30"],
         &["--rw=randread:4", "--bs=4k,16k"],
         &["--rw=randwrite", "--bs=16k,4k", "--norandommap"],
-        &["--rw=randread", "--bssplit=4k/50:8k/50,16k", "--percentage_random=50"],
+        &[
+            "--rw=randread",
+            "--bssplit=4k/50:8k/50,16k",
+            "--percentage_random=50",
+        ],
     ];
     for case in cases {
         let d = tmp("seqrand");
@@ -154,6 +161,106 @@ fn bs_is_seq_rand_sizes_by_placement_as_fio() {
     let (ours, theirs) = (hb(&d, &args), fio(&d, &args));
     let first = |s: &str| s.lines().next().unwrap_or("").to_string();
     assert_eq!(first(&ours.out), first(&theirs.out));
-    assert!(first(&ours.out).contains(", bs_is_seq_rand, "), "{}", ours.out);
+    assert!(
+        first(&ours.out).contains(", bs_is_seq_rand, "),
+        "{}",
+        ours.out
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// hostbench's `fio ARGS`: (stdout, stderr, status), run in `dir`.
+fn hb_plain(dir: &std::path::Path, args: &[&str]) -> (String, String, i32) {
+    let o = common::hb()
+        .current_dir(dir)
+        .arg("fio")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&o.stdout).to_string(),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+        o.status.code().unwrap_or(-1),
+    )
+}
+
+/// `--enghelp[=ENGINE[,OPTION]]` in fio 3.33's layout and exit statuses: the engines
+/// hostbench has are fio's, listed in fio's order; an engine's options are fio's names
+/// (those hostbench takes) in fio's order, 24 wide; one option's description starts with
+/// its name right-aligned at 20; an engine with no options, one not there and an option
+/// not there exit 1 as fio.
+#[test]
+fn enghelp_lists_engines_and_options_as_fio() {
+    let t = "enghelp_lists_engines_and_options_as_fio";
+    if !need_fio(t) {
+        return;
+    }
+    let d = tmp("enghelp");
+    let run = |a: &str| (hb_plain(&d, &[a]), fio(&d, &[a]));
+    // The list: a subset of fio's, in its order.
+    let ((ours, _, oc), theirs) = run("--enghelp");
+    assert_eq!((oc, theirs.code), (0, 0));
+    assert_eq!(ours.lines().next(), theirs.out.lines().next());
+    let fio_names: Vec<&str> = theirs.out.lines().skip(1).collect();
+    let pos: Vec<usize> = ours
+        .lines()
+        .skip(1)
+        .map(|l| {
+            fio_names
+                .iter()
+                .position(|f| *f == l)
+                .unwrap_or_else(|| panic!("{l:?} is not in fio's list: {fio_names:?}"))
+        })
+        .collect();
+    assert!(
+        pos.windows(2).all(|w| w[0] < w[1]),
+        "not fio's order: {ours}"
+    );
+    assert!(pos.len() > 15, "{ours}");
+    // An engine's options: fio's names in fio's order, the same column.
+    for e in ["libaio", "io_uring", "pvsync2", "cpuio", "net", "exec"] {
+        let ((ours, _, oc), theirs) = run(&format!("--enghelp={e}"));
+        assert_eq!((oc, theirs.code), (0, 0), "{e}");
+        let names = |s: &str| -> Vec<String> {
+            s.lines()
+                .map(|l| {
+                    assert_eq!(l.find(": "), Some(24), "{e}: {l:?}");
+                    l[..24].trim().to_string()
+                })
+                .collect()
+        };
+        let (o, f) = (names(&ours), names(&theirs.out));
+        let pos: Vec<usize> = o
+            .iter()
+            .map(|n| {
+                f.iter()
+                    .position(|x| x == n)
+                    .unwrap_or_else(|| panic!("{e}: {n}"))
+            })
+            .collect();
+        assert!(pos.windows(2).all(|w| w[0] < w[1]), "{e}: {o:?} vs {f:?}");
+    }
+    // One option: its name at 20, then its kind and default.
+    for a in ["libaio,userspace_reap", "cpuio,cpumode", "io_uring,hipri"] {
+        let ((ours, _, oc), theirs) = run(&format!("--enghelp={a}"));
+        assert_eq!((oc, theirs.code), (0, 0), "{a}");
+        let lead = |s: &str| -> Vec<String> {
+            s.lines()
+                .map(|l| l.split(':').next().unwrap().to_string())
+                .collect()
+        };
+        let (o, f) = (lead(&ours), lead(&theirs.out));
+        assert_eq!(o[..3], f[..3], "{a}");
+        assert_eq!(o.len(), f.len(), "{a}:\n{ours}\n{}", theirs.out);
+    }
+    // What is not there: fio's lines and statuses.
+    for a in ["psync", "nosuch", "libaio,nosuch"] {
+        let ((ours, _, oc), theirs) = run(&format!("--enghelp={a}"));
+        assert_eq!(
+            (ours.as_str(), oc),
+            (theirs.out.as_str(), theirs.code),
+            "{a}"
+        );
+    }
     std::fs::remove_dir_all(&d).unwrap();
 }

@@ -1289,7 +1289,11 @@ impl Pattern {
     /// when placed at random (`random`), as fio's `get_next_buflen`.
     #[inline]
     fn size_index(&self, d: usize, random: bool) -> usize {
-        if self.seq_rand { usize::from(random) } else { d }
+        if self.seq_rand {
+            usize::from(random)
+        } else {
+            d
+        }
     }
 
     /// fio's `get_next_buflen`: the sizes `d` says ([`Self::size_index`]), one of them drawn
