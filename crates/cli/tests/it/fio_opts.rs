@@ -264,3 +264,116 @@ fn enghelp_lists_engines_and_options_as_fio() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A tree for `opendir`: regular files at two levels and an empty directory, with a
+/// symbolic link to a file outside the tree and a FIFO, which fio 3.33's `recurse_dir`
+/// skips (lstat: neither a file nor a directory). Returns the outside file.
+fn opendir_tree(d: &std::path::Path) -> std::path::PathBuf {
+    let t = d.join("tree");
+    std::fs::create_dir_all(t.join("sub/deeper")).unwrap();
+    std::fs::create_dir_all(t.join("empty")).unwrap();
+    let fill = |p: &std::path::Path, n: usize| {
+        std::fs::write(p, (0..n).map(|i| (i * 7 % 251) as u8).collect::<Vec<u8>>()).unwrap()
+    };
+    fill(&t.join("a"), 64 << 10);
+    fill(&t.join("sub/b"), 128 << 10);
+    fill(&t.join("sub/deeper/c"), 32 << 10);
+    fill(&t.join("d"), 16 << 10);
+    let outside = d.join("outside");
+    fill(&outside, 256 << 10);
+    std::os::unix::fs::symlink(&outside, t.join("link")).unwrap();
+    let fifo = std::ffi::CString::new(t.join("fifo").to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    outside
+}
+
+/// `opendir=DIR`: the job's files are DIR's regular files, found as fio's `recurse_dir`
+/// finds them (directory order, subdirectories where they are met, links and FIFOs
+/// skipped), each read or written whole without `size`: fio's line `fio: opendir added N
+/// files`, the files opened in fio's order (strace), the same counts and bytes, and the
+/// file behind the link untouched.
+#[test]
+fn opendir_takes_fios_files_in_fios_order() {
+    let t = "opendir_takes_fios_files_in_fios_order";
+    if !need_fio(t) || !have_strace(t) {
+        return;
+    }
+    let d = tmp("opendir");
+    let outside = opendir_tree(&d);
+    let before = std::fs::read(&outside).unwrap();
+    let opened = |log: &str| -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for l in log.lines().filter(|l| l.contains("openat(") && !l.contains("O_DIRECTORY")) {
+            if let Some(p) = l.split('"').nth(1).filter(|p| p.starts_with("tree/")) {
+                if !v.iter().any(|x| x == p) {
+                    v.push(p.to_string());
+                }
+            }
+        }
+        v
+    };
+    for case in [
+        &["--rw=read"][..],
+        &["--rw=randread", "--numjobs=2", "--group_reporting"],
+        &["--rw=write"],
+        &["--rw=randrw", "--size=48k", "--file_service_type=sequential"],
+    ] {
+        let mut args = vec!["--name=od", "--opendir=tree", "--output-format=json"];
+        args.extend_from_slice(case);
+        let (fo, flog) = strace_f(&d, "fio", &args, "openat", &[]);
+        let (ho, hlog) = strace_f(
+            &d,
+            common::bin(),
+            &[&["fio"][..], &args, &["--no-save"]].concat(),
+            "openat",
+            &[],
+        );
+        let (fout, hout) = (
+            String::from_utf8_lossy(&fo.stdout).to_string(),
+            String::from_utf8_lossy(&ho.stdout).to_string(),
+        );
+        assert!(fo.status.success(), "{case:?}: {fo:?}");
+        assert!(ho.status.success(), "{case:?}: {ho:?}");
+        // fio prints its line before the JSON; hostbench on stderr then (stdout is JSON).
+        assert_eq!(fout.lines().next(), Some("fio: opendir added 4 files"));
+        assert!(
+            String::from_utf8_lossy(&ho.stderr).contains("fio: opendir added 4 files"),
+            "{case:?}: {ho:?}"
+        );
+        assert_eq!(io(&hout), io(&fout), "{case:?}");
+        assert_eq!(opened(&hlog), opened(&flog), "{case:?}");
+        assert_eq!(opened(&hlog).len(), 4, "{case:?}: {hlog}");
+    }
+    assert_eq!(std::fs::read(&outside).unwrap(), before);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// What `opendir` cannot be: a directory that is not there or holds no file, or given
+/// with `filename`/`nrfiles` (fio counts those by their order) — each refused with its
+/// reason, exit 2; a reading job whose share of `size` is more than a file found there
+/// has is refused too (fio truncates and rewrites that file), and the file is left as it
+/// was.
+#[test]
+fn opendir_refusals_say_why_and_touch_nothing() {
+    let d = tmp("opendir-bad");
+    opendir_tree(&d);
+    let c = d.join("tree/sub/deeper/c");
+    let before = std::fs::read(&c).unwrap();
+    for (args, says) in [
+        (&["--opendir=nothere", "--rw=read"][..], "opendir(nothere)"),
+        (&["--opendir=tree/empty", "--rw=read"], "holds no regular file"),
+        (&["--opendir=tree", "--filename=x", "--rw=read"], "with filename"),
+        (&["--opendir=tree", "--nrfiles=2", "--rw=read"], "with nrfiles"),
+        (&["--opendir=tree", "--size=256k", "--rw=read"], "does not write to a file"),
+    ] {
+        let mut a = vec!["--name=bad"];
+        a.extend_from_slice(args);
+        let (out, err, code) = hb_plain(&d, &[&a[..], &["--no-save"]].concat());
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert_eq!(std::fs::read(&c).unwrap(), before);
+    std::fs::remove_dir_all(&d).unwrap();
+}

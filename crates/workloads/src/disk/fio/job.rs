@@ -652,6 +652,10 @@ pub struct JobSpec {
     pub filenames_given: Vec<(String, String)>,
     /// `nrfiles`: files per clone with generated names (ignored with `filename`, as fio).
     pub nrfiles: u32,
+    /// `opendir=DIR`: the directory whose regular files (found as fio 3.33's
+    /// `recurse_dir` finds them: [`opendir_files`]) are the job's `filename` list, and how
+    /// many there were (fio's `opendir added N files`).
+    pub opendir: Option<(String, usize)>,
     /// `openfiles`: at most this many of a clone's files open at once (0: all).
     pub openfiles: u32,
     /// `file_service_type`: which of several files the next I/O goes to.
@@ -965,12 +969,22 @@ struct Opt {
 pub const DEPRECATED: &[&str] = &["flow_watermark", "verifysort", "verifysort_nr"];
 
 /// fio's line for each deprecated option in `sections`, in the order written.
+/// With them, in the same order, fio's line for each `opendir` (`fio: opendir added N
+/// files`, as its option's parser prints it: once for a `[global]` one).
 pub fn deprecated_lines(sections: &[Section]) -> Vec<String> {
     sections
         .iter()
         .flat_map(|s| &s.opts)
-        .filter(|(k, _)| DEPRECATED.contains(&k.as_str()))
-        .map(|(k, _)| format!("Option {k} is deprecated"))
+        .filter_map(|(k, v)| {
+            if DEPRECATED.contains(&k.as_str()) {
+                Some(format!("Option {k} is deprecated"))
+            } else if k == "opendir" {
+                let n = opendir_files(v).map_or(0, |f| f.len());
+                Some(format!("fio: opendir added {n} files"))
+            } else {
+                None
+            }
+        })
         .collect()
 }
 
@@ -1394,6 +1408,10 @@ const OPTS: &[Opt] = &[
     Opt {
         name: "blockalign",
         aliases: &["ba"],
+    },
+    Opt {
+        name: "opendir",
+        aliases: &[],
     },
     Opt {
         name: "bs_is_seq_rand",
@@ -2305,6 +2323,7 @@ fn apply_options(
         more_files: Vec::new(),
         filenames_given: Vec::new(),
         nrfiles: 1,
+        opendir: None,
         openfiles: 0,
         file_service: FileService::default(),
         unlink_each_loop: false,
@@ -2462,6 +2481,9 @@ fn apply_options(
         ..Default::default()
     };
     let mut has_replay = false;
+    // `opendir` (where it was given) and whether `nrfiles` was: applied after the loop.
+    let mut opendir: Option<(String, String)> = None;
+    let mut nrfiles_given = false;
     for (i, (k, v, at)) in opts.iter().enumerate() {
         if i == split && own_kb != global_kb {
             // The job's own options: its kb_base (the old scope restored first).
@@ -3063,7 +3085,9 @@ fn apply_options(
                     ))
                 })?
             }
+            "opendir" => opendir = Some((v.clone(), at.to_string())),
             "nrfiles" => {
+                nrfiles_given = true;
                 // Bounded: each file is a descriptor and a generator of its own.
                 j.nrfiles = parse_int(k, v, at, 1, MAX_FILES as u64)? as u32;
                 // fio: nrfiles after a `filename` list keeps its first nrfiles names (a
@@ -3140,6 +3164,9 @@ fn apply_options(
     }
     if has_replay {
         j.replay = Some(replay);
+    }
+    if let Some((dir, at)) = opendir {
+        apply_opendir(&mut j, &dir, &at, nrfiles_given)?;
     }
     // fio's fixup: O_ATOMIC implies O_DIRECT, whatever `direct`/`buffered` say.
     if j.atomic {
@@ -3240,6 +3267,89 @@ fn apply_options(
     super::verify::finish(&mut j)?;
     super::bufs::finish(&mut j)?;
     Ok(j)
+}
+
+/// The regular files under `dir`, as fio 3.33's `recurse_dir` finds them: each entry in
+/// the order the directory lists it (`readdir`), named `dir/NAME`, looked at with `lstat`
+/// (a symbolic link is neither a file nor a directory: skipped, never followed), a
+/// directory entered where it is met, anything else skipped.
+pub fn opendir_files(dir: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    walk_dir(dir, &mut out, 0)?;
+    Ok(out)
+}
+
+fn walk_dir(dir: &str, out: &mut Vec<String>, depth: u32) -> Result<(), String> {
+    // Deeper than any real tree (PATH_MAX allows 2048 levels of one letter): a loop made
+    // by a bind mount.
+    if depth > 2048 {
+        return Err(format!("{dir}: more than 2048 directories deep"));
+    }
+    let rd = std::fs::read_dir(dir).map_err(|e| format!("opendir({dir}): {e}"))?;
+    for e in rd {
+        let e = e.map_err(|e| format!("readdir({dir}): {e}"))?;
+        let name = e.file_name();
+        let path = format!("{dir}/{}", name.to_string_lossy());
+        let meta = match std::fs::symlink_metadata(&path) {
+            Ok(m) => m,
+            // Gone since it was listed: fio skips it too.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(format!("stat({path}): {e}")),
+        };
+        if meta.file_type().is_file() {
+            out.push(path);
+        } else if meta.file_type().is_dir() {
+            walk_dir(&path, out, depth + 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// `opendir=DIR`: the job's files are DIR's regular files ([`opendir_files`]), as a
+/// `filename` list of them (their sizes, a `size` split among them, as fio's).
+fn apply_opendir(
+    j: &mut JobSpec,
+    dir: &str,
+    at: &str,
+    nrfiles_given: bool,
+) -> Result<(), JobError> {
+    if !j.filenames_given.is_empty() {
+        return err(format!(
+            "{at}: opendir={dir} with filename: fio 3.33 adds both to the job's files, \
+             counted in ways that depend on their order; give one of them"
+        ));
+    }
+    if nrfiles_given {
+        return err(format!(
+            "{at}: opendir={dir} with nrfiles: fio 3.33's count of files then depends on \
+             their order; drop nrfiles (the files found are the job's files)"
+        ));
+    }
+    let files = opendir_files(dir).map_err(|e| {
+        JobError(format!(
+            "{at}: opendir={dir}: {e} (fio: failed parsing opendir={dir}); name a directory \
+             that can be read"
+        ))
+    })?;
+    if files.is_empty() {
+        return err(format!(
+            "{at}: opendir={dir} holds no regular file (fio 3.33 would run the job on none \
+             and fail it: you need to specify size=); name a directory with files"
+        ));
+    }
+    if files.len() > MAX_FILES as usize {
+        return err(format!(
+            "{at}: opendir={dir} holds {} files, more than hostbench's {MAX_FILES} per job",
+            files.len()
+        ));
+    }
+    j.opendir = Some((dir.to_string(), files.len()));
+    j.nrfiles = files.len() as u32;
+    j.filename = Some(files[0].clone());
+    j.more_files = files[1..].to_vec();
+    j.filename_dir = Some(j.directory.clone());
+    j.filename_lockfile = j.lockfile;
+    Ok(())
 }
 
 /// `zonemode=strided`'s sizes: the job does `size` bytes of I/O in a zone of `range`
