@@ -147,6 +147,8 @@ struct Cmd {
     bandwidth_log: bool,
     /// `--aux-path`, `--trigger-file`, `--trigger-timeout`, `--trigger`.
     trigger: fio::trigger::TriggerCfg,
+    /// `--warnings-fatal`: a job with one of fio's fix-up warnings ends the run (exit 1).
+    warnings_fatal: bool,
 }
 
 /// `--eta`: when fio's status line is printed.
@@ -232,6 +234,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
     // `--section=NAME` (several): only those job sections run (the globals always apply).
     let mut only_sections: Vec<String> = Vec::new();
     let mut showcmd = false;
+    let mut warnings_fatal = false;
     let mut i = 0;
     let origin = "command line";
     let cur = |secs: &mut Vec<job::Section>| -> usize {
@@ -306,11 +309,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 "fio: --debug prints fio's internal trace points (process, file, io, ...), which \
                  hostbench's engine does not have; remove it (docs/fio.md, What is not there yet)"
             ),
-            "warnings-fatal" => bail!(
-                "fio: --warnings-fatal is not supported by hostbench yet: fio's parser warnings \
-                 (time_based without runtime, blockalign turning off the random map, ...) are not \
-                 all tied to it yet; remove it (docs/fio.md, What is not there yet)"
-            ),
+            "warnings-fatal" => warnings_fatal = true,
             // fio's engine help: the engines hostbench has, or one engine's options.
             "enghelp" => {
                 let (out, err, code) = fio::enghelp::enghelp(inline.as_deref());
@@ -563,6 +562,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
         parse_only,
         bandwidth_log,
         trigger,
+        warnings_fatal,
     })))
 }
 
@@ -698,6 +698,21 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             }
         }
     };
+    if cmd.warnings_fatal {
+        // fio's --warnings-fatal: the jobs' fix-up warnings, in order, up to the first job
+        // that has any; that job fails to be added and fio exits 1, nothing run (a
+        // --parse-only run too).
+        for j in &jobs {
+            let w = job::fixup_warnings(j);
+            for (l, _) in &w {
+                eprintln!("{l}");
+            }
+            if !w.is_empty() {
+                deprecated();
+                return Ok(ExitCode::from(1));
+            }
+        }
+    }
     if cmd.parse_only {
         // fio's --parse-only: the options were read and checked; nothing runs.
         deprecated();
@@ -737,6 +752,17 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         );
     }
     for j in &jobs {
+        // fio's fix-up warnings, each as often as fio prints it (a clone's own fix-up
+        // repeats some); `read iolog overrides write_iolog` is the workload's to print (it
+        // says it on every path into it).
+        for (l, times) in job::fixup_warnings(j) {
+            if l == job::READ_IOLOG_OVERRIDES {
+                continue;
+            }
+            for _ in 0..times {
+                eprintln!("{l}");
+            }
+        }
         for n in fio::verify::notices(j) {
             eprintln!("{n}");
         }

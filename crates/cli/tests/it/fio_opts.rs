@@ -304,7 +304,10 @@ fn opendir_takes_fios_files_in_fios_order() {
     let before = std::fs::read(&outside).unwrap();
     let opened = |log: &str| -> Vec<String> {
         let mut v: Vec<String> = Vec::new();
-        for l in log.lines().filter(|l| l.contains("openat(") && !l.contains("O_DIRECTORY")) {
+        for l in log
+            .lines()
+            .filter(|l| l.contains("openat(") && !l.contains("O_DIRECTORY"))
+        {
             if let Some(p) = l.split('"').nth(1).filter(|p| p.starts_with("tree/")) {
                 if !v.iter().any(|x| x == p) {
                     v.push(p.to_string());
@@ -317,7 +320,11 @@ fn opendir_takes_fios_files_in_fios_order() {
         &["--rw=read"][..],
         &["--rw=randread", "--numjobs=2", "--group_reporting"],
         &["--rw=write"],
-        &["--rw=randrw", "--size=48k", "--file_service_type=sequential"],
+        &[
+            "--rw=randrw",
+            "--size=48k",
+            "--file_service_type=sequential",
+        ],
     ] {
         let mut args = vec!["--name=od", "--opendir=tree", "--output-format=json"];
         args.extend_from_slice(case);
@@ -362,10 +369,22 @@ fn opendir_refusals_say_why_and_touch_nothing() {
     let before = std::fs::read(&c).unwrap();
     for (args, says) in [
         (&["--opendir=nothere", "--rw=read"][..], "opendir(nothere)"),
-        (&["--opendir=tree/empty", "--rw=read"], "holds no regular file"),
-        (&["--opendir=tree", "--filename=x", "--rw=read"], "with filename"),
-        (&["--opendir=tree", "--nrfiles=2", "--rw=read"], "with nrfiles"),
-        (&["--opendir=tree", "--size=256k", "--rw=read"], "does not write to a file"),
+        (
+            &["--opendir=tree/empty", "--rw=read"],
+            "holds no regular file",
+        ),
+        (
+            &["--opendir=tree", "--filename=x", "--rw=read"],
+            "with filename",
+        ),
+        (
+            &["--opendir=tree", "--nrfiles=2", "--rw=read"],
+            "with nrfiles",
+        ),
+        (
+            &["--opendir=tree", "--size=256k", "--rw=read"],
+            "does not write to a file",
+        ),
     ] {
         let mut a = vec!["--name=bad"];
         a.extend_from_slice(args);
@@ -375,5 +394,99 @@ fn opendir_refusals_say_why_and_touch_nothing() {
         assert!(!err.contains("panicked"), "{err}");
     }
     assert_eq!(std::fs::read(&c).unwrap(), before);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// The `fio: ...` lines of a run, stdout and stderr together (fio prints some warnings on
+/// stdout, hostbench all on stderr), sorted.
+fn fio_lines(out: &str, err: &str) -> Vec<String> {
+    let mut v: Vec<String> = out
+        .lines()
+        .chain(err.lines())
+        .filter(|l| l.starts_with("fio: ") && !l.starts_with("fio: note"))
+        .map(str::to_string)
+        .collect();
+    v.sort();
+    v
+}
+
+/// `--warnings-fatal`: fio 3.33's fix-up warnings (`fixup_options`: blockalign turning the
+/// random map off, norandommap with variable sizes and verify, verify's two, a replay
+/// dropping write_iolog) end the run with exit 1 and nothing run, each with fio's words;
+/// without the option they are printed as often as fio prints them and the job runs; a
+/// job without any runs as usual.
+#[test]
+fn warnings_fatal_makes_fios_fixup_warnings_fatal() {
+    let t = "warnings_fatal_makes_fios_fixup_warnings_fatal";
+    if !need_fio(t) {
+        return;
+    }
+    let d = tmp("wfatal");
+    std::fs::write(
+        d.join("r.log"),
+        "fio version 2 iolog\nwf.dat add\nwf.dat open\nwf.dat read 0 4096\nwf.dat close\n",
+    )
+    .unwrap();
+    let cases: &[&[&str]] = &[
+        &["--rw=randread", "--ba=2k"],
+        &[
+            "--rw=randwrite",
+            "--bsrange=4k-8k",
+            "--norandommap",
+            "--verify=crc32c",
+            "--numjobs=2",
+        ],
+        &["--rw=write", "--verify=crc32c", "--numjobs=2"],
+        &["--rw=write", "--verify=md5", "--time_based", "--runtime=1"],
+        &["--read_iolog=r.log", "--write_iolog=w.log"],
+    ];
+    for case in cases {
+        let mut args = vec!["--name=a", "--size=64k", "--filename=wf.dat"];
+        args.extend_from_slice(case);
+        let fatal = [&["--warnings-fatal"][..], &args].concat();
+        let _ = std::fs::remove_file(d.join("wf.dat"));
+        let (ho, he, hc) = hb_plain(&d, &[&fatal[..], &["--no-save"]].concat());
+        assert!(
+            !d.join("wf.dat").exists(),
+            "{case:?}: hostbench ran the job"
+        );
+        let theirs = fio(&d, &fatal);
+        assert_eq!((hc, theirs.code), (1, 1), "{case:?}: {he}");
+        assert_eq!(
+            fio_lines(&ho, &he),
+            fio_lines(&theirs.out, &theirs.err),
+            "{case:?}"
+        );
+        assert!(!fio_lines(&ho, &he).is_empty(), "{case:?}");
+        // Without it: the same lines, as many times, and the job runs. (A replay's line is
+        // printed by each program once more at its start: compared with --warnings-fatal
+        // above only.)
+        if case.iter().any(|a| a.starts_with("--read_iolog")) {
+            continue;
+        }
+        let _ = std::fs::remove_file(d.join("wf.dat"));
+        let json = [&args[..], &["--output-format=json"]].concat();
+        let (ho, he, hc) = hb_plain(&d, &[&json[..], &["--no-save"]].concat());
+        let _ = std::fs::remove_file(d.join("wf.dat"));
+        let theirs = fio(&d, &json);
+        assert_eq!((hc, theirs.code), (0, 0), "{case:?}: {he}");
+        let strip = |s: &str| s[..s.find('{').unwrap_or(s.len())].to_string();
+        assert_eq!(
+            fio_lines(&strip(&ho), &he),
+            fio_lines(&strip(&theirs.out), &theirs.err),
+            "{case:?}"
+        );
+    }
+    // No warning: the run goes on.
+    let args = [
+        "--warnings-fatal",
+        "--name=a",
+        "--size=64k",
+        "--filename=wf.dat",
+        "--output-format=json",
+    ];
+    let (ho, he, hc) = hb_plain(&d, &[&args[..], &["--no-save"]].concat());
+    assert_eq!(hc, 0, "{he}");
+    assert_eq!(io(&ho), io(&fio(&d, &args).out));
     std::fs::remove_dir_all(&d).unwrap();
 }

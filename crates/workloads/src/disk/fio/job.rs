@@ -2219,6 +2219,57 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
     Ok(jobs)
 }
 
+/// fio's warning when a job both replays and writes an I/O log (the replay wins).
+pub const READ_IOLOG_OVERRIDES: &str = "fio: read iolog overrides write_iolog";
+
+/// fio 3.33's fix-up warnings for job `j` (`init.c:fixup_options`: an option given is
+/// changed to fit the others and the job goes on), in fio's order, each with how many times
+/// a run prints it (fio fixes each clone up again: a warning whose cause the first fix-up
+/// does not remove is printed once per clone). `--warnings-fatal` makes the first job with
+/// one end the run. A fix-up fio only warns about and hostbench refuses (`time_based`
+/// without a runtime) is not here: it is an error either way.
+pub fn fixup_warnings(j: &JobSpec) -> Vec<(String, u32)> {
+    let mut w = Vec::new();
+    // (Dropped when the replay is resolved, before the run.)
+    if j.write_iolog_dropped || (j.replay.is_some() && j.write_iolog.is_some()) {
+        w.push((READ_IOLOG_OVERRIDES.to_string(), 1));
+    }
+    // fio: a `blockalign` other than a direction's smallest size (looked at for random
+    // jobs only) turns the random map off.
+    let mut norandommap = j.norandommap;
+    if j.rw.random()
+        && !j.norandommap
+        && (0..3).any(|d| j.blockalign[d].is_some_and(|a| a != j.bsz[d].min))
+    {
+        w.push((
+            "fio: Any use of blockalign= turns off randommap".to_string(),
+            1,
+        ));
+        norandommap = true;
+    }
+    let fixed = j
+        .bsz
+        .iter()
+        .all(|b| b.min == b.max && b.min == j.bsz[0].min);
+    if norandommap && j.verify.kind != super::verify::kind::NONE && !fixed {
+        w.push((
+            "fio: norandommap given for variable block sizes, verify limited".to_string(),
+            j.numjobs.max(1),
+        ));
+    }
+    w.extend(super::verify::fio_warnings(j).into_iter().map(|l| (l, 1)));
+    // fio's engines that are not seekable (FIO_PIPEIO): net and netsplice.
+    if j.pre_read && matches!(j.engine, EngineKind::Net | EngineKind::NetSplice) {
+        w.push((
+            "fio: cannot pre-read files with an IO engine that isn't seekable. Pre-read \
+             disabled."
+                .to_string(),
+            1,
+        ));
+    }
+    w
+}
+
 /// One line when the job was given `filename` more than once with different files
 /// (`--filename=x --filename=z`, two `filename=` lines, `[global]`'s and the job's own):
 /// fio adds each to the job's files and does I/O to all of them, the size divided among
