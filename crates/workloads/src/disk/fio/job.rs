@@ -857,6 +857,10 @@ pub struct JobSpec {
     /// `iodepth_low`: once the queue is full, completions are reaped until no more than
     /// this many are in flight (0: the job's `iodepth`, fio's default).
     pub iodepth_low: u32,
+    /// `serialize_overlap`: an I/O that overlaps one in flight waits until nothing in
+    /// flight overlaps it (fio 3.33's `in_flight_overlap`). Kept only where fio keeps it:
+    /// a job that writes or trims (or replays a log) at a depth above 1.
+    pub serialize_overlap: bool,
     /// `rate` and `rate_iops` (per clone), `rate_min`, `rate_iops_min`, `rate_process`,
     /// `rate_cycle`, `rate_ignore_thinktime`.
     pub rate: RateOpts,
@@ -1408,6 +1412,10 @@ const OPTS: &[Opt] = &[
     Opt {
         name: "blockalign",
         aliases: &["ba"],
+    },
+    Opt {
+        name: "serialize_overlap",
+        aliases: &[],
     },
     Opt {
         name: "opendir",
@@ -2455,6 +2463,7 @@ fn apply_options(
         end_fsync: false,
         mem: Default::default(),
         iodepth_low: 0,
+        serialize_overlap: false,
         sync_file_range: None,
         rate: RateOpts::default(),
         think: ThinkOpts::default(),
@@ -2970,6 +2979,7 @@ fn apply_options(
                     .ok_or_else(|| JobError(format!("{at}: {k}={v}: expected a size (64m, 1g)")))?
             }
             "iodepth_low" => j.iodepth_low = parse_int(k, v, at, 0, 65536)? as u32,
+            "serialize_overlap" => j.serialize_overlap = parse_bool_opt(k, v, at)?,
             "end_fsync" => j.end_fsync = parse_bool_opt(k, v, at)?,
             "sync_file_range" => j.sync_file_range = Some(parse_sfr(k, v, at)?),
             "rate" | "rate_iops" | "rate_min" | "rate_iops_min" => {
@@ -3218,6 +3228,11 @@ fn apply_options(
     }
     if let Some((dir, at)) = opendir {
         apply_opendir(&mut j, &dir, &at, nrfiles_given)?;
+    }
+    // fio's fixup: no need to look for overlaps in flight when the job changes no data or
+    // has one I/O in flight at most (a replay keeps it: its log may write).
+    if j.serialize_overlap && j.replay.is_none() && (!j.rw.writes(0) || j.iodepth <= 1) {
+        j.serialize_overlap = false;
     }
     // fio's fixup: O_ATOMIC implies O_DIRECT, whatever `direct`/`buffered` say.
     if j.atomic {
@@ -4214,6 +4229,14 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
     if j.time_based && j.runtime_s.is_none() {
         return err(format!(
             "job '{}': time_based needs a runtime (e.g. --runtime=10)",
+            j.name
+        ));
+    }
+    if j.serialize_overlap && j.offload {
+        return err(format!(
+            "job '{}': serialize_overlap with io_submit_mode=offload is not supported by \
+             hostbench yet (fio then holds overlapping I/Os in its submit threads); use \
+             io_submit_mode=inline, or drop serialize_overlap",
             j.name
         ));
     }
@@ -5276,6 +5299,25 @@ mod tests {
     fn one(opts: &str) -> Result<JobSpec, JobError> {
         let text = format!("[j]\n{}\n", opts.replace(' ', "\n"));
         jobs_from_sections(&parse_ini(&text, "t.fio", &no_env).unwrap()).map(|mut v| v.remove(0))
+    }
+
+    /// fio's fix-up keeps `serialize_overlap` only for a job that writes or trims at a
+    /// depth above 1 (its `init.c`), and hostbench refuses it with `io_submit_mode=offload`.
+    #[test]
+    fn serialize_overlap_kept_where_fio_keeps_it() {
+        let so = |o: &str| {
+            one(&format!("serialize_overlap=1 {o}"))
+                .unwrap()
+                .serialize_overlap
+        };
+        assert!(so("rw=randwrite iodepth=8"));
+        assert!(so("rw=randrw iodepth=2"));
+        assert!(so("rw=trim iodepth=4"));
+        assert!(!so("rw=randread iodepth=8"));
+        assert!(!so("rw=randwrite iodepth=1"));
+        let e = one("serialize_overlap=1 rw=write iodepth=4 io_submit_mode=offload").unwrap_err();
+        assert!(e.0.contains("io_submit_mode=offload"), "{e}");
+        assert!(one("serialize_overlap=1 rw=read iodepth=4 io_submit_mode=offload").is_ok());
     }
 
     #[test]
