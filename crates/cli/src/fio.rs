@@ -50,6 +50,9 @@ fio's command line and job files, measured by hostbench's own engine.
   --no-save                do not save the result in the results store
   --results-db=PATH|URL    where to save the result
   --parse-only             check the options and job files, run nothing (exit 0 when fine)
+  --warnings-fatal         fio's fix-up warnings (blockalign turning the random map off,
+                           ...) end the run, exit 1, nothing run
+  --enghelp[=ENGINE[,OPT]] list the engines, an engine's options, or one option
   --section=NAME           run only job section NAME of the job files (several allowed;
                            the globals apply); a command-line --name=NAME job too
   --showcmd                print each job file as one fio command line, run nothing

@@ -308,10 +308,10 @@ fn opendir_takes_fios_files_in_fios_order() {
             .lines()
             .filter(|l| l.contains("openat(") && !l.contains("O_DIRECTORY"))
         {
-            if let Some(p) = l.split('"').nth(1).filter(|p| p.starts_with("tree/")) {
-                if !v.iter().any(|x| x == p) {
-                    v.push(p.to_string());
-                }
+            if let Some(p) = l.split('"').nth(1).filter(|p| p.starts_with("tree/"))
+                && !v.iter().any(|x| x == p)
+            {
+                v.push(p.to_string());
             }
         }
         v
