@@ -50,6 +50,9 @@ fio's command line and job files, measured by hostbench's own engine.
   --no-save                do not save the result in the results store
   --results-db=PATH|URL    where to save the result
   --parse-only             check the options and job files, run nothing (exit 0 when fine)
+  --warnings-fatal         fio's fix-up warnings (blockalign turning the random map off,
+                           ...) end the run, exit 1, nothing run
+  --enghelp[=ENGINE[,OPT]] list the engines, an engine's options, or one option
   --section=NAME           run only job section NAME of the job files (several allowed;
                            the globals apply); a command-line --name=NAME job too
   --showcmd                print each job file as one fio command line, run nothing
@@ -115,7 +118,8 @@ exec: program arguments (%r runtime, %n name) grace_time std_redirect; nbd: uri 
 io_uring: fixedbufs registerfiles sqthread_poll hipri; process: cpus_allowed cpus_allowed_policy (shared split)
 numa_cpu_nodes numa_mem_policy prio prioclass.
 This is a summary: `hostbench fio --cmdhelp` lists every option taken, `--cmdhelp=NAME`
-says of one; an option of fio's that hostbench lacks is refused with a message naming it.
+says of one, `--enghelp` lists the engines and `--enghelp=ENGINE[,OPTION]` their options;
+an option of fio's that hostbench lacks is refused with a message naming it.
 See docs/fio.md.
 
 Example (GitLab's file-system check):
@@ -146,6 +150,8 @@ struct Cmd {
     bandwidth_log: bool,
     /// `--aux-path`, `--trigger-file`, `--trigger-timeout`, `--trigger`.
     trigger: fio::trigger::TriggerCfg,
+    /// `--warnings-fatal`: a job with one of fio's fix-up warnings ends the run (exit 1).
+    warnings_fatal: bool,
 }
 
 /// `--eta`: when fio's status line is printed.
@@ -164,6 +170,8 @@ enum Parsed {
     ShowCmd(String),
     /// `--inflate-log=FILE`: a compressed log's rows on stdout, nothing run.
     Inflate(String),
+    /// `--enghelp`: stdout, stderr and the exit status (fio's 1 for what it cannot show).
+    Help(String, String, u8),
 }
 
 /// `--cmdhelp` (or `=all`): the job options hostbench takes, one a line with their aliases;
@@ -229,6 +237,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
     // `--section=NAME` (several): only those job sections run (the globals always apply).
     let mut only_sections: Vec<String> = Vec::new();
     let mut showcmd = false;
+    let mut warnings_fatal = false;
     let mut i = 0;
     let origin = "command line";
     let cur = |secs: &mut Vec<job::Section>| -> usize {
@@ -303,16 +312,12 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 "fio: --debug prints fio's internal trace points (process, file, io, ...), which \
                  hostbench's engine does not have; remove it (docs/fio.md, What is not there yet)"
             ),
-            "warnings-fatal" => bail!(
-                "fio: --warnings-fatal is not supported by hostbench yet: fio's parser warnings \
-                 (time_based without runtime, blockalign turning off the random map, ...) are not \
-                 all tied to it yet; remove it (docs/fio.md, What is not there yet)"
-            ),
-            "enghelp" => bail!(
-                "fio: --enghelp is not supported by hostbench yet (its per-engine option help is \
-                 not written yet); `hostbench fio --cmdhelp` lists every option taken, engines' \
-                 included (docs/fio.md, What is not there yet)"
-            ),
+            "warnings-fatal" => warnings_fatal = true,
+            // fio's engine help: the engines hostbench has, or one engine's options.
+            "enghelp" => {
+                let (out, err, code) = fio::enghelp::enghelp(inline.as_deref());
+                return Ok(Parsed::Help(out, err, code));
+            }
             "latency-log" => bail!(
                 "fio: --latency-log is deprecated. Use per-job latency log options \
                  (write_lat_log=PREFIX; fio 3.33 refuses --latency-log too)."
@@ -561,6 +566,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
         parse_only,
         bandwidth_log,
         trigger,
+        warnings_fatal,
     })))
 }
 
@@ -649,6 +655,11 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             print!("{s}");
             return Ok(ExitCode::SUCCESS);
         }
+        Parsed::Help(out, err, code) => {
+            print!("{out}");
+            eprint!("{err}");
+            return Ok(ExitCode::from(code));
+        }
         Parsed::Inflate(f) => {
             // fio's --inflate-log: the plain log on stdout.
             let stdout = std::io::stdout();
@@ -691,6 +702,21 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             }
         }
     };
+    if cmd.warnings_fatal {
+        // fio's --warnings-fatal: the jobs' fix-up warnings, in order, up to the first job
+        // that has any; that job fails to be added and fio exits 1, nothing run (a
+        // --parse-only run too).
+        for j in &jobs {
+            let w = job::fixup_warnings(j);
+            for (l, _) in &w {
+                eprintln!("{l}");
+            }
+            if !w.is_empty() {
+                deprecated();
+                return Ok(ExitCode::from(1));
+            }
+        }
+    }
     if cmd.parse_only {
         // fio's --parse-only: the options were read and checked; nothing runs.
         deprecated();
@@ -730,6 +756,17 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         );
     }
     for j in &jobs {
+        // fio's fix-up warnings, each as often as fio prints it (a clone's own fix-up
+        // repeats some); `read iolog overrides write_iolog` is the workload's to print (it
+        // says it on every path into it).
+        for (l, times) in job::fixup_warnings(j) {
+            if l == job::READ_IOLOG_OVERRIDES {
+                continue;
+            }
+            for _ in 0..times {
+                eprintln!("{l}");
+            }
+        }
         for n in fio::verify::notices(j) {
             eprintln!("{n}");
         }

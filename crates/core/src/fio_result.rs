@@ -100,7 +100,9 @@ pub struct FioJob {
     pub report: FioReportOpts,
     /// Smallest and largest block size of reads, writes and trims (fio's start-up line
     /// `bs=(R) 4096B-16.0KiB, (W) ..., (T) ...`), from `bs`, `bsrange` or `bssplit` (schema
-    /// 1.5; absent in older results: `bs_read`/`bs_write`).
+    /// 1.5; absent in older results: `bs_read`/`bs_write`). Two entries, no trims': the job
+    /// said `bs_is_seq_rand`, and they are the sizes of I/Os placed sequentially and at
+    /// random (fio's line then ends in `bs_is_seq_rand` instead of `(T) ...`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bs_ranges: Vec<[u64; 2]>,
     /// An `ioengine=exec` job's program, for the lines fio prints as each clone starts it

@@ -39,6 +39,7 @@ mod fio_multi;
 mod fio_nbd;
 mod fio_net;
 mod fio_offload;
+mod fio_opts;
 mod fio_out;
 mod fio_prio;
 mod fio_rate;

@@ -174,9 +174,15 @@ pub(super) fn banner(r: &RunResult, layout: &[String]) -> String {
             }
             continue;
         }
+        // Two ranges: `bs_is_seq_rand`, which fio names in place of the trims' sizes.
+        let trims = if j.bs_ranges.len() == 2 {
+            "bs_is_seq_rand".to_string()
+        } else {
+            format!("(T) {bt}")
+        };
         let _ = writeln!(
             out,
-            "{}: (g={}): rw={}, bs=(R) {br}, (W) {bw}, (T) {bt}, ioengine={}, iodepth={}",
+            "{}: (g={}): rw={}, bs=(R) {br}, (W) {bw}, {trims}, ioengine={}, iodepth={}",
             j.name, j.groupid, j.rw, j.ioengine, j.iodepth,
         );
         if numjobs > 1 {

@@ -652,6 +652,10 @@ pub struct JobSpec {
     pub filenames_given: Vec<(String, String)>,
     /// `nrfiles`: files per clone with generated names (ignored with `filename`, as fio).
     pub nrfiles: u32,
+    /// `opendir=DIR`: the directory whose regular files (found as fio 3.33's
+    /// `recurse_dir` finds them: [`opendir_files`]) are the job's `filename` list, and how
+    /// many there were (fio's `opendir added N files`).
+    pub opendir: Option<(String, usize)>,
     /// `openfiles`: at most this many of a clone's files open at once (0: all).
     pub openfiles: u32,
     /// `file_service_type`: which of several files the next I/O goes to.
@@ -691,6 +695,11 @@ pub struct JobSpec {
     pub blockalign: [Option<u64>; 3],
     /// `bs_unaligned`: sizes drawn from a range are not rounded to the smallest size.
     pub bs_unaligned: bool,
+    /// `bs_is_seq_rand`: an I/O's size is drawn from the read sizes when it is placed
+    /// sequentially and from the write sizes when it is placed at random, whatever its
+    /// direction (fio 3.33's `get_next_buflen`); offsets, alignment and the random map
+    /// stay the direction's own.
+    pub bs_is_seq_rand: bool,
     /// `rw=...:N` on a sequential job: bytes skipped after each I/O (holes; negative reads
     /// backwards).
     pub seq_add: i64,
@@ -794,6 +803,10 @@ pub struct JobSpec {
     pub engine: EngineKind,
     /// `direct` (O_DIRECT).
     pub direct: bool,
+    /// `atomic=1`: fio 3.33's O_ATOMIC, which implies `direct`. Linux has no such flag;
+    /// fio then sends its own value for it, [`O_ATOMIC_FIO`], with O_DIRECT on each open
+    /// (the kernel's `open` ignores a bit it does not know), and so does hostbench.
+    pub atomic: bool,
     /// `sync`: the flag the job's files are opened with (`O_SYNC` for `1`/`sync`,
     /// `O_DSYNC` for `dsync`, 0 for `0`/`none`), as fio's `generic_open_file` adds it (not
     /// to a trim job's open, not to the layout's).
@@ -844,6 +857,10 @@ pub struct JobSpec {
     /// `iodepth_low`: once the queue is full, completions are reaped until no more than
     /// this many are in flight (0: the job's `iodepth`, fio's default).
     pub iodepth_low: u32,
+    /// `serialize_overlap`: an I/O that overlaps one in flight waits until nothing in
+    /// flight overlaps it (fio 3.33's `in_flight_overlap`). Kept only where fio keeps it:
+    /// a job that writes or trims (or replays a log) at a depth above 1.
+    pub serialize_overlap: bool,
     /// `rate` and `rate_iops` (per clone), `rate_min`, `rate_iops_min`, `rate_process`,
     /// `rate_cycle`, `rate_ignore_thinktime`.
     pub rate: RateOpts,
@@ -941,6 +958,10 @@ pub enum ExitWhat {
     All,
 }
 
+/// The open flag fio 3.33 sends for `atomic=1` on Linux, whose C library defines no
+/// `O_ATOMIC` (`os/os-linux.h`'s own value, octal 040000000).
+pub const O_ATOMIC_FIO: i32 = 0o40000000;
+
 /// An option hostbench accepts: fio's name, its aliases, and whether it is a flag.
 struct Opt {
     name: &'static str,
@@ -952,12 +973,22 @@ struct Opt {
 pub const DEPRECATED: &[&str] = &["flow_watermark", "verifysort", "verifysort_nr"];
 
 /// fio's line for each deprecated option in `sections`, in the order written.
+/// With them, in the same order, fio's line for each `opendir` (`fio: opendir added N
+/// files`, as its option's parser prints it: once for a `[global]` one).
 pub fn deprecated_lines(sections: &[Section]) -> Vec<String> {
     sections
         .iter()
         .flat_map(|s| &s.opts)
-        .filter(|(k, _)| DEPRECATED.contains(&k.as_str()))
-        .map(|(k, _)| format!("Option {k} is deprecated"))
+        .filter_map(|(k, v)| {
+            if DEPRECATED.contains(&k.as_str()) {
+                Some(format!("Option {k} is deprecated"))
+            } else if k == "opendir" {
+                let n = opendir_files(v).map_or(0, |f| f.len());
+                Some(format!("fio: opendir added {n} files"))
+            } else {
+                None
+            }
+        })
         .collect()
 }
 
@@ -1084,6 +1115,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "direct",
+        aliases: &[],
+    },
+    Opt {
+        name: "atomic",
         aliases: &[],
     },
     Opt {
@@ -1377,6 +1412,18 @@ const OPTS: &[Opt] = &[
     Opt {
         name: "blockalign",
         aliases: &["ba"],
+    },
+    Opt {
+        name: "serialize_overlap",
+        aliases: &[],
+    },
+    Opt {
+        name: "opendir",
+        aliases: &[],
+    },
+    Opt {
+        name: "bs_is_seq_rand",
+        aliases: &[],
     },
     Opt {
         name: "bs_unaligned",
@@ -2180,6 +2227,57 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
     Ok(jobs)
 }
 
+/// fio's warning when a job both replays and writes an I/O log (the replay wins).
+pub const READ_IOLOG_OVERRIDES: &str = "fio: read iolog overrides write_iolog";
+
+/// fio 3.33's fix-up warnings for job `j` (`init.c:fixup_options`: an option given is
+/// changed to fit the others and the job goes on), in fio's order, each with how many times
+/// a run prints it (fio fixes each clone up again: a warning whose cause the first fix-up
+/// does not remove is printed once per clone). `--warnings-fatal` makes the first job with
+/// one end the run. A fix-up fio only warns about and hostbench refuses (`time_based`
+/// without a runtime) is not here: it is an error either way.
+pub fn fixup_warnings(j: &JobSpec) -> Vec<(String, u32)> {
+    let mut w = Vec::new();
+    // (Dropped when the replay is resolved, before the run.)
+    if j.write_iolog_dropped || (j.replay.is_some() && j.write_iolog.is_some()) {
+        w.push((READ_IOLOG_OVERRIDES.to_string(), 1));
+    }
+    // fio: a `blockalign` other than a direction's smallest size (looked at for random
+    // jobs only) turns the random map off.
+    let mut norandommap = j.norandommap;
+    if j.rw.random()
+        && !j.norandommap
+        && (0..3).any(|d| j.blockalign[d].is_some_and(|a| a != j.bsz[d].min))
+    {
+        w.push((
+            "fio: Any use of blockalign= turns off randommap".to_string(),
+            1,
+        ));
+        norandommap = true;
+    }
+    let fixed = j
+        .bsz
+        .iter()
+        .all(|b| b.min == b.max && b.min == j.bsz[0].min);
+    if norandommap && j.verify.kind != super::verify::kind::NONE && !fixed {
+        w.push((
+            "fio: norandommap given for variable block sizes, verify limited".to_string(),
+            j.numjobs.max(1),
+        ));
+    }
+    w.extend(super::verify::fio_warnings(j).into_iter().map(|l| (l, 1)));
+    // fio's engines that are not seekable (FIO_PIPEIO): net and netsplice.
+    if j.pre_read && matches!(j.engine, EngineKind::Net | EngineKind::NetSplice) {
+        w.push((
+            "fio: cannot pre-read files with an IO engine that isn't seekable. Pre-read \
+             disabled."
+                .to_string(),
+            1,
+        ));
+    }
+    w
+}
+
 /// One line when the job was given `filename` more than once with different files
 /// (`--filename=x --filename=z`, two `filename=` lines, `[global]`'s and the job's own):
 /// fio adds each to the job's files and does I/O to all of them, the size divided among
@@ -2284,6 +2382,7 @@ fn apply_options(
         more_files: Vec::new(),
         filenames_given: Vec::new(),
         nrfiles: 1,
+        opendir: None,
         openfiles: 0,
         file_service: FileService::default(),
         unlink_each_loop: false,
@@ -2304,6 +2403,7 @@ fn apply_options(
         ],
         blockalign: [None; 3],
         bs_unaligned: false,
+        bs_is_seq_rand: false,
         seq_add: 0,
         seq_nr: 1,
         rw_seq_identical: false,
@@ -2343,6 +2443,7 @@ fn apply_options(
         offload: false,
         engine: EngineKind::Psync,
         direct: false,
+        atomic: false,
         sync_io: 0,
         numjobs: 1,
         runtime_s: None,
@@ -2362,6 +2463,7 @@ fn apply_options(
         end_fsync: false,
         mem: Default::default(),
         iodepth_low: 0,
+        serialize_overlap: false,
         sync_file_range: None,
         rate: RateOpts::default(),
         think: ThinkOpts::default(),
@@ -2439,6 +2541,9 @@ fn apply_options(
         ..Default::default()
     };
     let mut has_replay = false;
+    // `opendir` (where it was given) and whether `nrfiles` was: applied after the loop.
+    let mut opendir: Option<(String, String)> = None;
+    let mut nrfiles_given = false;
     for (i, (k, v, at)) in opts.iter().enumerate() {
         if i == split && own_kb != global_kb {
             // The job's own options: its kb_base (the old scope restored first).
@@ -2653,6 +2758,7 @@ fn apply_options(
                 }
             }
             "bs_unaligned" => j.bs_unaligned = parse_bool_opt(k, v, at)?,
+            "bs_is_seq_rand" => j.bs_is_seq_rand = parse_bool_opt(k, v, at)?,
             "offset_align" => {
                 let a = parse_size_opt(k, v, at)?;
                 j.offset_align = (a > 0).then_some(a);
@@ -2819,6 +2925,7 @@ fn apply_options(
                 }
             }
             "direct" => j.direct = parse_bool_opt(k, v, at)?,
+            "atomic" => j.atomic = parse_bool_opt(k, v, at)?,
             "sync" => {
                 j.sync_io = match v.trim() {
                     "0" | "none" => 0,
@@ -2872,6 +2979,7 @@ fn apply_options(
                     .ok_or_else(|| JobError(format!("{at}: {k}={v}: expected a size (64m, 1g)")))?
             }
             "iodepth_low" => j.iodepth_low = parse_int(k, v, at, 0, 65536)? as u32,
+            "serialize_overlap" => j.serialize_overlap = parse_bool_opt(k, v, at)?,
             "end_fsync" => j.end_fsync = parse_bool_opt(k, v, at)?,
             "sync_file_range" => j.sync_file_range = Some(parse_sfr(k, v, at)?),
             "rate" | "rate_iops" | "rate_min" | "rate_iops_min" => {
@@ -3038,7 +3146,9 @@ fn apply_options(
                     ))
                 })?
             }
+            "opendir" => opendir = Some((v.clone(), at.to_string())),
             "nrfiles" => {
+                nrfiles_given = true;
                 // Bounded: each file is a descriptor and a generator of its own.
                 j.nrfiles = parse_int(k, v, at, 1, MAX_FILES as u64)? as u32;
                 // fio: nrfiles after a `filename` list keeps its first nrfiles names (a
@@ -3115,6 +3225,18 @@ fn apply_options(
     }
     if has_replay {
         j.replay = Some(replay);
+    }
+    if let Some((dir, at)) = opendir {
+        apply_opendir(&mut j, &dir, &at, nrfiles_given)?;
+    }
+    // fio's fixup: no need to look for overlaps in flight when the job changes no data or
+    // has one I/O in flight at most (a replay keeps it: its log may write).
+    if j.serialize_overlap && j.replay.is_none() && (!j.rw.writes(0) || j.iodepth <= 1) {
+        j.serialize_overlap = false;
+    }
+    // fio's fixup: O_ATOMIC implies O_DIRECT, whatever `direct`/`buffered` say.
+    if j.atomic {
+        j.direct = true;
     }
     for d in 0..3 {
         j.bsz[d] = if !bs_split[d].is_empty() {
@@ -3211,6 +3333,89 @@ fn apply_options(
     super::verify::finish(&mut j)?;
     super::bufs::finish(&mut j)?;
     Ok(j)
+}
+
+/// The regular files under `dir`, as fio 3.33's `recurse_dir` finds them: each entry in
+/// the order the directory lists it (`readdir`), named `dir/NAME`, looked at with `lstat`
+/// (a symbolic link is neither a file nor a directory: skipped, never followed), a
+/// directory entered where it is met, anything else skipped.
+pub fn opendir_files(dir: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    walk_dir(dir, &mut out, 0)?;
+    Ok(out)
+}
+
+fn walk_dir(dir: &str, out: &mut Vec<String>, depth: u32) -> Result<(), String> {
+    // Deeper than any real tree (PATH_MAX allows 2048 levels of one letter): a loop made
+    // by a bind mount.
+    if depth > 2048 {
+        return Err(format!("{dir}: more than 2048 directories deep"));
+    }
+    let rd = std::fs::read_dir(dir).map_err(|e| format!("opendir({dir}): {e}"))?;
+    for e in rd {
+        let e = e.map_err(|e| format!("readdir({dir}): {e}"))?;
+        let name = e.file_name();
+        let path = format!("{dir}/{}", name.to_string_lossy());
+        let meta = match std::fs::symlink_metadata(&path) {
+            Ok(m) => m,
+            // Gone since it was listed: fio skips it too.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(format!("stat({path}): {e}")),
+        };
+        if meta.file_type().is_file() {
+            out.push(path);
+        } else if meta.file_type().is_dir() {
+            walk_dir(&path, out, depth + 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// `opendir=DIR`: the job's files are DIR's regular files ([`opendir_files`]), as a
+/// `filename` list of them (their sizes, a `size` split among them, as fio's).
+fn apply_opendir(
+    j: &mut JobSpec,
+    dir: &str,
+    at: &str,
+    nrfiles_given: bool,
+) -> Result<(), JobError> {
+    if !j.filenames_given.is_empty() {
+        return err(format!(
+            "{at}: opendir={dir} with filename: fio 3.33 adds both to the job's files, \
+             counted in ways that depend on their order; give one of them"
+        ));
+    }
+    if nrfiles_given {
+        return err(format!(
+            "{at}: opendir={dir} with nrfiles: fio 3.33's count of files then depends on \
+             their order; drop nrfiles (the files found are the job's files)"
+        ));
+    }
+    let files = opendir_files(dir).map_err(|e| {
+        JobError(format!(
+            "{at}: opendir={dir}: {e} (fio: failed parsing opendir={dir}); name a directory \
+             that can be read"
+        ))
+    })?;
+    if files.is_empty() {
+        return err(format!(
+            "{at}: opendir={dir} holds no regular file (fio 3.33 would run the job on none \
+             and fail it: you need to specify size=); name a directory with files"
+        ));
+    }
+    if files.len() > MAX_FILES as usize {
+        return err(format!(
+            "{at}: opendir={dir} holds {} files, more than hostbench's {MAX_FILES} per job",
+            files.len()
+        ));
+    }
+    j.opendir = Some((dir.to_string(), files.len()));
+    j.nrfiles = files.len() as u32;
+    j.filename = Some(files[0].clone());
+    j.more_files = files[1..].to_vec();
+    j.filename_dir = Some(j.directory.clone());
+    j.filename_lockfile = j.lockfile;
+    Ok(())
 }
 
 /// `zonemode=strided`'s sizes: the job does `size` bytes of I/O in a zone of `range`
@@ -4024,6 +4229,14 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
     if j.time_based && j.runtime_s.is_none() {
         return err(format!(
             "job '{}': time_based needs a runtime (e.g. --runtime=10)",
+            j.name
+        ));
+    }
+    if j.serialize_overlap && j.offload {
+        return err(format!(
+            "job '{}': serialize_overlap with io_submit_mode=offload is not supported by \
+             hostbench yet (fio then holds overlapping I/Os in its submit threads); use \
+             io_submit_mode=inline, or drop serialize_overlap",
             j.name
         ));
     }
@@ -5086,6 +5299,25 @@ mod tests {
     fn one(opts: &str) -> Result<JobSpec, JobError> {
         let text = format!("[j]\n{}\n", opts.replace(' ', "\n"));
         jobs_from_sections(&parse_ini(&text, "t.fio", &no_env).unwrap()).map(|mut v| v.remove(0))
+    }
+
+    /// fio's fix-up keeps `serialize_overlap` only for a job that writes or trims at a
+    /// depth above 1 (its `init.c`), and hostbench refuses it with `io_submit_mode=offload`.
+    #[test]
+    fn serialize_overlap_kept_where_fio_keeps_it() {
+        let so = |o: &str| {
+            one(&format!("serialize_overlap=1 {o}"))
+                .unwrap()
+                .serialize_overlap
+        };
+        assert!(so("rw=randwrite iodepth=8"));
+        assert!(so("rw=randrw iodepth=2"));
+        assert!(so("rw=trim iodepth=4"));
+        assert!(!so("rw=randread iodepth=8"));
+        assert!(!so("rw=randwrite iodepth=1"));
+        let e = one("serialize_overlap=1 rw=write iodepth=4 io_submit_mode=offload").unwrap_err();
+        assert!(e.0.contains("io_submit_mode=offload"), "{e}");
+        assert!(one("serialize_overlap=1 rw=read iodepth=4 io_submit_mode=offload").is_ok());
     }
 
     #[test]

@@ -1275,6 +1275,20 @@ pub(super) fn lay_out(
     if have >= need {
         return Ok(Ok(true));
     }
+    if let Some((od, _)) = &j.opendir
+        && !j.rw.writes(j.rwmixread)
+    {
+        // The user named the directory, not this file: a job that only reads writes none
+        // of them (fio 3.33 truncates such a file and writes it again, random data).
+        return Err(WorkloadError::usage(format!(
+            "job '{}': opendir={od}: {} has {have} bytes, less than the {need} its share of \
+             the job's size needs; hostbench does not write to a file a reading job found \
+             in opendir= (fio would rewrite it): give a smaller size, or none (each file is \
+             then read whole)",
+            j.name,
+            path.display()
+        )));
+    }
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -16,6 +16,7 @@
 
 pub mod bufs;
 pub mod cmdprio;
+pub mod enghelp;
 pub mod engine;
 pub mod engines;
 pub mod errors;
@@ -366,7 +367,7 @@ impl Workload for Fio {
     fn setup(&self, ctx: &SetupCtx<'_>) -> Result<Box<dyn Instance>, WorkloadError> {
         let mut jobs = jobs_of(ctx.params)?;
         for _ in jobs.iter().filter(|j| j.write_iolog_dropped) {
-            eprintln!("fio: read iolog overrides write_iolog");
+            eprintln!("{}", job::READ_IOLOG_OVERRIDES);
         }
         let global_options = job::from_text(ctx.params.text("jobs"))
             .map(|s| result::global_options(&s))

@@ -495,10 +495,16 @@ pub(super) struct Pattern {
     fast: Fast,
     size: u64,
     random: bool,
-    /// Per direction: smallest and largest size, bssplit.
+    /// Per direction: smallest and largest size.
     min: [u64; 2],
     max: [u64; 2],
-    split: [Vec<(u64, u32)>; 2],
+    /// The sizes an I/O's length is drawn from, by [`Self::size_index`]: the direction's
+    /// (`min`, `max`, its bssplit), or with `bs_is_seq_rand` the reads' for an I/O placed
+    /// sequentially and the writes' for one placed at random (a trim job's too).
+    smin: [u64; 2],
+    smax: [u64; 2],
+    ssplit: [Vec<(u64, u32)>; 2],
+    seq_rand: bool,
     unaligned: bool,
     /// Per direction: random offsets are multiples of this, over `positions` positions.
     align: [u64; 2],
@@ -576,7 +582,15 @@ impl Pattern {
             } else {
                 super::job::Rw::Read
             };
-            return Self::new(&t, size);
+            let mut p = Self::new(&t, size)?;
+            if j.bs_is_seq_rand {
+                // The trims' sizes are the reads' or the writes' then (fio's size index).
+                p.smin = [j.bsz[0].min, j.bsz[1].min];
+                p.smax = [j.bsz[0].max, j.bsz[1].max];
+                p.ssplit = [j.bsz[0].split.clone(), j.bsz[1].split.clone()];
+                p.fast = Fast::No;
+            }
+            return Ok(p);
         }
         if let Some(z) = j.zones {
             // Offsets are drawn in the zone's range (fio's `last_block` and random map
@@ -709,7 +723,13 @@ impl Pattern {
         let lfsr = (j.rw.random() && uniform && !varied && lfsr_gen)
             .then(|| Lfsr::new(size / min[0]))
             .flatten();
-        let fast = if fio_fixed && (blocks.is_some() || !map || lfsr.is_some()) {
+        // bs_is_seq_rand with reads and writes of other sizes: an I/O's size depends on how
+        // it was placed, which only the general path knows.
+        let seq_rand = j.bs_is_seq_rand
+            && (min != max || min[0] != min[1] || j.bsz[0].split != j.bsz[1].split);
+        let fast = if seq_rand {
+            Fast::No
+        } else if fio_fixed && (blocks.is_some() || !map || lfsr.is_some()) {
             Fast::Fio
         } else if !fixed {
             Fast::No
@@ -730,7 +750,10 @@ impl Pattern {
             random: j.rw.random(),
             min,
             max,
-            split: [j.bsz[0].split.clone(), j.bsz[1].split.clone()],
+            smin: min,
+            smax: max,
+            ssplit: [j.bsz[0].split.clone(), j.bsz[1].split.clone()],
+            seq_rand,
             unaligned: j.bs_unaligned,
             align,
             positions,
@@ -942,7 +965,8 @@ impl Pattern {
                 sd.new_loop();
             }
         }
-        let mut len = self.buflen(d, off, rng, sd);
+        let sx = self.size_index(d, self.random && self.marks);
+        let mut len = self.buflen(sx, off, rng, sd);
         if self.random
             && self.marks
             && let Some(m) = &mut self.blocks
@@ -1092,14 +1116,15 @@ impl Pattern {
         if at >= z.end {
             return None;
         }
-        let mut len = if self.min[d] == self.max[d] {
-            self.min[d]
+        let sx = self.size_index(d, self.random && self.marks);
+        let mut len = if self.smin[sx] == self.smax[sx] {
+            self.smin[sx]
         } else {
             let room = z.region.saturating_sub(at);
-            if room < self.min[d] {
+            if room < self.smin[sx] {
                 return None;
             }
-            self.buflen_room(d, room, rng, sd)
+            self.buflen_room(sx, room, rng, sd)
         };
         if at + len > z.end {
             return None;
@@ -1159,7 +1184,7 @@ impl Pattern {
             };
             if let Some(at) = bit.map(|b| b * self.align[d])
                 && at < self.size
-                && at + self.max[d] <= self.end
+                && at + self.smax[self.size_index(d, true)] <= self.end
             {
                 return Some(at);
             }
@@ -1238,8 +1263,9 @@ impl Pattern {
                 p as u64
             };
         }
-        if pos + self.min[d] > size {
-            if self.seq_add == 0 && !self.time_based && pos > 0 && self.min[d] != self.max[d] {
+        let sx = self.size_index(d, false);
+        if pos + self.smin[sx] > size {
+            if self.seq_add == 0 && !self.time_based && pos > 0 && self.smin[sx] != self.smax[sx] {
                 // Sizes drawn from a range, less than the smallest left (bs_unaligned sizes
                 // rarely end on the region's end): the pass is over, as fio's
                 // `get_next_buflen` finds no size that fits; it used to start again at 0
@@ -1258,15 +1284,27 @@ impl Pattern {
         Some(pos)
     }
 
-    /// fio's `get_next_buflen`: the direction's size, or one drawn from its range or split
-    /// that fits before the region's end (redrawn until it does).
+    /// Which sizes an I/O of direction `d` draws its length from: the direction's, or with
+    /// `bs_is_seq_rand` the reads' (0) when it was placed sequentially and the writes' (1)
+    /// when placed at random (`random`), as fio's `get_next_buflen`.
+    #[inline]
+    fn size_index(&self, d: usize, random: bool) -> usize {
+        if self.seq_rand {
+            usize::from(random)
+        } else {
+            d
+        }
+    }
+
+    /// fio's `get_next_buflen`: the sizes `d` says ([`Self::size_index`]), one of them drawn
+    /// from a range or split that fits before the region's end (redrawn until it does).
     fn buflen(&self, d: usize, off: u64, rng: &mut Rng, sd: &mut Option<SizeDraws>) -> u64 {
         self.buflen_room(d, self.size - off, rng, sd)
     }
 
     /// [`Self::buflen`] with `room` bytes left before the end.
     fn buflen_room(&self, d: usize, room: u64, rng: &mut Rng, sd: &mut Option<SizeDraws>) -> u64 {
-        let (min, max) = (self.min[d], self.max[d]);
+        let (min, max) = (self.smin[d], self.smax[d]);
         if min == max {
             return min;
         }
@@ -1278,7 +1316,7 @@ impl Pattern {
         }
         for _ in 0..1000 {
             let u = rng.next_f64();
-            let mut len = if self.split[d].is_empty() {
+            let mut len = if self.ssplit[d].is_empty() {
                 min + (max as f64 * u) as u64
             } else {
                 // Entries sorted by percent, chosen by cumulative weight; one that does not
@@ -1287,7 +1325,7 @@ impl Pattern {
                 let v = u * 100.0;
                 let mut cum = 0u32;
                 let mut pick = min;
-                for &(bs, p) in &self.split[d] {
+                for &(bs, p) in &self.ssplit[d] {
                     if p == 0 {
                         continue;
                     }
@@ -1318,18 +1356,18 @@ impl Pattern {
     /// that fits, else the last), aligned down to the smallest size unless `bs_unaligned`,
     /// at most the largest, redrawn until it fits.
     fn fio_buflen(&self, d: usize, room: u64, r: &mut super::verify::FioRand) -> u64 {
-        let (min, max) = (self.min[d], self.max[d]);
+        let (min, max) = (self.smin[d], self.smax[d]);
         let fmax = r.max();
         // fio redraws for ever; past many draws (a region whose room no size can use) the
         // smallest is as fio's would end.
         for _ in 0..100_000 {
             let v = r.draw();
-            let mut len = if self.split[d].is_empty() {
+            let mut len = if self.ssplit[d].is_empty() {
                 min + (max as f64 * (v as f64 / (fmax as f64 + 1.0))) as u64
             } else {
                 let mut perc = 0u64;
                 let mut pick = min;
-                for &(bs, p) in &self.split[d] {
+                for &(bs, p) in &self.ssplit[d] {
                     if p == 0 {
                         continue;
                     }

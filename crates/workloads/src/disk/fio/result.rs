@@ -152,7 +152,14 @@ fn job(j: &JobSpec) -> FioJob {
         groupid: j.groupid,
         stonewall: j.stonewall,
         report: j.report.clone(),
-        bs_ranges: j.bsz.iter().map(|b| [b.min, b.max]).collect(),
+        // bs_is_seq_rand: the sequential (reads') and random (writes') sizes alone, as
+        // fio's start-up line shows them (see `FioJob::bs_ranges`).
+        bs_ranges: j
+            .bsz
+            .iter()
+            .take(if j.bs_is_seq_rand { 2 } else { 3 })
+            .map(|b| [b.min, b.max])
+            .collect(),
         exec: (j.engine == super::job::EngineKind::Exec).then(|| {
             let e = &j.eng.exec;
             hostbench_core::fio_result::FioExec {

@@ -385,9 +385,9 @@ pub fn finish(j: &mut JobSpec) -> Result<(), JobError> {
     Ok(())
 }
 
-/// fio's start-up notes about a job's verify options (`init.c:fixup_options`), and what
-/// hostbench does differently, one line each.
-pub fn notices(j: &JobSpec) -> Vec<String> {
+/// fio's start-up warnings about a job's verify options (`init.c:fixup_options`), one
+/// line each (printed through [`super::job::fixup_warnings`]).
+pub fn fio_warnings(j: &JobSpec) -> Vec<String> {
     let o = &j.verify;
     let mut n = Vec::new();
     if o.kind == kind::NONE {
@@ -424,6 +424,16 @@ pub fn notices(j: &JobSpec) -> Vec<String> {
              runtime"
                 .to_string(),
         );
+    }
+    n
+}
+
+/// What hostbench does differently with a job's verify options, one line each.
+pub fn notices(j: &JobSpec) -> Vec<String> {
+    let o = &j.verify;
+    let mut n = Vec::new();
+    if o.kind == kind::NONE {
+        return n;
     }
     if o.async_threads > 0 {
         n.push(format!(
@@ -1669,7 +1679,7 @@ mod tests {
                 .unwrap()
                 .remove(0)
         };
-        let n = notices(&job(
+        let n = fio_warnings(&job(
             "[w]\nrw=write\nsize=64k\nverify=md5\nnumjobs=2\nfilename=f\n",
         ));
         assert_eq!(
@@ -1679,7 +1689,7 @@ mod tests {
               cause verification failures."
             ]
         );
-        let n = notices(&job(
+        let n = fio_warnings(&job(
             "[w]\nrw=write\nsize=64k\nverify=md5\ntime_based\nruntime=1\n",
         ));
         assert_eq!(

@@ -510,6 +510,10 @@ fn open_job_file(
     if j.direct {
         flags |= libc::O_DIRECT;
     }
+    // fio's generic_open_file: `atomic` on every open but a trim job's, as `sync`.
+    if j.atomic && !j.rw.trims() {
+        flags |= super::job::O_ATOMIC_FIO;
+    }
     // fio's generic_open_file: `sync` on every open but a trim job's.
     if !j.rw.trims() {
         flags |= j.sync_io;
@@ -3145,6 +3149,13 @@ impl FioWorker {
         let mut lat_final = false;
         // iodepth_low: the queue filled up and drains down to the low-water mark.
         let mut draining = false;
+        // serialize_overlap: the slots queued or in flight, and an I/O drawn that overlaps
+        // one of them (direction, offset, length, when it was due), held until one
+        // completes (fio's FIO_Q_BUSY: the io_u requeued, the queue committed, one reaped).
+        let serialize = self.job.serialize_overlap;
+        let mut out = vec![false; if serialize { depth } else { 0 }];
+        let mut held: Option<(Dir, u64, u32, Option<u64>)> = None;
+        let mut busy = false;
         loop {
             if lat_wait && inflight == 0 {
                 lat_wait = false;
@@ -3209,61 +3220,82 @@ impl FioWorker {
                     if engine.busy() {
                         break;
                     }
-                    // fio's queue-depth search allows this many in flight.
-                    if self
-                        .lat
-                        .as_ref()
-                        .is_some_and(|s| s.full(inflight + batch.len()))
-                    {
-                        break;
-                    }
-                    if self.work_done(issued, issued_ios) {
-                        more = false;
-                        break;
-                    }
-                    // A pass ended: its verify comes first, once nothing is in flight.
-                    if self.pass_verify {
-                        break;
-                    }
-                    if self.pending_dir.is_none() && !self.flow_allows() {
-                        flow_held = true;
-                        break;
-                    }
-                    if self.pending_dir.is_none() && self.replay.is_some() && !self.replay_step(ctl)
-                    {
-                        more = false;
-                        break;
-                    }
-                    if self.replay.is_some() {
-                        // (The entry may have waited for its time.)
-                        t0 = ctl.now();
-                    }
-                    let drawn = match self.pending_dir.take() {
-                        Some(d) => d,
-                        None => self.pick_dir(),
+                    let (dir, off, len, due) = if let Some(h) = held.take() {
+                        h
+                    } else {
+                        // fio's queue-depth search allows this many in flight.
+                        if self
+                            .lat
+                            .as_ref()
+                            .is_some_and(|s| s.full(inflight + batch.len()))
+                        {
+                            break;
+                        }
+                        if self.work_done(issued, issued_ios) {
+                            more = false;
+                            break;
+                        }
+                        // A pass ended: its verify comes first, once nothing is in flight.
+                        if self.pass_verify {
+                            break;
+                        }
+                        if self.pending_dir.is_none() && !self.flow_allows() {
+                            flow_held = true;
+                            break;
+                        }
+                        if self.pending_dir.is_none()
+                            && self.replay.is_some()
+                            && !self.replay_step(ctl)
+                        {
+                            more = false;
+                            break;
+                        }
+                        if self.replay.is_some() {
+                            // (The entry may have waited for its time.)
+                            t0 = ctl.now();
+                        }
+                        let drawn = match self.pending_dir.take() {
+                            Some(d) => d,
+                            None => self.pick_dir(),
+                        };
+                        let (dir, due) = self.pacer.choose(drawn, t0);
+                        if let Some(d) = due
+                            && d > t0
+                        {
+                            self.pending_dir = Some(drawn);
+                            wait_due = Some(d);
+                            break;
+                        }
+                        if !self.go(ctl, t0) {
+                            more = false;
+                            break;
+                        }
+                        self.mix.settle(dir as usize);
+                        let Some((dir, off, len)) = self.next_io(dir) else {
+                            more = false;
+                            break;
+                        };
+                        self.mix.issued(dir as usize);
+                        if self.files.is_some() {
+                            engine.set_fd(self.raw_fd(), self.cur_file());
+                        }
+                        self.pacer.issued(dir, len as u64, &mut self.rng);
+                        (dir, off, len, due)
                     };
-                    let (dir, due) = self.pacer.choose(drawn, t0);
-                    if let Some(d) = due
-                        && d > t0
+                    // fio's io_u_submit: with another I/O queued or in flight, one that
+                    // overlaps it waits (its bytes are not issued yet).
+                    if serialize
+                        && (0..depth).any(|s| {
+                            out[s] && {
+                                let (_, l, o) = meta[s];
+                                off < o + u64::from(l) && o < off + u64::from(len)
+                            }
+                        })
                     {
-                        self.pending_dir = Some(drawn);
-                        wait_due = Some(d);
+                        held = Some((dir, off, len, due));
+                        busy = true;
                         break;
                     }
-                    if !self.go(ctl, t0) {
-                        more = false;
-                        break;
-                    }
-                    self.mix.settle(dir as usize);
-                    let Some((dir, off, len)) = self.next_io(dir) else {
-                        more = false;
-                        break;
-                    };
-                    self.mix.issued(dir as usize);
-                    if self.files.is_some() {
-                        engine.set_fd(self.raw_fd(), self.cur_file());
-                    }
-                    self.pacer.issued(dir, len as u64, &mut self.rng);
                     if dir == Dir::Write && self.before_write(ctl, self.bufs.slot(slot), off, len) {
                         issued += len as u64;
                         issued_ios += 1;
@@ -3280,6 +3312,9 @@ impl FioWorker {
                         break;
                     }
                     free.pop();
+                    if serialize {
+                        out[slot as usize] = true;
+                    }
                     let own = self.prio_plan.choose(dir as usize, len, &mut self.rng);
                     engine.queue(slot, dir, self.bufs.slot(slot), off, len, own.map(|p| p.0));
                     pmeta[slot as usize] =
@@ -3375,11 +3410,18 @@ impl FioWorker {
             }
             // Once nothing more is issued, fio reaps all that is in flight in one call (with
             // a minimum of 0 its libaio waits for none however many it is asked for).
-            let want = if more || self.complete_min == 0 {
+            let mut want = if more || self.complete_min == 0 {
                 self.complete_min.min(inflight)
             } else {
                 inflight
             };
+            // An I/O held for an overlap: at least one completion, and the queue counts as
+            // full (fio's busy queue).
+            let was_busy = std::mem::take(&mut busy);
+            if was_busy {
+                want = want.max(1);
+            }
+            let full = free.is_empty() || was_busy;
             // A paced job with a free slot waits for completions only until its next I/O is
             // due: blocking longer would issue it late (fio sleeps between issues the same way).
             let timeout = wait_due
@@ -3388,7 +3430,6 @@ impl FioWorker {
                     let now = ctl.now();
                     clock.to_ns(d.saturating_sub(now))
                 });
-            let full = free.is_empty();
             // fio's null engine hands back all it committed in one reap, whatever the
             // maximum, and is reaped for at least one.
             let (want, max) = if engine.reaps_all() {
@@ -3428,6 +3469,9 @@ impl FioWorker {
                 let s = d.slot as usize;
                 inflight -= 1;
                 free.push(d.slot);
+                if serialize {
+                    out[s] = false;
+                }
                 let (dir, len, off) = meta[s];
                 if d.res < 0 {
                     if self.fail(dir, off, len, d.res) {
