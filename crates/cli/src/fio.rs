@@ -72,7 +72,7 @@ fio's command line and job files, measured by hostbench's own engine.
   --version                print the version
 
 Job options: name filename directory size offset bs (R,W,T) rw/readwrite (with :N) rwmixread rwmixwrite
-iodepth iodepth_batch_submit iodepth_low userspace_reap (libaio) ioengine (psync sync vsync pvsync pvsync2 libaio posixaio io_uring mmap null
+iodepth iodepth_batch_submit iodepth_low userspace_reap (libaio) ioengine (psync sync vsync pvsync pvsync2 libaio posixaio io_uring mmap (thp) null
 falloc ftruncate e4defrag cpuio filecreate filestat filedelete exec net nbd)
 direct buffered sync (none 1 dsync)
 pvsync2's hipri hipri_percentage uncached nowait (io_uring's too) numjobs runtime

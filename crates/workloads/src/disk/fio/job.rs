@@ -1171,6 +1171,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "thp",
+        aliases: &[],
+    },
+    Opt {
         name: "sync_file_range",
         aliases: &[],
     },
@@ -3768,6 +3772,8 @@ fn engine_of_option(k: &str) -> EngineKind {
         EngineKind::Nbd
     } else if k == "userspace_reap" {
         EngineKind::Libaio
+    } else if k == "thp" {
+        EngineKind::Mmap
     } else {
         EngineKind::Cpuio
     }
@@ -4322,6 +4328,16 @@ impl JobSpec {
             self.file_sizes = regions;
         }
         Ok(())
+    }
+
+    /// The part of a file at `off`, `len` bytes long, as the mmap engine maps it (with the
+    /// job's `thp`).
+    pub fn map_region(&self, off: u64, len: u64) -> super::engine::Region {
+        super::engine::Region {
+            off,
+            len,
+            thp: self.eng.thp,
+        }
     }
 
     /// The access pattern the job announces to the kernel for its file (`fadvise_hint`):
