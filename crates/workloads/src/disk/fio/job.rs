@@ -1885,7 +1885,23 @@ pub fn refusal_reason(k: &str) -> Option<&'static str> {
             "jobs are threads whose files are laid out before they start; run hostbench as \
              that user (runuser -u USER --)"
         }
-        "gtod_cpu" => "jobs read the clock themselves (TSC or vDSO); no time-keeping thread",
+        // fio's gtod_cpu starts a thread spinning on that CPU with gettimeofday and has the
+        // jobs read its copy (microsecond steps) instead of the clock.
+        "gtod_cpu" => {
+            "fio then keeps the time in a thread spinning on that CPU (gettimeofday, 1 µs \
+             steps) and takes the CPU from the jobs; hostbench's jobs read the clock \
+             themselves (TSC or vDSO, ns steps, cost per read in `hostbench info`), so there \
+             is no clock read to offload; drop it (gtod_reduce=1 takes the latency clocks \
+             off, cpus_allowed keeps jobs off a CPU)"
+        }
+        // fio 3.33's sort of its per-block trim states reads each 32-bit entry as 64 bits:
+        // the first trim that completes makes it fail an assertion in stat.c and abort.
+        "block_error_percentiles" => {
+            "fio 3.33 aborts with it (SIGABRT, stat.c's block_state_category assertion) as soon \
+             as a trim completes (on a block device; its trims of regular files fail), and a \
+             job without trims gets an empty histogram; there is no working report to match; \
+             remove it"
+        }
         "clocksource" => {
             "one clock per run, chosen per machine (TSC if trusted, else CLOCK_MONOTONIC) \
              and named in the result"
@@ -4987,7 +5003,9 @@ mod tests {
         for (k, why) in [
             ("uid", "runuser -u USER"),
             ("gid", "runuser -u USER"),
+            ("gtod_cpu", "spinning on that CPU"),
             ("gtod_cpu", "jobs read the clock themselves"),
+            ("block_error_percentiles", "aborts"),
             ("clocksource", "one clock per run"),
             ("cgroup_weight", "blkio cgroup"),
         ] {
