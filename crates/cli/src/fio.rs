@@ -57,6 +57,8 @@ fio's command line and job files, measured by hostbench's own engine.
   --max-jobs=N             taken, as fio 3.33 takes it: no effect
   --alloc-size=KB          taken: sizes fio's shared-memory pool, which hostbench has not
                            (its jobs share one process's memory): no effect
+  --crctest[=LIST]         each checksum's speed as fio measures it (hostbench's verify
+                           code; LIST: md5,crc32c,... --crctest=list names them), run nothing
   --inflate-log=FILE       print a log_store_compressed log (.log.fz) as the plain log
   --bandwidth-log          fio's aggregate bandwidth logs agg-{read,write,trim}_bw.log
   --aux-path=DIR           where the verify state files (local-JOB-N-verify.state) and
@@ -164,6 +166,50 @@ enum Parsed {
     ShowCmd(String),
     /// `--inflate-log=FILE`: a compressed log's rows on stdout, nothing run.
     Inflate(String),
+    /// `--crctest[=LIST]`: the checksums' speeds, nothing run (its value only after `=`:
+    /// fio's optional argument).
+    Crctest(Option<String>),
+}
+
+/// fio's `--crctest[=LIST]` ([`fio::crctest`]): each selected checksum's speed as fio
+/// prints it, exit 0; `list`/`help` the names, exit 1; a list naming no test fio's message
+/// and the names, exit 1. A test hostbench has no checksum for (`murmur3`, `jhash`, `fnv`)
+/// is said so on stderr; a list of only those is refused (exit 2): nothing to measure.
+fn crctest(arg: Option<&str>) -> Result<ExitCode> {
+    use fio::crctest::{Selection, TESTS};
+    let names = || {
+        for (n, _) in TESTS {
+            println!("{n}");
+        }
+    };
+    let sel = match fio::crctest::select(arg) {
+        Selection::List => {
+            names();
+            return Ok(ExitCode::from(1));
+        }
+        Selection::Unknown => {
+            eprintln!("fio: unknown hash `{}`. Available:", arg.unwrap_or(""));
+            names();
+            return Ok(ExitCode::from(1));
+        }
+        Selection::Run(sel) => sel,
+    };
+    if sel.iter().all(|&i| TESTS[i].1.is_none()) {
+        bail!(
+            "fio: --crctest={}: hostbench has no murmur3, jhash or fnv (fio hashes with them \
+             inside itself; they are no verify= type); name a verify checksum (md5, crc32c, \
+             sha256, xxhash, ...: --crctest=list)",
+            arg.unwrap_or("")
+        );
+    }
+    fio::crctest::run(&sel, |name, usec| match usec {
+        Some(us) => println!("{}", fio::crctest::line(name, us)),
+        None => eprintln!(
+            "hostbench fio: --crctest: {name} not measured: hostbench has no {name} (fio hashes \
+             with it inside itself; it is no verify= type)"
+        ),
+    });
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `--cmdhelp` (or `=all`): the job options hostbench takes, one a line with their aliases;
@@ -281,6 +327,8 @@ fn parse(args: &[String]) -> Result<Parsed> {
             }
             // fio's option help: every option hostbench takes, or what it does with one.
             "cmdhelp" => return Ok(Parsed::Print(cmdhelp(inline.as_deref())?)),
+            // fio runs its checksum test where it reads the option, and exits.
+            "crctest" => return Ok(Parsed::Crctest(inline)),
             "parse-only" => parse_only = true,
             "showcmd" => showcmd = true,
             "readonly" => trigger.readonly = true,
@@ -454,7 +502,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                             "fio: fio option --{k} is not supported by hostbench yet; remove it \
                              (hostbench takes --output-format, --output, --minimal, \
                              --append-terse, --terse-version, --eta, --status-interval, --parse-only, \
-                             --inflate-log, --bandwidth-log, --aux-path, --trigger-file, \
+                             --inflate-log, --crctest, --bandwidth-log, --aux-path, --trigger-file, \
                              --trigger-timeout, --trigger, --section, --showcmd, --readonly, \
                              --max-jobs, --alloc-size, --version, \
                              --help and job options; see docs/fio.md)"
@@ -648,6 +696,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             print!("{s}");
             return Ok(ExitCode::SUCCESS);
         }
+        Parsed::Crctest(arg) => return crctest(arg.as_deref()),
         Parsed::Inflate(f) => {
             // fio's --inflate-log: the plain log on stdout.
             let stdout = std::io::stdout();

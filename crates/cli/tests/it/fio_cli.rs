@@ -426,3 +426,80 @@ fn a_cpuio_line_keeps_its_files_globals() {
         assert!(f.out.contains(want), "{}", f.out);
     }
 }
+
+/// `--crctest` lines as (name, tabs after the colon), each checked to be fio's layout: a
+/// positive MiB/s figure with two decimals in at least 8 columns.
+fn crctest_lines(out: &str) -> Vec<(String, usize)> {
+    out.lines()
+        .map(|l| {
+            let (name, rest) = l.split_once(':').unwrap_or_else(|| panic!("{l:?}"));
+            let tabs = rest.chars().take_while(|&c| c == '\t').count();
+            let fig = rest[tabs..]
+                .strip_suffix(" MiB/sec")
+                .unwrap_or_else(|| panic!("{l:?}"));
+            assert!(fig.len() >= 8 && fig.trim().split('.').nth(1).map(str::len) == Some(2));
+            assert!(fig.trim().parse::<f64>().unwrap() > 0.0, "{l:?}");
+            (name.to_string(), tabs)
+        })
+        .collect()
+}
+
+/// fio's `--crctest[=LIST]`: the named tests in fio's order on fio's lines (the figures are
+/// each tool's own measure), `list`/`help` and a list naming no test as fio (the names,
+/// exit 1); fio's three internal hashes are said to be missing, not measured.
+#[test]
+fn crctest_runs_fios_checksum_test() {
+    let dir = tmp("crctest");
+    let fio_too = need_fio("crctest");
+    let want = |v: &[(&str, usize)]| -> Vec<(String, usize)> {
+        v.iter().map(|(n, t)| (n.to_string(), *t)).collect()
+    };
+    let h = hb(&dir, &["--crctest=sha3-224,bogus,crc32c"]);
+    assert_eq!(h.code, 0, "{}", h.err);
+    let ours = crctest_lines(&h.out);
+    assert_eq!(ours, want(&[("crc32c", 2), ("sha3-224", 1)]));
+    if fio_too {
+        let f = fio(&dir, &["--crctest=sha3-224,bogus,crc32c"]);
+        assert_eq!(f.code, 0, "{}", f.err);
+        assert_eq!(crctest_lines(&f.out), ours);
+    }
+    // A hash hostbench lacks: said on stderr, the others measured; alone, refused.
+    let h = hb(&dir, &["--crctest=crc32c,fnv"]);
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert_eq!(crctest_lines(&h.out), want(&[("crc32c", 2)]));
+    assert!(h.err.contains("fnv not measured"), "{}", h.err);
+    if fio_too {
+        let f = fio(&dir, &["--crctest=crc32c,fnv"]);
+        assert_eq!(
+            crctest_lines(&f.out),
+            want(&[("crc32c", 2), ("fnv", 2)]),
+            "{}",
+            f.out
+        );
+    }
+    let h = hb(&dir, &["--crctest=fnv,jhash"]);
+    assert_eq!(h.code, 2, "{}", h.out);
+    assert!(
+        h.err.contains("hostbench has no murmur3, jhash or fnv"),
+        "{}",
+        h.err
+    );
+    // The names, and fio's message for a list of no test's name.
+    for arg in [
+        "--crctest=list",
+        "--crctest=help",
+        "--crctest=bogus",
+        "--crctest=",
+    ] {
+        let h = hb(&dir, &[arg]);
+        assert_eq!(h.code, 1, "{arg}: {}", h.err);
+        assert_eq!(h.out.lines().count(), 17, "{arg}: {}", h.out);
+        assert_eq!(h.out.lines().nth(13), Some("sha3-224"), "{}", h.out);
+        if fio_too {
+            let f = fio(&dir, &[arg]);
+            assert_eq!((f.code, &f.out), (1, &h.out), "{arg}");
+            assert_eq!(f.err.lines().next(), h.err.lines().next(), "{arg}");
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

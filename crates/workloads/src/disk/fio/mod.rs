@@ -16,6 +16,7 @@
 
 pub mod bufs;
 pub mod cmdprio;
+pub mod crctest;
 pub mod engine;
 pub mod engines;
 pub mod errors;
