@@ -757,6 +757,18 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             .map_err(|e| anyhow!("fio: could not start the job process: {e}"));
     }
     deprecated();
+    // fio's note when clocksource=cpu names a counter the kernel does not trust as a clock
+    // (a guest's TSC on kvm-clock): the run reads it all the same.
+    if jobs[0].clocksource == Some(hostbench_core::clock::ClockSource::Tsc)
+        && !hostbench_core::clock::Clock::counter_trusted()
+    {
+        let l = "fio: clocksource=cpu may not be reliable";
+        if cmd.formats.iter().all(|f| *f == FioFormat::Normal) && !cmd.hostbench_json {
+            println!("{l}");
+        } else {
+            eprintln!("{l}");
+        }
+    }
     if cmd
         .sections
         .iter()

@@ -2,7 +2,7 @@
 //! options fio takes bare on its command line, side by side with the installed fio.
 
 use super::fio::{s, tmp};
-use super::fio_files::{fio, hb};
+use super::fio_files::{doc, fio, hb};
 use super::fio_seq::need_fio;
 use std::path::Path;
 
@@ -501,5 +501,92 @@ fn crctest_runs_fios_checksum_test() {
             assert_eq!(f.err.lines().next(), h.err.lines().next(), "{arg}");
         }
     }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// fio's `clocksource`: the last one given is the whole run's (fio sets its process's clock
+/// as it parses it), echoed where it was written ("global options", "job options"); with
+/// `gettimeofday` every latency is a whole number of microseconds, in both; hostbench's own
+/// result names the clock it read. A value fio does not have is refused.
+#[test]
+fn clocksource_picks_the_runs_clock_as_fio() {
+    let dir = tmp("clocksource");
+    let f = s(&dir.join("cs"));
+    let fio_too = need_fio("clocksource");
+    let job = |first: &str, last: &str| -> Vec<String> {
+        [
+            format!("--clocksource={first}"),
+            "--name=a".into(),
+            "--size=256k".into(),
+            format!("--filename={f}"),
+            "--name=b".into(),
+            "--size=256k".into(),
+            format!("--filename={f}"),
+            format!("--clocksource={last}"),
+        ]
+        .into()
+    };
+    // (echoed options, whether every latency is whole µs) of a JSON report.
+    let seen = |out: &str| {
+        let d = doc(out);
+        let mut echo = vec![d["global options"]["clocksource"].clone()];
+        let mut whole_us = true;
+        for j in d["jobs"].as_array().unwrap() {
+            echo.push(j["job options"]["clocksource"].clone());
+            for k in ["clat_ns", "lat_ns"] {
+                for m in ["min", "max"] {
+                    whole_us &= j["read"][k][m].as_u64().unwrap() % 1000 == 0;
+                }
+            }
+        }
+        (echo, whole_us)
+    };
+    for (first, last, source) in [
+        ("cpu", "gettimeofday", "gettimeofday"),
+        ("gettimeofday", "clock_gettime", "monotonic"),
+        ("clock_gettime", "cpu", "tsc"),
+    ] {
+        let args = job(first, last);
+        let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
+        a.push("--output-format=json");
+        let h = hb(&dir, &a);
+        assert_eq!(h.code, 0, "{}", h.err);
+        let (echo, whole_us) = seen(&h.out);
+        let want = [
+            serde_json::json!(first),
+            serde_json::Value::Null,
+            serde_json::json!(last),
+        ];
+        assert_eq!(echo, want);
+        if last == "gettimeofday" {
+            assert!(whole_us, "{}", h.out);
+        }
+        if fio_too {
+            let f = fio(&dir, &a);
+            assert_eq!(f.code, 0, "{}", f.err);
+            let (fecho, fwhole) = seen(&f.out);
+            assert_eq!(fecho, echo);
+            if last == "gettimeofday" {
+                assert!(fwhole, "{}", f.out);
+            }
+        }
+        a.pop();
+        a.push("--output-format=hostbench-json");
+        let h = hb(&dir, &a);
+        assert_eq!(h.code, 0, "{}", h.err);
+        assert_eq!(
+            doc(&h.out)["clock"]["source"],
+            source,
+            "{first} then {last}"
+        );
+    }
+    let h = hb(&dir, &["--name=x", "--size=64k", "--clocksource=sundial"]);
+    assert_eq!(h.code, 2, "{}", h.out);
+    assert!(
+        h.err
+            .contains("clocksource=sundial: expected gettimeofday, clock_gettime or cpu"),
+        "{}",
+        h.err
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

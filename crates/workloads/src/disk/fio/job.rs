@@ -818,6 +818,10 @@ pub struct JobSpec {
     pub rand64: bool,
     /// `gtod_reduce`: no latency statistics.
     pub gtod_reduce: bool,
+    /// `clocksource` (`cpu`: the CPU's counter, `clock_gettime`: `CLOCK_MONOTONIC`,
+    /// `gettimeofday`): fio's is the process's, the last one parsed, so every job carries
+    /// the run's (`None`: none given, the machine's choice).
+    pub clocksource: Option<hostbench_core::clock::ClockSource>,
     /// `norandommap`.
     pub norandommap: bool,
     /// `softrandommap`: a random map that cannot be allocated is done without.
@@ -1172,6 +1176,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "thp",
+        aliases: &[],
+    },
+    Opt {
+        name: "clocksource",
         aliases: &[],
     },
     Opt {
@@ -1902,10 +1910,6 @@ pub fn refusal_reason(k: &str) -> Option<&'static str> {
              job without trims gets an empty histogram; there is no working report to match; \
              remove it"
         }
-        "clocksource" => {
-            "one clock per run, chosen per machine (TSC if trusted, else CLOCK_MONOTONIC) \
-             and named in the result"
-        }
         "merge_blktrace_file" | "merge_blktrace_scalars" | "merge_blktrace_iters" => {
             "it merges blktrace binary logs, which hostbench does not replay (it replays \
              fio's text logs); merge and replay them with fio"
@@ -2197,7 +2201,40 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
     }
     assign_groups(&mut jobs);
     super::steadystate::check_groups(&jobs)?;
+    // fio's clocksource sets the process's clock as it is parsed: the last one, wherever
+    // it was written, is every job's.
+    let mut clock = None;
+    for sec in sections {
+        for (i, (k, v)) in sec.opts.iter().enumerate() {
+            if canonical_option(k) == Some("clocksource") {
+                clock = Some(parse_clocksource(
+                    v,
+                    sec.opt_at.get(i).unwrap_or(&sec.origin),
+                )?);
+            }
+        }
+    }
+    for j in &mut jobs {
+        j.clocksource = clock;
+    }
     Ok(jobs)
+}
+
+/// fio's `clocksource` values: `cpu` (the CPU's own counter: the TSC), `clock_gettime`
+/// (`CLOCK_MONOTONIC`, as fio's), `gettimeofday`.
+fn parse_clocksource(v: &str, at: &str) -> Result<hostbench_core::clock::ClockSource, JobError> {
+    use hostbench_core::clock::ClockSource;
+    Ok(match v.trim() {
+        "cpu" => ClockSource::Tsc,
+        "clock_gettime" => ClockSource::Monotonic,
+        "gettimeofday" => ClockSource::Gettimeofday,
+        _ => {
+            return err(format!(
+                "{at}: clocksource={v}: expected gettimeofday, clock_gettime or cpu (fio's \
+                 clock sources)"
+            ));
+        }
+    })
 }
 
 /// One line when the job was given `filename` more than once with different files
@@ -2373,6 +2410,7 @@ fn apply_options(
         randseed: None,
         rand64: false,
         gtod_reduce: false,
+        clocksource: None,
         norandommap: false,
         softrandommap: false,
         write_barrier: 0,
@@ -2874,6 +2912,7 @@ fn apply_options(
             "allrandrepeat" => j.allrandrepeat = parse_bool_opt(k, v, at)?,
             "randseed" => j.randseed = Some(parse_int(k, v, at, 0, u64::MAX)?),
             "gtod_reduce" => j.gtod_reduce = parse_bool_opt(k, v, at)?,
+            "clocksource" => j.clocksource = Some(parse_clocksource(v, at)?),
             "norandommap" => j.norandommap = parse_bool_opt(k, v, at)?,
             "softrandommap" => j.softrandommap = parse_bool_opt(k, v, at)?,
             "write_barrier" => j.write_barrier = parse_int(k, v, at, 0, u32::MAX as u64)? as u32,
@@ -5006,7 +5045,6 @@ mod tests {
             ("gtod_cpu", "spinning on that CPU"),
             ("gtod_cpu", "jobs read the clock themselves"),
             ("block_error_percentiles", "aborts"),
-            ("clocksource", "one clock per run"),
             ("cgroup_weight", "blkio cgroup"),
         ] {
             let m = unsupported_option(k, &format!("--{k}"));

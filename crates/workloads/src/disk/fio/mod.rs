@@ -513,6 +513,11 @@ impl Instance for FioInstance {
         self.shared.jobs.iter().all(|j| j.engine.file_op())
     }
 
+    /// fio's `clocksource`: one for the whole run (every job carries the last one given).
+    fn clock_source(&self) -> Option<hostbench_core::clock::ClockSource> {
+        self.shared.jobs.first().and_then(|j| j.clocksource)
+    }
+
     /// The jobs so far: each running clone is asked for a copy of its statistics and
     /// given up to 300 ms to answer after its next I/O (one waiting for its turn has none
     /// yet; one between I/Os longer than that shows its previous copy).
