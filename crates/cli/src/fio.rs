@@ -361,6 +361,12 @@ fn parse(args: &[String]) -> Result<Parsed> {
                  not written yet); `hostbench fio --cmdhelp` lists every option taken, engines' \
                  included (docs/fio.md, What is not there yet)"
             ),
+            "idle-prof" => bail!(
+                "fio: --idle-prof is not supported by hostbench yet: fio's CPU idleness \
+                 profiling (a SCHED_IDLE thread per CPU counting calibrated units of work while \
+                 the jobs run) is not written; `hostbench fio` reports each job's own CPU use \
+                 (the cpu line: usr, sys, ctx) (docs/fio.md, What is not there yet)"
+            ),
             "latency-log" => bail!(
                 "fio: --latency-log is deprecated. Use per-job latency log options \
                  (write_lat_log=PREFIX; fio 3.33 refuses --latency-log too)."

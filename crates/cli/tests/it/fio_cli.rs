@@ -590,3 +590,25 @@ fn clocksource_picks_the_runs_clock_as_fio() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// `--idle-prof` is not written yet: refused with what it is and where that is said.
+#[test]
+fn idle_prof_is_refused_with_why() {
+    let dir = tmp("idle-prof");
+    for v in ["calibrate", "system", "percpu"] {
+        let h = hb(
+            &dir,
+            &[&format!("--idle-prof={v}"), "--name=x", "--size=64k"],
+        );
+        assert_eq!(h.code, 2, "{}", h.out);
+        assert!(
+            h.err
+                .contains("--idle-prof is not supported by hostbench yet")
+                && h.err.contains("SCHED_IDLE"),
+            "{}",
+            h.err
+        );
+        assert_eq!(h.err.trim().lines().count(), 1, "{}", h.err);
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
