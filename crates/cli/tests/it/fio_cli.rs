@@ -535,7 +535,7 @@ fn clocksource_picks_the_runs_clock_as_fio() {
             echo.push(j["job options"]["clocksource"].clone());
             for k in ["clat_ns", "lat_ns"] {
                 for m in ["min", "max"] {
-                    whole_us &= j["read"][k][m].as_u64().unwrap() % 1000 == 0;
+                    whole_us &= j["read"][k][m].as_u64().unwrap().is_multiple_of(1000);
                 }
             }
         }
