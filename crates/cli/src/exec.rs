@@ -394,7 +394,9 @@ fn run_plan(
     {
         eprintln!("hostbench: server: {server}");
     }
-    let clock = Clock::detect();
+    let clock = instance
+        .clock_source()
+        .map_or_else(Clock::detect, Clock::with_source);
     let clock_info = clock.info();
     let run = RunInfo {
         plan: &plan,

@@ -60,6 +60,8 @@ fio's command line and job files, measured by hostbench's own engine.
   --max-jobs=N             taken, as fio 3.33 takes it: no effect
   --alloc-size=KB          taken: sizes fio's shared-memory pool, which hostbench has not
                            (its jobs share one process's memory): no effect
+  --crctest[=LIST]         each checksum's speed as fio measures it (hostbench's verify
+                           code; LIST: md5,crc32c,... --crctest=list names them), run nothing
   --inflate-log=FILE       print a log_store_compressed log (.log.fz) as the plain log
   --bandwidth-log          fio's aggregate bandwidth logs agg-{read,write,trim}_bw.log
   --aux-path=DIR           where the verify state files (local-JOB-N-verify.state) and
@@ -75,7 +77,7 @@ fio's command line and job files, measured by hostbench's own engine.
   --version                print the version
 
 Job options: name filename directory size offset bs (R,W,T) rw/readwrite (with :N) rwmixread rwmixwrite
-iodepth iodepth_batch_submit iodepth_low userspace_reap (libaio) ioengine (psync sync vsync pvsync pvsync2 libaio posixaio io_uring mmap null
+iodepth iodepth_batch_submit iodepth_low userspace_reap (libaio) ioengine (psync sync vsync pvsync pvsync2 libaio posixaio io_uring mmap (thp) null
 falloc ftruncate e4defrag cpuio filecreate filestat filedelete exec net nbd)
 direct buffered sync (none 1 dsync)
 pvsync2's hipri hipri_percentage uncached nowait (io_uring's too) numjobs runtime
@@ -172,6 +174,50 @@ enum Parsed {
     Inflate(String),
     /// `--enghelp`: stdout, stderr and the exit status (fio's 1 for what it cannot show).
     Help(String, String, u8),
+    /// `--crctest[=LIST]`: the checksums' speeds, nothing run (its value only after `=`:
+    /// fio's optional argument).
+    Crctest(Option<String>),
+}
+
+/// fio's `--crctest[=LIST]` ([`fio::crctest`]): each selected checksum's speed as fio
+/// prints it, exit 0; `list`/`help` the names, exit 1; a list naming no test fio's message
+/// and the names, exit 1. A test hostbench has no checksum for (`murmur3`, `jhash`, `fnv`)
+/// is said so on stderr; a list of only those is refused (exit 2): nothing to measure.
+fn crctest(arg: Option<&str>) -> Result<ExitCode> {
+    use fio::crctest::{Selection, TESTS};
+    let names = || {
+        for (n, _) in TESTS {
+            println!("{n}");
+        }
+    };
+    let sel = match fio::crctest::select(arg) {
+        Selection::List => {
+            names();
+            return Ok(ExitCode::from(1));
+        }
+        Selection::Unknown => {
+            eprintln!("fio: unknown hash `{}`. Available:", arg.unwrap_or(""));
+            names();
+            return Ok(ExitCode::from(1));
+        }
+        Selection::Run(sel) => sel,
+    };
+    if sel.iter().all(|&i| TESTS[i].1.is_none()) {
+        bail!(
+            "fio: --crctest={}: hostbench has no murmur3, jhash or fnv (fio hashes with them \
+             inside itself; they are no verify= type); name a verify checksum (md5, crc32c, \
+             sha256, xxhash, ...: --crctest=list)",
+            arg.unwrap_or("")
+        );
+    }
+    fio::crctest::run(&sel, |name, usec| match usec {
+        Some(us) => println!("{}", fio::crctest::line(name, us)),
+        None => eprintln!(
+            "hostbench fio: --crctest: {name} not measured: hostbench has no {name} (fio hashes \
+             with it inside itself; it is no verify= type)"
+        ),
+    });
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `--cmdhelp` (or `=all`): the job options hostbench takes, one a line with their aliases;
@@ -290,6 +336,8 @@ fn parse(args: &[String]) -> Result<Parsed> {
             }
             // fio's option help: every option hostbench takes, or what it does with one.
             "cmdhelp" => return Ok(Parsed::Print(cmdhelp(inline.as_deref())?)),
+            // fio runs its checksum test where it reads the option, and exits.
+            "crctest" => return Ok(Parsed::Crctest(inline)),
             "parse-only" => parse_only = true,
             "showcmd" => showcmd = true,
             "readonly" => trigger.readonly = true,
@@ -318,6 +366,12 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 let (out, err, code) = fio::enghelp::enghelp(inline.as_deref());
                 return Ok(Parsed::Help(out, err, code));
             }
+            "idle-prof" => bail!(
+                "fio: --idle-prof is not supported by hostbench yet: fio's CPU idleness \
+                 profiling (a SCHED_IDLE thread per CPU counting calibrated units of work while \
+                 the jobs run) is not written; `hostbench fio` reports each job's own CPU use \
+                 (the cpu line: usr, sys, ctx) (docs/fio.md, What is not there yet)"
+            ),
             "latency-log" => bail!(
                 "fio: --latency-log is deprecated. Use per-job latency log options \
                  (write_lat_log=PREFIX; fio 3.33 refuses --latency-log too)."
@@ -459,7 +513,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                             "fio: fio option --{k} is not supported by hostbench yet; remove it \
                              (hostbench takes --output-format, --output, --minimal, \
                              --append-terse, --terse-version, --eta, --status-interval, --parse-only, \
-                             --inflate-log, --bandwidth-log, --aux-path, --trigger-file, \
+                             --inflate-log, --crctest, --bandwidth-log, --aux-path, --trigger-file, \
                              --trigger-timeout, --trigger, --section, --showcmd, --readonly, \
                              --max-jobs, --alloc-size, --version, \
                              --help and job options; see docs/fio.md)"
@@ -660,6 +714,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             eprint!("{err}");
             return Ok(ExitCode::from(code));
         }
+        Parsed::Crctest(arg) => return crctest(arg.as_deref()),
         Parsed::Inflate(f) => {
             // fio's --inflate-log: the plain log on stdout.
             let stdout = std::io::stdout();
@@ -735,6 +790,18 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             .map_err(|e| anyhow!("fio: could not start the job process: {e}"));
     }
     deprecated();
+    // fio's note when clocksource=cpu names a counter the kernel does not trust as a clock
+    // (a guest's TSC on kvm-clock): the run reads it all the same.
+    if jobs[0].clocksource == Some(hostbench_core::clock::ClockSource::Tsc)
+        && !hostbench_core::clock::Clock::counter_trusted()
+    {
+        let l = "fio: clocksource=cpu may not be reliable";
+        if cmd.formats.iter().all(|f| *f == FioFormat::Normal) && !cmd.hostbench_json {
+            println!("{l}");
+        } else {
+            eprintln!("{l}");
+        }
+    }
     if cmd
         .sections
         .iter()

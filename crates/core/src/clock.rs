@@ -24,6 +24,9 @@ pub enum ClockSource {
     Tsc,
     /// aarch64 `CNTVCT_EL0`, frequency from `CNTFRQ_EL0`.
     ArmCounter,
+    /// `gettimeofday`: the wall clock in microsecond steps (fio's `clocksource=gettimeofday`);
+    /// one tick = 1 ns, every reading a whole microsecond. Only when asked for.
+    Gettimeofday,
 }
 
 impl ClockSource {
@@ -33,6 +36,7 @@ impl ClockSource {
             ClockSource::Monotonic => "monotonic",
             ClockSource::Tsc => "tsc",
             ClockSource::ArmCounter => "arm_counter",
+            ClockSource::Gettimeofday => "gettimeofday",
         }
     }
 }
@@ -68,6 +72,17 @@ fn monotonic_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+#[inline(always)]
+fn gettimeofday_ns() -> u64 {
+    let mut tv = libc::timeval {
+        tv_sec: 0,
+        tv_usec: 0,
+    };
+    // SAFETY: gettimeofday writes a timeval through a valid pointer; no time zone asked.
+    unsafe { libc::gettimeofday(&mut tv, std::ptr::null_mut()) };
+    tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000
+}
+
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn raw_counter() -> u64 {
@@ -98,6 +113,50 @@ impl Clock {
             mult: 1 << 32,
             hz: 1e9,
         }
+    }
+
+    /// The clock `source` whether this machine trusts it or not (a run that names its
+    /// clock, as fio's `clocksource`): the CPU's counter calibrated against
+    /// `CLOCK_MONOTONIC` (on a machine with none, `CLOCK_MONOTONIC`), `CLOCK_MONOTONIC`, or
+    /// `gettimeofday`.
+    pub fn with_source(source: ClockSource) -> Clock {
+        match source {
+            ClockSource::Monotonic => Clock::monotonic(),
+            ClockSource::Gettimeofday => Clock {
+                source,
+                mult: 1 << 32,
+                hz: 1e9,
+            },
+            ClockSource::Tsc | ClockSource::ArmCounter => {
+                #[cfg(target_arch = "x86_64")]
+                return Clock::calibrated(ClockSource::Tsc);
+                #[cfg(target_arch = "aarch64")]
+                {
+                    let f: u64;
+                    // SAFETY: CNTFRQ_EL0 is readable from EL0 on Linux.
+                    unsafe {
+                        core::arch::asm!("mrs {}, cntfrq_el0", out(reg) f, options(nomem, nostack))
+                    };
+                    if f > 0 {
+                        return Clock::with_hz(ClockSource::ArmCounter, f as f64);
+                    }
+                }
+                #[allow(unreachable_code)]
+                Clock::monotonic()
+            }
+        }
+    }
+
+    /// Whether the kernel trusts the CPU's counter as a clock here (x86: the `tsc`
+    /// clocksource with `constant_tsc` and `nonstop_tsc`; aarch64's architected counter
+    /// always): what [`detect`](Self::detect) picks it by.
+    pub fn counter_trusted() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return tsc_trusted();
+        #[cfg(target_arch = "aarch64")]
+        return true;
+        #[allow(unreachable_code)]
+        false
     }
 
     /// The cheapest trustworthy clock on this machine (see the module docs).
@@ -159,6 +218,7 @@ impl Clock {
     pub fn now(&self) -> u64 {
         match self.source {
             ClockSource::Monotonic => monotonic_ns(),
+            ClockSource::Gettimeofday => gettimeofday_ns(),
             _ => raw_counter(),
         }
     }
@@ -240,6 +300,21 @@ mod tests {
             "clock {ns} ns vs Instant {real} ns"
         );
         assert!((c.from_ns(1_000_000) as f64 / c.hz * 1e9 - 1e6).abs() < 1e3);
+    }
+
+    #[test]
+    fn a_named_source_is_the_one_read() {
+        for src in [ClockSource::Monotonic, ClockSource::Gettimeofday] {
+            assert_eq!(Clock::with_source(src).source(), src);
+        }
+        // gettimeofday reads whole microseconds.
+        let c = Clock::with_source(ClockSource::Gettimeofday);
+        assert!((0..50).all(|_| c.now().is_multiple_of(1000)));
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(
+            Clock::with_source(ClockSource::Tsc).source(),
+            ClockSource::Tsc
+        );
     }
 
     #[test]

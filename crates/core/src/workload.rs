@@ -279,6 +279,12 @@ pub trait Instance: Send + Sync {
     fn events_time_the_harness(&self) -> bool {
         false
     }
+    /// The clock the run asks for (fio's `clocksource`), read whether this machine trusts
+    /// it or not ([`crate::clock::Clock::with_source`]). Default: none, the machine's own
+    /// choice ([`crate::clock::Clock::detect`]).
+    fn clock_source(&self) -> Option<crate::clock::ClockSource> {
+        None
+    }
     /// Operations a loop worker abandoned in flight when the run was cut short (Ctrl-C,
     /// forced shutdown): the runner sees only events, not what a loop keeps in flight.
     /// Asked after the run. Default: none.

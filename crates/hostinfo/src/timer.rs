@@ -121,6 +121,7 @@ fn source_name(s: ClockSource) -> &'static str {
         ClockSource::Monotonic => "CLOCK_MONOTONIC",
         ClockSource::Tsc => "the TSC",
         ClockSource::ArmCounter => "CNTVCT_EL0",
+        ClockSource::Gettimeofday => "gettimeofday",
     }
 }
 

@@ -2,7 +2,7 @@
 //! options fio takes bare on its command line, side by side with the installed fio.
 
 use super::fio::{s, tmp};
-use super::fio_files::{fio, hb};
+use super::fio_files::{doc, fio, hb};
 use super::fio_seq::need_fio;
 use std::path::Path;
 
@@ -425,4 +425,190 @@ fn a_cpuio_line_keeps_its_files_globals() {
         assert_eq!(f.code, 0, "{}", f.err);
         assert!(f.out.contains(want), "{}", f.out);
     }
+}
+
+/// `--crctest` lines as (name, tabs after the colon), each checked to be fio's layout: a
+/// positive MiB/s figure with two decimals in at least 8 columns.
+fn crctest_lines(out: &str) -> Vec<(String, usize)> {
+    out.lines()
+        .map(|l| {
+            let (name, rest) = l.split_once(':').unwrap_or_else(|| panic!("{l:?}"));
+            let tabs = rest.chars().take_while(|&c| c == '\t').count();
+            let fig = rest[tabs..]
+                .strip_suffix(" MiB/sec")
+                .unwrap_or_else(|| panic!("{l:?}"));
+            assert!(fig.len() >= 8 && fig.trim().split('.').nth(1).map(str::len) == Some(2));
+            assert!(fig.trim().parse::<f64>().unwrap() > 0.0, "{l:?}");
+            (name.to_string(), tabs)
+        })
+        .collect()
+}
+
+/// fio's `--crctest[=LIST]`: the named tests in fio's order on fio's lines (the figures are
+/// each tool's own measure), `list`/`help` and a list naming no test as fio (the names,
+/// exit 1); fio's three internal hashes are said to be missing, not measured.
+#[test]
+fn crctest_runs_fios_checksum_test() {
+    let dir = tmp("crctest");
+    let fio_too = need_fio("crctest");
+    let want = |v: &[(&str, usize)]| -> Vec<(String, usize)> {
+        v.iter().map(|(n, t)| (n.to_string(), *t)).collect()
+    };
+    let h = hb(&dir, &["--crctest=sha3-224,bogus,crc32c"]);
+    assert_eq!(h.code, 0, "{}", h.err);
+    let ours = crctest_lines(&h.out);
+    assert_eq!(ours, want(&[("crc32c", 2), ("sha3-224", 1)]));
+    if fio_too {
+        let f = fio(&dir, &["--crctest=sha3-224,bogus,crc32c"]);
+        assert_eq!(f.code, 0, "{}", f.err);
+        assert_eq!(crctest_lines(&f.out), ours);
+    }
+    // A hash hostbench lacks: said on stderr, the others measured; alone, refused.
+    let h = hb(&dir, &["--crctest=crc32c,fnv"]);
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert_eq!(crctest_lines(&h.out), want(&[("crc32c", 2)]));
+    assert!(h.err.contains("fnv not measured"), "{}", h.err);
+    if fio_too {
+        let f = fio(&dir, &["--crctest=crc32c,fnv"]);
+        assert_eq!(
+            crctest_lines(&f.out),
+            want(&[("crc32c", 2), ("fnv", 2)]),
+            "{}",
+            f.out
+        );
+    }
+    let h = hb(&dir, &["--crctest=fnv,jhash"]);
+    assert_eq!(h.code, 2, "{}", h.out);
+    assert!(
+        h.err.contains("hostbench has no murmur3, jhash or fnv"),
+        "{}",
+        h.err
+    );
+    // The names, and fio's message for a list of no test's name.
+    for arg in [
+        "--crctest=list",
+        "--crctest=help",
+        "--crctest=bogus",
+        "--crctest=",
+    ] {
+        let h = hb(&dir, &[arg]);
+        assert_eq!(h.code, 1, "{arg}: {}", h.err);
+        assert_eq!(h.out.lines().count(), 17, "{arg}: {}", h.out);
+        assert_eq!(h.out.lines().nth(13), Some("sha3-224"), "{}", h.out);
+        if fio_too {
+            let f = fio(&dir, &[arg]);
+            assert_eq!((f.code, &f.out), (1, &h.out), "{arg}");
+            assert_eq!(f.err.lines().next(), h.err.lines().next(), "{arg}");
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// fio's `clocksource`: the last one given is the whole run's (fio sets its process's clock
+/// as it parses it), echoed where it was written ("global options", "job options"); with
+/// `gettimeofday` every latency is a whole number of microseconds, in both; hostbench's own
+/// result names the clock it read. A value fio does not have is refused.
+#[test]
+fn clocksource_picks_the_runs_clock_as_fio() {
+    let dir = tmp("clocksource");
+    let f = s(&dir.join("cs"));
+    let fio_too = need_fio("clocksource");
+    let job = |first: &str, last: &str| -> Vec<String> {
+        [
+            format!("--clocksource={first}"),
+            "--name=a".into(),
+            "--size=256k".into(),
+            format!("--filename={f}"),
+            "--name=b".into(),
+            "--size=256k".into(),
+            format!("--filename={f}"),
+            format!("--clocksource={last}"),
+        ]
+        .into()
+    };
+    // (echoed options, whether every latency is whole µs) of a JSON report.
+    let seen = |out: &str| {
+        let d = doc(out);
+        let mut echo = vec![d["global options"]["clocksource"].clone()];
+        let mut whole_us = true;
+        for j in d["jobs"].as_array().unwrap() {
+            echo.push(j["job options"]["clocksource"].clone());
+            for k in ["clat_ns", "lat_ns"] {
+                for m in ["min", "max"] {
+                    whole_us &= j["read"][k][m].as_u64().unwrap().is_multiple_of(1000);
+                }
+            }
+        }
+        (echo, whole_us)
+    };
+    for (first, last, source) in [
+        ("cpu", "gettimeofday", "gettimeofday"),
+        ("gettimeofday", "clock_gettime", "monotonic"),
+        ("clock_gettime", "cpu", "tsc"),
+    ] {
+        let args = job(first, last);
+        let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
+        a.push("--output-format=json");
+        let h = hb(&dir, &a);
+        assert_eq!(h.code, 0, "{}", h.err);
+        let (echo, whole_us) = seen(&h.out);
+        let want = [
+            serde_json::json!(first),
+            serde_json::Value::Null,
+            serde_json::json!(last),
+        ];
+        assert_eq!(echo, want);
+        if last == "gettimeofday" {
+            assert!(whole_us, "{}", h.out);
+        }
+        if fio_too {
+            let f = fio(&dir, &a);
+            assert_eq!(f.code, 0, "{}", f.err);
+            let (fecho, fwhole) = seen(&f.out);
+            assert_eq!(fecho, echo);
+            if last == "gettimeofday" {
+                assert!(fwhole, "{}", f.out);
+            }
+        }
+        a.pop();
+        a.push("--output-format=hostbench-json");
+        let h = hb(&dir, &a);
+        assert_eq!(h.code, 0, "{}", h.err);
+        assert_eq!(
+            doc(&h.out)["clock"]["source"],
+            source,
+            "{first} then {last}"
+        );
+    }
+    let h = hb(&dir, &["--name=x", "--size=64k", "--clocksource=sundial"]);
+    assert_eq!(h.code, 2, "{}", h.out);
+    assert!(
+        h.err
+            .contains("clocksource=sundial: expected gettimeofday, clock_gettime or cpu"),
+        "{}",
+        h.err
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `--idle-prof` is not written yet: refused with what it is and where that is said.
+#[test]
+fn idle_prof_is_refused_with_why() {
+    let dir = tmp("idle-prof");
+    for v in ["calibrate", "system", "percpu"] {
+        let h = hb(
+            &dir,
+            &[&format!("--idle-prof={v}"), "--name=x", "--size=64k"],
+        );
+        assert_eq!(h.code, 2, "{}", h.out);
+        assert!(
+            h.err
+                .contains("--idle-prof is not supported by hostbench yet")
+                && h.err.contains("SCHED_IDLE"),
+            "{}",
+            h.err
+        );
+        assert_eq!(h.err.trim().lines().count(), 1, "{}", h.err);
+    }
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -609,3 +609,97 @@ fn external_engines_are_refused_with_the_reason() {
     );
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// The mapping calls of `program args` for its `len`-byte file region: each `mmap` of that
+/// length named by its sharing flag, each `madvise` of that length by its advice.
+fn mapping_calls(dir: &Path, program: &str, args: &[&str], len: &str) -> Vec<String> {
+    let (o, text) = strace_f(dir, program, args, "mmap,madvise", &[]);
+    assert!(
+        o.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut calls = Vec::new();
+    for l in text.lines() {
+        let Some((_, call)) = l.split_once(' ') else {
+            continue;
+        };
+        let Some((name, rest)) = call.trim_start().split_once('(') else {
+            continue;
+        };
+        let args: Vec<&str> = rest.split(')').next().unwrap_or("").split(", ").collect();
+        if args.get(1) != Some(&len) {
+            continue;
+        }
+        match name {
+            "mmap" if !args[3].contains("MAP_ANONYMOUS") => {
+                let share = args[3].split('|').next().unwrap_or("");
+                calls.push(format!("mmap({share})"));
+            }
+            "madvise" => calls.push(format!("madvise({})", args[2])),
+            _ => {}
+        }
+    }
+    calls
+}
+
+/// The mmap engine's `thp=1` (fio's "Memory Advise Huge Page"): the file is mapped
+/// privately and `MADV_HUGEPAGE` advised on the mapping before the access pattern's advice;
+/// `thp=0` maps it shared with no such advice. strace of fio and hostbench, call for call.
+#[test]
+fn mmap_thp_maps_privately_and_advises_huge_pages_as_fio() {
+    if !have_strace("mmap_thp") {
+        return;
+    }
+    let d = tmp("mmap-thp");
+    let size = "4194304";
+    let cases: [(&[&str], &[&str]); 3] = [
+        (
+            &["--thp=1", "--rw=randread"],
+            &[
+                "mmap(MAP_PRIVATE)",
+                "madvise(MADV_HUGEPAGE)",
+                "madvise(MADV_RANDOM)",
+            ],
+        ),
+        (
+            &["--thp=1", "--rw=write", "--fadvise_hint=0"],
+            &["mmap(MAP_PRIVATE)", "madvise(MADV_HUGEPAGE)"],
+        ),
+        (
+            &["--thp=0", "--rw=read"],
+            &["mmap(MAP_SHARED)", "madvise(MADV_SEQUENTIAL)"],
+        ),
+    ];
+    let bin = common::bin();
+    let bin = bin.to_str().expect("a UTF-8 path");
+    for (extra, want) in cases {
+        let mut args = vec!["--name=x", "--ioengine=mmap", "--size=4m", "--bs=64k"];
+        args.extend(extra);
+        let mut ours = vec!["fio", "--filename=hb.dat", "--no-save"];
+        ours.extend(&args);
+        assert_eq!(mapping_calls(&d, bin, &ours, size), want, "{extra:?}");
+        if need_fio("mmap_thp") {
+            let mut theirs = vec!["--filename=fio.dat"];
+            theirs.extend(&args);
+            assert_eq!(
+                mapping_calls(&d, "fio", &theirs, size),
+                want,
+                "fio {extra:?}"
+            );
+        }
+    }
+    // An engine option needs its engine, a number its digits.
+    for bad in [
+        &["--ioengine=psync", "--thp=1"][..],
+        &["--ioengine=mmap", "--thp=huge"],
+    ] {
+        let mut a = vec!["--name=x", "--size=1m", "--filename=bad.dat"];
+        a.extend(bad);
+        let r: Ran = hb(&d, &a);
+        assert_eq!(r.code, 2, "{bad:?}: {}", r.err);
+        assert!(r.err.contains("thp"), "{bad:?}: {}", r.err);
+        assert!(!r.err.contains("panicked"), "{}", r.err);
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -326,8 +326,8 @@ impl Engine {
     }
 
     /// Builds engine `kind` for `fd` with room for `depth` I/Os in flight; `region` is the
-    /// (offset, length) of the file an mmap engine maps.
-    pub fn new(kind: EngineKind, fd: RawFd, depth: u32, region: (u64, u64)) -> io::Result<Engine> {
+    /// part of the file an mmap engine maps, and how.
+    pub fn new(kind: EngineKind, fd: RawFd, depth: u32, region: Region) -> io::Result<Engine> {
         Ok(match kind {
             EngineKind::Falloc => Engine::Falloc(fd),
             EngineKind::Ftruncate => Engine::Ftruncate(fd),
@@ -349,7 +349,7 @@ impl Engine {
             }
             EngineKind::Null if depth > 1 => Engine::NullQueue(Box::new(NullQueue::new(depth))),
             EngineKind::Null => Engine::Null,
-            EngineKind::Mmap => Engine::Mmap(Map::new(fd, region.0, region.1)?),
+            EngineKind::Mmap => Engine::Mmap(Map::new(fd, region)?),
             EngineKind::Libaio => Engine::Libaio(Box::new(Aio::new(fd, depth)?)),
             EngineKind::Posixaio => Engine::Posixaio(Box::new(PosixAio::new(fd, depth))),
             EngineKind::IoUring => {
@@ -364,7 +364,7 @@ impl Engine {
         kind: EngineKind,
         fd: RawFd,
         depth: u32,
-        region: (u64, u64),
+        region: Region,
         pv2: &Pv2,
     ) -> io::Result<Engine> {
         if kind == EngineKind::Pvsync2 {
@@ -391,12 +391,7 @@ impl Engine {
     }
 
     /// `io_submit_mode=offload`: `depth` submitting threads with engine `kind` each.
-    pub fn offload(
-        kind: EngineKind,
-        fd: RawFd,
-        depth: u32,
-        region: (u64, u64),
-    ) -> io::Result<Engine> {
+    pub fn offload(kind: EngineKind, fd: RawFd, depth: u32, region: Region) -> io::Result<Engine> {
         Ok(Engine::Offload(Box::new(Offload::new(
             kind, fd, depth, region,
         )?)))
@@ -745,7 +740,7 @@ pub struct Offload {
 
 impl Offload {
     /// `depth` submitting threads, each with engine `kind` on `fd` at depth 1.
-    pub fn new(kind: EngineKind, fd: RawFd, depth: u32, region: (u64, u64)) -> io::Result<Offload> {
+    pub fn new(kind: EngineKind, fd: RawFd, depth: u32, region: Region) -> io::Result<Offload> {
         use std::sync::{Arc, Mutex, mpsc};
         let (work_tx, work_rx) = mpsc::channel::<Work>();
         let work_rx = Arc::new(Mutex::new(work_rx));
@@ -917,7 +912,31 @@ fn ret(r: i64) -> i64 {
     }
 }
 
-/// A shared mapping of a file region.
+/// The part of a file the mmap engine maps (`off`, `len`), and whether it asks for
+/// transparent huge pages (the engine's `thp` option: fio then maps the file privately and
+/// advises `MADV_HUGEPAGE` on it, ignoring a refusal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Region {
+    /// Offset of the region in the file.
+    pub off: u64,
+    /// Its length.
+    pub len: u64,
+    /// mmap's `thp`.
+    pub thp: bool,
+}
+
+impl Region {
+    /// The region `off..off+len`, mapped shared (no `thp`).
+    pub fn new(off: u64, len: u64) -> Region {
+        Region {
+            off,
+            len,
+            thp: false,
+        }
+    }
+}
+
+/// A mapping of a file region (shared; private with `thp`).
 pub struct Map {
     /// The mapped file (trims punch or discard through it, as fio's mmap engine does).
     fd: RawFd,
@@ -931,23 +950,35 @@ pub struct Map {
 unsafe impl Send for Map {}
 
 impl Map {
-    fn new(fd: RawFd, off: u64, len: u64) -> io::Result<Map> {
+    fn new(fd: RawFd, r: Region) -> io::Result<Map> {
         let page = 4096u64;
-        let map_off = off / page * page;
-        let map_len = (off - map_off + len) as usize;
+        let map_off = r.off / page * page;
+        let map_len = (r.off - map_off + r.len) as usize;
+        // fio's mmap engine maps privately with `thp` (its writes then stay in the mapping's
+        // own copy of the pages, as in fio).
+        let share = if r.thp {
+            libc::MAP_PRIVATE
+        } else {
+            libc::MAP_SHARED
+        };
         // SAFETY: mapping a file descriptor we own; the result is checked.
         let p = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
                 map_len,
                 libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
+                share,
                 fd,
                 map_off as i64,
             )
         };
         if p == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
+        }
+        if r.thp {
+            // SAFETY: advice on the mapping just made, of its own length. An advice the
+            // kernel refuses (no transparent huge pages) is ignored, as fio ignores it.
+            unsafe { libc::madvise(p, map_len, libc::MADV_HUGEPAGE) };
         }
         Ok(Map {
             fd,
@@ -2003,7 +2034,7 @@ mod tests {
             .unwrap();
         f.set_len(1 << 16).unwrap();
         let bufs = Buffers::new(4, 4096, 7).unwrap();
-        let mut e = match Engine::new(kind, f.as_raw_fd(), 4, (0, 1 << 16)) {
+        let mut e = match Engine::new(kind, f.as_raw_fd(), 4, Region::new(0, 1 << 16)) {
             Ok(e) => e,
             Err(err) => {
                 // io_uring may be disabled where tests run; say so rather than fail.

@@ -17,6 +17,7 @@
 pub mod bufs;
 pub mod cmdprio;
 pub mod enghelp;
+pub mod crctest;
 pub mod engine;
 pub mod engines;
 pub mod errors;
@@ -511,6 +512,11 @@ impl Instance for FioInstance {
     /// (their clat); when every job is one, short events are no warning.
     fn events_time_the_harness(&self) -> bool {
         self.shared.jobs.iter().all(|j| j.engine.file_op())
+    }
+
+    /// fio's `clocksource`: one for the whole run (every job carries the last one given).
+    fn clock_source(&self) -> Option<hostbench_core::clock::ClockSource> {
+        self.shared.jobs.first().and_then(|j| j.clocksource)
     }
 
     /// The jobs so far: each running clone is asked for a copy of its statistics and

@@ -715,7 +715,7 @@ fn digest_into<D: sha3::Digest>(data: &[u8], out: &mut [u8]) {
 
 /// The checksum of `data` for type `k` into `out` (its [`sum_len`] bytes); returns how many
 /// leading bytes are compared (fio's sha512 of a short chunk leaves the rest undefined).
-fn checksum(k: u16, data: &[u8], out: &mut [u8]) -> usize {
+pub(super) fn checksum(k: u16, data: &[u8], out: &mut [u8]) -> usize {
     match k {
         kind::MD5 => {
             use md5::Digest;

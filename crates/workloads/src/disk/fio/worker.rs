@@ -176,7 +176,7 @@ pub(super) fn new_worker(
         // (mmap maps it, offload's submitters use it) would fail the whole run instead.
         Engine::Null
     } else if j.offload {
-        Engine::offload(j.engine, raw, depth, (j.offset, size))
+        Engine::offload(j.engine, raw, depth, j.map_region(j.offset, size))
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     } else if j.engine == EngineKind::Cpuio {
         Engine::cpu(&j.eng)
@@ -207,7 +207,7 @@ pub(super) fn new_worker(
         Engine::uring(raw, depth, o, None)
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     } else {
-        Engine::with_pv2(j.engine, raw, depth, (j.offset, size), &pv2)
+        Engine::with_pv2(j.engine, raw, depth, j.map_region(j.offset, size), &pv2)
             .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
     };
     let mut engine = engine;
@@ -346,7 +346,7 @@ pub(super) fn new_worker(
         path,
         _fd: fd,
         engine,
-        engine_args: (j.engine, raw, depth, (j.offset, size)),
+        engine_args: (j.engine, raw, depth, j.map_region(j.offset, size)),
         donor,
         pv2,
         bufs,
@@ -594,7 +594,7 @@ struct FioWorker {
     _fd: Option<OwnedFd>,
     engine: Option<Engine>,
     /// What `engine` is built from when the worker starts (io_uring).
-    engine_args: (EngineKind, i32, u32, (u64, u64)),
+    engine_args: (EngineKind, i32, u32, super::engine::Region),
     /// e4defrag's donor file, shared by the engines of the clone's files.
     donor: Option<Arc<super::engines::e4defrag::Donor>>,
     /// pvsync2's flags and the clone's `hipri_percentage` draws (shared by its files).
@@ -1369,9 +1369,13 @@ impl FioWorker {
         if self.job.engine.is_sync() {
             let e = match &self.donor {
                 Some(d) => Ok(Engine::E4defrag(fd.as_raw_fd(), d.clone())),
-                None => {
-                    Engine::with_pv2(self.job.engine, fd.as_raw_fd(), 1, (base, size), &self.pv2)
-                }
+                None => Engine::with_pv2(
+                    self.job.engine,
+                    fd.as_raw_fd(),
+                    1,
+                    self.job.map_region(base, size),
+                    &self.pv2,
+                ),
             };
             let e = e.and_then(|e| match self.job.advises_random() {
                 Some(r) => e.advise_mapping(r).map(|()| e),

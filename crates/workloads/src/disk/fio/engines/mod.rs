@@ -104,6 +104,8 @@ pub struct EngineOpts {
     pub nbd_uri: Option<String>,
     /// libaio's `userspace_reap`.
     pub userspace_reap: bool,
+    /// mmap's `thp`: the file mapped privately with `MADV_HUGEPAGE` advised.
+    pub thp: bool,
     /// Which engine options were given (they need their engine: `cpuload` with
     /// `ioengine=cpuio`), with where they were written.
     pub given: Vec<(String, String)>,
@@ -127,6 +129,7 @@ impl Default for EngineOpts {
             e4defrag: Default::default(),
             nbd_uri: None,
             userspace_reap: false,
+            thp: false,
             given: Vec::new(),
         }
     }
@@ -144,6 +147,7 @@ pub fn handles(key: &str) -> bool {
         || net::option(key)
         || key == "uri"
         || key == "userspace_reap"
+        || key == "thp"
 }
 
 /// Whether `key` is one of exec's options parsed here.
@@ -231,6 +235,8 @@ pub fn apply(e: &mut EngineOpts, key: &str, v: &str, at: &str) -> Result<(), Job
         "sqthread_poll_cpu" => e.uring.sq_cpu = Some(whole(key, v, at, 4095)? as u32),
         "uri" => e.nbd_uri = Some(v.trim().to_string()),
         "userspace_reap" => e.userspace_reap = flag(key, v, at)?,
+        // fio's FIO_OPT_INT: any number, non-zero turns it on.
+        "thp" => e.thp = whole(key, v, at, u32::MAX as u64)? != 0,
         "hostname" => e.net.host = Some(v.trim().to_string()),
         "port" => {
             let n = whole(key, v, at, 65535)?;
