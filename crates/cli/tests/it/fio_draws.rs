@@ -340,3 +340,43 @@ fn randrepeat_0_is_random_with_fios_counts() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn an_explicit_randseed_keeps_every_draw_going_across_loops() {
+    // fio: `randseed` given turns `randrepeat` off once the seeds are set
+    // (fixup_options), so no loop seeds the generators again (clear_io_state): the
+    // block sizes, the file picks and the offsets of loop 2 follow loop 1's.
+    let cases: &[&[&str]] = &[
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--loops=3",
+            "--bsrange=4k-16k",
+            "--randseed=1234",
+        ],
+        &[
+            "--rw=read",
+            "--size=256k",
+            "--loops=3",
+            "--bsrange=4k-16k",
+            "--randseed=77",
+        ],
+        &[
+            "--rw=randread",
+            "--size=256k",
+            "--loops=3",
+            "--nrfiles=3",
+            "--file_service_type=random",
+            "--randseed=1234",
+        ],
+        &["--rw=randrw", "--size=256k", "--loops=2", "--randseed=5"],
+    ];
+    let d = tmp("draws-seed");
+    if !need_fio("an_explicit_randseed_keeps_every_draw_going_across_loops") {
+        std::fs::remove_dir_all(&d).unwrap();
+        return;
+    }
+    let bad = beside_fio(&d, cases);
+    std::fs::remove_dir_all(&d).unwrap();
+    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+}

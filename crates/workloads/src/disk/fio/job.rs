@@ -4419,6 +4419,14 @@ impl JobSpec {
         }
     }
 
+    /// Whether each loop seeds the generators again (fio's `rand_repeatable` once the job
+    /// is set up): `randrepeat`, unless `randseed` is given — fio's `fixup_options` turns
+    /// `randrepeat` off then, after the seeds were drawn with it on, so the loops go on
+    /// drawing where the last one stopped.
+    pub fn reseeds_each_loop(&self) -> bool {
+        self.randrepeat && self.randseed.is_none()
+    }
+
     /// fio's seed number `off` (`FIO_RAND_*_OFF`) of the clone with fio thread number
     /// `thread` (1-based), `td->rand_seeds[off]`: under `allrandrepeat`, `0xb1899bed ×
     /// thread + off` (`td_fill_rand_seeds`); under `randrepeat` or with `randseed`, from

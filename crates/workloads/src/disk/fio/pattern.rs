@@ -396,7 +396,7 @@ struct ZoneState {
 /// draws, so a sequential job's sizes and counts are fio's. One set per clone, shared by its
 /// files, as fio's are the job's. Seeds are fio's `FIO_RAND_BS_OFF`, `BS1` and `BS2` of the
 /// clone's thread (the writes take the reads' seed under `verify`, the trims the writes'
-/// under `trimwrite`); under `randrepeat` each loop starts them over.
+/// under `trimwrite`); under `randrepeat` without `randseed` each loop starts them over.
 #[derive(Clone, Debug)]
 pub(super) struct SizeDraws {
     rng: [super::verify::FioRand; 2],
@@ -468,7 +468,7 @@ impl SizeDraws {
                 1.0 / 4_294_967_296.0
             },
             wide,
-            again: j.randrepeat,
+            again: j.reseeds_each_loop(),
         })
     }
 

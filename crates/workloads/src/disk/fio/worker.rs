@@ -125,7 +125,7 @@ pub(super) fn new_worker(
         let mut f = Files::new(slots, own.file_service, own.openfiles);
         // fio's FIO_RAND_FILE_OFF seed of the clone's thread.
         if let Some(seed) = own.fio_rand_seed(tid as u64 + 1, 5) {
-            f.fio_draws(seed, own.rand64, own.randrepeat);
+            f.fio_draws(seed, own.rand64, own.reseeds_each_loop());
         }
         multi = Some(f);
     }
@@ -1124,13 +1124,11 @@ impl FioWorker {
     }
 
     /// A new loop of a size-based job begins (fio's `clear_io_state`): the direction
-    /// limit cleared; under `randrepeat` the direction and block-size draws start over.
+    /// limit cleared; under `randrepeat` the direction, block-size and offset draws start
+    /// over — not with an explicit `randseed` ([`JobSpec::reseeds_each_loop`]: measured,
+    /// `rw=rw,loops=2,randseed=3` is 263/249 reads/writes only so).
     fn loop_restart(&mut self) {
-        // fio: an explicit `randseed` overrides `randrepeat` (fixup_options), so the
-        // directions' generator goes on from loop to loop (measured: `rw=rw,loops=2,
-        // randseed=3` is 263/249 reads/writes only so).
-        self.mix
-            .loop_restart(self.job.randrepeat && self.job.randseed.is_none());
+        self.mix.loop_restart(self.job.reseeds_each_loop());
         if let Some(s) = self.sizes.as_mut() {
             s.new_loop();
         }
