@@ -380,3 +380,80 @@ fn an_explicit_randseed_keeps_every_draw_going_across_loops() {
     std::fs::remove_dir_all(&d).unwrap();
     assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
 }
+
+#[test]
+fn a_file_found_done_by_its_draws_ends_where_fio_ends_it() {
+    // fio's `fill_io_u` finds a file done when it cannot place an I/O there, not after a
+    // count of bytes: reads and writes of two sizes (`bs=4k,16k`) end a pass where the
+    // writes' next free block lies past the region (short of its bytes), and
+    // `percentage_random`'s sequential I/Os (which leave the map alone) end a file of a
+    // partial last block where the next one would pass its end (and a loop goes on past
+    // the region's bytes while the map has room), `bs_unaligned` sizes end where the map
+    // has no block left. The next loop, or the next file, goes on from there.
+    let cases: &[&[&str]] = &[
+        &["--rw=randrw", "--bs=4k,16k", "--size=256k", "--loops=2"],
+        &["--rw=randrw", "--bs=4k,16k", "--size=256k", "--nrfiles=2"],
+        &[
+            "--rw=randrw",
+            "--bs=4k,16k",
+            "--size=1m",
+            "--nrfiles=3",
+            "--loops=3",
+            "--file_service_type=random",
+        ],
+        &[
+            "--rw=randrw",
+            "--bs=4k,16k",
+            "--size=1m",
+            "--nrfiles=3",
+            "--loops=2",
+            "--file_service_type=sequential",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--nrfiles=3",
+            "--percentage_random=50",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--nrfiles=3",
+            "--percentage_random=50",
+            "--loops=2",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--percentage_random=50",
+            "--loops=3",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--nrfiles=3",
+            "--bsrange=1k-9k",
+            "--bs_unaligned=1",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--bsrange=1k-9k",
+            "--bs_unaligned=1",
+            "--loops=2",
+        ],
+    ];
+    let d = tmp("draws-done");
+    if !need_fio("a_file_found_done_by_its_draws_ends_where_fio_ends_it") {
+        // Without fio: fio 3.33's counts of the first two (measured).
+        let (_, c) = logged(&d, true, cases[0]);
+        assert_eq!(c, [(26, 24)]);
+        let (_, c) = logged(&d, true, cases[1]);
+        assert_eq!(c, [(12, 8)]);
+        std::fs::remove_dir_all(&d).unwrap();
+        return;
+    }
+    let bad = beside_fio(&d, cases);
+    std::fs::remove_dir_all(&d).unwrap();
+    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+}

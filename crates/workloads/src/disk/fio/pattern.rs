@@ -552,6 +552,15 @@ pub(super) struct Pattern {
     /// A pass of sizes from a range ended short (less than the smallest size left) while
     /// placing the next I/O: its size is the new loop's first draw.
     short_pass: bool,
+    /// fio's file done is the caller's ([`Self::report_ends`]): where fio's `fill_io_u`
+    /// finds no I/O in the file (the random map's next free block past the region or none
+    /// left, a sequential offset past the region or an I/O past the file's end), `next`
+    /// says `None` and [`Self::take_file_done`] says why, instead of the pattern going on
+    /// with its next pass. The jobs whose passes do not end by bytes: two sizes of
+    /// `fio_units`, `percentage_random`'s sequential I/Os that leave the map alone.
+    reports_end: bool,
+    /// `next` found the file done (see `reports_end`).
+    ended: bool,
 }
 
 impl Pattern {
@@ -760,6 +769,8 @@ impl Pattern {
             end: size,
             short_pass: false,
             marks: true,
+            reports_end: false,
+            ended: false,
         })
     }
 
@@ -772,6 +783,51 @@ impl Pattern {
         self.end = end.max(self.size);
         if let Some(z) = &mut self.zone {
             z.end = end.max(z.region);
+        }
+    }
+
+    /// The caller acts on fio's file done (see the field `reports_end`): for a size-based
+    /// job with one file's region or several files, not zoned, whose passes do not end by
+    /// bytes. Others go on as before.
+    pub(super) fn report_ends(&mut self) {
+        self.reports_end = self.zone.is_none()
+            && !self.time_based
+            && self.random
+            && (self.fio_units
+                || self.pct_random.iter().any(|&p| p < 100)
+                || (self.unaligned && self.blocks.is_some()));
+    }
+
+    /// Whether the caller acts on fio's file done ([`Self::report_ends`] took).
+    pub(super) fn ends_itself(&self) -> bool {
+        self.reports_end
+    }
+
+    /// Whether the last `None` of [`Self::next`] was fio's file done (then the I/O's draws
+    /// were spent, and the file starts its next pass as fio opens it again); clears it.
+    pub(super) fn take_file_done(&mut self) -> bool {
+        std::mem::take(&mut self.ended)
+    }
+
+    /// Whether a pass that ended is followed by another (a file of its own: `loops`, or
+    /// `io_size` left).
+    pub(super) fn more_passes(&self) -> bool {
+        self.passes < self.loops || self.io_size_goes_on()
+    }
+
+    /// fio's file done found while placing an I/O: the pass is over, and the file's next
+    /// one starts as fio's `fio_file_reset` at its next open (positions at the start, the
+    /// random map cleared, the lfsr from its seed).
+    fn file_done(&mut self) {
+        self.passes += 1;
+        self.ended = true;
+        self.last_end = [0; 2];
+        self.last_start = [None; 2];
+        if let Some(m) = &mut self.blocks {
+            m.reset();
+        }
+        if let Some(l) = &mut self.lfsr {
+            l.seeded = false;
         }
     }
 
@@ -943,6 +999,11 @@ impl Pattern {
             }
         }
         let mut len = self.buflen(d, off, rng, sd);
+        if self.reports_end && off + len > self.end {
+            // fio's `fill_io_u`: an I/O past the file's end finds the file done.
+            self.file_done();
+            return None;
+        }
         if self.random
             && self.marks
             && let Some(m) = &mut self.blocks
@@ -993,6 +1054,20 @@ impl Pattern {
                 self.mapped_offset(d, rng, sd)?
             } else if !hit && self.identical {
                 self.last_start[d].unwrap_or(0)
+            } else if self.reports_end {
+                // fio's `get_next_seq_offset`: after the last I/O while that is inside the
+                // file, else at random (the map left alone); an offset past the region
+                // finds the file done.
+                if self.last_end[d] < self.end {
+                    let pos = self.last_end[d];
+                    if pos >= self.size {
+                        self.file_done();
+                        return None;
+                    }
+                    pos
+                } else {
+                    self.mapped_offset(d, rng, sd)?
+                }
             } else if self.last_end[d] + self.min[d] <= self.size {
                 self.seq_or_zone_offset(d)?
             } else {
@@ -1172,6 +1247,10 @@ impl Pattern {
             {
                 return Some(f * m.gran);
             }
+        }
+        if self.reports_end {
+            self.file_done();
+            return None;
         }
         // The map is full, or its next free bit past the region: the pass is over (fio's
         // file done; time_based, or io_size left, starts again).
