@@ -4171,7 +4171,9 @@ impl JobSpec {
             .io_size
             .or(self.io_size_pct.map(|p| region.saturating_mul(p) / 100))
             .unwrap_or(pass);
-        if self.rw.trim_write() || self.verifies_each_pass() {
+        if self.rw.trim_write()
+            || (self.verifies_each_pass() && self.rw.read_pct(self.rwmixread) == 0)
+        {
             // Each pass's writes are matched by as many bytes again: trimwrite trims every
             // range it writes, a verifying writer reads each pass back. fio's
             // `keep_running` counts both toward `io_size`, so fewer bytes are written.
@@ -4232,7 +4234,6 @@ impl JobSpec {
             && v.backlog == 0
             && v.trim_pct == 0
             && self.rw.writes(self.rwmixread)
-            && self.rw.read_pct(self.rwmixread) == 0
             && !self.rw.trims()
             && !self.time_based
             && self.zones.is_none()

@@ -2653,6 +2653,12 @@ impl FioWorker {
             }
             n += 1;
             let t0 = ctl.now();
+            if let Some(l) = self.iolog.as_mut() {
+                // write_iolog: fio logs each verify read as it issues it.
+                let us = clock.to_ns(t0.saturating_sub(l.t0)) / 1000;
+                l.w.io(us, &path, Dir::Read, p.off, p.len);
+                l.last_off = p.off;
+            }
             let res = if let Some(Engine::Nbd(x)) = self.engine.as_mut() {
                 x.read_now(buf, p.off, p.len)
             } else if fd < 0 {
@@ -3053,7 +3059,12 @@ impl FioWorker {
             if !PLAIN && dir == Dir::Read && !self.after_read(buf, off, res as u32) {
                 break;
             }
-            if !PLAIN && dir == Dir::Write && self.backlog_due() && !self.verify_backlog(ctl) {
+            // (A mixed job's pass may end with a read: its writes are read back then too.)
+            if !PLAIN
+                && (dir == Dir::Write || self.pass_verify)
+                && self.backlog_due()
+                && !self.verify_backlog(ctl)
+            {
                 break;
             }
             if !PLAIN && !warming && !self.rate_ok(t1) {
