@@ -343,12 +343,145 @@ impl Lfsr {
     }
 }
 
+/// fio's `jhash` of a file's name (Bob Jenkins' hash as fio 3.33 computes it: of each
+/// 12-byte block before the last, one byte per word counts), which seeds the file's
+/// `zipf`/`pareto` draws.
+fn fio_jhash(key: &[u8]) -> u32 {
+    let init = 0x61C8_8647u32.wrapping_add(key.len() as u32);
+    let (mut a, mut b, mut c) = (init, init, init);
+    let mut k = key;
+    while k.len() > 12 {
+        a = a.wrapping_add(u32::from(k[0]));
+        b = b.wrapping_add(u32::from(k[4]));
+        c = c.wrapping_add(u32::from(k[8]));
+        a = a.wrapping_sub(c) ^ c.rotate_left(4);
+        c = c.wrapping_add(b);
+        b = b.wrapping_sub(a) ^ a.rotate_left(6);
+        a = a.wrapping_add(c);
+        c = c.wrapping_sub(b) ^ b.rotate_left(8);
+        b = b.wrapping_add(a);
+        a = a.wrapping_sub(c) ^ c.rotate_left(16);
+        c = c.wrapping_add(b);
+        b = b.wrapping_sub(a) ^ a.rotate_left(19);
+        a = a.wrapping_add(c);
+        c = c.wrapping_sub(b) ^ b.rotate_left(4);
+        b = b.wrapping_add(a);
+        k = &k[12..];
+    }
+    if k.is_empty() {
+        return c;
+    }
+    // The last block, little-endian words padded with zeros.
+    let word = |i: usize| {
+        (0..4).fold(0u32, |w, j| {
+            w | k.get(i + j).map_or(0, |&x| u32::from(x)) << (8 * j)
+        })
+    };
+    a = a.wrapping_add(word(0));
+    b = b.wrapping_add(word(4));
+    c = c.wrapping_add(word(8));
+    c ^= b;
+    c = c.wrapping_sub(b.rotate_left(14));
+    a ^= c;
+    a = a.wrapping_sub(c.rotate_left(11));
+    b ^= a;
+    b = b.wrapping_sub(a.rotate_left(25));
+    c ^= b;
+    c = c.wrapping_sub(b.rotate_left(16));
+    a ^= c;
+    a = a.wrapping_sub(c.rotate_left(4));
+    b ^= a;
+    b = b.wrapping_sub(a.rotate_left(14));
+    c ^= b;
+    c.wrapping_sub(b.rotate_left(24))
+}
+
+/// A file's `zipf`/`pareto` draws as fio 3.33 makes them (`lib/zipf.c`): a 32-bit
+/// generator seeded per file, a random rotation drawn first, each value scattered by a
+/// golden-ratio multiply before the rotation, over `nranges` ranges of the smallest
+/// block size.
+#[derive(Clone, Debug)]
+struct FioZipf {
+    rng: super::verify::FioRand,
+    nranges: u64,
+    rand_off: u64,
+    /// Zipf's θ and its sums, or pareto's power.
+    kind: ZipfKind,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum ZipfKind {
+    Zipf { theta: f64, zetan: f64, zeta2: f64 },
+    Pareto { pow: f64 },
+}
+
+impl FioZipf {
+    fn new(dist: &RandDist, nranges: u64, seed: u32) -> Option<FioZipf> {
+        let mut rng = super::verify::FioRand::new(u64::from(seed), false);
+        let rand_off = rng.draw();
+        let kind = match *dist {
+            RandDist::Zipf(theta) => {
+                // fio sums at most 10M terms.
+                let zetan = (0..nranges.min(10_000_000))
+                    .map(|i| (1.0 / (i + 1) as f64).powf(theta))
+                    .sum();
+                ZipfKind::Zipf {
+                    theta,
+                    zetan,
+                    zeta2: 1.0 + 0.5f64.powf(theta),
+                }
+            }
+            RandDist::Pareto(h) => ZipfKind::Pareto {
+                pow: h.ln() / (1.0 - h).ln(),
+            },
+            _ => return None,
+        };
+        Some(FioZipf {
+            rng,
+            nranges: nranges.max(1),
+            rand_off,
+            kind,
+        })
+    }
+
+    fn next(&mut self) -> u64 {
+        let n = self.nranges;
+        let u = self.rng.draw() as f64 / f64::from(u32::MAX);
+        let v = match self.kind {
+            ZipfKind::Zipf {
+                theta,
+                zetan,
+                zeta2,
+            } => {
+                let alpha = 1.0 / (1.0 - theta);
+                let eta = (1.0 - (2.0 / n as f64).powf(1.0 - theta)) / (1.0 - zeta2 / zetan);
+                let z = u * zetan;
+                let val = if z < 1.0 {
+                    1
+                } else if z < 1.0 + 0.5f64.powf(theta) {
+                    2
+                } else {
+                    1 + (n as f64 * (eta * u - eta + 1.0).powf(alpha)) as u64
+                };
+                val - 1
+            }
+            ZipfKind::Pareto { pow } => ((n - 1) as f64 * u.powf(pow)) as u64,
+        };
+        v.wrapping_mul(0x61C8_8646_80B5_83EB)
+            .wrapping_add(self.rand_off)
+            % n
+    }
+}
+
 /// How a random block is drawn.
 enum Picker {
     /// Uniform, through the direction's [`OffsetGen`] (with or without the random map).
     Uniform,
     /// zipf or pareto (hot blocks at the start of the region).
     Sampler(Sampler),
+    /// zipf or pareto as fio draws them, once the file's seed is known
+    /// ([`Pattern::seed_file`]).
+    Fio(FioZipf),
     /// fio's `normal`: the mean of 12 uniform draws, plus a uniform deviation of `stddev`
     /// positions, shifted by `off`.
     Normal { stddev: i64, off: i64 },
@@ -794,6 +927,7 @@ impl Pattern {
             && !self.time_based
             && self.random
             && (self.fio_units
+                || matches!(self.picker, Picker::Fio(_))
                 || self.pct_random.iter().any(|&p| p < 100)
                 || (self.unaligned && self.blocks.is_some()));
     }
@@ -836,6 +970,36 @@ impl Pattern {
     /// job (fio's `keep_running`).
     pub(super) fn set_io_limit(&mut self, limit: u64) {
         self.io_limit = limit;
+    }
+
+    /// fio's per-file seed of `zipf`/`pareto` (`__init_rand_distribution`): the file's
+    /// name hashed times the clone's thread number under `randrepeat` (without
+    /// `randseed`), else the clone's `random_state` seed; its draws then follow fio's. The
+    /// ranges are of the smallest size of reads and writes over the file's region.
+    pub(super) fn seed_file(&mut self, j: &JobSpec, name: &std::path::Path, thread: u64) {
+        if !matches!(self.picker, Picker::Sampler(_)) || self.zone.is_some() {
+            return;
+        }
+        let seed = if j.reseeds_each_loop() {
+            use std::os::unix::ffi::OsStrExt;
+            // fio's name of a file in no `directory` has no "./" (hostbench's default
+            // directory is ".").
+            let name = name.strip_prefix(".").unwrap_or(name);
+            fio_jhash(name.as_os_str().as_bytes()).wrapping_mul(thread as u32)
+        } else if j.randrepeat {
+            // randseed given: fio's `random_state` seed was taken under randrepeat.
+            0xb189_9bed_u32.wrapping_mul(thread as u32)
+        } else {
+            match j.fio_rand_seed(thread, 6) {
+                Some(s) => s as u32,
+                None => return,
+            }
+        };
+        let range = self.min[0].min(self.min[1]).max(1);
+        let nranges = self.size.min(self.end).div_ceil(range);
+        if let Some(z) = FioZipf::new(&j.dist, nranges, seed) {
+            self.picker = Picker::Fio(z);
+        }
     }
 
     /// Whether a pass that ended (past `loops`) is followed by another: `io_size` given
@@ -1200,6 +1364,19 @@ impl Pattern {
         rng: &mut Rng,
         sd: &mut Option<SizeDraws>,
     ) -> Option<u64> {
+        if self.reports_end
+            && let Picker::Fio(z) = &mut self.picker
+        {
+            // fio's zipf/pareto block is in ranges of the smallest size, times the
+            // direction's alignment (no map): past the region it finds the file done
+            // (`bs=4k,8k`: fio's writes end the job at the first draw past the middle).
+            let off = z.next().saturating_mul(self.align[d]);
+            if off >= self.size {
+                self.file_done();
+                return None;
+            }
+            return Some(off);
+        }
         let fio_grain = self
             .blocks
             .as_ref()
@@ -1266,11 +1443,14 @@ impl Pattern {
 
     fn random_offset(&mut self, d: usize, rng: &mut Rng) -> u64 {
         let n = self.positions[d];
-        let pos = match &self.picker {
+        let pos = match &mut self.picker {
             Picker::Uniform => self.maps[self.map_of[d]].next(rng),
             Picker::Sampler(s) => s.sample(rng).min(n - 1),
+            // fio's block (in ranges of the smallest size) times the alignment; past the
+            // direction's last position it is the last (fio's offset check ends the file).
+            Picker::Fio(z) => z.next().min(n - 1),
             Picker::Normal { stddev, off } => {
-                (normal_draw(rng, n, *stddev) + off).rem_euclid(n as i64) as u64
+                (normal_draw(rng, n, *stddev) + *off).rem_euclid(n as i64) as u64
             }
             Picker::Zoned(zones) if !zones[d].is_empty() => {
                 let v = (rng.next_u64() % 100) as u32 + 1;

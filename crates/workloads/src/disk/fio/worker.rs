@@ -103,6 +103,7 @@ pub(super) fn new_worker(
                     engine: None,
                     pattern: {
                         let mut p = Pattern::new(&own, fsize).map_err(WorkloadError::usage)?;
+                        p.seed_file(&own, &own.file_path_k(clone, k), tid as u64 + 1);
                         if !own.rw.trims() && own.zbd.is_none() && !own.engine.file_op() {
                             p.report_ends();
                         }
@@ -289,6 +290,7 @@ pub(super) fn new_worker(
     }
     if multi.is_none() {
         pattern.set_io_limit(j.io_limits_in(size, room).0);
+        pattern.seed_file(j, &path, tid as u64 + 1);
         if !j.rw.trims() && j.zbd.is_none() && !j.engine.no_io() {
             pattern.report_ends();
         }
