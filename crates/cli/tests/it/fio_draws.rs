@@ -340,3 +340,242 @@ fn randrepeat_0_is_random_with_fios_counts() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn an_explicit_randseed_keeps_every_draw_going_across_loops() {
+    // fio: `randseed` given turns `randrepeat` off once the seeds are set
+    // (fixup_options), so no loop seeds the generators again (clear_io_state): the
+    // block sizes, the file picks and the offsets of loop 2 follow loop 1's.
+    let cases: &[&[&str]] = &[
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--loops=3",
+            "--bsrange=4k-16k",
+            "--randseed=1234",
+        ],
+        &[
+            "--rw=read",
+            "--size=256k",
+            "--loops=3",
+            "--bsrange=4k-16k",
+            "--randseed=77",
+        ],
+        &[
+            "--rw=randread",
+            "--size=256k",
+            "--loops=3",
+            "--nrfiles=3",
+            "--file_service_type=random",
+            "--randseed=1234",
+        ],
+        &["--rw=randrw", "--size=256k", "--loops=2", "--randseed=5"],
+    ];
+    let d = tmp("draws-seed");
+    if !need_fio("an_explicit_randseed_keeps_every_draw_going_across_loops") {
+        std::fs::remove_dir_all(&d).unwrap();
+        return;
+    }
+    let bad = beside_fio(&d, cases);
+    std::fs::remove_dir_all(&d).unwrap();
+    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+}
+
+#[test]
+fn a_file_found_done_by_its_draws_ends_where_fio_ends_it() {
+    // fio's `fill_io_u` finds a file done when it cannot place an I/O there, not after a
+    // count of bytes: reads and writes of two sizes (`bs=4k,16k`) end a pass where the
+    // writes' next free block lies past the region (short of its bytes), and
+    // `percentage_random`'s sequential I/Os (which leave the map alone) end a file of a
+    // partial last block where the next one would pass its end (and a loop goes on past
+    // the region's bytes while the map has room), `bs_unaligned` sizes end where the map
+    // has no block left. The next loop, or the next file, goes on from there.
+    let cases: &[&[&str]] = &[
+        &["--rw=randrw", "--bs=4k,16k", "--size=256k", "--loops=2"],
+        &["--rw=randrw", "--bs=4k,16k", "--size=256k", "--nrfiles=2"],
+        &[
+            "--rw=randrw",
+            "--bs=4k,16k",
+            "--size=1m",
+            "--nrfiles=3",
+            "--loops=3",
+            "--file_service_type=random",
+        ],
+        &[
+            "--rw=randrw",
+            "--bs=4k,16k",
+            "--size=1m",
+            "--nrfiles=3",
+            "--loops=2",
+            "--file_service_type=sequential",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--nrfiles=3",
+            "--percentage_random=50",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--nrfiles=3",
+            "--percentage_random=50",
+            "--loops=2",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--percentage_random=50",
+            "--loops=3",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--nrfiles=3",
+            "--bsrange=1k-9k",
+            "--bs_unaligned=1",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--bsrange=1k-9k",
+            "--bs_unaligned=1",
+            "--loops=2",
+        ],
+    ];
+    let d = tmp("draws-done");
+    if !need_fio("a_file_found_done_by_its_draws_ends_where_fio_ends_it") {
+        // Without fio: fio 3.33's counts of the first two (measured).
+        let (_, c) = logged(&d, true, cases[0]);
+        assert_eq!(c, [(26, 24)]);
+        let (_, c) = logged(&d, true, cases[1]);
+        assert_eq!(c, [(12, 8)]);
+        std::fs::remove_dir_all(&d).unwrap();
+        return;
+    }
+    let bad = beside_fio(&d, cases);
+    std::fs::remove_dir_all(&d).unwrap();
+    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+}
+
+#[test]
+fn a_mixed_jobs_writes_are_read_back_after_each_loop_as_fio() {
+    // fio runs its verify phase after each loop's I/O (`do_io`, then `do_verify`), for a
+    // mixed job too (its loop may end with a read), and write_iolog logs each verify read
+    // as it is issued; `verify_backlog`'s reads come between the writes (fio counts them
+    // as reads in the direction limit: the writes stay fio's).
+    let cases: &[&[&str]] = &[
+        &["--rw=randrw", "--size=1m", "--verify=crc32c"],
+        &["--rw=randrw", "--size=1m", "--verify=crc32c", "--loops=2"],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--verify=crc32c",
+            "--loops=3",
+            "--rwmixread=70",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--verify=crc32c",
+            "--loops=2",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--verify=crc32c",
+            "--verify_backlog=8",
+            "--rwmixread=30",
+        ],
+        &["--rw=write", "--size=256k", "--verify=crc32c", "--loops=2"],
+    ];
+    let d = tmp("draws-verify");
+    if !need_fio("a_mixed_jobs_writes_are_read_back_after_each_loop_as_fio") {
+        // Without fio: fio 3.33's counts of the second (measured): 264 reads and 248
+        // writes, and each loop's 124 writes read back.
+        let (_, c) = logged(&d, true, cases[1]);
+        assert_eq!(c, [(512, 248)]);
+        std::fs::remove_dir_all(&d).unwrap();
+        return;
+    }
+    let bad = beside_fio(&d, cases);
+    std::fs::remove_dir_all(&d).unwrap();
+    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+}
+
+#[test]
+fn zipf_and_pareto_offsets_come_in_fios_order() {
+    // fio's zipf/pareto: a 32-bit generator per file seeded with the file's name hashed
+    // (jhash) times the thread number under randrepeat (else the offsets' seed), a
+    // rotation drawn first, each value scattered by a golden-ratio multiply. A block past
+    // the region finds the file done (`bs=4k,8k`: fio's job ends after 3 reads).
+    let cases: &[&[&str]] = &[
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--random_distribution=zipf:1.2",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--random_distribution=pareto:0.3",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--random_distribution=zipf:0.8",
+            "--nrfiles=2",
+            "--loops=2",
+        ],
+        // (Two clones of fio write one log: past its buffer their lines may be lost, so
+        // one loop.)
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--random_distribution=zipf:1.2",
+            "--numjobs=2",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--random_distribution=zipf:1.2",
+            "--loops=2",
+        ],
+        &[
+            "--rw=randwrite",
+            "--size=1m",
+            "--random_distribution=pareto:0.2",
+            "--loops=2",
+            "--randseed=3",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--random_distribution=pareto:0.5",
+            "--allrandrepeat=1",
+        ],
+        &[
+            "--rw=randrw",
+            "--bs=4k,8k",
+            "--size=1m",
+            "--random_distribution=zipf:1.1",
+        ],
+    ];
+    let d = tmp("draws-zipf");
+    let (first, _) = logged(&d, true, cases[0]);
+    // fio 3.33's first reads of `zipf:1.2` over 1 MiB (measured).
+    let got: Vec<String> = [520192, 659456, 831488]
+        .iter()
+        .map(|o| format!("read {o} 4096"))
+        .collect();
+    assert_eq!(first["j.0.0"][..3], got[..]);
+    if !need_fio("zipf_and_pareto_offsets_come_in_fios_order") {
+        std::fs::remove_dir_all(&d).unwrap();
+        return;
+    }
+    let bad = beside_fio(&d, cases);
+    std::fs::remove_dir_all(&d).unwrap();
+    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+}

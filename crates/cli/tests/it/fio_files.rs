@@ -1918,6 +1918,20 @@ fn filesize_ranges_draw_fios_sizes() {
         (&["--filesize=1m-3m", "--nrfiles=3"], &[(0, 1152)]),
         (&["--filesize=10k-64k"], &[(0, 4)]),
         (&["--filesize=1m-3m", "--numjobs=2"], &[(0, 329), (0, 400)]),
+        // A later job's clones draw with their fio thread numbers (3, then 5, 4 for its
+        // clones 1, 2: fio numbers a job's other clones from the last down); hostbench
+        // gave it 12, 40, 20 writes.
+        (
+            &[
+                "--size=64k",
+                "--numjobs=2",
+                "--name=k",
+                "--rw=write",
+                "--filesize=16k-256k",
+                "--numjobs=3",
+            ],
+            &[(0, 16), (0, 16), (0, 40), (0, 62), (0, 19)],
+        ),
     ];
     let base = ["--name=j", "--rw=write", "--bs=4k", "--ioengine=psync"];
     super::fio_mix::run_cases_on("filesize_ranges_draw_fios_sizes", &base, cases);

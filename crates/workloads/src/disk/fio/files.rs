@@ -98,6 +98,9 @@ pub(super) struct Files {
     pub issued: u64,
     svc: FileService,
     draw: Draw,
+    /// The files' patterns find them done ([`Pattern::ends_itself`]): their passes are
+    /// not counted in bytes, and the job ends after `loops` of them.
+    pub self_ending: bool,
 }
 
 /// fio's `FIO_FSERVICE_SHIFT`: non-uniform draws are over `nrfiles << 10` ranges.
@@ -136,6 +139,7 @@ impl Files {
             issued: 0,
             svc,
             draw,
+            self_ending: false,
         }
     }
 
@@ -255,7 +259,8 @@ impl Files {
             }
         }
         self.done = 0;
-        self.next = 0;
+        // fio's round robin goes on from the file after the last one picked (its
+        // `next_file` is never reset): after the same last file it is the first.
         self.passes += 1;
         if let Draw::Fio {
             rng,

@@ -4445,7 +4445,9 @@ impl JobSpec {
             .io_size
             .or(self.io_size_pct.map(|p| region.saturating_mul(p) / 100))
             .unwrap_or(pass);
-        if self.rw.trim_write() || self.verifies_each_pass() {
+        if self.rw.trim_write()
+            || (self.verifies_each_pass() && self.rw.read_pct(self.rwmixread) == 0)
+        {
             // Each pass's writes are matched by as many bytes again: trimwrite trims every
             // range it writes, a verifying writer reads each pass back. fio's
             // `keep_running` counts both toward `io_size`, so fewer bytes are written.
@@ -4506,7 +4508,6 @@ impl JobSpec {
             && v.backlog == 0
             && v.trim_pct == 0
             && self.rw.writes(self.rwmixread)
-            && self.rw.read_pct(self.rwmixread) == 0
             && !self.rw.trims()
             && !self.time_based
             && self.zones.is_none()
@@ -4521,18 +4522,20 @@ impl JobSpec {
     /// (`filesetup.c:setup_files`), per file: a file whose length is already within the range
     /// is used as it is; otherwise the file is the fixed size, or a size drawn uniformly in
     /// the range and rounded down to the smallest block size. A region is its file's length
-    /// from `offset` on (`filesize=64k,offset=16k`: 48 KiB). Each draw is seeded by the job's
-    /// index (`job`) and the clone, so every run gets the same sizes. `size` becomes the first
-    /// file's region, [`JobSpec::file_sizes`] every clone's. Does nothing without `filesize`,
-    /// or when already resolved.
-    pub fn resolve_filesize(&mut self, job: usize, haves: &[u64]) -> Result<(), JobError> {
+    /// from `offset` on (`filesize=64k,offset=16k`: 48 KiB). Each clone draws from fio's
+    /// `file_size_state` of its thread (`first_thread` is fio's thread number of the job's
+    /// first clone: one more than the clones of the jobs before it), so every run gets
+    /// fio's sizes. `size` becomes the first file's region, [`JobSpec::file_sizes`] every
+    /// clone's. Does nothing without `filesize`, or when already resolved.
+    pub fn resolve_filesize(&mut self, first_thread: u64, haves: &[u64]) -> Result<(), JobError> {
         let Some((lo, hi)) = self.filesize.take() else {
             return Ok(());
         };
         let mut regions = Vec::new();
         // fio's `get_rand_file_size`: each clone draws its files' sizes in turn from its
-        // `file_size_state` (FIO_RAND_FILE_SIZE_OFF's seed of its thread: the clone's
-        // number + 1 for the first job; later jobs' thread numbers are not counted here).
+        // `file_size_state` (FIO_RAND_FILE_SIZE_OFF's seed of its thread). fio numbers a
+        // job's first clone, then its others from the last down (`add_job`'s
+        // `subjob_number`): clone c ≥ 1 is thread first + numjobs − c.
         let wide = self.rand64;
         let mut draws: Option<(u32, super::verify::FioRand)> = None;
         for (c, &have) in haves.iter().enumerate() {
@@ -4546,8 +4549,16 @@ impl JobSpec {
                 have
             } else if hi > lo {
                 if draws.as_ref().is_none_or(|d| d.0 != clone) {
-                    let thread = u64::from(clone) + 1 + ((job as u64) << 32);
-                    let seed = super::verify::fio_seed(self.randseed.unwrap_or(0x89), thread, 7);
+                    let thread = if clone == 0 {
+                        first_thread
+                    } else {
+                        first_thread + u64::from(self.numjobs.saturating_sub(clone))
+                    };
+                    // Without a repeatable seed fio draws from the system's generator:
+                    // randseed's default is as good.
+                    let seed = self.fio_rand_seed(thread, 7).unwrap_or_else(|| {
+                        super::verify::fio_seed(self.randseed.unwrap_or(0x89), thread, 7)
+                    });
                     draws = Some((clone, super::verify::FioRand::new(seed, wide)));
                 }
                 let r = draws.as_mut().map_or(0, |d| d.1.draw());
@@ -4701,6 +4712,14 @@ impl JobSpec {
         } else {
             self.rate.iops[d].saturating_mul(self.bsz[d].min)
         }
+    }
+
+    /// Whether each loop seeds the generators again (fio's `rand_repeatable` once the job
+    /// is set up): `randrepeat`, unless `randseed` is given — fio's `fixup_options` turns
+    /// `randrepeat` off then, after the seeds were drawn with it on, so the loops go on
+    /// drawing where the last one stopped.
+    pub fn reseeds_each_loop(&self) -> bool {
+        self.randrepeat && self.randseed.is_none()
     }
 
     /// fio's seed number `off` (`FIO_RAND_*_OFF`) of the clone with fio thread number
@@ -5131,7 +5150,7 @@ mod tests {
             let text = format!("[a]\n{}\n", opts.replace(' ', "\n"));
             let mut j =
                 jobs_from_sections(&parse_ini(&text, "t", &no_env).unwrap()).unwrap()[0].clone();
-            j.resolve_filesize(0, &[0]).unwrap();
+            j.resolve_filesize(1, &[0]).unwrap();
             (j.size, j.io_limits(j.size.unwrap()))
         };
         assert_eq!(resolved("filesize=64k"), (Some(64 << 10), (64 << 10, 0)));
@@ -5153,7 +5172,7 @@ mod tests {
         );
         let text = "[a]\nfilesize=64k-128k\n";
         let mut j = jobs_from_sections(&parse_ini(text, "t", &no_env).unwrap()).unwrap()[0].clone();
-        j.resolve_filesize(0, &[100 << 10]).unwrap();
+        j.resolve_filesize(1, &[100 << 10]).unwrap();
         assert_eq!(
             j.size,
             Some(100 << 10),
@@ -5164,7 +5183,7 @@ mod tests {
                 .unwrap()[0]
                 .clone();
         assert!(
-            j.resolve_filesize(0, &[0])
+            j.resolve_filesize(1, &[0])
                 .unwrap_err()
                 .0
                 .contains("past the end")

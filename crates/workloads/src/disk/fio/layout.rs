@@ -215,6 +215,15 @@ fn layout_files_in(
     let mut filled: Vec<(PathBuf, u64)> = Vec::new();
     let mut first_dir: Option<PathBuf> = None;
     idle_clones(jobs)?;
+    // fio's thread number of each job's first clone (see `fio_threads`).
+    let first_threads: Vec<u64> = jobs
+        .iter()
+        .scan(1u64, |next, j| {
+            let first = *next;
+            *next += u64::from(j.numjobs);
+            Some(first)
+        })
+        .collect();
     for (ji, j) in jobs.iter_mut().enumerate() {
         // `filesize` reads each file as it is now (never through a symlink: one there is
         // refused below): one per clone, or the shared `filename`.
@@ -260,7 +269,7 @@ fn layout_files_in(
         };
         measured.push(haves.clone());
         let have = haves[0];
-        j.resolve_filesize(ji, &haves)
+        j.resolve_filesize(first_threads[ji], &haves)
             .map_err(|e| WorkloadError::usage(e.0))?;
         if j.fill_device {
             fill_device_size(j)?;

@@ -343,12 +343,145 @@ impl Lfsr {
     }
 }
 
+/// fio's `jhash` of a file's name (Bob Jenkins' hash as fio 3.33 computes it: of each
+/// 12-byte block before the last, one byte per word counts), which seeds the file's
+/// `zipf`/`pareto` draws.
+fn fio_jhash(key: &[u8]) -> u32 {
+    let init = 0x61C8_8647u32.wrapping_add(key.len() as u32);
+    let (mut a, mut b, mut c) = (init, init, init);
+    let mut k = key;
+    while k.len() > 12 {
+        a = a.wrapping_add(u32::from(k[0]));
+        b = b.wrapping_add(u32::from(k[4]));
+        c = c.wrapping_add(u32::from(k[8]));
+        a = a.wrapping_sub(c) ^ c.rotate_left(4);
+        c = c.wrapping_add(b);
+        b = b.wrapping_sub(a) ^ a.rotate_left(6);
+        a = a.wrapping_add(c);
+        c = c.wrapping_sub(b) ^ b.rotate_left(8);
+        b = b.wrapping_add(a);
+        a = a.wrapping_sub(c) ^ c.rotate_left(16);
+        c = c.wrapping_add(b);
+        b = b.wrapping_sub(a) ^ a.rotate_left(19);
+        a = a.wrapping_add(c);
+        c = c.wrapping_sub(b) ^ b.rotate_left(4);
+        b = b.wrapping_add(a);
+        k = &k[12..];
+    }
+    if k.is_empty() {
+        return c;
+    }
+    // The last block, little-endian words padded with zeros.
+    let word = |i: usize| {
+        (0..4).fold(0u32, |w, j| {
+            w | k.get(i + j).map_or(0, |&x| u32::from(x)) << (8 * j)
+        })
+    };
+    a = a.wrapping_add(word(0));
+    b = b.wrapping_add(word(4));
+    c = c.wrapping_add(word(8));
+    c ^= b;
+    c = c.wrapping_sub(b.rotate_left(14));
+    a ^= c;
+    a = a.wrapping_sub(c.rotate_left(11));
+    b ^= a;
+    b = b.wrapping_sub(a.rotate_left(25));
+    c ^= b;
+    c = c.wrapping_sub(b.rotate_left(16));
+    a ^= c;
+    a = a.wrapping_sub(c.rotate_left(4));
+    b ^= a;
+    b = b.wrapping_sub(a.rotate_left(14));
+    c ^= b;
+    c.wrapping_sub(b.rotate_left(24))
+}
+
+/// A file's `zipf`/`pareto` draws as fio 3.33 makes them (`lib/zipf.c`): a 32-bit
+/// generator seeded per file, a random rotation drawn first, each value scattered by a
+/// golden-ratio multiply before the rotation, over `nranges` ranges of the smallest
+/// block size.
+#[derive(Clone, Debug)]
+struct FioZipf {
+    rng: super::verify::FioRand,
+    nranges: u64,
+    rand_off: u64,
+    /// Zipf's θ and its sums, or pareto's power.
+    kind: ZipfKind,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum ZipfKind {
+    Zipf { theta: f64, zetan: f64, zeta2: f64 },
+    Pareto { pow: f64 },
+}
+
+impl FioZipf {
+    fn new(dist: &RandDist, nranges: u64, seed: u32) -> Option<FioZipf> {
+        let mut rng = super::verify::FioRand::new(u64::from(seed), false);
+        let rand_off = rng.draw();
+        let kind = match *dist {
+            RandDist::Zipf(theta) => {
+                // fio sums at most 10M terms.
+                let zetan = (0..nranges.min(10_000_000))
+                    .map(|i| (1.0 / (i + 1) as f64).powf(theta))
+                    .sum();
+                ZipfKind::Zipf {
+                    theta,
+                    zetan,
+                    zeta2: 1.0 + 0.5f64.powf(theta),
+                }
+            }
+            RandDist::Pareto(h) => ZipfKind::Pareto {
+                pow: h.ln() / (1.0 - h).ln(),
+            },
+            _ => return None,
+        };
+        Some(FioZipf {
+            rng,
+            nranges: nranges.max(1),
+            rand_off,
+            kind,
+        })
+    }
+
+    fn next(&mut self) -> u64 {
+        let n = self.nranges;
+        let u = self.rng.draw() as f64 / f64::from(u32::MAX);
+        let v = match self.kind {
+            ZipfKind::Zipf {
+                theta,
+                zetan,
+                zeta2,
+            } => {
+                let alpha = 1.0 / (1.0 - theta);
+                let eta = (1.0 - (2.0 / n as f64).powf(1.0 - theta)) / (1.0 - zeta2 / zetan);
+                let z = u * zetan;
+                let val = if z < 1.0 {
+                    1
+                } else if z < 1.0 + 0.5f64.powf(theta) {
+                    2
+                } else {
+                    1 + (n as f64 * (eta * u - eta + 1.0).powf(alpha)) as u64
+                };
+                val - 1
+            }
+            ZipfKind::Pareto { pow } => ((n - 1) as f64 * u.powf(pow)) as u64,
+        };
+        v.wrapping_mul(0x61C8_8646_80B5_83EB)
+            .wrapping_add(self.rand_off)
+            % n
+    }
+}
+
 /// How a random block is drawn.
 enum Picker {
     /// Uniform, through the direction's [`OffsetGen`] (with or without the random map).
     Uniform,
     /// zipf or pareto (hot blocks at the start of the region).
     Sampler(Sampler),
+    /// zipf or pareto as fio draws them, once the file's seed is known
+    /// ([`Pattern::seed_file`]).
+    Fio(FioZipf),
     /// fio's `normal`: the mean of 12 uniform draws, plus a uniform deviation of `stddev`
     /// positions, shifted by `off`.
     Normal { stddev: i64, off: i64 },
@@ -396,7 +529,7 @@ struct ZoneState {
 /// draws, so a sequential job's sizes and counts are fio's. One set per clone, shared by its
 /// files, as fio's are the job's. Seeds are fio's `FIO_RAND_BS_OFF`, `BS1` and `BS2` of the
 /// clone's thread (the writes take the reads' seed under `verify`, the trims the writes'
-/// under `trimwrite`); under `randrepeat` each loop starts them over.
+/// under `trimwrite`); under `randrepeat` without `randseed` each loop starts them over.
 #[derive(Clone, Debug)]
 pub(super) struct SizeDraws {
     rng: [super::verify::FioRand; 2],
@@ -468,7 +601,7 @@ impl SizeDraws {
                 1.0 / 4_294_967_296.0
             },
             wide,
-            again: j.randrepeat,
+            again: j.reseeds_each_loop(),
         })
     }
 
@@ -558,6 +691,15 @@ pub(super) struct Pattern {
     /// A pass of sizes from a range ended short (less than the smallest size left) while
     /// placing the next I/O: its size is the new loop's first draw.
     short_pass: bool,
+    /// fio's file done is the caller's ([`Self::report_ends`]): where fio's `fill_io_u`
+    /// finds no I/O in the file (the random map's next free block past the region or none
+    /// left, a sequential offset past the region or an I/O past the file's end), `next`
+    /// says `None` and [`Self::take_file_done`] says why, instead of the pattern going on
+    /// with its next pass. The jobs whose passes do not end by bytes: two sizes of
+    /// `fio_units`, `percentage_random`'s sequential I/Os that leave the map alone.
+    reports_end: bool,
+    /// `next` found the file done (see `reports_end`).
+    ended: bool,
 }
 
 impl Pattern {
@@ -783,6 +925,8 @@ impl Pattern {
             end: size,
             short_pass: false,
             marks: true,
+            reports_end: false,
+            ended: false,
         })
     }
 
@@ -798,11 +942,87 @@ impl Pattern {
         }
     }
 
+    /// The caller acts on fio's file done (see the field `reports_end`): for a size-based
+    /// job with one file's region or several files, not zoned, whose passes do not end by
+    /// bytes. Others go on as before.
+    pub(super) fn report_ends(&mut self) {
+        self.reports_end = self.zone.is_none()
+            && !self.time_based
+            && self.random
+            && (self.fio_units
+                || matches!(self.picker, Picker::Fio(_))
+                || self.pct_random.iter().any(|&p| p < 100)
+                || (self.unaligned && self.blocks.is_some()));
+    }
+
+    /// Whether the caller acts on fio's file done ([`Self::report_ends`] took).
+    pub(super) fn ends_itself(&self) -> bool {
+        self.reports_end
+    }
+
+    /// Whether the last `None` of [`Self::next`] was fio's file done (then the I/O's draws
+    /// were spent, and the file starts its next pass as fio opens it again); clears it.
+    pub(super) fn take_file_done(&mut self) -> bool {
+        std::mem::take(&mut self.ended)
+    }
+
+    /// Whether a pass that ended is followed by another (a file of its own: `loops`, or
+    /// `io_size` left).
+    pub(super) fn more_passes(&self) -> bool {
+        self.passes < self.loops || self.io_size_goes_on()
+    }
+
+    /// fio's file done found while placing an I/O: the pass is over, and the file's next
+    /// one starts as fio's `fio_file_reset` at its next open (positions at the start, the
+    /// random map cleared, the lfsr from its seed).
+    fn file_done(&mut self) {
+        self.passes += 1;
+        self.ended = true;
+        self.last_end = [0; 2];
+        self.last_start = [None; 2];
+        if let Some(m) = &mut self.blocks {
+            m.reset();
+        }
+        if let Some(l) = &mut self.lfsr {
+            l.seeded = false;
+        }
+    }
+
     /// The bytes the clone is to issue (with one file: its pattern sees them all). With
     /// `io_size`, a pass that ends with less than the largest size of them left ends the
     /// job (fio's `keep_running`).
     pub(super) fn set_io_limit(&mut self, limit: u64) {
         self.io_limit = limit;
+    }
+
+    /// fio's per-file seed of `zipf`/`pareto` (`__init_rand_distribution`): the file's
+    /// name hashed times the clone's thread number under `randrepeat` (without
+    /// `randseed`), else the clone's `random_state` seed; its draws then follow fio's. The
+    /// ranges are of the smallest size of reads and writes over the file's region.
+    pub(super) fn seed_file(&mut self, j: &JobSpec, name: &std::path::Path, thread: u64) {
+        if !matches!(self.picker, Picker::Sampler(_)) || self.zone.is_some() {
+            return;
+        }
+        let seed = if j.reseeds_each_loop() {
+            use std::os::unix::ffi::OsStrExt;
+            // fio's name of a file in no `directory` has no "./" (hostbench's default
+            // directory is ".").
+            let name = name.strip_prefix(".").unwrap_or(name);
+            fio_jhash(name.as_os_str().as_bytes()).wrapping_mul(thread as u32)
+        } else if j.randrepeat {
+            // randseed given: fio's `random_state` seed was taken under randrepeat.
+            0xb189_9bed_u32.wrapping_mul(thread as u32)
+        } else {
+            match j.fio_rand_seed(thread, 6) {
+                Some(s) => s as u32,
+                None => return,
+            }
+        };
+        let range = self.min[0].min(self.min[1]).max(1);
+        let nranges = self.size.min(self.end).div_ceil(range);
+        if let Some(z) = FioZipf::new(&j.dist, nranges, seed) {
+            self.picker = Picker::Fio(z);
+        }
     }
 
     /// Whether a pass that ended (past `loops`) is followed by another: `io_size` given
@@ -967,6 +1187,11 @@ impl Pattern {
         }
         let sx = self.size_index(d, self.random && self.marks);
         let mut len = self.buflen(sx, off, rng, sd);
+        if self.reports_end && off + len > self.end {
+            // fio's `fill_io_u`: an I/O past the file's end finds the file done.
+            self.file_done();
+            return None;
+        }
         if self.random
             && self.marks
             && let Some(m) = &mut self.blocks
@@ -1017,6 +1242,20 @@ impl Pattern {
                 self.mapped_offset(d, rng, sd)?
             } else if !hit && self.identical {
                 self.last_start[d].unwrap_or(0)
+            } else if self.reports_end {
+                // fio's `get_next_seq_offset`: after the last I/O while that is inside the
+                // file, else at random (the map left alone); an offset past the region
+                // finds the file done.
+                if self.last_end[d] < self.end {
+                    let pos = self.last_end[d];
+                    if pos >= self.size {
+                        self.file_done();
+                        return None;
+                    }
+                    pos
+                } else {
+                    self.mapped_offset(d, rng, sd)?
+                }
             } else if self.last_end[d] + self.min[d] <= self.size {
                 self.seq_or_zone_offset(d)?
             } else {
@@ -1150,6 +1389,19 @@ impl Pattern {
         rng: &mut Rng,
         sd: &mut Option<SizeDraws>,
     ) -> Option<u64> {
+        if self.reports_end
+            && let Picker::Fio(z) = &mut self.picker
+        {
+            // fio's zipf/pareto block is in ranges of the smallest size, times the
+            // direction's alignment (no map): past the region it finds the file done
+            // (`bs=4k,8k`: fio's writes end the job at the first draw past the middle).
+            let off = z.next().saturating_mul(self.align[d]);
+            if off >= self.size {
+                self.file_done();
+                return None;
+            }
+            return Some(off);
+        }
         let fio_grain = self
             .blocks
             .as_ref()
@@ -1198,6 +1450,10 @@ impl Pattern {
                 return Some(f * m.gran);
             }
         }
+        if self.reports_end {
+            self.file_done();
+            return None;
+        }
         // The map is full, or its next free bit past the region: the pass is over (fio's
         // file done; time_based, or io_size left, starts again).
         self.passes += 1;
@@ -1212,11 +1468,14 @@ impl Pattern {
 
     fn random_offset(&mut self, d: usize, rng: &mut Rng) -> u64 {
         let n = self.positions[d];
-        let pos = match &self.picker {
+        let pos = match &mut self.picker {
             Picker::Uniform => self.maps[self.map_of[d]].next(rng),
             Picker::Sampler(s) => s.sample(rng).min(n - 1),
+            // fio's block (in ranges of the smallest size) times the alignment; past the
+            // direction's last position it is the last (fio's offset check ends the file).
+            Picker::Fio(z) => z.next().min(n - 1),
             Picker::Normal { stddev, off } => {
-                (normal_draw(rng, n, *stddev) + off).rem_euclid(n as i64) as u64
+                (normal_draw(rng, n, *stddev) + *off).rem_euclid(n as i64) as u64
             }
             Picker::Zoned(zones) if !zones[d].is_empty() => {
                 let v = (rng.next_u64() % 100) as u32 + 1;

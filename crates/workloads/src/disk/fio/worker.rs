@@ -101,7 +101,14 @@ pub(super) fn new_worker(
                     state: FState::Closed,
                     fd: None,
                     engine: None,
-                    pattern: Pattern::new(&own, fsize).map_err(WorkloadError::usage)?,
+                    pattern: {
+                        let mut p = Pattern::new(&own, fsize).map_err(WorkloadError::usage)?;
+                        p.seed_file(&own, &own.file_path_k(clone, k), tid as u64 + 1);
+                        if !own.rw.trims() && own.zbd.is_none() && !own.engine.file_op() {
+                            p.report_ends();
+                        }
+                        p
+                    },
                 })
             })
             .collect::<Result<Vec<_>, WorkloadError>>()?;
@@ -115,7 +122,10 @@ pub(super) fn new_worker(
             && own.random_generator != super::job::RandGen::Lfsr
             && !own.engine.file_op()
             && nf > 1;
-        if unmapped {
+        // Files whose patterns find them done (fio's `fill_io_u` failing, not a count of
+        // bytes): a loop is `size` bytes or every file done.
+        let self_ending = slots.first().is_some_and(|s| s.pattern.ends_itself());
+        if unmapped || self_ending {
             for s in &mut slots {
                 s.pass = u64::MAX / 2;
                 s.left = s.pass;
@@ -123,9 +133,10 @@ pub(super) fn new_worker(
             files_pass = own.size.unwrap_or(files_pass);
         }
         let mut f = Files::new(slots, own.file_service, own.openfiles);
+        f.self_ending = self_ending;
         // fio's FIO_RAND_FILE_OFF seed of the clone's thread.
         if let Some(seed) = own.fio_rand_seed(tid as u64 + 1, 5) {
-            f.fio_draws(seed, own.rand64, own.randrepeat);
+            f.fio_draws(seed, own.rand64, own.reseeds_each_loop());
         }
         multi = Some(f);
     }
@@ -279,6 +290,10 @@ pub(super) fn new_worker(
     }
     if multi.is_none() {
         pattern.set_io_limit(j.io_limits_in(size, room).0);
+        pattern.seed_file(j, &path, tid as u64 + 1);
+        if !j.rw.trims() && j.zbd.is_none() && !j.engine.no_io() {
+            pattern.report_ends();
+        }
     }
     let zbd = match (&j.zbd, &fd) {
         (Some(o), Some(_)) => {
@@ -905,9 +920,23 @@ impl FioWorker {
             self.pattern.restart_seq();
             dir = self.pick_dir();
         }
-        let (off, len) = self
+        let (off, len) = match self
             .pattern
-            .next(dir as usize, &mut self.rng, &mut self.sizes)?;
+            .next(dir as usize, &mut self.rng, &mut self.sizes)
+        {
+            Some(io) => io,
+            None if self.pattern.take_file_done() && self.pattern.more_passes() => {
+                // fio's file done ends the loop (the I/O drew its direction and offset);
+                // the next loop's first I/O draws again.
+                self.loop_restart();
+                self.pass_bytes = 0;
+                self.drop_cache();
+                dir = self.pick_dir();
+                self.pattern
+                    .next(dir as usize, &mut self.rng, &mut self.sizes)?
+            }
+            None => return None,
+        };
         self.pass_bytes += len;
         if self.pass_bytes > self.pass_len {
             // A new pass over the region: its pages leave the cache first.
@@ -918,7 +947,13 @@ impl FioWorker {
             // The pass's last I/O: what it wrote is read back once it has completed.
             self.pass_verify = true;
         }
-        if self.pass_bytes >= self.pass_len && !self.job.time_based && !by_dir {
+        // (A pattern that finds its file done ends its loops itself, above: fio's loop goes
+        // on past a region's worth of bytes while the file has room.)
+        if self.pass_bytes >= self.pass_len
+            && !self.job.time_based
+            && !by_dir
+            && !self.pattern.ends_itself()
+        {
             // The loop's last I/O: fio's `clear_io_state` comes before the next one (the
             // I/O that found the loop done spent a direction's draw first).
             if self.mixed() {
@@ -1068,35 +1103,52 @@ impl FioWorker {
     /// file service), then the I/O in it.
     #[inline(never)]
     fn next_io_files(&mut self, mut dir: Dir) -> Option<(Dir, u64, u32)> {
-        let before = self.files.as_ref().map(|f| (f.passes, f.found_done));
-        if !self.next_file() {
-            return None;
+        // I/Os that found their file done in the pattern (fio's `fill_io_u` failed after
+        // the direction was drawn): the file is closed as done and the next one picked.
+        let mut failed = 0;
+        loop {
+            let before = self.files.as_ref().map(|f| (f.passes, f.found_done));
+            if !self.next_file() {
+                return None;
+            }
+            let after = self.files.as_ref().map(|f| (f.passes, f.found_done));
+            if let (Some((p0, f0)), Some((p1, f1))) = (before, after)
+                && ((p0, f0) != (p1, f1) || failed > 0)
+            {
+                dir = self.spent_draws(dir, f1 - f0, failed, p1 != p0);
+            }
+            if self.trims {
+                return self.next_trim_io(dir);
+            }
+            match self
+                .pattern
+                .next(dir as usize, &mut self.rng, &mut self.sizes)
+            {
+                Some((off, len)) => {
+                    if let Some(f) = self.files.as_mut() {
+                        f.used(len);
+                    }
+                    return Some((dir, self.region_start() + off, len as u32));
+                }
+                None if self.pattern.take_file_done() => {
+                    let cur = self.files.as_ref().and_then(|f| f.cur)?;
+                    self.close_done(cur);
+                    failed = 1;
+                }
+                None => return None,
+            }
         }
-        let after = self.files.as_ref().map(|f| (f.passes, f.found_done));
-        if let (Some((p0, f0)), Some((p1, f1))) = (before, after)
-            && (p0, f0) != (p1, f1)
-        {
-            dir = self.spent_draws(dir, f1 - f0, p1 != p0);
-        }
-        if self.trims {
-            return self.next_trim_io(dir);
-        }
-        let (off, len) = self
-            .pattern
-            .next(dir as usize, &mut self.rng, &mut self.sizes)?;
-        if let Some(f) = self.files.as_mut() {
-            f.used(len);
-        }
-        Some((dir, self.region_start() + off, len as u32))
     }
 
     /// The direction of an I/O of a mixed job after its files were found done `spent`
-    /// times (and a new loop began, `new_loop`) while placing it: fio draws the direction
-    /// of each I/O it begins before it looks for the offset, so each file found done spent
-    /// a draw; a loop's end clears the limit and seeds the generator again before the
-    /// I/O of the next loop draws its own.
+    /// times as they were picked, and `failed` times as the pattern placed the I/O (and a
+    /// new loop began, `new_loop`): fio draws the direction of each I/O it begins before
+    /// it looks for the offset, so each file found done spent a draw (those found as they
+    /// were picked, their offset's draw too; the pattern spent its own); a loop's end
+    /// clears the limit and seeds the generator again before the I/O of the next loop
+    /// draws its own.
     #[inline(never)]
-    fn spent_draws(&mut self, dir: Dir, spent: u64, new_loop: bool) -> Dir {
+    fn spent_draws(&mut self, dir: Dir, spent: u64, failed: u64, new_loop: bool) -> Dir {
         if self.pattern.fio_offsets()
             && let Some(sd) = self.sizes.as_mut()
         {
@@ -1111,6 +1163,7 @@ impl FioWorker {
             }
             return dir;
         }
+        let spent = spent + failed;
         if new_loop && !self.job.time_based {
             // The I/O's own draw was the first spent.
             for _ in 1..spent {
@@ -1133,13 +1186,11 @@ impl FioWorker {
     }
 
     /// A new loop of a size-based job begins (fio's `clear_io_state`): the direction
-    /// limit cleared; under `randrepeat` the direction and block-size draws start over.
+    /// limit cleared; under `randrepeat` the direction, block-size and offset draws start
+    /// over — not with an explicit `randseed` ([`JobSpec::reseeds_each_loop`]: measured,
+    /// `rw=rw,loops=2,randseed=3` is 263/249 reads/writes only so).
     fn loop_restart(&mut self) {
-        // fio: an explicit `randseed` overrides `randrepeat` (fixup_options), so the
-        // directions' generator goes on from loop to loop (measured: `rw=rw,loops=2,
-        // randseed=3` is 263/249 reads/writes only so).
-        self.mix
-            .loop_restart(self.job.randrepeat && self.job.randseed.is_none());
+        self.mix.loop_restart(self.job.reseeds_each_loop());
         if let Some(s) = self.sizes.as_mut() {
             s.new_loop();
         }
@@ -1193,44 +1244,24 @@ impl FioWorker {
             };
             match fs.pick(&mut self.rng) {
                 Pick::Stay => return true,
-                Pick::Close(i) => {
-                    if fs.cur == Some(i) {
-                        self.swap_file(i);
-                        self.files.as_mut().expect("several files").cur = None;
-                    }
-                    if self.iolog.is_some() {
-                        let p = self.files.as_ref().expect("several files").slots[i]
-                            .path
-                            .clone();
-                        self.log_file_event(&p, "close");
-                    }
-                    let fs = self.files.as_mut().expect("several files");
-                    fs.closed_done(i);
-                    let slot = &mut fs.slots[i];
-                    slot.engine = None;
-                    if self.job.fsync_on_close
-                        && self.job.rw.writes(self.job.rwmixread)
-                        && let Some(fd) = slot.fd.as_ref()
-                    {
-                        // fio's fsync_on_close: a written file is synced as it is closed.
-                        // SAFETY: syncing our own fd.
-                        unsafe { libc::fsync(fd.as_raw_fd()) };
-                    }
-                    if let Some(fd) = slot.fd.take()
-                        && !self.job.engine.is_sync()
-                    {
-                        // Its queued I/Os may still use the descriptor.
-                        self.deferred_close.push(fd);
-                    }
-                }
+                Pick::Close(i) => self.close_done(i),
                 Pick::AllDone => {
                     // fio's `keep_running` past `loops` with io_size: on while at least
                     // the largest size of it is left.
                     let j = &self.job;
+                    let io_size = j.io_size.is_some() || j.io_size_pct.is_some();
                     if !j.time_based
-                        && (j.io_size.is_some() || j.io_size_pct.is_some())
+                        && io_size
                         && fs.passes + 1 >= u64::from(j.loops.max(1))
                         && self.limit_bytes.saturating_sub(fs.issued) < j.max_bs()
+                    {
+                        return false;
+                    }
+                    // Files that find themselves done: `loops` passes.
+                    if !j.time_based
+                        && !io_size
+                        && fs.self_ending
+                        && fs.passes + 1 >= u64::from(j.loops.max(1))
                     {
                         return false;
                     }
@@ -1253,6 +1284,41 @@ impl FioWorker {
                     return true;
                 }
             }
+        }
+    }
+
+    /// Closes file `i` of several, done in this pass (it may be the current one).
+    fn close_done(&mut self, i: usize) {
+        let Some(fs) = self.files.as_mut() else {
+            return;
+        };
+        if fs.cur == Some(i) {
+            self.swap_file(i);
+            self.files.as_mut().expect("several files").cur = None;
+        }
+        if self.iolog.is_some() {
+            let p = self.files.as_ref().expect("several files").slots[i]
+                .path
+                .clone();
+            self.log_file_event(&p, "close");
+        }
+        let fs = self.files.as_mut().expect("several files");
+        fs.closed_done(i);
+        let slot = &mut fs.slots[i];
+        slot.engine = None;
+        if self.job.fsync_on_close
+            && self.job.rw.writes(self.job.rwmixread)
+            && let Some(fd) = slot.fd.as_ref()
+        {
+            // fio's fsync_on_close: a written file is synced as it is closed.
+            // SAFETY: syncing our own fd.
+            unsafe { libc::fsync(fd.as_raw_fd()) };
+        }
+        if let Some(fd) = slot.fd.take()
+            && !self.job.engine.is_sync()
+        {
+            // Its queued I/Os may still use the descriptor.
+            self.deferred_close.push(fd);
         }
     }
 
@@ -2633,6 +2699,12 @@ impl FioWorker {
             }
             n += 1;
             let t0 = ctl.now();
+            if let Some(l) = self.iolog.as_mut() {
+                // write_iolog: fio logs each verify read as it issues it.
+                let us = clock.to_ns(t0.saturating_sub(l.t0)) / 1000;
+                l.w.io(us, &path, Dir::Read, p.off, p.len);
+                l.last_off = p.off;
+            }
             let res = if let Some(Engine::Nbd(x)) = self.engine.as_mut() {
                 x.read_now(buf, p.off, p.len)
             } else if fd < 0 {
@@ -3035,7 +3107,12 @@ impl FioWorker {
             if !PLAIN && dir == Dir::Read && !self.after_read(buf, off, res as u32) {
                 break;
             }
-            if !PLAIN && dir == Dir::Write && self.backlog_due() && !self.verify_backlog(ctl) {
+            // (A mixed job's pass may end with a read: its writes are read back then too.)
+            if !PLAIN
+                && (dir == Dir::Write || self.pass_verify)
+                && self.backlog_due()
+                && !self.verify_backlog(ctl)
+            {
                 break;
             }
             if !PLAIN && !warming && !self.rate_ok(t1) {
