@@ -16,8 +16,8 @@
 
 pub mod bufs;
 pub mod cmdprio;
-pub mod enghelp;
 pub mod crctest;
+pub mod enghelp;
 pub mod engine;
 pub mod engines;
 pub mod errors;
