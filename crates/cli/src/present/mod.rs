@@ -150,7 +150,13 @@ pub trait Presenter: Sync {
 /// The run's warnings on stderr, one `WARNING:` line each. A run where nothing completed
 /// because requests failed does not add "too few events": that only restates it; nor does
 /// one that did the count the user asked for when `asked_count` (ab's `-n 5`).
+///
+/// `HOSTBENCH_NO_WARNINGS=1` leaves them off stderr (a script that merges stderr into what
+/// it parses); they stay in the saved result (`hostbench results show`).
 pub fn print_warnings(r: &RunResult, asked_count: bool) {
+    if std::env::var_os("HOSTBENCH_NO_WARNINGS").is_some_and(|v| v == "1") {
+        return;
+    }
     let failed_empty = r.metrics.events == 0
         && (r.outcome.stop_reason == StopReason::Error
             || r.warnings.iter().any(|w| w.kind == WarningKind::Errors));

@@ -1019,6 +1019,43 @@ fn quiet_keeps_warnings_off_stderr_in_every_format() {
     }
 }
 
+/// `HOSTBENCH_NO_WARNINGS=1` keeps the run's warnings off stderr in every grammar (the
+/// peers' command lines have no `-q` of hostbench's), as a review asked: `2>&1` into a JSON
+/// reader broke on them; the saved result keeps them.
+#[test]
+fn no_warnings_variable_keeps_them_off_stderr() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("r.db");
+    let args = ["run", "null", "--events", "1", "--time", "0", "-f", "json"];
+    let o = crate::common::hb()
+        .args(args)
+        .env("HOSTBENCH_RESULTS_DB", &db)
+        .env("HOSTBENCH_NO_WARNINGS", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(!err.contains("WARNING"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let kept = v["warnings"].as_array().map_or(0, Vec::len);
+    assert!(kept > 0, "the result keeps its warnings: {v}");
+    // The variable set to anything else changes nothing.
+    let o = crate::common::hb()
+        .args(args)
+        .env("HOSTBENCH_RESULTS_DB", &db)
+        .env("HOSTBENCH_NO_WARNINGS", "0")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stderr).contains("WARNING: only 1 event"));
+    let o = crate::common::hb()
+        .args(["fio", "--name=a", "--ioengine=null", "--size=4k", "--no-save"])
+        .env("HOSTBENCH_NO_WARNINGS", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && !err.contains("WARNING"), "{err}");
+}
+
 #[test]
 fn native_text_names_a_workloads_figures_in_words() {
     let (out, _) = run_ok(&[
