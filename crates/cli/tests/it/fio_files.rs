@@ -1843,7 +1843,12 @@ fn a_failing_io_counts_what_was_queued_and_fios_clean_up_reap() {
         ("io_uring", "1", "total=0,1,0,0", "1=100.0%, 2=0.0%"),
         ("libaio", "1", "total=0,1,0,0", "1=100.0%, 2=0.0%"),
         ("libaio", "4", "total=0,1,0,0", "1=100.0%, 2=0.0%"),
-        ("io_uring", "8", "total=0,8,0,0", "1=12.5%, 2=25.0%, 4=50.0%, 8=12.5%"),
+        (
+            "io_uring",
+            "8",
+            "total=0,8,0,0",
+            "1=12.5%, 2=25.0%, 4=50.0%, 8=12.5%",
+        ),
     ];
     let shape = |r: &Ran| {
         let field = |key: &str| {
@@ -1853,9 +1858,18 @@ fn a_failing_io_counts_what_was_queued_and_fios_clean_up_reap() {
                 .map(|l| l.split_once(':').map_or("", |x| x.1).trim().to_string())
                 .unwrap_or_default()
         };
-        let issued = field("issued rwts").split_whitespace().next().unwrap_or("").to_string();
+        let issued = field("issued rwts")
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string();
         let complete = field("complete");
-        (r.code, issued, field("IO depths"), complete.starts_with("0=0.0%"))
+        (
+            r.code,
+            issued,
+            field("IO depths"),
+            complete.starts_with("0=0.0%"),
+        )
     };
     let fio_too = need_fio("a_failing_io_counts_what_was_queued_and_fios_clean_up_reap");
     for (engine, depth, issued, depths) in cases {

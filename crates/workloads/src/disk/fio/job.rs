@@ -5094,12 +5094,18 @@ mod tests {
         let d = std::env::temp_dir().join(format!("hb-inc-{}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
         let main = d.join("m.fio");
-        let text = "[global]\nrw=write\ninclude missing.fio\n[a]\nsize=1m\ninclude n.fio\n[b]\nsize=2m\n";
+        let text =
+            "[global]\nrw=write\ninclude missing.fio\n[a]\nsize=1m\ninclude n.fio\n[b]\nsize=2m\n";
         std::fs::write(d.join("n.fio"), "bs=8k\ninclude gone.fio\nbs=16k\n").unwrap();
         let s = parse_ini(text, main.to_str().unwrap(), &no_env).unwrap();
         let opts: Vec<Vec<(&str, &str)>> = s
             .iter()
-            .map(|x| x.opts.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect())
+            .map(|x| {
+                x.opts
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect()
+            })
             .collect();
         assert_eq!(
             opts,

@@ -1,0 +1,213 @@
+//! Block devices and sizes as fio 3.33 takes them: a device's size when none is given
+//! (and the base of percentages), a `size` past the device's end stopped there, as fio
+//! does, side by side with the installed fio on an unmounted loop device (root only;
+//! skipped elsewhere).
+
+use super::fio::tmp;
+use super::fio_files::{Ran, doc, fio, hb};
+use super::fio_seq::need_fio;
+
+/// (exit status, read I/Os, bytes read) of a run whose JSON report is on stdout.
+fn reads(r: &Ran) -> (i32, u64, u64) {
+    if r.code != 0 {
+        return (r.code, 0, 0);
+    }
+    let d = doc(&r.out);
+    let j = &d["jobs"].as_array().unwrap()[0]["read"];
+    (
+        r.code,
+        j["total_ios"].as_u64().unwrap(),
+        j["io_bytes"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn a_block_device_gives_its_size_and_ends_the_region_as_fio() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skip: loop devices need root");
+        return;
+    }
+    const DEV: u64 = 32 << 20;
+    let d = tmp("devsize");
+    let img = d.join("img");
+    std::fs::File::create(&img).unwrap().set_len(DEV).unwrap();
+    let img2 = d.join("img2");
+    std::fs::File::create(&img2)
+        .unwrap()
+        .set_len(DEV / 2)
+        .unwrap();
+    // Detached however the test ends.
+    let Some(lo) = crate::common::LoopImage::attach(&img) else {
+        return;
+    };
+    let Some(lo2) = crate::common::LoopImage::attach(&img2) else {
+        return;
+    };
+    let dev = format!("--filename={}", lo.dev);
+    let both = format!("--filename={}:{}", lo.dev, lo2.dev);
+    let m = |n: u64| format!("{}m", n >> 20);
+    let (twice, off_in, off_past) = (m(2 * DEV), m(DEV - (4 << 20)), m(DEV + (8 << 20)));
+    let size8 = "--size=8m".to_string();
+    // (case, arguments, what hostbench must do without fio to compare with: exit status,
+    // and bytes read when it runs)
+    let cases: Vec<(&str, Vec<String>, (i32, u64))> = vec![
+        (
+            "no size: the device's",
+            vec!["--rw=read".into(), "--bs=1m".into()],
+            (0, DEV),
+        ),
+        (
+            "no size, number_ios",
+            vec![
+                "--rw=randread".into(),
+                "--bs=4k".into(),
+                "--direct=1".into(),
+                "--number_ios=1000".into(),
+            ],
+            (0, 1000 * 4096),
+        ),
+        (
+            "no size, io_size",
+            vec![
+                "--rw=randread".into(),
+                "--bs=4k".into(),
+                "--direct=1".into(),
+                "--io_size=4m".into(),
+            ],
+            (0, 4 << 20),
+        ),
+        (
+            "percent of the device",
+            vec![
+                "--rw=read".into(),
+                "--bs=4k".into(),
+                "--size=50%".into(),
+                "--offset=25%".into(),
+            ],
+            (0, DEV / 2),
+        ),
+        (
+            "size past the end: a sequential read stops there",
+            vec![
+                "--rw=read".into(),
+                "--bs=1m".into(),
+                format!("--size={twice}"),
+            ],
+            (0, DEV),
+        ),
+        (
+            "from an offset, past the end",
+            vec![
+                "--rw=read".into(),
+                "--bs=1m".into(),
+                size8.clone(),
+                format!("--offset={off_in}"),
+            ],
+            (0, 4 << 20),
+        ),
+        (
+            "past the end, blocks that do not divide it, two loops",
+            vec![
+                "--rw=read".into(),
+                "--bs=3m".into(),
+                format!("--size={twice}"),
+                "--loops=2".into(),
+            ],
+            (0, 2 * (DEV - DEV % (3 << 20))),
+        ),
+        (
+            "random, past the end: the map fills at the device's end",
+            vec![
+                "--rw=randread".into(),
+                "--bs=1m".into(),
+                format!("--size={twice}"),
+            ],
+            (0, DEV),
+        ),
+        (
+            "random without the map: size's bytes within the device",
+            vec![
+                "--rw=randread".into(),
+                "--bs=1m".into(),
+                format!("--size={twice}"),
+                "--norandommap".into(),
+            ],
+            (0, 2 * DEV),
+        ),
+        (
+            "no size, offset past the end",
+            vec![
+                "--rw=read".into(),
+                "--bs=1m".into(),
+                format!("--offset={off_past}"),
+            ],
+            (2, 0),
+        ),
+    ];
+    let peer = need_fio("a_block_device_gives_its_size_and_ends_the_region_as_fio");
+    let mut got = Vec::new();
+    for (what, extra, want) in &cases {
+        let mut args = vec!["--name=a".to_string(), dev.clone()];
+        args.extend(extra.iter().cloned());
+        args.push("--output-format=json".into());
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let h = hb(&d, &a);
+        let p = peer.then(|| fio(&d, &a));
+        got.push((what, h, p, want));
+    }
+    // Several devices without a size: each read whole.
+    let a = [
+        "--name=a",
+        both.as_str(),
+        "--rw=read",
+        "--bs=1m",
+        "--output-format=json",
+    ];
+    let h2 = hb(&d, &a);
+    let p2 = peer.then(|| fio(&d, &a));
+    // A random read drawn past the device's end ends the job there (fio's file done).
+    let a = [
+        "--name=a",
+        dev.as_str(),
+        "--rw=randread",
+        "--bs=1m",
+        size8.as_str(),
+        "--offset=28m",
+        "--output-format=json",
+    ];
+    let h3 = hb(&d, &a);
+    let p3 = peer.then(|| fio(&d, &a));
+    drop((lo, lo2));
+    for (what, h, p, want) in got {
+        let r = reads(&h);
+        match p {
+            // fio's exit status is 1 where hostbench refuses the job (2) before it runs.
+            Some(p) if p.code != 0 => assert_eq!(r.0, 2, "{what}: fio failed ({})", p.err),
+            Some(p) => assert_eq!(r, reads(&p), "{what}: as fio\n{}", h.err),
+            None => {
+                assert_eq!(r.0, want.0, "{what}: {}", h.err);
+                if want.0 == 0 {
+                    assert_eq!(r.2, want.1, "{what}");
+                }
+            }
+        }
+        if r.0 == 2 {
+            assert!(h.err.contains("offset"), "{what}: says why: {}", h.err);
+        }
+    }
+    assert_eq!(
+        reads(&h2),
+        (0, (DEV + DEV / 2) >> 20, DEV + DEV / 2),
+        "{}",
+        h2.err
+    );
+    if let Some(p) = p2 {
+        assert_eq!(reads(&h2), reads(&p));
+    }
+    let r3 = reads(&h3);
+    assert!(r3.0 == 0 && r3.2 <= 4 << 20, "{r3:?} {}", h3.err);
+    if let Some(p) = p3 {
+        assert_eq!(r3, reads(&p), "a draw past the end ends it as fio");
+    }
+}
