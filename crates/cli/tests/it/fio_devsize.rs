@@ -211,3 +211,59 @@ fn a_block_device_gives_its_size_and_ends_the_region_as_fio() {
         assert_eq!(r3, reads(&p), "a draw past the end ends it as fio");
     }
 }
+
+/// fio 3.33's time values: whole µs, a suffix it does not know (`ns`, `sec`, `min`) leaves
+/// the number in µs, and the fraction is dropped (`1.5s` is 1 s). Every time option takes
+/// them, as fio (hostbench refused `ns` and read `2sec` as 2 s).
+#[test]
+fn time_units_are_fios() {
+    let d = tmp("devsize-time");
+    let base = [
+        "--name=a",
+        "--ioengine=null",
+        "--size=1m",
+        "--rw=read",
+        "--output-format=json",
+    ];
+    let runtime_ms = |r: &Ran| -> u64 {
+        assert_eq!(r.code, 0, "{}", r.err);
+        doc(&r.out)["jobs"][0]["job_runtime"].as_u64().unwrap()
+    };
+    let peer = need_fio("time_units_are_fios");
+    for opt in [
+        "--runtime=1ns",
+        "--thinktime=10ns",
+        "--startdelay=1ns",
+        "--max_latency=500ns",
+        "--latency_target=100ns",
+        "--thinktime=1.5ms",
+    ] {
+        let mut a = base.to_vec();
+        a.push(opt);
+        let h = hb(&d, &a);
+        assert_eq!(h.code, 0, "{opt}: taken as fio takes it: {}", h.err);
+        if peer {
+            assert_eq!(fio(&d, &a).code, 0, "{opt}: fio takes it");
+        }
+    }
+    // A time-based job of `2sec` runs 2 µs in fio (its unit when the suffix is unknown),
+    // `1.5s` runs 1 s: the report's job_runtime in ms says which.
+    let timed = |rt: &str| {
+        let mut a = base.to_vec();
+        a.extend(["--time_based", rt]);
+        let h = runtime_ms(&hb(&d, &a));
+        let p = peer.then(|| runtime_ms(&fio(&d, &a)));
+        (h, p)
+    };
+    let (h, p) = timed("--runtime=2sec");
+    assert!(h < 500, "2sec is 2 µs: ran {h} ms");
+    if let Some(p) = p {
+        assert!(p < 500, "fio: {p} ms");
+    }
+    let (h, p) = timed("--runtime=1.5s");
+    assert!((1000..1400).contains(&h), "1.5s is 1 s: ran {h} ms");
+    if let Some(p) = p {
+        assert!((1000..1400).contains(&p), "fio: {p} ms");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
