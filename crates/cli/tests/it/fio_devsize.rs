@@ -267,3 +267,67 @@ fn time_units_are_fios() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// `filesize` with percentages (fio's `setup_files`): `offset=P%` is of the file's length
+/// before the run (0 for a new file), `size=P%` of the length filesize gives; the file is
+/// laid out to the region's end. Exit status, bytes read and the file's length as fio's.
+#[test]
+fn filesize_with_percentages_is_fios() {
+    let peer = need_fio("filesize_with_percentages_is_fios");
+    // (case, length of the file before, arguments)
+    let cases: [(&str, Option<u64>, &[&str]); 5] = [
+        (
+            "new file",
+            None,
+            &["--filesize=16m", "--offset=25%", "--size=50%"],
+        ),
+        (
+            "existing shorter file",
+            Some(4 << 20),
+            &["--filesize=16m", "--offset=25%", "--size=50%"],
+        ),
+        (
+            "existing shorter file, offset only",
+            Some(4 << 20),
+            &["--filesize=16m", "--offset=25%"],
+        ),
+        (
+            "new file, size only",
+            None,
+            &["--filesize=16m", "--size=25%"],
+        ),
+        (
+            "existing file within filesize",
+            Some(8 << 20),
+            &["--filesize=4m-16m", "--offset=50%", "--size=50%"],
+        ),
+    ];
+    let run = |tag: &str, before: Option<u64>, extra: &[&str], real: bool| {
+        let d = tmp(tag);
+        if let Some(n) = before {
+            std::fs::write(d.join("f"), vec![0x5a; n as usize]).unwrap();
+        }
+        let mut a = vec![
+            "--name=a",
+            "--filename=f",
+            "--rw=read",
+            "--bs=1m",
+            "--output-format=json",
+        ];
+        a.extend_from_slice(extra);
+        let r = if real { fio(&d, &a) } else { hb(&d, &a) };
+        let len = std::fs::metadata(d.join("f")).map_or(0, |m| m.len());
+        std::fs::remove_dir_all(&d).unwrap();
+        (reads(&r), len, r.err)
+    };
+    for (i, (what, before, extra)) in cases.iter().enumerate() {
+        let (h, hlen, err) = run(&format!("devsize-fs{i}"), *before, extra, false);
+        assert_eq!(h.0, 0, "{what}: {err}");
+        // The region ends at the file's end at most.
+        assert!(h.2 <= hlen, "{what}: read {} of a {hlen}-byte file", h.2);
+        if peer {
+            let (p, plen, _) = run(&format!("devsize-fs{i}-fio"), *before, extra, true);
+            assert_eq!((h, hlen), (p, plen), "{what}: as fio");
+        }
+    }
+}

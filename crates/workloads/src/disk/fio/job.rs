@@ -4284,6 +4284,15 @@ impl JobSpec {
             return Ok(());
         };
         let mut regions = Vec::new();
+        // Percentages (`offset=25%`, `size=50%`) with one file: of the file's length now
+        // (fio's `real_file_size`: 0 for a new file, so the offset is 0), and `size=P%`
+        // of the length `filesize` gives (fio's `io_size + file_offset`).
+        let pct_one = haves.len() == 1 && self.pct.any();
+        if pct_one {
+            self.real_size = Some(haves[0]);
+        }
+        let size_pct = if pct_one { self.pct.size.take() } else { None };
+        let min_bs = self.bs_read.min(self.bs_write).max(1);
         // fio's `get_rand_file_size`: each clone draws its files' sizes in turn from its
         // `file_size_state` (FIO_RAND_FILE_SIZE_OFF's seed of its thread: the clone's
         // number + 1 for the first job; later jobs' thread numbers are not counted here).
@@ -4320,7 +4329,13 @@ impl JobSpec {
                     self.name
                 ));
             }
-            regions.push(file - off);
+            regions.push(match size_pct {
+                Some(p) if p != 100 => {
+                    let s = (file.saturating_mul(p) / 100).min(file - off);
+                    s - s % min_bs
+                }
+                _ => file - off,
+            });
             if self.filename.is_some() && self.nfiles() == 1 && self.numjobs > 1 {
                 // Clones sharing the one file: each region runs from the clone's own
                 // offset to the file's end (fio's `io_size = filesize - file_offset`), so

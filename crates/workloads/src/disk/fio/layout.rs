@@ -348,8 +348,9 @@ fn layout_files_in(
             j.pct.size = Some(100);
         }
         if j.pct.any() {
-            // Percentages are of the file there now (fio: its `real_file_size`).
-            if have == 0 {
+            // Percentages are of the file there now (fio: its `real_file_size`; with
+            // `filesize`, resolved above, 0 for a new file).
+            if have == 0 && j.real_size.is_none() {
                 return Err(WorkloadError::usage(format!(
                     "job '{}': size, offset or offset_increment in percent needs an existing \
                      regular file with data or a block device ({} is neither); give them in \
