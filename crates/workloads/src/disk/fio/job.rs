@@ -5112,7 +5112,7 @@ mod tests {
             ("[a]\nrate=1m\nrate_iops=5\n", "mutually exclusive"),
             ("[a]\nrate_iops=5,10\nrate_iops_min=1,20\n", "ddir 1"),
             ("[a]\nrate_process=uniform\n", "linear or poisson"),
-            ("[a]\nthinktime=5x\n", "expected a time"),
+            ("[a]\nthinktime=x\n", "expected a time"),
             ("[a]\ndirect=1\nbs=1000\n", "not a multiple of 512"),
             ("[a]\nrw=trimming\n", "randrw, trim, randtrim"),
             ("[a]\nbs=4x\n", "expected a size"),
