@@ -592,7 +592,13 @@ fn layout_files_in(
             }
             seen.push(path.clone());
             if cached {
-                data_set += size;
+                // (A device shorter than the region: the part of it the job reaches.)
+                let reach = if is_dev {
+                    device_size(&path).map(|d| d.saturating_sub(j.clone_offset(c)))
+                } else {
+                    None
+                };
+                data_set += reach.map_or(size, |r| size.min(r));
             }
             // The directory of the first regular file: its filesystem says whether the
             // files live in RAM (a device's /dev is devtmpfs, not where its data is).
