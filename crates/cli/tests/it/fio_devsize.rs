@@ -178,7 +178,45 @@ fn a_block_device_gives_its_size_and_ends_the_region_as_fio() {
     ];
     let h3 = hb(&d, &a);
     let p3 = peer.then(|| fio(&d, &a));
+    // Reads and writes, each sequential (the device is the test's own, unmounted): the
+    // first direction at the device's end ends the pass, as fio's file done.
+    let mut mixed = Vec::new();
+    for extra in [
+        &["--rwmixread=50"][..],
+        &["--rwmixread=70"],
+        &["--loops=2"],
+        &["--io_size=100m"],
+        &[size8.as_str(), "--offset=28m"],
+    ] {
+        let mut a = vec![
+            "--name=a",
+            dev.as_str(),
+            "--rw=rw",
+            "--bs=1m",
+            "--output-format=json",
+        ];
+        if !extra.contains(&size8.as_str()) {
+            a.push("--size=64m");
+        }
+        a.extend_from_slice(extra);
+        mixed.push((extra.join(" "), hb(&d, &a), peer.then(|| fio(&d, &a))));
+    }
     drop((lo, lo2));
+    let rw = |r: &Ran| {
+        assert_eq!(r.code, 0, "{}", r.err);
+        let j = &doc(&r.out)["jobs"][0];
+        (
+            j["read"]["io_bytes"].as_u64().unwrap(),
+            j["write"]["io_bytes"].as_u64().unwrap(),
+        )
+    };
+    for (what, h, p) in mixed {
+        let (r, w) = rw(&h);
+        assert!(r <= 2 * DEV && w <= 2 * DEV, "{what}: {r} {w}");
+        if let Some(p) = p {
+            assert_eq!((r, w), rw(&p), "{what}: as fio");
+        }
+    }
     for (what, h, p, want) in got {
         let r = reads(&h);
         match p {

@@ -62,6 +62,7 @@ pub(super) fn new_worker(
     // random map the job's bytes stay those of its `size`.
     let mut dev_end = u64::MAX;
     let mut limit_size = None;
+    let mut seq_dev_end = None;
     if own.nfiles() == 1
         && own.zbd.is_none()
         && !own.unlink_each_loop
@@ -91,6 +92,10 @@ pub(super) fn new_worker(
             if own.norandommap && own.random_generator != super::job::RandGen::Lfsr {
                 limit_size = Some(sz);
             }
+        } else if (1..100).contains(&own.rw.read_pct(own.rwmixread)) {
+            // Reads and writes, each sequential: the first direction that reaches the
+            // device's end ends the pass, the job's bytes stay those of its `size`.
+            seq_dev_end = Some(dev - own.offset);
         } else {
             own.size = Some(dev - own.offset);
         }
@@ -318,6 +323,9 @@ pub(super) fn new_worker(
             pattern.set_file_end(room);
         }
     }
+    if let Some(e) = seq_dev_end {
+        pattern.end_at_device(e);
+    }
     // (Without the random map a device shorter than `size` is read `size` bytes' worth.)
     let limit_region = limit_size.unwrap_or(size);
     if multi.is_none() {
@@ -432,6 +440,7 @@ pub(super) fn new_worker(
             j.io_limits_in(limit_region, room.max(limit_region)).0
         },
         dev_end,
+        dev_seq_passes: seq_dev_end.map(|_| 0),
         pass_len: size.max(j.pass_bytes(size, room)),
         verify_each_pass: j.verifies_each_pass(),
         pass_verify: false,
@@ -626,6 +635,9 @@ fn advise_access(f: &impl AsRawFd, j: &JobSpec, offset: u64, size: u64) {
 }
 
 struct FioWorker {
+    /// Reads and writes, each sequential, on a block device shorter than the region: the
+    /// passes ended at the device's end so far (`None` otherwise).
+    dev_seq_passes: Option<u32>,
     /// Where a block device shorter than the random region ends (absolute; `u64::MAX`
     /// otherwise): an I/O drawn past it ends the clone, as fio's file done.
     dev_end: u64,
@@ -939,6 +951,16 @@ impl FioWorker {
             && self.verify.is_none();
         let mut dir = dir;
         if by_dir && !self.job.time_based && self.pattern.seq_ends(dir as usize) {
+            if self.dev_seq_passes.is_some() {
+                // A block device shorter than the region: a direction found the file done
+                // before the job's bytes were done; fio's `keep_running` ends the job after
+                // its last loop unless `io_size` asks for more.
+                let n = self.dev_seq_passes.map_or(0, |n| n + 1);
+                self.dev_seq_passes = Some(n);
+                if n >= self.job.loops.max(1) && self.job.io_size.is_none() {
+                    return None;
+                }
+            }
             self.loop_restart();
             self.pattern.restart_seq();
             dir = self.pick_dir();
