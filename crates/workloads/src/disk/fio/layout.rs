@@ -505,8 +505,18 @@ fn layout_files_in(
             } {
                 Some(s) => s,
                 None if is_dev => {
+                    use std::os::unix::fs::FileTypeExt;
+                    let why = if meta
+                        .as_ref()
+                        .is_some_and(|m| m.file_type().is_char_device())
+                    {
+                        "a character device has no size to take, as in fio ('you need to \
+                         specify size=')"
+                    } else {
+                        "its size could not be read (BLKGETSIZE64)"
+                    };
                     return Err(WorkloadError::usage(format!(
-                        "job '{}': give a size for device {}",
+                        "job '{}': give a size for device {} (e.g. --size=1g): {why}",
                         j.name,
                         path.display()
                     )));
