@@ -1048,7 +1048,13 @@ fn no_warnings_variable_keeps_them_off_stderr() {
         .unwrap();
     assert!(String::from_utf8_lossy(&o.stderr).contains("WARNING: only 1 event"));
     let o = crate::common::hb()
-        .args(["fio", "--name=a", "--ioengine=null", "--size=4k", "--no-save"])
+        .args([
+            "fio",
+            "--name=a",
+            "--ioengine=null",
+            "--size=4k",
+            "--no-save",
+        ])
         .env("HOSTBENCH_NO_WARNINGS", "1")
         .output()
         .unwrap();

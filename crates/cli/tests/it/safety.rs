@@ -162,6 +162,13 @@ fn fio_refuses_to_write_a_mounted_block_device() {
         assert_eq!(code, 2, "{engine}: must refuse:\n{out}\n{err}");
         assert!(err.contains(mnt.to_str().unwrap()), "{engine}: {err}");
     }
+    // Without a size (the device's own, as fio takes it): refused all the same, before
+    // anything is written.
+    for rw in ["--rw=write", "--rw=randwrite"] {
+        let (code, out, err) = run_in(cwd.path(), &["fio", "--name=wipe", &filename, rw]);
+        assert_eq!(code, 2, "{rw} without size: must refuse:\n{out}\n{err}");
+        assert!(err.contains("allow_mounted_write=1"), "says how: {err}");
+    }
     // Through a symlink to the device (/dev/disk/by-id style): the same refusal.
     let link = cwd.path().join("by-id-link");
     std::os::unix::fs::symlink(&ld.dev, &link).unwrap();
@@ -190,6 +197,12 @@ fn fio_refuses_to_write_a_mounted_block_device() {
         ],
     );
     assert_eq!(code, 0, "a read job runs:\n{out}\n{err}");
+    // Without a size: the whole device is read (fio's size is the device's).
+    let (code, out, err) = run_in(
+        cwd.path(),
+        &["fio", "--name=look", &filename, "--rw=read", "--bs=1m"],
+    );
+    assert_eq!(code, 0, "a read job without size runs:\n{out}\n{err}");
     // The filesystem survived: unmount, mount again, read the file back.
     ld.umount();
     let mnt2 = ld._tmp.path().join("mnt");

@@ -2009,34 +2009,62 @@ pub fn parse_fio_size(text: &str) -> Option<u64> {
     n.checked_mul(super::expr::size_multiplier(rest, super::expr::kb_base())?)
 }
 
-/// Parses a fio time: a number with an optional unit (`us`, `ms`, `s`, `m`, `h`, `d`), or an
-/// arithmetic value in parentheses (`(2*30)`, `(1m+30s)`); `default_unit_s` is the unit of a
-/// bare number (seconds for runtime and ramp_time).
+/// Parses a fio time as fio 3.33's `check_str_time` reads it, in seconds: `default_unit_s`
+/// is the unit of a bare number (1.0: seconds, for runtime, ramp_time, startdelay; 1e-6:
+/// µs, for thinktime, latency_target, max_latency). fio counts whole µs: the value is a
+/// whole number (`strtoll`: `1.5s` is 1 s, fio stops at the dot, and a bare `1.5` is 1 of
+/// the default unit), times the unit its suffix names — `us`/`usec` (any suffix starting
+/// `us`), `ms`/`msec` (starting `ms`), `s`, `m`, `h`, `d` — and any other suffix (`ns`,
+/// `sec`, `min`) leaves it in µs, as fio's `get_mult_time` does (`10ns` is 10 µs, `2sec`
+/// 2 µs). An arithmetic value in parentheses (`(2*30)`, `(1m+30s)`) is evaluated. A
+/// negative value is refused (fio takes it and wraps it to a huge one).
 pub fn parse_fio_time(text: &str, default_unit_s: f64) -> Option<f64> {
     let t = text.trim().to_ascii_lowercase();
     if t.starts_with('(') {
         let v = super::expr::eval(&t, super::expr::Kind::Time(default_unit_s)).ok()?;
         return (v >= 0.0).then_some(v);
     }
-    let end = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    if end == 0 {
-        return None;
-    }
-    let n: f64 = t[..end].parse().ok()?;
-    let mult = match &t[end..] {
-        "" => default_unit_s,
-        "us" | "usec" => 1e-6,
-        "ms" | "msec" => 1e-3,
-        "s" | "sec" => 1.0,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        "d" => 86400.0,
-        _ => return None,
+    fio_time_us(&t, default_unit_s >= 1.0).map(|us| us as f64 / 1e6)
+}
+
+/// fio's `str_to_decimal` for a time (`is_seconds`: a bare number is seconds, else µs),
+/// in µs; `None` where fio finds no number (or a negative one).
+fn fio_time_us(t: &str, is_seconds: bool) -> Option<u64> {
+    let body = t.strip_prefix('+').unwrap_or(t);
+    // strtoll, base 16 when the text holds `0x` anywhere (as fio), else 10.
+    let n = if t.contains("0x") {
+        let hex = body.strip_prefix("0x")?;
+        let end = hex
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(hex.len());
+        u64::from_str_radix(&hex[..end], 16).ok()?
+    } else {
+        let end = body
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(body.len());
+        if end == 0 {
+            return None;
+        }
+        body[..end].parse::<u64>().ok()?
     };
-    let v = n * mult;
-    v.is_finite().then_some(v)
+    // get_mult_time: the suffix starts after the digits and signs.
+    let rest = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '+' || c == '-');
+    let mult: u64 = if !rest.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        if is_seconds { 1_000_000 } else { 1 }
+    } else if rest.starts_with("us") {
+        1
+    } else if rest.starts_with("ms") {
+        1_000
+    } else {
+        match rest {
+            "s" => 1_000_000,
+            "m" => 60_000_000,
+            "h" => 3_600_000_000,
+            "d" => 86_400_000_000,
+            _ => 1,
+        }
+    };
+    n.checked_mul(mult)
 }
 
 fn parse_bool_opt(k: &str, v: &str, at: &str) -> Result<bool, JobError> {
@@ -4532,6 +4560,15 @@ impl JobSpec {
             return Ok(());
         };
         let mut regions = Vec::new();
+        // Percentages (`offset=25%`, `size=50%`) with one file: of the file's length now
+        // (fio's `real_file_size`: 0 for a new file, so the offset is 0), and `size=P%`
+        // of the length `filesize` gives (fio's `io_size + file_offset`).
+        let pct_one = haves.len() == 1 && self.pct.any();
+        if pct_one {
+            self.real_size = Some(haves[0]);
+        }
+        let size_pct = if pct_one { self.pct.size.take() } else { None };
+        let min_bs = self.bs_read.min(self.bs_write).max(1);
         // fio's `get_rand_file_size`: each clone draws its files' sizes in turn from its
         // `file_size_state` (FIO_RAND_FILE_SIZE_OFF's seed of its thread). fio numbers a
         // job's first clone, then its others from the last down (`add_job`'s
@@ -4577,7 +4614,13 @@ impl JobSpec {
                     self.name
                 ));
             }
-            regions.push(file - off);
+            regions.push(match size_pct {
+                Some(p) if p != 100 => {
+                    let s = (file.saturating_mul(p) / 100).min(file - off);
+                    s - s % min_bs
+                }
+                _ => file - off,
+            });
             if self.filename.is_some() && self.nfiles() == 1 && self.numjobs > 1 {
                 // Clones sharing the one file: each region runs from the clone's own
                 // offset to the file's end (fio's `io_size = filesize - file_offset`), so
@@ -5370,7 +5413,7 @@ mod tests {
             ("[a]\nrate=1m\nrate_iops=5\n", "mutually exclusive"),
             ("[a]\nrate_iops=5,10\nrate_iops_min=1,20\n", "ddir 1"),
             ("[a]\nrate_process=uniform\n", "linear or poisson"),
-            ("[a]\nthinktime=5x\n", "expected a time"),
+            ("[a]\nthinktime=x\n", "expected a time"),
             ("[a]\ndirect=1\nbs=1000\n", "not a multiple of 512"),
             ("[a]\nrw=trimming\n", "randrw, trim, randtrim"),
             ("[a]\nbs=4x\n", "expected a size"),
@@ -5609,6 +5652,19 @@ mod tests {
         assert_eq!(parse_fio_time("500ms", 1.0), Some(0.5));
         assert_eq!(parse_fio_time("2m", 1.0), Some(120.0));
         assert_eq!(parse_fio_time("x", 1.0), None);
+        // fio's whole µs: other suffixes are µs, the fraction is dropped.
+        assert_eq!(parse_fio_time("1ns", 1.0), Some(1e-6));
+        assert_eq!(parse_fio_time("500ns", 1e-6), Some(500e-6));
+        assert_eq!(parse_fio_time("2sec", 1.0), Some(2e-6));
+        assert_eq!(parse_fio_time("1min", 1.0), Some(1e-6));
+        assert_eq!(parse_fio_time("1.5s", 1.0), Some(1.0));
+        assert_eq!(parse_fio_time("1.5ms", 1e-6), Some(1e-6));
+        assert_eq!(parse_fio_time("20usec", 1.0), Some(20e-6));
+        assert_eq!(parse_fio_time("3msec", 1.0), Some(3e-3));
+        assert_eq!(parse_fio_time("2h", 1.0), Some(7200.0));
+        assert_eq!(parse_fio_time("1d", 1.0), Some(86400.0));
+        assert_eq!(parse_fio_time("100", 1e-6), Some(100e-6));
+        assert_eq!(parse_fio_time("-5", 1.0), None);
     }
 
     /// The report's list of fio's synchronous engines (its "capped at 1" note) is the

@@ -79,13 +79,12 @@ pub fn handles(key: &str) -> bool {
     )
 }
 
-/// A time in µs as fio reads `latency_target` and `latency_window`: a bare number is µs;
-/// `us`, `ms`, `s`, `m`, `h`, `d` suffixes. (fio takes `1.5ms` as 1 µs and `10ns` as
-/// 10 µs; hostbench takes the first as 1500 µs and refuses the second, which fio cannot
-/// express: its unit is the µs.)
+/// A time in µs as fio reads `latency_target`, `latency_window` and `max_latency`: a bare
+/// number is µs; `us`, `ms`, `s`, `m`, `h`, `d` suffixes; whole µs as fio's parser counts
+/// them (`1.5ms` is 1 µs, `10ns` 10 µs: see [`super::job::parse_fio_time`]).
 fn time_us(v: &str) -> Option<u64> {
     let t = v.trim().to_ascii_lowercase();
-    if t.starts_with('-') || t.ends_with("ns") || t.ends_with("nsec") {
+    if t.starts_with('-') {
         return None;
     }
     let s = super::job::parse_fio_time(&t, 1e-6)?;
@@ -464,6 +463,11 @@ mod tests {
         assert_eq!(o.target_ns, 500_000_000);
         apply(&mut o, "latency_target", "10ms", "x").unwrap();
         assert_eq!(o.target_ns, 10_000_000);
+        // fio's whole µs: `ns` is no unit of its (µs), the fraction is dropped.
+        apply(&mut o, "latency_target", "10ns", "x").unwrap();
+        assert_eq!(o.target_ns, 10_000);
+        apply(&mut o, "max_latency", "1.5ms", "x").unwrap();
+        assert_eq!(o.max_ns, [1_000; 3]);
         apply(&mut o, "latency_window", "5s", "x").unwrap();
         assert_eq!(o.window_us, 5_000_000);
         apply(&mut o, "latency_percentile", "99.9", "x").unwrap();
@@ -473,7 +477,6 @@ mod tests {
         for (k, v) in [
             ("latency_target", "abc"),
             ("latency_target", "-5"),
-            ("latency_target", "10ns"),
             ("latency_window", "abc"),
             ("latency_percentile", "101"),
             ("latency_percentile", "-1"),

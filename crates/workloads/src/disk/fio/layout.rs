@@ -11,6 +11,51 @@ use hostbench_core::workload::{ErrorKind, SetupCtx, StageLog, WorkloadError};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+/// The length fio's setup measures of the job file at `path` (its `real_file_size`): a
+/// regular file's length, a block device's size (`BLKGETSIZE64`, as fio's `bdev_size`;
+/// a `/dev/disk/by-id/…` link is followed to its device), 0 for anything else or nothing
+/// there (a character device has no size on Linux: fio wants `size=` for it).
+pub(super) fn file_len(path: &Path) -> u64 {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(m) = std::fs::symlink_metadata(path) else {
+        return 0;
+    };
+    if m.is_file() {
+        return m.len();
+    }
+    let dev = if m.file_type().is_symlink() {
+        std::fs::metadata(path).is_ok_and(|t| t.file_type().is_block_device())
+    } else {
+        m.file_type().is_block_device()
+    };
+    if dev { block_device_size(path) } else { 0 }
+}
+
+/// The size of the block device at `path` (followed through links); `None` when `path`
+/// is no block device (or its size cannot be asked).
+pub(super) fn device_size(path: &Path) -> Option<u64> {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path)
+        .is_ok_and(|m| m.file_type().is_block_device())
+        .then(|| block_device_size(path))
+        .filter(|&n| n > 0)
+}
+
+/// A block device's size in bytes (`BLKGETSIZE64`); 0 when it cannot be opened (read-only,
+/// nothing is written) or asked.
+pub(super) fn block_device_size(path: &Path) -> u64 {
+    use std::os::fd::AsRawFd;
+    let Ok(f) = std::fs::File::open(path) else {
+        return 0;
+    };
+    let mut bytes: u64 = 0;
+    // BLKGETSIZE64: _IOR(0x12, 114, size_t).
+    const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+    // SAFETY: the ioctl writes one u64 into `bytes`, on a descriptor owned here.
+    let r = unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64 as _, &mut bytes) };
+    if r == 0 { bytes } else { 0 }
+}
+
 /// `what` failed on `path` (an I/O error: [`ErrorKind::Failed`], or `kind`).
 pub(super) fn io_err(
     kind: ErrorKind,
@@ -259,10 +304,7 @@ fn layout_files_in(
                         } else {
                             (s / nf, s % nf)
                         };
-                        std::fs::symlink_metadata(j.file_path_k(c, k))
-                            .ok()
-                            .filter(|m| m.is_file())
-                            .map_or(0, |m| m.len())
+                        file_len(&j.file_path_k(c, k))
                     }
                 })
                 .collect(),
@@ -316,11 +358,13 @@ fn layout_files_in(
             j.pct.size = Some(100);
         }
         if j.pct.any() {
-            // Percentages are of the file there now (fio: its `real_file_size`).
-            if have == 0 {
+            // Percentages are of the file there now (fio: its `real_file_size`; with
+            // `filesize`, resolved above, 0 for a new file).
+            if have == 0 && j.real_size.is_none() {
                 return Err(WorkloadError::usage(format!(
                     "job '{}': size, offset or offset_increment in percent needs an existing \
-                     regular file with data ({} is not one); give them in bytes",
+                     regular file with data or a block device ({} is neither); give them in \
+                     bytes",
                     j.name,
                     j.file_path(0).display()
                 )));
@@ -471,8 +515,18 @@ fn layout_files_in(
             } {
                 Some(s) => s,
                 None if is_dev => {
+                    use std::os::unix::fs::FileTypeExt;
+                    let why = if meta
+                        .as_ref()
+                        .is_some_and(|m| m.file_type().is_char_device())
+                    {
+                        "a character device has no size to take, as in fio ('you need to \
+                         specify size=')"
+                    } else {
+                        "its size could not be read (BLKGETSIZE64)"
+                    };
                     return Err(WorkloadError::usage(format!(
-                        "job '{}': give a size for device {}",
+                        "job '{}': give a size for device {} (e.g. --size=1g): {why}",
                         j.name,
                         path.display()
                     )));
@@ -585,7 +639,13 @@ fn layout_files_in(
             } else {
                 seen.push((path.clone(), need.max(have)));
                 if cached {
-                    data_set += size;
+                    // (A device shorter than the region: the part of it the job reaches.)
+                    let reach = if is_dev {
+                        device_size(&path).map(|d| d.saturating_sub(j.clone_offset(c)))
+                    } else {
+                        None
+                    };
+                    data_set += reach.map_or(size, |r| size.min(r));
                 }
             }
             // The directory of the first regular file: its filesystem says whether the

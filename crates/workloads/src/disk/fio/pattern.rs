@@ -988,6 +988,13 @@ impl Pattern {
         }
     }
 
+    /// A block device that ends inside the region, `end` bytes from its start: a
+    /// sequential direction that reaches it finds the file done there (fio's
+    /// `get_next_offset` against `real_file_size`), whatever the region's size.
+    pub(super) fn end_at_device(&mut self, end: u64) {
+        self.end = end;
+    }
+
     /// The bytes the clone is to issue (with one file: its pattern sees them all). With
     /// `io_size`, a pass that ends with less than the largest size of them left ends the
     /// job (fio's `keep_running`).

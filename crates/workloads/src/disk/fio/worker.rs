@@ -54,6 +54,52 @@ pub(super) fn new_worker(
         }
         own.size = Some(sz.min(e - own.offset));
     }
+    // A block device that ends inside the region (fio takes `size` as given, past the
+    // device's end): fio's `get_next_offset` finds the file done at the first offset at or
+    // past the end and `fill_io_u` at the first I/O that would cross it. A sequential
+    // region stops there; random offsets are drawn over `min(size, device)` from the
+    // offset (fio's `last_block`), and a draw past the end ends the clone; without the
+    // random map the job's bytes stay those of its `size`.
+    let mut dev_end = u64::MAX;
+    let mut limit_size = None;
+    let mut seq_dev_end = None;
+    if own.nfiles() == 1
+        && own.zbd.is_none()
+        && !own.unlink_each_loop
+        && !own.sized_at_open
+        && !own.engine.fileless()
+        && !own.engine.file_op()
+        && own.engine != EngineKind::Nbd
+        && let Some(sz) = own.size
+        && let Some(dev) = super::layout::device_size(&own.file_path(clone))
+        && own.offset.saturating_add(sz) > dev
+    {
+        if own.offset >= dev {
+            return Err(WorkloadError::usage(format!(
+                "job '{}': clone {clone}'s offset {} is at or past the end of {} ({dev} \
+                 bytes); give a smaller offset (fio does no I/O there)",
+                own.name,
+                own.offset,
+                own.file_path(clone).display()
+            )));
+        }
+        if own.rw.random() {
+            let region = sz.min(dev);
+            own.size = Some(region);
+            if own.offset + region > dev {
+                dev_end = dev;
+            }
+            if own.norandommap && own.random_generator != super::job::RandGen::Lfsr {
+                limit_size = Some(sz);
+            }
+        } else if (1..100).contains(&own.rw.read_pct(own.rwmixread)) {
+            // Reads and writes, each sequential: the first direction that reaches the
+            // device's end ends the pass, the job's bytes stay those of its `size`.
+            seq_dev_end = Some(dev - own.offset);
+        } else {
+            own.size = Some(dev - own.offset);
+        }
+    }
     if let Some(f) = own.zbd.as_ref().and_then(|z| z.files.get(clone as usize)) {
         // zonemode=zbd: the region in whole zones (set at layout).
         own.offset = f.offset;
@@ -288,8 +334,13 @@ pub(super) fn new_worker(
             pattern.set_file_end(room);
         }
     }
+    if let Some(e) = seq_dev_end {
+        pattern.end_at_device(e);
+    }
+    // (Without the random map a device shorter than `size` is read `size` bytes' worth.)
+    let limit_region = limit_size.unwrap_or(size);
     if multi.is_none() {
-        pattern.set_io_limit(j.io_limits_in(size, room).0);
+        pattern.set_io_limit(j.io_limits_in(limit_region, room.max(limit_region)).0);
         pattern.seed_file(j, &path, tid as u64 + 1);
         if !j.rw.trims() && j.zbd.is_none() && !j.engine.no_io() {
             pattern.report_ends();
@@ -402,8 +453,10 @@ pub(super) fn new_worker(
             // `next_zbd_io` ends a pass early when the offsets run out.
             j.io_limits_pass(size, size).0
         } else {
-            j.io_limits_in(size, room).0
+            j.io_limits_in(limit_region, room.max(limit_region)).0
         },
+        dev_end,
+        dev_seq_passes: seq_dev_end.map(|_| 0),
         pass_len: size.max(j.pass_bytes(size, room)),
         verify_each_pass: j.verifies_each_pass(),
         pass_verify: false,
@@ -602,6 +655,12 @@ fn advise_access(f: &impl AsRawFd, j: &JobSpec, offset: u64, size: u64) {
 }
 
 struct FioWorker {
+    /// Reads and writes, each sequential, on a block device shorter than the region: the
+    /// passes ended at the device's end so far (`None` otherwise).
+    dev_seq_passes: Option<u32>,
+    /// Where a block device shorter than the random region ends (absolute; `u64::MAX`
+    /// otherwise): an I/O drawn past it ends the clone, as fio's file done.
+    dev_end: u64,
     shared: Arc<Shared>,
     tid: usize,
     job: JobSpec,
@@ -916,6 +975,16 @@ impl FioWorker {
             && self.verify.is_none();
         let mut dir = dir;
         if by_dir && !self.job.time_based && self.pattern.seq_ends(dir as usize) {
+            if self.dev_seq_passes.is_some() {
+                // A block device shorter than the region: a direction found the file done
+                // before the job's bytes were done; fio's `keep_running` ends the job after
+                // its last loop unless `io_size` asks for more.
+                let n = self.dev_seq_passes.map_or(0, |n| n + 1);
+                self.dev_seq_passes = Some(n);
+                if n >= self.job.loops.max(1) && self.job.io_size.is_none() {
+                    return None;
+                }
+            }
             self.loop_restart();
             self.pattern.restart_seq();
             dir = self.pick_dir();
@@ -966,7 +1035,11 @@ impl FioWorker {
             }
             self.loop_restart();
         }
-        Some((dir, self.job.offset + off, len as u32))
+        let abs = self.job.offset + off;
+        if abs.saturating_add(len) > self.dev_end {
+            return None;
+        }
+        Some((dir, abs, len as u32))
     }
 
     /// [`Self::next_io`] under `zonemode=zbd` (fio's `zbd_adjust_ddir`,
