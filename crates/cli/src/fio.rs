@@ -789,6 +789,9 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         return crate::fio_session::run_in_own_session()
             .map_err(|e| anyhow!("fio: could not start the job process: {e}"));
     }
+    for n in job::time_notes(&cmd.sections) {
+        eprintln!("{n}");
+    }
     deprecated();
     // fio's note when clocksource=cpu names a counter the kernel does not trust as a clock
     // (a guest's TSC on kvm-clock): the run reads it all the same.

@@ -298,6 +298,16 @@ fn time_units_are_fios() {
     if let Some(p) = p {
         assert!(p < 500, "fio: {p} ms");
     }
+    // fio says nothing; hostbench says how it read the value (on stderr, once).
+    let mut a = base.to_vec();
+    a.extend(["--time_based", "--runtime=2sec"]);
+    let err = hb(&d, &a).err;
+    assert_eq!(
+        err.matches("note: runtime=2sec is 2 µs, as fio 3.33 reads it")
+            .count(),
+        1,
+        "{err}"
+    );
     // (A wide gap: a loaded machine overruns a runtime by a few hundred ms.)
     let (h, p) = timed("--runtime=2.9s");
     assert!((1900..2850).contains(&h), "2.9s is 2 s: ran {h} ms");

@@ -976,6 +976,79 @@ struct Opt {
 /// `Option NAME is deprecated` for each and runs the job as without it.
 pub const DEPRECATED: &[&str] = &["flow_watermark", "verifysort", "verifysort_nr"];
 
+/// hostbench's own notes (not fio's) on time values fio 3.33 reads differently from how
+/// they look: a suffix it does not know (`2sec`, `1min`, `10ns`) leaves the number in µs,
+/// and a fraction is dropped (`1.5s` is 1 s). The value is taken as fio takes it (same
+/// runs, same results); the note says so, as a 60-second `runtime=60sec` that lasts 60 µs
+/// is easy to miss. One line per distinct option and value.
+pub fn time_notes(sections: &[Section]) -> Vec<String> {
+    const TIME_OPTS: &[(&str, f64)] = &[
+        ("runtime", 1.0),
+        ("ramp_time", 1.0),
+        ("startdelay", 1.0),
+        ("thinktime", 1e-6),
+        ("thinktime_spin", 1e-6),
+        ("thinktime_iotime", 1.0),
+        ("latency_target", 1e-6),
+        ("latency_window", 1e-6),
+        ("max_latency", 1e-6),
+        ("ss_dur", 1.0),
+        ("ss_ramp", 1.0),
+    ];
+    let mut out: Vec<String> = Vec::new();
+    for (k, v) in sections.iter().flat_map(|s| &s.opts) {
+        let canon = super::fio_names::canonical_name(k);
+        let Some(&(name, unit)) = TIME_OPTS.iter().find(|(n, _)| *n == canon || *n == k) else {
+            continue;
+        };
+        for part in v.split(['-', ',', ':']).filter(|p| !p.trim().is_empty()) {
+            let t = part.trim().to_ascii_lowercase();
+            if t.starts_with('(') {
+                continue;
+            }
+            let digits = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '+');
+            let fraction = digits.starts_with('.');
+            let suffix = digits.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+            let known = suffix.is_empty()
+                || suffix.starts_with("us")
+                || suffix.starts_with("ms")
+                || matches!(suffix, "s" | "m" | "h" | "d");
+            if known && !fraction {
+                continue;
+            }
+            let Some(secs) = parse_fio_time(&t, unit) else {
+                continue;
+            };
+            let read = if secs >= 1.0 {
+                format!("{secs} s")
+            } else if secs >= 1e-3 {
+                format!("{} ms", secs * 1e3)
+            } else {
+                format!("{} µs", (secs * 1e6).round())
+            };
+            let why = if known {
+                "fio drops the fraction"
+            } else {
+                "fio's time units are us, ms, s, m, h and d; any other suffix leaves the \
+                 number in µs"
+            };
+            let fix = if known {
+                "write it as a whole number of a smaller unit (1500ms, not 1.5s) if you meant \
+                 the fraction"
+            } else {
+                "write it in one of fio's units (60s, 1m) if you meant another"
+            };
+            let line = format!(
+                "hostbench fio: note: {name}={part} is {read}, as fio 3.33 reads it ({why}); {fix}"
+            );
+            if !out.contains(&line) {
+                out.push(line);
+            }
+        }
+    }
+    out
+}
+
 /// fio's line for each deprecated option in `sections`, in the order written.
 /// With them, in the same order, fio's line for each `opendir` (`fio: opendir added N
 /// files`, as its option's parser prints it: once for a `[global]` one).
@@ -5665,6 +5738,29 @@ mod tests {
         assert_eq!(parse_fio_time("1d", 1.0), Some(86400.0));
         assert_eq!(parse_fio_time("100", 1e-6), Some(100e-6));
         assert_eq!(parse_fio_time("-5", 1.0), None);
+    }
+
+    /// A time fio reads differently from how it looks gets hostbench's note (the value is
+    /// fio's all the same); one fio reads as it looks gets none.
+    #[test]
+    fn surprising_times_get_a_note() {
+        let notes = |opts: &str| {
+            time_notes(&from_text(&format!("[a]\n{}\n", opts.replace(' ', "\n"))).unwrap())
+        };
+        let n = notes("runtime=60sec");
+        assert_eq!(n.len(), 1, "{n:?}");
+        assert!(n[0].contains("runtime=60sec is 60 µs"), "{n:?}");
+        assert!(notes("timeout=1min")[0].contains("runtime=1min is 1 µs"));
+        assert!(
+            notes("runtime=1.5s")[0].contains("is 1 s")
+                && notes("runtime=1.5s")[0].contains("fraction")
+        );
+        assert!(notes("thinktime=10ns")[0].contains("thinktime=10ns is 10 µs"));
+        assert!(notes("startdelay=2sec-4sec").len() == 2);
+        assert!(
+            notes("runtime=60 ramp_time=5s thinktime=500us latency_target=20ms startdelay=1m ss_dur=(2*30)")
+                .is_empty()
+        );
     }
 
     /// The report's list of fio's synchronous engines (its "capped at 1" note) is the
