@@ -63,6 +63,13 @@ fn same(a: &BTreeMap<String, Vec<String>>, b: &BTreeMap<String, Vec<String>>) ->
 
 /// Each case through both tools: the cases whose I/Os are not all in fio's order (the
 /// counts must be equal).
+/// [`beside_fio`] on `cases`, then `d` removed: every case's I/Os in fio's order.
+fn in_fios_order(d: &Path, cases: &[&[&str]]) {
+    let bad = beside_fio(d, cases);
+    std::fs::remove_dir_all(d).unwrap();
+    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+}
+
 fn beside_fio(d: &Path, cases: &[&[&str]]) -> Vec<String> {
     let mut bad = Vec::new();
     for case in cases {
@@ -141,9 +148,7 @@ fn allrandrepeat_seeds_every_generator_as_fio() {
         std::fs::remove_dir_all(&d).unwrap();
         return;
     }
-    let bad = beside_fio(&d, cases);
-    std::fs::remove_dir_all(&d).unwrap();
-    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+    in_fios_order(&d, cases);
 }
 
 #[test]
@@ -172,9 +177,7 @@ fn percentage_random_draws_as_fio() {
         std::fs::remove_dir_all(&d).unwrap();
         return;
     }
-    let bad = beside_fio(&d, cases);
-    std::fs::remove_dir_all(&d).unwrap();
-    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+    in_fios_order(&d, cases);
 }
 
 #[test]
@@ -376,9 +379,7 @@ fn an_explicit_randseed_keeps_every_draw_going_across_loops() {
         std::fs::remove_dir_all(&d).unwrap();
         return;
     }
-    let bad = beside_fio(&d, cases);
-    std::fs::remove_dir_all(&d).unwrap();
-    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+    in_fios_order(&d, cases);
 }
 
 #[test]
@@ -453,9 +454,7 @@ fn a_file_found_done_by_its_draws_ends_where_fio_ends_it() {
         std::fs::remove_dir_all(&d).unwrap();
         return;
     }
-    let bad = beside_fio(&d, cases);
-    std::fs::remove_dir_all(&d).unwrap();
-    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+    in_fios_order(&d, cases);
 }
 
 #[test]
@@ -500,9 +499,7 @@ fn a_mixed_jobs_writes_are_read_back_after_each_loop_as_fio() {
         std::fs::remove_dir_all(&d).unwrap();
         return;
     }
-    let bad = beside_fio(&d, cases);
-    std::fs::remove_dir_all(&d).unwrap();
-    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+    in_fios_order(&d, cases);
 }
 
 #[test]
@@ -575,7 +572,5 @@ fn zipf_and_pareto_offsets_come_in_fios_order() {
         std::fs::remove_dir_all(&d).unwrap();
         return;
     }
-    let bad = beside_fio(&d, cases);
-    std::fs::remove_dir_all(&d).unwrap();
-    assert!(bad.is_empty(), "not in fio's order: {bad:#?}");
+    in_fios_order(&d, cases);
 }
