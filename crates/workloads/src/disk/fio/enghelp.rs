@@ -323,6 +323,13 @@ const OPTIONS: &[EngOpt] = &[
         None,
         "Largest TCP segment size (TCP_MAXSEG)",
     ),
+    // mmap
+    o(
+        "thp",
+        Kind::Whole,
+        Some("0"),
+        "Non-zero: map the file private and ask for transparent huge pages (MADV_HUGEPAGE); the writes then stay in memory, as fio's",
+    ),
     // nbd
     o(
         "uri",
