@@ -17,6 +17,9 @@
 #                   --direct=1 --ioengine=libaio (issue 21: a random size mix at QD32; the
 #                   random map by blocks and the size draw are on the per-I/O path)
 #   null_seq        --ioengine=null --rw=write --bs=4k --size=1g (harness, sequential)
+#   null_qd32       --ioengine=null --rw=randread --bs=4k --size=1g --iodepth=32
+#                   (harness with a queue: fio's null engine queues up to iodepth and
+#                   completes them at commit; iodepth_batch stays 1)
 #   verify_crc32c   --rw=write --bs=4k --size=VSIZE --verify=crc32c (size-based, not
 #                   time_based: the write phase, then the verify phase reading it all back)
 #   verify_md5      the same with --verify=md5
@@ -49,7 +52,7 @@ script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_dir=$(cd "$script_dir/.." && pwd)
 
 PAIRS=${PAIRS:-5}
-CASES=${CASES:-"randread_uring randread_aio gitlab seqwrite_1m null randread_buffered mmap_randrw bssplit_qd32 null_seq verify_crc32c verify_md5"}
+CASES=${CASES:-"randread_uring randread_aio gitlab seqwrite_1m null randread_buffered mmap_randrw bssplit_qd32 null_seq null_qd32 verify_crc32c verify_md5"}
 VSIZE=${VSIZE:-256m}
 RUNTIME=${RUNTIME:-5}
 SIZE=${SIZE:-1g}
@@ -83,6 +86,7 @@ case_args() {
     mmap_randrw) echo "--name=mm --filename=$FILE --size=$SIZE --rw=randrw --bs=4k --ioengine=mmap" ;;
     bssplit_qd32) echo "--name=bss --filename=$FILE --size=$SIZE --rw=randrw --rwmixread=70 --bssplit=4k/50:16k/30:64k/20 --iodepth=32 --direct=1 --ioengine=libaio" ;;
     null_seq) echo "--name=nulls --ioengine=null --rw=write --bs=4k --size=1g" ;;
+    null_qd32) echo "--name=nullq --ioengine=null --rw=randread --bs=4k --size=1g --iodepth=32" ;;
     verify_crc32c) echo "--name=vc --filename=$DIR/verify.dat --size=$VSIZE --rw=write --bs=4k --verify=crc32c --verify_state_save=0" ;;
     verify_md5) echo "--name=vm --filename=$DIR/verify.dat --size=$VSIZE --rw=write --bs=4k --verify=md5 --verify_state_save=0" ;;
     *) die "unknown case '$1'" ;;
