@@ -62,6 +62,8 @@ fio's command line and job files, measured by hostbench's own engine.
                            (its jobs share one process's memory): no effect
   --crctest[=LIST]         each checksum's speed as fio measures it (hostbench's verify
                            code; LIST: md5,crc32c,... --crctest=list names them), run nothing
+  --idle-prof=MODE         CPU idleness while the jobs run (a SCHED_IDLE thread per CPU):
+                           system, percpu, or calibrate (the unit of work only, run nothing)
   --inflate-log=FILE       print a log_store_compressed log (.log.fz) as the plain log
   --bandwidth-log          fio's aggregate bandwidth logs agg-{read,write,trim}_bw.log
   --aux-path=DIR           where the verify state files (local-JOB-N-verify.state) and
@@ -154,6 +156,8 @@ struct Cmd {
     trigger: fio::trigger::TriggerCfg,
     /// `--warnings-fatal`: a job with one of fio's fix-up warnings ends the run (exit 1).
     warnings_fatal: bool,
+    /// `--idle-prof=system|percpu`.
+    idle_prof: Option<fio::idle::Mode>,
 }
 
 /// `--eta`: when fio's status line is printed.
@@ -177,6 +181,8 @@ enum Parsed {
     /// `--crctest[=LIST]`: the checksums' speeds, nothing run (its value only after `=`:
     /// fio's optional argument).
     Crctest(Option<String>),
+    /// `--idle-prof=calibrate`: the unit of work's time on each CPU, nothing run.
+    IdleCalibrate,
 }
 
 /// fio's `--crctest[=LIST]` ([`fio::crctest`]): each selected checksum's speed as fio
@@ -278,6 +284,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
     let mut status_interval_s = 0u64;
     let mut parse_only = false;
     let mut bandwidth_log = false;
+    let mut idle_prof = None;
     let mut trigger = fio::trigger::TriggerCfg::default();
     let (mut label, mut no_save, mut results_db) = (None, false, None);
     // `--section=NAME` (several): only those job sections run (the globals always apply).
@@ -366,12 +373,17 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 let (out, err, code) = fio::enghelp::enghelp(inline.as_deref());
                 return Ok(Parsed::Help(out, err, code));
             }
-            "idle-prof" => bail!(
-                "fio: --idle-prof is not supported by hostbench yet: fio's CPU idleness \
-                 profiling (a SCHED_IDLE thread per CPU counting calibrated units of work while \
-                 the jobs run) is not written; `hostbench fio` reports each job's own CPU use \
-                 (the cpu line: usr, sys, ctx) (docs/fio.md, What is not there yet)"
-            ),
+            // fio's CPU idleness profiling; `calibrate` runs where fio reads it, and exits.
+            "idle-prof" => {
+                let v = value("calibrate, system or percpu")?;
+                match fio::idle::Mode::parse(&v) {
+                    Some(fio::idle::Mode::Calibrate) => return Ok(Parsed::IdleCalibrate),
+                    Some(m) => idle_prof = Some(m),
+                    None => bail!(
+                        "fio: incorrect idle-prof option: {v} (give calibrate, system or percpu)"
+                    ),
+                }
+            }
             "latency-log" => bail!(
                 "fio: --latency-log is deprecated. Use per-job latency log options \
                  (write_lat_log=PREFIX; fio 3.33 refuses --latency-log too)."
@@ -621,6 +633,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
         bandwidth_log,
         trigger,
         warnings_fatal,
+        idle_prof,
     })))
 }
 
@@ -715,6 +728,14 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             return Ok(ExitCode::from(code));
         }
         Parsed::Crctest(arg) => return crctest(arg.as_deref()),
+        Parsed::IdleCalibrate => {
+            let (f, failures) = fio::idle::calibrate_only();
+            for e in failures {
+                eprintln!("fio: idle profiling: {e}");
+            }
+            print!("{}", hostbench_report::fio::idle_prof(&f, true));
+            return Ok(ExitCode::SUCCESS);
+        }
         Parsed::Inflate(f) => {
             // fio's --inflate-log: the plain log on stdout.
             let stdout = std::io::stdout();
@@ -938,6 +959,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
         .iter()
         .any(|f| matches!(f, FioFormat::Json | FioFormat::JsonPlus));
     fio::status::bandwidth_log(cmd.bandwidth_log.then_some(json));
+    fio::idle::enable(cmd.idle_prof);
     match exec::execute(&plan, w, &output, &cmd.save, "fio", argv) {
         Ok((code, _)) => Ok(code),
         Err(e) => {

@@ -51,6 +51,10 @@ pub struct FioResult {
     /// The job files' block devices over the run (fio's `disk_util`); empty when no job
     /// keeps `disk_util` on or the files are not on a block device.
     pub disks: Vec<FioDisk>,
+    /// `--idle-prof=system|percpu`: how idle the CPUs stayed while the jobs ran (fio's
+    /// `cpu_idleness`; schema 1.16, absent without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_idleness: Option<FioIdleness>,
 }
 
 /// One option as written (`rw=randread`; a bare flag has an empty value).
@@ -504,6 +508,27 @@ pub struct FioStat {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct FioBins(pub Vec<[u64; 2]>);
+
+/// fio's CPU idleness profile (`--idle-prof`): a `SCHED_IDLE` thread per CPU counted
+/// calibrated units of work while the jobs ran; what it counted is the CPU time nothing
+/// else wanted — other processes' and, on a virtual machine, the hypervisor's steal
+/// included.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioIdleness {
+    /// `system` or `percpu` (`calibrate` only when printed alone, never stored).
+    pub mode: String,
+    /// The CPUs' mean idleness, percent.
+    pub system: f64,
+    /// Each configured CPU's idleness, percent (`percpu` only; empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_cpu: Vec<f64>,
+    /// Mean over the CPUs of the calibrated unit of work's time, µs (0 when a CPU's
+    /// thread could not be pinned or set idle: then every figure is 0, as in fio).
+    pub unit_mean_us: f64,
+    /// Sample standard deviation over the CPUs of that time, µs (0 with one CPU).
+    pub unit_stddev_us: f64,
+}
 
 /// One block device's counters over the run (fio's `disk_util`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -965,6 +990,7 @@ mod tests {
             jobs,
             blocks,
             disks: Vec::new(),
+            cpu_idleness: None,
         }
     }
 

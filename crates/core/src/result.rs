@@ -35,7 +35,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// ([`RunResult::upgrade_figures`]); 11 the net engine's `drop_ios` (fio's directions) and
 /// `fio.jobs[].report.bits`; 12 `outcome.signal` and `fio.jobs[].report.sig_figs`; 13
 /// `fio.jobs[].cpuio`.
-pub const SCHEMA_MINOR: u32 = 15;
+pub const SCHEMA_MINOR: u32 = 16;
 
 /// One run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -497,7 +497,7 @@ fn hostbench_result_is_valid_and_saved() {
         "an fsync every 16 writes"
     );
     // fio's statistics are one typed section (schema 1.1), not tables of flattened columns.
-    assert_eq!(r["schema_minor"], 15);
+    assert_eq!(r["schema_minor"], 16);
     assert_eq!(r["fio"]["jobs"][0]["name"], "h");
     assert_eq!(r["fio"]["blocks"][0]["write"]["total_ios"], 256);
     assert_eq!(r["fio"]["blocks"][0]["sync"]["n"], 15);

@@ -591,24 +591,164 @@ fn clocksource_picks_the_runs_clock_as_fio() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// `--idle-prof` is not written yet: refused with what it is and where that is said.
+/// The `CPU idleness:` block of a normal report (from its line to the end), each number
+/// replaced by `N`: the lines' shapes.
+fn idle_shape(out: &str) -> Vec<String> {
+    let i = out
+        .find("CPU idleness:")
+        .unwrap_or_else(|| panic!("no CPU idleness block in:\n{out}"));
+    let mut lines: Vec<String> = out[i..]
+        .lines()
+        .map(|l| {
+            let mut shape = String::new();
+            let mut in_num = false;
+            for c in l.chars() {
+                if c.is_ascii_digit() || (in_num && c == '.') {
+                    if !in_num {
+                        shape.push('N');
+                    }
+                    in_num = true;
+                } else {
+                    in_num = false;
+                    shape.push(c);
+                }
+            }
+            shape
+        })
+        .collect();
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines
+}
+
+/// The keys of a JSON report's `cpu_idleness` object in the order the text has them.
+fn idle_keys(out: &str) -> Vec<String> {
+    let i = out
+        .find("\"cpu_idleness\"")
+        .unwrap_or_else(|| panic!("no cpu_idleness in:\n{out}"));
+    let body = &out[i..];
+    let body = &body[body.find('{').unwrap() + 1..body.find('}').unwrap()];
+    body.split(',')
+        .filter_map(|kv| kv.split(':').next())
+        .map(|k| k.trim().trim_matches('"').to_string())
+        .collect()
+}
+
+/// `--idle-prof` (fio's CPU idleness profiling): `calibrate` prints the unit's line alone
+/// and exits 0; `system` and `percpu` add fio's block after the disk stats and fio's
+/// `cpu_idleness` object after `disk_util`, line for line and key for key as fio 3.33's;
+/// hostbench's result keeps it (`fio.cpu_idleness`, valid under the schema); a job that
+/// keeps every CPU busy leaves them nearly without idleness; an unknown mode is refused.
 #[test]
-fn idle_prof_is_refused_with_why() {
+fn idle_prof_reports_cpu_idleness_as_fio() {
     let dir = tmp("idle-prof");
-    for v in ["calibrate", "system", "percpu"] {
-        let h = hb(
-            &dir,
-            &[&format!("--idle-prof={v}"), "--name=x", "--size=64k"],
-        );
-        assert_eq!(h.code, 2, "{}", h.out);
-        assert!(
-            h.err
-                .contains("--idle-prof is not supported by hostbench yet")
-                && h.err.contains("SCHED_IDLE"),
+    // fio's CPUs: every configured one (`nproc --all`), online or not.
+    let nproc = std::process::Command::new("nproc")
+        .arg("--all")
+        .output()
+        .unwrap();
+    let ncpu: usize = String::from_utf8_lossy(&nproc.stdout)
+        .trim()
+        .parse()
+        .unwrap();
+    let h = hb(&dir, &["--idle-prof=calibrate", "--name=x", "--size=64k"]);
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert_eq!(
+        idle_shape(&h.out),
+        ["CPU idleness:", "  unit work: mean=Nus, stddev=N"],
+        "{}",
+        h.out
+    );
+    assert!(!dir.join("x.0.0").exists(), "calibrate runs no job");
+    let job = ["--name=x", "--ioengine=null", "--size=256m", "--bs=4k"];
+    let with = |mode: &str, extra: &[&str]| -> Vec<String> {
+        let mut a = vec![format!("--idle-prof={mode}")];
+        a.extend(job.iter().map(|s| s.to_string()));
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    fn refs(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    let percpu_lines = {
+        let mut v = vec![
+            String::new(),
+            "CPU idleness:".to_string(),
+            "  system: N%".to_string(),
+        ];
+        v.push(format!("  percpu: {}", vec!["N%"; ncpu].join(", ")));
+        v.push("  unit work: mean=Nus, stddev=N".to_string());
+        v
+    };
+    let a = with("percpu", &[]);
+    let h = hb(&dir, &refs(&a));
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert_eq!(idle_shape(&h.out), percpu_lines[1..], "{}", h.out);
+    // The block follows the group's status lines after one blank line.
+    assert!(h.out.contains("\n\nCPU idleness:\n"), "{}", h.out);
+    let a = with("system", &["--output-format=json"]);
+    let h = hb(&dir, &refs(&a));
+    assert_eq!(h.code, 0, "{}", h.err);
+    assert_eq!(idle_keys(&h.out), ["system", "unit_mean", "unit_stddev"]);
+    let a = with("percpu", &["--output-format=json"]);
+    let h = hb(&dir, &refs(&a));
+    let d = doc(&h.out);
+    let mut want = vec!["system".to_string()];
+    want.extend((0..ncpu).map(|i| format!("cpu-{i}")));
+    want.extend(["unit_mean".to_string(), "unit_stddev".to_string()]);
+    assert_eq!(idle_keys(&h.out), want);
+    assert!(d["cpu_idleness"]["unit_mean"].as_f64().unwrap() > 0.0);
+    // The stored result: fio.cpu_idleness, valid under the schema.
+    let a = with("percpu", &["--output-format=hostbench-json"]);
+    let h = hb(&dir, &refs(&a));
+    assert_eq!(h.code, 0, "{}", h.err);
+    let r: serde_json::Value = serde_json::from_str(&h.out).unwrap();
+    let v = super::common::violations(&r);
+    assert!(v.is_empty(), "{v:?}");
+    let idle = &r["fio"]["cpu_idleness"];
+    assert_eq!(idle["mode"], "percpu");
+    assert_eq!(idle["per_cpu"].as_array().unwrap().len(), ncpu);
+    // Every CPU kept busy by a job at normal priority: the idle threads get (nearly)
+    // nothing — SCHED_IDLE's weight is 3 against a normal thread's 1024.
+    let n = ncpu.to_string();
+    let burn = [
+        "--idle-prof=system",
+        "--name=burn",
+        "--ioengine=cpuio",
+        "--cpuload=100",
+        "--numjobs",
+        n.as_str(),
+        "--runtime=1",
+        "--time_based",
+        "--output-format=json",
+    ];
+    let h = hb(&dir, &burn);
+    assert_eq!(h.code, 0, "{}", h.err);
+    let sys = doc(&h.out)["cpu_idleness"]["system"].as_f64().unwrap();
+    assert!(sys < 20.0, "every CPU busy, yet {sys}% idle:\n{}", h.out);
+    let h = hb(&dir, &["--idle-prof=sometimes", "--name=x", "--size=64k"]);
+    assert_eq!(h.code, 2, "{}", h.out);
+    assert!(
+        h.err.contains("incorrect idle-prof option: sometimes")
+            && h.err.contains("calibrate, system or percpu"),
+        "{}",
+        h.err
+    );
+    if need_fio("idle_prof_reports_cpu_idleness_as_fio") {
+        let f = fio(&dir, &["--idle-prof=calibrate"]);
+        assert_eq!(
+            idle_shape(&f.out),
+            ["CPU idleness:", "  unit work: mean=Nus, stddev=N"],
             "{}",
-            h.err
+            f.out
         );
-        assert_eq!(h.err.trim().lines().count(), 1, "{}", h.err);
+        let a = with("percpu", &[]);
+        let f = fio(&dir, &refs(&a));
+        assert_eq!(idle_shape(&f.out), percpu_lines[1..], "{}", f.out);
+        let a = with("percpu", &["--output-format=json"]);
+        let f = fio(&dir, &refs(&a));
+        assert_eq!(idle_keys(&f.out), want, "{}", f.out);
     }
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -335,7 +335,7 @@ fn a_steady_state_result_is_valid() {
     let (out, _) = hb(&d, &["j.fio", "--output-format=hostbench-json"]);
     let r = json(&out);
     common::assert_valid(&r, "fio result with a steady state");
-    assert_eq!(r["schema_minor"], 15);
+    assert_eq!(r["schema_minor"], 16);
     let ss = &r["fio"]["blocks"][0]["steadystate"];
     assert_eq!(
         (ss["iops"].as_bool(), ss["slope"].as_bool()),

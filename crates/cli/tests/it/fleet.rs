@@ -214,7 +214,7 @@ fn runs_on_every_host_starts_them_together_and_saves_each_hosts_results() {
         assert_eq!(r["label"], "qual");
         assert_eq!(r["workload"]["id"], "cpu");
         assert!(r["metrics"]["events"].as_u64().unwrap() > 0);
-        assert_eq!(r["schema_minor"], 15);
+        assert_eq!(r["schema_minor"], 16);
         // One common instant for every host, each host's lateness and clock recorded.
         assert_eq!(
             r["fleet"]["start_at_unix_ns"],
@@ -1354,7 +1354,7 @@ fn distributed_load_splits_the_load_and_merges_the_hosts_histograms() {
     assert_eq!(shares, [100, 100, 101]);
     for r in parts.iter().chain([&merged]) {
         crate::common::assert_valid(r, "a distributed load's run");
-        assert_eq!(r["schema_minor"], 15);
+        assert_eq!(r["schema_minor"], 16);
         assert_eq!(r["label"], "load");
     }
     let count = |r: &Value| r["latency"]["count"].as_u64().unwrap();

@@ -1055,7 +1055,7 @@ fn housekeeping_rm_filters_relabel_annotate_list_details() {
     let v: Value = serde_json::from_str(&stored).unwrap();
     assert_eq!(v["label"], "graviton");
     assert_eq!(v["annotations"]["instance"], "c7g.large");
-    assert_eq!(v["schema_minor"], 15);
+    assert_eq!(v["schema_minor"], 16);
     assert!(violations(&v).is_empty(), "{:?}", violations(&v));
     ok(&a, &["results", "annotate", &id, "price="]);
     let (stored, _) = ok(&a, &["results", "show", &id, "--format", "json"]);

@@ -123,7 +123,7 @@ fn check_latency(l: &Value, avg: Option<u64>, percentiles: &[f64], what: &str) {
 fn check_semantics(r: &Value, what: &str) {
     assert_eq!(r["schema"], "hostbench.result", "{what}");
     assert_eq!(r["schema_version"], 1, "{what}");
-    assert_eq!(r["schema_minor"], 15, "{what}");
+    assert_eq!(r["schema_minor"], 16, "{what}");
     // Schema 1.2: every figure says in words what it is (its name stays the key).
     for fig in r["figures"].as_array().into_iter().flatten() {
         let label = fig["label"].as_str().unwrap_or_default();

@@ -247,9 +247,24 @@ pub(super) fn render(r: &RunResult, plus: bool) -> String {
     if !disks.is_empty() {
         doc.insert("disk_util".into(), disks_json(disks));
     }
+    if let Some(idle) = view.as_ref().and_then(|f| f.cpu_idleness.as_ref()) {
+        doc.insert("cpu_idleness".into(), idle_json(idle));
+    }
     let mut s = fio_json_text(&doc);
     s.push('\n');
     s
+}
+
+/// fio 3.33's `cpu_idleness` object (`--idle-prof`): `system`, with `percpu` each CPU's
+/// `cpu-N`, then the unit's mean and standard deviation.
+fn idle_json(f: &hostbench_core::fio_result::FioIdleness) -> Node {
+    let mut pairs = vec![("system".to_string(), v(json!(f.system)))];
+    for (i, p) in f.per_cpu.iter().enumerate() {
+        pairs.push((format!("cpu-{i}"), v(json!(p))));
+    }
+    pairs.push(("unit_mean".into(), v(json!(f.unit_mean_us))));
+    pairs.push(("unit_stddev".into(), v(json!(f.unit_stddev_us))));
+    Node::O(Map(pairs))
 }
 
 /// fio 3.33's `disk_util` array (its keys and order; it has no sector counts in JSON).

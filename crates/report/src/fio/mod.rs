@@ -97,6 +97,7 @@ fn group_unified(fio: &FioResult, gid: u32) -> FioUnified {
 
 pub use client::{Client, render_clients};
 pub use hostbench_core::fio_num::num2str;
+pub use normal::idle_prof;
 
 /// A job's share of its group's bandwidth, percent (the normal layout's `per=`, JSON's
 /// `bw_agg`): the mean of its bandwidth samples (KiB/s) over the group's aggregate (bytes/s),
@@ -455,6 +456,7 @@ mod tests {
                 block(2, 0, 0),
             ],
             disks: Vec::new(),
+            cpu_idleness: None,
         };
         let g = group_aggs(&f);
         assert_eq!(g.len(), 3);

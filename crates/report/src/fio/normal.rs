@@ -531,7 +531,33 @@ pub(super) fn render(r: &RunResult) -> String {
             );
         }
     }
+    if let Some(idle) = &fio.cpu_idleness {
+        out.push_str(&idle_prof(idle, false));
+    }
     out
+}
+
+/// fio's `--idle-prof` lines (`show_idle_prof_stats`): after the disk stats with a blank
+/// line before them, or alone (`alone`: `--idle-prof=calibrate`, the unit's line only).
+pub fn idle_prof(f: &hostbench_core::fio_result::FioIdleness, alone: bool) -> String {
+    let mut s = String::new();
+    if !alone {
+        s.push('\n');
+    }
+    s.push_str("CPU idleness:\n");
+    if f.mode != "calibrate" {
+        let _ = writeln!(s, "  system: {:3.2}%", f.system);
+    }
+    if f.mode == "percpu" {
+        let cells: Vec<String> = f.per_cpu.iter().map(|p| format!("{p:3.2}%")).collect();
+        let _ = writeln!(s, "  percpu: {}", cells.join(", "));
+    }
+    let _ = writeln!(
+        s,
+        "  unit work: mean={:3.2}us, stddev={:3.2}",
+        f.unit_mean_us, f.unit_stddev_us
+    );
+    s
 }
 
 /// fio's "All clients" block of a client-mode run (after every host's report): the hosts'

@@ -24,6 +24,7 @@ pub mod errors;
 pub mod expr;
 mod files;
 pub mod fio_names;
+pub mod idle;
 pub mod iolog;
 pub mod job;
 pub mod jobfile;
@@ -99,6 +100,9 @@ struct Shared {
     warnings: Vec<Warning>,
     /// The job files' devices, watched from just before the run (fio's `disk_util`).
     disks: Option<Watch>,
+    /// `--idle-prof=system|percpu`: the CPUs' idle threads, counting from just before the
+    /// jobs start until the report.
+    idle: Option<idle::Profiler>,
     /// When each clone starts and what stops it (stonewall, wait_for, startdelay, exitall).
     seq: sequence::Sequencer,
     /// fio's flows (`flow`, `flow_id`): per id, the I/Os counted and the clones' weights.
@@ -418,6 +422,15 @@ impl Workload for Fio {
                 .collect();
             Watch::start(paths.iter().map(PathBuf::as_path))
         });
+        // fio's idle profiling calibrates and starts after the files' setup, just before
+        // the jobs (`run_threads`).
+        let idle = idle::mode().map(|m| {
+            let p = idle::Profiler::start(m);
+            for f in p.failures() {
+                eprintln!("fio: idle profiling: {f}: every idleness figure will be 0");
+            }
+            p
+        });
         let seq = sequence::Sequencer::new(&jobs, &threads, ctx.seed);
         let file_locks = jobs
             .iter()
@@ -458,6 +471,7 @@ impl Workload for Fio {
             vstates,
             warnings,
             disks,
+            idle,
             zbd: Default::default(),
             trigger: trigger::Board::new(n),
             file_locks,

@@ -6,9 +6,9 @@
 //! and IOPS samples added up, CPU averaged, context switches and faults summed), and the
 //! devices' counters. fio's layouts render that section alone.
 
-use super::Shared;
 use super::job::{JobSpec, Section};
 use super::stats::{Plat, RunStat};
+use super::{Shared, idle};
 use hostbench_core::fio_result::{
     FioBins, FioBlock, FioDir, FioDisk, FioError, FioErrorCount, FioJob, FioLatencyTarget,
     FioOption, FioPrio, FioResult,
@@ -437,7 +437,9 @@ fn merge(m: &mut Acc, b: &Acc) {
 pub(super) fn fio_result(shared: &Shared) -> FioResult {
     let res = shared.results.lock().unwrap_or_else(|e| e.into_inner());
     let clones: Vec<&CloneStats> = res.iter().flatten().collect();
-    build(shared, &clones, disks(shared))
+    let mut r = build(shared, &clones, disks(shared));
+    r.cpu_idleness = shared.idle.as_ref().map(idle::Profiler::finish);
+    r
 }
 
 /// The devices' counters since the run's start (fio's `disk_util`), as of now.
@@ -545,6 +547,7 @@ fn build(shared: &Shared, clones: &[&CloneStats], disks: Vec<FioDisk>) -> FioRes
         jobs: shared.jobs.iter().map(job).collect(),
         blocks,
         disks,
+        cpu_idleness: None,
     }
 }
 
