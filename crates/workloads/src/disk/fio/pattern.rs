@@ -988,6 +988,14 @@ impl Pattern {
         }
     }
 
+    /// The caller ended the pass (an engine that queues ends a loop at `size` bytes
+    /// queued, fio's `do_io`): the next starts as after fio's file done, without one to
+    /// report.
+    pub(super) fn end_pass(&mut self) {
+        self.file_done();
+        self.ended = false;
+    }
+
     /// A block device that ends inside the region, `end` bytes from its start: a
     /// sequential direction that reaches it finds the file done there (fio's
     /// `get_next_offset` against `real_file_size`), whatever the region's size.

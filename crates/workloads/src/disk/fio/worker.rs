@@ -458,6 +458,14 @@ pub(super) fn new_worker(
         dev_end,
         dev_seq_passes: seq_dev_end.map(|_| 0),
         pass_len: size.max(j.pass_bytes(size, room)),
+        loop_issued: 0,
+        loop_break: if j.sync_io() && !j.offload {
+            0
+        } else if j.rw.writes(j.rwmixread) && j.rw.random() && j.norandommap {
+            size.max(j.io_size.unwrap_or(0))
+        } else {
+            size
+        },
         verify_each_pass: j.verifies_each_pass(),
         pass_verify: false,
         log_t0: 0,
@@ -693,6 +701,13 @@ struct FioWorker {
     /// The bytes of a pass over the region: `size`, or with a last block past the region's
     /// end (inside the file) up to that block's end ([`JobSpec::pass_bytes`]).
     pass_len: u64,
+    /// Bytes queued in this loop (fio's `do_io` `bytes_issued`), and where an engine that
+    /// queues ends the loop (fio's `total_bytes`: `size`, or `io_size` for a random writer
+    /// without the random map); 0 for an engine that completes in the call, whose loop
+    /// fio 3.33 does not end there (it counts only short completions into
+    /// `bytes_issued`), nor for patterns that end their loops themselves.
+    loop_issued: u64,
+    loop_break: u64,
     /// fio's verify after each pass (`do_verify` after every `do_io`): a writer whose
     /// pass ends reads back what it wrote before the next begins
     /// ([`JobSpec::verifies_each_pass`]).
@@ -818,6 +833,20 @@ struct IoLogOut {
     clock: hostbench_core::clock::Clock,
     t0: u64,
     last_off: u64,
+    /// The file's name in the log when the clone opened no file (an engine without files,
+    /// `null`: fio names its file all the same, `j.0.0`); empty otherwise.
+    fileless: PathBuf,
+}
+
+impl IoLogOut {
+    /// The name the log gives the clone's file, `path` when it opened one.
+    fn name<'a>(&'a self, path: &'a std::path::Path) -> &'a std::path::Path {
+        if path.as_os_str().is_empty() {
+            &self.fileless
+        } else {
+            path
+        }
+    }
 }
 
 /// Reads `len` bytes at `off` into `buf`, through short reads; the bytes read (fewer at
@@ -974,6 +1003,30 @@ impl FioWorker {
             && !self.pattern.pass_by_bytes()
             && self.verify.is_none();
         let mut dir = dir;
+        if (by_dir || self.pattern.ends_itself())
+            && !self.job.time_based
+            && self.verify.is_none()
+            && self.loop_break > 0
+            && self.loop_issued >= self.loop_break
+        {
+            // An engine that queues: fio's `do_io` ends the loop once `size` bytes are
+            // queued, before it takes the next I/O (no draw spent), and the next loop
+            // starts over as at a file done (reseeded under `randrepeat`: every loop
+            // alike; `rw=rw,loops=2` with libaio 264/248 as fio, where psync's loop runs
+            // on to the file's end, 244/268). Patterns that end their loops by bytes
+            // anyway (the random map with one size) end them below.
+            let reseed = self.job.reseeds_each_loop();
+            if self.pattern.ends_itself() {
+                self.pattern.end_pass();
+            }
+            self.loop_restart();
+            self.pattern.restart_seq();
+            self.pass_bytes = 0;
+            self.drop_cache();
+            if reseed {
+                dir = self.pick_dir();
+            }
+        }
         if by_dir && !self.job.time_based && self.pattern.seq_ends(dir as usize) {
             if self.dev_seq_passes.is_some() {
                 // A block device shorter than the region: a direction found the file done
@@ -1007,6 +1060,7 @@ impl FioWorker {
             None => return None,
         };
         self.pass_bytes += len;
+        self.loop_issued += len;
         if self.pass_bytes > self.pass_len {
             // A new pass over the region: its pages leave the cache first.
             self.pass_bytes = len;
@@ -1023,15 +1077,21 @@ impl FioWorker {
             && !by_dir
             && !self.pattern.ends_itself()
         {
-            // The loop's last I/O: fio's `clear_io_state` comes before the next one (the
-            // I/O that found the loop done spent a direction's draw first).
-            if self.mixed() {
-                self.mix.next();
-            }
-            if self.pattern.fio_offsets()
-                && let Some(sd) = self.sizes.as_mut()
-            {
-                sd.spend_offset();
+            // The loop's last I/O: fio's `clear_io_state` comes before the next one. With
+            // an engine that completes in the call, the I/O that found the loop done spent
+            // a direction's draw and an offset's first; one that queues ends the loop at
+            // `size` bytes queued, before drawing (fio's `do_io`): its next loop starts
+            // with that draw (`randrw,randseed=7,loops=2`: libaio's second loop begins with
+            // the read psync's skipped, as fio's logs show).
+            if self.loop_break == 0 {
+                if self.mixed() {
+                    self.mix.next();
+                }
+                if self.pattern.fio_offsets()
+                    && let Some(sd) = self.sizes.as_mut()
+                {
+                    sd.spend_offset();
+                }
             }
             self.loop_restart();
         }
@@ -1263,6 +1323,7 @@ impl FioWorker {
     /// over — not with an explicit `randseed` ([`JobSpec::reseeds_each_loop`]: measured,
     /// `rw=rw,loops=2,randseed=3` is 263/249 reads/writes only so).
     fn loop_restart(&mut self) {
+        self.loop_issued = 0;
         self.mix.loop_restart(self.job.reseeds_each_loop());
         if let Some(s) = self.sizes.as_mut() {
             s.new_loop();
@@ -2307,7 +2368,12 @@ impl FioWorker {
     ) {
         if let Some(l) = self.iolog.as_mut() {
             let us = clock.to_ns(now.saturating_sub(l.t0)) / 1000;
-            l.w.io(us, &self.path, dir, off, len);
+            let name = if self.path.as_os_str().is_empty() {
+                &l.fileless
+            } else {
+                &self.path
+            };
+            l.w.io(us, name, dir, off, len);
             l.last_off = off;
         }
     }
@@ -3953,6 +4019,10 @@ impl LoopWorker for FioWorker {
             // descriptor is the worker's.
             match self.files.as_ref() {
                 None if self._fd.is_some() => l.w.file(us, &self.path, "close"),
+                None if !l.fileless.as_os_str().is_empty() => {
+                    let name = l.fileless.clone();
+                    l.w.file(us, &name, "close");
+                }
                 None => {}
                 Some(fs) => {
                     for (k, s) in fs.slots.iter().enumerate() {
@@ -4284,19 +4354,25 @@ impl FioWorker {
             // file's `open` (hostbench opened it before the clone's start).
             match super::iolog::Writer::open(&p) {
                 Ok(w) => {
+                    let clone = self.shared.threads[self.tid].1;
                     let mut l = IoLogOut {
                         w,
                         clock,
                         t0: t_job,
                         last_off: 0,
+                        fileless: if self.job.engine.fileless() {
+                            self.job.file_path(clone)
+                        } else {
+                            PathBuf::new()
+                        },
                     };
-                    let clone = self.shared.threads[self.tid].1;
                     for k in 0..self.job.nfiles() {
                         l.w.file(0, &self.job.file_path_k(clone, k), "add");
                     }
                     if self.files.is_none() {
                         let us = clock.to_ns(ctl.now().saturating_sub(t_job)) / 1000;
-                        l.w.file(us, &self.path, "open");
+                        let name = l.name(&self.path).to_path_buf();
+                        l.w.file(us, &name, "open");
                     }
                     self.iolog = Some(Box::new(l));
                 }
