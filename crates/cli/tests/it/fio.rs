@@ -527,10 +527,6 @@ fn bad_input_is_one_clear_line() {
             vec!["--name=a".into(), "--ioengine=rdma".into()],
             "ioengine=rdma is not supported",
         ),
-        (
-            vec!["--name=a".into(), "--time_based".into()],
-            "needs a runtime",
-        ),
         (vec!["--rw=read".into()], "no jobs"),
         (vec![s(&bad)], "bad.fio:4"),
         (

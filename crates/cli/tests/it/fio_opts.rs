@@ -5,7 +5,7 @@
 
 use super::fio::tmp;
 use super::fio_engines::{have_strace, strace_f};
-use super::fio_files::{doc, fio, hb};
+use super::fio_files::{counts, doc, fio, hb};
 use super::fio_seq::need_fio;
 use crate::common;
 
@@ -439,6 +439,7 @@ fn warnings_fatal_makes_fios_fixup_warnings_fatal() {
         &["--rw=write", "--verify=crc32c", "--numjobs=2"],
         &["--rw=write", "--verify=md5", "--time_based", "--runtime=1"],
         &["--read_iolog=r.log", "--write_iolog=w.log"],
+        &["--rw=randread", "--time_based"],
     ];
     for case in cases {
         let mut args = vec!["--name=a", "--size=64k", "--filename=wf.dat"];
@@ -585,4 +586,42 @@ fn serialize_overlap_keeps_overlapping_ios_apart_as_fio() {
     let (theirs, _) = run("fio", &["--ioengine=io_uring", "--serialize_overlap=1"]);
     assert_eq!(ours, theirs);
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `time_based` without `runtime`: fio 3.33's `fixup_options` turns it off with `fio:
+/// time_based requires a runtime/timeout setting` and the job runs by size (exit 0; fio's
+/// `examples/e4defrag2.fio` has such a job). hostbench refused it (exit 2) before.
+#[test]
+fn time_based_without_a_runtime_runs_by_size_as_fio() {
+    let d = tmp("tb-noruntime");
+    let args = [
+        "--name=tb",
+        "--size=1m",
+        "--rw=randread",
+        "--time_based",
+        "--output-format=json",
+    ];
+    let (ho, he, hc) = hb_plain(&d, &[&args[..], &["--no-save"]].concat());
+    assert_eq!(hc, 0, "{he}");
+    assert_eq!(
+        he.matches("fio: time_based requires a runtime/timeout setting")
+            .count(),
+        1,
+        "{he}"
+    );
+    assert_eq!(counts(&ho), [(256, 0)], "{ho}");
+    if need_fio("time_based_without_a_runtime_runs_by_size_as_fio") {
+        std::fs::remove_file(d.join("tb.0.0")).unwrap();
+        let theirs = fio(&d, &args);
+        assert_eq!(theirs.code, 0, "{}", theirs.err);
+        assert_eq!(counts(&theirs.out), counts(&ho));
+        assert!(
+            theirs
+                .err
+                .contains("fio: time_based requires a runtime/timeout setting"),
+            "{}",
+            theirs.err
+        );
+    }
+    std::fs::remove_dir_all(d).unwrap();
 }

@@ -777,6 +777,9 @@ pub struct JobSpec {
     pub write_iolog: Option<String>,
     /// `write_iolog` was given with `read_iolog`, which overrides it (fio says so).
     pub write_iolog_dropped: bool,
+    /// `time_based` was given without `runtime`: fio turns it off (and says so), the job
+    /// runs by size.
+    pub time_based_dropped: bool,
     /// `fallocate`: how a laid-out file's space is reserved first.
     pub fallocate: Fallocate,
     /// `filename_format`: how generated file names are made (`None`: fio's default
@@ -2333,6 +2336,12 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
         }
         all.extend(own);
         let mut job = apply_options(&all, &sec.name, &sec.opts)?;
+        if job.time_based && job.runtime_s.is_none() {
+            // fio's fixup_options: time_based without a runtime is turned off, with a
+            // warning; the job runs by size.
+            job.time_based = false;
+            job.time_based_dropped = true;
+        }
         if job.pre_read {
             // fio: what was read beforehand stays in the page cache (invalidate off).
             job.invalidate = false;
@@ -2404,6 +2413,12 @@ pub fn fixup_warnings(j: &JobSpec) -> Vec<(String, u32)> {
         w.push((
             "fio: norandommap given for variable block sizes, verify limited".to_string(),
             j.numjobs.max(1),
+        ));
+    }
+    if j.time_based_dropped {
+        w.push((
+            "fio: time_based requires a runtime/timeout setting".to_string(),
+            1,
         ));
     }
     w.extend(super::verify::fio_warnings(j).into_iter().map(|l| (l, 1)));
@@ -2590,6 +2605,7 @@ fn apply_options(
         replay: None,
         write_iolog: None,
         write_iolog_dropped: false,
+        time_based_dropped: false,
         fallocate: Fallocate::Native,
         filename_format: None,
         rw: Rw::Read,
@@ -4387,12 +4403,6 @@ fn check_job(j: &JobSpec) -> Result<(), JobError> {
                 ["reads", "writes"][d]
             ));
         }
-    }
-    if j.time_based && j.runtime_s.is_none() {
-        return err(format!(
-            "job '{}': time_based needs a runtime (e.g. --runtime=10)",
-            j.name
-        ));
     }
     if j.serialize_overlap && j.offload {
         return err(format!(
