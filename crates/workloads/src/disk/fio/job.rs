@@ -2313,7 +2313,7 @@ pub fn jobs_from_sections(sections: &[Section]) -> Result<Vec<JobSpec>, JobError
         if sec.is_global() {
             global.extend(own);
             // Check the values now so the error points at the global option. Whether the
-            // options fit together (time_based needs a runtime) is a job's question: a
+            // options fit together (an exec job needs a runtime) is a job's question: a
             // job below may complete them.
             let mut probe: Vec<(String, String, String)> = global.clone();
             probe.push(("name".into(), "global-check".into(), sec.origin.clone()));
@@ -5502,7 +5502,6 @@ mod tests {
             ("[a]\nbs=4x\n", "expected a size"),
             ("[a]\nbsrange=4k\n", "min-max"),
             ("[a]\nioengine=rdma\n", "rdma is not supported"),
-            ("[a]\ntime_based\n", "needs a runtime"),
             ("[a]\nrwmixread=101\n", "from 0 to 100"),
             ("[global]\nbs=0\n", "block sizes"),
             ("[global]\n", "no jobs"),
