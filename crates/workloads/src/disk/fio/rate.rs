@@ -240,6 +240,10 @@ pub(super) struct Think {
     /// I/Os counted (issued or completed) and the count at the last think.
     pub(super) count: u64,
     last_count: u64,
+    /// The count when a queue's think was found due ([`Think::arm`]): what is reaped
+    /// while the queue drains counts toward the next think, as fio's `handle_thinktime`
+    /// keeps the count it tested (before `io_u_quiesce`).
+    armed: Option<u64>,
     last_time: u64,
     /// When the last think ended: no I/O was meant to start before it.
     pub(super) until: u64,
@@ -261,6 +265,7 @@ impl Think {
             iotime: (t.iotime_us as f64 * ticks_per_s / 1e6) as u64,
             count: 0,
             last_count: 0,
+            armed: None,
             last_time: start,
             until: 0,
         })
@@ -277,6 +282,12 @@ impl Think {
             }
         }
         self.count >= self.last_count + self.blocks
+    }
+
+    /// A think was found due while I/Os are in flight: it happens once they are done,
+    /// and the next counts from now.
+    pub(super) fn arm(&mut self) {
+        self.armed = Some(self.count);
     }
 
     /// The think itself (nothing is in flight): spins, then sleeps the rest, never past
@@ -302,7 +313,7 @@ impl Think {
         if now < end && !ctl.aborted() {
             now = ctl.sleep_until(end, told_to_stop);
         }
-        self.last_count = self.count;
+        self.last_count = self.armed.take().unwrap_or(self.count);
         self.last_time = now;
         self.until = now;
         now - t0

@@ -3545,6 +3545,7 @@ impl FioWorker {
                     {
                         t.count += 1;
                         if t.due(t0) {
+                            t.arm();
                             think_pending = true;
                         }
                     }
@@ -3742,10 +3743,11 @@ impl FioWorker {
                     t.count += 1;
                 }
             }
-            if let Some(t) = self.think.as_ref()
+            if let Some(t) = self.think.as_mut()
                 && !think_pending
                 && t.due(t2)
             {
+                t.arm();
                 think_pending = true;
             }
             if !warming && n > 0 {
