@@ -4182,10 +4182,14 @@ fn finish_engine(j: &mut JobSpec, global_known: &[String]) -> Result<(), JobErro
             continue;
         }
         if j.engine != owner && !(owner == EngineKind::Net && j.engine.net()) {
+            // The options two engines share are named with both.
+            let owners = match k.as_str() {
+                "hipri" | "uncached" | "nowait" => "ioengine=io_uring and ioengine=pvsync2".into(),
+                _ => format!("ioengine={}", owner.name()),
+            };
             return err(format!(
-                "{at}: {k} is an option of ioengine={}; job '{}' uses ioengine={} (fio: \
+                "{at}: {k} is an option of {owners}; job '{}' uses ioengine={} (fio: \
                  engine options are only known after their ioengine=)",
-                owner.name(),
                 j.name,
                 j.engine.name()
             ));
