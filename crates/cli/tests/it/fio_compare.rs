@@ -238,6 +238,25 @@ fn compare_shows_each_job_per_direction() {
         html.contains("reads per second per fio job, IOPS"),
         "no per-job chart"
     );
+    // trend follows one job's figure, with the run's value of it.
+    let trend = json(&hb(
+        &d,
+        &db,
+        &[
+            "trend",
+            "cmp-a",
+            "--figure",
+            "job:randrw-mix#2:write_iops",
+            "-f",
+            "json",
+        ],
+    ));
+    let series = &trend["series"][0];
+    assert_eq!(series["label"], "randrw-mix #2: writes per second");
+    assert!(close(
+        series["points"][0]["value"].as_f64().unwrap(),
+        a["jobs"][3]["write"]["iops"].as_f64().unwrap()
+    ));
     // One job: its rows as they were (the job's figures are the run's).
     std::fs::write(
         d.join("one.fio"),
