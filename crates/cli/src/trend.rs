@@ -6,7 +6,7 @@ use crate::exec;
 use crate::results::StoreArg;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
-use hostbench_core::compare::{Comparison, Options, SideInput, run_figures};
+use hostbench_core::compare::{Comparison, Options, SideInput, compared_figures};
 use hostbench_core::result::RunResult;
 use hostbench_core::trend::{Trend, TrendPoint, TrendSeries, judge};
 use hostbench_store::{Filter, Store};
@@ -230,7 +230,7 @@ fn build(subject: &str, runs: &[RunResult], figure: Option<&str>, threshold: f64
         let values: Vec<f64> = members
             .iter()
             .map(|r| {
-                run_figures(r)
+                compared_figures(r)
                     .into_iter()
                     .find(|f| f.name == row.figure)
                     .map_or(f64::NAN, |f| f.value)

@@ -816,6 +816,8 @@ impl FioResult {
             iops: per_s(counted, ms(3)),
             dir_iops: std::array::from_fn(|d| per_s(ios[d], ms(d))),
             dir_bytes_per_s: std::array::from_fn(|d| per_s(bytes[d], ms(d))),
+            ms: ms(3),
+            dir_ms: std::array::from_fn(ms),
         }
     }
 }
@@ -829,6 +831,14 @@ pub struct FioRates {
     pub dir_iops: [f64; 3],
     /// Bytes per second of reads, writes and trims.
     pub dir_bytes_per_s: [f64; 3],
+    /// The time `iops` is over, ms: the sum of the phases' longest run times in any
+    /// direction.
+    pub ms: u64,
+    /// The time each direction's rates are over, ms: the sum of the phases' longest run
+    /// times in that direction (a phase that did none of it adds nothing). When the
+    /// directions ran in different phases these differ from `ms`, and the directions' rates
+    /// do not add up to `iops`.
+    pub dir_ms: [u64; 3],
 }
 
 impl FioBlock {
@@ -1034,6 +1044,8 @@ mod tests {
         assert_eq!(x.dir_iops[0], 1600.0 / 2.0, "reads: 1 s + 1 s");
         assert_eq!(x.dir_iops[1], 200.0);
         assert_eq!(x.iops, 2000.0 / 3.0, "1 s, then the longer of 2 s and 1 s");
+        // Each rate's own time: reads 1 s + 1 s, writes 2 s, all 1 s + 2 s.
+        assert_eq!((x.ms, x.dir_ms), (3000, [2000, 2000, 0]));
         let old = run(
             vec![
                 job(0, false, &[]),

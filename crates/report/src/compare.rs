@@ -557,6 +557,16 @@ fn notes(c: &Comparison, bullet: &str, code: &dyn Fn(&str) -> String) -> String 
             );
         }
     }
+    let one_sided = jobs_not_on_every_side(c);
+    if !one_sided.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nfio jobs not on every side (their rows are empty there):"
+        );
+        for j in one_sided {
+            let _ = writeln!(s, "{bullet}{j}");
+        }
+    }
     if !c.warnings.is_empty() {
         let _ = writeln!(s, "\nwarnings:");
         for w in &c.warnings {
@@ -565,6 +575,57 @@ fn notes(c: &Comparison, bullet: &str, code: &dyn Fn(&str) -> String) -> String 
     }
     let _ = writeln!(s, "\n{}", method(c));
     s
+}
+
+/// The fio jobs (report blocks) of a compared variant that some side's runs do not have,
+/// each as `disk.fio (VARIANT): job 'mix #2' on b only, not on a`: their rows are empty
+/// on those sides, which says nothing about speed.
+pub fn jobs_not_on_every_side(c: &Comparison) -> Vec<String> {
+    use hostbench_core::compare::fio_jobs::{split_figure, split_label};
+    // (variant, key) → (the job's label, the sides with a value in any of its rows).
+    let mut jobs: Vec<((usize, &str), String, Vec<bool>)> = Vec::new();
+    for r in &c.rows {
+        let Some((key, _)) = split_figure(&r.figure) else {
+            continue;
+        };
+        let on: Vec<bool> = r.cells.iter().map(Option::is_some).collect();
+        match jobs.iter_mut().find(|(k, ..)| *k == (r.variant, key)) {
+            Some((_, _, sides)) => {
+                for (a, b) in sides.iter_mut().zip(on) {
+                    *a |= b;
+                }
+            }
+            None => {
+                let label = r
+                    .label
+                    .as_deref()
+                    .and_then(split_label)
+                    .map_or(key, |(l, _)| l)
+                    .to_string();
+                jobs.push(((r.variant, key), label, on));
+            }
+        }
+    }
+    let names = |sides: &[bool], on: bool| -> String {
+        sides
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| **x == on)
+            .map(|(i, _)| c.sides[i].name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    jobs.into_iter()
+        .filter(|(_, _, sides)| sides.iter().any(|x| !x))
+        .map(|((vi, _), label, sides)| {
+            format!(
+                "{}: job '{label}' on {} only, not on {}",
+                variant_name(&c.variants[vi]),
+                names(sides.as_slice(), true),
+                names(sides.as_slice(), false)
+            )
+        })
+        .collect()
 }
 
 /// One paragraph on how the figures and verdicts were computed.

@@ -76,6 +76,20 @@ pub fn render_with(r: &RunResult, short: Option<ShortValue>) -> String {
             "  figures: fio's group rates (each stonewall phase's I/O over its longest job's run time)"
         );
     }
+    // Each group rate is over its own time: all I/O over every phase's longest run time,
+    // a direction's over the phases that did it. Said beside each, so that reads and writes
+    // of different phases, which do not add up to the total, are not read as a mistake.
+    let rates = r.fio.as_ref().filter(|_| fio_rates).map(|f| f.rates());
+    let over = |name: &str| {
+        let x = rates?;
+        let ms = match name {
+            "iops" => x.ms,
+            "read_iops" | "read_bytes_per_s" => x.dir_ms[0],
+            "write_iops" | "write_bytes_per_s" => x.dir_ms[1],
+            _ => return None,
+        };
+        Some(ms)
+    };
     // Workload-specific headline figures (the generic ones follow below).
     for f in r
         .figures
@@ -86,8 +100,42 @@ pub fn render_with(r: &RunResult, short: Option<ShortValue>) -> String {
         // 3719167.00 ns beside a min of 35.55 µs read as two different scales).
         if f.unit == "ns" {
             let _ = writeln!(s, "  {:<22} {:>14}", f.title(), fmt_ns(f.value));
+        } else if let Some(ms) = over(&f.name) {
+            let what = match f.name.split('_').next() {
+                Some("read") => "reads",
+                Some("write") => "writes",
+                _ => "all I/O",
+            };
+            let _ = writeln!(
+                s,
+                "  {:<22} {:>14.2} {:<4}  {what} over {:.3} s",
+                f.title(),
+                f.value,
+                f.unit,
+                ms as f64 / 1e3
+            );
         } else {
             let _ = writeln!(s, "  {:<22} {:>14.2} {}", f.title(), f.value, f.unit);
+        }
+    }
+    if let Some(x) = rates {
+        let differ: Vec<&str> = ["reads", "writes"]
+            .iter()
+            .zip(x.dir_ms)
+            .filter(|(_, ms)| *ms > 0 && *ms != x.ms)
+            .map(|(d, _)| *d)
+            .collect();
+        if !differ.is_empty() {
+            let _ = writeln!(
+                s,
+                "  note: {} ran in only some of the phases: a direction's rate is over the phases that did it, the total over all of them, so the directions' rates do not add up to the total",
+                differ.join(" and ")
+            );
+        }
+        if let Some(fio) = &r.fio
+            && fio.blocks.len() > 1
+        {
+            s.push_str(&jobs_table(fio));
         }
     }
     if fio_rates {
@@ -145,6 +193,72 @@ pub fn render_with(r: &RunResult, short: Option<ShortValue>) -> String {
     for t in &r.tables {
         s.push('\n');
         s.push_str(&table(t));
+    }
+    s
+}
+
+/// A `disk.fio` run's report blocks (a clone, or a `group_reporting` group), one line per
+/// block and direction, each over the block's own run time as fio's job lines: what
+/// `compare` pairs across runs job by job.
+fn jobs_table(fio: &hostbench_core::fio_result::FioResult) -> String {
+    use hostbench_core::compare::fio_jobs;
+    let head = [
+        "job",
+        "dir",
+        "IOPS",
+        "bandwidth",
+        "runtime",
+        "clat avg",
+        "clat p99",
+    ]
+    .map(String::from);
+    let mut rows: Vec<[String; 7]> = Vec::new();
+    for j in fio_jobs::jobs(fio) {
+        for d in &j.dirs {
+            let lat = |v: Option<f64>| v.map_or_else(|| "-".to_string(), fmt_ns);
+            rows.push([
+                j.label.clone(),
+                d.dir.to_string(),
+                format!("{:.2}", d.iops),
+                format!("{}/s", hostbench_core::units::Bytes(d.bytes_per_s as u64)),
+                format!("{:.3} s", d.runtime_ms as f64 / 1e3),
+                lat(d.clat_mean_ns),
+                lat(d.clat_p99_ns),
+            ]);
+        }
+        if j.dirs.is_empty() {
+            rows.push([
+                j.label.clone(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+            ]);
+        }
+    }
+    let mut w = head.clone().map(|h| h.chars().count());
+    for r in &rows {
+        for (i, x) in r.iter().enumerate() {
+            w[i] = w[i].max(x.chars().count());
+        }
+    }
+    let mut s = String::from(
+        "  jobs: each report block over its own run time in each direction (fio's job lines; compare pairs them job by job)\n",
+    );
+    for r in std::iter::once(&head).chain(&rows) {
+        let mut l = String::from("   ");
+        for (i, x) in r.iter().enumerate() {
+            let pad = w[i].saturating_sub(x.chars().count());
+            if i < 2 {
+                let _ = write!(l, " {x}{}", " ".repeat(pad));
+            } else {
+                let _ = write!(l, "  {}{x}", " ".repeat(pad));
+            }
+        }
+        s.push_str(l.trim_end());
+        s.push('\n');
     }
     s
 }

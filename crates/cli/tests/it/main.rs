@@ -19,6 +19,7 @@ mod fileio;
 mod fio;
 mod fio_bufs;
 mod fio_cli;
+mod fio_compare;
 mod fio_devsize;
 mod fio_draws;
 mod fio_e4defrag;

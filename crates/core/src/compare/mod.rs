@@ -7,7 +7,9 @@
 //! confidence interval of the median, the ratio to the baseline, and a verdict from the
 //! Mann-Whitney U test *and* a noise threshold ([`Verdict`]). Variants that cannot be
 //! compared (parameters differ, missing on the baseline, on one side only) are kept with the
-//! reason. A geometric mean of the direction-normalised ratios sums each side up, and
+//! reason. A `disk.fio` run of several report blocks (jobs, clones, `group_reporting`
+//! groups) adds rows job by job after its own figures ([`fio_jobs`]), matched by job name
+//! and place. A geometric mean of the direction-normalised ratios sums each side up, and
 //! [`Warning`]s name host or run differences that skew the comparison.
 //!
 //! Invariants: building a comparison never panics on any input; the order of sides is the
@@ -21,6 +23,7 @@ use crate::stats;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
+pub mod fio_jobs;
 mod price;
 mod score;
 mod warnings;
@@ -356,6 +359,14 @@ pub fn run_figures(r: &RunResult) -> Vec<Figure> {
     } else {
         r.figures.clone()
     }
+}
+
+/// The figures rows are made of: the run's own ([`run_figures`]), then, for a `disk.fio`
+/// run of several report blocks, each block's per direction ([`fio_jobs::job_figures`]).
+pub fn compared_figures(r: &RunResult) -> Vec<Figure> {
+    let mut f = run_figures(r);
+    f.extend(fio_jobs::job_figures(r));
+    f
 }
 
 /// What makes runs repetitions of one another.
@@ -816,7 +827,7 @@ fn figure_rows(variant: usize, per_side: &[Vec<&RunResult>], opts: &Options) -> 
         for r in runs.iter().filter(|r| {
             opts.keep_failed || r.outcome.stop_reason != crate::runner::StopReason::Error
         }) {
-            for f in run_figures(r) {
+            for f in compared_figures(r) {
                 match order.iter_mut().find(|(n, ..)| *n == f.name) {
                     None => order.push((f.name.clone(), f.label.clone(), f.unit.clone(), f.better)),
                     Some((_, label @ None, ..)) => label.clone_from(&f.label),

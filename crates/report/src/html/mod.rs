@@ -5,7 +5,8 @@
 //! highlighted, identical cells merged), the comparison table, charts per workload variant
 //! (bars per figure with confidence-interval whiskers and the runs as dots, latency
 //! percentile curves from the stored HDR histograms, per-interval timelines, the memlat
-//! staircase, STREAM's kernels), and the exact command line of every run.
+//! staircase, STREAM's kernels, a fio job file's jobs side by side per figure), and the exact
+//! command line of every run.
 //!
 //! Invariants: every user-controlled string (labels, host names, command lines, messages)
 //! goes through [`esc`]; the comparison JSON embedded for machines is a non-executable
@@ -18,7 +19,7 @@ use crate::compare::{
 };
 use crate::num;
 use crate::svg::{self, Axis, Bar, Group, Series, color, esc, tick};
-use hostbench_core::compare::{Comparison, Variant, Verdict};
+use hostbench_core::compare::{Comparison, Row, Variant, Verdict, fio_jobs};
 use hostbench_core::host::HostInfo;
 use hostbench_core::names::{memlat, stream};
 use hostbench_core::result::{Better, RunResult, decode_histogram, title_with_unit};
@@ -667,6 +668,14 @@ fn table(h: &mut String, c: &Comparison) {
         }
         h.push_str("</tbody></table></div>\n");
     }
+    let one_sided = crate::compare::jobs_not_on_every_side(c);
+    if !one_sided.is_empty() {
+        h.push_str("<h3>fio jobs not on every side</h3><p class=\"muted\">Their rows are empty there.</p><ul>\n");
+        for j in one_sided {
+            let _ = writeln!(h, "<li>{}</li>", esc(&j));
+        }
+        h.push_str("</ul>\n");
+    }
     let not: Vec<&Variant> = c.variants.iter().filter(|v| !v.compared).collect();
     if !not.is_empty() {
         h.push_str("<h3>Not compared</h3><ul>\n");
@@ -729,6 +738,10 @@ fn charts(h: &mut String, c: &Comparison, runs: &HashMap<&str, &RunResult>) {
             if stream && r.figure.ends_with(stream::FIGURE_SUFFIX) {
                 continue;
             }
+            // A fio job's figure: drawn with the other jobs' below, one chart per figure.
+            if fio_jobs::split_figure(&r.figure).is_some() {
+                continue;
+            }
             // In the unit the table shows the row in (µs, not ns), scaled alike.
             let (unit, div) = crate::compare::display_unit(r);
             let groups = [Group {
@@ -772,6 +785,7 @@ fn charts(h: &mut String, c: &Comparison, runs: &HashMap<&str, &RunResult>) {
             };
             any |= figure(h, svg::bar_chart(&title, &unit, &groups), &ci_note);
         }
+        any |= fio_job_charts(h, c, vi);
         any |= latency_chart(h, c, &side_runs);
         any |= timeline_chart(h, c, &side_runs);
         any |= memlat_chart(h, c, &side_runs);
@@ -1084,6 +1098,85 @@ fn stream_charts(h: &mut String, c: &Comparison, side_runs: &[Vec<&RunResult>]) 
             h,
             svg::bar_chart(title, "MB/s (10^6 bytes per second)", &groups),
             "Bar: median of the side's runs; whisker: confidence interval of the median when there are enough runs; dots: runs.",
+        );
+    }
+    drawn
+}
+
+/// A fio job file's figures job by job: one chart per figure (reads per second, read
+/// throughput, ...) with a group of bars per job (report block), in one unit.
+fn fio_job_charts(h: &mut String, c: &Comparison, vi: usize) -> bool {
+    // Figure → its rows, in the rows' order.
+    let mut by_figure: Vec<(&str, Vec<&Row>)> = Vec::new();
+    for r in c.rows.iter().filter(|r| r.variant == vi) {
+        let Some((_, fig)) = fio_jobs::split_figure(&r.figure) else {
+            continue;
+        };
+        match by_figure.iter_mut().find(|(f, _)| *f == fig) {
+            Some((_, rows)) => rows.push(r),
+            None => by_figure.push((fig, vec![r])),
+        }
+    }
+    let mut drawn = false;
+    for (fig, rows) in by_figure {
+        let least = rows
+            .iter()
+            .flat_map(|r| r.cells.iter().flatten())
+            .map(|x| x.median.abs())
+            .filter(|m| m.is_finite())
+            .fold(f64::INFINITY, f64::min);
+        let (unit, div) = crate::compare::scaled_unit(&rows[0].unit, least);
+        let split = |r: &Row| {
+            r.label
+                .as_deref()
+                .and_then(fio_jobs::split_label)
+                .map(|(j, f)| (j.to_string(), f.to_string()))
+        };
+        let what = split(rows[0]).map_or_else(|| fig.to_string(), |(_, f)| f);
+        let groups: Vec<Group> = rows
+            .iter()
+            .map(|r| Group {
+                label: split(r).map_or_else(
+                    || {
+                        fio_jobs::split_figure(&r.figure)
+                            .map_or(String::new(), |(k, _)| k.to_string())
+                    },
+                    |(j, _)| j,
+                ),
+                bars: r
+                    .cells
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, x)| {
+                        let x = x.as_ref()?;
+                        let mut note = cell_text_in(x, div);
+                        if let Some(ratio) = x.ratio {
+                            let _ = write!(note, " {}", ratio_text(ratio));
+                        }
+                        Some(Bar {
+                            label: c.sides[i].name.clone(),
+                            value: x.median / div,
+                            ci: x.ci.map(|ci| (ci.lo / div, ci.hi / div)),
+                            points: x.values.iter().map(|v| v / div).collect(),
+                            color: color(i).into(),
+                            note,
+                        })
+                    })
+                    .collect(),
+            })
+            .collect();
+        let title = format!(
+            "{} ({} is better)",
+            title_with_unit(&format!("{what} per fio job"), &unit),
+            match rows[0].better {
+                Better::Higher => "higher",
+                Better::Lower => "lower",
+            }
+        );
+        drawn |= figure(
+            h,
+            svg::bar_chart(&title, &unit, &groups),
+            "One group per job (a clone, or a group_reporting group): bar, the median of the side's runs; whisker, the confidence interval of the median when there are enough runs; dots, runs.",
         );
     }
     drawn
