@@ -504,3 +504,41 @@ fn merged_traces_replay_in_time_order() {
     }
     let _ = s(&d);
 }
+
+/// Each queue event waits its time since the previous one (the trace's ns): five reads
+/// 100 ms apart take 400 ms, 200 ms at `replay_time_scale=200`, next to nothing with
+/// `replay_no_stall` (measured: fio 402, 200 and 5 ms of `job_runtime`).
+#[test]
+fn a_traces_times_are_kept_as_fio() {
+    let d = tmp("bt-time");
+    let evs: Vec<Ev> = (0..5u64)
+        .map(|k| Ev(k * 100_000_000 + 1, Q | READ, k * 8, 4096, SDA, b""))
+        .collect();
+    std::fs::write(d.join("slow.bin"), trace(&evs, false)).unwrap();
+    std::fs::write(d.join("g"), vec![0u8; 64 << 10]).unwrap();
+    let with_fio = need_fio("a_traces_times_are_kept_as_fio");
+    for (opt, lo, hi) in [
+        ("--replay_time_scale=100", 395, 1500),
+        ("--replay_time_scale=200", 195, 1000),
+        ("--replay_no_stall=1", 0, 150),
+    ] {
+        for ours in [true, false] {
+            if !ours && !with_fio {
+                continue;
+            }
+            let a = [
+                "--name=j",
+                "--read_iolog=slow.bin",
+                "--replay_redirect=g",
+                opt,
+                "--output-format=json",
+            ];
+            let r = if ours { hb(&d, &a) } else { fio(&d, &a) };
+            assert_eq!(r.code, 0, "{ours}: {}", r.err);
+            let j = &doc(&r.out)["jobs"][0];
+            assert_eq!(j["read"]["total_ios"], 5);
+            let ms = j["job_runtime"].as_u64().unwrap();
+            assert!((lo..hi).contains(&ms), "{opt} {ours}: {ms} ms");
+        }
+    }
+}
