@@ -188,7 +188,7 @@ fn a_blktrace_replays_its_queue_events_as_fio() {
 
 /// The trace's deepest queue becomes the job's iodepth unless one is given: four reads
 /// queued before their completions replay at depth 4 with libaio (fio's depth histogram),
-/// at 1 with iodepth=1.
+/// at 1 with iodepth=1 or read_iolog_chunked.
 #[test]
 fn a_blktraces_queue_depth_is_the_jobs_iodepth() {
     if !need_fio("a_blktraces_queue_depth_is_the_jobs_iodepth") {
@@ -214,7 +214,12 @@ fn a_blktraces_queue_depth_is_the_jobs_iodepth() {
     }
     std::fs::write(d.join("q4.bin"), trace(&evs, false)).unwrap();
     std::fs::write(d.join("g"), vec![0u8; 256 << 10]).unwrap();
-    for (extra, deep) in [(None, true), (Some("--iodepth=1"), false)] {
+    // (A chunked read of the trace keeps the job's depth, as fio's.)
+    for (extra, deep) in [
+        (None, true),
+        (Some("--iodepth=1"), false),
+        (Some("--read_iolog_chunked=1"), false),
+    ] {
         let mut levels = Vec::new();
         for ours in [true, false] {
             let mut a = vec![
