@@ -500,6 +500,32 @@ fn merged_traces_replay_in_time_order() {
     );
     assert_eq!(r.code, 2, "{}", r.err);
     assert!(r.err.contains("merge_blktrace_scalars"), "{}", r.err);
+    // A merged file that is one of its logs, a merge of no logs: refused, a.bin kept.
+    let r = hb(
+        &d,
+        &[
+            "--name=j",
+            "--read_iolog=a.bin:b.bin",
+            "--merge_blktrace_file=a.bin",
+            "--merge-blktrace-only",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("is also a log to merge"), "{}", r.err);
+    assert_eq!(
+        std::fs::metadata(d.join("a.bin")).unwrap().len(),
+        3 * 48 + 4
+    );
+    let r = hb(
+        &d,
+        &[
+            "--name=j",
+            "--merge_blktrace_file=m.bin",
+            "--merge-blktrace-only",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("merges the logs of read_iolog"), "{}", r.err);
     // fio 3.33 (measured): its merge fails, the merged file stays empty.
     if need_fio("merged_traces_replay_in_time_order") {
         let _ = std::fs::remove_file(d.join("m.bin"));

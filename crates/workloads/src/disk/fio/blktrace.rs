@@ -605,6 +605,18 @@ pub fn merge(logs: &[String], scalars: &[f64], iters: &[f64], out: &str) -> Resu
     };
     let scalars = list(scalars, "merge_blktrace_scalars", 100)?;
     let iters = list(iters, "merge_blktrace_iters", 1)?;
+    let same = |a: &str| {
+        a == out
+            || std::fs::canonicalize(a)
+                .ok()
+                .is_some_and(|p| std::fs::canonicalize(out).ok().is_some_and(|q| p == q))
+    };
+    if let Some(l) = logs.iter().find(|l| same(l)) {
+        return Err(format!(
+            "merge_blktrace_file={out} is also a log to merge ({l}): the merge would overwrite \
+             it as it reads it; give another name"
+        ));
+    }
     if let Ok(m) = std::fs::symlink_metadata(out)
         && !m.is_file()
     {

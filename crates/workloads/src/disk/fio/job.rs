@@ -3428,6 +3428,13 @@ fn apply_options(
             _ => return err(format!("{at}: fio option '{k}' is not supported")),
         }
     }
+    if !has_replay && replay.merge_file.is_some() {
+        return err(format!(
+            "job '{}': merge_blktrace_file merges the logs of read_iolog, which the job does \
+             not give (read_iolog=a.bin:b.bin)",
+            j.name
+        ));
+    }
     if has_replay {
         replay.iodepth_set = iodepth_given;
         j.replay = Some(replay);
