@@ -50,6 +50,8 @@ fio's command line and job files, measured by hostbench's own engine.
   --no-save                do not save the result in the results store
   --results-db=PATH|URL    where to save the result
   --parse-only             check the options and job files, run nothing (exit 0 when fine)
+  --merge-blktrace-only    merge each job's blktrace logs into its merge_blktrace_file,
+                           run nothing
   --warnings-fatal         fio's fix-up warnings (blockalign turning the random map off,
                            ...) end the run, exit 1, nothing run
   --enghelp[=ENGINE[,OPT]] list the engines, an engine's options, or one option
@@ -143,6 +145,8 @@ struct Cmd {
     save: SaveOptions,
     /// `--parse-only`: check everything, run nothing.
     parse_only: bool,
+    /// `--merge-blktrace-only`: merge the jobs' blktrace logs, run nothing.
+    merge_only: bool,
     /// `--eta`.
     eta: Eta,
     /// `--eta-interval`, `--eta-newline` (ms).
@@ -283,6 +287,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
     let (mut eta, mut eta_interval_ms, mut eta_newline_ms) = (Eta::Auto, 1000u64, 0u64);
     let mut status_interval_s = 0u64;
     let mut parse_only = false;
+    let mut merge_only = false;
     let mut bandwidth_log = false;
     let mut idle_prof = None;
     let mut trigger = fio::trigger::TriggerCfg::default();
@@ -346,6 +351,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
             // fio runs its checksum test where it reads the option, and exits.
             "crctest" => return Ok(Parsed::Crctest(inline)),
             "parse-only" => parse_only = true,
+            "merge-blktrace-only" => merge_only = true,
             "showcmd" => showcmd = true,
             "readonly" => trigger.readonly = true,
             "section" => {
@@ -514,17 +520,12 @@ fn parse(args: &[String]) -> Result<Parsed> {
             }
             k => {
                 let canon = job::canonical_option(k).ok_or_else(|| {
-                    if k == "merge-blktrace-only" {
-                        anyhow!(
-                            "fio: --merge-blktrace-only merges blktrace binary logs, which \
-                             hostbench does not replay (it replays fio's text logs); merge them \
-                             with fio"
-                        )
-                    } else if fio_names::is_command_line_option(k) {
+                    if fio_names::is_command_line_option(k) {
                         anyhow!(
                             "fio: fio option --{k} is not supported by hostbench yet; remove it \
                              (hostbench takes --output-format, --output, --minimal, \
                              --append-terse, --terse-version, --eta, --status-interval, --parse-only, \
+                             --merge-blktrace-only, \
                              --inflate-log, --crctest, --bandwidth-log, --aux-path, --trigger-file, \
                              --trigger-timeout, --trigger, --section, --showcmd, --readonly, \
                              --max-jobs, --alloc-size, --version, \
@@ -630,6 +631,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
         eta_newline_ms,
         status_interval_s,
         parse_only,
+        merge_only,
         bandwidth_log,
         trigger,
         warnings_fatal,
@@ -755,6 +757,19 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
     // fio's --aux-path and triggers, for the run set up below.
     fio::trigger::configure(Some(cmd.trigger.clone()));
     let jobs = job::jobs_from_sections(&cmd.sections).map_err(|e| anyhow!("fio: {e}"))?;
+    if cmd.merge_only {
+        // fio's --merge-blktrace-only: each job's merge_blktrace_file is written as the job
+        // is read; nothing runs.
+        for j in &jobs {
+            if let Some(o) = &j.replay
+                && let Some(m) = &o.merge_file
+            {
+                fio::blktrace::merge(&o.logs, &o.merge_scalars, &o.merge_iters, m)
+                    .map_err(|e| anyhow!("fio: job '{}': {e}", j.name))?;
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     if cmd.trigger.readonly {
         // fio's --readonly: a job with the write or trim bit (any rw but read and randread)
         // is refused as fio refuses it, before anything runs.

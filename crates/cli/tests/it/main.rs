@@ -17,6 +17,7 @@ mod db;
 mod db_tls;
 mod fileio;
 mod fio;
+mod fio_blktrace;
 mod fio_bufs;
 mod fio_cli;
 mod fio_compare;

@@ -793,3 +793,42 @@ fn fio_refuses_to_write_a_member_of_a_device_mapper_device() {
     assert!(err.contains("member of"), "{err}");
     assert!(err.contains(&name), "names the device-mapper device: {err}");
 }
+
+/// A blktrace replay onto a mounted block device (named as the job's file, or as
+/// `replay_redirect`) is refused as any writer of it is, before anything is written.
+#[test]
+fn fio_blktrace_replay_refuses_a_mounted_device() {
+    let mut ld = or_skip!(LoopDev::new(64), "blktrace onto a mounted device");
+    let mnt = or_skip!(ld.mount_ext4(&[]), "blktrace onto a mounted device");
+    std::fs::write(mnt.join("precious.txt"), b"keep me").unwrap();
+    let rdev = std::fs::metadata(&ld.dev).unwrap().rdev();
+    let (ma, mi) = (libc::major(rdev), libc::minor(rdev));
+    // One queued write of 4 KiB at sector 0 of that device (struct blk_io_trace, native
+    // byte order).
+    let mut rec = Vec::new();
+    rec.extend(0x6561_7407u32.to_ne_bytes());
+    rec.extend(0u32.to_ne_bytes());
+    rec.extend(1u64.to_ne_bytes());
+    rec.extend(0u64.to_ne_bytes());
+    rec.extend(4096u32.to_ne_bytes());
+    rec.extend((1u32 | (16 << 16) | (2 << 16)).to_ne_bytes());
+    rec.extend(1u32.to_ne_bytes());
+    rec.extend((ma << 20 | mi).to_ne_bytes());
+    rec.extend(0u32.to_ne_bytes());
+    rec.extend([0u8; 4]);
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::write(cwd.path().join("t.bin"), &rec).unwrap();
+    for how in [
+        format!("--filename={}", ld.dev),
+        format!("--replay_redirect={}", ld.dev),
+    ] {
+        let (code, out, err) = run_in(
+            cwd.path(),
+            &["fio", "--name=wipe", "--read_iolog=t.bin", &how],
+        );
+        assert_eq!(code, 2, "{how}: must refuse:\n{out}\n{err}");
+        assert!(err.contains(mnt.to_str().unwrap()), "{how}: {err}");
+        assert!(err.contains("allow_mounted_write=1"), "{how}: {err}");
+    }
+    assert_eq!(std::fs::read(mnt.join("precious.txt")).unwrap(), b"keep me");
+}

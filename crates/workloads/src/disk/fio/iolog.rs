@@ -26,7 +26,11 @@
 //!
 //! What hostbench refuses (exit 2) where fio would go on: a line it cannot read, an I/O
 //! before its file was added (fio warns and skips, or fails the I/O), a log naming more than one file (hostbench replays onto one file: give
-//! `replay_redirect`), a file outside what the user named, blktrace binary logs.
+//! `replay_redirect`), a file outside what the user named.
+//!
+//! A blktrace binary log given to `read_iolog` is recognized by its magic and replayed
+//! through the same [`Reader`] (`blktrace.rs` reads its records); `read_iolog=a:b` gives
+//! each clone its own log ([`Reader::open_clone`]).
 
 use super::engine::Dir;
 use std::io::{BufRead, Write};
@@ -57,6 +61,20 @@ pub struct ReplayOpts {
     /// The lines fio warns about and skips ([`Scan::warnings`], set by [`resolve`]):
     /// each clone prints them on stderr as it starts, as fio's do.
     pub warnings: Vec<(String, u64)>,
+    /// Every log `read_iolog` names (`a:b`: merged with `merge_blktrace_file`).
+    pub logs: Vec<String>,
+    /// `replay_skip` (read 1, write 2, trim 4, sync 8): blktrace replays only, as fio 3.33.
+    pub skip: u8,
+    /// `iodepth` was given (a blktrace replay sets it from the trace otherwise).
+    pub iodepth_set: bool,
+    /// `merge_blktrace_file`.
+    pub merge_file: Option<String>,
+    /// `merge_blktrace_scalars`.
+    pub merge_scalars: Vec<f64>,
+    /// `merge_blktrace_iters`.
+    pub merge_iters: Vec<f64>,
+    /// The warnings of each log of [`Self::logs`] (set by [`resolve`]).
+    pub warnings_by_log: Vec<Vec<(String, u64)>>,
 }
 
 /// What one log line asks.
@@ -115,6 +133,8 @@ pub struct Scan {
     /// What fio prints on stderr for the lines it skips ([`Act::Skip`]), in order, each
     /// with how many lines in a row gave it: each clone prints them as it starts.
     pub warnings: Vec<(String, u64)>,
+    /// A blktrace binary log: what it holds.
+    pub blktrace: Option<super::blktrace::Info>,
 }
 
 fn bad(log: &str, line: usize, what: impl std::fmt::Display) -> String {
@@ -268,6 +288,20 @@ fn header(r: &mut impl BufRead, log: &str) -> Result<u8, String> {
 pub fn scan(opts: &ReplayOpts) -> Result<Scan, String> {
     let log = opts.log.as_str();
     let mut r = open(log)?;
+    if let Some(swap) = super::blktrace::probe(log)? {
+        let info = super::blktrace::scan(log, swap, &rules(opts))?;
+        return Ok(Scan {
+            reads: info.ios[0],
+            writes: info.ios[1],
+            syncs: info.ios[3],
+            trims: info.ios[2],
+            bytes: info.bytes,
+            max_len: [info.max_len[0], info.max_len[1]],
+            end: info.end,
+            blktrace: Some(info),
+            ..Default::default()
+        });
+    }
     let v = header(&mut r, log)?;
     let mut s = Scan {
         version: v,
@@ -384,9 +418,29 @@ pub fn place(o: &ReplayOpts, off: u64) -> u64 {
     }
 }
 
+/// The rules of a blktrace replay from the options.
+fn rules(o: &ReplayOpts) -> super::blktrace::Rules {
+    super::blktrace::Rules {
+        skip: o.skip,
+        no_stall: o.no_stall,
+        time_scale: o.time_scale,
+        align: o.align,
+        scale: o.scale,
+        readonly: super::trigger::readonly(),
+    }
+}
+
+/// A blktrace replay's reader: its records, walk and rules.
+struct BtReader {
+    recs: super::blktrace::Records<std::io::BufReader<std::fs::File>>,
+    walk: super::blktrace::Walk,
+    rules: super::blktrace::Rules,
+}
+
 /// A clone's replay: the log read again line by line as the clone issues.
 pub struct Reader {
     r: std::io::BufReader<std::fs::File>,
+    bt: Option<BtReader>,
     line: String,
     version: u8,
     opts: ReplayOpts,
@@ -426,6 +480,18 @@ pub enum Next {
 }
 
 impl Reader {
+    /// Opens the log of fio's clone number `subjob` (`read_iolog=a:b`: the logs in turn).
+    pub fn open_clone(opts: &ReplayOpts, subjob: usize) -> Result<Reader, String> {
+        if opts.logs.len() <= 1 {
+            return Reader::open(opts);
+        }
+        let i = subjob % opts.logs.len();
+        let mut o = opts.clone();
+        o.log.clone_from(&opts.logs[i]);
+        o.warnings = opts.warnings_by_log.get(i).cloned().unwrap_or_default();
+        Reader::open(&o)
+    }
+
     /// Opens the log again for a clone ([`scan`] checked it), and prints on stderr fio's
     /// lines for the lines it skips ([`ReplayOpts::warnings`]), as each of fio's clones
     /// prints them when it reads the log.
@@ -439,9 +505,25 @@ impl Reader {
             }
         }
         let mut r = open(&opts.log)?;
+        if let Some(swap) = super::blktrace::probe(&opts.log)? {
+            return Ok(Reader {
+                r,
+                bt: Some(BtReader {
+                    recs: super::blktrace::open_records(&opts.log, swap)?,
+                    walk: Default::default(),
+                    rules: rules(opts),
+                }),
+                line: String::new(),
+                version: 0,
+                opts: opts.clone(),
+                last: 0,
+                no: 0,
+            });
+        }
         let version = header(&mut r, &opts.log)?;
         Ok(Reader {
             r,
+            bt: None,
             line: String::with_capacity(512),
             version,
             opts: opts.clone(),
@@ -467,6 +549,35 @@ impl Reader {
 
     /// The next event (lines [`scan`] accepted; an error only if the log changed since).
     pub fn next_event(&mut self) -> Result<Next, String> {
+        if let Some(b) = self.bt.as_mut() {
+            use super::blktrace::Event;
+            while let Some(t) = b.recs.next_record()? {
+                match b.walk.step(&b.rules, &t).0 {
+                    Some(Event::Io {
+                        dir,
+                        offset,
+                        len,
+                        delay_us,
+                        ..
+                    }) => {
+                        return Ok(Next::Io {
+                            dir,
+                            offset,
+                            len: len as u32,
+                            delay_us,
+                        });
+                    }
+                    Some(Event::Sync { delay_us, .. }) => {
+                        return Ok(Next::Sync {
+                            datasync: false,
+                            delay_us,
+                        });
+                    }
+                    None => {}
+                }
+            }
+            return Ok(Next::End);
+        }
         loop {
             self.line.clear();
             self.no += 1;
@@ -546,6 +657,109 @@ pub fn target(
     ))
 }
 
+/// The file a blktrace replay writes to: `replay_redirect`, else the block device in
+/// `/dev` with the trace's device number, which the job must name (`filename`). A trace of
+/// several devices needs `replay_redirect` (hostbench replays onto one file).
+fn blktrace_target(
+    o: &ReplayOpts,
+    bt: &super::blktrace::Info,
+    filenames: &[&str],
+) -> Result<String, String> {
+    if let Some(r) = &o.redirect {
+        return Ok(r.clone());
+    }
+    let log = &o.log;
+    let mut paths: Vec<(String, String)> = Vec::new();
+    for &d in &bt.devices {
+        let (ma, mi) = super::blktrace::dev_numbers(d);
+        let Some(p) = super::blktrace::lookup_device(ma, mi) else {
+            return Err(format!(
+                "{log}: the trace's device {ma}:{mi} is no block device in /dev here (fio: \
+                 `did not find replay device(s)`); give replay_redirect=FILE to replay it \
+                 onto a file"
+            ));
+        };
+        if !paths.iter().any(|(q, _)| *q == p) {
+            paths.push((p, format!("{ma}:{mi}")));
+        }
+    }
+    if paths.len() > 1 {
+        let list: Vec<String> = paths.iter().map(|(p, d)| format!("{d} {p}")).collect();
+        return Err(format!(
+            "{log}: the trace names {} devices ({}): hostbench replays onto one file; give \
+             replay_redirect=FILE to put every I/O on one",
+            paths.len(),
+            list.join(", ")
+        ));
+    }
+    let Some((p, d)) = paths.pop() else {
+        return Err(format!("{log}: the trace names no device"));
+    };
+    let canon = |p: &str| std::fs::canonicalize(p).unwrap_or_else(|_| PathBuf::from(p));
+    if filenames.iter().any(|n| canon(n) == canon(&p)) {
+        return Ok(p);
+    }
+    Err(format!(
+        "{log}: the trace replays onto {p} (device {d}), which the job does not name: \
+         hostbench writes only files the user names; give filename={p}, or \
+         replay_redirect=FILE to replay onto another file"
+    ))
+}
+
+/// Checks one log of a job (`name`): its [`Scan`], with the file it replays onto (checked
+/// with [`target`] or, for a blktrace, [`blktrace_target`]) and the lines its clone prints.
+fn scan_one(
+    o: &ReplayOpts,
+    name: &str,
+    filenames: &[&str],
+    directory: Option<&str>,
+) -> Result<Scan, String> {
+    let mut s = scan(o)?;
+    if let Some(bt) = s.blktrace.clone() {
+        s.file = blktrace_target(o, &bt, filenames)?;
+        if bt.partial {
+            // fio's, as each clone reads the trace (what came before is replayed).
+            s.warnings.push(("fio: iolog short read".into(), 1));
+        }
+        if bt.readonly_skipped > 0 {
+            // fio's line, as each clone reads the trace.
+            s.warnings.push((
+                format!(
+                    "fio: {name} skips replay of {} writes due to read-only",
+                    bt.readonly_skipped
+                ),
+                1,
+            ));
+        }
+        if let Some(a) = bt.zero_bytes {
+            // fio's, once per run.
+            static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+            if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                eprintln!("blktrace: ignoring zero byte trace: action={a:x}");
+            }
+        }
+        if bt.ios[2] > 0 {
+            return Err(format!(
+                "{}: the blktrace log has {} discards (trims): hostbench does not replay them \
+                 yet; give replay_skip=trim to replay the rest",
+                o.log, bt.ios[2]
+            ));
+        }
+        return Ok(s);
+    }
+    if super::trigger::readonly() && s.writes + s.syncs > 0 {
+        // fio fails such a replay under --readonly (`failed initializing iolog`, err=22)
+        // and writes nothing: the log's writes would change the file.
+        return Err(format!(
+            "read_iolog={}: the log writes ({} writes, {} syncs) and fio is in read-only mode \
+             (--readonly); replay a log of reads, or drop --readonly",
+            o.log, s.writes, s.syncs
+        ));
+    }
+    s.file = target(o, &s, filenames, directory)?;
+    Ok(s)
+}
+
 /// Makes a `read_iolog` job the log's: its file (checked with [`target`]), directions,
 /// block sizes (the log's longest I/Os) and no layout (fio lays out nothing for a replay:
 /// the job's open makes a missing file, and a read of it then fails, as fio's). What
@@ -589,22 +803,68 @@ pub fn resolve(j: &mut super::job::JobSpec) -> Result<(), String> {
             "job '{name}': read_iolog with {w} is not supported by hostbench yet"
         ));
     }
-    let s = scan(&o).map_err(|e| format!("job '{name}': {e}"))?;
-    if let Some(r) = j.replay.as_mut() {
-        r.warnings.clone_from(&s.warnings);
+    let mut o = o;
+    if let Some(m) = o.merge_file.clone() {
+        // merge_blktrace_file: the logs are merged into it, and it is what is replayed.
+        super::blktrace::merge(&o.logs, &o.merge_scalars, &o.merge_iters, &m)
+            .map_err(|e| format!("job '{name}': {e}"))?;
+        o.log = m;
+        o.logs = vec![o.log.clone()];
+        if let Some(r) = j.replay.as_mut() {
+            r.log.clone_from(&o.log);
+            r.logs.clone_from(&o.logs);
+        }
     }
-    if super::trigger::readonly() && s.writes + s.syncs > 0 {
-        // fio fails such a replay under --readonly (`failed initializing iolog`, err=22)
-        // and writes nothing: the log's writes would change the file.
+    // One log per clone (`read_iolog=a:b`, fio's `get_name_by_idx`): each is checked, and
+    // all must replay onto the one file of the job.
+    let dir = (j.directory != ".").then(|| j.directory.clone());
+    let mut per = Vec::new();
+    for log in &o.logs {
+        let mut one = o.clone();
+        one.log.clone_from(log);
+        per.push(
+            scan_one(&one, name, &j.filenames(), dir.as_deref())
+                .map_err(|e| format!("job '{name}': {e}"))?,
+        );
+    }
+    let file = per[0].file.clone();
+    if let Some(other) = per.iter().find(|x| x.file != file) {
         return Err(format!(
-            "job '{name}': read_iolog={}: the log writes ({} writes, {} syncs) and fio is in \
-             read-only mode (--readonly); replay a log of reads, or drop --readonly",
-            o.log, s.writes, s.syncs
+            "job '{name}': read_iolog={}: the logs replay onto different files ({file}, {}): \
+             hostbench replays a job's clones onto one file; give replay_redirect=FILE",
+            o.logs.join(":"),
+            other.file
         ));
     }
-    let dir = (j.directory != ".").then(|| j.directory.clone());
-    let file =
-        target(&o, &s, &j.filenames(), dir.as_deref()).map_err(|e| format!("job '{name}': {e}"))?;
+    let mut s = per[0].clone();
+    for x in &per[1..] {
+        s.reads += x.reads;
+        s.writes += x.writes;
+        s.syncs += x.syncs;
+        s.bytes += x.bytes;
+        s.end = s.end.max(x.end);
+        for d in 0..2 {
+            s.max_len[d] = s.max_len[d].max(x.max_len[d]);
+        }
+    }
+    if let Some(r) = j.replay.as_mut() {
+        r.warnings.clone_from(&s.warnings);
+        r.warnings_by_log = per.iter().map(|x| x.warnings.clone()).collect();
+    }
+    // fio's queue depth from a blktrace, unless iodepth was given (a chunked read of the
+    // trace keeps the job's); each of fio's clones takes its own trace's, hostbench's
+    // the deepest.
+    let depth = per
+        .iter()
+        .filter_map(|x| x.blktrace.as_ref().map(|b| b.depth))
+        .max();
+    if let Some(d) = depth
+        && !o.iodepth_set
+        && !o.chunked
+    {
+        j.iodepth = d.max(1);
+        j.iodepth_low = 0;
+    }
     j.filename = Some(file);
     j.more_files.clear();
     j.nrfiles = 1;

@@ -1106,6 +1106,18 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "merge_blktrace_file",
+        aliases: &[],
+    },
+    Opt {
+        name: "merge_blktrace_scalars",
+        aliases: &[],
+    },
+    Opt {
+        name: "merge_blktrace_iters",
+        aliases: &[],
+    },
+    Opt {
         name: "write_iolog",
         aliases: &[],
     },
@@ -2033,10 +2045,6 @@ pub fn refusal_reason(k: &str) -> Option<&'static str> {
              job without trims gets an empty histogram; there is no working report to match; \
              remove it"
         }
-        "merge_blktrace_file" | "merge_blktrace_scalars" | "merge_blktrace_iters" => {
-            "it merges blktrace binary logs, which hostbench does not replay (it replays \
-             fio's text logs); merge and replay them with fio"
-        }
         "cgroup" | "cgroup_weight" | "cgroup_nodelete" => {
             "hostbench makes no blkio cgroup; run it inside one (cgexec, or systemd-run -p \
              IOWeight=N)"
@@ -2716,6 +2724,7 @@ fn apply_options(
         ..Default::default()
     };
     let mut has_replay = false;
+    let mut iodepth_given = false;
     // `opendir` (where it was given) and whether `nrfiles` was: applied after the loop.
     let mut opendir: Option<(String, String)> = None;
     let mut nrfiles_given = false;
@@ -3045,7 +3054,10 @@ fn apply_options(
             }
             "rwmixread" => j.rwmixread = parse_int(k, last_part(v), at, 0, 100)? as u32,
             "rwmixwrite" => j.rwmixread = 100 - parse_int(k, last_part(v), at, 0, 100)? as u32,
-            "iodepth" => j.iodepth = parse_int(k, v, at, 1, 65536)? as u32,
+            "iodepth" => {
+                j.iodepth = parse_int(k, v, at, 1, 65536)? as u32;
+                iodepth_given = true;
+            }
             "iodepth_batch_submit" => {
                 j.iodepth_batch_submit = (parse_int(k, v, at, 0, 65536)? as u32).max(1)
             }
@@ -3356,13 +3368,11 @@ fn apply_options(
                 if v.is_empty() {
                     return err(format!("{at}: read_iolog= names no log"));
                 }
-                if split_filenames(v).len() > 1 {
-                    return err(format!(
-                        "{at}: read_iolog={v}: one log per clone (a `:` list) is not supported \
-                         by hostbench yet; give one log per job (`\\:` for a colon in a name)"
-                    ));
-                }
-                replay.log = split_filenames(v).remove(0);
+                replay.logs = split_filenames(v);
+                let Some(first) = replay.logs.first() else {
+                    return err(format!("{at}: read_iolog={v} names no log"));
+                };
+                replay.log = first.clone();
                 has_replay = true;
             }
             "read_iolog_chunked" => replay.chunked = parse_bool_opt(k, v, at)?,
@@ -3380,14 +3390,49 @@ fn apply_options(
             }
             "replay_scale" => replay.scale = parse_int(k, v, at, 0, u32::MAX as u64)?,
             "replay_skip" => {
-                // fio 3.33 reads it in its blktrace replay only: checked, no effect on a
-                // text log (as fio).
+                // fio 3.33 reads it in its blktrace replay only (no effect on a text log).
+                replay.skip = 0;
                 for w in v.split(',').map(str::trim) {
-                    if !matches!(w, "read" | "write" | "trim" | "sync") {
-                        return err(format!(
-                            "{at}: replay_skip={v}: {w:?} is not read, write, trim or sync"
-                        ));
+                    replay.skip |= match w {
+                        "read" => 1,
+                        "write" => 2,
+                        "trim" => 4,
+                        "sync" => 8,
+                        _ => {
+                            return err(format!(
+                                "{at}: replay_skip={v}: {w:?} is not read, write, trim or sync"
+                            ));
+                        }
+                    };
+                }
+            }
+            "merge_blktrace_file" => {
+                if v.is_empty() {
+                    return err(format!("{at}: merge_blktrace_file= names no file"));
+                }
+                replay.merge_file = Some(v.to_string());
+            }
+            "merge_blktrace_scalars" | "merge_blktrace_iters" => {
+                let mut list = Vec::new();
+                for w in v.split(':').map(str::trim) {
+                    match w.parse::<f64>() {
+                        Ok(f) if f.is_finite() && f >= 0.0 => list.push(f),
+                        _ => {
+                            return err(format!(
+                                "{at}: {k}={v}: {w:?} is not a number (a `:` list, one per \
+                                 log of read_iolog)"
+                            ));
+                        }
                     }
+                }
+                // (fio's list ends at its first 0.)
+                if let Some(z) = list.iter().position(|&f| f == 0.0) {
+                    list.truncate(z);
+                }
+                if key == "merge_blktrace_scalars" {
+                    replay.merge_scalars = list;
+                } else {
+                    replay.merge_iters = list;
                 }
             }
             "write_iolog" => {
@@ -3399,7 +3444,15 @@ fn apply_options(
             _ => return err(format!("{at}: fio option '{k}' is not supported")),
         }
     }
+    if !has_replay && replay.merge_file.is_some() {
+        return err(format!(
+            "job '{}': merge_blktrace_file merges the logs of read_iolog, which the job does \
+             not give (read_iolog=a.bin:b.bin)",
+            j.name
+        ));
+    }
     if has_replay {
+        replay.iodepth_set = iodepth_given;
         j.replay = Some(replay);
     }
     if let Some((dir, at)) = opendir {

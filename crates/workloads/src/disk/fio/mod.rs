@@ -14,6 +14,7 @@
 //! Files are laid out before the run when missing or short (`layout.rs`), never deleted
 //! afterwards (fio's `unlink=0`).
 
+pub mod blktrace;
 pub mod bufs;
 pub mod cmdprio;
 pub mod crctest;

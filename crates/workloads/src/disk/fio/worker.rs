@@ -392,7 +392,8 @@ pub(super) fn new_worker(
     }
     let replay = match &j.replay {
         Some(o) => Some(Box::new(Replay {
-            r: super::iolog::Reader::open(o)
+            // The clone's log of `read_iolog=a:b` is by fio's `subjob_number`.
+            r: super::iolog::Reader::open_clone(o, clone as usize)
                 .map_err(|e| WorkloadError::usage(format!("job '{}': {e}", j.name)))?,
             pending: None,
             last_issue: 0,
