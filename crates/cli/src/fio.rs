@@ -117,7 +117,8 @@ mem_align (iomem_align) hugepage-size lockmem;
 size, offset and offset_increment may be P% of the existing file.
 cpuio: cpuload cpuchunks cpumode (noop qsort) exit_on_io_done; filestat: stat_type (stat lstat statx);
 exec: program arguments (%r runtime, %n name) grace_time std_redirect; nbd: uri (nbd://host[:port][/export], nbd+unix:///[export]?socket=PATH);
-io_uring: fixedbufs registerfiles sqthread_poll hipri; process: cpus_allowed cpus_allowed_policy (shared split)
+io_uring: fixedbufs registerfiles sqthread_poll hipri nonvectored force_async;
+process: cpus_allowed cpus_allowed_policy (shared split)
 numa_cpu_nodes numa_mem_policy prio prioclass.
 This is a summary: `hostbench fio --cmdhelp` lists every option taken, `--cmdhelp=NAME`
 says of one, `--enghelp` lists the engines and `--enghelp=ENGINE[,OPTION]` their options;

@@ -1891,6 +1891,14 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "nonvectored",
+        aliases: &[],
+    },
+    Opt {
+        name: "force_async",
+        aliases: &[],
+    },
+    Opt {
         name: "nice",
         aliases: &[],
     },

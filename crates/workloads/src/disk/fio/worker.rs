@@ -2100,7 +2100,7 @@ impl FioWorker {
         &mut self,
         ctl: &mut RunControl<'_>,
         warming: bool,
-        engine: Option<&mut Engine>,
+        mut engine: Option<&mut Engine>,
         (dir, off, res): (Dir, u64, i64),
         more: bool,
     ) -> bool {
@@ -2117,7 +2117,13 @@ impl FioWorker {
             return true;
         }
         let due = |n: u32| n > 0 && w.is_multiple_of(u64::from(n));
-        if due(self.job.fsync) || due(self.job.fdatasync) {
+        let sync_due = due(self.job.fsync) || due(self.job.fdatasync);
+        if (sync_due || matches!(self.job.sync_file_range, Some((_, n)) if due(n)))
+            && let Some(e) = engine.as_deref_mut()
+        {
+            e.note_sync();
+        }
+        if sync_due {
             let nbd = match engine {
                 Some(Engine::Nbd(x)) => Some(x),
                 _ => None,
