@@ -62,6 +62,8 @@ fio's command line and job files, measured by hostbench's own engine.
                            (its jobs share one process's memory): no effect
   --crctest[=LIST]         each checksum's speed as fio measures it (hostbench's verify
                            code; LIST: md5,crc32c,... --crctest=list names them), run nothing
+  --cpuclock-test          fio's test that the clock never goes back across CPUs, on
+                           hostbench's clock (the CPU's counter or CLOCK_MONOTONIC), run nothing
   --inflate-log=FILE       print a log_store_compressed log (.log.fz) as the plain log
   --bandwidth-log          fio's aggregate bandwidth logs agg-{read,write,trim}_bw.log
   --aux-path=DIR           where the verify state files (local-JOB-N-verify.state) and
@@ -178,6 +180,30 @@ enum Parsed {
     /// `--crctest[=LIST]`: the checksums' speeds, nothing run (its value only after `=`:
     /// fio's optional argument).
     Crctest(Option<String>),
+    /// `--cpuclock-test`: fio's test of the clock across CPUs, nothing run.
+    ClockTest,
+}
+
+/// fio's `--cpuclock-test` ([`fio::clocktest`]) on hostbench's clock: its lines on stdout
+/// (an error on stderr), exit 0 when the clock never went back across CPUs, 1 otherwise.
+fn clocktest() -> ExitCode {
+    use hostbench_core::clock::Clock;
+    use std::io::Write;
+    let out = |l: String| {
+        let mut o = std::io::stdout().lock();
+        let _ = writeln!(o, "{l}");
+        let _ = o.flush();
+    };
+    let err = |l: String| eprintln!("{l}");
+    let clock = Clock::detect();
+    let trusted = clock.source() != hostbench_core::clock::ClockSource::Monotonic;
+    ExitCode::from(fio::clocktest::run(
+        clock,
+        trusted,
+        fio::clocktest::ENTRIES,
+        &out,
+        &err,
+    ))
 }
 
 /// fio's `--crctest[=LIST]` ([`fio::crctest`]): each selected checksum's speed as fio
@@ -339,6 +365,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
             "cmdhelp" => return Ok(Parsed::Print(cmdhelp(inline.as_deref())?)),
             // fio runs its checksum test where it reads the option, and exits.
             "crctest" => return Ok(Parsed::Crctest(inline)),
+            "cpuclock-test" => return Ok(Parsed::ClockTest),
             "parse-only" => parse_only = true,
             "showcmd" => showcmd = true,
             "readonly" => trigger.readonly = true,
@@ -514,7 +541,7 @@ fn parse(args: &[String]) -> Result<Parsed> {
                             "fio: fio option --{k} is not supported by hostbench yet; remove it \
                              (hostbench takes --output-format, --output, --minimal, \
                              --append-terse, --terse-version, --eta, --status-interval, --parse-only, \
-                             --inflate-log, --crctest, --bandwidth-log, --aux-path, --trigger-file, \
+                             --inflate-log, --crctest, --cpuclock-test, --bandwidth-log, --aux-path, --trigger-file, \
                              --trigger-timeout, --trigger, --section, --showcmd, --readonly, \
                              --max-jobs, --alloc-size, --version, \
                              --help and job options; see docs/fio.md)"
@@ -716,6 +743,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             return Ok(ExitCode::from(code));
         }
         Parsed::Crctest(arg) => return crctest(arg.as_deref()),
+        Parsed::ClockTest => return Ok(clocktest()),
         Parsed::Inflate(f) => {
             // fio's --inflate-log: the plain log on stdout.
             let stdout = std::io::stdout();

@@ -612,3 +612,77 @@ fn idle_prof_is_refused_with_why() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// The shape of a `--cpuclock-test` report: each line's kind, in order, with the per-CPU
+/// lines (whose order follows the threads' ends) counted and the CPU count kept.
+fn clocktest_shape(out: &str) -> (Vec<String>, usize) {
+    let mut kinds = Vec::new();
+    let mut per_cpu = 0;
+    // fio's debug build prints its calibration's trace (`time     PID ...`): not a line
+    // of the test's own.
+    for l in out.lines().filter(|l| !l.starts_with("time ")) {
+        if let Some(rest) = l.strip_prefix("cs: cpu") {
+            let (cpu, tail) = rest.split_once(": ").unwrap_or_else(|| panic!("{l:?}"));
+            assert_eq!(cpu.len(), 3, "cpu%3d: {l:?}");
+            let words: Vec<&str> = tail.split(' ').collect();
+            assert_eq!(words.len(), 5, "{l:?}");
+            assert_eq!(&words[1..4], ["clocks", "seen,", "first"], "{l:?}");
+            assert!(words[0].parse::<u64>().is_ok() && words[4].parse::<u64>().is_ok());
+            per_cpu += 1;
+            continue;
+        }
+        let kind = if l.starts_with("cs: reliable_tsc: ") {
+            assert!(l.ends_with("yes") || l.ends_with("no"), "{l:?}");
+            "reliable_tsc".to_string()
+        } else {
+            l.to_string()
+        };
+        kinds.push(kind);
+    }
+    (kinds, per_cpu)
+}
+
+/// fio's `--cpuclock-test` on hostbench's clock: fio's lines (reliable_tsc, the CPUs
+/// tested, one line per CPU as its thread ends, Pass!/Failed), exit 0 when the clock never
+/// went back across the CPUs; beside fio's own report of the same machine.
+#[test]
+fn cpuclock_test_runs_fios_test() {
+    let dir = tmp("cpuclock");
+    let h = hb(&dir, &["--cpuclock-test"]);
+    let (kinds, per_cpu) = clocktest_shape(&h.out);
+    assert_eq!(kinds[0], "reliable_tsc", "{}", h.out);
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert!(
+        kinds[1].starts_with("cs: Testing ") && kinds[1].ends_with(" CPUs"),
+        "{}",
+        h.out
+    );
+    assert_eq!(
+        per_cpu, cpus,
+        "one line per CPU the process may use:\n{}",
+        h.out
+    );
+    match h.code {
+        0 => assert_eq!(
+            kinds.last().map(String::as_str),
+            Some("cs: Pass!"),
+            "{}",
+            h.out
+        ),
+        1 => assert!(
+            kinds.last().unwrap().starts_with("cs: Failed: "),
+            "{}",
+            h.out
+        ),
+        c => panic!("exit {c}: {}", h.err),
+    }
+    if need_fio("cpuclock") {
+        let f = fio(&dir, &["--cpuclock-test"]);
+        let (fk, fcpu) = clocktest_shape(&f.out);
+        assert_eq!(fcpu, per_cpu, "{}", f.out);
+        assert_eq!(fk[..2], kinds[..2], "fio:\n{}", f.out);
+        if f.code == 0 && h.code == 0 {
+            assert_eq!(fk, kinds, "fio:\n{}", f.out);
+        }
+    }
+}

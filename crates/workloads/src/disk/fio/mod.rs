@@ -15,6 +15,7 @@
 //! afterwards (fio's `unlink=0`).
 
 pub mod bufs;
+pub mod clocktest;
 pub mod cmdprio;
 pub mod crctest;
 pub mod enghelp;
