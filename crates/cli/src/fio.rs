@@ -247,49 +247,34 @@ fn crctest(arg: Option<&str>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--cmdhelp` (or `=all`): the job options hostbench takes, one a line with their aliases;
-/// `--cmdhelp=NAME`: whether it takes that one (fio 3.33 prints its option table's help).
-fn cmdhelp(which: Option<&str>) -> Result<String> {
-    let aliases = |name: &str| -> Vec<&'static str> {
-        fio_names::JOB_OPTIONS
-            .iter()
-            .copied()
-            .filter(|a| *a != name && job::canonical_option(a) == Some(name))
-            .collect()
+/// `--cmdhelp[=NAME]` in fio 3.33's layout ([`fio::cmdhelp`]): (stdout, stderr, exit
+/// status). The engines' options hostbench takes are `--enghelp`'s (fio's `--cmdhelp`
+/// knows none either: its `No such command`, and where to look); a fio option hostbench
+/// does not take says so.
+fn cmdhelp(which: Option<&str>) -> (String, String, u8) {
+    let which = which.map(str::trim).filter(|k| !k.is_empty());
+    let (out, err) = fio::cmdhelp::cmdhelp(which);
+    let Some(k) = which.filter(|k| *k != "all" && !fio::cmdhelp::knows(k)) else {
+        return (out, err, 0);
     };
-    match which.map(str::trim) {
-        None | Some("" | "all") => {
-            let mut names: Vec<&str> = job::supported_options().collect();
-            names.sort_unstable();
-            names.dedup();
-            let mut s = format!(
-                "The fio 3.33 job options hostbench takes ({}; aliases in brackets), as --NAME=VALUE \
-                 or in a job file (docs/fio.md says how each behaves):\n",
-                names.len()
-            );
-            for n in names {
-                let a = aliases(n);
-                if a.is_empty() {
-                    s.push_str(&format!("  {n}\n"));
-                } else {
-                    s.push_str(&format!("  {n} ({})\n", a.join(", ")));
-                }
-            }
-            Ok(s)
-        }
-        Some(k) => match job::canonical_option(k) {
-            Some(c) if c == k => Ok(format!(
-                "{k}: taken by hostbench, as in fio 3.33 (docs/fio.md)\n"
-            )),
-            Some(c) => Ok(format!(
-                "{k}: taken by hostbench, an alias of {c}, as in fio 3.33 (docs/fio.md)\n"
-            )),
-            None if fio_names::is_job_option(k) => {
-                Ok(format!("{k}: {}\n", job::unsupported_option(k, k)))
-            }
-            None => bail!("fio: --cmdhelp={k}: {}", job::unsupported_option(k, k)),
-        },
+    if let Some(engine) = job::engine_of(k).map(|e| e.name()) {
+        return (
+            out,
+            format!(
+                "{err} ({k} is an option of ioengine={engine}: `hostbench fio \
+                 --enghelp={engine},{k}` describes it)\n"
+            ),
+            0,
+        );
     }
+    if fio_names::is_job_option(k) && job::canonical_option(k).is_none() {
+        return (
+            format!("{k}: {}\n", job::unsupported_option(k, k)),
+            String::new(),
+            0,
+        );
+    }
+    (out, err, 0)
 }
 
 fn parse(args: &[String]) -> Result<Parsed> {
@@ -362,7 +347,10 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 )));
             }
             // fio's option help: every option hostbench takes, or what it does with one.
-            "cmdhelp" => return Ok(Parsed::Print(cmdhelp(inline.as_deref())?)),
+            "cmdhelp" => {
+                let (out, err, code) = cmdhelp(inline.as_deref());
+                return Ok(Parsed::Help(out, err, code));
+            }
             // fio runs its checksum test where it reads the option, and exits.
             "crctest" => return Ok(Parsed::Crctest(inline)),
             "cpuclock-test" => return Ok(Parsed::ClockTest),

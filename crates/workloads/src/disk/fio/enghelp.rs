@@ -393,7 +393,7 @@ fn options_of(engine: EngineKind) -> Vec<&'static EngOpt> {
 }
 
 /// fio's `string_distance` (Levenshtein distance, every edit costing 1).
-fn distance(a: &str, b: &str) -> usize {
+pub(super) fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

@@ -4123,6 +4123,19 @@ pub fn engine_option_names(name: &str) -> Vec<&'static str> {
         .collect()
 }
 
+/// The engine an engine option (`k`, any name of it) belongs to (`None`: not an engine's
+/// option; `cmdprio_*`, libaio's and io_uring's, as libaio).
+pub fn engine_of(k: &str) -> Option<EngineKind> {
+    let k = canonical_option(k)?;
+    if super::cmdprio::handles(k) {
+        Some(EngineKind::Libaio)
+    } else if super::engines::handles(k) {
+        Some(engine_of_option(k))
+    } else {
+        None
+    }
+}
+
 /// The engine an engine option (canonical name) belongs to.
 fn engine_of_option(k: &str) -> EngineKind {
     if super::engines::pvsync2_option(k) {

@@ -16,6 +16,7 @@
 
 pub mod bufs;
 pub mod clocktest;
+pub mod cmdhelp;
 pub mod cmdprio;
 pub mod crctest;
 pub mod enghelp;
