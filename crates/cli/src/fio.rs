@@ -548,6 +548,9 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 } else {
                     value("see `hostbench fio --help`")?
                 };
+                if let Some(e) = job::leading_space_error(k, &v, "command line") {
+                    bail!("fio: {e}");
+                }
                 let idx = cur(&mut cmd_sections);
                 cmd_sections[idx].opts.push((k.to_string(), v));
             }

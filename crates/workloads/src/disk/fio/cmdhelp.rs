@@ -2407,6 +2407,13 @@ pub fn cmdhelp(which: Option<&str>) -> (String, String) {
     }
 }
 
+/// Whether fio matches the value of option `name` (fio's name or alias) against its list
+/// of values (`rw`, `verify`, `sync_file_range`, ...), where a value that starts with a
+/// space matches none.
+pub fn matches_a_list(name: &str) -> bool {
+    find(name).is_some_and(|o| matches!(o.kind, Kind::Choice | Kind::Multi))
+}
+
 /// Whether `--cmdhelp` knows `name` (fio's name or alias of a job option hostbench takes).
 pub fn knows(name: &str) -> bool {
     find(name).is_some()

@@ -1990,6 +1990,38 @@ pub fn supported_options() -> impl Iterator<Item = &'static str> {
         .chain(super::bufs::OPTION_NAMES.iter().copied())
 }
 
+/// `k=v` written with a space after `=` (`rw= read`, `rw = read` in a job file): fio 3.33
+/// keeps that space in the value, so an option whose value it matches against a list of
+/// values (`rw`, `verify`, `ioengine`, `cpumode`, ...), a pattern, or `opendir`'s path
+/// fails (`fio: failed parsing rw= read`, the job dropped); a number or a file name takes
+/// it. The error for the options fio fails on, `None` for the others (`v` is the value as
+/// written, `at` where).
+pub fn leading_space_error(k: &str, v: &str, at: &str) -> Option<String> {
+    let name = canonical_option(k).unwrap_or(k);
+    if !v.starts_with(char::is_whitespace) || v.trim().is_empty() {
+        return None;
+    }
+    let listed = super::cmdhelp::matches_a_list(name)
+        || super::cmdhelp::matches_a_list(k)
+        || matches!(
+            name,
+            "ioengine"
+                | "buffer_pattern"
+                | "verify_pattern"
+                | "opendir"
+                | "cpumode"
+                | "stat_type"
+                | "protocol"
+        );
+    listed.then(|| {
+        format!(
+            "{at}: {k}={v}: the space after '=' is part of the value for fio 3.33, which then \
+             fails on it (fio: failed parsing {k}={v}, the job dropped); write {k}={}",
+            v.trim()
+        )
+    })
+}
+
 /// Why option `k` (which hostbench does not take) is refused; `shown` is how the user wrote
 /// it (`--rate`, `'rate'`; the caller says where). An option fio 3.33 has is named as such,
 /// and never as a typo: a supported option of a near name (`sync` → `fsync`) means
