@@ -54,6 +54,10 @@ pub struct ReplayOpts {
     pub align: u64,
     /// `replay_scale` (0 or 1: none).
     pub scale: u64,
+    /// The job named its file in `filename=` (set by [`resolve`]): fio then watches that
+    /// file's disk (`Disk stats`); the files a log adds come after fio's `init_disk_util`
+    /// and are watched by none.
+    pub named: bool,
     /// The lines fio warns about and skips ([`Scan::warnings`], set by [`resolve`]):
     /// each clone prints them on stderr as it starts, as fio's do.
     pub warnings: Vec<(String, u64)>,
@@ -590,8 +594,10 @@ pub fn resolve(j: &mut super::job::JobSpec) -> Result<(), String> {
         ));
     }
     let s = scan(&o).map_err(|e| format!("job '{name}': {e}"))?;
+    let named = j.filename.is_some();
     if let Some(r) = j.replay.as_mut() {
         r.warnings.clone_from(&s.warnings);
+        r.named = named;
     }
     if super::trigger::readonly() && s.writes + s.syncs > 0 {
         // fio fails such a replay under --readonly (`failed initializing iolog`, err=22)

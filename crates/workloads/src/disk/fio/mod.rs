@@ -413,6 +413,9 @@ impl Workload for Fio {
             let paths: Vec<PathBuf> = jobs
                 .iter()
                 .filter(|j| j.disk_util && !j.engine.fileless() && !j.engine.file_op())
+                // A replay's files come from its log once it runs, after fio looked for
+                // the jobs' disks: only a file named in filename= is watched.
+                .filter(|j| j.replay.as_ref().is_none_or(|r| r.named))
                 .flat_map(|j| {
                     (0..j.numjobs)
                         .flat_map(move |c| (0..j.nfiles()).map(move |k| j.file_path_k(c, k)))
