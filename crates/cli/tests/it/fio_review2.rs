@@ -496,8 +496,8 @@ fn an_unsupported_option_is_one_short_line() {
     std::fs::write(d.join("u.fio"), "[a]\nrw=read\nsize=1m\niodepht=1\n").unwrap();
     for (args, want) in [
         (
-            vec!["fio", "--name=a", "--ioscheduler=none"],
-            "fio: command line: fio option --ioscheduler is not supported by hostbench yet; remove it",
+            vec!["fio", "--name=a", "--gpu_dev_id=0"],
+            "fio: command line: fio option --gpu_dev_id is not supported by hostbench yet; remove it",
         ),
         // An option out of reach says why, still on one short line.
         (

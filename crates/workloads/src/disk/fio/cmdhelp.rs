@@ -1121,6 +1121,16 @@ const OPTIONS: &[Opt] = &[
         parent: None,
     },
     Opt {
+        name: "ioscheduler",
+        alias: None,
+        kind: Kind::Text,
+        default: None,
+        range: None,
+        values: &[],
+        help: "The I/O scheduler selected for a block device named in filename= (restored at the end)",
+        parent: None,
+    },
+    Opt {
         name: "zonemode",
         alias: None,
         kind: Kind::Choice,

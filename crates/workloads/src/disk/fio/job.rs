@@ -885,6 +885,9 @@ pub struct JobSpec {
     pub invalidate: bool,
     /// `disk_util`: report the devices' counters over the run (fio's "Disk stats").
     pub disk_util: bool,
+    /// `ioscheduler`: the I/O scheduler each clone selects for the block devices named
+    /// in `filename=` as it starts (`iosched.rs`; `None`: left as it is).
+    pub ioscheduler: Option<String>,
     /// `fadvise_hint`.
     pub fadvise_hint: FadviseHint,
     /// `write_hint`: the write life-time hint fio sets on each file it opens (Linux's
@@ -1761,6 +1764,10 @@ const OPTS: &[Opt] = &[
     },
     Opt {
         name: "max_latency",
+        aliases: &[],
+    },
+    Opt {
+        name: "ioscheduler",
         aliases: &[],
     },
     Opt {
@@ -2694,6 +2701,7 @@ fn apply_options(
         stats: true,
         invalidate: true,
         disk_util: true,
+        ioscheduler: None,
         fadvise_hint: FadviseHint::ByPattern,
         write_hint: None,
         own_opts: own.to_vec(),
@@ -3280,6 +3288,8 @@ fn apply_options(
             "stats" => j.stats = parse_bool_opt(k, v, at)?,
             "invalidate" => j.invalidate = parse_bool_opt(k, v, at)?,
             "disk_util" => j.disk_util = parse_bool_opt(k, v, at)?,
+            // fio's FIO_OPT_STR_STORE: the name as written.
+            "ioscheduler" => j.ioscheduler = Some(v.to_string()),
             "fadvise_hint" => {
                 j.fadvise_hint = match v.trim() {
                     "0" => FadviseHint::None,

@@ -4268,6 +4268,15 @@ impl FioWorker {
             self.hand_over();
             return Ok(());
         }
+        // Then, as fio, the I/O scheduler of the disks under the clone's files.
+        let clone = self.shared.threads[self.tid].1;
+        if let Err((errno, func, detail)) =
+            super::iosched::switch(&self.job, clone, &self.shared.iosched)
+        {
+            self.set_error(errno, func, format!("job '{}': {detail}", self.job.name));
+            self.hand_over();
+            return Ok(());
+        }
         // exec_prerun once the files are there, before the clone's time starts; when it
         // fails the clone ends there, with no error, as fio's `goto err` without one.
         if let Some(cmd) = &self.job.process.prerun
