@@ -66,6 +66,8 @@ fio's command line and job files, measured by hostbench's own engine.
                            code; LIST: md5,crc32c,... --crctest=list names them), run nothing
   --idle-prof=MODE         CPU idleness while the jobs run (a SCHED_IDLE thread per CPU):
                            system, percpu, or calibrate (the unit of work only, run nothing)
+  --cpuclock-test          fio's test that the clock never goes back across CPUs, on
+                           hostbench's clock (the CPU's counter or CLOCK_MONOTONIC), run nothing
   --inflate-log=FILE       print a log_store_compressed log (.log.fz) as the plain log
   --bandwidth-log          fio's aggregate bandwidth logs agg-{read,write,trim}_bw.log
   --aux-path=DIR           where the verify state files (local-JOB-N-verify.state) and
@@ -121,7 +123,8 @@ mem_align (iomem_align) hugepage-size lockmem;
 size, offset and offset_increment may be P% of the existing file.
 cpuio: cpuload cpuchunks cpumode (noop qsort) exit_on_io_done; filestat: stat_type (stat lstat statx);
 exec: program arguments (%r runtime, %n name) grace_time std_redirect; nbd: uri (nbd://host[:port][/export], nbd+unix:///[export]?socket=PATH);
-io_uring: fixedbufs registerfiles sqthread_poll hipri; process: cpus_allowed cpus_allowed_policy (shared split)
+io_uring: fixedbufs registerfiles sqthread_poll hipri nonvectored force_async;
+process: cpus_allowed cpus_allowed_policy (shared split)
 numa_cpu_nodes numa_mem_policy prio prioclass.
 This is a summary: `hostbench fio --cmdhelp` lists every option taken, `--cmdhelp=NAME`
 says of one, `--enghelp` lists the engines and `--enghelp=ENGINE[,OPTION]` their options;
@@ -187,6 +190,30 @@ enum Parsed {
     Crctest(Option<String>),
     /// `--idle-prof=calibrate`: the unit of work's time on each CPU, nothing run.
     IdleCalibrate,
+    /// `--cpuclock-test`: fio's test of the clock across CPUs, nothing run.
+    ClockTest,
+}
+
+/// fio's `--cpuclock-test` ([`fio::clocktest`]) on hostbench's clock: its lines on stdout
+/// (an error on stderr), exit 0 when the clock never went back across CPUs, 1 otherwise.
+fn clocktest() -> ExitCode {
+    use hostbench_core::clock::Clock;
+    use std::io::Write;
+    let out = |l: String| {
+        let mut o = std::io::stdout().lock();
+        let _ = writeln!(o, "{l}");
+        let _ = o.flush();
+    };
+    let err = |l: String| eprintln!("{l}");
+    let clock = Clock::detect();
+    let trusted = clock.source() != hostbench_core::clock::ClockSource::Monotonic;
+    ExitCode::from(fio::clocktest::run(
+        clock,
+        trusted,
+        fio::clocktest::ENTRIES,
+        &out,
+        &err,
+    ))
 }
 
 /// fio's `--crctest[=LIST]` ([`fio::crctest`]): each selected checksum's speed as fio
@@ -230,49 +257,34 @@ fn crctest(arg: Option<&str>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--cmdhelp` (or `=all`): the job options hostbench takes, one a line with their aliases;
-/// `--cmdhelp=NAME`: whether it takes that one (fio 3.33 prints its option table's help).
-fn cmdhelp(which: Option<&str>) -> Result<String> {
-    let aliases = |name: &str| -> Vec<&'static str> {
-        fio_names::JOB_OPTIONS
-            .iter()
-            .copied()
-            .filter(|a| *a != name && job::canonical_option(a) == Some(name))
-            .collect()
+/// `--cmdhelp[=NAME]` in fio 3.33's layout ([`fio::cmdhelp`]): (stdout, stderr, exit
+/// status). The engines' options hostbench takes are `--enghelp`'s (fio's `--cmdhelp`
+/// knows none either: its `No such command`, and where to look); a fio option hostbench
+/// does not take says so.
+fn cmdhelp(which: Option<&str>) -> (String, String, u8) {
+    let which = which.map(str::trim).filter(|k| !k.is_empty());
+    let (out, err) = fio::cmdhelp::cmdhelp(which);
+    let Some(k) = which.filter(|k| *k != "all" && !fio::cmdhelp::knows(k)) else {
+        return (out, err, 0);
     };
-    match which.map(str::trim) {
-        None | Some("" | "all") => {
-            let mut names: Vec<&str> = job::supported_options().collect();
-            names.sort_unstable();
-            names.dedup();
-            let mut s = format!(
-                "The fio 3.33 job options hostbench takes ({}; aliases in brackets), as --NAME=VALUE \
-                 or in a job file (docs/fio.md says how each behaves):\n",
-                names.len()
-            );
-            for n in names {
-                let a = aliases(n);
-                if a.is_empty() {
-                    s.push_str(&format!("  {n}\n"));
-                } else {
-                    s.push_str(&format!("  {n} ({})\n", a.join(", ")));
-                }
-            }
-            Ok(s)
-        }
-        Some(k) => match job::canonical_option(k) {
-            Some(c) if c == k => Ok(format!(
-                "{k}: taken by hostbench, as in fio 3.33 (docs/fio.md)\n"
-            )),
-            Some(c) => Ok(format!(
-                "{k}: taken by hostbench, an alias of {c}, as in fio 3.33 (docs/fio.md)\n"
-            )),
-            None if fio_names::is_job_option(k) => {
-                Ok(format!("{k}: {}\n", job::unsupported_option(k, k)))
-            }
-            None => bail!("fio: --cmdhelp={k}: {}", job::unsupported_option(k, k)),
-        },
+    if let Some(engine) = job::engine_of(k).map(|e| e.name()) {
+        return (
+            out,
+            format!(
+                "{err} ({k} is an option of ioengine={engine}: `hostbench fio \
+                 --enghelp={engine},{k}` describes it)\n"
+            ),
+            0,
+        );
     }
+    if fio_names::is_job_option(k) && job::canonical_option(k).is_none() {
+        return (
+            format!("{k}: {}\n", job::unsupported_option(k, k)),
+            String::new(),
+            0,
+        );
+    }
+    (out, err, 0)
 }
 
 fn parse(args: &[String]) -> Result<Parsed> {
@@ -347,9 +359,13 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 )));
             }
             // fio's option help: every option hostbench takes, or what it does with one.
-            "cmdhelp" => return Ok(Parsed::Print(cmdhelp(inline.as_deref())?)),
+            "cmdhelp" => {
+                let (out, err, code) = cmdhelp(inline.as_deref());
+                return Ok(Parsed::Help(out, err, code));
+            }
             // fio runs its checksum test where it reads the option, and exits.
             "crctest" => return Ok(Parsed::Crctest(inline)),
+            "cpuclock-test" => return Ok(Parsed::ClockTest),
             "parse-only" => parse_only = true,
             "merge-blktrace-only" => merge_only = true,
             "showcmd" => showcmd = true,
@@ -525,8 +541,8 @@ fn parse(args: &[String]) -> Result<Parsed> {
                             "fio: fio option --{k} is not supported by hostbench yet; remove it \
                              (hostbench takes --output-format, --output, --minimal, \
                              --append-terse, --terse-version, --eta, --status-interval, --parse-only, \
-                             --merge-blktrace-only, \
-                             --inflate-log, --crctest, --bandwidth-log, --aux-path, --trigger-file, \
+                             --inflate-log, --crctest, --cpuclock-test, --idle-prof, --merge-blktrace-only, \
+                             --bandwidth-log, --aux-path, --trigger-file, \
                              --trigger-timeout, --trigger, --section, --showcmd, --readonly, \
                              --max-jobs, --alloc-size, --version, \
                              --help and job options; see docs/fio.md)"
@@ -545,6 +561,9 @@ fn parse(args: &[String]) -> Result<Parsed> {
                 } else {
                     value("see `hostbench fio --help`")?
                 };
+                if let Some(e) = job::leading_space_error(k, &v, "command line") {
+                    bail!("fio: {e}");
+                }
                 let idx = cur(&mut cmd_sections);
                 cmd_sections[idx].opts.push((k.to_string(), v));
             }
@@ -738,6 +757,7 @@ pub fn main(argv: &[String]) -> Result<ExitCode> {
             print!("{}", hostbench_report::fio::idle_prof(&f, true));
             return Ok(ExitCode::SUCCESS);
         }
+        Parsed::ClockTest => return Ok(clocktest()),
         Parsed::Inflate(f) => {
             // fio's --inflate-log: the plain log on stdout.
             let stdout = std::io::stdout();

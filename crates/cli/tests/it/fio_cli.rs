@@ -752,3 +752,200 @@ fn idle_prof_reports_cpu_idleness_as_fio() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// One `--cmdhelp=NAME` description as fio lays it out, without the prose: (label, value)
+/// per line, the help text and the type's words left out (hostbench's own), the valid
+/// values by name only.
+fn cmdhelp_facts(out: &str) -> Vec<(String, String)> {
+    out.lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if l.is_empty() {
+                return (String::new(), String::new());
+            }
+            assert_eq!(&l[20..22], ": ", "right-aligned at 20: {l:?}");
+            let (label, rest) = (l[..20].trim().to_string(), l[22..].to_string());
+            match label.as_str() {
+                _ if i == 0 => (label, String::new()),
+                "type" => (label, String::new()),
+                "valid values" | "" => (
+                    label,
+                    rest.split_whitespace().next().unwrap_or("").to_string(),
+                ),
+                _ => (label, rest),
+            }
+        })
+        .collect()
+}
+
+/// fio's `--cmdhelp`: the list (`NAME: help`, children indented under their parent, in
+/// fio's order: fio's list cut to the options hostbench takes is hostbench's), and one
+/// option's table (name, alias, type, default, range, valid values, a blank line) with
+/// fio's facts in fio's layout and hostbench's own words; by an alias too; a near miss
+/// shows the closest option, as fio.
+#[test]
+fn cmdhelp_is_fios_table() {
+    let dir = tmp("cmdhelp");
+    let fio_too = need_fio("cmdhelp");
+    let h = hb(&dir, &["--cmdhelp"]);
+    assert_eq!(h.code, 0, "{}", h.err);
+    let names = |out: &str| -> Vec<String> {
+        out.lines()
+            .map(|l| {
+                // `%-24s: `: padded to 24, a longer name as it is.
+                let (name, _) = l.split_once(": ").unwrap_or_else(|| panic!("{l:?}"));
+                assert!(name.len() >= 24, "{l:?}");
+                name.trim_end().to_string()
+            })
+            .collect()
+    };
+    let ours = names(&h.out);
+    assert!(ours.contains(&"  iodepth_batch".to_string()), "{}", h.out);
+    assert_eq!(hb(&dir, &["--cmdhelp=all"]).out, h.out);
+    if fio_too {
+        let f = fio(&dir, &["--cmdhelp"]);
+        let taken: Vec<String> = names(&f.out)
+            .into_iter()
+            .filter(|n| ours.contains(n))
+            .collect();
+        assert_eq!(taken, ours, "fio's list, cut to the options taken");
+    }
+    for opt in [
+        "bs",
+        "blocksize",
+        "rw",
+        "iodepth",
+        "size",
+        "runtime",
+        "nice",
+        "prio",
+        "percentile_list",
+        "verify",
+        "ioengine",
+        "hugepage-size",
+        "log_entries",
+        "verify_interval",
+        "bssplit",
+        "steadystate",
+        "ss",
+        "sizee",
+    ] {
+        let h = hb(&dir, &[&format!("--cmdhelp={opt}")]);
+        assert_eq!(h.code, 0, "{opt}: {}", h.err);
+        assert!(h.out.ends_with("\n\n"), "{opt}: {:?}", h.out);
+        if fio_too {
+            let f = fio(&dir, &[&format!("--cmdhelp={opt}")]);
+            assert_eq!(f.code, h.code, "{opt}");
+            let (mut fo, mut ho) = (f.out.clone(), h.out.clone());
+            if opt == "ioengine" {
+                // fio lists engines hostbench has not: compare hostbench's, in fio's order.
+                let ours: Vec<String> = ho.lines().map(str::to_string).collect();
+                let engines = |s: &str| -> Vec<String> {
+                    s.lines()
+                        .filter(|l| {
+                            l.len() > 22
+                                && (l[..20].trim() == "valid values" || l[..20].trim().is_empty())
+                        })
+                        .map(|l| l[22..].split_whitespace().next().unwrap_or("").to_string())
+                        .collect()
+                };
+                let mine = engines(&ho);
+                let theirs = engines(&fo);
+                let both: Vec<&String> = mine.iter().filter(|e| theirs.contains(e)).collect();
+                let theirs: Vec<&String> = theirs.iter().filter(|e| mine.contains(e)).collect();
+                assert_eq!(both, theirs, "{opt}: in fio's order");
+                fo = fo.lines().take(4).collect::<Vec<_>>().join("\n");
+                ho = ours[..4].join("\n");
+            }
+            let strip = |s: &str| {
+                s.strip_prefix(" - showing closest match\n")
+                    .unwrap_or(s)
+                    .to_string()
+            };
+            assert_eq!(
+                cmdhelp_facts(&strip(&ho)),
+                cmdhelp_facts(&strip(&fo)),
+                "{opt}:\n{ho}\nfio:\n{fo}"
+            );
+            assert_eq!(f.err, h.err, "{opt}");
+        }
+    }
+    // An engine's option: fio's "No such command", and where hostbench describes it.
+    let h = hb(&dir, &["--cmdhelp=fixedbufs"]);
+    assert!(h.err.contains("No such command: fixedbufs"), "{}", h.err);
+    assert!(h.err.contains("--enghelp=io_uring,fixedbufs"), "{}", h.err);
+}
+
+/// The shape of a `--cpuclock-test` report: each line's kind, in order, with the per-CPU
+/// lines (whose order follows the threads' ends) counted and the CPU count kept.
+fn clocktest_shape(out: &str) -> (Vec<String>, usize) {
+    let mut kinds = Vec::new();
+    let mut per_cpu = 0;
+    // fio's debug build prints its calibration's trace (`time     PID ...`): not a line
+    // of the test's own.
+    for l in out.lines().filter(|l| !l.starts_with("time ")) {
+        if let Some(rest) = l.strip_prefix("cs: cpu") {
+            let (cpu, tail) = rest.split_once(": ").unwrap_or_else(|| panic!("{l:?}"));
+            assert_eq!(cpu.len(), 3, "cpu%3d: {l:?}");
+            let words: Vec<&str> = tail.split(' ').collect();
+            assert_eq!(words.len(), 5, "{l:?}");
+            assert_eq!(&words[1..4], ["clocks", "seen,", "first"], "{l:?}");
+            assert!(words[0].parse::<u64>().is_ok() && words[4].parse::<u64>().is_ok());
+            per_cpu += 1;
+            continue;
+        }
+        let kind = if l.starts_with("cs: reliable_tsc: ") {
+            assert!(l.ends_with("yes") || l.ends_with("no"), "{l:?}");
+            "reliable_tsc".to_string()
+        } else {
+            l.to_string()
+        };
+        kinds.push(kind);
+    }
+    (kinds, per_cpu)
+}
+
+/// fio's `--cpuclock-test` on hostbench's clock: fio's lines (reliable_tsc, the CPUs
+/// tested, one line per CPU as its thread ends, Pass!/Failed), exit 0 when the clock never
+/// went back across the CPUs; beside fio's own report of the same machine.
+#[test]
+fn cpuclock_test_runs_fios_test() {
+    let dir = tmp("cpuclock");
+    let h = hb(&dir, &["--cpuclock-test"]);
+    let (kinds, per_cpu) = clocktest_shape(&h.out);
+    assert_eq!(kinds[0], "reliable_tsc", "{}", h.out);
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert!(
+        kinds[1].starts_with("cs: Testing ") && kinds[1].ends_with(" CPUs"),
+        "{}",
+        h.out
+    );
+    assert_eq!(
+        per_cpu, cpus,
+        "one line per CPU the process may use:\n{}",
+        h.out
+    );
+    match h.code {
+        0 => assert_eq!(
+            kinds.last().map(String::as_str),
+            Some("cs: Pass!"),
+            "{}",
+            h.out
+        ),
+        1 => assert!(
+            kinds.last().unwrap().starts_with("cs: Failed: "),
+            "{}",
+            h.out
+        ),
+        c => panic!("exit {c}: {}", h.err),
+    }
+    if need_fio("cpuclock") {
+        let f = fio(&dir, &["--cpuclock-test"]);
+        let (fk, fcpu) = clocktest_shape(&f.out);
+        assert_eq!(fcpu, per_cpu, "{}", f.out);
+        assert_eq!(fk[..2], kinds[..2], "fio:\n{}", f.out);
+        if f.code == 0 && h.code == 0 {
+            assert_eq!(fk, kinds, "fio:\n{}", f.out);
+        }
+    }
+}

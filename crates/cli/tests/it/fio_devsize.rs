@@ -380,3 +380,140 @@ fn filesize_with_percentages_is_fios() {
         }
     }
 }
+
+/// The scheduler selected in a `queue/scheduler` file's text (`[mq-deadline] none`).
+fn selected(text: &str) -> Option<String> {
+    let a = text.find('[')?;
+    let b = a + text[a..].find(']')?;
+    Some(text[a + 1..b].to_string())
+}
+
+/// `ioscheduler=NAME` on a block device named in `filename=` (a loop device; root only):
+/// each clone selects NAME in the disk's `queue/scheduler` as fio's `switch_ioscheduler`
+/// does (seen from `exec_postrun` while the job's disk is still switched); hostbench
+/// selects the earlier one again when the run ends, where fio leaves it switched. A
+/// scheduler the kernel does not offer: fio's `unable to set io scheduler` and the job's
+/// EINVAL, as fio. A file on a filesystem: refused (exit 2), its disk untouched.
+#[test]
+fn ioscheduler_switches_a_named_device_as_fio_and_restores_it() {
+    let d = tmp("iosched");
+    let img = d.join("img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(8 << 20)
+        .unwrap();
+    let Some(lo) = crate::common::LoopImage::attach(&img) else {
+        return;
+    };
+    let name = lo.dev.trim_start_matches("/dev/");
+    let sched = format!("/sys/block/{name}/queue/scheduler");
+    let Ok(text) = std::fs::read_to_string(&sched) else {
+        eprintln!("skip: {sched} is not there");
+        return;
+    };
+    let before = selected(&text).unwrap_or_else(|| panic!("{sched}: {text}"));
+    // Another scheduler the kernel offers, if any.
+    let other = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(['[', ']']))
+        .find(|w| *w != before)
+        .map(str::to_string);
+    let dev = format!("--filename={}", lo.dev);
+    let run = |target: &str, numjobs: &str| {
+        vec![
+            "--name=s".to_string(),
+            dev.clone(),
+            format!("--ioscheduler={target}"),
+            "--rw=read".into(),
+            "--size=1m".into(),
+            format!("--numjobs={numjobs}"),
+            format!("--exec_postrun=cat {sched}"),
+            "--output-format=json".into(),
+        ]
+    };
+    let strs = |v: &[String]| v.iter().map(String::as_str).collect::<Vec<_>>().join(" ");
+    let postrun = || selected(&std::fs::read_to_string(d.join("s.postrun.txt")).unwrap());
+    if let Some(other) = &other {
+        let args = run(other, "2");
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let h = hb(&d, &a);
+        assert_eq!(h.code, 0, "{}: {}", strs(&args), h.err);
+        assert_eq!(doc(&h.out)["jobs"][0]["error"], 0);
+        assert_eq!(
+            postrun().as_deref(),
+            Some(other.as_str()),
+            "switched during the run"
+        );
+        let now = selected(&std::fs::read_to_string(&sched).unwrap());
+        assert_eq!(
+            now.as_deref(),
+            Some(before.as_str()),
+            "restored after the run"
+        );
+        if need_fio("ioscheduler_switches_a_named_device_as_fio_and_restores_it") {
+            let p = fio(&d, &a);
+            let now = selected(&std::fs::read_to_string(&sched).unwrap());
+            // fio leaves it switched: select the earlier one again.
+            std::fs::write(&sched, &before).unwrap();
+            assert_eq!(p.code, 0, "{}", p.err);
+            assert_eq!(postrun().as_deref(), Some(other.as_str()));
+            assert_eq!(
+                now.as_deref(),
+                Some(other.as_str()),
+                "fio leaves it switched"
+            );
+            for r in [&h, &p] {
+                assert!(!r.err.contains("io scheduler"), "{}", r.err);
+            }
+        }
+    } else {
+        eprintln!("{sched} offers only {before}: the switch itself not tried");
+    }
+    // A scheduler not offered: the job fails with EINVAL, after fio's line.
+    let args = run("nosuch-sched", "1");
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let h = hb(&d, &a);
+    assert!(
+        h.err
+            .contains("fio: unable to set io scheduler to nosuch-sched"),
+        "{}",
+        h.err
+    );
+    assert_eq!(doc(&h.out)["jobs"][0]["error"], 22, "{}", h.out);
+    assert_eq!(doc(&h.out)["jobs"][0]["read"]["total_ios"], 0);
+    let now = selected(&std::fs::read_to_string(&sched).unwrap());
+    assert_eq!(now.as_deref(), Some(before.as_str()));
+    if need_fio("ioscheduler_switches_a_named_device_as_fio_and_restores_it") {
+        let p = fio(&d, &a);
+        std::fs::write(&sched, &before).unwrap();
+        assert_eq!(h.code, p.code, "{}\n{}", h.err, p.err);
+        assert!(
+            p.err
+                .contains("fio: unable to set io scheduler to nosuch-sched")
+        );
+        assert_eq!(doc(&p.out)["jobs"][0]["error"], 22);
+    }
+    // A file on a filesystem: refused, nothing run, nothing switched.
+    let f = hb(
+        &d,
+        &[
+            "--name=f",
+            "--filename=plain",
+            "--size=64k",
+            "--ioscheduler=none",
+        ],
+    );
+    if f.code == 0 {
+        // A filesystem without a disk (tmpfs): fio switches nothing either.
+        assert!(!f.err.contains("ioscheduler"), "{}", f.err);
+    } else {
+        assert_eq!(f.code, 2, "{}", f.err);
+        assert!(
+            f.err
+                .contains("hostbench switches only a block device named in filename="),
+            "{}",
+            f.err
+        );
+        assert!(!d.join("plain").exists(), "refused, yet laid out");
+    }
+}

@@ -905,3 +905,58 @@ fn one_log_per_clone_as_fio() {
         assert_eq!(got[0], got[1], "{logs} numjobs={numjobs}: hostbench, fio");
     }
 }
+
+/// The `Disk stats` block (JSON `disk_util`) of a replay, as fio 3.33 prints it: fio looks
+/// for the jobs' disks before their threads start (`init_disk_util`), and a replay's files
+/// are added from its log inside the thread, so a replay that names no file in
+/// `filename=` reports no disk (with `replay_redirect` neither); one that names its file
+/// reports that file's disk. (The test directory is on a block device; on a filesystem
+/// without one neither tool reports a disk.)
+#[test]
+fn a_replay_reports_disk_stats_as_fio() {
+    let d = tmp("iolog-disk");
+    let w = hb(
+        &d,
+        &[
+            "--name=w",
+            "--filename=f",
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=64k",
+            "--write_iolog=log",
+        ],
+    );
+    assert_eq!(w.code, 0, "{}", w.err);
+    let on_disk = w.out.contains("Disk stats (read/write):");
+    let has = |out: &str| out.contains("Disk stats (read/write):");
+    let disks = |out: &str| doc(out)["disk_util"].as_array().map_or(0, Vec::len);
+    for (args, named) in [
+        (vec!["--name=x", "--read_iolog=log"], false),
+        (
+            vec!["--name=x", "--read_iolog=log", "--replay_redirect=f"],
+            false,
+        ),
+        (vec!["--name=x", "--read_iolog=log", "--filename=f"], true),
+    ] {
+        let h = hb(&d, &args);
+        assert_eq!(h.code, 0, "{args:?}: {}", h.err);
+        assert_eq!(has(&h.out), named && on_disk, "{args:?}:\n{}", h.out);
+        let mut json = args.clone();
+        json.push("--output-format=json");
+        let hj = hb(&d, &json);
+        assert_eq!(
+            disks(&hj.out) > 0,
+            named && on_disk,
+            "{args:?}:\n{}",
+            hj.out
+        );
+        if need_fio("a_replay_reports_disk_stats_as_fio") {
+            let p = fio(&d, &args);
+            assert_eq!(p.code, 0, "{args:?}: {}", p.err);
+            assert_eq!(has(&p.out), has(&h.out), "{args:?}: fio:\n{}", p.out);
+            let pj = fio(&d, &json);
+            assert_eq!(disks(&pj.out), disks(&hj.out), "{args:?}");
+        }
+    }
+    std::fs::remove_dir_all(d).ok();
+}

@@ -356,9 +356,92 @@ fn opendir_takes_fios_files_in_fios_order() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
-/// What `opendir` cannot be: a directory that is not there or holds no file, or given
-/// with `filename`/`nrfiles` (fio counts those by their order) — each refused with its
-/// reason, exit 2; a reading job whose share of `size` is more than a file found there
+/// `opendir` with `nrfiles` and `filename`, in job files and on the command line: fio
+/// counts the job's files in the order it parses the options (the first list to add
+/// files resets its count, every file added raises it, `nrfiles` sets it; a job file's
+/// `filename` is parsed last, the command line in its order) and the job uses the first
+/// that many of the files added; its `opendir added N` line prints the count then. The
+/// same lines, files opened, bytes and the files written as fio.
+#[test]
+fn opendir_with_nrfiles_and_filename_counts_as_fio() {
+    let t = "opendir_with_nrfiles_and_filename_counts_as_fio";
+    let d = tmp("opendir-nr");
+    opendir_tree(&d);
+    std::fs::write(d.join("extra"), vec![7u8; 16 << 10]).unwrap();
+    let lines = |out: &str, err: &str| -> Vec<String> {
+        out.lines()
+            .chain(err.lines())
+            .filter(|l| l.starts_with("fio: opendir"))
+            .map(str::to_string)
+            .collect()
+    };
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["--opendir=tree", "--nrfiles=2"],
+        vec!["--nrfiles=2", "--opendir=tree"],
+        vec!["--opendir=tree", "--nrfiles=9"],
+        vec!["--filename=extra", "--opendir=tree"],
+        vec!["--filename=extra", "--nrfiles=1", "--opendir=tree"],
+        vec!["--opendir=tree", "--filename=extra", "--nrfiles=3"],
+        vec!["--opendir=tree", "--nrfiles=1", "--rw=write", "--size=8k"],
+    ];
+    let mut ours = Vec::new();
+    for case in &cases {
+        let mut a = vec!["--name=nr", "--bs=4k", "--output-format=json"];
+        if !case.iter().any(|x| x.starts_with("--rw")) {
+            a.push("--rw=read");
+        }
+        a.extend_from_slice(case);
+        let (out, err, code) = hb_plain(&d, &[&a[..], &["--no-save"]].concat());
+        assert_eq!(code, 0, "{case:?}: {err}");
+        ours.push((lines(&out, &err), io(&out)));
+        if need_fio(t) {
+            let f = std::process::Command::new("fio")
+                .args(&a)
+                .current_dir(&d)
+                .output()
+                .unwrap();
+            let (fout, ferr) = (
+                String::from_utf8_lossy(&f.stdout).to_string(),
+                String::from_utf8_lossy(&f.stderr).to_string(),
+            );
+            assert!(f.status.success(), "{case:?}: {ferr}");
+            assert_eq!(
+                ours.last().unwrap(),
+                &(lines(&fout, &ferr), io(&fout)),
+                "{case:?}"
+            );
+        }
+    }
+    // Without fio: the counts fio gave (`tree` holds 4 files).
+    assert_eq!(ours[0].0, ["fio: opendir added 4 files"]);
+    assert_eq!(
+        ours[3].0,
+        ["fio: opendir added 5 files"],
+        "the file named first counts"
+    );
+    // A job file parses `filename` last, whatever its place.
+    std::fs::write(
+        d.join("nr.fio"),
+        "[nr]\nrw=read\nbs=4k\nfilename=extra\nopendir=tree\nnrfiles=2\n",
+    )
+    .unwrap();
+    let (out, err, code) = hb_plain(&d, &["nr.fio", "--output-format=json", "--no-save"]);
+    assert_eq!(code, 0, "{err}");
+    if need_fio(t) {
+        let f = std::process::Command::new("fio")
+            .args(["nr.fio", "--output-format=json"])
+            .current_dir(&d)
+            .output()
+            .unwrap();
+        let fout = String::from_utf8_lossy(&f.stdout).to_string();
+        assert_eq!(io(&out), io(&fout));
+        assert_eq!(lines(&out, &err), lines(&fout, ""));
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// What `opendir` cannot be: a directory that is not there or holds no file — each
+/// refused with its reason, exit 2; a reading job whose share of `size` is more than a file found there
 /// has is refused too (fio truncates and rewrites that file), and the file is left as it
 /// was.
 #[test]
@@ -372,14 +455,6 @@ fn opendir_refusals_say_why_and_touch_nothing() {
         (
             &["--opendir=tree/empty", "--rw=read"],
             "holds no regular file",
-        ),
-        (
-            &["--opendir=tree", "--filename=x", "--rw=read"],
-            "with filename",
-        ),
-        (
-            &["--opendir=tree", "--nrfiles=2", "--rw=read"],
-            "with nrfiles",
         ),
         (
             &["--opendir=tree", "--size=256k", "--rw=read"],

@@ -317,8 +317,7 @@ fn pvsync2_flags_the_kernel_refuses_fail_as_in_fio() {
         let h = hb(&d, &["--name=n", "--filename=f", "--ioengine=psync", opt]);
         assert_eq!(h.code, 2, "{opt}: {}", h.err);
         assert!(
-            h.err.contains("is an option of ioengine=")
-                && h.err.contains("ioengine=pvsync2;"),
+            h.err.contains("is an option of ioengine=") && h.err.contains("ioengine=pvsync2;"),
             "{}",
             h.err
         );

@@ -403,3 +403,67 @@ fn a_job_file_on_stdin_runs_as_fios() {
     }
     std::fs::remove_dir_all(d).ok();
 }
+
+/// A space after `=` (`rw = read` in a job file, `--rw= read`): fio 3.33 keeps it in the
+/// value, so an option whose value it matches against a list (`rw`, `verify`, `ioengine`,
+/// `fallocate`, `sync`, ...) fails (`fio: failed parsing rw= read`, the job dropped, exit
+/// 1); hostbench refuses it before anything runs (exit 2), saying how to write it. A space
+/// before `=`, or after it for a number or a file name, is taken by both (a user review
+/// said fio refuses `rw = read`: it does, the spaces around `=` are not what matters).
+#[test]
+fn a_space_after_the_equals_sign_fails_where_fio_fails() {
+    let d = tmp("syn-space");
+    let peer = need_fio("a_space_after_the_equals_sign_fails_where_fio_fails");
+    for (line, refused) in [
+        ("rw = read", true),
+        ("rw= read", true),
+        ("verify = md5", true),
+        ("fallocate = none", true),
+        ("ioengine = psync", true),
+        ("sync = 1", true),
+        ("rw =read", false),
+        ("bs = 4k", false),
+        ("direct = 0", false),
+        ("filename = sp-file", false),
+    ] {
+        let text = format!("[j]\nsize=64k\nfilename=sp-file\n{line}\n");
+        std::fs::write(d.join("sp.fio"), text).unwrap();
+        let o = hb(&d, &["sp.fio", "--output-format=json"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        if refused {
+            assert_eq!(o.status.code(), Some(2), "{line}: {err}");
+            assert!(err.contains("sp.fio:4:"), "{line}: {err}");
+            assert!(
+                err.contains("the space after '=' is part of the value"),
+                "{line}: {err}"
+            );
+            assert_eq!(err.trim().lines().count(), 1, "{err}");
+        } else {
+            assert_eq!(o.status.code(), Some(0), "{line}: {err}");
+        }
+        if peer {
+            let f = std::process::Command::new("fio")
+                .args(["sp.fio", "--output-format=json"])
+                .current_dir(&d)
+                .output()
+                .unwrap();
+            let ferr = String::from_utf8_lossy(&f.stderr);
+            assert_eq!(f.status.success(), !refused, "{line}: fio: {ferr}");
+        }
+    }
+    // On the command line too.
+    let o = hb(
+        &d,
+        &["--name=j", "--rw= read", "--size=64k", "--filename=sp-file"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    if peer {
+        let f = std::process::Command::new("fio")
+            .args(["--name=j", "--rw= read", "--size=64k", "--filename=sp-file"])
+            .current_dir(&d)
+            .output()
+            .unwrap();
+        assert!(!f.status.success());
+        assert!(String::from_utf8_lossy(&f.stderr).contains("fio: failed parsing rw= read"));
+    }
+}

@@ -151,6 +151,12 @@ const OPTIONS: &[EngOpt] = &[
         None,
         "The CPU that kernel thread is bound to",
     ),
+    o(
+        "nonvectored",
+        Kind::Whole,
+        Some("-1"),
+        "0: reads and writes as READV/WRITEV of one iovec; other values: plain READ/WRITE; -1: plain when the kernel has them",
+    ),
     // pvsync2
     o(
         "hipri_percentage",
@@ -169,6 +175,12 @@ const OPTIONS: &[EngOpt] = &[
         Kind::Flag,
         Some("0"),
         "Send RWF_NOWAIT: an I/O that would block fails with EAGAIN instead",
+    ),
+    o(
+        "force_async",
+        Kind::Whole,
+        None,
+        "N: flag every Nth request IOSQE_ASYNC, so the kernel hands it to a worker thread at once",
     ),
     // cpuio
     o(
@@ -381,7 +393,7 @@ fn options_of(engine: EngineKind) -> Vec<&'static EngOpt> {
 }
 
 /// fio's `string_distance` (Levenshtein distance, every edit costing 1).
-fn distance(a: &str, b: &str) -> usize {
+pub(super) fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

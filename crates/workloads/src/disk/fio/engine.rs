@@ -100,7 +100,8 @@ impl Buffers {
     }
 }
 
-/// io_uring's own options (fio's `fixedbufs`, `registerfiles`, `sqthread_poll`, `hipri`).
+/// io_uring's own options (fio's `fixedbufs`, `registerfiles`, `sqthread_poll`, `hipri`,
+/// `nonvectored`, `force_async`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct UringOpts {
     /// The I/O buffers are registered with the ring (`IORING_REGISTER_BUFFERS`) and the
@@ -120,6 +121,14 @@ pub struct UringOpts {
     /// Each read's and write's `rw_flags` (`RWF_NOWAIT`, `RWF_UNCACHED`: fio's io_uring
     /// `nowait` and `uncached`, the same flags as pvsync2's, [`Pv2::flags`]).
     pub rw_flags: u32,
+    /// fio's `nonvectored`: `Some(true)` reads and writes are `IORING_OP_READ`/`WRITE` of
+    /// the buffer, `Some(false)` `READV`/`WRITEV` of a one-entry iovec; `None` (fio's
+    /// default, -1) the plain ones when the kernel has them (`IORING_REGISTER_PROBE`),
+    /// else the vectored ones, as fio probes. `fixedbufs` uses the fixed opcodes either way.
+    pub nonvectored: Option<bool>,
+    /// fio's `force_async=N`: every Nth request the clone prepares (trims and syncs
+    /// counted, as fio counts them) is flagged `IOSQE_ASYNC`; 0 none.
+    pub force_async: u32,
 }
 
 /// pvsync2's own options (fio's `hipri`, `hipri_percentage`, `uncached`, `nowait`).
@@ -604,10 +613,23 @@ impl Engine {
         match self {
             Engine::Libaio(a) => trim(a.fd, off, len),
             Engine::Posixaio(a) => trim(a.fd, off, len),
-            Engine::Uring(u) => trim(u.fd, off, len),
+            Engine::Uring(u) => {
+                // fio prepares the trim's request too (force_async counts it).
+                u.prep_async();
+                trim(u.fd, off, len)
+            }
             Engine::Nbd(n) => n.trim_now(off, len),
             Engine::NullQueue(_) => len as i64,
             _ => unreachable!("sync engines trim through sync_io"),
+        }
+    }
+
+    /// A sync the worker makes beside a queue engine (`fsync`, `fdatasync`,
+    /// `sync_file_range` every N writes): fio prepares it as one of io_uring's requests,
+    /// so `force_async` counts it.
+    pub fn note_sync(&mut self) {
+        if let Engine::Uring(u) = self {
+            u.prep_async();
         }
     }
 
@@ -1578,6 +1600,11 @@ const IORING_SETUP_SQPOLL: u32 = 1 << 1;
 const IORING_SETUP_SQ_AFF: u32 = 1 << 2;
 const IORING_ENTER_SQ_WAKEUP: u32 = 1 << 1;
 const IOSQE_FIXED_FILE: u8 = 1;
+const IOSQE_ASYNC: u8 = 1 << 4;
+const IORING_OP_READV: u8 = 1;
+const IORING_OP_WRITEV: u8 = 2;
+const IORING_REGISTER_PROBE: u32 = 8;
+const IO_URING_OP_SUPPORTED: u16 = 1;
 const IORING_REGISTER_BUFFERS: u32 = 0;
 const IORING_REGISTER_FILES: u32 = 2;
 const IORING_SETUP_COOP_TASKRUN: u32 = 1 << 8;
@@ -1647,6 +1674,14 @@ pub struct Uring {
     fixed: bool,
     /// The sqe `ioprio` of an I/O without one of its own (the clone's priority).
     default_ioprio: u16,
+    /// Reads and writes are `READV`/`WRITEV` of `iovecs[slot]` (`nonvectored=0`, or a
+    /// kernel without the plain opcodes).
+    vectored: bool,
+    /// One iovec per slot for the vectored opcodes (the kernel reads it when the I/O is
+    /// submitted; never reallocated).
+    iovecs: Box<[libc::iovec]>,
+    /// Requests prepared since the last one flagged `IOSQE_ASYNC` (`force_async`).
+    prepped: u32,
 }
 
 // SAFETY: the ring is used by the one worker thread that owns it.
@@ -1740,7 +1775,7 @@ impl Uring {
             let sq_mask = *(sq.add(p.sq_off.ring_mask as usize) as *const u32);
             let cq_mask = *(cq.add(p.cq_off.ring_mask as usize) as *const u32);
             let sq_tail = sq.add(p.sq_off.tail as usize) as *const AtomicU32;
-            let u = Uring {
+            let mut u = Uring {
                 ring_fd,
                 fd,
                 sq_head: sq.add(p.sq_off.head as usize) as *const AtomicU32,
@@ -1759,6 +1794,16 @@ impl Uring {
                 file_index: 0,
                 fixed: false,
                 default_ioprio: 0,
+                vectored: false,
+                iovecs: vec![
+                    libc::iovec {
+                        iov_base: std::ptr::null_mut(),
+                        iov_len: 0,
+                    };
+                    depth.max(1) as usize
+                ]
+                .into_boxed_slice(),
+                prepped: 0,
                 _sq_map: sq_map,
                 _cq_map: cq_map,
                 _sqe_map: sqe_map,
@@ -1774,8 +1819,53 @@ impl Uring {
                         )
                     })?;
             }
+            u.vectored = match opts.nonvectored {
+                Some(plain) => !plain,
+                None => !u.has_plain_rw(),
+            };
             Ok(u)
         }
+    }
+
+    /// Whether the kernel has `IORING_OP_READ` and `IORING_OP_WRITE`
+    /// (`IORING_REGISTER_PROBE`; fio's probe for `nonvectored=-1`: false when the probe
+    /// fails).
+    fn has_plain_rw(&self) -> bool {
+        // struct io_uring_probe: 16 bytes, then 256 io_uring_probe_op of 8 bytes
+        // (op u8, resv u8, flags u16, resv2 u32).
+        let mut p = vec![0u64; 2 + 256];
+        if self
+            .register(IORING_REGISTER_PROBE, p.as_mut_ptr().cast(), 256)
+            .is_err()
+        {
+            return false;
+        }
+        // SAFETY: `p` is 2064 bytes, the probe's header and 256 ops.
+        let bytes = unsafe { std::slice::from_raw_parts(p.as_ptr().cast::<u8>(), p.len() * 8) };
+        let ops_len = bytes[1];
+        let flags = |op: u8| {
+            let at = 16 + usize::from(op) * 8 + 2;
+            u16::from_ne_bytes([bytes[at], bytes[at + 1]])
+        };
+        IORING_OP_WRITE <= ops_len
+            && flags(IORING_OP_READ) & IO_URING_OP_SUPPORTED != 0
+            && flags(IORING_OP_WRITE) & IO_URING_OP_SUPPORTED != 0
+    }
+
+    /// Counts one request prepared (`force_async`): true for every Nth, which gets
+    /// `IOSQE_ASYNC`.
+    #[inline]
+    fn prep_async(&mut self) -> bool {
+        let n = self.opts.force_async;
+        if n == 0 {
+            return false;
+        }
+        self.prepped += 1;
+        if self.prepped == n {
+            self.prepped = 0;
+            return true;
+        }
+        false
     }
 
     /// io_uring_register of `nr` items at `arg`.
@@ -1825,24 +1915,40 @@ impl Uring {
     #[inline]
     fn queue(&mut self, slot: u32, dir: Dir, buf: *mut u8, off: u64, len: u32, prio: Option<u16>) {
         let idx = self.local_tail & self.sq_mask;
+        let (opcode, addr, n) = match (dir, self.fixed, self.vectored) {
+            (Dir::Read, true, _) => (IORING_OP_READ_FIXED, buf as u64, len),
+            (Dir::Write, true, _) => (IORING_OP_WRITE_FIXED, buf as u64, len),
+            (Dir::Read, false, false) => (IORING_OP_READ, buf as u64, len),
+            (Dir::Write, false, false) => (IORING_OP_WRITE, buf as u64, len),
+            (Dir::Read | Dir::Write, false, true) => {
+                let v = &mut self.iovecs[slot as usize];
+                v.iov_base = buf.cast();
+                v.iov_len = len as usize;
+                let op = if dir == Dir::Read {
+                    IORING_OP_READV
+                } else {
+                    IORING_OP_WRITEV
+                };
+                (op, v as *const libc::iovec as u64, 1)
+            }
+            (Dir::Trim, _, _) => {
+                unreachable!("io_uring's trims are done in the queue call (trim_now)")
+            }
+        };
+        let mut flags = if self.opts.registerfiles {
+            IOSQE_FIXED_FILE
+        } else {
+            0
+        };
+        if self.prep_async() {
+            flags |= IOSQE_ASYNC;
+        }
         // SAFETY: idx is masked into the SQ ring; the caller never queues more than the
         // ring holds (depth ≤ entries).
         unsafe {
             *self.sqes.add(idx as usize) = Sqe {
-                opcode: match (dir, self.fixed) {
-                    (Dir::Read, false) => IORING_OP_READ,
-                    (Dir::Write, false) => IORING_OP_WRITE,
-                    (Dir::Read, true) => IORING_OP_READ_FIXED,
-                    (Dir::Write, true) => IORING_OP_WRITE_FIXED,
-                    (Dir::Trim, _) => {
-                        unreachable!("io_uring's trims are done in the queue call (trim_now)")
-                    }
-                },
-                flags: if self.opts.registerfiles {
-                    IOSQE_FIXED_FILE
-                } else {
-                    0
-                },
+                opcode,
+                flags,
                 fd: if self.opts.registerfiles {
                     self.file_index
                 } else {
@@ -1850,8 +1956,8 @@ impl Uring {
                 },
                 ioprio: prio.unwrap_or(self.default_ioprio),
                 off,
-                addr: buf as u64,
-                len,
+                addr,
+                len: n,
                 user_data: slot as u64,
                 buf_index: if self.fixed { slot as u16 } else { 0 },
                 rw_flags: self.opts.rw_flags,
@@ -2082,6 +2188,116 @@ mod tests {
             EngineKind::IoUring,
         ] {
             roundtrip(k);
+        }
+    }
+
+    /// The sqes io_uring's `nonvectored` and `force_async` build, read back from the
+    /// ring before they are submitted (the kernel shows no opcode to strace), then run:
+    /// the vectored ones move the same data.
+    #[test]
+    fn uring_sqes_follow_nonvectored_and_force_async_as_fio() {
+        use std::os::fd::AsRawFd;
+        let f = super::super::engines::scratch("uring-sqes");
+        f.set_len(1 << 16).unwrap();
+        let bufs = Buffers::new(4, 4096, 7).unwrap();
+        let ring = |nonvectored, force_async| {
+            Uring::new(
+                f.as_raw_fd(),
+                4,
+                UringOpts {
+                    nonvectored,
+                    force_async,
+                    ..Default::default()
+                },
+            )
+        };
+        let mut u = match ring(Some(false), 2) {
+            Ok(u) => u,
+            Err(e) => {
+                // io_uring may be disabled where tests run; say so rather than fail.
+                eprintln!("skipped: {e}");
+                return;
+            }
+        };
+        // (opcode, flags, addr, len) of the sqe at ring index i.
+        let sqe = |u: &Uring, i: u32| {
+            // SAFETY: a queued entry of the mapped sqe array.
+            let q = unsafe { *u.sqes.add((i & u.sq_mask) as usize) };
+            (q.opcode, q.flags, q.addr, q.len)
+        };
+        let t0 = u.local_tail;
+        u.queue(0, Dir::Write, bufs.slot(0), 0, 4096, None);
+        u.queue(1, Dir::Write, bufs.slot(1), 4096, 4096, None);
+        // A trim is prepared too: fio counts it towards force_async.
+        let mut e = Engine::Uring(Box::new(u));
+        // (Its result is the filesystem's: punching holes may not be supported there.)
+        let _ = e.trim_now(1 << 20, 4096);
+        let Engine::Uring(mut u) = e else {
+            unreachable!()
+        };
+        u.queue(2, Dir::Read, bufs.slot(2), 0, 4096, None);
+        u.queue(3, Dir::Read, bufs.slot(3), 4096, 4096, None);
+        let iov = |slot: usize| &u.iovecs[slot] as *const libc::iovec as u64;
+        // force_async=2: the second request, then the fourth — the trim was the third.
+        assert_eq!(sqe(&u, t0), (IORING_OP_WRITEV, 0, iov(0), 1));
+        assert_eq!(sqe(&u, t0 + 1), (IORING_OP_WRITEV, IOSQE_ASYNC, iov(1), 1));
+        assert_eq!(sqe(&u, t0 + 2), (IORING_OP_READV, IOSQE_ASYNC, iov(2), 1));
+        assert_eq!(sqe(&u, t0 + 3), (IORING_OP_READV, 0, iov(3), 1));
+        assert_eq!(u.prepped, 1);
+        assert_eq!(u.iovecs[2].iov_base, bufs.slot(2).cast());
+        assert_eq!(u.iovecs[2].iov_len, 4096);
+        // The writes first (the reads of the same blocks after them).
+        let mut done = [Done::default(); 4];
+        u.to_submit = 2;
+        let keep = u.local_tail;
+        u.local_tail = t0 + 2;
+        u.submit().unwrap();
+        let mut got = 0;
+        while got < 2 {
+            got += u.reap(1, &mut done[got..], None).unwrap();
+        }
+        u.local_tail = keep;
+        u.to_submit = 2;
+        u.submit().unwrap();
+        while got < 4 {
+            got += u.reap(1, &mut done[got..], None).unwrap();
+        }
+        assert!(done.iter().all(|d| d.res == 4096), "{done:?}");
+        for (w, r) in [(0, 2), (1, 3)] {
+            // SAFETY: slots of 4096 bytes.
+            let (a, b) = unsafe {
+                (
+                    std::slice::from_raw_parts(bufs.slot(w), 4096),
+                    std::slice::from_raw_parts(bufs.slot(r), 4096),
+                )
+            };
+            assert_eq!(a, b, "slot {r} read back what slot {w} wrote");
+        }
+        drop(u);
+        // force_async=1: every request; the plain opcodes (nonvectored=1, and the default
+        // on a kernel that has them, as this test's).
+        for nv in [Some(true), None] {
+            let mut u = ring(nv, 1).unwrap();
+            let t0 = u.local_tail;
+            u.queue(0, Dir::Read, bufs.slot(0), 0, 4096, None);
+            u.queue(1, Dir::Write, bufs.slot(1), 0, 512, None);
+            assert_eq!(
+                sqe(&u, t0),
+                (IORING_OP_READ, IOSQE_ASYNC, bufs.slot(0) as u64, 4096),
+                "{nv:?}"
+            );
+            assert_eq!(
+                sqe(&u, t0 + 1),
+                (IORING_OP_WRITE, IOSQE_ASYNC, bufs.slot(1) as u64, 512),
+                "{nv:?}"
+            );
+        }
+        // No force_async: no IOSQE_ASYNC.
+        let mut u = ring(Some(true), 0).unwrap();
+        let t0 = u.local_tail;
+        for i in 0..4 {
+            u.queue(i, Dir::Read, bufs.slot(i), 0, 4096, None);
+            assert_eq!(sqe(&u, t0 + i).1, 0);
         }
     }
 

@@ -58,6 +58,10 @@ pub struct ReplayOpts {
     pub align: u64,
     /// `replay_scale` (0 or 1: none).
     pub scale: u64,
+    /// The job named its file in `filename=` (set by [`resolve`]): fio then watches that
+    /// file's disk (`Disk stats`); the files a log adds come after fio's `init_disk_util`
+    /// and are watched by none.
+    pub named: bool,
     /// The lines fio warns about and skips ([`Scan::warnings`], set by [`resolve`]):
     /// each clone prints them on stderr as it starts, as fio's do.
     pub warnings: Vec<(String, u64)>,
@@ -814,6 +818,10 @@ pub fn resolve(j: &mut super::job::JobSpec) -> Result<(), String> {
             r.log.clone_from(&o.log);
             r.logs.clone_from(&o.logs);
         }
+    }
+    let named = j.filename.is_some();
+    if let Some(r) = j.replay.as_mut() {
+        r.named = named;
     }
     // One log per clone (`read_iolog=a:b`, fio's `get_name_by_idx`): each is checked, and
     // all must replay onto the one file of the job.

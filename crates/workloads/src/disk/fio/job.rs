@@ -888,6 +888,9 @@ pub struct JobSpec {
     pub invalidate: bool,
     /// `disk_util`: report the devices' counters over the run (fio's "Disk stats").
     pub disk_util: bool,
+    /// `ioscheduler`: the I/O scheduler each clone selects for the block devices named
+    /// in `filename=` as it starts (`iosched.rs`; `None`: left as it is).
+    pub ioscheduler: Option<String>,
     /// `fadvise_hint`.
     pub fadvise_hint: FadviseHint,
     /// `write_hint`: the write life-time hint fio sets on each file it opens (Linux's
@@ -1056,20 +1059,41 @@ pub fn time_notes(sections: &[Section]) -> Vec<String> {
 /// With them, in the same order, fio's line for each `opendir` (`fio: opendir added N
 /// files`, as its option's parser prints it: once for a `[global]` one).
 pub fn deprecated_lines(sections: &[Section]) -> Vec<String> {
-    sections
-        .iter()
-        .flat_map(|s| &s.opts)
-        .filter_map(|(k, v)| {
+    // fio prints its `nr_files` then: the files `filename` and `opendir` added so far
+    // (the first list to add files resets it, `nrfiles` sets it), a job starting from
+    // the globals' count.
+    let mut global = (0usize, 1u64);
+    let mut out = Vec::new();
+    for sec in sections {
+        let is_global = sec.name == "global";
+        let mut st = global;
+        for (k, v) in &sec.opts {
+            let canon = canonical_option(k).unwrap_or(k);
+            let add = |st: &mut (usize, u64), n: usize| {
+                if st.0 == 0 {
+                    st.1 = 0;
+                }
+                st.0 += n;
+                st.1 += n as u64;
+            };
             if DEPRECATED.contains(&k.as_str()) {
-                Some(format!("Option {k} is deprecated"))
-            } else if k == "opendir" {
-                let n = opendir_files(v).map_or(0, |f| f.len());
-                Some(format!("fio: opendir added {n} files"))
-            } else {
-                None
+                out.push(format!("Option {k} is deprecated"));
+            } else if canon == "opendir" {
+                add(&mut st, opendir_files(v).map_or(0, |f| f.len()));
+                out.push(format!("fio: opendir added {} files", st.1));
+            } else if canon == "filename" {
+                add(&mut st, split_filenames(v).len());
+            } else if canon == "nrfiles"
+                && let Some(n) = parse_fio_size(v.trim())
+            {
+                st.1 = n;
             }
-        })
-        .collect()
+        }
+        if is_global {
+            global = st;
+        }
+    }
+    out
 }
 
 const OPTS: &[Opt] = &[
@@ -1758,6 +1782,10 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "ioscheduler",
+        aliases: &[],
+    },
+    Opt {
         name: "exec_prerun",
         aliases: &[],
     },
@@ -1906,6 +1934,14 @@ const OPTS: &[Opt] = &[
         aliases: &[],
     },
     Opt {
+        name: "nonvectored",
+        aliases: &[],
+    },
+    Opt {
+        name: "force_async",
+        aliases: &[],
+    },
+    Opt {
         name: "nice",
         aliases: &[],
     },
@@ -1995,6 +2031,38 @@ pub fn supported_options() -> impl Iterator<Item = &'static str> {
         .map(|o| o.name)
         .chain(super::verify::OPTION_NAMES.iter().copied())
         .chain(super::bufs::OPTION_NAMES.iter().copied())
+}
+
+/// `k=v` written with a space after `=` (`rw= read`, `rw = read` in a job file): fio 3.33
+/// keeps that space in the value, so an option whose value it matches against a list of
+/// values (`rw`, `verify`, `ioengine`, `cpumode`, ...), a pattern, or `opendir`'s path
+/// fails (`fio: failed parsing rw= read`, the job dropped); a number or a file name takes
+/// it. The error for the options fio fails on, `None` for the others (`v` is the value as
+/// written, `at` where).
+pub fn leading_space_error(k: &str, v: &str, at: &str) -> Option<String> {
+    let name = canonical_option(k).unwrap_or(k);
+    if !v.starts_with(char::is_whitespace) || v.trim().is_empty() {
+        return None;
+    }
+    let listed = super::cmdhelp::matches_a_list(name)
+        || super::cmdhelp::matches_a_list(k)
+        || matches!(
+            name,
+            "ioengine"
+                | "buffer_pattern"
+                | "verify_pattern"
+                | "opendir"
+                | "cpumode"
+                | "stat_type"
+                | "protocol"
+        );
+    listed.then(|| {
+        format!(
+            "{at}: {k}={v}: the space after '=' is part of the value for fio 3.33, which then \
+             fails on it (fio: failed parsing {k}={v}, the job dropped); write {k}={}",
+            v.trim()
+        )
+    })
 }
 
 /// Why option `k` (which hostbench does not take) is refused; `shown` is how the user wrote
@@ -2657,6 +2725,7 @@ fn apply_options(
         stats: true,
         invalidate: true,
         disk_util: true,
+        ioscheduler: None,
         fadvise_hint: FadviseHint::ByPattern,
         write_hint: None,
         own_opts: own.to_vec(),
@@ -2725,9 +2794,13 @@ fn apply_options(
     };
     let mut has_replay = false;
     let mut iodepth_given = false;
-    // `opendir` (where it was given) and whether `nrfiles` was: applied after the loop.
-    let mut opendir: Option<(String, String)> = None;
-    let mut nrfiles_given = false;
+    // `opendir` (its directory and the files found there): applied after the loop, with
+    // fio's own count of the job's files — every file `filename` and `opendir` added in
+    // the order they were parsed (`fio_files`), and `nr_files` (`fio_nr`: 1 at first, reset
+    // by the first list that adds files, raised by each file added, set by `nrfiles`).
+    let mut opendir: Option<(String, usize)> = None;
+    let mut fio_files: Vec<String> = Vec::new();
+    let mut fio_nr: u32 = 1;
     for (i, (k, v, at)) in opts.iter().enumerate() {
         if i == split && own_kb != global_kb {
             // The job's own options: its kb_base (the old scope restored first).
@@ -2864,6 +2937,11 @@ fn apply_options(
                     ));
                 }
                 j.filenames_given.push((v.clone(), at.to_string()));
+                if fio_files.is_empty() {
+                    fio_nr = 0;
+                }
+                fio_nr += list.len() as u32;
+                fio_files.extend(list.iter().cloned());
                 j.filename = Some(list[0].clone());
                 j.more_files = list[1..].to_vec();
                 j.filename_dir = Some(j.directory.clone());
@@ -3238,6 +3316,8 @@ fn apply_options(
             "stats" => j.stats = parse_bool_opt(k, v, at)?,
             "invalidate" => j.invalidate = parse_bool_opt(k, v, at)?,
             "disk_util" => j.disk_util = parse_bool_opt(k, v, at)?,
+            // fio's FIO_OPT_STR_STORE: the name as written.
+            "ioscheduler" => j.ioscheduler = Some(v.to_string()),
             "fadvise_hint" => {
                 j.fadvise_hint = match v.trim() {
                     "0" => FadviseHint::None,
@@ -3334,11 +3414,26 @@ fn apply_options(
                     ))
                 })?
             }
-            "opendir" => opendir = Some((v.clone(), at.to_string())),
+            "opendir" => {
+                let found = opendir_found(v, at)?;
+                if fio_files.is_empty() {
+                    fio_nr = 0;
+                }
+                fio_nr += found.len() as u32;
+                opendir = Some((v.clone(), found.len()));
+                fio_files.extend(found);
+                if fio_files.len() > MAX_FILES as usize {
+                    return err(format!(
+                        "{at}: opendir={v} gives the job {} files, more than hostbench's \
+                         {MAX_FILES} per job",
+                        fio_files.len()
+                    ));
+                }
+            }
             "nrfiles" => {
-                nrfiles_given = true;
                 // Bounded: each file is a descriptor and a generator of its own.
                 j.nrfiles = parse_int(k, v, at, 1, MAX_FILES as u64)? as u32;
+                fio_nr = j.nrfiles;
                 // fio: nrfiles after a `filename` list keeps its first nrfiles names (a
                 // larger one keeps the list); a later `filename` list counts again.
                 j.more_files.truncate(j.nrfiles.saturating_sub(1) as usize);
@@ -3455,8 +3550,17 @@ fn apply_options(
         replay.iodepth_set = iodepth_given;
         j.replay = Some(replay);
     }
-    if let Some((dir, at)) = opendir {
-        apply_opendir(&mut j, &dir, &at, nrfiles_given)?;
+    if let Some((dir, found)) = opendir {
+        // fio's fixup caps nr_files at the files added; the job then uses the first
+        // nr_files of them (the others are neither laid out nor opened).
+        let n = (fio_nr as usize).min(fio_files.len()).max(1);
+        fio_files.truncate(n);
+        j.opendir = Some((dir, found));
+        j.nrfiles = n as u32;
+        j.filename = Some(fio_files[0].clone());
+        j.more_files = fio_files[1..].to_vec();
+        j.filename_dir = Some(j.directory.clone());
+        j.filename_lockfile = j.lockfile;
     }
     // fio's fixup: no need to look for overlaps in flight when the job changes no data or
     // has one I/O in flight at most (a replay keeps it: its log may write).
@@ -3600,26 +3704,8 @@ fn walk_dir(dir: &str, out: &mut Vec<String>, depth: u32) -> Result<(), String> 
     Ok(())
 }
 
-/// `opendir=DIR`: the job's files are DIR's regular files ([`opendir_files`]), as a
-/// `filename` list of them (their sizes, a `size` split among them, as fio's).
-fn apply_opendir(
-    j: &mut JobSpec,
-    dir: &str,
-    at: &str,
-    nrfiles_given: bool,
-) -> Result<(), JobError> {
-    if !j.filenames_given.is_empty() {
-        return err(format!(
-            "{at}: opendir={dir} with filename: fio 3.33 adds both to the job's files, \
-             counted in ways that depend on their order; give one of them"
-        ));
-    }
-    if nrfiles_given {
-        return err(format!(
-            "{at}: opendir={dir} with nrfiles: fio 3.33's count of files then depends on \
-             their order; drop nrfiles (the files found are the job's files)"
-        ));
-    }
+/// `opendir=DIR` written at `at`: DIR's regular files ([`opendir_files`]), in fio's order.
+fn opendir_found(dir: &str, at: &str) -> Result<Vec<String>, JobError> {
     let files = opendir_files(dir).map_err(|e| {
         JobError(format!(
             "{at}: opendir={dir}: {e} (fio: failed parsing opendir={dir}); name a directory \
@@ -3632,19 +3718,7 @@ fn apply_opendir(
              and fail it: you need to specify size=); name a directory with files"
         ));
     }
-    if files.len() > MAX_FILES as usize {
-        return err(format!(
-            "{at}: opendir={dir} holds {} files, more than hostbench's {MAX_FILES} per job",
-            files.len()
-        ));
-    }
-    j.opendir = Some((dir.to_string(), files.len()));
-    j.nrfiles = files.len() as u32;
-    j.filename = Some(files[0].clone());
-    j.more_files = files[1..].to_vec();
-    j.filename_dir = Some(j.directory.clone());
-    j.filename_lockfile = j.lockfile;
-    Ok(())
+    Ok(files)
 }
 
 /// `zonemode=strided`'s sizes: the job does `size` bytes of I/O in a zone of `range`
@@ -4182,6 +4256,19 @@ pub fn engine_option_names(name: &str) -> Vec<&'static str> {
             }
         })
         .collect()
+}
+
+/// The engine an engine option (`k`, any name of it) belongs to (`None`: not an engine's
+/// option; `cmdprio_*`, libaio's and io_uring's, as libaio).
+pub fn engine_of(k: &str) -> Option<EngineKind> {
+    let k = canonical_option(k)?;
+    if super::cmdprio::handles(k) {
+        Some(EngineKind::Libaio)
+    } else if super::engines::handles(k) {
+        Some(engine_of_option(k))
+    } else {
+        None
+    }
 }
 
 /// The engine an engine option (canonical name) belongs to.

@@ -137,7 +137,12 @@ fn parse_lines(
         let (line, keyword) = expand_env(line, env, &at, *budget)?;
         *budget -= line.len().min(*budget);
         let (k, mut v) = match line.split_once('=') {
-            Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
+            Some((k, v)) => {
+                if let Some(e) = super::job::leading_space_error(k.trim(), v, &at) {
+                    return Err(JobError(e));
+                }
+                (k.trim().to_string(), v.trim().to_string())
+            }
             None => (line.trim().to_string(), String::new()),
         };
         if k.is_empty() {

@@ -16,6 +16,8 @@
 
 pub mod blktrace;
 pub mod bufs;
+pub mod clocktest;
+pub mod cmdhelp;
 pub mod cmdprio;
 pub mod crctest;
 pub mod enghelp;
@@ -27,6 +29,7 @@ mod files;
 pub mod fio_names;
 pub mod idle;
 pub mod iolog;
+mod iosched;
 pub mod job;
 pub mod jobfile;
 pub mod lattarget;
@@ -127,6 +130,8 @@ struct Shared {
     /// per-file semaphore, which a job's clones share and other jobs do not); empty for
     /// jobs without it.
     file_locks: Vec<Arc<[Mutex<()>]>>,
+    /// `ioscheduler`: the disks switched and the schedulers they had.
+    iosched: iosched::Restore,
 }
 
 /// `--status-interval` is on: the clones publish their statistics when asked
@@ -191,6 +196,11 @@ pub fn jobs_of(params: &hostbench_core::params::Params) -> Result<Vec<JobSpec>, 
     // read_iolog: the job takes its file, directions and sizes from its log.
     for j in &mut jobs {
         iolog::resolve(j).map_err(WorkloadError::usage)?;
+    }
+    // ioscheduler: only block devices named in filename= are switched (checked before
+    // anything is laid out).
+    for j in &jobs {
+        iosched::check(j).map_err(WorkloadError::usage)?;
     }
     // fio's --aux-path: the verify state files go there.
     if let Some(aux) = trigger::aux_path() {
@@ -416,6 +426,9 @@ impl Workload for Fio {
             let paths: Vec<PathBuf> = jobs
                 .iter()
                 .filter(|j| j.disk_util && !j.engine.fileless() && !j.engine.file_op())
+                // A replay's files come from its log once it runs, after fio looked for
+                // the jobs' disks: only a file named in filename= is watched.
+                .filter(|j| j.replay.as_ref().is_none_or(|r| r.named))
                 .flat_map(|j| {
                     (0..j.numjobs)
                         .flat_map(move |c| (0..j.nfiles()).map(move |k| j.file_path_k(c, k)))
@@ -476,6 +489,7 @@ impl Workload for Fio {
             zbd: Default::default(),
             trigger: trigger::Board::new(n),
             file_locks,
+            iosched: Default::default(),
         });
         status::start(&shared);
         trigger::start(&shared);
@@ -504,6 +518,8 @@ impl Drop for FioInstance {
     /// The status line stops with the run at the latest.
     fn drop(&mut self) {
         trigger::finish(&self.shared);
+        // ioscheduler: each disk switched gets its earlier scheduler back (fio leaves it).
+        self.shared.iosched.restore();
         self.shared.live.stop_printer();
         // --bandwidth-log: written when the last clone ended; here when none did.
         if let Err(e) = self.shared.live.write_agg() {

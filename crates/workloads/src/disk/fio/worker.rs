@@ -2162,7 +2162,7 @@ impl FioWorker {
         &mut self,
         ctl: &mut RunControl<'_>,
         warming: bool,
-        engine: Option<&mut Engine>,
+        mut engine: Option<&mut Engine>,
         (dir, off, res): (Dir, u64, i64),
         more: bool,
     ) -> bool {
@@ -2179,7 +2179,13 @@ impl FioWorker {
             return true;
         }
         let due = |n: u32| n > 0 && w.is_multiple_of(u64::from(n));
-        if due(self.job.fsync) || due(self.job.fdatasync) {
+        let sync_due = due(self.job.fsync) || due(self.job.fdatasync);
+        if (sync_due || matches!(self.job.sync_file_range, Some((_, n)) if due(n)))
+            && let Some(e) = engine.as_deref_mut()
+        {
+            e.note_sync();
+        }
+        if sync_due {
             let nbd = match engine {
                 Some(Engine::Nbd(x)) => Some(x),
                 _ => None,
@@ -4331,6 +4337,15 @@ impl FioWorker {
         }
         // fio sets the clone's affinity and I/O priority first, in its own thread.
         if let Err((errno, func, detail)) = self.job.process.apply_to_this_thread(self.tid) {
+            self.set_error(errno, func, format!("job '{}': {detail}", self.job.name));
+            self.hand_over();
+            return Ok(());
+        }
+        // Then, as fio, the I/O scheduler of the disks under the clone's files.
+        let clone = self.shared.threads[self.tid].1;
+        if let Err((errno, func, detail)) =
+            super::iosched::switch(&self.job, clone, &self.shared.iosched)
+        {
             self.set_error(errno, func, format!("job '{}': {detail}", self.job.name));
             self.hand_over();
             return Ok(());

@@ -44,7 +44,7 @@ fn done(r: libc::c_int, len: u32) -> i64 {
 
 /// A scratch file for an engine's unit test, already unlinked (its descriptor keeps it).
 #[cfg(test)]
-fn scratch(name: &str) -> std::fs::File {
+pub(super) fn scratch(name: &str) -> std::fs::File {
     let p = std::env::temp_dir().join(format!("wt-fio-{name}-{}", std::process::id()));
     let f = std::fs::OpenOptions::new()
         .create(true)
@@ -88,7 +88,8 @@ pub struct EngineOpts {
     pub cpumode: CpuMode,
     /// `exit_on_io_done`: the cpuio job ends once no job that does I/O runs or waits.
     pub exit_on_io_done: bool,
-    /// io_uring's `fixedbufs`, `registerfiles`, `sqthread_poll`, `hipri`.
+    /// io_uring's `fixedbufs`, `registerfiles`, `sqthread_poll`, `hipri`, `nonvectored`,
+    /// `force_async`.
     pub uring: super::engine::UringOpts,
     /// pvsync2's `hipri`, `hipri_percentage`, `uncached`, `nowait`.
     pub pv2: super::engine::Pv2Opts,
@@ -170,7 +171,13 @@ pub fn pvsync2_option(key: &str) -> bool {
 pub fn uring_option(key: &str) -> bool {
     matches!(
         key,
-        "fixedbufs" | "registerfiles" | "sqthread_poll" | "sqthread_poll_cpu" | "hipri"
+        "fixedbufs"
+            | "registerfiles"
+            | "sqthread_poll"
+            | "sqthread_poll_cpu"
+            | "hipri"
+            | "nonvectored"
+            | "force_async"
     )
 }
 
@@ -222,6 +229,16 @@ pub fn apply(e: &mut EngineOpts, key: &str, v: &str, at: &str) -> Result<(), Job
         // fio's FIO_OPT_INT with minval 0, maxval 1.
         "inplace" => e.e4defrag.inplace = whole(key, v, at, 1)? == 1,
         "fixedbufs" => e.uring.fixedbufs = flag(key, v, at)?,
+        // fio's FIO_OPT_INT with default -1 (probe the kernel); any other non-zero value
+        // is the plain opcodes.
+        "nonvectored" => {
+            e.uring.nonvectored = if v.trim() == "-1" {
+                None
+            } else {
+                Some(whole(key, v, at, u32::MAX as u64)? != 0)
+            }
+        }
+        "force_async" => e.uring.force_async = whole(key, v, at, u32::MAX as u64)? as u32,
         "registerfiles" => e.uring.registerfiles = flag(key, v, at)?,
         "sqthread_poll" => e.uring.sqthread_poll = flag(key, v, at)?,
         "hipri" => {
