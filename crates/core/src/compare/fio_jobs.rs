@@ -252,6 +252,7 @@ mod tests {
             jobs: Vec::new(),
             blocks,
             disks: Vec::new(),
+            cpu_idleness: None,
         }
     }
 
