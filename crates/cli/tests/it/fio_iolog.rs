@@ -960,3 +960,45 @@ fn a_replay_reports_disk_stats_as_fio() {
     }
     std::fs::remove_dir_all(d).ok();
 }
+
+/// A replay's start-up line shows the job's own `rw` and block sizes, as fio's (which
+/// never sets them from the log): a log of 8 KiB writes and reads replayed by a job that
+/// gives none prints `rw=read, bs=(R) 4096B-4096B, ...` in both (hostbench printed the
+/// log's `rw=rw` and 8 KiB before).
+#[test]
+fn a_replays_start_up_line_is_the_jobs_as_fio() {
+    let d = tmp("iolog-startup");
+    std::fs::write(
+        d.join("rw8.log"),
+        "fio version 2 iolog\nf add\nf open\nf write 0 8192\nf read 0 8192\nf close\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("f"), vec![0u8; 64 << 10]).unwrap();
+    let line = |out: &str| -> String {
+        out.lines()
+            .find(|l| l.starts_with("x: (g=0)"))
+            .unwrap_or_else(|| panic!("no start-up line:\n{out}"))
+            .to_string()
+    };
+    for (extra, want) in [
+        (
+            None,
+            "x: (g=0): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=psync, iodepth=1",
+        ),
+        (
+            Some("--rw=randwrite"),
+            "x: (g=0): rw=randwrite, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=psync, iodepth=1",
+        ),
+    ] {
+        let mut a = vec!["--name=x", "--read_iolog=rw8.log"];
+        a.extend(extra);
+        let h = hb(&d, &a);
+        assert_eq!(h.code, 0, "{}", h.err);
+        assert_eq!(line(&h.out), want);
+        if need_fio("a_replays_start_up_line_is_the_jobs_as_fio") {
+            let f = fio(&d, &a);
+            assert_eq!(line(&f.out), want, "fio");
+        }
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}

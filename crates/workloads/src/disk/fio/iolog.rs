@@ -877,6 +877,7 @@ pub fn resolve(j: &mut super::job::JobSpec) -> Result<(), String> {
     j.more_files.clear();
     j.nrfiles = 1;
     j.create_on_open = true;
+    j.replay_shown = Some((j.rw, j.bsz.clone()));
     j.rw = match (s.reads > 0, s.writes > 0) {
         (true, false) => Rw::Read,
         (false, true) => Rw::Write,

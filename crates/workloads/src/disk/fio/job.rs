@@ -780,6 +780,9 @@ pub struct JobSpec {
     /// `time_based` was given without `runtime`: fio turns it off (and says so), the job
     /// runs by size.
     pub time_based_dropped: bool,
+    /// A replay's `rw` and block sizes as the job gave them (`read_iolog` sets its own from
+    /// the log): fio's start-up line shows these.
+    pub replay_shown: Option<(Rw, [BlockSizes; 3])>,
     /// `fallocate`: how a laid-out file's space is reserved first.
     pub fallocate: Fallocate,
     /// `filename_format`: how generated file names are made (`None`: fio's default
@@ -2682,6 +2685,7 @@ fn apply_options(
         write_iolog: None,
         write_iolog_dropped: false,
         time_based_dropped: false,
+        replay_shown: None,
         fallocate: Fallocate::Native,
         filename_format: None,
         rw: Rw::Read,

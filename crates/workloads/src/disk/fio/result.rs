@@ -139,10 +139,15 @@ fn option(k: &str, v: &str) -> FioOption {
 }
 
 fn job(j: &JobSpec) -> FioJob {
+    // A replay's start-up line shows the job's own rw and sizes, as fio's (not the log's).
+    let (rw, bsz) = j
+        .replay_shown
+        .as_ref()
+        .map_or((j.rw, &j.bsz), |(rw, b)| (*rw, b));
     FioJob {
         name: j.clone_name(0).to_string(),
         options: j.own_opts.iter().map(|(k, v)| option(k, v)).collect(),
-        rw: j.rw.name().into(),
+        rw: rw.name().into(),
         bs_read: j.bs_read,
         bs_write: j.bs_write,
         ioengine: j.engine.name().into(),
@@ -154,8 +159,7 @@ fn job(j: &JobSpec) -> FioJob {
         report: j.report.clone(),
         // bs_is_seq_rand: the sequential (reads') and random (writes') sizes alone, as
         // fio's start-up line shows them (see `FioJob::bs_ranges`).
-        bs_ranges: j
-            .bsz
+        bs_ranges: bsz
             .iter()
             .take(if j.bs_is_seq_rand { 2 } else { 3 })
             .map(|b| [b.min, b.max])
