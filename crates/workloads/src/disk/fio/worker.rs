@@ -467,6 +467,7 @@ pub(super) fn new_worker(
         verify_each_pass: j.verifies_each_pass(),
         pass_verify: false,
         verify_first: false,
+        keep_open: false,
         log_t0: 0,
         limit_ios: replay_limits.map_or(j.io_limits(size).1, |l| l.1),
         files: multi,
@@ -710,6 +711,8 @@ struct FioWorker {
     /// sequential direction past the region's end, with an engine that completes in the
     /// call): the loop's verify comes before that I/O is issued.
     verify_first: bool,
+    /// The verify phase runs with the next loop's first I/O placed: its file stays open.
+    keep_open: bool,
     /// The measured start (clock ticks) the log rows count from.
     log_t0: u64,
     stats: CloneStats,
@@ -1371,6 +1374,16 @@ impl FioWorker {
                         && fs.passes + 1 >= u64::from(j.loops.max(1))
                     {
                         return false;
+                    }
+                    if self.verify_each_pass
+                        && !j.time_based
+                        && fs.self_ending
+                        && j.sync_io()
+                        && !j.offload
+                    {
+                        // Files that found themselves done: the loop's writes are read back
+                        // before the next loop's first I/O (fio's `do_verify`; the caller).
+                        self.verify_first = true;
                     }
                     if self.job.unlink_each_loop {
                         // fio: the files go before each pass after the first; a writer
@@ -2756,7 +2769,7 @@ impl FioWorker {
         // files whose region is done before its verify phase, and opens each again when
         // its first piece is read back).
         let multi = self.files.is_some() && !self.job.engine.fileless();
-        if multi && phase {
+        if multi && phase && !self.keep_open {
             self.close_files();
         }
         let mut opened: Vec<Option<std::fs::File>> = if multi {
@@ -3062,9 +3075,13 @@ impl FioWorker {
                 break;
             };
             if !PLAIN && std::mem::take(&mut self.verify_first) {
-                // The loop that just ended is read back first (fio's `do_verify`).
+                // The loop that just ended is read back first (fio's `do_verify`); the
+                // file of the I/O placed stays open for it.
                 self.pass_verify = true;
-                if !self.verify_backlog(ctl) {
+                self.keep_open = true;
+                let ok = self.verify_backlog(ctl);
+                self.keep_open = false;
+                if !ok {
                     break;
                 }
             }
