@@ -550,6 +550,24 @@ fn a_mixed_jobs_writes_are_read_back_after_each_loop_as_fio() {
             "--loops=2",
             "--nrfiles=3",
         ],
+        // Files that find themselves done (two sizes, percentage_random): the verify comes
+        // once every file was found done, before the next loop's first I/O.
+        &[
+            "--rw=randrw",
+            "--bs=4k,16k",
+            "--size=256k",
+            "--verify=crc32c",
+            "--loops=2",
+            "--nrfiles=2",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--verify=crc32c",
+            "--percentage_random=50,100",
+            "--loops=2",
+            "--nrfiles=3",
+        ],
     ];
     let d = tmp("draws-verify");
     if !need_fio("a_mixed_jobs_writes_are_read_back_after_each_loop_as_fio") {
@@ -563,6 +581,8 @@ fn a_mixed_jobs_writes_are_read_back_after_each_loop_as_fio() {
         assert_eq!(c, [(512, 268)]);
         let (_, c) = logged(&d, true, cases[8]);
         assert_eq!(c, [(512, 248)]);
+        let (_, c) = logged(&d, true, cases[11]);
+        assert_eq!(c, [(40, 16)]);
         std::fs::remove_dir_all(&d).unwrap();
         return;
     }
