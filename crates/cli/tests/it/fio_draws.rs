@@ -714,3 +714,84 @@ fn zipf_and_pareto_offsets_come_in_fios_order() {
     }
     in_fios_order(&d, cases);
 }
+
+#[test]
+fn written_bytes_are_fios_under_its_seeds() {
+    // fio's `buf_state` (seeded FIO_RAND_BUF_OFF of the thread: `allrandrepeat` or
+    // `randseed`) gives each buffer fill a seed (the product of two draws) and
+    // `__fill_random_buf` spreads it over four streams of golden-ratio products: the
+    // queue slot's first fill, then each refill. The files both tools write are the same
+    // bytes.
+    let cases: &[&[&str]] = &[
+        &["--rw=write", "--refill_buffers", "--allrandrepeat=1"],
+        &["--rw=write", "--refill_buffers"],
+        &[
+            "--rw=randwrite",
+            "--refill_buffers",
+            "--bsrange=4k-16k",
+            "--allrandrepeat=1",
+        ],
+        &[
+            "--rw=write",
+            "--buffer_compress_percentage=50",
+            "--allrandrepeat=1",
+        ],
+        &["--rw=write", "--scramble_buffers=0", "--randseed=5"],
+        &[
+            "--rw=write",
+            "--refill_buffers",
+            "--numjobs=2",
+            "--allrandrepeat=1",
+        ],
+    ];
+    let d = tmp("draws-bytes");
+    let files = |dir: &Path| -> BTreeMap<String, Vec<u8>> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_name().to_string_lossy().starts_with("j."))
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect()
+    };
+    let run = |ours: bool, case: &[&str]| -> BTreeMap<String, Vec<u8>> {
+        for f in std::fs::read_dir(&d).unwrap() {
+            std::fs::remove_file(f.unwrap().path()).unwrap();
+        }
+        let mut a = vec!["--name=j", "--size=64k", "--bs=4k", "--ioengine=psync"];
+        a.extend_from_slice(case);
+        let r = if ours { hb(&d, &a) } else { fio(&d, &a) };
+        assert_eq!(r.code, 0, "{case:?} (ours: {ours}): {}", r.err);
+        files(&d)
+    };
+    // fio 3.33's first word of the first case's file (measured): the second seed, the
+    // first having filled the slot when the job started.
+    let first = run(true, cases[0]);
+    assert_eq!(
+        u64::from_ne_bytes(first["j.0.0"][..8].try_into().unwrap()),
+        0x81e5_44ac_3d8a_902a
+    );
+    if !need_fio("written_bytes_are_fios_under_its_seeds") {
+        std::fs::remove_dir_all(&d).unwrap();
+        return;
+    }
+    let mut bad = Vec::new();
+    for case in cases {
+        let ours = run(true, case);
+        let theirs = run(false, case);
+        assert_eq!(
+            ours.keys().collect::<Vec<_>>(),
+            theirs.keys().collect::<Vec<_>>(),
+            "{case:?}: files"
+        );
+        if ours != theirs {
+            bad.push(format!("{case:?}"));
+        }
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+    assert!(bad.is_empty(), "not fio's bytes: {bad:#?}");
+}
