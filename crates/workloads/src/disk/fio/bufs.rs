@@ -4,8 +4,10 @@
 //! `dedupe_working_set_percentage`, `dedupe_global`).
 //!
 //! What users measure is the data's compressibility and how much of it dedupes, so those
-//! follow fio's rules exactly; the random bytes themselves come from hostbench's own
-//! generator (fio's is not needed to reproduce either figure). fio's rules:
+//! follow fio's rules exactly. With fio's seeds and no dedupe the random bytes are fio's
+//! too (`buf_state` seeded `FIO_RAND_BUF_OFF`, `__get_next_seed`, `__fill_random_buf`);
+//! otherwise they come from hostbench's own generator (fio's is not needed to reproduce
+//! either figure). fio's rules:
 //!
 //! - A write job's buffers (one per queue slot) are filled once when the clone starts.
 //! - With `refill_buffers` each write's buffer is filled again before the write. `verify`,
