@@ -358,6 +358,13 @@ impl Filler {
         Ok(f)
     }
 
+    /// The filler with hostbench's own generator from its seed, not fio's `buf_state` (a
+    /// layout's: one per file, so files do not repeat each other).
+    pub fn own_generator(mut self) -> Filler {
+        self.fio = None;
+        self
+    }
+
     /// The chunk a compressed or deduped fill works in: the smallest write size, or
     /// `buffer_compress_chunk` if smaller (and not 0).
     fn chunk_len(&self, left: usize) -> usize {
