@@ -775,6 +775,9 @@ fn written_bytes_are_fios_under_its_seeds() {
         u64::from_ne_bytes(first["j.0.0"][..8].try_into().unwrap()),
         0x81e5_44ac_3d8a_902a
     );
+    // A layout keeps a generator per file: two readers' files are not the same bytes.
+    let laid = run(true, &["--rw=read", "--numjobs=2"]);
+    assert_ne!(laid["j.0.0"], laid["j.1.0"]);
     if !need_fio("written_bytes_are_fios_under_its_seeds") {
         std::fs::remove_dir_all(&d).unwrap();
         return;
