@@ -171,9 +171,26 @@ fn percentage_random_draws_as_fio() {
             "--norandommap=1",
         ],
         &["--rw=randread:4", "--size=1m"],
+        // Three files picked at random, three loops, an explicit seed (one I/O of 768
+        // used to come out of fio's order).
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--percentage_random=30",
+            "--nrfiles=3",
+            "--file_service_type=random",
+            "--loops=3",
+            "--randseed=9",
+        ],
     ];
     let d = tmp("draws-pct");
     if !need_fio("percentage_random_draws_as_fio") {
+        // Without fio: fio 3.33's 132nd read of j.0.0 in the last case (measured): a block
+        // an I/O placed sequentially read (not in the map) is drawn again, because the
+        // I/O unit kept BUSY_OK from an attempt that found its file done (hostbench gave
+        // 274432, the next block the map had free).
+        let (ios, _) = logged(&d, true, cases[6]);
+        assert_eq!(ios["j.0.0"][131], "read 266240 4096");
         std::fs::remove_dir_all(&d).unwrap();
         return;
     }
@@ -443,6 +460,17 @@ fn a_file_found_done_by_its_draws_ends_where_fio_ends_it() {
             "--bs_unaligned=1",
             "--loops=2",
         ],
+        // Ranges of two smallest sizes (each direction's blocks index fio's map by its own
+        // smallest size): an I/O near the region's end draws a size that fits, the pass
+        // does not end there (fio 14 reads, 15 writes; hostbench ended it, 13/12).
+        &["--rw=randrw", "--bsrange=4k-8k,16k-32k", "--size=2m"],
+        &[
+            "--rw=randrw",
+            "--bsrange=4k-8k,16k-32k",
+            "--size=2m",
+            "--loops=2",
+            "--nrfiles=2",
+        ],
     ];
     let d = tmp("draws-done");
     if !need_fio("a_file_found_done_by_its_draws_ends_where_fio_ends_it") {
@@ -489,6 +517,57 @@ fn a_mixed_jobs_writes_are_read_back_after_each_loop_as_fio() {
             "--rwmixread=30",
         ],
         &["--rw=write", "--size=256k", "--verify=crc32c", "--loops=2"],
+        // A sequential mixed job's loop ends where a direction passes the region's end
+        // (as without verify), then its writes are read back.
+        &["--rw=rw", "--size=1m", "--verify=crc32c", "--loops=2"],
+        &[
+            "--rw=rw",
+            "--size=1m",
+            "--verify=crc32c",
+            "--loops=3",
+            "--rwmixread=30",
+        ],
+        // Several files: each loop's writes over all of them are read back after it.
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--verify=crc32c",
+            "--loops=2",
+            "--nrfiles=2",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--verify=crc32c",
+            "--loops=3",
+            "--nrfiles=3",
+            "--file_service_type=random",
+        ],
+        &[
+            "--rw=randwrite",
+            "--size=1m",
+            "--verify=crc32c",
+            "--loops=2",
+            "--nrfiles=3",
+        ],
+        // Files that find themselves done (two sizes, percentage_random): the verify comes
+        // once every file was found done, before the next loop's first I/O.
+        &[
+            "--rw=randrw",
+            "--bs=4k,16k",
+            "--size=256k",
+            "--verify=crc32c",
+            "--loops=2",
+            "--nrfiles=2",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--verify=crc32c",
+            "--percentage_random=50,100",
+            "--loops=2",
+            "--nrfiles=3",
+        ],
     ];
     let d = tmp("draws-verify");
     if !need_fio("a_mixed_jobs_writes_are_read_back_after_each_loop_as_fio") {
@@ -496,6 +575,14 @@ fn a_mixed_jobs_writes_are_read_back_after_each_loop_as_fio() {
         // writes, and each loop's 124 writes read back.
         let (_, c) = logged(&d, true, cases[1]);
         assert_eq!(c, [(512, 248)]);
+        // rw=rw's loop ends where a direction passes the region's end: 268 writes (not
+        // 248), all read back; two files' loops each read back (512 reads, not 388).
+        let (_, c) = logged(&d, true, cases[6]);
+        assert_eq!(c, [(512, 268)]);
+        let (_, c) = logged(&d, true, cases[8]);
+        assert_eq!(c, [(512, 248)]);
+        let (_, c) = logged(&d, true, cases[11]);
+        assert_eq!(c, [(40, 16)]);
         std::fs::remove_dir_all(&d).unwrap();
         return;
     }
@@ -559,6 +646,46 @@ fn zipf_and_pareto_offsets_come_in_fios_order() {
             "--size=1m",
             "--random_distribution=zipf:1.1",
         ],
+        // fio's normal (gauss.c): the mean of twelve draws, a deviation, the hash.
+        &["--rw=randread", "--size=1m", "--random_distribution=normal"],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--random_distribution=normal:20",
+            "--loops=2",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--random_distribution=normal:10:0.2",
+            "--nrfiles=2",
+        ],
+        // The non-uniform file services: fio's generator over nrfiles << 10 ranges, no hash.
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--nrfiles=4",
+            "--file_service_type=zipf",
+        ],
+        &[
+            "--rw=randwrite",
+            "--size=1m",
+            "--nrfiles=4",
+            "--file_service_type=pareto:0.3",
+        ],
+        &[
+            "--rw=randread",
+            "--size=1m",
+            "--nrfiles=4",
+            "--file_service_type=normal:30",
+        ],
+        &[
+            "--rw=randrw",
+            "--size=1m",
+            "--nrfiles=3",
+            "--file_service_type=gauss",
+            "--loops=2",
+        ],
     ];
     let d = tmp("draws-zipf");
     let (first, _) = logged(&d, true, cases[0]);
@@ -568,6 +695,19 @@ fn zipf_and_pareto_offsets_come_in_fios_order() {
         .map(|o| format!("read {o} 4096"))
         .collect();
     assert_eq!(first["j.0.0"][..3], got[..]);
+    // fio 3.33's first reads of `normal` over 1 MiB, and the first files `zipf` picks of
+    // four (measured).
+    let (normal, _) = logged(&d, true, cases[8]);
+    let got: Vec<String> = [626688, 696320, 970752]
+        .iter()
+        .map(|o| format!("read {o} 4096"))
+        .collect();
+    assert_eq!(normal["j.0.0"][..3], got[..]);
+    let (zipf_files, _) = logged(&d, true, cases[11]);
+    let per_file: Vec<usize> = (0..4)
+        .map(|k| zipf_files[&format!("j.0.{k}")].len())
+        .collect();
+    assert_eq!(per_file, [13, 9, 4, 230]);
     if !need_fio("zipf_and_pareto_offsets_come_in_fios_order") {
         std::fs::remove_dir_all(&d).unwrap();
         return;
@@ -638,4 +778,88 @@ fn an_engine_that_queues_ends_each_loop_at_size_bytes_as_fio() {
         return;
     }
     in_fios_order(&d, cases);
+}
+
+#[test]
+fn written_bytes_are_fios_under_its_seeds() {
+    // fio's `buf_state` (seeded FIO_RAND_BUF_OFF of the thread: `allrandrepeat` or
+    // `randseed`) gives each buffer fill a seed (the product of two draws) and
+    // `__fill_random_buf` spreads it over four streams of golden-ratio products: the
+    // queue slot's first fill, then each refill. The files both tools write are the same
+    // bytes.
+    let cases: &[&[&str]] = &[
+        &["--rw=write", "--refill_buffers", "--allrandrepeat=1"],
+        &["--rw=write", "--refill_buffers"],
+        &[
+            "--rw=randwrite",
+            "--refill_buffers",
+            "--bsrange=4k-16k",
+            "--allrandrepeat=1",
+        ],
+        &[
+            "--rw=write",
+            "--buffer_compress_percentage=50",
+            "--allrandrepeat=1",
+        ],
+        &["--rw=write", "--scramble_buffers=0", "--randseed=5"],
+        &[
+            "--rw=write",
+            "--refill_buffers",
+            "--numjobs=2",
+            "--allrandrepeat=1",
+        ],
+    ];
+    let d = tmp("draws-bytes");
+    let files = |dir: &Path| -> BTreeMap<String, Vec<u8>> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_name().to_string_lossy().starts_with("j."))
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect()
+    };
+    let run = |ours: bool, case: &[&str]| -> BTreeMap<String, Vec<u8>> {
+        for f in std::fs::read_dir(&d).unwrap() {
+            std::fs::remove_file(f.unwrap().path()).unwrap();
+        }
+        let mut a = vec!["--name=j", "--size=64k", "--bs=4k", "--ioengine=psync"];
+        a.extend_from_slice(case);
+        let r = if ours { hb(&d, &a) } else { fio(&d, &a) };
+        assert_eq!(r.code, 0, "{case:?} (ours: {ours}): {}", r.err);
+        files(&d)
+    };
+    // fio 3.33's first word of the first case's file (measured): the second seed, the
+    // first having filled the slot when the job started.
+    let first = run(true, cases[0]);
+    assert_eq!(
+        u64::from_ne_bytes(first["j.0.0"][..8].try_into().unwrap()),
+        0x81e5_44ac_3d8a_902a
+    );
+    // A layout keeps a generator per file: two readers' files are not the same bytes.
+    let laid = run(true, &["--rw=read", "--numjobs=2"]);
+    assert_ne!(laid["j.0.0"], laid["j.1.0"]);
+    if !need_fio("written_bytes_are_fios_under_its_seeds") {
+        std::fs::remove_dir_all(&d).unwrap();
+        return;
+    }
+    let mut bad = Vec::new();
+    for case in cases {
+        let ours = run(true, case);
+        let theirs = run(false, case);
+        assert_eq!(
+            ours.keys().collect::<Vec<_>>(),
+            theirs.keys().collect::<Vec<_>>(),
+            "{case:?}: files"
+        );
+        if ours != theirs {
+            bad.push(format!("{case:?}"));
+        }
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+    assert!(bad.is_empty(), "not fio's bytes: {bad:#?}");
 }

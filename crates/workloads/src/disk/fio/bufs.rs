@@ -4,8 +4,10 @@
 //! `dedupe_working_set_percentage`, `dedupe_global`).
 //!
 //! What users measure is the data's compressibility and how much of it dedupes, so those
-//! follow fio's rules exactly; the random bytes themselves come from hostbench's own
-//! generator (fio's is not needed to reproduce either figure). fio's rules:
+//! follow fio's rules exactly. With fio's seeds and no dedupe the random bytes are fio's
+//! too (`buf_state` seeded `FIO_RAND_BUF_OFF`, `__get_next_seed`, `__fill_random_buf`);
+//! otherwise they come from hostbench's own generator (fio's is not needed to reproduce
+//! either figure). fio's rules:
 //!
 //! - A write job's buffers (one per queue slot) are filled once when the clone starts.
 //! - With `refill_buffers` each write's buffer is filled again before the write. `verify`,
@@ -301,6 +303,10 @@ pub struct Filler {
     dedupe: Rng,
     ws_index: Rng,
     ws: Vec<State>,
+    /// fio's `buf_state` (`FIO_RAND_BUF_OFF`'s seed of the clone's thread) when the job's
+    /// seeds are repeatable and nothing dedupes: the random bytes are then fio's, seed for
+    /// seed (`__get_next_seed`, `__fill_random_buf`).
+    fio: Option<super::verify::FioRand>,
 }
 
 impl Filler {
@@ -339,11 +345,24 @@ impl Filler {
             dedupe: Rng::for_thread(seed ^ 0xDED0_9E00, 1),
             ws_index: Rng::for_thread(seed ^ 0xDED0_9E00, 2),
             ws: Vec::new(),
+            fio: if o.dedupe_pct == 0 {
+                j.fio_rand_seed(tid as u64 + 1, FIO_RAND_BUF_OFF)
+                    .map(|s| super::verify::FioRand::new(s, j.rand64))
+            } else {
+                None
+            },
         };
         if o.dedupe_pct > 0 && o.working_set {
             f.ws = working_set(j, tid, seeds)?;
         }
         Ok(f)
+    }
+
+    /// The filler with hostbench's own generator from its seed, not fio's `buf_state` (a
+    /// layout's: one per file, so files do not repeat each other).
+    pub fn own_generator(mut self) -> Filler {
+        self.fio = None;
+        self
     }
 
     /// The chunk a compressed or deduped fill works in: the smallest write size, or
@@ -387,11 +406,17 @@ impl Filler {
             let mut at = 0;
             while at < buf.len() {
                 let n = self.chunk_len(buf.len() - at);
-                let seed = match src {
-                    Src::Main => self.buf.next(),
-                    Src::Ret => self.ret.next(),
+                let seed = match (&mut self.fio, src) {
+                    (Some(r), _) => fio_next_seed(r),
+                    (None, Src::Main) => self.buf.next(),
+                    (None, Src::Ret) => self.ret.next(),
                 };
-                fill_pct(&mut buf[at..at + n], seed, self.compress_pct, &self.pattern);
+                let b = &mut buf[at..at + n];
+                if self.fio.is_some() {
+                    fill_pct_with(b, seed, self.compress_pct, &self.pattern, fio_fill_random);
+                } else {
+                    fill_pct(b, seed, self.compress_pct, &self.pattern);
+                }
                 at += n;
                 if self.dedupe_pct == 100 {
                     self.buf = self.prev;
@@ -403,6 +428,8 @@ impl Filler {
             tile(buf, &self.pattern);
         } else if self.zero {
             buf.fill(0);
+        } else if let Some(r) = &mut self.fio {
+            fio_fill_random(buf, fio_next_seed(r));
         } else {
             super::verify::fill_random(buf, self.buf.next());
         }
@@ -470,6 +497,12 @@ fn working_set(j: &JobSpec, tid: usize, seeds: &[u64]) -> Result<Vec<State>, Str
 /// from `seed`, the rest the pattern (from its start) or zeros.
 #[inline]
 pub fn fill_pct(buf: &mut [u8], seed: u64, pct: u32, pattern: &[u8]) {
+    fill_pct_with(buf, seed, pct, pattern, super::verify::fill_random);
+}
+
+/// [`fill_pct`] with `random` for the random part.
+#[inline]
+fn fill_pct_with(buf: &mut [u8], seed: u64, pct: u32, pattern: &[u8], random: fn(&mut [u8], u64)) {
     let fixed = |b: &mut [u8]| {
         if pattern.is_empty() {
             b.fill(0);
@@ -482,8 +515,47 @@ pub fn fill_pct(buf: &mut [u8], seed: u64, pct: u32, pattern: &[u8]) {
         return;
     }
     let r = buf.len() * (100 - pct as usize) / 100;
-    super::verify::fill_random(&mut buf[..r], seed);
+    random(&mut buf[..r], seed);
     fixed(&mut buf[r..]);
+}
+
+/// fio's `FIO_RAND_BUF_OFF`.
+const FIO_RAND_BUF_OFF: u64 = 9;
+
+/// fio's `__get_next_seed` on 64-bit: the product of two draws.
+#[inline]
+fn fio_next_seed(r: &mut super::verify::FioRand) -> u64 {
+    let a = r.draw();
+    a.wrapping_mul(r.draw())
+}
+
+/// fio's `__fill_random_buf` (its Debian build's 4 seed buckets): 64-bit words, four
+/// streams from `seed` times 1, 2, 3 and 5, each word the last one times the 64-bit golden
+/// ratio; the words past the last whole round (and the bytes past the last word) from the
+/// first stream, in native byte order.
+pub fn fio_fill_random(buf: &mut [u8], seed: u64) {
+    const GOLDEN: u64 = 0x61C8_8646_80B5_83EB;
+    const BUCKETS: usize = 4;
+    let mut s = [1u64, 2, 3, 5].map(|p| seed.wrapping_mul(p));
+    let words = buf.len() / 8;
+    let whole = words / BUCKETS * BUCKETS * 8;
+    let (head, tail) = buf.split_at_mut(whole);
+    for round in head.chunks_exact_mut(8 * BUCKETS) {
+        for (p, w) in round.chunks_exact_mut(8).enumerate() {
+            w.copy_from_slice(&s[p].to_ne_bytes());
+            s[p] = s[p].wrapping_mul(GOLDEN);
+        }
+    }
+    // `__fill_random_buf_small` from the first stream.
+    let mut x = s[0];
+    let mut words = tail.chunks_exact_mut(8);
+    for w in &mut words {
+        w.copy_from_slice(&x.to_ne_bytes());
+        x = x.wrapping_mul(GOLDEN);
+    }
+    let rest = words.into_remainder();
+    let n = rest.len();
+    rest.copy_from_slice(&x.to_ne_bytes()[..n]);
 }
 
 /// `pattern` repeated over `buf` from its start.

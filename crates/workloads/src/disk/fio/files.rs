@@ -74,6 +74,14 @@ enum Draw {
     Normal {
         stddev: i64,
     },
+    /// `zipf`/`pareto`/`normal` with fio's own generator (`next_file_zipf` or
+    /// `next_file_gauss`, seeded from `randseed`, no hash): the files fio picks, in fio's
+    /// order; `again` starts it over at each loop (`randrepeat`).
+    FioDist {
+        z: super::pattern::FioZipf,
+        first: super::pattern::FioZipf,
+        again: bool,
+    },
 }
 
 /// The clone's files and fio's file service.
@@ -101,6 +109,10 @@ pub(super) struct Files {
     /// The files' patterns find them done ([`Pattern::ends_itself`]): their passes are
     /// not counted in bytes, and the job ends after `loops` of them.
     pub self_ending: bool,
+    /// A sequential job's file found done under a non-uniform service is started over and
+    /// another file drawn (fio's `set_io_u_file` resets it after its `fill_io_u` failed); a
+    /// random job's is reset inside its offset draw and kept.
+    pub redraw_done: bool,
 }
 
 /// fio's `FIO_FSERVICE_SHIFT`: non-uniform draws are over `nrfiles << 10` ranges.
@@ -140,6 +152,7 @@ impl Files {
             svc,
             draw,
             self_ending: false,
+            redraw_done: false,
         }
     }
 
@@ -194,6 +207,10 @@ impl Files {
                 return Pick::Close(i);
             }
             self.slots[i].left = self.slots[i].pass;
+            if self.redraw_done {
+                // fio's `set_io_u_file`: the file is reset and another one drawn.
+                return self.pick(rng);
+            }
         }
         // fio's `file_service_nr - 1`, unsigned: `:0` wraps, keeping the file until done.
         self.left_nr = self.svc.nr.wrapping_sub(1);
@@ -227,6 +244,7 @@ impl Files {
                 return ((n as f64 * (r / (max + 1.0))) as usize).min(n as usize - 1);
             }
             Draw::Sampler(s) => s.sample(rng).min(ranges - 1),
+            Draw::FioDist { z, .. } => z.next().min(ranges - 1),
             Draw::Normal { stddev } => {
                 super::pattern::normal_draw(rng, ranges, *stddev).clamp(0, ranges as i64 - 1) as u64
             }
@@ -271,11 +289,21 @@ impl Files {
         {
             *rng = super::verify::FioRand::new(*seed, *wide);
         }
+        if let Draw::FioDist {
+            z,
+            first,
+            again: true,
+        } = &mut self.draw
+        {
+            *z = first.clone();
+        }
     }
 
     /// A `random` service draws with fio's generator seeded `seed` (`use64` `wide`), seeded
-    /// again at each loop when `again` (`randrepeat`).
+    /// again at each loop when `again` (`randrepeat`); `zipf`, `pareto` and `normal` with
+    /// fio's distributions from that seed.
     pub fn fio_draws(&mut self, seed: u64, wide: bool, again: bool) {
+        use super::pattern::FioZipf;
         if matches!(self.draw, Draw::Uniform) {
             self.draw = Draw::Fio {
                 rng: super::verify::FioRand::new(seed, wide),
@@ -283,7 +311,36 @@ impl Files {
                 wide,
                 again,
             };
+            return;
         }
+        // fio's `init_rand_file_service`: over `nrfiles << 10` ranges, its 32-bit
+        // generator seeded with the seed's low 32 bits.
+        let ranges = (self.slots.len() as u64) << SHIFT;
+        let seed = seed as u32;
+        let z = match self.svc.kind {
+            FileKind::Zipf(t) => FioZipf::zipf(t, ranges, seed, false),
+            FileKind::Pareto(h) => FioZipf::pareto(h, ranges, seed, false),
+            FileKind::Normal(dev) => FioZipf::gauss(dev, None, ranges, seed, false),
+            _ => return,
+        };
+        self.draw = Draw::FioDist {
+            first: z.clone(),
+            z,
+            again,
+        };
+    }
+
+    /// Whether a file found done starts over in place (a non-uniform service): fio's
+    /// `get_next_rand_block` resets it and draws the offset again, so the I/O goes on
+    /// (its direction is not drawn again; the offset's first draw is spent).
+    pub fn resets_done(&self) -> bool {
+        self.svc.nonuniform()
+    }
+
+    /// Whether every file's pass is done by its bytes (a uniform service, whose files are
+    /// closed when done): the loop's last I/O was issued.
+    pub fn pass_done(&self) -> bool {
+        !self.svc.nonuniform() && !self.self_ending && self.slots.iter().all(|s| s.left == 0)
     }
 
     /// `len` bytes of the current file's pass were issued.

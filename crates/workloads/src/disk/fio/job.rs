@@ -4757,7 +4757,8 @@ impl JobSpec {
     /// runs `do_verify` after every `do_io`: a writer (no reads, no trims) with `verify`
     /// and `do_verify`, no `verify_backlog` (which reads back between writes),
     /// `trim_percentage` (whose trims go on after the writes), `verify_only` or
-    /// `experimental_verify`, size-based, on one file outside zone modes.
+    /// `experimental_verify`, size-based, outside zone modes (with several files, a pass
+    /// is every file's region: see `Files::pass_done`).
     pub fn verifies_each_pass(&self) -> bool {
         let v = &self.verify;
         v.kind != super::verify::kind::NONE
@@ -4771,7 +4772,6 @@ impl JobSpec {
             && !self.time_based
             && self.zones.is_none()
             && self.zbd.is_none()
-            && self.nfiles() == 1
             && !self.engine.net()
     }
 

@@ -1497,7 +1497,8 @@ pub(super) fn lay_out(
             .fold(0xF11E_1A70_u64, |h, &b| h.rotate_left(5) ^ u64::from(b))
             ^ j.randseed.unwrap_or(0);
         let mut filler = super::bufs::Filler::new(j, 0, &[seed])
-            .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?;
+            .map_err(|e| WorkloadError::environment(format!("job '{}': {e}", j.name)))?
+            .own_generator();
         let block = (j.bsz[1].max.max(j.max_bs()) as usize).clamp(512, chunk);
         let mut left = missing;
         while left > 0 {

@@ -396,63 +396,120 @@ fn fio_jhash(key: &[u8]) -> u32 {
     c.wrapping_sub(b.rotate_left(24))
 }
 
-/// A file's `zipf`/`pareto` draws as fio 3.33 makes them (`lib/zipf.c`): a 32-bit
-/// generator seeded per file, a random rotation drawn first, each value scattered by a
-/// golden-ratio multiply before the rotation, over `nranges` ranges of the smallest
-/// block size.
+/// A file's `zipf`/`pareto`/`normal` draws as fio 3.33 makes them (`lib/zipf.c`,
+/// `lib/gauss.c`): a 32-bit generator seeded per file, for zipf and pareto a random
+/// rotation drawn first, each value scattered by a golden-ratio multiply (not for the
+/// file service's draws) before the rotation, over `nranges` ranges of the smallest block
+/// size (or the files' `nrfiles << 10` ranges).
 #[derive(Clone, Debug)]
-struct FioZipf {
+pub(super) struct FioZipf {
     rng: super::verify::FioRand,
     nranges: u64,
     rand_off: u64,
-    /// Zipf's θ and its sums, or pareto's power.
+    /// fio's `disable_hash` is off (offsets; the file service's draws have it on).
+    hash: bool,
+    /// Zipf's θ and its sums, pareto's power, or normal's deviation.
     kind: ZipfKind,
 }
 
 #[derive(Clone, Copy, Debug)]
 enum ZipfKind {
-    Zipf { theta: f64, zetan: f64, zeta2: f64 },
-    Pareto { pow: f64 },
+    Zipf {
+        theta: f64,
+        zetan: f64,
+        zeta2: f64,
+    },
+    Pareto {
+        pow: f64,
+    },
+    /// `gauss_init`'s deviation in ranges (0: none).
+    Gauss {
+        stddev: u64,
+    },
 }
 
 impl FioZipf {
+    /// The offsets' draws of `dist` over `nranges` ranges (`None` for a distribution fio
+    /// does not draw this way).
     fn new(dist: &RandDist, nranges: u64, seed: u32) -> Option<FioZipf> {
+        match *dist {
+            RandDist::Zipf(theta) => Some(Self::zipf(theta, nranges, seed, true)),
+            RandDist::Pareto(h) => Some(Self::pareto(h, nranges, seed, true)),
+            RandDist::Normal { dev, center } => Some(Self::gauss(dev, center, nranges, seed, true)),
+            _ => None,
+        }
+    }
+
+    /// `shared_rand_init`: the generator and the rotation, its first draw.
+    fn shared(nranges: u64, seed: u32, hash: bool, kind: ZipfKind) -> FioZipf {
         let mut rng = super::verify::FioRand::new(u64::from(seed), false);
         let rand_off = rng.draw();
-        let kind = match *dist {
-            RandDist::Zipf(theta) => {
-                // fio sums at most 10M terms.
-                let zetan = (0..nranges.min(10_000_000))
-                    .map(|i| (1.0 / (i + 1) as f64).powf(theta))
-                    .sum();
-                ZipfKind::Zipf {
-                    theta,
-                    zetan,
-                    zeta2: 1.0 + 0.5f64.powf(theta),
-                }
-            }
-            RandDist::Pareto(h) => ZipfKind::Pareto {
-                pow: h.ln() / (1.0 - h).ln(),
-            },
-            _ => return None,
-        };
-        Some(FioZipf {
+        FioZipf {
             rng,
             nranges: nranges.max(1),
             rand_off,
+            hash,
             kind,
-        })
+        }
     }
 
-    fn next(&mut self) -> u64 {
+    /// `zipf_init`.
+    pub(super) fn zipf(theta: f64, nranges: u64, seed: u32, hash: bool) -> FioZipf {
+        // fio sums at most 10M terms.
+        let zetan = (0..nranges.min(10_000_000))
+            .map(|i| (1.0 / (i + 1) as f64).powf(theta))
+            .sum();
+        let kind = ZipfKind::Zipf {
+            theta,
+            zetan,
+            zeta2: 1.0 + 0.5f64.powf(theta),
+        };
+        Self::shared(nranges, seed, hash, kind)
+    }
+
+    /// `pareto_init`.
+    pub(super) fn pareto(h: f64, nranges: u64, seed: u32, hash: bool) -> FioZipf {
+        let kind = ZipfKind::Pareto {
+            pow: h.ln() / (1.0 - h).ln(),
+        };
+        Self::shared(nranges, seed, hash, kind)
+    }
+
+    /// `gauss_init`: no rotation drawn; a `center` moves the values by
+    /// `nranges × (center − 0.5)` (kept in fio's 32-bit unsigned field: a negative shift
+    /// is 2^32 less its size).
+    pub(super) fn gauss(
+        dev: f64,
+        center: Option<f64>,
+        nranges: u64,
+        seed: u32,
+        hash: bool,
+    ) -> FioZipf {
+        let nranges = nranges.max(1);
+        let stddev = if dev != 0.0 {
+            (((nranges as f64 * dev) / 100.0).ceil() as u64).min(nranges / 2)
+        } else {
+            0
+        };
+        let rand_off = center.map_or(0, |c| u64::from((nranges as f64 * (c - 0.5)) as i64 as u32));
+        FioZipf {
+            rng: super::verify::FioRand::new(u64::from(seed), false),
+            nranges,
+            rand_off,
+            hash,
+            kind: ZipfKind::Gauss { stddev },
+        }
+    }
+
+    pub(super) fn next(&mut self) -> u64 {
         let n = self.nranges;
-        let u = self.rng.draw() as f64 / f64::from(u32::MAX);
         let v = match self.kind {
             ZipfKind::Zipf {
                 theta,
                 zetan,
                 zeta2,
             } => {
+                let u = self.rng.draw() as f64 / f64::from(u32::MAX);
                 let alpha = 1.0 / (1.0 - theta);
                 let eta = (1.0 - (2.0 / n as f64).powf(1.0 - theta)) / (1.0 - zeta2 / zetan);
                 let z = u * zetan;
@@ -465,11 +522,39 @@ impl FioZipf {
                 };
                 val - 1
             }
-            ZipfKind::Pareto { pow } => ((n - 1) as f64 * u.powf(pow)) as u64,
+            ZipfKind::Pareto { pow } => {
+                let u = self.rng.draw() as f64 / f64::from(u32::MAX);
+                ((n - 1) as f64 * u.powf(pow)) as u64
+            }
+            ZipfKind::Gauss { stddev } => {
+                // The mean of twelve draws over 0..=n, rounded up, then a deviation drawn
+                // in 0..stddev less stddev / 2, halved until the value is below n (fio's
+                // unsigned sum: a value below 0 is far above n too).
+                let mut sum = 0u64;
+                for _ in 0..12 {
+                    sum = sum.wrapping_add(self.rng.draw() % (n + 1));
+                }
+                sum = sum.div_ceil(12);
+                if stddev > 0 {
+                    let r = self.rng.draw() as f64 / 4_294_967_296.0;
+                    let vr = (stddev as f64 * r) as i32;
+                    let mut dev = vr - (stddev / 2) as i32;
+                    // (fio would spin for ever at a sum of n with a deviation that halves
+                    // to 0; the modulo below takes that value to 0.)
+                    while dev != 0 && sum.wrapping_add(i64::from(dev) as u64) >= n {
+                        dev /= 2;
+                    }
+                    sum = sum.wrapping_add(i64::from(dev) as u64);
+                }
+                sum
+            }
         };
-        v.wrapping_mul(0x61C8_8646_80B5_83EB)
-            .wrapping_add(self.rand_off)
-            % n
+        let v = if self.hash {
+            v.wrapping_mul(0x61C8_8646_80B5_83EB)
+        } else {
+            v
+        };
+        v.wrapping_add(self.rand_off) % n
     }
 }
 
@@ -688,6 +773,11 @@ pub(super) struct Pattern {
     /// The I/O being placed marks the random map (placed at random: fio's I/Os of a
     /// random job placed sequentially, `rw=randread:N`'s or `percentage_random`'s, do not).
     marks: bool,
+    /// fio's `IO_U_F_BUSY_OK` left on the I/O unit by an attempt placed sequentially that
+    /// found its file done: fio clears it only when an I/O completes, so the next I/O
+    /// placed (in the next file, or the next loop) leaves the map alone even when placed
+    /// at random. See [`Self::take_busy`].
+    busy: bool,
     /// A pass of sizes from a range ended short (less than the smallest size left) while
     /// placing the next I/O: its size is the new loop's first draw.
     short_pass: bool,
@@ -925,6 +1015,7 @@ impl Pattern {
             end: size,
             short_pass: false,
             marks: true,
+            busy: false,
             reports_end: false,
             ended: false,
         })
@@ -960,6 +1051,18 @@ impl Pattern {
         self.reports_end
     }
 
+    /// fio's `IO_U_F_BUSY_OK` the last attempt left (it found its file done): the I/O unit
+    /// carries it to the next file's pattern ([`Self::set_busy`]); cleared here.
+    pub(super) fn take_busy(&mut self) -> bool {
+        std::mem::take(&mut self.busy)
+    }
+
+    /// The next I/O placed comes on an I/O unit with fio's `IO_U_F_BUSY_OK` (`busy`): it
+    /// leaves the random map alone.
+    pub(super) fn set_busy(&mut self, busy: bool) {
+        self.busy |= busy;
+    }
+
     /// Whether the last `None` of [`Self::next`] was fio's file done (then the I/O's draws
     /// were spent, and the file starts its next pass as fio opens it again); clears it.
     pub(super) fn take_file_done(&mut self) -> bool {
@@ -978,6 +1081,8 @@ impl Pattern {
     fn file_done(&mut self) {
         self.passes += 1;
         self.ended = true;
+        // The attempt's unit keeps BUSY_OK when it was placed sequentially (or had it).
+        self.busy |= self.random && !self.marks;
         self.last_end = [0; 2];
         self.last_start = [None; 2];
         if let Some(m) = &mut self.blocks {
@@ -1010,12 +1115,13 @@ impl Pattern {
         self.io_limit = limit;
     }
 
-    /// fio's per-file seed of `zipf`/`pareto` (`__init_rand_distribution`): the file's
+    /// fio's per-file seed of `zipf`/`pareto`/`normal` (`__init_rand_distribution`): the file's
     /// name hashed times the clone's thread number under `randrepeat` (without
     /// `randseed`), else the clone's `random_state` seed; its draws then follow fio's. The
     /// ranges are of the smallest size of reads and writes over the file's region.
     pub(super) fn seed_file(&mut self, j: &JobSpec, name: &std::path::Path, thread: u64) {
-        if !matches!(self.picker, Picker::Sampler(_)) || self.zone.is_some() {
+        if !matches!(self.picker, Picker::Sampler(_) | Picker::Normal { .. }) || self.zone.is_some()
+        {
             return;
         }
         let seed = if j.reseeds_each_loop() {
@@ -1201,14 +1307,24 @@ impl Pattern {
             }
         }
         let sx = self.size_index(d, self.random && self.marks);
+        if self.reports_end
+            && self.smin[sx] != self.smax[sx]
+            && self.size.saturating_sub(off) < self.smin[sx]
+        {
+            // fio's `get_next_buflen`: no size of the range fits before the region's end.
+            self.file_done();
+            return None;
+        }
         let mut len = self.buflen(sx, off, rng, sd);
         if self.reports_end && off + len > self.end {
             // fio's `fill_io_u`: an I/O past the file's end finds the file done.
             self.file_done();
             return None;
         }
+        let busy = std::mem::take(&mut self.busy);
         if self.random
             && self.marks
+            && !busy
             && let Some(m) = &mut self.blocks
         {
             len = if self.fio_units {
@@ -1449,9 +1565,13 @@ impl Pattern {
             } else {
                 m.next_free_after(b)
             };
+            // fio's `get_next_offset` checks the offset against the region; the size is
+            // drawn after it, redrawn until it fits (`get_next_buflen`), and the I/O's end
+            // checked against the file's (`fill_io_u`: `next_general` for a pattern that
+            // finds its file done; without that, the largest size must fit here).
             if let Some(at) = bit.map(|b| b * self.align[d])
                 && at < self.size
-                && at + self.smax[self.size_index(d, true)] <= self.end
+                && (self.reports_end || at + self.smax[self.size_index(d, true)] <= self.end)
             {
                 return Some(at);
             }

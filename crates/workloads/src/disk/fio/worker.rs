@@ -177,9 +177,15 @@ pub(super) fn new_worker(
                 s.left = s.pass;
             }
             files_pass = own.size.unwrap_or(files_pass);
+        } else if own.file_service.nonuniform() && !own.engine.file_op() {
+            // A non-uniform service starts a file found done over in place: fio never
+            // finds every file done, the job's bytes end it (three files of a MiB's
+            // thirds: 256 I/Os, not the files' 255 whole blocks).
+            files_pass = own.size.unwrap_or(files_pass);
         }
         let mut f = Files::new(slots, own.file_service, own.openfiles);
         f.self_ending = self_ending;
+        f.redraw_done = !own.rw.random();
         // fio's FIO_RAND_FILE_OFF seed of the clone's thread.
         if let Some(seed) = own.fio_rand_seed(tid as u64 + 1, 5) {
             f.fio_draws(seed, own.rand64, own.reseeds_each_loop());
@@ -469,6 +475,8 @@ pub(super) fn new_worker(
         },
         verify_each_pass: j.verifies_each_pass(),
         pass_verify: false,
+        verify_first: false,
+        keep_open: false,
         log_t0: 0,
         limit_ios: replay_limits.map_or(j.io_limits(size).1, |l| l.1),
         files: multi,
@@ -715,6 +723,12 @@ struct FioWorker {
     verify_each_pass: bool,
     /// The pass just ended and its verify is due once nothing is in flight.
     pass_verify: bool,
+    /// [`Self::next_io`] found the loop over as it placed the next loop's first I/O (a
+    /// sequential direction past the region's end, with an engine that completes in the
+    /// call): the loop's verify comes before that I/O is issued.
+    verify_first: bool,
+    /// The verify phase runs with the next loop's first I/O placed: its file stays open.
+    keep_open: bool,
     /// The measured start (clock ticks) the log rows count from.
     log_t0: u64,
     stats: CloneStats,
@@ -1000,9 +1014,11 @@ impl FioWorker {
         // (of every loop) are issued or a direction finds the file done (a sequential one
         // past the region's end: that I/O's direction draw is spent, the next loop starts
         // every direction at the region's start), not at each region's worth of bytes.
+        // (With `verify`, as without for an engine that completes in the call; one that
+        // queues ends its loop at `size` bytes queued, fio's `do_io` `bytes_issued`.)
         let by_dir = (self.mixed() || self.job.rw.random())
             && !self.pattern.pass_by_bytes()
-            && self.verify.is_none();
+            && (self.verify.is_none() || (self.job.sync_io() && !self.job.offload));
         let mut dir = dir;
         if (by_dir || self.pattern.ends_itself())
             && !self.job.time_based
@@ -1042,6 +1058,11 @@ impl FioWorker {
             self.loop_restart();
             self.pattern.restart_seq();
             dir = self.pick_dir();
+            if self.verify_each_pass {
+                // fio's `do_verify` after the loop's `do_io`: the loop's writes are read
+                // back before this I/O, the next loop's first, is issued (the caller).
+                self.verify_first = true;
+            }
         }
         let (off, len) = match self
             .pattern
@@ -1067,7 +1088,7 @@ impl FioWorker {
             self.pass_bytes = len;
             self.drop_cache();
         }
-        if self.verify_each_pass && self.pass_bytes >= self.pass_len {
+        if self.verify_each_pass && !by_dir && self.pass_bytes >= self.pass_len {
             // The pass's last I/O: what it wrote is read back once it has completed.
             self.pass_verify = true;
         }
@@ -1240,11 +1261,14 @@ impl FioWorker {
         // I/Os that found their file done in the pattern (fio's `fill_io_u` failed after
         // the direction was drawn): the file is closed as done and the next one picked.
         let mut failed = 0;
+        // fio's BUSY_OK on the I/O unit of an attempt that found its file done.
+        let mut busy = false;
         loop {
             let before = self.files.as_ref().map(|f| (f.passes, f.found_done));
             if !self.next_file() {
                 return None;
             }
+            self.pattern.set_busy(std::mem::take(&mut busy));
             let after = self.files.as_ref().map(|f| (f.passes, f.found_done));
             if let (Some((p0, f0)), Some((p1, f1))) = (before, after)
                 && ((p0, f0) != (p1, f1) || failed > 0)
@@ -1261,10 +1285,16 @@ impl FioWorker {
                 Some((off, len)) => {
                     if let Some(f) = self.files.as_mut() {
                         f.used(len);
+                        if self.verify_each_pass && !self.job.time_based && f.pass_done() {
+                            // The loop's last I/O: what it wrote is read back once it has
+                            // completed (fio's `do_verify` after each `do_io`).
+                            self.pass_verify = true;
+                        }
                     }
                     return Some((dir, self.region_start() + off, len as u32));
                 }
                 None if self.pattern.take_file_done() => {
+                    busy = self.pattern.take_busy();
                     let cur = self.files.as_ref().and_then(|f| f.cur)?;
                     self.close_done(cur);
                     failed = 1;
@@ -1297,7 +1327,14 @@ impl FioWorker {
             }
             return dir;
         }
-        let spent = spent + failed;
+        // A non-uniform service's file found done by a random job is reset inside the
+        // I/O's offset draw (fio's `get_next_rand_block`): no direction is drawn again.
+        let spent = if self.job.rw.random() && self.files.as_ref().is_some_and(|f| f.resets_done())
+        {
+            failed
+        } else {
+            spent + failed
+        };
         if new_loop && !self.job.time_based {
             // The I/O's own draw was the first spent.
             for _ in 1..spent {
@@ -1399,6 +1436,16 @@ impl FioWorker {
                         && fs.passes + 1 >= u64::from(j.loops.max(1))
                     {
                         return false;
+                    }
+                    if self.verify_each_pass
+                        && !j.time_based
+                        && fs.self_ending
+                        && j.sync_io()
+                        && !j.offload
+                    {
+                        // Files that found themselves done: the loop's writes are read back
+                        // before the next loop's first I/O (fio's `do_verify`; the caller).
+                        self.verify_first = true;
                     }
                     if self.job.unlink_each_loop {
                         // fio: the files go before each pass after the first; a writer
@@ -2795,7 +2842,7 @@ impl FioWorker {
         // files whose region is done before its verify phase, and opens each again when
         // its first piece is read back).
         let multi = self.files.is_some() && !self.job.engine.fileless();
-        if multi && phase {
+        if multi && phase && !self.keep_open {
             self.close_files();
         }
         let mut opened: Vec<Option<std::fs::File>> = if multi {
@@ -3100,6 +3147,17 @@ impl FioWorker {
             let Some((dir, off, len)) = self.next_io(dir) else {
                 break;
             };
+            if !PLAIN && std::mem::take(&mut self.verify_first) {
+                // The loop that just ended is read back first (fio's `do_verify`); the
+                // file of the I/O placed stays open for it.
+                self.pass_verify = true;
+                self.keep_open = true;
+                let ok = self.verify_backlog(ctl);
+                self.keep_open = false;
+                if !ok {
+                    break;
+                }
+            }
             self.mix.issued(dir as usize);
             if !PLAIN {
                 self.pacer.issued(dir, len as u64, &mut self.rng);
