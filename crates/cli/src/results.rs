@@ -486,10 +486,9 @@ impl Details {
                     (Value::Int(n), ParamKind::Size) if *n >= 0 => {
                         hostbench_core::units::Bytes(*n as u64).to_string()
                     }
-                    // A job file's text (fio): its size, not its lines in a table cell.
-                    (Value::Text(t), _) if t.contains('\n') => {
-                        format!("({} lines)", t.lines().count())
-                    }
+                    // A job file's text (fio): its jobs' names, not its lines in a table
+                    // cell.
+                    (Value::Text(t), _) if t.contains('\n') => section_names(t),
                     // As compare's labels print values.
                     (v, _) => hostbench_core::secret::mask(&hostbench_core::compare::value_text(v))
                         .into_owned(),
@@ -1008,4 +1007,57 @@ fn annotate(a: AnnotateArgs) -> Result<ExitCode> {
     let n = store.rewrite(&runs)?;
     exec::out(&format!("annotated {n} run(s)\n"));
     Ok(ExitCode::SUCCESS)
+}
+
+/// A job file's text as a table cell: its job sections' names (`[global]` left out), the
+/// first few and how many more (`seqread,randwrite4k +2`), or its line count when it has
+/// no sections.
+fn section_names(text: &str) -> String {
+    let names: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix('[')?.strip_suffix(']'))
+        .filter(|n| *n != "global")
+        .collect();
+    if names.is_empty() {
+        return format!("({} lines)", text.lines().count());
+    }
+    let mut shown = String::new();
+    let mut n = 0;
+    for name in &names {
+        if n > 0 && shown.len() + name.len() > 40 {
+            break;
+        }
+        if n > 0 {
+            shown.push(',');
+        }
+        shown.push_str(name);
+        n += 1;
+    }
+    if n < names.len() {
+        shown.push_str(&format!(" +{}", names.len() - n));
+    }
+    hostbench_core::secret::mask(&shown).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::section_names;
+
+    /// A job file in `results list`: its jobs' names, the first few and how many more; a
+    /// text without sections its line count.
+    #[test]
+    fn a_job_files_cell_names_its_jobs() {
+        assert_eq!(
+            section_names("[global]\nsize=1m\n[seqread]\nrw=read\n[randwrite4k]\nrw=randwrite\n"),
+            "seqread,randwrite4k"
+        );
+        let many: String = (0..12)
+            .map(|i| format!("[job-number-{i}]\nrw=read\n"))
+            .collect();
+        assert_eq!(
+            section_names(&many),
+            "job-number-0,job-number-1,job-number-2 +9"
+        );
+        assert_eq!(section_names("a\nb\n"), "(2 lines)");
+    }
 }

@@ -3,8 +3,8 @@
 //!
 //! One thread per configured CPU, pinned to it, first calibrates a *unit of work* — a byte
 //! store into each byte of a page-sized buffer, checking between bytes whether to stop —
-//! as the fastest of [`RUNS`] runs of [`SCALE`] units, in whole microseconds as fio times
-//! it; the CPUs' mean and sample standard deviation of that time are the `unit work` line.
+//! as the fastest of 10 runs of 1000 units (fio's `CALIBRATE_RUNS`, `CALIBRATE_SCALE`), in
+//! whole microseconds as fio times it; the CPUs' mean and sample standard deviation of that time are the `unit work` line.
 //! Then each thread drops to `SCHED_IDLE` (it runs only when nothing else on its CPU wants
 //! to) and counts the units it completes until the jobs have ended. A CPU's idleness is
 //! units × mean unit time / elapsed time; `system` is the CPUs' mean.
