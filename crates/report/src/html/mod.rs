@@ -148,6 +148,30 @@ pub fn render(input: &ReportInput<'_>) -> String {
     h
 }
 
+/// A row's bars, one per side that has it: the median in the unit `div` scales to, its
+/// confidence interval and runs, and the cell's text with the ratio as the note.
+fn side_bars(c: &Comparison, r: &Row, div: f64) -> Vec<Bar> {
+    r.cells
+        .iter()
+        .enumerate()
+        .filter_map(|(i, x)| {
+            let x = x.as_ref()?;
+            let mut note = cell_text_in(x, div);
+            if let Some(ratio) = x.ratio {
+                let _ = write!(note, " {}", ratio_text(ratio));
+            }
+            Some(Bar {
+                label: c.sides[i].name.clone(),
+                value: x.median / div,
+                ci: x.ci.map(|ci| (ci.lo / div, ci.hi / div)),
+                points: x.values.iter().map(|v| v / div).collect(),
+                color: color(i).into(),
+                note,
+            })
+        })
+        .collect()
+}
+
 fn side_key(c: &Comparison) -> String {
     let mut s = String::from("<p class=\"key\">");
     for (i, side) in c.sides.iter().enumerate() {
@@ -746,26 +770,7 @@ fn charts(h: &mut String, c: &Comparison, runs: &HashMap<&str, &RunResult>) {
             let (unit, div) = crate::compare::display_unit(r);
             let groups = [Group {
                 label: String::new(),
-                bars: r
-                    .cells
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, x)| {
-                        let x = x.as_ref()?;
-                        let mut note = cell_text_in(x, div);
-                        if let Some(ratio) = x.ratio {
-                            let _ = write!(note, " {}", ratio_text(ratio));
-                        }
-                        Some(Bar {
-                            label: c.sides[i].name.clone(),
-                            value: x.median / div,
-                            ci: x.ci.map(|ci| (ci.lo / div, ci.hi / div)),
-                            points: x.values.iter().map(|v| v / div).collect(),
-                            color: color(i).into(),
-                            note,
-                        })
-                    })
-                    .collect(),
+                bars: side_bars(c, r, div),
             }];
             let title = format!(
                 "{} ({} is better)",
@@ -1143,26 +1148,7 @@ fn fio_job_charts(h: &mut String, c: &Comparison, vi: usize) -> bool {
                     },
                     |(j, _)| j,
                 ),
-                bars: r
-                    .cells
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, x)| {
-                        let x = x.as_ref()?;
-                        let mut note = cell_text_in(x, div);
-                        if let Some(ratio) = x.ratio {
-                            let _ = write!(note, " {}", ratio_text(ratio));
-                        }
-                        Some(Bar {
-                            label: c.sides[i].name.clone(),
-                            value: x.median / div,
-                            ci: x.ci.map(|ci| (ci.lo / div, ci.hi / div)),
-                            points: x.values.iter().map(|v| v / div).collect(),
-                            color: color(i).into(),
-                            note,
-                        })
-                    })
-                    .collect(),
+                bars: side_bars(c, r, div),
             })
             .collect();
         let title = format!(
