@@ -285,7 +285,13 @@ fn cpuio_burns_its_load_as_fio() {
             "{who}: no start-up line of its own\n{out}"
         );
         assert!(!out.contains("  read: IOPS="), "{who}: no rate line\n{out}");
-        assert!(out.contains("  lat (msec)   : 20="), "{who}: {out}");
+        // Most cycles take 10-20 ms (the 20 ms bucket); under load one can end in the
+        // 10 ms one before it, for fio too (`10=2.00%, 20=98.00%` in a CI run).
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("  lat (msec)   : ") && l.contains("20=")),
+            "{who}: {out}"
+        );
         assert!(
             out.contains("Run status group 0 (all jobs):"),
             "{who}: {out}"
